@@ -1,0 +1,1 @@
+"""Cairn's prover core: fields, channels, multilinear tools, layer proofs and their verifiers."""

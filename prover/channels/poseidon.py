@@ -1,0 +1,75 @@
+"""Starknet Poseidon over felt252 (poseidon-py's C permutation) and M31 packing.
+
+Every Poseidon use in Cairn goes through this module, so the backend can change in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from cairn.prover.fields.m31 import P
+from poseidon_py.poseidon_hash import hades_permutation, poseidon_hash_many
+
+STARK_PRIME = (1 << 251) + 17 * (1 << 192) + 1
+M31_PER_FELT = 8
+LENGTH_SHIFT = 1 << 248  # 8 * 31 bits: a partial word's count lives above the limbs
+
+
+def hades(a: int, b: int, c: int) -> tuple[int, int, int]:
+    s = hades_permutation([a, b, c])
+    return s[0], s[1], s[2]
+
+
+def poseidon_hash(x: int, y: int) -> int:
+    return hades(x, y, 2)[0]
+
+
+def hash_many(xs: Sequence[int]) -> int:
+    """Sponge of rate 2: append 1, pad with 0 to even length (Cairo's poseidon_hash_span)."""
+    return poseidon_hash_many(list(xs))
+
+
+def pack_m31s(values: np.ndarray | Sequence[int]) -> list[int]:
+    """Pack canonical M31 values 8 per felt252, big-endian 31-bit limbs.
+
+    A last partial word of c < 8 values gets c * 2^248 added, so lists of different lengths
+    never pack alike (STWO's Merkle-leaf packing).
+    """
+    arr = np.asarray(values, dtype=np.int64).ravel()
+    if arr.size and (arr.min() < 0 or arr.max() >= P):
+        raise ValueError("pack_m31s: values must be canonical M31 (0 <= v < p)")
+    full, rest = divmod(arr.size, M31_PER_FELT)
+    words: list[int] = []
+    if full:
+        # Pairs of limbs fit int64 (62 bits); only the final 4-part join needs Python ints.
+        limbs = arr[: full * M31_PER_FELT].reshape(full, M31_PER_FELT)
+        hi = (limbs[:, 0] << 31 | limbs[:, 1]).tolist()
+        mh = (limbs[:, 2] << 31 | limbs[:, 3]).tolist()
+        ml = (limbs[:, 4] << 31 | limbs[:, 5]).tolist()
+        lo = (limbs[:, 6] << 31 | limbs[:, 7]).tolist()
+        words = [(a << 186) | (b << 124) | (c << 62) | d for a, b, c, d in zip(hi, mh, ml, lo, strict=True)]
+    if rest:
+        word = 0
+        for v in arr[full * M31_PER_FELT :].tolist():
+            word = (word << 31) | v
+        words.append(word + rest * LENGTH_SHIFT)
+    return words
+
+
+def unpack_m31s(words: Sequence[int], count: int) -> np.ndarray:
+    """Inverse of pack_m31s for `count` values; raises ValueError naming a malformed word."""
+    full, rest = divmod(count, M31_PER_FELT)
+    if len(words) != full + (1 if rest else 0):
+        raise ValueError(f"expected {full + (1 if rest else 0)} packed words, got {len(words)}")
+    out: list[int] = []
+    for i, w in enumerate(words):
+        n = M31_PER_FELT if i < full else rest
+        marker = 0 if i < full else rest
+        if w >> (31 * M31_PER_FELT) != marker or (w & (LENGTH_SHIFT - 1)) >> (31 * n):
+            raise ValueError(f"packed word {i}: bad length marker")
+        limbs = [(w >> (31 * (n - 1 - j))) & P for j in range(n)]  # P is also the 31-bit mask
+        if P in limbs:
+            raise ValueError(f"packed word {i}: limb equal to p")
+        out.extend(limbs)
+    return np.array(out, dtype=np.int64)

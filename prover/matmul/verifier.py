@@ -1,0 +1,29 @@
+"""Matmul verifier: the Python mirror of verifier_cairo/src/matmul.cairo, step for step."""
+
+from __future__ import annotations
+
+from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import embed
+from cairn.prover.matmul.instance import absorb_instance
+from cairn.prover.matmul.proof import DEGREE, MatmulProof
+from cairn.prover.mle import evaluate_matrix, log2_exact, pad_matrix
+from cairn.prover.sumcheck.verifier import verify_sumcheck
+
+
+def verify_matmul(proof: MatmulProof) -> None:
+    """Returns on acceptance; raises VerificationError naming the failed check."""
+    inst = proof.instance
+    if not inst.shapes_consistent():
+        raise VerificationError("instance.shape", "matrix shapes do not match (m, k, n)")
+    channel = Poseidon252Channel()
+    absorb_instance(channel, inst)
+    mp, kp, np_ = inst.padded_dims
+    challenges = channel.draw_secure_felts(log2_exact(mp) + log2_exact(np_))
+    r_row, r_col = challenges[: log2_exact(mp)], challenges[log2_exact(mp) :]
+    a, b, c = (pad_matrix(embed(x)) for x in (inst.a, inst.b, inst.c))
+    claim = evaluate_matrix(c, r_row, r_col)
+    r_inner, final = verify_sumcheck(claim, proof.sumcheck, log2_exact(kp), DEGREE, channel)
+    expected = evaluate_matrix(a, r_row, r_inner) * evaluate_matrix(b, r_inner, r_col)
+    if final != expected:
+        raise VerificationError("matmul.final_evaluation", "A~(r_row, r) * B~(r, r_col) differs")

@@ -1,0 +1,71 @@
+"""Multilinear extensions over the boolean hypercube.
+
+Convention (ARCHITECTURE §4): a table is indexed row-major and its variables are read
+most-significant-bit first, so the first variable selects the bottom or top half.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from cairn.prover.fields.qm31 import QM31, QM31Array
+from cairn.prover.linalg import matmul_mod_p
+
+
+def log2_exact(n: int) -> int:
+    if n < 1 or n & (n - 1):
+        raise ValueError(f"{n} is not a power of two")
+    return n.bit_length() - 1
+
+
+def next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def eq_table(point: Sequence[QM31]) -> QM31Array:
+    """eq(point, x) for every x in {0,1}^n, x read MSB-first: 2^n entries."""
+    table = QM31Array(np.array([[1, 0, 0, 0]], dtype=np.int64))
+    for r in point:
+        hi = table * r
+        lo = table - hi
+        table = QM31Array(np.stack([lo.data, hi.data], axis=1).reshape(-1, 4))
+    return table
+
+
+def fold(f: QM31Array, r: QM31) -> QM31Array:
+    """Fix the first variable to r: f(r, x') = f(0, x') + r (f(1, x') - f(0, x'))."""
+    half = len(f) // 2
+    lo, hi = f[:half], f[half:]
+    return lo + (hi - lo) * r
+
+
+def evaluate(values: np.ndarray, point: Sequence[QM31]) -> QM31:
+    """MLE of canonical M31 values (length 2^n) at a QM31 point."""
+    eq = eq_table(point)
+    return eq.mul_base(np.asarray(values, dtype=np.int64)).sum()
+
+
+def pad_matrix(m: np.ndarray) -> np.ndarray:
+    """Zero-pad both dimensions to powers of two."""
+    rows, cols = m.shape
+    out = np.zeros((next_pow2(rows), next_pow2(cols)), dtype=np.int64)
+    out[:rows, :cols] = m
+    return out
+
+
+def row_combination(eq_rows: QM31Array, matrix: np.ndarray) -> QM31Array:
+    """sum_i eq_rows[i] * matrix[i, :] for a canonical M31 matrix (exact, on BLAS)."""
+    return QM31Array(matmul_mod_p(eq_rows.data.T, matrix).T.copy())
+
+
+def col_combination(matrix: np.ndarray, eq_cols: QM31Array) -> QM31Array:
+    """sum_j matrix[:, j] * eq_cols[j] for a canonical M31 matrix (exact, on BLAS)."""
+    return QM31Array(matmul_mod_p(matrix, eq_cols.data))
+
+
+def evaluate_matrix(matrix: np.ndarray, r_row: Sequence[QM31], r_col: Sequence[QM31]) -> QM31:
+    """MLE of a padded canonical M31 matrix at (r_row, r_col)."""
+    partial = col_combination(matrix, eq_table(r_col))
+    return (partial * eq_table(r_row)).sum()
+
