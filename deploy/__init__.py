@@ -1,0 +1,2 @@
+"""Everything between a proof and Starknet: the Cairo toolchain, the contract build, devnet,
+and declare/deploy/invoke with starknet-py."""

@@ -68,4 +68,3 @@ def evaluate_matrix(matrix: np.ndarray, r_row: Sequence[QM31], r_col: Sequence[Q
     """MLE of a padded canonical M31 matrix at (r_row, r_col)."""
     partial = col_combination(matrix, eq_table(r_col))
     return (partial * eq_table(r_row)).sum()
-

@@ -1,0 +1,1 @@
+"""Proofs to and from files (versioned JSON) and felt252 calldata (docs/calldata.md)."""

@@ -48,7 +48,10 @@ def pack_m31s(values: np.ndarray | Sequence[int]) -> list[int]:
         mh = (limbs[:, 2] << 31 | limbs[:, 3]).tolist()
         ml = (limbs[:, 4] << 31 | limbs[:, 5]).tolist()
         lo = (limbs[:, 6] << 31 | limbs[:, 7]).tolist()
-        words = [(a << 186) | (b << 124) | (c << 62) | d for a, b, c, d in zip(hi, mh, ml, lo, strict=True)]
+        words = [
+            (a << 186) | (b << 124) | (c << 62) | d
+            for a, b, c, d in zip(hi, mh, ml, lo, strict=True)
+        ]
     if rest:
         word = 0
         for v in arr[full * M31_PER_FELT :].tolist():

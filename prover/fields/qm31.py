@@ -57,8 +57,10 @@ def inv(x: Quad) -> Quad:
 
 
 def pow_(x: Quad, e: int) -> Quad:
-    one = (1, 0, 0, 0) if isinstance(x[0], int) else tuple(
-        np.full_like(x[0], v) for v in (1, 0, 0, 0)
+    one = (
+        (1, 0, 0, 0)
+        if isinstance(x[0], int)
+        else tuple(np.full_like(x[0], v) for v in (1, 0, 0, 0))
     )
     result: Quad = one  # type: ignore[assignment]
     base = x

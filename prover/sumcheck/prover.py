@@ -20,7 +20,7 @@ class Product:
     """One term of the summand: coeff * prod of the MLEs at `mles` (indices, with repeats)."""
 
     mles: tuple[int, ...]
-    coeff: QM31 = QM31(1, 0, 0, 0)
+    coeff: QM31 = QM31(1, 0, 0, 0)  # noqa: RUF009 (frozen, immutable)
 
 
 def _interpolation_matrix(degree: int) -> np.ndarray:

@@ -1,0 +1,24 @@
+"""The `cairn` command: every subcommand has --help; exit 2 means usage or malformed input."""
+
+from __future__ import annotations
+
+import typer
+
+from cairn import onchain, proofs
+from cairn.toolchain_cmd import toolchain_app
+
+app = typer.Typer(
+    help="Prove transformer inference over M31; verify in Python and on Starknet.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(proofs.prove_app, name="prove")
+app.command()(proofs.verify)
+app.command("calldata")(proofs.calldata_cmd)
+app.command()(proofs.inspect)
+app.add_typer(toolchain_app, name="toolchain")
+app.add_typer(onchain.devnet_app, name="devnet")
+app.command()(onchain.deploy)
+app.command("verify-onchain")(onchain.verify_onchain)
+app.command()(onchain.demo)

@@ -1,0 +1,40 @@
+"""Shared console and the error boundary: known failures print one clear line and exit with
+their code; nothing reaches the user as a traceback."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import typer
+from rich.console import Console
+
+from cairn.deploy.contract import ChainError
+from cairn.deploy.devnet import DevnetError
+from cairn.deploy.toolchain import ToolchainError
+from cairn.serializer.errors import MalformedProofError
+
+out = Console()
+err = Console(stderr=True)
+
+EXIT_REJECTED = 1
+EXIT_USAGE = 2
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def errors_as_exit() -> Iterator[None]:
+    try:
+        yield
+    except MalformedProofError as e:
+        raise fail(f"malformed proof: {e}") from None
+    except (ToolchainError, DevnetError, ChainError) as e:
+        raise fail(str(e)) from None
+    except (ValueError, OSError) as e:
+        raise fail(str(e)) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted", 130) from None

@@ -1,0 +1,184 @@
+"""`cairn devnet | deploy | verify-onchain | demo`: the on-chain path."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from starknet_py.net.account.account import Account
+
+from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
+from cairn.deploy import contract, deployments, devnet
+from cairn.deploy.build import Artifacts, build
+from cairn.deploy.toolchain import default_toolchain
+from cairn.prover.matmul.prover import make_instance, prove_matmul
+from cairn.prover.matmul.verifier import verify_matmul
+from cairn.serializer import calldata, proof_file
+
+devnet_app = typer.Typer(help="A local starknet-devnet in the background.", no_args_is_help=True)
+
+Rpc = Annotated[
+    str | None, typer.Option(help="RPC URL (default: the devnet of `cairn devnet start`)")
+]
+AccountOpt = Annotated[str | None, typer.Option("--account", help="account address (0x…)")]
+KeyOpt = Annotated[str | None, typer.Option("--private-key", help="account private key (0x…)")]
+
+
+def _log_dir() -> Path:
+    return devnet.state_file().parent / "logs"
+
+
+@devnet_app.command("start")
+def devnet_start() -> None:
+    """Start a devnet (fixed seed, free port) unless one is already running."""
+    url = devnet.recorded_url()
+    if url:
+        out.print(f"devnet already running at {url}")
+        return
+    with errors_as_exit():
+        info = devnet.start(default_toolchain(), _log_dir())
+    devnet.save_state(info)
+    out.print(f"devnet running at {info.url} (pid {info.pid}, log {info.log})")
+
+
+@devnet_app.command("stop")
+def devnet_stop() -> None:
+    """Stop the devnet started by `cairn devnet start`."""
+    info = devnet.load_state()
+    if info is None:
+        out.print("no devnet recorded")
+        return
+    devnet.stop(info)
+    devnet.clear_state()
+    out.print(f"devnet on port {info.port} stopped")
+
+
+@devnet_app.command("status")
+def devnet_status() -> None:
+    """Exit 0 if the recorded devnet answers, 1 if it is not running or has died."""
+    info = devnet.load_state()
+    if info is None:
+        raise fail("no devnet running (start one with `cairn devnet start`)", 1)
+    if not devnet.is_alive(info.url):
+        raise fail(
+            f"devnet recorded at {info.url} (pid {info.pid}) is not answering; see {info.log}", 1
+        )
+    out.print(f"devnet alive at {info.url} (pid {info.pid})")
+
+
+@dataclass(frozen=True)
+class Target:
+    rpc: str
+    address: str
+    private_key: str
+
+
+def _target(rpc: str | None, account: str | None, key: str | None) -> Target:
+    url = rpc or devnet.recorded_url()
+    if url is None:
+        raise fail("no --rpc given and no devnet running: run `cairn devnet start`")
+    if account and key:
+        return Target(url, account, key)
+    if account or key:
+        raise fail("give both --account and --private-key, or neither (devnet account #0)")
+    accounts = devnet.predeployed_accounts(url)
+    return Target(url, accounts[0].address, accounts[0].private_key)
+
+
+async def _account(t: Target) -> Account:
+    return await contract.connect(t.rpc, t.address, t.private_key)
+
+
+def deploy(rpc: Rpc = None, account: AccountOpt = None, private_key: KeyOpt = None) -> None:
+    """Build CairnVerifier, declare it (if new) and deploy it; records the address."""
+    with errors_as_exit():
+        t = _target(rpc, account, private_key)
+        out.print("building the contract (cached after the first build)…")
+        art = build(default_toolchain())
+        out.print(f"Sierra program: {art.sierra_length} felts (limit 81,920)")
+        dep = asyncio.run(_deploy(t, art))
+    deployments.record(t.rpc, dep)
+    out.print(f"class {dep.class_hash:#x} {'declared' if dep.declared_now else 'already declared'}")
+    out.print(f"CairnVerifier deployed at {dep.address:#x}")
+
+
+async def _deploy(t: Target, art: Artifacts) -> contract.Deployment:
+    return await contract.declare_and_deploy(await _account(t), art)
+
+
+def verify_onchain(
+    file: Annotated[Path, typer.Argument(help="proof file")],
+    rpc: Rpc = None,
+    account: AccountOpt = None,
+    private_key: KeyOpt = None,
+    address: Annotated[str | None, typer.Option(help="CairnVerifier address")] = None,
+) -> None:
+    """Verify a proof with the deployed contract: exit 0 accepted, 1 rejected, 2 usage."""
+    with errors_as_exit():
+        felts = calldata.encode(proof_file.load(file))
+        total = len(felts) + contract.INVOKE_OVERHEAD_FELTS
+        if total > contract.MAX_CALLDATA_FELTS:
+            raise fail(
+                f"calldata of {total} felts exceeds Starknet's limit of "
+                f"{contract.MAX_CALLDATA_FELTS} per transaction; prove a smaller instance"
+            )
+        t = _target(rpc, account, private_key)
+        addr = int(address, 16) if address else deployments.lookup(t.rpc)
+        if addr is None:
+            raise fail(
+                f"no CairnVerifier recorded for {t.rpc}: run `cairn deploy` or give --address"
+            )
+        verdict = asyncio.run(_verify(t, addr, felts))
+    out.print(f"calldata      {total} felts")
+    if verdict.tx_hash is not None:
+        out.print(
+            f"transaction   {verdict.tx_hash:#x}\nL2 gas        {verdict.l2_gas}\n"
+            f"fee           {verdict.fee_fri} FRI"
+        )
+    if not verdict.accepted:
+        raise fail(f"rejected on chain: {verdict.reason}", EXIT_REJECTED)
+    out.print(f"accepted on chain: ProofVerified(proof_hash={verdict.proof_hash:#x})")
+
+
+async def _verify(t: Target, addr: int, felts: list[int]) -> contract.OnchainVerdict:
+    acc = await _account(t)
+    if not await contract.is_deployed(acc, addr):
+        raise fail(f"no contract at {addr:#x} on {t.rpc}: run `cairn deploy` again")
+    return await contract.verify(acc, addr, felts)
+
+
+def demo(
+    m: Annotated[int, typer.Option(min=1)] = 32,
+    k: Annotated[int, typer.Option(min=1)] = 64,
+    n: Annotated[int, typer.Option(min=1)] = 16,
+    seed: int = 7,
+) -> None:
+    """The whole path: start a devnet, prove a matmul, verify it in Python and on chain, stop."""
+    import numpy as np
+
+    with errors_as_exit():
+        tc = default_toolchain().require()
+        rng = np.random.default_rng(seed)
+        inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
+        out.print(f"[1/5] proving matmul {m}×{k}×{n}")
+        proof = prove_matmul(inst)
+        verify_matmul(proof)
+        out.print("[2/5] verified in Python")
+        felts = calldata.encode(proof)
+        art = build(tc)
+        out.print(f"[3/5] contract built: Sierra {art.sierra_length} felts")
+        with devnet.running_devnet(tc, _log_dir()) as info:
+            t = _target(info.url, None, None)
+            out.print(f"[4/5] devnet at {info.url}; declaring and deploying")
+            dep = asyncio.run(_deploy(t, art))
+            verdict = asyncio.run(_verify(t, dep.address, felts))
+        out.print("[5/5] devnet stopped")
+    out.print(f"contract      {dep.address:#x}\ncalldata      {len(felts)} felts")
+    if verdict.tx_hash is not None:
+        out.print(f"transaction   {verdict.tx_hash:#x}\nL2 gas        {verdict.l2_gas}")
+    if not verdict.accepted:
+        raise fail(f"rejected on chain: {verdict.reason}", EXIT_REJECTED)
+    out.print("[bold green]accepted on chain[/]")

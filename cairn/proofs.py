@@ -1,0 +1,106 @@
+"""`cairn prove | verify | calldata | inspect`: the off-chain path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
+from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.prover import make_instance, prove_matmul
+from cairn.prover.matmul.verifier import verify_matmul
+from cairn.serializer import calldata, proof_file
+
+prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
+
+Dim = Annotated[int, typer.Option(min=1, max=1 << 20, help="dimension (padded to a power of 2)")]
+
+
+def _stages() -> Progress:
+    return Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True
+    )
+
+
+def _load_matrix(path: Path, name: str) -> np.ndarray:
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise fail(f"--{name} {path}: cannot read a .npy matrix ({e})") from None
+    if arr.ndim != 2 or arr.dtype.kind not in "iu":
+        raise fail(f"--{name} {path}: expected a 2-D integer matrix, got {arr.dtype} {arr.shape}")
+    return arr.astype(np.int64)
+
+
+@prove_app.command("matmul")
+def prove_matmul_cmd(
+    m: Dim = 128,
+    k: Dim = 256,
+    n: Dim = 64,
+    seed: Annotated[int, typer.Option(help="seed of the random int8 operands")] = 0,
+    a: Annotated[Path | None, typer.Option(help="A as a .npy integer matrix (m x k)")] = None,
+    b: Annotated[Path | None, typer.Option(help="B as a .npy integer matrix (k x n)")] = None,
+    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
+        "matmul.proof.json"
+    ),
+) -> None:
+    """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given."""
+    rng = np.random.default_rng(seed)
+    a_mat = _load_matrix(a, "a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
+    b_mat = _load_matrix(b, "b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
+    with errors_as_exit(), _stages() as progress:
+        progress.add_task("computing C = A·B")
+        inst = make_instance(a_mat, b_mat)
+        progress.add_task(f"proving {inst.m}×{inst.k}×{inst.n}")
+        proof = prove_matmul(inst)
+        proof_file.save(proof, out_path)
+    out.print(
+        f"wrote {out_path} (matmul {inst.m}×{inst.k}×{inst.n}, {len(proof.sumcheck.rounds)} rounds)"
+    )
+
+
+def verify(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
+    """Verify a proof in Python. Exit 0 accepted, 1 rejected (names the check), 2 malformed."""
+    with errors_as_exit():
+        proof = proof_file.load(file)
+        try:
+            verify_matmul(proof)
+        except VerificationError as e:
+            raise fail(f"rejected: check {e.check} failed ({e.detail})", EXIT_REJECTED) from None
+    out.print(f"accepted: matmul {proof.instance.m}×{proof.instance.k}×{proof.instance.n}")
+
+
+def calldata_cmd(
+    file: Annotated[Path, typer.Argument(help="proof file")],
+    out_path: Annotated[Path | None, typer.Option("--out", help="write here, not stdout")] = None,
+) -> None:
+    """The proof as felt252 calldata: a JSON array of 0x-hex felts (docs/calldata.md)."""
+    with errors_as_exit():
+        felts = calldata.encode(proof_file.load(file))
+        text = json.dumps([hex(f) for f in felts])
+        if out_path:
+            tmp = out_path.with_name(out_path.name + ".tmp")
+            tmp.write_text(text)
+            tmp.replace(out_path)
+        else:
+            print(text)
+    typer.echo(f"{len(felts)} felts", err=out_path is None)
+
+
+def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
+    """Kind, dimensions, rounds and size of a proof."""
+    with errors_as_exit():
+        proof = proof_file.load(file)
+        felts = calldata.encode(proof)
+    inst = proof.instance
+    out.print(
+        f"kind          matmul\ndimensions    m={inst.m} k={inst.k} n={inst.n}\n"
+        f"rounds        {len(proof.sumcheck.rounds)}\n"
+        f"calldata      {len(felts)} felts ({32 * len(felts)} bytes)\n"
+        f"file          {file.stat().st_size} bytes"
+    )

@@ -1,0 +1,84 @@
+"""Cairo -> Sierra (starknet-compile 2.16.0) -> CASM (starknet-sierra-compile 2.17.0).
+
+Both steps use the audited (mainnet) libfunc list, and CASM is limited to mainnet's bytecode
+size. Artifacts are cached under the toolchain root by a hash of the Cairo sources, so
+repeated deploys do not recompile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from cairn.deploy.toolchain import Toolchain, ToolchainError
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent / "verifier_cairo"
+CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
+MAX_SIERRA_FELTS = 81_920
+MAX_BYTECODE = 81_920
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    sierra: Path
+    casm: Path
+
+    @property
+    def sierra_length(self) -> int:
+        return len(json.loads(self.sierra.read_text())["sierra_program"])
+
+
+def _sources_digest(package: Path) -> str:
+    h = hashlib.sha256()
+    for f in sorted(package.rglob("*")):
+        if f.is_file() and f.suffix in (".cairo", ".toml") and "target" not in f.parts:
+            h.update(str(f.relative_to(package)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _run(cmd: list[str], what: str) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ToolchainError(f"{what} failed:\n{(proc.stderr or proc.stdout)[-3000:]}")
+
+
+def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
+    tc.require()
+    out = tc.root / "build" / _sources_digest(package)
+    art = Artifacts(out / "CairnVerifier.sierra.json", out / "CairnVerifier.casm.json")
+    if art.sierra.is_file() and art.casm.is_file():
+        return art
+    out.mkdir(parents=True, exist_ok=True)
+    tmp_sierra, tmp_casm = art.sierra.with_suffix(".tmp"), art.casm.with_suffix(".tmp")
+    _run(
+        [
+            str(tc.starknet_compile),
+            str(package),
+            "--contract-path",
+            CONTRACT_PATH,
+            "--allowed-libfuncs-list-name",
+            "audited",
+            str(tmp_sierra),
+        ],
+        "starknet-compile",
+    )
+    _run(
+        [
+            str(tc.sierra_compile),
+            "--allowed-libfuncs-list-name",
+            "audited",
+            "--max-bytecode-size",
+            str(MAX_BYTECODE),
+            str(tmp_sierra),
+            str(tmp_casm),
+        ],
+        "starknet-sierra-compile",
+    )
+    tmp_sierra.replace(art.sierra)
+    tmp_casm.replace(art.casm)
+    if art.sierra_length > MAX_SIERRA_FELTS:
+        raise ToolchainError(f"Sierra program has {art.sierra_length} felts > {MAX_SIERRA_FELTS}")
+    return art

@@ -1,0 +1,150 @@
+"""Declare, deploy, invoke and call the CairnVerifier contract with starknet-py.
+
+Each function is async; the CLI runs them with asyncio.run. Fees and L2 gas are read from
+receipts. A proof the contract rejects is caught at fee estimation, so no transaction is
+sent for it and its revert reason is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from cairn.deploy.build import Artifacts
+from starknet_py.common import create_sierra_compiled_contract
+from starknet_py.contract import Contract
+from starknet_py.hash.selector import get_selector_from_name
+from starknet_py.hash.sierra_class_hash import compute_sierra_class_hash
+from starknet_py.net.account.account import Account
+from starknet_py.net.client_errors import ClientError
+from starknet_py.net.full_node_client import FullNodeClient
+from starknet_py.net.signer.key_pair import KeyPair
+
+MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
+INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
+MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
+
+
+class ChainError(RuntimeError):
+    """The node refused a transaction for a reason other than the proof itself."""
+
+
+@dataclass(frozen=True)
+class Deployment:
+    class_hash: int
+    address: int
+    declared_now: bool
+
+
+@dataclass(frozen=True)
+class OnchainVerdict:
+    accepted: bool
+    reason: str | None
+    tx_hash: int | None
+    l2_gas: int | None
+    fee_fri: int | None
+    proof_hash: int | None
+
+
+async def connect(rpc_url: str, address: str, private_key: str) -> Account:
+    client = FullNodeClient(node_url=rpc_url)
+    chain = await client.get_chain_id()
+    return Account(
+        address=address,
+        client=client,
+        key_pair=KeyPair.from_private_key(int(private_key, 16)),
+        chain=int(chain, 16),
+    )
+
+
+def revert_reason(err: Exception) -> str:
+    """The contract's short-string reason (e.g. 'matmul.final_evaluation') out of a node error."""
+    text = str(err)
+    named = re.findall(r"'([a-z0-9_]+\.[a-z0-9_]+)'", text)
+    if named:
+        return named[0]
+    quoted = re.findall(r"\('([^']+)'", text)
+    return quoted[0] if quoted else text[:300]
+
+
+async def declare_and_deploy(account: Account, art: Artifacts) -> Deployment:
+    sierra_text = art.sierra.read_text()
+    class_hash = compute_sierra_class_hash(create_sierra_compiled_contract(sierra_text))
+    declared_now = False
+    try:
+        await account.client.get_class_by_hash(class_hash)
+    except ClientError:
+        declared = await Contract.declare_v3(
+            account,
+            compiled_contract=sierra_text,
+            compiled_contract_casm=art.casm.read_text(),
+            auto_estimate=True,
+        )
+        await declared.wait_for_acceptance()
+        declared_now = True
+    abi = json.loads(sierra_text)["abi"]
+    abi = json.loads(abi) if isinstance(abi, str) else abi
+    deployed = await Contract.deploy_contract_v3(
+        account=account, class_hash=class_hash, abi=abi, constructor_args=[], auto_estimate=True
+    )
+    await deployed.wait_for_acceptance()
+    return Deployment(class_hash, deployed.deployed_contract.address, declared_now)
+
+
+async def is_deployed(account: Account, address: int) -> bool:
+    try:
+        await account.client.get_class_hash_at(address)
+    except ClientError:
+        return False
+    return True
+
+
+async def verify(account: Account, address: int, felts: list[int]) -> OnchainVerdict:
+    """Invoke `verify(proof)`; a rejection at estimation sends nothing."""
+    total = len(felts) + INVOKE_OVERHEAD_FELTS
+    if total > MAX_CALLDATA_FELTS:
+        raise ChainError(f"calldata of {total} felts exceeds Starknet's {MAX_CALLDATA_FELTS}")
+    contract = await Contract.from_address(address, provider=account)
+    call = contract.functions["verify"].prepare_invoke_v3(proof=felts)
+    try:
+        estimate = await call.estimate_fee()
+    except ClientError as e:
+        return OnchainVerdict(False, revert_reason(e), None, None, None, None)
+    if estimate.l2_gas_consumed > MAX_L2_GAS_ESTIMATE:
+        raise ChainError(
+            f"estimated L2 gas {estimate.l2_gas_consumed} > {MAX_L2_GAS_ESTIMATE}: too large "
+            "for one mainnet transaction"
+        )
+    sent = await call.invoke(resource_bounds=estimate.to_resource_bounds(1.5, 1.5))
+    await sent.wait_for_acceptance()
+    receipt = await account.client.get_transaction_receipt(sent.hash)
+    if receipt.revert_reason:
+        return OnchainVerdict(
+            False,
+            revert_reason(Exception(receipt.revert_reason)),
+            sent.hash,
+            receipt.execution_resources.l2_gas,
+            receipt.actual_fee.amount,
+            None,
+        )
+    selector = get_selector_from_name("ProofVerified")
+    hashes = [
+        e.keys[1] for e in receipt.events if e.from_address == address and e.keys[0] == selector
+    ]
+    if not hashes:
+        raise ChainError(f"transaction {sent.hash:#x} succeeded but emitted no ProofVerified")
+    return OnchainVerdict(
+        True,
+        None,
+        sent.hash,
+        receipt.execution_resources.l2_gas,
+        receipt.actual_fee.amount,
+        hashes[0],
+    )
+
+
+async def is_verified(account: Account, address: int, proof_hash: int) -> bool:
+    contract = await Contract.from_address(address, provider=account)
+    (result,) = await contract.functions["is_verified"].call(proof_hash=proof_hash)
+    return bool(result)

@@ -1,0 +1,103 @@
+"""Proof <-> felt252 calldata, the layout of docs/calldata.md that verifier_cairo reads.
+
+    [0] CALLDATA_VERSION   [1] KIND_MATMUL   [2] m   [3] k   [4] n
+    len(A) ‖ A packed 8 M31 per felt, then the same for B and C
+    n_rounds ‖ per round: n_coeffs ‖ coefficients as 1‖a‖b‖c‖d felts
+
+Matrix entries are signed integers embedded mod p. Decoding checks everything the Cairo
+reader checks and names the offset of the first bad felt.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from cairn.prover.channels.poseidon import STARK_PRIME, pack_m31s, unpack_m31s
+from cairn.prover.fields.m31 import P, embed, lift
+from cairn.prover.fields.qm31 import QM31
+from cairn.prover.matmul.instance import MatmulInstance
+from cairn.prover.matmul.proof import MatmulProof
+from cairn.prover.sumcheck.proof import MAX_DEGREE, SumcheckProof
+from cairn.serializer.errors import MalformedProofError
+
+CALLDATA_VERSION = 1
+KIND_MATMUL = 1
+MAX_DIM = 1 << 20
+QM31_MARKER = 1 << 124
+
+
+def encode(proof: MatmulProof) -> list[int]:
+    inst = proof.instance
+    out = [CALLDATA_VERSION, KIND_MATMUL, inst.m, inst.k, inst.n]
+    for mat in (inst.a, inst.b, inst.c):
+        words = pack_m31s(embed(mat).ravel())
+        out += [len(words), *words]
+    out.append(len(proof.sumcheck.rounds))
+    for rnd in proof.sumcheck.rounds:
+        out += [len(rnd), *(x.pack(1) for x in rnd)]
+    return out
+
+
+def unpack_qm31(felt: int) -> QM31:
+    """Inverse of QM31.pack(1): checks the 2^124 marker and that each limb is < p."""
+    if felt >> 124 != 1:
+        raise ValueError("QM31 marker is not 1")
+    limbs = [(felt >> (31 * (3 - i))) & P for i in range(4)]
+    if P in limbs:
+        raise ValueError("QM31 limb equal to p")
+    return QM31(*limbs)
+
+
+class _Reader:
+    def __init__(self, felts: list[int]) -> None:
+        self.felts = felts
+        self.pos = 0
+
+    def take(self, what: str) -> int:
+        if self.pos >= len(self.felts):
+            raise MalformedProofError(f"calldata[{self.pos}]", f"ended before {what}")
+        v = self.felts[self.pos]
+        self.pos += 1
+        return v
+
+    def bounded(self, what: str, lo: int, hi: int) -> int:
+        v = self.take(what)
+        if not lo <= v <= hi:
+            raise MalformedProofError(
+                f"calldata[{self.pos - 1}]", f"{what} = {v} not in [{lo}, {hi}]"
+            )
+        return v
+
+
+def decode(felts: list[int]) -> MatmulProof:
+    for i, f in enumerate(felts):
+        if not 0 <= f < STARK_PRIME:
+            raise MalformedProofError(f"calldata[{i}]", "not a felt252")
+    rd = _Reader(felts)
+    rd.bounded("version", CALLDATA_VERSION, CALLDATA_VERSION)
+    rd.bounded("proof kind", KIND_MATMUL, KIND_MATMUL)
+    m, k, n = (rd.bounded(d, 1, MAX_DIM) for d in "mkn")
+    mats = []
+    for name, (rows, cols) in zip("abc", ((m, k), (k, n), (m, n)), strict=True):
+        count = rows * cols
+        n_words = rd.bounded(f"len({name})", -(-count // 8), -(-count // 8))
+        start = rd.pos
+        words = [rd.take(f"{name} words") for _ in range(n_words)]
+        try:
+            values = unpack_m31s(words, count)
+        except ValueError as e:
+            raise MalformedProofError(f"calldata[{start}..{rd.pos}] ({name})", str(e)) from None
+        mats.append(lift(values).reshape(rows, cols))
+    rounds = []
+    for i in range(rd.bounded("n_rounds", 0, 64)):
+        rnd = []
+        for _ in range(rd.bounded(f"round {i} length", 1, MAX_DEGREE)):
+            felt = rd.take(f"round {i} coefficient")
+            try:
+                rnd.append(unpack_qm31(felt))
+            except ValueError as e:
+                raise MalformedProofError(f"calldata[{rd.pos - 1}]", str(e)) from None
+        rounds.append(rnd)
+    if rd.pos != len(felts):
+        raise MalformedProofError(f"calldata[{rd.pos}]", f"{len(felts) - rd.pos} extra felts")
+    inst = MatmulInstance(m, k, n, *(np.asarray(x, dtype=np.int64) for x in mats))
+    return MatmulProof(inst, SumcheckProof(rounds))
