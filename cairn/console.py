@@ -14,8 +14,8 @@ from cairn.deploy.devnet import DevnetError
 from cairn.deploy.toolchain import ToolchainError
 from cairn.serializer.errors import MalformedProofError
 
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 EXIT_REJECTED = 1
 EXIT_USAGE = 2

@@ -1,0 +1,186 @@
+"""The `cairn` command as a user runs it: exit codes, messages, no tracebacks."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from cairn.prover.fields import P
+from typer.testing import CliRunner
+
+from cairn.cli import app
+
+runner = CliRunner()
+CAIRN = [sys.executable, "-m", "cairn"]
+
+
+def run(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_must_show_prove_and_verify_128x256x64(tmp_path):
+    proof = tmp_path / "p.json"
+    prove = subprocess.run(
+        [
+            *CAIRN,
+            "prove",
+            "matmul",
+            "--m",
+            "128",
+            "--k",
+            "256",
+            "--n",
+            "64",
+            "--seed",
+            "7",
+            "--out",
+            proof,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert prove.returncode == 0, prove.stderr
+    verify = subprocess.run([*CAIRN, "verify", proof], capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+    assert "accepted" in verify.stdout
+    calldata = subprocess.run(
+        [*CAIRN, "calldata", proof, "--out", tmp_path / "c.json"], capture_output=True, text=True
+    )
+    assert calldata.returncode == 0 and "7201 felts" in calldata.stdout
+    assert len(json.loads((tmp_path / "c.json").read_text())) == 7201
+
+
+@pytest.fixture(scope="module")
+def small_proof(tmp_path_factory):
+    path = tmp_path_factory.mktemp("proof") / "small.json"
+    assert (
+        run("prove", "matmul", "--m", 3, "--k", 5, "--n", 2, "--seed", 1, "--out", path).exit_code
+        == 0
+    )
+    return path
+
+
+def numeric_paths(node, path=()):
+    """Every integer leaf of a JSON document, as a key path."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from numeric_paths(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from numeric_paths(value, (*path, i))
+    elif isinstance(node, int) and not isinstance(node, bool):
+        yield path
+
+
+def set_path(doc, path, value):
+    for key in path[:-1]:
+        doc = doc[key]
+    doc[path[-1]] = value
+
+
+def get_path(doc, path):
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def test_every_numeric_field_tampered_is_rejected(small_proof, tmp_path):
+    doc = json.loads(small_proof.read_text())
+    paths = [p for p in numeric_paths(doc) if p != ("version",)]
+    assert len(paths) > 50
+    for path in paths:
+        tampered = json.loads(small_proof.read_text())
+        old = get_path(tampered, path)
+        in_field = path[0] == "proof"
+        set_path(tampered, path, (old + 1) % P if in_field else old + 1)
+        f = tmp_path / "t.json"
+        f.write_text(json.dumps(tampered))
+        result = run("verify", f)
+        assert result.exit_code == 1, (path, result.output)
+        assert "rejected: check" in result.output
+
+
+def test_rejection_names_the_check(small_proof, tmp_path):
+    doc = json.loads(small_proof.read_text())
+    doc["instance"]["c"][0][0] += 1
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps(doc))
+    assert "matmul.final_evaluation" in run("verify", f).output
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (lambda text: text[: len(text) // 2], "not valid JSON"),
+        (lambda text: "hello, not json", "not valid JSON"),
+        (lambda text: text.replace('"version":1', '"version":7'), "unsupported version 7"),
+        (lambda text: "[]", "expected an object"),
+    ],
+)
+def test_malformed_files_exit_2(small_proof, tmp_path, content, message):
+    f = tmp_path / "bad.json"
+    f.write_text(content(small_proof.read_text()))
+    for command in ("verify", "calldata", "inspect"):
+        result = run(command, f)
+        assert result.exit_code == 2, result.output
+        assert message in result.output
+
+
+def test_missing_file_and_usage_errors(tmp_path):
+    assert run("verify", tmp_path / "none.json").exit_code == 2
+    assert run("prove", "matmul", "--m", 0).exit_code == 2
+    assert run("verify").exit_code == 2
+    assert run("frobnicate").exit_code == 2
+
+
+def test_prove_from_npy(tmp_path):
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    np.save(a, np.arange(6).reshape(2, 3))
+    np.save(b, np.arange(12).reshape(3, 4))
+    out = tmp_path / "p.json"
+    assert run("prove", "matmul", "--a", a, "--b", b, "--out", out).exit_code == 0
+    assert (
+        json.loads(out.read_text())["instance"]["c"][1]
+        == (np.arange(6).reshape(2, 3) @ np.arange(12).reshape(3, 4))[1].tolist()
+    )
+    np.save(b, np.arange(8).reshape(4, 2))
+    result = run("prove", "matmul", "--a", a, "--b", b, "--out", tmp_path / "q.json")
+    assert result.exit_code == 2 and "cannot multiply" in result.output
+    assert not (tmp_path / "q.json").exists()
+    (tmp_path / "junk.npy").write_text("junk")
+    assert run("prove", "matmul", "--a", tmp_path / "junk.npy", "--b", b).exit_code == 2
+
+
+def test_inspect_and_calldata_stdout(small_proof):
+    result = run("inspect", small_proof)
+    assert result.exit_code == 0 and "m=3 k=5 n=2" in result.output and "felts" in result.output
+    result = run("calldata", small_proof)
+    assert result.exit_code == 0 and '"0x1"' in result.output
+
+
+def test_help_everywhere():
+    for args in (
+        [],
+        ["prove"],
+        ["prove", "matmul"],
+        ["verify"],
+        ["calldata"],
+        ["inspect"],
+        ["toolchain"],
+        ["devnet"],
+        ["deploy"],
+        ["verify-onchain"],
+        ["demo"],
+    ):
+        result = run(*args, "--help")
+        assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_no_traceback_for_module_entry(tmp_path):
+    f = tmp_path / "x.json"
+    f.write_text("{")
+    proc = subprocess.run([*CAIRN, "verify", f], capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
