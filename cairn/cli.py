@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cairn import onchain, proofs
+from cairn import bench, onchain, proofs
 from cairn.toolchain_cmd import toolchain_app
 
 app = typer.Typer(
@@ -22,3 +22,4 @@ app.add_typer(onchain.devnet_app, name="devnet")
 app.command()(onchain.deploy)
 app.command("verify-onchain")(onchain.verify_onchain)
 app.command()(onchain.demo)
+app.command()(bench.bench)

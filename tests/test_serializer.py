@@ -53,36 +53,43 @@ def _offset_of_rounds(felts):
     return pos
 
 
+def _set(felts, i, value):
+    out = list(felts)
+    out[i] = value
+    return out
+
+
 @pytest.mark.parametrize(
-    ("mutate", "where"),
+    ("mutate", "check"),
     [
-        (lambda f: f[:-1], "ended before"),
-        (lambda f: [*f, 0], "extra felts"),
-        (lambda f: [2, *f[1:]], "version"),
-        (lambda f: [f[0], 9, *f[2:]], "proof kind"),
-        (lambda f: [*f[:2], 0, *f[3:]], "m = 0"),
-        (lambda f: [*f[:5], f[5] + 1, *f[6:]], "len(a)"),
-        (lambda f: [*f[:6], P << 31 * 7, *f[7:]], "limb equal to p"),
-        (lambda f: [*f[:6], f[6] | 1 << 248, *f[7:]], "length marker"),
-        (lambda f: [STARK_PRIME, *f[1:]], "not a felt252"),
+        (lambda f: f[:-1], "calldata.truncated"),
+        (lambda f: f[:7], "calldata.truncated"),
+        (lambda f: [*f, 0], "calldata.extra"),
+        (lambda f: _set(f, 0, 2), "calldata.version"),
+        (lambda f: _set(f, 1, 9), "calldata.kind"),
+        (lambda f: _set(f, 2, 0), "calldata.dims"),
+        (lambda f: _set(f, 4, (1 << 20) + 1), "calldata.dims"),
+        (lambda f: _set(f, 5, f[5] + 1), "calldata.length"),
+        (lambda f: _set(f, 6, P << (31 * 7)), "calldata.limb"),
+        (lambda f: _set(f, 6, f[6] | 1 << 248), "calldata.marker"),
+        (lambda f: _set(f, _offset_of_rounds(f), 4), "sumcheck.round_count"),
+        (lambda f: _set(f, _offset_of_rounds(f) + 1, 3), "sumcheck.round_degree"),
+        (
+            lambda f: _set(f, _offset_of_rounds(f) + 2, f[_offset_of_rounds(f) + 2] + (1 << 124)),
+            "calldata.sentinel",
+        ),
+        (lambda f: _set(f, _offset_of_rounds(f) + 2, (1 << 124) | P), "calldata.limb"),
     ],
 )
-def test_malformed_calldata(proof, mutate, where):
-    with pytest.raises(MalformedProofError, match=re.escape(where)):
+def test_malformed_calldata_names_the_cairo_check(proof, mutate, check):
+    with pytest.raises(MalformedProofError) as e:
         calldata.decode(mutate(calldata.encode(proof)))
+    assert e.value.check == check
 
 
-def test_malformed_qm31(proof):
-    felts = calldata.encode(proof)
-    first = _offset_of_rounds(felts) + 2  # n_rounds, round length, first coefficient
-    bad_sentinel = list(felts)
-    bad_sentinel[first] = felts[first] + (1 << 124)
-    with pytest.raises(MalformedProofError, match="marker"):
-        calldata.decode(bad_sentinel)
-    bad_limb = list(felts)
-    bad_limb[first] = (1 << 124) | P
-    with pytest.raises(MalformedProofError, match="limb equal to p"):
-        calldata.decode(bad_limb)
+def test_non_felt_calldata(proof):
+    with pytest.raises(MalformedProofError, match="not a felt252"):
+        calldata.decode([STARK_PRIME, *calldata.encode(proof)[1:]])
 
 
 def _doc(proof):

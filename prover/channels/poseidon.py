@@ -60,8 +60,18 @@ def pack_m31s(values: np.ndarray | Sequence[int]) -> list[int]:
     return words
 
 
+class PackingError(ValueError):
+    """A packed word that pack_m31s cannot have produced; `kind` is "marker" or "limb"."""
+
+    def __init__(self, index: int, kind: str) -> None:
+        problem = "bad length marker" if kind == "marker" else "limb equal to p"
+        super().__init__(f"packed word {index}: {problem}")
+        self.index = index
+        self.kind = kind
+
+
 def unpack_m31s(words: Sequence[int], count: int) -> np.ndarray:
-    """Inverse of pack_m31s for `count` values; raises ValueError naming a malformed word."""
+    """Inverse of pack_m31s for `count` values, rejecting every non-canonical word."""
     full, rest = divmod(count, M31_PER_FELT)
     if len(words) != full + (1 if rest else 0):
         raise ValueError(f"expected {full + (1 if rest else 0)} packed words, got {len(words)}")
@@ -70,9 +80,9 @@ def unpack_m31s(words: Sequence[int], count: int) -> np.ndarray:
         n = M31_PER_FELT if i < full else rest
         marker = 0 if i < full else rest
         if w >> (31 * M31_PER_FELT) != marker or (w & (LENGTH_SHIFT - 1)) >> (31 * n):
-            raise ValueError(f"packed word {i}: bad length marker")
+            raise PackingError(i, "marker")
         limbs = [(w >> (31 * (n - 1 - j))) & P for j in range(n)]  # P is also the 31-bit mask
         if P in limbs:
-            raise ValueError(f"packed word {i}: limb equal to p")
+            raise PackingError(i, "limb")
         out.extend(limbs)
     return np.array(out, dtype=np.int64)
