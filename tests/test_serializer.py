@@ -1,7 +1,6 @@
 """Proof files and calldata: round trips, and every malformed input named."""
 
 import json
-import re
 
 import numpy as np
 import pytest
