@@ -1,0 +1,140 @@
+//! Reader of the calldata layout of docs/calldata.md (mirror of serializer/calldata.py
+//! `decode`): it checks, in the same order as the Python reader, everything a well-formed proof
+//! must satisfy before any verification starts, and panics with the name of the first failure.
+//!
+//! The sum-check bounds (at most 64 rounds of 1–4 coefficients) are the Python reader's; they
+//! panic with the verifier's names because a proof outside them can never pass those checks.
+
+use crate::fields::m31::P;
+use crate::fields::qm31::{QM31, QM31Trait};
+use crate::packing::split_felt252;
+
+pub const VERSION: felt252 = 1;
+pub const KIND_MATMUL: felt252 = 1;
+const MAX_DIM: u32 = 0x100000;
+const MAX_ROUNDS: u32 = 64;
+const MAX_DEGREE: u32 = 4;
+const M31_PER_WORD: u64 = 8;
+
+/// A public matrix: its packed words (as hashed into the transcript) and its values, row-major,
+/// as canonical M31 integers in felt252 (as the MLE evaluation multiplies them).
+#[derive(Copy, Drop)]
+pub struct Matrix {
+    pub rows: u32,
+    pub cols: u32,
+    pub words: Span<felt252>,
+    pub values: Span<felt252>,
+}
+
+/// A decoded matmul proof: the statement C = A·B and the sum-check rounds.
+#[derive(Copy, Drop)]
+pub struct MatmulCalldata {
+    pub m: u32,
+    pub k: u32,
+    pub n: u32,
+    pub a: Matrix,
+    pub b: Matrix,
+    pub c: Matrix,
+    pub rounds: Span<Span<QM31>>,
+}
+
+pub fn read_matmul(calldata: Span<felt252>) -> MatmulCalldata {
+    let mut data = calldata;
+    assert(take(ref data) == VERSION, 'calldata.version');
+    assert(take(ref data) == KIND_MATMUL, 'calldata.kind');
+    let m = take_dim(ref data);
+    let k = take_dim(ref data);
+    let n = take_dim(ref data);
+    let a = take_matrix(ref data, m, k);
+    let b = take_matrix(ref data, k, n);
+    let c = take_matrix(ref data, m, n);
+    let rounds = take_rounds(ref data);
+    assert(data.is_empty(), 'calldata.extra');
+    MatmulCalldata { m, k, n, a, b, c, rounds }
+}
+
+fn take(ref data: Span<felt252>) -> felt252 {
+    match data.pop_front() {
+        Some(x) => *x,
+        None => core::panic_with_felt252('calldata.truncated'),
+    }
+}
+
+/// A felt252 read as an integer in [lo, hi]; panics with `reason` otherwise.
+fn take_bounded(ref data: Span<felt252>, lo: u32, hi: u32, reason: felt252) -> u32 {
+    let value: u32 = match take(ref data).try_into() {
+        Some(v) => v,
+        None => core::panic_with_felt252(reason),
+    };
+    assert(lo <= value && value <= hi, reason);
+    value
+}
+
+fn take_dim(ref data: Span<felt252>) -> u32 {
+    take_bounded(ref data, 1, MAX_DIM, 'calldata.dims')
+}
+
+/// `len ‖ words`: all `len` words are taken before any is checked, as in the Python reader.
+fn take_matrix(ref data: Span<felt252>, rows: u32, cols: u32) -> Matrix {
+    let count: u64 = rows.into() * cols.into();
+    let n_words = (count + M31_PER_WORD - 1) / M31_PER_WORD;
+    assert(take(ref data) == n_words.into(), 'calldata.length');
+    assert(n_words <= data.len().into(), 'calldata.truncated');
+    let n_words: u32 = n_words.try_into().unwrap();
+    let words = data.slice(0, n_words);
+    data = data.slice(n_words, data.len() - n_words);
+    Matrix { rows, cols, words, values: unpack_words(words, count) }
+}
+
+/// Unpacks `count` values: every word holds 8 but the last, which holds `count mod 8` (if not
+/// 0) and carries that count at 2^248. Checks the marker, then the zero gap between the values
+/// and the marker, then each limb `< p`, word by word.
+fn unpack_words(words: Span<felt252>, count: u64) -> Span<felt252> {
+    let n_full: u32 = (count / M31_PER_WORD).try_into().unwrap();
+    let rest: u32 = (count % M31_PER_WORD).try_into().unwrap();
+    let mut values = array![];
+    for (i, word) in words.into_iter().enumerate() {
+        let (n_values, marker) = if i < n_full {
+            (8, 0)
+        } else {
+            (rest, rest)
+        };
+        let (top, limbs) = split_felt252(*word);
+        assert(top == marker.into(), 'calldata.marker');
+        let mut limbs = limbs.span();
+        for _ in n_values..8 {
+            assert(*limbs.pop_front().unwrap() == 0, 'calldata.marker');
+        }
+        for limb in limbs {
+            assert(*limb != P.into(), 'calldata.limb');
+            values.append(*limb);
+        }
+    }
+    values.span()
+}
+
+/// `n_rounds ‖ per round: d ‖ d coefficients`.
+fn take_rounds(ref data: Span<felt252>) -> Span<Span<QM31>> {
+    let n_rounds = take_bounded(ref data, 0, MAX_ROUNDS, 'sumcheck.round_count');
+    let mut rounds = array![];
+    for _ in 0..n_rounds {
+        let degree = take_bounded(ref data, 1, MAX_DEGREE, 'sumcheck.round_degree');
+        let mut coefficients = array![];
+        for _ in 0..degree {
+            coefficients.append(unpack_qm31(take(ref data)));
+        }
+        rounds.append(coefficients.span());
+    }
+    rounds.span()
+}
+
+/// Inverse of `QM31.pack(1)`: `felt >> 124` must be exactly 1, then each limb `< p`.
+pub fn unpack_qm31(felt: felt252) -> QM31 {
+    let (top, [l0, l1, l2, l3, a, b, c, d]) = split_felt252(felt);
+    assert(top == 0 && l0 == 0 && l1 == 0 && l2 == 0 && l3 == 1, 'calldata.sentinel');
+    let p: felt252 = P.into();
+    assert(a != p && b != p && c != p && d != p, 'calldata.limb');
+    QM31Trait::new(
+        a.try_into().unwrap(), b.try_into().unwrap(), c.try_into().unwrap(), d.try_into().unwrap(),
+    )
+}

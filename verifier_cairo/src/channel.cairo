@@ -1,0 +1,125 @@
+//! Poseidon252Channel: the Fiat–Shamir transcript of every sum-check (mirror of
+//! prover/channels/poseidon252.py, byte-compatible with stwo-cairo; docs/channels.md).
+//!
+//! Every mix replaces the digest and resets the draw counter; every draw permutes
+//! (digest, n_draws, 3), the capacity 3 separating draws from mixes (capacity 2 or the sponge).
+
+use core::poseidon::{hades_permutation, poseidon_hash_span};
+use crate::fields::m31::M31Trait;
+use crate::fields::qm31::{QM31, QM31Trait};
+use crate::packing::split_felt252;
+
+const SHIFT_32: NonZero<u128> = 0x100000000;
+
+#[derive(Drop, Default, Debug)]
+pub struct Poseidon252Channel {
+    digest: felt252,
+    n_draws: felt252,
+}
+
+#[generate_trait]
+pub impl Poseidon252ChannelImpl of Poseidon252ChannelTrait {
+    /// A channel whose transcript starts from `digest` (the default starts from 0).
+    fn new(digest: felt252) -> Poseidon252Channel {
+        Poseidon252Channel { digest, n_draws: 0 }
+    }
+
+    fn digest(self: @Poseidon252Channel) -> felt252 {
+        *self.digest
+    }
+
+    /// Absorbs one felt252 (a commitment, a domain tag).
+    fn mix_root(ref self: Poseidon252Channel, root: felt252) {
+        let (digest, _, _) = hades_permutation(self.digest, root, 2);
+        self.update(digest);
+    }
+
+    fn mix_u64(ref self: Poseidon252Channel, value: u64) {
+        self.mix_root(value.into());
+    }
+
+    /// Pairs pack as 1‖x‖y (a 2^248 marker), an odd last one as 1‖x (a 2^124 marker), so no
+    /// two lists pack alike.
+    fn mix_felts(ref self: Poseidon252Channel, xs: Span<QM31>) {
+        let mut felts = array![self.digest];
+        let mut xs = xs;
+        while let Some(pair) = xs.multi_pop_front::<2>() {
+            let [x, y] = pair.unbox();
+            felts.append(y.pack(x.pack(1)));
+        }
+        if let Some(x) = xs.pop_front() {
+            felts.append(x.pack(1));
+        }
+        self.update(poseidon_hash_span(felts.span()));
+    }
+
+    /// Cairn's extension: absorbs M31 values already packed 8 per felt (docs/calldata.md). The
+    /// calldata carries matrices in exactly this form, so its words are hashed as they are.
+    fn mix_m31s(ref self: Poseidon252Channel, words: Span<felt252>) {
+        let mut felts = array![self.digest];
+        felts.append_span(words);
+        self.update(poseidon_hash_span(felts.span()));
+    }
+
+    fn draw_secure_felt(ref self: Poseidon252Channel) -> QM31 {
+        let [l0, l1, l2, l3, _, _, _, _] = self.draw_base_felts();
+        QM31 { a: l0, b: l1, c: l2, d: l3 }
+    }
+
+    /// Two QM31 per draw: limbs 0–3, then 4–7.
+    fn draw_secure_felts(ref self: Poseidon252Channel, n: u32) -> Array<QM31> {
+        let mut out = array![];
+        while out.len() < n {
+            let [l0, l1, l2, l3, l4, l5, l6, l7] = self.draw_base_felts();
+            out.append(QM31 { a: l0, b: l1, c: l2, d: l3 });
+            if out.len() < n {
+                out.append(QM31 { a: l4, b: l5, c: l6, d: l7 });
+            }
+        }
+        out
+    }
+
+    /// The 7 low little-endian u32 words of one draw (the top word is not uniform).
+    fn draw_u32s(ref self: Poseidon252Channel) -> Array<u32> {
+        let s: u256 = self.draw_felt252().into();
+        let mut out = array![];
+        let mut low = s.low;
+        for _ in 0..4_u32 {
+            let (rest, word) = DivRem::div_rem(low, SHIFT_32);
+            out.append(word.try_into().unwrap());
+            low = rest;
+        }
+        let mut high = s.high;
+        for _ in 0..3_u32 {
+            let (rest, word) = DivRem::div_rem(high, SHIFT_32);
+            out.append(word.try_into().unwrap());
+            high = rest;
+        }
+        out
+    }
+}
+
+#[generate_trait]
+impl Poseidon252ChannelInternal of Poseidon252ChannelInternalTrait {
+    fn update(ref self: Poseidon252Channel, digest: felt252) {
+        self.digest = digest;
+        self.n_draws = 0;
+    }
+
+    fn draw_felt252(ref self: Poseidon252Channel) -> felt252 {
+        let (s, _, _) = hades_permutation(self.digest, self.n_draws, 3);
+        self.n_draws += 1;
+        s
+    }
+
+    /// Eight 31-bit limbs of one draw, least significant first, each reduced mod p (a limb
+    /// 2^31 - 1 becomes 0); the top 4 bits are dropped.
+    fn draw_base_felts(ref self: Poseidon252Channel) -> [crate::fields::m31::M31; 8] {
+        let (_, [l7, l6, l5, l4, l3, l2, l1, l0]) = split_felt252(self.draw_felt252());
+        [
+            M31Trait::reduce(l0), M31Trait::reduce(l1), M31Trait::reduce(l2),
+            M31Trait::reduce(l3), M31Trait::reduce(l4), M31Trait::reduce(l5),
+            M31Trait::reduce(l6), M31Trait::reduce(l7),
+        ]
+    }
+}

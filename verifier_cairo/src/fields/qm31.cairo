@@ -1,0 +1,147 @@
+//! QM31 = CM31[u] / (u^2 - (2 + i)), the secure field every challenge lives in (mirror of
+//! prover/fields/qm31.py). (a, b, c, d) means (a + bi) + (c + di)u, STWO's order.
+//!
+//! Products go through `UnreducedQM31`: coordinates summed in felt252 and reduced mod p only
+//! when the value is needed, so a sum of many products costs four reductions in total.
+
+use super::cm31::{CM31, CM31Trait, P_SQUARED};
+use super::m31::{M31, M31Trait};
+
+const SHIFT_31: felt252 = 0x80000000;
+
+#[derive(Copy, Drop, PartialEq, Debug)]
+pub struct QM31 {
+    pub a: M31,
+    pub b: M31,
+    pub c: M31,
+    pub d: M31,
+}
+
+/// A QM31 whose coordinates are non-negative integers not yet reduced mod p. A product from
+/// `mul_unreduced` has coordinates below 8p^2 < 2^65 and one from `mul_base_unreduced` below
+/// p^2 < 2^62, so sums of up to 2^60 of them stay below 2^128, the bound of `M31Trait::reduce`.
+#[derive(Copy, Drop)]
+pub struct UnreducedQM31 {
+    a: felt252,
+    b: felt252,
+    c: felt252,
+    d: felt252,
+}
+
+#[generate_trait]
+pub impl QM31Impl of QM31Trait {
+    fn new(a: u32, b: u32, c: u32, d: u32) -> QM31 {
+        QM31 { a: M31Trait::new(a), b: M31Trait::new(b), c: M31Trait::new(c), d: M31Trait::new(d) }
+    }
+
+    fn zero() -> QM31 {
+        let z = M31Trait::zero();
+        QM31 { a: z, b: z, c: z, d: z }
+    }
+
+    fn one() -> QM31 {
+        let z = M31Trait::zero();
+        QM31 { a: M31Trait::one(), b: z, c: z, d: z }
+    }
+
+    /// prefix‖a‖b‖c‖d in 31-bit limbs: STWO's `pack_qm31`, the form `mix_felts` hashes and
+    /// the calldata carries (with prefix 1).
+    fn pack(self: QM31, prefix: felt252) -> felt252 {
+        let mut acc = prefix * SHIFT_31 + self.a.into();
+        acc = acc * SHIFT_31 + self.b.into();
+        acc = acc * SHIFT_31 + self.c.into();
+        acc * SHIFT_31 + self.d.into()
+    }
+
+    /// (A + Bu)(C + Du) = AC + BD(2+i) + (AD + BC)u, expanded over the M31 coordinates. The
+    /// multiples of p^2 keep each coordinate non-negative; each stays below 8p^2.
+    fn mul_unreduced(self: QM31, rhs: QM31) -> UnreducedQM31 {
+        let (a0, a1, b0, b1): (felt252, felt252, felt252, felt252) = (
+            self.a.into(), self.b.into(), self.c.into(), self.d.into(),
+        );
+        let (c0, c1, d0, d1): (felt252, felt252, felt252, felt252) = (
+            rhs.a.into(), rhs.b.into(), rhs.c.into(), rhs.d.into(),
+        );
+        // BD = bd_re + bd_im i, with bd_re shifted by p^2 into [0, 2p^2).
+        let bd_re = b0 * d0 - b1 * d1 + P_SQUARED;
+        let bd_im = b0 * d1 + b1 * d0;
+        // BD (2 + i) = (2 bd_re - bd_im) + (bd_re + 2 bd_im) i.
+        UnreducedQM31 {
+            a: a0 * c0 - a1 * c1 + 2 * bd_re - bd_im + 3 * P_SQUARED,
+            b: a0 * c1 + a1 * c0 + bd_re + 2 * bd_im,
+            c: a0 * d0 - a1 * d1 + b0 * c0 - b1 * c1 + 2 * P_SQUARED,
+            d: a0 * d1 + a1 * d0 + b0 * c1 + b1 * c0,
+        }
+    }
+
+    /// `self * s` for a canonical M31 value `s` (as a felt252), unreduced.
+    #[inline(always)]
+    fn mul_base_unreduced(self: QM31, s: felt252) -> UnreducedQM31 {
+        UnreducedQM31 {
+            a: s * self.a.into(), b: s * self.b.into(), c: s * self.c.into(), d: s * self.d.into(),
+        }
+    }
+
+    /// (A + Bu)^-1 = (A - Bu) / (A^2 - (2+i)B^2).
+    fn inverse(self: QM31) -> QM31 {
+        assert(self != Self::zero(), 'qm31.inverse_of_zero');
+        let a = CM31 { a: self.a, b: self.b };
+        let b = CM31 { a: self.c, b: self.d };
+        let denom_inv = (a * a - mul_by_u_squared(b * b)).inverse();
+        let lo = a * denom_inv;
+        let hi = -b * denom_inv;
+        QM31 { a: lo.a, b: lo.b, c: hi.a, d: hi.b }
+    }
+}
+
+/// (a + bi)(2 + i) = (2a - b) + (a + 2b)i.
+fn mul_by_u_squared(x: CM31) -> CM31 {
+    CM31 { a: x.a + x.a - x.b, b: x.a + x.b + x.b }
+}
+
+#[generate_trait]
+pub impl UnreducedQM31Impl of UnreducedQM31Trait {
+    fn zero() -> UnreducedQM31 {
+        UnreducedQM31 { a: 0, b: 0, c: 0, d: 0 }
+    }
+
+    fn reduce(self: UnreducedQM31) -> QM31 {
+        QM31 {
+            a: M31Trait::reduce(self.a),
+            b: M31Trait::reduce(self.b),
+            c: M31Trait::reduce(self.c),
+            d: M31Trait::reduce(self.d),
+        }
+    }
+}
+
+pub impl UnreducedQM31Add of Add<UnreducedQM31> {
+    #[inline(always)]
+    fn add(lhs: UnreducedQM31, rhs: UnreducedQM31) -> UnreducedQM31 {
+        UnreducedQM31 { a: lhs.a + rhs.a, b: lhs.b + rhs.b, c: lhs.c + rhs.c, d: lhs.d + rhs.d }
+    }
+}
+
+pub impl QM31Add of Add<QM31> {
+    fn add(lhs: QM31, rhs: QM31) -> QM31 {
+        QM31 { a: lhs.a + rhs.a, b: lhs.b + rhs.b, c: lhs.c + rhs.c, d: lhs.d + rhs.d }
+    }
+}
+
+pub impl QM31Sub of Sub<QM31> {
+    fn sub(lhs: QM31, rhs: QM31) -> QM31 {
+        QM31 { a: lhs.a - rhs.a, b: lhs.b - rhs.b, c: lhs.c - rhs.c, d: lhs.d - rhs.d }
+    }
+}
+
+pub impl QM31Neg of Neg<QM31> {
+    fn neg(a: QM31) -> QM31 {
+        QM31 { a: -a.a, b: -a.b, c: -a.c, d: -a.d }
+    }
+}
+
+pub impl QM31Mul of Mul<QM31> {
+    fn mul(lhs: QM31, rhs: QM31) -> QM31 {
+        lhs.mul_unreduced(rhs).reduce()
+    }
+}

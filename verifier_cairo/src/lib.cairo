@@ -1,0 +1,14 @@
+//! Cairn's on-chain verifier: the Cairo mirror of the Python verifier in `cairn.prover`,
+//! module by module (docs/cairo-verifier.md).
+
+pub mod calldata;
+pub mod channel;
+pub mod contract;
+pub mod fields;
+pub mod matmul;
+pub mod mle;
+pub mod packing;
+pub mod sumcheck;
+
+#[cfg(test)]
+mod tests;
