@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from cairn.deploy.build import Artifacts
+import aiohttp
 from starknet_py.common import create_sierra_compiled_contract
 from starknet_py.contract import Contract
 from starknet_py.hash.selector import get_selector_from_name
@@ -20,6 +20,8 @@ from starknet_py.net.account.account import Account
 from starknet_py.net.client_errors import ClientError
 from starknet_py.net.full_node_client import FullNodeClient
 from starknet_py.net.signer.key_pair import KeyPair
+
+from cairn.deploy.build import Artifacts
 
 MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
@@ -49,7 +51,10 @@ class OnchainVerdict:
 
 async def connect(rpc_url: str, address: str, private_key: str) -> Account:
     client = FullNodeClient(node_url=rpc_url)
-    chain = await client.get_chain_id()
+    try:
+        chain = await client.get_chain_id()
+    except (aiohttp.ClientError, OSError) as e:
+        raise ChainError(f"no answer from {rpc_url} ({e}); is the node running?") from None
     return Account(
         address=address,
         client=client,

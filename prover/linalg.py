@@ -8,6 +8,7 @@ exactly; longer inner dimensions are processed in chunks.
 from __future__ import annotations
 
 import numpy as np
+
 from cairn.prover.fields.m31 import HALF, P
 
 _MAX_EXACT = 1 << 53

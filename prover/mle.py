@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.linalg import matmul_mod_p
 

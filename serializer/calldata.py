@@ -11,6 +11,7 @@ reader checks and names the offset of the first bad felt.
 from __future__ import annotations
 
 import numpy as np
+
 from cairn.prover.channels.poseidon import (
     M31_PER_FELT,
     STARK_PRIME,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from cairn.prover.fields.m31 import HALF, P
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.matmul.instance import MatmulInstance

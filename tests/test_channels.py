@@ -5,6 +5,11 @@ import hashlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from starkware.cairo.common.poseidon_hash import poseidon_hash_many as ref_hash_many
+from starkware.cairo.common.poseidon_hash import poseidon_perm as ref_perm
+
 from cairn.prover.channels.blake2s import Blake2sChannel
 from cairn.prover.channels.poseidon import (
     STARK_PRIME,
@@ -16,11 +21,6 @@ from cairn.prover.channels.poseidon import (
 )
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.fields import QM31, P
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from starkware.cairo.common.poseidon_hash import poseidon_hash_many as ref_hash_many
-from starkware.cairo.common.poseidon_hash import poseidon_perm as ref_perm
-
 from tests.vectors import SHARED
 
 POS = SHARED["poseidon252_channel"]

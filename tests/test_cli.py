@@ -6,10 +6,10 @@ import sys
 
 import numpy as np
 import pytest
-from cairn.prover.fields import P
 from typer.testing import CliRunner
 
 from cairn.cli import app
+from cairn.prover.fields import P
 
 runner = CliRunner()
 CAIRN = [sys.executable, "-m", "cairn"]

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from cairn.prover.fields import CM31, M31, QM31, P, QM31Array
-from cairn.prover.fields.m31 import batch_inverse, embed, lift
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cairn.prover.fields import CM31, M31, QM31, P, QM31Array
+from cairn.prover.fields.m31 import batch_inverse, embed, lift
 from tests.vectors import SHARED
 
 felt = st.integers(0, P - 1)

@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31
 from cairn.prover.matmul.instance import MatmulInstance
@@ -9,8 +12,6 @@ from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.sumcheck.proof import SumcheckProof
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def prove(m, k, n, seed=0, lo=-128, hi=128):

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.fields import P
 from cairn.prover.matmul.prover import make_instance, prove_matmul

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31, P, QM31Array

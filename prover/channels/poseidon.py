@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from cairn.prover.fields.m31 import P
 from poseidon_py.poseidon_hash import hades_permutation, poseidon_hash_many
+
+from cairn.prover.fields.m31 import P
 
 STARK_PRIME = (1 << 251) + 17 * (1 << 192) + 1
 M31_PER_FELT = 8

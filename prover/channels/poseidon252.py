@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
 from cairn.prover.channels.base import Channel
 from cairn.prover.channels.poseidon import (
     LENGTH_SHIFT,

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+
 from cairn.prover.fields import cm31
 from cairn.prover.fields.m31 import Coord, P
 

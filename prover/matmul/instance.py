@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.fields.m31 import embed
 from cairn.prover.mle import next_pow2

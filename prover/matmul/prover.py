@@ -8,6 +8,7 @@ on BLAS; the sum-check then runs on two vectors of length k.
 from __future__ import annotations
 
 import numpy as np
+
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.fields.m31 import embed
 from cairn.prover.linalg import exact_matmul

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31, QM31Array
