@@ -1,19 +1,18 @@
 //! Reader of the calldata layout of docs/calldata.md (mirror of serializer/calldata.py
 //! `decode`): it checks, in the same order as the Python reader, everything a well-formed proof
 //! must satisfy before any verification starts, and panics with the name of the first failure.
-//!
-//! The sum-check bounds (at most 64 rounds of 1–4 coefficients) are the Python reader's; they
-//! panic with the verifier's names because a proof outside them can never pass those checks.
+//! Like the Python reader it expects exactly log2(next_pow2(k)) rounds of `DEGREE`
+//! coefficients, and reports a mismatch with the sum-check's names.
 
 use crate::fields::m31::P;
 use crate::fields::qm31::{QM31, QM31Trait};
+use crate::matmul::DEGREE;
+use crate::mle::log2_padded;
 use crate::packing::split_felt252;
 
 pub const VERSION: felt252 = 1;
 pub const KIND_MATMUL: felt252 = 1;
 const MAX_DIM: u32 = 0x100000;
-const MAX_ROUNDS: u32 = 64;
-const MAX_DEGREE: u32 = 4;
 const M31_PER_WORD: u64 = 8;
 
 /// A public matrix: its packed words (as hashed into the transcript) and its values, row-major,
@@ -40,15 +39,15 @@ pub struct MatmulCalldata {
 
 pub fn read_matmul(calldata: Span<felt252>) -> MatmulCalldata {
     let mut data = calldata;
-    assert(take(ref data) == VERSION, 'calldata.version');
-    assert(take(ref data) == KIND_MATMUL, 'calldata.kind');
+    take_exact(ref data, VERSION, 'calldata.version');
+    take_exact(ref data, KIND_MATMUL, 'calldata.kind');
     let m = take_dim(ref data);
     let k = take_dim(ref data);
     let n = take_dim(ref data);
     let a = take_matrix(ref data, m, k);
     let b = take_matrix(ref data, k, n);
     let c = take_matrix(ref data, m, n);
-    let rounds = take_rounds(ref data);
+    let rounds = take_rounds(ref data, log2_padded(k));
     assert(data.is_empty(), 'calldata.extra');
     MatmulCalldata { m, k, n, a, b, c, rounds }
 }
@@ -60,25 +59,25 @@ fn take(ref data: Span<felt252>) -> felt252 {
     }
 }
 
-/// A felt252 read as an integer in [lo, hi]; panics with `reason` otherwise.
-fn take_bounded(ref data: Span<felt252>, lo: u32, hi: u32, reason: felt252) -> u32 {
-    let value: u32 = match take(ref data).try_into() {
-        Some(v) => v,
-        None => core::panic_with_felt252(reason),
-    };
-    assert(lo <= value && value <= hi, reason);
-    value
+fn take_exact(ref data: Span<felt252>, expected: felt252, reason: felt252) {
+    assert(take(ref data) == expected, reason);
 }
 
+/// A dimension, in [1, 2^20].
 fn take_dim(ref data: Span<felt252>) -> u32 {
-    take_bounded(ref data, 1, MAX_DIM, 'calldata.dims')
+    let dim: u32 = match take(ref data).try_into() {
+        Some(d) => d,
+        None => core::panic_with_felt252('calldata.dims'),
+    };
+    assert(1 <= dim && dim <= MAX_DIM, 'calldata.dims');
+    dim
 }
 
 /// `len ‖ words`: all `len` words are taken before any is checked, as in the Python reader.
 fn take_matrix(ref data: Span<felt252>, rows: u32, cols: u32) -> Matrix {
     let count: u64 = rows.into() * cols.into();
     let n_words = (count + M31_PER_WORD - 1) / M31_PER_WORD;
-    assert(take(ref data) == n_words.into(), 'calldata.length');
+    take_exact(ref data, n_words.into(), 'calldata.length');
     assert(n_words <= data.len().into(), 'calldata.truncated');
     let n_words: u32 = n_words.try_into().unwrap();
     let words = data.slice(0, n_words);
@@ -89,7 +88,7 @@ fn take_matrix(ref data: Span<felt252>, rows: u32, cols: u32) -> Matrix {
 /// Unpacks `count` values: every word holds 8 but the last, which holds `count mod 8` (if not
 /// 0) and carries that count at 2^248. Checks the marker, then the zero gap between the values
 /// and the marker, then each limb `< p`, word by word.
-fn unpack_words(words: Span<felt252>, count: u64) -> Span<felt252> {
+pub fn unpack_words(words: Span<felt252>, count: u64) -> Span<felt252> {
     let n_full: u32 = (count / M31_PER_WORD).try_into().unwrap();
     let rest: u32 = (count % M31_PER_WORD).try_into().unwrap();
     let mut values = array![];
@@ -113,14 +112,14 @@ fn unpack_words(words: Span<felt252>, count: u64) -> Span<felt252> {
     values.span()
 }
 
-/// `n_rounds ‖ per round: d ‖ d coefficients`.
-fn take_rounds(ref data: Span<felt252>) -> Span<Span<QM31>> {
-    let n_rounds = take_bounded(ref data, 0, MAX_ROUNDS, 'sumcheck.round_count');
+/// `n_rounds ‖ per round: DEGREE ‖ DEGREE coefficients`.
+fn take_rounds(ref data: Span<felt252>, n_rounds: u32) -> Span<Span<QM31>> {
+    take_exact(ref data, n_rounds.into(), 'sumcheck.round_count');
     let mut rounds = array![];
     for _ in 0..n_rounds {
-        let degree = take_bounded(ref data, 1, MAX_DEGREE, 'sumcheck.round_degree');
+        take_exact(ref data, DEGREE.into(), 'sumcheck.round_degree');
         let mut coefficients = array![];
-        for _ in 0..degree {
+        for _ in 0..DEGREE {
             coefficients.append(unpack_qm31(take(ref data)));
         }
         rounds.append(coefficients.span());

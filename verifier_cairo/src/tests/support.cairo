@@ -1,0 +1,36 @@
+//! Shorthands for the tests and the generated vectors.
+
+use crate::calldata::read_matmul;
+use crate::fields::cm31::{CM31, CM31Trait};
+use crate::fields::m31::{M31, M31Trait};
+use crate::fields::qm31::{QM31, QM31Trait};
+use crate::matmul::verify_matmul;
+
+pub fn m31(x: u32) -> M31 {
+    M31Trait::new(x)
+}
+
+pub fn cm31(a: u32, b: u32) -> CM31 {
+    CM31Trait::new(a, b)
+}
+
+pub fn qm31(a: u32, b: u32, c: u32, d: u32) -> QM31 {
+    QM31Trait::new(a, b, c, d)
+}
+
+/// `base[..start] ++ insert ++ base[end..]`: how a tampered proof is derived from an honest one.
+pub fn splice(
+    base: Array<felt252>, start: u32, end: u32, insert: Array<felt252>,
+) -> Array<felt252> {
+    let base = base.span();
+    let mut out = array![];
+    out.append_span(base.slice(0, start));
+    out.append_span(insert.span());
+    out.append_span(base.slice(end, base.len() - end));
+    out
+}
+
+/// What the contract runs on its calldata, without the storage and the event.
+pub fn verify_calldata(calldata: Array<felt252>) {
+    verify_matmul(read_matmul(calldata.span()));
+}
