@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup: a virtualenv with the pinned Python packages (reinstalled only when
-# pyproject.toml changes), then the pinned Cairo toolchain and starknet-devnet, built from
+# pyproject.toml changes), the native Poseidon module from native/ (rebuilt only when its
+# sources change), then the pinned Cairo toolchain and starknet-devnet, built from
 # crates.io into ~/.cache/cairn/toolchain and skipped when already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,5 +15,14 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install --quiet -e '.[dev]'
   echo "$want" > "$stamp"
+fi
+# cairn_native (Rust, PyO3 + maturin): a local path pip cannot pin as a dependency of the
+# main package, so it is installed here. Cargo reuses native/target between builds.
+native_stamp=.venv/.cairn-native-installed
+native_want=$(sha256sum native/Cargo.toml native/Cargo.lock native/pyproject.toml \
+  native/cairn_native.pyi native/src/* | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$native_stamp" 2>/dev/null)" != "$native_want" ]; then
+  .venv/bin/python -m pip install --quiet --force-reinstall --no-deps ./native
+  echo "$native_want" > "$native_stamp"
 fi
 .venv/bin/cairn toolchain install

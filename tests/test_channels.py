@@ -1,5 +1,5 @@
 """Every vector of ../shared/vectors/stwo_channels.json, with cairo-lang as an independent
-oracle for poseidon-py."""
+oracle for the Poseidon backend (tests/test_native_poseidon.py adds poseidon-py)."""
 
 import hashlib
 
@@ -31,13 +31,13 @@ felt252 = st.integers(0, STARK_PRIME - 1)
 
 @settings(max_examples=25)
 @given(felt252, felt252, felt252)
-def test_poseidon_py_matches_cairo_lang_permutation(a, b, c):
+def test_poseidon_matches_cairo_lang_permutation(a, b, c):
     assert list(hades(a, b, c)) == list(ref_perm(a, b, c))
 
 
 @settings(max_examples=25)
 @given(st.lists(felt252, max_size=9))
-def test_poseidon_py_matches_cairo_lang_hash_many(xs):
+def test_poseidon_matches_cairo_lang_hash_many(xs):
     assert hash_many(xs) == ref_hash_many(xs)
 
 

@@ -1,25 +1,36 @@
-"""Starknet Poseidon over felt252 (poseidon-py's C permutation) and M31 packing.
+"""Starknet Poseidon over felt252 (the native `cairn_native` module) and M31 packing.
 
 Every Poseidon use in Cairn goes through this module, so the backend can change in one place.
+The permutation runs in Rust (starknet-crypto, built from native/ by scripts/setup.sh): a
+512x512 matrix hash is ~16k permutations, too slow through a per-call Python binding. Felts
+cross the boundary as one bytes object of 32-byte big-endian words.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 
 import numpy as np
-from poseidon_py.poseidon_hash import hades_permutation, poseidon_hash_many
 
 from cairn.prover.fields.m31 import P
+
+try:
+    import cairn_native
+except ImportError as e:
+    raise ImportError(
+        "cairn_native is missing: run scripts/setup.sh to build the native Poseidon module"
+    ) from e
 
 STARK_PRIME = (1 << 251) + 17 * (1 << 192) + 1
 M31_PER_FELT = 8
 LENGTH_SHIFT = 1 << 248  # 8 * 31 bits: a partial word's count lives above the limbs
+FELT_BYTES = 32
 
 
 def hades(a: int, b: int, c: int) -> tuple[int, int, int]:
-    s = hades_permutation([a, b, c])
-    return s[0], s[1], s[2]
+    """The Poseidon permutation of [a, b, c]; ValueError unless each is in [0, STARK_PRIME)."""
+    return cairn_native.hades(a, b, c)
 
 
 def poseidon_hash(x: int, y: int) -> int:
@@ -27,8 +38,15 @@ def poseidon_hash(x: int, y: int) -> int:
 
 
 def hash_many(xs: Sequence[int]) -> int:
-    """Sponge of rate 2: append 1, pad with 0 to even length (Cairo's poseidon_hash_span)."""
-    return poseidon_hash_many(list(xs))
+    """Sponge of rate 2: append 1, pad with 0 to even length (Cairo's poseidon_hash_span).
+
+    ValueError unless every felt is in [0, STARK_PRIME).
+    """
+    try:
+        blob = b"".join(map(int.to_bytes, xs, repeat(FELT_BYTES), repeat("big")))
+    except OverflowError as e:  # negative or >= 2^256; [p, 2^256) is rejected natively
+        raise ValueError(f"hash_many: felts must be in [0, STARK_PRIME): {e}") from e
+    return int.from_bytes(cairn_native.hash_many(blob), "big")
 
 
 def pack_m31s(values: np.ndarray | Sequence[int]) -> list[int]:
