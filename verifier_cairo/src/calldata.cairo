@@ -86,26 +86,39 @@ fn take_matrix(ref data: Span<felt252>, rows: u32, cols: u32) -> Matrix {
 }
 
 /// Unpacks `count` values: every word holds 8 but the last, which holds `count mod 8` (if not
-/// 0) and carries that count at 2^248. Checks the marker, then the zero gap between the values
-/// and the marker, then each limb `< p`, word by word.
+/// 0) and carries that count at 2^248. Word by word, checks the marker, then (partial word)
+/// that the limbs between the values and the marker are zero, then each value `< p`.
 pub fn unpack_words(words: Span<felt252>, count: u64) -> Span<felt252> {
-    let n_full: u32 = (count / M31_PER_WORD).try_into().unwrap();
-    let rest: u32 = (count % M31_PER_WORD).try_into().unwrap();
+    let mut words = words;
     let mut values = array![];
-    for (i, word) in words.into_iter().enumerate() {
-        let (n_values, marker) = if i < n_full {
-            (8, 0)
-        } else {
-            (rest, rest)
-        };
+    let p: felt252 = P.into();
+    // Full words, the bulk of the calldata: no marker, eight values, no inner loop.
+    for _ in 0..count / M31_PER_WORD {
+        let (top, [v0, v1, v2, v3, v4, v5, v6, v7]) = split_felt252(*words.pop_front().unwrap());
+        assert(top == 0, 'calldata.marker');
+        assert(
+            v0 != p && v1 != p && v2 != p && v3 != p && v4 != p && v5 != p && v6 != p && v7 != p,
+            'calldata.limb',
+        );
+        values.append(v0);
+        values.append(v1);
+        values.append(v2);
+        values.append(v3);
+        values.append(v4);
+        values.append(v5);
+        values.append(v6);
+        values.append(v7);
+    }
+    let rest: u32 = (count % M31_PER_WORD).try_into().unwrap();
+    if let Some(word) = words.pop_front() {
         let (top, limbs) = split_felt252(*word);
-        assert(top == marker.into(), 'calldata.marker');
+        assert(top == rest.into(), 'calldata.marker');
         let mut limbs = limbs.span();
-        for _ in n_values..8 {
+        for _ in rest..8 {
             assert(*limbs.pop_front().unwrap() == 0, 'calldata.marker');
         }
         for limb in limbs {
-            assert(*limb != P.into(), 'calldata.limb');
+            assert(*limb != p, 'calldata.limb');
             values.append(*limb);
         }
     }

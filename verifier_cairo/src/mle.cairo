@@ -3,7 +3,10 @@
 //! A table is indexed row-major and its variables are read most-significant-bit first: the
 //! first variable selects the top or bottom half.
 
+use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
+
+const SHIFT_128: felt252 = 0x100000000000000000000000000000000;
 
 /// log2(next_pow2(n)): the number of variables of a dimension of size `n` once zero-padded.
 pub fn log2_padded(n: u32) -> u32 {
@@ -37,24 +40,73 @@ pub fn eq_table(point: Span<QM31>) -> Span<QM31> {
 /// sum_i eq_rows[i] · (sum_j values[i][j] · eq_cols[j]). Padding entries are zero, so only the
 /// unpadded values are visited.
 ///
-/// Each row sum is accumulated unreduced (base × QM31 products, < 2^62 each, at most 2^20 per
-/// row) and reduced once; the row weights are summed unreduced too and reduced at the end.
+/// Nothing is reduced per entry: a row sum is accumulated in two-lane felts (`Lanes`) and
+/// reduced once per row; the weighted rows are summed unreduced and reduced once at the end.
 pub fn evaluate_matrix(
     values: Span<felt252>, cols: u32, eq_rows: Span<QM31>, eq_cols: Span<QM31>,
 ) -> QM31 {
+    let mut col_lanes = array![];
+    for e in eq_cols.slice(0, cols) {
+        col_lanes.append(to_lanes(*e));
+    }
+    let col_lanes = col_lanes.span();
     let mut total = UnreducedQM31Trait::zero();
     let mut values = values;
     let mut eq_rows = eq_rows;
     while !values.is_empty() {
-        let weight = *eq_rows.pop_front().unwrap();
-        let mut row_sum = UnreducedQM31Trait::zero();
-        let mut row = values.slice(0, cols);
+        let row_sum = dot(values.slice(0, cols), col_lanes);
         values = values.slice(cols, values.len() - cols);
-        let mut eq_cols = eq_cols;
-        while let Some(v) = row.pop_front() {
-            row_sum = row_sum + (*eq_cols.pop_front().unwrap()).mul_base_unreduced(*v);
-        }
-        total = total + row_sum.reduce().mul_unreduced(weight);
+        let weight = *eq_rows.pop_front().unwrap();
+        total = total + from_lanes(row_sum).mul_unreduced(weight);
     }
     total.reduce()
+}
+
+/// sum_j row[j] · lanes[j], unreduced. Eight entries per iteration: the loop's own cost (gas
+/// withdrawal, the spans and sums carried from one iteration to the next) is paid per chunk.
+fn dot(row: Span<felt252>, lanes: Span<Lanes>) -> Lanes {
+    let (mut row, mut lanes) = (row, lanes);
+    let (mut ab, mut cd) = (0, 0);
+    while let Some(chunk) = row.multi_pop_front::<8>() {
+        let [v0, v1, v2, v3, v4, v5, v6, v7] = chunk.unbox();
+        let [e0, e1, e2, e3, e4, e5, e6, e7] = lanes.multi_pop_front::<8>().unwrap().unbox();
+        ab += v0 * e0.ab + v1 * e1.ab + v2 * e2.ab + v3 * e3.ab + v4 * e4.ab + v5 * e5.ab
+            + v6 * e6.ab + v7 * e7.ab;
+        cd += v0 * e0.cd + v1 * e1.cd + v2 * e2.cd + v3 * e3.cd + v4 * e4.cd + v5 * e5.cd
+            + v6 * e6.cd + v7 * e7.cd;
+    }
+    while let Some(v) = row.pop_front() {
+        let e = *lanes.pop_front().unwrap();
+        ab += *v * e.ab;
+        cd += *v * e.cd;
+    }
+    Lanes { ab, cd }
+}
+
+/// A QM31 (a, b, c, d) as two felts, a + b·2^128 and c + d·2^128, so one felt product by a base
+/// value multiplies two coordinates. A lane product is < p^2 < 2^62; a row of at most 2^20
+/// of them stays < 2^82 per lane, so the low lane never spills into the high one and the
+/// high one (< 2^210) never wraps.
+#[derive(Copy, Drop)]
+struct Lanes {
+    ab: felt252,
+    cd: felt252,
+}
+
+fn to_lanes(x: QM31) -> Lanes {
+    let a: felt252 = x.a.into();
+    let c: felt252 = x.c.into();
+    Lanes { ab: a + x.b.into() * SHIFT_128, cd: c + x.d.into() * SHIFT_128 }
+}
+
+/// Splits each lane felt into its u128 halves and reduces each coordinate mod p.
+fn from_lanes(x: Lanes) -> QM31 {
+    let ab: u256 = x.ab.into();
+    let cd: u256 = x.cd.into();
+    QM31 {
+        a: M31Trait::reduce_u128(ab.low),
+        b: M31Trait::reduce_u128(ab.high),
+        c: M31Trait::reduce_u128(cd.low),
+        d: M31Trait::reduce_u128(cd.high),
+    }
 }

@@ -24,8 +24,11 @@ pub impl M31Impl of M31Trait {
     /// `x mod p` for a non-negative integer `x < 2^128` held in a felt252 (a lazy sum of
     /// products). Larger inputs are a bug in the caller, not a property of the proof.
     fn reduce(x: felt252) -> M31 {
-        let wide: u128 = x.try_into().expect('m31.reduce_overflow');
-        let (_, r) = DivRem::div_rem(wide, P_U128);
+        Self::reduce_u128(x.try_into().expect('m31.reduce_overflow'))
+    }
+
+    fn reduce_u128(x: u128) -> M31 {
+        let (_, r) = DivRem::div_rem(x, P_U128);
         M31 { inner: r.try_into().unwrap() }
     }
 

@@ -18,8 +18,8 @@ pub struct QM31 {
 }
 
 /// A QM31 whose coordinates are non-negative integers not yet reduced mod p. A product from
-/// `mul_unreduced` has coordinates below 8p^2 < 2^65 and one from `mul_base_unreduced` below
-/// p^2 < 2^62, so sums of up to 2^60 of them stay below 2^128, the bound of `M31Trait::reduce`.
+/// `mul_unreduced` has coordinates below 8p^2 < 2^65, so sums of up to 2^62 of them stay below
+/// 2^128, the bound of `M31Trait::reduce`.
 #[derive(Copy, Drop)]
 pub struct UnreducedQM31 {
     a: felt252,
@@ -71,14 +71,6 @@ pub impl QM31Impl of QM31Trait {
             b: a0 * c1 + a1 * c0 + bd_re + 2 * bd_im,
             c: a0 * d0 - a1 * d1 + b0 * c0 - b1 * c1 + 2 * P_SQUARED,
             d: a0 * d1 + a1 * d0 + b0 * c1 + b1 * c0,
-        }
-    }
-
-    /// `self * s` for a canonical M31 value `s` (as a felt252), unreduced.
-    #[inline(always)]
-    fn mul_base_unreduced(self: QM31, s: felt252) -> UnreducedQM31 {
-        UnreducedQM31 {
-            a: s * self.a.into(), b: s * self.b.into(), c: s * self.c.into(), d: s * self.d.into(),
         }
     }
 
