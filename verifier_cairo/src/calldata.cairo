@@ -15,12 +15,11 @@ pub const KIND_MATMUL: felt252 = 1;
 const MAX_DIM: u32 = 0x100000;
 const M31_PER_WORD: u64 = 8;
 
-/// A public matrix: its packed words (as hashed into the transcript) and its values, row-major,
-/// as canonical M31 integers in felt252 (as the MLE evaluation multiplies them).
+/// A public matrix (its shape is given by m, k, n): its packed words, as hashed into the
+/// transcript, and its values, row-major, as canonical M31 integers in felt252, as the MLE
+/// evaluation multiplies them.
 #[derive(Copy, Drop)]
 pub struct Matrix {
-    pub rows: u32,
-    pub cols: u32,
     pub words: Span<felt252>,
     pub values: Span<felt252>,
 }
@@ -82,7 +81,7 @@ fn take_matrix(ref data: Span<felt252>, rows: u32, cols: u32) -> Matrix {
     let n_words: u32 = n_words.try_into().unwrap();
     let words = data.slice(0, n_words);
     data = data.slice(n_words, data.len() - n_words);
-    Matrix { rows, cols, words, values: unpack_words(words, count) }
+    Matrix { words, values: unpack_words(words, count) }
 }
 
 /// Unpacks `count` values: every word holds 8 but the last, which holds `count mod 8` (if not

@@ -2,16 +2,16 @@
 //! prover/channels/poseidon252.py, byte-compatible with stwo-cairo; docs/channels.md).
 //!
 //! Every mix replaces the digest and resets the draw counter; every draw permutes
-//! (digest, n_draws, 3), the capacity 3 separating draws from mixes (capacity 2 or the sponge).
+//! (digest, n_draws, 3), whose capacity word 3 no mix uses (they use 2, or 0 in the sponge).
 
 use core::poseidon::{hades_permutation, poseidon_hash_span};
-use crate::fields::m31::M31Trait;
+use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::packing::split_felt252;
 
 const SHIFT_32: NonZero<u128> = 0x100000000;
 
-#[derive(Drop, Default, Debug)]
+#[derive(Drop, Default)]
 pub struct Poseidon252Channel {
     digest: felt252,
     n_draws: felt252,
@@ -83,19 +83,19 @@ pub impl Poseidon252ChannelImpl of Poseidon252ChannelTrait {
     fn draw_u32s(ref self: Poseidon252Channel) -> Array<u32> {
         let s: u256 = self.draw_felt252().into();
         let mut out = array![];
-        let mut low = s.low;
-        for _ in 0..4_u32 {
-            let (rest, word) = DivRem::div_rem(low, SHIFT_32);
-            out.append(word.try_into().unwrap());
-            low = rest;
-        }
-        let mut high = s.high;
-        for _ in 0..3_u32 {
-            let (rest, word) = DivRem::div_rem(high, SHIFT_32);
-            out.append(word.try_into().unwrap());
-            high = rest;
-        }
+        append_u32s(ref out, s.low, 4);
+        append_u32s(ref out, s.high, 3);
         out
+    }
+}
+
+/// Appends the `count` low u32 words of `x`, least significant first.
+fn append_u32s(ref out: Array<u32>, x: u128, count: u32) {
+    let mut x = x;
+    for _ in 0..count {
+        let (rest, word) = DivRem::div_rem(x, SHIFT_32);
+        out.append(word.try_into().unwrap());
+        x = rest;
     }
 }
 
@@ -114,7 +114,7 @@ impl Poseidon252ChannelInternal of Poseidon252ChannelInternalTrait {
 
     /// Eight 31-bit limbs of one draw, least significant first, each reduced mod p (a limb
     /// 2^31 - 1 becomes 0); the top 4 bits are dropped.
-    fn draw_base_felts(ref self: Poseidon252Channel) -> [crate::fields::m31::M31; 8] {
+    fn draw_base_felts(ref self: Poseidon252Channel) -> [M31; 8] {
         let (_, [l7, l6, l5, l4, l3, l2, l1, l0]) = split_felt252(self.draw_felt252());
         [
             M31Trait::reduce(l0), M31Trait::reduce(l1), M31Trait::reduce(l2),

@@ -27,6 +27,7 @@ pub impl M31Impl of M31Trait {
         Self::reduce_u128(x.try_into().expect('m31.reduce_overflow'))
     }
 
+    /// `x mod p` for any u128.
     fn reduce_u128(x: u128) -> M31 {
         let (_, r) = DivRem::div_rem(x, P_U128);
         M31 { inner: r.try_into().unwrap() }
@@ -38,10 +39,6 @@ pub impl M31Impl of M31Trait {
 
     fn one() -> M31 {
         M31 { inner: 1 }
-    }
-
-    fn value(self: M31) -> u32 {
-        self.inner
     }
 
     /// `x^-1 = x^(p-2)` (Fermat); panics on zero, like the Python mirror.
