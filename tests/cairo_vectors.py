@@ -142,18 +142,25 @@ def qm31(x: QM31) -> str:
     return f"qm31({x.a}, {x.b}, {x.c}, {x.d})"
 
 
-def array(items: Sequence[str], indent: int = 4, per_line: int = 1) -> str:
-    """`array![...]`, one item (or `per_line` items) per line when it does not fit on one."""
+def array(items: Sequence[str], indent: int = 4, used: int | None = None, per_line: int = 1) -> str:
+    """`array![...]` starting at column `used` (default `indent`) of a line indented by `indent`:
+    on that line when it fits in 100 columns with room for a closing `.span()),`, else one
+    item (or `per_line` items) per line."""
     flat = f"array![{', '.join(items)}]"
-    if len(flat) + indent <= 96:
+    if (indent if used is None else used) + len(flat) + 10 <= 100:
         return flat
     pad = " " * (indent + 4)
     lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
     return "array![\n" + "".join(f"{pad}{line},\n" for line in lines) + " " * indent + "]"
 
 
-def span(items: Sequence[str], indent: int = 4, per_line: int = 1) -> str:
-    return array(items, indent, per_line) + ".span()"
+def span(items: Sequence[str], indent: int = 4, used: int | None = None, per_line: int = 1) -> str:
+    return array(items, indent, used, per_line) + ".span()"
+
+
+def pair(first: str, second: str) -> str:
+    """A tuple expression returned by a function body, one element per line."""
+    return f"(\n        {first},\n        {second},\n    )"
 
 
 def function(name: str, ret: str, body: str, doc: str = "") -> str:
@@ -250,13 +257,13 @@ def channel_vectors() -> str:
         function(
             "stwo_merkle_leaf",
             "(Span<felt252>, felt252)",
-            f"({span([felt(w) for w in leaf])}, {merkle['hash_node_no_children_values_0_1']})",
+            pair(span([felt(w) for w in leaf], 8), merkle["hash_node_no_children_values_0_1"]),
             "STWO Merkle leaf: the packed values [0, 1] and their Poseidon hash.",
         ),
         function(
             "stwo_merkle_node",
             "(Span<felt252>, felt252)",
-            f"({span([felt(w) for w in node])}, {merkle['hash_node_children_1_2_values_3']})",
+            pair(span([felt(w) for w in node], 8), merkle["hash_node_children_1_2_values_3"]),
             "STWO Merkle node: children 1, 2 and the packed value [3], and their Poseidon hash.",
         ),
     ]
@@ -268,9 +275,14 @@ class _Script:
     channel: Poseidon252Channel
     steps: list[str]
 
-    def record(self, op: str) -> None:
+    def record(self, variant: str, payload: str | list[str]) -> None:
+        """The operation just applied (a list payload becomes a span) and the digest after it."""
+        head = f"op: ChannelOp::{variant}("
+        if isinstance(payload, list):
+            payload = span(payload, 16, used=16 + len(head))
         self.steps.append(
-            f"ChannelStep {{ op: ChannelOp::{op}, digest: {felt(self.channel.digest)} }}"
+            f"ChannelStep {{\n                {head}{payload}),\n"
+            f"                digest: {felt(self.channel.digest)},\n            }}"
         )
 
 
@@ -306,26 +318,26 @@ def channel_script(rng: random.Random, start: int) -> str:
         kind, arg = op
         if kind == "root":
             ch.mix_root(arg)
-            s.record(f"MixRoot({felt(arg)})")
+            s.record("MixRoot", felt(arg))
         elif kind == "u64":
             ch.mix_u64(arg)
-            s.record(f"MixU64({felt(arg)})")
+            s.record("MixU64", felt(arg))
         elif kind == "felts":
             xs = _random_qm31s(rng, arg)
             ch.mix_felts(xs)
-            s.record(f"MixFelts({span([qm31(x) for x in xs], 12)})")
+            s.record("MixFelts", [qm31(x) for x in xs])
         elif kind == "m31s":
             values = [P - 1, 0, *(rng.randrange(P) for _ in range(arg))][:arg]
             words = pack_m31s(values)
             ch.mix_m31s(np.array(values, dtype=np.int64))
-            s.record(f"MixM31s({span([felt(w) for w in words], 12)})")
+            s.record("MixM31s", [felt(w) for w in words])
         elif kind == "secure":
-            s.record(f"DrawSecureFelt({qm31(ch.draw_secure_felt())})")
+            s.record("DrawSecureFelt", qm31(ch.draw_secure_felt()))
         elif kind == "secures":
             xs = ch.draw_secure_felts(arg)
-            s.record(f"DrawSecureFelts({span([qm31(x) for x in xs], 12)})")
+            s.record("DrawSecureFelts", [qm31(x) for x in xs])
         else:
-            s.record(f"DrawU32s({span([str(w) for w in ch.draw_u32s()], 12)})")
+            s.record("DrawU32s", [str(w) for w in ch.draw_u32s()])
     steps = "".join(f"            {step},\n" for step in s.steps)
     return (
         f"ChannelScript {{\n        start_digest: {felt(start)},\n"
@@ -339,8 +351,9 @@ def packing_cases(rng: random.Random) -> str:
         values = [P - 1, 0, *(rng.randrange(P) for _ in range(count))][:count]
         words = pack_m31s(values)
         cases.append(
-            f"PackingCase {{ values: {span([str(v) for v in values], 8, 4)}, "
-            f"words: {span([felt(w) for w in words], 8)} }}"
+            f"PackingCase {{\n"
+            f"            values: {span([str(v) for v in values], 12, per_line=4)},\n"
+            f"            words: {span([felt(w) for w in words], 12)},\n        }}"
         )
     body = "array![\n" + "".join(f"        {c},\n" for c in cases) + "    ]"
     return function(
@@ -356,9 +369,9 @@ def mle_vectors(rng: random.Random) -> str:
     values = embed(signed).ravel().tolist()
     r_row, r_col = _random_qm31s(rng, 2), _random_qm31s(rng, 3)
     value = evaluate_matrix(pad_matrix(embed(signed)), r_row, r_col)
-    eq_body = f"({span([qm31(x) for x in point])}, {span([qm31(x) for x in table])})"
+    eq_body = pair(span([qm31(x) for x in point], 8), span([qm31(x) for x in table], 8))
     mat_body = (
-        f"MatrixEvaluation {{\n        values: {span([str(v) for v in values], 8, 4)},\n"
+        f"MatrixEvaluation {{\n        values: {span([str(v) for v in values], 8, per_line=4)},\n"
         f"        cols: 5,\n        r_row: {span([qm31(x) for x in r_row], 8)},\n"
         f"        r_col: {span([qm31(x) for x in r_col], 8)},\n"
         f"        value: {qm31(value)},\n    }}"
@@ -599,11 +612,11 @@ def matmul_vectors(rng: random.Random) -> str:
         verdict = python_verdict(t.felts)
         assert verdict == t.reason, f"{t.name}: Python says {verdict}, expected {t.reason}"
         start, end, insert = minimal_splice(honest[t.shape], t.felts)
-        insert_lit = array([felt(x) for x in insert], 8)
-        call = f"splice(matmul_{shape_name(t.shape)}(), {start}, {end}, {insert_lit})"
+        call = f"let calldata = splice(matmul_{shape_name(t.shape)}(), {start}, {end}, "
+        call += f"{array([felt(x) for x in insert], 4, used=4 + len(call))});"
         out.append(
             f"/// {t.doc}\n#[test]\n#[should_panic(expected: ('{t.reason}',))]\n"
-            f"fn tampered_{t.name}() {{\n    verify_calldata({call});\n}}\n"
+            f"fn tampered_{t.name}() {{\n    {call}\n    verify_calldata(calldata);\n}}\n"
         )
     return "\n".join(out)
 

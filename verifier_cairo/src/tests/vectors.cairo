@@ -311,17 +311,31 @@ pub fn stwo_draw_u32s_from_default() -> Span<u32> {
 
 /// STWO: draw_u32s() from a channel whose digest is 0xdeadbeef.
 pub fn stwo_draw_u32s_with_digest_0xdeadbeef() -> Span<u32> {
-    array![2109664634, 1571772607, 2663772549, 3445588239, 2724310011, 1181437731, 926214439].span()
+    array![
+        2109664634,
+        1571772607,
+        2663772549,
+        3445588239,
+        2724310011,
+        1181437731,
+        926214439,
+    ].span()
 }
 
 /// STWO Merkle leaf: the packed values [0, 1] and their Poseidon hash.
 pub fn stwo_merkle_leaf() -> (Span<felt252>, felt252) {
-    (array![0x200000000000000000000000000000000000000000000000000000000000001].span(), 2978883932528585652864046122079599882777358126302490183268546077323303473078)
+    (
+        array![0x200000000000000000000000000000000000000000000000000000000000001].span(),
+        2978883932528585652864046122079599882777358126302490183268546077323303473078,
+    )
 }
 
 /// STWO Merkle node: children 1, 2 and the packed value [3], and their Poseidon hash.
 pub fn stwo_merkle_node() -> (Span<felt252>, felt252) {
-    (array![1, 2, 0x100000000000000000000000000000000000000000000000000000000000003].span(), 3286095315900630438551061262740794783852190427874264245042874292062185873630)
+    (
+        array![1, 2, 0x100000000000000000000000000000000000000000000000000000000000003].span(),
+        3286095315900630438551061262740794783852190427874264245042874292062185873630,
+    )
 }
 
 /// A Python transcript from the default channel: every mix and draw, with digests.
@@ -329,71 +343,150 @@ pub fn channel_script_from_default() -> ChannelScript {
     ChannelScript {
         start_digest: 0,
         steps: array![
-            ChannelStep { op: ChannelOp::MixRoot(0x636169726e2f6d61746d756c2f7631), digest: 0x392d4098b532bef1b1eaf02c093390ea064e42d34f30e1850cda37b3677ca15 },
-            ChannelStep { op: ChannelOp::DrawSecureFelt(qm31(900851332, 1746448090, 1761033497, 234933665)), digest: 0x392d4098b532bef1b1eaf02c093390ea064e42d34f30e1850cda37b3677ca15 },
-            ChannelStep { op: ChannelOp::MixU64(0xffffffffffffffff), digest: 0x75432a70e634702d489e122e3d9d1f58ae2be8a7549f5bd68037b8cf062521a },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![
-                qm31(647426436, 343120892, 1665056741, 592245178),
-                qm31(51464638, 1155871197, 1151428402, 1749386457),
-                qm31(893486655, 1374847130, 1492177180, 1317873199),
-            ].span()), digest: 0x75432a70e634702d489e122e3d9d1f58ae2be8a7549f5bd68037b8cf062521a },
-            ChannelStep { op: ChannelOp::MixFelts(array![].span()), digest: 0x1f9ea87cd41d2b6de2b5d39b37ae3d275bf5ad1ea5cb169e98e03465a0dff8b },
-            ChannelStep { op: ChannelOp::DrawSecureFelt(qm31(1706049573, 195535529, 2070362931, 443524789)), digest: 0x1f9ea87cd41d2b6de2b5d39b37ae3d275bf5ad1ea5cb169e98e03465a0dff8b },
-            ChannelStep { op: ChannelOp::DrawSecureFelt(qm31(1538747138, 555086483, 1242541591, 152825917)), digest: 0x1f9ea87cd41d2b6de2b5d39b37ae3d275bf5ad1ea5cb169e98e03465a0dff8b },
-            ChannelStep { op: ChannelOp::MixFelts(array![qm31(1482036541, 631390499, 1883684830, 1026177556)].span()), digest: 0x584d3f8e60d16d47c46045649ccad1134da64856c4672c193d69b8b9aef53d9 },
-            ChannelStep { op: ChannelOp::DrawU32s(array![
-                631752425,
-                775499354,
-                2694747464,
-                2550378410,
-                319248520,
-                2316448577,
-                370252780,
-            ].span()), digest: 0x584d3f8e60d16d47c46045649ccad1134da64856c4672c193d69b8b9aef53d9 },
-            ChannelStep { op: ChannelOp::MixFelts(array![
-                qm31(422737047, 1138966526, 1846739, 741750310),
-                qm31(2002228948, 1808066694, 1876312713, 1934377586),
-            ].span()), digest: 0x3ac6222ba896bee8cd5ac6d6accfdece0ba6b3fc9b1d9e94008273f3dca8252 },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![].span()), digest: 0x3ac6222ba896bee8cd5ac6d6accfdece0ba6b3fc9b1d9e94008273f3dca8252 },
-            ChannelStep { op: ChannelOp::MixFelts(array![
-                qm31(810676713, 1645867862, 1778307210, 756994986),
-                qm31(730533716, 1854562313, 1783974906, 2012655318),
-                qm31(1618197433, 1621408990, 1351847823, 1859166676),
-            ].span()), digest: 0x2a680046d0abdb36cc613ea15dfbff91b0021cecc96cd80606aaec7a2636fd9 },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![qm31(2009647806, 1598403786, 1828205206, 1157086107)].span()), digest: 0x2a680046d0abdb36cc613ea15dfbff91b0021cecc96cd80606aaec7a2636fd9 },
-            ChannelStep { op: ChannelOp::MixM31s(array![].span()), digest: 0x2db6ae8a1d924c0aa5da27b647de7a035ac2963a8b333985e86278cc4ad01ef },
-            ChannelStep { op: ChannelOp::MixM31s(array![0x10000000000000000000000000000000000000000000000000000007ffffffe].span()), digest: 0x20799fc2b48b41908acac70aace7922dcc962ddba74232877e9dc56fdecbfe4 },
-            ChannelStep { op: ChannelOp::MixM31s(array![0x700000001fffffff8000000040fe16aa16b0b024a67e2115abe18b0332bdf0f].span()), digest: 0x2797240f62417cfbbb62e9810ebebeffffbab5112c34194f989d46b9016912a },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![
-                qm31(366755639, 1091896803, 1843948495, 1264022385),
-                qm31(1684441392, 803149079, 1001259092, 1662573276),
-                qm31(1645754972, 52998836, 542422530, 1641386889),
-                qm31(1176901737, 428694312, 1893435443, 752195662),
-            ].span()), digest: 0x2797240f62417cfbbb62e9810ebebeffffbab5112c34194f989d46b9016912a },
-            ChannelStep { op: ChannelOp::MixM31s(array![0xfffffffc000000030219364df21e6b6509e19e06bfdf3bb89ac633c421a6a4].span()), digest: 0x139c3376c80a4cc8e7f6f19e1049e82539050c2b6f6a0aa4808267dd6d24250 },
-            ChannelStep { op: ChannelOp::MixM31s(array![
-                0xfffffffc00000000ded32905f314d6195a1b3fededd9a4a83f5f72d7d1cd12,
-                0x65747c82e820ab4bae9b6f9217dc6ba97306293613083a035fd33a1520d627,
-                0x100000000000000000000000000000000000000000000000000000031134d69,
-            ].span()), digest: 0x3d949a4b161fa0283291b26215c67d86276a4fde81ce966b82c9d656f70798a },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![
-                qm31(1899627629, 516103651, 1388204708, 1343800041),
-                qm31(970846480, 1328591810, 1827729325, 763099486),
-                qm31(1078943021, 1496980255, 558700740, 1281223038),
-                qm31(138354317, 598265774, 273769985, 1760929435),
-                qm31(1120724159, 550618503, 756128313, 1242386719),
-            ].span()), digest: 0x3d949a4b161fa0283291b26215c67d86276a4fde81ce966b82c9d656f70798a },
-            ChannelStep { op: ChannelOp::MixRoot(0x800000000000011000000000000000000000000000000000000000000000000), digest: 0x2224185ed61f7e005d9f6d0bf73d16be879ce97989ac3eedc0c0994ce0710d9 },
-            ChannelStep { op: ChannelOp::DrawU32s(array![
-                1246914468,
-                3997605380,
-                1073178768,
-                2715041375,
-                201421782,
-                2459284909,
-                3028969135,
-            ].span()), digest: 0x2224185ed61f7e005d9f6d0bf73d16be879ce97989ac3eedc0c0994ce0710d9 },
-            ChannelStep { op: ChannelOp::DrawSecureFelt(qm31(1883851874, 429628323, 1297255164, 811722041)), digest: 0x2224185ed61f7e005d9f6d0bf73d16be879ce97989ac3eedc0c0994ce0710d9 },
+            ChannelStep {
+                op: ChannelOp::MixRoot(0x636169726e2f6d61746d756c2f7631),
+                digest: 0x392d4098b532bef1b1eaf02c093390ea064e42d34f30e1850cda37b3677ca15,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelt(qm31(900851332, 1746448090, 1761033497, 234933665)),
+                digest: 0x392d4098b532bef1b1eaf02c093390ea064e42d34f30e1850cda37b3677ca15,
+            },
+            ChannelStep {
+                op: ChannelOp::MixU64(0xffffffffffffffff),
+                digest: 0x75432a70e634702d489e122e3d9d1f58ae2be8a7549f5bd68037b8cf062521a,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![
+                    qm31(647426436, 343120892, 1665056741, 592245178),
+                    qm31(51464638, 1155871197, 1151428402, 1749386457),
+                    qm31(893486655, 1374847130, 1492177180, 1317873199),
+                ].span()),
+                digest: 0x75432a70e634702d489e122e3d9d1f58ae2be8a7549f5bd68037b8cf062521a,
+            },
+            ChannelStep {
+                op: ChannelOp::MixFelts(array![].span()),
+                digest: 0x1f9ea87cd41d2b6de2b5d39b37ae3d275bf5ad1ea5cb169e98e03465a0dff8b,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelt(qm31(1706049573, 195535529, 2070362931, 443524789)),
+                digest: 0x1f9ea87cd41d2b6de2b5d39b37ae3d275bf5ad1ea5cb169e98e03465a0dff8b,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelt(qm31(1538747138, 555086483, 1242541591, 152825917)),
+                digest: 0x1f9ea87cd41d2b6de2b5d39b37ae3d275bf5ad1ea5cb169e98e03465a0dff8b,
+            },
+            ChannelStep {
+                op: ChannelOp::MixFelts(array![
+                    qm31(1482036541, 631390499, 1883684830, 1026177556),
+                ].span()),
+                digest: 0x584d3f8e60d16d47c46045649ccad1134da64856c4672c193d69b8b9aef53d9,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawU32s(array![
+                    631752425,
+                    775499354,
+                    2694747464,
+                    2550378410,
+                    319248520,
+                    2316448577,
+                    370252780,
+                ].span()),
+                digest: 0x584d3f8e60d16d47c46045649ccad1134da64856c4672c193d69b8b9aef53d9,
+            },
+            ChannelStep {
+                op: ChannelOp::MixFelts(array![
+                    qm31(422737047, 1138966526, 1846739, 741750310),
+                    qm31(2002228948, 1808066694, 1876312713, 1934377586),
+                ].span()),
+                digest: 0x3ac6222ba896bee8cd5ac6d6accfdece0ba6b3fc9b1d9e94008273f3dca8252,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![].span()),
+                digest: 0x3ac6222ba896bee8cd5ac6d6accfdece0ba6b3fc9b1d9e94008273f3dca8252,
+            },
+            ChannelStep {
+                op: ChannelOp::MixFelts(array![
+                    qm31(810676713, 1645867862, 1778307210, 756994986),
+                    qm31(730533716, 1854562313, 1783974906, 2012655318),
+                    qm31(1618197433, 1621408990, 1351847823, 1859166676),
+                ].span()),
+                digest: 0x2a680046d0abdb36cc613ea15dfbff91b0021cecc96cd80606aaec7a2636fd9,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![
+                    qm31(2009647806, 1598403786, 1828205206, 1157086107),
+                ].span()),
+                digest: 0x2a680046d0abdb36cc613ea15dfbff91b0021cecc96cd80606aaec7a2636fd9,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![].span()),
+                digest: 0x2db6ae8a1d924c0aa5da27b647de7a035ac2963a8b333985e86278cc4ad01ef,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![
+                    0x10000000000000000000000000000000000000000000000000000007ffffffe,
+                ].span()),
+                digest: 0x20799fc2b48b41908acac70aace7922dcc962ddba74232877e9dc56fdecbfe4,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![
+                    0x700000001fffffff8000000040fe16aa16b0b024a67e2115abe18b0332bdf0f,
+                ].span()),
+                digest: 0x2797240f62417cfbbb62e9810ebebeffffbab5112c34194f989d46b9016912a,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![
+                    qm31(366755639, 1091896803, 1843948495, 1264022385),
+                    qm31(1684441392, 803149079, 1001259092, 1662573276),
+                    qm31(1645754972, 52998836, 542422530, 1641386889),
+                    qm31(1176901737, 428694312, 1893435443, 752195662),
+                ].span()),
+                digest: 0x2797240f62417cfbbb62e9810ebebeffffbab5112c34194f989d46b9016912a,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![
+                    0xfffffffc000000030219364df21e6b6509e19e06bfdf3bb89ac633c421a6a4,
+                ].span()),
+                digest: 0x139c3376c80a4cc8e7f6f19e1049e82539050c2b6f6a0aa4808267dd6d24250,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![
+                    0xfffffffc00000000ded32905f314d6195a1b3fededd9a4a83f5f72d7d1cd12,
+                    0x65747c82e820ab4bae9b6f9217dc6ba97306293613083a035fd33a1520d627,
+                    0x100000000000000000000000000000000000000000000000000000031134d69,
+                ].span()),
+                digest: 0x3d949a4b161fa0283291b26215c67d86276a4fde81ce966b82c9d656f70798a,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![
+                    qm31(1899627629, 516103651, 1388204708, 1343800041),
+                    qm31(970846480, 1328591810, 1827729325, 763099486),
+                    qm31(1078943021, 1496980255, 558700740, 1281223038),
+                    qm31(138354317, 598265774, 273769985, 1760929435),
+                    qm31(1120724159, 550618503, 756128313, 1242386719),
+                ].span()),
+                digest: 0x3d949a4b161fa0283291b26215c67d86276a4fde81ce966b82c9d656f70798a,
+            },
+            ChannelStep {
+                op: ChannelOp::MixRoot(0x800000000000011000000000000000000000000000000000000000000000000),
+                digest: 0x2224185ed61f7e005d9f6d0bf73d16be879ce97989ac3eedc0c0994ce0710d9,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawU32s(array![
+                    1246914468,
+                    3997605380,
+                    1073178768,
+                    2715041375,
+                    201421782,
+                    2459284909,
+                    3028969135,
+                ].span()),
+                digest: 0x2224185ed61f7e005d9f6d0bf73d16be879ce97989ac3eedc0c0994ce0710d9,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelt(qm31(1883851874, 429628323, 1297255164, 811722041)),
+                digest: 0x2224185ed61f7e005d9f6d0bf73d16be879ce97989ac3eedc0c0994ce0710d9,
+            },
         ].span(),
     }
 }
@@ -403,71 +496,150 @@ pub fn channel_script_from_digest() -> ChannelScript {
     ChannelScript {
         start_digest: 3735928559,
         steps: array![
-            ChannelStep { op: ChannelOp::MixRoot(0x636169726e2f6d61746d756c2f7631), digest: 0x3812ea58541dd41442b96b39c5f313076fc246419707eb7909be049ee68b0f4 },
-            ChannelStep { op: ChannelOp::DrawSecureFelt(qm31(774393260, 1112699233, 513205683, 1077567550)), digest: 0x3812ea58541dd41442b96b39c5f313076fc246419707eb7909be049ee68b0f4 },
-            ChannelStep { op: ChannelOp::MixU64(0xffffffffffffffff), digest: 0x4d4c6db3e729b93f664322e14671c6d0f54146cf6e0951fac26802cedd21980 },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![
-                qm31(1713190724, 1323543182, 1474708713, 2056823068),
-                qm31(1513635780, 639608889, 1957939489, 1520369505),
-                qm31(578402803, 1028059737, 955893843, 884190735),
-            ].span()), digest: 0x4d4c6db3e729b93f664322e14671c6d0f54146cf6e0951fac26802cedd21980 },
-            ChannelStep { op: ChannelOp::MixFelts(array![].span()), digest: 0x4cf301a3cf0866bc8e7dcfeaf6bf133d7373f827fa3042caea0dbb472b69bb5 },
-            ChannelStep { op: ChannelOp::DrawSecureFelt(qm31(1556217169, 1430784472, 1590062267, 1260657948)), digest: 0x4cf301a3cf0866bc8e7dcfeaf6bf133d7373f827fa3042caea0dbb472b69bb5 },
-            ChannelStep { op: ChannelOp::DrawSecureFelt(qm31(437945280, 2063834513, 2088993852, 2002183198)), digest: 0x4cf301a3cf0866bc8e7dcfeaf6bf133d7373f827fa3042caea0dbb472b69bb5 },
-            ChannelStep { op: ChannelOp::MixFelts(array![qm31(1232323804, 582328166, 452738940, 621275314)].span()), digest: 0x144f0bb7534de0ec2ecee0ca029e8bb883a33838ec5a1610a907dbaf84726c9 },
-            ChannelStep { op: ChannelOp::DrawU32s(array![
-                3024133655,
-                2678042387,
-                3538555635,
-                29269433,
-                1260340240,
-                1040516260,
-                2695969556,
-            ].span()), digest: 0x144f0bb7534de0ec2ecee0ca029e8bb883a33838ec5a1610a907dbaf84726c9 },
-            ChannelStep { op: ChannelOp::MixFelts(array![
-                qm31(1453184672, 170465976, 35256032, 2121589303),
-                qm31(174927374, 896615972, 1820836037, 1809738886),
-            ].span()), digest: 0x5598cb330aab423832b009f6f4279e521c3ba9f4bfc1d907fa1c8a9512a807e },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![].span()), digest: 0x5598cb330aab423832b009f6f4279e521c3ba9f4bfc1d907fa1c8a9512a807e },
-            ChannelStep { op: ChannelOp::MixFelts(array![
-                qm31(1873572935, 995850885, 1242510734, 1940167169),
-                qm31(525729343, 626912788, 1314931786, 538274231),
-                qm31(1327605877, 2081848685, 1709484214, 706593170),
-            ].span()), digest: 0x2628b63e0e66d3390c5991d1dd62f1c2cf0249b26372f58d6eef84633275eb },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![qm31(618360790, 1986459800, 968484923, 1171819520)].span()), digest: 0x2628b63e0e66d3390c5991d1dd62f1c2cf0249b26372f58d6eef84633275eb },
-            ChannelStep { op: ChannelOp::MixM31s(array![].span()), digest: 0x31dd2f31a49c527d88a56107f70ddb07daf7f471697028772bdaf5ef700cfec },
-            ChannelStep { op: ChannelOp::MixM31s(array![0x10000000000000000000000000000000000000000000000000000007ffffffe].span()), digest: 0x1ba0310cc952d2a3326ff341bd21f68ba7f501d6da248305e3fe6c6404ed89b },
-            ChannelStep { op: ChannelOp::MixM31s(array![0x700000001fffffff80000000597b90395355733da9a8c17ce807c8d1286d15f].span()), digest: 0x4fc74e71c2c5ee4145f3d3e0085f154d4dcc53d13f35b90da139a0d73a65d71 },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![
-                qm31(1252837152, 1191823347, 1735367303, 410110286),
-                qm31(2134100613, 322359981, 686385624, 1631254355),
-                qm31(603287076, 627757072, 1026632167, 1170698638),
-                qm31(262312016, 1019733658, 2016039303, 2011050714),
-            ].span()), digest: 0x4fc74e71c2c5ee4145f3d3e0085f154d4dcc53d13f35b90da139a0d73a65d71 },
-            ChannelStep { op: ChannelOp::MixM31s(array![0xfffffffc00000003232a2c89eed682e00ff1bda0db633d7ffd106cc03a6cbe].span()), digest: 0x66ff237099f3b12aaf73f3b8ddd3c138068dc72639754dcabb43ef1c0e411bd },
-            ChannelStep { op: ChannelOp::MixM31s(array![
-                0xfffffffc0000000185ee54c1c654a594a0658021113d3781ab33ab54ffbaa4,
-                0x1760dc19533e9ebd374b4094d104e79fbb1e39ac12c855889cbc89b002fe6c,
-                0x10000000000000000000000000000000000000000000000000000005a79b024,
-            ].span()), digest: 0x5be7e6ef76b9e4a1ce3c6f6e2c580d93c17d4454528c396f72ce7e0ab35833c },
-            ChannelStep { op: ChannelOp::DrawSecureFelts(array![
-                qm31(342122373, 578520195, 2111296865, 1204589315),
-                qm31(898454022, 1647012566, 286326576, 154157171),
-                qm31(1394405295, 1046290877, 1185471010, 476379665),
-                qm31(747160159, 1001969862, 1989816369, 1382545544),
-                qm31(1910929366, 459544230, 397849390, 491683341),
-            ].span()), digest: 0x5be7e6ef76b9e4a1ce3c6f6e2c580d93c17d4454528c396f72ce7e0ab35833c },
-            ChannelStep { op: ChannelOp::MixRoot(0x800000000000011000000000000000000000000000000000000000000000000), digest: 0x2a618a32da9192fdcaf18785b264927b68d88c215082434539a76fec77ae3d8 },
-            ChannelStep { op: ChannelOp::DrawU32s(array![
-                1164929496,
-                3236992948,
-                4211433532,
-                3301172905,
-                3316535413,
-                4274023975,
-                1047838002,
-            ].span()), digest: 0x2a618a32da9192fdcaf18785b264927b68d88c215082434539a76fec77ae3d8 },
-            ChannelStep { op: ChannelOp::DrawSecureFelt(qm31(954845026, 1326235179, 1391308754, 538167686)), digest: 0x2a618a32da9192fdcaf18785b264927b68d88c215082434539a76fec77ae3d8 },
+            ChannelStep {
+                op: ChannelOp::MixRoot(0x636169726e2f6d61746d756c2f7631),
+                digest: 0x3812ea58541dd41442b96b39c5f313076fc246419707eb7909be049ee68b0f4,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelt(qm31(774393260, 1112699233, 513205683, 1077567550)),
+                digest: 0x3812ea58541dd41442b96b39c5f313076fc246419707eb7909be049ee68b0f4,
+            },
+            ChannelStep {
+                op: ChannelOp::MixU64(0xffffffffffffffff),
+                digest: 0x4d4c6db3e729b93f664322e14671c6d0f54146cf6e0951fac26802cedd21980,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![
+                    qm31(1713190724, 1323543182, 1474708713, 2056823068),
+                    qm31(1513635780, 639608889, 1957939489, 1520369505),
+                    qm31(578402803, 1028059737, 955893843, 884190735),
+                ].span()),
+                digest: 0x4d4c6db3e729b93f664322e14671c6d0f54146cf6e0951fac26802cedd21980,
+            },
+            ChannelStep {
+                op: ChannelOp::MixFelts(array![].span()),
+                digest: 0x4cf301a3cf0866bc8e7dcfeaf6bf133d7373f827fa3042caea0dbb472b69bb5,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelt(qm31(1556217169, 1430784472, 1590062267, 1260657948)),
+                digest: 0x4cf301a3cf0866bc8e7dcfeaf6bf133d7373f827fa3042caea0dbb472b69bb5,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelt(qm31(437945280, 2063834513, 2088993852, 2002183198)),
+                digest: 0x4cf301a3cf0866bc8e7dcfeaf6bf133d7373f827fa3042caea0dbb472b69bb5,
+            },
+            ChannelStep {
+                op: ChannelOp::MixFelts(array![
+                    qm31(1232323804, 582328166, 452738940, 621275314),
+                ].span()),
+                digest: 0x144f0bb7534de0ec2ecee0ca029e8bb883a33838ec5a1610a907dbaf84726c9,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawU32s(array![
+                    3024133655,
+                    2678042387,
+                    3538555635,
+                    29269433,
+                    1260340240,
+                    1040516260,
+                    2695969556,
+                ].span()),
+                digest: 0x144f0bb7534de0ec2ecee0ca029e8bb883a33838ec5a1610a907dbaf84726c9,
+            },
+            ChannelStep {
+                op: ChannelOp::MixFelts(array![
+                    qm31(1453184672, 170465976, 35256032, 2121589303),
+                    qm31(174927374, 896615972, 1820836037, 1809738886),
+                ].span()),
+                digest: 0x5598cb330aab423832b009f6f4279e521c3ba9f4bfc1d907fa1c8a9512a807e,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![].span()),
+                digest: 0x5598cb330aab423832b009f6f4279e521c3ba9f4bfc1d907fa1c8a9512a807e,
+            },
+            ChannelStep {
+                op: ChannelOp::MixFelts(array![
+                    qm31(1873572935, 995850885, 1242510734, 1940167169),
+                    qm31(525729343, 626912788, 1314931786, 538274231),
+                    qm31(1327605877, 2081848685, 1709484214, 706593170),
+                ].span()),
+                digest: 0x2628b63e0e66d3390c5991d1dd62f1c2cf0249b26372f58d6eef84633275eb,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![
+                    qm31(618360790, 1986459800, 968484923, 1171819520),
+                ].span()),
+                digest: 0x2628b63e0e66d3390c5991d1dd62f1c2cf0249b26372f58d6eef84633275eb,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![].span()),
+                digest: 0x31dd2f31a49c527d88a56107f70ddb07daf7f471697028772bdaf5ef700cfec,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![
+                    0x10000000000000000000000000000000000000000000000000000007ffffffe,
+                ].span()),
+                digest: 0x1ba0310cc952d2a3326ff341bd21f68ba7f501d6da248305e3fe6c6404ed89b,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![
+                    0x700000001fffffff80000000597b90395355733da9a8c17ce807c8d1286d15f,
+                ].span()),
+                digest: 0x4fc74e71c2c5ee4145f3d3e0085f154d4dcc53d13f35b90da139a0d73a65d71,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![
+                    qm31(1252837152, 1191823347, 1735367303, 410110286),
+                    qm31(2134100613, 322359981, 686385624, 1631254355),
+                    qm31(603287076, 627757072, 1026632167, 1170698638),
+                    qm31(262312016, 1019733658, 2016039303, 2011050714),
+                ].span()),
+                digest: 0x4fc74e71c2c5ee4145f3d3e0085f154d4dcc53d13f35b90da139a0d73a65d71,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![
+                    0xfffffffc00000003232a2c89eed682e00ff1bda0db633d7ffd106cc03a6cbe,
+                ].span()),
+                digest: 0x66ff237099f3b12aaf73f3b8ddd3c138068dc72639754dcabb43ef1c0e411bd,
+            },
+            ChannelStep {
+                op: ChannelOp::MixM31s(array![
+                    0xfffffffc0000000185ee54c1c654a594a0658021113d3781ab33ab54ffbaa4,
+                    0x1760dc19533e9ebd374b4094d104e79fbb1e39ac12c855889cbc89b002fe6c,
+                    0x10000000000000000000000000000000000000000000000000000005a79b024,
+                ].span()),
+                digest: 0x5be7e6ef76b9e4a1ce3c6f6e2c580d93c17d4454528c396f72ce7e0ab35833c,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelts(array![
+                    qm31(342122373, 578520195, 2111296865, 1204589315),
+                    qm31(898454022, 1647012566, 286326576, 154157171),
+                    qm31(1394405295, 1046290877, 1185471010, 476379665),
+                    qm31(747160159, 1001969862, 1989816369, 1382545544),
+                    qm31(1910929366, 459544230, 397849390, 491683341),
+                ].span()),
+                digest: 0x5be7e6ef76b9e4a1ce3c6f6e2c580d93c17d4454528c396f72ce7e0ab35833c,
+            },
+            ChannelStep {
+                op: ChannelOp::MixRoot(0x800000000000011000000000000000000000000000000000000000000000000),
+                digest: 0x2a618a32da9192fdcaf18785b264927b68d88c215082434539a76fec77ae3d8,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawU32s(array![
+                    1164929496,
+                    3236992948,
+                    4211433532,
+                    3301172905,
+                    3316535413,
+                    4274023975,
+                    1047838002,
+                ].span()),
+                digest: 0x2a618a32da9192fdcaf18785b264927b68d88c215082434539a76fec77ae3d8,
+            },
+            ChannelStep {
+                op: ChannelOp::DrawSecureFelt(qm31(954845026, 1326235179, 1391308754, 538167686)),
+                digest: 0x2a618a32da9192fdcaf18785b264927b68d88c215082434539a76fec77ae3d8,
+            },
         ].span(),
     }
 }
@@ -475,60 +647,87 @@ pub fn channel_script_from_digest() -> ChannelScript {
 /// Python's pack_m31s of 1–17 values.
 pub fn packing_cases() -> Array<PackingCase> {
     array![
-        PackingCase { values: array![2147483646].span(), words: array![0x10000000000000000000000000000000000000000000000000000007ffffffe].span() },
-        PackingCase { values: array![2147483646, 0].span(), words: array![0x200000000000000000000000000000000000000000000003fffffff00000000].span() },
-        PackingCase { values: array![2147483646, 0, 1842880805, 573654548, 1214477723, 1791406066, 1877110409].span(), words: array![0x700000001fffffff800000006dd8212544628c29218dd66f56357f96fe26e89].span() },
-        PackingCase { values: array![
-            2147483646, 0, 1380180542, 674321931,
-            959060237, 821068372, 1149152004, 432094778,
-        ].span(), words: array![0xfffffffc00000002921f11f2831560b7254321ac3c2095223f558219c13e3a].span() },
-        PackingCase { values: array![
-            2147483646, 0, 562251270, 1311913676,
-            1357288823, 668049718, 1482454684, 1220103956,
-            1653735318,
-        ].span(), words: array![
-            0xfffffffc000000010c1a3034e3236cca1cd2aee9f4684dac2e3b4e48b94f14,
-            0x10000000000000000000000000000000000000000000000000000006291ff96,
-        ].span() },
-        PackingCase { values: array![
-            2147483646, 0, 671974545, 1733920619,
-            126812084, 2085997872, 672397759, 1343482038,
-            1021232456, 462395331, 990508695, 1443889416,
-            594902694, 1578024713, 966920260, 500950231,
-        ].span(), words: array![
-            0xfffffffc00000001406c248e759876b0f1dff69f15734c1409fcdfd013e8b6,
-            0x79bd8a906e3e5f0dd84fb4bd610010846eafd4d783afc25cd104221ddbe4d7,
-        ].span() },
-        PackingCase { values: array![
-            2147483646, 0, 1601604615, 1715231927,
-            499152872, 99701784, 1817087637, 691023813,
-            320128692, 275741513, 1398623161, 1337877808,
-            269803747, 827592115, 224875374, 277575501,
-            309742044,
-        ].span(), words: array![
-            0xfffffffc00000002fbb4603e63c5cb73b80efd017c55063627474aa9302fc5,
-            0x26298d6841bded269aea5dccfbe65302029c1c6c55036cc6b3a9b7108b774d,
-            0x1000000000000000000000000000000000000000000000000000000127649dc,
-        ].span() },
+        PackingCase {
+            values: array![2147483646].span(),
+            words: array![0x10000000000000000000000000000000000000000000000000000007ffffffe].span(),
+        },
+        PackingCase {
+            values: array![2147483646, 0].span(),
+            words: array![0x200000000000000000000000000000000000000000000003fffffff00000000].span(),
+        },
+        PackingCase {
+            values: array![
+                2147483646, 0, 1842880805, 573654548,
+                1214477723, 1791406066, 1877110409,
+            ].span(),
+            words: array![0x700000001fffffff800000006dd8212544628c29218dd66f56357f96fe26e89].span(),
+        },
+        PackingCase {
+            values: array![
+                2147483646, 0, 1380180542, 674321931,
+                959060237, 821068372, 1149152004, 432094778,
+            ].span(),
+            words: array![0xfffffffc00000002921f11f2831560b7254321ac3c2095223f558219c13e3a].span(),
+        },
+        PackingCase {
+            values: array![
+                2147483646, 0, 562251270, 1311913676,
+                1357288823, 668049718, 1482454684, 1220103956,
+                1653735318,
+            ].span(),
+            words: array![
+                0xfffffffc000000010c1a3034e3236cca1cd2aee9f4684dac2e3b4e48b94f14,
+                0x10000000000000000000000000000000000000000000000000000006291ff96,
+            ].span(),
+        },
+        PackingCase {
+            values: array![
+                2147483646, 0, 671974545, 1733920619,
+                126812084, 2085997872, 672397759, 1343482038,
+                1021232456, 462395331, 990508695, 1443889416,
+                594902694, 1578024713, 966920260, 500950231,
+            ].span(),
+            words: array![
+                0xfffffffc00000001406c248e759876b0f1dff69f15734c1409fcdfd013e8b6,
+                0x79bd8a906e3e5f0dd84fb4bd610010846eafd4d783afc25cd104221ddbe4d7,
+            ].span(),
+        },
+        PackingCase {
+            values: array![
+                2147483646, 0, 1601604615, 1715231927,
+                499152872, 99701784, 1817087637, 691023813,
+                320128692, 275741513, 1398623161, 1337877808,
+                269803747, 827592115, 224875374, 277575501,
+                309742044,
+            ].span(),
+            words: array![
+                0xfffffffc00000002fbb4603e63c5cb73b80efd017c55063627474aa9302fc5,
+                0x26298d6841bded269aea5dccfbe65302029c1c6c55036cc6b3a9b7108b774d,
+                0x1000000000000000000000000000000000000000000000000000000127649dc,
+            ].span(),
+        },
     ]
 }
 
 /// A 3-variable point and eq(point, x) for x = 0..7 (MSB-first).
 pub fn eq_table_case() -> (Span<QM31>, Span<QM31>) {
-    (array![
-        qm31(826125518, 847208477, 665050237, 1572321879),
-        qm31(1576571704, 880538977, 146245244, 1528495961),
-        qm31(1739835673, 1218599614, 1469719731, 1126227458),
-    ].span(), array![
-        qm31(145725151, 2126753256, 1908619275, 1702846864),
-        qm31(1873356185, 1785362381, 107063088, 991286722),
-        qm31(1800814094, 1643602695, 287267920, 1239589427),
-        qm31(1796429994, 39524132, 1326966774, 936406049),
-        qm31(1695344567, 555193880, 360285185, 430871727),
-        qm31(1151453335, 1094602447, 1772754502, 1788949667),
-        qm31(1060731457, 898301496, 269075183, 1942915465),
-        qm31(1213563453, 446594301, 410419014, 1704552314),
-    ].span())
+    (
+        array![
+            qm31(826125518, 847208477, 665050237, 1572321879),
+            qm31(1576571704, 880538977, 146245244, 1528495961),
+            qm31(1739835673, 1218599614, 1469719731, 1126227458),
+        ].span(),
+        array![
+            qm31(145725151, 2126753256, 1908619275, 1702846864),
+            qm31(1873356185, 1785362381, 107063088, 991286722),
+            qm31(1800814094, 1643602695, 287267920, 1239589427),
+            qm31(1796429994, 39524132, 1326966774, 936406049),
+            qm31(1695344567, 555193880, 360285185, 430871727),
+            qm31(1151453335, 1094602447, 1772754502, 1788949667),
+            qm31(1060731457, 898301496, 269075183, 1942915465),
+            qm31(1213563453, 446594301, 410419014, 1704552314),
+        ].span(),
+    )
 }
 
 /// A 3×5 matrix of signed values (zero-padded to 4×8 by the MLE) at a point.
@@ -2389,284 +2588,363 @@ fn verify_matmul_64x64x64() {
 #[test]
 #[should_panic(expected: ('calldata.version',))]
 fn tampered_version() {
-    verify_calldata(splice(matmul_3x5x2(), 0, 1, array![2]));
+    let calldata = splice(matmul_3x5x2(), 0, 1, array![2]);
+    verify_calldata(calldata);
 }
 
 /// Proof kind 0.
 #[test]
 #[should_panic(expected: ('calldata.kind',))]
 fn tampered_kind() {
-    verify_calldata(splice(matmul_3x5x2(), 1, 2, array![0]));
+    let calldata = splice(matmul_3x5x2(), 1, 2, array![0]);
+    verify_calldata(calldata);
 }
 
 /// m = 0.
 #[test]
 #[should_panic(expected: ('calldata.dims',))]
 fn tampered_dims_m_zero() {
-    verify_calldata(splice(matmul_3x5x2(), 2, 3, array![0]));
+    let calldata = splice(matmul_3x5x2(), 2, 3, array![0]);
+    verify_calldata(calldata);
 }
 
 /// k = 2^20 + 1.
 #[test]
 #[should_panic(expected: ('calldata.dims',))]
 fn tampered_dims_k_too_large() {
-    verify_calldata(splice(matmul_3x5x2(), 3, 4, array![1048577]));
+    let calldata = splice(matmul_3x5x2(), 3, 4, array![1048577]);
+    verify_calldata(calldata);
 }
 
 /// n = -1 (p_stark - 1).
 #[test]
 #[should_panic(expected: ('calldata.dims',))]
 fn tampered_dims_n_negative() {
-    verify_calldata(splice(matmul_3x5x2(), 4, 5, array![0x800000000000011000000000000000000000000000000000000000000000000]));
+    let calldata = splice(matmul_3x5x2(), 4, 5, array![
+        0x800000000000011000000000000000000000000000000000000000000000000,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// len(A) one too many.
 #[test]
 #[should_panic(expected: ('calldata.length',))]
 fn tampered_length_a() {
-    verify_calldata(splice(matmul_3x5x2(), 5, 6, array![3]));
+    let calldata = splice(matmul_3x5x2(), 5, 6, array![3]);
+    verify_calldata(calldata);
 }
 
 /// len(C) = 0.
 #[test]
 #[should_panic(expected: ('calldata.length',))]
 fn tampered_length_c_zero() {
-    verify_calldata(splice(matmul_3x5x2(), 11, 12, array![0]));
+    let calldata = splice(matmul_3x5x2(), 11, 12, array![0]);
+    verify_calldata(calldata);
 }
 
 /// A's full word carries a length marker 1.
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn tampered_marker_on_full_word() {
-    verify_calldata(splice(matmul_3x5x2(), 6, 7, array![0x100000051fffffe64000002300000061ffffffda000001a8000001e00000005]));
+    let calldata = splice(matmul_3x5x2(), 6, 7, array![
+        0x100000051fffffe64000002300000061ffffffda000001a8000001e00000005,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// A's partial word (7 values) claims 6.
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn tampered_marker_wrong_count() {
-    verify_calldata(splice(matmul_3x5x2(), 7, 8, array![0x600000000000000cc00000050000007d00000040000000e7fffffd500000024]));
+    let calldata = splice(matmul_3x5x2(), 7, 8, array![
+        0x600000000000000cc00000050000007d00000040000000e7fffffd500000024,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// B's partial word (2 values) has a bit set above its values.
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn tampered_marker_gap_bit() {
-    verify_calldata(splice(matmul_3x5x2(), 10, 11, array![0x200000000000000000000000000000000000000000000007fffffda7fffffa3]));
+    let calldata = splice(matmul_3x5x2(), 10, 11, array![
+        0x200000000000000000000000000000000000000000000007fffffda7fffffa3,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// C's partial word (6 values) has marker 8 (bit 251).
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn tampered_marker_bit_251() {
-    verify_calldata(splice(matmul_3x5x2(), 12, 13, array![0x80000000000000003fffe7107fffc80effffd597ffffbefc00006b67fffa281]));
+    let calldata = splice(matmul_3x5x2(), 12, 13, array![
+        0x80000000000000003fffe7107fffc80effffd597ffffbefc00006b67fffa281,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// A's first value is p (non-canonical).
 #[test]
 #[should_panic(expected: ('calldata.limb',))]
 fn tampered_limb_full_word() {
-    verify_calldata(splice(matmul_3x5x2(), 6, 7, array![0xfffffffffffffe64000002300000061ffffffda000001a8000001e00000005]));
+    let calldata = splice(matmul_3x5x2(), 6, 7, array![
+        0xfffffffffffffe64000002300000061ffffffda000001a8000001e00000005,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// C's last value is p.
 #[test]
 #[should_panic(expected: ('calldata.limb',))]
 fn tampered_limb_partial_word() {
-    verify_calldata(splice(matmul_3x5x2(), 12, 13, array![0x60000000000000003fffe7107fffc80effffd597ffffbefc00006b67fffffff]));
+    let calldata = splice(matmul_3x5x2(), 12, 13, array![
+        0x60000000000000003fffe7107fffc80effffd597ffffbefc00006b67fffffff,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// A's first word has a limb p, its second a bad marker.
 #[test]
 #[should_panic(expected: ('calldata.limb',))]
 fn tampered_limb_before_marker() {
-    verify_calldata(splice(matmul_3x5x2(), 6, 8, array![
-            0x51fffffe64000002300000061ffffffda000001a8000001e7fffffff,
-            0x800000000000000cc00000050000007d00000040000000e7fffffd500000024,
-        ]));
+    let calldata = splice(matmul_3x5x2(), 6, 8, array![
+        0x51fffffe64000002300000061ffffffda000001a8000001e7fffffff,
+        0x800000000000000cc00000050000007d00000040000000e7fffffd500000024,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// Round 0's c0 has coordinate a = p.
 #[test]
 #[should_panic(expected: ('calldata.limb',))]
 fn tampered_limb_qm31() {
-    verify_calldata(splice(matmul_3x5x2(), 15, 16, array![0x1fffffffedea367a7494172c072ffacf]));
+    let calldata = splice(matmul_3x5x2(), 15, 16, array![
+        0x1fffffffedea367a7494172c072ffacf,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// The last round's c2 has coordinate d = p.
 #[test]
 #[should_panic(expected: ('calldata.limb',))]
 fn tampered_limb_qm31_last() {
-    verify_calldata(splice(matmul_3x5x2(), 22, 23, array![0x1d8d230c5355f620e2cfe7f1ffffffff]));
+    let calldata = splice(matmul_3x5x2(), 22, 23, array![
+        0x1d8d230c5355f620e2cfe7f1ffffffff,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// A coefficient with felt >> 124 = 2.
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn tampered_sentinel_two() {
-    verify_calldata(splice(matmul_3x5x2(), 18, 19, array![0x22fa04c99611397e5b764f7e808d4f9a]));
+    let calldata = splice(matmul_3x5x2(), 18, 19, array![
+        0x22fa04c99611397e5b764f7e808d4f9a,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// A coefficient with felt >> 124 = 0.
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn tampered_sentinel_zero() {
-    verify_calldata(splice(matmul_3x5x2(), 19, 20, array![0x9445d22c29a3e06cae894504eed126b]));
+    let calldata = splice(matmul_3x5x2(), 19, 20, array![
+        0x9445d22c29a3e06cae894504eed126b,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// A coefficient with bit 200 set.
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn tampered_sentinel_high_bit() {
-    verify_calldata(splice(matmul_3x5x2(), 16, 17, array![0x100000000000000000019f2a3841f2eb991c06da05d7ea28644]));
+    let calldata = splice(matmul_3x5x2(), 16, 17, array![
+        0x100000000000000000019f2a3841f2eb991c06da05d7ea28644,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// No calldata at all.
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn tampered_empty() {
-    verify_calldata(splice(matmul_3x5x2(), 0, 23, array![]));
+    let calldata = splice(matmul_3x5x2(), 0, 23, array![]);
+    verify_calldata(calldata);
 }
 
 /// Ends after m and k.
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn tampered_truncated_header() {
-    verify_calldata(splice(matmul_3x5x2(), 4, 23, array![]));
+    let calldata = splice(matmul_3x5x2(), 4, 23, array![]);
+    verify_calldata(calldata);
 }
 
 /// Ends inside B's words.
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn tampered_truncated_in_matrix() {
-    verify_calldata(splice(matmul_16x32x8(), 75, 136, array![]));
+    let calldata = splice(matmul_16x32x8(), 75, 136, array![]);
+    verify_calldata(calldata);
 }
 
 /// B's first word has a bad marker and B ends early: all its words are taken first.
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn tampered_truncated_before_marker() {
-    verify_calldata(splice(matmul_3x5x2(), 9, 23, array![0x100000035fffffe07ffffff40000007affffff39ffffff03fffffc90000003d]));
+    let calldata = splice(matmul_3x5x2(), 9, 23, array![
+        0x100000035fffffe07ffffff40000007affffff39ffffff03fffffc90000003d,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// The last coefficient is missing.
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn tampered_truncated_last_felt() {
-    verify_calldata(splice(matmul_3x5x2(), 22, 23, array![]));
+    let calldata = splice(matmul_3x5x2(), 22, 23, array![]);
+    verify_calldata(calldata);
 }
 
 /// Version 0 and nothing else.
 #[test]
 #[should_panic(expected: ('calldata.version',))]
 fn tampered_version_before_truncation() {
-    verify_calldata(splice(matmul_3x5x2(), 0, 23, array![0]));
+    let calldata = splice(matmul_3x5x2(), 0, 23, array![0]);
+    verify_calldata(calldata);
 }
 
 /// One felt after the last round.
 #[test]
 #[should_panic(expected: ('calldata.extra',))]
 fn tampered_extra() {
-    verify_calldata(splice(matmul_3x5x2(), 23, 23, array![0]));
+    let calldata = splice(matmul_3x5x2(), 23, 23, array![0]);
+    verify_calldata(calldata);
 }
 
 /// One round fewer (its felts removed too).
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn tampered_round_count_short() {
-    verify_calldata(splice(matmul_3x5x2(), 13, 23, array![
-            2,
-            2,
-            0x1da904d6adea367a7494172c072ffacf,
-            0x19f2a3841f2eb991c06da05d7ea28644,
-            2,
-            0x12fa04c99611397e5b764f7e808d4f9a,
-            0x19445d22c29a3e06cae894504eed126b,
-        ]));
+    let calldata = splice(matmul_3x5x2(), 13, 23, array![
+        2,
+        2,
+        0x1da904d6adea367a7494172c072ffacf,
+        0x19f2a3841f2eb991c06da05d7ea28644,
+        2,
+        0x12fa04c99611397e5b764f7e808d4f9a,
+        0x19445d22c29a3e06cae894504eed126b,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// k = 1 needs no round; the proof sends one.
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn tampered_round_count_k1() {
-    verify_calldata(splice(matmul_1x1x1(), 11, 12, array![1, 2, 0x10000000200000000000000000000000, 0x10000000000000004000000000000000]));
+    let calldata = splice(matmul_1x1x1(), 11, 12, array![
+        1,
+        2,
+        0x10000000200000000000000000000000,
+        0x10000000000000004000000000000000,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// Round 0 sends three coefficients.
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn tampered_round_degree() {
-    verify_calldata(splice(matmul_3x5x2(), 14, 17, array![
-            3,
-            0x1da904d6adea367a7494172c072ffacf,
-            0x19f2a3841f2eb991c06da05d7ea28644,
-            0x10000000200000008000000180000004,
-        ]));
+    let calldata = splice(matmul_3x5x2(), 14, 17, array![
+        3,
+        0x1da904d6adea367a7494172c072ffacf,
+        0x19f2a3841f2eb991c06da05d7ea28644,
+        0x10000000200000008000000180000004,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// C[0][0] + 1 with the honest sum-check.
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn tampered_final_c_entry() {
-    verify_calldata(splice(matmul_3x5x2(), 12, 13, array![0x60000000000000003fffe710ffffc80effffd597ffffbefc00006b67fffa281]));
+    let calldata = splice(matmul_3x5x2(), 12, 13, array![
+        0x60000000000000003fffe710ffffc80effffd597ffffbefc00006b67fffa281,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// A[7][7] changed with the honest sum-check.
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn tampered_final_a_entry() {
-    verify_calldata(splice(matmul_8x8x8(), 13, 14, array![0x480000013bfffffd88000004d000000f1fffffe57fffffed80003039]));
+    let calldata = splice(matmul_8x8x8(), 13, 14, array![
+        0x480000013bfffffd88000004d000000f1fffffe57fffffed80003039,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// B[0][0] changed with the honest sum-check.
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn tampered_final_b_entry() {
-    verify_calldata(splice(matmul_16x32x8(), 71, 72, array![0x7d1fffffe87fffffce7fffffa6000000de00000173fffffc080000006]));
+    let calldata = splice(matmul_16x32x8(), 71, 72, array![
+        0x7d1fffffe87fffffce7fffffa6000000de00000173fffffc080000006,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// Round 0's c0 changed.
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn tampered_final_first_coefficient() {
-    verify_calldata(splice(matmul_3x5x2(), 15, 16, array![0x1da904d6adea367a7494172c00000007]));
+    let calldata = splice(matmul_3x5x2(), 15, 16, array![
+        0x1da904d6adea367a7494172c00000007,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// The last round's c2 changed.
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn tampered_final_last_coefficient() {
-    verify_calldata(splice(matmul_16x32x8(), 135, 136, array![0x1b95bc9080000018c2a854da2a582e6e]));
+    let calldata = splice(matmul_16x32x8(), 135, 136, array![
+        0x1b95bc9080000018c2a854da2a582e6e,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// k = 1: C = A·B + 1, no round to hide behind.
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn tampered_final_k1() {
-    verify_calldata(splice(matmul_1x1x1(), 10, 11, array![0x100000000000000000000000000000000000000000000000000000040008000]));
+    let calldata = splice(matmul_1x1x1(), 10, 11, array![
+        0x100000000000000000000000000000000000000000000000000000040008000,
+    ]);
+    verify_calldata(calldata);
 }
 
 /// The prover run honestly on a false C.
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn tampered_final_forged_c() {
-    verify_calldata(splice(matmul_8x8x8(), 25, 42, array![
-            0xffff8d9000008bc3fffe994ffffeaf1000064efffff10a80001b367fff8fb5,
-            0x421e0001ae4bfffeb8cffffa611fffffadc000166680003ff6ffffcdfc,
-            0x5dd20000cfcbffffe03ffffe08200001153ffffe2cc00008b1fffffb82,
-            0xaace00012bb000034117fffee34ffff74000001342c0001bda7fffd050,
-            0xffffea8200009b4ffffea5effffc4b6ffffb4f600025d780001848fffff73a,
-            0x1a4bffff752bfffd686fffff789000014ba000030a7fffff4200006db8,
-            0x8460001500000038167fffec3b000006fe0000a4f00000e577fff93d8,
-            3,
-            2,
-            0x19bdf7f99bc69d8f8ece92674a2e5434,
-            0x15da4a259fcb7f786ae0a5f29be2fdd5,
-            2,
-            0x188852c3efb004d20c8df3f2f1806c35,
-            0x15478eed04913ba1898d892854e1e189,
-            2,
-            0x14ed1fe430d85723ddc859d0cafa8b7c,
-            0x11116a9464639bd78a75aeb97e28bfd1,
-        ]));
+    let calldata = splice(matmul_8x8x8(), 25, 42, array![
+        0xffff8d9000008bc3fffe994ffffeaf1000064efffff10a80001b367fff8fb5,
+        0x421e0001ae4bfffeb8cffffa611fffffadc000166680003ff6ffffcdfc,
+        0x5dd20000cfcbffffe03ffffe08200001153ffffe2cc00008b1fffffb82,
+        0xaace00012bb000034117fffee34ffff74000001342c0001bda7fffd050,
+        0xffffea8200009b4ffffea5effffc4b6ffffb4f600025d780001848fffff73a,
+        0x1a4bffff752bfffd686fffff789000014ba000030a7fffff4200006db8,
+        0x8460001500000038167fffec3b000006fe0000a4f00000e577fff93d8,
+        3,
+        2,
+        0x19bdf7f99bc69d8f8ece92674a2e5434,
+        0x15da4a259fcb7f786ae0a5f29be2fdd5,
+        2,
+        0x188852c3efb004d20c8df3f2f1806c35,
+        0x15478eed04913ba1898d892854e1e189,
+        2,
+        0x14ed1fe430d85723ddc859d0cafa8b7c,
+        0x11116a9464639bd78a75aeb97e28bfd1,
+    ]);
+    verify_calldata(calldata);
 }
