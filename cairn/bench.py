@@ -6,8 +6,10 @@ tracemalloc (numpy reports its buffers to it) so its overhead does not touch the
 
 from __future__ import annotations
 
+import asyncio
 import json
 import platform
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -18,13 +20,17 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from cairn.console import fail, out
+from cairn.console import errors_as_exit, fail, out
+from cairn.deploy import contract, devnet
+from cairn.deploy.build import build
+from cairn.deploy.toolchain import default_toolchain
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.serializer import calldata, proof_file
 
 DEFAULT_SHAPES = ["512x512x512", "128x768x3072"]
+ONCHAIN_SHAPES = ["8x8x8", "32x64x16", "64x64x64"]
 
 
 def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -69,6 +75,39 @@ def measure(m: int, k: int, n: int, repeat: int) -> dict[str, Any]:
     }
 
 
+def measure_onchain(shapes: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
+    """L2 gas and fee of verifying one proof per shape on a devnet started for the purpose."""
+    tc = default_toolchain().require()
+    art = build(tc)
+    rows = []
+    with tempfile.TemporaryDirectory() as logs, devnet.running_devnet(tc, Path(logs)) as info:
+        acc = devnet.predeployed_accounts(info.url)[0]
+
+        async def run() -> None:
+            account = await contract.connect(info.url, acc.address, acc.private_key)
+            dep = await contract.declare_and_deploy(account, art)
+            for m, k, n in shapes:
+                rng = np.random.default_rng(0)
+                inst = make_instance(
+                    rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n))
+                )
+                felts = calldata.encode(prove_matmul(inst))
+                verdict = await contract.verify(account, dep.address, felts)
+                if not verdict.accepted:
+                    raise contract.ChainError(f"{m}x{k}x{n} rejected on chain: {verdict.reason}")
+                rows.append(
+                    {
+                        "shape": f"{m}x{k}x{n}",
+                        "calldata_felts": len(felts),
+                        "l2_gas": verdict.l2_gas,
+                        "fee_fri": verdict.fee_fri,
+                    }
+                )
+
+        asyncio.run(run())
+    return rows
+
+
 def _parse(shape: str) -> tuple[int, int, int]:
     try:
         m, k, n = (int(x) for x in shape.lower().split("x"))
@@ -83,8 +122,27 @@ def bench(
     shape: Annotated[list[str] | None, typer.Option(help="MxKxN (repeatable)")] = None,
     repeat: Annotated[int, typer.Option(min=1, help="runs per timing (best is kept)")] = 3,
     out_path: Annotated[Path | None, typer.Option("--out", help="also write JSON here")] = None,
+    onchain: Annotated[
+        bool, typer.Option(help="measure L2 gas of on-chain verification on a fresh devnet")
+    ] = False,
 ) -> None:
     """Measure the matmul prover against numpy computing C exactly, the verifier, and sizes."""
+    if onchain:
+        shapes = [_parse(s) for s in shape or ONCHAIN_SHAPES]
+        with errors_as_exit(), out.status("verifying on a devnet"):
+            rows = measure_onchain(shapes)
+        table = Table("shape", "calldata", "L2 gas", "fee")
+        for r in rows:
+            table.add_row(
+                r["shape"],
+                f"{r['calldata_felts']} felts",
+                f"{r['l2_gas']:,}",
+                f"{r['fee_fri']:,} FRI",
+            )
+        out.print(table)
+        if out_path:
+            out_path.write_text(json.dumps({"onchain": rows}, indent=2))
+        return
     shapes = [_parse(s) for s in shape or DEFAULT_SHAPES]
     rows = []
     with out.status("benchmarking") as status:

@@ -64,13 +64,15 @@ async def connect(rpc_url: str, address: str, private_key: str) -> Account:
 
 
 def revert_reason(err: Exception) -> str:
-    """The contract's short-string reason (e.g. 'matmul.final_evaluation') out of a node error."""
+    """The contract's panic reason out of a node error: the first felt of the innermost panic
+    data (`["0x6d61…"]`) read as a Cairo short string, e.g. 'matmul.final_evaluation'."""
     text = str(err)
-    named = re.findall(r"'([a-z0-9_]+\.[a-z0-9_]+)'", text)
-    if named:
-        return named[0]
-    quoted = re.findall(r"\('([^']+)'", text)
-    return quoted[0] if quoted else text[:300]
+    panics = re.findall(r'\[\s*"0x([0-9a-fA-F]+)"', text)
+    if panics:
+        raw = bytes.fromhex(panics[-1].rjust(len(panics[-1]) + len(panics[-1]) % 2, "0"))
+        if raw and all(32 <= b < 127 for b in raw):
+            return raw.decode()
+    return text[:500]
 
 
 async def declare_and_deploy(account: Account, art: Artifacts) -> Deployment:
