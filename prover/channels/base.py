@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Generic, TypeVar
 
 from cairn.prover.fields.qm31 import QM31
 
+Digest = TypeVar("Digest", int, bytes)
 
-class Channel(ABC):
+
+class Channel(ABC, Generic[Digest]):
+    """State: a digest and the number of draws since the last mix (every mix resets it)."""
+
+    def __init__(self, digest: Digest) -> None:
+        self.digest = digest
+        self.n_draws = 0
+
+    def _update(self, digest: Digest) -> None:
+        self.digest = digest
+        self.n_draws = 0
+
     @abstractmethod
     def draw_base_felts(self) -> list[int]:
         """8 uniform M31 values from one draw."""

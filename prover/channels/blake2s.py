@@ -22,16 +22,11 @@ def _le32(words: Sequence[int]) -> bytes:
     return struct.pack(f"<{len(words)}I", *words)
 
 
-class Blake2sChannel(Channel):
+class Blake2sChannel(Channel[bytes]):
     """State: a 32-byte digest and the number of draws since the last mix."""
 
     def __init__(self, digest: bytes = bytes(32)) -> None:
-        self.digest = digest
-        self.n_draws = 0
-
-    def _update(self, digest: bytes) -> None:
-        self.digest = digest
-        self.n_draws = 0
+        super().__init__(digest)
 
     def mix_root(self, root: bytes) -> None:
         self._update(_h(self.digest + root))

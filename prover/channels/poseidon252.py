@@ -22,16 +22,11 @@ POW_PREFIX = 0x12345678
 U32S_PER_FELT = 7
 
 
-class Poseidon252Channel(Channel):
+class Poseidon252Channel(Channel[int]):
     """State: a felt252 digest and the number of draws since the last mix."""
 
     def __init__(self, digest: int = 0) -> None:
-        self.digest = digest
-        self.n_draws = 0
-
-    def _update(self, digest: int) -> None:
-        self.digest = digest
-        self.n_draws = 0
+        super().__init__(digest)
 
     # -- mixing ----------------------------------------------------------------------------
     def mix_root(self, root: int) -> None:
