@@ -49,34 +49,41 @@ def hash_many(xs: Sequence[int]) -> int:
     return int.from_bytes(cairn_native.hash_many(blob), "big")
 
 
-def pack_m31s(values: np.ndarray | Sequence[int]) -> list[int]:
-    """Pack canonical M31 values 8 per felt252, big-endian 31-bit limbs.
+def pack_m31s_bytes(values: np.ndarray | Sequence[int]) -> bytes:
+    """Pack canonical M31 values 8 per felt252, big-endian 31-bit limbs, as 32-byte words.
 
     A last partial word of c < 8 values gets c * 2^248 added, so lists of different lengths
-    never pack alike (STWO's Merkle-leaf packing).
+    never pack alike (STWO's Merkle-leaf packing). Full words are built with numpy bit
+    operations: each value's 31 low bits, concatenated behind 8 zero bits, are the word.
     """
     arr = np.asarray(values, dtype=np.int64).ravel()
     if arr.size and (arr.min() < 0 or arr.max() >= P):
         raise ValueError("pack_m31s: values must be canonical M31 (0 <= v < p)")
     full, rest = divmod(arr.size, M31_PER_FELT)
-    words: list[int] = []
-    if full:
-        # Pairs of limbs fit int64 (62 bits); only the final 4-part join needs Python ints.
-        limbs = arr[: full * M31_PER_FELT].reshape(full, M31_PER_FELT)
-        hi = (limbs[:, 0] << 31 | limbs[:, 1]).tolist()
-        mh = (limbs[:, 2] << 31 | limbs[:, 3]).tolist()
-        ml = (limbs[:, 4] << 31 | limbs[:, 5]).tolist()
-        lo = (limbs[:, 6] << 31 | limbs[:, 7]).tolist()
-        words = [
-            (a << 186) | (b << 124) | (c << 62) | d
-            for a, b, c, d in zip(hi, mh, ml, lo, strict=True)
-        ]
+    limbs = arr[: full * M31_PER_FELT].astype(">u4").view(np.uint8).reshape(full, 8, 4)
+    bits = np.unpackbits(limbs, axis=-1)[:, :, 1:].reshape(full, 31 * M31_PER_FELT)
+    padded = np.concatenate([np.zeros((full, 8), dtype=np.uint8), bits], axis=1)
+    blob = np.packbits(padded, axis=1).tobytes()
     if rest:
         word = 0
         for v in arr[full * M31_PER_FELT :].tolist():
             word = (word << 31) | v
-        words.append(word + rest * LENGTH_SHIFT)
-    return words
+        blob += (word + rest * LENGTH_SHIFT).to_bytes(FELT_BYTES, "big")
+    return blob
+
+
+def pack_m31s(values: np.ndarray | Sequence[int]) -> list[int]:
+    """pack_m31s_bytes as felt252 integers (the calldata form)."""
+    blob = pack_m31s_bytes(values)
+    return [
+        int.from_bytes(blob[i : i + FELT_BYTES], "big") for i in range(0, len(blob), FELT_BYTES)
+    ]
+
+
+def hash_with_m31s(prefix: int, values: np.ndarray) -> int:
+    """hash_many([prefix, *pack_m31s(values)]) without building Python ints per word."""
+    blob = prefix.to_bytes(FELT_BYTES, "big") + pack_m31s_bytes(values)
+    return int.from_bytes(cairn_native.hash_many(blob), "big")
 
 
 class PackingError(ValueError):

@@ -12,7 +12,7 @@ from cairn.prover.channels.poseidon import (
     LENGTH_SHIFT,
     hades,
     hash_many,
-    pack_m31s,
+    hash_with_m31s,
     poseidon_hash,
 )
 from cairn.prover.fields.m31 import P
@@ -60,7 +60,7 @@ class Poseidon252Channel(Channel[int]):
 
     def mix_m31s(self, values: np.ndarray) -> None:
         """Cairn's extension: absorb M31 values packed 8 per felt (Merkle-leaf packing)."""
-        self._update(hash_many([self.digest, *pack_m31s(values)]))
+        self._update(hash_with_m31s(self.digest, values))
 
     # -- drawing ---------------------------------------------------------------------------
     def draw_felt252(self) -> int:
