@@ -76,11 +76,19 @@ class Target:
     private_key: str
 
 
+def _hex(option: str, value: str) -> int:
+    try:
+        return int(value, 16)
+    except ValueError:
+        raise fail(f"{option} {value!r} is not a hex number (0x…)") from None
+
+
 def _target(rpc: str | None, account: str | None, key: str | None) -> Target:
     url = rpc or devnet.recorded_url()
     if url is None:
         raise fail("no --rpc given and no devnet running: run `cairn devnet start`")
     if account and key:
+        _hex("--account", account), _hex("--private-key", key)
         return Target(url, account, key)
     if account or key:
         raise fail("give both --account and --private-key, or neither (devnet account #0)")
@@ -126,7 +134,7 @@ def verify_onchain(
                 f"{contract.MAX_CALLDATA_FELTS} per transaction; prove a smaller instance"
             )
         t = _target(rpc, account, private_key)
-        addr = int(address, 16) if address else deployments.lookup(t.rpc)
+        addr = _hex("--address", address) if address else deployments.lookup(t.rpc)
         if addr is None:
             raise fail(
                 f"no CairnVerifier recorded for {t.rpc}: run `cairn deploy` or give --address"

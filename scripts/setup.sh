@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Idempotent setup: a virtualenv with the pinned Python packages (reinstalled only when
-# pyproject.toml changes), the native Poseidon module from native/ (rebuilt only when its
-# sources change), then the pinned Cairo toolchain and starknet-devnet, built from
-# crates.io into ~/.cache/cairn/toolchain and skipped when already there.
+# Idempotent setup:
+# - a virtualenv with the pinned Python packages, every transitive version fixed by
+#   constraints.txt (reinstalled only when pyproject.toml or constraints.txt change);
+# - the native Poseidon module from native/ (rebuilt only when its sources change);
+# - the pinned Cairo toolchain and starknet-devnet, built from crates.io into
+#   ~/.cache/cairn/toolchain and skipped when already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,10 +12,9 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 stamp=.venv/.cairn-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e '.[dev]'
+  .venv/bin/python -m pip install --quiet -c constraints.txt -e '.[dev]'
   echo "$want" > "$stamp"
 fi
 # cairn_native (Rust, PyO3 + maturin): a local path pip cannot pin as a dependency of the
