@@ -13,7 +13,12 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.deploy.toolchain import Toolchain, ToolchainError
+from cairn.deploy.toolchain import (
+    CAIRO_VERSION,
+    SIERRA_COMPILE_VERSION,
+    Toolchain,
+    ToolchainError,
+)
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "verifier_cairo"
 CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
@@ -32,7 +37,7 @@ class Artifacts:
 
 
 def _sources_digest(package: Path) -> str:
-    h = hashlib.sha256()
+    h = hashlib.sha256(f"{CAIRO_VERSION}/{SIERRA_COMPILE_VERSION}".encode())
     for f in sorted(package.rglob("*")):
         if f.is_file() and f.suffix in (".cairo", ".toml") and "target" not in f.parts:
             h.update(str(f.relative_to(package)).encode() + b"\0" + f.read_bytes())

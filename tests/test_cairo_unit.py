@@ -8,15 +8,13 @@ import subprocess
 
 import pytest
 
+from cairn.deploy.build import MAX_BYTECODE, MAX_SIERRA_FELTS, build
 from cairn.deploy.toolchain import default_toolchain
 from tests.cairo_vectors import OUTPUT, render
 
 pytestmark = pytest.mark.cairo
 
 PACKAGE = OUTPUT.parents[2]
-CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
-MAX_SIERRA_FELTS = 81_920
-MAX_BYTECODE = 81_920
 RESULT = re.compile(r"^test (\S+) \.\.\. (\w+)", re.MULTILINE)
 
 
@@ -69,27 +67,8 @@ def test_every_revert_reason_has_a_cairo_test():
     }
 
 
-def test_contract_compiles_for_mainnet(tmp_path):
-    sierra = tmp_path / "CairnVerifier.sierra.json"
-    compile_args = ["--contract-path", CONTRACT_PATH, "--allowed-libfuncs-list-name", "audited"]
-    subprocess.run(
-        [tool("starknet_compile"), str(PACKAGE), *compile_args, str(sierra)],
-        check=True,
-        capture_output=True,
-    )
-    assert len(json.loads(sierra.read_text())["sierra_program"]) < MAX_SIERRA_FELTS
-    casm = tmp_path / "CairnVerifier.casm.json"
-    subprocess.run(
-        [
-            tool("sierra_compile"),
-            "--allowed-libfuncs-list-name",
-            "audited",
-            "--max-bytecode-size",
-            str(MAX_BYTECODE),
-            str(sierra),
-            str(casm),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    assert len(json.loads(casm.read_text())["bytecode"]) < MAX_BYTECODE
+def test_contract_compiles_for_mainnet():
+    """The deploy build (audited libfuncs, --max-bytecode-size) stays within mainnet's limits."""
+    art = build(default_toolchain().require())
+    assert art.sierra_length < MAX_SIERRA_FELTS
+    assert len(json.loads(art.casm.read_text())["bytecode"]) < MAX_BYTECODE
