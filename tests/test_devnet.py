@@ -199,3 +199,22 @@ def test_killed_devnet_gives_a_clear_error(tmp_path, monkeypatch):
         assert result.exit_code == 2, result.output
         assert "Traceback" not in result.output
         assert "running" in result.output
+
+
+def test_cli_devnet_lifecycle(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
+    assert runner.invoke(app, ["devnet", "status"]).exit_code == 1
+    started = runner.invoke(app, ["devnet", "start"])
+    assert started.exit_code == 0, started.output
+    info = devnet.load_state()
+    try:
+        assert devnet.is_alive(info.url)
+        assert runner.invoke(app, ["devnet", "status"]).exit_code == 0
+        again = runner.invoke(app, ["devnet", "start"])
+        assert again.exit_code == 0 and "already running" in again.output
+        assert devnet.load_state() == info
+    finally:
+        stopped = runner.invoke(app, ["devnet", "stop"])
+    assert stopped.exit_code == 0 and not devnet.is_alive(info.url)
+    assert runner.invoke(app, ["devnet", "status"]).exit_code == 1
+    assert "no devnet recorded" in runner.invoke(app, ["devnet", "stop"]).output
