@@ -145,7 +145,7 @@ def bench(
         return
     shapes = [_parse(s) for s in shape or DEFAULT_SHAPES]
     rows = []
-    with out.status("benchmarking") as status:
+    with errors_as_exit(), out.status("benchmarking") as status:
         for m, k, n in shapes:
             status.update(f"benchmarking {m}×{k}×{n}")
             rows.append(measure(m, k, n, repeat))

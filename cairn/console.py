@@ -36,5 +36,7 @@ def errors_as_exit() -> Iterator[None]:
         raise fail(str(e)) from None
     except (ValueError, OSError) as e:
         raise fail(str(e)) from None
+    except MemoryError as e:
+        raise fail(f"not enough memory: {e}") from None
     except KeyboardInterrupt:
         raise fail("interrupted", 130) from None

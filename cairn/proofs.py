@@ -51,9 +51,9 @@ def prove_matmul_cmd(
 ) -> None:
     """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given."""
     rng = np.random.default_rng(seed)
-    a_mat = _load_matrix(a, "a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
-    b_mat = _load_matrix(b, "b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
     with errors_as_exit(), _stages() as progress:
+        a_mat = _load_matrix(a, "a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
+        b_mat = _load_matrix(b, "b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
         progress.add_task("computing C = A·B")
         inst = make_instance(a_mat, b_mat)
         progress.add_task(f"proving {inst.m}×{inst.k}×{inst.n}")

@@ -184,3 +184,14 @@ def test_no_traceback_for_module_entry(tmp_path):
     f.write_text("{")
     proc = subprocess.run([*CAIRN, "verify", f], capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_too_large_to_allocate_is_a_clear_error(tmp_path):
+    out = tmp_path / "huge.json"
+    for args in (
+        ["prove", "matmul", "--m", 1 << 20, "--k", 1 << 20, "--n", 1, "--out", out],
+        ["bench", "--shape", "1048576x1048576x2", "--repeat", 1],
+    ):
+        result = run(*args)
+        assert result.exit_code == 2 and "not enough memory" in result.output
+    assert not out.exists()
