@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 from starknet_py.net.account.account import Account
 
@@ -165,8 +166,6 @@ def demo(
     seed: int = 7,
 ) -> None:
     """The whole path: start a devnet, prove a matmul, verify it in Python and on chain, stop."""
-    import numpy as np
-
     with errors_as_exit():
         tc = default_toolchain().require()
         rng = np.random.default_rng(seed)

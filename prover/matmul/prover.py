@@ -24,7 +24,8 @@ def make_instance(a: np.ndarray, b: np.ndarray) -> MatmulInstance:
     b = np.asarray(b, dtype=np.int64)
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
         raise ValueError(f"cannot multiply shapes {a.shape} and {b.shape}")
-    embed(a), embed(b)  # range check
+    for operand in (a, b):
+        embed(operand)  # raises if an entry leaves the signed M31 range
     c = exact_matmul(a, b)
     return MatmulInstance(a.shape[0], a.shape[1], b.shape[1], a, b, c)
 
