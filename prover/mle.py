@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.linalg import matmul_mod_p
 
@@ -34,6 +35,18 @@ def eq_table(point: Sequence[QM31]) -> QM31Array:
     return table
 
 
+def eq_eval(a: Sequence[QM31], b: Sequence[QM31]) -> QM31:
+    """eq(a, b) = prod_i (a_i b_i + (1 - a_i)(1 - b_i)): the MLE of equality, O(n)."""
+    if len(a) != len(b):
+        raise ValueError(f"eq of points of {len(a)} and {len(b)} variables")
+    one = QM31.one()
+    acc = one
+    for x, y in zip(a, b, strict=True):
+        xy = x * y
+        acc = acc * (xy + xy + one - x - y)
+    return acc
+
+
 def fold(f: QM31Array, r: QM31) -> QM31Array:
     """Fix the first variable to r: f(r, x') = f(0, x') + r (f(1, x') - f(0, x'))."""
     half = len(f) // 2
@@ -47,12 +60,25 @@ def evaluate(values: np.ndarray, point: Sequence[QM31]) -> QM31:
     return eq.mul_base(np.asarray(values, dtype=np.int64)).sum()
 
 
-def pad_matrix(m: np.ndarray) -> np.ndarray:
-    """Zero-pad both dimensions to powers of two."""
-    rows, cols = m.shape
-    out = np.zeros((next_pow2(rows), next_pow2(cols)), dtype=np.int64)
-    out[:rows, :cols] = m
+def pad_tensor(t: np.ndarray) -> np.ndarray:
+    """Zero-pad every dimension to a power of two; the MLE reads the result row-major."""
+    out = np.zeros(tuple(next_pow2(d) for d in t.shape), dtype=np.int64)
+    out[tuple(slice(0, d) for d in t.shape)] = t
     return out
+
+
+def pad_matrix(m: np.ndarray) -> np.ndarray:
+    return pad_tensor(m)
+
+
+def tensor_vars(shape: Sequence[int]) -> int:
+    """Number of MLE variables of a tensor of this (unpadded) shape."""
+    return sum(log2_exact(next_pow2(d)) for d in shape)
+
+
+def evaluate_tensor(t: np.ndarray, point: Sequence[QM31]) -> QM31:
+    """MLE of a signed-integer tensor, zero-padded per dimension, at `point`."""
+    return evaluate(embed(pad_tensor(t)).ravel(), point)
 
 
 def row_combination(eq_rows: QM31Array, matrix: np.ndarray) -> QM31Array:

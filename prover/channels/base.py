@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Generic, TypeVar
 
 from cairn.prover.fields.qm31 import QM31
@@ -20,6 +21,10 @@ class Channel(ABC, Generic[Digest]):
     def _update(self, digest: Digest) -> None:
         self.digest = digest
         self.n_draws = 0
+
+    @abstractmethod
+    def mix_felts(self, xs: Sequence[QM31]) -> None:
+        """Absorb secure-field elements (sum-check rounds, claimed values)."""
 
     @abstractmethod
     def draw_base_felts(self) -> list[int]:

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.channels.base import Channel
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.linalg import matmul_mod_p
@@ -47,7 +47,7 @@ def _interpolation_matrix(degree: int) -> np.ndarray:
 def prove_sumcheck(
     mles: Sequence[QM31Array],
     products: Sequence[Product],
-    channel: Poseidon252Channel,
+    channel: Channel,
 ) -> tuple[SumcheckProof, list[QM31], list[QM31]]:
     """Run all rounds; returns the proof, the point r, and every MLE evaluated at r."""
     degree = max(len(t.mles) for t in products)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.channels.base import Channel
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.sumcheck.proof import SumcheckProof, evaluate_round
@@ -13,7 +13,7 @@ def verify_sumcheck(
     proof: SumcheckProof,
     n_vars: int,
     degree: int,
-    channel: Poseidon252Channel,
+    channel: Channel,
 ) -> tuple[list[QM31], QM31]:
     """Replay the rounds; returns the point r and the claim the final evaluation must meet."""
     if len(proof.rounds) != n_vars:
