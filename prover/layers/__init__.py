@@ -1,0 +1,1 @@
+"""Transformer layers, each a walk step: model (forward + statement), proof, prover, verifier."""

@@ -1,0 +1,20 @@
+"""A layer proof in the walk: the statement, the layer's own proof, and the settlements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cairn.prover.sameply.proof import SamePolyProof
+from cairn.prover.walk.statement import Statement
+
+
+@dataclass(frozen=True)
+class WalkProof:
+    """`inputs` / `weights`: per public tensor, the same-poly merge of its claims (None when
+    the layer left a single claim); the verifier then evaluates the tensor at the merged point."""
+
+    statement: Statement
+    layer: Any
+    inputs: dict[str, SamePolyProof | None]
+    weights: dict[str, SamePolyProof | None]
