@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -12,9 +13,17 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.prover.errors import VerificationError
+from cairn.prover.layers.posenc import model as posenc
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.walk.proof import WalkProof
+from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, proof_file
+from cairn.serializer.codec import proof_felts
 
 prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
 
@@ -64,15 +73,71 @@ def prove_matmul_cmd(
     )
 
 
+Seed = Annotated[int, typer.Option(help="seed of the random int8 tensors")]
+
+
+def _describe(proof: proof_file.AnyProof) -> str:
+    if isinstance(proof, WalkProof):
+        st = proof.statement
+        return f"{st.kind} " + "×".join(map(str, st.dims))
+    return f"matmul {proof.instance.m}×{proof.instance.k}×{proof.instance.n}"
+
+
+def _prove_walk(kind: str, build: Callable[[], Statement], out_path: Path) -> None:
+    """Build the statement (the forward pass), prove it, write the file atomically."""
+    with errors_as_exit(), _stages() as progress:
+        progress.add_task(f"computing the {kind} layer")
+        statement = build()
+        progress.add_task(f"proving {kind} " + "×".join(map(str, statement.dims)))
+        proof = prove_walk(LAYERS[kind], statement)
+        proof_file.save(proof, out_path)
+    out.print(f"wrote {out_path} ({_describe(proof)}, {proof_felts(proof)} proof felts)")
+
+
+@prove_app.command("posenc")
+def prove_posenc_cmd(
+    seq: Dim = 100,
+    context: Dim = 512,
+    embed: Dim = 384,
+    seed: Seed = 0,
+    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
+        "posenc.proof.json"
+    ),
+) -> None:
+    """Prove O = X + P[:seq] for random int8 X (seq×embed) and table P (context×embed)."""
+    if seq > context:
+        raise fail(f"--seq {seq} exceeds --context {context}")
+    rng = np.random.default_rng(seed)
+    _prove_walk(
+        "posenc",
+        lambda: posenc.make_statement(
+            rng.integers(-128, 128, (seq, embed)), rng.integers(-128, 128, (context, embed))
+        ),
+        out_path,
+    )
+
+
 def verify(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
     """Verify a proof in Python. Exit 0 accepted, 1 rejected (names the check), 2 malformed."""
     with errors_as_exit():
         proof = proof_file.load(file)
         try:
-            verify_matmul(proof)
+            if isinstance(proof, WalkProof):
+                verify_walk(LAYERS[proof.statement.kind], proof)
+            else:
+                verify_matmul(proof)
         except VerificationError as e:
             raise fail(f"rejected: check {e.check} failed ({e.detail})", EXIT_REJECTED) from None
-    out.print(f"accepted: matmul {proof.instance.m}×{proof.instance.k}×{proof.instance.n}")
+    out.print(f"accepted: {_describe(proof)}")
+
+
+def _matmul_only(proof: proof_file.AnyProof) -> MatmulProof:
+    if isinstance(proof, WalkProof):
+        raise fail(
+            f"calldata for {proof.statement.kind!r} proofs is not supported yet: "
+            "only matmul proofs are verified on chain"
+        )
+    return proof
 
 
 def calldata_cmd(
@@ -81,7 +146,7 @@ def calldata_cmd(
 ) -> None:
     """The proof as felt252 calldata: a JSON array of 0x-hex felts (docs/calldata.md)."""
     with errors_as_exit():
-        felts = calldata.encode(proof_file.load(file))
+        felts = calldata.encode(_matmul_only(proof_file.load(file)))
         text = json.dumps([hex(f) for f in felts])
         if out_path:
             tmp = out_path.with_name(out_path.name + ".tmp")
@@ -96,7 +161,21 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
     """Kind, dimensions, rounds and size of a proof."""
     with errors_as_exit():
         proof = proof_file.load(file)
-        felts = calldata.encode(proof)
+    if isinstance(proof, WalkProof):
+        st = proof.statement
+        tensors = ", ".join(
+            f"{g[:-1]} {n} {'×'.join(map(str, t.shape))}"
+            for g in proof_file.TENSOR_GROUPS
+            for n, t in getattr(st, g).items()
+        )
+        out.print(
+            f"kind          {st.kind}\ndimensions    {' '.join(map(str, st.dims))}\n"
+            f"tensors       {tensors}\n"
+            f"proof         {proof_felts(proof)} felts (QM31 values and counts)\n"
+            f"file          {file.stat().st_size} bytes"
+        )
+        return
+    felts = calldata.encode(proof)
     inst = proof.instance
     out.print(
         f"kind          matmul\ndimensions    m={inst.m} k={inst.k} n={inst.n}\n"
