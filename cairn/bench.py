@@ -1,4 +1,4 @@
-"""`cairn bench`: prover and verifier speed, memory and proof size (benchmarks/README.md).
+"""`cairn bench matmul | layers`: prover and verifier speed, memory and proof sizes.
 
 Timings are the best of --repeat runs; peak memory is measured in a separate run under
 tracemalloc (numpy reports its buffers to it) so its overhead does not touch the timings.
@@ -20,14 +20,20 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from cairn import examples
 from cairn.console import errors_as_exit, fail, out
 from cairn.deploy import contract, devnet
 from cairn.deploy.build import build
 from cairn.deploy.toolchain import default_toolchain
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, proof_file
+from cairn.serializer.codec import proof_felts
 
 DEFAULT_SHAPES = ["512x512x512", "128x768x3072"]
 ONCHAIN_SHAPES = ["8x8x8", "32x64x16", "64x64x64"]
@@ -118,6 +124,57 @@ def _parse(shape: str) -> tuple[int, int, int]:
     return m, k, n
 
 
+bench_app = typer.Typer(help="Measure speed, memory and proof sizes.", no_args_is_help=True)
+
+
+def _measure_layer(name: str, build: Callable[[], Statement], repeat: int) -> dict[str, Any]:
+    statement = build()
+    spec = LAYERS[statement.kind]
+    prove_s, proof = _best(lambda: prove_walk(spec, statement), repeat)
+    verify_s, _ = _best(lambda: verify_walk(spec, proof), repeat)
+    return {
+        "layer": name,
+        "dims": list(statement.dims),
+        "prove_s": prove_s,
+        "verify_s": verify_s,
+        "prove_peak_mib": _peak_mib(lambda: prove_walk(spec, statement)),
+        "proof_felts": proof_felts(proof),
+    }
+
+
+@bench_app.command("layers")
+def bench_layers(
+    repeat: Annotated[int, typer.Option(min=1, help="runs per timing (best is kept)")] = 3,
+    out_path: Annotated[Path | None, typer.Option("--out", help="also write JSON here")] = None,
+) -> None:
+    """Prove and verify each layer at its reference size (benchmarks/README.md)."""
+    rows = []
+    with errors_as_exit(), out.status("benchmarking") as status:
+        for name, build in examples.BENCHMARKS.items():
+            status.update(f"benchmarking {name}")
+            rows.append(_measure_layer(name, build, repeat))
+    table = Table("layer", "dims", "prove", "verify", "prover peak", "proof")
+    for r in rows:
+        table.add_row(
+            r["layer"],
+            "×".join(map(str, r["dims"])),
+            f"{r['prove_s'] * 1e3:.0f} ms",
+            f"{r['verify_s'] * 1e3:.0f} ms",
+            f"{r['prove_peak_mib']:.0f} MiB",
+            f"{r['proof_felts']} felts",
+        )
+    _report(table, rows, out_path)
+
+
+def _report(table: Table, rows: list[dict[str, Any]], out_path: Path | None) -> None:
+    out.print(table)
+    machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, numpy {np.__version__}"
+    out.print(f"machine: {machine}")
+    if out_path:
+        out_path.write_text(json.dumps({"machine": machine, "results": rows}, indent=2))
+
+
+@bench_app.command("matmul")
 def bench(
     shape: Annotated[list[str] | None, typer.Option(help="MxKxN (repeatable)")] = None,
     repeat: Annotated[int, typer.Option(min=1, help="runs per timing (best is kept)")] = 3,
@@ -172,8 +229,4 @@ def bench(
             f"{r['calldata_felts']} felts",
             f"{r['json_bytes'] / 1e6:.1f} MB",
         )
-    out.print(table)
-    machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, numpy {np.__version__}"
-    out.print(f"machine: {machine}")
-    if out_path:
-        out_path.write_text(json.dumps({"machine": machine, "results": rows}, indent=2))
+    _report(table, rows, out_path)

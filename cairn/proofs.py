@@ -11,9 +11,9 @@ import numpy as np
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from cairn import examples
 from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.prover.errors import VerificationError
-from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.prover import make_instance, prove_matmul
@@ -107,14 +107,7 @@ def prove_posenc_cmd(
     """Prove O = X + P[:seq] for random int8 X (seq×embed) and table P (context×embed)."""
     if seq > context:
         raise fail(f"--seq {seq} exceeds --context {context}")
-    rng = np.random.default_rng(seed)
-    _prove_walk(
-        "posenc",
-        lambda: posenc.make_statement(
-            rng.integers(-128, 128, (seq, embed)), rng.integers(-128, 128, (context, embed))
-        ),
-        out_path,
-    )
+    _prove_walk("posenc", lambda: examples.posenc_example(seq, context, embed, seed), out_path)
 
 
 def verify(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:

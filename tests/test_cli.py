@@ -190,7 +190,7 @@ def test_too_large_to_allocate_is_a_clear_error(tmp_path):
     out = tmp_path / "huge.json"
     for args in (
         ["prove", "matmul", "--m", 1 << 20, "--k", 1 << 20, "--n", 1, "--out", out],
-        ["bench", "--shape", "1048576x1048576x2", "--repeat", 1],
+        ["bench", "matmul", "--shape", "1048576x1048576x2", "--repeat", 1],
     ):
         result = run(*args)
         assert result.exit_code == 2 and "not enough memory" in result.output
