@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from cairn.prover.layers.kvcache import model as kvcache
+from cairn.prover.layers.kvcache.proof import DecodeProof
+from cairn.prover.layers.kvcache.prover import prove_decode
+from cairn.prover.layers.kvcache.verifier import verify_decode
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.posenc.proof import PosencProof
 from cairn.prover.layers.posenc.prover import prove_posenc
 from cairn.prover.layers.posenc.verifier import verify_posenc
+from cairn.prover.layers.qkv import model as qkv
+from cairn.prover.layers.qkv.proof import QkvProof
+from cairn.prover.layers.qkv.prover import prove_qkv
+from cairn.prover.layers.qkv.verifier import verify_qkv
 from cairn.prover.walk.layer import LayerSpec
 
 LAYERS: dict[str, LayerSpec] = {
     spec.kind: spec
-    for spec in (LayerSpec(posenc.KIND, PosencProof, posenc.check, prove_posenc, verify_posenc),)
+    for spec in (
+        LayerSpec(posenc.KIND, PosencProof, posenc.check, prove_posenc, verify_posenc),
+        LayerSpec(qkv.KIND, QkvProof, qkv.check, prove_qkv, verify_qkv),
+        LayerSpec(kvcache.KIND, DecodeProof, kvcache.check, prove_decode, verify_decode),
+    )
 }

@@ -1,0 +1,1 @@
+"""QKV projections (seed 003): Q, K, V = X·W_j + 1·B_jᵀ, proved by one λ-batched sum-check."""
