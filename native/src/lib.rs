@@ -1,14 +1,17 @@
-//! Starknet Poseidon (the hades permutation over the Stark field, width 3) for Cairn.
+//! Starknet Poseidon (the hades permutation over the Stark field, width 3) and batched
+//! Blake2s for Cairn.
 //!
 //! The transcript and matrix hashing call Poseidon tens of thousands of times per proof;
 //! doing the work here, on felts passed as packed big-endian bytes, removes the per-call
-//! Python overhead that dominated the prover.
+//! Python overhead that dominated the prover. Merkle trees hash millions of rows, so the
+//! batched functions take all rows of one tree level in a single call.
 
+use blake2::{Blake2s256, Digest};
 use num_bigint::{BigInt, BigUint, Sign};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use starknet_crypto::{poseidon_hash_many, poseidon_permute_comp, Felt};
+use starknet_crypto::{poseidon_hash, poseidon_hash_many, poseidon_permute_comp, Felt};
 
 const FELT_BYTES: usize = 32;
 
@@ -60,6 +63,36 @@ fn hades(a: BigInt, b: BigInt, c: BigInt) -> PyResult<(BigUint, BigUint, BigUint
     ))
 }
 
+/// Parses concatenated 32-byte big-endian felts, each below the Stark prime.
+fn parse_felts(felts: &[u8], caller: &str) -> PyResult<Vec<Felt>> {
+    if felts.len() % FELT_BYTES != 0 {
+        return Err(PyValueError::new_err(format!(
+            "{caller}: input length {} is not a multiple of {FELT_BYTES}",
+            felts.len()
+        )));
+    }
+    felts
+        .chunks_exact(FELT_BYTES)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let bytes = chunk.try_into().expect("chunks_exact yields FELT_BYTES");
+            felt_from_be(bytes).ok_or_else(|| {
+                PyValueError::new_err(format!("{caller}: felt {i} is not below the Stark prime"))
+            })
+        })
+        .collect()
+}
+
+/// Checks that `len` bytes split into whole rows of `row_len` units of `unit` bytes.
+fn check_rows(caller: &str, len: usize, row_len: usize, unit: usize) -> PyResult<()> {
+    if row_len == 0 || len % (row_len * unit) != 0 {
+        return Err(PyValueError::new_err(format!(
+            "{caller}: input length {len} is not a whole number of rows of {row_len} x {unit} bytes"
+        )));
+    }
+    Ok(())
+}
+
 /// Cairo's `poseidon_hash_span` of a felt sequence, as 32 big-endian bytes.
 ///
 /// `felts` is the concatenation of 32-byte big-endian felts, each below the Stark prime;
@@ -67,31 +100,111 @@ fn hades(a: BigInt, b: BigInt, c: BigInt) -> PyResult<(BigUint, BigUint, BigUint
 /// length and absorbs pairs into state words 0 and 1. Malformed input raises ValueError.
 #[pyfunction]
 fn hash_many<'py>(py: Python<'py>, felts: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-    if felts.len() % FELT_BYTES != 0 {
-        return Err(PyValueError::new_err(format!(
-            "hash_many: input length {} is not a multiple of {FELT_BYTES}",
-            felts.len()
-        )));
-    }
-    let parsed = felts
-        .chunks_exact(FELT_BYTES)
-        .enumerate()
-        .map(|(i, chunk)| {
-            let bytes = chunk.try_into().expect("chunks_exact yields FELT_BYTES");
-            felt_from_be(bytes).ok_or_else(|| {
-                PyValueError::new_err(format!("hash_many: felt {i} is not below the Stark prime"))
-            })
-        })
-        .collect::<PyResult<Vec<Felt>>>()?;
+    let parsed = parse_felts(felts, "hash_many")?;
     // A 512x512 matrix is ~16k permutations: let other Python threads run meanwhile.
     let digest = py.detach(|| poseidon_hash_many(&parsed));
     Ok(PyBytes::new(py, &digest.to_bytes_be()))
 }
 
-/// Starknet Poseidon for Cairn: `hades` (the permutation) and `hash_many` (the sponge).
+/// M31 values packed per felt (STWO's Merkle-leaf packing, docs/merkle.md).
+const M31_PER_FELT: usize = 8;
+const M31_P: u32 = (1 << 31) - 1;
+
+/// Packs up to 8 canonical M31 values into one felt: big-endian 31-bit limbs, plus
+/// `count * 2^248` when the chunk is partial (count < 8).
+fn pack_m31_chunk(values: &[u32]) -> Felt {
+    let mut limbs = [0u64; 4]; // little-endian 64-bit limbs of the 256-bit word
+    let count = values.len();
+    for (i, &v) in values.iter().enumerate() {
+        let offset = 31 * (count - 1 - i);
+        let (k, shift) = (offset / 64, offset % 64);
+        limbs[k] |= u64::from(v) << shift;
+        if shift > 64 - 31 {
+            limbs[k + 1] |= u64::from(v) >> (64 - shift);
+        }
+    }
+    if count < M31_PER_FELT {
+        limbs[3] |= (count as u64) << 56; // count * 2^248
+    }
+    let mut bytes = [0u8; FELT_BYTES];
+    for (k, limb) in limbs.iter().enumerate() {
+        bytes[8 * (3 - k)..8 * (4 - k)].copy_from_slice(&limb.to_be_bytes());
+    }
+    Felt::from_bytes_be(&bytes)
+}
+
+/// Poseidon Merkle leaves: `hash_many` of every row of `row_len` M31 values, packed 8 per
+/// felt (a last partial felt gets its count at 2^248), as 32 big-endian bytes per row.
+///
+/// `words` holds the values as little-endian u32, each below p; one call hashes all leaves
+/// of a tree (a 2^20-value commitment has ~2^18 of them, too many for a Python call each).
+#[pyfunction]
+fn hash_m31_rows<'py>(
+    py: Python<'py>,
+    words: &[u8],
+    row_len: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    check_rows("hash_m31_rows", words.len(), row_len, 4)?;
+    let values: Vec<u32> = words
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes(w.try_into().expect("chunks_exact yields 4")))
+        .collect();
+    if let Some(i) = values.iter().position(|&v| v >= M31_P) {
+        return Err(PyValueError::new_err(format!(
+            "hash_m31_rows: value {i} is not a canonical M31"
+        )));
+    }
+    let digests: Vec<u8> = py.detach(|| {
+        values
+            .chunks_exact(row_len)
+            .flat_map(|row| {
+                let felts: Vec<Felt> = row.chunks(M31_PER_FELT).map(pack_m31_chunk).collect();
+                poseidon_hash_many(&felts).to_bytes_be()
+            })
+            .collect()
+    });
+    Ok(PyBytes::new(py, &digests))
+}
+
+/// `poseidon_hash(left, right)` of every consecutive pair of felts: one Merkle tree level.
+#[pyfunction]
+fn hash_pairs<'py>(py: Python<'py>, felts: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    check_rows("hash_pairs", felts.len(), 2, FELT_BYTES)?;
+    let parsed = parse_felts(felts, "hash_pairs")?;
+    let digests: Vec<u8> = py.detach(|| {
+        parsed
+            .chunks_exact(2)
+            .flat_map(|pair| poseidon_hash(pair[0], pair[1]).to_bytes_be())
+            .collect()
+    });
+    Ok(PyBytes::new(py, &digests))
+}
+
+/// Blake2s-256 of every row of `row_bytes` bytes, as 32 bytes each: Blake2s Merkle leaves
+/// (rows of little-endian M31 words) and levels (rows left || right), in one call.
+#[pyfunction]
+fn blake2s_rows<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    row_bytes: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    check_rows("blake2s_rows", data.len(), row_bytes, 1)?;
+    let digests: Vec<u8> = py.detach(|| {
+        data.chunks_exact(row_bytes)
+            .flat_map(|row| Blake2s256::digest(row))
+            .collect()
+    });
+    Ok(PyBytes::new(py, &digests))
+}
+
+/// Hashes for Cairn: `hades` (the Poseidon permutation), `hash_many` (the sponge), and the
+/// batched Merkle helpers `hash_m31_rows`, `hash_pairs` and `blake2s_rows`.
 #[pymodule]
 fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hades, m)?)?;
     m.add_function(wrap_pyfunction!(hash_many, m)?)?;
+    m.add_function(wrap_pyfunction!(hash_m31_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(hash_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(blake2s_rows, m)?)?;
     Ok(())
 }
