@@ -1,0 +1,60 @@
+"""Every single-point tampering of a proof tree, found by walking its dataclass fields."""
+
+import dataclasses
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+from cairn.prover.fields import QM31
+from cairn.prover.sameply.proof import SamePolyProof
+from cairn.prover.sumcheck.proof import SumcheckProof
+from cairn.prover.walk.proof import WalkProof
+
+# What an absent optional proof is replaced with: a proof where none is due.
+_STAND_INS = {SamePolyProof: SamePolyProof(SumcheckProof([]), QM31.zero())}
+
+
+def _stand_in(owner: type, name: str) -> Any:
+    """A value for an absent `X | None` field, by its type hint."""
+    arms = typing.get_args(typing.get_type_hints(owner)[name])
+    return next((_STAND_INS[a] for a in arms if a in _STAND_INS), None)
+
+
+def mutations(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(path, tampered copy): each QM31 plus one, each list one item shorter and one longer,
+    each present optional proof removed and each absent one supplied, each dict key dropped."""
+    if isinstance(value, QM31):
+        yield path, value + QM31.one()
+    elif dataclasses.is_dataclass(value):
+        for f in dataclasses.fields(value):
+            sub = getattr(value, f.name)
+            where = f"{path}.{f.name}"
+            for p, m in mutations(sub, where):
+                yield p, dataclasses.replace(value, **{f.name: m})
+            if isinstance(sub, SamePolyProof):
+                yield f"{where}=None", dataclasses.replace(value, **{f.name: None})
+            elif sub is None and (stand_in := _stand_in(type(value), f.name)) is not None:
+                yield f"{where}=proof", dataclasses.replace(value, **{f.name: stand_in})
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            for p, m in mutations(item, f"{path}[{i}]"):
+                yield p, [*value[:i], m, *value[i + 1 :]]
+        if value:
+            yield f"{path}-last", value[:-1]
+            yield f"{path}+last", [*value, value[-1]]
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            for p, m in mutations(item, f"{path}.{key}"):
+                yield p, {**value, key: m}
+            if isinstance(item, SamePolyProof):
+                yield f"{path}.{key}=None", {**value, key: None}
+            elif item is None:  # the walk's dicts map names to SamePolyProof | None
+                yield f"{path}.{key}=proof", {**value, key: _STAND_INS[SamePolyProof]}
+            yield f"{path}.{key}-key", {k: v for k, v in value.items() if k != key}
+
+
+def walk_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
+    """Every tampering of the layer proof and of the settlement proofs (not of the statement)."""
+    for name in ("layer", "inputs", "weights"):
+        for p, m in mutations(getattr(proof, name), name):
+            yield p, dataclasses.replace(proof, **{name: m})
