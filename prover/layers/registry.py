@@ -6,6 +6,10 @@ from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.kvcache.proof import DecodeProof
 from cairn.prover.layers.kvcache.prover import prove_decode
 from cairn.prover.layers.kvcache.verifier import verify_decode
+from cairn.prover.layers.mha import model as mha
+from cairn.prover.layers.mha.proof import MhaProof
+from cairn.prover.layers.mha.prover import prove_mha
+from cairn.prover.layers.mha.verifier import verify_mha
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.posenc.proof import PosencProof
 from cairn.prover.layers.posenc.prover import prove_posenc
@@ -22,5 +26,6 @@ LAYERS: dict[str, LayerSpec] = {
         LayerSpec(posenc.KIND, PosencProof, posenc.check, prove_posenc, verify_posenc),
         LayerSpec(qkv.KIND, QkvProof, qkv.check, prove_qkv, verify_qkv),
         LayerSpec(kvcache.KIND, DecodeProof, kvcache.check, prove_decode, verify_decode),
+        LayerSpec(mha.KIND, MhaProof, mha.check, prove_mha, verify_mha),
     )
 }
