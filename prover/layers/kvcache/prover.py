@@ -26,6 +26,7 @@ from cairn.prover.layers.qkv.prover import (
     prove_projection,
 )
 from cairn.prover.mle import col_combination, eq_eval, eq_table, evaluate, pad_tensor, tensor_vars
+from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.prover import prove_sameply
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 from cairn.prover.walk.layer import LayerClaims
@@ -150,7 +151,8 @@ def prove_decode(
     chain = Chain(step_vars)
     step_proofs: list[StepProof] = []
     for t in reversed(range(steps)):
-        merges, merged = {}, {}
+        merges: dict[str, SamePolyProof | None] = {}
+        merged: dict[str, Claim] = {}
         for j in CACHES:
             claims = cache_claims(outputs[j], split[j][t], chain.pending.get(j), step_vars)
             table = QM31Array.from_base(tables[j][t].ravel())

@@ -62,7 +62,7 @@ def verify_decode(
     chain = Chain(step_vars)
     for t in reversed(range(steps)):
         step = proof.steps[t]
-        merged = {}
+        merged: dict[str, Claim] = {}
         for j, merge in (("k", step.k_merge), ("v", step.v_merge)):
             claims = cache_claims(outputs[j], split[j][t], chain.pending.get(j), step_vars)
             merged[j] = verify_sameply(merge, claims, row_vars + col_vars, channel)
