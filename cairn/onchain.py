@@ -101,21 +101,29 @@ async def _account(t: Target) -> Account:
     return await contract.connect(t.rpc, t.address, t.private_key)
 
 
-def deploy(rpc: Rpc = None, account: AccountOpt = None, private_key: KeyOpt = None) -> None:
+def deploy(
+    rpc: Rpc = None,
+    account: AccountOpt = None,
+    private_key: KeyOpt = None,
+    owner: Annotated[
+        str | None, typer.Option(help="model registry owner (default: the deploying account)")
+    ] = None,
+) -> None:
     """Build CairnVerifier, declare it (if new) and deploy it; records the address."""
     with errors_as_exit():
         t = _target(rpc, account, private_key)
+        owner_address = _hex("--owner", owner) if owner else None
         out.print("building the contract (cached after the first build)…")
         art = build(default_toolchain())
         out.print(f"Sierra program: {art.sierra_length} felts (limit 81,920)")
-        dep = asyncio.run(_deploy(t, art))
+        dep = asyncio.run(_deploy(t, art, owner_address))
     deployments.record(t.rpc, dep)
     out.print(f"class {dep.class_hash:#x} {'declared' if dep.declared_now else 'already declared'}")
     out.print(f"CairnVerifier deployed at {dep.address:#x}")
 
 
-async def _deploy(t: Target, art: Artifacts) -> contract.Deployment:
-    return await contract.declare_and_deploy(await _account(t), art)
+async def _deploy(t: Target, art: Artifacts, owner: int | None = None) -> contract.Deployment:
+    return await contract.declare_and_deploy(await _account(t), art, owner)
 
 
 def verify_onchain(
@@ -149,7 +157,10 @@ def verify_onchain(
         )
     if not verdict.accepted:
         raise fail(f"rejected on chain: {verdict.reason}", EXIT_REJECTED)
-    out.print(f"accepted on chain: ProofVerified(proof_hash={verdict.proof_hash:#x})")
+    out.print(
+        f"accepted on chain: ProofVerified(model_id={verdict.model_id}, "
+        f"proof_hash={verdict.proof_hash:#x}, io_hash={verdict.io_hash:#x})"
+    )
 
 
 async def _verify(t: Target, addr: int, felts: list[int]) -> contract.OnchainVerdict:

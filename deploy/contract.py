@@ -1,8 +1,9 @@
 """Declare, deploy, invoke and call the CairnVerifier contract with starknet-py.
 
 Each function is async; the CLI runs them with asyncio.run. Fees and L2 gas are read from
-receipts. A proof the contract rejects is caught at fee estimation, so no transaction is
-sent for it and its revert reason is reported.
+receipts. A call the contract rejects is caught at fee estimation, so no transaction is
+sent for it and its revert reason is reported. The model registry's calls are in
+`cairn.deploy.registry`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from dataclasses import dataclass
 
 import aiohttp
 from starknet_py.common import create_sierra_compiled_contract
-from starknet_py.contract import Contract
+from starknet_py.contract import Contract, PreparedFunctionInvokeV3
 from starknet_py.hash.selector import get_selector_from_name
 from starknet_py.hash.sierra_class_hash import compute_sierra_class_hash
 from starknet_py.net.account.account import Account
 from starknet_py.net.client_errors import ClientError
+from starknet_py.net.client_models import TransactionReceipt
 from starknet_py.net.full_node_client import FullNodeClient
 from starknet_py.net.signer.key_pair import KeyPair
 
@@ -47,6 +49,18 @@ class OnchainVerdict:
     l2_gas: int | None
     fee_fri: int | None
     proof_hash: int | None
+    io_hash: int | None = None
+    model_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One invoke: refused at estimation (`reason`, nothing sent), reverted (`reason` and a
+    transaction), or executed (`reason` None)."""
+
+    reason: str | None
+    tx_hash: int | None
+    receipt: TransactionReceipt | None
 
 
 async def connect(rpc_url: str, address: str, private_key: str) -> Account:
@@ -75,7 +89,11 @@ def revert_reason(err: Exception) -> str:
     return text[:500]
 
 
-async def declare_and_deploy(account: Account, art: Artifacts) -> Deployment:
+async def declare_and_deploy(
+    account: Account, art: Artifacts, owner: int | None = None
+) -> Deployment:
+    """Declare the class unless the node knows it, then deploy an instance whose registry
+    owner is `owner` (default: the deploying account)."""
     sierra_text = art.sierra.read_text()
     class_hash = compute_sierra_class_hash(create_sierra_compiled_contract(sierra_text))
     declared_now = False
@@ -93,7 +111,11 @@ async def declare_and_deploy(account: Account, art: Artifacts) -> Deployment:
     abi = json.loads(sierra_text)["abi"]
     abi = json.loads(abi) if isinstance(abi, str) else abi
     deployed = await Contract.deploy_contract_v3(
-        account=account, class_hash=class_hash, abi=abi, constructor_args=[], auto_estimate=True
+        account=account,
+        class_hash=class_hash,
+        abi=abi,
+        constructor_args={"owner": account.address if owner is None else owner},
+        auto_estimate=True,
     )
     await deployed.wait_for_acceptance()
     return Deployment(class_hash, deployed.deployed_contract.address, declared_now)
@@ -107,17 +129,12 @@ async def is_deployed(account: Account, address: int) -> bool:
     return True
 
 
-async def verify(account: Account, address: int, felts: list[int]) -> OnchainVerdict:
-    """Invoke `verify(proof)`; a rejection at estimation sends nothing."""
-    total = len(felts) + INVOKE_OVERHEAD_FELTS
-    if total > MAX_CALLDATA_FELTS:
-        raise ChainError(f"calldata of {total} felts exceeds Starknet's {MAX_CALLDATA_FELTS}")
-    contract = await Contract.from_address(address, provider=account)
-    call = contract.functions["verify"].prepare_invoke_v3(proof=felts)
+async def send(account: Account, call: PreparedFunctionInvokeV3) -> Sent:
+    """Estimate, then invoke with a 1.5x margin and wait for the receipt."""
     try:
         estimate = await call.estimate_fee()
     except ClientError as e:
-        return OnchainVerdict(False, revert_reason(e), None, None, None, None)
+        return Sent(revert_reason(e), None, None)
     if estimate.l2_gas_consumed > MAX_L2_GAS_ESTIMATE:
         raise ChainError(
             f"estimated L2 gas {estimate.l2_gas_consumed} > {MAX_L2_GAS_ESTIMATE}: too large "
@@ -126,29 +143,29 @@ async def verify(account: Account, address: int, felts: list[int]) -> OnchainVer
     sent = await call.invoke(resource_bounds=estimate.to_resource_bounds(1.5, 1.5))
     await sent.wait_for_acceptance()
     receipt = await account.client.get_transaction_receipt(sent.hash)
-    if receipt.revert_reason:
-        return OnchainVerdict(
-            False,
-            revert_reason(Exception(receipt.revert_reason)),
-            sent.hash,
-            receipt.execution_resources.l2_gas,
-            receipt.actual_fee.amount,
-            None,
-        )
+    reason = revert_reason(Exception(receipt.revert_reason)) if receipt.revert_reason else None
+    return Sent(reason, sent.hash, receipt)
+
+
+async def verify(account: Account, address: int, felts: list[int]) -> OnchainVerdict:
+    """Invoke `verify(proof)`; a rejection at estimation sends nothing."""
+    total = len(felts) + INVOKE_OVERHEAD_FELTS
+    if total > MAX_CALLDATA_FELTS:
+        raise ChainError(f"calldata of {total} felts exceeds Starknet's {MAX_CALLDATA_FELTS}")
+    contract = await Contract.from_address(address, provider=account)
+    sent = await send(account, contract.functions["verify"].prepare_invoke_v3(proof=felts))
+    if sent.receipt is None:
+        return OnchainVerdict(False, sent.reason, None, None, None, None)
+    gas, fee = sent.receipt.execution_resources.l2_gas, sent.receipt.actual_fee.amount
+    if sent.reason is not None:
+        return OnchainVerdict(False, sent.reason, sent.tx_hash, gas, fee, None)
     selector = get_selector_from_name("ProofVerified")
-    hashes = [
-        e.keys[1] for e in receipt.events if e.from_address == address and e.keys[0] == selector
-    ]
-    if not hashes:
-        raise ChainError(f"transaction {sent.hash:#x} succeeded but emitted no ProofVerified")
-    return OnchainVerdict(
-        True,
-        None,
-        sent.hash,
-        receipt.execution_resources.l2_gas,
-        receipt.actual_fee.amount,
-        hashes[0],
-    )
+    # ProofVerified: keys [selector, model_id, proof_hash], data [io_hash, kind]
+    events = [e for e in sent.receipt.events if e.from_address == address and e.keys[0] == selector]
+    if not events:
+        raise ChainError(f"transaction {sent.tx_hash:#x} succeeded but emitted no ProofVerified")
+    (_, model_id, proof_hash), (io_hash, _) = events[0].keys, events[0].data
+    return OnchainVerdict(True, None, sent.tx_hash, gas, fee, proof_hash, io_hash, model_id)
 
 
 async def is_verified(account: Account, address: int, proof_hash: int) -> bool:

@@ -12,13 +12,16 @@ expected panic of a generated `#[should_panic]` test, so both sides must reject 
 
 from __future__ import annotations
 
+import hashlib
 import random
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from cairn.deploy.registry import matmul_io_hash
 from cairn.prover.channels.poseidon import LENGTH_SHIFT, STARK_PRIME, hash_many, pack_m31s
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
@@ -121,6 +124,13 @@ pub struct MatrixEvaluation {
     pub r_row: Span<QM31>,
     pub r_col: Span<QM31>,
     pub value: QM31,
+}
+
+/// Little-endian u32 words and the Blake2s-256 of their bytes, as eight LE words.
+#[derive(Drop)]
+pub struct Blake2sCase {
+    pub words: Span<u32>,
+    pub digest: [u32; 8],
 }
 """
 
@@ -394,6 +404,59 @@ def mle_vectors(rng: random.Random) -> str:
     )
 
 
+# -- Blake2s ---------------------------------------------------------------------------------
+def le32(words: Sequence[int]) -> bytes:
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+def blake2s_words(data: bytes) -> list[int]:
+    """hashlib's Blake2s-256 of `data` as eight little-endian u32 words."""
+    return list(struct.unpack("<8I", hashlib.blake2s(data).digest()))
+
+
+def u32s(words: Sequence[int], indent: int = 12, fixed: bool = False) -> str:
+    """An `array![...]` of u32 words, or a fixed-size `[...]` literal."""
+    literal = array([str(w) for w in words], indent, per_line=6)
+    return literal.removeprefix("array!") if fixed else literal + ".span()"
+
+
+def blake2s_vectors(rng: random.Random) -> str:
+    """Messages of 0 to 100 words around the 16-word block boundary, and Merkle-node inputs
+    (two digests, 64 bytes: exactly one block)."""
+    cases = []
+    for n in (0, 1, 2, 15, 16, 17, 31, 32, 33, 64, 65, 100):
+        words = [0xFFFFFFFF, 0, *(rng.randrange(1 << 32) for _ in range(n))][:n]
+        cases.append(
+            f"Blake2sCase {{\n            words: {u32s(words)},\n"
+            f"            digest: {u32s(blake2s_words(le32(words)), fixed=True)},\n        }}"
+        )
+    nodes = []
+    for _ in range(3):
+        left, right = (blake2s_words(rng.randbytes(32)) for _ in range(2))
+        digest = blake2s_words(le32(left) + le32(right))
+        nodes.append(
+            "(\n"
+            + "".join(f"            {u32s(x, fixed=True)},\n" for x in (left, right, digest))
+            + "        )"
+        )
+    return "\n".join(
+        [
+            function(
+                "blake2s_cases",
+                "Array<Blake2sCase>",
+                "array![\n" + "".join(f"        {c},\n" for c in cases) + "    ]",
+                "hashlib.blake2s of 0–100 words (0, 1, 2, 15–17, 31–33, 64, 65, 100).",
+            ),
+            function(
+                "blake2s_node_cases",
+                "Array<([u32; 8], [u32; 8], [u32; 8])>",
+                "array![\n" + "".join(f"        {n},\n" for n in nodes) + "    ]",
+                "Merkle nodes: left, right and hashlib.blake2s(left ‖ right).",
+            ),
+        ]
+    )
+
+
 # -- matmul calldata ------------------------------------------------------------------------
 def python_verdict(felts: list[int]) -> str | None:
     """The check the Python side names for this calldata, None when it verifies."""
@@ -606,7 +669,9 @@ def matmul_vectors(rng: random.Random) -> str:
             )
         )
         out.append(
-            f"#[test]\nfn verify_matmul_{name}() {{\n    verify_calldata(matmul_{name}());\n}}\n"
+            f"#[test]\nfn verify_matmul_{name}() {{\n"
+            f"    let io_hash = {felt(matmul_io_hash(felts))};\n"
+            f"    assert_eq!(verify_calldata(matmul_{name}()), io_hash);\n}}\n"
         )
     for t in tampers(honest):
         verdict = python_verdict(t.felts)
@@ -642,6 +707,7 @@ def render() -> str:
         packing_cases(rng),
         mle_vectors(rng),
         matmul_vectors(rng),
+        blake2s_vectors(rng),
     ]
     return "\n".join(s.rstrip("\n") + "\n" for s in sections)
 

@@ -4,7 +4,6 @@ Python and Cairo verifiers must give the same verdict on every proof, honest or 
 where the Python calldata reader names a check, the contract must revert with that name.
 """
 
-import asyncio
 import os
 import signal
 
@@ -13,8 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cairn.cli import app
-from cairn.deploy import contract, devnet
-from cairn.deploy.build import build
+from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.toolchain import default_toolchain
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.errors import VerificationError
@@ -22,6 +20,7 @@ from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.errors import MalformedProofError
+from tests.devnet_chain import deployed_chain
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
@@ -29,22 +28,12 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def chain(tmp_path_factory):
-    tc = default_toolchain().require()
-    art = build(tc)
-    with devnet.running_devnet(tc, tmp_path_factory.mktemp("devnet")) as info:
-        acc0 = devnet.predeployed_accounts(info.url)[0]
-        loop = asyncio.new_event_loop()
-        account = loop.run_until_complete(
-            contract.connect(info.url, acc0.address, acc0.private_key)
-        )
-        dep = loop.run_until_complete(contract.declare_and_deploy(account, art))
-        yield loop, account, dep.address, info
-        loop.close()
+    with deployed_chain(tmp_path_factory.mktemp("devnet")) as chain:
+        yield chain
 
 
 def onchain(chain, felts):
-    loop, account, address, _ = chain
-    return loop.run_until_complete(contract.verify(account, address, felts))
+    return chain.run(contract.verify(chain.account, chain.address, felts))
 
 
 def python_verdict(felts):
@@ -72,12 +61,13 @@ def test_honest_proofs_accepted_by_both(chain, shape):
     verdict = onchain(chain, felts)
     assert verdict.accepted, verdict.reason
     assert verdict.proof_hash == hash_many(felts)
+    assert verdict.io_hash == registry.matmul_io_hash(felts)
+    assert verdict.model_id == registry.NO_MODEL
     assert verdict.l2_gas and verdict.l2_gas > 0
-    loop, account, address, _ = chain
-    assert loop.run_until_complete(contract.is_verified(account, address, verdict.proof_hash))
-    assert not loop.run_until_complete(
-        contract.is_verified(account, address, verdict.proof_hash + 1)
-    )
+    assert chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash))
+    assert not chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash + 1))
+    record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
+    assert record == registry.ProofRecord(registry.NO_MODEL, verdict.io_hash, 1)
 
 
 def test_every_felt_tampered_gives_the_same_verdict(chain):
@@ -140,15 +130,19 @@ def test_malformed_calldata_reverts_with_named_reason(chain, mutate, reason):
 
 def test_cli_deploy_and_verify_onchain(chain, tmp_path, monkeypatch):
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
-    url = chain[3].url
-    result = runner.invoke(app, ["deploy", "--rpc", url])
+    url = chain.url
+    owner = chain.accounts[1].address
+    result = runner.invoke(app, ["deploy", "--rpc", url, "--owner", hex(owner)])
     assert result.exit_code == 0, result.output
     assert "already declared" in result.output
+    address = deployments.lookup(url)
+    assert chain.run(registry.owner(chain.account, address)) == owner
     good = tmp_path / "p.json"
     proof_file.save(proof_of(6, 10, 3), good)
     result = runner.invoke(app, ["verify-onchain", str(good), "--rpc", url])
     assert result.exit_code == 0, result.output
     assert "transaction" in result.output and "L2 gas" in result.output
+    assert "ProofVerified(model_id=0, " in result.output
     doc = proof_file.to_json_dict(proof_file.load(good))
     doc["instance"]["c"][0][0] += 1
     bad = tmp_path / "bad.json"
@@ -162,7 +156,7 @@ def test_calldata_over_limit_refused_before_sending(tmp_path, monkeypatch, chain
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
     big = tmp_path / "big.json"
     proof_file.save(proof_of(128, 256, 64), big)
-    result = runner.invoke(app, ["verify-onchain", str(big), "--rpc", chain[3].url])
+    result = runner.invoke(app, ["verify-onchain", str(big), "--rpc", chain.url])
     assert result.exit_code == 2 and "exceeds Starknet's limit of 5000" in result.output
     with pytest.raises(contract.ChainError, match="exceeds"):
         onchain(chain, calldata.encode(proof_of(128, 256, 64)))

@@ -27,6 +27,9 @@ pub struct Matrix {
 /// A decoded matmul proof: the statement C = A·B and the sum-check rounds.
 #[derive(Copy, Drop)]
 pub struct MatmulCalldata {
+    /// The statement as it stands in the calldata (m, k, n and the three length-prefixed
+    /// matrices): what the contract's `io_hash` hashes (docs/registry.md).
+    pub io: Span<felt252>,
     pub m: u32,
     pub k: u32,
     pub n: u32,
@@ -46,9 +49,10 @@ pub fn read_matmul(calldata: Span<felt252>) -> MatmulCalldata {
     let a = take_matrix(ref data, m, k);
     let b = take_matrix(ref data, k, n);
     let c = take_matrix(ref data, m, n);
+    let io = calldata.slice(2, calldata.len() - data.len() - 2);
     let rounds = take_rounds(ref data, log2_padded(k));
     assert(data.is_empty(), 'calldata.extra');
-    MatmulCalldata { m, k, n, a, b, c, rounds }
+    MatmulCalldata { io, m, k, n, a, b, c, rounds }
 }
 
 fn take(ref data: Span<felt252>) -> felt252 {

@@ -1,6 +1,7 @@
 //! Cairn's on-chain verifier: the Cairo mirror of the Python verifier in `cairn.prover`,
 //! module by module (docs/cairo-verifier.md).
 
+pub mod blake2s;
 pub mod calldata;
 pub mod channel;
 pub mod contract;

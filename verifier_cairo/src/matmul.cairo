@@ -24,7 +24,7 @@ fn absorb_instance(ref channel: Poseidon252Channel, proof: MatmulCalldata) {
 
 /// Returns on acceptance; panics with the name of the failed check.
 pub fn verify_matmul(proof: MatmulCalldata) {
-    let MatmulCalldata { m, k, n, a, b, c, rounds } = proof;
+    let MatmulCalldata { io: _, m, k, n, a, b, c, rounds } = proof;
     let mut channel = Default::default();
     absorb_instance(ref channel, proof);
     let (log_m, log_n) = (log2_padded(m), log2_padded(n));

@@ -3,6 +3,7 @@
 //! are generated tests there, the rest use its data here.
 
 mod support;
+mod test_blake2s;
 mod test_calldata;
 mod test_channel;
 mod test_contract;

@@ -1,5 +1,6 @@
 //! Shorthands for the tests and the generated vectors.
 
+use core::poseidon::poseidon_hash_span;
 use crate::calldata::read_matmul;
 use crate::fields::cm31::{CM31, CM31Trait};
 use crate::fields::m31::{M31, M31Trait};
@@ -30,7 +31,10 @@ pub fn splice(
     out
 }
 
-/// What the contract runs on its calldata, without the storage and the event.
-pub fn verify_calldata(calldata: Array<felt252>) {
-    verify_matmul(read_matmul(calldata.span()));
+/// What the contract runs on its calldata, without the storage and the event; returns the
+/// proof's `io_hash`.
+pub fn verify_calldata(calldata: Array<felt252>) -> felt252 {
+    let proof = read_matmul(calldata.span());
+    verify_matmul(proof);
+    poseidon_hash_span(proof.io)
 }
