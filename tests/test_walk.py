@@ -19,7 +19,7 @@ from cairn.prover.sameply.prover import prove_sameply
 from cairn.prover.sameply.verifier import verify_sameply
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
-from tests.tamper import mutations
+from tests.proof_mutations import mutations
 
 
 def _claims(values: np.ndarray, n_claims: int, rng: np.random.Generator) -> list[Claim]:
