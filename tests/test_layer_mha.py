@@ -11,13 +11,16 @@ from hypothesis import strategies as st
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.mha import prover as mha_prover
+from cairn.prover.layers.mha.heads import head_select_table
 from cairn.prover.layers.mha.model import MASK_VALUE, make_statement, reference_softmax
+from cairn.prover.layers.mha.proof import HeadProductStep
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.sumcheck.proof import SumcheckProof
+from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
-from tests.tamper import mutations
+from tests.proof_mutations import walk_mutations
 
 SPEC = LAYERS["mha"]
 STEPS = ("unpad", "attend", "mask", "heads", "pad")
@@ -97,46 +100,36 @@ def test_mask_value_and_padded_regions():
     assert not o[3:].any() and not o[:, 9:].any()
 
 
-def _check_of(path):
-    return "mha." + path.split(".")[1]
+def _expected_check(path):
+    """The check a tampering at `path` (tests/proof_mutations.py) must fail."""
+    if path.startswith("inputs."):  # a merge proof where none is due, or a claim dropped
+        return "sameply.proof" if path.endswith("=proof") else "walk.input_claims"
+    if path.endswith(("rounds-last", "rounds+last")):
+        return "sumcheck.round_count"
+    if path.endswith(("-last", "+last")):  # a round one coefficient short or long
+        return "sumcheck.round_degree"
+    return "mha." + path.split(".")[1]  # a coefficient or a sent value: its step's check
 
 
-def test_every_proof_field_tampered_fails_its_own_check():
+def test_every_tampering_fails_its_own_check():
     proof = _prove(3, 2, 3, True, seed=1)
     seen = set()
-    count = 0
-    for path, tampered in mutations(proof.layer):
+    values = 0
+    for path, tampered in walk_mutations(proof):
         with pytest.raises(VerificationError) as e:
-            verify_walk(SPEC, dataclasses.replace(proof, layer=tampered))
-        assert e.value.check == _check_of(path), path
+            verify_walk(SPEC, tampered)
+        assert e.value.check == _expected_check(path), path
         seen.add(e.value.check)
-        count += 1
-    assert seen == {f"mha.{step}" for step in STEPS}
-    # 2 coefficients per degree-2 round, 3 per degree-3 round, and the sent values:
-    # unpad 3 rounds (+1), attend 3 (+2), mask 5 (+1), heads 3 (+2), pad 3 (+3).
-    assert count == (2 * 3 + 1) + (3 * 3 + 2) + (3 * 5 + 1) + (3 * 3 + 2) + (2 * 3 + 3)
-
-
-def _with_sumcheck(proof, step, rounds):
-    part = getattr(proof.layer, step)
-    part = dataclasses.replace(part, sumcheck=SumcheckProof(rounds))
-    return dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, **{step: part}))
-
-
-@pytest.mark.parametrize("step", STEPS)
-def test_round_counts_and_degrees_come_from_the_statement(step):
-    proof = _prove(3, 2, 3, True, seed=2)
-    rounds = getattr(proof.layer, step).sumcheck.rounds
-    cases = [
-        (rounds[:-1], "sumcheck.round_count"),
-        ([*rounds, rounds[0]], "sumcheck.round_count"),
-        ([rounds[0][:-1], *rounds[1:]], "sumcheck.round_degree"),
-        ([[*rounds[0], QM31.zero()], *rounds[1:]], "sumcheck.round_degree"),
-    ]
-    for changed, check in cases:
-        with pytest.raises(VerificationError) as e:
-            verify_walk(SPEC, _with_sumcheck(proof, step, changed))
-        assert e.value.check == check
+        values += "last" not in path and path.startswith("layer.")
+    assert seen == {f"mha.{step}" for step in STEPS} | {
+        "sumcheck.round_count",
+        "sumcheck.round_degree",
+        "sameply.proof",
+        "walk.input_claims",
+    }
+    # Every coefficient and sent value: 2 per degree-2 round, 3 per degree-3 round, plus the
+    # values; unpad 3 rounds (+1), attend 3 (+2), mask 5 (+1), heads 3 (+2), pad 3 (+3).
+    assert values == (2 * 3 + 1) + (3 * 3 + 2) + (3 * 5 + 1) + (3 * 3 + 2) + (2 * 3 + 3)
 
 
 def _false_statement(proof, group, name, index, delta):
@@ -171,6 +164,30 @@ def test_honest_prover_on_a_false_statement_is_rejected(group, name, index, chec
     with pytest.raises(VerificationError) as e:
         verify_walk(SPEC, prove_walk(SPEC, false))
     assert e.value.check == check
+
+
+def test_a_lie_the_layer_cannot_see_is_caught_by_the_settlement(monkeypatch):
+    """With V = 0 the A·Ṽ check reads final = b·α·0, so it cannot catch a false α = Â(r); the
+    walk's settlement against the public A does. A cheating prover lies about α only."""
+    honest = mha_prover.prove_head_product
+    calls = []
+
+    def lying(r_head, f, g, channel):
+        if calls:
+            return honest(r_head, f, g, channel)
+        calls.append(1)
+        b = head_select_table(r_head, len(f))
+        sumcheck, point, finals = prove_sumcheck([b, f, g], [Product((0, 1, 2))], channel)
+        alpha = finals[1] + QM31.one()
+        channel.mix_felts([alpha, finals[2]])
+        return HeadProductStep(sumcheck, alpha, finals[2]), point
+
+    q, k, _ = _inputs(3, 2, 3, seed=5)
+    statement = make_statement(q, k, np.zeros_like(q), 2, True, reference_softmax)
+    monkeypatch.setattr(mha_prover, "prove_head_product", lying)
+    with pytest.raises(VerificationError) as e:
+        verify_walk(SPEC, prove_walk(SPEC, statement))
+    assert e.value.check == "walk.input_claim"
 
 
 def test_softmax_is_not_proven():
