@@ -110,6 +110,63 @@ def prove_posenc_cmd(
     _prove_walk("posenc", lambda: examples.posenc_example(seq, context, embed, seed), out_path)
 
 
+@prove_app.command("qkv")
+def prove_qkv_cmd(
+    seq: Dim = 128,
+    embed: Dim = 384,
+    hidden: Dim = 384,
+    seed: Seed = 0,
+    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
+        "qkv.proof.json"
+    ),
+) -> None:
+    """Prove Q, K, V = X·W + B for random int8 X (seq×embed), W (embed×hidden) and biases."""
+    _prove_walk("qkv", lambda: examples.qkv_example(seq, embed, hidden, seed), out_path)
+
+
+@prove_app.command("qkv-decode")
+def prove_qkv_decode_cmd(
+    steps: Dim = 4,
+    context: Dim = 256,
+    embed: Dim = 384,
+    hidden: Dim = 384,
+    prefill: Annotated[
+        int | None,
+        typer.Option(min=0, help="rows already cached before the first step [context - steps]"),
+    ] = None,
+    seed: Seed = 0,
+    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
+        "qkv-decode.proof.json"
+    ),
+) -> None:
+    """Prove a run of decode steps: new q, k, v rows and the KV caches after every step."""
+    cached = context - steps if prefill is None else prefill
+    if cached < 0 or cached + steps > context:
+        raise fail(f"prefill {cached} + steps {steps} must fit in --context {context}")
+    _prove_walk(
+        "qkv-decode",
+        lambda: examples.decode_example(steps, context, cached, embed, hidden, seed),
+        out_path,
+    )
+
+
+@prove_app.command("mha")
+def prove_mha_cmd(
+    seq: Dim = 128,
+    heads: Dim = 12,
+    head_dim: Dim = 32,
+    causal: Annotated[bool, typer.Option(help="mask future tokens")] = False,
+    seed: Seed = 0,
+    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
+        "mha.proof.json"
+    ),
+) -> None:
+    """Prove multi-head attention around softmax (QKᵀ with masking, A·V, padding/unpadding).
+
+    Softmax itself is not proven yet: its input S_M and output A are public in the proof."""
+    _prove_walk("mha", lambda: examples.mha_example(seq, heads, head_dim, causal, seed), out_path)
+
+
 def verify(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
     """Verify a proof in Python. Exit 0 accepted, 1 rejected (names the check), 2 malformed."""
     with errors_as_exit():

@@ -195,3 +195,27 @@ def test_too_large_to_allocate_is_a_clear_error(tmp_path):
         result = run(*args)
         assert result.exit_code == 2 and "not enough memory" in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["qkv", "--seq", 5, "--embed", 7, "--hidden", 3],
+        ["qkv-decode", "--steps", 3, "--context", 9, "--embed", 5, "--hidden", 3],
+        ["qkv-decode", "--steps", 2, "--context", 4, "--embed", 2, "--hidden", 2, "--prefill", 0],
+        ["mha", "--seq", 5, "--heads", 3, "--head-dim", 3, "--causal"],
+        ["posenc", "--seq", 3, "--context", 5, "--embed", 2],
+    ],
+)
+def test_every_layer_proves_and_verifies_from_the_cli(tmp_path, args):
+    path = tmp_path / "layer.json"
+    assert run("prove", *args, "--seed", 3, "--out", path).exit_code == 0
+    result = run("verify", path)
+    assert result.exit_code == 0 and f"accepted: {args[0]}" in result.output
+
+
+def test_layer_usage_errors_exit_2(tmp_path):
+    result = run("prove", "qkv-decode", "--steps", 5, "--context", 4)
+    assert result.exit_code == 2 and "must fit" in result.output
+    result = run("prove", "mha", "--heads", 0)
+    assert result.exit_code == 2
