@@ -17,7 +17,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.linalg import exact_matmul
-from cairn.prover.mle import log2_exact, next_pow2
+from cairn.prover.mle import log2_exact, next_pow2, pad_tensor
 from cairn.prover.walk.statement import Statement, expect_shapes
 
 KIND = "mha"
@@ -111,10 +111,8 @@ def mask(scores: np.ndarray, dims: Dims) -> np.ndarray:
 def attend_heads(a: np.ndarray, v: np.ndarray, dims: Dims) -> np.ndarray:
     """Ô (ŝ × ĥ × m̂): head i is Â_i·Ṽ_i, Â the zero-padded ĥ × ŝ × ŝ softmax matrix and
     Ṽ = V̂ with its first two axes swapped."""
-    a_hat = np.zeros((dims.h_hat, dims.s_hat, dims.s_hat), dtype=np.int64)
-    a_hat[: dims.h, : dims.s, : dims.s] = a
     v_tilde = pad_heads(v, dims).transpose(1, 0, 2)
-    return exact_matmul(a_hat, v_tilde).transpose(1, 0, 2)
+    return exact_matmul(pad_tensor(a), v_tilde).transpose(1, 0, 2)
 
 
 def unpad(o_hat: np.ndarray, dims: Dims) -> np.ndarray:
