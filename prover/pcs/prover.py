@@ -1,0 +1,203 @@
+"""PCS prover: commit to an MLE, then open many commitments at many points in one proof.
+
+The opening merges all claims into one claim per polynomial at a common point (a sum-check,
+skipped when the claims are already aligned), combines the polynomials with random β_j, and
+runs the folding sum-check: each round's challenge folds the message (for the sum-check) and
+the codeword (for the proximity test) alike; see docs/pcs.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cairn.prover.claims import Claim
+from cairn.prover.fields.m31 import P, batch_inverse
+from cairn.prover.fields.qm31 import QM31, QM31Array
+from cairn.prover.merkle.hashers import get_hash, mix_root
+from cairn.prover.merkle.tree import MerkleTree
+from cairn.prover.mle import eq_table, log2_exact
+from cairn.prover.mle import fold as fold_message
+from cairn.prover.pcs.code import encode, layer_twiddles
+from cairn.prover.pcs.code import fold as fold_codeword
+from cairn.prover.pcs.params import PcsParams, poly_log_leaf
+from cairn.prover.pcs.proof import Commitment, OpeningProof
+from cairn.prover.pcs.queries import BatchLayout
+from cairn.prover.pcs.transcript import (
+    AnyChannel,
+    Statement,
+    absorb_statement,
+    aligned_point,
+    draw_queries,
+    eq_eval,
+    merge_weights,
+)
+from cairn.prover.sumcheck.proof import SumcheckProof
+from cairn.prover.sumcheck.prover import Product, prove_sumcheck
+
+
+@dataclass(frozen=True)
+class CommitmentData:
+    """The prover's side of a commitment: the message, its codeword and Merkle tree."""
+
+    commitment: Commitment
+    params: PcsParams
+    values: np.ndarray
+    codeword: np.ndarray
+    tree: MerkleTree
+
+
+def commit(values: np.ndarray, params: PcsParams) -> tuple[Commitment, CommitmentData]:
+    """Commit to the MLE of 2^n canonical M31 values (n >= 0, row-major, MSB-first)."""
+    values = np.asarray(values)
+    if values.ndim != 1 or values.dtype.kind not in "iu":
+        raise ValueError("commit takes a 1-D integer array of canonical M31 values")
+    n = log2_exact(len(values))
+    if n > params.max_n_vars:
+        raise ValueError(f"2^{n} values exceed the largest size these parameters prove soundly")
+    values = values.astype(np.int64)
+    if values.min() < 0 or values.max() >= P:
+        raise ValueError("values must be canonical M31 (0 <= v < p); embed signed ints first")
+    codeword = encode(values, params.log_blowup)
+    rows = codeword.reshape(-1, 1 << poly_log_leaf(n, params))
+    tree = MerkleTree.commit(rows, get_hash(params.hash))
+    commitment = Commitment(tree.root, n, params.hash)
+    return commitment, CommitmentData(commitment, params, values, codeword, tree)
+
+
+def open_batch(
+    openings: Sequence[tuple[CommitmentData, Sequence[Claim]]], channel: AnyChannel
+) -> OpeningProof:
+    """Prove every claim on every committed polynomial (all made with the same parameters)."""
+    if not openings:
+        raise ValueError("open_batch needs at least one commitment")
+    params = openings[0][0].params
+    if any(data.params != params for data, _ in openings):
+        raise ValueError("all commitments of one batch must share their parameters")
+    statement = [(data.commitment, list(claims)) for data, claims in openings]
+    for commitment, claims in statement:
+        if not claims or any(len(c.point) != commitment.n_vars for c in claims):
+            raise ValueError("each polynomial needs claims at points of its own size")
+    datas = [data for data, _ in openings]
+    absorb_statement(channel, params, statement)
+    layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
+
+    point, merge, merged_values = _merge(statement, datas, layout.n_vars, channel)
+    betas = channel.draw_secure_felts(len(datas))
+    fold, trees, final = _fold(datas, layout, point, betas, params, channel)
+    channel.mix_felts([final])
+    nonce = channel.grind(params.pow_bits)
+    channel.mix_u64(nonce)
+
+    queries = draw_queries(channel, params.n_queries, layout.n_vars + params.log_blowup)
+    poly_openings = [
+        data.tree.open(layout.poly_leaf_map(j, params, queries).leaves)
+        for j, data in enumerate(datas)
+    ]
+    layer_openings = [
+        tree.open(layout.layer_leaf_map(g, queries).leaves) for g, tree in enumerate(trees, 1)
+    ]
+    return OpeningProof(
+        merge,
+        merged_values,
+        fold,
+        [t.root for t in trees],
+        final,
+        nonce,
+        poly_openings,
+        layer_openings,
+    )
+
+
+def _merge(
+    statement: Statement, datas: list[CommitmentData], n: int, channel: AnyChannel
+) -> tuple[tuple[QM31, ...], SumcheckProof, list[QM31]]:
+    """One claim per polynomial j at the last n_j coordinates of a common point r.
+
+    Returns r, the merge sum-check and the values f_j~(r_tail) it ends with (both empty when
+    the claims are aligned: then r is their common point). The sum-check is over
+    Σ_j Σ_k λ_jk eq(z_jk, x_tail) f_j(x_tail), x in {0,1}^n, each table repeated over the
+    n − n_j leading variables.
+    """
+    aligned = aligned_point(statement)
+    if aligned is not None:
+        return aligned, SumcheckProof([]), []
+    weights = merge_weights(channel.draw_secure_felt(), statement)
+    mles: list[QM31Array] = []
+    for (commitment, claims), row, data in zip(statement, weights, datas, strict=True):
+        eq = eq_table(claims[0].point) * row[0]
+        for claim, w in zip(claims[1:], row[1:], strict=True):
+            eq = eq + eq_table(claim.point) * w
+        reps = (1 << (n - commitment.n_vars), 1)
+        mles += [QM31Array(np.tile(eq.data, reps)), QM31Array(np.tile(_base(data.values), reps))]
+    products = [Product((2 * j, 2 * j + 1)) for j in range(len(datas))]
+    proof, point, finals = prove_sumcheck(mles, products, channel)
+    merged = finals[1::2]
+    channel.mix_felts(merged)
+    return tuple(point), proof, merged
+
+
+def _base(values: np.ndarray) -> np.ndarray:
+    return QM31Array.from_base(values).data
+
+
+def _scaled(beta: QM31, values: np.ndarray) -> QM31Array:
+    return QM31Array.broadcast(beta, values.shape).mul_base(values)
+
+
+def _fold(
+    datas: list[CommitmentData],
+    layout: BatchLayout,
+    point: tuple[QM31, ...],
+    betas: list[QM31],
+    params: PcsParams,
+    channel: AnyChannel,
+) -> tuple[SumcheckProof, list[MerkleTree], QM31]:
+    """The folding sum-check of E_t·Σ_x eq(r_(t+1..n), x)·M_t(x), M = Σ_j β_j f_j.
+
+    Round t sends g_t(X) = E·eq(r_t, X)·(h0 + (h1 − h0)X) as [c0, c2], draws ρ_t, folds the
+    message and the codeword with ρ_t, adds the polynomials entering at level t, and commits
+    the codeword at each group start.
+    """
+    n, hash_ = layout.n_vars, get_hash(params.hash)
+    beta = params.log_blowup
+    inv_twiddles = [batch_inverse(tw) for tw in layer_twiddles(n + beta, beta)] if n else []
+    entering = {t: [j for j, tj in enumerate(layout.levels) if tj == t] for t in range(n + 1)}
+    message = _sum_scaled([(betas[j], datas[j].values) for j in entering[0]])
+    word = _sum_scaled([(betas[j], datas[j].codeword) for j in entering[0]])
+    layer_log_leaf = {s: e - s for s, e in layout.groups if s > 0}
+    one = QM31.one()
+    scale = one
+    rounds: list[list[QM31]] = []
+    trees: list[MerkleTree] = []
+    for t in range(1, n + 1):
+        r = point[t - 1]
+        eqs = eq_table(point[t:])
+        half = len(message) // 2
+        h0 = (eqs * message[:half]).sum()
+        h1 = (eqs * message[half:]).sum()
+        sent = [scale * (one - r) * h0, scale * (r + r - one) * (h1 - h0)]
+        channel.mix_felts(sent)
+        rho = channel.draw_secure_felt()
+        rounds.append(sent)
+        scale = scale * eq_eval([r], [rho])
+        message = fold_message(message, rho)
+        word = fold_codeword(word, inv_twiddles[t - 1], rho)
+        for j in entering[t]:
+            message = message + _scaled(betas[j], datas[j].values)
+            word = word + _scaled(betas[j], datas[j].codeword)
+        if t in layer_log_leaf:
+            tree = MerkleTree.commit(word.data.reshape(-1, 4 << layer_log_leaf[t]), hash_)
+            mix_root(channel, hash_, tree.root)
+            trees.append(tree)
+    return SumcheckProof(rounds), trees, message.item(0)
+
+
+def _sum_scaled(terms: list[tuple[QM31, np.ndarray]]) -> QM31Array:
+    """Σ β·values over base-field tables of one size."""
+    total = _scaled(*terms[0])
+    for beta, values in terms[1:]:
+        total = total + _scaled(beta, values)
+    return total

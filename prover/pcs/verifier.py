@@ -1,0 +1,253 @@
+"""PCS verifier: the mirror of open_batch, step for step (docs/pcs.md, "Verifier")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from cairn.prover.claims import Claim
+from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import batch_inverse
+from cairn.prover.fields.qm31 import QM31, QM31Array
+from cairn.prover.merkle.hashers import MerkleHash, get_hash, mix_root
+from cairn.prover.merkle.proof import MerkleOpening
+from cairn.prover.merkle.verifier import verify_opening
+from cairn.prover.pcs.code import fold
+from cairn.prover.pcs.domain import twiddles_at
+from cairn.prover.pcs.params import PcsParams, poly_log_leaf
+from cairn.prover.pcs.proof import Commitment, OpeningProof
+from cairn.prover.pcs.queries import BatchLayout, LeafMap
+from cairn.prover.pcs.transcript import (
+    AnyChannel,
+    Statement,
+    absorb_statement,
+    aligned_point,
+    draw_queries,
+    eq_eval,
+    merge_weights,
+    merged_claim,
+    merged_eq,
+)
+from cairn.prover.sumcheck.proof import evaluate_round
+from cairn.prover.sumcheck.verifier import verify_sumcheck
+
+ROUND_SENT = 2  # [c0, c2]: every round polynomial here has degree 2
+
+
+def verify_batch(
+    openings: Sequence[tuple[Commitment, Sequence[Claim]]],
+    proof: OpeningProof,
+    params: PcsParams,
+    channel: AnyChannel,
+) -> None:
+    """Returns on acceptance; raises VerificationError naming the failed check."""
+    statement = [(commitment, list(claims)) for commitment, claims in openings]
+    _check_statement(statement, params)
+    layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
+    aligned = aligned_point(statement)
+    _check_shape(proof, layout, aligned is not None, len(statement), get_hash(params.hash))
+
+    absorb_statement(channel, params, statement)
+    point, values = _verify_merge(statement, proof, layout.n_vars, aligned, channel)
+    betas = channel.draw_secure_felts(len(statement))
+    rhos, claim, scale = _replay_fold(proof, layout, point, values, betas, params, channel)
+    channel.mix_felts([proof.final_value])
+    if claim != scale * proof.final_value:
+        raise VerificationError(
+            "pcs.claim", "the folding sum-check does not end at the final value"
+        )
+    if not channel.verify_pow_nonce(params.pow_bits, proof.pow_nonce):
+        raise VerificationError("pcs.pow", f"nonce does not give {params.pow_bits} zero bits")
+    channel.mix_u64(proof.pow_nonce)
+
+    queries = draw_queries(channel, params.n_queries, layout.n_vars + params.log_blowup)
+    _verify_queries(statement, proof, layout, params, betas, rhos, queries)
+
+
+def _check_statement(statement: Statement, params: PcsParams) -> None:
+    if not statement:
+        raise VerificationError("pcs.statement", "no commitment to open")
+    for commitment, claims in statement:
+        if commitment.hash != params.hash:
+            raise VerificationError("pcs.hash", f"{commitment.hash} commitment, {params.hash} PCS")
+        if not 0 <= commitment.n_vars <= params.max_n_vars:
+            raise VerificationError("pcs.size", f"2^{commitment.n_vars} values")
+        if not claims or any(len(c.point) != commitment.n_vars for c in claims):
+            raise VerificationError("pcs.claim_shape", "claims must be points of the MLE's size")
+
+
+def _check_shape(
+    proof: OpeningProof, layout: BatchLayout, aligned: bool, n_polys: int, hash_: MerkleHash
+) -> None:
+    """Every count against the public parameters and sizes, before any transcript step."""
+    n = layout.n_vars
+    merge_rounds, merge_values = (0, 0) if aligned else (n, n_polys)
+    for name, rounds, want in (("merge", proof.merge, merge_rounds), ("fold", proof.fold, n)):
+        if len(rounds.rounds) != want:
+            raise VerificationError("pcs.round_count", f"{name}: {len(rounds.rounds)} != {want}")
+        if any(len(sent) != ROUND_SENT for sent in rounds.rounds):
+            raise VerificationError("pcs.round_degree", f"{name}: a round is not [c0, c2]")
+    if len(proof.merged_values) != merge_values:
+        raise VerificationError("pcs.merge_count", f"{len(proof.merged_values)} merged values")
+    n_layers = len(layout.groups) - 1
+    if len(proof.layer_roots) != n_layers or len(proof.layer_openings) != n_layers:
+        raise VerificationError(
+            "pcs.layer_count",
+            f"{len(proof.layer_roots)} roots and {len(proof.layer_openings)} openings for "
+            f"{n_layers} layers",
+        )
+    if len(proof.poly_openings) != n_polys:
+        raise VerificationError("pcs.opening_count", f"{len(proof.poly_openings)} != {n_polys}")
+    if not all(isinstance(r, int) and hash_.is_digest(r) for r in proof.layer_roots):
+        raise VerificationError("merkle.digest", f"a layer root is not a {hash_.name} digest")
+    if not (isinstance(proof.pow_nonce, int) and 0 <= proof.pow_nonce < 1 << 64):
+        raise VerificationError("pcs.pow", "the nonce is not a u64")
+
+
+def _verify_merge(
+    statement: Statement,
+    proof: OpeningProof,
+    n: int,
+    aligned: tuple[QM31, ...] | None,
+    channel: AnyChannel,
+) -> tuple[tuple[QM31, ...], list[QM31]]:
+    """The common point r and the values f_j~(r_tail) the folding sum-check starts from."""
+    if aligned is not None:
+        return aligned, [claims[0].value for _, claims in statement]
+    weights = merge_weights(channel.draw_secure_felt(), statement)
+    claim = merged_claim(statement, weights, n)
+    point, final = verify_sumcheck(claim, proof.merge, n, ROUND_SENT, channel)
+    channel.mix_felts(proof.merged_values)
+    expected = QM31.zero()
+    for (commitment, claims), row, value in zip(
+        statement, weights, proof.merged_values, strict=True
+    ):
+        expected = expected + merged_eq(claims, row, point[n - commitment.n_vars :]) * value
+    if final != expected:
+        raise VerificationError("pcs.merge", "the merge sum-check does not end at the values sent")
+    return tuple(point), proof.merged_values
+
+
+def _replay_fold(
+    proof: OpeningProof,
+    layout: BatchLayout,
+    point: tuple[QM31, ...],
+    values: list[QM31],
+    betas: list[QM31],
+    params: PcsParams,
+    channel: AnyChannel,
+) -> tuple[list[QM31], QM31, QM31]:
+    """Replay the folding rounds; returns the challenges ρ, the claim on E·c, and E."""
+    hash_ = get_hash(params.hash)
+    roots = iter(proof.layer_roots)
+    starts = {s for s, _ in layout.groups if s > 0}
+    claim = QM31.zero()
+    for j, t in enumerate(layout.levels):
+        if t == 0:
+            claim = claim + betas[j] * values[j]
+    scale = QM31.one()
+    rhos: list[QM31] = []
+    for t, sent in enumerate(proof.fold.rounds, 1):
+        channel.mix_felts(sent)
+        rho = channel.draw_secure_felt()
+        rhos.append(rho)
+        claim = evaluate_round(claim, sent, rho)
+        scale = scale * eq_eval([point[t - 1]], [rho])
+        for j, tj in enumerate(layout.levels):
+            if tj == t:
+                claim = claim + scale * betas[j] * values[j]
+        if t in starts:
+            mix_root(channel, hash_, next(roots))
+    return rhos, claim, scale
+
+
+def _open(
+    hash_: MerkleHash,
+    root: int,
+    log_size: int,
+    log_leaf: int,
+    words: int,
+    leaf_map: LeafMap,
+    opening: MerkleOpening,
+) -> np.ndarray:
+    """Check one tree's opening: rows of `words` M31 values per position, per query."""
+    if len(opening.leaves) != len(leaf_map.leaves):
+        raise VerificationError(
+            "pcs.query_count",
+            f"{len(opening.leaves)} leaves opened, the queries need {len(leaf_map.leaves)}",
+        )
+    rows = verify_opening(
+        hash_, root, log_size - log_leaf, words << log_leaf, leaf_map.leaves, opening
+    )
+    return rows[leaf_map.rows]
+
+
+def _verify_queries(
+    statement: Statement,
+    proof: OpeningProof,
+    layout: BatchLayout,
+    params: PcsParams,
+    betas: list[QM31],
+    rhos: list[QM31],
+    queries: np.ndarray,
+) -> None:
+    """Fold every query through every group and compare with the next layer or the final value."""
+    n, beta, hash_ = layout.n_vars, params.log_blowup, get_hash(params.hash)
+    poly_rows, poly_maps = [], []
+    for j, (commitment, _) in enumerate(statement):
+        leaf_map = layout.poly_leaf_map(j, params, queries)
+        log_leaf = poly_log_leaf(commitment.n_vars, params)
+        poly_rows.append(
+            _open(
+                hash_,
+                commitment.root,
+                commitment.n_vars + beta,
+                log_leaf,
+                1,
+                leaf_map,
+                proof.poly_openings[j],
+            )
+        )
+        poly_maps.append(leaf_map)
+    layer_values: dict[int, tuple[QM31Array, LeafMap]] = {}
+    for g, (root, opening) in enumerate(
+        zip(proof.layer_roots, proof.layer_openings, strict=True), 1
+    ):
+        s, e = layout.groups[g]
+        leaf_map = layout.layer_leaf_map(g, queries)
+        rows = _open(hash_, root, n - s + beta, e - s, 4, leaf_map, opening)
+        layer_values[s] = (QM31Array(rows.reshape(len(queries), 1 << (e - s), 4)), leaf_map)
+
+    def block(j: int, size: int) -> QM31Array:
+        """β_j times the `size` values of polynomial j that fold into each query's position."""
+        start = poly_maps[j].offsets & ~(size - 1)
+        cols = np.take_along_axis(poly_rows[j], start[:, None] + np.arange(size), axis=1)
+        return QM31Array.broadcast(betas[j], cols.shape).mul_base(cols)
+
+    for s, e in layout.groups:
+        entering = [j for j, t in enumerate(layout.levels) if t == s == 0]
+        if s == 0:
+            word = block(entering[0], 1 << e)
+            for j in entering[1:]:
+                word = word + block(j, 1 << e)
+        else:
+            word = layer_values[s][0]
+        for t in range(s + 1, e + 1):
+            positions = ((queries >> e) << (e - t))[:, None] + np.arange(1 << (e - t))
+            inv_x = batch_inverse(twiddles_at(n + beta - t + 1, positions))
+            word = fold(word, inv_x, rhos[t - 1])
+            for j, tj in enumerate(layout.levels):
+                if tj == t:
+                    word = word + block(j, 1 << (e - t))
+        got = word.data[:, 0, :]
+        if e == n:
+            if np.any(got != np.array(proof.final_value.coords)):
+                raise VerificationError(
+                    "pcs.final_layer", "a query does not fold to the final value"
+                )
+        else:
+            layer, leaf_map = layer_values[e]
+            want = np.take_along_axis(layer.data, leaf_map.offsets[:, None, None], axis=1)[:, 0, :]
+            if np.any(got != want):
+                raise VerificationError("pcs.fold", f"a query does not fold to layer {e}'s value")
