@@ -5,10 +5,13 @@ import typing
 from collections.abc import Iterator
 from typing import Any
 
+from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
+from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.proof import WalkProof
+from cairn.prover.walk.verifier import verify_walk
 
 # What an absent optional proof is replaced with: a proof where none is due.
 _STAND_INS = {SamePolyProof: SamePolyProof(SumcheckProof([]), QM31.zero())}
@@ -58,3 +61,16 @@ def walk_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
     for name in ("layer", "inputs", "weights"):
         for p, m in mutations(getattr(proof, name), name):
             yield p, dataclasses.replace(proof, **{name: m})
+
+
+def rejections(spec: LayerSpec, proof: WalkProof) -> dict[str, str]:
+    """Verify every tampering of `proof`; each must be rejected. Returns check -> first path."""
+    hit: dict[str, str] = {}
+    for path, tampered in walk_mutations(proof):
+        try:
+            verify_walk(spec, tampered)
+        except VerificationError as err:
+            hit.setdefault(err.check, path)
+        else:
+            raise AssertionError(f"tampering {path} was accepted")
+    return hit
