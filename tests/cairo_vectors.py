@@ -16,7 +16,7 @@ import hashlib
 import random
 import struct
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +30,10 @@ from cairn.prover.fields.m31 import HALF, embed
 from cairn.prover.matmul.instance import MatmulInstance
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.merkle.hashers import get_hash
+from cairn.prover.merkle.proof import MerkleOpening, sibling_plan
+from cairn.prover.merkle.tree import MerkleTree
+from cairn.prover.merkle.verifier import verify_opening
 from cairn.prover.mle import eq_table, evaluate_matrix, pad_matrix
 from cairn.serializer.calldata import decode, encode
 from cairn.serializer.errors import MalformedProofError
@@ -48,7 +52,7 @@ HEADER = """\
 use crate::fields::cm31::CM31;
 use crate::fields::m31::M31;
 use crate::fields::qm31::QM31;
-use super::support::{cm31, m31, qm31, splice, verify_calldata};
+use super::support::{cm31, m31, qm31, splice, verify_blake2s, verify_calldata, verify_poseidon};
 
 #[derive(Drop)]
 pub struct M31Case {
@@ -124,6 +128,18 @@ pub struct MatrixEvaluation {
     pub r_row: Span<QM31>,
     pub r_col: Span<QM31>,
     pub value: QM31,
+}
+
+/// A Merkle opening as the Cairo verifier takes it, digests in calldata form (one felt for
+/// Poseidon252; low and high 128 bits for Blake2s).
+#[derive(Copy, Drop)]
+pub struct MerkleCase {
+    pub root: Span<felt252>,
+    pub depth: u32,
+    pub width: u32,
+    pub leaf_indices: Span<u32>,
+    pub leaves: Span<Span<felt252>>,
+    pub siblings: Span<felt252>,
 }
 
 /// Little-endian u32 words and the Blake2s-256 of their bytes, as eight LE words.
@@ -457,6 +473,205 @@ def blake2s_vectors(rng: random.Random) -> str:
     )
 
 
+# -- Merkle ---------------------------------------------------------------------------------
+MERKLE_HASHES = ("poseidon", "blake2s")
+
+
+def digest_felts(hash_name: str, digest: int) -> list[int]:
+    """A digest in calldata form: a Poseidon felt as it is, a Blake2s digest (an int below
+    2^256) as Cairo serializes a u256, low 128 bits then high. An int out of range keeps its
+    excess in the last felt, where the Cairo reader refuses it as Python does."""
+    return [digest] if hash_name == "poseidon" else [digest % (1 << 128), digest >> 128]
+
+
+@dataclass(frozen=True)
+class MerkleInput:
+    """Everything `verify_opening` takes besides the hash."""
+
+    root: int
+    depth: int
+    width: int
+    indices: tuple[int, ...]
+    leaves: tuple[tuple[int, ...], ...]
+    siblings: tuple[int, ...]
+
+    def verdict(self, hash_name: str) -> str | None:
+        """The check Python names for this input, None when it verifies."""
+        opening = MerkleOpening([list(r) for r in self.leaves], list(self.siblings))
+        try:
+            hash_ = get_hash(hash_name)
+            verify_opening(
+                hash_, self.root, self.depth, self.width, np.array(self.indices), opening
+            )
+        except VerificationError as e:
+            return e.check
+        return None
+
+    def fields(self, hash_name: str) -> dict[str, str]:
+        """The MerkleCase fields as Cairo expressions."""
+
+        def felts(xs: Sequence[int], indent: int = 8) -> str:
+            return span([felt(x) for x in xs], indent, per_line=4)
+
+        rows = [felts(row, 12) for row in self.leaves]
+        return {
+            "root": felts(digest_felts(hash_name, self.root)),
+            "depth": str(self.depth),
+            "width": str(self.width),
+            "leaf_indices": span([str(i) for i in self.indices], 8),
+            "leaves": span(rows, 8),
+            "siblings": felts([f for s in self.siblings for f in digest_felts(hash_name, s)]),
+        }
+
+
+def open_tree(
+    hash_name: str, rng: random.Random, depth: int, width: int, indices: Sequence[int]
+) -> MerkleInput:
+    rows = np.array([[rng.randrange(P) for _ in range(width)] for _ in range(1 << depth)])
+    rows[0, 0], rows[-1, -1] = 0, P - 1
+    tree = MerkleTree.commit(rows, get_hash(hash_name))
+    opening = tree.open(np.array(indices))
+    leaves = tuple(tuple(row) for row in opening.leaves)
+    return MerkleInput(tree.root, depth, width, tuple(indices), leaves, tuple(opening.siblings))
+
+
+def with_value(base: MerkleInput, row: int, col: int, value: int) -> MerkleInput:
+    leaves = [list(r) for r in base.leaves]
+    leaves[row][col] = value
+    return replace(base, leaves=tuple(tuple(r) for r in leaves))
+
+
+def with_sibling(base: MerkleInput, i: int, value: int) -> MerkleInput:
+    siblings = list(base.siblings)
+    siblings[i] = value
+    return replace(base, siblings=tuple(siblings))
+
+
+@dataclass(frozen=True)
+class MerkleTamper:
+    name: str
+    doc: str
+    case: MerkleInput
+    reason: str
+
+
+def merkle_tampers(hash_name: str, base: MerkleInput, other_root: int) -> list[MerkleTamper]:
+    """Each check failed on its own, plus inputs with two faults where the first must win."""
+    flipped = with_sibling(base, 0, base.siblings[0] ^ 1)
+    value_p = with_value(base, 0, 0, P)
+    cases = [
+        ("sibling_first", "The first sibling's low bit flipped.", flipped, "merkle.path"),
+        ("sibling_last", "The last sibling's low bit flipped.",
+         with_sibling(base, -1, base.siblings[-1] ^ 1), "merkle.path"),
+        ("leaf_value", "One opened value + 1.",
+         with_value(base, 1, 4, (base.leaves[1][4] + 1) % P), "merkle.path"),
+        ("index_same_plan", "Leaf 20 claimed as 21 (its sibling): as many siblings.",
+         replace(base, indices=(2, 3, 9, 21, 31)), "merkle.path"),
+        ("index_other_plan", "Leaf 20 claimed as 8: leaves 8 and 9 pair up, fewer siblings.",
+         replace(base, indices=(2, 3, 8, 9, 31)), "merkle.sibling_count"),
+        ("root_flipped", "The root's low bit flipped.",
+         replace(base, root=base.root ^ 1), "merkle.path"),
+        ("root_other_tree", "The root of another tree of the same shape.",
+         replace(base, root=other_root), "merkle.path"),
+        ("value_p", "A value equal to p (a second encoding of 0 in the packing).",
+         value_p, "merkle.value"),
+        ("value_2_31", "A value 2^31 (it would spill into the next limb).",
+         with_value(base, 2, 8, 1 << 31), "merkle.value"),
+        ("value_felt_max", "A value p_stark - 1.",
+         with_value(base, 4, 0, STARK_PRIME - 1), "merkle.value"),
+        ("leaf_count", "The last row missing.",
+         replace(base, leaves=base.leaves[:-1]), "merkle.leaf_count"),
+        ("leaf_width_short", "A row one value short.",
+         replace(base, leaves=(base.leaves[0][:-1], *base.leaves[1:])), "merkle.leaf_width"),
+        ("leaf_width_long", "A row one value long.",
+         replace(base, leaves=(*base.leaves[:-1], (*base.leaves[-1], 0))), "merkle.leaf_width"),
+        ("sibling_count_short", "The last sibling missing.",
+         replace(base, siblings=base.siblings[:-1]), "merkle.sibling_count"),
+        ("sibling_count_long", "One sibling too many.",
+         replace(base, siblings=(*base.siblings, 0)), "merkle.sibling_count"),
+        ("value_before_sibling", "A value p and a flipped sibling.",
+         with_value(flipped, 0, 0, P), "merkle.value"),
+        ("count_before_width", "A row missing and another one short.",
+         replace(base, leaves=(base.leaves[0][:-1], *base.leaves[1:-1])), "merkle.leaf_count"),
+        ("width_before_value", "A value p in the first row, the last row one value short.",
+         replace(value_p, leaves=(*value_p.leaves[:-1], value_p.leaves[-1][:-1])),
+         "merkle.leaf_width"),
+    ]  # fmt: skip
+    if hash_name == "blake2s":  # every felt is a Poseidon digest: no such input exists for it
+        too_big = with_sibling(base, 1, 1 << 256)
+        cases += [
+            ("digest", "A sibling 2^256: its high half is 2^128.", too_big, "merkle.digest"),
+            ("count_before_digest", "A sibling 2^256 and one sibling too many.",
+             replace(too_big, siblings=(*too_big.siblings, 0)), "merkle.sibling_count"),
+            ("digest_before_root", "A sibling 2^256 and a wrong root.",
+             replace(too_big, root=other_root), "merkle.digest"),
+        ]  # fmt: skip
+    return [MerkleTamper(*case) for case in cases]
+
+
+def merkle_vectors(rng: random.Random) -> str:
+    """Honest openings of both hashes (several leaves sharing siblings, a lone path, a
+    single-leaf tree, every leaf) and tampered variants of the first, each with the check the
+    Python verifier names."""
+    out = []
+    for hash_name in MERKLE_HASHES:
+        honest = {
+            "shared": open_tree(hash_name, rng, 5, 9, (2, 3, 9, 20, 31)),
+            "path": open_tree(hash_name, rng, 6, 1, (37,)),
+            "single_leaf": open_tree(hash_name, rng, 0, 17, (0,)),
+            "every_leaf": open_tree(hash_name, rng, 2, 8, (0, 1, 2, 3)),
+        }
+        other_root = open_tree(hash_name, rng, 5, 9, (0,)).root
+        for name, case in honest.items():
+            assert case.verdict(hash_name) is None
+            body = "".join(f"        {k}: {v},\n" for k, v in case.fields(hash_name).items())
+            out.append(
+                function(
+                    f"merkle_{hash_name}_{name}",
+                    "MerkleCase",
+                    f"MerkleCase {{\n{body}    }}",
+                    f"An honest {hash_name} opening: depth {case.depth}, width {case.width}, "
+                    f"leaves {list(case.indices)}.",
+                )
+            )
+            rows = span([span([str(v) for v in r], 8, per_line=4) for r in case.leaves], 4)
+            out.append(
+                f"#[test]\nfn merkle_{hash_name}_{name}_verifies() {{\n"
+                f"    let rows = verify_{hash_name}(merkle_{hash_name}_{name}());\n"
+                f"    assert_eq!(rows, {rows});\n}}\n"
+            )
+        base = honest["shared"]
+        base_fields = base.fields(hash_name)
+        for t in merkle_tampers(hash_name, base, other_root):
+            verdict = t.case.verdict(hash_name)
+            assert verdict == t.reason, f"{t.name}: Python says {verdict}, expected {t.reason}"
+            changed = {k: v for k, v in t.case.fields(hash_name).items() if v != base_fields[k]}
+            body = "".join(f"        {k}: {v},\n" for k, v in changed.items())
+            body += f"        ..merkle_{hash_name}_shared()\n"
+            out.append(
+                f"/// {t.doc}\n#[test]\n#[should_panic(expected: ('{t.reason}',))]\n"
+                f"fn merkle_{hash_name}_tampered_{t.name}() {{\n"
+                f"    verify_{hash_name}(MerkleCase {{\n{body}    }});\n}}\n"
+            )
+    plans = []
+    for indices, depth in (((0, 1, 2, 9), 5), ((2, 3, 9, 20, 31), 5), ((37,), 6), ((0,), 0)):
+        plan = sibling_plan(np.array(indices), depth)
+        levels = span([span([str(i) for i in level], 12) for level in plan], 8)
+        plans.append(
+            f"(\n            {span([str(i) for i in indices], 12)},\n            {depth},\n"
+            f"            {levels},\n        )"
+        )
+    out.append(
+        function(
+            "merkle_plans",
+            "Array<(Span<u32>, u32, Span<Span<u32>>)>",
+            "array![\n" + "".join(f"        {p},\n" for p in plans) + "    ]",
+            "Leaf indices, depth and Python's sibling_plan.",
+        )
+    )
+    return "\n".join(out)
+
+
 # -- matmul calldata ------------------------------------------------------------------------
 def python_verdict(felts: list[int]) -> str | None:
     """The check the Python side names for this calldata, None when it verifies."""
@@ -708,6 +923,7 @@ def render() -> str:
         mle_vectors(rng),
         matmul_vectors(rng),
         blake2s_vectors(rng),
+        merkle_vectors(rng),
     ]
     return "\n".join(s.rstrip("\n") + "\n" for s in sections)
 

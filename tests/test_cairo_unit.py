@@ -48,7 +48,8 @@ def test_every_cairo_test_passes(cairo_test_output):
 
 
 def test_every_revert_reason_has_a_cairo_test():
-    """Every reason the contract can revert with has a Cairo test expecting exactly it."""
+    """Every reason the contract or the Merkle verifier can panic with has a Cairo test
+    expecting exactly it."""
     sources = "".join(f.read_text() for f in (PACKAGE / "src").rglob("*.cairo"))
     expected = set(re.findall(r"#\[should_panic\(expected: \('([a-z_.]+)',", sources))
     assert expected >= {
@@ -70,6 +71,13 @@ def test_every_revert_reason_has_a_cairo_test():
         "registry.no_commitments",
         "registry.unknown_model",
         "registry.unknown_proof",
+        "merkle.indices",
+        "merkle.leaf_count",
+        "merkle.leaf_width",
+        "merkle.value",
+        "merkle.sibling_count",
+        "merkle.digest",
+        "merkle.path",
     }
 
 

@@ -7,6 +7,7 @@ pub mod channel;
 pub mod contract;
 pub mod fields;
 pub mod matmul;
+pub mod merkle;
 pub mod mle;
 pub mod packing;
 pub mod sumcheck;

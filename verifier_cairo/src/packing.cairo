@@ -1,7 +1,8 @@
 //! Eight 31-bit limbs per felt252 (mirror of the packing in prover/channels/poseidon.py).
 //!
 //! One split serves both readers of that layout: the calldata reader unpacks matrix words and
-//! QM31 coefficients with it, and the channel takes its base draws from the same limbs.
+//! QM31 coefficients with it, and the channel takes its base draws from the same limbs. The
+//! Poseidon Merkle leaf hash packs rows the same way (`pack_m31s`).
 
 const SHIFT_27: NonZero<u128> = 0x8000000;
 const SHIFT_31: NonZero<u128> = 0x80000000;
@@ -29,4 +30,29 @@ pub fn split_felt252(x: felt252) -> (felt252, [felt252; 8]) {
     let (l2, l3_hi) = DivRem::div_rem(l23, SHIFT_27);
     let l3: felt252 = l3_hi.into() * 16 + l3_lo.into();
     (top.into(), [l0.into(), l1.into(), l2.into(), l3, l4.into(), l5.into(), l6.into(), l7.into()])
+}
+
+const M31_PER_WORD: u32 = 8;
+const LIMB_SHIFT: felt252 = 0x80000000;
+const LENGTH_SHIFT: felt252 = 0x100000000000000000000000000000000000000000000000000000000000000;
+
+/// Canonical M31 values packed 8 per felt, big-endian 31-bit limbs; a last word of c < 8 values
+/// carries c at 2^248 (Python `pack_m31s`: STWO's Merkle-leaf packing).
+pub fn pack_m31s(values: Span<u32>) -> Array<felt252> {
+    let mut values = values;
+    let mut words = array![];
+    while !values.is_empty() {
+        let count = core::cmp::min(M31_PER_WORD, values.len());
+        let mut word: felt252 = 0;
+        for v in values.slice(0, count) {
+            word = word * LIMB_SHIFT + (*v).into();
+        }
+        values = values.slice(count, values.len() - count);
+        words.append(if count == M31_PER_WORD {
+            word
+        } else {
+            word + count.into() * LENGTH_SHIFT
+        });
+    }
+    words
 }

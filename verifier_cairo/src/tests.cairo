@@ -8,6 +8,7 @@ mod test_calldata;
 mod test_channel;
 mod test_contract;
 mod test_fields;
+mod test_merkle;
 mod test_mle;
 mod test_sumcheck;
 mod vectors;

@@ -5,7 +5,11 @@ use crate::calldata::read_matmul;
 use crate::fields::cm31::{CM31, CM31Trait};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait};
+use crate::blake2s::Blake2sHash;
 use crate::matmul::verify_matmul;
+use crate::merkle::hashers::MerkleHasher;
+use crate::merkle::verifier::verify_opening;
+use super::vectors::MerkleCase;
 
 pub fn m31(x: u32) -> M31 {
     M31Trait::new(x)
@@ -37,4 +41,20 @@ pub fn verify_calldata(calldata: Array<felt252>) -> felt252 {
     let proof = read_matmul(calldata.span());
     verify_matmul(proof);
     poseidon_hash_span(proof.io)
+}
+
+pub fn verify_poseidon(case: MerkleCase) -> Span<Span<u32>> {
+    verify_merkle::<felt252>(case)
+}
+
+pub fn verify_blake2s(case: MerkleCase) -> Span<Span<u32>> {
+    verify_merkle::<Blake2sHash>(case)
+}
+
+/// `verify_opening` of a generated case; its root is read as the siblings are.
+fn verify_merkle<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
+    case: MerkleCase,
+) -> Span<Span<u32>> {
+    let root = H::read_digest(case.root).unwrap();
+    verify_opening(root, case.depth, case.width, case.leaf_indices, case.leaves, case.siblings)
 }

@@ -4,7 +4,7 @@
 use crate::fields::cm31::CM31;
 use crate::fields::m31::M31;
 use crate::fields::qm31::QM31;
-use super::support::{cm31, m31, qm31, splice, verify_calldata};
+use super::support::{cm31, m31, qm31, splice, verify_blake2s, verify_calldata, verify_poseidon};
 
 #[derive(Drop)]
 pub struct M31Case {
@@ -80,6 +80,18 @@ pub struct MatrixEvaluation {
     pub r_row: Span<QM31>,
     pub r_col: Span<QM31>,
     pub value: QM31,
+}
+
+/// A Merkle opening as the Cairo verifier takes it, digests in calldata form (one felt for
+/// Poseidon252; low and high 128 bits for Blake2s).
+#[derive(Copy, Drop)]
+pub struct MerkleCase {
+    pub root: Span<felt252>,
+    pub depth: u32,
+    pub width: u32,
+    pub leaf_indices: Span<u32>,
+    pub leaves: Span<Span<felt252>>,
+    pub siblings: Span<felt252>,
 }
 
 /// Little-endian u32 words and the Blake2s-256 of their bytes, as eight LE words.
@@ -3170,6 +3182,1379 @@ pub fn blake2s_node_cases() -> Array<([u32; 8], [u32; 8], [u32; 8])> {
                 4135591595, 1160728791, 2494793883, 2860331134, 377822327, 1456970578,
                 3991402060, 830817588,
             ],
+        ),
+    ]
+}
+
+/// An honest poseidon opening: depth 5, width 9, leaves [2, 3, 9, 20, 31].
+pub fn merkle_poseidon_shared() -> MerkleCase {
+    MerkleCase {
+        root: array![0x14aebc56229c5468ab90fbaf994fcb19eddc40c8ab2af527686f9700f39ebad].span(),
+        depth: 5,
+        width: 9,
+        leaf_indices: array![2, 3, 9, 20, 31].span(),
+        leaves: array![
+            array![
+                1275191925, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                805548040, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+                2147483646,
+            ].span(),
+        ].span(),
+        siblings: array![
+            0x6252472e59d896bdb51665ca5878e42490e4998587c004b75f6c2194d8541cf, 0x2a446eeadae2c04e50be88039bc18191f593f79eb2d36bed98ec92865e112ac, 0x51f757bc0ed09f9dc69fb8521956830e215fc6ad62337d5002cc59ff359f12f, 0x63441d229110f9b79e6a96e7db6349a962c333fb9023f19bd2d18f927a3ff59,
+            0x1d3f04de09b634cff68912011566f87b568da609d3d2d1c1dd78bc89d50e287, 0x2099079514ece5a9c045b624e20e293bce4839814b5a3b8eec6e6a32634b901, 0x6d2ffebb7e085e7ef983f84c6d74a3f48495c994a299ebfffd866128f247324, 0x4c6e539e1b10d4f12c0c15252b164a21c011487ab303b6a7d06c31768b0646f,
+            0x652423cd862f14460a152d05a155c0b31aa3cf1d92ad6bc4ff1c56fc22ee521, 0x798b044f52a8322f149d878e7db2dc0c2ac0ab137e3b2ed78b46bf13a1557fb, 0x28b5cf0ecbea42c40d582712de34bc95f7e99352ec06346c28998aa8b050e22,
+        ].span(),
+    }
+}
+
+#[test]
+fn merkle_poseidon_shared_verifies() {
+    let rows = verify_poseidon(merkle_poseidon_shared());
+    assert_eq!(rows, array![
+        array![
+            1275191925, 590674760, 1655285996, 47590674,
+            47156024, 1601903163, 471893060, 231858899,
+            906582728,
+        ].span(),
+        array![
+            96592004, 2009065078, 439482424, 836540818,
+            603977460, 1171564941, 1281570716, 1453377481,
+            2055668420,
+        ].span(),
+        array![
+            2081157182, 1275294324, 351362789, 1091315435,
+            1385970857, 20446266, 1102560858, 1694860299,
+            268627424,
+        ].span(),
+        array![
+            762510899, 1177335117, 1121825560, 289822519,
+            1018489471, 1674902593, 868282808, 1159833456,
+            113782280,
+        ].span(),
+        array![
+            805548040, 1728975539, 905624785, 1787903149,
+            2126489722, 964003360, 2034897061, 669516295,
+            2147483646,
+        ].span(),
+    ].span());
+}
+
+/// An honest poseidon opening: depth 6, width 1, leaves [37].
+pub fn merkle_poseidon_path() -> MerkleCase {
+    MerkleCase {
+        root: array![0x49540138b3e927d8ffd31e0341aeb9df95da9930dea09e94b8ac95ff4de2fd5].span(),
+        depth: 6,
+        width: 1,
+        leaf_indices: array![37].span(),
+        leaves: array![array![1495577077].span()].span(),
+        siblings: array![
+            0x10cab0ad35d9eb89e2de7c2cfecf607591eef48dfddf2e6fa32b2cf814be2d, 0x5fc6b00f90e7c7e83eaf0230250328a90336b4d577fe4b7d347e38418fff25d, 0x144fa79aed2369e7bcc110936ca51e0c96b84eaf5ad680b7dc970abb4a47fc6, 0x72d52e426b0f4501d23231aa9d52819cea2720f9f3dbb3662c11aa636fee97f,
+            0x7c1d3ec8e192888b4362e6a7deefe1d09147ce40976dcde1cba1fbc7d1446b4, 0x4bf1a9066ef805a777edd2132e7160bdf87b536dfeee243208170880d5af2e9,
+        ].span(),
+    }
+}
+
+#[test]
+fn merkle_poseidon_path_verifies() {
+    let rows = verify_poseidon(merkle_poseidon_path());
+    assert_eq!(rows, array![array![1495577077].span()].span());
+}
+
+/// An honest poseidon opening: depth 0, width 17, leaves [0].
+pub fn merkle_poseidon_single_leaf() -> MerkleCase {
+    MerkleCase {
+        root: array![0xa46215c415ece0795d7e58bb6ec64f08705e932596f16d84955720f69e80ef].span(),
+        depth: 0,
+        width: 17,
+        leaf_indices: array![0].span(),
+        leaves: array![
+            array![
+                0, 262957295, 145734447, 604318600,
+                2087845282, 514481069, 1090937906, 112574465,
+                1879962098, 1978427417, 1987900333, 1723103198,
+                1682155834, 1682717237, 1040661186, 1923906622,
+                2147483646,
+            ].span(),
+        ].span(),
+        siblings: array![].span(),
+    }
+}
+
+#[test]
+fn merkle_poseidon_single_leaf_verifies() {
+    let rows = verify_poseidon(merkle_poseidon_single_leaf());
+    assert_eq!(rows, array![
+        array![
+            0, 262957295, 145734447, 604318600,
+            2087845282, 514481069, 1090937906, 112574465,
+            1879962098, 1978427417, 1987900333, 1723103198,
+            1682155834, 1682717237, 1040661186, 1923906622,
+            2147483646,
+        ].span(),
+    ].span());
+}
+
+/// An honest poseidon opening: depth 2, width 8, leaves [0, 1, 2, 3].
+pub fn merkle_poseidon_every_leaf() -> MerkleCase {
+    MerkleCase {
+        root: array![0x727daf8aee17126b441d7d41ebab2356ab038c61baf65b3c57ffe0250d1a662].span(),
+        depth: 2,
+        width: 8,
+        leaf_indices: array![0, 1, 2, 3].span(),
+        leaves: array![
+            array![
+                0, 535194790, 1631872408, 1002255771,
+                1017818625, 1678381502, 694937732, 1100251081,
+            ].span(),
+            array![
+                1804905949, 182864645, 770623207, 693935893,
+                236855896, 1406590331, 1152345525, 95620848,
+            ].span(),
+            array![
+                292863003, 1833553439, 1009708755, 1378326771,
+                637577045, 1521092117, 1000852023, 1219475677,
+            ].span(),
+            array![
+                1217686504, 1498455639, 624613922, 638972023,
+                333110258, 508822316, 855529991, 2147483646,
+            ].span(),
+        ].span(),
+        siblings: array![].span(),
+    }
+}
+
+#[test]
+fn merkle_poseidon_every_leaf_verifies() {
+    let rows = verify_poseidon(merkle_poseidon_every_leaf());
+    assert_eq!(rows, array![
+        array![
+            0, 535194790, 1631872408, 1002255771,
+            1017818625, 1678381502, 694937732, 1100251081,
+        ].span(),
+        array![
+            1804905949, 182864645, 770623207, 693935893,
+            236855896, 1406590331, 1152345525, 95620848,
+        ].span(),
+        array![
+            292863003, 1833553439, 1009708755, 1378326771,
+            637577045, 1521092117, 1000852023, 1219475677,
+        ].span(),
+        array![
+            1217686504, 1498455639, 624613922, 638972023,
+            333110258, 508822316, 855529991, 2147483646,
+        ].span(),
+    ].span());
+}
+
+/// The first sibling's low bit flipped.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_poseidon_tampered_sibling_first() {
+    verify_poseidon(MerkleCase {
+        siblings: array![
+            0x6252472e59d896bdb51665ca5878e42490e4998587c004b75f6c2194d8541ce, 0x2a446eeadae2c04e50be88039bc18191f593f79eb2d36bed98ec92865e112ac, 0x51f757bc0ed09f9dc69fb8521956830e215fc6ad62337d5002cc59ff359f12f, 0x63441d229110f9b79e6a96e7db6349a962c333fb9023f19bd2d18f927a3ff59,
+            0x1d3f04de09b634cff68912011566f87b568da609d3d2d1c1dd78bc89d50e287, 0x2099079514ece5a9c045b624e20e293bce4839814b5a3b8eec6e6a32634b901, 0x6d2ffebb7e085e7ef983f84c6d74a3f48495c994a299ebfffd866128f247324, 0x4c6e539e1b10d4f12c0c15252b164a21c011487ab303b6a7d06c31768b0646f,
+            0x652423cd862f14460a152d05a155c0b31aa3cf1d92ad6bc4ff1c56fc22ee521, 0x798b044f52a8322f149d878e7db2dc0c2ac0ab137e3b2ed78b46bf13a1557fb, 0x28b5cf0ecbea42c40d582712de34bc95f7e99352ec06346c28998aa8b050e22,
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// The last sibling's low bit flipped.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_poseidon_tampered_sibling_last() {
+    verify_poseidon(MerkleCase {
+        siblings: array![
+            0x6252472e59d896bdb51665ca5878e42490e4998587c004b75f6c2194d8541cf, 0x2a446eeadae2c04e50be88039bc18191f593f79eb2d36bed98ec92865e112ac, 0x51f757bc0ed09f9dc69fb8521956830e215fc6ad62337d5002cc59ff359f12f, 0x63441d229110f9b79e6a96e7db6349a962c333fb9023f19bd2d18f927a3ff59,
+            0x1d3f04de09b634cff68912011566f87b568da609d3d2d1c1dd78bc89d50e287, 0x2099079514ece5a9c045b624e20e293bce4839814b5a3b8eec6e6a32634b901, 0x6d2ffebb7e085e7ef983f84c6d74a3f48495c994a299ebfffd866128f247324, 0x4c6e539e1b10d4f12c0c15252b164a21c011487ab303b6a7d06c31768b0646f,
+            0x652423cd862f14460a152d05a155c0b31aa3cf1d92ad6bc4ff1c56fc22ee521, 0x798b044f52a8322f149d878e7db2dc0c2ac0ab137e3b2ed78b46bf13a1557fb, 0x28b5cf0ecbea42c40d582712de34bc95f7e99352ec06346c28998aa8b050e23,
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// One opened value + 1.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_poseidon_tampered_leaf_value() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                1275191925, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977461, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                805548040, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// Leaf 20 claimed as 21 (its sibling): as many siblings.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_poseidon_tampered_index_same_plan() {
+    verify_poseidon(MerkleCase {
+        leaf_indices: array![2, 3, 9, 21, 31].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// Leaf 20 claimed as 8: leaves 8 and 9 pair up, fewer siblings.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_poseidon_tampered_index_other_plan() {
+    verify_poseidon(MerkleCase {
+        leaf_indices: array![2, 3, 8, 9, 31].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// The root's low bit flipped.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_poseidon_tampered_root_flipped() {
+    verify_poseidon(MerkleCase {
+        root: array![0x14aebc56229c5468ab90fbaf994fcb19eddc40c8ab2af527686f9700f39ebac].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// The root of another tree of the same shape.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_poseidon_tampered_root_other_tree() {
+    verify_poseidon(MerkleCase {
+        root: array![0x4c622b251af124f44fcb8166fe63add754348412ae802731cd703f0dc409776].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// A value equal to p (a second encoding of 0 in the packing).
+#[test]
+#[should_panic(expected: ('merkle.value',))]
+fn merkle_poseidon_tampered_value_p() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                2147483647, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                805548040, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// A value 2^31 (it would spill into the next limb).
+#[test]
+#[should_panic(expected: ('merkle.value',))]
+fn merkle_poseidon_tampered_value_2_31() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                1275191925, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                2147483648,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                805548040, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// A value p_stark - 1.
+#[test]
+#[should_panic(expected: ('merkle.value',))]
+fn merkle_poseidon_tampered_value_felt_max() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                1275191925, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                0x800000000000011000000000000000000000000000000000000000000000000, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// The last row missing.
+#[test]
+#[should_panic(expected: ('merkle.leaf_count',))]
+fn merkle_poseidon_tampered_leaf_count() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                1275191925, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// A row one value short.
+#[test]
+#[should_panic(expected: ('merkle.leaf_width',))]
+fn merkle_poseidon_tampered_leaf_width_short() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                1275191925, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                805548040, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// A row one value long.
+#[test]
+#[should_panic(expected: ('merkle.leaf_width',))]
+fn merkle_poseidon_tampered_leaf_width_long() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                1275191925, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                805548040, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+                2147483646, 0,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// The last sibling missing.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_poseidon_tampered_sibling_count_short() {
+    verify_poseidon(MerkleCase {
+        siblings: array![
+            0x6252472e59d896bdb51665ca5878e42490e4998587c004b75f6c2194d8541cf, 0x2a446eeadae2c04e50be88039bc18191f593f79eb2d36bed98ec92865e112ac, 0x51f757bc0ed09f9dc69fb8521956830e215fc6ad62337d5002cc59ff359f12f, 0x63441d229110f9b79e6a96e7db6349a962c333fb9023f19bd2d18f927a3ff59,
+            0x1d3f04de09b634cff68912011566f87b568da609d3d2d1c1dd78bc89d50e287, 0x2099079514ece5a9c045b624e20e293bce4839814b5a3b8eec6e6a32634b901, 0x6d2ffebb7e085e7ef983f84c6d74a3f48495c994a299ebfffd866128f247324, 0x4c6e539e1b10d4f12c0c15252b164a21c011487ab303b6a7d06c31768b0646f,
+            0x652423cd862f14460a152d05a155c0b31aa3cf1d92ad6bc4ff1c56fc22ee521, 0x798b044f52a8322f149d878e7db2dc0c2ac0ab137e3b2ed78b46bf13a1557fb,
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// One sibling too many.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_poseidon_tampered_sibling_count_long() {
+    verify_poseidon(MerkleCase {
+        siblings: array![
+            0x6252472e59d896bdb51665ca5878e42490e4998587c004b75f6c2194d8541cf, 0x2a446eeadae2c04e50be88039bc18191f593f79eb2d36bed98ec92865e112ac, 0x51f757bc0ed09f9dc69fb8521956830e215fc6ad62337d5002cc59ff359f12f, 0x63441d229110f9b79e6a96e7db6349a962c333fb9023f19bd2d18f927a3ff59,
+            0x1d3f04de09b634cff68912011566f87b568da609d3d2d1c1dd78bc89d50e287, 0x2099079514ece5a9c045b624e20e293bce4839814b5a3b8eec6e6a32634b901, 0x6d2ffebb7e085e7ef983f84c6d74a3f48495c994a299ebfffd866128f247324, 0x4c6e539e1b10d4f12c0c15252b164a21c011487ab303b6a7d06c31768b0646f,
+            0x652423cd862f14460a152d05a155c0b31aa3cf1d92ad6bc4ff1c56fc22ee521, 0x798b044f52a8322f149d878e7db2dc0c2ac0ab137e3b2ed78b46bf13a1557fb, 0x28b5cf0ecbea42c40d582712de34bc95f7e99352ec06346c28998aa8b050e22, 0,
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// A value p and a flipped sibling.
+#[test]
+#[should_panic(expected: ('merkle.value',))]
+fn merkle_poseidon_tampered_value_before_sibling() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                2147483647, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                805548040, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+                2147483646,
+            ].span(),
+        ].span(),
+        siblings: array![
+            0x6252472e59d896bdb51665ca5878e42490e4998587c004b75f6c2194d8541ce, 0x2a446eeadae2c04e50be88039bc18191f593f79eb2d36bed98ec92865e112ac, 0x51f757bc0ed09f9dc69fb8521956830e215fc6ad62337d5002cc59ff359f12f, 0x63441d229110f9b79e6a96e7db6349a962c333fb9023f19bd2d18f927a3ff59,
+            0x1d3f04de09b634cff68912011566f87b568da609d3d2d1c1dd78bc89d50e287, 0x2099079514ece5a9c045b624e20e293bce4839814b5a3b8eec6e6a32634b901, 0x6d2ffebb7e085e7ef983f84c6d74a3f48495c994a299ebfffd866128f247324, 0x4c6e539e1b10d4f12c0c15252b164a21c011487ab303b6a7d06c31768b0646f,
+            0x652423cd862f14460a152d05a155c0b31aa3cf1d92ad6bc4ff1c56fc22ee521, 0x798b044f52a8322f149d878e7db2dc0c2ac0ab137e3b2ed78b46bf13a1557fb, 0x28b5cf0ecbea42c40d582712de34bc95f7e99352ec06346c28998aa8b050e22,
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// A row missing and another one short.
+#[test]
+#[should_panic(expected: ('merkle.leaf_count',))]
+fn merkle_poseidon_tampered_count_before_width() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                1275191925, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// A value p in the first row, the last row one value short.
+#[test]
+#[should_panic(expected: ('merkle.leaf_width',))]
+fn merkle_poseidon_tampered_width_before_value() {
+    verify_poseidon(MerkleCase {
+        leaves: array![
+            array![
+                2147483647, 590674760, 1655285996, 47590674,
+                47156024, 1601903163, 471893060, 231858899,
+                906582728,
+            ].span(),
+            array![
+                96592004, 2009065078, 439482424, 836540818,
+                603977460, 1171564941, 1281570716, 1453377481,
+                2055668420,
+            ].span(),
+            array![
+                2081157182, 1275294324, 351362789, 1091315435,
+                1385970857, 20446266, 1102560858, 1694860299,
+                268627424,
+            ].span(),
+            array![
+                762510899, 1177335117, 1121825560, 289822519,
+                1018489471, 1674902593, 868282808, 1159833456,
+                113782280,
+            ].span(),
+            array![
+                805548040, 1728975539, 905624785, 1787903149,
+                2126489722, 964003360, 2034897061, 669516295,
+            ].span(),
+        ].span(),
+        ..merkle_poseidon_shared()
+    });
+}
+
+/// An honest blake2s opening: depth 5, width 9, leaves [2, 3, 9, 20, 31].
+pub fn merkle_blake2s_shared() -> MerkleCase {
+    MerkleCase {
+        root: array![0x6a4d200a979ac7bdb9d2f26e44c28ef9, 0xb9df32830a9f8fef774d20e4c50fd419].span(),
+        depth: 5,
+        width: 9,
+        leaf_indices: array![2, 3, 9, 20, 31].span(),
+        leaves: array![
+            array![
+                1278925932, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                245422851, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+                2147483646,
+            ].span(),
+        ].span(),
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0a, 0xab716bb955d0fcccfdf55678c5206cc4, 0x2af785d9b708c615378bc9589ed93088, 0x698b0cb421fb301e1dbcb01cb237cfdd,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+            0x895ab50d0162f4ae0b4dcfafa8722ae2, 0x309f2b4e6365f33aae8cc45b51301e70,
+        ].span(),
+    }
+}
+
+#[test]
+fn merkle_blake2s_shared_verifies() {
+    let rows = verify_blake2s(merkle_blake2s_shared());
+    assert_eq!(rows, array![
+        array![
+            1278925932, 671628258, 1587024567, 703319445,
+            653736191, 506221246, 424495569, 1133032866,
+            1304016624,
+        ].span(),
+        array![
+            1613267140, 252566962, 1347493091, 431728685,
+            485746210, 69374617, 571410451, 263167862,
+            1675423368,
+        ].span(),
+        array![
+            1980902690, 296342177, 235962314, 287031694,
+            177477006, 1924999716, 1543533136, 273117587,
+            1386589215,
+        ].span(),
+        array![
+            1880160530, 9836853, 1090544410, 1929572677,
+            1431523161, 658981797, 642685940, 1579457851,
+            2059666985,
+        ].span(),
+        array![
+            245422851, 1747809590, 922802828, 1684002561,
+            461903677, 732664685, 1902497145, 470374910,
+            2147483646,
+        ].span(),
+    ].span());
+}
+
+/// An honest blake2s opening: depth 6, width 1, leaves [37].
+pub fn merkle_blake2s_path() -> MerkleCase {
+    MerkleCase {
+        root: array![0x31c95dfcc5093484dc6a4052cd5e6a53, 0x5d41c64ffb952bf604f4f19ef052899e].span(),
+        depth: 6,
+        width: 1,
+        leaf_indices: array![37].span(),
+        leaves: array![array![1217658317].span()].span(),
+        siblings: array![
+            0xad0bf2c83af38e00f7a83ce2de8a2486, 0x8ac788e79b3e72aee3243a614b1823f6, 0x6d57c8b547e319bc492e70d84fcaeda9, 0xceaa1c593b1e0221344a519576fbb892,
+            0x365e761922695264bf33971458659f1f, 0x97469bdbb2d3842b198a9d1f926b99bc, 0x92497dc5457b851e716f195a57824a32, 0xbff773fc20b9f24d897eea11238d510,
+            0x3fb791bebf1b0e70aec08dc9c490feb4, 0xe4a6fdd1d1114dd8e3ce2f0110b8120a, 0x440f07f127c3d091ae93b5637752c7ce, 0x69f3620c6f976d1cd36101779da1d96b,
+        ].span(),
+    }
+}
+
+#[test]
+fn merkle_blake2s_path_verifies() {
+    let rows = verify_blake2s(merkle_blake2s_path());
+    assert_eq!(rows, array![array![1217658317].span()].span());
+}
+
+/// An honest blake2s opening: depth 0, width 17, leaves [0].
+pub fn merkle_blake2s_single_leaf() -> MerkleCase {
+    MerkleCase {
+        root: array![0x206baf8f6c0fc65805c2f9963aa8f107, 0x543bd62570aa92993c265cca11144af0].span(),
+        depth: 0,
+        width: 17,
+        leaf_indices: array![0].span(),
+        leaves: array![
+            array![
+                0, 948114551, 1237230957, 2022037319,
+                1879595411, 1883717130, 595062305, 1758308242,
+                1243016790, 445350472, 1971008310, 265644642,
+                319536112, 1885584275, 1934751598, 1173676499,
+                2147483646,
+            ].span(),
+        ].span(),
+        siblings: array![].span(),
+    }
+}
+
+#[test]
+fn merkle_blake2s_single_leaf_verifies() {
+    let rows = verify_blake2s(merkle_blake2s_single_leaf());
+    assert_eq!(rows, array![
+        array![
+            0, 948114551, 1237230957, 2022037319,
+            1879595411, 1883717130, 595062305, 1758308242,
+            1243016790, 445350472, 1971008310, 265644642,
+            319536112, 1885584275, 1934751598, 1173676499,
+            2147483646,
+        ].span(),
+    ].span());
+}
+
+/// An honest blake2s opening: depth 2, width 8, leaves [0, 1, 2, 3].
+pub fn merkle_blake2s_every_leaf() -> MerkleCase {
+    MerkleCase {
+        root: array![0x93403625ab4e16b54d836fc710119fb9, 0xb9d2170b90e499175428c5e72d3f4a5b].span(),
+        depth: 2,
+        width: 8,
+        leaf_indices: array![0, 1, 2, 3].span(),
+        leaves: array![
+            array![
+                0, 1584340437, 1357815963, 573302165,
+                1750110127, 1789461334, 466100707, 1952045291,
+            ].span(),
+            array![
+                125860786, 1158224379, 1386375847, 366894907,
+                74584500, 1556227032, 397736136, 80417970,
+            ].span(),
+            array![
+                1726019649, 2129965293, 524676274, 443938741,
+                522906591, 1796262104, 347014140, 712308014,
+            ].span(),
+            array![
+                2110013350, 1493920103, 629925587, 607459133,
+                1287803191, 903385048, 2129596944, 2147483646,
+            ].span(),
+        ].span(),
+        siblings: array![].span(),
+    }
+}
+
+#[test]
+fn merkle_blake2s_every_leaf_verifies() {
+    let rows = verify_blake2s(merkle_blake2s_every_leaf());
+    assert_eq!(rows, array![
+        array![
+            0, 1584340437, 1357815963, 573302165,
+            1750110127, 1789461334, 466100707, 1952045291,
+        ].span(),
+        array![
+            125860786, 1158224379, 1386375847, 366894907,
+            74584500, 1556227032, 397736136, 80417970,
+        ].span(),
+        array![
+            1726019649, 2129965293, 524676274, 443938741,
+            522906591, 1796262104, 347014140, 712308014,
+        ].span(),
+        array![
+            2110013350, 1493920103, 629925587, 607459133,
+            1287803191, 903385048, 2129596944, 2147483646,
+        ].span(),
+    ].span());
+}
+
+/// The first sibling's low bit flipped.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_blake2s_tampered_sibling_first() {
+    verify_blake2s(MerkleCase {
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0b, 0xab716bb955d0fcccfdf55678c5206cc4, 0x2af785d9b708c615378bc9589ed93088, 0x698b0cb421fb301e1dbcb01cb237cfdd,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+            0x895ab50d0162f4ae0b4dcfafa8722ae2, 0x309f2b4e6365f33aae8cc45b51301e70,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// The last sibling's low bit flipped.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_blake2s_tampered_sibling_last() {
+    verify_blake2s(MerkleCase {
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0a, 0xab716bb955d0fcccfdf55678c5206cc4, 0x2af785d9b708c615378bc9589ed93088, 0x698b0cb421fb301e1dbcb01cb237cfdd,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+            0x895ab50d0162f4ae0b4dcfafa8722ae3, 0x309f2b4e6365f33aae8cc45b51301e70,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// One opened value + 1.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_blake2s_tampered_leaf_value() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                1278925932, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746211, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                245422851, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// Leaf 20 claimed as 21 (its sibling): as many siblings.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_blake2s_tampered_index_same_plan() {
+    verify_blake2s(MerkleCase {
+        leaf_indices: array![2, 3, 9, 21, 31].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// Leaf 20 claimed as 8: leaves 8 and 9 pair up, fewer siblings.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_blake2s_tampered_index_other_plan() {
+    verify_blake2s(MerkleCase {
+        leaf_indices: array![2, 3, 8, 9, 31].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// The root's low bit flipped.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_blake2s_tampered_root_flipped() {
+    verify_blake2s(MerkleCase {
+        root: array![0x6a4d200a979ac7bdb9d2f26e44c28ef8, 0xb9df32830a9f8fef774d20e4c50fd419].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// The root of another tree of the same shape.
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn merkle_blake2s_tampered_root_other_tree() {
+    verify_blake2s(MerkleCase {
+        root: array![0x323dfe066557958d51acb5570e0dc4b5, 0xa83cf5a086abbc681c266314f3538c92].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A value equal to p (a second encoding of 0 in the packing).
+#[test]
+#[should_panic(expected: ('merkle.value',))]
+fn merkle_blake2s_tampered_value_p() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                2147483647, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                245422851, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A value 2^31 (it would spill into the next limb).
+#[test]
+#[should_panic(expected: ('merkle.value',))]
+fn merkle_blake2s_tampered_value_2_31() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                1278925932, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                2147483648,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                245422851, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A value p_stark - 1.
+#[test]
+#[should_panic(expected: ('merkle.value',))]
+fn merkle_blake2s_tampered_value_felt_max() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                1278925932, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                0x800000000000011000000000000000000000000000000000000000000000000, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// The last row missing.
+#[test]
+#[should_panic(expected: ('merkle.leaf_count',))]
+fn merkle_blake2s_tampered_leaf_count() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                1278925932, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A row one value short.
+#[test]
+#[should_panic(expected: ('merkle.leaf_width',))]
+fn merkle_blake2s_tampered_leaf_width_short() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                1278925932, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                245422851, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+                2147483646,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A row one value long.
+#[test]
+#[should_panic(expected: ('merkle.leaf_width',))]
+fn merkle_blake2s_tampered_leaf_width_long() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                1278925932, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                245422851, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+                2147483646, 0,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// The last sibling missing.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_blake2s_tampered_sibling_count_short() {
+    verify_blake2s(MerkleCase {
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0a, 0xab716bb955d0fcccfdf55678c5206cc4, 0x2af785d9b708c615378bc9589ed93088, 0x698b0cb421fb301e1dbcb01cb237cfdd,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// One sibling too many.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_blake2s_tampered_sibling_count_long() {
+    verify_blake2s(MerkleCase {
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0a, 0xab716bb955d0fcccfdf55678c5206cc4, 0x2af785d9b708c615378bc9589ed93088, 0x698b0cb421fb301e1dbcb01cb237cfdd,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+            0x895ab50d0162f4ae0b4dcfafa8722ae2, 0x309f2b4e6365f33aae8cc45b51301e70, 0, 0,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A value p and a flipped sibling.
+#[test]
+#[should_panic(expected: ('merkle.value',))]
+fn merkle_blake2s_tampered_value_before_sibling() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                2147483647, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                245422851, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+                2147483646,
+            ].span(),
+        ].span(),
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0b, 0xab716bb955d0fcccfdf55678c5206cc4, 0x2af785d9b708c615378bc9589ed93088, 0x698b0cb421fb301e1dbcb01cb237cfdd,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+            0x895ab50d0162f4ae0b4dcfafa8722ae2, 0x309f2b4e6365f33aae8cc45b51301e70,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A row missing and another one short.
+#[test]
+#[should_panic(expected: ('merkle.leaf_count',))]
+fn merkle_blake2s_tampered_count_before_width() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                1278925932, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A value p in the first row, the last row one value short.
+#[test]
+#[should_panic(expected: ('merkle.leaf_width',))]
+fn merkle_blake2s_tampered_width_before_value() {
+    verify_blake2s(MerkleCase {
+        leaves: array![
+            array![
+                2147483647, 671628258, 1587024567, 703319445,
+                653736191, 506221246, 424495569, 1133032866,
+                1304016624,
+            ].span(),
+            array![
+                1613267140, 252566962, 1347493091, 431728685,
+                485746210, 69374617, 571410451, 263167862,
+                1675423368,
+            ].span(),
+            array![
+                1980902690, 296342177, 235962314, 287031694,
+                177477006, 1924999716, 1543533136, 273117587,
+                1386589215,
+            ].span(),
+            array![
+                1880160530, 9836853, 1090544410, 1929572677,
+                1431523161, 658981797, 642685940, 1579457851,
+                2059666985,
+            ].span(),
+            array![
+                245422851, 1747809590, 922802828, 1684002561,
+                461903677, 732664685, 1902497145, 470374910,
+            ].span(),
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A sibling 2^256: its high half is 2^128.
+#[test]
+#[should_panic(expected: ('merkle.digest',))]
+fn merkle_blake2s_tampered_digest() {
+    verify_blake2s(MerkleCase {
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0a, 0xab716bb955d0fcccfdf55678c5206cc4, 0, 0x100000000000000000000000000000000,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+            0x895ab50d0162f4ae0b4dcfafa8722ae2, 0x309f2b4e6365f33aae8cc45b51301e70,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A sibling 2^256 and one sibling too many.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_blake2s_tampered_count_before_digest() {
+    verify_blake2s(MerkleCase {
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0a, 0xab716bb955d0fcccfdf55678c5206cc4, 0, 0x100000000000000000000000000000000,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+            0x895ab50d0162f4ae0b4dcfafa8722ae2, 0x309f2b4e6365f33aae8cc45b51301e70, 0, 0,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// A sibling 2^256 and a wrong root.
+#[test]
+#[should_panic(expected: ('merkle.digest',))]
+fn merkle_blake2s_tampered_digest_before_root() {
+    verify_blake2s(MerkleCase {
+        root: array![0x323dfe066557958d51acb5570e0dc4b5, 0xa83cf5a086abbc681c266314f3538c92].span(),
+        siblings: array![
+            0x8492d25988083c46cda8280fa8564a0a, 0xab716bb955d0fcccfdf55678c5206cc4, 0, 0x100000000000000000000000000000000,
+            0x4d13feccd5a8142e9ad092fab3598de4, 0xb01281f63d79c4ec795056d2efb731dd, 0x8cc0aa09b2015419e7dba05a898b4b77, 0xeb67057f6cb264cf628154504ce690f6,
+            0x64126471e1a869edc45b7bf6761bfc1d, 0x1fb294400f8fa9bbb2c3feb24d29456b, 0xc2458455fa3903306f4ca00bc3d81ca9, 0xd10078bd0ecbf0963f84a595b444f6a9,
+            0xc2244df8a1b789f9f8140a8a7e826ae7, 0xcd8b383da37635e94de4e93c687ecaf4, 0x17661ee2a8d3d9c7af3e859adc72be3e, 0x9674ee4ff4a39cb7f207bf877e50e151,
+            0x352c4b3d0919c7c132884e82f807fcd5, 0xf037526139adabe3c8c726fad7232e08, 0xb30f7b95ff1f9ebfa37d131f5f3cb93c, 0xf5f10d0d1fa64b2d006a07f06f58488b,
+            0x895ab50d0162f4ae0b4dcfafa8722ae2, 0x309f2b4e6365f33aae8cc45b51301e70,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// Leaf indices, depth and Python's sibling_plan.
+pub fn merkle_plans() -> Array<(Span<u32>, u32, Span<Span<u32>>)> {
+    array![
+        (
+            array![0, 1, 2, 9].span(),
+            5,
+            array![
+            array![3, 8].span(),
+            array![5].span(),
+            array![1, 3].span(),
+            array![].span(),
+            array![1].span(),
+        ].span(),
+        ),
+        (
+            array![2, 3, 9, 20, 31].span(),
+            5,
+            array![
+            array![8, 21, 30].span(),
+            array![0, 5, 11, 14].span(),
+            array![1, 3, 4, 6].span(),
+            array![].span(),
+            array![].span(),
+        ].span(),
+        ),
+        (
+            array![37].span(),
+            6,
+            array![
+            array![36].span(),
+            array![19].span(),
+            array![8].span(),
+            array![5].span(),
+            array![3].span(),
+            array![0].span(),
+        ].span(),
+        ),
+        (
+            array![0].span(),
+            0,
+            array![].span(),
         ),
     ]
 }

@@ -1,0 +1,73 @@
+//! The two Merkle hashes (mirror of prover/merkle/hashers.py). The hash is chosen by its digest
+//! type: `felt252` for Poseidon252, `Blake2sHash` (eight little-endian u32 words) for Blake2s.
+//!
+//! In calldata a Poseidon digest is its felt; a Blake2s digest (Python: its 32 bytes read
+//! big-endian as an int) is that int as Cairo serializes a u256: low 128 bits, then high.
+
+use core::integer::u128_byte_reverse;
+use core::poseidon::{hades_permutation, poseidon_hash_span};
+use crate::blake2s::{Blake2sHash, blake2s, blake2s_pair};
+use crate::packing::pack_m31s;
+
+const SHIFT_32: NonZero<u128> = 0x100000000;
+
+pub trait MerkleHasher<D> {
+    /// How many calldata felts one digest takes.
+    const DIGEST_FELTS: u32;
+    /// The digest of a row of canonical M31 values.
+    fn hash_leaf(row: Span<u32>) -> D;
+    fn hash_node(left: D, right: D) -> D;
+    /// A digest from its `DIGEST_FELTS` calldata felts; None when they encode no digest this
+    /// hash can output (Python: `is_digest`).
+    fn read_digest(felts: Span<felt252>) -> Option<D>;
+}
+
+/// Leaf = poseidon_hash_span(row packed 8 M31 per felt); node = poseidon_hash(left, right):
+/// STWO's nodes "values, no children" and "children, no values". Every felt is a digest.
+pub impl Poseidon252MerkleHasher of MerkleHasher<felt252> {
+    const DIGEST_FELTS: u32 = 1;
+
+    fn hash_leaf(row: Span<u32>) -> felt252 {
+        poseidon_hash_span(pack_m31s(row).span())
+    }
+
+    fn hash_node(left: felt252, right: felt252) -> felt252 {
+        let (digest, _, _) = hades_permutation(left, right, 2);
+        digest
+    }
+
+    fn read_digest(felts: Span<felt252>) -> Option<felt252> {
+        Some(*felts[0])
+    }
+}
+
+/// Leaf = Blake2s(LE32 of the row); node = Blake2s(left ‖ right).
+pub impl Blake2sMerkleHasher of MerkleHasher<Blake2sHash> {
+    const DIGEST_FELTS: u32 = 2;
+
+    fn hash_leaf(row: Span<u32>) -> Blake2sHash {
+        blake2s(row)
+    }
+
+    fn hash_node(left: Blake2sHash, right: Blake2sHash) -> Blake2sHash {
+        blake2s_pair(left, right)
+    }
+
+    /// `high` is digest bytes 0–15 read big-endian, so its byte reversal is those bytes read
+    /// little-endian: words 0–3, least significant first. `low` gives words 4–7 alike.
+    fn read_digest(felts: Span<felt252>) -> Option<Blake2sHash> {
+        let low: u128 = (*felts[0]).try_into()?;
+        let high: u128 = (*felts[1]).try_into()?;
+        let [w0, w1, w2, w3] = le_words(u128_byte_reverse(high));
+        let [w4, w5, w6, w7] = le_words(u128_byte_reverse(low));
+        Some([w0, w1, w2, w3, w4, w5, w6, w7])
+    }
+}
+
+/// The four u32 words of `x`, least significant first.
+fn le_words(x: u128) -> [u32; 4] {
+    let (x, w0) = DivRem::div_rem(x, SHIFT_32);
+    let (x, w1) = DivRem::div_rem(x, SHIFT_32);
+    let (w3, w2) = DivRem::div_rem(x, SHIFT_32);
+    [w0.try_into().unwrap(), w1.try_into().unwrap(), w2.try_into().unwrap(), w3.try_into().unwrap()]
+}

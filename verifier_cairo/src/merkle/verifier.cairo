@@ -1,0 +1,96 @@
+//! Merkle verifier (mirror of prover/merkle/verifier.py): the same checks in the same order,
+//! so an opening with several faults is refused with the same name on both sides.
+
+use crate::fields::m31::P;
+use super::hashers::MerkleHasher;
+use super::proof::{check_indices, sibling_plan};
+
+/// Checks an opening of the leaves `leaf_indices` of a tree of `depth` levels over rows of
+/// `width` values against `root`; returns the opened rows (canonical M31 values). `leaves` are
+/// the rows in increasing leaf index, `siblings` the supplied digests in plan order, in calldata
+/// form (docs/merkle.md, hashers.cairo). Every count comes from the caller, never the opening.
+pub fn verify_opening<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
+    root: D,
+    depth: u32,
+    width: u32,
+    leaf_indices: Span<u32>,
+    leaves: Span<Span<felt252>>,
+    siblings: Span<felt252>,
+) -> Span<Span<u32>> {
+    check_indices(leaf_indices, depth);
+    assert(leaves.len() == leaf_indices.len(), 'merkle.leaf_count');
+    for row in leaves {
+        assert(row.len() == width, 'merkle.leaf_width');
+    }
+    let rows = canonical_rows(leaves);
+    let mut n_missing = 0;
+    for missing in sibling_plan(leaf_indices, depth) {
+        n_missing += missing.len();
+    }
+    assert(siblings.len() == n_missing * H::DIGEST_FELTS, 'merkle.sibling_count');
+    let mut supplied = read_digests::<D>(siblings);
+    // The leaves' digests with their indices; each level hashes the pairs (2k, 2k + 1) of the
+    // known nodes and the supplied ones, taken in increasing index order as the plan sends them.
+    let mut indices = leaf_indices;
+    let mut nodes = array![];
+    for row in rows {
+        nodes.append(H::hash_leaf(*row));
+    }
+    let mut nodes = nodes.span();
+    for _ in 0..depth {
+        let mut parents = array![];
+        let mut parent_digests = array![];
+        while let Some(index) = indices.pop_front() {
+            let index = *index;
+            let node = *nodes.pop_front().unwrap();
+            let parent = if index % 2 == 1 {
+                H::hash_node(*supplied.pop_front().unwrap(), node)
+            } else if indices.get(0).map(|next| *next.unbox()) == Some(index + 1) {
+                indices.pop_front().unwrap();
+                H::hash_node(node, *nodes.pop_front().unwrap())
+            } else {
+                H::hash_node(node, *supplied.pop_front().unwrap())
+            };
+            parents.append(index / 2);
+            parent_digests.append(parent);
+        }
+        indices = parents.span();
+        nodes = parent_digests.span();
+    }
+    assert(*nodes[0] == root, 'merkle.path');
+    rows
+}
+
+/// Every value an integer in [0, p): a limb equal to p would be a second encoding of 0 in the
+/// Poseidon packing, and a larger one would spill into its neighbour.
+fn canonical_rows(leaves: Span<Span<felt252>>) -> Span<Span<u32>> {
+    let mut rows = array![];
+    for leaf in leaves {
+        let mut row = array![];
+        for value in *leaf {
+            let value: u32 = match (*value).try_into() {
+                Some(v) => v,
+                None => core::panic_with_felt252('merkle.value'),
+            };
+            assert(value < P, 'merkle.value');
+            row.append(value);
+        }
+        rows.append(row.span());
+    }
+    rows.span()
+}
+
+/// All siblings before any hashing, as Python checks them.
+fn read_digests<D, impl H: MerkleHasher<D>, +Drop<D>>(siblings: Span<felt252>) -> Span<D> {
+    let mut siblings = siblings;
+    let mut digests = array![];
+    while !siblings.is_empty() {
+        let felts = siblings.slice(0, H::DIGEST_FELTS);
+        siblings = siblings.slice(H::DIGEST_FELTS, siblings.len() - H::DIGEST_FELTS);
+        match H::read_digest(felts) {
+            Some(digest) => digests.append(digest),
+            None => core::panic_with_felt252('merkle.digest'),
+        }
+    }
+    digests.span()
+}
