@@ -21,8 +21,6 @@ from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.mle import log2_exact
 from cairn.prover.pcs.domain import double_x, twiddles
 
-INV2 = (P + 1) // 2
-
 
 def layer_twiddles(log_size: int, log_bottom: int) -> list[np.ndarray]:
     """Fold twiddles of X_ℓ for ℓ = log_size down to log_bottom + 1, largest first."""
@@ -89,16 +87,32 @@ def encode(message: np.ndarray, log_blowup: int) -> np.ndarray:
     return np.where(src >= P, src - P, src)
 
 
-def fold(values: QM31Array, inv_x: np.ndarray, r: QM31) -> QM31Array:
+def _canonical(x: np.ndarray) -> np.ndarray:
+    """Values in (−p, p) -> [0, p), in place (an arithmetic shift makes the sign mask)."""
+    x += (x >> 63) & P
+    return x
+
+
+def fold(values: QM31Array, inv_2x: np.ndarray, r: QM31) -> QM31Array:
     """One fold of adjacent pairs along the last value axis (prover: whole layer; verifier:
-    query blocks). `inv_x` holds 1/X[2j] for each output j, broadcast against the batch axes."""
-    lo = QM31Array(values.data[..., 0::2, :])
-    hi = QM31Array(values.data[..., 1::2, :])
-    even = lo + hi
-    odd = (lo - hi).mul_base(inv_x)
-    return (even + (odd - even) * r).mul_base(np.asarray(INV2))
+    query blocks). `inv_2x` holds 1/(2·X[2j]) per output j, broadcast against batch axes.
+
+    even = (lo + hi)/2 is a shift (p is odd: x/2 = (x + (x & 1)·p) >> 1); only the
+    combination with r is a QM31 product.
+    """
+    lo, hi = values.data[..., 0::2, :], values.data[..., 1::2, :]
+    even = _canonical(lo + hi - P)
+    even += (even & 1) * P
+    even >>= 1
+    odd = _canonical(lo - hi) * np.asarray(inv_2x)[..., None] % P
+    return QM31Array(_canonical(odd - even)) * r + QM31Array(even)
 
 
-def fold_inverse_twiddles(log_size: int) -> np.ndarray:
-    """1/X_ℓ[2j] for every j: what the prover needs to fold a whole layer."""
-    return batch_inverse(twiddles(log_size))
+def scale_base(beta: QM31, values: np.ndarray) -> QM31Array:
+    """β·values for base-field values of any shape: one outer product."""
+    return QM31Array(np.multiply.outer(values, np.array(beta.coords, dtype=np.int64)) % P)
+
+
+def inverse_double(x: np.ndarray) -> np.ndarray:
+    """1/(2x) for fold twiddles x (all nonzero on the line domains)."""
+    return batch_inverse(2 * x % P)

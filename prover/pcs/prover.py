@@ -14,13 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from cairn.prover.claims import Claim
-from cairn.prover.fields.m31 import P, batch_inverse
+from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.merkle.tree import MerkleTree
 from cairn.prover.mle import eq_table, log2_exact
 from cairn.prover.mle import fold as fold_message
-from cairn.prover.pcs.code import encode, layer_twiddles
+from cairn.prover.pcs.code import encode, inverse_double, layer_twiddles, scale_base
 from cairn.prover.pcs.code import fold as fold_codeword
 from cairn.prover.pcs.params import PcsParams, poly_log_leaf
 from cairn.prover.pcs.proof import Commitment, OpeningProof
@@ -143,10 +143,6 @@ def _base(values: np.ndarray) -> np.ndarray:
     return QM31Array.from_base(values).data
 
 
-def _scaled(beta: QM31, values: np.ndarray) -> QM31Array:
-    return QM31Array.broadcast(beta, values.shape).mul_base(values)
-
-
 def _fold(
     datas: list[CommitmentData],
     layout: BatchLayout,
@@ -163,10 +159,17 @@ def _fold(
     """
     n, hash_ = layout.n_vars, get_hash(params.hash)
     beta = params.log_blowup
-    inv_twiddles = [batch_inverse(tw) for tw in layer_twiddles(n + beta, beta)] if n else []
-    entering = {t: [j for j, tj in enumerate(layout.levels) if tj == t] for t in range(n + 1)}
-    message = _sum_scaled([(betas[j], datas[j].values) for j in entering[0]])
-    word = _sum_scaled([(betas[j], datas[j].codeword) for j in entering[0]])
+    inv_twiddles = [inverse_double(tw) for tw in layer_twiddles(n + beta, beta)] if n else []
+
+    def enter(t: int, message: QM31Array, word: QM31Array) -> tuple[QM31Array, QM31Array]:
+        """Add β_j·f_j and β_j·C_j for the polynomials entering at level t."""
+        for j, tj in enumerate(layout.levels):
+            if tj == t:
+                message = message + scale_base(betas[j], datas[j].values)
+                word = word + scale_base(betas[j], datas[j].codeword)
+        return message, word
+
+    message, word = enter(0, _zeros(n), _zeros(n + beta))
     layer_log_leaf = {s: e - s for s, e in layout.groups if s > 0}
     one = QM31.one()
     scale = one
@@ -185,9 +188,7 @@ def _fold(
         scale = scale * eq_eval([r], [rho])
         message = fold_message(message, rho)
         word = fold_codeword(word, inv_twiddles[t - 1], rho)
-        for j in entering[t]:
-            message = message + _scaled(betas[j], datas[j].values)
-            word = word + _scaled(betas[j], datas[j].codeword)
+        message, word = enter(t, message, word)
         if t in layer_log_leaf:
             tree = MerkleTree.commit(word.data.reshape(-1, 4 << layer_log_leaf[t]), hash_)
             mix_root(channel, hash_, tree.root)
@@ -195,9 +196,5 @@ def _fold(
     return SumcheckProof(rounds), trees, message.item(0)
 
 
-def _sum_scaled(terms: list[tuple[QM31, np.ndarray]]) -> QM31Array:
-    """Σ β·values over base-field tables of one size."""
-    total = _scaled(*terms[0])
-    for beta, values in terms[1:]:
-        total = total + _scaled(beta, values)
-    return total
+def _zeros(log_size: int) -> QM31Array:
+    return QM31Array(np.zeros((1 << log_size, 4), dtype=np.int64))

@@ -8,12 +8,11 @@ import numpy as np
 
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
-from cairn.prover.fields.m31 import batch_inverse
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.merkle.hashers import MerkleHash, get_hash, mix_root
 from cairn.prover.merkle.proof import MerkleOpening
 from cairn.prover.merkle.verifier import verify_opening
-from cairn.prover.pcs.code import fold
+from cairn.prover.pcs.code import fold, inverse_double, scale_base
 from cairn.prover.pcs.domain import twiddles_at
 from cairn.prover.pcs.params import PcsParams, poly_log_leaf
 from cairn.prover.pcs.proof import Commitment, OpeningProof
@@ -223,7 +222,7 @@ def _verify_queries(
         """β_j times the `size` values of polynomial j that fold into each query's position."""
         start = poly_maps[j].offsets & ~(size - 1)
         cols = np.take_along_axis(poly_rows[j], start[:, None] + np.arange(size), axis=1)
-        return QM31Array.broadcast(betas[j], cols.shape).mul_base(cols)
+        return scale_base(betas[j], cols)
 
     for s, e in layout.groups:
         entering = [j for j, t in enumerate(layout.levels) if t == s == 0]
@@ -235,8 +234,8 @@ def _verify_queries(
             word = layer_values[s][0]
         for t in range(s + 1, e + 1):
             positions = ((queries >> e) << (e - t))[:, None] + np.arange(1 << (e - t))
-            inv_x = batch_inverse(twiddles_at(n + beta - t + 1, positions))
-            word = fold(word, inv_x, rhos[t - 1])
+            inv_2x = inverse_double(twiddles_at(n + beta - t + 1, positions))
+            word = fold(word, inv_2x, rhos[t - 1])
             for j, tj in enumerate(layout.levels):
                 if tj == t:
                     word = word + block(j, 1 << (e - t))
