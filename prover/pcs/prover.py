@@ -163,10 +163,9 @@ def _fold(
 
     def enter(t: int, message: QM31Array, word: QM31Array) -> tuple[QM31Array, QM31Array]:
         """Add β_j·f_j and β_j·C_j for the polynomials entering at level t."""
-        for j, tj in enumerate(layout.levels):
-            if tj == t:
-                message = message + scale_base(betas[j], datas[j].values)
-                word = word + scale_base(betas[j], datas[j].codeword)
+        for j in layout.entering(t):
+            message = message + scale_base(betas[j], datas[j].values)
+            word = word + scale_base(betas[j], datas[j].codeword)
         return message, word
 
     message, word = enter(0, _zeros(n), _zeros(n + beta))

@@ -53,6 +53,10 @@ class BatchLayout:
         ]
         return BatchLayout(n, groups, levels, poly_groups)
 
+    def entering(self, t: int) -> list[int]:
+        """The polynomials added to the word at level t."""
+        return [j for j, tj in enumerate(self.levels) if tj == t]
+
     def poly_leaf_map(self, j: int, params: PcsParams, queries: np.ndarray) -> LeafMap:
         """Polynomial j's leaves: the query's position at level t_j (the block folding into
         the query's position at its group end starts at that offset, rounded down)."""

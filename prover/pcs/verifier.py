@@ -142,9 +142,8 @@ def _replay_fold(
     roots = iter(proof.layer_roots)
     starts = {s for s, _ in layout.groups if s > 0}
     claim = QM31.zero()
-    for j, t in enumerate(layout.levels):
-        if t == 0:
-            claim = claim + betas[j] * values[j]
+    for j in layout.entering(0):
+        claim = claim + betas[j] * values[j]
     scale = QM31.one()
     rhos: list[QM31] = []
     for t, sent in enumerate(proof.fold.rounds, 1):
@@ -153,9 +152,8 @@ def _replay_fold(
         rhos.append(rho)
         claim = evaluate_round(claim, sent, rho)
         scale = scale * eq_eval([point[t - 1]], [rho])
-        for j, tj in enumerate(layout.levels):
-            if tj == t:
-                claim = claim + scale * betas[j] * values[j]
+        for j in layout.entering(t):
+            claim = claim + scale * betas[j] * values[j]
         if t in starts:
             mix_root(channel, hash_, next(roots))
     return rhos, claim, scale
@@ -225,20 +223,19 @@ def _verify_queries(
         return scale_base(betas[j], cols)
 
     for s, e in layout.groups:
-        entering = [j for j, t in enumerate(layout.levels) if t == s == 0]
-        if s == 0:
-            word = block(entering[0], 1 << e)
-            for j in entering[1:]:
-                word = word + block(j, 1 << e)
-        else:
+        if s:
             word = layer_values[s][0]
+        else:
+            first, *rest = layout.entering(0)
+            word = block(first, 1 << e)
+            for j in rest:
+                word = word + block(j, 1 << e)
         for t in range(s + 1, e + 1):
             positions = ((queries >> e) << (e - t))[:, None] + np.arange(1 << (e - t))
             inv_2x = inverse_double(twiddles_at(n + beta - t + 1, positions))
             word = fold(word, inv_2x, rhos[t - 1])
-            for j, tj in enumerate(layout.levels):
-                if tj == t:
-                    word = word + block(j, 1 << (e - t))
+            for j in layout.entering(t):
+                word = word + block(j, 1 << (e - t))
         got = word.data[:, 0, :]
         if e == n:
             if np.any(got != np.array(proof.final_value.coords)):
