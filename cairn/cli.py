@@ -14,6 +14,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(proofs.prove_app, name="prove")
+app.command("commit")(proofs.commit_cmd)
 app.command()(proofs.verify)
 app.command("calldata")(proofs.calldata_cmd)
 app.command()(proofs.inspect)

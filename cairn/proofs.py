@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -16,18 +17,26 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.prover.errors import VerificationError
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.proof import MatmulProof
-from cairn.prover.matmul.prover import make_instance, prove_matmul
+from cairn.prover.matmul.prover import commit_weight, make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.pcs.params import PARAMS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
-from cairn.serializer import calldata, proof_file
+from cairn.serializer import calldata, commitment_file, proof_file
 from cairn.serializer.codec import proof_felts
 
 prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
 
 Dim = Annotated[int, typer.Option(min=1, max=1 << 20, help="dimension (padded to a power of 2)")]
+
+
+class Hash(StrEnum):
+    """The Merkle hash of a weight commitment (docs/merkle.md)."""
+
+    poseidon = "poseidon"
+    blake2s = "blake2s"
 
 
 def _stages() -> Progress:
@@ -54,6 +63,10 @@ def prove_matmul_cmd(
     seed: Annotated[int, typer.Option(help="seed of the random int8 operands")] = 0,
     a: Annotated[Path | None, typer.Option(help="A as a .npy integer matrix (m x k)")] = None,
     b: Annotated[Path | None, typer.Option(help="B as a .npy integer matrix (k x n)")] = None,
+    commit_b: Annotated[
+        Hash | None,
+        typer.Option(help="bind B by a PCS commitment with this hash instead of publishing B"),
+    ] = None,
     out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
         "matmul.proof.json"
     ),
@@ -65,8 +78,12 @@ def prove_matmul_cmd(
         b_mat = _load_matrix(b, "b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
         progress.add_task("computing C = A·B")
         inst = make_instance(a_mat, b_mat)
+        b_data = None
+        if commit_b:
+            progress.add_task(f"committing to B ({commit_b.value})")
+            _, b_data = commit_weight(b_mat, PARAMS[commit_b.value])
         progress.add_task(f"proving {inst.m}×{inst.k}×{inst.n}")
-        proof = prove_matmul(inst)
+        proof = prove_matmul(inst, b_data)
         proof_file.save(proof, out_path)
     out.print(
         f"wrote {out_path} (matmul {inst.m}×{inst.k}×{inst.n}, {len(proof.sumcheck.rounds)} rounds)"
@@ -80,7 +97,9 @@ def _describe(proof: proof_file.AnyProof) -> str:
     if isinstance(proof, WalkProof):
         st = proof.statement
         return f"{st.kind} " + "×".join(map(str, st.dims))
-    return f"matmul {proof.instance.m}×{proof.instance.k}×{proof.instance.n}"
+    inst = proof.instance
+    bound = f", B committed ({inst.b_commitment.hash})" if inst.b_commitment else ""
+    return f"matmul {inst.m}×{inst.k}×{inst.n}{bound}"
 
 
 def _prove_walk(kind: str, build: Callable[[], Statement], out_path: Path) -> None:
@@ -167,11 +186,43 @@ def prove_mha_cmd(
     _prove_walk("mha", lambda: examples.mha_example(seq, heads, head_dim, causal, seed), out_path)
 
 
-def verify(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
+def commit_cmd(
+    matrix: Annotated[Path, typer.Argument(help="a .npy integer matrix (k x n)")],
+    hash_: Annotated[Hash, typer.Option("--hash", help="Merkle hash of the commitment")] = (
+        Hash.poseidon
+    ),
+    out_path: Annotated[Path | None, typer.Option("--out", help="[MATRIX.commit.json]")] = None,
+) -> None:
+    """Commit to a weight matrix once: the file pins it for `cairn verify --commitment`."""
+    target = out_path or matrix.with_suffix(".commit.json")
+    with errors_as_exit(), _stages() as progress:
+        mat = _load_matrix(matrix, "matrix")
+        progress.add_task(f"committing to a {mat.shape[0]}×{mat.shape[1]} matrix")
+        commitment, _ = commit_weight(mat, PARAMS[hash_.value])
+        commitment_file.save(commitment_file.CommittedMatrix(list(mat.shape), commitment), target)
+    out.print(f"wrote {target} ({hash_.value} root {commitment.root:#x})")
+
+
+def _check_pinned(proof: proof_file.AnyProof, pinned: commitment_file.CommittedMatrix) -> None:
+    """The proof must be about exactly the pinned weight: same commitment, same shape."""
+    inst = proof.instance if isinstance(proof, MatmulProof) else None
+    if inst is None or inst.b_commitment != pinned.commitment or [inst.k, inst.n] != pinned.shape:
+        raise VerificationError("commitment.mismatch", "the proof is not about the pinned B")
+
+
+def verify(
+    file: Annotated[Path, typer.Argument(help="proof file")],
+    commitment: Annotated[
+        Path | None, typer.Option(help="accept only a proof made against this commitment file")
+    ] = None,
+) -> None:
     """Verify a proof in Python. Exit 0 accepted, 1 rejected (names the check), 2 malformed."""
     with errors_as_exit():
         proof = proof_file.load(file)
+        pinned = commitment_file.load(commitment) if commitment else None
         try:
+            if pinned:
+                _check_pinned(proof, pinned)
             if isinstance(proof, WalkProof):
                 verify_walk(LAYERS[proof.statement.kind], proof)
             else:
@@ -225,11 +276,18 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
             f"file          {file.stat().st_size} bytes"
         )
         return
-    felts = calldata.encode(proof)
     inst = proof.instance
+    try:
+        felts = len(calldata.encode(proof))
+        size = f"{felts} felts ({32 * felts} bytes)"
+    except ValueError as e:
+        size = str(e)
+    cw = inst.b_commitment
+    bound = f"B committed ({cw.hash}, root {cw.root:#x})" if cw else "B public"
     out.print(
         f"kind          matmul\ndimensions    m={inst.m} k={inst.k} n={inst.n}\n"
+        f"weights       {bound}\n"
         f"rounds        {len(proof.sumcheck.rounds)}\n"
-        f"calldata      {len(felts)} felts ({32 * len(felts)} bytes)\n"
+        f"calldata      {size}\n"
         f"file          {file.stat().st_size} bytes"
     )

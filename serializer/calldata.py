@@ -34,6 +34,8 @@ MAX_DIM = 1 << 20
 
 def encode(proof: MatmulProof) -> list[int]:
     inst = proof.instance
+    if inst.b is None:
+        raise ValueError("calldata for committed-weight matmul proofs is not supported yet")
     out = [CALLDATA_VERSION, KIND_MATMUL, inst.m, inst.k, inst.n]
     for mat in (inst.a, inst.b, inst.c):
         words = pack_m31s(embed(mat).ravel())

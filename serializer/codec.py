@@ -126,13 +126,21 @@ def _name_bad_entry(value: Any, path: str, ndim: int | None) -> None:
         _name_bad_entry(item, where, None if ndim is None else ndim - 1)
 
 
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
 def decode(value: Any, hint: Any, path: str) -> Any:
     """Rebuild a value of type `hint` from its JSON form, validating as it goes."""
     origin = typing.get_origin(hint)
     if hint is QM31:
         return qm31(value, path)
-    if hint is int:
-        return integer(value, path, 0, (1 << 64) - 1)
+    if hint is int:  # counts, nonces, felts and 256-bit digests; verifiers check the ranges
+        return integer(value, path, 0, (1 << 256) - 1)
+    if hint is str:
+        if not isinstance(value, str):
+            raise MalformedProofError(path, "expected a string")
+        return value
     if origin in (types.UnionType, typing.Union):
         arms = [a for a in typing.get_args(hint) if a is not type(None)]
         return None if value is None else decode(value, arms[0], path)
@@ -151,7 +159,7 @@ def decode(value: Any, hint: Any, path: str) -> Any:
         fields = dataclasses.fields(hint)
         return hint(
             **{
-                f.name: decode(get(value, f.name, path), hints[f.name], f"{path}.{f.name}")
+                f.name: decode(get(value, f.name, path), hints[f.name], _join(path, f.name))
                 for f in fields
             }
         )

@@ -13,9 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.instance import MatmulInstance
 from cairn.prover.matmul.proof import MatmulProof
+from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.walk.proof import WalkProof
@@ -35,6 +38,9 @@ def to_json_dict(proof: AnyProof) -> dict[str, Any]:
         kind = proof.statement.kind
         return {"format": FORMAT, "version": VERSION, "kind": kind, **_walk_to_json(proof)}
     inst = proof.instance
+    b = {"b": inst.b.tolist()} if inst.b_commitment is None else {}
+    cw = {"b_commitment": encode(inst.b_commitment)} if inst.b_commitment else {}
+    opened = {"b_value": encode(proof.b_value), "opening": encode(proof.opening)} if cw else {}
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -44,12 +50,11 @@ def to_json_dict(proof: AnyProof) -> dict[str, Any]:
             "k": inst.k,
             "n": inst.n,
             "a": inst.a.tolist(),
-            "b": inst.b.tolist(),
+            **b,
             "c": inst.c.tolist(),
+            **cw,
         },
-        "proof": {
-            "sumcheck": {"rounds": [[list(x.coords) for x in rnd] for rnd in proof.sumcheck.rounds]}
-        },
+        "proof": {"sumcheck": encode(proof.sumcheck), **opened},
     }
 
 
@@ -63,11 +68,20 @@ def save(proof: AnyProof, path: Path) -> None:
 def _matmul_from_json(doc: Any) -> MatmulProof:
     inst = get(doc, "instance", "")
     dims = {d: integer(get(inst, d, "instance"), f"instance.{d}", 1, MAX_DIM) for d in "mkn"}
-    mats = {x: tensor(get(inst, x, "instance"), f"instance.{x}", 2) for x in "abc"}
     body = get(doc, "proof", "")
-    rounds = get(get(body, "sumcheck", "proof"), "rounds", "proof.sumcheck")
-    sumcheck = decode({"rounds": rounds}, SumcheckProof, "proof.sumcheck")
-    return MatmulProof(MatmulInstance(**dims, **mats), sumcheck)
+    sumcheck = decode(get(body, "sumcheck", "proof"), SumcheckProof, "proof.sumcheck")
+    a, c = (tensor(get(inst, x, "instance"), f"instance.{x}", 2) for x in "ac")
+    if not isinstance(inst, dict) or "b_commitment" not in inst:
+        b = tensor(get(inst, "b", "instance"), "instance.b", 2)
+        return MatmulProof(MatmulInstance(**dims, a=a, b=b, c=c), sumcheck)
+    cw = decode(inst["b_commitment"], Commitment, "instance.b_commitment")
+    if cw.hash not in PARAMS:
+        raise MalformedProofError("instance.b_commitment.hash", f"unknown hash {cw.hash!r}")
+    b_value = decode(get(body, "b_value", "proof"), QM31, "proof.b_value")
+    opening = decode(get(body, "opening", "proof"), OpeningProof, "proof.opening")
+    return MatmulProof(
+        MatmulInstance(**dims, a=a, b=None, c=c, b_commitment=cw), sumcheck, b_value, opening
+    )
 
 
 def _walk_to_json(proof: WalkProof) -> dict[str, Any]:

@@ -24,10 +24,12 @@ def _stand_in(owner: type, name: str) -> Any:
 
 
 def mutations(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    """(path, tampered copy): each QM31 plus one, each list one item shorter and one longer,
+    """(path, tampered copy): each QM31 and int plus one, each list one item shorter and one longer,
     each present optional proof removed and each absent one supplied, each dict key dropped."""
     if isinstance(value, QM31):
         yield path, value + QM31.one()
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield path, value + 1
     elif dataclasses.is_dataclass(value):
         for f in dataclasses.fields(value):
             sub = getattr(value, f.name)

@@ -12,37 +12,53 @@ import numpy as np
 
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.fields.m31 import embed
-from cairn.prover.mle import next_pow2
+from cairn.prover.merkle.hashers import get_hash, mix_root
+from cairn.prover.mle import log2_exact, next_pow2
+from cairn.prover.pcs.proof import Commitment
 
 DOMAIN_TAG = int.from_bytes(b"cairn/matmul/v1", "big")
+COMMITTED_TAG = int.from_bytes(b"cairn/matmul-cw/v1", "big")  # B bound by a PCS commitment
 
 
 @dataclass(frozen=True)
 class MatmulInstance:
-    """A: m x k, B: k x n, C: m x n as signed integer matrices (|x| <= (p-1)/2)."""
+    """A: m x k, B: k x n, C: m x n as signed integer matrices (|x| <= (p-1)/2).
+
+    With `b_commitment` set, B is a committed weight: the verifier sees only the commitment
+    to the MLE of B padded to k̂ x n̂ (b is None in a proof; the prover holds it).
+    """
 
     m: int
     k: int
     n: int
     a: np.ndarray
-    b: np.ndarray
+    b: np.ndarray | None
     c: np.ndarray
+    b_commitment: Commitment | None = None
 
     @property
     def padded_dims(self) -> tuple[int, int, int]:
         return next_pow2(self.m), next_pow2(self.k), next_pow2(self.n)
 
     def shapes_consistent(self) -> bool:
-        return (
-            self.a.shape == (self.m, self.k)
-            and self.b.shape == (self.k, self.n)
-            and self.c.shape == (self.m, self.n)
+        kp, np_ = next_pow2(self.k), next_pow2(self.n)
+        b_ok = (
+            self.b is None and self.b_commitment.n_vars == log2_exact(kp * np_)
+            if self.b_commitment
+            else self.b is not None and self.b.shape == (self.k, self.n)
         )
+        return b_ok and self.a.shape == (self.m, self.k) and self.c.shape == (self.m, self.n)
 
 
 def absorb_instance(channel: Poseidon252Channel, inst: MatmulInstance) -> None:
-    channel.mix_root(DOMAIN_TAG)
+    """Public B: tag, m, k, n, A, B, C. Committed B: its own tag, m, k, n, B's root and
+    n_vars (mix_root of docs/merkle.md), A, C."""
+    cw = inst.b_commitment
+    channel.mix_root(COMMITTED_TAG if cw else DOMAIN_TAG)
     for d in (inst.m, inst.k, inst.n):
         channel.mix_u64(d)
-    for mat in (inst.a, inst.b, inst.c):
+    if cw:
+        mix_root(channel, get_hash(cw.hash), cw.root)
+        channel.mix_u64(cw.n_vars)
+    for mat in (inst.a, inst.c) if cw else (inst.a, inst.b, inst.c):
         channel.mix_m31s(embed(mat).ravel())

@@ -7,14 +7,27 @@ on BLAS; the sum-check then runs on two vectors of length k.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.matmul.instance import MatmulInstance, absorb_instance
 from cairn.prover.matmul.proof import MatmulProof
-from cairn.prover.mle import col_combination, eq_table, log2_exact, pad_matrix, row_combination
+from cairn.prover.mle import (
+    col_combination,
+    eq_table,
+    log2_exact,
+    pad_matrix,
+    pad_tensor,
+    row_combination,
+)
+from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 
 
@@ -30,7 +43,16 @@ def make_instance(a: np.ndarray, b: np.ndarray) -> MatmulInstance:
     return MatmulInstance(a.shape[0], a.shape[1], b.shape[1], a, b, c)
 
 
-def prove_matmul(inst: MatmulInstance) -> MatmulProof:
+def commit_weight(b: np.ndarray, params: PcsParams) -> tuple[Commitment, CommitmentData]:
+    """Commit to the MLE of B zero-padded to k̂ x n̂, row-major (what B~ means everywhere)."""
+    return commit(embed(pad_tensor(b)).ravel(), params)
+
+
+def prove_matmul(inst: MatmulInstance, b_data: CommitmentData | None = None) -> MatmulProof:
+    """With `b_data` (from commit_weight(inst.b)), B leaves the proof: only its commitment,
+    b_value and the PCS opening of B~(r_inner, r_col) = b_value remain."""
+    if b_data:
+        inst = replace(inst, b_commitment=b_data.commitment)
     channel = Poseidon252Channel()
     absorb_instance(channel, inst)
     mp, _, np_ = inst.padded_dims
@@ -38,5 +60,10 @@ def prove_matmul(inst: MatmulInstance) -> MatmulProof:
     r_row, r_col = challenges[: log2_exact(mp)], challenges[log2_exact(mp) :]
     a_row = row_combination(eq_table(r_row), pad_matrix(embed(inst.a)))
     b_col = col_combination(pad_matrix(embed(inst.b)), eq_table(r_col))
-    sumcheck, _, _ = prove_sumcheck([a_row, b_col], [Product((0, 1))], channel)
-    return MatmulProof(inst, sumcheck)
+    sumcheck, r_inner, finals = prove_sumcheck([a_row, b_col], [Product((0, 1))], channel)
+    if not b_data:
+        return MatmulProof(inst, sumcheck)
+    b_value = finals[1]
+    channel.mix_felts([b_value])
+    opening = open_batch([(b_data, [Claim((*r_inner, *r_col), b_value)])], channel)
+    return MatmulProof(replace(inst, b=None), sumcheck, b_value, opening)

@@ -82,3 +82,4 @@ def poly_log_leaf(n_vars: int, params: PcsParams) -> int:
 
 POSEIDON_PARAMS = PcsParams("poseidon")
 BLAKE2S_PARAMS = PcsParams("blake2s")
+PARAMS = {p.hash: p for p in (POSEIDON_PARAMS, BLAKE2S_PARAMS)}  # production, by hash name

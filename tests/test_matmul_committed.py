@@ -1,0 +1,127 @@
+"""Matmul with B bound by a PCS commitment: honest proofs, every tampering, pinning, files."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cairn.cli import app
+from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.prover import commit_weight, make_instance, prove_matmul
+from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.pcs.params import PARAMS
+from cairn.serializer import proof_file
+from tests.proof_mutations import mutations
+
+
+def _proof(m, k, n, hash_, seed=0):
+    rng = np.random.default_rng(seed)
+    inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
+    _, data = commit_weight(inst.b, PARAMS[hash_])
+    return inst, prove_matmul(inst, data)
+
+
+@pytest.fixture(scope="module")
+def proof():
+    return _proof(3, 5, 2, "poseidon")[1]
+
+
+@pytest.mark.parametrize(
+    ("shape", "hash_"), [((3, 5, 2), "blake2s"), ((1, 1, 1), "poseidon"), ((4, 32, 16), "blake2s")]
+)
+def test_honest_committed_proofs_verify_and_hide_b(shape, hash_):
+    inst, proof = _proof(*shape, hash_)
+    assert proof.instance.b is None and proof.instance.b_commitment.hash == hash_
+    verify_matmul(proof)
+    assert np.array_equal(proof.instance.c, inst.a @ inst.b)
+
+
+def test_every_tampering_of_the_committed_parts_is_rejected(proof):
+    checks = set()
+    for part in ("b_value", "opening"):
+        for path, tampered in mutations(getattr(proof, part), part):
+            with pytest.raises(VerificationError) as e:
+                verify_matmul(dataclasses.replace(proof, **{part: tampered}))
+            checks.add(e.value.check)
+            assert path
+    assert {"matmul.final_evaluation", "merkle.path", "pcs.query_count"} <= checks
+
+
+def test_commitment_and_missing_opening(proof):
+    cw = proof.instance.b_commitment
+    for changed in (
+        dataclasses.replace(cw, root=cw.root + 1),
+        dataclasses.replace(cw, n_vars=cw.n_vars + 1),
+    ):
+        with pytest.raises(VerificationError):
+            verify_matmul(
+                dataclasses.replace(
+                    proof, instance=dataclasses.replace(proof.instance, b_commitment=changed)
+                )
+            )
+    with pytest.raises(VerificationError) as e:
+        verify_matmul(dataclasses.replace(proof, opening=None))
+    assert e.value.check == "matmul.opening"
+
+
+def test_a_proof_against_another_weight_fails():
+    """Same A and C shape, but the prover commits to a different B than the one that gives C."""
+    rng = np.random.default_rng(5)
+    inst = make_instance(rng.integers(-9, 9, (2, 4)), rng.integers(-9, 9, (4, 2)))
+    _, other = commit_weight(inst.b + 1, PARAMS["blake2s"])
+    lying = prove_matmul(dataclasses.replace(inst, b=inst.b + 1, c=inst.c), other)
+    with pytest.raises(VerificationError):
+        verify_matmul(lying)
+
+
+def test_json_round_trip(proof, tmp_path):
+    path = tmp_path / "cw.json"
+    proof_file.save(proof, path)
+    back = proof_file.load(path)
+    assert back.opening == proof.opening and back.b_value == proof.b_value
+    assert back.instance.b_commitment == proof.instance.b_commitment and back.instance.b is None
+    verify_matmul(back)
+
+
+def test_cli_commit_prove_verify_and_pin(tmp_path):
+    runner = CliRunner()
+    w = tmp_path / "W.npy"
+    np.save(w, np.random.default_rng(1).integers(-128, 128, (16, 8)))
+    assert runner.invoke(app, ["commit", str(w), "--hash", "blake2s"]).exit_code == 0
+    pinned = tmp_path / "W.commit.json"
+    proof = tmp_path / "p.json"
+    args = [
+        "prove",
+        "matmul",
+        "--m",
+        "3",
+        "--k",
+        "16",
+        "--n",
+        "8",
+        "--b",
+        str(w),
+        "--commit-b",
+        "blake2s",
+        "--out",
+        str(proof),
+    ]
+    assert runner.invoke(app, args).exit_code == 0
+    result = runner.invoke(app, ["verify", str(proof), "--commitment", str(pinned)])
+    assert result.exit_code == 0 and "B committed (blake2s)" in result.output
+    assert (
+        runner.invoke(
+            app, ["commit", str(w), "--hash", "poseidon", "--out", str(tmp_path / "P.json")]
+        ).exit_code
+        == 0
+    )
+    result = runner.invoke(app, ["verify", str(proof), "--commitment", str(tmp_path / "P.json")])
+    assert result.exit_code == 1 and "commitment.mismatch" in result.output
+    pinned.write_text(
+        '{"format": "cairn-commitment", "version": 1, "shape": [16], "commitment": {}}'
+    )
+    result = runner.invoke(app, ["verify", str(proof), "--commitment", str(pinned)])
+    assert result.exit_code == 2 and "malformed" in result.output
+    result = runner.invoke(app, ["commit", str(tmp_path / "missing.npy")])
+    assert result.exit_code == 2
