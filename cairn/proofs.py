@@ -17,11 +17,13 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.prover.errors import VerificationError
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.proof import MatmulProof
-from cairn.prover.matmul.prover import commit_weight, make_instance, prove_matmul
+from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.proof import CommittedTensor
+from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, commitment_file, proof_file
@@ -81,7 +83,7 @@ def prove_matmul_cmd(
         b_data = None
         if commit_b:
             progress.add_task(f"committing to B ({commit_b.value})")
-            _, b_data = commit_weight(b_mat, PARAMS[commit_b.value])
+            _, b_data = commit_tensor(b_mat, PARAMS[commit_b.value])
         progress.add_task(f"proving {inst.m}×{inst.k}×{inst.n}")
         proof = prove_matmul(inst, b_data)
         proof_file.save(proof, out_path)
@@ -96,19 +98,32 @@ Seed = Annotated[int, typer.Option(help="seed of the random int8 tensors")]
 def _describe(proof: proof_file.AnyProof) -> str:
     if isinstance(proof, WalkProof):
         st = proof.statement
-        return f"{st.kind} " + "×".join(map(str, st.dims))
+        bound = f", weights committed ({st.committed[min(st.committed)].commitment.hash})"
+        return f"{st.kind} " + "×".join(map(str, st.dims)) + (bound if st.committed else "")
     inst = proof.instance
     bound = f", B committed ({inst.b_commitment.hash})" if inst.b_commitment else ""
     return f"matmul {inst.m}×{inst.k}×{inst.n}{bound}"
 
 
-def _prove_walk(kind: str, build: Callable[[], Statement], out_path: Path) -> None:
+CommitWeights = Annotated[
+    Hash | None,
+    typer.Option(help="bind the weights by PCS commitments with this hash instead of publishing"),
+]
+
+
+def _prove_walk(
+    kind: str, build: Callable[[], Statement], out_path: Path, commit: Hash | None = None
+) -> None:
     """Build the statement (the forward pass), prove it, write the file atomically."""
     with errors_as_exit(), _stages() as progress:
         progress.add_task(f"computing the {kind} layer")
         statement = build()
+        weight_data = None
+        if commit:
+            progress.add_task(f"committing to the weights ({commit.value})")
+            statement, weight_data = commit_weights(statement, PARAMS[commit.value])
         progress.add_task(f"proving {kind} " + "×".join(map(str, statement.dims)))
-        proof = prove_walk(LAYERS[kind], statement)
+        proof = prove_walk(LAYERS[kind], statement, weight_data)
         proof_file.save(proof, out_path)
     out.print(f"wrote {out_path} ({_describe(proof)}, {proof_felts(proof)} proof felts)")
 
@@ -119,6 +134,7 @@ def prove_posenc_cmd(
     context: Dim = 512,
     embed: Dim = 384,
     seed: Seed = 0,
+    commit_weights: CommitWeights = None,
     out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
         "posenc.proof.json"
     ),
@@ -126,7 +142,12 @@ def prove_posenc_cmd(
     """Prove O = X + P[:seq] for random int8 X (seq×embed) and table P (context×embed)."""
     if seq > context:
         raise fail(f"--seq {seq} exceeds --context {context}")
-    _prove_walk("posenc", lambda: examples.posenc_example(seq, context, embed, seed), out_path)
+    _prove_walk(
+        "posenc",
+        lambda: examples.posenc_example(seq, context, embed, seed),
+        out_path,
+        commit_weights,
+    )
 
 
 @prove_app.command("qkv")
@@ -135,12 +156,15 @@ def prove_qkv_cmd(
     embed: Dim = 384,
     hidden: Dim = 384,
     seed: Seed = 0,
+    commit_weights: CommitWeights = None,
     out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
         "qkv.proof.json"
     ),
 ) -> None:
     """Prove Q, K, V = X·W + B for random int8 X (seq×embed), W (embed×hidden) and biases."""
-    _prove_walk("qkv", lambda: examples.qkv_example(seq, embed, hidden, seed), out_path)
+    _prove_walk(
+        "qkv", lambda: examples.qkv_example(seq, embed, hidden, seed), out_path, commit_weights
+    )
 
 
 @prove_app.command("qkv-decode")
@@ -154,6 +178,7 @@ def prove_qkv_decode_cmd(
         typer.Option(min=0, help="rows already cached before the first step [context - steps]"),
     ] = None,
     seed: Seed = 0,
+    commit_weights: CommitWeights = None,
     out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
         "qkv-decode.proof.json"
     ),
@@ -166,6 +191,7 @@ def prove_qkv_decode_cmd(
         "qkv-decode",
         lambda: examples.decode_example(steps, context, cached, embed, hidden, seed),
         out_path,
+        commit_weights,
     )
 
 
@@ -198,12 +224,12 @@ def commit_cmd(
     with errors_as_exit(), _stages() as progress:
         mat = _load_matrix(matrix, "matrix")
         progress.add_task(f"committing to a {mat.shape[0]}×{mat.shape[1]} matrix")
-        commitment, _ = commit_weight(mat, PARAMS[hash_.value])
-        commitment_file.save(commitment_file.CommittedMatrix(list(mat.shape), commitment), target)
-    out.print(f"wrote {target} ({hash_.value} root {commitment.root:#x})")
+        committed, _ = commit_tensor(mat, PARAMS[hash_.value])
+        commitment_file.save(committed, target)
+    out.print(f"wrote {target} ({hash_.value} root {committed.commitment.root:#x})")
 
 
-def _check_pinned(proof: proof_file.AnyProof, pinned: commitment_file.CommittedMatrix) -> None:
+def _check_pinned(proof: proof_file.AnyProof, pinned: CommittedTensor) -> None:
     """The proof must be about exactly the pinned weight: same commitment, same shape."""
     inst = proof.instance if isinstance(proof, MatmulProof) else None
     if inst is None or inst.b_commitment != pinned.commitment or [inst.k, inst.n] != pinned.shape:
@@ -268,6 +294,10 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
             f"{g[:-1]} {n} {'×'.join(map(str, t.shape))}"
             for g in proof_file.TENSOR_GROUPS
             for n, t in getattr(st, g).items()
+        )
+        tensors += "".join(
+            f", committed weight {n} {'×'.join(map(str, c.shape))} ({c.commitment.hash})"
+            for n, c in st.committed.items()
         )
         out.print(
             f"kind          {st.kind}\ndimensions    {' '.join(map(str, st.dims))}\n"

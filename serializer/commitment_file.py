@@ -7,12 +7,11 @@ then accepts a committed-weight proof only if it was made against exactly this c
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.proof import CommittedTensor
 from cairn.serializer.codec import decode, encode, get
 from cairn.serializer.errors import MalformedProofError
 
@@ -20,35 +19,27 @@ FORMAT = "cairn-commitment"
 VERSION = 1
 
 
-@dataclass(frozen=True)
-class CommittedMatrix:
-    """The commitment to a k x n matrix's MLE (zero-padded to k̂ x n̂, row-major)."""
-
-    shape: list[int]
-    commitment: Commitment
-
-
-def save(cm: CommittedMatrix, path: Path) -> None:
+def save(cm: CommittedTensor, path: Path) -> None:
     doc = {"format": FORMAT, "version": VERSION, **encode(cm)}
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1))
     tmp.replace(path)
 
 
-def from_json_dict(doc: Any) -> CommittedMatrix:
+def from_json_dict(doc: Any) -> CommittedTensor:
     if get(doc, "format", "") != FORMAT:
         raise MalformedProofError("format", f"expected {FORMAT!r}")
     if get(doc, "version", "") != VERSION:
         raise MalformedProofError("version", f"unsupported version (want {VERSION})")
-    cm = decode(doc, CommittedMatrix, "")
-    if len(cm.shape) != 2 or min(cm.shape) < 1:
-        raise MalformedProofError("shape", "expected [rows, columns], both >= 1")
+    cm = decode(doc, CommittedTensor, "")
+    if not cm.shape or min(cm.shape) < 1:
+        raise MalformedProofError("shape", "expected a list of dimensions, each >= 1")
     if cm.commitment.hash not in PARAMS:
         raise MalformedProofError("commitment.hash", f"unknown hash {cm.commitment.hash!r}")
     return cm
 
 
-def load(path: Path) -> CommittedMatrix:
+def load(path: Path) -> CommittedTensor:
     try:
         doc = json.loads(path.read_text())
     except OSError as e:

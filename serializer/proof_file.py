@@ -18,7 +18,7 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.instance import MatmulInstance
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.pcs.proof import Commitment, OpeningProof
+from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.walk.proof import WalkProof
@@ -90,10 +90,12 @@ def _walk_to_json(proof: WalkProof) -> dict[str, Any]:
         "statement": {
             "dims": list(st.dims),
             **{group: encode(dict(getattr(st, group))) for group in TENSOR_GROUPS},
+            "committed": encode(dict(st.committed)),
         },
         "proof": {
             "layer": encode(proof.layer),
             **encode({"inputs": proof.inputs, "weights": proof.weights}),
+            "opening": encode(proof.opening),
         },
     }
 
@@ -108,14 +110,18 @@ def _walk_from_json(doc: Any, kind: str) -> WalkProof:
     st_doc = get(doc, "statement", "")
     dims = decode(get(st_doc, "dims", "statement"), list[int], "statement.dims")
     groups = {g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS}
-    st = Statement(kind, tuple(dims), **groups)
+    committed = decode(
+        get(st_doc, "committed", "statement"), dict[str, CommittedTensor], "statement.committed"
+    )
+    st = Statement(kind, tuple(dims), **groups, committed=committed)
     body = get(doc, "proof", "")
     layer = decode(get(body, "layer", "proof"), LAYERS[kind].proof_type, "proof.layer")
     merges = {
         g: decode(get(body, g, "proof"), dict[str, SamePolyProof | None], f"proof.{g}")
         for g in ("inputs", "weights")
     }
-    return WalkProof(st, layer, **merges)
+    opening = decode(get(body, "opening", "proof"), OpeningProof | None, "proof.opening")
+    return WalkProof(st, layer, **merges, opening=opening)
 
 
 def from_json_dict(doc: Any) -> AnyProof:

@@ -30,7 +30,8 @@ def test_round_trip_is_exact(proof, tmp_path):
         mine, theirs = getattr(proof.statement, group), getattr(back.statement, group)
         assert mine.keys() == theirs.keys()
         assert all(np.array_equal(mine[k], theirs[k]) for k in mine)
-    assert proof_felts(back) == 1 + 1 + 3 + 2 * 2  # x_value; siblings (len + 3); 2 dicts of 1 None
+    # x_value; siblings (length + 3); two dicts of one None each; no opening (None)
+    assert proof_felts(back) == 1 + 1 + 3 + 2 * 2 + 1
 
 
 def _set(path, value):

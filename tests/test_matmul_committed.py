@@ -8,9 +8,10 @@ from typer.testing import CliRunner
 
 from cairn.cli import app
 from cairn.prover.errors import VerificationError
-from cairn.prover.matmul.prover import commit_weight, make_instance, prove_matmul
+from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.prover import commit_tensor
 from cairn.serializer import proof_file
 from tests.proof_mutations import mutations
 
@@ -18,7 +19,7 @@ from tests.proof_mutations import mutations
 def _proof(m, k, n, hash_, seed=0):
     rng = np.random.default_rng(seed)
     inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
-    _, data = commit_weight(inst.b, PARAMS[hash_])
+    _, data = commit_tensor(inst.b, PARAMS[hash_])
     return inst, prove_matmul(inst, data)
 
 
@@ -69,7 +70,7 @@ def test_a_proof_against_another_weight_fails():
     """Same A and C shape, but the prover commits to a different B than the one that gives C."""
     rng = np.random.default_rng(5)
     inst = make_instance(rng.integers(-9, 9, (2, 4)), rng.integers(-9, 9, (4, 2)))
-    _, other = commit_weight(inst.b + 1, PARAMS["blake2s"])
+    _, other = commit_tensor(inst.b + 1, PARAMS["blake2s"])
     lying = prove_matmul(dataclasses.replace(inst, b=inst.b + 1, c=inst.c), other)
     with pytest.raises(VerificationError):
         verify_matmul(lying)

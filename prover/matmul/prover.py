@@ -22,12 +22,9 @@ from cairn.prover.mle import (
     eq_table,
     log2_exact,
     pad_matrix,
-    pad_tensor,
     row_combination,
 )
-from cairn.prover.pcs.params import PcsParams
-from cairn.prover.pcs.proof import Commitment
-from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
+from cairn.prover.pcs.prover import CommitmentData, open_batch
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 
 
@@ -43,14 +40,9 @@ def make_instance(a: np.ndarray, b: np.ndarray) -> MatmulInstance:
     return MatmulInstance(a.shape[0], a.shape[1], b.shape[1], a, b, c)
 
 
-def commit_weight(b: np.ndarray, params: PcsParams) -> tuple[Commitment, CommitmentData]:
-    """Commit to the MLE of B zero-padded to k̂ x n̂, row-major (what B~ means everywhere)."""
-    return commit(embed(pad_tensor(b)).ravel(), params)
-
-
 def prove_matmul(inst: MatmulInstance, b_data: CommitmentData | None = None) -> MatmulProof:
-    """With `b_data` (from commit_weight(inst.b)), B leaves the proof: only its commitment,
-    b_value and the PCS opening of B~(r_inner, r_col) = b_value remain."""
+    """With `b_data` (pcs.prover.commit_tensor of inst.b), B leaves the proof: only its
+    commitment, b_value and the PCS opening of B~(r_inner, r_col) = b_value remain."""
     if b_data:
         inst = replace(inst, b_commitment=b_data.commitment)
     channel = Poseidon252Channel()

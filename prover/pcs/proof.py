@@ -20,6 +20,14 @@ class Commitment:
 
 
 @dataclass(frozen=True)
+class CommittedTensor:
+    """A commitment to a tensor's MLE (zero-padded per dimension, row-major) and its shape."""
+
+    shape: list[int]
+    commitment: Commitment
+
+
+@dataclass(frozen=True)
 class OpeningProof:
     """One batch opening. With n = the largest n_vars, J polynomials, a = log_arity:
 

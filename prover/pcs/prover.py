@@ -14,16 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from cairn.prover.claims import Claim
-from cairn.prover.fields.m31 import P
+from cairn.prover.fields.m31 import P, embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.merkle.tree import MerkleTree
-from cairn.prover.mle import eq_table, log2_exact
+from cairn.prover.mle import eq_table, log2_exact, pad_tensor
 from cairn.prover.mle import fold as fold_message
 from cairn.prover.pcs.code import encode, inverse_double, layer_twiddles, scale_base
 from cairn.prover.pcs.code import fold as fold_codeword
 from cairn.prover.pcs.params import PcsParams, poly_log_leaf
-from cairn.prover.pcs.proof import Commitment, OpeningProof
+from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.pcs.queries import BatchLayout
 from cairn.prover.pcs.transcript import (
     AnyChannel,
@@ -65,6 +65,12 @@ def commit(values: np.ndarray, params: PcsParams) -> tuple[Commitment, Commitmen
     tree = MerkleTree.commit(rows, get_hash(params.hash))
     commitment = Commitment(tree.root, n, params.hash)
     return commitment, CommitmentData(commitment, params, values, codeword, tree)
+
+
+def commit_tensor(tensor: np.ndarray, params: PcsParams) -> tuple[CommittedTensor, CommitmentData]:
+    """Commit to a signed-integer tensor's MLE as every layer reads it (mle.pad_tensor)."""
+    commitment, data = commit(embed(pad_tensor(tensor)).ravel(), params)
+    return CommittedTensor(list(tensor.shape), commitment), data
 
 
 def open_batch(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cairn.prover.pcs.proof import OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.walk.statement import Statement
 
@@ -12,9 +13,11 @@ from cairn.prover.walk.statement import Statement
 @dataclass(frozen=True)
 class WalkProof:
     """`inputs` / `weights`: per public tensor, the same-poly merge of its claims (None when
-    the layer left a single claim); the verifier then evaluates the tensor at the merged point."""
+    the layer left a single claim); the verifier then evaluates the tensor at the merged point.
+    `opening`: one PCS batch opening of every claim on the committed weights, if any."""
 
     statement: Statement
     layer: Any
     inputs: dict[str, SamePolyProof | None]
     weights: dict[str, SamePolyProof | None]
+    opening: OpeningProof | None = None

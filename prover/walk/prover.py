@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+
 from cairn.prover.channels.base import Channel
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.mle import pad_tensor
+from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.prover import prove_sameply
 from cairn.prover.walk.layer import LayerSpec
@@ -25,12 +30,31 @@ def _merge_all(
     return proofs
 
 
-def prove_walk(spec: LayerSpec, st: Statement) -> WalkProof:
+def commit_weights(st: Statement, params: PcsParams) -> tuple[Statement, dict[str, CommitmentData]]:
+    """Commit to every weight (done once per model); the statement then binds them by root."""
+    made = {name: commit_tensor(t, params) for name, t in st.weights.items()}
+    committed = {name: ct for name, (ct, _) in made.items()}
+    return replace(st, committed=committed), {name: data for name, (_, data) in made.items()}
+
+
+def prove_walk(
+    spec: LayerSpec, st: Statement, weight_data: Mapping[str, CommitmentData] | None = None
+) -> WalkProof:
+    """`weight_data` (from commit_weights) must cover exactly `st.committed`; the proof's
+    statement then carries those weights as commitments only."""
     spec.check(st)
+    weight_data = weight_data or {}
+    if set(weight_data) != set(st.committed):
+        raise ValueError("weight_data must cover exactly the committed weights")
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
     outputs = draw_output_claims(channel, st.outputs)
     layer_proof, claims = spec.prove(st, outputs, channel)
     inputs = _merge_all(st.inputs, claims.inputs, channel)
-    weights = _merge_all(st.weights, claims.weights, channel)
-    return WalkProof(st, layer_proof, inputs, weights)
+    public = {n: t for n, t in st.weights.items() if n not in st.committed}
+    weights = _merge_all(public, claims.weights, channel)
+    opening = None
+    if weight_data:
+        names = sorted(weight_data)
+        opening = open_batch([(weight_data[n], claims.weights[n]) for n in names], channel)
+    return WalkProof(replace(st, weights=public), layer_proof, inputs, weights, opening)

@@ -8,8 +8,8 @@ transcript does not depend on how a file happens to order them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,7 +17,9 @@ from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
+from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.mle import evaluate_tensor, tensor_vars
+from cairn.prover.pcs.proof import CommittedTensor
 
 Tensors = Mapping[str, np.ndarray]
 
@@ -35,15 +37,38 @@ class Statement:
     inputs: Tensors
     outputs: Tensors
     weights: Tensors
+    committed: Mapping[str, CommittedTensor] = field(default_factory=dict)
+    """Weights bound by PCS commitments. The prover's statement also holds their values in
+    `weights` (its layers need them); the proof's statement holds only the commitments."""
+
+    def weight_shapes(self) -> dict[str, tuple[int, ...]]:
+        return {n: t.shape for n, t in self.weights.items()} | {
+            n: tuple(c.shape) for n, c in self.committed.items()
+        }
+
+
+def _absorb_shape(channel: Channel, shape: Sequence[int]) -> None:
+    channel.mix_u64(len(shape))
+    for d in shape:
+        channel.mix_u64(d)
 
 
 def _absorb_tensors(channel: Channel, tensors: Tensors) -> None:
     for name in sorted(tensors):
-        t = tensors[name]
-        channel.mix_u64(t.ndim)
-        for d in t.shape:
-            channel.mix_u64(d)
-        channel.mix_m31s(embed(t).ravel())
+        _absorb_shape(channel, tensors[name].shape)
+        channel.mix_m31s(embed(tensors[name]).ravel())
+
+
+def _absorb_weights(channel: Channel, st: Statement) -> None:
+    """A committed weight enters as its shape, root and size; a public one as its values."""
+    for name in sorted(st.weight_shapes()):
+        if name not in st.committed:
+            _absorb_tensors(channel, {name: st.weights[name]})
+            continue
+        ct = st.committed[name]
+        _absorb_shape(channel, ct.shape)
+        mix_root(channel, get_hash(ct.commitment.hash), ct.commitment.root)  # type: ignore[arg-type]
+        channel.mix_u64(ct.commitment.n_vars)
 
 
 def absorb_statement(channel: Channel, st: Statement) -> None:
@@ -51,7 +76,8 @@ def absorb_statement(channel: Channel, st: Statement) -> None:
     channel.mix_u64(len(st.dims))
     for d in st.dims:
         channel.mix_u64(d)
-    for group in (st.weights, st.inputs, st.outputs):
+    _absorb_weights(channel, st)
+    for group in (st.inputs, st.outputs):
         _absorb_tensors(channel, group)
 
 
@@ -66,14 +92,22 @@ def draw_output_claims(channel: Channel, outputs: Tensors) -> dict[str, Claim]:
 
 
 def expect_shapes(st: Statement, group: str, shapes: Mapping[str, tuple[int, ...]]) -> None:
-    """Raise statement.shape unless the group holds exactly these names with these shapes."""
-    tensors: Tensors = getattr(st, group)
-    if set(tensors) != set(shapes):
+    """Raise statement.shape unless the group holds exactly these names with these shapes
+    (for weights, public or committed; a commitment's size must fit its shape)."""
+    got = (
+        st.weight_shapes()
+        if group == "weights"
+        else {n: t.shape for n, t in getattr(st, group).items()}
+    )
+    if set(got) != set(shapes):
         raise VerificationError(
-            "statement.shape", f"{group}: expected {sorted(shapes)}, got {sorted(tensors)}"
+            "statement.shape", f"{group}: expected {sorted(shapes)}, got {sorted(got)}"
         )
     for name, shape in shapes.items():
-        if tensors[name].shape != shape:
+        if got[name] != shape:
             raise VerificationError(
-                "statement.shape", f"{group}.{name}: shape {tensors[name].shape} != {shape}"
+                "statement.shape", f"{group}.{name}: shape {got[name]} != {shape}"
             )
+    for name, ct in st.committed.items():
+        if ct.commitment.n_vars != tensor_vars(ct.shape):
+            raise VerificationError("statement.shape", f"commitment {name!r} has the wrong size")

@@ -1,0 +1,87 @@
+"""Layers with committed weights: one PCS batch opening settles every weight claim."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from cairn import examples
+from cairn.prover.errors import VerificationError
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import PARAMS
+from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.verifier import verify_walk
+from cairn.serializer import proof_file
+from tests.proof_mutations import mutations
+
+
+def _prove(statement, hash_="blake2s"):
+    committed, data = commit_weights(statement, PARAMS[hash_])
+    return prove_walk(LAYERS[statement.kind], committed, data)
+
+
+@pytest.fixture(scope="module")
+def qkv_proof():
+    return _prove(examples.qkv_example(3, 5, 2, seed=1))
+
+
+@pytest.mark.parametrize(
+    ("statement", "hash_"),
+    [
+        (examples.qkv_example(3, 5, 2, 0), "poseidon"),
+        (examples.posenc_example(3, 9, 4, 0), "blake2s"),
+        (examples.decode_example(2, 6, 3, 4, 3, 0), "blake2s"),
+    ],
+)
+def test_committed_weights_verify_and_leave_the_proof(statement, hash_):
+    proof = _prove(statement, hash_)
+    assert not proof.statement.weights and proof.opening is not None
+    assert set(proof.statement.committed) == set(statement.weights)
+    verify_walk(LAYERS[statement.kind], proof)
+
+
+def test_every_tampering_of_the_opening_is_rejected(qkv_proof):
+    spec = LAYERS["qkv"]
+    checks = set()
+    for path, tampered in mutations(qkv_proof.opening, "opening"):
+        with pytest.raises(VerificationError) as e:
+            verify_walk(spec, dataclasses.replace(qkv_proof, opening=tampered))
+        checks.add(e.value.check)
+        assert path
+    assert {"merkle.path", "pcs.query_count"} <= checks
+
+
+def test_missing_or_extra_opening_and_a_foreign_commitment(qkv_proof):
+    spec = LAYERS["qkv"]
+    with pytest.raises(VerificationError) as e:
+        verify_walk(spec, dataclasses.replace(qkv_proof, opening=None))
+    assert e.value.check == "walk.opening"
+    other = _prove(examples.qkv_example(3, 5, 2, seed=2))  # another model's weights
+    st = dataclasses.replace(qkv_proof.statement, committed=other.statement.committed)
+    with pytest.raises(VerificationError):
+        verify_walk(spec, dataclasses.replace(qkv_proof, statement=st))
+    ct = qkv_proof.statement.committed["w_q"]
+    wrong_size = dataclasses.replace(ct, commitment=dataclasses.replace(ct.commitment, n_vars=1))
+    st = dataclasses.replace(
+        qkv_proof.statement, committed={**qkv_proof.statement.committed, "w_q": wrong_size}
+    )
+    with pytest.raises(VerificationError) as e:
+        verify_walk(spec, dataclasses.replace(qkv_proof, statement=st))
+    assert e.value.check == "statement.shape"
+
+
+def test_public_proof_with_an_opening_is_rejected(qkv_proof):
+    public = prove_walk(LAYERS["qkv"], examples.qkv_example(3, 5, 2, seed=1))
+    with pytest.raises(VerificationError) as e:
+        verify_walk(LAYERS["qkv"], dataclasses.replace(public, opening=qkv_proof.opening))
+    assert e.value.check == "walk.opening"
+
+
+def test_json_round_trip(qkv_proof, tmp_path):
+    path = tmp_path / "q.json"
+    proof_file.save(qkv_proof, path)
+    back = proof_file.load(path)
+    assert back.opening == qkv_proof.opening
+    assert back.statement.committed == qkv_proof.statement.committed
+    verify_walk(LAYERS["qkv"], back)
+    assert np.array_equal(back.statement.inputs["x"], qkv_proof.statement.inputs["x"])
