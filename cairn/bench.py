@@ -29,7 +29,8 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
-from cairn.prover.walk.prover import prove_walk
+from cairn.prover.pcs.params import PARAMS
+from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, proof_file
@@ -127,17 +128,26 @@ def _parse(shape: str) -> tuple[int, int, int]:
 bench_app = typer.Typer(help="Measure speed, memory and proof sizes.", no_args_is_help=True)
 
 
-def _measure_layer(name: str, build: Callable[[], Statement], repeat: int) -> dict[str, Any]:
+def _measure_layer(
+    name: str, build: Callable[[], Statement], repeat: int, commit: str | None
+) -> dict[str, Any]:
     statement = build()
     spec = LAYERS[statement.kind]
-    prove_s, proof = _best(lambda: prove_walk(spec, statement), repeat)
+    commit_s, data = 0.0, None
+    if commit and statement.weights:
+        commit_s, (statement, data) = _best(
+            lambda: commit_weights(statement, PARAMS[commit]), repeat
+        )
+    prove_s, proof = _best(lambda: prove_walk(spec, statement, data), repeat)
     verify_s, _ = _best(lambda: verify_walk(spec, proof), repeat)
     return {
         "layer": name,
         "dims": list(statement.dims),
+        "weights": commit if data else "public",
+        "commit_s": commit_s,
         "prove_s": prove_s,
         "verify_s": verify_s,
-        "prove_peak_mib": _peak_mib(lambda: prove_walk(spec, statement)),
+        "prove_peak_mib": _peak_mib(lambda: prove_walk(spec, statement, data)),
         "proof_felts": proof_felts(proof),
     }
 
@@ -146,18 +156,25 @@ def _measure_layer(name: str, build: Callable[[], Statement], repeat: int) -> di
 def bench_layers(
     repeat: Annotated[int, typer.Option(min=1, help="runs per timing (best is kept)")] = 3,
     out_path: Annotated[Path | None, typer.Option("--out", help="also write JSON here")] = None,
+    commit_weights_: Annotated[
+        str | None,
+        typer.Option("--commit-weights", help="commit the weights (poseidon | blake2s) first"),
+    ] = None,
 ) -> None:
     """Prove and verify each layer at its reference size (benchmarks/README.md)."""
+    if commit_weights_ not in (None, *PARAMS):
+        raise fail(f"--commit-weights {commit_weights_!r}: expected one of {sorted(PARAMS)}")
     rows = []
     with errors_as_exit(), out.status("benchmarking") as status:
         for name, build in examples.BENCHMARKS.items():
             status.update(f"benchmarking {name}")
-            rows.append(_measure_layer(name, build, repeat))
-    table = Table("layer", "dims", "prove", "verify", "prover peak", "proof")
+            rows.append(_measure_layer(name, build, repeat, commit_weights_))
+    table = Table("layer", "weights", "commit", "prove", "verify", "prover peak", "proof")
     for r in rows:
         table.add_row(
             r["layer"],
-            "×".join(map(str, r["dims"])),
+            r["weights"],
+            f"{r['commit_s'] * 1e3:.0f} ms",
             f"{r['prove_s'] * 1e3:.0f} ms",
             f"{r['verify_s'] * 1e3:.0f} ms",
             f"{r['prove_peak_mib']:.0f} MiB",
