@@ -12,6 +12,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.merkle.hashers import get_hash, mix_root
+from cairn.prover.mle import eq_eval
 from cairn.prover.pcs.params import PcsParams
 from cairn.prover.pcs.proof import Commitment
 
@@ -47,15 +48,6 @@ def aligned_point(statement: Statement) -> tuple[QM31, ...] | None:
     if all(claims[0].point == longest[len(longest) - c.n_vars :] for c, claims in statement):
         return longest
     return None
-
-
-def eq_eval(a: Sequence[QM31], b: Sequence[QM31]) -> QM31:
-    """eq(a, b) = Π (a_i b_i + (1 − a_i)(1 − b_i))."""
-    one = QM31.one()
-    acc = one
-    for x, y in zip(a, b, strict=True):
-        acc = acc * (x * y + (one - x) * (one - y))
-    return acc
 
 
 def merge_weights(alpha: QM31, statement: Statement) -> list[list[QM31]]:
