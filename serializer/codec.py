@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from cairn.prover.fields.m31 import HALF, P
+from cairn.prover.channels.poseidon import M31_PER_FELT
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.merkle.proof import MerkleOpening
 from cairn.serializer.errors import MalformedProofError
 
 MAX_LIST = 1 << 16
@@ -38,7 +40,8 @@ def encode(value: Any) -> Any:
 
 def proof_felts(proof: Any) -> int:
     """Felts the proof body takes as calldata: a QM31 packed 1‖a‖b‖c‖d is one, an int one,
-    a list its length prefix plus its items, an optional a presence flag plus its value.
+    a list its length prefix plus its items, an optional a presence flag plus its value, a
+    Merkle leaf row its M31 values packed 8 per felt (a digest counts one felt).
 
     For a walk proof the statement (public I/O the verifier reads anyway) is not counted.
     """
@@ -54,6 +57,9 @@ def proof_felts(proof: Any) -> int:
 def _count(value: Any) -> int:
     if isinstance(value, QM31 | int) or value is None:
         return 1
+    if isinstance(value, MerkleOpening):
+        rows = sum(1 + -(-len(row) // M31_PER_FELT) for row in value.leaves)
+        return 1 + rows + _count(value.siblings)
     if dataclasses.is_dataclass(value):
         return sum(_count(getattr(value, f.name)) for f in dataclasses.fields(value))
     if isinstance(value, dict):
