@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from cairn.prover.fields.m31 import HALF, P
 from cairn.prover.channels.poseidon import M31_PER_FELT
+from cairn.prover.fields.m31 import HALF, P
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.merkle.proof import MerkleOpening
 from cairn.serializer.errors import MalformedProofError
