@@ -98,8 +98,9 @@ Seed = Annotated[int, typer.Option(help="seed of the random int8 tensors")]
 def _describe(proof: proof_file.AnyProof) -> str:
     if isinstance(proof, WalkProof):
         st = proof.statement
-        bound = f", weights committed ({st.committed[min(st.committed)].commitment.hash})"
-        return f"{st.kind} " + "×".join(map(str, st.dims)) + (bound if st.committed else "")
+        hashes = sorted({c.commitment.hash for c in st.committed.values()})
+        bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
+        return f"{st.kind} " + "×".join(map(str, st.dims)) + bound
     inst = proof.instance
     bound = f", B committed ({inst.b_commitment.hash})" if inst.b_commitment else ""
     return f"matmul {inst.m}×{inst.k}×{inst.n}{bound}"
