@@ -57,6 +57,11 @@ class BatchLayout:
         """The polynomials added to the word at level t."""
         return [j for j, tj in enumerate(self.levels) if tj == t]
 
+    def group_polys(self, g: int) -> list[int]:
+        """The polynomials added inside group g (at level 0 for the first group), in order:
+        the trees the group opens besides its layer."""
+        return [j for j, pg in enumerate(self.poly_groups) if pg == g]
+
     def poly_leaf_map(self, j: int, params: PcsParams, queries: np.ndarray) -> LeafMap:
         """Polynomial j's leaves: the query's position at level t_j (the block folding into
         the query's position at its group end starts at that offset, rounded down)."""

@@ -189,61 +189,79 @@ def _verify_queries(
     rhos: list[QM31],
     queries: np.ndarray,
 ) -> None:
-    """Fold every query through every group and compare with the next layer or the final value."""
+    """Group by group: open the trees the group reads (layer s, then the polynomials entering
+    in it), check layer s holds the previous group's folds at every query, fold every query
+    through the group and hand its values on, or compare them with the final value at e = n.
+
+    Each group needs only its own openings and the previous group's values, so a verifier can
+    stop between groups and resume (the Cairo session, docs/cairo-verifier.md)."""
     n, beta, hash_ = layout.n_vars, params.log_blowup, get_hash(params.hash)
-    poly_rows, poly_maps = [], []
-    for j, (commitment, _) in enumerate(statement):
-        leaf_map = layout.poly_leaf_map(j, params, queries)
-        log_leaf = poly_log_leaf(commitment.n_vars, params)
-        poly_rows.append(
-            _open(
-                hash_,
-                commitment.root,
-                commitment.n_vars + beta,
-                log_leaf,
-                1,
-                leaf_map,
-                proof.poly_openings[j],
-            )
-        )
-        poly_maps.append(leaf_map)
-    layer_values: dict[int, tuple[QM31Array, LeafMap]] = {}
-    for g, (root, opening) in enumerate(
-        zip(proof.layer_roots, proof.layer_openings, strict=True), 1
-    ):
-        s, e = layout.groups[g]
-        leaf_map = layout.layer_leaf_map(g, queries)
-        rows = _open(hash_, root, n - s + beta, e - s, 4, leaf_map, opening)
-        layer_values[s] = (QM31Array(rows.reshape(len(queries), 1 << (e - s), 4)), leaf_map)
-
-    def block(j: int, size: int) -> QM31Array:
-        """β_j times the `size` values of polynomial j that fold into each query's position."""
-        start = poly_maps[j].offsets & ~(size - 1)
-        cols = np.take_along_axis(poly_rows[j], start[:, None] + np.arange(size), axis=1)
-        return scale_base(betas[j], cols)
-
-    for s, e in layout.groups:
+    expected: np.ndarray | None = None  # every query's value at level s, from the last group
+    for g, (s, e) in enumerate(layout.groups):
         if s:
-            word = layer_values[s][0]
+            layer_map = layout.layer_leaf_map(g, queries)
+            rows = _open(
+                hash_,
+                proof.layer_roots[g - 1],
+                n - s + beta,
+                e - s,
+                4,
+                layer_map,
+                proof.layer_openings[g - 1],
+            )
+            layer = QM31Array(rows.reshape(len(queries), 1 << (e - s), 4))
+        blocks = {
+            j: _open_poly(statement, proof, layout, params, j, queries)
+            for j in layout.group_polys(g)
+        }
+
+        if s:
+            at_query = np.take_along_axis(layer.data, layer_map.offsets[:, None, None], axis=1)
+            if np.any(at_query[:, 0, :] != expected):
+                raise VerificationError("pcs.fold", f"a query does not fold to layer {s}'s value")
+            word = layer
         else:
             first, *rest = layout.entering(0)
-            word = block(first, 1 << e)
+            word = _block(blocks[first], betas[first], 1 << e)
             for j in rest:
-                word = word + block(j, 1 << e)
+                word = word + _block(blocks[j], betas[j], 1 << e)
         for t in range(s + 1, e + 1):
             positions = ((queries >> e) << (e - t))[:, None] + np.arange(1 << (e - t))
             inv_2x = inverse_double(twiddles_at(n + beta - t + 1, positions))
             word = fold(word, inv_2x, rhos[t - 1])
             for j in layout.entering(t):
-                word = word + block(j, 1 << (e - t))
-        got = word.data[:, 0, :]
-        if e == n:
-            if np.any(got != np.array(proof.final_value.coords)):
-                raise VerificationError(
-                    "pcs.final_layer", "a query does not fold to the final value"
-                )
-        else:
-            layer, leaf_map = layer_values[e]
-            want = np.take_along_axis(layer.data, leaf_map.offsets[:, None, None], axis=1)[:, 0, :]
-            if np.any(got != want):
-                raise VerificationError("pcs.fold", f"a query does not fold to layer {e}'s value")
+                word = word + _block(blocks[j], betas[j], 1 << (e - t))
+        expected = word.data[:, 0, :]
+        if e == n and np.any(expected != np.array(proof.final_value.coords)):
+            raise VerificationError("pcs.final_layer", "a query does not fold to the final value")
+
+
+def _block(opened: tuple[np.ndarray, np.ndarray], beta: QM31, size: int) -> QM31Array:
+    """β times the `size` values of an opened polynomial that fold into each query's position."""
+    rows, offsets = opened
+    start = offsets & ~(size - 1)
+    cols = np.take_along_axis(rows, start[:, None] + np.arange(size), axis=1)
+    return scale_base(beta, cols)
+
+
+def _open_poly(
+    statement: Statement,
+    proof: OpeningProof,
+    layout: BatchLayout,
+    params: PcsParams,
+    j: int,
+    queries: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Polynomial j's opened values per query (one leaf each) and each query's offset in it."""
+    commitment = statement[j][0]
+    leaf_map = layout.poly_leaf_map(j, params, queries)
+    rows = _open(
+        get_hash(params.hash),
+        commitment.root,
+        commitment.n_vars + params.log_blowup,
+        poly_log_leaf(commitment.n_vars, params),
+        1,
+        leaf_map,
+        proof.poly_openings[j],
+    )
+    return rows, leaf_map.offsets
