@@ -2,7 +2,9 @@
 
 Each function is async; the CLI runs them with asyncio.run. Fees and L2 gas are read from
 receipts. A call the contract rejects is caught at fee estimation, so no transaction is
-sent for it and its revert reason is reported. The model registry's calls are in
+sent for it and its revert reason is reported. A proof whose calldata does not fit one
+transaction is verified in a session (`verify_parts`: open_session, then continue_session
+until the last group; docs/cairo-verifier.md, "Sessions"). The model registry's calls are in
 `cairn.deploy.registry`.
 """
 
@@ -24,9 +26,13 @@ from starknet_py.net.full_node_client import FullNodeClient
 from starknet_py.net.signer.key_pair import KeyPair
 
 from cairn.deploy.build import Artifacts
+from cairn.prover.channels.poseidon import hash_many
+from cairn.serializer.calldata import CalldataParts
 
 MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
+# continue_session(session_id, state, groups): the invoke's 4, the id and two span lengths
+STEP_OVERHEAD_FELTS = 7
 MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
 
 
@@ -42,7 +48,20 @@ class Deployment:
 
 
 @dataclass(frozen=True)
+class TxCost:
+    """One executed transaction of a verification: its calldata (whole invoke) and cost."""
+
+    tx_hash: int
+    calldata_felts: int
+    l2_gas: int
+    fee_fri: int
+
+
+@dataclass(frozen=True)
 class OnchainVerdict:
+    """The outcome of a verification; `tx_hash`, `l2_gas` and `fee_fri` are the last
+    transaction's, resp. the totals over `transactions` (one, or a session's)."""
+
     accepted: bool
     reason: str | None
     tx_hash: int | None
@@ -51,6 +70,7 @@ class OnchainVerdict:
     proof_hash: int | None
     io_hash: int | None = None
     model_id: int | None = None
+    transactions: tuple[TxCost, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,19 +173,108 @@ async def verify(account: Account, address: int, felts: list[int]) -> OnchainVer
     if total > MAX_CALLDATA_FELTS:
         raise ChainError(f"calldata of {total} felts exceeds Starknet's {MAX_CALLDATA_FELTS}")
     contract = await Contract.from_address(address, provider=account)
-    sent = await send(account, contract.functions["verify"].prepare_invoke_v3(proof=felts))
+    call = contract.functions["verify"].prepare_invoke_v3(proof=felts)
+    return _finished(await _run([], await send(account, call), total, address))
+
+
+def _finished(verdict: OnchainVerdict) -> OnchainVerdict:
+    """A verification that executed must have emitted ProofVerified."""
+    if verdict.tx_hash is not None and verdict.reason is None and not verdict.accepted:
+        raise ChainError(f"transaction {verdict.tx_hash:#x} succeeded but emitted no ProofVerified")
+    return verdict
+
+
+def _events(receipt: TransactionReceipt, address: int, name: str) -> list[tuple[list, list]]:
+    selector = get_selector_from_name(name)
+    return [
+        (e.keys, e.data)
+        for e in receipt.events
+        if e.from_address == address and e.keys[0] == selector
+    ]
+
+
+async def _run(done: list[TxCost], sent: Sent, felts: int, address: int) -> OnchainVerdict:
+    """The verdict after `sent`, the last transaction so far (`done`: the earlier ones)."""
     if sent.receipt is None:
-        return OnchainVerdict(False, sent.reason, None, None, None, None)
-    gas, fee = sent.receipt.execution_resources.l2_gas, sent.receipt.actual_fee.amount
+        return _verdict(done, False, sent.reason)
+    assert sent.tx_hash is not None
+    cost = TxCost(
+        sent.tx_hash,
+        felts,
+        sent.receipt.execution_resources.l2_gas,
+        sent.receipt.actual_fee.amount,
+    )
+    txs = [*done, cost]
     if sent.reason is not None:
-        return OnchainVerdict(False, sent.reason, sent.tx_hash, gas, fee, None)
-    selector = get_selector_from_name("ProofVerified")
+        return _verdict(txs, False, sent.reason)
     # ProofVerified: keys [selector, model_id, proof_hash], data [io_hash, kind]
-    events = [e for e in sent.receipt.events if e.from_address == address and e.keys[0] == selector]
+    events = _events(sent.receipt, address, "ProofVerified")
     if not events:
-        raise ChainError(f"transaction {sent.tx_hash:#x} succeeded but emitted no ProofVerified")
-    (_, model_id, proof_hash), (io_hash, _) = events[0].keys, events[0].data
-    return OnchainVerdict(True, None, sent.tx_hash, gas, fee, proof_hash, io_hash, model_id)
+        return _verdict(txs, False, None)
+    (_, model_id, proof_hash), (io_hash, _) = events[0]
+    return _verdict(txs, True, None, proof_hash, io_hash, model_id)
+
+
+def _verdict(
+    txs: list[TxCost],
+    accepted: bool,
+    reason: str | None,
+    proof_hash: int | None = None,
+    io_hash: int | None = None,
+    model_id: int | None = None,
+) -> OnchainVerdict:
+    last = txs[-1].tx_hash if txs else None
+    gas = sum(t.l2_gas for t in txs) if txs else None
+    fee = sum(t.fee_fri for t in txs) if txs else None
+    return OnchainVerdict(
+        accepted, reason, last, gas, fee, proof_hash, io_hash, model_id, tuple(txs)
+    )
+
+
+def fitting(sizes: list[int], budget: int) -> int:
+    """How many of the next group parts (sizes in felts) fit in `budget` felts."""
+    count = 0
+    while count < len(sizes) and sizes[count] <= budget:
+        budget -= sizes[count]
+        count += 1
+    return count
+
+
+async def verify_parts(account: Account, address: int, parts: CalldataParts) -> OnchainVerdict:
+    """Verify a proof in one transaction if it fits, else in a session: `open_session` with
+    the front and as many group parts as fit, then `continue_session` with the state the
+    last `SessionState` event carried and as many parts as fit, until the contract emits
+    ProofVerified (or a step is rejected, whose reason ends the session)."""
+    if len(parts.flat) + INVOKE_OVERHEAD_FELTS <= MAX_CALLDATA_FELTS:
+        return await verify(account, address, parts.flat)
+    sizes = [len(g) for g in parts.groups]
+    count = fitting(sizes, MAX_CALLDATA_FELTS - INVOKE_OVERHEAD_FELTS - len(parts.front))
+    if len(parts.front) + INVOKE_OVERHEAD_FELTS > MAX_CALLDATA_FELTS or count == 0:
+        raise ChainError(
+            f"the statement and transcript ({len(parts.front)} felts) and the first group "
+            f"part ({sizes[0]}) do not fit one transaction of {MAX_CALLDATA_FELTS} felts"
+        )
+    contract = await Contract.from_address(address, provider=account)
+    felts = [*parts.front, *(f for g in parts.groups[:count] for f in g)]
+    sent = await send(account, contract.functions["open_session"].prepare_invoke_v3(proof=felts))
+    verdict = await _run([], sent, len(felts) + INVOKE_OVERHEAD_FELTS, address)
+    session_id, done = hash_many(felts), count
+    while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
+        # SessionState: keys [selector, session_id], data [len(state), *state]
+        (_, (_, *state)), *_ = _events(sent.receipt, address, "SessionState")
+        budget = MAX_CALLDATA_FELTS - STEP_OVERHEAD_FELTS - len(state)
+        count = fitting(sizes[done:], budget)
+        if count == 0:
+            raise ChainError(f"group part {done} ({sizes[done]} felts) does not fit a transaction")
+        chunk = [f for g in parts.groups[done : done + count] for f in g]
+        call = contract.functions["continue_session"].prepare_invoke_v3(
+            session_id=session_id, state=state, groups=chunk
+        )
+        sent = await send(account, call)
+        felts_sent = len(chunk) + len(state) + STEP_OVERHEAD_FELTS
+        verdict = await _run(list(verdict.transactions), sent, felts_sent, address)
+        done += count
+    return _finished(verdict)
 
 
 async def is_verified(account: Account, address: int, proof_hash: int) -> bool:

@@ -1,5 +1,6 @@
 """CairnVerifier's model registry and proof records through starknet-py (docs/registry.md),
-and the Python definitions of the hashes the contract records.
+the Python definitions of the hashes the contract records, and the Python mirror of what its
+`verify` checks (`contract_check`: calldata, registry binding, verifier).
 
 The owner (fixed at deployment) registers model_id -> (config hash, weight commitments) once;
 anyone reads them. Every verified proof is recorded with the model it is bound to (0: none,
@@ -8,7 +9,7 @@ the public matmul) and `io_hash`, a Poseidon hash of its public input and output
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,16 @@ from starknet_py.net.account.account import Account
 from starknet_py.net.client_errors import ClientError
 
 from cairn.deploy.contract import ChainError, revert_reason, send
-from cairn.prover.channels.poseidon import M31_PER_FELT, hash_many
+from cairn.prover.channels.poseidon import hash_many
+from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.pcs.proof import CommittedTensor
+from cairn.prover.pcs.verifier import verify_batch
+from cairn.serializer import calldata
+from cairn.serializer.calldata import BoundMatmul, PcsOpening
+from cairn.serializer.errors import MalformedProofError
 
 NO_MODEL = 0  # the model id of proofs bound to no model; never registrable
 
@@ -43,17 +53,61 @@ class ProofRecord:
     kind: int
 
 
-def matmul_io_hash(felts: Sequence[int]) -> int:
-    """`io_hash` of well-formed matmul calldata: the Poseidon hash of its statement, the felts
-    from m up to C's last word (m, k, n and the three length-prefixed packed matrices)."""
-    m, k, n = felts[2:5]
-    words = sum(-(-count // M31_PER_FELT) for count in (m * k, k * n, m * n))
-    return hash_many(felts[2 : 2 + 3 + 3 + words])
+def io_hash(felts: Sequence[int]) -> int:
+    """`io_hash` of well-formed calldata: the Poseidon hash of its statement's felts
+    (`calldata.io_felts`)."""
+    return hash_many(calldata.io_felts(list(felts)))
 
 
 def commitments_hash(commitments: Sequence[int]) -> int:
     """What `ModelRegistered` carries instead of the commitments themselves."""
     return hash_many(commitments)
+
+
+def registered_entry(commitments: Sequence[int], weight: int) -> list[int]:
+    """Entry number `weight` of a model's commitments (docs/registry.md: tag, root, rank,
+    dims); `registry.weight` if the list holds no such entry in that format."""
+    start = index = 0
+    while True:
+        if start >= len(commitments) or commitments[start] not in (1, 2):
+            raise VerificationError("registry.weight", f"no commitment entry number {weight}")
+        rank_at = start + 1 + commitments[start]  # a Poseidon root takes 1 felt, Blake2s 2
+        if rank_at >= len(commitments) or rank_at + 1 + commitments[rank_at] > len(commitments):
+            raise VerificationError("registry.weight", f"commitment entry {index} is cut short")
+        end = rank_at + 1 + commitments[rank_at]
+        if index == weight:
+            return list(commitments[start:end])
+        start, index = end, index + 1
+
+
+def check_binding(models: Mapping[int, Sequence[int]], bound: BoundMatmul) -> None:
+    """A kind-3 proof's B must be its model's registered commitment number `weight`, a
+    Poseidon commitment of B's shape (the contract's `check_binding`)."""
+    if bound.model_id not in models:
+        raise VerificationError("registry.unknown_model", f"model {bound.model_id}")
+    inst = bound.proof.instance
+    assert inst.b_commitment is not None
+    expected = calldata.commitment_entry(CommittedTensor([inst.k, inst.n], inst.b_commitment))
+    if registered_entry(models[bound.model_id], bound.weight) != expected:
+        raise VerificationError("registry.commitment", "B is not the model's registered weight")
+
+
+def contract_check(felts: list[int], models: Mapping[int, Sequence[int]]) -> str | None:
+    """What the contract's `verify` says of `felts` given the registered models' commitments:
+    None if it accepts, else the name of the check it reverts with. The same steps in the same
+    order: read the calldata, check a kind-3 proof's binding, verify."""
+    try:
+        decoded = calldata.decode(felts)
+        if isinstance(decoded, PcsOpening):
+            verify_batch(decoded.statement, decoded.proof, POSEIDON_PARAMS, Poseidon252Channel())
+        elif isinstance(decoded, BoundMatmul):
+            check_binding(models, decoded)
+            verify_matmul(decoded.proof)
+        else:
+            verify_matmul(decoded)
+    except (MalformedProofError, VerificationError) as e:
+        return e.check
+    return None
 
 
 async def _contract(account: Account, address: int) -> Contract:

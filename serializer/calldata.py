@@ -1,43 +1,118 @@
 """Proof <-> felt252 calldata, the layout of docs/calldata.md that verifier_cairo reads.
 
-    [0] CALLDATA_VERSION   [1] KIND_MATMUL   [2] m   [3] k   [4] n
-    len(A) ‖ A packed 8 M31 per felt, then the same for B and C
-    n_rounds ‖ per round: n_coeffs ‖ coefficients as 1‖a‖b‖c‖d felts
+    [0] CALLDATA_VERSION   [1] kind
+    kind 1 (matmul, public B):  m, k, n, A, B, C, sum-check rounds
+    kind 2 (PCS opening):       statement, opening front, group parts
+    kind 3 (matmul, committed B bound to a registered model):
+        model_id, weight, B's root, m, k, n, A, C, sum-check rounds, b_value,
+        opening front, group parts
 
-Matrix entries are signed integers embedded mod p. Decoding checks everything the Cairo
-reader checks and names the offset of the first bad felt.
+Matrix entries are signed integers embedded mod p, packed 8 per felt. Decoding checks
+everything the Cairo reader checks, in its order, and names the offset of the first bad felt.
+The PCS parts are in `pcs_calldata`; a proof with an opening also encodes as `CalldataParts`
+(everything up to the opening's groups, then one part per group) for on-chain sessions.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 
-from cairn.prover.channels.poseidon import (
-    M31_PER_FELT,
-    STARK_PRIME,
-    PackingError,
-    pack_m31s,
-    unpack_m31s,
-)
-from cairn.prover.fields.m31 import P, embed, lift
-from cairn.prover.fields.qm31 import QM31
+from cairn.prover.channels.poseidon import pack_m31s
+from cairn.prover.claims import Claim
+from cairn.prover.fields.m31 import embed, lift
 from cairn.prover.matmul.instance import MatmulInstance
 from cairn.prover.matmul.proof import DEGREE, MatmulProof
 from cairn.prover.mle import log2_exact, next_pow2
+from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
+from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
+from cairn.prover.pcs.transcript import Statement
 from cairn.prover.sumcheck.proof import SumcheckProof
-from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.felts import Reader
+from cairn.serializer.pcs_calldata import (
+    encode_opening,
+    encode_statement,
+    read_opening,
+    read_statement,
+)
 
 CALLDATA_VERSION = 1
 KIND_MATMUL = 1
+KIND_PCS = 2
+KIND_COMMITTED_MATMUL = 3
 MAX_DIM = 1 << 20
+ENTRY_TAGS = {"poseidon": 1, "blake2s": 2}  # registry entries (docs/registry.md)
 
 
-def encode(proof: MatmulProof) -> list[int]:
+@dataclass(frozen=True)
+class PcsOpening:
+    """Kind 2: claims on Poseidon commitments and the batch opening proving them (verified
+    on a fresh Poseidon252Channel with the contract's parameters)."""
+
+    statement: Statement
+    proof: OpeningProof
+
+
+@dataclass(frozen=True)
+class BoundMatmul:
+    """Kind 3: a committed-B matmul proof and the registered model whose weight `weight`
+    (an index into its commitments, docs/registry.md) B must be."""
+
+    model_id: int
+    weight: int
+    proof: MatmulProof
+
+
+OnchainProof = MatmulProof | PcsOpening | BoundMatmul
+
+
+@dataclass(frozen=True)
+class CalldataParts:
+    """A proof's calldata cut where a session may cut it: `front` (header, statement and
+    transcript) and one part per PCS fold group; `flat` is what `verify` takes."""
+
+    front: list[int]
+    groups: list[list[int]]
+
+    @property
+    def flat(self) -> list[int]:
+        return [*self.front, *(f for part in self.groups for f in part)]
+
+
+def encode(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> list[int]:
+    return encode_parts(proof, params).flat
+
+
+def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> CalldataParts:
+    if isinstance(proof, PcsOpening):
+        header = [CALLDATA_VERSION, KIND_PCS, *encode_statement(proof.statement)]
+        opening = encode_opening(proof.statement, proof.proof, params)
+        return CalldataParts(header + opening.front, opening.groups)
+    if isinstance(proof, BoundMatmul):
+        inst = proof.proof.instance
+        assert inst.b_commitment is not None and proof.proof.b_value is not None
+        head = [CALLDATA_VERSION, KIND_COMMITTED_MATMUL, proof.model_id, proof.weight]
+        body = _matmul_body(proof.proof, (inst.a, inst.c))
+        statement = _b_statement(proof.proof)
+        opening = encode_opening(statement, proof.proof.opening, params)
+        tail = [proof.proof.b_value.pack(1), *opening.front]
+        return CalldataParts([*head, inst.b_commitment.root, *body, *tail], opening.groups)
+    if proof.instance.b is None:
+        raise ValueError(
+            "a committed-weight matmul proof goes on chain bound to a registered model: "
+            "encode BoundMatmul(model_id, weight, proof)"
+        )
     inst = proof.instance
-    if inst.b is None:
-        raise ValueError("calldata for committed-weight matmul proofs is not supported yet")
-    out = [CALLDATA_VERSION, KIND_MATMUL, inst.m, inst.k, inst.n]
-    for mat in (inst.a, inst.b, inst.c):
+    return CalldataParts(
+        [CALLDATA_VERSION, KIND_MATMUL, *_matmul_body(proof, (inst.a, inst.b, inst.c))], []
+    )
+
+
+def _matmul_body(proof: MatmulProof, mats: tuple[np.ndarray, ...]) -> list[int]:
+    inst = proof.instance
+    out = [inst.m, inst.k, inst.n]
+    for mat in mats:
         words = pack_m31s(embed(mat).ravel())
         out += [len(words), *words]
     out.append(len(proof.sumcheck.rounds))
@@ -46,76 +121,99 @@ def encode(proof: MatmulProof) -> list[int]:
     return out
 
 
-def unpack_qm31(felt: int) -> QM31:
-    """Inverse of QM31.pack(1): checks the 2^124 sentinel and that each limb is < p."""
-    if felt >> 124 != 1:
-        raise MalformedProofError("qm31", "sentinel is not 1", "calldata.sentinel")
-    limbs = [(felt >> (31 * (3 - i))) & P for i in range(4)]
-    if P in limbs:
-        raise MalformedProofError("qm31", "limb equal to p", "calldata.limb")
-    return QM31(*limbs)
+def _b_statement(proof: MatmulProof) -> Statement:
+    """The one claim the opening of a committed B proves: B~(r_inner ‖ r_col) = b_value. Its
+    point is drawn by the verifier; only its size matters to the calldata."""
+    inst = proof.instance
+    assert inst.b_commitment is not None and proof.b_value is not None
+    point = (proof.b_value,) * inst.b_commitment.n_vars
+    return [(inst.b_commitment, [Claim(point, proof.b_value)])]
 
 
-class _Reader:
-    def __init__(self, felts: list[int]) -> None:
-        self.felts = felts
-        self.pos = 0
-
-    def fail(self, problem: str, check: str, at: int | None = None) -> MalformedProofError:
-        return MalformedProofError(
-            f"calldata[{self.pos - 1 if at is None else at}]", problem, check
-        )
-
-    def take(self, what: str) -> int:
-        if self.pos >= len(self.felts):
-            raise self.fail(f"ended before {what}", "calldata.truncated", self.pos)
-        v = self.felts[self.pos]
-        self.pos += 1
-        return v
-
-    def bounded(self, what: str, lo: int, hi: int, check: str) -> int:
-        v = self.take(what)
-        if not lo <= v <= hi:
-            raise self.fail(f"{what} = {v} not in [{lo}, {hi}]", check)
-        return v
-
-
-def decode(felts: list[int]) -> MatmulProof:
+def decode(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> OnchainProof:
     """Read and check calldata in the order verifier_cairo/src/calldata.cairo does; each
     failure carries the same check name the contract reverts with."""
-    for i, f in enumerate(felts):
-        if not 0 <= f < STARK_PRIME:
-            raise MalformedProofError(f"calldata[{i}]", "not a felt252")
-    rd = _Reader(felts)
-    rd.bounded("version", CALLDATA_VERSION, CALLDATA_VERSION, "calldata.version")
-    rd.bounded("proof kind", KIND_MATMUL, KIND_MATMUL, "calldata.kind")
-    m, k, n = (rd.bounded(d, 1, MAX_DIM, "calldata.dims") for d in "mkn")
-    mats = []
-    for name, (rows, cols) in zip("abc", ((m, k), (k, n), (m, n)), strict=True):
-        count = rows * cols
-        n_words = -(-count // M31_PER_FELT)
-        rd.bounded(f"len({name})", n_words, n_words, "calldata.length")
+    rd = Reader(felts)
+    rd.exact("version", CALLDATA_VERSION, "calldata.version")
+    kind = rd.take("proof kind")
+    if kind == KIND_MATMUL:
+        m, k, n = _dims(rd)
+        a, b, c = _matrix(rd, "a", (m, k)), _matrix(rd, "b", (k, n)), _matrix(rd, "c", (m, n))
+        proof = MatmulProof(MatmulInstance(m, k, n, a, b, c), _rounds(rd, k))
+        rd.end()
+        return proof
+    if kind == KIND_PCS:
+        statement = read_statement(rd, params)
+        opening = read_opening(rd, statement, params)
+        rd.end()
+        return PcsOpening(statement, opening)
+    if kind == KIND_COMMITTED_MATMUL:
+        model_id, weight, root = (rd.take(what) for what in ("model id", "weight", "B's root"))
+        m, k, n = _dims(rd)
+        n_vars = log2_exact(next_pow2(k)) + log2_exact(next_pow2(n))
+        if n_vars > params.max_n_vars:
+            raise rd.fail(f"B has 2^{n_vars} padded entries", "pcs.size", rd.pos - 1)
+        a, c = _matrix(rd, "a", (m, k)), _matrix(rd, "c", (m, n))
+        commitment = Commitment(root, n_vars, "poseidon")
+        inst = MatmulInstance(m, k, n, a, None, c, commitment)
+        sumcheck = _rounds(rd, k)
+        b_value = rd.qm31("b_value")
+        proof = MatmulProof(inst, sumcheck, b_value)
+        opening = read_opening(rd, _b_statement(proof), params)
+        rd.end()
+        return BoundMatmul(model_id, weight, replace(proof, opening=opening))
+    raise rd.fail(f"unknown proof kind {kind}", "calldata.kind")
+
+
+def io_felts(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> list[int]:
+    """The statement's public felts as they stand in well-formed calldata, what the contract's
+    `io_hash` hashes (docs/registry.md): m, k, n and the length-prefixed matrices (kinds 1 and
+    3; B's commitment is bound by the registry instead), or the PCS statement (kind 2)."""
+    rd = Reader(felts)
+    rd.many("header", 2)
+    kind = felts[1]
+    if kind == KIND_PCS:
         start = rd.pos
-        words = [rd.take(f"{name} words") for _ in range(n_words)]
-        try:
-            values = unpack_m31s(words, count)
-        except PackingError as e:
-            raise rd.fail(f"{name}: {e}", f"calldata.{e.kind}", start + e.index) from None
-        mats.append(lift(values).reshape(rows, cols))
+        read_statement(rd, params)
+        return felts[start : rd.pos]
+    if kind == KIND_COMMITTED_MATMUL:
+        rd.many("model id, weight, B's root", 3)
+    start = rd.pos
+    m, k, n = _dims(rd)
+    shapes = [(m, k), (m, n)] if kind == KIND_COMMITTED_MATMUL else [(m, k), (k, n), (m, n)]
+    for shape in shapes:
+        _matrix(rd, "matrix", shape)
+    return felts[start : rd.pos]
+
+
+def _dims(rd: Reader) -> tuple[int, int, int]:
+    m, k, n = (rd.bounded(d, 1, MAX_DIM, "calldata.dims") for d in "mkn")
+    return m, k, n
+
+
+def _matrix(rd: Reader, name: str, shape: tuple[int, int]) -> np.ndarray:
+    """`len ‖ words`: the length must be ⌈count/8⌉, then all words are taken before any is
+    checked."""
+    count = shape[0] * shape[1]
+    rd.exact(f"len({name})", -(-count // 8), "calldata.length")
+    return lift(rd.m31s(f"{name} words", count)).reshape(shape)
+
+
+def _rounds(rd: Reader, k: int) -> SumcheckProof:
     n_rounds = log2_exact(next_pow2(k))
-    rd.bounded("n_rounds", n_rounds, n_rounds, "sumcheck.round_count")
+    rd.exact("n_rounds", n_rounds, "sumcheck.round_count")
     rounds = []
     for i in range(n_rounds):
-        rd.bounded(f"round {i} length", DEGREE, DEGREE, "sumcheck.round_degree")
-        rnd = []
-        for _ in range(DEGREE):
-            felt = rd.take(f"round {i} coefficient")
-            try:
-                rnd.append(unpack_qm31(felt))
-            except MalformedProofError as e:
-                raise rd.fail(e.problem, e.check) from None
-        rounds.append(rnd)
-    if rd.pos != len(felts):
-        raise rd.fail(f"{len(felts) - rd.pos} extra felts", "calldata.extra", rd.pos)
-    inst = MatmulInstance(m, k, n, *(np.asarray(x, dtype=np.int64) for x in mats))
-    return MatmulProof(inst, SumcheckProof(rounds))
+        rd.exact(f"round {i} length", DEGREE, "sumcheck.round_degree")
+        rounds.append(rd.qm31s(f"round {i} coefficient", DEGREE))
+    return SumcheckProof(rounds)
+
+
+def commitment_entry(tensor: CommittedTensor) -> list[int]:
+    """A weight commitment as a registry entry (docs/registry.md): hash tag, root (Poseidon:
+    one felt; Blake2s: low and high 128 bits), rank, dimensions. A model's commitments are the
+    concatenation of its entries; a kind-3 proof names its B by index."""
+    root = tensor.commitment.root
+    tag = ENTRY_TAGS[tensor.commitment.hash]
+    roots = [root] if tensor.commitment.hash == "poseidon" else [root % (1 << 128), root >> 128]
+    return [tag, *roots, len(tensor.shape), *tensor.shape]

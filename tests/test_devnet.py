@@ -61,7 +61,7 @@ def test_honest_proofs_accepted_by_both(chain, shape):
     verdict = onchain(chain, felts)
     assert verdict.accepted, verdict.reason
     assert verdict.proof_hash == hash_many(felts)
-    assert verdict.io_hash == registry.matmul_io_hash(felts)
+    assert verdict.io_hash == registry.io_hash(felts)
     assert verdict.model_id == registry.NO_MODEL
     assert verdict.l2_gas and verdict.l2_gas > 0
     assert chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash))

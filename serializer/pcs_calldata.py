@@ -1,0 +1,154 @@
+"""PCS statements and opening proofs as felt252 calldata (docs/calldata.md, "PCS opening"),
+the layout verifier_cairo/src/pcs/calldata.cairo reads.
+
+An opening is a *front* (the transcript part: rounds, merged values, layer roots, final value,
+nonce) and one *group part* per fold group (the Merkle openings that group reads), so that a
+contract session can check the front and the groups in separate transactions. Every count
+the verifier knows in advance is checked where it is read, with the check name of
+`pcs.verifier`; the counts of opened leaves and siblings follow from the queries, so they are
+length-prefixed and checked by the verifier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cairn.prover.channels.poseidon import pack_m31s
+from cairn.prover.claims import Claim
+from cairn.prover.merkle.proof import MerkleOpening
+from cairn.prover.pcs.params import PcsParams, poly_log_leaf
+from cairn.prover.pcs.proof import Commitment, OpeningProof
+from cairn.prover.pcs.queries import BatchLayout
+from cairn.prover.pcs.transcript import Statement, aligned_point
+from cairn.prover.sumcheck.proof import SumcheckProof
+from cairn.serializer.felts import Reader
+
+HASH_POSEIDON = 1  # the only commitment hash opened on chain (docs/cairo-verifier.md)
+MAX_POLYS = 256
+MAX_CLAIMS = 256
+ROUND_SENT = 2  # [c0, c2]
+
+
+@dataclass(frozen=True)
+class OpeningCalldata:
+    """The felts of one opening proof: the front, then one part per fold group."""
+
+    front: list[int]
+    groups: list[list[int]]
+
+
+def layout_of(statement: Statement, params: PcsParams) -> BatchLayout:
+    return BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
+
+
+def _poseidon(commitment: Commitment) -> None:
+    if commitment.hash != "poseidon":
+        raise ValueError(
+            f"{commitment.hash} commitments are verified off chain only: the contract opens "
+            "Poseidon252 trees (docs/cairo-verifier.md)"
+        )
+
+
+def encode_statement(statement: Statement) -> list[int]:
+    """J, then per polynomial: hash tag, n_vars, root, K, and K claims (point, value)."""
+    out = [len(statement)]
+    for commitment, claims in statement:
+        _poseidon(commitment)
+        out += [HASH_POSEIDON, commitment.n_vars, commitment.root, len(claims)]
+        for claim in claims:
+            out += [x.pack(1) for x in (*claim.point, claim.value)]
+    return out
+
+
+def read_statement(rd: Reader, params: PcsParams) -> list[tuple[Commitment, list[Claim]]]:
+    """The checks of `pcs.verifier._check_statement`, poly by poly as the felts come."""
+    statement = []
+    for j in range(rd.bounded("polynomial count", 1, MAX_POLYS, "pcs.statement")):
+        rd.exact(f"polynomial {j} hash", HASH_POSEIDON, "pcs.hash")
+        n_vars = rd.bounded(f"polynomial {j} n_vars", 0, params.max_n_vars, "pcs.size")
+        root = rd.take(f"polynomial {j} root")
+        n_claims = rd.bounded(f"polynomial {j} claim count", 1, MAX_CLAIMS, "pcs.claim_shape")
+        claims = []
+        for k in range(n_claims):
+            *point, value = rd.qm31s(f"polynomial {j} claim {k}", n_vars + 1)
+            claims.append(Claim(tuple(point), value))
+        statement.append((Commitment(root, n_vars, "poseidon"), claims))
+    return statement
+
+
+def _rounds(rounds: list[list]) -> list[int]:
+    return [len(rounds), *(x.pack(1) for sent in rounds for x in sent)]
+
+
+def _opening(opening: MerkleOpening) -> list[int]:
+    words = [w for row in opening.leaves for w in pack_m31s(row)]
+    return [len(opening.leaves), *words, len(opening.siblings), *opening.siblings]
+
+
+def encode_opening(statement: Statement, proof: OpeningProof, params: PcsParams) -> OpeningCalldata:
+    for commitment, _ in statement:
+        _poseidon(commitment)
+    front = [
+        *_rounds(proof.merge.rounds),
+        len(proof.merged_values),
+        *(x.pack(1) for x in proof.merged_values),
+        *_rounds(proof.fold.rounds),
+        len(proof.layer_roots),
+        *proof.layer_roots,
+        proof.final_value.pack(1),
+        proof.pow_nonce,
+    ]
+    layout = layout_of(statement, params)
+    groups = []
+    for g in range(len(layout.groups)):
+        # As many layer openings as the proof holds (a short list is refused at its count).
+        part = _opening(proof.layer_openings[g - 1]) if 0 < g <= len(proof.layer_openings) else []
+        for j in layout.group_polys(g):
+            part += _opening(proof.poly_openings[j])
+        groups.append(part)
+    return OpeningCalldata(front, groups)
+
+
+def _read_rounds(rd: Reader, what: str, count: int) -> SumcheckProof:
+    rd.exact(f"{what} round count", count, "pcs.round_count")
+    return SumcheckProof([rd.qm31s(f"{what} round {i}", ROUND_SENT) for i in range(count)])
+
+
+def _read_opening(rd: Reader, what: str, width: int) -> MerkleOpening:
+    """n_leaves ‖ each leaf's `width` values packed ‖ n_siblings ‖ siblings."""
+    n_leaves = rd.take(f"{what} leaf count")
+    leaves = [row.tolist() for row in rd.m31_rows(f"{what} leaves", n_leaves, width)]
+    siblings = rd.many(f"{what} siblings", rd.take(f"{what} sibling count"))
+    return MerkleOpening(leaves, siblings)
+
+
+def read_opening(rd: Reader, statement: Statement, params: PcsParams) -> OpeningProof:
+    """The checks of `pcs.verifier._check_shape` at the counts, then every group's openings."""
+    layout = layout_of(statement, params)
+    n, aligned = layout.n_vars, aligned_point(statement) is not None
+    merge = _read_rounds(rd, "merge", 0 if aligned else n)
+    n_merged = rd.exact("merged value count", 0 if aligned else len(statement), "pcs.merge_count")
+    merged_values = rd.qm31s("merged value", n_merged)
+    fold = _read_rounds(rd, "fold", n)
+    n_layers = rd.exact("layer root count", len(layout.groups) - 1, "pcs.layer_count")
+    layer_roots = rd.many("layer roots", n_layers)
+    final_value = rd.qm31("final value")
+    pow_nonce = rd.bounded("nonce", 0, (1 << 64) - 1, "pcs.pow")
+    poly_openings: dict[int, MerkleOpening] = {}
+    layer_openings = []
+    for g, (s, e) in enumerate(layout.groups):
+        if g:
+            layer_openings.append(_read_opening(rd, f"layer {g}", 4 << (e - s)))
+        for j in layout.group_polys(g):
+            width = 1 << poly_log_leaf(statement[j][0].n_vars, params)
+            poly_openings[j] = _read_opening(rd, f"polynomial {j}", width)
+    return OpeningProof(
+        merge,
+        merged_values,
+        fold,
+        layer_roots,
+        final_value,
+        pow_nonce,
+        [poly_openings[j] for j in range(len(statement))],
+        layer_openings,
+    )
