@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cairn.deploy.registry import matmul_io_hash
+from cairn.deploy.registry import io_hash
 from cairn.prover.channels.poseidon import LENGTH_SHIFT, STARK_PRIME, hash_many, pack_m31s
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
@@ -885,7 +885,7 @@ def matmul_vectors(rng: random.Random) -> str:
         )
         out.append(
             f"#[test]\nfn verify_matmul_{name}() {{\n"
-            f"    let io_hash = {felt(matmul_io_hash(felts))};\n"
+            f"    let io_hash = {felt(io_hash(felts))};\n"
             f"    assert_eq!(verify_calldata(matmul_{name}()), io_hash);\n}}\n"
         )
     for t in tampers(honest):
@@ -929,8 +929,14 @@ def render() -> str:
 
 
 def main() -> None:
-    OUTPUT.write_text(render())
-    print(f"wrote {OUTPUT}")
+    from tests import cairo_pcs_vectors  # it imports this module's helpers
+
+    for output, text in (
+        (OUTPUT, render()),
+        (cairo_pcs_vectors.OUTPUT, cairo_pcs_vectors.render()),
+    ):
+        output.write_text(text)
+        print(f"wrote {output}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import pytest
 
 from cairn.deploy.build import MAX_BYTECODE, MAX_SIERRA_FELTS, build
 from cairn.deploy.toolchain import default_toolchain
+from tests import cairo_pcs_vectors
 from tests.cairo_vectors import OUTPUT, render
 
 pytestmark = pytest.mark.cairo
@@ -35,6 +36,8 @@ def cairo_test_output():
 
 def test_vectors_are_current():
     assert OUTPUT.read_text() == render(), "run `python -m tests.cairo_vectors`"
+    pcs = cairo_pcs_vectors
+    assert pcs.OUTPUT.read_text() == pcs.render(), "run `python -m tests.cairo_vectors`"
 
 
 def test_every_cairo_test_passes(cairo_test_output):
@@ -48,8 +51,8 @@ def test_every_cairo_test_passes(cairo_test_output):
 
 
 def test_every_revert_reason_has_a_cairo_test():
-    """Every reason the contract or the Merkle verifier can panic with has a Cairo test
-    expecting exactly it."""
+    """Every reason the contract, the Merkle or the PCS verifier can panic with has a Cairo
+    test expecting exactly it."""
     sources = "".join(f.read_text() for f in (PACKAGE / "src").rglob("*.cairo"))
     expected = set(re.findall(r"#\[should_panic\(expected: \('([a-z_.]+)',", sources))
     assert expected >= {
@@ -78,6 +81,23 @@ def test_every_revert_reason_has_a_cairo_test():
         "merkle.sibling_count",
         "merkle.digest",
         "merkle.path",
+        "pcs.statement",
+        "pcs.hash",
+        "pcs.size",
+        "pcs.claim_shape",
+        "pcs.round_count",
+        "pcs.merge_count",
+        "pcs.layer_count",
+        "pcs.merge",
+        "pcs.claim",
+        "pcs.pow",
+        "pcs.query_count",
+        "pcs.fold",
+        "pcs.final_layer",
+        "registry.weight",
+        "registry.commitment",
+        "session.unknown",
+        "session.state",
     }
 
 

@@ -2,16 +2,24 @@
 //! `decode`): it checks, in the same order as the Python reader, everything a well-formed proof
 //! must satisfy before any verification starts, and panics with the name of the first failure.
 //! Like the Python reader it expects exactly log2(next_pow2(k)) rounds of `DEGREE`
-//! coefficients, and reports a mismatch with the sum-check's names.
+//! coefficients, and reports a mismatch with the sum-check's names. The PCS parts of kinds 2
+//! and 3 are read by `pcs/calldata.cairo`.
 
 use crate::fields::m31::P;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::matmul::DEGREE;
 use crate::mle::log2_padded;
 use crate::packing::split_felt252;
+use crate::pcs::calldata::{read_front, read_groups, read_statement};
+use crate::pcs::params::PcsParams;
+use crate::pcs::proof::{GroupOpenings, OpeningFront, PolyStatement};
+use crate::pcs::queries::BatchLayoutTrait;
+use crate::pcs::transcript::aligned_point;
 
 pub const VERSION: felt252 = 1;
 pub const KIND_MATMUL: felt252 = 1;
+pub const KIND_PCS: felt252 = 2;
+pub const KIND_COMMITTED_MATMUL: felt252 = 3;
 const MAX_DIM: u32 = 0x100000;
 const M31_PER_WORD: u64 = 8;
 
@@ -39,6 +47,44 @@ pub struct MatmulCalldata {
     pub rounds: Span<Span<QM31>>,
 }
 
+/// Kind 2: claims on Poseidon commitments and their batch opening. `io` is the statement's
+/// felts; `groups` the group parts read (all of them, or in a session's first transaction
+/// those it carries).
+#[derive(Copy, Drop)]
+pub struct PcsCalldata {
+    pub io: Span<felt252>,
+    pub statement: Span<PolyStatement>,
+    pub front: OpeningFront,
+    pub groups: Span<GroupOpenings>,
+}
+
+/// Kind 3: C = A·B with B a registered model's committed weight. `io` is m, k, n, A and C as
+/// they stand in the calldata; `groups` the group parts of B's opening read, as for kind 2.
+#[derive(Copy, Drop)]
+pub struct CommittedMatmulCalldata {
+    pub io: Span<felt252>,
+    pub model_id: felt252,
+    pub weight: felt252,
+    pub root: felt252,
+    pub m: u32,
+    pub k: u32,
+    pub n: u32,
+    pub b_vars: u32,
+    pub a: Matrix,
+    pub c: Matrix,
+    pub rounds: Span<Span<QM31>>,
+    pub b_value: QM31,
+    pub front: OpeningFront,
+    pub groups: Span<GroupOpenings>,
+}
+
+/// The proof kind after the version: which reader the calldata goes to.
+pub fn read_kind(calldata: Span<felt252>) -> felt252 {
+    let mut data = calldata;
+    take_exact(ref data, VERSION, 'calldata.version');
+    take(ref data)
+}
+
 pub fn read_matmul(calldata: Span<felt252>) -> MatmulCalldata {
     let mut data = calldata;
     take_exact(ref data, VERSION, 'calldata.version');
@@ -55,25 +101,103 @@ pub fn read_matmul(calldata: Span<felt252>) -> MatmulCalldata {
     MatmulCalldata { io, m, k, n, a, b, c, rounds }
 }
 
-fn take(ref data: Span<felt252>) -> felt252 {
+/// `whole`: the calldata of a complete proof (`verify`), every group part present; else a
+/// session's first transaction, as many whole group parts as follow the front.
+pub fn read_pcs(calldata: Span<felt252>, params: @PcsParams, whole: bool) -> PcsCalldata {
+    let mut data = calldata;
+    take_exact(ref data, VERSION, 'calldata.version');
+    take_exact(ref data, KIND_PCS, 'calldata.kind');
+    let statement = read_statement(ref data, params);
+    let io = calldata.slice(2, calldata.len() - data.len() - 2);
+    let mut poly_vars = array![];
+    for poly in statement {
+        poly_vars.append(*poly.n_vars);
+    }
+    let layout = BatchLayoutTrait::new(poly_vars.span(), *params.log_arity);
+    let aligned = aligned_point(statement).is_some();
+    let front = read_front(ref data, @layout, aligned, statement.len());
+    let groups = read_groups(ref data, params, @layout, 0, whole);
+    PcsCalldata { io, statement, front, groups }
+}
+
+/// `whole` as for `read_pcs`.
+pub fn read_committed_matmul(
+    calldata: Span<felt252>, params: @PcsParams, whole: bool,
+) -> CommittedMatmulCalldata {
+    let mut data = calldata;
+    take_exact(ref data, VERSION, 'calldata.version');
+    take_exact(ref data, KIND_COMMITTED_MATMUL, 'calldata.kind');
+    let model_id = take(ref data);
+    let weight = take(ref data);
+    let root = take(ref data);
+    let io_start = calldata.len() - data.len();
+    let m = take_dim(ref data);
+    let k = take_dim(ref data);
+    let n = take_dim(ref data);
+    let b_vars = log2_padded(k) + log2_padded(n);
+    assert(b_vars <= *params.max_n_vars, 'pcs.size');
+    let a = take_matrix(ref data, m, k);
+    let c = take_matrix(ref data, m, n);
+    let io = calldata.slice(io_start, calldata.len() - data.len() - io_start);
+    let rounds = take_rounds(ref data, log2_padded(k));
+    let b_value = unpack_qm31(take(ref data));
+    let layout = BatchLayoutTrait::new(array![b_vars].span(), *params.log_arity);
+    let front = read_front(ref data, @layout, true, 1);
+    let groups = read_groups(ref data, params, @layout, 0, whole);
+    CommittedMatmulCalldata {
+        io,
+        model_id,
+        weight,
+        root,
+        m,
+        k,
+        n,
+        b_vars,
+        a,
+        c,
+        rounds,
+        b_value,
+        front,
+        groups,
+    }
+}
+
+pub fn take(ref data: Span<felt252>) -> felt252 {
     match data.pop_front() {
         Some(x) => *x,
         None => core::panic_with_felt252('calldata.truncated'),
     }
 }
 
-fn take_exact(ref data: Span<felt252>, expected: felt252, reason: felt252) {
+pub fn take_exact(ref data: Span<felt252>, expected: felt252, reason: felt252) {
     assert(take(ref data) == expected, reason);
+}
+
+/// A u32 in [lo, hi], else `reason`.
+pub fn take_u32_in(ref data: Span<felt252>, lo: u32, hi: u32, reason: felt252) -> u32 {
+    let value: u32 = match take(ref data).try_into() {
+        Some(v) => v,
+        None => core::panic_with_felt252(reason),
+    };
+    assert(lo <= value && value <= hi, reason);
+    value
+}
+
+/// A count of items of `per_item` felts each that must all follow (`calldata.truncated`
+/// otherwise, before any of them is read).
+pub fn take_count(ref data: Span<felt252>, per_item: u32) -> u32 {
+    let count: u32 = match take(ref data).try_into() {
+        Some(c) => c,
+        None => core::panic_with_felt252('calldata.truncated'),
+    };
+    let felts: u64 = count.into() * per_item.into();
+    assert(felts <= data.len().into(), 'calldata.truncated');
+    count
 }
 
 /// A dimension, in [1, 2^20].
 fn take_dim(ref data: Span<felt252>) -> u32 {
-    let dim: u32 = match take(ref data).try_into() {
-        Some(d) => d,
-        None => core::panic_with_felt252('calldata.dims'),
-    };
-    assert(1 <= dim && dim <= MAX_DIM, 'calldata.dims');
-    dim
+    take_u32_in(ref data, 1, MAX_DIM, 'calldata.dims')
 }
 
 /// `len ‖ words`: all `len` words are taken before any is checked, as in the Python reader.

@@ -10,6 +10,10 @@ use crate::fields::qm31::{QM31, QM31Trait};
 use crate::packing::split_felt252;
 
 const SHIFT_32: NonZero<u128> = 0x100000000;
+const U32_SHIFT: felt252 = 0x100000000;
+const U32S_PER_FELT: u32 = 7;
+const LENGTH_SHIFT: felt252 = 0x100000000000000000000000000000000000000000000000000000000000000;
+const POW_PREFIX: felt252 = 0x12345678;
 
 #[derive(Drop, Default)]
 pub struct Poseidon252Channel {
@@ -53,6 +57,26 @@ pub impl Poseidon252ChannelImpl of Poseidon252ChannelTrait {
         self.update(poseidon_hash_span(felts.span()));
     }
 
+    /// 7 u32 per felt, big-endian; a partial last chunk is zero-padded and carries its length
+    /// at 2^248, so lists of different lengths never pack alike.
+    fn mix_u32s(ref self: Poseidon252Channel, words: Span<u32>) {
+        let mut felts = array![self.digest];
+        let mut words = words;
+        while !words.is_empty() {
+            let count = core::cmp::min(U32S_PER_FELT, words.len());
+            let mut acc: felt252 = 0;
+            for w in words.slice(0, count) {
+                acc = acc * U32_SHIFT + (*w).into();
+            }
+            for _ in count..U32S_PER_FELT {
+                acc = acc * U32_SHIFT;
+            }
+            words = words.slice(count, words.len() - count);
+            felts.append(acc + (count % U32S_PER_FELT).into() * LENGTH_SHIFT);
+        }
+        self.update(poseidon_hash_span(felts.span()));
+    }
+
     /// Cairn's extension: absorbs M31 values already packed 8 per felt (docs/calldata.md). The
     /// calldata carries matrices in exactly this form, so its words are hashed as they are.
     fn mix_m31s(ref self: Poseidon252Channel, words: Span<felt252>) {
@@ -86,6 +110,20 @@ pub impl Poseidon252ChannelImpl of Poseidon252ChannelTrait {
         append_u32s(ref out, s.low, 4);
         append_u32s(ref out, s.high, 3);
         out
+    }
+
+    /// Whether the low 128 bits of H(H(0x12345678, digest, n_bits), nonce) have at least
+    /// `n_bits` trailing zeros (n_bits < 64), at the current digest; the caller then mixes the
+    /// nonce with `mix_u64`.
+    fn verify_pow_nonce(self: @Poseidon252Channel, n_bits: u32, nonce: u64) -> bool {
+        let prefixed = poseidon_hash_span(array![POW_PREFIX, *self.digest, n_bits.into()].span());
+        let (h, _, _) = hades_permutation(prefixed, nonce.into(), 2);
+        let h: u256 = h.into();
+        let modulus: NonZero<u128> = core::num::traits::Pow::pow(2_u128, n_bits)
+            .try_into()
+            .unwrap();
+        let (_, low_bits) = DivRem::div_rem(h.low, modulus);
+        low_bits == 0
     }
 }
 

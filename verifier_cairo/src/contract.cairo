@@ -1,7 +1,10 @@
 //! The on-chain entry point: verifies proofs given as calldata (docs/calldata.md), records
 //! them, and keeps the model registry (docs/registry.md): the owner registers a model's config
 //! hash and weight commitments once; anyone verifies proofs, which are recorded with the model
-//! they are bound to (0 = none) and a hash of their public input and output.
+//! they are bound to (0 = none) and a hash of their public input and output. A proof with a PCS
+//! opening too large for one transaction is verified in a session: `open_session` checks the
+//! transcript and some fold groups, each `continue_session` more groups; between transactions
+//! only a hash of the session's state is stored (docs/cairo-verifier.md, "Sessions").
 
 use starknet::ContractAddress;
 
@@ -26,6 +29,22 @@ pub trait ICairnVerifier<TContractState> {
     /// Verifies `proof`, records it under `poseidon_hash_span(proof)`, emits `ProofVerified`
     /// and returns that hash; an invalid proof panics with the name of the failed check.
     fn verify(ref self: TContractState, proof: Span<felt252>) -> felt252;
+    /// Starts verifying a proof with an opening (kinds 2, 3) from its calldata up to the end
+    /// of any group part (docs/calldata.md). Returns the proof hash if that was the whole proof
+    /// (recorded and emitted as by `verify`), else 0 and the session, whose id is
+    /// `poseidon_hash_span(proof)`, goes on: `SessionState` carries its state.
+    fn open_session(ref self: TContractState, proof: Span<felt252>) -> felt252;
+    /// Checks the next group parts (`groups`, whole parts in order) of session `session_id`,
+    /// whose current state is `state` (the last `SessionState`'s); returns the proof hash once
+    /// the last group is checked, else 0.
+    fn continue_session(
+        ref self: TContractState,
+        session_id: felt252,
+        state: Span<felt252>,
+        groups: Span<felt252>,
+    ) -> felt252;
+    /// Poseidon hash of session `session_id`'s state; 0 if there is no such open session.
+    fn session_state_hash(self: @TContractState, session_id: felt252) -> felt252;
     fn is_verified(self: @TContractState, proof_hash: felt252) -> bool;
     /// Panics with `registry.unknown_proof` unless `proof_hash` was verified.
     fn get_proof(self: @TContractState, proof_hash: felt252) -> ProofRecord;
@@ -46,14 +65,20 @@ pub trait ICairnVerifier<TContractState> {
 #[starknet::contract]
 pub mod CairnVerifier {
     use core::num::traits::Zero;
-    use core::poseidon::poseidon_hash_span;
+    use core::poseidon::{hades_permutation, poseidon_hash_span};
     use starknet::storage::{
         Map, MutableVecTrait, StoragePathEntry, StoragePointerReadAccess,
         StoragePointerWriteAccess, Vec, VecTrait,
     };
     use starknet::{ContractAddress, get_caller_address};
-    use crate::calldata::{KIND_MATMUL, read_matmul};
-    use crate::matmul::verify_matmul;
+    use crate::calldata::{
+        CommittedMatmulCalldata, KIND_COMMITTED_MATMUL, KIND_MATMUL, KIND_PCS,
+        read_committed_matmul, read_kind, read_matmul, read_pcs,
+    };
+    use crate::matmul::{verify_committed_matmul, verify_matmul};
+    use crate::pcs::calldata::{HASH_POSEIDON, read_groups};
+    use crate::pcs::params::POSEIDON_PARAMS;
+    use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
     use super::{Model, ProofRecord};
 
     /// The model id of proofs bound to no model (the public matmul); never registrable.
@@ -64,6 +89,19 @@ pub mod CairnVerifier {
         owner: ContractAddress,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
+        /// Open sessions: id -> Poseidon hash of the serialized `Session`.
+        sessions: Map<felt252, felt252>,
+    }
+
+    /// What a session carries between transactions (its hash is stored, the caller resends
+    /// it): the record to write at the end, the running proof hash, and the PCS query phase.
+    #[derive(Drop, Serde)]
+    struct Session {
+        kind: felt252,
+        model_id: felt252,
+        io_hash: felt252,
+        proof_hash: felt252,
+        phase: QueryPhase,
     }
 
     #[starknet::storage_node]
@@ -78,6 +116,16 @@ pub mod CairnVerifier {
     pub enum Event {
         ProofVerified: ProofVerified,
         ModelRegistered: ModelRegistered,
+        SessionState: SessionState,
+    }
+
+    /// A session's state after a transaction that did not finish it: `continue_session` takes
+    /// it back.
+    #[derive(Drop, PartialEq, Debug, starknet::Event)]
+    pub struct SessionState {
+        #[key]
+        pub session_id: felt252,
+        pub state: Span<felt252>,
     }
 
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
@@ -111,23 +159,47 @@ pub mod CairnVerifier {
     #[abi(embed_v0)]
     impl CairnVerifierImpl of super::ICairnVerifier<ContractState> {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
-            let decoded = read_matmul(proof);
-            verify_matmul(decoded);
-            let record = ProofRecord {
-                model_id: NO_MODEL, io_hash: poseidon_hash_span(decoded.io), kind: KIND_MATMUL,
-            };
-            let proof_hash = poseidon_hash_span(proof);
-            self.proofs.entry(proof_hash).write(record);
-            self
-                .emit(
-                    ProofVerified {
-                        model_id: record.model_id,
-                        proof_hash,
-                        io_hash: record.io_hash,
-                        kind: record.kind,
-                    },
-                );
-            proof_hash
+            let kind = read_kind(proof);
+            if kind == KIND_MATMUL {
+                let decoded = read_matmul(proof);
+                verify_matmul(decoded);
+                let io_hash = poseidon_hash_span(decoded.io);
+                return self.finish(poseidon_hash_span(proof), NO_MODEL, io_hash, kind);
+            }
+            let session = self.start(proof, kind, true);
+            self.finish(session.proof_hash, session.model_id, session.io_hash, kind)
+        }
+
+        fn open_session(ref self: ContractState, proof: Span<felt252>) -> felt252 {
+            let session = self.start(proof, read_kind(proof), false);
+            self.advance(session.proof_hash, session)
+        }
+
+        fn continue_session(
+            ref self: ContractState,
+            session_id: felt252,
+            state: Span<felt252>,
+            groups: Span<felt252>,
+        ) -> felt252 {
+            let stored = self.sessions.entry(session_id).read();
+            assert(stored != 0, 'session.unknown');
+            assert(poseidon_hash_span(state) == stored, 'session.state');
+            let mut state = state;
+            let mut session: Session = Serde::deserialize(ref state).unwrap();
+            let params = @POSEIDON_PARAMS;
+            let layout = session.phase.layout(params);
+            let mut data = groups;
+            let read = read_groups(ref data, params, @layout, session.phase.next_group, false);
+            verify_groups(params, ref session.phase, read);
+            let (proof_hash, _, _) = hades_permutation(
+                session.proof_hash, poseidon_hash_span(groups), 2,
+            );
+            session.proof_hash = proof_hash;
+            self.advance(session_id, session)
+        }
+
+        fn session_state_hash(self: @ContractState, session_id: felt252) -> felt252 {
+            self.sessions.entry(session_id).read()
         }
 
         fn is_verified(self: @ContractState, proof_hash: felt252) -> bool {
@@ -180,6 +252,116 @@ pub mod CairnVerifier {
                 commitments.append(entry.commitments.at(i).read());
             }
             Model { config_hash: entry.config_hash.read(), commitments }
+        }
+    }
+
+    /// B's registry entry as a kind-3 proof must find it (docs/registry.md): a Poseidon
+    /// commitment to a k × n tensor.
+    const RANK_MATRIX: felt252 = 2;
+
+    #[generate_trait]
+    impl InternalImpl of InternalTrait {
+        /// Records a verified proof and emits `ProofVerified`; returns its hash.
+        fn finish(
+            ref self: ContractState,
+            proof_hash: felt252,
+            model_id: felt252,
+            io_hash: felt252,
+            kind: felt252,
+        ) -> felt252 {
+            self.proofs.entry(proof_hash).write(ProofRecord { model_id, io_hash, kind });
+            self.emit(ProofVerified { model_id, proof_hash, io_hash, kind });
+            proof_hash
+        }
+
+        /// A proof with an opening (kind 2 or 3): reads it up to the opening's front, then its
+        /// group parts (all of them when `whole`, else as many whole parts as follow), checks a
+        /// kind-3 proof's binding to the registry, then verifies the transcript and the groups
+        /// read. Its proof hash so far is `poseidon_hash_span(proof)`.
+        fn start(
+            self: @ContractState, proof: Span<felt252>, kind: felt252, whole: bool,
+        ) -> Session {
+            let params = @POSEIDON_PARAMS;
+            let proof_hash = poseidon_hash_span(proof);
+            if kind == KIND_PCS {
+                let decoded = read_pcs(proof, params, whole);
+                let mut channel = Default::default();
+                let phase = verify_batch(
+                    params, decoded.statement, decoded.front, decoded.groups, ref channel,
+                );
+                let io_hash = poseidon_hash_span(decoded.io);
+                return Session { kind, model_id: NO_MODEL, io_hash, proof_hash, phase };
+            }
+            assert(kind == KIND_COMMITTED_MATMUL, 'calldata.kind');
+            let decoded = read_committed_matmul(proof, params, whole);
+            self.check_binding(@decoded);
+            let phase = verify_committed_matmul(params, decoded);
+            let io_hash = poseidon_hash_span(decoded.io);
+            Session { kind, model_id: decoded.model_id, io_hash, proof_hash, phase }
+        }
+
+        /// After a transaction of session `session_id`: finishes it if the last group is
+        /// checked (returns the proof hash), else stores its state's hash, emits the state and
+        /// returns 0.
+        fn advance(ref self: ContractState, session_id: felt252, session: Session) -> felt252 {
+            if session.phase.is_complete(@POSEIDON_PARAMS) {
+                self.sessions.entry(session_id).write(0);
+                return self
+                    .finish(session.proof_hash, session.model_id, session.io_hash, session.kind);
+            }
+            let mut state = array![];
+            session.serialize(ref state);
+            self.sessions.entry(session_id).write(poseidon_hash_span(state.span()));
+            self.emit(SessionState { session_id, state: state.span() });
+            0
+        }
+
+        /// The proof's B must be the registered model's commitment number `weight`:
+        /// `registry.unknown_model`, `registry.weight` (no such entry), `registry.commitment`
+        /// (another commitment or shape).
+        fn check_binding(self: @ContractState, proof: @CommittedMatmulCalldata) {
+            let entry = self.models.entry(*proof.model_id);
+            assert(entry.registered.read(), 'registry.unknown_model');
+            let weight: u32 = match (*proof.weight).try_into() {
+                Some(w) => w,
+                None => core::panic_with_felt252('registry.weight'),
+            };
+            let list = entry.commitments;
+            let len = list.len();
+            // Entries: tag (1 Poseidon, 2 Blake2s), root (1 or 2 felts), rank, dims.
+            let mut start: u64 = 0;
+            let mut index = 0;
+            loop {
+                assert(start < len, 'registry.weight');
+                let tag = list.at(start).read();
+                let root_felts: u64 = if tag == HASH_POSEIDON {
+                    1
+                } else if tag == 2 {
+                    2
+                } else {
+                    core::panic_with_felt252('registry.weight')
+                };
+                assert(start + 1 + root_felts < len, 'registry.weight');
+                let rank: u64 = match list.at(start + 1 + root_felts).read().try_into() {
+                    Some(r) => r,
+                    None => core::panic_with_felt252('registry.weight'),
+                };
+                let end = start + 2 + root_felts + rank;
+                assert(end <= len, 'registry.weight');
+                if index == weight {
+                    let expected = array![
+                        HASH_POSEIDON, *proof.root, RANK_MATRIX, (*proof.k).into(), (*proof.n).into(),
+                    ];
+                    let mut registered = array![];
+                    for i in start..end {
+                        registered.append(list.at(i).read());
+                    }
+                    assert(registered == expected, 'registry.commitment');
+                    break;
+                }
+                start = end;
+                index += 1;
+            }
         }
     }
 }

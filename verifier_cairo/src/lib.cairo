@@ -10,6 +10,7 @@ pub mod matmul;
 pub mod merkle;
 pub mod mle;
 pub mod packing;
+pub mod pcs;
 pub mod sumcheck;
 
 #[cfg(test)]

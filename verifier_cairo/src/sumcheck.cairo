@@ -38,7 +38,7 @@ fn linear_coefficient(claim: QM31, sent: Span<QM31>) -> QM31 {
 }
 
 /// g(r) by Horner over the full coefficient list [c0, c1, c2, …, cd].
-fn evaluate_round(claim: QM31, sent: Span<QM31>, r: QM31) -> QM31 {
+pub fn evaluate_round(claim: QM31, sent: Span<QM31>, r: QM31) -> QM31 {
     let mut acc = QM31Trait::zero();
     let mut higher = sent.slice(1, sent.len() - 1);
     while let Some(c) = higher.pop_back() {

@@ -10,5 +10,7 @@ mod test_contract;
 mod test_fields;
 mod test_merkle;
 mod test_mle;
+mod test_pcs;
 mod test_sumcheck;
+mod pcs_vectors;
 mod vectors;

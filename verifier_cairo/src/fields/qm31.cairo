@@ -22,10 +22,10 @@ pub struct QM31 {
 /// 2^128, the bound of `M31Trait::reduce`.
 #[derive(Copy, Drop)]
 pub struct UnreducedQM31 {
-    a: felt252,
-    b: felt252,
-    c: felt252,
-    d: felt252,
+    pub(crate) a: felt252,
+    pub(crate) b: felt252,
+    pub(crate) c: felt252,
+    pub(crate) d: felt252,
 }
 
 #[generate_trait]
@@ -51,6 +51,11 @@ pub impl QM31Impl of QM31Trait {
         acc = acc * SHIFT_31 + self.b.into();
         acc = acc * SHIFT_31 + self.c.into();
         acc * SHIFT_31 + self.d.into()
+    }
+
+    /// x·self for a base-field x: each coordinate times x.
+    fn scale(self: QM31, x: M31) -> QM31 {
+        QM31 { a: self.a * x, b: self.b * x, c: self.c * x, d: self.d * x }
     }
 
     /// (A + Bu)(C + Du) = AC + BD(2+i) + (AD + BC)u, expanded over the M31 coordinates. The
@@ -111,6 +116,18 @@ pub impl UnreducedQM31Add of Add<UnreducedQM31> {
     #[inline(always)]
     fn add(lhs: UnreducedQM31, rhs: UnreducedQM31) -> UnreducedQM31 {
         UnreducedQM31 { a: lhs.a + rhs.a, b: lhs.b + rhs.b, c: lhs.c + rhs.c, d: lhs.d + rhs.d }
+    }
+}
+
+/// One felt per value, 1‖a‖b‖c‖d as in calldata: a contract session's state carries its
+/// challenges this way.
+pub impl QM31Serde of Serde<QM31> {
+    fn serialize(self: @QM31, ref output: Array<felt252>) {
+        output.append((*self).pack(1));
+    }
+
+    fn deserialize(ref serialized: Span<felt252>) -> Option<QM31> {
+        Some(crate::calldata::unpack_qm31(*serialized.pop_front()?))
     }
 }
 

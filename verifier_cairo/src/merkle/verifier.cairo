@@ -23,6 +23,21 @@ pub fn verify_opening<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq
         assert(row.len() == width, 'merkle.leaf_width');
     }
     let rows = canonical_rows(leaves);
+    let mut digests = array![];
+    for row in rows {
+        digests.append(H::hash_leaf(*row));
+    }
+    verify_path(root, depth, leaf_indices, digests.span(), siblings);
+    rows
+}
+
+/// The part of `verify_opening` after the leaves are hashed: checks the siblings against the
+/// plan of `leaf_indices` (which the caller checked with `check_indices`, one digest per
+/// index) and the recomputed root against `root`. The PCS calls it directly, its leaves being
+/// hashed from their calldata words.
+pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
+    root: D, depth: u32, leaf_indices: Span<u32>, leaf_digests: Span<D>, siblings: Span<felt252>,
+) {
     let mut n_missing = 0;
     for missing in sibling_plan(leaf_indices, depth) {
         n_missing += missing.len();
@@ -32,11 +47,7 @@ pub fn verify_opening<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq
     // The leaves' digests with their indices; each level hashes the pairs (2k, 2k + 1) of the
     // known nodes and the supplied ones, taken in increasing index order as the plan sends them.
     let mut indices = leaf_indices;
-    let mut nodes = array![];
-    for row in rows {
-        nodes.append(H::hash_leaf(*row));
-    }
-    let mut nodes = nodes.span();
+    let mut nodes = leaf_digests;
     for _ in 0..depth {
         let mut parents = array![];
         let mut parent_digests = array![];
@@ -58,7 +69,6 @@ pub fn verify_opening<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq
         nodes = parent_digests.span();
     }
     assert(*nodes[0] == root, 'merkle.path');
-    rows
 }
 
 /// Every value an integer in [0, p): a limb equal to p would be a second encoding of 0 in the

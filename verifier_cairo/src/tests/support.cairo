@@ -1,7 +1,12 @@
 //! Shorthands for the tests and the generated vectors.
 
 use core::poseidon::poseidon_hash_span;
-use crate::calldata::read_matmul;
+use starknet::syscalls::deploy_syscall;
+use starknet::testing::{pop_log, set_contract_address};
+use starknet::{ContractAddress, SyscallResultTrait};
+use crate::calldata::{read_matmul, read_pcs};
+use crate::contract::CairnVerifier::Event;
+use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
 use crate::fields::cm31::{CM31, CM31Trait};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait};
@@ -9,6 +14,8 @@ use crate::blake2s::Blake2sHash;
 use crate::matmul::verify_matmul;
 use crate::merkle::hashers::MerkleHasher;
 use crate::merkle::verifier::verify_opening;
+use crate::pcs::params::PcsParams;
+use crate::pcs::verifier::{QueryPhaseTrait, verify_batch};
 use super::vectors::MerkleCase;
 
 pub fn m31(x: u32) -> M31 {
@@ -57,4 +64,68 @@ fn verify_merkle<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
 ) -> Span<Span<u32>> {
     let root = H::read_digest(case.root).unwrap();
     verify_opening(root, case.depth, case.width, case.leaf_indices, case.leaves, case.siblings)
+}
+
+/// What the contract runs on kind-2 calldata, with any parameters: read it whole, verify the
+/// opening on a fresh channel; returns the statement's `io_hash`.
+pub fn verify_pcs(calldata: Array<felt252>, params: PcsParams) -> felt252 {
+    let decoded = read_pcs(calldata.span(), @params, true);
+    let mut channel = Default::default();
+    let phase = verify_batch(@params, decoded.statement, decoded.front, decoded.groups, ref channel);
+    assert(phase.is_complete(@params), 'incomplete');
+    poseidon_hash_span(decoded.io)
+}
+
+fn owner() -> ContractAddress {
+    'owner'.try_into().unwrap()
+}
+
+/// A CairnVerifier whose owner registered `models` (id, commitment entries); calls then come
+/// from another account.
+pub fn deploy_with_models(models: Array<(felt252, Span<felt252>)>) -> ICairnVerifierDispatcher {
+    let (address, _) = deploy_syscall(
+        CairnVerifier::TEST_CLASS_HASH.try_into().unwrap(), 0, array![owner().into()].span(), false,
+    )
+        .unwrap_syscall();
+    let verifier = ICairnVerifierDispatcher { contract_address: address };
+    set_contract_address(owner());
+    for (model_id, commitments) in models {
+        verifier.register_model(model_id, 'config', commitments);
+    }
+    set_contract_address('anyone'.try_into().unwrap());
+    verifier
+}
+
+/// The state the last `SessionState` event carries.
+fn last_session_state(verifier: ICairnVerifierDispatcher) -> Span<felt252> {
+    let mut state = None;
+    while let Some(event) = pop_log::<Event>(verifier.contract_address) {
+        if let Event::SessionState(e) = event {
+            state = Some(e.state);
+        }
+    }
+    state.unwrap()
+}
+
+/// `open_session` of a transaction that does not finish the proof: its id and state.
+pub fn open_session(
+    verifier: ICairnVerifierDispatcher, calldata: Array<felt252>,
+) -> (felt252, Span<felt252>) {
+    assert_eq!(verifier.open_session(calldata.span()), 0);
+    (poseidon_hash_span(calldata.span()), last_session_state(verifier))
+}
+
+/// `continue_session` of a transaction that does not finish the proof: the next state.
+pub fn continue_session(
+    verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>, groups: Array<felt252>,
+) -> Span<felt252> {
+    assert_eq!(verifier.continue_session(id, state, groups.span()), 0);
+    last_session_state(verifier)
+}
+
+/// The transaction that finishes session `id`: the proof hash.
+pub fn finish_session(
+    verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>, groups: Array<felt252>,
+) -> felt252 {
+    verifier.continue_session(id, state, groups.span())
 }

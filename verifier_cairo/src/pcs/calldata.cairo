@@ -1,0 +1,147 @@
+//! Reader of the PCS parts of the calldata (mirror of serializer/pcs_calldata.py;
+//! docs/calldata.md, "PCS opening"): a statement, an opening's front (the transcript part) and
+//! its group parts (the Merkle openings of each fold group). Counts the verifier knows in
+//! advance are checked where they are read, with the verifier's check names; counts that
+//! follow from the queries (opened leaves, siblings) are taken as given and checked by the
+//! verifier.
+
+use crate::calldata::{take, take_count, take_exact, take_u32_in, unpack_qm31, unpack_words};
+use crate::fields::qm31::QM31;
+use super::params::{PcsParams, poly_log_leaf};
+use super::proof::{Claim, GroupOpenings, OpeningFront, PolyStatement, TreeOpening};
+use super::queries::{BatchLayout, BatchLayoutTrait};
+use super::verifier::ROUND_SENT;
+
+/// The hash tag of a Poseidon252 commitment, the only kind opened on chain.
+pub const HASH_POSEIDON: felt252 = 1;
+const MAX_POLYS: u32 = 256;
+const MAX_CLAIMS: u32 = 256;
+const M31_PER_WORD: u32 = 8;
+
+/// J, then per polynomial: hash tag, n_vars, root, K and K claims (n_vars + 1 QM31 each).
+/// The checks of Python's `_check_statement`, poly by poly as the felts come.
+pub fn read_statement(ref data: Span<felt252>, params: @PcsParams) -> Span<PolyStatement> {
+    let n_polys = take_u32_in(ref data, 1, MAX_POLYS, 'pcs.statement');
+    let mut statement = array![];
+    for _ in 0..n_polys {
+        take_exact(ref data, HASH_POSEIDON, 'pcs.hash');
+        let n_vars = take_u32_in(ref data, 0, *params.max_n_vars, 'pcs.size');
+        let root = take(ref data);
+        let n_claims = take_u32_in(ref data, 1, MAX_CLAIMS, 'pcs.claim_shape');
+        let mut claims = array![];
+        for _ in 0..n_claims {
+            let point = take_qm31s(ref data, n_vars);
+            claims.append(Claim { point, value: unpack_qm31(take(ref data)) });
+        }
+        statement.append(PolyStatement { root, n_vars, claims: claims.span() });
+    }
+    statement.span()
+}
+
+/// Merge rounds and merged values (none when `aligned`), fold rounds, layer roots, final
+/// value, nonce: the counts of Python's `_check_shape`.
+pub fn read_front(
+    ref data: Span<felt252>, layout: @BatchLayout, aligned: bool, n_polys: u32,
+) -> OpeningFront {
+    let n = *layout.n_vars;
+    let merge = take_rounds(ref data, if aligned {
+        0
+    } else {
+        n
+    });
+    take_exact(ref data, if aligned {
+        0
+    } else {
+        n_polys.into()
+    }, 'pcs.merge_count');
+    let merged_values = take_qm31s(ref data, if aligned {
+        0
+    } else {
+        n_polys
+    });
+    let fold = take_rounds(ref data, n);
+    let n_layers = (*layout.groups).len() - 1;
+    take_exact(ref data, n_layers.into(), 'pcs.layer_count');
+    let mut layer_roots = array![];
+    for _ in 0..n_layers {
+        layer_roots.append(take(ref data));
+    }
+    let final_value = unpack_qm31(take(ref data));
+    let pow_nonce: u64 = match take(ref data).try_into() {
+        Some(nonce) => nonce,
+        None => core::panic_with_felt252('pcs.pow'),
+    };
+    OpeningFront { merge, merged_values, fold, layer_roots: layer_roots.span(), final_value, pow_nonce }
+}
+
+/// The openings group g reads: the layer committed at its start (g > 0), then each polynomial
+/// entering in it, in order.
+fn read_group(
+    ref data: Span<felt252>, params: @PcsParams, layout: @BatchLayout, g: u32,
+) -> GroupOpenings {
+    let (s, e) = *(*layout.groups)[g];
+    let layer = if g > 0 {
+        Some(read_tree_opening(ref data, 4 * crate::pcs::queries::pow2(e - s)))
+    } else {
+        None
+    };
+    let mut polys = array![];
+    for j in layout.group_polys(g) {
+        let n_j = *layout.n_vars - *(*layout.levels)[*j];
+        polys.append(read_tree_opening(ref data, crate::pcs::queries::pow2(poly_log_leaf(n_j, params))));
+    }
+    GroupOpenings { layer, polys: polys.span() }
+}
+
+/// Group parts from group `first` on: all the remaining ones when `whole` (the calldata of a
+/// complete proof), else as many whole parts as the calldata holds (a session's transaction);
+/// nothing may follow (`calldata.extra`).
+pub fn read_groups(
+    ref data: Span<felt252>, params: @PcsParams, layout: @BatchLayout, first: u32, whole: bool,
+) -> Span<GroupOpenings> {
+    let mut groups = array![];
+    let mut g = first;
+    while g < (*layout.groups).len() && (whole || !data.is_empty()) {
+        groups.append(read_group(ref data, params, layout, g));
+        g += 1;
+    }
+    assert(data.is_empty(), 'calldata.extra');
+    groups.span()
+}
+
+/// n_leaves ‖ each leaf's `width` values packed 8 per felt ‖ n_siblings ‖ siblings. All leaf
+/// words are taken before any is checked, then each leaf is unpacked in order.
+fn read_tree_opening(ref data: Span<felt252>, width: u32) -> TreeOpening {
+    let per_leaf = (width + M31_PER_WORD - 1) / M31_PER_WORD;
+    let n_leaves = take_count(ref data, per_leaf);
+    let mut words = array![];
+    let mut values = array![];
+    for _ in 0..n_leaves {
+        let leaf = data.slice(0, per_leaf);
+        data = data.slice(per_leaf, data.len() - per_leaf);
+        values.append(unpack_words(leaf, width.into()));
+        words.append(leaf);
+    }
+    let n_siblings = take_count(ref data, 1);
+    let siblings = data.slice(0, n_siblings);
+    data = data.slice(n_siblings, data.len() - n_siblings);
+    TreeOpening { words: words.span(), values: values.span(), siblings }
+}
+
+/// `count ‖ count rounds of [c0, c2]`; the count must be `n_rounds`.
+fn take_rounds(ref data: Span<felt252>, n_rounds: u32) -> Span<Span<QM31>> {
+    take_exact(ref data, n_rounds.into(), 'pcs.round_count');
+    let mut rounds = array![];
+    for _ in 0..n_rounds {
+        rounds.append(take_qm31s(ref data, ROUND_SENT));
+    }
+    rounds.span()
+}
+
+fn take_qm31s(ref data: Span<felt252>, count: u32) -> Span<QM31> {
+    let mut out = array![];
+    for _ in 0..count {
+        out.append(unpack_qm31(take(ref data)));
+    }
+    out.span()
+}

@@ -1,0 +1,105 @@
+//! The verifier's side of the foldable code (mirror of prover/pcs/code.py, `fold` and
+//! `inverse_double`): one fold of a pair and batch inversion of the twiddles.
+//!
+//! Gas: an M31 reduction (felt252 → u128, one u128 division) costs about as much as a dozen
+//! felt252 operations, so `fold_pair` works on unreduced felt252 coordinates and reduces each
+//! output coordinate once (4 reductions, against ~30 for the same formula over `QM31`).
+
+use crate::fields::m31::{M31, M31Trait, P};
+use crate::fields::qm31::{QM31, UnreducedQM31};
+
+/// 1/2 in M31: (p + 1) / 2.
+const HALF: felt252 = 0x40000000;
+/// p·2^31 > every `even` (< 2^62): keeps `odd − even` non-negative, a multiple of p.
+const OFFSET_EVEN: felt252 = 0x7fffffff * 0x80000000;
+/// p·2^67 > 5·2^95, the most the negative terms of one coordinate of r·w reach (r < 2^31,
+/// w < 2^64); `bd_re` carries it into a (twice) and b, c gets its own.
+const OFFSET_PRODUCT: felt252 = 0x7fffffff * 0x80000000000000000;
+
+/// One fold of the pair (W[2j], W[2j+1]) = (lo, hi) with challenge r:
+/// (1 − r)·(lo + hi)/2 + r·(lo − hi)/(2x) = (odd − even)·r + even, as Python computes it.
+///
+/// Per coordinate: even = (lo + hi)·(1/2) < 2^62, odd = (lo − hi + p)·(1/(2x)) < 2^63,
+/// w = odd − even + p·2^31 < 2^64; then r·w as a QM31 product ((A + Bu)(C + Du) =
+/// AC + BD(2 + i) + (AD + BC)u) with p·2^67 added where terms are negative: every output
+/// coordinate stays below 2^100 until its single reduction.
+pub fn fold_pair(lo: QM31, hi: QM31, inv_2x: M31, r: QM31) -> QM31 {
+    let inv: felt252 = inv_2x.into();
+    let p: felt252 = P.into();
+    let (l0, l1, l2, l3): (felt252, felt252, felt252, felt252) = (
+        lo.a.into(), lo.b.into(), lo.c.into(), lo.d.into(),
+    );
+    let (h0, h1, h2, h3): (felt252, felt252, felt252, felt252) = (
+        hi.a.into(), hi.b.into(), hi.c.into(), hi.d.into(),
+    );
+    let (e0, e1, e2, e3) = ((l0 + h0) * HALF, (l1 + h1) * HALF, (l2 + h2) * HALF, (l3 + h3) * HALF);
+    let w0 = (l0 - h0 + p) * inv - e0 + OFFSET_EVEN;
+    let w1 = (l1 - h1 + p) * inv - e1 + OFFSET_EVEN;
+    let w2 = (l2 - h2 + p) * inv - e2 + OFFSET_EVEN;
+    let w3 = (l3 - h3 + p) * inv - e3 + OFFSET_EVEN;
+    let (r0, r1, r2, r3): (felt252, felt252, felt252, felt252) = (
+        r.a.into(), r.b.into(), r.c.into(), r.d.into(),
+    );
+    // r = (r0 + r1 i) + (r2 + r3 i)u, w = (w0 + w1 i) + (w2 + w3 i)u.
+    let bd_re = r2 * w2 - r3 * w3 + OFFSET_PRODUCT;
+    let bd_im = r2 * w3 + r3 * w2;
+    QM31 {
+        a: M31Trait::reduce(r0 * w0 - r1 * w1 + 2 * bd_re - bd_im + e0),
+        b: M31Trait::reduce(r0 * w1 + r1 * w0 + bd_re + 2 * bd_im + e1),
+        c: M31Trait::reduce(r0 * w2 - r1 * w3 + r2 * w0 - r3 * w1 + OFFSET_PRODUCT + e2),
+        d: M31Trait::reduce(r0 * w3 + r1 * w2 + r2 * w1 + r3 * w0 + e3),
+    }
+}
+
+/// One fold of base values scaled by β, unreduced: fold is linear, so fold(β·v) =
+/// β·e + (β·r)·(o − e) with e = (v_lo + v_hi)/2 and o = (v_lo − v_hi)/(2x) in M31. The first
+/// group folds its polynomials' leaves this way, summing over polynomials before one
+/// reduction, instead of first scaling every value into QM31. Coordinates < 2^64.
+pub fn fold_base_pair(
+    v_lo: felt252, v_hi: felt252, inv_2x: M31, beta: QM31, beta_r: QM31,
+) -> UnreducedQM31 {
+    let p: felt252 = P.into();
+    let even: felt252 = M31Trait::reduce((v_lo + v_hi) * HALF).into();
+    let odd: felt252 = M31Trait::reduce((v_lo - v_hi + p) * inv_2x.into()).into();
+    let w = odd + p - even;
+    UnreducedQM31 {
+        a: beta.a.into() * even + beta_r.a.into() * w,
+        b: beta.b.into() * even + beta_r.b.into() * w,
+        c: beta.c.into() * even + beta_r.c.into() * w,
+        d: beta.d.into() * even + beta_r.d.into() * w,
+    }
+}
+
+/// Every x^-1 with one inversion (Montgomery's trick); every x is nonzero (twiddles of the
+/// line domains, doubled).
+pub fn batch_inverse(xs: Span<M31>) -> Span<M31> {
+    if xs.is_empty() {
+        return xs;
+    }
+    // prefix[i] = x_0 · … · x_i
+    let mut prefix = array![];
+    let mut acc = M31Trait::one();
+    for x in xs {
+        acc = acc * *x;
+        prefix.append(acc);
+    }
+    let prefix = prefix.span();
+    let mut inv = acc.inverse();
+    // Walk back: inv holds (x_0 · … · x_i)^-1, so x_i^-1 = inv · prefix[i − 1].
+    let mut reversed = array![];
+    let mut i = xs.len();
+    while i > 1 {
+        i -= 1;
+        reversed.append(inv * *prefix[i - 1]);
+        inv = inv * *xs[i];
+    }
+    reversed.append(inv);
+    let reversed = reversed.span();
+    let mut out = array![];
+    let mut j = reversed.len();
+    while j > 0 {
+        j -= 1;
+        out.append(*reversed[j]);
+    }
+    out.span()
+}

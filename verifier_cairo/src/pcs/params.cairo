@@ -1,0 +1,42 @@
+//! Public parameters of the PCS (mirror of prover/pcs/params.py). The contract compiles
+//! `POSEIDON_PARAMS` in, so every count the verifier checks (rounds, layers, queries,
+//! grinding) follows from them and from the public sizes, never from a proof.
+
+#[derive(Copy, Drop, Debug, PartialEq)]
+pub struct PcsParams {
+    /// Rate 2^-log_blowup.
+    pub log_blowup: u32,
+    /// 2^log_arity values folded per committed layer (a Merkle leaf holds all of them).
+    pub log_arity: u32,
+    pub n_queries: u32,
+    pub pow_bits: u32,
+    /// The largest n_vars these parameters open with the target soundness; Python derives it
+    /// from the soundness formula (`PcsParams.max_n_vars`), the generated tests check it.
+    pub max_n_vars: u32,
+}
+
+/// Python `POSEIDON_PARAMS`: rate 1/4, 16 values per leaf, 120 queries, 16 bits of grinding
+/// (97.4 bits at 2^16, 96.4 at 2^23; docs/pcs.md, "Soundness").
+pub const POSEIDON_PARAMS: PcsParams = PcsParams {
+    log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 16, max_n_vars: 23,
+};
+
+/// The folding levels (s, e] done between two committed layers, the first group full; the
+/// word at each s > 0 is committed, the one at the last e = n_vars is the final value.
+/// n_vars = 0 gives one empty group (0, 0).
+pub fn fold_groups(n_vars: u32, log_arity: u32) -> Span<(u32, u32)> {
+    let mut groups = array![];
+    let mut start = 0;
+    while start + log_arity < n_vars {
+        groups.append((start, start + log_arity));
+        start += log_arity;
+    }
+    groups.append((start, n_vars));
+    groups.span()
+}
+
+/// A polynomial's codeword is cut into leaves of 2^min(a, n) values: the most one query needs
+/// from it (a polynomial folds at most a levels before the next layer).
+pub fn poly_log_leaf(n_vars: u32, params: @PcsParams) -> u32 {
+    core::cmp::min(*params.log_arity, n_vars)
+}

@@ -1,0 +1,138 @@
+//! The transcript steps the PCS prover and verifier share (mirror of prover/pcs/transcript.py):
+//! the statement, the merge coefficients, the query positions.
+
+use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::fields::m31::M31Trait;
+use crate::fields::qm31::{QM31, QM31Trait};
+use super::params::PcsParams;
+use super::proof::{Claim, PolyStatement};
+use super::queries::pow2;
+
+/// ASCII "cairnPCS" as a u64.
+pub const PCS_TAG: u64 = 0x636169726e504353;
+
+/// Tag, parameters, then per polynomial its root, size and claims (points and values). The
+/// caller mixed the roots already, before deriving the claims' points; they are mixed again so
+/// the opening is bound to its statement whatever the caller did.
+pub fn absorb_statement(
+    ref channel: Poseidon252Channel, params: @PcsParams, statement: Span<PolyStatement>,
+) {
+    channel.mix_u64(PCS_TAG);
+    channel
+        .mix_u32s(
+            array![
+                *params.log_blowup, *params.log_arity, *params.n_queries, *params.pow_bits,
+                statement.len(),
+            ]
+                .span(),
+        );
+    for poly in statement {
+        // A Poseidon root on the Poseidon channel: one felt (Python `merkle.hashers.mix_root`).
+        channel.mix_root(*poly.root);
+        channel.mix_u32s(array![*poly.n_vars, (*poly.claims).len()].span());
+        for claim in *poly.claims {
+            let mut felts = array![];
+            felts.append_span(*claim.point);
+            felts.append(*claim.value);
+            channel.mix_felts(felts.span());
+        }
+    }
+}
+
+/// The common point when no merge is needed: one claim per polynomial, every point the suffix
+/// of the largest polynomial's point (the first of the largest, as Python's `max`).
+pub fn aligned_point(statement: Span<PolyStatement>) -> Option<Span<QM31>> {
+    let mut longest: Span<QM31> = array![].span();
+    let mut found = false;
+    for poly in statement {
+        if (*poly.claims).len() != 1 {
+            return None;
+        }
+        let point = *(*poly.claims)[0].point;
+        if !found || point.len() > longest.len() {
+            longest = point;
+            found = true;
+        }
+    }
+    for poly in statement {
+        let point = *(*poly.claims)[0].point;
+        if point != longest.slice(longest.len() - point.len(), point.len()) {
+            return None;
+        }
+    }
+    Some(longest)
+}
+
+/// eq(a, b) = Π (a_i b_i + (1 − a_i)(1 − b_i)).
+pub fn eq_eval(a: Span<QM31>, b: Span<QM31>) -> QM31 {
+    let one = QM31Trait::one();
+    let mut acc = one;
+    let mut i = 0;
+    for x in a {
+        let y = *b[i];
+        acc = acc * (*x * y + (one - *x) * (one - y));
+        i += 1;
+    }
+    acc
+}
+
+/// α^0, α^1, … over all claims in statement order, grouped per polynomial.
+pub fn merge_weights(alpha: QM31, statement: Span<PolyStatement>) -> Span<Span<QM31>> {
+    let mut out = array![];
+    let mut power = QM31Trait::one();
+    for poly in statement {
+        let mut row = array![];
+        for _ in 0..(*poly.claims).len() {
+            row.append(power);
+            power = power * alpha;
+        }
+        out.append(row.span());
+    }
+    out.span()
+}
+
+/// Σ_j 2^(n − n_j) Σ_k λ_jk v_jk: the merge sum-check's claim (a polynomial of n_j < n
+/// variables is read on the last n_j of the n variables, so it is summed 2^(n − n_j) times).
+pub fn merged_claim(
+    statement: Span<PolyStatement>, weights: Span<Span<QM31>>, n_vars: u32,
+) -> QM31 {
+    let mut total = QM31Trait::zero();
+    let mut j = 0;
+    for poly in statement {
+        let repeats = M31Trait::new(pow2(n_vars - *poly.n_vars));
+        let row = *weights[j];
+        let mut k = 0;
+        for claim in *poly.claims {
+            total = total + (*claim.value * *row[k]).scale(repeats);
+            k += 1;
+        }
+        j += 1;
+    }
+    total
+}
+
+/// Σ_k λ_k eq(z_k, tail): the merged eq weight of one polynomial at the merge point.
+pub fn merged_eq(claims: Span<Claim>, weights: Span<QM31>, tail: Span<QM31>) -> QM31 {
+    let mut total = QM31Trait::zero();
+    let mut k = 0;
+    for claim in claims {
+        total = total + *weights[k] * eq_eval(*claim.point, tail);
+        k += 1;
+    }
+    total
+}
+
+/// n_queries positions in [0, 2^log_size), one u32 word each (log_size ≤ 31), in draw order.
+pub fn draw_queries(ref channel: Poseidon252Channel, n_queries: u32, log_size: u32) -> Span<u32> {
+    let modulus: NonZero<u32> = pow2(log_size).try_into().unwrap();
+    let mut out = array![];
+    while out.len() < n_queries {
+        for word in channel.draw_u32s() {
+            if out.len() < n_queries {
+                let (_, position) = DivRem::div_rem(word, modulus);
+                out.append(position);
+            }
+        }
+    }
+    out.span()
+}

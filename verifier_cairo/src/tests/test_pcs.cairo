@@ -1,0 +1,129 @@
+//! PCS building blocks against Python; honest and tampered openings, committed-weight matmul
+//! proofs and sessions are the generated tests of `pcs_vectors`.
+
+use crate::channel::Poseidon252ChannelTrait;
+use crate::contract::ICairnVerifierDispatcherTrait;
+use crate::fields::m31::M31Trait;
+use crate::pcs::code::{batch_inverse, fold_pair};
+use crate::pcs::domain::{BlockTwiddlesTrait, CirclePoint, circle_mul, gen_pow2};
+use crate::pcs::params::{POSEIDON_PARAMS, fold_groups};
+use crate::pcs::queries::{BatchLayoutTrait, leaf_rows, shift_distinct, sorted_distinct};
+use super::pcs_vectors::{
+    fold_cases, inverse_case, mix_u32s_cases, poseidon_params, pow_cases, query_case,
+    twiddle_cases,
+};
+use super::support::deploy_with_models;
+
+#[test]
+fn mix_u32s_matches_python() {
+    for (start, words, digest) in mix_u32s_cases() {
+        let mut channel = Poseidon252ChannelTrait::new(start);
+        channel.mix_u32s(words);
+        assert_eq!(channel.digest(), digest);
+    }
+}
+
+#[test]
+fn proof_of_work_matches_python() {
+    for (digest, n_bits, nonce, ok) in pow_cases() {
+        assert_eq!(Poseidon252ChannelTrait::new(digest).verify_pow_nonce(n_bits, nonce), ok);
+    }
+}
+
+/// G^(2^m) doubles into G^(2^(m+1)); G^(2^30) is (−1, 0), of order 2.
+#[test]
+fn generator_powers_double() {
+    for m in 0..30_u32 {
+        let point = gen_pow2(m);
+        assert_eq!(circle_mul(point, point), gen_pow2(m + 1));
+    }
+    let minus_one = CirclePoint { x: -M31Trait::one(), y: M31Trait::zero() };
+    assert_eq!(gen_pow2(30), minus_one);
+}
+
+#[test]
+fn block_twiddles_match_python() {
+    for (log_size, block, k, expected) in twiddle_cases() {
+        let mut got = array![];
+        for x in BlockTwiddlesTrait::new(log_size, k).at(block) {
+            got.append((*x).into());
+        }
+        let mut want: Array<felt252> = array![];
+        for x in expected {
+            want.append((*x).into());
+        }
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn folds_match_python() {
+    for (lo, hi, inv_2x, r, expected) in fold_cases() {
+        assert_eq!(fold_pair(lo, hi, M31Trait::new(inv_2x), r), expected);
+    }
+}
+
+#[test]
+fn batch_inverse_matches_python() {
+    let (values, inverses) = inverse_case();
+    let mut xs = array![];
+    for v in values {
+        xs.append(M31Trait::new(*v));
+    }
+    let mut i = 0;
+    for inv in batch_inverse(xs.span()) {
+        assert_eq!(*inv, M31Trait::new(*inverses[i]));
+        i += 1;
+    }
+    assert_eq!(i, values.len());
+    assert_eq!(batch_inverse(array![].span()).len(), 0);
+}
+
+#[test]
+fn sorted_positions_match_python() {
+    let (values, distinct, shifted) = query_case();
+    let sorted = sorted_distinct(values);
+    assert_eq!(sorted, distinct);
+    assert_eq!(shift_distinct(sorted, 5), shifted);
+    // Each position's leaf row among the shifted leaves.
+    let rows = leaf_rows(shifted, sorted, 5);
+    let mut i = 0;
+    for position in sorted {
+        assert_eq!(*shifted[*rows[i]], *position / 32);
+        i += 1;
+    }
+}
+
+#[test]
+fn fold_groups_and_layout_match_python() {
+    assert_eq!(fold_groups(0, 4), array![(0, 0)].span());
+    assert_eq!(fold_groups(4, 4), array![(0, 4)].span());
+    assert_eq!(fold_groups(10, 4), array![(0, 4), (4, 8), (8, 10)].span());
+    // Sizes 7, 3, 0, 5 with arity 2: levels 0, 4, 7, 2 in groups 0, 1, 3, 0.
+    let layout = BatchLayoutTrait::new(array![7, 3, 0, 5].span(), 2);
+    assert_eq!(layout.levels, array![0, 4, 7, 2].span());
+    assert_eq!(layout.poly_groups, array![0, 1, 3, 0].span());
+    assert_eq!(layout.group_polys(0), array![0, 3].span());
+    assert_eq!(layout.entering(4), array![1].span());
+}
+
+/// The parameters the contract compiles in are Python's production ones.
+#[test]
+fn contract_parameters_are_python_production_parameters() {
+    assert_eq!(POSEIDON_PARAMS, poseidon_params());
+}
+
+/// Kind 1 has no session.
+#[test]
+#[should_panic(expected: ('calldata.kind', 'ENTRYPOINT_FAILED'))]
+fn matmul_proofs_have_no_session() {
+    let verifier = deploy_with_models(array![]);
+    verifier.open_session(super::vectors::matmul_3x5x2().span());
+}
+
+#[test]
+#[should_panic(expected: ('session.unknown', 'ENTRYPOINT_FAILED'))]
+fn continuing_an_unknown_session() {
+    let verifier = deploy_with_models(array![]);
+    verifier.continue_session(1, array![].span(), array![].span());
+}
