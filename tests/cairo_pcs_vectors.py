@@ -230,9 +230,15 @@ def pcs_verdict(felts: list[int], params: PcsParams) -> str | None:
 class Honest:
     """An honest opening: statement, proof, and its calldata split as a session splits it."""
 
+    params: PcsParams
     statement: list
     opening: OpeningProof
     parts: CalldataParts
+
+    @staticmethod
+    def prove(params: PcsParams, prover_side: list, statement: list) -> Honest:
+        proof = open_batch(prover_side, Poseidon252Channel())
+        return Honest(params, statement, proof, encode_parts(PcsOpening(statement, proof), params))
 
     @property
     def felts(self) -> list[int]:
@@ -241,7 +247,7 @@ class Honest:
     def encode(self, statement: list | None = None, **changes: object) -> list[int]:
         """The calldata with the statement or opening fields replaced."""
         proof = dataclasses.replace(self.opening, **changes)
-        return encode_parts(PcsOpening(statement or self.statement, proof), WEAK).flat
+        return encode_parts(PcsOpening(statement or self.statement, proof), self.params).flat
 
     def front_at(self, field: str) -> int:
         """Offset of a front field, counted back from the end of the front."""
@@ -303,12 +309,14 @@ def malicious_openings(single: Honest, prover_side: list, other: Commitment) -> 
     fake = (data.values + 1) % P
     lie = [Claim(c.point, evaluate(fake, c.point)) for c in claims]
     false_claim = open_batch([(dataclasses.replace(data, values=fake), lie)], Poseidon252Channel())
-    weak = dataclasses.replace(WEAK, n_queries=WEAK.n_queries - 1)
-    fewer = open_batch([(dataclasses.replace(data, params=weak), claims)], Poseidon252Channel())
+    fewer_params = dataclasses.replace(single.params, n_queries=single.params.n_queries - 1)
+    fewer = open_batch(
+        [(dataclasses.replace(data, params=fewer_params), claims)], Poseidon252Channel()
+    )
     commitment = single.statement[0][0]
 
     def opening(statement: list, proof: OpeningProof) -> list[int]:
-        return encode_parts(PcsOpening(statement, proof), WEAK).flat
+        return encode_parts(PcsOpening(statement, proof), single.params).flat
 
     cases = [
         ("bad_layer", "A prover committing a layer that is not the fold of the previous one.",
@@ -328,8 +336,9 @@ def pcs_tampers(single: Honest, batch: Honest) -> list[Tamper]:
     sp, bp, one = single.opening, batch.opening, QM31(1, 0, 0, 0)
     s_felts = single.felts
     poly = sp.poly_openings[0]
-    layer = sp.layer_openings[0]
     group0, group1 = single.group_at(0), single.group_at(1)
+    # Values in the first word of polynomial 0's first leaf (a leaf of 2^min(a, n) values).
+    first_word = min(8, len(poly.leaves[0]))
     cw, claims = single.statement[0]
     value_plus_one = [(cw, [Claim(claims[0].point, claims[0].value + one)])]
     b_cw, b_claims = batch.statement[0]
@@ -349,7 +358,7 @@ def pcs_tampers(single: Honest, batch: Honest) -> list[Tamper]:
         ("statement_hash", "Polynomial 0 tagged Blake2s.", edit(s_felts, 3, lambda _: 2),
          "pcs.hash"),
         ("statement_size", "Polynomial 0 larger than the parameters open.",
-         edit(s_felts, 4, lambda _: WEAK.max_n_vars + 1), "pcs.size"),
+         edit(s_felts, 4, lambda _: single.params.max_n_vars + 1), "pcs.size"),
         ("statement_no_claim", "Polynomial 0 with no claim.", edit(s_felts, 6, lambda _: 0),
          "pcs.claim_shape"),
         ("wrong_value", "The claimed value + 1 (aligned: the fold's claim breaks).",
@@ -379,23 +388,22 @@ def pcs_tampers(single: Honest, batch: Honest) -> list[Tamper]:
         ("qm31_limb", "A fold coefficient with a coordinate equal to p.",
          edit(s_felts, single.front_at("fold"), lambda x: set_limb(x, 4, 2, P)), "calldata.limb"),
         ("leaf_limb_p", "A polynomial leaf value equal to p.",
-         edit(s_felts, group0 + 1, lambda w: set_limb(w, 4, 0, P)), "calldata.limb"),
+         edit(s_felts, group0 + 1, lambda w: set_limb(w, first_word, 0, P)), "calldata.limb"),
         ("layer_leaf_limb_p", "A layer leaf value equal to p.",
          edit(s_felts, group1 + 2, lambda w: set_limb(w, 8, 7, P)), "calldata.limb"),
-        ("leaf_marker", "A polynomial leaf word without its length marker.",
-         edit(s_felts, group0 + 1, lambda w: w % (1 << 248)), "calldata.marker"),
+        ("leaf_marker", "A polynomial leaf word with another length marker.",
+         edit(s_felts, group0 + 1, lambda w: w ^ (1 << 249)), "calldata.marker"),
         ("leaf_count_huge", "A leaf count of 2^40.", edit(s_felts, group0, lambda _: 1 << 40),
          "calldata.truncated"),
         ("fewer_queries_opened", "A polynomial opening without its first leaf.",
          single.encode(poly_openings=[MerkleOpening(poly.leaves[1:], poly.siblings)]),
          "pcs.query_count"),
-        ("sibling_count", "A layer opening missing a sibling.",
-         single.encode(layer_openings=replaced(sp.layer_openings, 0,
-                                               MerkleOpening(layer.leaves, layer.siblings[1:]))),
+        ("sibling_count", "The polynomial's opening missing a sibling.",
+         single.encode(poly_openings=[MerkleOpening(poly.leaves, poly.siblings[1:])]),
          "merkle.sibling_count"),
-        ("tampered_path", "A layer opening's first sibling flipped.",
-         single.encode(layer_openings=replaced(sp.layer_openings, 0, MerkleOpening(
-             layer.leaves, replaced(layer.siblings, 0, layer.siblings[0] ^ 1)))),
+        ("tampered_path", "The polynomial's opening with its last sibling flipped.",
+         single.encode(poly_openings=[MerkleOpening(
+             poly.leaves, replaced(poly.siblings, -1, poly.siblings[-1] ^ 1))]),
          "merkle.path"),
         ("leaf_value", "A polynomial leaf value + 1.",
          single.encode(poly_openings=[MerkleOpening(leaf_plus_one, poly.siblings)]),
@@ -423,44 +431,54 @@ def pcs_tampers(single: Honest, batch: Honest) -> list[Tamper]:
     ]
 
 
+def opening_cases(
+    rng: random.Random, params: PcsParams, n: int
+) -> tuple[dict[str, Honest], list[Tamper]]:
+    """An aligned opening of one polynomial of 2^n values (at least two layers), a merged
+    batch (sizes n, 3, 0, 5, n with 2, 1, 2, 1, 1 claims), and every tampered variant with
+    the check it must fail."""
+    single_side, single_statement = commit_batch(rng, params, [n], [1], True)
+    batch_side, batch_statement = commit_batch(rng, params, [n, 3, 0, 5, n], [2, 1, 2, 1, 1], False)
+    single = Honest.prove(params, single_side, single_statement)
+    batch = Honest.prove(params, batch_side, batch_statement)
+    gen = np.random.default_rng(rng.randrange(1 << 32))
+    other, _ = commit(gen.integers(0, P, 1 << n), params)
+    tampers = pcs_tampers(single, batch) + malicious_openings(single, single_side, other)
+    return {"single": single, "batch": batch}, tampers
+
+
 def pcs_vectors(rng: random.Random) -> str:
     """Honest openings (one aligned polynomial, a merged batch of five sizes, an aligned batch,
     a constant, and one with the contract's parameters) and tampered variants."""
-    cases = {
-        "single": (WEAK, [7], [1], True),
-        "batch": (WEAK, [7, 3, 0, 5, 7], [2, 1, 2, 1, 1], False),
-        "aligned": (WEAK, [7, 4, 1, 0], [1] * 4, True),
-        "constant": (WEAK, [0], [1], True),
-        "production": (POSEIDON_PARAMS, [6], [1], True),
-    }
-    honest: dict[str, Honest] = {}
-    prover_sides = {}
+    honest, tampers = opening_cases(rng, WEAK, 7)
+    for name, (params, sizes, n_claims) in {
+        "aligned": (WEAK, [7, 4, 1, 0], [1] * 4),
+        "constant": (WEAK, [0], [1]),
+        "production": (POSEIDON_PARAMS, [6], [1]),
+    }.items():
+        honest[name] = Honest.prove(params, *commit_batch(rng, params, sizes, n_claims, True))
     out = []
-    for name, (params, sizes, n_claims, aligned) in cases.items():
-        prover_side, statement = commit_batch(rng, params, sizes, n_claims, aligned)
-        proof = open_batch(prover_side, Poseidon252Channel())
-        parts = encode_parts(PcsOpening(statement, proof), params)
-        honest[name], prover_sides[name] = Honest(statement, proof, parts), prover_side
-        assert pcs_verdict(parts.flat, params) is None
+    for name, case in honest.items():
+        flat = case.felts
+        assert pcs_verdict(flat, case.params) is None
+        sizes = [c.n_vars for c, _ in case.statement]
+        n_claims = [len(claims) for _, claims in case.statement]
         out.append(
             function(
                 f"pcs_{name}",
                 "Array<felt252>",
-                felts(parts.flat),
-                f"An honest opening of 2^{sizes} values, {n_claims} claims ({len(parts.flat)} "
-                "felts).",
+                felts(flat),
+                f"An honest opening of 2^{sizes} values, {n_claims} claims ({len(flat)} felts).",
             )
         )
-        literal = "poseidon_params()" if params is POSEIDON_PARAMS else params_literal(params)
-        io = hash_many(io_felts(parts.flat, params))
+        literal = (
+            "poseidon_params()" if case.params is POSEIDON_PARAMS else params_literal(case.params)
+        )
+        io = hash_many(io_felts(flat, case.params))
         out.append(
             f"#[test]\nfn pcs_{name}_verifies() {{\n"
             f"    assert_eq!(verify_pcs(pcs_{name}(), {literal}), {felt(io)});\n}}\n"
         )
-    gen = np.random.default_rng(rng.randrange(1 << 32))
-    other, _ = commit(gen.integers(0, P, 1 << 7), WEAK)
-    tampers = pcs_tampers(honest["single"], honest["batch"])
-    tampers += malicious_openings(honest["single"], prover_sides["single"], other)
     weak = params_literal(WEAK)
     for t in tampers:
         verdict = pcs_verdict(t.felts, WEAK)
@@ -488,10 +506,22 @@ def session_hash(parts: list[list[int]]) -> int:
     return acc
 
 
-def committed_vectors(rng: random.Random) -> str:
+@dataclass(frozen=True)
+class CommittedCase:
+    """An honest committed-B matmul proof's calldata, the registry it is checked against
+    (model id -> commitment entries) and its tampered variants."""
+
+    parts: CalldataParts
+    models: dict[int, list[int]]
+    tampers: list[Tamper]
+
+
+def committed_case(rng: random.Random) -> CommittedCase:
     """A 2×16×32 product with B committed (2^9 values: three fold groups, two layers),
     registered as weight 1 of model 7 (weight 0 is a Blake2s commitment, so the contract walks
-    the list); model 9 registers another B."""
+    the list); model 9 registers another B. Tampered: the binding (unknown model, missing
+    weight, another weight, another model, a proof against model 9's B, B's root), the
+    statement and sum-check, and B's opening (layer root, counts, nonce, path, a limb p)."""
     gen = np.random.default_rng(rng.randrange(1 << 32))
     inst = make_instance(gen.integers(-128, 128, (2, 16)), gen.integers(-128, 128, (16, 32)))
     tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
@@ -544,6 +574,8 @@ def committed_vectors(rng: random.Random) -> str:
          "matmul.final_evaluation"),
         ("merge_rounds", "A merge round count for the single aligned claim.",
          edit(f, b_value + 1, lambda _: 1), "pcs.round_count"),
+        ("layer_root", "The first layer root changed (it is in the transcript).",
+         edit(f, front - 2 - len(opening.layer_roots), lambda x: x ^ 1), "pcs.claim"),
         ("fewer_layers", "The last layer left out.",
          reencode(layer_roots=opening.layer_roots[:-1],
                   layer_openings=opening.layer_openings[:-1]), "pcs.layer_count"),
@@ -558,6 +590,16 @@ def committed_vectors(rng: random.Random) -> str:
         ("limb", "A value of B's first opened leaf equal to p.",
          edit(f, group[0] + 1, lambda w: set_limb(w, 8, 0, P)), "calldata.limb"),
     ]  # fmt: skip
+    tampers = [Tamper(name, doc, "committed", felts, reason) for name, doc, felts, reason in cases]
+    for t in tampers:
+        verdict = contract_check(t.felts, models)
+        assert verdict == t.reason, f"{t.name}: Python says {verdict}, expected {t.reason}"
+    return CommittedCase(parts, models, tampers)
+
+
+def committed_vectors(rng: random.Random) -> str:
+    case = committed_case(rng)
+    f = case.parts.flat
     out = [
         function(
             "committed_2x16x32",
@@ -571,7 +613,7 @@ def committed_vectors(rng: random.Random) -> str:
             "Array<(felt252, Span<felt252>)>",
             "array![\n"
             + "".join(
-                f"        ({m}, {span([felt(x) for x in c], 8)}),\n" for m, c in models.items()
+                f"        ({m}, {span([felt(x) for x in c], 8)}),\n" for m, c in case.models.items()
             )
             + "    ]",
             "The registered models: id and commitment entries (docs/registry.md).",
@@ -583,18 +625,17 @@ def committed_vectors(rng: random.Random) -> str:
         f"{felt(hash_many(io_felts(f)))}, kind: 3 }};\n"
         f"    assert_eq!(verifier.get_proof({felt(hash_many(f))}), record);\n}}\n",
     ]
-    for name, doc, tampered, reason in cases:
-        verdict = contract_check(tampered, models)
-        assert verdict == reason, f"{name}: Python says {verdict}, expected {reason}"
-        start, end, insert = minimal_splice(f, tampered)
+    for t in case.tampers:
+        start, end, insert = minimal_splice(f, t.felts)
         call = f"let calldata = splice(committed_2x16x32(), {start}, {end}, "
         call += f"{array([felt(x) for x in insert], 4, used=4 + len(call))});"
         out.append(
-            f"/// {doc}\n#[test]\n#[should_panic(expected: ('{reason}', 'ENTRYPOINT_FAILED'))]\n"
-            f"fn committed_tampered_{name}() {{\n    {call}\n"
+            f"/// {t.doc}\n#[test]\n"
+            f"#[should_panic(expected: ('{t.reason}', 'ENTRYPOINT_FAILED'))]\n"
+            f"fn committed_tampered_{t.name}() {{\n    {call}\n"
             f"    deploy_with_models(committed_models()).verify(calldata.span());\n}}\n"
         )
-    out.append(session_vectors(parts, models))
+    out.append(session_vectors(case.parts, case.models))
     return "\n".join(out)
 
 

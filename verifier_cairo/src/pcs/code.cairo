@@ -73,33 +73,30 @@ pub fn fold_base_pair(
 /// Every x^-1 with one inversion (Montgomery's trick); every x is nonzero (twiddles of the
 /// line domains, doubled).
 pub fn batch_inverse(xs: Span<M31>) -> Span<M31> {
-    if xs.is_empty() {
-        return xs;
-    }
-    // prefix[i] = x_0 · … · x_i
-    let mut prefix = array![];
+    // before[i] = x_0 · … · x_(i−1)
+    let mut before = array![];
     let mut acc = M31Trait::one();
     for x in xs {
+        before.append(acc);
         acc = acc * *x;
-        prefix.append(acc);
     }
-    let prefix = prefix.span();
-    let mut inv = acc.inverse();
-    // Walk back: inv holds (x_0 · … · x_i)^-1, so x_i^-1 = inv · prefix[i − 1].
+    // Backwards: `inv` is (x_0 · … · x_i)^-1, so x_i^-1 = inv · before[i].
+    let mut inv = if xs.is_empty() {
+        acc
+    } else {
+        acc.inverse()
+    };
+    let mut before = before.span();
+    let mut xs = xs;
     let mut reversed = array![];
-    let mut i = xs.len();
-    while i > 1 {
-        i -= 1;
-        reversed.append(inv * *prefix[i - 1]);
-        inv = inv * *xs[i];
+    while let Some(x) = xs.pop_back() {
+        reversed.append(inv * *before.pop_back().unwrap());
+        inv = inv * *x;
     }
-    reversed.append(inv);
-    let reversed = reversed.span();
+    let mut reversed = reversed.span();
     let mut out = array![];
-    let mut j = reversed.len();
-    while j > 0 {
-        j -= 1;
-        out.append(*reversed[j]);
+    while let Some(x) = reversed.pop_back() {
+        out.append(*x);
     }
     out.span()
 }
