@@ -1,4 +1,5 @@
-"""`cairn bench matmul | layers`: prover and verifier speed, memory and proof sizes.
+"""`cairn bench matmul | layers | pcs`: prover and verifier speed, memory and proof sizes, and
+L2 gas on a devnet.
 
 Timings are the best of --repeat runs; peak memory is measured in a separate run under
 tracemalloc (numpy reports its buffers to it) so its overhead does not touch the timings.
@@ -22,14 +23,21 @@ from rich.table import Table
 
 from cairn import examples
 from cairn.console import errors_as_exit, fail, out
-from cairn.deploy import contract, devnet
+from cairn.deploy import contract, devnet, registry
 from cairn.deploy.build import build
 from cairn.deploy.toolchain import default_toolchain
+from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.claims import Claim
+from cairn.prover.fields.m31 import P
+from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.mle import evaluate
+from cairn.prover.pcs import POSEIDON_PARAMS, commit, open_batch
 from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
@@ -38,6 +46,9 @@ from cairn.serializer.codec import proof_felts
 
 DEFAULT_SHAPES = ["512x512x512", "128x768x3072"]
 ONCHAIN_SHAPES = ["8x8x8", "32x64x16", "64x64x64"]
+ONCHAIN_PCS_SIZES = [16, 20]
+ONCHAIN_COMMITTED_SHAPES = ["1x256x256", "1x1024x1024"]
+BENCH_MODEL = 1  # the model id the committed-weight benchmarks register their B under
 
 
 def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -106,6 +117,67 @@ def measure_onchain(shapes: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
                     {
                         "shape": f"{m}x{k}x{n}",
                         "calldata_felts": len(felts),
+                        "l2_gas": verdict.l2_gas,
+                        "fee_fri": verdict.fee_fri,
+                    }
+                )
+
+        asyncio.run(run())
+    return rows
+
+
+def _opening(log_size: int, rng: np.random.Generator) -> calldata.PcsOpening:
+    """One Poseidon commitment to 2^log_size random values and one true claim on it."""
+    values = rng.integers(0, P, 1 << log_size)
+    commitment, data = commit(values, POSEIDON_PARAMS)
+    point = tuple(QM31Array.random(rng, log_size).to_list())
+    claim = Claim(point, evaluate(values, point))
+    return calldata.PcsOpening(
+        [(commitment, [claim])], open_batch([(data, [claim])], Poseidon252Channel())
+    )
+
+
+def measure_pcs_onchain(
+    log_sizes: list[int], shapes: list[tuple[int, int, int]]
+) -> list[dict[str, Any]]:
+    """L2 gas of verifying PCS openings (kind 2) and committed-weight matmuls (kind 3, B
+    registered as weight i of model BENCH_MODEL) on a devnet started for the purpose; a proof
+    too large for one transaction is verified in a session."""
+    tc = default_toolchain().require()
+    art = build(tc)
+    rng = np.random.default_rng(0)
+    proofs: list[tuple[str, calldata.OnchainProof]] = [
+        (f"opening 2^{n}", _opening(n, rng)) for n in log_sizes
+    ]
+    entries: list[int] = []
+    for i, (m, k, n) in enumerate(shapes):
+        inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
+        tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
+        entries += calldata.commitment_entry(tensor)
+        bound = calldata.BoundMatmul(BENCH_MODEL, i, prove_matmul(inst, data))
+        proofs.append((f"committed matmul {m}x{k}x{n}", bound))
+    rows = []
+    with tempfile.TemporaryDirectory() as logs, devnet.running_devnet(tc, Path(logs)) as info:
+        acc = devnet.predeployed_accounts(info.url)[0]
+
+        async def run() -> None:
+            account = await contract.connect(info.url, acc.address, acc.private_key)
+            dep = await contract.declare_and_deploy(account, art)
+            if entries:
+                await registry.register_model(account, dep.address, BENCH_MODEL, 0, entries)
+            for what, proof in proofs:
+                parts = calldata.encode_parts(proof)
+                verdict = await contract.verify_parts(account, dep.address, parts)
+                if not verdict.accepted:
+                    raise contract.ChainError(f"{what} rejected on chain: {verdict.reason}")
+                rows.append(
+                    {
+                        "proof": what,
+                        "calldata_felts": len(parts.flat),
+                        "transactions": [
+                            {"calldata_felts": t.calldata_felts, "l2_gas": t.l2_gas}
+                            for t in verdict.transactions
+                        ],
                         "l2_gas": verdict.l2_gas,
                         "fee_fri": verdict.fee_fri,
                     }
@@ -189,6 +261,40 @@ def _report(table: Table, rows: list[dict[str, Any]], out_path: Path | None) -> 
     out.print(f"machine: {machine}")
     if out_path:
         out_path.write_text(json.dumps({"machine": machine, "results": rows}, indent=2))
+
+
+@bench_app.command("pcs")
+def bench_pcs(
+    onchain: Annotated[
+        bool, typer.Option(help="measure L2 gas of on-chain verification on a fresh devnet")
+    ] = False,
+    log_size: Annotated[
+        list[int] | None, typer.Option(min=0, max=23, help="opening of 2^N values (repeatable)")
+    ] = None,
+    shape: Annotated[
+        list[str] | None, typer.Option(help="committed-weight matmul MxKxN (repeatable)")
+    ] = None,
+    out_path: Annotated[Path | None, typer.Option("--out", help="also write JSON here")] = None,
+) -> None:
+    """On-chain cost of PCS openings and committed-weight matmuls (Poseidon commitments, the
+    contract's parameters); commit/open/verify times are `python benchmarks/pcs.py`."""
+    if not onchain:
+        raise fail("only --onchain is measured here; off-chain figures: python benchmarks/pcs.py")
+    shapes = [_parse(s) for s in shape or ONCHAIN_COMMITTED_SHAPES]
+    sizes = ONCHAIN_PCS_SIZES if log_size is None else log_size
+    with errors_as_exit(), out.status("proving, then verifying on a devnet"):
+        rows = measure_pcs_onchain(sizes, shapes)
+    table = Table("proof", "calldata", "transactions (felts: L2 gas)", "L2 gas", "fee")
+    for r in rows:
+        txs = ", ".join(f"{t['calldata_felts']}: {t['l2_gas']:,}" for t in r["transactions"])
+        table.add_row(
+            r["proof"],
+            f"{r['calldata_felts']} felts",
+            txs,
+            f"{r['l2_gas']:,}",
+            f"{r['fee_fri']:,} FRI",
+        )
+    _report(table, rows, out_path)
 
 
 @bench_app.command("matmul")

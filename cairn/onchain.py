@@ -1,4 +1,4 @@
-"""`cairn devnet | deploy | verify-onchain | demo`: the on-chain path."""
+"""`cairn devnet | deploy | register-model | verify-onchain | demo`: the on-chain path."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ import typer
 from starknet_py.net.account.account import Account
 
 from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
-from cairn.deploy import contract, deployments, devnet
+from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.toolchain import default_toolchain
+from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
-from cairn.serializer import calldata, proof_file
+from cairn.prover.walk.proof import WalkProof
+from cairn.serializer import calldata, commitment_file, proof_file
 
 devnet_app = typer.Typer(help="A local starknet-devnet in the background.", no_args_is_help=True)
 
@@ -126,35 +128,98 @@ async def _deploy(t: Target, art: Artifacts, owner: int | None = None) -> contra
     return await contract.declare_and_deploy(await _account(t), art, owner)
 
 
+def _address(t: Target, address: str | None) -> int:
+    addr = _hex("--address", address) if address else deployments.lookup(t.rpc)
+    if addr is None:
+        raise fail(f"no CairnVerifier recorded for {t.rpc}: run `cairn deploy` or give --address")
+    return addr
+
+
+AddressOpt = Annotated[str | None, typer.Option(help="CairnVerifier address")]
+
+
+def register_model(
+    model_id: Annotated[str, typer.Argument(help="model id (0x… or decimal, not 0)")],
+    commitments: Annotated[
+        list[Path], typer.Argument(help="commitment files (`cairn commit`), in weight order")
+    ],
+    config_hash: Annotated[str, typer.Option(help="the model's configuration hash (0x…)")] = "0x0",
+    rpc: Rpc = None,
+    account: AccountOpt = None,
+    private_key: KeyOpt = None,
+    address: AddressOpt = None,
+) -> None:
+    """Register a model's weight commitments (owner only; docs/registry.md): weight i of the
+    model is the i-th file's commitment."""
+    with errors_as_exit():
+        entries = [
+            f for path in commitments for f in calldata.commitment_entry(commitment_file.load(path))
+        ]
+        t = _target(rpc, account, private_key)
+        addr = _address(t, address)
+        model, config = int(model_id, 0), _hex("--config-hash", config_hash)
+        tx = asyncio.run(_register(t, addr, model, config, entries))
+    out.print(f"model {model:#x} registered with {len(commitments)} commitment(s) ({tx:#x})")
+
+
+async def _register(t: Target, addr: int, model: int, config: int, entries: list[int]) -> int:
+    return await registry.register_model(await _account(t), addr, model, config, entries)
+
+
+def _onchain_proof(
+    proof: MatmulProof | WalkProof, model_id: str | None, weight: int
+) -> calldata.OnchainProof:
+    """A committed-weight matmul goes on chain bound to the registered model it claims."""
+    if isinstance(proof, WalkProof):
+        raise fail(
+            f"{proof.statement.kind!r} proofs are not verified on chain yet: only matmul proofs"
+        )
+    if proof.instance.b_commitment is None:
+        if model_id is not None:
+            raise fail("--model-id binds committed-weight proofs; this proof's B is public")
+        return proof
+    if model_id is None:
+        raise fail("a committed-weight proof names its model: give --model-id (and --weight)")
+    return calldata.BoundMatmul(int(model_id, 0), weight, proof)
+
+
 def verify_onchain(
     file: Annotated[Path, typer.Argument(help="proof file")],
     rpc: Rpc = None,
     account: AccountOpt = None,
     private_key: KeyOpt = None,
-    address: Annotated[str | None, typer.Option(help="CairnVerifier address")] = None,
+    address: AddressOpt = None,
+    model_id: Annotated[
+        str | None,
+        typer.Option(help="registered model whose weight B is (committed-weight proofs)"),
+    ] = None,
+    weight: Annotated[int, typer.Option(min=0, help="B's index among the model's commitments")] = 0,
 ) -> None:
-    """Verify a proof with the deployed contract: exit 0 accepted, 1 rejected, 2 usage."""
+    """Verify a proof with the deployed contract: exit 0 accepted, 1 rejected, 2 usage. A proof
+    too large for one transaction is verified in a session of several."""
     with errors_as_exit():
-        felts = calldata.encode(proof_file.load(file))
-        total = len(felts) + contract.INVOKE_OVERHEAD_FELTS
-        if total > contract.MAX_CALLDATA_FELTS:
+        parts = calldata.encode_parts(_onchain_proof(proof_file.load(file), model_id, weight))
+        total = len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS
+        if not parts.groups and total > contract.MAX_CALLDATA_FELTS:
             raise fail(
                 f"calldata of {total} felts exceeds Starknet's limit of "
                 f"{contract.MAX_CALLDATA_FELTS} per transaction; prove a smaller instance"
             )
         t = _target(rpc, account, private_key)
-        addr = _hex("--address", address) if address else deployments.lookup(t.rpc)
-        if addr is None:
-            raise fail(
-                f"no CairnVerifier recorded for {t.rpc}: run `cairn deploy` or give --address"
-            )
-        verdict = asyncio.run(_verify(t, addr, felts))
+        verdict = asyncio.run(_verify(t, _address(t, address), parts))
     out.print(f"calldata      {total} felts")
-    if verdict.tx_hash is not None:
-        out.print(
-            f"transaction   {verdict.tx_hash:#x}\nL2 gas        {verdict.l2_gas}\n"
-            f"fee           {verdict.fee_fri} FRI"
+    for i, tx in enumerate(verdict.transactions, 1):
+        label = (
+            "transaction"
+            if len(verdict.transactions) == 1
+            else f"tx {i}/{len(verdict.transactions)}"
         )
+        out.print(
+            f"{label:<13} {tx.tx_hash:#x}: {tx.calldata_felts} felts, L2 gas {tx.l2_gas}, "
+            f"fee {tx.fee_fri} FRI"
+        )
+    if verdict.l2_gas is not None:
+        out.print(f"L2 gas        {verdict.l2_gas}\nfee           {verdict.fee_fri} FRI")
     if not verdict.accepted:
         raise fail(f"rejected on chain: {verdict.reason}", EXIT_REJECTED)
     out.print(
@@ -163,11 +228,11 @@ def verify_onchain(
     )
 
 
-async def _verify(t: Target, addr: int, felts: list[int]) -> contract.OnchainVerdict:
+async def _verify(t: Target, addr: int, parts: calldata.CalldataParts) -> contract.OnchainVerdict:
     acc = await _account(t)
     if not await contract.is_deployed(acc, addr):
         raise fail(f"no contract at {addr:#x} on {t.rpc}: run `cairn deploy` again")
-    return await contract.verify(acc, addr, felts)
+    return await contract.verify_parts(acc, addr, parts)
 
 
 def demo(
@@ -185,16 +250,16 @@ def demo(
         proof = prove_matmul(inst)
         verify_matmul(proof)
         out.print("[2/5] verified in Python")
-        felts = calldata.encode(proof)
+        parts = calldata.encode_parts(proof)
         art = build(tc)
         out.print(f"[3/5] contract built: Sierra {art.sierra_length} felts")
         with devnet.running_devnet(tc, _log_dir()) as info:
             t = _target(info.url, None, None)
             out.print(f"[4/5] devnet at {info.url}; declaring and deploying")
             dep = asyncio.run(_deploy(t, art))
-            verdict = asyncio.run(_verify(t, dep.address, felts))
+            verdict = asyncio.run(_verify(t, dep.address, parts))
         out.print("[5/5] devnet stopped")
-    out.print(f"contract      {dep.address:#x}\ncalldata      {len(felts)} felts")
+    out.print(f"contract      {dep.address:#x}\ncalldata      {len(parts.flat)} felts")
     if verdict.tx_hash is not None:
         out.print(f"transaction   {verdict.tx_hash:#x}\nL2 gas        {verdict.l2_gas}")
     if not verdict.accepted:

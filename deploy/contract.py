@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import aiohttp
@@ -38,6 +40,10 @@ MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9
 
 class ChainError(RuntimeError):
     """The node refused a transaction for a reason other than the proof itself."""
+
+
+class GasLimitError(ChainError):
+    """A transaction's L2 gas estimate exceeds what one mainnet transaction may use."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,18 @@ class Sent:
     reason: str | None
     tx_hash: int | None
     receipt: TransactionReceipt | None
+
+
+_CONTRACTS: weakref.WeakKeyDictionary[Account, dict[int, Contract]] = weakref.WeakKeyDictionary()
+
+
+async def contract_at(account: Account, address: int) -> Contract:
+    """The contract at `address`, called from `account`. Its ABI comes with the class, which
+    is large (the node sends the whole Sierra program), so it is fetched once per account."""
+    known = _CONTRACTS.setdefault(account, {})
+    if address not in known:
+        known[address] = await Contract.from_address(address, provider=account)
+    return known[address]
 
 
 async def connect(rpc_url: str, address: str, private_key: str) -> Account:
@@ -156,7 +174,7 @@ async def send(account: Account, call: PreparedFunctionInvokeV3) -> Sent:
     except ClientError as e:
         return Sent(revert_reason(e), None, None)
     if estimate.l2_gas_consumed > MAX_L2_GAS_ESTIMATE:
-        raise ChainError(
+        raise GasLimitError(
             f"estimated L2 gas {estimate.l2_gas_consumed} > {MAX_L2_GAS_ESTIMATE}: too large "
             "for one mainnet transaction"
         )
@@ -172,7 +190,7 @@ async def verify(account: Account, address: int, felts: list[int]) -> OnchainVer
     total = len(felts) + INVOKE_OVERHEAD_FELTS
     if total > MAX_CALLDATA_FELTS:
         raise ChainError(f"calldata of {total} felts exceeds Starknet's {MAX_CALLDATA_FELTS}")
-    contract = await Contract.from_address(address, provider=account)
+    contract = await contract_at(account, address)
     call = contract.functions["verify"].prepare_invoke_v3(proof=felts)
     return _finished(await _run([], await send(account, call), total, address))
 
@@ -231,53 +249,82 @@ def _verdict(
     )
 
 
-def fitting(sizes: list[int], budget: int) -> int:
-    """How many of the next group parts (sizes in felts) fit in `budget` felts."""
-    count = 0
-    while count < len(sizes) and sizes[count] <= budget:
-        budget -= sizes[count]
+Prepare = Callable[[list[int]], tuple[PreparedFunctionInvokeV3, int]]
+
+
+async def _send_groups(
+    account: Account, groups: list[list[int]], budget: int, least: int, prepare: Prepare
+) -> tuple[Sent, int, int]:
+    """Send the call `prepare` makes of as many of `groups` as fit `budget` calldata felts and
+    the gas limit (at least `least` of them): the outcome, how many were sent, the call's
+    calldata felts. A call whose estimate is too large is retried with one part fewer."""
+    count, room = 0, budget
+    while count < len(groups) and len(groups[count]) <= room:
+        room -= len(groups[count])
         count += 1
-    return count
+    while count >= least:
+        call, felts = prepare([f for g in groups[:count] for f in g])
+        try:
+            return await send(account, call), count, felts
+        except GasLimitError:
+            count -= 1
+    raise ChainError("a group part does not fit one transaction (calldata or L2 gas)")
 
 
-async def verify_parts(account: Account, address: int, parts: CalldataParts) -> OnchainVerdict:
-    """Verify a proof in one transaction if it fits, else in a session: `open_session` with
-    the front and as many group parts as fit, then `continue_session` with the state the
-    last `SessionState` event carried and as many parts as fit, until the contract emits
-    ProofVerified (or a step is rejected, whose reason ends the session)."""
-    if len(parts.flat) + INVOKE_OVERHEAD_FELTS <= MAX_CALLDATA_FELTS:
-        return await verify(account, address, parts.flat)
-    sizes = [len(g) for g in parts.groups]
-    count = fitting(sizes, MAX_CALLDATA_FELTS - INVOKE_OVERHEAD_FELTS - len(parts.front))
-    if len(parts.front) + INVOKE_OVERHEAD_FELTS > MAX_CALLDATA_FELTS or count == 0:
+async def verify_parts(
+    account: Account,
+    address: int,
+    parts: CalldataParts,
+    max_felts: int = MAX_CALLDATA_FELTS,
+) -> OnchainVerdict:
+    """Verify a proof in one transaction if it fits (calldata and gas), else in a session:
+    `open_session` with the front and as many group parts as fit, then `continue_session`
+    with the state the last `SessionState` event carried and as many parts as fit, until the
+    contract emits ProofVerified (or a step is rejected, whose reason ends the session).
+    `max_felts` is the calldata limit planned for (tests lower it to force sessions)."""
+    if len(parts.flat) + INVOKE_OVERHEAD_FELTS <= max_felts:
+        try:
+            return await verify(account, address, parts.flat)
+        except GasLimitError:
+            if not parts.groups:
+                raise
+    budget = max_felts - INVOKE_OVERHEAD_FELTS - len(parts.front)
+    if budget < 0:
         raise ChainError(
-            f"the statement and transcript ({len(parts.front)} felts) and the first group "
-            f"part ({sizes[0]}) do not fit one transaction of {MAX_CALLDATA_FELTS} felts"
+            f"the statement and transcript ({len(parts.front)} felts) do not fit one "
+            f"transaction of {max_felts} felts"
         )
-    contract = await Contract.from_address(address, provider=account)
-    felts = [*parts.front, *(f for g in parts.groups[:count] for f in g)]
-    sent = await send(account, contract.functions["open_session"].prepare_invoke_v3(proof=felts))
-    verdict = await _run([], sent, len(felts) + INVOKE_OVERHEAD_FELTS, address)
-    session_id, done = hash_many(felts), count
+    functions = (await contract_at(account, address)).functions
+    opened: list[int] = []
+
+    def open_session(groups: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
+        opened[:] = [*parts.front, *groups]
+        call = functions["open_session"].prepare_invoke_v3(proof=opened)
+        return call, len(opened) + INVOKE_OVERHEAD_FELTS
+
+    sent, done, felts = await _send_groups(account, parts.groups, budget, 0, open_session)
+    session_id = hash_many(opened)
+    verdict = await _run([], sent, felts, address)
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
         # SessionState: keys [selector, session_id], data [len(state), *state]
         (_, (_, *state)), *_ = _events(sent.receipt, address, "SessionState")
-        budget = MAX_CALLDATA_FELTS - STEP_OVERHEAD_FELTS - len(state)
-        count = fitting(sizes[done:], budget)
-        if count == 0:
-            raise ChainError(f"group part {done} ({sizes[done]} felts) does not fit a transaction")
-        chunk = [f for g in parts.groups[done : done + count] for f in g]
-        call = contract.functions["continue_session"].prepare_invoke_v3(
-            session_id=session_id, state=state, groups=chunk
-        )
-        sent = await send(account, call)
-        felts_sent = len(chunk) + len(state) + STEP_OVERHEAD_FELTS
-        verdict = await _run(list(verdict.transactions), sent, felts_sent, address)
+
+        def step(
+            groups: list[int], state: list[int] = state
+        ) -> tuple[PreparedFunctionInvokeV3, int]:
+            call = functions["continue_session"].prepare_invoke_v3(
+                session_id=session_id, state=state, groups=groups
+            )
+            return call, len(groups) + len(state) + STEP_OVERHEAD_FELTS
+
+        budget = max_felts - STEP_OVERHEAD_FELTS - len(state)
+        sent, count, felts = await _send_groups(account, parts.groups[done:], budget, 1, step)
+        verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count
     return _finished(verdict)
 
 
 async def is_verified(account: Account, address: int, proof_hash: int) -> bool:
-    contract = await Contract.from_address(address, provider=account)
+    contract = await contract_at(account, address)
     (result,) = await contract.functions["is_verified"].call(proof_hash=proof_hash)
     return bool(result)

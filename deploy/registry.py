@@ -17,7 +17,7 @@ from starknet_py.contract import Contract
 from starknet_py.net.account.account import Account
 from starknet_py.net.client_errors import ClientError
 
-from cairn.deploy.contract import ChainError, revert_reason, send
+from cairn.deploy.contract import ChainError, contract_at, revert_reason, send
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
@@ -111,7 +111,7 @@ def contract_check(felts: list[int], models: Mapping[int, Sequence[int]]) -> str
 
 
 async def _contract(account: Account, address: int) -> Contract:
-    return await Contract.from_address(address, provider=account)
+    return await contract_at(account, address)
 
 
 async def _view(account: Account, address: int, name: str, **args: int) -> Any:
