@@ -52,16 +52,16 @@ pub fn fold_pair(lo: QM31, hi: QM31, inv_2x: M31, r: QM31) -> QM31 {
 }
 
 /// One fold of base values scaled by β, unreduced: fold is linear, so fold(β·v) =
-/// β·e + (β·r)·(o − e) with e = (v_lo + v_hi)/2 and o = (v_lo − v_hi)/(2x) in M31. The first
-/// group folds its polynomials' leaves this way, summing over polynomials before one
-/// reduction, instead of first scaling every value into QM31. Coordinates < 2^64.
+/// β·even + (β·r)·(odd − even) with even = (v_lo + v_hi)/2 and odd = (v_lo − v_hi)/(2x). The
+/// first group folds its polynomials' leaves this way, summing over polynomials before one
+/// reduction, instead of first scaling every value into QM31. even < 2^62, odd − even + p·2^31
+/// < 2^64, so each coordinate stays below 2^96.
 pub fn fold_base_pair(
     v_lo: felt252, v_hi: felt252, inv_2x: M31, beta: QM31, beta_r: QM31,
 ) -> UnreducedQM31 {
     let p: felt252 = P.into();
-    let even: felt252 = M31Trait::reduce((v_lo + v_hi) * HALF).into();
-    let odd: felt252 = M31Trait::reduce((v_lo - v_hi + p) * inv_2x.into()).into();
-    let w = odd + p - even;
+    let even = (v_lo + v_hi) * HALF;
+    let w = (v_lo - v_hi + p) * inv_2x.into() - even + OFFSET_EVEN;
     UnreducedQM31 {
         a: beta.a.into() * even + beta_r.a.into() * w,
         b: beta.b.into() * even + beta_r.b.into() * w,

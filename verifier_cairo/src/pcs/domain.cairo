@@ -70,26 +70,42 @@ pub fn double_x(x: M31) -> M31 {
 }
 
 /// The first-fold twiddles of aligned blocks of 2^k positions in the domain of log size ℓ
-/// (ℓ ≤ 29): h_ℓ, the factor G^(2^(29−k−i)) of each bit i of a block index, and ω^m, m < 2^k.
-/// Built once per fold group, then `at` costs one product per set bit and one x per twiddle.
+/// (ℓ ≤ 29): h_ℓ, the products of the factors G^(2^(29−k−i)) of the bits i of a block index,
+/// four bits at a time (`windows[w][v]` for the bits 4w … 4w + 3 of value v), and ω^m,
+/// m < 2^k. Built once per fold group (15 circle products per window), then `at` costs at most
+/// one product per nonzero nibble of the block index and one x per twiddle.
 #[derive(Drop)]
 pub struct BlockTwiddles {
     start: CirclePoint,
-    bit_factors: Span<CirclePoint>,
+    windows: Span<Span<CirclePoint>>,
     /// ω^(bitrev_k(i)) for i < 2^k: the factor of twiddle i.
     omegas: Span<CirclePoint>,
 }
 
+const NIBBLE: NonZero<u32> = 16;
+
 #[generate_trait]
 pub impl BlockTwiddlesImpl of BlockTwiddlesTrait {
     fn new(log_size: u32, k: u32) -> BlockTwiddles {
-        let mut bit_factors = array![];
-        for i in 0..(log_size - 1 - k) {
-            bit_factors.append(gen_pow2(29 - k - i));
+        let identity = CirclePoint { x: M31Trait::one(), y: M31Trait::zero() };
+        let bits = log_size - 1 - k;
+        let mut windows = array![];
+        let mut bit = 0;
+        while bit < bits {
+            // entries[v] = entries[v − 2^j] · factor of bit (4w + j), j the top bit of v
+            let mut entries = array![identity];
+            for j in 0..core::cmp::min(4, bits - bit) {
+                let factor = gen_pow2(29 - k - bit - j);
+                for v in 0..pow2(j) {
+                    entries.append(circle_mul(*entries[v], factor));
+                }
+            }
+            windows.append(entries.span());
+            bit += 4;
         }
         let omega = gen_pow2(30 - k);
         let mut powers = array![];
-        let mut point = CirclePoint { x: M31Trait::one(), y: M31Trait::zero() };
+        let mut point = identity;
         for _ in 0..pow2(k) {
             powers.append(point);
             point = circle_mul(point, omega);
@@ -99,7 +115,7 @@ pub impl BlockTwiddlesImpl of BlockTwiddlesTrait {
             omegas.append(*powers[bit_reverse(i, k)]);
         }
         BlockTwiddles {
-            start: gen_pow2(29 - log_size), bit_factors: bit_factors.span(), omegas: omegas.span(),
+            start: gen_pow2(29 - log_size), windows: windows.span(), omegas: omegas.span(),
         }
     }
 
@@ -107,12 +123,12 @@ pub impl BlockTwiddlesImpl of BlockTwiddlesTrait {
     fn at(self: @BlockTwiddles, block: u32) -> Span<M31> {
         let mut base = *self.start;
         let mut rest = block;
-        let mut factors = *self.bit_factors;
+        let mut windows = *self.windows;
         while rest != 0 {
-            let (higher, low) = DivRem::div_rem(rest, 2);
-            let factor = *factors.pop_front().unwrap();
-            if low == 1 {
-                base = circle_mul(base, factor);
+            let (higher, nibble) = DivRem::div_rem(rest, NIBBLE);
+            let window = *windows.pop_front().unwrap();
+            if nibble != 0 {
+                base = circle_mul(base, *window[nibble]);
             }
             rest = higher;
         }
