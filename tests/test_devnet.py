@@ -20,16 +20,9 @@ from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.errors import MalformedProofError
-from tests.devnet_chain import deployed_chain
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory):
-    with deployed_chain(tmp_path_factory.mktemp("devnet")) as chain:
-        yield chain
 
 
 def onchain(chain, felts):

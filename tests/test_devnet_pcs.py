@@ -31,16 +31,9 @@ from tests.cairo_pcs_vectors import (
     opening_cases,
     session_hash,
 )
-from tests.devnet_chain import deployed_chain
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory):
-    with deployed_chain(tmp_path_factory.mktemp("devnet")) as chain:
-        yield chain
 
 
 @pytest.fixture(scope="module")

@@ -8,17 +8,10 @@ from starknet_py.hash.selector import get_selector_from_name
 
 from cairn.deploy import contract, registry
 from cairn.deploy.registry import Model, RegistryError
-from tests.devnet_chain import deployed_chain
 
 pytestmark = pytest.mark.devnet
 
 COMMITMENTS = (0x1234, 2**251 + 17 * 2**192, 7)
-
-
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory):
-    with deployed_chain(tmp_path_factory.mktemp("devnet")) as chain:
-        yield chain
 
 
 def register(chain, account, model_id, config_hash=0xC0FFEE, commitments=COMMITMENTS):
