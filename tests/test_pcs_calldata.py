@@ -1,0 +1,110 @@
+"""Calldata of PCS openings (kind 2) and committed-weight matmuls (kind 3), the registry's
+commitment entries and the Python mirror of the contract's binding checks. The Cairo side
+of the same inputs is tests/cairo_pcs_vectors.py (cairo-test) and tests/test_devnet_pcs.py."""
+
+import random
+
+import numpy as np
+import pytest
+
+from cairn.deploy.registry import check_binding, contract_check, io_hash, registered_entry
+from cairn.prover.channels.poseidon import hash_many
+from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.prover import make_instance, prove_matmul
+from cairn.prover.pcs import POSEIDON_PARAMS
+from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.prover import commit_tensor
+from cairn.serializer import calldata
+from cairn.serializer.errors import MalformedProofError
+from tests.cairo_pcs_vectors import WEAK, Honest, commit_batch
+
+
+@pytest.fixture(scope="module")
+def committed():
+    rng = np.random.default_rng(2)
+    inst = make_instance(rng.integers(-128, 128, (3, 4)), rng.integers(-128, 128, (4, 8)))
+    tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
+    return tensor, calldata.BoundMatmul(5, 0, prove_matmul(inst, data))
+
+
+def test_opening_round_trip_and_parts():
+    side = commit_batch(random.Random(1), WEAK, [7, 3, 0], [2, 1, 1], False)
+    case = Honest.prove(WEAK, *side)
+    felts = case.felts
+    assert felts[:3] == [1, calldata.KIND_PCS, 3]
+    assert felts == [*case.parts.front, *(f for g in case.parts.groups for f in g)]
+    assert len(case.parts.groups) == 4  # n = 7, arity 2: groups (0,2], (2,4], (4,6], (6,7]
+    back = calldata.decode(felts, WEAK)
+    assert isinstance(back, calldata.PcsOpening)
+    assert calldata.encode(back, WEAK) == felts
+    statement_felts = calldata.io_felts(felts, WEAK)
+    assert statement_felts == felts[2 : 2 + len(calldata.encode_statement(case.statement))]
+
+
+def test_committed_round_trip_and_io(committed):
+    tensor, bound = committed
+    felts = calldata.encode(bound)
+    assert felts[:5] == [1, calldata.KIND_COMMITTED_MATMUL, 5, 0, tensor.commitment.root]
+    back = calldata.decode(felts)
+    assert isinstance(back, calldata.BoundMatmul) and (back.model_id, back.weight) == (5, 0)
+    assert back.proof.instance.b is None
+    assert back.proof.instance.b_commitment == tensor.commitment
+    assert calldata.encode(back) == felts
+    # m, k, n, then A (12 values: 2 words) and C (24: 3 words), each after its length
+    assert io_hash(felts) == hash_many(felts[5 : 5 + 3 + 1 + 2 + 1 + 3])
+    models = {5: calldata.commitment_entry(tensor)}
+    assert contract_check(felts, models) is None
+
+
+def test_encoding_refusals(committed):
+    _, bound = committed
+    with pytest.raises(ValueError, match="BoundMatmul"):
+        calldata.encode(bound.proof)  # a committed B goes on chain bound to a model
+    rng = np.random.default_rng(3)
+    inst = make_instance(rng.integers(-8, 8, (2, 2)), rng.integers(-8, 8, (2, 2)))
+    _, data = commit_tensor(inst.b, PARAMS["blake2s"])
+    with pytest.raises(ValueError, match="off chain"):
+        calldata.encode(calldata.BoundMatmul(5, 0, prove_matmul(inst, data)))
+
+
+def test_registry_entries_and_binding(committed):
+    tensor, bound = committed
+    blake, _ = commit_tensor(np.ones((2, 3), dtype=np.int64), PARAMS["blake2s"])
+    poseidon = calldata.commitment_entry(tensor)
+    assert poseidon == [1, tensor.commitment.root, 2, 4, 8]
+    blake_entry = calldata.commitment_entry(blake)
+    root = blake.commitment.root
+    assert blake_entry == [2, root % (1 << 128), root >> 128, 2, 2, 3]
+    entries = [*blake_entry, *poseidon]
+    assert registered_entry(entries, 0) == blake_entry
+    assert registered_entry(entries, 1) == poseidon
+    for bad, weight in ((entries, 2), (entries[:-1], 1), ([3, *entries], 0), ([], 0)):
+        with pytest.raises(VerificationError) as e:
+            registered_entry(bad, weight)
+        assert e.value.check == "registry.weight"
+    check_binding({5: poseidon}, bound)
+    for models, check in (
+        ({}, "registry.unknown_model"),
+        ({5: blake_entry}, "registry.commitment"),
+        ({5: [1, tensor.commitment.root, 2, 4, 9]}, "registry.commitment"),
+        ({5: blake_entry[:3]}, "registry.weight"),
+    ):
+        with pytest.raises(VerificationError) as e:
+            check_binding(models, bound)
+        assert e.value.check == check
+
+
+@pytest.mark.parametrize(
+    ("edit", "check"),
+    [
+        (lambda f: [*f[:1], 4, *f[2:]], "calldata.kind"),
+        (lambda f: f[:6], "calldata.truncated"),
+        (lambda f: [*f[:6], 1 << 20, 1 << 20, *f[8:]], "pcs.size"),
+        (lambda f: [*f, 0], "calldata.extra"),
+    ],
+)
+def test_malformed_committed_calldata(committed, edit, check):
+    _, bound = committed
+    with pytest.raises(MalformedProofError) as e:
+        calldata.decode(edit(calldata.encode(bound)))
+    assert e.value.check == check
