@@ -100,8 +100,8 @@ def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> Ca
         return CalldataParts([*head, inst.b_commitment.root, *body, *tail], opening.groups)
     if proof.instance.b is None:
         raise ValueError(
-            "a committed-weight matmul proof goes on chain bound to a registered model: "
-            "encode BoundMatmul(model_id, weight, proof)"
+            "a committed-weight proof's calldata names the registered model whose weight B "
+            "is (BoundMatmul; `cairn verify-onchain --model-id`)"
         )
     inst = proof.instance
     return CalldataParts(

@@ -684,9 +684,19 @@ def session_vectors(parts: CalldataParts, models: dict[int, list[int]]) -> str:
         f"    finish_session(verifier, id, other.span(), {literal(groups[0])});\n"
         "}\n"
     )
+    empty_step = (
+        "/// A step with no group part.\n"
+        "#[test]\n#[should_panic(expected: ('session.empty', 'ENTRYPOINT_FAILED'))]\n"
+        "fn session_empty_step() {\n"
+        "    let verifier = deploy_with_models(committed_models());\n"
+        f"    let (id, state) = open_session(verifier, {literal(front)});\n"
+        "    finish_session(verifier, id, state, array![]);\n"
+        "}\n"
+    )
     return "\n".join(
         [
             wrong_state,
+            empty_step,
             run("one_group_per_step", one_by_one, "The front, then each group alone.", None),
             run("two_steps", two_steps, "The front with two groups, then the last.", None),
             run(

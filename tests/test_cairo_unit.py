@@ -98,6 +98,7 @@ def test_every_revert_reason_has_a_cairo_test():
         "registry.commitment",
         "session.unknown",
         "session.state",
+        "session.empty",
     }
 
 

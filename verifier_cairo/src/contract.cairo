@@ -184,6 +184,8 @@ pub mod CairnVerifier {
             let stored = self.sessions.entry(session_id).read();
             assert(stored != 0, 'session.unknown');
             assert(poseidon_hash_span(state) == stored, 'session.state');
+            // Every step checks at least one group: a step cannot just move the state on.
+            assert(!groups.is_empty(), 'session.empty');
             let mut state = state;
             let mut session: Session = Serde::deserialize(ref state).unwrap();
             let params = @POSEIDON_PARAMS;

@@ -2999,6 +2999,78 @@ fn session_wrong_state() {
     ]);
 }
 
+/// A step with no group part.
+#[test]
+#[should_panic(expected: ('session.empty', 'ENTRYPOINT_FAILED'))]
+fn session_empty_step() {
+    let verifier = deploy_with_models(committed_models());
+    let (id, state) = open_session(verifier, array![
+        1,
+        3,
+        7,
+        1,
+        0x2a3df4e03bf901eaace626b9f451fa1b4af9b8f61e92d0f8b58d9224fcc533e,
+        2,
+        16,
+        32,
+        4,
+        0xcbffffff40000000f80000057000000fe00000160000002c80000044,
+        0xffffff1dfffffe1ffffffd28000001e0000007e0000002c000000980000012,
+        0xffffff5200000148000002e0000003effffff640000009bfffffcb0000000e,
+        0xb3ffffff78000003fffffffb9ffffffd0000000f7fffffcdffffffeb,
+        8,
+        0x632c00010d700001874000014a1000056f7fffd5a53fffec14ffffd8df,
+        0xda9e00000967fffe2450000a60700007a85fffe71680002d6280008ec8,
+        0xf7700001b0d3fffe8390000217b000008fc000290fc000246f80006f9c,
+        0x115c200010eb40000c308000c6c1fffee79ffffdf99bfffda1d800001cd,
+        0xffffadfbffff10980000df8800017b9ffff33800002b918000270e00001ed1,
+        0x438bffff2d880001c497fff8481ffff97a3ffff135ffffb7b87fffe4cd,
+        0xffffdc63fffc6e840000a757fff7e55ffff450dfffbfb2bffff3a480001a5e,
+        0xffffc0d1ffffb127fffd78200002fb2000026bc00003a5800009d280002d87,
+        4,
+        2,
+        0x10bfc41b67433cf29d7312f9babf57fa,
+        0x174827da7ae31b6c66c68a36502d1fcc,
+        2,
+        0x1d366684f01c63cd635c93ff92e16006,
+        0x1b6a5f0ba80033597cb2935c1fffcee9,
+        2,
+        0x1973b39e588cb2cdb95e791f7670de55,
+        0x1f862b4a2a4c91d5241530d295297e73,
+        2,
+        0x1630d7577d4e3015a02b2a940458b192,
+        0x112ab5ff11c596e771effff9ef9373b2,
+        0x13c4a778fa75668d0134626d10a6e977,
+        0,
+        0,
+        9,
+        0x1a6629a3c550a1c9563529fea2c3b00d,
+        0x1076d007794cf71c69add08247d8498e,
+        0x13f1ff9194b09d8e97f11d57b29dc7fa,
+        0x1c1f5b3c6314bf18cc96bb97d05dafab,
+        0x1badf449043373c662c925984e29802b,
+        0x1a479e0e7244dd91fc83a2b55fd1dd2d,
+        0x1ad2c280566aac0f256db676187e1e64,
+        0x15c972d119f124c8b6585f569a3b2007,
+        0x1c8847441462b578f5a354cf53c3f5f6,
+        0x15b18ba1531f5a4aebed365e07ba2c88,
+        0x12585c25fbe8009b18a314cdea33c327,
+        0x194f2b69f46525e7bb2f5b3469caf7f4,
+        0x116df47fabd5ade02058fae8be9f6a91,
+        0x11a0728b7943a07c80f282ba218ae144,
+        0x1afd814e8b778d40825aa1d172aa26b2,
+        0x172eee7f793fa0bf30f3081146352573,
+        0x19195d946cc8556c9466a6d2a24eaebb,
+        0x1e20576a692ba3ce566f97df7b3ecaf8,
+        2,
+        0x749cd68e031fb8259cdcf91cf59ce2d76a72dae0d999b51a2c6841fcca58a25,
+        0x7cac932579f34fcee21fbb25968f5756f76b250af64ee4ec5b8c39322fd45eb,
+        0x1ac8a13bb917b30bb19efca79aa195da,
+        199131,
+    ]);
+    finish_session(verifier, id, state, array![]);
+}
+
 /// The front, then each group alone.
 #[test]
 fn session_one_group_per_step() {
