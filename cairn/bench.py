@@ -13,13 +13,14 @@ import platform
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import typer
 from rich.table import Table
+from starknet_py.net.account.account import Account
 
 from cairn import examples
 from cairn.console import errors_as_exit, fail, out
@@ -93,36 +94,43 @@ def measure(m: int, k: int, n: int, repeat: int) -> dict[str, Any]:
     }
 
 
-def measure_onchain(shapes: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
-    """L2 gas and fee of verifying one proof per shape on a devnet started for the purpose."""
+def _on_fresh_devnet(run: Callable[[Account, int], Awaitable[None]]) -> None:
+    """Start a devnet, deploy CairnVerifier from account #0, run `run(account, address)`."""
     tc = default_toolchain().require()
     art = build(tc)
-    rows = []
     with tempfile.TemporaryDirectory() as logs, devnet.running_devnet(tc, Path(logs)) as info:
         acc = devnet.predeployed_accounts(info.url)[0]
 
-        async def run() -> None:
+        async def main() -> None:
             account = await contract.connect(info.url, acc.address, acc.private_key)
             dep = await contract.declare_and_deploy(account, art)
-            for m, k, n in shapes:
-                rng = np.random.default_rng(0)
-                inst = make_instance(
-                    rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n))
-                )
-                felts = calldata.encode(prove_matmul(inst))
-                verdict = await contract.verify(account, dep.address, felts)
-                if not verdict.accepted:
-                    raise contract.ChainError(f"{m}x{k}x{n} rejected on chain: {verdict.reason}")
-                rows.append(
-                    {
-                        "shape": f"{m}x{k}x{n}",
-                        "calldata_felts": len(felts),
-                        "l2_gas": verdict.l2_gas,
-                        "fee_fri": verdict.fee_fri,
-                    }
-                )
+            await run(account, dep.address)
 
-        asyncio.run(run())
+        asyncio.run(main())
+
+
+def measure_onchain(shapes: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
+    """L2 gas and fee of verifying one proof per shape on a devnet started for the purpose."""
+    rows = []
+
+    async def run(account: Account, address: int) -> None:
+        for m, k, n in shapes:
+            rng = np.random.default_rng(0)
+            inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
+            felts = calldata.encode(prove_matmul(inst))
+            verdict = await contract.verify(account, address, felts)
+            if not verdict.accepted:
+                raise contract.ChainError(f"{m}x{k}x{n} rejected on chain: {verdict.reason}")
+            rows.append(
+                {
+                    "shape": f"{m}x{k}x{n}",
+                    "calldata_felts": len(felts),
+                    "l2_gas": verdict.l2_gas,
+                    "fee_fri": verdict.fee_fri,
+                }
+            )
+
+    _on_fresh_devnet(run)
     return rows
 
 
@@ -143,8 +151,6 @@ def measure_pcs_onchain(
     """L2 gas of verifying PCS openings (kind 2) and committed-weight matmuls (kind 3, B
     registered as weight i of model BENCH_MODEL) on a devnet started for the purpose; a proof
     too large for one transaction is verified in a session."""
-    tc = default_toolchain().require()
-    art = build(tc)
     rng = np.random.default_rng(0)
     proofs: list[tuple[str, calldata.OnchainProof]] = [
         (f"opening 2^{n}", _opening(n, rng)) for n in log_sizes
@@ -157,33 +163,29 @@ def measure_pcs_onchain(
         bound = calldata.BoundMatmul(BENCH_MODEL, i, prove_matmul(inst, data))
         proofs.append((f"committed matmul {m}x{k}x{n}", bound))
     rows = []
-    with tempfile.TemporaryDirectory() as logs, devnet.running_devnet(tc, Path(logs)) as info:
-        acc = devnet.predeployed_accounts(info.url)[0]
 
-        async def run() -> None:
-            account = await contract.connect(info.url, acc.address, acc.private_key)
-            dep = await contract.declare_and_deploy(account, art)
-            if entries:
-                await registry.register_model(account, dep.address, BENCH_MODEL, 0, entries)
-            for what, proof in proofs:
-                parts = calldata.encode_parts(proof)
-                verdict = await contract.verify_parts(account, dep.address, parts)
-                if not verdict.accepted:
-                    raise contract.ChainError(f"{what} rejected on chain: {verdict.reason}")
-                rows.append(
-                    {
-                        "proof": what,
-                        "calldata_felts": len(parts.flat),
-                        "transactions": [
-                            {"calldata_felts": t.calldata_felts, "l2_gas": t.l2_gas}
-                            for t in verdict.transactions
-                        ],
-                        "l2_gas": verdict.l2_gas,
-                        "fee_fri": verdict.fee_fri,
-                    }
-                )
+    async def run(account: Account, address: int) -> None:
+        if entries:
+            await registry.register_model(account, address, BENCH_MODEL, 0, entries)
+        for what, proof in proofs:
+            parts = calldata.encode_parts(proof)
+            verdict = await contract.verify_parts(account, address, parts)
+            if not verdict.accepted:
+                raise contract.ChainError(f"{what} rejected on chain: {verdict.reason}")
+            rows.append(
+                {
+                    "proof": what,
+                    "calldata_felts": len(parts.flat),
+                    "transactions": [
+                        {"calldata_felts": t.calldata_felts, "l2_gas": t.l2_gas}
+                        for t in verdict.transactions
+                    ],
+                    "l2_gas": verdict.l2_gas,
+                    "fee_fri": verdict.fee_fri,
+                }
+            )
 
-        asyncio.run(run())
+    _on_fresh_devnet(run)
     return rows
 
 
