@@ -15,10 +15,9 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.toolchain import default_toolchain
-from cairn.prover.matmul.proof import MatmulProof
+from cairn.proofs import ModelIdOpt, WeightOpt, onchain_proof
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
-from cairn.prover.walk.proof import WalkProof
 from cairn.serializer import calldata, commitment_file, proof_file
 
 devnet_app = typer.Typer(help="A local starknet-devnet in the background.", no_args_is_help=True)
@@ -166,39 +165,19 @@ async def _register(t: Target, addr: int, model: int, config: int, entries: list
     return await registry.register_model(await _account(t), addr, model, config, entries)
 
 
-def _onchain_proof(
-    proof: MatmulProof | WalkProof, model_id: str | None, weight: int
-) -> calldata.OnchainProof:
-    """A committed-weight matmul goes on chain bound to the registered model it claims."""
-    if isinstance(proof, WalkProof):
-        raise fail(
-            f"{proof.statement.kind!r} proofs are not verified on chain yet: only matmul proofs"
-        )
-    if proof.instance.b_commitment is None:
-        if model_id is not None:
-            raise fail("--model-id binds committed-weight proofs; this proof's B is public")
-        return proof
-    if model_id is None:
-        raise fail("a committed-weight proof names its model: give --model-id (and --weight)")
-    return calldata.BoundMatmul(int(model_id, 0), weight, proof)
-
-
 def verify_onchain(
     file: Annotated[Path, typer.Argument(help="proof file")],
     rpc: Rpc = None,
     account: AccountOpt = None,
     private_key: KeyOpt = None,
     address: AddressOpt = None,
-    model_id: Annotated[
-        str | None,
-        typer.Option(help="registered model whose weight B is (committed-weight proofs)"),
-    ] = None,
-    weight: Annotated[int, typer.Option(min=0, help="B's index among the model's commitments")] = 0,
+    model_id: ModelIdOpt = None,
+    weight: WeightOpt = 0,
 ) -> None:
     """Verify a proof with the deployed contract: exit 0 accepted, 1 rejected, 2 usage. A proof
     too large for one transaction is verified in a session of several."""
     with errors_as_exit():
-        parts = calldata.encode_parts(_onchain_proof(proof_file.load(file), model_id, weight))
+        parts = calldata.encode_parts(onchain_proof(proof_file.load(file), model_id, weight))
         total = len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS
         if not parts.groups and total > contract.MAX_CALLDATA_FELTS:
             raise fail(

@@ -259,22 +259,42 @@ def verify(
     out.print(f"accepted: {_describe(proof)}")
 
 
-def _matmul_only(proof: proof_file.AnyProof) -> MatmulProof:
+ModelIdOpt = Annotated[
+    str | None,
+    typer.Option(help="registered model whose weight B is (committed-weight proofs)"),
+]
+WeightOpt = Annotated[int, typer.Option(min=0, help="B's index among the model's commitments")]
+
+
+def onchain_proof(
+    proof: proof_file.AnyProof, model_id: str | None, weight: int
+) -> calldata.OnchainProof:
+    """A committed-weight matmul goes on chain bound to the registered model it claims."""
     if isinstance(proof, WalkProof):
         raise fail(
-            f"calldata for {proof.statement.kind!r} proofs is not supported yet: "
-            "only matmul proofs are verified on chain"
+            f"{proof.statement.kind!r} proofs are not verified on chain yet: only matmul proofs"
         )
-    return proof
+    if proof.instance.b_commitment is None:
+        if model_id is not None:
+            raise fail("--model-id binds committed-weight proofs; this proof's B is public")
+        return proof
+    if model_id is None:
+        raise fail("a committed-weight proof names its model: give --model-id (and --weight)")
+    try:
+        return calldata.BoundMatmul(int(model_id, 0), weight, proof)
+    except ValueError:
+        raise fail(f"--model-id {model_id!r}: expected 0x… hex or a decimal number") from None
 
 
 def calldata_cmd(
     file: Annotated[Path, typer.Argument(help="proof file")],
     out_path: Annotated[Path | None, typer.Option("--out", help="write here, not stdout")] = None,
+    model_id: ModelIdOpt = None,
+    weight: WeightOpt = 0,
 ) -> None:
     """The proof as felt252 calldata: a JSON array of 0x-hex felts (docs/calldata.md)."""
     with errors_as_exit():
-        felts = calldata.encode(_matmul_only(proof_file.load(file)))
+        felts = calldata.encode(onchain_proof(proof_file.load(file), model_id, weight))
         text = json.dumps([hex(f) for f in felts])
         if out_path:
             tmp = out_path.with_name(out_path.name + ".tmp")
@@ -308,8 +328,10 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
         )
         return
     inst = proof.instance
+    # a committed B travels bound to a model; the model id does not change the size
+    onchain = calldata.BoundMatmul(1, 0, proof) if inst.b_commitment else proof
     try:
-        felts = len(calldata.encode(proof))
+        felts = len(calldata.encode(onchain))
         size = f"{felts} felts ({32 * felts} bytes)"
     except ValueError as e:
         size = str(e)
