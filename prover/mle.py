@@ -67,10 +67,6 @@ def pad_tensor(t: np.ndarray) -> np.ndarray:
     return out
 
 
-def pad_matrix(m: np.ndarray) -> np.ndarray:
-    return pad_tensor(m)
-
-
 def tensor_vars(shape: Sequence[int]) -> int:
     """Number of MLE variables of a tensor of this (unpadded) shape."""
     return sum(log2_exact(next_pow2(d)) for d in shape)

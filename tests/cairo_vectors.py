@@ -34,7 +34,7 @@ from cairn.prover.merkle.hashers import get_hash
 from cairn.prover.merkle.proof import MerkleOpening, sibling_plan
 from cairn.prover.merkle.tree import MerkleTree
 from cairn.prover.merkle.verifier import verify_opening
-from cairn.prover.mle import eq_table, evaluate_matrix, pad_matrix
+from cairn.prover.mle import eq_table, evaluate_matrix, pad_tensor
 from cairn.serializer.calldata import decode, encode
 from cairn.serializer.errors import MalformedProofError
 from tests.vectors import SHARED
@@ -394,7 +394,7 @@ def mle_vectors(rng: random.Random) -> str:
     signed = np.array([[rng.randrange(-HALF, HALF + 1) for _ in range(5)] for _ in range(3)])
     values = embed(signed).ravel().tolist()
     r_row, r_col = _random_qm31s(rng, 2), _random_qm31s(rng, 3)
-    value = evaluate_matrix(pad_matrix(embed(signed)), r_row, r_col)
+    value = evaluate_matrix(pad_tensor(embed(signed)), r_row, r_col)
     eq_body = pair(span([qm31(x) for x in point], 8), span([qm31(x) for x in table], 8))
     mat_body = (
         f"MatrixEvaluation {{\n        values: {span([str(v) for v in values], 8, per_line=4)},\n"

@@ -21,7 +21,7 @@ from cairn.prover.mle import (
     col_combination,
     eq_table,
     log2_exact,
-    pad_matrix,
+    pad_tensor,
     row_combination,
 )
 from cairn.prover.pcs.prover import CommitmentData, open_batch
@@ -50,8 +50,8 @@ def prove_matmul(inst: MatmulInstance, b_data: CommitmentData | None = None) -> 
     mp, _, np_ = inst.padded_dims
     challenges = channel.draw_secure_felts(log2_exact(mp) + log2_exact(np_))
     r_row, r_col = challenges[: log2_exact(mp)], challenges[log2_exact(mp) :]
-    a_row = row_combination(eq_table(r_row), pad_matrix(embed(inst.a)))
-    b_col = col_combination(pad_matrix(embed(inst.b)), eq_table(r_col))
+    a_row = row_combination(eq_table(r_row), pad_tensor(embed(inst.a)))
+    b_col = col_combination(pad_tensor(embed(inst.b)), eq_table(r_col))
     sumcheck, r_inner, finals = prove_sumcheck([a_row, b_col], [Product((0, 1))], channel)
     if not b_data:
         return MatmulProof(inst, sumcheck)

@@ -8,7 +8,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
 from cairn.prover.matmul.instance import absorb_instance
 from cairn.prover.matmul.proof import DEGREE, MatmulProof
-from cairn.prover.mle import evaluate_matrix, log2_exact, pad_matrix
+from cairn.prover.mle import evaluate_matrix, log2_exact, pad_tensor
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sumcheck.verifier import verify_sumcheck
@@ -24,12 +24,12 @@ def verify_matmul(proof: MatmulProof) -> None:
     mp, kp, np_ = inst.padded_dims
     challenges = channel.draw_secure_felts(log2_exact(mp) + log2_exact(np_))
     r_row, r_col = challenges[: log2_exact(mp)], challenges[log2_exact(mp) :]
-    a, c = (pad_matrix(embed(x)) for x in (inst.a, inst.c))
+    a, c = (pad_tensor(embed(x)) for x in (inst.a, inst.c))
     claim = evaluate_matrix(c, r_row, r_col)
     r_inner, final = verify_sumcheck(claim, proof.sumcheck, log2_exact(kp), DEGREE, channel)
     cw = inst.b_commitment
     if cw is None:
-        b_value = evaluate_matrix(pad_matrix(embed(inst.b)), r_inner, r_col)
+        b_value = evaluate_matrix(pad_tensor(embed(inst.b)), r_inner, r_col)
     elif proof.b_value is None or proof.opening is None:
         raise VerificationError("matmul.opening", "a committed B needs b_value and its opening")
     else:
