@@ -32,6 +32,8 @@ from cairn.serializer.codec import proof_felts
 prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
 
 Dim = Annotated[int, typer.Option(min=1, max=1 << 20, help="dimension (padded to a power of 2)")]
+Seed = Annotated[int, typer.Option(help="seed of the random int8 tensors")]
+ProofOut = Annotated[Path | None, typer.Option("--out", help="proof file [KIND.proof.json]")]
 
 
 class Hash(StrEnum):
@@ -62,18 +64,17 @@ def prove_matmul_cmd(
     m: Dim = 128,
     k: Dim = 256,
     n: Dim = 64,
-    seed: Annotated[int, typer.Option(help="seed of the random int8 operands")] = 0,
+    seed: Seed = 0,
     a: Annotated[Path | None, typer.Option(help="A as a .npy integer matrix (m x k)")] = None,
     b: Annotated[Path | None, typer.Option(help="B as a .npy integer matrix (k x n)")] = None,
     commit_b: Annotated[
         Hash | None,
         typer.Option(help="bind B by a PCS commitment with this hash instead of publishing B"),
     ] = None,
-    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
-        "matmul.proof.json"
-    ),
+    out_path: ProofOut = None,
 ) -> None:
     """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given."""
+    out_path = out_path or Path("matmul.proof.json")
     rng = np.random.default_rng(seed)
     with errors_as_exit(), _stages() as progress:
         a_mat = _load_matrix(a, "a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
@@ -90,9 +91,6 @@ def prove_matmul_cmd(
     out.print(
         f"wrote {out_path} (matmul {inst.m}×{inst.k}×{inst.n}, {len(proof.sumcheck.rounds)} rounds)"
     )
-
-
-Seed = Annotated[int, typer.Option(help="seed of the random int8 tensors")]
 
 
 def _describe(proof: proof_file.AnyProof) -> str:
@@ -113,9 +111,10 @@ CommitWeights = Annotated[
 
 
 def _prove_walk(
-    kind: str, build: Callable[[], Statement], out_path: Path, commit: Hash | None = None
+    kind: str, build: Callable[[], Statement], out_path: Path | None, commit: Hash | None = None
 ) -> None:
     """Build the statement (the forward pass), prove it, write the file atomically."""
+    out_path = out_path or Path(f"{kind}.proof.json")
     with errors_as_exit(), _stages() as progress:
         progress.add_task(f"computing the {kind} layer")
         statement = build()
@@ -136,9 +135,7 @@ def prove_posenc_cmd(
     embed: Dim = 384,
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
-    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
-        "posenc.proof.json"
-    ),
+    out_path: ProofOut = None,
 ) -> None:
     """Prove O = X + P[:seq] for random int8 X (seq×embed) and table P (context×embed)."""
     if seq > context:
@@ -158,9 +155,7 @@ def prove_qkv_cmd(
     hidden: Dim = 384,
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
-    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
-        "qkv.proof.json"
-    ),
+    out_path: ProofOut = None,
 ) -> None:
     """Prove Q, K, V = X·W + B for random int8 X (seq×embed), W (embed×hidden) and biases."""
     _prove_walk(
@@ -180,9 +175,7 @@ def prove_qkv_decode_cmd(
     ] = None,
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
-    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
-        "qkv-decode.proof.json"
-    ),
+    out_path: ProofOut = None,
 ) -> None:
     """Prove a run of decode steps: new q, k, v rows and the KV caches after every step."""
     cached = context - steps if prefill is None else prefill
@@ -203,9 +196,7 @@ def prove_mha_cmd(
     head_dim: Dim = 32,
     causal: Annotated[bool, typer.Option(help="mask future tokens")] = False,
     seed: Seed = 0,
-    out_path: Annotated[Path, typer.Option("--out", help="proof file to write")] = Path(
-        "mha.proof.json"
-    ),
+    out_path: ProofOut = None,
 ) -> None:
     """Prove multi-head attention around softmax (QKᵀ with masking, A·V, padding/unpadding).
 
