@@ -58,6 +58,7 @@ from tests.cairo_vectors import (
     function,
     minimal_splice,
     qm31,
+    rows,
     set_limb,
     span,
 )
@@ -148,25 +149,25 @@ def block_cases(rng: random.Random) -> str:
             function(
                 "mix_u32s_cases",
                 "Array<(felt252, Span<u32>, felt252)>",
-                "array![\n" + "".join(f"        {m},\n" for m in mixes) + "    ]",
+                rows(mixes),
                 "Start digest, words, digest after `mix_u32s`.",
             ),
             function(
                 "pow_cases",
                 "Array<(felt252, u32, u64, bool)>",
-                "array![\n" + "".join(f"        {c},\n" for c in pows) + "    ]",
+                rows(pows),
                 "Digest, bits, nonce and Python's `verify_pow_nonce`.",
             ),
             function(
                 "twiddle_cases",
                 "Array<(u32, u32, u32, Span<u32>)>",
-                "array![\n" + "".join(f"        {t},\n" for t in twiddles) + "    ]",
+                rows(twiddles),
                 "log size ℓ, block b, k and Python's `twiddles_at(ℓ, b·2^k + i)`, i < 2^k.",
             ),
             function(
                 "fold_cases",
                 "Array<(QM31, QM31, u32, QM31, QM31)>",
-                "array![\n" + "".join(f"        {c},\n" for c in folds) + "    ]",
+                rows(folds),
                 "lo, hi, 1/(2x), r and Python's fold of the pair.",
             ),
             function(

@@ -180,6 +180,11 @@ def array(items: Sequence[str], indent: int = 4, used: int | None = None, per_li
     return "array![\n" + "".join(f"{pad}{line},\n" for line in lines) + " " * indent + "]"
 
 
+def rows(items: Sequence[str]) -> str:
+    """`array![...]` with one item per line, as a function body returns it."""
+    return "array![\n" + "".join(f"        {item},\n" for item in items) + "    ]"
+
+
 def span(items: Sequence[str], indent: int = 4, used: int | None = None, per_line: int = 1) -> str:
     return array(items, indent, used, per_line) + ".span()"
 
@@ -381,7 +386,7 @@ def packing_cases(rng: random.Random) -> str:
             f"            values: {span([str(v) for v in values], 12, per_line=4)},\n"
             f"            words: {span([felt(w) for w in words], 12)},\n        }}"
         )
-    body = "array![\n" + "".join(f"        {c},\n" for c in cases) + "    ]"
+    body = rows(cases)
     return function(
         "packing_cases", "Array<PackingCase>", body, "Python's pack_m31s of 1–17 values."
     )
@@ -460,13 +465,13 @@ def blake2s_vectors(rng: random.Random) -> str:
             function(
                 "blake2s_cases",
                 "Array<Blake2sCase>",
-                "array![\n" + "".join(f"        {c},\n" for c in cases) + "    ]",
+                rows(cases),
                 "hashlib.blake2s of 0–100 words (0, 1, 2, 15–17, 31–33, 64, 65, 100).",
             ),
             function(
                 "blake2s_node_cases",
                 "Array<([u32; 8], [u32; 8], [u32; 8])>",
-                "array![\n" + "".join(f"        {n},\n" for n in nodes) + "    ]",
+                rows(nodes),
                 "Merkle nodes: left, right and hashlib.blake2s(left ‖ right).",
             ),
         ]
@@ -634,11 +639,11 @@ def merkle_vectors(rng: random.Random) -> str:
                     f"leaves {list(case.indices)}.",
                 )
             )
-            rows = span([span([str(v) for v in r], 8, per_line=4) for r in case.leaves], 4)
+            leaves = span([span([str(v) for v in r], 8, per_line=4) for r in case.leaves], 4)
             out.append(
                 f"#[test]\nfn merkle_{hash_name}_{name}_verifies() {{\n"
                 f"    let rows = verify_{hash_name}(merkle_{hash_name}_{name}());\n"
-                f"    assert_eq!(rows, {rows});\n}}\n"
+                f"    assert_eq!(rows, {leaves});\n}}\n"
             )
         base = honest["shared"]
         base_fields = base.fields(hash_name)
@@ -665,7 +670,7 @@ def merkle_vectors(rng: random.Random) -> str:
         function(
             "merkle_plans",
             "Array<(Span<u32>, u32, Span<Span<u32>>)>",
-            "array![\n" + "".join(f"        {p},\n" for p in plans) + "    ]",
+            rows(plans),
             "Leaf indices, depth and Python's sibling_plan.",
         )
     )
