@@ -133,8 +133,9 @@ def test_production_parameters_reach_96_bits():
         assert params.max_n_vars == 23
         assert all(params.security_bits(n, 8) >= 96 for n in range(params.max_n_vars + 1))
         assert params.security_bits(params.max_n_vars + 1) < 96
-    with pytest.raises(ValueError):
-        commit(np.zeros(1, dtype=np.int64), PcsParams("poseidon", n_queries=20))
+    weak = PcsParams("poseidon", n_queries=20)
+    with pytest.raises(ValueError, match="exceed the largest size"):
+        commit(np.zeros(1, dtype=np.int64), weak)
 
 
 def test_fold_groups():
@@ -156,8 +157,14 @@ def test_production_parameters_on_a_small_polynomial(hash_):
 
 
 def test_commit_rejects_non_canonical_values():
-    for bad in (np.array([P]), np.array([-1]), np.zeros(3, dtype=np.int64), np.zeros((2, 2))):
-        with pytest.raises(ValueError):
+    cases = [
+        (np.array([P]), "canonical M31"),
+        (np.array([-1]), "canonical M31"),
+        (np.zeros(3, dtype=np.int64), "not a power of two"),
+        (np.zeros((2, 2)), "1-D integer array"),
+    ]
+    for bad, message in cases:
+        with pytest.raises(ValueError, match=message):
             commit(bad, fast("poseidon"))
 
 
@@ -307,6 +314,8 @@ def test_wrong_root_and_other_commitment(single):
     roots = list(proof.layer_roots)
     roots[0] ^= 1
     rejects(params, verifier_side, dataclasses.replace(proof, layer_roots=roots), "pcs.claim")
+    not_a_digest = dataclasses.replace(commitment, root=1 << 256)
+    rejects(params, [(not_a_digest, claims)], proof, "merkle.digest")
 
 
 def test_counts_come_from_the_parameters(single, batch):
@@ -340,6 +349,13 @@ def test_counts_come_from_the_parameters(single, batch):
         dataclasses.replace(proof, merged_values=proof.merged_values[:1]),
         "pcs.merge_count",
     )
+    # Two faults: the merged values are counted before the fold rounds, as calldata reads them.
+    both = dataclasses.replace(
+        proof,
+        merged_values=proof.merged_values[:1],
+        fold=dataclasses.replace(proof.fold, rounds=proof.fold.rounds[:-1]),
+    )
+    rejects(params, verifier_side, both, "pcs.merge_count")
     rejects(
         params,
         verifier_side,

@@ -18,7 +18,7 @@ from cairn.prover.fields.m31 import P, embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.merkle.tree import MerkleTree
-from cairn.prover.mle import eq_table, log2_exact, pad_tensor
+from cairn.prover.mle import eq_eval, eq_table, log2_exact, pad_tensor
 from cairn.prover.mle import fold as fold_message
 from cairn.prover.pcs.code import encode, inverse_double, layer_twiddles, scale_base
 from cairn.prover.pcs.code import fold as fold_codeword
@@ -31,7 +31,6 @@ from cairn.prover.pcs.transcript import (
     absorb_statement,
     aligned_point,
     draw_queries,
-    eq_eval,
     merge_weights,
 )
 from cairn.prover.sumcheck.proof import SumcheckProof

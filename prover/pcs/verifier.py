@@ -12,6 +12,7 @@ from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.merkle.hashers import MerkleHash, get_hash, mix_root
 from cairn.prover.merkle.proof import MerkleOpening
 from cairn.prover.merkle.verifier import verify_opening
+from cairn.prover.mle import eq_eval
 from cairn.prover.pcs.code import fold, inverse_double, scale_base
 from cairn.prover.pcs.domain import twiddles_at
 from cairn.prover.pcs.params import PcsParams, poly_log_leaf
@@ -23,12 +24,11 @@ from cairn.prover.pcs.transcript import (
     absorb_statement,
     aligned_point,
     draw_queries,
-    eq_eval,
     merge_weights,
     merged_claim,
     merged_eq,
 )
-from cairn.prover.sumcheck.proof import evaluate_round
+from cairn.prover.sumcheck.proof import SumcheckProof, evaluate_round
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 
 ROUND_SENT = 2  # [c0, c2]: every round polynomial here has degree 2
@@ -70,6 +70,8 @@ def _check_statement(statement: Statement, params: PcsParams) -> None:
     for commitment, claims in statement:
         if commitment.hash != params.hash:
             raise VerificationError("pcs.hash", f"{commitment.hash} commitment, {params.hash} PCS")
+        if not get_hash(params.hash).is_digest(commitment.root):
+            raise VerificationError("merkle.digest", f"a root is not a {params.hash} digest")
         if not 0 <= commitment.n_vars <= params.max_n_vars:
             raise VerificationError("pcs.size", f"2^{commitment.n_vars} values")
         if not claims or any(len(c.point) != commitment.n_vars for c in claims):
@@ -79,16 +81,14 @@ def _check_statement(statement: Statement, params: PcsParams) -> None:
 def _check_shape(
     proof: OpeningProof, layout: BatchLayout, aligned: bool, n_polys: int, hash_: MerkleHash
 ) -> None:
-    """Every count against the public parameters and sizes, before any transcript step."""
+    """Every count against the public parameters and sizes, before any transcript step, in
+    the order the calldata reader meets them (merge rounds, merged values, fold rounds, …)."""
     n = layout.n_vars
     merge_rounds, merge_values = (0, 0) if aligned else (n, n_polys)
-    for name, rounds, want in (("merge", proof.merge, merge_rounds), ("fold", proof.fold, n)):
-        if len(rounds.rounds) != want:
-            raise VerificationError("pcs.round_count", f"{name}: {len(rounds.rounds)} != {want}")
-        if any(len(sent) != ROUND_SENT for sent in rounds.rounds):
-            raise VerificationError("pcs.round_degree", f"{name}: a round is not [c0, c2]")
+    _check_rounds("merge", proof.merge, merge_rounds)
     if len(proof.merged_values) != merge_values:
         raise VerificationError("pcs.merge_count", f"{len(proof.merged_values)} merged values")
+    _check_rounds("fold", proof.fold, n)
     n_layers = len(layout.groups) - 1
     if len(proof.layer_roots) != n_layers or len(proof.layer_openings) != n_layers:
         raise VerificationError(
@@ -102,6 +102,13 @@ def _check_shape(
         raise VerificationError("merkle.digest", f"a layer root is not a {hash_.name} digest")
     if not (isinstance(proof.pow_nonce, int) and 0 <= proof.pow_nonce < 1 << 64):
         raise VerificationError("pcs.pow", "the nonce is not a u64")
+
+
+def _check_rounds(name: str, rounds: SumcheckProof, want: int) -> None:
+    if len(rounds.rounds) != want:
+        raise VerificationError("pcs.round_count", f"{name}: {len(rounds.rounds)} != {want}")
+    if any(len(sent) != ROUND_SENT for sent in rounds.rounds):
+        raise VerificationError("pcs.round_degree", f"{name}: a round is not [c0, c2]")
 
 
 def _verify_merge(
