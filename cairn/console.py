@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from cairn.deploy.contract import ChainError
 from cairn.deploy.devnet import DevnetError
@@ -22,7 +23,8 @@ EXIT_USAGE = 2
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    """Messages quote user input and proof fields: print them literally, never as markup."""
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(code)
 
 

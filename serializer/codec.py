@@ -132,7 +132,7 @@ def _name_bad_entry(value: Any, path: str, ndim: int | None) -> None:
         _name_bad_entry(item, where, None if ndim is None else ndim - 1)
 
 
-def _join(path: str, key: str) -> str:
+def join_path(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
@@ -165,7 +165,7 @@ def decode(value: Any, hint: Any, path: str) -> Any:
         fields = dataclasses.fields(hint)
         return hint(
             **{
-                f.name: decode(get(value, f.name, path), hints[f.name], _join(path, f.name))
+                f.name: decode(get(value, f.name, path), hints[f.name], join_path(path, f.name))
                 for f in fields
             }
         )

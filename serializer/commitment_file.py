@@ -10,9 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cairn.prover.merkle.hashers import get_hash
+from cairn.prover.pcs.domain import MAX_LOG_SIZE
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.pcs.proof import CommittedTensor
-from cairn.serializer.codec import decode, encode, get
+from cairn.prover.pcs.proof import Commitment, CommittedTensor
+from cairn.serializer.codec import decode, encode, get, join_path
 from cairn.serializer.errors import MalformedProofError
 
 FORMAT = "cairn-commitment"
@@ -31,12 +33,27 @@ def from_json_dict(doc: Any) -> CommittedTensor:
         raise MalformedProofError("format", f"expected {FORMAT!r}")
     if get(doc, "version", "") != VERSION:
         raise MalformedProofError("version", f"unsupported version (want {VERSION})")
-    cm = decode(doc, CommittedTensor, "")
-    if not cm.shape or min(cm.shape) < 1:
-        raise MalformedProofError("shape", "expected a list of dimensions, each >= 1")
-    if cm.commitment.hash not in PARAMS:
-        raise MalformedProofError("commitment.hash", f"unknown hash {cm.commitment.hash!r}")
-    return cm
+    return committed_tensor(doc, "")
+
+
+def check_commitment(c: Commitment, path: str) -> Commitment:
+    """A known hash, a size the domain can hold and a root that hash can output."""
+    if c.hash not in PARAMS:
+        raise MalformedProofError(f"{path}.hash", f"unknown hash {c.hash!r}")
+    if c.n_vars > MAX_LOG_SIZE:
+        raise MalformedProofError(f"{path}.n_vars", f"more than 2^{MAX_LOG_SIZE} values")
+    if not get_hash(c.hash).is_digest(c.root):
+        raise MalformedProofError(f"{path}.root", f"not a {c.hash} digest")
+    return c
+
+
+def committed_tensor(value: Any, path: str) -> CommittedTensor:
+    """A commitment file's body or a proof's committed weight, validated."""
+    ct = decode(value, CommittedTensor, path)
+    if not ct.shape or min(ct.shape) < 1:
+        raise MalformedProofError(join_path(path, "shape"), "expected dimensions, each >= 1")
+    check_commitment(ct.commitment, join_path(path, "commitment"))
+    return ct
 
 
 def load(path: Path) -> CommittedTensor:

@@ -99,6 +99,8 @@ def encode_opening(statement: Statement, proof: OpeningProof, params: PcsParams)
         proof.pow_nonce,
     ]
     layout = layout_of(statement, params)
+    if len(proof.poly_openings) != len(statement):
+        raise ValueError(f"{len(proof.poly_openings)} polynomial openings for {len(statement)}")
     groups = []
     for g in range(len(layout.groups)):
         # As many layer openings as the proof holds (a short list is refused at its count).

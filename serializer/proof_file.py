@@ -17,13 +17,13 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.instance import MatmulInstance
 from cairn.prover.matmul.proof import MatmulProof
-from cairn.prover.pcs.params import PARAMS
-from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
+from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.codec import decode, encode, get, integer, tensor
+from cairn.serializer.commitment_file import check_commitment, committed_tensor
 from cairn.serializer.errors import MalformedProofError
 
 FORMAT = "cairn-proof"
@@ -74,9 +74,10 @@ def _matmul_from_json(doc: Any) -> MatmulProof:
     if not isinstance(inst, dict) or "b_commitment" not in inst:
         b = tensor(get(inst, "b", "instance"), "instance.b", 2)
         return MatmulProof(MatmulInstance(**dims, a=a, b=b, c=c), sumcheck)
+    if "b" in inst:
+        raise MalformedProofError("instance.b", "a committed B is not also published")
     cw = decode(inst["b_commitment"], Commitment, "instance.b_commitment")
-    if cw.hash not in PARAMS:
-        raise MalformedProofError("instance.b_commitment.hash", f"unknown hash {cw.hash!r}")
+    check_commitment(cw, "instance.b_commitment")
     b_value = decode(get(body, "b_value", "proof"), QM31, "proof.b_value")
     opening = decode(get(body, "opening", "proof"), OpeningProof, "proof.opening")
     return MatmulProof(
@@ -110,9 +111,13 @@ def _walk_from_json(doc: Any, kind: str) -> WalkProof:
     st_doc = get(doc, "statement", "")
     dims = decode(get(st_doc, "dims", "statement"), list[int], "statement.dims")
     groups = {g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS}
-    committed = decode(
-        get(st_doc, "committed", "statement"), dict[str, CommittedTensor], "statement.committed"
-    )
+    committed_doc = get(st_doc, "committed", "statement")
+    if not isinstance(committed_doc, dict):
+        raise MalformedProofError("statement.committed", "expected an object of commitments")
+    committed = {
+        str(name): committed_tensor(value, f"statement.committed.{name}")
+        for name, value in committed_doc.items()
+    }
     st = Statement(kind, tuple(dims), **groups, committed=committed)
     body = get(doc, "proof", "")
     layer = decode(get(body, "layer", "proof"), LAYERS[kind].proof_type, "proof.layer")

@@ -12,7 +12,8 @@ from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.prover import commit_tensor
-from cairn.serializer import proof_file
+from cairn.serializer import calldata, proof_file
+from cairn.serializer.errors import MalformedProofError
 from tests.proof_mutations import mutations
 
 
@@ -126,3 +127,26 @@ def test_cli_commit_prove_verify_and_pin(tmp_path):
     assert result.exit_code == 2 and "malformed" in result.output
     result = runner.invoke(app, ["commit", str(tmp_path / "missing.npy")])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda d: d["instance"]["b_commitment"].update(n_vars=2**200), "n_vars"),
+        (lambda d: d["instance"]["b_commitment"].update(root=2**252), "root"),
+        (lambda d: d["instance"]["b_commitment"].update(hash="sha3"), "hash"),
+        (lambda d: d["instance"].update(b=[[1, 2], [3, 4]]), "instance.b"),
+    ],
+)
+def test_malformed_commitments_are_refused_on_load(proof, edit, field):
+    doc = proof_file.to_json_dict(proof)
+    edit(doc)
+    with pytest.raises(MalformedProofError) as e:
+        proof_file.from_json_dict(doc)
+    assert e.value.field.endswith(field)
+
+
+def test_encoding_a_proof_with_missing_openings_is_a_clear_error(proof):
+    short = dataclasses.replace(proof.opening, poly_openings=[])
+    with pytest.raises(ValueError, match="polynomial openings"):
+        calldata.encode(calldata.BoundMatmul(1, 0, dataclasses.replace(proof, opening=short)))

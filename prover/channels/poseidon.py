@@ -56,9 +56,13 @@ def pack_m31s_bytes(values: np.ndarray | Sequence[int]) -> bytes:
     never pack alike (STWO's Merkle-leaf packing). Full words are built with numpy bit
     operations: each value's 31 low bits, concatenated behind 8 zero bits, are the word.
     """
-    arr = np.asarray(values, dtype=np.int64).ravel()
+    canonical = "pack_m31s: values must be canonical M31 (0 <= v < p)"
+    try:
+        arr = np.asarray(values, dtype=np.int64).ravel()
+    except OverflowError:
+        raise ValueError(canonical) from None
     if arr.size and (arr.min() < 0 or arr.max() >= P):
-        raise ValueError("pack_m31s: values must be canonical M31 (0 <= v < p)")
+        raise ValueError(canonical)
     full, rest = divmod(arr.size, M31_PER_FELT)
     limbs = arr[: full * M31_PER_FELT].astype(">u4").view(np.uint8).reshape(full, 8, 4)
     bits = np.unpackbits(limbs, axis=-1)[:, :, 1:].reshape(full, 31 * M31_PER_FELT)
