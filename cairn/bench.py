@@ -27,6 +27,7 @@ from cairn.console import errors_as_exit, fail, out
 from cairn.deploy import contract, devnet, registry
 from cairn.deploy.build import build
 from cairn.deploy.toolchain import default_toolchain
+from cairn.proofs import CommitWeights
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
@@ -39,11 +40,12 @@ from cairn.prover.mle import evaluate
 from cairn.prover.pcs import POSEIDON_PARAMS, commit, open_batch
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.prover import commit_tensor
-from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk import prover as walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.codec import proof_felts
+from cairn.serializer.files import write_atomic
 
 DEFAULT_SHAPES = ["512x512x512", "128x768x3072"]
 ONCHAIN_SHAPES = ["8x8x8", "32x64x16", "64x64x64"]
@@ -199,6 +201,17 @@ def _parse(shape: str) -> tuple[int, int, int]:
     return m, k, n
 
 
+def _writable(path: Path | None) -> Path | None:
+    """Refuse an --out whose folder is missing before measuring, not after."""
+    if path is not None and not path.parent.is_dir():
+        raise typer.BadParameter(f"{path.parent} is not a directory")
+    return path
+
+
+BenchOut = Annotated[
+    Path | None, typer.Option("--out", help="also write JSON here", callback=_writable)
+]
+
 bench_app = typer.Typer(help="Measure speed, memory and proof sizes.", no_args_is_help=True)
 
 
@@ -210,9 +223,9 @@ def _measure_layer(
     commit_s, data = 0.0, None
     if commit and statement.weights:
         commit_s, (statement, data) = _best(
-            lambda: commit_weights(statement, PARAMS[commit]), repeat
+            lambda: walk.commit_weights(statement, PARAMS[commit]), repeat
         )
-    prove_s, proof = _best(lambda: prove_walk(spec, statement, data), repeat)
+    prove_s, proof = _best(lambda: walk.prove_walk(spec, statement, data), repeat)
     verify_s, _ = _best(lambda: verify_walk(spec, proof), repeat)
     return {
         "layer": name,
@@ -221,7 +234,7 @@ def _measure_layer(
         "commit_s": commit_s,
         "prove_s": prove_s,
         "verify_s": verify_s,
-        "prove_peak_mib": _peak_mib(lambda: prove_walk(spec, statement, data)),
+        "prove_peak_mib": _peak_mib(lambda: walk.prove_walk(spec, statement, data)),
         "proof_felts": proof_felts(proof),
     }
 
@@ -229,20 +242,16 @@ def _measure_layer(
 @bench_app.command("layers")
 def bench_layers(
     repeat: Annotated[int, typer.Option(min=1, help="runs per timing (best is kept)")] = 3,
-    out_path: Annotated[Path | None, typer.Option("--out", help="also write JSON here")] = None,
-    commit_weights_: Annotated[
-        str | None,
-        typer.Option("--commit-weights", help="commit the weights (poseidon | blake2s) first"),
-    ] = None,
+    out_path: BenchOut = None,
+    commit_weights: CommitWeights = None,
 ) -> None:
     """Prove and verify each layer at its reference size (benchmarks/README.md)."""
-    if commit_weights_ not in (None, *PARAMS):
-        raise fail(f"--commit-weights {commit_weights_!r}: expected one of {sorted(PARAMS)}")
     rows = []
     with errors_as_exit(), out.status("benchmarking") as status:
         for name, build in examples.BENCHMARKS.items():
             status.update(f"benchmarking {name}")
-            rows.append(_measure_layer(name, build, repeat, commit_weights_))
+            hash_ = commit_weights.value if commit_weights else None
+            rows.append(_measure_layer(name, build, repeat, hash_))
     table = Table("layer", "weights", "commit", "prove", "verify", "prover peak", "proof")
     for r in rows:
         table.add_row(
@@ -262,7 +271,8 @@ def _report(table: Table, rows: list[dict[str, Any]], out_path: Path | None) -> 
     machine = f"{platform.machine()}, {platform.processor() or 'cpu'}, numpy {np.__version__}"
     out.print(f"machine: {machine}")
     if out_path:
-        out_path.write_text(json.dumps({"machine": machine, "results": rows}, indent=2))
+        with errors_as_exit():
+            write_atomic(out_path, json.dumps({"machine": machine, "results": rows}, indent=2))
 
 
 @bench_app.command("pcs")
@@ -276,7 +286,7 @@ def bench_pcs(
     shape: Annotated[
         list[str] | None, typer.Option(help="committed-weight matmul MxKxN (repeatable)")
     ] = None,
-    out_path: Annotated[Path | None, typer.Option("--out", help="also write JSON here")] = None,
+    out_path: BenchOut = None,
 ) -> None:
     """On-chain cost of PCS openings and committed-weight matmuls (Poseidon commitments, the
     contract's parameters); commit/open/verify times are `python benchmarks/pcs.py`."""
@@ -303,7 +313,7 @@ def bench_pcs(
 def bench(
     shape: Annotated[list[str] | None, typer.Option(help="MxKxN (repeatable)")] = None,
     repeat: Annotated[int, typer.Option(min=1, help="runs per timing (best is kept)")] = 3,
-    out_path: Annotated[Path | None, typer.Option("--out", help="also write JSON here")] = None,
+    out_path: BenchOut = None,
     onchain: Annotated[
         bool, typer.Option(help="measure L2 gas of on-chain verification on a fresh devnet")
     ] = False,
@@ -321,9 +331,7 @@ def bench(
                 f"{r['l2_gas']:,}",
                 f"{r['fee_fri']:,} FRI",
             )
-        out.print(table)
-        if out_path:
-            out_path.write_text(json.dumps({"onchain": rows}, indent=2))
+        _report(table, rows, out_path)
         return
     shapes = [_parse(s) for s in shape or DEFAULT_SHAPES]
     rows = []

@@ -28,6 +28,7 @@ from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, commitment_file, proof_file
 from cairn.serializer.codec import proof_felts
+from cairn.serializer.files import write_atomic
 
 prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
 
@@ -288,9 +289,7 @@ def calldata_cmd(
         felts = calldata.encode(onchain_proof(proof_file.load(file), model_id, weight))
         text = json.dumps([hex(f) for f in felts])
         if out_path:
-            tmp = out_path.with_name(out_path.name + ".tmp")
-            tmp.write_text(text)
-            tmp.replace(out_path)
+            write_atomic(out_path, text)
         else:
             print(text)
     typer.echo(f"{len(felts)} felts", err=out_path is None)

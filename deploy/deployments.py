@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cairn.deploy.contract import Deployment
 from cairn.deploy.devnet import state_file
+from cairn.serializer.files import write_atomic
 
 
 def record_file() -> Path:
@@ -27,9 +28,7 @@ def record(rpc_url: str, dep: Deployment) -> None:
     data[rpc_url] = {"address": hex(dep.address), "class_hash": hex(dep.class_hash)}
     path = record_file()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    tmp.replace(path)
+    write_atomic(path, json.dumps(data, indent=2))
 
 
 def lookup(rpc_url: str) -> int | None:

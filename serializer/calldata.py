@@ -29,6 +29,7 @@ from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
 from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.pcs.transcript import Statement
 from cairn.prover.sumcheck.proof import SumcheckProof
+from cairn.serializer.codec import MAX_DIM
 from cairn.serializer.felts import Reader
 from cairn.serializer.pcs_calldata import (
     encode_opening,
@@ -41,7 +42,6 @@ CALLDATA_VERSION = 1
 KIND_MATMUL = 1
 KIND_PCS = 2
 KIND_COMMITTED_MATMUL = 3
-MAX_DIM = 1 << 20
 ENTRY_TAGS = {"poseidon": 1, "blake2s": 2}  # registry entries (docs/registry.md)
 
 

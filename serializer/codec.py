@@ -22,6 +22,7 @@ from cairn.prover.merkle.proof import MerkleOpening
 from cairn.serializer.errors import MalformedProofError
 
 MAX_LIST = 1 << 16
+MAX_DIM = 1 << 20  # largest tensor dimension any statement or calldata may name
 
 
 def encode(value: Any) -> Any:

@@ -11,28 +11,24 @@ from pathlib import Path
 from typing import Any
 
 from cairn.prover.merkle.hashers import get_hash
+from cairn.prover.mle import tensor_vars
 from cairn.prover.pcs.domain import MAX_LOG_SIZE
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
-from cairn.serializer.codec import decode, encode, get, join_path
+from cairn.serializer.codec import MAX_DIM, decode, encode, join_path
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.files import check_header, read_document, write_atomic
 
 FORMAT = "cairn-commitment"
 VERSION = 1
 
 
 def save(cm: CommittedTensor, path: Path) -> None:
-    doc = {"format": FORMAT, "version": VERSION, **encode(cm)}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1))
-    tmp.replace(path)
+    write_atomic(path, json.dumps({"format": FORMAT, "version": VERSION, **encode(cm)}, indent=1))
 
 
 def from_json_dict(doc: Any) -> CommittedTensor:
-    if get(doc, "format", "") != FORMAT:
-        raise MalformedProofError("format", f"expected {FORMAT!r}")
-    if get(doc, "version", "") != VERSION:
-        raise MalformedProofError("version", f"unsupported version (want {VERSION})")
+    check_header(doc, FORMAT, VERSION)
     return committed_tensor(doc, "")
 
 
@@ -50,17 +46,15 @@ def check_commitment(c: Commitment, path: str) -> Commitment:
 def committed_tensor(value: Any, path: str) -> CommittedTensor:
     """A commitment file's body or a proof's committed weight, validated."""
     ct = decode(value, CommittedTensor, path)
-    if not ct.shape or min(ct.shape) < 1:
-        raise MalformedProofError(join_path(path, "shape"), "expected dimensions, each >= 1")
+    if not ct.shape or min(ct.shape) < 1 or max(ct.shape) > MAX_DIM:
+        raise MalformedProofError(join_path(path, "shape"), f"expected dimensions in 1..{MAX_DIM}")
     check_commitment(ct.commitment, join_path(path, "commitment"))
+    if ct.commitment.n_vars != tensor_vars(ct.shape):
+        raise MalformedProofError(
+            join_path(path, "commitment.n_vars"), f"does not fit the shape {ct.shape}"
+        )
     return ct
 
 
 def load(path: Path) -> CommittedTensor:
-    try:
-        doc = json.loads(path.read_text())
-    except OSError as e:
-        raise MalformedProofError(str(path), f"cannot read: {e.strerror or e}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise MalformedProofError(str(path), "not a JSON commitment file") from None
-    return from_json_dict(doc)
+    return from_json_dict(read_document(path, FORMAT, VERSION))

@@ -22,13 +22,13 @@ from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
-from cairn.serializer.codec import decode, encode, get, integer, tensor
+from cairn.serializer.codec import MAX_DIM, decode, encode, get, integer, tensor
 from cairn.serializer.commitment_file import check_commitment, committed_tensor
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.files import check_header, read_document, write_atomic
 
 FORMAT = "cairn-proof"
 VERSION = 1
-MAX_DIM = 1 << 20
 TENSOR_GROUPS = ("inputs", "outputs", "weights")
 AnyProof = MatmulProof | WalkProof
 
@@ -59,10 +59,7 @@ def to_json_dict(proof: AnyProof) -> dict[str, Any]:
 
 
 def save(proof: AnyProof, path: Path) -> None:
-    """Write atomically: a crash never leaves a half-written proof behind."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(to_json_dict(proof), separators=(",", ":")))
-    tmp.replace(path)
+    write_atomic(path, json.dumps(to_json_dict(proof), separators=(",", ":")))
 
 
 def _matmul_from_json(doc: Any) -> MatmulProof:
@@ -109,7 +106,10 @@ def _tensors(value: Any, path: str) -> dict[str, np.ndarray]:
 
 def _walk_from_json(doc: Any, kind: str) -> WalkProof:
     st_doc = get(doc, "statement", "")
-    dims = decode(get(st_doc, "dims", "statement"), list[int], "statement.dims")
+    dims_doc = get(st_doc, "dims", "statement")
+    if not isinstance(dims_doc, list):
+        raise MalformedProofError("statement.dims", "expected a list of dimensions")
+    dims = [integer(d, f"statement.dims[{i}]", 0, MAX_DIM) for i, d in enumerate(dims_doc)]
     groups = {g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS}
     committed_doc = get(st_doc, "committed", "statement")
     if not isinstance(committed_doc, dict):
@@ -130,30 +130,14 @@ def _walk_from_json(doc: Any, kind: str) -> WalkProof:
 
 
 def from_json_dict(doc: Any) -> AnyProof:
-    if get(doc, "format", "") != FORMAT:
-        raise MalformedProofError("format", f"expected {FORMAT!r}")
-    version = get(doc, "version", "")
-    if version != VERSION:
-        raise MalformedProofError("version", f"unsupported version {version!r} (want {VERSION})")
+    check_header(doc, FORMAT, VERSION)
     kind = get(doc, "kind", "")
     if kind == "matmul":
         return _matmul_from_json(doc)
-    if kind not in LAYERS:
+    if not isinstance(kind, str) or kind not in LAYERS:
         raise MalformedProofError("kind", f"unknown proof kind {kind!r}")
     return _walk_from_json(doc, kind)
 
 
 def load(path: Path) -> AnyProof:
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise MalformedProofError(str(path), f"cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise MalformedProofError(str(path), "not a UTF-8 text file") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise MalformedProofError(
-            str(path), f"not valid JSON ({e.msg} at line {e.lineno})"
-        ) from None
-    return from_json_dict(doc)
+    return from_json_dict(read_document(path, FORMAT, VERSION))

@@ -117,7 +117,7 @@ def test_rejection_names_the_check(small_proof, tmp_path):
         (lambda text: text[: len(text) // 2], "not valid JSON"),
         (lambda text: "hello, not json", "not valid JSON"),
         (lambda text: text.replace('"version":1', '"version":7'), "unsupported version 7"),
-        (lambda text: "[]", "expected an object"),
+        (lambda text: "[]", "expected a JSON object"),
     ],
 )
 def test_malformed_files_exit_2(small_proof, tmp_path, content, message):

@@ -8,7 +8,8 @@ import pytest
 from cairn.prover.fields import P
 from cairn.prover.layers.posenc.model import make_statement
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.walk.prover import prove_walk
+from cairn.prover.pcs.params import PARAMS
+from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.serializer import proof_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.errors import MalformedProofError
@@ -64,3 +65,32 @@ def test_malformed_names_the_path(proof, edit, field):
     with pytest.raises(MalformedProofError) as e:
         proof_file.from_json_dict(doc)
     assert e.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "problem"),
+    [
+        ("[" * 100_000 + "]" * 100_000, None, "nested too deeply"),
+        ('{"format": "cairn-proof", "version": true}', "version", "unsupported"),
+        ('{"format": "cairn-proof", "version": 1, "kind": ["qkv"]}', "kind", "unknown"),
+    ],
+)
+def test_hostile_files_are_malformed_not_crashes(tmp_path, text, field, problem):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(MalformedProofError) as e:
+        proof_file.load(path)
+    assert problem in e.value.problem and e.value.field == (field or str(path))
+
+
+def test_committed_weight_sizes_must_fit_their_shapes(proof):
+    st, data = commit_weights(proof.statement, PARAMS["blake2s"])
+    doc = proof_file.to_json_dict(prove_walk(LAYERS["posenc"], st, data))
+    doc["statement"]["committed"]["p"]["commitment"]["n_vars"] += 1
+    with pytest.raises(MalformedProofError) as e:
+        proof_file.from_json_dict(doc)
+    assert e.value.field == "statement.committed.p.commitment.n_vars"
+    doc["statement"]["dims"][0] = 1 << 64
+    with pytest.raises(MalformedProofError) as e:
+        proof_file.from_json_dict(doc)
+    assert e.value.field == "statement.dims[0]"
