@@ -15,6 +15,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from cairn import examples
 from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import HALF
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.prover import make_instance, prove_matmul
@@ -55,8 +56,11 @@ def _load_matrix(path: Path, name: str) -> np.ndarray:
         arr = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
         raise fail(f"--{name} {path}: cannot read a .npy matrix ({e})") from None
-    if arr.ndim != 2 or arr.dtype.kind not in "iu":
-        raise fail(f"--{name} {path}: expected a 2-D integer matrix, got {arr.dtype} {arr.shape}")
+    if arr.ndim != 2 or arr.dtype.kind not in "iu" or 0 in arr.shape:
+        got = f"{arr.dtype} {arr.shape}"
+        raise fail(f"{name} {path}: expected a non-empty 2-D integer matrix, got {got}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > HALF:
+        raise fail(f"{name} {path}: entries outside the signed M31 range |x| <= {HALF}")
     return arr.astype(np.int64)
 
 
@@ -78,8 +82,8 @@ def prove_matmul_cmd(
     out_path = out_path or Path("matmul.proof.json")
     rng = np.random.default_rng(seed)
     with errors_as_exit(), _stages() as progress:
-        a_mat = _load_matrix(a, "a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
-        b_mat = _load_matrix(b, "b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
+        a_mat = _load_matrix(a, "--a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
+        b_mat = _load_matrix(b, "--b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
         progress.add_task("computing C = A·B")
         inst = make_instance(a_mat, b_mat)
         b_data = None
@@ -215,7 +219,7 @@ def commit_cmd(
     """Commit to a weight matrix once: the file pins it for `cairn verify --commitment`."""
     target = out_path or matrix.with_suffix(".commit.json")
     with errors_as_exit(), _stages() as progress:
-        mat = _load_matrix(matrix, "matrix")
+        mat = _load_matrix(matrix, "MATRIX")
         progress.add_task(f"committing to a {mat.shape[0]}×{mat.shape[1]} matrix")
         committed, _ = commit_tensor(mat, PARAMS[hash_.value])
         commitment_file.save(committed, target)

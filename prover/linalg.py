@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cairn.prover.fields.m31 import HALF, P
+from cairn.prover.fields.m31 import HALF, P, max_magnitude
 
 _MAX_EXACT = 1 << 53
 _CHUNK = 1 << 21
@@ -40,13 +40,13 @@ def exact_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Raises ValueError if an entry of the product leaves the signed M31 range.
     """
-    bound = int(np.abs(a).max(initial=0)) * int(np.abs(b).max(initial=0)) * a.shape[-1]
+    bound = max_magnitude(a) * max_magnitude(b) * a.shape[-1]
     if bound < _MAX_EXACT:
         c = np.rint(a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64)
     elif bound < 1 << 63:
         c = a @ b
     else:
         raise ValueError("operands too large for an exact int64 product")
-    if c.size and int(np.abs(c).max()) > HALF:
+    if max_magnitude(c) > HALF:
         raise ValueError(f"product entry outside the signed M31 range |x| <= {HALF}")
     return c

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from cairn.prover.channels.poseidon import M31_PER_FELT
-from cairn.prover.fields.m31 import HALF, P
+from cairn.prover.fields.m31 import HALF, P, max_magnitude
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.merkle.proof import MerkleOpening
 from cairn.serializer.errors import MalformedProofError
@@ -105,7 +105,7 @@ def tensor(value: Any, path: str, ndim: int | None = None) -> np.ndarray:
         and arr.size
         and arr.ndim >= 1
         and (ndim is None or arr.ndim == ndim)
-        and int(np.abs(arr).max()) <= HALF
+        and max_magnitude(arr) <= HALF
     ):
         return arr.astype(np.int64)
     _name_bad_entry(value, path, ndim)

@@ -219,3 +219,19 @@ def test_layer_usage_errors_exit_2(tmp_path):
     assert result.exit_code == 2 and "must fit" in result.output
     result = run("prove", "mha", "--heads", 0)
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("matrix", "message"),
+    [
+        (np.full((2, 2), -(2**63), dtype=np.int64), "signed M31 range"),
+        (np.full((2, 2), 2**63, dtype=np.uint64), "signed M31 range"),
+        (np.zeros((0, 4), dtype=np.int64), "non-empty 2-D"),
+    ],
+)
+def test_commit_refuses_matrices_outside_the_field(tmp_path, matrix, message):
+    path = tmp_path / "w.npy"
+    np.save(path, matrix)
+    result = run("commit", path, "--out", tmp_path / "c.json")
+    assert result.exit_code == 2 and message in result.output
+    assert not (tmp_path / "c.json").exists()

@@ -122,8 +122,10 @@ def test_embed_lift_round_trip(xs):
 
 
 def test_embed_rejects_out_of_range():
-    with pytest.raises(ValueError):
-        embed(np.array([(P - 1) // 2 + 1]))
+    # -2^63 is its own absolute value in int64: the check must not rely on np.abs
+    for bad in ((P - 1) // 2 + 1, -(P - 1) // 2 - 1, -(2**63)):
+        with pytest.raises(ValueError, match="signed M31 range"):
+            embed(np.array([bad], dtype=np.int64))
 
 
 def test_random_sampling_in_range():

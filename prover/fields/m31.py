@@ -39,10 +39,15 @@ def inv_coord(x: Coord) -> Coord:
     return pow_coord(x, P - 2)
 
 
+def max_magnitude(arr: np.ndarray) -> int:
+    """max |x| as a Python int: np.abs would wrap -2^63 to itself and pass range checks."""
+    return max(-int(arr.min()), int(arr.max())) if arr.size else 0
+
+
 def embed(values: np.ndarray | int) -> np.ndarray:
     """Signed integers with |x| <= (p-1)/2 -> canonical M31 values (x mod p)."""
     arr = np.asarray(values, dtype=np.int64)
-    if arr.size and int(np.abs(arr).max()) > HALF:
+    if max_magnitude(arr) > HALF:
         raise ValueError(f"value out of the signed M31 range |x| <= {HALF}")
     return arr % P
 
