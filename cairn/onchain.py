@@ -15,7 +15,7 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.toolchain import default_toolchain
-from cairn.proofs import ModelIdOpt, WeightOpt, onchain_proof
+from cairn.proofs import ModelIdOpt, WeightOpt, onchain_proof, parse_felt
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.serializer import calldata, commitment_file, proof_file
@@ -111,9 +111,9 @@ def deploy(
     ] = None,
 ) -> None:
     """Build CairnVerifier, declare it (if new) and deploy it; records the address."""
+    owner_address = parse_felt("--owner", owner, nonzero=True) if owner else None
     with errors_as_exit():
         t = _target(rpc, account, private_key)
-        owner_address = _hex("--owner", owner) if owner else None
         out.print("building the contract (cached after the first build)…")
         art = build(default_toolchain())
         out.print(f"Sierra program: {art.sierra_length} felts (limit 81,920)")
@@ -150,13 +150,14 @@ def register_model(
 ) -> None:
     """Register a model's weight commitments (owner only; docs/registry.md): weight i of the
     model is the i-th file's commitment."""
+    model = parse_felt("MODEL_ID", model_id, nonzero=True)
+    config = parse_felt("--config-hash", config_hash)
     with errors_as_exit():
         entries = [
             f for path in commitments for f in calldata.commitment_entry(commitment_file.load(path))
         ]
         t = _target(rpc, account, private_key)
         addr = _address(t, address)
-        model, config = int(model_id, 0), _hex("--config-hash", config_hash)
         tx = asyncio.run(_register(t, addr, model, config, entries))
     out.print(f"model {model:#x} registered with {len(commitments)} commitment(s) ({tx:#x})")
 

@@ -14,10 +14,10 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from cairn import examples
 from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
+from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
@@ -226,26 +226,48 @@ def commit_cmd(
     out.print(f"wrote {target} ({hash_.value} root {committed.commitment.root:#x})")
 
 
-def _check_pinned(proof: proof_file.AnyProof, pinned: CommittedTensor) -> None:
-    """The proof must be about exactly the pinned weight: same commitment, same shape."""
-    inst = proof.instance if isinstance(proof, MatmulProof) else None
-    if inst is None or inst.b_commitment != pinned.commitment or [inst.k, inst.n] != pinned.shape:
-        raise VerificationError("commitment.mismatch", "the proof is not about the pinned B")
+def _committed(proof: proof_file.AnyProof) -> dict[str, CommittedTensor]:
+    """A proof's committed weights by name: a matmul's committed B is `b`."""
+    if isinstance(proof, WalkProof):
+        return dict(proof.statement.committed)
+    inst = proof.instance
+    cw = inst.b_commitment
+    return {"b": CommittedTensor([inst.k, inst.n], cw)} if cw else {}
+
+
+def _check_pinned(proof: proof_file.AnyProof, pins: dict[str, CommittedTensor]) -> None:
+    """Each pinned weight must be exactly the proof's weight of that name (commitment and
+    shape): this is what binds a committed-weight proof to a known model."""
+    committed = _committed(proof)
+    for name, pinned in pins.items():
+        if committed.get(name) != pinned:
+            raise VerificationError("commitment.mismatch", f"weight {name!r} is not the pinned one")
+
+
+def _load_pins(specs: list[str]) -> dict[str, CommittedTensor]:
+    pins = {}
+    for spec in specs:
+        name, _, file = spec.rpartition("=")
+        pins[name or "b"] = commitment_file.load(Path(file))
+    return pins
 
 
 def verify(
     file: Annotated[Path, typer.Argument(help="proof file")],
     commitment: Annotated[
-        Path | None, typer.Option(help="accept only a proof made against this commitment file")
+        list[str] | None,
+        typer.Option(
+            help="accept only proofs whose weight NAME is this commitment file: NAME=FILE, "
+            "or FILE for a matmul's B (repeatable)"
+        ),
     ] = None,
 ) -> None:
     """Verify a proof in Python. Exit 0 accepted, 1 rejected (names the check), 2 malformed."""
     with errors_as_exit():
         proof = proof_file.load(file)
-        pinned = commitment_file.load(commitment) if commitment else None
+        pins = _load_pins(commitment or [])
         try:
-            if pinned:
-                _check_pinned(proof, pinned)
+            _check_pinned(proof, pins)
             if isinstance(proof, WalkProof):
                 verify_walk(LAYERS[proof.statement.kind], proof)
             else:
@@ -259,7 +281,20 @@ ModelIdOpt = Annotated[
     str | None,
     typer.Option(help="registered model whose weight B is (committed-weight proofs)"),
 ]
-WeightOpt = Annotated[int, typer.Option(min=0, help="B's index among the model's commitments")]
+WeightOpt = Annotated[
+    int, typer.Option(min=0, max=2**32 - 1, help="B's index among the model's commitments")
+]
+
+
+def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
+    """A felt252 argument as 0x… hex or decimal; a clear error (exit 2) otherwise."""
+    try:
+        felt = int(value, 0)
+    except ValueError:
+        raise fail(f"{option} {value!r}: expected 0x… hex or a decimal number") from None
+    if not (1 if nonzero else 0) <= felt < STARK_PRIME:
+        raise fail(f"{option} {value!r}: must be a felt252{' other than 0' if nonzero else ''}")
+    return felt
 
 
 def onchain_proof(
@@ -276,10 +311,7 @@ def onchain_proof(
         return proof
     if model_id is None:
         raise fail("a committed-weight proof names its model: give --model-id (and --weight)")
-    try:
-        return calldata.BoundMatmul(int(model_id, 0), weight, proof)
-    except ValueError:
-        raise fail(f"--model-id {model_id!r}: expected 0x… hex or a decimal number") from None
+    return calldata.BoundMatmul(parse_felt("--model-id", model_id, nonzero=True), weight, proof)
 
 
 def calldata_cmd(

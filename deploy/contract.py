@@ -97,7 +97,10 @@ async def contract_at(account: Account, address: int) -> Contract:
     is large (the node sends the whole Sierra program), so it is fetched once per account."""
     known = _CONTRACTS.setdefault(account, {})
     if address not in known:
-        known[address] = await Contract.from_address(address, provider=account)
+        try:
+            known[address] = await Contract.from_address(address, provider=account)
+        except ClientError:
+            raise ChainError(f"no contract at {address:#x} on this node") from None
     return known[address]
 
 
@@ -117,14 +120,15 @@ async def connect(rpc_url: str, address: str, private_key: str) -> Account:
 
 def revert_reason(err: Exception) -> str:
     """The contract's panic reason out of a node error: the first felt of the innermost panic
-    data (`["0x6d61…"]`) read as a Cairo short string, e.g. 'matmul.final_evaluation'."""
+    data (`["0x6d61…"]`) read as a Cairo short string, e.g. 'matmul.final_evaluation'. An error
+    that carries no panic is the node's, not the contract's: ChainError."""
     text = str(err)
     panics = re.findall(r'\[\s*"0x([0-9a-fA-F]+)"', text)
     if panics:
         raw = bytes.fromhex(panics[-1].rjust(len(panics[-1]) + len(panics[-1]) % 2, "0"))
         if raw and all(32 <= b < 127 for b in raw):
             return raw.decode()
-    return text[:500]
+    raise ChainError(f"the node refused the call: {text[:500]}")
 
 
 async def declare_and_deploy(
@@ -148,13 +152,16 @@ async def declare_and_deploy(
         declared_now = True
     abi = json.loads(sierra_text)["abi"]
     abi = json.loads(abi) if isinstance(abi, str) else abi
-    deployed = await Contract.deploy_contract_v3(
-        account=account,
-        class_hash=class_hash,
-        abi=abi,
-        constructor_args={"owner": account.address if owner is None else owner},
-        auto_estimate=True,
-    )
+    try:
+        deployed = await Contract.deploy_contract_v3(
+            account=account,
+            class_hash=class_hash,
+            abi=abi,
+            constructor_args={"owner": account.address if owner is None else owner},
+            auto_estimate=True,
+        )
+    except ClientError as e:
+        raise ChainError(f"deployment refused: {revert_reason(e)}") from None
     await deployed.wait_for_acceptance()
     return Deployment(class_hash, deployed.deployed_contract.address, declared_now)
 

@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from starknet_py.contract import Contract
 from starknet_py.net.account.account import Account
 from starknet_py.net.client_errors import ClientError
 
@@ -26,7 +25,7 @@ from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.serializer import calldata
-from cairn.serializer.calldata import BoundMatmul, PcsOpening
+from cairn.serializer.calldata import ROOT_FELTS_BY_TAG, BoundMatmul, PcsOpening
 from cairn.serializer.errors import MalformedProofError
 
 NO_MODEL = 0  # the model id of proofs bound to no model; never registrable
@@ -69,9 +68,9 @@ def registered_entry(commitments: Sequence[int], weight: int) -> list[int]:
     dims); `registry.weight` if the list holds no such entry in that format."""
     start = index = 0
     while True:
-        if start >= len(commitments) or commitments[start] not in (1, 2):
+        if start >= len(commitments) or commitments[start] not in ROOT_FELTS_BY_TAG:
             raise VerificationError("registry.weight", f"no commitment entry number {weight}")
-        rank_at = start + 1 + commitments[start]  # a Poseidon root takes 1 felt, Blake2s 2
+        rank_at = start + 1 + ROOT_FELTS_BY_TAG[commitments[start]]
         if rank_at >= len(commitments) or rank_at + 1 + commitments[rank_at] > len(commitments):
             raise VerificationError("registry.weight", f"commitment entry {index} is cut short")
         end = rank_at + 1 + commitments[rank_at]
@@ -110,13 +109,9 @@ def contract_check(felts: list[int], models: Mapping[int, Sequence[int]]) -> str
     return None
 
 
-async def _contract(account: Account, address: int) -> Contract:
-    return await contract_at(account, address)
-
-
 async def _view(account: Account, address: int, name: str, **args: int) -> Any:
     """One view's single return value; a named refusal becomes RegistryError."""
-    contract = await _contract(account, address)
+    contract = await contract_at(account, address)
     try:
         (result,) = await contract.functions[name].call(**args)
     except ClientError as e:
@@ -132,7 +127,7 @@ async def register_model(
     commitments: Sequence[int],
 ) -> int:
     """Invoke `register_model` from `account` (the owner); returns the transaction hash."""
-    contract = await _contract(account, address)
+    contract = await contract_at(account, address)
     call = contract.functions["register_model"].prepare_invoke_v3(
         model_id=model_id, config_hash=config_hash, commitments=list(commitments)
     )

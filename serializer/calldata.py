@@ -43,6 +43,8 @@ KIND_MATMUL = 1
 KIND_PCS = 2
 KIND_COMMITTED_MATMUL = 3
 ENTRY_TAGS = {"poseidon": 1, "blake2s": 2}  # registry entries (docs/registry.md)
+ROOT_FELTS = {"poseidon": 1, "blake2s": 2}  # a Blake2s root travels as low, high 128 bits
+ROOT_FELTS_BY_TAG = {ENTRY_TAGS[h]: ROOT_FELTS[h] for h in ENTRY_TAGS}
 
 
 @dataclass(frozen=True)
@@ -215,5 +217,5 @@ def commitment_entry(tensor: CommittedTensor) -> list[int]:
     concatenation of its entries; a kind-3 proof names its B by index."""
     root = tensor.commitment.root
     tag = ENTRY_TAGS[tensor.commitment.hash]
-    roots = [root] if tensor.commitment.hash == "poseidon" else [root % (1 << 128), root >> 128]
+    roots = [root] if ROOT_FELTS[tensor.commitment.hash] == 1 else [root % 2**128, root >> 128]
     return [tag, *roots, len(tensor.shape), *tensor.shape]

@@ -235,3 +235,17 @@ def test_commit_refuses_matrices_outside_the_field(tmp_path, matrix, message):
     result = run("commit", path, "--out", tmp_path / "c.json")
     assert result.exit_code == 2 and message in result.output
     assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["register-model", "zz", "W.commit.json"], "expected 0x… hex or a decimal"),
+        (["register-model", "0", "W.commit.json"], "other than 0"),
+        (["register-model", hex(2**252), "W.commit.json"], "must be a felt252"),
+        (["deploy", "--owner", "0x0"], "other than 0"),
+    ],
+)
+def test_felt_arguments_are_checked_before_anything_runs(args, message):
+    result = run(*args)
+    assert result.exit_code == 2 and message in result.output

@@ -85,3 +85,12 @@ def test_owner_given_at_deployment(chain):
     assert e.value.reason == "registry.not_owner"
     chain.run(registry.register_model(owner, dep.address, 1, 0, COMMITMENTS))
     assert chain.run(registry.get_model(deployer, dep.address, 1)) == Model(0, COMMITMENTS)
+
+
+def test_zero_owner_and_missing_contract_are_chain_errors(chain):
+    """The constructor's refusal and a node's 'no such contract' reach users as ChainError
+    (a clear message), never as a raw client traceback."""
+    with pytest.raises(contract.ChainError, match="registry.zero_owner"):
+        chain.run(contract.declare_and_deploy(chain.account, chain.artifacts, owner=0))
+    with pytest.raises(contract.ChainError, match="no contract at 0x1234"):
+        chain.run(registry.owner(chain.account, 0x1234))

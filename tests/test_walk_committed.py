@@ -4,14 +4,16 @@ import dataclasses
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from cairn import examples
+from cairn.cli import app
 from cairn.prover.errors import VerificationError
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.verifier import verify_walk
-from cairn.serializer import proof_file
+from cairn.serializer import commitment_file, proof_file
 from tests.proof_mutations import mutations
 
 
@@ -85,3 +87,25 @@ def test_json_round_trip(qkv_proof, tmp_path):
     assert back.statement.committed == qkv_proof.statement.committed
     verify_walk(LAYERS["qkv"], back)
     assert np.array_equal(back.statement.inputs["x"], qkv_proof.statement.inputs["x"])
+
+
+def test_cli_pins_layer_weights_by_name(qkv_proof, tmp_path):
+    runner = CliRunner()
+    path = tmp_path / "q.json"
+    proof_file.save(qkv_proof, path)
+    for name in ("w_q", "b_v"):
+        commitment_file.save(qkv_proof.statement.committed[name], tmp_path / f"{name}.json")
+    pins = [
+        "--commitment",
+        f"w_q={tmp_path / 'w_q.json'}",
+        "--commitment",
+        f"b_v={tmp_path / 'b_v.json'}",
+    ]
+    assert runner.invoke(app, ["verify", str(path), *pins]).exit_code == 0
+    for wrong in (
+        f"w_k={tmp_path / 'w_q.json'}",
+        f"nope={tmp_path / 'w_q.json'}",
+        str(tmp_path / "w_q.json"),
+    ):
+        result = runner.invoke(app, ["verify", str(path), "--commitment", wrong])
+        assert result.exit_code == 1 and "commitment.mismatch" in result.output
