@@ -33,7 +33,9 @@ def test_output_is_exact_and_the_proof_verifies(s, c, e):
     x, p, o = st.inputs["x"], st.weights["p"], st.outputs["o"]
     rows = 1 << (s - 1).bit_length()
     assert np.array_equal(o[:s], x + p[:s])  # the real positions
-    assert np.array_equal(o[s:], p[s:rows]) if c >= rows else True
+    padded_p = np.zeros((max(rows, c), e), dtype=np.int64)
+    padded_p[:c] = p
+    assert np.array_equal(o[s:], padded_p[s:rows])  # padded rows carry P's rows, or zeros
     verify_walk(SPEC, proof)
     assert len(proof.layer.siblings) == (c - 1).bit_length() - (s - 1).bit_length()
 

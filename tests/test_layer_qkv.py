@@ -201,12 +201,13 @@ def test_bad_statements_refused(case):
 def test_make_statement_refuses_bad_operands():
     rng = np.random.default_rng(0)
     ws = random_weights(rng, 4, 2)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="shapes"):
         model.make_statement(rng.integers(0, 9, (3, 5)), ws)  # e mismatch
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="shapes"):
         model.make_statement(rng.integers(0, 9, (3, 4)), {**ws, "b_q": ws["w_q"]})
-    with pytest.raises(ValueError):
-        model.make_statement(np.full((3, 4), 1 << 30), ws)  # X·W leaves the M31 range
+    big = np.full((3, 4), 1 << 22)  # in range itself, but 4 · 2^22 · 127 is not
+    with pytest.raises(ValueError, match="product entry"):
+        model.make_statement(big, {**ws, "w_q": np.full((4, 2), 127)})
 
 
 def test_proof_round_trips_through_the_codec():

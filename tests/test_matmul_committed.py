@@ -52,16 +52,19 @@ def test_every_tampering_of_the_committed_parts_is_rejected(proof):
 
 def test_commitment_and_missing_opening(proof):
     cw = proof.instance.b_commitment
-    for changed in (
-        dataclasses.replace(cw, root=cw.root + 1),
-        dataclasses.replace(cw, n_vars=cw.n_vars + 1),
+    # Another root is absorbed before r_row and r_col, so the sum-check already ends wrong;
+    # another size no longer fits B's shape.
+    for changed, check in (
+        (dataclasses.replace(cw, root=cw.root + 1), "matmul.final_evaluation"),
+        (dataclasses.replace(cw, n_vars=cw.n_vars + 1), "instance.shape"),
     ):
-        with pytest.raises(VerificationError):
+        with pytest.raises(VerificationError) as e:
             verify_matmul(
                 dataclasses.replace(
                     proof, instance=dataclasses.replace(proof.instance, b_commitment=changed)
                 )
             )
+        assert e.value.check == check
     with pytest.raises(VerificationError) as e:
         verify_matmul(dataclasses.replace(proof, opening=None))
     assert e.value.check == "matmul.opening"

@@ -136,7 +136,8 @@ def test_malformed_openings_are_rejected(opened):
     check(opened, MerkleOpening(rows, op.siblings), check_name="merkle.value")
 
 
-def test_roots_enter_either_channel_injectively():
+def test_roots_enter_either_channel_as_documented():
+    """docs/merkle.md: a Poseidon root is one felt, a Blake2s root its 8 LE u32 words."""
     p_root = MerkleTree.commit(random_rows(3, 2, 2), POSEIDON).root
     b_root = MerkleTree.commit(random_rows(3, 2, 2), BLAKE).root
     ch = Poseidon252Channel()
