@@ -25,6 +25,36 @@ def next_pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
+def binary(v: int, n: int) -> list[int]:
+    """The n-bit expansion of v, MSB first (v < 2^n): the variable order of every MLE."""
+    return [(v >> (n - 1 - t)) & 1 for t in range(n)]
+
+
+def hypercube_point(v: int, n: int) -> tuple[QM31, ...]:
+    """Index v as a point of {0,1}^n; eq(·, hypercube_point(v)) is one-hot at v."""
+    return tuple(QM31.from_int(b) for b in binary(v, n))
+
+
+def prefix_mask(point: Sequence[QM31], s: int) -> QM31:
+    """Σ_{i<s} eq(point, i) in O(n): the MLE of the mask of the first s of 2^n indices.
+
+    i < s exactly when, at the first bit where i and s differ (MSB first), s has a 1 and i a 0;
+    the bits after it are free and their eq factors sum to 1."""
+    n = len(point)
+    if s >= 1 << n:
+        return QM31.one()
+    one = QM31.one()
+    total = QM31.zero()
+    prefix = one  # Π eq(point_k, s_k) over the bits before position i
+    for i, r in enumerate(point):
+        if (s >> (n - 1 - i)) & 1:
+            total = total + prefix * (one - r)
+            prefix = prefix * r
+        else:
+            prefix = prefix * (one - r)
+    return total
+
+
 def eq_table(point: Sequence[QM31]) -> QM31Array:
     """eq(point, x) for every x in {0,1}^n, x read MSB-first: 2^n entries."""
     table = QM31Array(np.array([[1, 0, 0, 0]], dtype=np.int64))

@@ -11,9 +11,9 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31
 from cairn.prover.layers.kvcache import model
 from cairn.prover.layers.kvcache.proof import DecodeProof
-from cairn.prover.layers.kvcache.prover import bits, prove_decode
+from cairn.prover.layers.kvcache.prover import prove_decode
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.mle import eq_table
+from cairn.prover.mle import eq_table, hypercube_point
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer.codec import decode, encode
@@ -101,11 +101,11 @@ def test_random_runs_verify(steps, s0, slack, data):
     verify_walk(SPEC, prove_walk(SPEC, statement(*shape, seed=data.draw(st.integers(0, 99)))))
 
 
-def test_bits_is_the_one_hot_point():
+def test_hypercube_point_is_one_hot():
     for n in range(4):
         for i in range(1 << n):
             onehot = [QM31.from_int(int(k == i)) for k in range(1 << n)]
-            assert eq_table(bits(i, n)).to_list() == onehot
+            assert eq_table(hypercube_point(i, n)).to_list() == onehot
 
 
 def _check_of(proof, spec=SPEC):

@@ -12,9 +12,8 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31
 from cairn.prover.layers.qkv import model
 from cairn.prover.layers.qkv.proof import QkvProof
-from cairn.prover.layers.qkv.verifier import prefix_mask
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.mle import eq_table
+from cairn.prover.mle import eq_table, prefix_mask
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer.codec import decode, encode

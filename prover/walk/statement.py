@@ -1,7 +1,7 @@
 """The public statement of a layer proof and how it enters the transcript.
 
 Everything the verifier relies on is absorbed before the first challenge: the kind's tag, the
-dimensions, the weights (public for now; commitments once the PCS is wired in), and the
+dimensions, the weights (public values, or shape, root and size when committed), and the
 public inputs and outputs, each with its shape. Tensors are absorbed in name order, so the
 transcript does not depend on how a file happens to order them.
 """

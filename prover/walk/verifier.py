@@ -50,7 +50,8 @@ def verify_walk(spec: LayerSpec, proof: WalkProof) -> None:
     claims = spec.verify(st, proof.layer, outputs, channel)
     _settle_all("input", st.inputs, claims.inputs, proof.inputs, channel)
     if set(claims.weights) != set(st.weight_shapes()):
-        raise VerificationError("walk.weight_claims", f"claims must cover {sorted(claims.weights)}")
+        expected = sorted(st.weight_shapes())
+        raise VerificationError("walk.weight_claims", f"claims must cover {expected}")
     public = {n: c for n, c in claims.weights.items() if n not in st.committed}
     _settle_all("weight", st.weights, public, proof.weights, channel)
     _open_committed(st, claims.weights, proof.opening, channel)

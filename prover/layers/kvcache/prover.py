@@ -25,7 +25,15 @@ from cairn.prover.layers.qkv.prover import (
     projection_claims,
     prove_projection,
 )
-from cairn.prover.mle import col_combination, eq_eval, eq_table, evaluate, pad_tensor, tensor_vars
+from cairn.prover.mle import (
+    col_combination,
+    eq_eval,
+    eq_table,
+    evaluate,
+    hypercube_point,
+    pad_tensor,
+    tensor_vars,
+)
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.prover import prove_sameply
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
@@ -33,11 +41,6 @@ from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
 SPLIT = ("q", *CACHES)
-
-
-def bits(index: int, n: int) -> tuple[QM31, ...]:
-    """The hypercube point of `index` on n variables, MSB first; eq(·, bits(i)) is one-hot at i."""
-    return tuple(QM31.from_int((index >> (n - 1 - i)) & 1) for i in range(n))
 
 
 def cache_claims(out: Claim, value: QM31, pending: Claim | None, step_vars: int) -> list[Claim]:
@@ -85,7 +88,8 @@ class Chain:
             "k": Claim(merged["k"].point, concat.k_prev),
             "v": Claim(merged["v"].point, concat.v_prev),
         }
-        x_claims, weights = projection_claims([bits(t, self.step_vars)], targets, point, projection)
+        row = hypercube_point(t, self.step_vars)
+        x_claims, weights = projection_claims([row], targets, point, projection)
         self.x.extend(x_claims)
         for name, claims in weights.items():
             self.weights.setdefault(name, []).extend(claims)
@@ -106,7 +110,7 @@ def prove_concat(
     """prev[j]: K_{t−1} (l̂ × ĥ), new[j]: k_t (ĥ), canonical. Returns the proof and (r_l, r_h)."""
     rows, cols = prev["k"].shape
     row_vars = tensor_vars((rows,))
-    pad = bits(pos, row_vars)
+    pad = hypercube_point(pos, row_vars)
     values = []
     for j in CACHES:
         r = merged[j].point

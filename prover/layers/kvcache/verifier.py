@@ -9,9 +9,9 @@ from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.kvcache.proof import DEGREE, ConcatProof, DecodeProof
-from cairn.prover.layers.kvcache.prover import SPLIT, Chain, bits, cache_claims, new_row_targets
+from cairn.prover.layers.kvcache.prover import SPLIT, Chain, cache_claims, new_row_targets
 from cairn.prover.layers.qkv.verifier import verify_projection
-from cairn.prover.mle import eq_eval, eq_table, tensor_vars
+from cairn.prover.mle import eq_eval, eq_table, hypercube_point, tensor_vars
 from cairn.prover.sameply.verifier import verify_sameply
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 from cairn.prover.walk.layer import LayerClaims
@@ -27,7 +27,7 @@ def verify_concat(
     channel: Channel,
 ) -> list[QM31]:
     """K_t(r_K) = K_{t−1}(r_K) + k̃_t(r_K), then the sum-check binding k̃_t to k_t; P_t(r_l) is
-    eq(r_l, bits(pos)), computed here in O(log l)."""
+    eq(r_l, pos), computed here in O(log l)."""
     for j, prev, new in (("k", proof.k_prev, proof.k_new), ("v", proof.v_prev, proof.v_new)):
         if merged[j].value != prev + new:
             raise VerificationError("kvcache.concat", f"{j}: the claim ≠ prev + new")
@@ -36,7 +36,7 @@ def verify_concat(
     claim = proof.k_new + lam * proof.v_new
     point, final = verify_sumcheck(claim, proof.sumcheck, row_vars + col_vars, DEGREE, channel)
     channel.mix_felts([proof.k_value, proof.v_value])
-    pad = eq_eval(point[:row_vars], bits(pos, row_vars))
+    pad = eq_eval(point[:row_vars], hypercube_point(pos, row_vars))
     k_part = eq_eval(merged["k"].point, point) * proof.k_value
     v_part = eq_eval(merged["v"].point, point) * proof.v_value
     if final != pad * (k_part + lam * v_part):

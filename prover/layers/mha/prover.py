@@ -8,6 +8,7 @@ scores' full size ĥ·ŝ·ŝ are those of the masking sum-check.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,6 +64,30 @@ def _one_factor(
     return OneFactorStep(sumcheck, finals[unknown]), point
 
 
+@dataclass(frozen=True)
+class Points:
+    """Where the walk through the layer ends on each input: A at (r_x, r_s, r_y), Q and K at
+    (r_2 | r_3, r), V (from Ṽ's swapped coordinates) at (r_y, r)."""
+
+    r_s: Sequence[QM31]
+    r_x: Sequence[QM31]
+    r_y: Sequence[QM31]
+    r_2: Sequence[QM31]
+    r_3: Sequence[QM31]
+    r: Sequence[QM31]
+
+
+def input_claims(proof: MhaProof, at: Points) -> LayerClaims:
+    """The layer's claims on its inputs, the same for prover and verifier."""
+    claims = {
+        "a": [Claim((*at.r_x, *at.r_s, *at.r_y), proof.attend.left)],
+        "k": [Claim((*at.r_3, *at.r), proof.pad.k)],
+        "q": [Claim((*at.r_2, *at.r), proof.pad.q)],
+        "v": [Claim((*at.r_y, *at.r), proof.pad.v)],
+    }
+    return LayerClaims(claims, {})
+
+
 def prove_mha(
     st: Statement, outputs: dict[str, Claim], channel: Channel
 ) -> tuple[MhaProof, LayerClaims]:
@@ -111,10 +136,5 @@ def prove_mha(
     channel.mix_felts(finals[:3])
     pad = PadStep(sumcheck, *finals[:3])
 
-    claims = {
-        "a": [Claim((*r_x, *r_s, *r_y), attend.left)],
-        "k": [Claim((*r_3, *point), pad.k)],
-        "q": [Claim((*r_2, *point), pad.q)],
-        "v": [Claim((*r_y, *point), pad.v)],
-    }
-    return MhaProof(unpad, attend, masking, heads, pad), LayerClaims(claims, {})
+    proof = MhaProof(unpad, attend, masking, heads, pad)
+    return proof, input_claims(proof, Points(r_s, r_x, r_y, r_2, r_3, point))

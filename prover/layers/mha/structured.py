@@ -14,7 +14,7 @@ import numpy as np
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.mha.model import MASK_VALUE
-from cairn.prover.mle import eq_eval, eq_table, log2_exact, next_pow2
+from cairn.prover.mle import binary, eq_eval, eq_table, log2_exact, next_pow2
 
 ONE = QM31.one()
 
@@ -22,11 +22,6 @@ ONE = QM31.one()
 def _bit(r: QM31, b: int) -> QM31:
     """eq(r, b) for one variable and a bit b."""
     return r if b else ONE - r
-
-
-def _bits(v: int, n: int) -> list[int]:
-    """The n-bit binary expansion of v, MSB first (v < 2^n)."""
-    return [(v >> (n - 1 - t)) & 1 for t in range(n)]
 
 
 def _advance(decided: bool, lo: int, hi: int) -> bool | None:
@@ -53,7 +48,7 @@ def zeroifier_mle(s: int, causal: bool, a: Sequence[QM31], b: Sequence[QM31]) ->
     """
     n = len(a)
     full = s == 1 << n
-    s_bits = _bits(0 if full else s, n)
+    s_bits = binary(0 if full else s, n)
     states = {(full, full, not causal): ONE}
     for t in range(n):
         nxt: dict[tuple[bool, bool, bool], QM31] = {}
@@ -114,7 +109,7 @@ def _divide(h: int, mu: int, x: Sequence[QM31], y_h: Sequence[QM31], y_r: Sequen
     """
     n, top = len(x), len(x) - len(y_h)
     full = h == 1 << n  # then every quotient is below h and the equal state stays empty
-    h_bits = _bits(0 if full else h, n)
+    h_bits = binary(0 if full else h, n)
     rho = np.arange(mu)
     moves = []
     for b in (0, 1):

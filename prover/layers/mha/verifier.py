@@ -10,6 +10,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.layers.mha.heads import verify_head_product
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.layers.mha.proof import MhaProof
+from cairn.prover.layers.mha.prover import Points, input_claims
 from cairn.prover.layers.mha.structured import mask_mle, pad_mle, unpad_mle, zeroifier_mle
 from cairn.prover.mle import eq_eval
 from cairn.prover.sumcheck.verifier import verify_sumcheck
@@ -68,10 +69,4 @@ def verify_mha(
         raise VerificationError("mha.pad", "Q·P~ + λ₁K·P~ + λ₂V·P~ at r differs")
     channel.mix_felts([pad.q, pad.k, pad.v])
 
-    claims = {
-        "a": [Claim((*r_x, *r_s, *r_y), proof.attend.left)],
-        "k": [Claim((*r_3, *point), pad.k)],
-        "q": [Claim((*r_2, *point), pad.q)],
-        "v": [Claim((*r_y, *point), pad.v)],
-    }
-    return LayerClaims(claims, {})
+    return input_claims(proof, Points(r_s, r_x, r_y, r_2, r_3, point))

@@ -11,30 +11,10 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.qkv.model import PROJECTIONS
 from cairn.prover.layers.qkv.proof import DEGREE, QkvProof
 from cairn.prover.layers.qkv.prover import Target, output_targets, projection_claims
-from cairn.prover.mle import tensor_vars
+from cairn.prover.mle import prefix_mask, tensor_vars
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
-
-
-def prefix_mask(point: Sequence[QM31], s: int) -> QM31:
-    """Σ_{i<s} eq(point, i) in O(n): the MLE of the mask of the first s of 2^n rows.
-
-    i < s exactly when, at the first bit where i and s differ (MSB first), s has a 1 and i a 0;
-    the bits after it are free and their eq factors sum to 1."""
-    n = len(point)
-    if s >= 1 << n:
-        return QM31.one()
-    one = QM31.one()
-    total = QM31.zero()
-    prefix = one  # Π eq(point_k, s_k) over the bits before position i
-    for i, r in enumerate(point):
-        if (s >> (n - 1 - i)) & 1:
-            total = total + prefix * (one - r)
-            prefix = prefix * r
-        else:
-            prefix = prefix * (one - r)
-    return total
 
 
 def verify_projection(
