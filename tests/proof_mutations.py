@@ -65,14 +65,21 @@ def walk_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
             yield p, dataclasses.replace(proof, **{name: m})
 
 
+def check_of(spec: LayerSpec, proof: WalkProof) -> str | None:
+    """The check the verifier fails `proof` on, or None if it accepts."""
+    try:
+        verify_walk(spec, proof)
+    except VerificationError as err:
+        return err.check
+    return None
+
+
 def rejections(spec: LayerSpec, proof: WalkProof) -> dict[str, str]:
     """Verify every tampering of `proof`; each must be rejected. Returns check -> first path."""
     hit: dict[str, str] = {}
     for path, tampered in walk_mutations(proof):
-        try:
-            verify_walk(spec, tampered)
-        except VerificationError as err:
-            hit.setdefault(err.check, path)
-        else:
+        check = check_of(spec, tampered)
+        if check is None:
             raise AssertionError(f"tampering {path} was accepted")
+        hit.setdefault(check, path)
     return hit

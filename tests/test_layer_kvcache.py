@@ -17,7 +17,7 @@ from cairn.prover.mle import eq_table, hypercube_point
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer.codec import decode, encode
-from tests.proof_mutations import rejections
+from tests.proof_mutations import check_of, rejections
 from tests.test_layer_qkv import random_weights
 
 SPEC = LAYERS["qkv-decode"]
@@ -108,14 +108,6 @@ def test_hypercube_point_is_one_hot():
             assert eq_table(hypercube_point(i, n)).to_list() == onehot
 
 
-def _check_of(proof, spec=SPEC):
-    try:
-        verify_walk(spec, proof)
-    except VerificationError as err:
-        return err.check
-    return None
-
-
 def test_every_tampering_is_rejected():
     """Every QM31 of every step's proof and of the settlements, every count, every optional."""
     proof = prove_walk(SPEC, statement(3, 5, 2, 2, 1, seed=3))
@@ -157,30 +149,31 @@ def chain():
 def test_each_steps_claims_are_bound(chain, t):
     c = chain.layer.steps[t].concat
     for name in ("k_prev", "k_new", "v_prev", "v_new"):
-        assert _check_of(_with_concat(chain, t, **{name: _bump(getattr(c, name))})) == (
+        assert check_of(SPEC, _with_concat(chain, t, **{name: _bump(getattr(c, name))})) == (
             "kvcache.concat"
         )
     # Moving value between K_prev and k̃ keeps the sum; the pad sum-check catches it.
     moved = _with_concat(chain, t, k_prev=_bump(c.k_prev), k_new=c.k_new - QM31.one())
-    assert _check_of(moved) == "kvcache.concat_final"
+    assert check_of(SPEC, moved) == "kvcache.concat_final"
     for name in ("k_value", "v_value"):
         tampered = _with_concat(chain, t, **{name: _bump(getattr(c, name))})
-        assert _check_of(tampered) == "kvcache.concat_final"
+        assert check_of(SPEC, tampered) == "kvcache.concat_final"
     proj = chain.layer.steps[t].projection
     tampered = _with_step(chain, t, projection=dataclasses.replace(proj, x=[_bump(proj.x[0])]))
-    assert _check_of(tampered) == "qkv.final_evaluation"
+    assert check_of(SPEC, tampered) == "qkv.final_evaluation"
 
 
 @pytest.mark.parametrize("t", range(3))
 def test_merges_are_required_and_checked(chain, t):
-    assert _check_of(_with_step(chain, t, k_merge=None)) == "sameply.proof"
+    assert check_of(SPEC, _with_step(chain, t, k_merge=None)) == "sameply.proof"
     merge = chain.layer.steps[t].v_merge
     tampered = _with_step(chain, t, v_merge=dataclasses.replace(merge, value=_bump(merge.value)))
-    assert _check_of(tampered) == "sameply.final_evaluation"
+    assert check_of(SPEC, tampered) == "sameply.final_evaluation"
 
 
 def test_last_step_takes_no_merge(chain):
-    assert _check_of(_with_step(chain, 3, k_merge=chain.layer.steps[2].k_merge)) == "sameply.proof"
+    stale = _with_step(chain, 3, k_merge=chain.layer.steps[2].k_merge)
+    assert check_of(SPEC, stale) == "sameply.proof"
 
 
 @pytest.mark.parametrize("field", ["q_steps", "k_steps", "v_steps", "steps"])
@@ -188,7 +181,7 @@ def test_step_count(chain, field):
     values = getattr(chain.layer, field)
     for wrong in (values[:-1], [*values, values[0]]):
         layer = dataclasses.replace(chain.layer, **{field: wrong})
-        assert _check_of(dataclasses.replace(chain, layer=layer)) == "kvcache.step_count"
+        assert check_of(SPEC, dataclasses.replace(chain, layer=layer)) == "kvcache.step_count"
 
 
 @pytest.mark.parametrize("field", ["q_steps", "k_steps", "v_steps"])
@@ -196,14 +189,14 @@ def test_output_split(chain, field):
     values = list(getattr(chain.layer, field))
     values[1] = _bump(values[1])
     layer = dataclasses.replace(chain.layer, **{field: values})
-    assert _check_of(dataclasses.replace(chain, layer=layer)) == "kvcache.output_split"
+    assert check_of(SPEC, dataclasses.replace(chain, layer=layer)) == "kvcache.output_split"
 
 
 def test_reordered_steps_rejected(chain):
     steps = list(chain.layer.steps)
     steps[1], steps[2] = steps[2], steps[1]
     layer = dataclasses.replace(chain.layer, steps=steps)
-    assert _check_of(dataclasses.replace(chain, layer=layer)) is not None
+    assert check_of(SPEC, dataclasses.replace(chain, layer=layer)) is not None
 
 
 def _forge(st_, name, t, row, delta=1):
@@ -219,8 +212,9 @@ def test_forged_old_row_is_caught_by_the_concatenation():
     honest = statement(4, 6, 3, 3, 1, seed=7)
     forged = _forge(honest, "k", 2, 0)
     model.check(forged)
-    assert _check_of(prove_walk(SPEC, forged)) == "kvcache.concat"
-    assert _check_of(dataclasses.replace(prove_walk(SPEC, honest), statement=forged)) is not None
+    assert check_of(SPEC, prove_walk(SPEC, forged)) == "kvcache.concat"
+    carried = dataclasses.replace(prove_walk(SPEC, honest), statement=forged)
+    assert check_of(SPEC, carried) is not None
 
 
 def test_forged_new_row_is_caught_by_the_projection():
@@ -228,7 +222,7 @@ def test_forged_new_row_is_caught_by_the_projection():
     honest = statement(4, 6, 3, 3, 1, seed=7)
     forged = _forge(honest, "v", 2, 2)  # row s0 + 2 − 1
     model.check(forged)
-    assert _check_of(prove_walk(SPEC, forged)) == "qkv.final_evaluation"
+    assert check_of(SPEC, prove_walk(SPEC, forged)) == "qkv.final_evaluation"
 
 
 def test_claims_on_the_initial_cache_meet_the_public_one():
@@ -243,8 +237,8 @@ def test_claims_on_the_initial_cache_meet_the_public_one():
         return prove_decode(dataclasses.replace(st_, inputs=honest.inputs), outputs, channel)
 
     liar = dataclasses.replace(SPEC, prove=lying_prove)
-    assert _check_of(prove_walk(liar, forged)) == "walk.input_claim"
-    assert _check_of(prove_walk(SPEC, forged)) == "kvcache.concat"
+    assert check_of(SPEC, prove_walk(liar, forged)) == "walk.input_claim"
+    assert check_of(SPEC, prove_walk(SPEC, forged)) == "kvcache.concat"
 
 
 def _bad_statements():

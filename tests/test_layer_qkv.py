@@ -17,7 +17,7 @@ from cairn.prover.mle import eq_table, prefix_mask
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer.codec import decode, encode
-from tests.proof_mutations import rejections
+from tests.proof_mutations import check_of, rejections
 
 SPEC = LAYERS["qkv"]
 
@@ -95,14 +95,6 @@ def test_prefix_mask_on_the_hypercube_is_the_mask():
                 assert prefix_mask(point, s) == QM31.from_int(int(i < s))
 
 
-def _check_of(proof):
-    try:
-        verify_walk(SPEC, proof)
-    except VerificationError as err:
-        return err.check
-    return None
-
-
 def test_every_tampering_is_rejected():
     """Every QM31 of the layer and settlement proofs, every count, every optional proof."""
     proof = prove_walk(SPEC, statement(3, 5, 3, seed=1))
@@ -133,7 +125,7 @@ def test_every_tampering_is_rejected():
 def test_named_checks(field, mutate, check):
     proof = prove_walk(SPEC, statement(5, 6, 3))
     layer = dataclasses.replace(proof.layer, **{field: mutate(getattr(proof.layer, field))})
-    assert _check_of(dataclasses.replace(proof, layer=layer)) == check
+    assert check_of(SPEC, dataclasses.replace(proof, layer=layer)) == check
 
 
 def test_tampered_sumcheck_rounds():
@@ -144,10 +136,10 @@ def test_tampered_sumcheck_rounds():
         sc = dataclasses.replace(proof.layer.sumcheck, rounds=r)
         return dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, sumcheck=sc))
 
-    assert _check_of(with_rounds(rounds[:-1])) == "sumcheck.round_count"
-    assert _check_of(with_rounds([rounds[0][:1], *rounds[1:]])) == "sumcheck.round_degree"
+    assert check_of(SPEC, with_rounds(rounds[:-1])) == "sumcheck.round_count"
+    assert check_of(SPEC, with_rounds([rounds[0][:1], *rounds[1:]])) == "sumcheck.round_degree"
     bumped = [[rounds[0][0], rounds[0][1] + QM31.one()], *rounds[1:]]
-    assert _check_of(with_rounds(bumped)) == "qkv.final_evaluation"
+    assert check_of(SPEC, with_rounds(bumped)) == "qkv.final_evaluation"
 
 
 def test_wrong_output_rejected():
@@ -156,9 +148,10 @@ def test_wrong_output_rejected():
     q = honest.outputs["q"].copy()
     q[3, 2] += 1
     forged = dataclasses.replace(honest, outputs={**honest.outputs, "q": q})
-    assert _check_of(prove_walk(SPEC, forged)) == "qkv.final_evaluation"
+    assert check_of(SPEC, prove_walk(SPEC, forged)) == "qkv.final_evaluation"
     # The honest proof does not carry over to the forged statement either.
-    assert _check_of(dataclasses.replace(prove_walk(SPEC, honest), statement=forged)) is not None
+    carried = dataclasses.replace(prove_walk(SPEC, honest), statement=forged)
+    assert check_of(SPEC, carried) is not None
 
 
 def test_bias_in_padded_rows_is_not_the_statement():
