@@ -42,18 +42,10 @@ pub impl Poseidon252ChannelImpl of Poseidon252ChannelTrait {
         self.mix_root(value.into());
     }
 
-    /// Pairs pack as 1‖x‖y (a 2^248 marker), an odd last one as 1‖x (a 2^124 marker), so no
-    /// two lists pack alike.
+    /// The list packed by `pack_qm31s`, then hashed after the digest.
     fn mix_felts(ref self: Poseidon252Channel, xs: Span<QM31>) {
         let mut felts = array![self.digest];
-        let mut xs = xs;
-        while let Some(pair) = xs.multi_pop_front::<2>() {
-            let [x, y] = pair.unbox();
-            felts.append(y.pack(x.pack(1)));
-        }
-        if let Some(x) = xs.pop_front() {
-            felts.append(x.pack(1));
-        }
+        pack_qm31s(ref felts, xs);
         self.update(poseidon_hash_span(felts.span()));
     }
 
@@ -159,5 +151,18 @@ impl Poseidon252ChannelInternal of Poseidon252ChannelInternalTrait {
             M31Trait::reduce(l3), M31Trait::reduce(l4), M31Trait::reduce(l5),
             M31Trait::reduce(l6), M31Trait::reduce(l7),
         ]
+    }
+}
+
+/// Appends `xs` packed as `mix_felts` absorbs them: pairs as 1‖x‖y (a 2^248 marker), an odd
+/// last one as 1‖x (a 2^124 marker), so no two lists pack alike.
+pub fn pack_qm31s(ref felts: Array<felt252>, xs: Span<QM31>) {
+    let mut xs = xs;
+    while let Some(pair) = xs.multi_pop_front::<2>() {
+        let [x, y] = pair.unbox();
+        felts.append(y.pack(x.pack(1)));
+    }
+    if let Some(x) = xs.pop_front() {
+        felts.append(x.pack(1));
     }
 }

@@ -8,6 +8,19 @@ use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
 
 const SHIFT_128: felt252 = 0x100000000000000000000000000000000;
 
+/// eq(a, b) = Π (a_i b_i + (1 − a_i)(1 − b_i)).
+pub fn eq_eval(a: Span<QM31>, b: Span<QM31>) -> QM31 {
+    let one = QM31Trait::one();
+    let mut acc = one;
+    let mut i = 0;
+    for x in a {
+        let y = *b[i];
+        acc = acc * (*x * y + (one - *x) * (one - y));
+        i += 1;
+    }
+    acc
+}
+
 /// log2(next_pow2(n)): the number of variables of a dimension of size `n` once zero-padded.
 pub fn log2_padded(n: u32) -> u32 {
     let mut log = 0;

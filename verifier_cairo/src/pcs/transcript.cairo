@@ -4,6 +4,7 @@
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait};
+use crate::mle::eq_eval;
 use super::params::PcsParams;
 use super::proof::{Claim, PolyStatement};
 use super::queries::pow2;
@@ -61,19 +62,6 @@ pub fn aligned_point(statement: Span<PolyStatement>) -> Option<Span<QM31>> {
         }
     }
     Some(longest)
-}
-
-/// eq(a, b) = Π (a_i b_i + (1 − a_i)(1 − b_i)).
-pub fn eq_eval(a: Span<QM31>, b: Span<QM31>) -> QM31 {
-    let one = QM31Trait::one();
-    let mut acc = one;
-    let mut i = 0;
-    for x in a {
-        let y = *b[i];
-        acc = acc * (*x * y + (one - *x) * (one - y));
-        i += 1;
-    }
-    acc
 }
 
 /// α^0, α^1, … over all claims in statement order, grouped per polynomial.

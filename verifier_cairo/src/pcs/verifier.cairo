@@ -8,12 +8,13 @@
 //! calldata reader, in the order Python's `_check_statement` and `_check_shape` check them.
 
 use core::poseidon::poseidon_hash_span;
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait, pack_qm31s};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
 use crate::merkle::hashers::Poseidon252MerkleHasher;
 use crate::merkle::proof::check_indices;
 use crate::merkle::verifier::verify_path;
+use crate::mle::eq_eval;
 use crate::sumcheck::{evaluate_round, verify_sumcheck};
 use super::code::{batch_inverse, fold_base_pair, fold_pair};
 use super::domain::{BlockTwiddlesTrait, double_x};
@@ -23,7 +24,7 @@ use super::queries::{
     BatchLayout, BatchLayoutTrait, leaf_rows, pow2, shift_distinct, sorted_distinct,
 };
 use super::transcript::{
-    absorb_statement, aligned_point, draw_queries, eq_eval, merge_weights, merged_claim, merged_eq,
+    absorb_statement, aligned_point, draw_queries, merge_weights, merged_claim, merged_eq,
 };
 
 /// Every round polynomial here has degree 2 and is sent as [c0, c2].
@@ -469,13 +470,6 @@ fn base(value: felt252) -> M31 {
 /// Poseidon hash of QM31 values packed two per felt as `mix_felts` packs them.
 pub fn hash_qm31s(values: Span<QM31>) -> felt252 {
     let mut felts = array![];
-    let mut values = values;
-    while let Some(pair) = values.multi_pop_front::<2>() {
-        let [x, y] = pair.unbox();
-        felts.append(y.pack(x.pack(1)));
-    }
-    if let Some(x) = values.pop_front() {
-        felts.append(x.pack(1));
-    }
+    pack_qm31s(ref felts, values);
     poseidon_hash_span(felts.span())
 }
