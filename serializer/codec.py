@@ -40,9 +40,10 @@ def encode(value: Any) -> Any:
 
 
 def proof_felts(proof: Any) -> int:
-    """Felts the proof body takes as calldata: a QM31 packed 1‖a‖b‖c‖d is one, an int one,
-    a list its length prefix plus its items, an optional a presence flag plus its value, a
-    Merkle leaf row its M31 values packed 8 per felt (a digest counts one felt).
+    """An estimate of a proof body's felts in a generic layout: a QM31 packed 1‖a‖b‖c‖d is
+    one, an int one, a list its length prefix plus its items, an optional a presence flag plus
+    its value, a Merkle leaf row its M31 values packed 8 per felt. Real calldata
+    (docs/calldata.md) omits some length felts, so it is a little smaller.
 
     For a walk proof the statement (public I/O the verifier reads anyway) is not counted.
     """
