@@ -77,6 +77,24 @@ def eq_eval(a: Sequence[QM31], b: Sequence[QM31]) -> QM31:
     return acc
 
 
+def eq_combination(points: Sequence[Sequence[QM31]], coeffs: Sequence[QM31]) -> QM31Array:
+    """Σ_k c_k·eq(point_k, x) over the hypercube: how claims at several points are merged."""
+    table = eq_table(points[0]) * coeffs[0]
+    for point, c in zip(points[1:], coeffs[1:], strict=True):
+        table = table + eq_table(point) * c
+    return table
+
+
+def eq_combination_at(
+    points: Sequence[Sequence[QM31]], coeffs: Sequence[QM31], r: Sequence[QM31]
+) -> QM31:
+    """eq_combination(points, coeffs) at r, in O(k·n)."""
+    total = QM31.zero()
+    for point, c in zip(points, coeffs, strict=True):
+        total = total + c * eq_eval(point, r)
+    return total
+
+
 def fold(f: QM31Array, r: QM31) -> QM31Array:
     """Fix the first variable to r: f(r, x') = f(0, x') + r (f(1, x') - f(0, x'))."""
     half = len(f) // 2

@@ -18,7 +18,7 @@ from cairn.prover.fields.m31 import P, embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.merkle.tree import MerkleTree
-from cairn.prover.mle import eq_eval, eq_table, log2_exact, pad_tensor
+from cairn.prover.mle import eq_combination, eq_eval, eq_table, log2_exact, pad_tensor
 from cairn.prover.mle import fold as fold_message
 from cairn.prover.pcs.code import encode, inverse_double, layer_twiddles, scale_base
 from cairn.prover.pcs.code import fold as fold_codeword
@@ -132,9 +132,7 @@ def _merge(
     weights = merge_weights(channel.draw_secure_felt(), statement)
     mles: list[QM31Array] = []
     for (commitment, claims), row, data in zip(statement, weights, datas, strict=True):
-        eq = eq_table(claims[0].point) * row[0]
-        for claim, w in zip(claims[1:], row[1:], strict=True):
-            eq = eq + eq_table(claim.point) * w
+        eq = eq_combination([c.point for c in claims], row)
         reps = (1 << (n - commitment.n_vars), 1)
         mles += [QM31Array(np.tile(eq.data, reps)), QM31Array(np.tile(_base(data.values), reps))]
     products = [Product((2 * j, 2 * j + 1)) for j in range(len(datas))]

@@ -12,7 +12,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.merkle.hashers import get_hash, mix_root
-from cairn.prover.mle import eq_eval
+from cairn.prover.mle import eq_combination_at
 from cairn.prover.pcs.params import PcsParams
 from cairn.prover.pcs.proof import Commitment
 
@@ -75,10 +75,7 @@ def merged_claim(statement: Statement, weights: list[list[QM31]], n_vars: int) -
 
 def merged_eq(claims: Sequence[Claim], weights: list[QM31], tail: Sequence[QM31]) -> QM31:
     """Σ_k λ_k eq(z_k, tail): the merged eq weight of one polynomial at the merge point."""
-    total = QM31.zero()
-    for claim, w in zip(claims, weights, strict=True):
-        total = total + w * eq_eval(claim.point, tail)
-    return total
+    return eq_combination_at([c.point for c in claims], weights, tail)
 
 
 def draw_queries(channel: AnyChannel, n_queries: int, log_size: int) -> np.ndarray:

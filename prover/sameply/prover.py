@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.qm31 import QM31Array
-from cairn.prover.mle import eq_table
+from cairn.prover.mle import eq_combination
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 
@@ -20,9 +20,7 @@ def prove_sameply(
         return None, claims[0]
     channel.mix_felts([c.value for c in claims])
     coeffs = channel.draw_secure_felts(len(claims))
-    weights = eq_table(claims[0].point) * coeffs[0]
-    for a, claim in zip(coeffs[1:], claims[1:], strict=True):
-        weights = weights + eq_table(claim.point) * a
+    weights = eq_combination([c.point for c in claims], coeffs)
     sumcheck, point, finals = prove_sumcheck([weights, table], [Product((0, 1))], channel)
     value = finals[1]
     channel.mix_felts([value])

@@ -8,7 +8,7 @@ from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
-from cairn.prover.mle import eq_eval
+from cairn.prover.mle import eq_combination_at
 from cairn.prover.sameply.proof import DEGREE, SamePolyProof
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 
@@ -30,9 +30,7 @@ def verify_sameply(
     for a, claim in zip(coeffs, claims, strict=True):
         total = total + a * claim.value
     point, final = verify_sumcheck(total, proof.sumcheck, n_vars, DEGREE, channel)
-    weight = QM31.zero()
-    for a, claim in zip(coeffs, claims, strict=True):
-        weight = weight + a * eq_eval(claim.point, point)
+    weight = eq_combination_at([c.point for c in claims], coeffs, point)
     if final != weight * proof.value:
         raise VerificationError("sameply.final_evaluation", "g(r') * f(r') differs")
     channel.mix_felts([proof.value])
