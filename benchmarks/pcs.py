@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from cairn.prover.channels.blake2s import Blake2sChannel
+from cairn.prover.channels.poseidon import M31_PER_FELT
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import random_array
@@ -24,23 +25,21 @@ from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.merkle.proof import MerkleOpening
 from cairn.prover.mle import evaluate
 from cairn.prover.pcs import (
-    BLAKE2S_PARAMS,
-    POSEIDON_PARAMS,
     OpeningProof,
     PcsParams,
     commit,
     open_batch,
     verify_batch,
 )
+from cairn.prover.pcs.params import PARAMS
+from cairn.serializer.calldata import ROOT_FELTS
 
-PARAMS = {"poseidon": POSEIDON_PARAMS, "blake2s": BLAKE2S_PARAMS}
 CHANNELS = {"poseidon": Poseidon252Channel, "blake2s": Blake2sChannel}
-M31_PER_FELT = 8
 
 
 def digest_felts(hash_name: str) -> int:
     """A Poseidon digest is one felt; a Blake2s digest (256 bits) takes two 128-bit halves."""
-    return 1 if hash_name == "poseidon" else 2
+    return ROOT_FELTS[hash_name]
 
 
 def opening_felts(opening: MerkleOpening, hash_name: str) -> int:
