@@ -1,4 +1,4 @@
-"""Cairo -> Sierra (starknet-compile 2.16.0) -> CASM (starknet-sierra-compile 2.17.0).
+"""Cairo -> Sierra 1.8.0 (starknet-compile 2.17.0) -> CASM (starknet-sierra-compile 2.17.0).
 
 Both steps use the audited (mainnet) libfunc list, and CASM is limited to mainnet's bytecode
 size. Artifacts are cached under the toolchain root by a hash of the Cairo sources, so
@@ -15,7 +15,6 @@ from pathlib import Path
 
 from cairn.deploy.toolchain import (
     CAIRO_VERSION,
-    SIERRA_COMPILE_VERSION,
     Toolchain,
     ToolchainError,
 )
@@ -37,7 +36,7 @@ class Artifacts:
 
 
 def _sources_digest(package: Path) -> str:
-    h = hashlib.sha256(f"{CAIRO_VERSION}/{SIERRA_COMPILE_VERSION}".encode())
+    h = hashlib.sha256(CAIRO_VERSION.encode())
     for f in sorted(package.rglob("*")):
         if f.is_file() and f.suffix in (".cairo", ".toml") and "target" not in f.parts:
             h.update(str(f.relative_to(package)).encode() + b"\0" + f.read_bytes())

@@ -2,8 +2,8 @@
 
 Layout under $CAIRN_TOOLCHAIN_DIR (default ~/.cache/cairn/toolchain):
 
-    cairo-2.16.0/bin/{starknet-compile, cairo-test}   + cairo-2.16.0/corelib (from cairo-native)
-    cairo-2.17.0/bin/starknet-sierra-compile          (devnet 0.8 checks CASM hashes with 2.17)
+    cairo-2.17.0/bin/{starknet-compile, cairo-test, starknet-sierra-compile}
+    cairo-2.17.0/corelib                              (Cairo 2.16.0's, shipped by cairo-native)
     starknet-devnet-0.8.2/bin/starknet-devnet
 
 The compilers find their corelib two directories above the executable (bin/..), which is why
@@ -21,10 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-CAIRO_VERSION = "2.16.0"
-SIERRA_COMPILE_VERSION = "2.17.0"
+# 2.17.0 emits Sierra 1.8.0, the first version whose audited libfunc list admits `core::blake`;
+# devnet 0.8 checks CASM hashes with 2.17.0 too. No registry package ships 2.17.0's corelib, so
+# the compilers run over 2.16.0's (docs/cairo-verifier.md, "Toolchain").
+CAIRO_VERSION = "2.17.0"
 DEVNET_VERSION = "0.8.2"
 CORELIB_CRATE = ("cairo-native", "0.9.0-rc.5")  # ships Cairo 2.16.0's complete corelib
+CORELIB_VERSION = "2.16.0"
 
 
 class ToolchainError(RuntimeError):
@@ -48,8 +51,8 @@ COMPONENTS = (
     Component(
         "starknet-sierra-compile",
         "starknet-sierra-compile",
-        SIERRA_COMPILE_VERSION,
-        f"cairo-{SIERRA_COMPILE_VERSION}",
+        CAIRO_VERSION,
+        f"cairo-{CAIRO_VERSION}",
     ),
     Component(
         "starknet-devnet", "starknet-devnet", DEVNET_VERSION, f"starknet-devnet-{DEVNET_VERSION}"
@@ -98,7 +101,7 @@ class Toolchain:
         """Human-readable names of what is not installed, empty when all is there."""
         out = [f"{c.name} {c.version}" for c in COMPONENTS if not self.installed(c)]
         if not self.corelib_installed():
-            out.append(f"Cairo {CAIRO_VERSION} corelib")
+            out.append(f"Cairo {CORELIB_VERSION} corelib")
         return out
 
     def require(self) -> Toolchain:
@@ -174,7 +177,7 @@ def install(tc: Toolchain, on_step: Step) -> list[str]:
         built.append(f"{comp.name} {comp.version}")
     if not tc.corelib_installed():
         on_step(
-            f"fetching the Cairo {CAIRO_VERSION} corelib ({CORELIB_CRATE[0]} {CORELIB_CRATE[1]})"
+            f"fetching the Cairo {CORELIB_VERSION} corelib ({CORELIB_CRATE[0]} {CORELIB_CRATE[1]})"
         )
         _install_corelib(tc)
         built.append("corelib")
