@@ -1,0 +1,242 @@
+"""The integer forward pass: the exact semantics the proofs follow (docs/models/minilm.md).
+
+Every tensor is an integer array t with a power-of-two scale f (real value t·2^−f). Every step
+is a deterministic integer function, and every value that enters a relation is checked to
+satisfy |x| < 2^30, so M31 arithmetic on the centred representatives equals integer
+arithmetic; a value that would overflow raises ValueError naming its site (the prover aborts,
+it never proves a wrapped value).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cairn.models.minilm.source import Config
+from cairn.prover.fields.m31 import max_magnitude
+from cairn.prover.linalg import exact_matmul
+
+LIMIT = 1 << 30
+"""Every value entering a relation has |x| < LIMIT."""
+QK_BITS = 8
+"""The softmax gadget needs |q|, |k| <= 127."""
+SOFTMAX_SCALE = 19
+"""θ: softmax outputs at scale 2^19 (rows sum to about 2^19)."""
+
+
+@dataclass(frozen=True)
+class Widths:
+    """Signed bit widths (sign included) per kind of tensor; calibration picks each tensor's
+    scale so its largest observed magnitude fits with `headroom` spare bits. The defaults keep
+    every matmul's worst case below 2^30 from the widths alone (calibrate.worst_case_log2) and
+    the embeddings within 0.998 cosine of the float reference (docs/models/minilm.md)."""
+
+    weight: int = 12
+    embed: int = 12
+    gamma: int = 12
+    act: int = 16
+    norm: int = 16
+    v: int = 11
+    ctx: int = 14
+    ffn_in: int = 15
+    ffn_act: int = 12
+    headroom: int = 1
+    norm_shift: int = 24
+
+    def as_json(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class QuantModel:
+    """Integer weights by name and, for every weight and activation site, its scale f and
+    signed width b. Weights are e × h (input × output) as Cairn's layers read them."""
+
+    config: Config
+    widths: Widths
+    weights: dict[str, np.ndarray]
+    scales: dict[str, int]
+    bits: dict[str, int]
+
+
+@dataclass
+class Trace:
+    """The largest |x| at each site (a value entering a relation) and how many values each
+    requantization clamped."""
+
+    peak: dict[str, int] = field(default_factory=dict)
+    clamped: dict[str, int] = field(default_factory=dict)
+
+    def check(self, site: str, values: np.ndarray) -> np.ndarray:
+        m = max_magnitude(np.asarray(values))
+        if m >= LIMIT:
+            raise ValueError(
+                f"{site}: a value of magnitude 2^{math.log2(m):.2f} reaches 2^30 (M31 bound)"
+            )
+        self.peak[site] = max(self.peak.get(site, 0), m)
+        return values
+
+    def max_log2(self) -> dict[str, float]:
+        """log2 of the largest magnitude per kind of site, over all layers."""
+        kinds: dict[str, int] = {}
+        for site, m in self.peak.items():
+            kind = site.split(".", 1)[1] if site.startswith("layer") else site
+            kinds[kind] = max(kinds.get(kind, 0), m)
+        return {k: math.log2(m) if m else 0.0 for k, m in sorted(kinds.items())}
+
+
+def requant(trace: Trace, site: str, p: np.ndarray, k: int, b: int) -> np.ndarray:
+    """R(P; k, b) = clamp(⌊(P + 2^(k−1)) / 2^k⌋) to |y| <= 2^(b−1) − 1 (round half up).
+
+    The remainder P + 2^(k−1) − 2^k·Y lies in [0, 2^k) and is range-checked in the proof; b + k
+    <= 30 makes (Y, remainder) unique in M31."""
+    if k < 1 or b + k > 30:
+        raise ValueError(f"{site}: requantization shift {k} and width {b} need 1 <= k, b + k <= 30")
+    shifted = trace.check(site + ".acc", p + (1 << (k - 1)))
+    y = shifted >> k
+    lim = (1 << (b - 1)) - 1
+    clamped = int(np.count_nonzero(np.abs(y) > lim))
+    trace.clamped[site] = trace.clamped.get(site, 0) + clamped
+    return trace.check(site, np.clip(y, -lim, lim))
+
+
+@functools.lru_cache(maxsize=8)
+def gelu_table(f_in: int, b_in: int, f_out: int) -> np.ndarray:
+    """T[g + 2^(b_in−1)] = ⌊G·Φ(x) + ½⌋ for every g of b_in signed bits, where x = g·2^−f_in,
+    G = x·2^f_out (so G·Φ(x) = GELU(x)·2^f_out, exact erf form).
+
+    Bit-reproducible from float64: G and G + ½ are exact dyadic numbers and Φ(−|x|) comes from
+    erfc with a few ulps of relative error. For x > 0 the value is G − δ with δ = G·Φ(−x) > 0;
+    when δ < 10^−6 the rounding is decided exactly (it drops one unit iff G + ½ is an integer),
+    otherwise, as for x < 0, the float64 error (< 10^−9) cannot cross an integer unless the
+    value lies that close to a rounding tie, which raises instead of guessing."""
+    if f_in - f_out > 18:
+        raise ValueError("the GELU table needs f_out >= f_in − 18")
+    g = np.arange(-(1 << (b_in - 1)), 1 << (b_in - 1), dtype=np.int64)
+    x = g.astype(np.float64) * 2.0**-f_in
+    big_g = x * 2.0**f_out
+    tail = np.fromiter(
+        (0.5 * math.erfc(abs(v) / math.sqrt(2.0)) for v in x.tolist()), np.float64, len(x)
+    )
+    delta = big_g * tail
+    half_up = big_g + 0.5
+    exact = (x > 0) & (delta < 1e-6)
+    value = np.where(x > 0, half_up - delta, delta + 0.5)
+    frac = value - np.floor(value)
+    if np.any(~exact & (np.minimum(frac, 1 - frac) < 1e-9)):
+        raise ValueError("a GELU table entry lies within 1e-9 of a rounding tie")
+    rounded = np.where(exact, np.floor(half_up) - (half_up == np.floor(half_up)), np.floor(value))
+    return rounded.astype(np.int64)
+
+
+def softmax_placeholder(scores: np.ndarray, log2_gamma: int) -> np.ndarray:
+    """SOFTMAX PLACEHOLDER: float softmax of γ·S rounded to 2^θ, standing in for the softmax
+    gadget's integer semantics (prover/softmax, branch smmath) until that lands."""
+    x = scores.astype(np.float64) * 2.0**log2_gamma
+    a = np.exp(x - x.max(axis=-1, keepdims=True))
+    a /= a.sum(axis=-1, keepdims=True)
+    return np.floor(a * 2.0**SOFTMAX_SCALE + 0.5).astype(np.int64)
+
+
+def norm_factor(s1: int, s2: int, d: int, log_num: int, e: int) -> int:
+    """A LayerNorm row's factor r = isqrt(⌊2^(2·log_num) / (d·S2 − S1² + d²·E)⌋) from the row's
+    public sums S1 = Σh and S2 = Σh² (exact bigints; a zero variance counts as 1)."""
+    return math.isqrt((1 << (2 * log_num)) // max(1, d * int(s2) - int(s1) ** 2 + d * d * e))
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """The pooled embedding as an integer sum over the real tokens at scale 2^−f, with the
+    public divisor `count`: the mean is exactly sum / count, and its direction (what the
+    normalised embedding keeps) is that of `sum`."""
+
+    sum: np.ndarray
+    count: int
+    scale: int
+
+    def embedding(self) -> np.ndarray:
+        v = self.sum.astype(np.float64)
+        return v / np.linalg.norm(v)
+
+
+class _Run:
+    """One forward pass: the model, its trace and the helpers every block shares."""
+
+    def __init__(self, model: QuantModel, trace: Trace) -> None:
+        self.m, self.t = model, trace
+
+    def f(self, name: str) -> int:
+        return self.m.scales[name]
+
+    def linear(self, site: str, x: np.ndarray, f_x: int, w: str, b: str) -> np.ndarray:
+        """R(x·W + b; f_x + f_W − f_site, b_site): a matmul, its bias, one requantization."""
+        m, t = self.m, self.t
+        acc = t.check(site + ".matmul", exact_matmul(x, m.weights[w])) + m.weights[b]
+        k = f_x + self.f(w) - self.f(site)
+        return requant(t, site, acc, k, m.bits[site])
+
+    def layer_norm(self, name: str, h: np.ndarray, f_h: int) -> np.ndarray:
+        """LayerNorm with exact integer statistics (docs/models/minilm.md, "LayerNorm")."""
+        m, t = self.m, self.t
+        d = h.shape[-1]
+        shift = d.bit_length() - 1
+        big_r = m.widths.norm_shift
+        s1 = h.sum(axis=-1)
+        s2 = (h.astype(object) ** 2).sum(axis=-1)
+        c = t.check(name + ".c", d * h - s1[:, None])
+        c1 = requant(t, name + ".c1", c, shift, 30 - shift)
+        e = round(m.config.eps * 2.0 ** (2 * f_h))
+        r = np.array([norm_factor(p, q, d, big_r + shift, e) for p, q in zip(s1, s2, strict=True)])
+        t.check(name + ".r", r)
+        f_y = self.f(name + ".y")
+        y = requant(t, name + ".y", c1 * r[:, None], big_r - f_y, m.bits[name + ".y"])
+        gamma = m.weights[name + ".gamma"]
+        z = requant(t, name + ".z", y * gamma, f_y + self.f(name + ".gamma") - self.f(name),
+                    m.bits[name])  # fmt: skip
+        return t.check(name, z + m.weights[name + ".beta"])
+
+    def attention(self, i: int, x: np.ndarray, f_x: int) -> np.ndarray:
+        c, p = self.m.config, f"layer{i}."
+        s = x.shape[0]
+
+        def heads(t: np.ndarray) -> np.ndarray:  # s × d -> h × s × m
+            return t.reshape(s, c.heads, c.head_dim).transpose(1, 0, 2)
+
+        q, k, v = (heads(self.linear(p + j, x, f_x, p + "w_" + j, p + "b_" + j)) for j in "qkv")
+        scores = self.t.check(p + "scores", exact_matmul(q, k.transpose(0, 2, 1)))
+        a = self.t.check(
+            p + "softmax", softmax_placeholder(scores, -self.f(p + "q") - self.f(p + "k"))
+        )
+        av = self.t.check(p + "av", exact_matmul(a, v)).transpose(1, 0, 2).reshape(s, c.d)
+        k_ctx = SOFTMAX_SCALE + self.f(p + "v") - self.f(p + "ctx")
+        ctx = requant(self.t, p + "ctx", av, k_ctx, self.m.bits[p + "ctx"])
+        return self.linear(p + "attn", ctx, self.f(p + "ctx"), p + "w_o", p + "b_o")
+
+    def ffn(self, i: int, x: np.ndarray, f_x: int) -> np.ndarray:
+        m, p = self.m, f"layer{i}."
+        g = self.linear(p + "ffn_in", x, f_x, p + "w_1", p + "b_1")
+        table = gelu_table(self.f(p + "ffn_in"), m.bits[p + "ffn_in"], self.f(p + "ffn_act"))
+        a = self.t.check(p + "ffn_act", table[g + (1 << (m.bits[p + "ffn_in"] - 1))])
+        return self.linear(p + "ffn_out", a, self.f(p + "ffn_act"), p + "w_2", p + "b_2")
+
+
+def forward(model: QuantModel, ids: np.ndarray, trace: Trace | None = None) -> Pooled:
+    """The integer forward pass over one sentence's token ids (s <= positions)."""
+    run = _Run(model, trace or Trace())
+    ids = np.asarray(ids, dtype=np.int64)
+    s = len(ids)
+    if not 1 <= s <= model.config.positions:
+        raise ValueError(f"{s} tokens: expected 1..{model.config.positions}")
+    w = model.weights
+    h = run.t.check("embed.sum", w["embed.word"][ids] + w["embed.position"][:s])
+    x, f_x = run.layer_norm("embed.ln", h, run.f("embed.word")), run.f("embed.ln")
+    for i in range(model.config.layers):
+        p = f"layer{i}."
+        h = run.t.check(p + "residual1", x + run.attention(i, x, f_x))
+        x, f_x = run.layer_norm(p + "ln1", h, f_x), run.f(p + "ln1")
+        h = run.t.check(p + "residual2", x + run.ffn(i, x, f_x))
+        x, f_x = run.layer_norm(p + "ln2", h, f_x), run.f(p + "ln2")
+    return Pooled(run.t.check("pool.sum", x.sum(axis=0)), s, f_x)
