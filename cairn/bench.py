@@ -27,6 +27,9 @@ from cairn.console import errors_as_exit, fail, out
 from cairn.deploy import contract, devnet, registry
 from cairn.deploy.build import build
 from cairn.deploy.toolchain import default_toolchain
+from cairn.models.minilm import accuracy
+from cairn.models.minilm.quantized import Widths
+from cairn.models_cmd import ModelName
 from cairn.proofs import CommitWeights
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
@@ -307,6 +310,45 @@ def bench_pcs(
             f"{r['fee_fri']:,} FRI",
         )
     _report(table, rows, out_path)
+
+
+def _widths(specs: list[str]) -> Widths:
+    """KIND=BITS overrides of the default widths (docs/models/minilm.md)."""
+    kinds = Widths().as_json()
+    overrides = {}
+    for spec in specs:
+        kind, _, bits = spec.partition("=")
+        if kind not in kinds or not bits.isdigit() or not 1 <= int(bits) <= 30:
+            raise fail(f"--width {spec!r}: expected KIND=BITS with KIND in {', '.join(kinds)}")
+        overrides[kind] = int(bits)
+    return Widths(**overrides)
+
+
+@bench_app.command("accuracy")
+def bench_accuracy(
+    name: Annotated[ModelName, typer.Argument(help="the model")],
+    width: Annotated[
+        list[str] | None, typer.Option(help="KIND=BITS: override a default width (repeatable)")
+    ] = None,
+    out_path: BenchOut = None,
+) -> None:
+    """Cosine of the integer pipeline's embeddings to the float64 reference on the shipped
+    evaluation sentences (calibrated on the disjoint calibration sentences)."""
+    widths = _widths(width or [])
+    with errors_as_exit(), out.status(f"calibrating and running {name.value}"):
+        acc, bounds = accuracy.run(widths)
+    row = acc.as_json() | {"widths": widths.as_json(), "worst_case_log2": bounds}
+    table = Table("metric", "value")
+    table.add_row("sentences", str(acc.n))
+    table.add_row("cosine min / mean", f"{min(acc.cosines):.5f} / {row['cosine_mean']:.5f}")
+    table.add_row("same nearest neighbour", f"{acc.same_neighbour} / {acc.n}")
+    table.add_row("same 5 nearest", f"{acc.same_top5} / {acc.n}")
+    table.add_row("integer forward", f"{row['int_forward_s_per_sentence'] * 1e3:.0f} ms/sentence")
+    table.add_row("largest value", f"2^{max(acc.max_log2.values()):.2f} (limit 2^30)")
+    over = [k for k, v in bounds.items() if v >= 30]
+    table.add_row("worst case >= 2^30", ", ".join(over) or "none")
+    table.add_row("clamped values", str(sum(acc.clamped.values())))
+    _report(table, [row], out_path)
 
 
 @bench_app.command("matmul")

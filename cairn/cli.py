@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from cairn import bench, onchain, proofs
+from cairn.models_cmd import model_app
 from cairn.toolchain_cmd import toolchain_app
 
 app = typer.Typer(
@@ -25,3 +26,4 @@ app.command("register-model")(onchain.register_model)
 app.command("verify-onchain")(onchain.verify_onchain)
 app.command()(onchain.demo)
 app.add_typer(bench.bench_app, name="bench")
+app.add_typer(model_app, name="model")

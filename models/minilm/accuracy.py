@@ -9,9 +9,10 @@ from importlib import resources
 
 import numpy as np
 
-from cairn.models.minilm import quantized, reference
-from cairn.models.minilm.quantized import QuantModel, Trace
+from cairn.models.minilm import calibrate, quantized, reference, source
+from cairn.models.minilm.quantized import QuantModel, Trace, Widths
 from cairn.models.minilm.source import Weights
+from cairn.models.minilm.tokenizer import Tokenizer
 
 
 def sentences(name: str) -> list[str]:
@@ -59,6 +60,15 @@ def _rankings(emb: np.ndarray) -> np.ndarray:
     sim = emb @ emb.T
     np.fill_diagonal(sim, -np.inf)
     return np.argsort(-sim, axis=1, kind="stable")[:, :-1]
+
+
+def run(widths: Widths) -> tuple[Accuracy, dict[str, float]]:
+    """Calibrate with `widths` on the calibration sentences, measure on the evaluation ones.
+    Also returns each matmul's worst-case log2 bound from the widths alone."""
+    w, tok = source.load(), Tokenizer()
+    cal, ev = ([tok.encode(s).ids for s in sentences(n)] for n in ("calibration", "evaluation"))
+    model = calibrate.quantize(w, calibrate.observe(w, cal), widths)
+    return measure(model, ev, float_embeddings(w, ev)), calibrate.worst_case_log2(model)
 
 
 def measure(model: QuantModel, ids: list[np.ndarray], ref: np.ndarray) -> Accuracy:

@@ -12,6 +12,10 @@ from cairn.models.minilm import reference
 from cairn.models.minilm.quantized import QK_BITS, SOFTMAX_SCALE, QuantModel, Widths, gelu_table
 from cairn.models.minilm.source import Config, Weights
 
+QK_HEADROOM = 0
+"""Q and K get no spare bit: int8 is their accuracy bottleneck, and values beyond the
+calibrated range saturate at ±127, as the softmax gadget's clamp does anyway."""
+
 
 def observe(w: Weights, sentences: Iterable[np.ndarray]) -> dict[str, float]:
     """The largest |x| at every activation site of the float reference over the sentences
@@ -92,8 +96,8 @@ def plan(
     def bias(name: str, f: int) -> None:
         scales[name], bits[name] = f, width(peak(name) * 2.0**f)
 
-    def site(name: str, b: int) -> int:
-        scales[name], bits[name] = fit(peaks[name], b, widths.headroom), b
+    def site(name: str, b: int, headroom: int = widths.headroom) -> int:
+        scales[name], bits[name] = fit(peaks[name], b, headroom), b
         return scales[name]
 
     def forced(name: str, f: int) -> None:
@@ -118,8 +122,9 @@ def plan(
     f_x = layer_norm("embed.ln")
     for i in range(c.layers):
         p = f"layer{i}."
-        for j, b in (("q", QK_BITS), ("k", QK_BITS), ("v", widths.v)):
-            site(p + j, b)
+        qkv = (("q", QK_BITS, QK_HEADROOM), ("k", QK_BITS, QK_HEADROOM))
+        for j, b, room in (*qkv, ("v", widths.v, widths.headroom)):
+            site(p + j, b, room)
             linear(p, j, f_x)
         f_ctx = site(p + "ctx", widths.ctx)
         linear(p, "o", f_ctx)

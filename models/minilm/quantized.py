@@ -99,7 +99,8 @@ def requant(trace: Trace, site: str, p: np.ndarray, k: int, b: int) -> np.ndarra
     y = shifted >> k
     lim = (1 << (b - 1)) - 1
     clamped = int(np.count_nonzero(np.abs(y) > lim))
-    trace.clamped[site] = trace.clamped.get(site, 0) + clamped
+    if clamped:
+        trace.clamped[site] = trace.clamped.get(site, 0) + clamped
     return trace.check(site, np.clip(y, -lim, lim))
 
 
