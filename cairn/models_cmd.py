@@ -57,7 +57,7 @@ def import_cmd(
         def advance(tensor: str, done: int, total: int) -> None:
             progress.update(task, description=f"committing {tensor}", completed=done, total=total)
 
-        path, written = model_file.import_model(out_dir, stage, advance)
+        path, written = model_file.import_model(out_dir, None, stage, advance)
     if not written:
         out.print(f"{path} is up to date (same source sha256, config, widths and calibration)")
         return

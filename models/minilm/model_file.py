@@ -93,11 +93,13 @@ def _up_to_date(path: Path, identity: dict[str, Any]) -> bool:
 
 def import_model(
     out_dir: Path,
+    folder: Path | None = None,
     stage: Callable[[str], None] = lambda _: None,
     advance: Callable[[str, int, int], None] = lambda *_: None,
 ) -> tuple[Path, bool]:
     """Write out_dir/minilm.model.json unless an identical import is already there.
 
+    `folder` is a model folder laid out like the package's (default: the installed package).
     Returns (path, written). `stage` names each step; `advance(tensor, values, total)` reports
     the commitment progress in padded values."""
     if not out_dir.is_dir():
@@ -106,13 +108,13 @@ def import_model(
         raise ValueError(f"--out {out_dir}: not writable")
     path = out_dir / FILE_NAME
     stage("reading the model package")
-    w = source.load()
+    w = source.load(folder)
     widths = Widths()
     identity = _identity(w, widths)
     if _up_to_date(path, identity):
         return path, False
     stage("calibrating on the shipped sentences")
-    tok = Tokenizer()
+    tok = Tokenizer(folder)
     ids = [tok.encode(s).ids for s in accuracy.sentences("calibration")]
     model = calibrate.quantize(w, calibrate.observe(w, ids), widths)
     stage("checking the integer pipeline stays within M31")
@@ -159,11 +161,11 @@ def _document(
     return identity | {"tensors": tensors, "sites": sites, "calibration": calibrated}
 
 
-def load(path: Path) -> Imported:
-    """The model a file describes, its integer weights rebuilt from the installed package
-    (which must be the file's source: same sha256 and config)."""
+def load(path: Path, folder: Path | None = None) -> Imported:
+    """The model a file describes, its integer weights rebuilt from the installed package (or
+    `folder`), which must be the file's source: same sha256 and config."""
     doc = read_document(path, FORMAT, VERSION)
-    w = source.load()
+    w = source.load(folder)
     widths_doc = get(doc, "widths", "")
     try:
         widths = Widths(**widths_doc)
@@ -186,8 +188,10 @@ def load(path: Path) -> Imported:
             scales[name] = integer(get(entry, "scale", where), f"{where}.scale", -64, 64)
             bits[name] = integer(get(entry, "bits", where), f"{where}.bits", 2, 30)
     weights = calibrate.integers(tensors, scales)
-    blocks = {name: _blocks(get(entries, name, "tensors"), t, bits[name], f"tensors.{name}")
-              for name, t in weights.items()}  # fmt: skip
+    blocks = {
+        name: _blocks(get(entries, name, "tensors"), t, bits[name], f"tensors.{name}")
+        for name, t in weights.items()
+    }
     return Imported(path, QuantModel(w.config, widths, weights, scales, bits), blocks)
 
 

@@ -163,8 +163,8 @@ class Pooled:
         return v / np.linalg.norm(v)
 
 
-class _Run:
-    """One forward pass: the model, its trace and the helpers every block shares."""
+class Pass:
+    """One forward pass: the model, its trace and the blocks (each usable on its own)."""
 
     def __init__(self, model: QuantModel, trace: Trace) -> None:
         self.m, self.t = model, trace
@@ -172,10 +172,17 @@ class _Run:
     def f(self, name: str) -> int:
         return self.m.scales[name]
 
+    def matmul(self, site: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """a @ b over the integers (batched over leading axes), refused by site beyond M31."""
+        try:
+            return self.t.check(site, exact_matmul(a, b))
+        except ValueError as e:
+            raise ValueError(f"{site}: {e}") from None
+
     def linear(self, site: str, x: np.ndarray, f_x: int, w: str, b: str) -> np.ndarray:
         """R(x·W + b; f_x + f_W − f_site, b_site): a matmul, its bias, one requantization."""
         m, t = self.m, self.t
-        acc = t.check(site + ".matmul", exact_matmul(x, m.weights[w])) + m.weights[b]
+        acc = self.matmul(site + ".matmul", x, m.weights[w]) + m.weights[b]
         k = f_x + self.f(w) - self.f(site)
         return requant(t, site, acc, k, m.bits[site])
 
@@ -194,9 +201,8 @@ class _Run:
         t.check(name + ".r", r)
         f_y = self.f(name + ".y")
         y = requant(t, name + ".y", c1 * r[:, None], big_r - f_y, m.bits[name + ".y"])
-        gamma = m.weights[name + ".gamma"]
-        z = requant(t, name + ".z", y * gamma, f_y + self.f(name + ".gamma") - self.f(name),
-                    m.bits[name])  # fmt: skip
+        k_z = f_y + self.f(name + ".gamma") - self.f(name)
+        z = requant(t, name + ".z", y * m.weights[name + ".gamma"], k_z, m.bits[name])
         return t.check(name, z + m.weights[name + ".beta"])
 
     def attention(self, i: int, x: np.ndarray, f_x: int) -> np.ndarray:
@@ -207,11 +213,11 @@ class _Run:
             return t.reshape(s, c.heads, c.head_dim).transpose(1, 0, 2)
 
         q, k, v = (heads(self.linear(p + j, x, f_x, p + "w_" + j, p + "b_" + j)) for j in "qkv")
-        scores = self.t.check(p + "scores", exact_matmul(q, k.transpose(0, 2, 1)))
+        scores = self.matmul(p + "scores", q, k.transpose(0, 2, 1))
         a = self.t.check(
             p + "softmax", softmax_placeholder(scores, -self.f(p + "q") - self.f(p + "k"))
         )
-        av = self.t.check(p + "av", exact_matmul(a, v)).transpose(1, 0, 2).reshape(s, c.d)
+        av = self.matmul(p + "av", a, v).transpose(1, 0, 2).reshape(s, c.d)
         k_ctx = SOFTMAX_SCALE + self.f(p + "v") - self.f(p + "ctx")
         ctx = requant(self.t, p + "ctx", av, k_ctx, self.m.bits[p + "ctx"])
         return self.linear(p + "attn", ctx, self.f(p + "ctx"), p + "w_o", p + "b_o")
@@ -226,11 +232,13 @@ class _Run:
 
 def forward(model: QuantModel, ids: np.ndarray, trace: Trace | None = None) -> Pooled:
     """The integer forward pass over one sentence's token ids (s <= positions)."""
-    run = _Run(model, trace or Trace())
+    run = Pass(model, trace or Trace())
     ids = np.asarray(ids, dtype=np.int64)
     s = len(ids)
     if not 1 <= s <= model.config.positions:
         raise ValueError(f"{s} tokens: expected 1..{model.config.positions}")
+    if ids.min() < 0 or ids.max() >= model.config.vocab:
+        raise ValueError(f"token ids must lie in [0, {model.config.vocab})")
     w = model.weights
     h = run.t.check("embed.sum", w["embed.word"][ids] + w["embed.position"][:s])
     x, f_x = run.layer_norm("embed.ln", h, run.f("embed.word")), run.f("embed.ln")

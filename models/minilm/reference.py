@@ -37,7 +37,7 @@ def _linear(w: Weights, name: str, x: np.ndarray) -> np.ndarray:
 def forward(w: Weights, ids: np.ndarray, mask: np.ndarray, tap: Tap | None = None) -> np.ndarray:
     """Unit-norm sentence embeddings (B × d) of token ids (B × s) whose real tokens are
     mask == True; padded keys get no attention and padded rows are not pooled."""
-    c, ln = w.config, w.config.eps
+    c, eps = w.config, w.config.eps
     mask = np.asarray(mask, dtype=bool)
     b, s = ids.shape
     h, m = c.heads, c.head_dim
@@ -52,7 +52,7 @@ def forward(w: Weights, ids: np.ndarray, mask: np.ndarray, tap: Tap | None = Non
     e = "embeddings."
     x = w[e + "word_embeddings.weight"][ids] + w[e + "position_embeddings.weight"][:s]
     x = x + w[e + "token_type_embeddings.weight"][0]
-    x = layer_norm(x, w[e + "LayerNorm.weight"], w[e + "LayerNorm.bias"], ln)
+    x = layer_norm(x, w[e + "LayerNorm.weight"], w[e + "LayerNorm.bias"], eps)
     see("embed.ln", x)
     key_bias = np.where(mask, 0.0, -np.inf)[:, None, None, :]
     for i in range(c.layers):
@@ -70,14 +70,15 @@ def forward(w: Weights, ids: np.ndarray, mask: np.ndarray, tap: Tap | None = Non
         attn = _linear(w, p + "attention.output.dense", ctx)
         see(f"layer{i}.attn", attn)
         x = x + attn
-        x = layer_norm(x, w[p + "attention.output.LayerNorm.weight"],
-                       w[p + "attention.output.LayerNorm.bias"], ln)  # fmt: skip
+        ln1 = p + "attention.output.LayerNorm"
+        x = layer_norm(x, w[ln1 + ".weight"], w[ln1 + ".bias"], eps)
         see(f"layer{i}.ln1", x)
         g = _linear(w, p + "intermediate.dense", x)
         see(f"layer{i}.ffn_in", g)
         f = _linear(w, p + "output.dense", gelu(g))
         see(f"layer{i}.ffn_out", f)
-        x = layer_norm(x + f, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], ln)
+        ln2 = p + "output.LayerNorm"
+        x = layer_norm(x + f, w[ln2 + ".weight"], w[ln2 + ".bias"], eps)
         see(f"layer{i}.ln2", x)
     pooled = (x * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
     return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
