@@ -10,7 +10,8 @@ import numpy as np
 
 from cairn.models.minilm import reference
 from cairn.models.minilm.quantized import QK_BITS, SOFTMAX_SCALE, QuantModel, Widths, gelu_table
-from cairn.models.minilm.source import Config, Weights
+from cairn.models.minilm.source import MAX_TOKENS, Config, Weights
+from cairn.prover.softmax.params import epsilon
 
 QK_HEADROOM = 0
 """Q and K get no spare bit: int8 is their accuracy bottleneck, and values beyond the
@@ -156,8 +157,8 @@ def worst_case_log2(model: QuantModel) -> dict[str, float]:
     and weights alone, maximised over layers (the verifier's bit-width rule). Matmuls bound by
     Hölder, and those reading a LayerNorm output also by Cauchy–Schwarz (the row's L2 norm is
     fixed by the normalisation: ‖x‖₂ <= max|γ|·√d·2^f + ‖β‖₂ + √d for rounding), whichever is
-    smaller; A·V by the softmax row sums (<= 2^θ + ε). Below 30 a site can never overflow;
-    above, only the calibrated ranges (checked at run time) keep it in M31."""
+    smaller; A·V by the softmax row sums (<= 2^θ + ε at 128 tokens). Below 30 a site can never
+    overflow; above, only the calibrated ranges (checked at run time) keep it in M31."""
     c, m, w = model.config, model, model.weights
     out: dict[str, float] = {}
 
@@ -179,7 +180,7 @@ def worst_case_log2(model: QuantModel) -> dict[str, float]:
     lns = ["embed.ln"] + [f"layer{i}.{ln}" for i in range(c.layers) for ln in ("ln1", "ln2")]
     for name in lns:
         note("ln.z", (1 << (m.bits[name + ".y"] - 1)) * int(np.abs(w[name + ".gamma"]).max()))
-    softmax_eps = 194  # the softmax gadget's row-sum tolerance at s = 128
+    softmax_eps = epsilon(MAX_TOKENS)
     for i in range(c.layers):
         p = f"layer{i}."
         for j in "qkv":

@@ -18,13 +18,16 @@ import numpy as np
 from cairn.models.minilm.source import Config
 from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.linalg import exact_matmul
+from cairn.prover.mle import pad_tensor
+from cairn.prover.softmax import model as softmax_model
+from cairn.prover.softmax.params import QK_BOUND, THETA, SoftmaxParams
 
 LIMIT = 1 << 30
 """Every value entering a relation has |x| < LIMIT."""
-QK_BITS = 8
-"""The softmax gadget needs |q|, |k| <= 127."""
-SOFTMAX_SCALE = 19
-"""θ: softmax outputs at scale 2^19 (rows sum to about 2^19)."""
+QK_BITS = QK_BOUND.bit_length() + 1
+"""The softmax gadget needs |q|, |k| <= 127: int8."""
+SOFTMAX_SCALE = THETA
+"""θ: softmax outputs at scale 2^19 (rows sum to 2^19 ± ε)."""
 
 
 @dataclass(frozen=True)
@@ -133,13 +136,15 @@ def gelu_table(f_in: int, b_in: int, f_out: int) -> np.ndarray:
     return rounded.astype(np.int64)
 
 
-def softmax_placeholder(scores: np.ndarray, log2_gamma: int) -> np.ndarray:
-    """SOFTMAX PLACEHOLDER: float softmax of γ·S rounded to 2^θ, standing in for the softmax
-    gadget's integer semantics (prover/softmax, branch smmath) until that lands."""
-    x = scores.astype(np.float64) * 2.0**log2_gamma
-    a = np.exp(x - x.max(axis=-1, keepdims=True))
-    a /= a.sum(axis=-1, keepdims=True)
-    return np.floor(a * 2.0**SOFTMAX_SCALE + 0.5).astype(np.int64)
+def softmax(scores: np.ndarray, head_dim: int, log2_gamma: int) -> np.ndarray:
+    """A = the softmax gadget's output (prover/softmax) for int8 scores S (h × s × s) at logit
+    scale γ = 2^log2_gamma: rows summing to 2^θ ± ε, on MHA's padded grid, cut back to h × s × s.
+    The temperature c = γ·2^F is exact because γ is a power of two (1/√m is folded into W_q)."""
+    h, s, _ = scores.shape
+    params = SoftmaxParams.derive(s, head_dim, 2.0**log2_gamma)
+    valid = softmax_model.valid_entries(h, s, causal=False)
+    trace = softmax_model.forward(pad_tensor(scores), valid, params)
+    return trace.y[:h, :s, :s]
 
 
 def norm_factor(s1: int, s2: int, d: int, log_num: int, e: int) -> int:
@@ -214,9 +219,8 @@ class Pass:
 
         q, k, v = (heads(self.linear(p + j, x, f_x, p + "w_" + j, p + "b_" + j)) for j in "qkv")
         scores = self.matmul(p + "scores", q, k.transpose(0, 2, 1))
-        a = self.t.check(
-            p + "softmax", softmax_placeholder(scores, -self.f(p + "q") - self.f(p + "k"))
-        )
+        log2_gamma = -self.f(p + "q") - self.f(p + "k")
+        a = self.t.check(p + "softmax", softmax(scores, c.head_dim, log2_gamma))
         av = self.matmul(p + "av", a, v).transpose(1, 0, 2).reshape(s, c.d)
         k_ctx = SOFTMAX_SCALE + self.f(p + "v") - self.f(p + "ctx")
         ctx = requant(self.t, p + "ctx", av, k_ctx, self.m.bits[p + "ctx"])
