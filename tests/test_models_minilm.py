@@ -280,7 +280,7 @@ def gelu_exact(x: Decimal) -> Decimal:
 
 @pytest.mark.parametrize("f_in, b_in, f_out", [(9, 12, 9), (10, 13, 7), (8, 12, 11)])
 def test_gelu_table_is_the_exactly_rounded_erf_gelu(f_in, b_in, f_out):
-    table = quantized.gelu_table(f_in, b_in, f_out)
+    table = quantized.gelu_table(f_in, b_in, f_out, 30)
     assert len(table) == 2**b_in
     for g in range(-(2 ** (b_in - 1)), 2 ** (b_in - 1), 7):
         x = Decimal(g) / 2**f_in
@@ -292,11 +292,17 @@ def test_gelu_table_is_the_exactly_rounded_erf_gelu(f_in, b_in, f_out):
 def test_gelu_table_breaks_near_ties_by_the_exact_value():
     """For large x, GELU(x)·2^f_out is just below G = x·2^f_out: a G ending in .5 rounds down."""
     f_in, b_in, f_out = 4, 10, 1
-    table = quantized.gelu_table(f_in, b_in, f_out)
+    table = quantized.gelu_table(f_in, b_in, f_out, 30)
     for g in range(8 * 2**f_in, 2 ** (b_in - 1)):
         big_g = Decimal(g) / 2 ** (f_in - f_out)
         want = math.floor(big_g + Decimal("0.5")) - (1 if (big_g + Decimal("0.5")) % 1 == 0 else 0)
         assert table[g + 2 ** (b_in - 1)] == want
+
+
+def test_gelu_table_outputs_fit_their_width():
+    table = quantized.gelu_table(8, 15, 5, 12)
+    assert table.max() == 2**11 - 1 and table.min() >= -(2**11)
+    assert np.array_equal(table, np.clip(quantized.gelu_table(8, 15, 5, 30), -2047, 2047))
 
 
 def test_norm_factor_is_the_floor_square_root():

@@ -189,6 +189,7 @@ def worst_case_log2(model: QuantModel) -> dict[str, float]:
         note("av", ((1 << SOFTMAX_SCALE) + softmax_eps) * ((1 << (m.bits[p + "v"] - 1)) - 1))
         matmul("attn", p, "o", (1 << (m.bits[p + "ctx"] - 1)) - 1)
         matmul("ffn_in", p, "1", *ln_out(p + "ln1"))
-        table = gelu_table(m.scales[p + "ffn_in"], m.bits[p + "ffn_in"], m.scales[p + "ffn_act"])
+        f_g, b_g = m.scales[p + "ffn_in"], m.bits[p + "ffn_in"]
+        table = gelu_table(f_g, b_g, m.scales[p + "ffn_act"], m.bits[p + "ffn_act"])
         matmul("ffn_out", p, "2", float(np.abs(table).max()))
     return out

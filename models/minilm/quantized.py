@@ -108,9 +108,9 @@ def requant(trace: Trace, site: str, p: np.ndarray, k: int, b: int) -> np.ndarra
 
 
 @functools.lru_cache(maxsize=8)
-def gelu_table(f_in: int, b_in: int, f_out: int) -> np.ndarray:
+def gelu_table(f_in: int, b_in: int, f_out: int, b_out: int) -> np.ndarray:
     """T[g + 2^(b_in−1)] = ⌊G·Φ(x) + ½⌋ for every g of b_in signed bits, where x = g·2^−f_in,
-    G = x·2^f_out (so G·Φ(x) = GELU(x)·2^f_out, exact erf form).
+    G = x·2^f_out (so G·Φ(x) = GELU(x)·2^f_out, exact erf form), clamped to b_out signed bits.
 
     Bit-reproducible from float64: G and G + ½ are exact dyadic numbers and Φ(−|x|) comes from
     erfc with a few ulps of relative error. For x > 0 the value is G − δ with δ = G·Φ(−x) > 0;
@@ -133,7 +133,8 @@ def gelu_table(f_in: int, b_in: int, f_out: int) -> np.ndarray:
     if np.any(~exact & (np.minimum(frac, 1 - frac) < 1e-9)):
         raise ValueError("a GELU table entry lies within 1e-9 of a rounding tie")
     rounded = np.where(exact, np.floor(half_up) - (half_up == np.floor(half_up)), np.floor(value))
-    return rounded.astype(np.int64)
+    lim = (1 << (b_out - 1)) - 1
+    return np.clip(rounded, -lim, lim).astype(np.int64)
 
 
 def softmax(scores: np.ndarray, head_dim: int, log2_gamma: int) -> np.ndarray:
@@ -229,7 +230,9 @@ class Pass:
     def ffn(self, i: int, x: np.ndarray, f_x: int) -> np.ndarray:
         m, p = self.m, f"layer{i}."
         g = self.linear(p + "ffn_in", x, f_x, p + "w_1", p + "b_1")
-        table = gelu_table(self.f(p + "ffn_in"), m.bits[p + "ffn_in"], self.f(p + "ffn_act"))
+        table = gelu_table(
+            self.f(p + "ffn_in"), m.bits[p + "ffn_in"], self.f(p + "ffn_act"), m.bits[p + "ffn_act"]
+        )
         a = self.t.check(p + "ffn_act", table[g + (1 << (m.bits[p + "ffn_in"] - 1))])
         return self.linear(p + "ffn_out", a, self.f(p + "ffn_act"), p + "w_2", p + "b_2")
 
