@@ -367,6 +367,11 @@ def test_default_widths_bound_every_matmul_below_2_30(model):
     assert max(bounds.values()) < 30
 
 
+def test_every_site_has_a_scale_and_width(model):
+    sites = set(model.scales) - set(model.weights)
+    assert sites == set(calibrate.site_names(model.config)) == set(model.bits) - set(model.weights)
+
+
 def test_weights_fit_their_widths(model):
     for name, t in model.weights.items():
         assert np.abs(t).max() < 2 ** (model.bits[name] - 1), name

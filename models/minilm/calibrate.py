@@ -80,6 +80,18 @@ def float_tensors(w: Weights) -> dict[str, np.ndarray]:
     return out
 
 
+def norm_names(c: Config) -> list[str]:
+    """Every LayerNorm, named by its output site."""
+    return ["embed.ln"] + [f"layer{i}.{ln}" for i in range(c.layers) for ln in ("ln1", "ln2")]
+
+
+def site_names(c: Config) -> list[str]:
+    """Every activation site with a scale and width (the names `plan` gives them)."""
+    per_layer = ("q", "k", "v", "ctx", "attn", "ffn_in", "ffn_act", "ffn_out")
+    layers = [f"layer{i}.{n}" for i in range(c.layers) for n in per_layer]
+    return norm_names(c) + [n + ".y" for n in norm_names(c)] + layers
+
+
 def plan(
     c: Config, tensors: dict[str, np.ndarray], peaks: dict[str, float], widths: Widths
 ) -> tuple[dict[str, int], dict[str, int]]:
@@ -177,8 +189,7 @@ def worst_case_log2(model: QuantModel) -> dict[str, float]:
         l2 = gamma * math.sqrt(c.d) * 2.0 ** m.scales[name] + math.sqrt((beta**2).sum() + c.d)
         return (1 << (m.bits[name] - 1)) - 1 + beta.max(), l2
 
-    lns = ["embed.ln"] + [f"layer{i}.{ln}" for i in range(c.layers) for ln in ("ln1", "ln2")]
-    for name in lns:
+    for name in norm_names(c):
         note("ln.z", (1 << (m.bits[name + ".y"] - 1)) * int(np.abs(w[name + ".gamma"]).max()))
     softmax_eps = epsilon(MAX_TOKENS)
     for i in range(c.layers):

@@ -167,10 +167,9 @@ def load(path: Path, folder: Path | None = None) -> Imported:
     doc = read_document(path, FORMAT, VERSION)
     w = source.load(folder)
     widths_doc = get(doc, "widths", "")
-    try:
-        widths = Widths(**widths_doc)
-    except TypeError:
-        raise MalformedProofError("widths", "unknown or missing widths") from None
+    if not isinstance(widths_doc, dict) or set(widths_doc) != set(Widths().as_json()):
+        raise MalformedProofError("widths", f"expected the widths {sorted(Widths().as_json())}")
+    widths = Widths(**{k: integer(v, f"widths.{k}", 0, 30) for k, v in widths_doc.items()})
     identity = _identity(w, widths)
     for key in ("model", "source", "config", "semantics"):
         if get(doc, key, "") != identity[key]:
@@ -182,7 +181,7 @@ def load(path: Path, folder: Path | None = None) -> Imported:
     scales: dict[str, int] = {}
     bits: dict[str, int] = {}
     entries = get(doc, "tensors", "")
-    for group, names in (("tensors", list(tensors)), ("sites", list(get(doc, "sites", "")))):
+    for group, names in (("tensors", list(tensors)), ("sites", calibrate.site_names(w.config))):
         for name in names:
             entry, where = get(get(doc, group, ""), name, group), f"{group}.{name}"
             scales[name] = integer(get(entry, "scale", where), f"{where}.scale", -64, 64)
