@@ -1,8 +1,9 @@
 """The public statement of a layer proof and how it enters the transcript.
 
 Everything the verifier relies on is absorbed before the first challenge: the kind's tag, the
-dimensions, the weights (public values, or shape, root and size when committed), and the
-public inputs and outputs, each with its shape. Tensors are absorbed in name order, so the
+dimensions, the weights (public values, or shape, root and size when committed), the
+commitments to the prover's own witness, and the public inputs and outputs, each with its
+shape. Tensors are absorbed in name order, so the
 transcript does not depend on how a file happens to order them.
 """
 
@@ -19,7 +20,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.mle import evaluate_tensor, tensor_vars
-from cairn.prover.pcs.proof import CommittedTensor
+from cairn.prover.pcs.proof import Commitment, CommittedTensor
 
 Tensors = Mapping[str, np.ndarray]
 
@@ -40,6 +41,9 @@ class Statement:
     committed: Mapping[str, CommittedTensor] = field(default_factory=dict)
     """Weights bound by PCS commitments. The prover's statement also holds their values in
     `weights` (its layers need them); the proof's statement holds only the commitments."""
+    witness: Mapping[str, Commitment] = field(default_factory=dict)
+    """Commitments the prover made to its own advice (limbs, flags, shifts, multiplicities),
+    bound before any challenge; the layer that asked for them settles their claims."""
 
     def weight_shapes(self) -> dict[str, tuple[int, ...]]:
         return {n: t.shape for n, t in self.weights.items()} | {
@@ -77,6 +81,10 @@ def absorb_statement(channel: Channel, st: Statement) -> None:
     for d in st.dims:
         channel.mix_u64(d)
     _absorb_weights(channel, st)
+    for name in sorted(st.witness):
+        c = st.witness[name]
+        mix_root(channel, get_hash(c.hash), c.root)  # type: ignore[arg-type]
+        channel.mix_u64(c.n_vars)
     for group in (st.inputs, st.outputs):
         _absorb_tensors(channel, group)
 
