@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from cairn.prover.layers.attn import model as attn
+from cairn.prover.layers.attn.proof import AttnProof
+from cairn.prover.layers.attn.prover import advise_attn, prove_attn
+from cairn.prover.layers.attn.verifier import verify_attn
 from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.kvcache.proof import DecodeProof
 from cairn.prover.layers.kvcache.prover import prove_decode
@@ -27,5 +31,6 @@ LAYERS: dict[str, LayerSpec] = {
         LayerSpec(qkv.KIND, QkvProof, qkv.check, prove_qkv, verify_qkv),
         LayerSpec(kvcache.KIND, DecodeProof, kvcache.check, prove_decode, verify_decode),
         LayerSpec(mha.KIND, MhaProof, mha.check, prove_mha, verify_mha),
+        LayerSpec(attn.KIND, AttnProof, attn.check, prove_attn, verify_attn, advise_attn),
     )
 }

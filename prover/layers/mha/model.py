@@ -39,7 +39,7 @@ class Dims:
 
     @staticmethod
     def of(st: Statement) -> Dims:
-        s, h, m, causal = st.dims
+        s, h, m, causal = st.dims[:4]
         return Dims(s, h, m, bool(causal))
 
     @property
