@@ -1,0 +1,41 @@
+"""The fixed exp table T[e] = round(2^θ·exp(−e/4096)), e < 2^16, and its pinned commitment.
+
+The verifier never reads the table's root from a proof: it builds the commitment from
+EXP_TABLE_ROOTS, a protocol constant that a test recomputes.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.prover import CommitmentData, commit
+from cairn.prover.softmax.params import EXP_BITS, EXP_RES_BITS, SOFTMAX_PCS, THETA
+
+EXP_TABLE_ROOTS: dict[int, int] = {
+    19: 0x913E468859251E2CE8E1C0501BE6D1FF217A66AF70F02C7BB0E2EABB71109800,
+}
+"""Blake2s Merkle root of exp_table(θ) committed with SOFTMAX_PCS, per θ (as Commitment.root)."""
+
+
+@functools.cache
+def exp_table(theta: int = THETA) -> np.ndarray:
+    """T (2^16 int64, read-only). float64 suffices: every 2^θ·exp(−e/4096) is ≥ 10^-6 away from
+    a rounding tie (tests check), far beyond exp's error of an ulp or two."""
+    e = np.arange(1 << EXP_BITS, dtype=np.float64)
+    table = np.rint(np.ldexp(np.exp(-np.ldexp(e, -EXP_RES_BITS)), theta)).astype(np.int64)
+    table.flags.writeable = False
+    return table
+
+
+@functools.cache
+def exp_table_commitment(theta: int = THETA) -> CommitmentData:
+    """The prover's commitment to T (message, codeword, tree), built once per θ."""
+    return commit(exp_table(theta), SOFTMAX_PCS)[1]
+
+
+def pinned_exp_commitment(theta: int = THETA) -> Commitment:
+    """The verifier's view of T's commitment: the pinned root, never one from a proof."""
+    return Commitment(EXP_TABLE_ROOTS[theta], EXP_BITS, SOFTMAX_PCS.hash)
