@@ -13,12 +13,18 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
-from cairn.prover.layers.mha.model import Dims, zeroifier
+from cairn.prover.layers.mha.model import Dims
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
-from cairn.prover.softmax.model import SoftmaxTrace, forward, multiplicities, norm_slacks
+from cairn.prover.softmax.model import (
+    SoftmaxTrace,
+    forward,
+    multiplicities,
+    norm_slacks,
+    valid_entries,
+)
 from cairn.prover.softmax.params import SOFTMAX_PCS, SoftmaxParams
 from cairn.prover.softmax.proof import ColumnValues, SoftmaxProof
 from cairn.prover.softmax.relations import (
@@ -46,18 +52,11 @@ class SoftmaxAdvice:
     stack: CommitmentData
 
 
-def valid_entries(dims: Dims) -> np.ndarray:
-    """w (ĥ × ŝ × ŝ): 1 on the real heads where MHA's zeroifier keeps the score."""
-    w = np.zeros((dims.h_hat, dims.s_hat, dims.s_hat), dtype=np.int64)
-    w[: dims.h] = zeroifier(dims)
-    return w
-
-
 def commit_softmax(
     dims: Dims, params: SoftmaxParams, scores: np.ndarray
 ) -> tuple[Commitment, SoftmaxAdvice]:
     """Compute the honest trace for QK̂ = `scores` and commit every witness column at once."""
-    trace = forward(scores, valid_entries(dims).astype(bool), params)
+    trace = forward(scores, valid_entries(dims.h, dims.s, dims.causal), params)
     counts = multiplicities(trace, params)
     columns = {name: getattr(trace, name) for name in ENTRY_COLUMNS}
     columns |= {"z": trace.z, "m_exp": counts[0], "m_limb": counts[1], "m_norm": counts[2]}
@@ -114,7 +113,7 @@ def prove_softmax(
 
     # Recomposition: ũ(ρ) − (1 − w̃(ρ))·U_MASK = Σ_x eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x)).
     z_rep = np.repeat(trace.z.ravel(), dims.s_hat)
-    mles = [eq_table(rho), _base(valid_entries(dims)), _base(z_rep), _base(advice.scores)]
+    mles = [eq_table(rho), _base(valid_entries(dims.h, dims.s, dims.causal)), _base(z_rep), _base(advice.scores)]
     terms = [Product((0, 1, 2)), Product((0, 1, 3), -QM31.from_int(params.c))]
     recompose, r_star, finals = prove_sumcheck(mles, terms, channel)
     shift, score = finals[2], finals[3]

@@ -27,7 +27,7 @@ from cairn.prover.softmax.relations import (
     witness_layout,
 )
 from cairn.prover.softmax.structured import valid_entries_mle
-from cairn.prover.softmax.tables import EXP_TABLE_ROOTS
+from cairn.prover.softmax.tables import pinned_exp_commitment
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 
 RECOMPOSE_DEGREE = 3  # eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x))
@@ -40,11 +40,6 @@ def check_commitment(dims: Dims, params: SoftmaxParams, commitment: Commitment) 
     n_vars = witness_layout(dims, params).n_vars
     if commitment.n_vars != n_vars:
         raise VerificationError("softmax.commitment", f"{commitment.n_vars} != {n_vars} vars")
-
-
-def table_commitment(params: SoftmaxParams) -> Commitment:
-    """The exp table's commitment: a protocol constant, never read from a proof."""
-    return Commitment(EXP_TABLE_ROOTS[params.theta], EXP_BITS, SOFTMAX_PCS.hash)
 
 
 def verify_softmax(
@@ -96,7 +91,7 @@ def verify_softmax(
         dims, params, points, cols, Claim(tuple(r_star), proof.shift), a_claim
     )
     verify_batch(
-        [(commitment, stack_claims), (table_commitment(params), [table_claim])],
+        [(commitment, stack_claims), (pinned_exp_commitment(params.theta), [table_claim])],
         proof.opening,
         SOFTMAX_PCS,
         channel,

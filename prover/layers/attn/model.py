@@ -9,9 +9,8 @@ import numpy as np
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF, max_magnitude
 from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
-from cairn.prover.softmax.model import forward
+from cairn.prover.softmax.model import forward, valid_entries
 from cairn.prover.softmax.params import QK_BOUND, SoftmaxParams
-from cairn.prover.softmax.prover import valid_entries
 from cairn.prover.walk.statement import Statement, expect_shapes
 
 KIND = "attn"
@@ -32,7 +31,8 @@ def attention(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, dims: Dims, params: SoftmaxParams
 ) -> tuple[np.ndarray, np.ndarray]:
     """(A, O): the proven softmax matrix (h × s × s, scale 2^θ) and the layer output."""
-    trace = forward(head_scores(q, k, dims), valid_entries(dims).astype(bool), params)
+    valid = valid_entries(dims.h, dims.s, dims.causal)
+    trace = forward(head_scores(q, k, dims), valid, params)
     a = trace.y[: dims.h, : dims.s, : dims.s]
     return a, unpad(attend_heads(a, v, dims), dims)
 
