@@ -2,6 +2,7 @@
 against brute force, the layer kernel against the generic sum-check, lookup relations that
 balance and ones that do not, and every single-field tampering rejected by a named check."""
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,11 +16,13 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31, QM31Array
 from cairn.prover.lookups import prover as lookups_prover
 from cairn.prover.lookups.circuit import combine
+from cairn.prover.lookups.proof import LogUpProof
 from cairn.prover.lookups.prover import Fractions, children, prove_logup, tree
 from cairn.prover.lookups.sumcheck import LayerShare, prove_layer
 from cairn.prover.lookups.verifier import check_balance, verify_logup
 from cairn.prover.mle import eq_table, fold
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
+from cairn.serializer.codec import decode, encode
 from tests.proof_mutations import mutations
 
 CHANNELS = [Poseidon252Channel, Blake2sChannel]
@@ -317,3 +320,11 @@ def test_random_batches_round_trip(sizes, seed, channel_cls):
 def test_combine_is_powers():
     a, x, y, z = QM31Array.random(rng, 4).to_list()
     assert combine([x, y, z], a) == x + a * y + a * a * z
+
+
+def test_proof_json_round_trip():
+    """The proof is a plain tree of dataclasses, lists and QM31: the generic codec carries it."""
+    proof, _ = prove_logup(
+        [random_fractions(3, True), random_fractions(1, False)], Blake2sChannel()
+    )
+    assert decode(json.loads(json.dumps(encode(proof))), LogUpProof, "") == proof
