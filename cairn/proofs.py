@@ -209,6 +209,28 @@ def prove_mha_cmd(
     _prove_walk("mha", lambda: examples.mha_example(seq, heads, head_dim, causal, seed), out_path)
 
 
+@prove_app.command("attn")
+def prove_attn_cmd(
+    seq: Dim = 128,
+    heads: Dim = 12,
+    head_dim: Dim = 32,
+    causal: Annotated[bool, typer.Option(help="mask future tokens")] = False,
+    gamma: Annotated[
+        float | None,
+        typer.Option(min=0.0, help="logit scale γ: softmax of γ·QKᵀ [2^-12/√head_dim]"),
+    ] = None,
+    seed: Seed = 0,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove attention with softmax inside for random Q, K, V in [−127, 127]: the scores and
+    the softmax matrix appear nowhere in the proof (docs/layers/attn.md)."""
+    _prove_walk(
+        "attn",
+        lambda: examples.attn_example(seq, heads, head_dim, causal, gamma, seed),
+        out_path,
+    )
+
+
 def commit_cmd(
     matrix: Annotated[Path, typer.Argument(help="a .npy integer matrix (k x n)")],
     hash_: Annotated[Hash, typer.Option("--hash", help="Merkle hash of the commitment")] = (

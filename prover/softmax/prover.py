@@ -113,7 +113,12 @@ def prove_softmax(
 
     # Recomposition: ũ(ρ) − (1 − w̃(ρ))·U_MASK = Σ_x eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x)).
     z_rep = np.repeat(trace.z.ravel(), dims.s_hat)
-    mles = [eq_table(rho), _base(valid_entries(dims.h, dims.s, dims.causal)), _base(z_rep), _base(advice.scores)]
+    mles = [
+        eq_table(rho),
+        _base(valid_entries(dims.h, dims.s, dims.causal)),
+        _base(z_rep),
+        _base(advice.scores),
+    ]
     terms = [Product((0, 1, 2)), Product((0, 1, 3), -QM31.from_int(params.c))]
     recompose, r_star, finals = prove_sumcheck(mles, terms, channel)
     shift, score = finals[2], finals[3]

@@ -20,8 +20,8 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.pcs.stack import StackLayout
-from cairn.prover.softmax.proof import ColumnValues
 from cairn.prover.softmax.params import EXP_BITS, SoftmaxParams
+from cairn.prover.softmax.proof import ColumnValues
 from cairn.prover.softmax.structured import index_mle, is_zero_mle, valid_rows_mle
 from cairn.prover.softmax.tables import exp_table
 
@@ -112,9 +112,7 @@ def table_keys_at(
     ]
 
 
-def norm_at(
-    dims: Dims, params: SoftmaxParams, point: Sequence[QM31], row_mean: QM31
-) -> QM31:
+def norm_at(dims: Dims, params: SoftmaxParams, point: Sequence[QM31], row_mean: QM31) -> QM31:
     """ñ(σ, ρ') for n_0 = R − v·(2^θ − ε), n_1 = v·(2^θ + ε) − R over the rows, where
     R̃(ρ') = 2^S·Ỹ(ρ', ½,…,½) (a row sum is ŝ times its mean) and ṽ the valid-row mask."""
     sigma, rows = point[0], point[1:]
