@@ -8,6 +8,7 @@ from typing import Any
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
+from cairn.prover.ranges import Relation
 from cairn.prover.walk.statement import Statement
 
 
@@ -21,11 +22,13 @@ class LayerClaims:
 
 @dataclass(frozen=True)
 class LayerSpec:
-    """`check` validates a statement's shapes (statement.shape); `prove` and `verify` turn
-    the output claims into LayerClaims, the prover also returning its layer proof."""
+    """`check` validates a statement's shapes (statement.shape) and the no-wrap bounds of
+    its `relations` (statement.range); `prove` and `verify` turn the output claims into
+    LayerClaims, the prover also returning its layer proof."""
 
     kind: str
     proof_type: type
     check: Callable[[Statement], None]
+    relations: tuple[Relation, ...]
     prove: Callable[[Statement, dict[str, Claim], Channel], tuple[Any, LayerClaims]]
     verify: Callable[[Statement, Any, dict[str, Claim], Channel], LayerClaims]
