@@ -18,11 +18,13 @@ from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.matmul.instance import RELATIONS as MATMUL_RELATIONS
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.prover import commit_tensor
+from cairn.prover.ranges import mod_p_only
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
@@ -257,6 +259,16 @@ def _committed(proof: proof_file.AnyProof) -> dict[str, CommittedTensor]:
     return {"b": CommittedTensor([inst.k, inst.n], cw)} if cw else {}
 
 
+def _integers(proof: proof_file.AnyProof) -> str:
+    """What an accepted statement means: relations on public operands have their no-wrap
+    bounds checked (statement.range); one that reads a committed weight is true mod p only."""
+    kind = proof.statement.kind if isinstance(proof, WalkProof) else None
+    relations = LAYERS[kind].relations if kind else MATMUL_RELATIONS
+    if mod_p_only(relations, _committed(proof)):
+        return "holds mod p only (committed operands are not range-checked yet)"
+    return "holds over the integers"
+
+
 def _check_pinned(proof: proof_file.AnyProof, pins: dict[str, CommittedTensor]) -> None:
     """Each pinned weight must be exactly the proof's weight of that name (commitment and
     shape): this is what binds a committed-weight proof to a known model."""
@@ -296,7 +308,7 @@ def verify(
                 verify_matmul(proof)
         except VerificationError as e:
             raise fail(f"rejected: check {e.check} failed ({e.detail})", EXIT_REJECTED) from None
-    out.print(f"accepted: {_describe(proof)}")
+    out.print(f"accepted: {_describe(proof)}\nstatement {_integers(proof)}")
 
 
 ModelIdOpt = Annotated[
@@ -371,6 +383,7 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
         out.print(
             f"kind          {st.kind}\ndimensions    {' '.join(map(str, st.dims))}\n"
             f"tensors       {tensors}\n"
+            f"statement     if accepted, {_integers(proof)}\n"
             f"proof         {proof_felts(proof)} felts (QM31 values and counts)\n"
             f"file          {file.stat().st_size} bytes"
         )
@@ -388,6 +401,7 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
     out.print(
         f"kind          matmul\ndimensions    m={inst.m} k={inst.k} n={inst.n}\n"
         f"weights       {bound}\n"
+        f"statement     if accepted, {_integers(proof)}\n"
         f"rounds        {len(proof.sumcheck.rounds)}\n"
         f"calldata      {size}\n"
         f"file          {file.stat().st_size} bytes"

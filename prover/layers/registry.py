@@ -27,10 +27,16 @@ from cairn.prover.walk.layer import LayerSpec
 LAYERS: dict[str, LayerSpec] = {
     spec.kind: spec
     for spec in (
-        LayerSpec(posenc.KIND, PosencProof, posenc.check, prove_posenc, verify_posenc),
-        LayerSpec(qkv.KIND, QkvProof, qkv.check, prove_qkv, verify_qkv),
-        LayerSpec(kvcache.KIND, DecodeProof, kvcache.check, prove_decode, verify_decode),
-        LayerSpec(mha.KIND, MhaProof, mha.check, prove_mha, verify_mha),
-        LayerSpec(attn.KIND, AttnProof, attn.check, prove_attn, verify_attn, advise_attn),
+        LayerSpec(
+            posenc.KIND, PosencProof, posenc.check, posenc.RELATIONS, prove_posenc, verify_posenc
+        ),
+        LayerSpec(qkv.KIND, QkvProof, qkv.check, qkv.RELATIONS, prove_qkv, verify_qkv),
+        LayerSpec(
+            kvcache.KIND, DecodeProof, kvcache.check, kvcache.RELATIONS, prove_decode, verify_decode
+        ),
+        LayerSpec(mha.KIND, MhaProof, mha.check, mha.RELATIONS, prove_mha, verify_mha),
+        LayerSpec(
+            attn.KIND, AttnProof, attn.check, attn.RELATIONS, prove_attn, verify_attn, advise_attn
+        ),
     )
 }

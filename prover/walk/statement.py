@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
@@ -21,8 +19,7 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.mle import evaluate_tensor, tensor_vars
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
-
-Tensors = Mapping[str, np.ndarray]
+from cairn.prover.ranges import Relation, Tensors, check_ranges
 
 
 def domain_tag(kind: str) -> int:
@@ -119,3 +116,10 @@ def expect_shapes(st: Statement, group: str, shapes: Mapping[str, tuple[int, ...
     for name, ct in st.committed.items():
         if ct.commitment.n_vars != tensor_vars(ct.shape):
             raise VerificationError("statement.shape", f"commitment {name!r} has the wrong size")
+
+
+def expect_ranges(st: Statement, relations: Sequence[Relation]) -> None:
+    """Raise statement.range unless every relation on public operands cannot wrap mod p
+    (prover/ranges.py); call after expect_shapes, which fixes the names."""
+    tensors = {**st.inputs, **st.outputs, **st.weights}
+    check_ranges(relations, tensors, st.dims, st.committed.keys())

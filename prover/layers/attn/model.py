@@ -4,27 +4,34 @@ cannot wrap; the masked scores and A appear nowhere in the statement."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from cairn.prover.errors import VerificationError
-from cairn.prover.fields.m31 import HALF, max_magnitude
+from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
+from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.softmax.model import forward, valid_entries
 from cairn.prover.softmax.params import QK_BOUND, SoftmaxParams
-from cairn.prover.walk.statement import Statement, expect_shapes
+from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "attn"
 N_DIMS = 9  # s, h, m, causal, then the softmax parameters F, c, θ, ε, k_n
 
 
-def v_bound(params: SoftmaxParams) -> int:
-    """Largest |v| for which O = A·V stays in the signed range: an accepted row of A sums to at
-    most 2^θ + ε with every entry ≥ 0, so |O| ≤ (2^θ + ε)·max|v|."""
-    return HALF // ((1 << params.theta) + params.eps)
-
-
 def params_of(st: Statement) -> SoftmaxParams:
     return SoftmaxParams(*st.dims[4:])
+
+
+def _attend_bound(t: Tensors, dims: Sequence[int]) -> int:
+    """|A_i·V_i|: an accepted row of A has entries ≥ 0 summing to at most 2^θ + ε."""
+    _, _, _, _, _, _, theta, eps, _ = dims
+    return ((1 << theta) + eps) * max_magnitude(t["v"])
+
+
+RELATIONS = (Relation("o = softmax(γ·q·kᵀ)·v per head", ("v",), _attend_bound),)
+"""QKᵀ needs no bound of its own: q and k are int8 (|S| ≤ m·127² ≤ 2^28/c, softmax.params)."""
 
 
 def attention(
@@ -51,26 +58,26 @@ def make_statement(
         raise ValueError(f"{width} columns do not split into {heads} heads")
     dims = Dims(s, heads, width // heads, causal)
     params = SoftmaxParams.derive(s, dims.m, gamma)
-    if problem := range_violation(q, k, v, params):
+    if problem := range_violation(q, k):
         raise ValueError(problem)
     _, o = attention(q, k, v, dims, params)
     p = params
-    return Statement(
+    st = Statement(
         KIND,
         (s, heads, dims.m, int(causal), p.f, p.c, p.theta, p.eps, p.k_n),
         {"k": k, "q": q, "v": v},
         {"o": o},
         {},
     )
+    check(st)  # refuses a V for which A·V could wrap, before any work is spent on it
+    return st
 
 
-def range_violation(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, params: SoftmaxParams
-) -> str | None:
-    """Why the inputs fall outside the bounds the proof's integer semantics needs, if they do."""
-    for name, x, bound in (("q", q, QK_BOUND), ("k", k, QK_BOUND), ("v", v, v_bound(params))):
-        if max_magnitude(x) > bound:
-            return f"{name} has entries beyond ±{bound}"
+def range_violation(q: np.ndarray, k: np.ndarray) -> str | None:
+    """Why Q or K fall outside the int8 range the softmax parameters assume, if they do."""
+    for name, x in (("q", q), ("k", k)):
+        if max_magnitude(x) > QK_BOUND:
+            return f"{name} has entries beyond ±{QK_BOUND}, the int8 range softmax assumes"
     return None
 
 
@@ -82,7 +89,7 @@ def check(st: Statement) -> None:
     expect_shapes(st, "inputs", {"k": (s, hm), "q": (s, hm), "v": (s, hm)})
     expect_shapes(st, "outputs", {"o": (dims.s_hat, dims.d)})
     expect_shapes(st, "weights", {})
-    params = params_of(st)
-    params.check(s, dims.m)
-    if problem := range_violation(st.inputs["q"], st.inputs["k"], st.inputs["v"], params):
+    params_of(st).check(s, dims.m)
+    if problem := range_violation(st.inputs["q"], st.inputs["k"]):
         raise VerificationError("statement.range", problem)
+    expect_ranges(st, RELATIONS)

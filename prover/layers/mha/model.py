@@ -18,7 +18,8 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.mle import log2_exact, next_pow2, pad_tensor
-from cairn.prover.walk.statement import Statement, expect_shapes
+from cairn.prover.ranges import Relation, Tensors, product_bound
+from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "mha"
 
@@ -133,6 +134,30 @@ def reference_softmax(scores: np.ndarray, shift: int = 8) -> np.ndarray:
     return (e << 16) // e.sum(axis=-1, keepdims=True)
 
 
+def _by_head(x: np.ndarray, heads: int) -> np.ndarray:
+    """s × h·m → h × s × m: head i's columns as one matrix (no padding: bounds ignore zeros)."""
+    s, width = x.shape
+    return x.reshape(s, heads, width // heads).transpose(1, 0, 2)
+
+
+def _scores_bound(t: Tensors, dims: Sequence[int]) -> int:
+    """|Q_i·K_iᵀ| per head; S_M's other entries are MASK_VALUE itself, never a sum."""
+    heads = dims[1]
+    return product_bound(_by_head(t["q"], heads), _by_head(t["k"], heads).transpose(0, 2, 1))
+
+
+def _attend_bound(t: Tensors, dims: Sequence[int]) -> int:
+    """|A_i·V_i| per head, from the public A's row sums (a softmax row sums to its scale)."""
+    return product_bound(t["a"], _by_head(t["v"], dims[1]))
+
+
+RELATIONS = (
+    Relation("s_m = mask(q·kᵀ) per head", ("q", "k"), _scores_bound),
+    Relation("o = a·v per head", ("a", "v"), _attend_bound),
+)
+"""Padding and unpadding move entries without summing them, so they add no bound."""
+
+
 def make_statement(
     q: np.ndarray,
     k: np.ndarray,
@@ -179,3 +204,4 @@ def check(st: Statement) -> None:
         st, "outputs", {"o": (dims.s_hat, dims.d), "s_m": (dims.h_hat, dims.s_hat, dims.s_hat)}
     )
     expect_shapes(st, "weights", {})
+    expect_ranges(st, RELATIONS)
