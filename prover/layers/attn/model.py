@@ -69,7 +69,10 @@ def make_statement(
         {"o": o},
         {},
     )
-    check(st)  # refuses a V for which A·V could wrap, before any work is spent on it
+    try:
+        check(st)  # refuses a V for which A·V could wrap, before any work is spent on it
+    except VerificationError as e:
+        raise ValueError(str(e)) from None
     return st
 
 
