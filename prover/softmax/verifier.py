@@ -50,8 +50,8 @@ def verify_softmax(
     a_claim: Claim,
     parent: Poseidon252Channel,
 ) -> Claim:
-    """Returns the claim on QK̂ that MHA's QKᵀ step reduces; raises a named check."""
-    check_commitment(dims, params, commitment)
+    """Returns the claim on QK̂ that MHA's QKᵀ step reduces; raises a named check. The
+    caller's statement check has run check_commitment (before the transcript began)."""
     channel = fork(parent, TAG)
     channel.mix_felts([*a_claim.point, a_claim.value])
 

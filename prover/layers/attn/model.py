@@ -14,9 +14,11 @@ from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
 from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.softmax.model import forward, valid_entries
 from cairn.prover.softmax.params import QK_BOUND, SoftmaxParams
+from cairn.prover.softmax.verifier import check_commitment
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "attn"
+WITNESS = "softmax"  # the name of the witness stack in the statement
 N_DIMS = 9  # s, h, m, causal, then the softmax parameters F, c, θ, ε, k_n
 
 
@@ -70,7 +72,7 @@ def make_statement(
         {},
     )
     try:
-        check(st)  # refuses a V for which A·V could wrap, before any work is spent on it
+        check_public(st)  # refuses a V for which A·V could wrap, before any work is spent on it
     except VerificationError as e:
         raise ValueError(str(e)) from None
     return st
@@ -85,6 +87,15 @@ def range_violation(q: np.ndarray, k: np.ndarray) -> str | None:
 
 
 def check(st: Statement) -> None:
+    """The verifier's statement check: the public part, then softmax's witness commitment."""
+    check_public(st)
+    if set(st.witness) != {WITNESS}:
+        raise VerificationError("softmax.commitment", f"expected one witness {WITNESS!r}")
+    check_commitment(Dims.of(st), params_of(st), st.witness[WITNESS])
+
+
+def check_public(st: Statement) -> None:
+    """Shapes, softmax parameters and ranges: everything but the prover's witness."""
     if len(st.dims) != N_DIMS or min(st.dims[:3]) < 1 or st.dims[3] not in (0, 1):
         raise VerificationError("statement.shape", f"attn dims invalid: {st.dims}")
     dims = Dims.of(st)

@@ -7,7 +7,7 @@ from typing import Any
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
-from cairn.prover.layers.attn.model import params_of
+from cairn.prover.layers.attn.model import WITNESS, params_of
 from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.mha.model import Dims, head_scores
 from cairn.prover.layers.mha.prover import input_claims, prove_attend, prove_scores
@@ -15,8 +15,6 @@ from cairn.prover.pcs.proof import Commitment
 from cairn.prover.softmax.prover import SoftmaxAdvice, commit_softmax, prove_softmax
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
-
-WITNESS = "softmax"
 
 
 def advise_attn(st: Statement) -> tuple[dict[str, Commitment], Any]:
