@@ -17,7 +17,7 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.prover import commit
 from cairn.prover.softmax import model as softmax_model
 from cairn.prover.softmax import prover as softmax_prover
-from cairn.prover.softmax import tables
+from cairn.prover.softmax import relations, tables
 from cairn.prover.softmax.params import EXP_BITS, LIMB_BITS, SOFTMAX_PCS
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
@@ -309,10 +309,11 @@ def test_limbs_out_of_range(monkeypatch):
 
 def test_a_substituted_table_root(monkeypatch):
     fake = tables.exp_table(19).copy()
-    fake[0] += 1
+    fake[-1] += 1  # an entry no honest lookup reads: only the root tells the tables apart
     fake_data = commit(fake, SOFTMAX_PCS)[1]
     monkeypatch.setattr(softmax_prover, "exp_table_commitment", lambda _: fake_data)
     monkeypatch.setattr(softmax_prover, "exp_table", lambda _: fake)
+    monkeypatch.setattr(relations, "exp_table", lambda _: fake)  # the prover's table keys
     proof = prove_walk(SPEC, _setup()[0])
     with pytest.raises(VerificationError) as e:
         verify_walk(SPEC, proof)
