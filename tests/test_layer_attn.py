@@ -105,12 +105,13 @@ def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
 def test_the_witness_commitment_is_checked(proofs):
     proof = proofs[SHAPES[2]]
     st = proof.statement
-    c = st.witness["softmax"]
+    c = st.witness["softmax.0"]
     for witness in (
         {},
-        {"softmax": dataclasses.replace(c, n_vars=c.n_vars + 1)},
-        {"softmax": dataclasses.replace(c, hash="poseidon")},
+        {"softmax.0": dataclasses.replace(c, n_vars=c.n_vars + 1)},
+        {"softmax.0": dataclasses.replace(c, hash="poseidon")},
         {"other": c},
+        {"softmax.0": c, "softmax.1": c},
     ):
         tampered = dataclasses.replace(proof, statement=dataclasses.replace(st, witness=witness))
         with pytest.raises(VerificationError) as e:

@@ -34,6 +34,7 @@ from cairn.prover.softmax.relations import (
     row_mean_point,
     table_denominators,
     witness_layout,
+    witness_names,
 )
 from cairn.prover.softmax.tables import exp_table, exp_table_commitment
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
@@ -49,19 +50,22 @@ class SoftmaxAdvice:
     trace: SoftmaxTrace
     scores: np.ndarray
     counts: tuple[np.ndarray, np.ndarray, np.ndarray]
-    stack: CommitmentData
+    stacks: list[CommitmentData]
 
 
 def commit_softmax(
     dims: Dims, params: SoftmaxParams, scores: np.ndarray
-) -> tuple[Commitment, SoftmaxAdvice]:
-    """Compute the honest trace for QK̂ = `scores` and commit every witness column at once."""
+) -> tuple[dict[str, Commitment], SoftmaxAdvice]:
+    """Compute the honest trace for QK̂ = `scores` and commit every witness column, stacked;
+    returns the commitments by their statement names."""
     trace = forward(scores, valid_entries(dims.h, dims.s, dims.causal), params)
     counts = multiplicities(trace, params)
     columns = {name: getattr(trace, name) for name in ENTRY_COLUMNS}
     columns |= {"z": trace.z, "m_exp": counts[0], "m_limb": counts[1], "m_norm": counts[2]}
-    commitment, data = commit(witness_layout(dims, params).pack(columns), SOFTMAX_PCS)
-    return commitment, SoftmaxAdvice(trace, scores, counts, data)
+    layout = witness_layout(dims, params)
+    made = [commit(values, SOFTMAX_PCS) for values in layout.pack(columns)]
+    commitments = dict(zip(witness_names(layout), (c for c, _ in made), strict=True))
+    return commitments, SoftmaxAdvice(trace, scores, counts, [data for _, data in made])
 
 
 def _base(col: np.ndarray) -> QM31Array:
@@ -129,7 +133,10 @@ def prove_softmax(
         dims, params, points, columns, Claim(tuple(r_star), shift), a_claim
     )
     opening = open_batch(
-        [(advice.stack, stack_claims), (exp_table_commitment(params.theta), [table_claim])],
+        [
+            *zip(advice.stacks, stack_claims, strict=True),
+            (exp_table_commitment(params.theta), [table_claim]),
+        ],
         channel,
     )
     join(parent, channel)

@@ -32,6 +32,9 @@ BALANCED = tuple(([w], [t]) for w, t in zip(WITNESS, TABLE, strict=True))
 """Each relation: its witness instance against its table instance (lookups.check_balance)."""
 
 ENTRY_COLUMNS = ("lo", "e", "hi", "live", "y")
+STACK_VARS = 22
+"""The largest stack: 2^22 values, where SOFTMAX_PCS proves 98.2 bits (docs/layers/attn.md,
+"Soundness"); larger attention splits its columns over several stacks."""
 
 
 @dataclass(frozen=True)
@@ -71,13 +74,20 @@ def instance_vars(dims: Dims, params: SoftmaxParams) -> list[int]:
 
 
 def witness_layout(dims: Dims, params: SoftmaxParams) -> StackLayout:
-    """The committed stack: five entry columns, the row shifts z, three multiplicities."""
+    """The committed stacks: five entry columns, the row shifts z, three multiplicities, in
+    stacks of at most 2^STACK_VARS values."""
     n_vars = instance_vars(dims, params)
     entries = dict.fromkeys(ENTRY_COLUMNS, n_vars[0])
     rows = {"z": dims.h_vars + dims.s_vars}
     return StackLayout.of(
-        entries | rows | {"m_exp": n_vars[3], "m_limb": n_vars[4], "m_norm": n_vars[5]}
+        entries | rows | {"m_exp": n_vars[3], "m_limb": n_vars[4], "m_norm": n_vars[5]},
+        STACK_VARS,
     )
+
+
+def witness_names(layout: StackLayout) -> list[str]:
+    """The statement's names of the stacks' commitments."""
+    return [f"softmax.{i}" for i in range(len(layout.stack_vars))]
 
 
 def _base(col: np.ndarray) -> QM31Array:
@@ -138,10 +148,10 @@ def opening_claims(
     columns: ColumnValues,
     shift: Claim,
     a_claim: Claim,
-) -> tuple[list[Claim], Claim]:
+) -> tuple[list[list[Claim]], Claim]:
     """What the Blake2s opening proves: every column value at its point, Y at the row-mean
     point and at A·Ṽ's point, Z at the recomposition's row point (as claims on the stack);
-    and T̃ at the EXP table's index coordinates."""
+    and T̃ at the EXP table's index coordinates. One list of claims per stack."""
     rho = tuple(points[0])
     at_rho = dict(zip(ENTRY_COLUMNS, columns.values(), strict=False))
     rows = dims.h_vars + dims.s_vars

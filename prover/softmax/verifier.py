@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from cairn.prover.channels.fork import fork, join
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
@@ -25,6 +27,7 @@ from cairn.prover.softmax.relations import (
     opening_claims,
     table_keys_at,
     witness_layout,
+    witness_names,
 )
 from cairn.prover.softmax.structured import valid_entries_mle
 from cairn.prover.softmax.tables import pinned_exp_commitment
@@ -33,25 +36,32 @@ from cairn.prover.sumcheck.verifier import verify_sumcheck
 RECOMPOSE_DEGREE = 3  # eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x))
 
 
-def check_commitment(dims: Dims, params: SoftmaxParams, commitment: Commitment) -> None:
-    """The witness stack must be a Blake2s commitment of exactly the layout's size."""
-    if commitment.hash != SOFTMAX_PCS.hash:
-        raise VerificationError("softmax.commitment", f"{commitment.hash} is not blake2s")
-    n_vars = witness_layout(dims, params).n_vars
-    if commitment.n_vars != n_vars:
-        raise VerificationError("softmax.commitment", f"{commitment.n_vars} != {n_vars} vars")
+def check_commitments(
+    dims: Dims, params: SoftmaxParams, witness: Mapping[str, Commitment]
+) -> list[Commitment]:
+    """The witness must be exactly the layout's stacks, Blake2s commitments of their sizes;
+    returns them in stack order."""
+    layout = witness_layout(dims, params)
+    names = witness_names(layout)
+    if set(witness) != set(names):
+        raise VerificationError("softmax.commitment", f"expected witness {names}")
+    for name, n_vars in zip(names, layout.stack_vars, strict=True):
+        c = witness[name]
+        if c.hash != SOFTMAX_PCS.hash or c.n_vars != n_vars:
+            raise VerificationError("softmax.commitment", f"{name}: not blake2s of 2^{n_vars}")
+    return [witness[name] for name in names]
 
 
 def verify_softmax(
     dims: Dims,
     params: SoftmaxParams,
-    commitment: Commitment,
+    stacks: Sequence[Commitment],
     proof: SoftmaxProof,
     a_claim: Claim,
     parent: Poseidon252Channel,
 ) -> Claim:
     """Returns the claim on QK̂ that MHA's QKᵀ step reduces; raises a named check. The
-    caller's statement check has run check_commitment (before the transcript began)."""
+    caller's statement check has run check_commitments (before the transcript began)."""
     channel = fork(parent, TAG)
     channel.mix_felts([*a_claim.point, a_claim.value])
 
@@ -91,7 +101,10 @@ def verify_softmax(
         dims, params, points, cols, Claim(tuple(r_star), proof.shift), a_claim
     )
     verify_batch(
-        [(commitment, stack_claims), (pinned_exp_commitment(params.theta), [table_claim])],
+        [
+            *zip(stacks, stack_claims, strict=True),
+            (pinned_exp_commitment(params.theta), [table_claim]),
+        ],
         proof.opening,
         SOFTMAX_PCS,
         channel,

@@ -14,11 +14,11 @@ from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
 from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.softmax.model import forward, valid_entries
 from cairn.prover.softmax.params import QK_BOUND, SoftmaxParams
-from cairn.prover.softmax.verifier import check_commitment
+from cairn.prover.softmax.soundness import security_problem
+from cairn.prover.softmax.verifier import check_commitments
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "attn"
-WITNESS = "softmax"  # the name of the witness stack in the statement
 N_DIMS = 9  # s, h, m, causal, then the softmax parameters F, c, θ, ε, k_n
 
 
@@ -89,9 +89,7 @@ def range_violation(q: np.ndarray, k: np.ndarray) -> str | None:
 def check(st: Statement) -> None:
     """The verifier's statement check: the public part, then softmax's witness commitment."""
     check_public(st)
-    if set(st.witness) != {WITNESS}:
-        raise VerificationError("softmax.commitment", f"expected one witness {WITNESS!r}")
-    check_commitment(Dims.of(st), params_of(st), st.witness[WITNESS])
+    check_commitments(Dims.of(st), params_of(st), st.witness)
 
 
 def check_public(st: Statement) -> None:
@@ -103,7 +101,10 @@ def check_public(st: Statement) -> None:
     expect_shapes(st, "inputs", {"k": (s, hm), "q": (s, hm), "v": (s, hm)})
     expect_shapes(st, "outputs", {"o": (dims.s_hat, dims.d)})
     expect_shapes(st, "weights", {})
-    params_of(st).check(s, dims.m)
+    params = params_of(st)
+    params.check(s, dims.m)
+    if problem := security_problem(dims, params):
+        raise VerificationError("softmax.params", problem)
     if problem := range_violation(st.inputs["q"], st.inputs["k"]):
         raise VerificationError("statement.range", problem)
     expect_ranges(st, RELATIONS)

@@ -7,7 +7,7 @@ from typing import Any
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
-from cairn.prover.layers.attn.model import WITNESS, params_of
+from cairn.prover.layers.attn.model import params_of
 from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.mha.model import Dims, head_scores
 from cairn.prover.layers.mha.prover import input_claims, prove_attend, prove_scores
@@ -21,8 +21,7 @@ def advise_attn(st: Statement) -> tuple[dict[str, Commitment], Any]:
     """Commit to softmax's witness before the walk draws anything."""
     dims = Dims.of(st)
     scores = head_scores(st.inputs["q"], st.inputs["k"], dims)
-    commitment, advice = commit_softmax(dims, params_of(st), scores)
-    return {WITNESS: commitment}, advice
+    return commit_softmax(dims, params_of(st), scores)
 
 
 def prove_attn(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
-from cairn.prover.layers.attn.model import WITNESS, params_of
+from cairn.prover.layers.attn.model import params_of
 from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.layers.mha.prover import input_claims
 from cairn.prover.layers.mha.verifier import verify_attend, verify_scores
-from cairn.prover.softmax.verifier import verify_softmax
+from cairn.prover.softmax.verifier import check_commitments, verify_softmax
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -20,6 +20,7 @@ def verify_attn(
     dims, params = Dims.of(st), params_of(st)
     at = verify_attend(dims, proof.unpad, proof.attend, outputs["o"], channel)
     a_claim = Claim(at.a, proof.attend.left)
-    scores = verify_softmax(dims, params, st.witness[WITNESS], proof.softmax, a_claim, channel)
+    stacks = check_commitments(dims, params, st.witness)
+    scores = verify_softmax(dims, params, stacks, proof.softmax, a_claim, channel)
     sp = verify_scores(dims, proof.heads, proof.pad, scores, proof.attend, at, channel)
     return LayerClaims(input_claims(proof.attend, proof.pad, at, sp), {})
