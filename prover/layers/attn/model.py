@@ -51,14 +51,8 @@ def make_statement(
 ) -> Statement:
     """q, k, v: s × h·m integers; softmax is taken of γ·Q_iK_iᵀ per head i."""
     q, k, v = (np.asarray(x, dtype=np.int64) for x in (q, k, v))
-    if q.ndim != 2 or q.shape != k.shape or q.shape != v.shape:
-        raise ValueError(
-            f"attn needs q, k, v of one shape s × h·m; got {q.shape}, {k.shape}, {v.shape}"
-        )
-    s, width = q.shape
-    if heads < 1 or s < 1 or width < 1 or width % heads:
-        raise ValueError(f"{width} columns do not split into {heads} heads")
-    dims = Dims(s, heads, width // heads, causal)
+    dims = Dims.of_heads(q, k, v, heads, causal)
+    s = dims.s
     params = SoftmaxParams.derive(s, dims.m, gamma)
     if problem := range_violation(q, k):
         raise ValueError(problem)

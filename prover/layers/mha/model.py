@@ -75,6 +75,18 @@ class Dims:
     def d_vars(self) -> int:
         return log2_exact(self.d)
 
+    @staticmethod
+    def of_heads(q: np.ndarray, k: np.ndarray, v: np.ndarray, heads: int, causal: bool) -> Dims:
+        """The dims of attention over q, k, v (s × h·m each); ValueError if they do not fit."""
+        if q.ndim != 2 or q.shape != k.shape or q.shape != v.shape:
+            raise ValueError(
+                f"attention needs q, k, v of one shape s × h·m; got {q.shape}, {k.shape}, {v.shape}"
+            )
+        s, width = q.shape
+        if heads < 1 or s < 1 or width < 1 or width % heads:
+            raise ValueError(f"{width} columns do not split into {heads} heads")
+        return Dims(s, heads, width // heads, causal)
+
     def split_scores(self, point: Sequence[QM31]) -> tuple[list[QM31], list[QM31], list[QM31]]:
         """(head, query token, key token) coordinates of a point on an ĥ × ŝ × ŝ tensor."""
         h, s = self.h_vars, self.s_vars
@@ -169,16 +181,10 @@ def make_statement(
     """q, k, v: s × h·m. `softmax` maps the real part of S_M (h × s × s) to A (h × s × s);
     its correctness is not proven (the softmax boundary, docs/layers/mha.md)."""
     q, k, v = (np.asarray(x, dtype=np.int64) for x in (q, k, v))
-    if q.ndim != 2 or q.shape != k.shape or q.shape != v.shape:
-        raise ValueError(
-            f"mha needs q, k, v of one shape s × h·m; got {q.shape}, {k.shape}, {v.shape}"
-        )
-    s, width = q.shape
-    if heads < 1 or s < 1 or width < 1 or width % heads:
-        raise ValueError(f"{width} columns do not split into {heads} heads")
+    dims = Dims.of_heads(q, k, v, heads, causal)
+    s = dims.s
     for x in (q, k, v):
         embed(x)  # raises if an entry leaves the signed M31 range
-    dims = Dims(s, heads, width // heads, causal)
     s_m = mask(head_scores(q, k, dims), dims)
     a = np.asarray(softmax(s_m[:heads, :s, :s]), dtype=np.int64)
     if a.shape != (heads, s, s):
