@@ -100,12 +100,20 @@ def prove_matmul_cmd(
     )
 
 
+def _dims_text(st: Statement) -> str:
+    """The dims by name (`s=128 h=12 …`), or as numbers if the file has another count."""
+    names = LAYERS[st.kind].dim_names
+    if len(names) != len(st.dims):
+        return " ".join(map(str, st.dims))
+    return " ".join(f"{n}={d}" for n, d in zip(names, st.dims, strict=True))
+
+
 def _describe(proof: proof_file.AnyProof) -> str:
     if isinstance(proof, WalkProof):
         st = proof.statement
         hashes = sorted({c.commitment.hash for c in st.committed.values()})
         bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
-        return f"{st.kind} " + "×".join(map(str, st.dims)) + bound
+        return f"{st.kind} {_dims_text(st)}{bound}"
     inst = proof.instance
     bound = f", B committed ({inst.b_commitment.hash})" if inst.b_commitment else ""
     return f"matmul {inst.m}×{inst.k}×{inst.n}{bound}"
@@ -380,8 +388,9 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
             f", committed weight {n} {'×'.join(map(str, c.shape))} ({c.commitment.hash})"
             for n, c in st.committed.items()
         )
+        tensors += "".join(f", witness {n} 2^{c.n_vars} ({c.hash})" for n, c in st.witness.items())
         out.print(
-            f"kind          {st.kind}\ndimensions    {' '.join(map(str, st.dims))}\n"
+            f"kind          {st.kind}\ndimensions    {_dims_text(st)}\n"
             f"tensors       {tensors}\n"
             f"statement     if accepted, {_integers(proof)}\n"
             f"proof         {proof_felts(proof)} felts (QM31 values and counts)\n"

@@ -28,15 +28,50 @@ LAYERS: dict[str, LayerSpec] = {
     spec.kind: spec
     for spec in (
         LayerSpec(
-            posenc.KIND, PosencProof, posenc.check, posenc.RELATIONS, prove_posenc, verify_posenc
+            posenc.KIND,
+            PosencProof,
+            posenc.check,
+            posenc.RELATIONS,
+            prove_posenc,
+            verify_posenc,
+            dim_names=posenc.DIM_NAMES,
         ),
-        LayerSpec(qkv.KIND, QkvProof, qkv.check, qkv.RELATIONS, prove_qkv, verify_qkv),
         LayerSpec(
-            kvcache.KIND, DecodeProof, kvcache.check, kvcache.RELATIONS, prove_decode, verify_decode
+            qkv.KIND,
+            QkvProof,
+            qkv.check,
+            qkv.RELATIONS,
+            prove_qkv,
+            verify_qkv,
+            dim_names=qkv.DIM_NAMES,
         ),
-        LayerSpec(mha.KIND, MhaProof, mha.check, mha.RELATIONS, prove_mha, verify_mha),
         LayerSpec(
-            attn.KIND, AttnProof, attn.check, attn.RELATIONS, prove_attn, verify_attn, advise_attn
+            kvcache.KIND,
+            DecodeProof,
+            kvcache.check,
+            kvcache.RELATIONS,
+            prove_decode,
+            verify_decode,
+            dim_names=kvcache.DIM_NAMES,
+        ),
+        LayerSpec(
+            mha.KIND,
+            MhaProof,
+            mha.check,
+            mha.RELATIONS,
+            prove_mha,
+            verify_mha,
+            dim_names=mha.DIM_NAMES,
+        ),
+        LayerSpec(
+            attn.KIND,
+            AttnProof,
+            attn.check,
+            attn.RELATIONS,
+            prove_attn,
+            verify_attn,
+            advise_attn,
+            dim_names=attn.DIM_NAMES,
         ),
     )
 }

@@ -40,3 +40,5 @@ class LayerSpec:
     prove: Callable[[Statement, dict[str, Claim], Channel, Any], tuple[Any, LayerClaims]]
     verify: Callable[[Statement, Any, dict[str, Claim], Channel], LayerClaims]
     advise: Advise | None = None
+    dim_names: tuple[str, ...] = ()
+    """What each of the statement's dims means, for people (`cairn inspect`)."""

@@ -19,6 +19,7 @@ from cairn.prover.softmax.verifier import check_commitments
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "attn"
+DIM_NAMES = ("s", "h", "m", "causal", "F", "c", "θ", "ε", "k_n")
 N_DIMS = 9  # s, h, m, causal, then the softmax parameters F, c, θ, ε, k_n
 
 

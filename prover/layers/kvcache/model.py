@@ -17,6 +17,7 @@ from cairn.prover.layers.qkv.model import RELATIONS, as_weights, project, weight
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "qkv-decode"
+DIM_NAMES = ("T", "l", "e", "h", "s0")
 CACHES = ("k", "v")
 
 

@@ -22,6 +22,7 @@ from cairn.prover.ranges import Relation, Tensors, product_bound
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "mha"
+DIM_NAMES = ("s", "h", "m", "causal")
 
 MASK_VALUE = -(1 << 29)
 """The masked score ("−inf"). At softmax's 2^24 input scale (seed 001) it is −32.0, where exp

@@ -13,6 +13,7 @@ from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "posenc"
+DIM_NAMES = ("s", "c", "e")
 
 
 def _implied_table(t: Tensors, dims: Sequence[int]) -> int:

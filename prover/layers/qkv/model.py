@@ -13,6 +13,7 @@ from cairn.prover.ranges import Relation, Tensors, product_bound
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "qkv"
+DIM_NAMES = ("s", "e", "h")
 PROJECTIONS = ("q", "k", "v")
 
 
