@@ -22,7 +22,7 @@ import typer
 from rich.table import Table
 from starknet_py.net.account.account import Account
 
-from cairn import examples
+from cairn import examples, softmax_accuracy
 from cairn.console import errors_as_exit, fail, out
 from cairn.deploy import contract, devnet, registry
 from cairn.deploy.build import build
@@ -276,6 +276,33 @@ def _report(table: Table, rows: list[dict[str, Any]], out_path: Path | None) -> 
     if out_path:
         with errors_as_exit():
             write_atomic(out_path, json.dumps({"machine": machine, "results": rows}, indent=2))
+
+
+@bench_app.command("softmax")
+def bench_softmax(
+    seq: Annotated[list[int] | None, typer.Option(help="sequence length (repeatable)")] = None,
+    out_path: BenchOut = None,
+) -> None:
+    """Accuracy of the proven softmax against float64 on realistic attention logits (h = 12,
+    m = 32; docs/layers/attn.md): per-row L1 distance to softmax(γ·S) and to the temperature
+    proven (c/2^F), the bound any accepted row meets, the relative error of A·V. --out keeps
+    every field, the int8 rounding of Q and K alone among them."""
+    rng = np.random.default_rng(0)
+    rows = []
+    with errors_as_exit(), out.status("measuring"):
+        for s in seq or [128, 512]:
+            for causal in (False, True):
+                rows += softmax_accuracy.accuracy_rows(s, 32, causal, rng)
+    table = Table("logits", "s", "mask", "|R−2^θ|≤ε", "L1 max", "L1 (c/2^F)", "bound", "A·V err")
+    for r in rows:
+        table.add_row(
+            r["case"],
+            str(r["s"]),
+            "causal" if r["causal"] else "-",
+            f"{r['norm_max']}≤{r['eps']}",
+            *(f"{r[k]:.1e}" for k in ("l1_max", "l1_max_proven", "l1_bound", "av_rel_err")),
+        )
+    _report(table, rows, out_path)
 
 
 @bench_app.command("pcs")

@@ -13,6 +13,7 @@ from rich.markup import escape
 from cairn.deploy.contract import ChainError
 from cairn.deploy.devnet import DevnetError
 from cairn.deploy.toolchain import ToolchainError
+from cairn.prover.errors import VerificationError
 from cairn.serializer.errors import MalformedProofError
 
 out = Console(soft_wrap=True)
@@ -34,6 +35,8 @@ def errors_as_exit() -> Iterator[None]:
         yield
     except MalformedProofError as e:
         raise fail(f"malformed proof: {e}") from None
+    except VerificationError as e:  # a prover refusing a statement its verifier would refuse
+        raise fail(f"refused: check {e.check} failed ({e.detail})") from None
     except (ToolchainError, DevnetError, ChainError) as e:
         raise fail(str(e)) from None
     except (ValueError, OSError) as e:

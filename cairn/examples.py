@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.posenc import model as posenc
@@ -49,9 +50,25 @@ def mha_example(seq: int, heads: int, head_dim: int, causal: bool, seed: int) ->
     return mha.make_statement(q, k, v, heads, causal, mha.reference_softmax)
 
 
+def default_gamma(head_dim: int) -> float:
+    """Softmax's logit scale for random int8 Q and K read as reals at scale 2^-6 (|q| < 2):
+    γ = s_q·s_k/√m."""
+    return 2.0**-12 / head_dim**0.5
+
+
+def attn_example(
+    seq: int, heads: int, head_dim: int, causal: bool, gamma: float | None, seed: int
+) -> Statement:
+    """Attention with softmax proven; Q and K in [−127, 127] as the softmax proof needs."""
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.integers(-127, 128, (seq, heads * head_dim), dtype=np.int64) for _ in range(3))
+    return attn.make_statement(q, k, v, heads, causal, gamma or default_gamma(head_dim))
+
+
 BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
     "mha s=128 h=12 m=32 causal": lambda: mha_example(128, 12, 32, True, 0),
+    "attn s=128 h=12 m=32 causal": lambda: attn_example(128, 12, 32, True, None, 0),
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
     "qkv-decode T=4 l=256 e=h=384": lambda: decode_example(4, 256, 124, 384, 384, 0),
 }

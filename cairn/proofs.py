@@ -18,11 +18,13 @@ from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.matmul.instance import RELATIONS as MATMUL_RELATIONS
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.prover import commit_tensor
+from cairn.prover.ranges import mod_p_only
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
@@ -98,12 +100,20 @@ def prove_matmul_cmd(
     )
 
 
+def _dims_text(st: Statement) -> str:
+    """The dims by name (`s=128 h=12 …`), or as numbers if the file has another count."""
+    names = LAYERS[st.kind].dim_names
+    if len(names) != len(st.dims):
+        return " ".join(map(str, st.dims))
+    return " ".join(f"{n}={d}" for n, d in zip(names, st.dims, strict=True))
+
+
 def _describe(proof: proof_file.AnyProof) -> str:
     if isinstance(proof, WalkProof):
         st = proof.statement
         hashes = sorted({c.commitment.hash for c in st.committed.values()})
         bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
-        return f"{st.kind} " + "×".join(map(str, st.dims)) + bound
+        return f"{st.kind} {_dims_text(st)}{bound}"
     inst = proof.instance
     bound = f", B committed ({inst.b_commitment.hash})" if inst.b_commitment else ""
     return f"matmul {inst.m}×{inst.k}×{inst.n}{bound}"
@@ -209,6 +219,28 @@ def prove_mha_cmd(
     _prove_walk("mha", lambda: examples.mha_example(seq, heads, head_dim, causal, seed), out_path)
 
 
+@prove_app.command("attn")
+def prove_attn_cmd(
+    seq: Dim = 128,
+    heads: Dim = 12,
+    head_dim: Dim = 32,
+    causal: Annotated[bool, typer.Option(help="mask future tokens")] = False,
+    gamma: Annotated[
+        float | None,
+        typer.Option(min=0.0, help="logit scale γ: softmax of γ·QKᵀ [2^-12/√head_dim]"),
+    ] = None,
+    seed: Seed = 0,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove attention with softmax inside for random Q, K, V in [−127, 127]: the scores and
+    the softmax matrix appear nowhere in the proof (docs/layers/attn.md)."""
+    _prove_walk(
+        "attn",
+        lambda: examples.attn_example(seq, heads, head_dim, causal, gamma, seed),
+        out_path,
+    )
+
+
 def commit_cmd(
     matrix: Annotated[Path, typer.Argument(help="a .npy integer matrix (k x n)")],
     hash_: Annotated[Hash, typer.Option("--hash", help="Merkle hash of the commitment")] = (
@@ -233,6 +265,16 @@ def _committed(proof: proof_file.AnyProof) -> dict[str, CommittedTensor]:
     inst = proof.instance
     cw = inst.b_commitment
     return {"b": CommittedTensor([inst.k, inst.n], cw)} if cw else {}
+
+
+def _integers(proof: proof_file.AnyProof) -> str:
+    """What an accepted statement means: relations on public operands have their no-wrap
+    bounds checked (statement.range); one that reads a committed weight is true mod p only."""
+    kind = proof.statement.kind if isinstance(proof, WalkProof) else None
+    relations = LAYERS[kind].relations if kind else MATMUL_RELATIONS
+    if mod_p_only(relations, _committed(proof)):
+        return "holds mod p only (committed operands are not range-checked yet)"
+    return "holds over the integers"
 
 
 def _check_pinned(proof: proof_file.AnyProof, pins: dict[str, CommittedTensor]) -> None:
@@ -274,7 +316,7 @@ def verify(
                 verify_matmul(proof)
         except VerificationError as e:
             raise fail(f"rejected: check {e.check} failed ({e.detail})", EXIT_REJECTED) from None
-    out.print(f"accepted: {_describe(proof)}")
+    out.print(f"accepted: {_describe(proof)}\nstatement {_integers(proof)}")
 
 
 ModelIdOpt = Annotated[
@@ -346,9 +388,11 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
             f", committed weight {n} {'×'.join(map(str, c.shape))} ({c.commitment.hash})"
             for n, c in st.committed.items()
         )
+        tensors += "".join(f", witness {n} 2^{c.n_vars} ({c.hash})" for n, c in st.witness.items())
         out.print(
-            f"kind          {st.kind}\ndimensions    {' '.join(map(str, st.dims))}\n"
+            f"kind          {st.kind}\ndimensions    {_dims_text(st)}\n"
             f"tensors       {tensors}\n"
+            f"statement     if accepted, {_integers(proof)}\n"
             f"proof         {proof_felts(proof)} felts (QM31 values and counts)\n"
             f"file          {file.stat().st_size} bytes"
         )
@@ -366,6 +410,7 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
     out.print(
         f"kind          matmul\ndimensions    m={inst.m} k={inst.k} n={inst.n}\n"
         f"weights       {bound}\n"
+        f"statement     if accepted, {_integers(proof)}\n"
         f"rounds        {len(proof.sumcheck.rounds)}\n"
         f"calldata      {size}\n"
         f"file          {file.stat().st_size} bytes"

@@ -25,3 +25,7 @@ def hash_pairs(felts: bytes) -> bytes:
 
 def blake2s_rows(data: bytes, row_bytes: int) -> bytes:
     """Blake2s-256 of each row of `row_bytes` bytes, 32 bytes per row."""
+
+def blake2s_grind(prefixed: bytes, n_bits: int) -> int:
+    """Smallest nonce with >= n_bits trailing zeros in the first 8 bytes (LE) of
+    Blake2s(prefixed ‖ LE64(nonce)); `prefixed` is 32 bytes, n_bits < 64."""

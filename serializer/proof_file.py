@@ -89,6 +89,7 @@ def _walk_to_json(proof: WalkProof) -> dict[str, Any]:
             "dims": list(st.dims),
             **{group: encode(dict(getattr(st, group))) for group in TENSOR_GROUPS},
             "committed": encode(dict(st.committed)),
+            "witness": encode(dict(st.witness)),
         },
         "proof": {
             "layer": encode(proof.layer),
@@ -118,7 +119,11 @@ def _walk_from_json(doc: Any, kind: str) -> WalkProof:
         str(name): committed_tensor(value, f"statement.committed.{name}")
         for name, value in committed_doc.items()
     }
-    st = Statement(kind, tuple(dims), **groups, committed=committed)
+    witness_doc = st_doc.get("witness", {}) if isinstance(st_doc, dict) else {}
+    witness = decode(witness_doc, dict[str, Commitment], "statement.witness")
+    for name, c in witness.items():
+        check_commitment(c, f"statement.witness.{name}")
+    st = Statement(kind, tuple(dims), **groups, committed=committed, witness=witness)
     body = get(doc, "proof", "")
     layer = decode(get(body, "layer", "proof"), LAYERS[kind].proof_type, "proof.layer")
     merges = {

@@ -205,6 +205,7 @@ def test_too_large_to_allocate_is_a_clear_error(tmp_path):
         ["qkv-decode", "--steps", 2, "--context", 4, "--embed", 2, "--hidden", 2, "--prefill", 0],
         ["mha", "--seq", 5, "--heads", 3, "--head-dim", 3, "--causal"],
         ["posenc", "--seq", 3, "--context", 5, "--embed", 2],
+        ["attn", "--seq", 3, "--heads", 3, "--head-dim", 5, "--causal"],
     ],
 )
 def test_every_layer_proves_and_verifies_from_the_cli(tmp_path, args):
@@ -219,6 +220,18 @@ def test_layer_usage_errors_exit_2(tmp_path):
     assert result.exit_code == 2 and "must fit" in result.output
     result = run("prove", "mha", "--heads", 0)
     assert result.exit_code == 2
+    out = tmp_path / "a.json"
+    result = run("prove", "attn", "--head-dim", 7, "--gamma", 10, "--out", out)
+    assert result.exit_code == 2 and "exp resolution" in result.output and not out.exists()
+    result = run("prove", "attn", "--seq", 4097, "--heads", 1, "--head-dim", 1, "--out", out)
+    assert result.exit_code == 2 and "2^30" in result.output and not out.exists()
+
+
+def test_bench_softmax_reports_accuracy(tmp_path):
+    out = tmp_path / "acc.json"
+    assert run("bench", "softmax", "--seq", 5, "--out", out).exit_code == 0
+    rows = json.loads(out.read_text())["results"]
+    assert len(rows) == 6 and all(r["l1_max_proven"] <= r["l1_bound"] for r in rows)
 
 
 @pytest.mark.parametrize(

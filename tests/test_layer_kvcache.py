@@ -233,7 +233,7 @@ def test_claims_on_the_initial_cache_meet_the_public_one():
     k0[1, 0] += 5
     forged = dataclasses.replace(honest, inputs={**honest.inputs, "k0": k0})
 
-    def lying_prove(st_, outputs, channel):
+    def lying_prove(st_, outputs, channel, advice):
         return prove_decode(dataclasses.replace(st_, inputs=honest.inputs), outputs, channel)
 
     liar = dataclasses.replace(SPEC, prove=lying_prove)

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cairn.prover.errors import VerificationError
-from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.mha.model import Dims, head_scores
 from cairn.prover.mle import evaluate
 from cairn.prover.softmax import model
@@ -47,20 +46,9 @@ from cairn.prover.softmax.tables import (
     exp_table_commitment,
     pinned_exp_commitment,
 )
+from tests.points import n_vars, np2, random_point
 
 ONE = 1 << THETA
-
-
-def _np2(n):
-    return 1 << (n - 1).bit_length()
-
-
-def _vars(n):
-    return (n - 1).bit_length()
-
-
-def _point(rng, n):
-    return [QM31(*map(int, rng.integers(0, 2**31 - 1, 4))) for _ in range(n)]
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -238,7 +226,7 @@ def test_honest_rows_from_int8_heads(s, h, m, causal, gamma, seed):
 def _one_head(rows):
     """Scores and validity for one head whose rows are the given lists (rest padded)."""
     s = max(len(r) for r in rows)
-    s_hat = _np2(max(s, len(rows)))
+    s_hat = np2(max(s, len(rows)))
     scores = np.zeros((1, s_hat, s_hat), dtype=np.int64)
     valid = np.zeros((1, s_hat, s_hat), dtype=bool)
     for i, row in enumerate(rows):
@@ -351,20 +339,6 @@ def test_out_of_range_witnesses_are_refused():
         multiplicities(trace_with_shifts(scores, valid, p, z + (1 << 20)), p)
 
 
-def test_minilm_forward_is_fast():
-    import time
-
-    rng = np.random.default_rng(0)
-    dims = Dims(128, 12, 32, True)
-    q, k = (rng.integers(-127, 128, (128, 384)) for _ in range(2))
-    scores = head_scores(q, k, dims)
-    p = SoftmaxParams.derive(128, 32, 7e-4)
-    valid = valid_entries(12, 128, True)
-    start = time.perf_counter()
-    multiplicities(forward(scores, valid, p), p)
-    assert time.perf_counter() - start < 0.5
-
-
 # -- closed-form MLEs ------------------------------------------------------------------------
 
 
@@ -373,11 +347,11 @@ def test_minilm_forward_is_fast():
 def test_valid_entries_and_rows_closed_forms(h, s, causal, seed):
     rng = np.random.default_rng(seed)
     w = valid_entries(h, s, causal).astype(np.int64)
-    point = _point(rng, _vars(h) + 2 * _vars(s))
+    point = random_point(rng, n_vars(h) + 2 * n_vars(s))
     assert valid_entries_mle(h, s, causal, point) == evaluate(w.ravel(), point)
-    heads, rows = np.indices((_np2(h), _np2(s)))
+    heads, rows = np.indices((np2(h), np2(s)))
     v = ((heads < h) & (rows < s)).astype(np.int64)
-    point = _point(rng, _vars(h) + _vars(s))
+    point = random_point(rng, n_vars(h) + n_vars(s))
     assert valid_rows_mle(h, s, point) == evaluate(v.ravel(), point)
 
 
@@ -385,7 +359,7 @@ def test_valid_entries_and_rows_closed_forms(h, s, causal, seed):
 @given(st.integers(0, 12), st.integers(0, 2**32))
 def test_index_and_is_zero_closed_forms(k, seed):
     rng = np.random.default_rng(seed)
-    point = _point(rng, k)
+    point = random_point(rng, k)
     assert index_mle(point) == evaluate(np.arange(1 << k), point)
     assert is_zero_mle(point) == evaluate((np.arange(1 << k) == 0).astype(np.int64), point)
 
@@ -393,6 +367,6 @@ def test_index_and_is_zero_closed_forms(k, seed):
 def test_closed_forms_refuse_points_of_the_wrong_size():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError):
-        valid_entries_mle(3, 5, True, _point(rng, 7))
+        valid_entries_mle(3, 5, True, random_point(rng, 7))
     with pytest.raises(ValueError):
-        valid_rows_mle(3, 5, _point(rng, 4))
+        valid_rows_mle(3, 5, random_point(rng, 4))

@@ -197,8 +197,35 @@ fn blake2s_rows<'py>(
     Ok(PyBytes::new(py, &digests))
 }
 
+/// The smallest nonce whose Blake2s proof-of-work hash H(prefixed ‖ LE64(nonce)) has at
+/// least `n_bits` trailing zero bits in its first 8 bytes read little-endian (docs/channels.md).
+///
+/// `prefixed` is the channel's 32-byte H(LE32(0x12345678) ‖ 0^12 ‖ digest ‖ LE32(n_bits));
+/// grinding 20 bits takes about a million hashes, which Python cannot do in a second.
+#[pyfunction]
+fn blake2s_grind(py: Python<'_>, prefixed: &[u8], n_bits: u32) -> PyResult<u64> {
+    if prefixed.len() != 32 || n_bits >= 64 {
+        return Err(PyValueError::new_err(
+            "blake2s_grind: expected a 32-byte prefix and n_bits < 64",
+        ));
+    }
+    let mask = (1u64 << n_bits) - 1;
+    Ok(py.detach(|| {
+        let mut head = Blake2s256::new();
+        head.update(prefixed);
+        (0u64..)
+            .find(|nonce| {
+                let digest = head.clone().chain_update(nonce.to_le_bytes()).finalize();
+                let low = u64::from_le_bytes(digest[..8].try_into().expect("32-byte digest"));
+                low & mask == 0
+            })
+            .expect("a nonce exists below 2^64")
+    }))
+}
+
 /// Hashes for Cairn: `hades` (the Poseidon permutation), `hash_many` (the sponge), and the
-/// batched Merkle helpers `hash_m31_rows`, `hash_pairs` and `blake2s_rows`.
+/// batched Merkle helpers `hash_m31_rows`, `hash_pairs` and `blake2s_rows`, and the Blake2s
+/// proof-of-work grinder `blake2s_grind`.
 #[pymodule]
 fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hades, m)?)?;
@@ -206,5 +233,6 @@ fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_m31_rows, m)?)?;
     m.add_function(wrap_pyfunction!(hash_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(blake2s_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(blake2s_grind, m)?)?;
     Ok(())
 }

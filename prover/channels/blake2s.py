@@ -7,6 +7,8 @@ import hashlib
 import struct
 from collections.abc import Sequence
 
+import cairn_native
+
 from cairn.prover.channels.base import Channel
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31
@@ -52,11 +54,17 @@ class Blake2sChannel(Channel[bytes]):
             if all(w < 2 * P for w in words):
                 return [w % P for w in words]
 
+    def _pow_prefix(self, n_bits: int) -> bytes:
+        return _h(_le32([POW_PREFIX]) + bytes(12) + self.digest + _le32([n_bits]))
+
     def _pow_hash(self, n_bits: int, nonce: int) -> bytes:
-        prefixed = _h(_le32([POW_PREFIX]) + bytes(12) + self.digest + _le32([n_bits]))
-        return _h(prefixed + struct.pack("<Q", nonce))
+        return _h(self._pow_prefix(n_bits) + struct.pack("<Q", nonce))
 
     def verify_pow_nonce(self, n_bits: int, nonce: int) -> bool:
         """The first 8 bytes of the PoW hash, read little-endian, have >= n_bits trailing zeros."""
         low = struct.unpack("<Q", self._pow_hash(n_bits, nonce)[:8])[0]
         return low & ((1 << n_bits) - 1) == 0
+
+    def grind(self, n_bits: int) -> int:
+        """As Channel.grind, natively: 20 bits are a million hashes."""
+        return cairn_native.blake2s_grind(self._pow_prefix(n_bits), n_bits)

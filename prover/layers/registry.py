@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from cairn.prover.layers.attn import model as attn
+from cairn.prover.layers.attn.proof import AttnProof
+from cairn.prover.layers.attn.prover import advise_attn, prove_attn
+from cairn.prover.layers.attn.verifier import verify_attn
 from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.kvcache.proof import DecodeProof
 from cairn.prover.layers.kvcache.prover import prove_decode
@@ -23,9 +27,51 @@ from cairn.prover.walk.layer import LayerSpec
 LAYERS: dict[str, LayerSpec] = {
     spec.kind: spec
     for spec in (
-        LayerSpec(posenc.KIND, PosencProof, posenc.check, prove_posenc, verify_posenc),
-        LayerSpec(qkv.KIND, QkvProof, qkv.check, prove_qkv, verify_qkv),
-        LayerSpec(kvcache.KIND, DecodeProof, kvcache.check, prove_decode, verify_decode),
-        LayerSpec(mha.KIND, MhaProof, mha.check, prove_mha, verify_mha),
+        LayerSpec(
+            posenc.KIND,
+            PosencProof,
+            posenc.check,
+            posenc.RELATIONS,
+            prove_posenc,
+            verify_posenc,
+            dim_names=posenc.DIM_NAMES,
+        ),
+        LayerSpec(
+            qkv.KIND,
+            QkvProof,
+            qkv.check,
+            qkv.RELATIONS,
+            prove_qkv,
+            verify_qkv,
+            dim_names=qkv.DIM_NAMES,
+        ),
+        LayerSpec(
+            kvcache.KIND,
+            DecodeProof,
+            kvcache.check,
+            kvcache.RELATIONS,
+            prove_decode,
+            verify_decode,
+            dim_names=kvcache.DIM_NAMES,
+        ),
+        LayerSpec(
+            mha.KIND,
+            MhaProof,
+            mha.check,
+            mha.RELATIONS,
+            prove_mha,
+            verify_mha,
+            dim_names=mha.DIM_NAMES,
+        ),
+        LayerSpec(
+            attn.KIND,
+            AttnProof,
+            attn.check,
+            attn.RELATIONS,
+            prove_attn,
+            verify_attn,
+            advise_attn,
+            dim_names=attn.DIM_NAMES,
+        ),
     )
 }

@@ -15,9 +15,13 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.mle import log2_exact, next_pow2
 from cairn.prover.pcs.proof import Commitment
+from cairn.prover.ranges import Relation, check_ranges, product_bound
 
 DOMAIN_TAG = int.from_bytes(b"cairn/matmul/v1", "big")
 COMMITTED_TAG = int.from_bytes(b"cairn/matmul-cw/v1", "big")  # B bound by a PCS commitment
+
+RELATIONS = (Relation("c = a·b", ("a", "b"), lambda t, _: product_bound(t["a"], t["b"])),)
+"""C's no-wrap bound (docs/matmul.md, "Over the integers"); unchecked when B is committed."""
 
 
 @dataclass(frozen=True)
@@ -62,3 +66,11 @@ def absorb_instance(channel: Poseidon252Channel, inst: MatmulInstance) -> None:
         channel.mix_u64(cw.n_vars)
     for mat in (inst.a, inst.c) if cw else (inst.a, inst.b, inst.c):
         channel.mix_m31s(embed(mat).ravel())
+
+
+def expect_ranges(inst: MatmulInstance) -> None:
+    """Raise statement.range unless C = A·B cannot wrap mod p; a committed B is never seen,
+    so then the statement holds mod p only (`ranges.mod_p_only`)."""
+    tensors = {"a": inst.a, "c": inst.c} | ({"b": inst.b} if inst.b is not None else {})
+    committed = {"b"} if inst.b_commitment else set()
+    check_ranges(RELATIONS, tensors, (inst.m, inst.k, inst.n), committed)

@@ -15,7 +15,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.linalg import exact_matmul
-from cairn.prover.matmul.instance import MatmulInstance, absorb_instance
+from cairn.prover.matmul.instance import MatmulInstance, absorb_instance, expect_ranges
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.mle import (
     col_combination,
@@ -29,15 +29,17 @@ from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 
 
 def make_instance(a: np.ndarray, b: np.ndarray) -> MatmulInstance:
-    """The statement for signed integer operands: computes C exactly."""
+    """The statement for signed integer operands: computes C exactly. Refuses operands whose
+    no-wrap bound the verifier would refuse (statement.range), even if this C fits."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
         raise ValueError(f"cannot multiply shapes {a.shape} and {b.shape}")
     for operand in (a, b):
         embed(operand)  # raises if an entry leaves the signed M31 range
-    c = exact_matmul(a, b)
-    return MatmulInstance(a.shape[0], a.shape[1], b.shape[1], a, b, c)
+    inst = MatmulInstance(a.shape[0], a.shape[1], b.shape[1], a, b, exact_matmul(a, b))
+    expect_ranges(inst)
+    return inst
 
 
 def prove_matmul(inst: MatmulInstance, b_data: CommitmentData | None = None) -> MatmulProof:

@@ -6,7 +6,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
-from cairn.prover.matmul.instance import absorb_instance
+from cairn.prover.matmul.instance import absorb_instance, expect_ranges
 from cairn.prover.matmul.proof import DEGREE, MatmulProof
 from cairn.prover.mle import evaluate_matrix, log2_exact, pad_tensor
 from cairn.prover.pcs.params import PARAMS
@@ -19,6 +19,7 @@ def verify_matmul(proof: MatmulProof) -> None:
     inst = proof.instance
     if not inst.shapes_consistent():
         raise VerificationError("instance.shape", "matrix shapes do not match (m, k, n)")
+    expect_ranges(inst)
     channel = Poseidon252Channel()
     absorb_instance(channel, inst)
     mp, kp, np_ = inst.padded_dims

@@ -8,6 +8,8 @@ from typing import Any
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
+from cairn.prover.pcs.proof import Commitment
+from cairn.prover.ranges import Relation
 from cairn.prover.walk.statement import Statement
 
 
@@ -19,13 +21,24 @@ class LayerClaims:
     weights: dict[str, list[Claim]]
 
 
+Advise = Callable[[Statement], tuple[dict[str, Commitment], Any]]
+"""From the prover's statement: the witness commitments to bind in it, and the prover-only
+data (values, trees) its `prove` needs to open them."""
+
+
 @dataclass(frozen=True)
 class LayerSpec:
-    """`check` validates a statement's shapes (statement.shape); `prove` and `verify` turn
-    the output claims into LayerClaims, the prover also returning its layer proof."""
+    """`check` validates a statement's shapes (statement.shape) and the no-wrap bounds of
+    its `relations` (statement.range); `prove` and `verify` turn the output claims into
+    LayerClaims, the prover also returning its layer proof. A layer with `advise` commits to
+    witness before any challenge; `prove` gets what advise returned (None for the others)."""
 
     kind: str
     proof_type: type
     check: Callable[[Statement], None]
-    prove: Callable[[Statement, dict[str, Claim], Channel], tuple[Any, LayerClaims]]
+    relations: tuple[Relation, ...]
+    prove: Callable[[Statement, dict[str, Claim], Channel, Any], tuple[Any, LayerClaims]]
     verify: Callable[[Statement, Any, dict[str, Claim], Channel], LayerClaims]
+    advise: Advise | None = None
+    dim_names: tuple[str, ...] = ()
+    """What each of the statement's dims means, for people (`cairn inspect`)."""

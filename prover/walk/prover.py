@@ -42,14 +42,18 @@ def prove_walk(
 ) -> WalkProof:
     """`weight_data` (from commit_weights) must cover exactly `st.committed`; the proof's
     statement then carries those weights as commitments only."""
-    spec.check(st)
     weight_data = weight_data or {}
     if set(weight_data) != set(st.committed):
         raise ValueError("weight_data must cover exactly the committed weights")
+    advice = None
+    if spec.advise is not None:
+        witness, advice = spec.advise(st)
+        st = replace(st, witness=witness)
+    spec.check(st)
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
     outputs = draw_output_claims(channel, st.outputs)
-    layer_proof, claims = spec.prove(st, outputs, channel)
+    layer_proof, claims = spec.prove(st, outputs, channel, advice)
     inputs = _merge_all(st.inputs, claims.inputs, channel)
     public = {n: t for n, t in st.weights.items() if n not in st.committed}
     weights = _merge_all(public, claims.weights, channel)

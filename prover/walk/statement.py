@@ -1,8 +1,9 @@
 """The public statement of a layer proof and how it enters the transcript.
 
 Everything the verifier relies on is absorbed before the first challenge: the kind's tag, the
-dimensions, the weights (public values, or shape, root and size when committed), and the
-public inputs and outputs, each with its shape. Tensors are absorbed in name order, so the
+dimensions, the weights (public values, or shape, root and size when committed), the
+commitments to the prover's own witness, and the public inputs and outputs, each with its
+shape. Tensors are absorbed in name order, so the
 transcript does not depend on how a file happens to order them.
 """
 
@@ -11,17 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.mle import evaluate_tensor, tensor_vars
-from cairn.prover.pcs.proof import CommittedTensor
-
-Tensors = Mapping[str, np.ndarray]
+from cairn.prover.pcs.proof import Commitment, CommittedTensor
+from cairn.prover.ranges import Relation, Tensors, check_ranges
 
 
 def domain_tag(kind: str) -> int:
@@ -40,6 +38,9 @@ class Statement:
     committed: Mapping[str, CommittedTensor] = field(default_factory=dict)
     """Weights bound by PCS commitments. The prover's statement also holds their values in
     `weights` (its layers need them); the proof's statement holds only the commitments."""
+    witness: Mapping[str, Commitment] = field(default_factory=dict)
+    """Commitments the prover made to its own advice (limbs, flags, shifts, multiplicities),
+    bound before any challenge; the layer that asked for them settles their claims."""
 
     def weight_shapes(self) -> dict[str, tuple[int, ...]]:
         return {n: t.shape for n, t in self.weights.items()} | {
@@ -77,6 +78,10 @@ def absorb_statement(channel: Channel, st: Statement) -> None:
     for d in st.dims:
         channel.mix_u64(d)
     _absorb_weights(channel, st)
+    for name in sorted(st.witness):
+        c = st.witness[name]
+        mix_root(channel, get_hash(c.hash), c.root)  # type: ignore[arg-type]
+        channel.mix_u64(c.n_vars)
     for group in (st.inputs, st.outputs):
         _absorb_tensors(channel, group)
 
@@ -111,3 +116,10 @@ def expect_shapes(st: Statement, group: str, shapes: Mapping[str, tuple[int, ...
     for name, ct in st.committed.items():
         if ct.commitment.n_vars != tensor_vars(ct.shape):
             raise VerificationError("statement.shape", f"commitment {name!r} has the wrong size")
+
+
+def expect_ranges(st: Statement, relations: Sequence[Relation]) -> None:
+    """Raise statement.range unless every relation on public operands cannot wrap mod p
+    (prover/ranges.py); call after expect_shapes, which fixes the names."""
+    tensors = {**st.inputs, **st.outputs, **st.weights}
+    check_ranges(relations, tensors, st.dims, st.committed.keys())

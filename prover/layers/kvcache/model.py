@@ -13,10 +13,11 @@ import numpy as np
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
-from cairn.prover.layers.qkv.model import as_weights, project, weight_shapes
-from cairn.prover.walk.statement import Statement, expect_shapes
+from cairn.prover.layers.qkv.model import RELATIONS, as_weights, project, weight_shapes
+from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "qkv-decode"
+DIM_NAMES = ("T", "l", "e", "h", "s0")
 CACHES = ("k", "v")
 
 
@@ -72,8 +73,9 @@ def make_statement(
 
 
 def check(st: Statement) -> None:
-    """Shapes, every write position pos_t = s0 + t − 1 < l, and zero cache rows beyond the
-    filled ones (the concatenation proof adds k_t to row pos_t, which must be empty)."""
+    """Shapes, every write position pos_t = s0 + t − 1 < l, zero cache rows beyond the filled
+    ones (the concatenation proof adds k_t to row pos_t, which must be empty, so the addition
+    cannot wrap), and the projections' no-wrap bounds (statement.range)."""
     if len(st.dims) != 5 or min(st.dims[:4]) < 1 or st.dims[4] < 0:
         raise VerificationError("statement.shape", f"qkv-decode dims (T, l, e, h, s0): {st.dims}")
     steps, context, e, h, s0 = st.dims
@@ -86,3 +88,4 @@ def check(st: Statement) -> None:
     for j in CACHES:
         if np.any(st.inputs[f"{j}0"][s0:]) or np.any(st.outputs[j][beyond]):
             raise VerificationError("statement.shape", f"cache {j}: a row beyond the length is set")
+    expect_ranges(st, RELATIONS)

@@ -137,7 +137,7 @@ def prove_concat(
 
 
 def prove_decode(
-    st: Statement, outputs: dict[str, Claim], channel: Channel
+    st: Statement, outputs: dict[str, Claim], channel: Channel, advice: None = None
 ) -> tuple[DecodeProof, LayerClaims]:
     steps, context, _, _, s0 = st.dims
     step_vars, row_vars = tensor_vars((steps,)), tensor_vars((context,))

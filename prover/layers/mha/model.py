@@ -18,9 +18,11 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.mle import log2_exact, next_pow2, pad_tensor
-from cairn.prover.walk.statement import Statement, expect_shapes
+from cairn.prover.ranges import Relation, Tensors, product_bound
+from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "mha"
+DIM_NAMES = ("s", "h", "m", "causal")
 
 MASK_VALUE = -(1 << 29)
 """The masked score ("−inf"). At softmax's 2^24 input scale (seed 001) it is −32.0, where exp
@@ -39,7 +41,7 @@ class Dims:
 
     @staticmethod
     def of(st: Statement) -> Dims:
-        s, h, m, causal = st.dims
+        s, h, m, causal = st.dims[:4]
         return Dims(s, h, m, bool(causal))
 
     @property
@@ -73,6 +75,18 @@ class Dims:
     @property
     def d_vars(self) -> int:
         return log2_exact(self.d)
+
+    @staticmethod
+    def of_heads(q: np.ndarray, k: np.ndarray, v: np.ndarray, heads: int, causal: bool) -> Dims:
+        """The dims of attention over q, k, v (s × h·m each); ValueError if they do not fit."""
+        if q.ndim != 2 or q.shape != k.shape or q.shape != v.shape:
+            raise ValueError(
+                f"attention needs q, k, v of one shape s × h·m; got {q.shape}, {k.shape}, {v.shape}"
+            )
+        s, width = q.shape
+        if heads < 1 or s < 1 or width < 1 or width % heads:
+            raise ValueError(f"{width} columns do not split into {heads} heads")
+        return Dims(s, heads, width // heads, causal)
 
     def split_scores(self, point: Sequence[QM31]) -> tuple[list[QM31], list[QM31], list[QM31]]:
         """(head, query token, key token) coordinates of a point on an ĥ × ŝ × ŝ tensor."""
@@ -133,6 +147,30 @@ def reference_softmax(scores: np.ndarray, shift: int = 8) -> np.ndarray:
     return (e << 16) // e.sum(axis=-1, keepdims=True)
 
 
+def _by_head(x: np.ndarray, heads: int) -> np.ndarray:
+    """s × h·m → h × s × m: head i's columns as one matrix (no padding: bounds ignore zeros)."""
+    s, width = x.shape
+    return x.reshape(s, heads, width // heads).transpose(1, 0, 2)
+
+
+def _scores_bound(t: Tensors, dims: Sequence[int]) -> int:
+    """|Q_i·K_iᵀ| per head; S_M's other entries are MASK_VALUE itself, never a sum."""
+    heads = dims[1]
+    return product_bound(_by_head(t["q"], heads), _by_head(t["k"], heads).transpose(0, 2, 1))
+
+
+def _attend_bound(t: Tensors, dims: Sequence[int]) -> int:
+    """|A_i·V_i| per head, from the public A's row sums (a softmax row sums to its scale)."""
+    return product_bound(t["a"], _by_head(t["v"], dims[1]))
+
+
+RELATIONS = (
+    Relation("s_m = mask(q·kᵀ) per head", ("q", "k"), _scores_bound),
+    Relation("o = a·v per head", ("a", "v"), _attend_bound),
+)
+"""Padding and unpadding move entries without summing them, so they add no bound."""
+
+
 def make_statement(
     q: np.ndarray,
     k: np.ndarray,
@@ -144,16 +182,10 @@ def make_statement(
     """q, k, v: s × h·m. `softmax` maps the real part of S_M (h × s × s) to A (h × s × s);
     its correctness is not proven (the softmax boundary, docs/layers/mha.md)."""
     q, k, v = (np.asarray(x, dtype=np.int64) for x in (q, k, v))
-    if q.ndim != 2 or q.shape != k.shape or q.shape != v.shape:
-        raise ValueError(
-            f"mha needs q, k, v of one shape s × h·m; got {q.shape}, {k.shape}, {v.shape}"
-        )
-    s, width = q.shape
-    if heads < 1 or s < 1 or width < 1 or width % heads:
-        raise ValueError(f"{width} columns do not split into {heads} heads")
+    dims = Dims.of_heads(q, k, v, heads, causal)
+    s = dims.s
     for x in (q, k, v):
         embed(x)  # raises if an entry leaves the signed M31 range
-    dims = Dims(s, heads, width // heads, causal)
     s_m = mask(head_scores(q, k, dims), dims)
     a = np.asarray(softmax(s_m[:heads, :s, :s]), dtype=np.int64)
     if a.shape != (heads, s, s):
@@ -179,3 +211,4 @@ def check(st: Statement) -> None:
         st, "outputs", {"o": (dims.s_hat, dims.d), "s_m": (dims.h_hat, dims.s_hat, dims.s_hat)}
     )
     expect_shapes(st, "weights", {})
+    expect_ranges(st, RELATIONS)

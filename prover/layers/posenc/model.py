@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from cairn.prover.errors import VerificationError
-from cairn.prover.fields.m31 import embed
+from cairn.prover.fields.m31 import embed, max_magnitude
 from cairn.prover.mle import next_pow2
-from cairn.prover.walk.statement import Statement, expect_shapes
+from cairn.prover.ranges import Relation, Tensors
+from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "posenc"
+DIM_NAMES = ("s", "c", "e")
+
+
+def _implied_table(t: Tensors, dims: Sequence[int]) -> int:
+    """max |o − x| on the s token rows: the table rows p[:s] the output implies. Given
+    o ≡ x + p (mod p), |o − x| ≤ (p−1)/2 holds exactly when o = x + p over the integers, for a
+    public table and for a committed one alike (docs/layers/posenc.md, "Over the integers")."""
+    return max_magnitude(t["o"][: dims[0]] - t["x"])
+
+
+RELATIONS = (Relation("o = x + p", ("o", "x"), _implied_table),)
 
 
 def forward(x: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -41,3 +55,4 @@ def check(st: Statement) -> None:
     expect_shapes(st, "inputs", {"x": (s, e)})
     expect_shapes(st, "outputs", {"o": (next_pow2(s), e)})
     expect_shapes(st, "weights", {"p": (c, e)})
+    expect_ranges(st, RELATIONS)

@@ -25,7 +25,7 @@ def halve_up(claim: Claim, sibling: QM31, channel: Channel) -> Claim:
 
 
 def prove_posenc(
-    st: Statement, outputs: dict[str, Claim], channel: Channel
+    st: Statement, outputs: dict[str, Claim], channel: Channel, advice: None = None
 ) -> tuple[PosencProof, LayerClaims]:
     out = outputs["o"]
     x_value = evaluate_tensor(st.inputs["x"], out.point)

@@ -2,22 +2,38 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from cairn.prover.errors import VerificationError
-from cairn.prover.fields.m31 import embed
+from cairn.prover.fields.m31 import embed, max_magnitude
 from cairn.prover.linalg import exact_matmul
-from cairn.prover.walk.statement import Statement, expect_shapes
+from cairn.prover.ranges import Relation, Tensors, product_bound
+from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "qkv"
+DIM_NAMES = ("s", "e", "h")
 PROJECTIONS = ("q", "k", "v")
 
 
 def weight_shapes(e: int, h: int) -> dict[str, tuple[int, ...]]:
     """W_j: e × h and the bias B_j: h (a vector), for j = q, k, v."""
     return {f"w_{j}": (e, h) for j in PROJECTIONS} | {f"b_{j}": (h,) for j in PROJECTIONS}
+
+
+def _projection(j: str) -> Relation:
+    """x·w_j + b_j: |entry| ≤ product_bound(x, w_j) + max|b_j| (docs/layers/qkv.md)."""
+    w, b = f"w_{j}", f"b_{j}"
+
+    def bound(t: Tensors, _: Sequence[int]) -> int:
+        return product_bound(t["x"], t[w]) + max_magnitude(t[b])
+
+    return Relation(f"x·{w} + {b}", ("x", w, b), bound)
+
+
+RELATIONS = tuple(_projection(j) for j in PROJECTIONS)
+"""The three projections; qkv-decode reuses them for its new rows."""
 
 
 def as_weights(weights: Mapping[str, np.ndarray], e: int) -> dict[str, np.ndarray]:
@@ -64,3 +80,4 @@ def check(st: Statement) -> None:
     expect_shapes(st, "inputs", {"x": (s, e)})
     expect_shapes(st, "outputs", {j: (s, h) for j in PROJECTIONS})
     expect_shapes(st, "weights", weight_shapes(e, h))
+    expect_ranges(st, RELATIONS)

@@ -96,7 +96,7 @@ def prove_projection(
 
 
 def prove_qkv(
-    st: Statement, outputs: dict[str, Claim], channel: Channel
+    st: Statement, outputs: dict[str, Claim], channel: Channel, advice: None = None
 ) -> tuple[QkvProof, LayerClaims]:
     rows, targets = output_targets(outputs, tensor_vars(st.dims[:1]))
     x = embed(pad_tensor(st.inputs["x"]))

@@ -1,6 +1,6 @@
 """Softmax accuracy: the proven integer softmax against float64, on realistic attention logits.
 
-    .venv/bin/python benchmarks/softmax_accuracy.py          # s = 128 and 512, h = 12, m = 32
+    .venv/bin/cairn bench softmax          # s = 128 and 512, h = 12, m = 32, causal and not
 
 `accuracy_rows(s, m, causal, rng)` returns one dict per logit distribution. Q and K are drawn
 in float, quantised to int8 per tensor (scale max|x|/127), and the logit is γ·S with
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ def head_scores_float(q: np.ndarray, k: np.ndarray, dims: Dims) -> np.ndarray:
 
 def accuracy_rows(
     s: int, m: int, causal: bool, rng: np.random.Generator, heads: int = 12
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """One row per logit distribution of CASES (see the module docstring)."""
     dims = Dims(s, heads, m, causal)
     valid = valid_entries(heads, s, causal)
@@ -110,22 +111,3 @@ def accuracy_rows(
             }
         )
     return out
-
-
-def main() -> None:
-    rng = np.random.default_rng(0)
-    keys = ("norm_max", "l1_max", "l1_mean", "l1_max_proven", "l1_bound", "av_rel_err")
-    print("case      s    causal  γ        F   c     ε    " + "  ".join(keys) + "  int8_l1")
-    for s in (128, 512):
-        for causal in (False, True):
-            for r in accuracy_rows(s, 32, causal, rng):
-                print(
-                    f"{r['case']:9} {s:4} {causal!s:6} {r['gamma']:.2e} {r['F']:3} {r['c']:5} "
-                    f"{r['eps']:4} {r['norm_max']:8} "
-                    + "  ".join(f"{r[k]:.2e}" for k in keys[1:])
-                    + f"  {r['int8_l1_max']:.2e}  ({r['forward_s']:.2f} s)"
-                )
-
-
-if __name__ == "__main__":
-    main()

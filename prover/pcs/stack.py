@@ -1,0 +1,80 @@
+"""Many columns committed as a few polynomials (docs/pcs.md, "Stacked columns").
+
+A protocol that commits many witness columns of power-of-two sizes (limbs, flags, shifts,
+multiplicities) commits a few stacks instead of one polynomial per column: columns go, largest
+first, into the first stack with room (first-fit decreasing), each at an offset aligned to its
+own size, the rest zero. A stack holds at most 2^max_vars values, the largest polynomial the
+PCS parameters prove at the target soundness. Column c of 2^n_c values at offset o_c of its
+stack is the restriction of the stack's MLE to the prefix bits(o_c >> n_c), so a claim
+c~(π) = v is the claim stack~(bits(o_c >> n_c) ‖ π) = v. The layout is a function of the
+column sizes alone, which the verifier derives from the statement: no offset is ever read from
+a proof.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cairn.prover.claims import Claim
+from cairn.prover.fields.m31 import embed
+from cairn.prover.fields.qm31 import QM31
+from cairn.prover.mle import hypercube_point, log2_exact, next_pow2
+
+
+@dataclass(frozen=True)
+class StackLayout:
+    """Where each named column sits (stack, offset), its variables, and each stack's."""
+
+    places: dict[str, tuple[int, int]]
+    sizes: dict[str, int]
+    stack_vars: list[int]
+
+    @staticmethod
+    def of(column_vars: Mapping[str, int], max_vars: int) -> StackLayout:
+        """First-fit decreasing (ties by name). Offsets stay multiples of their column's size
+        because the sizes placed into a stack only decrease and are all powers of two."""
+        order = sorted(column_vars, key=lambda name: (-column_vars[name], name))
+        places: dict[str, tuple[int, int]] = {}
+        fill: list[int] = []
+        for name in order:
+            size = 1 << column_vars[name]
+            if column_vars[name] > max_vars:
+                raise ValueError(f"column {name!r} of 2^{column_vars[name]} exceeds 2^{max_vars}")
+            stack = next((i for i, f in enumerate(fill) if f + size <= 1 << max_vars), len(fill))
+            if stack == len(fill):
+                fill.append(0)
+            places[name] = (stack, fill[stack])
+            fill[stack] += size
+        return StackLayout(places, dict(column_vars), [log2_exact(next_pow2(f)) for f in fill])
+
+    def point(self, name: str, point: Sequence[QM31]) -> tuple[QM31, ...]:
+        """The point of column `name`'s stack at which it equals the column's MLE at `point`."""
+        n = self.sizes[name]
+        if len(point) != n:
+            raise ValueError(f"column {name!r} has {n} variables, not {len(point)}")
+        stack, offset = self.places[name]
+        return (*hypercube_point(offset >> n, self.stack_vars[stack] - n), *point)
+
+    def claims(self, claims: Mapping[str, Sequence[Claim]]) -> list[list[Claim]]:
+        """Claims on columns as claims on each stack (columns in name order)."""
+        out: list[list[Claim]] = [[] for _ in self.stack_vars]
+        for name in sorted(claims):
+            for c in claims[name]:
+                out[self.places[name][0]].append(Claim(self.point(name, c.point), c.value))
+        return out
+
+    def pack(self, columns: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """Each stack's canonical M31 values from signed-integer columns of the layout's sizes."""
+        if set(columns) != set(self.sizes):
+            raise ValueError(f"columns {sorted(columns)} do not match {sorted(self.sizes)}")
+        out = [np.zeros(1 << n, dtype=np.int64) for n in self.stack_vars]
+        for name, values in columns.items():
+            flat = np.asarray(values).ravel()
+            if len(flat) != 1 << self.sizes[name]:
+                raise ValueError(f"column {name!r} must hold 2^{self.sizes[name]} values")
+            stack, offset = self.places[name]
+            out[stack][offset : offset + len(flat)] = embed(flat)
+        return out

@@ -1,0 +1,76 @@
+"""No-wrap bounds: when a relation proven mod p also holds over the integers.
+
+A proof shows, entry by entry, y ≡ f(operands) (mod p) for a public output y and an integer
+function f of the operands (a sum of products). Every public tensor is read as signed integers
+with |x| ≤ (p−1)/2, so if also |f| ≤ (p−1)/2 then |y − f| ≤ p − 1 < p while p divides y − f:
+y = f over the integers. Each `Relation` bounds |f| from its public operands; the verifier
+refuses a statement whose bound exceeds (p−1)/2 (`statement.range`). A committed operand's
+values are never seen, so a relation reading one is not checked and holds mod p only until
+range lookups bound the operand (docs/claim-walk.md, "Over the integers").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import HALF, max_magnitude
+
+Tensors = Mapping[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One relation of a statement. `bound(tensors, dims)` is a Python int that must be
+    ≤ (p−1)/2 for the relation to hold over the integers; it reads only `operands`."""
+
+    name: str
+    operands: tuple[str, ...]
+    bound: Callable[[Tensors, Sequence[int]], int]
+
+
+def _abs_sums(x: np.ndarray, axis: int) -> np.ndarray:
+    """Σ|x| along `axis`, exact: int64 while length·(p−1)/2 < 2^63, Python ints beyond."""
+    dtype = np.int64 if x.shape[axis] * HALF < 1 << 63 else object
+    return np.abs(x).astype(dtype).sum(axis=axis)
+
+
+def product_bound(a: np.ndarray, b: np.ndarray) -> int:
+    """A bound on |entry| of a @ b for a stack of matrices (leading axes are the batch):
+    |Σ_l a_il·b_lj| ≤ min(‖a_i·‖₁·max|b|, max|a|·‖b_·j‖₁), per matrix, then the largest.
+    Both terms are ≤ k·max|a|·max|b|; the row norm is what bounds a softmax matrix times V."""
+    if not a.size or not b.size:
+        return 0
+    rows = _abs_sums(a, -1).max(axis=-1).ravel().tolist()
+    cols = _abs_sums(b, -2).max(axis=-1).ravel().tolist()
+    max_a = np.abs(a).max(axis=(-2, -1)).ravel().tolist()
+    max_b = np.abs(b).max(axis=(-2, -1)).ravel().tolist()
+    return max(min(r * mb, ma * c) for r, c, ma, mb in zip(rows, cols, max_a, max_b, strict=True))
+
+
+def check_ranges(
+    relations: Sequence[Relation], tensors: Tensors, dims: Sequence[int], committed: Collection[str]
+) -> None:
+    """Raise statement.range unless every relation whose operands are all public has its
+    bound ≤ (p−1)/2. Relations reading a committed operand are skipped: see `mod_p_only`."""
+    for rel in relations:
+        if any(name in committed for name in rel.operands):
+            continue
+        for name in rel.operands:  # the bounds take |x| ≤ (p−1)/2 for granted (np.abs)
+            if max_magnitude(tensors[name]) > HALF:
+                raise VerificationError("statement.range", f"{name}: an entry beyond ±{HALF}")
+        bound = rel.bound(tensors, dims)
+        if bound > HALF:
+            raise VerificationError(
+                "statement.range",
+                f"{rel.name}: entries can reach {bound} > (p−1)/2 = {HALF}, "
+                "so the relation would hold only mod p",
+            )
+
+
+def mod_p_only(relations: Sequence[Relation], committed: Collection[str]) -> list[str]:
+    """The relations that read a committed operand: they hold mod p only (no range check)."""
+    return [rel.name for rel in relations if any(n in committed for n in rel.operands)]

@@ -1,0 +1,52 @@
+"""The soundness error of an attn proof, term by term (docs/layers/attn.md, "Soundness").
+
+Every challenge is a QM31 element (|F| = p^4); the terms add up by the union bound. The
+verifier refuses a configuration whose total is above 2^-96 (`softmax.params`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from cairn.prover.layers.mha.model import Dims
+from cairn.prover.pcs.params import FIELD_BITS, TARGET_BITS
+from cairn.prover.softmax.params import SOFTMAX_PCS, SoftmaxParams
+from cairn.prover.softmax.relations import instance_vars, witness_layout
+
+N_OPENING_CLAIMS = 12  # 5 columns at ρ, Y twice more, Z, 3 multiplicities, T
+
+
+def error_terms(dims: Dims, params: SoftmaxParams) -> dict[str, float]:
+    """Each source of error as a probability."""
+    field = 2.0**-FIELD_BITS
+    n_vars = instance_vars(dims, params)
+    entries, norm = 1 << n_vars[0], 1 << n_vars[2]
+    tables = [1 << v for v in n_vars[3:]]
+    lookups = (entries + tables[0]) + (entries + tables[1]) + (norm + tables[2])
+    layers = max(n_vars)
+    gkr = sum(3 * j + len(n_vars) + 1 for j in range(layers))
+    n = n_vars[0]
+    s, h, m, d = dims.s_vars, dims.h_vars, dims.m_vars, dims.d_vars
+    stack = max(witness_layout(dims, params).stack_vars)
+    return {
+        "LogUp (EXP, LIMB, NORM)": lookups * field,
+        "GKR layers": gkr * field,
+        "recomposition (identity + sum-check)": 4 * n * field,
+        "MHA steps around softmax": (12 * s + 12 * h + 5 * m + 3 * d + 1) * field,
+        "PCS opening (Blake2s)": 2.0 ** -SOFTMAX_PCS.security_bits(stack, N_OPENING_CLAIMS),
+    }
+
+
+def security_bits(dims: Dims, params: SoftmaxParams) -> float:
+    return -math.log2(sum(error_terms(dims, params).values()))
+
+
+def security_problem(dims: Dims, params: SoftmaxParams) -> str | None:
+    """Why this configuration proves less than the target soundness, or None."""
+    try:
+        bits = security_bits(dims, params)
+    except ValueError as e:  # a column larger than any stack may hold
+        return str(e)
+    if bits < TARGET_BITS:
+        return f"{bits:.1f} bits of soundness < {TARGET_BITS}"
+    return None
