@@ -77,11 +77,26 @@ def eq_eval(a: Sequence[QM31], b: Sequence[QM31]) -> QM31:
     return acc
 
 
+def boolean_prefix(point: Sequence[QM31]) -> int:
+    """How many leading coordinates are exactly 0 or 1 (a stacked column's claim has its
+    offset bits there, pcs/stack.py)."""
+    zero, one = QM31.zero(), QM31.one()
+    return next((i for i, r in enumerate(point) if r not in (zero, one)), len(point))
+
+
 def eq_combination(points: Sequence[Sequence[QM31]], coeffs: Sequence[QM31]) -> QM31Array:
-    """Σ_k c_k·eq(point_k, x) over the hypercube: how claims at several points are merged."""
-    table = eq_table(points[0]) * coeffs[0]
-    for point, c in zip(points[1:], coeffs[1:], strict=True):
-        table = table + eq_table(point) * c
+    """Σ_k c_k·eq(point_k, x) over the hypercube: how claims at several points are merged.
+
+    eq(point, x) vanishes unless x starts with the point's boolean prefix, where it is
+    eq(suffix, x_tail): so only that block of the table is built (the same values exactly)."""
+    n = len(points[0])
+    table = QM31Array(np.zeros((1 << n, 4), dtype=np.int64))
+    for point, c in zip(points, coeffs, strict=True):
+        b = boolean_prefix(point)
+        size = 1 << (n - b)
+        start = sum(int(r == QM31.one()) << (n - 1 - i) for i, r in enumerate(point[:b]))
+        block = table[start : start + size]
+        table.data[start : start + size] = (block + eq_table(point[b:]) * c).data
     return table
 
 

@@ -14,6 +14,8 @@ encodes (1 − r)·m_lo + r·m_hi = m(r, ·), and n folds leave the constant m̃
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from cairn.prover.fields.m31 import P, batch_inverse
@@ -22,12 +24,28 @@ from cairn.prover.mle import log2_exact
 from cairn.prover.pcs.domain import double_x, twiddles
 
 
-def layer_twiddles(log_size: int, log_bottom: int) -> list[np.ndarray]:
-    """Fold twiddles of X_ℓ for ℓ = log_size down to log_bottom + 1, largest first."""
+@functools.lru_cache(maxsize=4)
+def layer_twiddles(log_size: int, log_bottom: int) -> tuple[np.ndarray, ...]:
+    """Fold twiddles of X_ℓ for ℓ = log_size down to log_bottom + 1, largest first.
+
+    They depend on the sizes only: cached (read-only) for the encodings and folds to come."""
     out = [twiddles(log_size)]
     for _ in range(log_size - log_bottom - 1):
         out.append(double_x(out[-1][0::2]))
-    return out
+    return _frozen(out)
+
+
+@functools.lru_cache(maxsize=4)
+def fold_inverses(log_size: int, log_bottom: int) -> tuple[np.ndarray, ...]:
+    """1/(2x) for every fold twiddle of `layer_twiddles`: what the prover's folds divide by,
+    batch-inverted once per size instead of once per opening."""
+    return _frozen([inverse_double(tw) for tw in layer_twiddles(log_size, log_bottom)])
+
+
+def _frozen(arrays: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    for a in arrays:
+        a.flags.writeable = False
+    return tuple(arrays)
 
 
 BLOCK = 1 << 14  # butterflies per numpy call: the working set (8 arrays) stays in L2 cache

@@ -20,7 +20,7 @@ from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.merkle.tree import MerkleTree
 from cairn.prover.mle import eq_combination, eq_eval, eq_table, log2_exact, pad_tensor
 from cairn.prover.mle import fold as fold_message
-from cairn.prover.pcs.code import encode, inverse_double, layer_twiddles, scale_base
+from cairn.prover.pcs.code import encode, fold_inverses, scale_base
 from cairn.prover.pcs.code import fold as fold_codeword
 from cairn.prover.pcs.params import PcsParams, poly_log_leaf
 from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
@@ -89,7 +89,7 @@ def open_batch(
     absorb_statement(channel, params, statement)
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
 
-    point, merge, merged_values = _merge(statement, datas, layout.n_vars, channel)
+    point, merge, merged_values = _merge(statement, datas, channel)
     betas = channel.draw_secure_felts(len(datas))
     fold, trees, final = _fold(datas, layout, point, betas, params, channel)
     channel.mix_felts([final])
@@ -117,33 +117,27 @@ def open_batch(
 
 
 def _merge(
-    statement: Statement, datas: list[CommitmentData], n: int, channel: AnyChannel
+    statement: Statement, datas: list[CommitmentData], channel: AnyChannel
 ) -> tuple[tuple[QM31, ...], SumcheckProof, list[QM31]]:
     """One claim per polynomial j at the last n_j coordinates of a common point r.
 
     Returns r, the merge sum-check and the values f_j~(r_tail) it ends with (both empty when
     the claims are aligned: then r is their common point). The sum-check is over
-    Σ_j Σ_k λ_jk eq(z_jk, x_tail) f_j(x_tail), x in {0,1}^n, each table repeated over the
-    n − n_j leading variables.
+    Σ_j Σ_k λ_jk eq(z_jk, x_tail) f_j(x_tail), x in {0,1}^n (prove_sumcheck reads a smaller
+    table on the last variables).
     """
     aligned = aligned_point(statement)
     if aligned is not None:
         return aligned, SumcheckProof([]), []
     weights = merge_weights(channel.draw_secure_felt(), statement)
     mles: list[QM31Array] = []
-    for (commitment, claims), row, data in zip(statement, weights, datas, strict=True):
-        eq = eq_combination([c.point for c in claims], row)
-        reps = (1 << (n - commitment.n_vars), 1)
-        mles += [QM31Array(np.tile(eq.data, reps)), QM31Array(np.tile(_base(data.values), reps))]
+    for (_, claims), row, data in zip(statement, weights, datas, strict=True):
+        mles += [eq_combination([c.point for c in claims], row), QM31Array.from_base(data.values)]
     products = [Product((2 * j, 2 * j + 1)) for j in range(len(datas))]
     proof, point, finals = prove_sumcheck(mles, products, channel)
     merged = finals[1::2]
     channel.mix_felts(merged)
     return tuple(point), proof, merged
-
-
-def _base(values: np.ndarray) -> np.ndarray:
-    return QM31Array.from_base(values).data
 
 
 def _fold(
@@ -162,7 +156,7 @@ def _fold(
     """
     n, hash_ = layout.n_vars, get_hash(params.hash)
     beta = params.log_blowup
-    inv_twiddles = [inverse_double(tw) for tw in layer_twiddles(n + beta, beta)] if n else []
+    inv_twiddles = fold_inverses(n + beta, beta) if n else []
 
     def enter(t: int, message: QM31Array, word: QM31Array) -> tuple[QM31Array, QM31Array]:
         """Add β_j·f_j and β_j·C_j for the polynomials entering at level t."""
