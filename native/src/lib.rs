@@ -6,6 +6,9 @@
 //! Python overhead that dominated the prover. Merkle trees hash millions of rows, so the
 //! batched functions take all rows of one tree level in a single call.
 
+mod field;
+mod kernels;
+
 use blake2::{Blake2s256, Digest};
 use num_bigint::{BigInt, BigUint, Sign};
 use pyo3::exceptions::PyValueError;
@@ -234,5 +237,18 @@ fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(blake2s_rows, m)?)?;
     m.add_function(wrap_pyfunction!(blake2s_grind, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_add, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_sub, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_mul_base, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_add_scaled_base, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_dot, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::mle_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::eq_table, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::codeword_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::encode, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::sumcheck_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::m31_batch_inverse, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::line_twiddles, m)?)?;
     Ok(())
 }
