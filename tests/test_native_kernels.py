@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from cairn.prover.fields import qm31
-from cairn.prover.fields.m31 import P
+from cairn.prover.fields.m31 import P, batch_inverse
 from cairn.prover.fields.qm31 import QM31, QM31Array
-from cairn.prover.pcs import code
+from cairn.prover.mle import eq_table, fold
+from cairn.prover.pcs import code, domain
+from cairn.prover.sumcheck.prover import Product, _round_evals
 
 rng = np.random.default_rng(11)
 SIZES = [1, 2, 3, 8, 1000]
@@ -64,6 +66,7 @@ def test_qm31_arithmetic(n):
     base = rand_base(n)
     assert np.array_equal(x.mul_base(base).data, a * base[:, None] % P)
     assert np.array_equal(code.scale_base(s, base).data, np.outer(base, s.coords) % P)
+    assert x.dot(y) == QM31(*(int(v) for v in ref_mul(a, b).sum(axis=0) % P))
     acc = a.copy()
     cairn_native.qm31_add_scaled_base(acc, s.coords, base)
     assert np.array_equal(acc, (a + np.outer(base, s.coords)) % P)
@@ -95,3 +98,113 @@ def test_kernel_argument_checks():
         cairn_native.qm31_add(frozen, a, a)
     with pytest.raises(BufferError):
         cairn_native.qm31_add(np.empty((4, 4)), a, a)  # float64, not int64
+
+
+@pytest.mark.parametrize("n", SIZES[1:])
+def test_batch_inverse(n):
+    x = rand_base(n)
+    x[x == 0] = 1
+    want = np.array([pow(int(v), P - 2, P) for v in x])
+    assert np.array_equal(batch_inverse(x), want)
+    x[n // 2] = 0
+    with pytest.raises(ZeroDivisionError):
+        batch_inverse(x)
+
+
+@pytest.mark.parametrize("log_n", [1, 2, 6])
+def test_mle_fold(log_n):
+    f, r = rand(1 << log_n), rand(1)[0]
+    assert np.array_equal(fold(QM31Array(f), QM31(*map(int, r))).data, ref_fold(f, r))
+    f3 = rand(2 << log_n).reshape(2, 1 << log_n, 4)  # folds the leading axis
+    got = fold(QM31Array(f3), QM31(*map(int, r)))
+    assert np.array_equal(got.data, ref_fold(f3, r))
+
+
+@pytest.mark.parametrize("log_n", LOG_SIZES)
+def test_eq_table(log_n):
+    point, scale = rand(log_n), rand(1)[0]
+    got = eq_table([QM31(*map(int, r)) for r in point], QM31(*map(int, scale)))
+    assert np.array_equal(got.data, ref_eq_table(list(point), scale))
+
+
+def ref_codeword_fold(values: np.ndarray, inv_2x: np.ndarray, r: np.ndarray) -> np.ndarray:
+    lo, hi = values[..., 0::2, :], values[..., 1::2, :]
+    even = (lo + hi) % P
+    even = np.where(even % 2 == 1, even + P, even) // 2
+    odd = (lo - hi) % P * inv_2x[..., None] % P
+    return (even + ref_mul((odd - even) % P, r)) % P
+
+
+@pytest.mark.parametrize("log_n", [1, 2, 7])
+def test_codeword_fold(log_n):
+    r = rand(1)[0]
+    values, inv_2x = rand(1 << log_n), rand_base(1 << (log_n - 1))
+    got = code.fold(QM31Array(values), inv_2x, QM31(*map(int, r)))
+    assert np.array_equal(got.data, ref_codeword_fold(values, inv_2x, r))
+    # the verifier's query blocks: one twiddle row per block, or one row for all
+    blocks = rand(3 << log_n).reshape(3, 1 << log_n, 4)
+    per_block = rand_base(3 << (log_n - 1)).reshape(3, -1)
+    for tw in (per_block, per_block[0]):
+        got = code.fold(QM31Array(blocks), tw, QM31(*map(int, r)))
+        assert np.array_equal(
+            got.data, ref_codeword_fold(blocks, np.broadcast_to(tw, per_block.shape), r)
+        )
+
+
+def ref_twiddles(log_size: int) -> np.ndarray:
+    """Doubling a bit-reversed table of circle points, with numpy."""
+    h = domain.subgroup_generator(log_size + 2)
+    table = (np.array([h[0]], dtype=np.int64), np.array([h[1]], dtype=np.int64))
+    step = domain.circle_mul(domain.circle_mul(h, h), domain.circle_mul(h, h))
+    for _ in range(log_size - 1):
+        shifted = domain.circle_mul(table, step)
+        table = tuple(np.stack([t, s], axis=1).reshape(-1) for t, s in zip(table, shifted))
+        step = domain.circle_mul(step, step)
+    return table[0]
+
+
+@pytest.mark.parametrize("log_size", [1, 2, 3, 10])
+def test_line_twiddles(log_size):
+    assert np.array_equal(domain.twiddles(log_size), ref_twiddles(log_size))
+    positions = np.arange(1 << (log_size - 1))
+    assert np.array_equal(domain.twiddles(log_size), domain.twiddles_at(log_size, positions))
+
+
+def ref_encode(message: np.ndarray, log_blowup: int) -> np.ndarray:
+    """n butterfly levels on rows, smallest first (docs/pcs.md, "Encoding")."""
+    n = len(message).bit_length() - 1
+    src = np.repeat(message, 1 << log_blowup)
+    levels = code.layer_twiddles(n + log_blowup, log_blowup)[::-1] if n else []
+    for level, tw in zip(range(n - 1, -1, -1), levels):
+        rows = src.reshape(2 << level, len(tw))
+        t = rows[1::2] * tw % P
+        out = np.empty((1 << level, 2 * len(tw)), dtype=np.int64)
+        out[:, 0::2] = (rows[0::2] + t) % P
+        out[:, 1::2] = (rows[0::2] - t) % P
+        src = out.ravel()
+    return src
+
+
+@pytest.mark.parametrize("log_n", LOG_SIZES)
+@pytest.mark.parametrize("log_blowup", [1, 2])
+def test_encode(log_n, log_blowup):
+    message = rand_base(1 << log_n)
+    assert np.array_equal(code.encode(message, log_blowup), ref_encode(message, log_blowup))
+
+
+@pytest.mark.parametrize("log_n", [1, 2, 5])
+def test_sumcheck_sums(log_n):
+    tables = [QM31Array(rand(1 << log_n)) for _ in range(3)]
+    products = [Product((0, 1, 1)), Product((2,), QM31(3, 0, 1, 0)), Product((0, 2))]
+    degree, half = 3, 1 << (log_n - 1)
+    want = []
+    for t in range(degree + 1):
+        at = [(f.data[:half] + t * (f.data[half:] - f.data[:half])) % P for f in tables]
+        total = QM31.zero()
+        for term in products:
+            acc = at[term.mles[0]]
+            for j in term.mles[1:]:
+                acc = ref_mul(acc, at[j])
+            total = total + QM31(*(int(v) for v in acc.sum(axis=0) % P)) * term.coeff
+        want.append(total)
+    assert _round_evals(tables, products, degree) == want

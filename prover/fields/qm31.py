@@ -158,8 +158,9 @@ class QM31Array:
     @staticmethod
     def from_base(values: np.ndarray) -> QM31Array:
         v = np.asarray(values, dtype=np.int64)
-        z = np.zeros_like(v)
-        return QM31Array(np.stack([v, z, z, z], axis=-1))
+        out = np.zeros((*v.shape, 4), dtype=np.int64)
+        out[..., 0] = v
+        return QM31Array(out)
 
     @staticmethod
     def broadcast(x: QM31, shape: tuple[int, ...]) -> QM31Array:
@@ -226,6 +227,13 @@ class QM31Array:
         if np.any(np.all(self.data == 0, axis=-1)):
             raise ZeroDivisionError("inverse of zero in QM31Array")
         return QM31Array._of_quad(inv(self.quad))
+
+    def dot(self, o: QM31Array) -> QM31:
+        """Σ self_i·o_i over two vectors of one shape, without the product vector."""
+        if self.shape != o.shape:
+            raise ValueError(f"dot of shapes {self.shape} and {o.shape}")
+        a, b = np.ascontiguousarray(self.data), np.ascontiguousarray(o.data)
+        return QM31(*cairn_native.qm31_dot(a, b))
 
     def sum(self) -> QM31:
         """Sum of all elements (int64 sums are exact for < 2^32 elements)."""

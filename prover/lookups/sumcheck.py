@@ -75,7 +75,7 @@ class LayerShare:
             g = g + p1[0] * q0
         elif not leading:
             g = g + q0
-        return (self.eq_rest * g).sum()
+        return self.eq_rest.dot(g)
 
     def fold(self, round_: int, s: QM31) -> None:
         """Fix the current variable to the drawn s."""

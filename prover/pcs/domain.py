@@ -12,6 +12,7 @@ X_(ℓ−1)[j]: folding pairs adjacent entries. Every x is nonzero for ℓ ≥ 1
 
 from __future__ import annotations
 
+import cairn_native
 import numpy as np
 
 from cairn.prover.fields.m31 import Coord, P
@@ -65,21 +66,12 @@ def check_log_size(log_size: int) -> None:
 def twiddles(log_size: int) -> np.ndarray:
     """X_ℓ at the even positions, tw[j] = X_ℓ[2j] for j < 2^(ℓ−1): every fold twiddle of X_ℓ.
 
-    Built by doubling a table in bit-reversed order (prover side, whole domain at once).
-    """
+    Built natively by doubling a table in bit-reversed order (prover side, whole domain)."""
     check_log_size(log_size)
     h = subgroup_generator(log_size + 2)
-    table: Point = (np.array([h[0]], dtype=np.int64), np.array([h[1]], dtype=np.int64))
-    step = circle_mul(circle_mul(h, h), circle_mul(h, h))  # h^4
-    for _ in range(log_size - 1):
-        shifted = circle_mul(table, step)
-        table = (_interleave(table[0], shifted[0]), _interleave(table[1], shifted[1]))
-        step = circle_mul(step, step)
-    return table[0]
-
-
-def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.stack([a, b], axis=1).reshape(-1)
+    out = np.empty(1 << (log_size - 1), dtype=np.int64)
+    cairn_native.line_twiddles(out, (int(h[0]), int(h[1])))
+    return out
 
 
 def twiddles_at(log_size: int, positions: np.ndarray) -> np.ndarray:

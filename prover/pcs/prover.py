@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cairn_native
 import numpy as np
 
 from cairn.prover.claims import Claim
@@ -158,14 +159,17 @@ def _fold(
     beta = params.log_blowup
     inv_twiddles = fold_inverses(n + beta, beta) if n else []
 
-    def enter(t: int, message: QM31Array, word: QM31Array) -> tuple[QM31Array, QM31Array]:
-        """Add β_j·f_j and β_j·C_j for the polynomials entering at level t."""
-        for j in layout.entering(t):
-            message = message + scale_base(betas[j], datas[j].values)
-            word = word + scale_base(betas[j], datas[j].codeword)
-        return message, word
+    def enter(polys: list[int], message: QM31Array, word: QM31Array) -> None:
+        """Add β_j·f_j and β_j·C_j for the polynomials `polys`, in place (the message and the
+        word are this function's own arrays)."""
+        for j in polys:
+            cairn_native.qm31_add_scaled_base(message.data, betas[j].coords, datas[j].values)
+            cairn_native.qm31_add_scaled_base(word.data, betas[j].coords, datas[j].codeword)
 
-    message, word = enter(0, _zeros(n), _zeros(n + beta))
+    first, *rest = layout.entering(0)  # the sums start from the first polynomial's terms
+    message = scale_base(betas[first], datas[first].values)
+    word = scale_base(betas[first], datas[first].codeword)
+    enter(rest, message, word)
     layer_log_leaf = {s: e - s for s, e in layout.groups if s > 0}
     one = QM31.one()
     scale = one
@@ -175,8 +179,8 @@ def _fold(
         r = point[t - 1]
         eqs = eq_table(point[t:])
         half = len(message) // 2
-        h0 = (eqs * message[:half]).sum()
-        h1 = (eqs * message[half:]).sum()
+        h0 = eqs.dot(message[:half])
+        h1 = eqs.dot(message[half:])
         sent = [scale * (one - r) * h0, scale * (r + r - one) * (h1 - h0)]
         channel.mix_felts(sent)
         rho = channel.draw_secure_felt()
@@ -184,13 +188,9 @@ def _fold(
         scale = scale * eq_eval([r], [rho])
         message = fold_message(message, rho)
         word = fold_codeword(word, inv_twiddles[t - 1], rho)
-        message, word = enter(t, message, word)
+        enter(layout.entering(t), message, word)
         if t in layer_log_leaf:
             tree = MerkleTree.commit(word.data.reshape(-1, 4 << layer_log_leaf[t]), hash_)
             mix_root(channel, hash_, tree.root)
             trees.append(tree)
     return SumcheckProof(rounds), trees, message.item(0)
-
-
-def _zeros(log_size: int) -> QM31Array:
-    return QM31Array(np.zeros((1 << log_size, 4), dtype=np.int64))

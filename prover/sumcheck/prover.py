@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import cairn_native
 import numpy as np
 
 from cairn.prover.channels.base import Channel
@@ -77,9 +78,10 @@ def prove_sumcheck(
             if k < left:
                 if i not in waiting:
                     waiting[i] = _product_sum(tables, products[i])
-                constant = (waiting[i] * (1 << (left - 1 - k))).coords
-                evals = (evals + np.array(constant, dtype=np.int64)) % P
-        coeffs = matmul_mod_p(to_coeffs, evals)  # (d+1, 4): c0 .. cd
+                constant = waiting[i] * (1 << (left - 1 - k))
+                evals = [e + constant for e in evals]
+        at = np.array([e.coords for e in evals], dtype=np.int64)
+        coeffs = matmul_mod_p(to_coeffs, at)  # (d+1, 4): c0 .. cd
         sent = [QM31(*map(int, coeffs[i])) for i in range(degree + 1) if i != 1]
         channel.mix_felts(sent)
         r = channel.draw_secure_felt()
@@ -89,26 +91,22 @@ def prove_sumcheck(
     return SumcheckProof(rounds), point, [f.item(0) for f in tables]
 
 
-def _round_evals(tables: list[QM31Array], products: list[Product], degree: int) -> np.ndarray:
+def _round_evals(tables: list[QM31Array], products: list[Product], degree: int) -> list[QM31]:
     """Σ_term coeff·Σ_x Π f(t, x) at t = 0..degree over the products' current tables."""
-    evals = np.zeros((degree + 1, 4), dtype=np.int64)
+    totals = [QM31.zero()] * (degree + 1)
     if not products:
-        return evals
+        return totals
     used = sorted({j for term in products for j in term.mles})
-    half = len(tables[used[0]]) // 2
-    at_t = {j: tables[j][:half] for j in used}
-    steps = {j: tables[j][half:] - tables[j][:half] for j in used}
-    for t in range(degree + 1):
-        if t:
-            at_t = {j: at_t[j] + steps[j] for j in used}
-        total = QM31.zero()
-        for term in products:
-            acc = at_t[term.mles[0]]
-            for j in term.mles[1:]:
-                acc = acc * at_t[j]
-            total = total + acc.sum() * term.coeff
-        evals[t] = total.coords
-    return evals
+    index = {j: i for i, j in enumerate(used)}
+    sums = cairn_native.sumcheck_sums(
+        [np.ascontiguousarray(tables[j].data) for j in used],
+        [[index[j] for j in term.mles] for term in products],
+        degree,
+    )
+    for i, term in enumerate(products):
+        for t in range(degree + 1):
+            totals[t] = totals[t] + QM31(*sums[i * (degree + 1) + t]) * term.coeff
+    return totals
 
 
 def _product_sum(tables: list[QM31Array], term: Product) -> QM31:
