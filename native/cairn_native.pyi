@@ -61,6 +61,21 @@ def qm31_dot(a: np.ndarray, b: np.ndarray) -> Quad:
 def mle_fold(out: np.ndarray, f: np.ndarray, r: Quad) -> None:
     """out = lo + (hi − lo)·r for f = [lo | hi] (2N values, out N)."""
 
+def mle_fold_combination(
+    out: np.ndarray, tables: list[np.ndarray], betas: list[Quad], r: Quad
+) -> None:
+    """out = mle_fold of Σ_k betas[k]·tables[k] (base tables of 2N values, out N) without
+    building the sum."""
+
+def codeword_fold_combination(
+    out: np.ndarray, codewords: list[np.ndarray], betas: list[Quad], inv_2x: np.ndarray, r: Quad
+) -> None:
+    """out = codeword_fold of Σ_k betas[k]·codewords[k] (base codewords of 2N values, out N,
+    inv_2x N) without building the sum."""
+
+def qm31_dot_base(a: np.ndarray, s: np.ndarray) -> Quad:
+    """Σ a_i·s_i for a QM31 vector a and a base vector s of one length."""
+
 def eq_table(out: np.ndarray, point: list[Quad], scale: Quad) -> None:
     """out[x] = scale·eq(point, x) for x in {0,1}^n, MSB-first (out has 2^n values)."""
 
@@ -75,3 +90,10 @@ def encode(out: np.ndarray, message: np.ndarray, twiddles: np.ndarray, log_blowu
 def sumcheck_sums(tables: list[np.ndarray], products: list[list[int]], degree: int) -> list[Quad]:
     """Σ_x Π_(j in product) (lo_j + t·(hi_j − lo_j))(x) for every product and t = 0..degree,
     product-major; the tables are QM31 vectors of one even length, split into halves."""
+
+def m31_batch_inverse(out: np.ndarray, x: np.ndarray) -> None:
+    """out = 1/x for every M31 value (Montgomery's trick); ZeroDivisionError on a zero."""
+
+def fold_twiddles(out: np.ndarray, h: tuple[int, int], log_bottom: int) -> None:
+    """The fold twiddles of X_ℓ for ℓ = log_bottom + 1 … L (out has 2^L − 2^log_bottom
+    values, smallest level first; level ℓ is X_ℓ[2j], j < 2^(ℓ−1)), h of order 2^(L+2)."""

@@ -118,6 +118,15 @@ def fold(f: QM31Array, r: QM31) -> QM31Array:
     return QM31Array(out)
 
 
+def fold_combination(terms: Sequence[tuple[QM31, np.ndarray]], r: QM31) -> QM31Array:
+    """fold(Σ_k β_k·f_k, r) for terms (β_k, f_k) of canonical M31 tables of one length, without
+    building the (QM31) sum."""
+    betas, tables = zip(*terms, strict=True)
+    out = np.empty((len(tables[0]) // 2, 4), dtype=np.int64)
+    cairn_native.mle_fold_combination(out, list(tables), [b.coords for b in betas], r.coords)
+    return QM31Array(out)
+
+
 def evaluate(values: np.ndarray, point: Sequence[QM31]) -> QM31:
     """MLE of canonical M31 values (length 2^n) at a QM31 point."""
     eq = eq_table(point)

@@ -11,7 +11,7 @@ import pytest
 from cairn.prover.fields import qm31
 from cairn.prover.fields.m31 import P, batch_inverse
 from cairn.prover.fields.qm31 import QM31, QM31Array
-from cairn.prover.mle import eq_table, fold
+from cairn.prover.mle import eq_table, fold, fold_combination
 from cairn.prover.pcs import code, domain
 from cairn.prover.sumcheck.prover import Product, _round_evals
 
@@ -120,6 +120,28 @@ def test_mle_fold(log_n):
     assert np.array_equal(got.data, ref_fold(f3, r))
 
 
+def ref_combination(terms: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Σ_k β_k·v_k for QM31 β_k and base vectors v_k."""
+    return sum(np.outer(v, beta) % P for beta, v in terms) % P
+
+
+@pytest.mark.parametrize("log_n", [1, 2, 6])
+@pytest.mark.parametrize("k", [1, 3])
+def test_fold_combinations(log_n, k):
+    """The prover's first folds of Σ β_k·(f_k, C_k) from the base terms."""
+    r = rand(1)[0]
+    terms = [(rand(1)[0], rand_base(1 << log_n)) for _ in range(k)]
+    args = [(QM31(*map(int, b)), v) for b, v in terms]
+    got = fold_combination(args, QM31(*map(int, r)))
+    assert np.array_equal(got.data, ref_fold(ref_combination(terms), r))
+    inv_2x = rand_base(1 << (log_n - 1))
+    got = code.fold_combination(args, inv_2x, QM31(*map(int, r)))
+    assert np.array_equal(got.data, ref_codeword_fold(ref_combination(terms), inv_2x, r))
+    a = rand(1 << log_n)
+    want = (a * terms[0][1][:, None] % P).sum(axis=0) % P
+    assert QM31Array(a).dot_base(terms[0][1]) == QM31(*map(int, want))
+
+
 @pytest.mark.parametrize("log_n", LOG_SIZES)
 def test_eq_table(log_n):
     point, scale = rand(log_n), rand(1)[0]
@@ -164,10 +186,17 @@ def ref_twiddles(log_size: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("log_size", [1, 2, 3, 10])
-def test_line_twiddles(log_size):
-    assert np.array_equal(domain.twiddles(log_size), ref_twiddles(log_size))
+def test_fold_twiddles(log_size):
+    top = ref_twiddles(log_size)
+    assert np.array_equal(domain.twiddles(log_size), top)
     positions = np.arange(1 << (log_size - 1))
-    assert np.array_equal(domain.twiddles(log_size), domain.twiddles_at(log_size, positions))
+    assert np.array_equal(top, domain.twiddles_at(log_size, positions))
+    levels = [top]  # each level down: π(x) = 2x² − 1 of the even entries
+    for _ in range(log_size - 1):
+        levels.append((2 * levels[-1][0::2] ** 2 - 1) % P)
+    for bottom in range(log_size):
+        want = np.concatenate(levels[: log_size - bottom][::-1])
+        assert np.array_equal(domain.fold_twiddles(log_size, bottom), want)
 
 
 def ref_encode(message: np.ndarray, log_blowup: int) -> np.ndarray:

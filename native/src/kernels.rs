@@ -242,6 +242,116 @@ pub fn mle_fold(py: Python<'_>, mut out: PyBuffer<i64>, f: PyBuffer<i64>, r: Qua
     Ok(())
 }
 
+/// The base vectors of a combination Σ_k β_k·v_k, each of `len` values, with their β_k.
+fn combination<'a>(
+    vectors: &'a [PyBuffer<i64>],
+    betas: Vec<Quad>,
+    len: usize,
+    caller: &str,
+) -> PyResult<Vec<(&'a [u64], Qm31)>> {
+    if vectors.is_empty() || vectors.len() != betas.len() {
+        return Err(err(
+            caller,
+            format!("{} vectors, {} coefficients", vectors.len(), betas.len()),
+        ));
+    }
+    vectors
+        .iter()
+        .zip(betas)
+        .map(|(v, beta)| {
+            let v = values(v, caller)?;
+            if v.len() != len {
+                return Err(err(caller, format!("{} values, expected {len}", v.len())));
+            }
+            Ok((v, quad(beta)))
+        })
+        .collect()
+}
+
+/// out = fold(Σ_k β_k·f_k, r) for base tables f_k = [lo_k | hi_k] (2N values each, out N),
+/// without the (2N, 4) sum: A = Σ β_k·lo_k, B = Σ β_k·hi_k, out = A + (B − A)·r.
+#[pyfunction]
+pub fn mle_fold_combination(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    tables: Vec<PyBuffer<i64>>,
+    betas: Vec<Quad>,
+    r: Quad,
+) -> PyResult<()> {
+    let caller = "mle_fold_combination";
+    let terms = combination(&tables, betas, 2 * out.item_count() / 4, caller)?;
+    let inputs: Vec<&[u64]> = terms.iter().map(|t| t.0).collect();
+    let out = out_quads(&mut out, &inputs, caller)?;
+    let (r, n) = (quad(r), out.len());
+    py.detach(|| {
+        for (i, o) in out.iter_mut().enumerate() {
+            let (mut a, mut b) = (ZERO, ZERO);
+            for (f, beta) in &terms {
+                a = qadd(&a, &qmul_base(beta, f[i]));
+                b = qadd(&b, &qmul_base(beta, f[i + n]));
+            }
+            *o = qadd(&a, &qmul(&qsub(&b, &a), &r));
+        }
+    });
+    Ok(())
+}
+
+/// out = codeword_fold(Σ_k β_k·C_k) for base codewords C_k (2N values each, out N, inv_2x N),
+/// without the (2N, 4) sum: E = Σ β_k·(C_k[2j] + C_k[2j+1])/2,
+/// O = Σ β_k·(C_k[2j] − C_k[2j+1])·inv_2x[j], out = E + (O − E)·r.
+#[pyfunction]
+pub fn codeword_fold_combination(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    codewords: Vec<PyBuffer<i64>>,
+    betas: Vec<Quad>,
+    inv_2x: PyBuffer<i64>,
+    r: Quad,
+) -> PyResult<()> {
+    let caller = "codeword_fold_combination";
+    let terms = combination(&codewords, betas, 2 * out.item_count() / 4, caller)?;
+    let tw = values(&inv_2x, caller)?;
+    let mut inputs: Vec<&[u64]> = terms.iter().map(|t| t.0).collect();
+    inputs.push(tw);
+    let out = out_quads(&mut out, &inputs, caller)?;
+    if tw.len() != out.len() {
+        return Err(err(
+            caller,
+            format!("{} twiddles for {} outputs", tw.len(), out.len()),
+        ));
+    }
+    let r = quad(r);
+    py.detach(|| {
+        for (j, (o, &t)) in out.iter_mut().zip(tw).enumerate() {
+            let (mut even, mut odd) = (ZERO, ZERO);
+            for (c, beta) in &terms {
+                let (lo, hi) = (c[2 * j], c[2 * j + 1]);
+                even = qadd(&even, &qmul_base(beta, half(add(lo, hi))));
+                odd = qadd(&odd, &qmul_base(beta, mul(sub(lo, hi), t)));
+            }
+            *o = qadd(&even, &qmul(&qsub(&odd, &even), &r));
+        }
+    });
+    Ok(())
+}
+
+/// Σ a_i·s_i for a QM31 vector a and a base vector s of one length.
+#[pyfunction]
+pub fn qm31_dot_base(py: Python<'_>, a: PyBuffer<i64>, s: PyBuffer<i64>) -> PyResult<Quad> {
+    let caller = "qm31_dot_base";
+    let (a, s) = (quads(&a, caller)?, values(&s, caller)?);
+    if a.len() != s.len() {
+        return Err(err(caller, format!("lengths {} and {}", a.len(), s.len())));
+    }
+    Ok(py.detach(|| {
+        let mut acc = Acc::default();
+        for (x, &v) in a.iter().zip(s) {
+            acc.add(&qmul_base(x, v));
+        }
+        quad_out(acc.value())
+    }))
+}
+
 /// out = scale·eq(point, x) for every x in {0,1}^n, MSB-first (out has 2^n values): built in
 /// place, each variable splitting every entry v into (v − v·r, v·r).
 #[pyfunction]
@@ -493,17 +603,25 @@ pub fn m31_batch_inverse(py: Python<'_>, mut out: PyBuffer<i64>, x: PyBuffer<i64
     Ok(())
 }
 
-/// The fold twiddles of the line domain X_ℓ (docs/pcs.md, "The code"): out[j] = X_ℓ[2j], the
-/// x-coordinates of h^(1 + 4·bitrev_(ℓ−1)(j)) for h of order 2^(ℓ+2) (out has 2^(ℓ−1)
-/// values), built by doubling [h] with steps h^4, h^8, … as prover/pcs/domain.py does.
+/// The fold twiddles of the line domains X_ℓ (docs/pcs.md, "The code") for
+/// ℓ = log_bottom + 1 … L, concatenated smallest level first (out has 2^L − 2^log_bottom
+/// values): level ℓ holds X_ℓ[2j] for j < 2^(ℓ−1). The top level is the x-coordinates of
+/// h^(1 + 4·bitrev(j)) for h of order 2^(L+2), built by doubling [h] in place with steps
+/// h^4, h^8, …; each lower level is π(x) = 2x² − 1 of the even entries above it.
 #[pyfunction]
-pub fn line_twiddles(py: Python<'_>, mut out: PyBuffer<i64>, h: (u64, u64)) -> PyResult<()> {
-    let caller = "line_twiddles";
+pub fn fold_twiddles(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    h: (u64, u64),
+    log_bottom: u32,
+) -> PyResult<()> {
+    let caller = "fold_twiddles";
     let out = out_values(&mut out, &[], caller)?;
-    if !out.len().is_power_of_two() {
+    let bottom = 1usize << log_bottom;
+    if out.is_empty() || !(out.len() + bottom).is_power_of_two() {
         return Err(err(
             caller,
-            format!("{} outputs is not a power of two", out.len()),
+            format!("{} outputs is not 2^L − 2^{log_bottom}", out.len()),
         ));
     }
     let circle_mul = |a: (u64, u64), b: (u64, u64)| {
@@ -514,17 +632,32 @@ pub fn line_twiddles(py: Python<'_>, mut out: PyBuffer<i64>, h: (u64, u64)) -> P
     };
     let h = (h.0 % P, h.1 % P);
     py.detach(|| {
-        let mut table = Vec::with_capacity(out.len());
-        table.push(h);
+        let top_len = (out.len() + bottom) / 2;
+        let mut points = vec![(0, 0); top_len];
+        points[0] = h;
         let mut step = circle_mul(circle_mul(h, h), circle_mul(h, h));
-        while table.len() < out.len() {
-            // interleave: new[2i] = table[i], new[2i + 1] = table[i]·step
-            let old = std::mem::take(&mut table);
-            table = old.iter().flat_map(|&t| [t, circle_mul(t, step)]).collect();
+        let mut len = 1;
+        while len < top_len {
+            // in place, from the end: new[2i] = old[i], new[2i + 1] = old[i]·step
+            for i in (0..len).rev() {
+                let t = points[i];
+                points[2 * i + 1] = circle_mul(t, step);
+                points[2 * i] = t;
+            }
             step = circle_mul(step, step);
+            len *= 2;
         }
-        for (o, t) in out.iter_mut().zip(table) {
-            *o = t.0;
+        let (mut lower, mut level) = out.split_at_mut(out.len() - top_len);
+        for (o, p) in level.iter_mut().zip(&points) {
+            *o = p.0;
+        }
+        while !lower.is_empty() {
+            let (rest, below) = lower.split_at_mut(lower.len() - level.len() / 2);
+            for (o, pair) in below.iter_mut().zip(level.chunks_exact(2)) {
+                let square = mul(pair[0], pair[0]);
+                *o = sub(add(square, square), 1);
+            }
+            (lower, level) = (rest, below);
         }
     });
     Ok(())

@@ -246,11 +246,14 @@ fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::qm31_add_scaled_base, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::qm31_dot, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::mle_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::mle_fold_combination, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::codeword_fold_combination, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_dot_base, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::eq_table, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::codeword_fold, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::encode, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sumcheck_sums, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::m31_batch_inverse, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::line_twiddles, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::fold_twiddles, m)?)?;
     Ok(())
 }

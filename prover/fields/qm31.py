@@ -235,6 +235,13 @@ class QM31Array:
         a, b = np.ascontiguousarray(self.data), np.ascontiguousarray(o.data)
         return QM31(*cairn_native.qm31_dot(a, b))
 
+    def dot_base(self, s: np.ndarray) -> QM31:
+        """Σ self_i·s_i for base-field values s of the same shape."""
+        s = np.ascontiguousarray(s, dtype=np.int64)
+        if self.shape != s.shape:
+            raise ValueError(f"dot of shapes {self.shape} and {s.shape}")
+        return QM31(*cairn_native.qm31_dot_base(np.ascontiguousarray(self.data), s))
+
     def sum(self) -> QM31:
         """Sum of all elements (int64 sums are exact for < 2^32 elements)."""
         s = self.data.reshape(-1, 4).sum(axis=0) % P

@@ -15,6 +15,7 @@ encodes (1 − r)·m_lo + r·m_hi = m(r, ·), and n folds leave the constant m̃
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import cairn_native
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from cairn.prover.fields.m31 import P, batch_inverse
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.mle import log2_exact
-from cairn.prover.pcs.domain import double_x, twiddles
+from cairn.prover.pcs.domain import fold_twiddles
 
 
 @functools.lru_cache(maxsize=4)
@@ -30,10 +31,7 @@ def _twiddle_table(log_size: int, log_bottom: int) -> np.ndarray:
     """The fold twiddles of X_ℓ for ℓ = log_bottom + 1 … log_size in one read-only array,
     smallest level first (the order `encode` reads them in). They depend on the sizes only,
     so they are built once for every encoding and fold to come."""
-    levels = [twiddles(log_size)]
-    for _ in range(log_size - log_bottom - 1):
-        levels.append(double_x(levels[-1][0::2]))
-    return _frozen(np.concatenate(levels[::-1]))
+    return _frozen(fold_twiddles(log_size, log_bottom))
 
 
 @functools.lru_cache(maxsize=4)
@@ -94,6 +92,20 @@ def fold(values: QM31Array, inv_2x: np.ndarray, r: QM31) -> QM31Array:
     if tw.shape != out.shape[-2:-1]:  # not one row shared by every block: one per output
         tw = np.broadcast_to(tw, out.shape[:-1])
     cairn_native.codeword_fold(out, data, np.ascontiguousarray(tw), r.coords)
+    return QM31Array(out)
+
+
+def fold_combination(
+    terms: Sequence[tuple[QM31, np.ndarray]], inv_2x: np.ndarray, r: QM31
+) -> QM31Array:
+    """fold(Σ_k β_k·C_k, inv_2x, r) for terms (β_k, C_k) of base codewords of one length
+    (the prover's first fold), without building the (QM31) sum: the halving and the twiddle
+    product are linear, so they act on each C_k."""
+    betas, words = zip(*terms, strict=True)
+    out = np.empty((len(words[0]) // 2, 4), dtype=np.int64)
+    cairn_native.codeword_fold_combination(
+        out, list(words), [b.coords for b in betas], inv_2x, r.coords
+    )
     return QM31Array(out)
 
 

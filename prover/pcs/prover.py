@@ -21,8 +21,10 @@ from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.merkle.tree import MerkleTree
 from cairn.prover.mle import eq_combination, eq_eval, eq_table, log2_exact, pad_tensor
 from cairn.prover.mle import fold as fold_message
-from cairn.prover.pcs.code import encode, fold_inverses, scale_base
+from cairn.prover.mle import fold_combination as fold_message_combination
+from cairn.prover.pcs.code import encode, fold_inverses
 from cairn.prover.pcs.code import fold as fold_codeword
+from cairn.prover.pcs.code import fold_combination as fold_codeword_combination
 from cairn.prover.pcs.params import PcsParams, poly_log_leaf
 from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.pcs.queries import BatchLayout
@@ -156,8 +158,6 @@ def _fold(
     the codeword at each group start.
     """
     n, hash_ = layout.n_vars, get_hash(params.hash)
-    beta = params.log_blowup
-    inv_twiddles = fold_inverses(n + beta, beta) if n else []
 
     def enter(polys: list[int], message: QM31Array, word: QM31Array) -> None:
         """Add β_j·f_j and β_j·C_j for the polynomials `polys`, in place (the message and the
@@ -166,31 +166,45 @@ def _fold(
             cairn_native.qm31_add_scaled_base(message.data, betas[j].coords, datas[j].values)
             cairn_native.qm31_add_scaled_base(word.data, betas[j].coords, datas[j].codeword)
 
-    first, *rest = layout.entering(0)  # the sums start from the first polynomial's terms
-    message = scale_base(betas[first], datas[first].values)
-    word = scale_base(betas[first], datas[first].codeword)
-    enter(rest, message, word)
+    # Level 0 stays the terms β_j·(f_j, C_j): the first round reads and folds them without
+    # building M_0 and W_0 (QM31 vectors of 4× the base data).
+    first = [(betas[j], datas[j]) for j in layout.entering(0)]
+    if n == 0:
+        return SumcheckProof([]), [], sum((b * int(d.values[0]) for b, d in first), QM31.zero())
+    inv_twiddles = fold_inverses(n + params.log_blowup, params.log_blowup)
     layer_log_leaf = {s: e - s for s, e in layout.groups if s > 0}
     one = QM31.one()
     scale = one
     rounds: list[list[QM31]] = []
     trees: list[MerkleTree] = []
+    message: QM31Array | None = None  # None at level 0: M_0, W_0 are the terms `first`
+    word: QM31Array | None = None
     for t in range(1, n + 1):
         r = point[t - 1]
         eqs = eq_table(point[t:])
-        half = len(message) // 2
-        h0 = eqs.dot(message[:half])
-        h1 = eqs.dot(message[half:])
+        half = 1 << (n - t)
+        if message is None:
+            h0 = sum((b * eqs.dot_base(d.values[:half]) for b, d in first), QM31.zero())
+            h1 = sum((b * eqs.dot_base(d.values[half:]) for b, d in first), QM31.zero())
+        else:
+            h0, h1 = eqs.dot(message[:half]), eqs.dot(message[half:])
         sent = [scale * (one - r) * h0, scale * (r + r - one) * (h1 - h0)]
         channel.mix_felts(sent)
         rho = channel.draw_secure_felt()
         rounds.append(sent)
         scale = scale * eq_eval([r], [rho])
-        message = fold_message(message, rho)
-        word = fold_codeword(word, inv_twiddles[t - 1], rho)
+        if message is None or word is None:
+            message = fold_message_combination([(b, d.values) for b, d in first], rho)
+            word = fold_codeword_combination(
+                [(b, d.codeword) for b, d in first], inv_twiddles[0], rho
+            )
+        else:
+            message = fold_message(message, rho)
+            word = fold_codeword(word, inv_twiddles[t - 1], rho)
         enter(layout.entering(t), message, word)
         if t in layer_log_leaf:
             tree = MerkleTree.commit(word.data.reshape(-1, 4 << layer_log_leaf[t]), hash_)
             mix_root(channel, hash_, tree.root)
             trees.append(tree)
+    assert message is not None  # n ≥ 1 rounds ran
     return SumcheckProof(rounds), trees, message.item(0)
