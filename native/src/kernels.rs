@@ -426,6 +426,26 @@ pub fn codeword_fold(
     Ok(())
 }
 
+/// Values per cache block of `encode` (two u32 buffers of it stay in L2).
+const ENCODE_BLOCK: usize = 1 << 15;
+
+/// One encoding level on rows of `tw.len()` columns: each pair of rows (lo, hi) becomes one
+/// row of twice the width, W[2j] = lo[j] + X[2j]·hi[j], W[2j+1] = lo[j] − X[2j]·hi[j].
+fn butterflies(from: &[u32], to: &mut [u32], tw: &[u64]) {
+    let width = tw.len();
+    for (rows_in, rows_out) in from
+        .chunks_exact(2 * width)
+        .zip(to.chunks_exact_mut(2 * width))
+    {
+        let (lo, hi) = rows_in.split_at(width);
+        for (((out, &l), &h), &t) in rows_out.chunks_exact_mut(2).zip(lo).zip(hi).zip(tw) {
+            let x = mul(t, u64::from(h));
+            out[0] = add(u64::from(l), x) as u32;
+            out[1] = sub(u64::from(l), x) as u32;
+        }
+    }
+}
+
 /// The codeword of 2^n canonical M31 values on X_(n+β) (docs/pcs.md, "Encoding"): the
 /// message repeated 2^β times, then n butterfly levels W[2j] = lo[j] + X[2j]·hi[j],
 /// W[2j+1] = lo[j] − X[2j]·hi[j]. `twiddles` concatenates every level's fold twiddles,
@@ -454,31 +474,43 @@ pub fn encode(
         ));
     }
     py.detach(|| {
-        let mut src: Vec<u64> = m
+        let mut src: Vec<u32> = m
             .iter()
-            .flat_map(|&v| std::iter::repeat_n(v, 1 << log_blowup))
+            .flat_map(|&v| std::iter::repeat_n(v as u32, 1 << log_blowup))
             .collect();
-        let mut buf = vec![0u64; size];
-        let mut offset = 0;
-        let mut width = 1usize << log_blowup; // columns of the input rows
-        while width < size {
-            let level = &tw[offset..offset + width];
-            for (rows_in, rows_out) in src
-                .chunks_exact(2 * width)
-                .zip(buf.chunks_exact_mut(2 * width))
-            {
-                let (lo, hi) = rows_in.split_at(width);
-                for j in 0..width {
-                    let t = mul(level[j], hi[j]);
-                    rows_out[2 * j] = add(lo[j], t);
-                    rows_out[2 * j + 1] = sub(lo[j], t);
-                }
+        let mut buf = vec![0u32; size];
+        // Level `width` maps every aligned range of 2·width values onto itself, so the levels
+        // with 2·width ≤ ENCODE_BLOCK run block by block in cache; the rest are whole passes.
+        let block = ENCODE_BLOCK.min(size);
+        let (mut width, mut offset) = (1usize << log_blowup, 0); // columns of the input rows
+        let mut in_cache = Vec::new(); // (width, twiddle offset) of the levels within a block
+        while 2 * width <= block && width < size {
+            in_cache.push((width, offset));
+            offset += width;
+            width *= 2;
+        }
+        for (s_block, b_block) in src.chunks_exact_mut(block).zip(buf.chunks_exact_mut(block)) {
+            for (k, &(w, o)) in in_cache.iter().enumerate() {
+                let (from, to) = if k % 2 == 0 {
+                    (&*s_block, &mut *b_block)
+                } else {
+                    (&*b_block, &mut *s_block)
+                };
+                butterflies(from, to, &tw[o..o + w]);
             }
+        }
+        if in_cache.len() % 2 == 1 {
+            std::mem::swap(&mut src, &mut buf);
+        }
+        while width < size {
+            butterflies(&src, &mut buf, &tw[offset..offset + width]);
             std::mem::swap(&mut src, &mut buf);
             offset += width;
             width *= 2;
         }
-        dst.copy_from_slice(&src);
+        for (d, &v) in dst.iter_mut().zip(&src) {
+            *d = u64::from(v);
+        }
     });
     Ok(())
 }
@@ -606,8 +638,9 @@ pub fn m31_batch_inverse(py: Python<'_>, mut out: PyBuffer<i64>, x: PyBuffer<i64
 /// The fold twiddles of the line domains X_ℓ (docs/pcs.md, "The code") for
 /// ℓ = log_bottom + 1 … L, concatenated smallest level first (out has 2^L − 2^log_bottom
 /// values): level ℓ holds X_ℓ[2j] for j < 2^(ℓ−1). The top level is the x-coordinates of
-/// h^(1 + 4·bitrev(j)) for h of order 2^(L+2), built by doubling [h] in place with steps
-/// h^4, h^8, …; each lower level is π(x) = 2x² − 1 of the even entries above it.
+/// h^(1 + 4·bitrev(j)) for h of order 2^(L+2) (doubling [h] with steps h^4, h^8, …, as an
+/// outer product of two small tables); each lower level is π(x) = 2x² − 1 of the even
+/// entries above it.
 #[pyfunction]
 pub fn fold_twiddles(
     py: Python<'_>,
@@ -633,24 +666,31 @@ pub fn fold_twiddles(
     let h = (h.0 % P, h.1 % P);
     py.detach(|| {
         let top_len = (out.len() + bottom) / 2;
-        let mut points = vec![(0, 0); top_len];
-        points[0] = h;
-        let mut step = circle_mul(circle_mul(h, h), circle_mul(h, h));
-        let mut len = 1;
-        while len < top_len {
-            // in place, from the end: new[2i] = old[i], new[2i + 1] = old[i]·step
-            for i in (0..len).rev() {
-                let t = points[i];
-                points[2 * i + 1] = circle_mul(t, step);
-                points[2 * i] = t;
+        // point[i] = h^(1 + 4·bitrev(i)) = A[i_hi]·B[i_lo] for i = i_hi·2^k + i_lo: A doubles
+        // [h] with steps h^4, h^8, …; B doubles [1] with the steps that follow.
+        let doubling = |start: (u64, u64), step: &mut (u64, u64), len: usize| {
+            let mut table = vec![start];
+            while table.len() < len {
+                table = table
+                    .iter()
+                    .flat_map(|&t| [t, circle_mul(t, *step)])
+                    .collect();
+                *step = circle_mul(*step, *step);
             }
-            step = circle_mul(step, step);
-            len *= 2;
+            table
+        };
+        let mut step = circle_mul(circle_mul(h, h), circle_mul(h, h));
+        let low = 1usize << (top_len.trailing_zeros() / 2);
+        let a = doubling(h, &mut step, top_len / low);
+        let b = doubling((1, 0), &mut step, low);
+        let n = out.len();
+        let top = &mut out[n - top_len..];
+        for (row, p) in top.chunks_exact_mut(low).zip(&a) {
+            for (o, q) in row.iter_mut().zip(&b) {
+                *o = sub(mul(p.0, q.0), mul(p.1, q.1));
+            }
         }
         let (mut lower, mut level) = out.split_at_mut(out.len() - top_len);
-        for (o, p) in level.iter_mut().zip(&points) {
-            *o = p.0;
-        }
         while !lower.is_empty() {
             let (rest, below) = lower.split_at_mut(lower.len() - level.len() / 2);
             for (o, pair) in below.iter_mut().zip(level.chunks_exact(2)) {
