@@ -223,12 +223,16 @@ def test_encode(log_n, log_blowup):
 
 @pytest.mark.parametrize("log_n", [1, 2, 5])
 def test_sumcheck_sums(log_n):
+    """Round sums of products of tables split into halves, and of half-length tables (constant
+    in the round's variable)."""
     tables = [QM31Array(rand(1 << log_n)) for _ in range(3)]
-    products = [Product((0, 1, 1)), Product((2,), QM31(3, 0, 1, 0)), Product((0, 2))]
+    tables.append(QM31Array(rand(1 << (log_n - 1))))
+    products = [Product((0, 1, 1)), Product((2,), QM31(3, 0, 1, 0)), Product((3, 0, 2))]
     degree, half = 3, 1 << (log_n - 1)
     want = []
     for t in range(degree + 1):
-        at = [(f.data[:half] + t * (f.data[half:] - f.data[:half])) % P for f in tables]
+        at = [(f.data[:half] + t * (f.data[half:] - f.data[:half])) % P for f in tables[:3]]
+        at.append(tables[3].data)
         total = QM31.zero()
         for term in products:
             acc = at[term.mles[0]]

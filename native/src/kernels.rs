@@ -517,7 +517,8 @@ pub fn encode(
 
 /// The sums a sum-check round needs: for every product (a list of table indices) and every
 /// t = 0..=degree, Σ_x Π_j f_j(t, x) where f_j(t, x) = lo_j(x) + t·(hi_j(x) − lo_j(x)) on the
-/// halves of table j. Tables are QM31 (2h, 4) of one length; returns products × (degree + 1)
+/// halves of table j, or f_j(t, x) = table_j(x) for a table of half the length (constant in
+/// the round's variable). Tables are QM31 (2h, 4) or (h, 4); returns products × (degree + 1)
 /// values, product-major (the caller applies each product's coefficient).
 #[pyfunction]
 pub fn sumcheck_sums(
@@ -531,24 +532,34 @@ pub fn sumcheck_sums(
         .iter()
         .map(|t| quads(t, caller))
         .collect::<PyResult<_>>()?;
-    let len = tables.first().map_or(0, |t| t.len());
-    if len < 2 || !len.is_multiple_of(2) || tables.iter().any(|t| t.len() != len) {
-        return Err(err(caller, "tables must share one even length ≥ 2"));
+    let len = tables.iter().map(|t| t.len()).max().unwrap_or(0);
+    let half_len = len / 2;
+    if len < 2
+        || !len.is_multiple_of(2)
+        || tables.iter().any(|t| t.len() != len && t.len() != half_len)
+    {
+        return Err(err(
+            caller,
+            "tables must have one even length ≥ 2 or half of it",
+        ));
     }
     if products.iter().flatten().any(|&j| j >= tables.len())
         || products.iter().any(|p| p.is_empty())
     {
         return Err(err(caller, "a product names no table or a missing one"));
     }
-    let half_len = len / 2;
     let sums = py.detach(|| {
         let mut acc = vec![Acc::default(); products.len() * (degree + 1)];
         let mut at = vec![ZERO; tables.len() * (degree + 1)]; // table j at t: at[j·(d+1) + t]
         for x in 0..half_len {
             for (j, t) in tables.iter().enumerate() {
+                let row = &mut at[j * (degree + 1)..(j + 1) * (degree + 1)];
+                if t.len() == half_len {
+                    row.fill(t[x]);
+                    continue;
+                }
                 let (lo, hi) = (t[x], t[x + half_len]);
                 let step = qsub(&hi, &lo);
-                let row = &mut at[j * (degree + 1)..(j + 1) * (degree + 1)];
                 row[0] = lo;
                 for k in 1..=degree {
                     row[k] = qadd(&row[k - 1], &step);

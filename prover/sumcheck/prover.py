@@ -96,17 +96,28 @@ def _round_evals(tables: list[QM31Array], products: list[Product], degree: int) 
     totals = [QM31.zero()] * (degree + 1)
     if not products:
         return totals
-    used = sorted({j for term in products for j in term.mles})
+    sums = product_sums(tables, [term.mles for term in products], degree)
+    for term, at in zip(products, sums, strict=True):
+        totals = [total + v * term.coeff for total, v in zip(totals, at, strict=True)]
+    return totals
+
+
+def product_sums(
+    tables: Sequence[QM31Array], products: Sequence[Sequence[int]], degree: int
+) -> list[list[QM31]]:
+    """Per product, Σ_x Π_(j in product) f_j(t, x) at t = 0..degree: a round's sums, one
+    native pass. f_j(t, ·) = lo + t·(hi − lo) on the halves of table j, or table j itself when
+    it has half the length of the largest (a factor constant in the round's variable)."""
+    used = sorted({j for product in products for j in product})
     index = {j: i for i, j in enumerate(used)}
-    sums = cairn_native.sumcheck_sums(
+    flat = cairn_native.sumcheck_sums(
         [np.ascontiguousarray(tables[j].data) for j in used],
-        [[index[j] for j in term.mles] for term in products],
+        [[index[j] for j in product] for product in products],
         degree,
     )
-    for i, term in enumerate(products):
-        for t in range(degree + 1):
-            totals[t] = totals[t] + QM31(*sums[i * (degree + 1) + t]) * term.coeff
-    return totals
+    return [
+        [QM31(*flat[p * (degree + 1) + t]) for t in range(degree + 1)] for p in range(len(products))
+    ]
 
 
 def _product_sum(tables: list[QM31Array], term: Product) -> QM31:
