@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cairn_native
 import numpy as np
 
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.linalg import matmul_mod_p
+
+ONE = QM31.one()
 
 
 def log2_exact(n: int) -> int:
@@ -55,14 +58,12 @@ def prefix_mask(point: Sequence[QM31], s: int) -> QM31:
     return total
 
 
-def eq_table(point: Sequence[QM31]) -> QM31Array:
-    """eq(point, x) for every x in {0,1}^n, x read MSB-first: 2^n entries."""
-    table = QM31Array(np.array([[1, 0, 0, 0]], dtype=np.int64))
-    for r in point:
-        hi = table * r
-        lo = table - hi
-        table = QM31Array(np.stack([lo.data, hi.data], axis=1).reshape(-1, 4))
-    return table
+def eq_table(point: Sequence[QM31], scale: QM31 = ONE) -> QM31Array:
+    """scale·eq(point, x) for every x in {0,1}^n, x read MSB-first: 2^n entries (natively,
+    each variable splitting every entry v into v·(1 − r), v·r)."""
+    out = np.empty((1 << len(point), 4), dtype=np.int64)
+    cairn_native.eq_table(out, [r.coords for r in point], scale.coords)
+    return QM31Array(out)
 
 
 def eq_eval(a: Sequence[QM31], b: Sequence[QM31]) -> QM31:
@@ -77,11 +78,26 @@ def eq_eval(a: Sequence[QM31], b: Sequence[QM31]) -> QM31:
     return acc
 
 
+def boolean_prefix(point: Sequence[QM31]) -> int:
+    """How many leading coordinates are exactly 0 or 1 (a stacked column's claim has its
+    offset bits there, pcs/stack.py)."""
+    zero, one = QM31.zero(), QM31.one()
+    return next((i for i, r in enumerate(point) if r not in (zero, one)), len(point))
+
+
 def eq_combination(points: Sequence[Sequence[QM31]], coeffs: Sequence[QM31]) -> QM31Array:
-    """Σ_k c_k·eq(point_k, x) over the hypercube: how claims at several points are merged."""
-    table = eq_table(points[0]) * coeffs[0]
-    for point, c in zip(points[1:], coeffs[1:], strict=True):
-        table = table + eq_table(point) * c
+    """Σ_k c_k·eq(point_k, x) over the hypercube: how claims at several points are merged.
+
+    eq(point, x) vanishes unless x starts with the point's boolean prefix, where it is
+    eq(suffix, x_tail): so only that block of the table is built (the same values exactly)."""
+    n = len(points[0])
+    table = QM31Array(np.zeros((1 << n, 4), dtype=np.int64))
+    for point, c in zip(points, coeffs, strict=True):
+        b = boolean_prefix(point)
+        size = 1 << (n - b)
+        start = sum(int(r == QM31.one()) << (n - 1 - i) for i, r in enumerate(point[:b]))
+        block = table[start : start + size]
+        table.data[start : start + size] = (block + eq_table(point[b:], c)).data
     return table
 
 
@@ -97,9 +113,18 @@ def eq_combination_at(
 
 def fold(f: QM31Array, r: QM31) -> QM31Array:
     """Fix the first variable to r: f(r, x') = f(0, x') + r (f(1, x') - f(0, x'))."""
-    half = len(f) // 2
-    lo, hi = f[:half], f[half:]
-    return lo + (hi - lo) * r
+    out = np.empty((len(f) // 2, *f.data.shape[1:]), dtype=np.int64)
+    cairn_native.mle_fold(out, np.ascontiguousarray(f.data), r.coords)
+    return QM31Array(out)
+
+
+def fold_combination(terms: Sequence[tuple[QM31, np.ndarray]], r: QM31) -> QM31Array:
+    """fold(Σ_k β_k·f_k, r) for terms (β_k, f_k) of canonical M31 tables of one length, without
+    building the (QM31) sum."""
+    betas, tables = zip(*terms, strict=True)
+    out = np.empty((len(tables[0]) // 2, 4), dtype=np.int64)
+    cairn_native.mle_fold_combination(out, list(tables), [b.coords for b in betas], r.coords)
+    return QM31Array(out)
 
 
 def evaluate(values: np.ndarray, point: Sequence[QM31]) -> QM31:

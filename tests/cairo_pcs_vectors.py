@@ -278,17 +278,25 @@ def edit(felts: list[int], index: int, f: Callable[[int], int]) -> list[int]:
 @contextmanager
 def corrupt_fold(bad_round: int) -> Iterator[None]:
     """A prover whose codeword fold after round `bad_round` is off by one everywhere."""
-    honest = pcs_prover.fold_codeword
     calls = []
 
-    def corrupt(word: QM31Array, inv_2x: np.ndarray, r: QM31) -> QM31Array:
-        calls.append(r)
-        out = honest(word, inv_2x, r)
-        if len(calls) == bad_round:
-            out = QM31Array((out.data + np.array([1, 0, 0, 0])) % P)
-        return out
+    def corrupting(honest: Callable[..., QM31Array]) -> Callable[..., QM31Array]:
+        """Round 1 folds the base terms (fold_codeword_combination), later rounds the word."""
 
-    with mock.patch.object(pcs_prover, "fold_codeword", corrupt):
+        def corrupt(word: object, inv_2x: np.ndarray, r: QM31) -> QM31Array:
+            calls.append(r)
+            out = honest(word, inv_2x, r)
+            if len(calls) == bad_round:
+                out = QM31Array((out.data + np.array([1, 0, 0, 0])) % P)
+            return out
+
+        return corrupt
+
+    first, later = pcs_prover.fold_codeword_combination, pcs_prover.fold_codeword
+    with (
+        mock.patch.object(pcs_prover, "fold_codeword_combination", corrupting(first)),
+        mock.patch.object(pcs_prover, "fold_codeword", corrupting(later)),
+    ):
         yield
 
 

@@ -27,7 +27,7 @@ from cairn.prover.pcs import (
 )
 from cairn.prover.pcs import prover as pcs_prover
 from cairn.prover.pcs.code import encode, fold, inverse_double, layer_twiddles
-from cairn.prover.pcs.domain import double_x, subgroup_generator, twiddles, twiddles_at
+from cairn.prover.pcs.domain import subgroup_generator, twiddles, twiddles_at
 from cairn.prover.pcs.params import fold_groups
 
 rng = np.random.default_rng(5)
@@ -83,7 +83,7 @@ def test_line_domain_structure():
         assert np.array_equal(tw, twiddles_at(log_size, np.arange(len(tw))))
         assert np.all(tw != 0) and len(set(tw.tolist())) == len(tw)
         if log_size > 1:  # π(X_ℓ[2j]) is X_(ℓ−1)[j], whose twiddles are the even ones
-            assert np.array_equal(double_x(tw[0::2]), twiddles(log_size - 1))
+            assert np.array_equal((2 * tw[0::2] ** 2 - 1) % P, twiddles(log_size - 1))
     x, y = subgroup_generator(31)
     assert (x * x + y * y) % P == 1
 
@@ -430,17 +430,20 @@ def test_wrong_fold_in_any_layer(monkeypatch, hash_, bad_round):
     are never sent): caught where the verifier's fold meets the committed layer."""
     params = fast(hash_)
     prover_side, verifier_side = make_batch(params, [10], [1])
-    honest_fold = pcs_prover.fold_codeword
     calls = []
 
-    def corrupt(word, inv_2x, r):
-        calls.append(r)
-        out = honest_fold(word, inv_2x, r)
-        if len(calls) == bad_round:
-            out = QM31Array((out.data + np.array([1, 0, 0, 0])) % P)
-        return out
+    def corrupting(honest_fold):  # round 1 folds the base terms, later rounds the word
+        def fold(word, inv_2x, r):
+            calls.append(r)
+            out = honest_fold(word, inv_2x, r)
+            if len(calls) == bad_round:
+                out = QM31Array((out.data + np.array([1, 0, 0, 0])) % P)
+            return out
 
-    monkeypatch.setattr(pcs_prover, "fold_codeword", corrupt)
+        return fold
+
+    for name in ("fold_codeword_combination", "fold_codeword"):
+        monkeypatch.setattr(pcs_prover, name, corrupting(getattr(pcs_prover, name)))
     proof = prove(params, prover_side)
     rejects(params, verifier_side, proof, "pcs.fold")
 

@@ -9,7 +9,16 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31, P, QM31Array
 from cairn.prover.linalg import exact_matmul, matmul_mod_p
-from cairn.prover.mle import eq_table, evaluate, evaluate_matrix, fold, log2_exact, next_pow2
+from cairn.prover.mle import (
+    eq_combination,
+    eq_table,
+    evaluate,
+    evaluate_matrix,
+    fold,
+    hypercube_point,
+    log2_exact,
+    next_pow2,
+)
 from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 from cairn.prover.sumcheck.verifier import verify_sumcheck
@@ -140,3 +149,34 @@ def test_shape_checks():
         verify_sumcheck(claim, SumcheckProof(bad), 4, 2, Poseidon252Channel())
     with pytest.raises(ValueError):
         prove_sumcheck([*mles, mles[0]], [Product((0, 1, 2, 3, 4))], Poseidon252Channel())
+
+
+def test_smaller_mles_prove_as_if_tiled():
+    """MLEs of fewer variables, read on the last ones: the same proof, point and finals as
+    tiling them over the first variables."""
+    big = [QM31Array.random(rng, 16) for _ in range(2)]
+    small = [QM31Array.random(rng, 4) for _ in range(3)]
+    products = [Product((0, 1)), Product((2, 3, 4), QM31.from_int(5)), Product((2,))]
+    tiled = [*big, *(QM31Array(np.tile(f.data, (4, 1))) for f in small)]
+    want = prove_sumcheck(tiled, products, Poseidon252Channel())
+    assert prove_sumcheck([*big, *small], products, Poseidon252Channel()) == want
+    with pytest.raises(ValueError, match="one size"):
+        prove_sumcheck([*big, *small], [Product((0, 2))], Poseidon252Channel())
+
+
+def test_eq_combination_builds_only_the_blocks_of_boolean_prefixes():
+    """Points with boolean leading coordinates (stacked columns' claims) give exactly the
+    dense Σ_k c_k·eq(point_k, ·)."""
+    n = 6
+    points = [
+        (*hypercube_point(2, 2), *rand_point(4)),
+        (*hypercube_point(5, 3), *rand_point(3)),
+        tuple(rand_point(n)),
+        (QM31.one(), *rand_point(n - 1)),
+        hypercube_point(9, n),
+    ]
+    coeffs = rand_point(len(points))
+    dense = eq_table(points[0]) * coeffs[0]
+    for point, c in zip(points[1:], coeffs[1:]):
+        dense = dense + eq_table(point) * c
+    assert eq_combination(points, coeffs) == dense

@@ -1,10 +1,15 @@
-//! Starknet Poseidon (the hades permutation over the Stark field, width 3) and batched
-//! Blake2s for Cairn.
+//! Starknet Poseidon (the hades permutation over the Stark field, width 3), batched
+//! Blake2s, and the prover's M31/QM31 field-vector kernels (`kernels`) for Cairn.
 //!
 //! The transcript and matrix hashing call Poseidon tens of thousands of times per proof;
 //! doing the work here, on felts passed as packed big-endian bytes, removes the per-call
 //! Python overhead that dominated the prover. Merkle trees hash millions of rows, so the
-//! batched functions take all rows of one tree level in a single call.
+//! batched functions take all rows of one tree level in a single call. The PCS and the
+//! sum-checks run millions of QM31 products per proof, which numpy cannot do without
+//! several temporaries per product: `kernels` does them in place on the numpy arrays.
+
+mod field;
+mod kernels;
 
 use blake2::{Blake2s256, Digest};
 use num_bigint::{BigInt, BigUint, Sign};
@@ -225,7 +230,7 @@ fn blake2s_grind(py: Python<'_>, prefixed: &[u8], n_bits: u32) -> PyResult<u64> 
 
 /// Hashes for Cairn: `hades` (the Poseidon permutation), `hash_many` (the sponge), and the
 /// batched Merkle helpers `hash_m31_rows`, `hash_pairs` and `blake2s_rows`, and the Blake2s
-/// proof-of-work grinder `blake2s_grind`.
+/// proof-of-work grinder `blake2s_grind`; then the field-vector kernels.
 #[pymodule]
 fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hades, m)?)?;
@@ -234,5 +239,21 @@ fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(blake2s_rows, m)?)?;
     m.add_function(wrap_pyfunction!(blake2s_grind, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_add, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_sub, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_mul_base, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_add_scaled_base, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_dot, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::mle_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::mle_fold_combination, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::codeword_fold_combination, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::qm31_dot_base, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::eq_table, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::codeword_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::encode, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::sumcheck_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::m31_batch_inverse, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::fold_twiddles, m)?)?;
     Ok(())
 }

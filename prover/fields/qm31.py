@@ -7,9 +7,10 @@ coordinate-level formulas below.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+import cairn_native
 import numpy as np
 
 from cairn.prover.fields import cm31
@@ -157,8 +158,9 @@ class QM31Array:
     @staticmethod
     def from_base(values: np.ndarray) -> QM31Array:
         v = np.asarray(values, dtype=np.int64)
-        z = np.zeros_like(v)
-        return QM31Array(np.stack([v, z, z, z], axis=-1))
+        out = np.zeros((*v.shape, 4), dtype=np.int64)
+        out[..., 0] = v
+        return QM31Array(out)
 
     @staticmethod
     def broadcast(x: QM31, shape: tuple[int, ...]) -> QM31Array:
@@ -194,25 +196,25 @@ class QM31Array:
     def to_list(self) -> list[QM31]:
         return [QM31(*map(int, row)) for row in self.data.reshape(-1, 4)]
 
-    @staticmethod
-    def _other(o: QM31Array | QM31) -> Quad:
-        return o.coords if isinstance(o, QM31) else o.quad
-
     def __add__(self, o: QM31Array | QM31) -> QM31Array:
-        return QM31Array._of_quad(add(self.quad, self._other(o)))
+        return _binary(cairn_native.qm31_add, self.data, _data(o))
 
     def __sub__(self, o: QM31Array | QM31) -> QM31Array:
-        return QM31Array._of_quad(sub(self.quad, self._other(o)))
+        return _binary(cairn_native.qm31_sub, self.data, _data(o))
 
     def __neg__(self) -> QM31Array:
-        return QM31Array._of_quad(neg(self.quad))
+        return _binary(cairn_native.qm31_sub, _ZERO, self.data)
 
     def __mul__(self, o: QM31Array | QM31) -> QM31Array:
-        return QM31Array._of_quad(mul(self.quad, self._other(o)))
+        return _binary(cairn_native.qm31_mul, self.data, _data(o))
 
     def mul_base(self, s: np.ndarray) -> QM31Array:
         """Multiply by M31 values (broadcast against the leading axes)."""
-        return QM31Array(self.data * np.asarray(s, dtype=np.int64)[..., None] % P)
+        s = np.asarray(s, dtype=np.int64)
+        shape = np.broadcast_shapes(self.shape, s.shape)
+        out = np.empty((*shape, 4), dtype=np.int64)
+        cairn_native.qm31_mul_base(out, _operand(self.data, shape), _full(s, shape))
+        return QM31Array(out)
 
     def square(self) -> QM31Array:
         return self * self
@@ -226,6 +228,20 @@ class QM31Array:
             raise ZeroDivisionError("inverse of zero in QM31Array")
         return QM31Array._of_quad(inv(self.quad))
 
+    def dot(self, o: QM31Array) -> QM31:
+        """Σ self_i·o_i over two vectors of one shape, without the product vector."""
+        if self.shape != o.shape:
+            raise ValueError(f"dot of shapes {self.shape} and {o.shape}")
+        a, b = np.ascontiguousarray(self.data), np.ascontiguousarray(o.data)
+        return QM31(*cairn_native.qm31_dot(a, b))
+
+    def dot_base(self, s: np.ndarray) -> QM31:
+        """Σ self_i·s_i for base-field values s of the same shape."""
+        s = np.ascontiguousarray(s, dtype=np.int64)
+        if self.shape != s.shape:
+            raise ValueError(f"dot of shapes {self.shape} and {s.shape}")
+        return QM31(*cairn_native.qm31_dot_base(np.ascontiguousarray(self.data), s))
+
     def sum(self) -> QM31:
         """Sum of all elements (int64 sums are exact for < 2^32 elements)."""
         s = self.data.reshape(-1, 4).sum(axis=0) % P
@@ -235,3 +251,31 @@ class QM31Array:
         return isinstance(o, QM31Array) and np.array_equal(self.data, o.data)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+_ZERO = np.zeros(4, dtype=np.int64)
+
+
+def _data(o: QM31Array | QM31) -> np.ndarray:
+    return np.array(o.coords, dtype=np.int64) if isinstance(o, QM31) else o.data
+
+
+def _full(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """x broadcast to `shape` (leading axes), contiguous int64: what a native kernel reads."""
+    if x.shape != shape:
+        x = np.broadcast_to(x, shape)
+    return np.ascontiguousarray(x, dtype=np.int64)
+
+
+def _operand(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A QM31 operand of shape (..., 4) for a kernel: one value (which the kernel broadcasts)
+    or every element of `shape`."""
+    return np.ascontiguousarray(x, dtype=np.int64) if x.size == 4 else _full(x, (*shape, 4))
+
+
+def _binary(kernel: Callable[..., None], a: np.ndarray, b: np.ndarray) -> QM31Array:
+    """An elementwise native QM31 operation with numpy broadcasting over the leading axes."""
+    shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    out = np.empty((*shape, 4), dtype=np.int64)
+    kernel(out, _operand(a, shape), _operand(b, shape))
+    return QM31Array(out)

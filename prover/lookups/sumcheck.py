@@ -4,8 +4,8 @@ It produces exactly the transcript and proof of `prove_sumcheck` run on the prod
 eq·p0·q1 + eq·p1·q0 + λ·eq·q0·q1 of every active instance (weighted by a^k, smaller instances
 tiled over the variables they ignore), without tiling and without multiplying eq in: eq(r, x)
 factors into eq(r₁, x₁)·eq(r_rest, x_rest), so a round needs the degree-2 sums
-h(t) = Σ eq(r_rest, x')·gate(t, x') at t = 0, 1, ∞ and multiplies by the linear eq(r₁, X) on
-scalars.
+h(t) = Σ eq(r_rest, x')·gate(t, x') (at t = 0, 1, 2, one native pass, then h(∞)) and
+multiplies by the linear eq(r₁, X) on scalars.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from cairn.prover.channels.base import Channel
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.lookups.circuit import combine
-from cairn.prover.mle import eq_eval, eq_table
+from cairn.prover.mle import eq_eval, eq_table, fold
 from cairn.prover.sumcheck.proof import SumcheckProof
+from cairn.prover.sumcheck.prover import product_sums
+
+HALF = QM31.from_int(2).inverse()
 
 
 class LayerShare:
@@ -45,20 +48,17 @@ class LayerShare:
         self.unused = unused
         self.eq_rest = eq_table(self.point[1:])  # eq(r_rest, ·) of the current own variable
         self.prefix = QM31.one()  # Π eq(r_m, s_m) over the own variables already fixed
-        self.lows: list[QM31Array] = []
-        self.steps: list[QM31Array] = []
 
     def round_poly(self, round_: int) -> list[QM31]:
         """Coefficients g0..g3 of this instance's round polynomial."""
         if round_ < self.unused:  # constant in X: the rest of the sum, counted 2^(ignored left)
             return [self.claim * (1 << (self.unused - round_ - 1)), *[QM31.zero()] * 3]
-        half = len(self.tables[0]) // 2
-        self.lows = [t[:half] for t in self.tables]
-        self.steps = [t[half:] - t[:half] for t in self.tables]
-        # h(t) = Σ eq(r_rest, x')·gate(t, x') at t = 0, 1 and ∞ (the leading coefficient)
-        h0 = self._weighted_gate(self.lows, leading=False)
-        h1 = self._weighted_gate([t[half:] for t in self.tables], leading=False)
-        h_inf = self._weighted_gate(self.steps, leading=True)
+        # h(t) = Σ eq(r_rest, x')·(u·q1 + p1·q0)(t, x') at t = 0, 1, 2 in one pass (eq_rest,
+        # half as long, is constant in t; p1 = 1 for singles); h(∞) is its leading coefficient.
+        tables = [self.eq_rest, *self.tables]  # eq, u, q0, q1, (p1)
+        gates = [(0, 1, 3), (0, 4, 2) if len(tables) == 5 else (0, 2)]
+        h0, h1, h2 = (a + b for a, b in zip(*product_sums(tables, gates, 2), strict=True))
+        h_inf = (h2 - h1 - h1 + h0) * HALF
         h_lin = h1 - h0 - h_inf
         r = self.point[round_ - self.unused]
         one = QM31.one()
@@ -66,23 +66,12 @@ class LayerShare:
         e1 = self.prefix * (r + r - one)
         return [e0 * h0, e0 * h_lin + e1 * h0, e0 * h_inf + e1 * h_lin, e1 * h_inf]
 
-    def _weighted_gate(self, at: list[QM31Array], leading: bool) -> QM31:
-        """Σ eq_rest·(u·q1 + p1·q0) on one evaluation [u, q0, q1, (p1)] of the tables. For
-        singles p1 = 1 adds q0, except to the leading coefficient (q0 is linear in t)."""
-        u, q0, q1, *p1 = at
-        g = u * q1
-        if p1:
-            g = g + p1[0] * q0
-        elif not leading:
-            g = g + q0
-        return (self.eq_rest * g).sum()
-
     def fold(self, round_: int, s: QM31) -> None:
         """Fix the current variable to the drawn s."""
         if round_ < self.unused:
             return
         self.prefix = self.prefix * eq_eval([self.point[round_ - self.unused]], [s])
-        self.tables = [lo + d * s for lo, d in zip(self.lows, self.steps, strict=True)]
+        self.tables = [fold(t, s) for t in self.tables]
         half = len(self.eq_rest) // 2
         if half:
             self.eq_rest = self.eq_rest[:half] + self.eq_rest[half:]

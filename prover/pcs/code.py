@@ -14,103 +14,104 @@ encodes (1 − r)·m_lo + r·m_hi = m(r, ·), and n folds leave the constant m̃
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+
+import cairn_native
 import numpy as np
 
 from cairn.prover.fields.m31 import P, batch_inverse
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.mle import log2_exact
-from cairn.prover.pcs.domain import double_x, twiddles
+from cairn.prover.pcs.domain import fold_twiddles
+
+
+@functools.lru_cache(maxsize=4)
+def _twiddle_table(log_size: int, log_bottom: int) -> np.ndarray:
+    """The fold twiddles of X_ℓ for ℓ = log_bottom + 1 … log_size in one read-only array,
+    smallest level first (the order `encode` reads them in). They depend on the sizes only,
+    so they are built once for every encoding and fold to come."""
+    return _frozen(fold_twiddles(log_size, log_bottom))
+
+
+@functools.lru_cache(maxsize=4)
+def _inverse_table(log_size: int, log_bottom: int) -> np.ndarray:
+    """1/(2x) for every entry of `_twiddle_table`: one batch inversion per size."""
+    return _frozen(inverse_double(_twiddle_table(log_size, log_bottom)))
+
+
+def _frozen(table: np.ndarray) -> np.ndarray:
+    table.flags.writeable = False
+    return table
+
+
+def _levels(table: np.ndarray, log_size: int, log_bottom: int) -> list[np.ndarray]:
+    """The per-level views of a table in `_twiddle_table`'s layout, largest level first."""
+    out, start = [], 0
+    for level in range(log_bottom + 1, log_size + 1):
+        out.append(table[start : start + (1 << (level - 1))])
+        start += 1 << (level - 1)
+    return out[::-1]
 
 
 def layer_twiddles(log_size: int, log_bottom: int) -> list[np.ndarray]:
     """Fold twiddles of X_ℓ for ℓ = log_size down to log_bottom + 1, largest first."""
-    out = [twiddles(log_size)]
-    for _ in range(log_size - log_bottom - 1):
-        out.append(double_x(out[-1][0::2]))
-    return out
+    return _levels(_twiddle_table(log_size, log_bottom), log_size, log_bottom)
 
 
-BLOCK = 1 << 14  # butterflies per numpy call: the working set (8 arrays) stays in L2 cache
-
-
-def _butterflies(lo: np.ndarray, hi: np.ndarray, tw: np.ndarray, out: np.ndarray) -> None:
-    """out[..., 2j] = lo + tw·hi, out[..., 2j+1] = lo − tw·hi (mod p), in place.
-
-    Values stay lazily reduced below 2^31 + 8 (2^31 ≡ 1 mod p, so a fold of the high bits
-    onto the low ones is one shift, one mask and one add); products stay below 2^63.
-    """
-    x = hi * tw
-    t = x & P
-    x >>= 31
-    t += x
-    np.add(lo, t, out=x)
-    even = out[..., 0::2]
-    np.bitwise_and(x, P, out=even)
-    x >>= 31
-    even += x
-    np.subtract(lo, t, out=x)
-    x += 4 * P
-    odd = out[..., 1::2]
-    np.bitwise_and(x, P, out=odd)
-    x >>= 31
-    odd += x
+def fold_inverses(log_size: int, log_bottom: int) -> list[np.ndarray]:
+    """1/(2x) for the twiddles of `layer_twiddles`: what the prover's folds multiply by."""
+    return _levels(_inverse_table(log_size, log_bottom), log_size, log_bottom)
 
 
 def encode(message: np.ndarray, log_blowup: int) -> np.ndarray:
     """The codeword of 2^n canonical M31 values on X_(n+β), β = log_blowup.
 
-    Inverse of n folds, run as n butterfly levels: level d turns the encodings of the 2^(d+1)
-    sub-messages of length 2^(n−d−1) (rows, in message order) into those of the 2^d
-    sub-messages of length 2^(n−d): row u from rows 2u (low half) and 2u+1 (high half),
-    W[2j] = lo[j] + X[2j]·hi[j], W[2j+1] = lo[j] − X[2j]·hi[j]. Each level runs in blocks of
-    BLOCK butterflies so numpy's temporaries stay in cache.
+    Inverse of n folds, run natively as n butterfly levels: level d turns the encodings of
+    the 2^(d+1) sub-messages of length 2^(n−d−1) (rows, in message order) into those of the
+    2^d sub-messages of length 2^(n−d): row u from rows 2u (low half) and 2u+1 (high half),
+    W[2j] = lo[j] + X[2j]·hi[j], W[2j+1] = lo[j] − X[2j]·hi[j].
     """
     n = log2_exact(len(message))
-    src = np.repeat(np.asarray(message, dtype=np.int64), 1 << log_blowup)
-    dst = np.empty_like(src)
-    tws = reversed(layer_twiddles(n + log_blowup, log_blowup)) if n else []
-    for level, tw in zip(range(n - 1, -1, -1), tws, strict=True):
-        width = len(tw)  # columns of the input rows
-        rows_in = src.reshape(2 << level, width)
-        rows_out = dst.reshape(1 << level, 2 * width)
-        pairs = max(1, BLOCK // width)  # row pairs per call
-        cols = min(width, BLOCK)
-        for u in range(0, 1 << level, pairs):
-            for c in range(0, width, cols):
-                _butterflies(
-                    rows_in[2 * u : 2 * (u + pairs) : 2, c : c + cols],
-                    rows_in[2 * u + 1 : 2 * (u + pairs) : 2, c : c + cols],
-                    tw[c : c + cols],
-                    rows_out[u : u + pairs, 2 * c : 2 * (c + cols)],
-                )
-        src, dst = dst, src
-    return np.where(src >= P, src - P, src)
-
-
-def _canonical(x: np.ndarray) -> np.ndarray:
-    """Values in (−p, p) -> [0, p), in place (an arithmetic shift makes the sign mask)."""
-    x += (x >> 63) & P
-    return x
+    table = _twiddle_table(n + log_blowup, log_blowup) if n else np.zeros(0, dtype=np.int64)
+    out = np.empty(len(message) << log_blowup, dtype=np.int64)
+    cairn_native.encode(out, np.ascontiguousarray(message, dtype=np.int64), table, log_blowup)
+    return out
 
 
 def fold(values: QM31Array, inv_2x: np.ndarray, r: QM31) -> QM31Array:
     """One fold of adjacent pairs along the last value axis (prover: whole layer; verifier:
     query blocks). `inv_2x` holds 1/(2·X[2j]) per output j, broadcast against batch axes.
 
-    even = (lo + hi)/2 is a shift (p is odd: x/2 = (x + (x & 1)·p) >> 1); only the
-    combination with r is a QM31 product.
+    even = (lo + hi)/2 is a halving (p is odd: x/2 = (x + (x & 1)·p)/2); only the combination
+    with r is a QM31 product: fold = even + (odd − even)·r, odd = (lo − hi)·inv_2x.
     """
-    lo, hi = values.data[..., 0::2, :], values.data[..., 1::2, :]
-    even = _canonical(lo + hi - P)
-    even += (even & 1) * P
-    even >>= 1
-    odd = _canonical(lo - hi) * np.asarray(inv_2x)[..., None] % P
-    return QM31Array(_canonical(odd - even)) * r + QM31Array(even)
+    data = np.ascontiguousarray(values.data)
+    out = np.empty((*data.shape[:-2], data.shape[-2] // 2, 4), dtype=np.int64)
+    tw = np.asarray(inv_2x, dtype=np.int64)
+    if tw.shape != out.shape[-2:-1]:  # not one row shared by every block: one per output
+        tw = np.broadcast_to(tw, out.shape[:-1])
+    cairn_native.codeword_fold(out, data, np.ascontiguousarray(tw), r.coords)
+    return QM31Array(out)
+
+
+def fold_combination(
+    terms: Sequence[tuple[QM31, np.ndarray]], inv_2x: np.ndarray, r: QM31
+) -> QM31Array:
+    """fold(Σ_k β_k·C_k, inv_2x, r) for terms (β_k, C_k) of base codewords of one length
+    (the prover's first fold), without building the (QM31) sum: the halving and the twiddle
+    product are linear, so they act on each C_k."""
+    betas, words = zip(*terms, strict=True)
+    out = np.empty((len(words[0]) // 2, 4), dtype=np.int64)
+    cairn_native.codeword_fold_combination(
+        out, list(words), [b.coords for b in betas], inv_2x, r.coords
+    )
+    return QM31Array(out)
 
 
 def scale_base(beta: QM31, values: np.ndarray) -> QM31Array:
-    """β·values for base-field values of any shape: one outer product."""
-    return QM31Array(np.multiply.outer(values, np.array(beta.coords, dtype=np.int64)) % P)
+    """β·values for base-field values of any shape."""
+    return QM31Array(np.array(beta.coords, dtype=np.int64)).mul_base(values)
 
 
 def inverse_double(x: np.ndarray) -> np.ndarray:

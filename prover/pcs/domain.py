@@ -12,6 +12,7 @@ X_(ℓ−1)[j]: folding pairs adjacent entries. Every x is nonzero for ℓ ≥ 1
 
 from __future__ import annotations
 
+import cairn_native
 import numpy as np
 
 from cairn.prover.fields.m31 import Coord, P
@@ -62,24 +63,25 @@ def check_log_size(log_size: int) -> None:
         raise ValueError(f"line domain log size {log_size} outside [1, {MAX_LOG_SIZE}]")
 
 
-def twiddles(log_size: int) -> np.ndarray:
-    """X_ℓ at the even positions, tw[j] = X_ℓ[2j] for j < 2^(ℓ−1): every fold twiddle of X_ℓ.
+def fold_twiddles(log_size: int, log_bottom: int) -> np.ndarray:
+    """Every fold twiddle of X_ℓ for ℓ = log_bottom + 1 … log_size in one array, smallest
+    level first; level ℓ is X_ℓ at the even positions, X_ℓ[2j] for j < 2^(ℓ−1).
 
-    Built by doubling a table in bit-reversed order (prover side, whole domain at once).
+    Built natively (prover side, whole domains): the top level by doubling a table in
+    bit-reversed order, each lower one as π of the even entries above (π(X_ℓ[2j]) = X_(ℓ−1)[j]).
     """
     check_log_size(log_size)
+    if not 0 <= log_bottom < log_size:
+        raise ValueError(f"no line domains between 2^{log_bottom} and 2^{log_size}")
     h = subgroup_generator(log_size + 2)
-    table: Point = (np.array([h[0]], dtype=np.int64), np.array([h[1]], dtype=np.int64))
-    step = circle_mul(circle_mul(h, h), circle_mul(h, h))  # h^4
-    for _ in range(log_size - 1):
-        shifted = circle_mul(table, step)
-        table = (_interleave(table[0], shifted[0]), _interleave(table[1], shifted[1]))
-        step = circle_mul(step, step)
-    return table[0]
+    out = np.empty((1 << log_size) - (1 << log_bottom), dtype=np.int64)
+    cairn_native.fold_twiddles(out, (int(h[0]), int(h[1])), log_bottom)
+    return out
 
 
-def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.stack([a, b], axis=1).reshape(-1)
+def twiddles(log_size: int) -> np.ndarray:
+    """X_ℓ at the even positions, tw[j] = X_ℓ[2j] for j < 2^(ℓ−1): every fold twiddle of X_ℓ."""
+    return fold_twiddles(log_size, log_size - 1)
 
 
 def twiddles_at(log_size: int, positions: np.ndarray) -> np.ndarray:
@@ -87,8 +89,3 @@ def twiddles_at(log_size: int, positions: np.ndarray) -> np.ndarray:
     check_log_size(log_size)
     h = subgroup_generator(log_size + 2)
     return circle_pow(h, 1 + 4 * bitrev(positions, log_size - 1))[0]
-
-
-def double_x(x: np.ndarray) -> np.ndarray:
-    """π(x) = 2x² − 1: twiddles of X_(ℓ−1) from the even-indexed twiddles of X_ℓ."""
-    return (2 * x * x - 1) % P

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cairn_native
 import numpy as np
 
 from cairn.prover.claims import Claim
@@ -20,8 +21,10 @@ from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.merkle.tree import MerkleTree
 from cairn.prover.mle import eq_combination, eq_eval, eq_table, log2_exact, pad_tensor
 from cairn.prover.mle import fold as fold_message
-from cairn.prover.pcs.code import encode, inverse_double, layer_twiddles, scale_base
+from cairn.prover.mle import fold_combination as fold_message_combination
+from cairn.prover.pcs.code import encode, fold_inverses
 from cairn.prover.pcs.code import fold as fold_codeword
+from cairn.prover.pcs.code import fold_combination as fold_codeword_combination
 from cairn.prover.pcs.params import PcsParams, poly_log_leaf
 from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.pcs.queries import BatchLayout
@@ -89,7 +92,7 @@ def open_batch(
     absorb_statement(channel, params, statement)
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
 
-    point, merge, merged_values = _merge(statement, datas, layout.n_vars, channel)
+    point, merge, merged_values = _merge(statement, datas, channel)
     betas = channel.draw_secure_felts(len(datas))
     fold, trees, final = _fold(datas, layout, point, betas, params, channel)
     channel.mix_felts([final])
@@ -117,33 +120,27 @@ def open_batch(
 
 
 def _merge(
-    statement: Statement, datas: list[CommitmentData], n: int, channel: AnyChannel
+    statement: Statement, datas: list[CommitmentData], channel: AnyChannel
 ) -> tuple[tuple[QM31, ...], SumcheckProof, list[QM31]]:
     """One claim per polynomial j at the last n_j coordinates of a common point r.
 
     Returns r, the merge sum-check and the values f_j~(r_tail) it ends with (both empty when
     the claims are aligned: then r is their common point). The sum-check is over
-    Σ_j Σ_k λ_jk eq(z_jk, x_tail) f_j(x_tail), x in {0,1}^n, each table repeated over the
-    n − n_j leading variables.
+    Σ_j Σ_k λ_jk eq(z_jk, x_tail) f_j(x_tail), x in {0,1}^n (prove_sumcheck reads a smaller
+    table on the last variables).
     """
     aligned = aligned_point(statement)
     if aligned is not None:
         return aligned, SumcheckProof([]), []
     weights = merge_weights(channel.draw_secure_felt(), statement)
     mles: list[QM31Array] = []
-    for (commitment, claims), row, data in zip(statement, weights, datas, strict=True):
-        eq = eq_combination([c.point for c in claims], row)
-        reps = (1 << (n - commitment.n_vars), 1)
-        mles += [QM31Array(np.tile(eq.data, reps)), QM31Array(np.tile(_base(data.values), reps))]
+    for (_, claims), row, data in zip(statement, weights, datas, strict=True):
+        mles += [eq_combination([c.point for c in claims], row), QM31Array.from_base(data.values)]
     products = [Product((2 * j, 2 * j + 1)) for j in range(len(datas))]
     proof, point, finals = prove_sumcheck(mles, products, channel)
     merged = finals[1::2]
     channel.mix_felts(merged)
     return tuple(point), proof, merged
-
-
-def _base(values: np.ndarray) -> np.ndarray:
-    return QM31Array.from_base(values).data
 
 
 def _fold(
@@ -161,42 +158,53 @@ def _fold(
     the codeword at each group start.
     """
     n, hash_ = layout.n_vars, get_hash(params.hash)
-    beta = params.log_blowup
-    inv_twiddles = [inverse_double(tw) for tw in layer_twiddles(n + beta, beta)] if n else []
 
-    def enter(t: int, message: QM31Array, word: QM31Array) -> tuple[QM31Array, QM31Array]:
-        """Add β_j·f_j and β_j·C_j for the polynomials entering at level t."""
-        for j in layout.entering(t):
-            message = message + scale_base(betas[j], datas[j].values)
-            word = word + scale_base(betas[j], datas[j].codeword)
-        return message, word
+    def enter(polys: list[int], message: QM31Array, word: QM31Array) -> None:
+        """Add β_j·f_j and β_j·C_j for the polynomials `polys`, in place (the message and the
+        word are this function's own arrays)."""
+        for j in polys:
+            cairn_native.qm31_add_scaled_base(message.data, betas[j].coords, datas[j].values)
+            cairn_native.qm31_add_scaled_base(word.data, betas[j].coords, datas[j].codeword)
 
-    message, word = enter(0, _zeros(n), _zeros(n + beta))
+    # Level 0 stays the terms β_j·(f_j, C_j): the first round reads and folds them without
+    # building M_0 and W_0 (QM31 vectors of 4× the base data).
+    first = [(betas[j], datas[j]) for j in layout.entering(0)]
+    if n == 0:
+        return SumcheckProof([]), [], sum((b * int(d.values[0]) for b, d in first), QM31.zero())
+    inv_twiddles = fold_inverses(n + params.log_blowup, params.log_blowup)
     layer_log_leaf = {s: e - s for s, e in layout.groups if s > 0}
     one = QM31.one()
     scale = one
     rounds: list[list[QM31]] = []
     trees: list[MerkleTree] = []
+    message: QM31Array | None = None  # None at level 0: M_0, W_0 are the terms `first`
+    word: QM31Array | None = None
     for t in range(1, n + 1):
         r = point[t - 1]
         eqs = eq_table(point[t:])
-        half = len(message) // 2
-        h0 = (eqs * message[:half]).sum()
-        h1 = (eqs * message[half:]).sum()
+        half = 1 << (n - t)
+        if message is None:
+            h0 = sum((b * eqs.dot_base(d.values[:half]) for b, d in first), QM31.zero())
+            h1 = sum((b * eqs.dot_base(d.values[half:]) for b, d in first), QM31.zero())
+        else:
+            h0, h1 = eqs.dot(message[:half]), eqs.dot(message[half:])
         sent = [scale * (one - r) * h0, scale * (r + r - one) * (h1 - h0)]
         channel.mix_felts(sent)
         rho = channel.draw_secure_felt()
         rounds.append(sent)
         scale = scale * eq_eval([r], [rho])
-        message = fold_message(message, rho)
-        word = fold_codeword(word, inv_twiddles[t - 1], rho)
-        message, word = enter(t, message, word)
+        if message is None or word is None:
+            message = fold_message_combination([(b, d.values) for b, d in first], rho)
+            word = fold_codeword_combination(
+                [(b, d.codeword) for b, d in first], inv_twiddles[0], rho
+            )
+        else:
+            message = fold_message(message, rho)
+            word = fold_codeword(word, inv_twiddles[t - 1], rho)
+        enter(layout.entering(t), message, word)
         if t in layer_log_leaf:
             tree = MerkleTree.commit(word.data.reshape(-1, 4 << layer_log_leaf[t]), hash_)
             mix_root(channel, hash_, tree.root)
             trees.append(tree)
+    assert message is not None  # n ≥ 1 rounds ran
     return SumcheckProof(rounds), trees, message.item(0)
-
-
-def _zeros(log_size: int) -> QM31Array:
-    return QM31Array(np.zeros((1 << log_size, 4), dtype=np.int64))

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import cairn_native
 import numpy as np
 
 from cairn.prover.channels.base import Channel
@@ -49,36 +50,79 @@ def prove_sumcheck(
     products: Sequence[Product],
     channel: Channel,
 ) -> tuple[SumcheckProof, list[QM31], list[QM31]]:
-    """Run all rounds; returns the proof, the point r, and every MLE evaluated at r."""
+    """Run all rounds; returns the proof, the point r, and every MLE evaluated at r.
+
+    The sum is over the variables of the largest MLE. A smaller MLE (k variables) is read on
+    the last k of them, as if tiled over the first ones: a product of such MLEs (all MLEs of
+    one product have one size) is constant in the first variables, so until its turn it adds
+    2^(left − 1 − k)·Σ_x Π f(x) to every evaluation, and its MLEs are folded only in the last
+    k rounds (the same proof as tiling them, without the tiles).
+    """
     degree = max(len(t.mles) for t in products)
     if degree > MAX_DEGREE:
         raise ValueError(f"sum-check degree {degree} exceeds {MAX_DEGREE}")
-    n_vars = log2_exact(len(mles[0]))
+    sizes = [log2_exact(len(f)) for f in mles]
+    term_vars = [sizes[t.mles[0]] for t in products]
+    if any(sizes[j] != k for t, k in zip(products, term_vars, strict=True) for j in t.mles):
+        raise ValueError("the MLEs of one product must have one size")
+    n_vars = max(sizes)
     to_coeffs = _interpolation_matrix(degree)
     tables = list(mles)
+    waiting: dict[int, QM31] = {}  # Σ_x coeff·Π f(x) of the products not yet started
     rounds: list[list[QM31]] = []
     point: list[QM31] = []
-    for _ in range(n_vars):
-        half = len(tables[0]) // 2
-        lows = [f[:half] for f in tables]
-        steps = [f[half:] - f[:half] for f in tables]
-        evals = np.zeros((degree + 1, 4), dtype=np.int64)
-        at_t = lows
-        for t in range(degree + 1):
-            if t:
-                at_t = [v + s for v, s in zip(at_t, steps, strict=True)]
-            total = QM31.zero()
-            for term in products:
-                acc = at_t[term.mles[0]]
-                for j in term.mles[1:]:
-                    acc = acc * at_t[j]
-                total = total + acc.sum() * term.coeff
-            evals[t] = total.coords
-        coeffs = matmul_mod_p(to_coeffs, evals)  # (d+1, 4): c0 .. cd
+    for left in range(n_vars, 0, -1):
+        active = [i for i, k in enumerate(term_vars) if k >= left]
+        evals = _round_evals(tables, [products[i] for i in active], degree)
+        for i, k in enumerate(term_vars):
+            if k < left:
+                if i not in waiting:
+                    waiting[i] = _product_sum(tables, products[i])
+                constant = waiting[i] * (1 << (left - 1 - k))
+                evals = [e + constant for e in evals]
+        at = np.array([e.coords for e in evals], dtype=np.int64)
+        coeffs = matmul_mod_p(to_coeffs, at)  # (d+1, 4): c0 .. cd
         sent = [QM31(*map(int, coeffs[i])) for i in range(degree + 1) if i != 1]
         channel.mix_felts(sent)
         r = channel.draw_secure_felt()
         rounds.append(sent)
         point.append(r)
-        tables = [fold(f, r) for f in tables]
+        tables = [fold(f, r) if k >= left else f for f, k in zip(tables, sizes, strict=True)]
     return SumcheckProof(rounds), point, [f.item(0) for f in tables]
+
+
+def _round_evals(tables: list[QM31Array], products: list[Product], degree: int) -> list[QM31]:
+    """Σ_term coeff·Σ_x Π f(t, x) at t = 0..degree over the products' current tables."""
+    totals = [QM31.zero()] * (degree + 1)
+    if not products:
+        return totals
+    sums = product_sums(tables, [term.mles for term in products], degree)
+    for term, at in zip(products, sums, strict=True):
+        totals = [total + v * term.coeff for total, v in zip(totals, at, strict=True)]
+    return totals
+
+
+def product_sums(
+    tables: Sequence[QM31Array], products: Sequence[Sequence[int]], degree: int
+) -> list[list[QM31]]:
+    """Per product, Σ_x Π_(j in product) f_j(t, x) at t = 0..degree: a round's sums, one
+    native pass. f_j(t, ·) = lo + t·(hi − lo) on the halves of table j, or table j itself when
+    it has half the length of the largest (a factor constant in the round's variable)."""
+    used = sorted({j for product in products for j in product})
+    index = {j: i for i, j in enumerate(used)}
+    flat = cairn_native.sumcheck_sums(
+        [np.ascontiguousarray(tables[j].data) for j in used],
+        [[index[j] for j in product] for product in products],
+        degree,
+    )
+    return [
+        [QM31(*flat[p * (degree + 1) + t]) for t in range(degree + 1)] for p in range(len(products))
+    ]
+
+
+def _product_sum(tables: list[QM31Array], term: Product) -> QM31:
+    """coeff·Σ_x Π f(x) of one product over its whole tables."""
+    acc = tables[term.mles[0]]
+    for j in term.mles[1:]:
+        acc = acc * tables[j]
+    return acc.sum() * term.coeff

@@ -1,0 +1,715 @@
+//! Field-vector kernels for the prover's hot loops: QM31 vector arithmetic, MLE and codeword
+//! folds, eq tables, the circle-code encoding and sum-check round sums.
+//!
+//! Arrays are the caller's numpy int64 arrays, borrowed through the buffer protocol (no copy):
+//! QM31 vectors are (N, 4) C-contiguous, base vectors (N,), every value canonical in [0, p)
+//! (non-canonical input gives unspecified values, never undefined behaviour). Results go into
+//! an `out` array the caller allocated, which must not overlap any input. Each kernel releases
+//! the GIL and does exactly the arithmetic of its numpy reference in tests/test_native_kernels.py.
+
+use pyo3::buffer::PyBuffer;
+use pyo3::exceptions::{PyValueError, PyZeroDivisionError};
+use pyo3::prelude::*;
+
+use crate::field::{add, half, mul, qadd, qmul, qmul_base, qsub, sub, Acc, Qm31, P, ZERO};
+
+type Quad = (u64, u64, u64, u64);
+
+fn quad(q: Quad) -> Qm31 {
+    [q.0 % P, q.1 % P, q.2 % P, q.3 % P]
+}
+
+fn quad_out(q: Qm31) -> Quad {
+    (q[0], q[1], q[2], q[3])
+}
+
+fn err(caller: &str, msg: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!("{caller}: {msg}"))
+}
+
+/// A C-contiguous int64 buffer's values, read as u64.
+fn values<'a>(buf: &'a PyBuffer<i64>, caller: &str) -> PyResult<&'a [u64]> {
+    if !buf.is_c_contiguous() {
+        return Err(err(caller, "arrays must be C-contiguous"));
+    }
+    let ptr = buf.buf_ptr() as *const u64;
+    // SAFETY: the buffer is held for the call, C-contiguous, of item_count aligned 8-byte
+    // items; i64 and u64 share their layout.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, buf.item_count()) })
+}
+
+fn quads<'a>(buf: &'a PyBuffer<i64>, caller: &str) -> PyResult<&'a [Qm31]> {
+    let v = values(buf, caller)?;
+    if !v.len().is_multiple_of(4) {
+        return Err(err(caller, "a QM31 array needs a trailing axis of 4"));
+    }
+    // SAFETY: [u64; 4] has the alignment of u64 and 4 times its size.
+    Ok(unsafe { std::slice::from_raw_parts(v.as_ptr() as *const Qm31, v.len() / 4) })
+}
+
+/// The writable output: C-contiguous, and disjoint from every input (so `&mut` aliases none).
+fn out_quads<'a>(
+    buf: &'a mut PyBuffer<i64>,
+    inputs: &[&[u64]],
+    caller: &str,
+) -> PyResult<&'a mut [Qm31]> {
+    let v = out_values(buf, inputs, caller)?;
+    if !v.len().is_multiple_of(4) {
+        return Err(err(caller, "a QM31 array needs a trailing axis of 4"));
+    }
+    // SAFETY: [u64; 4] has the alignment of u64 and 4 times its size.
+    Ok(unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut Qm31, v.len() / 4) })
+}
+
+fn flat(q: &[Qm31]) -> &[u64] {
+    // SAFETY: a slice of [u64; 4] is a slice of 4x as many u64.
+    unsafe { std::slice::from_raw_parts(q.as_ptr() as *const u64, 4 * q.len()) }
+}
+
+/// Checks that an operand has n elements or one (a scalar, broadcast); true for n elements.
+fn full(x: &[Qm31], n: usize, caller: &str) -> PyResult<bool> {
+    if x.len() != n && x.len() != 1 {
+        return Err(err(
+            caller,
+            format!("{} elements, expected {n} or 1", x.len()),
+        ));
+    }
+    Ok(x.len() == n)
+}
+
+/// out = op(a, b) elementwise, a scalar operand broadcast; generic so `op` is inlined into
+/// each of the four loops.
+fn binary<F: Fn(&Qm31, &Qm31) -> Qm31 + Sync>(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    a: PyBuffer<i64>,
+    b: PyBuffer<i64>,
+    caller: &str,
+    op: F,
+) -> PyResult<()> {
+    let (a, b) = (quads(&a, caller)?, quads(&b, caller)?);
+    let out = out_quads(&mut out, &[flat(a), flat(b)], caller)?;
+    let n = out.len();
+    let (a_full, b_full) = (full(a, n, caller)?, full(b, n, caller)?);
+    py.detach(|| match (a_full, b_full) {
+        (true, true) => out
+            .iter_mut()
+            .zip(a)
+            .zip(b)
+            .for_each(|((o, x), y)| *o = op(x, y)),
+        (true, false) => out.iter_mut().zip(a).for_each(|(o, x)| *o = op(x, &b[0])),
+        (false, true) => out.iter_mut().zip(b).for_each(|(o, y)| *o = op(&a[0], y)),
+        (false, false) => out.fill(op(&a[0], &b[0])),
+    });
+    Ok(())
+}
+
+/// out = a + b, elementwise (either operand may be a single value).
+#[pyfunction]
+pub fn qm31_add(
+    py: Python<'_>,
+    out: PyBuffer<i64>,
+    a: PyBuffer<i64>,
+    b: PyBuffer<i64>,
+) -> PyResult<()> {
+    binary(py, out, a, b, "qm31_add", qadd)
+}
+
+/// out = a − b, elementwise (either operand may be a single value).
+#[pyfunction]
+pub fn qm31_sub(
+    py: Python<'_>,
+    out: PyBuffer<i64>,
+    a: PyBuffer<i64>,
+    b: PyBuffer<i64>,
+) -> PyResult<()> {
+    binary(py, out, a, b, "qm31_sub", qsub)
+}
+
+/// out = a·b, elementwise (either operand may be a single value).
+#[pyfunction]
+pub fn qm31_mul(
+    py: Python<'_>,
+    out: PyBuffer<i64>,
+    a: PyBuffer<i64>,
+    b: PyBuffer<i64>,
+) -> PyResult<()> {
+    binary(py, out, a, b, "qm31_mul", qmul)
+}
+
+/// out = a·s for base-field s (N,): a of N elements or one (then out = a scaled by every s).
+#[pyfunction]
+pub fn qm31_mul_base(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    a: PyBuffer<i64>,
+    s: PyBuffer<i64>,
+) -> PyResult<()> {
+    let caller = "qm31_mul_base";
+    let (a, s) = (quads(&a, caller)?, values(&s, caller)?);
+    let out = out_quads(&mut out, &[flat(a), s], caller)?;
+    if s.len() != out.len() {
+        return Err(err(
+            caller,
+            format!("{} scalars for {} outputs", s.len(), out.len()),
+        ));
+    }
+    if full(a, out.len(), caller)? {
+        py.detach(|| {
+            for ((o, x), &v) in out.iter_mut().zip(a).zip(s) {
+                *o = qmul_base(x, v);
+            }
+        });
+    } else {
+        py.detach(|| {
+            for (o, &v) in out.iter_mut().zip(s) {
+                *o = qmul_base(&a[0], v);
+            }
+        });
+    }
+    Ok(())
+}
+
+/// acc += beta·s in place, for base-field s (N,) and one QM31 beta: a polynomial (message or
+/// codeword) entering the PCS fold with its coefficient, without an (N, 4) temporary.
+#[pyfunction]
+pub fn qm31_add_scaled_base(
+    py: Python<'_>,
+    mut acc: PyBuffer<i64>,
+    beta: Quad,
+    s: PyBuffer<i64>,
+) -> PyResult<()> {
+    let caller = "qm31_add_scaled_base";
+    let s = values(&s, caller)?;
+    let acc = out_quads(&mut acc, &[s], caller)?;
+    if s.len() != acc.len() {
+        return Err(err(
+            caller,
+            format!("{} scalars for {} values", s.len(), acc.len()),
+        ));
+    }
+    let beta = quad(beta);
+    py.detach(|| {
+        for (o, &v) in acc.iter_mut().zip(s) {
+            *o = qadd(o, &qmul_base(&beta, v));
+        }
+    });
+    Ok(())
+}
+
+/// Σ a_i·b_i over equal-length QM31 vectors (a weighted sum without a product vector).
+#[pyfunction]
+pub fn qm31_dot(py: Python<'_>, a: PyBuffer<i64>, b: PyBuffer<i64>) -> PyResult<Quad> {
+    let caller = "qm31_dot";
+    let (a, b) = (quads(&a, caller)?, quads(&b, caller)?);
+    if a.len() != b.len() {
+        return Err(err(caller, format!("lengths {} and {}", a.len(), b.len())));
+    }
+    Ok(py.detach(|| {
+        let mut acc = Acc::default();
+        for (x, y) in a.iter().zip(b) {
+            acc.add(&qmul(x, y));
+        }
+        quad_out(acc.value())
+    }))
+}
+
+/// out = f(r, ·) = lo + (hi − lo)·r for f = [lo | hi] (2N values, out N): the MLE fold of
+/// the first variable.
+#[pyfunction]
+pub fn mle_fold(py: Python<'_>, mut out: PyBuffer<i64>, f: PyBuffer<i64>, r: Quad) -> PyResult<()> {
+    let caller = "mle_fold";
+    let f = quads(&f, caller)?;
+    let out = out_quads(&mut out, &[flat(f)], caller)?;
+    if f.len() != 2 * out.len() {
+        return Err(err(
+            caller,
+            format!(
+                "{} values fold to {}, not {}",
+                f.len(),
+                f.len() / 2,
+                out.len()
+            ),
+        ));
+    }
+    let r = quad(r);
+    let (lo, hi) = f.split_at(out.len());
+    py.detach(|| {
+        for ((o, l), h) in out.iter_mut().zip(lo).zip(hi) {
+            *o = qadd(l, &qmul(&qsub(h, l), &r));
+        }
+    });
+    Ok(())
+}
+
+/// The base vectors of a combination Σ_k β_k·v_k, each of `len` values, with their β_k.
+fn combination<'a>(
+    vectors: &'a [PyBuffer<i64>],
+    betas: Vec<Quad>,
+    len: usize,
+    caller: &str,
+) -> PyResult<Vec<(&'a [u64], Qm31)>> {
+    if vectors.is_empty() || vectors.len() != betas.len() {
+        return Err(err(
+            caller,
+            format!("{} vectors, {} coefficients", vectors.len(), betas.len()),
+        ));
+    }
+    vectors
+        .iter()
+        .zip(betas)
+        .map(|(v, beta)| {
+            let v = values(v, caller)?;
+            if v.len() != len {
+                return Err(err(caller, format!("{} values, expected {len}", v.len())));
+            }
+            Ok((v, quad(beta)))
+        })
+        .collect()
+}
+
+/// out = fold(Σ_k β_k·f_k, r) for base tables f_k = [lo_k | hi_k] (2N values each, out N),
+/// without the (2N, 4) sum: A = Σ β_k·lo_k, B = Σ β_k·hi_k, out = A + (B − A)·r.
+#[pyfunction]
+pub fn mle_fold_combination(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    tables: Vec<PyBuffer<i64>>,
+    betas: Vec<Quad>,
+    r: Quad,
+) -> PyResult<()> {
+    let caller = "mle_fold_combination";
+    let terms = combination(&tables, betas, 2 * out.item_count() / 4, caller)?;
+    let inputs: Vec<&[u64]> = terms.iter().map(|t| t.0).collect();
+    let out = out_quads(&mut out, &inputs, caller)?;
+    let (r, n) = (quad(r), out.len());
+    py.detach(|| {
+        for (i, o) in out.iter_mut().enumerate() {
+            let (mut a, mut b) = (ZERO, ZERO);
+            for (f, beta) in &terms {
+                a = qadd(&a, &qmul_base(beta, f[i]));
+                b = qadd(&b, &qmul_base(beta, f[i + n]));
+            }
+            *o = qadd(&a, &qmul(&qsub(&b, &a), &r));
+        }
+    });
+    Ok(())
+}
+
+/// out = codeword_fold(Σ_k β_k·C_k) for base codewords C_k (2N values each, out N, inv_2x N),
+/// without the (2N, 4) sum: E = Σ β_k·(C_k[2j] + C_k[2j+1])/2,
+/// O = Σ β_k·(C_k[2j] − C_k[2j+1])·inv_2x[j], out = E + (O − E)·r.
+#[pyfunction]
+pub fn codeword_fold_combination(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    codewords: Vec<PyBuffer<i64>>,
+    betas: Vec<Quad>,
+    inv_2x: PyBuffer<i64>,
+    r: Quad,
+) -> PyResult<()> {
+    let caller = "codeword_fold_combination";
+    let terms = combination(&codewords, betas, 2 * out.item_count() / 4, caller)?;
+    let tw = values(&inv_2x, caller)?;
+    let mut inputs: Vec<&[u64]> = terms.iter().map(|t| t.0).collect();
+    inputs.push(tw);
+    let out = out_quads(&mut out, &inputs, caller)?;
+    if tw.len() != out.len() {
+        return Err(err(
+            caller,
+            format!("{} twiddles for {} outputs", tw.len(), out.len()),
+        ));
+    }
+    let r = quad(r);
+    py.detach(|| {
+        for (j, (o, &t)) in out.iter_mut().zip(tw).enumerate() {
+            let (mut even, mut odd) = (ZERO, ZERO);
+            for (c, beta) in &terms {
+                let (lo, hi) = (c[2 * j], c[2 * j + 1]);
+                even = qadd(&even, &qmul_base(beta, half(add(lo, hi))));
+                odd = qadd(&odd, &qmul_base(beta, mul(sub(lo, hi), t)));
+            }
+            *o = qadd(&even, &qmul(&qsub(&odd, &even), &r));
+        }
+    });
+    Ok(())
+}
+
+/// Σ a_i·s_i for a QM31 vector a and a base vector s of one length.
+#[pyfunction]
+pub fn qm31_dot_base(py: Python<'_>, a: PyBuffer<i64>, s: PyBuffer<i64>) -> PyResult<Quad> {
+    let caller = "qm31_dot_base";
+    let (a, s) = (quads(&a, caller)?, values(&s, caller)?);
+    if a.len() != s.len() {
+        return Err(err(caller, format!("lengths {} and {}", a.len(), s.len())));
+    }
+    Ok(py.detach(|| {
+        let mut acc = Acc::default();
+        for (x, &v) in a.iter().zip(s) {
+            acc.add(&qmul_base(x, v));
+        }
+        quad_out(acc.value())
+    }))
+}
+
+/// out = scale·eq(point, x) for every x in {0,1}^n, MSB-first (out has 2^n values): built in
+/// place, each variable splitting every entry v into (v − v·r, v·r).
+#[pyfunction]
+pub fn eq_table(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    point: Vec<Quad>,
+    scale: Quad,
+) -> PyResult<()> {
+    let caller = "eq_table";
+    let out = out_quads(&mut out, &[], caller)?;
+    if point.len() >= 64 || out.len() != 1usize << point.len() {
+        return Err(err(
+            caller,
+            format!("{} values for {} variables", out.len(), point.len()),
+        ));
+    }
+    let point: Vec<Qm31> = point.into_iter().map(quad).collect();
+    py.detach(|| {
+        out[0] = quad(scale);
+        for (k, r) in point.iter().enumerate() {
+            for i in (0..1usize << k).rev() {
+                let v = out[i];
+                let hi = qmul(&v, r);
+                out[2 * i + 1] = hi;
+                out[2 * i] = qsub(&v, &hi);
+            }
+        }
+    });
+    Ok(())
+}
+
+/// One codeword fold of adjacent pairs: out[b, j] = even + (odd − even)·r with
+/// even = (W[2j] + W[2j+1])/2, odd = (W[2j] − W[2j+1])·inv_2x[j] (docs/pcs.md, "Folding").
+/// `values` is B blocks of 2m QM31, `out` B blocks of m, `inv_2x` m shared or B·m values.
+#[pyfunction]
+pub fn codeword_fold(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    values: PyBuffer<i64>,
+    inv_2x: PyBuffer<i64>,
+    r: Quad,
+) -> PyResult<()> {
+    let caller = "codeword_fold";
+    let (w, tw) = (quads(&values, caller)?, self::values(&inv_2x, caller)?);
+    let out = out_quads(&mut out, &[flat(w), tw], caller)?;
+    if w.len() != 2 * out.len() || tw.is_empty() || out.len() % tw.len() != 0 {
+        return Err(err(
+            caller,
+            format!(
+                "{} values, {} outputs, {} twiddles",
+                w.len(),
+                out.len(),
+                tw.len()
+            ),
+        ));
+    }
+    let r = quad(r);
+    py.detach(|| {
+        let blocks = out
+            .chunks_exact_mut(tw.len())
+            .zip(w.chunks_exact(2 * tw.len()));
+        for (out_block, w_block) in blocks {
+            for ((o, pair), &t) in out_block.iter_mut().zip(w_block.chunks_exact(2)).zip(tw) {
+                let (lo, hi) = (&pair[0], &pair[1]);
+                let even = qadd(lo, hi).map(half);
+                let odd = qmul_base(&qsub(lo, hi), t);
+                *o = qadd(&even, &qmul(&qsub(&odd, &even), &r));
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Values per cache block of `encode` (two u32 buffers of it stay in L2).
+const ENCODE_BLOCK: usize = 1 << 15;
+
+/// One encoding level on rows of `tw.len()` columns: each pair of rows (lo, hi) becomes one
+/// row of twice the width, W[2j] = lo[j] + X[2j]·hi[j], W[2j+1] = lo[j] − X[2j]·hi[j].
+fn butterflies(from: &[u32], to: &mut [u32], tw: &[u64]) {
+    let width = tw.len();
+    for (rows_in, rows_out) in from
+        .chunks_exact(2 * width)
+        .zip(to.chunks_exact_mut(2 * width))
+    {
+        let (lo, hi) = rows_in.split_at(width);
+        for (((out, &l), &h), &t) in rows_out.chunks_exact_mut(2).zip(lo).zip(hi).zip(tw) {
+            let x = mul(t, u64::from(h));
+            out[0] = add(u64::from(l), x) as u32;
+            out[1] = sub(u64::from(l), x) as u32;
+        }
+    }
+}
+
+/// The codeword of 2^n canonical M31 values on X_(n+β) (docs/pcs.md, "Encoding"): the
+/// message repeated 2^β times, then n butterfly levels W[2j] = lo[j] + X[2j]·hi[j],
+/// W[2j+1] = lo[j] − X[2j]·hi[j]. `twiddles` concatenates every level's fold twiddles,
+/// smallest level first (2^β, 2^(β+1), …, 2^(n+β−1) values); out has 2^(n+β) values.
+#[pyfunction]
+pub fn encode(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    message: PyBuffer<i64>,
+    twiddles: PyBuffer<i64>,
+    log_blowup: u32,
+) -> PyResult<()> {
+    let caller = "encode";
+    let (m, tw) = (values(&message, caller)?, values(&twiddles, caller)?);
+    let dst = out_values(&mut out, &[m, tw], caller)?;
+    let size = m.len() << log_blowup;
+    if !m.len().is_power_of_two() || dst.len() != size || tw.len() != size - (1 << log_blowup) {
+        return Err(err(
+            caller,
+            format!(
+                "{} values, {} outputs, {} twiddles",
+                m.len(),
+                dst.len(),
+                tw.len()
+            ),
+        ));
+    }
+    py.detach(|| {
+        let mut src: Vec<u32> = m
+            .iter()
+            .flat_map(|&v| std::iter::repeat_n(v as u32, 1 << log_blowup))
+            .collect();
+        let mut buf = vec![0u32; size];
+        // Level `width` maps every aligned range of 2·width values onto itself, so the levels
+        // with 2·width ≤ ENCODE_BLOCK run block by block in cache; the rest are whole passes.
+        let block = ENCODE_BLOCK.min(size);
+        let (mut width, mut offset) = (1usize << log_blowup, 0); // columns of the input rows
+        let mut in_cache = Vec::new(); // (width, twiddle offset) of the levels within a block
+        while 2 * width <= block && width < size {
+            in_cache.push((width, offset));
+            offset += width;
+            width *= 2;
+        }
+        for (s_block, b_block) in src.chunks_exact_mut(block).zip(buf.chunks_exact_mut(block)) {
+            for (k, &(w, o)) in in_cache.iter().enumerate() {
+                let (from, to) = if k % 2 == 0 {
+                    (&*s_block, &mut *b_block)
+                } else {
+                    (&*b_block, &mut *s_block)
+                };
+                butterflies(from, to, &tw[o..o + w]);
+            }
+        }
+        if in_cache.len() % 2 == 1 {
+            std::mem::swap(&mut src, &mut buf);
+        }
+        while width < size {
+            butterflies(&src, &mut buf, &tw[offset..offset + width]);
+            std::mem::swap(&mut src, &mut buf);
+            offset += width;
+            width *= 2;
+        }
+        for (d, &v) in dst.iter_mut().zip(&src) {
+            *d = u64::from(v);
+        }
+    });
+    Ok(())
+}
+
+/// The sums a sum-check round needs: for every product (a list of table indices) and every
+/// t = 0..=degree, Σ_x Π_j f_j(t, x) where f_j(t, x) = lo_j(x) + t·(hi_j(x) − lo_j(x)) on the
+/// halves of table j, or f_j(t, x) = table_j(x) for a table of half the length (constant in
+/// the round's variable). Tables are QM31 (2h, 4) or (h, 4); returns products × (degree + 1)
+/// values, product-major (the caller applies each product's coefficient).
+#[pyfunction]
+pub fn sumcheck_sums(
+    py: Python<'_>,
+    tables: Vec<PyBuffer<i64>>,
+    products: Vec<Vec<usize>>,
+    degree: usize,
+) -> PyResult<Vec<Quad>> {
+    let caller = "sumcheck_sums";
+    let tables: Vec<&[Qm31]> = tables
+        .iter()
+        .map(|t| quads(t, caller))
+        .collect::<PyResult<_>>()?;
+    let len = tables.iter().map(|t| t.len()).max().unwrap_or(0);
+    let half_len = len / 2;
+    if len < 2
+        || !len.is_multiple_of(2)
+        || tables.iter().any(|t| t.len() != len && t.len() != half_len)
+    {
+        return Err(err(
+            caller,
+            "tables must have one even length ≥ 2 or half of it",
+        ));
+    }
+    if products.iter().flatten().any(|&j| j >= tables.len())
+        || products.iter().any(|p| p.is_empty())
+    {
+        return Err(err(caller, "a product names no table or a missing one"));
+    }
+    let sums = py.detach(|| {
+        let mut acc = vec![Acc::default(); products.len() * (degree + 1)];
+        let mut at = vec![ZERO; tables.len() * (degree + 1)]; // table j at t: at[j·(d+1) + t]
+        for x in 0..half_len {
+            for (j, t) in tables.iter().enumerate() {
+                let row = &mut at[j * (degree + 1)..(j + 1) * (degree + 1)];
+                if t.len() == half_len {
+                    row.fill(t[x]);
+                    continue;
+                }
+                let (lo, hi) = (t[x], t[x + half_len]);
+                let step = qsub(&hi, &lo);
+                row[0] = lo;
+                for k in 1..=degree {
+                    row[k] = qadd(&row[k - 1], &step);
+                }
+            }
+            for (p, prod) in products.iter().enumerate() {
+                for k in 0..=degree {
+                    let mut v = at[prod[0] * (degree + 1) + k];
+                    for &j in &prod[1..] {
+                        v = qmul(&v, &at[j * (degree + 1) + k]);
+                    }
+                    acc[p * (degree + 1) + k].add(&v);
+                }
+            }
+        }
+        acc.iter().map(|a| quad_out(a.value())).collect::<Vec<_>>()
+    });
+    Ok(sums)
+}
+
+fn out_values<'a>(
+    buf: &'a mut PyBuffer<i64>,
+    inputs: &[&[u64]],
+    caller: &str,
+) -> PyResult<&'a mut [u64]> {
+    if buf.readonly() {
+        return Err(err(caller, "out is read-only"));
+    }
+    let v = values(buf, caller)?;
+    let (start, end) = (v.as_ptr() as usize, v.as_ptr() as usize + 8 * v.len());
+    for input in inputs {
+        let (s, e) = (
+            input.as_ptr() as usize,
+            input.as_ptr() as usize + 8 * input.len(),
+        );
+        if s < end && start < e {
+            return Err(err(caller, "out overlaps an input"));
+        }
+    }
+    // SAFETY: as `values`; the memory is writable and aliased by no input slice.
+    Ok(unsafe { std::slice::from_raw_parts_mut(v.as_ptr() as *mut u64, v.len()) })
+}
+
+fn pow(mut x: u64, mut e: u64) -> u64 {
+    let mut acc = 1;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = mul(acc, x);
+        }
+        x = mul(x, x);
+        e >>= 1;
+    }
+    acc
+}
+
+/// out = 1/x for every M31 value (Montgomery's trick: one inversion, 3 products per value).
+/// Raises ZeroDivisionError on a zero.
+#[pyfunction]
+pub fn m31_batch_inverse(py: Python<'_>, mut out: PyBuffer<i64>, x: PyBuffer<i64>) -> PyResult<()> {
+    let caller = "m31_batch_inverse";
+    let x = values(&x, caller)?;
+    let out = out_values(&mut out, &[x], caller)?;
+    if x.len() != out.len() {
+        return Err(err(
+            caller,
+            format!("{} values, {} outputs", x.len(), out.len()),
+        ));
+    }
+    if x.contains(&0) {
+        return Err(PyZeroDivisionError::new_err("inverse of zero in M31"));
+    }
+    py.detach(|| {
+        let mut acc = 1;
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = acc; // product of the values before this one
+            acc = mul(acc, v);
+        }
+        let mut inv = pow(acc, P - 2); // 1/(product of all)
+        for (o, &v) in out.iter_mut().zip(x).rev() {
+            *o = mul(*o, inv);
+            inv = mul(inv, v);
+        }
+    });
+    Ok(())
+}
+
+/// The fold twiddles of the line domains X_ℓ (docs/pcs.md, "The code") for
+/// ℓ = log_bottom + 1 … L, concatenated smallest level first (out has 2^L − 2^log_bottom
+/// values): level ℓ holds X_ℓ[2j] for j < 2^(ℓ−1). The top level is the x-coordinates of
+/// h^(1 + 4·bitrev(j)) for h of order 2^(L+2) (doubling [h] with steps h^4, h^8, …, as an
+/// outer product of two small tables); each lower level is π(x) = 2x² − 1 of the even
+/// entries above it.
+#[pyfunction]
+pub fn fold_twiddles(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    h: (u64, u64),
+    log_bottom: u32,
+) -> PyResult<()> {
+    let caller = "fold_twiddles";
+    let out = out_values(&mut out, &[], caller)?;
+    let bottom = 1usize << log_bottom;
+    if out.is_empty() || !(out.len() + bottom).is_power_of_two() {
+        return Err(err(
+            caller,
+            format!("{} outputs is not 2^L − 2^{log_bottom}", out.len()),
+        ));
+    }
+    let circle_mul = |a: (u64, u64), b: (u64, u64)| {
+        (
+            sub(mul(a.0, b.0), mul(a.1, b.1)),
+            add(mul(a.0, b.1), mul(a.1, b.0)),
+        )
+    };
+    let h = (h.0 % P, h.1 % P);
+    py.detach(|| {
+        let top_len = (out.len() + bottom) / 2;
+        // point[i] = h^(1 + 4·bitrev(i)) = A[i_hi]·B[i_lo] for i = i_hi·2^k + i_lo: A doubles
+        // [h] with steps h^4, h^8, …; B doubles [1] with the steps that follow.
+        let doubling = |start: (u64, u64), step: &mut (u64, u64), len: usize| {
+            let mut table = vec![start];
+            while table.len() < len {
+                table = table
+                    .iter()
+                    .flat_map(|&t| [t, circle_mul(t, *step)])
+                    .collect();
+                *step = circle_mul(*step, *step);
+            }
+            table
+        };
+        let mut step = circle_mul(circle_mul(h, h), circle_mul(h, h));
+        let low = 1usize << (top_len.trailing_zeros() / 2);
+        let a = doubling(h, &mut step, top_len / low);
+        let b = doubling((1, 0), &mut step, low);
+        let n = out.len();
+        let top = &mut out[n - top_len..];
+        for (row, p) in top.chunks_exact_mut(low).zip(&a) {
+            for (o, q) in row.iter_mut().zip(&b) {
+                *o = sub(mul(p.0, q.0), mul(p.1, q.1));
+            }
+        }
+        let (mut lower, mut level) = out.split_at_mut(out.len() - top_len);
+        while !lower.is_empty() {
+            let (rest, below) = lower.split_at_mut(lower.len() - level.len() / 2);
+            for (o, pair) in below.iter_mut().zip(level.chunks_exact(2)) {
+                let square = mul(pair[0], pair[0]);
+                *o = sub(add(square, square), 1);
+            }
+            (lower, level) = (rest, below);
+        }
+    });
+    Ok(())
+}
