@@ -4,7 +4,7 @@
     kind 1 (matmul, public B):  m, k, n, A, B, C, sum-check rounds
     kind 2 (PCS opening):       statement, opening front, group parts
     kind 3 (matmul, committed B bound to a registered model):
-        model_id, weight, B's root, m, k, n, A, C, sum-check rounds, b_value,
+        model_id, weight, config_hash, B's root, m, k, n, A, C, sum-check rounds, b_value,
         opening front, group parts
 
 Matrix entries are signed integers embedded mod p, packed 8 per felt. Decoding checks
@@ -22,7 +22,7 @@ import numpy as np
 from cairn.prover.channels.poseidon import pack_m31s
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed, lift
-from cairn.prover.matmul.instance import MatmulInstance
+from cairn.prover.matmul.instance import MatmulInstance, WeightBinding
 from cairn.prover.matmul.proof import DEGREE, MatmulProof
 from cairn.prover.mle import log2_exact, next_pow2
 from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
@@ -56,17 +56,7 @@ class PcsOpening:
     proof: OpeningProof
 
 
-@dataclass(frozen=True)
-class BoundMatmul:
-    """Kind 3: a committed-B matmul proof and the registered model whose weight `weight`
-    (an index into its commitments, docs/registry.md) B must be."""
-
-    model_id: int
-    weight: int
-    proof: MatmulProof
-
-
-OnchainProof = MatmulProof | PcsOpening | BoundMatmul
+OnchainProof = MatmulProof | PcsOpening  # a committed-B matmul is kind 3, public B kind 1
 
 
 @dataclass(frozen=True)
@@ -91,21 +81,17 @@ def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> Ca
         header = [CALLDATA_VERSION, KIND_PCS, *encode_statement(proof.statement)]
         opening = encode_opening(proof.statement, proof.proof, params)
         return CalldataParts(header + opening.front, opening.groups)
-    if isinstance(proof, BoundMatmul):
-        inst = proof.proof.instance
-        assert inst.b_commitment is not None and proof.proof.b_value is not None
-        head = [CALLDATA_VERSION, KIND_COMMITTED_MATMUL, proof.model_id, proof.weight]
-        body = _matmul_body(proof.proof, (inst.a, inst.c))
-        statement = _b_statement(proof.proof)
-        opening = encode_opening(statement, proof.proof.opening, params)
-        tail = [proof.proof.b_value.pack(1), *opening.front]
-        return CalldataParts([*head, inst.b_commitment.root, *body, *tail], opening.groups)
-    if proof.instance.b is None:
-        raise ValueError(
-            "a committed-weight proof's calldata names the registered model whose weight B "
-            "is (BoundMatmul; `cairn verify-onchain --model-id`)"
-        )
     inst = proof.instance
+    if inst.b_commitment is not None:
+        assert proof.b_value is not None and proof.opening is not None
+        bound = inst.binding
+        head = [CALLDATA_VERSION, KIND_COMMITTED_MATMUL, bound.model_id, bound.weight]
+        head += [bound.config_hash, inst.b_commitment.root]
+        body = _matmul_body(proof, (inst.a, inst.c))
+        opening = encode_opening(_b_statement(proof), proof.opening, params)
+        tail = [proof.b_value.pack(1), *opening.front]
+        return CalldataParts([*head, *body, *tail], opening.groups)
+    assert inst.b is not None
     return CalldataParts(
         [CALLDATA_VERSION, KIND_MATMUL, *_matmul_body(proof, (inst.a, inst.b, inst.c))], []
     )
@@ -150,37 +136,39 @@ def decode(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> OnchainProo
         rd.end()
         return PcsOpening(statement, opening)
     if kind == KIND_COMMITTED_MATMUL:
-        model_id, weight, root = (rd.take(what) for what in ("model id", "weight", "B's root"))
+        model_id, weight, config_hash, root = (
+            rd.take(what) for what in ("model id", "weight", "config hash", "B's root")
+        )
         m, k, n = _dims(rd)
         n_vars = log2_exact(next_pow2(k)) + log2_exact(next_pow2(n))
         if n_vars > params.max_n_vars:
             raise rd.fail(f"B has 2^{n_vars} padded entries", "pcs.size", rd.pos - 1)
         a, c = _matrix(rd, "a", (m, k)), _matrix(rd, "c", (m, n))
         commitment = Commitment(root, n_vars, "poseidon")
-        inst = MatmulInstance(m, k, n, a, None, c, commitment)
+        binding = WeightBinding(model_id, weight, config_hash)
+        inst = MatmulInstance(m, k, n, a, None, c, commitment, binding)
         sumcheck = _rounds(rd, k)
         b_value = rd.qm31("b_value")
         proof = MatmulProof(inst, sumcheck, b_value)
         opening = read_opening(rd, _b_statement(proof), params)
         rd.end()
-        return BoundMatmul(model_id, weight, replace(proof, opening=opening))
+        return replace(proof, opening=opening)
     raise rd.fail(f"unknown proof kind {kind}", "calldata.kind")
 
 
 def io_felts(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> list[int]:
     """The statement's public felts as they stand in well-formed calldata, what the contract's
-    `io_hash` hashes (docs/registry.md): m, k, n and the length-prefixed matrices (kinds 1 and
-    3; B's commitment is bound by the registry instead), or the PCS statement (kind 2)."""
+    `io_hash` hashes (docs/registry.md): m, k, n and the length-prefixed matrices (kind 1),
+    the PCS statement (kind 2), or the model id, weight index, config hash, B's root, m, k, n,
+    A and C (kind 3: which weight of which model the product is with)."""
     rd = Reader(felts)
     rd.many("header", 2)
-    kind = felts[1]
+    kind, start = felts[1], rd.pos
     if kind == KIND_PCS:
-        start = rd.pos
         read_statement(rd, params)
         return felts[start : rd.pos]
     if kind == KIND_COMMITTED_MATMUL:
-        rd.many("model id, weight, B's root", 3)
-    start = rd.pos
+        rd.many("model id, weight, config hash, B's root", 4)
     m, k, n = _dims(rd)
     shapes = [(m, k), (m, n)] if kind == KIND_COMMITTED_MATMUL else [(m, k), (k, n), (m, n)]
     for shape in shapes:

@@ -58,13 +58,15 @@ pub struct PcsCalldata {
     pub groups: Span<GroupOpenings>,
 }
 
-/// Kind 3: C = A·B with B a registered model's committed weight. `io` is m, k, n, A and C as
-/// they stand in the calldata; `groups` the group parts of B's opening read, as for kind 2.
+/// Kind 3: C = A·B with B a registered model's committed weight. `io` is the statement as it
+/// stands in the calldata, from the model id to C (which weight of which model, B's root,
+/// m, k, n, A, C); `groups` the group parts of B's opening read, as for kind 2.
 #[derive(Copy, Drop)]
 pub struct CommittedMatmulCalldata {
     pub io: Span<felt252>,
     pub model_id: felt252,
     pub weight: felt252,
+    pub config_hash: felt252,
     pub root: felt252,
     pub m: u32,
     pub k: u32,
@@ -129,8 +131,8 @@ pub fn read_committed_matmul(
     take_exact(ref data, KIND_COMMITTED_MATMUL, 'calldata.kind');
     let model_id = take(ref data);
     let weight = take(ref data);
+    let config_hash = take(ref data);
     let root = take(ref data);
-    let io_start = calldata.len() - data.len();
     let m = take_dim(ref data);
     let k = take_dim(ref data);
     let n = take_dim(ref data);
@@ -138,7 +140,7 @@ pub fn read_committed_matmul(
     assert(b_vars <= *params.max_n_vars, 'pcs.size');
     let a = take_matrix(ref data, m, k);
     let c = take_matrix(ref data, m, n);
-    let io = calldata.slice(io_start, calldata.len() - data.len() - io_start);
+    let io = calldata.slice(2, calldata.len() - data.len() - 2);
     let rounds = take_rounds(ref data, log2_padded(k));
     let b_value = unpack_qm31(take(ref data));
     let layout = BatchLayoutTrait::new(array![b_vars].span(), *params.log_arity);
@@ -148,6 +150,7 @@ pub fn read_committed_matmul(
         io,
         model_id,
         weight,
+        config_hash,
         root,
         m,
         k,

@@ -30,10 +30,14 @@ fn absorb_instance(ref channel: Poseidon252Channel, proof: MatmulCalldata) {
     channel.mix_m31s(proof.c.words);
 }
 
-/// Committed B: its own tag, the dimensions, B's root (a Poseidon root: one felt) and n_vars,
-/// then A and C.
+/// Committed B: its own tag, which registered weight B is (model id, weight index, config
+/// hash: one felt each), the dimensions, B's root (a Poseidon root: one felt) and n_vars, then
+/// A and C.
 fn absorb_committed(ref channel: Poseidon252Channel, proof: CommittedMatmulCalldata) {
     channel.mix_root(COMMITTED_TAG);
+    channel.mix_root(proof.model_id);
+    channel.mix_root(proof.weight);
+    channel.mix_root(proof.config_hash);
     channel.mix_u64(proof.m.into());
     channel.mix_u64(proof.k.into());
     channel.mix_u64(proof.n.into());
