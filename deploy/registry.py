@@ -27,8 +27,9 @@ from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.serializer import calldata
-from cairn.serializer.calldata import ROOT_FELTS_BY_TAG, PcsOpening
+from cairn.serializer.calldata import PcsOpening
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.pcs_calldata import DIGEST_FELTS, HASHES_BY_TAG, statement_params
 
 
 class RegistryError(ChainError):
@@ -68,9 +69,9 @@ def registered_entry(commitments: Sequence[int], weight: int) -> list[int]:
     dims); `registry.weight` if the list holds no such entry in that format."""
     start = index = 0
     while True:
-        if start >= len(commitments) or commitments[start] not in ROOT_FELTS_BY_TAG:
+        if start >= len(commitments) or commitments[start] not in HASHES_BY_TAG:
             raise VerificationError("registry.weight", f"no commitment entry number {weight}")
-        rank_at = start + 1 + ROOT_FELTS_BY_TAG[commitments[start]]
+        rank_at = start + 1 + DIGEST_FELTS[HASHES_BY_TAG[commitments[start]]]
         if rank_at >= len(commitments) or rank_at + 1 + commitments[rank_at] > len(commitments):
             raise VerificationError("registry.weight", f"commitment entry {index} is cut short")
         end = rank_at + 1 + commitments[rank_at]
@@ -81,8 +82,8 @@ def registered_entry(commitments: Sequence[int], weight: int) -> list[int]:
 
 def check_binding(models: Mapping[int, Model], proof: MatmulProof) -> None:
     """A kind-3 proof's B must be its model's registered commitment number `weight`, a
-    Poseidon commitment of B's shape, and the proof must name the model's registered config
-    hash (the contract's `check_binding`, same checks in the same order)."""
+    commitment of B's shape with B's hash and root, and the proof must name the model's
+    registered config hash (the contract's `check_binding`, same checks in the same order)."""
     inst = proof.instance
     bound = inst.binding
     if bound.model_id not in models:
@@ -103,7 +104,8 @@ def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     try:
         decoded = calldata.decode(felts)
         if isinstance(decoded, PcsOpening):
-            verify_batch(decoded.statement, decoded.proof, POSEIDON_PARAMS, Poseidon252Channel())
+            params = statement_params(decoded.statement, POSEIDON_PARAMS)
+            verify_batch(decoded.statement, decoded.proof, params, Poseidon252Channel())
         else:
             if decoded.instance.b_commitment is not None:
                 check_binding(models, decoded)

@@ -26,6 +26,7 @@ from cairn.prover.pcs.queries import BatchLayout
 from cairn.prover.pcs.verifier import verify_front, verify_groups
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
+from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
 
 
 def transactions(parts: CalldataParts, counts: Sequence[int]) -> list[list[int]]:
@@ -58,7 +59,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         assert reduced is not None and decoded.opening is not None, "a kind-3 proof"
         (statement, channel), opening = reduced, decoded.opening
         model_id = decoded.instance.binding.model_id
-    params = POSEIDON_PARAMS
+    params = statement_params(statement, POSEIDON_PARAMS)
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
     done = sum(counts)
     phase = verify_front(statement, opening, params, channel)
@@ -77,9 +78,10 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         model_id,
         hash_many(calldata.io_felts(flat)),
         proof_hash(transactions(parts, counts)),
+        HASH_TAGS[params.hash],
         *_listed([c.n_vars for c, _ in statement]),
-        *_listed([c.root for c, _ in statement]),
-        *_listed(opening.layer_roots),
+        *_u256s([c.root for c, _ in statement]),
+        *_u256s(opening.layer_roots),
         *qm31s,
         opening.final_value.pack(1),
         phase.query_seed,
@@ -91,6 +93,11 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
 def _listed(felts: Sequence[int]) -> list[int]:
     """A span as Serde writes it: its length, then its items."""
     return [len(felts), *felts]
+
+
+def _u256s(digests: Sequence[int]) -> list[int]:
+    """A span of digests kept as u256 (either hash): each as its low and high 128 bits."""
+    return [len(digests), *(f for d in digests for f in (d % (1 << 128), d >> 128))]
 
 
 @dataclass

@@ -4,8 +4,8 @@
     kind 1 (matmul, public B):  m, k, n, A, B, C, sum-check rounds
     kind 2 (PCS opening):       statement, opening front, group parts
     kind 3 (matmul, committed B bound to a registered model):
-        model_id, weight, config_hash, B's root, m, k, n, A, C, sum-check rounds, b_value,
-        opening front, group parts
+        model_id, weight, config_hash, B's hash tag and root, m, k, n, A, C, sum-check rounds,
+        b_value, opening front, group parts
 
 Matrix entries are signed integers embedded mod p, packed 8 per felt. Decoding checks
 everything the Cairo reader checks, in its order, and names the offset of the first bad felt.
@@ -32,8 +32,12 @@ from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.serializer.codec import MAX_DIM
 from cairn.serializer.felts import Reader
 from cairn.serializer.pcs_calldata import (
+    HASH_TAGS,
+    digest_felts,
     encode_opening,
     encode_statement,
+    read_digest,
+    read_hash,
     read_opening,
     read_statement,
 )
@@ -42,14 +46,11 @@ CALLDATA_VERSION = 1
 KIND_MATMUL = 1
 KIND_PCS = 2
 KIND_COMMITTED_MATMUL = 3
-ENTRY_TAGS = {"poseidon": 1, "blake2s": 2}  # registry entries (docs/registry.md)
-ROOT_FELTS = {"poseidon": 1, "blake2s": 2}  # a Blake2s root travels as low, high 128 bits
-ROOT_FELTS_BY_TAG = {ENTRY_TAGS[h]: ROOT_FELTS[h] for h in ENTRY_TAGS}
 
 
 @dataclass(frozen=True)
 class PcsOpening:
-    """Kind 2: claims on Poseidon commitments and the batch opening proving them (verified
+    """Kind 2: claims on commitments of one hash and the batch opening proving them (verified
     on a fresh Poseidon252Channel with the contract's parameters)."""
 
     statement: Statement
@@ -84,9 +85,9 @@ def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> Ca
     inst = proof.instance
     if inst.b_commitment is not None:
         assert proof.b_value is not None and proof.opening is not None
-        bound = inst.binding
+        bound, cw = inst.binding, inst.b_commitment
         head = [CALLDATA_VERSION, KIND_COMMITTED_MATMUL, bound.model_id, bound.weight]
-        head += [bound.config_hash, inst.b_commitment.root]
+        head += [bound.config_hash, HASH_TAGS[cw.hash], *digest_felts(cw.hash, cw.root)]
         body = _matmul_body(proof, (inst.a, inst.c))
         opening = encode_opening(_b_statement(proof), proof.opening, params)
         tail = [proof.b_value.pack(1), *opening.front]
@@ -136,15 +137,17 @@ def decode(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> OnchainProo
         rd.end()
         return PcsOpening(statement, opening)
     if kind == KIND_COMMITTED_MATMUL:
-        model_id, weight, config_hash, root = (
-            rd.take(what) for what in ("model id", "weight", "config hash", "B's root")
+        model_id, weight, config_hash = (
+            rd.take(what) for what in ("model id", "weight", "config hash")
         )
+        hash_name = read_hash(rd, "B's hash")
+        root = read_digest(rd, "B's root", hash_name)
         m, k, n = _dims(rd)
         n_vars = log2_exact(next_pow2(k)) + log2_exact(next_pow2(n))
         if n_vars > params.max_n_vars:
             raise rd.fail(f"B has 2^{n_vars} padded entries", "pcs.size", rd.pos - 1)
         a, c = _matrix(rd, "a", (m, k)), _matrix(rd, "c", (m, n))
-        commitment = Commitment(root, n_vars, "poseidon")
+        commitment = Commitment(root, n_vars, hash_name)
         binding = WeightBinding(model_id, weight, config_hash)
         inst = MatmulInstance(m, k, n, a, None, c, commitment, binding)
         sumcheck = _rounds(rd, k)
@@ -159,8 +162,8 @@ def decode(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> OnchainProo
 def io_felts(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> list[int]:
     """The statement's public felts as they stand in well-formed calldata, what the contract's
     `io_hash` hashes (docs/registry.md): m, k, n and the length-prefixed matrices (kind 1),
-    the PCS statement (kind 2), or the model id, weight index, config hash, B's root, m, k, n,
-    A and C (kind 3: which weight of which model the product is with)."""
+    the PCS statement (kind 2), or the model id, weight index, config hash, B's hash tag and
+    root, m, k, n, A and C (kind 3: which weight of which model the product is with)."""
     rd = Reader(felts)
     rd.many("header", 2)
     kind, start = felts[1], rd.pos
@@ -168,7 +171,8 @@ def io_felts(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> list[int]
         read_statement(rd, params)
         return felts[start : rd.pos]
     if kind == KIND_COMMITTED_MATMUL:
-        rd.many("model id, weight, config hash, B's root", 4)
+        rd.many("model id, weight, config hash", 3)
+        read_digest(rd, "B's root", read_hash(rd, "B's hash"))
     m, k, n = _dims(rd)
     shapes = [(m, k), (m, n)] if kind == KIND_COMMITTED_MATMUL else [(m, k), (k, n), (m, n)]
     for shape in shapes:
@@ -203,7 +207,5 @@ def commitment_entry(tensor: CommittedTensor) -> list[int]:
     """A weight commitment as a registry entry (docs/registry.md): hash tag, root (Poseidon:
     one felt; Blake2s: low and high 128 bits), rank, dimensions. A model's commitments are the
     concatenation of its entries; a kind-3 proof names its B by index."""
-    root = tensor.commitment.root
-    tag = ENTRY_TAGS[tensor.commitment.hash]
-    roots = [root] if ROOT_FELTS[tensor.commitment.hash] == 1 else [root % 2**128, root >> 128]
-    return [tag, *roots, len(tensor.shape), *tensor.shape]
+    cw = tensor.commitment
+    return [HASH_TAGS[cw.hash], *digest_felts(cw.hash, cw.root), len(tensor.shape), *tensor.shape]

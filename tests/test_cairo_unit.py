@@ -96,6 +96,8 @@ def test_every_revert_reason_has_a_cairo_test():
         "pcs.final_layer",
         "registry.weight",
         "registry.commitment",
+        "registry.config",
+        "session.owner",
         "session.unknown",
         "session.state",
         "session.empty",

@@ -79,8 +79,9 @@ pub mod CairnVerifier {
         read_committed_matmul, read_kind, read_matmul, read_pcs,
     };
     use crate::matmul::{verify_committed_matmul, verify_matmul};
-    use crate::pcs::calldata::{HASH_POSEIDON, read_groups};
-    use crate::pcs::params::POSEIDON_PARAMS;
+    use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
+    use crate::pcs::calldata::read_groups;
+    use crate::pcs::params::{POSEIDON_PARAMS, params_for};
     use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
     use super::{Model, ProofRecord};
 
@@ -130,9 +131,9 @@ pub mod CairnVerifier {
     }
 
     /// After a transaction that did not finish a session: the hash of the state
-    /// `continue_session` takes back. The state grows with the statement (13 + 3J + L + n
-    /// felts) and an event holds at most 300 data felts, so the caller rebuilds the state (Python:
-    /// `cairn.deploy.sessions.session_state`) and the event carries its hash only.
+    /// `continue_session` takes back. The state grows with the statement (14 + 4J + 2L + n
+    /// felts) and an event holds at most 300 data felts, so the caller rebuilds the state
+    /// (Python: `cairn.deploy.sessions.session_state`) and the event carries its hash only.
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
     pub struct SessionState {
         #[key]
@@ -205,7 +206,7 @@ pub mod CairnVerifier {
             assert(!groups.is_empty(), 'session.empty');
             let mut state = state;
             let mut session: Session = Serde::deserialize(ref state).unwrap();
-            let params = @POSEIDON_PARAMS;
+            let params = @params_for(session.phase.hash).unwrap();
             let layout = session.phase.layout(params);
             let mut data = groups;
             let read = read_groups(ref data, params, @layout, session.phase.next_group, false);
@@ -274,8 +275,8 @@ pub mod CairnVerifier {
         }
     }
 
-    /// B's registry entry as a kind-3 proof must find it (docs/registry.md): a Poseidon
-    /// commitment to a k × n tensor.
+    /// B's registry entry as a kind-3 proof must find it (docs/registry.md): a commitment of
+    /// B's hash and root to a k × n tensor.
     const RANK_MATRIX: felt252 = 2;
 
     #[generate_trait]
@@ -300,20 +301,19 @@ pub mod CairnVerifier {
         fn start(
             self: @ContractState, proof: Span<felt252>, proof_hash: felt252, kind: felt252, whole: bool,
         ) -> Session {
-            let params = @POSEIDON_PARAMS;
             if kind == KIND_PCS {
-                let decoded = read_pcs(proof, params, whole);
+                let decoded = read_pcs(proof, @POSEIDON_PARAMS, whole);
                 let mut channel = Default::default();
                 let phase = verify_batch(
-                    params, decoded.statement, decoded.front, decoded.groups, ref channel,
+                    @decoded.params, decoded.statement, decoded.front, decoded.groups, ref channel,
                 );
                 let io_hash = poseidon_hash_span(decoded.io);
                 return Session { kind, model_id: NO_MODEL, io_hash, proof_hash, phase };
             }
             assert(kind == KIND_COMMITTED_MATMUL, 'calldata.kind');
-            let decoded = read_committed_matmul(proof, params, whole);
+            let decoded = read_committed_matmul(proof, whole);
             self.check_binding(@decoded);
-            let phase = verify_committed_matmul(params, decoded);
+            let phase = verify_committed_matmul(decoded);
             let io_hash = poseidon_hash_span(decoded.io);
             Session { kind, model_id: decoded.model_id, io_hash, proof_hash, phase }
         }
@@ -325,7 +325,7 @@ pub mod CairnVerifier {
             ref self: ContractState, session_id: felt252, owner: ContractAddress, session: Session,
         ) -> felt252 {
             let entry = self.sessions.entry(session_id);
-            if session.phase.is_complete(@POSEIDON_PARAMS) {
+            if session.phase.is_complete(@params_for(session.phase.hash).unwrap()) {
                 entry.write(OpenSession { owner: Zero::zero(), state_hash: 0 });
                 return self
                     .finish(session.proof_hash, session.model_id, session.io_hash, session.kind);
@@ -338,10 +338,10 @@ pub mod CairnVerifier {
             0
         }
 
-        /// The proof's B must be the registered model's commitment number `weight` and the
-        /// proof must name the model's config hash: `registry.unknown_model`, `registry.weight`
-        /// (no such entry), `registry.commitment` (another commitment or shape),
-        /// `registry.config`.
+        /// The proof's B (its hash and root) must be the registered model's commitment number
+        /// `weight`, of a k × n tensor, and the proof must name the model's config hash:
+        /// `registry.unknown_model`, `registry.weight` (no such entry), `registry.commitment`
+        /// (another commitment or shape), `registry.config`.
         fn check_binding(self: @ContractState, proof: @CommittedMatmulCalldata) {
             let entry = self.models.entry(*proof.model_id);
             assert(entry.registered.read(), 'registry.unknown_model');
@@ -359,7 +359,7 @@ pub mod CairnVerifier {
                 let tag = list.at(start).read();
                 let root_felts: u64 = if tag == HASH_POSEIDON {
                     1
-                } else if tag == 2 {
+                } else if tag == HASH_BLAKE2S {
                     2
                 } else {
                     core::panic_with_felt252('registry.weight')
@@ -372,9 +372,18 @@ pub mod CairnVerifier {
                 let end = start + 2 + root_felts + rank;
                 assert(end <= len, 'registry.weight');
                 if index == weight {
-                    let expected = array![
-                        HASH_POSEIDON, *proof.root, RANK_MATRIX, (*proof.k).into(), (*proof.n).into(),
-                    ];
+                    let hash = *proof.params.hash;
+                    let root = *proof.root;
+                    let mut expected = array![hash];
+                    if hash == HASH_POSEIDON {
+                        expected.append(root.try_into().unwrap());
+                    } else {
+                        expected.append(root.low.into());
+                        expected.append(root.high.into());
+                    }
+                    expected.append(RANK_MATRIX);
+                    expected.append((*proof.k).into());
+                    expected.append((*proof.n).into());
                     let mut registered = array![];
                     for i in start..end {
                         registered.append(list.at(i).read());

@@ -70,9 +70,10 @@ fn verify_merkle<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
 /// opening on a fresh channel; returns the statement's `io_hash`.
 pub fn verify_pcs(calldata: Array<felt252>, params: PcsParams) -> felt252 {
     let decoded = read_pcs(calldata.span(), @params, true);
+    let params = @decoded.params;
     let mut channel = Default::default();
-    let phase = verify_batch(@params, decoded.statement, decoded.front, decoded.groups, ref channel);
-    assert(phase.is_complete(@params), 'incomplete');
+    let phase = verify_batch(params, decoded.statement, decoded.front, decoded.groups, ref channel);
+    assert(phase.is_complete(params), 'incomplete');
     poseidon_hash_span(decoded.io)
 }
 
