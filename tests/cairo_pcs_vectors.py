@@ -814,6 +814,8 @@ class SessionScript:
         return self
 
     def render(self, name: str, doc: str) -> str:
+        if not any("id, " in line for line in self.lines):  # opened, never continued
+            self.lines = [line.replace("let id = ", "let _id = ") for line in self.lines]
         panic = (
             f"#[should_panic(expected: ('{self.expect}', 'ENTRYPOINT_FAILED'))]\n"
             if self.expect

@@ -7759,7 +7759,7 @@ fn session_continued_by_another_account() {
 #[should_panic(expected: ('session.owner', 'ENTRYPOINT_FAILED'))]
 fn session_reopened_by_another_account() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let _id = open_session(verifier, array![
         1,
         3,
         7,
