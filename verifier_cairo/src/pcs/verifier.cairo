@@ -1,5 +1,5 @@
 //! PCS verifier (mirror of prover/pcs/verifier.py, function for function, with the same check
-//! names). Python's `verify_batch` is split in two here: `verify_front` replays the transcript
+//! names). `verify_batch` is split in two, as in Python: `verify_front` replays the transcript
 //! up to the queries and returns a `QueryPhase`; `verify_groups` checks fold groups in order,
 //! each from its own openings and the previous group's values, so a contract session can stop
 //! between groups and resume in the next transaction (docs/cairo-verifier.md, "Sessions").
