@@ -32,19 +32,14 @@ from cairn.prover.pcs import (
     verify_batch,
 )
 from cairn.prover.pcs.params import PARAMS
-from cairn.serializer.calldata import ROOT_FELTS
+from cairn.serializer.pcs_calldata import DIGEST_FELTS
 
 CHANNELS = {"poseidon": Poseidon252Channel, "blake2s": Blake2sChannel}
 
 
-def digest_felts(hash_name: str) -> int:
-    """A Poseidon digest is one felt; a Blake2s digest (256 bits) takes two 128-bit halves."""
-    return ROOT_FELTS[hash_name]
-
-
 def opening_felts(opening: MerkleOpening, hash_name: str) -> int:
     rows = sum(math.ceil(len(row) / M31_PER_FELT) for row in opening.leaves)
-    return rows + digest_felts(hash_name) * len(opening.siblings)
+    return rows + DIGEST_FELTS[hash_name] * len(opening.siblings)
 
 
 def proof_felts(proof: OpeningProof, hash_name: str) -> int:
@@ -56,7 +51,7 @@ def proof_felts(proof: OpeningProof, hash_name: str) -> int:
     openings = proof.poly_openings + proof.layer_openings
     return (
         qm31s
-        + digest_felts(hash_name) * len(proof.layer_roots)
+        + DIGEST_FELTS[hash_name] * len(proof.layer_roots)
         + 1  # nonce
         + sum(opening_felts(o, hash_name) for o in openings)
     )

@@ -37,6 +37,7 @@ from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.linalg import exact_matmul
+from cairn.prover.matmul.instance import WeightBinding
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.mle import evaluate
@@ -165,7 +166,7 @@ def measure_pcs_onchain(
         inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
         tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
         entries += calldata.commitment_entry(tensor)
-        bound = calldata.BoundMatmul(BENCH_MODEL, i, prove_matmul(inst, data))
+        bound = prove_matmul(inst, data, WeightBinding(BENCH_MODEL, i))
         proofs.append((f"committed matmul {m}x{k}x{n}", bound))
     rows = []
 

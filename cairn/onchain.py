@@ -15,7 +15,7 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.toolchain import default_toolchain
-from cairn.proofs import ModelIdOpt, WeightOpt, onchain_proof, parse_felt
+from cairn.proofs import onchain_proof, parse_felt
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.serializer import calldata, commitment_file, proof_file
@@ -172,13 +172,11 @@ def verify_onchain(
     account: AccountOpt = None,
     private_key: KeyOpt = None,
     address: AddressOpt = None,
-    model_id: ModelIdOpt = None,
-    weight: WeightOpt = 0,
 ) -> None:
     """Verify a proof with the deployed contract: exit 0 accepted, 1 rejected, 2 usage. A proof
     too large for one transaction is verified in a session of several."""
     with errors_as_exit():
-        parts = calldata.encode_parts(onchain_proof(proof_file.load(file), model_id, weight))
+        parts = calldata.encode_parts(onchain_proof(proof_file.load(file)))
         total = len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS
         if not parts.groups and total > contract.MAX_CALLDATA_FELTS:
             raise fail(

@@ -18,6 +18,7 @@ from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.matmul.instance import NO_MODEL, UNBOUND, WeightBinding
 from cairn.prover.matmul.instance import RELATIONS as MATMUL_RELATIONS
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
@@ -78,11 +79,28 @@ def prove_matmul_cmd(
         Hash | None,
         typer.Option(help="bind B by a PCS commitment with this hash instead of publishing B"),
     ] = None,
+    model_id: Annotated[
+        str | None,
+        typer.Option(help="registered model whose weight the committed B is (docs/registry.md)"),
+    ] = None,
+    weight: Annotated[
+        int, typer.Option(min=0, max=2**32 - 1, help="B's index among the model's commitments")
+    ] = 0,
+    config_hash: Annotated[
+        str, typer.Option(help="the model's registered configuration hash (0x…)")
+    ] = "0x0",
     out_path: ProofOut = None,
 ) -> None:
-    """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given."""
+    """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given.
+    With --commit-b and --model-id the proof holds for that registered weight only."""
     out_path = out_path or Path("matmul.proof.json")
     rng = np.random.default_rng(seed)
+    binding = UNBOUND
+    if model_id is not None:
+        if not commit_b:
+            raise fail("--model-id binds a committed B: give --commit-b too")
+        model = parse_felt("--model-id", model_id, nonzero=True)
+        binding = WeightBinding(model, weight, parse_felt("--config-hash", config_hash))
     with errors_as_exit(), _stages() as progress:
         a_mat = _load_matrix(a, "--a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
         b_mat = _load_matrix(b, "--b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
@@ -93,7 +111,7 @@ def prove_matmul_cmd(
             progress.add_task(f"committing to B ({commit_b.value})")
             _, b_data = commit_tensor(b_mat, PARAMS[commit_b.value])
         progress.add_task(f"proving {inst.m}×{inst.k}×{inst.n}")
-        proof = prove_matmul(inst, b_data)
+        proof = prove_matmul(inst, b_data, binding)
         proof_file.save(proof, out_path)
     out.print(
         f"wrote {out_path} (matmul {inst.m}×{inst.k}×{inst.n}, {len(proof.sumcheck.rounds)} rounds)"
@@ -319,15 +337,6 @@ def verify(
     out.print(f"accepted: {_describe(proof)}\nstatement {_integers(proof)}")
 
 
-ModelIdOpt = Annotated[
-    str | None,
-    typer.Option(help="registered model whose weight B is (committed-weight proofs)"),
-]
-WeightOpt = Annotated[
-    int, typer.Option(min=0, max=2**32 - 1, help="B's index among the model's commitments")
-]
-
-
 def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
     """A felt252 argument as 0x… hex or decimal; a clear error (exit 2) otherwise."""
     try:
@@ -339,32 +348,28 @@ def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
     return felt
 
 
-def onchain_proof(
-    proof: proof_file.AnyProof, model_id: str | None, weight: int
-) -> calldata.OnchainProof:
-    """A committed-weight matmul goes on chain bound to the registered model it claims."""
+def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
+    """What `cairn calldata` and `verify-onchain` take: a matmul proof, a committed B bound to
+    a registered model."""
     if isinstance(proof, WalkProof):
         raise fail(
             f"{proof.statement.kind!r} proofs are not verified on chain yet: only matmul proofs"
         )
-    if proof.instance.b_commitment is None:
-        if model_id is not None:
-            raise fail("--model-id binds committed-weight proofs; this proof's B is public")
-        return proof
-    if model_id is None:
-        raise fail("a committed-weight proof names its model: give --model-id (and --weight)")
-    return calldata.BoundMatmul(parse_felt("--model-id", model_id, nonzero=True), weight, proof)
+    if proof.instance.b_commitment is not None and proof.instance.binding.model_id == NO_MODEL:
+        raise fail(
+            "this committed-weight proof is bound to no registered model: prove it with "
+            "--model-id (and --weight, --config-hash)"
+        )
+    return proof
 
 
 def calldata_cmd(
     file: Annotated[Path, typer.Argument(help="proof file")],
     out_path: Annotated[Path | None, typer.Option("--out", help="write here, not stdout")] = None,
-    model_id: ModelIdOpt = None,
-    weight: WeightOpt = 0,
 ) -> None:
     """The proof as felt252 calldata: a JSON array of 0x-hex felts (docs/calldata.md)."""
     with errors_as_exit():
-        felts = calldata.encode(onchain_proof(proof_file.load(file), model_id, weight))
+        felts = calldata.encode(onchain_proof(proof_file.load(file)))
         text = json.dumps([hex(f) for f in felts])
         if out_path:
             write_atomic(out_path, text)
@@ -398,15 +403,16 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
         )
         return
     inst = proof.instance
-    # a committed B travels bound to a model; the model id does not change the size
-    onchain = calldata.BoundMatmul(1, 0, proof) if inst.b_commitment else proof
     try:
-        felts = len(calldata.encode(onchain))
+        felts = len(calldata.encode(proof))
         size = f"{felts} felts ({32 * felts} bytes)"
     except ValueError as e:
         size = str(e)
     cw = inst.b_commitment
     bound = f"B committed ({cw.hash}, root {cw.root:#x})" if cw else "B public"
+    if cw:
+        b = inst.binding
+        bound += f", weight {b.weight} of model {b.model_id:#x} (config {b.config_hash:#x})"
     out.print(
         f"kind          matmul\ndimensions    m={inst.m} k={inst.k} n={inst.n}\n"
         f"weights       {bound}\n"

@@ -28,6 +28,7 @@ from starknet_py.net.full_node_client import FullNodeClient
 from starknet_py.net.signer.key_pair import KeyPair
 
 from cairn.deploy.build import Artifacts
+from cairn.deploy.sessions import session_state
 from cairn.prover.channels.poseidon import hash_many
 from cairn.serializer.calldata import CalldataParts
 
@@ -286,8 +287,9 @@ async def verify_parts(
 ) -> OnchainVerdict:
     """Verify a proof in one transaction if it fits (calldata and gas), else in a session:
     `open_session` with the front and as many group parts as fit, then `continue_session`
-    with the state the last `SessionState` event carried and as many parts as fit, until the
-    contract emits ProofVerified (or a step is rejected, whose reason ends the session).
+    with the session's state (rebuilt in Python, checked against the hash the last
+    `SessionState` event carried) and as many parts as fit, until the contract emits
+    ProofVerified (or a step is rejected, whose reason ends the session).
     `max_felts` is the calldata limit planned for (tests lower it to force sessions)."""
     if len(parts.flat) + INVOKE_OVERHEAD_FELTS <= max_felts:
         try:
@@ -310,11 +312,10 @@ async def verify_parts(
         return call, len(opened) + INVOKE_OVERHEAD_FELTS
 
     sent, done, felts = await _send_groups(account, parts.groups, budget, 0, open_session)
-    session_id = hash_many(opened)
+    session_id, counts = hash_many(opened), [done]
     verdict = await _run([], sent, felts, address)
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
-        # SessionState: keys [selector, session_id], data [len(state), *state]
-        (_, (_, *state)), *_ = _events(sent.receipt, address, "SessionState")
+        state = _next_state(parts, counts, sent.receipt, address)
 
         def step(
             groups: list[int], state: list[int] = state
@@ -328,7 +329,21 @@ async def verify_parts(
         sent, count, felts = await _send_groups(account, parts.groups[done:], budget, 1, step)
         verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count
+        counts.append(count)
     return _finished(verdict)
+
+
+def _next_state(
+    parts: CalldataParts, counts: list[int], receipt: TransactionReceipt, address: int
+) -> list[int]:
+    """The state the next `continue_session` sends back: Python rebuilds it (the event only
+    carries its hash, docs/cairo-verifier.md) and checks it is the one the contract stored."""
+    # SessionState: keys [selector, session_id], data [state_hash]
+    (_, (state_hash,)), *_ = _events(receipt, address, "SessionState")
+    state = session_state(parts, counts)
+    if state is None or hash_many(state) != state_hash:
+        raise ChainError("the contract's session state is not the one the Python mirror computes")
+    return state
 
 
 async def is_verified(account: Account, address: int, proof_hash: int) -> bool:

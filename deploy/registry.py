@@ -4,7 +4,8 @@ the Python definitions of the hashes the contract records, and the Python mirror
 
 The owner (fixed at deployment) registers model_id -> (config hash, weight commitments) once;
 anyone reads them. Every verified proof is recorded with the model it is bound to (0: none,
-the public matmul) and `io_hash`, a Poseidon hash of its public input and output.
+the public matmul) and `io_hash`, a Poseidon hash of its public statement (for a committed
+weight: which weight of the model, its root, and the input and output).
 """
 
 from __future__ import annotations
@@ -20,15 +21,15 @@ from cairn.deploy.contract import ChainError, contract_at, revert_reason, send
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.serializer import calldata
-from cairn.serializer.calldata import ROOT_FELTS_BY_TAG, BoundMatmul, PcsOpening
+from cairn.serializer.calldata import PcsOpening
 from cairn.serializer.errors import MalformedProofError
-
-NO_MODEL = 0  # the model id of proofs bound to no model; never registrable
+from cairn.serializer.pcs_calldata import DIGEST_FELTS, HASHES_BY_TAG, statement_params
 
 
 class RegistryError(ChainError):
@@ -68,9 +69,9 @@ def registered_entry(commitments: Sequence[int], weight: int) -> list[int]:
     dims); `registry.weight` if the list holds no such entry in that format."""
     start = index = 0
     while True:
-        if start >= len(commitments) or commitments[start] not in ROOT_FELTS_BY_TAG:
+        if start >= len(commitments) or commitments[start] not in HASHES_BY_TAG:
             raise VerificationError("registry.weight", f"no commitment entry number {weight}")
-        rank_at = start + 1 + ROOT_FELTS_BY_TAG[commitments[start]]
+        rank_at = start + 1 + DIGEST_FELTS[HASHES_BY_TAG[commitments[start]]]
         if rank_at >= len(commitments) or rank_at + 1 + commitments[rank_at] > len(commitments):
             raise VerificationError("registry.weight", f"commitment entry {index} is cut short")
         end = rank_at + 1 + commitments[rank_at]
@@ -79,30 +80,35 @@ def registered_entry(commitments: Sequence[int], weight: int) -> list[int]:
         start, index = end, index + 1
 
 
-def check_binding(models: Mapping[int, Sequence[int]], bound: BoundMatmul) -> None:
+def check_binding(models: Mapping[int, Model], proof: MatmulProof) -> None:
     """A kind-3 proof's B must be its model's registered commitment number `weight`, a
-    Poseidon commitment of B's shape (the contract's `check_binding`)."""
+    commitment of B's shape with B's hash and root, and the proof must name the model's
+    registered config hash (the contract's `check_binding`, same checks in the same order)."""
+    inst = proof.instance
+    bound = inst.binding
     if bound.model_id not in models:
         raise VerificationError("registry.unknown_model", f"model {bound.model_id}")
-    inst = bound.proof.instance
+    model = models[bound.model_id]
     assert inst.b_commitment is not None
     expected = calldata.commitment_entry(CommittedTensor([inst.k, inst.n], inst.b_commitment))
-    if registered_entry(models[bound.model_id], bound.weight) != expected:
+    if registered_entry(model.commitments, bound.weight) != expected:
         raise VerificationError("registry.commitment", "B is not the model's registered weight")
+    if bound.config_hash != model.config_hash:
+        raise VerificationError("registry.config", "not the model's registered config hash")
 
 
-def contract_check(felts: list[int], models: Mapping[int, Sequence[int]]) -> str | None:
-    """What the contract's `verify` says of `felts` given the registered models' commitments:
-    None if it accepts, else the name of the check it reverts with. The same steps in the same
-    order: read the calldata, check a kind-3 proof's binding, verify."""
+def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
+    """What the contract's `verify` says of `felts` given the registered models: None if it
+    accepts, else the name of the check it reverts with. The same steps in the same order:
+    read the calldata, check a kind-3 proof's binding, verify."""
     try:
         decoded = calldata.decode(felts)
         if isinstance(decoded, PcsOpening):
-            verify_batch(decoded.statement, decoded.proof, POSEIDON_PARAMS, Poseidon252Channel())
-        elif isinstance(decoded, BoundMatmul):
-            check_binding(models, decoded)
-            verify_matmul(decoded.proof)
+            params = statement_params(decoded.statement, POSEIDON_PARAMS)
+            verify_batch(decoded.statement, decoded.proof, params, Poseidon252Channel())
         else:
+            if decoded.instance.b_commitment is not None:
+                check_binding(models, decoded)
             verify_matmul(decoded)
     except (MalformedProofError, VerificationError) as e:
         return e.check

@@ -4,8 +4,8 @@
     kind 1 (matmul, public B):  m, k, n, A, B, C, sum-check rounds
     kind 2 (PCS opening):       statement, opening front, group parts
     kind 3 (matmul, committed B bound to a registered model):
-        model_id, weight, B's root, m, k, n, A, C, sum-check rounds, b_value,
-        opening front, group parts
+        model_id, weight, config_hash, B's hash tag and root, m, k, n, A, C, sum-check rounds,
+        b_value, opening front, group parts
 
 Matrix entries are signed integers embedded mod p, packed 8 per felt. Decoding checks
 everything the Cairo reader checks, in its order, and names the offset of the first bad felt.
@@ -22,7 +22,7 @@ import numpy as np
 from cairn.prover.channels.poseidon import pack_m31s
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed, lift
-from cairn.prover.matmul.instance import MatmulInstance
+from cairn.prover.matmul.instance import MatmulInstance, WeightBinding
 from cairn.prover.matmul.proof import DEGREE, MatmulProof
 from cairn.prover.mle import log2_exact, next_pow2
 from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
@@ -32,8 +32,12 @@ from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.serializer.codec import MAX_DIM
 from cairn.serializer.felts import Reader
 from cairn.serializer.pcs_calldata import (
+    HASH_TAGS,
+    digest_felts,
     encode_opening,
     encode_statement,
+    read_digest,
+    read_hash,
     read_opening,
     read_statement,
 )
@@ -42,31 +46,18 @@ CALLDATA_VERSION = 1
 KIND_MATMUL = 1
 KIND_PCS = 2
 KIND_COMMITTED_MATMUL = 3
-ENTRY_TAGS = {"poseidon": 1, "blake2s": 2}  # registry entries (docs/registry.md)
-ROOT_FELTS = {"poseidon": 1, "blake2s": 2}  # a Blake2s root travels as low, high 128 bits
-ROOT_FELTS_BY_TAG = {ENTRY_TAGS[h]: ROOT_FELTS[h] for h in ENTRY_TAGS}
 
 
 @dataclass(frozen=True)
 class PcsOpening:
-    """Kind 2: claims on Poseidon commitments and the batch opening proving them (verified
+    """Kind 2: claims on commitments of one hash and the batch opening proving them (verified
     on a fresh Poseidon252Channel with the contract's parameters)."""
 
     statement: Statement
     proof: OpeningProof
 
 
-@dataclass(frozen=True)
-class BoundMatmul:
-    """Kind 3: a committed-B matmul proof and the registered model whose weight `weight`
-    (an index into its commitments, docs/registry.md) B must be."""
-
-    model_id: int
-    weight: int
-    proof: MatmulProof
-
-
-OnchainProof = MatmulProof | PcsOpening | BoundMatmul
+OnchainProof = MatmulProof | PcsOpening  # a committed-B matmul is kind 3, public B kind 1
 
 
 @dataclass(frozen=True)
@@ -91,21 +82,17 @@ def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> Ca
         header = [CALLDATA_VERSION, KIND_PCS, *encode_statement(proof.statement)]
         opening = encode_opening(proof.statement, proof.proof, params)
         return CalldataParts(header + opening.front, opening.groups)
-    if isinstance(proof, BoundMatmul):
-        inst = proof.proof.instance
-        assert inst.b_commitment is not None and proof.proof.b_value is not None
-        head = [CALLDATA_VERSION, KIND_COMMITTED_MATMUL, proof.model_id, proof.weight]
-        body = _matmul_body(proof.proof, (inst.a, inst.c))
-        statement = _b_statement(proof.proof)
-        opening = encode_opening(statement, proof.proof.opening, params)
-        tail = [proof.proof.b_value.pack(1), *opening.front]
-        return CalldataParts([*head, inst.b_commitment.root, *body, *tail], opening.groups)
-    if proof.instance.b is None:
-        raise ValueError(
-            "a committed-weight proof's calldata names the registered model whose weight B "
-            "is (BoundMatmul; `cairn verify-onchain --model-id`)"
-        )
     inst = proof.instance
+    if inst.b_commitment is not None:
+        assert proof.b_value is not None and proof.opening is not None
+        bound, cw = inst.binding, inst.b_commitment
+        head = [CALLDATA_VERSION, KIND_COMMITTED_MATMUL, bound.model_id, bound.weight]
+        head += [bound.config_hash, HASH_TAGS[cw.hash], *digest_felts(cw.hash, cw.root)]
+        body = _matmul_body(proof, (inst.a, inst.c))
+        opening = encode_opening(_b_statement(proof), proof.opening, params)
+        tail = [proof.b_value.pack(1), *opening.front]
+        return CalldataParts([*head, *body, *tail], opening.groups)
+    assert inst.b is not None
     return CalldataParts(
         [CALLDATA_VERSION, KIND_MATMUL, *_matmul_body(proof, (inst.a, inst.b, inst.c))], []
     )
@@ -150,37 +137,42 @@ def decode(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> OnchainProo
         rd.end()
         return PcsOpening(statement, opening)
     if kind == KIND_COMMITTED_MATMUL:
-        model_id, weight, root = (rd.take(what) for what in ("model id", "weight", "B's root"))
+        model_id, weight, config_hash = (
+            rd.take(what) for what in ("model id", "weight", "config hash")
+        )
+        hash_name = read_hash(rd, "B's hash")
+        root = read_digest(rd, "B's root", hash_name)
         m, k, n = _dims(rd)
         n_vars = log2_exact(next_pow2(k)) + log2_exact(next_pow2(n))
         if n_vars > params.max_n_vars:
             raise rd.fail(f"B has 2^{n_vars} padded entries", "pcs.size", rd.pos - 1)
         a, c = _matrix(rd, "a", (m, k)), _matrix(rd, "c", (m, n))
-        commitment = Commitment(root, n_vars, "poseidon")
-        inst = MatmulInstance(m, k, n, a, None, c, commitment)
+        commitment = Commitment(root, n_vars, hash_name)
+        binding = WeightBinding(model_id, weight, config_hash)
+        inst = MatmulInstance(m, k, n, a, None, c, commitment, binding)
         sumcheck = _rounds(rd, k)
         b_value = rd.qm31("b_value")
         proof = MatmulProof(inst, sumcheck, b_value)
         opening = read_opening(rd, _b_statement(proof), params)
         rd.end()
-        return BoundMatmul(model_id, weight, replace(proof, opening=opening))
+        return replace(proof, opening=opening)
     raise rd.fail(f"unknown proof kind {kind}", "calldata.kind")
 
 
 def io_felts(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> list[int]:
     """The statement's public felts as they stand in well-formed calldata, what the contract's
-    `io_hash` hashes (docs/registry.md): m, k, n and the length-prefixed matrices (kinds 1 and
-    3; B's commitment is bound by the registry instead), or the PCS statement (kind 2)."""
+    `io_hash` hashes (docs/registry.md): m, k, n and the length-prefixed matrices (kind 1),
+    the PCS statement (kind 2), or the model id, weight index, config hash, B's hash tag and
+    root, m, k, n, A and C (kind 3: which weight of which model the product is with)."""
     rd = Reader(felts)
     rd.many("header", 2)
-    kind = felts[1]
+    kind, start = felts[1], rd.pos
     if kind == KIND_PCS:
-        start = rd.pos
         read_statement(rd, params)
         return felts[start : rd.pos]
     if kind == KIND_COMMITTED_MATMUL:
-        rd.many("model id, weight, B's root", 3)
-    start = rd.pos
+        rd.many("model id, weight, config hash", 3)
+        read_digest(rd, "B's root", read_hash(rd, "B's hash"))
     m, k, n = _dims(rd)
     shapes = [(m, k), (m, n)] if kind == KIND_COMMITTED_MATMUL else [(m, k), (k, n), (m, n)]
     for shape in shapes:
@@ -215,7 +207,5 @@ def commitment_entry(tensor: CommittedTensor) -> list[int]:
     """A weight commitment as a registry entry (docs/registry.md): hash tag, root (Poseidon:
     one felt; Blake2s: low and high 128 bits), rank, dimensions. A model's commitments are the
     concatenation of its entries; a kind-3 proof names its B by index."""
-    root = tensor.commitment.root
-    tag = ENTRY_TAGS[tensor.commitment.hash]
-    roots = [root] if ROOT_FELTS[tensor.commitment.hash] == 1 else [root % 2**128, root >> 128]
-    return [tag, *roots, len(tensor.shape), *tensor.shape]
+    cw = tensor.commitment
+    return [HASH_TAGS[cw.hash], *digest_felts(cw.hash, cw.root), len(tensor.shape), *tensor.shape]

@@ -8,14 +8,16 @@ job, so a tampered-but-well-formed file is rejected by a named check, not here.
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.matmul.instance import MatmulInstance
+from cairn.prover.matmul.instance import MatmulInstance, WeightBinding
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
@@ -39,7 +41,11 @@ def to_json_dict(proof: AnyProof) -> dict[str, Any]:
         return {"format": FORMAT, "version": VERSION, "kind": kind, **_walk_to_json(proof)}
     inst = proof.instance
     b = {"b": inst.b.tolist()} if inst.b_commitment is None else {}
-    cw = {"b_commitment": encode(inst.b_commitment)} if inst.b_commitment else {}
+    cw = (
+        {"b_commitment": encode(inst.b_commitment), "binding": encode(inst.binding)}
+        if inst.b_commitment
+        else {}
+    )
     opened = {"b_value": encode(proof.b_value), "opening": encode(proof.opening)} if cw else {}
     return {
         "format": FORMAT,
@@ -75,10 +81,20 @@ def _matmul_from_json(doc: Any) -> MatmulProof:
         raise MalformedProofError("instance.b", "a committed B is not also published")
     cw = decode(inst["b_commitment"], Commitment, "instance.b_commitment")
     check_commitment(cw, "instance.b_commitment")
+    bound = get(inst, "binding", "instance")
+
+    def felt(name: str) -> int:
+        path = f"instance.binding.{name}"
+        return integer(get(bound, name, "instance.binding"), path, 0, STARK_PRIME - 1)
+
+    binding = WeightBinding(**{f.name: felt(f.name) for f in fields(WeightBinding)})
     b_value = decode(get(body, "b_value", "proof"), QM31, "proof.b_value")
     opening = decode(get(body, "opening", "proof"), OpeningProof, "proof.opening")
     return MatmulProof(
-        MatmulInstance(**dims, a=a, b=None, c=c, b_commitment=cw), sumcheck, b_value, opening
+        MatmulInstance(**dims, a=a, b=None, c=c, b_commitment=cw, binding=binding),
+        sumcheck,
+        b_value,
+        opening,
     )
 
 

@@ -37,6 +37,7 @@ from cairn.prover.merkle.verifier import verify_opening
 from cairn.prover.mle import eq_table, evaluate_matrix, pad_tensor
 from cairn.serializer.calldata import decode, encode
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.pcs_calldata import digest_felts
 from tests.vectors import SHARED
 
 OUTPUT = (
@@ -480,13 +481,6 @@ def blake2s_vectors(rng: random.Random) -> str:
 
 # -- Merkle ---------------------------------------------------------------------------------
 MERKLE_HASHES = ("poseidon", "blake2s")
-
-
-def digest_felts(hash_name: str, digest: int) -> list[int]:
-    """A digest in calldata form: a Poseidon felt as it is, a Blake2s digest (an int below
-    2^256) as Cairo serializes a u256, low 128 bits then high. An int out of range keeps its
-    excess in the last felt, where the Cairo reader refuses it as Python does."""
-    return [digest] if hash_name == "poseidon" else [digest % (1 << 128), digest >> 128]
 
 
 @dataclass(frozen=True)

@@ -96,43 +96,24 @@ def test_every_revert_reason_has_a_cairo_test():
         "pcs.final_layer",
         "registry.weight",
         "registry.commitment",
+        "registry.config",
+        "session.owner",
         "session.unknown",
         "session.state",
         "session.empty",
     }
 
 
-BLAKE_PROBE = """
-#[starknet::contract]
-mod BlakeProbe {
-    #[storage]
-    struct Storage {}
-
-    #[external(v0)]
-    fn hash(self: @ContractState, word: u32) -> [u32; 8] {
-        let state = BoxTrait::new([0, 0, 0, 0, 0, 0, 0, 0]);
-        let msg = BoxTrait::new([word, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        core::blake::blake2s_finalize(state, 4, msg).unbox()
-    }
-}
-"""
-
-
-def test_core_blake_is_refused_by_the_pinned_compiler(tmp_path):
-    """Why verifier_cairo/src/blake2s.cairo is plain Cairo (docs/cairo-verifier.md, "Blake2s").
-    If this fails, the pinned compiler emits Sierra >= 1.8.0: switch to `core::blake`."""
-    source = tmp_path / "probe.cairo"
-    source.write_text(BLAKE_PROBE)
-    cmd = [tool("starknet_compile"), "--single-file", str(source), str(tmp_path / "out.json")]
-    proc = subprocess.run(
-        [*cmd, "--allowed-libfuncs-list-name", "audited"], capture_output=True, text=True
-    )
-    assert proc.returncode != 0
-    assert "Libfunc blake2s_finalize requires version 1.8.0 while class version is 1.7.0" in (
-        proc.stderr + proc.stdout
-    )
-    allowed_all = subprocess.run([*cmd, "--allowed-libfuncs-list-name", "all"])
-    assert allowed_all.returncode == 0
+def test_contract_uses_the_blake2s_builtin():
+    """The pinned compiler (Cairo 2.17) emits Sierra 1.8.0, the first version whose audited
+    libfunc list admits `core::blake`, and the contract's Blake2s trees use the builtin
+    (docs/cairo-verifier.md, "Blake2s"). A class's first felts are its Sierra version, then
+    the compiler's; generic libfunc names are short strings in the program."""
+    art = build(default_toolchain().require())
+    program = [int(x, 16) for x in json.loads(art.sierra.read_text())["sierra_program"]]
+    assert tuple(program[:3]) >= (1, 8, 0)
+    names = {felt.to_bytes(32, "big").lstrip(b"\0") for felt in program}
+    assert {b"blake2s_compress", b"blake2s_finalize"} <= names
 
 
 def test_contract_compiles_for_mainnet():

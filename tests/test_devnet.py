@@ -16,6 +16,7 @@ from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.toolchain import default_toolchain
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.instance import NO_MODEL
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.serializer import calldata, proof_file
@@ -55,12 +56,12 @@ def test_honest_proofs_accepted_by_both(chain, shape):
     assert verdict.accepted, verdict.reason
     assert verdict.proof_hash == hash_many(felts)
     assert verdict.io_hash == registry.io_hash(felts)
-    assert verdict.model_id == registry.NO_MODEL
+    assert verdict.model_id == NO_MODEL
     assert verdict.l2_gas and verdict.l2_gas > 0
     assert chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash))
     assert not chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash + 1))
     record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
-    assert record == registry.ProofRecord(registry.NO_MODEL, verdict.io_hash, 1)
+    assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, 1)
 
 
 def test_every_felt_tampered_gives_the_same_verdict(chain):

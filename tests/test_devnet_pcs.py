@@ -1,12 +1,16 @@
-"""PCS openings and committed-weight matmul proofs on a real devnet (issue 5, parts 5 and 6).
+"""PCS openings and committed-weight matmul proofs on a real devnet (issue 5, parts 5 and 6;
+issue 11, part 6).
 
 Both verifiers, Python (`registry.contract_check`: the calldata reader, the registry binding,
 the verifier) and the contract, accept the honest proofs and reject every tampered variant
 with the same check: a wrong opening value, a tampered Merkle path, a wrong root, fewer
 queries or layers than the parameters, a limb >= p, a proof against another model's
-commitment. Proofs too large for one transaction are verified in sessions. The variants are
-the ones the Cairo unit tests run (tests/cairo_pcs_vectors.py), here with the contract's own
-parameters and on chain.
+commitment, another config hash, the same body presented as another model's or weight's with
+the same root. Records bind which weight a product is with. Proofs too large for one
+transaction are verified in sessions, which belong to the account that opened them and whose
+events stay within Starknet's 300 data felts for the largest statement the reader accepts.
+The variants are the ones the Cairo unit tests run (tests/cairo_pcs_vectors.py), here with the
+contract's own parameters and on chain.
 """
 
 import random
@@ -17,10 +21,14 @@ from typer.testing import CliRunner
 
 from cairn.cli import app
 from cairn.deploy import contract, registry
-from cairn.deploy.registry import contract_check
+from cairn.deploy.registry import Model, contract_check
+from cairn.deploy.sessions import Sessions, proof_hash, session_state, transactions
 from cairn.prover.channels.poseidon import hash_many
+from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.instance import WeightBinding
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.pcs import POSEIDON_PARAMS
+from cairn.prover.pcs.params import BLAKE2S_PARAMS
 from cairn.prover.pcs.prover import commit_tensor
 from cairn.serializer import calldata, commitment_file, proof_file
 from tests.cairo_pcs_vectors import (
@@ -29,7 +37,6 @@ from tests.cairo_pcs_vectors import (
     commit_batch,
     committed_case,
     opening_cases,
-    session_hash,
 )
 
 pytestmark = pytest.mark.devnet
@@ -40,8 +47,12 @@ runner = CliRunner()
 def committed(chain):
     """The committed-B proof of the Cairo tests, its models registered on chain."""
     case = committed_case(random.Random(5))
-    for model_id, entries in case.models.items():
-        chain.run(registry.register_model(chain.account, chain.address, model_id, 0, entries))
+    for model_id, model in case.models.items():
+        chain.run(
+            registry.register_model(
+                chain.account, chain.address, model_id, model.config_hash, model.commitments
+            )
+        )
     return case
 
 
@@ -58,14 +69,23 @@ def test_honest_committed_proof_accepted_by_both(chain, committed):
     assert verdict.io_hash == registry.io_hash(felts)
     record = chain.run(registry.get_proof(chain.account, chain.address, verdict.proof_hash))
     assert record == registry.ProofRecord(MODEL, verdict.io_hash, calldata.KIND_COMMITTED_MATMUL)
+    # The same model's weight 0 is a Blake2s commitment: B opened with Blake2s trees.
+    assert contract_check(committed.blake2s, committed.models) is None
+    verdict = onchain(chain, committed.blake2s)
+    assert verdict.accepted, verdict.reason
+    assert verdict.io_hash == registry.io_hash(committed.blake2s)
 
 
 def test_tampered_committed_proofs_rejected_alike(chain, committed):
-    """Every variant: registry binding, statement, sum-check, B's opening."""
+    """Every variant: registry binding, statement, sum-check, B's opening; the same body
+    presented as model 11's (which registered the same root and config) or as its other weight
+    (the same root again) fails the transcript."""
+    assert {"twin_model", "twin_weight"} <= {t.name for t in committed.tampers}
     assert {t.reason for t in committed.tampers} >= {
         "registry.unknown_model",
         "registry.weight",
         "registry.commitment",
+        "registry.config",
         "matmul.final_evaluation",
         "pcs.claim",
         "pcs.layer_count",
@@ -105,19 +125,34 @@ def test_openings_with_the_contract_parameters(chain):
         assert not verdict.accepted and verdict.reason == t.reason, (t.name, verdict.reason)
 
 
+def test_blake2s_openings_with_the_contract_parameters(chain):
+    """Kind 2 over Blake2s trees (the `core::blake` builtin): the aligned and merged openings
+    accepted; the same faults as with Poseidon, and digests out of range, refused alike."""
+    honest, tampers = opening_cases(random.Random(9), BLAKE2S_PARAMS, 9)
+    chosen = ON_CHAIN | {"root_half", "layer_root_half", "sibling_half", "mixed_hashes"}
+    assert chosen <= {t.name for t in tampers}
+    for case in honest.values():
+        assert contract_check(case.felts, {}) is None
+        verdict = onchain(chain, case.felts)
+        assert verdict.accepted, verdict.reason
+        assert verdict.io_hash == registry.io_hash(case.felts)
+    for t in (t for t in tampers if t.name in chosen):
+        assert contract_check(t.felts, {}) == t.reason, t.name
+        verdict = onchain(chain, t.felts)
+        assert not verdict.accepted and verdict.reason == t.reason, (t.name, verdict.reason)
+
+
 def test_sessions(chain, committed):
-    """The committed proof (front 62 felts, group parts 209, 66, 6) forced into a session by
+    """The committed proof (front 64 felts, group parts 199, 66, 6) forced into a session by
     a calldata limit of 260 felts: the front alone, then part 1, then parts 2 and 3 with the
-    ~30-felt state. Accepted and recorded under the chained hash; a tampered last part is
+    31-felt state. Accepted and recorded under the chained hash; a tampered last part is
     refused in the last step with the one-shot verdict."""
     parts = committed.parts
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, 260))
     assert verdict.accepted, verdict.reason
     assert [t.calldata_felts <= 260 for t in verdict.transactions] == [True] * 3
     assert verdict.model_id == MODEL and verdict.io_hash == registry.io_hash(parts.flat)
-    assert verdict.proof_hash == session_hash(
-        [parts.front, parts.groups[0], parts.groups[1] + parts.groups[2]]
-    )
+    assert verdict.proof_hash == proof_hash(transactions(parts, [0, 1, 2]))
     assert chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash))
     last = list(parts.groups[-1])
     last[1] ^= 1 << 40  # a value of the last layer's first leaf
@@ -141,25 +176,122 @@ def test_opening_of_2_16_values_in_one_transaction(chain):
 
 
 def test_cli_register_and_verify_committed(chain, tmp_path, monkeypatch):
-    """`cairn commit` file → `cairn register-model` → `cairn verify-onchain --model-id`."""
+    """`cairn commit` file → `cairn register-model` → `cairn prove matmul --model-id` →
+    `cairn verify-onchain`."""
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
     url = chain.url
     rng = np.random.default_rng(3)
     inst = make_instance(rng.integers(-128, 128, (3, 8)), rng.integers(-128, 128, (8, 8)))
     tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
     commitment_file.save(tensor, tmp_path / "b.commit.json")
-    proof_file.save(prove_matmul(inst, data), tmp_path / "p.json")
+    for name, weight in (("p.json", 0), ("p1.json", 1)):
+        proof_file.save(prove_matmul(inst, data, WeightBinding(0x77, weight)), tmp_path / name)
+    proof_file.save(prove_matmul(inst, data), tmp_path / "unbound.json")
     address = hex(chain.address)
     result = runner.invoke(
         app, ["register-model", "0x77", str(tmp_path / "b.commit.json"), "--rpc", url,
               "--address", address],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    verify = ["verify-onchain", str(tmp_path / "p.json"), "--rpc", url, "--address", address]
-    result = runner.invoke(app, [*verify, "--model-id", "0x77"])
+
+    def verify(name):
+        args = ["verify-onchain", str(tmp_path / name), "--rpc", url, "--address", address]
+        return runner.invoke(app, args)
+
+    result = verify("p.json")
     assert result.exit_code == 0, result.output
     assert "ProofVerified(model_id=119, " in result.output
-    result = runner.invoke(app, [*verify, "--model-id", "0x77", "--weight", "1"])
+    result = verify("p1.json")
     assert result.exit_code == 1 and "registry.weight" in result.output
-    result = runner.invoke(app, verify)
+    result = verify("unbound.json")
     assert result.exit_code == 2 and "--model-id" in result.output
+
+
+def _register(chain, model_id, config_hash, tensors):
+    entries = [f for t in tensors for f in calldata.commitment_entry(t)]
+    chain.run(registry.register_model(chain.account, chain.address, model_id, config_hash, entries))
+    return Model(config_hash, tuple(entries))
+
+
+def test_the_record_binds_which_weight(chain):
+    """W_q and W_k of the same shape in one model: the record and event of C = A·W_k name
+    weight 1 and W_k's root through io_hash, which differs from the statement "C = A·W_q"
+    (weight 0, W_q's root, the same A and C); the proof presented as weight 0 is refused."""
+    model_id, config = 0x5150, 0xC0
+    rng = np.random.default_rng(11)
+    a = rng.integers(-128, 128, (2, 16))
+    w_q, w_k = (rng.integers(-128, 128, (16, 16)) for _ in range(2))
+    (tq, _), (tk, dk) = (commit_tensor(w, POSEIDON_PARAMS) for w in (w_q, w_k))
+    models = {model_id: _register(chain, model_id, config, [tq, tk])}
+    proof = prove_matmul(make_instance(a, w_k), dk, WeightBinding(model_id, 1, config))
+    felts = calldata.encode(proof)
+    assert contract_check(felts, models) is None
+    verdict = onchain(chain, felts)
+    assert verdict.accepted, verdict.reason
+    record = chain.run(registry.get_proof(chain.account, chain.address, verdict.proof_hash))
+    assert record.io_hash == verdict.io_hash == registry.io_hash(felts)
+    # The same A and C claimed as the product with weight 0 (W_q): another statement hash.
+    as_q = [model_id, 0, config, tq.commitment.root, *calldata.io_felts(felts)[4:]]
+    assert hash_many(as_q) != record.io_hash
+    presented_as_q = [*felts[:3], 0, *felts[4:]]
+    assert contract_check(presented_as_q, models) == "registry.commitment"
+    verdict = onchain(chain, presented_as_q)
+    assert not verdict.accepted and verdict.reason == "registry.commitment"
+
+
+def _invoke(chain, account, name, **args):
+    """One invoke from `account`: None if executed, else the contract's revert reason."""
+    functions = chain.run(contract.contract_at(account, chain.address)).functions
+    return chain.run(contract.send(account, functions[name].prepare_invoke_v3(**args))).reason
+
+
+def test_a_session_belongs_to_its_opener(chain, committed):
+    """Account #1 opens a session; account #0 can neither re-send the first transaction to
+    reset it nor continue it (`session.owner`, as the Python mirror says); the opener finishes
+    it."""
+    parts, (other, opener) = committed.parts, chain.accounts
+    book, counts = Sessions(), [1]
+    (first,) = transactions(parts, counts)
+    session_id, state = hash_many(first), session_state(parts, counts)
+    assert _invoke(chain, opener, "open_session", proof=first) is None
+    book.advance(opener.address, session_id, state)
+    assert chain.run(_state_hash(chain, session_id)) == hash_many(state)
+    with pytest.raises(VerificationError) as reopen:
+        book.check_open(other.address, session_id)
+    assert _invoke(chain, other, "open_session", proof=first) == reopen.value.check
+    rest = transactions(parts, [1, 2])[1]
+    with pytest.raises(VerificationError) as step:
+        book.check_step(other.address, session_id, state, rest)
+    args = {"session_id": session_id, "state": state, "groups": rest}
+    assert _invoke(chain, other, "continue_session", **args) == step.value.check
+    assert reopen.value.check == step.value.check == "session.owner"
+    assert chain.run(_state_hash(chain, session_id)) == hash_many(state)  # untouched
+    assert _invoke(chain, opener, "continue_session", **args) is None
+    assert chain.run(contract.is_verified(other, chain.address, proof_hash([first, rest])))
+    assert chain.run(_state_hash(chain, session_id)) == 0
+
+
+async def _state_hash(chain, session_id):
+    functions = (await contract.contract_at(chain.account, chain.address)).functions
+    (result,) = await functions["session_state_hash"].call(session_id=session_id)
+    return result
+
+
+def test_session_events_are_bounded_at_the_largest_statement(chain):
+    """256 polynomials, the most a statement may have: the state after the front is
+    14 + 4·256 felts, beyond an event's 300 data felts, yet the session runs — its event
+    carries the state's hash only — and is accepted in two transactions."""
+    side = commit_batch(random.Random(8), POSEIDON_PARAMS, [0] * 256, [1] * 256, True)
+    case = Honest.prove(POSEIDON_PARAMS, *side)
+    state = session_state(case.parts, [0])
+    assert state is not None and len(state) == 14 + 4 * 256 > 300
+    assert contract_check(case.felts, {}) is None
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, case.parts, 2700))
+    assert verdict.accepted, verdict.reason
+    assert len(verdict.transactions) == 2
+    receipt = chain.run(
+        chain.account.client.get_transaction_receipt(verdict.transactions[0].tx_hash)
+    )
+    events = [e for e in receipt.events if e.from_address == chain.address]
+    assert [len(e.data) for e in events] == [1]  # SessionState: the state's hash
+    assert events[0].data == [hash_many(state)]

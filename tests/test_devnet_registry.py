@@ -8,6 +8,7 @@ from starknet_py.hash.selector import get_selector_from_name
 
 from cairn.deploy import contract, registry
 from cairn.deploy.registry import Model, RegistryError
+from cairn.prover.matmul.instance import NO_MODEL
 
 pytestmark = pytest.mark.devnet
 
@@ -60,7 +61,7 @@ def test_re_registration_refused(chain):
 
 def test_malformed_registrations_refused(chain):
     owner = chain.account
-    assert refusal(chain, owner, registry.NO_MODEL) == "registry.model_id_zero"
+    assert refusal(chain, owner, NO_MODEL) == "registry.model_id_zero"
     assert refusal(chain, owner, 4, commitments=()) == "registry.no_commitments"
     assert not chain.run(registry.is_registered(owner, chain.address, 4))
 

@@ -7,7 +7,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cairn.cli import app
+from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.instance import NO_MODEL, UNBOUND, WeightBinding
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
@@ -16,17 +18,51 @@ from cairn.serializer import calldata, proof_file
 from cairn.serializer.errors import MalformedProofError
 from tests.proof_mutations import mutations
 
+BINDING = WeightBinding(model_id=0x7, weight=1, config_hash=0xC0FFEE)
 
-def _proof(m, k, n, hash_, seed=0):
+
+def _proof(m, k, n, hash_, seed=0, binding=BINDING):
     rng = np.random.default_rng(seed)
     inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
     _, data = commit_tensor(inst.b, PARAMS[hash_])
-    return inst, prove_matmul(inst, data)
+    return inst, prove_matmul(inst, data, binding)
 
 
 @pytest.fixture(scope="module")
 def proof():
     return _proof(3, 5, 2, "poseidon")[1]
+
+
+def _rebound(proof, **changes):
+    binding = dataclasses.replace(proof.instance.binding, **changes)
+    return dataclasses.replace(proof, instance=dataclasses.replace(proof.instance, binding=binding))
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"model_id": 0x8}, {"weight": 0}, {"config_hash": 0xC0FFEF}, {"model_id": 0, "weight": 0}],
+)
+def test_the_binding_is_in_the_transcript(proof, changes):
+    """Model id, weight index and config hash are absorbed before any challenge: the same body
+    presented as another model's (same root) or another weight is refused."""
+    with pytest.raises(VerificationError) as e:
+        verify_matmul(_rebound(proof, **changes))
+    assert e.value.check == "matmul.final_evaluation"
+
+
+def test_a_binding_is_felts(proof):
+    with pytest.raises(VerificationError) as e:
+        verify_matmul(_rebound(proof, model_id=STARK_PRIME))
+    assert e.value.check == "instance.binding"
+    with pytest.raises(ValueError, match="committed B"):
+        inst = make_instance(np.ones((1, 1), dtype=np.int64), np.ones((1, 1), dtype=np.int64))
+        prove_matmul(inst, None, BINDING)
+
+
+def test_an_unbound_proof_verifies_off_chain_only():
+    _, unbound = _proof(2, 4, 2, "poseidon", binding=UNBOUND)
+    verify_matmul(unbound)
+    assert unbound.instance.binding.model_id == NO_MODEL
 
 
 @pytest.mark.parametrize(
@@ -86,6 +122,7 @@ def test_json_round_trip(proof, tmp_path):
     back = proof_file.load(path)
     assert back.opening == proof.opening and back.b_value == proof.b_value
     assert back.instance.b_commitment == proof.instance.b_commitment and back.instance.b is None
+    assert back.instance.binding == BINDING
     verify_matmul(back)
 
 
@@ -139,6 +176,9 @@ def test_cli_commit_prove_verify_and_pin(tmp_path):
         (lambda d: d["instance"]["b_commitment"].update(root=2**252), "root"),
         (lambda d: d["instance"]["b_commitment"].update(hash="sha3"), "hash"),
         (lambda d: d["instance"].update(b=[[1, 2], [3, 4]]), "instance.b"),
+        (lambda d: d["instance"]["binding"].update(model_id=STARK_PRIME), "model_id"),
+        (lambda d: d["instance"]["binding"].pop("config_hash"), "config_hash"),
+        (lambda d: d["instance"].pop("binding"), "binding"),
     ],
 )
 def test_malformed_commitments_are_refused_on_load(proof, edit, field):
@@ -152,4 +192,24 @@ def test_malformed_commitments_are_refused_on_load(proof, edit, field):
 def test_encoding_a_proof_with_missing_openings_is_a_clear_error(proof):
     short = dataclasses.replace(proof.opening, poly_openings=[])
     with pytest.raises(ValueError, match="polynomial openings"):
-        calldata.encode(calldata.BoundMatmul(1, 0, dataclasses.replace(proof, opening=short)))
+        calldata.encode(dataclasses.replace(proof, opening=short))
+
+
+def test_cli_binds_a_proof_to_a_registered_weight(tmp_path):
+    """`--model-id/--weight/--config-hash` go into the proof (and its transcript); a committed
+    proof bound to no model has no calldata."""
+    runner = CliRunner()
+    args = ["prove", "matmul", "--m", "2", "--k", "4", "--n", "4", "--commit-b", "poseidon"]
+    bound, unbound = tmp_path / "bound.json", tmp_path / "unbound.json"
+    binding = ["--model-id", "0x7", "--weight", "1", "--config-hash", "0xc0ffee"]
+    assert runner.invoke(app, [*args, *binding, "--out", str(bound)]).exit_code == 0
+    assert proof_file.load(bound).instance.binding == BINDING
+    result = runner.invoke(app, ["inspect", str(bound)])
+    assert "weight 1 of model 0x7 (config 0xc0ffee)" in result.output
+    felts = runner.invoke(app, ["calldata", str(bound)])
+    assert felts.exit_code == 0 and '["0x1", "0x3", "0x7", "0x1", "0xc0ffee"' in felts.output
+    assert runner.invoke(app, [*args, "--out", str(unbound)]).exit_code == 0
+    result = runner.invoke(app, ["calldata", str(unbound)])
+    assert result.exit_code == 2 and "--model-id" in result.output
+    result = runner.invoke(app, ["prove", "matmul", "--model-id", "0x7"])
+    assert result.exit_code == 2 and "--commit-b" in result.output

@@ -7,16 +7,17 @@ import random
 import numpy as np
 import pytest
 
-from cairn.deploy.registry import check_binding, contract_check, io_hash, registered_entry
+from cairn.deploy.registry import Model, check_binding, contract_check, io_hash, registered_entry
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.errors import VerificationError
+from cairn.prover.matmul.instance import WeightBinding
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.pcs import POSEIDON_PARAMS
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.prover import commit_tensor
 from cairn.serializer import calldata
 from cairn.serializer.errors import MalformedProofError
-from tests.cairo_pcs_vectors import WEAK, Honest, commit_batch
+from tests.cairo_pcs_vectors import WEAK, WEAK_BLAKE2S, Honest, commit_batch, pcs_verdict
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,7 @@ def committed():
     rng = np.random.default_rng(2)
     inst = make_instance(rng.integers(-128, 128, (3, 4)), rng.integers(-128, 128, (4, 8)))
     tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
-    return tensor, calldata.BoundMatmul(5, 0, prove_matmul(inst, data))
+    return tensor, prove_matmul(inst, data, WeightBinding(5, 0, 0xC0))
 
 
 def test_opening_round_trip_and_parts():
@@ -41,30 +42,51 @@ def test_opening_round_trip_and_parts():
     assert statement_felts == felts[2 : 2 + len(calldata.encode_statement(case.statement))]
 
 
+def test_blake2s_opening_round_trip_and_digests():
+    """A Blake2s digest travels as (low, high) halves; a half >= 2^128 is refused where Cairo
+    refuses it: a root or layer root by the reader, a sibling by the Merkle verifier."""
+    side = commit_batch(random.Random(2), WEAK_BLAKE2S, [7, 3], [1, 1], True)
+    case = Honest.prove(WEAK_BLAKE2S, *side)
+    felts = case.felts
+    root = case.statement[0][0].root
+    assert felts[3:7] == [2, 7, root % (1 << 128), root >> 128]
+    back = calldata.decode(felts, WEAK)
+    assert back.statement == case.statement and back.proof == case.opening
+    assert calldata.encode(back, WEAK) == felts
+    assert pcs_verdict(felts, WEAK) is None
+    for at, check in ((5, "merkle.digest"), (case.poly_at(1), "pcs.hash")):
+        bad = list(felts)
+        bad[at] = 1 << 128 if check == "merkle.digest" else 1
+        with pytest.raises(MalformedProofError) as e:
+            calldata.decode(bad, WEAK)
+        assert e.value.check == check
+    last_sibling = case.group_at(1) - 1
+    bad = [*felts[:last_sibling], 1 << 128, *felts[last_sibling + 1 :]]
+    assert pcs_verdict(bad, WEAK) == "merkle.digest"
+
+
 def test_committed_round_trip_and_io(committed):
     tensor, bound = committed
     felts = calldata.encode(bound)
-    assert felts[:5] == [1, calldata.KIND_COMMITTED_MATMUL, 5, 0, tensor.commitment.root]
+    assert felts[:7] == [1, calldata.KIND_COMMITTED_MATMUL, 5, 0, 0xC0, 1, tensor.commitment.root]
     back = calldata.decode(felts)
-    assert isinstance(back, calldata.BoundMatmul) and (back.model_id, back.weight) == (5, 0)
-    assert back.proof.instance.b is None
-    assert back.proof.instance.b_commitment == tensor.commitment
+    assert back.instance.binding == WeightBinding(5, 0, 0xC0)
+    assert back.instance.b is None
+    assert back.instance.b_commitment == tensor.commitment
     assert calldata.encode(back) == felts
-    # m, k, n, then A (12 values: 2 words) and C (24: 3 words), each after its length
-    assert io_hash(felts) == hash_many(felts[5 : 5 + 3 + 1 + 2 + 1 + 3])
-    models = {5: calldata.commitment_entry(tensor)}
+    # model id, weight, config hash, B's hash and root, m, k, n, then A (12 values: 2 words)
+    # and C (24: 3 words), each after its length: which weight of which model, and the I/O
+    assert io_hash(felts) == hash_many(felts[2 : 2 + 5 + 3 + 1 + 2 + 1 + 3])
+    models = {5: Model(0xC0, tuple(calldata.commitment_entry(tensor)))}
     assert contract_check(felts, models) is None
 
 
-def test_encoding_refusals(committed):
-    _, bound = committed
-    with pytest.raises(ValueError, match="BoundMatmul"):
-        calldata.encode(bound.proof)  # a committed B goes on chain bound to a model
+def test_a_blake2s_b_goes_on_chain():
     rng = np.random.default_rng(3)
     inst = make_instance(rng.integers(-8, 8, (2, 2)), rng.integers(-8, 8, (2, 2)))
     _, data = commit_tensor(inst.b, PARAMS["blake2s"])
-    with pytest.raises(ValueError, match="off chain"):
-        calldata.encode(calldata.BoundMatmul(5, 0, prove_matmul(inst, data)))
+    blake = calldata.encode(prove_matmul(inst, data, WeightBinding(5)))
+    assert blake[5] == 2 and calldata.decode(blake).instance.b_commitment.hash == "blake2s"
 
 
 def test_registry_entries_and_binding(committed):
@@ -82,12 +104,13 @@ def test_registry_entries_and_binding(committed):
         with pytest.raises(VerificationError) as e:
             registered_entry(bad, weight)
         assert e.value.check == "registry.weight"
-    check_binding({5: poseidon}, bound)
+    check_binding({5: Model(0xC0, tuple(poseidon))}, bound)
     for models, check in (
         ({}, "registry.unknown_model"),
-        ({5: blake_entry}, "registry.commitment"),
-        ({5: [1, tensor.commitment.root, 2, 4, 9]}, "registry.commitment"),
-        ({5: blake_entry[:3]}, "registry.weight"),
+        ({5: Model(0xC0, tuple(blake_entry))}, "registry.commitment"),
+        ({5: Model(0xC0, (1, tensor.commitment.root, 2, 4, 9))}, "registry.commitment"),
+        ({5: Model(0xC0, tuple(blake_entry[:3]))}, "registry.weight"),
+        ({5: Model(0xC1, tuple(poseidon))}, "registry.config"),
     ):
         with pytest.raises(VerificationError) as e:
             check_binding(models, bound)
@@ -98,8 +121,9 @@ def test_registry_entries_and_binding(committed):
     ("edit", "check"),
     [
         (lambda f: [*f[:1], 4, *f[2:]], "calldata.kind"),
-        (lambda f: f[:6], "calldata.truncated"),
-        (lambda f: [*f[:6], 1 << 20, 1 << 20, *f[8:]], "pcs.size"),
+        (lambda f: f[:8], "calldata.truncated"),
+        (lambda f: [*f[:5], 3, *f[6:]], "pcs.hash"),
+        (lambda f: [*f[:8], 1 << 20, 1 << 20, *f[10:]], "pcs.size"),
         (lambda f: [*f, 0], "calldata.extra"),
     ],
 )

@@ -50,13 +50,8 @@ class Poseidon252Channel(Channel[int]):
         self._update(hash_many(felts))
 
     def mix_felts(self, xs: Sequence[QM31]) -> None:
-        """Pairs pack as 1‖x‖y (2^248 marker), an odd last one as 1‖x (2^124 marker)."""
-        felts = [self.digest]
-        for i in range(0, len(xs) - 1, 2):
-            felts.append(xs[i + 1].pack(xs[i].pack(1)))
-        if len(xs) % 2:
-            felts.append(xs[-1].pack(1))
-        self._update(hash_many(felts))
+        """The list packed by `pack_qm31s`, hashed after the digest."""
+        self._update(hash_many([self.digest, *pack_qm31s(xs)]))
 
     def mix_m31s(self, values: np.ndarray) -> None:
         """Cairn's extension: absorb M31 values packed 8 per felt (Merkle-leaf packing)."""
@@ -87,3 +82,11 @@ class Poseidon252Channel(Channel[int]):
         if not 0 <= n_bits < 64:
             raise ValueError("n_bits must be in [0, 64)")
         return self._pow_hash(n_bits, nonce) & ((1 << n_bits) - 1) == 0
+
+
+def pack_qm31s(xs: Sequence[QM31]) -> list[int]:
+    """Pairs pack as 1‖x‖y (2^248 marker), an odd last one as 1‖x (2^124 marker)."""
+    felts = [xs[i + 1].pack(xs[i].pack(1)) for i in range(0, len(xs) - 1, 2)]
+    if len(xs) % 2:
+        felts.append(xs[-1].pack(1))
+    return felts

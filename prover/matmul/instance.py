@@ -1,7 +1,8 @@
 """The public statement of a matmul proof and how it enters the transcript.
 
 Prover and verifier both call `absorb_instance` before drawing any challenge, so the row and
-column point depend on the tag, the dimensions and all three matrices.
+column point depend on the tag, the dimensions and all three matrices (with a committed B:
+which registered weight B claims to be, its commitment, A and C).
 """
 
 from __future__ import annotations
@@ -24,12 +25,31 @@ RELATIONS = (Relation("c = a·b", ("a", "b"), lambda t, _: product_bound(t["a"],
 """C's no-wrap bound (docs/matmul.md, "Over the integers"); unchecked when B is committed."""
 
 
+NO_MODEL = 0  # the model id of a binding to no model; never registrable (docs/registry.md)
+
+
+@dataclass(frozen=True)
+class WeightBinding:
+    """Which registered weight a committed B is (docs/registry.md): weight `weight` of model
+    `model_id`, whose configuration hash is `config_hash`. All three are felts absorbed before
+    any challenge, so a proof holds for that one weight of that one model; model_id 0 binds
+    none (such a proof verifies off chain against a pinned commitment only)."""
+
+    model_id: int = NO_MODEL
+    weight: int = 0
+    config_hash: int = 0
+
+
+UNBOUND = WeightBinding()
+
+
 @dataclass(frozen=True)
 class MatmulInstance:
     """A: m x k, B: k x n, C: m x n as signed integer matrices (|x| <= (p-1)/2).
 
     With `b_commitment` set, B is a committed weight: the verifier sees only the commitment
-    to the MLE of B padded to k̂ x n̂ (b is None in a proof; the prover holds it).
+    to the MLE of B padded to k̂ x n̂ (b is None in a proof; the prover holds it) and `binding`
+    names the registered weight it is.
     """
 
     m: int
@@ -39,6 +59,7 @@ class MatmulInstance:
     b: np.ndarray | None
     c: np.ndarray
     b_commitment: Commitment | None = None
+    binding: WeightBinding = UNBOUND
 
     @property
     def padded_dims(self) -> tuple[int, int, int]:
@@ -55,10 +76,14 @@ class MatmulInstance:
 
 
 def absorb_instance(channel: Poseidon252Channel, inst: MatmulInstance) -> None:
-    """Public B: tag, m, k, n, A, B, C. Committed B: its own tag, m, k, n, B's root and
-    n_vars (mix_root of docs/merkle.md), A, C."""
+    """Public B: tag, m, k, n, A, B, C. Committed B: its own tag, the binding (model id,
+    weight index, config hash, one felt each), m, k, n, B's root and n_vars (mix_root of
+    docs/merkle.md), A, C."""
     cw = inst.b_commitment
     channel.mix_root(COMMITTED_TAG if cw else DOMAIN_TAG)
+    if cw:
+        for felt in (inst.binding.model_id, inst.binding.weight, inst.binding.config_hash):
+            channel.mix_root(felt)
     for d in (inst.m, inst.k, inst.n):
         channel.mix_u64(d)
     if cw:

@@ -15,7 +15,13 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.linalg import exact_matmul
-from cairn.prover.matmul.instance import MatmulInstance, absorb_instance, expect_ranges
+from cairn.prover.matmul.instance import (
+    UNBOUND,
+    MatmulInstance,
+    WeightBinding,
+    absorb_instance,
+    expect_ranges,
+)
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.mle import (
     col_combination,
@@ -42,11 +48,18 @@ def make_instance(a: np.ndarray, b: np.ndarray) -> MatmulInstance:
     return inst
 
 
-def prove_matmul(inst: MatmulInstance, b_data: CommitmentData | None = None) -> MatmulProof:
+def prove_matmul(
+    inst: MatmulInstance,
+    b_data: CommitmentData | None = None,
+    binding: WeightBinding = UNBOUND,
+) -> MatmulProof:
     """With `b_data` (pcs.prover.commit_tensor of inst.b), B leaves the proof: only its
-    commitment, b_value and the PCS opening of B~(r_inner, r_col) = b_value remain."""
+    commitment, b_value and the PCS opening of B~(r_inner, r_col) = b_value remain, and the
+    proof holds for the registered weight `binding` names (none by default)."""
     if b_data:
-        inst = replace(inst, b_commitment=b_data.commitment)
+        inst = replace(inst, b_commitment=b_data.commitment, binding=binding)
+    elif binding != UNBOUND:
+        raise ValueError("a binding names the registered weight of a committed B")
     channel = Poseidon252Channel()
     absorb_instance(channel, inst)
     mp, _, np_ = inst.padded_dims

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
+from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
@@ -10,16 +13,29 @@ from cairn.prover.matmul.instance import absorb_instance, expect_ranges
 from cairn.prover.matmul.proof import DEGREE, MatmulProof
 from cairn.prover.mle import evaluate_matrix, log2_exact, pad_tensor
 from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.transcript import Statement
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 
 
 def verify_matmul(proof: MatmulProof) -> None:
     """Returns on acceptance; raises VerificationError naming the failed check."""
+    opening = verify_product(proof)
+    if opening is not None:
+        statement, channel = opening
+        assert proof.opening is not None
+        verify_batch(statement, proof.opening, PARAMS[statement[0][0].hash], channel)
+
+
+def verify_product(proof: MatmulProof) -> tuple[Statement, Poseidon252Channel] | None:
+    """Everything but a committed B's opening: for a committed B, returns the claim
+    B~(r_inner ‖ r_col) = b_value still to open and the channel its opening continues on."""
     inst = proof.instance
     if not inst.shapes_consistent():
         raise VerificationError("instance.shape", "matrix shapes do not match (m, k, n)")
     expect_ranges(inst)
+    if not all(0 <= felt < STARK_PRIME for felt in astuple(inst.binding)):
+        raise VerificationError("instance.binding", "model id, weight and config hash are felts")
     channel = Poseidon252Channel()
     absorb_instance(channel, inst)
     mp, kp, np_ = inst.padded_dims
@@ -37,7 +53,7 @@ def verify_matmul(proof: MatmulProof) -> None:
         b_value = proof.b_value
     if final != evaluate_matrix(a, r_row, r_inner) * b_value:
         raise VerificationError("matmul.final_evaluation", "A~(r_row, r) * B~(r, r_col) differs")
-    if cw is not None:
-        channel.mix_felts([b_value])
-        claim_b = Claim((*r_inner, *r_col), b_value)
-        verify_batch([(cw, [claim_b])], proof.opening, PARAMS[cw.hash], channel)
+    if cw is None:
+        return None
+    channel.mix_felts([b_value])
+    return [(cw, [Claim((*r_inner, *r_col), b_value)])], channel

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -42,6 +43,28 @@ def verify_batch(
 ) -> None:
     """Returns on acceptance; raises VerificationError naming the failed check."""
     statement = [(commitment, list(claims)) for commitment, claims in openings]
+    phase = verify_front(statement, proof, params, channel)
+    for _ in verify_groups(statement, proof, params, phase):
+        pass
+
+
+@dataclass(frozen=True)
+class QueryPhase:
+    """Where the transcript leaves the verifier (Cairo's `QueryPhase`): the challenges β_j
+    and ρ_t, the channel's digest after the nonce (the queries are its first draws) and the
+    query positions drawn from it."""
+
+    betas: list[QM31]
+    rhos: list[QM31]
+    query_seed: int | bytes
+    queries: np.ndarray
+
+
+def verify_front(
+    statement: Statement, proof: OpeningProof, params: PcsParams, channel: AnyChannel
+) -> QueryPhase:
+    """`verify_batch` up to the queries: statement and counts, merge, β, the folding
+    sum-check, final value, grinding."""
     _check_statement(statement, params)
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
     aligned = aligned_point(statement)
@@ -59,9 +82,9 @@ def verify_batch(
     if not channel.verify_pow_nonce(params.pow_bits, proof.pow_nonce):
         raise VerificationError("pcs.pow", f"nonce does not give {params.pow_bits} zero bits")
     channel.mix_u64(proof.pow_nonce)
-
+    seed = channel.digest
     queries = draw_queries(channel, params.n_queries, layout.n_vars + params.log_blowup)
-    _verify_queries(statement, proof, layout, params, betas, rhos, queries)
+    return QueryPhase(betas, rhos, seed, queries)
 
 
 def _check_statement(statement: Statement, params: PcsParams) -> None:
@@ -187,22 +210,19 @@ def _open(
     return rows[leaf_map.rows]
 
 
-def _verify_queries(
-    statement: Statement,
-    proof: OpeningProof,
-    layout: BatchLayout,
-    params: PcsParams,
-    betas: list[QM31],
-    rhos: list[QM31],
-    queries: np.ndarray,
-) -> None:
+def verify_groups(
+    statement: Statement, proof: OpeningProof, params: PcsParams, phase: QueryPhase
+) -> Iterator[np.ndarray]:
     """Group by group: open the trees the group reads (layer s, then the polynomials entering
     in it), check layer s holds the previous group's folds at every query, fold every query
-    through the group and hand its values on, or compare them with the final value at e = n.
+    through the group and yield its values (one QM31 as 4 coordinates per query), or compare
+    them with the final value at e = n.
 
     Each group needs only its own openings and the previous group's values, so a verifier can
     stop between groups and resume (the Cairo session, docs/cairo-verifier.md)."""
+    layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
     n, beta, hash_ = layout.n_vars, params.log_blowup, get_hash(params.hash)
+    betas, rhos, queries = phase.betas, phase.rhos, phase.queries
     expected: np.ndarray | None = None  # every query's value at level s, from the last group
     for g, (s, e) in enumerate(layout.groups):
         if s:
@@ -241,6 +261,7 @@ def _verify_queries(
         expected = word.data[:, 0, :]
         if e == n and np.any(expected != np.array(proof.final_value.coords)):
             raise VerificationError("pcs.final_layer", "a query does not fold to the final value")
+        yield expected
 
 
 def _block(opened: tuple[np.ndarray, np.ndarray], beta: QM31, size: int) -> QM31Array:

@@ -10,8 +10,8 @@ use crate::fields::qm31::{QM31, QM31Trait};
 use crate::matmul::DEGREE;
 use crate::mle::log2_padded;
 use crate::packing::split_felt252;
-use crate::pcs::calldata::{read_front, read_groups, read_statement};
-use crate::pcs::params::PcsParams;
+use crate::pcs::calldata::{read_front, read_groups, read_statement, take_hash_and_root};
+use crate::pcs::params::{PcsParams, params_for};
 use crate::pcs::proof::{GroupOpenings, OpeningFront, PolyStatement};
 use crate::pcs::queries::BatchLayoutTrait;
 use crate::pcs::transcript::aligned_point;
@@ -47,25 +47,30 @@ pub struct MatmulCalldata {
     pub rounds: Span<Span<QM31>>,
 }
 
-/// Kind 2: claims on Poseidon commitments and their batch opening. `io` is the statement's
-/// felts; `groups` the group parts read (all of them, or in a session's first transaction
-/// those it carries).
+/// Kind 2: claims on commitments of one hash and their batch opening. `io` is the statement's
+/// felts; `params` the contract's parameters for its hash; `groups` the group parts read (all
+/// of them, or in a session's first transaction those it carries).
 #[derive(Copy, Drop)]
 pub struct PcsCalldata {
     pub io: Span<felt252>,
+    pub params: PcsParams,
     pub statement: Span<PolyStatement>,
     pub front: OpeningFront,
     pub groups: Span<GroupOpenings>,
 }
 
-/// Kind 3: C = A·B with B a registered model's committed weight. `io` is m, k, n, A and C as
-/// they stand in the calldata; `groups` the group parts of B's opening read, as for kind 2.
+/// Kind 3: C = A·B with B a registered model's committed weight. `io` is the statement as it
+/// stands in the calldata, from the model id to C (which weight of which model, B's hash and
+/// root, m, k, n, A, C); `params` the contract's parameters for B's hash; `groups` the group
+/// parts of B's opening read, as for kind 2.
 #[derive(Copy, Drop)]
 pub struct CommittedMatmulCalldata {
     pub io: Span<felt252>,
     pub model_id: felt252,
     pub weight: felt252,
-    pub root: felt252,
+    pub config_hash: felt252,
+    pub params: PcsParams,
+    pub root: u256,
     pub m: u32,
     pub k: u32,
     pub n: u32,
@@ -107,30 +112,29 @@ pub fn read_pcs(calldata: Span<felt252>, params: @PcsParams, whole: bool) -> Pcs
     let mut data = calldata;
     take_exact(ref data, VERSION, 'calldata.version');
     take_exact(ref data, KIND_PCS, 'calldata.kind');
-    let statement = read_statement(ref data, params);
+    let (params, statement) = read_statement(ref data, params);
     let io = calldata.slice(2, calldata.len() - data.len() - 2);
     let mut poly_vars = array![];
     for poly in statement {
         poly_vars.append(*poly.n_vars);
     }
-    let layout = BatchLayoutTrait::new(poly_vars.span(), *params.log_arity);
+    let layout = BatchLayoutTrait::new(poly_vars.span(), params.log_arity);
     let aligned = aligned_point(statement).is_some();
-    let front = read_front(ref data, @layout, aligned, statement.len());
-    let groups = read_groups(ref data, params, @layout, 0, whole);
-    PcsCalldata { io, statement, front, groups }
+    let front = read_front(ref data, params.hash, @layout, aligned, statement.len());
+    let groups = read_groups(ref data, @params, @layout, 0, whole);
+    PcsCalldata { io, params, statement, front, groups }
 }
 
-/// `whole` as for `read_pcs`.
-pub fn read_committed_matmul(
-    calldata: Span<felt252>, params: @PcsParams, whole: bool,
-) -> CommittedMatmulCalldata {
+/// `whole` as for `read_pcs`. B's hash tag picks the contract's parameters.
+pub fn read_committed_matmul(calldata: Span<felt252>, whole: bool) -> CommittedMatmulCalldata {
     let mut data = calldata;
     take_exact(ref data, VERSION, 'calldata.version');
     take_exact(ref data, KIND_COMMITTED_MATMUL, 'calldata.kind');
     let model_id = take(ref data);
     let weight = take(ref data);
-    let root = take(ref data);
-    let io_start = calldata.len() - data.len();
+    let config_hash = take(ref data);
+    let (hash, root) = take_hash_and_root(ref data);
+    let params = @params_for(hash).unwrap();
     let m = take_dim(ref data);
     let k = take_dim(ref data);
     let n = take_dim(ref data);
@@ -138,16 +142,18 @@ pub fn read_committed_matmul(
     assert(b_vars <= *params.max_n_vars, 'pcs.size');
     let a = take_matrix(ref data, m, k);
     let c = take_matrix(ref data, m, n);
-    let io = calldata.slice(io_start, calldata.len() - data.len() - io_start);
+    let io = calldata.slice(2, calldata.len() - data.len() - 2);
     let rounds = take_rounds(ref data, log2_padded(k));
     let b_value = unpack_qm31(take(ref data));
     let layout = BatchLayoutTrait::new(array![b_vars].span(), *params.log_arity);
-    let front = read_front(ref data, @layout, true, 1);
+    let front = read_front(ref data, hash, @layout, true, 1);
     let groups = read_groups(ref data, params, @layout, 0, whole);
     CommittedMatmulCalldata {
         io,
         model_id,
         weight,
+        config_hash,
+        params: *params,
         root,
         m,
         k,

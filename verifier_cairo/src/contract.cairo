@@ -4,7 +4,8 @@
 //! they are bound to (0 = none) and a hash of their public input and output. A proof with a PCS
 //! opening too large for one transaction is verified in a session: `open_session` checks the
 //! transcript and some fold groups, each `continue_session` more groups; between transactions
-//! only a hash of the session's state is stored (docs/cairo-verifier.md, "Sessions").
+//! only the account that opened it and a hash of its state are stored, and only the hash is
+//! emitted (docs/cairo-verifier.md, "Sessions").
 
 use starknet::ContractAddress;
 
@@ -15,8 +16,9 @@ pub struct Model {
     pub commitments: Array<felt252>,
 }
 
-/// What the contract remembers of a verified proof. `kind` is never 0, so an unwritten record
-/// reads as "not verified".
+/// What the contract remembers of a verified proof: the model it is bound to and the hash of
+/// its public statement (for kind 3: which weight of the model, B's root, m, k, n, A and C;
+/// docs/registry.md). `kind` is never 0, so an unwritten record reads as "not verified".
 #[derive(Copy, Drop, Serde, PartialEq, Debug, starknet::Store)]
 pub struct ProofRecord {
     pub model_id: felt252,
@@ -32,11 +34,12 @@ pub trait ICairnVerifier<TContractState> {
     /// Starts verifying a proof with an opening (kinds 2, 3) from its calldata up to the end
     /// of any group part (docs/calldata.md). Returns the proof hash if that was the whole proof
     /// (recorded and emitted as by `verify`), else 0 and the session, whose id is
-    /// `poseidon_hash_span(proof)`, goes on: `SessionState` carries its state.
+    /// `poseidon_hash_span(proof)`, goes on, owned by the caller: `SessionState` carries its
+    /// state's hash. An open session of another account cannot be re-opened (`session.owner`).
     fn open_session(ref self: TContractState, proof: Span<felt252>) -> felt252;
     /// Checks the next group parts (`groups`, whole parts in order) of session `session_id`,
-    /// whose current state is `state` (the last `SessionState`'s); returns the proof hash once
-    /// the last group is checked, else 0.
+    /// opened by the caller, whose current state is `state` (what the last `SessionState`'s
+    /// hash is of); returns the proof hash once the last group is checked, else 0.
     fn continue_session(
         ref self: TContractState,
         session_id: felt252,
@@ -76,8 +79,9 @@ pub mod CairnVerifier {
         read_committed_matmul, read_kind, read_matmul, read_pcs,
     };
     use crate::matmul::{verify_committed_matmul, verify_matmul};
-    use crate::pcs::calldata::{HASH_POSEIDON, read_groups};
-    use crate::pcs::params::POSEIDON_PARAMS;
+    use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
+    use crate::pcs::calldata::read_groups;
+    use crate::pcs::params::{POSEIDON_PARAMS, params_for};
     use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
     use super::{Model, ProofRecord};
 
@@ -89,8 +93,15 @@ pub mod CairnVerifier {
         owner: ContractAddress,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
-        /// Open sessions: id -> Poseidon hash of the serialized `Session`.
-        sessions: Map<felt252, felt252>,
+        sessions: Map<felt252, OpenSession>,
+    }
+
+    /// An open session: the account that opened it (the only one that may continue or re-open
+    /// it) and the Poseidon hash of its serialized `Session`; all zero when none is open.
+    #[derive(Copy, Drop, starknet::Store)]
+    struct OpenSession {
+        owner: ContractAddress,
+        state_hash: felt252,
     }
 
     /// What a session carries between transactions (its hash is stored, the caller resends
@@ -119,13 +130,15 @@ pub mod CairnVerifier {
         SessionState: SessionState,
     }
 
-    /// A session's state after a transaction that did not finish it: `continue_session` takes
-    /// it back.
+    /// After a transaction that did not finish a session: the hash of the state
+    /// `continue_session` takes back. The state grows with the statement (14 + 4J + 2L + n
+    /// felts) and an event holds at most 300 data felts, so the caller rebuilds the state
+    /// (Python: `cairn.deploy.sessions.session_state`) and the event carries its hash only.
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
     pub struct SessionState {
         #[key]
         pub session_id: felt252,
-        pub state: Span<felt252>,
+        pub state_hash: felt252,
     }
 
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
@@ -166,13 +179,17 @@ pub mod CairnVerifier {
                 let io_hash = poseidon_hash_span(decoded.io);
                 return self.finish(poseidon_hash_span(proof), NO_MODEL, io_hash, kind);
             }
-            let session = self.start(proof, kind, true);
+            let session = self.start(proof, poseidon_hash_span(proof), kind, true);
             self.finish(session.proof_hash, session.model_id, session.io_hash, kind)
         }
 
         fn open_session(ref self: ContractState, proof: Span<felt252>) -> felt252 {
-            let session = self.start(proof, read_kind(proof), false);
-            self.advance(session.proof_hash, session)
+            let session_id = poseidon_hash_span(proof);
+            let caller = get_caller_address();
+            let owner = self.sessions.entry(session_id).owner.read();
+            assert(owner.is_zero() || owner == caller, 'session.owner');
+            let session = self.start(proof, session_id, read_kind(proof), false);
+            self.advance(session_id, caller, session)
         }
 
         fn continue_session(
@@ -181,14 +198,15 @@ pub mod CairnVerifier {
             state: Span<felt252>,
             groups: Span<felt252>,
         ) -> felt252 {
-            let stored = self.sessions.entry(session_id).read();
-            assert(stored != 0, 'session.unknown');
-            assert(poseidon_hash_span(state) == stored, 'session.state');
+            let open = self.sessions.entry(session_id).read();
+            assert(open.state_hash != 0, 'session.unknown');
+            assert(open.owner == get_caller_address(), 'session.owner');
+            assert(poseidon_hash_span(state) == open.state_hash, 'session.state');
             // Every step checks at least one group: a step cannot just move the state on.
             assert(!groups.is_empty(), 'session.empty');
             let mut state = state;
             let mut session: Session = Serde::deserialize(ref state).unwrap();
-            let params = @POSEIDON_PARAMS;
+            let params = @params_for(session.phase.hash).unwrap();
             let layout = session.phase.layout(params);
             let mut data = groups;
             let read = read_groups(ref data, params, @layout, session.phase.next_group, false);
@@ -197,11 +215,11 @@ pub mod CairnVerifier {
                 session.proof_hash, poseidon_hash_span(groups), 2,
             );
             session.proof_hash = proof_hash;
-            self.advance(session_id, session)
+            self.advance(session_id, open.owner, session)
         }
 
         fn session_state_hash(self: @ContractState, session_id: felt252) -> felt252 {
-            self.sessions.entry(session_id).read()
+            self.sessions.entry(session_id).state_hash.read()
         }
 
         fn is_verified(self: @ContractState, proof_hash: felt252) -> bool {
@@ -257,8 +275,8 @@ pub mod CairnVerifier {
         }
     }
 
-    /// B's registry entry as a kind-3 proof must find it (docs/registry.md): a Poseidon
-    /// commitment to a k × n tensor.
+    /// B's registry entry as a kind-3 proof must find it (docs/registry.md): a commitment of
+    /// B's hash and root to a k × n tensor.
     const RANK_MATRIX: felt252 = 2;
 
     #[generate_trait]
@@ -279,48 +297,51 @@ pub mod CairnVerifier {
         /// A proof with an opening (kind 2 or 3): reads it up to the opening's front, then its
         /// group parts (all of them when `whole`, else as many whole parts as follow), checks a
         /// kind-3 proof's binding to the registry, then verifies the transcript and the groups
-        /// read. Its proof hash so far is `poseidon_hash_span(proof)`.
+        /// read. `proof_hash` is `poseidon_hash_span(proof)`, the proof hash so far.
         fn start(
-            self: @ContractState, proof: Span<felt252>, kind: felt252, whole: bool,
+            self: @ContractState, proof: Span<felt252>, proof_hash: felt252, kind: felt252, whole: bool,
         ) -> Session {
-            let params = @POSEIDON_PARAMS;
-            let proof_hash = poseidon_hash_span(proof);
             if kind == KIND_PCS {
-                let decoded = read_pcs(proof, params, whole);
+                let decoded = read_pcs(proof, @POSEIDON_PARAMS, whole);
                 let mut channel = Default::default();
                 let phase = verify_batch(
-                    params, decoded.statement, decoded.front, decoded.groups, ref channel,
+                    @decoded.params, decoded.statement, decoded.front, decoded.groups, ref channel,
                 );
                 let io_hash = poseidon_hash_span(decoded.io);
                 return Session { kind, model_id: NO_MODEL, io_hash, proof_hash, phase };
             }
             assert(kind == KIND_COMMITTED_MATMUL, 'calldata.kind');
-            let decoded = read_committed_matmul(proof, params, whole);
+            let decoded = read_committed_matmul(proof, whole);
             self.check_binding(@decoded);
-            let phase = verify_committed_matmul(params, decoded);
+            let phase = verify_committed_matmul(decoded);
             let io_hash = poseidon_hash_span(decoded.io);
             Session { kind, model_id: decoded.model_id, io_hash, proof_hash, phase }
         }
 
-        /// After a transaction of session `session_id`: finishes it if the last group is
-        /// checked (returns the proof hash), else stores its state's hash, emits the state and
-        /// returns 0.
-        fn advance(ref self: ContractState, session_id: felt252, session: Session) -> felt252 {
-            if session.phase.is_complete(@POSEIDON_PARAMS) {
-                self.sessions.entry(session_id).write(0);
+        /// After a transaction of session `session_id`, opened by `owner`: finishes it if the
+        /// last group is checked (clears it, returns the proof hash), else stores the owner and
+        /// the state's hash, emits the hash and returns 0.
+        fn advance(
+            ref self: ContractState, session_id: felt252, owner: ContractAddress, session: Session,
+        ) -> felt252 {
+            let entry = self.sessions.entry(session_id);
+            if session.phase.is_complete(@params_for(session.phase.hash).unwrap()) {
+                entry.write(OpenSession { owner: Zero::zero(), state_hash: 0 });
                 return self
                     .finish(session.proof_hash, session.model_id, session.io_hash, session.kind);
             }
             let mut state = array![];
             session.serialize(ref state);
-            self.sessions.entry(session_id).write(poseidon_hash_span(state.span()));
-            self.emit(SessionState { session_id, state: state.span() });
+            let state_hash = poseidon_hash_span(state.span());
+            entry.write(OpenSession { owner, state_hash });
+            self.emit(SessionState { session_id, state_hash });
             0
         }
 
-        /// The proof's B must be the registered model's commitment number `weight`:
+        /// The proof's B (its hash and root) must be the registered model's commitment number
+        /// `weight`, of a k × n tensor, and the proof must name the model's config hash:
         /// `registry.unknown_model`, `registry.weight` (no such entry), `registry.commitment`
-        /// (another commitment or shape).
+        /// (another commitment or shape), `registry.config`.
         fn check_binding(self: @ContractState, proof: @CommittedMatmulCalldata) {
             let entry = self.models.entry(*proof.model_id);
             assert(entry.registered.read(), 'registry.unknown_model');
@@ -338,7 +359,7 @@ pub mod CairnVerifier {
                 let tag = list.at(start).read();
                 let root_felts: u64 = if tag == HASH_POSEIDON {
                     1
-                } else if tag == 2 {
+                } else if tag == HASH_BLAKE2S {
                     2
                 } else {
                     core::panic_with_felt252('registry.weight')
@@ -351,9 +372,18 @@ pub mod CairnVerifier {
                 let end = start + 2 + root_felts + rank;
                 assert(end <= len, 'registry.weight');
                 if index == weight {
-                    let expected = array![
-                        HASH_POSEIDON, *proof.root, RANK_MATRIX, (*proof.k).into(), (*proof.n).into(),
-                    ];
+                    let hash = *proof.params.hash;
+                    let root = *proof.root;
+                    let mut expected = array![hash];
+                    if hash == HASH_POSEIDON {
+                        expected.append(root.try_into().unwrap());
+                    } else {
+                        expected.append(root.low.into());
+                        expected.append(root.high.into());
+                    }
+                    expected.append(RANK_MATRIX);
+                    expected.append((*proof.k).into());
+                    expected.append((*proof.n).into());
                     let mut registered = array![];
                     for i in start..end {
                         registered.append(list.at(i).read());
@@ -364,6 +394,7 @@ pub mod CairnVerifier {
                 start = end;
                 index += 1;
             }
+            assert(entry.config_hash.read() == *proof.config_hash, 'registry.config');
         }
     }
 }

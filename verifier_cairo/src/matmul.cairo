@@ -6,8 +6,8 @@
 use crate::calldata::{CommittedMatmulCalldata, MatmulCalldata, Matrix};
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::QM31;
+use crate::merkle::hashers::mix_root;
 use crate::mle::{eq_table, evaluate_matrix, log2_padded};
-use crate::pcs::params::PcsParams;
 use crate::pcs::proof::{Claim, PolyStatement};
 use crate::pcs::verifier::{QueryPhase, verify_batch};
 use crate::sumcheck::verify_sumcheck;
@@ -30,14 +30,18 @@ fn absorb_instance(ref channel: Poseidon252Channel, proof: MatmulCalldata) {
     channel.mix_m31s(proof.c.words);
 }
 
-/// Committed B: its own tag, the dimensions, B's root (a Poseidon root: one felt) and n_vars,
-/// then A and C.
+/// Committed B: its own tag, which registered weight B is (model id, weight index, config
+/// hash: one felt each), the dimensions, B's root (`mix_root` of its hash) and n_vars, then A
+/// and C.
 fn absorb_committed(ref channel: Poseidon252Channel, proof: CommittedMatmulCalldata) {
     channel.mix_root(COMMITTED_TAG);
+    channel.mix_root(proof.model_id);
+    channel.mix_root(proof.weight);
+    channel.mix_root(proof.config_hash);
     channel.mix_u64(proof.m.into());
     channel.mix_u64(proof.k.into());
     channel.mix_u64(proof.n.into());
-    channel.mix_root(proof.root);
+    mix_root(ref channel, proof.params.hash, proof.root);
     channel.mix_u64(proof.b_vars.into());
     channel.mix_m31s(proof.a.words);
     channel.mix_m31s(proof.c.words);
@@ -91,7 +95,7 @@ pub fn verify_matmul(proof: MatmulCalldata) {
 /// Committed B: the sum-check with the sent b_value (`matmul.final_evaluation`), then the PCS
 /// opening of the claim B~(r_inner ‖ r_col) = b_value on the same channel, for the group parts
 /// the calldata carried (all of them unless this is a session's first transaction).
-pub fn verify_committed_matmul(params: @PcsParams, proof: CommittedMatmulCalldata) -> QueryPhase {
+pub fn verify_committed_matmul(proof: CommittedMatmulCalldata) -> QueryPhase {
     let mut channel = Default::default();
     absorb_committed(ref channel, proof);
     let end = run_sumcheck(ref channel, proof.m, proof.k, proof.n, proof.a, proof.c, proof.rounds);
@@ -102,5 +106,5 @@ pub fn verify_committed_matmul(params: @PcsParams, proof: CommittedMatmulCalldat
     point.append_span(end.r_col);
     let claim = Claim { point: point.span(), value: proof.b_value };
     let b = PolyStatement { root: proof.root, n_vars: proof.b_vars, claims: array![claim].span() };
-    verify_batch(params, array![b].span(), proof.front, proof.groups, ref channel)
+    verify_batch(@proof.params, array![b].span(), proof.front, proof.groups, ref channel)
 }

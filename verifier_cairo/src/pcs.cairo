@@ -1,6 +1,6 @@
 //! Multilinear polynomial commitments, verifier side (mirror of prover/pcs/, docs/pcs.md):
 //! Basefold-style folding of a Reed–Solomon code over M31's circle line domains, Poseidon252
-//! Merkle trees, batch openings of many polynomials at many points.
+//! or Blake2s Merkle trees, batch openings of many polynomials at many points.
 
 pub mod calldata;
 pub mod code;

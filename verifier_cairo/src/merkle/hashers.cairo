@@ -7,9 +7,50 @@
 use core::integer::u128_byte_reverse;
 use core::poseidon::{hades_permutation, poseidon_hash_span};
 use crate::blake2s::{Blake2sHash, blake2s, blake2s_pair};
+use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::packing::pack_m31s;
 
+/// The hash tags of statements and registry entries (docs/calldata.md, docs/registry.md).
+pub const HASH_POSEIDON: felt252 = 1;
+pub const HASH_BLAKE2S: felt252 = 2;
+
 const SHIFT_32: NonZero<u128> = 0x100000000;
+
+/// How many calldata felts a digest of the hash tagged `hash` takes.
+pub fn digest_felts(hash: felt252) -> u32 {
+    if hash == HASH_POSEIDON {
+        Poseidon252MerkleHasher::DIGEST_FELTS
+    } else {
+        Blake2sMerkleHasher::DIGEST_FELTS
+    }
+}
+
+/// A digest's calldata felts as one u256 (a Poseidon felt, or a Blake2s digest's low and high
+/// halves); `merkle.digest` unless they encode a digest of that hash.
+pub fn read_root(hash: felt252, felts: Span<felt252>) -> u256 {
+    if hash == HASH_POSEIDON {
+        return (*felts[0]).into();
+    }
+    let low: Option<u128> = (*felts[0]).try_into();
+    let high: Option<u128> = (*felts[1]).try_into();
+    assert(low.is_some() && high.is_some(), 'merkle.digest');
+    u256 { low: low.unwrap(), high: high.unwrap() }
+}
+
+/// A Blake2s root kept as a u256 (`read_root`) as the eight words the hash works on.
+pub fn blake2s_root(root: u256) -> Blake2sHash {
+    Blake2sMerkleHasher::read_digest(array![root.low.into(), root.high.into()].span()).unwrap()
+}
+
+/// A root of either hash into the Poseidon252 channel (Python `merkle.hashers.mix_root`): a
+/// Poseidon root as one felt, a Blake2s root as its eight little-endian u32 words.
+pub fn mix_root(ref channel: Poseidon252Channel, hash: felt252, root: u256) {
+    if hash == HASH_POSEIDON {
+        channel.mix_root(root.try_into().unwrap());
+    } else {
+        channel.mix_u32s(blake2s_root(root).span());
+    }
+}
 
 pub trait MerkleHasher<D> {
     /// How many calldata felts one digest takes.

@@ -3,30 +3,37 @@
 //! its group parts (the Merkle openings of each fold group). Counts the verifier knows in
 //! advance are checked where they are read, with the verifier's check names; counts that
 //! follow from the queries (opened leaves, siblings) are taken as given and checked by the
-//! verifier.
+//! verifier. A digest is one felt (Poseidon) or two (Blake2s: low and high 128 bits).
 
 use crate::calldata::{take, take_count, take_exact, take_u32_in, unpack_qm31, unpack_words};
 use crate::fields::qm31::QM31;
-use super::params::{PcsParams, poly_log_leaf};
+use crate::merkle::hashers::{digest_felts, read_root};
+use super::params::{PcsParams, params_for, poly_log_leaf};
 use super::proof::{Claim, GroupOpenings, OpeningFront, PolyStatement, TreeOpening};
 use super::queries::{BatchLayout, BatchLayoutTrait};
 use super::verifier::ROUND_SENT;
 
-/// The hash tag of a Poseidon252 commitment, the only kind opened on chain.
-pub const HASH_POSEIDON: felt252 = 1;
 const MAX_POLYS: u32 = 256;
 const MAX_CLAIMS: u32 = 256;
 const M31_PER_WORD: u32 = 8;
 
 /// J, then per polynomial: hash tag, n_vars, root, K and K claims (n_vars + 1 QM31 each).
-/// The checks of Python's `_check_statement`, poly by poly as the felts come.
-pub fn read_statement(ref data: Span<felt252>, params: @PcsParams) -> Span<PolyStatement> {
+/// The checks of Python's `_check_statement`, poly by poly as the felts come; the first
+/// polynomial's hash is every polynomial's. Returns the contract's parameters for that hash.
+pub fn read_statement(
+    ref data: Span<felt252>, params: @PcsParams,
+) -> (PcsParams, Span<PolyStatement>) {
     let n_polys = take_u32_in(ref data, 1, MAX_POLYS, 'pcs.statement');
     let mut statement = array![];
-    for _ in 0..n_polys {
-        take_exact(ref data, HASH_POSEIDON, 'pcs.hash');
+    let mut hash = 0;
+    for j in 0..n_polys {
+        let tag = take(ref data);
+        if j == 0 {
+            hash = tag;
+        }
+        assert(tag == hash && params_for(tag).is_some(), 'pcs.hash');
         let n_vars = take_u32_in(ref data, 0, *params.max_n_vars, 'pcs.size');
-        let root = take(ref data);
+        let root = take_root(ref data, hash);
         let n_claims = take_u32_in(ref data, 1, MAX_CLAIMS, 'pcs.claim_shape');
         let mut claims = array![];
         for _ in 0..n_claims {
@@ -35,13 +42,37 @@ pub fn read_statement(ref data: Span<felt252>, params: @PcsParams) -> Span<PolyS
         }
         statement.append(PolyStatement { root, n_vars, claims: claims.span() });
     }
-    statement.span()
+    let with_hash = PcsParams {
+        hash,
+        log_blowup: *params.log_blowup,
+        log_arity: *params.log_arity,
+        n_queries: *params.n_queries,
+        pow_bits: *params.pow_bits,
+        max_n_vars: *params.max_n_vars,
+    };
+    (with_hash, statement.span())
+}
+
+/// A hash tag (`pcs.hash` unless one the contract opens) and the root after it.
+pub fn take_hash_and_root(ref data: Span<felt252>) -> (felt252, u256) {
+    let hash = take(ref data);
+    assert(params_for(hash).is_some(), 'pcs.hash');
+    (hash, take_root(ref data, hash))
+}
+
+/// A digest of `hash` (`calldata.truncated` if cut short, `merkle.digest` if no digest's).
+fn take_root(ref data: Span<felt252>, hash: felt252) -> u256 {
+    let size = digest_felts(hash);
+    assert(size <= data.len(), 'calldata.truncated');
+    let felts = data.slice(0, size);
+    data = data.slice(size, data.len() - size);
+    read_root(hash, felts)
 }
 
 /// Merge rounds and merged values (none when `aligned`), fold rounds, layer roots, final
 /// value, nonce: the counts of Python's `_check_shape`.
 pub fn read_front(
-    ref data: Span<felt252>, layout: @BatchLayout, aligned: bool, n_polys: u32,
+    ref data: Span<felt252>, hash: felt252, layout: @BatchLayout, aligned: bool, n_polys: u32,
 ) -> OpeningFront {
     let n = *layout.n_vars;
     let merge = take_rounds(ref data, if aligned {
@@ -64,7 +95,7 @@ pub fn read_front(
     take_exact(ref data, n_layers.into(), 'pcs.layer_count');
     let mut layer_roots = array![];
     for _ in 0..n_layers {
-        layer_roots.append(take(ref data));
+        layer_roots.append(take_root(ref data, hash));
     }
     let final_value = unpack_qm31(take(ref data));
     let pow_nonce: u64 = match take(ref data).try_into() {
@@ -80,15 +111,17 @@ fn read_group(
     ref data: Span<felt252>, params: @PcsParams, layout: @BatchLayout, g: u32,
 ) -> GroupOpenings {
     let (s, e) = *(*layout.groups)[g];
+    let digest = digest_felts(*params.hash);
     let layer = if g > 0 {
-        Some(read_tree_opening(ref data, 4 * crate::pcs::queries::pow2(e - s)))
+        Some(read_tree_opening(ref data, 4 * crate::pcs::queries::pow2(e - s), digest))
     } else {
         None
     };
     let mut polys = array![];
     for j in layout.group_polys(g) {
         let n_j = *layout.n_vars - *(*layout.levels)[*j];
-        polys.append(read_tree_opening(ref data, crate::pcs::queries::pow2(poly_log_leaf(n_j, params))));
+        let width = crate::pcs::queries::pow2(poly_log_leaf(n_j, params));
+        polys.append(read_tree_opening(ref data, width, digest));
     }
     GroupOpenings { layer, polys: polys.span() }
 }
@@ -109,9 +142,10 @@ pub fn read_groups(
     groups.span()
 }
 
-/// n_leaves ‖ each leaf's `width` values packed 8 per felt ‖ n_siblings ‖ siblings. All leaf
-/// words are taken before any is checked, then each leaf is unpacked in order.
-fn read_tree_opening(ref data: Span<felt252>, width: u32) -> TreeOpening {
+/// n_leaves ‖ each leaf's `width` values packed 8 per felt ‖ n_siblings ‖ their `digest`
+/// felts each. All leaf words are taken before any is checked, then each leaf is unpacked in
+/// order; the siblings are the Merkle verifier's to check.
+fn read_tree_opening(ref data: Span<felt252>, width: u32, digest: u32) -> TreeOpening {
     let per_leaf = (width + M31_PER_WORD - 1) / M31_PER_WORD;
     let n_leaves = take_count(ref data, per_leaf);
     let mut words = array![];
@@ -122,9 +156,9 @@ fn read_tree_opening(ref data: Span<felt252>, width: u32) -> TreeOpening {
         values.append(unpack_words(leaf, width.into()));
         words.append(leaf);
     }
-    let n_siblings = take_count(ref data, 1);
-    let siblings = data.slice(0, n_siblings);
-    data = data.slice(n_siblings, data.len() - n_siblings);
+    let n_felts = take_count(ref data, digest) * digest;
+    let siblings = data.slice(0, n_felts);
+    data = data.slice(n_felts, data.len() - n_felts);
     TreeOpening { words: words.span(), values: values.span(), siblings }
 }
 

@@ -1,9 +1,13 @@
 //! Public parameters of the PCS (mirror of prover/pcs/params.py). The contract compiles
-//! `POSEIDON_PARAMS` in, so every count the verifier checks (rounds, layers, queries,
-//! grinding) follows from them and from the public sizes, never from a proof.
+//! `POSEIDON_PARAMS` and `BLAKE2S_PARAMS` in, so every count the verifier checks (rounds,
+//! layers, queries, grinding) follows from them and from the public sizes, never from a proof.
+
+use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
 
 #[derive(Copy, Drop, Debug, PartialEq)]
 pub struct PcsParams {
+    /// The Merkle hash of every tree: `HASH_POSEIDON` or `HASH_BLAKE2S` (a statement's tag).
+    pub hash: felt252,
     /// Rate 2^-log_blowup.
     pub log_blowup: u32,
     /// 2^log_arity values folded per committed layer (a Merkle leaf holds all of them).
@@ -18,8 +22,24 @@ pub struct PcsParams {
 /// Python `POSEIDON_PARAMS`: rate 1/4, 16 values per leaf, 120 queries, 16 bits of grinding
 /// (97.4 bits at 2^16, 96.4 at 2^23; docs/pcs.md, "Soundness").
 pub const POSEIDON_PARAMS: PcsParams = PcsParams {
-    log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 16, max_n_vars: 23,
+    hash: HASH_POSEIDON, log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 16, max_n_vars: 23,
 };
+
+/// Python `BLAKE2S_PARAMS`: the same numbers over Blake2s trees.
+pub const BLAKE2S_PARAMS: PcsParams = PcsParams {
+    hash: HASH_BLAKE2S, log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 16, max_n_vars: 23,
+};
+
+/// The contract's parameters for a statement's hash tag; None for an unknown tag.
+pub fn params_for(hash: felt252) -> Option<PcsParams> {
+    if hash == HASH_POSEIDON {
+        Some(POSEIDON_PARAMS)
+    } else if hash == HASH_BLAKE2S {
+        Some(BLAKE2S_PARAMS)
+    } else {
+        None
+    }
+}
 
 /// The folding levels (s, e] done between two committed layers, the first group full; the
 /// word at each s > 0 is committed, the one at the last e = n_vars is the final value.

@@ -11,10 +11,11 @@ pub struct Claim {
     pub value: QM31,
 }
 
-/// A Poseidon252 commitment to an MLE of 2^n_vars values and the claims to open on it.
+/// A commitment to an MLE of 2^n_vars values and the claims to open on it. The root is a
+/// digest of the statement's hash as a u256 (`merkle::hashers::read_root`).
 #[derive(Copy, Drop)]
 pub struct PolyStatement {
-    pub root: felt252,
+    pub root: u256,
     pub n_vars: u32,
     pub claims: Span<Claim>,
 }
@@ -27,14 +28,14 @@ pub struct OpeningFront {
     pub merge: Span<Span<QM31>>,
     pub merged_values: Span<QM31>,
     pub fold: Span<Span<QM31>>,
-    pub layer_roots: Span<felt252>,
+    pub layer_roots: Span<u256>,
     pub final_value: QM31,
     pub pow_nonce: u64,
 }
 
 /// A Merkle opening of a PCS tree: per opened leaf its packed words (what the Poseidon leaf
-/// hash absorbs) and its values, canonical M31 in felts, as the reader checked them; then the
-/// siblings in plan order (docs/merkle.md).
+/// hash absorbs) and its values, canonical M31 in felts, as the reader checked them (what the
+/// Blake2s leaf hash absorbs); then the siblings' felts in plan order (docs/merkle.md).
 #[derive(Copy, Drop)]
 pub struct TreeOpening {
     pub words: Span<Span<felt252>>,

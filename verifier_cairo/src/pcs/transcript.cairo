@@ -4,6 +4,7 @@
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait};
+use crate::merkle::hashers::mix_root;
 use crate::mle::eq_eval;
 use super::params::PcsParams;
 use super::proof::{Claim, PolyStatement};
@@ -28,8 +29,7 @@ pub fn absorb_statement(
                 .span(),
         );
     for poly in statement {
-        // A Poseidon root on the Poseidon channel: one felt (Python `merkle.hashers.mix_root`).
-        channel.mix_root(*poly.root);
+        mix_root(ref channel, *params.hash, *poly.root);
         channel.mix_u32s(array![*poly.n_vars, (*poly.claims).len()].span());
         for claim in *poly.claims {
             let mut felts = array![];

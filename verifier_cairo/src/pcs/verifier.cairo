@@ -1,5 +1,5 @@
 //! PCS verifier (mirror of prover/pcs/verifier.py, function for function, with the same check
-//! names). Python's `verify_batch` is split in two here: `verify_front` replays the transcript
+//! names). `verify_batch` is split in two, as in Python: `verify_front` replays the transcript
 //! up to the queries and returns a `QueryPhase`; `verify_groups` checks fold groups in order,
 //! each from its own openings and the previous group's values, so a contract session can stop
 //! between groups and resume in the next transaction (docs/cairo-verifier.md, "Sessions").
@@ -11,7 +11,10 @@ use core::poseidon::poseidon_hash_span;
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait, pack_qm31s};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
-use crate::merkle::hashers::Poseidon252MerkleHasher;
+use crate::blake2s::{Blake2sHash, blake2s};
+use crate::merkle::hashers::{
+    Blake2sMerkleHasher, HASH_POSEIDON, Poseidon252MerkleHasher, blake2s_root, mix_root,
+};
 use crate::merkle::proof::check_indices;
 use crate::merkle::verifier::verify_path;
 use crate::mle::eq_eval;
@@ -30,16 +33,17 @@ use super::transcript::{
 /// Every round polynomial here has degree 2 and is sent as [c0, c2].
 pub const ROUND_SENT: u32 = 2;
 
-/// Everything the query phase needs once the transcript is replayed: the public sizes and
-/// roots, the challenges, the final value, where the queries come from (the channel's digest
+/// Everything the query phase needs once the transcript is replayed: the trees' hash, the
+/// public sizes and roots, the challenges, the final value, where the queries come from (the channel's digest
 /// after the nonce: the queries are its first draws), the next group to check and a Poseidon
 /// hash of the values that group's layer must hold at the queries (0 before the first group).
 /// A contract session stores the hash of its serialization between transactions.
 #[derive(Drop, Serde, PartialEq, Debug)]
 pub struct QueryPhase {
+    pub hash: felt252,
     pub poly_vars: Span<u32>,
-    pub poly_roots: Span<felt252>,
-    pub layer_roots: Span<felt252>,
+    pub poly_roots: Span<u256>,
+    pub layer_roots: Span<u256>,
     pub betas: Span<QM31>,
     pub rhos: Span<QM31>,
     pub final_value: QM31,
@@ -93,12 +97,15 @@ pub fn verify_front(
     absorb_statement(ref channel, params, statement);
     let (point, values) = verify_merge(statement, front, layout.n_vars, aligned, ref channel);
     let betas = channel.draw_secure_felts(statement.len()).span();
-    let (rhos, claim, scale) = replay_fold(front, @layout, point, values, betas, ref channel);
+    let (rhos, claim, scale) = replay_fold(
+        front, *params.hash, @layout, point, values, betas, ref channel,
+    );
     channel.mix_felts(array![front.final_value].span());
     assert(claim == scale * front.final_value, 'pcs.claim');
     assert(channel.verify_pow_nonce(*params.pow_bits, front.pow_nonce), 'pcs.pow');
     channel.mix_u64(front.pow_nonce);
     QueryPhase {
+        hash: *params.hash,
         poly_vars: poly_vars.span(),
         poly_roots: poly_roots.span(),
         layer_roots: front.layer_roots,
@@ -144,6 +151,7 @@ fn verify_merge(
 /// Replays the folding rounds; returns the challenges ρ, the claim on E·c, and E.
 fn replay_fold(
     front: OpeningFront,
+    hash: felt252,
     layout: @BatchLayout,
     point: Span<QM31>,
     values: Span<QM31>,
@@ -173,7 +181,7 @@ fn replay_fold(
             let (s, _) = *start.unbox();
             if s == t {
                 starts.pop_front().unwrap();
-                channel.mix_root(*roots.pop_front().unwrap());
+                mix_root(ref channel, hash, *roots.pop_front().unwrap());
             }
         }
         t += 1;
@@ -227,7 +235,7 @@ fn verify_group(
     let mut layer: Span<Span<QM31>> = array![].span();
     if s > 0 {
         let opening = openings.layer.unwrap();
-        open_tree(*phase.layer_roots[g - 1], n + log_blowup - e, blocks, opening);
+        open_tree(phase.hash, *phase.layer_roots[g - 1], n + log_blowup - e, blocks, opening);
         layer = qm31_rows(opening.values);
     }
     let mut opened = array![];
@@ -238,7 +246,7 @@ fn verify_group(
         let log_leaf = poly_log_leaf(n_j, params);
         let shift = layout.poly_leaf_shift(*j, params);
         let leaf_ids = shift_distinct(queries, shift);
-        open_tree(*phase.poly_roots[*j], n_j + log_blowup - log_leaf, leaf_ids, opening);
+        open_tree(phase.hash, *phase.poly_roots[*j], n_j + log_blowup - log_leaf, leaf_ids, opening);
         let rows = leaf_rows(leaf_ids, blocks, shift - e);
         let level = *(*layout.levels)[*j];
         opened.append(OpenedPoly { j: *j, level, log_leaf, values: opening.values, rows });
@@ -267,18 +275,34 @@ fn verify_group(
 }
 
 /// Python `_open`: one leaf per distinct index (`pcs.query_count` otherwise), then the Merkle
-/// checks. A leaf's digest is the Poseidon hash of its calldata words, which the reader checked
-/// are `pack_m31s` of its values: the Poseidon252 leaf hash (docs/merkle.md).
-fn open_tree(root: felt252, depth: u32, leaf_ids: Span<u32>, opening: TreeOpening) {
+/// checks in a tree of `hash`. A Poseidon leaf's digest is the hash of its calldata words,
+/// which the reader checked are `pack_m31s` of its values (the Poseidon252 leaf hash); a
+/// Blake2s leaf's is the Blake2s of its values as u32 words (docs/merkle.md).
+fn open_tree(hash: felt252, root: u256, depth: u32, leaf_ids: Span<u32>, opening: TreeOpening) {
     assert(opening.words.len() == leaf_ids.len(), 'pcs.query_count');
     check_indices(leaf_ids, depth);
-    let mut digests = array![];
-    for words in opening.words {
-        digests.append(poseidon_hash_span(*words));
+    if hash == HASH_POSEIDON {
+        let mut digests = array![];
+        for words in opening.words {
+            digests.append(poseidon_hash_span(*words));
+        }
+        let root: felt252 = root.try_into().unwrap();
+        verify_path::<
+            felt252, Poseidon252MerkleHasher,
+        >(root, depth, leaf_ids, digests.span(), opening.siblings);
+    } else {
+        let mut digests: Array<Blake2sHash> = array![];
+        for values in opening.values {
+            let mut words = array![];
+            for value in *values {
+                words.append((*value).try_into().unwrap());
+            }
+            digests.append(blake2s(words.span()));
+        }
+        verify_path::<
+            Blake2sHash, Blake2sMerkleHasher,
+        >(blake2s_root(root), depth, leaf_ids, digests.span(), opening.siblings);
     }
-    verify_path::<
-        felt252, Poseidon252MerkleHasher,
-    >(root, depth, leaf_ids, digests.span(), opening.siblings);
 }
 
 /// Folds every block of group (s, e] from level s to e (the domain at s has log size

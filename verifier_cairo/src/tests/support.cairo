@@ -70,9 +70,10 @@ fn verify_merkle<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
 /// opening on a fresh channel; returns the statement's `io_hash`.
 pub fn verify_pcs(calldata: Array<felt252>, params: PcsParams) -> felt252 {
     let decoded = read_pcs(calldata.span(), @params, true);
+    let params = @decoded.params;
     let mut channel = Default::default();
-    let phase = verify_batch(@params, decoded.statement, decoded.front, decoded.groups, ref channel);
-    assert(phase.is_complete(@params), 'incomplete');
+    let phase = verify_batch(params, decoded.statement, decoded.front, decoded.groups, ref channel);
+    assert(phase.is_complete(params), 'incomplete');
     poseidon_hash_span(decoded.io)
 }
 
@@ -80,47 +81,64 @@ fn owner() -> ContractAddress {
     'owner'.try_into().unwrap()
 }
 
-/// A CairnVerifier whose owner registered `models` (id, commitment entries); calls then come
-/// from another account.
-pub fn deploy_with_models(models: Array<(felt252, Span<felt252>)>) -> ICairnVerifierDispatcher {
+/// The account the tests verify from once the models are registered.
+pub fn anyone() -> ContractAddress {
+    'anyone'.try_into().unwrap()
+}
+
+/// A CairnVerifier whose owner registered `models` (id, config hash, commitment entries);
+/// calls then come from `anyone()`.
+pub fn deploy_with_models(
+    models: Array<(felt252, felt252, Span<felt252>)>,
+) -> ICairnVerifierDispatcher {
     let (address, _) = deploy_syscall(
         CairnVerifier::TEST_CLASS_HASH.try_into().unwrap(), 0, array![owner().into()].span(), false,
     )
         .unwrap_syscall();
     let verifier = ICairnVerifierDispatcher { contract_address: address };
     set_contract_address(owner());
-    for (model_id, commitments) in models {
-        verifier.register_model(model_id, 'config', commitments);
+    for (model_id, config_hash, commitments) in models {
+        verifier.register_model(model_id, config_hash, commitments);
     }
-    set_contract_address('anyone'.try_into().unwrap());
+    set_contract_address(anyone());
     verifier
 }
 
-/// The state the last `SessionState` event carries.
-fn last_session_state(verifier: ICairnVerifierDispatcher) -> Span<felt252> {
-    let mut state = None;
+/// The state hash the last `SessionState` event carries: the stored one, and the hash of
+/// `state`, the state Python computes (`cairn.deploy.sessions.session_state`).
+fn check_state(verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>) {
+    let mut emitted = None;
     while let Some(event) = pop_log::<Event>(verifier.contract_address) {
         if let Event::SessionState(e) = event {
-            state = Some(e.state);
+            assert_eq!(e.session_id, id);
+            emitted = Some(e.state_hash);
         }
     }
-    state.unwrap()
+    assert_eq!(emitted, Some(poseidon_hash_span(state)));
+    assert_eq!(verifier.session_state_hash(id), poseidon_hash_span(state));
 }
 
-/// `open_session` of a transaction that does not finish the proof: its id and state.
+/// `open_session` of a transaction that does not finish the proof, leaving Python's `state`:
+/// the session id.
 pub fn open_session(
-    verifier: ICairnVerifierDispatcher, calldata: Array<felt252>,
-) -> (felt252, Span<felt252>) {
+    verifier: ICairnVerifierDispatcher, calldata: Array<felt252>, state: Span<felt252>,
+) -> felt252 {
     assert_eq!(verifier.open_session(calldata.span()), 0);
-    (poseidon_hash_span(calldata.span()), last_session_state(verifier))
+    let id = poseidon_hash_span(calldata.span());
+    check_state(verifier, id, state);
+    id
 }
 
-/// `continue_session` of a transaction that does not finish the proof: the next state.
+/// `continue_session` of a transaction that does not finish the proof, leaving `next`.
 pub fn continue_session(
-    verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>, groups: Array<felt252>,
-) -> Span<felt252> {
+    verifier: ICairnVerifierDispatcher,
+    id: felt252,
+    state: Span<felt252>,
+    groups: Array<felt252>,
+    next: Span<felt252>,
+) {
     assert_eq!(verifier.continue_session(id, state, groups.span()), 0);
-    last_session_state(verifier)
+    check_state(verifier, id, next);
 }
 
 /// The transaction that finishes session `id`: the proof hash.

@@ -6,10 +6,10 @@ use crate::contract::ICairnVerifierDispatcherTrait;
 use crate::fields::m31::M31Trait;
 use crate::pcs::code::{batch_inverse, fold_pair};
 use crate::pcs::domain::{BlockTwiddlesTrait, CirclePoint, circle_mul, gen_pow2};
-use crate::pcs::params::{POSEIDON_PARAMS, fold_groups};
+use crate::pcs::params::{BLAKE2S_PARAMS, POSEIDON_PARAMS, fold_groups};
 use crate::pcs::queries::{BatchLayoutTrait, leaf_rows, shift_distinct, sorted_distinct};
 use super::pcs_vectors::{
-    fold_cases, inverse_case, mix_u32s_cases, poseidon_params, pow_cases, query_case,
+    blake2s_params, fold_cases, inverse_case, mix_u32s_cases, poseidon_params, pow_cases, query_case,
     twiddle_cases,
 };
 use super::support::deploy_with_models;
@@ -111,6 +111,7 @@ fn fold_groups_and_layout_match_python() {
 #[test]
 fn contract_parameters_are_python_production_parameters() {
     assert_eq!(POSEIDON_PARAMS, poseidon_params());
+    assert_eq!(BLAKE2S_PARAMS, blake2s_params());
 }
 
 /// Kind 1 has no session.

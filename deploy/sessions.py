@@ -1,0 +1,134 @@
+"""The Python mirror of CairnVerifier's sessions (docs/cairo-verifier.md, "Sessions").
+
+Between the transactions of a session the contract keeps only the account that opened it and
+the hash of its state, and its `SessionState` event carries only that hash (the state grows
+with the statement; an event holds at most 300 data felts). The caller therefore rebuilds the
+state itself: `session_state` replays the Python verifier and serializes what the contract's
+`Session` serializes, felt for felt. `Sessions` mirrors the contract's session checks, in its
+order, so the verdicts of both sides can be compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate, islice, pairwise
+
+import numpy as np
+
+from cairn.prover.channels.poseidon import hash_many, poseidon_hash
+from cairn.prover.channels.poseidon252 import Poseidon252Channel, pack_qm31s
+from cairn.prover.errors import VerificationError
+from cairn.prover.fields.qm31 import QM31
+from cairn.prover.matmul.verifier import verify_product
+from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.pcs.queries import BatchLayout
+from cairn.prover.pcs.verifier import verify_front, verify_groups
+from cairn.serializer import calldata
+from cairn.serializer.calldata import CalldataParts, PcsOpening
+from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
+
+
+def transactions(parts: CalldataParts, counts: Sequence[int]) -> list[list[int]]:
+    """The calldata of a session's transactions when the i-th carries `counts[i]` group parts:
+    `open_session`'s proof (the front and its parts), then each `continue_session`'s groups."""
+    txs = [[f for g in parts.groups[a:b] for f in g] for a, b in pairwise([0, *accumulate(counts)])]
+    return [[*parts.front, *txs[0]], *txs[1:]]
+
+
+def proof_hash(txs: Sequence[Sequence[int]]) -> int:
+    """H(…H(H(tx₀), H(tx₁))…, H(txₘ)): the hash a session records its proof under
+    (`poseidon_hash_span(proof)` for one transaction, as `verify`)."""
+    acc = hash_many(txs[0])
+    for tx in txs[1:]:
+        acc = poseidon_hash(acc, hash_many(tx))
+    return acc
+
+
+def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | None:
+    """The serialized `Session` after transactions carrying `counts` group parts (None once
+    every group is checked: the session is over). Raises what the verifier raises if a group
+    checked so far is refused: the contract reverts that transaction with the same name."""
+    flat = parts.flat
+    decoded = calldata.decode(flat)
+    if isinstance(decoded, PcsOpening):
+        statement, opening, channel = decoded.statement, decoded.proof, Poseidon252Channel()
+        model_id = 0
+    else:
+        reduced = verify_product(decoded)
+        assert reduced is not None and decoded.opening is not None, "a kind-3 proof"
+        (statement, channel), opening = reduced, decoded.opening
+        model_id = decoded.instance.binding.model_id
+    params = statement_params(statement, POSEIDON_PARAMS)
+    layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
+    done = sum(counts)
+    phase = verify_front(statement, opening, params, channel)
+    outputs = list(islice(verify_groups(statement, opening, params, phase), done))
+    if done == len(layout.groups):
+        return None
+    pending = 0
+    if done:
+        _, e = layout.groups[done - 1]
+        # One value per distinct block q >> e, blocks in increasing order (Cairo's `pending`).
+        _, first = np.unique(phase.queries >> e, return_index=True)
+        pending = hash_many(pack_qm31s([QM31(*map(int, v)) for v in outputs[-1][first]]))
+    qm31s = [*_listed([b.pack(1) for b in phase.betas]), *_listed([r.pack(1) for r in phase.rhos])]
+    return [
+        flat[1],
+        model_id,
+        hash_many(calldata.io_felts(flat)),
+        proof_hash(transactions(parts, counts)),
+        HASH_TAGS[params.hash],
+        *_listed([c.n_vars for c, _ in statement]),
+        *_u256s([c.root for c, _ in statement]),
+        *_u256s(opening.layer_roots),
+        *qm31s,
+        opening.final_value.pack(1),
+        phase.query_seed,
+        done,
+        pending,
+    ]
+
+
+def _listed(felts: Sequence[int]) -> list[int]:
+    """A span as Serde writes it: its length, then its items."""
+    return [len(felts), *felts]
+
+
+def _u256s(digests: Sequence[int]) -> list[int]:
+    """A span of digests kept as u256 (either hash): each as its low and high 128 bits."""
+    return [len(digests), *(f for d in digests for f in (d % (1 << 128), d >> 128))]
+
+
+@dataclass
+class Sessions:
+    """The contract's open sessions, id -> (owner, state hash), and its session checks in its
+    order: `open_session` (`session.owner`, then the proof) and `continue_session`
+    (`session.unknown`, `session.owner`, `session.state`, `session.empty`, then the groups)."""
+
+    open: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    def check_open(self, caller: int, session_id: int) -> None:
+        owner, _ = self.open.get(session_id, (caller, 0))
+        if owner != caller:
+            raise VerificationError("session.owner", "another account's session")
+
+    def check_step(
+        self, caller: int, session_id: int, state: Sequence[int], groups: Sequence[int]
+    ) -> None:
+        if session_id not in self.open:
+            raise VerificationError("session.unknown", f"no open session {session_id:#x}")
+        owner, state_hash = self.open[session_id]
+        if owner != caller:
+            raise VerificationError("session.owner", "another account's session")
+        if hash_many(state) != state_hash:
+            raise VerificationError("session.state", "not the session's current state")
+        if not groups:
+            raise VerificationError("session.empty", "a step checks at least one group part")
+
+    def advance(self, caller: int, session_id: int, state: list[int] | None) -> None:
+        """After an accepted transaction: the session goes on with `state`, or is over."""
+        if state is None:
+            self.open.pop(session_id, None)
+        else:
+            self.open[session_id] = (caller, hash_many(state))
