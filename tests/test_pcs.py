@@ -25,10 +25,10 @@ from cairn.prover.pcs import (
     open_batch,
     verify_batch,
 )
-from cairn.prover.pcs import prover as pcs_prover
 from cairn.prover.pcs.code import encode, fold, inverse_double, layer_twiddles
 from cairn.prover.pcs.domain import subgroup_generator, twiddles, twiddles_at
 from cairn.prover.pcs.params import fold_groups
+from tests.cairo_pcs_vectors import corrupt_fold
 
 rng = np.random.default_rng(5)
 HASHES = ["poseidon", "blake2s"]
@@ -424,27 +424,14 @@ def test_statement_mismatch(single):
 
 @pytest.mark.parametrize("hash_", HASHES)
 @pytest.mark.parametrize("bad_round", range(1, 9))
-def test_wrong_fold_in_any_layer(monkeypatch, hash_, bad_round):
+def test_wrong_fold_in_any_layer(hash_, bad_round):
     """The prover commits a layer that is not the fold of the previous one (all values off
     by one after round `bad_round`; layers are committed after rounds 4 and 8, later folds
     are never sent): caught where the verifier's fold meets the committed layer."""
     params = fast(hash_)
     prover_side, verifier_side = make_batch(params, [10], [1])
-    calls = []
-
-    def corrupting(honest_fold):  # round 1 folds the base terms, later rounds the word
-        def fold(word, inv_2x, r):
-            calls.append(r)
-            out = honest_fold(word, inv_2x, r)
-            if len(calls) == bad_round:
-                out = QM31Array((out.data + np.array([1, 0, 0, 0])) % P)
-            return out
-
-        return fold
-
-    for name in ("fold_codeword_combination", "fold_codeword"):
-        monkeypatch.setattr(pcs_prover, name, corrupting(getattr(pcs_prover, name)))
-    proof = prove(params, prover_side)
+    with corrupt_fold(bad_round):
+        proof = prove(params, prover_side)
     rejects(params, verifier_side, proof, "pcs.fold")
 
 
