@@ -13,6 +13,7 @@ from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.requant import model as requant
+from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.walk.statement import Statement
 
 
@@ -70,10 +71,13 @@ def requant_example(
     rows: int, cols: int, multiplier: int, shift: int, bits: int, seed: int
 ) -> Statement:
     """Random wide accumulators |x| < 2^a, a ≤ 22 (an int8 matmul's output over e = 384
-    reaches 2^22.6), a lowered until the no-wrap bound (2^a − 1)·M + 2^(k−1) < 2^30 holds."""
+    reaches 2^22.6), a lowered until the no-wrap bound (2^a − 1)·M + 2^(k−1) < 2^30 holds and
+    the CLAMP table fits."""
     rng = np.random.default_rng(seed)
     a = 22
-    while a > 0 and ((1 << a) - 1) * multiplier + (1 << (shift - 1)) >= 1 << 30:
+    while (a > 0 and (p := RequantParams(multiplier, shift, bits, a)).range_problem()) or (
+        p.table_problem()
+    ):
         a -= 1
     x = rng.integers(-(1 << a) + 1, 1 << a, (rows, cols), dtype=np.int64)
     return requant.make_statement(x, multiplier, shift, bits)
