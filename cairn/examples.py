@@ -12,6 +12,8 @@ from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.qkv import model as qkv
+from cairn.prover.layers.requant import model as requant
+from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.walk.statement import Statement
 
 
@@ -65,10 +67,27 @@ def attn_example(
     return attn.make_statement(q, k, v, heads, causal, gamma or default_gamma(head_dim))
 
 
+def requant_example(
+    rows: int, cols: int, multiplier: int, shift: int, bits: int, seed: int
+) -> Statement:
+    """Random wide accumulators |x| < 2^a, a ≤ 22 (an int8 matmul's output over e = 384
+    reaches 2^22.6), a lowered until the no-wrap bound (2^a − 1)·M + 2^(k−1) < 2^30 holds and
+    the CLAMP table fits."""
+    rng = np.random.default_rng(seed)
+    a = 22
+    while (a > 0 and (p := RequantParams(multiplier, shift, bits, a)).range_problem()) or (
+        p.table_problem()
+    ):
+        a -= 1
+    x = rng.integers(-(1 << a) + 1, 1 << a, (rows, cols), dtype=np.int64)
+    return requant.make_statement(x, multiplier, shift, bits)
+
+
 BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
     "mha s=128 h=12 m=32 causal": lambda: mha_example(128, 12, 32, True, 0),
     "attn s=128 h=12 m=32 causal": lambda: attn_example(128, 12, 32, True, None, 0),
+    "requant 128×384 M=181 k=22 b=8": lambda: requant_example(128, 384, 181, 22, 8, 0),
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
     "qkv-decode T=4 l=256 e=h=384": lambda: decode_example(4, 256, 124, 384, 384, 0),
 }

@@ -259,6 +259,25 @@ def prove_attn_cmd(
     )
 
 
+@prove_app.command("requant")
+def prove_requant_cmd(
+    rows: Dim = 128,
+    cols: Dim = 384,
+    multiplier: Annotated[int, typer.Option(min=1, help="public multiplier M")] = 181,
+    shift: Annotated[int, typer.Option(min=1, help="shift k: divide by 2^k, round half up")] = 22,
+    bits: Annotated[int, typer.Option(min=1, help="output bits b: clamp to ±(2^(b−1) − 1)")] = 8,
+    seed: Seed = 0,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove y = clamp(⌊(x·M + 2^(k−1))/2^k⌋) for random wide x (|x| < 2^22) with range
+    lookups on the committed remainders (docs/layers/requant.md)."""
+    _prove_walk(
+        "requant",
+        lambda: examples.requant_example(rows, cols, multiplier, shift, bits, seed),
+        out_path,
+    )
+
+
 def commit_cmd(
     matrix: Annotated[Path, typer.Argument(help="a .npy integer matrix (k x n)")],
     hash_: Annotated[Hash, typer.Option("--hash", help="Merkle hash of the commitment")] = (

@@ -206,6 +206,7 @@ def test_too_large_to_allocate_is_a_clear_error(tmp_path):
         ["mha", "--seq", 5, "--heads", 3, "--head-dim", 3, "--causal"],
         ["posenc", "--seq", 3, "--context", 5, "--embed", 2],
         ["attn", "--seq", 3, "--heads", 3, "--head-dim", 5, "--causal"],
+        ["requant", "--rows", 3, "--cols", 5, "--multiplier", 3, "--shift", 9, "--bits", 8],
     ],
 )
 def test_every_layer_proves_and_verifies_from_the_cli(tmp_path, args):
@@ -225,6 +226,8 @@ def test_layer_usage_errors_exit_2(tmp_path):
     assert result.exit_code == 2 and "exp resolution" in result.output and not out.exists()
     result = run("prove", "attn", "--seq", 4097, "--heads", 1, "--head-dim", 1, "--out", out)
     assert result.exit_code == 2 and "2^30" in result.output and not out.exists()
+    result = run("prove", "requant", "--shift", 25, "--bits", 8, "--out", out)
+    assert result.exit_code == 2 and "b + k" in result.output and not out.exists()
 
 
 def test_bench_softmax_reports_accuracy(tmp_path):

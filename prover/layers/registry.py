@@ -22,6 +22,10 @@ from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.qkv.proof import QkvProof
 from cairn.prover.layers.qkv.prover import prove_qkv
 from cairn.prover.layers.qkv.verifier import verify_qkv
+from cairn.prover.layers.requant import model as requant
+from cairn.prover.layers.requant.proof import RequantProof
+from cairn.prover.layers.requant.prover import advise_requant, prove_requant
+from cairn.prover.layers.requant.verifier import verify_requant
 from cairn.prover.walk.layer import LayerSpec
 
 LAYERS: dict[str, LayerSpec] = {
@@ -72,6 +76,16 @@ LAYERS: dict[str, LayerSpec] = {
             verify_attn,
             advise_attn,
             dim_names=attn.DIM_NAMES,
+        ),
+        LayerSpec(
+            requant.KIND,
+            RequantProof,
+            requant.check,
+            requant.RELATIONS,
+            prove_requant,
+            verify_requant,
+            advise_requant,
+            dim_names=requant.DIM_NAMES,
         ),
     )
 }

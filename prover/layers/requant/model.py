@@ -1,0 +1,103 @@
+"""Requantization y = clamp(⌊(x·M + 2^(k−1))/2^k⌋, ±(2^(b−1) − 1)) of a public 2-D integer
+tensor, proven with range lookups (docs/layers/requant.md). The statement's input bits a
+(|x| < 2^a) fix the table sizes; the remainders and quotients are committed witness."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import max_magnitude
+from cairn.prover.layers.requant.params import RequantParams, entry_vars, params_of
+from cairn.prover.layers.requant.soundness import security_problem
+from cairn.prover.layers.requant.verifier import check_commitments
+from cairn.prover.mle import pad_tensor
+from cairn.prover.walk.statement import Statement, expect_shapes
+
+KIND = "requant"
+DIM_NAMES = ("rows", "cols", "M", "k", "b", "a")
+N_DIMS = 6
+RELATIONS = ()
+"""No public relation to bound: x·M + 2^(k−1) is bounded by the parameters (statement.range
+in check_public) and everything else is range-checked by lookups."""
+
+
+@dataclass(frozen=True)
+class RequantTrace:
+    """The witness on the zero-padded input (padded entries: y' = 0, r = 2^(k−1), y = 0)."""
+
+    r0: np.ndarray
+    r1: np.ndarray
+    yq: np.ndarray
+    y: np.ndarray
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"r0": self.r0, "r1": self.r1, "yq": self.yq, "y": self.y}
+
+
+def trace(x: np.ndarray, p: RequantParams) -> RequantTrace:
+    value = pad_tensor(np.asarray(x, dtype=np.int64)) * p.multiplier + p.half
+    yq = value >> p.shift
+    r = value - (yq << p.shift)
+    r1 = r >> p.lo_bits
+    return RequantTrace(r - (r1 << p.lo_bits), r1, yq, np.clip(yq, -p.clamp, p.clamp))
+
+
+def multiplicities(t: RequantTrace, p: RequantParams) -> tuple[np.ndarray, np.ndarray]:
+    """How often each RANGE and CLAMP row is looked up (values outside a table not counted,
+    which only matters to a cheating prover)."""
+    r0, r1 = t.r0.ravel(), t.r1.ravel()
+    ranges = np.concatenate([r0, r1, r1 + p.delta, np.zeros_like(r0)])
+    rows = t.yq.ravel() - p.quotient_range[0]
+    counts = []
+    for keys, bits in ((ranges, p.lo_bits), (rows, p.table_bits)):
+        keys = keys[(keys >= 0) & (keys < 1 << bits)]
+        counts.append(np.bincount(keys, minlength=1 << bits).astype(np.int64))
+    return counts[0], counts[1]
+
+
+def requantize(x: np.ndarray, p: RequantParams) -> np.ndarray:
+    rows, cols = np.shape(x)
+    return trace(x, p).y[:rows, :cols]
+
+
+def make_statement(x: np.ndarray, multiplier: int, shift: int, bits: int) -> Statement:
+    """x: a 2-D integer tensor; a = bits of max|x|."""
+    x = np.asarray(x, dtype=np.int64)
+    if x.ndim != 2:
+        raise ValueError(f"requant takes a 2-D input, not shape {x.shape}")
+    p = RequantParams(multiplier, shift, bits, max_magnitude(x).bit_length())
+    dims = (*x.shape, multiplier, shift, bits, p.in_bits)
+    st = Statement(KIND, dims, {"x": x}, {"y": np.zeros_like(x)}, {})
+    try:
+        check_public(st)  # before any work is spent on it
+    except VerificationError as e:
+        raise ValueError(str(e)) from None
+    return Statement(KIND, dims, {"x": x}, {"y": requantize(x, p)}, {})
+
+
+def check(st: Statement) -> None:
+    """The verifier's statement check: the public part, then the witness commitment."""
+    check_public(st)
+    check_commitments(entry_vars(st), params_of(st), st.witness)
+
+
+def check_public(st: Statement) -> None:
+    """Shapes, parameters, the no-wrap bound and |x| ≤ A = 2^a − 1."""
+    if len(st.dims) != N_DIMS or min(st.dims[:2]) < 1:
+        raise VerificationError("statement.shape", f"requant dims invalid: {st.dims}")
+    shape = tuple(st.dims[:2])
+    expect_shapes(st, "inputs", {"x": shape})
+    expect_shapes(st, "outputs", {"y": shape})
+    expect_shapes(st, "weights", {})
+    p = params_of(st)
+    if problem := p.problem():
+        raise VerificationError("requant.params", problem)
+    if problem := p.range_problem():
+        raise VerificationError("statement.range", problem)
+    if max_magnitude(st.inputs["x"]) > p.bound:
+        raise VerificationError("statement.range", f"x has entries beyond A = {p.bound}")
+    if problem := p.table_problem() or security_problem(entry_vars(st), p):
+        raise VerificationError("requant.params", problem)

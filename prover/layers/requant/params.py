@@ -1,0 +1,116 @@
+"""Public parameters of requantization y = clamp(⌊(x·M + 2^(k−1))/2^k⌋, ±(2^(b−1) − 1)) and
+what the verifier derives from them (docs/layers/requant.md, "Integer semantics").
+
+The statement carries input bits a (|x| ≤ A = 2^a − 1) rather than the input's maximum, so
+the table sizes are a function of the parameters alone. With X = A·M, X + 2^(k−1) < 2^30 makes
+x·M + 2^(k−1) = y'·2^k + r hold over the integers once r ∈ [0, 2^k) and y' in its admissible
+interval [y'_lo, y'_hi] are range-checked: both sides then lie within 2X + 2^k < p of each
+other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cairn.prover.mle import tensor_vars
+from cairn.prover.softmax.params import SOFTMAX_PCS
+from cairn.prover.walk.statement import Statement
+
+REQUANT_PCS = SOFTMAX_PCS
+"""The witness PCS: Blake2s, rate 1/4, 120 queries, 20 grinding bits (as softmax's)."""
+VALUE_BITS = 30
+"""|x·M + 2^(k−1)| < 2^30: the integer relation cannot wrap mod p."""
+BIT_SUM_MAX = 30
+"""b + k ≤ 30 (docs/models/minilm.md: (y', r) unique in M31)."""
+CLAMP_BITS_MAX = 20
+"""The CLAMP table has at most 2^20 rows (the admissible y' interval, rounded up)."""
+
+
+@dataclass(frozen=True)
+class RequantParams:
+    """multiplier M ≥ 1, shift k ≥ 1, output bits b ≥ 1, input bits a ≥ 0 (|x| ≤ 2^a − 1)."""
+
+    multiplier: int
+    shift: int
+    bits: int
+    in_bits: int
+
+    @property
+    def bound(self) -> int:
+        """A = 2^a − 1."""
+        return (1 << self.in_bits) - 1
+
+    @property
+    def lo_bits(self) -> int:
+        """r = r0 + 2^⌈k/2⌉·r1 with r0 < 2^⌈k/2⌉ (the RANGE table's bits) ..."""
+        return (self.shift + 1) // 2
+
+    @property
+    def hi_bits(self) -> int:
+        """... and r1 < 2^⌊k/2⌋, checked as r1 < 2^⌈k/2⌉ and r1 + δ < 2^⌈k/2⌉."""
+        return self.shift // 2
+
+    @property
+    def delta(self) -> int:
+        """δ = 2^⌈k/2⌉ − 2^⌊k/2⌋ (0 for even k, 2^⌊k/2⌋ for odd k)."""
+        return (1 << self.lo_bits) - (1 << self.hi_bits)
+
+    @property
+    def half(self) -> int:
+        return 1 << (self.shift - 1)
+
+    @property
+    def clamp(self) -> int:
+        """C = 2^(b−1) − 1: y ∈ [−C, C]."""
+        return (1 << (self.bits - 1)) - 1
+
+    @property
+    def quotient_range(self) -> tuple[int, int]:
+        """[y'_lo, y'_hi]: every ⌊(x·M + 2^(k−1))/2^k⌋ with |x| ≤ A."""
+        x = self.bound * self.multiplier
+        return (-x + self.half) >> self.shift, (x + self.half) >> self.shift
+
+    @property
+    def table_bits(self) -> int:
+        """t: 2^t > y'_hi − y'_lo, at least 1."""
+        lo, hi = self.quotient_range
+        return max(1, (hi - lo).bit_length())
+
+    def requantize(self, x: int) -> tuple[int, int]:
+        """(y', r) of one integer input."""
+        value = x * self.multiplier + self.half
+        return value >> self.shift, value & ((1 << self.shift) - 1)
+
+    def range_problem(self) -> str | None:
+        """Why x·M + 2^(k−1) could wrap mod p (`statement.range`), or None."""
+        top = self.bound * self.multiplier + self.half
+        if top >= 1 << VALUE_BITS:
+            return f"A·M + 2^(k−1) = {top} ≥ 2^{VALUE_BITS}: x·M could wrap mod p"
+        return None
+
+    def problem(self) -> str | None:
+        """Why M, k, b, A are invalid (`requant.params`), or None; range_problem and
+        table_problem assume they are valid."""
+        if self.multiplier < 1 or not 0 <= self.in_bits <= VALUE_BITS:
+            return f"M = {self.multiplier} must be ≥ 1 and a = {self.in_bits} in [0, {VALUE_BITS}]"
+        if self.shift < 1 or self.bits < 1:
+            return f"k = {self.shift} and b = {self.bits} must be ≥ 1"
+        if self.shift + self.bits > BIT_SUM_MAX:
+            return f"b + k = {self.bits + self.shift} > {BIT_SUM_MAX}"
+        return None
+
+    def table_problem(self) -> str | None:
+        """Why the CLAMP table would be too large (`requant.params`), or None."""
+        if self.table_bits > CLAMP_BITS_MAX:
+            return f"the CLAMP table needs 2^{self.table_bits} > 2^{CLAMP_BITS_MAX} rows"
+        return None
+
+
+def params_of(st: Statement) -> RequantParams:
+    """dims = (rows, cols, M, k, b, a)."""
+    return RequantParams(*st.dims[2:])
+
+
+def entry_vars(st: Statement) -> int:
+    """n: the padded input has 2^n entries."""
+    return tensor_vars(st.dims[:2])

@@ -1,0 +1,100 @@
+"""Requant prover: commit the witness before any challenge, then on a Blake2s fork of the
+walk's channel prove RANGE and CLAMP with one LogUp-GKR, send the columns at its point, open
+the stack, and hand the walk a claim on x (docs/layers/requant.md, "Protocol")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cairn.prover.channels.base import Channel
+from cairn.prover.channels.fork import fork, join
+from cairn.prover.claims import Claim
+from cairn.prover.fields.m31 import embed
+from cairn.prover.fields.qm31 import QM31Array
+from cairn.prover.layers.requant.model import (
+    RequantTrace,
+    multiplicities,
+    trace,
+)
+from cairn.prover.layers.requant.params import REQUANT_PCS, entry_vars, params_of
+from cairn.prover.layers.requant.proof import RequantColumns, RequantProof
+from cairn.prover.layers.requant.relations import (
+    ENTRY_COLUMNS,
+    TAG,
+    Relations,
+    input_value,
+    opening_claims,
+    witness_layout,
+    witness_names,
+)
+from cairn.prover.lookups.prover import Fractions, prove_logup
+from cairn.prover.mle import eq_table, evaluate, row_combination
+from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
+from cairn.prover.walk.layer import LayerClaims
+from cairn.prover.walk.statement import Statement
+
+
+@dataclass(frozen=True)
+class RequantAdvice:
+    """The prover's side of the witness commitment: the trace, the multiplicities, the stacks."""
+
+    trace: RequantTrace
+    counts: tuple[np.ndarray, np.ndarray]
+    stacks: list[CommitmentData]
+
+
+def advise_requant(st: Statement) -> tuple[dict[str, Commitment], RequantAdvice]:
+    """Commit r0, r1, y', y and the multiplicities, stacked, before the walk draws anything."""
+    p = params_of(st)
+    t = trace(st.inputs["x"], p)
+    counts = multiplicities(t, p)
+    layout = witness_layout(entry_vars(st), p)
+    columns = t.columns() | {"m_range": counts[0], "m_clamp": counts[1]}
+    made = [commit(values, REQUANT_PCS) for values in layout.pack(columns)]
+    commitments = dict(zip(witness_names(layout), (c for c, _ in made), strict=True))
+    return commitments, RequantAdvice(t, counts, [data for _, data in made])
+
+
+def _base(col: np.ndarray) -> QM31Array:
+    return QM31Array.from_base(embed(np.asarray(col, dtype=np.int64).ravel()))
+
+
+def prove_requant(
+    st: Statement, outputs: dict[str, Claim], parent: Channel, advice: RequantAdvice
+) -> tuple[RequantProof, LayerClaims]:
+    p, n = params_of(st), entry_vars(st)
+    y_claim = outputs["y"]
+    channel = fork(parent, TAG)  # type: ignore[arg-type]
+    channel.mix_felts([*y_claim.point, y_claim.value])
+
+    rel = Relations.draw(channel)
+    cols = advice.trace.columns()
+    m_range, m_clamp = advice.counts
+    range_w, clamp_w = rel.witness_denominators(p, cols)
+    range_t, clamp_t = rel.table_denominators(p)
+    instances = [
+        Fractions(None, range_w),
+        Fractions(None, clamp_w),
+        Fractions(_base(m_range), range_t),
+        Fractions(_base(m_clamp), clamp_t),
+    ]
+    logup, leaves = prove_logup(instances, channel)
+
+    points = [leaf.point for leaf in leaves]
+    entries = np.stack([cols[c].ravel() for c in ENTRY_COLUMNS], axis=1)
+    at_rho = row_combination(eq_table(points[1]), embed(entries)).to_list()
+    columns = RequantColumns(
+        *at_rho, evaluate(embed(m_range), points[2]), evaluate(embed(m_clamp), points[3])
+    )
+    channel.mix_felts(columns.values())
+
+    stack_claims = opening_claims(n, p, points, columns, y_claim)
+    opening = open_batch(list(zip(advice.stacks, stack_claims, strict=True)), channel)
+    x_value = input_value(p, columns)
+    join(parent, channel)  # type: ignore[arg-type]
+    parent.mix_felts([*points[1], x_value])
+    proof = RequantProof(logup, columns, opening)
+    return proof, LayerClaims({"x": [Claim(tuple(points[1]), x_value)]}, {})

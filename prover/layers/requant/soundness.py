@@ -1,0 +1,43 @@
+"""The soundness error of a requant proof, term by term (docs/layers/requant.md,
+"Soundness"). Every challenge is in QM31 (|F| = p^4); the terms add up by the union bound. The
+verifier refuses a configuration whose total is above 2^-96 (`requant.params`)."""
+
+from __future__ import annotations
+
+import math
+
+from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams
+from cairn.prover.layers.requant.relations import instance_vars, witness_layout
+from cairn.prover.pcs.params import FIELD_BITS, TARGET_BITS
+
+N_OPENING_CLAIMS = 7  # r0, r1, y', y at ρ; y at the output point; two multiplicities
+
+
+def error_terms(n: int, p: RequantParams) -> dict[str, float]:
+    """Each source of error as a probability, for 2^n entries."""
+    field = 2.0**-FIELD_BITS
+    n_vars = instance_vars(n, p)
+    lookups = sum((1 << w) + (1 << t) for w, t in ((n_vars[0], n_vars[2]), (n_vars[1], n_vars[3])))
+    gkr = sum(3 * j + len(n_vars) + 1 for j in range(max(n_vars)))
+    stack = max(witness_layout(n, p).stack_vars)
+    return {
+        "LogUp (RANGE, CLAMP)": lookups * field,
+        "GKR layers": gkr * field,
+        "input identity at ρ, y tie at the output point": 2 * n * field,
+        "PCS opening (Blake2s)": 2.0 ** -REQUANT_PCS.security_bits(stack, N_OPENING_CLAIMS),
+    }
+
+
+def security_bits(n: int, p: RequantParams) -> float:
+    return -math.log2(sum(error_terms(n, p).values()))
+
+
+def security_problem(n: int, p: RequantParams) -> str | None:
+    """Why this configuration proves less than the target soundness, or None."""
+    try:
+        bits = security_bits(n, p)
+    except ValueError as e:  # a column larger than any stack may hold
+        return str(e)
+    if bits < TARGET_BITS:
+        return f"{bits:.1f} bits of soundness < {TARGET_BITS}"
+    return None

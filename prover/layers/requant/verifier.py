@@ -1,0 +1,91 @@
+"""Requant verifier: the mirror of prove_requant, every check named as in
+docs/layers/requant.md."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from cairn.prover.channels.base import Channel
+from cairn.prover.channels.fork import fork, join
+from cairn.prover.claims import Claim
+from cairn.prover.errors import VerificationError
+from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams, entry_vars, params_of
+from cairn.prover.layers.requant.proof import RequantProof
+from cairn.prover.layers.requant.relations import (
+    BALANCED,
+    TABLE,
+    TAG,
+    WITNESS,
+    Relations,
+    input_value,
+    instance_vars,
+    opening_claims,
+    witness_layout,
+    witness_names,
+)
+from cairn.prover.lookups.verifier import check_balance, verify_logup
+from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.verifier import verify_batch
+from cairn.prover.walk.layer import LayerClaims
+from cairn.prover.walk.statement import Statement
+
+
+def check_commitments(
+    n: int, p: RequantParams, witness: Mapping[str, Commitment]
+) -> list[Commitment]:
+    """`requant.commitment` unless the witness is exactly the layout's stacks, Blake2s
+    commitments of their sizes; returns them in stack order."""
+    layout = witness_layout(n, p)
+    names = witness_names(layout)
+    if set(witness) != set(names):
+        raise VerificationError("requant.commitment", f"expected witness {names}")
+    for name, n_vars in zip(names, layout.stack_vars, strict=True):
+        c = witness[name]
+        if c.hash != REQUANT_PCS.hash or c.n_vars != n_vars:
+            raise VerificationError("requant.commitment", f"{name}: not blake2s of 2^{n_vars}")
+    return [witness[name] for name in names]
+
+
+def verify_columns(
+    rel: Relations, p: RequantParams, leaves: Sequence, proof: RequantProof
+) -> list[tuple[QM31, ...]]:
+    """`logup.numerator` and `requant.columns`: every leaf against the sent columns and the
+    tables' closed forms; returns the leaf points."""
+    cols = proof.columns
+    numerators = [QM31.one()] * len(WITNESS) + [cols.m_range, cols.m_clamp]
+    for leaf, want in zip(leaves, numerators, strict=True):
+        if leaf.numerator != want:
+            raise VerificationError("logup.numerator", "a leaf numerator is not 1 or m~")
+    points = [leaf.point for leaf in leaves]
+    keys = [
+        *rel.witness_keys_at(p, points[0], cols),
+        *rel.table_keys_at(p, [points[t] for t in TABLE]),
+    ]
+    for leaf, key in zip(leaves, keys, strict=True):
+        if leaf.denominator != key:
+            raise VerificationError("requant.columns", "a leaf denominator is not its key")
+    return points
+
+
+def verify_requant(
+    st: Statement, proof: RequantProof, outputs: dict[str, Claim], parent: Channel
+) -> LayerClaims:
+    p, n = params_of(st), entry_vars(st)
+    stacks = check_commitments(n, p, st.witness)
+    y_claim = outputs["y"]
+    channel = fork(parent, TAG)  # type: ignore[arg-type]
+    channel.mix_felts([*y_claim.point, y_claim.value])
+
+    rel = Relations.draw(channel)
+    leaves = verify_logup(instance_vars(n, p), proof.logup, channel)
+    check_balance(proof.logup, BALANCED)
+    points = verify_columns(rel, p, leaves, proof)
+    channel.mix_felts(proof.columns.values())
+
+    stack_claims = opening_claims(n, p, points, proof.columns, y_claim)
+    verify_batch(list(zip(stacks, stack_claims, strict=True)), proof.opening, REQUANT_PCS, channel)
+    x_value = input_value(p, proof.columns)
+    join(parent, channel)  # type: ignore[arg-type]
+    parent.mix_felts([*points[1], x_value])
+    return LayerClaims({"x": [Claim(tuple(points[1]), x_value)]}, {})

@@ -1,0 +1,272 @@
+"""Requantization proven with range lookups (kind requant): exact outputs against an
+independent reference on odd shapes, the tables' closed forms against brute force, every field
+tampered, and cheating provers (docs/layers/requant.md, "What a cheating prover cannot do")."""
+
+import dataclasses
+import re
+from fractions import Fraction
+from math import floor
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cairn import examples
+from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import embed
+from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.layers.requant import model as requant
+from cairn.prover.layers.requant import prover as requant_prover
+from cairn.prover.layers.requant.params import params_of
+from cairn.prover.layers.requant.structured import clamp_mle, prefix_index_sum
+from cairn.prover.mle import evaluate
+from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.verifier import verify_walk
+from cairn.serializer import proof_file
+from tests.proof_mutations import mutations
+
+SPEC = LAYERS["requant"]
+# (rows, cols, M, k, b): 1×1, non-powers of two, odd and even k, b = 8 and wider.
+SHAPES = [(1, 1, 181, 22, 8), (3, 5, 3, 9, 8), (7, 2, 1, 12, 6), (4, 4, 7, 1, 4)]
+
+
+@pytest.fixture(scope="module")
+def proofs():
+    return {
+        shape: prove_walk(SPEC, examples.requant_example(*shape, seed=sum(shape)))
+        for shape in SHAPES
+    }
+
+
+def _reference(x, m, k, b):
+    """Exact rationals: round half up of x·M/2^k, then the symmetric clamp."""
+    c = 2 ** (b - 1) - 1
+    return np.array(
+        [
+            [max(-c, min(c, floor(Fraction(int(v) * m, 2**k) + Fraction(1, 2)))) for v in row]
+            for row in x
+        ]
+    )
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_honest_proofs_verify_and_the_output_is_the_reference(proofs, shape):
+    proof = proofs[shape]
+    verify_walk(SPEC, proof)
+    st = proof.statement
+    assert np.array_equal(st.outputs["y"], _reference(st.inputs["x"], *shape[2:]))
+
+
+def test_json_round_trip_verifies(proofs, tmp_path):
+    path = tmp_path / "requant.json"
+    proof_file.save(proofs[SHAPES[1]], path)
+    verify_walk(SPEC, proof_file.load(path))
+
+
+def _brute(values, point):
+    return evaluate(embed(np.asarray(values, dtype=np.int64)), point)
+
+
+def _point(seeds):
+    return [QM31(*((s * 7919 + i) % (2**31 - 1) for i in range(4))) for s in seeds]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 6).flatmap(
+        lambda t: st.tuples(
+            st.just(t),
+            st.lists(st.integers(0, 2**20), min_size=t, max_size=t),
+            st.integers(-3, (1 << t) + 3),
+            st.integers(-40, 40),
+            st.integers(-40, 40),
+        )
+    )
+)
+def test_closed_forms_match_brute_force(args):
+    t, seeds, a, off, width = args
+    point = _point(seeds)
+    i = np.arange(1 << t)
+    assert prefix_index_sum(point, a) == _brute(i * (i < a), point)
+    lo, hi = sorted((off, off + width))
+    assert clamp_mle(point, off, lo, hi) == _brute(np.clip(i - off, lo, hi), point)
+
+
+def _field_samples(proof):
+    """As tests/test_layer_attn.py: Merkle openings sampled at each field's ends."""
+    seen: dict[str, int] = {}
+    for path, tampered in mutations(proof.layer, "layer"):
+        pattern = re.sub(r"\[\d+\]", "[]", path)
+        seen[pattern] = seen.get(pattern, 0) + 1
+        if "opening" in path and seen[pattern] > 2:
+            continue
+        yield path, dataclasses.replace(proof, layer=tampered)
+
+
+def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
+    proof = proofs[SHAPES[1]]
+    checks = {}
+    for path, tampered in _field_samples(proof):
+        with pytest.raises(VerificationError) as e:
+            verify_walk(SPEC, tampered)
+        checks.setdefault(e.value.check, path)
+    assert {"gkr.layer", "gkr.mask_count", "requant.columns", "logup.numerator"} <= set(checks)
+    assert any(c.startswith(("pcs.", "merkle.")) for c in checks)
+
+
+def test_the_witness_commitment_is_checked(proofs):
+    proof = proofs[SHAPES[1]]
+    stmt = proof.statement
+    c = stmt.witness["requant.0"]
+    for witness in (
+        {},
+        {"requant.0": dataclasses.replace(c, n_vars=c.n_vars + 1)},
+        {"requant.0": dataclasses.replace(c, hash="poseidon")},
+        {"requant.0": c, "requant.1": c},
+    ):
+        bad = dataclasses.replace(proof, statement=dataclasses.replace(stmt, witness=witness))
+        with pytest.raises(VerificationError) as e:
+            verify_walk(SPEC, bad)
+        assert e.value.check == "requant.commitment"
+
+
+def _with_dims(proof, **changes):
+    stmt = proof.statement
+    dims = list(stmt.dims)
+    for name, value in changes.items():
+        dims[requant.DIM_NAMES.index(name)] = value
+    return dataclasses.replace(proof, statement=dataclasses.replace(stmt, dims=tuple(dims)))
+
+
+@pytest.mark.parametrize(
+    ("changes", "check"),
+    [
+        ({"M": 0}, "requant.params"),
+        ({"k": 0}, "requant.params"),
+        ({"b": 30}, "requant.params"),  # b + k > 30
+        ({"a": 31}, "requant.params"),
+        ({"M": 1 << 20}, "statement.range"),  # A·M + 2^(k−1) ≥ 2^30: x·M could wrap
+        ({"a": 2}, "statement.range"),  # x beyond the declared bound
+        ({"rows": 2}, "statement.shape"),
+    ],
+)
+def test_statement_parameters_and_ranges_are_checked(proofs, changes, check):
+    with pytest.raises(VerificationError) as e:
+        verify_walk(SPEC, _with_dims(proofs[SHAPES[1]], **changes))
+    assert e.value.check == check
+
+
+def test_wrapping_inputs_are_refused_by_the_prover():
+    with pytest.raises(ValueError, match="wrap"):
+        requant.make_statement(np.full((2, 2), 1 << 25), 64, 8, 8)
+    with pytest.raises(ValueError, match="2\\^20"):  # a CLAMP table beyond 2^20 rows
+        requant.make_statement(np.full((1, 1), (1 << 29) - 1), 1, 1, 8)
+
+
+def test_a_large_table_near_the_bound_is_sound():
+    """X + 2^(k−1) just below 2^30 with k = 11: a 2^20-row table, both extremes proven."""
+    x = np.array([[(1 << 29) // 3, -((1 << 29) // 3)]])
+    proof = prove_walk(SPEC, requant.make_statement(x, 3, 11, 8))
+    verify_walk(SPEC, proof)
+
+
+# -- cheating provers --------------------------------------------------------------------------
+
+CHEAT = (3, 5, 3, 9, 8)  # odd k: RANGE limbs of 5 and 4 bits
+
+
+def _cheat(monkeypatch, edit, shape=CHEAT, seed=4):
+    """Prove with the trace `edit` returns from the honest one, y published as the edited y,
+    the multiplicities those of the edited trace (what a cheater can best commit)."""
+    stmt = examples.requant_example(*shape, seed=seed)
+    p = params_of(stmt)
+    honest = requant.trace(stmt.inputs["x"], p)
+    cheat = edit(requant.RequantTrace(*(c.copy() for c in honest.columns().values())), p)
+    monkeypatch.setattr(requant_prover, "trace", lambda *_: cheat)
+    rows, cols = stmt.dims[:2]
+    stmt = dataclasses.replace(stmt, outputs={"y": cheat.y[:rows, :cols]})
+    proof = prove_walk(SPEC, stmt)
+    with pytest.raises(VerificationError) as e:
+        verify_walk(SPEC, proof)
+    return e.value.check
+
+
+def _entry(t, p, where):
+    """The first real entry (row 0) satisfying `where(t, idx)`."""
+    for j in range(t.yq.shape[1]):
+        if where(t, (0, j)):
+            return (0, j)
+    raise AssertionError("no such entry")
+
+
+def test_a_remainder_of_2_to_the_k_split_into_in_range_limbs(monkeypatch):
+    """y' one smaller, r + 2^k: r1 gains 2^⌊k/2⌋ and stays below 2^⌈k/2⌉ (odd k), so a
+    single RANGE table of 2^⌈k/2⌉ would accept it; the shifted lookup r1 + δ does not."""
+
+    def edit(t, p):
+        idx = _entry(t, p, lambda t, i: t.r1[i] < 1 << p.hi_bits)
+        t.yq[idx] -= 1
+        t.r1[idx] += 1 << p.hi_bits
+        assert t.r1[idx] < 1 << p.lo_bits
+        t.y[idx] = np.clip(t.yq[idx], -p.clamp, p.clamp)
+        return t
+
+    assert _cheat(monkeypatch, edit) == "logup.balance"
+
+
+@pytest.mark.parametrize("step", [-1, 1])
+def test_y_off_by_one_with_the_remainder_adjusted(monkeypatch, step):
+    """y' ± 1 and r ∓ 2^k (the same x): a limb leaves its range."""
+
+    def edit(t, p):
+        idx = _entry(t, p, lambda t, i: abs(t.yq[i]) < p.clamp)
+        t.yq[idx] += step
+        t.r1[idx] -= step << (p.shift - p.lo_bits)
+        t.y[idx] = t.yq[idx]
+        return t
+
+    assert _cheat(monkeypatch, edit) == "logup.balance"
+
+
+def test_a_wrong_clamp(monkeypatch):
+    """y ≠ clamp(y') where the clamp bites (y' > C published unclamped is beyond b bits, so
+    publish C − 1 instead)."""
+
+    def edit(t, p):
+        idx = _entry(t, p, lambda t, i: t.yq[i] > p.clamp)
+        t.y[idx] = p.clamp - 1
+        return t
+
+    assert _cheat(monkeypatch, edit, shape=(3, 5, 3, 6, 4)) == "logup.balance"
+
+
+def test_an_unclamped_output(monkeypatch):
+    def edit(t, p):
+        idx = _entry(t, p, lambda t, i: t.yq[i] > p.clamp)
+        t.y[idx] = t.yq[idx]
+        return t
+
+    assert _cheat(monkeypatch, edit, shape=(3, 5, 3, 6, 4)) == "logup.balance"
+
+
+def test_a_remainder_substituted_after_the_challenges():
+    """The honest witness is committed; everything after the challenges uses r0 with two
+    entries swapped (same multiset, so every lookup balances and the sent columns match the
+    LogUp): only the opening of the committed stack can tell, and it does."""
+
+    def advise(stmt):
+        commitments, advice = requant_prover.advise_requant(stmt)
+        r0 = advice.trace.r0.copy()
+        assert r0[0, 0] != r0[0, 1]
+        r0[0, 0], r0[0, 1] = r0[0, 1], r0[0, 0]
+        return commitments, dataclasses.replace(
+            advice, trace=dataclasses.replace(advice.trace, r0=r0)
+        )
+
+    stmt = examples.requant_example(*CHEAT, seed=4)
+    proof = prove_walk(dataclasses.replace(SPEC, advise=advise), stmt)
+    with pytest.raises(VerificationError) as e:
+        verify_walk(SPEC, proof)
+    assert e.value.check.startswith(("pcs.", "merkle."))
