@@ -1,6 +1,7 @@
 """Every single-point tampering of a proof tree, found by walking its dataclass fields."""
 
 import dataclasses
+import re
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -63,6 +64,18 @@ def walk_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
     for name in ("layer", "inputs", "weights"):
         for p, m in mutations(getattr(proof, name), name):
             yield p, dataclasses.replace(proof, **{name: m})
+
+
+def sampled_layer_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
+    """Every tampering of the layer proof, except that within Merkle openings (thousands of
+    values sharing each field's role) only the first two of each field path are kept."""
+    seen: dict[str, int] = {}
+    for path, tampered in mutations(proof.layer, "layer"):
+        pattern = re.sub(r"\[\d+\]", "[]", path)
+        seen[pattern] = seen.get(pattern, 0) + 1
+        if "opening" in path and seen[pattern] > 2:
+            continue
+        yield path, dataclasses.replace(proof, layer=tampered)
 
 
 def check_of(spec: LayerSpec, proof: WalkProof) -> str | None:

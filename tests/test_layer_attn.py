@@ -4,7 +4,6 @@ cannot do") — each by a prover that commits a dishonest witness and is caught 
 """
 
 import dataclasses
-import re
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ from cairn.prover.softmax.params import EXP_BITS, LIMB_BITS, SOFTMAX_PCS
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
-from tests.proof_mutations import mutations
+from tests.proof_mutations import sampled_layer_mutations
 
 SPEC = LAYERS["attn"]
 # (s, h, m, causal): s = h = m = 1, non-powers of two, causal and not.
@@ -76,23 +75,10 @@ def test_json_round_trip_verifies(proofs, tmp_path):
     verify_walk(SPEC, back)
 
 
-def _field_samples(proof):
-    """Every tampering of the layer proof, except that within a list of Merkle openings,
-    rows or siblings only the first and last item of each field are tampered (thousands of
-    values share each field's role)."""
-    seen: dict[str, int] = {}
-    for path, tampered in mutations(proof.layer, "layer"):
-        pattern = re.sub(r"\[\d+\]", "[]", path)
-        seen[pattern] = seen.get(pattern, 0) + 1
-        if "opening" in path and seen[pattern] > 2:
-            continue
-        yield path, dataclasses.replace(proof, layer=tampered)
-
-
 def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
     proof = proofs[SHAPES[2]]
     checks = {}
-    for path, tampered in _field_samples(proof):
+    for path, tampered in sampled_layer_mutations(proof):
         with pytest.raises(VerificationError) as e:
             verify_walk(SPEC, tampered)
         checks.setdefault(e.value.check, path)

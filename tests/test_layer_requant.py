@@ -3,7 +3,6 @@ independent reference on odd shapes, the tables' closed forms against brute forc
 tampered, and cheating provers (docs/layers/requant.md, "What a cheating prover cannot do")."""
 
 import dataclasses
-import re
 from fractions import Fraction
 from math import floor
 
@@ -25,7 +24,7 @@ from cairn.prover.mle import evaluate
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
-from tests.proof_mutations import mutations
+from tests.proof_mutations import sampled_layer_mutations
 
 SPEC = LAYERS["requant"]
 # (rows, cols, M, k, b): 1×1, non-powers of two, odd and even k, b = 8 and wider.
@@ -94,21 +93,10 @@ def test_closed_forms_match_brute_force(args):
     assert clamp_mle(point, off, lo, hi) == _brute(np.clip(i - off, lo, hi), point)
 
 
-def _field_samples(proof):
-    """As tests/test_layer_attn.py: Merkle openings sampled at each field's ends."""
-    seen: dict[str, int] = {}
-    for path, tampered in mutations(proof.layer, "layer"):
-        pattern = re.sub(r"\[\d+\]", "[]", path)
-        seen[pattern] = seen.get(pattern, 0) + 1
-        if "opening" in path and seen[pattern] > 2:
-            continue
-        yield path, dataclasses.replace(proof, layer=tampered)
-
-
 def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
     proof = proofs[SHAPES[1]]
     checks = {}
-    for path, tampered in _field_samples(proof):
+    for path, tampered in sampled_layer_mutations(proof):
         with pytest.raises(VerificationError) as e:
             verify_walk(SPEC, tampered)
         checks.setdefault(e.value.check, path)

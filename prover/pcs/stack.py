@@ -19,9 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from cairn.prover.claims import Claim
+from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.mle import hypercube_point, log2_exact, next_pow2
+from cairn.prover.pcs.proof import Commitment
 
 
 @dataclass(frozen=True)
@@ -78,3 +80,23 @@ class StackLayout:
             stack, offset = self.places[name]
             out[stack][offset : offset + len(flat)] = embed(flat)
         return out
+
+
+def stack_names(prefix: str, layout: StackLayout) -> list[str]:
+    """The statement's names of a layout's stack commitments: `prefix.0`, `prefix.1`, …"""
+    return [f"{prefix}.{i}" for i in range(len(layout.stack_vars))]
+
+
+def check_stacks(
+    prefix: str, layout: StackLayout, hash_: str, witness: Mapping[str, Commitment]
+) -> list[Commitment]:
+    """`prefix.commitment` unless the witness is exactly the layout's stacks, commitments of
+    their sizes with this hash; returns them in stack order."""
+    names = stack_names(prefix, layout)
+    if set(witness) != set(names):
+        raise VerificationError(f"{prefix}.commitment", f"expected witness {names}")
+    for name, n_vars in zip(names, layout.stack_vars, strict=True):
+        c = witness[name]
+        if c.hash != hash_ or c.n_vars != n_vars:
+            raise VerificationError(f"{prefix}.commitment", f"{name}: not {hash_} of 2^{n_vars}")
+    return [witness[name] for name in names]

@@ -18,6 +18,7 @@ from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
+from cairn.prover.pcs.stack import stack_names
 from cairn.prover.softmax.model import (
     SoftmaxTrace,
     forward,
@@ -34,12 +35,12 @@ from cairn.prover.softmax.relations import (
     row_mean_point,
     table_denominators,
     witness_layout,
-    witness_names,
 )
 from cairn.prover.softmax.tables import exp_table, exp_table_commitment
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 
 TAG = "cairn/softmax/v1"
+STACKS = "softmax"  # the statement names the witness stacks softmax.0, softmax.1, …
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def commit_softmax(
     columns |= {"z": trace.z, "m_exp": counts[0], "m_limb": counts[1], "m_norm": counts[2]}
     layout = witness_layout(dims, params)
     made = [commit(values, SOFTMAX_PCS) for values in layout.pack(columns)]
-    commitments = dict(zip(witness_names(layout), (c for c, _ in made), strict=True))
+    commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
     return commitments, SoftmaxAdvice(trace, scores, counts, [data for _, data in made])
 
 

@@ -85,11 +85,6 @@ def witness_layout(dims: Dims, params: SoftmaxParams) -> StackLayout:
     )
 
 
-def witness_names(layout: StackLayout) -> list[str]:
-    """The statement's names of the stacks' commitments."""
-    return [f"softmax.{i}" for i in range(len(layout.stack_vars))]
-
-
 def _base(col: np.ndarray) -> QM31Array:
     return QM31Array.from_base(embed(np.asarray(col, dtype=np.int64).ravel()))
 

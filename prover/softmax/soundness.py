@@ -6,12 +6,11 @@ verifier refuses a configuration whose total is above 2^-96 (`softmax.params`).
 
 from __future__ import annotations
 
-import math
-
 from cairn.prover.layers.mha.model import Dims
-from cairn.prover.pcs.params import FIELD_BITS, TARGET_BITS
+from cairn.prover.pcs.params import FIELD_BITS
 from cairn.prover.softmax.params import SOFTMAX_PCS, SoftmaxParams
 from cairn.prover.softmax.relations import instance_vars, witness_layout
+from cairn.prover.soundness import bits, shortfall
 
 N_OPENING_CLAIMS = 12  # 5 columns at ρ, Y twice more, Z, 3 multiplicities, T
 
@@ -38,15 +37,9 @@ def error_terms(dims: Dims, params: SoftmaxParams) -> dict[str, float]:
 
 
 def security_bits(dims: Dims, params: SoftmaxParams) -> float:
-    return -math.log2(sum(error_terms(dims, params).values()))
+    return bits(error_terms(dims, params))
 
 
 def security_problem(dims: Dims, params: SoftmaxParams) -> str | None:
     """Why this configuration proves less than the target soundness, or None."""
-    try:
-        bits = security_bits(dims, params)
-    except ValueError as e:  # a column larger than any stack may hold
-        return str(e)
-    if bits < TARGET_BITS:
-        return f"{bits:.1f} bits of soundness < {TARGET_BITS}"
-    return None
+    return shortfall(lambda: error_terms(dims, params))

@@ -13,10 +13,11 @@ from cairn.prover.layers.mha.model import Dims
 from cairn.prover.lookups.verifier import check_balance, verify_logup
 from cairn.prover.mle import eq_eval
 from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.stack import check_stacks
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.softmax.params import EXP_BITS, SOFTMAX_PCS, U_MASK, SoftmaxParams
 from cairn.prover.softmax.proof import SoftmaxProof
-from cairn.prover.softmax.prover import TAG
+from cairn.prover.softmax.prover import STACKS, TAG
 from cairn.prover.softmax.relations import (
     BALANCED,
     TABLE,
@@ -27,7 +28,6 @@ from cairn.prover.softmax.relations import (
     opening_claims,
     table_keys_at,
     witness_layout,
-    witness_names,
 )
 from cairn.prover.softmax.structured import valid_entries_mle
 from cairn.prover.softmax.tables import pinned_exp_commitment
@@ -39,17 +39,8 @@ RECOMPOSE_DEGREE = 3  # eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x))
 def check_commitments(
     dims: Dims, params: SoftmaxParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
-    """The witness must be exactly the layout's stacks, Blake2s commitments of their sizes;
-    returns them in stack order."""
-    layout = witness_layout(dims, params)
-    names = witness_names(layout)
-    if set(witness) != set(names):
-        raise VerificationError("softmax.commitment", f"expected witness {names}")
-    for name, n_vars in zip(names, layout.stack_vars, strict=True):
-        c = witness[name]
-        if c.hash != SOFTMAX_PCS.hash or c.n_vars != n_vars:
-            raise VerificationError("softmax.commitment", f"{name}: not blake2s of 2^{n_vars}")
-    return [witness[name] for name in names]
+    """`softmax.commitment` unless the witness is exactly the layout's Blake2s stacks."""
+    return check_stacks(STACKS, witness_layout(dims, params), SOFTMAX_PCS.hash, witness)
 
 
 def verify_softmax(

@@ -22,17 +22,18 @@ from cairn.prover.layers.requant.params import REQUANT_PCS, entry_vars, params_o
 from cairn.prover.layers.requant.proof import RequantColumns, RequantProof
 from cairn.prover.layers.requant.relations import (
     ENTRY_COLUMNS,
+    STACKS,
     TAG,
     Relations,
     input_value,
     opening_claims,
     witness_layout,
-    witness_names,
 )
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
+from cairn.prover.pcs.stack import stack_names
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -54,7 +55,7 @@ def advise_requant(st: Statement) -> tuple[dict[str, Commitment], RequantAdvice]
     layout = witness_layout(entry_vars(st), p)
     columns = t.columns() | {"m_range": counts[0], "m_clamp": counts[1]}
     made = [commit(values, REQUANT_PCS) for values in layout.pack(columns)]
-    commitments = dict(zip(witness_names(layout), (c for c, _ in made), strict=True))
+    commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
     return commitments, RequantAdvice(t, counts, [data for _, data in made])
 
 

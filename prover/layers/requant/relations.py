@@ -28,6 +28,7 @@ from cairn.prover.softmax.relations import STACK_VARS, Key
 from cairn.prover.softmax.structured import index_mle
 
 TAG = "cairn/requant/v1"
+STACKS = "requant"  # the statement names the witness stacks requant.0, requant.1, …
 """The domain tag of the Blake2s sub-transcript forked from the walk."""
 WITNESS, TABLE = (0, 1), (2, 3)
 BALANCED = tuple(([w], [t]) for w, t in zip(WITNESS, TABLE, strict=True))
@@ -103,10 +104,6 @@ def witness_layout(n: int, p: RequantParams) -> StackLayout:
     """r0, r1, y', y (2^n each) and the two multiplicities, stacked."""
     sizes = dict.fromkeys(ENTRY_COLUMNS, n) | {"m_range": p.lo_bits, "m_clamp": p.table_bits}
     return StackLayout.of(sizes, STACK_VARS)
-
-
-def witness_names(layout: StackLayout) -> list[str]:
-    return [f"requant.{i}" for i in range(len(layout.stack_vars))]
 
 
 def opening_claims(

@@ -4,11 +4,10 @@ verifier refuses a configuration whose total is above 2^-96 (`requant.params`)."
 
 from __future__ import annotations
 
-import math
-
 from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams
 from cairn.prover.layers.requant.relations import instance_vars, witness_layout
-from cairn.prover.pcs.params import FIELD_BITS, TARGET_BITS
+from cairn.prover.pcs.params import FIELD_BITS
+from cairn.prover.soundness import bits, shortfall
 
 N_OPENING_CLAIMS = 7  # r0, r1, y', y at ρ; y at the output point; two multiplicities
 
@@ -29,15 +28,9 @@ def error_terms(n: int, p: RequantParams) -> dict[str, float]:
 
 
 def security_bits(n: int, p: RequantParams) -> float:
-    return -math.log2(sum(error_terms(n, p).values()))
+    return bits(error_terms(n, p))
 
 
 def security_problem(n: int, p: RequantParams) -> str | None:
     """Why this configuration proves less than the target soundness, or None."""
-    try:
-        bits = security_bits(n, p)
-    except ValueError as e:  # a column larger than any stack may hold
-        return str(e)
-    if bits < TARGET_BITS:
-        return f"{bits:.1f} bits of soundness < {TARGET_BITS}"
-    return None
+    return shortfall(lambda: error_terms(n, p))

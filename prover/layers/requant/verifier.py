@@ -14,6 +14,7 @@ from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams, entry
 from cairn.prover.layers.requant.proof import RequantProof
 from cairn.prover.layers.requant.relations import (
     BALANCED,
+    STACKS,
     TABLE,
     TAG,
     WITNESS,
@@ -22,10 +23,10 @@ from cairn.prover.layers.requant.relations import (
     instance_vars,
     opening_claims,
     witness_layout,
-    witness_names,
 )
 from cairn.prover.lookups.verifier import check_balance, verify_logup
 from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.stack import check_stacks
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
@@ -34,17 +35,8 @@ from cairn.prover.walk.statement import Statement
 def check_commitments(
     n: int, p: RequantParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
-    """`requant.commitment` unless the witness is exactly the layout's stacks, Blake2s
-    commitments of their sizes; returns them in stack order."""
-    layout = witness_layout(n, p)
-    names = witness_names(layout)
-    if set(witness) != set(names):
-        raise VerificationError("requant.commitment", f"expected witness {names}")
-    for name, n_vars in zip(names, layout.stack_vars, strict=True):
-        c = witness[name]
-        if c.hash != REQUANT_PCS.hash or c.n_vars != n_vars:
-            raise VerificationError("requant.commitment", f"{name}: not blake2s of 2^{n_vars}")
-    return [witness[name] for name in names]
+    """`requant.commitment` unless the witness is exactly the layout's Blake2s stacks."""
+    return check_stacks(STACKS, witness_layout(n, p), REQUANT_PCS.hash, witness)
 
 
 def verify_columns(
