@@ -32,7 +32,7 @@ def test_opening_round_trip_and_parts():
     side = commit_batch(random.Random(1), WEAK, [7, 3, 0], [2, 1, 1], False)
     case = Honest.prove(WEAK, *side)
     felts = case.felts
-    assert felts[:3] == [1, calldata.KIND_PCS, 3]
+    assert felts[:3] == [calldata.CALLDATA_VERSION, calldata.KIND_PCS, 3]
     assert felts == [*case.parts.front, *(f for g in case.parts.groups for f in g)]
     assert len(case.parts.groups) == 4  # n = 7, arity 2: groups (0,2], (2,4], (4,6], (6,7]
     back = calldata.decode(felts, WEAK)
@@ -68,7 +68,8 @@ def test_blake2s_opening_round_trip_and_digests():
 def test_committed_round_trip_and_io(committed):
     tensor, bound = committed
     felts = calldata.encode(bound)
-    assert felts[:7] == [1, calldata.KIND_COMMITTED_MATMUL, 5, 0, 0xC0, 1, tensor.commitment.root]
+    head = [calldata.CALLDATA_VERSION, calldata.KIND_COMMITTED_MATMUL, 5, 0, 0xC0, 1]
+    assert felts[:7] == [*head, tensor.commitment.root]
     back = calldata.decode(felts)
     assert back.instance.binding == WeightBinding(5, 0, 0xC0)
     assert back.instance.b is None
