@@ -82,6 +82,16 @@ def test_committed_round_trip_and_io(committed):
     assert contract_check(felts, models) is None
 
 
+def test_version_1_calldata_is_refused(committed):
+    """Version 1's encoder wrote kind 3 without the config hash and hash tag: read as version 2
+    its root would be a config hash, so the version is refused before anything else."""
+    felts = calldata.encode(committed[1])
+    old = [1, *felts[1:4], *felts[6:]]  # model id, weight, then the root
+    with pytest.raises(MalformedProofError) as e:
+        calldata.decode(old)
+    assert e.value.check == "calldata.version"
+
+
 def test_a_blake2s_b_goes_on_chain():
     rng = np.random.default_rng(3)
     inst = make_instance(rng.integers(-8, 8, (2, 2)), rng.integers(-8, 8, (2, 2)))

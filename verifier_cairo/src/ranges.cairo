@@ -8,9 +8,10 @@
 //! every |x| ≤ (p−1)/2 and Python's per-operand magnitude check cannot fail on calldata.
 //!
 //! Gas: a comparison per value costs as much as the rest of the verifier's work on it, so a
-//! sufficient condition that needs none is tried first (`row_norm_bound`); it accepts every
-//! honest statement of small entries (int8 operands up to k·n = 2^16). Only when it fails is β
-//! decided exactly, as Python does, so both sides accept exactly the same statements.
+//! sufficient condition that needs none is tried first (`row_norm_bound`); it accepts honest
+//! statements of small entries (int8 operands whenever k·n < 2^16). Only when it fails is β
+//! decided exactly, as Python does, so both sides accept exactly the same statements
+//! (docs/cairo-verifier.md, "`statement.range`").
 
 /// (p − 1)/2, the largest magnitude of a signed M31 value.
 const HALF: u128 = 0x3fffffff;
