@@ -42,7 +42,7 @@ from cairn.serializer.pcs_calldata import (
     read_statement,
 )
 
-CALLDATA_VERSION = 1
+CALLDATA_VERSION = 2  # 1 had no config hash and no B hash tag in kind 3 (docs/calldata.md)
 KIND_MATMUL = 1
 KIND_PCS = 2
 KIND_COMMITTED_MATMUL = 3

@@ -63,6 +63,7 @@ from tests.cairo_vectors import (
     rows,
     set_limb,
     span,
+    wrapped_instance,
 )
 
 OUTPUT = (
@@ -560,7 +561,8 @@ def _opening_tests(prefix: str, honest: dict[str, Honest], tampers: list[Tamper]
 # -- committed-weight matmul (kind 3) and sessions ------------------------------------------
 # Model 11 registers B's commitment as both its weights, with model 7's config hash: only the
 # transcript tells a proof for (7, 1) from the same body presented as (11, 1) or (11, 0).
-MODEL, OTHER_MODEL, TWIN_MODEL, WEIGHT = 7, 9, 11, 1
+# Model 13's weight is [[46341]], whose square wraps mod p.
+MODEL, OTHER_MODEL, TWIN_MODEL, WRAP_MODEL, WEIGHT = 7, 9, 11, 13, 1
 CONFIG, OTHER_CONFIG = 0xC0FFEE, 0xBEEF
 
 
@@ -573,17 +575,18 @@ class CommittedCase:
     models: dict[int, Model]
     tampers: list[Tamper]
     blake2s: list[int]  # an honest proof with a Blake2s B, model 7's weight 0
+    wrapped: list[int]  # [[46341]]·B = [[4634]] with B = [[46341]] committed: holds mod p only
 
 
 def committed_case(rng: random.Random) -> CommittedCase:
     """A 2×16×32 product with B committed (2^9 values: three fold groups, two layers),
     registered as weight 1 of model 7 (weight 0 is a Blake2s commitment, so the contract walks
     the list; a second proof is with that weight); model 9 registers another B, model 11 this B
-    twice. Tampered: the binding
-    (unknown model, missing weight, another weight, another model, a proof against model 9's B,
-    B's root, the config hash), the same body presented as another model's or weight's with the
-    same root (the transcript), the statement and sum-check, and B's opening (layer root,
-    counts, nonce, path, a limb p)."""
+    twice, model 13 B = [[46341]], whose product with [[46341]] wraps (accepted: mod p only).
+    Tampered: version 1's layout, the binding (unknown model, missing weight, another weight,
+    another model, a proof against model 9's B, B's root, the config hash), the same body
+    presented as another model's or weight's with the same root (the transcript), the statement
+    and sum-check, and B's opening (layer root, counts, nonce, path, a limb p)."""
     gen = np.random.default_rng(rng.randrange(1 << 32))
     inst = make_instance(gen.integers(-128, 128, (2, 16)), gen.integers(-128, 128, (16, 32)))
     tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
@@ -598,11 +601,18 @@ def committed_case(rng: random.Random) -> CommittedCase:
     )
     other_inst = make_instance(inst.a, gen.integers(-128, 128, (16, 32)))
     other_tensor, other_data = commit_tensor(other_inst.b, POSEIDON_PARAMS)
+    wrap_inst = wrapped_instance([[46341]], [[46341]])
+    wrap_tensor, wrap_data = commit_tensor(wrap_inst.b, POSEIDON_PARAMS)
+    wrapped = encode_parts(prove_matmul(wrap_inst, wrap_data, WeightBinding(WRAP_MODEL, 0, CONFIG)))
     models = {
         MODEL: Model(CONFIG, (*commitment_entry(blake), *commitment_entry(tensor))),
         OTHER_MODEL: Model(OTHER_CONFIG, tuple(commitment_entry(other_tensor))),
         TWIN_MODEL: Model(CONFIG, (*commitment_entry(tensor), *commitment_entry(tensor))),
+        WRAP_MODEL: Model(CONFIG, tuple(commitment_entry(wrap_tensor))),
     }
+    # B is never seen, so no bound applies (docs/matmul.md, "Committed B"): accepted, as by
+    # Python, where the same statement with B public is refused (statement.range).
+    assert contract_check(wrapped.flat, models) is None
     parts = encode_parts(proof)
     f = parts.flat
     assert contract_check(f, models) is None
@@ -623,6 +633,8 @@ def committed_case(rng: random.Random) -> CommittedCase:
     b_value = front - opening_front - 1
     c_first = 11 + words_for(inst.m * inst.k) + 1
     cases = [
+        ("version_1", "Version 1's layout: no config hash, no hash tag.", [1, *f[1:4], *f[6:]],
+         "calldata.version"),
         ("unknown_model", "A model id never registered.", replaced(f, 2, 8),
          "registry.unknown_model"),
         ("missing_weight", "Weight 2 of a model with two commitments.", replaced(f, 3, 2),
@@ -683,7 +695,7 @@ def committed_case(rng: random.Random) -> CommittedCase:
     for t in tampers:
         verdict = contract_check(t.felts, models)
         assert verdict == t.reason, f"{t.name}: Python says {verdict}, expected {t.reason}"
-    return CommittedCase(parts, models, tampers, blake_felts)
+    return CommittedCase(parts, models, tampers, blake_felts, wrapped.flat)
 
 
 def committed_vectors(rng: random.Random) -> str:
@@ -732,6 +744,19 @@ def committed_vectors(rng: random.Random) -> str:
         f"    let record = ProofRecord {{ model_id: {MODEL}, io_hash: "
         f"{felt(hash_many(io_felts(case.blake2s)))}, kind: 3 }};\n"
         f"    assert_eq!(verifier.get_proof({felt(hash_many(case.blake2s))}), record);\n}}\n",
+        function(
+            "committed_wrapped",
+            "Array<felt252>",
+            felts(case.wrapped),
+            f"[[46341]]·B = [[4634]] (46341² − p) with B = [[46341]], model {WRAP_MODEL}'s "
+            f"weight 0 ({len(case.wrapped)} felts).",
+        ),
+        "/// B is never seen, so no bound applies: the statement holds mod p only, as in Python\n"
+        "/// (with B public it is refused, `range_wrapped_46341_refused`).\n"
+        f"#[test]\nfn committed_wrapped_holds_mod_p_only() {{\n"
+        f"    let verifier = deploy_with_models(committed_models());\n"
+        f"    let proof = committed_wrapped().span();\n"
+        f"    assert_eq!(verifier.verify(proof), {felt(hash_many(case.wrapped))});\n}}\n",
     ]
     for t in case.tampers:
         base, honest = bases[t.base]

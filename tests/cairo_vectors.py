@@ -26,7 +26,7 @@ from cairn.prover.channels.poseidon import LENGTH_SHIFT, STARK_PRIME, hash_many,
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields import CM31, M31, QM31, P
-from cairn.prover.fields.m31 import HALF, embed
+from cairn.prover.fields.m31 import HALF, embed, lift
 from cairn.prover.matmul.instance import MatmulInstance
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
@@ -770,7 +770,8 @@ def tampers(honest: dict[tuple[int, int, int], list[int]]) -> list[Tamper]:
     f, lay = honest[small], Layout(*small)
     marker = lambda w: w + LENGTH_SHIFT  # noqa: E731
     cases = [
-        ("version", "Version 2.", small, edit(f, (0, lambda _: 2)), "calldata.version"),
+        ("version", "Version 1, the layout before kind 3 carried the config hash and hash tag.",
+         small, edit(f, (0, lambda _: 1)), "calldata.version"),
         ("kind", "Proof kind 0.", small, edit(f, (1, lambda _: 0)), "calldata.kind"),
         ("dims_m_zero", "m = 0.", small, edit(f, (2, lambda _: 0)), "calldata.dims"),
         ("dims_k_too_large", "k = 2^20 + 1.", small, edit(f, (3, lambda _: 2**20 + 1)),
@@ -900,6 +901,121 @@ def matmul_vectors(rng: random.Random) -> str:
     return "\n".join(out)
 
 
+# -- statement.range ------------------------------------------------------------------------
+def wrapped_instance(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> MatmulInstance:
+    """C = A·B computed mod p and read back as signed integers: the statement an honest prover
+    proves when A·B leaves the signed range (its sum-check holds; only statement.range refuses
+    it), and A·B itself when it does not."""
+    a_, b_ = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+    c = lift((a_.astype(object) @ b_.astype(object) % P).astype(np.int64))
+    return MatmulInstance(a_.shape[0], a_.shape[1], b_.shape[1], a_, b_, c)
+
+
+def sufficient_bound(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> int:
+    """The bound verifier_cairo/src/ranges.cairo tries before deciding β exactly (the product
+    of `row_norm_bound` of A and of B): the range vectors must reach both decisions."""
+
+    def row_norm_bound(x: Sequence[Sequence[int]]) -> int:
+        largest = max(sum(v * (P - v) for v in embed(np.array(row)).tolist()) for row in x)
+        return largest // (P - min(largest // (1 << 30), HALF))
+
+    return row_norm_bound(a) * row_norm_bound(b)
+
+
+def _heavy_rows(b_last: int, b_first: int = 0) -> tuple[list[list[int]], list[list[int]]]:
+    """3×11 · 11×5: A's last row sums to 32767 in magnitude (across a chunk of eight values
+    and the rest; max|A| = 32750), small entries elsewhere; B has b_first at [0][0] and b_last
+    at [10][4]."""
+    gen = np.random.default_rng(3)
+    a, b = gen.integers(-3, 4, (3, 11)), gen.integers(-3, 4, (11, 5))
+    a[2] = [-32750] + [-1] * 9 + [-8]
+    b[0, 0], b[10, 4] = b_first or b[0, 0], b_last
+    return a.tolist(), b.tolist()
+
+
+def _heavy_column(top: int, middle: int) -> tuple[list[list[int]], list[list[int]]]:
+    """5×3 · 3×9: A's rows are heavy (90,000) and max|A| = 32767; B's last column is [top,
+    middle, 0], its other entries small."""
+    gen = np.random.default_rng(4)
+    a, b = gen.integers(-2, 3, (5, 3)), gen.integers(-2, 3, (3, 9))
+    a[0], a[4, 2] = [30000] * 3, -32767
+    b[:, 8] = [top, middle, 0]
+    return a.tolist(), b.tolist()
+
+
+RANGE_CASES = [
+    ("wrapped_46341", "[[46341]]·[[46341]] = [[4634]] (46341² − p), proved honestly mod p.",
+     ([[46341]], [[46341]]), "statement.range"),
+    ("boundary", "32767·32769 = (p−1)/2, the largest product that fits.",
+     ([[32767]], [[32769]]), None),
+    ("just_over", "32768·32768 = (p−1)/2 + 1 (C = −(p−1)/2 mod p).",
+     ([[32768]], [[32768]]), "statement.range"),
+    ("negative_boundary", "−32767·32769 = −(p−1)/2.", ([[-32767]], [[32769]]), None),
+    ("negative_just_over", "−32768·32768 = −2^30, which is (p−1)/2 mod p.",
+     ([[-32768]], [[32768]]), "statement.range"),
+    ("column_of_thirds", "A row of ones times 357913941 three times: (p−1)/2.",
+     ([[1, 1, 1]], [[357913941]] * 3), None),
+    ("column_of_thirds_over", "The same with one 357913942.",
+     ([[1, 1, 1]], [[357913941], [357913941], [357913942]]), "statement.range"),
+    ("half", "(p−1)/2 · 1.", ([[HALF]], [[1]]), None),
+    ("half_plus_one", "[(p−1)/2, 1] · [1, 1]ᵀ: (p−1)/2 + 1.",
+     ([[HALF, 1]], [[1], [1]]), "statement.range"),
+    ("second_term", "A's row sum times max|B| is p − 1, max|A| times B's column sums (p−1)/2.",
+     ([[32767, -32767]], [[32769, 0], [0, -32769]]), None),
+    ("first_term", "max|A| times B's column sums is p − 1, A's row sums times max|B| (p−1)/2.",
+     ([[32767, 0], [0, -32767]], [[32769, 1], [32769, 1]]), None),
+    ("cancelling", "C = 0, but both terms are p − 1: refused, as by Python.",
+     ([[32767, -32767]], [[32769], [32769]]), "statement.range"),
+    ("heavy_row", "3×11×5: A's last row sums to 32767, max|B| = 32769 at B's last entry.",
+     _heavy_rows(-32769), None),
+    ("heavy_row_over_last", "The same with max|B| = 32770 at B's last entry.",
+     _heavy_rows(-32770), "statement.range"),
+    ("heavy_row_over_first", "The same with max|B| = 32770 at B's first entry.",
+     _heavy_rows(-32769, 32770), "statement.range"),
+    ("heavy_column", "5×3×9: A's rows are heavy; max|A| = 32767, B's last column sums to 32769.",
+     _heavy_column(16385, -16384), None),
+    ("heavy_column_over", "The same with B's last column summing to 32770.",
+     _heavy_column(16385, -16385), "statement.range"),
+]  # fmt: skip
+
+
+def range_vectors() -> str:
+    """Statements at and just beyond the no-wrap bound (docs/matmul.md, "Over the integers"),
+    each proved honestly mod p, with Python's verdict: accepted (C = A·B over the integers) or
+    `statement.range`. Both of the Cairo verifier's decisions are reached: its sufficient bound
+    and the exact β behind it, through either term."""
+    out, exact = [], []
+    for name, doc, (a, b), reason in RANGE_CASES:
+        inst = wrapped_instance(a, b)
+        felts = encode(prove_matmul(inst))
+        assert python_verdict(felts) == reason, name
+        decided = "by the sufficient bound"
+        if sufficient_bound(a, b) > HALF:
+            decided, _ = "exactly", exact.append(name)
+        out.append(
+            function(
+                f"matmul_range_{name}",
+                "Array<felt252>",
+                array([felt(x) for x in felts]),
+                f"{doc}\n{len(felts)} felts; decided {decided}.",
+            )
+        )
+        if reason is None:
+            assert (inst.c == np.array(a) @ np.array(b)).all()
+            out.append(
+                f"#[test]\nfn range_{name}_accepted() {{\n"
+                f"    let io_hash = {felt(io_hash(felts))};\n"
+                f"    assert_eq!(verify_calldata(matmul_range_{name}()), io_hash);\n}}\n"
+            )
+        else:
+            out.append(
+                f"#[test]\n#[should_panic(expected: ('{reason}',))]\n"
+                f"fn range_{name}_refused() {{\n    verify_calldata(matmul_range_{name}());\n}}\n"
+            )
+    assert {"first_term", "second_term", "heavy_row", "heavy_column"} <= set(exact), exact
+    return "\n".join(out)
+
+
 def render() -> str:
     rng = random.Random(SEED)
     sections = [
@@ -921,6 +1037,7 @@ def render() -> str:
         packing_cases(rng),
         mle_vectors(rng),
         matmul_vectors(rng),
+        range_vectors(),
         blake2s_vectors(rng),
         merkle_vectors(rng),
     ]

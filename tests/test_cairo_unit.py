@@ -68,6 +68,7 @@ def test_every_revert_reason_has_a_cairo_test():
         "sumcheck.round_count",
         "sumcheck.round_degree",
         "matmul.final_evaluation",
+        "statement.range",
         "registry.not_owner",
         "registry.exists",
         "registry.model_id_zero",

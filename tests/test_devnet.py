@@ -21,6 +21,7 @@ from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.errors import MalformedProofError
+from tests.cairo_vectors import RANGE_CASES, wrapped_instance
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
@@ -112,7 +113,7 @@ def test_every_proof_field_tampered_rejected_by_both(chain):
         (lambda f: [*f, 7], "calldata.extra"),
         (lambda f: [*f[:6], (2**31 - 1) << (31 * 7), *f[7:]], "calldata.limb"),
         (lambda f: [*f[:-1], f[-1] ^ (3 << 124)], "calldata.sentinel"),
-        (lambda f: [2, *f[1:]], "calldata.version"),
+        (lambda f: [1, *f[1:]], "calldata.version"),  # version 1's encoder
     ],
 )
 def test_malformed_calldata_reverts_with_named_reason(chain, mutate, reason):
@@ -120,6 +121,24 @@ def test_malformed_calldata_reverts_with_named_reason(chain, mutate, reason):
     verdict = onchain(chain, bad)
     assert not verdict.accepted and verdict.reason == reason
     assert python_verdict(bad) == (False, reason)
+
+
+RANGE = {name: (operands, reason) for name, _, operands, reason in RANGE_CASES}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["wrapped_46341", "boundary", "cancelling", "heavy_row", "heavy_row_over_last", "heavy_column"],
+)
+def test_statement_range_on_chain(chain, name):
+    """A statement whose A·B wraps mod p has an honest proof; both verifiers refuse it by
+    `statement.range` ([[46341]]·[[46341]] = [[4634]] among them) and accept those at the
+    bound, through the contract's sufficient bound or its exact decision."""
+    operands, reason = RANGE[name]
+    felts = calldata.encode(prove_matmul(wrapped_instance(*operands)))
+    assert python_verdict(felts) == (reason is None, reason)
+    verdict = onchain(chain, felts)
+    assert verdict.accepted == (reason is None) and verdict.reason == reason
 
 
 def test_cli_deploy_and_verify_onchain(chain, tmp_path, monkeypatch):

@@ -10,6 +10,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF, P, lift
@@ -29,6 +31,7 @@ from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
+from tests.cairo_vectors import sufficient_bound
 from tests.test_cli import run
 
 
@@ -271,3 +274,17 @@ def test_cli_says_what_the_statement_means(tmp_path, args, meaning):
     result = run("verify", path)
     assert result.exit_code == 0 and f"statement {meaning}" in result.output
     assert meaning in run("inspect", path).output
+
+
+_signed = st.integers(-HALF, HALF) | st.integers(-40_000, 40_000) | st.integers(-130, 130)
+
+
+@given(st.data(), st.integers(1, 4), st.integers(1, 12), st.integers(1, 4))
+def test_cairo_sufficient_bound_is_sound(data, m, k, n):
+    """The bound the Cairo verifier tries first (verifier_cairo/src/ranges.cairo, mirrored by
+    tests.cairo_vectors.sufficient_bound) is at least β's first term: it only accepts what β
+    accepts."""
+    a = data.draw(st.lists(st.lists(_signed, min_size=k, max_size=k), min_size=m, max_size=m))
+    b = data.draw(st.lists(st.lists(_signed, min_size=n, max_size=n), min_size=k, max_size=k))
+    first_term = max(sum(map(abs, row)) for row in a) * max(abs(x) for row in b for x in row)
+    assert sufficient_bound(a, b) >= first_term

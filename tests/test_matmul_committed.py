@@ -207,7 +207,7 @@ def test_cli_binds_a_proof_to_a_registered_weight(tmp_path):
     result = runner.invoke(app, ["inspect", str(bound)])
     assert "weight 1 of model 0x7 (config 0xc0ffee)" in result.output
     felts = runner.invoke(app, ["calldata", str(bound)])
-    assert felts.exit_code == 0 and '["0x1", "0x3", "0x7", "0x1", "0xc0ffee"' in felts.output
+    assert felts.exit_code == 0 and '["0x2", "0x3", "0x7", "0x1", "0xc0ffee"' in felts.output
     assert runner.invoke(app, [*args, "--out", str(unbound)]).exit_code == 0
     result = runner.invoke(app, ["calldata", str(unbound)])
     assert result.exit_code == 2 and "--model-id" in result.output

@@ -32,7 +32,7 @@ def test_opening_round_trip_and_parts():
     side = commit_batch(random.Random(1), WEAK, [7, 3, 0], [2, 1, 1], False)
     case = Honest.prove(WEAK, *side)
     felts = case.felts
-    assert felts[:3] == [1, calldata.KIND_PCS, 3]
+    assert felts[:3] == [calldata.CALLDATA_VERSION, calldata.KIND_PCS, 3]
     assert felts == [*case.parts.front, *(f for g in case.parts.groups for f in g)]
     assert len(case.parts.groups) == 4  # n = 7, arity 2: groups (0,2], (2,4], (4,6], (6,7]
     back = calldata.decode(felts, WEAK)
@@ -68,7 +68,8 @@ def test_blake2s_opening_round_trip_and_digests():
 def test_committed_round_trip_and_io(committed):
     tensor, bound = committed
     felts = calldata.encode(bound)
-    assert felts[:7] == [1, calldata.KIND_COMMITTED_MATMUL, 5, 0, 0xC0, 1, tensor.commitment.root]
+    head = [calldata.CALLDATA_VERSION, calldata.KIND_COMMITTED_MATMUL, 5, 0, 0xC0, 1]
+    assert felts[:7] == [*head, tensor.commitment.root]
     back = calldata.decode(felts)
     assert back.instance.binding == WeightBinding(5, 0, 0xC0)
     assert back.instance.b is None
@@ -79,6 +80,16 @@ def test_committed_round_trip_and_io(committed):
     assert io_hash(felts) == hash_many(felts[2 : 2 + 5 + 3 + 1 + 2 + 1 + 3])
     models = {5: Model(0xC0, tuple(calldata.commitment_entry(tensor)))}
     assert contract_check(felts, models) is None
+
+
+def test_version_1_calldata_is_refused(committed):
+    """Version 1's encoder wrote kind 3 without the config hash and hash tag: read as version 2
+    its root would be a config hash, so the version is refused before anything else."""
+    felts = calldata.encode(committed[1])
+    old = [1, *felts[1:4], *felts[6:]]  # model id, weight, then the root
+    with pytest.raises(MalformedProofError) as e:
+        calldata.decode(old)
+    assert e.value.check == "calldata.version"
 
 
 def test_a_blake2s_b_goes_on_chain():

@@ -36,7 +36,7 @@ def test_calldata_round_trip(proof):
     back = calldata.decode(felts)
     verify_matmul(back)
     assert calldata.encode(back) == felts
-    assert felts[:5] == [1, 1, 5, 6, 3]
+    assert felts[:5] == [calldata.CALLDATA_VERSION, calldata.KIND_MATMUL, 5, 6, 3]
     assert all(0 <= f < STARK_PRIME for f in felts)
 
 
@@ -65,7 +65,7 @@ def _set(felts, i, value):
         (lambda f: f[:-1], "calldata.truncated"),
         (lambda f: f[:7], "calldata.truncated"),
         (lambda f: [*f, 0], "calldata.extra"),
-        (lambda f: _set(f, 0, 2), "calldata.version"),
+        (lambda f: _set(f, 0, 1), "calldata.version"),
         (lambda f: _set(f, 1, 9), "calldata.kind"),
         (lambda f: _set(f, 2, 0), "calldata.dims"),
         (lambda f: _set(f, 4, (1 << 20) + 1), "calldata.dims"),

@@ -16,7 +16,9 @@ use crate::pcs::proof::{GroupOpenings, OpeningFront, PolyStatement};
 use crate::pcs::queries::BatchLayoutTrait;
 use crate::pcs::transcript::aligned_point;
 
-pub const VERSION: felt252 = 1;
+/// The calldata layout's version (docs/calldata.md): 2 since kind 3 carries the config hash
+/// and B's hash tag.
+pub const VERSION: felt252 = 2;
 pub const KIND_MATMUL: felt252 = 1;
 pub const KIND_PCS: felt252 = 2;
 pub const KIND_COMMITTED_MATMUL: felt252 = 3;

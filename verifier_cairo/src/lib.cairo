@@ -11,6 +11,7 @@ pub mod merkle;
 pub mod mle;
 pub mod packing;
 pub mod pcs;
+pub mod ranges;
 pub mod sumcheck;
 
 #[cfg(test)]

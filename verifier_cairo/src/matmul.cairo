@@ -10,6 +10,7 @@ use crate::merkle::hashers::mix_root;
 use crate::mle::{eq_table, evaluate_matrix, log2_padded};
 use crate::pcs::proof::{Claim, PolyStatement};
 use crate::pcs::verifier::{QueryPhase, verify_batch};
+use crate::ranges::check_product_range;
 use crate::sumcheck::verify_sumcheck;
 
 /// The big-endian integer of ASCII `cairn/matmul/v1` (a Cairo short string is exactly that).
@@ -83,8 +84,10 @@ fn run_sumcheck(
     SumcheckEnd { a_value, eq_inner, eq_col, r_inner, r_col, final_claim }
 }
 
-/// Returns on acceptance; panics with the name of the failed check.
+/// Returns on acceptance; panics with the name of the failed check. The shapes were checked
+/// by the reader; C = A·B must not wrap mod p (`statement.range`) before anything is absorbed.
 pub fn verify_matmul(proof: MatmulCalldata) {
+    check_product_range(proof.a.values, proof.k, proof.b.values, proof.n);
     let mut channel = Default::default();
     absorb_instance(ref channel, proof);
     let end = run_sumcheck(ref channel, proof.m, proof.k, proof.n, proof.a, proof.c, proof.rounds);

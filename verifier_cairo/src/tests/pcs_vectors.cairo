@@ -118,7 +118,7 @@ pub fn blake2s_params() -> PcsParams {
 /// An honest opening of 2^[7] values, [1] claims (109 felts).
 pub fn pcs_single() -> Array<felt252> {
     array![
-        1,
+        2,
         2,
         1,
         1,
@@ -238,7 +238,7 @@ fn pcs_single_verifies() {
 /// An honest opening of 2^[7, 3, 0, 5, 7] values, [2, 1, 2, 1, 1] claims (227 felts).
 pub fn pcs_batch() -> Array<felt252> {
     array![
-        1,
+        2,
         2,
         5,
         1,
@@ -476,7 +476,7 @@ fn pcs_batch_verifies() {
 /// An honest opening of 2^[7, 4, 1, 0] values, [1, 1, 1, 1] claims (152 felts).
 pub fn pcs_aligned() -> Array<felt252> {
     array![
-        1,
+        2,
         2,
         4,
         1,
@@ -639,7 +639,7 @@ fn pcs_aligned_verifies() {
 /// An honest opening of 2^[0] values, [1] claims (20 felts).
 pub fn pcs_constant() -> Array<felt252> {
     array![
-        1,
+        2,
         2,
         1,
         1,
@@ -670,7 +670,7 @@ fn pcs_constant_verifies() {
 /// An honest opening of 2^[6] values, [1] claims (77 felts).
 pub fn pcs_production() -> Array<felt252> {
     array![
-        1,
+        2,
         2,
         1,
         1,
@@ -1469,7 +1469,7 @@ fn pcs_tampered_other_commitment() {
 /// An honest opening of 2^[7] values, [1] claims (147 felts).
 pub fn pcs_blake2s_single() -> Array<felt252> {
     array![
-        1,
+        2,
         2,
         1,
         2,
@@ -1627,7 +1627,7 @@ fn pcs_blake2s_single_verifies() {
 /// An honest opening of 2^[7, 3, 0, 5, 7] values, [2, 1, 2, 1, 1] claims (304 felts).
 pub fn pcs_blake2s_batch() -> Array<felt252> {
     array![
-        1,
+        2,
         2,
         5,
         2,
@@ -1942,7 +1942,7 @@ fn pcs_blake2s_batch_verifies() {
 /// An honest opening of 2^[6] values, [1] claims (79 felts).
 pub fn pcs_blake2s_production() -> Array<felt252> {
     array![
-        1,
+        2,
         2,
         1,
         2,
@@ -2953,7 +2953,7 @@ fn pcs_tampered_blake2s_other_commitment() {
 /// An honest committed-B matmul bound to model 7, weight 1 (333 felts).
 pub fn committed_2x16x32() -> Array<felt252> {
     array![
-        1,
+        2,
         3,
         7,
         1,
@@ -3324,21 +3324,22 @@ pub fn committed_models() -> Array<(felt252, felt252, Span<felt252>)> {
             16,
             32,
         ].span()),
+        (13, 12648430, array![1, 0x60ac9d05fb52fe17b3ffae28a2b85315943dffad955ce9d216443c2d4ef9, 2, 1, 1].span()),
     ]
 }
 
 #[test]
 fn committed_verifies() {
     let verifier = deploy_with_models(committed_models());
-    assert_eq!(verifier.verify(committed_2x16x32().span()), 0x4247723ec9db75fdeb4713840890e088e4e5be999db926c9ac04e7d4aadd5b8);
+    assert_eq!(verifier.verify(committed_2x16x32().span()), 0x62f2b912c717c5e89f7d19889ce55f30a748059a6a72402dbc25d65af3303e6);
     let record = ProofRecord { model_id: 7, io_hash: 0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c, kind: 3 };
-    assert_eq!(verifier.get_proof(0x4247723ec9db75fdeb4713840890e088e4e5be999db926c9ac04e7d4aadd5b8), record);
+    assert_eq!(verifier.get_proof(0x62f2b912c717c5e89f7d19889ce55f30a748059a6a72402dbc25d65af3303e6), record);
 }
 
 /// An honest matmul with a Blake2s-committed B, model 7's weight 0 (379 felts).
 pub fn committed_blake2s() -> Array<felt252> {
     array![
-        1,
+        2,
         3,
         7,
         0,
@@ -3724,9 +3725,60 @@ pub fn committed_blake2s() -> Array<felt252> {
 fn committed_blake2s_verifies() {
     let verifier = deploy_with_models(committed_models());
     let proof = committed_blake2s().span();
-    assert_eq!(verifier.verify(proof), 0x1b235d7969d249ef5e2a1f8b5bb32c8d73e87ba25304c16c1c971fbc196d1ad);
+    assert_eq!(verifier.verify(proof), 0x62e04eeb644ee1cf79cfb904ba7228cf65a2095ee85406381983f96f56aa419);
     let record = ProofRecord { model_id: 7, io_hash: 0x605cd95a29fd6534b113e5839f258436d4cefa7d59a2deed39fbe19f40cf2e9, kind: 3 };
-    assert_eq!(verifier.get_proof(0x1b235d7969d249ef5e2a1f8b5bb32c8d73e87ba25304c16c1c971fbc196d1ad), record);
+    assert_eq!(verifier.get_proof(0x62e04eeb644ee1cf79cfb904ba7228cf65a2095ee85406381983f96f56aa419), record);
+}
+
+/// [[46341]]·B = [[4634]] (46341² − p) with B = [[46341]], model 13's weight 0 (28 felts).
+pub fn committed_wrapped() -> Array<felt252> {
+    array![
+        2,
+        3,
+        13,
+        0,
+        12648430,
+        1,
+        0x60ac9d05fb52fe17b3ffae28a2b85315943dffad955ce9d216443c2d4ef9,
+        1,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000121a,
+        0,
+        0x100016a0a00000000000000000000000,
+        0,
+        0,
+        0,
+        0,
+        0x158fb3b0cc88ba3ab6338d76fe674496,
+        95648,
+        4,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        0,
+    ]
+}
+
+/// B is never seen, so no bound applies: the statement holds mod p only, as in Python
+/// (with B public it is refused, `range_wrapped_46341_refused`).
+#[test]
+fn committed_wrapped_holds_mod_p_only() {
+    let verifier = deploy_with_models(committed_models());
+    let proof = committed_wrapped().span();
+    assert_eq!(verifier.verify(proof), 0x1045c72dc3b825676f1256398a7671eb188fa7deba970f4ad8a022f59411155);
+}
+
+/// Version 1's layout: no config hash, no hash tag.
+#[test]
+#[should_panic(expected: ('calldata.version', 'ENTRYPOINT_FAILED'))]
+fn committed_tampered_version_1() {
+    let calldata = splice(committed_2x16x32(), 0, 5, array![1, 3, 7]);
+    deploy_with_models(committed_models()).verify(calldata.span());
 }
 
 /// A model id never registered.
@@ -4685,7 +4737,7 @@ fn committed_tampered_blake2s_path() {
 fn session_one_group_per_step() {
     let verifier = deploy_with_models(committed_models());
     let id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -4753,7 +4805,7 @@ fn session_one_group_per_step() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x4840b2e7cbc59da1c9e4ad70b9cbd891a08671fa8fea0ade51f5b78d6ebc086,
+        0x66a603110d3b5e528bc9913bc0754ea23583d69eab8dd613426a24685539e9a,
         1,
         1,
         9,
@@ -4786,7 +4838,7 @@ fn session_one_group_per_step() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x4840b2e7cbc59da1c9e4ad70b9cbd891a08671fa8fea0ade51f5b78d6ebc086,
+        0x66a603110d3b5e528bc9913bc0754ea23583d69eab8dd613426a24685539e9a,
         1,
         1,
         9,
@@ -5016,7 +5068,7 @@ fn session_one_group_per_step() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x787b78460d01377a2c24b7118fc0653e25b4dfca1187558a7e57f885892631,
+        0x13359a824d899de746a5d486495cf058fbcd3a0c7dfa37b9e6613f2e9dc2579,
         1,
         1,
         9,
@@ -5049,7 +5101,7 @@ fn session_one_group_per_step() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x787b78460d01377a2c24b7118fc0653e25b4dfca1187558a7e57f885892631,
+        0x13359a824d899de746a5d486495cf058fbcd3a0c7dfa37b9e6613f2e9dc2579,
         1,
         1,
         9,
@@ -5148,7 +5200,7 @@ fn session_one_group_per_step() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x497a2afa4b793981d71b2a8582c7817aa449baeceb84f24730a6abc5aa8cbe8,
+        0x1ddcd6be0281d4f55a2359284b79af7af29ca3674beb70ce74e56d4164ff0be,
         1,
         1,
         9,
@@ -5181,7 +5233,7 @@ fn session_one_group_per_step() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x497a2afa4b793981d71b2a8582c7817aa449baeceb84f24730a6abc5aa8cbe8,
+        0x1ddcd6be0281d4f55a2359284b79af7af29ca3674beb70ce74e56d4164ff0be,
         1,
         1,
         9,
@@ -5217,7 +5269,7 @@ fn session_one_group_per_step() {
         0x189fcd7b56a57cdbff14ddd05584732d13cb7e8b588bda911da119501e906e,
         0,
     ]);
-    assert_eq!(proof_hash, 0x1d95f098eb82dfeb3921d03c6ab2ce26c0ed96aef7fdab18749ed609503f819);
+    assert_eq!(proof_hash, 0x146f1c8d905516b1b7a9b80ff384fb43315ad5c927b283cfea96c81beae35a0);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.session_state_hash(id), 0);
 }
@@ -5227,7 +5279,7 @@ fn session_one_group_per_step() {
 fn session_two_steps() {
     let verifier = deploy_with_models(committed_models());
     let id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -5558,7 +5610,7 @@ fn session_two_steps() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x5114bad87ae3ee2bd0109e521377ddb21d491c5fb2358bd152a3abe2841abf4,
+        0x7a094569c2f13675fde0dbc3671731c872a3763604e40562709e23f11a3d357,
         1,
         1,
         9,
@@ -5591,7 +5643,7 @@ fn session_two_steps() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x5114bad87ae3ee2bd0109e521377ddb21d491c5fb2358bd152a3abe2841abf4,
+        0x7a094569c2f13675fde0dbc3671731c872a3763604e40562709e23f11a3d357,
         1,
         1,
         9,
@@ -5627,7 +5679,7 @@ fn session_two_steps() {
         0x189fcd7b56a57cdbff14ddd05584732d13cb7e8b588bda911da119501e906e,
         0,
     ]);
-    assert_eq!(proof_hash, 0x2c43d3608d602abc189b0c5e2a2a77687bc8eeef7c99744066a44909b3a2648);
+    assert_eq!(proof_hash, 0x30124f891a68a15964b9628d307058608dea226ac6cc1710af891c4c90ddfd8);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.session_state_hash(id), 0);
 }
@@ -5637,7 +5689,7 @@ fn session_two_steps() {
 fn session_reopened_by_its_owner() {
     let verifier = deploy_with_models(committed_models());
     let id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -5902,7 +5954,7 @@ fn session_reopened_by_its_owner() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x623217797a7f5f17b99e3557fa5739a06a58405c502cd93a055543d858e7079,
+        0x38980b2d1553599a5df4ffbf910f715986969cb8c0a7ad1bb217ab206a5cb2a,
         1,
         1,
         9,
@@ -5935,7 +5987,7 @@ fn session_reopened_by_its_owner() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x623217797a7f5f17b99e3557fa5739a06a58405c502cd93a055543d858e7079,
+        0x38980b2d1553599a5df4ffbf910f715986969cb8c0a7ad1bb217ab206a5cb2a,
         1,
         1,
         9,
@@ -6034,7 +6086,7 @@ fn session_reopened_by_its_owner() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x7d94d2b2e8c3d6b2075aa33bee219f1d8121495d7d50b4a6f0f522a9aee800b,
+        0x5d55d88105bea198baf7e2e845d0986c65edcee7b7ab6220cfad490b810281,
         1,
         1,
         9,
@@ -6064,7 +6116,7 @@ fn session_reopened_by_its_owner() {
         0x1669c2fed60455e9d756eabac314deb717dc734ae3a8eb63177836492b04ca2,
     ].span());
     let id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -6329,7 +6381,7 @@ fn session_reopened_by_its_owner() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x623217797a7f5f17b99e3557fa5739a06a58405c502cd93a055543d858e7079,
+        0x38980b2d1553599a5df4ffbf910f715986969cb8c0a7ad1bb217ab206a5cb2a,
         1,
         1,
         9,
@@ -6362,7 +6414,7 @@ fn session_reopened_by_its_owner() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x623217797a7f5f17b99e3557fa5739a06a58405c502cd93a055543d858e7079,
+        0x38980b2d1553599a5df4ffbf910f715986969cb8c0a7ad1bb217ab206a5cb2a,
         1,
         1,
         9,
@@ -6464,7 +6516,7 @@ fn session_reopened_by_its_owner() {
         0x189fcd7b56a57cdbff14ddd05584732d13cb7e8b588bda911da119501e906e,
         0,
     ]);
-    assert_eq!(proof_hash, 0x358da58e182de27c416aef49c303d1e541355d93029ab9ccb3fdf1685120efe);
+    assert_eq!(proof_hash, 0x289e303b5c7db88fb2990919321a838cb0bafb6582ef209b171200617d6223a);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.session_state_hash(id), 0);
 }
@@ -6475,7 +6527,7 @@ fn session_reopened_by_its_owner() {
 fn session_tampered_last_group() {
     let verifier = deploy_with_models(committed_models());
     let id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -6806,7 +6858,7 @@ fn session_tampered_last_group() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x5114bad87ae3ee2bd0109e521377ddb21d491c5fb2358bd152a3abe2841abf4,
+        0x7a094569c2f13675fde0dbc3671731c872a3763604e40562709e23f11a3d357,
         1,
         1,
         9,
@@ -6839,7 +6891,7 @@ fn session_tampered_last_group() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x5114bad87ae3ee2bd0109e521377ddb21d491c5fb2358bd152a3abe2841abf4,
+        0x7a094569c2f13675fde0dbc3671731c872a3763604e40562709e23f11a3d357,
         1,
         1,
         9,
@@ -6883,7 +6935,7 @@ fn session_tampered_last_group() {
 fn session_wrong_state() {
     let verifier = deploy_with_models(committed_models());
     let id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -7148,7 +7200,7 @@ fn session_wrong_state() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x623217797a7f5f17b99e3557fa5739a06a58405c502cd93a055543d858e7079,
+        0x38980b2d1553599a5df4ffbf910f715986969cb8c0a7ad1bb217ab206a5cb2a,
         1,
         1,
         9,
@@ -7181,7 +7233,7 @@ fn session_wrong_state() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x623217797a7f5f17b99e3557fa5739a06a58405c502cd93a055543d858e7079,
+        0x38980b2d1553599a5df4ffbf910f715986969cb8c0a7ad1bb217ab206a5cb2a,
         1,
         1,
         9,
@@ -7285,7 +7337,7 @@ fn session_wrong_state() {
 fn session_empty_step() {
     let verifier = deploy_with_models(committed_models());
     let id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -7353,7 +7405,7 @@ fn session_empty_step() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x4840b2e7cbc59da1c9e4ad70b9cbd891a08671fa8fea0ade51f5b78d6ebc086,
+        0x66a603110d3b5e528bc9913bc0754ea23583d69eab8dd613426a24685539e9a,
         1,
         1,
         9,
@@ -7386,7 +7438,7 @@ fn session_empty_step() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x4840b2e7cbc59da1c9e4ad70b9cbd891a08671fa8fea0ade51f5b78d6ebc086,
+        0x66a603110d3b5e528bc9913bc0754ea23583d69eab8dd613426a24685539e9a,
         1,
         1,
         9,
@@ -7423,7 +7475,7 @@ fn session_empty_step() {
 fn session_continued_by_another_account() {
     let verifier = deploy_with_models(committed_models());
     let id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -7491,7 +7543,7 @@ fn session_continued_by_another_account() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x4840b2e7cbc59da1c9e4ad70b9cbd891a08671fa8fea0ade51f5b78d6ebc086,
+        0x66a603110d3b5e528bc9913bc0754ea23583d69eab8dd613426a24685539e9a,
         1,
         1,
         9,
@@ -7525,7 +7577,7 @@ fn session_continued_by_another_account() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x4840b2e7cbc59da1c9e4ad70b9cbd891a08671fa8fea0ade51f5b78d6ebc086,
+        0x66a603110d3b5e528bc9913bc0754ea23583d69eab8dd613426a24685539e9a,
         1,
         1,
         9,
@@ -7760,7 +7812,7 @@ fn session_continued_by_another_account() {
 fn session_reopened_by_another_account() {
     let verifier = deploy_with_models(committed_models());
     let _id = open_session(verifier, array![
-        1,
+        2,
         3,
         7,
         1,
@@ -8025,7 +8077,7 @@ fn session_reopened_by_another_account() {
         3,
         7,
         0x1c168c672fc133b95e209a90ff1ef2e09357873f2407b14c1e8b3b0456978c,
-        0x623217797a7f5f17b99e3557fa5739a06a58405c502cd93a055543d858e7079,
+        0x38980b2d1553599a5df4ffbf910f715986969cb8c0a7ad1bb217ab206a5cb2a,
         1,
         1,
         9,
@@ -8056,7 +8108,7 @@ fn session_reopened_by_another_account() {
     ].span());
     set_contract_address('stranger'.try_into().unwrap());
     verifier.open_session(array![
-        1,
+        2,
         3,
         7,
         1,

@@ -56,7 +56,7 @@ fn verify_records_and_emits() {
 #[should_panic(expected: ('calldata.version', 'ENTRYPOINT_FAILED'))]
 fn verify_reverts_with_the_check_name() {
     let (verifier, _) = deploy();
-    verifier.verify(splice(matmul_3x5x2(), 0, 1, array![2]).span());
+    verifier.verify(splice(matmul_3x5x2(), 0, 1, array![1]).span());
 }
 
 #[test]

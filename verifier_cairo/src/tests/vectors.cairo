@@ -775,7 +775,7 @@ pub fn matrix_evaluation_case() -> MatrixEvaluation {
 /// An honest matmul proof, m×k×n = 3×5×2 (23 felts).
 pub fn matmul_3x5x2() -> Array<felt252> {
     array![
-        1,
+        2,
         1,
         3,
         5,
@@ -810,7 +810,7 @@ fn verify_matmul_3x5x2() {
 /// An honest matmul proof, m×k×n = 1×1×1 (12 felts).
 pub fn matmul_1x1x1() -> Array<felt252> {
     array![
-        1,
+        2,
         1,
         1,
         1,
@@ -834,7 +834,7 @@ fn verify_matmul_1x1x1() {
 /// An honest matmul proof, m×k×n = 8×8×8 (42 felts).
 pub fn matmul_8x8x8() -> Array<felt252> {
     array![
-        1,
+        2,
         1,
         8,
         8,
@@ -888,7 +888,7 @@ fn verify_matmul_8x8x8() {
 /// An honest matmul proof, m×k×n = 16×32×8 (136 felts).
 pub fn matmul_16x32x8() -> Array<felt252> {
     array![
-        1,
+        2,
         1,
         16,
         32,
@@ -1036,7 +1036,7 @@ fn verify_matmul_16x32x8() {
 /// An honest matmul proof, m×k×n = 64×64×64 (1563 felts).
 pub fn matmul_64x64x64() -> Array<felt252> {
     array![
-        1,
+        2,
         1,
         64,
         64,
@@ -2608,11 +2608,11 @@ fn verify_matmul_64x64x64() {
     assert_eq!(verify_calldata(matmul_64x64x64()), io_hash);
 }
 
-/// Version 2.
+/// Version 1, the layout before kind 3 carried the config hash and hash tag.
 #[test]
 #[should_panic(expected: ('calldata.version',))]
 fn tampered_version() {
-    let calldata = splice(matmul_3x5x2(), 0, 1, array![2]);
+    let calldata = splice(matmul_3x5x2(), 0, 1, array![1]);
     verify_calldata(calldata);
 }
 
@@ -2971,6 +2971,554 @@ fn tampered_final_forged_c() {
         0x11116a9464639bd78a75aeb97e28bfd1,
     ]);
     verify_calldata(calldata);
+}
+
+/// [[46341]]·[[46341]] = [[4634]] (46341² − p), proved honestly mod p.
+/// 12 felts; decided exactly.
+pub fn matmul_range_wrapped_46341() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000121a,
+        0,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_wrapped_46341_refused() {
+    verify_calldata(matmul_range_wrapped_46341());
+}
+
+/// 32767·32769 = (p−1)/2, the largest product that fits.
+/// 12 felts; decided by the sufficient bound.
+pub fn matmul_range_boundary() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008001,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        0,
+    ]
+}
+
+#[test]
+fn range_boundary_accepted() {
+    let io_hash = 0xed51c93ede894b6e26689e80319778f4e11481bf278900271d355789e7eead;
+    assert_eq!(verify_calldata(matmul_range_boundary()), io_hash);
+}
+
+/// 32768·32768 = (p−1)/2 + 1 (C = −(p−1)/2 mod p).
+/// 12 felts; decided exactly.
+pub fn matmul_range_just_over() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        0,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_just_over_refused() {
+    verify_calldata(matmul_range_just_over());
+}
+
+/// −32767·32769 = −(p−1)/2.
+/// 12 felts; decided by the sufficient bound.
+pub fn matmul_range_negative_boundary() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff8000,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008001,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        0,
+    ]
+}
+
+#[test]
+fn range_negative_boundary_accepted() {
+    let io_hash = 0x15d86265b680935962a30d032f2a00b8d9979a0a885cf6badc278f088bba5f5;
+    assert_eq!(verify_calldata(matmul_range_negative_boundary()), io_hash);
+}
+
+/// −32768·32768 = −2^30, which is (p−1)/2 mod p.
+/// 12 felts; decided exactly.
+pub fn matmul_range_negative_just_over() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff7fff,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        0,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_negative_just_over_refused() {
+    verify_calldata(matmul_range_negative_just_over());
+}
+
+/// A row of ones times 357913941 three times: (p−1)/2.
+/// 18 felts; decided exactly.
+pub fn matmul_range_column_of_thirds() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        3,
+        1,
+        1,
+        0x300000000000000000000000000000000000000000000004000000080000001,
+        1,
+        0x300000000000000000000000000000000000000055555554aaaaaaa95555555,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        2,
+        2,
+        0x15555555400000000000000000000000,
+        0x12aaaaaaa00000000000000000000000,
+        2,
+        0x12aaaaaaa00000000000000000000000,
+        0x152f84bda95417202e6ffff3c2764e89,
+    ]
+}
+
+#[test]
+fn range_column_of_thirds_accepted() {
+    let io_hash = 0x6118b031a71371e4f90743ce45c73081309eedb3de7188b5442da8c60996dd5;
+    assert_eq!(verify_calldata(matmul_range_column_of_thirds()), io_hash);
+}
+
+/// The same with one 357913942.
+/// 18 felts; decided exactly.
+pub fn matmul_range_column_of_thirds_over() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        3,
+        1,
+        1,
+        0x300000000000000000000000000000000000000000000004000000080000001,
+        1,
+        0x300000000000000000000000000000000000000055555554aaaaaaa95555556,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        2,
+        2,
+        0x15555555400000000000000000000000,
+        0x12aaaaaaa00000000000000000000000,
+        2,
+        0x162b1e750e28b45a76e2208aaabe0cd5,
+        0x1bdc96bc871f2eaf134859fbc074e111,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_column_of_thirds_over_refused() {
+    verify_calldata(matmul_range_column_of_thirds_over());
+}
+
+/// (p−1)/2 · 1.
+/// 12 felts; decided by the sufficient bound.
+pub fn matmul_range_half() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        0,
+    ]
+}
+
+#[test]
+fn range_half_accepted() {
+    let io_hash = 0x147799dae52e62b38c68c1dd1696035dc6a4025d4fd687ed61e5158d32d5bbc;
+    assert_eq!(verify_calldata(matmul_range_half()), io_hash);
+}
+
+/// [(p−1)/2, 1] · [1, 1]ᵀ: (p−1)/2 + 1.
+/// 15 felts; decided exactly.
+pub fn matmul_range_half_plus_one() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        2,
+        1,
+        1,
+        0x200000000000000000000000000000000000000000000001fffffff80000001,
+        1,
+        0x200000000000000000000000000000000000000000000000000000080000001,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        2,
+        0x17ffffffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_half_plus_one_refused() {
+    verify_calldata(matmul_range_half_plus_one());
+}
+
+/// A's row sum times max|B| is p − 1, max|A| times B's column sums (p−1)/2.
+/// 15 felts; decided exactly.
+pub fn matmul_range_second_term() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        2,
+        2,
+        1,
+        0x2000000000000000000000000000000000000000000000000003fffffff8000,
+        1,
+        0x40000000000000000000000000000000000100020000000000000007fff7ffe,
+        1,
+        0x200000000000000000000000000000000000000000000001fffffffbfffffff,
+        1,
+        2,
+        0x14acd94b6982e6516bf8e1d2e84d2081,
+        0x1fffffffc00000000000000000000000,
+    ]
+}
+
+#[test]
+fn range_second_term_accepted() {
+    let io_hash = 0x47592b3327fd31037b3244ddc0ec7f99eb916edf79bb6f9fa3d80c2598a89d7;
+    assert_eq!(verify_calldata(matmul_range_second_term()), io_hash);
+}
+
+/// max|A| times B's column sums is p − 1, A's row sums times max|B| (p−1)/2.
+/// 15 felts; decided exactly.
+pub fn matmul_range_first_term() -> Array<felt252> {
+    array![
+        2,
+        1,
+        2,
+        2,
+        2,
+        1,
+        0x400000000000000000000000000000000000fffe0000000000000007fff8000,
+        1,
+        0x400000000000000000000000000000000001000200000004000400080000001,
+        1,
+        0x400000000000000000000000000000007ffffffe0001fffe00000007fff8000,
+        1,
+        2,
+        0x16b8b327211d6a7ad97f9f3923c89aa7,
+        0x10000000000000000000000000000000,
+    ]
+}
+
+#[test]
+fn range_first_term_accepted() {
+    let io_hash = 0x1be1dd2cae26e6966574cbb4c7e1e59b38c77fe4fe046bba81a7ee1f6f0bb1f;
+    assert_eq!(verify_calldata(matmul_range_first_term()), io_hash);
+}
+
+/// C = 0, but both terms are p − 1: refused, as by Python.
+/// 15 felts; decided exactly.
+pub fn matmul_range_cancelling() -> Array<felt252> {
+    array![
+        2,
+        1,
+        1,
+        2,
+        1,
+        1,
+        0x2000000000000000000000000000000000000000000000000003fffffff8000,
+        1,
+        0x200000000000000000000000000000000000000000000000000400080008001,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        1,
+        2,
+        0x17ffffffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_cancelling_refused() {
+    verify_calldata(matmul_range_cancelling());
+}
+
+/// 3×11×5: A's last row sums to 32767, max|B| = 32769 at B's last entry.
+/// 35 felts; decided exactly.
+pub fn matmul_range_heavy_row() -> Array<felt252> {
+    array![
+        2,
+        1,
+        3,
+        11,
+        5,
+        5,
+        0x5fffffff3ffffffefffffffdfffffffa00000008000000180000001,
+        0xfffffff9fffffff3fffffff000000000000000200000003ffffffefffffffd,
+        0x20000000bffffffe7ffffffc00000001fffffffbfffc008fffffffe,
+        0xfffffffdfffffffbfffffff7ffffffefffffffdfffffffbfffffff7ffffffe,
+        0x10000000000000000000000000000000000000000000000000000007ffffff7,
+        7,
+        0xfffffffbfffffff8000000080000001000000020000000ffffffff00000003,
+        0xfffffff9fffffff0000000180000003fffffffdfffffff3fffffff7ffffffc,
+        0x6000000040000000fffffffd00000001fffffff4000000100000000,
+        0xfffffff9fffffff4000000080000000fffffffdfffffff7ffffffe00000001,
+        0x200000000000000180000003fffffffa000000040000000fffffffd,
+        0xfffffffc0000000000000017ffffffe0000000400000007ffffffefffffffe,
+        0x70000000000000008000000100000001fffffff800000007ffffffeffff7ffe,
+        2,
+        0xffffffce00000017ffffffa0000000d0001001fffffffe40000004fffffff4,
+        0x700000001ffffffec00040060000ffd30001000bfffe0007fffc01280038020,
+        4,
+        2,
+        0x17ac2ad3d729ee72a787ab7190f2835c,
+        0x12dd0fb3dbf069bddef8e4256555cd58,
+        2,
+        0x17dd25cda405f9e991b3fde37e29cea4,
+        0x1d3d6f83ba11c061b4e68bd57f6bca50,
+        2,
+        0x1adac17cfe7a0552c9f9a8ec530662df,
+        0x1b4cd82360a74b070cadeaa74d545acd,
+        2,
+        0x180efa5b24fb0ab49fa25f57b1d98318,
+        0x14b02d2fe537bd135eb2c4da166cc756,
+    ]
+}
+
+#[test]
+fn range_heavy_row_accepted() {
+    let io_hash = 0x1181ef5c91cb0891123a3b7f5c9bfe654c6b367157d63394fa0000e13a08dca;
+    assert_eq!(verify_calldata(matmul_range_heavy_row()), io_hash);
+}
+
+/// The same with max|B| = 32770 at B's last entry.
+/// 35 felts; decided exactly.
+pub fn matmul_range_heavy_row_over_last() -> Array<felt252> {
+    array![
+        2,
+        1,
+        3,
+        11,
+        5,
+        5,
+        0x5fffffff3ffffffefffffffdfffffffa00000008000000180000001,
+        0xfffffff9fffffff3fffffff000000000000000200000003ffffffefffffffd,
+        0x20000000bffffffe7ffffffc00000001fffffffbfffc008fffffffe,
+        0xfffffffdfffffffbfffffff7ffffffefffffffdfffffffbfffffff7ffffffe,
+        0x10000000000000000000000000000000000000000000000000000007ffffff7,
+        7,
+        0xfffffffbfffffff8000000080000001000000020000000ffffffff00000003,
+        0xfffffff9fffffff0000000180000003fffffffdfffffff3fffffff7ffffffc,
+        0x6000000040000000fffffffd00000001fffffff4000000100000000,
+        0xfffffff9fffffff4000000080000000fffffffdfffffff7ffffffe00000001,
+        0x200000000000000180000003fffffffa000000040000000fffffffd,
+        0xfffffffc0000000000000017ffffffe0000000400000007ffffffefffffffe,
+        0x70000000000000008000000100000001fffffff800000007ffffffeffff7ffd,
+        2,
+        0xffffffce00000017ffffffa0000000d00010021ffffffe40000004fffffff4,
+        0x700000001ffffffec00040068000ffd30001000bfffe0007fffc01280038028,
+        4,
+        2,
+        0x1f3667c3a550a431d98471cdef506a36,
+        0x1ca52ea2ca6835bb2e60102507ea808e,
+        2,
+        0x1cabdec8ee223bad62f6364de7bfb07a,
+        0x17b1626bf6a97e9eeaef12e0d50906dc,
+        2,
+        0x1e960a6f25b68106d85b3f728f266097,
+        0x168d0db7e88dad6c953464b17eb56a3d,
+        2,
+        0x1c992da38aa53eeb455f2425f9bc5f62,
+        0x1a7e6b603f725784cf6df2b87f545a9d,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_heavy_row_over_last_refused() {
+    verify_calldata(matmul_range_heavy_row_over_last());
+}
+
+/// The same with max|B| = 32770 at B's first entry.
+/// 35 felts; decided exactly.
+pub fn matmul_range_heavy_row_over_first() -> Array<felt252> {
+    array![
+        2,
+        1,
+        3,
+        11,
+        5,
+        5,
+        0x5fffffff3ffffffefffffffdfffffffa00000008000000180000001,
+        0xfffffff9fffffff3fffffff000000000000000200000003ffffffefffffffd,
+        0x20000000bffffffe7ffffffc00000001fffffffbfffc008fffffffe,
+        0xfffffffdfffffffbfffffff7ffffffefffffffdfffffffbfffffff7ffffffe,
+        0x10000000000000000000000000000000000000000000000000000007ffffff7,
+        7,
+        0x10005fffffff8000000080000001000000020000000ffffffff00000003,
+        0xfffffff9fffffff0000000180000003fffffffdfffffff3fffffff7ffffffc,
+        0x6000000040000000fffffffd00000001fffffff4000000100000000,
+        0xfffffff9fffffff4000000080000000fffffffdfffffff7ffffffe00000001,
+        0x200000000000000180000003fffffffa000000040000000fffffffd,
+        0xfffffffc0000000000000017ffffffe0000000400000007ffffffefffffffe,
+        0x70000000000000008000000100000001fffffff800000007ffffffeffff7ffe,
+        2,
+        0x1ffe000000017ffffffa0000000d0001001fffffffe40000004fffffff4,
+        0x700000001ffffffec00040064008001a0001000bfffe0007fffc01280038020,
+        4,
+        2,
+        0x1d86e7a88f44ec88920583b39dd02122,
+        0x12aae206b19f4ff59f768dd4650bfde9,
+        2,
+        0x19038ede5db0c0179ddadf54febab161,
+        0x137337b1fc18ae5bfecd2f7aebaf31b8,
+        2,
+        0x180af603e6e22dd39d835eaad87591c8,
+        0x1049ea8ec4439f67232835d51f252005,
+        2,
+        0x197b3c842786d98b47bcf23fcd760a76,
+        0x14e6d84c4954035497545a3a066f717a,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_heavy_row_over_first_refused() {
+    verify_calldata(matmul_range_heavy_row_over_first());
+}
+
+/// 5×3×9: A's rows are heavy; max|A| = 32767, B's last column sums to 32769.
+/// 27 felts; decided exactly.
+pub fn matmul_range_heavy_column() -> Array<felt252> {
+    array![
+        2,
+        1,
+        5,
+        3,
+        9,
+        2,
+        0xea600001d4c00003a9800000000000000040000000800000017ffffffd,
+        0x700000000000000000000000fffffffefffffffc0000000400000017fff8000,
+        4,
+        0xfffffffa0000000400000017ffffffe00000001fffffff800000017ffffffd,
+        0x80020000000800000007ffffffd0000000200000008000000100000002,
+        0xfffffffdfffefffc0000001000000000000000400000003ffffffe80000000,
+        0x300000000000000000000000000000000000000000000007fffffff00000000,
+        6,
+        0x1d4c00001d4c0000753000000000000000000001d4c000124f87ffe2b3f,
+        0xea60000000200000000000000000000000400000000000000200000006,
+        0xfffffff7fffdffffffffffb8000000200000011ffffffefffffffdfffffff9,
+        0x1fffffff400080017ffffff9000000020000000bffffffe80000000,
+        0xfffffff9fffffff8000000000008001fffe000600000007fff7fff80000001,
+        0x5000000000000000000000000001000200000007fffe00180003ffdffffc000,
+        2,
+        2,
+        0x174d0f7eb26b6e1faf6d66d7f777f037,
+        0x17212c46925d936fbde02d82d2f41ba7,
+        2,
+        0x158b97232df70b380212a200657f77de,
+        0x1700212d68a769ddb06e4eae5d61afbd,
+    ]
+}
+
+#[test]
+fn range_heavy_column_accepted() {
+    let io_hash = 0x44a5c1c683cdbd73d75dc81bf70cec3ff576c192248d5d89822d6007ac86720;
+    assert_eq!(verify_calldata(matmul_range_heavy_column()), io_hash);
+}
+
+/// The same with B's last column summing to 32770.
+/// 27 felts; decided exactly.
+pub fn matmul_range_heavy_column_over() -> Array<felt252> {
+    array![
+        2,
+        1,
+        5,
+        3,
+        9,
+        2,
+        0xea600001d4c00003a9800000000000000040000000800000017ffffffd,
+        0x700000000000000000000000fffffffefffffffc0000000400000017fff8000,
+        4,
+        0xfffffffa0000000400000017ffffffe00000001fffffff800000017ffffffd,
+        0x80020000000800000007ffffffd0000000200000008000000100000002,
+        0xfffffffdfffefff80000001000000000000000400000003ffffffe80000000,
+        0x300000000000000000000000000000000000000000000007fffffff00000000,
+        6,
+        0x1d4c00001d4c0000753000000000000000000001d4c000124f87ffe2b3f,
+        0x200000000000000000000000400000000000000200000006,
+        0xfffffff7fffdfff7ffffffb8000000200000011ffffffefffffffdfffffff9,
+        0x1fffffff400080027ffffff9000000020000000bffffffe80000000,
+        0xfffffff9fffffff8000000000008002fffe000600000007fff7fff80000001,
+        0x5000000000000000000000000001000200000007fffe00180003ffdffffbffe,
+        2,
+        2,
+        0x1d937953a65bdb4f94b4d047019da490,
+        0x11a879b7f1d8446d0c433baab0c09e88,
+        2,
+        0x1854f38a5d20b12fb4d392cb3a4bf676,
+        0x1b25d821e15fc7c430c50ce4fbf96c03,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn range_heavy_column_over_refused() {
+    verify_calldata(matmul_range_heavy_column_over());
 }
 
 /// hashlib.blake2s of 0–100 words (0, 1, 2, 15–17, 31–33, 64, 65, 100).

@@ -1,0 +1,164 @@
+//! No-wrap bound of a public product (mirror of prover/ranges.py `product_bound`; docs/matmul.md,
+//! "Over the integers"). The sum-check proves C ≡ A·B (mod p) entry by entry; C = A·B over the
+//! integers once every |Σ_l A_il·B_lj| ≤ (p−1)/2, which
+//!
+//!     β = min(max_i Σ_l |A_il| · max|B|,  max|A| · max_j Σ_l |B_lj|) ≤ (p−1)/2
+//!
+//! guarantees. Values are canonical M31 read as signed integers (x > (p−1)/2 means x − p), so
+//! every |x| ≤ (p−1)/2 and Python's per-operand magnitude check cannot fail on calldata.
+//!
+//! Gas: a comparison per value costs as much as the rest of the verifier's work on it, so a
+//! sufficient condition that needs none is tried first (`row_norm_bound`); it accepts honest
+//! statements of small entries (int8 operands whenever k·n < 2^16). Only when it fails is β
+//! decided exactly, as Python does, so both sides accept exactly the same statements
+//! (docs/cairo-verifier.md, "`statement.range`").
+
+/// (p − 1)/2, the largest magnitude of a signed M31 value.
+const HALF: u128 = 0x3fffffff;
+const P: u128 = 0x7fffffff;
+const P_FELT: felt252 = 0x7fffffff;
+/// p − (p−1)/2 = 2^30, the least p − |x| can be.
+const TWO_30: u128 = 0x40000000;
+
+/// Panics with `statement.range` unless β ≤ (p−1)/2 for A (`a`, k columns) and B (`b`, n
+/// columns), both row-major canonical values.
+pub fn check_product_range(a: Span<felt252>, k: u32, b: Span<felt252>, n: u32) {
+    // β ≤ max_i Σ_l |A_il| · max|B| and max|B| ≤ B's largest row sum; each bound is < 2^51.
+    if row_norm_bound(a, k) * row_norm_bound(b, n) <= HALF {
+        return;
+    }
+    // Exactly: β ≤ (p−1)/2 iff one of its terms is. The first needs A's row sums and then only
+    // whether every |B_lj| ≤ (p−1)/2 / max_i Σ_l |A_il|; max|A| and B's column sums are
+    // computed when it exceeds the bound.
+    let row_norm = max_row_norm(a, k);
+    if row_norm == 0 || within(b, HALF / row_norm) {
+        return;
+    }
+    assert(max_magnitude(a) * max_col_norm(b, n) <= HALF, 'statement.range');
+}
+
+/// d(x) = x·(p − x) = |x|·(p − |x|) for a canonical x (the same for x and p − x): no sign is
+/// needed. It is < 2^60 and increases with |x| on [0, (p−1)/2].
+#[inline(always)]
+fn spread(x: felt252) -> felt252 {
+    x * (P_FELT - x)
+}
+
+/// An upper bound on max_i Σ_j |x_ij| over the rows of `cols` values, from the row sums
+/// D_i = Σ_j d(x_ij) alone (felt252 sums that cannot wrap: < 2^20 · 2^60). In a row, every
+/// |x| ≤ d(x) / 2^30 ≤ D / 2^30 =: τ, so p − |x| ≥ p − τ and Σ_j |x_ij| = Σ_j d(x_ij) /
+/// (p − |x_ij|) ≤ D / (p − τ): the row sum to within a factor 1 + τ/p, close for small entries.
+/// The bound grows with D, so it is taken once, of the largest D_i.
+fn row_norm_bound(values: Span<felt252>, cols: u32) -> u128 {
+    let mut values = values;
+    let mut largest = 0;
+    while !values.is_empty() {
+        let mut row = values.slice(0, cols);
+        values = values.slice(cols, values.len() - cols);
+        let mut sum = 0;
+        while let Some(chunk) = row.multi_pop_front::<8>() {
+            let [v0, v1, v2, v3, v4, v5, v6, v7] = chunk.unbox();
+            sum += spread(v0) + spread(v1) + spread(v2) + spread(v3) + spread(v4) + spread(v5)
+                + spread(v6) + spread(v7);
+        }
+        for v in row {
+            sum += spread(*v);
+        }
+        largest = core::cmp::max(largest, sum.try_into().unwrap());
+    }
+    largest / (P - core::cmp::min(largest / TWO_30, HALF))
+}
+
+/// |x| for a canonical value x read as a signed integer.
+#[inline(always)]
+fn magnitude(x: felt252) -> felt252 {
+    let value: u128 = x.try_into().unwrap();
+    if value > HALF {
+        P_FELT - x
+    } else {
+        x
+    }
+}
+
+/// max_i Σ_j |x_ij| over the rows of `cols` values (a row sum is < 2^50: felt252 sums, one
+/// conversion per row). Eight values per iteration, as `mle::dot`.
+fn max_row_norm(values: Span<felt252>, cols: u32) -> u128 {
+    let mut values = values;
+    let mut best = 0;
+    while !values.is_empty() {
+        let mut row = values.slice(0, cols);
+        values = values.slice(cols, values.len() - cols);
+        let mut sum = 0;
+        while let Some(chunk) = row.multi_pop_front::<8>() {
+            let [v0, v1, v2, v3, v4, v5, v6, v7] = chunk.unbox();
+            sum += magnitude(v0) + magnitude(v1) + magnitude(v2) + magnitude(v3)
+                + magnitude(v4) + magnitude(v5) + magnitude(v6) + magnitude(v7);
+        }
+        for v in row {
+            sum += magnitude(*v);
+        }
+        best = core::cmp::max(best, sum.try_into().unwrap());
+    }
+    best
+}
+
+/// Whether every |x| ≤ t (t ≤ (p−1)/2), with one range check per value: |x| ≤ t iff
+/// d(x) ≤ d(t), and d(t) − d(x) is a felt252 below 2^128 exactly when it is ≥ 0 (both are
+/// < 2^60; a negative difference is a felt252 near p_stark).
+fn within(values: Span<felt252>, t: u128) -> bool {
+    let limit = spread(t.into());
+    let mut values = values;
+    while let Some(chunk) = values.multi_pop_front::<8>() {
+        let [v0, v1, v2, v3, v4, v5, v6, v7] = chunk.unbox();
+        if !(below(v0, limit) && below(v1, limit) && below(v2, limit) && below(v3, limit)
+            && below(v4, limit) && below(v5, limit) && below(v6, limit) && below(v7, limit)) {
+            return false;
+        }
+    }
+    for v in values {
+        if !below(*v, limit) {
+            return false;
+        }
+    }
+    true
+}
+
+/// d(x) ≤ limit.
+#[inline(always)]
+fn below(x: felt252, limit: felt252) -> bool {
+    let room: Option<u128> = (limit - spread(x)).try_into();
+    room.is_some()
+}
+
+/// max |x|.
+fn max_magnitude(values: Span<felt252>) -> u128 {
+    let mut best = 0;
+    for v in values {
+        best = core::cmp::max(best, magnitude(*v).try_into().unwrap());
+    }
+    best
+}
+
+/// max_j Σ_i |x_ij| over the columns of a matrix of `cols` columns: the column sums (each
+/// < 2^50) carried row to row.
+fn max_col_norm(values: Span<felt252>, cols: u32) -> u128 {
+    let mut sums = array![];
+    for _ in 0..cols {
+        sums.append(0);
+    }
+    let mut sums = sums.span();
+    let mut values = values;
+    while !values.is_empty() {
+        let mut next = array![];
+        for v in values.slice(0, cols) {
+            next.append(*sums.pop_front().unwrap() + magnitude(*v));
+        }
+        values = values.slice(cols, values.len() - cols);
+        sums = next.span();
+    }
+    let mut best = 0;
+    for sum in sums {
+        best = core::cmp::max(best, (*sum).try_into().unwrap());
+    }
+    best
+}
