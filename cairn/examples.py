@@ -1,5 +1,5 @@
 """Random int8 example statements: what `cairn prove <layer>` proves and `cairn bench layers`
-measures (at the reference sizes of issue 6: MiniLM's attention, s = 128, h = 12, m = 32)."""
+measures (at MiniLM's sizes: attention s = 128, h = 12, m = 32)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from cairn.prover.fields.qm31 import QM31
 
 @dataclass(frozen=True)
 class Claim:
-    """The MLE of some tensor, variables MSB-first (ARCHITECTURE §4), equals `value` at `point`."""
+    """The MLE of a tensor (variables MSB-first, docs/claim-walk.md) equals `value` at `point`."""
 
     point: tuple[QM31, ...]
     value: QM31

@@ -1,7 +1,7 @@
 """Multilinear extensions over the boolean hypercube.
 
-Convention (ARCHITECTURE §4): a table is indexed row-major and its variables are read
-most-significant-bit first, so the first variable selects the bottom or top half.
+Convention (docs/claim-walk.md, "Tensors and MLEs"): a table is indexed row-major and its
+variables are read most-significant-bit first, so the first variable selects the bottom or top half.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""PCS openings and committed-weight matmul proofs on a real devnet (issue 5, parts 5 and 6;
-issue 11, part 6).
+"""PCS openings and committed-weight matmuls on a real devnet (docs/cairo-verifier.md).
 
 Both verifiers, Python (`registry.contract_check`: the calldata reader, the registry binding,
 the verifier) and the contract, accept the honest proofs and reject every tampered variant

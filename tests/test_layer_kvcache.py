@@ -1,4 +1,4 @@
-"""QKV decoding with a KV cache (seed 003): exact caches, chained step proofs, tampering caught."""
+"""QKV decoding with a KV cache: exact caches, chained step proofs, tampering caught."""
 
 import dataclasses
 

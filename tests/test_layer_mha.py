@@ -1,5 +1,5 @@
-"""Multi-head attention (seed 000): exact outputs, honest proofs, every tampered field, bad
-statements, and the softmax boundary (A is a public input the proof does not relate to S_M)."""
+"""Multi-head attention: exact outputs, honest proofs, every tampered field, bad statements,
+and the softmax boundary (A is a public input the proof does not relate to S_M)."""
 
 import dataclasses
 
@@ -53,7 +53,7 @@ def _prove(s, h, m, causal, seed=0):
 
 
 def _reference(q, k, v, a, h, causal):
-    """Per-head numpy int64 loops, written from seed 000 independently of the layer code."""
+    """Per-head numpy int64 loops, written from docs/layers/mha.md, not from the layer code."""
     s, width = q.shape
     m = width // h
     s_hat, h_hat = _np2(s), _np2(h)

@@ -1,4 +1,4 @@
-"""Positional encoding (seed 002): exact outputs, honest proofs, every tampered field."""
+"""Positional encoding: exact outputs, honest proofs, every tampered field."""
 
 import dataclasses
 

@@ -1,4 +1,4 @@
-"""The QKV layer (seed 003): exact outputs, honest proofs, each tampering caught by a check."""
+"""The QKV layer: exact outputs, honest proofs, each tampering caught by a check."""
 
 import dataclasses
 import itertools

@@ -1,5 +1,5 @@
-"""Closed-form MLEs of P, U, z, m and b equal brute force: build the matrix from seed 000's
-definition, evaluate its MLE at a random point."""
+"""Closed-form MLEs of P, U, z, m and b equal brute force: build the matrix from its definition
+(docs/layers/mha.md), evaluate its MLE at a random point."""
 
 import numpy as np
 from hypothesis import given, settings

@@ -1,1 +1,1 @@
-"""The backward claim walk (ARCHITECTURE §4): statement, output claims, a layer, settlement."""
+"""The backward claim walk (docs/claim-walk.md): statement, output claims, a layer, settlement."""

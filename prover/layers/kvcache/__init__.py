@@ -1,1 +1,1 @@
-"""QKV decoding with a KV cache (seed 003): T steps, each a new q, k, v row and a cache append."""
+"""QKV decoding with a KV cache (docs/layers/kvcache.md): T steps of new rows and appends."""

@@ -2,8 +2,9 @@
 
 The walk's claims on q (T × h), K and V (T × l × h) are split into claims on every step's
 q_t, K_t, V_t. Step t (proved from T down to 1) merges the claims on K_t (and V_t), proves
-K_t = K_{t−1} + P_t ⊗ k_t by seed 003's concatenation sum-check, then q_t, k_t, v_t from x_t
-by the QKV projection sum-check on one row; its claims on K_{t−1}, V_{t−1} go to step t − 1.
+K_t = K_{t−1} + P_t ⊗ k_t by the concatenation sum-check (docs/layers/kvcache.md), then
+q_t, k_t, v_t from x_t by the QKV projection sum-check on one row; its claims on K_{t−1},
+V_{t−1} go to step t − 1.
 """
 
 from __future__ import annotations

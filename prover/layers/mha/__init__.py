@@ -1,2 +1,2 @@
-"""Multi-head attention (seed 000): QKᵀ per head with masking, and A·V per head. Softmax, the
-map from the masked scores S_M to A, is NOT proven here: both sit in the statement."""
+"""Multi-head attention (docs/layers/mha.md): QKᵀ per head with masking, and A·V per head.
+Softmax, the map from the masked scores S_M to A, is NOT proven here: both sit in the statement."""

@@ -1,4 +1,4 @@
-"""The head-batched product sum-check both A·Ṽ and QKᵀ use (seed 000, equations (1), (2)).
+"""The head-batched product sum-check both A·Ṽ and QKᵀ use (docs/layers/mha.md, steps 2 and 4).
 
 A table over (head x, inner y) holds f and g; the claim is Σ_{x,y} b(x, y)·f(x, y)·g(x, y)
 with b(x, y) = eq(x, r_head): one sum-check over all heads, and b̃ = eq(·, r_head) at the end.

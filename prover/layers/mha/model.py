@@ -25,8 +25,8 @@ KIND = "mha"
 DIM_NAMES = ("s", "h", "m", "causal")
 
 MASK_VALUE = -(1 << 29)
-"""The masked score ("−inf"). At softmax's 2^24 input scale (seed 001) it is −32.0, where exp
-rounds to 0; being −2^29 rather than −(p−1)/2 it leaves room for softmax's shift x − max(row)
+"""The masked score ("−inf"). At a softmax input scale of 2^24 it would be −32.0, where exp rounds
+to 0; being −2^29 rather than −(p−1)/2 it leaves room for softmax's shift x − max(row)
 to stay in the signed M31 range while unmasked scores stay within ±2^29."""
 
 

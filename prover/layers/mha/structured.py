@@ -1,7 +1,7 @@
 """Closed-form MLEs of the layer's fixed tensors, so the verifier never builds them
 (derivations and costs in docs/layers/mha.md).
 
-Points are MSB-first like every MLE here (ARCHITECTURE §4). Each function equals the MLE of
+Points are MSB-first like every MLE here (docs/claim-walk.md). Each function equals the MLE of
 the matrix the seed defines; tests/test_mha_structured.py checks that by brute force.
 """
 

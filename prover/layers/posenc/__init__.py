@@ -1,1 +1,1 @@
-"""Positional encoding (seed 002): O = X + P[:s], P a model matrix of c rows."""
+"""Positional encoding (docs/layers/posenc.md): O = X + P[:s], P a model matrix of c rows."""

@@ -27,8 +27,8 @@ RELATIONS = (Relation("o = x + p", ("o", "x"), _implied_table),)
 
 
 def forward(x: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """X̂ + P̂[:ŝ] on ŝ = next_pow2(s) rows, as seed 002 pads it: rows s..ŝ-1 carry P's rows
-    (positions a longer sequence would use); consumers treat them as padding."""
+    """X̂ + P̂[:ŝ] on ŝ = next_pow2(s) rows (docs/layers/posenc.md): rows s..ŝ-1 carry P's
+    rows (positions a longer sequence would use); consumers treat them as padding."""
     rows = next_pow2(x.shape[0])
     out = np.zeros((rows, x.shape[1]), dtype=np.int64)
     out[: x.shape[0]] = x
