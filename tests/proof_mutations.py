@@ -3,7 +3,7 @@
 import dataclasses
 import re
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from cairn.prover.errors import VerificationError
@@ -87,10 +87,14 @@ def check_of(spec: LayerSpec, proof: WalkProof) -> str | None:
     return None
 
 
-def rejections(spec: LayerSpec, proof: WalkProof) -> dict[str, str]:
+def rejections(
+    spec: LayerSpec,
+    proof: WalkProof,
+    tamperings: Callable[[WalkProof], Iterator[tuple[str, WalkProof]]] = walk_mutations,
+) -> dict[str, str]:
     """Verify every tampering of `proof`; each must be rejected. Returns check -> first path."""
     hit: dict[str, str] = {}
-    for path, tampered in walk_mutations(proof):
+    for path, tampered in tamperings(proof):
         check = check_of(spec, tampered)
         if check is None:
             raise AssertionError(f"tampering {path} was accepted")
