@@ -38,6 +38,7 @@ prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
 
 Dim = Annotated[int, typer.Option(min=1, max=1 << 20, help="dimension (padded to a power of 2)")]
 Seed = Annotated[int, typer.Option(help="seed of the random int8 tensors")]
+Causal = Annotated[bool, typer.Option(help="mask future tokens")]
 ProofOut = Annotated[Path | None, typer.Option("--out", help="proof file [KIND.proof.json]")]
 
 
@@ -227,13 +228,14 @@ def prove_mha_cmd(
     seq: Dim = 128,
     heads: Dim = 12,
     head_dim: Dim = 32,
-    causal: Annotated[bool, typer.Option(help="mask future tokens")] = False,
+    causal: Causal = False,
     seed: Seed = 0,
     out_path: ProofOut = None,
 ) -> None:
     """Prove multi-head attention around softmax (QKᵀ with masking, A·V, padding/unpadding).
 
-    Softmax itself is not proven yet: its input S_M and output A are public in the proof."""
+    Softmax is not proven by this kind: its input S_M and output A are public in the proof
+    (`prove attn` proves it)."""
     _prove_walk("mha", lambda: examples.mha_example(seq, heads, head_dim, causal, seed), out_path)
 
 
@@ -242,7 +244,7 @@ def prove_attn_cmd(
     seq: Dim = 128,
     heads: Dim = 12,
     head_dim: Dim = 32,
-    causal: Annotated[bool, typer.Option(help="mask future tokens")] = False,
+    causal: Causal = False,
     gamma: Annotated[
         float | None,
         typer.Option(min=0.0, help="logit scale γ: softmax of γ·QKᵀ [2^-12/√head_dim]"),
