@@ -64,7 +64,8 @@ def attn_example(
     """Attention with softmax proven; Q and K in [−127, 127] as the softmax proof needs."""
     rng = np.random.default_rng(seed)
     q, k, v = (rng.integers(-127, 128, (seq, heads * head_dim), dtype=np.int64) for _ in range(3))
-    return attn.make_statement(q, k, v, heads, causal, gamma or default_gamma(head_dim))
+    gamma = default_gamma(head_dim) if gamma is None else gamma
+    return attn.make_statement(q, k, v, heads, causal, gamma)
 
 
 def requant_example(

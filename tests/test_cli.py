@@ -222,6 +222,8 @@ def test_layer_usage_errors_exit_2(tmp_path):
     result = run("prove", "mha", "--heads", 0)
     assert result.exit_code == 2
     out = tmp_path / "a.json"
+    result = run("prove", "attn", "--gamma", 0, "--out", out)  # not silently the default
+    assert result.exit_code == 2 and "positive finite" in result.output and not out.exists()
     result = run("prove", "attn", "--head-dim", 7, "--gamma", 10, "--out", out)
     assert result.exit_code == 2 and "exp resolution" in result.output and not out.exists()
     result = run("prove", "attn", "--seq", 4097, "--heads", 1, "--head-dim", 1, "--out", out)
