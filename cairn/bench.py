@@ -281,7 +281,9 @@ def _report(table: Table, rows: list[dict[str, Any]], out_path: Path | None) -> 
 
 @bench_app.command("softmax")
 def bench_softmax(
-    seq: Annotated[list[int] | None, typer.Option(help="sequence length (repeatable)")] = None,
+    seq: Annotated[
+        list[int] | None, typer.Option(min=1, max=2048, help="sequence length (repeatable)")
+    ] = None,
     out_path: BenchOut = None,
 ) -> None:
     """Accuracy of the proven softmax against float64 on realistic attention logits (h = 12,
