@@ -14,7 +14,7 @@ import cairn_native
 import numpy as np
 
 from cairn.prover.fields import cm31
-from cairn.prover.fields.m31 import Coord, P
+from cairn.prover.fields.m31 import Coord, P, embed
 
 Quad = tuple[Coord, Coord, Coord, Coord]
 
@@ -154,6 +154,11 @@ class QM31Array:
     @staticmethod
     def _of_quad(q: Quad) -> QM31Array:
         return QM31Array(np.stack(np.broadcast_arrays(*q), axis=-1))
+
+    @staticmethod
+    def from_signed(values: np.ndarray) -> QM31Array:
+        """Signed integers (|x| ≤ (p−1)/2, any shape) as base-field elements, flattened."""
+        return QM31Array.from_base(embed(np.asarray(values, dtype=np.int64).ravel()))
 
     @staticmethod
     def from_base(values: np.ndarray) -> QM31Array:

@@ -69,10 +69,6 @@ def commit_softmax(
     return commitments, SoftmaxAdvice(trace, scores, counts, [data for _, data in made])
 
 
-def _base(col: np.ndarray) -> QM31Array:
-    return QM31Array.from_base(embed(np.asarray(col, dtype=np.int64).ravel()))
-
-
 def prove_softmax(
     dims: Dims,
     params: SoftmaxParams,
@@ -88,15 +84,17 @@ def prove_softmax(
     # Lookups: three witness instances, three table instances, one batched LogUp-GKR.
     rel = Relations.draw(channel)
     n1, n2 = norm_slacks(trace, params)
-    cols = {name: _base(getattr(trace, name)) for name in ENTRY_COLUMNS}
+    cols = {name: QM31Array.from_signed(getattr(trace, name)) for name in ENTRY_COLUMNS}
     exp_t, limb_t, norm_t = table_denominators(rel, params)
     instances = [
         Fractions(None, rel.exp.of(cols["e"], cols["live"], cols["y"])),
         Fractions(None, rel.limb.of(cols["lo"], cols["hi"], cols["live"])),
-        Fractions(None, rel.norm.of(_base(np.concatenate([n1.ravel(), n2.ravel()])))),
-        Fractions(_base(m_exp), exp_t),
-        Fractions(_base(m_limb), limb_t),
-        Fractions(_base(m_norm), norm_t),
+        Fractions(
+            None, rel.norm.of(QM31Array.from_signed(np.concatenate([n1.ravel(), n2.ravel()])))
+        ),
+        Fractions(QM31Array.from_signed(m_exp), exp_t),
+        Fractions(QM31Array.from_signed(m_limb), limb_t),
+        Fractions(QM31Array.from_signed(m_norm), norm_t),
     ]
     logup, leaves = prove_logup(instances, channel)
 
@@ -120,9 +118,9 @@ def prove_softmax(
     z_rep = np.repeat(trace.z.ravel(), dims.s_hat)
     mles = [
         eq_table(rho),
-        _base(valid_entries(dims.h, dims.s, dims.causal)),
-        _base(z_rep),
-        _base(advice.scores),
+        QM31Array.from_signed(valid_entries(dims.h, dims.s, dims.causal)),
+        QM31Array.from_signed(z_rep),
+        QM31Array.from_signed(advice.scores),
     ]
     terms = [Product((0, 1, 2)), Product((0, 1, 3), -QM31.from_int(params.c))]
     recompose, r_star, finals = prove_sumcheck(mles, terms, channel)

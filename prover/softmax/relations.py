@@ -16,7 +16,6 @@ import numpy as np
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
-from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.pcs.stack import StackLayout
@@ -85,10 +84,6 @@ def witness_layout(dims: Dims, params: SoftmaxParams) -> StackLayout:
     )
 
 
-def _base(col: np.ndarray) -> QM31Array:
-    return QM31Array.from_base(embed(np.asarray(col, dtype=np.int64).ravel()))
-
-
 def table_denominators(rel: Relations, params: SoftmaxParams) -> list[QM31Array]:
     """The tables' keys on every entry, indexed (b, i), (h, l) and n, MSB first."""
     i = np.tile(np.arange(1 << EXP_BITS), 2)
@@ -96,9 +91,15 @@ def table_denominators(rel: Relations, params: SoftmaxParams) -> list[QM31Array]
     limb = np.arange(1 << (params.lo_bits + params.hi_bits))
     h, low = limb >> params.lo_bits, limb & ((1 << params.lo_bits) - 1)
     return [
-        rel.exp.of(_base(i), _base(b), _base(b * exp_table(params.theta)[i])),
-        rel.limb.of(_base(low), _base(h), _base(h == 0)),
-        rel.norm.of(_base(np.arange(1 << params.k_n))),
+        rel.exp.of(
+            QM31Array.from_signed(i),
+            QM31Array.from_signed(b),
+            QM31Array.from_signed(b * exp_table(params.theta)[i]),
+        ),
+        rel.limb.of(
+            QM31Array.from_signed(low), QM31Array.from_signed(h), QM31Array.from_signed(h == 0)
+        ),
+        rel.norm.of(QM31Array.from_signed(np.arange(1 << params.k_n))),
     ]
 
 

@@ -59,10 +59,6 @@ def advise_requant(st: Statement) -> tuple[dict[str, Commitment], RequantAdvice]
     return commitments, RequantAdvice(t, counts, [data for _, data in made])
 
 
-def _base(col: np.ndarray) -> QM31Array:
-    return QM31Array.from_base(embed(np.asarray(col, dtype=np.int64).ravel()))
-
-
 def prove_requant(
     st: Statement, outputs: dict[str, Claim], parent: Channel, advice: RequantAdvice
 ) -> tuple[RequantProof, LayerClaims]:
@@ -79,8 +75,8 @@ def prove_requant(
     instances = [
         Fractions(None, range_w),
         Fractions(None, clamp_w),
-        Fractions(_base(m_range), range_t),
-        Fractions(_base(m_clamp), clamp_t),
+        Fractions(QM31Array.from_signed(m_range), range_t),
+        Fractions(QM31Array.from_signed(m_clamp), clamp_t),
     ]
     logup, leaves = prove_logup(instances, channel)
 

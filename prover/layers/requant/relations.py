@@ -17,7 +17,6 @@ import numpy as np
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
-from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.layers.requant.proof import RequantColumns
@@ -35,10 +34,6 @@ BALANCED = tuple(([w], [t]) for w, t in zip(WITNESS, TABLE, strict=True))
 ENTRY_COLUMNS = ("r0", "r1", "yq", "y")
 RANGE_SLOTS = 2
 """The RANGE witness has 2^2 blocks of the entries: r0, r1, r1 + δ, and a block of zeros."""
-
-
-def _base(col: np.ndarray) -> QM31Array:
-    return QM31Array.from_base(embed(np.asarray(col, dtype=np.int64).ravel()))
 
 
 @dataclass(frozen=True)
@@ -60,7 +55,10 @@ class Relations:
         """Every witness leaf's key: the RANGE blocks, then (y', y) per entry."""
         r0, r1 = cols["r0"].ravel(), cols["r1"].ravel()
         blocks = np.concatenate([r0, r1, r1 + p.delta, np.zeros_like(r0)])
-        return [self.range.of(_base(blocks)), self.clamp.of(_base(cols["yq"]), _base(cols["y"]))]
+        return [
+            self.range.of(QM31Array.from_signed(blocks)),
+            self.clamp.of(QM31Array.from_signed(cols["yq"]), QM31Array.from_signed(cols["y"])),
+        ]
 
     def witness_keys_at(
         self, p: RequantParams, range_point: Sequence[QM31], cols: RequantColumns
@@ -81,8 +79,8 @@ class Relations:
         q = np.minimum(np.arange(1 << p.table_bits) + lo, hi)
         y = np.clip(q, -p.clamp, p.clamp)
         return [
-            self.range.of(_base(np.arange(1 << p.lo_bits))),
-            self.clamp.of(_base(q), _base(y)),
+            self.range.of(QM31Array.from_signed(np.arange(1 << p.lo_bits))),
+            self.clamp.of(QM31Array.from_signed(q), QM31Array.from_signed(y)),
         ]
 
     def table_keys_at(self, p: RequantParams, points: Sequence[Sequence[QM31]]) -> list[QM31]:
