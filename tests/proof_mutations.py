@@ -100,3 +100,18 @@ def rejections(
             raise AssertionError(f"tampering {path} was accepted")
         hit.setdefault(check, path)
     return hit
+
+
+def witness_tamperings(proof: WalkProof, prefix: str) -> Iterator[WalkProof]:
+    """The proof under statements whose witness is not the layout's single stack `prefix.0`:
+    none, a wrong size, a wrong hash, a foreign name, an extra stack."""
+    st = proof.statement
+    c = st.witness[f"{prefix}.0"]
+    for witness in (
+        {},
+        {f"{prefix}.0": dataclasses.replace(c, n_vars=c.n_vars + 1)},
+        {f"{prefix}.0": dataclasses.replace(c, hash="poseidon")},
+        {"other.0": c},
+        {f"{prefix}.0": c, f"{prefix}.1": c},
+    ):
+        yield dataclasses.replace(proof, statement=dataclasses.replace(st, witness=witness))

@@ -24,7 +24,12 @@ from cairn.prover.mle import evaluate
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
-from tests.proof_mutations import rejections, sampled_layer_mutations
+from tests.proof_mutations import (
+    check_of,
+    rejections,
+    sampled_layer_mutations,
+    witness_tamperings,
+)
 
 SPEC = LAYERS["requant"]
 # (rows, cols, M, k, b): 1×1, non-powers of two, odd and even k, b = 8 and wider.
@@ -101,19 +106,8 @@ def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
 
 
 def test_the_witness_commitment_is_checked(proofs):
-    proof = proofs[SHAPES[1]]
-    stmt = proof.statement
-    c = stmt.witness["requant.0"]
-    for witness in (
-        {},
-        {"requant.0": dataclasses.replace(c, n_vars=c.n_vars + 1)},
-        {"requant.0": dataclasses.replace(c, hash="poseidon")},
-        {"requant.0": c, "requant.1": c},
-    ):
-        bad = dataclasses.replace(proof, statement=dataclasses.replace(stmt, witness=witness))
-        with pytest.raises(VerificationError) as e:
-            verify_walk(SPEC, bad)
-        assert e.value.check == "requant.commitment"
+    for tampered in witness_tamperings(proofs[SHAPES[1]], "requant"):
+        assert check_of(SPEC, tampered) == "requant.commitment"
 
 
 def _with_dims(proof, **changes):
