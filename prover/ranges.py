@@ -25,11 +25,15 @@ Tensors = Mapping[str, np.ndarray]
 @dataclass(frozen=True)
 class Relation:
     """One relation of a statement. `bound(tensors, dims)` is a Python int that must be
-    ≤ (p−1)/2 for the relation to hold over the integers; it reads only `operands`."""
+    ≤ (p−1)/2 for the relation to hold over the integers; it reads only `operands`, and is
+    monotone in their magnitudes (so a tensor known only by a bound on its entries can be
+    read as that bound everywhere). `result` names the output the relation defines, which
+    the bound then bounds too: in a model walk, that is what its consumers may assume."""
 
     name: str
     operands: tuple[str, ...]
     bound: Callable[[Tensors, Sequence[int]], int]
+    result: str | None = None
 
 
 def _abs_sums(x: np.ndarray, axis: int) -> np.ndarray:

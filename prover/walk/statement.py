@@ -41,6 +41,10 @@ class Statement:
     witness: Mapping[str, Commitment] = field(default_factory=dict)
     """Commitments the prover made to its own advice (limbs, flags, shifts, multiplicities),
     bound before any challenge; the layer that asked for them settles their claims."""
+    unbounded: frozenset[str] = frozenset()
+    """Tensors no bound is known for (in a model walk: hidden tensors computed from a
+    committed weight). Relations reading one are skipped like those reading a committed
+    weight: they hold mod p only (prover/ranges.py)."""
 
     def weight_shapes(self) -> dict[str, tuple[int, ...]]:
         return {n: t.shape for n, t in self.weights.items()} | {
@@ -122,4 +126,4 @@ def expect_ranges(st: Statement, relations: Sequence[Relation]) -> None:
     """Raise statement.range unless every relation on public operands cannot wrap mod p
     (prover/ranges.py); call after expect_shapes, which fixes the names."""
     tensors = {**st.inputs, **st.outputs, **st.weights}
-    check_ranges(relations, tensors, st.dims, st.committed.keys())
+    check_ranges(relations, tensors, st.dims, st.committed.keys() | st.unbounded)

@@ -33,7 +33,7 @@ def _attend_bound(t: Tensors, dims: Sequence[int]) -> int:
     return ((1 << theta) + eps) * max_magnitude(t["v"])
 
 
-RELATIONS = (Relation("o = softmax(γ·q·kᵀ)·v per head", ("v",), _attend_bound),)
+RELATIONS = (Relation("o = softmax(γ·q·kᵀ)·v per head", ("v",), _attend_bound, result="o"),)
 """QKᵀ needs no bound of its own: q and k are int8 (|S| ≤ m·127² ≤ 2^28/c, softmax.params)."""
 
 

@@ -165,8 +165,8 @@ def _attend_bound(t: Tensors, dims: Sequence[int]) -> int:
 
 
 RELATIONS = (
-    Relation("s_m = mask(q·kᵀ) per head", ("q", "k"), _scores_bound),
-    Relation("o = a·v per head", ("a", "v"), _attend_bound),
+    Relation("s_m = mask(q·kᵀ) per head", ("q", "k"), _scores_bound, result="s_m"),
+    Relation("o = a·v per head", ("a", "v"), _attend_bound, result="o"),
 )
 """Padding and unpadding move entries without summing them, so they add no bound."""
 

@@ -29,7 +29,7 @@ def _projection(j: str) -> Relation:
     def bound(t: Tensors, _: Sequence[int]) -> int:
         return product_bound(t["x"], t[w]) + max_magnitude(t[b])
 
-    return Relation(f"x·{w} + {b}", ("x", w, b), bound)
+    return Relation(f"x·{w} + {b}", ("x", w, b), bound, result=j)
 
 
 RELATIONS = tuple(_projection(j) for j in PROJECTIONS)

@@ -4,6 +4,7 @@ tensor, proven with range lookups (docs/layers/requant.md). The statement's inpu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,14 +15,32 @@ from cairn.prover.layers.requant.params import RequantParams, entry_vars, params
 from cairn.prover.layers.requant.soundness import security_problem
 from cairn.prover.layers.requant.verifier import check_commitments
 from cairn.prover.mle import pad_tensor
-from cairn.prover.walk.statement import Statement, expect_shapes
+from cairn.prover.ranges import Relation, Tensors
+from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "requant"
 DIM_NAMES = ("rows", "cols", "M", "k", "b", "a")
 N_DIMS = 6
-RELATIONS = ()
-"""No public relation to bound: x·M + 2^(k−1) is bounded by the parameters (statement.range
-in check_public) and everything else is range-checked by lookups."""
+
+
+def _scaled_bound(t: Tensors, dims: Sequence[int]) -> int:
+    """|x·M + 2^(k−1)|: the value the remainder and quotient limbs decompose."""
+    multiplier, shift = dims[2], dims[3]
+    return max_magnitude(t["x"]) * multiplier + (1 << (shift - 1))
+
+
+def _clamp_bound(_: Tensors, dims: Sequence[int]) -> int:
+    """|y| ≤ 2^(b−1) − 1, whatever x: the CLAMP lookup admits nothing wider."""
+    return (1 << (dims[4] - 1)) - 1
+
+
+RELATIONS = (
+    Relation("x·M + 2^(k−1) = yq·2^k + r", ("x",), _scaled_bound),
+    Relation("|y| ≤ 2^(b−1) − 1", (), _clamp_bound, result="y"),
+)
+"""The decomposition holds over the integers once |x·M + 2^(k−1)| ≤ (p−1)/2 (the parameters
+cap it below 2^30 for |x| ≤ A, statement.range in check_public); y is bounded by the CLAMP
+table, so a consumer may assume |y| ≤ 2^(b−1) − 1 whatever x is."""
 
 
 @dataclass(frozen=True)
@@ -99,5 +118,6 @@ def check_public(st: Statement) -> None:
         raise VerificationError("statement.range", problem)
     if max_magnitude(st.inputs["x"]) > p.bound:
         raise VerificationError("statement.range", f"x has entries beyond A = {p.bound}")
+    expect_ranges(st, RELATIONS)
     if problem := p.table_problem() or security_problem(entry_vars(st), p):
         raise VerificationError("requant.params", problem)
