@@ -7,6 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from cairn.prover.graph.prover import assemble
+from cairn.prover.graph.statement import GraphStatement
+from cairn.prover.graph.views import output_bounds
 from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.mha import model as mha
@@ -92,3 +95,26 @@ BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
     "qkv-decode T=4 l=256 e=h=384": lambda: decode_example(4, 256, 124, 384, 384, 0),
 }
+
+
+def attention_block_example(
+    seq: int, embed: int, heads: int, head_dim: int, causal: bool, seed: int
+) -> tuple[GraphStatement, dict[str, np.ndarray]]:
+    """x → qkv → requant to int8 (q, k, v) → attn → o, as one graph: x, the weights and o are
+    public, Q, K, V before and after requantization are hidden."""
+    rng = np.random.default_rng(seed)
+    projected = qkv.make_statement(
+        _int8(rng, seq, embed), _qkv_weights(rng, embed, heads * head_dim)
+    )
+    layers: list[tuple[Statement, dict[str, str]]] = [(projected, {})]
+    bounds = output_bounds(projected)
+    for j in qkv.PROJECTIONS:
+        y = projected.outputs[j]
+        p = RequantParams.fit(bounds[j] or 0, int(np.abs(y).max()), 8)
+        st = requant.make_statement(y, p.multiplier, p.shift, p.bits, p.in_bits)
+        layers.append((st, {"x": j, "y": f"{j}8"}))
+    q, k, v = (st.outputs["y"] for st, _ in layers[1:])
+    gamma = default_gamma(head_dim)
+    attended = attn.make_statement(q, k, v, heads, causal, gamma)
+    layers.append((attended, {"q": "q8", "k": "k8", "v": "v8"}))
+    return assemble(layers, ["o"])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+
+import numpy as np
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
@@ -20,14 +22,19 @@ from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement, Tensors, absorb_statement, draw_output_claims
 
 
-def _merge_all(
-    tensors: Tensors, claims: dict[str, list[Claim]], channel: Channel
+def merge_claims(
+    tensors: Tensors, claims: Mapping[str, list[Claim]], channel: Channel
 ) -> dict[str, SamePolyProof | None]:
-    proofs = {}
-    for name in sorted(tensors):
-        table = QM31Array.from_base(embed(pad_tensor(tensors[name])).ravel())
-        proofs[name], _ = prove_sameply(table, claims[name], channel)
-    return proofs
+    """Per tensor in name order, the same-poly merge of its claims (the merged claim is the
+    tensor's own MLE at a fresh point, which the verifier evaluates)."""
+    return {name: merge_tensor(tensors[name], claims[name], channel)[0] for name in sorted(tensors)}
+
+
+def merge_tensor(
+    tensor: np.ndarray, claims: Sequence[Claim], channel: Channel
+) -> tuple[SamePolyProof | None, Claim]:
+    """The same-poly merge of claims on one integer tensor's MLE, and the merged claim."""
+    return prove_sameply(QM31Array.from_base(embed(pad_tensor(tensor)).ravel()), claims, channel)
 
 
 def commit_weights(st: Statement, params: PcsParams) -> tuple[Statement, dict[str, CommitmentData]]:
@@ -54,9 +61,9 @@ def prove_walk(
     absorb_statement(channel, st)
     outputs = draw_output_claims(channel, st.outputs)
     layer_proof, claims = spec.prove(st, outputs, channel, advice)
-    inputs = _merge_all(st.inputs, claims.inputs, channel)
+    inputs = merge_claims(st.inputs, claims.inputs, channel)
     public = {n: t for n, t in st.weights.items() if n not in st.committed}
-    weights = _merge_all(public, claims.weights, channel)
+    weights = merge_claims(public, claims.weights, channel)
     opening = None
     if weight_data:
         names = sorted(weight_data)

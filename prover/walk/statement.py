@@ -52,42 +52,49 @@ class Statement:
         }
 
 
-def _absorb_shape(channel: Channel, shape: Sequence[int]) -> None:
+def absorb_shape(channel: Channel, shape: Sequence[int]) -> None:
     channel.mix_u64(len(shape))
     for d in shape:
         channel.mix_u64(d)
 
 
-def _absorb_tensors(channel: Channel, tensors: Tensors) -> None:
+def absorb_tensors(channel: Channel, tensors: Tensors) -> None:
     for name in sorted(tensors):
-        _absorb_shape(channel, tensors[name].shape)
+        absorb_shape(channel, tensors[name].shape)
         channel.mix_m31s(embed(tensors[name]).ravel())
 
 
-def _absorb_weights(channel: Channel, st: Statement) -> None:
+def absorb_commitment(channel: Channel, c: Commitment) -> None:
+    mix_root(channel, get_hash(c.hash), c.root)  # type: ignore[arg-type]
+    channel.mix_u64(c.n_vars)
+
+
+def absorb_weights(
+    channel: Channel, weights: Tensors, committed: Mapping[str, CommittedTensor]
+) -> None:
     """A committed weight enters as its shape, root and size; a public one as its values."""
-    for name in sorted(st.weight_shapes()):
-        if name not in st.committed:
-            _absorb_tensors(channel, {name: st.weights[name]})
+    for name in sorted(weights.keys() | committed.keys()):
+        if name not in committed:
+            absorb_tensors(channel, {name: weights[name]})
             continue
-        ct = st.committed[name]
-        _absorb_shape(channel, ct.shape)
-        mix_root(channel, get_hash(ct.commitment.hash), ct.commitment.root)  # type: ignore[arg-type]
-        channel.mix_u64(ct.commitment.n_vars)
+        absorb_shape(channel, committed[name].shape)
+        absorb_commitment(channel, committed[name].commitment)
+
+
+def absorb_dims(channel: Channel, kind: str, dims: Sequence[int]) -> None:
+    channel.mix_root(domain_tag(kind))
+    channel.mix_u64(len(dims))
+    for d in dims:
+        channel.mix_u64(d)
 
 
 def absorb_statement(channel: Channel, st: Statement) -> None:
-    channel.mix_root(domain_tag(st.kind))
-    channel.mix_u64(len(st.dims))
-    for d in st.dims:
-        channel.mix_u64(d)
-    _absorb_weights(channel, st)
+    absorb_dims(channel, st.kind, st.dims)
+    absorb_weights(channel, st.weights, st.committed)
     for name in sorted(st.witness):
-        c = st.witness[name]
-        mix_root(channel, get_hash(c.hash), c.root)  # type: ignore[arg-type]
-        channel.mix_u64(c.n_vars)
+        absorb_commitment(channel, st.witness[name])
     for group in (st.inputs, st.outputs):
-        _absorb_tensors(channel, group)
+        absorb_tensors(channel, group)
 
 
 def draw_output_claims(channel: Channel, outputs: Tensors) -> dict[str, Claim]:

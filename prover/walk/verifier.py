@@ -2,33 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from cairn.prover.channels.base import Channel
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.mle import evaluate_tensor, tensor_vars
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.pcs.proof import OpeningProof
+from cairn.prover.pcs.proof import CommittedTensor, OpeningProof
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.verifier import verify_sameply
 from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import (
-    Statement,
     Tensors,
     absorb_statement,
     draw_output_claims,
 )
 
 
-def _settle_all(
+def settle_claims(
     group: str,
     tensors: Tensors,
-    claims: dict[str, list[Claim]],
-    proofs: dict[str, SamePolyProof | None],
+    claims: Mapping[str, list[Claim]],
+    proofs: Mapping[str, SamePolyProof | None],
     channel: Channel,
 ) -> None:
+    """Merge each public tensor's claims and evaluate the tensor at the merged point."""
     if set(claims) != set(tensors) or set(proofs) != set(tensors):
         raise VerificationError(f"walk.{group}_claims", f"claims must cover {sorted(tensors)}")
     for name in sorted(tensors):
@@ -48,29 +50,29 @@ def verify_walk(spec: LayerSpec, proof: WalkProof) -> None:
     absorb_statement(channel, st)
     outputs = draw_output_claims(channel, st.outputs)
     claims = spec.verify(st, proof.layer, outputs, channel)
-    _settle_all("input", st.inputs, claims.inputs, proof.inputs, channel)
+    settle_claims("input", st.inputs, claims.inputs, proof.inputs, channel)
     if set(claims.weights) != set(st.weight_shapes()):
         expected = sorted(st.weight_shapes())
         raise VerificationError("walk.weight_claims", f"claims must cover {expected}")
     public = {n: c for n, c in claims.weights.items() if n not in st.committed}
-    _settle_all("weight", st.weights, public, proof.weights, channel)
-    _open_committed(st, claims.weights, proof.opening, channel)
+    settle_claims("weight", st.weights, public, proof.weights, channel)
+    open_committed(st.committed, claims.weights, proof.opening, channel)
 
 
-def _open_committed(
-    st: Statement,
-    claims: dict[str, list[Claim]],
+def open_committed(
+    committed: Mapping[str, CommittedTensor],
+    claims: Mapping[str, list[Claim]],
     opening: OpeningProof | None,
     channel: Channel,
 ) -> None:
     """One batch opening settles every claim on the committed weights (all of one hash)."""
-    if (opening is None) != (not st.committed):
+    if (opening is None) != (not committed):
         raise VerificationError("walk.opening", "an opening is due exactly for committed weights")
     if opening is None:
         return
-    hashes = {ct.commitment.hash for ct in st.committed.values()}
+    hashes = {ct.commitment.hash for ct in committed.values()}
     if len(hashes) != 1 or (hash_ := hashes.pop()) not in PARAMS:
         raise VerificationError("statement.shape", "committed weights need one known hash")
-    names = sorted(st.committed)
-    batch = [(st.committed[n].commitment, claims[n]) for n in names]
+    names = sorted(committed)
+    batch = [(committed[n].commitment, claims[n]) for n in names]
     verify_batch(batch, opening, PARAMS[hash_], channel)

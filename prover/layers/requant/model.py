@@ -82,12 +82,16 @@ def requantize(x: np.ndarray, p: RequantParams) -> np.ndarray:
     return trace(x, p).y[:rows, :cols]
 
 
-def make_statement(x: np.ndarray, multiplier: int, shift: int, bits: int) -> Statement:
-    """x: a 2-D integer tensor; a = bits of max|x|."""
+def make_statement(
+    x: np.ndarray, multiplier: int, shift: int, bits: int, in_bits: int | None = None
+) -> Statement:
+    """x: a 2-D integer tensor; a = `in_bits`, by default the bits of max|x| (in a model walk,
+    those of the bound x's producer guarantees, which is what the verifier can check)."""
     x = np.asarray(x, dtype=np.int64)
     if x.ndim != 2:
         raise ValueError(f"requant takes a 2-D input, not shape {x.shape}")
-    p = RequantParams(multiplier, shift, bits, max_magnitude(x).bit_length())
+    a = max_magnitude(x).bit_length() if in_bits is None else in_bits
+    p = RequantParams(multiplier, shift, bits, a)
     dims = (*x.shape, multiplier, shift, bits, p.in_bits)
     st = Statement(KIND, dims, {"x": x}, {"y": np.zeros_like(x)}, {})
     try:

@@ -99,6 +99,19 @@ class RequantParams:
             return f"b + k = {self.bits + self.shift} > {BIT_SUM_MAX}"
         return None
 
+    @classmethod
+    def fit(cls, bound: int, peak: int, bits: int) -> RequantParams:
+        """The finest (M, k) that maps `peak` (the largest |x| seen) to about the clamp, for
+        inputs bounded by `bound` (so A = 2^a − 1 ≥ bound, and A·M + 2^(k−1) < 2^30)."""
+        a = bound.bit_length()
+        for shift in range(BIT_SUM_MAX - bits, 0, -1):
+            p = cls(
+                max(1, round(((1 << (bits - 1)) - 1) * 2**shift / max(peak, 1))), shift, bits, a
+            )
+            if p.problem() is None and p.range_problem() is None and p.table_problem() is None:
+                return p
+        raise ValueError(f"no requantization of |x| ≤ {bound} to {bits} bits fits 2^{VALUE_BITS}")
+
     def table_problem(self) -> str | None:
         """Why the CLAMP table would be too large (`requant.params`), or None."""
         if self.table_bits > CLAMP_BITS_MAX:

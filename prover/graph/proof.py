@@ -1,0 +1,32 @@
+"""A model-walk proof: the graph statement, one proof per node, and the settlements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cairn.prover.graph.statement import GraphStatement
+from cairn.prover.pcs.proof import OpeningProof
+from cairn.prover.sameply.proof import SamePolyProof
+
+
+@dataclass(frozen=True)
+class NodeProof:
+    """`outputs`: per output of the node, the same-poly merge of the claims its consumers (and
+    the public output's draw) left on it — the layer proves one claim per output; `layer`: the
+    layer's own proof (its kind's proof type)."""
+
+    outputs: dict[str, SamePolyProof | None]
+    layer: Any
+
+
+@dataclass(frozen=True)
+class GraphProof:
+    """`nodes` in the statement's node order (proven last to first); `inputs` / `weights` /
+    `opening` settle the claims left on public inputs and weights as a layer walk does."""
+
+    statement: GraphStatement
+    nodes: list[NodeProof]
+    inputs: dict[str, SamePolyProof | None]
+    weights: dict[str, SamePolyProof | None]
+    opening: OpeningProof | None = None

@@ -1,0 +1,124 @@
+"""Model-walk prover: advice for every node, the graph statement, then the nodes last to first,
+each output's claims merged into one before its layer reduces it to claims on its inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.claims import Claim
+from cairn.prover.graph.proof import GraphProof, NodeProof
+from cairn.prover.graph.statement import GraphStatement, Node, absorb_graph, route_claims
+from cairn.prover.graph.views import layer_statements, with_values, worst_cases
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
+from cairn.prover.ranges import Tensors
+from cairn.prover.walk.prover import merge_claims, merge_tensor
+from cairn.prover.walk.statement import Statement, draw_output_claims
+
+
+def assemble(
+    layers: Sequence[tuple[Statement, Mapping[str, str]]], outputs: Collection[str]
+) -> tuple[GraphStatement, dict[str, np.ndarray]]:
+    """A graph from layer statements (each computed by its kind's `make_statement`) and, per
+    layer, a renaming of its tensor and weight names to the graph's (unlisted names are kept).
+    Tensors no layer produces are the inputs; `outputs` are public; the rest are hidden and
+    returned with their values. ValueError if two layers disagree on a tensor's values."""
+    values: dict[str, np.ndarray] = {}
+    weights: dict[str, np.ndarray] = {}
+    produced: set[str] = set()
+    nodes = []
+    for i, (st, names) in enumerate(layers):
+        wiring = {
+            group: {local: names.get(local, local) for local in getattr(st, group)}
+            for group in ("inputs", "outputs", "weights")
+        }
+        for group, store in (("inputs", values), ("outputs", values), ("weights", weights)):
+            for local, name in wiring[group].items():
+                t = np.asarray(getattr(st, group)[local], dtype=np.int64)
+                if name in store and not np.array_equal(store[name], t):
+                    raise ValueError(f"layer {i} ({st.kind}): {local} differs from {name!r}")
+                store[name] = t
+        produced |= set(wiring["outputs"].values())
+        nodes.append(Node(st.kind, tuple(st.dims), **wiring))
+    if missing := set(outputs) - produced:
+        raise ValueError(f"outputs no layer produces: {sorted(missing)}")
+    hidden = {name: values[name] for name in produced - set(outputs)}
+    g = GraphStatement(
+        tuple(nodes),
+        {name: t.shape for name, t in hidden.items()},
+        {name: t for name, t in values.items() if name not in produced},
+        {name: values[name] for name in outputs},
+        weights,
+    )
+    return g, hidden
+
+
+def commit_graph_weights(
+    g: GraphStatement, params: PcsParams, names: Collection[str] | None = None
+) -> tuple[GraphStatement, dict[str, CommitmentData]]:
+    """Commit to the named weights (all by default); the statement then binds them by root."""
+    made = {n: commit_tensor(g.weights[n], params) for n in sorted(names or g.weights)}
+    committed = {n: ct for n, (ct, _) in made.items()}
+    return replace(g, committed=committed), {n: data for n, (_, data) in made.items()}
+
+
+def _advise(g: GraphStatement, hidden: Tensors) -> tuple[GraphStatement, list[object]]:
+    """Every node's witness, committed before anything is absorbed."""
+    nodes, advice = list(g.nodes), []
+    for i, view in enumerate(worst_cases(g)):
+        advise = LAYERS[nodes[i].kind].advise
+        if advise is None:
+            advice.append(None)
+            continue
+        witness, data = advise(with_values(g, nodes[i], hidden, view))
+        nodes[i] = replace(nodes[i], witness=witness)
+        advice.append(data)
+    return replace(g, nodes=tuple(nodes)), advice
+
+
+def prove_graph(
+    g: GraphStatement,
+    hidden: Tensors,
+    weight_data: Mapping[str, CommitmentData] | None = None,
+) -> GraphProof:
+    """`hidden`: the hidden tensors' values (from `assemble`); `weight_data` (from
+    commit_graph_weights) must cover exactly `g.committed`."""
+    weight_data = weight_data or {}
+    if set(weight_data) != set(g.committed):
+        raise ValueError("weight_data must cover exactly the committed weights")
+    g, advice = _advise(g, hidden)
+    statements = [
+        with_values(g, node, hidden, view)
+        for node, view in zip(g.nodes, layer_statements(g), strict=True)
+    ]
+    channel = Poseidon252Channel()
+    absorb_graph(channel, g)
+    claims: dict[str, list[Claim]] = {
+        name: [c] for name, c in draw_output_claims(channel, g.outputs).items()
+    }
+    weight_claims: dict[str, list[Claim]] = {}
+    values = {**g.outputs, **hidden}
+    proofs = []
+    for i in reversed(range(len(g.nodes))):
+        node, st = g.nodes[i], statements[i]
+        merges, outputs = {}, {}
+        for local in sorted(node.outputs):
+            name = node.outputs[local]
+            merges[local], outputs[local] = merge_tensor(values[name], claims.pop(name), channel)
+        layer, left = LAYERS[node.kind].prove(st, outputs, channel, advice[i])
+        route_claims(i, node, left.inputs, left.weights, claims, weight_claims)
+        proofs.append(NodeProof(merges, layer))
+    proofs.reverse()
+    inputs = merge_claims(g.inputs, claims, channel)
+    public = {n: t for n, t in g.weights.items() if n not in g.committed}
+    weights = merge_claims(public, weight_claims, channel)
+    opening = None
+    if weight_data:
+        names = sorted(weight_data)
+        opening = open_batch([(weight_data[n], weight_claims[n]) for n in names], channel)
+    return GraphProof(replace(g, weights=public), proofs, inputs, weights, opening)

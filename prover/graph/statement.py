@@ -1,0 +1,130 @@
+"""A model as a graph of layers: the public statement of a model-walk proof.
+
+Each node is one layer of a registered kind whose tensors are wired, by name, to the graph's
+tensors. Tensors no node produces are the model's public inputs; the model's public outputs are
+named; every other tensor a node produces is hidden — only its shape is public. Weights are the
+graph's, public or bound by commitments, and any node may read any of them (docs/model-walk.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cairn.prover.channels.base import Channel
+from cairn.prover.claims import Claim
+from cairn.prover.errors import VerificationError
+from cairn.prover.pcs.proof import Commitment, CommittedTensor
+from cairn.prover.ranges import Tensors
+from cairn.prover.walk.statement import (
+    absorb_commitment,
+    absorb_dims,
+    absorb_shape,
+    absorb_tensors,
+    absorb_weights,
+    domain_tag,
+)
+
+KIND = "graph"
+NAME_BYTES = 31
+"""A tensor or weight name is printable ASCII of at most 31 bytes: one felt252 in the transcript."""
+GROUPS = ("inputs", "outputs", "weights")
+
+
+@dataclass(frozen=True)
+class Node:
+    """One layer: its kind and dims, and per group a map from the layer's own tensor names to
+    the graph's (weights to the graph's weight names). `witness`: the layer's commitments to
+    its own advice (LayerSpec.advise), bound before any challenge."""
+
+    kind: str
+    dims: tuple[int, ...]
+    inputs: Mapping[str, str]
+    outputs: Mapping[str, str]
+    weights: Mapping[str, str] = field(default_factory=dict)
+    witness: Mapping[str, Commitment] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GraphStatement:
+    """Nodes in topological order, the hidden tensors' shapes, the public inputs and outputs,
+    and the weights (the prover's statement also holds committed weights' values in `weights`,
+    as a layer statement does)."""
+
+    nodes: tuple[Node, ...]
+    hidden: Mapping[str, tuple[int, ...]]
+    inputs: Tensors
+    outputs: Tensors
+    weights: Tensors
+    committed: Mapping[str, CommittedTensor] = field(default_factory=dict)
+
+    def weight_names(self) -> set[str]:
+        return set(self.weights) | set(self.committed)
+
+
+def name_felt(name: str) -> int:
+    """The name's bytes as one big-endian integer (injective on printable ASCII)."""
+    raw = name.encode("ascii", errors="replace")
+    if not name or len(raw) > NAME_BYTES or not name.isprintable() or not name.isascii():
+        raise VerificationError("graph.shape", f"name {name!r}: 1..{NAME_BYTES} printable ASCII")
+    return int.from_bytes(raw, "big")
+
+
+def _absorb_wiring(channel: Channel, wiring: Mapping[str, str]) -> None:
+    channel.mix_u64(len(wiring))
+    for local in sorted(wiring):
+        channel.mix_root(name_felt(local))
+        channel.mix_root(name_felt(wiring[local]))
+
+
+def _absorb_named(channel: Channel, tensors: Tensors) -> None:
+    channel.mix_u64(len(tensors))
+    for name in sorted(tensors):
+        channel.mix_root(name_felt(name))
+    absorb_tensors(channel, tensors)
+
+
+def absorb_graph(channel: Channel, g: GraphStatement) -> None:
+    """Everything before the first challenge: structure, shapes, weights, witness, public I/O."""
+    channel.mix_root(domain_tag(KIND))
+    channel.mix_u64(len(g.nodes))
+    for node in g.nodes:
+        absorb_dims(channel, node.kind, node.dims)
+        for group in GROUPS:
+            _absorb_wiring(channel, getattr(node, group))
+    channel.mix_u64(len(g.hidden))
+    for name in sorted(g.hidden):
+        channel.mix_root(name_felt(name))
+        absorb_shape(channel, g.hidden[name])
+    names = sorted(g.weight_names())
+    channel.mix_u64(len(names))
+    for name in names:
+        channel.mix_root(name_felt(name))
+    absorb_weights(channel, g.weights, g.committed)
+    for node in g.nodes:
+        channel.mix_u64(len(node.witness))
+        for name in sorted(node.witness):
+            channel.mix_root(name_felt(name))
+            absorb_commitment(channel, node.witness[name])
+    _absorb_named(channel, g.inputs)
+    _absorb_named(channel, g.outputs)
+
+
+def route_claims(
+    index: int,
+    node: Node,
+    inputs: Mapping[str, list[Claim]],
+    weights: Mapping[str, list[Claim]],
+    tensor_claims: dict[str, list[Claim]],
+    weight_claims: dict[str, list[Claim]],
+) -> None:
+    """Hand a layer's claims on its inputs and weights to the graph's tensors and weights:
+    a hidden input's claims become claims on its producer's output."""
+    if set(inputs) != set(node.inputs) or set(weights) != set(node.weights):
+        raise VerificationError(
+            "graph.claims", f"node {index} ({node.kind}) must leave claims on each input and weight"
+        )
+    for local, claims in inputs.items():
+        tensor_claims.setdefault(node.inputs[local], []).extend(claims)
+    for local, claims in weights.items():
+        weight_claims.setdefault(node.weights[local], []).extend(claims)

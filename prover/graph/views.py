@@ -1,0 +1,166 @@
+"""Each node's layer statement, as the verifier can know it, and the graph's structure checks.
+
+A hidden tensor's values are unknown to the verifier, but a bound on them is known: its
+producer's relation with that `result` (prover/ranges.py) holds over the integers once checked,
+so every entry lies within the relation's bound. Bounds are monotone in their operands'
+magnitudes, so a consumer's bounds computed on a tensor with *every* entry at that bound hold
+for the real one: the verifier reads a hidden tensor as that worst case, and each layer's own
+`check` (shapes, parameters, statement.range) runs on it unchanged. A tensor whose producer
+reads a committed weight (or an unbounded tensor) has no bound: it is `unbounded`, and the
+relations that read it hold mod p only, as relations on committed weights do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+import numpy as np
+
+from cairn.prover.errors import VerificationError
+from cairn.prover.graph.statement import GraphStatement, Node, name_felt
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.ranges import Tensors, mod_p_only
+from cairn.prover.walk.layer import LayerSpec
+from cairn.prover.walk.statement import Statement
+
+
+def _fail(message: str) -> None:
+    raise VerificationError("graph.shape", message)
+
+
+def check_structure(g: GraphStatement) -> None:
+    """Kinds known, names well formed, nodes in topological order, every tensor produced once
+    (inputs never), read after it is produced, and used; every weight read; hidden shapes given
+    for exactly the produced tensors that are not outputs."""
+    if not g.nodes:
+        _fail("a graph has at least one node")
+    for name in (*g.inputs, *g.outputs, *g.hidden, *g.weight_names()):
+        name_felt(name)
+    produced: set[str] = set()
+    read: set[str] = set()
+    weights: set[str] = set()
+    for i, node in enumerate(g.nodes):
+        if node.kind not in LAYERS:
+            _fail(f"node {i}: unknown kind {node.kind!r}")
+        for local, name in (*node.inputs.items(), *node.outputs.items(), *node.weights.items()):
+            name_felt(local)
+            name_felt(name)
+        for name in node.inputs.values():
+            if name not in produced and name not in g.inputs:
+                _fail(f"node {i} ({node.kind}) reads {name!r} before any node produces it")
+        read |= set(node.inputs.values())
+        for name in node.outputs.values():
+            if name in produced or name in g.inputs:
+                _fail(f"node {i} ({node.kind}) writes {name!r}, which is already defined")
+            produced.add(name)
+        if len(set(node.outputs.values())) != len(node.outputs):
+            _fail(f"node {i} ({node.kind}) writes one tensor twice")
+        missing = set(node.weights.values()) - g.weight_names()
+        if missing:
+            _fail(f"node {i} ({node.kind}) reads unknown weights {sorted(missing)}")
+        weights |= set(node.weights.values())
+    if unused := (set(g.inputs) | produced) - read - set(g.outputs):
+        _fail(f"tensors nobody reads: {sorted(unused)}")
+    if set(g.outputs) - produced:
+        _fail(f"outputs no node produces: {sorted(set(g.outputs) - produced)}")
+    if set(g.hidden) != produced - set(g.outputs):
+        _fail("hidden shapes must be given for exactly the produced tensors that are not outputs")
+    if unused := g.weight_names() - weights:
+        _fail(f"weights nobody reads: {sorted(unused)}")
+
+
+def _output_bound(spec: LayerSpec, st: Statement, local: str) -> int | None:
+    """The least bound a checked relation gives for output `local`, if any relation can."""
+    skipped = st.committed.keys() | st.unbounded
+    tensors = {**st.inputs, **st.outputs, **st.weights}
+    bounds = [
+        rel.bound(tensors, st.dims)
+        for rel in spec.relations
+        if rel.result == local and not skipped & set(rel.operands)
+    ]
+    return min(bounds) if bounds else None
+
+
+def output_bounds(st: Statement) -> dict[str, int | None]:
+    """What each output of a layer statement is bounded by, from its checked relations (None:
+    no bound) — what a consumer of the output, hidden in a graph, may assume."""
+    return {local: _output_bound(LAYERS[st.kind], st, local) for local in st.outputs}
+
+
+def _worst(shape: tuple[int, ...], bound: int | None) -> np.ndarray:
+    return np.full(shape, bound or 0, dtype=np.int64)
+
+
+def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, int | None]) -> Statement:
+    """The node's statement with public tensors as they are and hidden ones at their bound;
+    records the bounds of the hidden tensors it produces."""
+    spec = LAYERS[node.kind]
+
+    def tensor(name: str) -> np.ndarray:
+        if name in g.inputs:
+            return g.inputs[name]
+        return g.outputs[name] if name in g.outputs else _worst(g.hidden[name], bounds[name])
+
+    hidden_out = {local: name for local, name in node.outputs.items() if name in g.hidden}
+    st = Statement(
+        node.kind,
+        node.dims,
+        {local: tensor(name) for local, name in node.inputs.items()},
+        {
+            local: tensor(name) if local not in hidden_out else _worst(g.hidden[name], 0)
+            for local, name in node.outputs.items()
+        },
+        {local: g.weights[name] for local, name in node.weights.items() if name in g.weights},
+        {local: g.committed[name] for local, name in node.weights.items() if name in g.committed},
+        node.witness,
+        frozenset(
+            local
+            for local, name in node.inputs.items()
+            if name in g.hidden and bounds[name] is None
+        ),
+    )
+    for local, name in hidden_out.items():
+        bounds[name] = _output_bound(spec, st, local)
+    outputs = {**st.outputs, **{local: tensor(name) for local, name in hidden_out.items()}}
+    unbounded = {local for local, name in hidden_out.items() if bounds[name] is None}
+    return replace(st, outputs=outputs, unbounded=st.unbounded | unbounded)
+
+
+def worst_cases(g: GraphStatement) -> list[Statement]:
+    """Every node's statement, hidden tensors read as their worst case, after the structure
+    checks (the layers' own checks not yet run)."""
+    check_structure(g)
+    bounds: dict[str, int | None] = {}
+    return [_worst_case(g, node, bounds) for node in g.nodes]
+
+
+def layer_statements(g: GraphStatement) -> list[Statement]:
+    """The verifier's view of every node, each checked by its layer's own `check` (shapes,
+    parameters, statement.range, witness layout); the prover runs it too."""
+    views = worst_cases(g)
+    for st in views:
+        LAYERS[st.kind].check(st)
+    return views
+
+
+def with_values(g: GraphStatement, node: Node, hidden: Tensors, view: Statement) -> Statement:
+    """The prover's statement of a node: its view with every tensor at its real values (the
+    view's witness and unbounded set kept)."""
+    values: Mapping[str, np.ndarray] = {**g.inputs, **g.outputs, **hidden}
+    return replace(
+        view,
+        inputs={local: values[name] for local, name in node.inputs.items()},
+        outputs={local: values[name] for local, name in node.outputs.items()},
+        weights={local: g.weights[name] for local, name in node.weights.items()},
+    )
+
+
+def mod_p_relations(g: GraphStatement) -> list[str]:
+    """Relations that hold mod p only (reading a committed weight or an unbounded tensor), as
+    `node i (kind): relation`."""
+    return [
+        f"node {i} ({st.kind}): {rel}"
+        for i, st in enumerate(layer_statements(g))
+        for rel in mod_p_only(LAYERS[st.kind].relations, st.committed.keys() | st.unbounded)
+    ]
