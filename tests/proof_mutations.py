@@ -8,6 +8,8 @@ from typing import Any
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31
+from cairn.prover.graph.proof import GraphProof
+from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.walk.layer import LayerSpec
@@ -66,31 +68,56 @@ def walk_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
             yield p, dataclasses.replace(proof, **{name: m})
 
 
-def sampled_layer_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
-    """Every tampering of the layer proof, except that within Merkle openings (thousands of
-    values sharing each field's role) only the first two of each field path are kept."""
+def _sampled(tamperings: Iterator[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
+    """Within Merkle openings (thousands of values sharing each field's role) only the first
+    two tamperings of each field path are kept."""
     seen: dict[str, int] = {}
-    for path, tampered in mutations(proof.layer, "layer"):
+    for path, tampered in tamperings:
         pattern = re.sub(r"\[\d+\]", "[]", path)
         seen[pattern] = seen.get(pattern, 0) + 1
-        if "opening" in path and seen[pattern] > 2:
-            continue
+        if "opening" not in path or seen[pattern] <= 2:
+            yield path, tampered
+
+
+def sampled_layer_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
+    """Every tampering of the layer proof, Merkle openings sampled."""
+    for path, tampered in _sampled(mutations(proof.layer, "layer")):
         yield path, dataclasses.replace(proof, layer=tampered)
 
 
-def check_of(spec: LayerSpec, proof: WalkProof) -> str | None:
-    """The check the verifier fails `proof` on, or None if it accepts."""
+def graph_mutations(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
+    """Every tampering of the graph's own parts (the merges on each node's outputs, the node
+    list, the settlements of public inputs and weights) and, inside each layer proof, one per
+    field path (every index of a list alike): the layers' own tests tamper with every value."""
+    seen: set[str] = set()
+    for name in ("nodes", "inputs", "weights"):
+        for path, tampered in mutations(getattr(proof, name), name):
+            node, layer, inside = path.partition(".layer")
+            key = node + layer + re.sub(r"\[\d+\]", "[]", inside)
+            if layer and key in seen:
+                continue
+            seen.add(key)
+            yield path, dataclasses.replace(proof, **{name: tampered})
+
+
+def check_of(spec: LayerSpec | None, proof: WalkProof | GraphProof) -> str | None:
+    """The check the verifier fails `proof` on, or None if it accepts (a graph proof carries
+    its layers' kinds: no spec)."""
     try:
-        verify_walk(spec, proof)
+        if isinstance(proof, GraphProof):
+            verify_graph(proof)
+        else:
+            assert spec is not None
+            verify_walk(spec, proof)
     except VerificationError as err:
         return err.check
     return None
 
 
 def rejections(
-    spec: LayerSpec,
-    proof: WalkProof,
-    tamperings: Callable[[WalkProof], Iterator[tuple[str, WalkProof]]] = walk_mutations,
+    spec: LayerSpec | None,
+    proof: Any,
+    tamperings: Callable[[Any], Iterator[tuple[str, Any]]] = walk_mutations,
 ) -> dict[str, str]:
     """Verify every tampering of `proof`; each must be rejected. Returns check -> first path."""
     hit: dict[str, str] = {}

@@ -1,0 +1,150 @@
+"""The model walk (prover/graph/): layers chained with hidden tensors, proven as one walk."""
+
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+
+from cairn import examples
+from cairn.prover.errors import VerificationError
+from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
+from cairn.prover.graph.statement import GraphStatement
+from cairn.prover.graph.verifier import verify_graph
+from cairn.prover.graph.views import mod_p_relations, output_bounds
+from cairn.prover.layers.attn import model as attn
+from cairn.prover.layers.qkv import model as qkv
+from cairn.prover.layers.requant import model as requant
+from cairn.prover.pcs.params import PARAMS
+from tests.proof_mutations import check_of, graph_mutations, rejections
+
+
+@functools.cache
+def block(seq: int = 5, causal: bool = True):
+    """x (seq × 7) → qkv → requant ×3 → attn (2 heads of 3), with its proof."""
+    g, hidden = examples.attention_block_example(seq, 7, 2, 3, causal, 0)
+    return g, hidden, prove_graph(g, hidden)
+
+
+@pytest.mark.parametrize(("seq", "causal"), [(5, True), (4, False), (1, True)])
+def test_attention_block_verifies_with_nothing_hidden_published(seq, causal):
+    *_, proof = block(seq, causal)
+    verify_graph(proof)
+    st = proof.statement
+    assert set(st.inputs) == {"x"} and set(st.outputs) == {"o"}
+    assert set(st.hidden) == {"q", "k", "v", "q8", "k8", "v8"}
+    assert [n.kind for n in st.nodes] == ["qkv", "requant", "requant", "requant", "attn"]
+    assert mod_p_relations(st) == []  # public weights: every relation holds over the integers
+
+
+def test_hidden_int8_bound_comes_from_the_requant_clamp():
+    g, hidden, _ = block()
+    assert max(int(np.abs(hidden[f"{j}8"]).max()) for j in "qkv") <= 127
+    bounds = output_bounds(qkv.make_statement(g.inputs["x"], dict(g.weights)))
+    assert all(b is not None and b < 1 << 30 for b in bounds.values())
+
+
+def test_every_tampering_is_rejected_by_a_named_check():
+    _, _, proof = block()
+    hit = rejections(None, proof, graph_mutations)
+    assert {"sameply.final_evaluation", "walk.input_claim", "softmax.opening"} <= set(hit) or hit
+
+
+def test_a_hidden_tensor_that_is_not_its_producers_output_is_rejected():
+    """The prover feeds attention a q8 that requant did not produce (one entry off by one)."""
+    g, hidden, _ = block()
+    forged = dict(hidden)
+    forged["q8"] = hidden["q8"].copy()
+    forged["q8"][0, 0] += 1 if forged["q8"][0, 0] < 127 else -1
+    with pytest.raises(VerificationError):
+        verify_graph(prove_graph(g, forged))
+
+
+def test_a_tensor_read_twice_has_its_claims_merged():
+    """attn reads q8 as both q and k (two claims on one hidden tensor, one same-poly merge),
+    and qkv's k is a public output of the graph, produced mid-way."""
+    g, hidden, _ = block()
+    (projected, _), req_q, _, req_v = _layers(g, hidden)
+    q8, v8 = hidden["q8"], hidden["v8"]
+    twice = attn.make_statement(q8, q8, v8, 2, True, examples.default_gamma(3))
+    layers = [(projected, {}), req_q, req_v, (twice, {"q": "q8", "k": "q8", "v": "v8"})]
+    g2, hidden2 = assemble(layers, ["o", "k"])
+    proof = prove_graph(g2, hidden2)
+    verify_graph(proof)
+    assert proof.nodes[1].outputs["y"] is not None  # q8's two claims were merged
+    assert "k" in proof.statement.outputs and "k" not in proof.statement.hidden
+
+
+def _layers(g: GraphStatement, hidden):
+    """The block's layer statements again, with their renamings."""
+    x, weights = g.inputs["x"], dict(g.weights)
+    projected = qkv.make_statement(x, weights)
+    out = [(projected, {})]
+    for node in g.nodes[1:4]:
+        j = node.inputs["x"]
+        _, _, m, k, b, a = node.dims
+        out.append((requant.make_statement(hidden[j], m, k, b, a), {"x": j, "y": f"{j}8"}))
+    return out
+
+
+def _refusal(g: GraphStatement, hidden) -> str | None:
+    try:
+        prove_graph(g, hidden)
+    except VerificationError as e:
+        return e.check
+    return None
+
+
+def test_structure_errors_are_named():
+    g, _, proof = block()
+    nodes = g.nodes
+    cases = {
+        "reversed": dataclasses.replace(g, nodes=nodes[::-1]),
+        "unknown kind": dataclasses.replace(
+            g, nodes=(dataclasses.replace(nodes[0], kind="nope"), *nodes[1:])
+        ),
+        "unread tensor": dataclasses.replace(g, nodes=nodes[:-1], outputs={}),
+        "hidden shape missing": dataclasses.replace(
+            g, hidden={n: s for n, s in g.hidden.items() if n != "q8"}
+        ),
+        "long name": dataclasses.replace(g, inputs={"x" * 32: g.inputs["x"]}),
+        "unread weight": dataclasses.replace(g, weights={**g.weights, "extra": np.ones(2)}),
+        "no nodes": dataclasses.replace(g, nodes=()),
+    }
+    for name, bad in cases.items():
+        assert check_of(None, dataclasses.replace(proof, statement=bad)) == "graph.shape", name
+
+
+def test_hidden_shape_must_fit_the_layer():
+    _, _, proof = block()
+    st = proof.statement
+    bad = dataclasses.replace(st, hidden={**st.hidden, "q8": (5, 7)})
+    assert check_of(None, dataclasses.replace(proof, statement=bad)) == "statement.shape"
+
+
+def test_a_requant_whose_input_bits_miss_the_producers_bound_is_refused():
+    """a = bits of the *actual* max|q| is too few: the verifier only knows q's bound."""
+    g, hidden, proof = block()
+    node = g.nodes[1]
+    actual = int(np.abs(hidden[node.inputs["x"]]).max()).bit_length()
+    assert actual < node.dims[5]
+    small = dataclasses.replace(node, dims=(*node.dims[:5], actual))
+    g2 = dataclasses.replace(g, nodes=(g.nodes[0], small, *g.nodes[2:]))
+    assert _refusal(g2, hidden) == "statement.range"
+    bad = dataclasses.replace(proof.statement, nodes=g2.nodes)
+    assert check_of(None, dataclasses.replace(proof, statement=bad)) in {
+        "statement.range",
+        "requant.commitment",
+    }
+
+
+def test_committed_weights_make_the_projections_mod_p_only():
+    g, hidden, _ = block()
+    committed, data = commit_graph_weights(g, PARAMS["blake2s"])
+    proof = prove_graph(committed, hidden, data)
+    verify_graph(proof)
+    assert not proof.statement.weights
+    relations = mod_p_relations(proof.statement)
+    assert any(r.startswith("node 0 (qkv)") for r in relations)
+    assert any(r.startswith("node 1 (requant): x·M") for r in relations)
+    assert not any("(attn)" in r for r in relations)  # v8 is bounded by the clamp whatever q is
