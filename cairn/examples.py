@@ -7,10 +7,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from cairn.models.minilm.quantized import Widths
 from cairn.prover.graph.prover import assemble
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.views import output_bounds
 from cairn.prover.layers.attn import model as attn
+from cairn.prover.layers.gelu import model as gelu
 from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.posenc import model as posenc
@@ -87,11 +89,28 @@ def requant_example(
     return requant.make_statement(x, multiplier, shift, bits)
 
 
+GELU_SCALES = (8, 5)
+"""f_in, f_out of MiniLM layer 0's FFN (docs/models/minilm.md, "Scales"): g at 2^−8, GELU(g)
+at 2^−5."""
+
+
+def gelu_example(rows: int, cols: int, seed: int) -> Statement:
+    """MiniLM's FFN activation: x as the requantized W₁ output (b_in = 15 signed bits, clamped
+    to ±(2^14 − 1)), uniform over that range, y at b_out = 12 bits."""
+    rng = np.random.default_rng(seed)
+    b_in, b_out = Widths.ffn_in, Widths.ffn_act
+    bound = (1 << (b_in - 1)) - 1
+    x = rng.integers(-bound, bound + 1, (rows, cols), dtype=np.int64)
+    f_in, f_out = GELU_SCALES
+    return gelu.make_statement(x, f_in, b_in, f_out, b_out)
+
+
 BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
     "mha s=128 h=12 m=32 causal": lambda: mha_example(128, 12, 32, True, 0),
     "attn s=128 h=12 m=32 causal": lambda: attn_example(128, 12, 32, True, None, 0),
     "requant 128×384 M=181 k=22 b=8": lambda: requant_example(128, 384, 181, 22, 8, 0),
+    "gelu 128×1536 b_in=15 b_out=12": lambda: gelu_example(128, 1536, 0),
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
     "qkv-decode T=4 l=256 e=h=384": lambda: decode_example(4, 256, 124, 384, 384, 0),
 }

@@ -280,6 +280,18 @@ def prove_requant_cmd(
     )
 
 
+@prove_app.command("gelu")
+def prove_gelu_cmd(
+    rows: Dim = 128,
+    cols: Dim = 1536,
+    seed: Seed = 0,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove y = GELU table[x] for random x of 15 signed bits (MiniLM's FFN activation, layer
+    0's scales) with one lookup into the (input, output) table (docs/layers/gelu.md)."""
+    _prove_walk("gelu", lambda: examples.gelu_example(rows, cols, seed), out_path)
+
+
 def commit_cmd(
     matrix: Annotated[Path, typer.Argument(help="a .npy integer matrix (k x n)")],
     hash_: Annotated[Hash, typer.Option("--hash", help="Merkle hash of the commitment")] = (

@@ -9,8 +9,9 @@ from collections.abc import Iterable
 import numpy as np
 
 from cairn.models.minilm import reference
-from cairn.models.minilm.quantized import QK_BITS, SOFTMAX_SCALE, QuantModel, Widths, gelu_table
+from cairn.models.minilm.quantized import QK_BITS, SOFTMAX_SCALE, QuantModel, Widths
 from cairn.models.minilm.source import MAX_TOKENS, Config, Weights
+from cairn.prover.layers.gelu.table import gelu_table
 from cairn.prover.softmax.params import epsilon
 
 QK_HEADROOM = 0

@@ -6,6 +6,10 @@ from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.attn.prover import advise_attn, prove_attn
 from cairn.prover.layers.attn.verifier import verify_attn
+from cairn.prover.layers.gelu import model as gelu
+from cairn.prover.layers.gelu.proof import GeluProof
+from cairn.prover.layers.gelu.prover import advise_gelu, prove_gelu
+from cairn.prover.layers.gelu.verifier import verify_gelu
 from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.kvcache.proof import DecodeProof
 from cairn.prover.layers.kvcache.prover import prove_decode
@@ -86,6 +90,16 @@ LAYERS: dict[str, LayerSpec] = {
             verify_requant,
             advise_requant,
             dim_names=requant.DIM_NAMES,
+        ),
+        LayerSpec(
+            gelu.KIND,
+            GeluProof,
+            gelu.check,
+            gelu.RELATIONS,
+            prove_gelu,
+            verify_gelu,
+            advise_gelu,
+            dim_names=gelu.DIM_NAMES,
         ),
     )
 }
