@@ -11,9 +11,11 @@ from cairn.models.minilm.quantized import Widths
 from cairn.prover.graph.prover import assemble
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.views import output_bounds
+from cairn.prover.layers.add import model as add
 from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.gelu import model as gelu
 from cairn.prover.layers.kvcache import model as kvcache
+from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.qkv import model as qkv
@@ -27,7 +29,8 @@ def _int8(rng: np.random.Generator, *shape: int) -> np.ndarray:
 
 
 def _qkv_weights(rng: np.random.Generator, embed: int, hidden: int) -> dict[str, np.ndarray]:
-    return {name: _int8(rng, *shape) for name, shape in qkv.weight_shapes(embed, hidden).items()}
+    shapes = qkv.QKV.weight_shapes(embed, hidden)
+    return {name: _int8(rng, *shape) for name, shape in shapes.items()}
 
 
 def posenc_example(seq: int, context: int, embed: int, seed: int) -> Statement:
@@ -38,6 +41,19 @@ def posenc_example(seq: int, context: int, embed: int, seed: int) -> Statement:
 def qkv_example(seq: int, embed: int, hidden: int, seed: int) -> Statement:
     rng = np.random.default_rng(seed)
     return qkv.make_statement(_int8(rng, seq, embed), _qkv_weights(rng, embed, hidden))
+
+
+def linear_example(seq: int, embed: int, out_dim: int, seed: int) -> Statement:
+    rng = np.random.default_rng(seed)
+    shapes = linear.LINEAR.weight_shapes(embed, out_dim)
+    weights = {name: _int8(rng, *shape) for name, shape in shapes.items()}
+    return linear.make_statement(_int8(rng, seq, embed), weights)
+
+
+def add_example(rows: int, cols: int, seed: int) -> Statement:
+    """A residual add of two int8 tensors (MiniLM's x + attention(x) after requantization)."""
+    rng = np.random.default_rng(seed)
+    return add.make_statement(_int8(rng, rows, cols), _int8(rng, rows, cols))
 
 
 def decode_example(
@@ -107,6 +123,8 @@ def gelu_example(rows: int, cols: int, seed: int) -> Statement:
 
 BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
+    "linear s=128 e=384 h=1536": lambda: linear_example(128, 384, 1536, 0),
+    "add 128×384": lambda: add_example(128, 384, 0),
     "mha s=128 h=12 m=32 causal": lambda: mha_example(128, 12, 32, True, 0),
     "attn s=128 h=12 m=32 causal": lambda: attn_example(128, 12, 32, True, None, 0),
     "requant 128×384 M=181 k=22 b=8": lambda: requant_example(128, 384, 181, 22, 8, 0),

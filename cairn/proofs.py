@@ -197,6 +197,35 @@ def prove_qkv_cmd(
     )
 
 
+@prove_app.command("linear")
+def prove_linear_cmd(
+    seq: Dim = 128,
+    embed: Dim = 384,
+    out_dim: Dim = 1536,
+    seed: Seed = 0,
+    commit_weights: CommitWeights = None,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove Y = X·W + b for random int8 X (seq×embed), W (embed×out-dim) and bias b."""
+    _prove_walk(
+        "linear",
+        lambda: examples.linear_example(seq, embed, out_dim, seed),
+        out_path,
+        commit_weights,
+    )
+
+
+@prove_app.command("add")
+def prove_add_cmd(
+    rows: Dim = 128,
+    cols: Dim = 384,
+    seed: Seed = 0,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove the residual add Y = A + B for random int8 A and B (rows×cols)."""
+    _prove_walk("add", lambda: examples.add_example(rows, cols, seed), out_path)
+
+
 @prove_app.command("qkv-decode")
 def prove_qkv_decode_cmd(
     steps: Dim = 4,

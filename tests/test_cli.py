@@ -201,6 +201,9 @@ def test_too_large_to_allocate_is_a_clear_error(tmp_path):
     "args",
     [
         ["qkv", "--seq", 5, "--embed", 7, "--hidden", 3],
+        ["linear", "--seq", 3, "--embed", 5, "--out-dim", 6],
+        ["linear", "--seq", 1, "--embed", 1, "--out-dim", 1],
+        ["add", "--rows", 3, "--cols", 5],
         ["qkv-decode", "--steps", 3, "--context", 9, "--embed", 5, "--hidden", 3],
         ["qkv-decode", "--steps", 2, "--context", 4, "--embed", 2, "--hidden", 2, "--prefill", 0],
         ["mha", "--seq", 5, "--heads", 3, "--head-dim", 3, "--causal"],

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31
+from cairn.prover.layers.linear.proof import ProjectionProof
 from cairn.prover.layers.qkv import model
-from cairn.prover.layers.qkv.proof import QkvProof
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import eq_table, prefix_mask
 from cairn.prover.walk.prover import prove_walk
@@ -204,4 +204,4 @@ def test_make_statement_refuses_bad_operands():
 
 def test_proof_round_trips_through_the_codec():
     proof = prove_walk(SPEC, statement(3, 5, 3)).layer
-    assert decode(encode(proof), QkvProof, "proof") == proof
+    assert decode(encode(proof), ProjectionProof, "proof") == proof

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from cairn.prover.layers.add import model as add
+from cairn.prover.layers.add.proof import AddProof
+from cairn.prover.layers.add.prover import prove_add
+from cairn.prover.layers.add.verifier import verify_add
 from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.attn.prover import advise_attn, prove_attn
@@ -14,6 +18,10 @@ from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.kvcache.proof import DecodeProof
 from cairn.prover.layers.kvcache.prover import prove_decode
 from cairn.prover.layers.kvcache.verifier import verify_decode
+from cairn.prover.layers.linear import model as linear
+from cairn.prover.layers.linear.proof import ProjectionProof
+from cairn.prover.layers.linear.prover import prove_linear
+from cairn.prover.layers.linear.verifier import verify_linear
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.mha.proof import MhaProof
 from cairn.prover.layers.mha.prover import prove_mha
@@ -23,7 +31,6 @@ from cairn.prover.layers.posenc.proof import PosencProof
 from cairn.prover.layers.posenc.prover import prove_posenc
 from cairn.prover.layers.posenc.verifier import verify_posenc
 from cairn.prover.layers.qkv import model as qkv
-from cairn.prover.layers.qkv.proof import QkvProof
 from cairn.prover.layers.qkv.prover import prove_qkv
 from cairn.prover.layers.qkv.verifier import verify_qkv
 from cairn.prover.layers.requant import model as requant
@@ -45,8 +52,17 @@ LAYERS: dict[str, LayerSpec] = {
             dim_names=posenc.DIM_NAMES,
         ),
         LayerSpec(
+            linear.KIND,
+            ProjectionProof,
+            linear.check,
+            linear.RELATIONS,
+            prove_linear,
+            verify_linear,
+            dim_names=linear.DIM_NAMES,
+        ),
+        LayerSpec(
             qkv.KIND,
-            QkvProof,
+            ProjectionProof,
             qkv.check,
             qkv.RELATIONS,
             prove_qkv,
@@ -100,6 +116,15 @@ LAYERS: dict[str, LayerSpec] = {
             verify_gelu,
             advise_gelu,
             dim_names=gelu.DIM_NAMES,
+        ),
+        LayerSpec(
+            add.KIND,
+            AddProof,
+            add.check,
+            add.RELATIONS,
+            prove_add,
+            verify_add,
+            dim_names=add.DIM_NAMES,
         ),
     )
 }

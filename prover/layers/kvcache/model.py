@@ -13,7 +13,7 @@ import numpy as np
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
-from cairn.prover.layers.qkv.model import RELATIONS, as_weights, project, weight_shapes
+from cairn.prover.layers.qkv.model import QKV, RELATIONS
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "qkv-decode"
@@ -28,7 +28,7 @@ def forward(
     weights: Mapping[str, np.ndarray],
 ) -> dict[str, np.ndarray]:
     """q: T × h, and k, v: T × l × h, the caches after every step (prefill: s0 × h each)."""
-    new = project(x, weights)
+    new = QKV.forward(x, weights)
     steps = x.shape[0]
     s0 = prefill["k"].shape[0]
     filled = np.tri(steps, dtype=bool)[:, :, None]  # step t holds the new rows 1..t
@@ -53,7 +53,7 @@ def make_statement(
     pre = {j: np.asarray(prefill[j], dtype=np.int64) for j in CACHES}
     if x.ndim != 2 or x.shape[0] < 1:
         raise ValueError(f"qkv-decode needs x: T × e with T ≥ 1; got shape {x.shape}")
-    ws = as_weights(weights, x.shape[1])
+    ws = QKV.as_weights(weights, x.shape[1])
     (steps, e), h = x.shape, ws["w_q"].shape[1]
     s0 = pre["k"].shape[0]
     if any(p.shape != (s0, h) for p in pre.values()) or s0 + steps > context:
@@ -83,7 +83,7 @@ def check(st: Statement) -> None:
         raise VerificationError("statement.shape", f"position {s0 + steps - 1} >= l = {context}")
     expect_shapes(st, "inputs", {"x": (steps, e)} | {f"{j}0": (context, h) for j in CACHES})
     expect_shapes(st, "outputs", {"q": (steps, h)} | {j: (steps, context, h) for j in CACHES})
-    expect_shapes(st, "weights", weight_shapes(e, h))
+    expect_shapes(st, "weights", QKV.weight_shapes(e, h))
     beyond = np.arange(context)[None, :] >= s0 + 1 + np.arange(steps)[:, None]  # T × l
     for j in CACHES:
         if np.any(st.inputs[f"{j}0"][s0:]) or np.any(st.outputs[j][beyond]):

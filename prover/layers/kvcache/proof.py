@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cairn.prover.fields.qm31 import QM31
-from cairn.prover.layers.qkv.proof import QkvProof
+from cairn.prover.layers.linear.proof import ProjectionProof
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 
@@ -40,7 +40,7 @@ class StepProof:
     k_merge: SamePolyProof | None
     v_merge: SamePolyProof | None
     concat: ConcatProof
-    projection: QkvProof
+    projection: ProjectionProof
 
 
 @dataclass(frozen=True)

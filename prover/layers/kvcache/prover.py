@@ -18,13 +18,9 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.kvcache.model import CACHES
 from cairn.prover.layers.kvcache.proof import ConcatProof, DecodeProof, StepProof
-from cairn.prover.layers.qkv.proof import QkvProof
-from cairn.prover.layers.qkv.prover import (
-    Target,
-    canonical,
-    projection_claims,
-    prove_projection,
-)
+from cairn.prover.layers.linear.projection import Target, canonical, prove_projection
+from cairn.prover.layers.linear.proof import ProjectionProof
+from cairn.prover.layers.qkv.model import QKV
 from cairn.prover.mle import (
     col_combination,
     eq_eval,
@@ -82,14 +78,14 @@ class Chain:
         concat: ConcatProof,
         targets: Sequence[Target],
         point: Sequence[QM31],
-        projection: QkvProof,
+        projection: ProjectionProof,
     ) -> None:
         self.pending = {
             "k": Claim(merged["k"].point, concat.k_prev),
             "v": Claim(merged["v"].point, concat.v_prev),
         }
         row = hypercube_point(t, self.step_vars)
-        x_claims, weights = projection_claims([row], targets, point, projection)
+        x_claims, weights = QKV.claims([row], targets, point, projection)
         self.x.extend(x_claims)
         for name, claims in weights.items():
             self.weights.setdefault(name, []).extend(claims)
@@ -166,7 +162,7 @@ def prove_decode(
         concat, point = prove_concat(merged, prev, new, s0 + t, channel)
         targets = new_row_targets(outputs["q"], split["q"][t], concat, point, row_vars, step_vars)
         x_row = QM31Array.from_base(x[t])
-        projection, z = prove_projection([x_row], targets, weights, channel)
+        projection, z = prove_projection(QKV, [x_row], targets, weights, channel)
         chain.close_step(t, merged, concat, targets, z, projection)
         step_proofs.append(StepProof(merges["k"], merges["v"], concat, projection))
     proof = DecodeProof(split["q"], split["k"], split["v"], step_proofs[::-1])

@@ -10,7 +10,8 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.kvcache.proof import DEGREE, ConcatProof, DecodeProof
 from cairn.prover.layers.kvcache.prover import SPLIT, Chain, cache_claims, new_row_targets
-from cairn.prover.layers.qkv.verifier import verify_projection
+from cairn.prover.layers.linear.projection import verify_projection
+from cairn.prover.layers.qkv.model import QKV
 from cairn.prover.mle import eq_eval, eq_table, hypercube_point, tensor_vars
 from cairn.prover.sameply.verifier import verify_sameply
 from cairn.prover.sumcheck.verifier import verify_sumcheck
@@ -70,6 +71,6 @@ def verify_decode(
         targets = new_row_targets(
             outputs["q"], split["q"][t], step.concat, point, row_vars, step_vars
         )
-        z = verify_projection(step.projection, targets, [QM31.one()], e_vars, channel)
+        z = verify_projection(QKV, step.projection, targets, [QM31.one()], e_vars, channel)
         chain.close_step(t, merged, step.concat, targets, z, step.projection)
     return chain.layer_claims()

@@ -1,0 +1,1 @@
+"""Residual add (docs/layers/add.md): Y = A + B, entry by entry."""
