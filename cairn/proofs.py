@@ -17,6 +17,11 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
+from cairn.prover.graph.proof import GraphProof
+from cairn.prover.graph.prover import commit_graph_weights, prove_graph
+from cairn.prover.graph.statement import GraphStatement, Node
+from cairn.prover.graph.verifier import verify_graph
+from cairn.prover.graph.views import mod_p_relations
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.instance import NO_MODEL, UNBOUND, WeightBinding
 from cairn.prover.matmul.instance import RELATIONS as MATMUL_RELATIONS
@@ -119,7 +124,7 @@ def prove_matmul_cmd(
     )
 
 
-def _dims_text(st: Statement) -> str:
+def _dims_text(st: Statement | Node) -> str:
     """The dims by name (`s=128 h=12 …`), or as numbers if the file has another count."""
     names = LAYERS[st.kind].dim_names
     if len(names) != len(st.dims):
@@ -127,7 +132,22 @@ def _dims_text(st: Statement) -> str:
     return " ".join(f"{n}={d}" for n, d in zip(names, st.dims, strict=True))
 
 
+def _shape(shape: tuple[int, ...]) -> str:
+    return "×".join(map(str, shape))
+
+
 def _describe(proof: proof_file.AnyProof) -> str:
+    if isinstance(proof, GraphProof):
+        g = proof.statement
+        kinds = ", ".join(n.kind for n in g.nodes)
+        io = ", ".join(
+            f"{group[:-1]} {n} {_shape(t.shape)}"
+            for group in ("inputs", "outputs")
+            for n, t in getattr(g, group).items()
+        )
+        hashes = sorted({c.commitment.hash for c in g.committed.values()})
+        bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
+        return f"graph of {len(g.nodes)} layers ({kinds}); {io}; {len(g.hidden)} hidden{bound}"
     if isinstance(proof, WalkProof):
         st = proof.statement
         hashes = sorted({c.commitment.hash for c in st.committed.values()})
@@ -158,6 +178,27 @@ def _prove_walk(
             statement, weight_data = commit_weights(statement, PARAMS[commit.value])
         progress.add_task(f"proving {kind} " + "×".join(map(str, statement.dims)))
         proof = prove_walk(LAYERS[kind], statement, weight_data)
+        proof_file.save(proof, out_path)
+    out.print(f"wrote {out_path} ({_describe(proof)}, {proof_felts(proof)} proof felts)")
+
+
+def _prove_graph(
+    name: str,
+    build: Callable[[], tuple[GraphStatement, dict[str, np.ndarray]]],
+    out_path: Path | None,
+    commit: Hash | None = None,
+) -> None:
+    """Build the graph (the forward pass of every layer), prove it as one walk, write the file."""
+    out_path = out_path or Path(f"{name}.proof.json")
+    with errors_as_exit(), _stages() as progress:
+        progress.add_task(f"computing the {name} layers")
+        graph, hidden = build()
+        weight_data = None
+        if commit:
+            progress.add_task(f"committing to the weights ({commit.value})")
+            graph, weight_data = commit_graph_weights(graph, PARAMS[commit.value])
+        progress.add_task(f"proving {len(graph.nodes)} layers as one walk")
+        proof = prove_graph(graph, hidden, weight_data)
         proof_file.save(proof, out_path)
     out.print(f"wrote {out_path} ({_describe(proof)}, {proof_felts(proof)} proof felts)")
 
@@ -309,6 +350,28 @@ def prove_requant_cmd(
     )
 
 
+@prove_app.command("qkv-attn")
+def prove_qkv_attn_cmd(
+    seq: Dim = 128,
+    embed: Dim = 384,
+    heads: Dim = 12,
+    head_dim: Dim = 32,
+    causal: Causal = False,
+    seed: Seed = 0,
+    commit_weights: CommitWeights = None,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove x → QKV projection → requantization to int8 → attention with softmax as one walk
+    (docs/model-walk.md): x, the weights and the output are public; Q, K, V (before and after
+    requantization), the scores and the softmax matrix appear nowhere in the proof."""
+    _prove_graph(
+        "qkv-attn",
+        lambda: examples.attention_block_example(seq, embed, heads, head_dim, causal, seed),
+        out_path,
+        commit_weights,
+    )
+
+
 @prove_app.command("gelu")
 def prove_gelu_cmd(
     rows: Dim = 128,
@@ -340,7 +403,7 @@ def commit_cmd(
 
 def _committed(proof: proof_file.AnyProof) -> dict[str, CommittedTensor]:
     """A proof's committed weights by name: a matmul's committed B is `b`."""
-    if isinstance(proof, WalkProof):
+    if isinstance(proof, WalkProof | GraphProof):
         return dict(proof.statement.committed)
     inst = proof.instance
     cw = inst.b_commitment
@@ -350,10 +413,22 @@ def _committed(proof: proof_file.AnyProof) -> dict[str, CommittedTensor]:
 def _integers(proof: proof_file.AnyProof) -> str:
     """What an accepted statement means: relations on public operands have their no-wrap
     bounds checked (statement.range); one that reads a committed weight is true mod p only."""
+    if isinstance(proof, GraphProof):
+        return _graph_integers(proof.statement)
     kind = proof.statement.kind if isinstance(proof, WalkProof) else None
     relations = LAYERS[kind].relations if kind else MATMUL_RELATIONS
     if mod_p_only(relations, _committed(proof)):
         return "holds mod p only (committed operands are not range-checked yet)"
+    return "holds over the integers"
+
+
+def _graph_integers(g: GraphStatement) -> str:
+    try:
+        relations = mod_p_relations(g)
+    except VerificationError:
+        return "holds nowhere (the statement is refused)"
+    if relations:
+        return "holds mod p only in " + "; ".join(relations)
     return "holds over the integers"
 
 
@@ -390,7 +465,9 @@ def verify(
         pins = _load_pins(commitment or [])
         try:
             _check_pinned(proof, pins)
-            if isinstance(proof, WalkProof):
+            if isinstance(proof, GraphProof):
+                verify_graph(proof)
+            elif isinstance(proof, WalkProof):
                 verify_walk(LAYERS[proof.statement.kind], proof)
             else:
                 verify_matmul(proof)
@@ -413,10 +490,9 @@ def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
 def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
     """What `cairn calldata` and `verify-onchain` take: a matmul proof, a committed B bound to
     a registered model."""
-    if isinstance(proof, WalkProof):
-        raise fail(
-            f"{proof.statement.kind!r} proofs are not verified on chain yet: only matmul proofs"
-        )
+    if isinstance(proof, WalkProof | GraphProof):
+        kind = proof.statement.kind if isinstance(proof, WalkProof) else "graph"
+        raise fail(f"{kind!r} proofs are not verified on chain yet: only matmul proofs")
     if proof.instance.b_commitment is not None and proof.instance.binding.model_id == NO_MODEL:
         raise fail(
             "this committed-weight proof is bound to no registered model: prove it with "
@@ -444,6 +520,9 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
     """Kind, dimensions, rounds and size of a proof."""
     with errors_as_exit():
         proof = proof_file.load(file)
+    if isinstance(proof, GraphProof):
+        _inspect_graph(proof, file)
+        return
     if isinstance(proof, WalkProof):
         st = proof.statement
         tensors = ", ".join(
@@ -483,3 +562,30 @@ def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
         f"calldata      {size}\n"
         f"file          {file.stat().st_size} bytes"
     )
+
+
+def _inspect_graph(proof: GraphProof, file: Path) -> None:
+    g = proof.statement
+    lines = ["kind          graph (a model walk: hidden tensors appear nowhere in the proof)"]
+    for i, node in enumerate(g.nodes):
+        wiring = ", ".join(
+            f"{local}={name}"
+            for group in ("inputs", "outputs")
+            for local, name in getattr(node, group).items()
+        )
+        lines.append(f"node {i:<8} {node.kind} {_dims_text(node)} ({wiring})")
+        lines += [
+            f"              witness {n} 2^{c.n_vars} ({c.hash})" for n, c in node.witness.items()
+        ]
+    for group in ("inputs", "outputs", "weights"):
+        for name, t in getattr(g, group).items():
+            lines.append(f"{group[:-1]:<13} {name} {_shape(t.shape)}")
+    for name, c in g.committed.items():
+        lines.append(
+            f"weight        {name} {_shape(tuple(c.shape))} committed ({c.commitment.hash})"
+        )
+    lines.append(f"hidden        {', '.join(f'{n} {_shape(s)}' for n, s in g.hidden.items())}")
+    lines.append(f"statement     if accepted, {_integers(proof)}")
+    lines.append(f"proof         {proof_felts(proof)} felts (QM31 values and counts)")
+    lines.append(f"file          {file.stat().st_size} bytes")
+    out.print("\n".join(lines))

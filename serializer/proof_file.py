@@ -16,15 +16,18 @@ import numpy as np
 
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.graph.proof import GraphProof, NodeProof
+from cairn.prover.graph.statement import KIND as GRAPH
+from cairn.prover.graph.statement import GraphStatement, Node
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.instance import MatmulInstance, WeightBinding
 from cairn.prover.matmul.proof import MatmulProof
-from cairn.prover.pcs.proof import Commitment, OpeningProof
+from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
-from cairn.serializer.codec import MAX_DIM, decode, encode, get, integer, tensor
+from cairn.serializer.codec import MAX_DIM, MAX_LIST, decode, encode, get, integer, tensor
 from cairn.serializer.commitment_file import check_commitment, committed_tensor
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.files import check_header, read_document, write_atomic
@@ -32,13 +35,15 @@ from cairn.serializer.files import check_header, read_document, write_atomic
 FORMAT = "cairn-proof"
 VERSION = 1
 TENSOR_GROUPS = ("inputs", "outputs", "weights")
-AnyProof = MatmulProof | WalkProof
+AnyProof = MatmulProof | WalkProof | GraphProof
 
 
 def to_json_dict(proof: AnyProof) -> dict[str, Any]:
     if isinstance(proof, WalkProof):
         kind = proof.statement.kind
         return {"format": FORMAT, "version": VERSION, "kind": kind, **_walk_to_json(proof)}
+    if isinstance(proof, GraphProof):
+        return {"format": FORMAT, "version": VERSION, "kind": GRAPH, **_graph_to_json(proof)}
     inst = proof.instance
     b = {"b": inst.b.tolist()} if inst.b_commitment is None else {}
     cw = (
@@ -121,33 +126,113 @@ def _tensors(value: Any, path: str) -> dict[str, np.ndarray]:
     return {str(name): tensor(t, f"{path}.{name}") for name, t in value.items()}
 
 
-def _walk_from_json(doc: Any, kind: str) -> WalkProof:
-    st_doc = get(doc, "statement", "")
-    dims_doc = get(st_doc, "dims", "statement")
-    if not isinstance(dims_doc, list):
-        raise MalformedProofError("statement.dims", "expected a list of dimensions")
-    dims = [integer(d, f"statement.dims[{i}]", 0, MAX_DIM) for i, d in enumerate(dims_doc)]
-    groups = {g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS}
-    committed_doc = get(st_doc, "committed", "statement")
-    if not isinstance(committed_doc, dict):
-        raise MalformedProofError("statement.committed", "expected an object of commitments")
-    committed = {
-        str(name): committed_tensor(value, f"statement.committed.{name}")
-        for name, value in committed_doc.items()
-    }
-    witness_doc = st_doc.get("witness", {}) if isinstance(st_doc, dict) else {}
-    witness = decode(witness_doc, dict[str, Commitment], "statement.witness")
+def _dims(doc: Any, path: str) -> tuple[int, ...]:
+    value = get(doc, "dims", path)
+    if not isinstance(value, list):
+        raise MalformedProofError(f"{path}.dims", "expected a list of dimensions")
+    return tuple(integer(d, f"{path}.dims[{i}]", 0, MAX_DIM) for i, d in enumerate(value))
+
+
+def _committed(doc: Any, path: str) -> dict[str, CommittedTensor]:
+    value = get(doc, "committed", path)
+    if not isinstance(value, dict):
+        raise MalformedProofError(f"{path}.committed", "expected an object of commitments")
+    return {str(name): committed_tensor(c, f"{path}.committed.{name}") for name, c in value.items()}
+
+
+def _witness(doc: Any, path: str) -> dict[str, Commitment]:
+    witness = decode(get(doc, "witness", path), dict[str, Commitment], f"{path}.witness")
     for name, c in witness.items():
-        check_commitment(c, f"statement.witness.{name}")
-    st = Statement(kind, tuple(dims), **groups, committed=committed, witness=witness)
-    body = get(doc, "proof", "")
-    layer = decode(get(body, "layer", "proof"), LAYERS[kind].proof_type, "proof.layer")
+        check_commitment(c, f"{path}.witness.{name}")
+    return witness
+
+
+def _settlements(body: Any) -> dict[str, Any]:
+    """The public inputs' and weights' merges and the committed weights' opening."""
     merges = {
         g: decode(get(body, g, "proof"), dict[str, SamePolyProof | None], f"proof.{g}")
         for g in ("inputs", "weights")
     }
     opening = decode(get(body, "opening", "proof"), OpeningProof | None, "proof.opening")
-    return WalkProof(st, layer, **merges, opening=opening)
+    return {**merges, "opening": opening}
+
+
+def _walk_from_json(doc: Any, kind: str) -> WalkProof:
+    st_doc = get(doc, "statement", "")
+    groups = {g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS}
+    st = Statement(
+        kind,
+        _dims(st_doc, "statement"),
+        **groups,
+        committed=_committed(st_doc, "statement"),
+        witness=_witness(st_doc, "statement"),
+    )
+    body = get(doc, "proof", "")
+    layer = decode(get(body, "layer", "proof"), LAYERS[kind].proof_type, "proof.layer")
+    return WalkProof(st, layer, **_settlements(body))
+
+
+def _graph_to_json(proof: GraphProof) -> dict[str, Any]:
+    st = proof.statement
+    nodes = [
+        {"kind": n.kind, "dims": list(n.dims)}
+        | {g: dict(getattr(n, g)) for g in TENSOR_GROUPS}
+        | {"witness": encode(dict(n.witness))}
+        for n in st.nodes
+    ]
+    return {
+        "statement": {
+            "nodes": nodes,
+            "hidden": {name: list(shape) for name, shape in st.hidden.items()},
+            **{group: encode(dict(getattr(st, group))) for group in TENSOR_GROUPS},
+            "committed": encode(dict(st.committed)),
+        },
+        "proof": {
+            "nodes": encode(proof.nodes),
+            **encode({"inputs": proof.inputs, "weights": proof.weights}),
+            "opening": encode(proof.opening),
+        },
+    }
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_LIST:
+        raise MalformedProofError(path, f"expected a list of 1 to {MAX_LIST} items")
+    return value
+
+
+def _node(doc: Any, path: str) -> Node:
+    kind = get(doc, "kind", path)
+    if not isinstance(kind, str) or kind not in LAYERS:
+        raise MalformedProofError(f"{path}.kind", f"unknown layer kind {kind!r}")
+    wiring = {g: decode(get(doc, g, path), dict[str, str], f"{path}.{g}") for g in TENSOR_GROUPS}
+    return Node(kind, _dims(doc, path), **wiring, witness=_witness(doc, path))
+
+
+def _graph_from_json(doc: Any) -> GraphProof:
+    st_doc = get(doc, "statement", "")
+    nodes = _list(get(st_doc, "nodes", "statement"), "statement.nodes")
+    hidden = decode(get(st_doc, "hidden", "statement"), dict[str, list[int]], "statement.hidden")
+    for name, shape in hidden.items():
+        for i, d in enumerate(shape):
+            integer(d, f"statement.hidden.{name}[{i}]", 1, MAX_DIM)
+    st = GraphStatement(
+        tuple(_node(n, f"statement.nodes[{i}]") for i, n in enumerate(nodes)),
+        {name: tuple(shape) for name, shape in hidden.items()},
+        **{g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS},
+        committed=_committed(st_doc, "statement"),
+    )
+    body = get(doc, "proof", "")
+    node_docs = _list(get(body, "nodes", "proof"), "proof.nodes")
+    if len(node_docs) != len(st.nodes):
+        raise MalformedProofError("proof.nodes", f"expected {len(st.nodes)} node proofs")
+    node_proofs = []
+    for i, (node, n_doc) in enumerate(zip(st.nodes, node_docs, strict=True)):
+        path = f"proof.nodes[{i}]"
+        merges = decode(get(n_doc, "outputs", path), dict[str, SamePolyProof | None], path)
+        layer = decode(get(n_doc, "layer", path), LAYERS[node.kind].proof_type, f"{path}.layer")
+        node_proofs.append(NodeProof(merges, layer))
+    return GraphProof(st, node_proofs, **_settlements(body))
 
 
 def from_json_dict(doc: Any) -> AnyProof:
@@ -155,6 +240,8 @@ def from_json_dict(doc: Any) -> AnyProof:
     kind = get(doc, "kind", "")
     if kind == "matmul":
         return _matmul_from_json(doc)
+    if kind == GRAPH:
+        return _graph_from_json(doc)
     if not isinstance(kind, str) or kind not in LAYERS:
         raise MalformedProofError("kind", f"unknown proof kind {kind!r}")
     return _walk_from_json(doc, kind)

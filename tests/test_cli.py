@@ -221,6 +221,22 @@ def test_every_layer_proves_and_verifies_from_the_cli(tmp_path, args):
     assert result.exit_code == 0 and f"accepted: {args[0]}" in result.output
 
 
+def test_qkv_attn_proves_as_one_graph_and_inspect_lists_the_hidden_tensors(tmp_path):
+    path = tmp_path / "block.json"
+    args = ["--seq", 3, "--embed", 5, "--heads", 2, "--head-dim", 2, "--causal"]
+    assert run("prove", "qkv-attn", *args, "--out", path).exit_code == 0
+    result = run("verify", path)
+    assert result.exit_code == 0 and "accepted: graph of 5 layers" in result.output
+    assert "holds over the integers" in result.output
+    result = run("inspect", path)
+    assert result.exit_code == 0 and "hidden        " in result.output and "q8 3×4" in result.output
+    committed = tmp_path / "committed.json"
+    result = run("prove", "qkv-attn", *args, "--commit-weights", "blake2s", "--out", committed)
+    assert result.exit_code == 0
+    result = run("verify", committed)
+    assert result.exit_code == 0 and "mod p only in node 0 (qkv)" in result.output
+
+
 def test_layer_usage_errors_exit_2(tmp_path):
     result = run("prove", "qkv-decode", "--steps", 5, "--context", 4)
     assert result.exit_code == 2 and "must fit" in result.output

@@ -16,6 +16,8 @@ from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.pcs.params import PARAMS
+from cairn.serializer import proof_file
+from cairn.serializer.errors import MalformedProofError
 from tests.proof_mutations import check_of, graph_mutations, rejections
 
 
@@ -148,3 +150,33 @@ def test_committed_weights_make_the_projections_mod_p_only():
     assert any(r.startswith("node 0 (qkv)") for r in relations)
     assert any(r.startswith("node 1 (requant): x·M") for r in relations)
     assert not any("(attn)" in r for r in relations)  # v8 is bounded by the clamp whatever q is
+
+
+def test_json_round_trip(tmp_path):
+    _, _, proof = block()
+    path = tmp_path / "block.proof.json"
+    proof_file.save(proof, path)
+    again = proof_file.load(path)
+    verify_graph(again)
+    assert proof_file.to_json_dict(again) == proof_file.to_json_dict(proof)
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "path"),
+    [
+        (("statement", "nodes", 0, "kind"), "nope", "statement.nodes[0].kind"),
+        (("statement", "nodes", 1, "inputs"), {"x": 3}, "statement.nodes[1].inputs.x"),
+        (("statement", "hidden", "q8"), [5, 0], "statement.hidden.q8[1]"),
+        (("proof", "nodes"), [], "proof.nodes"),
+    ],
+)
+def test_malformed_files_name_the_field(where, value, path):
+    _, _, proof = block()
+    doc = proof_file.to_json_dict(proof)
+    target = doc
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    with pytest.raises(MalformedProofError) as err:
+        proof_file.from_json_dict(doc)
+    assert err.value.field == path

@@ -157,7 +157,8 @@ def _cheat(monkeypatch, edit):
     monkeypatch.setattr(softmax_prover, "forward", lambda *_: trace)
     monkeypatch.setattr(softmax_prover, "multiplicities", _lax_multiplicities)
     a = trace.y[: dims.h, : dims.s, : dims.s]
-    st = dataclasses.replace(st, outputs={"o": unpad(attend_heads(a, st.inputs["v"], dims), dims)})
+    o = unpad(attend_heads(a, st.inputs["v"], dims), dims)[: dims.s, : dims.h * dims.m]
+    st = dataclasses.replace(st, outputs={"o": o})
     proof = prove_walk(SPEC, st)
     with pytest.raises(VerificationError) as e:
         verify_walk(SPEC, proof)

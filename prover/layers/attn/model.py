@@ -40,11 +40,13 @@ RELATIONS = (Relation("o = softmax(γ·q·kᵀ)·v per head", ("v",), _attend_bo
 def attention(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, dims: Dims, params: SoftmaxParams
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(A, O): the proven softmax matrix (h × s × s, scale 2^θ) and the layer output."""
+    """(A, O): the proven softmax matrix (h × s × s, scale 2^θ) and the layer output, s × h·m
+    like the inputs. The proof runs on MHA's padded layout (ŝ × d, the real heads' columns
+    first, zero beyond): its MLE is that of O zero-padded, so O chains into the next layer."""
     valid = valid_entries(dims.h, dims.s, dims.causal)
     trace = forward(head_scores(q, k, dims), valid, params)
     a = trace.y[: dims.h, : dims.s, : dims.s]
-    return a, unpad(attend_heads(a, v, dims), dims)
+    return a, unpad(attend_heads(a, v, dims), dims)[: dims.s, : dims.h * dims.m]
 
 
 def make_statement(
@@ -94,7 +96,7 @@ def check_public(st: Statement) -> None:
     dims = Dims.of(st)
     s, hm = dims.s, dims.h * dims.m
     expect_shapes(st, "inputs", {"k": (s, hm), "q": (s, hm), "v": (s, hm)})
-    expect_shapes(st, "outputs", {"o": (dims.s_hat, dims.d)})
+    expect_shapes(st, "outputs", {"o": (s, hm)})
     expect_shapes(st, "weights", {})
     params = params_of(st)
     params.check(s, dims.m)
