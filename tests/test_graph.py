@@ -7,15 +7,18 @@ import numpy as np
 import pytest
 
 from cairn import examples
+from cairn.prover import soundness
 from cairn.prover.errors import VerificationError
 from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.verifier import verify_graph
-from cairn.prover.graph.views import mod_p_relations, output_bounds
+from cairn.prover.graph.views import mod_p_relations, output_bounds, security_bits, worst_cases
 from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.qkv import model as qkv
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.pcs.params import PARAMS
+from cairn.prover.soundness import bits
 from cairn.serializer import proof_file
 from cairn.serializer.errors import MalformedProofError
 from tests.proof_mutations import check_of, graph_mutations, rejections
@@ -180,3 +183,18 @@ def test_malformed_files_name_the_field(where, value, path):
     with pytest.raises(MalformedProofError) as err:
         proof_file.from_json_dict(doc)
     assert err.value.field == path
+
+
+def test_soundness_is_the_union_bound_over_the_nodes(monkeypatch):
+    """Each layer alone clears a target the graph, summing their errors, misses."""
+    g, hidden, proof = block()
+    total = security_bits(proof.statement)
+    alone = [
+        bits(LAYERS[st.kind].error_terms(st))
+        for st in worst_cases(proof.statement)
+        if LAYERS[st.kind].error_terms
+    ]
+    assert 96 < total < min(alone) - 0.5
+    monkeypatch.setattr(soundness, "TARGET_BITS", total + 0.1)
+    assert check_of(None, proof) == "graph.params"
+    assert _refusal(g, hidden) == "graph.params"

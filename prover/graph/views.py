@@ -12,7 +12,7 @@ relations that read it hold mod p only, as relations on committed weights do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -20,8 +20,10 @@ import numpy as np
 from cairn.prover.errors import VerificationError
 from cairn.prover.graph.statement import GraphStatement, Node, name_felt
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import PARAMS
 from cairn.prover.ranges import Tensors, mod_p_only
-from cairn.prover.walk.layer import LayerSpec
+from cairn.prover.soundness import bits, shortfall
+from cairn.prover.walk.layer import SUMCHECK_ERROR, LayerSpec
 from cairn.prover.walk.statement import Statement
 
 
@@ -137,11 +139,34 @@ def worst_cases(g: GraphStatement) -> list[Statement]:
 
 def layer_statements(g: GraphStatement) -> list[Statement]:
     """The verifier's view of every node, each checked by its layer's own `check` (shapes,
-    parameters, statement.range, witness layout); the prover runs it too."""
+    parameters, statement.range, witness layout), then the whole proof's soundness
+    (`graph.params`); the prover runs it too."""
     views = worst_cases(g)
     for st in views:
         LAYERS[st.kind].check(st)
+    if problem := shortfall(lambda: error_terms(g, views)):
+        raise VerificationError("graph.params", problem)
     return views
+
+
+def error_terms(g: GraphStatement, views: Sequence[Statement]) -> dict[str, float]:
+    """The union bound over the nodes' own terms (a sum-check layer: SUMCHECK_ERROR) and the
+    committed weights' one opening (docs/model-walk.md, "Soundness")."""
+    terms = {}
+    for i, st in enumerate(views):
+        of = LAYERS[st.kind].error_terms
+        layer = of(st) if of else {"sum-checks": SUMCHECK_ERROR}
+        terms |= {f"node {i} ({st.kind}) {name}": p for name, p in layer.items()}
+    if g.committed:
+        (hash_,) = {c.commitment.hash for c in g.committed.values()} or {"poseidon"}
+        largest = max(c.commitment.n_vars for c in g.committed.values())
+        reads = sum(len(node.weights) for node in g.nodes)
+        terms["weights opening"] = 2.0 ** -PARAMS[hash_].security_bits(largest, reads)
+    return terms
+
+
+def security_bits(g: GraphStatement) -> float:
+    return bits(error_terms(g, worst_cases(g)))
 
 
 def with_values(g: GraphStatement, node: Node, hidden: Tensors, view: Statement) -> Statement:

@@ -96,6 +96,7 @@ LAYERS: dict[str, LayerSpec] = {
             verify_attn,
             advise_attn,
             dim_names=attn.DIM_NAMES,
+            error_terms=attn.error_terms,
         ),
         LayerSpec(
             requant.KIND,
@@ -106,6 +107,7 @@ LAYERS: dict[str, LayerSpec] = {
             verify_requant,
             advise_requant,
             dim_names=requant.DIM_NAMES,
+            error_terms=requant.error_terms,
         ),
         LayerSpec(
             gelu.KIND,
@@ -116,6 +118,7 @@ LAYERS: dict[str, LayerSpec] = {
             verify_gelu,
             advise_gelu,
             dim_names=gelu.DIM_NAMES,
+            error_terms=gelu.error_terms,
         ),
         LayerSpec(
             add.KIND,

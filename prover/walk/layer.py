@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,3 +42,12 @@ class LayerSpec:
     advise: Advise | None = None
     dim_names: tuple[str, ...] = ()
     """What each of the statement's dims means, for people (`cairn inspect`)."""
+    error_terms: Callable[[Statement], Mapping[str, float]] | None = None
+    """The soundness error of a statement's proof, term by term, for layers with lookups and
+    openings; None for a layer of sum-checks only, whose error (rounds × degree / |F|) is far
+    below SUMCHECK_ERROR at any size a statement can name."""
+
+
+SUMCHECK_ERROR = 2.0**-110
+"""A bound on the soundness error of a layer made of sum-checks and same-poly merges: at most
+2^12 rounds of degree ≤ 4 over |F| = p^4 ≈ 2^124 (docs/model-walk.md, "Soundness")."""

@@ -12,9 +12,9 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
 from cairn.prover.ranges import Relation, Tensors
+from cairn.prover.softmax import soundness
 from cairn.prover.softmax.model import forward, valid_entries
 from cairn.prover.softmax.params import QK_BOUND, SoftmaxParams
-from cairn.prover.softmax.soundness import security_problem
 from cairn.prover.softmax.verifier import check_commitments
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
@@ -83,6 +83,11 @@ def range_violation(q: np.ndarray, k: np.ndarray) -> str | None:
     return None
 
 
+def error_terms(st: Statement) -> dict[str, float]:
+    """The soundness error terms of this statement's proof (docs/layers/attn.md)."""
+    return soundness.error_terms(Dims.of(st), params_of(st))
+
+
 def check(st: Statement) -> None:
     """The verifier's statement check: the public part, then softmax's witness commitment."""
     check_public(st)
@@ -100,7 +105,7 @@ def check_public(st: Statement) -> None:
     expect_shapes(st, "weights", {})
     params = params_of(st)
     params.check(s, dims.m)
-    if problem := security_problem(dims, params):
+    if problem := soundness.security_problem(dims, params):
         raise VerificationError("softmax.params", problem)
     if problem := range_violation(st.inputs["q"], st.inputs["k"]):
         raise VerificationError("statement.range", problem)

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from cairn.prover.errors import VerificationError
+from cairn.prover.layers.gelu import soundness
 from cairn.prover.layers.gelu.params import GeluParams, entry_vars, params_of
-from cairn.prover.layers.gelu.soundness import security_problem
 from cairn.prover.layers.gelu.verifier import check_commitments
 from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
@@ -58,6 +58,11 @@ def make_statement(x: np.ndarray, f_in: int, b_in: int, f_out: int, b_out: int) 
     return Statement(KIND, (*x.shape, f_in, b_in, f_out, b_out), {"x": x}, {"y": lookup(x, p)}, {})
 
 
+def error_terms(st: Statement) -> dict[str, float]:
+    """The soundness error terms of this statement's proof (docs/layers/gelu.md)."""
+    return soundness.error_terms(entry_vars(st), params_of(st))
+
+
 def check(st: Statement) -> None:
     """The verifier's statement check: shapes, parameters and soundness, y's declared bound,
     the witness commitment. No tensor value is read (x may be hidden or unbounded)."""
@@ -68,7 +73,7 @@ def check(st: Statement) -> None:
     expect_shapes(st, "outputs", {"y": shape})
     expect_shapes(st, "weights", {})
     p, n = params_of(st), entry_vars(st)
-    if problem := p.problem() or security_problem(n, p):
+    if problem := p.problem() or soundness.security_problem(n, p):
         raise VerificationError("gelu.params", problem)
     expect_ranges(st, RELATIONS)
     check_commitments(n, p, st.witness)

@@ -11,8 +11,8 @@ import numpy as np
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import max_magnitude
+from cairn.prover.layers.requant import soundness
 from cairn.prover.layers.requant.params import RequantParams, entry_vars, params_of
-from cairn.prover.layers.requant.soundness import security_problem
 from cairn.prover.layers.requant.verifier import check_commitments
 from cairn.prover.mle import pad_tensor
 from cairn.prover.ranges import Relation, Tensors
@@ -101,6 +101,11 @@ def make_statement(
     return Statement(KIND, dims, {"x": x}, {"y": requantize(x, p)}, {})
 
 
+def error_terms(st: Statement) -> dict[str, float]:
+    """The soundness error terms of this statement's proof (docs/layers/requant.md)."""
+    return soundness.error_terms(entry_vars(st), params_of(st))
+
+
 def check(st: Statement) -> None:
     """The verifier's statement check: the public part, then the witness commitment."""
     check_public(st)
@@ -123,5 +128,5 @@ def check_public(st: Statement) -> None:
     if max_magnitude(st.inputs["x"]) > p.bound:
         raise VerificationError("statement.range", f"x has entries beyond A = {p.bound}")
     expect_ranges(st, RELATIONS)
-    if problem := p.table_problem() or security_problem(entry_vars(st), p):
+    if problem := p.table_problem() or soundness.security_problem(entry_vars(st), p):
         raise VerificationError("requant.params", problem)
