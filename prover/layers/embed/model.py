@@ -13,6 +13,7 @@ import numpy as np
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
+from cairn.prover.mle import next_pow2
 from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
@@ -28,6 +29,12 @@ def block_name(j: int) -> str:
 def word_blocks(vocab: int, block_rows: int) -> list[tuple[int, int]]:
     """Rows [start, end) of each word block, in order."""
     return [(a, min(a + block_rows, vocab)) for a in range(0, vocab, block_rows)]
+
+
+def pcs_block_rows(vocab: int, d: int, max_vars: int) -> int:
+    """The most rows one PCS polynomial of 2^max_vars values holds (at most V): the blocks the
+    model file commits (models/minilm/model_file.py, `row_blocks`)."""
+    return min(vocab, max(1, (1 << max_vars) // next_pow2(d)))
 
 
 def token_ids(dims: Sequence[int]) -> tuple[int, ...]:
