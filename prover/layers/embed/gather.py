@@ -22,12 +22,10 @@ from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.embed.model import block_name, token_ids, weight_shapes
-from cairn.prover.mle import binary, log2_exact, next_pow2
+from cairn.prover.mle import binary, inverse_pow2, log2_exact, next_pow2
 from cairn.prover.sumcheck.prover import Product
 
 DEGREE = 2
-HALF_INVERSE = (P + 1) // 2
-"""2^−1 mod p."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +71,7 @@ class Gather:
         return max(t.n_vars for t in self.tables)
 
     def coeff(self, t: Table) -> QM31:
-        return QM31.from_int(pow(HALF_INVERSE, self.n_vars - t.n_vars, P))
+        return inverse_pow2(self.n_vars - t.n_vars)
 
     def products(self) -> list[Product]:
         """Table t's selector and column combination are MLEs 2t and 2t + 1."""

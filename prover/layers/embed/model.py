@@ -48,7 +48,7 @@ def weight_shapes(dims: Sequence[int]) -> dict[str, tuple[int, ...]]:
     return shapes | {"position": (positions, d)}
 
 
-def gather_rows(t: Tensors, dims: Sequence[int]) -> np.ndarray:
+def _word_rows(t: Tensors, dims: Sequence[int]) -> np.ndarray:
     """word[ids] from the blocks: s × d."""
     block_rows = dims[2]
     return np.stack([t[block_name(v // block_rows)][v % block_rows] for v in token_ids(dims)])
@@ -58,7 +58,7 @@ def _sum_bound(t: Tensors, dims: Sequence[int]) -> int:
     """max over i < s and c of |word[ids_i, c]| + |position[i, c]|: monotone in both tables'
     magnitudes, and at most max|word| + max|position|."""
     s = dims[0]
-    total = np.abs(gather_rows(t, dims)) + np.abs(t["position"][:s])
+    total = np.abs(_word_rows(t, dims)) + np.abs(t["position"][:s])
     return int(total.max())
 
 

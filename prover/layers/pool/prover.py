@@ -9,21 +9,19 @@ from __future__ import annotations
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
-from cairn.prover.fields.m31 import P
-from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.pool.proof import PoolProof
-from cairn.prover.mle import log2_exact, next_pow2
+from cairn.prover.mle import inverse_pow2, log2_exact, next_pow2
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
-HALF_POINT = QM31.from_int((P + 1) // 2)
+HALF_POINT = inverse_pow2(1)
 """½ in M31."""
 
 
 def row_sum_claims(st: Statement, out: Claim) -> LayerClaims:
     """The claim on x the output claim is equal to (both sides; nothing is absorbed)."""
     k = log2_exact(next_pow2(st.dims[0]))
-    value = out.value * QM31.from_int(pow(int(HALF_POINT.a), k, P))
+    value = out.value * inverse_pow2(k)
     return LayerClaims({"x": [Claim((HALF_POINT,) * k + out.point, value)]}, {})
 
 
