@@ -203,6 +203,7 @@ def test_relation_bounds_y_and_is_skipped_for_committed_tables():
     assert rel.result == "y" and np.abs(st.outputs["y"]).max() <= bound <= 254
     committed, _ = commit_weights(st, PARAMS["blake2s"])
     SPEC.check(dataclasses.replace(committed, weights={}))  # nothing to bound: mod p only
+    SPEC.check(dataclasses.replace(st, unbounded=frozenset({"y"})))  # y hidden in a model walk
 
 
 @pytest.mark.parametrize("hash_", ["blake2s", "poseidon"])
