@@ -13,14 +13,17 @@ from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.views import output_bounds
 from cairn.prover.layers.add import model as add
 from cairn.prover.layers.attn import model as attn
+from cairn.prover.layers.embed import model as embed
 from cairn.prover.layers.gelu import model as gelu
 from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.mha import model as mha
+from cairn.prover.layers.pool import model as pool
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.layers.requant.params import RequantParams
+from cairn.prover.pcs import POSEIDON_PARAMS
 from cairn.prover.walk.statement import Statement
 
 
@@ -121,6 +124,18 @@ def gelu_example(rows: int, cols: int, seed: int) -> Statement:
     return gelu.make_statement(x, f_in, b_in, f_out, b_out)
 
 
+def embed_example(seq: int, vocab: int, dim: int, positions: int, seed: int) -> Statement:
+    """Random token ids and int8 tables; the word table in the blocks a PCS commitment holds."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, vocab, seq)
+    rows = embed.pcs_block_rows(vocab, dim, POSEIDON_PARAMS.max_n_vars)
+    return embed.make_statement(ids, _int8(rng, vocab, dim), _int8(rng, positions, dim), rows)
+
+
+def pool_example(seq: int, dim: int, seed: int) -> Statement:
+    return pool.make_statement(_int8(np.random.default_rng(seed), seq, dim))
+
+
 BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
     "linear s=128 e=384 h=1536": lambda: linear_example(128, 384, 1536, 0),
@@ -131,6 +146,8 @@ BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "gelu 128×1536 b_in=15 b_out=12": lambda: gelu_example(128, 1536, 0),
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
     "qkv-decode T=4 l=256 e=h=384": lambda: decode_example(4, 256, 124, 384, 384, 0),
+    "embed s=128 V=30522 P=512 d=384": lambda: embed_example(128, 30522, 384, 512, 0),
+    "pool s=128 d=384": lambda: pool_example(128, 384, 0),
 }
 
 

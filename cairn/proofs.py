@@ -125,11 +125,16 @@ def prove_matmul_cmd(
 
 
 def _dims_text(st: Statement | Node) -> str:
-    """The dims by name (`s=128 h=12 …`), or as numbers if the file has another count."""
+    """The dims by name (`s=128 h=12 …`), then any further ones (embed's token ids) as a
+    list, shortened; as numbers if the file has fewer."""
     names = LAYERS[st.kind].dim_names
-    if len(names) != len(st.dims):
+    if len(names) > len(st.dims):
         return " ".join(map(str, st.dims))
-    return " ".join(f"{n}={d}" for n, d in zip(names, st.dims, strict=True))
+    text = " ".join(f"{n}={d}" for n, d in zip(names, st.dims, strict=False))
+    rest = [str(d) for d in st.dims[len(names) :]]
+    if len(rest) > 8:
+        rest = [*rest[:8], f"… ({len(rest)} in all)"]
+    return f"{text} [{' '.join(rest)}]" if rest else text
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -176,7 +181,7 @@ def _prove_walk(
         if commit:
             progress.add_task(f"committing to the weights ({commit.value})")
             statement, weight_data = commit_weights(statement, PARAMS[commit.value])
-        progress.add_task(f"proving {kind} " + "×".join(map(str, statement.dims)))
+        progress.add_task(f"proving {kind} {_dims_text(statement)}")
         proof = prove_walk(LAYERS[kind], statement, weight_data)
         proof_file.save(proof, out_path)
     out.print(f"wrote {out_path} ({_describe(proof)}, {proof_felts(proof)} proof felts)")
@@ -329,6 +334,36 @@ def prove_attn_cmd(
         lambda: examples.attn_example(seq, heads, head_dim, causal, gamma, seed),
         out_path,
     )
+
+
+@prove_app.command("embed")
+def prove_embed_cmd(
+    seq: Dim = 128,
+    vocab: Dim = 30522,
+    dim: Dim = 384,
+    positions: Dim = 512,
+    seed: Seed = 0,
+    commit_weights: CommitWeights = None,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove y = word[ids] + position[:seq] for random token ids and int8 tables word
+    (vocab×dim, in blocks one commitment holds) and position (positions×dim)."""
+    if seq > positions:
+        raise fail(f"--seq {seq} exceeds --positions {positions}")
+    _prove_walk(
+        "embed",
+        lambda: examples.embed_example(seq, vocab, dim, positions, seed),
+        out_path,
+        commit_weights,
+    )
+
+
+@prove_app.command("pool")
+def prove_pool_cmd(
+    seq: Dim = 128, dim: Dim = 384, seed: Seed = 0, out_path: ProofOut = None
+) -> None:
+    """Prove y = Σ_i x[i] (the mean pooling's numerator) for random int8 x (seq×dim)."""
+    _prove_walk("pool", lambda: examples.pool_example(seq, dim, seed), out_path)
 
 
 @prove_app.command("requant")

@@ -11,11 +11,16 @@ from collections.abc import Sequence
 import cairn_native
 import numpy as np
 
-from cairn.prover.fields.m31 import embed
+from cairn.prover.fields.m31 import P, embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.linalg import matmul_mod_p
 
 ONE = QM31.one()
+
+
+def inverse_pow2(k: int) -> QM31:
+    """2^−k in the field: a sum over k boolean variables divided by their 2^k points."""
+    return QM31.from_int(pow((P + 1) // 2, k, P))
 
 
 def log2_exact(n: int) -> int:

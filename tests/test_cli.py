@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from cairn.cli import app
 from cairn.prover.fields import P
+from cairn.serializer import proof_file
 
 runner = CliRunner()
 CAIRN = [sys.executable, "-m", "cairn"]
@@ -212,6 +213,9 @@ def test_too_large_to_allocate_is_a_clear_error(tmp_path):
         ["requant", "--rows", 3, "--cols", 5, "--multiplier", 3, "--shift", 9, "--bits", 8],
         ["gelu", "--rows", 3, "--cols", 5],
         ["gelu", "--rows", 1, "--cols", 1],
+        ["embed", "--seq", 3, "--vocab", 11, "--dim", 2, "--positions", 5],
+        ["embed", "--seq", 1, "--vocab", 3, "--dim", 3, "--commit-weights", "blake2s"],
+        ["pool", "--seq", 3, "--dim", 5],
     ],
 )
 def test_every_layer_proves_and_verifies_from_the_cli(tmp_path, args):
@@ -251,6 +255,20 @@ def test_layer_usage_errors_exit_2(tmp_path):
     assert result.exit_code == 2 and "2^30" in result.output and not out.exists()
     result = run("prove", "requant", "--shift", 25, "--bits", 8, "--out", out)
     assert result.exit_code == 2 and "b + k" in result.output and not out.exists()
+
+
+def test_embed_names_its_dims_and_lists_the_token_ids(tmp_path):
+    path = tmp_path / "embed.json"
+    args = ["--seq", 10, "--vocab", 7, "--dim", 2, "--positions", 12, "--out", path]
+    assert run("prove", "embed", *args).exit_code == 0
+    ids = proof_file.load(path).statement.dims[5:]
+    result = run("inspect", path)
+    listed = " ".join(map(str, ids[:8]))
+    assert (
+        result.exit_code == 0 and f"s=10 V=7 B=7 P=12 d=2 [{listed} … (10 in all)]" in result.output
+    )
+    result = run("prove", "embed", "--seq", 13, "--positions", 12, "--out", path)
+    assert result.exit_code == 2 and "exceeds --positions" in result.output
 
 
 def test_bench_softmax_reports_accuracy(tmp_path):

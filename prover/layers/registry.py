@@ -10,6 +10,10 @@ from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.attn.prover import advise_attn, prove_attn
 from cairn.prover.layers.attn.verifier import verify_attn
+from cairn.prover.layers.embed import model as embed
+from cairn.prover.layers.embed.proof import EmbedProof
+from cairn.prover.layers.embed.prover import prove_embed
+from cairn.prover.layers.embed.verifier import verify_embed
 from cairn.prover.layers.gelu import model as gelu
 from cairn.prover.layers.gelu.proof import GeluProof
 from cairn.prover.layers.gelu.prover import advise_gelu, prove_gelu
@@ -26,6 +30,10 @@ from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.mha.proof import MhaProof
 from cairn.prover.layers.mha.prover import prove_mha
 from cairn.prover.layers.mha.verifier import verify_mha
+from cairn.prover.layers.pool import model as pool
+from cairn.prover.layers.pool.proof import PoolProof
+from cairn.prover.layers.pool.prover import prove_pool
+from cairn.prover.layers.pool.verifier import verify_pool
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.posenc.proof import PosencProof
 from cairn.prover.layers.posenc.prover import prove_posenc
@@ -128,6 +136,24 @@ LAYERS: dict[str, LayerSpec] = {
             prove_add,
             verify_add,
             dim_names=add.DIM_NAMES,
+        ),
+        LayerSpec(
+            embed.KIND,
+            EmbedProof,
+            embed.check,
+            embed.RELATIONS,
+            prove_embed,
+            verify_embed,
+            dim_names=embed.DIM_NAMES,
+        ),
+        LayerSpec(
+            pool.KIND,
+            PoolProof,
+            pool.check,
+            pool.RELATIONS,
+            prove_pool,
+            verify_pool,
+            dim_names=pool.DIM_NAMES,
         ),
     )
 }
