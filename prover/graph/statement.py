@@ -8,8 +8,11 @@ graph's, public or bound by commitments, and any node may read any of them (docs
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
@@ -21,7 +24,6 @@ from cairn.prover.walk.statement import (
     absorb_dims,
     absorb_shape,
     absorb_tensors,
-    absorb_weights,
     domain_tag,
 )
 
@@ -70,6 +72,14 @@ def name_felt(name: str) -> int:
     return int.from_bytes(raw, "big")
 
 
+def tensor_digest(t: np.ndarray) -> list[int]:
+    """Blake2s of the tensor's values (int64, little-endian, row-major) as eight u32 words: a
+    public weight enters the transcript by this digest, so a model's millions of weights cost
+    one hash, not one absorption each, and a file may leave them to the model they come from."""
+    digest = hashlib.blake2s(np.ascontiguousarray(t, dtype="<i8").tobytes()).digest()
+    return [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 32, 4)]
+
+
 def _absorb_wiring(channel: Channel, wiring: Mapping[str, str]) -> None:
     channel.mix_u64(len(wiring))
     for local in sorted(wiring):
@@ -100,7 +110,12 @@ def absorb_graph(channel: Channel, g: GraphStatement) -> None:
     channel.mix_u64(len(names))
     for name in names:
         channel.mix_root(name_felt(name))
-    absorb_weights(channel, g.weights, g.committed)
+        if name in g.committed:
+            absorb_shape(channel, g.committed[name].shape)
+            absorb_commitment(channel, g.committed[name].commitment)
+        else:
+            absorb_shape(channel, g.weights[name].shape)
+            channel.mix_u32s(tensor_digest(g.weights[name]))
     for node in g.nodes:
         channel.mix_u64(len(node.witness))
         for name in sorted(node.witness):
