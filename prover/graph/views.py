@@ -12,12 +12,13 @@ relations that read it hold mod p only, as relations on committed weights do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.statement import GraphStatement, Node, name_felt
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PARAMS
@@ -84,49 +85,64 @@ def _output_bound(spec: LayerSpec, st: Statement, local: str) -> int | None:
     return min(bounds) if bounds else None
 
 
-def output_bounds(st: Statement) -> dict[str, int | None]:
-    """What each output of a layer statement is bounded by, from its checked relations (None:
-    no bound) — what a consumer of the output, hidden in a graph, may assume."""
-    return {local: _output_bound(LAYERS[st.kind], st, local) for local in st.outputs}
-
-
 def _worst(shape: tuple[int, ...], bound: int | None) -> np.ndarray:
-    return np.full(shape, bound or 0, dtype=np.int64)
+    """Every entry at `bound` (0 if none); beyond (p−1)/2 the producer's own check refuses, so
+    the fill stops just past it."""
+    return np.full(shape, min(bound or 0, HALF + 1), dtype=np.int64)
+
+
+def at_bounds(
+    st: Statement, inputs: Mapping[str, int | None], outputs: Collection[str] = ()
+) -> tuple[Statement, dict[str, int | None]]:
+    """`st` as the verifier sees it: each input named in `inputs` (a hidden tensor) read as its
+    worst case, every entry at its bound (None: no bound, so unbounded), and each output named
+    in `outputs` (hidden) at the bound the layer's relations then give it, returned too."""
+    st = replace(
+        st,
+        inputs={**st.inputs, **{n: _worst(st.inputs[n].shape, b) for n, b in inputs.items()}},
+        unbounded=st.unbounded | {n for n, b in inputs.items() if b is None},
+    )
+    bounds = {n: _output_bound(LAYERS[st.kind], st, n) for n in outputs}
+    st = replace(
+        st,
+        outputs={**st.outputs, **{n: _worst(st.outputs[n].shape, b) for n, b in bounds.items()}},
+        unbounded=st.unbounded | {n for n, b in bounds.items() if b is None},
+    )
+    return st, bounds
+
+
+def output_bounds(
+    st: Statement, inputs: Mapping[str, int | None] | None = None
+) -> dict[str, int | None]:
+    """What each output of a layer statement is bounded by (None: no bound) when the inputs
+    named in `inputs` are hidden with those bounds: what a consumer of the output, hidden in a
+    graph, may assume, and what a prover building a graph must plan with."""
+    return at_bounds(st, inputs or {}, st.outputs)[1]
 
 
 def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, int | None]) -> Statement:
     """The node's statement with public tensors as they are and hidden ones at their bound;
     records the bounds of the hidden tensors it produces."""
-    spec = LAYERS[node.kind]
 
     def tensor(name: str) -> np.ndarray:
         if name in g.inputs:
             return g.inputs[name]
-        return g.outputs[name] if name in g.outputs else _worst(g.hidden[name], bounds[name])
+        return g.outputs[name] if name in g.outputs else _worst(g.hidden[name], 0)
 
-    hidden_out = {local: name for local, name in node.outputs.items() if name in g.hidden}
     st = Statement(
         node.kind,
         node.dims,
         {local: tensor(name) for local, name in node.inputs.items()},
-        {
-            local: tensor(name) if local not in hidden_out else _worst(g.hidden[name], 0)
-            for local, name in node.outputs.items()
-        },
+        {local: tensor(name) for local, name in node.outputs.items()},
         {local: g.weights[name] for local, name in node.weights.items() if name in g.weights},
         {local: g.committed[name] for local, name in node.weights.items() if name in g.committed},
         node.witness,
-        frozenset(
-            local
-            for local, name in node.inputs.items()
-            if name in g.hidden and bounds[name] is None
-        ),
     )
-    for local, name in hidden_out.items():
-        bounds[name] = _output_bound(spec, st, local)
-    outputs = {**st.outputs, **{local: tensor(name) for local, name in hidden_out.items()}}
-    unbounded = {local for local, name in hidden_out.items() if bounds[name] is None}
-    return replace(st, outputs=outputs, unbounded=st.unbounded | unbounded)
+    hidden_in = {local: bounds[name] for local, name in node.inputs.items() if name in g.hidden}
+    hidden_out = {local: name for local, name in node.outputs.items() if name in g.hidden}
+    st, produced = at_bounds(st, hidden_in, hidden_out)
+    bounds.update({name: produced[local] for local, name in hidden_out.items()})
+    return st
 
 
 def worst_cases(g: GraphStatement) -> list[Statement]:
