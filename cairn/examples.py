@@ -76,7 +76,7 @@ def requant_example(
     the CLAMP table fits."""
     rng = np.random.default_rng(seed)
     a = 22
-    while (a > 0 and (p := RequantParams(multiplier, shift, bits, a)).range_problem()) or (
+    while (a > 0 and (p := RequantParams.of_bits(multiplier, shift, bits, a)).range_problem()) or (
         p.table_problem()
     ):
         a -= 1

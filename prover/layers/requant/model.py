@@ -87,8 +87,9 @@ def make_statement(x: np.ndarray, multiplier: int, shift: int, bits: int) -> Sta
     x = np.asarray(x, dtype=np.int64)
     if x.ndim != 2:
         raise ValueError(f"requant takes a 2-D input, not shape {x.shape}")
-    p = RequantParams(multiplier, shift, bits, max_magnitude(x).bit_length())
-    dims = (*x.shape, multiplier, shift, bits, p.in_bits)
+    in_bits = max_magnitude(x).bit_length()
+    p = RequantParams.of_bits(multiplier, shift, bits, in_bits)
+    dims = (*x.shape, multiplier, shift, bits, in_bits)
     st = Statement(KIND, dims, {"x": x}, {"y": np.zeros_like(x)}, {})
     try:
         check_public(st)  # before any work is spent on it
