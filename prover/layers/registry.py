@@ -10,6 +10,10 @@ from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.kvcache.proof import DecodeProof
 from cairn.prover.layers.kvcache.prover import prove_decode
 from cairn.prover.layers.kvcache.verifier import verify_decode
+from cairn.prover.layers.layernorm import model as layernorm
+from cairn.prover.layers.layernorm.proof import LayerNormProof
+from cairn.prover.layers.layernorm.prover import advise_layernorm, prove_layernorm
+from cairn.prover.layers.layernorm.verifier import verify_layernorm
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.mha.proof import MhaProof
 from cairn.prover.layers.mha.prover import prove_mha
@@ -86,6 +90,16 @@ LAYERS: dict[str, LayerSpec] = {
             verify_requant,
             advise_requant,
             dim_names=requant.DIM_NAMES,
+        ),
+        LayerSpec(
+            layernorm.KIND,
+            LayerNormProof,
+            layernorm.check,
+            layernorm.RELATIONS,
+            prove_layernorm,
+            verify_layernorm,
+            advise_layernorm,
+            dim_names=layernorm.DIM_NAMES,
         ),
     )
 }
