@@ -207,6 +207,7 @@ def test_too_large_to_allocate_is_a_clear_error(tmp_path):
         ["posenc", "--seq", 3, "--context", 5, "--embed", 2],
         ["attn", "--seq", 3, "--heads", 3, "--head-dim", 5, "--causal"],
         ["requant", "--rows", 3, "--cols", 5, "--multiplier", 3, "--shift", 9, "--bits", 8],
+        ["layernorm", "--seq", 3, "--dim", 5],
     ],
 )
 def test_every_layer_proves_and_verifies_from_the_cli(tmp_path, args):

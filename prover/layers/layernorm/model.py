@@ -100,14 +100,24 @@ def forward(
     h: np.ndarray, gamma: np.ndarray, beta: np.ndarray, p: LayerNormParams
 ) -> LayerNormTrace:
     """The integer LayerNorm of every row of h (s × d) and its witness."""
+    return normalise(h, gamma, beta, p, *row_factors(*statistics(h, p.limb_bits), p))
+
+
+def normalise(
+    h: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    p: LayerNormParams,
+    mean: np.ndarray,
+    factors: np.ndarray,
+) -> LayerNormTrace:
+    """Everything after the statistics, for given row means μ and factors r."""
     s, d = h.shape
-    s1, limb_sums = statistics(h, p.limb_bits)
-    mean, r = row_factors(s1, limb_sums, p)
     centred = pad_tensor(h - mean[:, None])
-    norm = requant_trace(centred * pad_tensor(r)[:, None], p.norm)
+    norm = requant_trace(centred * pad_tensor(factors)[:, None], p.norm)
     scale = requant_trace(norm.y * pad_tensor(gamma)[None, :], p.scale)
     lo, hi = limbs(pad_tensor(h), p.limb_bits)
-    return LayerNormTrace(lo, hi, centred, mean, r, norm, scale, scale.y[:s, :d] + beta)
+    return LayerNormTrace(lo, hi, centred, mean, factors, norm, scale, scale.y[:s, :d] + beta)
 
 
 def _sum_bound(_: Tensors, dims: Sequence[int]) -> int:
