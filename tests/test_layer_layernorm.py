@@ -84,7 +84,9 @@ def _quantized(h, gamma, beta, p, f_h=10, f_gamma=11):
     m = QuantModel(
         config, Widths(norm_shift=p.shift), {"n.gamma": gamma, "n.beta": beta}, scales, bits
     )
-    return quantized.Pass(m, Trace()).layer_norm("n", h, f_h)
+    run = quantized.Pass(m, Trace())
+    assert run.layer_norm_params("n", h, f_h) == p
+    return run.layer_norm("n", h, f_h)
 
 
 @pytest.mark.parametrize("shape", SHAPES)

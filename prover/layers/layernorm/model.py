@@ -120,8 +120,11 @@ def normalise(
     return LayerNormTrace(lo, hi, centred, mean, factors, norm, scale, scale.y[:s, :d] + beta)
 
 
-def _sum_bound(_: Tensors, dims: Sequence[int]) -> int:
-    """|S1| ≤ d·2^(2w−1) and every limb sum ≤ d·(2^w − 1)²: both below the latter for w ≥ 1."""
+def _row_sum_bound(_: Tensors, dims: Sequence[int]) -> int:
+    return LayerNormParams(*dims[1:]).row_sum_bound()
+
+
+def _limb_sum_bound(_: Tensors, dims: Sequence[int]) -> int:
     return LayerNormParams(*dims[1:]).limb_sum_bound()
 
 
@@ -141,8 +144,8 @@ def _output_bound(t: Tensors, dims: Sequence[int]) -> int:
 
 
 RELATIONS = (
-    Relation("s1 = Σ_j h", (), _sum_bound, result="s1"),
-    Relation("s2 = Σ_j (lo², lo·hi, hi²)", (), _sum_bound, result="s2"),
+    Relation("s1 = Σ_j h", (), _row_sum_bound, result="s1"),
+    Relation("s2 = Σ_j (lo², lo·hi, hi²)", (), _limb_sum_bound, result="s2"),
     Relation("(h − μ)·r + 2^(k_n−1) = 2^k_n·n' + rem", (), _norm_bound),
     Relation("n·γ + 2^(k_z−1) = 2^k_z·z' + rem", ("gamma",), _scale_bound),
     Relation("y = z + β", ("beta",), _output_bound, result="y"),

@@ -72,8 +72,12 @@ class LayerNormParams:
         bound = self.norm.clamp * self.gamma_bound
         return RequantParams(1, self.scale_shift, self.scale_bits, bound)
 
+    def row_sum_bound(self) -> int:
+        """|S1| ≤ d·2^(2w−1)."""
+        return self.d << (2 * self.limb_bits - 1)
+
     def limb_sum_bound(self) -> int:
-        """The largest |limb sum| or |S1| of a row: d·(2^w − 1)² ≥ Σlo² (the largest)."""
+        """Every |limb sum| ≤ d·(2^w − 1)² (Σlo², the largest)."""
         return self.d * ((1 << self.limb_bits) - 1) ** 2
 
     def problem(self) -> str | None:
