@@ -12,7 +12,7 @@ import numpy as np
 from cairn.prover.channels.base import Channel
 from cairn.prover.channels.fork import fork, join
 from cairn.prover.claims import Claim
-from cairn.prover.fields.m31 import P, embed
+from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.layers.layernorm.model import LayerNormTrace, forward
 from cairn.prover.layers.layernorm.params import (
@@ -31,6 +31,7 @@ from cairn.prover.layers.layernorm.relations import (
     Relations,
     StepPoints,
     absorb_claims,
+    factor_table,
     layer_claims,
     opening_claims,
     witness_layout,
@@ -137,7 +138,7 @@ def prove_layernorm(
     gamma = QM31Array.from_signed(pad_tensor(st.weights["gamma"]))
     scale_step, kappa_cols = prove_head_product(rho_cols, gamma, n_at_rows, channel)
 
-    factors = QM31Array.from_base(pad_tensor(t.factors) % P)
+    factors = QM31Array.from_base(factor_table(t.factors))
     centred_at_cols = col_combination(embed(t.centred), eq_table(rho_cols))
     norm_step, kappa_rows = prove_head_product(rho_rows, factors, centred_at_cols, channel)
 

@@ -140,10 +140,16 @@ def centred_to_input(c: QM31, mean: QM31, cols: Sequence[QM31], d: int) -> QM31:
     return c + mean * prefix_mask(cols, d)
 
 
+def factor_table(factors: np.ndarray) -> np.ndarray:
+    """r over the ŝ padded rows as canonical M31 values: r may exceed (p − 1)/2 (a constant row
+    has r = 2^R·d), so it enters as r mod p; (h − μ)·r ≡ (h − μ)·(r mod p) is all the field
+    identity needs."""
+    return pad_tensor(np.asarray(factors, dtype=np.int64)) % P
+
+
 def factors_mle(factors: np.ndarray, point: Sequence[QM31]) -> QM31:
-    """r̃ at a row point: r may exceed (p − 1)/2 (a constant row has r = 2^R·d), so it enters
-    as r mod p; (h − μ)·r ≡ (h − μ)·(r mod p) is all the field identity needs."""
-    return evaluate(pad_tensor(np.asarray(factors, dtype=np.int64)) % P, point)
+    """r̃ at a row point."""
+    return evaluate(factor_table(factors), point)
 
 
 @dataclass(frozen=True)
