@@ -3,11 +3,13 @@ measures (at MiniLM's sizes: attention s = 128, h = 12, m = 32)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
 from cairn.models.minilm.quantized import Widths
+from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.graph.prover import assemble
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.views import output_bounds
@@ -16,6 +18,8 @@ from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.embed import model as embed
 from cairn.prover.layers.gelu import model as gelu
 from cairn.prover.layers.kvcache import model as kvcache
+from cairn.prover.layers.layernorm import model as layernorm
+from cairn.prover.layers.layernorm.params import LayerNormParams
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.pool import model as pool
@@ -100,7 +104,7 @@ def requant_example(
     the CLAMP table fits."""
     rng = np.random.default_rng(seed)
     a = 22
-    while (a > 0 and (p := RequantParams(multiplier, shift, bits, a)).range_problem()) or (
+    while (a > 0 and (p := RequantParams.of_bits(multiplier, shift, bits, a)).range_problem()) or (
         p.table_problem()
     ):
         a -= 1
@@ -136,6 +140,35 @@ def pool_example(seq: int, dim: int, seed: int) -> Statement:
     return pool.make_statement(_int8(np.random.default_rng(seed), seq, dim))
 
 
+def layernorm_params(h: np.ndarray, gamma: np.ndarray, eps: int = 0) -> LayerNormParams:
+    """MiniLM's LayerNorm settings (docs/models/minilm.md) for rows of h's width: R = 24, or
+    less for rows so wide that 2^(R+1)·√(d−1) would reach 2^30; n at scale 2^f_n with
+    f_n = 15 − ⌈log₂√d⌉ in 16 bits (k_n = R − f_n); z = R(n·γ; 11, 16); limb and γ bits
+    from the data."""
+    d = h.shape[1]
+    f_n = 15 - math.ceil(math.log2(math.sqrt(d)))
+    w, g = layernorm.limb_bits(h), max_magnitude(gamma).bit_length()
+    shift = 24
+    while (p := LayerNormParams(d, w, shift, eps, shift - f_n, 16, g, 11, 16)).problem():
+        if shift - f_n <= 1:
+            raise ValueError(f"no LayerNorm parameters fit: {p.problem()}")
+        shift -= 1
+    return p
+
+
+def layernorm_example(seq: int, dim: int, seed: int) -> Statement:
+    """Rows like a residual stream: each its own mean (|μ| < 2^12) and spread (2^8 to 2^13),
+    a few outlier features, |h| < 2^17; 12-bit γ, β within ±2^12."""
+    rng = np.random.default_rng(seed)
+    spread = 2.0 ** rng.uniform(8, 13, (seq, 1))
+    h = rng.normal(0, 1, (seq, dim)) * spread + rng.uniform(-(2**12), 2**12, (seq, 1))
+    outliers = rng.random((1, dim)) < 0.02
+    h = np.clip(np.rint(h + outliers * spread * 8), -(2**17) + 1, 2**17 - 1).astype(np.int64)
+    gamma = rng.integers(-2047, 2048, dim, dtype=np.int64)
+    beta = rng.integers(-(2**12), 2**12, dim, dtype=np.int64)
+    return layernorm.make_statement(h, gamma, beta, layernorm_params(h, gamma))
+
+
 BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
     "linear s=128 e=384 h=1536": lambda: linear_example(128, 384, 1536, 0),
@@ -144,6 +177,7 @@ BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "attn s=128 h=12 m=32 causal": lambda: attn_example(128, 12, 32, True, None, 0),
     "requant 128×384 M=181 k=22 b=8": lambda: requant_example(128, 384, 181, 22, 8, 0),
     "gelu 128×1536 b_in=15 b_out=12": lambda: gelu_example(128, 1536, 0),
+    "layernorm s=128 d=384": lambda: layernorm_example(128, 384, 0),
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
     "qkv-decode T=4 l=256 e=h=384": lambda: decode_example(4, 256, 124, 384, 384, 0),
     "embed s=128 V=30522 P=512 d=384": lambda: embed_example(128, 30522, 384, 512, 0),
@@ -165,7 +199,7 @@ def attention_block_example(
     for j in qkv.PROJECTIONS:
         y = projected.outputs[j]
         p = RequantParams.fit(bounds[j] or 0, int(np.abs(y).max()), 8)
-        st = requant.make_statement(y, p.multiplier, p.shift, p.bits, p.in_bits)
+        st = requant.make_statement(y, p.multiplier, p.shift, p.bits, p.bound.bit_length())
         layers.append((st, {"x": j, "y": f"{j}8"}))
     q, k, v = (st.outputs["y"] for st, _ in layers[1:])
     gamma = default_gamma(head_dim)

@@ -419,6 +419,19 @@ def prove_gelu_cmd(
     _prove_walk("gelu", lambda: examples.gelu_example(rows, cols, seed), out_path)
 
 
+@prove_app.command("layernorm")
+def prove_layernorm_cmd(
+    seq: Dim = 128,
+    dim: Dim = 384,
+    seed: Seed = 0,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove LayerNorm with exact integer statistics over random residual-like rows
+    (|h| < 2^17), |γ| < 2^11 and |β| < 2^12: the row sums and limb sums of Σh² are public,
+    the normalised rows committed witness (docs/layers/layernorm.md)."""
+    _prove_walk("layernorm", lambda: examples.layernorm_example(seq, dim, seed), out_path)
+
+
 def commit_cmd(
     matrix: Annotated[Path, typer.Argument(help="a .npy integer matrix (k x n)")],
     hash_: Annotated[Hash, typer.Option("--hash", help="Merkle hash of the commitment")] = (

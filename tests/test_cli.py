@@ -216,6 +216,7 @@ def test_too_large_to_allocate_is_a_clear_error(tmp_path):
         ["embed", "--seq", 3, "--vocab", 11, "--dim", 2, "--positions", 5],
         ["embed", "--seq", 1, "--vocab", 3, "--dim", 3, "--commit-weights", "blake2s"],
         ["pool", "--seq", 3, "--dim", 5],
+        ["layernorm", "--seq", 3, "--dim", 5],
     ],
 )
 def test_every_layer_proves_and_verifies_from_the_cli(tmp_path, args):

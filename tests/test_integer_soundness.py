@@ -13,9 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cairn import examples
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF, P, lift
 from cairn.prover.layers.kvcache import model as kvcache
+from cairn.prover.layers.layernorm import model as layernorm
+from cairn.prover.layers.layernorm.params import params_of
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.qkv import model as qkv
@@ -101,8 +104,21 @@ def posenc_statement(x: int, p: int) -> Statement:
     return Statement(posenc.KIND, (1, 1, 1), {"x": xs}, {"o": wrap(xs + ps)}, {"p": ps})
 
 
+def layernorm_statement(beta: int) -> Statement:
+    """One row h = (−2, 2), γ = (2047, 2047): z = ∓C_z·… within ±C_z, y = z + β mod p."""
+    h, gamma, b = np.array([[-2, 2]]), np.array([2047, 2047]), np.array([beta, beta])
+    st = layernorm.make_statement(h, gamma, zeros(2), examples.layernorm_params(h, gamma))
+    y = wrap(st.outputs["y"] + b)
+    return dataclasses.replace(
+        st, outputs={**st.outputs, "y": y}, weights={"beta": b, "gamma": gamma}
+    )
+
+
 def honest(st: Statement) -> Statement:
     """The same statement as the layer's own forward pass builds it."""
+    if st.kind == layernorm.KIND:
+        w = st.weights
+        return layernorm.make_statement(st.inputs["h"], w["gamma"], w["beta"], params_of(st))
     if st.kind == qkv.KIND:
         return qkv.make_statement(st.inputs["x"], st.weights)
     if st.kind == kvcache.KIND:
@@ -114,6 +130,8 @@ def honest(st: Statement) -> Statement:
     return posenc.make_statement(st.inputs["x"], st.weights["p"])
 
 
+C_Z = (1 << 15) - 1
+"""The layernorm examples' clamp of z (b_z = 16)."""
 # (build, largest inside the bound, just outside it, the relation the refusal names)
 CASES = [
     (qkv_statement, (32767, 32769, 0), (32768, 32768, 0), "x·w_q + b_q"),
@@ -126,6 +144,7 @@ CASES = [
     (mha_statement, (1, 1, 1 << 16, HALF >> 16), (1, 1, 1 << 16, 1 << 14), "o = a·v"),
     (posenc_statement, (HALF - 5, 5), (HALF - 5, 6), "o = x + p"),
     (posenc_statement, (-HALF, 0), (-HALF, -1), "o = x + p"),
+    (layernorm_statement, (HALF - C_Z,), (HALF - C_Z + 1,), "y = z + β"),
 ]
 IDS = [f"{build.__name__}-{inside}" for build, inside, *_ in CASES]
 

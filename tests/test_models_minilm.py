@@ -19,8 +19,12 @@ from cairn.models.minilm import accuracy, calibrate, model_file, quantized, refe
 from cairn.models.minilm.quantized import QuantModel, Trace, Widths
 from cairn.models.minilm.tokenizer import Tokenizer
 from cairn.models.safetensors import parse_safetensors, read_safetensors
+from cairn.prover.layers.layernorm import model as layernorm
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs import POSEIDON_PARAMS
 from cairn.prover.pcs.prover import commit_tensor
+from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.verifier import verify_walk
 
 runner = CliRunner()
 DTYPE_NAMES = {np.dtype("<f4"): "F32", np.dtype("<f8"): "F64", np.dtype("<i8"): "I64"}
@@ -310,9 +314,9 @@ def test_norm_factor_is_the_floor_square_root():
     for _ in range(200):
         h = [int(v) for v in rng.integers(-(2**16), 2**16, 384)]
         s1, s2 = sum(h), sum(v * v for v in h)
-        r = quantized.norm_factor(s1, s2, 384, 32, 0)
+        r = layernorm.norm_factor(s1, s2, 384, 24, 0)
         den = 384 * s2 - s1 * s1
-        assert r * r * den <= 2**64 < (r + 1) ** 2 * den + den
+        assert r * r * den <= 384**2 * 2**48 < (r + 1) ** 2 * den
 
 
 def test_integer_layer_norm_tracks_the_float_one():
@@ -345,6 +349,30 @@ def test_full_forward_at_128_tokens_stays_in_m31_and_near_the_reference(model, w
     assert pooled.count == 128 and pooled.sum.shape == (384,)
     assert max(trace.max_log2().values()) < 30
     assert float(pooled.embedding() @ one(weights, ids)) > 0.998
+
+
+def test_every_layer_norm_is_a_provable_layernorm_statement(model, tok, monkeypatch):
+    """At 128 tokens each of the 13 LayerNorms, with its layer_norm_params, is a layernorm
+    statement whose output is quantized.py's; the widest (layer0.ln2) is proven."""
+    seen = []
+    layer_norm = quantized.Pass.layer_norm
+
+    def record(run, name, h, f_h):
+        out = layer_norm(run, name, h, f_h)
+        seen.append((name, run.layer_norm_params(name, h, f_h), h, out))
+        return out
+
+    monkeypatch.setattr(quantized.Pass, "layer_norm", record)
+    quantized.forward(model, tok.encode(" ".join(accuracy.sentences("evaluation"))).ids)
+    assert len(seen) == 13
+    w = model.weights
+    for name, p, h, out in seen:
+        assert p.problem() is None and p.limb_bits <= 9, name
+        st = layernorm.make_statement(h, w[name + ".gamma"], w[name + ".beta"], p)
+        assert np.array_equal(st.outputs["y"], out), name
+        if name == "layer0.ln2":
+            spec = LAYERS["layernorm"]
+            verify_walk(spec, prove_walk(spec, st))
 
 
 def test_overflow_aborts_naming_the_site(model, tok):

@@ -34,6 +34,7 @@ def qkv_proof():
         (examples.linear_example(3, 5, 6, 0), "blake2s"),
         (examples.posenc_example(3, 9, 4, 0), "blake2s"),
         (examples.decode_example(2, 6, 3, 4, 3, 0), "blake2s"),
+        (examples.layernorm_example(3, 5, 0), "poseidon"),
     ],
 )
 def test_committed_weights_verify_and_leave_the_proof(statement, hash_):

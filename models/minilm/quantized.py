@@ -17,6 +17,8 @@ import numpy as np
 from cairn.models.minilm.source import Config
 from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.layers.gelu.table import gelu_table
+from cairn.prover.layers.layernorm import model as layernorm
+from cairn.prover.layers.layernorm.params import LayerNormParams
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.mle import pad_tensor
 from cairn.prover.softmax import model as softmax_model
@@ -118,12 +120,6 @@ def softmax(scores: np.ndarray, head_dim: int, log2_gamma: int) -> np.ndarray:
     return trace.y[:h, :s, :s]
 
 
-def norm_factor(s1: int, s2: int, d: int, log_num: int, e: int) -> int:
-    """A LayerNorm row's factor r = isqrt(⌊2^(2·log_num) / (d·S2 − S1² + d²·E)⌋) from the row's
-    public sums S1 = Σh and S2 = Σh² (exact bigints; a zero variance counts as 1)."""
-    return math.isqrt((1 << (2 * log_num)) // max(1, d * int(s2) - int(s1) ** 2 + d * d * e))
-
-
 @dataclass(frozen=True)
 class Pooled:
     """The pooled embedding as an integer sum over the real tokens at scale 2^−f, with the
@@ -162,23 +158,40 @@ class Pass:
         k = f_x + self.f(w) - self.f(site)
         return requant(t, site, acc, k, m.bits[site])
 
+    def layer_norm_params(self, name: str, h: np.ndarray, f_h: int) -> LayerNormParams:
+        """The layernorm layer's parameters (prover/layers/layernorm) of LayerNorm `name` over
+        h at scale 2^−f_h: R and the widths of n and the output from the model, E =
+        round(ε·2^(2f_h)), the shifts from the scales; h's limb bits and γ's magnitude bits
+        from the values (a model walk may widen the limbs to h's producer's bound)."""
+        m, d = self.m, h.shape[-1]
+        big_r, f_y = m.widths.norm_shift, self.f(name + ".y")
+        gamma = m.weights[name + ".gamma"]
+        return LayerNormParams(
+            d,
+            layernorm.limb_bits(h),
+            big_r,
+            round(m.config.eps * 2.0 ** (2 * f_h)),
+            big_r - f_y,
+            m.bits[name + ".y"],
+            max_magnitude(gamma).bit_length(),
+            f_y + self.f(name + ".gamma") - self.f(name),
+            m.bits[name],
+        )
+
     def layer_norm(self, name: str, h: np.ndarray, f_h: int) -> np.ndarray:
-        """LayerNorm with exact integer statistics (docs/models/minilm.md, "LayerNorm")."""
+        """LayerNorm with exact integer statistics (docs/models/minilm.md, "LayerNorm"): the
+        row mean μ and factor r of prover/layers/layernorm, then two requantizations."""
         m, t = self.m, self.t
-        d = h.shape[-1]
-        shift = d.bit_length() - 1
-        big_r = m.widths.norm_shift
-        s1 = h.sum(axis=-1)
-        s2 = (h.astype(object) ** 2).sum(axis=-1)
-        c = t.check(name + ".c", d * h - s1[:, None])
-        c1 = requant(t, name + ".c1", c, shift, 30 - shift)
-        e = round(m.config.eps * 2.0 ** (2 * f_h))
-        r = np.array([norm_factor(p, q, d, big_r + shift, e) for p, q in zip(s1, s2, strict=True)])
-        t.check(name + ".r", r)
-        f_y = self.f(name + ".y")
-        y = requant(t, name + ".y", c1 * r[:, None], big_r - f_y, m.bits[name + ".y"])
-        k_z = f_y + self.f(name + ".gamma") - self.f(name)
-        z = requant(t, name + ".z", y * m.weights[name + ".gamma"], k_z, m.bits[name])
+        p = self.layer_norm_params(name, h, f_h)
+        s1 = [int(v) for v in h.sum(axis=-1)]
+        s2 = [int(v) for v in (h.astype(object) ** 2).sum(axis=-1)]
+        mean = np.array([layernorm.row_mean(a, p.d) for a in s1], dtype=np.int64)
+        r = np.array(
+            [layernorm.norm_factor(a, b, p.d, p.shift, p.eps) for a, b in zip(s1, s2, strict=True)]
+        )
+        c = t.check(name + ".c", h - mean[:, None])
+        y = requant(t, name + ".y", c * r[:, None], p.norm_shift, p.norm_bits)
+        z = requant(t, name + ".z", y * m.weights[name + ".gamma"], p.scale_shift, p.scale_bits)
         return t.check(name, z + m.weights[name + ".beta"])
 
     def attention(self, i: int, x: np.ndarray, f_x: int) -> np.ndarray:

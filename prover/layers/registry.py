@@ -22,6 +22,10 @@ from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.kvcache.proof import DecodeProof
 from cairn.prover.layers.kvcache.prover import prove_decode
 from cairn.prover.layers.kvcache.verifier import verify_decode
+from cairn.prover.layers.layernorm import model as layernorm
+from cairn.prover.layers.layernorm.proof import LayerNormProof
+from cairn.prover.layers.layernorm.prover import advise_layernorm, prove_layernorm
+from cairn.prover.layers.layernorm.verifier import verify_layernorm
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.linear.proof import ProjectionProof
 from cairn.prover.layers.linear.prover import prove_linear
@@ -154,6 +158,16 @@ LAYERS: dict[str, LayerSpec] = {
             prove_pool,
             verify_pool,
             dim_names=pool.DIM_NAMES,
+        ),
+        LayerSpec(
+            layernorm.KIND,
+            LayerNormProof,
+            layernorm.check,
+            layernorm.RELATIONS,
+            prove_layernorm,
+            verify_layernorm,
+            advise_layernorm,
+            dim_names=layernorm.DIM_NAMES,
         ),
     )
 }

@@ -90,9 +90,9 @@ def make_statement(
     x = np.asarray(x, dtype=np.int64)
     if x.ndim != 2:
         raise ValueError(f"requant takes a 2-D input, not shape {x.shape}")
-    a = max_magnitude(x).bit_length() if in_bits is None else in_bits
-    p = RequantParams(multiplier, shift, bits, a)
-    dims = (*x.shape, multiplier, shift, bits, p.in_bits)
+    in_bits = max_magnitude(x).bit_length() if in_bits is None else in_bits
+    p = RequantParams.of_bits(multiplier, shift, bits, in_bits)
+    dims = (*x.shape, multiplier, shift, bits, in_bits)
     st = Statement(KIND, dims, {"x": x}, {"y": np.zeros_like(x)}, {})
     try:
         check_public(st)  # before any work is spent on it

@@ -1,8 +1,9 @@
 """Public parameters of requantization y = clamp(⌊(x·M + 2^(k−1))/2^k⌋, ±(2^(b−1) − 1)) and
 what the verifier derives from them (docs/layers/requant.md, "Integer semantics").
 
-The statement carries input bits a (|x| ≤ A = 2^a − 1) rather than the input's maximum, so
-the table sizes are a function of the parameters alone. With X = A·M, X + 2^(k−1) < 2^30 makes
+The requant statement carries input bits a (|x| ≤ A = 2^a − 1) rather than the input's
+maximum, so the table sizes are a function of the parameters alone (a gadget inside another
+layer may bound |x| by any A its statement implies). With X = A·M, X + 2^(k−1) < 2^30 makes
 x·M + 2^(k−1) = y'·2^k + r hold over the integers once r ∈ [0, 2^k) and y' in its admissible
 interval [y'_lo, y'_hi] are range-checked: both sides then lie within 2X + 2^k < p of each
 other.
@@ -28,17 +29,17 @@ CLAMP_BITS_MAX = 20
 
 @dataclass(frozen=True)
 class RequantParams:
-    """multiplier M ≥ 1, shift k ≥ 1, output bits b ≥ 1, input bits a ≥ 0 (|x| ≤ 2^a − 1)."""
+    """multiplier M ≥ 1, shift k ≥ 1, output bits b ≥ 1, input bound A ≥ 0 (|x| ≤ A)."""
 
     multiplier: int
     shift: int
     bits: int
-    in_bits: int
+    bound: int
 
-    @property
-    def bound(self) -> int:
-        """A = 2^a − 1."""
-        return (1 << self.in_bits) - 1
+    @staticmethod
+    def of_bits(multiplier: int, shift: int, bits: int, in_bits: int) -> RequantParams:
+        """|x| ≤ A = 2^a − 1 for input bits a (0 ≤ a ≤ 30, else A is out of range)."""
+        return RequantParams(multiplier, shift, bits, (1 << min(in_bits, VALUE_BITS + 1)) - 1)
 
     @property
     def lo_bits(self) -> int:
@@ -91,8 +92,8 @@ class RequantParams:
     def problem(self) -> str | None:
         """Why M, k, b, A are invalid (`requant.params`), or None; range_problem and
         table_problem assume they are valid."""
-        if self.multiplier < 1 or not 0 <= self.in_bits <= VALUE_BITS:
-            return f"M = {self.multiplier} must be ≥ 1 and a = {self.in_bits} in [0, {VALUE_BITS}]"
+        if self.multiplier < 1 or not 0 <= self.bound < 1 << VALUE_BITS:
+            return f"M = {self.multiplier} must be ≥ 1 and A = {self.bound} in [0, 2^{VALUE_BITS})"
         if self.shift < 1 or self.bits < 1:
             return f"k = {self.shift} and b = {self.bits} must be ≥ 1"
         if self.shift + self.bits > BIT_SUM_MAX:
@@ -105,9 +106,8 @@ class RequantParams:
         inputs bounded by `bound` (so A = 2^a − 1 ≥ bound, and A·M + 2^(k−1) < 2^30)."""
         a = bound.bit_length()
         for shift in range(BIT_SUM_MAX - bits, 0, -1):
-            p = cls(
-                max(1, round(((1 << (bits - 1)) - 1) * 2**shift / max(peak, 1))), shift, bits, a
-            )
+            multiplier = max(1, round(((1 << (bits - 1)) - 1) * 2**shift / max(peak, 1)))
+            p = cls.of_bits(multiplier, shift, bits, a)
             if p.problem() is None and p.range_problem() is None and p.table_problem() is None:
                 return p
         raise ValueError(f"no requantization of |x| ≤ {bound} to {bits} bits fits 2^{VALUE_BITS}")
@@ -121,7 +121,7 @@ class RequantParams:
 
 def params_of(st: Statement) -> RequantParams:
     """dims = (rows, cols, M, k, b, a)."""
-    return RequantParams(*st.dims[2:])
+    return RequantParams.of_bits(*st.dims[2:])
 
 
 def entry_vars(st: Statement) -> int:

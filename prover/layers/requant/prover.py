@@ -4,6 +4,7 @@ the stack, and hand the walk a claim on x (docs/layers/requant.md, "Protocol")."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,13 +13,18 @@ from cairn.prover.channels.base import Channel
 from cairn.prover.channels.fork import fork, join
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
-from cairn.prover.fields.qm31 import QM31Array
+from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.requant.model import (
     RequantTrace,
     multiplicities,
     trace,
 )
-from cairn.prover.layers.requant.params import REQUANT_PCS, entry_vars, params_of
+from cairn.prover.layers.requant.params import (
+    REQUANT_PCS,
+    RequantParams,
+    entry_vars,
+    params_of,
+)
 from cairn.prover.layers.requant.proof import RequantColumns, RequantProof
 from cairn.prover.layers.requant.relations import (
     ENTRY_COLUMNS,
@@ -59,6 +65,32 @@ def advise_requant(st: Statement) -> tuple[dict[str, Commitment], RequantAdvice]
     return commitments, RequantAdvice(t, counts, [data for _, data in made])
 
 
+def fractions(
+    rel: Relations, p: RequantParams, t: RequantTrace, counts: tuple[np.ndarray, np.ndarray]
+) -> list[Fractions]:
+    """The four LogUp instances, in `Relations`' order: RANGE and CLAMP witness, then tables."""
+    range_w, clamp_w = rel.witness_denominators(p, t.columns())
+    range_t, clamp_t = rel.table_denominators(p)
+    return [
+        Fractions(None, range_w),
+        Fractions(None, clamp_w),
+        Fractions(QM31Array.from_signed(counts[0]), range_t),
+        Fractions(QM31Array.from_signed(counts[1]), clamp_t),
+    ]
+
+
+def columns_at(
+    t: RequantTrace, counts: tuple[np.ndarray, np.ndarray], points: Sequence[Sequence[QM31]]
+) -> RequantColumns:
+    """r0, r1, y', y at the CLAMP witness point ρ, each multiplicity at its table's point."""
+    cols = t.columns()
+    entries = np.stack([cols[c].ravel() for c in ENTRY_COLUMNS], axis=1)
+    at_rho = row_combination(eq_table(points[1]), embed(entries)).to_list()
+    return RequantColumns(
+        *at_rho, evaluate(embed(counts[0]), points[2]), evaluate(embed(counts[1]), points[3])
+    )
+
+
 def prove_requant(
     st: Statement, outputs: dict[str, Claim], parent: Channel, advice: RequantAdvice
 ) -> tuple[RequantProof, LayerClaims]:
@@ -68,24 +100,9 @@ def prove_requant(
     channel.mix_felts([*y_claim.point, y_claim.value])
 
     rel = Relations.draw(channel)
-    cols = advice.trace.columns()
-    m_range, m_clamp = advice.counts
-    range_w, clamp_w = rel.witness_denominators(p, cols)
-    range_t, clamp_t = rel.table_denominators(p)
-    instances = [
-        Fractions(None, range_w),
-        Fractions(None, clamp_w),
-        Fractions(QM31Array.from_signed(m_range), range_t),
-        Fractions(QM31Array.from_signed(m_clamp), clamp_t),
-    ]
-    logup, leaves = prove_logup(instances, channel)
-
+    logup, leaves = prove_logup(fractions(rel, p, advice.trace, advice.counts), channel)
     points = [leaf.point for leaf in leaves]
-    entries = np.stack([cols[c].ravel() for c in ENTRY_COLUMNS], axis=1)
-    at_rho = row_combination(eq_table(points[1]), embed(entries)).to_list()
-    columns = RequantColumns(
-        *at_rho, evaluate(embed(m_range), points[2]), evaluate(embed(m_clamp), points[3])
-    )
+    columns = columns_at(advice.trace, advice.counts, points)
     channel.mix_felts(columns.values())
 
     stack_claims = opening_claims(n, p, points, columns, y_claim)

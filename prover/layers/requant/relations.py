@@ -98,10 +98,25 @@ def instance_vars(n: int, p: RequantParams) -> list[int]:
     return [n + RANGE_SLOTS, n, p.lo_bits, p.table_bits]
 
 
+def column_vars(n: int, p: RequantParams) -> dict[str, int]:
+    """The witness columns and their variables: r0, r1, y', y (2^n each), the multiplicities."""
+    return dict.fromkeys(ENTRY_COLUMNS, n) | {"m_range": p.lo_bits, "m_clamp": p.table_bits}
+
+
 def witness_layout(n: int, p: RequantParams) -> StackLayout:
-    """r0, r1, y', y (2^n each) and the two multiplicities, stacked."""
-    sizes = dict.fromkeys(ENTRY_COLUMNS, n) | {"m_range": p.lo_bits, "m_clamp": p.table_bits}
-    return StackLayout.of(sizes, STACK_VARS)
+    """The columns of `column_vars`, stacked."""
+    return StackLayout.of(column_vars(n, p), STACK_VARS)
+
+
+def column_claims(points: Sequence[Sequence[QM31]], cols: RequantColumns) -> dict[str, list[Claim]]:
+    """What the LogUp leaves claim of the witness columns: r0, r1, y', y at ρ (the CLAMP
+    witness point), each multiplicity at its table's point."""
+    rho = tuple(points[1])
+    at_rho = dict(zip(ENTRY_COLUMNS, (cols.r0, cols.r1, cols.yq, cols.y), strict=True))
+    claims = {name: [Claim(rho, v)] for name, v in at_rho.items()}
+    claims["m_range"] = [Claim(tuple(points[2]), cols.m_range)]
+    claims["m_clamp"] = [Claim(tuple(points[3]), cols.m_clamp)]
+    return claims
 
 
 def opening_claims(
@@ -111,14 +126,10 @@ def opening_claims(
     cols: RequantColumns,
     y_claim: Claim,
 ) -> list[list[Claim]]:
-    """What the Blake2s opening proves, one list per stack: r0, r1, y', y at ρ; y at the
-    walk's output point (this ties the committed y to the public one); the multiplicities."""
-    rho = tuple(points[1])
-    at_rho = dict(zip(ENTRY_COLUMNS, (cols.r0, cols.r1, cols.yq, cols.y), strict=True))
-    claims = {name: [Claim(rho, v)] for name, v in at_rho.items()}
+    """What the Blake2s opening proves, one list per stack: the column claims, and y at the
+    walk's output point (this ties the committed y to the public one)."""
+    claims = column_claims(points, cols)
     claims["y"].append(y_claim)
-    claims["m_range"] = [Claim(tuple(points[2]), cols.m_range)]
-    claims["m_clamp"] = [Claim(tuple(points[3]), cols.m_clamp)]
     return witness_layout(n, p).claims(claims)
 
 

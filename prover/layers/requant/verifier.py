@@ -11,7 +11,7 @@ from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams, entry_vars, params_of
-from cairn.prover.layers.requant.proof import RequantProof
+from cairn.prover.layers.requant.proof import RequantColumns, RequantProof
 from cairn.prover.layers.requant.relations import (
     BALANCED,
     STACKS,
@@ -24,7 +24,7 @@ from cairn.prover.layers.requant.relations import (
     opening_claims,
     witness_layout,
 )
-from cairn.prover.lookups.verifier import check_balance, verify_logup
+from cairn.prover.lookups.verifier import LeafClaim, check_balance, verify_logup
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import check_stacks
 from cairn.prover.pcs.verifier import verify_batch
@@ -40,11 +40,10 @@ def check_commitments(
 
 
 def verify_columns(
-    rel: Relations, p: RequantParams, leaves: Sequence, proof: RequantProof
+    rel: Relations, p: RequantParams, leaves: Sequence[LeafClaim], cols: RequantColumns
 ) -> list[tuple[QM31, ...]]:
-    """`logup.numerator` and `requant.columns`: every leaf against the sent columns and the
-    tables' closed forms; returns the leaf points."""
-    cols = proof.columns
+    """`logup.numerator` and `requant.columns`: the four leaves (instances in `Relations`'
+    order) against the sent columns and the tables' closed forms; returns the leaf points."""
     numerators = [QM31.one()] * len(WITNESS) + [cols.m_range, cols.m_clamp]
     for leaf, want in zip(leaves, numerators, strict=True):
         if leaf.numerator != want:
@@ -72,7 +71,7 @@ def verify_requant(
     rel = Relations.draw(channel)
     leaves = verify_logup(instance_vars(n, p), proof.logup, channel)
     check_balance(proof.logup, BALANCED)
-    points = verify_columns(rel, p, leaves, proof)
+    points = verify_columns(rel, p, leaves, proof.columns)
     channel.mix_felts(proof.columns.values())
 
     stack_claims = opening_claims(n, p, points, proof.columns, y_claim)
