@@ -198,7 +198,7 @@ def attention_block_example(
     bounds = output_bounds(projected)
     for j in qkv.PROJECTIONS:
         y = projected.outputs[j]
-        p = RequantParams.fit(bounds[j] or 0, int(np.abs(y).max()), 8)
+        p = RequantParams.fit(bounds[j].max if bounds[j] else 0, int(np.abs(y).max()), 8)
         st = requant.make_statement(y, p.multiplier, p.shift, p.bits, p.bound.bit_length())
         layers.append((st, {"x": j, "y": f"{j}8"}))
     q, k, v = (st.outputs["y"] for st, _ in layers[1:])

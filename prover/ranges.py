@@ -11,6 +11,7 @@ range lookups bound the operand (docs/claim-walk.md, "Over the integers").
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,34 @@ class Relation:
     operands: tuple[str, ...]
     bound: Callable[[Tensors, Sequence[int]], int]
     result: str | None = None
+    row_sq: Callable[[Tensors, Sequence[int]], int] | None = None
+    """A bound on every row's squared Euclidean norm (last axis) of `result`, for producers
+    that know one (a LayerNorm output): consumers' products then use Cauchy–Schwarz."""
+
+
+class RowNormed(np.ndarray):
+    """A hidden tensor's worst case whose rows have a declared bound on their squared norm
+    (`row_sq`), which product_bound uses instead of computing it from the (filled) values."""
+
+    row_sq: int
+
+
+def with_row_norm(a: np.ndarray, row_sq: int) -> np.ndarray:
+    out = a.view(RowNormed)
+    out.row_sq = row_sq
+    return out
+
+
+def _square_sums(x: np.ndarray, axis: int) -> list[int]:
+    """max Σx² along `axis`, per matrix of a stack, exactly (Python ints beyond int64)."""
+    big = x.shape[axis] * HALF * HALF >= 1 << 63
+    sq = np.square(x.astype(object if big else np.int64))
+    return [int(v) for v in np.asarray(sq.sum(axis=axis).max(axis=-1)).ravel()]
+
+
+def _ceil_sqrt(n: int) -> int:
+    r = math.isqrt(n)
+    return r if r * r == n else r + 1
 
 
 def _abs_sums(x: np.ndarray, axis: int) -> np.ndarray:
@@ -44,15 +73,23 @@ def _abs_sums(x: np.ndarray, axis: int) -> np.ndarray:
 
 def product_bound(a: np.ndarray, b: np.ndarray) -> int:
     """A bound on |entry| of a @ b for a stack of matrices (leading axes are the batch):
-    |Σ_l a_il·b_lj| ≤ min(‖a_i·‖₁·max|b|, max|a|·‖b_·j‖₁), per matrix, then the largest.
-    Both terms are ≤ k·max|a|·max|b|; the row norm is what bounds a softmax matrix times V."""
+    |Σ_l a_il·b_lj| ≤ min(‖a_i·‖₁·max|b|, max|a|·‖b_·j‖₁, ‖a_i·‖₂·‖b_·j‖₂), per matrix, then
+    the largest. The first two are ≤ k·max|a|·max|b|; the row norm is what bounds a softmax
+    matrix times V, the Euclidean one a LayerNorm output times W (a's declared row norm if it
+    is a RowNormed worst case)."""
     if not a.size or not b.size:
         return 0
     rows = _abs_sums(a, -1).max(axis=-1).ravel().tolist()
     cols = _abs_sums(b, -2).max(axis=-1).ravel().tolist()
     max_a = np.abs(a).max(axis=(-2, -1)).ravel().tolist()
     max_b = np.abs(b).max(axis=(-2, -1)).ravel().tolist()
-    return max(min(r * mb, ma * c) for r, c, ma, mb in zip(rows, cols, max_a, max_b, strict=True))
+    declared = getattr(a, "row_sq", None)
+    rows_sq = [declared] * len(rows) if declared is not None else _square_sums(a, -1)
+    cols_sq = _square_sums(np.swapaxes(b, -1, -2), -1)
+    return max(
+        min(r * mb, ma * c, _ceil_sqrt(rs * cs))
+        for r, c, ma, mb, rs, cs in zip(rows, cols, max_a, max_b, rows_sq, cols_sq, strict=True)
+    )
 
 
 def check_ranges(

@@ -8,8 +8,7 @@ job, so a tampered-but-well-formed file is rejected by a named check, not here.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import fields, replace
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.proof import GraphProof, NodeProof
 from cairn.prover.graph.statement import KIND as GRAPH
-from cairn.prover.graph.statement import GraphStatement, Node, tensor_digest
+from cairn.prover.graph.statement import GraphStatement, Node
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.instance import MatmulInstance, WeightBinding
 from cairn.prover.matmul.proof import MatmulProof
@@ -39,19 +38,12 @@ TENSOR_GROUPS = ("inputs", "outputs", "weights")
 AnyProof = MatmulProof | WalkProof | GraphProof
 
 
-WeightSource = Callable[[str], Mapping[str, np.ndarray]]
-"""The public weights of a named model, by graph name (a graph file may refer to them)."""
-
-
-def to_json_dict(proof: AnyProof, weights_from: str | None = None) -> dict[str, Any]:
-    """`weights_from` names the model a graph's public weights come from: the file then keeps
-    their digests instead of their values (docs/proof-format.md, "Weights by reference")."""
+def to_json_dict(proof: AnyProof) -> dict[str, Any]:
     if isinstance(proof, WalkProof):
         kind = proof.statement.kind
         return {"format": FORMAT, "version": VERSION, "kind": kind, **_walk_to_json(proof)}
     if isinstance(proof, GraphProof):
-        body = _graph_to_json(proof, weights_from)
-        return {"format": FORMAT, "version": VERSION, "kind": GRAPH, **body}
+        return {"format": FORMAT, "version": VERSION, "kind": GRAPH, **_graph_to_json(proof)}
     inst = proof.instance
     b = {"b": inst.b.tolist()} if inst.b_commitment is None else {}
     cw = (
@@ -77,9 +69,8 @@ def to_json_dict(proof: AnyProof, weights_from: str | None = None) -> dict[str, 
     }
 
 
-def save(proof: AnyProof, path: Path, weights_from: str | None = None) -> None:
-    doc = to_json_dict(proof, weights_from)
-    write_atomic(path, json.dumps(doc, separators=(",", ":")))
+def save(proof: AnyProof, path: Path) -> None:
+    write_atomic(path, json.dumps(to_json_dict(proof), separators=(",", ":")))
 
 
 def _matmul_from_json(doc: Any) -> MatmulProof:
@@ -181,11 +172,7 @@ def _walk_from_json(doc: Any, kind: str) -> WalkProof:
     return WalkProof(st, layer, **_settlements(body))
 
 
-def _digest_hex(t: np.ndarray) -> str:
-    return b"".join(w.to_bytes(4, "little") for w in tensor_digest(t)).hex()
-
-
-def _graph_to_json(proof: GraphProof, weights_from: str | None) -> dict[str, Any]:
+def _graph_to_json(proof: GraphProof) -> dict[str, Any]:
     st = proof.statement
     nodes = [
         {"kind": n.kind, "dims": list(n.dims)}
@@ -199,18 +186,7 @@ def _graph_to_json(proof: GraphProof, weights_from: str | None) -> dict[str, Any
             "hidden": {name: list(shape) for name, shape in st.hidden.items()},
             **{group: encode(dict(getattr(st, group))) for group in TENSOR_GROUPS},
             "committed": encode(dict(st.committed)),
-        }
-        | (
-            {
-                "weights": {},
-                "weights_from": {
-                    "model": weights_from,
-                    "digests": {n: _digest_hex(t) for n, t in st.weights.items()},
-                },
-            }
-            if weights_from
-            else {}
-        ),
+        },
         "proof": {
             "nodes": encode(proof.nodes),
             **encode({"inputs": proof.inputs, "weights": proof.weights}),
@@ -233,31 +209,7 @@ def _node(doc: Any, path: str) -> Node:
     return Node(kind, _dims(doc, path), **wiring, witness=_witness(doc, path))
 
 
-def _referred_weights(st_doc: Any, source: WeightSource | None) -> dict[str, np.ndarray]:
-    """The public weights a file leaves to their model, rebuilt by `source` and checked
-    against the digests the file keeps."""
-    ref = get(st_doc, "weights_from", "statement")
-    model = decode(get(ref, "model", "statement.weights_from"), str, "statement.weights_from")
-    digests = decode(get(ref, "digests", "statement.weights_from"), dict[str, str], "digests")
-    if source is None:
-        raise MalformedProofError(
-            "statement.weights_from", f"the weights are those of model {model!r}: load it"
-        )
-    weights = dict(source(model))
-    if set(weights) != set(digests):
-        raise MalformedProofError(
-            "statement.weights_from.digests", f"model {model!r} has other weights than the proof"
-        )
-    for name, t in weights.items():
-        if _digest_hex(t) != digests[name]:
-            raise MalformedProofError(
-                f"statement.weights_from.digests.{name}",
-                f"model {model!r}'s weight differs from the one the proof was made with",
-            )
-    return weights
-
-
-def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
+def _graph_from_json(doc: Any) -> GraphProof:
     st_doc = get(doc, "statement", "")
     nodes = _list(get(st_doc, "nodes", "statement"), "statement.nodes")
     hidden = decode(get(st_doc, "hidden", "statement"), dict[str, list[int]], "statement.hidden")
@@ -270,8 +222,6 @@ def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
         **{g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS},
         committed=_committed(st_doc, "statement"),
     )
-    if isinstance(st_doc, dict) and "weights_from" in st_doc:
-        st = replace(st, weights=_referred_weights(st_doc, source))
     body = get(doc, "proof", "")
     node_docs = _list(get(body, "nodes", "proof"), "proof.nodes")
     if len(node_docs) != len(st.nodes):
@@ -285,18 +235,17 @@ def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
     return GraphProof(st, node_proofs, **_settlements(body))
 
 
-def from_json_dict(doc: Any, weights: WeightSource | None = None) -> AnyProof:
+def from_json_dict(doc: Any) -> AnyProof:
     check_header(doc, FORMAT, VERSION)
     kind = get(doc, "kind", "")
     if kind == "matmul":
         return _matmul_from_json(doc)
     if kind == GRAPH:
-        return _graph_from_json(doc, weights)
+        return _graph_from_json(doc)
     if not isinstance(kind, str) or kind not in LAYERS:
         raise MalformedProofError("kind", f"unknown proof kind {kind!r}")
     return _walk_from_json(doc, kind)
 
 
-def load(path: Path, weights: WeightSource | None = None) -> AnyProof:
-    """`weights`: where a graph file's referred weights come from (see to_json_dict)."""
-    return from_json_dict(read_document(path, FORMAT, VERSION), weights)
+def load(path: Path) -> AnyProof:
+    return from_json_dict(read_document(path, FORMAT, VERSION))

@@ -9,11 +9,13 @@ import pytest
 from cairn import examples
 from cairn.prover import soundness
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.graph.views import mod_p_relations, output_bounds, security_bits, worst_cases
 from cairn.prover.layers.attn import model as attn
+from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.layers.requant import model as requant
@@ -46,7 +48,7 @@ def test_hidden_int8_bound_comes_from_the_requant_clamp():
     g, hidden, _ = block()
     assert max(int(np.abs(hidden[f"{j}8"]).max()) for j in "qkv") <= 127
     bounds = output_bounds(qkv.make_statement(g.inputs["x"], dict(g.weights)))
-    assert all(b is not None and b < 1 << 30 for b in bounds.values())
+    assert all(b is not None and b.max < 1 << 30 for b in bounds.values())
 
 
 def test_every_tampering_is_rejected_by_a_named_check():
@@ -198,3 +200,27 @@ def test_soundness_is_the_union_bound_over_the_nodes(monkeypatch):
     monkeypatch.setattr(soundness, "TARGET_BITS", total + 0.1)
     assert check_of(None, proof) == "graph.params"
     assert _refusal(g, hidden) == "graph.params"
+
+
+def test_a_layernorm_output_reaches_a_matmul_by_its_row_norm():
+    """LayerNorm's rows have a bound on their Euclidean norm from its public statistics, so
+    the product with W is bounded by Cauchy–Schwarz where Hölder (every entry at its bound
+    times a column's L1 norm) would exceed (p−1)/2."""
+    rng = np.random.default_rng(5)
+    norm = examples.layernorm_example(4, 64, 0)
+    w = rng.choice([-1023, 1023], (64, 8))
+    projected = linear.make_statement(norm.outputs["y"], {"w": w, "b": np.zeros(8, np.int64)})
+    layers = [(norm, {"y": "x"}), (projected, {"x": "x", "y": "out"})]
+    g, hidden = assemble(layers, ["s1", "s2", "out"])
+    proof = prove_graph(g, hidden)
+    verify_graph(proof)
+    assert mod_p_relations(proof.statement) == []
+    (x_bound,) = (b for b in output_bounds(norm).values() if b and b.row_sq)
+    with_norm = output_bounds(projected, {"x": x_bound})["y"]
+    holder = output_bounds(projected, {"x": dataclasses.replace(x_bound, row_sq=None)})["y"]
+    assert with_norm.max <= HALF < holder.max
+    rows = (norm.outputs["y"].astype(object) ** 2).sum(axis=1)
+    assert max(rows) <= x_bound.row_sq  # the declared norm holds for the real rows
+    hidden_stats, _ = assemble(layers, ["out"])  # the verifier reads s1, s2: never hidden
+    bad = dataclasses.replace(proof, statement=hidden_stats)
+    assert check_of(None, bad) == "graph.shape"

@@ -29,7 +29,7 @@ from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.prover import commit_tensor
-from cairn.prover.ranges import mod_p_only
+from cairn.prover.ranges import mod_p_only, product_bound, with_row_norm
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
@@ -307,3 +307,14 @@ def test_cairo_sufficient_bound_is_sound(data, m, k, n):
     b = data.draw(st.lists(st.lists(_signed, min_size=n, max_size=n), min_size=k, max_size=k))
     first_term = max(sum(map(abs, row)) for row in a) * max(abs(x) for row in b for x in row)
     assert sufficient_bound(a, b) >= first_term
+
+
+def test_product_bound_takes_the_least_of_holder_and_cauchy_schwarz():
+    """Rows spread thin over many columns: ‖a_i‖₂·‖b_j‖₂ is far below both Hölder bounds; a
+    declared row norm (a hidden LayerNorm output) replaces the computed one."""
+    a = np.full((2, 100), 10)
+    b = np.full((100, 3), 10)
+    assert product_bound(a, b) == 10_000  # every bound is exact here
+    spiky = np.eye(100, dtype=np.int64)[:2] * 1000
+    assert product_bound(spiky, b) == 10_000
+    assert product_bound(with_row_norm(np.full((2, 100), 1000), 100), b) == 1000

@@ -224,6 +224,7 @@ def test_the_check_skips_hidden_and_committed_tensors(proofs):
     assert mod_p_only(SPEC.relations, {"gamma", "beta"}) == [
         "n·γ + 2^(k_z−1) = 2^k_z·z' + rem",
         "y = z + β",
+        "‖y_i‖₂ from the row statistics",
     ]
     results = {rel.result for rel in SPEC.relations}
     assert {"y", "s1", "s2"} <= results

@@ -3,7 +3,7 @@ each output's claims merged into one before its layer reduces it to claims on it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -67,13 +67,10 @@ def commit_graph_weights(
     return replace(g, committed=committed), {n: data for n, (_, data) in made.items()}
 
 
-def _advise(
-    g: GraphStatement, hidden: Tensors, report: Callable[[int, str], None]
-) -> tuple[GraphStatement, list[object]]:
+def _advise(g: GraphStatement, hidden: Tensors) -> tuple[GraphStatement, list[object]]:
     """Every node's witness, committed before anything is absorbed."""
     nodes, advice = list(g.nodes), []
     for i, view in enumerate(worst_cases(g)):
-        report(i, nodes[i].kind)
         advise = LAYERS[nodes[i].kind].advise
         if advise is None:
             advice.append(None)
@@ -88,16 +85,13 @@ def prove_graph(
     g: GraphStatement,
     hidden: Tensors,
     weight_data: Mapping[str, CommitmentData] | None = None,
-    progress: Callable[[int, str], None] | None = None,
 ) -> GraphProof:
     """`hidden`: the hidden tensors' values (from `assemble`); `weight_data` (from
-    commit_graph_weights) must cover exactly `g.committed`; `progress(i, kind)` is told
-    before each node's witness is committed and again before it is proven."""
-    report = progress or (lambda _i, _kind: None)
+    commit_graph_weights) must cover exactly `g.committed`."""
     weight_data = weight_data or {}
     if set(weight_data) != set(g.committed):
         raise ValueError("weight_data must cover exactly the committed weights")
-    g, advice = _advise(g, hidden, report)
+    g, advice = _advise(g, hidden)
     statements = [
         with_values(g, node, hidden, view)
         for node, view in zip(g.nodes, layer_statements(g), strict=True)
@@ -112,7 +106,6 @@ def prove_graph(
     proofs = []
     for i in reversed(range(len(g.nodes))):
         node, st = g.nodes[i], statements[i]
-        report(i, node.kind)
         merges, outputs = {}, {}
         for local in sorted(node.outputs):
             name = node.outputs[local]

@@ -13,7 +13,7 @@ relations that read it hold mod p only, as relations on committed weights do.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.statement import GraphStatement, Node, name_felt
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.ranges import Tensors, mod_p_only
+from cairn.prover.ranges import Tensors, mod_p_only, with_row_norm
 from cairn.prover.soundness import bits, shortfall
 from cairn.prover.walk.layer import SUMCHECK_ERROR, LayerSpec
 from cairn.prover.walk.statement import Statement
@@ -53,6 +53,10 @@ def check_structure(g: GraphStatement) -> None:
             if name not in produced and name not in g.inputs:
                 _fail(f"node {i} ({node.kind}) reads {name!r} before any node produces it")
         read |= set(node.inputs.values())
+        wiring = {**node.inputs, **node.outputs}
+        for local in LAYERS[node.kind].reads:
+            if wiring.get(local) in g.hidden:
+                _fail(f"node {i} ({node.kind}) reads {local!r}'s values: it must be public")
         for name in node.outputs.values():
             if name in produced or name in g.inputs:
                 _fail(f"node {i} ({node.kind}) writes {name!r}, which is already defined")
@@ -73,27 +77,38 @@ def check_structure(g: GraphStatement) -> None:
         _fail(f"weights nobody reads: {sorted(unused)}")
 
 
-def _output_bound(spec: LayerSpec, st: Statement, local: str) -> int | None:
-    """The least bound a checked relation gives for output `local`, if any relation can."""
+@dataclass(frozen=True)
+class Bound:
+    """What the verifier knows of a hidden tensor: |entry| ≤ `max` and, when its producer
+    declares one, Σ x² ≤ `row_sq` over every row (last axis)."""
+
+    max: int
+    row_sq: int | None = None
+
+
+def _output_bound(spec: LayerSpec, st: Statement, local: str) -> Bound | None:
+    """The least bounds the checked relations give for output `local`, if any relation can."""
     skipped = st.committed.keys() | st.unbounded
     tensors = {**st.inputs, **st.outputs, **st.weights}
-    bounds = [
-        rel.bound(tensors, st.dims)
-        for rel in spec.relations
-        if rel.result == local and not skipped & set(rel.operands)
+    usable = [
+        rel for rel in spec.relations if rel.result == local and not skipped & set(rel.operands)
     ]
-    return min(bounds) if bounds else None
+    if not usable:
+        return None
+    row_sq = [rel.row_sq(tensors, st.dims) for rel in usable if rel.row_sq]
+    return Bound(min(rel.bound(tensors, st.dims) for rel in usable), min(row_sq, default=None))
 
 
-def _worst(shape: tuple[int, ...], bound: int | None) -> np.ndarray:
-    """Every entry at `bound` (0 if none); beyond (p−1)/2 the producer's own check refuses, so
-    the fill stops just past it."""
-    return np.full(shape, min(bound or 0, HALF + 1), dtype=np.int64)
+def _worst(shape: tuple[int, ...], bound: Bound | None) -> np.ndarray:
+    """Every entry at the bound (0 if none), its declared row norm attached; beyond (p−1)/2
+    the producer's own check refuses, so the fill stops just past it."""
+    fill = np.full(shape, min(bound.max, HALF + 1) if bound else 0, dtype=np.int64)
+    return with_row_norm(fill, bound.row_sq) if bound and bound.row_sq is not None else fill
 
 
 def at_bounds(
-    st: Statement, inputs: Mapping[str, int | None], outputs: Collection[str] = ()
-) -> tuple[Statement, dict[str, int | None]]:
+    st: Statement, inputs: Mapping[str, Bound | None], outputs: Collection[str] = ()
+) -> tuple[Statement, dict[str, Bound | None]]:
     """`st` as the verifier sees it: each input named in `inputs` (a hidden tensor) read as its
     worst case, every entry at its bound (None: no bound, so unbounded), and each output named
     in `outputs` (hidden) at the bound the layer's relations then give it, returned too."""
@@ -112,22 +127,22 @@ def at_bounds(
 
 
 def output_bounds(
-    st: Statement, inputs: Mapping[str, int | None] | None = None
-) -> dict[str, int | None]:
+    st: Statement, inputs: Mapping[str, Bound | None] | None = None
+) -> dict[str, Bound | None]:
     """What each output of a layer statement is bounded by (None: no bound) when the inputs
     named in `inputs` are hidden with those bounds: what a consumer of the output, hidden in a
     graph, may assume, and what a prover building a graph must plan with."""
     return at_bounds(st, inputs or {}, st.outputs)[1]
 
 
-def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, int | None]) -> Statement:
+def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) -> Statement:
     """The node's statement with public tensors as they are and hidden ones at their bound;
     records the bounds of the hidden tensors it produces."""
 
     def tensor(name: str) -> np.ndarray:
         if name in g.inputs:
             return g.inputs[name]
-        return g.outputs[name] if name in g.outputs else _worst(g.hidden[name], 0)
+        return g.outputs[name] if name in g.outputs else _worst(g.hidden[name], None)
 
     st = Statement(
         node.kind,
@@ -149,7 +164,7 @@ def worst_cases(g: GraphStatement) -> list[Statement]:
     """Every node's statement, hidden tensors read as their worst case, after the structure
     checks (the layers' own checks not yet run)."""
     check_structure(g)
-    bounds: dict[str, int | None] = {}
+    bounds: dict[str, Bound | None] = {}
     return [_worst_case(g, node, bounds) for node in g.nodes]
 
 

@@ -168,6 +168,8 @@ LAYERS: dict[str, LayerSpec] = {
             verify_layernorm,
             advise_layernorm,
             dim_names=layernorm.DIM_NAMES,
+            reads=layernorm.READS,
+            error_terms=layernorm.error_terms,
         ),
     )
 }

@@ -42,6 +42,9 @@ class LayerSpec:
     advise: Advise | None = None
     dim_names: tuple[str, ...] = ()
     """What each of the statement's dims means, for people (`cairn inspect`)."""
+    reads: tuple[str, ...] = ()
+    """Tensors whose values the verifier reads (layernorm's row statistics): in a model walk
+    they must be public, inputs or outputs of the graph (docs/model-walk.md)."""
     error_terms: Callable[[Statement], Mapping[str, float]] | None = None
     """The soundness error of a statement's proof, term by term, for layers with lookups and
     openings; None for a layer of sum-checks only, whose error (rounds × degree / |F|) is far

@@ -13,14 +13,15 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import max_magnitude
+from cairn.prover.layers.layernorm import soundness
 from cairn.prover.layers.layernorm.params import LayerNormParams, params_of, shape_of
 from cairn.prover.layers.layernorm.relations import check_commitments
-from cairn.prover.layers.layernorm.soundness import security_problem
 from cairn.prover.layers.requant.model import RequantTrace
 from cairn.prover.layers.requant.model import trace as requant_trace
 from cairn.prover.mle import pad_tensor, tensor_vars
@@ -143,12 +144,45 @@ def _output_bound(t: Tensors, dims: Sequence[int]) -> int:
     return LayerNormParams(*dims[1:]).scale.clamp + max_magnitude(t["beta"])
 
 
+def _output_norm(t: Tensors, dims: Sequence[int]) -> Fraction:
+    """An upper bound on ‖y_i‖₂ over the rows, from the public statistics: ‖(h − μ)·r‖₂ =
+    r·√Σ(h − μ)² exactly (Σ(h − μ)² = S2 − 2μ·S1 + d·μ²); each requantization moves an entry
+    by at most ½ (√d/2 per row) and its clamp only shrinks it; γ scales by at most
+    max|γ|/2^k_z; β adds ‖β‖₂ (docs/layers/layernorm.md, "Row norms")."""
+    p = LayerNormParams(*dims[1:])
+    d, half_row = p.d, Fraction(_ceil_sqrt(p.d), 2)
+    worst = 0
+    for s1, sums in zip(t["s1"].tolist(), t["s2"].tolist(), strict=True):
+        s2, mean = square_sum(sums, p.limb_bits), row_mean(s1, d)
+        centred = s2 - 2 * mean * s1 + d * mean * mean
+        worst = max(worst, norm_factor(s1, s2, d, p.shift, p.eps) ** 2 * centred)
+    n = Fraction(_ceil_sqrt(worst), 1 << p.norm_shift) + half_row
+    z = n * max_magnitude(t["gamma"]) / (1 << p.scale_shift) + half_row
+    beta = sum(int(b) ** 2 for b in t["beta"].tolist())
+    return z + _ceil_sqrt(beta)
+
+
+def _ceil_sqrt(n: int) -> int:
+    r = math.isqrt(n)
+    return r if r * r == n else r + 1
+
+
+READS = ("s1", "s2")
+"""The row statistics the verifier computes μ and r from: public in any graph."""
+
 RELATIONS = (
     Relation("s1 = Σ_j h", (), _row_sum_bound, result="s1"),
     Relation("s2 = Σ_j (lo², lo·hi, hi²)", (), _limb_sum_bound, result="s2"),
     Relation("(h − μ)·r + 2^(k_n−1) = 2^k_n·n' + rem", (), _norm_bound),
     Relation("n·γ + 2^(k_z−1) = 2^k_z·z' + rem", ("gamma",), _scale_bound),
     Relation("y = z + β", ("beta",), _output_bound, result="y"),
+    Relation(
+        "‖y_i‖₂ from the row statistics",
+        ("s1", "s2", "gamma", "beta"),
+        lambda t, dims: min(math.ceil(_output_norm(t, dims)), _output_bound(t, dims)),
+        result="y",
+        row_sq=lambda t, dims: math.ceil(_output_norm(t, dims) ** 2),
+    ),
 )
 """h is range-checked by its limbs, so the statistics and (h − μ)·r are bounded by the
 parameters alone (|(h − μ)·r| ≤ 2^(R+1)·√(d−1) for any row, docs/layers/layernorm.md); n·γ
@@ -174,6 +208,12 @@ def make_statement(
     s1, limb_sums = statistics(h, p.limb_bits)
     outputs = {"s1": s1, "s2": limb_sums, "y": forward(h, gamma, beta, p).y}
     return Statement(KIND, dims, {"h": h}, outputs, weights)
+
+
+def error_terms(st: Statement) -> dict[str, float]:
+    """The soundness error terms of this statement's proof (docs/layers/layernorm.md)."""
+    s, d = shape_of(st)
+    return soundness.error_terms(tensor_vars((s,)), tensor_vars((d,)), params_of(st))
 
 
 def check(st: Statement) -> None:
@@ -206,5 +246,5 @@ def check_public(st: Statement) -> None:
     if _known(st, "gamma") and max_magnitude(st.weights["gamma"]) > p.gamma_bound:
         raise VerificationError("statement.range", f"γ has entries beyond ±{p.gamma_bound}")
     expect_ranges(st, RELATIONS)
-    if problem := security_problem(tensor_vars((s,)), tensor_vars((d,)), p):
+    if problem := soundness.security_problem(tensor_vars((s,)), tensor_vars((d,)), p):
         raise VerificationError("layernorm.params", problem)
