@@ -139,8 +139,18 @@ def test_statement_parameters_and_ranges_are_checked(proofs, changes, check):
 def test_wrapping_inputs_are_refused_by_the_prover():
     with pytest.raises(ValueError, match="wrap"):
         requant.make_statement(np.full((2, 2), 1 << 25), 64, 8, 8)
-    with pytest.raises(ValueError, match="2\\^20"):  # a CLAMP table beyond 2^20 rows
+    with pytest.raises(ValueError, match="overflow"):  # a quotient beyond the 2^20-row table
         requant.make_statement(np.full((1, 1), (1 << 29) - 1), 1, 1, 8)
+
+
+def test_a_wide_declared_input_is_proven_in_the_quotient_window():
+    """A hidden input's bound can be far above its values: the CLAMP table is cut to the 2^20
+    quotients around 0, which the honest ones fall in; a cheater's y' outside is not in it."""
+    x = np.array([[1000, -999, 7]])
+    st = requant.make_statement(x, 1, 1, 8, in_bits=29)
+    assert params_of(st).windowed and params_of(st).table_bits == 20
+    verify_walk(SPEC, prove_walk(SPEC, st))
+    assert (st.outputs["y"] == [[127, -127, 4]]).all()
 
 
 def test_a_large_table_near_the_bound_is_sound():

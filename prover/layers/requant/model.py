@@ -98,6 +98,12 @@ def make_statement(
         check_public(st)  # before any work is spent on it
     except VerificationError as e:
         raise ValueError(str(e)) from None
+    lo, hi = p.quotient_range
+    quotients = trace(x, p).yq
+    if quotients.min(initial=0) < lo or quotients.max(initial=0) > hi:
+        raise ValueError(
+            f"requantization overflow: a quotient beyond [{lo}, {hi}] (x too large for k = {shift})"
+        )
     return Statement(KIND, dims, {"x": x}, {"y": requantize(x, p)}, {})
 
 

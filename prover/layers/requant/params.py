@@ -24,7 +24,8 @@ VALUE_BITS = 30
 BIT_SUM_MAX = 30
 """b + k ≤ 30 (docs/models/minilm.md: (y', r) unique in M31)."""
 CLAMP_BITS_MAX = 20
-"""The CLAMP table has at most 2^20 rows (the admissible y' interval, rounded up)."""
+"""The CLAMP table has at most 2^20 rows: the admissible y' interval, cut to a window around 0
+when wider (`quotient_range`)."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +68,23 @@ class RequantParams:
 
     @property
     def quotient_range(self) -> tuple[int, int]:
-        """[y'_lo, y'_hi]: every ⌊(x·M + 2^(k−1))/2^k⌋ with |x| ≤ A."""
+        """[y'_lo, y'_hi]: every ⌊(x·M + 2^(k−1))/2^k⌋ with |x| ≤ A, cut to the 2^20 quotients
+        around 0 when wider. A wide A is a verifier's worst case (a hidden input bounded by its
+        producer), far above the values a calibrated model meets; a quotient outside the cut
+        is an overflow the prover refuses (docs/layers/requant.md, "Quotient window")."""
+        lo, hi = self._quotients
+        window = 1 << (CLAMP_BITS_MAX - 1)
+        return max(lo, -window), min(hi, window - 1)
+
+    @property
+    def _quotients(self) -> tuple[int, int]:
         x = self.bound * self.multiplier
         return (-x + self.half) >> self.shift, (x + self.half) >> self.shift
+
+    @property
+    def windowed(self) -> bool:
+        """Whether some |x| ≤ A has its quotient outside `quotient_range`."""
+        return self._quotients != self.quotient_range
 
     @property
     def table_bits(self) -> int:
