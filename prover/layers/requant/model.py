@@ -132,7 +132,10 @@ def check_public(st: Statement) -> None:
     if problem := p.range_problem():
         raise VerificationError("statement.range", problem)
     if max_magnitude(st.inputs["x"]) > p.bound:
-        raise VerificationError("statement.range", f"x has entries beyond A = {p.bound}")
+        raise VerificationError(
+            "statement.range",
+            f"x has entries beyond A = {p.bound} (2^a − 1, or less where x·M could wrap)",
+        )
     expect_ranges(st, RELATIONS)
     if problem := p.table_problem() or soundness.security_problem(entry_vars(st), p):
         raise VerificationError("requant.params", problem)

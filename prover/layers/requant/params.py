@@ -39,8 +39,13 @@ class RequantParams:
 
     @staticmethod
     def of_bits(multiplier: int, shift: int, bits: int, in_bits: int) -> RequantParams:
-        """|x| ≤ A = 2^a − 1 for input bits a (0 ≤ a ≤ 30, else A is out of range)."""
-        return RequantParams(multiplier, shift, bits, (1 << min(in_bits, VALUE_BITS + 1)) - 1)
+        """|x| ≤ A for input bits a: A = 2^a − 1, or less where that much could wrap — the
+        largest A with A·M + 2^(k−1) < 2^30 (for a valid M and k). A producer's bound a few
+        percent under 2^30/M then still fits, which a power of two would round away."""
+        bound = (1 << min(in_bits, VALUE_BITS + 1)) - 1
+        if multiplier >= 1 and shift >= 1 and in_bits <= VALUE_BITS:
+            bound = min(bound, ((1 << VALUE_BITS) - 1 - (1 << (shift - 1))) // multiplier)
+        return RequantParams(multiplier, shift, bits, bound)
 
     @property
     def lo_bits(self) -> int:
@@ -123,7 +128,7 @@ class RequantParams:
         for shift in range(BIT_SUM_MAX - bits, 0, -1):
             multiplier = max(1, round(((1 << (bits - 1)) - 1) * 2**shift / max(peak, 1)))
             p = cls.of_bits(multiplier, shift, bits, a)
-            if p.problem() is None and p.range_problem() is None and p.table_problem() is None:
+            if p.bound >= bound and p.problem() is None and p.table_problem() is None:
                 return p
         raise ValueError(f"no requantization of |x| ≤ {bound} to {bits} bits fits 2^{VALUE_BITS}")
 
