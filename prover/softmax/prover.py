@@ -16,6 +16,7 @@ from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
 from cairn.prover.pcs.stack import stack_names
@@ -26,7 +27,7 @@ from cairn.prover.softmax.model import (
     norm_slacks,
     valid_entries,
 )
-from cairn.prover.softmax.params import SOFTMAX_PCS, SoftmaxParams
+from cairn.prover.softmax.params import SoftmaxParams
 from cairn.prover.softmax.proof import ColumnValues, SoftmaxProof
 from cairn.prover.softmax.relations import (
     ENTRY_COLUMNS,
@@ -64,7 +65,7 @@ def commit_softmax(
     columns = {name: getattr(trace, name) for name in ENTRY_COLUMNS}
     columns |= {"z": trace.z, "m_exp": counts[0], "m_limb": counts[1], "m_norm": counts[2]}
     layout = witness_layout(dims, params)
-    made = [commit(values, SOFTMAX_PCS) for values in layout.pack(columns)]
+    made = [commit(values, WITNESS_PCS) for values in layout.pack(columns)]
     commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
     return commitments, SoftmaxAdvice(trace, scores, counts, [data for _, data in made])
 

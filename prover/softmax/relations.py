@@ -32,7 +32,7 @@ BALANCED = tuple(([w], [t]) for w, t in zip(WITNESS, TABLE, strict=True))
 
 ENTRY_COLUMNS = ("lo", "e", "hi", "live", "y")
 STACK_VARS = 22
-"""The largest stack: 2^22 values, where SOFTMAX_PCS proves 98.2 bits (docs/layers/attn.md,
+"""The largest stack: 2^22 values, where WITNESS_PCS proves 98.2 bits (docs/layers/attn.md,
 "Soundness"); larger attention splits its columns over several stacks."""
 
 

@@ -7,8 +7,8 @@ verifier refuses a configuration whose total is above 2^-96 (`softmax.params`).
 from __future__ import annotations
 
 from cairn.prover.layers.mha.model import Dims
-from cairn.prover.pcs.params import FIELD_BITS
-from cairn.prover.softmax.params import SOFTMAX_PCS, SoftmaxParams
+from cairn.prover.pcs.params import FIELD_BITS, WITNESS_PCS
+from cairn.prover.softmax.params import SoftmaxParams
 from cairn.prover.softmax.relations import instance_vars, witness_layout
 from cairn.prover.soundness import bits, shortfall
 
@@ -32,7 +32,7 @@ def error_terms(dims: Dims, params: SoftmaxParams) -> dict[str, float]:
         "GKR layers": gkr * field,
         "recomposition (identity + sum-check)": 4 * n * field,
         "MHA steps around softmax": (12 * s + 12 * h + 5 * m + 3 * d + 1) * field,
-        "PCS opening (Blake2s)": 2.0 ** -SOFTMAX_PCS.security_bits(stack, N_OPENING_CLAIMS),
+        "PCS opening (Blake2s)": 2.0 ** -WITNESS_PCS.security_bits(stack, N_OPENING_CLAIMS),
     }
 
 

@@ -14,7 +14,7 @@ from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.layers.gelu.model import lookup, multiplicities
-from cairn.prover.layers.gelu.params import GELU_PCS, entry_vars, params_of
+from cairn.prover.layers.gelu.params import entry_vars, params_of
 from cairn.prover.layers.gelu.proof import GeluColumns, GeluProof
 from cairn.prover.layers.gelu.relations import (
     STACKS,
@@ -27,6 +27,7 @@ from cairn.prover.layers.gelu.relations import (
 )
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, pad_tensor, row_combination
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
 from cairn.prover.pcs.stack import stack_names
@@ -51,7 +52,7 @@ def advise_gelu(st: Statement) -> tuple[dict[str, Commitment], GeluAdvice]:
     x = pad_tensor(st.inputs["x"]).ravel()
     y, m = lookup(x, p), multiplicities(x, p)
     layout = witness_layout(entry_vars(st), p)
-    made = [commit(values, GELU_PCS) for values in layout.pack({"y": y, "m": m})]
+    made = [commit(values, WITNESS_PCS) for values in layout.pack({"y": y, "m": m})]
     commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
     return commitments, GeluAdvice(x, y, m, [data for _, data in made])
 

@@ -4,9 +4,9 @@ configuration whose total is above 2^-96 (`gelu.params`)."""
 
 from __future__ import annotations
 
-from cairn.prover.layers.gelu.params import GELU_PCS, GeluParams
+from cairn.prover.layers.gelu.params import GeluParams
 from cairn.prover.layers.gelu.relations import instance_vars, witness_layout
-from cairn.prover.pcs.params import FIELD_BITS
+from cairn.prover.pcs.params import FIELD_BITS, WITNESS_PCS
 from cairn.prover.soundness import bits, shortfall
 
 N_OPENING_CLAIMS = 3  # y at ρ and at the output point, m at the table's point
@@ -22,7 +22,7 @@ def error_terms(n: int, p: GeluParams) -> dict[str, float]:
         "LogUp (GELU)": sum(1 << k for k in n_vars) * field,
         "GKR layers": gkr * field,
         "y tie at the output point": n * field,
-        "PCS opening (Blake2s)": 2.0 ** -GELU_PCS.security_bits(stack, N_OPENING_CLAIMS),
+        "PCS opening (Blake2s)": 2.0 ** -WITNESS_PCS.security_bits(stack, N_OPENING_CLAIMS),
     }
 
 

@@ -16,7 +16,6 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.layers.layernorm.model import LayerNormTrace, forward
 from cairn.prover.layers.layernorm.params import (
-    LAYERNORM_PCS,
     LayerNormParams,
     params_of,
     shape_of,
@@ -50,6 +49,7 @@ from cairn.prover.mle import (
     row_combination,
     tensor_vars,
 )
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
 from cairn.prover.pcs.stack import stack_names
@@ -89,7 +89,7 @@ def advise_layernorm(st: Statement) -> tuple[dict[str, Commitment], LayerNormAdv
         cols = trace.columns() | {"m_range": counts[0], "m_clamp": counts[1]}
         columns |= {f"{prefix}.{name}": v for name, v in cols.items()}
     layout = witness_layout(tensor_vars(shape_of(st)), p)
-    made = [commit(values, LAYERNORM_PCS) for values in layout.pack(columns)]
+    made = [commit(values, WITNESS_PCS) for values in layout.pack(columns)]
     commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
     return commitments, LayerNormAdvice(t, norm, scale, limb, [data for _, data in made])
 

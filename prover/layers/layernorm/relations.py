@@ -18,11 +18,12 @@ from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31, QM31Array
-from cairn.prover.layers.layernorm.params import LAYERNORM_PCS, LayerNormParams
+from cairn.prover.layers.layernorm.params import LayerNormParams
 from cairn.prover.layers.layernorm.proof import LayerNormProof, LimbColumns, StatisticsStep
 from cairn.prover.layers.requant import relations as requant
 from cairn.prover.layers.requant.proof import RequantColumns
 from cairn.prover.mle import evaluate, pad_tensor, prefix_mask
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import StackLayout, check_stacks
 from cairn.prover.softmax.relations import STACK_VARS, Key
@@ -100,7 +101,7 @@ def check_commitments(
     n: int, p: LayerNormParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
     """`layernorm.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(n, p), LAYERNORM_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(n, p), WITNESS_PCS.hash, witness)
 
 
 def gadget_claims(

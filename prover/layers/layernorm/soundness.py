@@ -4,10 +4,10 @@ verifier refuses a configuration whose total is above 2^-96 (`layernorm.params`)
 
 from __future__ import annotations
 
-from cairn.prover.layers.layernorm.params import LAYERNORM_PCS, LayerNormParams
+from cairn.prover.layers.layernorm.params import LayerNormParams
 from cairn.prover.layers.layernorm.relations import BALANCED, instance_vars, witness_layout
 from cairn.prover.layers.mha.heads import DEGREE
-from cairn.prover.pcs.params import FIELD_BITS
+from cairn.prover.pcs.params import FIELD_BITS, WITNESS_PCS
 from cairn.prover.soundness import bits, shortfall
 
 N_OPENING_CLAIMS = 19
@@ -29,7 +29,7 @@ def error_terms(s_vars: int, d_vars: int, p: LayerNormParams) -> dict[str, float
         "sum-checks (scale, normalise, statistics and μ)": (DEGREE * (d_vars + s_vars + n) + 1)
         * field,
         "identities at random points (outputs, x̃ at ρ, h ties)": (6 * n + 2 * s_vars + 2) * field,
-        "PCS opening (Blake2s)": 2.0 ** -LAYERNORM_PCS.security_bits(stack, N_OPENING_CLAIMS),
+        "PCS opening (Blake2s)": 2.0 ** -WITNESS_PCS.security_bits(stack, N_OPENING_CLAIMS),
     }
 
 

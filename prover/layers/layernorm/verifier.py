@@ -13,7 +13,6 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.layernorm.model import row_factors
 from cairn.prover.layers.layernorm.params import (
-    LAYERNORM_PCS,
     LayerNormParams,
     params_of,
     shape_of,
@@ -40,6 +39,7 @@ from cairn.prover.layers.requant.relations import input_value
 from cairn.prover.layers.requant.verifier import verify_columns
 from cairn.prover.lookups.verifier import LeafClaim, check_balance, verify_logup
 from cairn.prover.mle import evaluate_tensor, tensor_vars
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
@@ -107,7 +107,7 @@ def verify_layernorm(
     sent = (proof.norm, proof.scale, proof.limbs)
     ends = (proof.scale_step.right, proof.beta, stats)
     claims = opening_claims(p, points, at, sent, ends, y_claim, s)
-    verify_batch(list(zip(stacks, claims, strict=True)), proof.opening, LAYERNORM_PCS, channel)
+    verify_batch(list(zip(stacks, claims, strict=True)), proof.opening, WITNESS_PCS, channel)
     join(parent, channel)  # type: ignore[arg-type]
 
     handed = layer_claims(p, proof, at, evaluate_tensor(mean, at.kappa_rows))

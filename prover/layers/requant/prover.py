@@ -20,7 +20,6 @@ from cairn.prover.layers.requant.model import (
     trace,
 )
 from cairn.prover.layers.requant.params import (
-    REQUANT_PCS,
     RequantParams,
     entry_vars,
     params_of,
@@ -37,6 +36,7 @@ from cairn.prover.layers.requant.relations import (
 )
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
 from cairn.prover.pcs.stack import stack_names
@@ -60,7 +60,7 @@ def advise_requant(st: Statement) -> tuple[dict[str, Commitment], RequantAdvice]
     counts = multiplicities(t, p)
     layout = witness_layout(entry_vars(st), p)
     columns = t.columns() | {"m_range": counts[0], "m_clamp": counts[1]}
-    made = [commit(values, REQUANT_PCS) for values in layout.pack(columns)]
+    made = [commit(values, WITNESS_PCS) for values in layout.pack(columns)]
     commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
     return commitments, RequantAdvice(t, counts, [data for _, data in made])
 

@@ -4,9 +4,9 @@ verifier refuses a configuration whose total is above 2^-96 (`requant.params`)."
 
 from __future__ import annotations
 
-from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams
+from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.layers.requant.relations import instance_vars, witness_layout
-from cairn.prover.pcs.params import FIELD_BITS
+from cairn.prover.pcs.params import FIELD_BITS, WITNESS_PCS
 from cairn.prover.soundness import bits, shortfall
 
 N_OPENING_CLAIMS = 7  # r0, r1, y', y at ρ; y at the output point; two multiplicities
@@ -23,7 +23,7 @@ def error_terms(n: int, p: RequantParams) -> dict[str, float]:
         "LogUp (RANGE, CLAMP)": lookups * field,
         "GKR layers": gkr * field,
         "input identity at ρ, y tie at the output point": 2 * n * field,
-        "PCS opening (Blake2s)": 2.0 ** -REQUANT_PCS.security_bits(stack, N_OPENING_CLAIMS),
+        "PCS opening (Blake2s)": 2.0 ** -WITNESS_PCS.security_bits(stack, N_OPENING_CLAIMS),
     }
 
 
