@@ -8,6 +8,7 @@ job, so a tampered-but-well-formed file is rejected by a named check, not here.
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import fields, replace
 from pathlib import Path
@@ -121,11 +122,7 @@ def _walk_to_json(proof: WalkProof) -> dict[str, Any]:
             "committed": encode(dict(st.committed)),
             "witness": encode(dict(st.witness)),
         },
-        "proof": {
-            "layer": encode(proof.layer),
-            **encode({"inputs": proof.inputs, "weights": proof.weights}),
-            "opening": encode(proof.opening),
-        },
+        "proof": {"layer": encode(proof.layer), **_settlements_to_json(proof)},
     }
 
 
@@ -156,14 +153,21 @@ def _witness(doc: Any, path: str) -> dict[str, Commitment]:
     return witness
 
 
+SETTLEMENTS = ("inputs", "weights", "opening", "witness_opening")
+"""The fields a walk and a graph proof share after their layers: the public inputs' and
+weights' merges, the committed weights' opening, the witness opening."""
+
+
+def _settlements_to_json(proof: WalkProof | GraphProof) -> dict[str, Any]:
+    return {name: encode(getattr(proof, name)) for name in SETTLEMENTS}
+
+
 def _settlements(body: Any) -> dict[str, Any]:
-    """The public inputs' and weights' merges and the committed weights' opening."""
-    merges = {
-        g: decode(get(body, g, "proof"), dict[str, SamePolyProof | None], f"proof.{g}")
-        for g in ("inputs", "weights")
+    """The settlement fields, decoded by WalkProof's type hints (GraphProof's are the same)."""
+    hints = typing.get_type_hints(WalkProof)
+    return {
+        name: decode(get(body, name, "proof"), hints[name], f"proof.{name}") for name in SETTLEMENTS
     }
-    opening = decode(get(body, "opening", "proof"), OpeningProof | None, "proof.opening")
-    return {**merges, "opening": opening}
 
 
 def _walk_from_json(doc: Any, kind: str) -> WalkProof:
@@ -211,11 +215,7 @@ def _graph_to_json(proof: GraphProof, weights_from: str | None) -> dict[str, Any
             if weights_from
             else {}
         ),
-        "proof": {
-            "nodes": encode(proof.nodes),
-            **encode({"inputs": proof.inputs, "weights": proof.weights}),
-            "opening": encode(proof.opening),
-        },
+        "proof": {"nodes": encode(proof.nodes), **_settlements_to_json(proof)},
     }
 
 

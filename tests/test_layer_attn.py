@@ -88,6 +88,7 @@ def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
         assert f"mha.{step}" in checks
     assert {"gkr.layer", "gkr.mask_count", "softmax.columns", "softmax.mask"} <= set(checks)
     assert any(c.startswith(("pcs.", "merkle.")) for c in checks)
+    assert "walk.witness_opening" in checks  # the walk's opening removed
 
 
 def test_the_witness_commitment_is_checked(proofs):
@@ -289,7 +290,7 @@ def test_a_substituted_table_root(monkeypatch):
     fake = tables.exp_table(19).copy()
     fake[-1] += 1  # an entry no honest lookup reads: only the root tells the tables apart
     fake_data = commit(fake, WITNESS_PCS)[1]
-    monkeypatch.setattr(softmax_prover, "exp_table_commitment", lambda _: fake_data)
+    monkeypatch.setattr(tables, "exp_table_commitment", lambda _: fake_data)
     monkeypatch.setattr(softmax_prover, "exp_table", lambda _: fake)
     monkeypatch.setattr(relations, "exp_table", lambda _: fake)  # the prover's table keys
     proof = prove_walk(SPEC, _setup()[0])

@@ -103,6 +103,7 @@ def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
     checks = rejections(SPEC, proof, sampled_layer_mutations)
     assert {"gkr.layer", "gkr.mask_count", "requant.columns", "logup.numerator"} <= set(checks)
     assert any(c.startswith(("pcs.", "merkle.")) for c in checks)
+    assert "walk.witness_opening" in checks  # the walk's opening removed
 
 
 def test_the_witness_commitment_is_checked(proofs):
@@ -232,7 +233,8 @@ def test_an_unclamped_output(monkeypatch):
 def test_a_remainder_substituted_after_the_challenges():
     """The honest witness is committed; everything after the challenges uses r0 with two
     entries swapped (same multiset, so every lookup balances and the sent columns match the
-    LogUp): only the opening of the committed stack can tell, and it does."""
+    LogUp): x̃(ρ), rebuilt from the columns, no longer matches x, and the walk's input
+    settlement, which comes before the witness opening, tells."""
 
     def advise(stmt):
         commitments, advice = requant_prover.advise_requant(stmt)
@@ -247,4 +249,4 @@ def test_a_remainder_substituted_after_the_challenges():
     proof = prove_walk(dataclasses.replace(SPEC, advise=advise), stmt)
     with pytest.raises(VerificationError) as e:
         verify_walk(SPEC, proof)
-    assert e.value.check.startswith(("pcs.", "merkle."))
+    assert e.value.check == "walk.input_claim"

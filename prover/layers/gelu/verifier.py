@@ -26,7 +26,6 @@ from cairn.prover.lookups.verifier import LeafClaim, check_balance, verify_logup
 from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import check_stacks
-from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -56,7 +55,6 @@ def verify_gelu(
     st: Statement, proof: GeluProof, outputs: dict[str, Claim], parent: Channel
 ) -> LayerClaims:
     p, n = params_of(st), entry_vars(st)
-    stacks = check_commitments(n, p, st.witness)
     y_claim = outputs["y"]
     channel = fork(parent, TAG)  # type: ignore[arg-type]
     channel.mix_felts([*y_claim.point, y_claim.value])
@@ -67,8 +65,7 @@ def verify_gelu(
     points = verify_columns(rel, p, leaves, proof)
     channel.mix_felts(proof.columns.values())
 
-    stack_claims = opening_claims(n, p, points, proof.columns, y_claim)
-    verify_batch(list(zip(stacks, stack_claims, strict=True)), proof.opening, WITNESS_PCS, channel)
+    witness = opening_claims(n, p, points, proof.columns, y_claim)
     join(parent, channel)  # type: ignore[arg-type]
     parent.mix_felts([*points[WITNESS], proof.columns.x])
-    return LayerClaims({"x": [Claim(tuple(points[WITNESS]), proof.columns.x)]}, {})
+    return LayerClaims({"x": [Claim(tuple(points[WITNESS]), proof.columns.x)]}, {}, witness)

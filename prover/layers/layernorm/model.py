@@ -18,9 +18,9 @@ import numpy as np
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import max_magnitude
+from cairn.prover.layers.layernorm import soundness
 from cairn.prover.layers.layernorm.params import LayerNormParams, params_of, shape_of
 from cairn.prover.layers.layernorm.relations import check_commitments
-from cairn.prover.layers.layernorm.soundness import security_problem
 from cairn.prover.layers.requant.model import RequantTrace
 from cairn.prover.layers.requant.model import trace as requant_trace
 from cairn.prover.mle import pad_tensor, tensor_vars
@@ -176,6 +176,12 @@ def make_statement(
     return Statement(KIND, dims, {"h": h}, outputs, weights)
 
 
+def error_terms(st: Statement) -> dict[str, float]:
+    """The soundness error terms of this statement's proof (docs/layers/layernorm.md)."""
+    s, d = shape_of(st)
+    return soundness.error_terms(tensor_vars((s,)), tensor_vars((d,)), params_of(st))
+
+
 def check(st: Statement) -> None:
     """The verifier's statement check: the public part, then the witness commitment."""
     check_public(st)
@@ -206,5 +212,5 @@ def check_public(st: Statement) -> None:
     if _known(st, "gamma") and max_magnitude(st.weights["gamma"]) > p.gamma_bound:
         raise VerificationError("statement.range", f"γ has entries beyond ±{p.gamma_bound}")
     expect_ranges(st, RELATIONS)
-    if problem := security_problem(tensor_vars((s,)), tensor_vars((d,)), p):
+    if problem := soundness.security_problem(tensor_vars((s,)), tensor_vars((d,)), p):
         raise VerificationError("layernorm.params", problem)
