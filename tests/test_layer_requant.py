@@ -250,3 +250,23 @@ def test_a_remainder_substituted_after_the_challenges():
     with pytest.raises(VerificationError) as e:
         verify_walk(SPEC, proof)
     assert e.value.check == "walk.input_claim"
+
+
+def test_the_walk_opens_exactly_the_witness_claims(proofs):
+    """A layer that leaves no claim on a stack (`walk.witness_claims`), a proof without
+    witness that carries an opening (`walk.witness_opening`), and a configuration whose one
+    opening is below 96 bits (`walk.params`)."""
+    proof = proofs[SHAPES[1]]
+
+    def verify_without_witness(st, layer, outputs, channel):
+        return dataclasses.replace(SPEC.verify(st, layer, outputs, channel), witness={})
+
+    assert check_of(dataclasses.replace(SPEC, verify=verify_without_witness), proof) == (
+        "walk.witness_claims"
+    )
+    add = prove_walk(LAYERS["add"], examples.add_example(2, 3, seed=0))
+    assert add.witness_opening is None
+    stray = dataclasses.replace(add, witness_opening=proof.witness_opening)
+    assert check_of(LAYERS["add"], stray) == "walk.witness_opening"
+    weak = dataclasses.replace(SPEC, opening_claims=1 << 100)  # (4n + K)/|F| ≈ 2^-24
+    assert check_of(weak, proof) == "walk.params"
