@@ -15,10 +15,15 @@ def bits(terms: Mapping[str, float]) -> float:
     return -math.log2(sum(terms.values()))
 
 
-def shortfall(terms: Callable[[], Mapping[str, float]]) -> str | None:
+def shortfall(
+    terms: Callable[[], Mapping[str, float]], *builds: Callable[[], object]
+) -> str | None:
     """Why the configuration `terms` describes proves less than TARGET_BITS, or None. A
-    ValueError while computing the terms (a column no stack can hold) is the reason too."""
+    ValueError while computing the terms or running `builds` (a witness layout: a column no
+    stack can hold) is the reason too."""
     try:
+        for build in builds:
+            build()
         total = bits(terms())
     except ValueError as e:
         return str(e)

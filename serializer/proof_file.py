@@ -8,7 +8,9 @@ job, so a tampered-but-well-formed file is rejected by a named check, not here.
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.proof import GraphProof, NodeProof
 from cairn.prover.graph.statement import KIND as GRAPH
-from cairn.prover.graph.statement import GraphStatement, Node
+from cairn.prover.graph.statement import GraphStatement, Node, tensor_digest
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.instance import MatmulInstance, WeightBinding
 from cairn.prover.matmul.proof import MatmulProof
@@ -38,12 +40,19 @@ TENSOR_GROUPS = ("inputs", "outputs", "weights")
 AnyProof = MatmulProof | WalkProof | GraphProof
 
 
-def to_json_dict(proof: AnyProof) -> dict[str, Any]:
+WeightSource = Callable[[str], Mapping[str, np.ndarray]]
+"""The public weights of a named model, by graph name (a graph file may refer to them)."""
+
+
+def to_json_dict(proof: AnyProof, weights_from: str | None = None) -> dict[str, Any]:
+    """`weights_from` names the model a graph's public weights come from: the file then keeps
+    their digests instead of their values (docs/proof-format.md, "Weights by reference")."""
     if isinstance(proof, WalkProof):
         kind = proof.statement.kind
         return {"format": FORMAT, "version": VERSION, "kind": kind, **_walk_to_json(proof)}
     if isinstance(proof, GraphProof):
-        return {"format": FORMAT, "version": VERSION, "kind": GRAPH, **_graph_to_json(proof)}
+        body = _graph_to_json(proof, weights_from)
+        return {"format": FORMAT, "version": VERSION, "kind": GRAPH, **body}
     inst = proof.instance
     b = {"b": inst.b.tolist()} if inst.b_commitment is None else {}
     cw = (
@@ -69,8 +78,9 @@ def to_json_dict(proof: AnyProof) -> dict[str, Any]:
     }
 
 
-def save(proof: AnyProof, path: Path) -> None:
-    write_atomic(path, json.dumps(to_json_dict(proof), separators=(",", ":")))
+def save(proof: AnyProof, path: Path, weights_from: str | None = None) -> None:
+    doc = to_json_dict(proof, weights_from)
+    write_atomic(path, json.dumps(doc, separators=(",", ":")))
 
 
 def _matmul_from_json(doc: Any) -> MatmulProof:
@@ -112,11 +122,7 @@ def _walk_to_json(proof: WalkProof) -> dict[str, Any]:
             "committed": encode(dict(st.committed)),
             "witness": encode(dict(st.witness)),
         },
-        "proof": {
-            "layer": encode(proof.layer),
-            **encode({"inputs": proof.inputs, "weights": proof.weights}),
-            "opening": encode(proof.opening),
-        },
+        "proof": {"layer": encode(proof.layer), **_settlements_to_json(proof)},
     }
 
 
@@ -147,14 +153,21 @@ def _witness(doc: Any, path: str) -> dict[str, Commitment]:
     return witness
 
 
+SETTLEMENTS = ("inputs", "weights", "opening", "witness_opening")
+"""The fields a walk and a graph proof share after their layers: the public inputs' and
+weights' merges, the committed weights' opening, the witness opening."""
+
+
+def _settlements_to_json(proof: WalkProof | GraphProof) -> dict[str, Any]:
+    return {name: encode(getattr(proof, name)) for name in SETTLEMENTS}
+
+
 def _settlements(body: Any) -> dict[str, Any]:
-    """The public inputs' and weights' merges and the committed weights' opening."""
-    merges = {
-        g: decode(get(body, g, "proof"), dict[str, SamePolyProof | None], f"proof.{g}")
-        for g in ("inputs", "weights")
+    """The settlement fields, decoded by WalkProof's type hints (GraphProof's are the same)."""
+    hints = typing.get_type_hints(WalkProof)
+    return {
+        name: decode(get(body, name, "proof"), hints[name], f"proof.{name}") for name in SETTLEMENTS
     }
-    opening = decode(get(body, "opening", "proof"), OpeningProof | None, "proof.opening")
-    return {**merges, "opening": opening}
 
 
 def _walk_from_json(doc: Any, kind: str) -> WalkProof:
@@ -172,7 +185,11 @@ def _walk_from_json(doc: Any, kind: str) -> WalkProof:
     return WalkProof(st, layer, **_settlements(body))
 
 
-def _graph_to_json(proof: GraphProof) -> dict[str, Any]:
+def _digest_hex(t: np.ndarray) -> str:
+    return b"".join(w.to_bytes(4, "little") for w in tensor_digest(t)).hex()
+
+
+def _graph_to_json(proof: GraphProof, weights_from: str | None) -> dict[str, Any]:
     st = proof.statement
     nodes = [
         {"kind": n.kind, "dims": list(n.dims)}
@@ -186,12 +203,19 @@ def _graph_to_json(proof: GraphProof) -> dict[str, Any]:
             "hidden": {name: list(shape) for name, shape in st.hidden.items()},
             **{group: encode(dict(getattr(st, group))) for group in TENSOR_GROUPS},
             "committed": encode(dict(st.committed)),
-        },
-        "proof": {
-            "nodes": encode(proof.nodes),
-            **encode({"inputs": proof.inputs, "weights": proof.weights}),
-            "opening": encode(proof.opening),
-        },
+        }
+        | (
+            {
+                "weights": {},
+                "weights_from": {
+                    "model": weights_from,
+                    "digests": {n: _digest_hex(t) for n, t in st.weights.items()},
+                },
+            }
+            if weights_from
+            else {}
+        ),
+        "proof": {"nodes": encode(proof.nodes), **_settlements_to_json(proof)},
     }
 
 
@@ -209,7 +233,31 @@ def _node(doc: Any, path: str) -> Node:
     return Node(kind, _dims(doc, path), **wiring, witness=_witness(doc, path))
 
 
-def _graph_from_json(doc: Any) -> GraphProof:
+def _referred_weights(st_doc: Any, source: WeightSource | None) -> dict[str, np.ndarray]:
+    """The public weights a file leaves to their model, rebuilt by `source` and checked
+    against the digests the file keeps."""
+    ref = get(st_doc, "weights_from", "statement")
+    model = decode(get(ref, "model", "statement.weights_from"), str, "statement.weights_from")
+    digests = decode(get(ref, "digests", "statement.weights_from"), dict[str, str], "digests")
+    if source is None:
+        raise MalformedProofError(
+            "statement.weights_from", f"the weights are those of model {model!r}: load it"
+        )
+    weights = dict(source(model))
+    if set(weights) != set(digests):
+        raise MalformedProofError(
+            "statement.weights_from.digests", f"model {model!r} has other weights than the proof"
+        )
+    for name, t in weights.items():
+        if _digest_hex(t) != digests[name]:
+            raise MalformedProofError(
+                f"statement.weights_from.digests.{name}",
+                f"model {model!r}'s weight differs from the one the proof was made with",
+            )
+    return weights
+
+
+def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
     st_doc = get(doc, "statement", "")
     nodes = _list(get(st_doc, "nodes", "statement"), "statement.nodes")
     hidden = decode(get(st_doc, "hidden", "statement"), dict[str, list[int]], "statement.hidden")
@@ -222,6 +270,8 @@ def _graph_from_json(doc: Any) -> GraphProof:
         **{g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS},
         committed=_committed(st_doc, "statement"),
     )
+    if isinstance(st_doc, dict) and "weights_from" in st_doc:
+        st = replace(st, weights=_referred_weights(st_doc, source))
     body = get(doc, "proof", "")
     node_docs = _list(get(body, "nodes", "proof"), "proof.nodes")
     if len(node_docs) != len(st.nodes):
@@ -235,17 +285,18 @@ def _graph_from_json(doc: Any) -> GraphProof:
     return GraphProof(st, node_proofs, **_settlements(body))
 
 
-def from_json_dict(doc: Any) -> AnyProof:
+def from_json_dict(doc: Any, weights: WeightSource | None = None) -> AnyProof:
     check_header(doc, FORMAT, VERSION)
     kind = get(doc, "kind", "")
     if kind == "matmul":
         return _matmul_from_json(doc)
     if kind == GRAPH:
-        return _graph_from_json(doc)
+        return _graph_from_json(doc, weights)
     if not isinstance(kind, str) or kind not in LAYERS:
         raise MalformedProofError("kind", f"unknown proof kind {kind!r}")
     return _walk_from_json(doc, kind)
 
 
-def load(path: Path) -> AnyProof:
-    return from_json_dict(read_document(path, FORMAT, VERSION))
+def load(path: Path, weights: WeightSource | None = None) -> AnyProof:
+    """`weights`: where a graph file's referred weights come from (see to_json_dict)."""
+    return from_json_dict(read_document(path, FORMAT, VERSION), weights)

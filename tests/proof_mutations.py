@@ -79,16 +79,31 @@ def _sampled(tamperings: Iterator[tuple[str, Any]]) -> Iterator[tuple[str, Any]]
             yield path, tampered
 
 
+def witness_opening_mutations(
+    proof: WalkProof | GraphProof,
+) -> Iterator[tuple[str, WalkProof | GraphProof]]:
+    """Every tampering of the walk's witness opening (Merkle openings sampled), and its
+    removal."""
+    if proof.witness_opening is None:
+        return
+    yield "witness_opening=None", dataclasses.replace(proof, witness_opening=None)
+    for path, tampered in _sampled(mutations(proof.witness_opening, "witness_opening")):
+        yield path, dataclasses.replace(proof, witness_opening=tampered)
+
+
 def sampled_layer_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
-    """Every tampering of the layer proof, Merkle openings sampled."""
+    """Every tampering of the layer proof and of the witness opening, Merkle openings
+    sampled."""
     for path, tampered in _sampled(mutations(proof.layer, "layer")):
         yield path, dataclasses.replace(proof, layer=tampered)
+    yield from witness_opening_mutations(proof)  # type: ignore[misc]
 
 
 def graph_mutations(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
     """Every tampering of the graph's own parts (the merges on each node's outputs, the node
-    list, the settlements of public inputs and weights) and, inside each layer proof, one per
-    field path (every index of a list alike): the layers' own tests tamper with every value."""
+    list, the settlements of public inputs and weights, the witness opening sampled) and,
+    inside each layer proof, one per field path (every index of a list alike): the layers' own
+    tests tamper with every value."""
     seen: set[str] = set()
     for name in ("nodes", "inputs", "weights"):
         for path, tampered in mutations(getattr(proof, name), name):
@@ -98,6 +113,7 @@ def graph_mutations(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
                 continue
             seen.add(key)
             yield path, dataclasses.replace(proof, **{name: tampered})
+    yield from witness_opening_mutations(proof)  # type: ignore[misc]
 
 
 def check_of(spec: LayerSpec | None, proof: WalkProof | GraphProof) -> str | None:

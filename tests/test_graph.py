@@ -13,13 +13,19 @@ from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.verifier import verify_graph
-from cairn.prover.graph.views import mod_p_relations, output_bounds, security_bits, worst_cases
+from cairn.prover.graph.views import (
+    error_terms,
+    mod_p_relations,
+    output_bounds,
+    security_bits,
+    worst_cases,
+)
 from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.layers.requant import model as requant
-from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.params import PARAMS, WITNESS_PCS
 from cairn.prover.soundness import bits
 from cairn.serializer import proof_file
 from cairn.serializer.errors import MalformedProofError
@@ -54,7 +60,8 @@ def test_hidden_int8_bound_comes_from_the_requant_clamp():
 def test_every_tampering_is_rejected_by_a_named_check():
     _, _, proof = block()
     hit = rejections(None, proof, graph_mutations)
-    assert {"sameply.final_evaluation", "walk.input_claim", "softmax.opening"} <= set(hit) or hit
+    assert {"sameply.final_evaluation", "walk.witness_opening"} <= set(hit), hit
+    assert any(c.startswith(("pcs.", "merkle.")) for c in hit), hit
 
 
 def test_a_hidden_tensor_that_is_not_its_producers_output_is_rejected():
@@ -224,3 +231,29 @@ def test_a_layernorm_output_reaches_a_matmul_by_its_row_norm():
     hidden_stats, _ = assemble(layers, ["out"])  # the verifier reads s1, s2: never hidden
     bad = dataclasses.replace(proof, statement=hidden_stats)
     assert check_of(None, bad) == "graph.shape"
+
+
+def test_one_witness_opening_settles_every_node():
+    """Every node's stacks (by node and name: requant.0 three times) and the exp table, once,
+    in one opening; its one term has the largest stack and every node's claims."""
+    _, _, proof = block()
+    st = proof.statement
+    stacks = [c for node in st.nodes for c in node.witness.values()]
+    assert len(stacks) == 4 and proof.witness_opening is not None
+    assert len(proof.witness_opening.poly_openings) == len(stacks) + 1  # + the exp table
+    claims = sum(LAYERS[node.kind].opening_claims for node in st.nodes)
+    largest = max(16, *(c.n_vars for c in stacks))  # the exp table has 2^16 values
+    terms = error_terms(st, worst_cases(st))
+    assert [name for name in terms if "opening" in name] == ["witness opening (Blake2s)"]
+    assert terms["witness opening (Blake2s)"] == 2.0 ** -WITNESS_PCS.security_bits(largest, claims)
+
+
+def test_a_node_must_leave_claims_on_exactly_its_witness(monkeypatch):
+    _, _, proof = block()
+    spec = LAYERS["requant"]
+
+    def verify_without_witness(st, layer, outputs, channel):
+        return dataclasses.replace(spec.verify(st, layer, outputs, channel), witness={})
+
+    monkeypatch.setitem(LAYERS, "requant", dataclasses.replace(spec, verify=verify_without_witness))
+    assert check_of(None, proof) == "graph.claims"

@@ -13,11 +13,12 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.prover import commit
 from cairn.prover.softmax import model as softmax_model
 from cairn.prover.softmax import prover as softmax_prover
 from cairn.prover.softmax import relations, tables
-from cairn.prover.softmax.params import EXP_BITS, LIMB_BITS, SOFTMAX_PCS
+from cairn.prover.softmax.params import EXP_BITS, LIMB_BITS
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
@@ -87,6 +88,7 @@ def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
         assert f"mha.{step}" in checks
     assert {"gkr.layer", "gkr.mask_count", "softmax.columns", "softmax.mask"} <= set(checks)
     assert any(c.startswith(("pcs.", "merkle.")) for c in checks)
+    assert "walk.witness_opening" in checks  # the walk's opening removed
 
 
 def test_the_witness_commitment_is_checked(proofs):
@@ -287,8 +289,8 @@ def test_limbs_out_of_range(monkeypatch):
 def test_a_substituted_table_root(monkeypatch):
     fake = tables.exp_table(19).copy()
     fake[-1] += 1  # an entry no honest lookup reads: only the root tells the tables apart
-    fake_data = commit(fake, SOFTMAX_PCS)[1]
-    monkeypatch.setattr(softmax_prover, "exp_table_commitment", lambda _: fake_data)
+    fake_data = commit(fake, WITNESS_PCS)[1]
+    monkeypatch.setattr(tables, "exp_table_commitment", lambda _: fake_data)
     monkeypatch.setattr(softmax_prover, "exp_table", lambda _: fake)
     monkeypatch.setattr(relations, "exp_table", lambda _: fake)  # the prover's table keys
     proof = prove_walk(SPEC, _setup()[0])

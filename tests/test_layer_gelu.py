@@ -87,6 +87,7 @@ def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
     checks = rejections(SPEC, proof, sampled_layer_mutations)
     assert {"gkr.layer", "gkr.mask_count", "gelu.columns", "logup.numerator"} <= set(checks)
     assert any(c.startswith(("pcs.", "merkle.")) for c in checks)
+    assert "walk.witness_opening" in checks  # the walk's opening removed
 
 
 def test_the_witness_commitment_is_checked(proofs):

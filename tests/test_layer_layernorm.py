@@ -150,6 +150,7 @@ def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
     }
     assert named <= set(checks), named - set(checks)
     assert any(c.startswith(("pcs.", "merkle.")) for c in checks)
+    assert "walk.witness_opening" in checks  # the walk's opening removed
 
 
 def test_the_witness_commitment_is_checked(proofs):

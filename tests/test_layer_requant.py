@@ -103,6 +103,7 @@ def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
     checks = rejections(SPEC, proof, sampled_layer_mutations)
     assert {"gkr.layer", "gkr.mask_count", "requant.columns", "logup.numerator"} <= set(checks)
     assert any(c.startswith(("pcs.", "merkle.")) for c in checks)
+    assert "walk.witness_opening" in checks  # the walk's opening removed
 
 
 def test_the_witness_commitment_is_checked(proofs):
@@ -242,7 +243,8 @@ def test_an_unclamped_output(monkeypatch):
 def test_a_remainder_substituted_after_the_challenges():
     """The honest witness is committed; everything after the challenges uses r0 with two
     entries swapped (same multiset, so every lookup balances and the sent columns match the
-    LogUp): only the opening of the committed stack can tell, and it does."""
+    LogUp): x̃(ρ), rebuilt from the columns, no longer matches x, and the walk's input
+    settlement, which comes before the witness opening, tells."""
 
     def advise(stmt):
         commitments, advice = requant_prover.advise_requant(stmt)
@@ -257,4 +259,24 @@ def test_a_remainder_substituted_after_the_challenges():
     proof = prove_walk(dataclasses.replace(SPEC, advise=advise), stmt)
     with pytest.raises(VerificationError) as e:
         verify_walk(SPEC, proof)
-    assert e.value.check.startswith(("pcs.", "merkle."))
+    assert e.value.check == "walk.input_claim"
+
+
+def test_the_walk_opens_exactly_the_witness_claims(proofs):
+    """A layer that leaves no claim on a stack (`walk.witness_claims`), a proof without
+    witness that carries an opening (`walk.witness_opening`), and a configuration whose one
+    opening is below 96 bits (`walk.params`)."""
+    proof = proofs[SHAPES[1]]
+
+    def verify_without_witness(st, layer, outputs, channel):
+        return dataclasses.replace(SPEC.verify(st, layer, outputs, channel), witness={})
+
+    assert check_of(dataclasses.replace(SPEC, verify=verify_without_witness), proof) == (
+        "walk.witness_claims"
+    )
+    add = prove_walk(LAYERS["add"], examples.add_example(2, 3, seed=0))
+    assert add.witness_opening is None
+    stray = dataclasses.replace(add, witness_opening=proof.witness_opening)
+    assert check_of(LAYERS["add"], stray) == "walk.witness_opening"
+    weak = dataclasses.replace(SPEC, opening_claims=1 << 100)  # (4n + K)/|F| ≈ 2^-24
+    assert check_of(weak, proof) == "walk.params"

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from cairn.prover.errors import VerificationError
 from cairn.prover.layers.mha.model import Dims, head_scores
 from cairn.prover.mle import evaluate
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.softmax import model
 from cairn.prover.softmax.model import (
     forward,
@@ -26,7 +27,6 @@ from cairn.prover.softmax.model import (
 from cairn.prover.softmax.params import (
     DELTA,
     EXP_BITS,
-    SOFTMAX_PCS,
     THETA,
     U_BITS,
     U_MASK,
@@ -132,8 +132,8 @@ def test_check_refuses_contexts_that_wrap_and_mismatched_sizes():
 
 def test_pcs_parameters_reach_96_bits_up_to_2_23():
     for n in (21, 22, 23):
-        assert SOFTMAX_PCS.security_bits(n, 12) >= 97
-    assert SOFTMAX_PCS.max_n_vars >= 23
+        assert WITNESS_PCS.security_bits(n, 12) >= 97
+    assert WITNESS_PCS.max_n_vars >= 23
 
 
 # -- the exp table ---------------------------------------------------------------------------

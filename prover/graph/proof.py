@@ -23,10 +23,12 @@ class NodeProof:
 @dataclass(frozen=True)
 class GraphProof:
     """`nodes` in the statement's node order (proven last to first); `inputs` / `weights` /
-    `opening` settle the claims left on public inputs and weights as a layer walk does."""
+    `opening` settle the claims left on public inputs and weights as a layer walk does;
+    `witness_opening` every node's claims on its witness and on fixed tables, in one batch."""
 
     statement: GraphStatement
     nodes: list[NodeProof]
     inputs: dict[str, SamePolyProof | None]
     weights: dict[str, SamePolyProof | None]
     opening: OpeningProof | None = None
+    witness_opening: OpeningProof | None = None

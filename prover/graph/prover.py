@@ -3,7 +3,7 @@ each output's claims merged into one before its layer reduces it to claims on it
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -11,7 +11,13 @@ import numpy as np
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.graph.proof import GraphProof, NodeProof
-from cairn.prover.graph.statement import GraphStatement, Node, absorb_graph, route_claims
+from cairn.prover.graph.statement import (
+    GraphStatement,
+    Node,
+    WitnessClaims,
+    absorb_graph,
+    route_claims,
+)
 from cairn.prover.graph.views import layer_statements, with_values, worst_cases
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PcsParams
@@ -19,6 +25,7 @@ from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
 from cairn.prover.ranges import Tensors
 from cairn.prover.walk.prover import merge_claims, merge_tensor
 from cairn.prover.walk.statement import Statement, draw_output_claims
+from cairn.prover.walk.witness import layer_tables, open_witness
 
 
 def assemble(
@@ -67,31 +74,39 @@ def commit_graph_weights(
     return replace(g, committed=committed), {n: data for n, (_, data) in made.items()}
 
 
-def _advise(g: GraphStatement, hidden: Tensors) -> tuple[GraphStatement, list[object]]:
-    """Every node's witness, committed before anything is absorbed."""
-    nodes, advice = list(g.nodes), []
+def _advise(
+    g: GraphStatement, hidden: Tensors, report: Callable[[int, str], None]
+) -> tuple[GraphStatement, list[object], dict[tuple[int, str], CommitmentData]]:
+    """Every node's witness, committed before anything is absorbed; the commitments' data by
+    (node, name), for the witness opening."""
+    nodes, advice, witness_data = list(g.nodes), [], {}
     for i, view in enumerate(worst_cases(g)):
+        report(i, nodes[i].kind)
         advise = LAYERS[nodes[i].kind].advise
         if advise is None:
             advice.append(None)
             continue
-        witness, data = advise(with_values(g, nodes[i], hidden, view))
-        nodes[i] = replace(nodes[i], witness=witness)
+        made, data = advise(with_values(g, nodes[i], hidden, view))
+        nodes[i] = replace(nodes[i], witness={n: d.commitment for n, d in made.items()})
+        witness_data |= {(i, n): d for n, d in made.items()}
         advice.append(data)
-    return replace(g, nodes=tuple(nodes)), advice
+    return replace(g, nodes=tuple(nodes)), advice, witness_data
 
 
 def prove_graph(
     g: GraphStatement,
     hidden: Tensors,
     weight_data: Mapping[str, CommitmentData] | None = None,
+    progress: Callable[[int, str], None] | None = None,
 ) -> GraphProof:
     """`hidden`: the hidden tensors' values (from `assemble`); `weight_data` (from
-    commit_graph_weights) must cover exactly `g.committed`."""
+    commit_graph_weights) must cover exactly `g.committed`; `progress(i, kind)` is told
+    before each node's witness is committed and again before it is proven."""
+    report = progress or (lambda _i, _kind: None)
     weight_data = weight_data or {}
     if set(weight_data) != set(g.committed):
         raise ValueError("weight_data must cover exactly the committed weights")
-    g, advice = _advise(g, hidden)
+    g, advice, witness_data = _advise(g, hidden, report)
     statements = [
         with_values(g, node, hidden, view)
         for node, view in zip(g.nodes, layer_statements(g), strict=True)
@@ -102,16 +117,19 @@ def prove_graph(
         name: [c] for name, c in draw_output_claims(channel, g.outputs).items()
     }
     weight_claims: dict[str, list[Claim]] = {}
+    witness_claims = WitnessClaims()
     values = {**g.outputs, **hidden}
     proofs = []
     for i in reversed(range(len(g.nodes))):
         node, st = g.nodes[i], statements[i]
+        report(i, node.kind)
         merges, outputs = {}, {}
         for local in sorted(node.outputs):
             name = node.outputs[local]
             merges[local], outputs[local] = merge_tensor(values[name], claims.pop(name), channel)
         layer, left = LAYERS[node.kind].prove(st, outputs, channel, advice[i])
         route_claims(i, node, left.inputs, left.weights, claims, weight_claims)
+        witness_claims.add(i, node, layer_tables(LAYERS[node.kind], st), left.witness)
         proofs.append(NodeProof(merges, layer))
     proofs.reverse()
     inputs = merge_claims(g.inputs, claims, channel)
@@ -121,4 +139,6 @@ def prove_graph(
     if weight_data:
         names = sorted(weight_data)
         opening = open_batch([(weight_data[n], weight_claims[n]) for n in names], channel)
-    return GraphProof(replace(g, weights=public), proofs, inputs, weights, opening)
+    tables = {n: t.data() for n, t in witness_claims.tables.items()}
+    witness = open_witness(witness_claims.batch(witness_data, tables), channel)
+    return GraphProof(replace(g, weights=public), proofs, inputs, weights, opening, witness)

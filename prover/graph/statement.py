@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
 from cairn.prover.ranges import Tensors
+from cairn.prover.walk.layer import FixedTable
 from cairn.prover.walk.statement import (
     absorb_commitment,
     absorb_dims,
@@ -26,6 +28,7 @@ from cairn.prover.walk.statement import (
     absorb_tensors,
     domain_tag,
 )
+from cairn.prover.walk.witness import batch, expect_claims
 
 KIND = "graph"
 NAME_BYTES = 31
@@ -123,6 +126,40 @@ def absorb_graph(channel: Channel, g: GraphStatement) -> None:
             absorb_commitment(channel, node.witness[name])
     _absorb_named(channel, g.inputs)
     _absorb_named(channel, g.outputs)
+
+
+@dataclass
+class WitnessClaims:
+    """The claims the nodes leave for the witness opening: on a node's own commitments by
+    (node, name), since names repeat across nodes; on a fixed table by its name alone, so the
+    layers that share a table share one polynomial in the opening."""
+
+    own: dict[tuple[int, str], list[Claim]] = field(default_factory=dict)
+    tables: dict[str, FixedTable] = field(default_factory=dict)
+    on_tables: dict[str, list[Claim]] = field(default_factory=dict)
+
+    def add(
+        self,
+        index: int,
+        node: Node,
+        tables: Mapping[str, FixedTable],
+        claims: Mapping[str, list[Claim]],
+    ) -> None:
+        """`graph.claims` unless the node leaves claims on exactly its witness and tables."""
+        where = f"node {index} ({node.kind})"
+        expect_claims("graph.claims", where, node.witness.keys() | tables.keys(), claims)
+        for name, table in tables.items():
+            if self.tables.setdefault(name, table).pinned != table.pinned:
+                raise VerificationError("graph.claims", f"{where}: table {name!r} differs")
+            self.on_tables.setdefault(name, []).extend(claims[name])
+        self.own |= {(index, name): list(claims[name]) for name in node.witness}
+
+    def batch(
+        self, own: Mapping[tuple[int, str], Any], tables: Mapping[str, Any]
+    ) -> list[tuple[Any, list[Claim]]]:
+        """The opening's polynomials (commitments, or the prover's data) and their claims: the
+        nodes' witness in (node, name) order, then the tables in name order."""
+        return batch(own, self.own) + batch(tables, self.on_tables)
 
 
 def route_claims(

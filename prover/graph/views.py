@@ -22,10 +22,12 @@ from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.statement import GraphStatement, Node, name_felt
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.proof import Commitment
 from cairn.prover.ranges import Tensors, mod_p_only, with_row_norm
 from cairn.prover.soundness import bits, shortfall
-from cairn.prover.walk.layer import SUMCHECK_ERROR, LayerSpec
+from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.witness import layer_tables, layer_terms, opening_error
 
 
 def _fail(message: str) -> None:
@@ -181,19 +183,25 @@ def layer_statements(g: GraphStatement) -> list[Statement]:
 
 
 def error_terms(g: GraphStatement, views: Sequence[Statement]) -> dict[str, float]:
-    """The union bound over the nodes' own terms (a sum-check layer: SUMCHECK_ERROR) and the
-    committed weights' one opening (docs/model-walk.md, "Soundness")."""
+    """The union bound over the nodes' own terms (a sum-check layer: SUMCHECK_ERROR), the
+    committed weights' one opening and the witness's one opening (docs/model-walk.md,
+    "Soundness")."""
     terms = {}
+    opened: list[Commitment] = []
+    tables: dict[str, Commitment] = {}
+    claims = 0
     for i, st in enumerate(views):
-        of = LAYERS[st.kind].error_terms
-        layer = of(st) if of else {"sum-checks": SUMCHECK_ERROR}
-        terms |= {f"node {i} ({st.kind}) {name}": p for name, p in layer.items()}
+        spec = LAYERS[st.kind]
+        terms |= {f"node {i} ({st.kind}) {name}": p for name, p in layer_terms(spec, st).items()}
+        opened += st.witness.values()
+        tables |= {name: t.pinned for name, t in layer_tables(spec, st).items()}
+        claims += spec.opening_claims
     if g.committed:
         (hash_,) = {c.commitment.hash for c in g.committed.values()} or {"poseidon"}
         largest = max(c.commitment.n_vars for c in g.committed.values())
         reads = sum(len(node.weights) for node in g.nodes)
         terms["weights opening"] = 2.0 ** -PARAMS[hash_].security_bits(largest, reads)
-    return terms
+    return terms | opening_error([*opened, *tables.values()], claims)
 
 
 def security_bits(g: GraphStatement) -> float:

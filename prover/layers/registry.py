@@ -15,6 +15,7 @@ from cairn.prover.layers.embed.proof import EmbedProof
 from cairn.prover.layers.embed.prover import prove_embed
 from cairn.prover.layers.embed.verifier import verify_embed
 from cairn.prover.layers.gelu import model as gelu
+from cairn.prover.layers.gelu import soundness as gelu_soundness
 from cairn.prover.layers.gelu.proof import GeluProof
 from cairn.prover.layers.gelu.prover import advise_gelu, prove_gelu
 from cairn.prover.layers.gelu.verifier import verify_gelu
@@ -23,6 +24,7 @@ from cairn.prover.layers.kvcache.proof import DecodeProof
 from cairn.prover.layers.kvcache.prover import prove_decode
 from cairn.prover.layers.kvcache.verifier import verify_decode
 from cairn.prover.layers.layernorm import model as layernorm
+from cairn.prover.layers.layernorm import soundness as layernorm_soundness
 from cairn.prover.layers.layernorm.proof import LayerNormProof
 from cairn.prover.layers.layernorm.prover import advise_layernorm, prove_layernorm
 from cairn.prover.layers.layernorm.verifier import verify_layernorm
@@ -46,9 +48,11 @@ from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.qkv.prover import prove_qkv
 from cairn.prover.layers.qkv.verifier import verify_qkv
 from cairn.prover.layers.requant import model as requant
+from cairn.prover.layers.requant import soundness as requant_soundness
 from cairn.prover.layers.requant.proof import RequantProof
 from cairn.prover.layers.requant.prover import advise_requant, prove_requant
 from cairn.prover.layers.requant.verifier import verify_requant
+from cairn.prover.softmax import soundness as attn_soundness
 from cairn.prover.walk.layer import LayerSpec
 
 LAYERS: dict[str, LayerSpec] = {
@@ -109,6 +113,8 @@ LAYERS: dict[str, LayerSpec] = {
             advise_attn,
             dim_names=attn.DIM_NAMES,
             error_terms=attn.error_terms,
+            tables=attn.tables,
+            opening_claims=attn_soundness.N_OPENING_CLAIMS,
         ),
         LayerSpec(
             requant.KIND,
@@ -120,6 +126,7 @@ LAYERS: dict[str, LayerSpec] = {
             advise_requant,
             dim_names=requant.DIM_NAMES,
             error_terms=requant.error_terms,
+            opening_claims=requant_soundness.N_OPENING_CLAIMS,
         ),
         LayerSpec(
             gelu.KIND,
@@ -131,6 +138,7 @@ LAYERS: dict[str, LayerSpec] = {
             advise_gelu,
             dim_names=gelu.DIM_NAMES,
             error_terms=gelu.error_terms,
+            opening_claims=gelu_soundness.N_OPENING_CLAIMS,
         ),
         LayerSpec(
             add.KIND,
@@ -170,6 +178,7 @@ LAYERS: dict[str, LayerSpec] = {
             dim_names=layernorm.DIM_NAMES,
             reads=layernorm.READS,
             error_terms=layernorm.error_terms,
+            opening_claims=layernorm_soundness.N_OPENING_CLAIMS,
         ),
     )
 }

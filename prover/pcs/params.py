@@ -83,3 +83,6 @@ def poly_log_leaf(n_vars: int, params: PcsParams) -> int:
 POSEIDON_PARAMS = PcsParams("poseidon")
 BLAKE2S_PARAMS = PcsParams("blake2s")
 PARAMS = {p.hash: p for p in (POSEIDON_PARAMS, BLAKE2S_PARAMS)}  # production, by hash name
+WITNESS_PCS = PcsParams("blake2s", pow_bits=20)
+"""The PCS of every layer's own witness and fixed tables, opened once per proof by the walk:
+Blake2s, rate 1/4, 120 queries, 20 grinding bits (≥ 97 bits up to 2^23 values)."""

@@ -87,6 +87,13 @@ def stack_names(prefix: str, layout: StackLayout) -> list[str]:
     return [f"{prefix}.{i}" for i in range(len(layout.stack_vars))]
 
 
+def stack_claims(
+    prefix: str, layout: StackLayout, claims: Mapping[str, Sequence[Claim]]
+) -> dict[str, list[Claim]]:
+    """Claims on columns as claims on the stacks, by the statement's names of the stacks."""
+    return dict(zip(stack_names(prefix, layout), layout.claims(claims), strict=True))
+
+
 def check_stacks(
     prefix: str, layout: StackLayout, hash_: str, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from cairn.prover.errors import VerificationError
 from cairn.prover.mle import next_pow2
-from cairn.prover.pcs.params import PcsParams
 
 THETA = 19
 """Output scale 2^θ; valid for ŝ ≤ 2^(30−θ) = 2048."""
@@ -37,8 +36,6 @@ LIMB_BITS = U_BITS - EXP_BITS
 """lo_bits + hi_bits = 14 for every F: the LIMB table has 2^14 rows."""
 DELTA = math.expm1(2.0**-EXP_RES_BITS)
 """Relative error of dropping lo: exp changes by a factor in (e^(−2^-12), 1]."""
-SOFTMAX_PCS = PcsParams("blake2s", pow_bits=20)
-"""The witness and exp-table PCS: Blake2s, 20 grinding bits (≥ 97 bits up to 2^23 values)."""
 
 
 def s_max(m: int) -> int:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.lookups.proof import LogUpProof
-from cairn.prover.pcs.proof import OpeningProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 
 
@@ -46,12 +45,11 @@ class ColumnValues:
 @dataclass(frozen=True)
 class SoftmaxProof:
     """LogUp-GKR over EXP, LIMB, NORM; the column values; the recomposition sum-check and the
-    shift ζ = Z̃(r*_row) and score σ = QK̂(r*) at its end; one Blake2s batch opening of the
-    witness stack and the fixed exp table."""
+    shift ζ = Z̃(r*_row) and score σ = QK̂(r*) at its end. The witness stacks and the fixed
+    exp table are opened by the walk (docs/claim-walk.md, step 8)."""
 
     logup: LogUpProof
     columns: ColumnValues
     recompose: SumcheckProof
     shift: QM31
     score: QM31
-    opening: OpeningProof

@@ -1,6 +1,7 @@
 """Softmax prover: commit the witness (before any challenge), then on a Blake2s fork of the
-walk's channel prove the lookups, the recomposition of the limbs from the scores, and open the
-witness and the exp table (docs/layers/attn.md, "Softmax")."""
+walk's channel prove the lookups and the recomposition of the limbs from the scores, leaving
+claims on the witness and the exp table to the walk's witness opening (docs/layers/attn.md,
+"Softmax")."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
-from cairn.prover.pcs.proof import Commitment
-from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
+from cairn.prover.pcs.params import WITNESS_PCS
+from cairn.prover.pcs.prover import CommitmentData, commit
 from cairn.prover.pcs.stack import stack_names
 from cairn.prover.softmax.model import (
     SoftmaxTrace,
@@ -26,37 +27,36 @@ from cairn.prover.softmax.model import (
     norm_slacks,
     valid_entries,
 )
-from cairn.prover.softmax.params import SOFTMAX_PCS, SoftmaxParams
+from cairn.prover.softmax.params import SoftmaxParams
 from cairn.prover.softmax.proof import ColumnValues, SoftmaxProof
 from cairn.prover.softmax.relations import (
     ENTRY_COLUMNS,
+    STACKS,
     Relations,
     opening_claims,
     row_mean_point,
     table_denominators,
     witness_layout,
 )
-from cairn.prover.softmax.tables import exp_table, exp_table_commitment
+from cairn.prover.softmax.tables import exp_table
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 
 TAG = "cairn/softmax/v1"
-STACKS = "softmax"  # the statement names the witness stacks softmax.0, softmax.1, …
 
 
 @dataclass(frozen=True)
 class SoftmaxAdvice:
-    """The prover's side of the witness commitment: the trace, the scores it came from, the
-    multiplicities, and the committed stack."""
+    """What the prover keeps of its witness: the trace, the scores it came from, the
+    multiplicities (the walk keeps the committed stacks)."""
 
     trace: SoftmaxTrace
     scores: np.ndarray
     counts: tuple[np.ndarray, np.ndarray, np.ndarray]
-    stacks: list[CommitmentData]
 
 
 def commit_softmax(
     dims: Dims, params: SoftmaxParams, scores: np.ndarray
-) -> tuple[dict[str, Commitment], SoftmaxAdvice]:
+) -> tuple[dict[str, CommitmentData], SoftmaxAdvice]:
     """Compute the honest trace for QK̂ = `scores` and commit every witness column, stacked;
     returns the commitments by their statement names."""
     trace = forward(scores, valid_entries(dims.h, dims.s, dims.causal), params)
@@ -64,9 +64,10 @@ def commit_softmax(
     columns = {name: getattr(trace, name) for name in ENTRY_COLUMNS}
     columns |= {"z": trace.z, "m_exp": counts[0], "m_limb": counts[1], "m_norm": counts[2]}
     layout = witness_layout(dims, params)
-    made = [commit(values, SOFTMAX_PCS) for values in layout.pack(columns)]
-    commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
-    return commitments, SoftmaxAdvice(trace, scores, counts, [data for _, data in made])
+    made = [commit(values, WITNESS_PCS)[1] for values in layout.pack(columns)]
+    return dict(zip(stack_names(STACKS, layout), made, strict=True)), SoftmaxAdvice(
+        trace, scores, counts
+    )
 
 
 def prove_softmax(
@@ -75,8 +76,9 @@ def prove_softmax(
     advice: SoftmaxAdvice,
     a_claim: Claim,
     parent: Poseidon252Channel,
-) -> tuple[SoftmaxProof, Claim]:
-    """From the claim on A = Y (left by A·Ṽ), prove softmax; returns the claim on QK̂."""
+) -> tuple[SoftmaxProof, Claim, dict[str, list[Claim]]]:
+    """From the claim on A = Y (left by A·Ṽ), prove softmax; returns the claim on QK̂ and
+    the claims on the witness stacks and the exp table."""
     trace, (m_exp, m_limb, m_norm) = advice.trace, advice.counts
     channel = fork(parent, TAG)
     channel.mix_felts([*a_claim.point, a_claim.value])
@@ -127,18 +129,8 @@ def prove_softmax(
     shift, score = finals[2], finals[3]
     channel.mix_felts([shift, score])
 
-    # One Blake2s opening: the witness stack and the fixed exp table.
-    stack_claims, table_claim = opening_claims(
-        dims, params, points, columns, Claim(tuple(r_star), shift), a_claim
-    )
-    opening = open_batch(
-        [
-            *zip(advice.stacks, stack_claims, strict=True),
-            (exp_table_commitment(params.theta), [table_claim]),
-        ],
-        channel,
-    )
+    witness = opening_claims(dims, params, points, columns, Claim(tuple(r_star), shift), a_claim)
     join(parent, channel)
     parent.mix_felts([*r_star, score])
-    proof = SoftmaxProof(logup, columns, recompose, shift, score, opening)
-    return proof, Claim(tuple(r_star), score)
+    proof = SoftmaxProof(logup, columns, recompose, shift, score)
+    return proof, Claim(tuple(r_star), score), witness

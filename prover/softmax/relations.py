@@ -18,11 +18,11 @@ from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.mha.model import Dims
-from cairn.prover.pcs.stack import StackLayout
+from cairn.prover.pcs.stack import StackLayout, stack_claims
 from cairn.prover.softmax.params import EXP_BITS, SoftmaxParams
 from cairn.prover.softmax.proof import ColumnValues
 from cairn.prover.softmax.structured import index_mle, is_zero_mle, valid_rows_mle
-from cairn.prover.softmax.tables import exp_table
+from cairn.prover.softmax.tables import exp_table, exp_table_name
 
 Col = TypeVar("Col", QM31, QM31Array)
 
@@ -31,8 +31,9 @@ BALANCED = tuple(([w], [t]) for w, t in zip(WITNESS, TABLE, strict=True))
 """Each relation: its witness instance against its table instance (lookups.check_balance)."""
 
 ENTRY_COLUMNS = ("lo", "e", "hi", "live", "y")
+STACKS = "softmax"  # the statement names the witness stacks softmax.0, softmax.1, …
 STACK_VARS = 22
-"""The largest stack: 2^22 values, where SOFTMAX_PCS proves 98.2 bits (docs/layers/attn.md,
+"""The largest stack: 2^22 values, where WITNESS_PCS proves 98.2 bits (docs/layers/attn.md,
 "Soundness"); larger attention splits its columns over several stacks."""
 
 
@@ -144,10 +145,10 @@ def opening_claims(
     columns: ColumnValues,
     shift: Claim,
     a_claim: Claim,
-) -> tuple[list[list[Claim]], Claim]:
-    """What the Blake2s opening proves: every column value at its point, Y at the row-mean
-    point and at A·Ṽ's point, Z at the recomposition's row point (as claims on the stack);
-    and T̃ at the EXP table's index coordinates. One list of claims per stack."""
+) -> dict[str, list[Claim]]:
+    """What the walk's witness opening proves, by stack and table: every column value at its
+    point, Y at the row-mean point and at A·Ṽ's point, Z at the recomposition's row point (as
+    claims on the stacks); and T̃ at the EXP table's index coordinates."""
     rho = tuple(points[0])
     at_rho = dict(zip(ENTRY_COLUMNS, columns.values(), strict=False))
     rows = dims.h_vars + dims.s_vars
@@ -161,5 +162,5 @@ def opening_claims(
         strict=True,
     ):
         claims[name] = [Claim(tuple(point), value)]
-    layout = witness_layout(dims, params)
-    return layout.claims(claims), Claim(tuple(points[3][1:]), columns.table)
+    table = {exp_table_name(params.theta): [Claim(tuple(points[3][1:]), columns.table)]}
+    return stack_claims(STACKS, witness_layout(dims, params), claims) | table

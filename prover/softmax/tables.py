@@ -10,14 +10,16 @@ import functools
 
 import numpy as np
 
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData, commit
-from cairn.prover.softmax.params import EXP_BITS, EXP_RES_BITS, SOFTMAX_PCS, THETA
+from cairn.prover.softmax.params import EXP_BITS, EXP_RES_BITS, THETA
+from cairn.prover.walk.layer import FixedTable
 
 EXP_TABLE_ROOTS: dict[int, int] = {
     19: 0x913E468859251E2CE8E1C0501BE6D1FF217A66AF70F02C7BB0E2EABB71109800,
 }
-"""Blake2s Merkle root of exp_table(θ) committed with SOFTMAX_PCS, per θ (as Commitment.root)."""
+"""Blake2s Merkle root of exp_table(θ) committed with WITNESS_PCS, per θ (as Commitment.root)."""
 
 
 @functools.cache
@@ -33,9 +35,24 @@ def exp_table(theta: int = THETA) -> np.ndarray:
 @functools.cache
 def exp_table_commitment(theta: int = THETA) -> CommitmentData:
     """The prover's commitment to T (message, codeword, tree), built once per θ."""
-    return commit(exp_table(theta), SOFTMAX_PCS)[1]
+    return commit(exp_table(theta), WITNESS_PCS)[1]
 
 
 def pinned_exp_commitment(theta: int = THETA) -> Commitment:
     """The verifier's view of T's commitment: the pinned root, never one from a proof."""
-    return Commitment(EXP_TABLE_ROOTS[theta], EXP_BITS, SOFTMAX_PCS.hash)
+    return Commitment(EXP_TABLE_ROOTS[theta], EXP_BITS, WITNESS_PCS.hash)
+
+
+def exp_table_name(theta: int) -> str:
+    """The table's name in the walk's witness opening: θ fixes its content, so every attn
+    layer of a model with the same θ leaves its claims on one polynomial."""
+    return f"softmax.exp.{theta}"
+
+
+def fixed_tables(theta: int) -> dict[str, FixedTable]:
+    """The exp table as the walk opens it (the prover's data looked up when it is needed)."""
+    return {
+        exp_table_name(theta): FixedTable(
+            pinned_exp_commitment(theta), lambda: exp_table_commitment(theta)
+        )
+    }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from cairn.prover.channels.fork import fork, join
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
@@ -12,14 +12,15 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.lookups.verifier import check_balance, verify_logup
 from cairn.prover.mle import eq_eval
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import check_stacks
-from cairn.prover.pcs.verifier import verify_batch
-from cairn.prover.softmax.params import EXP_BITS, SOFTMAX_PCS, U_MASK, SoftmaxParams
+from cairn.prover.softmax.params import EXP_BITS, U_MASK, SoftmaxParams
 from cairn.prover.softmax.proof import SoftmaxProof
-from cairn.prover.softmax.prover import STACKS, TAG
+from cairn.prover.softmax.prover import TAG
 from cairn.prover.softmax.relations import (
     BALANCED,
+    STACKS,
     TABLE,
     WITNESS,
     Relations,
@@ -30,7 +31,6 @@ from cairn.prover.softmax.relations import (
     witness_layout,
 )
 from cairn.prover.softmax.structured import valid_entries_mle
-from cairn.prover.softmax.tables import pinned_exp_commitment
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 
 RECOMPOSE_DEGREE = 3  # eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x))
@@ -40,19 +40,18 @@ def check_commitments(
     dims: Dims, params: SoftmaxParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
     """`softmax.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(dims, params), SOFTMAX_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(dims, params), WITNESS_PCS.hash, witness)
 
 
 def verify_softmax(
     dims: Dims,
     params: SoftmaxParams,
-    stacks: Sequence[Commitment],
     proof: SoftmaxProof,
     a_claim: Claim,
     parent: Poseidon252Channel,
-) -> Claim:
-    """Returns the claim on QK̂ that MHA's QKᵀ step reduces; raises a named check. The
-    caller's statement check has run check_commitments (before the transcript began)."""
+) -> tuple[Claim, dict[str, list[Claim]]]:
+    """Returns the claim on QK̂ that MHA's QKᵀ step reduces and the claims the walk's witness
+    opening settles; raises a named check. The statement check has run check_commitments."""
     channel = fork(parent, TAG)
     channel.mix_felts([*a_claim.point, a_claim.value])
 
@@ -88,18 +87,7 @@ def verify_softmax(
         raise VerificationError("softmax.mask", "eq·w~·(ζ − c·σ) differs at r*")
     channel.mix_felts([proof.shift, proof.score])
 
-    stack_claims, table_claim = opening_claims(
-        dims, params, points, cols, Claim(tuple(r_star), proof.shift), a_claim
-    )
-    verify_batch(
-        [
-            *zip(stacks, stack_claims, strict=True),
-            (pinned_exp_commitment(params.theta), [table_claim]),
-        ],
-        proof.opening,
-        SOFTMAX_PCS,
-        channel,
-    )
+    witness = opening_claims(dims, params, points, cols, Claim(tuple(r_star), proof.shift), a_claim)
     join(parent, channel)
     parent.mix_felts([*r_star, proof.score])
-    return Claim(tuple(r_star), proof.score)
+    return Claim(tuple(r_star), proof.score), witness

@@ -3,27 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.prover import CommitmentData
 from cairn.prover.ranges import Relation
 from cairn.prover.walk.statement import Statement
 
 
 @dataclass(frozen=True)
 class LayerClaims:
-    """What a layer leaves behind: claims on its public inputs and on its weights, by name."""
+    """What a layer leaves behind: claims on its public inputs and on its weights, and on its
+    witness commitments and fixed tables, by name. The walk settles them all; the witness and
+    tables in one batch opening at the end (docs/claim-walk.md, step 8)."""
 
     inputs: dict[str, list[Claim]]
     weights: dict[str, list[Claim]]
+    witness: dict[str, list[Claim]] = field(default_factory=dict)
 
 
-Advise = Callable[[Statement], tuple[dict[str, Commitment], Any]]
-"""From the prover's statement: the witness commitments to bind in it, and the prover-only
-data (values, trees) its `prove` needs to open them."""
+@dataclass(frozen=True)
+class FixedTable:
+    """A public polynomial a layer's claims fall on (softmax's exp table): the verifier's
+    pinned commitment, never read from a proof, and the prover's data for it, built on demand."""
+
+    pinned: Commitment
+    data: Callable[[], CommitmentData]
+
+
+Advise = Callable[[Statement], tuple[dict[str, CommitmentData], Any]]
+"""From the prover's statement: the witness commitments to bind in it (the walk keeps their
+data to open them) and the prover-only data its `prove` needs."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +59,13 @@ class LayerSpec:
     """Tensors whose values the verifier reads (layernorm's row statistics): in a model walk
     they must be public, inputs or outputs of the graph (docs/model-walk.md)."""
     error_terms: Callable[[Statement], Mapping[str, float]] | None = None
-    """The soundness error of a statement's proof, term by term, for layers with lookups and
-    openings; None for a layer of sum-checks only, whose error (rounds × degree / |F|) is far
-    below SUMCHECK_ERROR at any size a statement can name."""
+    """The soundness error of a statement's proof, term by term, for layers with lookups; None
+    for a layer of sum-checks only, whose error (rounds × degree / |F|) is far below
+    SUMCHECK_ERROR at any size a statement can name. The witness opening is the walk's term."""
+    tables: Callable[[Statement], Mapping[str, FixedTable]] | None = None
+    """The fixed tables the layer leaves claims on, by a name that fixes their content."""
+    opening_claims: int = 0
+    """How many claims the layer leaves on its witness and tables (the opening's soundness)."""
 
 
 SUMCHECK_ERROR = 2.0**-110

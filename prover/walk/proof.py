@@ -14,10 +14,13 @@ from cairn.prover.walk.statement import Statement
 class WalkProof:
     """`inputs` / `weights`: per public tensor, the same-poly merge of its claims (None when
     the layer left a single claim); the verifier then evaluates the tensor at the merged point.
-    `opening`: one PCS batch opening of every claim on the committed weights, if any."""
+    `opening`: one PCS batch opening of every claim on the committed weights, if any;
+    `witness_opening`: one Blake2s batch opening of every claim on the layer's witness and
+    fixed tables, if any (docs/claim-walk.md, step 8)."""
 
     statement: Statement
     layer: Any
     inputs: dict[str, SamePolyProof | None]
     weights: dict[str, SamePolyProof | None]
     opening: OpeningProof | None = None
+    witness_opening: OpeningProof | None = None

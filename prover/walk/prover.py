@@ -20,6 +20,7 @@ from cairn.prover.sameply.prover import prove_sameply
 from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement, Tensors, absorb_statement, draw_output_claims
+from cairn.prover.walk.witness import batch, check_soundness, layer_tables, open_witness
 
 
 def merge_claims(
@@ -52,11 +53,12 @@ def prove_walk(
     weight_data = weight_data or {}
     if set(weight_data) != set(st.committed):
         raise ValueError("weight_data must cover exactly the committed weights")
-    advice = None
+    advice, witness_data = None, {}
     if spec.advise is not None:
-        witness, advice = spec.advise(st)
-        st = replace(st, witness=witness)
+        witness_data, advice = spec.advise(st)
+        st = replace(st, witness={n: d.commitment for n, d in witness_data.items()})
     spec.check(st)
+    check_soundness(spec, st)
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
     outputs = draw_output_claims(channel, st.outputs)
@@ -68,4 +70,8 @@ def prove_walk(
     if weight_data:
         names = sorted(weight_data)
         opening = open_batch([(weight_data[n], claims.weights[n]) for n in names], channel)
-    return WalkProof(replace(st, weights=public), layer_proof, inputs, weights, opening)
+    tables = {n: t.data() for n, t in layer_tables(spec, st).items()}
+    witness = open_witness(
+        batch(witness_data, claims.witness) + batch(tables, claims.witness), channel
+    )
+    return WalkProof(replace(st, weights=public), layer_proof, inputs, weights, opening, witness)

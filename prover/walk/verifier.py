@@ -21,6 +21,13 @@ from cairn.prover.walk.statement import (
     absorb_statement,
     draw_output_claims,
 )
+from cairn.prover.walk.witness import (
+    batch,
+    check_soundness,
+    expect_claims,
+    layer_tables,
+    verify_witness,
+)
 
 
 def settle_claims(
@@ -46,6 +53,7 @@ def verify_walk(spec: LayerSpec, proof: WalkProof) -> None:
     if st.kind != spec.kind:
         raise VerificationError("statement.kind", f"{st.kind!r} is not {spec.kind!r}")
     spec.check(st)
+    check_soundness(spec, st)
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
     outputs = draw_output_claims(channel, st.outputs)
@@ -57,6 +65,10 @@ def verify_walk(spec: LayerSpec, proof: WalkProof) -> None:
     public = {n: c for n, c in claims.weights.items() if n not in st.committed}
     settle_claims("weight", st.weights, public, proof.weights, channel)
     open_committed(st.committed, claims.weights, proof.opening, channel)
+    pinned = {n: t.pinned for n, t in layer_tables(spec, st).items()}
+    expect_claims("walk.witness_claims", st.kind, st.witness.keys() | pinned.keys(), claims.witness)
+    openings = batch(st.witness, claims.witness) + batch(pinned, claims.witness)
+    verify_witness(openings, proof.witness_opening, channel)
 
 
 def open_committed(

@@ -15,7 +15,9 @@ from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.softmax import soundness
 from cairn.prover.softmax.model import forward, valid_entries
 from cairn.prover.softmax.params import QK_BOUND, SoftmaxParams
+from cairn.prover.softmax.tables import fixed_tables
 from cairn.prover.softmax.verifier import check_commitments
+from cairn.prover.walk.layer import FixedTable
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "attn"
@@ -86,6 +88,11 @@ def range_violation(q: np.ndarray, k: np.ndarray) -> str | None:
 def error_terms(st: Statement) -> dict[str, float]:
     """The soundness error terms of this statement's proof (docs/layers/attn.md)."""
     return soundness.error_terms(Dims.of(st), params_of(st))
+
+
+def tables(st: Statement) -> dict[str, FixedTable]:
+    """The exp table of the statement's θ, which softmax's claims fall on."""
+    return fixed_tables(params_of(st).theta)
 
 
 def check(st: Statement) -> None:

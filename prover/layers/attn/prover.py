@@ -11,13 +11,13 @@ from cairn.prover.layers.attn.model import params_of
 from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.mha.model import Dims, head_scores
 from cairn.prover.layers.mha.prover import input_claims, prove_attend, prove_scores
-from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.prover import CommitmentData
 from cairn.prover.softmax.prover import SoftmaxAdvice, commit_softmax, prove_softmax
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
 
-def advise_attn(st: Statement) -> tuple[dict[str, Commitment], Any]:
+def advise_attn(st: Statement) -> tuple[dict[str, CommitmentData], Any]:
     """Commit to softmax's witness before the walk draws anything."""
     dims = Dims.of(st)
     scores = head_scores(st.inputs["q"], st.inputs["k"], dims)
@@ -31,7 +31,9 @@ def prove_attn(
     q, k, v = (st.inputs[name] for name in ("q", "k", "v"))
     a = advice.trace.y[: dims.h, : dims.s, : dims.s]
     unpad, attend, at = prove_attend(dims, a, v, outputs["o"], channel)
-    softmax, scores = prove_softmax(dims, params, advice, Claim(at.a, attend.left), channel)
+    softmax, scores, witness = prove_softmax(
+        dims, params, advice, Claim(at.a, attend.left), channel
+    )
     heads, pad, sp = prove_scores(dims, (q, k, v), scores.point, at, channel)
     proof = AttnProof(unpad, attend, softmax, heads, pad)
-    return proof, LayerClaims(input_claims(attend, pad, at, sp), {})
+    return proof, LayerClaims(input_claims(attend, pad, at, sp), {}, witness)

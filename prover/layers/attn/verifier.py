@@ -9,7 +9,7 @@ from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.layers.mha.prover import input_claims
 from cairn.prover.layers.mha.verifier import verify_attend, verify_scores
-from cairn.prover.softmax.verifier import check_commitments, verify_softmax
+from cairn.prover.softmax.verifier import verify_softmax
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -20,7 +20,6 @@ def verify_attn(
     dims, params = Dims.of(st), params_of(st)
     at = verify_attend(dims, proof.unpad, proof.attend, outputs["o"], channel)
     a_claim = Claim(at.a, proof.attend.left)
-    stacks = check_commitments(dims, params, st.witness)
-    scores = verify_softmax(dims, params, stacks, proof.softmax, a_claim, channel)
+    scores, witness = verify_softmax(dims, params, proof.softmax, a_claim, channel)
     sp = verify_scores(dims, proof.heads, proof.pad, scores, proof.attend, at, channel)
-    return LayerClaims(input_claims(proof.attend, proof.pad, at, sp), {})
+    return LayerClaims(input_claims(proof.attend, proof.pad, at, sp), {}, witness)

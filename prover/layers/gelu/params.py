@@ -15,11 +15,8 @@ import numpy as np
 
 from cairn.prover.layers.gelu.table import gelu_table
 from cairn.prover.mle import tensor_vars
-from cairn.prover.softmax.params import SOFTMAX_PCS
 from cairn.prover.walk.statement import Statement
 
-GELU_PCS = SOFTMAX_PCS
-"""The witness PCS: Blake2s, rate 1/4, 120 queries, 20 grinding bits (as softmax's)."""
 IN_BITS_MAX = 20
 """The table has at most 2^20 rows (the verifier evaluates its MLE in O(2^b_in))."""
 OUT_BITS_MAX = 16

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.lookups.proof import LogUpProof
-from cairn.prover.pcs.proof import OpeningProof
 
 
 @dataclass(frozen=True)
@@ -24,8 +23,7 @@ class GeluColumns:
 
 @dataclass(frozen=True)
 class GeluProof:
-    """LogUp-GKR of (x, y) into the table, the column values, one Blake2s batch opening."""
+    """LogUp-GKR of (x, y) into the table and the column values; the walk opens the stack."""
 
     logup: LogUpProof
     columns: GeluColumns
-    opening: OpeningProof

@@ -1,6 +1,7 @@
 """Gelu prover: commit y and the multiplicities before any challenge, then on a Blake2s fork of
 the walk's channel prove (x, y) ∈ GELU table with one LogUp-GKR, send the columns at its
-points, open the stack, and hand the walk a claim on x (docs/layers/gelu.md, "Protocol")."""
+points, and hand the walk a claim on x and the claims on the stack, which the walk's witness
+opening settles (docs/layers/gelu.md, "Protocol")."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.layers.gelu.model import lookup, multiplicities
-from cairn.prover.layers.gelu.params import GELU_PCS, entry_vars, params_of
+from cairn.prover.layers.gelu.params import entry_vars, params_of
 from cairn.prover.layers.gelu.proof import GeluColumns, GeluProof
 from cairn.prover.layers.gelu.relations import (
     STACKS,
@@ -27,8 +28,8 @@ from cairn.prover.layers.gelu.relations import (
 )
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, pad_tensor, row_combination
-from cairn.prover.pcs.proof import Commitment
-from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
+from cairn.prover.pcs.params import WITNESS_PCS
+from cairn.prover.pcs.prover import CommitmentData, commit
 from cairn.prover.pcs.stack import stack_names
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
@@ -36,24 +37,22 @@ from cairn.prover.walk.statement import Statement
 
 @dataclass(frozen=True)
 class GeluAdvice:
-    """The prover's side of the witness commitment: padded x and y, m, the stacks."""
+    """What the prover keeps of its witness: padded x and y, m."""
 
     x: np.ndarray
     y: np.ndarray
     m: np.ndarray
-    stacks: list[CommitmentData]
 
 
-def advise_gelu(st: Statement) -> tuple[dict[str, Commitment], GeluAdvice]:
+def advise_gelu(st: Statement) -> tuple[dict[str, CommitmentData], GeluAdvice]:
     """Commit y (the table applied to the padded x: T[0 + 2^(b_in−1)] = 0 on the padding) and
     the multiplicities, stacked, before the walk draws anything."""
     p = params_of(st)
     x = pad_tensor(st.inputs["x"]).ravel()
     y, m = lookup(x, p), multiplicities(x, p)
     layout = witness_layout(entry_vars(st), p)
-    made = [commit(values, GELU_PCS) for values in layout.pack({"y": y, "m": m})]
-    commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
-    return commitments, GeluAdvice(x, y, m, [data for _, data in made])
+    made = [commit(values, WITNESS_PCS)[1] for values in layout.pack({"y": y, "m": m})]
+    return dict(zip(stack_names(STACKS, layout), made, strict=True)), GeluAdvice(x, y, m)
 
 
 def prove_gelu(
@@ -77,9 +76,8 @@ def prove_gelu(
     columns = GeluColumns(x_value, y_value, evaluate(embed(advice.m), points[TABLE]))
     channel.mix_felts(columns.values())
 
-    stack_claims = opening_claims(n, p, points, columns, y_claim)
-    opening = open_batch(list(zip(advice.stacks, stack_claims, strict=True)), channel)
+    witness = opening_claims(n, p, points, columns, y_claim)
     join(parent, channel)  # type: ignore[arg-type]
     parent.mix_felts([*points[WITNESS], columns.x])
-    proof = GeluProof(logup, columns, opening)
-    return proof, LayerClaims({"x": [Claim(tuple(points[WITNESS]), columns.x)]}, {})
+    proof = GeluProof(logup, columns)
+    return proof, LayerClaims({"x": [Claim(tuple(points[WITNESS]), columns.x)]}, {}, witness)

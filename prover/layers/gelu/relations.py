@@ -20,7 +20,7 @@ from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.gelu.params import GeluParams
 from cairn.prover.layers.gelu.proof import GeluColumns
 from cairn.prover.mle import evaluate
-from cairn.prover.pcs.stack import StackLayout
+from cairn.prover.pcs.stack import StackLayout, stack_claims
 from cairn.prover.softmax.relations import STACK_VARS, Key
 from cairn.prover.softmax.structured import index_mle
 
@@ -79,11 +79,11 @@ def opening_claims(
     points: Sequence[Sequence[QM31]],
     cols: GeluColumns,
     y_claim: Claim,
-) -> list[list[Claim]]:
-    """What the Blake2s opening proves, one list per stack: y at ρ and at the walk's output
+) -> dict[str, list[Claim]]:
+    """What the walk's witness opening proves, by stack: y at ρ and at the walk's output
     point (this ties the committed y to the walk's y), m at the table's point."""
     claims = {
         "y": [Claim(tuple(points[WITNESS]), cols.y), y_claim],
         "m": [Claim(tuple(points[TABLE]), cols.m)],
     }
-    return witness_layout(n, p).claims(claims)
+    return stack_claims(STACKS, witness_layout(n, p), claims)

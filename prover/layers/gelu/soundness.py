@@ -1,10 +1,11 @@
 """The soundness error of a gelu proof, term by term (docs/layers/gelu.md, "Soundness"). Every
 challenge is in QM31 (|F| = p^4); the terms add up by the union bound. The verifier refuses a
-configuration whose total is above 2^-96 (`gelu.params`)."""
+configuration whose total is above 2^-96 (`gelu.params`). The opening of the witness is
+the walk's, one for every layer (docs/claim-walk.md)."""
 
 from __future__ import annotations
 
-from cairn.prover.layers.gelu.params import GELU_PCS, GeluParams
+from cairn.prover.layers.gelu.params import GeluParams
 from cairn.prover.layers.gelu.relations import instance_vars, witness_layout
 from cairn.prover.pcs.params import FIELD_BITS
 from cairn.prover.soundness import bits, shortfall
@@ -17,12 +18,10 @@ def error_terms(n: int, p: GeluParams) -> dict[str, float]:
     field = 2.0**-FIELD_BITS
     n_vars = instance_vars(n, p)
     gkr = sum(3 * j + len(n_vars) + 1 for j in range(max(n_vars)))
-    stack = max(witness_layout(n, p).stack_vars)
     return {
         "LogUp (GELU)": sum(1 << k for k in n_vars) * field,
         "GKR layers": gkr * field,
         "y tie at the output point": n * field,
-        "PCS opening (Blake2s)": 2.0 ** -GELU_PCS.security_bits(stack, N_OPENING_CLAIMS),
     }
 
 
@@ -31,5 +30,6 @@ def security_bits(n: int, p: GeluParams) -> float:
 
 
 def security_problem(n: int, p: GeluParams) -> str | None:
-    """Why this configuration proves less than the target soundness, or None."""
-    return shortfall(lambda: error_terms(n, p))
+    """Why this configuration proves less than the target soundness, or its witness fits no
+    stack the witness PCS proves at the target, or None."""
+    return shortfall(lambda: error_terms(n, p), lambda: witness_layout(n, p))

@@ -9,7 +9,7 @@ from cairn.prover.channels.fork import fork, join
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
-from cairn.prover.layers.gelu.params import GELU_PCS, GeluParams, entry_vars, params_of
+from cairn.prover.layers.gelu.params import GeluParams, entry_vars, params_of
 from cairn.prover.layers.gelu.proof import GeluProof
 from cairn.prover.layers.gelu.relations import (
     BALANCED,
@@ -23,16 +23,16 @@ from cairn.prover.layers.gelu.relations import (
     witness_layout,
 )
 from cairn.prover.lookups.verifier import LeafClaim, check_balance, verify_logup
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import check_stacks
-from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
 
 def check_commitments(n: int, p: GeluParams, witness: Mapping[str, Commitment]) -> list[Commitment]:
     """`gelu.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(n, p), GELU_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(n, p), WITNESS_PCS.hash, witness)
 
 
 def verify_columns(
@@ -55,7 +55,6 @@ def verify_gelu(
     st: Statement, proof: GeluProof, outputs: dict[str, Claim], parent: Channel
 ) -> LayerClaims:
     p, n = params_of(st), entry_vars(st)
-    stacks = check_commitments(n, p, st.witness)
     y_claim = outputs["y"]
     channel = fork(parent, TAG)  # type: ignore[arg-type]
     channel.mix_felts([*y_claim.point, y_claim.value])
@@ -66,8 +65,7 @@ def verify_gelu(
     points = verify_columns(rel, p, leaves, proof)
     channel.mix_felts(proof.columns.values())
 
-    stack_claims = opening_claims(n, p, points, proof.columns, y_claim)
-    verify_batch(list(zip(stacks, stack_claims, strict=True)), proof.opening, GELU_PCS, channel)
+    witness = opening_claims(n, p, points, proof.columns, y_claim)
     join(parent, channel)  # type: ignore[arg-type]
     parent.mix_felts([*points[WITNESS], proof.columns.x])
-    return LayerClaims({"x": [Claim(tuple(points[WITNESS]), proof.columns.x)]}, {})
+    return LayerClaims({"x": [Claim(tuple(points[WITNESS]), proof.columns.x)]}, {}, witness)

@@ -14,11 +14,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams
+from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.walk.statement import Statement
 
-LAYERNORM_PCS = REQUANT_PCS
-"""The witness PCS: Blake2s, rate 1/4, 120 queries, 20 grinding bits (as requant's)."""
 VALUE_BITS = 30
 """Every statistic and product the proof establishes stays below 2^30 in magnitude."""
 MAX_SHIFT = 30

@@ -9,7 +9,6 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.mha.proof import HeadProductStep
 from cairn.prover.layers.requant.proof import RequantColumns
 from cairn.prover.lookups.proof import LogUpProof
-from cairn.prover.pcs.proof import OpeningProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 
 
@@ -38,7 +37,7 @@ class StatisticsStep:
 class LayerNormProof:
     """β̃ at the output's column point; one LogUp-GKR over both requantizations and the limbs;
     the columns at its points; the scale (over columns) and normalise (over rows) products;
-    the statistics; one Blake2s batch opening of the witness stacks."""
+    the statistics. The walk opens the witness stacks."""
 
     beta: QM31
     logup: LogUpProof
@@ -48,4 +47,3 @@ class LayerNormProof:
     scale_step: HeadProductStep
     norm_step: HeadProductStep
     statistics: StatisticsStep
-    opening: OpeningProof

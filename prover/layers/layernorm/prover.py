@@ -1,11 +1,12 @@
 """layernorm prover: commit the witness before any challenge, then on a Blake2s fork of the
 walk's channel prove both requantizations and the limb ranges with one LogUp-GKR, reduce the
-scale and normalise products and the statistics by sum-checks, open the stacks, and hand the
-walk claims on h, γ and β (docs/layers/layernorm.md, "Protocol")."""
+scale and normalise products and the statistics by sum-checks, and hand the walk claims on h,
+γ and β and the claims on the stacks, which the walk's witness opening settles
+(docs/layers/layernorm.md, "Protocol")."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -16,7 +17,6 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.layers.layernorm.model import LayerNormTrace, forward
 from cairn.prover.layers.layernorm.params import (
-    LAYERNORM_PCS,
     LayerNormParams,
     params_of,
     shape_of,
@@ -50,8 +50,8 @@ from cairn.prover.mle import (
     row_combination,
     tensor_vars,
 )
-from cairn.prover.pcs.proof import Commitment
-from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
+from cairn.prover.pcs.params import WITNESS_PCS
+from cairn.prover.pcs.prover import CommitmentData, commit
 from cairn.prover.pcs.stack import stack_names
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
@@ -61,13 +61,12 @@ Counts = tuple[np.ndarray, np.ndarray]
 
 @dataclass(frozen=True)
 class LayerNormAdvice:
-    """The prover's side of the witness commitment: the trace, the multiplicities, the stacks."""
+    """What the prover keeps of its witness: the trace and the multiplicities."""
 
     trace: LayerNormTrace
     norm_counts: Counts
     scale_counts: Counts
     limb_counts: np.ndarray
-    stacks: list[CommitmentData]
 
 
 def limb_multiplicities(t: LayerNormTrace, offset: int, bits: int) -> np.ndarray:
@@ -77,7 +76,7 @@ def limb_multiplicities(t: LayerNormTrace, offset: int, bits: int) -> np.ndarray
     return np.bincount(keys, minlength=1 << bits).astype(np.int64)
 
 
-def advise_layernorm(st: Statement) -> tuple[dict[str, Commitment], LayerNormAdvice]:
+def advise_layernorm(st: Statement) -> tuple[dict[str, CommitmentData], LayerNormAdvice]:
     """Commit the limbs, both gadgets' columns and every multiplicity, stacked, before the walk
     draws anything."""
     p = params_of(st)
@@ -89,9 +88,9 @@ def advise_layernorm(st: Statement) -> tuple[dict[str, Commitment], LayerNormAdv
         cols = trace.columns() | {"m_range": counts[0], "m_clamp": counts[1]}
         columns |= {f"{prefix}.{name}": v for name, v in cols.items()}
     layout = witness_layout(tensor_vars(shape_of(st)), p)
-    made = [commit(values, LAYERNORM_PCS) for values in layout.pack(columns)]
-    commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
-    return commitments, LayerNormAdvice(t, norm, scale, limb, [data for _, data in made])
+    made = [commit(values, WITNESS_PCS)[1] for values in layout.pack(columns)]
+    stacks = dict(zip(stack_names(STACKS, layout), made, strict=True))
+    return stacks, LayerNormAdvice(t, norm, scale, limb)
 
 
 def limb_fractions(rel: Relations, p: LayerNormParams, advice: LayerNormAdvice) -> list[Fractions]:
@@ -149,13 +148,10 @@ def prove_layernorm(
         rho_rows, rho_cols, tuple(kappa_cols), tuple(kappa_rows), tuple(pi), y_claim.point
     )
     sent = (norm_cols, scale_cols, limbs)
-    claims = opening_claims(p, points, at, sent, (scale_step.right, beta, stats), y_claim, s)
-    opening = open_batch(list(zip(advice.stacks, claims, strict=True)), channel)
+    witness = opening_claims(p, points, at, sent, (scale_step.right, beta, stats), y_claim, s)
     join(parent, channel)  # type: ignore[arg-type]
 
-    proof = LayerNormProof(
-        beta, logup, norm_cols, scale_cols, limbs, scale_step, norm_step, stats, opening
-    )
+    proof = LayerNormProof(beta, logup, norm_cols, scale_cols, limbs, scale_step, norm_step, stats)
     handed = layer_claims(p, proof, at, evaluate_tensor(t.mean, at.kappa_rows))
     absorb_claims(parent, handed)
-    return proof, handed
+    return proof, replace(handed, witness=witness)

@@ -18,13 +18,14 @@ from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31, QM31Array
-from cairn.prover.layers.layernorm.params import LAYERNORM_PCS, LayerNormParams
+from cairn.prover.layers.layernorm.params import LayerNormParams
 from cairn.prover.layers.layernorm.proof import LayerNormProof, LimbColumns, StatisticsStep
 from cairn.prover.layers.requant import relations as requant
 from cairn.prover.layers.requant.proof import RequantColumns
 from cairn.prover.mle import evaluate, pad_tensor, prefix_mask
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
-from cairn.prover.pcs.stack import StackLayout, check_stacks
+from cairn.prover.pcs.stack import StackLayout, check_stacks, stack_claims
 from cairn.prover.softmax.relations import STACK_VARS, Key
 from cairn.prover.softmax.structured import index_mle
 from cairn.prover.walk.layer import LayerClaims
@@ -100,7 +101,7 @@ def check_commitments(
     n: int, p: LayerNormParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
     """`layernorm.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(n, p), LAYERNORM_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(n, p), WITNESS_PCS.hash, witness)
 
 
 def gadget_claims(
@@ -207,8 +208,8 @@ def opening_claims(
     ends: tuple[QM31, QM31, StatisticsStep],
     y: Claim,
     s: int,
-) -> list[list[Claim]]:
-    """What the Blake2s opening proves, one list per stack: each gadget's columns at its LogUp
+) -> dict[str, list[Claim]]:
+    """What the walk's witness opening proves, by stack: each gadget's columns at its LogUp
     points; n at (ρ_rows, κ_cols) where the scale step ended (its `right`); z at the output
     point (z = y − β, with β̃ there sent); the limbs at ρ and at π (`ends`: n's value, β̃, the
     statistics step)."""
@@ -220,4 +221,4 @@ def opening_claims(
         | gadget_claims("scale", points[SCALE], scale, scaled_output(y, beta, len(at.rho_rows), s))
         | limb_claims(points[LIMB], limbs, at.pi, stats.lo, stats.hi)
     )
-    return witness_layout(len(at.rho_rows) + len(at.rho_cols), p).claims(claims)
+    return stack_claims(STACKS, witness_layout(len(at.rho_rows) + len(at.rho_cols), p), claims)

@@ -5,6 +5,7 @@ never the values of h, y, γ or β: those leave as claims."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.channels.fork import fork, join
@@ -13,7 +14,6 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.layernorm.model import row_factors
 from cairn.prover.layers.layernorm.params import (
-    LAYERNORM_PCS,
     LayerNormParams,
     params_of,
     shape_of,
@@ -28,7 +28,6 @@ from cairn.prover.layers.layernorm.relations import (
     Relations,
     StepPoints,
     absorb_claims,
-    check_commitments,
     factors_mle,
     instance_vars,
     layer_claims,
@@ -40,7 +39,6 @@ from cairn.prover.layers.requant.relations import input_value
 from cairn.prover.layers.requant.verifier import verify_columns
 from cairn.prover.lookups.verifier import LeafClaim, check_balance, verify_logup
 from cairn.prover.mle import evaluate_tensor, tensor_vars
-from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -65,7 +63,6 @@ def verify_layernorm(
 ) -> LayerClaims:
     p, s = params_of(st), st.dims[0]
     n = tensor_vars(shape_of(st))
-    stacks = check_commitments(n, p, st.witness)
     rows = len(outputs["s1"].point)
     channel = fork(parent, TAG)  # type: ignore[arg-type]
     for name in sorted(outputs):
@@ -106,10 +103,9 @@ def verify_layernorm(
     )
     sent = (proof.norm, proof.scale, proof.limbs)
     ends = (proof.scale_step.right, proof.beta, stats)
-    claims = opening_claims(p, points, at, sent, ends, y_claim, s)
-    verify_batch(list(zip(stacks, claims, strict=True)), proof.opening, LAYERNORM_PCS, channel)
+    witness = opening_claims(p, points, at, sent, ends, y_claim, s)
     join(parent, channel)  # type: ignore[arg-type]
 
     handed = layer_claims(p, proof, at, evaluate_tensor(mean, at.kappa_rows))
     absorb_claims(parent, handed)
-    return handed
+    return replace(handed, witness=witness)

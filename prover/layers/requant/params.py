@@ -14,11 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cairn.prover.mle import tensor_vars
-from cairn.prover.softmax.params import SOFTMAX_PCS
 from cairn.prover.walk.statement import Statement
 
-REQUANT_PCS = SOFTMAX_PCS
-"""The witness PCS: Blake2s, rate 1/4, 120 queries, 20 grinding bits (as softmax's)."""
 VALUE_BITS = 30
 """|x·M + 2^(k−1)| < 2^30: the integer relation cannot wrap mod p."""
 BIT_SUM_MAX = 30

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.lookups.proof import LogUpProof
-from cairn.prover.pcs.proof import OpeningProof
 
 
 @dataclass(frozen=True)
@@ -27,8 +26,7 @@ class RequantColumns:
 
 @dataclass(frozen=True)
 class RequantProof:
-    """LogUp-GKR over RANGE and CLAMP, the column values, one Blake2s batch opening."""
+    """LogUp-GKR over RANGE and CLAMP and the column values; the walk opens the stack."""
 
     logup: LogUpProof
     columns: RequantColumns
-    opening: OpeningProof

@@ -1,6 +1,7 @@
 """Requant prover: commit the witness before any challenge, then on a Blake2s fork of the
-walk's channel prove RANGE and CLAMP with one LogUp-GKR, send the columns at its point, open
-the stack, and hand the walk a claim on x (docs/layers/requant.md, "Protocol")."""
+walk's channel prove RANGE and CLAMP with one LogUp-GKR, send the columns at its point, and
+hand the walk a claim on x and the claims on the stack, which the walk's witness opening
+settles (docs/layers/requant.md, "Protocol")."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from cairn.prover.layers.requant.model import (
     trace,
 )
 from cairn.prover.layers.requant.params import (
-    REQUANT_PCS,
     RequantParams,
     entry_vars,
     params_of,
@@ -37,8 +37,8 @@ from cairn.prover.layers.requant.relations import (
 )
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
-from cairn.prover.pcs.proof import Commitment
-from cairn.prover.pcs.prover import CommitmentData, commit, open_batch
+from cairn.prover.pcs.params import WITNESS_PCS
+from cairn.prover.pcs.prover import CommitmentData, commit
 from cairn.prover.pcs.stack import stack_names
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
@@ -46,23 +46,21 @@ from cairn.prover.walk.statement import Statement
 
 @dataclass(frozen=True)
 class RequantAdvice:
-    """The prover's side of the witness commitment: the trace, the multiplicities, the stacks."""
+    """What the prover keeps of its witness: the trace and the multiplicities."""
 
     trace: RequantTrace
     counts: tuple[np.ndarray, np.ndarray]
-    stacks: list[CommitmentData]
 
 
-def advise_requant(st: Statement) -> tuple[dict[str, Commitment], RequantAdvice]:
+def advise_requant(st: Statement) -> tuple[dict[str, CommitmentData], RequantAdvice]:
     """Commit r0, r1, y', y and the multiplicities, stacked, before the walk draws anything."""
     p = params_of(st)
     t = trace(st.inputs["x"], p)
     counts = multiplicities(t, p)
     layout = witness_layout(entry_vars(st), p)
     columns = t.columns() | {"m_range": counts[0], "m_clamp": counts[1]}
-    made = [commit(values, REQUANT_PCS) for values in layout.pack(columns)]
-    commitments = dict(zip(stack_names(STACKS, layout), (c for c, _ in made), strict=True))
-    return commitments, RequantAdvice(t, counts, [data for _, data in made])
+    made = [commit(values, WITNESS_PCS)[1] for values in layout.pack(columns)]
+    return dict(zip(stack_names(STACKS, layout), made, strict=True)), RequantAdvice(t, counts)
 
 
 def fractions(
@@ -105,10 +103,9 @@ def prove_requant(
     columns = columns_at(advice.trace, advice.counts, points)
     channel.mix_felts(columns.values())
 
-    stack_claims = opening_claims(n, p, points, columns, y_claim)
-    opening = open_batch(list(zip(advice.stacks, stack_claims, strict=True)), channel)
+    witness = opening_claims(n, p, points, columns, y_claim)
     x_value = input_value(p, columns)
     join(parent, channel)  # type: ignore[arg-type]
     parent.mix_felts([*points[1], x_value])
-    proof = RequantProof(logup, columns, opening)
-    return proof, LayerClaims({"x": [Claim(tuple(points[1]), x_value)]}, {})
+    proof = RequantProof(logup, columns)
+    return proof, LayerClaims({"x": [Claim(tuple(points[1]), x_value)]}, {}, witness)

@@ -22,7 +22,7 @@ from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.layers.requant.proof import RequantColumns
 from cairn.prover.layers.requant.structured import clamp_mle
 from cairn.prover.mle import eq_eval, hypercube_point
-from cairn.prover.pcs.stack import StackLayout
+from cairn.prover.pcs.stack import StackLayout, stack_claims
 from cairn.prover.softmax.relations import STACK_VARS, Key
 from cairn.prover.softmax.structured import index_mle
 
@@ -125,12 +125,12 @@ def opening_claims(
     points: Sequence[Sequence[QM31]],
     cols: RequantColumns,
     y_claim: Claim,
-) -> list[list[Claim]]:
-    """What the Blake2s opening proves, one list per stack: the column claims, and y at the
+) -> dict[str, list[Claim]]:
+    """What the walk's witness opening proves, by stack: the column claims, and y at the
     walk's output point (this ties the committed y to the public one)."""
     claims = column_claims(points, cols)
     claims["y"].append(y_claim)
-    return witness_layout(n, p).claims(claims)
+    return stack_claims(STACKS, witness_layout(n, p), claims)
 
 
 def input_value(p: RequantParams, cols: RequantColumns) -> QM31:

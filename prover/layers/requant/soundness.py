@@ -1,10 +1,11 @@
 """The soundness error of a requant proof, term by term (docs/layers/requant.md,
 "Soundness"). Every challenge is in QM31 (|F| = p^4); the terms add up by the union bound. The
-verifier refuses a configuration whose total is above 2^-96 (`requant.params`)."""
+verifier refuses a configuration whose total is above 2^-96 (`requant.params`). The opening
+of the witness is the walk's, one for every layer (docs/claim-walk.md)."""
 
 from __future__ import annotations
 
-from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams
+from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.layers.requant.relations import instance_vars, witness_layout
 from cairn.prover.pcs.params import FIELD_BITS
 from cairn.prover.soundness import bits, shortfall
@@ -18,12 +19,10 @@ def error_terms(n: int, p: RequantParams) -> dict[str, float]:
     n_vars = instance_vars(n, p)
     lookups = sum((1 << w) + (1 << t) for w, t in ((n_vars[0], n_vars[2]), (n_vars[1], n_vars[3])))
     gkr = sum(3 * j + len(n_vars) + 1 for j in range(max(n_vars)))
-    stack = max(witness_layout(n, p).stack_vars)
     return {
         "LogUp (RANGE, CLAMP)": lookups * field,
         "GKR layers": gkr * field,
         "input identity at ρ, y tie at the output point": 2 * n * field,
-        "PCS opening (Blake2s)": 2.0 ** -REQUANT_PCS.security_bits(stack, N_OPENING_CLAIMS),
     }
 
 
@@ -32,5 +31,6 @@ def security_bits(n: int, p: RequantParams) -> float:
 
 
 def security_problem(n: int, p: RequantParams) -> str | None:
-    """Why this configuration proves less than the target soundness, or None."""
-    return shortfall(lambda: error_terms(n, p))
+    """Why this configuration proves less than the target soundness, or its witness fits no
+    stack the witness PCS proves at the target, or None."""
+    return shortfall(lambda: error_terms(n, p), lambda: witness_layout(n, p))

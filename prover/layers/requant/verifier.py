@@ -10,7 +10,7 @@ from cairn.prover.channels.fork import fork, join
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
-from cairn.prover.layers.requant.params import REQUANT_PCS, RequantParams, entry_vars, params_of
+from cairn.prover.layers.requant.params import RequantParams, entry_vars, params_of
 from cairn.prover.layers.requant.proof import RequantColumns, RequantProof
 from cairn.prover.layers.requant.relations import (
     BALANCED,
@@ -25,9 +25,9 @@ from cairn.prover.layers.requant.relations import (
     witness_layout,
 )
 from cairn.prover.lookups.verifier import LeafClaim, check_balance, verify_logup
+from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import check_stacks
-from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -36,7 +36,7 @@ def check_commitments(
     n: int, p: RequantParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
     """`requant.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(n, p), REQUANT_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(n, p), WITNESS_PCS.hash, witness)
 
 
 def verify_columns(
@@ -63,7 +63,6 @@ def verify_requant(
     st: Statement, proof: RequantProof, outputs: dict[str, Claim], parent: Channel
 ) -> LayerClaims:
     p, n = params_of(st), entry_vars(st)
-    stacks = check_commitments(n, p, st.witness)
     y_claim = outputs["y"]
     channel = fork(parent, TAG)  # type: ignore[arg-type]
     channel.mix_felts([*y_claim.point, y_claim.value])
@@ -74,9 +73,8 @@ def verify_requant(
     points = verify_columns(rel, p, leaves, proof.columns)
     channel.mix_felts(proof.columns.values())
 
-    stack_claims = opening_claims(n, p, points, proof.columns, y_claim)
-    verify_batch(list(zip(stacks, stack_claims, strict=True)), proof.opening, REQUANT_PCS, channel)
+    witness = opening_claims(n, p, points, proof.columns, y_claim)
     x_value = input_value(p, proof.columns)
     join(parent, channel)  # type: ignore[arg-type]
     parent.mix_felts([*points[1], x_value])
-    return LayerClaims({"x": [Claim(tuple(points[1]), x_value)]}, {})
+    return LayerClaims({"x": [Claim(tuple(points[1]), x_value)]}, {}, witness)
