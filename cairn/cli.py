@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from cairn import bench, onchain, proofs
+from cairn.model_proofs import prove_model_app
 from cairn.models_cmd import model_app
 from cairn.toolchain_cmd import toolchain_app
 
@@ -14,6 +15,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+proofs.prove_app.add_typer(prove_model_app, name="model")
 app.add_typer(proofs.prove_app, name="prove")
 app.command("commit")(proofs.commit_cmd)
 app.command()(proofs.verify)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -14,6 +14,8 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from cairn import examples
 from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
+from cairn.model_proofs import DEFAULT_MODEL_FILE, ModelFile, model_outputs
+from cairn.models.minilm import walk
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
@@ -506,10 +508,11 @@ def verify(
             "or FILE for a matmul's B (repeatable)"
         ),
     ] = None,
+    model_path: ModelFile = DEFAULT_MODEL_FILE,
 ) -> None:
     """Verify a proof in Python. Exit 0 accepted, 1 rejected (names the check), 2 malformed."""
     with errors_as_exit():
-        proof = proof_file.load(file)
+        proof = proof_file.load(file, walk.weight_source(model_path))
         pins = _load_pins(commitment or [])
         try:
             _check_pinned(proof, pins)
@@ -564,10 +567,21 @@ def calldata_cmd(
     typer.echo(f"{len(felts)} felts", err=out_path is None)
 
 
-def inspect(file: Annotated[Path, typer.Argument(help="proof file")]) -> None:
-    """Kind, dimensions, rounds and size of a proof."""
+def inspect(
+    file: Annotated[Path, typer.Argument(help="proof file")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="a model proof's tokens and output")
+    ] = False,
+    model_path: ModelFile = DEFAULT_MODEL_FILE,
+) -> None:
+    """Kind, dimensions, rounds and size of a proof; with --json, what a model proof states:
+    its token ids and its output (the pooled embedding as integers with their scale, and as
+    floats)."""
     with errors_as_exit():
-        proof = proof_file.load(file)
+        proof = proof_file.load(file, walk.weight_source(model_path))
+        if as_json:
+            print(json.dumps(_statement_json(proof, model_path)))
+            return
     if isinstance(proof, GraphProof):
         _inspect_graph(proof, file)
         return
@@ -637,3 +651,14 @@ def _inspect_graph(proof: GraphProof, file: Path) -> None:
     lines.append(f"proof         {proof_felts(proof)} felts (QM31 values and counts)")
     lines.append(f"file          {file.stat().st_size} bytes")
     out.print("\n".join(lines))
+
+
+def _statement_json(proof: proof_file.AnyProof, model_path: Path) -> dict[str, Any]:
+    if not isinstance(proof, GraphProof):
+        kind = proof.statement.kind if isinstance(proof, WalkProof) else "matmul"
+        return {"kind": kind, "describe": _describe(proof)}
+    g = proof.statement
+    doc: dict[str, Any] = {"kind": "graph", "layers": [n.kind for n in g.nodes]}
+    if walk.POOLED in g.outputs:
+        doc |= model_outputs(proof, model_path)
+    return doc

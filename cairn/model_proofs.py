@@ -1,0 +1,81 @@
+"""`cairn prove model minilm`: text in, one model-walk proof of the whole encoder out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+from cairn.console import errors_as_exit, out
+from cairn.models.minilm import walk
+from cairn.models.minilm.tokenizer import Tokenizer
+from cairn.prover.graph.proof import GraphProof
+from cairn.prover.graph.prover import prove_graph
+from cairn.prover.layers.embed.model import token_ids
+from cairn.serializer import proof_file
+from cairn.serializer.codec import proof_felts
+
+prove_model_app = typer.Typer(
+    help="Prove a real model's forward pass on your input (docs/models/).", no_args_is_help=True
+)
+
+ModelFile = Annotated[
+    Path,
+    typer.Option("--model-file", help="the model file `cairn model import minilm` wrote"),
+]
+DEFAULT_MODEL_FILE = Path(walk.model_file.FILE_NAME)
+
+
+@prove_model_app.command("minilm")
+def prove_minilm(
+    text: Annotated[str, typer.Option("--text", help="the sentence to embed")],
+    model_path: ModelFile = DEFAULT_MODEL_FILE,
+    out_path: Annotated[Path, typer.Option("--out", help="proof file")] = Path("minilm.proof.json"),
+) -> None:
+    """Tokenize TEXT with the model's own tokenizer, run the quantized encoder and prove every
+    layer of it as one walk: the token ids and the pooled embedding are public, every
+    activation in between is hidden (docs/models/minilm.md, "Proof")."""
+    columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn())
+    with errors_as_exit(), Progress(*columns, TimeElapsedColumn(), transient=True) as progress:
+        task = progress.add_task("loading the model", total=None)
+        imported = walk.load_imported(model_path)
+        tokens = Tokenizer().encode(text)
+        progress.update(task, description=f"running the encoder on {len(tokens.ids)} tokens")
+        graph, hidden = walk.build(imported.model, tokens.ids)
+        n = len(graph.nodes)
+
+        def report(i: int, kind: str) -> None:
+            progress.update(task, description=f"layer {i + 1}/{n} ({kind})", completed=i, total=n)
+
+        proof = prove_graph(graph, hidden, progress=report)
+        progress.update(task, description=f"writing {out_path}", completed=n)
+        proof_file.save(proof, out_path, weights_from=walk.MODEL)
+    if tokens.truncated:
+        out.print(f"the text is longer than {Tokenizer().max_tokens} tokens: its tail was cut")
+    out.print(
+        f"wrote {out_path} (all-MiniLM-L6-v2 on {len(tokens.ids)} tokens, {n} layers, "
+        f"{proof_felts(proof)} proof felts)"
+    )
+
+
+def model_outputs(proof: GraphProof, model_path: Path) -> dict[str, Any]:
+    """What `inspect --json` prints of a model proof: the token ids, and the pooled embedding
+    as the proven integers with their scale and as floats (the mean, and L2-normalised)."""
+    g = proof.statement
+    ids = next((list(token_ids(n.dims)) for n in g.nodes if n.kind == "embed"), [])
+    pooled = g.outputs[walk.POOLED].astype(np.int64)
+    scale = walk.output_scale(walk.load_imported(model_path).model)
+    mean = pooled.astype(np.float64) / max(len(ids), 1) * 2.0**-scale
+    return {
+        "tokens": ids,
+        "embedding": {
+            "sum": pooled.tolist(),
+            "count": len(ids),
+            "scale": scale,
+            "mean": mean.tolist(),
+            "normalized": (mean / np.linalg.norm(mean)).tolist(),
+        },
+    }
