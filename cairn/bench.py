@@ -27,7 +27,7 @@ from cairn.console import errors_as_exit, fail, out
 from cairn.deploy import contract, devnet, registry
 from cairn.deploy.build import build
 from cairn.deploy.toolchain import default_toolchain
-from cairn.models.minilm import accuracy
+from cairn.models.minilm import accuracy, walk
 from cairn.models.minilm.quantized import Widths
 from cairn.models_cmd import ModelName
 from cairn.proofs import CommitWeights
@@ -35,6 +35,9 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31Array
+from cairn.prover.graph.prover import prove_graph
+from cairn.prover.graph.verifier import verify_graph
+from cairn.prover.graph.views import security_bits
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.matmul.instance import WeightBinding
@@ -44,7 +47,7 @@ from cairn.prover.mle import evaluate
 from cairn.prover.pcs import POSEIDON_PARAMS, commit, open_batch
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.prover import commit_tensor
-from cairn.prover.walk import prover as walk
+from cairn.prover.walk import prover as layer_walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, proof_file
@@ -227,9 +230,9 @@ def _measure_layer(
     commit_s, data = 0.0, None
     if commit and statement.weights:
         commit_s, (statement, data) = _best(
-            lambda: walk.commit_weights(statement, PARAMS[commit]), repeat
+            lambda: layer_walk.commit_weights(statement, PARAMS[commit]), repeat
         )
-    prove_s, proof = _best(lambda: walk.prove_walk(spec, statement, data), repeat)
+    prove_s, proof = _best(lambda: layer_walk.prove_walk(spec, statement, data), repeat)
     verify_s, _ = _best(lambda: verify_walk(spec, proof), repeat)
     return {
         "layer": name,
@@ -238,7 +241,7 @@ def _measure_layer(
         "commit_s": commit_s,
         "prove_s": prove_s,
         "verify_s": verify_s,
-        "prove_peak_mib": _peak_mib(lambda: walk.prove_walk(spec, statement, data)),
+        "prove_peak_mib": _peak_mib(lambda: layer_walk.prove_walk(spec, statement, data)),
         "proof_felts": proof_felts(proof),
     }
 
@@ -435,3 +438,57 @@ def bench(
             f"{r['json_bytes'] / 1e6:.1f} MB",
         )
     _report(table, rows, out_path)
+
+
+@bench_app.command("model")
+def bench_model(
+    name: Annotated[ModelName, typer.Argument(help="the model")],
+    tokens: Annotated[int, typer.Option(min=3, max=128, help="input length in tokens")] = 128,
+    out_path: BenchOut = None,
+) -> None:
+    """Prove and verify the whole encoder on a `tokens`-long input of the shipped evaluation
+    text (calibrated in process, as `cairn model import` does): prove and verify time, peak
+    memory, proof size, soundness, and where the prover's time goes, by layer kind."""
+    with errors_as_exit(), out.status("calibrating") as status:
+        model = accuracy.calibrated_model(Widths())
+        ids = accuracy.evaluation_tokens(tokens)
+        status.update(f"building the walk over {len(ids)} tokens")
+        graph, hidden = walk.build(model, ids)
+        spent: dict[str, float] = {}
+        mark = [time.perf_counter(), ""]
+
+        def report(i: int, kind: str) -> None:
+            now = time.perf_counter()
+            if mark[1]:
+                spent[mark[1]] = spent.get(mark[1], 0.0) + now - mark[0]
+            mark[:] = [now, kind]
+            status.update(f"proving: node {i + 1}/{len(graph.nodes)} ({kind})")
+
+        tracemalloc.start()
+        start = time.perf_counter()
+        proof = prove_graph(graph, hidden, progress=report)
+        prove_s = time.perf_counter() - start
+        spent[str(mark[1]) + " (and the openings)"] = time.perf_counter() - float(mark[0])
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        status.update("verifying")
+        verify_s, _ = _best(lambda: verify_graph(proof), 1)
+    row = {
+        "model": name.value,
+        "tokens": len(ids),
+        "nodes": len(graph.nodes),
+        "prove_s": prove_s,
+        "prove_peak_mib": peak,
+        "verify_s": verify_s,
+        "proof_felts": proof_felts(proof),
+        "bits": security_bits(proof.statement),
+        "prove_s_by_kind": spent,
+    }
+    table = Table("metric", "value")
+    table.add_row("input", f"{len(ids)} tokens, {len(graph.nodes)} layers in one walk")
+    table.add_row("prove", f"{prove_s:.1f} s (tracemalloc peak {peak:,.0f} MiB)")
+    table.add_row("verify", f"{verify_s:.2f} s")
+    table.add_row("proof", f"{row['proof_felts']:,} felts, {row['bits']:.1f} bits")
+    for kind, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
+        table.add_row(f"  {kind}", f"{seconds:.1f} s")
+    _report(table, [row], out_path)

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cairn.cli import app
-from cairn.models.minilm import accuracy, calibrate, model_file, quantized, source, walk
+from cairn.models.minilm import accuracy, model_file, quantized, walk
 from cairn.models.minilm.quantized import Widths
 from cairn.models.minilm.tokenizer import Tokenizer
 from cairn.prover.graph.prover import prove_graph
@@ -27,9 +27,7 @@ TEXT = "A man is eating food."
 @functools.cache
 def one_layer() -> quantized.QuantModel:
     """The calibrated model cut to its first encoder layer (weights of the others dropped)."""
-    w, tok = source.load(), Tokenizer()
-    ids = [tok.encode(s).ids for s in accuracy.sentences("calibration")]
-    model = calibrate.quantize(w, calibrate.observe(w, ids), Widths())
+    model = accuracy.calibrated_model(Widths())
     weights = {n: t for n, t in model.weights.items() if not n.startswith(("layer1", "layer2",
                "layer3", "layer4", "layer5"))}  # fmt: skip
     config = dataclasses.replace(model.config, layers=1)

@@ -62,12 +62,27 @@ def _rankings(emb: np.ndarray) -> np.ndarray:
     return np.argsort(-sim, axis=1, kind="stable")[:, :-1]
 
 
+def calibrated_model(widths: Widths, w: Weights | None = None) -> QuantModel:
+    """The installed model calibrated with `widths` on the calibration sentences (what
+    `cairn model import` records)."""
+    w, tok = w or source.load(), Tokenizer()
+    cal = [tok.encode(s).ids for s in sentences("calibration")]
+    return calibrate.quantize(w, calibrate.observe(w, cal), widths)
+
+
+def evaluation_tokens(count: int) -> np.ndarray:
+    """`count` token ids of the evaluation sentences run together: [CLS] … [SEP], truncated
+    (a long realistic input for benchmarks)."""
+    tok = Tokenizer(max_tokens=count)
+    return tok.encode(" ".join(sentences("evaluation"))).ids
+
+
 def run(widths: Widths) -> tuple[Accuracy, dict[str, float]]:
     """Calibrate with `widths` on the calibration sentences, measure on the evaluation ones.
     Also returns each matmul's worst-case log2 bound from the widths alone."""
     w, tok = source.load(), Tokenizer()
-    cal, ev = ([tok.encode(s).ids for s in sentences(n)] for n in ("calibration", "evaluation"))
-    model = calibrate.quantize(w, calibrate.observe(w, cal), widths)
+    ev = [tok.encode(s).ids for s in sentences("evaluation")]
+    model = calibrated_model(widths, w)
     return measure(model, ev, float_embeddings(w, ev)), calibrate.worst_case_log2(model)
 
 
