@@ -55,7 +55,8 @@ def with_row_norm(a: np.ndarray, row_sq: int) -> np.ndarray:
 
 def _square_sums(x: np.ndarray, axis: int) -> list[int]:
     """max Σx² along `axis`, per matrix of a stack, exactly (Python ints beyond int64)."""
-    big = x.shape[axis] * HALF * HALF >= 1 << 63
+    top = int(np.abs(x).max(initial=0))
+    big = x.shape[axis] * top * top >= 1 << 63
     sq = np.square(x.astype(object if big else np.int64))
     return [int(v) for v in np.asarray(sq.sum(axis=axis).max(axis=-1)).ravel()]
 

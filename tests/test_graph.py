@@ -96,7 +96,7 @@ def _layers(g: GraphStatement, hidden):
     out = [(projected, {})]
     for node in g.nodes[1:4]:
         j = node.inputs["x"]
-        _, _, m, k, b, a = node.dims
+        _, _, m, k, b, a, _ = node.dims
         out.append((requant.make_statement(hidden[j], m, k, b, a), {"x": j, "y": f"{j}8"}))
     return out
 
@@ -142,7 +142,7 @@ def test_a_requant_whose_input_bits_miss_the_producers_bound_is_refused():
     node = g.nodes[1]
     actual = int(np.abs(hidden[node.inputs["x"]]).max()).bit_length()
     assert actual < node.dims[5]
-    small = dataclasses.replace(node, dims=(*node.dims[:5], actual))
+    small = dataclasses.replace(node, dims=(*node.dims[:5], actual, node.dims[6]))
     g2 = dataclasses.replace(g, nodes=(g.nodes[0], small, *g.nodes[2:]))
     assert _refusal(g2, hidden) == "statement.range"
     bad = dataclasses.replace(proof.statement, nodes=g2.nodes)

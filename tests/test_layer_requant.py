@@ -126,6 +126,8 @@ def _with_dims(proof, **changes):
         ({"k": 0}, "requant.params"),
         ({"b": 30}, "requant.params"),  # b + k > 30
         ({"a": 31}, "requant.params"),
+        ({"w": 21}, "requant.params"),  # a window beyond 2^20
+        ({"w": 0}, "requant.params"),
         ({"M": 1 << 20}, "statement.range"),  # A·M + 2^(k−1) ≥ 2^30: x·M could wrap
         ({"a": 2}, "statement.range"),  # x beyond the declared bound
         ({"rows": 2}, "statement.shape"),
@@ -145,11 +147,11 @@ def test_wrapping_inputs_are_refused_by_the_prover():
 
 
 def test_a_wide_declared_input_is_proven_in_the_quotient_window():
-    """A hidden input's bound can be far above its values: the CLAMP table is cut to the 2^20
-    quotients around 0, which the honest ones fall in; a cheater's y' outside is not in it."""
+    """A hidden input's bound can be far above its values: the CLAMP table is cut to the
+    narrowest window of quotients around 0 the honest ones fit (2^10 here, not 2^29)."""
     x = np.array([[1000, -999, 7]])
     st = requant.make_statement(x, 1, 1, 8, in_bits=29)
-    assert params_of(st).windowed and params_of(st).table_bits == 20
+    assert params_of(st).windowed and params_of(st).table_bits == 10
     verify_walk(SPEC, prove_walk(SPEC, st))
     assert (st.outputs["y"] == [[127, -127, 4]]).all()
 

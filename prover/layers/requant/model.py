@@ -12,15 +12,20 @@ import numpy as np
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.layers.requant import soundness
-from cairn.prover.layers.requant.params import RequantParams, entry_vars, params_of
+from cairn.prover.layers.requant.params import (
+    CLAMP_BITS_MAX,
+    RequantParams,
+    entry_vars,
+    params_of,
+)
 from cairn.prover.layers.requant.verifier import check_commitments
 from cairn.prover.mle import pad_tensor
 from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "requant"
-DIM_NAMES = ("rows", "cols", "M", "k", "b", "a")
-N_DIMS = 6
+DIM_NAMES = ("rows", "cols", "M", "k", "b", "a", "w")
+N_DIMS = 7
 
 
 def _scaled_bound(t: Tensors, dims: Sequence[int]) -> int:
@@ -86,23 +91,26 @@ def make_statement(
     x: np.ndarray, multiplier: int, shift: int, bits: int, in_bits: int | None = None
 ) -> Statement:
     """x: a 2-D integer tensor; a = `in_bits`, by default the bits of max|x| (in a model walk,
-    those of the bound x's producer guarantees, which is what the verifier can check)."""
+    those of the bound x's producer guarantees, which is what the verifier can check); the
+    window w the narrowest the quotients fit (ValueError beyond 2^20: an overflow)."""
     x = np.asarray(x, dtype=np.int64)
     if x.ndim != 2:
         raise ValueError(f"requant takes a 2-D input, not shape {x.shape}")
     in_bits = max_magnitude(x).bit_length() if in_bits is None else in_bits
-    p = RequantParams.of_bits(multiplier, shift, bits, in_bits)
-    dims = (*x.shape, multiplier, shift, bits, in_bits)
+    value = x * multiplier + (1 << max(shift - 1, 0))
+    top = max(int(value.max(initial=0)) >> shift, -(int(value.min(initial=0)) >> shift) - 1)
+    window = min(top.bit_length() + 1, CLAMP_BITS_MAX)
+    p = RequantParams.of_bits(multiplier, shift, bits, in_bits, window)
+    dims = (*x.shape, multiplier, shift, bits, in_bits, window)
     st = Statement(KIND, dims, {"x": x}, {"y": np.zeros_like(x)}, {})
     try:
         check_public(st)  # before any work is spent on it
     except VerificationError as e:
         raise ValueError(str(e)) from None
-    lo, hi = p.quotient_range
-    quotients = trace(x, p).yq
-    if quotients.min(initial=0) < lo or quotients.max(initial=0) > hi:
+    if top.bit_length() + 1 > window:
         raise ValueError(
-            f"requantization overflow: a quotient beyond [{lo}, {hi}] (x too large for k = {shift})"
+            f"requantization overflow: a quotient beyond ±2^{window - 1} "
+            f"(x too large for k = {shift})"
         )
     return Statement(KIND, dims, {"x": x}, {"y": requantize(x, p)}, {})
 

@@ -27,22 +27,26 @@ when wider (`quotient_range`)."""
 
 @dataclass(frozen=True)
 class RequantParams:
-    """multiplier M ≥ 1, shift k ≥ 1, output bits b ≥ 1, input bound A ≥ 0 (|x| ≤ A)."""
+    """multiplier M ≥ 1, shift k ≥ 1, output bits b ≥ 1, input bound A ≥ 0 (|x| ≤ A), and the
+    quotient window: y' ∈ [−2^(w−1), 2^(w−1)) as well (1 ≤ w ≤ 20, `quotient_range`)."""
 
     multiplier: int
     shift: int
     bits: int
     bound: int
+    window_bits: int = 20
 
     @staticmethod
-    def of_bits(multiplier: int, shift: int, bits: int, in_bits: int) -> RequantParams:
+    def of_bits(
+        multiplier: int, shift: int, bits: int, in_bits: int, window_bits: int = 20
+    ) -> RequantParams:
         """|x| ≤ A for input bits a: A = 2^a − 1, or less where that much could wrap — the
         largest A with A·M + 2^(k−1) < 2^30 (for a valid M and k). A producer's bound a few
         percent under 2^30/M then still fits, which a power of two would round away."""
         bound = (1 << min(in_bits, VALUE_BITS + 1)) - 1
         if multiplier >= 1 and shift >= 1 and in_bits <= VALUE_BITS:
             bound = min(bound, ((1 << VALUE_BITS) - 1 - (1 << (shift - 1))) // multiplier)
-        return RequantParams(multiplier, shift, bits, bound)
+        return RequantParams(multiplier, shift, bits, bound, window_bits)
 
     @property
     def lo_bits(self) -> int:
@@ -70,12 +74,13 @@ class RequantParams:
 
     @property
     def quotient_range(self) -> tuple[int, int]:
-        """[y'_lo, y'_hi]: every ⌊(x·M + 2^(k−1))/2^k⌋ with |x| ≤ A, cut to the 2^20 quotients
-        around 0 when wider. A wide A is a verifier's worst case (a hidden input bounded by its
-        producer), far above the values a calibrated model meets; a quotient outside the cut
-        is an overflow the prover refuses (docs/layers/requant.md, "Quotient window")."""
+        """[y'_lo, y'_hi]: every ⌊(x·M + 2^(k−1))/2^k⌋ with |x| ≤ A, cut to the window of 2^w
+        quotients around 0. A wide A is a verifier's worst case (a hidden input bounded by its
+        producer), far above the values a calibrated model meets; the prover states the
+        narrowest window its quotients fit and refuses an overflow beyond 2^20
+        (docs/layers/requant.md, "Quotient window")."""
         lo, hi = self._quotients
-        window = 1 << (CLAMP_BITS_MAX - 1)
+        window = 1 << (self.window_bits - 1)
         return max(lo, -window), min(hi, window - 1)
 
     @property
@@ -113,6 +118,8 @@ class RequantParams:
             return f"M = {self.multiplier} must be ≥ 1 and A = {self.bound} in [0, 2^{VALUE_BITS})"
         if self.shift < 1 or self.bits < 1:
             return f"k = {self.shift} and b = {self.bits} must be ≥ 1"
+        if not 1 <= self.window_bits <= CLAMP_BITS_MAX:
+            return f"w = {self.window_bits} must lie in [1, {CLAMP_BITS_MAX}]"
         if self.shift + self.bits > BIT_SUM_MAX:
             return f"b + k = {self.bits + self.shift} > {BIT_SUM_MAX}"
         return None
@@ -137,7 +144,7 @@ class RequantParams:
 
 
 def params_of(st: Statement) -> RequantParams:
-    """dims = (rows, cols, M, k, b, a)."""
+    """dims = (rows, cols, M, k, b, a, w)."""
     return RequantParams.of_bits(*st.dims[2:])
 
 
