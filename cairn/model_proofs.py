@@ -47,11 +47,13 @@ def prove_minilm(
         graph, hidden = walk.build(imported.model, tokens.ids)
         n = len(graph.nodes)
 
-        def report(i: int, kind: str) -> None:
-            progress.update(task, description=f"layer {i + 1}/{n} ({kind})", completed=i, total=n)
+        def report(stage: str, i: int, kind: str) -> None:
+            done = {"witness": i, "checks": n, "walk": 2 * n - 1 - i}.get(stage, 2 * n)
+            what = f"{stage} {i + 1}/{n} ({kind})" if kind else stage
+            progress.update(task, description=what, completed=done, total=2 * n)
 
         proof = prove_graph(graph, hidden, progress=report)
-        progress.update(task, description=f"writing {out_path}", completed=n)
+        progress.update(task, description=f"writing {out_path}", completed=2 * n)
         proof_file.save(proof, out_path, weights_from=walk.MODEL)
     if tokens.truncated:
         out.print(f"the text is longer than {Tokenizer().max_tokens} tokens: its tail was cut")

@@ -110,3 +110,16 @@ def test_a_missing_model_file_says_how_to_import_it(tmp_path):
         app, ["prove", "model", "minilm", "--text", TEXT, "--model-file", str(tmp_path / "x")]
     )
     assert result.exit_code == 2 and "cairn model import minilm" in result.output
+
+
+def test_bench_model_reports_where_the_time_goes(tmp_path, monkeypatch):
+    model = one_layer()  # calibrated before the stand-in replaces the calibration
+    monkeypatch.setattr(accuracy, "calibrated_model", lambda _: model)
+    out = tmp_path / "bench.json"
+    args = ["bench", "model", "minilm", "--tokens", "5", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(out.read_text())["results"]
+    assert row["tokens"] == 5 and row["bits"] >= 96 and row["proof_felts"] > 0
+    stages = row["prove_s_by_kind"]
+    assert {"checks", "settlement", "walk: attn", "witness: requant"} <= set(stages)

@@ -74,14 +74,20 @@ def commit_graph_weights(
     return replace(g, committed=committed), {n: data for n, (_, data) in made.items()}
 
 
+Progress = Callable[[str, int, str], None]
+"""(stage, node, kind) as each stage starts: "witness" per node (its advice committed), then
+"checks" (node −1: every node's statement, the transcript's start), "walk" per node from the
+last, "settlement" (node −1: public inputs and weights, the openings)."""
+
+
 def _advise(
-    g: GraphStatement, hidden: Tensors, report: Callable[[int, str], None]
+    g: GraphStatement, hidden: Tensors, report: Progress
 ) -> tuple[GraphStatement, list[object], dict[tuple[int, str], CommitmentData]]:
     """Every node's witness, committed before anything is absorbed; the commitments' data by
     (node, name), for the witness opening."""
     nodes, advice, witness_data = list(g.nodes), [], {}
     for i, view in enumerate(worst_cases(g)):
-        report(i, nodes[i].kind)
+        report("witness", i, nodes[i].kind)
         advise = LAYERS[nodes[i].kind].advise
         if advise is None:
             advice.append(None)
@@ -97,16 +103,17 @@ def prove_graph(
     g: GraphStatement,
     hidden: Tensors,
     weight_data: Mapping[str, CommitmentData] | None = None,
-    progress: Callable[[int, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> GraphProof:
     """`hidden`: the hidden tensors' values (from `assemble`); `weight_data` (from
-    commit_graph_weights) must cover exactly `g.committed`; `progress(i, kind)` is told
-    before each node's witness is committed and again before it is proven."""
-    report = progress or (lambda _i, _kind: None)
+    commit_graph_weights) must cover exactly `g.committed`; `progress` is told when each
+    stage starts (see Progress)."""
+    report = progress or (lambda _stage, _i, _kind: None)
     weight_data = weight_data or {}
     if set(weight_data) != set(g.committed):
         raise ValueError("weight_data must cover exactly the committed weights")
     g, advice, witness_data = _advise(g, hidden, report)
+    report("checks", -1, "")
     statements = [
         with_values(g, node, hidden, view)
         for node, view in zip(g.nodes, layer_statements(g), strict=True)
@@ -122,7 +129,7 @@ def prove_graph(
     proofs = []
     for i in reversed(range(len(g.nodes))):
         node, st = g.nodes[i], statements[i]
-        report(i, node.kind)
+        report("walk", i, node.kind)
         merges, outputs = {}, {}
         for local in sorted(node.outputs):
             name = node.outputs[local]
@@ -132,6 +139,7 @@ def prove_graph(
         witness_claims.add(i, node, layer_tables(LAYERS[node.kind], st), left.witness)
         proofs.append(NodeProof(merges, layer))
     proofs.reverse()
+    report("settlement", -1, "")
     inputs = merge_claims(g.inputs, claims, channel)
     public = {n: t for n, t in g.weights.items() if n not in g.committed}
     weights = merge_claims(public, weight_claims, channel)
