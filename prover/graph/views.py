@@ -21,7 +21,8 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.statement import GraphStatement, Node, name_felt
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.pcs.params import PARAMS
+from cairn.prover.mle import tensor_vars
+from cairn.prover.pcs.params import FIELD_BITS, PARAMS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.ranges import Tensors, mod_p_only, with_row_norm
 from cairn.prover.soundness import bits, shortfall
@@ -184,9 +185,14 @@ def layer_statements(g: GraphStatement) -> list[Statement]:
 
 def error_terms(g: GraphStatement, views: Sequence[Statement]) -> dict[str, float]:
     """The union bound over the nodes' own terms (a sum-check layer: SUMCHECK_ERROR), the
+    walk's same-poly merges (at most one per tensor and weight, (2n + 1)/|F| each), the
     committed weights' one opening and the witness's one opening (docs/model-walk.md,
     "Soundness")."""
-    terms = {}
+    shapes = [*g.hidden.values(), *(t.shape for t in (*g.inputs.values(), *g.outputs.values()))]
+    shapes += [t.shape for t in g.weights.values()]
+    shapes += [tuple(c.shape) for c in g.committed.values()]
+    merges = sum(2 * tensor_vars(shape) + 1 for shape in shapes)
+    terms = {"same-poly merges": merges * 2.0**-FIELD_BITS}
     opened: list[Commitment] = []
     tables: dict[str, Commitment] = {}
     claims = 0

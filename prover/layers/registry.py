@@ -66,6 +66,7 @@ LAYERS: dict[str, LayerSpec] = {
             prove_posenc,
             verify_posenc,
             dim_names=posenc.DIM_NAMES,
+            reads=posenc.READS,
         ),
         LayerSpec(
             linear.KIND,
@@ -93,6 +94,7 @@ LAYERS: dict[str, LayerSpec] = {
             prove_decode,
             verify_decode,
             dim_names=kvcache.DIM_NAMES,
+            reads=kvcache.READS,
         ),
         LayerSpec(
             mha.KIND,

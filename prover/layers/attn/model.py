@@ -114,6 +114,10 @@ def check_public(st: Statement) -> None:
     params.check(s, dims.m)
     if problem := soundness.security_problem(dims, params):
         raise VerificationError("softmax.params", problem)
+    if {"q", "k"} & st.unbounded:
+        raise VerificationError(
+            "statement.range", "q and k must be bounded: int8 (in a model walk, a requantization)"
+        )
     if problem := range_violation(st.inputs["q"], st.inputs["k"]):
         raise VerificationError("statement.range", problem)
     expect_ranges(st, RELATIONS)

@@ -20,6 +20,10 @@ KIND = "qkv-decode"
 DIM_NAMES = ("T", "l", "e", "h", "s0")
 CACHES = ("k", "v")
 
+READS = ("k0", "v0", "k", "v")
+"""The check reads the caches' values (rows beyond the filled ones are zero), and a cache
+holds its prefill rows besides the projection qkv's relations bound: public in any graph."""
+
 
 def forward(
     x: np.ndarray,

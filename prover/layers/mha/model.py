@@ -154,9 +154,11 @@ def _by_head(x: np.ndarray, heads: int) -> np.ndarray:
 
 
 def _scores_bound(t: Tensors, dims: Sequence[int]) -> int:
-    """|Q_i·K_iᵀ| per head; S_M's other entries are MASK_VALUE itself, never a sum."""
+    """|Q_i·K_iᵀ| per head, and |MASK_VALUE|: S_M's masked and padded entries are the mask
+    value itself (never a sum, so it adds no wrap; a consumer of S_M reads it, though)."""
     heads = dims[1]
-    return product_bound(_by_head(t["q"], heads), _by_head(t["k"], heads).transpose(0, 2, 1))
+    scores = product_bound(_by_head(t["q"], heads), _by_head(t["k"], heads).transpose(0, 2, 1))
+    return max(scores, -MASK_VALUE)
 
 
 def _attend_bound(t: Tensors, dims: Sequence[int]) -> int:

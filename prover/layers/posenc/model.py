@@ -24,6 +24,8 @@ def _implied_table(t: Tensors, dims: Sequence[int]) -> int:
 
 
 RELATIONS = (Relation("o = x + p", ("o", "x"), _implied_table),)
+READS = ("o", "x")
+"""The bound reads o − x, which no worst case of either bounds: both public in any graph."""
 
 
 def forward(x: np.ndarray, p: np.ndarray) -> np.ndarray:
