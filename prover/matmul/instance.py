@@ -21,8 +21,11 @@ from cairn.prover.ranges import Relation, check_ranges, product_bound
 DOMAIN_TAG = int.from_bytes(b"cairn/matmul/v1", "big")
 COMMITTED_TAG = int.from_bytes(b"cairn/matmul-cw/v1", "big")  # B bound by a PCS commitment
 
-RELATIONS = (Relation("c = a·b", ("a", "b"), lambda t, _: product_bound(t["a"], t["b"])),)
-"""C's no-wrap bound (docs/matmul.md, "Over the integers"); unchecked when B is committed."""
+RELATIONS = (
+    Relation("c = a·b", ("a", "b"), lambda t, _: product_bound(t["a"], t["b"], euclid=False)),
+)
+"""C's no-wrap bound (docs/matmul.md, "Over the integers"): the two Hölder terms, as the Cairo
+verifier computes them; unchecked when B is committed."""
 
 
 NO_MODEL = 0  # the model id of a binding to no model; never registrable (docs/registry.md)
