@@ -135,6 +135,7 @@ def prove_graph(
             name = node.outputs[local]
             merges[local], outputs[local] = merge_tensor(values[name], claims.pop(name), channel)
         layer, left = LAYERS[node.kind].prove(st, outputs, channel, advice[i])
+        advice[i] = None  # the node's traces: only its witness commitment waits for the opening
         route_claims(i, node, left.inputs, left.weights, claims, weight_claims)
         witness_claims.add(i, node, layer_tables(LAYERS[node.kind], st), left.witness)
         proofs.append(NodeProof(merges, layer))
