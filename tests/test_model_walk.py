@@ -100,9 +100,22 @@ def test_prove_model_minilm_from_the_cli(tmp_path, monkeypatch):
         embedding["count"] == len(doc["tokens"])
         and embedding["scale"] == model.scales["layer0.ln2"]
     )
-    assert abs(np.linalg.norm(embedding["normalized"]) - 1) < 1e-9
+    proven_direction = quantized.forward(model, np.array(doc["tokens"])).embedding()
+    assert np.allclose(embedding["normalized"], proven_direction)  # what bench accuracy scores
     result = runner.invoke(app, ["prove", "model", "minilm", "--text", "  ", "--out", str(out)])
     assert result.exit_code == 2 and "empty" in result.output
+
+
+def test_a_long_text_is_cut_at_128_tokens_with_a_message(tmp_path, monkeypatch):
+    model = one_layer()
+    imported = model_file.Imported(tmp_path / "minilm.model.json", model, {})
+    monkeypatch.setattr(walk, "load_imported", lambda _: imported)
+    out = tmp_path / "long.json"
+    text = " ".join(accuracy.sentences("evaluation"))
+    args = ["prove", "model", "minilm", "--text", text, "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0 and "tail was cut" in result.output
+    assert "on 128 tokens" in result.output
 
 
 def test_a_missing_model_file_says_how_to_import_it(tmp_path):
