@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -146,12 +147,11 @@ def _shape(shape: tuple[int, ...]) -> str:
 def _describe(proof: proof_file.AnyProof) -> str:
     if isinstance(proof, GraphProof):
         g = proof.statement
-        kinds = ", ".join(n.kind for n in g.nodes)
-        io = ", ".join(
-            f"{group[:-1]} {n} {_shape(t.shape)}"
-            for group in ("inputs", "outputs")
-            for n, t in getattr(g, group).items()
-        )
+        counts = Counter(n.kind for n in g.nodes)
+        kinds = ", ".join(f"{k} ×{c}" if c > 1 else k for k, c in counts.items())
+        public = [f"{group[:-1]} {n} {_shape(t.shape)}" for group in ("inputs", "outputs")
+                  for n, t in getattr(g, group).items()]  # fmt: skip
+        io = ", ".join(public[:4]) + (f" and {len(public) - 4} more" if len(public) > 4 else "")
         hashes = sorted({c.commitment.hash for c in g.committed.values()})
         bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
         return f"graph of {len(g.nodes)} layers ({kinds}); {io}; {len(g.hidden)} hidden{bound}"
