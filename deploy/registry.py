@@ -21,15 +21,18 @@ from cairn.deploy.contract import ChainError, contract_at, revert_reason, send
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
-from cairn.serializer import calldata
+from cairn.prover.walk.verifier import verify_walk
+from cairn.serializer import calldata, walk_calldata
 from cairn.serializer.calldata import PcsOpening
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.pcs_calldata import DIGEST_FELTS, HASHES_BY_TAG, statement_params
+from cairn.serializer.walk_calldata import is_walk
 
 
 class RegistryError(ChainError):
@@ -55,8 +58,9 @@ class ProofRecord:
 
 def io_hash(felts: Sequence[int]) -> int:
     """`io_hash` of well-formed calldata: the Poseidon hash of its statement's felts
-    (`calldata.io_felts`)."""
-    return hash_many(calldata.io_felts(list(felts)))
+    (`calldata.io_felts`, `walk_calldata.io_felts`)."""
+    felts = list(felts)
+    return hash_many(walk_calldata.io_felts(felts) if is_walk(felts) else calldata.io_felts(felts))
 
 
 def commitments_hash(commitments: Sequence[int]) -> int:
@@ -100,8 +104,12 @@ def check_binding(models: Mapping[int, Model], proof: MatmulProof) -> None:
 def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     """What the contract's `verify` says of `felts` given the registered models: None if it
     accepts, else the name of the check it reverts with. The same steps in the same order:
-    read the calldata, check a kind-3 proof's binding, verify."""
+    read the calldata, check a kind-3 proof's binding, verify (a walk proof: read, verify)."""
     try:
+        if is_walk(felts):
+            proof = walk_calldata.decode_walk(felts)
+            verify_walk(LAYERS[proof.statement.kind], proof)
+            return None
         decoded = calldata.decode(felts)
         if isinstance(decoded, PcsOpening):
             params = statement_params(decoded.statement, POSEIDON_PARAMS)

@@ -83,6 +83,8 @@ pub mod CairnVerifier {
     use crate::pcs::calldata::read_groups;
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
     use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
+    use crate::walk::calldata::{KIND_WALK, WALK_VERSION, read_walk};
+    use crate::walk::verifier::verify_walk;
     use super::{Model, ProofRecord};
 
     /// The model id of proofs bound to no model (the public matmul); never registrable.
@@ -172,6 +174,12 @@ pub mod CairnVerifier {
     #[abi(embed_v0)]
     impl CairnVerifierImpl of super::ICairnVerifier<ContractState> {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
+            if proof.len() > 0 && *proof[0] == WALK_VERSION {
+                let (decoded, statement, io) = read_walk(proof);
+                verify_walk(@decoded, @statement);
+                let io_hash = poseidon_hash_span(io);
+                return self.finish(poseidon_hash_span(proof), NO_MODEL, io_hash, KIND_WALK);
+            }
             let kind = read_kind(proof);
             if kind == KIND_MATMUL {
                 let decoded = read_matmul(proof);

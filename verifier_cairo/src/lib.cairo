@@ -6,13 +6,16 @@ pub mod calldata;
 pub mod channel;
 pub mod contract;
 pub mod fields;
+pub mod layers;
 pub mod matmul;
 pub mod merkle;
 pub mod mle;
 pub mod packing;
 pub mod pcs;
 pub mod ranges;
+pub mod sameply;
 pub mod sumcheck;
+pub mod walk;
 
 #[cfg(test)]
 mod tests;

@@ -14,3 +14,5 @@ mod test_pcs;
 mod test_sumcheck;
 mod pcs_vectors;
 mod vectors;
+mod walk_support;
+mod walk_vectors;

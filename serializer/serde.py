@@ -1,0 +1,311 @@
+"""Proof dataclasses <-> felt252 calldata in Cairo's `Serde` order, driven by type hints.
+
+The Cairo verifier deserializes a walk proof with `#[derive(Serde)]` structs generated from
+the same dataclasses (`serializer/cairo_types.py`), so one rule per type serves every layer
+(docs/calldata.md, "Walk proofs"):
+
+    dataclass        its fields in order            QM31        one felt 1‖a‖b‖c‖d
+    int              one felt (u32: < 2^32)          str         a short string (≤ 31 bytes)
+    list / tuple     length, then the items         X | None    0 then X, or 1
+    dict[str, X]     length, then (name, X) by name  frozenset   length, then the names sorted
+    np.ndarray       a Tensor: shape, then its values embedded mod p, packed 8 per felt
+    Any (a layer's proof)   the enum variant: the kind's index in `WALK_KINDS`, then the proof
+
+Decoding checks what Cairo's deserialization checks, in its order (a bad QM31 felt as it is
+read; truncation, an int out of range or an unknown variant as `calldata.serde`), then, after
+the whole proof is read, every tensor's words (`calldata.length`, `.marker`, `.limb`), that
+every map's names strictly increase (`calldata.names`: the transcript absorbs in that order)
+and that nothing follows (`calldata.extra`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import types
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from cairn.prover.channels.poseidon import M31_PER_FELT, PackingError, pack_m31s, unpack_m31s
+from cairn.prover.fields.m31 import embed, lift
+from cairn.prover.fields.qm31 import QM31
+from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.felts import Reader, unpack_qm31
+
+U32 = 1 << 32
+WIDE_INTS = {("Commitment", "root"): "u256", ("OpeningProof", "pow_nonce"): "u64"}
+"""Int fields wider than the default u32: a digest (u256: low, high) and the grinding nonce."""
+NOT_ON_CHAIN = {("WalkProof", "opening"), ("WalkProof", "witness_opening")}
+"""Fields the Cairo verifier does not read yet (PCS openings of a walk): they must be None
+and take no felts; `Encoder` refuses a proof that has them."""
+
+
+def fields_of(cls: type) -> dict[str, Any]:
+    """A dataclass's fields as calldata carries them, in order, with their type hints."""
+    return {n: h for n, h in hints(cls).items() if (cls.__name__, n) not in NOT_ON_CHAIN}
+
+
+def short_string(text: str) -> int:
+    """A Cairo short string: at most 31 ASCII bytes, big-endian."""
+    raw = text.encode("ascii")
+    if len(raw) > 31:
+        raise ValueError(f"{text!r} is longer than a short string (31 bytes)")
+    return int.from_bytes(raw, "big")
+
+
+def from_short_string(felt: int) -> str:
+    """Inverse of short_string; one string per felt below 2^248 (latin-1 is injective)."""
+    return felt.to_bytes(32, "big").lstrip(b"\0").decode("latin-1")
+
+
+def name_order_key(felt: int) -> int:
+    """Names compare as Cairo compares them: the felt's bytes left-aligned in 31 bytes, so
+    ASCII names sort as Python sorts the strings."""
+    return felt << 8 * (31 - (felt.bit_length() + 7) // 8) if felt < 1 << 248 else felt
+
+
+def _args(hint: Any) -> tuple[Any, ...]:
+    return typing.get_args(hint)
+
+
+def _is_optional(hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    return origin in (typing.Union, types.UnionType) and type(None) in _args(hint)
+
+
+def _inner(hint: Any) -> Any:
+    (inner,) = [a for a in _args(hint) if a is not type(None)]
+    return inner
+
+
+def _container(hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    return origin if origin is not None else hint
+
+
+def hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+class Encoder:
+    """Encodes by type hint; `variants` maps a value's type to its enum index and, for the
+    walk's `layer: Any`, says which proof types may stand there."""
+
+    def __init__(self, variant_of: Callable[[Any], int]) -> None:
+        self.variant_of = variant_of
+
+    def encode(self, value: Any, hint: Any, out: list[int]) -> None:
+        if hint is Any:
+            out.append(self.variant_of(value))
+            self.encode(value, type(value), out)
+        elif _is_optional(hint):
+            if value is None:
+                out.append(1)
+            else:
+                out.append(0)
+                self.encode(value, _inner(hint), out)
+        elif hint is QM31:
+            out.append(value.pack(1))
+        elif hint is int:
+            out.append(int(value))
+        elif hint is str:
+            out.append(short_string(value))
+        elif hint is np.ndarray:
+            self.tensor(np.asarray(value), out)
+        elif dataclasses.is_dataclass(hint):
+            for name in hints(hint).keys() - fields_of(hint).keys():  # type: ignore[arg-type]
+                if getattr(value, name) is not None:
+                    raise ValueError(f"{hint.__name__}.{name} cannot be verified on chain yet")
+            for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
+                wide = WIDE_INTS.get((hint.__name__, name))
+                if wide == "u256":
+                    v = getattr(value, name)
+                    out.extend((v & ((1 << 128) - 1), v >> 128))
+                    continue
+                self.encode(getattr(value, name), field_hint, out)
+        else:
+            self.collection(value, hint, out)
+
+    def collection(self, value: Any, hint: Any, out: list[int]) -> None:
+        container = _container(hint)
+        if container in (frozenset, set):
+            names = sorted(value)
+            out.append(len(names))
+            out.extend(short_string(n) for n in names)
+        elif container in (dict, typing.Mapping) or _is_mapping(container):
+            _, item = _args(hint)
+            out.append(len(value))
+            for name in sorted(value):
+                out.append(short_string(name))
+                self.encode(value[name], item, out)
+        elif container in (list, tuple, Sequence) or _is_sequence(container):
+            item = _args(hint)[0]
+            out.append(len(value))
+            for v in value:
+                self.encode(v, item, out)
+        else:
+            raise TypeError(f"no calldata rule for {hint!r}")
+
+    @staticmethod
+    def tensor(t: np.ndarray, out: list[int]) -> None:
+        out.append(t.ndim)
+        out.extend(int(d) for d in t.shape)
+        words = pack_m31s(embed(t).ravel())
+        out.append(len(words))
+        out.extend(words)
+
+
+def _is_mapping(container: Any) -> bool:
+    return isinstance(container, type) and issubclass(container, typing.Mapping)  # type: ignore[arg-type]
+
+
+def _is_sequence(container: Any) -> bool:
+    return isinstance(container, type) and issubclass(container, Sequence)
+
+
+@dataclasses.dataclass
+class _PendingTensor:
+    """A tensor read but not yet checked: its words are checked after the whole proof is
+    read, as in Cairo, then `resolve` puts the array in its place."""
+
+    shape: tuple[int, ...]
+    words: list[int]
+    at: int
+    array: np.ndarray | None = None
+
+
+class Decoder:
+    """The inverse of Encoder with Cairo's checks in Cairo's order; `variant_type` maps an
+    enum index back to its proof type (None: unknown)."""
+
+    def __init__(self, felts: list[int], variant_type: Callable[[int], type | None]) -> None:
+        self.rd = Reader(felts)
+        self.variant_type = variant_type
+        self.tensors: list[_PendingTensor] = []
+        self.maps: list[tuple[int, list[int]]] = []
+        """Each map's (offset, names) in reading order: checked after the tensors."""
+
+    def serde(self, what: str) -> int:
+        if self.rd.pos >= len(self.rd.felts):
+            raise self.rd.fail(f"ended before {what}", "calldata.serde", self.rd.pos)
+        return self.rd.take(what)
+
+    def bounded(self, what: str, bits: int) -> int:
+        v = self.serde(what)
+        if v >> bits:
+            raise self.rd.fail(f"{what} = {v} is not a u{bits}", "calldata.serde")
+        return v
+
+    def u32(self, what: str) -> int:
+        return self.bounded(what, 32)
+
+    def u128(self, what: str) -> int:
+        return self.bounded(what, 128)
+
+    def decode(self, hint: Any, what: str) -> Any:
+        if hint is Any:
+            index = self.serde(f"{what} variant")
+            cls = self.variant_type(index)
+            if cls is None:
+                raise self.rd.fail(f"{what}: unknown variant {index}", "calldata.serde")
+            return self.decode(cls, what)
+        if _is_optional(hint):
+            flag = self.serde(f"{what} option")
+            if flag == 1:
+                return None
+            if flag != 0:
+                raise self.rd.fail(f"{what}: option flag {flag}", "calldata.serde")
+            return self.decode(_inner(hint), what)
+        if hint is QM31:
+            felt = self.serde(what)
+            try:
+                return unpack_qm31(felt)
+            except MalformedProofError as e:
+                raise self.rd.fail(e.problem, e.check) from None
+        if hint is int:
+            return self.u32(what)
+        if hint is str:
+            return from_short_string(self.serde(what))
+        if hint is np.ndarray:
+            return self.tensor(what)
+        if dataclasses.is_dataclass(hint):
+            values: dict[str, Any] = dict.fromkeys(hints(hint).keys() - fields_of(hint).keys())  # type: ignore[arg-type]
+            for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
+                wide = WIDE_INTS.get((hint.__name__, name))
+                path = f"{what}.{name}"
+                if wide == "u256":
+                    low, high = self.u128(path), self.u128(path)
+                    values[name] = low + (high << 128)
+                elif wide == "u64":
+                    values[name] = self.bounded(path, 64)
+                else:
+                    values[name] = self.decode(field_hint, path)
+            return hint(**values)  # type: ignore[operator]
+        return self.collection(hint, what)
+
+    def collection(self, hint: Any, what: str) -> Any:
+        container = _container(hint)
+        count = self.u32(f"{what} length")
+        at = self.rd.pos
+        if container in (frozenset, set):
+            names = [self.serde(f"{what} name") for _ in range(count)]
+            self.maps.append((at, names))
+            return frozenset(map(from_short_string, names))
+        if container in (dict, typing.Mapping) or _is_mapping(container):
+            _, item = _args(hint)
+            out, names = {}, []
+            for _ in range(count):
+                names.append(felt := self.serde(f"{what} name"))
+                name = from_short_string(felt)
+                out[name] = self.decode(item, f"{what}.{name}")
+            self.maps.append((at, names))
+            return out
+        item = _args(hint)[0]
+        items = [self.decode(item, f"{what}[{i}]") for i in range(count)]
+        return tuple(items) if container is tuple else items
+
+    def tensor(self, what: str) -> Any:
+        rank = self.u32(f"{what} rank")
+        shape = tuple(self.u32(f"{what} dim") for _ in range(rank))
+        count = self.u32(f"{what} words")
+        at = self.rd.pos
+        words = [self.serde(f"{what} word") for _ in range(count)]
+        pending = _PendingTensor(shape, words, at)
+        self.tensors.append(pending)
+        return pending
+
+    def finish(self) -> None:
+        """The post-deserialization checks: each tensor's words, then no extra felts."""
+        for t in self.tensors:
+            size = int(np.prod(t.shape)) if t.shape else 1
+            if len(t.words) != -(-size // M31_PER_FELT):
+                raise self.rd.fail("word count does not fit the shape", "calldata.length", t.at)
+            try:
+                values = unpack_m31s(t.words, size)
+            except PackingError as e:
+                raise self.rd.fail(str(e), f"calldata.{e.kind}", t.at + e.index) from None
+            t.array = lift(values).reshape(t.shape)
+        for at, names in self.maps:
+            keys = [name_order_key(n) for n in names]
+            if any(a >= b for a, b in itertools.pairwise(keys)):
+                raise self.rd.fail("names not strictly increasing", "calldata.names", at)
+        self.rd.end()
+
+
+def resolve(value: Any) -> Any:
+    """Replace the decoder's tensor placeholders by the arrays (after `finish`)."""
+    if isinstance(value, _PendingTensor):
+        return value.array
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: resolve(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return dataclasses.replace(value, **changes)
+    if isinstance(value, dict):
+        return {k: resolve(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(resolve(v) for v in value)
+    return value

@@ -1,0 +1,38 @@
+//! The layer kinds a walk proof can carry on chain (mirror of prover/layers/registry.py for
+//! `ONCHAIN_KINDS`): each kind's statement check and verifier, one module per kind.
+
+use crate::channel::Poseidon252Channel;
+use crate::pcs::proof::Claim;
+use crate::walk::layer::LayerClaims;
+use crate::walk::proof::LayerProof;
+use crate::walk::statement::PublicStatement;
+
+pub mod posenc;
+
+/// The kind's name (a statement's `kind`) and its transcript domain tag 'cairn/<kind>/v1'.
+pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
+    match layer {
+        LayerProof::Linear(_) => ('linear', 'cairn/linear/v1'),
+        LayerProof::Qkv(_) => ('qkv', 'cairn/qkv/v1'),
+        LayerProof::QkvDecode(_) => ('qkv-decode', 'cairn/qkv-decode/v1'),
+        LayerProof::Mha(_) => ('mha', 'cairn/mha/v1'),
+        LayerProof::Posenc(_) => ('posenc', 'cairn/posenc/v1'),
+    }
+}
+
+/// `statement.shape` / `statement.range` as the kind's Python `check`.
+pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
+    match layer {
+        LayerProof::Posenc(_) => posenc::check(st),
+        _ => core::panic_with_felt252('walk.kind'),
+    }
+}
+
+pub fn verify_layer(
+    layer: @LayerProof, st: @PublicStatement, outputs: Span<Claim>, ref channel: Poseidon252Channel,
+) -> LayerClaims {
+    match layer {
+        LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
+        _ => core::panic_with_felt252('walk.kind'),
+    }
+}

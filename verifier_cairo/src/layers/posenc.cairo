@@ -1,0 +1,71 @@
+//! Posenc (mirror of prover/layers/posenc/model.py `check` and verifier.py): o = x + p on the
+//! first ŝ = next_pow2(s) rows of the table, proven by X̂(r) and one sibling claim per halving
+//! of P̂ (docs/layers/posenc.md).
+
+use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::fields::qm31::QM31;
+use crate::mle::log2_padded;
+use crate::pcs::proof::Claim;
+use crate::walk::layer::{LayerClaims, single};
+use crate::walk::proof::PosencProof;
+use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
+use crate::walk::tensor::signed;
+
+const HALF: i64 = 0x3fffffff;
+
+/// dims (s, c, e) with s ≤ c; x: s × e, o: ŝ × e, p: c × e; and max |o − x| over the s token
+/// rows ≤ (p−1)/2 (then o = x + p over the integers; docs/layers/posenc.md).
+pub fn check(st: @PublicStatement) {
+    let dims = *st.dims;
+    assert(dims.len() == 3, 'statement.shape');
+    let (s, c, e) = (*dims[0], *dims[1], *dims[2]);
+    assert(s >= 1 && c >= 1 && e >= 1 && s <= c, 'statement.shape');
+    let rows = pow2(log2_padded(s));
+    expect_shapes(*st.inputs, array!['x'].span(), array![array![s, e].span()].span());
+    expect_shapes(*st.outputs, array!['o'].span(), array![array![rows, e].span()].span());
+    expect_shapes(*st.weights, array!['p'].span(), array![array![c, e].span()].span());
+    let x = tensor(*st.inputs, 'x').values;
+    let o = tensor(*st.outputs, 'o').values;
+    let mut i = 0;
+    for v in x {
+        let d = signed(*o[i]) - signed(*v);
+        assert(d <= HALF && -d <= HALF, 'statement.range');
+        i += 1;
+    }
+}
+
+pub fn verify(
+    st: @PublicStatement, proof: @PosencProof, outputs: Span<Claim>, ref channel: Poseidon252Channel,
+) -> LayerClaims {
+    let dims = *st.dims;
+    let steps = log2_padded(*dims[1]) - log2_padded(*dims[0]);
+    assert(proof.siblings.len() == steps, 'posenc.sibling_count');
+    let out = *outputs[0];
+    let x_value = *proof.x_value;
+    channel.mix_felts(array![x_value].span());
+    let mut claim = Claim { point: out.point, value: out.value - x_value };
+    for sibling in proof.siblings.span() {
+        claim = halve_up(claim, *sibling, ref channel);
+    }
+    LayerClaims {
+        inputs: array![single('x', Claim { point: out.point, value: x_value })].span(),
+        weights: array![single('p', claim)].span(),
+    }
+}
+
+/// One halving step: the claim moves to the table's first ŝ·2 rows at (ρ, point).
+fn halve_up(claim: Claim, sibling: QM31, ref channel: Poseidon252Channel) -> Claim {
+    channel.mix_felts(array![sibling].span());
+    let rho = channel.draw_secure_felt();
+    let mut point = array![rho];
+    point.append_span(claim.point);
+    Claim { point: point.span(), value: claim.value + (sibling - claim.value) * rho }
+}
+
+fn pow2(n: u32) -> u32 {
+    let mut r = 1;
+    for _ in 0..n {
+        r *= 2;
+    }
+    r
+}

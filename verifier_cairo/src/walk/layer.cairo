@@ -1,0 +1,21 @@
+//! What a layer leaves behind (mirror of prover/walk/layer.py `LayerClaims`): claims on its
+//! public inputs and weights, by name in name order.
+
+use crate::pcs::proof::Claim;
+
+#[derive(Copy, Drop)]
+pub struct ClaimsOn {
+    pub name: felt252,
+    pub claims: Span<Claim>,
+}
+
+#[derive(Copy, Drop)]
+pub struct LayerClaims {
+    pub inputs: Span<ClaimsOn>,
+    pub weights: Span<ClaimsOn>,
+}
+
+/// One claim on one tensor.
+pub fn single(name: felt252, claim: Claim) -> ClaimsOn {
+    ClaimsOn { name, claims: array![claim].span() }
+}

@@ -1,0 +1,78 @@
+//! The public statement of a layer proof and how it enters the transcript (mirror of
+//! prover/walk/statement.py): the kind's domain tag and dims, the public weights, then the
+//! inputs and outputs, each tensor as its shape and its packed values, in name order.
+
+use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::pcs::proof::Claim;
+use super::proof::Statement;
+use super::tensor::{PublicTensor, Tensors, TensorsTrait, evaluate_tensor, read_tensors, tensor_vars};
+
+/// A statement whose tensors are read (`read_statement`).
+#[derive(Copy, Drop)]
+pub struct PublicStatement {
+    pub kind: felt252,
+    pub dims: Span<u32>,
+    pub inputs: Tensors,
+    pub outputs: Tensors,
+    pub weights: Tensors,
+}
+
+/// Reads the tensors, group by group as the calldata carries them.
+pub fn read_statement(st: @Statement) -> PublicStatement {
+    PublicStatement {
+        kind: *st.kind,
+        dims: st.dims.span(),
+        inputs: read_tensors(st.inputs),
+        outputs: read_tensors(st.outputs),
+        weights: read_tensors(st.weights),
+    }
+}
+
+fn absorb_shape(ref channel: Poseidon252Channel, shape: Span<u32>) {
+    channel.mix_u64(shape.len().into());
+    for d in shape {
+        channel.mix_u64((*d).into());
+    }
+}
+
+fn absorb_tensors(ref channel: Poseidon252Channel, tensors: Tensors) {
+    for t in tensors.tensors {
+        absorb_shape(ref channel, *t.shape);
+        channel.mix_m31s(*t.words);
+    }
+}
+
+/// `domain_tag` is 'cairn/<kind>/v1'. A walk on chain has public weights only.
+pub fn absorb_statement(ref channel: Poseidon252Channel, st: @PublicStatement, domain_tag: felt252) {
+    channel.mix_root(domain_tag);
+    absorb_shape(ref channel, *st.dims);
+    absorb_tensors(ref channel, *st.weights);
+    absorb_tensors(ref channel, *st.inputs);
+    absorb_tensors(ref channel, *st.outputs);
+}
+
+/// r_out per output in name order, drawn after the statement; the value is the output's MLE.
+pub fn draw_output_claims(ref channel: Poseidon252Channel, outputs: Tensors) -> Span<Claim> {
+    let mut claims = array![];
+    for t in outputs.tensors {
+        let point = channel.draw_secure_felts(tensor_vars(*t.shape)).span();
+        claims.append(Claim { point, value: evaluate_tensor(t, point) });
+    }
+    claims.span()
+}
+
+/// `statement.shape` unless the group holds exactly these names (strictly increasing) with
+/// these shapes.
+pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32>>) {
+    assert(group.names == names, 'statement.shape');
+    let mut i = 0;
+    for t in group.tensors {
+        assert(*t.shape == *shapes[i], 'statement.shape');
+        i += 1;
+    }
+}
+
+/// The tensor of a group the layer's check has fixed the shape of.
+pub fn tensor(group: Tensors, name: felt252) -> PublicTensor {
+    group.get(name)
+}

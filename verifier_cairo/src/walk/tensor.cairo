@@ -1,0 +1,119 @@
+//! A walk statement's public tensors once read (mirror of the tensor half of
+//! serializer/serde.py's decoder and of prover/mle.py's `evaluate_tensor`): words checked as
+//! calldata, values canonical M31 in felts, row-major, as the MLE evaluation multiplies them.
+
+use crate::calldata::unpack_words;
+use crate::fields::qm31::{QM31, QM31Trait};
+use crate::mle::{eq_table, evaluate_matrix, log2_padded};
+use super::proof::{Named, Tensor};
+
+const M31_PER_WORD: u64 = 8;
+/// (p − 1)/2: values above it are negative.
+const HALF: u32 = 0x3fffffff;
+const P: u32 = 0x7fffffff;
+
+#[derive(Copy, Drop)]
+pub struct PublicTensor {
+    pub shape: Span<u32>,
+    /// As the calldata carries them and the transcript absorbs them.
+    pub words: Span<felt252>,
+    pub values: Span<felt252>,
+}
+
+/// Public tensors by name, names strictly increasing (checked by `read_tensors`).
+#[derive(Copy, Drop)]
+pub struct Tensors {
+    pub names: Span<felt252>,
+    pub tensors: Span<PublicTensor>,
+}
+
+#[generate_trait]
+pub impl TensorsImpl of TensorsTrait {
+    /// The tensor named `name`; `statement.shape` if there is none.
+    fn get(self: @Tensors, name: felt252) -> PublicTensor {
+        let mut i = 0;
+        for n in *self.names {
+            if *n == name {
+                return *(*self.tensors)[i];
+            }
+            i += 1;
+        }
+        core::panic_with_felt252('statement.shape')
+    }
+}
+
+/// Checks every tensor's words (`calldata.length`, then per word `calldata.marker` and
+/// `calldata.limb`) and unpacks them.
+pub fn read_tensors(tensors: @Array<Named<Tensor>>) -> Tensors {
+    let mut names = array![];
+    let mut read = array![];
+    for entry in tensors.span() {
+        names.append(*entry.name);
+        read.append(read_tensor(entry.value));
+    }
+    Tensors { names: names.span(), tensors: read.span() }
+}
+
+fn read_tensor(t: @Tensor) -> PublicTensor {
+    let mut count: u64 = 1;
+    for d in t.shape.span() {
+        count *= (*d).into();
+    }
+    let words = t.words.span();
+    let expected = (count + M31_PER_WORD - 1) / M31_PER_WORD;
+    assert(words.len().into() == expected, 'calldata.length');
+    PublicTensor { shape: t.shape.span(), words, values: unpack_words(words, count) }
+}
+
+/// The number of MLE variables of a tensor of this (unpadded) shape.
+pub fn tensor_vars(shape: Span<u32>) -> u32 {
+    let mut n = 0;
+    for d in shape {
+        n += log2_padded(*d);
+    }
+    n
+}
+
+/// The MLE of the tensor, zero-padded per dimension, at `point` (MSB-first): the leading
+/// dimensions' eq tables give each row its weight, the last dimension's the columns'.
+pub fn evaluate_tensor(t: @PublicTensor, point: Span<QM31>) -> QM31 {
+    let shape = *t.shape;
+    let rank = shape.len();
+    let mut rows = array![QM31Trait::one()].span();
+    let mut offset = 0;
+    for d in shape.slice(0, rank - 1) {
+        let vars = log2_padded(*d);
+        let table = eq_table(point.slice(offset, vars));
+        offset += vars;
+        let mut next = array![];
+        for w in rows {
+            for e in table.slice(0, *d) {
+                next.append(*w * *e);
+            }
+        }
+        rows = next.span();
+    }
+    let cols = *shape[rank - 1];
+    let col_table = eq_table(point.slice(offset, point.len() - offset));
+    evaluate_matrix(*t.values, cols, rows, col_table)
+}
+
+/// A canonical value read as a signed integer (x > (p−1)/2 means x − p).
+pub fn signed(x: felt252) -> i64 {
+    let v: u32 = x.try_into().unwrap();
+    if v > HALF {
+        v.into() - P.into()
+    } else {
+        v.into()
+    }
+}
+
+/// |x| of a canonical value read as a signed integer.
+pub fn magnitude(x: felt252) -> u32 {
+    let v: u32 = x.try_into().unwrap();
+    if v > HALF {
+        P - v
+    } else {
+        v
+    }
+}
