@@ -23,7 +23,7 @@ import numpy as np
 from cairn.deploy.registry import contract_check, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.walk.proof import WalkProof
-from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk
+from cairn.serializer.walk_calldata import encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.proof_mutations import walk_mutations
 from tests.walk_examples import example
@@ -56,8 +56,9 @@ def statement_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
             bumped = np.array(t, copy=True)
             bumped.flat[bumped.size // 2] += 1
             tensors = {**getattr(st, group), name: bumped}
-            yield f"{group}.{name}", dataclasses.replace(
-                proof, statement=dataclasses.replace(st, **{group: tensors})
+            yield (
+                f"{group}.{name}",
+                dataclasses.replace(proof, statement=dataclasses.replace(st, **{group: tensors})),
             )
     for i in range(len(st.dims)):
         dims = tuple(d + (j == i) for j, d in enumerate(st.dims))

@@ -9,8 +9,13 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import prove_walk
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
-from tests import test_layer_kvcache, test_layer_linear, test_layer_mha, test_layer_posenc
-from tests import test_layer_qkv
+from tests import (
+    test_layer_kvcache,
+    test_layer_linear,
+    test_layer_mha,
+    test_layer_posenc,
+    test_layer_qkv,
+)
 
 SHAPES: dict[str, list[tuple]] = {
     "linear": [(3, 5, 2), (5, 3, 7)],
