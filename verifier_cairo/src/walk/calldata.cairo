@@ -45,14 +45,14 @@ pub fn read_walk(calldata: Span<felt252>) -> (WalkProof, PublicStatement, Span<f
     (proof, st, io)
 }
 
-fn deserialize<T, +Serde<T>>(ref data: Span<felt252>) -> T {
+fn deserialize<T, +Serde<T>, +Drop<T>>(ref data: Span<felt252>) -> T {
     match Serde::deserialize(ref data) {
         Some(value) => value,
         None => core::panic_with_felt252('calldata.serde'),
     }
 }
 
-pub fn names_of<T>(entries: @Array<Named<T>>) -> Span<felt252> {
+pub fn names_of<T, +Drop<T>>(entries: @Array<Named<T>>) -> Span<felt252> {
     let mut names = array![];
     for entry in entries.span() {
         names.append(*entry.name);
@@ -79,7 +79,7 @@ fn order_key(name: felt252) -> u256 {
         return value;
     }
     let mut key = value;
-    let mut top: u256 = TWO_248 / 256;
+    let top: u256 = TWO_248 / 256;
     while key < top && key != 0 {
         key *= 256;
     }

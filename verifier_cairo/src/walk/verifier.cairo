@@ -53,7 +53,7 @@ fn settle_claims(
     let mut i = 0;
     for t in tensors.tensors {
         let on: Span<Claim> = *claims[i].claims;
-        let merged = verify_sameply(@proofs[i].value, on, tensor_vars(*t.shape), ref channel);
+        let merged = verify_sameply(proofs.at(i).value, on, tensor_vars(*t.shape), ref channel);
         assert(evaluate_tensor(t, merged.point) == merged.value, mismatch);
         i += 1;
     }
