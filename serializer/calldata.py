@@ -42,7 +42,7 @@ from cairn.serializer.pcs_calldata import (
     read_opening,
     read_statement,
 )
-from cairn.serializer.walk_calldata import encode_walk
+from cairn.serializer.walk_calldata import encode_walk_parts
 
 CALLDATA_VERSION = 2  # 1 had no config hash and no B hash tag in kind 3 (docs/calldata.md)
 KIND_MATMUL = 1
@@ -83,7 +83,7 @@ def encode(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> list[int
 
 def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> CalldataParts:
     if isinstance(proof, WalkProof):
-        return CalldataParts(encode_walk(proof), [])
+        return CalldataParts(*encode_walk_parts(proof))
     if isinstance(proof, PcsOpening):
         header = [CALLDATA_VERSION, KIND_PCS, *encode_statement(proof.statement)]
         opening = encode_opening(proof.statement, proof.proof, params)

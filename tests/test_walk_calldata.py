@@ -57,7 +57,7 @@ def test_generated_cairo_types_are_current():
         "run `python -m cairn.serializer.cairo_types > verifier_cairo/src/walk/proof.cairo`"
     )
     # The Cairo reader takes the statement first to hash it (walk/calldata.cairo).
-    assert list(fields_of(WalkProof)) == ["statement", "layer", "inputs", "weights"]
+    assert list(fields_of(WalkProof)) == ["statement", "layer", "inputs", "weights", "opening"]
 
 
 def test_generated_walk_vectors_are_current():
@@ -125,8 +125,8 @@ def test_the_encoder_refuses_what_the_contract_cannot_read():
     with pytest.raises(ValueError, match="cannot be verified on chain"):
         encode_walk(prove_walk(ADD, add_statement(3, 4)))
     proof = example("posenc")
-    fake = dataclasses.replace(proof, opening=proof.layer)
-    with pytest.raises(ValueError, match="opening cannot be verified on chain"):
+    fake = dataclasses.replace(proof, witness_opening=proof.layer)
+    with pytest.raises(ValueError, match="witness opening cannot be verified on chain"):
         encode_walk(fake)
 
 

@@ -5,7 +5,7 @@
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 
-/// An honest posenc proof, dims 3×10×5 (51 felts).
+/// An honest posenc proof, dims 3×10×5 (52 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
         3,
@@ -58,6 +58,7 @@ pub fn posenc_0() -> Array<felt252> {
         1,
         1,
         112,
+        1,
         1,
     ]
 }
@@ -193,11 +194,11 @@ fn rejects_posenc_0_19() {
     verify_walk_calldata(splice(posenc_0(), 18, 19, array![5]));
 }
 
-/// felt 22 + 1
+/// felt 23 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_20() {
-    verify_walk_calldata(splice(posenc_0(), 22, 23, array![0xfffffe56000000d0000004080000076ffffff0e00000178000005900000059]));
+    verify_walk_calldata(splice(posenc_0(), 23, 24, array![0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff85]));
 }
 
 /// felt 27 + 1
@@ -207,42 +208,42 @@ fn rejects_posenc_0_21() {
     verify_walk_calldata(splice(posenc_0(), 27, 28, array![11]));
 }
 
-/// felt 31 + 1
+/// felt 32 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_22() {
-    verify_walk_calldata(splice(posenc_0(), 31, 32, array![0xfffffeffffffff8c000002d8000000dffffff0e0000010c000001d00000059]));
+    verify_walk_calldata(splice(posenc_0(), 32, 33, array![0xffffff57fffffe54000002e7fffff8400000015fffffe4ffffffe5fffffffb]));
 }
 
-/// felt 36 + 1
+/// felt 37 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_posenc_0_23() {
+    verify_walk_calldata(splice(posenc_0(), 37, 38, array![1]));
+}
+
+/// felt 41 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_23() {
-    verify_walk_calldata(splice(posenc_0(), 36, 37, array![0x200000000000000000000000000000000000000000000003ffffff100000061]));
-}
-
-/// felt 40 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_24() {
-    verify_walk_calldata(splice(posenc_0(), 40, 41, array![5]));
+    verify_walk_calldata(splice(posenc_0(), 41, 42, array![0x177d631e01c463c5d0eff25cd642e42a]));
 }
 
-/// felt 45 + 1
+/// felt 46 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
+#[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_25() {
-    verify_walk_calldata(splice(posenc_0(), 45, 46, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 46, 47, array![121]));
 }
 
-/// felt 50 + 1
+/// felt 51 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_26() {
-    verify_walk_calldata(splice(posenc_0(), 50, 51, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 51, 52, array![2]));
 }
 
-/// An honest posenc proof, dims 5×64×7 (108 felts).
+/// An honest posenc proof, dims 5×64×7 (109 felts).
 pub fn posenc_1() -> Array<felt252> {
     array![
         3,
@@ -352,6 +353,7 @@ pub fn posenc_1() -> Array<felt252> {
         1,
         1,
         112,
+        1,
         1,
     ]
 }

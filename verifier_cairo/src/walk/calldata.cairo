@@ -26,6 +26,7 @@ pub fn read_walk(calldata: Span<felt252>) -> (WalkProof, PublicStatement, Span<f
         layer: deserialize(ref data),
         inputs: deserialize(ref data),
         weights: deserialize(ref data),
+        opening: deserialize(ref data),
     };
     let st = read_statement(@proof.statement);
     let s = @proof.statement;
@@ -37,11 +38,10 @@ pub fn read_walk(calldata: Span<felt252>) -> (WalkProof, PublicStatement, Span<f
     check_names(s.unbounded.span());
     check_names(names_of(@proof.inputs));
     check_names(names_of(@proof.weights));
+    assert(s.witness.is_empty() && s.unbounded.is_empty(), 'calldata.offchain');
+    // Committed weights: their opening's group parts follow (on their way).
+    assert(s.committed.is_empty(), 'calldata.offchain');
     assert(data.is_empty(), 'calldata.extra');
-    assert(
-        s.committed.is_empty() && s.witness.is_empty() && s.unbounded.is_empty(),
-        'calldata.offchain',
-    );
     (proof, st, io)
 }
 
