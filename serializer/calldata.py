@@ -42,7 +42,8 @@ from cairn.serializer.pcs_calldata import (
     read_opening,
     read_statement,
 )
-from cairn.serializer.walk_calldata import encode_walk_parts
+from cairn.serializer.walk_calldata import encode_walk_parts, is_walk
+from cairn.serializer.walk_calldata import io_felts as walk_io_felts
 
 CALLDATA_VERSION = 2  # 1 had no config hash and no B hash tag in kind 3 (docs/calldata.md)
 KIND_MATMUL = 1
@@ -170,6 +171,8 @@ def io_felts(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> list[int]
     `io_hash` hashes (docs/registry.md): m, k, n and the length-prefixed matrices (kind 1),
     the PCS statement (kind 2), or the model id, weight index, config hash, B's hash tag and
     root, m, k, n, A and C (kind 3: which weight of which model the product is with)."""
+    if is_walk(felts):
+        return walk_io_felts(felts)
     rd = Reader(felts)
     rd.many("header", 2)
     kind, start = felts[1], rd.pos

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.merkle.hashers import get_hash
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
@@ -78,24 +79,32 @@ def io_felts(felts: list[int]) -> list[int]:
 
 def decode_walk(felts: list[int]) -> WalkProof:
     """MalformedProofError naming the first failure, as the Cairo reader panics: the Serde
-    part and its tensors and names, `calldata.offchain` (witness commitments or unbounded
-    tensors), the committed weights' hash and sizes (`pcs.hash`, `pcs.size`), the group parts,
-    `calldata.extra`."""
+    part and its tensors and names (a weight both public and committed: `calldata.names`),
+    `calldata.offchain` (witness commitments or unbounded tensors), the committed weights'
+    hash, roots and sizes (`pcs.hash`, `merkle.digest`, `pcs.size`), the group parts of their
+    opening, `calldata.extra`."""
     dec = _header(felts)
     proof = dec.decode(WalkProof, "proof")
     dec.finish()
     st = proof.statement
+    if st.weights.keys() & st.committed.keys():
+        raise MalformedProofError(
+            "statement", "a weight both public and committed", "calldata.names"
+        )
     if st.witness or st.unbounded:
         raise MalformedProofError(
             "statement", "witness commitments are not read on chain", "calldata.offchain"
         )
-    if st.committed and proof.opening is not None:
+    if st.committed:
         commitments = [st.committed[n].commitment for n in sorted(st.committed)]
         params = PARAMS.get(commitments[0].hash)
         if params is None or any(c.hash != params.hash for c in commitments):
             raise dec.rd.fail("committed weights need one known hash", "pcs.hash")
+        if not all(get_hash(params.hash).is_digest(c.root) for c in commitments):
+            raise dec.rd.fail(f"a root is not a {params.hash} digest", "merkle.digest")
         if any(c.n_vars > params.max_n_vars for c in commitments):
             raise dec.rd.fail("a committed weight is too large", "pcs.size")
+    if st.committed and proof.opening is not None:
         polys, layers = read_groups(dec.rd, commitments, params)
         proof = replace(
             proof, opening=replace(proof.opening, poly_openings=polys, layer_openings=layers)
