@@ -22,11 +22,13 @@ from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.matmul.instance import NO_MODEL
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
+from cairn.prover.walk.statement import Statement, expect_binding
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, walk_calldata
 from cairn.serializer.calldata import PcsOpening
@@ -100,6 +102,25 @@ def check_binding(models: Mapping[int, Model], proof: MatmulProof) -> None:
         raise VerificationError("registry.config", "not the model's registered config hash")
 
 
+def check_walk_binding(models: Mapping[int, Model], st: Statement) -> int:
+    """A walk's binding: every committed weight is its model's registered commitment at its
+    index, and the model's config hash is the binding's (the contract's `check_walk_binding`,
+    after `statement.binding`). Returns the model id, 0 without a binding."""
+    b = st.binding
+    if b is None:
+        return NO_MODEL
+    if b.model_id not in models:
+        raise VerificationError("registry.unknown_model", f"model {b.model_id}")
+    model = models[b.model_id]
+    for name in sorted(st.committed):
+        expected = calldata.commitment_entry(st.committed[name])
+        if registered_entry(model.commitments, b.weights[name]) != expected:
+            raise VerificationError("registry.commitment", f"{name} is not the model's weight")
+    if b.config_hash != model.config_hash:
+        raise VerificationError("registry.config", "not the model's registered config hash")
+    return b.model_id
+
+
 def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     """What the contract's `verify` says of `felts` given the registered models: None if it
     accepts, else the name of the check it reverts with. The same steps in the same order:
@@ -107,6 +128,8 @@ def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     try:
         if is_walk(felts):
             proof = walk_calldata.decode_walk(felts)
+            expect_binding(proof.statement)
+            check_walk_binding(models, proof.statement)
             verify_walk(LAYERS[proof.statement.kind], proof)
             return None
         decoded = calldata.decode(felts)

@@ -40,9 +40,11 @@ WIDE_INTS = {
     ("Commitment", "root"): "u256",
     ("OpeningProof", "layer_roots"): "u256",
     ("OpeningProof", "pow_nonce"): "u64",
+    ("ModelBinding", "model_id"): "felt252",
+    ("ModelBinding", "config_hash"): "felt252",
 }
-"""Int fields (or lists of ints) wider than the default u32: digests (u256: low, high) and the
-grinding nonce."""
+"""Int fields (or lists of ints) wider than the default u32: digests (u256: low, high), the
+grinding nonce, and felts (a model id, a config hash)."""
 OUTSIDE_SERDE = {
     ("WalkProof", "witness_opening"),
     ("OpeningProof", "poly_openings"),
@@ -236,6 +238,8 @@ class Decoder:
         if hint is int:
             if ints == "u256":
                 return self.u128(what) + (self.u128(what) << 128)
+            if ints == "felt252":
+                return self.serde(what)
             return self.bounded(what, 64 if ints == "u64" else 32)
         if hint is str:
             return from_short_string(self.serde(what))

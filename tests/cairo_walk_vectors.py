@@ -5,8 +5,8 @@ Each honest proof is a function and a test that the Cairo reader and walk verifi
 and hash its statement as Python does; each tampering — every single-point mutation of the
 layer proof and the settlements (`proof_mutations.walk_mutations`, the first two of each field
 path), statement values and dims, and felts flipped across the calldata — is a
-`#[should_panic]` test expecting the check `contract_check` names, so both verifiers must
-reject it alike.
+`#[should_panic]` test expecting the check Python's reader and walk verifier name, so both
+must reject it alike (the registry binding is checked by the contract, tests/test_devnet_walk.py).
 
     python -m tests.cairo_walk_vectors     # rewrites the committed file
 """
@@ -20,10 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
-from cairn.deploy.registry import contract_check, io_hash
+from cairn.deploy.registry import io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
+from cairn.prover.errors import VerificationError
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
-from cairn.serializer.walk_calldata import encode_walk
+from cairn.prover.walk.verifier import verify_walk
+from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.walk_calldata import decode_walk, encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.proof_mutations import mutations, walk_mutations
 from tests.walk_examples import example
@@ -42,6 +46,17 @@ HEADER = """\
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 """
+
+
+def walk_verdict(felts: list[int]) -> str | None:
+    """What `verify_walk_calldata` (the contract's walk path without the registry) says: None
+    or the check Python's reader and walk verifier name."""
+    try:
+        proof = decode_walk(felts)
+        verify_walk(LAYERS[proof.statement.kind], proof)
+    except (MalformedProofError, VerificationError) as e:
+        return e.check
+    return None
 
 
 def name_of(kind: str) -> str:
@@ -96,22 +111,24 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
         yield f"felt {at} + 1", flipped
 
 
-VARIANTS = ((0, False), (1, False), (0, True))
-"""(shape index, committed weights): both shapes public, the first also committed."""
+VARIANTS = ((0, False, False), (1, False, False), (0, True, False), (0, True, True))
+"""(shape index, committed weights, bound to a model): both shapes public, the first also
+committed, and committed and bound (the binding is in the transcript)."""
 
 
 def render() -> str:
     out = [HEADER]
     for kind in CAIRO_KINDS:
-        for index, committed in VARIANTS:
-            proof = example(kind, index, committed)
+        for index, committed, bound in VARIANTS:
+            proof = example(kind, index, committed, bound)
             if committed and not proof.statement.committed:
                 continue  # a kind without weights
             honest = encode_walk(proof)
-            assert contract_check(honest, {}) is None
-            base = f"{name_of(kind)}_{index}{'_committed' if committed else ''}"
+            assert walk_verdict(honest) is None
+            suffix = "_bound" if bound else "_committed" if committed else ""
+            base = f"{name_of(kind)}_{index}{suffix}"
             shape = "×".join(str(d) for d in proof.statement.dims)
-            what = "committed" if committed else "public"
+            what = "bound" if bound else "committed" if committed else "public"
             out.append(
                 function(
                     base,
@@ -124,11 +141,11 @@ def render() -> str:
                 f"#[test]\nfn accepts_{base}() {{\n"
                 f"    assert_eq!(verify_walk_calldata({base}()), {felt(io_hash(honest))});\n}}\n"
             )
-            if index:
+            if index or bound:
                 continue
             seen: set[tuple[int, ...]] = set()
             for n, (doc, felts) in enumerate(tampered_felts(proof)):
-                verdict = contract_check(felts, {})
+                verdict = walk_verdict(felts)
                 if verdict is None or tuple(felts) in seen:
                     continue
                 seen.add(tuple(felts))

@@ -3,12 +3,14 @@ examples the calldata, Cairo and devnet tests share."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.statement import ModelBinding
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests import (
     test_layer_kvcache,
@@ -38,12 +40,20 @@ STATEMENTS = {
 }
 
 
+MODEL_ID = 0x7
+CONFIG_HASH = 0xC0FFEE
+
+
 @cache
-def example(kind: str, index: int = 0, committed: bool = False) -> WalkProof:
-    """The proof of the kind's `index`-th shape, its weights public or committed (Poseidon);
-    cached: the tests share them."""
+def example(kind: str, index: int = 0, committed: bool = False, bound: bool = False) -> WalkProof:
+    """The proof of the kind's `index`-th shape, its weights public or committed (Poseidon),
+    and then possibly bound to model MODEL_ID (weights indexed in name order); cached: the
+    tests share them."""
     st = STATEMENTS[kind](*SHAPES[kind][index])
     if not committed or not st.weights:
         return prove_walk(LAYERS[kind], st)
     st, data = commit_weights(st, POSEIDON_PARAMS)
+    if bound:
+        indices = {name: i for i, name in enumerate(sorted(st.committed))}
+        st = replace(st, binding=ModelBinding(MODEL_ID, CONFIG_HASH, indices))
     return prove_walk(LAYERS[kind], st, data)

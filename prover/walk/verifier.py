@@ -20,6 +20,7 @@ from cairn.prover.walk.statement import (
     Tensors,
     absorb_statement,
     draw_output_claims,
+    expect_binding,
 )
 from cairn.prover.walk.witness import (
     batch,
@@ -65,6 +66,7 @@ def replay_layer(spec: LayerSpec, proof: WalkProof) -> tuple[Poseidon252Channel,
     st = proof.statement
     if st.kind != spec.kind:
         raise VerificationError("statement.kind", f"{st.kind!r} is not {spec.kind!r}")
+    expect_binding(st)
     spec.check(st)
     check_soundness(spec, st)
     channel = Poseidon252Channel()

@@ -84,6 +84,7 @@ pub mod CairnVerifier {
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
     use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
     use crate::walk::calldata::{KIND_WALK, is_walk, read_walk};
+    use crate::walk::statement::{PublicStatement, expect_binding};
     use crate::walk::verifier::verify_walk;
     use super::{Model, ProofRecord};
 
@@ -177,9 +178,11 @@ pub mod CairnVerifier {
             if is_walk(proof) {
                 // Every group part is read and checked: the opening, if any, is complete.
                 let walk = read_walk(proof, true);
+                expect_binding(@walk.statement);
+                let model_id = self.check_walk_binding(@walk.statement);
                 let _complete = verify_walk(@walk);
                 let io_hash = poseidon_hash_span(walk.io);
-                return self.finish(poseidon_hash_span(proof), NO_MODEL, io_hash, KIND_WALK);
+                return self.finish(poseidon_hash_span(proof), model_id, io_hash, KIND_WALK);
             }
             let kind = read_kind(proof);
             if kind == KIND_MATMUL {
@@ -199,6 +202,8 @@ pub mod CairnVerifier {
             assert(owner.is_zero() || owner == caller, 'session.owner');
             if is_walk(proof) {
                 let walk = read_walk(proof, false);
+                expect_binding(@walk.statement);
+                let model_id = self.check_walk_binding(@walk.statement);
                 let io_hash = poseidon_hash_span(walk.io);
                 return match verify_walk(@walk) {
                     Some(phase) => self
@@ -207,13 +212,13 @@ pub mod CairnVerifier {
                             caller,
                             Session {
                                 kind: KIND_WALK,
-                                model_id: NO_MODEL,
+                                model_id,
                                 io_hash,
                                 proof_hash: session_id,
                                 phase,
                             },
                         ),
-                    None => self.finish(session_id, NO_MODEL, io_hash, KIND_WALK),
+                    None => self.finish(session_id, model_id, io_hash, KIND_WALK),
                 };
             }
             let session = self.start(proof, session_id, read_kind(proof), false);
@@ -303,9 +308,22 @@ pub mod CairnVerifier {
         }
     }
 
-    /// B's registry entry as a kind-3 proof must find it (docs/registry.md): a commitment of
-    /// B's hash and root to a k × n tensor.
-    const RANK_MATRIX: felt252 = 2;
+    /// A commitment's registry entry (docs/registry.md): hash tag, root (one felt for
+    /// Poseidon, low and high for Blake2s), rank, dims.
+    fn commitment_entry(hash: felt252, root: u256, dims: Span<u32>) -> Array<felt252> {
+        let mut entry = array![hash];
+        if hash == HASH_POSEIDON {
+            entry.append(root.try_into().unwrap());
+        } else {
+            entry.append(root.low.into());
+            entry.append(root.high.into());
+        }
+        entry.append(dims.len().into());
+        for d in dims {
+            entry.append((*d).into());
+        }
+        entry
+    }
 
     #[generate_trait]
     impl InternalImpl of InternalTrait {
@@ -373,13 +391,48 @@ pub mod CairnVerifier {
         fn check_binding(self: @ContractState, proof: @CommittedMatmulCalldata) {
             let entry = self.models.entry(*proof.model_id);
             assert(entry.registered.read(), 'registry.unknown_model');
-            let weight: u32 = match (*proof.weight).try_into() {
+            let dims = array![*proof.k, *proof.n].span();
+            let expected = commitment_entry(*proof.params.hash, *proof.root, dims);
+            let registered = self.registered_entry(*proof.model_id, *proof.weight);
+            assert(registered == expected, 'registry.commitment');
+            assert(entry.config_hash.read() == *proof.config_hash, 'registry.config');
+        }
+
+        /// A walk's binding (docs/registry.md): every committed weight is the registered
+        /// model's commitment at its index, and the model's config hash is the binding's, with
+        /// the checks of `check_binding`. Returns the model id (0 without a binding).
+        fn check_walk_binding(self: @ContractState, st: @PublicStatement) -> felt252 {
+            let b = match st.binding {
+                Some(b) => *b,
+                None => { return NO_MODEL; },
+            };
+            let entry = self.models.entry(b.model_id);
+            assert(entry.registered.read(), 'registry.unknown_model');
+            let weights = *st.weights;
+            let mut i = 0;
+            for t in weights.tensors {
+                if let Some(c) = t.commitment {
+                    let expected = commitment_entry(*c.hash, *c.root, *t.shape);
+                    let registered = self.registered_entry(b.model_id, (*b.indices[i]).into());
+                    assert(registered == expected, 'registry.commitment');
+                    i += 1;
+                }
+            }
+            assert(entry.config_hash.read() == b.config_hash, 'registry.config');
+            b.model_id
+        }
+
+        /// Entry number `weight` of a registered model's commitment list (tag, root in 1 or 2
+        /// felts, rank, dims); `registry.weight` if the list holds no such entry.
+        fn registered_entry(
+            self: @ContractState, model_id: felt252, weight: felt252,
+        ) -> Array<felt252> {
+            let weight: u32 = match weight.try_into() {
                 Some(w) => w,
                 None => core::panic_with_felt252('registry.weight'),
             };
-            let list = entry.commitments;
+            let list = self.models.entry(model_id).commitments;
             let len = list.len();
-            // Entries: tag (1 Poseidon, 2 Blake2s), root (1 or 2 felts), rank, dims.
             let mut start: u64 = 0;
             let mut index = 0;
             loop {
@@ -400,29 +453,15 @@ pub mod CairnVerifier {
                 let end = start + 2 + root_felts + rank;
                 assert(end <= len, 'registry.weight');
                 if index == weight {
-                    let hash = *proof.params.hash;
-                    let root = *proof.root;
-                    let mut expected = array![hash];
-                    if hash == HASH_POSEIDON {
-                        expected.append(root.try_into().unwrap());
-                    } else {
-                        expected.append(root.low.into());
-                        expected.append(root.high.into());
-                    }
-                    expected.append(RANK_MATRIX);
-                    expected.append((*proof.k).into());
-                    expected.append((*proof.n).into());
                     let mut registered = array![];
                     for i in start..end {
                         registered.append(list.at(i).read());
                     }
-                    assert(registered == expected, 'registry.commitment');
-                    break;
+                    break registered;
                 }
                 start = end;
                 index += 1;
             }
-            assert(entry.config_hash.read() == *proof.config_hash, 'registry.config');
         }
     }
 }

@@ -5,7 +5,7 @@
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 
-/// An honest posenc proof, dims 3×10×5, public weights (52 felts).
+/// An honest posenc proof, dims 3×10×5, public weights (53 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
         3,
@@ -47,6 +47,7 @@ pub fn posenc_0() -> Array<felt252> {
         0x200000000000000000000000000000000000000000000003ffffff100000060,
         0,
         0,
+        1,
         0,
         4,
         0x177d631e01c463c5d0eff25cd642e429,
@@ -65,70 +66,70 @@ pub fn posenc_0() -> Array<felt252> {
 
 #[test]
 fn accepts_posenc_0() {
-    assert_eq!(verify_walk_calldata(posenc_0()), 0x7ba01afaa5f5fcd1b4656b63e3eb42d32588a35a6a2fe30e5859fd0c2874dc3);
+    assert_eq!(verify_walk_calldata(posenc_0()), 0x761e645f15731688ba619145b557766f6d9b08c9e4bdf39e175b013589907e0);
 }
 
 /// proof layer.x_value
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_0() {
-    verify_walk_calldata(splice(posenc_0(), 41, 42, array![0x177d631e21c463c5d0eff25cd642e429]));
+    verify_walk_calldata(splice(posenc_0(), 42, 43, array![0x177d631e21c463c5d0eff25cd642e429]));
 }
 
 /// proof layer.siblings[0]
 #[test]
 #[should_panic(expected: ('walk.weight_claim',))]
 fn rejects_posenc_0_1() {
-    verify_walk_calldata(splice(posenc_0(), 43, 44, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
+    verify_walk_calldata(splice(posenc_0(), 44, 45, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings[1]
 #[test]
 #[should_panic(expected: ('walk.weight_claim',))]
 fn rejects_posenc_0_2() {
-    verify_walk_calldata(splice(posenc_0(), 44, 45, array![0x15a29f9825313810d9fb2c4f89f35c29]));
+    verify_walk_calldata(splice(posenc_0(), 45, 46, array![0x15a29f9825313810d9fb2c4f89f35c29]));
 }
 
 /// proof layer.siblings-last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_3() {
-    verify_walk_calldata(splice(posenc_0(), 42, 45, array![1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
+    verify_walk_calldata(splice(posenc_0(), 43, 46, array![1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings+last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_4() {
-    verify_walk_calldata(splice(posenc_0(), 42, 44, array![3, 0x1e7cd5203ba8fb9e6cf3561575bc2121, 0x15a29f9805313810d9fb2c4f89f35c29]));
+    verify_walk_calldata(splice(posenc_0(), 43, 45, array![3, 0x1e7cd5203ba8fb9e6cf3561575bc2121, 0x15a29f9805313810d9fb2c4f89f35c29]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_5() {
-    verify_walk_calldata(splice(posenc_0(), 47, 48, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 48, 49, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_6() {
-    verify_walk_calldata(splice(posenc_0(), 45, 48, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 46, 49, array![0]));
 }
 
 /// proof weights.p=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_7() {
-    verify_walk_calldata(splice(posenc_0(), 50, 51, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 51, 52, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.p-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_posenc_0_8() {
-    verify_walk_calldata(splice(posenc_0(), 48, 51, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 49, 52, array![0]));
 }
 
 /// statement inputs.x
@@ -187,6 +188,13 @@ fn rejects_posenc_0_17() {
     verify_walk_calldata(splice(posenc_0(), 9, 10, array![3]));
 }
 
+/// felt 14 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_18() {
+    verify_walk_calldata(splice(posenc_0(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
+}
+
 /// felt 18 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
@@ -201,18 +209,18 @@ fn rejects_posenc_0_20() {
     verify_walk_calldata(splice(posenc_0(), 23, 24, array![0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff85]));
 }
 
-/// felt 27 + 1
+/// felt 28 + 1
 #[test]
-#[should_panic(expected: ('calldata.marker',))]
+#[should_panic(expected: ('calldata.length',))]
 fn rejects_posenc_0_21() {
-    verify_walk_calldata(splice(posenc_0(), 27, 28, array![11]));
+    verify_walk_calldata(splice(posenc_0(), 28, 29, array![6]));
 }
 
-/// felt 32 + 1
+/// felt 33 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_22() {
-    verify_walk_calldata(splice(posenc_0(), 32, 33, array![0xffffff57fffffe54000002e7fffff8400000015fffffe4ffffffe5fffffffb]));
+    verify_walk_calldata(splice(posenc_0(), 33, 34, array![0xffffffd7ffffff9bfffffc37fffff80ffffff3dfffffe04000001580000007]));
 }
 
 /// felt 37 + 1
@@ -222,28 +230,28 @@ fn rejects_posenc_0_23() {
     verify_walk_calldata(splice(posenc_0(), 37, 38, array![1]));
 }
 
-/// felt 41 + 1
+/// felt 42 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_24() {
-    verify_walk_calldata(splice(posenc_0(), 41, 42, array![0x177d631e01c463c5d0eff25cd642e42a]));
+    verify_walk_calldata(splice(posenc_0(), 42, 43, array![0x177d631e01c463c5d0eff25cd642e42a]));
 }
 
-/// felt 46 + 1
+/// felt 47 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_25() {
-    verify_walk_calldata(splice(posenc_0(), 46, 47, array![121]));
+    verify_walk_calldata(splice(posenc_0(), 47, 48, array![121]));
 }
 
-/// felt 51 + 1
+/// felt 52 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_26() {
-    verify_walk_calldata(splice(posenc_0(), 51, 52, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 52, 53, array![2]));
 }
 
-/// An honest posenc proof, dims 5×64×7, public weights (109 felts).
+/// An honest posenc proof, dims 5×64×7, public weights (110 felts).
 pub fn posenc_1() -> Array<felt252> {
     array![
         3,
@@ -341,6 +349,7 @@ pub fn posenc_1() -> Array<felt252> {
         0x9c000001d3ffffffe00000005000000fa00000003fffffd6ffffffc0,
         0,
         0,
+        1,
         0,
         4,
         0x1ac42eca43195d8e2019209c46afb723,
@@ -360,10 +369,10 @@ pub fn posenc_1() -> Array<felt252> {
 
 #[test]
 fn accepts_posenc_1() {
-    assert_eq!(verify_walk_calldata(posenc_1()), 0x1cbbc4700382d8fbd60215246f907923e01cb20a825d553f732374406588f53);
+    assert_eq!(verify_walk_calldata(posenc_1()), 0x252aa33d176261688831fa8fd00db73443a3470a759127164bf80055831f066);
 }
 
-/// An honest posenc proof, dims 3×10×5, committed weights (158 felts).
+/// An honest posenc proof, dims 3×10×5, committed weights (159 felts).
 pub fn posenc_0_committed() -> Array<felt252> {
     array![
         3,
@@ -401,6 +410,7 @@ pub fn posenc_0_committed() -> Array<felt252> {
         7,
         0x706f736569646f6e,
         0,
+        1,
         0,
         4,
         0x136ced8de21dcee120b0f0a315873bda,
@@ -529,105 +539,105 @@ pub fn posenc_0_committed() -> Array<felt252> {
 
 #[test]
 fn accepts_posenc_0_committed() {
-    assert_eq!(verify_walk_calldata(posenc_0_committed()), 0x79fec9c35d2a97ae88cefe3d990a7ced2b7e8b84ed94b96f41aae2461e61dc5);
+    assert_eq!(verify_walk_calldata(posenc_0_committed()), 0xd63153b44b27103d4933376407891d4be5be11046b1a1220dc70a2bcb1930a);
 }
 
 /// proof layer.x_value
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_committed_0() {
-    verify_walk_calldata(splice(posenc_0_committed(), 37, 38, array![0x136ced8e021dcee120b0f0a315873bda]));
+    verify_walk_calldata(splice(posenc_0_committed(), 38, 39, array![0x136ced8e021dcee120b0f0a315873bda]));
 }
 
 /// proof layer.siblings[0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_1() {
-    verify_walk_calldata(splice(posenc_0_committed(), 39, 40, array![0x1b0f1871053eae1fca030063575d8cc5]));
+    verify_walk_calldata(splice(posenc_0_committed(), 40, 41, array![0x1b0f1871053eae1fca030063575d8cc5]));
 }
 
 /// proof layer.siblings[1]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_2() {
-    verify_walk_calldata(splice(posenc_0_committed(), 40, 41, array![0x110835fed5d88822a3993cd3cd50121a]));
+    verify_walk_calldata(splice(posenc_0_committed(), 41, 42, array![0x110835fed5d88822a3993cd3cd50121a]));
 }
 
 /// proof layer.siblings-last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_committed_3() {
-    verify_walk_calldata(splice(posenc_0_committed(), 38, 41, array![1, 0x1b0f1870e53eae1fca030063575d8cc5]));
+    verify_walk_calldata(splice(posenc_0_committed(), 39, 42, array![1, 0x1b0f1870e53eae1fca030063575d8cc5]));
 }
 
 /// proof layer.siblings+last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_committed_4() {
-    verify_walk_calldata(splice(posenc_0_committed(), 38, 40, array![3, 0x1b0f1870e53eae1fca030063575d8cc5, 0x110835feb5d88822a3993cd3cd50121a]));
+    verify_walk_calldata(splice(posenc_0_committed(), 39, 41, array![3, 0x1b0f1870e53eae1fca030063575d8cc5, 0x110835feb5d88822a3993cd3cd50121a]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_committed_5() {
-    verify_walk_calldata(splice(posenc_0_committed(), 43, 44, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0_committed(), 44, 45, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_committed_6() {
-    verify_walk_calldata(splice(posenc_0_committed(), 41, 44, array![0]));
+    verify_walk_calldata(splice(posenc_0_committed(), 42, 45, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_7() {
-    verify_walk_calldata(splice(posenc_0_committed(), 50, 51, array![0x1822a8fbbde7e9cf133251eebfc6a7fb]));
+    verify_walk_calldata(splice(posenc_0_committed(), 51, 52, array![0x1822a8fbbde7e9cf133251eebfc6a7fb]));
 }
 
 /// proof opening.fold.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_8() {
-    verify_walk_calldata(splice(posenc_0_committed(), 51, 52, array![0x1092a189963e296443e6069d2668102f]));
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 53, array![0x1092a189963e296443e6069d2668102f]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_9() {
-    verify_walk_calldata(splice(posenc_0_committed(), 49, 52, array![1, 0x1822a8fb9de7e9cf133251eebfc6a7fb]));
+    verify_walk_calldata(splice(posenc_0_committed(), 50, 53, array![1, 0x1822a8fb9de7e9cf133251eebfc6a7fb]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_10() {
-    verify_walk_calldata(splice(posenc_0_committed(), 49, 51, array![3, 0x1822a8fb9de7e9cf133251eebfc6a7fb, 0x1092a189763e296443e6069d2668102f]));
+    verify_walk_calldata(splice(posenc_0_committed(), 50, 52, array![3, 0x1822a8fb9de7e9cf133251eebfc6a7fb, 0x1092a189763e296443e6069d2668102f]));
 }
 
 /// proof opening.fold.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_11() {
-    verify_walk_calldata(splice(posenc_0_committed(), 52, 55, array![1, 0x10ccb423604895b3666578d869e4f9fa]));
+    verify_walk_calldata(splice(posenc_0_committed(), 53, 56, array![1, 0x10ccb423604895b3666578d869e4f9fa]));
 }
 
 /// proof opening.fold.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_12() {
-    verify_walk_calldata(splice(posenc_0_committed(), 52, 54, array![3, 0x10ccb423604895b3666578d869e4f9fa, 0x1c33583418f1151c62452e079a602c45]));
+    verify_walk_calldata(splice(posenc_0_committed(), 53, 55, array![3, 0x10ccb423604895b3666578d869e4f9fa, 0x1c33583418f1151c62452e079a602c45]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_posenc_0_committed_13() {
-    verify_walk_calldata(splice(posenc_0_committed(), 48, 70, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 49, 71, array![
         6,
         2,
         0x1822a8fb9de7e9cf133251eebfc6a7fb,
@@ -654,7 +664,7 @@ fn rejects_posenc_0_committed_13() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_posenc_0_committed_14() {
-    verify_walk_calldata(splice(posenc_0_committed(), 48, 67, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 49, 68, array![
         8,
         2,
         0x1822a8fb9de7e9cf133251eebfc6a7fb,
@@ -684,84 +694,84 @@ fn rejects_posenc_0_committed_14() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_15() {
-    verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![0x3323b99c8f14a77a204780017f3b81c1]));
+    verify_walk_calldata(splice(posenc_0_committed(), 72, 73, array![0x3323b99c8f14a77a204780017f3b81c1]));
 }
 
 /// proof opening.layer_roots-last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_posenc_0_committed_16() {
-    verify_walk_calldata(splice(posenc_0_committed(), 70, 73, array![0]));
+    verify_walk_calldata(splice(posenc_0_committed(), 71, 74, array![0]));
 }
 
 /// proof opening.layer_roots+last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_posenc_0_committed_17() {
-    verify_walk_calldata(splice(posenc_0_committed(), 70, 71, array![2, 0x3323b99c8f14a77a204780017f3b81c0, 0x665ed986d0fa5a8d4d550ba6455e4c1]));
+    verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![2, 0x3323b99c8f14a77a204780017f3b81c0, 0x665ed986d0fa5a8d4d550ba6455e4c1]));
 }
 
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_18() {
-    verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![0x18440d7b89ab0703e20ed857e0d1c786]));
+    verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![0x18440d7b89ab0703e20ed857e0d1c786]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_posenc_0_committed_19() {
-    verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![7351]));
+    verify_walk_calldata(splice(posenc_0_committed(), 75, 76, array![7351]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_20() {
-    verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_21() {
-    verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_22() {
-    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
+    verify_walk_calldata(splice(posenc_0_committed(), 78, 79, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_23() {
-    verify_walk_calldata(splice(posenc_0_committed(), 78, 78, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
+    verify_walk_calldata(splice(posenc_0_committed(), 79, 79, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_24() {
-    verify_walk_calldata(splice(posenc_0_committed(), 79, 80, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
+    verify_walk_calldata(splice(posenc_0_committed(), 80, 81, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_25() {
-    verify_walk_calldata(splice(posenc_0_committed(), 80, 80, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
+    verify_walk_calldata(splice(posenc_0_committed(), 81, 81, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_26() {
-    verify_walk_calldata(splice(posenc_0_committed(), 75, 138, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 76, 139, array![
         30,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
         0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
@@ -830,7 +840,7 @@ fn rejects_posenc_0_committed_26() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_27() {
-    verify_walk_calldata(splice(posenc_0_committed(), 75, 136, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 76, 137, array![
         32,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
         0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
@@ -901,70 +911,70 @@ fn rejects_posenc_0_committed_27() {
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_28() {
-    verify_walk_calldata(splice(posenc_0_committed(), 139, 140, array![0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bd]));
+    verify_walk_calldata(splice(posenc_0_committed(), 140, 141, array![0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bd]));
 }
 
 /// proof opening.poly_openings[0].siblings-last
 #[test]
 #[should_panic(expected: ('merkle.sibling_count',))]
 fn rejects_posenc_0_committed_29() {
-    verify_walk_calldata(splice(posenc_0_committed(), 138, 140, array![0]));
+    verify_walk_calldata(splice(posenc_0_committed(), 139, 141, array![0]));
 }
 
 /// proof opening.poly_openings[0].siblings+last
 #[test]
 #[should_panic(expected: ('merkle.sibling_count',))]
 fn rejects_posenc_0_committed_30() {
-    verify_walk_calldata(splice(posenc_0_committed(), 138, 139, array![2, 0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bc]));
+    verify_walk_calldata(splice(posenc_0_committed(), 139, 140, array![2, 0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bc]));
 }
 
 /// proof opening.layer_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_31() {
-    verify_walk_calldata(splice(posenc_0_committed(), 141, 142, array![0xbd4f1d4ee0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
+    verify_walk_calldata(splice(posenc_0_committed(), 142, 143, array![0xbd4f1d4ee0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
 }
 
 /// proof opening.layer_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_32() {
-    verify_walk_calldata(splice(posenc_0_committed(), 141, 142, array![0xbd4f1d4ce0304b6047f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
+    verify_walk_calldata(splice(posenc_0_committed(), 142, 143, array![0xbd4f1d4ce0304b6047f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_33() {
-    verify_walk_calldata(splice(posenc_0_committed(), 144, 145, array![0x7000000007cf3137f0c31b292fe281b67955f27b0cfe4e9b2879f4008e20a7d]));
+    verify_walk_calldata(splice(posenc_0_committed(), 145, 146, array![0x7000000007cf3137f0c31b292fe281b67955f27b0cfe4e9b2879f4008e20a7d]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_34() {
-    verify_walk_calldata(splice(posenc_0_committed(), 145, 145, array![0x100000000000000000000000000000000000000000000000000000045a424cf]));
+    verify_walk_calldata(splice(posenc_0_committed(), 146, 146, array![0x100000000000000000000000000000000000000000000000000000045a424cf]));
 }
 
 /// proof opening.layer_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_35() {
-    verify_walk_calldata(splice(posenc_0_committed(), 148, 149, array![0x700000001c0d62134547c6e96878d742c9039d60a0dd2414b8c55a7ad8ae16d]));
+    verify_walk_calldata(splice(posenc_0_committed(), 149, 150, array![0x700000001c0d62134547c6e96878d742c9039d60a0dd2414b8c55a7ad8ae16d]));
 }
 
 /// proof opening.layer_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_36() {
-    verify_walk_calldata(splice(posenc_0_committed(), 149, 149, array![0x1000000000000000000000000000000000000000000000000000000159fdadb]));
+    verify_walk_calldata(splice(posenc_0_committed(), 150, 150, array![0x1000000000000000000000000000000000000000000000000000000159fdadb]));
 }
 
 /// proof opening.layer_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_37() {
-    verify_walk_calldata(splice(posenc_0_committed(), 140, 157, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 141, 158, array![
         3,
         0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
         0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
@@ -985,7 +995,7 @@ fn rejects_posenc_0_committed_37() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_38() {
-    verify_walk_calldata(splice(posenc_0_committed(), 140, 153, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 141, 154, array![
         5,
         0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
         0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
@@ -1010,7 +1020,7 @@ fn rejects_posenc_0_committed_38() {
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_committed_39() {
-    verify_walk_calldata(splice(posenc_0_committed(), 140, 158, array![]));
+    verify_walk_calldata(splice(posenc_0_committed(), 141, 159, array![]));
 }
 
 /// statement inputs.x
@@ -1069,58 +1079,241 @@ fn rejects_posenc_0_committed_48() {
     verify_walk_calldata(splice(posenc_0_committed(), 28, 29, array![11]));
 }
 
-/// felt 42 + 1
+/// felt 43 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_committed_49() {
-    verify_walk_calldata(splice(posenc_0_committed(), 42, 43, array![121]));
+    verify_walk_calldata(splice(posenc_0_committed(), 43, 44, array![121]));
 }
 
 /// felt 57 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_50() {
-    verify_walk_calldata(splice(posenc_0_committed(), 57, 58, array![0x106cafdeb54c9838e048fccea185f0d1]));
+    verify_walk_calldata(splice(posenc_0_committed(), 57, 58, array![0x1bdb28cbcddd1fbc1e0d975648d99876]));
 }
 
-/// felt 85 + 1
+/// felt 71 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_posenc_0_committed_51() {
+    verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![2]));
+}
+
+/// felt 86 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_52() {
-    verify_walk_calldata(splice(posenc_0_committed(), 85, 86, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
+    verify_walk_calldata(splice(posenc_0_committed(), 86, 87, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
 }
 
-/// felt 99 + 1
+/// felt 100 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_53() {
-    verify_walk_calldata(splice(posenc_0_committed(), 99, 100, array![0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeba]));
+    verify_walk_calldata(splice(posenc_0_committed(), 100, 101, array![0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeba]));
 }
 
 /// felt 114 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_54() {
-    verify_walk_calldata(splice(posenc_0_committed(), 114, 115, array![0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc940]));
+    verify_walk_calldata(splice(posenc_0_committed(), 114, 115, array![0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7e]));
 }
 
-/// felt 128 + 1
+/// felt 129 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_55() {
-    verify_walk_calldata(splice(posenc_0_committed(), 128, 129, array![0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573637]));
+    verify_walk_calldata(splice(posenc_0_committed(), 129, 130, array![0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573637]));
 }
 
-/// felt 142 + 1
+/// felt 143 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_56() {
-    verify_walk_calldata(splice(posenc_0_committed(), 142, 143, array![0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ae]));
+    verify_walk_calldata(splice(posenc_0_committed(), 143, 144, array![0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ae]));
 }
 
-/// felt 157 + 1
+/// felt 158 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_committed_57() {
-    verify_walk_calldata(splice(posenc_0_committed(), 157, 158, array![1]));
+    verify_walk_calldata(splice(posenc_0_committed(), 158, 159, array![1]));
+}
+
+/// An honest posenc proof, dims 3×10×5, bound weights (165 felts).
+pub fn posenc_0_bound() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        3,
+        10,
+        5,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        111,
+        2,
+        4,
+        5,
+        3,
+        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
+        0xfffffe56000000d0000004080000076ffffff0e00000178000005900000058,
+        0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff84,
+        0,
+        1,
+        112,
+        2,
+        10,
+        5,
+        0x99ddc681709a11af7528652e81d27f31,
+        0x502f8c7894e021dc6bc0d039b5c6308,
+        7,
+        0x706f736569646f6e,
+        0,
+        0,
+        7,
+        12648430,
+        1,
+        112,
+        0,
+        0,
+        4,
+        0x1ccc9ee9318a3633a6583f66dd42475d,
+        2,
+        0x1d9ec98a9c2453f3f07553448bcc1634,
+        0x1f8d5cb3c63a8f84f199e3536621d61f,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        7,
+        2,
+        0x13cf3058d287c94e3b564fc9056ccee6,
+        0x10b778da0e1e1a3dd71dd4eecda9724c,
+        2,
+        0x137533ece382af2c9d8dd73de088b268,
+        0x10ffccd21a1106c59586b6de61e30ccd,
+        2,
+        0x1bcdb6509fe671b67cd52934592b5924,
+        0x1e6b0b57dd91c55074581fa2bcbb9849,
+        2,
+        0x170a75cf6ccb71f41187507500aa3c95,
+        0x1023d04e3cb52c90b37526d6db1f2b47,
+        2,
+        0x17837b9e19dfa0d8ea9ec3c84c36ff50,
+        0x11e59feb049368ce68ae602d466eb0cc,
+        2,
+        0x1372f81ba1d75f918fd3f3ac283971d5,
+        0x18d543bf7b987fd41d429411643bb3d8,
+        2,
+        0x19c5857acff4d5bae39ef0edd65feaf8,
+        0x144be0b2a9b0627921b3de924643430a,
+        1,
+        0xfe9e78c3ceced8124901a750c34061cb,
+        0xcad32e62c805452133e1e16bfcf278,
+        0x19d1b159f3a796db7d4fa031cb1408e5,
+        77297,
+        32,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4ae9ea3b12251d3f2e0f29a1f5d0f0781a81dcbfb599e5330e3031d1ec7aea,
+        0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf6,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
+        0,
+        4,
+        0x77a269a50284ce53a6d901599e0d0ddd6e47d21efcd5fe6c52a261a9e2fba,
+        0xa0df312307057379cfeefba17aedf81eb4f5f08017f370aface02ef81c58b6,
+        0x3d2d9bbc6b20f470bc173e255a78c2764bdbc219173bdbec8e59ae2398ad95,
+        0x7fe92f1f76afa83c6933168807dd5fa863fa39a13ead3e563af0f82bc27567,
+        0x100428a9987c9165ed489ab3f12a5d8caf2a6e8b3a5c884b74289985fa608b,
+        0x117b18ff251f4efc0cb5eb9e0ff7402bd033e5d7b4e68fe1bbc7ba9550630c,
+        0x17b5f97c497fb843d24be07590f200b69865ff2720f299811c8b97aded1b44,
+        0xd755c1f32a4667760d962c2681b9f9e1044cb62415a17db170a7d40ad2762,
+        0x627db62066cb192ab73a690308b56bdf94cc545fedac27f6c67411ed10c0d9,
+        0xe53778eb65db71c016df6d150041f78c9bea1a625b695d3ed6c7bf534ddbdb,
+        0x9ef99dbcaf6a1ea11da75e719211641baea1912161c768e1127ea2ac60d610,
+        0xd3ddc756455fadc0289c197bcfa5a0ee0a9150e02bad58c44033ade61da0d2,
+        0xd3221c621fbef39f02fdfbf840809c10ccf0d8fb107d3c10f967b75fc5797a,
+        0x1d42f4f892b118203cf224ce7813dcbef973b747be19dcf88ed9d16b79d4c,
+        0xc121bfe9c2b35b1027dee68b4427f30dbebb6bbb6f4aaec435be7e30d7232d,
+        0x58dfb10fe7b36ad3569302ff74b1b6c827f3486fbcd981ef29beb2042607ef,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_posenc_0_bound() {
+    assert_eq!(verify_walk_calldata(posenc_0_bound()), 0x16806294a53f5e38ba1ad3c9486f6e3ffb44f37b064a76d07933d923a1454a);
 }

@@ -60,6 +60,9 @@ pub fn read_walk(calldata: Span<felt252>, whole: bool) -> WalkCalldata {
     check_names(names_of(s.weights));
     check_names(names_of(s.committed));
     check_names(names_of(s.witness));
+    if let Some(b) = s.binding {
+        check_names(names_of(b.weights));
+    }
     check_names(s.unbounded.span());
     check_names(names_of(@proof.inputs));
     check_names(names_of(@proof.weights));
@@ -83,7 +86,12 @@ pub fn read_walk(calldata: Span<felt252>, whole: bool) -> WalkCalldata {
     }
     assert(data.is_empty(), 'calldata.extra');
     let statement = PublicStatement {
-        kind: st.kind, dims: st.dims, inputs: st.inputs, outputs: st.outputs, weights,
+        kind: st.kind,
+        dims: st.dims,
+        binding: st.binding,
+        inputs: st.inputs,
+        outputs: st.outputs,
+        weights,
     };
     WalkCalldata { proof, statement, io, params, groups }
 }

@@ -46,6 +46,7 @@ pub struct Statement {
     pub weights: Array<Named<Tensor>>,
     pub committed: Array<Named<CommittedTensor>>,
     pub witness: Array<Named<Commitment>>,
+    pub binding: Option<ModelBinding>,
     pub unbounded: Array<felt252>,
 }
 
@@ -60,6 +61,13 @@ pub struct Commitment {
     pub root: u256,
     pub n_vars: u32,
     pub hash: felt252,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct ModelBinding {
+    pub model_id: felt252,
+    pub config_hash: felt252,
+    pub weights: Array<Named<u32>>,
 }
 
 #[derive(Drop, Serde, Debug)]

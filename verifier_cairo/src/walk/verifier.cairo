@@ -12,7 +12,7 @@ use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
 use super::layer::ClaimsOn;
 use super::proof::{Named, OpeningProof, SamePolyProof};
-use super::statement::{absorb_statement, draw_output_claims};
+use super::statement::{absorb_statement, expect_binding, draw_output_claims};
 use super::tensor::{Tensors, evaluate_tensor, tensor_vars};
 
 /// Panics with the name of the failed check. Returns the committed weights' opening's query
@@ -24,6 +24,7 @@ pub fn verify_walk(walk: @WalkCalldata) -> Option<QueryPhase> {
     let layer = proof.layer;
     let (kind, tag) = layer_kind(layer);
     assert(*st.kind == kind, 'statement.kind');
+    expect_binding(st);
     check_layer(layer, st);
     let mut channel: Poseidon252Channel = Default::default();
     absorb_statement(ref channel, st, tag);
