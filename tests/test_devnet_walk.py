@@ -12,10 +12,10 @@ from cairn.cli import app
 from cairn.deploy import contract, registry
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.matmul.instance import NO_MODEL
-from cairn.serializer import proof_file
+from cairn.serializer import calldata, proof_file
 from cairn.serializer.walk_calldata import KIND_WALK, encode_walk
 from tests.cairo_walk_vectors import CAIRO_KINDS, tampered_felts
-from tests.walk_examples import SHAPES, example
+from tests.walk_examples import CONFIG_HASH, MODEL_ID, SHAPES, example
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
@@ -48,6 +48,63 @@ def test_tampered_proofs_rejected_alike(chain, kind):
         verdict = onchain(chain, felts)
         assert verdict.accepted == (check is None), doc
         assert verdict.reason == check, (doc, check, verdict.reason)
+
+
+def _register(chain, model_id, proof):
+    """Register model `model_id` with the proof's committed weights, in name order."""
+    committed = proof.statement.committed
+    entries = [f for n in sorted(committed) for f in calldata.commitment_entry(committed[n])]
+    chain.run(registry.register_model(chain.account, chain.address, model_id, CONFIG_HASH, entries))
+    return registry.Model(CONFIG_HASH, tuple(entries))
+
+
+def test_committed_weights_in_a_session(chain):
+    """qkv's committed weights (Poseidon) forced into a session by a small calldata limit:
+    accepted, every transaction within the limit, and a tampered last group part refused in
+    the last step with Python's verdict."""
+    proof = example("qkv", 0, committed=True)
+    parts = calldata.encode_parts(proof)
+    limit = len(parts.front) + contract.INVOKE_OVERHEAD_FELTS + 8
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, limit))
+    assert verdict.accepted, verdict.reason
+    assert len(verdict.transactions) > 1
+    assert all(t.calldata_felts <= limit for t in verdict.transactions)
+    assert verdict.io_hash == registry.io_hash(parts.flat)
+    last = list(parts.groups[-1])
+    last[1] ^= 1 << 40
+    bad = calldata.CalldataParts(parts.front, [*parts.groups[:-1], last])
+    check = registry.contract_check(bad.flat, {})
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad, limit))
+    assert check is not None and not verdict.accepted and verdict.reason == check
+
+
+def test_a_bound_walk_is_recorded_with_its_model_and_checked_against_the_registry(chain):
+    """Bound to model MODEL_ID: refused while the model is unknown, accepted and recorded
+    with the model once registered; the same weights bound to a model registered with other
+    weights, or with another config hash, are refused with the contract's named checks."""
+    proof = example("posenc", 0, committed=True, bound=True)
+    felts = encode_walk(proof)
+    models = {}
+    assert registry.contract_check(felts, models) == "registry.unknown_model"
+    assert onchain(chain, felts).reason == "registry.unknown_model"
+    models[MODEL_ID] = _register(chain, MODEL_ID, proof)
+    assert registry.contract_check(felts, models) is None
+    verdict = onchain(chain, felts)
+    assert verdict.accepted and verdict.model_id == MODEL_ID, verdict.reason
+    record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
+    assert record == registry.ProofRecord(MODEL_ID, registry.io_hash(felts), KIND_WALK)
+    other = example("posenc", 1, committed=True)  # other weights under model 0x8
+    models[0x8] = _register(chain, 0x8, other)
+    st = proof.statement
+    for binding, check in (
+        (dataclasses.replace(st.binding, model_id=0x8), "registry.commitment"),
+        (dataclasses.replace(st.binding, config_hash=CONFIG_HASH + 1), "registry.config"),
+        (dataclasses.replace(st.binding, weights={"p": 5}), "registry.weight"),
+    ):
+        moved = dataclasses.replace(proof, statement=dataclasses.replace(st, binding=binding))
+        tampered = encode_walk(moved)
+        assert registry.contract_check(tampered, models) == check
+        assert onchain(chain, tampered).reason == check
 
 
 def test_cli_prove_then_verify_onchain(chain, tmp_path, monkeypatch):
