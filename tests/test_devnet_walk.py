@@ -131,6 +131,26 @@ def test_cli_prove_then_verify_onchain(chain, tmp_path, monkeypatch):
     assert [int(f, 16) for f in felts[:2]] == [3, KIND_WALK]
 
 
+def test_cli_bind_register_and_verify(chain, tmp_path, monkeypatch):
+    """`cairn prove qkv --commit-weights --model-id` → `cairn register-model --proof` →
+    `cairn verify-onchain`: recorded with the model."""
+    monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
+    url, address = chain.url, hex(chain.address)
+    path = tmp_path / "qkv.json"
+    args = ["prove", "qkv", "--seq", "3", "--embed", "5", "--hidden", "2"]
+    args += ["--commit-weights", "poseidon", "--model-id", "0x99", "--out", str(path)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and "bound to model 0x99" in result.output, result.output
+    verify = ["verify-onchain", str(path), "--rpc", url, "--address", address]
+    result = runner.invoke(app, verify)
+    assert result.exit_code == 1 and "registry.unknown_model" in result.output
+    register = ["register-model", "0x99", "--proof", str(path), "--rpc", url, "--address", address]
+    result = runner.invoke(app, register)
+    assert result.exit_code == 0 and "6 commitment(s)" in result.output, result.output
+    result = runner.invoke(app, verify)
+    assert result.exit_code == 0 and "ProofVerified(model_id=153, " in result.output, result.output
+
+
 def test_cli_refuses_kinds_not_on_chain(chain, tmp_path, monkeypatch):
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
     path = tmp_path / "add.json"
