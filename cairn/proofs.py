@@ -588,7 +588,7 @@ def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
 
 def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
     """What `cairn calldata` and `verify-onchain` take: a matmul proof (a committed B bound to
-    a registered model), or a layer proof of a kind the contract reads, with public weights."""
+    a registered model), or a layer proof of a kind the contract reads."""
     if isinstance(proof, GraphProof):
         raise fail("model proofs are not verified on chain yet")
     if isinstance(proof, WalkProof):
@@ -596,8 +596,8 @@ def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
         if not is_onchain(kind):
             kinds = ", ".join(("matmul", *ONCHAIN_KINDS))
             raise fail(f"{kind!r} proofs are not verified on chain yet (on chain: {kinds})")
-        if proof.statement.committed or proof.statement.witness:
-            raise fail(f"{kind!r} proofs with committed tensors are not verified on chain yet")
+        if proof.statement.witness:
+            raise fail(f"{kind!r} proofs with witness commitments are not verified on chain yet")
         return proof
     if proof.instance.b_commitment is not None and proof.instance.binding.model_id == NO_MODEL:
         raise fail(
