@@ -118,7 +118,10 @@ def deploy(
         t = _target(rpc, account, private_key)
         out.print("building the contract (cached after the first build)…")
         art = build(default_toolchain())
-        out.print(f"Sierra program: {art.sierra_length} felts (limit 81,920)")
+        out.print(
+            f"Sierra programs: {art.sierra_length} and {art.walk.sierra_length} (walk verifier) "
+            "felts (limit 81,920 each)"
+        )
         dep = asyncio.run(_deploy(t, art, owner_address))
     deployments.record(t.rpc, dep)
     out.print(f"class {dep.class_hash:#x} {'declared' if dep.declared_now else 'already declared'}")

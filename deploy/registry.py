@@ -28,8 +28,8 @@ from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
-from cairn.prover.walk.statement import Statement, expect_binding
-from cairn.prover.walk.verifier import verify_walk
+from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.verifier import expect_opening, open_committed, replay_layer
 from cairn.serializer import calldata, walk_calldata
 from cairn.serializer.calldata import PcsOpening
 from cairn.serializer.errors import MalformedProofError
@@ -121,16 +121,28 @@ def check_walk_binding(models: Mapping[int, Model], st: Statement) -> int:
     return b.model_id
 
 
+def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
+    """The contract's walk path, in its order: the walk class reads the Serde part and
+    verifies the walk; the main contract reads the opening's group parts, verifies the
+    opening, checks the binding against the registry (`models`; None: not checked, as in the
+    Cairo unit tests' `verify_walk_calldata`). Returns the model id."""
+    proof, groups_at = walk_calldata.decode_walk_front(felts)
+    st = proof.statement
+    spec = LAYERS[st.kind]
+    channel, claims = replay_layer(spec, proof)
+    expect_opening(st.committed, proof.opening)
+    proof = walk_calldata.read_walk_groups(felts, groups_at, proof)
+    open_committed(st.committed, claims.weights, proof.opening, channel)
+    return NO_MODEL if models is None else check_walk_binding(models, st)
+
+
 def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     """What the contract's `verify` says of `felts` given the registered models: None if it
     accepts, else the name of the check it reverts with. The same steps in the same order:
-    read the calldata, check a kind-3 proof's binding, verify (a walk proof: read, verify)."""
+    read the calldata, check a kind-3 proof's binding, verify (a walk proof: `check_walk`)."""
     try:
         if is_walk(felts):
-            proof = walk_calldata.decode_walk(felts)
-            expect_binding(proof.statement)
-            check_walk_binding(models, proof.statement)
-            verify_walk(LAYERS[proof.statement.kind], proof)
+            check_walk(felts, models)
             return None
         decoded = calldata.decode(felts)
         if isinstance(decoded, PcsOpening):

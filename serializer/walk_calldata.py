@@ -13,6 +13,7 @@ from cairn.prover.pcs.params import PARAMS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.felts import Reader
 from cairn.serializer.pcs_calldata import encode_opening, read_groups
 from cairn.serializer.serde import Decoder, Encoder, resolve
 
@@ -78,19 +79,24 @@ def io_felts(felts: list[int]) -> list[int]:
 
 
 def decode_walk(felts: list[int]) -> WalkProof:
-    """MalformedProofError naming the first failure, as the Cairo reader panics: the Serde
-    part and its tensors and names (a weight both public and committed: `calldata.names`),
-    `calldata.offchain` (witness commitments or unbounded tensors), the committed weights'
-    hash, roots and sizes (`pcs.hash`, `merkle.digest`, `pcs.size`), the group parts of their
-    opening, `calldata.extra`."""
+    """MalformedProofError naming the first failure, as the Cairo readers panic: the Serde
+    part (`decode_walk_front`), then the opening's group parts (`read_walk_groups`)."""
+    proof, groups_at = decode_walk_front(felts)
+    return read_walk_groups(felts, groups_at, proof)
+
+
+def decode_walk_front(felts: list[int]) -> tuple[WalkProof, int]:
+    """The Serde part, as the walk class reads it: its tensors and names (a weight both public
+    and committed: `calldata.names`), `calldata.offchain` (witness commitments or unbounded
+    tensors), the committed weights' hash, roots and sizes (`pcs.hash`, `merkle.digest`,
+    `pcs.size`), and, without an opening to follow, `calldata.extra`. Returns the proof
+    (its opening without Merkle openings) and where the group parts start."""
     dec = _header(felts)
     proof = dec.decode(WalkProof, "proof")
     dec.finish()
     st = proof.statement
     if st.weights.keys() & st.committed.keys():
-        raise MalformedProofError(
-            "statement", "a weight both public and committed", "calldata.names"
-        )
+        raise MalformedProofError("statement", "a weight public and committed", "calldata.names")
     if st.witness or st.unbounded:
         raise MalformedProofError(
             "statement", "witness commitments are not read on chain", "calldata.offchain"
@@ -104,10 +110,22 @@ def decode_walk(felts: list[int]) -> WalkProof:
             raise dec.rd.fail(f"a root is not a {params.hash} digest", "merkle.digest")
         if any(c.n_vars > params.max_n_vars for c in commitments):
             raise dec.rd.fail("a committed weight is too large", "pcs.size")
-    if st.committed and proof.opening is not None:
-        polys, layers = read_groups(dec.rd, commitments, params)
-        proof = replace(
-            proof, opening=replace(proof.opening, poly_openings=polys, layer_openings=layers)
-        )
-    dec.rd.end()
-    return resolve(proof)
+    if not st.committed or proof.opening is None:
+        dec.rd.end()
+    return resolve(proof), dec.rd.pos
+
+
+def read_walk_groups(felts: list[int], groups_at: int, proof: WalkProof) -> WalkProof:
+    """The committed weights' opening's group parts from `groups_at` (as the main contract
+    reads them, after the walk), then `calldata.extra`; the proof as it stands without."""
+    st = proof.statement
+    if not st.committed or proof.opening is None:
+        return proof
+    rd = Reader(felts)
+    rd.pos = groups_at
+    commitments = [st.committed[n].commitment for n in sorted(st.committed)]
+    polys, layers = read_groups(rd, commitments, PARAMS[commitments[0].hash])
+    rd.end()
+    return replace(
+        proof, opening=replace(proof.opening, poly_openings=polys, layer_openings=layers)
+    )

@@ -20,14 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from cairn.deploy.registry import io_hash
+from cairn.deploy.registry import check_walk, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
-from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer.errors import MalformedProofError
-from cairn.serializer.walk_calldata import decode_walk, encode_walk
+from cairn.serializer.walk_calldata import encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.proof_mutations import mutations, walk_mutations
 from tests.walk_examples import example
@@ -50,10 +48,9 @@ use super::walk_support::verify_walk_calldata;
 
 def walk_verdict(felts: list[int]) -> str | None:
     """What `verify_walk_calldata` (the contract's walk path without the registry) says: None
-    or the check Python's reader and walk verifier name."""
+    or the check Python names, in the contract's order (`registry.check_walk`)."""
     try:
-        proof = decode_walk(felts)
-        verify_walk(LAYERS[proof.statement.kind], proof)
+        check_walk(felts, None)
     except (MalformedProofError, VerificationError) as e:
         return e.check
     return None

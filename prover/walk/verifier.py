@@ -89,14 +89,19 @@ def open_committed(
     channel: Channel,
 ) -> None:
     """One batch opening settles every claim on the committed weights (all of one hash)."""
-    if (opening is None) != (not committed):
-        raise VerificationError("walk.opening", "an opening is due exactly for committed weights")
+    expect_opening(committed, opening)
     if opening is None:
         return
     hashes = {ct.commitment.hash for ct in committed.values()}
     if len(hashes) != 1 or (hash_ := hashes.pop()) not in PARAMS:
         raise VerificationError("statement.shape", "committed weights need one known hash")
     verify_batch(committed_batch(committed, claims), opening, PARAMS[hash_], channel)
+
+
+def expect_opening(committed: Mapping[str, CommittedTensor], opening: OpeningProof | None) -> None:
+    """`walk.opening` unless an opening is present exactly when weights are committed."""
+    if (opening is None) != (not committed):
+        raise VerificationError("walk.opening", "an opening is due exactly for committed weights")
 
 
 def committed_batch(

@@ -73,7 +73,7 @@ pub mod CairnVerifier {
         Map, MutableVecTrait, StoragePathEntry, StoragePointerReadAccess,
         StoragePointerWriteAccess, Vec, VecTrait,
     };
-    use starknet::{ContractAddress, get_caller_address};
+    use starknet::{ClassHash, ContractAddress, get_caller_address};
     use crate::calldata::{
         CommittedMatmulCalldata, KIND_COMMITTED_MATMUL, KIND_MATMUL, KIND_PCS,
         read_committed_matmul, read_kind, read_matmul, read_pcs,
@@ -82,10 +82,15 @@ pub mod CairnVerifier {
     use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
     use crate::pcs::calldata::read_groups;
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
-    use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
-    use crate::walk::calldata::{KIND_WALK, is_walk, read_walk};
-    use crate::walk::statement::{PublicStatement, expect_binding};
-    use crate::walk::verifier::verify_walk;
+    use crate::pcs::verifier::{
+        QueryPhase, QueryPhaseTrait, verify_batch, verify_checked_batch, verify_groups,
+    };
+    use crate::calldata::commitment_entry;
+    use crate::walk::calldata::{KIND_WALK, is_walk};
+    use crate::pcs::queries::BatchLayoutTrait;
+    use crate::walk::contract::{
+        BindingCheck, ICairnWalkVerifierDispatcherTrait, ICairnWalkVerifierLibraryDispatcher,
+    };
     use super::{Model, ProofRecord};
 
     /// The model id of proofs bound to no model (the public matmul); never registrable.
@@ -94,6 +99,8 @@ pub mod CairnVerifier {
     #[storage]
     struct Storage {
         owner: ContractAddress,
+        /// The walk verifier's class (`walk::contract`), called by library_call.
+        walk_class: ClassHash,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
         sessions: Map<felt252, OpenSession>,
@@ -167,9 +174,10 @@ pub mod CairnVerifier {
     /// The owner is an argument, not the caller: deployments go through the Universal
     /// Deployer, which would otherwise be the owner.
     #[constructor]
-    fn constructor(ref self: ContractState, owner: ContractAddress) {
+    fn constructor(ref self: ContractState, owner: ContractAddress, walk_class: ClassHash) {
         assert(owner.is_non_zero(), 'registry.zero_owner');
         self.owner.write(owner);
+        self.walk_class.write(walk_class);
     }
 
     #[abi(embed_v0)]
@@ -177,11 +185,7 @@ pub mod CairnVerifier {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
             if is_walk(proof) {
                 // Every group part is read and checked: the opening, if any, is complete.
-                let walk = read_walk(proof, true);
-                expect_binding(@walk.statement);
-                let model_id = self.check_walk_binding(@walk.statement);
-                let _complete = verify_walk(@walk);
-                let io_hash = poseidon_hash_span(walk.io);
+                let (model_id, io_hash, _) = self.verify_walk(proof, true);
                 return self.finish(poseidon_hash_span(proof), model_id, io_hash, KIND_WALK);
             }
             let kind = read_kind(proof);
@@ -201,11 +205,8 @@ pub mod CairnVerifier {
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
             if is_walk(proof) {
-                let walk = read_walk(proof, false);
-                expect_binding(@walk.statement);
-                let model_id = self.check_walk_binding(@walk.statement);
-                let io_hash = poseidon_hash_span(walk.io);
-                return match verify_walk(@walk) {
+                let (model_id, io_hash, phase) = self.verify_walk(proof, false);
+                return match phase {
                     Some(phase) => self
                         .advance(
                             session_id,
@@ -308,22 +309,6 @@ pub mod CairnVerifier {
         }
     }
 
-    /// A commitment's registry entry (docs/registry.md): hash tag, root (one felt for
-    /// Poseidon, low and high for Blake2s), rank, dims.
-    fn commitment_entry(hash: felt252, root: u256, dims: Span<u32>) -> Array<felt252> {
-        let mut entry = array![hash];
-        if hash == HASH_POSEIDON {
-            entry.append(root.try_into().unwrap());
-        } else {
-            entry.append(root.low.into());
-            entry.append(root.high.into());
-        }
-        entry.append(dims.len().into());
-        for d in dims {
-            entry.append((*d).into());
-        }
-        entry
-    }
 
     #[generate_trait]
     impl InternalImpl of InternalTrait {
@@ -401,25 +386,46 @@ pub mod CairnVerifier {
         /// A walk's binding (docs/registry.md): every committed weight is the registered
         /// model's commitment at its index, and the model's config hash is the binding's, with
         /// the checks of `check_binding`. Returns the model id (0 without a binding).
-        fn check_walk_binding(self: @ContractState, st: @PublicStatement) -> felt252 {
-            let b = match st.binding {
-                Some(b) => *b,
+        fn check_walk_binding(self: @ContractState, binding: Option<BindingCheck>) -> felt252 {
+            let b = match binding {
+                Some(b) => b,
                 None => { return NO_MODEL; },
             };
             let entry = self.models.entry(b.model_id);
             assert(entry.registered.read(), 'registry.unknown_model');
-            let weights = *st.weights;
-            let mut i = 0;
-            for t in weights.tensors {
-                if let Some(c) = t.commitment {
-                    let expected = commitment_entry(*c.hash, *c.root, *t.shape);
-                    let registered = self.registered_entry(b.model_id, (*b.indices[i]).into());
-                    assert(registered == expected, 'registry.commitment');
-                    i += 1;
-                }
+            for (index, expected) in b.weights {
+                let registered = self.registered_entry(b.model_id, index.into());
+                assert(registered == expected, 'registry.commitment');
             }
             assert(entry.config_hash.read() == b.config_hash, 'registry.config');
             b.model_id
+        }
+
+        /// A walk proof: the walk verified by the walk class (`library_call`), then its
+        /// committed weights' opening here from the group parts given (all of them when
+        /// `whole`), then its binding against the registry. Returns the model id, the io hash
+        /// and the opening's query phase (None without committed weights).
+        fn verify_walk(
+            self: @ContractState, proof: Span<felt252>, whole: bool,
+        ) -> (felt252, felt252, Option<QueryPhase>) {
+            let class_hash = self.walk_class.read();
+            let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof);
+            let phase = match outcome.opening {
+                Some(o) => {
+                    let params = params_for(o.hash).unwrap();
+                    let mut vars = array![];
+                    for poly in o.statement {
+                        vars.append(*poly.n_vars);
+                    }
+                    let layout = BatchLayoutTrait::new(vars.span(), params.log_arity);
+                    let mut data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
+                    let groups = read_groups(ref data, @params, @layout, 0, whole);
+                    let mut channel = o.channel;
+                    Some(verify_checked_batch(@params, o.statement, o.front, groups, ref channel))
+                },
+                None => None,
+            };
+            (self.check_walk_binding(outcome.binding), outcome.io_hash, phase)
         }
 
         /// Entry number `weight` of a registered model's commitment list (tag, root in 1 or 2

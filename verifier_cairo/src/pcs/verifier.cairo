@@ -78,6 +78,21 @@ pub fn verify_batch(
     phase
 }
 
+/// Python `verify_batch` in full, for a statement and front that do not come from the PCS
+/// calldata reader (a walk's claims on its committed weights): `check_statement`,
+/// `check_shape`, then `verify_batch`.
+pub fn verify_checked_batch(
+    params: @PcsParams,
+    statement: Span<PolyStatement>,
+    front: OpeningFront,
+    groups: Span<GroupOpenings>,
+    ref channel: Poseidon252Channel,
+) -> QueryPhase {
+    check_statement(params, statement);
+    check_shape(params, statement, @front);
+    verify_batch(params, statement, front, groups, ref channel)
+}
+
 /// Python `verify_batch` up to the queries: statement, merge, β, folding sum-check, final
 /// value, grinding.
 pub fn verify_front(

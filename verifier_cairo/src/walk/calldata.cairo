@@ -6,10 +6,7 @@
 
 use crate::calldata::take_exact;
 use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
-use crate::pcs::calldata::read_groups;
 use crate::pcs::params::{PcsParams, params_for};
-use crate::pcs::proof::GroupOpenings;
-use crate::pcs::queries::BatchLayoutTrait;
 use super::proof::{CommittedTensor, Named, WalkProof};
 use super::statement::{PublicStatement, read_statement};
 use super::tensor::{PublicTensor, TensorCommitment, Tensors};
@@ -20,16 +17,16 @@ pub const KIND_WALK: felt252 = 4;
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
 const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
 
-/// A walk proof as read: the proof, its statement with the tensors read (weights public and
-/// committed, in name order), the statement's felts (what `io_hash` hashes), and, with
-/// committed weights, their PCS parameters and the group parts of their opening read.
+/// A walk proof's Serde part as read: the proof, its statement with the tensors read (weights
+/// public and committed, in name order), the statement's felts (what `io_hash` hashes), the
+/// committed weights' PCS parameters (if any), and where the opening's group parts start.
 #[derive(Drop)]
 pub struct WalkCalldata {
     pub proof: WalkProof,
     pub statement: PublicStatement,
     pub io: Span<felt252>,
     pub params: Option<PcsParams>,
-    pub groups: Span<GroupOpenings>,
+    pub groups_at: u32,
 }
 
 /// Walk calldata starts with its own version (what the contract dispatches on).
@@ -37,9 +34,10 @@ pub fn is_walk(calldata: Span<felt252>) -> bool {
     !calldata.is_empty() && *calldata[0] == WALK_VERSION
 }
 
-/// `whole`: every group part must follow (`verify`); else as many whole parts as follow (a
-/// session's first transaction).
-pub fn read_walk(calldata: Span<felt252>, whole: bool) -> WalkCalldata {
+/// The Serde part and its checks; the group parts of a committed weights' opening are left
+/// to the PCS reader (`pcs::calldata::read_groups`), after the walk is verified. Without an
+/// opening nothing may follow (`calldata.extra`).
+pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let mut data = calldata;
     take_exact(ref data, WALK_VERSION, 'calldata.version');
     take_exact(ref data, KIND_WALK, 'calldata.kind');
@@ -68,23 +66,15 @@ pub fn read_walk(calldata: Span<felt252>, whole: bool) -> WalkCalldata {
     check_names(names_of(@proof.weights));
     let weights = with_committed(st.weights, s.committed.span());
     assert(s.witness.is_empty() && s.unbounded.is_empty(), 'calldata.offchain');
-    let mut params = None;
-    let mut groups = array![].span();
-    if !s.committed.is_empty() {
-        let p = committed_params(weights);
-        if proof.opening.is_some() {
-            let mut vars = array![];
-            for t in weights.tensors {
-                if let Some(c) = t.commitment {
-                    vars.append(*c.n_vars);
-                }
-            }
-            let layout = BatchLayoutTrait::new(vars.span(), p.log_arity);
-            groups = read_groups(ref data, @p, @layout, 0, whole);
-        }
-        params = Some(p);
+    let params = if s.committed.is_empty() {
+        None
+    } else {
+        Some(committed_params(weights))
+    };
+    if params.is_none() || proof.opening.is_none() {
+        assert(data.is_empty(), 'calldata.extra');
     }
-    assert(data.is_empty(), 'calldata.extra');
+    let groups_at = calldata.len() - data.len();
     let statement = PublicStatement {
         kind: st.kind,
         dims: st.dims,
@@ -93,7 +83,7 @@ pub fn read_walk(calldata: Span<felt252>, whole: bool) -> WalkCalldata {
         outputs: st.outputs,
         weights,
     };
-    WalkCalldata { proof, statement, io, params, groups }
+    WalkCalldata { proof, statement, io, params, groups_at }
 }
 
 /// The public weights and the committed ones merged in name order (`calldata.names` if a

@@ -1,24 +1,32 @@
-//! Walk verifier (mirror of prover/walk/verifier.py): the statement's checks, its transcript,
-//! the output claims, the layer's own verifier, every public tensor's claims merged and
-//! checked against the tensor, then one PCS batch opening of the claims on the committed
-//! weights, on the same channel. On chain a walk has no witness (`read_walk` refuses it).
+//! Walk verifier (mirror of prover/walk/verifier.py `replay_layer`): the statement's checks,
+//! its transcript, the output claims, the layer's own verifier, every public tensor's claims
+//! merged and checked against the tensor. What is left is the PCS batch opening of the claims
+//! on the committed weights, on the same channel, which the main contract verifies
+//! (`contract.cairo`, Python `open_committed`). On chain a walk has no witness.
 
 use crate::channel::Poseidon252Channel;
 use crate::layers::{check_layer, layer_kind, verify_layer};
-use crate::pcs::params::PcsParams;
-use crate::pcs::proof::{Claim, GroupOpenings, OpeningFront, PolyStatement};
-use crate::pcs::verifier::{QueryPhase, check_shape, check_statement, verify_front, verify_groups};
+use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
 use super::layer::ClaimsOn;
-use super::proof::{Named, OpeningProof, SamePolyProof};
+use super::proof::{Named, SamePolyProof};
 use super::statement::{absorb_statement, expect_binding, draw_output_claims};
 use super::tensor::{Tensors, evaluate_tensor, tensor_vars};
 
-/// Panics with the name of the failed check. Returns the committed weights' opening's query
-/// phase after the groups read (None without committed weights): the proof is verified once
-/// it `is_complete`.
-pub fn verify_walk(walk: @WalkCalldata) -> Option<QueryPhase> {
+/// The claims on the committed weights and the opening that must prove them, with the
+/// channel as the walk leaves it.
+#[derive(Drop, Serde)]
+pub struct CommittedOpening {
+    pub hash: felt252,
+    pub statement: Span<PolyStatement>,
+    pub front: OpeningFront,
+    pub channel: Poseidon252Channel,
+}
+
+/// Panics with the name of the failed check. Returns the committed weights' opening to
+/// verify (None without committed weights).
+pub fn verify_walk(walk: @WalkCalldata) -> Option<CommittedOpening> {
     let proof = walk.proof;
     let st = walk.statement;
     let layer = proof.layer;
@@ -45,9 +53,18 @@ pub fn verify_walk(walk: @WalkCalldata) -> Option<QueryPhase> {
     );
     assert(proof.opening.is_some() == !committed.is_empty(), 'walk.opening');
     match proof.opening {
-        Some(opening) => Some(
-            open_committed(@(*walk.params).unwrap(), committed, opening, *walk.groups, ref channel),
-        ),
+        Some(opening) => {
+            let front = OpeningFront {
+                merge: rounds(opening.merge.rounds),
+                merged_values: opening.merged_values.span(),
+                fold: rounds(opening.fold.rounds),
+                layer_roots: opening.layer_roots.span(),
+                final_value: *opening.final_value,
+                pow_nonce: *opening.pow_nonce,
+            };
+            let hash = (*walk.params).unwrap().hash;
+            Some(CommittedOpening { hash, statement: committed, front, channel })
+        },
         None => None,
     }
 }
@@ -77,29 +94,6 @@ fn split_committed(
         public_claims.span(),
         committed.span(),
     )
-}
-
-/// One batch opening settles every claim on the committed weights (Python `open_committed`).
-fn open_committed(
-    params: @PcsParams,
-    statement: Span<PolyStatement>,
-    opening: @OpeningProof,
-    groups: Span<GroupOpenings>,
-    ref channel: Poseidon252Channel,
-) -> QueryPhase {
-    check_statement(params, statement);
-    let front = OpeningFront {
-        merge: rounds(opening.merge.rounds),
-        merged_values: opening.merged_values.span(),
-        fold: rounds(opening.fold.rounds),
-        layer_roots: opening.layer_roots.span(),
-        final_value: *opening.final_value,
-        pow_nonce: *opening.pow_nonce,
-    };
-    check_shape(params, statement, @front);
-    let mut phase = verify_front(params, statement, front, ref channel);
-    verify_groups(params, ref phase, groups);
-    phase
 }
 
 /// Merges each public tensor's claims and evaluates the tensor at the merged point.
