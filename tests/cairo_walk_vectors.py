@@ -6,7 +6,9 @@ and hash its statement as Python does; each tampering — every single-point mut
 layer proof and the settlements (`proof_mutations.walk_mutations`, the first two of each field
 path), statement values and dims, and felts flipped across the calldata — is a
 `#[should_panic]` test expecting the check `contract_check` names, so both verifiers must
-reject it alike.
+reject it alike. Statements at the no-wrap bound (`statement.range`) come on top: the largest
+operands inside it accepted, the smallest beyond it refused though their mod-p proofs are
+valid.
 
     python -m tests.cairo_walk_vectors     # rewrites the committed file
 """
@@ -22,14 +24,21 @@ import numpy as np
 
 from cairn.deploy.registry import contract_check, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
+from cairn.prover.fields.m31 import HALF
+from cairn.prover.layers.linear import model as linear
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.ranges import product_bound
 from cairn.prover.walk.proof import WalkProof
+from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.statement import Statement
 from cairn.serializer.walk_calldata import encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.proof_mutations import walk_mutations
+from tests.test_integer_soundness import CASES, unchecked, wrap
 from tests.walk_examples import example
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/walk_vectors.cairo"
-CAIRO_KINDS = ("posenc",)
+CAIRO_KINDS = ("linear", "qkv", "qkv-decode", "posenc")
 """The kinds whose Cairo verifier exists (the rest of ONCHAIN_KINDS are on their way)."""
 PER_PATH = 2
 FLIPS = 12
@@ -90,6 +99,79 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
         yield f"felt {at} + 1", flipped
 
 
+def linear_statement(x: list[list[int]], w: list[list[int]], b: list[int]) -> Statement:
+    """y = x·w + b computed mod p (exact when inside the bound)."""
+    xs, ws, bs = np.array(x), np.array(w), np.array(b)
+    y = wrap(xs @ ws + bs)
+    return Statement(linear.KIND, (*xs.shape, ws.shape[1]), {"x": xs}, {"y": y}, {"b": bs, "w": ws})
+
+
+def euclid_statement(bias: int) -> Statement:
+    """2 × 16 × 2 with one peaked and one flat row of x, one peaked and one flat column of w
+    (k = 8000): Hölder's terms are 64k² > (p−1)/2, the Euclidean one 16k², also the largest
+    entry of x·w; `bias` on top."""
+    k = 8000
+    x = [[4 * k] + [0] * 15, [k] * 16]
+    w = [[4 * k, k]] + [[0, k]] * 15
+    st = linear_statement(x, w, [bias, 0])
+    assert product_bound(st.inputs["x"], st.weights["w"], euclid=False) > HALF
+    assert product_bound(st.inputs["x"], st.weights["w"]) == 16 * k * k
+    return st
+
+
+EUCLID_EDGE = HALF - 16 * 8000 * 8000
+RANGE_CASES = [
+    *((build, inside, outside) for build, inside, outside, _ in CASES),
+    (lambda x, w, b: linear_statement([[x]], [[w]], [b]), (32767, 32769, 0), (32768, 32768, 0)),
+    (
+        lambda x, w, b: linear_statement([[x]], [[w]], [b]),
+        (-32767, 32768, 32767),
+        (-32767, 32768, 32768),
+    ),
+    (euclid_statement, (EUCLID_EDGE,), (EUCLID_EDGE + 1,)),
+]
+"""(build, largest operands inside the bound, just beyond it): tests/test_integer_soundness.py's
+cases of the Cairo kinds, and linear's, one accepted by the Euclidean term only."""
+
+
+def range_statements() -> Iterator[tuple[str, WalkProof, bool]]:
+    """(description, proof, inside the bound) per case; beyond it the proof is a valid mod-p
+    proof (the statement checks skipped)."""
+    for build, inside, outside in RANGE_CASES:
+        for args, fits in ((inside, True), (outside, False)):
+            st = build(*args)
+            if st.kind not in CAIRO_KINDS:
+                continue
+            spec = LAYERS[st.kind] if fits else unchecked(st.kind)
+            yield f"{st.kind} {args}", prove_walk(spec, st), fits
+
+
+def accepts(base: str, felts: list[int]) -> str:
+    return (
+        f"#[test]\nfn accepts_{base}() {{\n"
+        f"    assert_eq!(verify_walk_calldata({base}()), {felt(io_hash(felts))});\n}}\n"
+    )
+
+
+def rejects(name: str, call: str, verdict: str, doc: str = "") -> str:
+    docs = f"/// {doc}\n" if doc else ""
+    return (
+        f"{docs}#[test]\n#[should_panic(expected: ('{verdict}',))]\n"
+        f"fn rejects_{name}() {{\n    verify_walk_calldata({call});\n}}\n"
+    )
+
+
+def render_ranges() -> Iterator[str]:
+    for n, (doc, proof, fits) in enumerate(range_statements()):
+        felts = encode_walk(proof)
+        verdict = contract_check(felts, {})
+        assert (verdict is None) == fits and verdict in (None, "statement.range")
+        base = f"range_{n}"
+        inside = "inside the bound" if fits else "just beyond the bound (valid mod p)"
+        yield function(base, "Array<felt252>", array([felt(x) for x in felts]), f"{doc}: {inside}.")
+        yield accepts(base, felts) if fits else rejects(base, f"{base}()", "statement.range")
+
+
 def render() -> str:
     out = [HEADER]
     for kind in CAIRO_KINDS:
@@ -107,10 +189,7 @@ def render() -> str:
                     f"An honest {kind} proof, dims {shape} ({len(honest)} felts).",
                 )
             )
-            out.append(
-                f"#[test]\nfn accepts_{base}() {{\n"
-                f"    assert_eq!(verify_walk_calldata({base}()), {felt(io_hash(honest))});\n}}\n"
-            )
+            out.append(accepts(base, honest))
             if index:
                 continue
             seen: set[tuple[int, ...]] = set()
@@ -121,10 +200,8 @@ def render() -> str:
                 seen.add(tuple(felts))
                 start, end, insert = minimal_splice(honest, felts)
                 call = f"splice({base}(), {start}, {end}, {array([felt(x) for x in insert])})"
-                out.append(
-                    f"/// {doc}\n#[test]\n#[should_panic(expected: ('{verdict}',))]\n"
-                    f"fn rejects_{base}_{n}() {{\n    verify_walk_calldata({call});\n}}\n"
-                )
+                out.append(rejects(f"{base}_{n}", call, verdict, doc))
+    out.extend(render_ranges())
     return "\n".join(s.rstrip("\n") + "\n" for s in out)
 
 

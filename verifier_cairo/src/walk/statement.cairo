@@ -61,6 +61,18 @@ pub fn draw_output_claims(ref channel: Poseidon252Channel, outputs: Tensors) -> 
     claims.span()
 }
 
+/// The claim `draw_output_claims` drew on the output `name` (its shape checked by the kind).
+pub fn output_claim(outputs: Tensors, claims: Span<Claim>, name: felt252) -> Claim {
+    let mut i = 0;
+    for n in outputs.names {
+        if *n == name {
+            break;
+        }
+        i += 1;
+    }
+    *claims[i]
+}
+
 /// `statement.shape` unless the group holds exactly these names (strictly increasing) with
 /// these shapes.
 pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32>>) {
