@@ -41,6 +41,7 @@ from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, commitment_file, proof_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.files import write_atomic
+from cairn.serializer.walk_calldata import ONCHAIN_KINDS, is_onchain
 
 prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
 
@@ -539,11 +540,18 @@ def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
 
 
 def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
-    """What `cairn calldata` and `verify-onchain` take: a matmul proof, a committed B bound to
-    a registered model."""
-    if isinstance(proof, WalkProof | GraphProof):
-        kind = proof.statement.kind if isinstance(proof, WalkProof) else "graph"
-        raise fail(f"{kind!r} proofs are not verified on chain yet: only matmul proofs")
+    """What `cairn calldata` and `verify-onchain` take: a matmul proof (a committed B bound to
+    a registered model), or a layer proof of a kind the contract reads, with public weights."""
+    if isinstance(proof, GraphProof):
+        raise fail("model proofs are not verified on chain yet")
+    if isinstance(proof, WalkProof):
+        kind = proof.statement.kind
+        if not is_onchain(kind):
+            kinds = ", ".join(("matmul", *ONCHAIN_KINDS))
+            raise fail(f"{kind!r} proofs are not verified on chain yet (on chain: {kinds})")
+        if proof.statement.committed or proof.statement.witness:
+            raise fail(f"{kind!r} proofs with committed tensors are not verified on chain yet")
+        return proof
     if proof.instance.b_commitment is not None and proof.instance.binding.model_id == NO_MODEL:
         raise fail(
             "this committed-weight proof is bound to no registered model: prove it with "

@@ -59,8 +59,7 @@ class ProofRecord:
 def io_hash(felts: Sequence[int]) -> int:
     """`io_hash` of well-formed calldata: the Poseidon hash of its statement's felts
     (`calldata.io_felts`, `walk_calldata.io_felts`)."""
-    felts = list(felts)
-    return hash_many(walk_calldata.io_felts(felts) if is_walk(felts) else calldata.io_felts(felts))
+    return hash_many(calldata.io_felts(list(felts)))
 
 
 def commitments_hash(commitments: Sequence[int]) -> int:

@@ -33,7 +33,7 @@ from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.walk_calldata import encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
-from tests.proof_mutations import walk_mutations
+from tests.proof_mutations import mutations, walk_mutations
 from tests.test_integer_soundness import CASES, unchecked, wrap
 from tests.walk_examples import example
 
@@ -86,6 +86,12 @@ def sampled(mutations: Iterator[tuple[str, WalkProof]]) -> Iterator[tuple[str, W
 def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
     for path, tampered in sampled(walk_mutations(proof)):
         yield f"proof {path}", encode_walk(tampered)
+    if proof.opening is not None:
+        for path, opening in sampled(mutations(proof.opening, "opening")):
+            try:
+                yield f"proof {path}", encode_walk(dataclasses.replace(proof, opening=opening))
+            except (ValueError, IndexError):  # a count the layout cannot carry
+                continue
     for path, tampered in statement_mutations(proof):
         try:
             yield f"statement {path}", encode_walk(tampered)
@@ -97,6 +103,10 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
         flipped = [*honest]
         flipped[at] = (flipped[at] + 1) % STARK_PRIME
         yield f"felt {at} + 1", flipped
+
+
+VARIANTS = ((0, False), (1, False), (0, True))
+"""(shape index, committed weights): both shapes public, the first also committed."""
 
 
 def linear_statement(x: list[list[int]], w: list[list[int]], b: list[int]) -> Statement:
@@ -175,18 +185,21 @@ def render_ranges() -> Iterator[str]:
 def render() -> str:
     out = [HEADER]
     for kind in CAIRO_KINDS:
-        for index in range(2):
-            proof = example(kind, index)
+        for index, committed in VARIANTS:
+            proof = example(kind, index, committed)
+            if committed and not proof.statement.committed:
+                continue  # a kind without weights
             honest = encode_walk(proof)
             assert contract_check(honest, {}) is None
-            base = f"{name_of(kind)}_{index}"
+            base = f"{name_of(kind)}_{index}{'_committed' if committed else ''}"
             shape = "×".join(str(d) for d in proof.statement.dims)
+            what = "committed" if committed else "public"
             out.append(
                 function(
                     base,
                     "Array<felt252>",
                     array([felt(x) for x in honest]),
-                    f"An honest {kind} proof, dims {shape} ({len(honest)} felts).",
+                    f"An honest {kind} proof, dims {shape}, {what} weights ({len(honest)} felts).",
                 )
             )
             out.append(accepts(base, honest))

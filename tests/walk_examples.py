@@ -6,8 +6,9 @@ from __future__ import annotations
 from functools import cache
 
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests import (
     test_layer_kvcache,
@@ -38,6 +39,11 @@ STATEMENTS = {
 
 
 @cache
-def example(kind: str, index: int = 0) -> WalkProof:
-    """The proof of the kind's `index`-th shape (cached: the tests share them)."""
-    return prove_walk(LAYERS[kind], STATEMENTS[kind](*SHAPES[kind][index]))
+def example(kind: str, index: int = 0, committed: bool = False) -> WalkProof:
+    """The proof of the kind's `index`-th shape, its weights public or committed (Poseidon);
+    cached: the tests share them."""
+    st = STATEMENTS[kind](*SHAPES[kind][index])
+    if not committed or not st.weights:
+        return prove_walk(LAYERS[kind], st)
+    st, data = commit_weights(st, POSEIDON_PARAMS)
+    return prove_walk(LAYERS[kind], st, data)

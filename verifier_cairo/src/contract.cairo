@@ -83,7 +83,7 @@ pub mod CairnVerifier {
     use crate::pcs::calldata::read_groups;
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
     use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
-    use crate::walk::calldata::{KIND_WALK, WALK_VERSION, read_walk};
+    use crate::walk::calldata::{KIND_WALK, is_walk, read_walk};
     use crate::walk::verifier::verify_walk;
     use super::{Model, ProofRecord};
 
@@ -174,10 +174,11 @@ pub mod CairnVerifier {
     #[abi(embed_v0)]
     impl CairnVerifierImpl of super::ICairnVerifier<ContractState> {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
-            if proof.len() > 0 && *proof[0] == WALK_VERSION {
-                let (decoded, statement, io) = read_walk(proof);
-                verify_walk(@decoded, @statement);
-                let io_hash = poseidon_hash_span(io);
+            if is_walk(proof) {
+                // Every group part is read and checked: the opening, if any, is complete.
+                let walk = read_walk(proof, true);
+                let _complete = verify_walk(@walk);
+                let io_hash = poseidon_hash_span(walk.io);
                 return self.finish(poseidon_hash_span(proof), NO_MODEL, io_hash, KIND_WALK);
             }
             let kind = read_kind(proof);
@@ -196,6 +197,25 @@ pub mod CairnVerifier {
             let caller = get_caller_address();
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
+            if is_walk(proof) {
+                let walk = read_walk(proof, false);
+                let io_hash = poseidon_hash_span(walk.io);
+                return match verify_walk(@walk) {
+                    Some(phase) => self
+                        .advance(
+                            session_id,
+                            caller,
+                            Session {
+                                kind: KIND_WALK,
+                                model_id: NO_MODEL,
+                                io_hash,
+                                proof_hash: session_id,
+                                phase,
+                            },
+                        ),
+                    None => self.finish(session_id, NO_MODEL, io_hash, KIND_WALK),
+                };
+            }
             let session = self.start(proof, session_id, read_kind(proof), false);
             self.advance(session_id, caller, session)
         }

@@ -189,7 +189,7 @@ fn verify_concat(
     channel.mix_felts(array![k_prev, k_new, v_prev, v_new].span());
     let lam = channel.draw_secure_felt();
     let (point, final) = verify_sumcheck(
-        k_new + lam * v_new, rounds(@proof.sumcheck.rounds), row_vars + col_vars, DEGREE,
+        k_new + lam * v_new, rounds(proof.sumcheck.rounds), row_vars + col_vars, DEGREE,
         ref channel,
     );
     let (k_value, v_value) = (*proof.k_value, *proof.v_value);

@@ -118,13 +118,17 @@ pub impl ProjectionsImpl of ProjectionsTrait {
     }
 
     /// Per projection (batch order), |x·w_j + b_j| ≤ product_bound(x, w_j) + max|b_j| ≤ (p−1)/2
-    /// (`statement.range`), x with e columns and every W_j with h.
+    /// (`statement.range`), x with e columns and every W_j with h. A projection with a
+    /// committed W_j or B_j is skipped: it holds mod p only (prover/ranges.py `check_ranges`).
     fn check_ranges(self: @Projections, inputs: Tensors, weights: Tensors, e: u32, h: u32) {
         let x = tensor(inputs, 'x').values;
         for p in *self.batch {
-            let bias = max_magnitude(tensor(weights, *p.b).values);
-            let w = tensor(weights, *p.w).values;
-            assert(product_within(x, e, w, h, HALF - bias), 'statement.range');
+            let (w, b) = (tensor(weights, *p.w), tensor(weights, *p.b));
+            if w.commitment.is_some() || b.commitment.is_some() {
+                continue;
+            }
+            let limit = HALF - max_magnitude(b.values);
+            assert(product_within(x, e, w.values, h, limit), 'statement.range');
         }
     }
 
@@ -199,7 +203,7 @@ pub impl ProjectionsImpl of ProjectionsTrait {
             i += 1;
         }
         let (point, final) = verify_sumcheck(
-            claim, rounds(@proof.sumcheck.rounds), n_vars, DEGREE, ref channel,
+            claim, rounds(proof.sumcheck.rounds), n_vars, DEGREE, ref channel,
         );
         let mut values = array![];
         values.append_span(proof.x.span());

@@ -5,7 +5,7 @@ use crate::walk::calldata::read_walk;
 use crate::walk::verifier::verify_walk;
 
 pub fn verify_walk_calldata(calldata: Array<felt252>) -> felt252 {
-    let (proof, statement, io) = read_walk(calldata.span());
-    verify_walk(@proof, @statement);
-    poseidon_hash_span(io)
+    let walk = read_walk(calldata.span(), true);
+    let _complete = verify_walk(@walk);
+    poseidon_hash_span(walk.io)
 }

@@ -5,3967 +5,7 @@
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 
-/// An honest linear proof, dims 3×5×2 (63 felts).
-pub fn linear_0() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        3,
-        5,
-        2,
-        1,
-        120,
-        2,
-        3,
-        5,
-        2,
-        0x6c000003c0000003a000000420000002c00000078000006f,
-        0x700000001ffffff1800000280000002bfffffeffffffff8c000002d8000000d,
-        1,
-        121,
-        2,
-        3,
-        2,
-        1,
-        0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9bffff446800008ae,
-        2,
-        98,
-        1,
-        2,
-        1,
-        0x200000000000000000000000000000000000000000000000000001300000069,
-        119,
-        2,
-        5,
-        2,
-        2,
-        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
-        0x200000000000000000000000000000000000000000000003fffffd580000050,
-        0,
-        0,
-        0,
-        0,
-        1,
-        0x1f71cf4b3c453740e8ebd26c693c562f,
-        3,
-        2,
-        0x169e408ef852581dcec18ffd1f126dd9,
-        0x1de856c35664429a33bc58264bdbd8e1,
-        2,
-        0x12326c88ba6cb2b7667d0f58a1207449,
-        0x1a4d196986a1174bfc1faadc0baf0958,
-        2,
-        0x1157d5d73cfaf5b69a2c9a9e535eb3c9,
-        0x1fafe5742c2a2741bbd12fccc9b667a6,
-        1,
-        0x143087708138760ab3deb2796ec63788,
-        1,
-        0x12871a995da7620aa18a824fe8234f07,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_linear_0() {
-    assert_eq!(verify_walk_calldata(linear_0()), 0xc3450d769e64b4cec450e023be89f8ccb31bf0ef388e4b937cd4b4e0e6cf2e);
-}
-
-/// proof layer.bias[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_0() {
-    verify_walk_calldata(splice(linear_0(), 40, 41, array![0x1f71cf4b5c453740e8ebd26c693c562f]));
-}
-
-/// proof layer.bias-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_1() {
-    verify_walk_calldata(splice(linear_0(), 39, 41, array![0]));
-}
-
-/// proof layer.bias+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_2() {
-    verify_walk_calldata(splice(linear_0(), 39, 40, array![2, 0x1f71cf4b3c453740e8ebd26c693c562f]));
-}
-
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_3() {
-    verify_walk_calldata(splice(linear_0(), 43, 44, array![0x169e408f1852581dcec18ffd1f126dd9]));
-}
-
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_4() {
-    verify_walk_calldata(splice(linear_0(), 44, 45, array![0x1de856c37664429a33bc58264bdbd8e1]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_5() {
-    verify_walk_calldata(splice(linear_0(), 42, 45, array![1, 0x169e408ef852581dcec18ffd1f126dd9]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_6() {
-    verify_walk_calldata(splice(linear_0(), 42, 44, array![3, 0x169e408ef852581dcec18ffd1f126dd9, 0x1de856c35664429a33bc58264bdbd8e1]));
-}
-
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_7() {
-    verify_walk_calldata(splice(linear_0(), 45, 48, array![1, 0x12326c88ba6cb2b7667d0f58a1207449]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_8() {
-    verify_walk_calldata(splice(linear_0(), 45, 47, array![3, 0x12326c88ba6cb2b7667d0f58a1207449, 0x1a4d196986a1174bfc1faadc0baf0958]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_9() {
-    verify_walk_calldata(splice(linear_0(), 41, 51, array![
-        2,
-        2,
-        0x169e408ef852581dcec18ffd1f126dd9,
-        0x1de856c35664429a33bc58264bdbd8e1,
-        2,
-        0x12326c88ba6cb2b7667d0f58a1207449,
-        0x1a4d196986a1174bfc1faadc0baf0958,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_10() {
-    verify_walk_calldata(splice(linear_0(), 41, 48, array![
-        4,
-        2,
-        0x169e408ef852581dcec18ffd1f126dd9,
-        0x1de856c35664429a33bc58264bdbd8e1,
-        2,
-        0x12326c88ba6cb2b7667d0f58a1207449,
-        0x1a4d196986a1174bfc1faadc0baf0958,
-        2,
-        0x1157d5d73cfaf5b69a2c9a9e535eb3c9,
-        0x1fafe5742c2a2741bbd12fccc9b667a6,
-    ]));
-}
-
-/// proof layer.x[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_11() {
-    verify_walk_calldata(splice(linear_0(), 52, 53, array![0x14308770a138760ab3deb2796ec63788]));
-}
-
-/// proof layer.x-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_12() {
-    verify_walk_calldata(splice(linear_0(), 51, 53, array![0]));
-}
-
-/// proof layer.x+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_13() {
-    verify_walk_calldata(splice(linear_0(), 51, 52, array![2, 0x143087708138760ab3deb2796ec63788]));
-}
-
-/// proof layer.w[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_14() {
-    verify_walk_calldata(splice(linear_0(), 54, 55, array![0x12871a997da7620aa18a824fe8234f07]));
-}
-
-/// proof layer.w-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_15() {
-    verify_walk_calldata(splice(linear_0(), 53, 55, array![0]));
-}
-
-/// proof layer.w+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_16() {
-    verify_walk_calldata(splice(linear_0(), 53, 54, array![2, 0x12871a995da7620aa18a824fe8234f07]));
-}
-
-/// proof inputs.x=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_linear_0_17() {
-    verify_walk_calldata(splice(linear_0(), 57, 58, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof inputs.x-key
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_linear_0_18() {
-    verify_walk_calldata(splice(linear_0(), 55, 58, array![0]));
-}
-
-/// proof weights.b=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_linear_0_19() {
-    verify_walk_calldata(splice(linear_0(), 60, 61, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.b-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_linear_0_20() {
-    verify_walk_calldata(splice(linear_0(), 58, 60, array![]));
-}
-
-/// proof weights.w=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_linear_0_21() {
-    verify_walk_calldata(splice(linear_0(), 62, 63, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.w-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_linear_0_22() {
-    verify_walk_calldata(splice(linear_0(), 58, 62, array![1, 98]));
-}
-
-/// statement inputs.x
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_23() {
-    verify_walk_calldata(splice(linear_0(), 13, 14, array![0x6c000003c0000003a000000420000002c000000780000070]));
-}
-
-/// statement outputs.y
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_24() {
-    verify_walk_calldata(splice(linear_0(), 21, 22, array![0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9fffff446800008ae]));
-}
-
-/// statement weights.w
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_25() {
-    verify_walk_calldata(splice(linear_0(), 33, 34, array![0xb20000008c00000017fffffc4ffffff9bfffffe2bfffffc97fffff83]));
-}
-
-/// statement weights.b
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_26() {
-    verify_walk_calldata(splice(linear_0(), 27, 28, array![0x20000000000000000000000000000000000000000000000000000130000006a]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_27() {
-    verify_walk_calldata(splice(linear_0(), 4, 5, array![4]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_28() {
-    verify_walk_calldata(splice(linear_0(), 5, 6, array![6]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_29() {
-    verify_walk_calldata(splice(linear_0(), 6, 7, array![3]));
-}
-
-/// felt 0 + 1
-#[test]
-#[should_panic(expected: ('calldata.version',))]
-fn rejects_linear_0_30() {
-    verify_walk_calldata(splice(linear_0(), 0, 1, array![4]));
-}
-
-/// felt 11 + 1
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_linear_0_32() {
-    verify_walk_calldata(splice(linear_0(), 11, 12, array![6]));
-}
-
-/// felt 16 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_33() {
-    verify_walk_calldata(splice(linear_0(), 16, 17, array![122]));
-}
-
-/// felt 22 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_34() {
-    verify_walk_calldata(splice(linear_0(), 22, 23, array![3]));
-}
-
-/// felt 28 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_35() {
-    verify_walk_calldata(splice(linear_0(), 28, 29, array![120]));
-}
-
-/// felt 33 + 1
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_36() {
-    verify_walk_calldata(splice(linear_0(), 33, 34, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
-}
-
-/// felt 39 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_37() {
-    verify_walk_calldata(splice(linear_0(), 39, 40, array![2]));
-}
-
-/// felt 45 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_38() {
-    verify_walk_calldata(splice(linear_0(), 45, 46, array![3]));
-}
-
-/// felt 50 + 1
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_39() {
-    verify_walk_calldata(splice(linear_0(), 50, 51, array![0x1fafe5742c2a2741bbd12fccc9b667a7]));
-}
-
-/// felt 56 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_linear_0_40() {
-    verify_walk_calldata(splice(linear_0(), 56, 57, array![121]));
-}
-
-/// felt 62 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_41() {
-    verify_walk_calldata(splice(linear_0(), 62, 63, array![2]));
-}
-
-/// An honest linear proof, dims 5×3×7 (65 felts).
-pub fn linear_1() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        5,
-        3,
-        7,
-        1,
-        120,
-        2,
-        5,
-        3,
-        2,
-        0x86000000e8000002c7fffffabffffff2a00000173fffffc20000000a,
-        0x700000001fffffe4ffffffe5fffffffaffffffd7ffffff9bfffffc37fffff80,
-        1,
-        121,
-        2,
-        5,
-        7,
-        5,
-        0x4986000028f00000ebf7ffffcd60000206e00001d4ffffeac300004194,
-        0x589fffffa64c00003bc7fffeaac00009d5200000e8bfffcf0a7fffd399,
-        0xffffe77a000064540000b13800009eb00009a03ffff9d1fffffb157ffffaf3,
-        0x148c00001d2800007ac80001999ffffed6400001ebbfffe48f7fffee3b,
-        0x3000000000000000000000000000000000000001ffff30abfffea40800019b1,
-        2,
-        98,
-        1,
-        7,
-        1,
-        0x700000000000001400000015ffffff7fffffffc60000016c0000006ffffff87,
-        119,
-        2,
-        3,
-        7,
-        3,
-        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
-        0xffffff5600000140000001300000069000000000000006c000003c0000003a,
-        0x50000000000000000000000000000021000000160000003c0000037ffffffc6,
-        0,
-        0,
-        0,
-        0,
-        1,
-        0x1e79a9ca22347d116462873c716b6887,
-        2,
-        2,
-        0x163433eba930726c57ee1dbcdf61460d,
-        0x126531bf85fbc1b4f21db1cfea1b47fb,
-        2,
-        0x1dd9097b09a949356d5c693aa04a7af2,
-        0x1ea844ca6ac8d2c2ce60823cbb2ab425,
-        1,
-        0x1cfd0c45098982f81f22e89caa0fd8fc,
-        1,
-        0x1fca7958cf2c9ba4cd143e58708d65b6,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_linear_1() {
-    assert_eq!(verify_walk_calldata(linear_1()), 0x36aea86e544bf77458cdbfe23ff58e8a5bc54bca893454e8da50448a33d04ea);
-}
-
-/// An honest qkv proof, dims 3×5×2 (130 felts).
-pub fn qkv_0() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        3,
-        5,
-        2,
-        1,
-        120,
-        2,
-        3,
-        5,
-        2,
-        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
-        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
-        3,
-        107,
-        2,
-        3,
-        2,
-        1,
-        0x60000000000000000000089c00003e9300004b07fffebbcffffff597fffd853,
-        113,
-        2,
-        3,
-        2,
-        1,
-        0x600000000000000000000ea2000008a9fffed177ffffbcb3fffecdc8000027c,
-        118,
-        2,
-        3,
-        2,
-        1,
-        0x60000000000000000000159400000fb70000497200010a53fffd904ffffa5b8,
-        6,
-        6446955,
-        1,
-        2,
-        1,
-        0x2000000000000000000000000000000000000000000000000000012ffffffc0,
-        6446961,
-        1,
-        2,
-        1,
-        0x200000000000000000000000000000000000000000000000000001580000006,
-        6446966,
-        1,
-        2,
-        1,
-        0x200000000000000000000000000000000000000000000000000000e80000043,
-        7823211,
-        2,
-        5,
-        2,
-        2,
-        0xb600000037fffffc3800000430000007400000163fffffd5ffffff95,
-        0x200000000000000000000000000000000000000000000000000002e7fffff84,
-        7823217,
-        2,
-        5,
-        2,
-        2,
-        0x740000008400000058000000f000000dfffffff1800000280000002b,
-        0x200000000000000000000000000000000000000000000003fffffbfffffffe3,
-        7823222,
-        2,
-        5,
-        2,
-        2,
-        0x15fffffe4ffffffe5fffffffaffffffd7ffffff9bfffffc37fffff80,
-        0x200000000000000000000000000000000000000000000003fffffcf7fffff81,
-        0,
-        0,
-        0,
-        1,
-        3,
-        0x1bd7e16b71997934ff4a0121e699c299,
-        0x177f473f102bb449c0fbc30ca77cf55a,
-        0x137bf6d8dcb4f719ffa5887933bac2d6,
-        3,
-        2,
-        0x1922a34c316ad2249138530f80ceca9d,
-        0x16f897c5251d52ccac83ac5d62a13566,
-        2,
-        0x1c4ca13bbde03d83ba8e756ff95fa7fa,
-        0x1b15008e2cc96f3e74f37f86fec23311,
-        2,
-        0x10115fa46570aa143bc6a9f05eb67e22,
-        0x174008e47313c50dea7959511ee4db0a,
-        3,
-        0x15e773b461a6af0b3794b086142ed66a,
-        0x1804bbd7e3ab10afa50a25310f2273ed,
-        0x10503204cd3e576617ef3972d48b9400,
-        3,
-        0x16291236f08d7dd3c621d7ebe7f62c84,
-        0x10784f8d18af0b66b10c90a83b55b1fd,
-        0x14fc1beaac6cd4561ffddbd73c48d268,
-        1,
-        120,
-        0,
-        5,
-        2,
-        0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
-        0x15cebb4f5510f2bdf4f9501406157ac9,
-        2,
-        0x1ea303920d57cdf930a2a901644255e6,
-        0x1ef0fd75b7655880bae8a7e018158181,
-        2,
-        0x11f13c8d5eabf64eb7e07b9da3a15b05,
-        0x1c6ea840706327eb6494bd3cbbf2b17b,
-        2,
-        0x1acdd38df1a3e40e442e23f2bd714ee7,
-        0x1173cedb65c3aab3870180b33114a819,
-        2,
-        0x151e24b22710975dc62b535c2e46e52e,
-        0x174d906c811c7f3012538f5ff2d55239,
-        0x1bcd7f04e1df4d587d103dce5fa6df53,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_qkv_0() {
-    assert_eq!(verify_walk_calldata(qkv_0()), 0x4eb0308dd9c17470c037939f0a5f7b8ff1bc9fafca2f025b69d71edbe8b6e9a);
-}
-
-/// proof layer.bias[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_0() {
-    verify_walk_calldata(splice(qkv_0(), 76, 77, array![0x1bd7e16b91997934ff4a0121e699c299]));
-}
-
-/// proof layer.bias[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_1() {
-    verify_walk_calldata(splice(qkv_0(), 77, 78, array![0x177f473f302bb449c0fbc30ca77cf55a]));
-}
-
-/// proof layer.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_2() {
-    verify_walk_calldata(splice(qkv_0(), 75, 79, array![2, 0x1bd7e16b71997934ff4a0121e699c299, 0x177f473f102bb449c0fbc30ca77cf55a]));
-}
-
-/// proof layer.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_3() {
-    verify_walk_calldata(splice(qkv_0(), 75, 78, array![
-        4,
-        0x1bd7e16b71997934ff4a0121e699c299,
-        0x177f473f102bb449c0fbc30ca77cf55a,
-        0x137bf6d8dcb4f719ffa5887933bac2d6,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_4() {
-    verify_walk_calldata(splice(qkv_0(), 81, 82, array![0x1922a34c516ad2249138530f80ceca9d]));
-}
-
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_5() {
-    verify_walk_calldata(splice(qkv_0(), 82, 83, array![0x16f897c5451d52ccac83ac5d62a13566]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_6() {
-    verify_walk_calldata(splice(qkv_0(), 80, 83, array![1, 0x1922a34c316ad2249138530f80ceca9d]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_7() {
-    verify_walk_calldata(splice(qkv_0(), 80, 82, array![3, 0x1922a34c316ad2249138530f80ceca9d, 0x16f897c5251d52ccac83ac5d62a13566]));
-}
-
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_8() {
-    verify_walk_calldata(splice(qkv_0(), 83, 86, array![1, 0x1c4ca13bbde03d83ba8e756ff95fa7fa]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_9() {
-    verify_walk_calldata(splice(qkv_0(), 83, 85, array![3, 0x1c4ca13bbde03d83ba8e756ff95fa7fa, 0x1b15008e2cc96f3e74f37f86fec23311]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_10() {
-    verify_walk_calldata(splice(qkv_0(), 79, 89, array![
-        2,
-        2,
-        0x1922a34c316ad2249138530f80ceca9d,
-        0x16f897c5251d52ccac83ac5d62a13566,
-        2,
-        0x1c4ca13bbde03d83ba8e756ff95fa7fa,
-        0x1b15008e2cc96f3e74f37f86fec23311,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_11() {
-    verify_walk_calldata(splice(qkv_0(), 79, 86, array![
-        4,
-        2,
-        0x1922a34c316ad2249138530f80ceca9d,
-        0x16f897c5251d52ccac83ac5d62a13566,
-        2,
-        0x1c4ca13bbde03d83ba8e756ff95fa7fa,
-        0x1b15008e2cc96f3e74f37f86fec23311,
-        2,
-        0x10115fa46570aa143bc6a9f05eb67e22,
-        0x174008e47313c50dea7959511ee4db0a,
-    ]));
-}
-
-/// proof layer.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_12() {
-    verify_walk_calldata(splice(qkv_0(), 90, 91, array![0x15e773b481a6af0b3794b086142ed66a]));
-}
-
-/// proof layer.x[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_13() {
-    verify_walk_calldata(splice(qkv_0(), 91, 92, array![0x1804bbd803ab10afa50a25310f2273ed]));
-}
-
-/// proof layer.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_14() {
-    verify_walk_calldata(splice(qkv_0(), 89, 93, array![2, 0x15e773b461a6af0b3794b086142ed66a, 0x1804bbd7e3ab10afa50a25310f2273ed]));
-}
-
-/// proof layer.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_15() {
-    verify_walk_calldata(splice(qkv_0(), 89, 92, array![
-        4,
-        0x15e773b461a6af0b3794b086142ed66a,
-        0x1804bbd7e3ab10afa50a25310f2273ed,
-        0x10503204cd3e576617ef3972d48b9400,
-    ]));
-}
-
-/// proof layer.w[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_16() {
-    verify_walk_calldata(splice(qkv_0(), 94, 95, array![0x16291237108d7dd3c621d7ebe7f62c84]));
-}
-
-/// proof layer.w[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_17() {
-    verify_walk_calldata(splice(qkv_0(), 95, 96, array![0x10784f8d38af0b66b10c90a83b55b1fd]));
-}
-
-/// proof layer.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_18() {
-    verify_walk_calldata(splice(qkv_0(), 93, 97, array![2, 0x16291236f08d7dd3c621d7ebe7f62c84, 0x10784f8d18af0b66b10c90a83b55b1fd]));
-}
-
-/// proof layer.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_19() {
-    verify_walk_calldata(splice(qkv_0(), 93, 96, array![
-        4,
-        0x16291236f08d7dd3c621d7ebe7f62c84,
-        0x10784f8d18af0b66b10c90a83b55b1fd,
-        0x14fc1beaac6cd4561ffddbd73c48d268,
-    ]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_20() {
-    verify_walk_calldata(splice(qkv_0(), 102, 103, array![0x1a2ac4cbec925ff5b4cb8e075e9277e3]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_21() {
-    verify_walk_calldata(splice(qkv_0(), 103, 104, array![0x15cebb4f7510f2bdf4f9501406157ac9]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_22() {
-    verify_walk_calldata(splice(qkv_0(), 101, 104, array![1, 0x1a2ac4cbcc925ff5b4cb8e075e9277e3]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_23() {
-    verify_walk_calldata(splice(qkv_0(), 101, 103, array![3, 0x1a2ac4cbcc925ff5b4cb8e075e9277e3, 0x15cebb4f5510f2bdf4f9501406157ac9]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_24() {
-    verify_walk_calldata(splice(qkv_0(), 104, 107, array![1, 0x1ea303920d57cdf930a2a901644255e6]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_25() {
-    verify_walk_calldata(splice(qkv_0(), 104, 106, array![3, 0x1ea303920d57cdf930a2a901644255e6, 0x1ef0fd75b7655880bae8a7e018158181]));
-}
-
-/// proof inputs.x.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_26() {
-    verify_walk_calldata(splice(qkv_0(), 100, 116, array![
-        4,
-        2,
-        0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
-        0x15cebb4f5510f2bdf4f9501406157ac9,
-        2,
-        0x1ea303920d57cdf930a2a901644255e6,
-        0x1ef0fd75b7655880bae8a7e018158181,
-        2,
-        0x11f13c8d5eabf64eb7e07b9da3a15b05,
-        0x1c6ea840706327eb6494bd3cbbf2b17b,
-        2,
-        0x1acdd38df1a3e40e442e23f2bd714ee7,
-        0x1173cedb65c3aab3870180b33114a819,
-    ]));
-}
-
-/// proof inputs.x.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_27() {
-    verify_walk_calldata(splice(qkv_0(), 100, 113, array![
-        6,
-        2,
-        0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
-        0x15cebb4f5510f2bdf4f9501406157ac9,
-        2,
-        0x1ea303920d57cdf930a2a901644255e6,
-        0x1ef0fd75b7655880bae8a7e018158181,
-        2,
-        0x11f13c8d5eabf64eb7e07b9da3a15b05,
-        0x1c6ea840706327eb6494bd3cbbf2b17b,
-        2,
-        0x1acdd38df1a3e40e442e23f2bd714ee7,
-        0x1173cedb65c3aab3870180b33114a819,
-        2,
-        0x151e24b22710975dc62b535c2e46e52e,
-        0x174d906c811c7f3012538f5ff2d55239,
-    ]));
-}
-
-/// proof inputs.x.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_28() {
-    verify_walk_calldata(splice(qkv_0(), 116, 117, array![0x1bcd7f0501df4d587d103dce5fa6df53]));
-}
-
-/// proof inputs.x=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_29() {
-    verify_walk_calldata(splice(qkv_0(), 99, 117, array![1]));
-}
-
-/// proof inputs.x-key
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_0_30() {
-    verify_walk_calldata(splice(qkv_0(), 97, 117, array![0]));
-}
-
-/// proof weights.b_k=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_31() {
-    verify_walk_calldata(splice(qkv_0(), 119, 120, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.b_k-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_32() {
-    verify_walk_calldata(splice(qkv_0(), 117, 120, array![5]));
-}
-
-/// proof weights.b_q=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_33() {
-    verify_walk_calldata(splice(qkv_0(), 121, 122, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.b_q-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_34() {
-    verify_walk_calldata(splice(qkv_0(), 117, 121, array![5, 6446955]));
-}
-
-/// proof weights.b_v=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_35() {
-    verify_walk_calldata(splice(qkv_0(), 123, 124, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.b_v-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_36() {
-    verify_walk_calldata(splice(qkv_0(), 117, 123, array![5, 6446955, 1, 6446961]));
-}
-
-/// proof weights.w_k=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_37() {
-    verify_walk_calldata(splice(qkv_0(), 125, 126, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.w_k-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_38() {
-    verify_walk_calldata(splice(qkv_0(), 117, 125, array![5, 6446955, 1, 6446961, 1, 6446966]));
-}
-
-/// proof weights.w_q=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_39() {
-    verify_walk_calldata(splice(qkv_0(), 127, 128, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.w_q-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_40() {
-    verify_walk_calldata(splice(qkv_0(), 117, 127, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211]));
-}
-
-/// proof weights.w_v=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_41() {
-    verify_walk_calldata(splice(qkv_0(), 129, 130, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.w_v-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_42() {
-    verify_walk_calldata(splice(qkv_0(), 117, 129, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211, 1, 7823217]));
-}
-
-/// statement inputs.x
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_43() {
-    verify_walk_calldata(splice(qkv_0(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
-}
-
-/// statement outputs.q
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_44() {
-    verify_walk_calldata(splice(qkv_0(), 27, 28, array![0x600000000000000000000ea2000008a9fffed177ffffbcb7fffecdc8000027c]));
-}
-
-/// statement outputs.k
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_45() {
-    verify_walk_calldata(splice(qkv_0(), 21, 22, array![0x60000000000000000000089c00003e9300004b07fffebbd3fffff597fffd853]));
-}
-
-/// statement outputs.v
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_46() {
-    verify_walk_calldata(splice(qkv_0(), 33, 34, array![0x60000000000000000000159400000fb70000497200010a57fffd904ffffa5b8]));
-}
-
-/// statement weights.w_q
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_47() {
-    verify_walk_calldata(splice(qkv_0(), 62, 63, array![0x740000008400000058000000f000000dfffffff1c00000280000002b]));
-}
-
-/// statement weights.w_k
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_48() {
-    verify_walk_calldata(splice(qkv_0(), 55, 56, array![0xb600000037fffffc3800000430000007400000167fffffd5ffffff95]));
-}
-
-/// statement weights.w_v
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_49() {
-    verify_walk_calldata(splice(qkv_0(), 69, 70, array![0x15fffffe4ffffffe5fffffffaffffffd7ffffff9ffffffc37fffff80]));
-}
-
-/// statement weights.b_q
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_50() {
-    verify_walk_calldata(splice(qkv_0(), 44, 45, array![0x200000000000000000000000000000000000000000000000000001580000007]));
-}
-
-/// statement weights.b_k
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_51() {
-    verify_walk_calldata(splice(qkv_0(), 39, 40, array![0x2000000000000000000000000000000000000000000000000000012ffffffc1]));
-}
-
-/// statement weights.b_v
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_52() {
-    verify_walk_calldata(splice(qkv_0(), 49, 50, array![0x200000000000000000000000000000000000000000000000000000e80000044]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_53() {
-    verify_walk_calldata(splice(qkv_0(), 4, 5, array![4]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_54() {
-    verify_walk_calldata(splice(qkv_0(), 5, 6, array![6]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_55() {
-    verify_walk_calldata(splice(qkv_0(), 6, 7, array![3]));
-}
-
-/// felt 0 + 1
-#[test]
-#[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_0_56() {
-    verify_walk_calldata(splice(qkv_0(), 0, 1, array![4]));
-}
-
-/// felt 11 + 1
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_0_57() {
-    verify_walk_calldata(splice(qkv_0(), 11, 12, array![6]));
-}
-
-/// felt 23 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_58() {
-    verify_walk_calldata(splice(qkv_0(), 23, 24, array![3]));
-}
-
-/// felt 35 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_59() {
-    verify_walk_calldata(splice(qkv_0(), 35, 36, array![6446956]));
-}
-
-/// felt 46 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_60() {
-    verify_walk_calldata(splice(qkv_0(), 46, 47, array![2]));
-}
-
-/// felt 58 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_61() {
-    verify_walk_calldata(splice(qkv_0(), 58, 59, array![3]));
-}
-
-/// felt 70 + 1
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_62() {
-    verify_walk_calldata(splice(qkv_0(), 70, 71, array![0x200000000000000000000000000000000000000000000003fffffcf7fffff82]));
-}
-
-/// felt 82 + 1
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_63() {
-    verify_walk_calldata(splice(qkv_0(), 82, 83, array![0x16f897c5251d52ccac83ac5d62a13567]));
-}
-
-/// felt 93 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_64() {
-    verify_walk_calldata(splice(qkv_0(), 93, 94, array![4]));
-}
-
-/// felt 105 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_65() {
-    verify_walk_calldata(splice(qkv_0(), 105, 106, array![0x1ea303920d57cdf930a2a901644255e7]));
-}
-
-/// felt 117 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_66() {
-    verify_walk_calldata(splice(qkv_0(), 117, 118, array![7]));
-}
-
-/// felt 129 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_67() {
-    verify_walk_calldata(splice(qkv_0(), 129, 130, array![2]));
-}
-
-/// An honest qkv proof, dims 7×9×6 (175 felts).
-pub fn qkv_1() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        7,
-        9,
-        6,
-        1,
-        120,
-        2,
-        7,
-        9,
-        8,
-        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
-        0xffffff5600000140000001300000069000000000000006c000003c0000003a,
-        0x420000002c00000078000006fffffff8c000001400000015ffffff7f,
-        0xffffffc60000016c0000006ffffff8700000086000000e8000002c7fffffab,
-        0xffffff2a00000173fffffc20000000affffff27ffffff2fffffffd7fffffeb,
-        0xffffffcdfffffe1bfffffc07fffff9effffff02000000ac000000300000025,
-        0xffffff80000000740000021ffffffe1ffffffe8000001fc00000270000007b,
-        0x700000001ffffff800000017800000730000004c0000015c000001800000034,
-        3,
-        107,
-        2,
-        7,
-        6,
-        6,
-        0xfffefa80000161b7fffa84a80006154ffffe7920001613c000048a00003206,
-        0x2415ffffddf7ffff46980006562ffff9b7c00013023fffeba1800027d8,
-        0xffffe371ffffbaabffffe3dffffbe5000000cae0001aa34000093cffff9d3a,
-        0xffffb9e000001e2ffffe173800058b9ffffda37ffff8057ffff8e580000b26,
-        0x30bbfffec07bffff523800031750000144e0000c4e80000aeb7fffe049,
-        0x200000000000000000000000000000000000000000000000000082200002465,
-        113,
-        2,
-        7,
-        6,
-        6,
-        0xffffcdc60000978bffffb97800013120000873600001d8c0000b96fffffc5a,
-        0x2a85ffff297bfffe47300003565000041d1ffff364bfffbc26000053f9,
-        0xa7c20000693400021d67fff9dfa0000e9e200008ba3ffff7d68000249c,
-        0x15adffff35c80001a018000071f00003ae1fffe78abfffd9c6800059ba,
-        0x98e0000211c0000e32000016ecffffe1da0000aad3fffd7217fffed01,
-        0x20000000000000000000000000000000000000000000000000012bb80003728,
-        118,
-        2,
-        7,
-        6,
-        6,
-        0xffff3afc000095c3ffff2c5800005c10000e7f5ffff12b00002c0f0000200e,
-        0xffffa36a0000e4f400039757fffa5fcffffdbc1fffefba40005f4500002189,
-        0xffff75d400019c240000d7d80006cbcffff6845fffe31abfffedad000043c0,
-        0xffff32c400006017fffe987ffff8975ffffefd1ffff97b00000c27ffffbf46,
-        0xffffc9f600009ac40000ef2fffff05a00009c3dffff6acc0003c6e00006411,
-        0x2000000000000000000000000000000000000000000000000001f4880000ee1,
-        6,
-        6446955,
-        1,
-        6,
-        1,
-        0x60000000000000000000000180000066000000dbffffff0ffffffc7fffffffd,
-        6446961,
-        1,
-        6,
-        1,
-        0x60000000000000000000001c7fffffceffffff07fffffe5800000217fffffa5,
-        6446966,
-        1,
-        6,
-        1,
-        0x60000000000000000000002b8000001fffffff200000009bfffffebffffffb8,
-        7823211,
-        2,
-        9,
-        6,
-        7,
-        0xffffff7400000113fffffc600000011ffffffcc000001fffffffd880000072,
-        0xffffff2c0000007c000000a00000066ffffff9600000198000001600000063,
-        0xffffff64000001080000038ffffff8bffffffb80000008bfffffcd00000002,
-        0x420000010c0000036ffffffe7ffffffdfffffffe0000003a7fffffb1,
-        0xfffffffdfffffe2fffffff5800000720000003dffffff60000003f0000001a,
-        0xe5fffffe0fffffffa0000005500000083ffffff9ffffffff7fffffea,
-        0x600000000000000000000003ffffffb900000093fffffe4bffffff4ffffffc7,
-        7823217,
-        2,
-        9,
-        6,
-        7,
-        0xffffffc400000183fffffd080000014000000700000016000000037fffffdf,
-        0xffffff9dffffffafffffffd80000038000000c7fffffe44000003780000008,
-        0xffffffb4000000b000000097fffffc0ffffffa2000000e0000000c00000001,
-        0xffffffaa0000010bffffff1ffffffd3000000c7ffffff0bfffffdc80000036,
-        0x3ffffffe2ffffffca7fffffdf000000abffffff940000024ffffffd0,
-        0xffffff780000012800000307fffff93ffffff1a000000affffffea80000012,
-        0x60000000000000003fffffd28000005cffffffe400000194000002580000034,
-        7823222,
-        2,
-        9,
-        6,
-        7,
-        0x78000000fc000001b0000006c000000ddfffffebbfffffce7fffffa0,
-        0x74000001e000000368000002b000000ee0000017ffffffc17fffff9d,
-        0xbbfffffe50000003d80000053000000ebffffff6ffffffd280000004,
-        0xf1ffffff740000031ffffffe1000000a5fffffee7ffffffcffffffd2,
-        0xffffff74000001900000026ffffffa2000000d8000001e3fffffe1ffffffec,
-        0x12000000a3ffffff87fffffa5000000dc000000c7fffffc480000050,
-        0x60000000000000000000001dffffffad0000003a00000003fffffc30000006d,
-        0,
-        0,
-        0,
-        1,
-        3,
-        0x14dec61376f9bd8cb6dc5f0ad6694b26,
-        0x19b75a27c98ce79247325ca36991e373,
-        0x1b904b865466f6fad58b7b8ec02ef13c,
-        4,
-        2,
-        0x1460d06ef92e938a22c699a626608618,
-        0x1bba6807ae1ec82913da6f21f72d924f,
-        2,
-        0x125d8bac5ce49da35e3ceb1aba4ce9d3,
-        0x1b1648a14ae9f0959582419e8fa2ecc6,
-        2,
-        0x176297cce0ce09d42e2f87d74823d8da,
-        0x119c4c95f069c363ef307e898a3d40f3,
-        2,
-        0x19fab89cd8fc600e87d411c260eb3052,
-        0x13f249b811fac13eb746c62d1bc4f1bf,
-        3,
-        0x1ccb3f3de548c95d48ba422fce2678a2,
-        0x10d53eceec7b3fa2d35d453cf934c6b4,
-        0x1a35194ed07a516f94520d225c507fcd,
-        3,
-        0x113a333856638621ed5685a44c3ec43b,
-        0x164f4bd4b0e1f15fd0b23d34b93d054c,
-        0x13830cadbcab64d6926c8e3a5f2c5b6b,
-        1,
-        120,
-        0,
-        7,
-        2,
-        0x13dea3cebbb2ecb2bc483dc5fe38ed74,
-        0x19f4ec93922aec22f2b2fdc1ef14a9a9,
-        2,
-        0x17be72f0803c21ba7a6af8b4ac3d9242,
-        0x1d6ddb32baaa5dee2aaefbcb354a2b34,
-        2,
-        0x1565725ec4a45024908c021209e89783,
-        0x134dea882cc14efc9d8b0aae00cbe732,
-        2,
-        0x15b1b428c043b487f38f494f29cf59a5,
-        0x1526ed0297d43b7e92919afb86466744,
-        2,
-        0x1ed6d293de709208f90d3aaa1845d579,
-        0x1d614ab2b631646076b252e0f4903338,
-        2,
-        0x19423fce5bfd4a33a377e11e2b20e0bf,
-        0x159a77908f86089f818133820e8d729b,
-        2,
-        0x1d29a88caf1c45c4c535d59569e1e477,
-        0x15e58c8a057ebb6aaaef436ff6f04d27,
-        0x11f0d894487002cafec47cd72df45cbb,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_qkv_1() {
-    assert_eq!(verify_walk_calldata(qkv_1()), 0x4a23e3e57ed051f21f63af4a12256dc01103f73ba835c969888091a3f0affed);
-}
-
-/// An honest qkv-decode proof, dims 2×3×2×3×1 (294 felts).
-pub fn qkv_decode_0() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        2,
-        3,
-        2,
-        3,
-        1,
-        3,
-        27440,
-        2,
-        3,
-        3,
-        2,
-        0xffffff0e0000010c000001d000000000000000000000000000000000000000,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        3,
-        3,
-        2,
-        0xb1fffffeaffffffca800000000000000000000000000000000000000,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        2,
-        2,
-        1,
-        0x40000000000000000000000000000000000000b9fffffe1000000057fffff93,
-        3,
-        107,
-        3,
-        2,
-        3,
-        3,
-        3,
-        0xffffff0e0000010c000001d7fffb2b3ffff82b1fffebb70000000000000000,
-        0x1fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d,
-        0x200000000000000000000000000000000000000000000003ffff5a57fffcfeb,
-        113,
-        2,
-        2,
-        3,
-        1,
-        0x600000000000000000001e320000250900007262000071b40000b72800031a3,
-        118,
-        3,
-        2,
-        3,
-        3,
-        3,
-        0xb1fffffeaffffffcaffffe405fffff46600009790000000000000000,
-        0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b,
-        0x200000000000000000000000000000000000000000000003ffff9be00000019,
-        6,
-        6446955,
-        1,
-        3,
-        1,
-        0x3000000000000000000000000000000000000000000001400000015ffffff7f,
-        6446961,
-        1,
-        3,
-        1,
-        0x30000000000000000000000000000000000000000000003c0000037ffffffc6,
-        6446966,
-        1,
-        3,
-        1,
-        0x3000000000000000000000000000000000000001ffffff8c000002d8000000d,
-        7823211,
-        2,
-        2,
-        3,
-        1,
-        0x60000000000000003fffffc97fffff83ffffff5600000140000001300000069,
-        7823217,
-        2,
-        2,
-        3,
-        1,
-        0x60000000000000000000002c8000002300000005ffffff13fffffe6ffffff89,
-        7823222,
-        2,
-        2,
-        3,
-        1,
-        0x6000000000000000000000000000001b000000f0000000e800000108000000b,
-        0,
-        0,
-        0,
-        2,
-        2,
-        0x106b9a8961281226ee663186f6ba1037,
-        0x161f2f27753770b82eaf62032c689669,
-        2,
-        0x1f4ab49d090668a181aca69944e56e5a,
-        0x1479b5e7731e852a32782d01975dc4b9,
-        2,
-        0x131b5cca62cf8bc528e95d154aa0f6fb,
-        0x123c0c885e4ea6c560c9af9322522935,
-        2,
-        0,
-        4,
-        2,
-        0x1cee556c801072cf400dd20225a84fa0,
-        0x17ea410850dd9fa73a2426fd84911785,
-        2,
-        0x18d7950976d3140eb1cd28d03142fb65,
-        0x18ab48d001517049b36ad0836a250a90,
-        2,
-        0x1675c904bd8a5839f04374971bec86b0,
-        0x1ed3fb398dacf6a0e295fb8d32109823,
-        2,
-        0x175110bceaeb3c57fe54f5a4c9c38c80,
-        0x19e6a9a9032ccc096c9c11bb840e4de6,
-        0x1959d1c52d0e208e16832e0af84c9af0,
-        0,
-        4,
-        2,
-        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
-        0x10d113a9842971faf901b6d2d47c5830,
-        2,
-        0x1e5250f009ae81b395e5f70d1a9c1e32,
-        0x19297eea20e94d75fd464c4d6cc9b9ac,
-        2,
-        0x13af89673e21bb10b6be5d4c1900b6de,
-        0x1ba9aab3a4834f46ed7a74aab401dc4d,
-        2,
-        0x184c03ba0d596cc82a09df2f930138cd,
-        0x135723c27184edc5abdc081615e3eb4e,
-        0x17389ec8fc196c2d66ae8b2a2a3dca58,
-        0x1652f18c597b9e02da0279e1b7b66fef,
-        0x1306e038f392828b3c80b428c0962b01,
-        0x1881318e52ca7a75c2e631910c99b7af,
-        0x1eb76d3a894ef1b7a3c859991da412a9,
-        4,
-        3,
-        0x1e3b542f02f3cf844f1210b3a26cba0e,
-        0x1bd75e1f7e7f21adcc14ca8256fe9054,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x14274763c524ac7a5f045436fd720f96,
-        0x10000000000000000000000000000000,
-        3,
-        0x1a429ffe6a3ec45923c2e50f63e8dd03,
-        0x14e835c48060491de87983ed0e2e04c4,
-        0x10000000000000000000000000000000,
-        3,
-        0x13e7361702fd08eb224be4b073a5ad5b,
-        0x179d7a8b8ac618168685f5f843cdb0a8,
-        0x10000000000000000000000000000000,
-        0x1562f34bc9f7231e3256a346af163e51,
-        0x174182a3c1d07828e33e58d49e1e2148,
-        3,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x1faad4906f77fb2b2d0b9db4edcc7f14,
-        0x172c365bb35b399449ad7aebf7cc1cc9,
-        1,
-        2,
-        0x1c11c53d5345b44978dd0cdbae8f9d6e,
-        0x189ec1b3987759ea04e5980cc1df5ba6,
-        1,
-        0x1f8b070003a5869f08f52e484004f297,
-        3,
-        0x17a237e9e80b866f10883952775b53ae,
-        0x10d8b52ca86e3e73af4b3f9a14779601,
-        0x15b4062d16c809f15184fccc83ef9c8c,
-        1,
-        1,
-        0x1f4ab49d090668a181aca69944e56e5a,
-        0x152f014a4a181c88b0cb8668d278565e,
-        0x131b5cca62cf8bc528e95d154aa0f6fb,
-        0x1f20afbddb7f1b0077e0527dd7b13239,
-        4,
-        3,
-        0x10000000000000000000000000000000,
-        0x18b68f1aaee22de78828a4a94f6bdcb6,
-        0x10000000000000000000000000000000,
-        3,
-        0x1aa2aa2febf1e0cb40a5d2821be4da15,
-        0x14215478a9a751e45021f32fa44a5282,
-        0x10000000000000000000000000000000,
-        3,
-        0x1f0449db51e418af3601060eb46e3a14,
-        0x115c5a911dd704895e4ca48ee16651be,
-        0x10000000000000000000000000000000,
-        3,
-        0x19d9862ff2598582b371b5c9409d3106,
-        0x17611046b08cf3af6b55c4da8741dce9,
-        0x10000000000000000000000000000000,
-        0x17051a0a4b7dc2395aa31ae4f7dc1cdc,
-        0x1247b30d972c832b251ba5894d3dfb04,
-        3,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x11c2d7e8db4f3ea7d1bf94734894d84f,
-        0x15f74805a31696d9894304fe744e1390,
-        1,
-        2,
-        0x1caeb41ab6ad69bab74593ba84cf22d8,
-        0x1c6e0a0de975ae58897d91f7c5552100,
-        1,
-        0x167a3ac42f921fd766f1c69decea9347,
-        3,
-        0x14f543db4e411f402240112ffe42d903,
-        0x107b8fe2ccc7dfe75a6c7f123823d45d,
-        0x1eecc617bf7db3e16b8a517700e11675,
-        3,
-        27440,
-        1,
-        30256,
-        1,
-        120,
-        0,
-        2,
-        2,
-        0x196ec8cb50e1a52d9abd97d4a7c40bd3,
-        0x1067a1df3e557a3cf7213b9fbcb9aa50,
-        2,
-        0x16eb13976c615836bed99f49f7e769f3,
-        0x14887163e2999f6de1a2d78b548d8e35,
-        0x1b191e5995c329c1a9f9877ad6b7a733,
-        6,
-        6446955,
-        0,
-        2,
-        2,
-        0x126e6f83f4ab5d8553e67af80602ab77,
-        0x1656873665d73053655a1722d55e4dc1,
-        2,
-        0x14ce87e2baa0b9215987703ba671f3bc,
-        0x1ca085b753c3131cb494a3eb8320c680,
-        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
-        6446961,
-        0,
-        2,
-        2,
-        0x1484453a26ab96446ec584ba84b70c0e,
-        0x18445e9ad1563715baad66d22525355d,
-        2,
-        0x12bd7d6f6c68a9c153793e0cccb8af10,
-        0x11d46639f5fbe371346191ad26039b6b,
-        0x1c1f80dcb776981bbce9d980cd8b61c9,
-        6446966,
-        0,
-        2,
-        2,
-        0x1794dc1920da35b9f265f5f0911e7bf9,
-        0x1b87df0676d21e4ea6936d1b0d5a6361,
-        2,
-        0x12fc0f9e92a0f329259fdb742ac4c2f4,
-        0x1f1332a82bf5b41de719ab476c9b0eda,
-        0x1839515df92582516b707e57d1820835,
-        7823211,
-        0,
-        3,
-        2,
-        0x1647425f4a605a5d5c77ea8bc2018702,
-        0x1c63e54258b75ac93d77b59a96d9d48d,
-        2,
-        0x1f806bcfc1f16fac32dad94fe2fb2094,
-        0x1c6c2921066f6dca429f555579d42d9e,
-        2,
-        0x17751b3c307119a2af649aa288558756,
-        0x1349bb54b3a4414adb68d53efc82b79c,
-        0x19666ebed5a38f196348d4311dfd776d,
-        7823217,
-        0,
-        3,
-        2,
-        0x11a4e3b310a4d8a6bba292eb2464778d,
-        0x1328ce4ae1806eedf42acd3bd9a490f4,
-        2,
-        0x1d4c485101157bdc93e2ed85829b1e8f,
-        0x19657db7ddd4642367ce19db4d363c9c,
-        2,
-        0x1667a6ec5e2290b3a6c148889dae8992,
-        0x1e4ce7443b4b3788dcd6716273004ba9,
-        0x11111ffe0b9040cc068474f75f4b209d,
-        7823222,
-        0,
-        3,
-        2,
-        0x16e1898047a49b9b026bd1fa289a5f32,
-        0x10b8c30f2fbd436a7758c7c1c7646371,
-        2,
-        0x14589acbca322825cea8d9492f4e6568,
-        0x18255f89e714d207aae4d90a1cc1b80f,
-        2,
-        0x1579c6685890774349b9f421895e20cb,
-        0x135c0854cf5c71904244cae0b37416a7,
-        0x1ba0c78606ce711dc1dda5bdb6ace6c4,
-    ]
-}
-
-#[test]
-fn accepts_qkv_decode_0() {
-    assert_eq!(verify_walk_calldata(qkv_decode_0()), 0x5ef9b818ed0027190296bf0b12dc92911cb0c5f8f8302c7af65b9ad1867be8e);
-}
-
-/// proof layer.q_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_0() {
-    verify_walk_calldata(splice(qkv_decode_0(), 94, 95, array![0x106b9a8981281226ee663186f6ba1037]));
-}
-
-/// proof layer.q_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_1() {
-    verify_walk_calldata(splice(qkv_decode_0(), 95, 96, array![0x161f2f27953770b82eaf62032c689669]));
-}
-
-/// proof layer.q_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_2() {
-    verify_walk_calldata(splice(qkv_decode_0(), 93, 96, array![1, 0x106b9a8961281226ee663186f6ba1037]));
-}
-
-/// proof layer.q_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_3() {
-    verify_walk_calldata(splice(qkv_decode_0(), 93, 95, array![3, 0x106b9a8961281226ee663186f6ba1037, 0x161f2f27753770b82eaf62032c689669]));
-}
-
-/// proof layer.k_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_4() {
-    verify_walk_calldata(splice(qkv_decode_0(), 97, 98, array![0x1f4ab49d290668a181aca69944e56e5a]));
-}
-
-/// proof layer.k_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_5() {
-    verify_walk_calldata(splice(qkv_decode_0(), 98, 99, array![0x1479b5e7931e852a32782d01975dc4b9]));
-}
-
-/// proof layer.k_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_6() {
-    verify_walk_calldata(splice(qkv_decode_0(), 96, 99, array![1, 0x1f4ab49d090668a181aca69944e56e5a]));
-}
-
-/// proof layer.k_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_7() {
-    verify_walk_calldata(splice(qkv_decode_0(), 96, 98, array![3, 0x1f4ab49d090668a181aca69944e56e5a, 0x1479b5e7731e852a32782d01975dc4b9]));
-}
-
-/// proof layer.v_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_8() {
-    verify_walk_calldata(splice(qkv_decode_0(), 100, 101, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
-}
-
-/// proof layer.v_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_9() {
-    verify_walk_calldata(splice(qkv_decode_0(), 101, 102, array![0x123c0c887e4ea6c560c9af9322522935]));
-}
-
-/// proof layer.v_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_10() {
-    verify_walk_calldata(splice(qkv_decode_0(), 99, 102, array![1, 0x131b5cca62cf8bc528e95d154aa0f6fb]));
-}
-
-/// proof layer.v_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_11() {
-    verify_walk_calldata(splice(qkv_decode_0(), 99, 101, array![3, 0x131b5cca62cf8bc528e95d154aa0f6fb, 0x123c0c885e4ea6c560c9af9322522935]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_12() {
-    verify_walk_calldata(splice(qkv_decode_0(), 106, 107, array![0x1cee556ca01072cf400dd20225a84fa0]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_13() {
-    verify_walk_calldata(splice(qkv_decode_0(), 107, 108, array![0x17ea410870dd9fa73a2426fd84911785]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_14() {
-    verify_walk_calldata(splice(qkv_decode_0(), 105, 108, array![1, 0x1cee556c801072cf400dd20225a84fa0]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_15() {
-    verify_walk_calldata(splice(qkv_decode_0(), 105, 107, array![3, 0x1cee556c801072cf400dd20225a84fa0, 0x17ea410850dd9fa73a2426fd84911785]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_16() {
-    verify_walk_calldata(splice(qkv_decode_0(), 108, 111, array![1, 0x18d7950976d3140eb1cd28d03142fb65]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_17() {
-    verify_walk_calldata(splice(qkv_decode_0(), 108, 110, array![3, 0x18d7950976d3140eb1cd28d03142fb65, 0x18ab48d001517049b36ad0836a250a90]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_18() {
-    verify_walk_calldata(splice(qkv_decode_0(), 104, 117, array![
-        3,
-        2,
-        0x1cee556c801072cf400dd20225a84fa0,
-        0x17ea410850dd9fa73a2426fd84911785,
-        2,
-        0x18d7950976d3140eb1cd28d03142fb65,
-        0x18ab48d001517049b36ad0836a250a90,
-        2,
-        0x1675c904bd8a5839f04374971bec86b0,
-        0x1ed3fb398dacf6a0e295fb8d32109823,
-    ]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_19() {
-    verify_walk_calldata(splice(qkv_decode_0(), 104, 114, array![
-        5,
-        2,
-        0x1cee556c801072cf400dd20225a84fa0,
-        0x17ea410850dd9fa73a2426fd84911785,
-        2,
-        0x18d7950976d3140eb1cd28d03142fb65,
-        0x18ab48d001517049b36ad0836a250a90,
-        2,
-        0x1675c904bd8a5839f04374971bec86b0,
-        0x1ed3fb398dacf6a0e295fb8d32109823,
-        2,
-        0x175110bceaeb3c57fe54f5a4c9c38c80,
-        0x19e6a9a9032ccc096c9c11bb840e4de6,
-    ]));
-}
-
-/// proof layer.steps[0].k_merge.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_20() {
-    verify_walk_calldata(splice(qkv_decode_0(), 117, 118, array![0x1959d1c54d0e208e16832e0af84c9af0]));
-}
-
-/// proof layer.steps[0].k_merge=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_21() {
-    verify_walk_calldata(splice(qkv_decode_0(), 103, 118, array![1]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_22() {
-    verify_walk_calldata(splice(qkv_decode_0(), 121, 122, array![0x1abd86cf10dac7ed61e6fe77ad7c0f3c]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_23() {
-    verify_walk_calldata(splice(qkv_decode_0(), 122, 123, array![0x10d113a9a42971faf901b6d2d47c5830]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_24() {
-    verify_walk_calldata(splice(qkv_decode_0(), 120, 123, array![1, 0x1abd86cef0dac7ed61e6fe77ad7c0f3c]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_25() {
-    verify_walk_calldata(splice(qkv_decode_0(), 120, 122, array![3, 0x1abd86cef0dac7ed61e6fe77ad7c0f3c, 0x10d113a9842971faf901b6d2d47c5830]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_26() {
-    verify_walk_calldata(splice(qkv_decode_0(), 123, 126, array![1, 0x1e5250f009ae81b395e5f70d1a9c1e32]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_27() {
-    verify_walk_calldata(splice(qkv_decode_0(), 123, 125, array![3, 0x1e5250f009ae81b395e5f70d1a9c1e32, 0x19297eea20e94d75fd464c4d6cc9b9ac]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_28() {
-    verify_walk_calldata(splice(qkv_decode_0(), 119, 132, array![
-        3,
-        2,
-        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
-        0x10d113a9842971faf901b6d2d47c5830,
-        2,
-        0x1e5250f009ae81b395e5f70d1a9c1e32,
-        0x19297eea20e94d75fd464c4d6cc9b9ac,
-        2,
-        0x13af89673e21bb10b6be5d4c1900b6de,
-        0x1ba9aab3a4834f46ed7a74aab401dc4d,
-    ]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_29() {
-    verify_walk_calldata(splice(qkv_decode_0(), 119, 129, array![
-        5,
-        2,
-        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
-        0x10d113a9842971faf901b6d2d47c5830,
-        2,
-        0x1e5250f009ae81b395e5f70d1a9c1e32,
-        0x19297eea20e94d75fd464c4d6cc9b9ac,
-        2,
-        0x13af89673e21bb10b6be5d4c1900b6de,
-        0x1ba9aab3a4834f46ed7a74aab401dc4d,
-        2,
-        0x184c03ba0d596cc82a09df2f930138cd,
-        0x135723c27184edc5abdc081615e3eb4e,
-    ]));
-}
-
-/// proof layer.steps[0].v_merge.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_30() {
-    verify_walk_calldata(splice(qkv_decode_0(), 132, 133, array![0x17389ec91c196c2d66ae8b2a2a3dca58]));
-}
-
-/// proof layer.steps[0].v_merge=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_31() {
-    verify_walk_calldata(splice(qkv_decode_0(), 118, 133, array![1]));
-}
-
-/// proof layer.steps[0].concat.k_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_32() {
-    verify_walk_calldata(splice(qkv_decode_0(), 133, 134, array![0x1652f18c797b9e02da0279e1b7b66fef]));
-}
-
-/// proof layer.steps[0].concat.k_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_33() {
-    verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x1306e0391392828b3c80b428c0962b01]));
-}
-
-/// proof layer.steps[0].concat.v_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_34() {
-    verify_walk_calldata(splice(qkv_decode_0(), 135, 136, array![0x1881318e72ca7a75c2e631910c99b7af]));
-}
-
-/// proof layer.steps[0].concat.v_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_35() {
-    verify_walk_calldata(splice(qkv_decode_0(), 136, 137, array![0x1eb76d3aa94ef1b7a3c859991da412a9]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_36() {
-    verify_walk_calldata(splice(qkv_decode_0(), 139, 140, array![0x1e3b542f22f3cf844f1210b3a26cba0e]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_37() {
-    verify_walk_calldata(splice(qkv_decode_0(), 140, 141, array![0x1bd75e1f9e7f21adcc14ca8256fe9054]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_38() {
-    verify_walk_calldata(splice(qkv_decode_0(), 138, 142, array![2, 0x1e3b542f02f3cf844f1210b3a26cba0e, 0x1bd75e1f7e7f21adcc14ca8256fe9054]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_39() {
-    verify_walk_calldata(splice(qkv_decode_0(), 138, 141, array![
-        4,
-        0x1e3b542f02f3cf844f1210b3a26cba0e,
-        0x1bd75e1f7e7f21adcc14ca8256fe9054,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_40() {
-    verify_walk_calldata(splice(qkv_decode_0(), 142, 146, array![2, 0x10000000000000000000000000000000, 0x14274763c524ac7a5f045436fd720f96]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_41() {
-    verify_walk_calldata(splice(qkv_decode_0(), 142, 145, array![
-        4,
-        0x10000000000000000000000000000000,
-        0x14274763c524ac7a5f045436fd720f96,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_42() {
-    verify_walk_calldata(splice(qkv_decode_0(), 137, 153, array![
-        3,
-        3,
-        0x1e3b542f02f3cf844f1210b3a26cba0e,
-        0x1bd75e1f7e7f21adcc14ca8256fe9054,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x14274763c524ac7a5f045436fd720f96,
-        0x10000000000000000000000000000000,
-        3,
-        0x1a429ffe6a3ec45923c2e50f63e8dd03,
-        0x14e835c48060491de87983ed0e2e04c4,
-    ]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_43() {
-    verify_walk_calldata(splice(qkv_decode_0(), 137, 149, array![
-        5,
-        3,
-        0x1e3b542f02f3cf844f1210b3a26cba0e,
-        0x1bd75e1f7e7f21adcc14ca8256fe9054,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x14274763c524ac7a5f045436fd720f96,
-        0x10000000000000000000000000000000,
-        3,
-        0x1a429ffe6a3ec45923c2e50f63e8dd03,
-        0x14e835c48060491de87983ed0e2e04c4,
-        0x10000000000000000000000000000000,
-        3,
-        0x13e7361702fd08eb224be4b073a5ad5b,
-        0x179d7a8b8ac618168685f5f843cdb0a8,
-    ]));
-}
-
-/// proof layer.steps[0].concat.k_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_44() {
-    verify_walk_calldata(splice(qkv_decode_0(), 154, 155, array![0x1562f34be9f7231e3256a346af163e51]));
-}
-
-/// proof layer.steps[0].concat.v_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_45() {
-    verify_walk_calldata(splice(qkv_decode_0(), 155, 156, array![0x174182a3e1d07828e33e58d49e1e2148]));
-}
-
-/// proof layer.steps[0].projection.bias[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_46() {
-    verify_walk_calldata(splice(qkv_decode_0(), 157, 158, array![0x1a5f8c11a064438b18dd56851178478f]));
-}
-
-/// proof layer.steps[0].projection.bias[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_47() {
-    verify_walk_calldata(splice(qkv_decode_0(), 158, 159, array![0x1faad4908f77fb2b2d0b9db4edcc7f14]));
-}
-
-/// proof layer.steps[0].projection.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_48() {
-    verify_walk_calldata(splice(qkv_decode_0(), 156, 160, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x1faad4906f77fb2b2d0b9db4edcc7f14]));
-}
-
-/// proof layer.steps[0].projection.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_49() {
-    verify_walk_calldata(splice(qkv_decode_0(), 156, 159, array![
-        4,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x1faad4906f77fb2b2d0b9db4edcc7f14,
-        0x172c365bb35b399449ad7aebf7cc1cc9,
-    ]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_50() {
-    verify_walk_calldata(splice(qkv_decode_0(), 162, 163, array![0x1c11c53d7345b44978dd0cdbae8f9d6e]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_51() {
-    verify_walk_calldata(splice(qkv_decode_0(), 163, 164, array![0x189ec1b3b87759ea04e5980cc1df5ba6]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_52() {
-    verify_walk_calldata(splice(qkv_decode_0(), 161, 164, array![1, 0x1c11c53d5345b44978dd0cdbae8f9d6e]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_53() {
-    verify_walk_calldata(splice(qkv_decode_0(), 161, 163, array![3, 0x1c11c53d5345b44978dd0cdbae8f9d6e, 0x189ec1b3987759ea04e5980cc1df5ba6]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_54() {
-    verify_walk_calldata(splice(qkv_decode_0(), 160, 164, array![0]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_55() {
-    verify_walk_calldata(splice(qkv_decode_0(), 160, 161, array![2, 2, 0x1c11c53d5345b44978dd0cdbae8f9d6e, 0x189ec1b3987759ea04e5980cc1df5ba6]));
-}
-
-/// proof layer.steps[0].projection.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_56() {
-    verify_walk_calldata(splice(qkv_decode_0(), 165, 166, array![0x1f8b070023a5869f08f52e484004f297]));
-}
-
-/// proof layer.steps[0].projection.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_57() {
-    verify_walk_calldata(splice(qkv_decode_0(), 164, 166, array![0]));
-}
-
-/// proof layer.steps[0].projection.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_58() {
-    verify_walk_calldata(splice(qkv_decode_0(), 164, 165, array![2, 0x1f8b070003a5869f08f52e484004f297]));
-}
-
-/// proof layer.steps[0].projection.w[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_59() {
-    verify_walk_calldata(splice(qkv_decode_0(), 167, 168, array![0x17a237ea080b866f10883952775b53ae]));
-}
-
-/// proof layer.steps[0].projection.w[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_60() {
-    verify_walk_calldata(splice(qkv_decode_0(), 168, 169, array![0x10d8b52cc86e3e73af4b3f9a14779601]));
-}
-
-/// proof layer.steps[0].projection.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_61() {
-    verify_walk_calldata(splice(qkv_decode_0(), 166, 170, array![2, 0x17a237e9e80b866f10883952775b53ae, 0x10d8b52ca86e3e73af4b3f9a14779601]));
-}
-
-/// proof layer.steps[0].projection.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_62() {
-    verify_walk_calldata(splice(qkv_decode_0(), 166, 169, array![
-        4,
-        0x17a237e9e80b866f10883952775b53ae,
-        0x10d8b52ca86e3e73af4b3f9a14779601,
-        0x15b4062d16c809f15184fccc83ef9c8c,
-    ]));
-}
-
-/// proof layer.steps[1].k_merge=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_63() {
-    verify_walk_calldata(splice(qkv_decode_0(), 170, 171, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof layer.steps[1].v_merge=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_64() {
-    verify_walk_calldata(splice(qkv_decode_0(), 171, 172, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof layer.steps[1].concat.k_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_65() {
-    verify_walk_calldata(splice(qkv_decode_0(), 172, 173, array![0x1f4ab49d290668a181aca69944e56e5a]));
-}
-
-/// proof layer.steps[1].concat.k_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_66() {
-    verify_walk_calldata(splice(qkv_decode_0(), 173, 174, array![0x152f014a6a181c88b0cb8668d278565e]));
-}
-
-/// proof layer.steps[1].concat.v_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_67() {
-    verify_walk_calldata(splice(qkv_decode_0(), 174, 175, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
-}
-
-/// proof layer.steps[1].concat.v_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_68() {
-    verify_walk_calldata(splice(qkv_decode_0(), 175, 176, array![0x1f20afbdfb7f1b0077e0527dd7b13239]));
-}
-
-/// proof layer.steps[1].concat.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_69() {
-    verify_walk_calldata(splice(qkv_decode_0(), 176, 192, array![
-        3,
-        3,
-        0x10000000000000000000000000000000,
-        0x18b68f1aaee22de78828a4a94f6bdcb6,
-        0x10000000000000000000000000000000,
-        3,
-        0x1aa2aa2febf1e0cb40a5d2821be4da15,
-        0x14215478a9a751e45021f32fa44a5282,
-        0x10000000000000000000000000000000,
-        3,
-        0x1f0449db51e418af3601060eb46e3a14,
-        0x115c5a911dd704895e4ca48ee16651be,
-    ]));
-}
-
-/// proof layer.steps[1].concat.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_70() {
-    verify_walk_calldata(splice(qkv_decode_0(), 176, 188, array![
-        5,
-        3,
-        0x10000000000000000000000000000000,
-        0x18b68f1aaee22de78828a4a94f6bdcb6,
-        0x10000000000000000000000000000000,
-        3,
-        0x1aa2aa2febf1e0cb40a5d2821be4da15,
-        0x14215478a9a751e45021f32fa44a5282,
-        0x10000000000000000000000000000000,
-        3,
-        0x1f0449db51e418af3601060eb46e3a14,
-        0x115c5a911dd704895e4ca48ee16651be,
-        0x10000000000000000000000000000000,
-        3,
-        0x19d9862ff2598582b371b5c9409d3106,
-        0x17611046b08cf3af6b55c4da8741dce9,
-    ]));
-}
-
-/// proof layer.steps[1].concat.k_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_71() {
-    verify_walk_calldata(splice(qkv_decode_0(), 193, 194, array![0x17051a0a6b7dc2395aa31ae4f7dc1cdc]));
-}
-
-/// proof layer.steps[1].concat.v_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_72() {
-    verify_walk_calldata(splice(qkv_decode_0(), 194, 195, array![0x1247b30db72c832b251ba5894d3dfb04]));
-}
-
-/// proof layer.steps[1].projection.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_73() {
-    verify_walk_calldata(splice(qkv_decode_0(), 195, 199, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x11c2d7e8db4f3ea7d1bf94734894d84f]));
-}
-
-/// proof layer.steps[1].projection.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_74() {
-    verify_walk_calldata(splice(qkv_decode_0(), 195, 198, array![
-        4,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x11c2d7e8db4f3ea7d1bf94734894d84f,
-        0x15f74805a31696d9894304fe744e1390,
-    ]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_75() {
-    verify_walk_calldata(splice(qkv_decode_0(), 200, 203, array![1, 0x1caeb41ab6ad69bab74593ba84cf22d8]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_76() {
-    verify_walk_calldata(splice(qkv_decode_0(), 200, 202, array![3, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_77() {
-    verify_walk_calldata(splice(qkv_decode_0(), 199, 203, array![0]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_78() {
-    verify_walk_calldata(splice(qkv_decode_0(), 199, 200, array![2, 2, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
-}
-
-/// proof layer.steps[1].projection.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_79() {
-    verify_walk_calldata(splice(qkv_decode_0(), 204, 205, array![0x167a3ac44f921fd766f1c69decea9347]));
-}
-
-/// proof layer.steps[1].projection.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_80() {
-    verify_walk_calldata(splice(qkv_decode_0(), 203, 205, array![0]));
-}
-
-/// proof layer.steps[1].projection.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_81() {
-    verify_walk_calldata(splice(qkv_decode_0(), 203, 204, array![2, 0x167a3ac42f921fd766f1c69decea9347]));
-}
-
-/// proof layer.steps[1].projection.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_82() {
-    verify_walk_calldata(splice(qkv_decode_0(), 205, 209, array![2, 0x14f543db4e411f402240112ffe42d903, 0x107b8fe2ccc7dfe75a6c7f123823d45d]));
-}
-
-/// proof layer.steps[1].projection.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_83() {
-    verify_walk_calldata(splice(qkv_decode_0(), 205, 208, array![
-        4,
-        0x14f543db4e411f402240112ffe42d903,
-        0x107b8fe2ccc7dfe75a6c7f123823d45d,
-        0x1eecc617bf7db3e16b8a517700e11675,
-    ]));
-}
-
-/// proof layer.steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_84() {
-    verify_walk_calldata(splice(qkv_decode_0(), 102, 209, array![
-        1,
-        0,
-        4,
-        2,
-        0x1cee556c801072cf400dd20225a84fa0,
-        0x17ea410850dd9fa73a2426fd84911785,
-        2,
-        0x18d7950976d3140eb1cd28d03142fb65,
-        0x18ab48d001517049b36ad0836a250a90,
-        2,
-        0x1675c904bd8a5839f04374971bec86b0,
-        0x1ed3fb398dacf6a0e295fb8d32109823,
-        2,
-        0x175110bceaeb3c57fe54f5a4c9c38c80,
-        0x19e6a9a9032ccc096c9c11bb840e4de6,
-        0x1959d1c52d0e208e16832e0af84c9af0,
-        0,
-        4,
-        2,
-        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
-        0x10d113a9842971faf901b6d2d47c5830,
-        2,
-        0x1e5250f009ae81b395e5f70d1a9c1e32,
-        0x19297eea20e94d75fd464c4d6cc9b9ac,
-        2,
-        0x13af89673e21bb10b6be5d4c1900b6de,
-        0x1ba9aab3a4834f46ed7a74aab401dc4d,
-        2,
-        0x184c03ba0d596cc82a09df2f930138cd,
-        0x135723c27184edc5abdc081615e3eb4e,
-        0x17389ec8fc196c2d66ae8b2a2a3dca58,
-        0x1652f18c597b9e02da0279e1b7b66fef,
-        0x1306e038f392828b3c80b428c0962b01,
-        0x1881318e52ca7a75c2e631910c99b7af,
-        0x1eb76d3a894ef1b7a3c859991da412a9,
-        4,
-        3,
-        0x1e3b542f02f3cf844f1210b3a26cba0e,
-        0x1bd75e1f7e7f21adcc14ca8256fe9054,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x14274763c524ac7a5f045436fd720f96,
-        0x10000000000000000000000000000000,
-        3,
-        0x1a429ffe6a3ec45923c2e50f63e8dd03,
-        0x14e835c48060491de87983ed0e2e04c4,
-        0x10000000000000000000000000000000,
-        3,
-        0x13e7361702fd08eb224be4b073a5ad5b,
-        0x179d7a8b8ac618168685f5f843cdb0a8,
-        0x10000000000000000000000000000000,
-        0x1562f34bc9f7231e3256a346af163e51,
-        0x174182a3c1d07828e33e58d49e1e2148,
-        3,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x1faad4906f77fb2b2d0b9db4edcc7f14,
-        0x172c365bb35b399449ad7aebf7cc1cc9,
-        1,
-        2,
-        0x1c11c53d5345b44978dd0cdbae8f9d6e,
-        0x189ec1b3987759ea04e5980cc1df5ba6,
-        1,
-        0x1f8b070003a5869f08f52e484004f297,
-        3,
-        0x17a237e9e80b866f10883952775b53ae,
-        0x10d8b52ca86e3e73af4b3f9a14779601,
-        0x15b4062d16c809f15184fccc83ef9c8c,
-    ]));
-}
-
-/// proof layer.steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_85() {
-    verify_walk_calldata(splice(qkv_decode_0(), 102, 170, array![
-        3,
-        0,
-        4,
-        2,
-        0x1cee556c801072cf400dd20225a84fa0,
-        0x17ea410850dd9fa73a2426fd84911785,
-        2,
-        0x18d7950976d3140eb1cd28d03142fb65,
-        0x18ab48d001517049b36ad0836a250a90,
-        2,
-        0x1675c904bd8a5839f04374971bec86b0,
-        0x1ed3fb398dacf6a0e295fb8d32109823,
-        2,
-        0x175110bceaeb3c57fe54f5a4c9c38c80,
-        0x19e6a9a9032ccc096c9c11bb840e4de6,
-        0x1959d1c52d0e208e16832e0af84c9af0,
-        0,
-        4,
-        2,
-        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
-        0x10d113a9842971faf901b6d2d47c5830,
-        2,
-        0x1e5250f009ae81b395e5f70d1a9c1e32,
-        0x19297eea20e94d75fd464c4d6cc9b9ac,
-        2,
-        0x13af89673e21bb10b6be5d4c1900b6de,
-        0x1ba9aab3a4834f46ed7a74aab401dc4d,
-        2,
-        0x184c03ba0d596cc82a09df2f930138cd,
-        0x135723c27184edc5abdc081615e3eb4e,
-        0x17389ec8fc196c2d66ae8b2a2a3dca58,
-        0x1652f18c597b9e02da0279e1b7b66fef,
-        0x1306e038f392828b3c80b428c0962b01,
-        0x1881318e52ca7a75c2e631910c99b7af,
-        0x1eb76d3a894ef1b7a3c859991da412a9,
-        4,
-        3,
-        0x1e3b542f02f3cf844f1210b3a26cba0e,
-        0x1bd75e1f7e7f21adcc14ca8256fe9054,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x14274763c524ac7a5f045436fd720f96,
-        0x10000000000000000000000000000000,
-        3,
-        0x1a429ffe6a3ec45923c2e50f63e8dd03,
-        0x14e835c48060491de87983ed0e2e04c4,
-        0x10000000000000000000000000000000,
-        3,
-        0x13e7361702fd08eb224be4b073a5ad5b,
-        0x179d7a8b8ac618168685f5f843cdb0a8,
-        0x10000000000000000000000000000000,
-        0x1562f34bc9f7231e3256a346af163e51,
-        0x174182a3c1d07828e33e58d49e1e2148,
-        3,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x1faad4906f77fb2b2d0b9db4edcc7f14,
-        0x172c365bb35b399449ad7aebf7cc1cc9,
-        1,
-        2,
-        0x1c11c53d5345b44978dd0cdbae8f9d6e,
-        0x189ec1b3987759ea04e5980cc1df5ba6,
-        1,
-        0x1f8b070003a5869f08f52e484004f297,
-        3,
-        0x17a237e9e80b866f10883952775b53ae,
-        0x10d8b52ca86e3e73af4b3f9a14779601,
-        0x15b4062d16c809f15184fccc83ef9c8c,
-        1,
-        1,
-        0x1f4ab49d090668a181aca69944e56e5a,
-        0x152f014a4a181c88b0cb8668d278565e,
-        0x131b5cca62cf8bc528e95d154aa0f6fb,
-        0x1f20afbddb7f1b0077e0527dd7b13239,
-        4,
-        3,
-        0x10000000000000000000000000000000,
-        0x18b68f1aaee22de78828a4a94f6bdcb6,
-        0x10000000000000000000000000000000,
-        3,
-        0x1aa2aa2febf1e0cb40a5d2821be4da15,
-        0x14215478a9a751e45021f32fa44a5282,
-        0x10000000000000000000000000000000,
-        3,
-        0x1f0449db51e418af3601060eb46e3a14,
-        0x115c5a911dd704895e4ca48ee16651be,
-        0x10000000000000000000000000000000,
-        3,
-        0x19d9862ff2598582b371b5c9409d3106,
-        0x17611046b08cf3af6b55c4da8741dce9,
-        0x10000000000000000000000000000000,
-        0x17051a0a4b7dc2395aa31ae4f7dc1cdc,
-        0x1247b30d972c832b251ba5894d3dfb04,
-        3,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x11c2d7e8db4f3ea7d1bf94734894d84f,
-        0x15f74805a31696d9894304fe744e1390,
-        1,
-        2,
-        0x1caeb41ab6ad69bab74593ba84cf22d8,
-        0x1c6e0a0de975ae58897d91f7c5552100,
-        1,
-        0x167a3ac42f921fd766f1c69decea9347,
-        3,
-        0x14f543db4e411f402240112ffe42d903,
-        0x107b8fe2ccc7dfe75a6c7f123823d45d,
-        0x1eecc617bf7db3e16b8a517700e11675,
-    ]));
-}
-
-/// proof inputs.k0=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_86() {
-    verify_walk_calldata(splice(qkv_decode_0(), 211, 212, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof inputs.k0-key
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_87() {
-    verify_walk_calldata(splice(qkv_decode_0(), 209, 212, array![2]));
-}
-
-/// proof inputs.v0=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_88() {
-    verify_walk_calldata(splice(qkv_decode_0(), 213, 214, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof inputs.v0-key
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_89() {
-    verify_walk_calldata(splice(qkv_decode_0(), 209, 213, array![2, 27440]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_90() {
-    verify_walk_calldata(splice(qkv_decode_0(), 218, 219, array![0x196ec8cb70e1a52d9abd97d4a7c40bd3]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_91() {
-    verify_walk_calldata(splice(qkv_decode_0(), 219, 220, array![0x1067a1df5e557a3cf7213b9fbcb9aa50]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_92() {
-    verify_walk_calldata(splice(qkv_decode_0(), 217, 220, array![1, 0x196ec8cb50e1a52d9abd97d4a7c40bd3]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_93() {
-    verify_walk_calldata(splice(qkv_decode_0(), 217, 219, array![3, 0x196ec8cb50e1a52d9abd97d4a7c40bd3, 0x1067a1df3e557a3cf7213b9fbcb9aa50]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_94() {
-    verify_walk_calldata(splice(qkv_decode_0(), 220, 223, array![1, 0x16eb13976c615836bed99f49f7e769f3]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_95() {
-    verify_walk_calldata(splice(qkv_decode_0(), 220, 222, array![3, 0x16eb13976c615836bed99f49f7e769f3, 0x14887163e2999f6de1a2d78b548d8e35]));
-}
-
-/// proof inputs.x.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_96() {
-    verify_walk_calldata(splice(qkv_decode_0(), 216, 223, array![1, 2, 0x196ec8cb50e1a52d9abd97d4a7c40bd3, 0x1067a1df3e557a3cf7213b9fbcb9aa50]));
-}
-
-/// proof inputs.x.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_97() {
-    verify_walk_calldata(splice(qkv_decode_0(), 216, 220, array![
-        3,
-        2,
-        0x196ec8cb50e1a52d9abd97d4a7c40bd3,
-        0x1067a1df3e557a3cf7213b9fbcb9aa50,
-        2,
-        0x16eb13976c615836bed99f49f7e769f3,
-        0x14887163e2999f6de1a2d78b548d8e35,
-    ]));
-}
-
-/// proof inputs.x.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_98() {
-    verify_walk_calldata(splice(qkv_decode_0(), 223, 224, array![0x1b191e59b5c329c1a9f9877ad6b7a733]));
-}
-
-/// proof inputs.x=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_99() {
-    verify_walk_calldata(splice(qkv_decode_0(), 215, 224, array![1]));
-}
-
-/// proof inputs.x-key
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_100() {
-    verify_walk_calldata(splice(qkv_decode_0(), 209, 224, array![2, 27440, 1, 30256, 1]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_101() {
-    verify_walk_calldata(splice(qkv_decode_0(), 229, 230, array![0x126e6f8414ab5d8553e67af80602ab77]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_102() {
-    verify_walk_calldata(splice(qkv_decode_0(), 230, 231, array![0x1656873685d73053655a1722d55e4dc1]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_103() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 231, array![1, 0x126e6f83f4ab5d8553e67af80602ab77]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_104() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 230, array![3, 0x126e6f83f4ab5d8553e67af80602ab77, 0x1656873665d73053655a1722d55e4dc1]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_105() {
-    verify_walk_calldata(splice(qkv_decode_0(), 231, 234, array![1, 0x14ce87e2baa0b9215987703ba671f3bc]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_106() {
-    verify_walk_calldata(splice(qkv_decode_0(), 231, 233, array![3, 0x14ce87e2baa0b9215987703ba671f3bc, 0x1ca085b753c3131cb494a3eb8320c680]));
-}
-
-/// proof weights.b_k.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_107() {
-    verify_walk_calldata(splice(qkv_decode_0(), 227, 234, array![1, 2, 0x126e6f83f4ab5d8553e67af80602ab77, 0x1656873665d73053655a1722d55e4dc1]));
-}
-
-/// proof weights.b_k.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_108() {
-    verify_walk_calldata(splice(qkv_decode_0(), 227, 231, array![
-        3,
-        2,
-        0x126e6f83f4ab5d8553e67af80602ab77,
-        0x1656873665d73053655a1722d55e4dc1,
-        2,
-        0x14ce87e2baa0b9215987703ba671f3bc,
-        0x1ca085b753c3131cb494a3eb8320c680,
-    ]));
-}
-
-/// proof weights.b_k.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_109() {
-    verify_walk_calldata(splice(qkv_decode_0(), 234, 235, array![0x1a4d3e19dd8d566d4a1ca2b51e90da02]));
-}
-
-/// proof weights.b_k=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_110() {
-    verify_walk_calldata(splice(qkv_decode_0(), 226, 235, array![1]));
-}
-
-/// proof weights.b_k-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_111() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 235, array![5]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_112() {
-    verify_walk_calldata(splice(qkv_decode_0(), 239, 240, array![0x1484453a46ab96446ec584ba84b70c0e]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_113() {
-    verify_walk_calldata(splice(qkv_decode_0(), 240, 241, array![0x18445e9af1563715baad66d22525355d]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_114() {
-    verify_walk_calldata(splice(qkv_decode_0(), 238, 241, array![1, 0x1484453a26ab96446ec584ba84b70c0e]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_115() {
-    verify_walk_calldata(splice(qkv_decode_0(), 238, 240, array![3, 0x1484453a26ab96446ec584ba84b70c0e, 0x18445e9ad1563715baad66d22525355d]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_116() {
-    verify_walk_calldata(splice(qkv_decode_0(), 241, 244, array![1, 0x12bd7d6f6c68a9c153793e0cccb8af10]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_117() {
-    verify_walk_calldata(splice(qkv_decode_0(), 241, 243, array![3, 0x12bd7d6f6c68a9c153793e0cccb8af10, 0x11d46639f5fbe371346191ad26039b6b]));
-}
-
-/// proof weights.b_q.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_118() {
-    verify_walk_calldata(splice(qkv_decode_0(), 237, 244, array![1, 2, 0x1484453a26ab96446ec584ba84b70c0e, 0x18445e9ad1563715baad66d22525355d]));
-}
-
-/// proof weights.b_q.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_119() {
-    verify_walk_calldata(splice(qkv_decode_0(), 237, 241, array![
-        3,
-        2,
-        0x1484453a26ab96446ec584ba84b70c0e,
-        0x18445e9ad1563715baad66d22525355d,
-        2,
-        0x12bd7d6f6c68a9c153793e0cccb8af10,
-        0x11d46639f5fbe371346191ad26039b6b,
-    ]));
-}
-
-/// proof weights.b_q.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_120() {
-    verify_walk_calldata(splice(qkv_decode_0(), 244, 245, array![0x1c1f80dcd776981bbce9d980cd8b61c9]));
-}
-
-/// proof weights.b_q=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_121() {
-    verify_walk_calldata(splice(qkv_decode_0(), 236, 245, array![1]));
-}
-
-/// proof weights.b_q-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_122() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 245, array![
-        5,
-        6446955,
-        0,
-        2,
-        2,
-        0x126e6f83f4ab5d8553e67af80602ab77,
-        0x1656873665d73053655a1722d55e4dc1,
-        2,
-        0x14ce87e2baa0b9215987703ba671f3bc,
-        0x1ca085b753c3131cb494a3eb8320c680,
-        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
-    ]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_123() {
-    verify_walk_calldata(splice(qkv_decode_0(), 249, 250, array![0x1794dc1940da35b9f265f5f0911e7bf9]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_124() {
-    verify_walk_calldata(splice(qkv_decode_0(), 250, 251, array![0x1b87df0696d21e4ea6936d1b0d5a6361]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_125() {
-    verify_walk_calldata(splice(qkv_decode_0(), 248, 251, array![1, 0x1794dc1920da35b9f265f5f0911e7bf9]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_126() {
-    verify_walk_calldata(splice(qkv_decode_0(), 248, 250, array![3, 0x1794dc1920da35b9f265f5f0911e7bf9, 0x1b87df0676d21e4ea6936d1b0d5a6361]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_127() {
-    verify_walk_calldata(splice(qkv_decode_0(), 251, 254, array![1, 0x12fc0f9e92a0f329259fdb742ac4c2f4]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_128() {
-    verify_walk_calldata(splice(qkv_decode_0(), 251, 253, array![3, 0x12fc0f9e92a0f329259fdb742ac4c2f4, 0x1f1332a82bf5b41de719ab476c9b0eda]));
-}
-
-/// proof weights.b_v.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_129() {
-    verify_walk_calldata(splice(qkv_decode_0(), 247, 254, array![1, 2, 0x1794dc1920da35b9f265f5f0911e7bf9, 0x1b87df0676d21e4ea6936d1b0d5a6361]));
-}
-
-/// proof weights.b_v.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_130() {
-    verify_walk_calldata(splice(qkv_decode_0(), 247, 251, array![
-        3,
-        2,
-        0x1794dc1920da35b9f265f5f0911e7bf9,
-        0x1b87df0676d21e4ea6936d1b0d5a6361,
-        2,
-        0x12fc0f9e92a0f329259fdb742ac4c2f4,
-        0x1f1332a82bf5b41de719ab476c9b0eda,
-    ]));
-}
-
-/// proof weights.b_v.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_131() {
-    verify_walk_calldata(splice(qkv_decode_0(), 254, 255, array![0x1839515e192582516b707e57d1820835]));
-}
-
-/// proof weights.b_v=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_132() {
-    verify_walk_calldata(splice(qkv_decode_0(), 246, 255, array![1]));
-}
-
-/// proof weights.b_v-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_133() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 255, array![
-        5,
-        6446955,
-        0,
-        2,
-        2,
-        0x126e6f83f4ab5d8553e67af80602ab77,
-        0x1656873665d73053655a1722d55e4dc1,
-        2,
-        0x14ce87e2baa0b9215987703ba671f3bc,
-        0x1ca085b753c3131cb494a3eb8320c680,
-        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
-        6446961,
-        0,
-        2,
-        2,
-        0x1484453a26ab96446ec584ba84b70c0e,
-        0x18445e9ad1563715baad66d22525355d,
-        2,
-        0x12bd7d6f6c68a9c153793e0cccb8af10,
-        0x11d46639f5fbe371346191ad26039b6b,
-        0x1c1f80dcb776981bbce9d980cd8b61c9,
-    ]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_134() {
-    verify_walk_calldata(splice(qkv_decode_0(), 259, 260, array![0x1647425f6a605a5d5c77ea8bc2018702]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_135() {
-    verify_walk_calldata(splice(qkv_decode_0(), 260, 261, array![0x1c63e54278b75ac93d77b59a96d9d48d]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_136() {
-    verify_walk_calldata(splice(qkv_decode_0(), 258, 261, array![1, 0x1647425f4a605a5d5c77ea8bc2018702]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_137() {
-    verify_walk_calldata(splice(qkv_decode_0(), 258, 260, array![3, 0x1647425f4a605a5d5c77ea8bc2018702, 0x1c63e54258b75ac93d77b59a96d9d48d]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_138() {
-    verify_walk_calldata(splice(qkv_decode_0(), 261, 264, array![1, 0x1f806bcfc1f16fac32dad94fe2fb2094]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_139() {
-    verify_walk_calldata(splice(qkv_decode_0(), 261, 263, array![3, 0x1f806bcfc1f16fac32dad94fe2fb2094, 0x1c6c2921066f6dca429f555579d42d9e]));
-}
-
-/// proof weights.w_k.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_140() {
-    verify_walk_calldata(splice(qkv_decode_0(), 257, 267, array![
-        2,
-        2,
-        0x1647425f4a605a5d5c77ea8bc2018702,
-        0x1c63e54258b75ac93d77b59a96d9d48d,
-        2,
-        0x1f806bcfc1f16fac32dad94fe2fb2094,
-        0x1c6c2921066f6dca429f555579d42d9e,
-    ]));
-}
-
-/// proof weights.w_k.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_141() {
-    verify_walk_calldata(splice(qkv_decode_0(), 257, 264, array![
-        4,
-        2,
-        0x1647425f4a605a5d5c77ea8bc2018702,
-        0x1c63e54258b75ac93d77b59a96d9d48d,
-        2,
-        0x1f806bcfc1f16fac32dad94fe2fb2094,
-        0x1c6c2921066f6dca429f555579d42d9e,
-        2,
-        0x17751b3c307119a2af649aa288558756,
-        0x1349bb54b3a4414adb68d53efc82b79c,
-    ]));
-}
-
-/// proof weights.w_k.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_142() {
-    verify_walk_calldata(splice(qkv_decode_0(), 267, 268, array![0x19666ebef5a38f196348d4311dfd776d]));
-}
-
-/// proof weights.w_k=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_143() {
-    verify_walk_calldata(splice(qkv_decode_0(), 256, 268, array![1]));
-}
-
-/// proof weights.w_k-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_144() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 268, array![
-        5,
-        6446955,
-        0,
-        2,
-        2,
-        0x126e6f83f4ab5d8553e67af80602ab77,
-        0x1656873665d73053655a1722d55e4dc1,
-        2,
-        0x14ce87e2baa0b9215987703ba671f3bc,
-        0x1ca085b753c3131cb494a3eb8320c680,
-        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
-        6446961,
-        0,
-        2,
-        2,
-        0x1484453a26ab96446ec584ba84b70c0e,
-        0x18445e9ad1563715baad66d22525355d,
-        2,
-        0x12bd7d6f6c68a9c153793e0cccb8af10,
-        0x11d46639f5fbe371346191ad26039b6b,
-        0x1c1f80dcb776981bbce9d980cd8b61c9,
-        6446966,
-        0,
-        2,
-        2,
-        0x1794dc1920da35b9f265f5f0911e7bf9,
-        0x1b87df0676d21e4ea6936d1b0d5a6361,
-        2,
-        0x12fc0f9e92a0f329259fdb742ac4c2f4,
-        0x1f1332a82bf5b41de719ab476c9b0eda,
-        0x1839515df92582516b707e57d1820835,
-    ]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_145() {
-    verify_walk_calldata(splice(qkv_decode_0(), 272, 273, array![0x11a4e3b330a4d8a6bba292eb2464778d]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_146() {
-    verify_walk_calldata(splice(qkv_decode_0(), 273, 274, array![0x1328ce4b01806eedf42acd3bd9a490f4]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_147() {
-    verify_walk_calldata(splice(qkv_decode_0(), 271, 274, array![1, 0x11a4e3b310a4d8a6bba292eb2464778d]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_148() {
-    verify_walk_calldata(splice(qkv_decode_0(), 271, 273, array![3, 0x11a4e3b310a4d8a6bba292eb2464778d, 0x1328ce4ae1806eedf42acd3bd9a490f4]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_149() {
-    verify_walk_calldata(splice(qkv_decode_0(), 274, 277, array![1, 0x1d4c485101157bdc93e2ed85829b1e8f]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_150() {
-    verify_walk_calldata(splice(qkv_decode_0(), 274, 276, array![3, 0x1d4c485101157bdc93e2ed85829b1e8f, 0x19657db7ddd4642367ce19db4d363c9c]));
-}
-
-/// proof weights.w_q.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_151() {
-    verify_walk_calldata(splice(qkv_decode_0(), 270, 280, array![
-        2,
-        2,
-        0x11a4e3b310a4d8a6bba292eb2464778d,
-        0x1328ce4ae1806eedf42acd3bd9a490f4,
-        2,
-        0x1d4c485101157bdc93e2ed85829b1e8f,
-        0x19657db7ddd4642367ce19db4d363c9c,
-    ]));
-}
-
-/// proof weights.w_q.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_152() {
-    verify_walk_calldata(splice(qkv_decode_0(), 270, 277, array![
-        4,
-        2,
-        0x11a4e3b310a4d8a6bba292eb2464778d,
-        0x1328ce4ae1806eedf42acd3bd9a490f4,
-        2,
-        0x1d4c485101157bdc93e2ed85829b1e8f,
-        0x19657db7ddd4642367ce19db4d363c9c,
-        2,
-        0x1667a6ec5e2290b3a6c148889dae8992,
-        0x1e4ce7443b4b3788dcd6716273004ba9,
-    ]));
-}
-
-/// proof weights.w_q.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_153() {
-    verify_walk_calldata(splice(qkv_decode_0(), 280, 281, array![0x11111ffe2b9040cc068474f75f4b209d]));
-}
-
-/// proof weights.w_q=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_154() {
-    verify_walk_calldata(splice(qkv_decode_0(), 269, 281, array![1]));
-}
-
-/// proof weights.w_q-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_155() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 281, array![
-        5,
-        6446955,
-        0,
-        2,
-        2,
-        0x126e6f83f4ab5d8553e67af80602ab77,
-        0x1656873665d73053655a1722d55e4dc1,
-        2,
-        0x14ce87e2baa0b9215987703ba671f3bc,
-        0x1ca085b753c3131cb494a3eb8320c680,
-        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
-        6446961,
-        0,
-        2,
-        2,
-        0x1484453a26ab96446ec584ba84b70c0e,
-        0x18445e9ad1563715baad66d22525355d,
-        2,
-        0x12bd7d6f6c68a9c153793e0cccb8af10,
-        0x11d46639f5fbe371346191ad26039b6b,
-        0x1c1f80dcb776981bbce9d980cd8b61c9,
-        6446966,
-        0,
-        2,
-        2,
-        0x1794dc1920da35b9f265f5f0911e7bf9,
-        0x1b87df0676d21e4ea6936d1b0d5a6361,
-        2,
-        0x12fc0f9e92a0f329259fdb742ac4c2f4,
-        0x1f1332a82bf5b41de719ab476c9b0eda,
-        0x1839515df92582516b707e57d1820835,
-        7823211,
-        0,
-        3,
-        2,
-        0x1647425f4a605a5d5c77ea8bc2018702,
-        0x1c63e54258b75ac93d77b59a96d9d48d,
-        2,
-        0x1f806bcfc1f16fac32dad94fe2fb2094,
-        0x1c6c2921066f6dca429f555579d42d9e,
-        2,
-        0x17751b3c307119a2af649aa288558756,
-        0x1349bb54b3a4414adb68d53efc82b79c,
-        0x19666ebed5a38f196348d4311dfd776d,
-    ]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_156() {
-    verify_walk_calldata(splice(qkv_decode_0(), 285, 286, array![0x16e1898067a49b9b026bd1fa289a5f32]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_157() {
-    verify_walk_calldata(splice(qkv_decode_0(), 286, 287, array![0x10b8c30f4fbd436a7758c7c1c7646371]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_158() {
-    verify_walk_calldata(splice(qkv_decode_0(), 284, 287, array![1, 0x16e1898047a49b9b026bd1fa289a5f32]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_159() {
-    verify_walk_calldata(splice(qkv_decode_0(), 284, 286, array![3, 0x16e1898047a49b9b026bd1fa289a5f32, 0x10b8c30f2fbd436a7758c7c1c7646371]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_160() {
-    verify_walk_calldata(splice(qkv_decode_0(), 287, 290, array![1, 0x14589acbca322825cea8d9492f4e6568]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_161() {
-    verify_walk_calldata(splice(qkv_decode_0(), 287, 289, array![3, 0x14589acbca322825cea8d9492f4e6568, 0x18255f89e714d207aae4d90a1cc1b80f]));
-}
-
-/// proof weights.w_v.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_162() {
-    verify_walk_calldata(splice(qkv_decode_0(), 283, 293, array![
-        2,
-        2,
-        0x16e1898047a49b9b026bd1fa289a5f32,
-        0x10b8c30f2fbd436a7758c7c1c7646371,
-        2,
-        0x14589acbca322825cea8d9492f4e6568,
-        0x18255f89e714d207aae4d90a1cc1b80f,
-    ]));
-}
-
-/// proof weights.w_v.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_163() {
-    verify_walk_calldata(splice(qkv_decode_0(), 283, 290, array![
-        4,
-        2,
-        0x16e1898047a49b9b026bd1fa289a5f32,
-        0x10b8c30f2fbd436a7758c7c1c7646371,
-        2,
-        0x14589acbca322825cea8d9492f4e6568,
-        0x18255f89e714d207aae4d90a1cc1b80f,
-        2,
-        0x1579c6685890774349b9f421895e20cb,
-        0x135c0854cf5c71904244cae0b37416a7,
-    ]));
-}
-
-/// proof weights.w_v.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_164() {
-    verify_walk_calldata(splice(qkv_decode_0(), 293, 294, array![0x1ba0c78626ce711dc1dda5bdb6ace6c4]));
-}
-
-/// proof weights.w_v=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_165() {
-    verify_walk_calldata(splice(qkv_decode_0(), 282, 294, array![1]));
-}
-
-/// proof weights.w_v-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_166() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 294, array![
-        5,
-        6446955,
-        0,
-        2,
-        2,
-        0x126e6f83f4ab5d8553e67af80602ab77,
-        0x1656873665d73053655a1722d55e4dc1,
-        2,
-        0x14ce87e2baa0b9215987703ba671f3bc,
-        0x1ca085b753c3131cb494a3eb8320c680,
-        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
-        6446961,
-        0,
-        2,
-        2,
-        0x1484453a26ab96446ec584ba84b70c0e,
-        0x18445e9ad1563715baad66d22525355d,
-        2,
-        0x12bd7d6f6c68a9c153793e0cccb8af10,
-        0x11d46639f5fbe371346191ad26039b6b,
-        0x1c1f80dcb776981bbce9d980cd8b61c9,
-        6446966,
-        0,
-        2,
-        2,
-        0x1794dc1920da35b9f265f5f0911e7bf9,
-        0x1b87df0676d21e4ea6936d1b0d5a6361,
-        2,
-        0x12fc0f9e92a0f329259fdb742ac4c2f4,
-        0x1f1332a82bf5b41de719ab476c9b0eda,
-        0x1839515df92582516b707e57d1820835,
-        7823211,
-        0,
-        3,
-        2,
-        0x1647425f4a605a5d5c77ea8bc2018702,
-        0x1c63e54258b75ac93d77b59a96d9d48d,
-        2,
-        0x1f806bcfc1f16fac32dad94fe2fb2094,
-        0x1c6c2921066f6dca429f555579d42d9e,
-        2,
-        0x17751b3c307119a2af649aa288558756,
-        0x1349bb54b3a4414adb68d53efc82b79c,
-        0x19666ebed5a38f196348d4311dfd776d,
-        7823217,
-        0,
-        3,
-        2,
-        0x11a4e3b310a4d8a6bba292eb2464778d,
-        0x1328ce4ae1806eedf42acd3bd9a490f4,
-        2,
-        0x1d4c485101157bdc93e2ed85829b1e8f,
-        0x19657db7ddd4642367ce19db4d363c9c,
-        2,
-        0x1667a6ec5e2290b3a6c148889dae8992,
-        0x1e4ce7443b4b3788dcd6716273004ba9,
-        0x11111ffe0b9040cc068474f75f4b209d,
-    ]));
-}
-
-/// statement inputs.x
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_167() {
-    verify_walk_calldata(splice(qkv_decode_0(), 29, 30, array![0x40000000000000000000000000000000000000b9fffffe100000005ffffff93]));
-}
-
-/// statement inputs.k0
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_168() {
-    verify_walk_calldata(splice(qkv_decode_0(), 15, 16, array![0xffffff0e0000010c000001d000000000000000200000000000000000000000]));
-}
-
-/// statement inputs.v0
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_169() {
-    verify_walk_calldata(splice(qkv_decode_0(), 22, 23, array![0xb1fffffeaffffffca800000000000000200000000000000000000000]));
-}
-
-/// statement outputs.q
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_170() {
-    verify_walk_calldata(splice(qkv_decode_0(), 45, 46, array![0x600000000000000000001e320000250900007262000071b80000b72800031a3]));
-}
-
-/// statement outputs.k
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_171() {
-    verify_walk_calldata(splice(qkv_decode_0(), 38, 39, array![0x1fffffe2000000218000003affff6567ffff0563fffd76e7fffda4d]));
-}
-
-/// statement outputs.v
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_172() {
-    verify_walk_calldata(splice(qkv_decode_0(), 53, 54, array![0x167fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
-}
-
-/// statement weights.w_q
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_173() {
-    verify_walk_calldata(splice(qkv_decode_0(), 82, 83, array![0x60000000000000000000002c8000002300000005ffffff17fffffe6ffffff89]));
-}
-
-/// statement weights.w_k
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_174() {
-    verify_walk_calldata(splice(qkv_decode_0(), 76, 77, array![0x60000000000000003fffffc97fffff83ffffff5600000144000001300000069]));
-}
-
-/// statement weights.w_v
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_175() {
-    verify_walk_calldata(splice(qkv_decode_0(), 88, 89, array![0x6000000000000000000000000000001b000000f0000000ec00000108000000b]));
-}
-
-/// statement weights.b_q
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_176() {
-    verify_walk_calldata(splice(qkv_decode_0(), 65, 66, array![0x30000000000000000000000000000000000000000000003c00000387fffffc6]));
-}
-
-/// statement weights.b_k
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_177() {
-    verify_walk_calldata(splice(qkv_decode_0(), 60, 61, array![0x30000000000000000000000000000000000000000000014000000167fffff7f]));
-}
-
-/// statement weights.b_v
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_178() {
-    verify_walk_calldata(splice(qkv_decode_0(), 70, 71, array![0x3000000000000000000000000000000000000001ffffff8c000002e0000000d]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_179() {
-    verify_walk_calldata(splice(qkv_decode_0(), 4, 5, array![3]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_180() {
-    verify_walk_calldata(splice(qkv_decode_0(), 5, 6, array![4]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_181() {
-    verify_walk_calldata(splice(qkv_decode_0(), 6, 7, array![3]));
-}
-
-/// statement dims[3]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_182() {
-    verify_walk_calldata(splice(qkv_decode_0(), 7, 8, array![4]));
-}
-
-/// statement dims[4]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_183() {
-    verify_walk_calldata(splice(qkv_decode_0(), 8, 9, array![2]));
-}
-
-/// felt 0 + 1
-#[test]
-#[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_decode_0_184() {
-    verify_walk_calldata(splice(qkv_decode_0(), 0, 1, array![4]));
-}
-
-/// felt 26 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_185() {
-    verify_walk_calldata(splice(qkv_decode_0(), 26, 27, array![3]));
-}
-
-/// felt 53 + 1
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_186() {
-    verify_walk_calldata(splice(qkv_decode_0(), 53, 54, array![0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76c]));
-}
-
-/// felt 79 + 1
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_decode_0_187() {
-    verify_walk_calldata(splice(qkv_decode_0(), 79, 80, array![3]));
-}
-
-/// felt 106 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_188() {
-    verify_walk_calldata(splice(qkv_decode_0(), 106, 107, array![0x1cee556c801072cf400dd20225a84fa1]));
-}
-
-/// felt 133 + 1
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_189() {
-    verify_walk_calldata(splice(qkv_decode_0(), 133, 134, array![0x1652f18c597b9e02da0279e1b7b66ff0]));
-}
-
-/// felt 159 + 1
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_190() {
-    verify_walk_calldata(splice(qkv_decode_0(), 159, 160, array![0x172c365bb35b399449ad7aebf7cc1cca]));
-}
-
-/// felt 186 + 1
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_191() {
-    verify_walk_calldata(splice(qkv_decode_0(), 186, 187, array![0x1f0449db51e418af3601060eb46e3a15]));
-}
-
-/// felt 213 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_192() {
-    verify_walk_calldata(splice(qkv_decode_0(), 213, 214, array![2]));
-}
-
-/// felt 239 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_193() {
-    verify_walk_calldata(splice(qkv_decode_0(), 239, 240, array![0x1484453a26ab96446ec584ba84b70c0f]));
-}
-
-/// felt 266 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_194() {
-    verify_walk_calldata(splice(qkv_decode_0(), 266, 267, array![0x1349bb54b3a4414adb68d53efc82b79d]));
-}
-
-/// felt 293 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_195() {
-    verify_walk_calldata(splice(qkv_decode_0(), 293, 294, array![0x1ba0c78606ce711dc1dda5bdb6ace6c5]));
-}
-
-/// An honest qkv-decode proof, dims 3×5×3×2×2 (373 felts).
-pub fn qkv_decode_1() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        3,
-        5,
-        3,
-        2,
-        2,
-        3,
-        27440,
-        2,
-        5,
-        2,
-        2,
-        0xffffffc60000016c0000006ffffff870000000000000000000000000000000,
-        0x200000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        5,
-        2,
-        2,
-        0x86000000e8000002c7fffffab0000000000000000000000000000000,
-        0x200000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        3,
-        3,
-        2,
-        0xffffff2a00000173fffffc20000000affffff27ffffff2fffffffd7fffffeb,
-        0x10000000000000000000000000000000000000000000000000000007fffffe6,
-        3,
-        107,
-        3,
-        3,
-        5,
-        2,
-        4,
-        0xffffffc60000016c0000006ffffff87fffff8ec000077d4000000000000000,
-        0x3ffffff18000005b0000001bfffffe1fffffe3b00001df5,
-        0x2e7bffff118c000000000000000ffffffc60000016c0000006ffffff87,
-        0x60000000000000003ffffe3b00001df500002e7bffff118c00002617ffff23a,
-        113,
-        2,
-        3,
-        2,
-        1,
-        0x60000000000000003ffff9f90000156f000019b20000caa4000018600000fe2,
-        118,
-        3,
-        3,
-        5,
-        2,
-        4,
-        0x86000000e8000002c7fffffab000036e000000f84000000000000000,
-        0x218000003a000000b1fffffeac0000db8000003e1,
-        0xffff8dadffff976400000000000000000000086000000e8000002c7fffffab,
-        0x600000000000000000000db8000003e1ffff8dadffff9767ffff9c8fffff95d,
-        6,
-        6446955,
-        1,
-        2,
-        1,
-        0x200000000000000000000000000000000000000000000003fffffe300000050,
-        6446961,
-        1,
-        2,
-        1,
-        0x20000000000000000000000000000000000000000000000000000078000006f,
-        6446966,
-        1,
-        2,
-        1,
-        0x2000000000000000000000000000000000000000000000000000015ffffff7f,
-        7823211,
-        2,
-        3,
-        2,
-        1,
-        0x60000000000000003fffffc97fffff83ffffff5600000140000001300000069,
-        7823217,
-        2,
-        3,
-        2,
-        1,
-        0x60000000000000000000002c8000002300000005ffffff13fffffe6ffffff89,
-        7823222,
-        2,
-        3,
-        2,
-        1,
-        0x6000000000000000000000000000001b000000f0000000e800000108000000b,
-        0,
-        0,
-        0,
-        2,
-        3,
-        0x11c537ff3b5c356520d7dc9fe7e6f9d4,
-        0x193814311bb38176945599b1d27354a8,
-        0x191f773ec82c7c65fcddcc73637fe779,
-        3,
-        0x1253586eeffcbfd1c8d290ea13d5bda3,
-        0x1a87cfe330994cfc8656160ba1353c99,
-        0x138d2952fae287acf094e9cd4c772f94,
-        3,
-        0x1cc8f97554472bcf2c57914f3d87f3ec,
-        0x14954aa7221bc9e493e542cdc5503fcf,
-        0x1e2e5b8790934d72d81bdfd80a4b6825,
-        3,
-        0,
-        4,
-        2,
-        0x13819ea1fa40a30d7d38754908ae4a7e,
-        0x1ac39320b661786410215f9c12c6ff20,
-        2,
-        0x1904320af3c3514e0ff0fdd5a764ac9a,
-        0x183a6a8b8d7e7306f0abf37e3a361b6f,
-        2,
-        0x105adb008a92cd8a0143c8216346b315,
-        0x1086953f70ab5ccb62e3763f3ff61cf4,
-        2,
-        0x1e8090735f0024c97fc750bb67de3b2c,
-        0x1dbcdee68ad333ac185202d34acb21c5,
-        0x10d611d48e2bd71b59b69c0bde33bd28,
-        0,
-        4,
-        2,
-        0x1f40ad71fce70beedad585b7c6b4467a,
-        0x1429f728fa1efbf9bda8dc6b84933c7d,
-        2,
-        0x1d85b1a689b0e1126d9cf0b132333e78,
-        0x1868d99be138457bd4722647235d7599,
-        2,
-        0x16c142f87d1d0444a61fc677922bad3f,
-        0x1ebb1447573a1ba1271d56ef911eca6b,
-        2,
-        0x19a4fffc7b8eaa13334aef31dcef0dee,
-        0x1194272f845d47bb3152dc78b2d88adb,
-        0x1e171c2167bdd6c027a8f69834501830,
-        0x13056f7f7f3727f0a21a86feeee00fa2,
-        0x1dd0a2550ef4af2ab79c150cef53ad85,
-        0x1c2f753f927b81cbcd267c84cf104df3,
-        0x11e7a6e1f54254f41a827a13e53fca3c,
-        4,
-        3,
-        0x1ffcadcc0230be481bb92499377429f6,
-        0x1a28181be262574180248d8f8838d4ee,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x1f5d8e277ec4f0845115c9785d8ffbf7,
-        0x10000000000000000000000000000000,
-        3,
-        0x1d9411ce8984037d10751c3a02c2a8cf,
-        0x111f855d48be88726c3d7fc3bce29478,
-        0x10000000000000000000000000000000,
-        3,
-        0x1bec52a8b2d49340e3c87a014335bbc7,
-        0x195296e469079d1970f4494e23e6dec9,
-        0x10000000000000000000000000000000,
-        0x1b4589e2756d93c3641ef0bc4c7bfc52,
-        0x12acbb6b7737577ada7c2e4c7386088e,
-        3,
-        0x1fb89f4adb689a75ce2a5113256b5a1f,
-        0x10f3e2530050f6a0917dd648e96cee71,
-        0x1dc282750482a6cb42759e949007eaef,
-        2,
-        2,
-        0x1c574fdb7afbccead750fffe1eb667e5,
-        0x18a20b9e97cc7dc2fea210c31a5aff0c,
-        2,
-        0x14ef71168ad580dd97d500e4e2d0237f,
-        0x1d8e50eec590e76453337399372b7803,
-        1,
-        0x1c603c782a8a383d68dfa9723a9a1f01,
-        3,
-        0x18d4044e4f2094dac044ddbd7ec8fe71,
-        0x1cda402d51afeb27debdd8093b2c5377,
-        0x163b5ff658a53f533ccab2d5a30398dc,
-        0,
-        4,
-        2,
-        0x1e1e08b246fcbb6d6fd7d5a62d87beb0,
-        0x150959335538e0e5174ab8553b964a3e,
-        2,
-        0x193170327695777192f168f4d5a014b4,
-        0x14f11e97cc02c000a58274b17ee2dd12,
-        2,
-        0x1731d544ea75ff17f57dfb805ece1940,
-        0x168779d542112ba495f7f9cdc5a29843,
-        2,
-        0x105d1d9a620dfe83ba5949d8e5c4538b,
-        0x1f7a80f4238546c3b502469a3d8eaf8c,
-        0x1dbd9513195599bbf41d221256a67b2a,
-        0,
-        4,
-        2,
-        0x1bfcd014239204fa596f934cb1500a08,
-        0x1446579a6aef56a3c4b02089b87bf0bf,
-        2,
-        0x153a9f63e4bcd0b539018609b1bee15d,
-        0x161e341d38fd44bdcb7b7cb7e7529f16,
-        2,
-        0x187add4b9ca95023cb9d1a95d0320647,
-        0x1240e2dde0b171e6838dfaf49c45c354,
-        2,
-        0x168acd36422fc12f008c8e4288346679,
-        0x11360b1ab81f96578a91e24934e0b404,
-        0x18a0c1a79edb83b9a60f3497832c2352,
-        0x1386b74d04224f9c29b901219b0fedf4,
-        0x1a36ddc615334a1fca6420f0bb968d36,
-        0x19f3c585a0df030fcf5b726527af5d1e,
-        0x1eacfc21ddfc80a9d6b3c232db7cc633,
-        4,
-        3,
-        0x1af6fd30e6c7f0fd5efa6b39acd2e47a,
-        0x1da12909e98e9b5ae2059f3d7e81ad0b,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x1405f9b947a831937c2e7da10cb704fc,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x1c7158bb5e57af39cb3498c391f8f702,
-        0x10000000000000000000000000000000,
-        3,
-        0x138d81409d2d103c21ebc485ca6ca9b5,
-        0x1ae1b8ad6e2bc1cbf50fc1595dd83c13,
-        0x10000000000000000000000000000000,
-        0x10a14d83755a867c150493eb646223c9,
-        0x1ccd316b68ccbba99da0453e8c38727a,
-        3,
-        0x1fb89f4adb689a75ce2a5113256b5a1f,
-        0x1d343348bd093d922872a06cd02e3f4e,
-        0x101a68266c1bb504494f4a729cdad47c,
-        2,
-        2,
-        0x11229ad758f1f874c024442bb96ec4d9,
-        0x13245dceb854634c9577a957228c2c11,
-        2,
-        0x11ffe7a93191f484710126f09f1c8fd3,
-        0x1b3a3b8976aa72d0b6ca264579e33bf7,
-        1,
-        0x1ad8d43dcbc3835d5cb0f0f1cc8cfdbc,
-        3,
-        0x11e1deb511c7107ec4b1f58ab9645f26,
-        0x16e07df78c3c1b71513def000b4489ff,
-        0x109f21ec7615e4a5154c4f99d303d5b4,
-        1,
-        1,
-        0x1a87cfe330994cfc8656160ba1353c99,
-        0x1905596faa493ab06a3ed3c1ab41f2fb,
-        0x14954aa7221bc9e493e542cdc5503fcf,
-        0x199910e06e77838e44369d0ac4fb2855,
-        4,
-        3,
-        0x10000000000000000000000000000000,
-        0x1e66001647f06ca6bacddbae229aa201,
-        0x10000000000000000000000000000000,
-        3,
-        0x19ed92360132543bbaa982f0233e5772,
-        0x19da2497ccbf0062cd9e3861ec986327,
-        0x10000000000000000000000000000000,
-        3,
-        0x1cf863a65de673a16c6ad60a253be1fa,
-        0x18d16590f174bf6c164a9871cfc9894a,
-        0x10000000000000000000000000000000,
-        3,
-        0x16e0f7c18e6f5d43517054771bcdcf8b,
-        0x1373dcd77bf1f5ca504b5eda0bcacece,
-        0x10000000000000000000000000000000,
-        0x194f30791e3bcdae600d2c3c1978ecb1,
-        0x1289e56d5aed04c95975b2cb78d6faf9,
-        3,
-        0x1fb89f4adb689a75ce2a5113256b5a1f,
-        0x1878b8509488c5459a966c73dfc52ef9,
-        0x1b43f2b03ba007e6a89fce96a74b482b,
-        2,
-        2,
-        0x13f6861a0af787a66da58f00a0038dbb,
-        0x12a194642d02c825b1fb0ee7e473432f,
-        2,
-        0x1c54df0e0e9949637b6353e19647e8e8,
-        0x13448fb239567d8339b0b74ea00c072f,
-        1,
-        0x1e017213b973dd109a66a19854c8c357,
-        3,
-        0x16ad670b6011dc6943d3218b32b3ad22,
-        0x1a65380ee22e5be162c8f1d6517570f1,
-        0x182b154b09d5750ffa8b2bcd0baf59d8,
-        3,
-        27440,
-        1,
-        30256,
-        1,
-        120,
-        0,
-        4,
-        2,
-        0x1e083d58d0bb3fff14c54fce7df8b9ef,
-        0x1eae85a66fd44a590745c6555309e52a,
-        2,
-        0x1be9525002721ebc2d81c80504da6e97,
-        0x16d21d3ee0d5422873da36778de895cb,
-        2,
-        0x12e70c0db1cc5ac494f0b95633439d7a,
-        0x14b945bbda69bb6d7b30a76b942ad298,
-        2,
-        0x166210de4bec52ae5e4502832e1b62c3,
-        0x1079d2ae68322b62f3dbca533db748ef,
-        0x18b5ad98f34f7ae9400c80c60fd7b81f,
-        6,
-        6446955,
-        0,
-        1,
-        2,
-        0x1c4ae265d60491d746a2dd30e83b127f,
-        0x18bde8d43f168e9115f2e2546d53a8a4,
-        0x1e59185a74c1dc6e98e791b50e6a7395,
-        6446961,
-        0,
-        1,
-        2,
-        0x1e8bc681177dbe276a9b84de3ea8f111,
-        0x1611a372f488d72d443fcd5e77eb5187,
-        0x12fc629133b5c4c893407a89d236c547,
-        6446966,
-        0,
-        1,
-        2,
-        0x10f04804a0aff090324eac0e8c0d191b,
-        0x1873960f1c6e3c0dd18a4a74d866a001,
-        0x1aa8eb762b840267955593272e4fe4e8,
-        7823211,
-        0,
-        3,
-        2,
-        0x1265747fb74c63ffcce3ee91b0c93251,
-        0x127353f0d38cffd681761c15f620b7ba,
-        2,
-        0x1379ad4cdc7fdc95882f352218847c5c,
-        0x1e64dda88ab8cf497a08e85fb4ab3ccd,
-        2,
-        0x1266dfa74ea2b107893cea230511d694,
-        0x199bb030dd51aa5a9e839874b981cc5b,
-        0x193b47c0a52a4952c7739d108682d97b,
-        7823217,
-        0,
-        3,
-        2,
-        0x10907bcb73d1cf1603cb7d2c1b19bfa6,
-        0x16fbab3c4809763945fb24cceb1a0657,
-        2,
-        0x14d211de809bda9bc585f6057ec84aa8,
-        0x1e8f5dfa5bc2c0e9ec67b79b6ed2431c,
-        2,
-        0x1f90da9613c98772d8028a8bbca6c11d,
-        0x1efd94d2107b258568b8ae06113d2d99,
-        0x1a55c6e01c138b023099de6033c6b39d,
-        7823222,
-        0,
-        3,
-        2,
-        0x11c81536dd537b382fb102e68811c4da,
-        0x1392c24deb5cf530001a3f7f10e336d3,
-        2,
-        0x107e2e318e5e7f098816065e5e49d9a0,
-        0x1ee90125c39e3cfc5eac57a382e21807,
-        2,
-        0x1eea24de40fa780a14fdfb6be0f5afef,
-        0x1158b226807f29324ba34edad4125e79,
-        0x1fef46f1dedff5fadd256acafda6f209,
-    ]
-}
-
-#[test]
-fn accepts_qkv_decode_1() {
-    assert_eq!(verify_walk_calldata(qkv_decode_1()), 0x1762afeab0da855bb6ff80f3fc6782fd4d75ddf7e6356f729c6efa10ef29228);
-}
-
-/// An honest posenc proof, dims 3×10×5 (51 felts).
+/// An honest posenc proof, dims 3×10×5, public weights (52 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
         3,
@@ -4018,6 +58,7 @@ pub fn posenc_0() -> Array<felt252> {
         1,
         1,
         112,
+        1,
         1,
     ]
 }
@@ -4153,11 +194,11 @@ fn rejects_posenc_0_19() {
     verify_walk_calldata(splice(posenc_0(), 18, 19, array![5]));
 }
 
-/// felt 22 + 1
+/// felt 23 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_20() {
-    verify_walk_calldata(splice(posenc_0(), 22, 23, array![0xfffffe56000000d0000004080000076ffffff0e00000178000005900000059]));
+    verify_walk_calldata(splice(posenc_0(), 23, 24, array![0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff85]));
 }
 
 /// felt 27 + 1
@@ -4167,42 +208,42 @@ fn rejects_posenc_0_21() {
     verify_walk_calldata(splice(posenc_0(), 27, 28, array![11]));
 }
 
-/// felt 31 + 1
+/// felt 32 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_22() {
-    verify_walk_calldata(splice(posenc_0(), 31, 32, array![0xfffffeffffffff8c000002d8000000dffffff0e0000010c000001d00000059]));
+    verify_walk_calldata(splice(posenc_0(), 32, 33, array![0xffffff57fffffe54000002e7fffff8400000015fffffe4ffffffe5fffffffb]));
 }
 
-/// felt 36 + 1
+/// felt 37 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_posenc_0_23() {
+    verify_walk_calldata(splice(posenc_0(), 37, 38, array![1]));
+}
+
+/// felt 41 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_23() {
-    verify_walk_calldata(splice(posenc_0(), 36, 37, array![0x200000000000000000000000000000000000000000000003ffffff100000061]));
-}
-
-/// felt 40 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_24() {
-    verify_walk_calldata(splice(posenc_0(), 40, 41, array![5]));
+    verify_walk_calldata(splice(posenc_0(), 41, 42, array![0x177d631e01c463c5d0eff25cd642e42a]));
 }
 
-/// felt 45 + 1
+/// felt 46 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
+#[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_25() {
-    verify_walk_calldata(splice(posenc_0(), 45, 46, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 46, 47, array![121]));
 }
 
-/// felt 50 + 1
+/// felt 51 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_26() {
-    verify_walk_calldata(splice(posenc_0(), 50, 51, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 51, 52, array![2]));
 }
 
-/// An honest posenc proof, dims 5×64×7 (108 felts).
+/// An honest posenc proof, dims 5×64×7, public weights (109 felts).
 pub fn posenc_1() -> Array<felt252> {
     array![
         3,
@@ -4313,6 +354,7 @@ pub fn posenc_1() -> Array<felt252> {
         1,
         112,
         1,
+        1,
     ]
 }
 
@@ -4321,1888 +363,764 @@ fn accepts_posenc_1() {
     assert_eq!(verify_walk_calldata(posenc_1()), 0x1cbbc4700382d8fbd60215246f907923e01cb20a825d553f732374406588f53);
 }
 
-/// qkv (32767, 32769, 0): inside the bound.
-pub fn range_0() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000007fff,
-        3,
-        107,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
-        118,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008001,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        1,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x10000fffe00000000000000000000000,
-        0x10000fffe00000000000000000000000,
-        0x10000fffe00000000000000000000000,
-        3,
-        0x10001000200000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x10000fffe00000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_range_0() {
-    assert_eq!(verify_walk_calldata(range_0()), 0x6433afa280b73eb05bf40c33dfdb92c293e925c0ab9e182507b496d122862bb);
-}
-
-/// qkv (32768, 32768, 0): just beyond the bound (valid mod p).
-pub fn range_1() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        3,
-        107,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        118,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        1,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x10001000000000000000000000000000,
-        0x10001000000000000000000000000000,
-        0x10001000000000000000000000000000,
-        3,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x10001000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_1() {
-    verify_walk_calldata(range_1());
-}
-
-/// qkv (32767, 32768, 32767): inside the bound.
-pub fn range_2() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000007fff,
-        3,
-        107,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
-        118,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000007fff,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        1,
-        3,
-        0x10000fffe00000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x10000fffe00000000000000000000000,
-        0x10000fffe00000000000000000000000,
-        0x10000fffe00000000000000000000000,
-        3,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x10000fffe00000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_range_2() {
-    assert_eq!(verify_walk_calldata(range_2()), 0x275f4996af6042e615abac0969a3f0e12932d7c8ac2555a0cf07be58171058);
-}
-
-/// qkv (32767, 32768, 32768): just beyond the bound (valid mod p).
-pub fn range_3() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000007fff,
-        3,
-        107,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        118,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        1,
-        3,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x10000fffe00000000000000000000000,
-        0x10000fffe00000000000000000000000,
-        0x10000fffe00000000000000000000000,
-        3,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x10000fffe00000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_3() {
-    verify_walk_calldata(range_3());
-}
-
-/// qkv (-32767, 32769, 0, 'v'): inside the bound.
-pub fn range_4() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000007fff8000,
-        3,
-        107,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        118,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008001,
-        0,
-        0,
-        0,
-        1,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x1ffff000000000000000000000000000,
-        0x1ffff000000000000000000000000000,
-        0x1ffff000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10001000200000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x1ffff000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_range_4() {
-    assert_eq!(verify_walk_calldata(range_4()), 0x164df8aa96969072cd2e316951397dbbc4575512ed6a1914436cc3f58be5427);
-}
-
-/// qkv (-32768, 32768, 0, 'v'): just beyond the bound (valid mod p).
-pub fn range_5() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000007fff7fff,
-        3,
-        107,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        118,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        0,
-        0,
-        0,
-        1,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x1fffefffe00000000000000000000000,
-        0x1fffefffe00000000000000000000000,
-        0x1fffefffe00000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10001000000000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x1fffefffe00000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_5() {
-    verify_walk_calldata(range_5());
-}
-
-/// qkv-decode (32767, 32769, 0): inside the bound.
-pub fn range_6() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        1,
-        1,
-        1,
-        1,
-        0,
-        3,
-        27440,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000007fff,
-        3,
-        107,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        118,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008001,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        2,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        0x17ffffffe00000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000,
-        0x17ffffffe00000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        0x17ffffffe00000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10000fffe00000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10001000200000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        27440,
-        1,
-        30256,
-        1,
-        120,
-        1,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_range_6() {
-    assert_eq!(verify_walk_calldata(range_6()), 0x62df95dff7e75e5975576040fd61a88f048031d7585316ae3a8887f6bbe93cb);
-}
-
-/// qkv-decode (32768, 32768, 0): just beyond the bound (valid mod p).
-pub fn range_7() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        1,
-        1,
-        1,
-        1,
-        0,
-        3,
-        27440,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        3,
-        107,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        118,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        2,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        0x18000000000000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000,
-        0x18000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        0x18000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10001000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        27440,
-        1,
-        30256,
-        1,
-        120,
-        1,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_7() {
-    verify_walk_calldata(range_7());
-}
-
-/// qkv-decode (1, 1073741822, 1, 'q'): inside the bound.
-pub fn range_8() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        1,
-        1,
-        1,
-        1,
-        0,
-        3,
-        27440,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000001,
-        3,
-        107,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
-        118,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000001,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003ffffffe,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        2,
-        1,
-        0x17ffffffe00000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000200000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10000000200000000000000000000000,
-        3,
-        0x17ffffffc00000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        27440,
-        1,
-        30256,
-        1,
-        120,
-        1,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-fn accepts_range_8() {
-    assert_eq!(verify_walk_calldata(range_8()), 0x38dded1a107db4e376485b1b9128a1f42fa588444a8d8a40bf0745bd936cd4f);
-}
-
-/// qkv-decode (1, 1073741823, 1, 'q'): just beyond the bound (valid mod p).
-pub fn range_9() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        1,
-        1,
-        1,
-        1,
-        0,
-        3,
-        27440,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000001,
-        3,
-        107,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        118,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        6446961,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000001,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        2,
-        1,
-        0x18000000000000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000200000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10000000200000000000000000000000,
-        3,
-        0x17ffffffe00000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        27440,
-        1,
-        30256,
-        1,
-        120,
-        1,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_9() {
-    verify_walk_calldata(range_9());
-}
-
-/// posenc (1073741818, 5): inside the bound.
-pub fn range_10() -> Array<felt252> {
+/// An honest posenc proof, dims 3×10×5, committed weights (158 felts).
+pub fn posenc_0_committed() -> Array<felt252> {
     array![
         3,
         4,
         0x706f73656e63,
         3,
-        1,
-        1,
-        1,
+        3,
+        10,
+        5,
         1,
         120,
         2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003ffffffa,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
         1,
         111,
         2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        4,
+        5,
+        3,
+        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
+        0xfffffe56000000d0000004080000076ffffff0e00000178000005900000058,
+        0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff84,
+        0,
         1,
         112,
         2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000005,
-        0,
+        10,
+        5,
+        0x99ddc681709a11af7528652e81d27f31,
+        0x502f8c7894e021dc6bc0d039b5c6308,
+        7,
+        0x706f736569646f6e,
         0,
         0,
         4,
-        0x17ffffff400000000000000000000000,
-        0,
+        0x136ced8de21dcee120b0f0a315873bda,
+        2,
+        0x1b0f1870e53eae1fca030063575d8cc5,
+        0x110835feb5d88822a3993cd3cd50121a,
         1,
         120,
         1,
+        0,
+        0,
+        0,
+        0,
+        7,
+        2,
+        0x1822a8fb9de7e9cf133251eebfc6a7fb,
+        0x1092a189763e296443e6069d2668102f,
+        2,
+        0x10ccb423604895b3666578d869e4f9fa,
+        0x1c33583418f1151c62452e079a602c45,
+        2,
+        0x1bdb28cbcddd1fbc1e0d975648d99875,
+        0x106cafdeb54c9838e048fccea185f0d0,
+        2,
+        0x1ba197f37fe9b95e20679dd85d31e819,
+        0x10331f56ff3fb2c68b548af50a8c82e9,
+        2,
+        0x193c6071a54adba0477dd12926a9580f,
+        0x18666a382d8754af295848e8df26c02a,
+        2,
+        0x1876bc74041a8a072051b84d661b61bb,
+        0x175adf58075e78c4a86bfe228a2e4445,
+        2,
+        0x1d6b68ab3d159a2e3266592f03b24947,
+        0x1c95bc461ece92e0bf746e513a61ab3c,
         1,
-        112,
+        0x3323b99c8f14a77a204780017f3b81c0,
+        0x665ed986d0fa5a8d4d550ba6455e4c1,
+        0x18440d7b69ab0703e20ed857e0d1c786,
+        7350,
+        31,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
         1,
+        0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bc,
+        4,
+        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
+        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
+        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
+        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
+        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
+        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
+        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
+        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
+        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
+        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
+        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
+        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
+        0x45fee720d793c33ff5ea80c370c3e068d1cd9811004a0a7b8cc73c7cbea363,
+        0x1675518838a256eb400ff702070516ccc3e95a2b1a8e87c1a2f33fdd0ad24e,
+        0x7199a8b623a37f5e489b31efd25f2a90cd7a59fdb2230d2e093ceef045f4f6,
+        0xb1f1d89a84da19284d81887532ba68a5acf47475ef059bef27a9fae0ee1d72,
+        0,
     ]
 }
 
 #[test]
-fn accepts_range_10() {
-    assert_eq!(verify_walk_calldata(range_10()), 0x16cc03af5c3d7e1b9c0685c47d22fbc76fbfe5baf336b029294ade3b3d25132);
+fn accepts_posenc_0_committed() {
+    assert_eq!(verify_walk_calldata(posenc_0_committed()), 0x79fec9c35d2a97ae88cefe3d990a7ced2b7e8b84ed94b96f41aae2461e61dc5);
 }
 
-/// posenc (1073741818, 6): just beyond the bound (valid mod p).
-pub fn range_11() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x706f73656e63,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003ffffffa,
-        1,
-        111,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        1,
-        112,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000006,
-        0,
-        0,
-        0,
-        4,
-        0x17ffffff400000000000000000000000,
-        0,
-        1,
-        120,
-        1,
-        1,
-        112,
-        1,
-    ]
-}
-
+/// proof layer.x_value
 #[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_11() {
-    verify_walk_calldata(range_11());
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_0() {
+    verify_walk_calldata(splice(posenc_0_committed(), 37, 38, array![0x136ced8e021dcee120b0f0a315873bda]));
 }
 
-/// posenc (-1073741823, 0): inside the bound.
-pub fn range_12() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x706f73656e63,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        1,
-        111,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        1,
-        112,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        0,
-        4,
-        0x18000000000000000000000000000000,
-        0,
-        1,
-        120,
-        1,
-        1,
-        112,
-        1,
-    ]
-}
-
+/// proof layer.siblings[0]
 #[test]
-fn accepts_range_12() {
-    assert_eq!(verify_walk_calldata(range_12()), 0xb936a6c9af681b55010cf85f9fe2a8e9044cb69099aa49637707721954f8dc);
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_1() {
+    verify_walk_calldata(splice(posenc_0_committed(), 39, 40, array![0x1b0f1871053eae1fca030063575d8cc5]));
 }
 
-/// posenc (-1073741823, -1): just beyond the bound (valid mod p).
-pub fn range_13() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x706f73656e63,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        1,
-        111,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
-        1,
-        112,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000007ffffffe,
-        0,
-        0,
-        0,
-        4,
-        0x18000000000000000000000000000000,
-        0,
-        1,
-        120,
-        1,
-        1,
-        112,
-        1,
-    ]
-}
-
+/// proof layer.siblings[1]
 #[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_13() {
-    verify_walk_calldata(range_13());
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_2() {
+    verify_walk_calldata(splice(posenc_0_committed(), 40, 41, array![0x110835fed5d88822a3993cd3cd50121a]));
 }
 
-/// linear (32767, 32769, 0): inside the bound.
-pub fn range_14() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000007fff,
-        1,
-        121,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003fffffff,
-        2,
-        98,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        119,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008001,
-        0,
-        0,
-        0,
-        0,
-        1,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10000fffe00000000000000000000000,
-        1,
-        0x10001000200000000000000000000000,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-    ]
-}
-
+/// proof layer.siblings-last
 #[test]
-fn accepts_range_14() {
-    assert_eq!(verify_walk_calldata(range_14()), 0x54c3a6e30c5bb9e0c5ae631672cf1b406ca77c9f5fd451206fb20e5ff539946);
+#[should_panic(expected: ('posenc.sibling_count',))]
+fn rejects_posenc_0_committed_3() {
+    verify_walk_calldata(splice(posenc_0_committed(), 38, 41, array![1, 0x1b0f1870e53eae1fca030063575d8cc5]));
 }
 
-/// linear (32768, 32768, 0): just beyond the bound (valid mod p).
-pub fn range_15() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        1,
-        121,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        2,
-        98,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        119,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        0,
-        0,
-        0,
-        0,
-        1,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10001000000000000000000000000000,
-        1,
-        0x10001000000000000000000000000000,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-    ]
-}
-
+/// proof layer.siblings+last
 #[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_15() {
-    verify_walk_calldata(range_15());
+#[should_panic(expected: ('posenc.sibling_count',))]
+fn rejects_posenc_0_committed_4() {
+    verify_walk_calldata(splice(posenc_0_committed(), 38, 40, array![3, 0x1b0f1870e53eae1fca030063575d8cc5, 0x110835feb5d88822a3993cd3cd50121a]));
 }
 
-/// linear (-32767, 32768, 32767): inside the bound.
-pub fn range_16() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000007fff8000,
-        1,
-        121,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000004000fffe,
-        2,
-        98,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000007fff,
-        119,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        0,
-        0,
-        0,
-        0,
-        1,
-        0x10000fffe00000000000000000000000,
-        0,
-        1,
-        0x1ffff000000000000000000000000000,
-        1,
-        0x10001000000000000000000000000000,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-    ]
-}
-
+/// proof inputs.x=proof
 #[test]
-fn accepts_range_16() {
-    assert_eq!(verify_walk_calldata(range_16()), 0x2ced753557b68a5e16ac6ac2b86b70d263522710a5d966387455262cc2bd748);
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_posenc_0_committed_5() {
+    verify_walk_calldata(splice(posenc_0_committed(), 43, 44, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
-/// linear (-32767, 32768, 32768): just beyond the bound (valid mod p).
-pub fn range_17() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000007fff8000,
-        1,
-        121,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000004000ffff,
-        2,
-        98,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        119,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        0,
-        0,
-        0,
-        0,
-        1,
-        0x10001000000000000000000000000000,
-        0,
-        1,
-        0x1ffff000000000000000000000000000,
-        1,
-        0x10001000000000000000000000000000,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-    ]
-}
-
+/// proof inputs.x-key
 #[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_17() {
-    verify_walk_calldata(range_17());
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_posenc_0_committed_6() {
+    verify_walk_calldata(splice(posenc_0_committed(), 41, 44, array![0]));
 }
 
-/// linear (49741823,): inside the bound.
-pub fn range_18() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        2,
-        16,
-        2,
-        1,
-        120,
-        2,
-        2,
-        16,
-        4,
-        0xfa00000000000000000000000000000000000000000000000000000000,
-        0,
-        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
-        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
-        1,
-        121,
-        2,
-        2,
-        2,
-        1,
-        0x400000000000000000000000000000007ffffffe3d09000091c9fffbd090000,
-        2,
-        98,
-        1,
-        2,
-        1,
-        0x20000000000000000000000000000000000000000000000017b7fff80000000,
-        119,
-        2,
-        16,
-        2,
-        4,
-        0xfa0000007d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0,
-        0,
-        0,
-        0,
-        1,
-        0x1654e551ab79d34e3ae79aec3e09c9ad,
-        4,
-        2,
-        0x164d63135c1320bd87380db624ccf42a,
-        0x1aaa6f13e4e981c3fd96a5ab1c0b6ea5,
-        2,
-        0x150cb68c4f7c3f1ce71388d43e69f8d1,
-        0x1679d7009a2236d358de2a6e49b30099,
-        2,
-        0x1c334b9f870cc062727a8aded1eec3d1,
-        0x12f1f0c3cd096a5a192b3cd68c215125,
-        2,
-        0x119c4b8db69ad80d28da60b1ef3d186f,
-        0x1c2766212d22f3f940e2e9f91f4309db,
-        1,
-        0x1ca07c47121318ab2876f5b7e902d329,
-        1,
-        0x1cf51a7288d3125af9d394a109d0270f,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-    ]
-}
-
+/// proof opening.fold.rounds[0][0]
 #[test]
-fn accepts_range_18() {
-    assert_eq!(verify_walk_calldata(range_18()), 0x629220357f3ba2e0b8d3095d96ad866b57474057e8a9520318eac78ff5358d3);
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_7() {
+    verify_walk_calldata(splice(posenc_0_committed(), 50, 51, array![0x1822a8fbbde7e9cf133251eebfc6a7fb]));
 }
 
-/// linear (49741824,): just beyond the bound (valid mod p).
-pub fn range_19() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        2,
-        16,
-        2,
-        1,
-        120,
-        2,
-        2,
-        16,
-        4,
-        0xfa00000000000000000000000000000000000000000000000000000000,
-        0,
-        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
-        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
-        1,
-        121,
-        2,
-        2,
-        2,
-        1,
-        0x40000000000000000000000000000000800000003d09000091ca0003d090000,
-        2,
-        98,
-        1,
-        2,
-        1,
-        0x20000000000000000000000000000000000000000000000017b800000000000,
-        119,
-        2,
-        16,
-        2,
-        4,
-        0xfa0000007d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0,
-        0,
-        0,
-        0,
-        1,
-        0x187fbc292124d7df691ef33750774c4a,
-        4,
-        2,
-        0x1a5f236120402807f8d61540d739523c,
-        0x194f502a24ce3ed4680043e41c76ed04,
-        2,
-        0x176102b1838646703e46fb46da1c6d71,
-        0x140c22ccba8b5fb77a1ff7a6b9b2e347,
-        2,
-        0x193917d8765da1b2fbb977c97dddc479,
-        0x1d53ec96b13de7b7f1af1fa54b4ab5da,
-        2,
-        0x129196ed095cd3d732f3ba3f8dced922,
-        0x1cd256d5d69bf3c3730fbb1e4045c12d,
-        1,
-        0x1b152767c3a4ed0bf8ed535e79f97fe6,
-        1,
-        0x14d78cbb14f529a55d34f78f3866099e,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-    ]
-}
-
+/// proof opening.fold.rounds[0][1]
 #[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_range_19() {
-    verify_walk_calldata(range_19());
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_8() {
+    verify_walk_calldata(splice(posenc_0_committed(), 51, 52, array![0x1092a189963e296443e6069d2668102f]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_9() {
+    verify_walk_calldata(splice(posenc_0_committed(), 49, 52, array![1, 0x1822a8fb9de7e9cf133251eebfc6a7fb]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_10() {
+    verify_walk_calldata(splice(posenc_0_committed(), 49, 51, array![3, 0x1822a8fb9de7e9cf133251eebfc6a7fb, 0x1092a189763e296443e6069d2668102f]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_11() {
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 55, array![1, 0x10ccb423604895b3666578d869e4f9fa]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_12() {
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 54, array![3, 0x10ccb423604895b3666578d869e4f9fa, 0x1c33583418f1151c62452e079a602c45]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_posenc_0_committed_13() {
+    verify_walk_calldata(splice(posenc_0_committed(), 48, 70, array![
+        6,
+        2,
+        0x1822a8fb9de7e9cf133251eebfc6a7fb,
+        0x1092a189763e296443e6069d2668102f,
+        2,
+        0x10ccb423604895b3666578d869e4f9fa,
+        0x1c33583418f1151c62452e079a602c45,
+        2,
+        0x1bdb28cbcddd1fbc1e0d975648d99875,
+        0x106cafdeb54c9838e048fccea185f0d0,
+        2,
+        0x1ba197f37fe9b95e20679dd85d31e819,
+        0x10331f56ff3fb2c68b548af50a8c82e9,
+        2,
+        0x193c6071a54adba0477dd12926a9580f,
+        0x18666a382d8754af295848e8df26c02a,
+        2,
+        0x1876bc74041a8a072051b84d661b61bb,
+        0x175adf58075e78c4a86bfe228a2e4445,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_posenc_0_committed_14() {
+    verify_walk_calldata(splice(posenc_0_committed(), 48, 67, array![
+        8,
+        2,
+        0x1822a8fb9de7e9cf133251eebfc6a7fb,
+        0x1092a189763e296443e6069d2668102f,
+        2,
+        0x10ccb423604895b3666578d869e4f9fa,
+        0x1c33583418f1151c62452e079a602c45,
+        2,
+        0x1bdb28cbcddd1fbc1e0d975648d99875,
+        0x106cafdeb54c9838e048fccea185f0d0,
+        2,
+        0x1ba197f37fe9b95e20679dd85d31e819,
+        0x10331f56ff3fb2c68b548af50a8c82e9,
+        2,
+        0x193c6071a54adba0477dd12926a9580f,
+        0x18666a382d8754af295848e8df26c02a,
+        2,
+        0x1876bc74041a8a072051b84d661b61bb,
+        0x175adf58075e78c4a86bfe228a2e4445,
+        2,
+        0x1d6b68ab3d159a2e3266592f03b24947,
+        0x1c95bc461ece92e0bf746e513a61ab3c,
+    ]));
+}
+
+/// proof opening.layer_roots[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_15() {
+    verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![0x3323b99c8f14a77a204780017f3b81c1]));
+}
+
+/// proof opening.layer_roots-last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_posenc_0_committed_16() {
+    verify_walk_calldata(splice(posenc_0_committed(), 70, 73, array![0]));
+}
+
+/// proof opening.layer_roots+last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_posenc_0_committed_17() {
+    verify_walk_calldata(splice(posenc_0_committed(), 70, 71, array![2, 0x3323b99c8f14a77a204780017f3b81c0, 0x665ed986d0fa5a8d4d550ba6455e4c1]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_18() {
+    verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![0x18440d7b89ab0703e20ed857e0d1c786]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_posenc_0_committed_19() {
+    verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![7351]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_20() {
+    verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_21() {
+    verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_22() {
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_23() {
+    verify_walk_calldata(splice(posenc_0_committed(), 78, 78, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_24() {
+    verify_walk_calldata(splice(posenc_0_committed(), 79, 80, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_25() {
+    verify_walk_calldata(splice(posenc_0_committed(), 80, 80, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_26() {
+    verify_walk_calldata(splice(posenc_0_committed(), 75, 138, array![
+        30,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_27() {
+    verify_walk_calldata(splice(posenc_0_committed(), 75, 136, array![
+        32,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
+    ]));
+}
+
+/// proof opening.poly_openings[0].siblings[0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_28() {
+    verify_walk_calldata(splice(posenc_0_committed(), 139, 140, array![0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bd]));
+}
+
+/// proof opening.poly_openings[0].siblings-last
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn rejects_posenc_0_committed_29() {
+    verify_walk_calldata(splice(posenc_0_committed(), 138, 140, array![0]));
+}
+
+/// proof opening.poly_openings[0].siblings+last
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn rejects_posenc_0_committed_30() {
+    verify_walk_calldata(splice(posenc_0_committed(), 138, 139, array![2, 0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bc]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_31() {
+    verify_walk_calldata(splice(posenc_0_committed(), 141, 142, array![0xbd4f1d4ee0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_32() {
+    verify_walk_calldata(splice(posenc_0_committed(), 141, 142, array![0xbd4f1d4ce0304b6047f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_33() {
+    verify_walk_calldata(splice(posenc_0_committed(), 144, 145, array![0x7000000007cf3137f0c31b292fe281b67955f27b0cfe4e9b2879f4008e20a7d]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_34() {
+    verify_walk_calldata(splice(posenc_0_committed(), 145, 145, array![0x100000000000000000000000000000000000000000000000000000045a424cf]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_35() {
+    verify_walk_calldata(splice(posenc_0_committed(), 148, 149, array![0x700000001c0d62134547c6e96878d742c9039d60a0dd2414b8c55a7ad8ae16d]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_36() {
+    verify_walk_calldata(splice(posenc_0_committed(), 149, 149, array![0x1000000000000000000000000000000000000000000000000000000159fdadb]));
+}
+
+/// proof opening.layer_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_37() {
+    verify_walk_calldata(splice(posenc_0_committed(), 140, 157, array![
+        3,
+        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
+        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
+        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
+        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
+        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
+        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
+        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
+        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
+        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
+        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
+        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
+        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_38() {
+    verify_walk_calldata(splice(posenc_0_committed(), 140, 153, array![
+        5,
+        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
+        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
+        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
+        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
+        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
+        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
+        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
+        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
+        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
+        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
+        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
+        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
+        0x45fee720d793c33ff5ea80c370c3e068d1cd9811004a0a7b8cc73c7cbea363,
+        0x1675518838a256eb400ff702070516ccc3e95a2b1a8e87c1a2f33fdd0ad24e,
+        0x7199a8b623a37f5e489b31efd25f2a90cd7a59fdb2230d2e093ceef045f4f6,
+        0xb1f1d89a84da19284d81887532ba68a5acf47475ef059bef27a9fae0ee1d72,
+    ]));
+}
+
+/// proof opening.layer_openings-last
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_committed_39() {
+    verify_walk_calldata(splice(posenc_0_committed(), 140, 158, array![]));
+}
+
+/// statement inputs.x
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_41() {
+    verify_walk_calldata(splice(posenc_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement outputs.o
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_42() {
+    verify_walk_calldata(splice(posenc_0_committed(), 22, 23, array![0xfffffe56000000d0000004100000076ffffff0e00000178000005900000058]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_43() {
+    verify_walk_calldata(splice(posenc_0_committed(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_44() {
+    verify_walk_calldata(splice(posenc_0_committed(), 5, 6, array![11]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_45() {
+    verify_walk_calldata(splice(posenc_0_committed(), 6, 7, array![6]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_posenc_0_committed_46() {
+    verify_walk_calldata(splice(posenc_0_committed(), 0, 1, array![4]));
+}
+
+/// felt 14 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_47() {
+    verify_walk_calldata(splice(posenc_0_committed(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
+}
+
+/// felt 28 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_48() {
+    verify_walk_calldata(splice(posenc_0_committed(), 28, 29, array![11]));
+}
+
+/// felt 42 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_posenc_0_committed_49() {
+    verify_walk_calldata(splice(posenc_0_committed(), 42, 43, array![121]));
+}
+
+/// felt 57 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_50() {
+    verify_walk_calldata(splice(posenc_0_committed(), 57, 58, array![0x106cafdeb54c9838e048fccea185f0d1]));
+}
+
+/// felt 85 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_52() {
+    verify_walk_calldata(splice(posenc_0_committed(), 85, 86, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
+}
+
+/// felt 99 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_53() {
+    verify_walk_calldata(splice(posenc_0_committed(), 99, 100, array![0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeba]));
+}
+
+/// felt 114 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_54() {
+    verify_walk_calldata(splice(posenc_0_committed(), 114, 115, array![0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc940]));
+}
+
+/// felt 128 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_55() {
+    verify_walk_calldata(splice(posenc_0_committed(), 128, 129, array![0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573637]));
+}
+
+/// felt 142 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_56() {
+    verify_walk_calldata(splice(posenc_0_committed(), 142, 143, array![0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ae]));
+}
+
+/// felt 157 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_committed_57() {
+    verify_walk_calldata(splice(posenc_0_committed(), 157, 158, array![1]));
 }

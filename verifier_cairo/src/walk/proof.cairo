@@ -34,6 +34,7 @@ pub struct WalkProof {
     pub layer: LayerProof,
     pub inputs: Array<Named<Option<SamePolyProof>>>,
     pub weights: Array<Named<Option<SamePolyProof>>>,
+    pub opening: Option<OpeningProof>,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -70,6 +71,16 @@ pub struct SamePolyProof {
 #[derive(Drop, Serde, Debug)]
 pub struct SumcheckProof {
     pub rounds: Array<Array<QM31>>,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct OpeningProof {
+    pub merge: SumcheckProof,
+    pub merged_values: Array<QM31>,
+    pub fold: SumcheckProof,
+    pub layer_roots: Array<u256>,
+    pub final_value: QM31,
+    pub pow_nonce: u64,
 }
 
 #[derive(Drop, Serde, Debug)]

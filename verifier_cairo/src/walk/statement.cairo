@@ -3,6 +3,7 @@
 //! inputs and outputs, each tensor as its shape and its packed values, in name order.
 
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::merkle::hashers::mix_root;
 use crate::pcs::proof::Claim;
 use super::proof::Statement;
 use super::tensor::{PublicTensor, Tensors, TensorsTrait, evaluate_tensor, read_tensors, tensor_vars};
@@ -35,14 +36,21 @@ fn absorb_shape(ref channel: Poseidon252Channel, shape: Span<u32>) {
     }
 }
 
+/// Each tensor's shape, then its packed values, or (a committed weight) its root and size.
 fn absorb_tensors(ref channel: Poseidon252Channel, tensors: Tensors) {
     for t in tensors.tensors {
         absorb_shape(ref channel, *t.shape);
-        channel.mix_m31s(*t.words);
+        match t.commitment {
+            Some(c) => {
+                mix_root(ref channel, *c.hash, *c.root);
+                channel.mix_u64((*c.n_vars).into());
+            },
+            None => channel.mix_m31s(*t.words),
+        }
     }
 }
 
-/// `domain_tag` is 'cairn/<kind>/v1'. A walk on chain has public weights only.
+/// `domain_tag` is 'cairn/<kind>/v1'. No witness commitments on chain (`read_walk`).
 pub fn absorb_statement(ref channel: Poseidon252Channel, st: @PublicStatement, domain_tag: felt252) {
     channel.mix_root(domain_tag);
     absorb_shape(ref channel, *st.dims);
@@ -74,13 +82,18 @@ pub fn output_claim(outputs: Tensors, claims: Span<Claim>, name: felt252) -> Cla
 }
 
 /// `statement.shape` unless the group holds exactly these names (strictly increasing) with
-/// these shapes.
+/// these shapes, and every committed weight's commitment is of its shape's size.
 pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32>>) {
     assert(group.names == names, 'statement.shape');
     let mut i = 0;
     for t in group.tensors {
         assert(*t.shape == *shapes[i], 'statement.shape');
         i += 1;
+    }
+    for t in group.tensors {
+        if let Some(c) = t.commitment {
+            assert(*c.n_vars == tensor_vars(*t.shape), 'statement.shape');
+        }
     }
 }
 

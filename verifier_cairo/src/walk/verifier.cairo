@@ -1,20 +1,26 @@
 //! Walk verifier (mirror of prover/walk/verifier.py): the statement's checks, its transcript,
-//! the output claims, the layer's own verifier, then every public tensor's claims merged and
-//! checked against the tensor. On chain a walk has public weights and no witness
-//! (`walk::calldata` refuses the rest), so there is no opening to verify.
+//! the output claims, the layer's own verifier, every public tensor's claims merged and
+//! checked against the tensor, then one PCS batch opening of the claims on the committed
+//! weights, on the same channel. On chain a walk has no witness (`read_walk` refuses it).
 
 use crate::channel::Poseidon252Channel;
 use crate::layers::{check_layer, layer_kind, verify_layer};
-use crate::pcs::proof::Claim;
-use crate::sameply::verify_sameply;
-use super::calldata::names_of;
+use crate::pcs::params::PcsParams;
+use crate::pcs::proof::{Claim, GroupOpenings, OpeningFront, PolyStatement};
+use crate::pcs::verifier::{QueryPhase, check_shape, check_statement, verify_front, verify_groups};
+use crate::sameply::{rounds, verify_sameply};
+use super::calldata::{WalkCalldata, names_of};
 use super::layer::ClaimsOn;
-use super::proof::{Named, SamePolyProof, WalkProof};
-use super::statement::{PublicStatement, absorb_statement, draw_output_claims};
+use super::proof::{Named, OpeningProof, SamePolyProof};
+use super::statement::{absorb_statement, draw_output_claims};
 use super::tensor::{Tensors, evaluate_tensor, tensor_vars};
 
-/// Returns on acceptance; panics with the name of the failed check.
-pub fn verify_walk(proof: @WalkProof, st: @PublicStatement) {
+/// Panics with the name of the failed check. Returns the committed weights' opening's query
+/// phase after the groups read (None without committed weights): the proof is verified once
+/// it `is_complete`.
+pub fn verify_walk(walk: @WalkCalldata) -> Option<QueryPhase> {
+    let proof = walk.proof;
+    let st = walk.statement;
     let layer = proof.layer;
     let (kind, tag) = layer_kind(layer);
     assert(*st.kind == kind, 'statement.kind');
@@ -26,14 +32,73 @@ pub fn verify_walk(proof: @WalkProof, st: @PublicStatement) {
     settle_claims(
         *st.inputs, claims.inputs, proof.inputs, ref channel, 'walk.input_claims', 'walk.input_claim',
     );
+    let weights = *st.weights;
+    let mut names = array![];
+    for c in claims.weights {
+        names.append(*c.name);
+    }
+    assert(names.span() == weights.names, 'walk.weight_claims');
+    let (public, public_claims, committed) = split_committed(weights, claims.weights);
     settle_claims(
-        *st.weights,
-        claims.weights,
-        proof.weights,
-        ref channel,
-        'walk.weight_claims',
-        'walk.weight_claim',
+        public, public_claims, proof.weights, ref channel, 'walk.weight_claims', 'walk.weight_claim',
     );
+    assert(proof.opening.is_some() == !committed.is_empty(), 'walk.opening');
+    match proof.opening {
+        Some(opening) => Some(
+            open_committed(@(*walk.params).unwrap(), committed, opening, *walk.groups, ref channel),
+        ),
+        None => None,
+    }
+}
+
+/// The public weights with their claims, and the committed weights' PCS statement (root,
+/// size and claims), in name order.
+fn split_committed(
+    weights: Tensors, claims: Span<ClaimsOn>,
+) -> (Tensors, Span<ClaimsOn>, Span<PolyStatement>) {
+    let (mut names, mut tensors, mut public_claims) = (array![], array![], array![]);
+    let mut committed = array![];
+    let mut i = 0;
+    for t in weights.tensors {
+        match t.commitment {
+            Some(c) => committed
+                .append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims: *claims[i].claims }),
+            None => {
+                names.append(*weights.names[i]);
+                tensors.append(*t);
+                public_claims.append(*claims[i]);
+            },
+        }
+        i += 1;
+    }
+    (
+        Tensors { names: names.span(), tensors: tensors.span() },
+        public_claims.span(),
+        committed.span(),
+    )
+}
+
+/// One batch opening settles every claim on the committed weights (Python `open_committed`).
+fn open_committed(
+    params: @PcsParams,
+    statement: Span<PolyStatement>,
+    opening: @OpeningProof,
+    groups: Span<GroupOpenings>,
+    ref channel: Poseidon252Channel,
+) -> QueryPhase {
+    check_statement(params, statement);
+    let front = OpeningFront {
+        merge: rounds(opening.merge.rounds),
+        merged_values: opening.merged_values.span(),
+        fold: rounds(opening.fold.rounds),
+        layer_roots: opening.layer_roots.span(),
+        final_value: *opening.final_value,
+        pow_nonce: *opening.pow_nonce,
+    };
+    check_shape(params, statement, @front);
+    let mut phase = verify_front(params, statement, front, ref channel);
+    verify_groups(params, ref phase, groups);
+    phase
 }
 
 /// Merges each public tensor's claims and evaluates the tensor at the merged point.
@@ -53,7 +118,7 @@ fn settle_claims(
     let mut i = 0;
     for t in tensors.tensors {
         let on: Span<Claim> = *claims[i].claims;
-        let merged = verify_sameply(@proofs[i].value, on, tensor_vars(*t.shape), ref channel);
+        let merged = verify_sameply(proofs.at(i).value, on, tensor_vars(*t.shape), ref channel);
         assert(evaluate_tensor(t, merged.point) == merged.value, mismatch);
         i += 1;
     }
