@@ -58,17 +58,23 @@ def name_of(kind: str) -> str:
 
 
 def statement_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
-    """One entry +1 of every public tensor, and every dim +1."""
+    """The middle entry +1 of every public tensor, and of a stack of matrices also the first
+    matrix's last entry (a KV cache's last row after the first step, which must be empty
+    unless the step fills it); then every dim +1."""
     st = proof.statement
     for group in ("inputs", "outputs", "weights"):
         for name, t in getattr(st, group).items():
-            bumped = np.array(t, copy=True)
-            bumped.flat[bumped.size // 2] += 1
-            tensors = {**getattr(st, group), name: bumped}
-            yield (
-                f"{group}.{name}",
-                dataclasses.replace(proof, statement=dataclasses.replace(st, **{group: tensors})),
-            )
+            at = {t.size // 2} | ({t[0].size - 1} if t.ndim == 3 else set())
+            for i in sorted(at):
+                bumped = np.array(t, copy=True)
+                bumped.flat[i] += 1
+                tensors = {**getattr(st, group), name: bumped}
+                yield (
+                    f"{group}.{name}[{i}]",
+                    dataclasses.replace(
+                        proof, statement=dataclasses.replace(st, **{group: tensors})
+                    ),
+                )
     for i in range(len(st.dims)):
         dims = tuple(d + (j == i) for j, d in enumerate(st.dims))
         yield f"dims[{i}]", dataclasses.replace(proof, statement=dataclasses.replace(st, dims=dims))

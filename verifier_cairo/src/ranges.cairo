@@ -101,7 +101,7 @@ fn magnitude(x: felt252) -> felt252 {
 
 /// What a row or column sum adds up per value: |x| (Hölder's terms) or x² (the Euclidean one).
 trait Measure<M> {
-    fn of(x: felt252) -> felt252;
+    fn measure(x: felt252) -> felt252;
 }
 
 #[derive(Drop)]
@@ -112,14 +112,14 @@ struct Square {}
 
 impl AbsMeasure of Measure<Abs> {
     #[inline(always)]
-    fn of(x: felt252) -> felt252 {
+    fn measure(x: felt252) -> felt252 {
         magnitude(x)
     }
 }
 
 impl SquareMeasure of Measure<Square> {
     #[inline(always)]
-    fn of(x: felt252) -> felt252 {
+    fn measure(x: felt252) -> felt252 {
         let m = magnitude(x);
         m * m
     }
@@ -136,12 +136,12 @@ fn max_row_sum<M, +Measure<M>>(values: Span<felt252>, cols: u32) -> u128 {
         let mut sum = 0;
         while let Some(chunk) = row.multi_pop_front::<8>() {
             let [v0, v1, v2, v3, v4, v5, v6, v7] = chunk.unbox();
-            sum += Measure::<M>::of(v0) + Measure::<M>::of(v1) + Measure::<M>::of(v2)
-                + Measure::<M>::of(v3) + Measure::<M>::of(v4) + Measure::<M>::of(v5)
-                + Measure::<M>::of(v6) + Measure::<M>::of(v7);
+            sum += Measure::<M>::measure(v0) + Measure::<M>::measure(v1) + Measure::<M>::measure(v2)
+                + Measure::<M>::measure(v3) + Measure::<M>::measure(v4) + Measure::<M>::measure(v5)
+                + Measure::<M>::measure(v6) + Measure::<M>::measure(v7);
         }
         for v in row {
-            sum += Measure::<M>::of(*v);
+            sum += Measure::<M>::measure(*v);
         }
         best = core::cmp::max(best, sum.try_into().unwrap());
     }
@@ -197,7 +197,7 @@ fn max_col_sum<M, +Measure<M>>(values: Span<felt252>, cols: u32) -> u128 {
     while !values.is_empty() {
         let mut next = array![];
         for v in values.slice(0, cols) {
-            next.append(*sums.pop_front().unwrap() + Measure::<M>::of(*v));
+            next.append(*sums.pop_front().unwrap() + Measure::<M>::measure(*v));
         }
         values = values.slice(cols, values.len() - cols);
         sums = next.span();

@@ -71,14 +71,14 @@ pub fn draw_output_claims(ref channel: Poseidon252Channel, outputs: Tensors) -> 
 
 /// The claim `draw_output_claims` drew on the output `name` (its shape checked by the kind).
 pub fn output_claim(outputs: Tensors, claims: Span<Claim>, name: felt252) -> Claim {
-    let mut i = 0;
+    let mut claims = claims;
     for n in outputs.names {
+        let claim = claims.pop_front().unwrap();
         if *n == name {
-            break;
+            return *claim;
         }
-        i += 1;
     }
-    *claims[i]
+    core::panic_with_felt252('statement.shape')
 }
 
 /// `statement.shape` unless the group holds exactly these names (strictly increasing) with
