@@ -5,8 +5,11 @@ Each honest proof is a function and a test that the Cairo reader and walk verifi
 and hash its statement as Python does; each tampering — every single-point mutation of the
 layer proof and the settlements (`proof_mutations.walk_mutations`, the first two of each field
 path), statement values and dims, and felts flipped across the calldata — is a
-`#[should_panic]` test expecting the check Python's reader and walk verifier name, so both
-must reject it alike (the registry binding is checked by the contract, tests/test_devnet_walk.py).
+`#[should_panic]` test expecting the check Python names in the contract's order
+(`registry.check_walk`; the registry binding is checked on devnet, tests/test_devnet_walk.py),
+so both must reject it alike. Statements at the no-wrap bound (`statement.range`) come on top:
+the largest operands inside it accepted, the smallest beyond it refused though their mod-p
+proofs are valid.
 
     python -m tests.cairo_walk_vectors     # rewrites the committed file
 """
@@ -23,15 +26,23 @@ import numpy as np
 from cairn.deploy.registry import check_walk, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import HALF
+from cairn.prover.layers.linear import model as linear
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.ranges import product_bound
 from cairn.prover.walk.proof import WalkProof
+from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.statement import Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.walk_calldata import encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.proof_mutations import mutations, walk_mutations
+from tests.test_integer_soundness import CASES, unchecked, wrap
 from tests.walk_examples import example
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/walk_vectors.cairo"
-CAIRO_KINDS = ("posenc",)
+CAIRO_KINDS = ("linear", "qkv", "qkv-decode", "posenc")
 """The kinds whose Cairo verifier exists (the rest of ONCHAIN_KINDS are on their way)."""
 PER_PATH = 2
 FLIPS = 12
@@ -61,17 +72,23 @@ def name_of(kind: str) -> str:
 
 
 def statement_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
-    """One entry +1 of every public tensor, and every dim +1."""
+    """The middle entry +1 of every public tensor, and of a stack of matrices also the first
+    matrix's last entry (a KV cache's last row after the first step, which must be empty
+    unless the step fills it); then every dim +1."""
     st = proof.statement
     for group in ("inputs", "outputs", "weights"):
         for name, t in getattr(st, group).items():
-            bumped = np.array(t, copy=True)
-            bumped.flat[bumped.size // 2] += 1
-            tensors = {**getattr(st, group), name: bumped}
-            yield (
-                f"{group}.{name}",
-                dataclasses.replace(proof, statement=dataclasses.replace(st, **{group: tensors})),
-            )
+            at = {t.size // 2} | ({t[0].size - 1} if t.ndim == 3 else set())
+            for i in sorted(at):
+                bumped = np.array(t, copy=True)
+                bumped.flat[i] += 1
+                tensors = {**getattr(st, group), name: bumped}
+                yield (
+                    f"{group}.{name}[{i}]",
+                    dataclasses.replace(
+                        proof, statement=dataclasses.replace(st, **{group: tensors})
+                    ),
+                )
     for i in range(len(st.dims)):
         dims = tuple(d + (j == i) for j, d in enumerate(st.dims))
         yield f"dims[{i}]", dataclasses.replace(proof, statement=dataclasses.replace(st, dims=dims))
@@ -113,6 +130,84 @@ VARIANTS = ((0, False, False), (1, False, False), (0, True, False), (0, True, Tr
 committed, and committed and bound (the binding is in the transcript)."""
 
 
+def linear_statement(x: list[list[int]], w: list[list[int]], b: list[int]) -> Statement:
+    """y = x·w + b computed mod p (exact when inside the bound)."""
+    xs, ws, bs = np.array(x), np.array(w), np.array(b)
+    y = wrap(xs @ ws + bs)
+    return Statement(linear.KIND, (*xs.shape, ws.shape[1]), {"x": xs}, {"y": y}, {"b": bs, "w": ws})
+
+
+def euclid_statement(bias: int) -> Statement:
+    """2 × 16 × 2 with one peaked and one flat row of x, one peaked and one flat column of w
+    (k = 8000): Hölder's terms are 64k² > (p−1)/2, the Euclidean one 16k², also the largest
+    entry of x·w; `bias` on top."""
+    k = 8000
+    x = [[4 * k] + [0] * 15, [k] * 16]
+    w = [[4 * k, k]] + [[0, k]] * 15
+    st = linear_statement(x, w, [bias, 0])
+    assert product_bound(st.inputs["x"], st.weights["w"], euclid=False) > HALF
+    assert product_bound(st.inputs["x"], st.weights["w"]) == 16 * k * k
+    return st
+
+
+EUCLID_EDGE = HALF - 16 * 8000 * 8000
+RANGE_CASES = [
+    *((build, inside, outside) for build, inside, outside, _ in CASES),
+    (lambda x, w, b: linear_statement([[x]], [[w]], [b]), (32767, 32769, 0), (32768, 32768, 0)),
+    (
+        lambda x, w, b: linear_statement([[x]], [[w]], [b]),
+        (-32767, 32768, 32767),
+        (-32767, 32768, 32768),
+    ),
+    (euclid_statement, (EUCLID_EDGE,), (EUCLID_EDGE + 1,)),
+]
+"""(build, largest operands inside the bound, just beyond it): tests/test_integer_soundness.py's
+cases of the Cairo kinds, and linear's, one accepted by the Euclidean term only."""
+
+
+def range_statements() -> Iterator[tuple[str, WalkProof, bool]]:
+    """(description, proof, accepted) per case: inside the bound accepted; beyond it a valid
+    mod-p proof (the statement checks skipped), refused, and accepted when the weights are
+    committed (the relation then holds mod p only, docs/layers/linear.md)."""
+    for build, inside, outside in RANGE_CASES:
+        st = build(*inside)
+        if st.kind not in CAIRO_KINDS:
+            continue
+        yield f"{st.kind} {inside}: inside the bound", prove_walk(LAYERS[st.kind], st), True
+        st = build(*outside)
+        beyond = f"{st.kind} {outside}: beyond the bound"
+        yield f"{beyond} (valid mod p)", prove_walk(unchecked(st.kind), st), False
+        if st.kind != "posenc":  # posenc's bound reads o − x, never its table
+            committed, data = commit_weights(st, POSEIDON_PARAMS)
+            proof = prove_walk(unchecked(st.kind), committed, data)
+            yield f"{beyond}, weights committed (mod p only)", proof, True
+
+
+def accepts(base: str, felts: list[int]) -> str:
+    return (
+        f"#[test]\nfn accepts_{base}() {{\n"
+        f"    assert_eq!(verify_walk_calldata({base}()), {felt(io_hash(felts))});\n}}\n"
+    )
+
+
+def rejects(name: str, call: str, verdict: str, doc: str = "") -> str:
+    docs = f"/// {doc}\n" if doc else ""
+    return (
+        f"{docs}#[test]\n#[should_panic(expected: ('{verdict}',))]\n"
+        f"fn rejects_{name}() {{\n    verify_walk_calldata({call});\n}}\n"
+    )
+
+
+def render_ranges() -> Iterator[str]:
+    for n, (doc, proof, accepted) in enumerate(range_statements()):
+        felts = encode_walk(proof)
+        verdict = walk_verdict(felts)
+        assert verdict == (None if accepted else "statement.range"), (doc, verdict)
+        base = f"range_{n}"
+        yield function(base, "Array<felt252>", array([felt(x) for x in felts]), f"{doc}.")
+        yield accepts(base, felts) if accepted else rejects(base, f"{base}()", "statement.range")
+
+
 def render() -> str:
     out = [HEADER]
     for kind in CAIRO_KINDS:
@@ -134,10 +229,7 @@ def render() -> str:
                     f"An honest {kind} proof, dims {shape}, {what} weights ({len(honest)} felts).",
                 )
             )
-            out.append(
-                f"#[test]\nfn accepts_{base}() {{\n"
-                f"    assert_eq!(verify_walk_calldata({base}()), {felt(io_hash(honest))});\n}}\n"
-            )
+            out.append(accepts(base, honest))
             if index or bound:
                 continue
             seen: set[tuple[int, ...]] = set()
@@ -148,10 +240,8 @@ def render() -> str:
                 seen.add(tuple(felts))
                 start, end, insert = minimal_splice(honest, felts)
                 call = f"splice({base}(), {start}, {end}, {array([felt(x) for x in insert])})"
-                out.append(
-                    f"/// {doc}\n#[test]\n#[should_panic(expected: ('{verdict}',))]\n"
-                    f"fn rejects_{base}_{n}() {{\n    verify_walk_calldata({call});\n}}\n"
-                )
+                out.append(rejects(f"{base}_{n}", call, verdict, doc))
+    out.extend(render_ranges())
     return "\n".join(s.rstrip("\n") + "\n" for s in out)
 
 

@@ -6,8 +6,11 @@ use crate::pcs::proof::Claim;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::PublicStatement;
+use projection::ProjectionsTrait;
 
+pub mod kvcache;
 pub mod posenc;
+pub mod projection;
 
 /// The kind's name (a statement's `kind`) and its transcript domain tag 'cairn/<kind>/v1'.
 pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
@@ -23,6 +26,9 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
 /// `statement.shape` / `statement.range` as the kind's Python `check`.
 pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
     match layer {
+        LayerProof::Linear(_) => projection::linear().check(st),
+        LayerProof::Qkv(_) => projection::qkv().check(st),
+        LayerProof::QkvDecode(_) => kvcache::check(st),
         LayerProof::Posenc(_) => posenc::check(st),
         _ => core::panic_with_felt252('walk.kind'),
     }
@@ -32,6 +38,9 @@ pub fn verify_layer(
     layer: @LayerProof, st: @PublicStatement, outputs: Span<Claim>, ref channel: Poseidon252Channel,
 ) -> LayerClaims {
     match layer {
+        LayerProof::Linear(p) => projection::linear().verify_layer(st, p, outputs, ref channel),
+        LayerProof::Qkv(p) => projection::qkv().verify_layer(st, p, outputs, ref channel),
+        LayerProof::QkvDecode(p) => kvcache::verify(st, p, outputs, ref channel),
         LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
         _ => core::panic_with_felt252('walk.kind'),
     }

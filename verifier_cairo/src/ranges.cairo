@@ -4,8 +4,11 @@
 //!
 //!     β = min(max_i Σ_l |A_il| · max|B|,  max|A| · max_j Σ_l |B_lj|) ≤ (p−1)/2
 //!
-//! guarantees. Values are canonical M31 read as signed integers (x > (p−1)/2 means x − p), so
-//! every |x| ≤ (p−1)/2 and Python's per-operand magnitude check cannot fail on calldata.
+//! guarantees (the standalone matmul's bound, `check_product_range`). A walk layer's product
+//! also takes the Euclidean term, min(β, ⌈√(max_i ‖A_i·‖₂² · max_j ‖B_·j‖₂²)⌉)
+//! (`product_within`). Values are canonical M31 read as signed integers (x > (p−1)/2 means
+//! x − p), so every |x| ≤ (p−1)/2 and Python's per-operand magnitude check cannot fail on
+//! calldata.
 //!
 //! Gas: a comparison per value costs as much as the rest of the verifier's work on it, so a
 //! sufficient condition that needs none is tried first (`row_norm_bound`); it accepts honest
@@ -21,20 +24,36 @@ const P_FELT: felt252 = 0x7fffffff;
 const TWO_30: u128 = 0x40000000;
 
 /// Panics with `statement.range` unless β ≤ (p−1)/2 for A (`a`, k columns) and B (`b`, n
-/// columns), both row-major canonical values.
+/// columns), both row-major canonical values: product_bound(a, b, euclid=False).
 pub fn check_product_range(a: Span<felt252>, k: u32, b: Span<felt252>, n: u32) {
+    assert(holder_within(a, k, b, n, HALF), 'statement.range');
+}
+
+/// Whether product_bound(a, b) ≤ `limit` (≤ (p−1)/2) with the Euclidean term, as a walk
+/// layer's product: min(β, ⌈√(ρ·κ)⌉) ≤ limit, ρ = max_i Σ_l A_il², κ = max_j Σ_l B_lj². No root
+/// is taken: that holds iff β ≤ limit or ρ·κ ≤ limit², and ρ·κ is computed only when β fails.
+pub fn product_within(a: Span<felt252>, k: u32, b: Span<felt252>, n: u32, limit: u128) -> bool {
+    if holder_within(a, k, b, n, limit) {
+        return true;
+    }
+    let rho = max_row_sum::<Square>(a, k);
+    rho == 0 || max_col_sum::<Square>(b, n) <= limit * limit / rho
+}
+
+/// Whether β ≤ `limit` (≤ (p−1)/2).
+fn holder_within(a: Span<felt252>, k: u32, b: Span<felt252>, n: u32, limit: u128) -> bool {
     // β ≤ max_i Σ_l |A_il| · max|B| and max|B| ≤ B's largest row sum; each bound is < 2^51.
-    if row_norm_bound(a, k) * row_norm_bound(b, n) <= HALF {
-        return;
+    if row_norm_bound(a, k) * row_norm_bound(b, n) <= limit {
+        return true;
     }
-    // Exactly: β ≤ (p−1)/2 iff one of its terms is. The first needs A's row sums and then only
-    // whether every |B_lj| ≤ (p−1)/2 / max_i Σ_l |A_il|; max|A| and B's column sums are
+    // Exactly: β ≤ limit iff one of its terms is. The first needs A's row sums and then only
+    // whether every |B_lj| ≤ limit / max_i Σ_l |A_il|; max|A| and B's column sums are
     // computed when it exceeds the bound.
-    let row_norm = max_row_norm(a, k);
-    if row_norm == 0 || within(b, HALF / row_norm) {
-        return;
+    let row_norm = max_row_sum::<Abs>(a, k);
+    if row_norm == 0 || within(b, limit / row_norm) {
+        return true;
     }
-    assert(max_magnitude(a) * max_col_norm(b, n) <= HALF, 'statement.range');
+    max_magnitude(a) * max_col_sum::<Abs>(b, n) <= limit
 }
 
 /// d(x) = x·(p − x) = |x|·(p − |x|) for a canonical x (the same for x and p − x): no sign is
@@ -80,9 +99,35 @@ fn magnitude(x: felt252) -> felt252 {
     }
 }
 
-/// max_i Σ_j |x_ij| over the rows of `cols` values (a row sum is < 2^50: felt252 sums, one
-/// conversion per row). Eight values per iteration, as `mle::dot`.
-fn max_row_norm(values: Span<felt252>, cols: u32) -> u128 {
+/// What a row or column sum adds up per value: |x| (Hölder's terms) or x² (the Euclidean one).
+trait Measure<M> {
+    fn measure(x: felt252) -> felt252;
+}
+
+#[derive(Drop)]
+struct Abs {}
+
+#[derive(Drop)]
+struct Square {}
+
+impl AbsMeasure of Measure<Abs> {
+    #[inline(always)]
+    fn measure(x: felt252) -> felt252 {
+        magnitude(x)
+    }
+}
+
+impl SquareMeasure of Measure<Square> {
+    #[inline(always)]
+    fn measure(x: felt252) -> felt252 {
+        let m = magnitude(x);
+        m * m
+    }
+}
+
+/// max_i Σ_j M(x_ij) over the rows of `cols` values (a row sum of squares is < 2^80: felt252
+/// sums, one conversion per row). Eight values per iteration, as `mle::dot`.
+fn max_row_sum<M, +Measure<M>>(values: Span<felt252>, cols: u32) -> u128 {
     let mut values = values;
     let mut best = 0;
     while !values.is_empty() {
@@ -91,11 +136,12 @@ fn max_row_norm(values: Span<felt252>, cols: u32) -> u128 {
         let mut sum = 0;
         while let Some(chunk) = row.multi_pop_front::<8>() {
             let [v0, v1, v2, v3, v4, v5, v6, v7] = chunk.unbox();
-            sum += magnitude(v0) + magnitude(v1) + magnitude(v2) + magnitude(v3)
-                + magnitude(v4) + magnitude(v5) + magnitude(v6) + magnitude(v7);
+            sum += Measure::<M>::measure(v0) + Measure::<M>::measure(v1) + Measure::<M>::measure(v2)
+                + Measure::<M>::measure(v3) + Measure::<M>::measure(v4) + Measure::<M>::measure(v5)
+                + Measure::<M>::measure(v6) + Measure::<M>::measure(v7);
         }
         for v in row {
-            sum += magnitude(*v);
+            sum += Measure::<M>::measure(*v);
         }
         best = core::cmp::max(best, sum.try_into().unwrap());
     }
@@ -131,7 +177,7 @@ fn below(x: felt252, limit: felt252) -> bool {
 }
 
 /// max |x|.
-fn max_magnitude(values: Span<felt252>) -> u128 {
+pub fn max_magnitude(values: Span<felt252>) -> u128 {
     let mut best = 0;
     for v in values {
         best = core::cmp::max(best, magnitude(*v).try_into().unwrap());
@@ -139,9 +185,9 @@ fn max_magnitude(values: Span<felt252>) -> u128 {
     best
 }
 
-/// max_j Σ_i |x_ij| over the columns of a matrix of `cols` columns: the column sums (each
-/// < 2^50) carried row to row.
-fn max_col_norm(values: Span<felt252>, cols: u32) -> u128 {
+/// max_j Σ_i M(x_ij) over the columns of a matrix of `cols` columns: the column sums (each
+/// < 2^80) carried row to row.
+fn max_col_sum<M, +Measure<M>>(values: Span<felt252>, cols: u32) -> u128 {
     let mut sums = array![];
     for _ in 0..cols {
         sums.append(0);
@@ -151,7 +197,7 @@ fn max_col_norm(values: Span<felt252>, cols: u32) -> u128 {
     while !values.is_empty() {
         let mut next = array![];
         for v in values.slice(0, cols) {
-            next.append(*sums.pop_front().unwrap() + magnitude(*v));
+            next.append(*sums.pop_front().unwrap() + Measure::<M>::measure(*v));
         }
         values = values.slice(cols, values.len() - cols);
         sums = next.span();

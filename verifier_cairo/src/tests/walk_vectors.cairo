@@ -5,6 +5,8024 @@
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 
+/// An honest linear proof, dims 3×5×2, public weights (65 felts).
+pub fn linear_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        3,
+        5,
+        2,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0x6c000003c0000003a000000420000002c00000078000006f,
+        0x700000001ffffff1800000280000002bfffffeffffffff8c000002d8000000d,
+        1,
+        121,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9bffff446800008ae,
+        2,
+        98,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000000000001300000069,
+        119,
+        2,
+        5,
+        2,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x200000000000000000000000000000000000000000000003fffffd580000050,
+        0,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x1f71cf4b3c453740e8ebd26c693c562f,
+        3,
+        2,
+        0x169e408ef852581dcec18ffd1f126dd9,
+        0x1de856c35664429a33bc58264bdbd8e1,
+        2,
+        0x12326c88ba6cb2b7667d0f58a1207449,
+        0x1a4d196986a1174bfc1faadc0baf0958,
+        2,
+        0x1157d5d73cfaf5b69a2c9a9e535eb3c9,
+        0x1fafe5742c2a2741bbd12fccc9b667a6,
+        1,
+        0x143087708138760ab3deb2796ec63788,
+        1,
+        0x12871a995da7620aa18a824fe8234f07,
+        1,
+        120,
+        1,
+        2,
+        98,
+        1,
+        119,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_linear_0() {
+    assert_eq!(verify_walk_calldata(linear_0()), 0x246e894243545efad008fbefc6edf22a28ff43f0c70491eb8b348401b8606f);
+}
+
+/// proof layer.bias[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_0() {
+    verify_walk_calldata(splice(linear_0(), 41, 42, array![0x1f71cf4b5c453740e8ebd26c693c562f]));
+}
+
+/// proof layer.bias-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_1() {
+    verify_walk_calldata(splice(linear_0(), 40, 42, array![0]));
+}
+
+/// proof layer.bias+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_2() {
+    verify_walk_calldata(splice(linear_0(), 40, 41, array![2, 0x1f71cf4b3c453740e8ebd26c693c562f]));
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_3() {
+    verify_walk_calldata(splice(linear_0(), 44, 45, array![0x169e408f1852581dcec18ffd1f126dd9]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_4() {
+    verify_walk_calldata(splice(linear_0(), 45, 46, array![0x1de856c37664429a33bc58264bdbd8e1]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_5() {
+    verify_walk_calldata(splice(linear_0(), 43, 46, array![1, 0x169e408ef852581dcec18ffd1f126dd9]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_6() {
+    verify_walk_calldata(splice(linear_0(), 43, 45, array![3, 0x169e408ef852581dcec18ffd1f126dd9, 0x1de856c35664429a33bc58264bdbd8e1]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_7() {
+    verify_walk_calldata(splice(linear_0(), 46, 49, array![1, 0x12326c88ba6cb2b7667d0f58a1207449]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_8() {
+    verify_walk_calldata(splice(linear_0(), 46, 48, array![3, 0x12326c88ba6cb2b7667d0f58a1207449, 0x1a4d196986a1174bfc1faadc0baf0958]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_linear_0_9() {
+    verify_walk_calldata(splice(linear_0(), 42, 52, array![
+        2,
+        2,
+        0x169e408ef852581dcec18ffd1f126dd9,
+        0x1de856c35664429a33bc58264bdbd8e1,
+        2,
+        0x12326c88ba6cb2b7667d0f58a1207449,
+        0x1a4d196986a1174bfc1faadc0baf0958,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_linear_0_10() {
+    verify_walk_calldata(splice(linear_0(), 42, 49, array![
+        4,
+        2,
+        0x169e408ef852581dcec18ffd1f126dd9,
+        0x1de856c35664429a33bc58264bdbd8e1,
+        2,
+        0x12326c88ba6cb2b7667d0f58a1207449,
+        0x1a4d196986a1174bfc1faadc0baf0958,
+        2,
+        0x1157d5d73cfaf5b69a2c9a9e535eb3c9,
+        0x1fafe5742c2a2741bbd12fccc9b667a6,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_11() {
+    verify_walk_calldata(splice(linear_0(), 53, 54, array![0x14308770a138760ab3deb2796ec63788]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_12() {
+    verify_walk_calldata(splice(linear_0(), 52, 54, array![0]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_13() {
+    verify_walk_calldata(splice(linear_0(), 52, 53, array![2, 0x143087708138760ab3deb2796ec63788]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_14() {
+    verify_walk_calldata(splice(linear_0(), 55, 56, array![0x12871a997da7620aa18a824fe8234f07]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_15() {
+    verify_walk_calldata(splice(linear_0(), 54, 56, array![0]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_16() {
+    verify_walk_calldata(splice(linear_0(), 54, 55, array![2, 0x12871a995da7620aa18a824fe8234f07]));
+}
+
+/// proof inputs.x=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_linear_0_17() {
+    verify_walk_calldata(splice(linear_0(), 58, 59, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_linear_0_18() {
+    verify_walk_calldata(splice(linear_0(), 56, 59, array![0]));
+}
+
+/// proof weights.b=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_linear_0_19() {
+    verify_walk_calldata(splice(linear_0(), 61, 62, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.b-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_linear_0_20() {
+    verify_walk_calldata(splice(linear_0(), 59, 61, array![]));
+}
+
+/// proof weights.w=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_linear_0_21() {
+    verify_walk_calldata(splice(linear_0(), 63, 64, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.w-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_linear_0_22() {
+    verify_walk_calldata(splice(linear_0(), 59, 63, array![1, 98]));
+}
+
+/// statement inputs.x[7]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_23() {
+    verify_walk_calldata(splice(linear_0(), 13, 14, array![0x6c000003c0000003a000000420000002c000000780000070]));
+}
+
+/// statement outputs.y[3]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_24() {
+    verify_walk_calldata(splice(linear_0(), 21, 22, array![0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9fffff446800008ae]));
+}
+
+/// statement weights.w[5]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_25() {
+    verify_walk_calldata(splice(linear_0(), 33, 34, array![0xb20000008c00000017fffffc4ffffff9bfffffe2bfffffc97fffff83]));
+}
+
+/// statement weights.b[1]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_26() {
+    verify_walk_calldata(splice(linear_0(), 27, 28, array![0x20000000000000000000000000000000000000000000000000000130000006a]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_27() {
+    verify_walk_calldata(splice(linear_0(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_28() {
+    verify_walk_calldata(splice(linear_0(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_29() {
+    verify_walk_calldata(splice(linear_0(), 6, 7, array![3]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_linear_0_30() {
+    verify_walk_calldata(splice(linear_0(), 0, 1, array![4]));
+}
+
+/// felt 11 + 1
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_linear_0_32() {
+    verify_walk_calldata(splice(linear_0(), 11, 12, array![6]));
+}
+
+/// felt 17 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_33() {
+    verify_walk_calldata(splice(linear_0(), 17, 18, array![3]));
+}
+
+/// felt 23 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_34() {
+    verify_walk_calldata(splice(linear_0(), 23, 24, array![99]));
+}
+
+/// felt 29 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_35() {
+    verify_walk_calldata(splice(linear_0(), 29, 30, array![3]));
+}
+
+/// felt 34 + 1
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_36() {
+    verify_walk_calldata(splice(linear_0(), 34, 35, array![0x200000000000000000000000000000000000000000000003fffffd580000051]));
+}
+
+/// felt 40 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_linear_0_37() {
+    verify_walk_calldata(splice(linear_0(), 40, 41, array![2]));
+}
+
+/// felt 46 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_linear_0_38() {
+    verify_walk_calldata(splice(linear_0(), 46, 47, array![3]));
+}
+
+/// felt 52 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_linear_0_39() {
+    verify_walk_calldata(splice(linear_0(), 52, 53, array![2]));
+}
+
+/// felt 58 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_40() {
+    verify_walk_calldata(splice(linear_0(), 58, 59, array![2]));
+}
+
+/// felt 64 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_41() {
+    verify_walk_calldata(splice(linear_0(), 64, 65, array![2]));
+}
+
+/// An honest linear proof, dims 5×3×7, public weights (67 felts).
+pub fn linear_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        5,
+        3,
+        7,
+        1,
+        120,
+        2,
+        5,
+        3,
+        2,
+        0x86000000e8000002c7fffffabffffff2a00000173fffffc20000000a,
+        0x700000001fffffe4ffffffe5fffffffaffffffd7ffffff9bfffffc37fffff80,
+        1,
+        121,
+        2,
+        5,
+        7,
+        5,
+        0x4986000028f00000ebf7ffffcd60000206e00001d4ffffeac300004194,
+        0x589fffffa64c00003bc7fffeaac00009d5200000e8bfffcf0a7fffd399,
+        0xffffe77a000064540000b13800009eb00009a03ffff9d1fffffb157ffffaf3,
+        0x148c00001d2800007ac80001999ffffed6400001ebbfffe48f7fffee3b,
+        0x3000000000000000000000000000000000000001ffff30abfffea40800019b1,
+        2,
+        98,
+        1,
+        7,
+        1,
+        0x700000000000001400000015ffffff7fffffffc60000016c0000006ffffff87,
+        119,
+        2,
+        3,
+        7,
+        3,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0xffffff5600000140000001300000069000000000000006c000003c0000003a,
+        0x50000000000000000000000000000021000000160000003c0000037ffffffc6,
+        0,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x1e79a9ca22347d116462873c716b6887,
+        2,
+        2,
+        0x163433eba930726c57ee1dbcdf61460d,
+        0x126531bf85fbc1b4f21db1cfea1b47fb,
+        2,
+        0x1dd9097b09a949356d5c693aa04a7af2,
+        0x1ea844ca6ac8d2c2ce60823cbb2ab425,
+        1,
+        0x1cfd0c45098982f81f22e89caa0fd8fc,
+        1,
+        0x1fca7958cf2c9ba4cd143e58708d65b6,
+        1,
+        120,
+        1,
+        2,
+        98,
+        1,
+        119,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_linear_1() {
+    assert_eq!(verify_walk_calldata(linear_1()), 0x181a4a12085171983bf64faf5810c9d72951c3b7be0426da81c12c75c366d74);
+}
+
+/// An honest linear proof, dims 3×5×2, committed weights (98 felts).
+pub fn linear_0_committed() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        3,
+        5,
+        2,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0x6c000003c0000003a000000420000002c00000078000006f,
+        0x700000001ffffff1800000280000002bfffffeffffffff8c000002d8000000d,
+        1,
+        121,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9bffff446800008ae,
+        0,
+        2,
+        98,
+        1,
+        2,
+        0x88035acb7f059e2954cfc8faac85e7a2,
+        0x5715f4518b1f6aec775359b85d23b6f,
+        1,
+        0x706f736569646f6e,
+        119,
+        2,
+        5,
+        2,
+        0x349a926974fb7b9bf2e5035e6f6f99c6,
+        0x5d12857b3991dfacbfde894d2be3ba0,
+        4,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x1abc8f09e037e92a2364af0108c25548,
+        3,
+        2,
+        0x13800bd8fe829b1703648d30d21955b9,
+        0x1e2cd9a22e860c8a8bf9c8ef020a0ef6,
+        2,
+        0x13dbe77db917ca30ad0c02c488aac29b,
+        0x15784ee14b9a29e943c2920e00ff6384,
+        2,
+        0x10186b98b44f826d85229e4c0024c077,
+        0x1c73dc64911a4ea84695274ffb046164,
+        1,
+        0x1b7d879e7fd86564c2ccb66abb40ac72,
+        1,
+        0x1b26baccf685b684974e1c54496a7bf5,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        4,
+        2,
+        0x1d68fa7ca25e428438f025174c17e489,
+        0x14b0406b6a5e004826083c06b722a5de,
+        2,
+        0x1a3f196515ab6898ea24bd3b4b7f1bbb,
+        0x1cd6619dc26311b551d81c577e9db95c,
+        2,
+        0x116d879f1db642e5fd061e343fb2a12e,
+        0x15cd8f2d7a9d1f5d70452d3a1dcf0e1c,
+        2,
+        0x168a13f9c7ef72572530f8c80f18cf8c,
+        0x1a351281b06776246b11801289745fad,
+        0,
+        0x1f24271ba69a09f2d4e97bb0c5305d0b,
+        137542,
+        4,
+        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
+        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
+        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
+        0x2000000000000000000000000000000000000000000000013b8c06f588e7f6d,
+        0,
+        4,
+        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
+        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
+        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
+        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
+        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
+        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
+        0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470793,
+        0x80f00d9634893567872312acc8e35471c38530a6b6f47651d142af69d4945d,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_linear_0_committed() {
+    assert_eq!(verify_walk_calldata(linear_0_committed()), 0x6d5f46c641af49a2a22cd3cdf44eae13c8a091b80154fa1c41a68dbe60d92db);
+}
+
+/// proof layer.bias[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_0() {
+    verify_walk_calldata(splice(linear_0_committed(), 44, 45, array![0x1abc8f0a0037e92a2364af0108c25548]));
+}
+
+/// proof layer.bias-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_committed_1() {
+    verify_walk_calldata(splice(linear_0_committed(), 43, 45, array![0]));
+}
+
+/// proof layer.bias+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_committed_2() {
+    verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![2, 0x1abc8f09e037e92a2364af0108c25548]));
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_3() {
+    verify_walk_calldata(splice(linear_0_committed(), 47, 48, array![0x13800bd91e829b1703648d30d21955b9]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_4() {
+    verify_walk_calldata(splice(linear_0_committed(), 48, 49, array![0x1e2cd9a24e860c8a8bf9c8ef020a0ef6]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_committed_5() {
+    verify_walk_calldata(splice(linear_0_committed(), 46, 49, array![1, 0x13800bd8fe829b1703648d30d21955b9]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_committed_6() {
+    verify_walk_calldata(splice(linear_0_committed(), 46, 48, array![3, 0x13800bd8fe829b1703648d30d21955b9, 0x1e2cd9a22e860c8a8bf9c8ef020a0ef6]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_committed_7() {
+    verify_walk_calldata(splice(linear_0_committed(), 49, 52, array![1, 0x13dbe77db917ca30ad0c02c488aac29b]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_committed_8() {
+    verify_walk_calldata(splice(linear_0_committed(), 49, 51, array![3, 0x13dbe77db917ca30ad0c02c488aac29b, 0x15784ee14b9a29e943c2920e00ff6384]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_linear_0_committed_9() {
+    verify_walk_calldata(splice(linear_0_committed(), 45, 55, array![
+        2,
+        2,
+        0x13800bd8fe829b1703648d30d21955b9,
+        0x1e2cd9a22e860c8a8bf9c8ef020a0ef6,
+        2,
+        0x13dbe77db917ca30ad0c02c488aac29b,
+        0x15784ee14b9a29e943c2920e00ff6384,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_linear_0_committed_10() {
+    verify_walk_calldata(splice(linear_0_committed(), 45, 52, array![
+        4,
+        2,
+        0x13800bd8fe829b1703648d30d21955b9,
+        0x1e2cd9a22e860c8a8bf9c8ef020a0ef6,
+        2,
+        0x13dbe77db917ca30ad0c02c488aac29b,
+        0x15784ee14b9a29e943c2920e00ff6384,
+        2,
+        0x10186b98b44f826d85229e4c0024c077,
+        0x1c73dc64911a4ea84695274ffb046164,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_11() {
+    verify_walk_calldata(splice(linear_0_committed(), 56, 57, array![0x1b7d879e9fd86564c2ccb66abb40ac72]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_committed_12() {
+    verify_walk_calldata(splice(linear_0_committed(), 55, 57, array![0]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_committed_13() {
+    verify_walk_calldata(splice(linear_0_committed(), 55, 56, array![2, 0x1b7d879e7fd86564c2ccb66abb40ac72]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_14() {
+    verify_walk_calldata(splice(linear_0_committed(), 58, 59, array![0x1b26bacd1685b684974e1c54496a7bf5]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_committed_15() {
+    verify_walk_calldata(splice(linear_0_committed(), 57, 59, array![0]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_committed_16() {
+    verify_walk_calldata(splice(linear_0_committed(), 57, 58, array![2, 0x1b26baccf685b684974e1c54496a7bf5]));
+}
+
+/// proof inputs.x=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_linear_0_committed_17() {
+    verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_linear_0_committed_18() {
+    verify_walk_calldata(splice(linear_0_committed(), 59, 62, array![0]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_committed_19() {
+    verify_walk_calldata(splice(linear_0_committed(), 68, 69, array![0x1d68fa7cc25e428438f025174c17e489]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_committed_20() {
+    verify_walk_calldata(splice(linear_0_committed(), 69, 70, array![0x14b0406b8a5e004826083c06b722a5de]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_committed_21() {
+    verify_walk_calldata(splice(linear_0_committed(), 67, 70, array![1, 0x1d68fa7ca25e428438f025174c17e489]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_committed_22() {
+    verify_walk_calldata(splice(linear_0_committed(), 67, 69, array![3, 0x1d68fa7ca25e428438f025174c17e489, 0x14b0406b6a5e004826083c06b722a5de]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_committed_23() {
+    verify_walk_calldata(splice(linear_0_committed(), 70, 73, array![1, 0x1a3f196515ab6898ea24bd3b4b7f1bbb]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_committed_24() {
+    verify_walk_calldata(splice(linear_0_committed(), 70, 72, array![3, 0x1a3f196515ab6898ea24bd3b4b7f1bbb, 0x1cd6619dc26311b551d81c577e9db95c]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_linear_0_committed_25() {
+    verify_walk_calldata(splice(linear_0_committed(), 66, 79, array![
+        3,
+        2,
+        0x1d68fa7ca25e428438f025174c17e489,
+        0x14b0406b6a5e004826083c06b722a5de,
+        2,
+        0x1a3f196515ab6898ea24bd3b4b7f1bbb,
+        0x1cd6619dc26311b551d81c577e9db95c,
+        2,
+        0x116d879f1db642e5fd061e343fb2a12e,
+        0x15cd8f2d7a9d1f5d70452d3a1dcf0e1c,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_linear_0_committed_26() {
+    verify_walk_calldata(splice(linear_0_committed(), 66, 76, array![
+        5,
+        2,
+        0x1d68fa7ca25e428438f025174c17e489,
+        0x14b0406b6a5e004826083c06b722a5de,
+        2,
+        0x1a3f196515ab6898ea24bd3b4b7f1bbb,
+        0x1cd6619dc26311b551d81c577e9db95c,
+        2,
+        0x116d879f1db642e5fd061e343fb2a12e,
+        0x15cd8f2d7a9d1f5d70452d3a1dcf0e1c,
+        2,
+        0x168a13f9c7ef72572530f8c80f18cf8c,
+        0x1a351281b06776246b11801289745fad,
+    ]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_committed_27() {
+    verify_walk_calldata(splice(linear_0_committed(), 80, 81, array![0x1f24271bc69a09f2d4e97bb0c5305d0b]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_linear_0_committed_28() {
+    verify_walk_calldata(splice(linear_0_committed(), 81, 82, array![137543]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_committed_29() {
+    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_committed_30() {
+    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![0x200000000000000000000000000000000000000000000002bae3883a8a38f45]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_committed_31() {
+    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_committed_32() {
+    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_committed_33() {
+    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x10000000000000000000000000000000000000000000000000000005814bfea]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_committed_34() {
+    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x30000000000000000000000000000000000000016052ffa93f5a030a7eb4061]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_committed_35() {
+    verify_walk_calldata(splice(linear_0_committed(), 82, 87, array![
+        3,
+        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
+        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
+        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_committed_36() {
+    verify_walk_calldata(splice(linear_0_committed(), 82, 86, array![
+        5,
+        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
+        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
+        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
+        0x2000000000000000000000000000000000000000000000013b8c06f588e7f6d,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_committed_37() {
+    verify_walk_calldata(splice(linear_0_committed(), 88, 97, array![
+        3,
+        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
+        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
+        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
+        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
+        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
+        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_committed_38() {
+    verify_walk_calldata(splice(linear_0_committed(), 88, 95, array![
+        5,
+        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
+        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
+        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
+        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
+        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
+        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
+        0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470793,
+        0x80f00d9634893567872312acc8e35471c38530a6b6f47651d142af69d4945d,
+    ]));
+}
+
+/// statement inputs.x[7]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_39() {
+    verify_walk_calldata(splice(linear_0_committed(), 13, 14, array![0x6c000003c0000003a000000420000002c000000780000070]));
+}
+
+/// statement outputs.y[3]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_40() {
+    verify_walk_calldata(splice(linear_0_committed(), 21, 22, array![0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9fffff446800008ae]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_committed_41() {
+    verify_walk_calldata(splice(linear_0_committed(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_committed_42() {
+    verify_walk_calldata(splice(linear_0_committed(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_committed_43() {
+    verify_walk_calldata(splice(linear_0_committed(), 6, 7, array![3]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_linear_0_committed_44() {
+    verify_walk_calldata(splice(linear_0_committed(), 0, 1, array![4]));
+}
+
+/// felt 8 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_committed_45() {
+    verify_walk_calldata(splice(linear_0_committed(), 8, 9, array![121]));
+}
+
+/// felt 17 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_committed_46() {
+    verify_walk_calldata(splice(linear_0_committed(), 17, 18, array![3]));
+}
+
+/// felt 26 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_committed_47() {
+    verify_walk_calldata(splice(linear_0_committed(), 26, 27, array![3]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_48() {
+    verify_walk_calldata(splice(linear_0_committed(), 35, 36, array![0x349a926974fb7b9bf2e5035e6f6f99c7]));
+}
+
+/// felt 44 + 1
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_committed_49() {
+    verify_walk_calldata(splice(linear_0_committed(), 44, 45, array![0x1abc8f09e037e92a2364af0108c25549]));
+}
+
+/// felt 52 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_linear_0_committed_50() {
+    verify_walk_calldata(splice(linear_0_committed(), 52, 53, array![3]));
+}
+
+/// felt 61 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_committed_51() {
+    verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![2]));
+}
+
+/// felt 70 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_linear_0_committed_52() {
+    verify_walk_calldata(splice(linear_0_committed(), 70, 71, array![3]));
+}
+
+/// felt 79 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_linear_0_committed_53() {
+    verify_walk_calldata(splice(linear_0_committed(), 79, 80, array![1]));
+}
+
+/// felt 88 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_linear_0_committed_54() {
+    verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![5]));
+}
+
+/// felt 97 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_linear_0_committed_55() {
+    verify_walk_calldata(splice(linear_0_committed(), 97, 98, array![1]));
+}
+
+/// An honest linear proof, dims 3×5×2, bound weights (105 felts).
+pub fn linear_0_bound() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        3,
+        5,
+        2,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0x6c000003c0000003a000000420000002c00000078000006f,
+        0x700000001ffffff1800000280000002bfffffeffffffff8c000002d8000000d,
+        1,
+        121,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9bffff446800008ae,
+        0,
+        2,
+        98,
+        1,
+        2,
+        0x88035acb7f059e2954cfc8faac85e7a2,
+        0x5715f4518b1f6aec775359b85d23b6f,
+        1,
+        0x706f736569646f6e,
+        119,
+        2,
+        5,
+        2,
+        0x349a926974fb7b9bf2e5035e6f6f99c6,
+        0x5d12857b3991dfacbfde894d2be3ba0,
+        4,
+        0x706f736569646f6e,
+        0,
+        0,
+        7,
+        12648430,
+        2,
+        98,
+        0,
+        119,
+        1,
+        0,
+        0,
+        1,
+        0x17edd9ee3d0ffbd69ae9fd7c7f490eb0,
+        3,
+        2,
+        0x163b3853285b11590efaad4a893b2a33,
+        0x13a6687101cfe6e23d05488d68babfed,
+        2,
+        0x16edd38f30e7b3b2c04c8e8aa742e9a6,
+        0x153d210d18a3154a1da80d034931049d,
+        2,
+        0x1b48c7c8f89a3db5636886b7bbd8ccca,
+        0x1983de53a6bbbc776ec6edc9d55824e0,
+        1,
+        0x1d8fbca265dace0e68f5f652d7bc652f,
+        1,
+        0x1dc9e6abfeaabe6d15327fcf36cb7aba,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        4,
+        2,
+        0x1498fdaab9c75b5be7b6973b79fef8d6,
+        0x1d690a4bff9e8303c7e489287f455b4b,
+        2,
+        0x1a8346d8781d883faab9c2c7c454a159,
+        0x12e8094deb126bc2df86815e1d168947,
+        2,
+        0x13d4abd91143d52e964e65786d164827,
+        0x18c5a469dd7e785e29198b55e9a3e13c,
+        2,
+        0x1ccc6be682d5730b55c3be3e211c52bb,
+        0x14bc4f185b6725c9619ebd21f2a7ba87,
+        0,
+        0x14b0eb15b6acf102fb9191e4ca83146d,
+        79853,
+        4,
+        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
+        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
+        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
+        0x2000000000000000000000000000000000000000000000013b8c06f588e7f6d,
+        0,
+        4,
+        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
+        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
+        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
+        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
+        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
+        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
+        0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470793,
+        0x80f00d9634893567872312acc8e35471c38530a6b6f47651d142af69d4945d,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_linear_0_bound() {
+    assert_eq!(verify_walk_calldata(linear_0_bound()), 0x4ece6cf54f9de33919f7d549d29a4ef39aa36225cdbb903de1866a9c98c336e);
+}
+
+/// An honest qkv proof, dims 3×5×2, public weights (132 felts).
+pub fn qkv_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        3,
+        5,
+        2,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        3,
+        107,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000089c00003e9300004b07fffebbcffffff597fffd853,
+        113,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000ea2000008a9fffed177ffffbcb3fffecdc8000027c,
+        118,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000159400000fb70000497200010a53fffd904ffffa5b8,
+        6,
+        6446955,
+        1,
+        2,
+        1,
+        0x2000000000000000000000000000000000000000000000000000012ffffffc0,
+        6446961,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000000000001580000006,
+        6446966,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000000000000e80000043,
+        7823211,
+        2,
+        5,
+        2,
+        2,
+        0xb600000037fffffc3800000430000007400000163fffffd5ffffff95,
+        0x200000000000000000000000000000000000000000000000000002e7fffff84,
+        7823217,
+        2,
+        5,
+        2,
+        2,
+        0x740000008400000058000000f000000dfffffff1800000280000002b,
+        0x200000000000000000000000000000000000000000000003fffffbfffffffe3,
+        7823222,
+        2,
+        5,
+        2,
+        2,
+        0x15fffffe4ffffffe5fffffffaffffffd7ffffff9bfffffc37fffff80,
+        0x200000000000000000000000000000000000000000000003fffffcf7fffff81,
+        0,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x1bd7e16b71997934ff4a0121e699c299,
+        0x177f473f102bb449c0fbc30ca77cf55a,
+        0x137bf6d8dcb4f719ffa5887933bac2d6,
+        3,
+        2,
+        0x1922a34c316ad2249138530f80ceca9d,
+        0x16f897c5251d52ccac83ac5d62a13566,
+        2,
+        0x1c4ca13bbde03d83ba8e756ff95fa7fa,
+        0x1b15008e2cc96f3e74f37f86fec23311,
+        2,
+        0x10115fa46570aa143bc6a9f05eb67e22,
+        0x174008e47313c50dea7959511ee4db0a,
+        3,
+        0x15e773b461a6af0b3794b086142ed66a,
+        0x1804bbd7e3ab10afa50a25310f2273ed,
+        0x10503204cd3e576617ef3972d48b9400,
+        3,
+        0x16291236f08d7dd3c621d7ebe7f62c84,
+        0x10784f8d18af0b66b10c90a83b55b1fd,
+        0x14fc1beaac6cd4561ffddbd73c48d268,
+        1,
+        120,
+        0,
+        5,
+        2,
+        0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
+        0x15cebb4f5510f2bdf4f9501406157ac9,
+        2,
+        0x1ea303920d57cdf930a2a901644255e6,
+        0x1ef0fd75b7655880bae8a7e018158181,
+        2,
+        0x11f13c8d5eabf64eb7e07b9da3a15b05,
+        0x1c6ea840706327eb6494bd3cbbf2b17b,
+        2,
+        0x1acdd38df1a3e40e442e23f2bd714ee7,
+        0x1173cedb65c3aab3870180b33114a819,
+        2,
+        0x151e24b22710975dc62b535c2e46e52e,
+        0x174d906c811c7f3012538f5ff2d55239,
+        0x1bcd7f04e1df4d587d103dce5fa6df53,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_qkv_0() {
+    assert_eq!(verify_walk_calldata(qkv_0()), 0x72a64c39a4bdd4f710edb7f22709c100821b7748af848032c90a79594117ac6);
+}
+
+/// proof layer.bias[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_0() {
+    verify_walk_calldata(splice(qkv_0(), 77, 78, array![0x1bd7e16b91997934ff4a0121e699c299]));
+}
+
+/// proof layer.bias[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_1() {
+    verify_walk_calldata(splice(qkv_0(), 78, 79, array![0x177f473f302bb449c0fbc30ca77cf55a]));
+}
+
+/// proof layer.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_2() {
+    verify_walk_calldata(splice(qkv_0(), 76, 80, array![2, 0x1bd7e16b71997934ff4a0121e699c299, 0x177f473f102bb449c0fbc30ca77cf55a]));
+}
+
+/// proof layer.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_3() {
+    verify_walk_calldata(splice(qkv_0(), 76, 79, array![
+        4,
+        0x1bd7e16b71997934ff4a0121e699c299,
+        0x177f473f102bb449c0fbc30ca77cf55a,
+        0x137bf6d8dcb4f719ffa5887933bac2d6,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_4() {
+    verify_walk_calldata(splice(qkv_0(), 82, 83, array![0x1922a34c516ad2249138530f80ceca9d]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_5() {
+    verify_walk_calldata(splice(qkv_0(), 83, 84, array![0x16f897c5451d52ccac83ac5d62a13566]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_6() {
+    verify_walk_calldata(splice(qkv_0(), 81, 84, array![1, 0x1922a34c316ad2249138530f80ceca9d]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_7() {
+    verify_walk_calldata(splice(qkv_0(), 81, 83, array![3, 0x1922a34c316ad2249138530f80ceca9d, 0x16f897c5251d52ccac83ac5d62a13566]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_8() {
+    verify_walk_calldata(splice(qkv_0(), 84, 87, array![1, 0x1c4ca13bbde03d83ba8e756ff95fa7fa]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_9() {
+    verify_walk_calldata(splice(qkv_0(), 84, 86, array![3, 0x1c4ca13bbde03d83ba8e756ff95fa7fa, 0x1b15008e2cc96f3e74f37f86fec23311]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_10() {
+    verify_walk_calldata(splice(qkv_0(), 80, 90, array![
+        2,
+        2,
+        0x1922a34c316ad2249138530f80ceca9d,
+        0x16f897c5251d52ccac83ac5d62a13566,
+        2,
+        0x1c4ca13bbde03d83ba8e756ff95fa7fa,
+        0x1b15008e2cc96f3e74f37f86fec23311,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_11() {
+    verify_walk_calldata(splice(qkv_0(), 80, 87, array![
+        4,
+        2,
+        0x1922a34c316ad2249138530f80ceca9d,
+        0x16f897c5251d52ccac83ac5d62a13566,
+        2,
+        0x1c4ca13bbde03d83ba8e756ff95fa7fa,
+        0x1b15008e2cc96f3e74f37f86fec23311,
+        2,
+        0x10115fa46570aa143bc6a9f05eb67e22,
+        0x174008e47313c50dea7959511ee4db0a,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_12() {
+    verify_walk_calldata(splice(qkv_0(), 91, 92, array![0x15e773b481a6af0b3794b086142ed66a]));
+}
+
+/// proof layer.x[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_13() {
+    verify_walk_calldata(splice(qkv_0(), 92, 93, array![0x1804bbd803ab10afa50a25310f2273ed]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_14() {
+    verify_walk_calldata(splice(qkv_0(), 90, 94, array![2, 0x15e773b461a6af0b3794b086142ed66a, 0x1804bbd7e3ab10afa50a25310f2273ed]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_15() {
+    verify_walk_calldata(splice(qkv_0(), 90, 93, array![
+        4,
+        0x15e773b461a6af0b3794b086142ed66a,
+        0x1804bbd7e3ab10afa50a25310f2273ed,
+        0x10503204cd3e576617ef3972d48b9400,
+    ]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_16() {
+    verify_walk_calldata(splice(qkv_0(), 95, 96, array![0x16291237108d7dd3c621d7ebe7f62c84]));
+}
+
+/// proof layer.w[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_17() {
+    verify_walk_calldata(splice(qkv_0(), 96, 97, array![0x10784f8d38af0b66b10c90a83b55b1fd]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_18() {
+    verify_walk_calldata(splice(qkv_0(), 94, 98, array![2, 0x16291236f08d7dd3c621d7ebe7f62c84, 0x10784f8d18af0b66b10c90a83b55b1fd]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_19() {
+    verify_walk_calldata(splice(qkv_0(), 94, 97, array![
+        4,
+        0x16291236f08d7dd3c621d7ebe7f62c84,
+        0x10784f8d18af0b66b10c90a83b55b1fd,
+        0x14fc1beaac6cd4561ffddbd73c48d268,
+    ]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_20() {
+    verify_walk_calldata(splice(qkv_0(), 103, 104, array![0x1a2ac4cbec925ff5b4cb8e075e9277e3]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_21() {
+    verify_walk_calldata(splice(qkv_0(), 104, 105, array![0x15cebb4f7510f2bdf4f9501406157ac9]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_22() {
+    verify_walk_calldata(splice(qkv_0(), 102, 105, array![1, 0x1a2ac4cbcc925ff5b4cb8e075e9277e3]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_23() {
+    verify_walk_calldata(splice(qkv_0(), 102, 104, array![3, 0x1a2ac4cbcc925ff5b4cb8e075e9277e3, 0x15cebb4f5510f2bdf4f9501406157ac9]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_24() {
+    verify_walk_calldata(splice(qkv_0(), 105, 108, array![1, 0x1ea303920d57cdf930a2a901644255e6]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_25() {
+    verify_walk_calldata(splice(qkv_0(), 105, 107, array![3, 0x1ea303920d57cdf930a2a901644255e6, 0x1ef0fd75b7655880bae8a7e018158181]));
+}
+
+/// proof inputs.x.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_26() {
+    verify_walk_calldata(splice(qkv_0(), 101, 117, array![
+        4,
+        2,
+        0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
+        0x15cebb4f5510f2bdf4f9501406157ac9,
+        2,
+        0x1ea303920d57cdf930a2a901644255e6,
+        0x1ef0fd75b7655880bae8a7e018158181,
+        2,
+        0x11f13c8d5eabf64eb7e07b9da3a15b05,
+        0x1c6ea840706327eb6494bd3cbbf2b17b,
+        2,
+        0x1acdd38df1a3e40e442e23f2bd714ee7,
+        0x1173cedb65c3aab3870180b33114a819,
+    ]));
+}
+
+/// proof inputs.x.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_27() {
+    verify_walk_calldata(splice(qkv_0(), 101, 114, array![
+        6,
+        2,
+        0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
+        0x15cebb4f5510f2bdf4f9501406157ac9,
+        2,
+        0x1ea303920d57cdf930a2a901644255e6,
+        0x1ef0fd75b7655880bae8a7e018158181,
+        2,
+        0x11f13c8d5eabf64eb7e07b9da3a15b05,
+        0x1c6ea840706327eb6494bd3cbbf2b17b,
+        2,
+        0x1acdd38df1a3e40e442e23f2bd714ee7,
+        0x1173cedb65c3aab3870180b33114a819,
+        2,
+        0x151e24b22710975dc62b535c2e46e52e,
+        0x174d906c811c7f3012538f5ff2d55239,
+    ]));
+}
+
+/// proof inputs.x.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_28() {
+    verify_walk_calldata(splice(qkv_0(), 117, 118, array![0x1bcd7f0501df4d587d103dce5fa6df53]));
+}
+
+/// proof inputs.x=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_0_29() {
+    verify_walk_calldata(splice(qkv_0(), 100, 118, array![1]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_0_30() {
+    verify_walk_calldata(splice(qkv_0(), 98, 118, array![0]));
+}
+
+/// proof weights.b_k=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_0_31() {
+    verify_walk_calldata(splice(qkv_0(), 120, 121, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.b_k-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_0_32() {
+    verify_walk_calldata(splice(qkv_0(), 118, 121, array![5]));
+}
+
+/// proof weights.b_q=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_0_33() {
+    verify_walk_calldata(splice(qkv_0(), 122, 123, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.b_q-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_0_34() {
+    verify_walk_calldata(splice(qkv_0(), 118, 122, array![5, 6446955]));
+}
+
+/// proof weights.b_v=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_0_35() {
+    verify_walk_calldata(splice(qkv_0(), 124, 125, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.b_v-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_0_36() {
+    verify_walk_calldata(splice(qkv_0(), 118, 124, array![5, 6446955, 1, 6446961]));
+}
+
+/// proof weights.w_k=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_0_37() {
+    verify_walk_calldata(splice(qkv_0(), 126, 127, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.w_k-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_0_38() {
+    verify_walk_calldata(splice(qkv_0(), 118, 126, array![5, 6446955, 1, 6446961, 1, 6446966]));
+}
+
+/// proof weights.w_q=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_0_39() {
+    verify_walk_calldata(splice(qkv_0(), 128, 129, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.w_q-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_0_40() {
+    verify_walk_calldata(splice(qkv_0(), 118, 128, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211]));
+}
+
+/// proof weights.w_v=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_0_41() {
+    verify_walk_calldata(splice(qkv_0(), 130, 131, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.w_v-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_0_42() {
+    verify_walk_calldata(splice(qkv_0(), 118, 130, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211, 1, 7823217]));
+}
+
+/// statement inputs.x[7]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_43() {
+    verify_walk_calldata(splice(qkv_0(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement outputs.q[3]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_44() {
+    verify_walk_calldata(splice(qkv_0(), 27, 28, array![0x600000000000000000000ea2000008a9fffed177ffffbcb7fffecdc8000027c]));
+}
+
+/// statement outputs.k[3]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_45() {
+    verify_walk_calldata(splice(qkv_0(), 21, 22, array![0x60000000000000000000089c00003e9300004b07fffebbd3fffff597fffd853]));
+}
+
+/// statement outputs.v[3]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_46() {
+    verify_walk_calldata(splice(qkv_0(), 33, 34, array![0x60000000000000000000159400000fb70000497200010a57fffd904ffffa5b8]));
+}
+
+/// statement weights.w_q[5]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_47() {
+    verify_walk_calldata(splice(qkv_0(), 62, 63, array![0x740000008400000058000000f000000dfffffff1c00000280000002b]));
+}
+
+/// statement weights.w_k[5]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_48() {
+    verify_walk_calldata(splice(qkv_0(), 55, 56, array![0xb600000037fffffc3800000430000007400000167fffffd5ffffff95]));
+}
+
+/// statement weights.w_v[5]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_49() {
+    verify_walk_calldata(splice(qkv_0(), 69, 70, array![0x15fffffe4ffffffe5fffffffaffffffd7ffffff9ffffffc37fffff80]));
+}
+
+/// statement weights.b_q[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_50() {
+    verify_walk_calldata(splice(qkv_0(), 44, 45, array![0x200000000000000000000000000000000000000000000000000001580000007]));
+}
+
+/// statement weights.b_k[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_51() {
+    verify_walk_calldata(splice(qkv_0(), 39, 40, array![0x2000000000000000000000000000000000000000000000000000012ffffffc1]));
+}
+
+/// statement weights.b_v[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_52() {
+    verify_walk_calldata(splice(qkv_0(), 49, 50, array![0x200000000000000000000000000000000000000000000000000000e80000044]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_53() {
+    verify_walk_calldata(splice(qkv_0(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_54() {
+    verify_walk_calldata(splice(qkv_0(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_55() {
+    verify_walk_calldata(splice(qkv_0(), 6, 7, array![3]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_qkv_0_56() {
+    verify_walk_calldata(splice(qkv_0(), 0, 1, array![4]));
+}
+
+/// felt 11 + 1
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_qkv_0_57() {
+    verify_walk_calldata(splice(qkv_0(), 11, 12, array![6]));
+}
+
+/// felt 23 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_0_58() {
+    verify_walk_calldata(splice(qkv_0(), 23, 24, array![3]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_59() {
+    verify_walk_calldata(splice(qkv_0(), 35, 36, array![6446956]));
+}
+
+/// felt 47 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_60() {
+    verify_walk_calldata(splice(qkv_0(), 47, 48, array![3]));
+}
+
+/// felt 59 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_61() {
+    verify_walk_calldata(splice(qkv_0(), 59, 60, array![6]));
+}
+
+/// felt 71 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_0_62() {
+    verify_walk_calldata(splice(qkv_0(), 71, 72, array![1]));
+}
+
+/// felt 83 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_63() {
+    verify_walk_calldata(splice(qkv_0(), 83, 84, array![0x16f897c5251d52ccac83ac5d62a13567]));
+}
+
+/// felt 95 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_64() {
+    verify_walk_calldata(splice(qkv_0(), 95, 96, array![0x16291236f08d7dd3c621d7ebe7f62c85]));
+}
+
+/// felt 107 + 1
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_65() {
+    verify_walk_calldata(splice(qkv_0(), 107, 108, array![0x1ef0fd75b7655880bae8a7e018158182]));
+}
+
+/// felt 119 + 1
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_0_66() {
+    verify_walk_calldata(splice(qkv_0(), 119, 120, array![6446956]));
+}
+
+/// felt 131 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_0_67() {
+    verify_walk_calldata(splice(qkv_0(), 131, 132, array![2]));
+}
+
+/// An honest qkv proof, dims 7×9×6, public weights (177 felts).
+pub fn qkv_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        7,
+        9,
+        6,
+        1,
+        120,
+        2,
+        7,
+        9,
+        8,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0xffffff5600000140000001300000069000000000000006c000003c0000003a,
+        0x420000002c00000078000006fffffff8c000001400000015ffffff7f,
+        0xffffffc60000016c0000006ffffff8700000086000000e8000002c7fffffab,
+        0xffffff2a00000173fffffc20000000affffff27ffffff2fffffffd7fffffeb,
+        0xffffffcdfffffe1bfffffc07fffff9effffff02000000ac000000300000025,
+        0xffffff80000000740000021ffffffe1ffffffe8000001fc00000270000007b,
+        0x700000001ffffff800000017800000730000004c0000015c000001800000034,
+        3,
+        107,
+        2,
+        7,
+        6,
+        6,
+        0xfffefa80000161b7fffa84a80006154ffffe7920001613c000048a00003206,
+        0x2415ffffddf7ffff46980006562ffff9b7c00013023fffeba1800027d8,
+        0xffffe371ffffbaabffffe3dffffbe5000000cae0001aa34000093cffff9d3a,
+        0xffffb9e000001e2ffffe173800058b9ffffda37ffff8057ffff8e580000b26,
+        0x30bbfffec07bffff523800031750000144e0000c4e80000aeb7fffe049,
+        0x200000000000000000000000000000000000000000000000000082200002465,
+        113,
+        2,
+        7,
+        6,
+        6,
+        0xffffcdc60000978bffffb97800013120000873600001d8c0000b96fffffc5a,
+        0x2a85ffff297bfffe47300003565000041d1ffff364bfffbc26000053f9,
+        0xa7c20000693400021d67fff9dfa0000e9e200008ba3ffff7d68000249c,
+        0x15adffff35c80001a018000071f00003ae1fffe78abfffd9c6800059ba,
+        0x98e0000211c0000e32000016ecffffe1da0000aad3fffd7217fffed01,
+        0x20000000000000000000000000000000000000000000000000012bb80003728,
+        118,
+        2,
+        7,
+        6,
+        6,
+        0xffff3afc000095c3ffff2c5800005c10000e7f5ffff12b00002c0f0000200e,
+        0xffffa36a0000e4f400039757fffa5fcffffdbc1fffefba40005f4500002189,
+        0xffff75d400019c240000d7d80006cbcffff6845fffe31abfffedad000043c0,
+        0xffff32c400006017fffe987ffff8975ffffefd1ffff97b00000c27ffffbf46,
+        0xffffc9f600009ac40000ef2fffff05a00009c3dffff6acc0003c6e00006411,
+        0x2000000000000000000000000000000000000000000000000001f4880000ee1,
+        6,
+        6446955,
+        1,
+        6,
+        1,
+        0x60000000000000000000000180000066000000dbffffff0ffffffc7fffffffd,
+        6446961,
+        1,
+        6,
+        1,
+        0x60000000000000000000001c7fffffceffffff07fffffe5800000217fffffa5,
+        6446966,
+        1,
+        6,
+        1,
+        0x60000000000000000000002b8000001fffffff200000009bfffffebffffffb8,
+        7823211,
+        2,
+        9,
+        6,
+        7,
+        0xffffff7400000113fffffc600000011ffffffcc000001fffffffd880000072,
+        0xffffff2c0000007c000000a00000066ffffff9600000198000001600000063,
+        0xffffff64000001080000038ffffff8bffffffb80000008bfffffcd00000002,
+        0x420000010c0000036ffffffe7ffffffdfffffffe0000003a7fffffb1,
+        0xfffffffdfffffe2fffffff5800000720000003dffffff60000003f0000001a,
+        0xe5fffffe0fffffffa0000005500000083ffffff9ffffffff7fffffea,
+        0x600000000000000000000003ffffffb900000093fffffe4bffffff4ffffffc7,
+        7823217,
+        2,
+        9,
+        6,
+        7,
+        0xffffffc400000183fffffd080000014000000700000016000000037fffffdf,
+        0xffffff9dffffffafffffffd80000038000000c7fffffe44000003780000008,
+        0xffffffb4000000b000000097fffffc0ffffffa2000000e0000000c00000001,
+        0xffffffaa0000010bffffff1ffffffd3000000c7ffffff0bfffffdc80000036,
+        0x3ffffffe2ffffffca7fffffdf000000abffffff940000024ffffffd0,
+        0xffffff780000012800000307fffff93ffffff1a000000affffffea80000012,
+        0x60000000000000003fffffd28000005cffffffe400000194000002580000034,
+        7823222,
+        2,
+        9,
+        6,
+        7,
+        0x78000000fc000001b0000006c000000ddfffffebbfffffce7fffffa0,
+        0x74000001e000000368000002b000000ee0000017ffffffc17fffff9d,
+        0xbbfffffe50000003d80000053000000ebffffff6ffffffd280000004,
+        0xf1ffffff740000031ffffffe1000000a5fffffee7ffffffcffffffd2,
+        0xffffff74000001900000026ffffffa2000000d8000001e3fffffe1ffffffec,
+        0x12000000a3ffffff87fffffa5000000dc000000c7fffffc480000050,
+        0x60000000000000000000001dffffffad0000003a00000003fffffc30000006d,
+        0,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x14dec61376f9bd8cb6dc5f0ad6694b26,
+        0x19b75a27c98ce79247325ca36991e373,
+        0x1b904b865466f6fad58b7b8ec02ef13c,
+        4,
+        2,
+        0x1460d06ef92e938a22c699a626608618,
+        0x1bba6807ae1ec82913da6f21f72d924f,
+        2,
+        0x125d8bac5ce49da35e3ceb1aba4ce9d3,
+        0x1b1648a14ae9f0959582419e8fa2ecc6,
+        2,
+        0x176297cce0ce09d42e2f87d74823d8da,
+        0x119c4c95f069c363ef307e898a3d40f3,
+        2,
+        0x19fab89cd8fc600e87d411c260eb3052,
+        0x13f249b811fac13eb746c62d1bc4f1bf,
+        3,
+        0x1ccb3f3de548c95d48ba422fce2678a2,
+        0x10d53eceec7b3fa2d35d453cf934c6b4,
+        0x1a35194ed07a516f94520d225c507fcd,
+        3,
+        0x113a333856638621ed5685a44c3ec43b,
+        0x164f4bd4b0e1f15fd0b23d34b93d054c,
+        0x13830cadbcab64d6926c8e3a5f2c5b6b,
+        1,
+        120,
+        0,
+        7,
+        2,
+        0x13dea3cebbb2ecb2bc483dc5fe38ed74,
+        0x19f4ec93922aec22f2b2fdc1ef14a9a9,
+        2,
+        0x17be72f0803c21ba7a6af8b4ac3d9242,
+        0x1d6ddb32baaa5dee2aaefbcb354a2b34,
+        2,
+        0x1565725ec4a45024908c021209e89783,
+        0x134dea882cc14efc9d8b0aae00cbe732,
+        2,
+        0x15b1b428c043b487f38f494f29cf59a5,
+        0x1526ed0297d43b7e92919afb86466744,
+        2,
+        0x1ed6d293de709208f90d3aaa1845d579,
+        0x1d614ab2b631646076b252e0f4903338,
+        2,
+        0x19423fce5bfd4a33a377e11e2b20e0bf,
+        0x159a77908f86089f818133820e8d729b,
+        2,
+        0x1d29a88caf1c45c4c535d59569e1e477,
+        0x15e58c8a057ebb6aaaef436ff6f04d27,
+        0x11f0d894487002cafec47cd72df45cbb,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_qkv_1() {
+    assert_eq!(verify_walk_calldata(qkv_1()), 0x52d00a9c47eca982e7d3ca0a1f5e309f6a460f041a693926cd2dc5f1f059a);
+}
+
+/// An honest qkv proof, dims 3×5×2, committed weights (213 felts).
+pub fn qkv_0_committed() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        3,
+        5,
+        2,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        3,
+        107,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000089c00003e9300004b07fffebbcffffff597fffd853,
+        113,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000ea2000008a9fffed177ffffbcb3fffecdc8000027c,
+        118,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000159400000fb70000497200010a53fffd904ffffa5b8,
+        0,
+        6,
+        6446955,
+        1,
+        2,
+        0x33650e40af13ea11e8484c87603c85d4,
+        0xc9f4896f7ed13119158b947f180226,
+        1,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        2,
+        0xb3c599605c42f074e3b4e7f07569c63b,
+        0x4bb66c6b734a6a0775876d15763a457,
+        1,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        2,
+        0xa99723bc8958fd095c95de63eced8c96,
+        0x1534f8ca52703fb9ace400a39baf00d,
+        1,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        5,
+        2,
+        0x58a477e47901390ce00a0ac3a3ce8272,
+        0x1cfe9ce0c13da2cb666776dc2767ff1,
+        4,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        5,
+        2,
+        0xc2264171149b1382c3a5521d72eca10,
+        0x579272af68732dc00a88ee385e08168,
+        4,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        5,
+        2,
+        0xbcf5cb63706247827acfd6450bfd97d,
+        0x627080ca8505d5dc1943987859f6e20,
+        4,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x1b2e21f3ca415aaa74e15023b88a4570,
+        0x1db646a65ff34b1f00f54e198dbff4b2,
+        0x17ed3a3078db6bd04d133f85bf811b35,
+        3,
+        2,
+        0x1fb56abcdfd051df774937ba13f3ff84,
+        0x1baf447ce2bae318092e10023e814ac8,
+        2,
+        0x176a914ba37edca240fa0d577188d3b6,
+        0x1b1ad63554dbf699e1a8fa670923798c,
+        2,
+        0x12d501590c847241a31a1f52194b6055,
+        0x1593a4500ccba6b8f2618cf74e3ee7bd,
+        3,
+        0x11c0f5619bdbbba32812ce9ec272aac2,
+        0x1e684636b07df833be9eebd760393ca4,
+        0x15f4120fe5553c1832de8c4420f5af02,
+        3,
+        0x1fc14f3b1d68d3bac102793c8e352e9a,
+        0x1a5a533ac7512823fe5aee45bdaca81a,
+        0x1b2e5d98a3ce0cb33131a806ad6c5efd,
+        1,
+        120,
+        0,
+        5,
+        2,
+        0x15749b6456caf3fd62398b4bd629f2f5,
+        0x1b8d86d8efb4ae54bf73e314e936f5a4,
+        2,
+        0x112e4106fd27abdfeff1f7b8a0eb4f4a,
+        0x1d0b902c95c2a8dcb5403c5822af77d3,
+        2,
+        0x1f652dea74055957f117fae90167561f,
+        0x1d38b2151a7ef3ba0df085ad38963ec0,
+        2,
+        0x15a0bf4e62c2fb31336a9b8d7f5b0afe,
+        0x1c29f74105866d8472751f8e3bf8e99c,
+        2,
+        0x1fd3de3beafe8e722a6262406967d630,
+        0x1f822d26a9bcdb932ed00939d2b17602,
+        0x1097abd5e915b173550672c910a30223,
+        0,
+        0,
+        4,
+        2,
+        0x1c32722d5a70042239f09442f52854d6,
+        0x11dcb06717da1554d9f25ac34e1d272d,
+        2,
+        0x188305ee763d17640c9d446d013bd641,
+        0x167cf3410bd8f780936791ca3774cf56,
+        2,
+        0x1dd73252cbcd191d7e00e1225f683f76,
+        0x1ae806dbb89acadf5c0746a8f88a2f8b,
+        2,
+        0x1c42aad68a82bbc90d4294471c0029e3,
+        0x18dc332fd0a86c4dc801ddcd5888d755,
+        6,
+        0x116ecb4e43973cdfd4c8d53a90b9b9fe,
+        0x1ec52765b43565e238f8635fdfc9d6bc,
+        0x11b20eecc983f83a7961c373933e8b3e,
+        0x1d5ac1a7228b905c77f45f6ae093b127,
+        0x170a46ff03349306ad472546170c1ce1,
+        0x1c371baf20f1286987e5735e23b63bf2,
+        4,
+        2,
+        0x1a12ccd9304310092b7b265d75d60a4a,
+        0x1b099e68246faa78779976a5981aefdb,
+        2,
+        0x176482c7459c227fd9667bf6d352078f,
+        0x12e42a086a3744175b91ab060bcec3ab,
+        2,
+        0x1f29fb7eea8968592043f8b92f76faf3,
+        0x1306ee4900b31a515b6a44dc188def7d,
+        2,
+        0x1f5e04f44dd3e590bb9b358319869218,
+        0x121abc829acbdc0a99317002027fba41,
+        0,
+        0x1df4b267dc9b5244511ed9d854d8e3ab,
+        73588,
+        4,
+        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
+        0x200000000000000000000000000000000000000000000002593602434d94001,
+        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
+        0x2000000000000000000000000000000000000000000000000f78ca87e10e6f9,
+        0,
+        4,
+        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
+        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
+        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
+        0x2000000000000000000000000000000000000000000000039d00b130c5fea2f,
+        0,
+        4,
+        0x2000000000000000000000000000000000000000000000033a4cebc98b662c0,
+        0x200000000000000000000000000000000000000000000002e63448da339771e,
+        0x200000000000000000000000000000000000000000000000996e216ecd23c0c,
+        0x200000000000000000000000000000000000000000000003ae87acc8a2f0aa0,
+        0,
+        4,
+        0x4fe9ca4b9f5a8f165c5d847523590e1b2d1e69aa3c0e7013fa85bc38d6d23,
+        0x10502e3e51c2d799dcb3c91cc5b3dc718c574bef8615db1b403389c96eeb8f,
+        0x4064fef869b2c055ac4dbc963d90b352c8478ed618193fee7bea1bee7d084c,
+        0x30f7c1525fd43d9656a4d2dcbfed6135e3722f39156487242cc3e5ced7897c,
+        0xd162fbdc73513e1ad97f3c4b02e25a71b9ddbe056a5dc47656d05e22f0c198,
+        0x124232b991c4988965c62048beb68599a93d90697549c1b5bad819373a3415,
+        0xc8fc05ef00e0f45d681d666c2e9dff1bef03614586832ac8b2544d8de6e2c7,
+        0x29cd69941511ce1c3a29422ed8f1feabc661b44e591912a4dccb5be62e0ca3,
+        0,
+        4,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+        0,
+        4,
+        0x486f3b375b5806a178aa41de883bf1d4d876e3050ee8c9559af5f2b4a072b5,
+        0x68ddc7c10143af851570f0c63ada5cc59e29ffdd330737fd743ae1bac22ae1,
+        0x9bf032e31e45dc0633b6a6b00c637f99fa11e52c0a70c4bc1006c9fae94e49,
+        0x828491e58f72144e0c37867f352b963a962adb75c30ad059118aeef85ca50e,
+        0xdfa04524397f57a9ca1b59e44bba97fbf2811036184ca276dfb21a3335511d,
+        0x369f92dea486fa7d19283c4df3f55dbd1ac6ac82a5dfd471048ea58e9a4b94,
+        0xd3f5f9202d1d6fe9d667a72e3499a47cce9f027a36b0771c139e715b23c412,
+        0x1678cd3191e2b5de64a088915acefa5944547b5737118836fffc66b9d0e89,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_qkv_0_committed() {
+    assert_eq!(verify_walk_calldata(qkv_0_committed()), 0x62076ca8128929e0244c3afbf401cbd87d2b7e83648fa8fe95b73f875664379);
+}
+
+/// proof layer.bias[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_0() {
+    verify_walk_calldata(splice(qkv_0_committed(), 86, 87, array![0x1b2e21f3ea415aaa74e15023b88a4570]));
+}
+
+/// proof layer.bias[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_1() {
+    verify_walk_calldata(splice(qkv_0_committed(), 87, 88, array![0x1db646a67ff34b1f00f54e198dbff4b2]));
+}
+
+/// proof layer.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_committed_2() {
+    verify_walk_calldata(splice(qkv_0_committed(), 85, 89, array![2, 0x1b2e21f3ca415aaa74e15023b88a4570, 0x1db646a65ff34b1f00f54e198dbff4b2]));
+}
+
+/// proof layer.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_committed_3() {
+    verify_walk_calldata(splice(qkv_0_committed(), 85, 88, array![
+        4,
+        0x1b2e21f3ca415aaa74e15023b88a4570,
+        0x1db646a65ff34b1f00f54e198dbff4b2,
+        0x17ed3a3078db6bd04d133f85bf811b35,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_4() {
+    verify_walk_calldata(splice(qkv_0_committed(), 91, 92, array![0x1fb56abcffd051df774937ba13f3ff84]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_5() {
+    verify_walk_calldata(splice(qkv_0_committed(), 92, 93, array![0x1baf447d02bae318092e10023e814ac8]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_committed_6() {
+    verify_walk_calldata(splice(qkv_0_committed(), 90, 93, array![1, 0x1fb56abcdfd051df774937ba13f3ff84]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_committed_7() {
+    verify_walk_calldata(splice(qkv_0_committed(), 90, 92, array![3, 0x1fb56abcdfd051df774937ba13f3ff84, 0x1baf447ce2bae318092e10023e814ac8]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_committed_8() {
+    verify_walk_calldata(splice(qkv_0_committed(), 93, 96, array![1, 0x176a914ba37edca240fa0d577188d3b6]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_committed_9() {
+    verify_walk_calldata(splice(qkv_0_committed(), 93, 95, array![3, 0x176a914ba37edca240fa0d577188d3b6, 0x1b1ad63554dbf699e1a8fa670923798c]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_committed_10() {
+    verify_walk_calldata(splice(qkv_0_committed(), 89, 99, array![
+        2,
+        2,
+        0x1fb56abcdfd051df774937ba13f3ff84,
+        0x1baf447ce2bae318092e10023e814ac8,
+        2,
+        0x176a914ba37edca240fa0d577188d3b6,
+        0x1b1ad63554dbf699e1a8fa670923798c,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_committed_11() {
+    verify_walk_calldata(splice(qkv_0_committed(), 89, 96, array![
+        4,
+        2,
+        0x1fb56abcdfd051df774937ba13f3ff84,
+        0x1baf447ce2bae318092e10023e814ac8,
+        2,
+        0x176a914ba37edca240fa0d577188d3b6,
+        0x1b1ad63554dbf699e1a8fa670923798c,
+        2,
+        0x12d501590c847241a31a1f52194b6055,
+        0x1593a4500ccba6b8f2618cf74e3ee7bd,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_12() {
+    verify_walk_calldata(splice(qkv_0_committed(), 100, 101, array![0x11c0f561bbdbbba32812ce9ec272aac2]));
+}
+
+/// proof layer.x[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_13() {
+    verify_walk_calldata(splice(qkv_0_committed(), 101, 102, array![0x1e684636d07df833be9eebd760393ca4]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_committed_14() {
+    verify_walk_calldata(splice(qkv_0_committed(), 99, 103, array![2, 0x11c0f5619bdbbba32812ce9ec272aac2, 0x1e684636b07df833be9eebd760393ca4]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_committed_15() {
+    verify_walk_calldata(splice(qkv_0_committed(), 99, 102, array![
+        4,
+        0x11c0f5619bdbbba32812ce9ec272aac2,
+        0x1e684636b07df833be9eebd760393ca4,
+        0x15f4120fe5553c1832de8c4420f5af02,
+    ]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_16() {
+    verify_walk_calldata(splice(qkv_0_committed(), 104, 105, array![0x1fc14f3b3d68d3bac102793c8e352e9a]));
+}
+
+/// proof layer.w[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_17() {
+    verify_walk_calldata(splice(qkv_0_committed(), 105, 106, array![0x1a5a533ae7512823fe5aee45bdaca81a]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_committed_18() {
+    verify_walk_calldata(splice(qkv_0_committed(), 103, 107, array![2, 0x1fc14f3b1d68d3bac102793c8e352e9a, 0x1a5a533ac7512823fe5aee45bdaca81a]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_committed_19() {
+    verify_walk_calldata(splice(qkv_0_committed(), 103, 106, array![
+        4,
+        0x1fc14f3b1d68d3bac102793c8e352e9a,
+        0x1a5a533ac7512823fe5aee45bdaca81a,
+        0x1b2e5d98a3ce0cb33131a806ad6c5efd,
+    ]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_committed_20() {
+    verify_walk_calldata(splice(qkv_0_committed(), 112, 113, array![0x15749b6476caf3fd62398b4bd629f2f5]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_committed_21() {
+    verify_walk_calldata(splice(qkv_0_committed(), 113, 114, array![0x1b8d86d90fb4ae54bf73e314e936f5a4]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_committed_22() {
+    verify_walk_calldata(splice(qkv_0_committed(), 111, 114, array![1, 0x15749b6456caf3fd62398b4bd629f2f5]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_committed_23() {
+    verify_walk_calldata(splice(qkv_0_committed(), 111, 113, array![3, 0x15749b6456caf3fd62398b4bd629f2f5, 0x1b8d86d8efb4ae54bf73e314e936f5a4]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_committed_24() {
+    verify_walk_calldata(splice(qkv_0_committed(), 114, 117, array![1, 0x112e4106fd27abdfeff1f7b8a0eb4f4a]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_committed_25() {
+    verify_walk_calldata(splice(qkv_0_committed(), 114, 116, array![3, 0x112e4106fd27abdfeff1f7b8a0eb4f4a, 0x1d0b902c95c2a8dcb5403c5822af77d3]));
+}
+
+/// proof inputs.x.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_committed_26() {
+    verify_walk_calldata(splice(qkv_0_committed(), 110, 126, array![
+        4,
+        2,
+        0x15749b6456caf3fd62398b4bd629f2f5,
+        0x1b8d86d8efb4ae54bf73e314e936f5a4,
+        2,
+        0x112e4106fd27abdfeff1f7b8a0eb4f4a,
+        0x1d0b902c95c2a8dcb5403c5822af77d3,
+        2,
+        0x1f652dea74055957f117fae90167561f,
+        0x1d38b2151a7ef3ba0df085ad38963ec0,
+        2,
+        0x15a0bf4e62c2fb31336a9b8d7f5b0afe,
+        0x1c29f74105866d8472751f8e3bf8e99c,
+    ]));
+}
+
+/// proof inputs.x.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_committed_27() {
+    verify_walk_calldata(splice(qkv_0_committed(), 110, 123, array![
+        6,
+        2,
+        0x15749b6456caf3fd62398b4bd629f2f5,
+        0x1b8d86d8efb4ae54bf73e314e936f5a4,
+        2,
+        0x112e4106fd27abdfeff1f7b8a0eb4f4a,
+        0x1d0b902c95c2a8dcb5403c5822af77d3,
+        2,
+        0x1f652dea74055957f117fae90167561f,
+        0x1d38b2151a7ef3ba0df085ad38963ec0,
+        2,
+        0x15a0bf4e62c2fb31336a9b8d7f5b0afe,
+        0x1c29f74105866d8472751f8e3bf8e99c,
+        2,
+        0x1fd3de3beafe8e722a6262406967d630,
+        0x1f822d26a9bcdb932ed00939d2b17602,
+    ]));
+}
+
+/// proof inputs.x.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_committed_28() {
+    verify_walk_calldata(splice(qkv_0_committed(), 126, 127, array![0x1097abd60915b173550672c910a30223]));
+}
+
+/// proof inputs.x=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_0_committed_29() {
+    verify_walk_calldata(splice(qkv_0_committed(), 109, 127, array![1]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_0_committed_30() {
+    verify_walk_calldata(splice(qkv_0_committed(), 107, 127, array![0]));
+}
+
+/// proof opening.merge.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_committed_31() {
+    verify_walk_calldata(splice(qkv_0_committed(), 131, 132, array![0x1c32722d7a70042239f09442f52854d6]));
+}
+
+/// proof opening.merge.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_committed_32() {
+    verify_walk_calldata(splice(qkv_0_committed(), 132, 133, array![0x11dcb06737da1554d9f25ac34e1d272d]));
+}
+
+/// proof opening.merge.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_committed_33() {
+    verify_walk_calldata(splice(qkv_0_committed(), 130, 133, array![1, 0x1c32722d5a70042239f09442f52854d6]));
+}
+
+/// proof opening.merge.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_committed_34() {
+    verify_walk_calldata(splice(qkv_0_committed(), 130, 132, array![3, 0x1c32722d5a70042239f09442f52854d6, 0x11dcb06717da1554d9f25ac34e1d272d]));
+}
+
+/// proof opening.merge.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_committed_35() {
+    verify_walk_calldata(splice(qkv_0_committed(), 133, 136, array![1, 0x188305ee763d17640c9d446d013bd641]));
+}
+
+/// proof opening.merge.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_committed_36() {
+    verify_walk_calldata(splice(qkv_0_committed(), 133, 135, array![3, 0x188305ee763d17640c9d446d013bd641, 0x167cf3410bd8f780936791ca3774cf56]));
+}
+
+/// proof opening.merge.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_0_committed_37() {
+    verify_walk_calldata(splice(qkv_0_committed(), 129, 142, array![
+        3,
+        2,
+        0x1c32722d5a70042239f09442f52854d6,
+        0x11dcb06717da1554d9f25ac34e1d272d,
+        2,
+        0x188305ee763d17640c9d446d013bd641,
+        0x167cf3410bd8f780936791ca3774cf56,
+        2,
+        0x1dd73252cbcd191d7e00e1225f683f76,
+        0x1ae806dbb89acadf5c0746a8f88a2f8b,
+    ]));
+}
+
+/// proof opening.merge.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_0_committed_38() {
+    verify_walk_calldata(splice(qkv_0_committed(), 129, 139, array![
+        5,
+        2,
+        0x1c32722d5a70042239f09442f52854d6,
+        0x11dcb06717da1554d9f25ac34e1d272d,
+        2,
+        0x188305ee763d17640c9d446d013bd641,
+        0x167cf3410bd8f780936791ca3774cf56,
+        2,
+        0x1dd73252cbcd191d7e00e1225f683f76,
+        0x1ae806dbb89acadf5c0746a8f88a2f8b,
+        2,
+        0x1c42aad68a82bbc90d4294471c0029e3,
+        0x18dc332fd0a86c4dc801ddcd5888d755,
+    ]));
+}
+
+/// proof opening.merged_values[0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_committed_39() {
+    verify_walk_calldata(splice(qkv_0_committed(), 143, 144, array![0x116ecb4e63973cdfd4c8d53a90b9b9fe]));
+}
+
+/// proof opening.merged_values[1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_committed_40() {
+    verify_walk_calldata(splice(qkv_0_committed(), 144, 145, array![0x1ec52765d43565e238f8635fdfc9d6bc]));
+}
+
+/// proof opening.merged_values-last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_qkv_0_committed_41() {
+    verify_walk_calldata(splice(qkv_0_committed(), 142, 149, array![
+        5,
+        0x116ecb4e43973cdfd4c8d53a90b9b9fe,
+        0x1ec52765b43565e238f8635fdfc9d6bc,
+        0x11b20eecc983f83a7961c373933e8b3e,
+        0x1d5ac1a7228b905c77f45f6ae093b127,
+        0x170a46ff03349306ad472546170c1ce1,
+    ]));
+}
+
+/// proof opening.merged_values+last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_qkv_0_committed_42() {
+    verify_walk_calldata(splice(qkv_0_committed(), 142, 148, array![
+        7,
+        0x116ecb4e43973cdfd4c8d53a90b9b9fe,
+        0x1ec52765b43565e238f8635fdfc9d6bc,
+        0x11b20eecc983f83a7961c373933e8b3e,
+        0x1d5ac1a7228b905c77f45f6ae093b127,
+        0x170a46ff03349306ad472546170c1ce1,
+        0x1c371baf20f1286987e5735e23b63bf2,
+    ]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_committed_43() {
+    verify_walk_calldata(splice(qkv_0_committed(), 151, 152, array![0x1a12ccd9504310092b7b265d75d60a4a]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_committed_44() {
+    verify_walk_calldata(splice(qkv_0_committed(), 152, 153, array![0x1b099e68446faa78779976a5981aefdb]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_committed_45() {
+    verify_walk_calldata(splice(qkv_0_committed(), 150, 153, array![1, 0x1a12ccd9304310092b7b265d75d60a4a]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_committed_46() {
+    verify_walk_calldata(splice(qkv_0_committed(), 150, 152, array![3, 0x1a12ccd9304310092b7b265d75d60a4a, 0x1b099e68246faa78779976a5981aefdb]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_committed_47() {
+    verify_walk_calldata(splice(qkv_0_committed(), 153, 156, array![1, 0x176482c7459c227fd9667bf6d352078f]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_committed_48() {
+    verify_walk_calldata(splice(qkv_0_committed(), 153, 155, array![3, 0x176482c7459c227fd9667bf6d352078f, 0x12e42a086a3744175b91ab060bcec3ab]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_0_committed_49() {
+    verify_walk_calldata(splice(qkv_0_committed(), 149, 162, array![
+        3,
+        2,
+        0x1a12ccd9304310092b7b265d75d60a4a,
+        0x1b099e68246faa78779976a5981aefdb,
+        2,
+        0x176482c7459c227fd9667bf6d352078f,
+        0x12e42a086a3744175b91ab060bcec3ab,
+        2,
+        0x1f29fb7eea8968592043f8b92f76faf3,
+        0x1306ee4900b31a515b6a44dc188def7d,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_0_committed_50() {
+    verify_walk_calldata(splice(qkv_0_committed(), 149, 159, array![
+        5,
+        2,
+        0x1a12ccd9304310092b7b265d75d60a4a,
+        0x1b099e68246faa78779976a5981aefdb,
+        2,
+        0x176482c7459c227fd9667bf6d352078f,
+        0x12e42a086a3744175b91ab060bcec3ab,
+        2,
+        0x1f29fb7eea8968592043f8b92f76faf3,
+        0x1306ee4900b31a515b6a44dc188def7d,
+        2,
+        0x1f5e04f44dd3e590bb9b358319869218,
+        0x121abc829acbdc0a99317002027fba41,
+    ]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_committed_51() {
+    verify_walk_calldata(splice(qkv_0_committed(), 163, 164, array![0x1df4b267fc9b5244511ed9d854d8e3ab]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_qkv_0_committed_52() {
+    verify_walk_calldata(splice(qkv_0_committed(), 164, 165, array![73589]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_0_committed_53() {
+    verify_walk_calldata(splice(qkv_0_committed(), 166, 167, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_0_committed_54() {
+    verify_walk_calldata(splice(qkv_0_committed(), 166, 167, array![0x2000000000000000000000000000000000000000000000018fdde354e0443e0]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_committed_55() {
+    verify_walk_calldata(splice(qkv_0_committed(), 166, 167, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_committed_56() {
+    verify_walk_calldata(splice(qkv_0_committed(), 166, 167, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_committed_57() {
+    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x10000000000000000000000000000000000000000000000000000004b26c048]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_committed_58() {
+    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x30000000000000000000000000000000000000012c9b0121a6ca000b4d94001]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_committed_59() {
+    verify_walk_calldata(splice(qkv_0_committed(), 165, 170, array![
+        3,
+        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
+        0x200000000000000000000000000000000000000000000002593602434d94001,
+        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_committed_60() {
+    verify_walk_calldata(splice(qkv_0_committed(), 165, 169, array![
+        5,
+        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
+        0x200000000000000000000000000000000000000000000002593602434d94001,
+        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
+        0x2000000000000000000000000000000000000000000000000f78ca87e10e6f9,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_committed_61() {
+    verify_walk_calldata(splice(qkv_0_committed(), 171, 176, array![
+        3,
+        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
+        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
+        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_committed_62() {
+    verify_walk_calldata(splice(qkv_0_committed(), 171, 175, array![
+        5,
+        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
+        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
+        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
+        0x2000000000000000000000000000000000000000000000039d00b130c5fea2f,
+    ]));
+}
+
+/// statement inputs.x[7]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_63() {
+    verify_walk_calldata(splice(qkv_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement outputs.q[3]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_64() {
+    verify_walk_calldata(splice(qkv_0_committed(), 27, 28, array![0x600000000000000000000ea2000008a9fffed177ffffbcb7fffecdc8000027c]));
+}
+
+/// statement outputs.k[3]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_65() {
+    verify_walk_calldata(splice(qkv_0_committed(), 21, 22, array![0x60000000000000000000089c00003e9300004b07fffebbd3fffff597fffd853]));
+}
+
+/// statement outputs.v[3]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_66() {
+    verify_walk_calldata(splice(qkv_0_committed(), 33, 34, array![0x60000000000000000000159400000fb70000497200010a57fffd904ffffa5b8]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_committed_67() {
+    verify_walk_calldata(splice(qkv_0_committed(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_committed_68() {
+    verify_walk_calldata(splice(qkv_0_committed(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_committed_69() {
+    verify_walk_calldata(splice(qkv_0_committed(), 6, 7, array![3]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_qkv_0_committed_70() {
+    verify_walk_calldata(splice(qkv_0_committed(), 0, 1, array![4]));
+}
+
+/// felt 19 + 1
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_qkv_0_committed_71() {
+    verify_walk_calldata(splice(qkv_0_committed(), 19, 20, array![3]));
+}
+
+/// felt 38 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_committed_72() {
+    verify_walk_calldata(splice(qkv_0_committed(), 38, 39, array![3]));
+}
+
+/// felt 57 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_committed_73() {
+    verify_walk_calldata(splice(qkv_0_committed(), 57, 58, array![7823212]));
+}
+
+/// felt 77 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_committed_74() {
+    verify_walk_calldata(splice(qkv_0_committed(), 77, 78, array![0xbcf5cb63706247827acfd6450bfd97e]));
+}
+
+/// felt 96 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_qkv_0_committed_75() {
+    verify_walk_calldata(splice(qkv_0_committed(), 96, 97, array![3]));
+}
+
+/// felt 115 + 1
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_committed_76() {
+    verify_walk_calldata(splice(qkv_0_committed(), 115, 116, array![0x112e4106fd27abdfeff1f7b8a0eb4f4b]));
+}
+
+/// felt 134 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_committed_77() {
+    verify_walk_calldata(splice(qkv_0_committed(), 134, 135, array![0x188305ee763d17640c9d446d013bd642]));
+}
+
+/// felt 154 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_committed_78() {
+    verify_walk_calldata(splice(qkv_0_committed(), 154, 155, array![0x176482c7459c227fd9667bf6d3520790]));
+}
+
+/// felt 173 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_0_committed_79() {
+    verify_walk_calldata(splice(qkv_0_committed(), 173, 174, array![0x200000000000000000000000000000000000000000000001df1f6ef441c1278]));
+}
+
+/// felt 192 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_0_committed_80() {
+    verify_walk_calldata(splice(qkv_0_committed(), 192, 193, array![1]));
+}
+
+/// felt 212 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_0_committed_81() {
+    verify_walk_calldata(splice(qkv_0_committed(), 212, 213, array![1]));
+}
+
+/// An honest qkv proof, dims 3×5×2, bound weights (228 felts).
+pub fn qkv_0_bound() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        3,
+        5,
+        2,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        3,
+        107,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000089c00003e9300004b07fffebbcffffff597fffd853,
+        113,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000ea2000008a9fffed177ffffbcb3fffecdc8000027c,
+        118,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000159400000fb70000497200010a53fffd904ffffa5b8,
+        0,
+        6,
+        6446955,
+        1,
+        2,
+        0x33650e40af13ea11e8484c87603c85d4,
+        0xc9f4896f7ed13119158b947f180226,
+        1,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        2,
+        0xb3c599605c42f074e3b4e7f07569c63b,
+        0x4bb66c6b734a6a0775876d15763a457,
+        1,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        2,
+        0xa99723bc8958fd095c95de63eced8c96,
+        0x1534f8ca52703fb9ace400a39baf00d,
+        1,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        5,
+        2,
+        0x58a477e47901390ce00a0ac3a3ce8272,
+        0x1cfe9ce0c13da2cb666776dc2767ff1,
+        4,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        5,
+        2,
+        0xc2264171149b1382c3a5521d72eca10,
+        0x579272af68732dc00a88ee385e08168,
+        4,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        5,
+        2,
+        0xbcf5cb63706247827acfd6450bfd97d,
+        0x627080ca8505d5dc1943987859f6e20,
+        4,
+        0x706f736569646f6e,
+        0,
+        0,
+        7,
+        12648430,
+        6,
+        6446955,
+        0,
+        6446961,
+        1,
+        6446966,
+        2,
+        7823211,
+        3,
+        7823217,
+        4,
+        7823222,
+        5,
+        0,
+        1,
+        3,
+        0x1e78e2ed7875d1053d371622c8d5a2da,
+        0x1a5fe2e2f6a7719994b5b80a1d8a81d2,
+        0x134bf01f69b8f96e12e0d06714246e96,
+        3,
+        2,
+        0x1e5e638a8afdf25cf34b646ce03482b3,
+        0x16f8df18c8737d726febc0aa6bed71d9,
+        2,
+        0x179abc55252e985abc8d18c6ea14871f,
+        0x11867c9d91b66733298df1b994d48fca,
+        2,
+        0x1c1671d9ab6b4303fe56090f8508a91a,
+        0x12a01a6b2bca5c29a69006f1e1136f07,
+        3,
+        0x1ba9eb651c2b74d981103ab80803c8a0,
+        0x190654b47c9440f7b45434d430f3d118,
+        0x13de42c4e5743e2b98206571e9b88fbf,
+        3,
+        0x10da0e40c6fe5cfac16ec49b28127d43,
+        0x106e62a9f620a397c8cf3dc917a6ffd3,
+        0x1940f4176e283f6edd602c63983678f1,
+        1,
+        120,
+        0,
+        5,
+        2,
+        0x14371d3eee227a7862a0ca013988d6d0,
+        0x15f7514bba3bffdbd4c03b47811d3080,
+        2,
+        0x105004ca0722bb04e1282e1c03a1336a,
+        0x1e4f0a01eb834cf5789cbe22df1ae304,
+        2,
+        0x1ec336b5192971ab4c4a688ba6225576,
+        0x1148552ec9f5549cb7c6096d2618a774,
+        2,
+        0x1c3092538825143c4f035ed9b80bd9aa,
+        0x132805d84249904a6c2ba61f63e70f0e,
+        2,
+        0x17a74c4bf3527ed96282f91388fd9535,
+        0x10ffa4039ead42f5865c139c053c4dac,
+        0x1006843d6aed2ea6f8f381f88234039b,
+        0,
+        0,
+        4,
+        2,
+        0x149d26899ae79599204081d62efdeb29,
+        0x14cdab2283dadc64cd7ab98461a17224,
+        2,
+        0x1738845067e1cfeed8d047afb2fd6a9f,
+        0x1d363731ca2dca8d4eb5300b8d1426b8,
+        2,
+        0x1abfe5c6ec22832891be805e32461fca,
+        0x12ace3d6f548a74a2ed679ce27458c84,
+        2,
+        0x1e721127547f3a158c9dfee8bc002dff,
+        0x14d38bdce39586313accfa2b115d9055,
+        6,
+        0x197b1a52fa529e39cc9d34081ddc8900,
+        0x1b820731bb56e380cc58e29ca9c4cc4a,
+        0x1c65b3753f98ecd542e2fb96935f658a,
+        0x19042f4a4d06bc6aacac8fc59ba9385c,
+        0x1cfcc4a45823337abe983404b26b21e6,
+        0x1f3449f9b9f1f8fb022cc49af86fff16,
+        4,
+        2,
+        0x1535116de01761e595c7608258e8a292,
+        0x14be16ef8aba14ed0a4d47691a99c305,
+        2,
+        0x10f303ec847855bbc88ddaa4e9eb81ad,
+        0x1253af2b284594bd98a60adb28b72f4a,
+        2,
+        0x1c12616e28fc1e2d8fd64047e8f5f48b,
+        0x1573afcfd2e6973e46bc20ee532f6f8a,
+        2,
+        0x199c2e7f8a2ddcd9f181067d1a2faaee,
+        0x1381495ee4296007770beefac0b2d370,
+        0,
+        0x161b6913b9d9b10dd1740a98dc436373,
+        37279,
+        4,
+        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
+        0x200000000000000000000000000000000000000000000002593602434d94001,
+        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
+        0x2000000000000000000000000000000000000000000000000f78ca87e10e6f9,
+        0,
+        4,
+        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
+        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
+        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
+        0x2000000000000000000000000000000000000000000000039d00b130c5fea2f,
+        0,
+        4,
+        0x2000000000000000000000000000000000000000000000033a4cebc98b662c0,
+        0x200000000000000000000000000000000000000000000002e63448da339771e,
+        0x200000000000000000000000000000000000000000000000996e216ecd23c0c,
+        0x200000000000000000000000000000000000000000000003ae87acc8a2f0aa0,
+        0,
+        4,
+        0x4fe9ca4b9f5a8f165c5d847523590e1b2d1e69aa3c0e7013fa85bc38d6d23,
+        0x10502e3e51c2d799dcb3c91cc5b3dc718c574bef8615db1b403389c96eeb8f,
+        0x4064fef869b2c055ac4dbc963d90b352c8478ed618193fee7bea1bee7d084c,
+        0x30f7c1525fd43d9656a4d2dcbfed6135e3722f39156487242cc3e5ced7897c,
+        0xd162fbdc73513e1ad97f3c4b02e25a71b9ddbe056a5dc47656d05e22f0c198,
+        0x124232b991c4988965c62048beb68599a93d90697549c1b5bad819373a3415,
+        0xc8fc05ef00e0f45d681d666c2e9dff1bef03614586832ac8b2544d8de6e2c7,
+        0x29cd69941511ce1c3a29422ed8f1feabc661b44e591912a4dccb5be62e0ca3,
+        0,
+        4,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+        0,
+        4,
+        0x486f3b375b5806a178aa41de883bf1d4d876e3050ee8c9559af5f2b4a072b5,
+        0x68ddc7c10143af851570f0c63ada5cc59e29ffdd330737fd743ae1bac22ae1,
+        0x9bf032e31e45dc0633b6a6b00c637f99fa11e52c0a70c4bc1006c9fae94e49,
+        0x828491e58f72144e0c37867f352b963a962adb75c30ad059118aeef85ca50e,
+        0xdfa04524397f57a9ca1b59e44bba97fbf2811036184ca276dfb21a3335511d,
+        0x369f92dea486fa7d19283c4df3f55dbd1ac6ac82a5dfd471048ea58e9a4b94,
+        0xd3f5f9202d1d6fe9d667a72e3499a47cce9f027a36b0771c139e715b23c412,
+        0x1678cd3191e2b5de64a088915acefa5944547b5737118836fffc66b9d0e89,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_qkv_0_bound() {
+    assert_eq!(verify_walk_calldata(qkv_0_bound()), 0x1cae5fd83b36c72d78b9f0bb2f4f7ed4e25dae67343125f188e39e8ce249fb0);
+}
+
+/// An honest qkv-decode proof, dims 2×3×2×3×1, public weights (296 felts).
+pub fn qkv_decode_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        2,
+        3,
+        2,
+        3,
+        1,
+        3,
+        27440,
+        2,
+        3,
+        3,
+        2,
+        0xffffff0e0000010c000001d000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        3,
+        3,
+        2,
+        0xb1fffffeaffffffca800000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        2,
+        2,
+        1,
+        0x40000000000000000000000000000000000000b9fffffe1000000057fffff93,
+        3,
+        107,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xffffff0e0000010c000001d7fffb2b3ffff82b1fffebb70000000000000000,
+        0x1fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d,
+        0x200000000000000000000000000000000000000000000003ffff5a57fffcfeb,
+        113,
+        2,
+        2,
+        3,
+        1,
+        0x600000000000000000001e320000250900007262000071b40000b72800031a3,
+        118,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xb1fffffeaffffffcaffffe405fffff46600009790000000000000000,
+        0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b,
+        0x200000000000000000000000000000000000000000000003ffff9be00000019,
+        6,
+        6446955,
+        1,
+        3,
+        1,
+        0x3000000000000000000000000000000000000000000001400000015ffffff7f,
+        6446961,
+        1,
+        3,
+        1,
+        0x30000000000000000000000000000000000000000000003c0000037ffffffc6,
+        6446966,
+        1,
+        3,
+        1,
+        0x3000000000000000000000000000000000000001ffffff8c000002d8000000d,
+        7823211,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000003fffffc97fffff83ffffff5600000140000001300000069,
+        7823217,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000000000002c8000002300000005ffffff13fffffe6ffffff89,
+        7823222,
+        2,
+        2,
+        3,
+        1,
+        0x6000000000000000000000000000001b000000f0000000e800000108000000b,
+        0,
+        0,
+        1,
+        0,
+        2,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        0,
+        4,
+        2,
+        0x1cee556c801072cf400dd20225a84fa0,
+        0x17ea410850dd9fa73a2426fd84911785,
+        2,
+        0x18d7950976d3140eb1cd28d03142fb65,
+        0x18ab48d001517049b36ad0836a250a90,
+        2,
+        0x1675c904bd8a5839f04374971bec86b0,
+        0x1ed3fb398dacf6a0e295fb8d32109823,
+        2,
+        0x175110bceaeb3c57fe54f5a4c9c38c80,
+        0x19e6a9a9032ccc096c9c11bb840e4de6,
+        0x1959d1c52d0e208e16832e0af84c9af0,
+        0,
+        4,
+        2,
+        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
+        0x10d113a9842971faf901b6d2d47c5830,
+        2,
+        0x1e5250f009ae81b395e5f70d1a9c1e32,
+        0x19297eea20e94d75fd464c4d6cc9b9ac,
+        2,
+        0x13af89673e21bb10b6be5d4c1900b6de,
+        0x1ba9aab3a4834f46ed7a74aab401dc4d,
+        2,
+        0x184c03ba0d596cc82a09df2f930138cd,
+        0x135723c27184edc5abdc081615e3eb4e,
+        0x17389ec8fc196c2d66ae8b2a2a3dca58,
+        0x1652f18c597b9e02da0279e1b7b66fef,
+        0x1306e038f392828b3c80b428c0962b01,
+        0x1881318e52ca7a75c2e631910c99b7af,
+        0x1eb76d3a894ef1b7a3c859991da412a9,
+        4,
+        3,
+        0x1e3b542f02f3cf844f1210b3a26cba0e,
+        0x1bd75e1f7e7f21adcc14ca8256fe9054,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x14274763c524ac7a5f045436fd720f96,
+        0x10000000000000000000000000000000,
+        3,
+        0x1a429ffe6a3ec45923c2e50f63e8dd03,
+        0x14e835c48060491de87983ed0e2e04c4,
+        0x10000000000000000000000000000000,
+        3,
+        0x13e7361702fd08eb224be4b073a5ad5b,
+        0x179d7a8b8ac618168685f5f843cdb0a8,
+        0x10000000000000000000000000000000,
+        0x1562f34bc9f7231e3256a346af163e51,
+        0x174182a3c1d07828e33e58d49e1e2148,
+        3,
+        0x1a5f8c118064438b18dd56851178478f,
+        0x1faad4906f77fb2b2d0b9db4edcc7f14,
+        0x172c365bb35b399449ad7aebf7cc1cc9,
+        1,
+        2,
+        0x1c11c53d5345b44978dd0cdbae8f9d6e,
+        0x189ec1b3987759ea04e5980cc1df5ba6,
+        1,
+        0x1f8b070003a5869f08f52e484004f297,
+        3,
+        0x17a237e9e80b866f10883952775b53ae,
+        0x10d8b52ca86e3e73af4b3f9a14779601,
+        0x15b4062d16c809f15184fccc83ef9c8c,
+        1,
+        1,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x152f014a4a181c88b0cb8668d278565e,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x1f20afbddb7f1b0077e0527dd7b13239,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x18b68f1aaee22de78828a4a94f6bdcb6,
+        0x10000000000000000000000000000000,
+        3,
+        0x1aa2aa2febf1e0cb40a5d2821be4da15,
+        0x14215478a9a751e45021f32fa44a5282,
+        0x10000000000000000000000000000000,
+        3,
+        0x1f0449db51e418af3601060eb46e3a14,
+        0x115c5a911dd704895e4ca48ee16651be,
+        0x10000000000000000000000000000000,
+        3,
+        0x19d9862ff2598582b371b5c9409d3106,
+        0x17611046b08cf3af6b55c4da8741dce9,
+        0x10000000000000000000000000000000,
+        0x17051a0a4b7dc2395aa31ae4f7dc1cdc,
+        0x1247b30d972c832b251ba5894d3dfb04,
+        3,
+        0x1a5f8c118064438b18dd56851178478f,
+        0x11c2d7e8db4f3ea7d1bf94734894d84f,
+        0x15f74805a31696d9894304fe744e1390,
+        1,
+        2,
+        0x1caeb41ab6ad69bab74593ba84cf22d8,
+        0x1c6e0a0de975ae58897d91f7c5552100,
+        1,
+        0x167a3ac42f921fd766f1c69decea9347,
+        3,
+        0x14f543db4e411f402240112ffe42d903,
+        0x107b8fe2ccc7dfe75a6c7f123823d45d,
+        0x1eecc617bf7db3e16b8a517700e11675,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        0,
+        2,
+        2,
+        0x196ec8cb50e1a52d9abd97d4a7c40bd3,
+        0x1067a1df3e557a3cf7213b9fbcb9aa50,
+        2,
+        0x16eb13976c615836bed99f49f7e769f3,
+        0x14887163e2999f6de1a2d78b548d8e35,
+        0x1b191e5995c329c1a9f9877ad6b7a733,
+        6,
+        6446955,
+        0,
+        2,
+        2,
+        0x126e6f83f4ab5d8553e67af80602ab77,
+        0x1656873665d73053655a1722d55e4dc1,
+        2,
+        0x14ce87e2baa0b9215987703ba671f3bc,
+        0x1ca085b753c3131cb494a3eb8320c680,
+        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
+        6446961,
+        0,
+        2,
+        2,
+        0x1484453a26ab96446ec584ba84b70c0e,
+        0x18445e9ad1563715baad66d22525355d,
+        2,
+        0x12bd7d6f6c68a9c153793e0cccb8af10,
+        0x11d46639f5fbe371346191ad26039b6b,
+        0x1c1f80dcb776981bbce9d980cd8b61c9,
+        6446966,
+        0,
+        2,
+        2,
+        0x1794dc1920da35b9f265f5f0911e7bf9,
+        0x1b87df0676d21e4ea6936d1b0d5a6361,
+        2,
+        0x12fc0f9e92a0f329259fdb742ac4c2f4,
+        0x1f1332a82bf5b41de719ab476c9b0eda,
+        0x1839515df92582516b707e57d1820835,
+        7823211,
+        0,
+        3,
+        2,
+        0x1647425f4a605a5d5c77ea8bc2018702,
+        0x1c63e54258b75ac93d77b59a96d9d48d,
+        2,
+        0x1f806bcfc1f16fac32dad94fe2fb2094,
+        0x1c6c2921066f6dca429f555579d42d9e,
+        2,
+        0x17751b3c307119a2af649aa288558756,
+        0x1349bb54b3a4414adb68d53efc82b79c,
+        0x19666ebed5a38f196348d4311dfd776d,
+        7823217,
+        0,
+        3,
+        2,
+        0x11a4e3b310a4d8a6bba292eb2464778d,
+        0x1328ce4ae1806eedf42acd3bd9a490f4,
+        2,
+        0x1d4c485101157bdc93e2ed85829b1e8f,
+        0x19657db7ddd4642367ce19db4d363c9c,
+        2,
+        0x1667a6ec5e2290b3a6c148889dae8992,
+        0x1e4ce7443b4b3788dcd6716273004ba9,
+        0x11111ffe0b9040cc068474f75f4b209d,
+        7823222,
+        0,
+        3,
+        2,
+        0x16e1898047a49b9b026bd1fa289a5f32,
+        0x10b8c30f2fbd436a7758c7c1c7646371,
+        2,
+        0x14589acbca322825cea8d9492f4e6568,
+        0x18255f89e714d207aae4d90a1cc1b80f,
+        2,
+        0x1579c6685890774349b9f421895e20cb,
+        0x135c0854cf5c71904244cae0b37416a7,
+        0x1ba0c78606ce711dc1dda5bdb6ace6c4,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_qkv_decode_0() {
+    assert_eq!(verify_walk_calldata(qkv_decode_0()), 0x5c5bc49c010c59bd2a6ab45e62bea08519e368e31b26ddc57a7a1df374b33d1);
+}
+
+/// proof layer.q_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_0() {
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 96, array![0x106b9a8981281226ee663186f6ba1037]));
+}
+
+/// proof layer.q_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_1() {
+    verify_walk_calldata(splice(qkv_decode_0(), 96, 97, array![0x161f2f27953770b82eaf62032c689669]));
+}
+
+/// proof layer.q_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_2() {
+    verify_walk_calldata(splice(qkv_decode_0(), 94, 97, array![1, 0x106b9a8961281226ee663186f6ba1037]));
+}
+
+/// proof layer.q_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_3() {
+    verify_walk_calldata(splice(qkv_decode_0(), 94, 96, array![3, 0x106b9a8961281226ee663186f6ba1037, 0x161f2f27753770b82eaf62032c689669]));
+}
+
+/// proof layer.k_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_4() {
+    verify_walk_calldata(splice(qkv_decode_0(), 98, 99, array![0x1f4ab49d290668a181aca69944e56e5a]));
+}
+
+/// proof layer.k_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_5() {
+    verify_walk_calldata(splice(qkv_decode_0(), 99, 100, array![0x1479b5e7931e852a32782d01975dc4b9]));
+}
+
+/// proof layer.k_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_6() {
+    verify_walk_calldata(splice(qkv_decode_0(), 97, 100, array![1, 0x1f4ab49d090668a181aca69944e56e5a]));
+}
+
+/// proof layer.k_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_7() {
+    verify_walk_calldata(splice(qkv_decode_0(), 97, 99, array![3, 0x1f4ab49d090668a181aca69944e56e5a, 0x1479b5e7731e852a32782d01975dc4b9]));
+}
+
+/// proof layer.v_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_8() {
+    verify_walk_calldata(splice(qkv_decode_0(), 101, 102, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
+}
+
+/// proof layer.v_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_9() {
+    verify_walk_calldata(splice(qkv_decode_0(), 102, 103, array![0x123c0c887e4ea6c560c9af9322522935]));
+}
+
+/// proof layer.v_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_10() {
+    verify_walk_calldata(splice(qkv_decode_0(), 100, 103, array![1, 0x131b5cca62cf8bc528e95d154aa0f6fb]));
+}
+
+/// proof layer.v_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_11() {
+    verify_walk_calldata(splice(qkv_decode_0(), 100, 102, array![3, 0x131b5cca62cf8bc528e95d154aa0f6fb, 0x123c0c885e4ea6c560c9af9322522935]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_12() {
+    verify_walk_calldata(splice(qkv_decode_0(), 107, 108, array![0x1cee556ca01072cf400dd20225a84fa0]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_13() {
+    verify_walk_calldata(splice(qkv_decode_0(), 108, 109, array![0x17ea410870dd9fa73a2426fd84911785]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_14() {
+    verify_walk_calldata(splice(qkv_decode_0(), 106, 109, array![1, 0x1cee556c801072cf400dd20225a84fa0]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_15() {
+    verify_walk_calldata(splice(qkv_decode_0(), 106, 108, array![3, 0x1cee556c801072cf400dd20225a84fa0, 0x17ea410850dd9fa73a2426fd84911785]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_16() {
+    verify_walk_calldata(splice(qkv_decode_0(), 109, 112, array![1, 0x18d7950976d3140eb1cd28d03142fb65]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_17() {
+    verify_walk_calldata(splice(qkv_decode_0(), 109, 111, array![3, 0x18d7950976d3140eb1cd28d03142fb65, 0x18ab48d001517049b36ad0836a250a90]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_18() {
+    verify_walk_calldata(splice(qkv_decode_0(), 105, 118, array![
+        3,
+        2,
+        0x1cee556c801072cf400dd20225a84fa0,
+        0x17ea410850dd9fa73a2426fd84911785,
+        2,
+        0x18d7950976d3140eb1cd28d03142fb65,
+        0x18ab48d001517049b36ad0836a250a90,
+        2,
+        0x1675c904bd8a5839f04374971bec86b0,
+        0x1ed3fb398dacf6a0e295fb8d32109823,
+    ]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_19() {
+    verify_walk_calldata(splice(qkv_decode_0(), 105, 115, array![
+        5,
+        2,
+        0x1cee556c801072cf400dd20225a84fa0,
+        0x17ea410850dd9fa73a2426fd84911785,
+        2,
+        0x18d7950976d3140eb1cd28d03142fb65,
+        0x18ab48d001517049b36ad0836a250a90,
+        2,
+        0x1675c904bd8a5839f04374971bec86b0,
+        0x1ed3fb398dacf6a0e295fb8d32109823,
+        2,
+        0x175110bceaeb3c57fe54f5a4c9c38c80,
+        0x19e6a9a9032ccc096c9c11bb840e4de6,
+    ]));
+}
+
+/// proof layer.steps[0].k_merge.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_20() {
+    verify_walk_calldata(splice(qkv_decode_0(), 118, 119, array![0x1959d1c54d0e208e16832e0af84c9af0]));
+}
+
+/// proof layer.steps[0].k_merge=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_21() {
+    verify_walk_calldata(splice(qkv_decode_0(), 104, 119, array![1]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_22() {
+    verify_walk_calldata(splice(qkv_decode_0(), 122, 123, array![0x1abd86cf10dac7ed61e6fe77ad7c0f3c]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_23() {
+    verify_walk_calldata(splice(qkv_decode_0(), 123, 124, array![0x10d113a9a42971faf901b6d2d47c5830]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_24() {
+    verify_walk_calldata(splice(qkv_decode_0(), 121, 124, array![1, 0x1abd86cef0dac7ed61e6fe77ad7c0f3c]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_25() {
+    verify_walk_calldata(splice(qkv_decode_0(), 121, 123, array![3, 0x1abd86cef0dac7ed61e6fe77ad7c0f3c, 0x10d113a9842971faf901b6d2d47c5830]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_26() {
+    verify_walk_calldata(splice(qkv_decode_0(), 124, 127, array![1, 0x1e5250f009ae81b395e5f70d1a9c1e32]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_27() {
+    verify_walk_calldata(splice(qkv_decode_0(), 124, 126, array![3, 0x1e5250f009ae81b395e5f70d1a9c1e32, 0x19297eea20e94d75fd464c4d6cc9b9ac]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_28() {
+    verify_walk_calldata(splice(qkv_decode_0(), 120, 133, array![
+        3,
+        2,
+        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
+        0x10d113a9842971faf901b6d2d47c5830,
+        2,
+        0x1e5250f009ae81b395e5f70d1a9c1e32,
+        0x19297eea20e94d75fd464c4d6cc9b9ac,
+        2,
+        0x13af89673e21bb10b6be5d4c1900b6de,
+        0x1ba9aab3a4834f46ed7a74aab401dc4d,
+    ]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_29() {
+    verify_walk_calldata(splice(qkv_decode_0(), 120, 130, array![
+        5,
+        2,
+        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
+        0x10d113a9842971faf901b6d2d47c5830,
+        2,
+        0x1e5250f009ae81b395e5f70d1a9c1e32,
+        0x19297eea20e94d75fd464c4d6cc9b9ac,
+        2,
+        0x13af89673e21bb10b6be5d4c1900b6de,
+        0x1ba9aab3a4834f46ed7a74aab401dc4d,
+        2,
+        0x184c03ba0d596cc82a09df2f930138cd,
+        0x135723c27184edc5abdc081615e3eb4e,
+    ]));
+}
+
+/// proof layer.steps[0].v_merge.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_30() {
+    verify_walk_calldata(splice(qkv_decode_0(), 133, 134, array![0x17389ec91c196c2d66ae8b2a2a3dca58]));
+}
+
+/// proof layer.steps[0].v_merge=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_31() {
+    verify_walk_calldata(splice(qkv_decode_0(), 119, 134, array![1]));
+}
+
+/// proof layer.steps[0].concat.k_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_32() {
+    verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x1652f18c797b9e02da0279e1b7b66fef]));
+}
+
+/// proof layer.steps[0].concat.k_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_33() {
+    verify_walk_calldata(splice(qkv_decode_0(), 135, 136, array![0x1306e0391392828b3c80b428c0962b01]));
+}
+
+/// proof layer.steps[0].concat.v_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_34() {
+    verify_walk_calldata(splice(qkv_decode_0(), 136, 137, array![0x1881318e72ca7a75c2e631910c99b7af]));
+}
+
+/// proof layer.steps[0].concat.v_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_35() {
+    verify_walk_calldata(splice(qkv_decode_0(), 137, 138, array![0x1eb76d3aa94ef1b7a3c859991da412a9]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_36() {
+    verify_walk_calldata(splice(qkv_decode_0(), 140, 141, array![0x1e3b542f22f3cf844f1210b3a26cba0e]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_37() {
+    verify_walk_calldata(splice(qkv_decode_0(), 141, 142, array![0x1bd75e1f9e7f21adcc14ca8256fe9054]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_38() {
+    verify_walk_calldata(splice(qkv_decode_0(), 139, 143, array![2, 0x1e3b542f02f3cf844f1210b3a26cba0e, 0x1bd75e1f7e7f21adcc14ca8256fe9054]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_39() {
+    verify_walk_calldata(splice(qkv_decode_0(), 139, 142, array![
+        4,
+        0x1e3b542f02f3cf844f1210b3a26cba0e,
+        0x1bd75e1f7e7f21adcc14ca8256fe9054,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_40() {
+    verify_walk_calldata(splice(qkv_decode_0(), 143, 147, array![2, 0x10000000000000000000000000000000, 0x14274763c524ac7a5f045436fd720f96]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_41() {
+    verify_walk_calldata(splice(qkv_decode_0(), 143, 146, array![
+        4,
+        0x10000000000000000000000000000000,
+        0x14274763c524ac7a5f045436fd720f96,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_42() {
+    verify_walk_calldata(splice(qkv_decode_0(), 138, 154, array![
+        3,
+        3,
+        0x1e3b542f02f3cf844f1210b3a26cba0e,
+        0x1bd75e1f7e7f21adcc14ca8256fe9054,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x14274763c524ac7a5f045436fd720f96,
+        0x10000000000000000000000000000000,
+        3,
+        0x1a429ffe6a3ec45923c2e50f63e8dd03,
+        0x14e835c48060491de87983ed0e2e04c4,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_43() {
+    verify_walk_calldata(splice(qkv_decode_0(), 138, 150, array![
+        5,
+        3,
+        0x1e3b542f02f3cf844f1210b3a26cba0e,
+        0x1bd75e1f7e7f21adcc14ca8256fe9054,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x14274763c524ac7a5f045436fd720f96,
+        0x10000000000000000000000000000000,
+        3,
+        0x1a429ffe6a3ec45923c2e50f63e8dd03,
+        0x14e835c48060491de87983ed0e2e04c4,
+        0x10000000000000000000000000000000,
+        3,
+        0x13e7361702fd08eb224be4b073a5ad5b,
+        0x179d7a8b8ac618168685f5f843cdb0a8,
+    ]));
+}
+
+/// proof layer.steps[0].concat.k_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_44() {
+    verify_walk_calldata(splice(qkv_decode_0(), 155, 156, array![0x1562f34be9f7231e3256a346af163e51]));
+}
+
+/// proof layer.steps[0].concat.v_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_45() {
+    verify_walk_calldata(splice(qkv_decode_0(), 156, 157, array![0x174182a3e1d07828e33e58d49e1e2148]));
+}
+
+/// proof layer.steps[0].projection.bias[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_46() {
+    verify_walk_calldata(splice(qkv_decode_0(), 158, 159, array![0x1a5f8c11a064438b18dd56851178478f]));
+}
+
+/// proof layer.steps[0].projection.bias[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_47() {
+    verify_walk_calldata(splice(qkv_decode_0(), 159, 160, array![0x1faad4908f77fb2b2d0b9db4edcc7f14]));
+}
+
+/// proof layer.steps[0].projection.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_48() {
+    verify_walk_calldata(splice(qkv_decode_0(), 157, 161, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x1faad4906f77fb2b2d0b9db4edcc7f14]));
+}
+
+/// proof layer.steps[0].projection.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_49() {
+    verify_walk_calldata(splice(qkv_decode_0(), 157, 160, array![
+        4,
+        0x1a5f8c118064438b18dd56851178478f,
+        0x1faad4906f77fb2b2d0b9db4edcc7f14,
+        0x172c365bb35b399449ad7aebf7cc1cc9,
+    ]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_50() {
+    verify_walk_calldata(splice(qkv_decode_0(), 163, 164, array![0x1c11c53d7345b44978dd0cdbae8f9d6e]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_51() {
+    verify_walk_calldata(splice(qkv_decode_0(), 164, 165, array![0x189ec1b3b87759ea04e5980cc1df5ba6]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_52() {
+    verify_walk_calldata(splice(qkv_decode_0(), 162, 165, array![1, 0x1c11c53d5345b44978dd0cdbae8f9d6e]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_53() {
+    verify_walk_calldata(splice(qkv_decode_0(), 162, 164, array![3, 0x1c11c53d5345b44978dd0cdbae8f9d6e, 0x189ec1b3987759ea04e5980cc1df5ba6]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_54() {
+    verify_walk_calldata(splice(qkv_decode_0(), 161, 165, array![0]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_55() {
+    verify_walk_calldata(splice(qkv_decode_0(), 161, 162, array![2, 2, 0x1c11c53d5345b44978dd0cdbae8f9d6e, 0x189ec1b3987759ea04e5980cc1df5ba6]));
+}
+
+/// proof layer.steps[0].projection.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_56() {
+    verify_walk_calldata(splice(qkv_decode_0(), 166, 167, array![0x1f8b070023a5869f08f52e484004f297]));
+}
+
+/// proof layer.steps[0].projection.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_57() {
+    verify_walk_calldata(splice(qkv_decode_0(), 165, 167, array![0]));
+}
+
+/// proof layer.steps[0].projection.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_58() {
+    verify_walk_calldata(splice(qkv_decode_0(), 165, 166, array![2, 0x1f8b070003a5869f08f52e484004f297]));
+}
+
+/// proof layer.steps[0].projection.w[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_59() {
+    verify_walk_calldata(splice(qkv_decode_0(), 168, 169, array![0x17a237ea080b866f10883952775b53ae]));
+}
+
+/// proof layer.steps[0].projection.w[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_60() {
+    verify_walk_calldata(splice(qkv_decode_0(), 169, 170, array![0x10d8b52cc86e3e73af4b3f9a14779601]));
+}
+
+/// proof layer.steps[0].projection.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_61() {
+    verify_walk_calldata(splice(qkv_decode_0(), 167, 171, array![2, 0x17a237e9e80b866f10883952775b53ae, 0x10d8b52ca86e3e73af4b3f9a14779601]));
+}
+
+/// proof layer.steps[0].projection.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_62() {
+    verify_walk_calldata(splice(qkv_decode_0(), 167, 170, array![
+        4,
+        0x17a237e9e80b866f10883952775b53ae,
+        0x10d8b52ca86e3e73af4b3f9a14779601,
+        0x15b4062d16c809f15184fccc83ef9c8c,
+    ]));
+}
+
+/// proof layer.steps[1].k_merge=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_63() {
+    verify_walk_calldata(splice(qkv_decode_0(), 171, 172, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof layer.steps[1].v_merge=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_64() {
+    verify_walk_calldata(splice(qkv_decode_0(), 172, 173, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof layer.steps[1].concat.k_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_65() {
+    verify_walk_calldata(splice(qkv_decode_0(), 173, 174, array![0x1f4ab49d290668a181aca69944e56e5a]));
+}
+
+/// proof layer.steps[1].concat.k_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_66() {
+    verify_walk_calldata(splice(qkv_decode_0(), 174, 175, array![0x152f014a6a181c88b0cb8668d278565e]));
+}
+
+/// proof layer.steps[1].concat.v_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_67() {
+    verify_walk_calldata(splice(qkv_decode_0(), 175, 176, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
+}
+
+/// proof layer.steps[1].concat.v_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_68() {
+    verify_walk_calldata(splice(qkv_decode_0(), 176, 177, array![0x1f20afbdfb7f1b0077e0527dd7b13239]));
+}
+
+/// proof layer.steps[1].concat.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_69() {
+    verify_walk_calldata(splice(qkv_decode_0(), 177, 193, array![
+        3,
+        3,
+        0x10000000000000000000000000000000,
+        0x18b68f1aaee22de78828a4a94f6bdcb6,
+        0x10000000000000000000000000000000,
+        3,
+        0x1aa2aa2febf1e0cb40a5d2821be4da15,
+        0x14215478a9a751e45021f32fa44a5282,
+        0x10000000000000000000000000000000,
+        3,
+        0x1f0449db51e418af3601060eb46e3a14,
+        0x115c5a911dd704895e4ca48ee16651be,
+    ]));
+}
+
+/// proof layer.steps[1].concat.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_70() {
+    verify_walk_calldata(splice(qkv_decode_0(), 177, 189, array![
+        5,
+        3,
+        0x10000000000000000000000000000000,
+        0x18b68f1aaee22de78828a4a94f6bdcb6,
+        0x10000000000000000000000000000000,
+        3,
+        0x1aa2aa2febf1e0cb40a5d2821be4da15,
+        0x14215478a9a751e45021f32fa44a5282,
+        0x10000000000000000000000000000000,
+        3,
+        0x1f0449db51e418af3601060eb46e3a14,
+        0x115c5a911dd704895e4ca48ee16651be,
+        0x10000000000000000000000000000000,
+        3,
+        0x19d9862ff2598582b371b5c9409d3106,
+        0x17611046b08cf3af6b55c4da8741dce9,
+    ]));
+}
+
+/// proof layer.steps[1].concat.k_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_71() {
+    verify_walk_calldata(splice(qkv_decode_0(), 194, 195, array![0x17051a0a6b7dc2395aa31ae4f7dc1cdc]));
+}
+
+/// proof layer.steps[1].concat.v_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_72() {
+    verify_walk_calldata(splice(qkv_decode_0(), 195, 196, array![0x1247b30db72c832b251ba5894d3dfb04]));
+}
+
+/// proof layer.steps[1].projection.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_73() {
+    verify_walk_calldata(splice(qkv_decode_0(), 196, 200, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x11c2d7e8db4f3ea7d1bf94734894d84f]));
+}
+
+/// proof layer.steps[1].projection.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_74() {
+    verify_walk_calldata(splice(qkv_decode_0(), 196, 199, array![
+        4,
+        0x1a5f8c118064438b18dd56851178478f,
+        0x11c2d7e8db4f3ea7d1bf94734894d84f,
+        0x15f74805a31696d9894304fe744e1390,
+    ]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_75() {
+    verify_walk_calldata(splice(qkv_decode_0(), 201, 204, array![1, 0x1caeb41ab6ad69bab74593ba84cf22d8]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_76() {
+    verify_walk_calldata(splice(qkv_decode_0(), 201, 203, array![3, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_77() {
+    verify_walk_calldata(splice(qkv_decode_0(), 200, 204, array![0]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_78() {
+    verify_walk_calldata(splice(qkv_decode_0(), 200, 201, array![2, 2, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
+}
+
+/// proof layer.steps[1].projection.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_79() {
+    verify_walk_calldata(splice(qkv_decode_0(), 205, 206, array![0x167a3ac44f921fd766f1c69decea9347]));
+}
+
+/// proof layer.steps[1].projection.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_80() {
+    verify_walk_calldata(splice(qkv_decode_0(), 204, 206, array![0]));
+}
+
+/// proof layer.steps[1].projection.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_81() {
+    verify_walk_calldata(splice(qkv_decode_0(), 204, 205, array![2, 0x167a3ac42f921fd766f1c69decea9347]));
+}
+
+/// proof layer.steps[1].projection.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_82() {
+    verify_walk_calldata(splice(qkv_decode_0(), 206, 210, array![2, 0x14f543db4e411f402240112ffe42d903, 0x107b8fe2ccc7dfe75a6c7f123823d45d]));
+}
+
+/// proof layer.steps[1].projection.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_83() {
+    verify_walk_calldata(splice(qkv_decode_0(), 206, 209, array![
+        4,
+        0x14f543db4e411f402240112ffe42d903,
+        0x107b8fe2ccc7dfe75a6c7f123823d45d,
+        0x1eecc617bf7db3e16b8a517700e11675,
+    ]));
+}
+
+/// proof layer.steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_84() {
+    verify_walk_calldata(splice(qkv_decode_0(), 103, 210, array![
+        1,
+        0,
+        4,
+        2,
+        0x1cee556c801072cf400dd20225a84fa0,
+        0x17ea410850dd9fa73a2426fd84911785,
+        2,
+        0x18d7950976d3140eb1cd28d03142fb65,
+        0x18ab48d001517049b36ad0836a250a90,
+        2,
+        0x1675c904bd8a5839f04374971bec86b0,
+        0x1ed3fb398dacf6a0e295fb8d32109823,
+        2,
+        0x175110bceaeb3c57fe54f5a4c9c38c80,
+        0x19e6a9a9032ccc096c9c11bb840e4de6,
+        0x1959d1c52d0e208e16832e0af84c9af0,
+        0,
+        4,
+        2,
+        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
+        0x10d113a9842971faf901b6d2d47c5830,
+        2,
+        0x1e5250f009ae81b395e5f70d1a9c1e32,
+        0x19297eea20e94d75fd464c4d6cc9b9ac,
+        2,
+        0x13af89673e21bb10b6be5d4c1900b6de,
+        0x1ba9aab3a4834f46ed7a74aab401dc4d,
+        2,
+        0x184c03ba0d596cc82a09df2f930138cd,
+        0x135723c27184edc5abdc081615e3eb4e,
+        0x17389ec8fc196c2d66ae8b2a2a3dca58,
+        0x1652f18c597b9e02da0279e1b7b66fef,
+        0x1306e038f392828b3c80b428c0962b01,
+        0x1881318e52ca7a75c2e631910c99b7af,
+        0x1eb76d3a894ef1b7a3c859991da412a9,
+        4,
+        3,
+        0x1e3b542f02f3cf844f1210b3a26cba0e,
+        0x1bd75e1f7e7f21adcc14ca8256fe9054,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x14274763c524ac7a5f045436fd720f96,
+        0x10000000000000000000000000000000,
+        3,
+        0x1a429ffe6a3ec45923c2e50f63e8dd03,
+        0x14e835c48060491de87983ed0e2e04c4,
+        0x10000000000000000000000000000000,
+        3,
+        0x13e7361702fd08eb224be4b073a5ad5b,
+        0x179d7a8b8ac618168685f5f843cdb0a8,
+        0x10000000000000000000000000000000,
+        0x1562f34bc9f7231e3256a346af163e51,
+        0x174182a3c1d07828e33e58d49e1e2148,
+        3,
+        0x1a5f8c118064438b18dd56851178478f,
+        0x1faad4906f77fb2b2d0b9db4edcc7f14,
+        0x172c365bb35b399449ad7aebf7cc1cc9,
+        1,
+        2,
+        0x1c11c53d5345b44978dd0cdbae8f9d6e,
+        0x189ec1b3987759ea04e5980cc1df5ba6,
+        1,
+        0x1f8b070003a5869f08f52e484004f297,
+        3,
+        0x17a237e9e80b866f10883952775b53ae,
+        0x10d8b52ca86e3e73af4b3f9a14779601,
+        0x15b4062d16c809f15184fccc83ef9c8c,
+    ]));
+}
+
+/// proof layer.steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_85() {
+    verify_walk_calldata(splice(qkv_decode_0(), 103, 171, array![
+        3,
+        0,
+        4,
+        2,
+        0x1cee556c801072cf400dd20225a84fa0,
+        0x17ea410850dd9fa73a2426fd84911785,
+        2,
+        0x18d7950976d3140eb1cd28d03142fb65,
+        0x18ab48d001517049b36ad0836a250a90,
+        2,
+        0x1675c904bd8a5839f04374971bec86b0,
+        0x1ed3fb398dacf6a0e295fb8d32109823,
+        2,
+        0x175110bceaeb3c57fe54f5a4c9c38c80,
+        0x19e6a9a9032ccc096c9c11bb840e4de6,
+        0x1959d1c52d0e208e16832e0af84c9af0,
+        0,
+        4,
+        2,
+        0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
+        0x10d113a9842971faf901b6d2d47c5830,
+        2,
+        0x1e5250f009ae81b395e5f70d1a9c1e32,
+        0x19297eea20e94d75fd464c4d6cc9b9ac,
+        2,
+        0x13af89673e21bb10b6be5d4c1900b6de,
+        0x1ba9aab3a4834f46ed7a74aab401dc4d,
+        2,
+        0x184c03ba0d596cc82a09df2f930138cd,
+        0x135723c27184edc5abdc081615e3eb4e,
+        0x17389ec8fc196c2d66ae8b2a2a3dca58,
+        0x1652f18c597b9e02da0279e1b7b66fef,
+        0x1306e038f392828b3c80b428c0962b01,
+        0x1881318e52ca7a75c2e631910c99b7af,
+        0x1eb76d3a894ef1b7a3c859991da412a9,
+        4,
+        3,
+        0x1e3b542f02f3cf844f1210b3a26cba0e,
+        0x1bd75e1f7e7f21adcc14ca8256fe9054,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x14274763c524ac7a5f045436fd720f96,
+        0x10000000000000000000000000000000,
+        3,
+        0x1a429ffe6a3ec45923c2e50f63e8dd03,
+        0x14e835c48060491de87983ed0e2e04c4,
+        0x10000000000000000000000000000000,
+        3,
+        0x13e7361702fd08eb224be4b073a5ad5b,
+        0x179d7a8b8ac618168685f5f843cdb0a8,
+        0x10000000000000000000000000000000,
+        0x1562f34bc9f7231e3256a346af163e51,
+        0x174182a3c1d07828e33e58d49e1e2148,
+        3,
+        0x1a5f8c118064438b18dd56851178478f,
+        0x1faad4906f77fb2b2d0b9db4edcc7f14,
+        0x172c365bb35b399449ad7aebf7cc1cc9,
+        1,
+        2,
+        0x1c11c53d5345b44978dd0cdbae8f9d6e,
+        0x189ec1b3987759ea04e5980cc1df5ba6,
+        1,
+        0x1f8b070003a5869f08f52e484004f297,
+        3,
+        0x17a237e9e80b866f10883952775b53ae,
+        0x10d8b52ca86e3e73af4b3f9a14779601,
+        0x15b4062d16c809f15184fccc83ef9c8c,
+        1,
+        1,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x152f014a4a181c88b0cb8668d278565e,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x1f20afbddb7f1b0077e0527dd7b13239,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x18b68f1aaee22de78828a4a94f6bdcb6,
+        0x10000000000000000000000000000000,
+        3,
+        0x1aa2aa2febf1e0cb40a5d2821be4da15,
+        0x14215478a9a751e45021f32fa44a5282,
+        0x10000000000000000000000000000000,
+        3,
+        0x1f0449db51e418af3601060eb46e3a14,
+        0x115c5a911dd704895e4ca48ee16651be,
+        0x10000000000000000000000000000000,
+        3,
+        0x19d9862ff2598582b371b5c9409d3106,
+        0x17611046b08cf3af6b55c4da8741dce9,
+        0x10000000000000000000000000000000,
+        0x17051a0a4b7dc2395aa31ae4f7dc1cdc,
+        0x1247b30d972c832b251ba5894d3dfb04,
+        3,
+        0x1a5f8c118064438b18dd56851178478f,
+        0x11c2d7e8db4f3ea7d1bf94734894d84f,
+        0x15f74805a31696d9894304fe744e1390,
+        1,
+        2,
+        0x1caeb41ab6ad69bab74593ba84cf22d8,
+        0x1c6e0a0de975ae58897d91f7c5552100,
+        1,
+        0x167a3ac42f921fd766f1c69decea9347,
+        3,
+        0x14f543db4e411f402240112ffe42d903,
+        0x107b8fe2ccc7dfe75a6c7f123823d45d,
+        0x1eecc617bf7db3e16b8a517700e11675,
+    ]));
+}
+
+/// proof inputs.k0=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_86() {
+    verify_walk_calldata(splice(qkv_decode_0(), 212, 213, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.k0-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_decode_0_87() {
+    verify_walk_calldata(splice(qkv_decode_0(), 210, 213, array![2]));
+}
+
+/// proof inputs.v0=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_88() {
+    verify_walk_calldata(splice(qkv_decode_0(), 214, 215, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.v0-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_decode_0_89() {
+    verify_walk_calldata(splice(qkv_decode_0(), 210, 214, array![2, 27440]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_90() {
+    verify_walk_calldata(splice(qkv_decode_0(), 219, 220, array![0x196ec8cb70e1a52d9abd97d4a7c40bd3]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_91() {
+    verify_walk_calldata(splice(qkv_decode_0(), 220, 221, array![0x1067a1df5e557a3cf7213b9fbcb9aa50]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_92() {
+    verify_walk_calldata(splice(qkv_decode_0(), 218, 221, array![1, 0x196ec8cb50e1a52d9abd97d4a7c40bd3]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_93() {
+    verify_walk_calldata(splice(qkv_decode_0(), 218, 220, array![3, 0x196ec8cb50e1a52d9abd97d4a7c40bd3, 0x1067a1df3e557a3cf7213b9fbcb9aa50]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_94() {
+    verify_walk_calldata(splice(qkv_decode_0(), 221, 224, array![1, 0x16eb13976c615836bed99f49f7e769f3]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_95() {
+    verify_walk_calldata(splice(qkv_decode_0(), 221, 223, array![3, 0x16eb13976c615836bed99f49f7e769f3, 0x14887163e2999f6de1a2d78b548d8e35]));
+}
+
+/// proof inputs.x.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_96() {
+    verify_walk_calldata(splice(qkv_decode_0(), 217, 224, array![1, 2, 0x196ec8cb50e1a52d9abd97d4a7c40bd3, 0x1067a1df3e557a3cf7213b9fbcb9aa50]));
+}
+
+/// proof inputs.x.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_97() {
+    verify_walk_calldata(splice(qkv_decode_0(), 217, 221, array![
+        3,
+        2,
+        0x196ec8cb50e1a52d9abd97d4a7c40bd3,
+        0x1067a1df3e557a3cf7213b9fbcb9aa50,
+        2,
+        0x16eb13976c615836bed99f49f7e769f3,
+        0x14887163e2999f6de1a2d78b548d8e35,
+    ]));
+}
+
+/// proof inputs.x.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_98() {
+    verify_walk_calldata(splice(qkv_decode_0(), 224, 225, array![0x1b191e59b5c329c1a9f9877ad6b7a733]));
+}
+
+/// proof inputs.x=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_99() {
+    verify_walk_calldata(splice(qkv_decode_0(), 216, 225, array![1]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_decode_0_100() {
+    verify_walk_calldata(splice(qkv_decode_0(), 210, 225, array![2, 27440, 1, 30256, 1]));
+}
+
+/// proof weights.b_k.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_101() {
+    verify_walk_calldata(splice(qkv_decode_0(), 230, 231, array![0x126e6f8414ab5d8553e67af80602ab77]));
+}
+
+/// proof weights.b_k.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_102() {
+    verify_walk_calldata(splice(qkv_decode_0(), 231, 232, array![0x1656873685d73053655a1722d55e4dc1]));
+}
+
+/// proof weights.b_k.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_103() {
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 232, array![1, 0x126e6f83f4ab5d8553e67af80602ab77]));
+}
+
+/// proof weights.b_k.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_104() {
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 231, array![3, 0x126e6f83f4ab5d8553e67af80602ab77, 0x1656873665d73053655a1722d55e4dc1]));
+}
+
+/// proof weights.b_k.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_105() {
+    verify_walk_calldata(splice(qkv_decode_0(), 232, 235, array![1, 0x14ce87e2baa0b9215987703ba671f3bc]));
+}
+
+/// proof weights.b_k.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_106() {
+    verify_walk_calldata(splice(qkv_decode_0(), 232, 234, array![3, 0x14ce87e2baa0b9215987703ba671f3bc, 0x1ca085b753c3131cb494a3eb8320c680]));
+}
+
+/// proof weights.b_k.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_107() {
+    verify_walk_calldata(splice(qkv_decode_0(), 228, 235, array![1, 2, 0x126e6f83f4ab5d8553e67af80602ab77, 0x1656873665d73053655a1722d55e4dc1]));
+}
+
+/// proof weights.b_k.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_108() {
+    verify_walk_calldata(splice(qkv_decode_0(), 228, 232, array![
+        3,
+        2,
+        0x126e6f83f4ab5d8553e67af80602ab77,
+        0x1656873665d73053655a1722d55e4dc1,
+        2,
+        0x14ce87e2baa0b9215987703ba671f3bc,
+        0x1ca085b753c3131cb494a3eb8320c680,
+    ]));
+}
+
+/// proof weights.b_k.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_109() {
+    verify_walk_calldata(splice(qkv_decode_0(), 235, 236, array![0x1a4d3e19dd8d566d4a1ca2b51e90da02]));
+}
+
+/// proof weights.b_k=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_110() {
+    verify_walk_calldata(splice(qkv_decode_0(), 227, 236, array![1]));
+}
+
+/// proof weights.b_k-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_decode_0_111() {
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 236, array![5]));
+}
+
+/// proof weights.b_q.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_112() {
+    verify_walk_calldata(splice(qkv_decode_0(), 240, 241, array![0x1484453a46ab96446ec584ba84b70c0e]));
+}
+
+/// proof weights.b_q.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_113() {
+    verify_walk_calldata(splice(qkv_decode_0(), 241, 242, array![0x18445e9af1563715baad66d22525355d]));
+}
+
+/// proof weights.b_q.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_114() {
+    verify_walk_calldata(splice(qkv_decode_0(), 239, 242, array![1, 0x1484453a26ab96446ec584ba84b70c0e]));
+}
+
+/// proof weights.b_q.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_115() {
+    verify_walk_calldata(splice(qkv_decode_0(), 239, 241, array![3, 0x1484453a26ab96446ec584ba84b70c0e, 0x18445e9ad1563715baad66d22525355d]));
+}
+
+/// proof weights.b_q.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_116() {
+    verify_walk_calldata(splice(qkv_decode_0(), 242, 245, array![1, 0x12bd7d6f6c68a9c153793e0cccb8af10]));
+}
+
+/// proof weights.b_q.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_117() {
+    verify_walk_calldata(splice(qkv_decode_0(), 242, 244, array![3, 0x12bd7d6f6c68a9c153793e0cccb8af10, 0x11d46639f5fbe371346191ad26039b6b]));
+}
+
+/// proof weights.b_q.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_118() {
+    verify_walk_calldata(splice(qkv_decode_0(), 238, 245, array![1, 2, 0x1484453a26ab96446ec584ba84b70c0e, 0x18445e9ad1563715baad66d22525355d]));
+}
+
+/// proof weights.b_q.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_119() {
+    verify_walk_calldata(splice(qkv_decode_0(), 238, 242, array![
+        3,
+        2,
+        0x1484453a26ab96446ec584ba84b70c0e,
+        0x18445e9ad1563715baad66d22525355d,
+        2,
+        0x12bd7d6f6c68a9c153793e0cccb8af10,
+        0x11d46639f5fbe371346191ad26039b6b,
+    ]));
+}
+
+/// proof weights.b_q.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_120() {
+    verify_walk_calldata(splice(qkv_decode_0(), 245, 246, array![0x1c1f80dcd776981bbce9d980cd8b61c9]));
+}
+
+/// proof weights.b_q=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_121() {
+    verify_walk_calldata(splice(qkv_decode_0(), 237, 246, array![1]));
+}
+
+/// proof weights.b_q-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_decode_0_122() {
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 246, array![
+        5,
+        6446955,
+        0,
+        2,
+        2,
+        0x126e6f83f4ab5d8553e67af80602ab77,
+        0x1656873665d73053655a1722d55e4dc1,
+        2,
+        0x14ce87e2baa0b9215987703ba671f3bc,
+        0x1ca085b753c3131cb494a3eb8320c680,
+        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
+    ]));
+}
+
+/// proof weights.b_v.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_123() {
+    verify_walk_calldata(splice(qkv_decode_0(), 250, 251, array![0x1794dc1940da35b9f265f5f0911e7bf9]));
+}
+
+/// proof weights.b_v.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_124() {
+    verify_walk_calldata(splice(qkv_decode_0(), 251, 252, array![0x1b87df0696d21e4ea6936d1b0d5a6361]));
+}
+
+/// proof weights.b_v.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_125() {
+    verify_walk_calldata(splice(qkv_decode_0(), 249, 252, array![1, 0x1794dc1920da35b9f265f5f0911e7bf9]));
+}
+
+/// proof weights.b_v.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_126() {
+    verify_walk_calldata(splice(qkv_decode_0(), 249, 251, array![3, 0x1794dc1920da35b9f265f5f0911e7bf9, 0x1b87df0676d21e4ea6936d1b0d5a6361]));
+}
+
+/// proof weights.b_v.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_127() {
+    verify_walk_calldata(splice(qkv_decode_0(), 252, 255, array![1, 0x12fc0f9e92a0f329259fdb742ac4c2f4]));
+}
+
+/// proof weights.b_v.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_128() {
+    verify_walk_calldata(splice(qkv_decode_0(), 252, 254, array![3, 0x12fc0f9e92a0f329259fdb742ac4c2f4, 0x1f1332a82bf5b41de719ab476c9b0eda]));
+}
+
+/// proof weights.b_v.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_129() {
+    verify_walk_calldata(splice(qkv_decode_0(), 248, 255, array![1, 2, 0x1794dc1920da35b9f265f5f0911e7bf9, 0x1b87df0676d21e4ea6936d1b0d5a6361]));
+}
+
+/// proof weights.b_v.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_130() {
+    verify_walk_calldata(splice(qkv_decode_0(), 248, 252, array![
+        3,
+        2,
+        0x1794dc1920da35b9f265f5f0911e7bf9,
+        0x1b87df0676d21e4ea6936d1b0d5a6361,
+        2,
+        0x12fc0f9e92a0f329259fdb742ac4c2f4,
+        0x1f1332a82bf5b41de719ab476c9b0eda,
+    ]));
+}
+
+/// proof weights.b_v.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_131() {
+    verify_walk_calldata(splice(qkv_decode_0(), 255, 256, array![0x1839515e192582516b707e57d1820835]));
+}
+
+/// proof weights.b_v=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_132() {
+    verify_walk_calldata(splice(qkv_decode_0(), 247, 256, array![1]));
+}
+
+/// proof weights.b_v-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_decode_0_133() {
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 256, array![
+        5,
+        6446955,
+        0,
+        2,
+        2,
+        0x126e6f83f4ab5d8553e67af80602ab77,
+        0x1656873665d73053655a1722d55e4dc1,
+        2,
+        0x14ce87e2baa0b9215987703ba671f3bc,
+        0x1ca085b753c3131cb494a3eb8320c680,
+        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
+        6446961,
+        0,
+        2,
+        2,
+        0x1484453a26ab96446ec584ba84b70c0e,
+        0x18445e9ad1563715baad66d22525355d,
+        2,
+        0x12bd7d6f6c68a9c153793e0cccb8af10,
+        0x11d46639f5fbe371346191ad26039b6b,
+        0x1c1f80dcb776981bbce9d980cd8b61c9,
+    ]));
+}
+
+/// proof weights.w_k.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_134() {
+    verify_walk_calldata(splice(qkv_decode_0(), 260, 261, array![0x1647425f6a605a5d5c77ea8bc2018702]));
+}
+
+/// proof weights.w_k.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_135() {
+    verify_walk_calldata(splice(qkv_decode_0(), 261, 262, array![0x1c63e54278b75ac93d77b59a96d9d48d]));
+}
+
+/// proof weights.w_k.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_136() {
+    verify_walk_calldata(splice(qkv_decode_0(), 259, 262, array![1, 0x1647425f4a605a5d5c77ea8bc2018702]));
+}
+
+/// proof weights.w_k.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_137() {
+    verify_walk_calldata(splice(qkv_decode_0(), 259, 261, array![3, 0x1647425f4a605a5d5c77ea8bc2018702, 0x1c63e54258b75ac93d77b59a96d9d48d]));
+}
+
+/// proof weights.w_k.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_138() {
+    verify_walk_calldata(splice(qkv_decode_0(), 262, 265, array![1, 0x1f806bcfc1f16fac32dad94fe2fb2094]));
+}
+
+/// proof weights.w_k.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_139() {
+    verify_walk_calldata(splice(qkv_decode_0(), 262, 264, array![3, 0x1f806bcfc1f16fac32dad94fe2fb2094, 0x1c6c2921066f6dca429f555579d42d9e]));
+}
+
+/// proof weights.w_k.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_140() {
+    verify_walk_calldata(splice(qkv_decode_0(), 258, 268, array![
+        2,
+        2,
+        0x1647425f4a605a5d5c77ea8bc2018702,
+        0x1c63e54258b75ac93d77b59a96d9d48d,
+        2,
+        0x1f806bcfc1f16fac32dad94fe2fb2094,
+        0x1c6c2921066f6dca429f555579d42d9e,
+    ]));
+}
+
+/// proof weights.w_k.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_141() {
+    verify_walk_calldata(splice(qkv_decode_0(), 258, 265, array![
+        4,
+        2,
+        0x1647425f4a605a5d5c77ea8bc2018702,
+        0x1c63e54258b75ac93d77b59a96d9d48d,
+        2,
+        0x1f806bcfc1f16fac32dad94fe2fb2094,
+        0x1c6c2921066f6dca429f555579d42d9e,
+        2,
+        0x17751b3c307119a2af649aa288558756,
+        0x1349bb54b3a4414adb68d53efc82b79c,
+    ]));
+}
+
+/// proof weights.w_k.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_142() {
+    verify_walk_calldata(splice(qkv_decode_0(), 268, 269, array![0x19666ebef5a38f196348d4311dfd776d]));
+}
+
+/// proof weights.w_k=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_143() {
+    verify_walk_calldata(splice(qkv_decode_0(), 257, 269, array![1]));
+}
+
+/// proof weights.w_k-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_decode_0_144() {
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 269, array![
+        5,
+        6446955,
+        0,
+        2,
+        2,
+        0x126e6f83f4ab5d8553e67af80602ab77,
+        0x1656873665d73053655a1722d55e4dc1,
+        2,
+        0x14ce87e2baa0b9215987703ba671f3bc,
+        0x1ca085b753c3131cb494a3eb8320c680,
+        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
+        6446961,
+        0,
+        2,
+        2,
+        0x1484453a26ab96446ec584ba84b70c0e,
+        0x18445e9ad1563715baad66d22525355d,
+        2,
+        0x12bd7d6f6c68a9c153793e0cccb8af10,
+        0x11d46639f5fbe371346191ad26039b6b,
+        0x1c1f80dcb776981bbce9d980cd8b61c9,
+        6446966,
+        0,
+        2,
+        2,
+        0x1794dc1920da35b9f265f5f0911e7bf9,
+        0x1b87df0676d21e4ea6936d1b0d5a6361,
+        2,
+        0x12fc0f9e92a0f329259fdb742ac4c2f4,
+        0x1f1332a82bf5b41de719ab476c9b0eda,
+        0x1839515df92582516b707e57d1820835,
+    ]));
+}
+
+/// proof weights.w_q.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_145() {
+    verify_walk_calldata(splice(qkv_decode_0(), 273, 274, array![0x11a4e3b330a4d8a6bba292eb2464778d]));
+}
+
+/// proof weights.w_q.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_146() {
+    verify_walk_calldata(splice(qkv_decode_0(), 274, 275, array![0x1328ce4b01806eedf42acd3bd9a490f4]));
+}
+
+/// proof weights.w_q.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_147() {
+    verify_walk_calldata(splice(qkv_decode_0(), 272, 275, array![1, 0x11a4e3b310a4d8a6bba292eb2464778d]));
+}
+
+/// proof weights.w_q.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_148() {
+    verify_walk_calldata(splice(qkv_decode_0(), 272, 274, array![3, 0x11a4e3b310a4d8a6bba292eb2464778d, 0x1328ce4ae1806eedf42acd3bd9a490f4]));
+}
+
+/// proof weights.w_q.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_149() {
+    verify_walk_calldata(splice(qkv_decode_0(), 275, 278, array![1, 0x1d4c485101157bdc93e2ed85829b1e8f]));
+}
+
+/// proof weights.w_q.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_150() {
+    verify_walk_calldata(splice(qkv_decode_0(), 275, 277, array![3, 0x1d4c485101157bdc93e2ed85829b1e8f, 0x19657db7ddd4642367ce19db4d363c9c]));
+}
+
+/// proof weights.w_q.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_151() {
+    verify_walk_calldata(splice(qkv_decode_0(), 271, 281, array![
+        2,
+        2,
+        0x11a4e3b310a4d8a6bba292eb2464778d,
+        0x1328ce4ae1806eedf42acd3bd9a490f4,
+        2,
+        0x1d4c485101157bdc93e2ed85829b1e8f,
+        0x19657db7ddd4642367ce19db4d363c9c,
+    ]));
+}
+
+/// proof weights.w_q.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_152() {
+    verify_walk_calldata(splice(qkv_decode_0(), 271, 278, array![
+        4,
+        2,
+        0x11a4e3b310a4d8a6bba292eb2464778d,
+        0x1328ce4ae1806eedf42acd3bd9a490f4,
+        2,
+        0x1d4c485101157bdc93e2ed85829b1e8f,
+        0x19657db7ddd4642367ce19db4d363c9c,
+        2,
+        0x1667a6ec5e2290b3a6c148889dae8992,
+        0x1e4ce7443b4b3788dcd6716273004ba9,
+    ]));
+}
+
+/// proof weights.w_q.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_153() {
+    verify_walk_calldata(splice(qkv_decode_0(), 281, 282, array![0x11111ffe2b9040cc068474f75f4b209d]));
+}
+
+/// proof weights.w_q=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_154() {
+    verify_walk_calldata(splice(qkv_decode_0(), 270, 282, array![1]));
+}
+
+/// proof weights.w_q-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_decode_0_155() {
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 282, array![
+        5,
+        6446955,
+        0,
+        2,
+        2,
+        0x126e6f83f4ab5d8553e67af80602ab77,
+        0x1656873665d73053655a1722d55e4dc1,
+        2,
+        0x14ce87e2baa0b9215987703ba671f3bc,
+        0x1ca085b753c3131cb494a3eb8320c680,
+        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
+        6446961,
+        0,
+        2,
+        2,
+        0x1484453a26ab96446ec584ba84b70c0e,
+        0x18445e9ad1563715baad66d22525355d,
+        2,
+        0x12bd7d6f6c68a9c153793e0cccb8af10,
+        0x11d46639f5fbe371346191ad26039b6b,
+        0x1c1f80dcb776981bbce9d980cd8b61c9,
+        6446966,
+        0,
+        2,
+        2,
+        0x1794dc1920da35b9f265f5f0911e7bf9,
+        0x1b87df0676d21e4ea6936d1b0d5a6361,
+        2,
+        0x12fc0f9e92a0f329259fdb742ac4c2f4,
+        0x1f1332a82bf5b41de719ab476c9b0eda,
+        0x1839515df92582516b707e57d1820835,
+        7823211,
+        0,
+        3,
+        2,
+        0x1647425f4a605a5d5c77ea8bc2018702,
+        0x1c63e54258b75ac93d77b59a96d9d48d,
+        2,
+        0x1f806bcfc1f16fac32dad94fe2fb2094,
+        0x1c6c2921066f6dca429f555579d42d9e,
+        2,
+        0x17751b3c307119a2af649aa288558756,
+        0x1349bb54b3a4414adb68d53efc82b79c,
+        0x19666ebed5a38f196348d4311dfd776d,
+    ]));
+}
+
+/// proof weights.w_v.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_156() {
+    verify_walk_calldata(splice(qkv_decode_0(), 286, 287, array![0x16e1898067a49b9b026bd1fa289a5f32]));
+}
+
+/// proof weights.w_v.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_157() {
+    verify_walk_calldata(splice(qkv_decode_0(), 287, 288, array![0x10b8c30f4fbd436a7758c7c1c7646371]));
+}
+
+/// proof weights.w_v.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_158() {
+    verify_walk_calldata(splice(qkv_decode_0(), 285, 288, array![1, 0x16e1898047a49b9b026bd1fa289a5f32]));
+}
+
+/// proof weights.w_v.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_159() {
+    verify_walk_calldata(splice(qkv_decode_0(), 285, 287, array![3, 0x16e1898047a49b9b026bd1fa289a5f32, 0x10b8c30f2fbd436a7758c7c1c7646371]));
+}
+
+/// proof weights.w_v.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_160() {
+    verify_walk_calldata(splice(qkv_decode_0(), 288, 291, array![1, 0x14589acbca322825cea8d9492f4e6568]));
+}
+
+/// proof weights.w_v.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_161() {
+    verify_walk_calldata(splice(qkv_decode_0(), 288, 290, array![3, 0x14589acbca322825cea8d9492f4e6568, 0x18255f89e714d207aae4d90a1cc1b80f]));
+}
+
+/// proof weights.w_v.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_162() {
+    verify_walk_calldata(splice(qkv_decode_0(), 284, 294, array![
+        2,
+        2,
+        0x16e1898047a49b9b026bd1fa289a5f32,
+        0x10b8c30f2fbd436a7758c7c1c7646371,
+        2,
+        0x14589acbca322825cea8d9492f4e6568,
+        0x18255f89e714d207aae4d90a1cc1b80f,
+    ]));
+}
+
+/// proof weights.w_v.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_163() {
+    verify_walk_calldata(splice(qkv_decode_0(), 284, 291, array![
+        4,
+        2,
+        0x16e1898047a49b9b026bd1fa289a5f32,
+        0x10b8c30f2fbd436a7758c7c1c7646371,
+        2,
+        0x14589acbca322825cea8d9492f4e6568,
+        0x18255f89e714d207aae4d90a1cc1b80f,
+        2,
+        0x1579c6685890774349b9f421895e20cb,
+        0x135c0854cf5c71904244cae0b37416a7,
+    ]));
+}
+
+/// proof weights.w_v.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_164() {
+    verify_walk_calldata(splice(qkv_decode_0(), 294, 295, array![0x1ba0c78626ce711dc1dda5bdb6ace6c4]));
+}
+
+/// proof weights.w_v=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_165() {
+    verify_walk_calldata(splice(qkv_decode_0(), 283, 295, array![1]));
+}
+
+/// proof weights.w_v-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_decode_0_166() {
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 295, array![
+        5,
+        6446955,
+        0,
+        2,
+        2,
+        0x126e6f83f4ab5d8553e67af80602ab77,
+        0x1656873665d73053655a1722d55e4dc1,
+        2,
+        0x14ce87e2baa0b9215987703ba671f3bc,
+        0x1ca085b753c3131cb494a3eb8320c680,
+        0x1a4d3e19bd8d566d4a1ca2b51e90da02,
+        6446961,
+        0,
+        2,
+        2,
+        0x1484453a26ab96446ec584ba84b70c0e,
+        0x18445e9ad1563715baad66d22525355d,
+        2,
+        0x12bd7d6f6c68a9c153793e0cccb8af10,
+        0x11d46639f5fbe371346191ad26039b6b,
+        0x1c1f80dcb776981bbce9d980cd8b61c9,
+        6446966,
+        0,
+        2,
+        2,
+        0x1794dc1920da35b9f265f5f0911e7bf9,
+        0x1b87df0676d21e4ea6936d1b0d5a6361,
+        2,
+        0x12fc0f9e92a0f329259fdb742ac4c2f4,
+        0x1f1332a82bf5b41de719ab476c9b0eda,
+        0x1839515df92582516b707e57d1820835,
+        7823211,
+        0,
+        3,
+        2,
+        0x1647425f4a605a5d5c77ea8bc2018702,
+        0x1c63e54258b75ac93d77b59a96d9d48d,
+        2,
+        0x1f806bcfc1f16fac32dad94fe2fb2094,
+        0x1c6c2921066f6dca429f555579d42d9e,
+        2,
+        0x17751b3c307119a2af649aa288558756,
+        0x1349bb54b3a4414adb68d53efc82b79c,
+        0x19666ebed5a38f196348d4311dfd776d,
+        7823217,
+        0,
+        3,
+        2,
+        0x11a4e3b310a4d8a6bba292eb2464778d,
+        0x1328ce4ae1806eedf42acd3bd9a490f4,
+        2,
+        0x1d4c485101157bdc93e2ed85829b1e8f,
+        0x19657db7ddd4642367ce19db4d363c9c,
+        2,
+        0x1667a6ec5e2290b3a6c148889dae8992,
+        0x1e4ce7443b4b3788dcd6716273004ba9,
+        0x11111ffe0b9040cc068474f75f4b209d,
+    ]));
+}
+
+/// statement inputs.x[2]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_167() {
+    verify_walk_calldata(splice(qkv_decode_0(), 29, 30, array![0x40000000000000000000000000000000000000b9fffffe100000005ffffff93]));
+}
+
+/// statement inputs.k0[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_168() {
+    verify_walk_calldata(splice(qkv_decode_0(), 15, 16, array![0xffffff0e0000010c000001d000000000000000200000000000000000000000]));
+}
+
+/// statement inputs.v0[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_169() {
+    verify_walk_calldata(splice(qkv_decode_0(), 22, 23, array![0xb1fffffeaffffffca800000000000000200000000000000000000000]));
+}
+
+/// statement outputs.q[3]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_170() {
+    verify_walk_calldata(splice(qkv_decode_0(), 45, 46, array![0x600000000000000000001e320000250900007262000071b80000b72800031a3]));
+}
+
+/// statement outputs.k[8]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_171() {
+    verify_walk_calldata(splice(qkv_decode_0(), 38, 39, array![0x3fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d]));
+}
+
+/// statement outputs.k[9]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_172() {
+    verify_walk_calldata(splice(qkv_decode_0(), 38, 39, array![0x1fffffe2000000218000003affff6567ffff0563fffd76e7fffda4d]));
+}
+
+/// statement outputs.v[8]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_173() {
+    verify_walk_calldata(splice(qkv_decode_0(), 53, 54, array![0x200000163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
+}
+
+/// statement outputs.v[9]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_174() {
+    verify_walk_calldata(splice(qkv_decode_0(), 53, 54, array![0x167fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
+}
+
+/// statement weights.w_q[3]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_175() {
+    verify_walk_calldata(splice(qkv_decode_0(), 82, 83, array![0x60000000000000000000002c8000002300000005ffffff17fffffe6ffffff89]));
+}
+
+/// statement weights.w_k[3]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_176() {
+    verify_walk_calldata(splice(qkv_decode_0(), 76, 77, array![0x60000000000000003fffffc97fffff83ffffff5600000144000001300000069]));
+}
+
+/// statement weights.w_v[3]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_177() {
+    verify_walk_calldata(splice(qkv_decode_0(), 88, 89, array![0x6000000000000000000000000000001b000000f0000000ec00000108000000b]));
+}
+
+/// statement weights.b_q[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_178() {
+    verify_walk_calldata(splice(qkv_decode_0(), 65, 66, array![0x30000000000000000000000000000000000000000000003c00000387fffffc6]));
+}
+
+/// statement weights.b_k[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_179() {
+    verify_walk_calldata(splice(qkv_decode_0(), 60, 61, array![0x30000000000000000000000000000000000000000000014000000167fffff7f]));
+}
+
+/// statement weights.b_v[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_180() {
+    verify_walk_calldata(splice(qkv_decode_0(), 70, 71, array![0x3000000000000000000000000000000000000001ffffff8c000002e0000000d]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_181() {
+    verify_walk_calldata(splice(qkv_decode_0(), 4, 5, array![3]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_182() {
+    verify_walk_calldata(splice(qkv_decode_0(), 5, 6, array![4]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_183() {
+    verify_walk_calldata(splice(qkv_decode_0(), 6, 7, array![3]));
+}
+
+/// statement dims[3]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_184() {
+    verify_walk_calldata(splice(qkv_decode_0(), 7, 8, array![4]));
+}
+
+/// statement dims[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_185() {
+    verify_walk_calldata(splice(qkv_decode_0(), 8, 9, array![2]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_qkv_decode_0_186() {
+    verify_walk_calldata(splice(qkv_decode_0(), 0, 1, array![4]));
+}
+
+/// felt 26 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_187() {
+    verify_walk_calldata(splice(qkv_decode_0(), 26, 27, array![3]));
+}
+
+/// felt 53 + 1
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_188() {
+    verify_walk_calldata(splice(qkv_decode_0(), 53, 54, array![0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76c]));
+}
+
+/// felt 80 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_189() {
+    verify_walk_calldata(splice(qkv_decode_0(), 80, 81, array![4]));
+}
+
+/// felt 107 + 1
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_190() {
+    verify_walk_calldata(splice(qkv_decode_0(), 107, 108, array![0x1cee556c801072cf400dd20225a84fa1]));
+}
+
+/// felt 134 + 1
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_191() {
+    verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x1652f18c597b9e02da0279e1b7b66ff0]));
+}
+
+/// felt 160 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_192() {
+    verify_walk_calldata(splice(qkv_decode_0(), 160, 161, array![0x172c365bb35b399449ad7aebf7cc1cca]));
+}
+
+/// felt 187 + 1
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_193() {
+    verify_walk_calldata(splice(qkv_decode_0(), 187, 188, array![0x1f0449db51e418af3601060eb46e3a15]));
+}
+
+/// felt 214 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_194() {
+    verify_walk_calldata(splice(qkv_decode_0(), 214, 215, array![2]));
+}
+
+/// felt 241 + 1
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_195() {
+    verify_walk_calldata(splice(qkv_decode_0(), 241, 242, array![0x18445e9ad1563715baad66d22525355e]));
+}
+
+/// felt 268 + 1
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_196() {
+    verify_walk_calldata(splice(qkv_decode_0(), 268, 269, array![0x19666ebed5a38f196348d4311dfd776e]));
+}
+
+/// felt 295 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_197() {
+    verify_walk_calldata(splice(qkv_decode_0(), 295, 296, array![2]));
+}
+
+/// An honest qkv-decode proof, dims 3×5×3×2×2, public weights (375 felts).
+pub fn qkv_decode_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        3,
+        5,
+        3,
+        2,
+        2,
+        3,
+        27440,
+        2,
+        5,
+        2,
+        2,
+        0xffffffc60000016c0000006ffffff870000000000000000000000000000000,
+        0x200000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        5,
+        2,
+        2,
+        0x86000000e8000002c7fffffab0000000000000000000000000000000,
+        0x200000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        3,
+        3,
+        2,
+        0xffffff2a00000173fffffc20000000affffff27ffffff2fffffffd7fffffeb,
+        0x10000000000000000000000000000000000000000000000000000007fffffe6,
+        3,
+        107,
+        3,
+        3,
+        5,
+        2,
+        4,
+        0xffffffc60000016c0000006ffffff87fffff8ec000077d4000000000000000,
+        0x3ffffff18000005b0000001bfffffe1fffffe3b00001df5,
+        0x2e7bffff118c000000000000000ffffffc60000016c0000006ffffff87,
+        0x60000000000000003ffffe3b00001df500002e7bffff118c00002617ffff23a,
+        113,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000003ffff9f90000156f000019b20000caa4000018600000fe2,
+        118,
+        3,
+        3,
+        5,
+        2,
+        4,
+        0x86000000e8000002c7fffffab000036e000000f84000000000000000,
+        0x218000003a000000b1fffffeac0000db8000003e1,
+        0xffff8dadffff976400000000000000000000086000000e8000002c7fffffab,
+        0x600000000000000000000db8000003e1ffff8dadffff9767ffff9c8fffff95d,
+        6,
+        6446955,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000003fffffe300000050,
+        6446961,
+        1,
+        2,
+        1,
+        0x20000000000000000000000000000000000000000000000000000078000006f,
+        6446966,
+        1,
+        2,
+        1,
+        0x2000000000000000000000000000000000000000000000000000015ffffff7f,
+        7823211,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000003fffffc97fffff83ffffff5600000140000001300000069,
+        7823217,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000002c8000002300000005ffffff13fffffe6ffffff89,
+        7823222,
+        2,
+        3,
+        2,
+        1,
+        0x6000000000000000000000000000001b000000f0000000e800000108000000b,
+        0,
+        0,
+        1,
+        0,
+        2,
+        3,
+        0x11c537ff3b5c356520d7dc9fe7e6f9d4,
+        0x193814311bb38176945599b1d27354a8,
+        0x191f773ec82c7c65fcddcc73637fe779,
+        3,
+        0x1253586eeffcbfd1c8d290ea13d5bda3,
+        0x1a87cfe330994cfc8656160ba1353c99,
+        0x138d2952fae287acf094e9cd4c772f94,
+        3,
+        0x1cc8f97554472bcf2c57914f3d87f3ec,
+        0x14954aa7221bc9e493e542cdc5503fcf,
+        0x1e2e5b8790934d72d81bdfd80a4b6825,
+        3,
+        0,
+        4,
+        2,
+        0x13819ea1fa40a30d7d38754908ae4a7e,
+        0x1ac39320b661786410215f9c12c6ff20,
+        2,
+        0x1904320af3c3514e0ff0fdd5a764ac9a,
+        0x183a6a8b8d7e7306f0abf37e3a361b6f,
+        2,
+        0x105adb008a92cd8a0143c8216346b315,
+        0x1086953f70ab5ccb62e3763f3ff61cf4,
+        2,
+        0x1e8090735f0024c97fc750bb67de3b2c,
+        0x1dbcdee68ad333ac185202d34acb21c5,
+        0x10d611d48e2bd71b59b69c0bde33bd28,
+        0,
+        4,
+        2,
+        0x1f40ad71fce70beedad585b7c6b4467a,
+        0x1429f728fa1efbf9bda8dc6b84933c7d,
+        2,
+        0x1d85b1a689b0e1126d9cf0b132333e78,
+        0x1868d99be138457bd4722647235d7599,
+        2,
+        0x16c142f87d1d0444a61fc677922bad3f,
+        0x1ebb1447573a1ba1271d56ef911eca6b,
+        2,
+        0x19a4fffc7b8eaa13334aef31dcef0dee,
+        0x1194272f845d47bb3152dc78b2d88adb,
+        0x1e171c2167bdd6c027a8f69834501830,
+        0x13056f7f7f3727f0a21a86feeee00fa2,
+        0x1dd0a2550ef4af2ab79c150cef53ad85,
+        0x1c2f753f927b81cbcd267c84cf104df3,
+        0x11e7a6e1f54254f41a827a13e53fca3c,
+        4,
+        3,
+        0x1ffcadcc0230be481bb92499377429f6,
+        0x1a28181be262574180248d8f8838d4ee,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x1f5d8e277ec4f0845115c9785d8ffbf7,
+        0x10000000000000000000000000000000,
+        3,
+        0x1d9411ce8984037d10751c3a02c2a8cf,
+        0x111f855d48be88726c3d7fc3bce29478,
+        0x10000000000000000000000000000000,
+        3,
+        0x1bec52a8b2d49340e3c87a014335bbc7,
+        0x195296e469079d1970f4494e23e6dec9,
+        0x10000000000000000000000000000000,
+        0x1b4589e2756d93c3641ef0bc4c7bfc52,
+        0x12acbb6b7737577ada7c2e4c7386088e,
+        3,
+        0x1fb89f4adb689a75ce2a5113256b5a1f,
+        0x10f3e2530050f6a0917dd648e96cee71,
+        0x1dc282750482a6cb42759e949007eaef,
+        2,
+        2,
+        0x1c574fdb7afbccead750fffe1eb667e5,
+        0x18a20b9e97cc7dc2fea210c31a5aff0c,
+        2,
+        0x14ef71168ad580dd97d500e4e2d0237f,
+        0x1d8e50eec590e76453337399372b7803,
+        1,
+        0x1c603c782a8a383d68dfa9723a9a1f01,
+        3,
+        0x18d4044e4f2094dac044ddbd7ec8fe71,
+        0x1cda402d51afeb27debdd8093b2c5377,
+        0x163b5ff658a53f533ccab2d5a30398dc,
+        0,
+        4,
+        2,
+        0x1e1e08b246fcbb6d6fd7d5a62d87beb0,
+        0x150959335538e0e5174ab8553b964a3e,
+        2,
+        0x193170327695777192f168f4d5a014b4,
+        0x14f11e97cc02c000a58274b17ee2dd12,
+        2,
+        0x1731d544ea75ff17f57dfb805ece1940,
+        0x168779d542112ba495f7f9cdc5a29843,
+        2,
+        0x105d1d9a620dfe83ba5949d8e5c4538b,
+        0x1f7a80f4238546c3b502469a3d8eaf8c,
+        0x1dbd9513195599bbf41d221256a67b2a,
+        0,
+        4,
+        2,
+        0x1bfcd014239204fa596f934cb1500a08,
+        0x1446579a6aef56a3c4b02089b87bf0bf,
+        2,
+        0x153a9f63e4bcd0b539018609b1bee15d,
+        0x161e341d38fd44bdcb7b7cb7e7529f16,
+        2,
+        0x187add4b9ca95023cb9d1a95d0320647,
+        0x1240e2dde0b171e6838dfaf49c45c354,
+        2,
+        0x168acd36422fc12f008c8e4288346679,
+        0x11360b1ab81f96578a91e24934e0b404,
+        0x18a0c1a79edb83b9a60f3497832c2352,
+        0x1386b74d04224f9c29b901219b0fedf4,
+        0x1a36ddc615334a1fca6420f0bb968d36,
+        0x19f3c585a0df030fcf5b726527af5d1e,
+        0x1eacfc21ddfc80a9d6b3c232db7cc633,
+        4,
+        3,
+        0x1af6fd30e6c7f0fd5efa6b39acd2e47a,
+        0x1da12909e98e9b5ae2059f3d7e81ad0b,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x1405f9b947a831937c2e7da10cb704fc,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x1c7158bb5e57af39cb3498c391f8f702,
+        0x10000000000000000000000000000000,
+        3,
+        0x138d81409d2d103c21ebc485ca6ca9b5,
+        0x1ae1b8ad6e2bc1cbf50fc1595dd83c13,
+        0x10000000000000000000000000000000,
+        0x10a14d83755a867c150493eb646223c9,
+        0x1ccd316b68ccbba99da0453e8c38727a,
+        3,
+        0x1fb89f4adb689a75ce2a5113256b5a1f,
+        0x1d343348bd093d922872a06cd02e3f4e,
+        0x101a68266c1bb504494f4a729cdad47c,
+        2,
+        2,
+        0x11229ad758f1f874c024442bb96ec4d9,
+        0x13245dceb854634c9577a957228c2c11,
+        2,
+        0x11ffe7a93191f484710126f09f1c8fd3,
+        0x1b3a3b8976aa72d0b6ca264579e33bf7,
+        1,
+        0x1ad8d43dcbc3835d5cb0f0f1cc8cfdbc,
+        3,
+        0x11e1deb511c7107ec4b1f58ab9645f26,
+        0x16e07df78c3c1b71513def000b4489ff,
+        0x109f21ec7615e4a5154c4f99d303d5b4,
+        1,
+        1,
+        0x1a87cfe330994cfc8656160ba1353c99,
+        0x1905596faa493ab06a3ed3c1ab41f2fb,
+        0x14954aa7221bc9e493e542cdc5503fcf,
+        0x199910e06e77838e44369d0ac4fb2855,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x1e66001647f06ca6bacddbae229aa201,
+        0x10000000000000000000000000000000,
+        3,
+        0x19ed92360132543bbaa982f0233e5772,
+        0x19da2497ccbf0062cd9e3861ec986327,
+        0x10000000000000000000000000000000,
+        3,
+        0x1cf863a65de673a16c6ad60a253be1fa,
+        0x18d16590f174bf6c164a9871cfc9894a,
+        0x10000000000000000000000000000000,
+        3,
+        0x16e0f7c18e6f5d43517054771bcdcf8b,
+        0x1373dcd77bf1f5ca504b5eda0bcacece,
+        0x10000000000000000000000000000000,
+        0x194f30791e3bcdae600d2c3c1978ecb1,
+        0x1289e56d5aed04c95975b2cb78d6faf9,
+        3,
+        0x1fb89f4adb689a75ce2a5113256b5a1f,
+        0x1878b8509488c5459a966c73dfc52ef9,
+        0x1b43f2b03ba007e6a89fce96a74b482b,
+        2,
+        2,
+        0x13f6861a0af787a66da58f00a0038dbb,
+        0x12a194642d02c825b1fb0ee7e473432f,
+        2,
+        0x1c54df0e0e9949637b6353e19647e8e8,
+        0x13448fb239567d8339b0b74ea00c072f,
+        1,
+        0x1e017213b973dd109a66a19854c8c357,
+        3,
+        0x16ad670b6011dc6943d3218b32b3ad22,
+        0x1a65380ee22e5be162c8f1d6517570f1,
+        0x182b154b09d5750ffa8b2bcd0baf59d8,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        0,
+        4,
+        2,
+        0x1e083d58d0bb3fff14c54fce7df8b9ef,
+        0x1eae85a66fd44a590745c6555309e52a,
+        2,
+        0x1be9525002721ebc2d81c80504da6e97,
+        0x16d21d3ee0d5422873da36778de895cb,
+        2,
+        0x12e70c0db1cc5ac494f0b95633439d7a,
+        0x14b945bbda69bb6d7b30a76b942ad298,
+        2,
+        0x166210de4bec52ae5e4502832e1b62c3,
+        0x1079d2ae68322b62f3dbca533db748ef,
+        0x18b5ad98f34f7ae9400c80c60fd7b81f,
+        6,
+        6446955,
+        0,
+        1,
+        2,
+        0x1c4ae265d60491d746a2dd30e83b127f,
+        0x18bde8d43f168e9115f2e2546d53a8a4,
+        0x1e59185a74c1dc6e98e791b50e6a7395,
+        6446961,
+        0,
+        1,
+        2,
+        0x1e8bc681177dbe276a9b84de3ea8f111,
+        0x1611a372f488d72d443fcd5e77eb5187,
+        0x12fc629133b5c4c893407a89d236c547,
+        6446966,
+        0,
+        1,
+        2,
+        0x10f04804a0aff090324eac0e8c0d191b,
+        0x1873960f1c6e3c0dd18a4a74d866a001,
+        0x1aa8eb762b840267955593272e4fe4e8,
+        7823211,
+        0,
+        3,
+        2,
+        0x1265747fb74c63ffcce3ee91b0c93251,
+        0x127353f0d38cffd681761c15f620b7ba,
+        2,
+        0x1379ad4cdc7fdc95882f352218847c5c,
+        0x1e64dda88ab8cf497a08e85fb4ab3ccd,
+        2,
+        0x1266dfa74ea2b107893cea230511d694,
+        0x199bb030dd51aa5a9e839874b981cc5b,
+        0x193b47c0a52a4952c7739d108682d97b,
+        7823217,
+        0,
+        3,
+        2,
+        0x10907bcb73d1cf1603cb7d2c1b19bfa6,
+        0x16fbab3c4809763945fb24cceb1a0657,
+        2,
+        0x14d211de809bda9bc585f6057ec84aa8,
+        0x1e8f5dfa5bc2c0e9ec67b79b6ed2431c,
+        2,
+        0x1f90da9613c98772d8028a8bbca6c11d,
+        0x1efd94d2107b258568b8ae06113d2d99,
+        0x1a55c6e01c138b023099de6033c6b39d,
+        7823222,
+        0,
+        3,
+        2,
+        0x11c81536dd537b382fb102e68811c4da,
+        0x1392c24deb5cf530001a3f7f10e336d3,
+        2,
+        0x107e2e318e5e7f098816065e5e49d9a0,
+        0x1ee90125c39e3cfc5eac57a382e21807,
+        2,
+        0x1eea24de40fa780a14fdfb6be0f5afef,
+        0x1158b226807f29324ba34edad4125e79,
+        0x1fef46f1dedff5fadd256acafda6f209,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_qkv_decode_1() {
+    assert_eq!(verify_walk_calldata(qkv_decode_1()), 0x2c7e9630487104ffaf79087d0201c40dadc760f9f017f84e378d69e59b7c4e1);
+}
+
+/// An honest qkv-decode proof, dims 2×3×2×3×1, committed weights (305 felts).
+pub fn qkv_decode_0_committed() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        2,
+        3,
+        2,
+        3,
+        1,
+        3,
+        27440,
+        2,
+        3,
+        3,
+        2,
+        0xffffff0e0000010c000001d000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        3,
+        3,
+        2,
+        0xb1fffffeaffffffca800000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        2,
+        2,
+        1,
+        0x40000000000000000000000000000000000000b9fffffe1000000057fffff93,
+        3,
+        107,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xffffff0e0000010c000001d7fffb2b3ffff82b1fffebb70000000000000000,
+        0x1fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d,
+        0x200000000000000000000000000000000000000000000003ffff5a57fffcfeb,
+        113,
+        2,
+        2,
+        3,
+        1,
+        0x600000000000000000001e320000250900007262000071b40000b72800031a3,
+        118,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xb1fffffeaffffffcaffffe405fffff46600009790000000000000000,
+        0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b,
+        0x200000000000000000000000000000000000000000000003ffff9be00000019,
+        0,
+        6,
+        6446955,
+        1,
+        3,
+        0xa82301337788edc32aeb01b54696b698,
+        0x5df48cb8c868a297c76ce50da0ff6ad,
+        2,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        3,
+        0x8eebc6254db84e65025fa6f370760b70,
+        0x5f785caf2c597c4ad7c1d1819985534,
+        2,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        3,
+        0x1aa9cf1bfee90c63e7d8340e32aaa179,
+        0x5f89aa8a16987fa78c936e8e34afc69,
+        2,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        2,
+        3,
+        0x8f1cbaaa87c0c142cd77e3ab3ae2a43c,
+        0x5ec8b97d89350eac0fccd2655a7e83a,
+        3,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        2,
+        3,
+        0x9b39090dd4efbf416b4a2b8e987bd402,
+        0x330cfed7bd995bfdfaf12df3ccb5932,
+        3,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        2,
+        3,
+        0x9272a48f493eac24e95b8d8d35ac63a2,
+        0x7f7b77b829ca38e99c060d9e5b21a80,
+        3,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        2,
+        2,
+        0x12ec066439d7641134d4f08b209d8492,
+        0x1f38c1ba25cb2ac7fcf1b8ef4e6728dc,
+        2,
+        0x167476a1c0e3bfdb4dc3f26afb553b2e,
+        0x13263b16bca4b0d5cb3d3aa15bcab971,
+        2,
+        0x154537df222c04dc1e91501839f1ac9e,
+        0x1ee21e6d7a115db308e6162068fa88ca,
+        2,
+        0,
+        4,
+        2,
+        0x16b77dbf558cf899538a2d06d23a91be,
+        0x173be9923c7f3c007bf76c65091f0ad9,
+        2,
+        0x1aee5816d23720396f4d67b44f9c84df,
+        0x1ace8c3d057cd2817f698a378cfba4e4,
+        2,
+        0x1f7219c7622e8ba9ecc7eacfb285c027,
+        0x12fc3371227947b14e2162eb4d5a3d9c,
+        2,
+        0x1a14943261a9444c16190d3d101898b4,
+        0x1576b372bd17c5c953e899742e352368,
+        0x1eb1833455c7d3b3a3b8f5d115461771,
+        0,
+        4,
+        2,
+        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
+        0x1d457d3dd5768a47039ea80e180ef599,
+        2,
+        0x11556e6e06f6bfbfd269e5110f5fcf7a,
+        0x1eebd447b5563a53aeabb8710a0b09d2,
+        2,
+        0x18a40894717ee126317df1867dd789c2,
+        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        2,
+        0x1561494ed7ab7bee52978e862ea213f2,
+        0x1eb407d7a24e2ef697b715b1d217b036,
+        0x15c8415e8c087e274adb9ef9c8c18533,
+        0x1d94257e9daa513c751f4c8f6111c452,
+        0x111d5db5d81d82772e99a941b434531e,
+        0x107e84d4c89679c6c13c800d9bdb3cb2,
+        0x1549bc89c3720460899f1eec2ce64881,
+        4,
+        3,
+        0x1285365cb521e79cb2e7283696041174,
+        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x10000000000000000000000000000000,
+        3,
+        0x186623bb06610eec409c54f8239040ef,
+        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x10000000000000000000000000000000,
+        3,
+        0x18ba6be994bab223527319e288b20523,
+        0x12e4240dd343e99837ed9b52338eed0f,
+        0x10000000000000000000000000000000,
+        0x1f5bdeb5d2284117050480081a39c478,
+        0x19018f6f9b1913e561385e42ed47706e,
+        3,
+        0x15ea7df71970908b6123f414de5b79c1,
+        0x17bf3af3b3fe646b46f07b8a21980df5,
+        0x12f1fa9560c7a9fd8f0ea712db6ed7dd,
+        1,
+        2,
+        0x143a9ed46174b6c519c88eb30330be58,
+        0x1294331537664d2dad576ab5b0ef4281,
+        1,
+        0x1730efb04dee65c9849de06ab9298214,
+        3,
+        0x1eb0b195c839092b5e931aaeaba608b1,
+        0x1b4b09890139d6f3c5522ce5052323a1,
+        0x17f5455f52666ed3ce2003c11d6f2bd1,
+        1,
+        1,
+        0x167476a1c0e3bfdb4dc3f26afb553b2e,
+        0x1cb1c474dbc0f0fabd79483660757e42,
+        0x154537df222c04dc1e91501839f1ac9e,
+        0x199ce68e57e558d72a54c607af08dc2c,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x14b6fff3149d0ab9d0ce50f3df5a846c,
+        0x10000000000000000000000000000000,
+        3,
+        0x120e78cf6b4eeb8b97c843421736cbb0,
+        0x11c2717a23f5d7e7d73835ff322a688d,
+        0x10000000000000000000000000000000,
+        3,
+        0x136eb1d10bf7c394b0ec8daf621e72dc,
+        0x1506b438bea9e7c8db6d135e4289f868,
+        0x10000000000000000000000000000000,
+        3,
+        0x1c3dedc893cade85b3e98b243e624fb8,
+        0x123f903739d340ce25b8ee2fac0da0c1,
+        0x10000000000000000000000000000000,
+        0x1a2ceff0be7b4bfd50f60c87e1bc9beb,
+        0x1c8d32689dc32280b66a9fb266d883d2,
+        3,
+        0x15ea7df71970908b6123f414de5b79c1,
+        0x12f48e717f8f2521c9fd49118ae10c8d,
+        0x104728d8c2f2cbe3d76b89f4a59eb1f6,
+        1,
+        2,
+        0x11520aded2435d673ad25b0aa4a97a0a,
+        0x16667d0056fb8e21822619dcc3ad5cd3,
+        1,
+        0x1e64240b2a22ff55725925117aa164db,
+        3,
+        0x18d96edbc7653950e8619051ebf6b52d,
+        0x1becb97f69443819b4fab131e3cdd66f,
+        0x1fc1791c91bb96d4cafa9abf8c784156,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        0,
+        2,
+        2,
+        0x18817b6ae4c77566065553177e007c36,
+        0x1203dd01ccf3a1622830bffdbd647924,
+        2,
+        0x12972dd7824e17dbd5ca14a33b3579d5,
+        0x13bddf26f0cdfe16c945bc60c36176e9,
+        0x10498f1cb9b4f41bd107d9c9e14acbe0,
+        0,
+        0,
+        3,
+        2,
+        0x1a72f9dfdd1217efd4b51404bd6383f6,
+        0x17b01ba32eddafba0707cef2a9ba4d6d,
+        2,
+        0x108051a9dd3d63f10306dc2dde627db1,
+        0x1b0f5a05fa13f4e9d1eeeb7ad824f146,
+        2,
+        0x1cbb33bddb5e5c480f7881332cecaf53,
+        0x18d6ec7c5d4a320de471740401cb3115,
+        6,
+        0x142185c900bd4789b2447075356bee22,
+        0x123fe78c306aef475b13cb45c8112b93,
+        0x1c58b24c0dddda8e641cb42aefb77bce,
+        0x14fe1e1814c684bd5509b9a20e17b0d5,
+        0x18993d776e5f8d68add998ab1890cc08,
+        0x1ae43796a9446271a0224d5780533a96,
+        3,
+        2,
+        0x1c1137c4229b66db3c0487150246ad34,
+        0x16e01a9e5a6d334379db0d89d49ba348,
+        2,
+        0x1b68840831cead1a76fb10a8ebc4d0ab,
+        0x1acea9e3d91be7afd8a8fe6a5bffbb0d,
+        2,
+        0x115f3e1d93579ac3d6767dbb3a9d9347,
+        0x1685ec00390a79c1c61764097a8a27c0,
+        0,
+        0x102c223cafcd3e56a8ba34418d905c04,
+        154153,
+        4,
+        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
+        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
+        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
+        0x40000000000000000000000000000000decea6417ce7a267c9d3e98b8244853,
+        0,
+        4,
+        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
+        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
+        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
+        0x400000000000000000000000000000004c5766f63fdde82d5362d901f707795,
+        0,
+        4,
+        0x4000000000000000000000000000000080158734f722aa04f9b165d62f664b9,
+        0x4000000000000000000000000000000089393de3503f81bcfb1ce8b47efe318,
+        0x40000000000000000000000000000000c93d063e49604ca267c5001bc10c944,
+        0x40000000000000000000000000000000abfdfdceca8e6ee4ab048e461fcd326,
+        0,
+        4,
+        0xe4e904130a7a207ac86d2ee3447e3b6b5e30c96840be9bae107d6e6581ed45,
+        0xddd194b4afaabe0d3016164683a5506250f62a67bc235b228b3ec36060aea4,
+        0xa1c3f3c05bb63ba572ecfaefe3b419db771c72c2980fc9ffaf92f3861f4a2d,
+        0x7ea793b85b19da188bc66b99765d71e132c799de68f86d6e9583d320a1f179,
+        0,
+        4,
+        0xa77169afcce8ec3621ec9b43c83a5c798959c4706cd1d21acc77aef4b4fea,
+        0x9af6dab1d2d4c201e6e3b577663ec8ce71feca32dea4dce179b5a808910c9d,
+        0x9d0f1b904d125a8eca58dc06557ab632118e10f5ff53fbed2497081cbe28f0,
+        0x9ed1240c47dee5f0a2ef348e983d0452edd0994efb08a67c10d9ead541a534,
+        0,
+        4,
+        0x13d7f71cbb65d3c0a40f1e55d091fd2d844fca4e67e45f04adbece2691fe79,
+        0x8f1fef264e69090dcec6c832103a3c1bb50af24442991ad7bca24aabcd48ce,
+        0xd1ee4a460241038af8fa6ae4cb62cf414b17373e104c7af599593c7cd6818a,
+        0xce9e50ab489c2699e7ce636aad18d4c64a6a0c7c01c60c26ce6d90eec73093,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_qkv_decode_0_committed() {
+    assert_eq!(verify_walk_calldata(qkv_decode_0_committed()), 0x38303e50c7978aa86f9e67ec687c1eeea515cc5da682372cee41a2e08d0af19);
+}
+
+/// proof layer.q_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_0() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 107, 108, array![0x12ec066459d7641134d4f08b209d8492]));
+}
+
+/// proof layer.q_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_1() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 108, 109, array![0x1f38c1ba45cb2ac7fcf1b8ef4e6728dc]));
+}
+
+/// proof layer.q_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_committed_2() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 106, 109, array![1, 0x12ec066439d7641134d4f08b209d8492]));
+}
+
+/// proof layer.q_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_committed_3() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 106, 108, array![3, 0x12ec066439d7641134d4f08b209d8492, 0x1f38c1ba25cb2ac7fcf1b8ef4e6728dc]));
+}
+
+/// proof layer.k_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_4() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 111, array![0x167476a1e0e3bfdb4dc3f26afb553b2e]));
+}
+
+/// proof layer.k_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_5() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 111, 112, array![0x13263b16dca4b0d5cb3d3aa15bcab971]));
+}
+
+/// proof layer.k_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_committed_6() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 109, 112, array![1, 0x167476a1c0e3bfdb4dc3f26afb553b2e]));
+}
+
+/// proof layer.k_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_committed_7() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 109, 111, array![3, 0x167476a1c0e3bfdb4dc3f26afb553b2e, 0x13263b16bca4b0d5cb3d3aa15bcab971]));
+}
+
+/// proof layer.v_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_8() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 113, 114, array![0x154537df422c04dc1e91501839f1ac9e]));
+}
+
+/// proof layer.v_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_9() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 114, 115, array![0x1ee21e6d9a115db308e6162068fa88ca]));
+}
+
+/// proof layer.v_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_committed_10() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 112, 115, array![1, 0x154537df222c04dc1e91501839f1ac9e]));
+}
+
+/// proof layer.v_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_committed_11() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 112, 114, array![3, 0x154537df222c04dc1e91501839f1ac9e, 0x1ee21e6d7a115db308e6162068fa88ca]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_12() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 119, 120, array![0x16b77dbf758cf899538a2d06d23a91be]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_13() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 120, 121, array![0x173be9925c7f3c007bf76c65091f0ad9]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_14() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 121, array![1, 0x16b77dbf558cf899538a2d06d23a91be]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_15() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 120, array![3, 0x16b77dbf558cf899538a2d06d23a91be, 0x173be9923c7f3c007bf76c65091f0ad9]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_16() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 121, 124, array![1, 0x1aee5816d23720396f4d67b44f9c84df]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_17() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 121, 123, array![3, 0x1aee5816d23720396f4d67b44f9c84df, 0x1ace8c3d057cd2817f698a378cfba4e4]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_18() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 117, 130, array![
+        3,
+        2,
+        0x16b77dbf558cf899538a2d06d23a91be,
+        0x173be9923c7f3c007bf76c65091f0ad9,
+        2,
+        0x1aee5816d23720396f4d67b44f9c84df,
+        0x1ace8c3d057cd2817f698a378cfba4e4,
+        2,
+        0x1f7219c7622e8ba9ecc7eacfb285c027,
+        0x12fc3371227947b14e2162eb4d5a3d9c,
+    ]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_19() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 117, 127, array![
+        5,
+        2,
+        0x16b77dbf558cf899538a2d06d23a91be,
+        0x173be9923c7f3c007bf76c65091f0ad9,
+        2,
+        0x1aee5816d23720396f4d67b44f9c84df,
+        0x1ace8c3d057cd2817f698a378cfba4e4,
+        2,
+        0x1f7219c7622e8ba9ecc7eacfb285c027,
+        0x12fc3371227947b14e2162eb4d5a3d9c,
+        2,
+        0x1a14943261a9444c16190d3d101898b4,
+        0x1576b372bd17c5c953e899742e352368,
+    ]));
+}
+
+/// proof layer.steps[0].k_merge.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_20() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 130, 131, array![0x1eb1833475c7d3b3a3b8f5d115461771]));
+}
+
+/// proof layer.steps[0].k_merge=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_committed_21() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 116, 131, array![1]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_22() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 134, 135, array![0x1839c456f5c9f5fe47c9d6b8a27cb1c2]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_23() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 135, 136, array![0x1d457d3df5768a47039ea80e180ef599]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_24() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 136, array![1, 0x1839c456d5c9f5fe47c9d6b8a27cb1c2]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_25() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 135, array![3, 0x1839c456d5c9f5fe47c9d6b8a27cb1c2, 0x1d457d3dd5768a47039ea80e180ef599]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_26() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 136, 139, array![1, 0x11556e6e06f6bfbfd269e5110f5fcf7a]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_27() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 136, 138, array![3, 0x11556e6e06f6bfbfd269e5110f5fcf7a, 0x1eebd447b5563a53aeabb8710a0b09d2]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_28() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 132, 145, array![
+        3,
+        2,
+        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
+        0x1d457d3dd5768a47039ea80e180ef599,
+        2,
+        0x11556e6e06f6bfbfd269e5110f5fcf7a,
+        0x1eebd447b5563a53aeabb8710a0b09d2,
+        2,
+        0x18a40894717ee126317df1867dd789c2,
+        0x17f7a2d9d042be5edeb2f8474ad782a8,
+    ]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_29() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 132, 142, array![
+        5,
+        2,
+        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
+        0x1d457d3dd5768a47039ea80e180ef599,
+        2,
+        0x11556e6e06f6bfbfd269e5110f5fcf7a,
+        0x1eebd447b5563a53aeabb8710a0b09d2,
+        2,
+        0x18a40894717ee126317df1867dd789c2,
+        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        2,
+        0x1561494ed7ab7bee52978e862ea213f2,
+        0x1eb407d7a24e2ef697b715b1d217b036,
+    ]));
+}
+
+/// proof layer.steps[0].v_merge.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_30() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 145, 146, array![0x15c8415eac087e274adb9ef9c8c18533]));
+}
+
+/// proof layer.steps[0].v_merge=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_committed_31() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 131, 146, array![1]));
+}
+
+/// proof layer.steps[0].concat.k_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_committed_32() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 146, 147, array![0x1d94257ebdaa513c751f4c8f6111c452]));
+}
+
+/// proof layer.steps[0].concat.k_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_committed_33() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 147, 148, array![0x111d5db5f81d82772e99a941b434531e]));
+}
+
+/// proof layer.steps[0].concat.v_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_committed_34() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 148, 149, array![0x107e84d4e89679c6c13c800d9bdb3cb2]));
+}
+
+/// proof layer.steps[0].concat.v_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_committed_35() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 149, 150, array![0x1549bc89e3720460899f1eec2ce64881]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_committed_36() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 152, 153, array![0x1285365cd521e79cb2e7283696041174]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_committed_37() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 153, 154, array![0x1cafa2ad28f991ecdbcd1c7d717eb0e9]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_38() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 155, array![2, 0x1285365cb521e79cb2e7283696041174, 0x1cafa2ad08f991ecdbcd1c7d717eb0e9]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_39() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 154, array![
+        4,
+        0x1285365cb521e79cb2e7283696041174,
+        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_40() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 155, 159, array![2, 0x10000000000000000000000000000000, 0x155e7dcfd58f50e2da1803e1ef8e9a92]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_41() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 155, 158, array![
+        4,
+        0x10000000000000000000000000000000,
+        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_42() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 150, 166, array![
+        3,
+        3,
+        0x1285365cb521e79cb2e7283696041174,
+        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x10000000000000000000000000000000,
+        3,
+        0x186623bb06610eec409c54f8239040ef,
+        0x1584d309656eae9e48f4f7e4668f65ff,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_43() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 150, 162, array![
+        5,
+        3,
+        0x1285365cb521e79cb2e7283696041174,
+        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x10000000000000000000000000000000,
+        3,
+        0x186623bb06610eec409c54f8239040ef,
+        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x10000000000000000000000000000000,
+        3,
+        0x18ba6be994bab223527319e288b20523,
+        0x12e4240dd343e99837ed9b52338eed0f,
+    ]));
+}
+
+/// proof layer.steps[0].concat.k_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_committed_44() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 167, 168, array![0x1f5bdeb5f2284117050480081a39c478]));
+}
+
+/// proof layer.steps[0].concat.v_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_committed_45() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 168, 169, array![0x19018f6fbb1913e561385e42ed47706e]));
+}
+
+/// proof layer.steps[0].projection.bias[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_46() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 170, 171, array![0x15ea7df73970908b6123f414de5b79c1]));
+}
+
+/// proof layer.steps[0].projection.bias[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_47() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 171, 172, array![0x17bf3af3d3fe646b46f07b8a21980df5]));
+}
+
+/// proof layer.steps[0].projection.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_48() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 169, 173, array![2, 0x15ea7df71970908b6123f414de5b79c1, 0x17bf3af3b3fe646b46f07b8a21980df5]));
+}
+
+/// proof layer.steps[0].projection.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_49() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 169, 172, array![
+        4,
+        0x15ea7df71970908b6123f414de5b79c1,
+        0x17bf3af3b3fe646b46f07b8a21980df5,
+        0x12f1fa9560c7a9fd8f0ea712db6ed7dd,
+    ]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_50() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 175, 176, array![0x143a9ed48174b6c519c88eb30330be58]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_51() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 176, 177, array![0x1294331557664d2dad576ab5b0ef4281]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_52() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 177, array![1, 0x143a9ed46174b6c519c88eb30330be58]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_53() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 176, array![3, 0x143a9ed46174b6c519c88eb30330be58, 0x1294331537664d2dad576ab5b0ef4281]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_54() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 173, 177, array![0]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_55() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 173, 174, array![2, 2, 0x143a9ed46174b6c519c88eb30330be58, 0x1294331537664d2dad576ab5b0ef4281]));
+}
+
+/// proof layer.steps[0].projection.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_56() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 178, 179, array![0x1730efb06dee65c9849de06ab9298214]));
+}
+
+/// proof layer.steps[0].projection.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_57() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 177, 179, array![0]));
+}
+
+/// proof layer.steps[0].projection.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_58() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 177, 178, array![2, 0x1730efb04dee65c9849de06ab9298214]));
+}
+
+/// proof layer.steps[0].projection.w[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_59() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 180, 181, array![0x1eb0b195e839092b5e931aaeaba608b1]));
+}
+
+/// proof layer.steps[0].projection.w[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_60() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 181, 182, array![0x1b4b09892139d6f3c5522ce5052323a1]));
+}
+
+/// proof layer.steps[0].projection.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_61() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 183, array![2, 0x1eb0b195c839092b5e931aaeaba608b1, 0x1b4b09890139d6f3c5522ce5052323a1]));
+}
+
+/// proof layer.steps[0].projection.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_62() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 182, array![
+        4,
+        0x1eb0b195c839092b5e931aaeaba608b1,
+        0x1b4b09890139d6f3c5522ce5052323a1,
+        0x17f5455f52666ed3ce2003c11d6f2bd1,
+    ]));
+}
+
+/// proof layer.steps[1].k_merge=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_committed_63() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 183, 184, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof layer.steps[1].v_merge=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_committed_64() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 184, 185, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof layer.steps[1].concat.k_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_committed_65() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 185, 186, array![0x167476a1e0e3bfdb4dc3f26afb553b2e]));
+}
+
+/// proof layer.steps[1].concat.k_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_committed_66() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 186, 187, array![0x1cb1c474fbc0f0fabd79483660757e42]));
+}
+
+/// proof layer.steps[1].concat.v_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_committed_67() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 187, 188, array![0x154537df422c04dc1e91501839f1ac9e]));
+}
+
+/// proof layer.steps[1].concat.v_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_committed_68() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 188, 189, array![0x199ce68e77e558d72a54c607af08dc2c]));
+}
+
+/// proof layer.steps[1].concat.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_69() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 189, 205, array![
+        3,
+        3,
+        0x10000000000000000000000000000000,
+        0x14b6fff3149d0ab9d0ce50f3df5a846c,
+        0x10000000000000000000000000000000,
+        3,
+        0x120e78cf6b4eeb8b97c843421736cbb0,
+        0x11c2717a23f5d7e7d73835ff322a688d,
+        0x10000000000000000000000000000000,
+        3,
+        0x136eb1d10bf7c394b0ec8daf621e72dc,
+        0x1506b438bea9e7c8db6d135e4289f868,
+    ]));
+}
+
+/// proof layer.steps[1].concat.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_70() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 189, 201, array![
+        5,
+        3,
+        0x10000000000000000000000000000000,
+        0x14b6fff3149d0ab9d0ce50f3df5a846c,
+        0x10000000000000000000000000000000,
+        3,
+        0x120e78cf6b4eeb8b97c843421736cbb0,
+        0x11c2717a23f5d7e7d73835ff322a688d,
+        0x10000000000000000000000000000000,
+        3,
+        0x136eb1d10bf7c394b0ec8daf621e72dc,
+        0x1506b438bea9e7c8db6d135e4289f868,
+        0x10000000000000000000000000000000,
+        3,
+        0x1c3dedc893cade85b3e98b243e624fb8,
+        0x123f903739d340ce25b8ee2fac0da0c1,
+    ]));
+}
+
+/// proof layer.steps[1].concat.k_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_committed_71() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 206, 207, array![0x1a2ceff0de7b4bfd50f60c87e1bc9beb]));
+}
+
+/// proof layer.steps[1].concat.v_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_committed_72() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 207, 208, array![0x1c8d3268bdc32280b66a9fb266d883d2]));
+}
+
+/// proof layer.steps[1].projection.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_73() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 208, 212, array![2, 0x15ea7df71970908b6123f414de5b79c1, 0x12f48e717f8f2521c9fd49118ae10c8d]));
+}
+
+/// proof layer.steps[1].projection.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_74() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 208, 211, array![
+        4,
+        0x15ea7df71970908b6123f414de5b79c1,
+        0x12f48e717f8f2521c9fd49118ae10c8d,
+        0x104728d8c2f2cbe3d76b89f4a59eb1f6,
+    ]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_75() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 213, 216, array![1, 0x11520aded2435d673ad25b0aa4a97a0a]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_76() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 213, 215, array![3, 0x11520aded2435d673ad25b0aa4a97a0a, 0x16667d0056fb8e21822619dcc3ad5cd3]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_77() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 212, 216, array![0]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_78() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 212, 213, array![2, 2, 0x11520aded2435d673ad25b0aa4a97a0a, 0x16667d0056fb8e21822619dcc3ad5cd3]));
+}
+
+/// proof layer.steps[1].projection.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_79() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 217, 218, array![0x1e64240b4a22ff55725925117aa164db]));
+}
+
+/// proof layer.steps[1].projection.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_80() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 216, 218, array![0]));
+}
+
+/// proof layer.steps[1].projection.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_81() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 216, 217, array![2, 0x1e64240b2a22ff55725925117aa164db]));
+}
+
+/// proof layer.steps[1].projection.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_82() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 218, 222, array![2, 0x18d96edbc7653950e8619051ebf6b52d, 0x1becb97f69443819b4fab131e3cdd66f]));
+}
+
+/// proof layer.steps[1].projection.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_committed_83() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 218, 221, array![
+        4,
+        0x18d96edbc7653950e8619051ebf6b52d,
+        0x1becb97f69443819b4fab131e3cdd66f,
+        0x1fc1791c91bb96d4cafa9abf8c784156,
+    ]));
+}
+
+/// proof layer.steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_committed_84() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 115, 222, array![
+        1,
+        0,
+        4,
+        2,
+        0x16b77dbf558cf899538a2d06d23a91be,
+        0x173be9923c7f3c007bf76c65091f0ad9,
+        2,
+        0x1aee5816d23720396f4d67b44f9c84df,
+        0x1ace8c3d057cd2817f698a378cfba4e4,
+        2,
+        0x1f7219c7622e8ba9ecc7eacfb285c027,
+        0x12fc3371227947b14e2162eb4d5a3d9c,
+        2,
+        0x1a14943261a9444c16190d3d101898b4,
+        0x1576b372bd17c5c953e899742e352368,
+        0x1eb1833455c7d3b3a3b8f5d115461771,
+        0,
+        4,
+        2,
+        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
+        0x1d457d3dd5768a47039ea80e180ef599,
+        2,
+        0x11556e6e06f6bfbfd269e5110f5fcf7a,
+        0x1eebd447b5563a53aeabb8710a0b09d2,
+        2,
+        0x18a40894717ee126317df1867dd789c2,
+        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        2,
+        0x1561494ed7ab7bee52978e862ea213f2,
+        0x1eb407d7a24e2ef697b715b1d217b036,
+        0x15c8415e8c087e274adb9ef9c8c18533,
+        0x1d94257e9daa513c751f4c8f6111c452,
+        0x111d5db5d81d82772e99a941b434531e,
+        0x107e84d4c89679c6c13c800d9bdb3cb2,
+        0x1549bc89c3720460899f1eec2ce64881,
+        4,
+        3,
+        0x1285365cb521e79cb2e7283696041174,
+        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x10000000000000000000000000000000,
+        3,
+        0x186623bb06610eec409c54f8239040ef,
+        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x10000000000000000000000000000000,
+        3,
+        0x18ba6be994bab223527319e288b20523,
+        0x12e4240dd343e99837ed9b52338eed0f,
+        0x10000000000000000000000000000000,
+        0x1f5bdeb5d2284117050480081a39c478,
+        0x19018f6f9b1913e561385e42ed47706e,
+        3,
+        0x15ea7df71970908b6123f414de5b79c1,
+        0x17bf3af3b3fe646b46f07b8a21980df5,
+        0x12f1fa9560c7a9fd8f0ea712db6ed7dd,
+        1,
+        2,
+        0x143a9ed46174b6c519c88eb30330be58,
+        0x1294331537664d2dad576ab5b0ef4281,
+        1,
+        0x1730efb04dee65c9849de06ab9298214,
+        3,
+        0x1eb0b195c839092b5e931aaeaba608b1,
+        0x1b4b09890139d6f3c5522ce5052323a1,
+        0x17f5455f52666ed3ce2003c11d6f2bd1,
+    ]));
+}
+
+/// proof layer.steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_committed_85() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 115, 183, array![
+        3,
+        0,
+        4,
+        2,
+        0x16b77dbf558cf899538a2d06d23a91be,
+        0x173be9923c7f3c007bf76c65091f0ad9,
+        2,
+        0x1aee5816d23720396f4d67b44f9c84df,
+        0x1ace8c3d057cd2817f698a378cfba4e4,
+        2,
+        0x1f7219c7622e8ba9ecc7eacfb285c027,
+        0x12fc3371227947b14e2162eb4d5a3d9c,
+        2,
+        0x1a14943261a9444c16190d3d101898b4,
+        0x1576b372bd17c5c953e899742e352368,
+        0x1eb1833455c7d3b3a3b8f5d115461771,
+        0,
+        4,
+        2,
+        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
+        0x1d457d3dd5768a47039ea80e180ef599,
+        2,
+        0x11556e6e06f6bfbfd269e5110f5fcf7a,
+        0x1eebd447b5563a53aeabb8710a0b09d2,
+        2,
+        0x18a40894717ee126317df1867dd789c2,
+        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        2,
+        0x1561494ed7ab7bee52978e862ea213f2,
+        0x1eb407d7a24e2ef697b715b1d217b036,
+        0x15c8415e8c087e274adb9ef9c8c18533,
+        0x1d94257e9daa513c751f4c8f6111c452,
+        0x111d5db5d81d82772e99a941b434531e,
+        0x107e84d4c89679c6c13c800d9bdb3cb2,
+        0x1549bc89c3720460899f1eec2ce64881,
+        4,
+        3,
+        0x1285365cb521e79cb2e7283696041174,
+        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x10000000000000000000000000000000,
+        3,
+        0x186623bb06610eec409c54f8239040ef,
+        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x10000000000000000000000000000000,
+        3,
+        0x18ba6be994bab223527319e288b20523,
+        0x12e4240dd343e99837ed9b52338eed0f,
+        0x10000000000000000000000000000000,
+        0x1f5bdeb5d2284117050480081a39c478,
+        0x19018f6f9b1913e561385e42ed47706e,
+        3,
+        0x15ea7df71970908b6123f414de5b79c1,
+        0x17bf3af3b3fe646b46f07b8a21980df5,
+        0x12f1fa9560c7a9fd8f0ea712db6ed7dd,
+        1,
+        2,
+        0x143a9ed46174b6c519c88eb30330be58,
+        0x1294331537664d2dad576ab5b0ef4281,
+        1,
+        0x1730efb04dee65c9849de06ab9298214,
+        3,
+        0x1eb0b195c839092b5e931aaeaba608b1,
+        0x1b4b09890139d6f3c5522ce5052323a1,
+        0x17f5455f52666ed3ce2003c11d6f2bd1,
+        1,
+        1,
+        0x167476a1c0e3bfdb4dc3f26afb553b2e,
+        0x1cb1c474dbc0f0fabd79483660757e42,
+        0x154537df222c04dc1e91501839f1ac9e,
+        0x199ce68e57e558d72a54c607af08dc2c,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x14b6fff3149d0ab9d0ce50f3df5a846c,
+        0x10000000000000000000000000000000,
+        3,
+        0x120e78cf6b4eeb8b97c843421736cbb0,
+        0x11c2717a23f5d7e7d73835ff322a688d,
+        0x10000000000000000000000000000000,
+        3,
+        0x136eb1d10bf7c394b0ec8daf621e72dc,
+        0x1506b438bea9e7c8db6d135e4289f868,
+        0x10000000000000000000000000000000,
+        3,
+        0x1c3dedc893cade85b3e98b243e624fb8,
+        0x123f903739d340ce25b8ee2fac0da0c1,
+        0x10000000000000000000000000000000,
+        0x1a2ceff0be7b4bfd50f60c87e1bc9beb,
+        0x1c8d32689dc32280b66a9fb266d883d2,
+        3,
+        0x15ea7df71970908b6123f414de5b79c1,
+        0x12f48e717f8f2521c9fd49118ae10c8d,
+        0x104728d8c2f2cbe3d76b89f4a59eb1f6,
+        1,
+        2,
+        0x11520aded2435d673ad25b0aa4a97a0a,
+        0x16667d0056fb8e21822619dcc3ad5cd3,
+        1,
+        0x1e64240b2a22ff55725925117aa164db,
+        3,
+        0x18d96edbc7653950e8619051ebf6b52d,
+        0x1becb97f69443819b4fab131e3cdd66f,
+        0x1fc1791c91bb96d4cafa9abf8c784156,
+    ]));
+}
+
+/// proof inputs.k0=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_committed_86() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 224, 225, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.k0-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_decode_0_committed_87() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 222, 225, array![2]));
+}
+
+/// proof inputs.v0=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_committed_88() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 227, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.v0-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_decode_0_committed_89() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 222, 226, array![2, 27440]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_90() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 231, 232, array![0x18817b6b04c77566065553177e007c36]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_91() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 233, array![0x1203dd01ecf3a1622830bffdbd647924]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_92() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 233, array![1, 0x18817b6ae4c77566065553177e007c36]));
+}
+
+/// proof inputs.x.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_93() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 232, array![3, 0x18817b6ae4c77566065553177e007c36, 0x1203dd01ccf3a1622830bffdbd647924]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_94() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 236, array![1, 0x12972dd7824e17dbd5ca14a33b3579d5]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_committed_95() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 235, array![3, 0x12972dd7824e17dbd5ca14a33b3579d5, 0x13bddf26f0cdfe16c945bc60c36176e9]));
+}
+
+/// proof inputs.x.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_96() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 229, 236, array![1, 2, 0x18817b6ae4c77566065553177e007c36, 0x1203dd01ccf3a1622830bffdbd647924]));
+}
+
+/// proof inputs.x.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_committed_97() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 229, 233, array![
+        3,
+        2,
+        0x18817b6ae4c77566065553177e007c36,
+        0x1203dd01ccf3a1622830bffdbd647924,
+        2,
+        0x12972dd7824e17dbd5ca14a33b3579d5,
+        0x13bddf26f0cdfe16c945bc60c36176e9,
+    ]));
+}
+
+/// proof inputs.x.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_98() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 236, 237, array![0x10498f1cd9b4f41bd107d9c9e14acbe0]));
+}
+
+/// proof inputs.x=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_committed_99() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 228, 237, array![1]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_decode_0_committed_100() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 222, 237, array![2, 27440, 1, 30256, 1]));
+}
+
+/// proof opening.merge.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_committed_101() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 241, 242, array![0x1a72f9dffd1217efd4b51404bd6383f6]));
+}
+
+/// proof opening.merge.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_committed_102() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 242, 243, array![0x17b01ba34eddafba0707cef2a9ba4d6d]));
+}
+
+/// proof opening.merge.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_committed_103() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 243, array![1, 0x1a72f9dfdd1217efd4b51404bd6383f6]));
+}
+
+/// proof opening.merge.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_committed_104() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 242, array![3, 0x1a72f9dfdd1217efd4b51404bd6383f6, 0x17b01ba32eddafba0707cef2a9ba4d6d]));
+}
+
+/// proof opening.merge.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_committed_105() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 246, array![1, 0x108051a9dd3d63f10306dc2dde627db1]));
+}
+
+/// proof opening.merge.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_committed_106() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 245, array![3, 0x108051a9dd3d63f10306dc2dde627db1, 0x1b0f5a05fa13f4e9d1eeeb7ad824f146]));
+}
+
+/// proof opening.merge.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_decode_0_committed_107() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 239, 249, array![
+        2,
+        2,
+        0x1a72f9dfdd1217efd4b51404bd6383f6,
+        0x17b01ba32eddafba0707cef2a9ba4d6d,
+        2,
+        0x108051a9dd3d63f10306dc2dde627db1,
+        0x1b0f5a05fa13f4e9d1eeeb7ad824f146,
+    ]));
+}
+
+/// proof opening.merge.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_decode_0_committed_108() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 239, 246, array![
+        4,
+        2,
+        0x1a72f9dfdd1217efd4b51404bd6383f6,
+        0x17b01ba32eddafba0707cef2a9ba4d6d,
+        2,
+        0x108051a9dd3d63f10306dc2dde627db1,
+        0x1b0f5a05fa13f4e9d1eeeb7ad824f146,
+        2,
+        0x1cbb33bddb5e5c480f7881332cecaf53,
+        0x18d6ec7c5d4a320de471740401cb3115,
+    ]));
+}
+
+/// proof opening.merged_values[0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_committed_109() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 250, 251, array![0x142185c920bd4789b2447075356bee22]));
+}
+
+/// proof opening.merged_values[1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_committed_110() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 251, 252, array![0x123fe78c506aef475b13cb45c8112b93]));
+}
+
+/// proof opening.merged_values-last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_qkv_decode_0_committed_111() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 249, 256, array![
+        5,
+        0x142185c900bd4789b2447075356bee22,
+        0x123fe78c306aef475b13cb45c8112b93,
+        0x1c58b24c0dddda8e641cb42aefb77bce,
+        0x14fe1e1814c684bd5509b9a20e17b0d5,
+        0x18993d776e5f8d68add998ab1890cc08,
+    ]));
+}
+
+/// proof opening.merged_values+last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_qkv_decode_0_committed_112() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 249, 255, array![
+        7,
+        0x142185c900bd4789b2447075356bee22,
+        0x123fe78c306aef475b13cb45c8112b93,
+        0x1c58b24c0dddda8e641cb42aefb77bce,
+        0x14fe1e1814c684bd5509b9a20e17b0d5,
+        0x18993d776e5f8d68add998ab1890cc08,
+        0x1ae43796a9446271a0224d5780533a96,
+    ]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_decode_0_committed_113() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 258, 259, array![0x1c1137c4429b66db3c0487150246ad34]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_decode_0_committed_114() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 259, 260, array![0x16e01a9e7a6d334379db0d89d49ba348]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_committed_115() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 257, 260, array![1, 0x1c1137c4229b66db3c0487150246ad34]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_committed_116() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 257, 259, array![3, 0x1c1137c4229b66db3c0487150246ad34, 0x16e01a9e5a6d334379db0d89d49ba348]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_committed_117() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 263, array![1, 0x1b68840831cead1a76fb10a8ebc4d0ab]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_committed_118() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 262, array![3, 0x1b68840831cead1a76fb10a8ebc4d0ab, 0x1acea9e3d91be7afd8a8fe6a5bffbb0d]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_decode_0_committed_119() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 256, 266, array![
+        2,
+        2,
+        0x1c1137c4229b66db3c0487150246ad34,
+        0x16e01a9e5a6d334379db0d89d49ba348,
+        2,
+        0x1b68840831cead1a76fb10a8ebc4d0ab,
+        0x1acea9e3d91be7afd8a8fe6a5bffbb0d,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_decode_0_committed_120() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 256, 263, array![
+        4,
+        2,
+        0x1c1137c4229b66db3c0487150246ad34,
+        0x16e01a9e5a6d334379db0d89d49ba348,
+        2,
+        0x1b68840831cead1a76fb10a8ebc4d0ab,
+        0x1acea9e3d91be7afd8a8fe6a5bffbb0d,
+        2,
+        0x115f3e1d93579ac3d6767dbb3a9d9347,
+        0x1685ec00390a79c1c61764097a8a27c0,
+    ]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_decode_0_committed_121() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 267, 268, array![0x102c223ccfcd3e56a8ba34418d905c04]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_qkv_decode_0_committed_122() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 268, 269, array![154154]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_decode_0_committed_123() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_decode_0_committed_124() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x4000000000000000000000000000000012ef9a7a576cea0e6532aad9406a425]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_committed_125() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_committed_126() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_committed_127() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x3000000000000000000000000000000000000001f8cca27ae1d3e315a6810a0]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_committed_128() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x5000000000000000000000007e33289eb874f8c569a0428259525cecb2a4b9d]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_decode_0_committed_129() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 269, 274, array![
+        3,
+        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
+        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
+        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_decode_0_committed_130() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 269, 273, array![
+        5,
+        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
+        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
+        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
+        0x40000000000000000000000000000000decea6417ce7a267c9d3e98b8244853,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_decode_0_committed_131() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 280, array![
+        3,
+        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
+        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
+        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_decode_0_committed_132() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 279, array![
+        5,
+        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
+        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
+        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
+        0x400000000000000000000000000000004c5766f63fdde82d5362d901f707795,
+    ]));
+}
+
+/// statement inputs.x[2]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_133() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 29, 30, array![0x40000000000000000000000000000000000000b9fffffe100000005ffffff93]));
+}
+
+/// statement inputs.k0[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_134() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 15, 16, array![0xffffff0e0000010c000001d000000000000000200000000000000000000000]));
+}
+
+/// statement inputs.v0[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_135() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 22, 23, array![0xb1fffffeaffffffca800000000000000200000000000000000000000]));
+}
+
+/// statement outputs.q[3]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_136() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 45, 46, array![0x600000000000000000001e320000250900007262000071b80000b72800031a3]));
+}
+
+/// statement outputs.k[8]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_137() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 38, 39, array![0x3fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d]));
+}
+
+/// statement outputs.k[9]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_138() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 38, 39, array![0x1fffffe2000000218000003affff6567ffff0563fffd76e7fffda4d]));
+}
+
+/// statement outputs.v[8]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_139() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 53, 54, array![0x200000163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
+}
+
+/// statement outputs.v[9]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_140() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 53, 54, array![0x167fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_141() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 4, 5, array![3]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_142() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 5, 6, array![4]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_143() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 6, 7, array![3]));
+}
+
+/// statement dims[3]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_144() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 7, 8, array![4]));
+}
+
+/// statement dims[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_committed_145() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 8, 9, array![2]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_qkv_decode_0_committed_146() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 0, 1, array![4]));
+}
+
+/// felt 27 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_committed_147() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 27, 28, array![3]));
+}
+
+/// felt 55 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_committed_148() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 55, 56, array![1]));
+}
+
+/// felt 82 + 1
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_149() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 82, 83, array![0x8f1cbaaa87c0c142cd77e3ab3ae2a43d]));
+}
+
+/// felt 110 + 1
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_committed_150() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 111, array![0x167476a1c0e3bfdb4dc3f26afb553b2f]));
+}
+
+/// felt 138 + 1
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_151() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 138, 139, array![0x1eebd447b5563a53aeabb8710a0b09d3]));
+}
+
+/// felt 165 + 1
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_committed_152() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 165, 166, array![0x12e4240dd343e99837ed9b52338eed10]));
+}
+
+/// felt 193 + 1
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_committed_153() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 193, 194, array![0x10000000000000000000000000000001]));
+}
+
+/// felt 221 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_154() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 221, 222, array![0x1fc1791c91bb96d4cafa9abf8c784157]));
+}
+
+/// felt 248 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_committed_155() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 248, 249, array![0x18d6ec7c5d4a320de471740401cb3116]));
+}
+
+/// felt 276 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_decode_0_committed_156() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 277, array![0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa45]));
+}
+
+/// felt 304 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_decode_0_committed_157() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 304, 305, array![1]));
+}
+
+/// An honest qkv-decode proof, dims 2×3×2×3×1, bound weights (320 felts).
+pub fn qkv_decode_0_bound() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        2,
+        3,
+        2,
+        3,
+        1,
+        3,
+        27440,
+        2,
+        3,
+        3,
+        2,
+        0xffffff0e0000010c000001d000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        3,
+        3,
+        2,
+        0xb1fffffeaffffffca800000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        2,
+        2,
+        1,
+        0x40000000000000000000000000000000000000b9fffffe1000000057fffff93,
+        3,
+        107,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xffffff0e0000010c000001d7fffb2b3ffff82b1fffebb70000000000000000,
+        0x1fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d,
+        0x200000000000000000000000000000000000000000000003ffff5a57fffcfeb,
+        113,
+        2,
+        2,
+        3,
+        1,
+        0x600000000000000000001e320000250900007262000071b40000b72800031a3,
+        118,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xb1fffffeaffffffcaffffe405fffff46600009790000000000000000,
+        0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b,
+        0x200000000000000000000000000000000000000000000003ffff9be00000019,
+        0,
+        6,
+        6446955,
+        1,
+        3,
+        0xa82301337788edc32aeb01b54696b698,
+        0x5df48cb8c868a297c76ce50da0ff6ad,
+        2,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        3,
+        0x8eebc6254db84e65025fa6f370760b70,
+        0x5f785caf2c597c4ad7c1d1819985534,
+        2,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        3,
+        0x1aa9cf1bfee90c63e7d8340e32aaa179,
+        0x5f89aa8a16987fa78c936e8e34afc69,
+        2,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        2,
+        3,
+        0x8f1cbaaa87c0c142cd77e3ab3ae2a43c,
+        0x5ec8b97d89350eac0fccd2655a7e83a,
+        3,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        2,
+        3,
+        0x9b39090dd4efbf416b4a2b8e987bd402,
+        0x330cfed7bd995bfdfaf12df3ccb5932,
+        3,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        2,
+        3,
+        0x9272a48f493eac24e95b8d8d35ac63a2,
+        0x7f7b77b829ca38e99c060d9e5b21a80,
+        3,
+        0x706f736569646f6e,
+        0,
+        0,
+        7,
+        12648430,
+        6,
+        6446955,
+        0,
+        6446961,
+        1,
+        6446966,
+        2,
+        7823211,
+        3,
+        7823217,
+        4,
+        7823222,
+        5,
+        0,
+        2,
+        2,
+        0x168a09ded61849826b7f7865c2c7b269,
+        0x137cf308214a62ce3b114db3b6d15695,
+        2,
+        0x1d558ad7576824590e49013864359def,
+        0x11102a43cbf4de1888e4b288012e3bd6,
+        2,
+        0x153c053263a346f71f6eb4a83b8505ec,
+        0x1b3a84436955ef455d742f3675b7a6ac,
+        2,
+        0,
+        4,
+        2,
+        0x11247c952a3c2c1b00836bb4a79c919e,
+        0x1d3a7a452f14076234277ca2312fc5d4,
+        2,
+        0x151b3c999e75acbbdc7982f8f5df1edc,
+        0x11cd3933f12614dcfecfe52a39fb49a1,
+        2,
+        0x1e04471ca9b78df152763c5b9a250116,
+        0x195739c3ab0d109062cd16b5c37f0b69,
+        2,
+        0x161355a1784729563976fabd8392f828,
+        0x192d4bd4814f7889160f9f081cef9879,
+        0x1bcaea8ebc227d7c6b632b20ff38bde0,
+        0,
+        4,
+        2,
+        0x1d4f5d5145cccea8bac934b964712150,
+        0x13a7018450d8c1b9db13a271197cf373,
+        2,
+        0x1fbc875d9ef6aa9fb51afca888d275a2,
+        0x148c0718bbd02a3e6f2cb08eaca48fc3,
+        2,
+        0x11a884a0e58b7cb6eba39b2bd446eb92,
+        0x1d7b19b87e3ae05c1c7f4f49eb8be067,
+        2,
+        0x1291b7bb25a5c356dd2d7ac7d2f4dc23,
+        0x125a64dc68992f98d757dd9ed08b0ca1,
+        0x162949008a07828392339112a16384bd,
+        0x1398a0133d6102558f30c0679fedcce5,
+        0x18324a7b9ec17b269c326ab95f4af0fb,
+        0x1743776d2f7d46af05326123fca812d1,
+        0x1ee5d1935a8a3bd44d012fef24bb71eb,
+        4,
+        3,
+        0x1c89f98ad98b4e4f0af295c38583aeb4,
+        0x13548ff11cab08fd2a449cb9085c04ea,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x13d9bb396d19fb7e3008022ad5709e65,
+        0x10000000000000000000000000000000,
+        3,
+        0x15b200c9252c8620bc601bafc10eb147,
+        0x1cb2ae3152505512a871650a781b1d7b,
+        0x10000000000000000000000000000000,
+        3,
+        0x1599f7de009d7e9f953f77e5fa7599d4,
+        0x19779558e63e34e43e03f121ea0fb9b8,
+        0x10000000000000000000000000000000,
+        0x14fb0526c18c59c224658ee7c5c169af,
+        0x1773109d54f381385461dd39cc66daf1,
+        3,
+        0x1e61e0037aa2da5dd4fd95938b3e5bdb,
+        0x1918d0919f9da356206bc3a8a8262276,
+        0x1dd328a0ad684ea5f632c72e6b4cbbd2,
+        1,
+        2,
+        0x1c2672799288ecf3ea7dd8b107da14c7,
+        0x1f35002c73e1e415c66cda2a9655960a,
+        1,
+        0x18edac27727f5bf4b756a7cf70f171f0,
+        3,
+        0x1cc96ada3478414d4cf937be17487779,
+        0x1e8d09ebcf42a20e3daa3669c2dc1dc4,
+        0x14ebc0c0f08d1b809963d39fdc6dfb05,
+        1,
+        1,
+        0x1d558ad7576824590e49013864359def,
+        0x13ba9f6c748cb9bf7a9bb14f9cf89de6,
+        0x153c053263a346f71f6eb4a83b8505ec,
+        0x15fe7f1105b2a84e7e057a8dba32a0c0,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x189e673a916f5db1d4917dd755505423,
+        0x10000000000000000000000000000000,
+        3,
+        0x1491cc94b98e20a9c7204eb19894fe7a,
+        0x1a8ed16c739f339a79b8b7daff4ae35a,
+        0x10000000000000000000000000000000,
+        3,
+        0x1c9e37c3610f21b3f31c2fb68ae03cf0,
+        0x11d2aef49a7e70a5ccd51c6a03c4ba94,
+        0x10000000000000000000000000000000,
+        3,
+        0x1bb069526a46598567383b424a01ae9d,
+        0x169709b1086f9a1b68588a270a0d54b0,
+        0x10000000000000000000000000000000,
+        0x187f6329a8ceda19fe63626a69ec72f0,
+        0x132f15126454160250f3858f714edd6b,
+        3,
+        0x1e61e0037aa2da5dd4fd95938b3e5bdb,
+        0x1b24f4868761f013c1169c81e6688adf,
+        0x1871798e6c830e53bc7ce82651efd5c9,
+        1,
+        2,
+        0x1fb37290d4eee2cbac3109b865df902d,
+        0x1af60c74416bfb1b7eaaa2d780cd2a60,
+        1,
+        0x15c71f0f21ef298030871ac8e264881a,
+        3,
+        0x16ff340f950da6f12ad5819e68864eb9,
+        0x19c63f4a5b19dad68392757ec715d341,
+        0x1b6d3c7cb395c9f97fc6cb1608d0d1fd,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        0,
+        2,
+        2,
+        0x15a1abddb8d4405f2cad5ef4758cbc47,
+        0x130996d238cef13db0dfebad271bcfd4,
+        2,
+        0x14f508a67228c82b762961df2c358575,
+        0x18da38991629801fcbd3d815f9205de5,
+        0x1b182b55aaa904c0e946daa62580e57c,
+        0,
+        0,
+        3,
+        2,
+        0x1a42ca9718e732e2bf0bea6486bc9bc2,
+        0x10203dead40c42315997609d5eaba3de,
+        2,
+        0x16c8d4e41482a281e12ed4f4a9c40d57,
+        0x152c6c5404acc387285e2bf806359c0c,
+        2,
+        0x1cca824dcf8b3f060d8a53241a8f9d7f,
+        0x131d37326d27005835524fcbe844bf25,
+        6,
+        0x1c7e8aa7e7bc1eea4ed80df48ee4aa56,
+        0x1ecf31989c2f1ddcc355f958b3f1f29b,
+        0x19c605d22412b98b0c5d6ca054624e59,
+        0x1be92be14b2df7b09ca7d6b448c627a9,
+        0x1f9c7a0b8fad6d7b01b744db05a6a196,
+        0x11722a31cdf66067ab143c402ac5ad45,
+        3,
+        2,
+        0x1f9b0c1e076b604b73c959a40b89b5c3,
+        0x128f1045db949db81a5b42f2740f5757,
+        2,
+        0x1cc247d699ce24543721838019801b00,
+        0x10ef2c33836a5f0ed44141ffb435a883,
+        2,
+        0x19d09aebcdfb43934e68bd42255abf16,
+        0x1ffd5ca58c4f6e2882d8d7f410d2fe0d,
+        0,
+        0x11c2ae612866318db2d4abaa55c38e3c,
+        38653,
+        4,
+        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
+        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
+        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
+        0x40000000000000000000000000000000decea6417ce7a267c9d3e98b8244853,
+        0,
+        4,
+        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
+        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
+        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
+        0x400000000000000000000000000000004c5766f63fdde82d5362d901f707795,
+        0,
+        4,
+        0x4000000000000000000000000000000080158734f722aa04f9b165d62f664b9,
+        0x4000000000000000000000000000000089393de3503f81bcfb1ce8b47efe318,
+        0x40000000000000000000000000000000c93d063e49604ca267c5001bc10c944,
+        0x40000000000000000000000000000000abfdfdceca8e6ee4ab048e461fcd326,
+        0,
+        4,
+        0xe4e904130a7a207ac86d2ee3447e3b6b5e30c96840be9bae107d6e6581ed45,
+        0xddd194b4afaabe0d3016164683a5506250f62a67bc235b228b3ec36060aea4,
+        0xa1c3f3c05bb63ba572ecfaefe3b419db771c72c2980fc9ffaf92f3861f4a2d,
+        0x7ea793b85b19da188bc66b99765d71e132c799de68f86d6e9583d320a1f179,
+        0,
+        4,
+        0xa77169afcce8ec3621ec9b43c83a5c798959c4706cd1d21acc77aef4b4fea,
+        0x9af6dab1d2d4c201e6e3b577663ec8ce71feca32dea4dce179b5a808910c9d,
+        0x9d0f1b904d125a8eca58dc06557ab632118e10f5ff53fbed2497081cbe28f0,
+        0x9ed1240c47dee5f0a2ef348e983d0452edd0994efb08a67c10d9ead541a534,
+        0,
+        4,
+        0x13d7f71cbb65d3c0a40f1e55d091fd2d844fca4e67e45f04adbece2691fe79,
+        0x8f1fef264e69090dcec6c832103a3c1bb50af24442991ad7bca24aabcd48ce,
+        0xd1ee4a460241038af8fa6ae4cb62cf414b17373e104c7af599593c7cd6818a,
+        0xce9e50ab489c2699e7ce636aad18d4c64a6a0c7c01c60c26ce6d90eec73093,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_qkv_decode_0_bound() {
+    assert_eq!(verify_walk_calldata(qkv_decode_0_bound()), 0x1f9b5a9eb2d6e85a930a084e2669298a19f73fc3639889ef87449e7231498fd);
+}
+
 /// An honest posenc proof, dims 3×10×5, public weights (53 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
@@ -132,21 +8150,21 @@ fn rejects_posenc_0_8() {
     verify_walk_calldata(splice(posenc_0(), 49, 52, array![0]));
 }
 
-/// statement inputs.x
+/// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_9() {
     verify_walk_calldata(splice(posenc_0(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
-/// statement outputs.o
+/// statement outputs.o[10]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_10() {
     verify_walk_calldata(splice(posenc_0(), 22, 23, array![0xfffffe56000000d0000004100000076ffffff0e00000178000005900000058]));
 }
 
-/// statement weights.p
+/// statement weights.p[25]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_11() {
@@ -1023,14 +9041,14 @@ fn rejects_posenc_0_committed_39() {
     verify_walk_calldata(splice(posenc_0_committed(), 141, 159, array![]));
 }
 
-/// statement inputs.x
+/// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_committed_41() {
     verify_walk_calldata(splice(posenc_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
-/// statement outputs.o
+/// statement outputs.o[10]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_committed_42() {
@@ -1316,4 +9334,3078 @@ pub fn posenc_0_bound() -> Array<felt252> {
 #[test]
 fn accepts_posenc_0_bound() {
     assert_eq!(verify_walk_calldata(posenc_0_bound()), 0x16806294a53f5e38ba1ad3c9486f6e3ffb44f37b064a76d07933d923a1454a);
+}
+
+/// qkv (32767, 32769, 0): inside the bound.
+pub fn range_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008001,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x10000fffe00000000000000000000000,
+        0x10000fffe00000000000000000000000,
+        0x10000fffe00000000000000000000000,
+        3,
+        0x10001000200000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x10000fffe00000000000000000000000,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_0() {
+    assert_eq!(verify_walk_calldata(range_0()), 0xbd2df0560d31adbc0ae64092d85dccb08bdde9e40c538728731fca376afda5);
+}
+
+/// qkv (32768, 32768, 0): beyond the bound (valid mod p).
+pub fn range_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x10001000000000000000000000000000,
+        0x10001000000000000000000000000000,
+        0x10001000000000000000000000000000,
+        3,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x10001000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_1() {
+    verify_walk_calldata(range_1());
+}
+
+/// qkv (32768, 32768, 0): beyond the bound, weights committed (mod p only).
+pub fn range_2() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        6,
+        6446955,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        1,
+        1,
+        0xa61e5f540620b467562194d41280d5e5,
+        0x18e97d2fbda0a28134912a98712d35b,
+        0,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x10001000000000000000000000000000,
+        0x10001000000000000000000000000000,
+        0x10001000000000000000000000000000,
+        3,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x10001000000000000000000000000000,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x1a791fb85c75036ec7180133f33cea1a,
+        33357,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_range_2() {
+    assert_eq!(verify_walk_calldata(range_2()), 0x6a8859c8a594fd32b5ffeb97336c9de5df15abd972343138004e243b4971fb9);
+}
+
+/// qkv (32767, 32768, 32767): inside the bound.
+pub fn range_3() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10000fffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x10000fffe00000000000000000000000,
+        0x10000fffe00000000000000000000000,
+        0x10000fffe00000000000000000000000,
+        3,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x10000fffe00000000000000000000000,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_3() {
+    assert_eq!(verify_walk_calldata(range_3()), 0x636efc850831626734b8ec0788f0e59c527290fbf0a1380fc5f94a8072abcb4);
+}
+
+/// qkv (32767, 32768, 32768): beyond the bound (valid mod p).
+pub fn range_4() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x10000fffe00000000000000000000000,
+        0x10000fffe00000000000000000000000,
+        0x10000fffe00000000000000000000000,
+        3,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x10000fffe00000000000000000000000,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_4() {
+    verify_walk_calldata(range_4());
+}
+
+/// qkv (32767, 32768, 32768): beyond the bound, weights committed (mod p only).
+pub fn range_5() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        6,
+        6446955,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        1,
+        0xa61e5f540620b467562194d41280d5e5,
+        0x18e97d2fbda0a28134912a98712d35b,
+        0,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        1,
+        1,
+        0xa61e5f540620b467562194d41280d5e5,
+        0x18e97d2fbda0a28134912a98712d35b,
+        0,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x10000fffe00000000000000000000000,
+        0x10000fffe00000000000000000000000,
+        0x10000fffe00000000000000000000000,
+        3,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x10000fffe00000000000000000000000,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x129a7cc3acd1a8347671ca873abeca0d,
+        13462,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_range_5() {
+    assert_eq!(verify_walk_calldata(range_5()), 0x1b9ccffbd7460c2a97cf14e27b3416d07f53b5f2b9d119f3b59fc4029993bf4);
+}
+
+/// qkv (-32767, 32769, 0, 'v'): inside the bound.
+pub fn range_6() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff8000,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008001,
+        0,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x1ffff000000000000000000000000000,
+        0x1ffff000000000000000000000000000,
+        0x1ffff000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10001000200000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x1ffff000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_6() {
+    assert_eq!(verify_walk_calldata(range_6()), 0x1f051ebd297b8e1a449a979c58eeab0bda97aa8aba8fb97468ccfdf93e0db0b);
+}
+
+/// qkv (-32768, 32768, 0, 'v'): beyond the bound (valid mod p).
+pub fn range_7() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff7fff,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x1fffefffe00000000000000000000000,
+        0x1fffefffe00000000000000000000000,
+        0x1fffefffe00000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10001000000000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x1fffefffe00000000000000000000000,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_7() {
+    verify_walk_calldata(range_7());
+}
+
+/// qkv (-32768, 32768, 0, 'v'): beyond the bound, weights committed (mod p only).
+pub fn range_8() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff7fff,
+        3,
+        107,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        118,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        0,
+        6,
+        6446955,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        1,
+        1,
+        0xa61e5f540620b467562194d41280d5e5,
+        0x18e97d2fbda0a28134912a98712d35b,
+        0,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        3,
+        0x1fffefffe00000000000000000000000,
+        0x1fffefffe00000000000000000000000,
+        0x1fffefffe00000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10001000000000000000000000000000,
+        1,
+        120,
+        0,
+        0,
+        0x1fffefffe00000000000000000000000,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x1e932d6b1a4b3c1f429113b4fd7fe8a1,
+        84669,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_range_8() {
+    assert_eq!(verify_walk_calldata(range_8()), 0x43e9972b47e986a5036b3b44b99c768cc586f0b2236f47735f658de56bc7f99);
+}
+
+/// qkv-decode (32767, 32769, 0): inside the bound.
+pub fn range_9() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        1,
+        1,
+        1,
+        1,
+        0,
+        3,
+        27440,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        3,
+        107,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        118,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008001,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        2,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        0x17ffffffe00000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000,
+        0x17ffffffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        0x17ffffffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10000fffe00000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10001000200000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        1,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_9() {
+    assert_eq!(verify_walk_calldata(range_9()), 0x26097b6b563b3d798a518c6206d53a03dc25f7163bc4589cc4be1d7c285a181);
+}
+
+/// qkv-decode (32768, 32768, 0): beyond the bound (valid mod p).
+pub fn range_10() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        1,
+        1,
+        1,
+        1,
+        0,
+        3,
+        27440,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        3,
+        107,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        118,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        2,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        0x18000000000000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000,
+        0x18000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        0x18000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10001000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        1,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_10() {
+    verify_walk_calldata(range_10());
+}
+
+/// qkv-decode (32768, 32768, 0): beyond the bound, weights committed (mod p only).
+pub fn range_11() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        1,
+        1,
+        1,
+        1,
+        0,
+        3,
+        27440,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        3,
+        107,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        118,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        6,
+        6446955,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        1,
+        1,
+        0xa61e5f540620b467562194d41280d5e5,
+        0x18e97d2fbda0a28134912a98712d35b,
+        0,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        2,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        0x18000000000000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000,
+        0x18000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        0x18000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10001000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x10001000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x1a7f0911e8f261ab908f8918357b7b71,
+        73009,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_range_11() {
+    assert_eq!(verify_walk_calldata(range_11()), 0x92d0e805dba6b5eb89f8d41623661b6def85045e0a6930b9262f7bb35595e3);
+}
+
+/// qkv-decode (1, 1073741822, 1, 'q'): inside the bound.
+pub fn range_12() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        1,
+        1,
+        1,
+        1,
+        0,
+        3,
+        27440,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        3,
+        107,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        118,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003ffffffe,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        2,
+        1,
+        0x17ffffffe00000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000200000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10000000200000000000000000000000,
+        3,
+        0x17ffffffc00000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        1,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_12() {
+    assert_eq!(verify_walk_calldata(range_12()), 0x3527aa461cebf5ad0ada7428fa62a9a1d1b37b6c72fd07ff430f3774b30c71e);
+}
+
+/// qkv-decode (1, 1073741823, 1, 'q'): beyond the bound (valid mod p).
+pub fn range_13() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        1,
+        1,
+        1,
+        1,
+        0,
+        3,
+        27440,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        3,
+        107,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        118,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6,
+        6446955,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        6446961,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        6446966,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823211,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        7823217,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        7823222,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        2,
+        1,
+        0x18000000000000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000200000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10000000200000000000000000000000,
+        3,
+        0x17ffffffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        1,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_13() {
+    verify_walk_calldata(range_13());
+}
+
+/// qkv-decode (1, 1073741823, 1, 'q'): beyond the bound, weights committed (mod p only).
+pub fn range_14() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        1,
+        1,
+        1,
+        1,
+        0,
+        3,
+        27440,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        3,
+        107,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        113,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        118,
+        3,
+        1,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        6,
+        6446955,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        1,
+        0xe4cd7e2298fea662b7917503652e642a,
+        0x5bd07401dc817641d3859b720bddeb4,
+        0,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        1,
+        1,
+        0x61b23e72094ab622cc4512ea99a7e674,
+        0x3a5f82689447e476c495c97fe917baa,
+        0,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        2,
+        1,
+        0x18000000000000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        0x10000000000000000000000000000000,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000200000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10000000200000000000000000000000,
+        3,
+        0x17ffffffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+        0x10000000000000000000000000000000,
+        3,
+        27440,
+        1,
+        30256,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x196c510a2550ba5192ab67bb5edd8585,
+        100065,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_range_14() {
+    assert_eq!(verify_walk_calldata(range_14()), 0x1def620fe86811ee4c3ce590e68fbaa4b762379a85212db1e518d445c1db00);
+}
+
+/// posenc (1073741818, 5): inside the bound.
+pub fn range_15() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003ffffffa,
+        1,
+        111,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        1,
+        112,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000005,
+        0,
+        0,
+        1,
+        0,
+        4,
+        0x17ffffff400000000000000000000000,
+        0,
+        1,
+        120,
+        1,
+        1,
+        112,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_15() {
+    assert_eq!(verify_walk_calldata(range_15()), 0x56683f9737010102a75b8fd1ae441942862ecb9291a36532f5247d5c12a1d6);
+}
+
+/// posenc (1073741818, 6): beyond the bound (valid mod p).
+pub fn range_16() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003ffffffa,
+        1,
+        111,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        112,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000006,
+        0,
+        0,
+        1,
+        0,
+        4,
+        0x17ffffff400000000000000000000000,
+        0,
+        1,
+        120,
+        1,
+        1,
+        112,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_16() {
+    verify_walk_calldata(range_16());
+}
+
+/// posenc (-1073741823, 0): inside the bound.
+pub fn range_17() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        111,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        112,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        0,
+        1,
+        0,
+        4,
+        0x18000000000000000000000000000000,
+        0,
+        1,
+        120,
+        1,
+        1,
+        112,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_17() {
+    assert_eq!(verify_walk_calldata(range_17()), 0x519228cc3ac9264ac80620b074c2e9b5e4634a697735adec4dd61e16e753f50);
+}
+
+/// posenc (-1073741823, -1): beyond the bound (valid mod p).
+pub fn range_18() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        111,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        1,
+        112,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007ffffffe,
+        0,
+        0,
+        1,
+        0,
+        4,
+        0x18000000000000000000000000000000,
+        0,
+        1,
+        120,
+        1,
+        1,
+        112,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_18() {
+    verify_walk_calldata(range_18());
+}
+
+/// linear (32767, 32769, 0): inside the bound.
+pub fn range_19() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        1,
+        121,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        2,
+        98,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        119,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008001,
+        0,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10000fffe00000000000000000000000,
+        1,
+        0x10001000200000000000000000000000,
+        1,
+        120,
+        1,
+        2,
+        98,
+        1,
+        119,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_19() {
+    assert_eq!(verify_walk_calldata(range_19()), 0x6b5bf29583d7abd72408592a2e5f1f02f0fbe2f3ec53f5b194e5490e26dd8bc);
+}
+
+/// linear (32768, 32768, 0): beyond the bound (valid mod p).
+pub fn range_20() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        1,
+        121,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        2,
+        98,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        119,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        120,
+        1,
+        2,
+        98,
+        1,
+        119,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_20() {
+    verify_walk_calldata(range_20());
+}
+
+/// linear (32768, 32768, 0): beyond the bound, weights committed (mod p only).
+pub fn range_21() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        1,
+        121,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        0,
+        2,
+        98,
+        1,
+        1,
+        0xc61ae3413897e7e3ea7cf211b25404d8,
+        0x6c3cb08f21e3edba95d7d8ef7490a11,
+        0,
+        0x706f736569646f6e,
+        119,
+        2,
+        1,
+        1,
+        0xa61e5f540620b467562194d41280d5e5,
+        0x18e97d2fbda0a28134912a98712d35b,
+        0,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x10000000000000000000000000000000,
+        0,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x1ac01ee06fbc3215fc620f89dfb47992,
+        305922,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_range_21() {
+    assert_eq!(verify_walk_calldata(range_21()), 0x41858a7b2719e74bf2649950f9148f2365167b9e4b998c65ac5fe3472843a6f);
+}
+
+/// linear (-32767, 32768, 32767): inside the bound.
+pub fn range_22() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff8000,
+        1,
+        121,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000004000fffe,
+        2,
+        98,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        119,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x10000fffe00000000000000000000000,
+        0,
+        1,
+        0x1ffff000000000000000000000000000,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        120,
+        1,
+        2,
+        98,
+        1,
+        119,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_22() {
+    assert_eq!(verify_walk_calldata(range_22()), 0x9937277d87b4e857ad4c5f00b55a7b7f6c070297a49dc27d13e6437e457963);
+}
+
+/// linear (-32767, 32768, 32768): beyond the bound (valid mod p).
+pub fn range_23() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff8000,
+        1,
+        121,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000004000ffff,
+        2,
+        98,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        119,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x10001000000000000000000000000000,
+        0,
+        1,
+        0x1ffff000000000000000000000000000,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        120,
+        1,
+        2,
+        98,
+        1,
+        119,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_23() {
+    verify_walk_calldata(range_23());
+}
+
+/// linear (-32767, 32768, 32768): beyond the bound, weights committed (mod p only).
+pub fn range_24() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        1,
+        1,
+        1,
+        1,
+        120,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff8000,
+        1,
+        121,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000004000ffff,
+        0,
+        2,
+        98,
+        1,
+        1,
+        0xa61e5f540620b467562194d41280d5e5,
+        0x18e97d2fbda0a28134912a98712d35b,
+        0,
+        0x706f736569646f6e,
+        119,
+        2,
+        1,
+        1,
+        0xa61e5f540620b467562194d41280d5e5,
+        0x18e97d2fbda0a28134912a98712d35b,
+        0,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x10001000000000000000000000000000,
+        0,
+        1,
+        0x1ffff000000000000000000000000000,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x11f29c4c723cb72000d4bcb6dbb5c3de,
+        80259,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        4,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_range_24() {
+    assert_eq!(verify_walk_calldata(range_24()), 0x6864c841afea03d56fe3453772afa040d6aba103c9393dad0708b98a776bbc4);
+}
+
+/// linear (49741823,): inside the bound.
+pub fn range_25() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        2,
+        16,
+        2,
+        1,
+        120,
+        2,
+        2,
+        16,
+        4,
+        0xfa00000000000000000000000000000000000000000000000000000000,
+        0,
+        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
+        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
+        1,
+        121,
+        2,
+        2,
+        2,
+        1,
+        0x400000000000000000000000000000007ffffffe3d09000091c9fffbd090000,
+        2,
+        98,
+        1,
+        2,
+        1,
+        0x20000000000000000000000000000000000000000000000017b7fff80000000,
+        119,
+        2,
+        16,
+        2,
+        4,
+        0xfa0000007d00000000000001f400000000000007d00000000000001f40,
+        0x7d00000000000001f400000000000007d00000000000001f40,
+        0x7d00000000000001f400000000000007d00000000000001f40,
+        0x7d00000000000001f400000000000007d00000000000001f40,
+        0,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x1654e551ab79d34e3ae79aec3e09c9ad,
+        4,
+        2,
+        0x164d63135c1320bd87380db624ccf42a,
+        0x1aaa6f13e4e981c3fd96a5ab1c0b6ea5,
+        2,
+        0x150cb68c4f7c3f1ce71388d43e69f8d1,
+        0x1679d7009a2236d358de2a6e49b30099,
+        2,
+        0x1c334b9f870cc062727a8aded1eec3d1,
+        0x12f1f0c3cd096a5a192b3cd68c215125,
+        2,
+        0x119c4b8db69ad80d28da60b1ef3d186f,
+        0x1c2766212d22f3f940e2e9f91f4309db,
+        1,
+        0x1ca07c47121318ab2876f5b7e902d329,
+        1,
+        0x1cf51a7288d3125af9d394a109d0270f,
+        1,
+        120,
+        1,
+        2,
+        98,
+        1,
+        119,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_range_25() {
+    assert_eq!(verify_walk_calldata(range_25()), 0x14eff095d038bf8490f6010c7787e4939ace87da5cf8e546e6d39db1e21c4e0);
+}
+
+/// linear (49741824,): beyond the bound (valid mod p).
+pub fn range_26() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        2,
+        16,
+        2,
+        1,
+        120,
+        2,
+        2,
+        16,
+        4,
+        0xfa00000000000000000000000000000000000000000000000000000000,
+        0,
+        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
+        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
+        1,
+        121,
+        2,
+        2,
+        2,
+        1,
+        0x40000000000000000000000000000000800000003d09000091ca0003d090000,
+        2,
+        98,
+        1,
+        2,
+        1,
+        0x20000000000000000000000000000000000000000000000017b800000000000,
+        119,
+        2,
+        16,
+        2,
+        4,
+        0xfa0000007d00000000000001f400000000000007d00000000000001f40,
+        0x7d00000000000001f400000000000007d00000000000001f40,
+        0x7d00000000000001f400000000000007d00000000000001f40,
+        0x7d00000000000001f400000000000007d00000000000001f40,
+        0,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x187fbc292124d7df691ef33750774c4a,
+        4,
+        2,
+        0x1a5f236120402807f8d61540d739523c,
+        0x194f502a24ce3ed4680043e41c76ed04,
+        2,
+        0x176102b1838646703e46fb46da1c6d71,
+        0x140c22ccba8b5fb77a1ff7a6b9b2e347,
+        2,
+        0x193917d8765da1b2fbb977c97dddc479,
+        0x1d53ec96b13de7b7f1af1fa54b4ab5da,
+        2,
+        0x129196ed095cd3d732f3ba3f8dced922,
+        0x1cd256d5d69bf3c3730fbb1e4045c12d,
+        1,
+        0x1b152767c3a4ed0bf8ed535e79f97fe6,
+        1,
+        0x14d78cbb14f529a55d34f78f3866099e,
+        1,
+        120,
+        1,
+        2,
+        98,
+        1,
+        119,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_range_26() {
+    verify_walk_calldata(range_26());
+}
+
+/// linear (49741824,): beyond the bound, weights committed (mod p only).
+pub fn range_27() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        2,
+        16,
+        2,
+        1,
+        120,
+        2,
+        2,
+        16,
+        4,
+        0xfa00000000000000000000000000000000000000000000000000000000,
+        0,
+        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
+        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
+        1,
+        121,
+        2,
+        2,
+        2,
+        1,
+        0x40000000000000000000000000000000800000003d09000091ca0003d090000,
+        0,
+        2,
+        98,
+        1,
+        2,
+        0x3c353d14efabfd9725158d6f0acc4e3,
+        0x25b0c41d744e0898bf4487d3a46ee61,
+        1,
+        0x706f736569646f6e,
+        119,
+        2,
+        16,
+        2,
+        0x9dbc201cfcdcd7f971af61913e36c8d4,
+        0x74129ba797e8bff1309a1193515ecf6,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        0,
+        1,
+        0x115decc63506423ea016be0dd91b9b95,
+        4,
+        2,
+        0x15740e9ce1795b3da716248ac87fab21,
+        0x1cf69302bc0824b40c140e7e76530852,
+        2,
+        0x1950c180cade7b091293e5fa78acbbdb,
+        0x1ea176e226f62e33f3aeb4cb5cf0b9e1,
+        2,
+        0x12a8b5a2cd2fe68ccb871b25bbce2802,
+        0x19f0aa8cbbb81ed9f447a8b59797c265,
+        2,
+        0x1233df6b8411aeac2d157391ae7668fd,
+        0x1329d65fcb61a877dd8494d4675e63b3,
+        1,
+        0x1067fd5f3ab2c8222689a5aa88e08fc1,
+        1,
+        0x165224ff347995f029ff78a3480d0b95,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x17f485e6eaadc65e25f8d525e62a97aa,
+        0x17ccdf249d9e600102cbdfa29d3ba2be,
+        2,
+        0x12dcb092f22d67f4417ce28afc9f2bb3,
+        0x1a9461faff8f69ffba3bd38046c18572,
+        2,
+        0x19afd2b0f3b73acdf484cc6cd76b0bd5,
+        0x1e43e70992cc525fabddcbe9ef408582,
+        2,
+        0x1cec2173d8108afdbfe59a029cc7c2c5,
+        0x177a7ec7b604be6b941732be15cd200e,
+        2,
+        0x1eef2713a53c27ecaac537a492bd1a48,
+        0x122c0b7fa5733c7abf758709b2484c58,
+        1,
+        0x545521efb768e36f9fa6cd471bbf3970,
+        0x4e4d957d1dedf7966eea151bed979df,
+        0x1bdd97962b68c7196b6e80b7db3f7c5d,
+        6696,
+        4,
+        0x20000000000000000000000000000000000000000000000017b800002f70000,
+        0x20000000000000000000000000000000000000000000000017b800002f70000,
+        0x20000000000000000000000000000000000000000000000017b800002f70000,
+        0x20000000000000000000000000000000000000000000000017b800002f70000,
+        0,
+        8,
+        0x62ee1e1d2a0fded3022d84c1683cc6c2955e29a42db94df873bb63b9bc5ba5,
+        0x5412a5fdb8ef5bb1e319412a3970c66cff369cebdf27176693dff0bd246656,
+        0x72b5d27caee6ef7b2ba4ee9f54da9191f97aa75a367fd9f8aca4fedba5386e,
+        0x650ea495402be8c463eaf342cf963f0f1b0aabd20457926f05c25eed5bf2,
+        0x6eb05bb16f297da9276b7e117ca588a3a33b84a2ec7e2631347461168e3a57,
+        0x8593ce82415f8f1e7c1f1d2dc1412300f6d3831de4a5300bbd189555a320b4,
+        0xb770a8eac961ed2a4cca5ed1c98eede6c9f8f0f4e8e9b517bda48c5d1e4112,
+        0x90ec49b3c35cdab9b040e86a4888c64c41087d593e9af2874d21c92f0713c0,
+        0x132bcb34b0bda3c4e2569d96bb0af458ba7c5e2f662e11a329aa8901bcec2f,
+        0xdccab884f53fd97398f6f174dc8d0dfa9581dafb116636a39ab1d0fbdbce7a,
+        0x32543a19db9416a41c65d91fa0b6157272493ec548c4e19ab90324b9869504,
+        0xaee198d81c53e2ff69824167269eafbc8b13ab2c191a67820c0a17b6d8d53,
+        0x5c18480181f7b924d0e211ddc42b108fb388f61467669f35eb47a8cc483a6a,
+        0xd9adcb77ac2fb8553c7469288e9c76ad12d10e734bc1bc1e400498c04d5d82,
+        0x1bf1a88615c3d5fac83cb1a0d5d2300580767d2fb7b843523fefd161d3393f,
+        0x97a36c3ab1859d4bc64036fbeddac52e42679fb92a2395ecb750ae6dd861ea,
+        0,
+        4,
+        0xeee6b04a47b64981168503ef8c06eda4c11afa8a4601b600a67286d2ec0f27,
+        0x9abed899797b80ae1af63b74dd155a0a039875b729ae43305f5f0dfddb2861,
+        0xb1f47ea628b2078c19fc26bc912b9e68903e14cc3645d5506f00598299c41c,
+        0x31a2dbd311a264352c3b1a99939141209558423da7400abf4b111b327369f0,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_range_27() {
+    assert_eq!(verify_walk_calldata(range_27()), 0x7c9e0adc64ac558ed784b9e7347e0f1d4df8d9bda430e81ac265271a761ce07);
 }

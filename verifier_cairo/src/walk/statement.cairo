@@ -109,6 +109,18 @@ pub fn draw_output_claims(ref channel: Poseidon252Channel, outputs: Tensors) -> 
     claims.span()
 }
 
+/// The claim `draw_output_claims` drew on the output `name` (its shape checked by the kind).
+pub fn output_claim(outputs: Tensors, claims: Span<Claim>, name: felt252) -> Claim {
+    let mut claims = claims;
+    for n in outputs.names {
+        let claim = claims.pop_front().unwrap();
+        if *n == name {
+            return *claim;
+        }
+    }
+    core::panic_with_felt252('statement.shape')
+}
+
 /// `statement.shape` unless the group holds exactly these names (strictly increasing) with
 /// these shapes, and every committed weight's commitment is of its shape's size.
 pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32>>) {

@@ -1,0 +1,251 @@
+//! Projections O_j = X·W_j + 1·B_jᵀ of one input X (mirror of
+//! prover/layers/linear/projection.py; docs/layers/linear.md): the relation linear, qkv and
+//! qkv-decode share. `Projections` names the tensors and the checks of one batch; its
+//! statement check, its λ-batched degree-2 sum-check and the claims it leaves are written once.
+
+use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::fields::qm31::{QM31, QM31Trait};
+use crate::mle::{log2_padded, prefix_mask};
+use crate::pcs::proof::Claim;
+use crate::ranges::{max_magnitude, product_within};
+use crate::sameply::rounds;
+use crate::sumcheck::verify_sumcheck;
+use crate::walk::layer::{ClaimsOn, LayerClaims};
+use crate::walk::proof::ProjectionProof;
+use crate::walk::statement::{PublicStatement, expect_shapes, output_claim, tensor};
+use crate::walk::tensor::Tensors;
+
+pub const DEGREE: u32 = 2;
+/// (p − 1)/2, the largest magnitude of a signed M31 value.
+const HALF: u128 = 0x3fffffff;
+
+/// One projection O = X·W + 1·Bᵀ: the names of O, W and B.
+#[derive(Copy, Drop)]
+pub struct Projection {
+    pub output: felt252,
+    pub w: felt252,
+    pub b: felt252,
+}
+
+/// A batch of projections of the input `x` and the names of its checks (`<kind>.value_count`,
+/// `<kind>.final_evaluation`, `kind` the layer whose statement this is; qkv-decode's steps
+/// run qkv's).
+#[derive(Copy, Drop)]
+pub struct Projections {
+    /// In the batch's order, which fixes the bias order and λ_j in the transcript.
+    pub batch: Span<Projection>,
+    /// The batch's indices in the outputs' name order. The weights' names sort the same way,
+    /// every B's before every W's ('b…' < 'w…').
+    pub by_name: Span<u32>,
+    pub value_count: felt252,
+    pub final_evaluation: felt252,
+}
+
+/// linear (prover/layers/linear/model.py `LINEAR`): y = x·w + b.
+pub fn linear() -> Projections {
+    Projections {
+        batch: array![Projection { output: 'y', w: 'w', b: 'b' }].span(),
+        by_name: array![0].span(),
+        value_count: 'linear.value_count',
+        final_evaluation: 'linear.final_evaluation',
+    }
+}
+
+/// qkv (prover/layers/qkv/model.py `QKV`): j = x·w_j + b_j for j = q, k, v.
+pub fn qkv() -> Projections {
+    Projections {
+        batch: array![
+            Projection { output: 'q', w: 'w_q', b: 'b_q' },
+            Projection { output: 'k', w: 'w_k', b: 'b_k' },
+            Projection { output: 'v', w: 'w_v', b: 'b_v' },
+        ]
+            .span(),
+        by_name: array![1, 0, 2].span(),
+        value_count: 'qkv.value_count',
+        final_evaluation: 'qkv.final_evaluation',
+    }
+}
+
+/// The claim O_j(rows[row], col) = value on projection j's output (in the batch's order).
+#[derive(Copy, Drop)]
+pub struct Target {
+    pub row: u32,
+    pub col: Span<QM31>,
+    pub value: QM31,
+}
+
+#[generate_trait]
+pub impl ProjectionsImpl of ProjectionsTrait {
+    /// The outputs' names in name order.
+    fn output_names(self: @Projections) -> Span<felt252> {
+        let mut names = array![];
+        for j in *self.by_name {
+            names.append(*(*self.batch)[*j].output);
+        }
+        names.span()
+    }
+
+    /// The weights in name order: every B_j (a vector of h), then every W_j (e × h).
+    fn weight_shapes(self: @Projections, e: u32, h: u32) -> (Span<felt252>, Span<Span<u32>>) {
+        let mut names = array![];
+        let mut shapes = array![];
+        for j in *self.by_name {
+            names.append(*(*self.batch)[*j].b);
+            shapes.append(array![h].span());
+        }
+        for j in *self.by_name {
+            names.append(*(*self.batch)[*j].w);
+            shapes.append(array![e, h].span());
+        }
+        (names.span(), shapes.span())
+    }
+
+    /// dims (s, e, h); x: s × e, every O_j: s × h, W_j: e × h, B_j: h; then the no-wrap bounds.
+    fn check(self: @Projections, st: @PublicStatement) {
+        let dims = *st.dims;
+        assert(dims.len() == 3, 'statement.shape');
+        let (s, e, h) = (*dims[0], *dims[1], *dims[2]);
+        assert(s >= 1 && e >= 1 && h >= 1, 'statement.shape');
+        expect_shapes(*st.inputs, array!['x'].span(), array![array![s, e].span()].span());
+        let mut shapes = array![];
+        for _ in *self.by_name {
+            shapes.append(array![s, h].span());
+        }
+        expect_shapes(*st.outputs, self.output_names(), shapes.span());
+        let (names, shapes) = self.weight_shapes(e, h);
+        expect_shapes(*st.weights, names, shapes);
+        self.check_ranges(*st.inputs, *st.weights, e, h);
+    }
+
+    /// Per projection (batch order), |x·w_j + b_j| ≤ product_bound(x, w_j) + max|b_j| ≤ (p−1)/2
+    /// (`statement.range`), x with e columns and every W_j with h. A projection with a
+    /// committed W_j or B_j is skipped: it holds mod p only (prover/ranges.py `check_ranges`).
+    fn check_ranges(self: @Projections, inputs: Tensors, weights: Tensors, e: u32, h: u32) {
+        let x = tensor(inputs, 'x').values;
+        for p in *self.batch {
+            let (w, b) = (tensor(weights, *p.w), tensor(weights, *p.b));
+            if w.commitment.is_some() || b.commitment.is_some() {
+                continue;
+            }
+            let limit = HALF - max_magnitude(b.values);
+            assert(product_within(x, e, w.values, h, limit), 'statement.range');
+        }
+    }
+
+    /// Each output claim's point split into its row point a_j and its column point c_j.
+    fn split(
+        self: @Projections, outputs: Tensors, claims: Span<Claim>, row_vars: u32,
+    ) -> (Span<Span<QM31>>, Span<Target>) {
+        let mut rows = array![];
+        let mut targets = array![];
+        let mut i = 0;
+        for p in *self.batch {
+            let claim = output_claim(outputs, claims, *p.output);
+            let cols = claim.point.len() - row_vars;
+            rows.append(claim.point.slice(0, row_vars));
+            let col = claim.point.slice(row_vars, cols);
+            targets.append(Target { row: i, col, value: claim.value });
+            i += 1;
+        }
+        (rows.span(), targets.span())
+    }
+
+    /// The claims the sum-check leaves: X(a, r) per row point, then B_j(c_j) and W_j(r, c_j)
+    /// in the weights' name order.
+    fn claims(
+        self: @Projections,
+        rows: Span<Span<QM31>>,
+        targets: Span<Target>,
+        point: Span<QM31>,
+        proof: @ProjectionProof,
+    ) -> (Span<Claim>, Span<ClaimsOn>) {
+        let mut x_claims = array![];
+        let mut i = 0;
+        for a in rows {
+            x_claims.append(Claim { point: join(*a, point), value: *proof.x[i] });
+            i += 1;
+        }
+        let mut weights = array![];
+        for j in *self.by_name {
+            let t = *targets[*j];
+            let claim = Claim { point: t.col, value: *proof.bias[*j] };
+            weights.append(ClaimsOn { name: *(*self.batch)[*j].b, claims: array![claim].span() });
+        }
+        for j in *self.by_name {
+            let t = *targets[*j];
+            let claim = Claim { point: join(point, t.col), value: *proof.w[*j] };
+            weights.append(ClaimsOn { name: *(*self.batch)[*j].w, claims: array![claim].span() });
+        }
+        (x_claims.span(), weights.span())
+    }
+
+    /// Σ_j λ_j (y_j − m_j·B_j(c_j)) = Σ_z Σ_j λ_j X(a_j, z)·W_j(z, c_j) over `n_vars`
+    /// variables; masks[i]: the bias rows' mask at row point i. Returns the sum-check's point r.
+    fn verify_projection(
+        self: @Projections,
+        proof: @ProjectionProof,
+        targets: Span<Target>,
+        masks: Span<QM31>,
+        n_vars: u32,
+        ref channel: Poseidon252Channel,
+    ) -> Span<QM31> {
+        let count = (*self.batch).len();
+        assert(proof.bias.len() == count, *self.value_count);
+        assert(proof.x.len() == masks.len(), *self.value_count);
+        assert(proof.w.len() == count, *self.value_count);
+        channel.mix_felts(proof.bias.span());
+        let mut lambdas = array![QM31Trait::one()];
+        lambdas.append_span(channel.draw_secure_felts(count - 1).span());
+        let mut claim = QM31Trait::zero();
+        let mut i = 0;
+        for t in targets {
+            claim = claim + *lambdas[i] * (*t.value - *masks[*t.row] * *proof.bias[i]);
+            i += 1;
+        }
+        let (point, final) = verify_sumcheck(
+            claim, rounds(proof.sumcheck.rounds), n_vars, DEGREE, ref channel,
+        );
+        let mut values = array![];
+        values.append_span(proof.x.span());
+        values.append_span(proof.w.span());
+        channel.mix_felts(values.span());
+        let mut expected = QM31Trait::zero();
+        let mut i = 0;
+        for t in targets {
+            expected = expected + *lambdas[i] * *proof.x[*t.row] * *proof.w[i];
+            i += 1;
+        }
+        assert(final == expected, *self.final_evaluation);
+        point
+    }
+
+    /// A layer of dims (s, e, h) whose outputs are exactly the batch's: O(log s + log e + log h)
+    /// field work (mirror of `verify_layer`).
+    fn verify_layer(
+        self: @Projections,
+        st: @PublicStatement,
+        proof: @ProjectionProof,
+        outputs: Span<Claim>,
+        ref channel: Poseidon252Channel,
+    ) -> LayerClaims {
+        let dims = *st.dims;
+        let (s, e) = (*dims[0], *dims[1]);
+        let (rows, targets) = self.split(*st.outputs, outputs, log2_padded(s));
+        let mut masks = array![];
+        for a in rows {
+            masks.append(prefix_mask(*a, s));
+        }
+        let point = self
+            .verify_projection(proof, targets, masks.span(), log2_padded(e), ref channel);
+        let (x_claims, weights) = self.claims(rows, targets, point, proof);
+        LayerClaims { inputs: array![ClaimsOn { name: 'x', claims: x_claims }].span(), weights }
+    }
+}
+
+/// a‖b.
+pub fn join(a: Span<QM31>, b: Span<QM31>) -> Span<QM31> {
+    let mut out = array![];
+    out.append_span(a);
+    out.append_span(b);
+    out.span()
+}
