@@ -11,11 +11,14 @@ from typer.testing import CliRunner
 from cairn.cli import app
 from cairn.deploy import contract, registry
 from cairn.prover.channels.poseidon import hash_many
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.instance import NO_MODEL
+from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.walk_calldata import KIND_WALK, encode_walk
 from tests.cairo_walk_vectors import CAIRO_KINDS, tampered_felts
-from tests.walk_examples import CONFIG_HASH, MODEL_ID, SHAPES, example
+from tests.walk_examples import CONFIG_HASH, MODEL_ID, SHAPES, STATEMENTS, example
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
@@ -78,10 +81,20 @@ def test_committed_weights_in_a_session(chain):
     assert check is not None and not verdict.accepted and verdict.reason == check
 
 
+def _bound(binding):
+    """posenc's first example, its table committed and bound by `binding`, proven honestly."""
+    st = STATEMENTS["posenc"](*SHAPES["posenc"][0])
+    st, data = commit_weights(st, POSEIDON_PARAMS)
+    st = dataclasses.replace(st, binding=binding)
+    return encode_walk(prove_walk(LAYERS["posenc"], st, data))
+
+
 def test_a_bound_walk_is_recorded_with_its_model_and_checked_against_the_registry(chain):
     """Bound to model MODEL_ID: refused while the model is unknown, accepted and recorded
-    with the model once registered; the same weights bound to a model registered with other
-    weights, or with another config hash, are refused with the contract's named checks."""
+    with the model once registered; honest proofs of the same weights bound to a model
+    registered with other weights, to another config hash or to a weight index the model does
+    not have are refused with the contract's named checks (after verification, which they
+    pass: the registry is checked last)."""
     proof = example("posenc", 0, committed=True, bound=True)
     felts = encode_walk(proof)
     models = {}
@@ -93,16 +106,14 @@ def test_a_bound_walk_is_recorded_with_its_model_and_checked_against_the_registr
     assert verdict.accepted and verdict.model_id == MODEL_ID, verdict.reason
     record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
     assert record == registry.ProofRecord(MODEL_ID, registry.io_hash(felts), KIND_WALK)
-    other = example("posenc", 1, committed=True)  # other weights under model 0x8
-    models[0x8] = _register(chain, 0x8, other)
-    st = proof.statement
-    for binding, check in (
-        (dataclasses.replace(st.binding, model_id=0x8), "registry.commitment"),
-        (dataclasses.replace(st.binding, config_hash=CONFIG_HASH + 1), "registry.config"),
-        (dataclasses.replace(st.binding, weights={"p": 5}), "registry.weight"),
+    models[0x8] = _register(chain, 0x8, example("posenc", 1, committed=True))  # other weights
+    binding = proof.statement.binding
+    for other, check in (
+        (dataclasses.replace(binding, model_id=0x8), "registry.commitment"),
+        (dataclasses.replace(binding, config_hash=CONFIG_HASH + 1), "registry.config"),
+        (dataclasses.replace(binding, weights={"p": 5}), "registry.weight"),
     ):
-        moved = dataclasses.replace(proof, statement=dataclasses.replace(st, binding=binding))
-        tampered = encode_walk(moved)
+        tampered = _bound(other)
         assert registry.contract_check(tampered, models) == check
         assert onchain(chain, tampered).reason == check
 
