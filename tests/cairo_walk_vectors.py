@@ -6,7 +6,8 @@ and hash its statement as Python does; each tampering — every single-point mut
 layer proof and the settlements (`proof_mutations.walk_mutations`, the first two of each field
 path), statement values and dims, and felts flipped across the calldata — is a
 `#[should_panic]` test expecting the check `contract_check` names, so both verifiers must
-reject it alike.
+reject it alike. A kind's `statement.range` edges (`walk_examples.RANGE_EDGES`) are accepted
+and, pushed beyond, refused.
 
     python -m tests.cairo_walk_vectors     # rewrites the committed file
 """
@@ -26,10 +27,10 @@ from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.walk_calldata import encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.proof_mutations import walk_mutations
-from tests.walk_examples import example
+from tests.walk_examples import RANGE_EDGES, example, range_edge
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/walk_vectors.cairo"
-CAIRO_KINDS = ("posenc",)
+CAIRO_KINDS = ("mha", "posenc")
 """The kinds whose Cairo verifier exists (the rest of ONCHAIN_KINDS are on their way)."""
 PER_PATH = 2
 FLIPS = 12
@@ -90,6 +91,28 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
         yield f"felt {at} + 1", flipped
 
 
+def render_range_edges(kind: str) -> Iterator[str]:
+    """The kind's `statement.range` edges: accepted by the exact bound alone, and refused."""
+    for index, (doc, _, _) in enumerate(RANGE_EDGES.get(kind, [])):
+        proof, beyond = range_edge(kind, index)
+        honest, refused = encode_walk(proof), encode_walk(beyond)
+        assert contract_check(honest, {}) is None
+        assert contract_check(refused, {}) == "statement.range"
+        base = f"{name_of(kind)}_range_{index}"
+        yield function(base, "Array<felt252>", array([felt(x) for x in honest]), f"{doc}.")
+        yield (
+            f"#[test]\nfn accepts_{base}() {{\n"
+            f"    assert_eq!(verify_walk_calldata({base}()), {felt(io_hash(honest))});\n}}\n"
+        )
+        start, end, insert = minimal_splice(honest, refused)
+        call = f"splice({base}(), {start}, {end}, {array([felt(x) for x in insert])})"
+        yield (
+            f"/// {doc}, inputs pushed beyond it.\n#[test]\n"
+            f"#[should_panic(expected: ('statement.range',))]\n"
+            f"fn rejects_{base}() {{\n    verify_walk_calldata({call});\n}}\n"
+        )
+
+
 def render() -> str:
     out = [HEADER]
     for kind in CAIRO_KINDS:
@@ -125,6 +148,7 @@ def render() -> str:
                     f"/// {doc}\n#[test]\n#[should_panic(expected: ('{verdict}',))]\n"
                     f"fn rejects_{base}_{n}() {{\n    verify_walk_calldata({call});\n}}\n"
                 )
+        out.extend(render_range_edges(kind))
     return "\n".join(s.rstrip("\n") + "\n" for s in out)
 
 

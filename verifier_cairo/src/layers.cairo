@@ -7,6 +7,7 @@ use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::PublicStatement;
 
+pub mod mha;
 pub mod posenc;
 
 /// The kind's name (a statement's `kind`) and its transcript domain tag 'cairn/<kind>/v1'.
@@ -23,6 +24,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
 /// `statement.shape` / `statement.range` as the kind's Python `check`.
 pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
     match layer {
+        LayerProof::Mha(_) => mha::model::check(st),
         LayerProof::Posenc(_) => posenc::check(st),
         _ => core::panic_with_felt252('walk.kind'),
     }
@@ -32,6 +34,7 @@ pub fn verify_layer(
     layer: @LayerProof, st: @PublicStatement, outputs: Span<Claim>, ref channel: Poseidon252Channel,
 ) -> LayerClaims {
     match layer {
+        LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
         LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
         _ => core::panic_with_felt252('walk.kind'),
     }

@@ -123,3 +123,43 @@ fn from_lanes(x: Lanes) -> QM31 {
         d: M31Trait::reduce_u128(cd.high),
     }
 }
+
+/// The n-bit expansion of v, MSB first (v < 2^n): the variable order of every MLE.
+pub fn binary(v: u32, n: u32) -> Span<bool> {
+    let mut lsb_first = array![];
+    let mut rest = v;
+    for _ in 0..n {
+        lsb_first.append(rest % 2 == 1);
+        rest /= 2;
+    }
+    let mut bits = array![];
+    let mut lsb_first = lsb_first.span();
+    while let Some(bit) = lsb_first.pop_back() {
+        bits.append(*bit);
+    }
+    bits.span()
+}
+
+/// Σ_{i<s} eq(point, i): the MLE of the mask of the first s of 2^n indices, O(n). i < s
+/// exactly when, at the first bit where they differ (MSB first), s has a 1 and i a 0; the
+/// bits after it are free and their eq factors sum to 1.
+pub fn prefix_mask(point: Span<QM31>, s: u32) -> QM31 {
+    let one = QM31Trait::one();
+    if log2_padded(s + 1) > point.len() {
+        return one; // s ≥ 2^n
+    }
+    let mut total = QM31Trait::zero();
+    let mut prefix = one; // Π eq(point_k, s_k) over the bits before this one
+    let mut i = 0;
+    for bit in binary(s, point.len()) {
+        let r = *point[i];
+        if *bit {
+            total = total + prefix * (one - r);
+            prefix = prefix * r;
+        } else {
+            prefix = prefix * (one - r);
+        }
+        i += 1;
+    }
+    total
+}
