@@ -247,13 +247,66 @@ def _measure_layer(
     }
 
 
+def measure_layers_onchain(commit: str | None) -> list[dict[str, Any]]:
+    """Calldata, transactions and L2 gas of verifying each `ONCHAIN_BENCHMARKS` proof on a
+    devnet started for the purpose (a session when one transaction is not enough)."""
+    rows = []
+
+    async def run(account: Account, address: int) -> None:
+        for name, make in examples.ONCHAIN_BENCHMARKS.items():
+            statement = make()
+            data = None
+            if commit and statement.weights:
+                statement, data = layer_walk.commit_weights(statement, PARAMS[commit])
+            proof = layer_walk.prove_walk(LAYERS[statement.kind], statement, data)
+            parts = calldata.encode_parts(proof)
+            verdict = await contract.verify_parts(account, address, parts)
+            if not verdict.accepted:
+                raise contract.ChainError(f"{name} rejected on chain: {verdict.reason}")
+            txs = verdict.transactions
+            rows.append(
+                {
+                    "layer": name,
+                    "weights": commit if data else "public",
+                    "calldata_felts": len(parts.flat),
+                    "transactions": len(txs),
+                    "max_tx_felts": max(tx.calldata_felts for tx in txs),
+                    "max_tx_l2_gas": max(tx.l2_gas for tx in txs),
+                    "l2_gas": verdict.l2_gas,
+                }
+            )
+
+    _on_fresh_devnet(run)
+    return rows
+
+
 @bench_app.command("layers")
 def bench_layers(
     repeat: Annotated[int, typer.Option(min=1, help="runs per timing (best is kept)")] = 3,
     out_path: BenchOut = None,
     commit_weights: CommitWeights = None,
+    onchain: Annotated[
+        bool, typer.Option("--onchain", help="verify the on-chain kinds on a fresh devnet")
+    ] = False,
 ) -> None:
-    """Prove and verify each layer at its reference size (benchmarks/README.md)."""
+    """Prove and verify each layer at its reference size (benchmarks/README.md); with
+    --onchain, the L2 gas of verifying each kind the contract reads."""
+    if onchain:
+        with errors_as_exit(), out.status("proving and verifying on a devnet"):
+            hash_ = commit_weights.value if commit_weights else None
+            rows = measure_layers_onchain(hash_)
+        table = Table("layer", "weights", "calldata", "txs", "largest tx", "L2 gas")
+        for r in rows:
+            table.add_row(
+                r["layer"],
+                r["weights"],
+                f"{r['calldata_felts']:,} felts",
+                str(r["transactions"]),
+                f"{r['max_tx_felts']:,} felts, {r['max_tx_l2_gas']:,} gas",
+                f"{r['l2_gas']:,}",
+            )
+        _report(table, rows, out_path)
+        return
     rows = []
     with errors_as_exit(), out.status("benchmarking") as status:
         for name, build in examples.BENCHMARKS.items():

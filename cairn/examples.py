@@ -185,6 +185,17 @@ BENCHMARKS: dict[str, Callable[[], Statement]] = {
 }
 
 
+ONCHAIN_BENCHMARKS: dict[str, Callable[[], Statement]] = {
+    "linear s=16 e=128 h=128": lambda: linear_example(16, 128, 128, 0),
+    "qkv s=16 e=64 h=64": lambda: qkv_example(16, 64, 64, 0),
+    "qkv-decode T=4 l=32 e=64 h=32": lambda: decode_example(4, 32, 12, 64, 32, 0),
+    "mha s=16 h=4 m=16 causal": lambda: mha_example(16, 4, 16, True, 0),
+    "posenc s=64 c=128 e=64": lambda: posenc_example(64, 128, 64, 0),
+}
+"""Layer proofs verified on chain by `cairn bench layers --onchain`: the largest round shapes
+whose public tensors fit one transaction's calldata."""
+
+
 def attention_block_example(
     seq: int, embed: int, heads: int, head_dim: int, causal: bool, seed: int
 ) -> tuple[GraphStatement, dict[str, np.ndarray]]:

@@ -18,6 +18,8 @@ from cairn.deploy.toolchain import default_toolchain
 from cairn.proofs import onchain_proof, parse_felt
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.pcs.proof import CommittedTensor
+from cairn.prover.walk.proof import WalkProof
 from cairn.serializer import calldata, commitment_file, proof_file
 
 devnet_app = typer.Typer(help="A local starknet-devnet in the background.", no_args_is_help=True)
@@ -116,7 +118,10 @@ def deploy(
         t = _target(rpc, account, private_key)
         out.print("building the contract (cached after the first build)…")
         art = build(default_toolchain())
-        out.print(f"Sierra program: {art.sierra_length} felts (limit 81,920)")
+        out.print(
+            f"Sierra programs: {art.sierra_length} and {art.walk.sierra_length} (walk verifier) "
+            "felts (limit 81,920 each)"
+        )
         dep = asyncio.run(_deploy(t, art, owner_address))
     deployments.record(t.rpc, dep)
     out.print(f"class {dep.class_hash:#x} {'declared' if dep.declared_now else 'already declared'}")
@@ -140,8 +145,13 @@ AddressOpt = Annotated[str | None, typer.Option(help="CairnVerifier address")]
 def register_model(
     model_id: Annotated[str, typer.Argument(help="model id (0x… or decimal, not 0)")],
     commitments: Annotated[
-        list[Path], typer.Argument(help="commitment files (`cairn commit`), in weight order")
-    ],
+        list[Path] | None,
+        typer.Argument(help="commitment files (`cairn commit`), in weight order"),
+    ] = None,
+    proof: Annotated[
+        Path | None,
+        typer.Option(help="register a layer proof's committed weights instead, in name order"),
+    ] = None,
     config_hash: Annotated[str, typer.Option(help="the model's configuration hash (0x…)")] = "0x0",
     rpc: Rpc = None,
     account: AccountOpt = None,
@@ -149,17 +159,31 @@ def register_model(
     address: AddressOpt = None,
 ) -> None:
     """Register a model's weight commitments (owner only; docs/registry.md): weight i of the
-    model is the i-th file's commitment."""
+    model is the i-th file's commitment, or the i-th committed weight (by name) of --proof."""
     model = parse_felt("MODEL_ID", model_id, nonzero=True)
     config = parse_felt("--config-hash", config_hash)
+    if bool(commitments) == (proof is not None):
+        raise fail("give commitment files or --proof, not both")
     with errors_as_exit():
-        entries = [
-            f for path in commitments for f in calldata.commitment_entry(commitment_file.load(path))
-        ]
+        tensors = (
+            _committed_weights(proof)
+            if proof is not None
+            else [commitment_file.load(path) for path in commitments or []]
+        )
+        entries = [f for t in tensors for f in calldata.commitment_entry(t)]
         t = _target(rpc, account, private_key)
         addr = _address(t, address)
         tx = asyncio.run(_register(t, addr, model, config, entries))
-    out.print(f"model {model:#x} registered with {len(commitments)} commitment(s) ({tx:#x})")
+    out.print(f"model {model:#x} registered with {len(tensors)} commitment(s) ({tx:#x})")
+
+
+def _committed_weights(path: Path) -> list[CommittedTensor]:
+    """A layer proof's committed weights in name order (the order a binding indexes)."""
+    loaded = proof_file.load(path)
+    committed = loaded.statement.committed if isinstance(loaded, WalkProof) else {}
+    if not committed:
+        raise fail(f"{path} has no committed weights (prove it with --commit-weights)")
+    return [committed[name] for name in sorted(committed)]
 
 
 async def _register(t: Target, addr: int, model: int, config: int, entries: list[int]) -> int:

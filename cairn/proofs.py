@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -36,11 +37,12 @@ from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.ranges import mod_p_only
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
-from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, commitment_file, proof_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.files import write_atomic
+from cairn.serializer.walk_calldata import ONCHAIN_KINDS, is_onchain
 
 prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
 
@@ -159,6 +161,8 @@ def _describe(proof: proof_file.AnyProof) -> str:
         st = proof.statement
         hashes = sorted({c.commitment.hash for c in st.committed.values()})
         bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
+        if st.binding is not None:
+            bound += f", bound to model {st.binding.model_id:#x}"
         return f"{st.kind} {_dims_text(st)}{bound}"
     inst = proof.instance
     bound = f", B committed ({inst.b_commitment.hash})" if inst.b_commitment else ""
@@ -171,8 +175,34 @@ CommitWeights = Annotated[
 ]
 
 
+ModelId = Annotated[
+    str | None,
+    typer.Option(
+        help="bind the committed weights to this registered model, weight i being the i-th "
+        "committed weight by name (docs/registry.md)"
+    ),
+]
+ConfigHash = Annotated[str, typer.Option(help="the model's registered configuration hash")]
+
+
+def _binding(commit: Hash | None, model_id: str | None, config_hash: str) -> tuple[int, int] | None:
+    """(model id, config hash) from the options, if a model is named; it binds committed
+    weights only."""
+    if model_id is None:
+        return None
+    if commit is None:
+        raise fail("--model-id binds committed weights: give --commit-weights too")
+    return parse_felt("--model-id", model_id, nonzero=True), parse_felt(
+        "--config-hash", config_hash
+    )
+
+
 def _prove_walk(
-    kind: str, build: Callable[[], Statement], out_path: Path | None, commit: Hash | None = None
+    kind: str,
+    build: Callable[[], Statement],
+    out_path: Path | None,
+    commit: Hash | None = None,
+    bind: tuple[int, int] | None = None,
 ) -> None:
     """Build the statement (the forward pass), prove it, write the file atomically."""
     out_path = out_path or Path(f"{kind}.proof.json")
@@ -183,6 +213,9 @@ def _prove_walk(
         if commit:
             progress.add_task(f"committing to the weights ({commit.value})")
             statement, weight_data = commit_weights(statement, PARAMS[commit.value])
+        if bind:
+            indices = {name: i for i, name in enumerate(sorted(statement.committed))}
+            statement = replace(statement, binding=ModelBinding(*bind, indices))
         progress.add_task(f"proving {kind} {_dims_text(statement)}")
         proof = prove_walk(LAYERS[kind], statement, weight_data)
         proof_file.save(proof, out_path)
@@ -217,6 +250,8 @@ def prove_posenc_cmd(
     embed: Dim = 384,
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
+    model_id: ModelId = None,
+    config_hash: ConfigHash = "0x0",
     out_path: ProofOut = None,
 ) -> None:
     """Prove O = X + P[:seq] for random int8 X (seq×embed) and table P (context×embed)."""
@@ -227,6 +262,7 @@ def prove_posenc_cmd(
         lambda: examples.posenc_example(seq, context, embed, seed),
         out_path,
         commit_weights,
+        _binding(commit_weights, model_id, config_hash),
     )
 
 
@@ -237,11 +273,17 @@ def prove_qkv_cmd(
     hidden: Dim = 384,
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
+    model_id: ModelId = None,
+    config_hash: ConfigHash = "0x0",
     out_path: ProofOut = None,
 ) -> None:
     """Prove Q, K, V = X·W + B for random int8 X (seq×embed), W (embed×hidden) and biases."""
     _prove_walk(
-        "qkv", lambda: examples.qkv_example(seq, embed, hidden, seed), out_path, commit_weights
+        "qkv",
+        lambda: examples.qkv_example(seq, embed, hidden, seed),
+        out_path,
+        commit_weights,
+        _binding(commit_weights, model_id, config_hash),
     )
 
 
@@ -252,6 +294,8 @@ def prove_linear_cmd(
     out_dim: Dim = 1536,
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
+    model_id: ModelId = None,
+    config_hash: ConfigHash = "0x0",
     out_path: ProofOut = None,
 ) -> None:
     """Prove Y = X·W + b for random int8 X (seq×embed), W (embed×out-dim) and bias b."""
@@ -260,6 +304,7 @@ def prove_linear_cmd(
         lambda: examples.linear_example(seq, embed, out_dim, seed),
         out_path,
         commit_weights,
+        _binding(commit_weights, model_id, config_hash),
     )
 
 
@@ -286,6 +331,8 @@ def prove_qkv_decode_cmd(
     ] = None,
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
+    model_id: ModelId = None,
+    config_hash: ConfigHash = "0x0",
     out_path: ProofOut = None,
 ) -> None:
     """Prove a run of decode steps: new q, k, v rows and the KV caches after every step."""
@@ -297,6 +344,7 @@ def prove_qkv_decode_cmd(
         lambda: examples.decode_example(steps, context, cached, embed, hidden, seed),
         out_path,
         commit_weights,
+        _binding(commit_weights, model_id, config_hash),
     )
 
 
@@ -539,11 +587,18 @@ def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
 
 
 def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
-    """What `cairn calldata` and `verify-onchain` take: a matmul proof, a committed B bound to
-    a registered model."""
-    if isinstance(proof, WalkProof | GraphProof):
-        kind = proof.statement.kind if isinstance(proof, WalkProof) else "graph"
-        raise fail(f"{kind!r} proofs are not verified on chain yet: only matmul proofs")
+    """What `cairn calldata` and `verify-onchain` take: a matmul proof (a committed B bound to
+    a registered model), or a layer proof of a kind the contract reads."""
+    if isinstance(proof, GraphProof):
+        raise fail("model proofs are not verified on chain yet")
+    if isinstance(proof, WalkProof):
+        kind = proof.statement.kind
+        if not is_onchain(kind):
+            kinds = ", ".join(("matmul", *ONCHAIN_KINDS))
+            raise fail(f"{kind!r} proofs are not verified on chain yet (on chain: {kinds})")
+        if proof.statement.witness:
+            raise fail(f"{kind!r} proofs with witness commitments are not verified on chain yet")
+        return proof
     if proof.instance.b_commitment is not None and proof.instance.binding.model_id == NO_MODEL:
         raise fail(
             "this committed-weight proof is bound to no registered model: prove it with "

@@ -21,18 +21,32 @@ from cairn.deploy.toolchain import (
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "verifier_cairo"
 CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
+WALK_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnWalkVerifier"
+"""The walk verifier's class, which CairnVerifier calls by library_call: the two together are
+over mainnet's bytecode limit for one class (docs/cairo-verifier.md, "Two classes")."""
 MAX_SIERRA_FELTS = 81_920
 MAX_BYTECODE = 81_920
 
 
 @dataclass(frozen=True)
-class Artifacts:
+class ClassArtifacts:
     sierra: Path
     casm: Path
 
     @property
     def sierra_length(self) -> int:
         return len(json.loads(self.sierra.read_text())["sierra_program"])
+
+    @property
+    def bytecode_length(self) -> int:
+        return len(json.loads(self.casm.read_text())["bytecode"])
+
+
+@dataclass(frozen=True)
+class Artifacts(ClassArtifacts):
+    """The main contract's class, and the walk verifier's it is deployed with."""
+
+    walk: ClassArtifacts
 
 
 def _sources_digest(package: Path) -> str:
@@ -50,19 +64,26 @@ def _run(cmd: list[str], what: str) -> None:
 
 
 def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
+    """Both classes, compiled once per source digest."""
     tc.require()
     out = tc.root / "build" / _sources_digest(package)
-    art = Artifacts(out / "CairnVerifier.sierra.json", out / "CairnVerifier.casm.json")
+    walk = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
+    main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
+    return Artifacts(main.sierra, main.casm, walk)
+
+
+def _build_class(tc: Toolchain, package: Path, contract: str, stem: Path) -> ClassArtifacts:
+    art = ClassArtifacts(stem.with_suffix(".sierra.json"), stem.with_suffix(".casm.json"))
     if art.sierra.is_file() and art.casm.is_file():
         return art
-    out.mkdir(parents=True, exist_ok=True)
+    stem.parent.mkdir(parents=True, exist_ok=True)
     tmp_sierra, tmp_casm = art.sierra.with_suffix(".tmp"), art.casm.with_suffix(".tmp")
     _run(
         [
             str(tc.starknet_compile),
             str(package),
             "--contract-path",
-            CONTRACT_PATH,
+            contract,
             "--allowed-libfuncs-list-name",
             "audited",
             str(tmp_sierra),
@@ -79,7 +100,7 @@ def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
             str(tmp_sierra),
             str(tmp_casm),
         ],
-        "starknet-sierra-compile",
+        f"starknet-sierra-compile ({contract.rsplit('::', 1)[-1]})",
     )
     tmp_sierra.replace(art.sierra)
     tmp_casm.replace(art.casm)

@@ -27,7 +27,7 @@ from starknet_py.net.client_models import TransactionReceipt
 from starknet_py.net.full_node_client import FullNodeClient
 from starknet_py.net.signer.key_pair import KeyPair
 
-from cairn.deploy.build import Artifacts
+from cairn.deploy.build import Artifacts, ClassArtifacts
 from cairn.deploy.sessions import session_state
 from cairn.prover.channels.poseidon import hash_many
 from cairn.serializer.calldata import CalldataParts
@@ -135,36 +135,45 @@ def revert_reason(err: Exception) -> str:
 async def declare_and_deploy(
     account: Account, art: Artifacts, owner: int | None = None
 ) -> Deployment:
-    """Declare the class unless the node knows it, then deploy an instance whose registry
-    owner is `owner` (default: the deploying account)."""
-    sierra_text = art.sierra.read_text()
-    class_hash = compute_sierra_class_hash(create_sierra_compiled_contract(sierra_text))
-    declared_now = False
-    try:
-        await account.client.get_class_by_hash(class_hash)
-    except ClientError:
-        declared = await Contract.declare_v3(
-            account,
-            compiled_contract=sierra_text,
-            compiled_contract_casm=art.casm.read_text(),
-            auto_estimate=True,
-        )
-        await declared.wait_for_acceptance()
-        declared_now = True
-    abi = json.loads(sierra_text)["abi"]
+    """Declare both classes unless the node knows them, then deploy an instance of the main
+    one whose registry owner is `owner` (default: the deploying account) and whose walk
+    verifier is the walk class."""
+    walk_class, _ = await _declare(account, art.walk)
+    class_hash, declared_now = await _declare(account, art)
+    abi = json.loads(art.sierra.read_text())["abi"]
     abi = json.loads(abi) if isinstance(abi, str) else abi
+    args = {"owner": account.address if owner is None else owner, "walk_class": walk_class}
     try:
         deployed = await Contract.deploy_contract_v3(
             account=account,
             class_hash=class_hash,
             abi=abi,
-            constructor_args={"owner": account.address if owner is None else owner},
+            constructor_args=args,
             auto_estimate=True,
         )
     except ClientError as e:
         raise ChainError(f"deployment refused: {revert_reason(e)}") from None
     await deployed.wait_for_acceptance()
     return Deployment(class_hash, deployed.deployed_contract.address, declared_now)
+
+
+async def _declare(account: Account, art: ClassArtifacts) -> tuple[int, bool]:
+    """The class hash; whether it was declared now (False: the node knew it)."""
+    sierra_text = art.sierra.read_text()
+    class_hash = compute_sierra_class_hash(create_sierra_compiled_contract(sierra_text))
+    try:
+        await account.client.get_class_by_hash(class_hash)
+        return class_hash, False
+    except ClientError:
+        pass
+    declared = await Contract.declare_v3(
+        account,
+        compiled_contract=sierra_text,
+        compiled_contract_casm=art.casm.read_text(),
+        auto_estimate=True,
+    )
+    await declared.wait_for_acceptance()
+    return class_hash, True
 
 
 async def is_deployed(account: Account, address: int) -> bool:

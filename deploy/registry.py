@@ -22,12 +22,14 @@ from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.matmul.instance import NO_MODEL
 from cairn.prover.matmul.proof import MatmulProof
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
-from cairn.prover.walk.verifier import verify_walk
+from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.verifier import expect_opening, open_committed, replay_layer
 from cairn.serializer import calldata, walk_calldata
 from cairn.serializer.calldata import PcsOpening
 from cairn.serializer.errors import MalformedProofError
@@ -59,8 +61,7 @@ class ProofRecord:
 def io_hash(felts: Sequence[int]) -> int:
     """`io_hash` of well-formed calldata: the Poseidon hash of its statement's felts
     (`calldata.io_felts`, `walk_calldata.io_felts`)."""
-    felts = list(felts)
-    return hash_many(walk_calldata.io_felts(felts) if is_walk(felts) else calldata.io_felts(felts))
+    return hash_many(calldata.io_felts(list(felts)))
 
 
 def commitments_hash(commitments: Sequence[int]) -> int:
@@ -101,14 +102,47 @@ def check_binding(models: Mapping[int, Model], proof: MatmulProof) -> None:
         raise VerificationError("registry.config", "not the model's registered config hash")
 
 
+def check_walk_binding(models: Mapping[int, Model], st: Statement) -> int:
+    """A walk's binding: every committed weight is its model's registered commitment at its
+    index, and the model's config hash is the binding's (the contract's `check_walk_binding`,
+    after `statement.binding`). Returns the model id, 0 without a binding."""
+    b = st.binding
+    if b is None:
+        return NO_MODEL
+    if b.model_id not in models:
+        raise VerificationError("registry.unknown_model", f"model {b.model_id}")
+    model = models[b.model_id]
+    for name in sorted(st.committed):
+        expected = calldata.commitment_entry(st.committed[name])
+        if registered_entry(model.commitments, b.weights[name]) != expected:
+            raise VerificationError("registry.commitment", f"{name} is not the model's weight")
+    if b.config_hash != model.config_hash:
+        raise VerificationError("registry.config", "not the model's registered config hash")
+    return b.model_id
+
+
+def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
+    """The contract's walk path, in its order: the walk class reads the Serde part and
+    verifies the walk; the main contract reads the opening's group parts, verifies the
+    opening, checks the binding against the registry (`models`; None: not checked, as in the
+    Cairo unit tests' `verify_walk_calldata`). Returns the model id."""
+    proof, groups_at = walk_calldata.decode_walk_front(felts)
+    st = proof.statement
+    spec = LAYERS[st.kind]
+    channel, claims = replay_layer(spec, proof)
+    expect_opening(st.committed, proof.opening)
+    proof = walk_calldata.read_walk_groups(felts, groups_at, proof)
+    open_committed(st.committed, claims.weights, proof.opening, channel)
+    return NO_MODEL if models is None else check_walk_binding(models, st)
+
+
 def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     """What the contract's `verify` says of `felts` given the registered models: None if it
     accepts, else the name of the check it reverts with. The same steps in the same order:
-    read the calldata, check a kind-3 proof's binding, verify (a walk proof: read, verify)."""
+    read the calldata, check a kind-3 proof's binding, verify (a walk proof: `check_walk`)."""
     try:
         if is_walk(felts):
-            proof = walk_calldata.decode_walk(felts)
-            verify_walk(LAYERS[proof.statement.kind], proof)
+            check_walk(felts, models)
             return None
         decoded = calldata.decode(felts)
         if isinstance(decoded, PcsOpening):

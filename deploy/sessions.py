@@ -20,13 +20,16 @@ from cairn.prover.channels.poseidon import hash_many, poseidon_hash
 from cairn.prover.channels.poseidon252 import Poseidon252Channel, pack_qm31s
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.matmul.verifier import verify_product
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.queries import BatchLayout
 from cairn.prover.pcs.verifier import verify_front, verify_groups
+from cairn.prover.walk.verifier import committed_batch, replay_layer
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
 from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
+from cairn.serializer.walk_calldata import decode_walk, is_walk
 
 
 def transactions(parts: CalldataParts, counts: Sequence[int]) -> list[list[int]]:
@@ -50,8 +53,13 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     every group is checked: the session is over). Raises what the verifier raises if a group
     checked so far is refused: the contract reverts that transaction with the same name."""
     flat = parts.flat
-    decoded = calldata.decode(flat)
-    if isinstance(decoded, PcsOpening):
+    if is_walk(flat):
+        walk = decode_walk(flat)
+        channel, claims = replay_layer(LAYERS[walk.statement.kind], walk)
+        statement = committed_batch(walk.statement.committed, claims.weights)
+        assert walk.opening is not None, "a walk proof with committed weights"
+        opening, model_id = walk.opening, 0
+    elif isinstance(decoded := calldata.decode(flat), PcsOpening):
         statement, opening, channel = decoded.statement, decoded.proof, Poseidon252Channel()
         model_id = 0
     else:

@@ -18,13 +18,13 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.serde import (
-    WIDE_INTS,
     _args,
     _container,
     _inner,
     _is_mapping,
     _is_optional,
     fields_of,
+    int_type,
 )
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 
@@ -59,18 +59,15 @@ class Generator:
     def __init__(self) -> None:
         self.order: list[type] = []
 
-    def type_of(self, hint: Any, owner: str = "", name: str = "") -> str:
-        wide = WIDE_INTS.get((owner, name))
-        if wide:
-            return wide
+    def type_of(self, hint: Any, ints: str = "u32") -> str:
         if hint is Any:
             return "LayerProof"
         if _is_optional(hint):
-            return f"Option<{self.type_of(_inner(hint))}>"
+            return f"Option<{self.type_of(_inner(hint), ints)}>"
         if hint is QM31:
             return "QM31"
         if hint is int:
-            return "u32"
+            return ints
         if hint is str:
             return "felt252"
         if hint is np.ndarray:
@@ -83,19 +80,19 @@ class Generator:
             return "Array<felt252>"
         if container in (dict, typing.Mapping) or _is_mapping(container):
             return f"Array<Named<{self.type_of(_args(hint)[1])}>>"
-        return f"Array<{self.type_of(_args(hint)[0])}>"
+        return f"Array<{self.type_of(_args(hint)[0], ints)}>"
 
     def visit(self, cls: type) -> None:
         if cls in self.order:
             return
         self.order.append(cls)
         for name, hint in fields_of(cls).items():
-            self.type_of(hint, cls.__name__, name)
+            self.type_of(hint, int_type(cls, name))
 
     def struct(self, cls: type) -> str:
         lines = [f"#[derive(Drop, Serde, Debug)]\npub struct {cls.__name__} {{"]
         for name, hint in fields_of(cls).items():
-            lines.append(f"    pub {name}: {self.type_of(hint, cls.__name__, name)},")
+            lines.append(f"    pub {name}: {self.type_of(hint, int_type(cls, name))},")
         return "\n".join(lines) + "\n}\n"
 
 

@@ -29,6 +29,7 @@ from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
 from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.pcs.transcript import Statement
 from cairn.prover.sumcheck.proof import SumcheckProof
+from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.codec import MAX_DIM
 from cairn.serializer.felts import Reader
 from cairn.serializer.pcs_calldata import (
@@ -41,6 +42,8 @@ from cairn.serializer.pcs_calldata import (
     read_opening,
     read_statement,
 )
+from cairn.serializer.walk_calldata import encode_walk_parts, is_walk
+from cairn.serializer.walk_calldata import io_felts as walk_io_felts
 
 CALLDATA_VERSION = 2  # 1 had no config hash and no B hash tag in kind 3 (docs/calldata.md)
 KIND_MATMUL = 1
@@ -57,7 +60,9 @@ class PcsOpening:
     proof: OpeningProof
 
 
-OnchainProof = MatmulProof | PcsOpening  # a committed-B matmul is kind 3, public B kind 1
+OnchainProof = MatmulProof | PcsOpening | WalkProof
+"""A committed-B matmul is kind 3, public B kind 1; a walk proof has its own layout
+(`walk_calldata`)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ def encode(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> list[int
 
 
 def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> CalldataParts:
+    if isinstance(proof, WalkProof):
+        return CalldataParts(*encode_walk_parts(proof))
     if isinstance(proof, PcsOpening):
         header = [CALLDATA_VERSION, KIND_PCS, *encode_statement(proof.statement)]
         opening = encode_opening(proof.statement, proof.proof, params)
@@ -164,6 +171,8 @@ def io_felts(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> list[int]
     `io_hash` hashes (docs/registry.md): m, k, n and the length-prefixed matrices (kind 1),
     the PCS statement (kind 2), or the model id, weight index, config hash, B's hash tag and
     root, m, k, n, A and C (kind 3: which weight of which model the product is with)."""
+    if is_walk(felts):
+        return walk_io_felts(felts)
     rd = Reader(felts)
     rd.many("header", 2)
     kind, start = felts[1], rd.pos

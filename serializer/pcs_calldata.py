@@ -13,6 +13,7 @@ length-prefixed and checked by the verifier.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from cairn.prover.channels.poseidon import pack_m31s
@@ -178,14 +179,7 @@ def read_opening(rd: Reader, statement: Statement, params: PcsParams) -> Opening
     layer_roots = [read_digest(rd, f"layer root {i}", hash_name) for i in range(n_layers)]
     final_value = rd.qm31("final value")
     pow_nonce = rd.bounded("nonce", 0, (1 << 64) - 1, "pcs.pow")
-    poly_openings: dict[int, MerkleOpening] = {}
-    layer_openings = []
-    for g, (s, e) in enumerate(layout.groups):
-        if g:
-            layer_openings.append(_read_opening(rd, f"layer {g}", 4 << (e - s), hash_name))
-        for j in layout.group_polys(g):
-            width = 1 << poly_log_leaf(statement[j][0].n_vars, params)
-            poly_openings[j] = _read_opening(rd, f"polynomial {j}", width, hash_name)
+    poly_openings, layer_openings = read_groups(rd, [c for c, _ in statement], params)
     return OpeningProof(
         merge,
         merged_values,
@@ -193,6 +187,23 @@ def read_opening(rd: Reader, statement: Statement, params: PcsParams) -> Opening
         layer_roots,
         final_value,
         pow_nonce,
-        [poly_openings[j] for j in range(len(statement))],
+        poly_openings,
         layer_openings,
     )
+
+
+def read_groups(
+    rd: Reader, commitments: Sequence[Commitment], params: PcsParams
+) -> tuple[list[MerkleOpening], list[MerkleOpening]]:
+    """Every fold group's part: its layer's opening (after the first), then its polynomials'."""
+    layout = BatchLayout.of([c.n_vars for c in commitments], params.log_arity)
+    hash_name = commitments[0].hash
+    poly_openings: dict[int, MerkleOpening] = {}
+    layer_openings = []
+    for g, (s, e) in enumerate(layout.groups):
+        if g:
+            layer_openings.append(_read_opening(rd, f"layer {g}", 4 << (e - s), hash_name))
+        for j in layout.group_polys(g):
+            width = 1 << poly_log_leaf(commitments[j].n_vars, params)
+            poly_openings[j] = _read_opening(rd, f"polynomial {j}", width, hash_name)
+    return [poly_openings[j] for j in range(len(commitments))], layer_openings

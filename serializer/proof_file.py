@@ -28,7 +28,7 @@ from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.codec import MAX_DIM, MAX_LIST, decode, encode, get, integer, tensor
 from cairn.serializer.commitment_file import check_commitment, committed_tensor
 from cairn.serializer.errors import MalformedProofError
@@ -121,6 +121,7 @@ def _walk_to_json(proof: WalkProof) -> dict[str, Any]:
             **{group: encode(dict(getattr(st, group))) for group in TENSOR_GROUPS},
             "committed": encode(dict(st.committed)),
             "witness": encode(dict(st.witness)),
+            "binding": encode(st.binding),
         },
         "proof": {"layer": encode(proof.layer), **_settlements_to_json(proof)},
     }
@@ -153,6 +154,12 @@ def _witness(doc: Any, path: str) -> dict[str, Commitment]:
     return witness
 
 
+def _binding(st_doc: Any) -> ModelBinding | None:
+    """Optional: absent or null when the committed weights are bound to no model."""
+    value = st_doc.get("binding") if isinstance(st_doc, dict) else None
+    return decode(value, ModelBinding | None, "statement.binding")
+
+
 SETTLEMENTS = ("inputs", "weights", "opening", "witness_opening")
 """The fields a walk and a graph proof share after their layers: the public inputs' and
 weights' merges, the committed weights' opening, the witness opening."""
@@ -179,6 +186,7 @@ def _walk_from_json(doc: Any, kind: str) -> WalkProof:
         **groups,
         committed=_committed(st_doc, "statement"),
         witness=_witness(st_doc, "statement"),
+        binding=_binding(st_doc),
     )
     body = get(doc, "proof", "")
     layer = decode(get(body, "layer", "proof"), LAYERS[kind].proof_type, "proof.layer")

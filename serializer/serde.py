@@ -36,16 +36,32 @@ from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.felts import Reader, unpack_qm31
 
 U32 = 1 << 32
-WIDE_INTS = {("Commitment", "root"): "u256", ("OpeningProof", "pow_nonce"): "u64"}
-"""Int fields wider than the default u32: a digest (u256: low, high) and the grinding nonce."""
-NOT_ON_CHAIN = {("WalkProof", "opening"), ("WalkProof", "witness_opening")}
-"""Fields the Cairo verifier does not read yet (PCS openings of a walk): they must be None
-and take no felts; `Encoder` refuses a proof that has them."""
+WIDE_INTS = {
+    ("Commitment", "root"): "u256",
+    ("OpeningProof", "layer_roots"): "u256",
+    ("OpeningProof", "pow_nonce"): "u64",
+    ("ModelBinding", "model_id"): "felt252",
+    ("ModelBinding", "config_hash"): "felt252",
+}
+"""Int fields (or lists of ints) wider than the default u32: digests (u256: low, high), the
+grinding nonce, and felts (a model id, a config hash)."""
+OUTSIDE_SERDE = {
+    ("WalkProof", "witness_opening"),
+    ("OpeningProof", "poly_openings"),
+    ("OpeningProof", "layer_openings"),
+}
+"""Fields the Serde part does not carry: a PCS opening's Merkle openings travel after it, one
+part per fold group, where a session may cut (`walk_calldata`); the witness opening is not
+read on chain yet. Decoding leaves them None for `walk_calldata` to fill."""
 
 
 def fields_of(cls: type) -> dict[str, Any]:
     """A dataclass's fields as calldata carries them, in order, with their type hints."""
-    return {n: h for n, h in hints(cls).items() if (cls.__name__, n) not in NOT_ON_CHAIN}
+    return {n: h for n, h in hints(cls).items() if (cls.__name__, n) not in OUTSIDE_SERDE}
+
+
+def int_type(cls: type, name: str) -> str:
+    return WIDE_INTS.get((cls.__name__, name), "u32")
 
 
 def short_string(text: str) -> int:
@@ -97,7 +113,8 @@ class Encoder:
     def __init__(self, variant_of: Callable[[Any], int]) -> None:
         self.variant_of = variant_of
 
-    def encode(self, value: Any, hint: Any, out: list[int]) -> None:
+    def encode(self, value: Any, hint: Any, out: list[int], ints: str = "u32") -> None:
+        """`ints`: the Cairo type of the ints at this field (`WIDE_INTS`)."""
         if hint is Any:
             out.append(self.variant_of(value))
             self.encode(value, type(value), out)
@@ -106,30 +123,23 @@ class Encoder:
                 out.append(1)
             else:
                 out.append(0)
-                self.encode(value, _inner(hint), out)
+                self.encode(value, _inner(hint), out, ints)
         elif hint is QM31:
             out.append(value.pack(1))
         elif hint is int:
-            out.append(int(value))
+            v = int(value)
+            out.extend((v & ((1 << 128) - 1), v >> 128) if ints == "u256" else (v,))
         elif hint is str:
             out.append(short_string(value))
         elif hint is np.ndarray:
             self.tensor(np.asarray(value), out)
         elif dataclasses.is_dataclass(hint):
-            for name in hints(hint).keys() - fields_of(hint).keys():  # type: ignore[arg-type]
-                if getattr(value, name) is not None:
-                    raise ValueError(f"{hint.__name__}.{name} cannot be verified on chain yet")
             for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
-                wide = WIDE_INTS.get((hint.__name__, name))
-                if wide == "u256":
-                    v = getattr(value, name)
-                    out.extend((v & ((1 << 128) - 1), v >> 128))
-                    continue
-                self.encode(getattr(value, name), field_hint, out)
+                self.encode(getattr(value, name), field_hint, out, int_type(hint, name))  # type: ignore[arg-type]
         else:
-            self.collection(value, hint, out)
+            self.collection(value, hint, out, ints)
 
-    def collection(self, value: Any, hint: Any, out: list[int]) -> None:
+    def collection(self, value: Any, hint: Any, out: list[int], ints: str) -> None:
         container = _container(hint)
         if container in (frozenset, set):
             names = sorted(value)
@@ -145,7 +155,7 @@ class Encoder:
             item = _args(hint)[0]
             out.append(len(value))
             for v in value:
-                self.encode(v, item, out)
+                self.encode(v, item, out, ints)
         else:
             raise TypeError(f"no calldata rule for {hint!r}")
 
@@ -205,7 +215,7 @@ class Decoder:
     def u128(self, what: str) -> int:
         return self.bounded(what, 128)
 
-    def decode(self, hint: Any, what: str) -> Any:
+    def decode(self, hint: Any, what: str, ints: str = "u32") -> Any:
         if hint is Any:
             index = self.serde(f"{what} variant")
             cls = self.variant_type(index)
@@ -218,7 +228,7 @@ class Decoder:
                 return None
             if flag != 0:
                 raise self.rd.fail(f"{what}: option flag {flag}", "calldata.serde")
-            return self.decode(_inner(hint), what)
+            return self.decode(_inner(hint), what, ints)
         if hint is QM31:
             felt = self.serde(what)
             try:
@@ -226,7 +236,11 @@ class Decoder:
             except MalformedProofError as e:
                 raise self.rd.fail(e.problem, e.check) from None
         if hint is int:
-            return self.u32(what)
+            if ints == "u256":
+                return self.u128(what) + (self.u128(what) << 128)
+            if ints == "felt252":
+                return self.serde(what)
+            return self.bounded(what, 64 if ints == "u64" else 32)
         if hint is str:
             return from_short_string(self.serde(what))
         if hint is np.ndarray:
@@ -234,19 +248,11 @@ class Decoder:
         if dataclasses.is_dataclass(hint):
             values: dict[str, Any] = dict.fromkeys(hints(hint).keys() - fields_of(hint).keys())  # type: ignore[arg-type]
             for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
-                wide = WIDE_INTS.get((hint.__name__, name))
-                path = f"{what}.{name}"
-                if wide == "u256":
-                    low, high = self.u128(path), self.u128(path)
-                    values[name] = low + (high << 128)
-                elif wide == "u64":
-                    values[name] = self.bounded(path, 64)
-                else:
-                    values[name] = self.decode(field_hint, path)
+                values[name] = self.decode(field_hint, f"{what}.{name}", int_type(hint, name))  # type: ignore[arg-type]
             return hint(**values)  # type: ignore[operator]
-        return self.collection(hint, what)
+        return self.collection(hint, what, ints)
 
-    def collection(self, hint: Any, what: str) -> Any:
+    def collection(self, hint: Any, what: str, ints: str) -> Any:
         container = _container(hint)
         count = self.u32(f"{what} length")
         at = self.rd.pos
@@ -264,7 +270,7 @@ class Decoder:
             self.maps.append((at, names))
             return out
         item = _args(hint)[0]
-        items = [self.decode(item, f"{what}[{i}]") for i in range(count)]
+        items = [self.decode(item, f"{what}[{i}]", ints) for i in range(count)]
         return tuple(items) if container is tuple else items
 
     def tensor(self, what: str) -> Any:
@@ -278,7 +284,7 @@ class Decoder:
         return pending
 
     def finish(self) -> None:
-        """The post-deserialization checks: each tensor's words, then no extra felts."""
+        """The post-deserialization checks: each tensor's words, then the names' order."""
         for t in self.tensors:
             size = int(np.prod(t.shape)) if t.shape else 1
             if len(t.words) != -(-size // M31_PER_FELT):
@@ -292,7 +298,6 @@ class Decoder:
             keys = [name_order_key(n) for n in names]
             if any(a >= b for a, b in itertools.pairwise(keys)):
                 raise self.rd.fail("names not strictly increasing", "calldata.names", at)
-        self.rd.end()
 
 
 def resolve(value: Any) -> Any:

@@ -1,12 +1,20 @@
 """A walk proof as calldata (docs/calldata.md, "Walk proofs"): the header, then the proof in
-Cairo's Serde order (`serde.py`); its layer proof is the variant of the layer's kind."""
+Cairo's Serde order (`serde.py`; its layer proof is the variant of the layer's kind), then,
+for committed weights, the Merkle openings of their PCS opening one part per fold group, in
+the PCS layout (`pcs_calldata`) where an on-chain session may cut."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.merkle.hashers import get_hash
+from cairn.prover.pcs.params import PARAMS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.felts import Reader
+from cairn.serializer.pcs_calldata import encode_opening, read_groups
 from cairn.serializer.serde import Decoder, Encoder, resolve
 
 WALK_VERSION = 3
@@ -20,14 +28,28 @@ def is_onchain(kind: str) -> bool:
     return kind in ONCHAIN_KINDS
 
 
-def encode_walk(proof: WalkProof) -> list[int]:
-    """ValueError if the Cairo verifier cannot read this proof (its kind, or an opening)."""
+def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]]]:
+    """(the Serde part, one part per fold group of the committed weights' opening). ValueError
+    if the Cairo verifier cannot read this proof (its kind, a witness opening)."""
     kind = proof.statement.kind
     if kind not in ONCHAIN_KINDS:
         raise ValueError(f"{kind!r} proofs cannot be verified on chain yet")
-    out = [WALK_VERSION, KIND_WALK]
-    Encoder(lambda _: ONCHAIN_KINDS.index(kind)).encode(proof, WalkProof, out)
-    return out
+    if proof.witness_opening is not None or proof.statement.witness:
+        raise ValueError("a witness opening cannot be verified on chain yet")
+    front = [WALK_VERSION, KIND_WALK]
+    Encoder(lambda _: ONCHAIN_KINDS.index(kind)).encode(proof, WalkProof, front)
+    committed = proof.statement.committed
+    if proof.opening is None or not committed:
+        return front, []
+    commitments = [committed[n].commitment for n in sorted(committed)]
+    params = PARAMS[commitments[0].hash]
+    groups = encode_opening([(c, []) for c in commitments], proof.opening, params).groups
+    return front, groups
+
+
+def encode_walk(proof: WalkProof) -> list[int]:
+    front, groups = encode_walk_parts(proof)
+    return [*front, *(f for part in groups for f in part)]
 
 
 def is_walk(felts: list[int]) -> bool:
@@ -57,13 +79,53 @@ def io_felts(felts: list[int]) -> list[int]:
 
 
 def decode_walk(felts: list[int]) -> WalkProof:
-    """MalformedProofError naming the first failure, as the Cairo reader reverts."""
+    """MalformedProofError naming the first failure, as the Cairo readers panic: the Serde
+    part (`decode_walk_front`), then the opening's group parts (`read_walk_groups`)."""
+    proof, groups_at = decode_walk_front(felts)
+    return read_walk_groups(felts, groups_at, proof)
+
+
+def decode_walk_front(felts: list[int]) -> tuple[WalkProof, int]:
+    """The Serde part, as the walk class reads it: its tensors and names (a weight both public
+    and committed: `calldata.names`), `calldata.offchain` (witness commitments or unbounded
+    tensors), the committed weights' hash, roots and sizes (`pcs.hash`, `merkle.digest`,
+    `pcs.size`), and, without an opening to follow, `calldata.extra`. Returns the proof
+    (its opening without Merkle openings) and where the group parts start."""
     dec = _header(felts)
     proof = dec.decode(WalkProof, "proof")
     dec.finish()
     st = proof.statement
-    if st.committed or st.witness or st.unbounded:
+    if st.weights.keys() & st.committed.keys():
+        raise MalformedProofError("statement", "a weight public and committed", "calldata.names")
+    if st.witness or st.unbounded:
         raise MalformedProofError(
-            "statement", "committed tensors and witness are not read on chain", "calldata.offchain"
+            "statement", "witness commitments are not read on chain", "calldata.offchain"
         )
-    return resolve(proof)
+    if st.committed:
+        commitments = [st.committed[n].commitment for n in sorted(st.committed)]
+        params = PARAMS.get(commitments[0].hash)
+        if params is None or any(c.hash != params.hash for c in commitments):
+            raise dec.rd.fail("committed weights need one known hash", "pcs.hash")
+        if not all(get_hash(params.hash).is_digest(c.root) for c in commitments):
+            raise dec.rd.fail(f"a root is not a {params.hash} digest", "merkle.digest")
+        if any(c.n_vars > params.max_n_vars for c in commitments):
+            raise dec.rd.fail("a committed weight is too large", "pcs.size")
+    if not st.committed or proof.opening is None:
+        dec.rd.end()
+    return resolve(proof), dec.rd.pos
+
+
+def read_walk_groups(felts: list[int], groups_at: int, proof: WalkProof) -> WalkProof:
+    """The committed weights' opening's group parts from `groups_at` (as the main contract
+    reads them, after the walk), then `calldata.extra`; the proof as it stands without."""
+    st = proof.statement
+    if not st.committed or proof.opening is None:
+        return proof
+    rd = Reader(felts)
+    rd.pos = groups_at
+    commitments = [st.committed[n].commitment for n in sorted(st.committed)]
+    polys, layers = read_groups(rd, commitments, PARAMS[commitments[0].hash])
+    rd.end()
+    return replace(
+        proof, opening=replace(proof.opening, poly_openings=polys, layer_openings=layers)
+    )

@@ -5,9 +5,10 @@ Each honest proof is a function and a test that the Cairo reader and walk verifi
 and hash its statement as Python does; each tampering — every single-point mutation of the
 layer proof and the settlements (`proof_mutations.walk_mutations`, the first two of each field
 path), statement values and dims, and felts flipped across the calldata — is a
-`#[should_panic]` test expecting the check `contract_check` names, so both verifiers must
-reject it alike. A kind's `statement.range` edges (`walk_examples.RANGE_EDGES`) are accepted
-and, pushed beyond, refused.
+`#[should_panic]` test expecting the check Python's reader and walk verifier name, so both
+must reject it alike (the registry binding is checked by the contract, tests/test_devnet_walk.py).
+A kind's `statement.range` edges (`walk_examples.RANGE_EDGES`) are accepted and, pushed beyond,
+refused.
 
     python -m tests.cairo_walk_vectors     # rewrites the committed file
 """
@@ -21,12 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-from cairn.deploy.registry import contract_check, io_hash
+from cairn.deploy.registry import check_walk, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
+from cairn.prover.errors import VerificationError
 from cairn.prover.walk.proof import WalkProof
+from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.walk_calldata import encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
-from tests.proof_mutations import walk_mutations
+from tests.proof_mutations import mutations, walk_mutations
 from tests.walk_examples import RANGE_EDGES, example, range_edge
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/walk_vectors.cairo"
@@ -43,6 +46,16 @@ HEADER = """\
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 """
+
+
+def walk_verdict(felts: list[int]) -> str | None:
+    """What `verify_walk_calldata` (the contract's walk path without the registry) says: None
+    or the check Python names, in the contract's order (`registry.check_walk`)."""
+    try:
+        check_walk(felts, None)
+    except (MalformedProofError, VerificationError) as e:
+        return e.check
+    return None
 
 
 def name_of(kind: str) -> str:
@@ -78,6 +91,12 @@ def sampled(mutations: Iterator[tuple[str, WalkProof]]) -> Iterator[tuple[str, W
 def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
     for path, tampered in sampled(walk_mutations(proof)):
         yield f"proof {path}", encode_walk(tampered)
+    if proof.opening is not None:
+        for path, opening in sampled(mutations(proof.opening, "opening")):
+            try:
+                yield f"proof {path}", encode_walk(dataclasses.replace(proof, opening=opening))
+            except (ValueError, IndexError):  # a count the layout cannot carry
+                continue
     for path, tampered in statement_mutations(proof):
         try:
             yield f"statement {path}", encode_walk(tampered)
@@ -91,13 +110,18 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
         yield f"felt {at} + 1", flipped
 
 
+VARIANTS = ((0, False, False), (1, False, False), (0, True, False), (0, True, True))
+"""(shape index, committed weights, bound to a model): both shapes public, the first also
+committed, and committed and bound (the binding is in the transcript)."""
+
+
 def render_range_edges(kind: str) -> Iterator[str]:
     """The kind's `statement.range` edges: accepted by the exact bound alone, and refused."""
     for index, (doc, _, _) in enumerate(RANGE_EDGES.get(kind, [])):
         proof, beyond = range_edge(kind, index)
         honest, refused = encode_walk(proof), encode_walk(beyond)
-        assert contract_check(honest, {}) is None
-        assert contract_check(refused, {}) == "statement.range"
+        assert walk_verdict(honest) is None
+        assert walk_verdict(refused) == "statement.range"
         base = f"{name_of(kind)}_range_{index}"
         yield function(base, "Array<felt252>", array([felt(x) for x in honest]), f"{doc}.")
         yield (
@@ -116,29 +140,33 @@ def render_range_edges(kind: str) -> Iterator[str]:
 def render() -> str:
     out = [HEADER]
     for kind in CAIRO_KINDS:
-        for index in range(2):
-            proof = example(kind, index)
+        for index, committed, bound in VARIANTS:
+            proof = example(kind, index, committed, bound)
+            if committed and not proof.statement.committed:
+                continue  # a kind without weights
             honest = encode_walk(proof)
-            assert contract_check(honest, {}) is None
-            base = f"{name_of(kind)}_{index}"
+            assert walk_verdict(honest) is None
+            suffix = "_bound" if bound else "_committed" if committed else ""
+            base = f"{name_of(kind)}_{index}{suffix}"
             shape = "×".join(str(d) for d in proof.statement.dims)
+            what = "bound" if bound else "committed" if committed else "public"
             out.append(
                 function(
                     base,
                     "Array<felt252>",
                     array([felt(x) for x in honest]),
-                    f"An honest {kind} proof, dims {shape} ({len(honest)} felts).",
+                    f"An honest {kind} proof, dims {shape}, {what} weights ({len(honest)} felts).",
                 )
             )
             out.append(
                 f"#[test]\nfn accepts_{base}() {{\n"
                 f"    assert_eq!(verify_walk_calldata({base}()), {felt(io_hash(honest))});\n}}\n"
             )
-            if index:
+            if index or bound:
                 continue
             seen: set[tuple[int, ...]] = set()
             for n, (doc, felts) in enumerate(tampered_felts(proof)):
-                verdict = contract_check(felts, {})
+                verdict = walk_verdict(felts)
                 if verdict is None or tuple(felts) in seen:
                     continue
                 seen.add(tuple(felts))

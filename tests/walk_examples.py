@@ -3,15 +3,16 @@ examples the calldata, Cairo and devnet tests share."""
 
 from __future__ import annotations
 
-import dataclasses
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
 
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.prover import prove_walk
-from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests import (
     test_layer_kvcache,
@@ -41,10 +42,23 @@ STATEMENTS = {
 }
 
 
+MODEL_ID = 0x7
+CONFIG_HASH = 0xC0FFEE
+
+
 @cache
-def example(kind: str, index: int = 0) -> WalkProof:
-    """The proof of the kind's `index`-th shape (cached: the tests share them)."""
-    return prove_walk(LAYERS[kind], STATEMENTS[kind](*SHAPES[kind][index]))
+def example(kind: str, index: int = 0, committed: bool = False, bound: bool = False) -> WalkProof:
+    """The proof of the kind's `index`-th shape, its weights public or committed (Poseidon),
+    and then possibly bound to model MODEL_ID (weights indexed in name order); cached: the
+    tests share them."""
+    st = STATEMENTS[kind](*SHAPES[kind][index])
+    if not committed or not st.weights:
+        return prove_walk(LAYERS[kind], st)
+    st, data = commit_weights(st, POSEIDON_PARAMS)
+    if bound:
+        indices = {name: i for i, name in enumerate(sorted(st.committed))}
+        st = replace(st, binding=ModelBinding(MODEL_ID, CONFIG_HASH, indices))
+    return prove_walk(LAYERS[kind], st, data)
 
 
 def _mha_inputs(s: int, h: int, m: int, head: int, **rows: list[list[int]]) -> list[np.ndarray]:
@@ -122,5 +136,5 @@ def range_edge(kind: str, index: int) -> tuple[WalkProof, WalkProof]:
     statement's inputs replaced (refused by `statement.range` before anything is read)."""
     _, st, beyond = RANGE_EDGES[kind][index]
     proof = prove_walk(LAYERS[kind], st)
-    refused = dataclasses.replace(st, inputs={**st.inputs, **beyond})
-    return proof, dataclasses.replace(proof, statement=refused)
+    refused = replace(st, inputs={**st.inputs, **beyond})
+    return proof, replace(proof, statement=refused)

@@ -19,7 +19,13 @@ from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.prover import prove_sameply
 from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.statement import Statement, Tensors, absorb_statement, draw_output_claims
+from cairn.prover.walk.statement import (
+    Statement,
+    Tensors,
+    absorb_statement,
+    draw_output_claims,
+    expect_binding,
+)
 from cairn.prover.walk.witness import batch, check_soundness, layer_tables, open_witness
 
 
@@ -60,6 +66,7 @@ def prove_walk(
     if spec.advise is not None:
         witness_data, advice = spec.advise(st)
         st = replace(st, witness={n: d.commitment for n, d in witness_data.items()})
+    expect_binding(st)
     spec.check(st)
     check_soundness(spec, st)
     channel = Poseidon252Channel()

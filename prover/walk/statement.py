@@ -27,6 +27,18 @@ def domain_tag(kind: str) -> int:
 
 
 @dataclass(frozen=True)
+class ModelBinding:
+    """Which registered model's weights the committed weights are (docs/registry.md): each
+    committed weight's index in model `model_id`'s commitment list, and the model's config
+    hash. Absorbed before any challenge, so the proof holds for those weights of that model
+    only; the contract checks every commitment against the registry."""
+
+    model_id: int
+    config_hash: int
+    weights: dict[str, int]
+
+
+@dataclass(frozen=True)
 class Statement:
     """A layer's public data: signed-integer tensors (|x| <= (p-1)/2) and its dimensions."""
 
@@ -41,6 +53,9 @@ class Statement:
     witness: Mapping[str, Commitment] = field(default_factory=dict)
     """Commitments the prover made to its own advice (limbs, flags, shifts, multiplicities),
     bound before any challenge; the layer that asked for them settles their claims."""
+    binding: ModelBinding | None = None
+    """The registered model the committed weights are of, if any (on chain: the record's
+    model id)."""
     unbounded: frozenset[str] = frozenset()
     """Tensors no bound is known for (in a model walk: hidden tensors computed from a
     committed weight). Relations reading one are skipped like those reading a committed
@@ -88,8 +103,29 @@ def absorb_dims(channel: Channel, kind: str, dims: Sequence[int]) -> None:
         channel.mix_u64(d)
 
 
+BINDING_TAG = int.from_bytes(b"cairn/binding/v1", "big")
+
+
+def absorb_binding(channel: Channel, binding: ModelBinding) -> None:
+    """The tag, the model id, the config hash and each committed weight's index, by name."""
+    for felt in (BINDING_TAG, binding.model_id, binding.config_hash):
+        channel.mix_root(felt)
+    for name in sorted(binding.weights):
+        channel.mix_u64(binding.weights[name])
+
+
+def expect_binding(st: Statement) -> None:
+    """`statement.binding` unless a binding names a model (not 0) and exactly the committed
+    weights."""
+    b = st.binding
+    if b is not None and (b.model_id == 0 or b.weights.keys() != st.committed.keys()):
+        raise VerificationError("statement.binding", "must name a model and every committed weight")
+
+
 def absorb_statement(channel: Channel, st: Statement) -> None:
     absorb_dims(channel, st.kind, st.dims)
+    if st.binding is not None:
+        absorb_binding(channel, st.binding)
     absorb_weights(channel, st.weights, st.committed)
     for name in sorted(st.witness):
         absorb_commitment(channel, st.witness[name])

@@ -10,16 +10,17 @@ from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.mle import evaluate_tensor, tensor_vars
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.pcs.proof import CommittedTensor, OpeningProof
+from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.verifier import verify_sameply
-from cairn.prover.walk.layer import LayerSpec
+from cairn.prover.walk.layer import LayerClaims, LayerSpec
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import (
     Tensors,
     absorb_statement,
     draw_output_claims,
+    expect_binding,
 )
 from cairn.prover.walk.witness import (
     batch,
@@ -50,8 +51,22 @@ def settle_claims(
 def verify_walk(spec: LayerSpec, proof: WalkProof) -> None:
     """Returns on acceptance; raises VerificationError naming the failed check."""
     st = proof.statement
+    channel, claims = replay_layer(spec, proof)
+    open_committed(st.committed, claims.weights, proof.opening, channel)
+    pinned = {n: t.pinned for n, t in layer_tables(spec, st).items()}
+    expect_claims("walk.witness_claims", st.kind, st.witness.keys() | pinned.keys(), claims.witness)
+    openings = batch(st.witness, claims.witness) + batch(pinned, claims.witness)
+    verify_witness(openings, proof.witness_opening, channel)
+
+
+def replay_layer(spec: LayerSpec, proof: WalkProof) -> tuple[Poseidon252Channel, LayerClaims]:
+    """The walk up to its openings: the statement's checks and transcript, the layer, the
+    public tensors' settlements; the channel and the layer's claims as they leave it (an
+    on-chain session starts the committed weights' opening from here, deploy/sessions.py)."""
+    st = proof.statement
     if st.kind != spec.kind:
         raise VerificationError("statement.kind", f"{st.kind!r} is not {spec.kind!r}")
+    expect_binding(st)
     spec.check(st)
     check_soundness(spec, st)
     channel = Poseidon252Channel()
@@ -64,11 +79,7 @@ def verify_walk(spec: LayerSpec, proof: WalkProof) -> None:
         raise VerificationError("walk.weight_claims", f"claims must cover {expected}")
     public = {n: c for n, c in claims.weights.items() if n not in st.committed}
     settle_claims("weight", st.weights, public, proof.weights, channel)
-    open_committed(st.committed, claims.weights, proof.opening, channel)
-    pinned = {n: t.pinned for n, t in layer_tables(spec, st).items()}
-    expect_claims("walk.witness_claims", st.kind, st.witness.keys() | pinned.keys(), claims.witness)
-    openings = batch(st.witness, claims.witness) + batch(pinned, claims.witness)
-    verify_witness(openings, proof.witness_opening, channel)
+    return channel, claims
 
 
 def open_committed(
@@ -78,13 +89,23 @@ def open_committed(
     channel: Channel,
 ) -> None:
     """One batch opening settles every claim on the committed weights (all of one hash)."""
-    if (opening is None) != (not committed):
-        raise VerificationError("walk.opening", "an opening is due exactly for committed weights")
+    expect_opening(committed, opening)
     if opening is None:
         return
     hashes = {ct.commitment.hash for ct in committed.values()}
     if len(hashes) != 1 or (hash_ := hashes.pop()) not in PARAMS:
         raise VerificationError("statement.shape", "committed weights need one known hash")
-    names = sorted(committed)
-    batch = [(committed[n].commitment, claims[n]) for n in names]
-    verify_batch(batch, opening, PARAMS[hash_], channel)
+    verify_batch(committed_batch(committed, claims), opening, PARAMS[hash_], channel)
+
+
+def expect_opening(committed: Mapping[str, CommittedTensor], opening: OpeningProof | None) -> None:
+    """`walk.opening` unless an opening is present exactly when weights are committed."""
+    if (opening is None) != (not committed):
+        raise VerificationError("walk.opening", "an opening is due exactly for committed weights")
+
+
+def committed_batch(
+    committed: Mapping[str, CommittedTensor], claims: Mapping[str, list[Claim]]
+) -> list[tuple[Commitment, list[Claim]]]:
+    """The committed weights' opening statement: each commitment with its claims, by name."""
+    return [(committed[n].commitment, claims[n]) for n in sorted(committed)]

@@ -6,6 +6,7 @@
 //! and 3 are read by `pcs/calldata.cairo`.
 
 use crate::fields::m31::P;
+use crate::merkle::hashers::HASH_POSEIDON;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::matmul::DEGREE;
 use crate::mle::log2_padded;
@@ -284,4 +285,21 @@ pub fn unpack_qm31(felt: felt252) -> QM31 {
     QM31Trait::new(
         a.try_into().unwrap(), b.try_into().unwrap(), c.try_into().unwrap(), d.try_into().unwrap(),
     )
+}
+
+/// A commitment's registry entry (docs/registry.md): hash tag, root (one felt for
+/// Poseidon, low and high for Blake2s), rank, dims.
+pub fn commitment_entry(hash: felt252, root: u256, dims: Span<u32>) -> Array<felt252> {
+    let mut entry = array![hash];
+    if hash == HASH_POSEIDON {
+        entry.append(root.try_into().unwrap());
+    } else {
+        entry.append(root.low.into());
+        entry.append(root.high.into());
+    }
+    entry.append(dims.len().into());
+    for d in dims {
+        entry.append((*d).into());
+    }
+    entry
 }

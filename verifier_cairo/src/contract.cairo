@@ -73,7 +73,7 @@ pub mod CairnVerifier {
         Map, MutableVecTrait, StoragePathEntry, StoragePointerReadAccess,
         StoragePointerWriteAccess, Vec, VecTrait,
     };
-    use starknet::{ContractAddress, get_caller_address};
+    use starknet::{ClassHash, ContractAddress, get_caller_address};
     use crate::calldata::{
         CommittedMatmulCalldata, KIND_COMMITTED_MATMUL, KIND_MATMUL, KIND_PCS,
         read_committed_matmul, read_kind, read_matmul, read_pcs,
@@ -82,9 +82,15 @@ pub mod CairnVerifier {
     use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
     use crate::pcs::calldata::read_groups;
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
-    use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
-    use crate::walk::calldata::{KIND_WALK, WALK_VERSION, read_walk};
-    use crate::walk::verifier::verify_walk;
+    use crate::pcs::verifier::{
+        QueryPhase, QueryPhaseTrait, verify_batch, verify_checked_batch, verify_groups,
+    };
+    use crate::calldata::commitment_entry;
+    use crate::walk::calldata::{KIND_WALK, is_walk};
+    use crate::pcs::queries::BatchLayoutTrait;
+    use crate::walk::contract::{
+        BindingCheck, ICairnWalkVerifierDispatcherTrait, ICairnWalkVerifierLibraryDispatcher,
+    };
     use super::{Model, ProofRecord};
 
     /// The model id of proofs bound to no model (the public matmul); never registrable.
@@ -93,6 +99,8 @@ pub mod CairnVerifier {
     #[storage]
     struct Storage {
         owner: ContractAddress,
+        /// The walk verifier's class (`walk::contract`), called by library_call.
+        walk_class: ClassHash,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
         sessions: Map<felt252, OpenSession>,
@@ -166,19 +174,19 @@ pub mod CairnVerifier {
     /// The owner is an argument, not the caller: deployments go through the Universal
     /// Deployer, which would otherwise be the owner.
     #[constructor]
-    fn constructor(ref self: ContractState, owner: ContractAddress) {
+    fn constructor(ref self: ContractState, owner: ContractAddress, walk_class: ClassHash) {
         assert(owner.is_non_zero(), 'registry.zero_owner');
         self.owner.write(owner);
+        self.walk_class.write(walk_class);
     }
 
     #[abi(embed_v0)]
     impl CairnVerifierImpl of super::ICairnVerifier<ContractState> {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
-            if proof.len() > 0 && *proof[0] == WALK_VERSION {
-                let (decoded, statement, io) = read_walk(proof);
-                verify_walk(@decoded, @statement);
-                let io_hash = poseidon_hash_span(io);
-                return self.finish(poseidon_hash_span(proof), NO_MODEL, io_hash, KIND_WALK);
+            if is_walk(proof) {
+                // Every group part is read and checked: the opening, if any, is complete.
+                let (model_id, io_hash, _) = self.verify_walk(proof, true);
+                return self.finish(poseidon_hash_span(proof), model_id, io_hash, KIND_WALK);
             }
             let kind = read_kind(proof);
             if kind == KIND_MATMUL {
@@ -196,6 +204,24 @@ pub mod CairnVerifier {
             let caller = get_caller_address();
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
+            if is_walk(proof) {
+                let (model_id, io_hash, phase) = self.verify_walk(proof, false);
+                return match phase {
+                    Some(phase) => self
+                        .advance(
+                            session_id,
+                            caller,
+                            Session {
+                                kind: KIND_WALK,
+                                model_id,
+                                io_hash,
+                                proof_hash: session_id,
+                                phase,
+                            },
+                        ),
+                    None => self.finish(session_id, model_id, io_hash, KIND_WALK),
+                };
+            }
             let session = self.start(proof, session_id, read_kind(proof), false);
             self.advance(session_id, caller, session)
         }
@@ -283,9 +309,6 @@ pub mod CairnVerifier {
         }
     }
 
-    /// B's registry entry as a kind-3 proof must find it (docs/registry.md): a commitment of
-    /// B's hash and root to a k × n tensor.
-    const RANK_MATRIX: felt252 = 2;
 
     #[generate_trait]
     impl InternalImpl of InternalTrait {
@@ -353,13 +376,69 @@ pub mod CairnVerifier {
         fn check_binding(self: @ContractState, proof: @CommittedMatmulCalldata) {
             let entry = self.models.entry(*proof.model_id);
             assert(entry.registered.read(), 'registry.unknown_model');
-            let weight: u32 = match (*proof.weight).try_into() {
+            let dims = array![*proof.k, *proof.n].span();
+            let expected = commitment_entry(*proof.params.hash, *proof.root, dims);
+            let registered = self.registered_entry(*proof.model_id, *proof.weight);
+            assert(registered == expected, 'registry.commitment');
+            assert(entry.config_hash.read() == *proof.config_hash, 'registry.config');
+        }
+
+        /// A walk's binding (docs/registry.md): every committed weight is the registered
+        /// model's commitment at its index, and the model's config hash is the binding's, with
+        /// the checks of `check_binding`. Returns the model id (0 without a binding).
+        fn check_walk_binding(self: @ContractState, binding: Option<BindingCheck>) -> felt252 {
+            let b = match binding {
+                Some(b) => b,
+                None => { return NO_MODEL; },
+            };
+            let entry = self.models.entry(b.model_id);
+            assert(entry.registered.read(), 'registry.unknown_model');
+            for (index, expected) in b.weights {
+                let registered = self.registered_entry(b.model_id, index.into());
+                assert(registered == expected, 'registry.commitment');
+            }
+            assert(entry.config_hash.read() == b.config_hash, 'registry.config');
+            b.model_id
+        }
+
+        /// A walk proof: the walk verified by the walk class (`library_call`), then its
+        /// committed weights' opening here from the group parts given (all of them when
+        /// `whole`), then its binding against the registry. Returns the model id, the io hash
+        /// and the opening's query phase (None without committed weights).
+        fn verify_walk(
+            self: @ContractState, proof: Span<felt252>, whole: bool,
+        ) -> (felt252, felt252, Option<QueryPhase>) {
+            let class_hash = self.walk_class.read();
+            let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof);
+            let phase = match outcome.opening {
+                Some(o) => {
+                    let params = params_for(o.hash).unwrap();
+                    let mut vars = array![];
+                    for poly in o.statement {
+                        vars.append(*poly.n_vars);
+                    }
+                    let layout = BatchLayoutTrait::new(vars.span(), params.log_arity);
+                    let mut data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
+                    let groups = read_groups(ref data, @params, @layout, 0, whole);
+                    let mut channel = o.channel;
+                    Some(verify_checked_batch(@params, o.statement, o.front, groups, ref channel))
+                },
+                None => None,
+            };
+            (self.check_walk_binding(outcome.binding), outcome.io_hash, phase)
+        }
+
+        /// Entry number `weight` of a registered model's commitment list (tag, root in 1 or 2
+        /// felts, rank, dims); `registry.weight` if the list holds no such entry.
+        fn registered_entry(
+            self: @ContractState, model_id: felt252, weight: felt252,
+        ) -> Array<felt252> {
+            let weight: u32 = match weight.try_into() {
                 Some(w) => w,
                 None => core::panic_with_felt252('registry.weight'),
             };
-            let list = entry.commitments;
+            let list = self.models.entry(model_id).commitments;
             let len = list.len();
-            // Entries: tag (1 Poseidon, 2 Blake2s), root (1 or 2 felts), rank, dims.
             let mut start: u64 = 0;
             let mut index = 0;
             loop {
@@ -380,29 +459,15 @@ pub mod CairnVerifier {
                 let end = start + 2 + root_felts + rank;
                 assert(end <= len, 'registry.weight');
                 if index == weight {
-                    let hash = *proof.params.hash;
-                    let root = *proof.root;
-                    let mut expected = array![hash];
-                    if hash == HASH_POSEIDON {
-                        expected.append(root.try_into().unwrap());
-                    } else {
-                        expected.append(root.low.into());
-                        expected.append(root.high.into());
-                    }
-                    expected.append(RANK_MATRIX);
-                    expected.append((*proof.k).into());
-                    expected.append((*proof.n).into());
                     let mut registered = array![];
                     for i in start..end {
                         registered.append(list.at(i).read());
                     }
-                    assert(registered == expected, 'registry.commitment');
-                    break;
+                    break registered;
                 }
                 start = end;
                 index += 1;
             }
-            assert(entry.config_hash.read() == *proof.config_hash, 'registry.config');
         }
     }
 }

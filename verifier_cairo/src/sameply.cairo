@@ -41,7 +41,7 @@ pub fn verify_sameply(
         i += 1;
     }
     let (point, final) = verify_sumcheck(
-        total, rounds(@proof.sumcheck.rounds), n_vars, DEGREE, ref channel,
+        total, rounds(proof.sumcheck.rounds), n_vars, DEGREE, ref channel,
     );
     let mut weight = QM31Trait::zero();
     let mut i = 0;

@@ -2,6 +2,7 @@
 //! calldata, statement, transcript and settlement; the layers themselves are in `layers`.
 
 pub mod calldata;
+pub mod contract;
 pub mod layer;
 pub mod proof;
 pub mod statement;

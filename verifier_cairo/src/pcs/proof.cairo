@@ -5,7 +5,7 @@
 use crate::fields::qm31::QM31;
 
 /// f~(point) = value, the point MSB-first.
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct Claim {
     pub point: Span<QM31>,
     pub value: QM31,
@@ -13,7 +13,7 @@ pub struct Claim {
 
 /// A commitment to an MLE of 2^n_vars values and the claims to open on it. The root is a
 /// digest of the statement's hash as a u256 (`merkle::hashers::read_root`).
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct PolyStatement {
     pub root: u256,
     pub n_vars: u32,
@@ -23,7 +23,7 @@ pub struct PolyStatement {
 /// The opening proof up to the queries, in transcript order (Python `OpeningProof`'s first
 /// six fields): merge rounds and merged values (none when aligned), fold rounds (each
 /// [c0, c2]), the committed layers' roots, the final value c and the grinding nonce.
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct OpeningFront {
     pub merge: Span<Span<QM31>>,
     pub merged_values: Span<QM31>,

@@ -78,6 +78,21 @@ pub fn verify_batch(
     phase
 }
 
+/// Python `verify_batch` in full, for a statement and front that do not come from the PCS
+/// calldata reader (a walk's claims on its committed weights): `check_statement`,
+/// `check_shape`, then `verify_batch`.
+pub fn verify_checked_batch(
+    params: @PcsParams,
+    statement: Span<PolyStatement>,
+    front: OpeningFront,
+    groups: Span<GroupOpenings>,
+    ref channel: Poseidon252Channel,
+) -> QueryPhase {
+    check_statement(params, statement);
+    check_shape(params, statement, @front);
+    verify_batch(params, statement, front, groups, ref channel)
+}
+
 /// Python `verify_batch` up to the queries: statement, merge, β, folding sum-check, final
 /// value, grinding.
 pub fn verify_front(
@@ -115,6 +130,59 @@ pub fn verify_front(
         query_seed: channel.digest(),
         next_group: 0,
         pending: 0,
+    }
+}
+
+const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
+
+/// Python `_check_statement` for a statement that does not come from the PCS calldata reader
+/// (a walk's claims on its committed weights, of `params`' hash): every root a digest
+/// (`merkle.digest`), every size openable (`pcs.size`), claims present and of the size
+/// (`pcs.claim_shape`).
+pub fn check_statement(params: @PcsParams, statement: Span<PolyStatement>) {
+    assert(!statement.is_empty(), 'pcs.statement');
+    for poly in statement {
+        assert(*params.hash != HASH_POSEIDON || *poly.root < STARK_PRIME, 'merkle.digest');
+        assert(*poly.n_vars <= *params.max_n_vars, 'pcs.size');
+        assert(!(*poly.claims).is_empty(), 'pcs.claim_shape');
+        for claim in *poly.claims {
+            assert((*claim.point).len() == *poly.n_vars, 'pcs.claim_shape');
+        }
+    }
+}
+
+/// Python `_check_shape` for a front that does not come from the PCS calldata reader: the
+/// counts of rounds, merged values and layer roots, and the layer roots being digests.
+pub fn check_shape(params: @PcsParams, statement: Span<PolyStatement>, front: @OpeningFront) {
+    let mut poly_vars = array![];
+    for poly in statement {
+        poly_vars.append(*poly.n_vars);
+    }
+    let layout = BatchLayoutTrait::new(poly_vars.span(), *params.log_arity);
+    let n = layout.n_vars;
+    let aligned = aligned_point(statement).is_some();
+    check_rounds(*front.merge, if aligned {
+        0
+    } else {
+        n
+    });
+    let merged = if aligned {
+        0
+    } else {
+        statement.len()
+    };
+    assert((*front.merged_values).len() == merged, 'pcs.merge_count');
+    check_rounds(*front.fold, n);
+    assert((*front.layer_roots).len() == layout.groups.len() - 1, 'pcs.layer_count');
+    for root in *front.layer_roots {
+        assert(*params.hash != HASH_POSEIDON || *root < STARK_PRIME, 'merkle.digest');
+    }
+}
+
+fn check_rounds(rounds: Span<Span<QM31>>, count: u32) {
+    assert(rounds.len() == count, 'pcs.round_count');
+    for sent in rounds {
+        assert((*sent).len() == ROUND_SENT, 'pcs.round_degree');
     }
 }
 

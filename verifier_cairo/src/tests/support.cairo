@@ -7,6 +7,7 @@ use starknet::{ContractAddress, SyscallResultTrait};
 use crate::calldata::{read_matmul, read_pcs};
 use crate::contract::CairnVerifier::Event;
 use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
+use crate::walk::contract::CairnWalkVerifier;
 use crate::fields::cm31::{CM31, CM31Trait};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait};
@@ -17,6 +18,12 @@ use crate::merkle::verifier::verify_opening;
 use crate::pcs::params::PcsParams;
 use crate::pcs::verifier::{QueryPhaseTrait, verify_batch};
 use super::vectors::MerkleCase;
+
+/// The main contract's constructor arguments: the owner and the walk verifier's class.
+pub fn constructor_args(owner: ContractAddress) -> Span<felt252> {
+    let owner: felt252 = owner.into();
+    array![owner, CairnWalkVerifier::TEST_CLASS_HASH.into()].span()
+}
 
 pub fn m31(x: u32) -> M31 {
     M31Trait::new(x)
@@ -92,7 +99,7 @@ pub fn deploy_with_models(
     models: Array<(felt252, felt252, Span<felt252>)>,
 ) -> ICairnVerifierDispatcher {
     let (address, _) = deploy_syscall(
-        CairnVerifier::TEST_CLASS_HASH.try_into().unwrap(), 0, array![owner().into()].span(), false,
+        CairnVerifier::TEST_CLASS_HASH.try_into().unwrap(), 0, constructor_args(owner()), false,
     )
         .unwrap_syscall();
     let verifier = ICairnVerifierDispatcher { contract_address: address };

@@ -6,7 +6,7 @@ use crate::contract::CairnVerifier::{Event, ModelRegistered, ProofVerified};
 use crate::contract::{
     CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait, Model, ProofRecord,
 };
-use super::support::splice;
+use super::support::{constructor_args, splice};
 use super::vectors::matmul_3x5x2;
 
 fn owner() -> ContractAddress {
@@ -19,7 +19,7 @@ fn stranger() -> ContractAddress {
 
 fn deploy() -> (ICairnVerifierDispatcher, ContractAddress) {
     let (address, _) = deploy_syscall(
-        CairnVerifier::TEST_CLASS_HASH.try_into().unwrap(), 0, array![owner().into()].span(), false,
+        CairnVerifier::TEST_CLASS_HASH.try_into().unwrap(), 0, constructor_args(owner()), false,
     )
         .unwrap_syscall();
     (ICairnVerifierDispatcher { contract_address: address }, address)
@@ -75,7 +75,7 @@ fn constructor_sets_the_owner() {
 #[test]
 fn constructor_refuses_a_zero_owner() {
     let result = deploy_syscall(
-        CairnVerifier::TEST_CLASS_HASH.try_into().unwrap(), 0, array![0].span(), false,
+        CairnVerifier::TEST_CLASS_HASH.try_into().unwrap(), 0, constructor_args(0.try_into().unwrap()), false,
     );
     assert_eq!(result.unwrap_err(), array!['registry.zero_owner', 'CONSTRUCTOR_FAILED']);
 }

@@ -1,11 +1,28 @@
-//! The walk path of the contract's `verify` without the contract: read, verify, io hash.
+//! The walk class's path of the contract's `verify` without the contracts: read, verify the
+//! walk, then the committed weights' opening from every group part; returns the io hash.
 
 use core::poseidon::poseidon_hash_span;
+use crate::pcs::calldata::read_groups;
+use crate::pcs::params::params_for;
+use crate::pcs::queries::BatchLayoutTrait;
+use crate::pcs::verifier::verify_checked_batch;
 use crate::walk::calldata::read_walk;
 use crate::walk::verifier::verify_walk;
 
 pub fn verify_walk_calldata(calldata: Array<felt252>) -> felt252 {
-    let (proof, statement, io) = read_walk(calldata.span());
-    verify_walk(@proof, @statement);
-    poseidon_hash_span(io)
+    let proof = calldata.span();
+    let walk = read_walk(proof);
+    if let Some(o) = verify_walk(@walk) {
+        let params = params_for(o.hash).unwrap();
+        let mut vars = array![];
+        for poly in o.statement {
+            vars.append(*poly.n_vars);
+        }
+        let layout = BatchLayoutTrait::new(vars.span(), params.log_arity);
+        let mut data = proof.slice(walk.groups_at, proof.len() - walk.groups_at);
+        let groups = read_groups(ref data, @params, @layout, 0, true);
+        let mut channel = o.channel;
+        let _phase = verify_checked_batch(@params, o.statement, o.front, groups, ref channel);
+    }
+    poseidon_hash_span(walk.io)
 }

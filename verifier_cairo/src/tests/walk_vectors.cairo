@@ -5,7 +5,7 @@
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 
-/// An honest mha proof, dims 3×2×3×1 (153 felts).
+/// An honest mha proof, dims 3×2×3×1, public weights (155 felts).
 pub fn mha_0() -> Array<felt252> {
     array![
         3,
@@ -73,6 +73,7 @@ pub fn mha_0() -> Array<felt252> {
         0,
         0,
         0,
+        1,
         0,
         3,
         3,
@@ -161,61 +162,62 @@ pub fn mha_0() -> Array<felt252> {
         118,
         1,
         0,
+        1,
     ]
 }
 
 #[test]
 fn accepts_mha_0() {
-    assert_eq!(verify_walk_calldata(mha_0()), 0x1254afb18763f988b11c4a87434aa8d4dcbcee0381d5c2bdecc433e3f566d0d);
+    assert_eq!(verify_walk_calldata(mha_0()), 0x53b26d28e8de0cfadf958abf8fd90980230ec774517db61386193eb38b896fa);
 }
 
 /// proof layer.unpad.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_0() {
-    verify_walk_calldata(splice(mha_0(), 69, 70, array![0x11d1a1e0b167a883ae5eb2e2c4b84a9a]));
+    verify_walk_calldata(splice(mha_0(), 70, 71, array![0x11d1a1e0b167a883ae5eb2e2c4b84a9a]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_1() {
-    verify_walk_calldata(splice(mha_0(), 70, 71, array![0x1fcff9889337b2dfa7a91fa11cb8ad06]));
+    verify_walk_calldata(splice(mha_0(), 71, 72, array![0x1fcff9889337b2dfa7a91fa11cb8ad06]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_2() {
-    verify_walk_calldata(splice(mha_0(), 68, 71, array![1, 0x11d1a1e09167a883ae5eb2e2c4b84a9a]));
+    verify_walk_calldata(splice(mha_0(), 69, 72, array![1, 0x11d1a1e09167a883ae5eb2e2c4b84a9a]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_3() {
-    verify_walk_calldata(splice(mha_0(), 68, 70, array![3, 0x11d1a1e09167a883ae5eb2e2c4b84a9a, 0x1fcff9887337b2dfa7a91fa11cb8ad06]));
+    verify_walk_calldata(splice(mha_0(), 69, 71, array![3, 0x11d1a1e09167a883ae5eb2e2c4b84a9a, 0x1fcff9887337b2dfa7a91fa11cb8ad06]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_4() {
-    verify_walk_calldata(splice(mha_0(), 71, 74, array![1, 0x19833ef6bb1dbb0cef9ca587a971ca4c]));
+    verify_walk_calldata(splice(mha_0(), 72, 75, array![1, 0x19833ef6bb1dbb0cef9ca587a971ca4c]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_5() {
-    verify_walk_calldata(splice(mha_0(), 71, 73, array![3, 0x19833ef6bb1dbb0cef9ca587a971ca4c, 0x1d9fd19aec562b55c40dc346fed6ed92]));
+    verify_walk_calldata(splice(mha_0(), 72, 74, array![3, 0x19833ef6bb1dbb0cef9ca587a971ca4c, 0x1d9fd19aec562b55c40dc346fed6ed92]));
 }
 
 /// proof layer.unpad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_6() {
-    verify_walk_calldata(splice(mha_0(), 67, 77, array![
+    verify_walk_calldata(splice(mha_0(), 68, 78, array![
         2,
         2,
         0x11d1a1e09167a883ae5eb2e2c4b84a9a,
@@ -230,7 +232,7 @@ fn rejects_mha_0_6() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_7() {
-    verify_walk_calldata(splice(mha_0(), 67, 74, array![
+    verify_walk_calldata(splice(mha_0(), 68, 75, array![
         4,
         2,
         0x11d1a1e09167a883ae5eb2e2c4b84a9a,
@@ -248,35 +250,35 @@ fn rejects_mha_0_7() {
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_8() {
-    verify_walk_calldata(splice(mha_0(), 77, 78, array![0x18d99cae1aa83928f267397da0808375]));
+    verify_walk_calldata(splice(mha_0(), 78, 79, array![0x18d99cae1aa83928f267397da0808375]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_9() {
-    verify_walk_calldata(splice(mha_0(), 80, 81, array![0x1f01c020ffa3b2a9ed2aea60111bfa12]));
+    verify_walk_calldata(splice(mha_0(), 81, 82, array![0x1f01c020ffa3b2a9ed2aea60111bfa12]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_10() {
-    verify_walk_calldata(splice(mha_0(), 81, 82, array![0x1a7dd9d9e7232cd65fce8c0010bda08a]));
+    verify_walk_calldata(splice(mha_0(), 82, 83, array![0x1a7dd9d9e7232cd65fce8c0010bda08a]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_11() {
-    verify_walk_calldata(splice(mha_0(), 79, 83, array![2, 0x1f01c020dfa3b2a9ed2aea60111bfa12, 0x1a7dd9d9c7232cd65fce8c0010bda08a]));
+    verify_walk_calldata(splice(mha_0(), 80, 84, array![2, 0x1f01c020dfa3b2a9ed2aea60111bfa12, 0x1a7dd9d9c7232cd65fce8c0010bda08a]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_12() {
-    verify_walk_calldata(splice(mha_0(), 79, 82, array![
+    verify_walk_calldata(splice(mha_0(), 80, 83, array![
         4,
         0x1f01c020dfa3b2a9ed2aea60111bfa12,
         0x1a7dd9d9c7232cd65fce8c0010bda08a,
@@ -288,14 +290,14 @@ fn rejects_mha_0_12() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_13() {
-    verify_walk_calldata(splice(mha_0(), 83, 87, array![2, 0x15f9e7de844b021d502e4d3b30f6f633, 0x1c6e3b5f4f642d733f15deaa790aa17d]));
+    verify_walk_calldata(splice(mha_0(), 84, 88, array![2, 0x15f9e7de844b021d502e4d3b30f6f633, 0x1c6e3b5f4f642d733f15deaa790aa17d]));
 }
 
 /// proof layer.attend.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_14() {
-    verify_walk_calldata(splice(mha_0(), 83, 86, array![
+    verify_walk_calldata(splice(mha_0(), 84, 87, array![
         4,
         0x15f9e7de844b021d502e4d3b30f6f633,
         0x1c6e3b5f4f642d733f15deaa790aa17d,
@@ -307,7 +309,7 @@ fn rejects_mha_0_14() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_15() {
-    verify_walk_calldata(splice(mha_0(), 78, 90, array![
+    verify_walk_calldata(splice(mha_0(), 79, 91, array![
         2,
         3,
         0x1f01c020dfa3b2a9ed2aea60111bfa12,
@@ -323,7 +325,7 @@ fn rejects_mha_0_15() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_16() {
-    verify_walk_calldata(splice(mha_0(), 78, 86, array![
+    verify_walk_calldata(splice(mha_0(), 79, 87, array![
         4,
         3,
         0x1f01c020dfa3b2a9ed2aea60111bfa12,
@@ -343,42 +345,42 @@ fn rejects_mha_0_16() {
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_17() {
-    verify_walk_calldata(splice(mha_0(), 91, 92, array![0x1b196501177b95d583f4e729e97b89b4]));
+    verify_walk_calldata(splice(mha_0(), 92, 93, array![0x1b196501177b95d583f4e729e97b89b4]));
 }
 
 /// proof layer.attend.right
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_18() {
-    verify_walk_calldata(splice(mha_0(), 92, 93, array![0x11e7ade063603cf3583ea4f8512053ec]));
+    verify_walk_calldata(splice(mha_0(), 93, 94, array![0x11e7ade063603cf3583ea4f8512053ec]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_19() {
-    verify_walk_calldata(splice(mha_0(), 95, 96, array![0x1c297bb1387c6283ab86dd9d8053d8c0]));
+    verify_walk_calldata(splice(mha_0(), 96, 97, array![0x1c297bb1387c6283ab86dd9d8053d8c0]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_20() {
-    verify_walk_calldata(splice(mha_0(), 96, 97, array![0x1f5c3003081a14d747ab95d9a4927ef3]));
+    verify_walk_calldata(splice(mha_0(), 97, 98, array![0x1f5c3003081a14d747ab95d9a4927ef3]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_21() {
-    verify_walk_calldata(splice(mha_0(), 94, 98, array![2, 0x1c297bb1187c6283ab86dd9d8053d8c0, 0x1f5c3002e81a14d747ab95d9a4927ef3]));
+    verify_walk_calldata(splice(mha_0(), 95, 99, array![2, 0x1c297bb1187c6283ab86dd9d8053d8c0, 0x1f5c3002e81a14d747ab95d9a4927ef3]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_22() {
-    verify_walk_calldata(splice(mha_0(), 94, 97, array![
+    verify_walk_calldata(splice(mha_0(), 95, 98, array![
         4,
         0x1c297bb1187c6283ab86dd9d8053d8c0,
         0x1f5c3002e81a14d747ab95d9a4927ef3,
@@ -390,14 +392,14 @@ fn rejects_mha_0_22() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_23() {
-    verify_walk_calldata(splice(mha_0(), 98, 102, array![2, 0x10b1ebd75b0afb34f20b4e5312a86ead, 0x111ad5897a1906881917489155d7d85a]));
+    verify_walk_calldata(splice(mha_0(), 99, 103, array![2, 0x10b1ebd75b0afb34f20b4e5312a86ead, 0x111ad5897a1906881917489155d7d85a]));
 }
 
 /// proof layer.mask.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_24() {
-    verify_walk_calldata(splice(mha_0(), 98, 101, array![
+    verify_walk_calldata(splice(mha_0(), 99, 102, array![
         4,
         0x10b1ebd75b0afb34f20b4e5312a86ead,
         0x111ad5897a1906881917489155d7d85a,
@@ -409,7 +411,7 @@ fn rejects_mha_0_24() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_25() {
-    verify_walk_calldata(splice(mha_0(), 93, 114, array![
+    verify_walk_calldata(splice(mha_0(), 94, 115, array![
         4,
         3,
         0x1c297bb1187c6283ab86dd9d8053d8c0,
@@ -434,7 +436,7 @@ fn rejects_mha_0_25() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_26() {
-    verify_walk_calldata(splice(mha_0(), 93, 110, array![
+    verify_walk_calldata(splice(mha_0(), 94, 111, array![
         6,
         3,
         0x1c297bb1187c6283ab86dd9d8053d8c0,
@@ -463,35 +465,35 @@ fn rejects_mha_0_26() {
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_27() {
-    verify_walk_calldata(splice(mha_0(), 114, 115, array![0x11ee361fe4edc870754d7b81c1ad0b5e]));
+    verify_walk_calldata(splice(mha_0(), 115, 116, array![0x11ee361fe4edc870754d7b81c1ad0b5e]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_28() {
-    verify_walk_calldata(splice(mha_0(), 117, 118, array![0x1780bdd6544d11463271c97ec29e76d6]));
+    verify_walk_calldata(splice(mha_0(), 118, 119, array![0x1780bdd6544d11463271c97ec29e76d6]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_29() {
-    verify_walk_calldata(splice(mha_0(), 118, 119, array![0x12493e67914331a89139c0c2ebe259b5]));
+    verify_walk_calldata(splice(mha_0(), 119, 120, array![0x12493e67914331a89139c0c2ebe259b5]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_30() {
-    verify_walk_calldata(splice(mha_0(), 116, 120, array![2, 0x1780bdd6344d11463271c97ec29e76d6, 0x12493e67714331a89139c0c2ebe259b5]));
+    verify_walk_calldata(splice(mha_0(), 117, 121, array![2, 0x1780bdd6344d11463271c97ec29e76d6, 0x12493e67714331a89139c0c2ebe259b5]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_31() {
-    verify_walk_calldata(splice(mha_0(), 116, 119, array![
+    verify_walk_calldata(splice(mha_0(), 117, 120, array![
         4,
         0x1780bdd6344d11463271c97ec29e76d6,
         0x12493e67714331a89139c0c2ebe259b5,
@@ -503,14 +505,14 @@ fn rejects_mha_0_31() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_32() {
-    verify_walk_calldata(splice(mha_0(), 120, 124, array![2, 0x1c2b43d9f0232c75f80f7ef226c32cdc, 0x133439315fe6cce60590986175fa4bae]));
+    verify_walk_calldata(splice(mha_0(), 121, 125, array![2, 0x1c2b43d9f0232c75f80f7ef226c32cdc, 0x133439315fe6cce60590986175fa4bae]));
 }
 
 /// proof layer.heads.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_33() {
-    verify_walk_calldata(splice(mha_0(), 120, 123, array![
+    verify_walk_calldata(splice(mha_0(), 121, 124, array![
         4,
         0x1c2b43d9f0232c75f80f7ef226c32cdc,
         0x133439315fe6cce60590986175fa4bae,
@@ -522,7 +524,7 @@ fn rejects_mha_0_33() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_34() {
-    verify_walk_calldata(splice(mha_0(), 115, 127, array![
+    verify_walk_calldata(splice(mha_0(), 116, 128, array![
         2,
         3,
         0x1780bdd6344d11463271c97ec29e76d6,
@@ -538,7 +540,7 @@ fn rejects_mha_0_34() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_35() {
-    verify_walk_calldata(splice(mha_0(), 115, 123, array![
+    verify_walk_calldata(splice(mha_0(), 116, 124, array![
         4,
         3,
         0x1780bdd6344d11463271c97ec29e76d6,
@@ -558,63 +560,63 @@ fn rejects_mha_0_35() {
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_36() {
-    verify_walk_calldata(splice(mha_0(), 128, 129, array![0x14758391ad345b8e462235ce9bd7310c]));
+    verify_walk_calldata(splice(mha_0(), 129, 130, array![0x14758391ad345b8e462235ce9bd7310c]));
 }
 
 /// proof layer.heads.right
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_37() {
-    verify_walk_calldata(splice(mha_0(), 129, 130, array![0x1410f9432d09fe2f261fb4543426aa1b]));
+    verify_walk_calldata(splice(mha_0(), 130, 131, array![0x1410f9432d09fe2f261fb4543426aa1b]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_38() {
-    verify_walk_calldata(splice(mha_0(), 132, 133, array![0x1b520d4a0a977b138359ab5c857d831f]));
+    verify_walk_calldata(splice(mha_0(), 133, 134, array![0x1b520d4a0a977b138359ab5c857d831f]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_39() {
-    verify_walk_calldata(splice(mha_0(), 133, 134, array![0x1f8194348a12d1c0fb25b5791f06f9ea]));
+    verify_walk_calldata(splice(mha_0(), 134, 135, array![0x1f8194348a12d1c0fb25b5791f06f9ea]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_40() {
-    verify_walk_calldata(splice(mha_0(), 131, 134, array![1, 0x1b520d49ea977b138359ab5c857d831f]));
+    verify_walk_calldata(splice(mha_0(), 132, 135, array![1, 0x1b520d49ea977b138359ab5c857d831f]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_41() {
-    verify_walk_calldata(splice(mha_0(), 131, 133, array![3, 0x1b520d49ea977b138359ab5c857d831f, 0x1f8194346a12d1c0fb25b5791f06f9ea]));
+    verify_walk_calldata(splice(mha_0(), 132, 134, array![3, 0x1b520d49ea977b138359ab5c857d831f, 0x1f8194346a12d1c0fb25b5791f06f9ea]));
 }
 
 /// proof layer.pad.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_42() {
-    verify_walk_calldata(splice(mha_0(), 134, 137, array![1, 0x16b2486c4dc380007b75bf98caae3359]));
+    verify_walk_calldata(splice(mha_0(), 135, 138, array![1, 0x16b2486c4dc380007b75bf98caae3359]));
 }
 
 /// proof layer.pad.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_43() {
-    verify_walk_calldata(splice(mha_0(), 134, 136, array![3, 0x16b2486c4dc380007b75bf98caae3359, 0x1a14d985b361c710f4d111bdc14eb4e6]));
+    verify_walk_calldata(splice(mha_0(), 135, 137, array![3, 0x16b2486c4dc380007b75bf98caae3359, 0x1a14d985b361c710f4d111bdc14eb4e6]));
 }
 
 /// proof layer.pad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_44() {
-    verify_walk_calldata(splice(mha_0(), 130, 140, array![
+    verify_walk_calldata(splice(mha_0(), 131, 141, array![
         2,
         2,
         0x1b520d49ea977b138359ab5c857d831f,
@@ -629,7 +631,7 @@ fn rejects_mha_0_44() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_45() {
-    verify_walk_calldata(splice(mha_0(), 130, 137, array![
+    verify_walk_calldata(splice(mha_0(), 131, 138, array![
         4,
         2,
         0x1b520d49ea977b138359ab5c857d831f,
@@ -647,77 +649,77 @@ fn rejects_mha_0_45() {
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_46() {
-    verify_walk_calldata(splice(mha_0(), 140, 141, array![0x1c90cbab22a32db77c352584b51f2df8]));
+    verify_walk_calldata(splice(mha_0(), 141, 142, array![0x1c90cbab22a32db77c352584b51f2df8]));
 }
 
 /// proof layer.pad.k
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_47() {
-    verify_walk_calldata(splice(mha_0(), 141, 142, array![0x1c308a5bacf249aca9be0997949a95b6]));
+    verify_walk_calldata(splice(mha_0(), 142, 143, array![0x1c308a5bacf249aca9be0997949a95b6]));
 }
 
 /// proof layer.pad.v
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_48() {
-    verify_walk_calldata(splice(mha_0(), 142, 143, array![0x19889c0762ebd4ca3833e467e093a74f]));
+    verify_walk_calldata(splice(mha_0(), 143, 144, array![0x19889c0762ebd4ca3833e467e093a74f]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_49() {
-    verify_walk_calldata(splice(mha_0(), 145, 146, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 146, 147, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_50() {
-    verify_walk_calldata(splice(mha_0(), 143, 146, array![3]));
+    verify_walk_calldata(splice(mha_0(), 144, 147, array![3]));
 }
 
 /// proof inputs.k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_51() {
-    verify_walk_calldata(splice(mha_0(), 147, 148, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 148, 149, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_52() {
-    verify_walk_calldata(splice(mha_0(), 143, 147, array![3, 97]));
+    verify_walk_calldata(splice(mha_0(), 144, 148, array![3, 97]));
 }
 
 /// proof inputs.q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_53() {
-    verify_walk_calldata(splice(mha_0(), 149, 150, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 150, 151, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.q-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_54() {
-    verify_walk_calldata(splice(mha_0(), 143, 149, array![3, 97, 1, 107]));
+    verify_walk_calldata(splice(mha_0(), 144, 150, array![3, 97, 1, 107]));
 }
 
 /// proof inputs.v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_55() {
-    verify_walk_calldata(splice(mha_0(), 151, 152, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 152, 153, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_56() {
-    verify_walk_calldata(splice(mha_0(), 143, 151, array![3, 97, 1, 107, 1, 113]));
+    verify_walk_calldata(splice(mha_0(), 144, 152, array![3, 97, 1, 107, 1, 113]));
 }
 
 /// statement inputs.a
@@ -797,84 +799,84 @@ fn rejects_mha_0_67() {
     verify_walk_calldata(splice(mha_0(), 0, 1, array![4]));
 }
 
-/// felt 13 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_68() {
-    verify_walk_calldata(splice(mha_0(), 13, 14, array![4]));
-}
-
-/// felt 27 + 1
+/// felt 14 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_69() {
-    verify_walk_calldata(splice(mha_0(), 27, 28, array![3]));
+fn rejects_mha_0_68() {
+    verify_walk_calldata(splice(mha_0(), 14, 15, array![4]));
 }
 
-/// felt 41 + 1
+/// felt 28 + 1
 #[test]
-#[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_70() {
-    verify_walk_calldata(splice(mha_0(), 41, 42, array![0x200000000000000000000000000000000000000000000003ffffffc80000040]));
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_69() {
+    verify_walk_calldata(splice(mha_0(), 28, 29, array![4]));
 }
 
-/// felt 55 + 1
+/// felt 42 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_mha_0_70() {
+    verify_walk_calldata(splice(mha_0(), 42, 43, array![3]));
+}
+
+/// felt 56 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
 fn rejects_mha_0_71() {
-    verify_walk_calldata(splice(mha_0(), 55, 56, array![5]));
+    verify_walk_calldata(splice(mha_0(), 56, 57, array![5]));
 }
 
-/// felt 69 + 1
+/// felt 70 + 1
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_72() {
-    verify_walk_calldata(splice(mha_0(), 69, 70, array![0x11d1a1e09167a883ae5eb2e2c4b84a9b]));
+    verify_walk_calldata(splice(mha_0(), 70, 71, array![0x11d1a1e09167a883ae5eb2e2c4b84a9b]));
 }
 
-/// felt 82 + 1
+/// felt 84 + 1
 #[test]
-#[should_panic(expected: ('mha.attend',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_mha_0_73() {
-    verify_walk_calldata(splice(mha_0(), 82, 83, array![0x1efb0f692d26e3380b76994549b65501]));
+    verify_walk_calldata(splice(mha_0(), 84, 85, array![4]));
 }
 
-/// felt 96 + 1
+/// felt 98 + 1
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_74() {
-    verify_walk_calldata(splice(mha_0(), 96, 97, array![0x1f5c3002e81a14d747ab95d9a4927ef4]));
+    verify_walk_calldata(splice(mha_0(), 98, 99, array![0x10000000000000000000000000000001]));
 }
 
-/// felt 110 + 1
+/// felt 112 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_75() {
-    verify_walk_calldata(splice(mha_0(), 110, 111, array![4]));
+    verify_walk_calldata(splice(mha_0(), 112, 113, array![0x1daa8a2e03a6bdb4177fa1188c6e611d]));
 }
 
-/// felt 124 + 1
+/// felt 126 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_76() {
-    verify_walk_calldata(splice(mha_0(), 124, 125, array![4]));
+    verify_walk_calldata(splice(mha_0(), 126, 127, array![0x1de30487503baf37734de33fd31ed5b5]));
 }
 
-/// felt 138 + 1
+/// felt 140 + 1
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_77() {
-    verify_walk_calldata(splice(mha_0(), 138, 139, array![0x14b62007f7038b4fa2b960cbb67ff80a]));
+    verify_walk_calldata(splice(mha_0(), 140, 141, array![0x16409041843da8d9539f366aafe7b65f]));
 }
 
-/// felt 152 + 1
+/// felt 154 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_mha_0_78() {
-    verify_walk_calldata(splice(mha_0(), 152, 153, array![1]));
+    verify_walk_calldata(splice(mha_0(), 154, 155, array![2]));
 }
 
-/// An honest mha proof, dims 5×3×6×0 (283 felts).
+/// An honest mha proof, dims 5×3×6×0, public weights (285 felts).
 pub fn mha_1() -> Array<felt252> {
     array![
         3,
@@ -1032,6 +1034,7 @@ pub fn mha_1() -> Array<felt252> {
         0,
         0,
         0,
+        1,
         0,
         3,
         5,
@@ -1160,12 +1163,13 @@ pub fn mha_1() -> Array<felt252> {
         118,
         1,
         0,
+        1,
     ]
 }
 
 #[test]
 fn accepts_mha_1() {
-    assert_eq!(verify_walk_calldata(mha_1()), 0x2998e8e460ce30e2701937b0e2703d752bec8e5945793fbb50da36ece01e468);
+    assert_eq!(verify_walk_calldata(mha_1()), 0x71af70f0ad194fd16a4c0ec0932b870c56919a23e0327124270dc406f04af7f);
 }
 
 /// Q·Kᵀ within (p−1)/2 by ‖q‖₁·max|k| per head only.
@@ -1292,6 +1296,7 @@ pub fn mha_range_0() -> Array<felt252> {
         0,
         0,
         0,
+        1,
         0,
         3,
         4,
@@ -1410,12 +1415,13 @@ pub fn mha_range_0() -> Array<felt252> {
         118,
         1,
         0,
+        1,
     ]
 }
 
 #[test]
 fn accepts_mha_range_0() {
-    assert_eq!(verify_walk_calldata(mha_range_0()), 0x79fafbe19d10a7b5aa9375c8ddd30712754f6fa788b413190e542757f5b78f9);
+    assert_eq!(verify_walk_calldata(mha_range_0()), 0x1027fd77570d100fef3321df6e304fa66eade3b4c07f506743a9ef2ff136355);
 }
 
 /// Q·Kᵀ within (p−1)/2 by ‖q‖₁·max|k| per head only, inputs pushed beyond it.
@@ -1500,6 +1506,7 @@ pub fn mha_range_1() -> Array<felt252> {
         0,
         0,
         0,
+        1,
         0,
         3,
         3,
@@ -1588,12 +1595,13 @@ pub fn mha_range_1() -> Array<felt252> {
         118,
         1,
         0,
+        1,
     ]
 }
 
 #[test]
 fn accepts_mha_range_1() {
-    assert_eq!(verify_walk_calldata(mha_range_1()), 0x7ae1c7467762eb8d309264c6d4f764e8075ead490a34c21a6a1f16b26f78d1f);
+    assert_eq!(verify_walk_calldata(mha_range_1()), 0x286a1dcb0c0240ee51855bb08ac358d9285badae777cf9cb771066ae40e89dd);
 }
 
 /// Q·Kᵀ within (p−1)/2 by its Euclidean term only, inputs pushed beyond it.
@@ -1675,6 +1683,7 @@ pub fn mha_range_2() -> Array<felt252> {
         0,
         0,
         0,
+        1,
         0,
         3,
         3,
@@ -1763,12 +1772,13 @@ pub fn mha_range_2() -> Array<felt252> {
         118,
         1,
         0,
+        1,
     ]
 }
 
 #[test]
 fn accepts_mha_range_2() {
-    assert_eq!(verify_walk_calldata(mha_range_2()), 0x1464d1a2f084f8f30324bfba9ef08f0da8b003d27bcd926dfad085dc7055253);
+    assert_eq!(verify_walk_calldata(mha_range_2()), 0x1ff33fe5cff9467010c65c411fa0640462991b797e8396629b1339327e8a0cf);
 }
 
 /// A·V within (p−1)/2 by ‖a‖₁·max|v| per head only, inputs pushed beyond it.
@@ -1837,6 +1847,7 @@ pub fn mha_range_3() -> Array<felt252> {
         0,
         0,
         0,
+        1,
         0,
         3,
         1,
@@ -1897,12 +1908,13 @@ pub fn mha_range_3() -> Array<felt252> {
         118,
         1,
         0,
+        1,
     ]
 }
 
 #[test]
 fn accepts_mha_range_3() {
-    assert_eq!(verify_walk_calldata(mha_range_3()), 0x2cf84fe00d7179385a4ea4f4bc2128684219d81fb1bb8929fcd23642a83ad74);
+    assert_eq!(verify_walk_calldata(mha_range_3()), 0x74baa06a72107b55b424cf7399293feec0ebd5dcae914e4e91e6a16b904eb6f);
 }
 
 /// A·V within (p−1)/2 by its Euclidean term only, inputs pushed beyond it.
@@ -1912,7 +1924,7 @@ fn rejects_mha_range_3() {
     verify_walk_calldata(splice(mha_range_3(), 34, 35, array![0x10000000400000004000000000000001000000000003fffbfff80000000]));
 }
 
-/// An honest posenc proof, dims 3×10×5 (51 felts).
+/// An honest posenc proof, dims 3×10×5, public weights (53 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
         3,
@@ -1954,6 +1966,7 @@ pub fn posenc_0() -> Array<felt252> {
         0x200000000000000000000000000000000000000000000003ffffff100000060,
         0,
         0,
+        1,
         0,
         4,
         0x177d631e01c463c5d0eff25cd642e429,
@@ -1966,75 +1979,76 @@ pub fn posenc_0() -> Array<felt252> {
         1,
         112,
         1,
+        1,
     ]
 }
 
 #[test]
 fn accepts_posenc_0() {
-    assert_eq!(verify_walk_calldata(posenc_0()), 0x7ba01afaa5f5fcd1b4656b63e3eb42d32588a35a6a2fe30e5859fd0c2874dc3);
+    assert_eq!(verify_walk_calldata(posenc_0()), 0x761e645f15731688ba619145b557766f6d9b08c9e4bdf39e175b013589907e0);
 }
 
 /// proof layer.x_value
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_0() {
-    verify_walk_calldata(splice(posenc_0(), 41, 42, array![0x177d631e21c463c5d0eff25cd642e429]));
+    verify_walk_calldata(splice(posenc_0(), 42, 43, array![0x177d631e21c463c5d0eff25cd642e429]));
 }
 
 /// proof layer.siblings[0]
 #[test]
 #[should_panic(expected: ('walk.weight_claim',))]
 fn rejects_posenc_0_1() {
-    verify_walk_calldata(splice(posenc_0(), 43, 44, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
+    verify_walk_calldata(splice(posenc_0(), 44, 45, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings[1]
 #[test]
 #[should_panic(expected: ('walk.weight_claim',))]
 fn rejects_posenc_0_2() {
-    verify_walk_calldata(splice(posenc_0(), 44, 45, array![0x15a29f9825313810d9fb2c4f89f35c29]));
+    verify_walk_calldata(splice(posenc_0(), 45, 46, array![0x15a29f9825313810d9fb2c4f89f35c29]));
 }
 
 /// proof layer.siblings-last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_3() {
-    verify_walk_calldata(splice(posenc_0(), 42, 45, array![1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
+    verify_walk_calldata(splice(posenc_0(), 43, 46, array![1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings+last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_4() {
-    verify_walk_calldata(splice(posenc_0(), 42, 44, array![3, 0x1e7cd5203ba8fb9e6cf3561575bc2121, 0x15a29f9805313810d9fb2c4f89f35c29]));
+    verify_walk_calldata(splice(posenc_0(), 43, 45, array![3, 0x1e7cd5203ba8fb9e6cf3561575bc2121, 0x15a29f9805313810d9fb2c4f89f35c29]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_5() {
-    verify_walk_calldata(splice(posenc_0(), 47, 48, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 48, 49, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_6() {
-    verify_walk_calldata(splice(posenc_0(), 45, 48, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 46, 49, array![0]));
 }
 
 /// proof weights.p=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_7() {
-    verify_walk_calldata(splice(posenc_0(), 50, 51, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 51, 52, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.p-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_posenc_0_8() {
-    verify_walk_calldata(splice(posenc_0(), 48, 51, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 49, 52, array![0]));
 }
 
 /// statement inputs.x
@@ -2093,6 +2107,13 @@ fn rejects_posenc_0_17() {
     verify_walk_calldata(splice(posenc_0(), 9, 10, array![3]));
 }
 
+/// felt 14 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_18() {
+    verify_walk_calldata(splice(posenc_0(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
+}
+
 /// felt 18 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
@@ -2100,56 +2121,56 @@ fn rejects_posenc_0_19() {
     verify_walk_calldata(splice(posenc_0(), 18, 19, array![5]));
 }
 
-/// felt 22 + 1
+/// felt 23 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_20() {
-    verify_walk_calldata(splice(posenc_0(), 22, 23, array![0xfffffe56000000d0000004080000076ffffff0e00000178000005900000059]));
+    verify_walk_calldata(splice(posenc_0(), 23, 24, array![0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff85]));
 }
 
-/// felt 27 + 1
+/// felt 28 + 1
 #[test]
-#[should_panic(expected: ('calldata.marker',))]
+#[should_panic(expected: ('calldata.length',))]
 fn rejects_posenc_0_21() {
-    verify_walk_calldata(splice(posenc_0(), 27, 28, array![11]));
+    verify_walk_calldata(splice(posenc_0(), 28, 29, array![6]));
 }
 
-/// felt 31 + 1
+/// felt 33 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_22() {
-    verify_walk_calldata(splice(posenc_0(), 31, 32, array![0xfffffeffffffff8c000002d8000000dffffff0e0000010c000001d00000059]));
+    verify_walk_calldata(splice(posenc_0(), 33, 34, array![0xffffffd7ffffff9bfffffc37fffff80ffffff3dfffffe04000001580000007]));
 }
 
-/// felt 36 + 1
+/// felt 37 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_posenc_0_23() {
+    verify_walk_calldata(splice(posenc_0(), 37, 38, array![1]));
+}
+
+/// felt 42 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_23() {
-    verify_walk_calldata(splice(posenc_0(), 36, 37, array![0x200000000000000000000000000000000000000000000003ffffff100000061]));
-}
-
-/// felt 40 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_24() {
-    verify_walk_calldata(splice(posenc_0(), 40, 41, array![5]));
+    verify_walk_calldata(splice(posenc_0(), 42, 43, array![0x177d631e01c463c5d0eff25cd642e42a]));
 }
 
-/// felt 45 + 1
+/// felt 47 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
+#[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_25() {
-    verify_walk_calldata(splice(posenc_0(), 45, 46, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 47, 48, array![121]));
 }
 
-/// felt 50 + 1
+/// felt 52 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_26() {
-    verify_walk_calldata(splice(posenc_0(), 50, 51, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 52, 53, array![2]));
 }
 
-/// An honest posenc proof, dims 5×64×7 (108 felts).
+/// An honest posenc proof, dims 5×64×7, public weights (110 felts).
 pub fn posenc_1() -> Array<felt252> {
     array![
         3,
@@ -2247,6 +2268,7 @@ pub fn posenc_1() -> Array<felt252> {
         0x9c000001d3ffffffe00000005000000fa00000003fffffd6ffffffc0,
         0,
         0,
+        1,
         0,
         4,
         0x1ac42eca43195d8e2019209c46afb723,
@@ -2260,10 +2282,957 @@ pub fn posenc_1() -> Array<felt252> {
         1,
         112,
         1,
+        1,
     ]
 }
 
 #[test]
 fn accepts_posenc_1() {
-    assert_eq!(verify_walk_calldata(posenc_1()), 0x1cbbc4700382d8fbd60215246f907923e01cb20a825d553f732374406588f53);
+    assert_eq!(verify_walk_calldata(posenc_1()), 0x252aa33d176261688831fa8fd00db73443a3470a759127164bf80055831f066);
+}
+
+/// An honest posenc proof, dims 3×10×5, committed weights (159 felts).
+pub fn posenc_0_committed() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        3,
+        10,
+        5,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        111,
+        2,
+        4,
+        5,
+        3,
+        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
+        0xfffffe56000000d0000004080000076ffffff0e00000178000005900000058,
+        0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff84,
+        0,
+        1,
+        112,
+        2,
+        10,
+        5,
+        0x99ddc681709a11af7528652e81d27f31,
+        0x502f8c7894e021dc6bc0d039b5c6308,
+        7,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        4,
+        0x136ced8de21dcee120b0f0a315873bda,
+        2,
+        0x1b0f1870e53eae1fca030063575d8cc5,
+        0x110835feb5d88822a3993cd3cd50121a,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        7,
+        2,
+        0x1822a8fb9de7e9cf133251eebfc6a7fb,
+        0x1092a189763e296443e6069d2668102f,
+        2,
+        0x10ccb423604895b3666578d869e4f9fa,
+        0x1c33583418f1151c62452e079a602c45,
+        2,
+        0x1bdb28cbcddd1fbc1e0d975648d99875,
+        0x106cafdeb54c9838e048fccea185f0d0,
+        2,
+        0x1ba197f37fe9b95e20679dd85d31e819,
+        0x10331f56ff3fb2c68b548af50a8c82e9,
+        2,
+        0x193c6071a54adba0477dd12926a9580f,
+        0x18666a382d8754af295848e8df26c02a,
+        2,
+        0x1876bc74041a8a072051b84d661b61bb,
+        0x175adf58075e78c4a86bfe228a2e4445,
+        2,
+        0x1d6b68ab3d159a2e3266592f03b24947,
+        0x1c95bc461ece92e0bf746e513a61ab3c,
+        1,
+        0x3323b99c8f14a77a204780017f3b81c0,
+        0x665ed986d0fa5a8d4d550ba6455e4c1,
+        0x18440d7b69ab0703e20ed857e0d1c786,
+        7350,
+        31,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
+        1,
+        0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bc,
+        4,
+        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
+        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
+        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
+        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
+        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
+        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
+        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
+        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
+        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
+        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
+        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
+        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
+        0x45fee720d793c33ff5ea80c370c3e068d1cd9811004a0a7b8cc73c7cbea363,
+        0x1675518838a256eb400ff702070516ccc3e95a2b1a8e87c1a2f33fdd0ad24e,
+        0x7199a8b623a37f5e489b31efd25f2a90cd7a59fdb2230d2e093ceef045f4f6,
+        0xb1f1d89a84da19284d81887532ba68a5acf47475ef059bef27a9fae0ee1d72,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_posenc_0_committed() {
+    assert_eq!(verify_walk_calldata(posenc_0_committed()), 0xd63153b44b27103d4933376407891d4be5be11046b1a1220dc70a2bcb1930a);
+}
+
+/// proof layer.x_value
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_0() {
+    verify_walk_calldata(splice(posenc_0_committed(), 38, 39, array![0x136ced8e021dcee120b0f0a315873bda]));
+}
+
+/// proof layer.siblings[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_1() {
+    verify_walk_calldata(splice(posenc_0_committed(), 40, 41, array![0x1b0f1871053eae1fca030063575d8cc5]));
+}
+
+/// proof layer.siblings[1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_2() {
+    verify_walk_calldata(splice(posenc_0_committed(), 41, 42, array![0x110835fed5d88822a3993cd3cd50121a]));
+}
+
+/// proof layer.siblings-last
+#[test]
+#[should_panic(expected: ('posenc.sibling_count',))]
+fn rejects_posenc_0_committed_3() {
+    verify_walk_calldata(splice(posenc_0_committed(), 39, 42, array![1, 0x1b0f1870e53eae1fca030063575d8cc5]));
+}
+
+/// proof layer.siblings+last
+#[test]
+#[should_panic(expected: ('posenc.sibling_count',))]
+fn rejects_posenc_0_committed_4() {
+    verify_walk_calldata(splice(posenc_0_committed(), 39, 41, array![3, 0x1b0f1870e53eae1fca030063575d8cc5, 0x110835feb5d88822a3993cd3cd50121a]));
+}
+
+/// proof inputs.x=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_posenc_0_committed_5() {
+    verify_walk_calldata(splice(posenc_0_committed(), 44, 45, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_posenc_0_committed_6() {
+    verify_walk_calldata(splice(posenc_0_committed(), 42, 45, array![0]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_7() {
+    verify_walk_calldata(splice(posenc_0_committed(), 51, 52, array![0x1822a8fbbde7e9cf133251eebfc6a7fb]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_8() {
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 53, array![0x1092a189963e296443e6069d2668102f]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_9() {
+    verify_walk_calldata(splice(posenc_0_committed(), 50, 53, array![1, 0x1822a8fb9de7e9cf133251eebfc6a7fb]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_10() {
+    verify_walk_calldata(splice(posenc_0_committed(), 50, 52, array![3, 0x1822a8fb9de7e9cf133251eebfc6a7fb, 0x1092a189763e296443e6069d2668102f]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_11() {
+    verify_walk_calldata(splice(posenc_0_committed(), 53, 56, array![1, 0x10ccb423604895b3666578d869e4f9fa]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_12() {
+    verify_walk_calldata(splice(posenc_0_committed(), 53, 55, array![3, 0x10ccb423604895b3666578d869e4f9fa, 0x1c33583418f1151c62452e079a602c45]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_posenc_0_committed_13() {
+    verify_walk_calldata(splice(posenc_0_committed(), 49, 71, array![
+        6,
+        2,
+        0x1822a8fb9de7e9cf133251eebfc6a7fb,
+        0x1092a189763e296443e6069d2668102f,
+        2,
+        0x10ccb423604895b3666578d869e4f9fa,
+        0x1c33583418f1151c62452e079a602c45,
+        2,
+        0x1bdb28cbcddd1fbc1e0d975648d99875,
+        0x106cafdeb54c9838e048fccea185f0d0,
+        2,
+        0x1ba197f37fe9b95e20679dd85d31e819,
+        0x10331f56ff3fb2c68b548af50a8c82e9,
+        2,
+        0x193c6071a54adba0477dd12926a9580f,
+        0x18666a382d8754af295848e8df26c02a,
+        2,
+        0x1876bc74041a8a072051b84d661b61bb,
+        0x175adf58075e78c4a86bfe228a2e4445,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_posenc_0_committed_14() {
+    verify_walk_calldata(splice(posenc_0_committed(), 49, 68, array![
+        8,
+        2,
+        0x1822a8fb9de7e9cf133251eebfc6a7fb,
+        0x1092a189763e296443e6069d2668102f,
+        2,
+        0x10ccb423604895b3666578d869e4f9fa,
+        0x1c33583418f1151c62452e079a602c45,
+        2,
+        0x1bdb28cbcddd1fbc1e0d975648d99875,
+        0x106cafdeb54c9838e048fccea185f0d0,
+        2,
+        0x1ba197f37fe9b95e20679dd85d31e819,
+        0x10331f56ff3fb2c68b548af50a8c82e9,
+        2,
+        0x193c6071a54adba0477dd12926a9580f,
+        0x18666a382d8754af295848e8df26c02a,
+        2,
+        0x1876bc74041a8a072051b84d661b61bb,
+        0x175adf58075e78c4a86bfe228a2e4445,
+        2,
+        0x1d6b68ab3d159a2e3266592f03b24947,
+        0x1c95bc461ece92e0bf746e513a61ab3c,
+    ]));
+}
+
+/// proof opening.layer_roots[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_15() {
+    verify_walk_calldata(splice(posenc_0_committed(), 72, 73, array![0x3323b99c8f14a77a204780017f3b81c1]));
+}
+
+/// proof opening.layer_roots-last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_posenc_0_committed_16() {
+    verify_walk_calldata(splice(posenc_0_committed(), 71, 74, array![0]));
+}
+
+/// proof opening.layer_roots+last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_posenc_0_committed_17() {
+    verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![2, 0x3323b99c8f14a77a204780017f3b81c0, 0x665ed986d0fa5a8d4d550ba6455e4c1]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_18() {
+    verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![0x18440d7b89ab0703e20ed857e0d1c786]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_posenc_0_committed_19() {
+    verify_walk_calldata(splice(posenc_0_committed(), 75, 76, array![7351]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_20() {
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_21() {
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_22() {
+    verify_walk_calldata(splice(posenc_0_committed(), 78, 79, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_23() {
+    verify_walk_calldata(splice(posenc_0_committed(), 79, 79, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_24() {
+    verify_walk_calldata(splice(posenc_0_committed(), 80, 81, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_25() {
+    verify_walk_calldata(splice(posenc_0_committed(), 81, 81, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_26() {
+    verify_walk_calldata(splice(posenc_0_committed(), 76, 139, array![
+        30,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_27() {
+    verify_walk_calldata(splice(posenc_0_committed(), 76, 137, array![
+        32,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
+    ]));
+}
+
+/// proof opening.poly_openings[0].siblings[0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_28() {
+    verify_walk_calldata(splice(posenc_0_committed(), 140, 141, array![0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bd]));
+}
+
+/// proof opening.poly_openings[0].siblings-last
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn rejects_posenc_0_committed_29() {
+    verify_walk_calldata(splice(posenc_0_committed(), 139, 141, array![0]));
+}
+
+/// proof opening.poly_openings[0].siblings+last
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn rejects_posenc_0_committed_30() {
+    verify_walk_calldata(splice(posenc_0_committed(), 139, 140, array![2, 0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bc]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_31() {
+    verify_walk_calldata(splice(posenc_0_committed(), 142, 143, array![0xbd4f1d4ee0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_32() {
+    verify_walk_calldata(splice(posenc_0_committed(), 142, 143, array![0xbd4f1d4ce0304b6047f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_33() {
+    verify_walk_calldata(splice(posenc_0_committed(), 145, 146, array![0x7000000007cf3137f0c31b292fe281b67955f27b0cfe4e9b2879f4008e20a7d]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_34() {
+    verify_walk_calldata(splice(posenc_0_committed(), 146, 146, array![0x100000000000000000000000000000000000000000000000000000045a424cf]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_35() {
+    verify_walk_calldata(splice(posenc_0_committed(), 149, 150, array![0x700000001c0d62134547c6e96878d742c9039d60a0dd2414b8c55a7ad8ae16d]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_36() {
+    verify_walk_calldata(splice(posenc_0_committed(), 150, 150, array![0x1000000000000000000000000000000000000000000000000000000159fdadb]));
+}
+
+/// proof opening.layer_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_37() {
+    verify_walk_calldata(splice(posenc_0_committed(), 141, 158, array![
+        3,
+        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
+        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
+        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
+        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
+        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
+        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
+        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
+        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
+        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
+        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
+        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
+        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_38() {
+    verify_walk_calldata(splice(posenc_0_committed(), 141, 154, array![
+        5,
+        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
+        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
+        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
+        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
+        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
+        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
+        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
+        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
+        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
+        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
+        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
+        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
+        0x45fee720d793c33ff5ea80c370c3e068d1cd9811004a0a7b8cc73c7cbea363,
+        0x1675518838a256eb400ff702070516ccc3e95a2b1a8e87c1a2f33fdd0ad24e,
+        0x7199a8b623a37f5e489b31efd25f2a90cd7a59fdb2230d2e093ceef045f4f6,
+        0xb1f1d89a84da19284d81887532ba68a5acf47475ef059bef27a9fae0ee1d72,
+    ]));
+}
+
+/// proof opening.layer_openings-last
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_committed_39() {
+    verify_walk_calldata(splice(posenc_0_committed(), 141, 159, array![]));
+}
+
+/// statement inputs.x
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_41() {
+    verify_walk_calldata(splice(posenc_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement outputs.o
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_42() {
+    verify_walk_calldata(splice(posenc_0_committed(), 22, 23, array![0xfffffe56000000d0000004100000076ffffff0e00000178000005900000058]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_43() {
+    verify_walk_calldata(splice(posenc_0_committed(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_44() {
+    verify_walk_calldata(splice(posenc_0_committed(), 5, 6, array![11]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_45() {
+    verify_walk_calldata(splice(posenc_0_committed(), 6, 7, array![6]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_posenc_0_committed_46() {
+    verify_walk_calldata(splice(posenc_0_committed(), 0, 1, array![4]));
+}
+
+/// felt 14 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_47() {
+    verify_walk_calldata(splice(posenc_0_committed(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
+}
+
+/// felt 28 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_48() {
+    verify_walk_calldata(splice(posenc_0_committed(), 28, 29, array![11]));
+}
+
+/// felt 43 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_posenc_0_committed_49() {
+    verify_walk_calldata(splice(posenc_0_committed(), 43, 44, array![121]));
+}
+
+/// felt 57 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_50() {
+    verify_walk_calldata(splice(posenc_0_committed(), 57, 58, array![0x1bdb28cbcddd1fbc1e0d975648d99876]));
+}
+
+/// felt 71 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_posenc_0_committed_51() {
+    verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![2]));
+}
+
+/// felt 86 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_52() {
+    verify_walk_calldata(splice(posenc_0_committed(), 86, 87, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
+}
+
+/// felt 100 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_53() {
+    verify_walk_calldata(splice(posenc_0_committed(), 100, 101, array![0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeba]));
+}
+
+/// felt 114 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_54() {
+    verify_walk_calldata(splice(posenc_0_committed(), 114, 115, array![0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7e]));
+}
+
+/// felt 129 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_55() {
+    verify_walk_calldata(splice(posenc_0_committed(), 129, 130, array![0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573637]));
+}
+
+/// felt 143 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_56() {
+    verify_walk_calldata(splice(posenc_0_committed(), 143, 144, array![0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ae]));
+}
+
+/// felt 158 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_committed_57() {
+    verify_walk_calldata(splice(posenc_0_committed(), 158, 159, array![1]));
+}
+
+/// An honest posenc proof, dims 3×10×5, bound weights (165 felts).
+pub fn posenc_0_bound() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        3,
+        10,
+        5,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        111,
+        2,
+        4,
+        5,
+        3,
+        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
+        0xfffffe56000000d0000004080000076ffffff0e00000178000005900000058,
+        0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff84,
+        0,
+        1,
+        112,
+        2,
+        10,
+        5,
+        0x99ddc681709a11af7528652e81d27f31,
+        0x502f8c7894e021dc6bc0d039b5c6308,
+        7,
+        0x706f736569646f6e,
+        0,
+        0,
+        7,
+        12648430,
+        1,
+        112,
+        0,
+        0,
+        4,
+        0x1ccc9ee9318a3633a6583f66dd42475d,
+        2,
+        0x1d9ec98a9c2453f3f07553448bcc1634,
+        0x1f8d5cb3c63a8f84f199e3536621d61f,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        7,
+        2,
+        0x13cf3058d287c94e3b564fc9056ccee6,
+        0x10b778da0e1e1a3dd71dd4eecda9724c,
+        2,
+        0x137533ece382af2c9d8dd73de088b268,
+        0x10ffccd21a1106c59586b6de61e30ccd,
+        2,
+        0x1bcdb6509fe671b67cd52934592b5924,
+        0x1e6b0b57dd91c55074581fa2bcbb9849,
+        2,
+        0x170a75cf6ccb71f41187507500aa3c95,
+        0x1023d04e3cb52c90b37526d6db1f2b47,
+        2,
+        0x17837b9e19dfa0d8ea9ec3c84c36ff50,
+        0x11e59feb049368ce68ae602d466eb0cc,
+        2,
+        0x1372f81ba1d75f918fd3f3ac283971d5,
+        0x18d543bf7b987fd41d429411643bb3d8,
+        2,
+        0x19c5857acff4d5bae39ef0edd65feaf8,
+        0x144be0b2a9b0627921b3de924643430a,
+        1,
+        0xfe9e78c3ceced8124901a750c34061cb,
+        0xcad32e62c805452133e1e16bfcf278,
+        0x19d1b159f3a796db7d4fa031cb1408e5,
+        77297,
+        32,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4ae9ea3b12251d3f2e0f29a1f5d0f0781a81dcbfb599e5330e3031d1ec7aea,
+        0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf6,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
+        0,
+        4,
+        0x77a269a50284ce53a6d901599e0d0ddd6e47d21efcd5fe6c52a261a9e2fba,
+        0xa0df312307057379cfeefba17aedf81eb4f5f08017f370aface02ef81c58b6,
+        0x3d2d9bbc6b20f470bc173e255a78c2764bdbc219173bdbec8e59ae2398ad95,
+        0x7fe92f1f76afa83c6933168807dd5fa863fa39a13ead3e563af0f82bc27567,
+        0x100428a9987c9165ed489ab3f12a5d8caf2a6e8b3a5c884b74289985fa608b,
+        0x117b18ff251f4efc0cb5eb9e0ff7402bd033e5d7b4e68fe1bbc7ba9550630c,
+        0x17b5f97c497fb843d24be07590f200b69865ff2720f299811c8b97aded1b44,
+        0xd755c1f32a4667760d962c2681b9f9e1044cb62415a17db170a7d40ad2762,
+        0x627db62066cb192ab73a690308b56bdf94cc545fedac27f6c67411ed10c0d9,
+        0xe53778eb65db71c016df6d150041f78c9bea1a625b695d3ed6c7bf534ddbdb,
+        0x9ef99dbcaf6a1ea11da75e719211641baea1912161c768e1127ea2ac60d610,
+        0xd3ddc756455fadc0289c197bcfa5a0ee0a9150e02bad58c44033ade61da0d2,
+        0xd3221c621fbef39f02fdfbf840809c10ccf0d8fb107d3c10f967b75fc5797a,
+        0x1d42f4f892b118203cf224ce7813dcbef973b747be19dcf88ed9d16b79d4c,
+        0xc121bfe9c2b35b1027dee68b4427f30dbebb6bbb6f4aaec435be7e30d7232d,
+        0x58dfb10fe7b36ad3569302ff74b1b6c827f3486fbcd981ef29beb2042607ef,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_posenc_0_bound() {
+    assert_eq!(verify_walk_calldata(posenc_0_bound()), 0x16806294a53f5e38ba1ad3c9486f6e3ffb44f37b064a76d07933d923a1454a);
 }

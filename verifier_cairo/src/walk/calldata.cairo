@@ -5,16 +5,39 @@
 //! felts, and the statement parts not read on chain.
 
 use crate::calldata::take_exact;
-use super::proof::{Named, WalkProof};
+use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
+use crate::pcs::params::{PcsParams, params_for};
+use super::proof::{CommittedTensor, Named, WalkProof};
 use super::statement::{PublicStatement, read_statement};
+use super::tensor::{PublicTensor, TensorCommitment, Tensors};
 
 /// The walk layout's version (kinds 1–3 keep version 2; docs/calldata.md).
 pub const WALK_VERSION: felt252 = 3;
 pub const KIND_WALK: felt252 = 4;
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
+const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
 
-/// The proof, its statement read, and the statement's felts (what `io_hash` hashes).
-pub fn read_walk(calldata: Span<felt252>) -> (WalkProof, PublicStatement, Span<felt252>) {
+/// A walk proof's Serde part as read: the proof, its statement with the tensors read (weights
+/// public and committed, in name order), the statement's felts (what `io_hash` hashes), the
+/// committed weights' PCS parameters (if any), and where the opening's group parts start.
+#[derive(Drop)]
+pub struct WalkCalldata {
+    pub proof: WalkProof,
+    pub statement: PublicStatement,
+    pub io: Span<felt252>,
+    pub params: Option<PcsParams>,
+    pub groups_at: u32,
+}
+
+/// Walk calldata starts with its own version (what the contract dispatches on).
+pub fn is_walk(calldata: Span<felt252>) -> bool {
+    !calldata.is_empty() && *calldata[0] == WALK_VERSION
+}
+
+/// The Serde part and its checks; the group parts of a committed weights' opening are left
+/// to the PCS reader (`pcs::calldata::read_groups`), after the walk is verified. Without an
+/// opening nothing may follow (`calldata.extra`).
+pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let mut data = calldata;
     take_exact(ref data, WALK_VERSION, 'calldata.version');
     take_exact(ref data, KIND_WALK, 'calldata.kind');
@@ -26,6 +49,7 @@ pub fn read_walk(calldata: Span<felt252>) -> (WalkProof, PublicStatement, Span<f
         layer: deserialize(ref data),
         inputs: deserialize(ref data),
         weights: deserialize(ref data),
+        opening: deserialize(ref data),
     };
     let st = read_statement(@proof.statement);
     let s = @proof.statement;
@@ -34,25 +58,118 @@ pub fn read_walk(calldata: Span<felt252>) -> (WalkProof, PublicStatement, Span<f
     check_names(names_of(s.weights));
     check_names(names_of(s.committed));
     check_names(names_of(s.witness));
+    if let Some(b) = s.binding {
+        check_names(names_of(b.weights));
+    }
     check_names(s.unbounded.span());
     check_names(names_of(@proof.inputs));
     check_names(names_of(@proof.weights));
-    assert(data.is_empty(), 'calldata.extra');
-    assert(
-        s.committed.is_empty() && s.witness.is_empty() && s.unbounded.is_empty(),
-        'calldata.offchain',
-    );
-    (proof, st, io)
+    let weights = with_committed(st.weights, s.committed.span());
+    assert(s.witness.is_empty() && s.unbounded.is_empty(), 'calldata.offchain');
+    let params = if s.committed.is_empty() {
+        None
+    } else {
+        Some(committed_params(weights))
+    };
+    if params.is_none() || proof.opening.is_none() {
+        assert(data.is_empty(), 'calldata.extra');
+    }
+    let groups_at = calldata.len() - data.len();
+    let statement = PublicStatement {
+        kind: st.kind,
+        dims: st.dims,
+        binding: st.binding,
+        inputs: st.inputs,
+        outputs: st.outputs,
+        weights,
+    };
+    WalkCalldata { proof, statement, io, params, groups_at }
 }
 
-fn deserialize<T, +Serde<T>>(ref data: Span<felt252>) -> T {
+/// The public weights and the committed ones merged in name order (`calldata.names` if a
+/// name is both).
+fn with_committed(public: Tensors, committed: Span<Named<CommittedTensor>>) -> Tensors {
+    let mut names = array![];
+    let mut tensors = array![];
+    let (mut i, mut j) = (0, 0);
+    while i < public.names.len() || j < committed.len() {
+        let take_public = if j == committed.len() {
+            true
+        } else if i == public.names.len() {
+            false
+        } else {
+            let (a, b) = (order_key(*public.names[i]), order_key(*committed[j].name));
+            assert(a != b, 'calldata.names');
+            a < b
+        };
+        if take_public {
+            names.append(*public.names[i]);
+            tensors.append(*public.tensors[i]);
+            i += 1;
+        } else {
+            let entry = committed[j];
+            let c = entry.value.commitment;
+            let commitment = TensorCommitment { hash: hash_tag(*c.hash), root: *c.root, n_vars: *c.n_vars };
+            names.append(*entry.name);
+            tensors.append(
+                PublicTensor {
+                    shape: entry.value.shape.span(),
+                    words: array![].span(),
+                    values: array![].span(),
+                    commitment: Some(commitment),
+                },
+            );
+            j += 1;
+        }
+    }
+    Tensors { names: names.span(), tensors: tensors.span() }
+}
+
+/// A commitment's hash name as its tag (0 for a name no PCS has).
+fn hash_tag(name: felt252) -> felt252 {
+    if name == 'poseidon' {
+        HASH_POSEIDON
+    } else if name == 'blake2s' {
+        HASH_BLAKE2S
+    } else {
+        0
+    }
+}
+
+/// The committed weights' PCS: one known hash (`pcs.hash`), roots that are digests of it
+/// (`merkle.digest`), sizes it can open (`pcs.size`).
+fn committed_params(weights: Tensors) -> PcsParams {
+    let mut tag = 0;
+    for t in weights.tensors {
+        if let Some(c) = t.commitment {
+            if tag == 0 {
+                tag = *c.hash;
+            }
+            assert(*c.hash == tag && tag != 0, 'pcs.hash');
+        }
+    }
+    let params = params_for(tag).unwrap();
+    for t in weights.tensors {
+        if let Some(c) = t.commitment {
+            assert(tag != HASH_POSEIDON || *c.root < STARK_PRIME, 'merkle.digest');
+        }
+    }
+    for t in weights.tensors {
+        if let Some(c) = t.commitment {
+            assert(*c.n_vars <= params.max_n_vars, 'pcs.size');
+        }
+    }
+    params
+}
+
+fn deserialize<T, +Serde<T>, +Drop<T>>(ref data: Span<felt252>) -> T {
     match Serde::deserialize(ref data) {
         Some(value) => value,
         None => core::panic_with_felt252('calldata.serde'),
     }
 }
 
-pub fn names_of<T>(entries: @Array<Named<T>>) -> Span<felt252> {
+pub fn names_of<T, +Drop<T>>(entries: @Array<Named<T>>) -> Span<felt252> {
     let mut names = array![];
     for entry in entries.span() {
         names.append(*entry.name);
@@ -79,7 +196,7 @@ fn order_key(name: felt252) -> u256 {
         return value;
     }
     let mut key = value;
-    let mut top: u256 = TWO_248 / 256;
+    let top: u256 = TWO_248 / 256;
     while key < top && key != 0 {
         key *= 256;
     }

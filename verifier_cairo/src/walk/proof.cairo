@@ -34,6 +34,7 @@ pub struct WalkProof {
     pub layer: LayerProof,
     pub inputs: Array<Named<Option<SamePolyProof>>>,
     pub weights: Array<Named<Option<SamePolyProof>>>,
+    pub opening: Option<OpeningProof>,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -45,6 +46,7 @@ pub struct Statement {
     pub weights: Array<Named<Tensor>>,
     pub committed: Array<Named<CommittedTensor>>,
     pub witness: Array<Named<Commitment>>,
+    pub binding: Option<ModelBinding>,
     pub unbounded: Array<felt252>,
 }
 
@@ -62,6 +64,13 @@ pub struct Commitment {
 }
 
 #[derive(Drop, Serde, Debug)]
+pub struct ModelBinding {
+    pub model_id: felt252,
+    pub config_hash: felt252,
+    pub weights: Array<Named<u32>>,
+}
+
+#[derive(Drop, Serde, Debug)]
 pub struct SamePolyProof {
     pub sumcheck: SumcheckProof,
     pub value: QM31,
@@ -70,6 +79,16 @@ pub struct SamePolyProof {
 #[derive(Drop, Serde, Debug)]
 pub struct SumcheckProof {
     pub rounds: Array<Array<QM31>>,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct OpeningProof {
+    pub merge: SumcheckProof,
+    pub merged_values: Array<QM31>,
+    pub fold: SumcheckProof,
+    pub layer_roots: Array<u256>,
+    pub final_value: QM31,
+    pub pow_nonce: u64,
 }
 
 #[derive(Drop, Serde, Debug)]

@@ -12,12 +12,23 @@ const M31_PER_WORD: u64 = 8;
 const HALF: u32 = 0x3fffffff;
 const P: u32 = 0x7fffffff;
 
+/// A tensor of the statement: public (its words and values), or a committed weight (its
+/// shape and commitment only; no words, no values).
 #[derive(Copy, Drop)]
 pub struct PublicTensor {
     pub shape: Span<u32>,
     /// As the calldata carries them and the transcript absorbs them.
     pub words: Span<felt252>,
     pub values: Span<felt252>,
+    pub commitment: Option<TensorCommitment>,
+}
+
+/// A committed weight's commitment: hash tag, root (a digest as a u256) and size.
+#[derive(Copy, Drop)]
+pub struct TensorCommitment {
+    pub hash: felt252,
+    pub root: u256,
+    pub n_vars: u32,
 }
 
 /// Public tensors by name, names strictly increasing (checked by `read_tensors`).
@@ -62,7 +73,9 @@ fn read_tensor(t: @Tensor) -> PublicTensor {
     let words = t.words.span();
     let expected = (count + M31_PER_WORD - 1) / M31_PER_WORD;
     assert(words.len().into() == expected, 'calldata.length');
-    PublicTensor { shape: t.shape.span(), words, values: unpack_words(words, count) }
+    PublicTensor {
+        shape: t.shape.span(), words, values: unpack_words(words, count), commitment: None,
+    }
 }
 
 /// The number of MLE variables of a tensor of this (unpadded) shape.

@@ -21,7 +21,7 @@ pub fn verify_head_product(
     check: felt252,
 ) -> Span<QM31> {
     let (point, final) = verify_sumcheck(
-        claim, rounds(@step.sumcheck.rounds), r_head.len() + inner_vars, DEGREE, ref channel,
+        claim, rounds(step.sumcheck.rounds), r_head.len() + inner_vars, DEGREE, ref channel,
     );
     let (left, right) = (*step.left, *step.right);
     assert(final == head_select_mle(r_head, point) * left * right, check);

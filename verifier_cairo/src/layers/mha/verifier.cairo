@@ -41,7 +41,7 @@ fn verify_attend(
     let r_s = o.point.slice(0, s_vars);
     let r_d = o.point.slice(s_vars, o.point.len() - s_vars);
     let (point, final) = verify_sumcheck(
-        o.value, rounds(@unpad.sumcheck.rounds), h_vars + d.m_vars(), UNPAD_DEGREE, ref channel,
+        o.value, rounds(unpad.sumcheck.rounds), h_vars + d.m_vars(), UNPAD_DEGREE, ref channel,
     );
     let value = *unpad.value;
     assert(final == value * unpad_mle(d.h, d.m, point, r_d), 'mha.unpad');
@@ -60,7 +60,7 @@ fn verify_mask(d: Dims, mask: @OneFactorStep, sm: Claim, ref channel: Poseidon25
     let (_, r_row, r_col) = d.split_scores(sm.point);
     let claim = sm.value - mask_mle(d.s, d.causal, r_row, r_col);
     let (point, final) = verify_sumcheck(
-        claim, rounds(@mask.sumcheck.rounds), d.h_vars() + 2 * d.s_vars(), MASK_DEGREE, ref channel,
+        claim, rounds(mask.sumcheck.rounds), d.h_vars() + 2 * d.s_vars(), MASK_DEGREE, ref channel,
     );
     let (_, r_2, r_3) = d.split_scores(point);
     let z = zeroifier_mle(d.s, d.causal, r_2, r_3);
@@ -88,7 +88,7 @@ fn verify_scores(
     let (lam_1, lam_2) = (*lam[0], *lam[1]);
     let claim = *heads.left + lam_1 * *heads.right + lam_2 * *attend.right;
     let (point, final) = verify_sumcheck(
-        claim, rounds(@pad.sumcheck.rounds), d.d_vars(), PAD_DEGREE, ref channel,
+        claim, rounds(pad.sumcheck.rounds), d.d_vars(), PAD_DEGREE, ref channel,
     );
     let p_qk = pad_mle(d.h, d.m, point, r_c);
     let p_v = pad_mle(d.h, d.m, point, concat(array![at.r_x, at.r_m].span()));

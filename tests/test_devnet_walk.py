@@ -1,0 +1,160 @@
+"""Layer proofs of the claim walk on a real devnet: every kind the contract reads, at odd
+shapes, accepted by both verifiers with the same record; tampered proofs rejected by both
+with the same named check; and the CLI path `cairn prove <kind>` → `cairn verify-onchain`."""
+
+import dataclasses
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cairn.cli import app
+from cairn.deploy import contract, registry
+from cairn.prover.channels.poseidon import hash_many
+from cairn.prover.matmul.instance import NO_MODEL
+from cairn.serializer import calldata, proof_file
+from cairn.serializer.walk_calldata import KIND_WALK, encode_walk
+from tests.cairo_walk_vectors import CAIRO_KINDS, tampered_felts
+from tests.walk_examples import CONFIG_HASH, MODEL_ID, SHAPES, example
+
+pytestmark = pytest.mark.devnet
+runner = CliRunner()
+CASES = [(kind, i) for kind in CAIRO_KINDS for i in range(len(SHAPES[kind]))]
+
+
+def onchain(chain, felts):
+    return chain.run(contract.verify(chain.account, chain.address, felts))
+
+
+@pytest.mark.parametrize(("kind", "index"), CASES)
+def test_honest_proofs_accepted_by_both(chain, kind, index):
+    felts = encode_walk(example(kind, index))
+    assert registry.contract_check(felts, {}) is None
+    verdict = onchain(chain, felts)
+    assert verdict.accepted, verdict.reason
+    assert verdict.proof_hash == hash_many(felts)
+    assert verdict.io_hash == registry.io_hash(felts)
+    record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
+    assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_WALK)
+
+
+@pytest.mark.parametrize("kind", CAIRO_KINDS)
+def test_tampered_proofs_rejected_alike(chain, kind):
+    """A sample of the generated Cairo tests' tamperings (all of them run in cairo-test),
+    here through a real transaction."""
+    tamperings = list(tampered_felts(example(kind)))
+    for doc, felts in tamperings[:: max(1, len(tamperings) // 6)]:
+        check = registry.contract_check(felts, {})
+        verdict = onchain(chain, felts)
+        assert verdict.accepted == (check is None), doc
+        assert verdict.reason == check, (doc, check, verdict.reason)
+
+
+def _register(chain, model_id, proof):
+    """Register model `model_id` with the proof's committed weights, in name order."""
+    committed = proof.statement.committed
+    entries = [f for n in sorted(committed) for f in calldata.commitment_entry(committed[n])]
+    chain.run(registry.register_model(chain.account, chain.address, model_id, CONFIG_HASH, entries))
+    return registry.Model(CONFIG_HASH, tuple(entries))
+
+
+def test_committed_weights_in_a_session(chain):
+    """qkv's committed weights (Poseidon) forced into a session by a small calldata limit:
+    accepted, every transaction within the limit, and a tampered last group part refused in
+    the last step with Python's verdict."""
+    proof = example("qkv", 0, committed=True)
+    parts = calldata.encode_parts(proof)
+    limit = len(parts.front) + contract.INVOKE_OVERHEAD_FELTS + 8
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, limit))
+    assert verdict.accepted, verdict.reason
+    assert len(verdict.transactions) > 1
+    assert all(t.calldata_felts <= limit for t in verdict.transactions)
+    assert verdict.io_hash == registry.io_hash(parts.flat)
+    last = list(parts.groups[-1])
+    last[1] ^= 1 << 40
+    bad = calldata.CalldataParts(parts.front, [*parts.groups[:-1], last])
+    check = registry.contract_check(bad.flat, {})
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad, limit))
+    assert check is not None and not verdict.accepted and verdict.reason == check
+
+
+def test_a_bound_walk_is_recorded_with_its_model_and_checked_against_the_registry(chain):
+    """Bound to model MODEL_ID: refused while the model is unknown, accepted and recorded
+    with the model once registered; the same weights bound to a model registered with other
+    weights, or with another config hash, are refused with the contract's named checks."""
+    proof = example("posenc", 0, committed=True, bound=True)
+    felts = encode_walk(proof)
+    models = {}
+    assert registry.contract_check(felts, models) == "registry.unknown_model"
+    assert onchain(chain, felts).reason == "registry.unknown_model"
+    models[MODEL_ID] = _register(chain, MODEL_ID, proof)
+    assert registry.contract_check(felts, models) is None
+    verdict = onchain(chain, felts)
+    assert verdict.accepted and verdict.model_id == MODEL_ID, verdict.reason
+    record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
+    assert record == registry.ProofRecord(MODEL_ID, registry.io_hash(felts), KIND_WALK)
+    other = example("posenc", 1, committed=True)  # other weights under model 0x8
+    models[0x8] = _register(chain, 0x8, other)
+    st = proof.statement
+    for binding, check in (
+        (dataclasses.replace(st.binding, model_id=0x8), "registry.commitment"),
+        (dataclasses.replace(st.binding, config_hash=CONFIG_HASH + 1), "registry.config"),
+        (dataclasses.replace(st.binding, weights={"p": 5}), "registry.weight"),
+    ):
+        moved = dataclasses.replace(proof, statement=dataclasses.replace(st, binding=binding))
+        tampered = encode_walk(moved)
+        assert registry.contract_check(tampered, models) == check
+        assert onchain(chain, tampered).reason == check
+
+
+def test_cli_prove_then_verify_onchain(chain, tmp_path, monkeypatch):
+    monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
+    url = chain.url
+    assert runner.invoke(app, ["deploy", "--rpc", url]).exit_code == 0
+    good = tmp_path / "posenc.json"
+    args = ["prove", "posenc", "--seq", "5", "--context", "12", "--embed", "3"]
+    result = runner.invoke(app, [*args, "--out", str(good)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["verify-onchain", str(good), "--rpc", url])
+    assert result.exit_code == 0, result.output
+    assert "accepted on chain" in result.output and "L2 gas" in result.output
+    proof = proof_file.load(good)
+    siblings = [*proof.layer.siblings[:-1], proof.layer.siblings[-1] + proof.layer.x_value]
+    bad = tmp_path / "bad.json"
+    tampered = dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, siblings=siblings))
+    proof_file.save(tampered, bad)
+    offchain = runner.invoke(app, ["verify", str(bad)])
+    result = runner.invoke(app, ["verify-onchain", str(bad), "--rpc", url])
+    assert offchain.exit_code == 1 and result.exit_code == 1, result.output
+    assert "walk.weight_claim" in offchain.output and "walk.weight_claim" in result.output
+    felts = json.loads(runner.invoke(app, ["calldata", str(good)]).stdout)
+    assert [int(f, 16) for f in felts[:2]] == [3, KIND_WALK]
+
+
+def test_cli_bind_register_and_verify(chain, tmp_path, monkeypatch):
+    """`cairn prove qkv --commit-weights --model-id` → `cairn register-model --proof` →
+    `cairn verify-onchain`: recorded with the model."""
+    monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
+    url, address = chain.url, hex(chain.address)
+    path = tmp_path / "qkv.json"
+    args = ["prove", "qkv", "--seq", "3", "--embed", "5", "--hidden", "2"]
+    args += ["--commit-weights", "poseidon", "--model-id", "0x99", "--out", str(path)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and "bound to model 0x99" in result.output, result.output
+    verify = ["verify-onchain", str(path), "--rpc", url, "--address", address]
+    result = runner.invoke(app, verify)
+    assert result.exit_code == 1 and "registry.unknown_model" in result.output
+    register = ["register-model", "0x99", "--proof", str(path), "--rpc", url, "--address", address]
+    result = runner.invoke(app, register)
+    assert result.exit_code == 0 and "6 commitment(s)" in result.output, result.output
+    result = runner.invoke(app, verify)
+    assert result.exit_code == 0 and "ProofVerified(model_id=153, " in result.output, result.output
+
+
+def test_cli_refuses_kinds_not_on_chain(chain, tmp_path, monkeypatch):
+    monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
+    path = tmp_path / "add.json"
+    result = runner.invoke(app, ["prove", "add", "--rows", "2", "--cols", "3", "--out", str(path)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["verify-onchain", str(path), "--rpc", chain.url])
+    assert result.exit_code == 2 and "not verified on chain yet" in result.output

@@ -1,0 +1,140 @@
+"""Walk proofs as calldata (docs/calldata.md, "Walk proofs"): the Serde-order encoding round
+trips for every on-chain kind, the generated Cairo types are current, and every malformed
+input is refused with the check the Cairo reader panics with."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from cairn.deploy.registry import contract_check, io_hash
+from cairn.prover.channels.poseidon import STARK_PRIME, hash_many
+from cairn.prover.walk.proof import WalkProof
+from cairn.prover.walk.prover import prove_walk
+from cairn.serializer import cairo_types
+from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.serde import fields_of, short_string
+from cairn.serializer.walk_calldata import (
+    KIND_WALK,
+    ONCHAIN_KINDS,
+    WALK_VERSION,
+    decode_walk,
+    encode_walk,
+    io_felts,
+)
+from tests.cairo_walk_vectors import OUTPUT as WALK_VECTORS
+from tests.cairo_walk_vectors import render
+from tests.test_layer_add import SPEC as ADD
+from tests.test_layer_add import statement as add_statement
+from tests.walk_examples import SHAPES, example
+
+CASES = [(kind, i) for kind in ONCHAIN_KINDS for i in range(len(SHAPES[kind]))]
+
+
+@pytest.mark.parametrize(("kind", "index"), CASES)
+def test_round_trip_and_python_accepts(kind, index):
+    proof = example(kind, index)
+    felts = encode_walk(proof)
+    assert felts[:2] == [WALK_VERSION, KIND_WALK]
+    assert all(0 <= f < STARK_PRIME for f in felts)
+    assert encode_walk(decode_walk(felts)) == felts
+    assert contract_check(felts, {}) is None
+
+
+def test_io_hash_covers_the_statement_only():
+    proof = example("posenc")
+    felts = encode_walk(proof)
+    io = io_felts(felts)
+    assert felts[2 : 2 + len(io)] == io
+    assert io_hash(felts) == hash_many(io)
+    other = dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, siblings=[]))
+    assert io_hash(encode_walk(other)) == io_hash(felts)
+
+
+def test_generated_cairo_types_are_current():
+    path = WALK_VECTORS.parents[1] / "walk" / "proof.cairo"
+    assert path.read_text() == cairo_types.generate(), (
+        "run `python -m cairn.serializer.cairo_types > verifier_cairo/src/walk/proof.cairo`"
+    )
+    # The Cairo reader takes the statement first to hash it (walk/calldata.cairo).
+    assert list(fields_of(WalkProof)) == ["statement", "layer", "inputs", "weights", "opening"]
+
+
+def test_generated_walk_vectors_are_current():
+    assert WALK_VECTORS.read_text() == render(), "run `python -m tests.cairo_walk_vectors`"
+
+
+def _refused(felts):
+    with pytest.raises(MalformedProofError) as e:
+        decode_walk(felts)
+    return e.value.check
+
+
+def _at(felts, value, index):
+    return [*felts[:index], value, *felts[index + 1 :]]
+
+
+def test_header_and_length_checks():
+    felts = encode_walk(example("posenc"))
+    assert _refused(_at(felts, 2, 0)) == "calldata.version"
+    assert _refused(_at(felts, 1, 1)) == "calldata.kind"
+    assert _refused(felts[:-1]) == "calldata.serde"
+    assert _refused([*felts, 0]) == "calldata.extra"
+
+
+def test_statement_kind_and_dims_are_u32_serde():
+    felts = encode_walk(example("posenc"))
+    # felts[2] is the kind's short string, [3] the dims' length, [4] the first dim
+    assert felts[2] == short_string("posenc")
+    assert _refused(_at(felts, 1 << 32, 4)) == "calldata.serde"
+
+
+def test_a_qm31_felt_is_checked_as_it_is_read():
+    proof = example("posenc")
+    felts = encode_walk(proof)
+    value = proof.layer.x_value.pack(1)
+    at = felts.index(value)
+    assert _refused(_at(felts, value + (1 << 124), at)) == "calldata.sentinel"
+    p31 = (1 << 31) - 1
+    assert _refused(_at(felts, (value & ~p31) | p31, at)) == "calldata.limb"
+
+
+def test_tensor_words_are_checked_after_the_read():
+    proof = example("posenc")
+    st = proof.statement
+    felts = encode_walk(proof)
+    # x: 3 × 5 = 15 values in two words, the second holding 7 with its marker 7·2^248
+    x_words = felts.index(2, felts.index(short_string("x")) + 1) + 1  # after rank 2, dims
+    words_at = x_words + 3
+    assert felts[words_at - 1] == 2 and st.inputs["x"].shape == (3, 5)
+    assert _refused(_at(felts, felts[words_at] + (1 << 248), words_at)) == "calldata.marker"
+    limb = (felts[words_at] & ~((1 << 31) - 1)) | ((1 << 31) - 1)
+    assert _refused(_at(felts, limb, words_at)) == "calldata.limb"
+
+
+def test_names_must_strictly_increase():
+    proof = example("qkv")
+    felts = encode_walk(proof)
+    b_k, b_q = short_string("b_k"), short_string("b_q")
+    i, j = felts.index(b_k), felts.index(b_q)
+    swapped = _at(_at(felts, b_q, i), b_k, j)
+    assert _refused(swapped) == "calldata.names"
+
+
+def test_the_encoder_refuses_what_the_contract_cannot_read():
+    with pytest.raises(ValueError, match="cannot be verified on chain"):
+        encode_walk(prove_walk(ADD, add_statement(3, 4)))
+    proof = example("posenc")
+    fake = dataclasses.replace(proof, witness_opening=proof.layer)
+    with pytest.raises(ValueError, match="witness opening cannot be verified on chain"):
+        encode_walk(fake)
+
+
+def test_committed_and_witness_statements_are_refused_on_read():
+    proof = example("posenc")
+    felts = encode_walk(proof)
+    st = proof.statement
+    unbounded = dataclasses.replace(st, unbounded=frozenset({"x"}))
+    tampered = encode_walk(dataclasses.replace(proof, statement=unbounded))
+    assert _refused(tampered) == "calldata.offchain"
+    assert np.array_equal(decode_walk(felts).statement.inputs["x"], st.inputs["x"])

@@ -1,0 +1,78 @@
+//! The walk verifier as a class of its own, which `CairnVerifier` calls by `library_call`
+//! (docs/cairo-verifier.md, "Two classes"): one contract holding the walk, its layers and
+//! the matmul, PCS and registry paths would exceed mainnet's 81,920-felt bytecode limit. It
+//! has no storage and no side effect: it reads and verifies a walk proof up to its committed
+//! weights' opening, and returns what the main contract verifies (the opening, with the PCS
+//! verifier it has for kinds 2 and 3), checks against its registry and records.
+
+use crate::walk::verifier::CommittedOpening;
+
+/// What a verified walk leaves to the main contract: the hash of its statement's felts, its
+/// binding to a registered model with each committed weight's expected registry entry, and
+/// the committed weights' opening still to verify, whose group parts start at `groups_at`.
+#[derive(Drop, Serde)]
+pub struct WalkOutcome {
+    pub io_hash: felt252,
+    pub binding: Option<BindingCheck>,
+    pub opening: Option<CommittedOpening>,
+    pub groups_at: u32,
+}
+
+/// A binding to check against the registry: per committed weight (in name order), its index
+/// in the model's commitments and the entry it must find there.
+#[derive(Drop, Serde)]
+pub struct BindingCheck {
+    pub model_id: felt252,
+    pub config_hash: felt252,
+    pub weights: Array<(u32, Array<felt252>)>,
+}
+
+#[starknet::interface]
+pub trait ICairnWalkVerifier<TContractState> {
+    /// Reads and verifies the walk up to its committed weights' opening; panics with the name
+    /// of the failed check.
+    fn verify_walk(self: @TContractState, proof: Span<felt252>) -> WalkOutcome;
+}
+
+#[starknet::contract]
+pub mod CairnWalkVerifier {
+    use core::poseidon::poseidon_hash_span;
+    use crate::calldata::commitment_entry;
+    use crate::walk::calldata::read_walk;
+    use crate::walk::verifier::verify_walk;
+    use super::{BindingCheck, WalkOutcome};
+
+    #[storage]
+    struct Storage {}
+
+    #[abi(embed_v0)]
+    impl CairnWalkVerifierImpl of super::ICairnWalkVerifier<ContractState> {
+        fn verify_walk(self: @ContractState, proof: Span<felt252>) -> WalkOutcome {
+            let walk = read_walk(proof);
+            let opening = verify_walk(@walk);
+            let st = walk.statement;
+            let binding = match st.binding {
+                Some(b) => {
+                    let mut weights = array![];
+                    let mut i = 0;
+                    for t in st.weights.tensors {
+                        if let Some(c) = t.commitment {
+                            let entry = commitment_entry(*c.hash, *c.root, *t.shape);
+                            weights.append((*b.indices[i], entry));
+                            i += 1;
+                        }
+                    }
+                    Some(
+                        BindingCheck {
+                            model_id: b.model_id, config_hash: b.config_hash, weights,
+                        },
+                    )
+                },
+                None => None,
+            };
+            WalkOutcome {
+                io_hash: poseidon_hash_span(walk.io), binding, opening, groups_at: walk.groups_at,
+            }
+        }
+    }
+}
