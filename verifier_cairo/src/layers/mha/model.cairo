@@ -21,7 +21,7 @@ pub struct Dims {
 #[generate_trait]
 pub impl DimsImpl of DimsTrait {
     /// The dims of a statement `check` accepted.
-    fn of(st: @PublicStatement) -> Dims {
+    fn from_statement(st: @PublicStatement) -> Dims {
         let dims = *st.dims;
         Dims { s: *dims[0], h: *dims[1], m: *dims[2], causal: *dims[3] == 1 }
     }
@@ -70,7 +70,7 @@ pub fn check(st: @PublicStatement) {
         array![array![h, s, s].span(), qkv, qkv, qkv].span(),
     );
     // The inputs were read, so s, h and h·m are small: the padded sizes below cannot overflow.
-    let d = DimsTrait::of(st);
+    let d = DimsTrait::from_statement(st);
     let s_hat = pow2(d.s_vars());
     expect_shapes(
         *st.outputs,

@@ -103,7 +103,7 @@ fn verify_scores(
 pub fn verify(
     st: @PublicStatement, proof: @MhaProof, outputs: Span<Claim>, ref channel: Poseidon252Channel,
 ) -> LayerClaims {
-    let d = DimsTrait::of(st);
+    let d = DimsTrait::from_statement(st);
     let at = verify_attend(d, proof.unpad, proof.attend, *outputs[0], ref channel);
     let scores = verify_mask(d, proof.mask, *outputs[1], ref channel);
     let (_, r_2, r_3) = d.split_scores(scores.point);
