@@ -10,6 +10,8 @@ path), statement values and dims, and felts flipped across the calldata — is a
 so both must reject it alike. Statements at the no-wrap bound (`statement.range`) come on top:
 the largest operands inside it accepted, the smallest beyond it refused though their mod-p
 proofs are valid.
+A kind's `statement.range` edges of the exact bound (`walk_examples.RANGE_EDGES`) are
+accepted and, pushed beyond, refused.
 
     python -m tests.cairo_walk_vectors     # rewrites the committed file
 """
@@ -35,14 +37,13 @@ from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.errors import MalformedProofError
-from cairn.serializer.walk_calldata import encode_walk
+from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.proof_mutations import mutations, walk_mutations
 from tests.test_integer_soundness import CASES, unchecked, wrap
-from tests.walk_examples import example
+from tests.walk_examples import RANGE_EDGES, example, range_edge
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/walk_vectors.cairo"
-CAIRO_KINDS = ("linear", "qkv", "qkv-decode", "posenc")
 """The kinds whose Cairo verifier exists (the rest of ONCHAIN_KINDS are on their way)."""
 PER_PATH = 2
 FLIPS = 12
@@ -171,7 +172,7 @@ def range_statements() -> Iterator[tuple[str, WalkProof, bool]]:
     committed (the relation then holds mod p only, docs/layers/linear.md)."""
     for build, inside, outside in RANGE_CASES:
         st = build(*inside)
-        if st.kind not in CAIRO_KINDS:
+        if st.kind not in ONCHAIN_KINDS or st.kind in RANGE_EDGES:  # mha: its own edges
             continue
         yield f"{st.kind} {inside}: inside the bound", prove_walk(LAYERS[st.kind], st), True
         st = build(*outside)
@@ -208,9 +209,24 @@ def render_ranges() -> Iterator[str]:
         yield accepts(base, felts) if accepted else rejects(base, f"{base}()", "statement.range")
 
 
+def render_range_edges(kind: str) -> Iterator[str]:
+    """The kind's `statement.range` edges: accepted by the exact bound alone, and refused."""
+    for index, (doc, _, _) in enumerate(RANGE_EDGES.get(kind, [])):
+        proof, beyond = range_edge(kind, index)
+        honest, refused = encode_walk(proof), encode_walk(beyond)
+        assert walk_verdict(honest) is None
+        assert walk_verdict(refused) == "statement.range"
+        base = f"{name_of(kind)}_range_{index}"
+        yield function(base, "Array<felt252>", array([felt(x) for x in honest]), f"{doc}.")
+        yield accepts(base, honest)
+        start, end, insert = minimal_splice(honest, refused)
+        call = f"splice({base}(), {start}, {end}, {array([felt(x) for x in insert])})"
+        yield rejects(base, call, "statement.range", f"{doc}, inputs pushed beyond it.")
+
+
 def render() -> str:
     out = [HEADER]
-    for kind in CAIRO_KINDS:
+    for kind in ONCHAIN_KINDS:
         for index, committed, bound in VARIANTS:
             proof = example(kind, index, committed, bound)
             if committed and not proof.statement.committed:
@@ -241,6 +257,7 @@ def render() -> str:
                 start, end, insert = minimal_splice(honest, felts)
                 call = f"splice({base}(), {start}, {end}, {array([felt(x) for x in insert])})"
                 out.append(rejects(f"{base}_{n}", call, verdict, doc))
+        out.extend(render_range_edges(kind))
     out.extend(render_ranges())
     return "\n".join(s.rstrip("\n") + "\n" for s in out)
 

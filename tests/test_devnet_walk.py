@@ -16,13 +16,13 @@ from cairn.prover.matmul.instance import NO_MODEL
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.serializer import calldata, proof_file
-from cairn.serializer.walk_calldata import KIND_WALK, encode_walk
-from tests.cairo_walk_vectors import CAIRO_KINDS, tampered_felts
+from cairn.serializer.walk_calldata import KIND_WALK, ONCHAIN_KINDS, encode_walk
+from tests.cairo_walk_vectors import tampered_felts
 from tests.walk_examples import CONFIG_HASH, MODEL_ID, SHAPES, STATEMENTS, example
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
-CASES = [(kind, i) for kind in CAIRO_KINDS for i in range(len(SHAPES[kind]))]
+CASES = [(kind, i) for kind in ONCHAIN_KINDS for i in range(len(SHAPES[kind]))]
 
 
 def onchain(chain, felts):
@@ -41,7 +41,7 @@ def test_honest_proofs_accepted_by_both(chain, kind, index):
     assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_WALK)
 
 
-@pytest.mark.parametrize("kind", CAIRO_KINDS)
+@pytest.mark.parametrize("kind", ONCHAIN_KINDS)
 def test_tampered_proofs_rejected_alike(chain, kind):
     """A sample of the generated Cairo tests' tamperings (all of them run in cairo-test),
     here through a real transaction."""

@@ -17,6 +17,7 @@ from cairn.prover.layers.mha.structured import (
     zeroifier_mle,
 )
 from cairn.prover.mle import col_combination, eq_table, evaluate
+from tests import cairo_mha_vectors
 from tests.points import n_vars, np2, random_point
 
 SIZES = st.integers(1, 17)
@@ -97,3 +98,10 @@ def test_extreme_shapes_are_covered():
             z = _zeroifier(s, causal)
             a, b = random_point(rng, n_vars(s)), random_point(rng, n_vars(s))
             assert zeroifier_mle(s, causal, a, b) == evaluate(z.ravel(), a + b)
+
+
+def test_cairo_vectors_are_current():
+    """The Cairo closed forms' generated tests (verifier_cairo/src/tests/mha_vectors.cairo)."""
+    assert cairo_mha_vectors.OUTPUT.read_text() == cairo_mha_vectors.render(), (
+        "run `python -m tests.cairo_mha_vectors`"
+    )

@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
+import numpy as np
+
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
-from cairn.prover.walk.statement import ModelBinding
+from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests import (
     test_layer_kvcache,
@@ -57,3 +59,82 @@ def example(kind: str, index: int = 0, committed: bool = False, bound: bool = Fa
         indices = {name: i for i, name in enumerate(sorted(st.committed))}
         st = replace(st, binding=ModelBinding(MODEL_ID, CONFIG_HASH, indices))
     return prove_walk(LAYERS[kind], st, data)
+
+
+def _mha_inputs(s: int, h: int, m: int, head: int, **rows: list[list[int]]) -> list[np.ndarray]:
+    """q, k, v (s × h·m) of small entries, head `head`'s columns of those named replaced."""
+    out = []
+    for seed, name in enumerate(("q", "k", "v")):
+        x = np.random.default_rng(seed).integers(-8, 8, (s, h * m))
+        if name in rows:
+            x[:, head * m : (head + 1) * m] = rows[name]
+        out.append(x)
+    return out
+
+
+def _mha_edge(s, h, m, causal, head, softmax=test_layer_mha.reference_softmax, **rows) -> Statement:
+    return test_layer_mha.make_statement(*_mha_inputs(s, h, m, head, **rows), h, causal, softmax)
+
+
+def _qk_euclid(x: int, y: int) -> dict[str, list[list[int]]]:
+    """Head rows whose QKᵀ bound is 4xy by the Euclidean term and 8xy by the other two."""
+    return {
+        "q": [[x] * 4, [2 * x, 0, 0, 0], [0, 0, 0, -x]],
+        "k": [[y] * 4, [-2 * y, 0, 0, 0], [0, y, 0, 0]],
+    }
+
+
+_A_EUCLID = np.array([[[1] * 4, [2, 0, 0, 0], [1] * 4, [0, 0, 0, -2]]]) << 13
+"""A head whose rows, against _V_EUCLID's columns, bound A·V by 2^29 only by the Euclidean
+term (the other two give 2^30)."""
+_V_EUCLID = [[1, 2], [1, 0], [1, 0], [-1, 0]]
+
+RANGE_EDGES: dict[str, list[tuple[str, Statement, dict[str, np.ndarray]]]] = {
+    "mha": [
+        (
+            "Q·Kᵀ within (p−1)/2 by ‖q‖₁·max|k| per head only",
+            _mha_edge(5, 3, 3, True, 1, q=[[1 << 21, -(1 << 21), 1 << 21]] * 5, k=[[100] * 3] * 5),
+            {"q": _mha_inputs(5, 3, 3, 1, q=[[1 << 22] * 3] * 5)[0]},
+        ),
+        (
+            "Q·Kᵀ within (p−1)/2 by its Euclidean term only",
+            _mha_edge(3, 2, 4, False, 1, **_qk_euclid(1 << 13, 1 << 14)),
+            {"q": _mha_inputs(3, 2, 4, 1, **_qk_euclid(1 << 14, 1 << 14))[0]},
+        ),
+        (
+            "A·V within (p−1)/2 by ‖a‖₁·max|v| per head only",
+            _mha_edge(3, 2, 3, True, 0, v=[[1 << 13, -(1 << 13), 1 << 13]] * 3),
+            {"v": _mha_inputs(3, 2, 3, 0, v=[[1 << 15] * 3] * 3)[2]},
+        ),
+        (
+            "A·V within (p−1)/2 by its Euclidean term only",
+            _mha_edge(
+                4,
+                1,
+                2,
+                True,
+                0,
+                lambda _: _A_EUCLID,
+                v=[[r * (1 << 14) for r in row] for row in _V_EUCLID],
+            ),
+            {
+                "v": _mha_inputs(4, 1, 2, 0, v=[[r * (1 << 15) for r in row] for row in _V_EUCLID])[
+                    2
+                ]
+            },
+        ),
+    ],
+}
+"""Per kind: statements at the edge of `statement.range` that only the exact bound accepts,
+each with replacement inputs that push it beyond (refused): the Cairo verifier's fast bound
+fails on all of them."""
+
+
+@cache
+def range_edge(kind: str, index: int) -> tuple[WalkProof, WalkProof]:
+    """The honest proof of the kind's `index`-th edge statement, and that proof with the
+    statement's inputs replaced (refused by `statement.range` before anything is read)."""
+    _, st, beyond = RANGE_EDGES[kind][index]
+    proof = prove_walk(LAYERS[kind], st)
+    refused = replace(st, inputs={**st.inputs, **beyond})
+    return proof, replace(proof, statement=refused)

@@ -9,6 +9,7 @@ use crate::walk::statement::PublicStatement;
 use projection::ProjectionsTrait;
 
 pub mod kvcache;
+pub mod mha;
 pub mod posenc;
 pub mod projection;
 
@@ -29,8 +30,8 @@ pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
         LayerProof::Linear(_) => projection::linear().check(st),
         LayerProof::Qkv(_) => projection::qkv().check(st),
         LayerProof::QkvDecode(_) => kvcache::check(st),
+        LayerProof::Mha(_) => mha::model::check(st),
         LayerProof::Posenc(_) => posenc::check(st),
-        _ => core::panic_with_felt252('walk.kind'),
     }
 }
 
@@ -41,7 +42,7 @@ pub fn verify_layer(
         LayerProof::Linear(p) => projection::linear().verify_layer(st, p, outputs, ref channel),
         LayerProof::Qkv(p) => projection::qkv().verify_layer(st, p, outputs, ref channel),
         LayerProof::QkvDecode(p) => kvcache::verify(st, p, outputs, ref channel),
+        LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
         LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
-        _ => core::panic_with_felt252('walk.kind'),
     }
 }

@@ -32,56 +32,20 @@ pub fn log2_padded(n: u32) -> u32 {
     log
 }
 
-/// The n-bit expansion of v, MSB first (v < 2^n): the variable order of every MLE.
-pub fn binary(v: u32, n: u32) -> Span<u32> {
-    let mut bits = array![];
-    let mut rest = v;
-    for _ in 0..n {
-        bits.append(rest % 2);
-        rest /= 2;
-    }
-    let mut msb_first = array![];
-    let mut bits = bits.span();
-    while let Some(bit) = bits.pop_back() {
-        msb_first.append(*bit);
-    }
-    msb_first.span()
-}
 
 /// Index v as a point of {0,1}^n; eq(·, hypercube_point(v, n)) is one-hot at v.
 pub fn hypercube_point(v: u32, n: u32) -> Span<QM31> {
     let mut point = array![];
     for bit in binary(v, n) {
-        point.append(if *bit == 1 { QM31Trait::one() } else { QM31Trait::zero() });
+        point.append(if *bit {
+            QM31Trait::one()
+        } else {
+            QM31Trait::zero()
+        });
     }
     point.span()
 }
 
-/// Σ_{i<s} eq(point, i) in O(n): the MLE of the mask of the first s of 2^n indices. i < s
-/// exactly when, at the first bit where i and s differ (MSB first), s has a 1 and i a 0; the
-/// bits after it are free and their eq factors sum to 1.
-pub fn prefix_mask(point: Span<QM31>, s: u32) -> QM31 {
-    let n = point.len();
-    let one = QM31Trait::one();
-    let size: u64 = core::num::traits::Pow::pow(2_u64, n);
-    if s.into() >= size {
-        return one;
-    }
-    let mut total = QM31Trait::zero();
-    let mut prefix = one; // Π eq(point_k, s_k) over the bits before position i
-    let mut i = 0;
-    for bit in binary(s, n) {
-        let r = *point[i];
-        if *bit == 1 {
-            total = total + prefix * (one - r);
-            prefix = prefix * r;
-        } else {
-            prefix = prefix * (one - r);
-        }
-        i += 1;
-    }
-    total
-}
 
 /// eq(point, x) for every x in {0,1}^n, x read MSB-first: 2^n entries. Each variable splits
 /// every entry t into (t - t·r, t·r), so the first variable ends up as the top index bit.
@@ -173,4 +137,44 @@ fn from_lanes(x: Lanes) -> QM31 {
         c: M31Trait::reduce_u128(cd.low),
         d: M31Trait::reduce_u128(cd.high),
     }
+}
+
+/// The n-bit expansion of v, MSB first (v < 2^n): the variable order of every MLE.
+pub fn binary(v: u32, n: u32) -> Span<bool> {
+    let mut lsb_first = array![];
+    let mut rest = v;
+    for _ in 0..n {
+        lsb_first.append(rest % 2 == 1);
+        rest /= 2;
+    }
+    let mut bits = array![];
+    let mut lsb_first = lsb_first.span();
+    while let Some(bit) = lsb_first.pop_back() {
+        bits.append(*bit);
+    }
+    bits.span()
+}
+
+/// Σ_{i<s} eq(point, i): the MLE of the mask of the first s of 2^n indices, O(n). i < s
+/// exactly when, at the first bit where they differ (MSB first), s has a 1 and i a 0; the
+/// bits after it are free and their eq factors sum to 1.
+pub fn prefix_mask(point: Span<QM31>, s: u32) -> QM31 {
+    let one = QM31Trait::one();
+    if log2_padded(s + 1) > point.len() {
+        return one; // s ≥ 2^n
+    }
+    let mut total = QM31Trait::zero();
+    let mut prefix = one; // Π eq(point_k, s_k) over the bits before this one
+    let mut i = 0;
+    for bit in binary(s, point.len()) {
+        let r = *point[i];
+        if *bit {
+            total = total + prefix * (one - r);
+            prefix = prefix * r;
+        } else {
+            prefix = prefix * (one - r);
+        }
+        i += 1;
+    }
+    total
 }

@@ -56,6 +56,26 @@ fn holder_within(a: Span<felt252>, k: u32, b: Span<felt252>, n: u32, limit: u128
     max_magnitude(a) * max_col_sum::<Abs>(b, n) <= limit
 }
 
+/// Whether Python's `product_bound(a, b)` with its Euclidean term, for one product A·B of
+/// inner dimension k, is ≤ (p−1)/2: A given by its rows and B by its columns (`bt`, the rows
+/// of Bᵀ), each row of `k` values. With ‖·‖ over rows of A and of Bᵀ, that bound is
+///
+///     min(max‖A_i‖₁·max|B|,  max|A|·max‖B_j‖₁,  ⌈(max‖A_i‖₂² · max‖B_j‖₂²)^½⌉),
+///
+/// and ⌈√x⌉ ≤ (p−1)/2 iff x ≤ ((p−1)/2)², so no root is taken. Exact, with a comparison per
+/// value: for statements the cheap bounds (`row_norm_bound`) leave undecided.
+pub fn product_rows_within(a: Span<felt252>, bt: Span<felt252>, k: u32) -> bool {
+    // Each factor is < 2^50 (row sums) or < 2^30 (entries): the products fit a u128.
+    if max_row_sum::<Abs>(a, k) * max_magnitude(bt) <= HALF
+        || max_magnitude(a) * max_row_sum::<Abs>(bt, k) <= HALF {
+        return true;
+    }
+    let (rows, cols, half): (u256, u256, u256) = (
+        max_row_sum::<Square>(a, k).into(), max_row_sum::<Square>(bt, k).into(), HALF.into(),
+    );
+    rows * cols <= half * half
+}
+
 /// d(x) = x·(p − x) = |x|·(p − |x|) for a canonical x (the same for x and p − x): no sign is
 /// needed. It is < 2^60 and increases with |x| on [0, (p−1)/2].
 #[inline(always)]
@@ -68,7 +88,7 @@ fn spread(x: felt252) -> felt252 {
 /// |x| ≤ d(x) / 2^30 ≤ D / 2^30 =: τ, so p − |x| ≥ p − τ and Σ_j |x_ij| = Σ_j d(x_ij) /
 /// (p − |x_ij|) ≤ D / (p − τ): the row sum to within a factor 1 + τ/p, close for small entries.
 /// The bound grows with D, so it is taken once, of the largest D_i.
-fn row_norm_bound(values: Span<felt252>, cols: u32) -> u128 {
+pub fn row_norm_bound(values: Span<felt252>, cols: u32) -> u128 {
     let mut values = values;
     let mut largest = 0;
     while !values.is_empty() {

@@ -12,6 +12,7 @@ mod test_merkle;
 mod test_mle;
 mod test_pcs;
 mod test_sumcheck;
+mod mha_vectors;
 mod pcs_vectors;
 mod vectors;
 mod walk_support;

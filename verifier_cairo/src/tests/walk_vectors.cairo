@@ -8023,6 +8023,1939 @@ fn accepts_qkv_decode_0_bound() {
     assert_eq!(verify_walk_calldata(qkv_decode_0_bound()), 0x1f9b5a9eb2d6e85a930a084e2669298a19f73fc3639889ef87449e7231498fd);
 }
 
+/// An honest mha proof, dims 3×2×3×1, public weights (155 felts).
+pub fn mha_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7170145,
+        4,
+        3,
+        2,
+        3,
+        1,
+        4,
+        97,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0x2000000000000000000000005555000155540000000000000fe0000fe03,
+        0x4000000000000000000000001e1e0003c3c000000000000e2c4,
+        0x200000000000000000000000000000000000000000000000000007100001c58,
+        107,
+        2,
+        3,
+        6,
+        3,
+        0xe000000dfffffff1000000280000002bfffffeffffffff88000002d,
+        0xdffffff0c00000108000001d00000059ffffff57fffffe50000002e,
+        0x200000000000000000000000000000000000000000000003fffffe080000005,
+        113,
+        2,
+        3,
+        6,
+        3,
+        0x58000000440000000ffffffe1ffffffcdffffff13fffffe47fffffc1,
+        0xffffffaa000000a00000009800000340000000000000034000001e0000001d,
+        0x200000000000000000000000000000000000000000000000000000800000005,
+        118,
+        2,
+        3,
+        6,
+        3,
+        0xffffff93ffffff97ffffffe7ffffff5ffffffe5ffffff0bfffffdfffffffce,
+        0xffffff8000000054000000180000012ffffffbe000000380000010fffffff0,
+        0x200000000000000000000000000000000000000000000003ffffffc8000003f,
+        2,
+        111,
+        2,
+        4,
+        8,
+        4,
+        0xff93ffffff97ffffffe7ffffff5ffffffe5ffffff0bfffc000000000000000,
+        0xff86ab23ff5aab4ffea801500132d1a00041e1a00356934000000000000000,
+        0xff80282fff3cb753fe0bba77ff58db9ffe7a943ff44035c000000000000000,
+        0,
+        7561069,
+        3,
+        2,
+        4,
+        4,
+        4,
+        0x97d7ffffffefffffffdfffffffffffebddffffdc7efffffffdfffffff,
+        0xfffff7fc00000ec7ffff8b8dfffffffbfffffff7ffffffefffffffdfffffff,
+        0x10077ffffffefffffffdffffffffffff59dfffffbdafffffffdfffffff,
+        0x931ffffef5000000b7dfffffffbfffffff7ffffffefffffffdfffffff,
+        0,
+        0,
+        0,
+        1,
+        0,
+        3,
+        3,
+        2,
+        0x11d1a1e09167a883ae5eb2e2c4b84a9a,
+        0x1fcff9887337b2dfa7a91fa11cb8ad06,
+        2,
+        0x19833ef6bb1dbb0cef9ca587a971ca4c,
+        0x1d9fd19aec562b55c40dc346fed6ed92,
+        2,
+        0x147ac9df6197a104092e70c5e130a532,
+        0x1562fc9328a140515d6b210e2429e929,
+        0x18d99cadfaa83928f267397da0808375,
+        3,
+        3,
+        0x1f01c020dfa3b2a9ed2aea60111bfa12,
+        0x1a7dd9d9c7232cd65fce8c0010bda08a,
+        0x1efb0f692d26e3380b76994549b65500,
+        3,
+        0x15f9e7de844b021d502e4d3b30f6f633,
+        0x1c6e3b5f4f642d733f15deaa790aa17d,
+        0x10000000000000000000000000000000,
+        3,
+        0x119246aeb1d4cdc8452e8f4e8a4079b2,
+        0x1cdb8dc22fa6bfab109e11e378e8eb2b,
+        0x10000000000000000000000000000000,
+        0x1b196500f77b95d583f4e729e97b89b4,
+        0x11e7ade043603cf3583ea4f8512053ec,
+        5,
+        3,
+        0x1c297bb1187c6283ab86dd9d8053d8c0,
+        0x1f5c3002e81a14d747ab95d9a4927ef3,
+        0x10000000000000000000000000000000,
+        3,
+        0x10b1ebd75b0afb34f20b4e5312a86ead,
+        0x111ad5897a1906881917489155d7d85a,
+        0x1d08a76e5ac8ce603c5d1fa66b1122e9,
+        3,
+        0x1b092a596f773f48e92bb09a76f8677d,
+        0x1ddd13aacc5d5f26dc1f02773779b716,
+        0x1d805730c6b990859e896565b150a6ab,
+        3,
+        0x1fb40606cd345c277a8a90a61a1d087d,
+        0x1defa84e0eca3e0e3cbc95ff7888d376,
+        0x1fc446188b1ebd662538c6171796c9a4,
+        3,
+        0x1daa8a2e03a6bdb4177fa1188c6e611c,
+        0x11a751bc807685f5bdb534daf39ce81d,
+        0x19d225b1ce299734fd9bf350a60ff670,
+        0x11ee361fc4edc870754d7b81c1ad0b5e,
+        3,
+        3,
+        0x1780bdd6344d11463271c97ec29e76d6,
+        0x12493e67714331a89139c0c2ebe259b5,
+        0x1342c9d7ef463f159f0086acb3749571,
+        3,
+        0x1c2b43d9f0232c75f80f7ef226c32cdc,
+        0x133439315fe6cce60590986175fa4bae,
+        0x10000000000000000000000000000000,
+        3,
+        0x1de30487503baf37734de33fd31ed5b4,
+        0x1dea1f6ebc129a5e0918397e51022f16,
+        0x10000000000000000000000000000000,
+        0x147583918d345b8e462235ce9bd7310c,
+        0x1410f9430d09fe2f261fb4543426aa1b,
+        3,
+        2,
+        0x1b520d49ea977b138359ab5c857d831f,
+        0x1f8194346a12d1c0fb25b5791f06f9ea,
+        2,
+        0x16b2486c4dc380007b75bf98caae3359,
+        0x1a14d985b361c710f4d111bdc14eb4e6,
+        2,
+        0x14b62007f7038b4fa2b960cbb67ff809,
+        0x16409041843da8d9539f366aafe7b65e,
+        0x1c90cbab02a32db77c352584b51f2df8,
+        0x1c308a5b8cf249aca9be0997949a95b6,
+        0x19889c0742ebd4ca3833e467e093a74f,
+        4,
+        97,
+        1,
+        107,
+        1,
+        113,
+        1,
+        118,
+        1,
+        0,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_mha_0() {
+    assert_eq!(verify_walk_calldata(mha_0()), 0x53b26d28e8de0cfadf958abf8fd90980230ec774517db61386193eb38b896fa);
+}
+
+/// proof layer.unpad.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_0() {
+    verify_walk_calldata(splice(mha_0(), 70, 71, array![0x11d1a1e0b167a883ae5eb2e2c4b84a9a]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_1() {
+    verify_walk_calldata(splice(mha_0(), 71, 72, array![0x1fcff9889337b2dfa7a91fa11cb8ad06]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_2() {
+    verify_walk_calldata(splice(mha_0(), 69, 72, array![1, 0x11d1a1e09167a883ae5eb2e2c4b84a9a]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_3() {
+    verify_walk_calldata(splice(mha_0(), 69, 71, array![3, 0x11d1a1e09167a883ae5eb2e2c4b84a9a, 0x1fcff9887337b2dfa7a91fa11cb8ad06]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_4() {
+    verify_walk_calldata(splice(mha_0(), 72, 75, array![1, 0x19833ef6bb1dbb0cef9ca587a971ca4c]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_5() {
+    verify_walk_calldata(splice(mha_0(), 72, 74, array![3, 0x19833ef6bb1dbb0cef9ca587a971ca4c, 0x1d9fd19aec562b55c40dc346fed6ed92]));
+}
+
+/// proof layer.unpad.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_6() {
+    verify_walk_calldata(splice(mha_0(), 68, 78, array![
+        2,
+        2,
+        0x11d1a1e09167a883ae5eb2e2c4b84a9a,
+        0x1fcff9887337b2dfa7a91fa11cb8ad06,
+        2,
+        0x19833ef6bb1dbb0cef9ca587a971ca4c,
+        0x1d9fd19aec562b55c40dc346fed6ed92,
+    ]));
+}
+
+/// proof layer.unpad.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_7() {
+    verify_walk_calldata(splice(mha_0(), 68, 75, array![
+        4,
+        2,
+        0x11d1a1e09167a883ae5eb2e2c4b84a9a,
+        0x1fcff9887337b2dfa7a91fa11cb8ad06,
+        2,
+        0x19833ef6bb1dbb0cef9ca587a971ca4c,
+        0x1d9fd19aec562b55c40dc346fed6ed92,
+        2,
+        0x147ac9df6197a104092e70c5e130a532,
+        0x1562fc9328a140515d6b210e2429e929,
+    ]));
+}
+
+/// proof layer.unpad.value
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_8() {
+    verify_walk_calldata(splice(mha_0(), 78, 79, array![0x18d99cae1aa83928f267397da0808375]));
+}
+
+/// proof layer.attend.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_9() {
+    verify_walk_calldata(splice(mha_0(), 81, 82, array![0x1f01c020ffa3b2a9ed2aea60111bfa12]));
+}
+
+/// proof layer.attend.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_10() {
+    verify_walk_calldata(splice(mha_0(), 82, 83, array![0x1a7dd9d9e7232cd65fce8c0010bda08a]));
+}
+
+/// proof layer.attend.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_11() {
+    verify_walk_calldata(splice(mha_0(), 80, 84, array![2, 0x1f01c020dfa3b2a9ed2aea60111bfa12, 0x1a7dd9d9c7232cd65fce8c0010bda08a]));
+}
+
+/// proof layer.attend.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_12() {
+    verify_walk_calldata(splice(mha_0(), 80, 83, array![
+        4,
+        0x1f01c020dfa3b2a9ed2aea60111bfa12,
+        0x1a7dd9d9c7232cd65fce8c0010bda08a,
+        0x1efb0f692d26e3380b76994549b65500,
+    ]));
+}
+
+/// proof layer.attend.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_13() {
+    verify_walk_calldata(splice(mha_0(), 84, 88, array![2, 0x15f9e7de844b021d502e4d3b30f6f633, 0x1c6e3b5f4f642d733f15deaa790aa17d]));
+}
+
+/// proof layer.attend.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_14() {
+    verify_walk_calldata(splice(mha_0(), 84, 87, array![
+        4,
+        0x15f9e7de844b021d502e4d3b30f6f633,
+        0x1c6e3b5f4f642d733f15deaa790aa17d,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.attend.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_15() {
+    verify_walk_calldata(splice(mha_0(), 79, 91, array![
+        2,
+        3,
+        0x1f01c020dfa3b2a9ed2aea60111bfa12,
+        0x1a7dd9d9c7232cd65fce8c0010bda08a,
+        0x1efb0f692d26e3380b76994549b65500,
+        3,
+        0x15f9e7de844b021d502e4d3b30f6f633,
+        0x1c6e3b5f4f642d733f15deaa790aa17d,
+    ]));
+}
+
+/// proof layer.attend.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_16() {
+    verify_walk_calldata(splice(mha_0(), 79, 87, array![
+        4,
+        3,
+        0x1f01c020dfa3b2a9ed2aea60111bfa12,
+        0x1a7dd9d9c7232cd65fce8c0010bda08a,
+        0x1efb0f692d26e3380b76994549b65500,
+        3,
+        0x15f9e7de844b021d502e4d3b30f6f633,
+        0x1c6e3b5f4f642d733f15deaa790aa17d,
+        0x10000000000000000000000000000000,
+        3,
+        0x119246aeb1d4cdc8452e8f4e8a4079b2,
+        0x1cdb8dc22fa6bfab109e11e378e8eb2b,
+    ]));
+}
+
+/// proof layer.attend.left
+#[test]
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_17() {
+    verify_walk_calldata(splice(mha_0(), 92, 93, array![0x1b196501177b95d583f4e729e97b89b4]));
+}
+
+/// proof layer.attend.right
+#[test]
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_18() {
+    verify_walk_calldata(splice(mha_0(), 93, 94, array![0x11e7ade063603cf3583ea4f8512053ec]));
+}
+
+/// proof layer.mask.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_19() {
+    verify_walk_calldata(splice(mha_0(), 96, 97, array![0x1c297bb1387c6283ab86dd9d8053d8c0]));
+}
+
+/// proof layer.mask.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_20() {
+    verify_walk_calldata(splice(mha_0(), 97, 98, array![0x1f5c3003081a14d747ab95d9a4927ef3]));
+}
+
+/// proof layer.mask.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_21() {
+    verify_walk_calldata(splice(mha_0(), 95, 99, array![2, 0x1c297bb1187c6283ab86dd9d8053d8c0, 0x1f5c3002e81a14d747ab95d9a4927ef3]));
+}
+
+/// proof layer.mask.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_22() {
+    verify_walk_calldata(splice(mha_0(), 95, 98, array![
+        4,
+        0x1c297bb1187c6283ab86dd9d8053d8c0,
+        0x1f5c3002e81a14d747ab95d9a4927ef3,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.mask.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_23() {
+    verify_walk_calldata(splice(mha_0(), 99, 103, array![2, 0x10b1ebd75b0afb34f20b4e5312a86ead, 0x111ad5897a1906881917489155d7d85a]));
+}
+
+/// proof layer.mask.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_24() {
+    verify_walk_calldata(splice(mha_0(), 99, 102, array![
+        4,
+        0x10b1ebd75b0afb34f20b4e5312a86ead,
+        0x111ad5897a1906881917489155d7d85a,
+        0x1d08a76e5ac8ce603c5d1fa66b1122e9,
+    ]));
+}
+
+/// proof layer.mask.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_25() {
+    verify_walk_calldata(splice(mha_0(), 94, 115, array![
+        4,
+        3,
+        0x1c297bb1187c6283ab86dd9d8053d8c0,
+        0x1f5c3002e81a14d747ab95d9a4927ef3,
+        0x10000000000000000000000000000000,
+        3,
+        0x10b1ebd75b0afb34f20b4e5312a86ead,
+        0x111ad5897a1906881917489155d7d85a,
+        0x1d08a76e5ac8ce603c5d1fa66b1122e9,
+        3,
+        0x1b092a596f773f48e92bb09a76f8677d,
+        0x1ddd13aacc5d5f26dc1f02773779b716,
+        0x1d805730c6b990859e896565b150a6ab,
+        3,
+        0x1fb40606cd345c277a8a90a61a1d087d,
+        0x1defa84e0eca3e0e3cbc95ff7888d376,
+        0x1fc446188b1ebd662538c6171796c9a4,
+    ]));
+}
+
+/// proof layer.mask.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_26() {
+    verify_walk_calldata(splice(mha_0(), 94, 111, array![
+        6,
+        3,
+        0x1c297bb1187c6283ab86dd9d8053d8c0,
+        0x1f5c3002e81a14d747ab95d9a4927ef3,
+        0x10000000000000000000000000000000,
+        3,
+        0x10b1ebd75b0afb34f20b4e5312a86ead,
+        0x111ad5897a1906881917489155d7d85a,
+        0x1d08a76e5ac8ce603c5d1fa66b1122e9,
+        3,
+        0x1b092a596f773f48e92bb09a76f8677d,
+        0x1ddd13aacc5d5f26dc1f02773779b716,
+        0x1d805730c6b990859e896565b150a6ab,
+        3,
+        0x1fb40606cd345c277a8a90a61a1d087d,
+        0x1defa84e0eca3e0e3cbc95ff7888d376,
+        0x1fc446188b1ebd662538c6171796c9a4,
+        3,
+        0x1daa8a2e03a6bdb4177fa1188c6e611c,
+        0x11a751bc807685f5bdb534daf39ce81d,
+        0x19d225b1ce299734fd9bf350a60ff670,
+    ]));
+}
+
+/// proof layer.mask.value
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_27() {
+    verify_walk_calldata(splice(mha_0(), 115, 116, array![0x11ee361fe4edc870754d7b81c1ad0b5e]));
+}
+
+/// proof layer.heads.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_28() {
+    verify_walk_calldata(splice(mha_0(), 118, 119, array![0x1780bdd6544d11463271c97ec29e76d6]));
+}
+
+/// proof layer.heads.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_29() {
+    verify_walk_calldata(splice(mha_0(), 119, 120, array![0x12493e67914331a89139c0c2ebe259b5]));
+}
+
+/// proof layer.heads.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_30() {
+    verify_walk_calldata(splice(mha_0(), 117, 121, array![2, 0x1780bdd6344d11463271c97ec29e76d6, 0x12493e67714331a89139c0c2ebe259b5]));
+}
+
+/// proof layer.heads.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_31() {
+    verify_walk_calldata(splice(mha_0(), 117, 120, array![
+        4,
+        0x1780bdd6344d11463271c97ec29e76d6,
+        0x12493e67714331a89139c0c2ebe259b5,
+        0x1342c9d7ef463f159f0086acb3749571,
+    ]));
+}
+
+/// proof layer.heads.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_32() {
+    verify_walk_calldata(splice(mha_0(), 121, 125, array![2, 0x1c2b43d9f0232c75f80f7ef226c32cdc, 0x133439315fe6cce60590986175fa4bae]));
+}
+
+/// proof layer.heads.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_33() {
+    verify_walk_calldata(splice(mha_0(), 121, 124, array![
+        4,
+        0x1c2b43d9f0232c75f80f7ef226c32cdc,
+        0x133439315fe6cce60590986175fa4bae,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.heads.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_34() {
+    verify_walk_calldata(splice(mha_0(), 116, 128, array![
+        2,
+        3,
+        0x1780bdd6344d11463271c97ec29e76d6,
+        0x12493e67714331a89139c0c2ebe259b5,
+        0x1342c9d7ef463f159f0086acb3749571,
+        3,
+        0x1c2b43d9f0232c75f80f7ef226c32cdc,
+        0x133439315fe6cce60590986175fa4bae,
+    ]));
+}
+
+/// proof layer.heads.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_35() {
+    verify_walk_calldata(splice(mha_0(), 116, 124, array![
+        4,
+        3,
+        0x1780bdd6344d11463271c97ec29e76d6,
+        0x12493e67714331a89139c0c2ebe259b5,
+        0x1342c9d7ef463f159f0086acb3749571,
+        3,
+        0x1c2b43d9f0232c75f80f7ef226c32cdc,
+        0x133439315fe6cce60590986175fa4bae,
+        0x10000000000000000000000000000000,
+        3,
+        0x1de30487503baf37734de33fd31ed5b4,
+        0x1dea1f6ebc129a5e0918397e51022f16,
+    ]));
+}
+
+/// proof layer.heads.left
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_36() {
+    verify_walk_calldata(splice(mha_0(), 129, 130, array![0x14758391ad345b8e462235ce9bd7310c]));
+}
+
+/// proof layer.heads.right
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_37() {
+    verify_walk_calldata(splice(mha_0(), 130, 131, array![0x1410f9432d09fe2f261fb4543426aa1b]));
+}
+
+/// proof layer.pad.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_38() {
+    verify_walk_calldata(splice(mha_0(), 133, 134, array![0x1b520d4a0a977b138359ab5c857d831f]));
+}
+
+/// proof layer.pad.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_39() {
+    verify_walk_calldata(splice(mha_0(), 134, 135, array![0x1f8194348a12d1c0fb25b5791f06f9ea]));
+}
+
+/// proof layer.pad.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_40() {
+    verify_walk_calldata(splice(mha_0(), 132, 135, array![1, 0x1b520d49ea977b138359ab5c857d831f]));
+}
+
+/// proof layer.pad.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_41() {
+    verify_walk_calldata(splice(mha_0(), 132, 134, array![3, 0x1b520d49ea977b138359ab5c857d831f, 0x1f8194346a12d1c0fb25b5791f06f9ea]));
+}
+
+/// proof layer.pad.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_42() {
+    verify_walk_calldata(splice(mha_0(), 135, 138, array![1, 0x16b2486c4dc380007b75bf98caae3359]));
+}
+
+/// proof layer.pad.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_43() {
+    verify_walk_calldata(splice(mha_0(), 135, 137, array![3, 0x16b2486c4dc380007b75bf98caae3359, 0x1a14d985b361c710f4d111bdc14eb4e6]));
+}
+
+/// proof layer.pad.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_44() {
+    verify_walk_calldata(splice(mha_0(), 131, 141, array![
+        2,
+        2,
+        0x1b520d49ea977b138359ab5c857d831f,
+        0x1f8194346a12d1c0fb25b5791f06f9ea,
+        2,
+        0x16b2486c4dc380007b75bf98caae3359,
+        0x1a14d985b361c710f4d111bdc14eb4e6,
+    ]));
+}
+
+/// proof layer.pad.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_45() {
+    verify_walk_calldata(splice(mha_0(), 131, 138, array![
+        4,
+        2,
+        0x1b520d49ea977b138359ab5c857d831f,
+        0x1f8194346a12d1c0fb25b5791f06f9ea,
+        2,
+        0x16b2486c4dc380007b75bf98caae3359,
+        0x1a14d985b361c710f4d111bdc14eb4e6,
+        2,
+        0x14b62007f7038b4fa2b960cbb67ff809,
+        0x16409041843da8d9539f366aafe7b65e,
+    ]));
+}
+
+/// proof layer.pad.q
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_46() {
+    verify_walk_calldata(splice(mha_0(), 141, 142, array![0x1c90cbab22a32db77c352584b51f2df8]));
+}
+
+/// proof layer.pad.k
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_47() {
+    verify_walk_calldata(splice(mha_0(), 142, 143, array![0x1c308a5bacf249aca9be0997949a95b6]));
+}
+
+/// proof layer.pad.v
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_48() {
+    verify_walk_calldata(splice(mha_0(), 143, 144, array![0x19889c0762ebd4ca3833e467e093a74f]));
+}
+
+/// proof inputs.a=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_mha_0_49() {
+    verify_walk_calldata(splice(mha_0(), 146, 147, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.a-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_mha_0_50() {
+    verify_walk_calldata(splice(mha_0(), 144, 147, array![3]));
+}
+
+/// proof inputs.k=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_mha_0_51() {
+    verify_walk_calldata(splice(mha_0(), 148, 149, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.k-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_mha_0_52() {
+    verify_walk_calldata(splice(mha_0(), 144, 148, array![3, 97]));
+}
+
+/// proof inputs.q=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_mha_0_53() {
+    verify_walk_calldata(splice(mha_0(), 150, 151, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.q-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_mha_0_54() {
+    verify_walk_calldata(splice(mha_0(), 144, 150, array![3, 97, 1, 107]));
+}
+
+/// proof inputs.v=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_mha_0_55() {
+    verify_walk_calldata(splice(mha_0(), 152, 153, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.v-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_mha_0_56() {
+    verify_walk_calldata(splice(mha_0(), 144, 152, array![3, 97, 1, 107, 1, 113]));
+}
+
+/// statement inputs.a[8]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_57() {
+    verify_walk_calldata(splice(mha_0(), 16, 17, array![0x20004000000000000000000000001e1e0003c3c000000000000e2c4]));
+}
+
+/// statement inputs.a[9]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_58() {
+    verify_walk_calldata(splice(mha_0(), 16, 17, array![0x4000400000000000000000001e1e0003c3c000000000000e2c4]));
+}
+
+/// statement inputs.k[9]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_59() {
+    verify_walk_calldata(splice(mha_0(), 24, 25, array![0xdffffff1000000108000001d00000059ffffff57fffffe50000002e]));
+}
+
+/// statement inputs.q[9]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_60() {
+    verify_walk_calldata(splice(mha_0(), 32, 33, array![0xffffffaa000000a40000009800000340000000000000034000001e0000001d]));
+}
+
+/// statement inputs.v[9]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_61() {
+    verify_walk_calldata(splice(mha_0(), 40, 41, array![0xffffff8000000058000000180000012ffffffbe000000380000010fffffff0]));
+}
+
+/// statement outputs.o[16]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_62() {
+    verify_walk_calldata(splice(mha_0(), 50, 51, array![0xff802831ff3cb753fe0bba77ff58db9ffe7a943ff44035c000000000000000]));
+}
+
+/// statement outputs.s_m[15]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_63() {
+    verify_walk_calldata(splice(mha_0(), 59, 60, array![0xfffff7fc00000ec7ffff8b8dfffffffbfffffff7ffffffefffffffe0000000]));
+}
+
+/// statement outputs.s_m[16]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_64() {
+    verify_walk_calldata(splice(mha_0(), 60, 61, array![0x10097ffffffefffffffdffffffffffff59dfffffbdafffffffdfffffff]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_65() {
+    verify_walk_calldata(splice(mha_0(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_66() {
+    verify_walk_calldata(splice(mha_0(), 5, 6, array![3]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_67() {
+    verify_walk_calldata(splice(mha_0(), 6, 7, array![4]));
+}
+
+/// statement dims[3]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_68() {
+    verify_walk_calldata(splice(mha_0(), 7, 8, array![2]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_mha_0_69() {
+    verify_walk_calldata(splice(mha_0(), 0, 1, array![4]));
+}
+
+/// felt 14 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_mha_0_70() {
+    verify_walk_calldata(splice(mha_0(), 14, 15, array![4]));
+}
+
+/// felt 28 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_71() {
+    verify_walk_calldata(splice(mha_0(), 28, 29, array![4]));
+}
+
+/// felt 42 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_mha_0_72() {
+    verify_walk_calldata(splice(mha_0(), 42, 43, array![3]));
+}
+
+/// felt 56 + 1
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_mha_0_73() {
+    verify_walk_calldata(splice(mha_0(), 56, 57, array![5]));
+}
+
+/// felt 70 + 1
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_74() {
+    verify_walk_calldata(splice(mha_0(), 70, 71, array![0x11d1a1e09167a883ae5eb2e2c4b84a9b]));
+}
+
+/// felt 84 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_mha_0_75() {
+    verify_walk_calldata(splice(mha_0(), 84, 85, array![4]));
+}
+
+/// felt 98 + 1
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_76() {
+    verify_walk_calldata(splice(mha_0(), 98, 99, array![0x10000000000000000000000000000001]));
+}
+
+/// felt 112 + 1
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_77() {
+    verify_walk_calldata(splice(mha_0(), 112, 113, array![0x1daa8a2e03a6bdb4177fa1188c6e611d]));
+}
+
+/// felt 126 + 1
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_78() {
+    verify_walk_calldata(splice(mha_0(), 126, 127, array![0x1de30487503baf37734de33fd31ed5b5]));
+}
+
+/// felt 140 + 1
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_79() {
+    verify_walk_calldata(splice(mha_0(), 140, 141, array![0x16409041843da8d9539f366aafe7b65f]));
+}
+
+/// felt 154 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_mha_0_80() {
+    verify_walk_calldata(splice(mha_0(), 154, 155, array![2]));
+}
+
+/// An honest mha proof, dims 5×3×6×0, public weights (285 felts).
+pub fn mha_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7170145,
+        4,
+        5,
+        3,
+        6,
+        0,
+        4,
+        97,
+        3,
+        3,
+        5,
+        5,
+        10,
+        0x3f20003f2e8000007e0000003f0000001e0002aa88000000500000001,
+        0xaaa20000000000001d700000ebb000000060003aee800000eb8000cca3,
+        0x660000cca0000000000000000000000000000000000000000000f0f0,
+        0x1e1e0003fe0000000000000000000000000000001fc00000000000fb93,
+        0xfb8000003e8000fe0300000000000000000000000000001fc,
+        0x40000000000000000000000000000000000400000000000fffb,
+        0x20000000000007838000f07f000000f00000000000000000000cb87,
+        0x65c0000000000032e1000000000000003800076b2000003b5,
+        0x1dac0001ffbc0003ff780000000000000000000007c00000000000f74a,
+        0x30000000000000000000000000000000000000000000000c00003dd000000f7,
+        107,
+        2,
+        5,
+        18,
+        12,
+        0xffffffd2000000c7ffffff07fffffdc000000360000003ffffffe2ffffffc9,
+        0xffffffde000000abffffff900000024ffffffcfffffff74000001280000030,
+        0xffffff93ffffff18000000affffffea00000013ffffff4800000177ffffff8,
+        0x6400000094000000d7fffffdc00000045ffffff1400000047ffffff2,
+        0x7fffffff60000001cffffffca0000001e000000280000019ffffffe5,
+        0x66000000580000018ffffffd800000042000000e3fffffe2ffffffed,
+        0x23ffffff3000000008000001000000042000000dbffffff9fffffff7,
+        0xfffffff6000000ebfffffec7ffffffeffffff8bffffffd4000001c8000000f,
+        0xffffffd6000000fc000000680000039ffffff83ffffffe4000001500000020,
+        0xffffffe7fffffffbffffffa00000003ffffffb800000093fffffe47ffffff4,
+        0xffffffc600000078000000f8000001b0000006c000000dffffffeb7fffffcd,
+        0x200000000000000000000000000000000000000000000003fffffe78000001d,
+        113,
+        2,
+        5,
+        18,
+        12,
+        0x58000000440000000ffffffe1ffffffcdffffff13fffffe47fffffc1,
+        0xffffffaa000000a00000009800000340000000000000034000001e0000001d,
+        0x2000000014000000380000037ffffffc4000000a0000000affffffbf,
+        0xffffffe2000000b400000037fffffc3000000420000007400000167fffffd5,
+        0xffffff94000000bbfffffe080000005ffffff93ffffff97ffffffe7ffffff5,
+        0xffffffe5ffffff0bfffffdfffffffceffffff8000000054000000180000012,
+        0xffffffbe000000380000010fffffff0fffffff2000000fc00000138000003d,
+        0xffffffde0000005c000001c800000130000005600000060000000d7ffffff0,
+        0x61ffffff4000000050000001c000000580000000fffffff7ffffffe6,
+        0xffffffebfffffff4000000e00000031ffffff90000000dc00000027fffffec,
+        0x2c00000027fffffefffffffe8000000380000003000000007fffffea,
+        0x2000000000000000000000000000000000000000000000000000010fffffff1,
+        118,
+        2,
+        5,
+        18,
+        12,
+        0x78000000d8000000a8000003b0000005fffffff03fffffe70000002e,
+        0xffffff92000000f400000148000003affffffdbffffff4800000010000003c,
+        0xffffffdc000000c7ffffff800000029ffffffb9fffffff3ffffff47fffffdc,
+        0x640000009bfffffe80000003600000079ffffff87ffffffa80000004,
+        0x29ffffffdffffffe90000003700000031ffffff1000000140000001d,
+        0xffffffac0000003800000007fffffc20000006c00000073ffffff37fffffc1,
+        0xffffff9400000087fffffe90000000100000066000000dbffffff0ffffffc7,
+        0xfffffffc000000ac0000007ffffffc700000027ffffffaffffffedfffffff6,
+        0x5e000000effffffe88000000700000043ffffff83ffffff0ffffffdd,
+        0xffffffb2000000c7fffffed7fffffdbffffff9fffffff380000011ffffffe3,
+        0x4c0000002c000001680000006000000420000009ffffffe300000007,
+        0x200000000000000000000000000000000000000000000003ffffffcffffffe3,
+        2,
+        111,
+        2,
+        8,
+        32,
+        32,
+        0xffe36af200a27d4ffeee07a7ffda339ffd3010bff73cdaffe794ee002ddb1c,
+        0xff945bb200f39bd401480e98039e5faffeae7660004b4e400969717ffc0223,
+        0xffa9a43a00da93c00000000000000000000000000000000000000000000000,
+        0,
+        0x3bfbf80045574c006d4618035a7f00048a4ddff0d5c64018bf3b8024fb8e,
+        0xffa2aa3000d3cc0c01de28fffe36f8dffefd67fff90b80bffafdb480311962,
+        0xffe337ae0086e8540000000000000000000000000000000000000000000000,
+        0,
+        0xffc834c9ff3fadb3ffe8d2f802803420019a281ff24a7bffe7d370002d6cfa,
+        0xff956d8a00f2722c01483e380399896ffa0319e0083daa7fe9b9990000e1e3,
+        0x5d007800bfe2a00000000000000000000000000000000000000000000000,
+        0,
+        0x697dee007da15400c60530034f480003ab7e1ff41a464019000000260000,
+        0xffa1fffe00d8000001e00007fe1ffffffe40bb5ffae1dc40057bd18019fd65,
+        0xffc206c600cfd6d00000000000000000000000000000000000000000000000,
+        0,
+        0xffc30f4bff38b57bffe70f200265a3400169681ff21a683ffffff0ffc3014a,
+        0x6bfd30006ffea3ff3806a7fc201aaffea25ce0010e50800a0c9e7ff75ced,
+        0xffa7360000cfff400000000000000000000000000000000000000000000000,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        7561069,
+        3,
+        4,
+        8,
+        8,
+        32,
+        0xfffffab600001297ffffe37fffffaa1fffff1317ffffffefffffffdfffffff,
+        0xcdfffffe623ffffbb300000485ffffea997ffffffefffffffdfffffff,
+        0xfffff8e5fffffabfffffa3380000358fffff7af7ffffffefffffffdfffffff,
+        0x1c7c00000d4000006117ffff8f7fffff3897ffffffefffffffdfffffff,
+        0xffffe79dffffb14fffffcda0000135c00001e357ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x5227ffff6537ffffd250000133000003f197ffffffefffffffdfffffff,
+        0xffffe3b800002997ffff04c000003cb000000e37ffffffefffffffdfffffff,
+        0x4533ffff7ddfffffade800007d0000036f17ffffffefffffffdfffffff,
+        0xffffc81e00008657ffffe897fffeae9ffffe3f77ffffffefffffffdfffffff,
+        0x3300000000000008aa8000021afffff09b7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xfca000030dc0000149fffff6eeffffe22b7ffffffefffffffdfffffff,
+        0x1cc5ffff82740000382fffffb17000017e97ffffffefffffffdfffffff,
+        0xffffecabffffe9400000365800000be000004557ffffffefffffffdfffffff,
+        0x166a00002b83ffffa0dfffff643000001537ffffffefffffffdfffffff,
+        0xffffe7fe000036dbfffffba00000840000009a17ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x17ffffffefffffffdfffffff,
+        0x17ffffffefffffffdfffffff,
+        0x17ffffffefffffffdfffffff,
+        0x17ffffffefffffffdfffffff,
+        0x17ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0,
+        0,
+        0,
+        1,
+        0,
+        3,
+        5,
+        2,
+        0x1149017f9a7bd52472956329132801a7,
+        0x1bf9e7e9b1332fc810d639a60317312f,
+        2,
+        0x1e94bbd19edba03d86a388ad0c8725bf,
+        0x197da52b394bae5fa7db61eb00b8cd3f,
+        2,
+        0x19a63dd288d527959b544d83135a55f3,
+        0x193dc62b9b6ebf4363ad97548518fd64,
+        2,
+        0x1777f538e8e8b6c1fc736cc7057587d4,
+        0x18636663ca443f7d3870c42894a65522,
+        2,
+        0x1d49794728eb8277c4f35d20cc860fa7,
+        0x15998cac7b26dd68c84c2b8dfdc1a574,
+        0x1d7f0c66c6fb9bdf224afece338f4d9b,
+        5,
+        3,
+        0x1391c47df8efd4ff751771624bdfba37,
+        0x14711553f6d116cc94387801f188e540,
+        0x16394e0218da16fb788f7bfbfbbf9d90,
+        3,
+        0x1dcef4c44ab321f50225e178368464a1,
+        0x18ed9b017ecddc87ac58076e0bfdce9f,
+        0x1848f7611b5be4c00e1d1c013be94371,
+        3,
+        0x19fe12fa231013a29de7b96078c2e269,
+        0x10a3fe89b683d75bd622917726e10450,
+        0x10000000000000000000000000000000,
+        3,
+        0x1a74607be08ea75832a9bacc4e546f73,
+        0x149515a8540c898a8464d563691ba029,
+        0x10000000000000000000000000000000,
+        3,
+        0x1a902ab5c15eb8022afa018bb960bb0c,
+        0x1206962252b4683a3baf687f629e710b,
+        0x10000000000000000000000000000000,
+        0x177b587d0ab83971a54decfc90ff4811,
+        0x1cf0f646f97128dc15e6157d9de6a2c2,
+        8,
+        3,
+        0x14cb2ab530e00ef539a85f07cbdd87bf,
+        0x15c8f6962e41797e5cf974ce2392ea4a,
+        0x10000000000000000000000000000000,
+        3,
+        0x146c056821339dc333d2e8e4285bf9df,
+        0x16ae623a37f0236da9b3a9b638ec57a8,
+        0x10000000000000000000000000000000,
+        3,
+        0x1375a77e3b8543db603ea8ad17d6c45d,
+        0x151ceb13560d98d4f57dc7ce682aed17,
+        0x13818bbcb0985b88fb89535ca17df757,
+        3,
+        0x1239cd497ae2404dc10f4ea613e1e9e8,
+        0x1a19eccbdf5d8baec1547a294ad1f70c,
+        0x188c2eef3878ddb0c688deb51f28005c,
+        3,
+        0x153ecb67679aa669958c47b436a9fb15,
+        0x17236672617473aeb9efd9929e008569,
+        0x1b6c175e929581d45586398477dc4182,
+        3,
+        0x1ad6ec57a4e3ca82a7f786d1e3166cdc,
+        0x15eb23e0edae318bc2dadab33f195b59,
+        0x145e2d6941e7599050b5af3a23110a3c,
+        3,
+        0x1d3b77e41e6813b7c7881b1641183255,
+        0x192d672dfed05a35066e860d96115e43,
+        0x16f518bd3828a2329a78968f22bd4820,
+        3,
+        0x1ad33dc32d17afc43f8355d95540f24b,
+        0x17c72cf8c6550867ed1dc9b574d66ff8,
+        0x1deb93ac17876a56dd1b198e114447c1,
+        0x1466af557ad7428680745ec33b1607fa,
+        5,
+        3,
+        0x14d2c5bff160d53ad0ec55e8ccbf2afe,
+        0x1a7921c4530f28731613b5806bc0bd20,
+        0x13365df2d74236bed177a44f6b2dd782,
+        3,
+        0x1f17245279c0c6e9b18e2450abd77085,
+        0x1e9286c3237343939daf09763d88a101,
+        0x12609b8682a0099572df5104dbdf5749,
+        3,
+        0x184a0b720f36622107bcf12ccbf7e12a,
+        0x1674e7600b1e3a8654381f350de9e5e6,
+        0x10000000000000000000000000000000,
+        3,
+        0x1e8866189d98dfdaa91a825336b13348,
+        0x189f1d14d61fb92ffa43ce8a7eb29f44,
+        0x10000000000000000000000000000000,
+        3,
+        0x148b0bf8fed643a6703d9ce96ece1d0e,
+        0x1c27211e3cb52e71123d9fed71a5a70a,
+        0x10000000000000000000000000000000,
+        0x14f33e70c96afbfb6c70fcf9baae16bb,
+        0x1cc92a3ba8f70a2d30149d320faa4ae5,
+        5,
+        2,
+        0x1240fb4869a335348dd3cac6200658ef,
+        0x168171715c9a4225f5d98cf82ae21f92,
+        2,
+        0x1586bec10ee936a3165206c62c1a6801,
+        0x17aaccd2331d1b2606286f1bfe5fe711,
+        2,
+        0x113ed3d8f483462473c8f24296ec5a1a,
+        0x1765a87a0d70410e92f95dd066540c4c,
+        2,
+        0x1702d1a55149f3942961a03e42b8b304,
+        0x126899fa0154aaa06818907e5716d6c5,
+        2,
+        0x1dcb59745fd0094c59ee5cd69d449390,
+        0x13930a8be94f169bbb5075c437a4cb69,
+        0x16ef718fa540d418667e157f6b622cb8,
+        0x1d72dadda5489d06a697141b48ec8bb4,
+        0x1a23a8660b6b1599d4f9fee51bd71319,
+        4,
+        97,
+        1,
+        107,
+        1,
+        113,
+        1,
+        118,
+        1,
+        0,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_mha_1() {
+    assert_eq!(verify_walk_calldata(mha_1()), 0x71af70f0ad194fd16a4c0ec0932b870c56919a23e0327124270dc406f04af7f);
+}
+
+/// Q·Kᵀ within (p−1)/2 by ‖q‖₁·max|k| per head only.
+pub fn mha_range_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7170145,
+        4,
+        5,
+        3,
+        3,
+        1,
+        4,
+        97,
+        3,
+        3,
+        5,
+        5,
+        10,
+        0x20000000000000000000000000000000000000020000000400000000000,
+        0x2aaa800055550000aaaa00000000000000000004000,
+        0x800000010000000200000000000000066660000cccc000199980003333,
+        0x6666000400000000000000000000000000000000000000400000008000,
+        0x55550000aaaa00015554000000000000000,
+        0x800000010000000200000004000000000000000cccc000199980003333,
+        0x66660000cccc0008000000000000000000000000000000000000008000,
+        0x10000000000000000000000000000000aaaa000155540002aaa80000000,
+        0x100000002000000040000000800000000000000199980003333,
+        0x30000000000000000000000000000000000000000000cccc000199980003333,
+        107,
+        2,
+        5,
+        9,
+        6,
+        0xfffffffc00000000000000200000064000000c800000190000000280000007,
+        0xfffffff5ffffffec0000002fffffffd000000c80000019000000327ffffffd,
+        0x400000003ffffffc7ffffff70000000a00000190000003200000064,
+        0xbfffffff3fffffff00000004fffffff1ffffffec000003200000064,
+        0xc9ffffffe7ffffffefffffffd0000000dffffffe8000000000000064,
+        0x50000000000000000000000000000064000000c9ffffffdfffffffdfffffffe,
+        113,
+        2,
+        5,
+        9,
+        6,
+        0xa00000008000000000200000ffbffffe00800003ffffffc7ffffff7,
+        0xfffffff20000001400000010000000600400001ff7ffffc010000000000003,
+        0x400000000000000000000006fffffff600800003fefffff80200000,
+        0xfffffffa0000001400000007ffffff7000000080000000c01000007fdfffff,
+        0x40000000000017ffffffb80000000fffffff1ffffffeffffffff00200000,
+        0x5000000000000000000000007fdfffff00400001ffffffdfffffffc7ffffff7,
+        118,
+        2,
+        5,
+        9,
+        6,
+        0xbffffffefffffffc7ffffffbfffffffa00000017fffffff7ffffff8,
+        0xfffffff8000000040000002800000030000000fffffffe800000037ffffff7,
+        0x1ffffffefffffffd00000002fffffff600000003ffffffdfffffff9,
+        0x7fffffff40000001000000020000000ffffffff7ffffffd00000002,
+        0xc0000001c000000280000002fffffffbfffffff7ffffffbfffffff9,
+        0x5000000000000000000000007ffffffcfffffff800000004000000000000003,
+        2,
+        111,
+        2,
+        8,
+        16,
+        16,
+        0xa0001ffefffffffc7ffffffbfffffffbfffe00140003fff7ffffff8ffff,
+        0xfff9fffe000000000000000000000000000000000000000000000000000000,
+        0x6000000020003ffeffff80018000fff8fffe00160003ffdbffffffc7fff,
+        0xfff8fffe000000000000000000000000000000000000000000000000000000,
+        0xaaaa0003ffffffeaaab8000fffffff8aab00006aaa7fff0000fffd0002,
+        0xfffcaaac000000000000000000000000000000000000000000000000000000,
+        0x18000000a0003ffebfffffff7ffffffb7ffe000b000000020007ffeffff,
+        0xfffe7ffe000000000000000000000000000000000000000000000000000000,
+        0x666600066663ffe3334fffe6667fffb33360006666000033337fff3333,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        7561069,
+        3,
+        4,
+        8,
+        8,
+        32,
+        0xfffffff57ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x27ffffffa6fffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xffffffde0000009bfffffdddfffffffbfffffff7ffffffefffffffdfffffff,
+        0x28000000b80000013ffffffb7bfffffff7ffffffefffffffdfffffff,
+        0x600000028000002600000004ffffffd37ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x190000017ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x1900000032000002fffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x190000003200000064000005fffffffbfffffff7ffffffefffffffdfffffff,
+        0x190000003200000064000000c800000bfffffff7ffffffefffffffdfffffff,
+        0x190000003200000064000000c800000190000017ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xffffff857ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x3bfffffff6fffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x320000003bffffff35fffffffbfffffff7ffffffefffffffdfffffff,
+        0xffffffc1ffffff940000018fffffff1bfffffff7ffffffefffffffdfffffff,
+        0xffffff9c0000000bffffffa0000004e000000c97ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x17ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x2fffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0x5fffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffff,
+        0x17ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0xbfffffff7ffffffefffffffdfffffffbfffffff7ffffffefffffffdfffffff,
+        0,
+        0,
+        0,
+        1,
+        0,
+        3,
+        4,
+        2,
+        0x1e5337c43214e5ad131c6ce00f3f81d0,
+        0x1870212533d2b5feb998ad48c7b4e634,
+        2,
+        0x18da5991b23e415d833e86780c080727,
+        0x1f182e0d27baeb8799cb565e13b4b2a2,
+        2,
+        0x110a0e09723c5bac02893261a5bca127,
+        0x1877ffea8c82865d61fab54aa5dc1aab,
+        2,
+        0x19602de4a76fd7aeea97bf4a69f520d7,
+        0x181a2ac4c37c47a805a05918a703ae9c,
+        0x10ab94b4a3524613bf8c62d94a8eb7e0,
+        5,
+        3,
+        0x14e265ce0b5fd24da67ae98da78be9a9,
+        0x1988dbebbd669c59a67793a1af4ce310,
+        0x1cc45aca01dcff71274ec6024a081b46,
+        3,
+        0x11c45623c9ec31d002f4bb8147051f07,
+        0x1aaa0a0e7333d00ea1ee96954bd33378,
+        0x16a4c8e3dd8ce75e16fa735ce85134a3,
+        3,
+        0x128aea6a2e599598a9c559af712c1284,
+        0x13541aa639cdd1d12686a45298f30b7e,
+        0x10000000000000000000000000000000,
+        3,
+        0x19cb155c079760dd7b317732ce2d1e9e,
+        0x1d57a21e746dff2247e8deec8e586a39,
+        0x10000000000000000000000000000000,
+        3,
+        0x124cec701157684dcde3c318ae1ddddd,
+        0x1df842dfdfc81122983b39eb09fd0388,
+        0x10000000000000000000000000000000,
+        0x18119567e2204e2f0b716ae96fc289bf,
+        0x139e4a61252ac227f39e1c86edb2574b,
+        8,
+        3,
+        0x115d330380e79b0b2da17c50c06acecd,
+        0x18aa8f25b5454d4638c47f8c65a8bb01,
+        0x10000000000000000000000000000000,
+        3,
+        0x13c34abac4c886a565b6c4a10c878ab8,
+        0x112de65d86e90acc8a745e254cce5be9,
+        0x10000000000000000000000000000000,
+        3,
+        0x1366f669e1c486340b9cadd84e6e7edf,
+        0x145180c05e148661d2939ff8f220ca29,
+        0x1b4411cf6d1dace571e532db2c794c42,
+        3,
+        0x169e3e230ea012158dca46ab0d8313ed,
+        0x1fa18a647fd95c721f9647cf6fcf6b53,
+        0x1b855f7b36244a472e1b700b36ed4f33,
+        3,
+        0x1ae375fea3f2d060bbc6f1b439c6616f,
+        0x150f569c3a6825fe9b77ff82a7e764ef,
+        0x145b7ef87ebce7a2ac05ad6eb55952a6,
+        3,
+        0x1d4210ca15d38bc2b3af00f4a8d334e3,
+        0x10de09a3785af76cb614ac097080d005,
+        0x16d1113bcf59fd7d9da6654e17c28938,
+        3,
+        0x1ef7ae2512c03fbd1e6be41118dd90db,
+        0x10c7c19d9c4847d6796c245b85cfd36d,
+        0x1edda32cf8d3a9767331209a1a4e2cff,
+        3,
+        0x1932de4af560cd341592cfd6350376d4,
+        0x1a5e77276744b7e8383da2a1ceff0fd1,
+        0x19ec204ea80bb1eae70f9d00d0438308,
+        0x1d438b4d42f36e41fbad97b52f31c135,
+        4,
+        3,
+        0x1817e155f3c428afde27a7c47aa14c0b,
+        0x198751181300d3b7bfb6d5847e9fa23f,
+        0x1af9efc97a39138c3572e53b8e08209d,
+        3,
+        0x1c0b5f2cf280a44cd438ada8b0d70cf1,
+        0x1ee9dd20e9cf0039a306fd3e11774c9e,
+        0x1f7d5936771d70e7e188cdd84846222a,
+        3,
+        0x15445a0a47b63984748555b9ef5c9a9c,
+        0x18fdd05d6df2f096b0e1c2f123bb325d,
+        0x10000000000000000000000000000000,
+        3,
+        0x19b5a5537cfbc9ae417a02f4417535be,
+        0x13fa71d2a9d2dd0abeaa5d463a4df6e9,
+        0x10000000000000000000000000000000,
+        0x1f40a55a0486482909f69851fe832258,
+        0x1550677cf8351094247d6e0488cd3fe0,
+        4,
+        2,
+        0x1e147d8830d8b5295f573565e90b1873,
+        0x1d9a8f7f068bf8955c6d84266853bf15,
+        2,
+        0x1ae98c2cb8822e01eb2e7fd646488ce9,
+        0x1ec4dd584f698b2fc09b3a9f50f62649,
+        2,
+        0x1543a3ad97abb546e859037167f22c6a,
+        0x1e86eb6c20068b05e0e7b9058b62eca0,
+        2,
+        0x1f815874bbc027a32b8552dbf9f7d68f,
+        0x1b467609c273d96ec2d2bfd29b880780,
+        0x1a0f5d7b7396978553af38930feb69c6,
+        0x17850b7759a3c02d3ec8281c84bcca30,
+        0x1d00b1c5582f70483be86197a0476da3,
+        4,
+        97,
+        1,
+        107,
+        1,
+        113,
+        1,
+        118,
+        1,
+        0,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_mha_range_0() {
+    assert_eq!(verify_walk_calldata(mha_range_0()), 0x1027fd77570d100fef3321df6e304fa66eade3b4c07f506743a9ef2ff136355);
+}
+
+/// Q·Kᵀ within (p−1)/2 by ‖q‖₁·max|k| per head only, inputs pushed beyond it.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_mha_range_0() {
+    verify_walk_calldata(splice(mha_range_0(), 41, 47, array![
+        0xa000000080000000004000000080000001000003ffffffc7ffffff7,
+        0xfffffff2000000140000001000000060080000001000000020000000000003,
+        0x400000000000000000000006fffffff601000000020000000400000,
+        0xfffffffa0000001400000007ffffff7000000080000000c020000000400000,
+        0x80000000000017ffffffb80000000fffffff1ffffffeffffffff00400000,
+        0x5000000000000000000000000040000000800001ffffffdfffffffc7ffffff7,
+    ]));
+}
+
+/// Q·Kᵀ within (p−1)/2 by its Euclidean term only.
+pub fn mha_range_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7170145,
+        4,
+        3,
+        2,
+        4,
+        0,
+        4,
+        97,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xaaaa000155540002aaa800055550000aaaa000155540002aaa80005555,
+        0xaaaa000400000000000000000000002000000000000000000000000000,
+        0x200000000000000000000000000000000000000000000000000400000008000,
+        107,
+        2,
+        3,
+        8,
+        3,
+        0xfffffffc000000000000002000000070000800000010000000200000004000,
+        0xfffffff5ffffffec0000002fffffffdfffefffe00000000000000000000000,
+        0x400000003ffffffc7ffffff70000000000010000000000000000000,
+        113,
+        2,
+        3,
+        8,
+        3,
+        0xa0000000800000007ffffffb0000400000008000000100000002000,
+        0xfffffff2000000140000001000000060000800000000000000000000000000,
+        0x400000000000000000000006000000000000000000000007fffdfff,
+        118,
+        2,
+        3,
+        8,
+        3,
+        0xbffffffefffffffc7ffffffbfffffffa00000017fffffff7ffffff8,
+        0xfffffff8000000040000002800000030000000fffffffe800000037ffffff7,
+        0x1ffffffefffffffd00000002fffffff600000003ffffffdfffffff9,
+        2,
+        111,
+        2,
+        4,
+        8,
+        4,
+        0x15555fff6aab3ffed55600005555fffbfffe00140003fff7ffffff8ffff,
+        0x15555fff6aab3ffed55600005555fffbfffe00140003fff7ffffff8ffff,
+        0x15555fff6aab3ffed5560000555500030001fff5fffc00080007ff8ffff,
+        0,
+        7561069,
+        3,
+        2,
+        4,
+        4,
+        4,
+        0xffffffbdffffff9800000155fffffff0000007000000023fffffdadfffffff,
+        0x51ffffffa7fffffe9dfffffffbfffffff7ffffffefffffffdfffffff,
+        0x40000001bffffffc40000005fffffff200000017ffffffc00000005fffffff,
+        0xeffffffe0000000000000005fffffffbfffffff7ffffffefffffffdfffffff,
+        0,
+        0,
+        0,
+        1,
+        0,
+        3,
+        3,
+        2,
+        0x1561b59608238668e0034fe8ecdf82c4,
+        0x12503b0db21632ed46c6fab3460174d5,
+        2,
+        0x1bd5f6be4b5865a269d4f207bb35df41,
+        0x136f8deb88449869399bc3871f0796ba,
+        2,
+        0x1867650799e685bdd73ce34fa6eabd4e,
+        0x16b534000514ff75fe799932d9388416,
+        0x12ced956191a2b27ee55a2cfe8a660b5,
+        3,
+        3,
+        0x106a0c15475661bca1e06984dfc1bf7f,
+        0x16af7229a8674de351dbf416fdb5ead1,
+        0x159bc8d17fc1445c9312aef6e339ab17,
+        3,
+        0x11f96466aebfe2adb1896f375eeb1445,
+        0x1ae208cbd331923753cd3bba2a20fc3d,
+        0x10000000000000000000000000000000,
+        3,
+        0x1358da6e3514decbc7da3bd0164c310a,
+        0x1fa0e6dc6a536bca0adb9a8e3bcdb278,
+        0x10000000000000000000000000000000,
+        0x17c0ed5fda70fe74e646fda07a24a153,
+        0x1745aaafc10a5ca4c8ecb9f183407f4c,
+        5,
+        3,
+        0x1c3d435dba754f3c8df02bf6957f20d5,
+        0x16a72e0de8dd5f605ff0013525df27a7,
+        0x10000000000000000000000000000000,
+        3,
+        0x1e54e44ccca771014861a921b75b31e1,
+        0x1051897f9b53ec1319cb49a2fc5c948d,
+        0x1d8ea35ed6f6ec253b9b9bbf1acc6111,
+        3,
+        0x13210f6f33cafe3c26f3969f723eb36d,
+        0x1a871c48b9050eeb3f3b1f9c828665cb,
+        0x124581901ceb48fb6db9f48128875c5c,
+        3,
+        0x1b2acf805b7203cd3981775953eddc7c,
+        0x188020ee76f9eb57d5b8e3604117375a,
+        0x1396cf620a9fb938938e6bc039fe479b,
+        3,
+        0x15d821e1d4c86e44094e111813033b48,
+        0x15c6823974524913c94bb979af7789e2,
+        0x19b0009a2876895e136b1a9b5fda69b8,
+        0x19243df8c700afc9f87ed55688ff1e1f,
+        3,
+        3,
+        0x1fed201fec9f85fe39fe87efb4232d90,
+        0x14aa61b3c75340099ad53081c3703aea,
+        0x11aabaa20e29b054fc9a802d45fe6917,
+        3,
+        0x1a0240fa9a8de0fca0814bd776f0c997,
+        0x110b7aa5febd637ba65dcf02e5bcb84e,
+        0x10000000000000000000000000000000,
+        3,
+        0x179da991131e93d1ddc19850400dcca4,
+        0x133544ba14136d2cc1876e8617b3f9cb,
+        0x10000000000000000000000000000000,
+        0x109ccaef383c6ac4011fb3197b7dc2aa,
+        0x1436c069b96f3816f8b41ed707321620,
+        3,
+        2,
+        0x1862c6497b0fb1068203864e655e77d8,
+        0x12b1037deb93b8500709d92e2ca1680b,
+        2,
+        0x17df4a87c4d7a035381599ca1c2d29ef,
+        0x1248f4765b33f27acde92991e87da240,
+        2,
+        0x1530d1cb9b0ec646acf074812be9bf18,
+        0x100e7981a5cdcd81b578f414e0f1e89d,
+        0x1e727eb0627feeb2e90e11c794a41ec0,
+        0x1164f2369ac4103adc86b004eda1487d,
+        0x1e739b9aa469eb3f51019e83d850a2f3,
+        4,
+        97,
+        1,
+        107,
+        1,
+        113,
+        1,
+        118,
+        1,
+        0,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_mha_range_1() {
+    assert_eq!(verify_walk_calldata(mha_range_1()), 0x286a1dcb0c0240ee51855bb08ac358d9285badae777cf9cb771066ae40e89dd);
+}
+
+/// Q·Kᵀ within (p−1)/2 by its Euclidean term only, inputs pushed beyond it.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_mha_range_1() {
+    verify_walk_calldata(splice(mha_range_1(), 31, 34, array![
+        0xa0000000800000007ffffffb0000800000010000000200000004000,
+        0xfffffff2000000140000001000000060001000000000000000000000000000,
+        0x400000000000000000000006000000000000000000000007fffbfff,
+    ]));
+}
+
+/// A·V within (p−1)/2 by ‖a‖₁·max|v| per head only.
+pub fn mha_range_2() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7170145,
+        4,
+        3,
+        2,
+        3,
+        1,
+        4,
+        97,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0x200000000000000000000000800000010000000000000002aaa80005555,
+        0xaaaa000400000000000000000000001000000020000000000000005555,
+        0x2000000000000000000000000000000000000000000000000002aaa80005555,
+        107,
+        2,
+        3,
+        6,
+        3,
+        0xfffffffc00000000000000200000007ffffffefffffffe4000000280000007,
+        0xfffffff5ffffffec0000002fffffffdfffffff600000017ffffffdfffffffd,
+        0x200000000000000000000000000000000000000000000000000000100000000,
+        113,
+        2,
+        3,
+        6,
+        3,
+        0xa0000000800000007ffffffbfffffff7ffffffdfffffffc7ffffff7,
+        0xfffffff2000000140000001000000060000000000000004000000380000003,
+        0x200000000000000000000000000000000000000000000000000000100000000,
+        118,
+        2,
+        3,
+        6,
+        3,
+        0x4001ffff7ffc00010007ffffffbfffffffa0000001400010007fffdfff,
+        0x40000000000400000028000000300004001ffff7ffc00010007ffffff7,
+        0x20000000000000000000000000000000000000000000000000000007ffffffb,
+        2,
+        111,
+        2,
+        4,
+        8,
+        4,
+        0x400000017ffffffd00000007ffbfffffffbfffe00140000000000000000000,
+        0x400000017ffffffd00000007ffe7fff0003000000100000000000000000000,
+        0x3fffc00180007ffcffff0007ffc55580001fffe00055550000000000000000,
+        0,
+        7561069,
+        3,
+        2,
+        4,
+        4,
+        4,
+        0xfffffff57ffffffefffffffdfffffffffffffddffffff0afffffffdfffffff,
+        0x39ffffff8fffffff45fffffffbfffffff7ffffffefffffffdfffffff,
+        0x697ffffffefffffffdfffffffffffffddffffffa6fffffffdfffffff,
+        0xbfffffff7ffffffedfffffffbfffffff7ffffffefffffffdfffffff,
+        0,
+        0,
+        0,
+        1,
+        0,
+        3,
+        3,
+        2,
+        0x1073ac352719776c58420c44d0a146c6,
+        0x1f39aefe5ae5518b2758ae5e0cbfc3c7,
+        2,
+        0x173f283f41c654362ca03851784fcfb7,
+        0x1672cbaccfb437331749fed130cfb9e4,
+        2,
+        0x120d6165ad4f85c167f8336267d91181,
+        0x1d022326eae4bc07c1559faf5d228c25,
+        0x11e3c8b2ec811a1bd4e169cdf84a4d32,
+        3,
+        3,
+        0x14908381832c50ba4b58f06f254d356f,
+        0x1f2e516d89c18f3a501c88071d0366dd,
+        0x10000000000000000000000000000000,
+        3,
+        0x14755f7f38b8f63105e2dd445e9c2042,
+        0x179f4a01eb73b5d57a8528e52c3d9e15,
+        0x10000000000000000000000000000000,
+        3,
+        0x1c7cf0f0cb3884188159b93045d7e65e,
+        0x1fcab3931349959f8da1d0dcae87445d,
+        0x10000000000000000000000000000000,
+        0x120e48ee8f3137d574467db17c3344ac,
+        0x10c1ed24c270f652daa8705fa097c982,
+        5,
+        3,
+        0x1831a56666126412b626f147774bb80b,
+        0x1311a874da31a3ed301c9c5f4f1c0cfc,
+        0x10000000000000000000000000000000,
+        3,
+        0x11a90c6f0b90a6a388c18881852205fb,
+        0x18c9c72ac797a5ac0a800859fd633073,
+        0x1aecfaf7371f9dab3400bfb50ea99ca7,
+        3,
+        0x19fa06eb69021f9cb9bef4544b5a1fad,
+        0x12a9c433979438faf04408e7348b3b84,
+        0x1328601fb0bb300f9cafd0aaa22b484d,
+        3,
+        0x17c5d32b3e8e81261e17cc41807130e6,
+        0x1e83e079fce27fca64bf019676622328,
+        0x1d6c024841776b4cfcce9e1424a926d8,
+        3,
+        0x146e3569f33be8c371e09fcefd3160fe,
+        0x11f69efb3bb2bc26a0e716bad364ee08,
+        0x1a3406f1d4bf57ff6dde45e9f0513973,
+        0x12f8719b8a2ae196e73a7d533d90e613,
+        3,
+        3,
+        0x1853cdce0a2da417455072ead561aa7f,
+        0x1f6a81c079a467380ac9e65606f988b8,
+        0x1606c9a9224ba0ece40e85eb50c04520,
+        3,
+        0x1a339c74e3dd6903b0932c3ea83e7f0a,
+        0x1f67e78642be47728699cbb0e53de4d9,
+        0x10000000000000000000000000000000,
+        3,
+        0x1da1662491948501634f7db4aad89bea,
+        0x1b53305564b012e8b6479ede77b2c63b,
+        0x10000000000000000000000000000000,
+        0x142fb570511430e352851f126122d8b0,
+        0x165c73e59676931e82bf0b8d1fc7501d,
+        3,
+        2,
+        0x1eb59c92e3e2e0f2cd1f385c171dd4ad,
+        0x10c65751e8cd4ff078303ddd479c7ca2,
+        2,
+        0x1ae1ff606f019537d14b7bec6ca19882,
+        0x1b3ddfc7a8e233911921ccdd2b802875,
+        2,
+        0x116d8a2c71149479f758960f36b5c6c7,
+        0x1f55874efd0c103d0600b35dd291205f,
+        0x1a07313757af15d282f8df467b587c81,
+        0x1b0efdcc3bf57bf140f0aec8beaa8fa3,
+        0x18c1a6ad531111c46664c550fb207f6f,
+        4,
+        97,
+        1,
+        107,
+        1,
+        113,
+        1,
+        118,
+        1,
+        0,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_mha_range_2() {
+    assert_eq!(verify_walk_calldata(mha_range_2()), 0x1ff33fe5cff9467010c65c411fa0640462991b797e8396629b1339327e8a0cf);
+}
+
+/// A·V within (p−1)/2 by ‖a‖₁·max|v| per head only, inputs pushed beyond it.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_mha_range_2() {
+    verify_walk_calldata(splice(mha_range_2(), 39, 41, array![
+        0x100000002000000040007ffffffbfffffffa00000014000400000008000,
+        0x1000000000004000000280000003000100000002000000040007ffffff7,
+    ]));
+}
+
+/// A·V within (p−1)/2 by its Euclidean term only.
+pub fn mha_range_3() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7170145,
+        4,
+        4,
+        1,
+        2,
+        1,
+        4,
+        97,
+        3,
+        1,
+        4,
+        4,
+        2,
+        0x4000000080000001000000020000000800000000000000000000000000,
+        0x400000008000000100000002000000000000000000000000007fffbfff,
+        107,
+        2,
+        4,
+        2,
+        1,
+        0xfffffffc00000000000000200000007ffffffefffffffe4000000280000007,
+        113,
+        2,
+        4,
+        2,
+        1,
+        0xa0000000800000007ffffffbfffffff7ffffffdfffffffc7ffffff7,
+        118,
+        2,
+        4,
+        2,
+        1,
+        0x8000000200000002000000000000000800000000003fffdfff80000000,
+        2,
+        111,
+        2,
+        4,
+        2,
+        1,
+        0x20000000400000008000000200000002000000040000000800000000000000,
+        7561069,
+        3,
+        1,
+        4,
+        4,
+        2,
+        0xfffffff57ffffffefffffffdfffffff00000001ffffff8efffffffdfffffff,
+        0x9fffffedc00000285fffffff0000000ffffffeac00000347fffffa4,
+        0,
+        0,
+        0,
+        1,
+        0,
+        3,
+        1,
+        2,
+        0x178d4b749eb9b7f14202a0ed5fecd6a7,
+        0x1afdfbd2d340a7bb14affdf9fd508401,
+        0x1d9be26020599c058fe01a9832509c4c,
+        2,
+        3,
+        0x1f4d7bc0012d48db5e0842c91a762a83,
+        0x1fa7321fb11f173b6a2cdafd0376d473,
+        0x10000000000000000000000000000000,
+        3,
+        0x1d6956cbe0cd9935392d2af3b141f9bf,
+        0x122f1031cbc02a4d428c0ad6ce9813e5,
+        0x10000000000000000000000000000000,
+        0x1a171728bbea22cbd2cb623f718c23fb,
+        0x1faad5aafdaea3ad6176c5091eede3a1,
+        4,
+        3,
+        0x135c78726269ca9409d78c1e21d6e20e,
+        0x1dc3ee0c4e0e495075c5bfc48494b556,
+        0x192687e29cefb883b0f966a4f0cc8545,
+        3,
+        0x1c163d968191b0dcc22bc9279342ba6d,
+        0x15d5108c7dbbcb6c9ac5ca63ddf1b5d2,
+        0x1bc03fe8623a84d03f9dd82f1a6340ea,
+        3,
+        0x18d7c2747e4cc3c1522ccb9e6cd09e80,
+        0x103d2b04a28bcdf0dd338b215fa6d2b5,
+        0x1187a89219b7df9e62dff805718a6d61,
+        3,
+        0x1b22d4d823e0e96b0aa5fbbc3324597e,
+        0x1bf28783bc02dc80526361382bd84a10,
+        0x1b6873024191a1fe0aa4ac3ef6bb9fde,
+        0x13e0dc72d0963ba6c2ed0f473e5c3d7a,
+        1,
+        3,
+        0x1d0744fefeb681318f59dd61b823e84b,
+        0x1d0b5e1e45b60de8c02b4bf9f5d40754,
+        0x10000000000000000000000000000000,
+        0x183ecbc31b6dfa152b8ba4e05150c7ce,
+        0x137868530b4d038da9bb98cee3454539,
+        1,
+        2,
+        0x12a93748184ac99f2c6166456f90d8c7,
+        0x1186fb86ac798a2c546540ec61a5618f,
+        0x15b662529a964a8920550828a2bd83ba,
+        0x161688d3792555584cb8a85cf30f1713,
+        0x1e6939995ffde9bdbe9e650f22cf7f69,
+        4,
+        97,
+        1,
+        107,
+        1,
+        113,
+        1,
+        118,
+        1,
+        0,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_mha_range_3() {
+    assert_eq!(verify_walk_calldata(mha_range_3()), 0x74baa06a72107b55b424cf7399293feec0ebd5dcae914e4e91e6a16b904eb6f);
+}
+
+/// A·V within (p−1)/2 by its Euclidean term only, inputs pushed beyond it.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_mha_range_3() {
+    verify_walk_calldata(splice(mha_range_3(), 34, 35, array![0x10000000400000004000000000000001000000000003fffbfff80000000]));
+}
+
 /// An honest posenc proof, dims 3×10×5, public weights (53 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
