@@ -106,10 +106,10 @@ def test_a_bound_walk_is_recorded_with_its_model_and_checked_against_the_registr
     assert verdict.accepted and verdict.model_id == MODEL_ID, verdict.reason
     record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
     assert record == registry.ProofRecord(MODEL_ID, registry.io_hash(felts), KIND_WALK)
-    models[0x8] = _register(chain, 0x8, example("posenc", 1, committed=True))  # other weights
+    models[0x7A2] = _register(chain, 0x7A2, example("posenc", 1, committed=True))  # other weights
     binding = proof.statement.binding
     for other, check in (
-        (dataclasses.replace(binding, model_id=0x8), "registry.commitment"),
+        (dataclasses.replace(binding, model_id=0x7A2), "registry.commitment"),
         (dataclasses.replace(binding, config_hash=CONFIG_HASH + 1), "registry.config"),
         (dataclasses.replace(binding, weights={"p": 5}), "registry.weight"),
     ):

@@ -89,4 +89,4 @@ def test_cli_round_trip_rejection_and_refusal(tmp_path):
     result = runner.invoke(app, ["prove", "posenc", "--seq", "9", "--context", "4"])
     assert result.exit_code == 2 and "exceeds" in result.output
     result = runner.invoke(app, ["calldata", str(path)])
-    assert result.exit_code == 2 and "not verified on chain yet" in result.output
+    assert result.exit_code == 0 and result.stdout.startswith('["0x3", "0x4", ')  # walk calldata

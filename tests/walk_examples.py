@@ -42,7 +42,8 @@ STATEMENTS = {
 }
 
 
-MODEL_ID = 0x7
+MODEL_ID = 0x7A1
+"""Not a model id the other devnet tests register (they share one devnet)."""
 CONFIG_HASH = 0xC0FFEE
 
 
