@@ -91,6 +91,19 @@ def sumcheck_sums(tables: list[np.ndarray], products: list[list[int]], degree: i
     """Σ_x Π_(j in product) (lo_j + t·(hi_j − lo_j))(x) for every product and t = 0..degree,
     product-major; the tables are QM31 vectors of one even length, split into halves."""
 
+def pair_round(w: np.ndarray, f: np.ndarray) -> tuple[Quad, Quad]:
+    """A sum-check round of the product w·f (the first variable split off as the halves): c0
+    and c2 of g(X) = Σ_x w(X, x)·f(X, x); w is QM31 (2h, 4), f base (2h,) or QM31 (2h, 4)."""
+
+def pair_fold(
+    w_out: np.ndarray, f_out: np.ndarray, w: np.ndarray, f: np.ndarray, r: Quad
+) -> tuple[Quad, Quad]:
+    """w_out, f_out = mle_fold of w and f at r (f base (2N,) or QM31 (2N, 4), outputs (N, 4));
+    returns pair_round(w_out, f_out) from the same pass (zeros when N = 1)."""
+
+def eq_add(out: np.ndarray, point: list[Quad], scale: Quad) -> None:
+    """out[x] += scale·eq(point, x) for x in {0,1}^n, MSB-first (out has 2^n values)."""
+
 def m31_batch_inverse(out: np.ndarray, x: np.ndarray) -> None:
     """out = 1/x for every M31 value (Montgomery's trick); ZeroDivisionError on a zero."""
 

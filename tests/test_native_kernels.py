@@ -241,3 +241,44 @@ def test_sumcheck_sums(log_n):
             total = total + QM31(*(int(v) for v in acc.sum(axis=0) % P)) * term.coeff
         want.append(total)
     assert _round_evals(tables, products, degree) == want
+
+
+def ref_round(w: np.ndarray, f: np.ndarray) -> tuple[QM31, QM31]:
+    """c0 and c2 of g(X) = Σ_x w(X, x)·f(X, x), from g at 0, 1, 2 as the generic round does."""
+    half = len(w) // 2
+    at = []
+    for t in range(3):
+        wt = (w[:half] + t * (w[half:] - w[:half])) % P
+        ft = (f[:half] + t * (f[half:] - f[:half])) % P
+        at.append(ref_mul(wt, ft).sum(axis=0) % P)
+    c2 = (at[2] - 2 * at[1] + at[0]) * ((P + 1) // 2) % P  # second difference / 2
+    return QM31(*map(int, at[0])), QM31(*map(int, c2))
+
+
+@pytest.mark.parametrize("log_n", [1, 2, 6])
+@pytest.mark.parametrize("base", [True, False])
+def test_pair_round_and_fold(log_n, base):
+    """A pair's round coefficients, and its fold with the next round's from the same pass."""
+    w, r = rand(1 << log_n), rand(1)[0]
+    f = rand_base(1 << log_n) if base else rand(1 << log_n)
+    lifted = np.stack([f, *[np.zeros_like(f)] * 3], axis=1) if base else f
+    got = tuple(QM31(*v) for v in cairn_native.pair_round(w, f))
+    assert got == ref_round(w, lifted)
+    half = 1 << (log_n - 1)
+    w_out, f_out = np.empty((half, 4), dtype=np.int64), np.empty((half, 4), dtype=np.int64)
+    after = tuple(QM31(*v) for v in cairn_native.pair_fold(w_out, f_out, w, f, tuple(r)))
+    assert np.array_equal(w_out, ref_fold(w, r))
+    assert np.array_equal(f_out, ref_fold(lifted, r))
+    want = ref_round(w_out, f_out) if half > 1 else (QM31.zero(), QM31.zero())
+    assert after == want
+    with pytest.raises(ValueError, match="against"):
+        cairn_native.pair_round(w, rand_base(3))
+
+
+@pytest.mark.parametrize("log_n", LOG_SIZES)
+def test_eq_add(log_n):
+    point, scale = rand(log_n), rand(1)[0]
+    out = rand(1 << log_n)
+    want = (out + ref_eq_table(list(point), scale)) % P
+    cairn_native.eq_add(out, [tuple(r) for r in point], tuple(scale))
+    assert np.array_equal(out, want)

@@ -580,6 +580,196 @@ pub fn sumcheck_sums(
     Ok(sums)
 }
 
+/// out[x] += scale·eq(point, x) for every x in {0,1}^n, MSB-first (out has 2^n values): the
+/// claims of a merge summed into one table. eq(point, x) is the product of the eq tables of
+/// the first ⌊n/2⌋ and the last ⌈n/2⌉ variables, so only those two small tables are built.
+#[pyfunction]
+pub fn eq_add(
+    py: Python<'_>,
+    mut out: PyBuffer<i64>,
+    point: Vec<Quad>,
+    scale: Quad,
+) -> PyResult<()> {
+    let caller = "eq_add";
+    let out = out_quads(&mut out, &[], caller)?;
+    if point.len() >= 64 || out.len() != 1usize << point.len() {
+        return Err(err(
+            caller,
+            format!("{} values for {} variables", out.len(), point.len()),
+        ));
+    }
+    let point: Vec<Qm31> = point.into_iter().map(quad).collect();
+    let (head, tail) = point.split_at(point.len() / 2);
+    py.detach(|| {
+        let high = eq_values(head, quad(scale));
+        let low = eq_values(tail, [1, 0, 0, 0]);
+        for (block, h) in out.chunks_exact_mut(low.len()).zip(&high) {
+            for (o, l) in block.iter_mut().zip(&low) {
+                *o = qadd(o, &qmul(h, l));
+            }
+        }
+    });
+    Ok(())
+}
+
+/// scale·eq(point, x) for every x, MSB-first, as `eq_table` builds it.
+fn eq_values(point: &[Qm31], scale: Qm31) -> Vec<Qm31> {
+    let mut out = vec![ZERO; 1 << point.len()];
+    out[0] = scale;
+    for (k, r) in point.iter().enumerate() {
+        for i in (0..1usize << k).rev() {
+            let v = out[i];
+            let hi = qmul(&v, r);
+            out[2 * i + 1] = hi;
+            out[2 * i] = qsub(&v, &hi);
+        }
+    }
+    out
+}
+
+/// The second table of a pair: base-field values (N,) or QM31 (N, 4), told apart by its length
+/// against the first table's N values.
+enum Second<'a> {
+    Base(&'a [u64]),
+    Ext(&'a [Qm31]),
+}
+
+impl Second<'_> {
+    fn of<'a>(buf: &'a PyBuffer<i64>, n: usize, caller: &str) -> PyResult<Second<'a>> {
+        let v = values(buf, caller)?;
+        if v.len() == n {
+            Ok(Second::Base(v))
+        } else if v.len() == 4 * n {
+            quads(buf, caller).map(Second::Ext)
+        } else {
+            Err(err(caller, format!("{} values against {n} QM31", v.len())))
+        }
+    }
+
+    fn flat(&self) -> &[u64] {
+        match self {
+            Second::Base(v) => v,
+            Second::Ext(q) => flat(q),
+        }
+    }
+}
+
+/// A degree-2 round polynomial of products w·f, g(X) = Σ_x w(X, x)·f(X, x), as its constant
+/// and leading coefficients (what a round sends; the verifier rebuilds the linear one):
+/// c0 = Σ lo_w·lo_f and c2 = Σ (hi_w − lo_w)·(hi_f − lo_f), two products per x.
+#[derive(Default)]
+struct RoundCoefficients([Acc; 2]);
+
+impl RoundCoefficients {
+    #[inline(always)]
+    fn add(&mut self, w: (&Qm31, &Qm31), f: (&Qm31, &Qm31)) {
+        self.0[0].add(&qmul(w.0, f.0));
+        self.0[1].add(&qmul(&qsub(w.1, w.0), &qsub(f.1, f.0)));
+    }
+
+    #[inline(always)]
+    fn add_base(&mut self, w: (&Qm31, &Qm31), f: (u64, u64)) {
+        self.0[0].add(&qmul_base(w.0, f.0));
+        self.0[1].add(&qmul_base(&qsub(w.1, w.0), sub(f.1, f.0)));
+    }
+
+    fn value(&self) -> (Quad, Quad) {
+        (quad_out(self.0[0].value()), quad_out(self.0[1].value()))
+    }
+}
+
+/// A sum-check round of the product w·f (the first variable split off as the halves of the
+/// tables): the coefficients c0, c2 of g(X) = Σ_x w(X, x)·f(X, x). w is QM31 (2h, 4), f base
+/// (2h,) (a product by a base value is a quarter of a QM31 product) or QM31 (2h, 4).
+#[pyfunction]
+pub fn pair_round(py: Python<'_>, w: PyBuffer<i64>, f: PyBuffer<i64>) -> PyResult<(Quad, Quad)> {
+    let caller = "pair_round";
+    let w = quads(&w, caller)?;
+    let f = Second::of(&f, w.len(), caller)?;
+    if w.len() < 2 || !w.len().is_multiple_of(2) {
+        return Err(err(
+            caller,
+            format!("{} values do not split into halves", w.len()),
+        ));
+    }
+    let h = w.len() / 2;
+    let (w_lo, w_hi) = w.split_at(h);
+    Ok(py.detach(|| {
+        let mut round = RoundCoefficients::default();
+        match f {
+            Second::Base(f) => {
+                for i in 0..h {
+                    round.add_base((&w_lo[i], &w_hi[i]), (f[i], f[i + h]));
+                }
+            }
+            Second::Ext(f) => {
+                for i in 0..h {
+                    round.add((&w_lo[i], &w_hi[i]), (&f[i], &f[i + h]));
+                }
+            }
+        }
+        round.value()
+    }))
+}
+
+/// Folds a pair (w, f) at r, as `mle_fold` each (f base (2N,) or QM31 (2N, 4); the outputs
+/// QM31 (N, 4)), and returns the next round's `pair_round` of the folded pair, computed in
+/// the same pass (zeros when N = 1: no round is left).
+#[pyfunction]
+pub fn pair_fold(
+    py: Python<'_>,
+    mut w_out: PyBuffer<i64>,
+    mut f_out: PyBuffer<i64>,
+    w: PyBuffer<i64>,
+    f: PyBuffer<i64>,
+    r: Quad,
+) -> PyResult<(Quad, Quad)> {
+    let caller = "pair_fold";
+    let w = quads(&w, caller)?;
+    let f = Second::of(&f, w.len(), caller)?;
+    let w_out = out_quads(&mut w_out, &[flat(w), f.flat()], caller)?;
+    let f_out = out_quads(&mut f_out, &[flat(w), f.flat(), flat(w_out)], caller)?;
+    let n = w_out.len();
+    if n == 0 || w.len() != 2 * n || f_out.len() != n || (n > 1 && !n.is_multiple_of(2)) {
+        return Err(err(
+            caller,
+            format!(
+                "{} values fold to {} and {}",
+                w.len(),
+                w_out.len(),
+                f_out.len()
+            ),
+        ));
+    }
+    let r = quad(r);
+    let fold = |lo: &Qm31, hi: &Qm31| qadd(lo, &qmul(&qsub(hi, lo), &r));
+    let fold_base = |lo: u64, hi: u64| {
+        let mut v = qmul_base(&r, sub(hi, lo));
+        v[0] = add(v[0], lo);
+        v
+    };
+    let f_at = |i: usize| match &f {
+        Second::Base(f) => fold_base(f[i], f[i + n]),
+        Second::Ext(f) => fold(&f[i], &f[i + n]),
+    };
+    Ok(py.detach(|| {
+        let mut round = RoundCoefficients::default();
+        if n == 1 {
+            w_out[0] = fold(&w[0], &w[1]);
+            f_out[0] = f_at(0);
+            return round.value();
+        }
+        let h = n / 2;
+        for i in 0..h {
+            let (a, b) = (fold(&w[i], &w[i + n]), fold(&w[i + h], &w[i + h + n]));
+            let (c, d) = (f_at(i), f_at(i + h));
+            round.add((&a, &b), (&c, &d));
+            (w_out[i], w_out[i + h], f_out[i], f_out[i + h]) = (a, b, c, d);
+        }
+        round.value()
+    }))
+}
+
 fn out_values<'a>(
     buf: &'a mut PyBuffer<i64>,
     inputs: &[&[u64]],
