@@ -36,7 +36,8 @@ def blake2s_grind(prefixed: bytes, n_bits: int) -> int:
     Blake2s(prefixed ‖ LE64(nonce)); `prefixed` is 32 bytes, n_bits < 64."""
 
 # Field-vector kernels (native/src/kernels.rs). Arrays are numpy int64, C-contiguous,
-# borrowed without a copy: QM31 vectors (N, 4), base vectors (N,), values canonical in [0, p).
+# borrowed without a copy: QM31 vectors (N, 4), base vectors (N,), values canonical in [0, p);
+# codewords are uint32 (N,).
 # `out` is allocated by the caller and must not overlap an input. QM31 scalars are 4-tuples.
 # Each does exactly the arithmetic of its numpy reference in tests/test_native_kernels.py.
 
@@ -53,7 +54,7 @@ def qm31_mul_base(out: np.ndarray, a: np.ndarray, s: np.ndarray) -> None:
     """out = a·s for base-field s (N,); a has N values or one."""
 
 def qm31_add_scaled_base(acc: np.ndarray, beta: Quad, s: np.ndarray) -> None:
-    """acc += beta·s in place, for base-field s (N,)."""
+    """acc += beta·s in place, for base-field s (N,), int64 or uint32."""
 
 def qm31_dot(a: np.ndarray, b: np.ndarray) -> Quad:
     """Σ a_i·b_i over two QM31 vectors of one length."""
@@ -70,7 +71,7 @@ def mle_fold_combination(
 def codeword_fold_combination(
     out: np.ndarray, codewords: list[np.ndarray], betas: list[Quad], inv_2x: np.ndarray, r: Quad
 ) -> None:
-    """out = codeword_fold of Σ_k betas[k]·codewords[k] (base codewords of 2N values, out N,
+    """out = codeword_fold of Σ_k betas[k]·codewords[k] (uint32 codewords of 2N values, out N,
     inv_2x N) without building the sum."""
 
 def qm31_dot_base(a: np.ndarray, s: np.ndarray) -> Quad:
@@ -84,8 +85,8 @@ def codeword_fold(out: np.ndarray, values: np.ndarray, inv_2x: np.ndarray, r: Qu
     block: values B·2m, out B·m, inv_2x m (shared by the blocks) or B·m."""
 
 def encode(out: np.ndarray, message: np.ndarray, twiddles: np.ndarray, log_blowup: int) -> None:
-    """The circle-code codeword (2^(n+β) values) of 2^n message values; `twiddles` is every
-    level's fold twiddles concatenated, smallest level (2^β values) first."""
+    """The circle-code codeword (out: 2^(n+β) uint32 values) of 2^n message values; `twiddles`
+    is every level's fold twiddles concatenated, smallest level (2^β values) first."""
 
 def sumcheck_sums(tables: list[np.ndarray], products: list[list[int]], degree: int) -> list[Quad]:
     """Σ_x Π_(j in product) (lo_j + t·(hi_j − lo_j))(x) for every product and t = 0..degree,

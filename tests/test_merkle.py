@@ -16,7 +16,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import P
 from cairn.prover.merkle.hashers import HASHES, get_hash, mix_root
 from cairn.prover.merkle.proof import MerkleOpening, sibling_plan
-from cairn.prover.merkle.tree import MerkleTree
+from cairn.prover.merkle.tree import REBUILT_LEVELS, MerkleTree
 from cairn.prover.merkle.verifier import verify_opening
 from tests.vectors import SHARED
 
@@ -61,7 +61,7 @@ def test_upstream_poseidon_merkle_vectors():
 
 @pytest.mark.parametrize("name", sorted(HASHES))
 @settings(max_examples=15, deadline=None)
-@given(log_n=st.integers(0, 4), width=st.integers(1, 20), seed=st.integers(0, 2**32))
+@given(log_n=st.integers(0, 6), width=st.integers(1, 20), seed=st.integers(0, 2**32))
 def test_root_matches_reference(name, log_n, width, seed):
     rows = random_rows(seed, log_n, width)
     assert MerkleTree.commit(rows, get_hash(name)).root == ref_root(name, rows)
@@ -71,7 +71,8 @@ def test_root_matches_reference(name, log_n, width, seed):
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_open_verify_any_subset(name, data):
-    log_n = data.draw(st.integers(0, 6))
+    """Depths on both sides of REBUILT_LEVELS: paths through rebuilt and kept levels."""
+    log_n = data.draw(st.integers(0, REBUILT_LEVELS + 3))
     width = data.draw(st.integers(1, 17))
     subset = data.draw(st.sets(st.integers(0, (1 << log_n) - 1), min_size=1))
     rows = random_rows(data.draw(st.integers(0, 2**32)), log_n, width)

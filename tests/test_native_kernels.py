@@ -67,9 +67,10 @@ def test_qm31_arithmetic(n):
     assert np.array_equal(x.mul_base(base).data, a * base[:, None] % P)
     assert np.array_equal(code.scale_base(s, base).data, np.outer(base, s.coords) % P)
     assert x.dot(y) == QM31(*(int(v) for v in ref_mul(a, b).sum(axis=0) % P))
-    acc = a.copy()
-    cairn_native.qm31_add_scaled_base(acc, s.coords, base)
-    assert np.array_equal(acc, (a + np.outer(base, s.coords)) % P)
+    for vector in (base, base.astype(np.uint32)):  # a message or a codeword
+        acc = a.copy()
+        cairn_native.qm31_add_scaled_base(acc, s.coords, vector)
+        assert np.array_equal(acc, (a + np.outer(base, s.coords)) % P)
 
 
 def test_qm31_broadcasting_and_shapes():
@@ -135,7 +136,8 @@ def test_fold_combinations(log_n, k):
     got = fold_combination(args, QM31(*map(int, r)))
     assert np.array_equal(got.data, ref_fold(ref_combination(terms), r))
     inv_2x = rand_base(1 << (log_n - 1))
-    got = code.fold_combination(args, inv_2x, QM31(*map(int, r)))
+    words = [(b, v.astype(np.uint32)) for b, v in args]  # codewords are uint32
+    got = code.fold_combination(words, inv_2x, QM31(*map(int, r)))
     assert np.array_equal(got.data, ref_codeword_fold(ref_combination(terms), inv_2x, r))
     a = rand(1 << log_n)
     want = (a * terms[0][1][:, None] % P).sum(axis=0) % P

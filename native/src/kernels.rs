@@ -7,7 +7,7 @@
 //! an `out` array the caller allocated, which must not overlap any input. Each kernel releases
 //! the GIL and does exactly the arithmetic of its numpy reference in tests/test_native_kernels.py.
 
-use pyo3::buffer::PyBuffer;
+use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyValueError, PyZeroDivisionError};
 use pyo3::prelude::*;
 
@@ -27,15 +27,54 @@ fn err(caller: &str, msg: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("{caller}: {msg}"))
 }
 
-/// A C-contiguous int64 buffer's values, read as u64.
-fn values<'a>(buf: &'a PyBuffer<i64>, caller: &str) -> PyResult<&'a [u64]> {
+/// A C-contiguous buffer's items as `U`, a type of the same size and alignment (u64 for int64).
+fn contiguous<'a, T: Element, U>(buf: &'a PyBuffer<T>, caller: &str) -> PyResult<&'a [U]> {
     if !buf.is_c_contiguous() {
         return Err(err(caller, "arrays must be C-contiguous"));
     }
-    let ptr = buf.buf_ptr() as *const u64;
-    // SAFETY: the buffer is held for the call, C-contiguous, of item_count aligned 8-byte
-    // items; i64 and u64 share their layout.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, buf.item_count()) })
+    assert!(size_of::<T>() == size_of::<U>() && align_of::<T>() == align_of::<U>());
+    // SAFETY: the buffer is held for the call, C-contiguous, of item_count aligned items of
+    // T's layout, which U shares (asserted).
+    Ok(unsafe { std::slice::from_raw_parts(buf.buf_ptr() as *const U, buf.item_count()) })
+}
+
+/// A C-contiguous int64 buffer's values, read as u64.
+fn values<'a>(buf: &'a PyBuffer<i64>, caller: &str) -> PyResult<&'a [u64]> {
+    contiguous(buf, caller)
+}
+
+/// A C-contiguous uint32 buffer's values (a codeword: half the memory of int64).
+fn words<'a>(buf: &'a PyBuffer<u32>, caller: &str) -> PyResult<&'a [u32]> {
+    contiguous(buf, caller)
+}
+
+/// `out overlaps an input` unless the memory of `out` is disjoint from every input's.
+fn disjoint<T, U>(out: &[T], inputs: &[&[U]], caller: &str) -> PyResult<()> {
+    let span = |ptr: usize, bytes: usize| (ptr, ptr + bytes);
+    let (start, end) = span(out.as_ptr() as usize, size_of_val(out));
+    for input in inputs {
+        let (s, e) = span(input.as_ptr() as usize, size_of_val(*input));
+        if s < end && start < e {
+            return Err(err(caller, "out overlaps an input"));
+        }
+    }
+    Ok(())
+}
+
+/// The writable output's items as `U`: C-contiguous, and disjoint from every input (so `&mut`
+/// aliases none).
+fn writable<'a, T: Element, U, V>(
+    buf: &'a mut PyBuffer<T>,
+    inputs: &[&[V]],
+    caller: &str,
+) -> PyResult<&'a mut [U]> {
+    if buf.readonly() {
+        return Err(err(caller, "out is read-only"));
+    }
+    let v: &[U] = contiguous(buf, caller)?;
+    disjoint(v, inputs, caller)?;
+    // SAFETY: as `contiguous`; the memory is writable and aliased by no input slice.
+    Ok(unsafe { std::slice::from_raw_parts_mut(v.as_ptr() as *mut U, v.len()) })
 }
 
 fn quads<'a>(buf: &'a PyBuffer<i64>, caller: &str) -> PyResult<&'a [Qm31]> {
@@ -48,9 +87,9 @@ fn quads<'a>(buf: &'a PyBuffer<i64>, caller: &str) -> PyResult<&'a [Qm31]> {
 }
 
 /// The writable output: C-contiguous, and disjoint from every input (so `&mut` aliases none).
-fn out_quads<'a>(
+fn out_quads<'a, V>(
     buf: &'a mut PyBuffer<i64>,
-    inputs: &[&[u64]],
+    inputs: &[&[V]],
     caller: &str,
 ) -> PyResult<&'a mut [Qm31]> {
     let v = out_values(buf, inputs, caller)?;
@@ -170,17 +209,37 @@ pub fn qm31_mul_base(
     Ok(())
 }
 
-/// acc += beta·s in place, for base-field s (N,) and one QM31 beta: a polynomial (message or
-/// codeword) entering the PCS fold with its coefficient, without an (N, 4) temporary.
+/// A base-field vector as a kernel reads it: int64 (a message) or uint32 (a codeword).
+#[derive(FromPyObject)]
+pub enum BaseVector {
+    Wide(PyBuffer<i64>),
+    Narrow(PyBuffer<u32>),
+}
+
+/// acc += beta·s in place, for base-field s (N,) (int64 or uint32) and one QM31 beta: a
+/// polynomial (message or codeword) entering the PCS fold with its coefficient, without an
+/// (N, 4) temporary.
 #[pyfunction]
 pub fn qm31_add_scaled_base(
     py: Python<'_>,
-    mut acc: PyBuffer<i64>,
+    acc: PyBuffer<i64>,
     beta: Quad,
-    s: PyBuffer<i64>,
+    s: BaseVector,
 ) -> PyResult<()> {
     let caller = "qm31_add_scaled_base";
-    let s = values(&s, caller)?;
+    match s {
+        BaseVector::Wide(s) => add_scaled(py, acc, quad(beta), values(&s, caller)?, caller),
+        BaseVector::Narrow(s) => add_scaled(py, acc, quad(beta), words(&s, caller)?, caller),
+    }
+}
+
+fn add_scaled<T: Copy + Into<u64> + Sync>(
+    py: Python<'_>,
+    mut acc: PyBuffer<i64>,
+    beta: Qm31,
+    s: &[T],
+    caller: &str,
+) -> PyResult<()> {
     let acc = out_quads(&mut acc, &[s], caller)?;
     if s.len() != acc.len() {
         return Err(err(
@@ -188,10 +247,9 @@ pub fn qm31_add_scaled_base(
             format!("{} scalars for {} values", s.len(), acc.len()),
         ));
     }
-    let beta = quad(beta);
     py.detach(|| {
         for (o, &v) in acc.iter_mut().zip(s) {
-            *o = qadd(o, &qmul_base(&beta, v));
+            *o = qadd(o, &qmul_base(&beta, v.into()));
         }
     });
     Ok(())
@@ -243,12 +301,12 @@ pub fn mle_fold(py: Python<'_>, mut out: PyBuffer<i64>, f: PyBuffer<i64>, r: Qua
 }
 
 /// The base vectors of a combination Σ_k β_k·v_k, each of `len` values, with their β_k.
-fn combination<'a>(
-    vectors: &'a [PyBuffer<i64>],
+fn combination<'a, T>(
+    vectors: Vec<&'a [T]>,
     betas: Vec<Quad>,
     len: usize,
     caller: &str,
-) -> PyResult<Vec<(&'a [u64], Qm31)>> {
+) -> PyResult<Vec<(&'a [T], Qm31)>> {
     if vectors.is_empty() || vectors.len() != betas.len() {
         return Err(err(
             caller,
@@ -256,10 +314,9 @@ fn combination<'a>(
         ));
     }
     vectors
-        .iter()
+        .into_iter()
         .zip(betas)
         .map(|(v, beta)| {
-            let v = values(v, caller)?;
             if v.len() != len {
                 return Err(err(caller, format!("{} values, expected {len}", v.len())));
             }
@@ -279,7 +336,11 @@ pub fn mle_fold_combination(
     r: Quad,
 ) -> PyResult<()> {
     let caller = "mle_fold_combination";
-    let terms = combination(&tables, betas, 2 * out.item_count() / 4, caller)?;
+    let tables = tables
+        .iter()
+        .map(|t| values(t, caller))
+        .collect::<PyResult<_>>()?;
+    let terms = combination(tables, betas, 2 * out.item_count() / 4, caller)?;
     let inputs: Vec<&[u64]> = terms.iter().map(|t| t.0).collect();
     let out = out_quads(&mut out, &inputs, caller)?;
     let (r, n) = (quad(r), out.len());
@@ -303,17 +364,20 @@ pub fn mle_fold_combination(
 pub fn codeword_fold_combination(
     py: Python<'_>,
     mut out: PyBuffer<i64>,
-    codewords: Vec<PyBuffer<i64>>,
+    codewords: Vec<PyBuffer<u32>>,
     betas: Vec<Quad>,
     inv_2x: PyBuffer<i64>,
     r: Quad,
 ) -> PyResult<()> {
     let caller = "codeword_fold_combination";
-    let terms = combination(&codewords, betas, 2 * out.item_count() / 4, caller)?;
+    let codewords = codewords
+        .iter()
+        .map(|c| words(c, caller))
+        .collect::<PyResult<_>>()?;
+    let terms = combination(codewords, betas, 2 * out.item_count() / 4, caller)?;
     let tw = values(&inv_2x, caller)?;
-    let mut inputs: Vec<&[u64]> = terms.iter().map(|t| t.0).collect();
-    inputs.push(tw);
-    let out = out_quads(&mut out, &inputs, caller)?;
+    let out = out_quads(&mut out, &[tw], caller)?;
+    disjoint(flat(out), &terms.iter().map(|t| t.0).collect::<Vec<_>>(), caller)?;
     if tw.len() != out.len() {
         return Err(err(
             caller,
@@ -325,7 +389,7 @@ pub fn codeword_fold_combination(
         for (j, (o, &t)) in out.iter_mut().zip(tw).enumerate() {
             let (mut even, mut odd) = (ZERO, ZERO);
             for (c, beta) in &terms {
-                let (lo, hi) = (c[2 * j], c[2 * j + 1]);
+                let (lo, hi) = (u64::from(c[2 * j]), u64::from(c[2 * j + 1]));
                 even = qadd(&even, &qmul_base(beta, half(add(lo, hi))));
                 odd = qadd(&odd, &qmul_base(beta, mul(sub(lo, hi), t)));
             }
@@ -362,7 +426,7 @@ pub fn eq_table(
     scale: Quad,
 ) -> PyResult<()> {
     let caller = "eq_table";
-    let out = out_quads(&mut out, &[], caller)?;
+    let out = out_quads::<u64>(&mut out, &[], caller)?;
     if point.len() >= 64 || out.len() != 1usize << point.len() {
         return Err(err(
             caller,
@@ -453,14 +517,14 @@ fn butterflies(from: &[u32], to: &mut [u32], tw: &[u64]) {
 #[pyfunction]
 pub fn encode(
     py: Python<'_>,
-    mut out: PyBuffer<i64>,
+    mut out: PyBuffer<u32>,
     message: PyBuffer<i64>,
     twiddles: PyBuffer<i64>,
     log_blowup: u32,
 ) -> PyResult<()> {
     let caller = "encode";
     let (m, tw) = (values(&message, caller)?, values(&twiddles, caller)?);
-    let dst = out_values(&mut out, &[m, tw], caller)?;
+    let dst: &mut [u32] = writable(&mut out, &[m, tw], caller)?;
     let size = m.len() << log_blowup;
     if !m.len().is_power_of_two() || dst.len() != size || tw.len() != size - (1 << log_blowup) {
         return Err(err(
@@ -474,11 +538,11 @@ pub fn encode(
         ));
     }
     py.detach(|| {
-        let mut src: Vec<u32> = m
-            .iter()
-            .flat_map(|&v| std::iter::repeat_n(v as u32, 1 << log_blowup))
-            .collect();
+        for (row, &v) in dst.chunks_exact_mut(1 << log_blowup).zip(m) {
+            row.fill(v as u32);
+        }
         let mut buf = vec![0u32; size];
+        let (mut src, mut to) = (&mut *dst, &mut buf[..]);
         // Level `width` maps every aligned range of 2·width values onto itself, so the levels
         // with 2·width ≤ ENCODE_BLOCK run block by block in cache; the rest are whole passes.
         let block = ENCODE_BLOCK.min(size);
@@ -489,7 +553,7 @@ pub fn encode(
             offset += width;
             width *= 2;
         }
-        for (s_block, b_block) in src.chunks_exact_mut(block).zip(buf.chunks_exact_mut(block)) {
+        for (s_block, b_block) in src.chunks_exact_mut(block).zip(to.chunks_exact_mut(block)) {
             for (k, &(w, o)) in in_cache.iter().enumerate() {
                 let (from, to) = if k % 2 == 0 {
                     (&*s_block, &mut *b_block)
@@ -499,17 +563,19 @@ pub fn encode(
                 butterflies(from, to, &tw[o..o + w]);
             }
         }
-        if in_cache.len() % 2 == 1 {
-            std::mem::swap(&mut src, &mut buf);
+        let mut levels = in_cache.len();
+        if levels % 2 == 1 {
+            std::mem::swap(&mut src, &mut to);
         }
         while width < size {
-            butterflies(&src, &mut buf, &tw[offset..offset + width]);
-            std::mem::swap(&mut src, &mut buf);
+            butterflies(src, to, &tw[offset..offset + width]);
+            std::mem::swap(&mut src, &mut to);
             offset += width;
             width *= 2;
+            levels += 1;
         }
-        for (d, &v) in dst.iter_mut().zip(&src) {
-            *d = u64::from(v);
+        if levels % 2 == 1 {
+            to.copy_from_slice(src); // the result is in `buf`: `to` is the output again
         }
     });
     Ok(())
@@ -591,7 +657,7 @@ pub fn eq_add(
     scale: Quad,
 ) -> PyResult<()> {
     let caller = "eq_add";
-    let out = out_quads(&mut out, &[], caller)?;
+    let out = out_quads::<u64>(&mut out, &[], caller)?;
     if point.len() >= 64 || out.len() != 1usize << point.len() {
         return Err(err(
             caller,
@@ -770,27 +836,12 @@ pub fn pair_fold(
     }))
 }
 
-fn out_values<'a>(
+fn out_values<'a, V>(
     buf: &'a mut PyBuffer<i64>,
-    inputs: &[&[u64]],
+    inputs: &[&[V]],
     caller: &str,
 ) -> PyResult<&'a mut [u64]> {
-    if buf.readonly() {
-        return Err(err(caller, "out is read-only"));
-    }
-    let v = values(buf, caller)?;
-    let (start, end) = (v.as_ptr() as usize, v.as_ptr() as usize + 8 * v.len());
-    for input in inputs {
-        let (s, e) = (
-            input.as_ptr() as usize,
-            input.as_ptr() as usize + 8 * input.len(),
-        );
-        if s < end && start < e {
-            return Err(err(caller, "out overlaps an input"));
-        }
-    }
-    // SAFETY: as `values`; the memory is writable and aliased by no input slice.
-    Ok(unsafe { std::slice::from_raw_parts_mut(v.as_ptr() as *mut u64, v.len()) })
+    writable(buf, inputs, caller)
 }
 
 fn pow(mut x: u64, mut e: u64) -> u64 {
@@ -850,7 +901,7 @@ pub fn fold_twiddles(
     log_bottom: u32,
 ) -> PyResult<()> {
     let caller = "fold_twiddles";
-    let out = out_values(&mut out, &[], caller)?;
+    let out = out_values::<u64>(&mut out, &[], caller)?;
     let bottom = 1usize << log_bottom;
     if out.is_empty() || !(out.len() + bottom).is_power_of_two() {
         return Err(err(
