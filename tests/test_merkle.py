@@ -4,6 +4,7 @@ honest and tampered, and how roots enter the channels."""
 import hashlib
 import struct
 
+import cairn_native
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -81,6 +82,19 @@ def test_open_verify_any_subset(name, data):
     opening = tree.open(idx)
     got = verify_opening(get_hash(name), tree.root, log_n, width, idx, opening)
     assert np.array_equal(got, rows[idx])
+
+
+@pytest.mark.parametrize("row_bytes", [1, 3, 4, 12, 63, 64, 65, 128, 200, 256])
+def test_blake2s_rows_is_blake2s(row_bytes):
+    """Rows hashed 16 at a time (cairn_native's lanes): every length of one or more blocks, a
+    last block partial or full, and row counts around the lane width."""
+    rng = np.random.default_rng(row_bytes)
+    for rows in [1, 15, 16, 17, 40]:
+        data = rng.integers(0, 256, rows * row_bytes, dtype=np.uint8).tobytes()
+        want = b"".join(
+            hashlib.blake2s(data[i * row_bytes : (i + 1) * row_bytes]).digest() for i in range(rows)
+        )
+        assert cairn_native.blake2s_rows(data, row_bytes) == want
 
 
 def test_shared_nodes_are_sent_once():
