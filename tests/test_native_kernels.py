@@ -275,6 +275,8 @@ def test_pair_round_and_fold(log_n, base):
     assert after == want
     with pytest.raises(ValueError, match="against"):
         cairn_native.pair_round(w, rand_base(3))
+    with pytest.raises(ValueError, match="overlaps"):
+        cairn_native.pair_fold(w[:half], f_out, w, f, tuple(r))
 
 
 @pytest.mark.parametrize("log_n", LOG_SIZES)
