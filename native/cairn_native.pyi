@@ -102,6 +102,16 @@ def pair_fold(
     """w_out, f_out = mle_fold of w and f at r (f base (2N,) or QM31 (2N, 4), outputs (N, 4));
     returns pair_round(w_out, f_out) from the same pass (zeros when N = 1)."""
 
+def gate_sums(eq: np.ndarray, tables: list[np.ndarray]) -> tuple[Quad, Quad, Quad]:
+    """A LogUp-GKR layer round: h(t) = Σ_x eq(x)·(u·q1 + p1·q0)(t, x) at t = 0, 1, 2 for tables
+    [u, q0, q1] or [u, q0, q1, p1] (2h values, split into halves; no p1: all ones), eq h."""
+
+def gate_fold(
+    outs: list[np.ndarray], eq_out: np.ndarray, eq: np.ndarray, tables: list[np.ndarray], s: Quad
+) -> tuple[Quad, Quad, Quad]:
+    """outs = mle_fold of each table at s (h values each), eq_out = the sum of eq's halves
+    (h/2); returns gate_sums of the folded tables from the same pass (zeros when h = 1)."""
+
 def eq_add(out: np.ndarray, point: list[Quad], scale: Quad) -> None:
     """out[x] += scale·eq(point, x) for x in {0,1}^n, MSB-first (out has 2^n values)."""
 

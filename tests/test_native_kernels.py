@@ -286,3 +286,33 @@ def test_eq_add(log_n):
     want = (out + ref_eq_table(list(point), scale)) % P
     cairn_native.eq_add(out, [tuple(r) for r in point], tuple(scale))
     assert np.array_equal(out, want)
+
+
+def ref_gate_sums(eq: np.ndarray, tables: list[np.ndarray]) -> tuple[QM31, ...]:
+    """Σ_x eq(x)·(u·q1 + p1·q0)(t, x) at t = 0, 1, 2 (p1 = 1 when absent)."""
+    half, out = len(eq), []
+    for t in range(3):
+        u, q0, q1, *p1 = ((f[:half] + t * (f[half:] - f[:half])) % P for f in tables)
+        cross = ref_mul(p1[0], q0) if p1 else q0
+        gate = ref_mul(eq, (ref_mul(u, q1) + cross) % P)
+        out.append(QM31(*map(int, gate.sum(axis=0) % P)))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("log_h", [0, 1, 5])
+@pytest.mark.parametrize("singles", [True, False])
+def test_gate_sums_and_fold(log_h, singles):
+    """A LogUp-GKR layer round's sums, and the fold of its tables with the next round's."""
+    h, s = 1 << log_h, rand(1)[0]
+    eq, tables = rand(h), [rand(2 * h) for _ in range(3 if singles else 4)]
+    got = tuple(QM31(*v) for v in cairn_native.gate_sums(eq, tables))
+    assert got == ref_gate_sums(eq, tables)
+    outs = [np.empty((h, 4), dtype=np.int64) for _ in tables]
+    eq_out = np.empty((h // 2, 4), dtype=np.int64)
+    after = tuple(QM31(*v) for v in cairn_native.gate_fold(outs, eq_out, eq, tables, tuple(s)))
+    for out, t in zip(outs, tables):
+        assert np.array_equal(out, ref_fold(t, s))
+    assert np.array_equal(eq_out, (eq[: h // 2] + eq[h // 2 :]) % P)
+    assert after == (ref_gate_sums(eq_out, outs) if h > 1 else (QM31.zero(),) * 3)
+    with pytest.raises(ValueError, match="2h values"):
+        cairn_native.gate_sums(eq, tables[:2])

@@ -746,6 +746,167 @@ pub fn sumcheck_sums(
     Ok(sums)
 }
 
+/// A LogUp-GKR layer's tables (docs/lookups.md, "Prover"): u, q0, q1 and p1 (absent for
+/// singles: all ones) of 2h values, and eq of h, the gate of a round being
+/// eq(x)·(u·q1 + p1·q0)(t, x).
+struct Gate<'a> {
+    eq: &'a [Qm31],
+    tables: Vec<&'a [Qm31]>,
+}
+
+impl<'a> Gate<'a> {
+    fn of(eq: &'a PyBuffer<i64>, tables: &'a [PyBuffer<i64>], caller: &str) -> PyResult<Self> {
+        let eq = quads(eq, caller)?;
+        let tables: Vec<&[Qm31]> = tables
+            .iter()
+            .map(|t| quads(t, caller))
+            .collect::<PyResult<_>>()?;
+        if !(3..=4).contains(&tables.len())
+            || tables.iter().any(|t| t.len() != 2 * eq.len())
+            || eq.is_empty()
+        {
+            return Err(err(
+                caller,
+                "u, q0, q1 (and p1) of 2h values and eq of h ≥ 1",
+            ));
+        }
+        Ok(Gate { eq, tables })
+    }
+}
+
+/// The gate's value at one point from the tables' values there (p1 = 1 when absent).
+#[inline(always)]
+fn gate_at(e: &Qm31, t: &[Qm31; 4], singles: bool) -> Qm31 {
+    let [u, q0, q1, p1] = t;
+    let sum = if singles {
+        qadd(&qmul(u, q1), q0)
+    } else {
+        qadd(&qmul(u, q1), &qmul(p1, q0))
+    };
+    qmul(e, &sum)
+}
+
+/// A round's h(0), h(1), h(2) from the tables at x (lo) and x + half (hi).
+#[derive(Default)]
+struct GateSums([Acc; 3]);
+
+impl GateSums {
+    #[inline(always)]
+    fn add(&mut self, e: &Qm31, lo: &[Qm31; 4], hi: &[Qm31; 4], singles: bool) {
+        let mut two = [ZERO; 4];
+        for k in 0..4 {
+            two[k] = qsub(&qadd(&hi[k], &hi[k]), &lo[k]);
+        }
+        self.0[0].add(&gate_at(e, lo, singles));
+        self.0[1].add(&gate_at(e, hi, singles));
+        self.0[2].add(&gate_at(e, &two, singles));
+    }
+
+    fn value(&self) -> (Quad, Quad, Quad) {
+        let [a, b, c] = &self.0;
+        (
+            quad_out(a.value()),
+            quad_out(b.value()),
+            quad_out(c.value()),
+        )
+    }
+}
+
+/// The tables' values at index i (p1 = 1, a placeholder, for singles).
+#[inline(always)]
+fn gate_row(tables: &[&[Qm31]], i: usize) -> [Qm31; 4] {
+    let p1 = tables.get(3).map_or([1, 0, 0, 0], |t| t[i]);
+    [tables[0][i], tables[1][i], tables[2][i], p1]
+}
+
+/// A LogUp-GKR layer round's h(t) = Σ_x eq(x)·(u·q1 + p1·q0)(t, x) at t = 0, 1, 2, the round's
+/// variable split off as the halves of u, q0, q1 and p1 (2h values each; p1 omitted for
+/// singles, all ones), eq of h values.
+#[pyfunction]
+pub fn gate_sums(
+    py: Python<'_>,
+    eq: PyBuffer<i64>,
+    tables: Vec<PyBuffer<i64>>,
+) -> PyResult<(Quad, Quad, Quad)> {
+    let gate = Gate::of(&eq, &tables, "gate_sums")?;
+    let (h, singles) = (gate.eq.len(), gate.tables.len() == 3);
+    Ok(detach(
+        py,
+        #[inline(always)]
+        || {
+            let mut sums = GateSums::default();
+            for (i, e) in gate.eq.iter().enumerate() {
+                let (lo, hi) = (gate_row(&gate.tables, i), gate_row(&gate.tables, i + h));
+                sums.add(e, &lo, &hi, singles);
+            }
+            sums.value()
+        },
+    ))
+}
+
+/// Folds a LogUp-GKR layer's tables at s (`mle_fold` of u, q0, q1 and p1, 2h values into h
+/// each, into `outs`) and eq by adding its halves (h into h/2, into `eq_out`), and returns
+/// the next round's `gate_sums` of the folded tables from the same pass (zeros when h = 1).
+#[pyfunction]
+pub fn gate_fold(
+    py: Python<'_>,
+    mut outs: Vec<PyBuffer<i64>>,
+    mut eq_out: PyBuffer<i64>,
+    eq: PyBuffer<i64>,
+    tables: Vec<PyBuffer<i64>>,
+    s: Quad,
+) -> PyResult<(Quad, Quad, Quad)> {
+    let caller = "gate_fold";
+    let gate = Gate::of(&eq, &tables, caller)?;
+    let mut inputs: Vec<&[u64]> = gate.tables.iter().map(|t| flat(t)).collect();
+    inputs.push(flat(gate.eq));
+    let h = gate.eq.len();
+    let eq_out = out_quads(&mut eq_out, &inputs, caller)?;
+    let mut folded: Vec<&mut [Qm31]> = Vec::with_capacity(outs.len());
+    for out in outs.iter_mut() {
+        let out = out_quads(out, &inputs, caller)?;
+        for other in &folded {
+            disjoint(flat(out), &[flat(other)], caller)?;
+        }
+        disjoint(flat(out), &[flat(eq_out)], caller)?;
+        folded.push(out);
+    }
+    if folded.len() != gate.tables.len()
+        || folded.iter().any(|o| o.len() != h)
+        || eq_out.len() != h / 2
+        || (h > 1 && !h.is_multiple_of(2))
+    {
+        return Err(err(caller, "one output of h per table and eq_out of h/2"));
+    }
+    let (s, singles) = (quad(s), gate.tables.len() == 3);
+    Ok(detach(
+        py,
+        #[inline(always)]
+        || {
+            let fold = |t: &[Qm31], i: usize| qadd(&t[i], &qmul(&qsub(&t[i + h], &t[i]), &s));
+            let mut sums = GateSums::default();
+            if h == 1 {
+                for (out, t) in folded.iter_mut().zip(&gate.tables) {
+                    out[0] = fold(t, 0);
+                }
+                return sums.value();
+            }
+            let half = h / 2;
+            for i in 0..half {
+                let (mut lo, mut hi) = ([[1, 0, 0, 0]; 4], [[1, 0, 0, 0]; 4]);
+                for (k, (out, t)) in folded.iter_mut().zip(&gate.tables).enumerate() {
+                    (lo[k], hi[k]) = (fold(t, i), fold(t, i + half));
+                    (out[i], out[i + half]) = (lo[k], hi[k]);
+                }
+                let e = qadd(&gate.eq[i], &gate.eq[i + half]);
+                eq_out[i] = e;
+                sums.add(&e, &lo, &hi, singles);
+            }
+            sums.value()
+        },
+    ))
+}
+
 /// out[x] += scale·eq(point, x) for every x in {0,1}^n, MSB-first (out has 2^n values): the
 /// claims of a merge summed into one table. eq(point, x) is the product of the eq tables of
 /// the first ⌊n/2⌋ and the last ⌈n/2⌉ variables, so only those two small tables are built.

@@ -262,6 +262,8 @@ fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::sumcheck_sums, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::pair_round, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::pair_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::gate_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::gate_fold, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::eq_add, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::m31_batch_inverse, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::fold_twiddles, m)?)?;
