@@ -36,7 +36,8 @@ def blake2s_grind(prefixed: bytes, n_bits: int) -> int:
     Blake2s(prefixed ‖ LE64(nonce)); `prefixed` is 32 bytes, n_bits < 64."""
 
 # Field-vector kernels (native/src/kernels.rs). Arrays are numpy int64, C-contiguous,
-# borrowed without a copy: QM31 vectors (N, 4), base vectors (N,), values canonical in [0, p).
+# borrowed without a copy: QM31 vectors (N, 4), base vectors (N,), values canonical in [0, p);
+# codewords are uint32 (N,).
 # `out` is allocated by the caller and must not overlap an input. QM31 scalars are 4-tuples.
 # Each does exactly the arithmetic of its numpy reference in tests/test_native_kernels.py.
 
@@ -53,7 +54,7 @@ def qm31_mul_base(out: np.ndarray, a: np.ndarray, s: np.ndarray) -> None:
     """out = a·s for base-field s (N,); a has N values or one."""
 
 def qm31_add_scaled_base(acc: np.ndarray, beta: Quad, s: np.ndarray) -> None:
-    """acc += beta·s in place, for base-field s (N,)."""
+    """acc += beta·s in place, for base-field s (N,), int64 or uint32."""
 
 def qm31_dot(a: np.ndarray, b: np.ndarray) -> Quad:
     """Σ a_i·b_i over two QM31 vectors of one length."""
@@ -70,7 +71,7 @@ def mle_fold_combination(
 def codeword_fold_combination(
     out: np.ndarray, codewords: list[np.ndarray], betas: list[Quad], inv_2x: np.ndarray, r: Quad
 ) -> None:
-    """out = codeword_fold of Σ_k betas[k]·codewords[k] (base codewords of 2N values, out N,
+    """out = codeword_fold of Σ_k betas[k]·codewords[k] (uint32 codewords of 2N values, out N,
     inv_2x N) without building the sum."""
 
 def qm31_dot_base(a: np.ndarray, s: np.ndarray) -> Quad:
@@ -84,12 +85,35 @@ def codeword_fold(out: np.ndarray, values: np.ndarray, inv_2x: np.ndarray, r: Qu
     block: values B·2m, out B·m, inv_2x m (shared by the blocks) or B·m."""
 
 def encode(out: np.ndarray, message: np.ndarray, twiddles: np.ndarray, log_blowup: int) -> None:
-    """The circle-code codeword (2^(n+β) values) of 2^n message values; `twiddles` is every
-    level's fold twiddles concatenated, smallest level (2^β values) first."""
+    """The circle-code codeword (out: 2^(n+β) uint32 values) of 2^n message values; `twiddles`
+    is every level's fold twiddles concatenated, smallest level (2^β values) first."""
 
 def sumcheck_sums(tables: list[np.ndarray], products: list[list[int]], degree: int) -> list[Quad]:
     """Σ_x Π_(j in product) (lo_j + t·(hi_j − lo_j))(x) for every product and t = 0..degree,
     product-major; the tables are QM31 vectors of one even length, split into halves."""
+
+def pair_round(w: np.ndarray, f: np.ndarray) -> tuple[Quad, Quad]:
+    """A sum-check round of the product w·f (the first variable split off as the halves): c0
+    and c2 of g(X) = Σ_x w(X, x)·f(X, x); w is QM31 (2h, 4), f base (2h,) or QM31 (2h, 4)."""
+
+def pair_fold(
+    w_out: np.ndarray, f_out: np.ndarray, w: np.ndarray, f: np.ndarray, r: Quad
+) -> tuple[Quad, Quad]:
+    """w_out, f_out = mle_fold of w and f at r (f base (2N,) or QM31 (2N, 4), outputs (N, 4));
+    returns pair_round(w_out, f_out) from the same pass (zeros when N = 1)."""
+
+def gate_sums(eq: np.ndarray, tables: list[np.ndarray]) -> tuple[Quad, Quad, Quad]:
+    """A LogUp-GKR layer round: h(t) = Σ_x eq(x)·(u·q1 + p1·q0)(t, x) at t = 0, 1, 2 for tables
+    [u, q0, q1] or [u, q0, q1, p1] (2h values, split into halves; no p1: all ones), eq h."""
+
+def gate_fold(
+    outs: list[np.ndarray], eq_out: np.ndarray, eq: np.ndarray, tables: list[np.ndarray], s: Quad
+) -> tuple[Quad, Quad, Quad]:
+    """outs = mle_fold of each table at s (h values each), eq_out = the sum of eq's halves
+    (h/2); returns gate_sums of the folded tables from the same pass (zeros when h = 1)."""
+
+def eq_add(out: np.ndarray, point: list[Quad], scale: Quad) -> None:
+    """out[x] += scale·eq(point, x) for x in {0,1}^n, MSB-first (out has 2^n values)."""
 
 def m31_batch_inverse(out: np.ndarray, x: np.ndarray) -> None:
     """out = 1/x for every M31 value (Montgomery's trick); ZeroDivisionError on a zero."""

@@ -94,16 +94,15 @@ def eq_combination(points: Sequence[Sequence[QM31]], coeffs: Sequence[QM31]) -> 
     """Σ_k c_k·eq(point_k, x) over the hypercube: how claims at several points are merged.
 
     eq(point, x) vanishes unless x starts with the point's boolean prefix, where it is
-    eq(suffix, x_tail): so only that block of the table is built (the same values exactly)."""
+    eq(suffix, x_tail): so only that block of the table is summed into (natively, in place)."""
     n = len(points[0])
-    table = QM31Array(np.zeros((1 << n, 4), dtype=np.int64))
+    table = np.zeros((1 << n, 4), dtype=np.int64)
     for point, c in zip(points, coeffs, strict=True):
         b = boolean_prefix(point)
-        size = 1 << (n - b)
         start = sum(int(r == QM31.one()) << (n - 1 - i) for i, r in enumerate(point[:b]))
-        block = table[start : start + size]
-        table.data[start : start + size] = (block + eq_table(point[b:], c)).data
-    return table
+        block = table[start : start + (1 << (n - b))]
+        cairn_native.eq_add(block, [r.coords for r in point[b:]], c.coords)
+    return QM31Array(table)
 
 
 def eq_combination_at(

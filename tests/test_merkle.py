@@ -4,6 +4,7 @@ honest and tampered, and how roots enter the channels."""
 import hashlib
 import struct
 
+import cairn_native
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,7 +17,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import P
 from cairn.prover.merkle.hashers import HASHES, get_hash, mix_root
 from cairn.prover.merkle.proof import MerkleOpening, sibling_plan
-from cairn.prover.merkle.tree import MerkleTree
+from cairn.prover.merkle.tree import REBUILT_LEVELS, MerkleTree
 from cairn.prover.merkle.verifier import verify_opening
 from tests.vectors import SHARED
 
@@ -61,7 +62,7 @@ def test_upstream_poseidon_merkle_vectors():
 
 @pytest.mark.parametrize("name", sorted(HASHES))
 @settings(max_examples=15, deadline=None)
-@given(log_n=st.integers(0, 4), width=st.integers(1, 20), seed=st.integers(0, 2**32))
+@given(log_n=st.integers(0, 6), width=st.integers(1, 20), seed=st.integers(0, 2**32))
 def test_root_matches_reference(name, log_n, width, seed):
     rows = random_rows(seed, log_n, width)
     assert MerkleTree.commit(rows, get_hash(name)).root == ref_root(name, rows)
@@ -71,7 +72,8 @@ def test_root_matches_reference(name, log_n, width, seed):
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_open_verify_any_subset(name, data):
-    log_n = data.draw(st.integers(0, 6))
+    """Depths on both sides of REBUILT_LEVELS: paths through rebuilt and kept levels."""
+    log_n = data.draw(st.integers(0, REBUILT_LEVELS + 3))
     width = data.draw(st.integers(1, 17))
     subset = data.draw(st.sets(st.integers(0, (1 << log_n) - 1), min_size=1))
     rows = random_rows(data.draw(st.integers(0, 2**32)), log_n, width)
@@ -80,6 +82,19 @@ def test_open_verify_any_subset(name, data):
     opening = tree.open(idx)
     got = verify_opening(get_hash(name), tree.root, log_n, width, idx, opening)
     assert np.array_equal(got, rows[idx])
+
+
+@pytest.mark.parametrize("row_bytes", [1, 3, 4, 12, 63, 64, 65, 128, 200, 256])
+def test_blake2s_rows_is_blake2s(row_bytes):
+    """Rows hashed 16 at a time (cairn_native's lanes): every length of one or more blocks, a
+    last block partial or full, and row counts around the lane width."""
+    rng = np.random.default_rng(row_bytes)
+    for rows in [1, 15, 16, 17, 40]:
+        data = rng.integers(0, 256, rows * row_bytes, dtype=np.uint8).tobytes()
+        want = b"".join(
+            hashlib.blake2s(data[i * row_bytes : (i + 1) * row_bytes]).digest() for i in range(rows)
+        )
+        assert cairn_native.blake2s_rows(data, row_bytes) == want
 
 
 def test_shared_nodes_are_sent_once():

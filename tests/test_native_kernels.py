@@ -67,9 +67,10 @@ def test_qm31_arithmetic(n):
     assert np.array_equal(x.mul_base(base).data, a * base[:, None] % P)
     assert np.array_equal(code.scale_base(s, base).data, np.outer(base, s.coords) % P)
     assert x.dot(y) == QM31(*(int(v) for v in ref_mul(a, b).sum(axis=0) % P))
-    acc = a.copy()
-    cairn_native.qm31_add_scaled_base(acc, s.coords, base)
-    assert np.array_equal(acc, (a + np.outer(base, s.coords)) % P)
+    for vector in (base, base.astype(np.uint32)):  # a message or a codeword
+        acc = a.copy()
+        cairn_native.qm31_add_scaled_base(acc, s.coords, vector)
+        assert np.array_equal(acc, (a + np.outer(base, s.coords)) % P)
 
 
 def test_qm31_broadcasting_and_shapes():
@@ -135,7 +136,8 @@ def test_fold_combinations(log_n, k):
     got = fold_combination(args, QM31(*map(int, r)))
     assert np.array_equal(got.data, ref_fold(ref_combination(terms), r))
     inv_2x = rand_base(1 << (log_n - 1))
-    got = code.fold_combination(args, inv_2x, QM31(*map(int, r)))
+    words = [(b, v.astype(np.uint32)) for b, v in args]  # codewords are uint32
+    got = code.fold_combination(words, inv_2x, QM31(*map(int, r)))
     assert np.array_equal(got.data, ref_codeword_fold(ref_combination(terms), inv_2x, r))
     a = rand(1 << log_n)
     want = (a * terms[0][1][:, None] % P).sum(axis=0) % P
@@ -241,3 +243,76 @@ def test_sumcheck_sums(log_n):
             total = total + QM31(*(int(v) for v in acc.sum(axis=0) % P)) * term.coeff
         want.append(total)
     assert _round_evals(tables, products, degree) == want
+
+
+def ref_round(w: np.ndarray, f: np.ndarray) -> tuple[QM31, QM31]:
+    """c0 and c2 of g(X) = Σ_x w(X, x)·f(X, x), from g at 0, 1, 2 as the generic round does."""
+    half = len(w) // 2
+    at = []
+    for t in range(3):
+        wt = (w[:half] + t * (w[half:] - w[:half])) % P
+        ft = (f[:half] + t * (f[half:] - f[:half])) % P
+        at.append(ref_mul(wt, ft).sum(axis=0) % P)
+    c2 = (at[2] - 2 * at[1] + at[0]) * ((P + 1) // 2) % P  # second difference / 2
+    return QM31(*map(int, at[0])), QM31(*map(int, c2))
+
+
+@pytest.mark.parametrize("log_n", [1, 2, 6])
+@pytest.mark.parametrize("base", [True, False])
+def test_pair_round_and_fold(log_n, base):
+    """A pair's round coefficients, and its fold with the next round's from the same pass."""
+    w, r = rand(1 << log_n), rand(1)[0]
+    f = rand_base(1 << log_n) if base else rand(1 << log_n)
+    lifted = np.stack([f, *[np.zeros_like(f)] * 3], axis=1) if base else f
+    got = tuple(QM31(*v) for v in cairn_native.pair_round(w, f))
+    assert got == ref_round(w, lifted)
+    half = 1 << (log_n - 1)
+    w_out, f_out = np.empty((half, 4), dtype=np.int64), np.empty((half, 4), dtype=np.int64)
+    after = tuple(QM31(*v) for v in cairn_native.pair_fold(w_out, f_out, w, f, tuple(r)))
+    assert np.array_equal(w_out, ref_fold(w, r))
+    assert np.array_equal(f_out, ref_fold(lifted, r))
+    want = ref_round(w_out, f_out) if half > 1 else (QM31.zero(), QM31.zero())
+    assert after == want
+    with pytest.raises(ValueError, match="against"):
+        cairn_native.pair_round(w, rand_base(3))
+    with pytest.raises(ValueError, match="overlaps"):
+        cairn_native.pair_fold(w[:half], f_out, w, f, tuple(r))
+
+
+@pytest.mark.parametrize("log_n", LOG_SIZES)
+def test_eq_add(log_n):
+    point, scale = rand(log_n), rand(1)[0]
+    out = rand(1 << log_n)
+    want = (out + ref_eq_table(list(point), scale)) % P
+    cairn_native.eq_add(out, [tuple(r) for r in point], tuple(scale))
+    assert np.array_equal(out, want)
+
+
+def ref_gate_sums(eq: np.ndarray, tables: list[np.ndarray]) -> tuple[QM31, ...]:
+    """Σ_x eq(x)·(u·q1 + p1·q0)(t, x) at t = 0, 1, 2 (p1 = 1 when absent)."""
+    half, out = len(eq), []
+    for t in range(3):
+        u, q0, q1, *p1 = ((f[:half] + t * (f[half:] - f[:half])) % P for f in tables)
+        cross = ref_mul(p1[0], q0) if p1 else q0
+        gate = ref_mul(eq, (ref_mul(u, q1) + cross) % P)
+        out.append(QM31(*map(int, gate.sum(axis=0) % P)))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("log_h", [0, 1, 5])
+@pytest.mark.parametrize("singles", [True, False])
+def test_gate_sums_and_fold(log_h, singles):
+    """A LogUp-GKR layer round's sums, and the fold of its tables with the next round's."""
+    h, s = 1 << log_h, rand(1)[0]
+    eq, tables = rand(h), [rand(2 * h) for _ in range(3 if singles else 4)]
+    got = tuple(QM31(*v) for v in cairn_native.gate_sums(eq, tables))
+    assert got == ref_gate_sums(eq, tables)
+    outs = [np.empty((h, 4), dtype=np.int64) for _ in tables]
+    eq_out = np.empty((h // 2, 4), dtype=np.int64)
+    after = tuple(QM31(*v) for v in cairn_native.gate_fold(outs, eq_out, eq, tables, tuple(s)))
+    for out, t in zip(outs, tables):
+        assert np.array_equal(out, ref_fold(t, s))
+    assert np.array_equal(eq_out, (eq[: h // 2] + eq[h // 2 :]) % P)
+    assert after == (ref_gate_sums(eq_out, outs) if h > 1 else (QM31.zero(),) * 3)
+    with pytest.raises(ValueError, match="2h values"):
+        cairn_native.gate_sums(eq, tables[:2])

@@ -20,7 +20,7 @@ from cairn.prover.mle import (
     next_pow2,
 )
 from cairn.prover.sumcheck.proof import SumcheckProof
-from cairn.prover.sumcheck.prover import Product, prove_sumcheck
+from cairn.prover.sumcheck.prover import Pair, Product, prove_pair_sumcheck, prove_sumcheck
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 
 rng = np.random.default_rng(3)
@@ -180,3 +180,32 @@ def test_eq_combination_builds_only_the_blocks_of_boolean_prefixes():
     for point, c in zip(points[1:], coeffs[1:]):
         dense = dense + eq_table(point) * c
     assert eq_combination(points, coeffs) == dense
+
+
+@pytest.mark.parametrize("sizes", [[0], [1], [5], [4, 4, 2, 0], [3, 5, 1]])
+def test_pair_sumcheck_is_the_generic_one(sizes):
+    """The pair sum-check (base tables, weights built when their rounds start, totals for the
+    rounds before) sends exactly prove_sumcheck's proof of the products w_j·f_j, lifted to
+    QM31, and ends on the same point with the same f_j values."""
+    values = [rng.integers(0, P, 1 << k) for k in sizes]
+    values[0][: len(values[0]) // 2] = P - 1  # extremes for the lazy reductions
+    weights = [QM31Array.random(rng, 1 << k) for k in sizes]
+    built: list[int] = []
+
+    def build(j):
+        built.append(j)
+        return weights[j]
+
+    pairs = [
+        Pair(lambda j=j: build(j), values[j], weights[j].mul_base(values[j]).sum())
+        for j in range(len(sizes))
+    ]
+    mles = [m for w, v in zip(weights, values) for m in (w, QM31Array.from_base(v))]
+    products = [Product((2 * j, 2 * j + 1)) for j in range(len(sizes))]
+    channel = Poseidon252Channel()
+    proof, point, finals = prove_sumcheck(mles, products, channel)
+    pair_channel = Poseidon252Channel()
+    assert prove_pair_sumcheck(pairs, pair_channel) == (proof, point, finals[1::2])
+    assert pair_channel.digest == channel.digest
+    started = sorted((j for j, k in enumerate(sizes) if k > 0), key=lambda j: -sizes[j])
+    assert built == started  # each once, the largest first

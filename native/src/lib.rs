@@ -4,10 +4,13 @@
 //! The transcript and matrix hashing call Poseidon tens of thousands of times per proof;
 //! doing the work here, on felts passed as packed big-endian bytes, removes the per-call
 //! Python overhead that dominated the prover. Merkle trees hash millions of rows, so the
-//! batched functions take all rows of one tree level in a single call. The PCS and the
+//! batched functions take all rows of one tree level in a single call (Blake2s rows 16 at a
+//! time, `blake2s`). The PCS and the
 //! sum-checks run millions of QM31 products per proof, which numpy cannot do without
-//! several temporaries per product: `kernels` does them in place on the numpy arrays.
+//! several temporaries per product: `kernels` does them in place on the numpy arrays, in
+//! loops compiled for AVX-512 or AVX2 when the CPU has them (`kernels::dispatch`).
 
+mod blake2s;
 mod field;
 mod kernels;
 
@@ -19,6 +22,7 @@ use pyo3::types::PyBytes;
 use starknet_crypto::{poseidon_hash, poseidon_hash_many, poseidon_permute_comp, Felt};
 
 const FELT_BYTES: usize = 32;
+const DIGEST_BYTES: usize = 32;
 
 /// The Stark prime 2^251 + 17 * 2^192 + 1, big-endian.
 const PRIME_BE: [u8; FELT_BYTES] = {
@@ -194,12 +198,15 @@ fn blake2s_rows<'py>(
     row_bytes: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
     check_rows("blake2s_rows", data.len(), row_bytes, 1)?;
-    let digests: Vec<u8> = py.detach(|| {
-        data.chunks_exact(row_bytes)
-            .flat_map(|row| Blake2s256::digest(row))
-            .collect()
-    });
-    Ok(PyBytes::new(py, &digests))
+    PyBytes::new_with(py, DIGEST_BYTES * (data.len() / row_bytes), |out| {
+        py.detach(|| {
+            kernels::dispatch(
+                #[inline(always)]
+                || blake2s::hash_rows(data, row_bytes, out),
+            )
+        });
+        Ok(())
+    })
 }
 
 /// The smallest nonce whose Blake2s proof-of-work hash H(prefixed ‖ LE64(nonce)) has at
@@ -253,6 +260,11 @@ fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::codeword_fold, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::encode, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sumcheck_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::pair_round, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::pair_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::gate_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::gate_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::eq_add, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::m31_batch_inverse, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::fold_twiddles, m)?)?;
     Ok(())

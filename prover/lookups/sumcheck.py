@@ -5,19 +5,22 @@ eq·p0·q1 + eq·p1·q0 + λ·eq·q0·q1 of every active instance (weighted by a
 tiled over the variables they ignore), without tiling and without multiplying eq in: eq(r, x)
 factors into eq(r₁, x₁)·eq(r_rest, x_rest), so a round needs the degree-2 sums
 h(t) = Σ eq(r_rest, x')·gate(t, x') (at t = 0, 1, 2, one native pass, then h(∞)) and
-multiplies by the linear eq(r₁, X) on scalars.
+multiplies by the linear eq(r₁, X) on scalars; each fold computes the next round's sums in the
+same pass (cairn_native.gate_fold).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cairn_native
+import numpy as np
+
 from cairn.prover.channels.base import Channel
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.lookups.circuit import combine
-from cairn.prover.mle import eq_eval, eq_table, fold
+from cairn.prover.mle import eq_eval, eq_table
 from cairn.prover.sumcheck.proof import SumcheckProof
-from cairn.prover.sumcheck.prover import product_sums
 
 HALF = QM31.from_int(2).inverse()
 
@@ -42,12 +45,14 @@ class LayerShare:
         p0, p1, q0, q1 = children
         self.lam = lam
         u = q0 * lam + (QM31.one() if p0 is None else p0)
-        self.tables = [u, q0, q1] if p1 is None else [u, q0, q1, p1]  # no p1: singles, p1 = 1
+        tables = [u, q0, q1] if p1 is None else [u, q0, q1, p1]  # no p1: singles, p1 = 1
+        self.tables = [np.ascontiguousarray(t.data) for t in tables]
         self.point = list(point)
         self.claim = claim
         self.unused = unused
-        self.eq_rest = eq_table(self.point[1:])  # eq(r_rest, ·) of the current own variable
+        self.eq_rest = eq_table(self.point[1:]).data  # eq(r_rest, ·) of the current variable
         self.prefix = QM31.one()  # Π eq(r_m, s_m) over the own variables already fixed
+        self.sums: tuple[QM31, ...] | None = None  # h(0), h(1), h(2), once computed
 
     def round_poly(self, round_: int) -> list[QM31]:
         """Coefficients g0..g3 of this instance's round polynomial."""
@@ -55,9 +60,9 @@ class LayerShare:
             return [self.claim * (1 << (self.unused - round_ - 1)), *[QM31.zero()] * 3]
         # h(t) = Σ eq(r_rest, x')·(u·q1 + p1·q0)(t, x') at t = 0, 1, 2 in one pass (eq_rest,
         # half as long, is constant in t; p1 = 1 for singles); h(∞) is its leading coefficient.
-        tables = [self.eq_rest, *self.tables]  # eq, u, q0, q1, (p1)
-        gates = [(0, 1, 3), (0, 4, 2) if len(tables) == 5 else (0, 2)]
-        h0, h1, h2 = (a + b for a, b in zip(*product_sums(tables, gates, 2), strict=True))
+        if self.sums is None:  # the share's first round; later ones come from `fold`
+            self.sums = _quads(cairn_native.gate_sums(self.eq_rest, self.tables))
+        h0, h1, h2 = self.sums
         h_inf = (h2 - h1 - h1 + h0) * HALF
         h_lin = h1 - h0 - h_inf
         r = self.point[round_ - self.unused]
@@ -71,14 +76,17 @@ class LayerShare:
         if round_ < self.unused:
             return
         self.prefix = self.prefix * eq_eval([self.point[round_ - self.unused]], [s])
-        self.tables = [fold(t, s) for t in self.tables]
-        half = len(self.eq_rest) // 2
-        if half:
-            self.eq_rest = self.eq_rest[:half] + self.eq_rest[half:]
+        h = len(self.eq_rest)
+        folded = [np.empty((h, 4), dtype=np.int64) for _ in self.tables]
+        eq_rest = np.empty((h // 2, 4), dtype=np.int64)
+        sums = cairn_native.gate_fold(folded, eq_rest, self.eq_rest, self.tables, s.coords)
+        self.tables, self.sums = folded, _quads(sums)
+        if h > 1:
+            self.eq_rest = eq_rest
 
     def mask(self) -> list[QM31]:
         """[p(s,0), p(s,1), q(s,0), q(s,1)] once every variable is fixed."""
-        u, q0, q1, *p1 = (t.item(0) for t in self.tables)
+        u, q0, q1, *p1 = (QM31(*map(int, t[0])) for t in self.tables)
         return [u - self.lam * q0, p1[0] if p1 else QM31.one(), q0, q1]
 
 
@@ -99,3 +107,7 @@ def prove_layer(
         for share in shares:
             share.fold(i, s)
     return SumcheckProof(rounds), point, [share.mask() for share in shares]
+
+
+def _quads(values: Sequence[Sequence[int]]) -> tuple[QM31, ...]:
+    return tuple(QM31(*v) for v in values)

@@ -70,11 +70,12 @@ def encode(message: np.ndarray, log_blowup: int) -> np.ndarray:
     Inverse of n folds, run natively as n butterfly levels: level d turns the encodings of
     the 2^(d+1) sub-messages of length 2^(n−d−1) (rows, in message order) into those of the
     2^d sub-messages of length 2^(n−d): row u from rows 2u (low half) and 2u+1 (high half),
-    W[2j] = lo[j] + X[2j]·hi[j], W[2j+1] = lo[j] − X[2j]·hi[j].
+    W[2j] = lo[j] + X[2j]·hi[j], W[2j+1] = lo[j] − X[2j]·hi[j]. The codeword is uint32 (4×
+    the message's values, kept until the opening: half the memory of int64).
     """
     n = log2_exact(len(message))
     table = _twiddle_table(n + log_blowup, log_blowup) if n else np.zeros(0, dtype=np.int64)
-    out = np.empty(len(message) << log_blowup, dtype=np.int64)
+    out = np.empty(len(message) << log_blowup, dtype=np.uint32)
     cairn_native.encode(out, np.ascontiguousarray(message, dtype=np.int64), table, log_blowup)
     return out
 
@@ -98,7 +99,7 @@ def fold(values: QM31Array, inv_2x: np.ndarray, r: QM31) -> QM31Array:
 def fold_combination(
     terms: Sequence[tuple[QM31, np.ndarray]], inv_2x: np.ndarray, r: QM31
 ) -> QM31Array:
-    """fold(Σ_k β_k·C_k, inv_2x, r) for terms (β_k, C_k) of base codewords of one length
+    """fold(Σ_k β_k·C_k, inv_2x, r) for terms (β_k, C_k) of uint32 codewords of one length
     (the prover's first fold), without building the (QM31) sum: the halving and the twiddle
     product are linear, so they act on each C_k."""
     betas, words = zip(*terms, strict=True)

@@ -8,6 +8,7 @@ the codeword (for the proximity test) alike; see docs/pcs.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,7 +38,7 @@ from cairn.prover.pcs.transcript import (
     merge_weights,
 )
 from cairn.prover.sumcheck.proof import SumcheckProof
-from cairn.prover.sumcheck.prover import Product, prove_sumcheck
+from cairn.prover.sumcheck.prover import Pair, prove_pair_sumcheck
 
 
 @dataclass(frozen=True)
@@ -126,19 +127,23 @@ def _merge(
 
     Returns r, the merge sum-check and the values f_j~(r_tail) it ends with (both empty when
     the claims are aligned: then r is their common point). The sum-check is over
-    Σ_j Σ_k λ_jk eq(z_jk, x_tail) f_j(x_tail), x in {0,1}^n (prove_sumcheck reads a smaller
-    table on the last variables).
+    Σ_j Σ_k λ_jk eq(z_jk, x_tail) f_j(x_tail), x in {0,1}^n (a smaller table is read on the
+    last variables); polynomial j's term sums to Σ_k λ_jk v_jk when its claims hold, and its
+    eq table is built only when its rounds start.
     """
     aligned = aligned_point(statement)
     if aligned is not None:
         return aligned, SumcheckProof([]), []
     weights = merge_weights(channel.draw_secure_felt(), statement)
-    mles: list[QM31Array] = []
-    for (_, claims), row, data in zip(statement, weights, datas, strict=True):
-        mles += [eq_combination([c.point for c in claims], row), QM31Array.from_base(data.values)]
-    products = [Product((2 * j, 2 * j + 1)) for j in range(len(datas))]
-    proof, point, finals = prove_sumcheck(mles, products, channel)
-    merged = finals[1::2]
+    pairs = [
+        Pair(
+            functools.partial(eq_combination, [c.point for c in claims], row),
+            data.values,
+            sum((w * c.value for c, w in zip(claims, row, strict=True)), QM31.zero()),
+        )
+        for (_, claims), row, data in zip(statement, weights, datas, strict=True)
+    ]
+    proof, point, merged = prove_pair_sumcheck(pairs, channel)
     channel.mix_felts(merged)
     return tuple(point), proof, merged
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -89,6 +89,65 @@ def prove_sumcheck(
         point.append(r)
         tables = [fold(f, r) if k >= left else f for f, k in zip(tables, sizes, strict=True)]
     return SumcheckProof(rounds), point, [f.item(0) for f in tables]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One product w·f of a pair sum-check: f canonical M31 values (2^k), w a QM31 table of
+    the same size built by `weights()` when the product's rounds start, and `total` = Σ_x
+    w(x)·f(x), which the rounds before need (a merge knows it: the claims' combination)."""
+
+    weights: Callable[[], QM31Array]
+    values: np.ndarray
+    total: QM31
+
+
+def prove_pair_sumcheck(
+    pairs: Sequence[Pair], channel: Channel
+) -> tuple[SumcheckProof, list[QM31], list[QM31]]:
+    """prove_sumcheck of the products w_j·f_j (the same proof, point and channel), returning
+    each f_j at the point instead of every MLE.
+
+    The claim merges of the PCS and the walk are such sums, with f_j a committed or hidden
+    table of base values. A round of degree 2 sends its constant and leading coefficients,
+    c0 = Σ lo_w·lo_f and c2 = Σ (hi_w − lo_w)·(hi_f − lo_f): two products per x, never
+    interpolated. A product's first round multiplies by base values and its first fold
+    lifts f_j to QM31 at half the size, so no table is lifted whole; its weights are built
+    only when its rounds start (until then it adds total·2^(left − 1 − k) to c0, as in
+    prove_sumcheck); each fold computes the next round in the same pass
+    (cairn_native.pair_fold).
+    """
+    sizes = [log2_exact(len(pair.values)) for pair in pairs]
+    tables: dict[int, tuple[QM31Array, np.ndarray]] = {}  # started products: (w, f)
+    coeffs: dict[int, tuple[QM31, ...]] = {}  # their (c0, c2) for this round
+    rounds: list[list[QM31]] = []
+    point: list[QM31] = []
+    finals = {j: QM31.from_int(int(p.values[0])) for j, p in enumerate(pairs) if len(p.values) == 1}
+    for left in range(max(sizes), 0, -1):
+        c0, c2 = QM31.zero(), QM31.zero()
+        for j, (pair, k) in enumerate(zip(pairs, sizes, strict=True)):
+            if k == left:
+                w, f = pair.weights(), np.ascontiguousarray(pair.values, dtype=np.int64)
+                tables[j], coeffs[j] = (w, f), _quads(cairn_native.pair_round(w.data, f))
+            if k >= left:
+                c0, c2 = c0 + coeffs[j][0], c2 + coeffs[j][1]
+            else:
+                c0 = c0 + pair.total * (1 << (left - 1 - k))
+        channel.mix_felts([c0, c2])
+        rounds.append([c0, c2])
+        r = channel.draw_secure_felt()
+        point.append(r)
+        for j, (w, f) in tables.items():
+            w_out = np.empty((len(w) // 2, 4), dtype=np.int64)
+            f_out = np.empty((len(w) // 2, 4), dtype=np.int64)
+            coeffs[j] = _quads(cairn_native.pair_fold(w_out, f_out, w.data, f, r.coords))
+            tables[j] = (QM31Array(w_out), f_out)
+    finals |= {j: QM31(*map(int, f[0])) for j, (_, f) in tables.items()}
+    return SumcheckProof(rounds), point, [finals[j] for j in range(len(pairs))]
+
+
+def _quads(values: Sequence[Sequence[int]]) -> tuple[QM31, ...]:
+    return tuple(QM31(*v) for v in values)
 
 
 def _round_evals(tables: list[QM31Array], products: list[Product], degree: int) -> list[QM31]:
