@@ -15,7 +15,7 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.toolchain import default_toolchain
-from cairn.proofs import onchain_proof, parse_felt
+from cairn.proofs import ConfigHash, onchain_proof, parse_felt
 from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.proof import CommittedTensor
@@ -152,7 +152,7 @@ def register_model(
         Path | None,
         typer.Option(help="register a layer proof's committed weights instead, in name order"),
     ] = None,
-    config_hash: Annotated[str, typer.Option(help="the model's configuration hash (0x…)")] = "0x0",
+    config_hash: ConfigHash = "0x0",
     rpc: Rpc = None,
     account: AccountOpt = None,
     private_key: KeyOpt = None,

@@ -78,6 +78,9 @@ def _load_matrix(path: Path, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+ConfigHash = Annotated[str, typer.Option(help="the model's registered configuration hash (0x…)")]
+
+
 @prove_app.command("matmul")
 def prove_matmul_cmd(
     m: Dim = 128,
@@ -97,9 +100,7 @@ def prove_matmul_cmd(
     weight: Annotated[
         int, typer.Option(min=0, max=2**32 - 1, help="B's index among the model's commitments")
     ] = 0,
-    config_hash: Annotated[
-        str, typer.Option(help="the model's registered configuration hash (0x…)")
-    ] = "0x0",
+    config_hash: ConfigHash = "0x0",
     out_path: ProofOut = None,
 ) -> None:
     """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given.
@@ -182,7 +183,6 @@ ModelId = Annotated[
         "committed weight by name (docs/registry.md)"
     ),
 ]
-ConfigHash = Annotated[str, typer.Option(help="the model's registered configuration hash")]
 
 
 def _binding(commit: Hash | None, model_id: str | None, config_hash: str) -> tuple[int, int] | None:

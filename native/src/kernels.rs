@@ -500,6 +500,22 @@ pub fn qm31_dot_base(py: Python<'_>, a: PyBuffer<i64>, s: PyBuffer<i64>) -> PyRe
     ))
 }
 
+/// The output of an eq table over `point` (2^n QM31 values, n < 64) and the point as QM31.
+fn eq_operands<'a>(
+    out: &'a mut PyBuffer<i64>,
+    point: Vec<Quad>,
+    caller: &str,
+) -> PyResult<(&'a mut [Qm31], Vec<Qm31>)> {
+    let out = out_quads::<u64>(out, &[], caller)?;
+    if point.len() >= 64 || out.len() != 1usize << point.len() {
+        return Err(err(
+            caller,
+            format!("{} values for {} variables", out.len(), point.len()),
+        ));
+    }
+    Ok((out, point.into_iter().map(quad).collect()))
+}
+
 /// out = scale·eq(point, x) for every x in {0,1}^n, MSB-first (out has 2^n values): built in
 /// place, each variable splitting every entry v into (v − v·r, v·r).
 #[pyfunction]
@@ -509,15 +525,7 @@ pub fn eq_table(
     point: Vec<Quad>,
     scale: Quad,
 ) -> PyResult<()> {
-    let caller = "eq_table";
-    let out = out_quads::<u64>(&mut out, &[], caller)?;
-    if point.len() >= 64 || out.len() != 1usize << point.len() {
-        return Err(err(
-            caller,
-            format!("{} values for {} variables", out.len(), point.len()),
-        ));
-    }
-    let point: Vec<Qm31> = point.into_iter().map(quad).collect();
+    let (out, point) = eq_operands(&mut out, point, "eq_table")?;
     detach(
         py,
         #[inline(always)]
@@ -917,15 +925,7 @@ pub fn eq_add(
     point: Vec<Quad>,
     scale: Quad,
 ) -> PyResult<()> {
-    let caller = "eq_add";
-    let out = out_quads::<u64>(&mut out, &[], caller)?;
-    if point.len() >= 64 || out.len() != 1usize << point.len() {
-        return Err(err(
-            caller,
-            format!("{} values for {} variables", out.len(), point.len()),
-        ));
-    }
-    let point: Vec<Qm31> = point.into_iter().map(quad).collect();
+    let (out, point) = eq_operands(&mut out, point, "eq_add")?;
     let (head, tail) = point.split_at(point.len() / 2);
     detach(
         py,
