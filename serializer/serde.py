@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -286,7 +287,7 @@ class Decoder:
     def finish(self) -> None:
         """The post-deserialization checks: each tensor's words, then the names' order."""
         for t in self.tensors:
-            size = int(np.prod(t.shape)) if t.shape else 1
+            size = math.prod(t.shape)  # exact: no shape wraps it
             if len(t.words) != -(-size // M31_PER_FELT):
                 raise self.rd.fail("word count does not fit the shape", "calldata.length", t.at)
             try:

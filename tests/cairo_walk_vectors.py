@@ -37,6 +37,7 @@ from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.serde import short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.proof_mutations import mutations, walk_mutations
@@ -119,6 +120,12 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
         except ValueError:  # a value pushed out of the signed M31 range: not encodable
             continue
     honest = encode_walk(proof)
+    st = proof.statement
+    if st.inputs:  # the first input's dims at 2^32 − 1: a size no integer type of Cairo's wraps
+        name = short_string(min(st.inputs))
+        at = honest.index(name) + 2
+        dims = [*honest[:at], *[(1 << 32) - 1] * st.inputs[min(st.inputs)].ndim]
+        yield "huge dims", [*dims, *honest[at + st.inputs[min(st.inputs)].ndim :]]
     for i in range(FLIPS):
         at = i * (len(honest) - 1) // (FLIPS - 1)
         flipped = [*honest]

@@ -138,3 +138,12 @@ def test_committed_and_witness_statements_are_refused_on_read():
     tampered = encode_walk(dataclasses.replace(proof, statement=unbounded))
     assert _refused(tampered) == "calldata.offchain"
     assert np.array_equal(decode_walk(felts).statement.inputs["x"], st.inputs["x"])
+
+
+def test_a_shape_too_large_for_its_words_is_a_length_error():
+    """Dims whose product exceeds any int64 (and Cairo's u64) are refused as
+    `calldata.length` before any overflow; tests/cairo_walk_vectors.py has the Cairo twin."""
+    felts = encode_walk(example("posenc"))
+    x_dims = felts.index(short_string("x")) + 2  # after the name: rank 2, then s and e
+    huge = _at(_at(felts, (1 << 32) - 1, x_dims), (1 << 32) - 1, x_dims + 1)
+    assert _refused(huge) == "calldata.length"

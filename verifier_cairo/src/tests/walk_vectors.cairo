@@ -310,80 +310,87 @@ fn rejects_linear_0_29() {
     verify_walk_calldata(splice(linear_0(), 6, 7, array![3]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_linear_0_30() {
+    verify_walk_calldata(splice(linear_0(), 10, 12, array![4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_linear_0_30() {
+fn rejects_linear_0_31() {
     verify_walk_calldata(splice(linear_0(), 0, 1, array![4]));
 }
 
 /// felt 11 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_linear_0_32() {
+fn rejects_linear_0_33() {
     verify_walk_calldata(splice(linear_0(), 11, 12, array![6]));
 }
 
 /// felt 17 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_33() {
+fn rejects_linear_0_34() {
     verify_walk_calldata(splice(linear_0(), 17, 18, array![3]));
 }
 
 /// felt 23 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_34() {
+fn rejects_linear_0_35() {
     verify_walk_calldata(splice(linear_0(), 23, 24, array![99]));
 }
 
 /// felt 29 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_35() {
+fn rejects_linear_0_36() {
     verify_walk_calldata(splice(linear_0(), 29, 30, array![3]));
 }
 
 /// felt 34 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_36() {
+fn rejects_linear_0_37() {
     verify_walk_calldata(splice(linear_0(), 34, 35, array![0x200000000000000000000000000000000000000000000003fffffd580000051]));
 }
 
 /// felt 40 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_37() {
+fn rejects_linear_0_38() {
     verify_walk_calldata(splice(linear_0(), 40, 41, array![2]));
 }
 
 /// felt 46 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_38() {
+fn rejects_linear_0_39() {
     verify_walk_calldata(splice(linear_0(), 46, 47, array![3]));
 }
 
 /// felt 52 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_39() {
+fn rejects_linear_0_40() {
     verify_walk_calldata(splice(linear_0(), 52, 53, array![2]));
 }
 
 /// felt 58 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_40() {
+fn rejects_linear_0_41() {
     verify_walk_calldata(splice(linear_0(), 58, 59, array![2]));
 }
 
 /// felt 64 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_41() {
+fn rejects_linear_0_42() {
     verify_walk_calldata(splice(linear_0(), 64, 65, array![2]));
 }
 
@@ -955,87 +962,94 @@ fn rejects_linear_0_committed_43() {
     verify_walk_calldata(splice(linear_0_committed(), 6, 7, array![3]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_linear_0_committed_44() {
+    verify_walk_calldata(splice(linear_0_committed(), 10, 12, array![4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_linear_0_committed_44() {
+fn rejects_linear_0_committed_45() {
     verify_walk_calldata(splice(linear_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 8 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_45() {
+fn rejects_linear_0_committed_46() {
     verify_walk_calldata(splice(linear_0_committed(), 8, 9, array![121]));
 }
 
 /// felt 17 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_committed_46() {
+fn rejects_linear_0_committed_47() {
     verify_walk_calldata(splice(linear_0_committed(), 17, 18, array![3]));
 }
 
 /// felt 26 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_47() {
+fn rejects_linear_0_committed_48() {
     verify_walk_calldata(splice(linear_0_committed(), 26, 27, array![3]));
 }
 
 /// felt 35 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_48() {
+fn rejects_linear_0_committed_49() {
     verify_walk_calldata(splice(linear_0_committed(), 35, 36, array![0x349a926974fb7b9bf2e5035e6f6f99c7]));
 }
 
 /// felt 44 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_49() {
+fn rejects_linear_0_committed_50() {
     verify_walk_calldata(splice(linear_0_committed(), 44, 45, array![0x1abc8f09e037e92a2364af0108c25549]));
 }
 
 /// felt 52 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_committed_50() {
+fn rejects_linear_0_committed_51() {
     verify_walk_calldata(splice(linear_0_committed(), 52, 53, array![3]));
 }
 
 /// felt 61 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_committed_51() {
+fn rejects_linear_0_committed_52() {
     verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![2]));
 }
 
 /// felt 70 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_committed_52() {
+fn rejects_linear_0_committed_53() {
     verify_walk_calldata(splice(linear_0_committed(), 70, 71, array![3]));
 }
 
 /// felt 79 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_committed_53() {
+fn rejects_linear_0_committed_54() {
     verify_walk_calldata(splice(linear_0_committed(), 79, 80, array![1]));
 }
 
 /// felt 88 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_committed_54() {
+fn rejects_linear_0_committed_55() {
     verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![5]));
 }
 
 /// felt 97 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_committed_55() {
+fn rejects_linear_0_committed_56() {
     verify_walk_calldata(splice(linear_0_committed(), 97, 98, array![1]));
 }
 
@@ -1755,87 +1769,94 @@ fn rejects_qkv_0_55() {
     verify_walk_calldata(splice(qkv_0(), 6, 7, array![3]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_qkv_0_56() {
+    verify_walk_calldata(splice(qkv_0(), 10, 12, array![4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_0_56() {
+fn rejects_qkv_0_57() {
     verify_walk_calldata(splice(qkv_0(), 0, 1, array![4]));
 }
 
 /// felt 11 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_0_57() {
+fn rejects_qkv_0_58() {
     verify_walk_calldata(splice(qkv_0(), 11, 12, array![6]));
 }
 
 /// felt 23 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_58() {
+fn rejects_qkv_0_59() {
     verify_walk_calldata(splice(qkv_0(), 23, 24, array![3]));
 }
 
 /// felt 35 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_59() {
+fn rejects_qkv_0_60() {
     verify_walk_calldata(splice(qkv_0(), 35, 36, array![6446956]));
 }
 
 /// felt 47 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_60() {
+fn rejects_qkv_0_61() {
     verify_walk_calldata(splice(qkv_0(), 47, 48, array![3]));
 }
 
 /// felt 59 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_61() {
+fn rejects_qkv_0_62() {
     verify_walk_calldata(splice(qkv_0(), 59, 60, array![6]));
 }
 
 /// felt 71 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_62() {
+fn rejects_qkv_0_63() {
     verify_walk_calldata(splice(qkv_0(), 71, 72, array![1]));
 }
 
 /// felt 83 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_63() {
+fn rejects_qkv_0_64() {
     verify_walk_calldata(splice(qkv_0(), 83, 84, array![0x16f897c5251d52ccac83ac5d62a13567]));
 }
 
 /// felt 95 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_64() {
+fn rejects_qkv_0_65() {
     verify_walk_calldata(splice(qkv_0(), 95, 96, array![0x16291236f08d7dd3c621d7ebe7f62c85]));
 }
 
 /// felt 107 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_65() {
+fn rejects_qkv_0_66() {
     verify_walk_calldata(splice(qkv_0(), 107, 108, array![0x1ef0fd75b7655880bae8a7e018158182]));
 }
 
 /// felt 119 + 1
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_66() {
+fn rejects_qkv_0_67() {
     verify_walk_calldata(splice(qkv_0(), 119, 120, array![6446956]));
 }
 
 /// felt 131 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_67() {
+fn rejects_qkv_0_68() {
     verify_walk_calldata(splice(qkv_0(), 131, 132, array![2]));
 }
 
@@ -2893,87 +2914,94 @@ fn rejects_qkv_0_committed_69() {
     verify_walk_calldata(splice(qkv_0_committed(), 6, 7, array![3]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_qkv_0_committed_70() {
+    verify_walk_calldata(splice(qkv_0_committed(), 10, 12, array![4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_0_committed_70() {
+fn rejects_qkv_0_committed_71() {
     verify_walk_calldata(splice(qkv_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 19 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_0_committed_71() {
+fn rejects_qkv_0_committed_72() {
     verify_walk_calldata(splice(qkv_0_committed(), 19, 20, array![3]));
 }
 
 /// felt 38 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_72() {
+fn rejects_qkv_0_committed_73() {
     verify_walk_calldata(splice(qkv_0_committed(), 38, 39, array![3]));
 }
 
 /// felt 57 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_73() {
+fn rejects_qkv_0_committed_74() {
     verify_walk_calldata(splice(qkv_0_committed(), 57, 58, array![7823212]));
 }
 
 /// felt 77 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_74() {
+fn rejects_qkv_0_committed_75() {
     verify_walk_calldata(splice(qkv_0_committed(), 77, 78, array![0xbcf5cb63706247827acfd6450bfd97e]));
 }
 
 /// felt 96 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_committed_75() {
+fn rejects_qkv_0_committed_76() {
     verify_walk_calldata(splice(qkv_0_committed(), 96, 97, array![3]));
 }
 
 /// felt 115 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_committed_76() {
+fn rejects_qkv_0_committed_77() {
     verify_walk_calldata(splice(qkv_0_committed(), 115, 116, array![0x112e4106fd27abdfeff1f7b8a0eb4f4b]));
 }
 
 /// felt 134 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_committed_77() {
+fn rejects_qkv_0_committed_78() {
     verify_walk_calldata(splice(qkv_0_committed(), 134, 135, array![0x188305ee763d17640c9d446d013bd642]));
 }
 
 /// felt 154 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_committed_78() {
+fn rejects_qkv_0_committed_79() {
     verify_walk_calldata(splice(qkv_0_committed(), 154, 155, array![0x176482c7459c227fd9667bf6d3520790]));
 }
 
 /// felt 173 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_committed_79() {
+fn rejects_qkv_0_committed_80() {
     verify_walk_calldata(splice(qkv_0_committed(), 173, 174, array![0x200000000000000000000000000000000000000000000001df1f6ef441c1278]));
 }
 
 /// felt 192 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_committed_80() {
+fn rejects_qkv_0_committed_81() {
     verify_walk_calldata(splice(qkv_0_committed(), 192, 193, array![1]));
 }
 
 /// felt 212 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_committed_81() {
+fn rejects_qkv_0_committed_82() {
     verify_walk_calldata(splice(qkv_0_committed(), 212, 213, array![1]));
 }
 
@@ -5400,87 +5428,94 @@ fn rejects_qkv_decode_0_185() {
     verify_walk_calldata(splice(qkv_decode_0(), 8, 9, array![2]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_qkv_decode_0_186() {
+    verify_walk_calldata(splice(qkv_decode_0(), 12, 14, array![4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_decode_0_186() {
+fn rejects_qkv_decode_0_187() {
     verify_walk_calldata(splice(qkv_decode_0(), 0, 1, array![4]));
 }
 
 /// felt 26 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_187() {
+fn rejects_qkv_decode_0_188() {
     verify_walk_calldata(splice(qkv_decode_0(), 26, 27, array![3]));
 }
 
 /// felt 53 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_188() {
+fn rejects_qkv_decode_0_189() {
     verify_walk_calldata(splice(qkv_decode_0(), 53, 54, array![0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76c]));
 }
 
 /// felt 80 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_189() {
+fn rejects_qkv_decode_0_190() {
     verify_walk_calldata(splice(qkv_decode_0(), 80, 81, array![4]));
 }
 
 /// felt 107 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_190() {
+fn rejects_qkv_decode_0_191() {
     verify_walk_calldata(splice(qkv_decode_0(), 107, 108, array![0x1cee556c801072cf400dd20225a84fa1]));
 }
 
 /// felt 134 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_191() {
+fn rejects_qkv_decode_0_192() {
     verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x1652f18c597b9e02da0279e1b7b66ff0]));
 }
 
 /// felt 160 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_192() {
+fn rejects_qkv_decode_0_193() {
     verify_walk_calldata(splice(qkv_decode_0(), 160, 161, array![0x172c365bb35b399449ad7aebf7cc1cca]));
 }
 
 /// felt 187 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_193() {
+fn rejects_qkv_decode_0_194() {
     verify_walk_calldata(splice(qkv_decode_0(), 187, 188, array![0x1f0449db51e418af3601060eb46e3a15]));
 }
 
 /// felt 214 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_194() {
+fn rejects_qkv_decode_0_195() {
     verify_walk_calldata(splice(qkv_decode_0(), 214, 215, array![2]));
 }
 
 /// felt 241 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_195() {
+fn rejects_qkv_decode_0_196() {
     verify_walk_calldata(splice(qkv_decode_0(), 241, 242, array![0x18445e9ad1563715baad66d22525355e]));
 }
 
 /// felt 268 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_196() {
+fn rejects_qkv_decode_0_197() {
     verify_walk_calldata(splice(qkv_decode_0(), 268, 269, array![0x19666ebed5a38f196348d4311dfd776e]));
 }
 
 /// felt 295 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_197() {
+fn rejects_qkv_decode_0_198() {
     verify_walk_calldata(splice(qkv_decode_0(), 295, 296, array![2]));
 }
 
@@ -7608,87 +7643,94 @@ fn rejects_qkv_decode_0_committed_145() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 8, 9, array![2]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_qkv_decode_0_committed_146() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 12, 14, array![4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_decode_0_committed_146() {
+fn rejects_qkv_decode_0_committed_147() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 27 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_committed_147() {
+fn rejects_qkv_decode_0_committed_148() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 27, 28, array![3]));
 }
 
 /// felt 55 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_committed_148() {
+fn rejects_qkv_decode_0_committed_149() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 55, 56, array![1]));
 }
 
 /// felt 82 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_149() {
+fn rejects_qkv_decode_0_committed_150() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 82, 83, array![0x8f1cbaaa87c0c142cd77e3ab3ae2a43d]));
 }
 
 /// felt 110 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_150() {
+fn rejects_qkv_decode_0_committed_151() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 111, array![0x167476a1c0e3bfdb4dc3f26afb553b2f]));
 }
 
 /// felt 138 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_151() {
+fn rejects_qkv_decode_0_committed_152() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 138, 139, array![0x1eebd447b5563a53aeabb8710a0b09d3]));
 }
 
 /// felt 165 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_152() {
+fn rejects_qkv_decode_0_committed_153() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 165, 166, array![0x12e4240dd343e99837ed9b52338eed10]));
 }
 
 /// felt 193 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_153() {
+fn rejects_qkv_decode_0_committed_154() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 193, 194, array![0x10000000000000000000000000000001]));
 }
 
 /// felt 221 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_154() {
+fn rejects_qkv_decode_0_committed_155() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 221, 222, array![0x1fc1791c91bb96d4cafa9abf8c784157]));
 }
 
 /// felt 248 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_committed_155() {
+fn rejects_qkv_decode_0_committed_156() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 248, 249, array![0x18d6ec7c5d4a320de471740401cb3116]));
 }
 
 /// felt 276 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_decode_0_committed_156() {
+fn rejects_qkv_decode_0_committed_157() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 277, array![0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa45]));
 }
 
 /// felt 304 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_committed_157() {
+fn rejects_qkv_decode_0_committed_158() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 304, 305, array![1]));
 }
 
@@ -8824,87 +8866,94 @@ fn rejects_mha_0_68() {
     verify_walk_calldata(splice(mha_0(), 7, 8, array![2]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_mha_0_69() {
+    verify_walk_calldata(splice(mha_0(), 11, 14, array![4294967295, 4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_mha_0_69() {
+fn rejects_mha_0_70() {
     verify_walk_calldata(splice(mha_0(), 0, 1, array![4]));
 }
 
 /// felt 14 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_70() {
+fn rejects_mha_0_71() {
     verify_walk_calldata(splice(mha_0(), 14, 15, array![4]));
 }
 
 /// felt 28 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_71() {
+fn rejects_mha_0_72() {
     verify_walk_calldata(splice(mha_0(), 28, 29, array![4]));
 }
 
 /// felt 42 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_72() {
+fn rejects_mha_0_73() {
     verify_walk_calldata(splice(mha_0(), 42, 43, array![3]));
 }
 
 /// felt 56 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_mha_0_73() {
+fn rejects_mha_0_74() {
     verify_walk_calldata(splice(mha_0(), 56, 57, array![5]));
 }
 
 /// felt 70 + 1
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_74() {
+fn rejects_mha_0_75() {
     verify_walk_calldata(splice(mha_0(), 70, 71, array![0x11d1a1e09167a883ae5eb2e2c4b84a9b]));
 }
 
 /// felt 84 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_mha_0_75() {
+fn rejects_mha_0_76() {
     verify_walk_calldata(splice(mha_0(), 84, 85, array![4]));
 }
 
 /// felt 98 + 1
 #[test]
 #[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_76() {
+fn rejects_mha_0_77() {
     verify_walk_calldata(splice(mha_0(), 98, 99, array![0x10000000000000000000000000000001]));
 }
 
 /// felt 112 + 1
 #[test]
 #[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_77() {
+fn rejects_mha_0_78() {
     verify_walk_calldata(splice(mha_0(), 112, 113, array![0x1daa8a2e03a6bdb4177fa1188c6e611d]));
 }
 
 /// felt 126 + 1
 #[test]
 #[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_78() {
+fn rejects_mha_0_79() {
     verify_walk_calldata(splice(mha_0(), 126, 127, array![0x1de30487503baf37734de33fd31ed5b5]));
 }
 
 /// felt 140 + 1
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_79() {
+fn rejects_mha_0_80() {
     verify_walk_calldata(splice(mha_0(), 140, 141, array![0x16409041843da8d9539f366aafe7b65f]));
 }
 
 /// felt 154 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_80() {
+fn rejects_mha_0_81() {
     verify_walk_calldata(splice(mha_0(), 154, 155, array![2]));
 }
 
@@ -10125,80 +10174,87 @@ fn rejects_posenc_0_14() {
     verify_walk_calldata(splice(posenc_0(), 6, 7, array![6]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_posenc_0_15() {
+    verify_walk_calldata(splice(posenc_0(), 10, 12, array![4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_posenc_0_15() {
+fn rejects_posenc_0_16() {
     verify_walk_calldata(splice(posenc_0(), 0, 1, array![4]));
 }
 
 /// felt 9 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_17() {
+fn rejects_posenc_0_18() {
     verify_walk_calldata(splice(posenc_0(), 9, 10, array![3]));
 }
 
 /// felt 14 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_18() {
+fn rejects_posenc_0_19() {
     verify_walk_calldata(splice(posenc_0(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
 }
 
 /// felt 18 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_posenc_0_19() {
+fn rejects_posenc_0_20() {
     verify_walk_calldata(splice(posenc_0(), 18, 19, array![5]));
 }
 
 /// felt 23 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_20() {
+fn rejects_posenc_0_21() {
     verify_walk_calldata(splice(posenc_0(), 23, 24, array![0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff85]));
 }
 
 /// felt 28 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_posenc_0_21() {
+fn rejects_posenc_0_22() {
     verify_walk_calldata(splice(posenc_0(), 28, 29, array![6]));
 }
 
 /// felt 33 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_22() {
+fn rejects_posenc_0_23() {
     verify_walk_calldata(splice(posenc_0(), 33, 34, array![0xffffffd7ffffff9bfffffc37fffff80ffffff3dfffffe04000001580000007]));
 }
 
 /// felt 37 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_23() {
+fn rejects_posenc_0_24() {
     verify_walk_calldata(splice(posenc_0(), 37, 38, array![1]));
 }
 
 /// felt 42 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_24() {
+fn rejects_posenc_0_25() {
     verify_walk_calldata(splice(posenc_0(), 42, 43, array![0x177d631e01c463c5d0eff25cd642e42a]));
 }
 
 /// felt 47 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_posenc_0_25() {
+fn rejects_posenc_0_26() {
     verify_walk_calldata(splice(posenc_0(), 47, 48, array![121]));
 }
 
 /// felt 52 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_26() {
+fn rejects_posenc_0_27() {
     verify_walk_calldata(splice(posenc_0(), 52, 53, array![2]));
 }
 
@@ -11009,87 +11065,94 @@ fn rejects_posenc_0_committed_45() {
     verify_walk_calldata(splice(posenc_0_committed(), 6, 7, array![6]));
 }
 
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_posenc_0_committed_46() {
+    verify_walk_calldata(splice(posenc_0_committed(), 10, 12, array![4294967295, 4294967295]));
+}
+
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_posenc_0_committed_46() {
+fn rejects_posenc_0_committed_47() {
     verify_walk_calldata(splice(posenc_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 14 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_47() {
+fn rejects_posenc_0_committed_48() {
     verify_walk_calldata(splice(posenc_0_committed(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
 }
 
 /// felt 28 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_48() {
+fn rejects_posenc_0_committed_49() {
     verify_walk_calldata(splice(posenc_0_committed(), 28, 29, array![11]));
 }
 
 /// felt 43 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_posenc_0_committed_49() {
+fn rejects_posenc_0_committed_50() {
     verify_walk_calldata(splice(posenc_0_committed(), 43, 44, array![121]));
 }
 
 /// felt 57 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_50() {
+fn rejects_posenc_0_committed_51() {
     verify_walk_calldata(splice(posenc_0_committed(), 57, 58, array![0x1bdb28cbcddd1fbc1e0d975648d99876]));
 }
 
 /// felt 71 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_posenc_0_committed_51() {
+fn rejects_posenc_0_committed_52() {
     verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![2]));
 }
 
 /// felt 86 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_52() {
+fn rejects_posenc_0_committed_53() {
     verify_walk_calldata(splice(posenc_0_committed(), 86, 87, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
 }
 
 /// felt 100 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_53() {
+fn rejects_posenc_0_committed_54() {
     verify_walk_calldata(splice(posenc_0_committed(), 100, 101, array![0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeba]));
 }
 
 /// felt 114 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_54() {
+fn rejects_posenc_0_committed_55() {
     verify_walk_calldata(splice(posenc_0_committed(), 114, 115, array![0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7e]));
 }
 
 /// felt 129 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_55() {
+fn rejects_posenc_0_committed_56() {
     verify_walk_calldata(splice(posenc_0_committed(), 129, 130, array![0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573637]));
 }
 
 /// felt 143 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_56() {
+fn rejects_posenc_0_committed_57() {
     verify_walk_calldata(splice(posenc_0_committed(), 143, 144, array![0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ae]));
 }
 
 /// felt 158 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_posenc_0_committed_57() {
+fn rejects_posenc_0_committed_58() {
     verify_walk_calldata(splice(posenc_0_committed(), 158, 159, array![1]));
 }
 

@@ -66,15 +66,20 @@ pub fn read_tensors(tensors: @Array<Named<Tensor>>) -> Tensors {
 }
 
 fn read_tensor(t: @Tensor) -> PublicTensor {
-    let mut count: u64 = 1;
-    for d in t.shape.span() {
-        count *= (*d).into();
-    }
     let words = t.words.span();
-    let expected = (count + M31_PER_WORD - 1) / M31_PER_WORD;
-    assert(words.len().into() == expected, 'calldata.length');
+    // The size, stopped as soon as it exceeds what the words can hold (a shape of any rank
+    // and dims cannot overflow it).
+    let most: u128 = M31_PER_WORD.into() * words.len().into();
+    let mut count: u128 = 1;
+    for d in t.shape.span() {
+        if count <= most {
+            count *= (*d).into();
+        }
+    }
+    let expected = (count + M31_PER_WORD.into() - 1) / M31_PER_WORD.into();
+    assert(count <= most && words.len().into() == expected, 'calldata.length');
     PublicTensor {
-        shape: t.shape.span(), words, values: unpack_words(words, count), commitment: None,
+        shape: t.shape.span(), words, values: unpack_words(words, count.try_into().unwrap()), commitment: None,
     }
 }
 
