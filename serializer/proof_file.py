@@ -157,7 +157,16 @@ def _witness(doc: Any, path: str) -> dict[str, Commitment]:
 def _binding(st_doc: Any) -> ModelBinding | None:
     """Optional: absent or null when the committed weights are bound to no model."""
     value = st_doc.get("binding") if isinstance(st_doc, dict) else None
-    return decode(value, ModelBinding | None, "statement.binding")
+    binding = decode(value, ModelBinding | None, "statement.binding")
+    if binding is None:
+        return None
+    for name in ("model_id", "config_hash"):
+        if getattr(binding, name) >= STARK_PRIME:
+            raise MalformedProofError(f"statement.binding.{name}", "not a felt252")
+    for name, index in binding.weights.items():
+        if index >> 32:
+            raise MalformedProofError(f"statement.binding.weights.{name}", "not a u32 index")
+    return binding
 
 
 SETTLEMENTS = ("inputs", "weights", "opening", "witness_opening")

@@ -3,6 +3,7 @@ trips for every on-chain kind, the generated Cairo types are current, and every 
 input is refused with the check the Cairo reader panics with."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from cairn.deploy.registry import contract_check, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME, hash_many
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import prove_walk
-from cairn.serializer import cairo_types
+from cairn.serializer import cairo_types, proof_file
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.serde import fields_of, short_string
 from cairn.serializer.walk_calldata import (
@@ -147,3 +148,21 @@ def test_a_shape_too_large_for_its_words_is_a_length_error():
     x_dims = felts.index(short_string("x")) + 2  # after the name: rank 2, then s and e
     huge = _at(_at(felts, (1 << 32) - 1, x_dims), (1 << 32) - 1, x_dims + 1)
     assert _refused(huge) == "calldata.length"
+
+
+def test_a_proof_file_binding_out_of_range_is_malformed(tmp_path):
+    """A model id or config hash ≥ p, or a weight index ≥ 2^32, is refused on load (the
+    transcript could not absorb it), with the field's path."""
+    path = tmp_path / "bound.json"
+    proof_file.save(example("posenc", 0, committed=True, bound=True), path)
+    doc = json.loads(path.read_text())
+    for field, value, where in (
+        ("model_id", STARK_PRIME, "statement.binding.model_id"),
+        ("weights", {"p": 1 << 32}, "statement.binding.weights.p"),
+    ):
+        bad = json.loads(json.dumps(doc))
+        bad["statement"]["binding"][field] = value
+        path.write_text(json.dumps(bad))
+        with pytest.raises(MalformedProofError) as e:
+            proof_file.load(path)
+        assert e.value.field == where
