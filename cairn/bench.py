@@ -15,6 +15,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -39,26 +40,23 @@ from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.graph.prover import prove_graph
 from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.graph.views import security_bits
+from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.linalg import exact_matmul
-from cairn.prover.matmul.instance import WeightBinding
-from cairn.prover.matmul.prover import make_instance, prove_matmul
-from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.mle import evaluate
 from cairn.prover.pcs import POSEIDON_PARAMS, commit, open_batch
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.walk import prover as layer_walk
-from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.files import write_atomic
 
 DEFAULT_SHAPES = ["512x512x512", "128x768x3072"]
-ONCHAIN_SHAPES = ["8x8x8", "32x64x16", "64x64x64"]
 ONCHAIN_PCS_SIZES = [16, 20]
 ONCHAIN_COMMITTED_SHAPES = ["1x256x256", "1x1024x1024"]
+MATMUL = LAYERS[matmul.KIND]
 BENCH_MODEL = 1  # the model id the committed-weight benchmarks register their B under
 
 
@@ -86,9 +84,9 @@ def measure(m: int, k: int, n: int, repeat: int) -> dict[str, Any]:
     b = rng.integers(-128, 128, (k, n), dtype=np.int64)
     blas_c, _ = _best(lambda: exact_matmul(a, b), repeat)
     int64_c, _ = _best(lambda: a @ b, repeat)
-    inst = make_instance(a, b)
-    prove_s, proof = _best(lambda: prove_matmul(inst), repeat)
-    verify_s, _ = _best(lambda: verify_matmul(proof), repeat)
+    st = matmul.make_statement(a, b)
+    prove_s, proof = _best(lambda: layer_walk.prove_walk(MATMUL, st), repeat)
+    verify_s, _ = _best(lambda: verify_walk(MATMUL, proof), repeat)
     felts = calldata.encode(proof)
     return {
         "shape": f"{m}x{k}x{n}",
@@ -97,9 +95,9 @@ def measure(m: int, k: int, n: int, repeat: int) -> dict[str, Any]:
         "prove_s": prove_s,
         "prove_over_blas_c": prove_s / blas_c,
         "verify_s": verify_s,
-        "prove_peak_mib": _peak_mib(lambda: prove_matmul(inst)),
+        "prove_peak_mib": _peak_mib(lambda: layer_walk.prove_walk(MATMUL, st)),
         "calldata_felts": len(felts),
-        "sumcheck_felts": sum(1 + len(r) for r in proof.sumcheck.rounds) + 1,
+        "proof_felts": proof_felts(proof),
         "json_bytes": len(json.dumps(proof_file.to_json_dict(proof), separators=(",", ":"))),
     }
 
@@ -119,31 +117,6 @@ def _on_fresh_devnet(run: Callable[[Account, int], Awaitable[None]]) -> None:
         asyncio.run(main())
 
 
-def measure_onchain(shapes: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
-    """L2 gas and fee of verifying one proof per shape on a devnet started for the purpose."""
-    rows = []
-
-    async def run(account: Account, address: int) -> None:
-        for m, k, n in shapes:
-            rng = np.random.default_rng(0)
-            inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
-            felts = calldata.encode(prove_matmul(inst))
-            verdict = await contract.verify(account, address, felts)
-            if not verdict.accepted:
-                raise contract.ChainError(f"{m}x{k}x{n} rejected on chain: {verdict.reason}")
-            rows.append(
-                {
-                    "shape": f"{m}x{k}x{n}",
-                    "calldata_felts": len(felts),
-                    "l2_gas": verdict.l2_gas,
-                    "fee_fri": verdict.fee_fri,
-                }
-            )
-
-    _on_fresh_devnet(run)
-    return rows
-
-
 def _opening(log_size: int, rng: np.random.Generator) -> calldata.PcsOpening:
     """One Poseidon commitment to 2^log_size random values and one true claim on it."""
     values = rng.integers(0, P, 1 << log_size)
@@ -158,20 +131,19 @@ def _opening(log_size: int, rng: np.random.Generator) -> calldata.PcsOpening:
 def measure_pcs_onchain(
     log_sizes: list[int], shapes: list[tuple[int, int, int]]
 ) -> list[dict[str, Any]]:
-    """L2 gas of verifying PCS openings (kind 2) and committed-weight matmuls (kind 3, B
-    registered as weight i of model BENCH_MODEL) on a devnet started for the purpose; a proof
-    too large for one transaction is verified in a session."""
+    """L2 gas of verifying PCS openings (kind 2) and committed-weight matmuls (B registered as
+    weight i of model BENCH_MODEL) on a devnet started for the purpose; a proof too large for
+    one transaction is verified in a session."""
     rng = np.random.default_rng(0)
     proofs: list[tuple[str, calldata.OnchainProof]] = [
         (f"opening 2^{n}", _opening(n, rng)) for n in log_sizes
     ]
     entries: list[int] = []
     for i, (m, k, n) in enumerate(shapes):
-        inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
-        tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
-        entries += calldata.commitment_entry(tensor)
-        bound = prove_matmul(inst, data, WeightBinding(BENCH_MODEL, i))
-        proofs.append((f"committed matmul {m}x{k}x{n}", bound))
+        st, data = layer_walk.commit_weights(examples.matmul_example(m, k, n, i), POSEIDON_PARAMS)
+        entries += calldata.commitment_entry(st.committed["b"])
+        st = replace(st, binding=ModelBinding(BENCH_MODEL, 0, {"b": i}))
+        proofs.append((f"committed matmul {m}x{k}x{n}", layer_walk.prove_walk(MATMUL, st, data)))
     rows = []
 
     async def run(account: Account, address: int) -> None:
@@ -443,25 +415,9 @@ def bench(
     shape: Annotated[list[str] | None, typer.Option(help="MxKxN (repeatable)")] = None,
     repeat: Annotated[int, typer.Option(min=1, help="runs per timing (best is kept)")] = 3,
     out_path: BenchOut = None,
-    onchain: Annotated[
-        bool, typer.Option(help="measure L2 gas of on-chain verification on a fresh devnet")
-    ] = False,
 ) -> None:
-    """Measure the matmul prover against numpy computing C exactly, the verifier, and sizes."""
-    if onchain:
-        shapes = [_parse(s) for s in shape or ONCHAIN_SHAPES]
-        with errors_as_exit(), out.status("verifying on a devnet"):
-            rows = measure_onchain(shapes)
-        table = Table("shape", "calldata", "L2 gas", "fee")
-        for r in rows:
-            table.add_row(
-                r["shape"],
-                f"{r['calldata_felts']} felts",
-                f"{r['l2_gas']:,}",
-                f"{r['fee_fri']:,} FRI",
-            )
-        _report(table, rows, out_path)
-        return
+    """Measure the matmul prover against numpy computing C exactly, the verifier, and sizes
+    (L2 gas: `cairn bench layers --onchain`)."""
     shapes = [_parse(s) for s in shape or DEFAULT_SHAPES]
     rows = []
     with errors_as_exit(), out.status("benchmarking") as status:

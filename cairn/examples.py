@@ -21,6 +21,7 @@ from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.layernorm import model as layernorm
 from cairn.prover.layers.layernorm.params import LayerNormParams
 from cairn.prover.layers.linear import model as linear
+from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.pool import model as pool
 from cairn.prover.layers.posenc import model as posenc
@@ -38,6 +39,11 @@ def _int8(rng: np.random.Generator, *shape: int) -> np.ndarray:
 def _qkv_weights(rng: np.random.Generator, embed: int, hidden: int) -> dict[str, np.ndarray]:
     shapes = qkv.QKV.weight_shapes(embed, hidden)
     return {name: _int8(rng, *shape) for name, shape in shapes.items()}
+
+
+def matmul_example(m: int, k: int, n: int, seed: int) -> Statement:
+    rng = np.random.default_rng(seed)
+    return matmul.make_statement(_int8(rng, m, k), _int8(rng, k, n))
 
 
 def posenc_example(seq: int, context: int, embed: int, seed: int) -> Statement:
@@ -186,6 +192,7 @@ BENCHMARKS: dict[str, Callable[[], Statement]] = {
 
 
 ONCHAIN_BENCHMARKS: dict[str, Callable[[], Statement]] = {
+    "matmul m=16 k=128 n=128": lambda: matmul_example(16, 128, 128, 0),
     "linear s=16 e=128 h=128": lambda: linear_example(16, 128, 128, 0),
     "qkv s=16 e=64 h=64": lambda: qkv_example(16, 64, 64, 0),
     "qkv-decode T=4 l=32 e=64 h=32": lambda: decode_example(4, 32, 12, 64, 32, 0),

@@ -7,19 +7,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 from starknet_py.net.account.account import Account
 
+from cairn import examples
 from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.toolchain import default_toolchain
 from cairn.proofs import ConfigHash, onchain_proof, parse_felt
-from cairn.prover.matmul.prover import make_instance, prove_matmul
-from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.layers.matmul import model as matmul
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.walk.proof import WalkProof
+from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, commitment_file, proof_file
 
 devnet_app = typer.Typer(help="A local starknet-devnet in the background.", no_args_is_help=True)
@@ -246,11 +248,10 @@ def demo(
     """The whole path: start a devnet, prove a matmul, verify it in Python and on chain, stop."""
     with errors_as_exit():
         tc = default_toolchain().require()
-        rng = np.random.default_rng(seed)
-        inst = make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
+        spec = LAYERS[matmul.KIND]
         out.print(f"[1/5] proving matmul {m}×{k}×{n}")
-        proof = prove_matmul(inst)
-        verify_matmul(proof)
+        proof = prove_walk(spec, examples.matmul_example(m, k, n, seed))
+        verify_walk(spec, proof)
         out.print("[2/5] verified in Python")
         parts = calldata.encode_parts(proof)
         art = build(tc)

@@ -26,16 +26,12 @@ from cairn.prover.graph.prover import commit_graph_weights, prove_graph
 from cairn.prover.graph.statement import GraphStatement, Node
 from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.graph.views import mod_p_relations
+from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.matmul.instance import NO_MODEL, UNBOUND, WeightBinding
-from cairn.prover.matmul.instance import RELATIONS as MATMUL_RELATIONS
-from cairn.prover.matmul.prover import make_instance, prove_matmul
-from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.ranges import mod_p_only
-from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.prover.walk.verifier import verify_walk
@@ -81,55 +77,6 @@ def _load_matrix(path: Path, name: str) -> np.ndarray:
 ConfigHash = Annotated[str, typer.Option(help="the model's registered configuration hash (0x…)")]
 
 
-@prove_app.command("matmul")
-def prove_matmul_cmd(
-    m: Dim = 128,
-    k: Dim = 256,
-    n: Dim = 64,
-    seed: Seed = 0,
-    a: Annotated[Path | None, typer.Option(help="A as a .npy integer matrix (m x k)")] = None,
-    b: Annotated[Path | None, typer.Option(help="B as a .npy integer matrix (k x n)")] = None,
-    commit_b: Annotated[
-        Hash | None,
-        typer.Option(help="bind B by a PCS commitment with this hash instead of publishing B"),
-    ] = None,
-    model_id: Annotated[
-        str | None,
-        typer.Option(help="registered model whose weight the committed B is (docs/registry.md)"),
-    ] = None,
-    weight: Annotated[
-        int, typer.Option(min=0, max=2**32 - 1, help="B's index among the model's commitments")
-    ] = 0,
-    config_hash: ConfigHash = "0x0",
-    out_path: ProofOut = None,
-) -> None:
-    """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given.
-    With --commit-b and --model-id the proof holds for that registered weight only."""
-    out_path = out_path or Path("matmul.proof.json")
-    rng = np.random.default_rng(seed)
-    binding = UNBOUND
-    if model_id is not None:
-        if not commit_b:
-            raise fail("--model-id binds a committed B: give --commit-b too")
-        model = parse_felt("--model-id", model_id, nonzero=True)
-        binding = WeightBinding(model, weight, parse_felt("--config-hash", config_hash))
-    with errors_as_exit(), _stages() as progress:
-        a_mat = _load_matrix(a, "--a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
-        b_mat = _load_matrix(b, "--b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
-        progress.add_task("computing C = A·B")
-        inst = make_instance(a_mat, b_mat)
-        b_data = None
-        if commit_b:
-            progress.add_task(f"committing to B ({commit_b.value})")
-            _, b_data = commit_tensor(b_mat, PARAMS[commit_b.value])
-        progress.add_task(f"proving {inst.m}×{inst.k}×{inst.n}")
-        proof = prove_matmul(inst, b_data, binding)
-        proof_file.save(proof, out_path)
-    out.print(
-        f"wrote {out_path} (matmul {inst.m}×{inst.k}×{inst.n}, {len(proof.sumcheck.rounds)} rounds)"
-    )
-
-
 def _dims_text(st: Statement | Node) -> str:
     """The dims by name (`s=128 h=12 …`), then any further ones (embed's token ids) as a
     list, shortened; as numbers if the file has fewer."""
@@ -158,16 +105,12 @@ def _describe(proof: proof_file.AnyProof) -> str:
         hashes = sorted({c.commitment.hash for c in g.committed.values()})
         bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
         return f"graph of {len(g.nodes)} layers ({kinds}); {io}; {len(g.hidden)} hidden{bound}"
-    if isinstance(proof, WalkProof):
-        st = proof.statement
-        hashes = sorted({c.commitment.hash for c in st.committed.values()})
-        bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
-        if st.binding is not None:
-            bound += f", bound to model {st.binding.model_id:#x}"
-        return f"{st.kind} {_dims_text(st)}{bound}"
-    inst = proof.instance
-    bound = f", B committed ({inst.b_commitment.hash})" if inst.b_commitment else ""
-    return f"matmul {inst.m}×{inst.k}×{inst.n}{bound}"
+    st = proof.statement
+    hashes = sorted({c.commitment.hash for c in st.committed.values()})
+    bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
+    if st.binding is not None:
+        bound += f", bound to model {st.binding.model_id:#x}"
+    return f"{st.kind} {_dims_text(st)}{bound}"
 
 
 CommitWeights = Annotated[
@@ -203,8 +146,10 @@ def _prove_walk(
     out_path: Path | None,
     commit: Hash | None = None,
     bind: tuple[int, int] | None = None,
+    indices: dict[str, int] | None = None,
 ) -> None:
-    """Build the statement (the forward pass), prove it, write the file atomically."""
+    """Build the statement (the forward pass), prove it, write the file atomically. A binding
+    gives each committed weight its index in `indices`, else its rank by name."""
     out_path = out_path or Path(f"{kind}.proof.json")
     with errors_as_exit(), _stages() as progress:
         progress.add_task(f"computing the {kind} layer")
@@ -214,8 +159,8 @@ def _prove_walk(
             progress.add_task(f"committing to the weights ({commit.value})")
             statement, weight_data = commit_weights(statement, PARAMS[commit.value])
         if bind:
-            indices = {name: i for i, name in enumerate(sorted(statement.committed))}
-            statement = replace(statement, binding=ModelBinding(*bind, indices))
+            ranks = {name: i for i, name in enumerate(sorted(statement.committed))}
+            statement = replace(statement, binding=ModelBinding(*bind, indices or ranks))
         progress.add_task(f"proving {kind} {_dims_text(statement)}")
         proof = prove_walk(LAYERS[kind], statement, weight_data)
         proof_file.save(proof, out_path)
@@ -241,6 +186,42 @@ def _prove_graph(
         proof = prove_graph(graph, hidden, weight_data)
         proof_file.save(proof, out_path)
     out.print(f"wrote {out_path} ({_describe(proof)}, {proof_felts(proof)} proof felts)")
+
+
+@prove_app.command("matmul")
+def prove_matmul_cmd(
+    m: Dim = 128,
+    k: Dim = 256,
+    n: Dim = 64,
+    seed: Seed = 0,
+    a: Annotated[Path | None, typer.Option(help="A as a .npy integer matrix (m x k)")] = None,
+    b: Annotated[Path | None, typer.Option(help="B as a .npy integer matrix (k x n)")] = None,
+    commit_weights: Annotated[
+        Hash | None,
+        typer.Option(
+            "--commit-weights",
+            "--commit-b",
+            help="bind B by a PCS commitment with this hash instead of publishing B",
+        ),
+    ] = None,
+    model_id: ModelId = None,
+    weight: Annotated[
+        int, typer.Option(min=0, max=2**32 - 1, help="B's index among the model's commitments")
+    ] = 0,
+    config_hash: ConfigHash = "0x0",
+    out_path: ProofOut = None,
+) -> None:
+    """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given.
+    With --commit-weights and --model-id the proof holds for that registered weight only."""
+    rng = np.random.default_rng(seed)
+
+    def build() -> Statement:
+        a_mat = _load_matrix(a, "--a") if a else rng.integers(-128, 128, (m, k), dtype=np.int64)
+        b_mat = _load_matrix(b, "--b") if b else rng.integers(-128, 128, (k, n), dtype=np.int64)
+        return matmul.make_statement(a_mat, b_mat)
+
+    bind = _binding(commit_weights, model_id, config_hash)
+    _prove_walk("matmul", build, out_path, commit_weights, bind, {"b": weight})
 
 
 @prove_app.command("posenc")
@@ -499,23 +480,12 @@ def commit_cmd(
     out.print(f"wrote {target} ({hash_.value} root {committed.commitment.root:#x})")
 
 
-def _committed(proof: proof_file.AnyProof) -> dict[str, CommittedTensor]:
-    """A proof's committed weights by name: a matmul's committed B is `b`."""
-    if isinstance(proof, WalkProof | GraphProof):
-        return dict(proof.statement.committed)
-    inst = proof.instance
-    cw = inst.b_commitment
-    return {"b": CommittedTensor([inst.k, inst.n], cw)} if cw else {}
-
-
 def _integers(proof: proof_file.AnyProof) -> str:
     """What an accepted statement means: relations on public operands have their no-wrap
     bounds checked (statement.range); one that reads a committed weight is true mod p only."""
     if isinstance(proof, GraphProof):
         return _graph_integers(proof.statement)
-    kind = proof.statement.kind if isinstance(proof, WalkProof) else None
-    relations = LAYERS[kind].relations if kind else MATMUL_RELATIONS
-    if mod_p_only(relations, _committed(proof)):
+    if mod_p_only(LAYERS[proof.statement.kind].relations, proof.statement.committed):
         return "holds mod p only (committed operands are not range-checked yet)"
     return "holds over the integers"
 
@@ -533,7 +503,7 @@ def _graph_integers(g: GraphStatement) -> str:
 def _check_pinned(proof: proof_file.AnyProof, pins: dict[str, CommittedTensor]) -> None:
     """Each pinned weight must be exactly the proof's weight of that name (commitment and
     shape): this is what binds a committed-weight proof to a known model."""
-    committed = _committed(proof)
+    committed = proof.statement.committed
     for name, pinned in pins.items():
         if committed.get(name) != pinned:
             raise VerificationError("commitment.mismatch", f"weight {name!r} is not the pinned one")
@@ -553,7 +523,7 @@ def verify(
         list[str] | None,
         typer.Option(
             help="accept only proofs whose weight NAME is this commitment file: NAME=FILE, "
-            "or FILE for a matmul's B (repeatable)"
+            "or FILE for the weight b (a matmul's B) (repeatable)"
         ),
     ] = None,
     model_path: ModelFile = DEFAULT_MODEL_FILE,
@@ -566,10 +536,8 @@ def verify(
             _check_pinned(proof, pins)
             if isinstance(proof, GraphProof):
                 verify_graph(proof)
-            elif isinstance(proof, WalkProof):
-                verify_walk(LAYERS[proof.statement.kind], proof)
             else:
-                verify_matmul(proof)
+                verify_walk(LAYERS[proof.statement.kind], proof)
         except VerificationError as e:
             raise fail(f"rejected: check {e.check} failed ({e.detail})", EXIT_REJECTED) from None
     out.print(f"accepted: {_describe(proof)}\nstatement {_integers(proof)}")
@@ -587,23 +555,16 @@ def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
 
 
 def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
-    """What `cairn calldata` and `verify-onchain` take: a matmul proof (a committed B bound to
-    a registered model), or a layer proof of a kind the contract reads."""
+    """What `cairn calldata` and `verify-onchain` take: a layer proof of a kind the contract
+    reads."""
     if isinstance(proof, GraphProof):
         raise fail("model proofs are not verified on chain yet")
-    if isinstance(proof, WalkProof):
-        kind = proof.statement.kind
-        if not is_onchain(kind):
-            kinds = ", ".join(("matmul", *ONCHAIN_KINDS))
-            raise fail(f"{kind!r} proofs are not verified on chain yet (on chain: {kinds})")
-        if proof.statement.witness:
-            raise fail(f"{kind!r} proofs with witness commitments are not verified on chain yet")
-        return proof
-    if proof.instance.b_commitment is not None and proof.instance.binding.model_id == NO_MODEL:
-        raise fail(
-            "this committed-weight proof is bound to no registered model: prove it with "
-            "--model-id (and --weight, --config-hash)"
-        )
+    kind = proof.statement.kind
+    if not is_onchain(kind):
+        kinds = ", ".join(ONCHAIN_KINDS)
+        raise fail(f"{kind!r} proofs are not verified on chain yet (on chain: {kinds})")
+    if proof.statement.witness:
+        raise fail(f"{kind!r} proofs with witness commitments are not verified on chain yet")
     return proof
 
 
@@ -640,45 +601,36 @@ def inspect(
     if isinstance(proof, GraphProof):
         _inspect_graph(proof, file)
         return
-    if isinstance(proof, WalkProof):
-        st = proof.statement
-        tensors = ", ".join(
-            f"{g[:-1]} {n} {'×'.join(map(str, t.shape))}"
-            for g in proof_file.TENSOR_GROUPS
-            for n, t in getattr(st, g).items()
-        )
-        tensors += "".join(
-            f", committed weight {n} {'×'.join(map(str, c.shape))} ({c.commitment.hash})"
-            for n, c in st.committed.items()
-        )
-        tensors += "".join(f", witness {n} 2^{c.n_vars} ({c.hash})" for n, c in st.witness.items())
-        out.print(
-            f"kind          {st.kind}\ndimensions    {_dims_text(st)}\n"
-            f"tensors       {tensors}\n"
-            f"statement     if accepted, {_integers(proof)}\n"
-            f"proof         {proof_felts(proof)} felts (QM31 values and counts)\n"
-            f"file          {file.stat().st_size} bytes"
-        )
-        return
-    inst = proof.instance
-    try:
-        felts = len(calldata.encode(proof))
-        size = f"{felts} felts ({32 * felts} bytes)"
-    except ValueError as e:
-        size = str(e)
-    cw = inst.b_commitment
-    bound = f"B committed ({cw.hash}, root {cw.root:#x})" if cw else "B public"
-    if cw:
-        b = inst.binding
-        bound += f", weight {b.weight} of model {b.model_id:#x} (config {b.config_hash:#x})"
-    out.print(
-        f"kind          matmul\ndimensions    m={inst.m} k={inst.k} n={inst.n}\n"
-        f"weights       {bound}\n"
-        f"statement     if accepted, {_integers(proof)}\n"
-        f"rounds        {len(proof.sumcheck.rounds)}\n"
-        f"calldata      {size}\n"
-        f"file          {file.stat().st_size} bytes"
+    st = proof.statement
+    tensors = ", ".join(
+        f"{g[:-1]} {n} {'×'.join(map(str, t.shape))}"
+        for g in proof_file.TENSOR_GROUPS
+        for n, t in getattr(st, g).items()
     )
+    tensors += "".join(
+        f", committed weight {n} {'×'.join(map(str, c.shape))} ({c.commitment.hash})"
+        for n, c in st.committed.items()
+    )
+    tensors += "".join(f", witness {n} 2^{c.n_vars} ({c.hash})" for n, c in st.witness.items())
+    lines = [
+        f"kind          {st.kind}",
+        f"dimensions    {_dims_text(st)}",
+        f"tensors       {tensors}",
+    ]
+    if st.binding is not None:
+        b = st.binding
+        weights = ", ".join(f"{n} = weight {i}" for n, i in sorted(b.weights.items()))
+        lines.append(f"binding       model {b.model_id:#x} (config {b.config_hash:#x}): {weights}")
+    lines += [
+        f"statement     if accepted, {_integers(proof)}",
+        f"proof         {proof_felts(proof)} felts (QM31 values and counts)",
+    ]
+    try:
+        lines.append(f"calldata      {len(calldata.encode(proof))} felts")
+    except ValueError as e:
+        lines.append(f"calldata      none: {e}")
+    lines.append(f"file          {file.stat().st_size} bytes")
+    out.print("\n".join(lines))
 
 
 def _inspect_graph(proof: GraphProof, file: Path) -> None:
@@ -710,8 +662,7 @@ def _inspect_graph(proof: GraphProof, file: Path) -> None:
 
 def _statement_json(proof: proof_file.AnyProof, model_path: Path) -> dict[str, Any]:
     if not isinstance(proof, GraphProof):
-        kind = proof.statement.kind if isinstance(proof, WalkProof) else "matmul"
-        return {"kind": kind, "describe": _describe(proof)}
+        return {"kind": proof.statement.kind, "describe": _describe(proof)}
     g = proof.statement
     doc: dict[str, Any] = {"kind": "graph", "layers": [n.kind for n in g.nodes]}
     if walk.POOLED in g.outputs:

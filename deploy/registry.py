@@ -3,9 +3,9 @@ the Python definitions of the hashes the contract records, and the Python mirror
 `verify` checks (`contract_check`: calldata, registry binding, verifier).
 
 The owner (fixed at deployment) registers model_id -> (config hash, weight commitments) once;
-anyone reads them. Every verified proof is recorded with the model it is bound to (0: none,
-the public matmul) and `io_hash`, a Poseidon hash of its public statement (for a committed
-weight: which weight of the model, its root, and the input and output).
+anyone reads them. Every verified proof is recorded with the model it is bound to (0: none)
+and `io_hash`, a Poseidon hash of its public statement (with committed weights: their roots and
+which weights of the model they are, and the public tensors).
 """
 
 from __future__ import annotations
@@ -22,13 +22,9 @@ from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.matmul.instance import NO_MODEL
-from cairn.prover.matmul.proof import MatmulProof
-from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import POSEIDON_PARAMS
-from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
-from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.statement import NO_MODEL, Statement
 from cairn.prover.walk.verifier import expect_opening, open_committed, replay_layer
 from cairn.serializer import calldata, walk_calldata
 from cairn.serializer.calldata import PcsOpening
@@ -85,23 +81,6 @@ def registered_entry(commitments: Sequence[int], weight: int) -> list[int]:
         start, index = end, index + 1
 
 
-def check_binding(models: Mapping[int, Model], proof: MatmulProof) -> None:
-    """A kind-3 proof's B must be its model's registered commitment number `weight`, a
-    commitment of B's shape with B's hash and root, and the proof must name the model's
-    registered config hash (the contract's `check_binding`, same checks in the same order)."""
-    inst = proof.instance
-    bound = inst.binding
-    if bound.model_id not in models:
-        raise VerificationError("registry.unknown_model", f"model {bound.model_id}")
-    model = models[bound.model_id]
-    assert inst.b_commitment is not None
-    expected = calldata.commitment_entry(CommittedTensor([inst.k, inst.n], inst.b_commitment))
-    if registered_entry(model.commitments, bound.weight) != expected:
-        raise VerificationError("registry.commitment", "B is not the model's registered weight")
-    if bound.config_hash != model.config_hash:
-        raise VerificationError("registry.config", "not the model's registered config hash")
-
-
 def check_walk_binding(models: Mapping[int, Model], st: Statement) -> int:
     """A walk's binding: every committed weight is its model's registered commitment at its
     index, and the model's config hash is the binding's (the contract's `check_walk_binding`,
@@ -139,19 +118,15 @@ def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
 def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     """What the contract's `verify` says of `felts` given the registered models: None if it
     accepts, else the name of the check it reverts with. The same steps in the same order:
-    read the calldata, check a kind-3 proof's binding, verify (a walk proof: `check_walk`)."""
+    a layer proof's as `check_walk`; a PCS opening's calldata, then its opening."""
     try:
         if is_walk(felts):
             check_walk(felts, models)
             return None
         decoded = calldata.decode(felts)
-        if isinstance(decoded, PcsOpening):
-            params = statement_params(decoded.statement, POSEIDON_PARAMS)
-            verify_batch(decoded.statement, decoded.proof, params, Poseidon252Channel())
-        else:
-            if decoded.instance.b_commitment is not None:
-                check_binding(models, decoded)
-            verify_matmul(decoded)
+        assert isinstance(decoded, PcsOpening)
+        params = statement_params(decoded.statement, POSEIDON_PARAMS)
+        verify_batch(decoded.statement, decoded.proof, params, Poseidon252Channel())
     except (MalformedProofError, VerificationError) as e:
         return e.check
     return None

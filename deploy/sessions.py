@@ -21,15 +21,14 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel, pack_qm31s
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.matmul.verifier import verify_product
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.queries import BatchLayout
 from cairn.prover.pcs.verifier import verify_front, verify_groups
+from cairn.prover.walk.statement import NO_MODEL
 from cairn.prover.walk.verifier import committed_batch, replay_layer
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
 from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
-from cairn.serializer.walk_calldata import decode_walk, is_walk
 
 
 def transactions(parts: CalldataParts, counts: Sequence[int]) -> list[list[int]]:
@@ -53,20 +52,14 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     every group is checked: the session is over). Raises what the verifier raises if a group
     checked so far is refused: the contract reverts that transaction with the same name."""
     flat = parts.flat
-    if is_walk(flat):
-        walk = decode_walk(flat)
-        channel, claims = replay_layer(LAYERS[walk.statement.kind], walk)
-        statement = committed_batch(walk.statement.committed, claims.weights)
-        assert walk.opening is not None, "a walk proof with committed weights"
-        opening, model_id = walk.opening, 0
-    elif isinstance(decoded := calldata.decode(flat), PcsOpening):
+    decoded = calldata.decode(flat)
+    if isinstance(decoded, PcsOpening):
         statement, opening, channel = decoded.statement, decoded.proof, Poseidon252Channel()
-        model_id = 0
     else:
-        reduced = verify_product(decoded)
-        assert reduced is not None and decoded.opening is not None, "a kind-3 proof"
-        (statement, channel), opening = reduced, decoded.opening
-        model_id = decoded.instance.binding.model_id
+        channel, claims = replay_layer(LAYERS[decoded.statement.kind], decoded)
+        statement = committed_batch(decoded.statement.committed, claims.weights)
+        assert decoded.opening is not None, "a walk proof with committed weights"
+        opening = decoded.opening
     params = statement_params(statement, POSEIDON_PARAMS)
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
     done = sum(counts)
@@ -83,7 +76,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     qm31s = [*_listed([b.pack(1) for b in phase.betas]), *_listed([r.pack(1) for r in phase.rhos])]
     return [
         flat[1],
-        model_id,
+        NO_MODEL,
         hash_many(calldata.io_felts(flat)),
         proof_hash(transactions(parts, counts)),
         HASH_TAGS[params.hash],

@@ -10,23 +10,19 @@ from __future__ import annotations
 import json
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cairn.prover.channels.poseidon import STARK_PRIME
-from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.proof import GraphProof, NodeProof
 from cairn.prover.graph.statement import KIND as GRAPH
 from cairn.prover.graph.statement import GraphStatement, Node, tensor_digest
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.matmul.instance import MatmulInstance, WeightBinding
-from cairn.prover.matmul.proof import MatmulProof
-from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
+from cairn.prover.pcs.proof import Commitment, CommittedTensor
 from cairn.prover.sameply.proof import SamePolyProof
-from cairn.prover.sumcheck.proof import SumcheckProof
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.codec import MAX_DIM, MAX_LIST, decode, encode, get, integer, tensor
@@ -37,7 +33,7 @@ from cairn.serializer.files import check_header, read_document, write_atomic
 FORMAT = "cairn-proof"
 VERSION = 1
 TENSOR_GROUPS = ("inputs", "outputs", "weights")
-AnyProof = MatmulProof | WalkProof | GraphProof
+AnyProof = WalkProof | GraphProof
 
 
 WeightSource = Callable[[str], Mapping[str, np.ndarray]]
@@ -47,70 +43,16 @@ WeightSource = Callable[[str], Mapping[str, np.ndarray]]
 def to_json_dict(proof: AnyProof, weights_from: str | None = None) -> dict[str, Any]:
     """`weights_from` names the model a graph's public weights come from: the file then keeps
     their digests instead of their values (docs/proof-format.md, "Weights by reference")."""
-    if isinstance(proof, WalkProof):
-        kind = proof.statement.kind
-        return {"format": FORMAT, "version": VERSION, "kind": kind, **_walk_to_json(proof)}
     if isinstance(proof, GraphProof):
         body = _graph_to_json(proof, weights_from)
         return {"format": FORMAT, "version": VERSION, "kind": GRAPH, **body}
-    inst = proof.instance
-    b = {"b": inst.b.tolist()} if inst.b_commitment is None else {}
-    cw = (
-        {"b_commitment": encode(inst.b_commitment), "binding": encode(inst.binding)}
-        if inst.b_commitment
-        else {}
-    )
-    opened = {"b_value": encode(proof.b_value), "opening": encode(proof.opening)} if cw else {}
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "kind": "matmul",
-        "instance": {
-            "m": inst.m,
-            "k": inst.k,
-            "n": inst.n,
-            "a": inst.a.tolist(),
-            **b,
-            "c": inst.c.tolist(),
-            **cw,
-        },
-        "proof": {"sumcheck": encode(proof.sumcheck), **opened},
-    }
+    kind = proof.statement.kind
+    return {"format": FORMAT, "version": VERSION, "kind": kind, **_walk_to_json(proof)}
 
 
 def save(proof: AnyProof, path: Path, weights_from: str | None = None) -> None:
     doc = to_json_dict(proof, weights_from)
     write_atomic(path, json.dumps(doc, separators=(",", ":")))
-
-
-def _matmul_from_json(doc: Any) -> MatmulProof:
-    inst = get(doc, "instance", "")
-    dims = {d: integer(get(inst, d, "instance"), f"instance.{d}", 1, MAX_DIM) for d in "mkn"}
-    body = get(doc, "proof", "")
-    sumcheck = decode(get(body, "sumcheck", "proof"), SumcheckProof, "proof.sumcheck")
-    a, c = (tensor(get(inst, x, "instance"), f"instance.{x}", 2) for x in "ac")
-    if not isinstance(inst, dict) or "b_commitment" not in inst:
-        b = tensor(get(inst, "b", "instance"), "instance.b", 2)
-        return MatmulProof(MatmulInstance(**dims, a=a, b=b, c=c), sumcheck)
-    if "b" in inst:
-        raise MalformedProofError("instance.b", "a committed B is not also published")
-    cw = decode(inst["b_commitment"], Commitment, "instance.b_commitment")
-    check_commitment(cw, "instance.b_commitment")
-    bound = get(inst, "binding", "instance")
-
-    def felt(name: str) -> int:
-        path = f"instance.binding.{name}"
-        return integer(get(bound, name, "instance.binding"), path, 0, STARK_PRIME - 1)
-
-    binding = WeightBinding(**{f.name: felt(f.name) for f in fields(WeightBinding)})
-    b_value = decode(get(body, "b_value", "proof"), QM31, "proof.b_value")
-    opening = decode(get(body, "opening", "proof"), OpeningProof, "proof.opening")
-    return MatmulProof(
-        MatmulInstance(**dims, a=a, b=None, c=c, b_commitment=cw, binding=binding),
-        sumcheck,
-        b_value,
-        opening,
-    )
 
 
 def _walk_to_json(proof: WalkProof) -> dict[str, Any]:
@@ -305,8 +247,6 @@ def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
 def from_json_dict(doc: Any, weights: WeightSource | None = None) -> AnyProof:
     check_header(doc, FORMAT, VERSION)
     kind = get(doc, "kind", "")
-    if kind == "matmul":
-        return _matmul_from_json(doc)
     if kind == GRAPH:
         return _graph_from_json(doc, weights)
     if not isinstance(kind, str) or kind not in LAYERS:

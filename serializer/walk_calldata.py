@@ -14,13 +14,11 @@ from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.felts import Reader
+from cairn.serializer.header import KIND_WALK, VERSION
 from cairn.serializer.pcs_calldata import encode_opening, read_groups
 from cairn.serializer.serde import Decoder, Encoder, resolve
 
-WALK_VERSION = 3
-"""The walk layout's version (kinds 1–3 keep version 2, docs/calldata.md)."""
-KIND_WALK = 4
-ONCHAIN_KINDS = ("linear", "qkv", "qkv-decode", "mha", "posenc")
+ONCHAIN_KINDS = ("linear", "qkv", "qkv-decode", "mha", "posenc", "matmul")
 """The layer kinds the Cairo verifier knows, in the order of its `LayerProof` enum."""
 
 
@@ -36,7 +34,7 @@ def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]]]:
         raise ValueError(f"{kind!r} proofs cannot be verified on chain yet")
     if proof.witness_opening is not None or proof.statement.witness:
         raise ValueError("a witness opening cannot be verified on chain yet")
-    front = [WALK_VERSION, KIND_WALK]
+    front = [VERSION, KIND_WALK]
     Encoder(lambda _: ONCHAIN_KINDS.index(kind)).encode(proof, WalkProof, front)
     committed = proof.statement.committed
     if proof.opening is None or not committed:
@@ -53,8 +51,8 @@ def encode_walk(proof: WalkProof) -> list[int]:
 
 
 def is_walk(felts: list[int]) -> bool:
-    """Walk calldata starts with its own version (what the contract dispatches on)."""
-    return bool(felts) and felts[0] == WALK_VERSION
+    """Calldata of kind 4 (what the contract dispatches on; the reader checks the version)."""
+    return len(felts) >= 2 and felts[1] == KIND_WALK
 
 
 def _variant(index: int) -> type | None:
@@ -63,8 +61,8 @@ def _variant(index: int) -> type | None:
 
 def _header(felts: list[int]) -> Decoder:
     dec = Decoder(felts, _variant)
-    if dec.serde("version") != WALK_VERSION:
-        raise dec.rd.fail("not the walk layout's version", "calldata.version")
+    if dec.serde("version") != VERSION:
+        raise dec.rd.fail("not the layout's version", "calldata.version")
     if dec.serde("kind") != KIND_WALK:
         raise dec.rd.fail("not a walk proof", "calldata.kind")
     return dec

@@ -50,8 +50,8 @@ def test_must_show_prove_and_verify_128x256x64(tmp_path):
     calldata = subprocess.run(
         [*CAIRN, "calldata", proof, "--out", tmp_path / "c.json"], capture_output=True, text=True
     )
-    assert calldata.returncode == 0 and "7201 felts" in calldata.stdout
-    assert len(json.loads((tmp_path / "c.json").read_text())) == 7201
+    assert calldata.returncode == 0 and "7235 felts" in calldata.stdout
+    assert len(json.loads((tmp_path / "c.json").read_text())) == 7235
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def test_every_numeric_field_tampered_is_rejected(small_proof, tmp_path):
 
 def test_rejection_names_the_check(small_proof, tmp_path):
     doc = json.loads(small_proof.read_text())
-    doc["instance"]["c"][0][0] += 1
+    doc["statement"]["outputs"]["c"][0][0] += 1
     f = tmp_path / "t.json"
     f.write_text(json.dumps(doc))
     assert "matmul.final_evaluation" in run("verify", f).output
@@ -144,7 +144,7 @@ def test_prove_from_npy(tmp_path):
     out = tmp_path / "p.json"
     assert run("prove", "matmul", "--a", a, "--b", b, "--out", out).exit_code == 0
     assert (
-        json.loads(out.read_text())["instance"]["c"][1]
+        json.loads(out.read_text())["statement"]["outputs"]["c"][1]
         == (np.arange(6).reshape(2, 3) @ np.arange(12).reshape(3, 4))[1].tolist()
     )
     np.save(b, np.arange(8).reshape(4, 2))
@@ -159,7 +159,7 @@ def test_inspect_and_calldata_stdout(small_proof):
     result = run("inspect", small_proof)
     assert result.exit_code == 0 and "m=3 k=5 n=2" in result.output and "felts" in result.output
     result = run("calldata", small_proof)
-    assert result.exit_code == 0 and '"0x1"' in result.output
+    assert result.exit_code == 0 and '["0x3", "0x4", ' in result.output
 
 
 def test_help_everywhere():

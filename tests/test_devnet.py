@@ -7,20 +7,22 @@ where the Python calldata reader names a check, the contract must revert with th
 import os
 import signal
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from cairn import examples
 from cairn.cli import app
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.toolchain import default_toolchain
 from cairn.prover.channels.poseidon import hash_many
-from cairn.prover.errors import VerificationError
-from cairn.prover.matmul.instance import NO_MODEL
-from cairn.prover.matmul.prover import make_instance, prove_matmul
-from cairn.prover.matmul.verifier import verify_matmul
+from cairn.prover.fields import P
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.walk.prover import prove_walk
+from cairn.prover.walk.statement import NO_MODEL
 from cairn.serializer import calldata, proof_file
-from tests.cairo_vectors import RANGE_CASES, wrapped_instance
+from cairn.serializer.header import KIND_WALK
+from cairn.serializer.serde import short_string
+from tests.test_integer_soundness import matmul_statement, unchecked
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
@@ -31,17 +33,13 @@ def onchain(chain, felts):
 
 
 def python_verdict(felts):
-    """(accepted, check) for calldata, through the Python mirror of the contract's `verify`
-    (a felt 0 of 3 makes it walk calldata, as on chain)."""
+    """(accepted, check) for calldata, through the Python mirror of the contract's `verify`."""
     check = registry.contract_check(felts, {})
     return check is None, check
 
 
 def proof_of(m, k, n, seed=0):
-    rng = np.random.default_rng(seed)
-    return prove_matmul(
-        make_instance(rng.integers(-128, 128, (m, k)), rng.integers(-128, 128, (k, n)))
-    )
+    return prove_walk(LAYERS["matmul"], examples.matmul_example(m, k, n, seed))
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 1), (3, 5, 2), (8, 8, 8), (17, 9, 5), (32, 64, 16)])
@@ -57,80 +55,71 @@ def test_honest_proofs_accepted_by_both(chain, shape):
     assert chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash))
     assert not chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash + 1))
     record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
-    assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, 1)
+    assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_WALK)
 
 
 def test_every_felt_tampered_gives_the_same_verdict(chain):
+    """Each felt of a matmul's calldata +1 (even offsets) or +2^31 (odd: a limb past p)."""
     felts = calldata.encode(proof_of(3, 5, 2, seed=4))
     for i in range(len(felts)):
-        for delta in (1, 1 << 31):
-            tampered = list(felts)
-            tampered[i] = felts[i] + delta
-            accepted, check = python_verdict(tampered)
-            verdict = onchain(chain, tampered)
-            assert not accepted and not verdict.accepted, (i, delta)
-            assert verdict.reason == check, (i, delta, check, verdict.reason)
-
-
-def test_every_proof_field_tampered_rejected_by_both(chain):
-    proof = proof_of(3, 5, 2, seed=5)
-    doc = proof_file.to_json_dict(proof)
-    edits = [("instance", d) for d in "mkn"]
-    edits += [
-        ("matrix", (x, i, j))
-        for x in "abc"
-        for i in range(len(doc["instance"][x]))
-        for j in range(len(doc["instance"][x][0]))
-    ]
-    edits += [("round", (r, c, q)) for r in range(3) for c in range(2) for q in range(4)]
-    for kind, where in edits:
-        tampered = proof_file.to_json_dict(proof)
-        if kind == "instance":
-            tampered["instance"][where] += 1
-        elif kind == "matrix":
-            x, i, j = where
-            tampered["instance"][x][i][j] += 1
-        else:
-            r, c, q = where
-            coeff = tampered["proof"]["sumcheck"]["rounds"][r][c]
-            coeff[q] = (coeff[q] + 1) % (2**31 - 1)
-        bad = proof_file.from_json_dict(tampered)
-        with pytest.raises(VerificationError):
-            verify_matmul(bad)
-        verdict = onchain(chain, calldata.encode(bad))
-        assert not verdict.accepted, (kind, where)
+        delta = 1 << 31 if i % 2 else 1
+        tampered = list(felts)
+        tampered[i] = felts[i] + delta
+        accepted, check = python_verdict(tampered)
+        verdict = onchain(chain, tampered)
+        assert not accepted and not verdict.accepted, (i, delta)
+        assert verdict.reason == check, (i, delta, check, verdict.reason)
 
 
 @pytest.mark.parametrize(
     ("mutate", "reason"),
     [
-        (lambda f: f[:-3], "calldata.truncated"),
+        (lambda f: f[:-3], "calldata.serde"),
         (lambda f: [*f, 7], "calldata.extra"),
-        (lambda f: [*f[:6], (2**31 - 1) << (31 * 7), *f[7:]], "calldata.limb"),
-        (lambda f: [*f[:-1], f[-1] ^ (3 << 124)], "calldata.sentinel"),
-        (lambda f: [1, *f[1:]], "calldata.version"),  # version 1's encoder
+        (lambda f: _at_word(f, lambda w: w | P << (31 * 7)), "calldata.limb"),
+        (lambda f: _at_qm31(f, lambda q: q ^ 3 << 124), "calldata.sentinel"),
+        (lambda f: [2, *f[1:]], "calldata.version"),  # version 2 had the standalone matmul
+        (lambda f: [f[0], 3, *f[2:]], "calldata.kind"),
     ],
 )
 def test_malformed_calldata_reverts_with_named_reason(chain, mutate, reason):
+    """The first packed tensor word or QM31 of the calldata made malformed, or its header."""
     bad = mutate(calldata.encode(proof_of(4, 4, 4)))
     verdict = onchain(chain, bad)
     assert not verdict.accepted and verdict.reason == reason
     assert python_verdict(bad) == (False, reason)
 
 
-RANGE = {name: (operands, reason) for name, _, operands, reason in RANGE_CASES}
+def _at_word(felts, change):
+    """The first tensor word (a's, after its name, rank, shape and word count) changed."""
+    name = felts.index(short_string("a"))
+    at = name + 2 + felts[name + 1] + 1
+    return [*felts[:at], change(felts[at]), *felts[at + 1 :]]
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["wrapped_46341", "boundary", "cancelling", "heavy_row", "heavy_row_over_last", "heavy_column"],
-)
+def _at_qm31(felts, change):
+    """The first felt carrying a QM31 (its sentinel 1 at bit 124) changed."""
+    at = next(i for i, f in enumerate(felts) if f >> 124 == 1)
+    return [*felts[:at], change(felts[at]), *felts[at + 1 :]]
+
+
+RANGE = {
+    "wrapped_46341": (([[46341]], [[46341]]), "statement.range"),
+    "boundary": (([[32767]], [[32769]]), None),
+    "second_term": (([[32767, -32767]], [[32769, 0], [0, -32769]]), None),
+    "cancelling": (([[32767, -32767]], [[32769], [32769]]), "statement.range"),
+}
+"""(a, b) at and beyond the no-wrap bound; every edge of it runs in cairo-test
+(tests/cairo_walk_vectors.py)."""
+
+
+@pytest.mark.parametrize("name", list(RANGE))
 def test_statement_range_on_chain(chain, name):
-    """A statement whose A·B wraps mod p has an honest proof; both verifiers refuse it by
+    """A statement whose a·b wraps mod p has an honest proof; both verifiers refuse it by
     `statement.range` ([[46341]]·[[46341]] = [[4634]] among them) and accept those at the
     bound, through the contract's sufficient bound or its exact decision."""
     operands, reason = RANGE[name]
-    felts = calldata.encode(prove_matmul(wrapped_instance(*operands)))
+    felts = calldata.encode(prove_walk(unchecked("matmul"), matmul_statement(*operands)))
     assert python_verdict(felts) == (reason is None, reason)
     verdict = onchain(chain, felts)
     assert verdict.accepted == (reason is None) and verdict.reason == reason
@@ -152,7 +141,7 @@ def test_cli_deploy_and_verify_onchain(chain, tmp_path, monkeypatch):
     assert "transaction" in result.output and "L2 gas" in result.output
     assert "ProofVerified(model_id=0, " in result.output
     doc = proof_file.to_json_dict(proof_file.load(good))
-    doc["instance"]["c"][0][0] += 1
+    doc["statement"]["outputs"]["c"][0][0] += 1
     bad = tmp_path / "bad.json"
     proof_file.save(proof_file.from_json_dict(doc), bad)
     result = runner.invoke(app, ["verify-onchain", str(bad), "--rpc", url])

@@ -8,7 +8,7 @@ from starknet_py.hash.selector import get_selector_from_name
 
 from cairn.deploy import contract, registry
 from cairn.deploy.registry import Model, RegistryError
-from cairn.prover.matmul.instance import NO_MODEL
+from cairn.prover.walk.statement import NO_MODEL
 
 pytestmark = pytest.mark.devnet
 

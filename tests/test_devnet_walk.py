@@ -12,11 +12,12 @@ from cairn.cli import app
 from cairn.deploy import contract, registry
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.matmul.instance import NO_MODEL
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.statement import NO_MODEL
 from cairn.serializer import calldata, proof_file
-from cairn.serializer.walk_calldata import KIND_WALK, ONCHAIN_KINDS, encode_walk
+from cairn.serializer.header import KIND_WALK
+from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk
 from tests.cairo_walk_vectors import tampered_felts
 from tests.walk_examples import CONFIG_HASH, MODEL_ID, SHAPES, STATEMENTS, example
 

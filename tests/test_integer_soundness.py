@@ -19,16 +19,12 @@ from cairn.prover.fields.m31 import HALF, P, lift
 from cairn.prover.layers.kvcache import model as kvcache
 from cairn.prover.layers.layernorm import model as layernorm
 from cairn.prover.layers.layernorm.params import params_of
+from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.matmul import verifier as matmul_verifier
-from cairn.prover.matmul.instance import MatmulInstance
-from cairn.prover.matmul.prover import make_instance, prove_matmul
-from cairn.prover.matmul.verifier import verify_matmul
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.ranges import mod_p_only, product_bound, with_row_norm
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
@@ -99,6 +95,12 @@ def mha_statement(q: int, k: int, a: int, v: int) -> Statement:
     return Statement(mha.KIND, (1, 1, 1, 0), {"a": a3, "k": ks, "q": qs, "v": vs}, outputs, {})
 
 
+def matmul_statement(a: list[list[int]], b: list[list[int]]) -> Statement:
+    a_, b_ = np.array(a), np.array(b)
+    dims = (*a_.shape, b_.shape[1])
+    return Statement(matmul.KIND, dims, {"a": a_}, {"c": wrap(a_ @ b_)}, {"b": b_})
+
+
 def posenc_statement(x: int, p: int) -> Statement:
     xs, ps = np.array([[x]]), np.array([[p]])
     return Statement(posenc.KIND, (1, 1, 1), {"x": xs}, {"o": wrap(xs + ps)}, {"p": ps})
@@ -121,6 +123,8 @@ def honest(st: Statement) -> Statement:
         return layernorm.make_statement(st.inputs["h"], w["gamma"], w["beta"], params_of(st))
     if st.kind == qkv.KIND:
         return qkv.make_statement(st.inputs["x"], st.weights)
+    if st.kind == matmul.KIND:
+        return matmul.make_statement(st.inputs["a"], st.weights["b"])
     if st.kind == kvcache.KIND:
         prefill = {c: zeros(0, 1) for c in kvcache.CACHES}
         return kvcache.make_statement(st.inputs["x"], prefill, 1, st.weights)
@@ -134,6 +138,15 @@ C_Z = (1 << 15) - 1
 """The layernorm examples' clamp of z (b_z = 16)."""
 # (build, largest inside the bound, just outside it, the relation the refusal names)
 CASES = [
+    (matmul_statement, ([[32767]], [[32769]]), ([[32768]], [[32768]]), "a·b"),
+    (matmul_statement, ([[-32767]], [[32769]]), ([[-32768]], [[32768]]), "a·b"),
+    (
+        matmul_statement,
+        ([[1, 1, 1]], [[357913941]] * 3),
+        ([[1, 1, 1]], [[357913941], [357913941], [357913942]]),
+        "a·b",
+    ),
+    (matmul_statement, ([[HALF]], [[1]]), ([[HALF, 1]], [[1], [1]]), "a·b"),
     (qkv_statement, (32767, 32769, 0), (32768, 32768, 0), "x·w_q + b_q"),
     (qkv_statement, (32767, 32768, 32767), (32767, 32768, 32768), "x·w_q + b_q"),
     (qkv_statement, (-32767, 32769, 0, "v"), (-32768, 32768, 0, "v"), "x·w_v + b_v"),
@@ -177,46 +190,13 @@ def test_the_issue_qkv_is_refused(monkeypatch):
     assert "x·w_q + b_q" in detail and str(46341 * 46341) in detail
 
 
-# Matmul.
-
-
-def forged_matmul(a, b) -> MatmulInstance:
-    a, b = np.array(a), np.array(b)
-    return MatmulInstance(a.shape[0], a.shape[1], b.shape[1], a, b, wrap(a @ b))
-
-
-def test_the_issue_matmul_is_refused(monkeypatch):
-    inst = forged_matmul([[46341]], [[46341]])
-    assert inst.c.tolist() == [[4634]]
-    proof = prove_matmul(inst)
-    with pytest.raises(VerificationError, match="statement.range") as e:
-        verify_matmul(proof)
-    assert "c = a·b" in e.value.detail
-    monkeypatch.setattr(matmul_verifier, "expect_ranges", lambda inst: None)
-    verify_matmul(proof)  # without the range check the mod-p proof passes every other check
-
-
-@pytest.mark.parametrize(
-    ("inside", "outside"),
-    [
-        (([[32767]], [[32769]]), ([[32768]], [[32768]])),
-        (([[-32767]], [[32769]]), ([[-32768]], [[32768]])),
-        (([[1, 1, 1]], [[357913941]] * 3), ([[1, 1, 1]], [[357913941], [357913941], [357913942]])),
-        (([[HALF]], [[1]]), ([[HALF, 1]], [[1], [1]])),
-    ],
-)
-def test_matmul_bound_on_both_sides(inside, outside):
-    verify_matmul(prove_matmul(make_instance(*map(np.array, inside))))
-    with pytest.raises(VerificationError, match="statement.range"):
-        verify_matmul(prove_matmul(forged_matmul(*outside)))
-
-
 def test_row_norms_accept_softmax_rows():
     """k·max|A|·max|B| = 2^30 exceeds (p−1)/2, but each row of A sums to 2^16 (a softmax
     row), so |C| ≤ 2^16·128: accepted — in matmul and in mha's A·V at s = 128."""
     a = np.zeros((4, 128), dtype=np.int64)
     a[np.arange(4), [0, 5, 9, 127]] = 1 << 16
-    verify_matmul(prove_matmul(make_instance(a, np.full((128, 3), -128))))
+    spec = LAYERS["matmul"]
+    verify_walk(spec, prove_walk(spec, matmul.make_statement(a, np.full((128, 3), -128))))
     rng = np.random.default_rng(0)
     q, k = (rng.integers(-128, 128, (128, 1)) for _ in range(2))
     st = mha.make_statement(q, k, np.full((128, 1), -128), 1, True, mha.reference_softmax)
@@ -226,8 +206,10 @@ def test_row_norms_accept_softmax_rows():
 
 def test_the_bound_is_conservative():
     """C = 0 here, but the bound 2^31 is what the verifier can justify: refused up front."""
+    st = matmul.make_statement(np.array([[1 << 15, 1 << 15]]), np.array([[1 << 15], [-(1 << 15)]]))
+    assert st.outputs["c"].tolist() == [[0]]
     with pytest.raises(VerificationError, match="statement.range"):
-        make_instance(np.array([[1 << 15, 1 << 15]]), np.array([[1 << 15], [-(1 << 15)]]))
+        prove_walk(LAYERS["matmul"], st)
 
 
 # Committed operands.
@@ -254,8 +236,6 @@ def test_committed_weights_hold_mod_p_only():
         "x·w_k + b_k",
         "x·w_v + b_v",
     ]
-    _, b_data = commit_tensor(np.array([[46341]]), PARAMS["blake2s"])
-    verify_matmul(prove_matmul(forged_matmul([[46341]], [[46341]]), b_data))
 
 
 # The CLI.
@@ -263,7 +243,8 @@ def test_committed_weights_hold_mod_p_only():
 
 def test_cli_refuses_the_wrapped_matmul(tmp_path):
     path = tmp_path / "wrapped.json"
-    proof_file.save(prove_matmul(forged_matmul([[46341]], [[46341]])), path)
+    proof = prove_walk(unchecked("matmul"), matmul_statement([[46341]], [[46341]]))
+    proof_file.save(proof, path)
     result = run("verify", path)
     assert result.exit_code == 1 and "rejected: check statement.range" in result.output
     a, b = tmp_path / "a.npy", tmp_path / "b.npy"
@@ -281,7 +262,7 @@ COMMIT = ["--commit-weights", "blake2s"]
     ("args", "meaning"),
     [
         (["matmul", "--m", 2, "--k", 3, "--n", 2], "holds over the integers"),
-        (["matmul", "--m", 2, "--k", 4, "--n", 2, "--commit-b", "blake2s"], "holds mod p only"),
+        (["matmul", "--m", 2, "--k", 4, "--n", 2, *COMMIT], "holds mod p only"),
         (["qkv", "--seq", 2, "--embed", 3, "--hidden", 2], "holds over the integers"),
         (["qkv", "--seq", 2, "--embed", 3, "--hidden", 2, *COMMIT], "holds mod p only"),
         (["posenc", "--seq", 2, "--context", 3, "--embed", 2, *COMMIT], "holds over the integers"),

@@ -1,38 +1,48 @@
-"""Calldata of PCS openings (kind 2) and committed-weight matmuls (kind 3), the registry's
-commitment entries and the Python mirror of the contract's binding checks. The Cairo side
-of the same inputs is tests/cairo_pcs_vectors.py (cairo-test) and tests/test_devnet_pcs.py."""
+"""Calldata of PCS openings (kind 2) and of layer proofs with committed weights (kind 4), the
+registry's commitment entries and the Python mirror of the contract's binding checks. The
+Cairo side of the same inputs is tests/cairo_pcs_vectors.py (cairo-test) and
+tests/test_devnet_pcs.py."""
 
+import dataclasses
 import random
 
 import numpy as np
 import pytest
 
-from cairn.deploy.registry import Model, check_binding, contract_check, io_hash, registered_entry
-from cairn.prover.channels.poseidon import hash_many
+from cairn import examples
+from cairn.deploy.registry import Model, check_walk_binding, contract_check, registered_entry
 from cairn.prover.errors import VerificationError
-from cairn.prover.matmul.instance import WeightBinding
-from cairn.prover.matmul.prover import make_instance, prove_matmul
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs import POSEIDON_PARAMS
 from cairn.prover.pcs.params import PARAMS
 from cairn.prover.pcs.prover import commit_tensor
+from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.statement import ModelBinding
 from cairn.serializer import calldata
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.header import KIND_PCS, KIND_WALK, VERSION
+from cairn.serializer.serde import short_string
 from tests.cairo_pcs_vectors import WEAK, WEAK_BLAKE2S, Honest, commit_batch, pcs_verdict
+
+
+def _bound_matmul(params, model_id=5, seed=2):
+    """A matmul 3 × 4 × 8 whose B is committed and bound as weight 0 of `model_id`."""
+    st, data = commit_weights(examples.matmul_example(3, 4, 8, seed), params)
+    st = dataclasses.replace(st, binding=ModelBinding(model_id, 0xC0, {"b": 0}))
+    return prove_walk(LAYERS["matmul"], st, data)
 
 
 @pytest.fixture(scope="module")
 def committed():
-    rng = np.random.default_rng(2)
-    inst = make_instance(rng.integers(-128, 128, (3, 4)), rng.integers(-128, 128, (4, 8)))
-    tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
-    return tensor, prove_matmul(inst, data, WeightBinding(5, 0, 0xC0))
+    proof = _bound_matmul(POSEIDON_PARAMS)
+    return proof.statement.committed["b"], proof
 
 
 def test_opening_round_trip_and_parts():
     side = commit_batch(random.Random(1), WEAK, [7, 3, 0], [2, 1, 1], False)
     case = Honest.prove(WEAK, *side)
     felts = case.felts
-    assert felts[:3] == [calldata.CALLDATA_VERSION, calldata.KIND_PCS, 3]
+    assert felts[:3] == [VERSION, KIND_PCS, 3]
     assert felts == [*case.parts.front, *(f for g in case.parts.groups for f in g)]
     assert len(case.parts.groups) == 4  # n = 7, arity 2: groups (0,2], (2,4], (4,6], (6,7]
     back = calldata.decode(felts, WEAK)
@@ -65,39 +75,23 @@ def test_blake2s_opening_round_trip_and_digests():
     assert pcs_verdict(bad, WEAK) == "merkle.digest"
 
 
-def test_committed_round_trip_and_io(committed):
+def test_committed_round_trip(committed):
+    """B travels as its commitment (shape, root, size, hash) and the opening's group parts;
+    the registry accepts it as model 5's weight 0."""
     tensor, bound = committed
     felts = calldata.encode(bound)
-    head = [calldata.CALLDATA_VERSION, calldata.KIND_COMMITTED_MATMUL, 5, 0, 0xC0, 1]
-    assert felts[:7] == [*head, tensor.commitment.root]
+    assert felts[:2] == [VERSION, KIND_WALK]
     back = calldata.decode(felts)
-    assert back.instance.binding == WeightBinding(5, 0, 0xC0)
-    assert back.instance.b is None
-    assert back.instance.b_commitment == tensor.commitment
+    assert back.statement.binding == ModelBinding(5, 0xC0, {"b": 0})
+    assert not back.statement.weights and back.statement.committed["b"] == tensor
     assert calldata.encode(back) == felts
-    # model id, weight, config hash, B's hash and root, m, k, n, then A (12 values: 2 words)
-    # and C (24: 3 words), each after its length: which weight of which model, and the I/O
-    assert io_hash(felts) == hash_many(felts[2 : 2 + 5 + 3 + 1 + 2 + 1 + 3])
     models = {5: Model(0xC0, tuple(calldata.commitment_entry(tensor)))}
     assert contract_check(felts, models) is None
 
 
-def test_version_1_calldata_is_refused(committed):
-    """Version 1's encoder wrote kind 3 without the config hash and hash tag: read as version 2
-    its root would be a config hash, so the version is refused before anything else."""
-    felts = calldata.encode(committed[1])
-    old = [1, *felts[1:4], *felts[6:]]  # model id, weight, then the root
-    with pytest.raises(MalformedProofError) as e:
-        calldata.decode(old)
-    assert e.value.check == "calldata.version"
-
-
 def test_a_blake2s_b_goes_on_chain():
-    rng = np.random.default_rng(3)
-    inst = make_instance(rng.integers(-8, 8, (2, 2)), rng.integers(-8, 8, (2, 2)))
-    _, data = commit_tensor(inst.b, PARAMS["blake2s"])
-    blake = calldata.encode(prove_matmul(inst, data, WeightBinding(5)))
-    assert blake[5] == 2 and calldata.decode(blake).instance.b_commitment.hash == "blake2s"
+    blake = calldata.encode(_bound_matmul(PARAMS["blake2s"], seed=3))
+    assert calldata.decode(blake).statement.committed["b"].commitment.hash == "blake2s"
 
 
 def test_registry_entries_and_binding(committed):
@@ -115,7 +109,8 @@ def test_registry_entries_and_binding(committed):
         with pytest.raises(VerificationError) as e:
             registered_entry(bad, weight)
         assert e.value.check == "registry.weight"
-    check_binding({5: Model(0xC0, tuple(poseidon))}, bound)
+    st = bound.statement
+    assert check_walk_binding({5: Model(0xC0, tuple(poseidon))}, st) == 5
     for models, check in (
         ({}, "registry.unknown_model"),
         ({5: Model(0xC0, tuple(blake_entry))}, "registry.commitment"),
@@ -124,22 +119,25 @@ def test_registry_entries_and_binding(committed):
         ({5: Model(0xC1, tuple(poseidon))}, "registry.config"),
     ):
         with pytest.raises(VerificationError) as e:
-            check_binding(models, bound)
+            check_walk_binding(models, st)
         assert e.value.check == check
 
 
-@pytest.mark.parametrize(
-    ("edit", "check"),
-    [
-        (lambda f: [*f[:1], 4, *f[2:]], "calldata.kind"),
-        (lambda f: f[:8], "calldata.truncated"),
-        (lambda f: [*f[:5], 3, *f[6:]], "pcs.hash"),
-        (lambda f: [*f[:8], 1 << 20, 1 << 20, *f[10:]], "pcs.size"),
-        (lambda f: [*f, 0], "calldata.extra"),
-    ],
-)
-def test_malformed_committed_calldata(committed, edit, check):
+def _at(felts, index, value):
+    return [*felts[:index], value, *felts[index + 1 :]]
+
+
+def test_malformed_committed_calldata(committed):
+    """What the readers check of a committed weight: its hash, its size, the group parts."""
     _, bound = committed
-    with pytest.raises(MalformedProofError) as e:
-        calldata.decode(edit(calldata.encode(bound)))
-    assert e.value.check == check
+    felts = calldata.encode(bound)
+    models = {5: Model(0xC0, tuple(calldata.commitment_entry(bound.statement.committed["b"])))}
+    at = felts.index(short_string("poseidon"))  # B's hash, after its root and n_vars
+    for bad, check in (
+        (_at(felts, at, short_string("sha3")), "pcs.hash"),
+        (_at(felts, at - 1, 40), "pcs.size"),
+        (felts[:-1], "calldata.truncated"),
+        ([*felts, 0], "calldata.extra"),
+        (_at(felts, 1, KIND_PCS), "pcs.statement"),
+    ):
+        assert contract_check(bad, models) == check

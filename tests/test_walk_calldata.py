@@ -14,11 +14,10 @@ from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import prove_walk
 from cairn.serializer import cairo_types, proof_file
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.header import KIND_WALK, VERSION
 from cairn.serializer.serde import fields_of, short_string
 from cairn.serializer.walk_calldata import (
-    KIND_WALK,
     ONCHAIN_KINDS,
-    WALK_VERSION,
     decode_walk,
     encode_walk,
     io_felts,
@@ -36,7 +35,7 @@ CASES = [(kind, i) for kind in ONCHAIN_KINDS for i in range(len(SHAPES[kind]))]
 def test_round_trip_and_python_accepts(kind, index):
     proof = example(kind, index)
     felts = encode_walk(proof)
-    assert felts[:2] == [WALK_VERSION, KIND_WALK]
+    assert felts[:2] == [VERSION, KIND_WALK]
     assert all(0 <= f < STARK_PRIME for f in felts)
     assert encode_walk(decode_walk(felts)) == felts
     assert contract_check(felts, {}) is None

@@ -32,6 +32,9 @@ from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.linear.proof import ProjectionProof
 from cairn.prover.layers.linear.prover import prove_linear
 from cairn.prover.layers.linear.verifier import verify_linear
+from cairn.prover.layers.matmul import model as matmul
+from cairn.prover.layers.matmul.prover import prove_matmul
+from cairn.prover.layers.matmul.verifier import verify_matmul
 from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.mha.proof import MhaProof
 from cairn.prover.layers.mha.prover import prove_mha
@@ -58,6 +61,15 @@ from cairn.prover.walk.layer import LayerSpec
 LAYERS: dict[str, LayerSpec] = {
     spec.kind: spec
     for spec in (
+        LayerSpec(
+            matmul.KIND,
+            ProjectionProof,
+            matmul.check,
+            matmul.RELATIONS,
+            prove_matmul,
+            verify_matmul,
+            dim_names=matmul.DIM_NAMES,
+        ),
         LayerSpec(
             posenc.KIND,
             PosencProof,

@@ -26,6 +26,10 @@ def domain_tag(kind: str) -> int:
     return int.from_bytes(f"cairn/{kind}/v1".encode(), "big")
 
 
+NO_MODEL = 0
+"""The model id a proof bound to no model is recorded with; never registrable (docs/registry.md)."""
+
+
 @dataclass(frozen=True)
 class ModelBinding:
     """Which registered model's weights the committed weights are (docs/registry.md): each

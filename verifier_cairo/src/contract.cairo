@@ -17,8 +17,8 @@ pub struct Model {
 }
 
 /// What the contract remembers of a verified proof: the model it is bound to and the hash of
-/// its public statement (for kind 3: which weight of the model, B's root, m, k, n, A and C;
-/// docs/registry.md). `kind` is never 0, so an unwritten record reads as "not verified".
+/// its public statement (with committed weights: their roots and which weights of the model
+/// they are; docs/registry.md). `kind` is never 0, so an unwritten record reads as "not verified".
 #[derive(Copy, Drop, Serde, PartialEq, Debug, starknet::Store)]
 pub struct ProofRecord {
     pub model_id: felt252,
@@ -31,7 +31,7 @@ pub trait ICairnVerifier<TContractState> {
     /// Verifies `proof`, records it under `poseidon_hash_span(proof)`, emits `ProofVerified`
     /// and returns that hash; an invalid proof panics with the name of the failed check.
     fn verify(ref self: TContractState, proof: Span<felt252>) -> felt252;
-    /// Starts verifying a proof with an opening (kinds 2, 3) from its calldata up to the end
+    /// Starts verifying a proof with an opening (kinds 2, 4) from its calldata up to the end
     /// of any group part (docs/calldata.md). Returns the proof hash if that was the whole proof
     /// (recorded and emitted as by `verify`), else 0 and the session, whose id is
     /// `poseidon_hash_span(proof)`, goes on, owned by the caller: `SessionState` carries its
@@ -74,26 +74,20 @@ pub mod CairnVerifier {
         StoragePointerWriteAccess, Vec, VecTrait,
     };
     use starknet::{ClassHash, ContractAddress, get_caller_address};
-    use crate::calldata::{
-        CommittedMatmulCalldata, KIND_COMMITTED_MATMUL, KIND_MATMUL, KIND_PCS,
-        read_committed_matmul, read_kind, read_matmul, read_pcs,
-    };
-    use crate::matmul::{verify_committed_matmul, verify_matmul};
+    use crate::calldata::{KIND_PCS, KIND_WALK, is_walk, read_pcs};
     use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
     use crate::pcs::calldata::read_groups;
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
     use crate::pcs::verifier::{
         QueryPhase, QueryPhaseTrait, verify_batch, verify_checked_batch, verify_groups,
     };
-    use crate::calldata::commitment_entry;
-    use crate::walk::calldata::{KIND_WALK, is_walk};
     use crate::pcs::queries::BatchLayoutTrait;
     use crate::walk::contract::{
         BindingCheck, ICairnWalkVerifierDispatcherTrait, ICairnWalkVerifierLibraryDispatcher,
     };
     use super::{Model, ProofRecord};
 
-    /// The model id of proofs bound to no model (the public matmul); never registrable.
+    /// The model id of proofs bound to no model; never registrable.
     pub const NO_MODEL: felt252 = 0;
 
     #[storage]
@@ -188,15 +182,8 @@ pub mod CairnVerifier {
                 let (model_id, io_hash, _) = self.verify_walk(proof, true);
                 return self.finish(poseidon_hash_span(proof), model_id, io_hash, KIND_WALK);
             }
-            let kind = read_kind(proof);
-            if kind == KIND_MATMUL {
-                let decoded = read_matmul(proof);
-                verify_matmul(decoded);
-                let io_hash = poseidon_hash_span(decoded.io);
-                return self.finish(poseidon_hash_span(proof), NO_MODEL, io_hash, kind);
-            }
-            let session = self.start(proof, poseidon_hash_span(proof), kind, true);
-            self.finish(session.proof_hash, session.model_id, session.io_hash, kind)
+            let session = self.start_pcs(proof, poseidon_hash_span(proof), true);
+            self.finish(session.proof_hash, session.model_id, session.io_hash, KIND_PCS)
         }
 
         fn open_session(ref self: ContractState, proof: Span<felt252>) -> felt252 {
@@ -222,7 +209,7 @@ pub mod CairnVerifier {
                     None => self.finish(session_id, model_id, io_hash, KIND_WALK),
                 };
             }
-            let session = self.start(proof, session_id, read_kind(proof), false);
+            let session = self.start_pcs(proof, session_id, false);
             self.advance(session_id, caller, session)
         }
 
@@ -325,28 +312,20 @@ pub mod CairnVerifier {
             proof_hash
         }
 
-        /// A proof with an opening (kind 2 or 3): reads it up to the opening's front, then its
-        /// group parts (all of them when `whole`, else as many whole parts as follow), checks a
-        /// kind-3 proof's binding to the registry, then verifies the transcript and the groups
-        /// read. `proof_hash` is `poseidon_hash_span(proof)`, the proof hash so far.
-        fn start(
-            self: @ContractState, proof: Span<felt252>, proof_hash: felt252, kind: felt252, whole: bool,
+        /// A PCS opening (kind 2): reads it up to the opening's front, then its group parts
+        /// (all of them when `whole`, else as many whole parts as follow), then verifies the
+        /// transcript and the groups read. `proof_hash` is `poseidon_hash_span(proof)`, the
+        /// proof hash so far.
+        fn start_pcs(
+            self: @ContractState, proof: Span<felt252>, proof_hash: felt252, whole: bool,
         ) -> Session {
-            if kind == KIND_PCS {
-                let decoded = read_pcs(proof, @POSEIDON_PARAMS, whole);
-                let mut channel = Default::default();
-                let phase = verify_batch(
-                    @decoded.params, decoded.statement, decoded.front, decoded.groups, ref channel,
-                );
-                let io_hash = poseidon_hash_span(decoded.io);
-                return Session { kind, model_id: NO_MODEL, io_hash, proof_hash, phase };
-            }
-            assert(kind == KIND_COMMITTED_MATMUL, 'calldata.kind');
-            let decoded = read_committed_matmul(proof, whole);
-            self.check_binding(@decoded);
-            let phase = verify_committed_matmul(decoded);
+            let decoded = read_pcs(proof, @POSEIDON_PARAMS, whole);
+            let mut channel = Default::default();
+            let phase = verify_batch(
+                @decoded.params, decoded.statement, decoded.front, decoded.groups, ref channel,
+            );
             let io_hash = poseidon_hash_span(decoded.io);
-            Session { kind, model_id: decoded.model_id, io_hash, proof_hash, phase }
+            Session { kind: KIND_PCS, model_id: NO_MODEL, io_hash, proof_hash, phase }
         }
 
         /// After a transaction of session `session_id`, opened by `owner`: finishes it if the
@@ -369,23 +348,11 @@ pub mod CairnVerifier {
             0
         }
 
-        /// The proof's B (its hash and root) must be the registered model's commitment number
-        /// `weight`, of a k × n tensor, and the proof must name the model's config hash:
-        /// `registry.unknown_model`, `registry.weight` (no such entry), `registry.commitment`
-        /// (another commitment or shape), `registry.config`.
-        fn check_binding(self: @ContractState, proof: @CommittedMatmulCalldata) {
-            let entry = self.models.entry(*proof.model_id);
-            assert(entry.registered.read(), 'registry.unknown_model');
-            let dims = array![*proof.k, *proof.n].span();
-            let expected = commitment_entry(*proof.params.hash, *proof.root, dims);
-            let registered = self.registered_entry(*proof.model_id, *proof.weight);
-            assert(registered == expected, 'registry.commitment');
-            assert(entry.config_hash.read() == *proof.config_hash, 'registry.config');
-        }
-
         /// A walk's binding (docs/registry.md): every committed weight is the registered
-        /// model's commitment at its index, and the model's config hash is the binding's, with
-        /// the checks of `check_binding`. Returns the model id (0 without a binding).
+        /// model's commitment at its index, and the model's config hash is the binding's:
+        /// `registry.unknown_model`, `registry.weight` (no such entry), `registry.commitment`
+        /// (another commitment or shape), `registry.config`. Returns the model id (0 without a
+        /// binding).
         fn check_walk_binding(self: @ContractState, binding: Option<BindingCheck>) -> felt252 {
             let b = match binding {
                 Some(b) => b,

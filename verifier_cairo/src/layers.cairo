@@ -21,6 +21,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::QkvDecode(_) => ('qkv-decode', 'cairn/qkv-decode/v1'),
         LayerProof::Mha(_) => ('mha', 'cairn/mha/v1'),
         LayerProof::Posenc(_) => ('posenc', 'cairn/posenc/v1'),
+        LayerProof::Matmul(_) => ('matmul', 'cairn/matmul/v1'),
     }
 }
 
@@ -32,6 +33,7 @@ pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
         LayerProof::QkvDecode(_) => kvcache::check(st),
         LayerProof::Mha(_) => mha::model::check(st),
         LayerProof::Posenc(_) => posenc::check(st),
+        LayerProof::Matmul(_) => projection::matmul().check(st),
     }
 }
 
@@ -44,5 +46,6 @@ pub fn verify_layer(
         LayerProof::QkvDecode(p) => kvcache::verify(st, p, outputs, ref channel),
         LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
         LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
+        LayerProof::Matmul(p) => projection::matmul().verify_layer(st, p, outputs, ref channel),
     }
 }

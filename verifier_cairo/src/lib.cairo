@@ -7,7 +7,6 @@ pub mod channel;
 pub mod contract;
 pub mod fields;
 pub mod layers;
-pub mod matmul;
 pub mod merkle;
 pub mod mle;
 pub mod packing;

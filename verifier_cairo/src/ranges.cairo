@@ -1,14 +1,13 @@
-//! No-wrap bound of a public product (mirror of prover/ranges.py `product_bound`; docs/matmul.md,
-//! "Over the integers"). The sum-check proves C ≡ A·B (mod p) entry by entry; C = A·B over the
-//! integers once every |Σ_l A_il·B_lj| ≤ (p−1)/2, which
+//! No-wrap bound of a public product (mirror of prover/ranges.py `product_bound`;
+//! docs/layers/matmul.md, "Over the integers"). A sum-check proves C ≡ A·B (mod p) entry by
+//! entry; C = A·B over the integers once every |Σ_l A_il·B_lj| ≤ (p−1)/2, which
 //!
-//!     β = min(max_i Σ_l |A_il| · max|B|,  max|A| · max_j Σ_l |B_lj|) ≤ (p−1)/2
+//!     min(β, ⌈√(max_i ‖A_i·‖₂² · max_j ‖B_·j‖₂²)⌉) ≤ (p−1)/2,
+//!     β = min(max_i Σ_l |A_il| · max|B|,  max|A| · max_j Σ_l |B_lj|)
 //!
-//! guarantees (the standalone matmul's bound, `check_product_range`). A walk layer's product
-//! also takes the Euclidean term, min(β, ⌈√(max_i ‖A_i·‖₂² · max_j ‖B_·j‖₂²)⌉)
-//! (`product_within`). Values are canonical M31 read as signed integers (x > (p−1)/2 means
-//! x − p), so every |x| ≤ (p−1)/2 and Python's per-operand magnitude check cannot fail on
-//! calldata.
+//! guarantees (`product_within`, `product_rows_within`). Values are canonical M31 read as
+//! signed integers (x > (p−1)/2 means x − p), so every |x| ≤ (p−1)/2 and Python's per-operand
+//! magnitude check cannot fail on calldata.
 //!
 //! Gas: a comparison per value costs as much as the rest of the verifier's work on it, so a
 //! sufficient condition that needs none is tried first (`row_norm_bound`); it accepts honest
@@ -22,12 +21,6 @@ const P: u128 = 0x7fffffff;
 const P_FELT: felt252 = 0x7fffffff;
 /// p − (p−1)/2 = 2^30, the least p − |x| can be.
 const TWO_30: u128 = 0x40000000;
-
-/// Panics with `statement.range` unless β ≤ (p−1)/2 for A (`a`, k columns) and B (`b`, n
-/// columns), both row-major canonical values: product_bound(a, b, euclid=False).
-pub fn check_product_range(a: Span<felt252>, k: u32, b: Span<felt252>, n: u32) {
-    assert(holder_within(a, k, b, n, HALF), 'statement.range');
-}
 
 /// Whether product_bound(a, b) ≤ `limit` (≤ (p−1)/2) with the Euclidean term, as a walk
 /// layer's product: min(β, ⌈√(ρ·κ)⌉) ≤ limit, ρ = max_i Σ_l A_il², κ = max_j Σ_l B_lj². No root

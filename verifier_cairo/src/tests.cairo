@@ -1,6 +1,8 @@
 //! Cairo unit tests. Expected values come from the Python implementation through the
-//! generated `vectors` module (tests/cairo_vectors.py); the honest and tampered matmul proofs
-//! are generated tests there, the rest use its data here.
+//! generated modules: `vectors` (building blocks, tests/cairo_vectors.py), `pcs_vectors`
+//! (openings, committed weights bound to the registry, sessions), `walk_vectors` (layer
+//! proofs) and `mha_vectors`. Whole proofs, honest and tampered, are generated tests there;
+//! the tests here use their data.
 
 mod support;
 mod test_blake2s;

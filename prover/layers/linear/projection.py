@@ -1,7 +1,7 @@
-"""X·W_j + 1·B_jᵀ for one input X and one or more (W_j, B_j): the relation linear, qkv and
-qkv-decode share (docs/layers/linear.md). `Projections` names the tensors and the checks of
-one such batch; both the prover and the verifier drive it, so the order of the projections, the
-λ-batching, the row mask and the claims left behind are written once.
+"""X·W_j + 1·B_jᵀ for one input X and one or more (W_j, B_j): the relation matmul (no bias),
+linear, qkv and qkv-decode share (docs/layers/linear.md). `Projections` names the tensors and
+the checks of one such batch; both the prover and the verifier drive it, so the order of the
+projections, the λ-batching, the row mask and the claims left behind are written once.
 """
 
 from __future__ import annotations
@@ -47,23 +47,31 @@ class Target:
 class Projections:
     """Outputs O_j = X·W_j + 1·B_jᵀ (X: s × e, W_j: e × h, B_j: h) of the input `x`.
 
-    `outputs[j]` names O_j and `weights[j]` = (W_j, B_j); the order fixes the bias order and
-    λ_j in the transcript. `kind` is the layer kind whose statement this is and prefixes the
-    checks (`<kind>.final_evaluation`; qkv-decode's steps run qkv's)."""
+    `outputs[j]` names O_j and `weights[j]` = (W_j, B_j), B_j None for no bias (matmul); the
+    order fixes the bias order and λ_j in the transcript. `kind` is the layer kind whose
+    statement this is and prefixes the checks (`<kind>.final_evaluation`; qkv-decode's steps
+    run qkv's). `input` names X in the statement."""
 
     kind: str
     outputs: tuple[str, ...]
-    weights: tuple[tuple[str, str], ...]
+    weights: tuple[tuple[str, str | None], ...]
+    input: str = "x"
+
+    @property
+    def biases(self) -> list[str]:
+        """The B_j there are, in the batch's order (the order of `ProjectionProof.bias`)."""
+        return [b for _, b in self.weights if b is not None]
 
     def weight_shapes(self, e: int, h: int) -> dict[str, tuple[int, ...]]:
         """Every W_j: e × h, then every B_j: h (a vector)."""
-        return {w: (e, h) for w, _ in self.weights} | {b: (h,) for _, b in self.weights}
+        return {w: (e, h) for w, _ in self.weights} | {b: (h,) for b in self.biases}
 
     def relations(self) -> tuple[Relation, ...]:
         """Per projection, |x·w_j + b_j| ≤ product_bound(x, w_j) + max|b_j|: monotone in the
         operands' magnitudes, and a bound on O_j's entries (docs/layers/linear.md)."""
         return tuple(
-            _relation(w, b, out) for out, (w, b) in zip(self.outputs, self.weights, strict=True)
+            _relation(self.input, w, b, out)
+            for out, (w, b) in zip(self.outputs, self.weights, strict=True)
         )
 
     def as_weights(self, weights: Mapping[str, np.ndarray], e: int) -> dict[str, np.ndarray]:
@@ -85,12 +93,12 @@ class Projections:
         embed(x)
         out = {}
         for name, (w, b) in zip(self.outputs, self.weights, strict=True):
-            out[name] = exact_matmul(x, weights[w]) + weights[b]
+            out[name] = exact_matmul(x, weights[w]) + (weights[b] if b else 0)
             embed(out[name])
         return out
 
     def make_statement(self, x: np.ndarray, weights: Mapping[str, np.ndarray]) -> Statement:
-        """x: s × e tokens; the weights by name. dims = (s, e, h).
+        """x (named `input`): s × e tokens; the weights by name. dims = (s, e, h).
 
         The outputs are exactly s × h; their MLEs are zero on the padded rows like every
         tensor's, so the verifier weighs the bias by the row mask (docs/layers/linear.md)."""
@@ -99,7 +107,7 @@ class Projections:
             raise ValueError(f"{self.kind} needs x: s × e; got shape {x.shape}")
         ws = self.as_weights(weights, x.shape[1])
         (s, e), h = x.shape, ws[self.weights[0][0]].shape[1]
-        return Statement(self.kind, (s, e, h), {"x": x}, self.forward(x, ws), ws)
+        return Statement(self.kind, (s, e, h), {self.input: x}, self.forward(x, ws), ws)
 
     def check(self, st: Statement) -> None:
         """Shapes from dims (s, e, h) and the projections' no-wrap bounds; reads no value
@@ -109,7 +117,7 @@ class Projections:
                 "statement.shape", f"{self.kind} dims (s, e, h) invalid: {st.dims}"
             )
         s, e, h = st.dims
-        expect_shapes(st, "inputs", {"x": (s, e)})
+        expect_shapes(st, "inputs", {self.input: (s, e)})
         expect_shapes(st, "outputs", {name: (s, h) for name in self.outputs})
         expect_shapes(st, "weights", self.weight_shapes(e, h))
         expect_ranges(st, self.relations())
@@ -135,19 +143,21 @@ class Projections:
         """The claims the sum-check leaves: X(a, r) per row point, W_j(r, c_j) and B_j(c_j)."""
         x_claims = [Claim((*a, *point), v) for a, v in zip(rows, proof.x, strict=True)]
         weights: dict[str, list[Claim]] = {}
-        for (w, b), t, bias, w_value in zip(
-            self.weights, targets, proof.bias, proof.w, strict=True
-        ):
+        bias = iter(proof.bias)
+        for (w, b), t, w_value in zip(self.weights, targets, proof.w, strict=True):
             weights[w] = [Claim((*point, *t.col), w_value)]
-            weights[b] = [Claim(t.col, bias)]
+            if b is not None:
+                weights[b] = [Claim(t.col, next(bias))]
         return x_claims, weights
 
 
-def _relation(w: str, b: str, out: str) -> Relation:
+def _relation(x: str, w: str, b: str | None, out: str) -> Relation:
     def bound(t: Tensors, _: Sequence[int]) -> int:
-        return product_bound(t["x"], t[w]) + max_magnitude(t[b])
+        return product_bound(t[x], t[w]) + (max_magnitude(t[b]) if b else 0)
 
-    return Relation(f"x·{w} + {b}", ("x", w, b), bound, result=out)
+    if b is None:
+        return Relation(f"{x}·{w}", (x, w), bound, result=out)
+    return Relation(f"{x}·{w} + {b}", (x, w, b), bound, result=out)
 
 
 def canonical(tensors: Tensors) -> dict[str, np.ndarray]:
@@ -165,7 +175,7 @@ def prove_projection(
     """x_rows[i] = X(rows[i], ·) (length ê); weights canonical and padded. Returns the proof
     and the sum-check's point r."""
     pairs = list(zip(proj.weights, targets, strict=True))
-    bias = [evaluate(weights[b], t.col) for (_, b), t in pairs]
+    bias = [evaluate(weights[b], t.col) for (_, b), t in pairs if b is not None]
     channel.mix_felts(bias)
     lambdas = [QM31.one(), *channel.draw_secure_felts(len(pairs) - 1)]
     w_cols = [col_combination(weights[w], eq_table(t.col)) for (w, _), t in pairs]
@@ -190,7 +200,7 @@ def verify_projection(
     """The mirror; masks[i]: the bias rows' mask at row point i. Returns the sum-check's point r."""
     count = len(proj.outputs)
     for name, values, want in (
-        ("bias", proof.bias, count),
+        ("bias", proof.bias, len(proj.biases)),
         ("x", proof.x, len(masks)),
         ("w", proof.w, count),
     ):
@@ -199,8 +209,10 @@ def verify_projection(
     channel.mix_felts(proof.bias)
     lambdas = [QM31.one(), *channel.draw_secure_felts(count - 1)]
     claim = QM31.zero()
-    for lam, t, b in zip(lambdas, targets, proof.bias, strict=True):
-        claim = claim + lam * (t.value - masks[t.row] * b)
+    bias = iter(proof.bias)
+    for lam, t, (_, b) in zip(lambdas, targets, proj.weights, strict=True):
+        term = t.value - masks[t.row] * next(bias) if b else t.value
+        claim = claim + lam * term
     point, final = verify_sumcheck(claim, proof.sumcheck, n_vars, DEGREE, channel)
     channel.mix_felts([*proof.x, *proof.w])
     expected = QM31.zero()
@@ -219,11 +231,11 @@ def prove_layer(
     """A layer of dims (s, e, h) whose outputs are exactly `proj`'s: O(s·e + e·h) field work,
     X(a_j, ·) a row combination of X̂ and W_j(·, c_j) a column combination of Ŵ_j on BLAS."""
     rows, targets = proj.split(outputs, tensor_vars(st.dims[:1]))
-    x = embed(pad_tensor(st.inputs["x"]))
+    x = embed(pad_tensor(st.inputs[proj.input]))
     x_rows = [row_combination(eq_table(a), x) for a in rows]
     proof, point = prove_projection(proj, x_rows, targets, canonical(st.weights), channel)
     x_claims, weights = proj.claims(rows, targets, point, proof)
-    return proof, LayerClaims({"x": x_claims}, weights)
+    return proof, LayerClaims({proj.input: x_claims}, weights)
 
 
 def verify_layer(
@@ -239,4 +251,4 @@ def verify_layer(
     masks = [prefix_mask(a, s) for a in rows]
     point = verify_projection(proj, proof, targets, masks, tensor_vars((e,)), channel)
     x_claims, weights = proj.claims(rows, targets, point, proof)
-    return LayerClaims({"x": x_claims}, weights)
+    return LayerClaims({proj.input: x_claims}, weights)

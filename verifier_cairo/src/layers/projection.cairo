@@ -1,6 +1,6 @@
 //! Projections O_j = X·W_j + 1·B_jᵀ of one input X (mirror of
-//! prover/layers/linear/projection.py; docs/layers/linear.md): the relation linear, qkv and
-//! qkv-decode share. `Projections` names the tensors and the checks of one batch; its
+//! prover/layers/linear/projection.py; docs/layers/linear.md): the relation matmul (no bias),
+//! linear, qkv and qkv-decode share. `Projections` names the tensors and the checks of one batch; its
 //! statement check, its λ-batched degree-2 sum-check and the claims it leaves are written once.
 
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
@@ -19,12 +19,12 @@ pub const DEGREE: u32 = 2;
 /// (p − 1)/2, the largest magnitude of a signed M31 value.
 const HALF: u128 = 0x3fffffff;
 
-/// One projection O = X·W + 1·Bᵀ: the names of O, W and B.
+/// One projection O = X·W + 1·Bᵀ: the names of O, W and B (None: no bias, as matmul).
 #[derive(Copy, Drop)]
 pub struct Projection {
     pub output: felt252,
     pub w: felt252,
-    pub b: felt252,
+    pub b: Option<felt252>,
 }
 
 /// A batch of projections of the input `x` and the names of its checks (`<kind>.value_count`,
@@ -32,6 +32,8 @@ pub struct Projection {
 /// run qkv's).
 #[derive(Copy, Drop)]
 pub struct Projections {
+    /// The name of X in the statement.
+    pub input: felt252,
     /// In the batch's order, which fixes the bias order and λ_j in the transcript.
     pub batch: Span<Projection>,
     /// The batch's indices in the outputs' name order. The weights' names sort the same way,
@@ -41,10 +43,22 @@ pub struct Projections {
     pub final_evaluation: felt252,
 }
 
+/// matmul (prover/layers/matmul/model.py `MATMUL`): c = a·b.
+pub fn matmul() -> Projections {
+    Projections {
+        input: 'a',
+        batch: array![Projection { output: 'c', w: 'b', b: None }].span(),
+        by_name: array![0].span(),
+        value_count: 'matmul.value_count',
+        final_evaluation: 'matmul.final_evaluation',
+    }
+}
+
 /// linear (prover/layers/linear/model.py `LINEAR`): y = x·w + b.
 pub fn linear() -> Projections {
     Projections {
-        batch: array![Projection { output: 'y', w: 'w', b: 'b' }].span(),
+        input: 'x',
+        batch: array![Projection { output: 'y', w: 'w', b: Some('b') }].span(),
         by_name: array![0].span(),
         value_count: 'linear.value_count',
         final_evaluation: 'linear.final_evaluation',
@@ -54,10 +68,11 @@ pub fn linear() -> Projections {
 /// qkv (prover/layers/qkv/model.py `QKV`): j = x·w_j + b_j for j = q, k, v.
 pub fn qkv() -> Projections {
     Projections {
+        input: 'x',
         batch: array![
-            Projection { output: 'q', w: 'w_q', b: 'b_q' },
-            Projection { output: 'k', w: 'w_k', b: 'b_k' },
-            Projection { output: 'v', w: 'w_v', b: 'b_v' },
+            Projection { output: 'q', w: 'w_q', b: Some('b_q') },
+            Projection { output: 'k', w: 'w_k', b: Some('b_k') },
+            Projection { output: 'v', w: 'w_v', b: Some('b_v') },
         ]
             .span(),
         by_name: array![1, 0, 2].span(),
@@ -85,13 +100,30 @@ pub impl ProjectionsImpl of ProjectionsTrait {
         names.span()
     }
 
-    /// The weights in name order: every B_j (a vector of h), then every W_j (e × h).
+    /// Per projection (batch order), the index of its B_j's value in `ProjectionProof.bias`.
+    fn bias_slots(self: @Projections) -> Span<Option<u32>> {
+        let mut slots = array![];
+        let mut next = 0;
+        for p in *self.batch {
+            if p.b.is_some() {
+                slots.append(Some(next));
+                next += 1;
+            } else {
+                slots.append(None);
+            }
+        }
+        slots.span()
+    }
+
+    /// The weights in name order: every B_j there is (a vector of h), then every W_j (e × h).
     fn weight_shapes(self: @Projections, e: u32, h: u32) -> (Span<felt252>, Span<Span<u32>>) {
         let mut names = array![];
         let mut shapes = array![];
         for j in *self.by_name {
-            names.append(*(*self.batch)[*j].b);
-            shapes.append(array![h].span());
+            if let Some(b) = *(*self.batch)[*j].b {
+                names.append(b);
+                shapes.append(array![h].span());
+            }
         }
         for j in *self.by_name {
             names.append(*(*self.batch)[*j].w);
@@ -100,13 +132,13 @@ pub impl ProjectionsImpl of ProjectionsTrait {
         (names.span(), shapes.span())
     }
 
-    /// dims (s, e, h); x: s × e, every O_j: s × h, W_j: e × h, B_j: h; then the no-wrap bounds.
+    /// dims (s, e, h); X: s × e, every O_j: s × h, W_j: e × h, B_j: h; then the no-wrap bounds.
     fn check(self: @Projections, st: @PublicStatement) {
         let dims = *st.dims;
         assert(dims.len() == 3, 'statement.shape');
         let (s, e, h) = (*dims[0], *dims[1], *dims[2]);
         assert(s >= 1 && e >= 1 && h >= 1, 'statement.shape');
-        expect_shapes(*st.inputs, array!['x'].span(), array![array![s, e].span()].span());
+        expect_shapes(*st.inputs, array![*self.input].span(), array![array![s, e].span()].span());
         let mut shapes = array![];
         for _ in *self.by_name {
             shapes.append(array![s, h].span());
@@ -121,13 +153,20 @@ pub impl ProjectionsImpl of ProjectionsTrait {
     /// (`statement.range`), x with e columns and every W_j with h. A projection with a
     /// committed W_j or B_j is skipped: it holds mod p only (prover/ranges.py `check_ranges`).
     fn check_ranges(self: @Projections, inputs: Tensors, weights: Tensors, e: u32, h: u32) {
-        let x = tensor(inputs, 'x').values;
+        let x = tensor(inputs, *self.input).values;
         for p in *self.batch {
-            let (w, b) = (tensor(weights, *p.w), tensor(weights, *p.b));
-            if w.commitment.is_some() || b.commitment.is_some() {
+            let w = tensor(weights, *p.w);
+            if w.commitment.is_some() {
                 continue;
             }
-            let limit = HALF - max_magnitude(b.values);
+            let mut limit = HALF;
+            if let Some(name) = *p.b {
+                let b = tensor(weights, name);
+                if b.commitment.is_some() {
+                    continue;
+                }
+                limit -= max_magnitude(b.values);
+            }
             assert(product_within(x, e, w.values, h, limit), 'statement.range');
         }
     }
@@ -166,10 +205,13 @@ pub impl ProjectionsImpl of ProjectionsTrait {
             i += 1;
         }
         let mut weights = array![];
+        let slots = self.bias_slots();
         for j in *self.by_name {
-            let t = *targets[*j];
-            let claim = Claim { point: t.col, value: *proof.bias[*j] };
-            weights.append(ClaimsOn { name: *(*self.batch)[*j].b, claims: array![claim].span() });
+            if let Some(slot) = *slots[*j] {
+                let claim = Claim { point: (*targets[*j]).col, value: *proof.bias[slot] };
+                let name = (*(*self.batch)[*j].b).unwrap();
+                weights.append(ClaimsOn { name, claims: array![claim].span() });
+            }
         }
         for j in *self.by_name {
             let t = *targets[*j];
@@ -190,7 +232,14 @@ pub impl ProjectionsImpl of ProjectionsTrait {
         ref channel: Poseidon252Channel,
     ) -> Span<QM31> {
         let count = (*self.batch).len();
-        assert(proof.bias.len() == count, *self.value_count);
+        let slots = self.bias_slots();
+        let mut biases = 0;
+        for slot in slots {
+            if slot.is_some() {
+                biases += 1;
+            }
+        }
+        assert(proof.bias.len() == biases, *self.value_count);
         assert(proof.x.len() == masks.len(), *self.value_count);
         assert(proof.w.len() == count, *self.value_count);
         channel.mix_felts(proof.bias.span());
@@ -199,7 +248,11 @@ pub impl ProjectionsImpl of ProjectionsTrait {
         let mut claim = QM31Trait::zero();
         let mut i = 0;
         for t in targets {
-            claim = claim + *lambdas[i] * (*t.value - *masks[*t.row] * *proof.bias[i]);
+            let term = match *slots[i] {
+                Some(slot) => *t.value - *masks[*t.row] * *proof.bias[slot],
+                None => *t.value,
+            };
+            claim = claim + *lambdas[i] * term;
             i += 1;
         }
         let (point, final) = verify_sumcheck(
@@ -238,7 +291,8 @@ pub impl ProjectionsImpl of ProjectionsTrait {
         let point = self
             .verify_projection(proof, targets, masks.span(), log2_padded(e), ref channel);
         let (x_claims, weights) = self.claims(rows, targets, point, proof);
-        LayerClaims { inputs: array![ClaimsOn { name: 'x', claims: x_claims }].span(), weights }
+        let inputs = array![ClaimsOn { name: *self.input, claims: x_claims }].span();
+        LayerClaims { inputs, weights }
     }
 }
 

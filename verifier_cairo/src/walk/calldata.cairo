@@ -4,16 +4,13 @@
 //! deserialize is `calldata.serde`), then the tensors' words, the maps' name order, extra
 //! felts, and the statement parts not read on chain.
 
-use crate::calldata::take_exact;
+use crate::calldata::{KIND_WALK, VERSION, take_exact};
 use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
 use crate::pcs::params::{PcsParams, params_for};
 use super::proof::{CommittedTensor, Named, WalkProof};
 use super::statement::{PublicStatement, read_statement};
 use super::tensor::{PublicTensor, TensorCommitment, Tensors};
 
-/// The walk layout's version (kinds 1–3 keep version 2; docs/calldata.md).
-pub const WALK_VERSION: felt252 = 3;
-pub const KIND_WALK: felt252 = 4;
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
 const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
 
@@ -29,17 +26,12 @@ pub struct WalkCalldata {
     pub groups_at: u32,
 }
 
-/// Walk calldata starts with its own version (what the contract dispatches on).
-pub fn is_walk(calldata: Span<felt252>) -> bool {
-    !calldata.is_empty() && *calldata[0] == WALK_VERSION
-}
-
 /// The Serde part and its checks; the group parts of a committed weights' opening are left
 /// to the PCS reader (`pcs::calldata::read_groups`), after the walk is verified. Without an
 /// opening nothing may follow (`calldata.extra`).
 pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let mut data = calldata;
-    take_exact(ref data, WALK_VERSION, 'calldata.version');
+    take_exact(ref data, VERSION, 'calldata.version');
     take_exact(ref data, KIND_WALK, 'calldata.kind');
     // `WalkProof`'s fields in their Serde order, the statement first to know its felts.
     let statement = deserialize(ref data);

@@ -26,6 +26,7 @@ pub enum LayerProof {
     QkvDecode: DecodeProof,
     Mha: MhaProof,
     Posenc: PosencProof,
+    Matmul: ProjectionProof,
 }
 
 #[derive(Drop, Serde, Debug)]
