@@ -105,12 +105,11 @@ def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
     verifies the walk; the main contract reads the opening's group parts, verifies the
     opening, checks the binding against the registry (`models`; None: not checked, as in the
     Cairo unit tests' `verify_walk_calldata`). Returns the model id."""
-    proof, groups_at = walk_calldata.decode_walk_front(felts)
-    st = proof.statement
-    spec = LAYERS[st.kind]
-    channel, claims = replay_layer(spec, proof)
-    expect_opening(st.committed, proof.opening)
-    proof = walk_calldata.read_walk_groups(felts, groups_at, proof)
+    front = walk_calldata.decode_walk_front(felts)
+    st = front.proof.statement
+    channel, claims = replay_layer(LAYERS[front.layer_kind], front.proof)
+    expect_opening(st.committed, front.proof.opening)
+    proof = walk_calldata.read_walk_groups(felts, front.groups_at, front.proof)
     open_committed(st.committed, claims.weights, proof.opening, channel)
     return NO_MODEL if models is None else check_walk_binding(models, st)
 

@@ -5,7 +5,7 @@ the PCS layout (`pcs_calldata`) where an on-chain session may cut."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.merkle.hashers import get_hash
@@ -55,12 +55,28 @@ def is_walk(felts: list[int]) -> bool:
     return len(felts) >= 2 and felts[1] == KIND_WALK
 
 
-def _variant(index: int) -> type | None:
-    return LAYERS[ONCHAIN_KINDS[index]].proof_type if index < len(ONCHAIN_KINDS) else None
+@dataclass(frozen=True)
+class WalkFront:
+    """A walk proof's Serde part as the walk class reads it: the proof (its opening without
+    Merkle openings), the kind its layer proof's variant names (the statement must name the
+    same: `statement.kind`, checked by the verifier), and where the group parts start."""
+
+    proof: WalkProof
+    layer_kind: str
+    groups_at: int
 
 
-def _header(felts: list[int]) -> Decoder:
-    dec = Decoder(felts, _variant)
+def _header(felts: list[int], kinds: list[str] | None = None) -> Decoder:
+    """The decoder past the header; `kinds` collects the kind of each layer variant read."""
+
+    def variant(index: int) -> type | None:
+        if index >= len(ONCHAIN_KINDS):
+            return None
+        if kinds is not None:
+            kinds.append(ONCHAIN_KINDS[index])
+        return LAYERS[ONCHAIN_KINDS[index]].proof_type
+
+    dec = Decoder(felts, variant)
     if dec.serde("version") != VERSION:
         raise dec.rd.fail("not the layout's version", "calldata.version")
     if dec.serde("kind") != KIND_WALK:
@@ -79,17 +95,17 @@ def io_felts(felts: list[int]) -> list[int]:
 def decode_walk(felts: list[int]) -> WalkProof:
     """MalformedProofError naming the first failure, as the Cairo readers panic: the Serde
     part (`decode_walk_front`), then the opening's group parts (`read_walk_groups`)."""
-    proof, groups_at = decode_walk_front(felts)
-    return read_walk_groups(felts, groups_at, proof)
+    front = decode_walk_front(felts)
+    return read_walk_groups(felts, front.groups_at, front.proof)
 
 
-def decode_walk_front(felts: list[int]) -> tuple[WalkProof, int]:
+def decode_walk_front(felts: list[int]) -> WalkFront:
     """The Serde part, as the walk class reads it: its tensors and names (a weight both public
     and committed: `calldata.names`), `calldata.offchain` (witness commitments or unbounded
     tensors), the committed weights' hash, roots and sizes (`pcs.hash`, `merkle.digest`,
-    `pcs.size`), and, without an opening to follow, `calldata.extra`. Returns the proof
-    (its opening without Merkle openings) and where the group parts start."""
-    dec = _header(felts)
+    `pcs.size`), and, without an opening to follow, `calldata.extra`."""
+    kinds: list[str] = []
+    dec = _header(felts, kinds)
     proof = dec.decode(WalkProof, "proof")
     dec.finish()
     st = proof.statement
@@ -110,7 +126,7 @@ def decode_walk_front(felts: list[int]) -> tuple[WalkProof, int]:
             raise dec.rd.fail("a committed weight is too large", "pcs.size")
     if not st.committed or proof.opening is None:
         dec.rd.end()
-    return resolve(proof), dec.rd.pos
+    return WalkFront(resolve(proof), kinds[0], dec.rd.pos)
 
 
 def read_walk_groups(felts: list[int], groups_at: int, proof: WalkProof) -> WalkProof:

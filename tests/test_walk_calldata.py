@@ -165,3 +165,12 @@ def test_a_proof_file_binding_out_of_range_is_malformed(tmp_path):
         with pytest.raises(MalformedProofError) as e:
             proof_file.load(path)
         assert e.value.field == where
+
+
+@pytest.mark.parametrize("kind", ["matmum", "linear", "qkv", "posenc"])
+def test_a_statement_of_another_kind_is_refused_by_name(kind):
+    """The layer proof's variant names the kind (matmul, linear and qkv share one proof type):
+    a statement naming any other, known or not, is `statement.kind`, as in the Cairo walk."""
+    felts = encode_walk(example("matmul"))
+    assert felts[2] == short_string("matmul")
+    assert contract_check([*felts[:2], short_string(kind), *felts[3:]], {}) == "statement.kind"
