@@ -53,6 +53,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     checked so far is refused: the contract reverts that transaction with the same name."""
     flat = parts.flat
     decoded = calldata.decode(flat)
+    model_id = NO_MODEL
     if isinstance(decoded, PcsOpening):
         statement, opening, channel = decoded.statement, decoded.proof, Poseidon252Channel()
     else:
@@ -60,6 +61,8 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         statement = committed_batch(decoded.statement.committed, claims.weights)
         assert decoded.opening is not None, "a walk proof with committed weights"
         opening = decoded.opening
+        if decoded.statement.binding is not None:  # checked against the registry first
+            model_id = decoded.statement.binding.model_id
     params = statement_params(statement, POSEIDON_PARAMS)
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
     done = sum(counts)
@@ -76,7 +79,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     qm31s = [*_listed([b.pack(1) for b in phase.betas]), *_listed([r.pack(1) for r in phase.rhos])]
     return [
         flat[1],
-        NO_MODEL,
+        model_id,
         hash_many(calldata.io_felts(flat)),
         proof_hash(transactions(parts, counts)),
         HASH_TAGS[params.hash],

@@ -14,7 +14,7 @@ from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.prover import commit_weights, prove_walk
-from cairn.prover.walk.statement import NO_MODEL
+from cairn.prover.walk.statement import NO_MODEL, ModelBinding
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.header import KIND_WALK
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk
@@ -62,11 +62,28 @@ def _register(chain, model_id, proof):
     return registry.Model(CONFIG_HASH, tuple(entries))
 
 
-def test_committed_weights_in_a_session(chain):
-    """qkv's committed weights (Poseidon) forced into a session by a small calldata limit:
-    accepted, every transaction within the limit, and a tampered last group part refused in
-    the last step with Python's verdict."""
+SESSION_MODEL = 0x7A3
+"""The model the bound session's qkv weights are registered as (no other test uses it)."""
+
+
+def _bound_qkv():
+    st, data = commit_weights(STATEMENTS["qkv"](*SHAPES["qkv"][0]), POSEIDON_PARAMS)
+    ranks = {name: i for i, name in enumerate(sorted(st.committed))}
+    st = dataclasses.replace(st, binding=ModelBinding(SESSION_MODEL, CONFIG_HASH, ranks))
+    return prove_walk(LAYERS["qkv"], st, data)
+
+
+@pytest.mark.parametrize("bound", [False, True])
+def test_committed_weights_in_a_session(chain, bound):
+    """qkv's committed weights (Poseidon) forced into a session by a small calldata limit,
+    bound to a registered model or not: accepted (the state Python rebuilds between the steps
+    is the contract's, model id included), every transaction within the limit, and a tampered
+    last group part refused in the last step with Python's verdict."""
     proof = example("qkv", 0, committed=True)
+    models = {}
+    if bound:
+        proof = _bound_qkv()
+        models = {SESSION_MODEL: _register(chain, SESSION_MODEL, proof)}
     parts = calldata.encode_parts(proof)
     limit = len(parts.front) + contract.INVOKE_OVERHEAD_FELTS + 8
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, limit))
@@ -74,10 +91,11 @@ def test_committed_weights_in_a_session(chain):
     assert len(verdict.transactions) > 1
     assert all(t.calldata_felts <= limit for t in verdict.transactions)
     assert verdict.io_hash == registry.io_hash(parts.flat)
+    assert verdict.model_id == (SESSION_MODEL if bound else NO_MODEL)
     last = list(parts.groups[-1])
     last[1] ^= 1 << 40
     bad = calldata.CalldataParts(parts.front, [*parts.groups[:-1], last])
-    check = registry.contract_check(bad.flat, {})
+    check = registry.contract_check(bad.flat, models)
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad, limit))
     assert check is not None and not verdict.accepted and verdict.reason == check
 
