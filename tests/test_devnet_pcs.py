@@ -1,7 +1,8 @@
-"""PCS openings and committed-weight matmuls on a real devnet (docs/cairo-verifier.md).
+"""PCS openings and committed-weight matmuls (layer proofs bound to a registered model) on a
+real devnet (docs/cairo-verifier.md).
 
-Both verifiers, Python (`registry.contract_check`: the calldata reader, the registry binding,
-the verifier) and the contract, accept the honest proofs and reject every tampered variant
+Both verifiers, Python (`registry.contract_check`: the calldata reader, the verifier, the
+registry binding) and the contract, accept the honest proofs and reject every tampered variant
 with the same check: a wrong opening value, a tampered Merkle path, a wrong root, fewer
 queries or layers than the parameters, a limb >= p, a proof against another model's
 commitment, another config hash, the same body presented as another model's or weight's with
@@ -24,16 +25,20 @@ from cairn.deploy.registry import Model, contract_check
 from cairn.deploy.sessions import Sessions, proof_hash, session_state, transactions
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.errors import VerificationError
-from cairn.prover.matmul.instance import WeightBinding
-from cairn.prover.matmul.prover import make_instance, prove_matmul
 from cairn.prover.pcs import POSEIDON_PARAMS
 from cairn.prover.pcs.params import BLAKE2S_PARAMS
 from cairn.prover.pcs.prover import commit_tensor
-from cairn.serializer import calldata, commitment_file, proof_file
+from cairn.prover.walk.prover import prove_walk
+from cairn.serializer import calldata
+from cairn.serializer.header import KIND_WALK
+from cairn.serializer.serde import short_string
 from tests.cairo_pcs_vectors import (
+    MATMUL,
     MODEL,
     Honest,
+    bind,
     commit_batch,
+    committed,
     committed_case,
     opening_cases,
 )
@@ -43,48 +48,49 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def committed(chain):
+def case(chain):
     """The committed-B proof of the Cairo tests, its models registered on chain."""
-    case = committed_case(random.Random(5))
-    for model_id, model in case.models.items():
+    made = committed_case(random.Random(5))
+    for model_id, model in made.models.items():
         chain.run(
             registry.register_model(
                 chain.account, chain.address, model_id, model.config_hash, model.commitments
             )
         )
-    return case
+    return made
 
 
 def onchain(chain, felts):
     return chain.run(contract.verify(chain.accounts[1], chain.address, felts))
 
 
-def test_honest_committed_proof_accepted_by_both(chain, committed):
-    felts = committed.parts.flat
-    assert contract_check(felts, committed.models) is None
+def test_honest_committed_proof_accepted_by_both(chain, case):
+    felts = case.parts.flat
+    assert contract_check(felts, case.models) is None
     verdict = onchain(chain, felts)
     assert verdict.accepted, verdict.reason
     assert (verdict.model_id, verdict.proof_hash) == (MODEL, hash_many(felts))
     assert verdict.io_hash == registry.io_hash(felts)
     record = chain.run(registry.get_proof(chain.account, chain.address, verdict.proof_hash))
-    assert record == registry.ProofRecord(MODEL, verdict.io_hash, calldata.KIND_COMMITTED_MATMUL)
+    assert record == registry.ProofRecord(MODEL, verdict.io_hash, KIND_WALK)
     # The same model's weight 0 is a Blake2s commitment: B opened with Blake2s trees.
-    assert contract_check(committed.blake2s, committed.models) is None
-    verdict = onchain(chain, committed.blake2s)
+    assert contract_check(case.blake2s, case.models) is None
+    verdict = onchain(chain, case.blake2s)
     assert verdict.accepted, verdict.reason
-    assert verdict.io_hash == registry.io_hash(committed.blake2s)
+    assert verdict.io_hash == registry.io_hash(case.blake2s)
 
 
-def test_tampered_committed_proofs_rejected_alike(chain, committed):
-    """Every variant: registry binding, statement, sum-check, B's opening; the same body
+def test_tampered_committed_proofs_rejected_alike(chain, case):
+    """Every variant: registry binding, statement, the layer, B's opening; the same body
     presented as model 11's (which registered the same root and config) or as its other weight
     (the same root again) fails the transcript."""
-    assert {"twin_model", "twin_weight"} <= {t.name for t in committed.tampers}
-    assert {t.reason for t in committed.tampers} >= {
+    assert {"twin_model", "twin_weight"} <= {t.name for t in case.tampers}
+    assert {t.reason for t in case.tampers} >= {
         "registry.unknown_model",
         "registry.weight",
         "registry.commitment",
         "registry.config",
+        "statement.binding",
         "matmul.final_evaluation",
         "pcs.claim",
         "pcs.layer_count",
@@ -92,8 +98,8 @@ def test_tampered_committed_proofs_rejected_alike(chain, committed):
         "merkle.path",
         "calldata.limb",
     }
-    for t in committed.tampers:
-        assert contract_check(t.felts, committed.models) == t.reason, t.name
+    for t in case.tampers:
+        assert contract_check(t.felts, case.models) == t.reason, t.name
         verdict = onchain(chain, t.felts)
         assert not verdict.accepted and verdict.reason == t.reason, (t.name, verdict.reason)
 
@@ -141,12 +147,12 @@ def test_blake2s_openings_with_the_contract_parameters(chain):
         assert not verdict.accepted and verdict.reason == t.reason, (t.name, verdict.reason)
 
 
-def test_sessions(chain, committed):
-    """The committed proof (front 64 felts, group parts 199, 66, 6) forced into a session by
+def test_sessions(chain, case):
+    """The committed proof (front 110 felts, group parts 195, 66, 6) forced into a session by
     a calldata limit of 260 felts: the front alone, then part 1, then parts 2 and 3 with the
     31-felt state. Accepted and recorded under the chained hash; a tampered last part is
     refused in the last step with the one-shot verdict."""
-    parts = committed.parts
+    parts = case.parts
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, 260))
     assert verdict.accepted, verdict.reason
     assert [t.calldata_felts <= 260 for t in verdict.transactions] == [True] * 3
@@ -156,7 +162,7 @@ def test_sessions(chain, committed):
     last = list(parts.groups[-1])
     last[1] ^= 1 << 40  # a value of the last layer's first leaf
     bad = calldata.CalldataParts(parts.front, [*parts.groups[:-1], last])
-    assert contract_check(bad.flat, committed.models) == "merkle.path"
+    assert contract_check(bad.flat, case.models) == "merkle.path"
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad, 260))
     assert not verdict.accepted and verdict.reason == "merkle.path"
     assert len(verdict.transactions) == 2  # open and part 1 went through; the last did not
@@ -175,17 +181,24 @@ def test_opening_of_2_16_values_in_one_transaction(chain):
 
 
 def test_cli_register_and_verify_committed(chain, tmp_path, monkeypatch):
-    """`cairn commit` file → `cairn register-model` → `cairn prove matmul --model-id` →
-    `cairn verify-onchain`."""
+    """`cairn commit` file → `cairn register-model` → `cairn prove matmul --commit-b
+    --model-id --weight` → `cairn verify-onchain`; B bound as a weight the model lacks is
+    refused by the registry, and B committed but bound to no model is recorded as model 0."""
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
     url = chain.url
     rng = np.random.default_rng(3)
-    inst = make_instance(rng.integers(-128, 128, (3, 8)), rng.integers(-128, 128, (8, 8)))
-    tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
-    commitment_file.save(tensor, tmp_path / "b.commit.json")
-    for name, weight in (("p.json", 0), ("p1.json", 1)):
-        proof_file.save(prove_matmul(inst, data, WeightBinding(0x77, weight)), tmp_path / name)
-    proof_file.save(prove_matmul(inst, data), tmp_path / "unbound.json")
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    np.save(a, rng.integers(-128, 128, (3, 8)))
+    np.save(b, rng.integers(-128, 128, (8, 8)))
+    prove = ["prove", "matmul", "--a", str(a), "--b", str(b), "--commit-b", "poseidon"]
+    for name, bound in (
+        ("p.json", ["--model-id", "0x77", "--weight", "0"]),
+        ("p1.json", ["--model-id", "0x77", "--weight", "1"]),
+        ("unbound.json", []),
+    ):
+        result = runner.invoke(app, [*prove, *bound, "--out", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["commit", str(b)]).exit_code == 0
     address = hex(chain.address)
     result = runner.invoke(
         app, ["register-model", "0x77", str(tmp_path / "b.commit.json"), "--rpc", url,
@@ -203,7 +216,7 @@ def test_cli_register_and_verify_committed(chain, tmp_path, monkeypatch):
     result = verify("p1.json")
     assert result.exit_code == 1 and "registry.weight" in result.output
     result = verify("unbound.json")
-    assert result.exit_code == 2 and "--model-id" in result.output
+    assert result.exit_code == 0 and "ProofVerified(model_id=0, " in result.output
 
 
 def _register(chain, model_id, config_hash, tensors):
@@ -214,28 +227,31 @@ def _register(chain, model_id, config_hash, tensors):
 
 def test_the_record_binds_which_weight(chain):
     """W_q and W_k of the same shape in one model: the record and event of C = A·W_k name
-    weight 1 and W_k's root through io_hash, which differs from the statement "C = A·W_q"
-    (weight 0, W_q's root, the same A and C); the proof presented as weight 0 is refused."""
+    weight 1 through io_hash (the binding is part of the statement), which differs from the
+    statement "C = A·W_q" (weight 0, the same A and C); the proof presented as weight 0 fails
+    the transcript on both sides."""
     model_id, config = 0x5150, 0xC0
     rng = np.random.default_rng(11)
     a = rng.integers(-128, 128, (2, 16))
     w_q, w_k = (rng.integers(-128, 128, (16, 16)) for _ in range(2))
-    (tq, _), (tk, dk) = (commit_tensor(w, POSEIDON_PARAMS) for w in (w_q, w_k))
-    models = {model_id: _register(chain, model_id, config, [tq, tk])}
-    proof = prove_matmul(make_instance(a, w_k), dk, WeightBinding(model_id, 1, config))
-    felts = calldata.encode(proof)
+    tq, _ = commit_tensor(w_q, POSEIDON_PARAMS)
+    st, data = committed(a, w_k, POSEIDON_PARAMS)
+    models = {model_id: _register(chain, model_id, config, [tq, st.committed["b"]])}
+    felts = calldata.encode(prove_walk(MATMUL, bind(st, model_id, 1, config), data))
     assert contract_check(felts, models) is None
     verdict = onchain(chain, felts)
     assert verdict.accepted, verdict.reason
     record = chain.run(registry.get_proof(chain.account, chain.address, verdict.proof_hash))
     assert record.io_hash == verdict.io_hash == registry.io_hash(felts)
-    # The same A and C claimed as the product with weight 0 (W_q): another statement hash.
-    as_q = [model_id, 0, config, tq.commitment.root, *calldata.io_felts(felts)[4:]]
-    assert hash_many(as_q) != record.io_hash
-    presented_as_q = [*felts[:3], 0, *felts[4:]]
-    assert contract_check(presented_as_q, models) == "registry.commitment"
+    # The binding's weights: one entry, name b, index 1 (after the model id and config hash).
+    at = felts.index(model_id) + 4
+    assert felts[at - 4 : at + 1] == [model_id, config, 1, short_string("b"), 1]
+    presented_as_q = [*felts[:at], 0, *felts[at + 1 :]]
+    assert registry.io_hash(presented_as_q) != record.io_hash
+    check = contract_check(presented_as_q, models)
+    assert check == "matmul.final_evaluation"
     verdict = onchain(chain, presented_as_q)
-    assert not verdict.accepted and verdict.reason == "registry.commitment"
+    assert not verdict.accepted and verdict.reason == check
 
 
 def _invoke(chain, account, name, **args):
@@ -244,11 +260,11 @@ def _invoke(chain, account, name, **args):
     return chain.run(contract.send(account, functions[name].prepare_invoke_v3(**args))).reason
 
 
-def test_a_session_belongs_to_its_opener(chain, committed):
+def test_a_session_belongs_to_its_opener(chain, case):
     """Account #1 opens a session; account #0 can neither re-send the first transaction to
     reset it nor continue it (`session.owner`, as the Python mirror says); the opener finishes
     it."""
-    parts, (other, opener) = committed.parts, chain.accounts
+    parts, (other, opener) = case.parts, chain.accounts
     book, counts = Sessions(), [1]
     (first,) = transactions(parts, counts)
     session_id, state = hash_many(first), session_state(parts, counts)
