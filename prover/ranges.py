@@ -72,24 +72,26 @@ def _abs_sums(x: np.ndarray, axis: int) -> np.ndarray:
     return np.abs(x).astype(dtype).sum(axis=axis)
 
 
-def product_bound(a: np.ndarray, b: np.ndarray, euclid: bool = True) -> int:
-    """A bound on |entry| of a @ b for a stack of matrices (leading axes are the batch):
-    |Σ_l a_il·b_lj| ≤ min(‖a_i·‖₁·max|b|, max|a|·‖b_·j‖₁, ‖a_i·‖₂·‖b_·j‖₂), per matrix, then
-    the largest. The first two are ≤ k·max|a|·max|b|; the row norm is what bounds a softmax
-    matrix times V, the Euclidean one a LayerNorm output times W (a's declared row norm if it
-    is a RowNormed worst case). `euclid=False` leaves the Euclidean term out: the standalone
-    matmul's bound, which the Cairo verifier computes too (docs/matmul.md)."""
-    if not a.size or not b.size:
-        return 0
+def holder_bounds(a: np.ndarray, b: np.ndarray) -> list[int]:
+    """Per matrix of the stack, min(max_i ‖a_i·‖₁·max|b|, max|a|·max_j ‖b_·j‖₁): Hölder twice,
+    each ≤ k·max|a|·max|b|; the row norm is what bounds a softmax matrix times V."""
     rows = _abs_sums(a, -1).max(axis=-1).ravel().tolist()
     cols = _abs_sums(b, -2).max(axis=-1).ravel().tolist()
     max_a = np.abs(a).max(axis=(-2, -1)).ravel().tolist()
     max_b = np.abs(b).max(axis=(-2, -1)).ravel().tolist()
-    holder = [min(r * mb, ma * c) for r, c, ma, mb in zip(rows, cols, max_a, max_b, strict=True)]
-    if not euclid:
-        return max(holder)
+    return [min(r * mb, ma * c) for r, c, ma, mb in zip(rows, cols, max_a, max_b, strict=True)]
+
+
+def product_bound(a: np.ndarray, b: np.ndarray) -> int:
+    """A bound on |entry| of a @ b for a stack of matrices (leading axes are the batch):
+    |Σ_l a_il·b_lj| ≤ min(Hölder's two terms, ⌈max_i ‖a_i·‖₂·max_j ‖b_·j‖₂⌉), per matrix, then
+    the largest. The Euclidean term is what bounds a LayerNorm output times W (a's declared
+    row norm if it is a RowNormed worst case)."""
+    if not a.size or not b.size:
+        return 0
     declared = getattr(a, "row_sq", None)
-    rows_sq = [declared] * len(rows) if declared is not None else _square_sums(a, -1)
+    holder = holder_bounds(a, b)
+    rows_sq = [declared] * len(holder) if declared is not None else _square_sums(a, -1)
     cols_sq = _square_sums(np.swapaxes(b, -1, -2), -1)
     return max(
         min(h, _ceil_sqrt(rs * cs)) for h, rs, cs in zip(holder, rows_sq, cols_sq, strict=True)

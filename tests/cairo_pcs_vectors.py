@@ -1,13 +1,15 @@
-"""Renders verifier_cairo/src/tests/pcs_vectors.cairo: the PCS and the committed-weight matmul
-against the Python reference.
+"""Renders verifier_cairo/src/tests/pcs_vectors.cairo: the PCS and committed weights bound to
+the registry, against the Python reference.
 
 Building blocks (the channel's `mix_u32s` and proof of work, fold twiddles, folds, batch
 inversion, sorted query positions), honest PCS openings as kind-2 calldata (weak parameters,
-and one with the contract's), honest committed-weight matmul proofs as kind-3 calldata bound
-to registered models, and tampered variants of both. For every tampered input the Python
-verdict (`decode` then the verifier, and for kind 3 the registry binding) is computed here and
-becomes the expected panic of a generated `#[should_panic]` test. Sessions are exercised on
-the kind-3 proof: a front and one group per transaction, and tampering in a later step.
+and one with the contract's), honest matmul layer proofs (kind 4) whose B is committed and
+bound to a registered model (the walk's `ModelBinding`), and tampered variants of both. For
+every tampered input the Python verdict (`contract_check`: the reader, the verifier, and for a
+layer proof the registry binding last) is computed here and becomes the expected panic of a
+generated `#[should_panic]` test, on the contract itself for the layer proofs. Sessions are
+exercised on the bound proof: a front and one group per transaction, and tampering in a later
+step.
 
     python -m tests.cairo_vectors     # rewrites both generated files
 """
@@ -31,29 +33,34 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31, P, QM31Array
-from cairn.prover.matmul.instance import WeightBinding
-from cairn.prover.matmul.prover import make_instance, prove_matmul
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.merkle.proof import MerkleOpening
 from cairn.prover.mle import evaluate
 from cairn.prover.pcs import POSEIDON_PARAMS, PcsParams, commit, open_batch
 from cairn.prover.pcs import prover as pcs_prover
 from cairn.prover.pcs.code import fold, inverse_double
 from cairn.prover.pcs.domain import twiddles_at
-from cairn.prover.pcs.params import BLAKE2S_PARAMS, PARAMS
+from cairn.prover.pcs.params import BLAKE2S_PARAMS
 from cairn.prover.pcs.proof import Commitment, OpeningProof
-from cairn.prover.pcs.prover import commit_tensor
+from cairn.prover.pcs.prover import CommitmentData
 from cairn.prover.pcs.verifier import verify_batch
+from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.statement import NO_MODEL, ModelBinding, Statement
+from cairn.prover.walk.verifier import expect_opening, replay_layer
 from cairn.serializer.calldata import (
     CalldataParts,
     PcsOpening,
     commitment_entry,
     decode,
+    encode,
     encode_parts,
     io_felts,
 )
 from cairn.serializer.errors import MalformedProofError
-from cairn.serializer.felts import unpack_qm31, words_for
+from cairn.serializer.header import KIND_WALK
 from cairn.serializer.pcs_calldata import DIGEST_FELTS, HASH_TAGS, statement_params
+from cairn.serializer.serde import short_string
+from cairn.serializer.walk_calldata import decode_walk_front
 from tests.cairo_vectors import (
     array,
     felt,
@@ -63,8 +70,8 @@ from tests.cairo_vectors import (
     rows,
     set_limb,
     span,
-    wrapped_instance,
 )
+from tests.test_integer_soundness import matmul_statement
 
 OUTPUT = (
     Path(__file__).resolve().parent.parent
@@ -558,18 +565,21 @@ def _opening_tests(prefix: str, honest: dict[str, Honest], tampers: list[Tamper]
     return "\n".join(out)
 
 
-# -- committed-weight matmul (kind 3) and sessions ------------------------------------------
-# Model 11 registers B's commitment as both its weights, with model 7's config hash: only the
-# transcript tells a proof for (7, 1) from the same body presented as (11, 1) or (11, 0).
+# -- committed weights bound to the registry (layer proofs, kind 4) and sessions -------------
+# A matmul whose B is committed and bound by the walk's ModelBinding (docs/registry.md). Model
+# 11 registers B's commitment as both its weights, with model 7's config hash: only the
+# transcript tells a proof for (7, 1) from the same proof presented as (11, 1) or (11, 0).
 # Model 13's weight is [[46341]], whose square wraps mod p.
 MODEL, OTHER_MODEL, TWIN_MODEL, WRAP_MODEL, WEIGHT = 7, 9, 11, 13, 1
 CONFIG, OTHER_CONFIG = 0xC0FFEE, 0xBEEF
+MATMUL = LAYERS["matmul"]
 
 
 @dataclass(frozen=True)
 class CommittedCase:
-    """An honest committed-B matmul proof's calldata, the registry it is checked against
-    (model id -> config hash and commitment entries) and its tampered variants."""
+    """An honest matmul proof's calldata with B committed and bound to a registered model, the
+    registry it is checked against (model id -> config hash and commitment entries) and its
+    tampered variants."""
 
     parts: CalldataParts
     models: dict[int, Model]
@@ -578,124 +588,190 @@ class CommittedCase:
     wrapped: list[int]  # [[46341]]·B = [[4634]] with B = [[46341]] committed: holds mod p only
 
 
+def bind(st: Statement, model_id: int, weight: int, config_hash: int = CONFIG) -> Statement:
+    """The statement with its committed B bound as weight `weight` of model `model_id`."""
+    return dataclasses.replace(st, binding=ModelBinding(model_id, config_hash, {"b": weight}))
+
+
+def committed(
+    a: np.ndarray, b: np.ndarray, params: PcsParams
+) -> tuple[Statement, dict[str, CommitmentData]]:
+    """C = a·b (computed mod p, as an honest prover of a wrapped product does) with b
+    committed: the prover's statement and b's commitment data."""
+    return commit_weights(matmul_statement(a.tolist(), b.tolist()), params)
+
+
 def committed_case(rng: random.Random) -> CommittedCase:
-    """A 2×16×32 product with B committed (2^9 values: three fold groups, two layers),
-    registered as weight 1 of model 7 (weight 0 is a Blake2s commitment, so the contract walks
-    the list; a second proof is with that weight); model 9 registers another B, model 11 this B
-    twice, model 13 B = [[46341]], whose product with [[46341]] wraps (accepted: mod p only).
-    Tampered: version 1's layout, the binding (unknown model, missing weight, another weight,
-    another model, a proof against model 9's B, B's root, the config hash), the same body
-    presented as another model's or weight's with the same root (the transcript), the statement
-    and sum-check, and B's opening (layer root, counts, nonce, path, a limb p)."""
+    """A 2×16×32 product with B committed (2^9 values: three fold groups, two layers), bound
+    as weight 1 of model 7 (weight 0 is a Blake2s commitment, so the contract walks the list;
+    a second proof is with that weight); model 9 registers another B, model 11 this B twice,
+    model 13 B = [[46341]], whose product with [[46341]] wraps (accepted: mod p only).
+    Tampered: version 2's layout; honest proofs bound otherwise (an unknown model, a missing
+    weight, another weight, another model, another config hash) and one against model 9's B,
+    refused by the registry after they verify; bindings the statement refuses; the same proof
+    presented as another model's or weight's with the same root, or with another root (the
+    transcript); B's commitment (hash, size), the claim on B and C; and B's opening (merge
+    rounds, layer root, counts, nonce, path, a limb p)."""
     gen = np.random.default_rng(rng.randrange(1 << 32))
-    inst = make_instance(gen.integers(-128, 128, (2, 16)), gen.integers(-128, 128, (16, 32)))
-    tensor, data = commit_tensor(inst.b, POSEIDON_PARAMS)
-    binding = WeightBinding(MODEL, WEIGHT, CONFIG)
-    proof = prove_matmul(inst, data, binding)
-    blake_inst = make_instance(inst.a, gen.integers(-128, 128, (16, 32)))
-    blake, blake_data = commit_tensor(blake_inst.b, PARAMS["blake2s"])
-    blake_proof = prove_matmul(blake_inst, blake_data, WeightBinding(MODEL, 0, CONFIG))
-    blake_felts = encode_parts(blake_proof).flat
-    assert (
-        contract_check(blake_felts, {MODEL: Model(CONFIG, tuple(commitment_entry(blake)))}) is None
-    )
-    other_inst = make_instance(inst.a, gen.integers(-128, 128, (16, 32)))
-    other_tensor, other_data = commit_tensor(other_inst.b, POSEIDON_PARAMS)
-    wrap_inst = wrapped_instance([[46341]], [[46341]])
-    wrap_tensor, wrap_data = commit_tensor(wrap_inst.b, POSEIDON_PARAMS)
-    wrapped = encode_parts(prove_matmul(wrap_inst, wrap_data, WeightBinding(WRAP_MODEL, 0, CONFIG)))
+    a = gen.integers(-128, 128, (2, 16))
+    st, data = committed(a, gen.integers(-128, 128, (16, 32)), POSEIDON_PARAMS)
+    proof = prove_walk(MATMUL, bind(st, MODEL, WEIGHT), data)
+    blake_st, blake_data = committed(a, gen.integers(-128, 128, (16, 32)), BLAKE2S_PARAMS)
+    blake_proof = prove_walk(MATMUL, bind(blake_st, MODEL, 0), blake_data)
+    blake_felts = encode(blake_proof)
+    other_st, other_data = committed(a, gen.integers(-128, 128, (16, 32)), POSEIDON_PARAMS)
+    wrap_st, wrap_data = committed(np.array([[46341]]), np.array([[46341]]), POSEIDON_PARAMS)
+    wrapped = encode(prove_walk(MATMUL, bind(wrap_st, WRAP_MODEL, 0), wrap_data))
+
+    def entry(s: Statement) -> list[int]:
+        return commitment_entry(s.committed["b"])
+
     models = {
-        MODEL: Model(CONFIG, (*commitment_entry(blake), *commitment_entry(tensor))),
-        OTHER_MODEL: Model(OTHER_CONFIG, tuple(commitment_entry(other_tensor))),
-        TWIN_MODEL: Model(CONFIG, (*commitment_entry(tensor), *commitment_entry(tensor))),
-        WRAP_MODEL: Model(CONFIG, tuple(commitment_entry(wrap_tensor))),
+        MODEL: Model(CONFIG, (*entry(blake_st), *entry(st))),
+        OTHER_MODEL: Model(OTHER_CONFIG, tuple(entry(other_st))),
+        TWIN_MODEL: Model(CONFIG, (*entry(st), *entry(st))),
+        WRAP_MODEL: Model(CONFIG, tuple(entry(wrap_st))),
     }
-    # B is never seen, so no bound applies (docs/matmul.md, "Committed B"): accepted, as by
-    # Python, where the same statement with B public is refused (statement.range).
-    assert contract_check(wrapped.flat, models) is None
+    # B is never seen, so no bound applies (docs/layers/matmul.md): accepted, as by Python,
+    # where the same statement with B public is refused (statement.range).
+    assert contract_check(wrapped, models) is None
+    assert contract_check(blake_felts, models) is None
     parts = encode_parts(proof)
     f = parts.flat
     assert contract_check(f, models) is None
-    front = len(parts.front)
-    group = [front + sum(len(p) for p in parts.groups[:g]) for g in range(len(parts.groups))]
-    opening = proof.opening
+    group = len(parts.front)  # B's first group part: its leaf count, then the leaves' words
+    binding, cw, opening = proof.statement.binding, st.committed["b"], proof.opening
+    assert binding is not None and opening is not None
     poly = opening.poly_openings[0]
     one = QM31(1, 0, 0, 0)
 
-    def reencode(**changes: object) -> list[int]:
-        changed = dataclasses.replace(proof, opening=dataclasses.replace(opening, **changes))
-        return encode_parts(changed).flat
+    def honest(model_id: int, weight: int, config_hash: int = CONFIG) -> list[int]:
+        """The proof made honestly with B bound otherwise."""
+        return encode(prove_walk(MATMUL, bind(st, model_id, weight, config_hash), data))
 
-    other_proof = prove_matmul(other_inst, other_data, binding)
-    # The front ends with the opening's: 0 merge rounds, 0 merged values, n fold rounds,
-    # L roots, final value, nonce; b_value just before it. C's words follow A's.
-    opening_front = 6 + 2 * len(opening.fold.rounds) + len(opening.layer_roots)
-    b_value = front - opening_front - 1
-    c_first = 11 + words_for(inst.m * inst.k) + 1
+    def presented(**changes: object) -> list[int]:
+        """The honest proof with its statement changed, not proven again."""
+        changed = dataclasses.replace(proof.statement, **changes)
+        return encode(dataclasses.replace(proof, statement=changed))
+
+    def commitment(**changes: object) -> list[int]:
+        """The honest proof with B's commitment changed."""
+        changed = dataclasses.replace(cw.commitment, **changes)
+        return presented(committed={"b": dataclasses.replace(cw, commitment=changed)})
+
+    def reopened(**changes: object) -> list[int]:
+        return encode(dataclasses.replace(proof, opening=dataclasses.replace(opening, **changes)))
+
+    c = proof.statement.outputs["c"].copy()
+    c[0, 0] += 1
     cases = [
-        ("version_1", "Version 1's layout: no config hash, no hash tag.", [1, *f[1:4], *f[6:]],
-         "calldata.version"),
-        ("unknown_model", "A model id never registered.", replaced(f, 2, 8),
+        ("version_2", "Version 2's layout, which had the standalone matmul (kinds 1 and 3).",
+         [2, *f[1:]], "calldata.version"),
+        ("unknown_model", "Bound to model 8, never registered.", honest(8, WEIGHT),
          "registry.unknown_model"),
-        ("missing_weight", "Weight 2 of a model with two commitments.", replaced(f, 3, 2),
-         "registry.weight"),
-        ("wrong_weight", "Weight 0: the model's Blake2s commitment.", replaced(f, 3, 0),
+        ("missing_weight", "Bound as weight 2 of a model with two commitments.",
+         honest(MODEL, 2), "registry.weight"),
+        ("wrong_weight", "Bound as weight 0: the model's Blake2s commitment.", honest(MODEL, 0),
          "registry.commitment"),
-        ("other_model", "The proof presented as model 9's weight 0.",
-         replaced(replaced(f, 2, OTHER_MODEL), 3, 0), "registry.commitment"),
-        ("against_other_commitment", "An honest proof against model 9's B, presented as "
-         "model 7's.", encode_parts(other_proof).flat, "registry.commitment"),
-        ("root", "B's root changed.", edit(f, 6, lambda x: x ^ 1), "registry.commitment"),
-        ("hash_tag", "B tagged 3, no hash.", replaced(f, 5, 3), "pcs.hash"),
-        ("config", "Another config hash than the model's.", edit(f, 4, lambda x: x + 1),
-         "registry.config"),
-        ("twin_model", "The same body presented as model 11's weight 1 (same root, same "
-         "config): the model id is in the transcript.", replaced(f, 2, TWIN_MODEL),
+        ("other_model", "Bound as model 9's weight 0.", honest(OTHER_MODEL, 0),
+         "registry.commitment"),
+        ("against_other_commitment", "An honest proof with model 9's B, bound as model 7's "
+         "weight 1.", encode(prove_walk(MATMUL, bind(other_st, MODEL, WEIGHT), other_data)),
+         "registry.commitment"),
+        ("config", "Bound with another config hash than the model's.",
+         honest(MODEL, WEIGHT, CONFIG + 1), "registry.config"),
+        ("model_zero", "Bound to model 0, which is no model.",
+         presented(binding=dataclasses.replace(binding, model_id=NO_MODEL)), "statement.binding"),
+        ("no_weight_bound", "A binding that leaves B out.",
+         presented(binding=dataclasses.replace(binding, weights={})), "statement.binding"),
+        ("twin_model", "The same proof presented as model 11's weight 1 (same root, same "
+         "config): the model id is in the transcript.",
+         presented(binding=dataclasses.replace(binding, model_id=TWIN_MODEL)),
          "matmul.final_evaluation"),
-        ("twin_weight", "The same body presented as model 11's weight 0 (same root): the "
-         "weight index is in the transcript.", replaced(replaced(f, 2, TWIN_MODEL), 3, 0),
+        ("twin_weight", "The same proof presented as model 11's weight 0 (same root): the weight "
+         "index is in the transcript.", presented(binding=bind(st, TWIN_MODEL, 0).binding),
          "matmul.final_evaluation"),
-        ("b_too_large", "k = 2^20: B would have more variables than the PCS opens.",
-         replaced(f, 8, 1 << 20), "pcs.size"),
-        ("b_value", "b_value + 1.", edit(f, b_value, lambda x: (unpack_qm31(x) + one).pack(1)),
+        ("root", "B's root changed (it is in the transcript).",
+         commitment(root=cw.commitment.root ^ 1), "matmul.final_evaluation"),
+        ("hash", "B committed with a hash no PCS has.",
+         replaced(f, f.index(short_string("poseidon")), short_string("sha256")), "pcs.hash"),
+        ("b_too_large", "B with more variables than the PCS opens.",
+         commitment(n_vars=POSEIDON_PARAMS.max_n_vars + 1), "pcs.size"),
+        ("b_value", "The claim on B + 1.",
+         encode(dataclasses.replace(proof, layer=dataclasses.replace(
+             proof.layer, w=[proof.layer.w[0] + one]))), "matmul.final_evaluation"),
+        ("c_entry", "C's first entry + 1.", presented(outputs={"c": c}),
          "matmul.final_evaluation"),
-        ("c_entry", "C's first entry changed.", edit(f, c_first, lambda w: set_limb(w, 8, 0, 5)),
-         "matmul.final_evaluation"),
-        ("merge_rounds", "A merge round count for the single aligned claim.",
-         edit(f, b_value + 1, lambda _: 1), "pcs.round_count"),
+        ("merge_rounds", "A merge round for the single aligned claim.",
+         reopened(merge=dataclasses.replace(opening.merge, rounds=[[one, one]])),
+         "pcs.round_count"),
         ("layer_root", "The first layer root changed (it is in the transcript).",
-         edit(f, front - 2 - len(opening.layer_roots), lambda x: x ^ 1), "pcs.claim"),
-        ("fewer_layers", "The last layer left out.",
-         reencode(layer_roots=opening.layer_roots[:-1],
-                  layer_openings=opening.layer_openings[:-1]), "pcs.layer_count"),
-        ("nonce", "Another nonce.", edit(f, front - 1, lambda x: x + 5), "pcs.pow"),
+         reopened(layer_roots=[opening.layer_roots[0] ^ 1, *opening.layer_roots[1:]]),
+         "pcs.claim"),
+        ("fewer_layers", "The last layer root left out (B's size fixes the groups read).",
+         reopened(layer_roots=opening.layer_roots[:-1]), "pcs.layer_count"),
+        ("nonce", "Another nonce.", reopened(pow_nonce=opening.pow_nonce + 5), "pcs.pow"),
         ("fewer_queries", "B's opening without its last leaf.",
-         reencode(poly_openings=[MerkleOpening(poly.leaves[:-1], poly.siblings)]),
+         reopened(poly_openings=[MerkleOpening(poly.leaves[:-1], poly.siblings)]),
          "pcs.query_count"),
         ("tampered_path", "A sibling of B's opening flipped.",
-         reencode(poly_openings=[MerkleOpening(poly.leaves, replaced(poly.siblings, 3,
+         reopened(poly_openings=[MerkleOpening(poly.leaves, replaced(poly.siblings, 3,
                                                                      poly.siblings[3] ^ 1))]),
          "merkle.path"),
         ("limb", "A value of B's first opened leaf equal to p.",
-         edit(f, group[0] + 1, lambda w: set_limb(w, 8, 0, P)), "calldata.limb"),
+         edit(f, group + 1, lambda w: set_limb(w, 8, 0, P)), "calldata.limb"),
     ]  # fmt: skip
-    blake_poly = blake_proof.opening.poly_openings[0]
+    blake_cw, blake_poly = blake_st.committed["b"], blake_proof.opening.poly_openings[0]
+    blake_root = dataclasses.replace(
+        blake_cw.commitment, root=blake_cw.commitment.root ^ (1 << 128)
+    )
     blake_cases = [
         ("blake2s_root", "B's Blake2s root changed (its high half).",
-         edit(blake_felts, 7, lambda x: x ^ 1), "registry.commitment"),
-        ("blake2s_as_weight_1", "The Blake2s proof presented as weight 1 (a Poseidon B).",
-         replaced(blake_felts, 3, WEIGHT), "registry.commitment"),
+         encode(dataclasses.replace(blake_proof, statement=dataclasses.replace(
+             blake_proof.statement,
+             committed={"b": dataclasses.replace(blake_cw, commitment=blake_root)}))),
+         "matmul.final_evaluation"),
+        ("blake2s_as_weight_1", "The Blake2s proof made honestly as weight 1 (a Poseidon B).",
+         encode(prove_walk(MATMUL, bind(blake_st, MODEL, WEIGHT), blake_data)),
+         "registry.commitment"),
         ("blake2s_path", "A sibling of B's Blake2s opening flipped.",
-         encode_parts(dataclasses.replace(blake_proof, opening=dataclasses.replace(
+         encode(dataclasses.replace(blake_proof, opening=dataclasses.replace(
              blake_proof.opening, poly_openings=[MerkleOpening(blake_poly.leaves, replaced(
-                 blake_poly.siblings, 2, blake_poly.siblings[2] ^ 1))]))).flat, "merkle.path"),
+                 blake_poly.siblings, 2, blake_poly.siblings[2] ^ 1))]))), "merkle.path"),
     ]  # fmt: skip
     tampers = [Tamper(name, doc, "committed", felts, reason) for name, doc, felts, reason in cases]
     tampers += [Tamper(n, d, "committed_blake2s", f, r) for n, d, f, r in blake_cases]
     for t in tampers:
         verdict = contract_check(t.felts, models)
         assert verdict == t.reason, f"{t.name}: Python says {verdict}, expected {t.reason}"
-    return CommittedCase(parts, models, tampers, blake_felts, wrapped.flat)
+    return CommittedCase(parts, models, tampers, blake_felts, wrapped)
+
+
+def in_walk_class(felts: list[int]) -> bool:
+    """Whether the check a layer proof fails is the walk class's (`registry.check_walk`'s first
+    steps: the reader, the walk), which the contract calls by library_call: the panic comes
+    back with a second 'ENTRYPOINT_FAILED'. The opening and the binding are the contract's."""
+    try:
+        front = decode_walk_front(felts)
+        replay_layer(LAYERS[front.layer_kind], front.proof)
+        expect_opening(front.proof.statement.committed, front.proof.opening)
+    except (MalformedProofError, VerificationError):
+        return True
+    return False
+
+
+def recorded(name: str, proof: list[int], model_id: int) -> str:
+    """A test that the contract verifies `name()` and records it with the model and the io
+    hash Python computes (kind 4, a layer proof)."""
+    proof_hash, io = felt(hash_many(proof)), felt(hash_many(io_felts(proof)))
+    return (
+        f"#[test]\nfn {name}_verifies() {{\n"
+        f"    let verifier = deploy_with_models(committed_models());\n"
+        f"    assert_eq!(verifier.verify({name}().span()), {proof_hash});\n"
+        f"    let record = ProofRecord {{\n"
+        f"        model_id: {model_id}, io_hash: {io}, kind: {KIND_WALK},\n    }};\n"
+        f"    assert_eq!(verifier.get_proof({proof_hash}), record);\n}}\n"
+    )
 
 
 def committed_vectors(rng: random.Random) -> str:
@@ -715,8 +791,8 @@ def committed_vectors(rng: random.Random) -> str:
             "committed_2x16x32",
             "Array<felt252>",
             felts(f),
-            f"An honest committed-B matmul bound to model {MODEL}, weight {WEIGHT} "
-            f"({len(f)} felts).",
+            f"An honest matmul, B committed (Poseidon) and bound as model {MODEL}'s weight "
+            f"{WEIGHT} ({len(f)} felts).",
         ),
         function(
             "committed_models",
@@ -724,57 +800,40 @@ def committed_vectors(rng: random.Random) -> str:
             f"array![\n{models}    ]",
             "The registered models: id, config hash, commitment entries (docs/registry.md).",
         ),
-        f"#[test]\nfn committed_verifies() {{\n"
-        f"    let verifier = deploy_with_models(committed_models());\n"
-        f"    assert_eq!(verifier.verify(committed_2x16x32().span()), {felt(hash_many(f))});\n"
-        f"    let record = ProofRecord {{ model_id: {MODEL}, io_hash: "
-        f"{felt(hash_many(io_felts(f)))}, kind: 3 }};\n"
-        f"    assert_eq!(verifier.get_proof({felt(hash_many(f))}), record);\n}}\n",
+        recorded("committed_2x16x32", f, MODEL),
         function(
             "committed_blake2s",
             "Array<felt252>",
             felts(case.blake2s),
-            f"An honest matmul with a Blake2s-committed B, model {MODEL}'s weight 0 "
+            f"An honest matmul, B committed (Blake2s) and bound as model {MODEL}'s weight 0 "
             f"({len(case.blake2s)} felts).",
         ),
-        f"#[test]\nfn committed_blake2s_verifies() {{\n"
-        f"    let verifier = deploy_with_models(committed_models());\n"
-        f"    let proof = committed_blake2s().span();\n"
-        f"    assert_eq!(verifier.verify(proof), {felt(hash_many(case.blake2s))});\n"
-        f"    let record = ProofRecord {{ model_id: {MODEL}, io_hash: "
-        f"{felt(hash_many(io_felts(case.blake2s)))}, kind: 3 }};\n"
-        f"    assert_eq!(verifier.get_proof({felt(hash_many(case.blake2s))}), record);\n}}\n",
+        recorded("committed_blake2s", case.blake2s, MODEL),
         function(
             "committed_wrapped",
             "Array<felt252>",
             felts(case.wrapped),
-            f"[[46341]]·B = [[4634]] (46341² − p) with B = [[46341]], model {WRAP_MODEL}'s "
-            f"weight 0 ({len(case.wrapped)} felts).",
+            f"[[46341]]·B = [[4634]] (46341² − p) with B = [[46341]] committed, model "
+            f"{WRAP_MODEL}'s weight 0 ({len(case.wrapped)} felts).",
         ),
         "/// B is never seen, so no bound applies: the statement holds mod p only, as in Python\n"
-        "/// (with B public it is refused, `range_wrapped_46341_refused`).\n"
-        f"#[test]\nfn committed_wrapped_holds_mod_p_only() {{\n"
-        f"    let verifier = deploy_with_models(committed_models());\n"
-        f"    let proof = committed_wrapped().span();\n"
-        f"    assert_eq!(verifier.verify(proof), {felt(hash_many(case.wrapped))});\n}}\n",
+        "/// (with B public it is refused, walk_vectors' `rejects_matmul_range_wrapped_46341`).\n"
+        + recorded("committed_wrapped", case.wrapped, WRAP_MODEL),
     ]
     for t in case.tampers:
         base, honest = bases[t.base]
         start, end, insert = minimal_splice(honest, t.felts)
         call = f"let calldata = splice({base}(), {start}, {end}, "
         call += f"{array([felt(x) for x in insert], 4, used=4 + len(call))});"
+        failed = ", 'ENTRYPOINT_FAILED'" * (2 if in_walk_class(t.felts) else 1)
         out.append(
             f"/// {t.doc}\n#[test]\n"
-            f"#[should_panic(expected: ('{t.reason}', 'ENTRYPOINT_FAILED'))]\n"
+            f"#[should_panic(expected: ('{t.reason}'{failed}))]\n"
             f"fn committed_tampered_{t.name}() {{\n    {call}\n"
             f"    deploy_with_models(committed_models()).verify(calldata.span());\n}}\n"
         )
     out.append(session_vectors(case.parts, case.models))
     return "\n".join(out)
-
-
-def short_string(text: str) -> int:
-    return int.from_bytes(text.encode(), "big")
 
 
 class SessionScript:
@@ -841,6 +900,7 @@ class SessionScript:
                 f"assert_eq!(proof_hash, {felt(proof_hash(transactions(self.parts, counts)))});"
             )
             self.lines.append("assert!(verifier.is_verified(proof_hash));")
+            self.lines.append(f"assert_eq!(verifier.get_proof(proof_hash).model_id, {MODEL});")
             self.lines.append("assert_eq!(verifier.session_state_hash(id), 0);")
         else:
             self.lines.append(f"continue_session(verifier, {args}, {self._literal(after)}.span());")
@@ -859,9 +919,10 @@ class SessionScript:
 
 
 def session_vectors(parts: CalldataParts, models: dict[int, Model]) -> str:
-    """The committed proof in sessions: the front alone then one group per transaction, the
-    front with two groups then the last, re-opened by its owner; a tampered last group; a wrong
-    state; an empty step; another account continuing or re-opening it."""
+    """The bound proof in sessions, recorded with its model: the front alone then one group
+    per transaction, the front with two groups then the last, re-opened by its owner; a
+    tampered last group; a wrong state; an empty step; another account continuing or
+    re-opening it."""
     front, groups = parts.front, parts.groups
     bad_last = replaced(groups[2], 1, groups[2][1] ^ (1 << 40))  # a value of layer 2's leaf
     bad = CalldataParts(front, [*groups[:2], bad_last])

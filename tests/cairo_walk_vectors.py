@@ -6,12 +6,14 @@ and hash its statement as Python does; each tampering — every single-point mut
 layer proof and the settlements (`proof_mutations.walk_mutations`, the first two of each field
 path), statement values and dims, and felts flipped across the calldata — is a
 `#[should_panic]` test expecting the check Python names in the contract's order
-(`registry.check_walk`; the registry binding is checked on devnet, tests/test_devnet_walk.py),
-so both must reject it alike. Statements at the no-wrap bound (`statement.range`) come on top:
-the largest operands inside it accepted, the smallest beyond it refused though their mod-p
-proofs are valid.
-A kind's `statement.range` edges of the exact bound (`walk_examples.RANGE_EDGES`) are
-accepted and, pushed beyond, refused.
+(`registry.check_walk`; the registry binding is checked on the contract,
+tests/cairo_pcs_vectors.py and tests/test_devnet_walk.py), so both must reject it alike; the
+reader's checks of the header and the packed words are also failed one at a time on the
+matmul example (`reader_tamperings`). Statements at the no-wrap bound (`statement.range`)
+come on top: the largest operands inside it accepted, the smallest beyond it refused though
+their mod-p proofs are valid. A kind's `statement.range` edges of the exact bound
+(`walk_examples.RANGE_EDGES`) are accepted and, pushed beyond, refused; named matmul
+statements (`MATMUL_RANGE`) reach each decision of verifier_cairo/src/ranges.cairo.
 
     python -m tests.cairo_walk_vectors     # rewrites the committed file
 """
@@ -20,32 +22,38 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
 from cairn.deploy.registry import check_walk, io_hash
-from cairn.prover.channels.poseidon import STARK_PRIME
+from cairn.prover.channels.poseidon import LENGTH_SHIFT, STARK_PRIME
 from cairn.prover.errors import VerificationError
-from cairn.prover.fields.m31 import HALF
+from cairn.prover.fields.m31 import HALF, P
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
-from cairn.prover.ranges import product_bound
+from cairn.prover.ranges import holder_bounds, product_bound
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.serde import short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk
-from tests.cairo_vectors import array, felt, function, minimal_splice
+from tests.cairo_vectors import (
+    array,
+    felt,
+    function,
+    minimal_splice,
+    set_limb,
+    sufficient_bound,
+)
 from tests.proof_mutations import mutations, walk_mutations
-from tests.test_integer_soundness import CASES, unchecked, wrap
+from tests.test_integer_soundness import CASES, matmul_statement, unchecked, wrap
 from tests.walk_examples import RANGE_EDGES, example, range_edge
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/walk_vectors.cairo"
-"""The kinds whose Cairo verifier exists (the rest of ONCHAIN_KINDS are on their way)."""
 PER_PATH = 2
 FLIPS = 12
 
@@ -153,7 +161,7 @@ def euclid_statement(bias: int) -> Statement:
     x = [[4 * k] + [0] * 15, [k] * 16]
     w = [[4 * k, k]] + [[0, k]] * 15
     st = linear_statement(x, w, [bias, 0])
-    assert product_bound(st.inputs["x"], st.weights["w"], euclid=False) > HALF
+    assert max(holder_bounds(st.inputs["x"], st.weights["w"])) > HALF
     assert product_bound(st.inputs["x"], st.weights["w"]) == 16 * k * k
     return st
 
@@ -179,8 +187,8 @@ def range_statements() -> Iterator[tuple[str, WalkProof, bool]]:
     committed (the relation then holds mod p only, docs/layers/linear.md)."""
     for build, inside, outside in RANGE_CASES:
         st = build(*inside)
-        if st.kind not in ONCHAIN_KINDS or st.kind in RANGE_EDGES:  # mha: its own edges
-            continue
+        if st.kind not in ONCHAIN_KINDS or st.kind in RANGE_EDGES or build is matmul_statement:
+            continue  # mha: its own edges; matmul: among MATMUL_RANGE
         yield f"{st.kind} {inside}: inside the bound", prove_walk(LAYERS[st.kind], st), True
         st = build(*outside)
         beyond = f"{st.kind} {outside}: beyond the bound"
@@ -189,6 +197,107 @@ def range_statements() -> Iterator[tuple[str, WalkProof, bool]]:
             committed, data = commit_weights(st, POSEIDON_PARAMS)
             proof = prove_walk(unchecked(st.kind), committed, data)
             yield f"{beyond}, weights committed (mod p only)", proof, True
+
+
+def _heavy_rows(b_last: int, b_first: int = 0) -> tuple[list[list[int]], list[list[int]]]:
+    """3×11 · 11×5: A's last row sums to 32767 in magnitude (across a chunk of eight values
+    and the rest; max|A| = 32750), small entries elsewhere; B has b_first at [0][0] and b_last
+    at [10][4]."""
+    gen = np.random.default_rng(3)
+    a, b = gen.integers(-3, 4, (3, 11)), gen.integers(-3, 4, (11, 5))
+    a[2] = [-32750] + [-1] * 9 + [-8]
+    b[0, 0], b[10, 4] = b_first or b[0, 0], b_last
+    return a.tolist(), b.tolist()
+
+
+def _heavy_column(top: int, middle: int) -> tuple[list[list[int]], list[list[int]]]:
+    """5×3 · 3×9: A's rows are heavy (90,000) and max|A| = 32767; B's last column is [top,
+    middle, 0], its other entries small."""
+    gen = np.random.default_rng(4)
+    a, b = gen.integers(-2, 3, (5, 3)), gen.integers(-2, 3, (3, 9))
+    a[0], a[4, 2] = [30000] * 3, -32767
+    b[:, 8] = [top, middle, 0]
+    return a.tolist(), b.tolist()
+
+
+MATMUL_RANGE = [
+    ("wrapped_46341", "[[46341]]·[[46341]] = [[4634]] (46341² − p), proved honestly mod p.",
+     ([[46341]], [[46341]])),
+    ("boundary", "32767·32769 = (p−1)/2, the largest product that fits.",
+     ([[32767]], [[32769]])),
+    ("just_over", "32768·32768 = (p−1)/2 + 1 (C = −(p−1)/2 mod p).", ([[32768]], [[32768]])),
+    ("negative_boundary", "−32767·32769 = −(p−1)/2.", ([[-32767]], [[32769]])),
+    ("negative_just_over", "−32768·32768 = −2^30, which is (p−1)/2 mod p.",
+     ([[-32768]], [[32768]])),
+    ("column_of_thirds", "A row of ones times 357913941 three times: (p−1)/2.",
+     ([[1, 1, 1]], [[357913941]] * 3)),
+    ("column_of_thirds_over", "The same with one 357913942.",
+     ([[1, 1, 1]], [[357913941], [357913941], [357913942]])),
+    ("half", "(p−1)/2 · 1.", ([[HALF]], [[1]])),
+    ("half_plus_one", "[(p−1)/2, 1] · [1, 1]ᵀ: (p−1)/2 + 1.", ([[HALF, 1]], [[1], [1]])),
+    ("second_term", "A's row sum times max|B| is p − 1, max|A| times B's column sums (p−1)/2.",
+     ([[32767, -32767]], [[32769, 0], [0, -32769]])),
+    ("first_term", "max|A| times B's column sums is p − 1, A's row sums times max|B| (p−1)/2.",
+     ([[32767, 0], [0, -32767]], [[32769, 1], [32769, 1]])),
+    ("cancelling", "C = 0, but every term is p − 1: refused, as by Python.",
+     ([[32767, -32767]], [[32769], [32769]])),
+    ("heavy_row", "3×11×5: A's last row sums to 32767, max|B| = 32769 at B's last entry.",
+     _heavy_rows(-32769)),
+    ("heavy_row_euclid", "The same with max|B| = 32786 at B's last entry: beyond β, inside "
+     "the Euclidean term.", _heavy_rows(-32786)),
+    ("heavy_row_over_last", "The same with max|B| = 32787 at B's last entry: beyond both.",
+     _heavy_rows(-32787)),
+    ("heavy_row_over_first", "The same with max|B| = 32787 at B's first entry.",
+     _heavy_rows(-32769, 32787)),
+    ("heavy_column", "5×3×9: A's rows are heavy; max|A| = 32767, B's last column sums to 32769.",
+     _heavy_column(16385, -16384)),
+    ("heavy_column_over", "The same with B's last column summing to 32770.",
+     _heavy_column(16385, -16385)),
+]  # fmt: skip
+"""(name, doc, (a, b)): matmul statements at and just beyond the no-wrap bound, c = a·b
+computed mod p (test_integer_soundness.CASES' matmul pairs are among them)."""
+assert {repr(pair) for *_, pair in MATMUL_RANGE} >= {
+    repr(operands) for build, *pairs, _ in CASES if build is matmul_statement for operands in pairs
+}
+
+
+def decision(a: list[list[int]], b: list[list[int]]) -> str:
+    """Which decision of ranges.cairo's `product_within`, tried in this order, accepts a·b if
+    any does: its sufficient bound, β exactly, or the Euclidean term."""
+    if sufficient_bound(a, b) <= HALF:
+        return "the sufficient bound"
+    if max(holder_bounds(np.array(a), np.array(b))) <= HALF:
+        return "β exactly"
+    return "the Euclidean term"
+
+
+def render_matmul_ranges() -> Iterator[str]:
+    """MATMUL_RANGE, each proved honestly mod p, with Python's verdict: accepted (c = a·b over
+    the integers) or `statement.range`. Every decision accepts some statement, β's two terms
+    and the chunked row sums among them."""
+    accepted = {}
+    for name, doc, (a, b) in MATMUL_RANGE:
+        st = matmul_statement(a, b)
+        felts = encode_walk(prove_walk(unchecked("matmul"), st))
+        verdict, decided = walk_verdict(felts), decision(a, b)
+        base = f"matmul_range_{name}"
+        outcome = "refused by every decision" if verdict else f"accepted by {decided}"
+        yield function(
+            base,
+            "Array<felt252>",
+            array([felt(x) for x in felts]),
+            f"{doc}\n{len(felts)} felts; {outcome}.",
+        )
+        if verdict is None:
+            assert (st.outputs["c"] == np.array(a) @ np.array(b)).all(), name
+            accepted[name] = decided
+            yield accepts(base, felts)
+        else:
+            assert verdict == "statement.range", (name, verdict)
+            yield rejects(base, f"{base}()", verdict)
+    assert len(set(accepted.values())) == 3, accepted
+    for name in ("first_term", "second_term", "heavy_row", "heavy_column"):
+        assert accepted[name] == "β exactly", (name, accepted)
 
 
 def accepts(base: str, felts: list[int]) -> str:
@@ -231,6 +340,69 @@ def render_range_edges(kind: str) -> Iterator[str]:
         yield rejects(base, call, "statement.range", f"{doc}, inputs pushed beyond it.")
 
 
+def words_at(felts: list[int], name: str) -> int:
+    """Where the word count of tensor `name` stands in walk calldata: after its name, its
+    rank and its dims; its words follow."""
+    at = felts.index(short_string(name))
+    return at + 2 + felts[at + 1]
+
+
+def reader_tamperings(felts: list[int]) -> list[tuple[str, str, list[int], str]]:
+    """(name, doc, felts, check) of the matmul example 3×5×2 (a: 8 + 7 values, b: 8 + 2, c:
+    6): each check of the header and of the packed words (docs/calldata.md) failed on its own,
+    and a word with two faults, where the first must win."""
+
+    def edit(*changes: tuple[int, Callable[[int], int]]) -> list[int]:
+        out = list(felts)
+        for index, f in changes:
+            out[index] = f(out[index]) % STARK_PRIME
+        return out
+
+    a, b, c = (words_at(felts, name) for name in "abc")
+    assert (felts[a], felts[b], felts[c]) == (2, 2, 1)
+    qm31 = next(i for i, x in enumerate(felts) if x >> 124 == 1)  # the first QM31's felt
+    marker = lambda w: w + LENGTH_SHIFT  # noqa: E731
+    return [
+        ("version", "Version 2 alone.", [2], "calldata.version"),
+        ("kind", "Kind 1, the retired standalone matmul.", edit((1, lambda _: 1)),
+         "calldata.kind"),
+        ("dims_zero", "m = 0.", edit((4, lambda _: 0)), "statement.shape"),
+        ("dims_not_u32", "n = −1 (p_stark − 1).", edit((6, lambda _: -1)), "calldata.serde"),
+        ("word_count", "a's word count one too many.", edit((a, lambda v: v + 1)),
+         "calldata.serde"),
+        ("marker_on_full_word", "a's full word carries a length marker 1.",
+         edit((a + 1, marker)), "calldata.marker"),
+        ("marker_wrong_count", "a's partial word (7 values) claims 6.",
+         edit((a + 2, lambda w: w - LENGTH_SHIFT)), "calldata.marker"),
+        ("marker_gap_bit", "b's partial word (2 values) has a bit set above its values.",
+         edit((b + 2, lambda w: w + (1 << 62))), "calldata.marker"),
+        ("marker_bit_251", "c's word (6 values) has marker 8 (bit 251).",
+         edit((c + 1, lambda w: w % LENGTH_SHIFT + 8 * LENGTH_SHIFT)), "calldata.marker"),
+        ("limb_full_word", "a's first value is p (non-canonical).",
+         edit((a + 1, lambda w: set_limb(w, 8, 0, P))), "calldata.limb"),
+        ("limb_partial_word", "c's last value is p.",
+         edit((c + 1, lambda w: set_limb(w, 6, 5, P))), "calldata.limb"),
+        ("limb_before_marker", "a's first word has a limb p, its second a bad marker.",
+         edit((a + 1, lambda w: set_limb(w, 8, 7, P)), (a + 2, marker)), "calldata.limb"),
+        ("limb_qm31", "The first QM31 has coordinate a = p.",
+         edit((qm31, lambda x: set_limb(x, 4, 0, P))), "calldata.limb"),
+        ("sentinel_two", "The first QM31's felt >> 124 = 2.",
+         edit((qm31, lambda x: x + (1 << 124))), "calldata.sentinel"),
+        ("truncated", "The last felt missing.", felts[:-1], "calldata.serde"),
+        ("extra", "One felt after the proof.", [*felts, 0], "calldata.extra"),
+    ]  # fmt: skip
+
+
+def render_reader() -> Iterator[str]:
+    """`reader_tamperings` of the honest `matmul_0`, each with Python's verdict."""
+    honest = encode_walk(example("matmul"))
+    for name, doc, felts, check in reader_tamperings(honest):
+        assert walk_verdict(felts) == check, (name, walk_verdict(felts))
+        start, end, insert = minimal_splice(honest, felts)
+        call = f"splice(matmul_0(), {start}, {end}, {array([felt(x) for x in insert])})"
+        yield rejects(f"matmul_0_{name}", call, check, doc)
+
+
 def render() -> str:
     out = [HEADER]
     for kind in ONCHAIN_KINDS:
@@ -265,7 +437,9 @@ def render() -> str:
                 call = f"splice({base}(), {start}, {end}, {array([felt(x) for x in insert])})"
                 out.append(rejects(f"{base}_{n}", call, verdict, doc))
         out.extend(render_range_edges(kind))
+    out.extend(render_reader())
     out.extend(render_ranges())
+    out.extend(render_matmul_ranges())
     return "\n".join(s.rstrip("\n") + "\n" for s in out)
 
 

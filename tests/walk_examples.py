@@ -17,6 +17,7 @@ from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests import (
     test_layer_kvcache,
     test_layer_linear,
+    test_layer_matmul,
     test_layer_mha,
     test_layer_posenc,
     test_layer_qkv,
@@ -28,6 +29,7 @@ SHAPES: dict[str, list[tuple]] = {
     "qkv-decode": [(2, 3, 2, 3, 1), (3, 5, 3, 2, 2)],
     "mha": [(3, 2, 3, True), (5, 3, 6, False)],
     "posenc": [(3, 10, 5), (5, 64, 7)],
+    "matmul": [(3, 5, 2), (5, 3, 7)],
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
@@ -39,6 +41,7 @@ STATEMENTS = {
         *test_layer_mha._inputs(s, h, m, 0), h, causal, test_layer_mha.reference_softmax
     ),
     "posenc": lambda s, c, e: test_layer_posenc._prove(s, c, e).statement,
+    "matmul": test_layer_matmul.statement,
 }
 
 

@@ -4,7 +4,7 @@ use core::poseidon::poseidon_hash_span;
 use starknet::syscalls::deploy_syscall;
 use starknet::testing::{pop_log, set_contract_address};
 use starknet::{ContractAddress, SyscallResultTrait};
-use crate::calldata::{read_matmul, read_pcs};
+use crate::calldata::read_pcs;
 use crate::contract::CairnVerifier::Event;
 use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
 use crate::walk::contract::CairnWalkVerifier;
@@ -12,7 +12,6 @@ use crate::fields::cm31::{CM31, CM31Trait};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::blake2s::Blake2sHash;
-use crate::matmul::verify_matmul;
 use crate::merkle::hashers::MerkleHasher;
 use crate::merkle::verifier::verify_opening;
 use crate::pcs::params::PcsParams;
@@ -47,14 +46,6 @@ pub fn splice(
     out.append_span(insert.span());
     out.append_span(base.slice(end, base.len() - end));
     out
-}
-
-/// What the contract runs on its calldata, without the storage and the event; returns the
-/// proof's `io_hash`.
-pub fn verify_calldata(calldata: Array<felt252>) -> felt252 {
-    let proof = read_matmul(calldata.span());
-    verify_matmul(proof);
-    poseidon_hash_span(proof.io)
 }
 
 pub fn verify_poseidon(case: MerkleCase) -> Span<Span<u32>> {

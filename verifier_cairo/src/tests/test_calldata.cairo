@@ -1,4 +1,5 @@
-//! The reader's building blocks; whole-proof rejections are the generated `tampered_*` tests.
+//! The readers' building blocks; whole-proof rejections are the generated tests of
+//! `walk_vectors` (`rejects_*`) and `pcs_vectors` (`pcs_tampered_*`, `committed_tampered_*`).
 
 use crate::calldata::{unpack_qm31, unpack_words};
 use crate::fields::qm31::QM31Trait;

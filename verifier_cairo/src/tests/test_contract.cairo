@@ -7,7 +7,8 @@ use crate::contract::{
     CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait, Model, ProofRecord,
 };
 use super::support::{constructor_args, splice};
-use super::vectors::matmul_3x5x2;
+use super::walk_support::verify_walk_calldata;
+use super::walk_vectors::matmul_0;
 
 fn owner() -> ContractAddress {
     'owner'.try_into().unwrap()
@@ -37,33 +38,36 @@ fn deploy_with_model() -> ICairnVerifierDispatcher {
 #[test]
 fn verify_records_and_emits() {
     let (verifier, address) = deploy();
-    let proof = matmul_3x5x2().span();
+    let proof = matmul_0().span();
     let proof_hash = poseidon_hash_span(proof);
-    // m, k, n and the three length-prefixed matrices: 3 + (1 + 2) + (1 + 2) + (1 + 1) felts.
-    let io_hash = poseidon_hash_span(proof.slice(2, 11));
+    // The statement's hash, as Python computes it (`walk_vectors::accepts_matmul_0`).
+    let io_hash = verify_walk_calldata(matmul_0());
     assert!(!verifier.is_verified(proof_hash));
     assert_eq!(verifier.verify(proof), proof_hash);
     assert!(verifier.is_verified(proof_hash));
     assert!(!verifier.is_verified(proof_hash + 1));
-    assert_eq!(verifier.get_proof(proof_hash), ProofRecord { model_id: 0, io_hash, kind: 1 });
+    assert_eq!(verifier.get_proof(proof_hash), ProofRecord { model_id: 0, io_hash, kind: 4 });
     assert_eq!(
         pop_log(address),
-        Some(Event::ProofVerified(ProofVerified { model_id: 0, proof_hash, io_hash, kind: 1 })),
+        Some(Event::ProofVerified(ProofVerified { model_id: 0, proof_hash, io_hash, kind: 4 })),
     );
 }
 
+/// The walk class reads layer proofs; its panic comes back through the contract's
+/// library_call, hence a second 'ENTRYPOINT_FAILED'.
 #[test]
-#[should_panic(expected: ('calldata.version', 'ENTRYPOINT_FAILED'))]
+#[should_panic(expected: ('calldata.version', 'ENTRYPOINT_FAILED', 'ENTRYPOINT_FAILED'))]
 fn verify_reverts_with_the_check_name() {
     let (verifier, _) = deploy();
-    verifier.verify(splice(matmul_3x5x2(), 0, 1, array![1]).span());
+    // Version 2, the layout that had the standalone matmul.
+    verifier.verify(splice(matmul_0(), 0, 1, array![2]).span());
 }
 
 #[test]
 #[should_panic(expected: ('registry.unknown_proof', 'ENTRYPOINT_FAILED'))]
 fn get_proof_of_an_unverified_hash() {
     let (verifier, _) = deploy();
-    verifier.get_proof(poseidon_hash_span(matmul_3x5x2().span()));
+    verifier.get_proof(poseidon_hash_span(matmul_0().span()));
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! PCS building blocks against Python; honest and tampered openings, committed-weight matmul
-//! proofs and sessions are the generated tests of `pcs_vectors`.
+//! PCS building blocks against Python; honest and tampered openings, committed weights bound
+//! to the registry and sessions are the generated tests of `pcs_vectors`.
 
+use core::poseidon::poseidon_hash_span;
 use crate::channel::Poseidon252ChannelTrait;
 use crate::contract::ICairnVerifierDispatcherTrait;
 use crate::fields::m31::M31Trait;
@@ -12,7 +13,8 @@ use super::pcs_vectors::{
     blake2s_params, fold_cases, inverse_case, mix_u32s_cases, poseidon_params, pow_cases, query_case,
     twiddle_cases,
 };
-use super::support::deploy_with_models;
+use super::support::{deploy_with_models, splice};
+use super::walk_vectors::matmul_0;
 
 #[test]
 fn mix_u32s_matches_python() {
@@ -114,12 +116,24 @@ fn contract_parameters_are_python_production_parameters() {
     assert_eq!(BLAKE2S_PARAMS, blake2s_params());
 }
 
-/// Kind 1 has no session.
+/// A layer proof without committed weights has no opening to split: `open_session` verifies
+/// and records it at once, as `verify` does, and leaves no session open.
+#[test]
+fn public_weights_finish_at_once() {
+    let verifier = deploy_with_models(array![]);
+    let proof = matmul_0().span();
+    let proof_hash = poseidon_hash_span(proof);
+    assert_eq!(verifier.open_session(proof), proof_hash);
+    assert!(verifier.is_verified(proof_hash));
+    assert_eq!(verifier.session_state_hash(proof_hash), 0);
+}
+
+/// Kind 1, the retired standalone matmul, has no session (nor any other path).
 #[test]
 #[should_panic(expected: ('calldata.kind', 'ENTRYPOINT_FAILED'))]
-fn matmul_proofs_have_no_session() {
+fn retired_kinds_have_no_session() {
     let verifier = deploy_with_models(array![]);
-    verifier.open_session(super::vectors::matmul_3x5x2().span());
+    verifier.open_session(splice(matmul_0(), 1, 2, array![1]).span());
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! The generic verifier's own shape checks. On matmul calldata the reader already enforces the
-//! round count and degree (as the Python reader does), so these call the verifier directly.
+//! The generic verifier's own shape checks, called directly: a round count and a degree off
+//! by one, whatever the layer proof whose rounds it checks.
 
 use crate::channel::Poseidon252Channel;
 use crate::fields::qm31::QM31Trait;

@@ -11332,6 +11332,1151 @@ fn accepts_posenc_0_bound() {
     assert_eq!(verify_walk_calldata(posenc_0_bound()), 0x7ed10f022662d8e7da3c826b1188f71dcb8346d7d556abd95aefa89d2590bfd);
 }
 
+/// An honest matmul proof, dims 3×5×2, public weights (57 felts).
+pub fn matmul_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        5,
+        2,
+        1,
+        97,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        99,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000e8c800008a3fffed121ffffbc9bfffecc700000276,
+        1,
+        98,
+        2,
+        5,
+        2,
+        2,
+        0x740000008400000058000000f000000dfffffff1800000280000002b,
+        0x200000000000000000000000000000000000000000000003fffffbfffffffe3,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        3,
+        2,
+        0x1feac4e26555a3485e1bf8af4b8afd76,
+        0x11cec2ed6c6000042abad26325078e78,
+        2,
+        0x15ae7d89cb657ef00cffe6d6f768b0b5,
+        0x1683a999da35e70e7c47d4df2e03edec,
+        2,
+        0x1acc85a5e8c7c8db03ca6101326f9daf,
+        0x1ad99209d8a306a3dad941dfb6928e4d,
+        1,
+        0x102466d2ca65571fb0f6f672b18df408,
+        1,
+        0x1cec6d341ebccf9922ff0207eb2d9c7c,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_0() {
+    assert_eq!(verify_walk_calldata(matmul_0()), 0x137f0b7832a441d58b422b0bceabffd187da901b1d409b881ca8e5694e320bf);
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_0() {
+    verify_walk_calldata(splice(matmul_0(), 38, 39, array![0x1feac4e28555a3485e1bf8af4b8afd76]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_1() {
+    verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x11cec2ed8c6000042abad26325078e78]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_2() {
+    verify_walk_calldata(splice(matmul_0(), 37, 40, array![1, 0x1feac4e26555a3485e1bf8af4b8afd76]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_3() {
+    verify_walk_calldata(splice(matmul_0(), 37, 39, array![3, 0x1feac4e26555a3485e1bf8af4b8afd76, 0x11cec2ed6c6000042abad26325078e78]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_4() {
+    verify_walk_calldata(splice(matmul_0(), 40, 43, array![1, 0x15ae7d89cb657ef00cffe6d6f768b0b5]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_5() {
+    verify_walk_calldata(splice(matmul_0(), 40, 42, array![3, 0x15ae7d89cb657ef00cffe6d6f768b0b5, 0x1683a999da35e70e7c47d4df2e03edec]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_matmul_0_6() {
+    verify_walk_calldata(splice(matmul_0(), 36, 46, array![
+        2,
+        2,
+        0x1feac4e26555a3485e1bf8af4b8afd76,
+        0x11cec2ed6c6000042abad26325078e78,
+        2,
+        0x15ae7d89cb657ef00cffe6d6f768b0b5,
+        0x1683a999da35e70e7c47d4df2e03edec,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_matmul_0_7() {
+    verify_walk_calldata(splice(matmul_0(), 36, 43, array![
+        4,
+        2,
+        0x1feac4e26555a3485e1bf8af4b8afd76,
+        0x11cec2ed6c6000042abad26325078e78,
+        2,
+        0x15ae7d89cb657ef00cffe6d6f768b0b5,
+        0x1683a999da35e70e7c47d4df2e03edec,
+        2,
+        0x1acc85a5e8c7c8db03ca6101326f9daf,
+        0x1ad99209d8a306a3dad941dfb6928e4d,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_8() {
+    verify_walk_calldata(splice(matmul_0(), 47, 48, array![0x102466d2ea65571fb0f6f672b18df408]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_9() {
+    verify_walk_calldata(splice(matmul_0(), 46, 48, array![0]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_10() {
+    verify_walk_calldata(splice(matmul_0(), 46, 47, array![2, 0x102466d2ca65571fb0f6f672b18df408]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_11() {
+    verify_walk_calldata(splice(matmul_0(), 49, 50, array![0x1cec6d343ebccf9922ff0207eb2d9c7c]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_12() {
+    verify_walk_calldata(splice(matmul_0(), 48, 50, array![0]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_13() {
+    verify_walk_calldata(splice(matmul_0(), 48, 49, array![2, 0x1cec6d341ebccf9922ff0207eb2d9c7c]));
+}
+
+/// proof inputs.a=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_matmul_0_14() {
+    verify_walk_calldata(splice(matmul_0(), 52, 53, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.a-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_matmul_0_15() {
+    verify_walk_calldata(splice(matmul_0(), 50, 53, array![0]));
+}
+
+/// proof weights.b=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_matmul_0_16() {
+    verify_walk_calldata(splice(matmul_0(), 55, 56, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.b-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_matmul_0_17() {
+    verify_walk_calldata(splice(matmul_0(), 53, 56, array![0]));
+}
+
+/// statement inputs.a[7]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_18() {
+    verify_walk_calldata(splice(matmul_0(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement outputs.c[3]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_19() {
+    verify_walk_calldata(splice(matmul_0(), 21, 22, array![0x600000000000000000000e8c800008a3fffed121ffffbc9ffffecc700000276]));
+}
+
+/// statement weights.b[5]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_20() {
+    verify_walk_calldata(splice(matmul_0(), 28, 29, array![0x740000008400000058000000f000000dfffffff1c00000280000002b]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_21() {
+    verify_walk_calldata(splice(matmul_0(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_22() {
+    verify_walk_calldata(splice(matmul_0(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_23() {
+    verify_walk_calldata(splice(matmul_0(), 6, 7, array![3]));
+}
+
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_matmul_0_24() {
+    verify_walk_calldata(splice(matmul_0(), 10, 12, array![4294967295, 4294967295]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_matmul_0_25() {
+    verify_walk_calldata(splice(matmul_0(), 0, 1, array![4]));
+}
+
+/// felt 10 + 1
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_matmul_0_27() {
+    verify_walk_calldata(splice(matmul_0(), 10, 11, array![4]));
+}
+
+/// felt 15 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_28() {
+    verify_walk_calldata(splice(matmul_0(), 15, 16, array![2]));
+}
+
+/// felt 20 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_29() {
+    verify_walk_calldata(splice(matmul_0(), 20, 21, array![2]));
+}
+
+/// felt 25 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_30() {
+    verify_walk_calldata(splice(matmul_0(), 25, 26, array![6]));
+}
+
+/// felt 30 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_31() {
+    verify_walk_calldata(splice(matmul_0(), 30, 31, array![1]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_matmul_0_32() {
+    verify_walk_calldata(splice(matmul_0(), 35, 36, array![1]));
+}
+
+/// felt 40 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_matmul_0_33() {
+    verify_walk_calldata(splice(matmul_0(), 40, 41, array![3]));
+}
+
+/// felt 45 + 1
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_34() {
+    verify_walk_calldata(splice(matmul_0(), 45, 46, array![0x1ad99209d8a306a3dad941dfb6928e4e]));
+}
+
+/// felt 50 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_35() {
+    verify_walk_calldata(splice(matmul_0(), 50, 51, array![2]));
+}
+
+/// felt 56 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_36() {
+    verify_walk_calldata(splice(matmul_0(), 56, 57, array![2]));
+}
+
+/// An honest matmul proof, dims 5×3×7, public weights (59 felts).
+pub fn matmul_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        5,
+        3,
+        7,
+        1,
+        97,
+        2,
+        5,
+        3,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        99,
+        2,
+        5,
+        7,
+        5,
+        0x34ffffffeaa3fffffab000010d40000522dffff6b400001286ffffcf7f,
+        0xffffd1a80000a69c0000dd0ffffb9780000ba8bffff6f77fffdfb880001313,
+        0x48e3ffffc143fffd62000007ac1ffff74660000c1300000db47fffdcd3,
+        0xffffcd6e0001296bfffd4f60000270c00003f7200006f03fffead5ffffd7e8,
+        0x30000000000000000000000000000000000000000000b1fffffdcd780000bc1,
+        1,
+        98,
+        2,
+        3,
+        7,
+        3,
+        0x740000008400000058000000f000000dfffffff1800000280000002b,
+        0xfffffeffffffff8c000002d8000000dffffff0e0000010c000001d00000058,
+        0x5000000000000000000000007fffffabffffff2a00000173fffffc20000000a,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        2,
+        2,
+        0x11054c196ebfade5e27aa6e05ab35d2d,
+        0x169349ed8149b80eddef7a9e60e1de4c,
+        2,
+        0x134f0a24de32765118bd321be16b5816,
+        0x1ddf6bdf4cf7d64a211302fc7e49b600,
+        1,
+        0x1aac16c527c2875e90cc72cf0c3f067d,
+        1,
+        0x14eb3ffac8844adb44f7be03a0c07a4b,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_1() {
+    assert_eq!(verify_walk_calldata(matmul_1()), 0x597aa82888a6b94282f6384e2fb333968c859ac7abb41e0d3657e5b0e3572ff);
+}
+
+/// An honest matmul proof, dims 3×5×2, committed weights (84 felts).
+pub fn matmul_0_committed() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        5,
+        2,
+        1,
+        97,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        99,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000e8c800008a3fffed121ffffbc9bfffecc700000276,
+        0,
+        1,
+        98,
+        2,
+        5,
+        2,
+        0xc2264171149b1382c3a5521d72eca10,
+        0x579272af68732dc00a88ee385e08168,
+        4,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        5,
+        0,
+        3,
+        2,
+        0x1fd96e7a24b80d53e8cfd9f5505c0e5f,
+        0x1f704abf34e924647f6e4374b4f08293,
+        2,
+        0x1dfce1cab0502ce13a45bac17348629c,
+        0x1291df3727936001a54fb402d9b7a18b,
+        2,
+        0x1b38ec25dbf0ed31557b6b35febc6c59,
+        0x18f803d8ac4e228338ed2f26153c6e2b,
+        1,
+        0x12cb9e6365d5fff35f2b178aea52e8d7,
+        1,
+        0x1a29d941d50f665f0a416797d366e6d6,
+        1,
+        97,
+        1,
+        0,
+        0,
+        0,
+        0,
+        4,
+        2,
+        0x1d57d8c343349a423b8dca85e20eb222,
+        0x189f8cb8de3e8bdd5f9c767c032545ca,
+        2,
+        0x1d6dea65a8ac60e5c97f0a038a71be48,
+        0x12ab77a7f85fcdcaa444f75a71d4078e,
+        2,
+        0x1c324b063410167c7ab77c81c7ab1776,
+        0x14367cc4956f01d3018b38ae278d77be,
+        2,
+        0x1d92c7b87295b21503628044f9876e02,
+        0x17905c7b7424bad6cc262248c75cbadc,
+        0,
+        0x112d56cd18ab70400168c54a7d36a366,
+        14090,
+        4,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_matmul_0_committed() {
+    assert_eq!(verify_walk_calldata(matmul_0_committed()), 0x1ee023160fb10a008b595f7aae45377f2ff82d2e62984eeefac427b33f936c6);
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_committed_0() {
+    verify_walk_calldata(splice(matmul_0_committed(), 39, 40, array![0x1fd96e7a44b80d53e8cfd9f5505c0e5f]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_committed_1() {
+    verify_walk_calldata(splice(matmul_0_committed(), 40, 41, array![0x1f704abf54e924647f6e4374b4f08293]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_committed_2() {
+    verify_walk_calldata(splice(matmul_0_committed(), 38, 41, array![1, 0x1fd96e7a24b80d53e8cfd9f5505c0e5f]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_committed_3() {
+    verify_walk_calldata(splice(matmul_0_committed(), 38, 40, array![3, 0x1fd96e7a24b80d53e8cfd9f5505c0e5f, 0x1f704abf34e924647f6e4374b4f08293]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_committed_4() {
+    verify_walk_calldata(splice(matmul_0_committed(), 41, 44, array![1, 0x1dfce1cab0502ce13a45bac17348629c]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_committed_5() {
+    verify_walk_calldata(splice(matmul_0_committed(), 41, 43, array![3, 0x1dfce1cab0502ce13a45bac17348629c, 0x1291df3727936001a54fb402d9b7a18b]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_matmul_0_committed_6() {
+    verify_walk_calldata(splice(matmul_0_committed(), 37, 47, array![
+        2,
+        2,
+        0x1fd96e7a24b80d53e8cfd9f5505c0e5f,
+        0x1f704abf34e924647f6e4374b4f08293,
+        2,
+        0x1dfce1cab0502ce13a45bac17348629c,
+        0x1291df3727936001a54fb402d9b7a18b,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_matmul_0_committed_7() {
+    verify_walk_calldata(splice(matmul_0_committed(), 37, 44, array![
+        4,
+        2,
+        0x1fd96e7a24b80d53e8cfd9f5505c0e5f,
+        0x1f704abf34e924647f6e4374b4f08293,
+        2,
+        0x1dfce1cab0502ce13a45bac17348629c,
+        0x1291df3727936001a54fb402d9b7a18b,
+        2,
+        0x1b38ec25dbf0ed31557b6b35febc6c59,
+        0x18f803d8ac4e228338ed2f26153c6e2b,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_committed_8() {
+    verify_walk_calldata(splice(matmul_0_committed(), 48, 49, array![0x12cb9e6385d5fff35f2b178aea52e8d7]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_committed_9() {
+    verify_walk_calldata(splice(matmul_0_committed(), 47, 49, array![0]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_committed_10() {
+    verify_walk_calldata(splice(matmul_0_committed(), 47, 48, array![2, 0x12cb9e6365d5fff35f2b178aea52e8d7]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_committed_11() {
+    verify_walk_calldata(splice(matmul_0_committed(), 50, 51, array![0x1a29d941f50f665f0a416797d366e6d6]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_committed_12() {
+    verify_walk_calldata(splice(matmul_0_committed(), 49, 51, array![0]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_committed_13() {
+    verify_walk_calldata(splice(matmul_0_committed(), 49, 50, array![2, 0x1a29d941d50f665f0a416797d366e6d6]));
+}
+
+/// proof inputs.a=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_matmul_0_committed_14() {
+    verify_walk_calldata(splice(matmul_0_committed(), 53, 54, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.a-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_matmul_0_committed_15() {
+    verify_walk_calldata(splice(matmul_0_committed(), 51, 54, array![0]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_committed_16() {
+    verify_walk_calldata(splice(matmul_0_committed(), 60, 61, array![0x1d57d8c363349a423b8dca85e20eb222]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_committed_17() {
+    verify_walk_calldata(splice(matmul_0_committed(), 61, 62, array![0x189f8cb8fe3e8bdd5f9c767c032545ca]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_committed_18() {
+    verify_walk_calldata(splice(matmul_0_committed(), 59, 62, array![1, 0x1d57d8c343349a423b8dca85e20eb222]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_committed_19() {
+    verify_walk_calldata(splice(matmul_0_committed(), 59, 61, array![3, 0x1d57d8c343349a423b8dca85e20eb222, 0x189f8cb8de3e8bdd5f9c767c032545ca]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_committed_20() {
+    verify_walk_calldata(splice(matmul_0_committed(), 62, 65, array![1, 0x1d6dea65a8ac60e5c97f0a038a71be48]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_committed_21() {
+    verify_walk_calldata(splice(matmul_0_committed(), 62, 64, array![3, 0x1d6dea65a8ac60e5c97f0a038a71be48, 0x12ab77a7f85fcdcaa444f75a71d4078e]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_matmul_0_committed_22() {
+    verify_walk_calldata(splice(matmul_0_committed(), 58, 71, array![
+        3,
+        2,
+        0x1d57d8c343349a423b8dca85e20eb222,
+        0x189f8cb8de3e8bdd5f9c767c032545ca,
+        2,
+        0x1d6dea65a8ac60e5c97f0a038a71be48,
+        0x12ab77a7f85fcdcaa444f75a71d4078e,
+        2,
+        0x1c324b063410167c7ab77c81c7ab1776,
+        0x14367cc4956f01d3018b38ae278d77be,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_matmul_0_committed_23() {
+    verify_walk_calldata(splice(matmul_0_committed(), 58, 68, array![
+        5,
+        2,
+        0x1d57d8c343349a423b8dca85e20eb222,
+        0x189f8cb8de3e8bdd5f9c767c032545ca,
+        2,
+        0x1d6dea65a8ac60e5c97f0a038a71be48,
+        0x12ab77a7f85fcdcaa444f75a71d4078e,
+        2,
+        0x1c324b063410167c7ab77c81c7ab1776,
+        0x14367cc4956f01d3018b38ae278d77be,
+        2,
+        0x1d92c7b87295b21503628044f9876e02,
+        0x17905c7b7424bad6cc262248c75cbadc,
+    ]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_committed_24() {
+    verify_walk_calldata(splice(matmul_0_committed(), 72, 73, array![0x112d56cd38ab70400168c54a7d36a366]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_matmul_0_committed_25() {
+    verify_walk_calldata(splice(matmul_0_committed(), 73, 74, array![14091]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_committed_26() {
+    verify_walk_calldata(splice(matmul_0_committed(), 75, 76, array![0x174f7d48e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_committed_27() {
+    verify_walk_calldata(splice(matmul_0_committed(), 75, 76, array![0x174f7d46e559b472c59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_committed_28() {
+    verify_walk_calldata(splice(matmul_0_committed(), 76, 77, array![0x7000000006257f5d09e03f8135d1cc3d25475d2c289e16f5e0d6edcc85594cb]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_committed_29() {
+    verify_walk_calldata(splice(matmul_0_committed(), 77, 77, array![0x100000000000000000000000000000000000000000000000000000078baf672]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_committed_30() {
+    verify_walk_calldata(splice(matmul_0_committed(), 78, 79, array![0x70000000097249413d60562f8d5d32145ee3532d7918e17aeda97b511b5e281]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_committed_31() {
+    verify_walk_calldata(splice(matmul_0_committed(), 79, 79, array![0x100000000000000000000000000000000000000000000000000000009c92f9e]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_matmul_0_committed_32() {
+    verify_walk_calldata(splice(matmul_0_committed(), 74, 83, array![
+        3,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_matmul_0_committed_33() {
+    verify_walk_calldata(splice(matmul_0_committed(), 74, 81, array![
+        5,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+    ]));
+}
+
+/// statement inputs.a[7]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_committed_34() {
+    verify_walk_calldata(splice(matmul_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement outputs.c[3]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_committed_35() {
+    verify_walk_calldata(splice(matmul_0_committed(), 21, 22, array![0x600000000000000000000e8c800008a3fffed121ffffbc9ffffecc700000276]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_committed_36() {
+    verify_walk_calldata(splice(matmul_0_committed(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_committed_37() {
+    verify_walk_calldata(splice(matmul_0_committed(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_committed_38() {
+    verify_walk_calldata(splice(matmul_0_committed(), 6, 7, array![3]));
+}
+
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_matmul_0_committed_39() {
+    verify_walk_calldata(splice(matmul_0_committed(), 10, 12, array![4294967295, 4294967295]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_matmul_0_committed_40() {
+    verify_walk_calldata(splice(matmul_0_committed(), 0, 1, array![4]));
+}
+
+/// felt 7 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_committed_41() {
+    verify_walk_calldata(splice(matmul_0_committed(), 7, 8, array![2]));
+}
+
+/// felt 15 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_committed_42() {
+    verify_walk_calldata(splice(matmul_0_committed(), 15, 16, array![2]));
+}
+
+/// felt 22 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_committed_43() {
+    verify_walk_calldata(splice(matmul_0_committed(), 22, 23, array![1]));
+}
+
+/// felt 30 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_committed_44() {
+    verify_walk_calldata(splice(matmul_0_committed(), 30, 31, array![5]));
+}
+
+/// felt 37 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_matmul_0_committed_45() {
+    verify_walk_calldata(splice(matmul_0_committed(), 37, 38, array![4]));
+}
+
+/// felt 45 + 1
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_committed_46() {
+    verify_walk_calldata(splice(matmul_0_committed(), 45, 46, array![0x1b38ec25dbf0ed31557b6b35febc6c5a]));
+}
+
+/// felt 52 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_matmul_0_committed_47() {
+    verify_walk_calldata(splice(matmul_0_committed(), 52, 53, array![98]));
+}
+
+/// felt 60 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_committed_48() {
+    verify_walk_calldata(splice(matmul_0_committed(), 60, 61, array![0x1d57d8c343349a423b8dca85e20eb223]));
+}
+
+/// felt 67 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_committed_49() {
+    verify_walk_calldata(splice(matmul_0_committed(), 67, 68, array![0x14367cc4956f01d3018b38ae278d77bf]));
+}
+
+/// felt 75 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_committed_50() {
+    verify_walk_calldata(splice(matmul_0_committed(), 75, 76, array![0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67d]));
+}
+
+/// felt 83 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_matmul_0_committed_51() {
+    verify_walk_calldata(splice(matmul_0_committed(), 83, 84, array![1]));
+}
+
+/// An honest matmul proof, dims 3×5×2, bound weights (89 felts).
+pub fn matmul_0_bound() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        5,
+        2,
+        1,
+        97,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        99,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000e8c800008a3fffed121ffffbc9bfffecc700000276,
+        0,
+        1,
+        98,
+        2,
+        5,
+        2,
+        0xc2264171149b1382c3a5521d72eca10,
+        0x579272af68732dc00a88ee385e08168,
+        4,
+        0x706f736569646f6e,
+        0,
+        0,
+        1953,
+        12648430,
+        1,
+        98,
+        0,
+        0,
+        5,
+        0,
+        3,
+        2,
+        0x17634858572771d21fd89614aa6cf51e,
+        0x13804bdbd112f427bc8e061f8774aafe,
+        2,
+        0x19730105f69b829aafa40ee53196ba34,
+        0x1e7f2446fc6c8cf3946e17f48ea25934,
+        2,
+        0x168ce083638fb81ecd708966388ae8ed,
+        0x1b97b78f6f4296bb0a9bad8ce03af1d0,
+        1,
+        0x10f100beef01c27e706b0e95cd4f2d47,
+        1,
+        0x1e94234b8ab20923f0658441a73d653e,
+        1,
+        97,
+        1,
+        0,
+        0,
+        0,
+        0,
+        4,
+        2,
+        0x158d07038f37a2c74aa45c8c2ff22e4b,
+        0x14883273dffb0116ed36f25b68e15a8d,
+        2,
+        0x18323c9546be99a67a02f91c26af508c,
+        0x1cf92fceb471d0022e051efa8d779fbd,
+        2,
+        0x1c78207de245cb84d2791fdc25273f99,
+        0x147f73f37e3f00960dd44bc19e270e3e,
+        2,
+        0x1e6827bda59aa43acef52a03dc537bf4,
+        0x1b7f092fff093d942ef82a68d6f65aee,
+        0,
+        0x116d7464306e6d0efd63b7cc71d73bdd,
+        33371,
+        4,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_matmul_0_bound() {
+    assert_eq!(verify_walk_calldata(matmul_0_bound()), 0x50484f3dedd2a91c91bb76373ef81846a941c132f14ed2de9d8f88225406611);
+}
+
+/// Version 2 alone.
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_matmul_0_version() {
+    verify_walk_calldata(splice(matmul_0(), 0, 57, array![2]));
+}
+
+/// Kind 1, the retired standalone matmul.
+#[test]
+#[should_panic(expected: ('calldata.kind',))]
+fn rejects_matmul_0_kind() {
+    verify_walk_calldata(splice(matmul_0(), 1, 2, array![1]));
+}
+
+/// m = 0.
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_dims_zero() {
+    verify_walk_calldata(splice(matmul_0(), 4, 5, array![0]));
+}
+
+/// n = −1 (p_stark − 1).
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_dims_not_u32() {
+    verify_walk_calldata(splice(matmul_0(), 6, 7, array![0x800000000000011000000000000000000000000000000000000000000000000]));
+}
+
+/// a's word count one too many.
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_word_count() {
+    verify_walk_calldata(splice(matmul_0(), 12, 13, array![3]));
+}
+
+/// a's full word carries a length marker 1.
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_marker_on_full_word() {
+    verify_walk_calldata(splice(matmul_0(), 13, 14, array![0x1000000b20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83]));
+}
+
+/// a's partial word (7 values) claims 6.
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_marker_wrong_count() {
+    verify_walk_calldata(splice(matmul_0(), 14, 15, array![0x600000001fffffeac000002800000026000000d200000000000000d80000078]));
+}
+
+/// b's partial word (2 values) has a bit set above its values.
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_marker_gap_bit() {
+    verify_walk_calldata(splice(matmul_0(), 29, 30, array![0x200000000000000000000000000000000000000000000007fffffbfffffffe3]));
+}
+
+/// c's word (6 values) has marker 8 (bit 251).
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_marker_bit_251() {
+    verify_walk_calldata(splice(matmul_0(), 21, 22, array![0x800000000000000000000e8c800008a3fffed121ffffbc9bfffecc700000276]));
+}
+
+/// a's first value is p (non-canonical).
+#[test]
+#[should_panic(expected: ('calldata.limb',))]
+fn rejects_matmul_0_limb_full_word() {
+    verify_walk_calldata(splice(matmul_0(), 13, 14, array![0xfffffffe0000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83]));
+}
+
+/// c's last value is p.
+#[test]
+#[should_panic(expected: ('calldata.limb',))]
+fn rejects_matmul_0_limb_partial_word() {
+    verify_walk_calldata(splice(matmul_0(), 21, 22, array![0x600000000000000000000e8c800008a3fffed121ffffbc9bfffecc77fffffff]));
+}
+
+/// a's first word has a limb p, its second a bad marker.
+#[test]
+#[should_panic(expected: ('calldata.limb',))]
+fn rejects_matmul_0_limb_before_marker() {
+    verify_walk_calldata(splice(matmul_0(), 13, 15, array![
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffffff,
+        0x1ffffedac000002800000026000000d200000000000000d80000077,
+    ]));
+}
+
+/// The first QM31 has coordinate a = p.
+#[test]
+#[should_panic(expected: ('calldata.limb',))]
+fn rejects_matmul_0_limb_qm31() {
+    verify_walk_calldata(splice(matmul_0(), 38, 39, array![0x1fffffffe555a3485e1bf8af4b8afd76]));
+}
+
+/// The first QM31's felt >> 124 = 2.
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_matmul_0_sentinel_two() {
+    verify_walk_calldata(splice(matmul_0(), 38, 39, array![0x2feac4e26555a3485e1bf8af4b8afd76]));
+}
+
+/// The last felt missing.
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_truncated() {
+    verify_walk_calldata(splice(matmul_0(), 56, 57, array![]));
+}
+
+/// One felt after the proof.
+#[test]
+#[should_panic(expected: ('calldata.extra',))]
+fn rejects_matmul_0_extra() {
+    verify_walk_calldata(splice(matmul_0(), 57, 57, array![0]));
+}
+
 /// qkv (32767, 32769, 0): inside the bound.
 pub fn range_0() -> Array<felt252> {
     array![
@@ -14404,4 +15549,1203 @@ pub fn range_27() -> Array<felt252> {
 #[test]
 fn accepts_range_27() {
     assert_eq!(verify_walk_calldata(range_27()), 0x7c9e0adc64ac558ed784b9e7347e0f1d4df8d9bda430e81ac265271a761ce07);
+}
+
+/// [[46341]]·[[46341]] = [[4634]] (46341² − p), proved honestly mod p.
+/// 46 felts; refused by every decision.
+pub fn matmul_range_wrapped_46341() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        1,
+        1,
+        1,
+        97,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000121a,
+        1,
+        98,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000b505,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        0,
+        1,
+        0x100016a0a00000000000000000000000,
+        1,
+        0x100016a0a00000000000000000000000,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_wrapped_46341() {
+    verify_walk_calldata(matmul_range_wrapped_46341());
+}
+
+/// 32767·32769 = (p−1)/2, the largest product that fits.
+/// 46 felts; accepted by the sufficient bound.
+pub fn matmul_range_boundary() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        1,
+        1,
+        1,
+        97,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000007fff,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        1,
+        98,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008001,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        0,
+        1,
+        0x10000fffe00000000000000000000000,
+        1,
+        0x10001000200000000000000000000000,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_boundary() {
+    assert_eq!(verify_walk_calldata(matmul_range_boundary()), 0x537880d96436e3b2f36fc3526506c0fd3c8a2c290cde0bf67db418a72473eab);
+}
+
+/// 32768·32768 = (p−1)/2 + 1 (C = −(p−1)/2 mod p).
+/// 46 felts; refused by every decision.
+pub fn matmul_range_just_over() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        1,
+        1,
+        1,
+        97,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        98,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        0,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_just_over() {
+    verify_walk_calldata(matmul_range_just_over());
+}
+
+/// −32767·32769 = −(p−1)/2.
+/// 46 felts; accepted by the sufficient bound.
+pub fn matmul_range_negative_boundary() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        1,
+        1,
+        1,
+        97,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff8000,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        98,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008001,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        0,
+        1,
+        0x1ffff000000000000000000000000000,
+        1,
+        0x10001000200000000000000000000000,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_negative_boundary() {
+    assert_eq!(verify_walk_calldata(matmul_range_negative_boundary()), 0x39347bccc4753d3f3e66aa79d27ca991ed079f071af3ab2acb79939020551ec);
+}
+
+/// −32768·32768 = −2^30, which is (p−1)/2 mod p.
+/// 46 felts; refused by every decision.
+pub fn matmul_range_negative_just_over() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        1,
+        1,
+        1,
+        97,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000007fff7fff,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        1,
+        98,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        0,
+        1,
+        0x1fffefffe00000000000000000000000,
+        1,
+        0x10001000000000000000000000000000,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_negative_just_over() {
+    verify_walk_calldata(matmul_range_negative_just_over());
+}
+
+/// A row of ones times 357913941 three times: (p−1)/2.
+/// 52 felts; accepted by β exactly.
+pub fn matmul_range_column_of_thirds() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        3,
+        1,
+        1,
+        97,
+        2,
+        1,
+        3,
+        1,
+        0x300000000000000000000000000000000000000000000004000000080000001,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        1,
+        98,
+        2,
+        3,
+        1,
+        1,
+        0x300000000000000000000000000000000000000055555554aaaaaaa95555555,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        2,
+        2,
+        0x15555555400000000000000000000000,
+        0x12aaaaaaa00000000000000000000000,
+        2,
+        0x12aaaaaaa00000000000000000000000,
+        0x1b22c1f4ea043e690ca77ac0df8f2330,
+        1,
+        0x17a0b5462ce4b61cf0e731a6b246ac08,
+        1,
+        0x16ba8c744dd9e1a5ed2ecd0ef79ee353,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_column_of_thirds() {
+    assert_eq!(verify_walk_calldata(matmul_range_column_of_thirds()), 0x4cc5faa003c18629e1c63c5699ebe30b458a265e52eb6e23c6d6de41b65ff95);
+}
+
+/// The same with one 357913942.
+/// 52 felts; refused by every decision.
+pub fn matmul_range_column_of_thirds_over() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        3,
+        1,
+        1,
+        97,
+        2,
+        1,
+        3,
+        1,
+        0x300000000000000000000000000000000000000000000004000000080000001,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        98,
+        2,
+        3,
+        1,
+        1,
+        0x300000000000000000000000000000000000000055555554aaaaaaa95555556,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        2,
+        2,
+        0x15555555400000000000000000000000,
+        0x12aaaaaaa00000000000000000000000,
+        2,
+        0x1b3bf45ea330ecbb7ef762f79b67c3c0,
+        0x1409db7eece0bffe323c7832befca07d,
+        1,
+        0x1f230903665bd49a40a22e936a27f5e4,
+        1,
+        0x17d9268c23281de694d3df1d73de65fe,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_column_of_thirds_over() {
+    verify_walk_calldata(matmul_range_column_of_thirds_over());
+}
+
+/// (p−1)/2 · 1.
+/// 46 felts; accepted by the sufficient bound.
+pub fn matmul_range_half() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        1,
+        1,
+        1,
+        97,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000003fffffff,
+        1,
+        98,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000001,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        0,
+        1,
+        0x17ffffffe00000000000000000000000,
+        1,
+        0x10000000200000000000000000000000,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_half() {
+    assert_eq!(verify_walk_calldata(matmul_range_half()), 0xef5a45cc20407ece6ee0ecc822cecdb58085542a5eb14cc48048e361268cb1);
+}
+
+/// [(p−1)/2, 1] · [1, 1]ᵀ: (p−1)/2 + 1.
+/// 49 felts; refused by every decision.
+pub fn matmul_range_half_plus_one() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        2,
+        1,
+        1,
+        97,
+        2,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000001fffffff80000001,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000040000000,
+        1,
+        98,
+        2,
+        2,
+        1,
+        1,
+        0x200000000000000000000000000000000000000000000000000000080000001,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        1,
+        2,
+        0x17ffffffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+        1,
+        0x1abc9a834f9208ea999783b83cda3d13,
+        1,
+        0x10000000200000000000000000000000,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_half_plus_one() {
+    verify_walk_calldata(matmul_range_half_plus_one());
+}
+
+/// A's row sum times max|B| is p − 1, max|A| times B's column sums (p−1)/2.
+/// 49 felts; accepted by β exactly.
+pub fn matmul_range_second_term() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        2,
+        2,
+        1,
+        97,
+        2,
+        1,
+        2,
+        1,
+        0x2000000000000000000000000000000000000000000000000003fffffff8000,
+        1,
+        99,
+        2,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000001fffffffbfffffff,
+        1,
+        98,
+        2,
+        2,
+        2,
+        1,
+        0x40000000000000000000000000000000000100020000000000000007fff7ffe,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        1,
+        2,
+        0x12a3f66c7c71127c42b9eb1f39397c80,
+        0x1fffffffc00000000000000000000000,
+        1,
+        0x11b2771bc35615948d9b5d6ee32f5b5f,
+        1,
+        0x12a42fd0ba0bbb19fd957cf160e5c51d,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_second_term() {
+    assert_eq!(verify_walk_calldata(matmul_range_second_term()), 0x7dbe8615516feb6c7eba2bc4f701319f0d25b4ee00d9259ce1a00c0ed8bea34);
+}
+
+/// max|A| times B's column sums is p − 1, A's row sums times max|B| (p−1)/2.
+/// 49 felts; accepted by β exactly.
+pub fn matmul_range_first_term() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        2,
+        2,
+        2,
+        1,
+        97,
+        2,
+        2,
+        2,
+        1,
+        0x400000000000000000000000000000000000fffe0000000000000007fff8000,
+        1,
+        99,
+        2,
+        2,
+        2,
+        1,
+        0x400000000000000000000000000000007ffffffe0001fffe00000007fff8000,
+        1,
+        98,
+        2,
+        2,
+        2,
+        1,
+        0x400000000000000000000000000000000001000200000004000400080000001,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        1,
+        2,
+        0x1c2d69a455a910f6c4e7d4c25b856c1e,
+        0x10000000000000000000000000000000,
+        1,
+        0x153956732f74131e774a86f07eafe121,
+        1,
+        0x153b6d47c25f31184993656fac2873c1,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_first_term() {
+    assert_eq!(verify_walk_calldata(matmul_range_first_term()), 0x73f7631cab7250b65108c6db03d8ddce314589396826705d0b81ca4147050fd);
+}
+
+/// C = 0, but every term is p − 1: refused, as by Python.
+/// 49 felts; refused by every decision.
+pub fn matmul_range_cancelling() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        1,
+        2,
+        1,
+        1,
+        97,
+        2,
+        1,
+        2,
+        1,
+        0x2000000000000000000000000000000000000000000000000003fffffff8000,
+        1,
+        99,
+        2,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        1,
+        98,
+        2,
+        2,
+        1,
+        1,
+        0x200000000000000000000000000000000000000000000000000400080008001,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        1,
+        2,
+        0x17ffffffe00000000000000000000000,
+        0x10000000000000000000000000000000,
+        1,
+        0x149995cd1d422a225683dfb018d7b574,
+        1,
+        0x10001000200000000000000000000000,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_cancelling() {
+    verify_walk_calldata(matmul_range_cancelling());
+}
+
+/// 3×11×5: A's last row sums to 32767, max|B| = 32769 at B's last entry.
+/// 69 felts; accepted by β exactly.
+pub fn matmul_range_heavy_row() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        11,
+        5,
+        1,
+        97,
+        2,
+        3,
+        11,
+        5,
+        0x5fffffff3ffffffefffffffdfffffffa00000008000000180000001,
+        0xfffffff9fffffff3fffffff000000000000000200000003ffffffefffffffd,
+        0x20000000bffffffe7ffffffc00000001fffffffbfffc008fffffffe,
+        0xfffffffdfffffffbfffffff7ffffffefffffffdfffffffbfffffff7ffffffe,
+        0x10000000000000000000000000000000000000000000000000000007ffffff7,
+        1,
+        99,
+        2,
+        3,
+        5,
+        2,
+        0xffffffce00000017ffffffa0000000d0001001fffffffe40000004fffffff4,
+        0x700000001ffffffec00040060000ffd30001000bfffe0007fffc01280038020,
+        1,
+        98,
+        2,
+        11,
+        5,
+        7,
+        0xfffffffbfffffff8000000080000001000000020000000ffffffff00000003,
+        0xfffffff9fffffff0000000180000003fffffffdfffffff3fffffff7ffffffc,
+        0x6000000040000000fffffffd00000001fffffff4000000100000000,
+        0xfffffff9fffffff4000000080000000fffffffdfffffff7ffffffe00000001,
+        0x200000000000000180000003fffffffa000000040000000fffffffd,
+        0xfffffffc0000000000000017ffffffe0000000400000007ffffffefffffffe,
+        0x70000000000000008000000100000001fffffff800000007ffffffeffff7ffe,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        4,
+        2,
+        0x1e17e2d970447abdd455b44869e4272d,
+        0x15562fe6b20dbbd904349fe59f020971,
+        2,
+        0x1c3e6870d578468dea451b43c019e579,
+        0x17568ae89ea5e86bb7cbb413f5439bef,
+        2,
+        0x1988b228a98c7a7e66739394500a9775,
+        0x1cde62936fc95631cc4bcf25691e9478,
+        2,
+        0x150a39d13fe8fdf1a19f83c377e30df8,
+        0x19081406602cd59ad0aabea5a05a0dd5,
+        1,
+        0x1caf56adda4a0f233e33ebc39ab7f6fd,
+        1,
+        0x19d6f8d6e29603eda049501839758791,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_heavy_row() {
+    assert_eq!(verify_walk_calldata(matmul_range_heavy_row()), 0xa0fb075b396216f70d85410d5a82ff5b690c0c2f5edf2023e25ab9dc4d14f5);
+}
+
+/// The same with max|B| = 32786 at B's last entry: beyond β, inside the Euclidean term.
+/// 69 felts; accepted by the Euclidean term.
+pub fn matmul_range_heavy_row_euclid() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        11,
+        5,
+        1,
+        97,
+        2,
+        3,
+        11,
+        5,
+        0x5fffffff3ffffffefffffffdfffffffa00000008000000180000001,
+        0xfffffff9fffffff3fffffff000000000000000200000003ffffffefffffffd,
+        0x20000000bffffffe7ffffffc00000001fffffffbfffc008fffffffe,
+        0xfffffffdfffffffbfffffff7ffffffefffffffdfffffffbfffffff7ffffffe,
+        0x10000000000000000000000000000000000000000000000000000007ffffff7,
+        1,
+        99,
+        2,
+        3,
+        5,
+        2,
+        0xffffffce00000017ffffffa0000000d00010041ffffffe40000004fffffff4,
+        0x700000001ffffffec000400e8000ffd30001000bfffe0007fffc012800380a8,
+        1,
+        98,
+        2,
+        11,
+        5,
+        7,
+        0xfffffffbfffffff8000000080000001000000020000000ffffffff00000003,
+        0xfffffff9fffffff0000000180000003fffffffdfffffff3fffffff7ffffffc,
+        0x6000000040000000fffffffd00000001fffffff4000000100000000,
+        0xfffffff9fffffff4000000080000000fffffffdfffffff7ffffffe00000001,
+        0x200000000000000180000003fffffffa000000040000000fffffffd,
+        0xfffffffc0000000000000017ffffffe0000000400000007ffffffefffffffe,
+        0x70000000000000008000000100000001fffffff800000007ffffffeffff7fed,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        4,
+        2,
+        0x1b70cbadcd20741d66ef73f3fe77fbf2,
+        0x1f733fdb14290ed250e724a5b80fe9e0,
+        2,
+        0x19e0d0834a1b895df980512e4f0a7d56,
+        0x1b2c7b0f92731c237714e03173e10049,
+        2,
+        0x1d37a56bff901848b91fa142555b22d9,
+        0x171abd87bdfd040bb7076e07a7fd2ff2,
+        2,
+        0x135722f14b641913bea184a4cc113bde,
+        0x122601c07d1c193f16e905032e338d78,
+        1,
+        0x136e471999ccdb11d383f285c457e3c2,
+        1,
+        0x1f36bda7cfd9a9201a4795e3c90e5101,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_heavy_row_euclid() {
+    assert_eq!(verify_walk_calldata(matmul_range_heavy_row_euclid()), 0x1a537f75021e76b4acf67083e4af0b6d095ee4fae6687e39492d95a40658d7);
+}
+
+/// The same with max|B| = 32787 at B's last entry: beyond both.
+/// 69 felts; refused by every decision.
+pub fn matmul_range_heavy_row_over_last() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        11,
+        5,
+        1,
+        97,
+        2,
+        3,
+        11,
+        5,
+        0x5fffffff3ffffffefffffffdfffffffa00000008000000180000001,
+        0xfffffff9fffffff3fffffff000000000000000200000003ffffffefffffffd,
+        0x20000000bffffffe7ffffffc00000001fffffffbfffc008fffffffe,
+        0xfffffffdfffffffbfffffff7ffffffefffffffdfffffffbfffffff7ffffffe,
+        0x10000000000000000000000000000000000000000000000000000007ffffff7,
+        1,
+        99,
+        2,
+        3,
+        5,
+        2,
+        0xffffffce00000017ffffffa0000000d00010043ffffffe40000004fffffff4,
+        0x700000001ffffffec000400f0000ffd30001000bfffe0007fffc012800380b0,
+        1,
+        98,
+        2,
+        11,
+        5,
+        7,
+        0xfffffffbfffffff8000000080000001000000020000000ffffffff00000003,
+        0xfffffff9fffffff0000000180000003fffffffdfffffff3fffffff7ffffffc,
+        0x6000000040000000fffffffd00000001fffffff4000000100000000,
+        0xfffffff9fffffff4000000080000000fffffffdfffffff7ffffffe00000001,
+        0x200000000000000180000003fffffffa000000040000000fffffffd,
+        0xfffffffc0000000000000017ffffffe0000000400000007ffffffefffffffe,
+        0x70000000000000008000000100000001fffffff800000007ffffffeffff7fec,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        4,
+        2,
+        0x15f503971f2403a442d9fab44fa0cd0d,
+        0x1318ea1f05fe9ac9b93abf9f9c2c5260,
+        2,
+        0x1625b0267003aa9f01f7dbdecfa84088,
+        0x1de082f9f3cc815d5713360da1d6719e,
+        2,
+        0x116ef227f2d7eb8381c77850961cbace,
+        0x13baba5647995c10ebdd782594e23548,
+        2,
+        0x19f2de3d7721765bb6de56382f87f31e,
+        0x167274fad36b24dd6bd536055203ef6a,
+        1,
+        0x1872c77cea89e0820c784526e941144d,
+        1,
+        0x167b5a36c15dcd6a88b26a876644d99b,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_heavy_row_over_last() {
+    verify_walk_calldata(matmul_range_heavy_row_over_last());
+}
+
+/// The same with max|B| = 32787 at B's first entry.
+/// 69 felts; refused by every decision.
+pub fn matmul_range_heavy_row_over_first() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        11,
+        5,
+        1,
+        97,
+        2,
+        3,
+        11,
+        5,
+        0x5fffffff3ffffffefffffffdfffffffa00000008000000180000001,
+        0xfffffff9fffffff3fffffff000000000000000200000003ffffffefffffffd,
+        0x20000000bffffffe7ffffffc00000001fffffffbfffc008fffffffe,
+        0xfffffffdfffffffbfffffff7ffffffefffffffdfffffffbfffffff7ffffffe,
+        0x10000000000000000000000000000000000000000000000000000007ffffff7,
+        1,
+        99,
+        2,
+        3,
+        5,
+        2,
+        0x2002400000017ffffffa0000000d0001001fffffffe40000004fffffff4,
+        0x700000001ffffffec00040063fff814c0001000bfffe0007fffc01280038020,
+        1,
+        98,
+        2,
+        11,
+        5,
+        7,
+        0x10027fffffff8000000080000001000000020000000ffffffff00000003,
+        0xfffffff9fffffff0000000180000003fffffffdfffffff3fffffff7ffffffc,
+        0x6000000040000000fffffffd00000001fffffff4000000100000000,
+        0xfffffff9fffffff4000000080000000fffffffdfffffff7ffffffe00000001,
+        0x200000000000000180000003fffffffa000000040000000fffffffd,
+        0xfffffffc0000000000000017ffffffe0000000400000007ffffffefffffffe,
+        0x70000000000000008000000100000001fffffff800000007ffffffeffff7ffe,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        4,
+        2,
+        0x172002ed5d54247115b42eede0fd5117,
+        0x1b616ab34d838c67ea659018650c651d,
+        2,
+        0x10a9dcf1bcdbc10f91adee8ea3d674a9,
+        0x11b1f9241d13e46642d5cdcf2c80f418,
+        2,
+        0x10a91323ddfed9897f31b07b688a4144,
+        0x12e4393b07c7df7ceddb12f4625bf1a6,
+        2,
+        0x17c9042213f50c9d85a1df793d996336,
+        0x13299ad86d7c865e4aaf58307fdf1e71,
+        1,
+        0x14d690c9e62c9bb1f5efc57b1f55ea14,
+        1,
+        0x1fd8170f736ac93d3e50de13ab12579d,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_heavy_row_over_first() {
+    verify_walk_calldata(matmul_range_heavy_row_over_first());
+}
+
+/// 5×3×9: A's rows are heavy; max|A| = 32767, B's last column sums to 32769.
+/// 61 felts; accepted by β exactly.
+pub fn matmul_range_heavy_column() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        5,
+        3,
+        9,
+        1,
+        97,
+        2,
+        5,
+        3,
+        2,
+        0xea600001d4c00003a9800000000000000040000000800000017ffffffd,
+        0x700000000000000000000000fffffffefffffffc0000000400000017fff8000,
+        1,
+        99,
+        2,
+        5,
+        9,
+        6,
+        0x1d4c00001d4c0000753000000000000000000001d4c000124f87ffe2b3f,
+        0xea60000000200000000000000000000000400000000000000200000006,
+        0xfffffff7fffdffffffffffb8000000200000011ffffffefffffffdfffffff9,
+        0x1fffffff400080017ffffff9000000020000000bffffffe80000000,
+        0xfffffff9fffffff8000000000008001fffe000600000007fff7fff80000001,
+        0x5000000000000000000000000001000200000007fffe00180003ffdffffc000,
+        1,
+        98,
+        2,
+        3,
+        9,
+        4,
+        0xfffffffa0000000400000017ffffffe00000001fffffff800000017ffffffd,
+        0x80020000000800000007ffffffd0000000200000008000000100000002,
+        0xfffffffdfffefffc0000001000000000000000400000003ffffffe80000000,
+        0x300000000000000000000000000000000000000000000007fffffff00000000,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        2,
+        2,
+        0x1c8aacc07debc8b1b78b192a4b00acfb,
+        0x1346908158b513f9e567292b8db617c5,
+        2,
+        0x1fd6fc07a0a93d00ef9afeeddbcdb547,
+        0x1d58173dbd41076f74f3a78ef5b4cc66,
+        1,
+        0x1c9bcc478294768119f564c02e0bd867,
+        1,
+        0x1e7e34eb74a0a75dc3a467a8696e41f6,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_matmul_range_heavy_column() {
+    assert_eq!(verify_walk_calldata(matmul_range_heavy_column()), 0x6b2acb1aa1d6e4a2049a9983ce1beac57cf131f973161bec5fec816576c3149);
+}
+
+/// The same with B's last column summing to 32770.
+/// 61 felts; refused by every decision.
+pub fn matmul_range_heavy_column_over() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        5,
+        3,
+        9,
+        1,
+        97,
+        2,
+        5,
+        3,
+        2,
+        0xea600001d4c00003a9800000000000000040000000800000017ffffffd,
+        0x700000000000000000000000fffffffefffffffc0000000400000017fff8000,
+        1,
+        99,
+        2,
+        5,
+        9,
+        6,
+        0x1d4c00001d4c0000753000000000000000000001d4c000124f87ffe2b3f,
+        0x200000000000000000000000400000000000000200000006,
+        0xfffffff7fffdfff7ffffffb8000000200000011ffffffefffffffdfffffff9,
+        0x1fffffff400080027ffffff9000000020000000bffffffe80000000,
+        0xfffffff9fffffff8000000000008002fffe000600000007fff7fff80000001,
+        0x5000000000000000000000000001000200000007fffe00180003ffdffffbffe,
+        1,
+        98,
+        2,
+        3,
+        9,
+        4,
+        0xfffffffa0000000400000017ffffffe00000001fffffff800000017ffffffd,
+        0x80020000000800000007ffffffd0000000200000008000000100000002,
+        0xfffffffdfffefff80000001000000000000000400000003ffffffe80000000,
+        0x300000000000000000000000000000000000000000000007fffffff00000000,
+        0,
+        0,
+        1,
+        0,
+        5,
+        0,
+        2,
+        2,
+        0x10ad4172020a9494cf9eb7d018e4b1fc,
+        0x1635793e6dd0bf26eb5e73a8efce3b86,
+        2,
+        0x1d1e5080ad3d22cae6ab9bb2e4b7c455,
+        0x10213f9f9304090173788343e450081a,
+        1,
+        0x15fb09bdea01e496cd665433a4beb8a4,
+        1,
+        0x1fa96f6f9d0ddecf209d197fd455cdb1,
+        1,
+        97,
+        1,
+        1,
+        98,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_matmul_range_heavy_column_over() {
+    verify_walk_calldata(matmul_range_heavy_column_over());
 }

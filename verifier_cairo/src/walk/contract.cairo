@@ -1,9 +1,9 @@
 //! The walk verifier as a class of its own, which `CairnVerifier` calls by `library_call`
 //! (docs/cairo-verifier.md, "Two classes"): one contract holding the walk, its layers and
-//! the matmul, PCS and registry paths would exceed mainnet's 81,920-felt bytecode limit. It
+//! the PCS, registry and session paths would exceed mainnet's 81,920-felt bytecode limit. It
 //! has no storage and no side effect: it reads and verifies a walk proof up to its committed
 //! weights' opening, and returns what the main contract verifies (the opening, with the PCS
-//! verifier it has for kinds 2 and 3), checks against its registry and records.
+//! verifier it has for kind 2), checks against its registry and records.
 
 use crate::walk::verifier::CommittedOpening;
 
