@@ -32,7 +32,7 @@ from cairn.deploy.toolchain import default_toolchain
 from cairn.models.minilm import accuracy, walk
 from cairn.models.minilm.quantized import Widths
 from cairn.models_cmd import ModelName
-from cairn.proofs import CommitWeights
+from cairn.options import CommitWeights
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P

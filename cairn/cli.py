@@ -7,6 +7,7 @@ import typer
 from cairn import bench, onchain, proofs
 from cairn.model_proofs import prove_model_app
 from cairn.models_cmd import model_app
+from cairn.prove_cmd import prove_app
 from cairn.toolchain_cmd import toolchain_app
 
 app = typer.Typer(
@@ -15,8 +16,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-proofs.prove_app.add_typer(prove_model_app, name="model")
-app.add_typer(proofs.prove_app, name="prove")
+prove_app.add_typer(prove_model_app, name="model")
+app.add_typer(prove_app, name="prove")
 app.command("commit")(proofs.commit_cmd)
 app.command()(proofs.verify)
 app.command("calldata")(proofs.calldata_cmd)

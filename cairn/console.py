@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from cairn.deploy.contract import ChainError
 from cairn.deploy.devnet import DevnetError
@@ -21,6 +22,13 @@ err = Console(stderr=True, soft_wrap=True)
 
 EXIT_REJECTED = 1
 EXIT_USAGE = 2
+
+
+def stages() -> Progress:
+    """A spinner per stage of a long command, gone when it ends (the result line stays)."""
+    return Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True
+    )
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:

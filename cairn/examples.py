@@ -1,14 +1,21 @@
 """Random int8 example statements: what `cairn prove <layer>` proves and `cairn bench layers`
-measures (at MiniLM's sizes: attention s = 128, h = 12, m = 32)."""
+measures (at MiniLM's sizes: attention s = 128, h = 12, m = 32). A builder's parameters are
+its command's options (cairn/prove_cmd.py): their `Annotated` types and defaults declare them,
+and `LAYER_EXAMPLES` says which builder a kind's command runs."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
 
 import numpy as np
+import typer
 
 from cairn.models.minilm.quantized import Widths
+from cairn.options import Causal, Dim, Seed, load_matrix
 from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.graph.prover import assemble
 from cairn.prover.graph.statement import GraphStatement
@@ -41,45 +48,75 @@ def _qkv_weights(rng: np.random.Generator, embed: int, hidden: int) -> dict[str,
     return {name: _int8(rng, *shape) for name, shape in shapes.items()}
 
 
-def matmul_example(m: int, k: int, n: int, seed: int) -> Statement:
+def matmul_example(
+    m: Dim = 128,
+    k: Dim = 256,
+    n: Dim = 64,
+    seed: Seed = 0,
+    a: Annotated[Path | None, typer.Option(help="A as a .npy integer matrix (m x k)")] = None,
+    b: Annotated[Path | None, typer.Option(help="B as a .npy integer matrix (k x n)")] = None,
+) -> Statement:
+    """A and B from .npy files where given: the one example a user can prove their own data with."""
     rng = np.random.default_rng(seed)
-    return matmul.make_statement(_int8(rng, m, k), _int8(rng, k, n))
+    a_mat = load_matrix(a, "--a") if a else _int8(rng, m, k)
+    b_mat = load_matrix(b, "--b") if b else _int8(rng, k, n)
+    return matmul.make_statement(a_mat, b_mat)
 
 
-def posenc_example(seq: int, context: int, embed: int, seed: int) -> Statement:
+def posenc_example(
+    seq: Dim = 100, context: Dim = 512, embed: Dim = 384, seed: Seed = 0
+) -> Statement:
+    if seq > context:  # in the options' terms (make_statement says it in the tensors')
+        raise ValueError(f"--seq {seq} exceeds --context {context}")
     rng = np.random.default_rng(seed)
     return posenc.make_statement(_int8(rng, seq, embed), _int8(rng, context, embed))
 
 
-def qkv_example(seq: int, embed: int, hidden: int, seed: int) -> Statement:
+def qkv_example(seq: Dim = 128, embed: Dim = 384, hidden: Dim = 384, seed: Seed = 0) -> Statement:
     rng = np.random.default_rng(seed)
     return qkv.make_statement(_int8(rng, seq, embed), _qkv_weights(rng, embed, hidden))
 
 
-def linear_example(seq: int, embed: int, out_dim: int, seed: int) -> Statement:
+def linear_example(
+    seq: Dim = 128, embed: Dim = 384, out_dim: Dim = 1536, seed: Seed = 0
+) -> Statement:
     rng = np.random.default_rng(seed)
     shapes = linear.LINEAR.weight_shapes(embed, out_dim)
     weights = {name: _int8(rng, *shape) for name, shape in shapes.items()}
     return linear.make_statement(_int8(rng, seq, embed), weights)
 
 
-def add_example(rows: int, cols: int, seed: int) -> Statement:
+def add_example(rows: Dim = 128, cols: Dim = 384, seed: Seed = 0) -> Statement:
     """A residual add of two int8 tensors (MiniLM's x + attention(x) after requantization)."""
     rng = np.random.default_rng(seed)
     return add.make_statement(_int8(rng, rows, cols), _int8(rng, rows, cols))
 
 
 def decode_example(
-    steps: int, context: int, prefill: int, embed: int, hidden: int, seed: int
+    steps: Dim = 4,
+    context: Dim = 256,
+    embed: Dim = 384,
+    hidden: Dim = 384,
+    prefill: Annotated[
+        int | None,
+        typer.Option(min=0, help="rows already cached before the first step [context - steps]"),
+    ] = None,
+    seed: Seed = 0,
 ) -> Statement:
-    """`prefill` cached rows, then `steps` decode steps (prefill + steps <= context)."""
+    """`prefill` cached rows (by default as many as leave room for the steps), then `steps`
+    decode steps."""
+    prefill = context - steps if prefill is None else prefill
+    if prefill < 0 or prefill + steps > context:
+        raise ValueError(f"prefill {prefill} + steps {steps} must fit in --context {context}")
     rng = np.random.default_rng(seed)
     weights = _qkv_weights(rng, embed, hidden)
     caches = {j: _int8(rng, prefill, hidden) for j in kvcache.CACHES}
     return kvcache.make_statement(_int8(rng, steps, embed), caches, context, weights)
 
 
-def mha_example(seq: int, heads: int, head_dim: int, causal: bool, seed: int) -> Statement:
+def mha_example(
+    seq: Dim = 128, heads: Dim = 12, head_dim: Dim = 32, causal: Causal = False, seed: Seed = 0
+) -> Statement:
     """Softmax is the unproven reference stand-in (the softmax boundary, docs/layers/mha.md)."""
     rng = np.random.default_rng(seed)
     q, k, v = (_int8(rng, seq, heads * head_dim) for _ in range(3))
@@ -93,7 +130,15 @@ def default_gamma(head_dim: int) -> float:
 
 
 def attn_example(
-    seq: int, heads: int, head_dim: int, causal: bool, gamma: float | None, seed: int
+    seq: Dim = 128,
+    heads: Dim = 12,
+    head_dim: Dim = 32,
+    causal: Causal = False,
+    gamma: Annotated[
+        float | None,
+        typer.Option(min=0.0, help="logit scale γ: softmax of γ·QKᵀ [2^-12/√head_dim]"),
+    ] = None,
+    seed: Seed = 0,
 ) -> Statement:
     """Attention with softmax proven; Q and K in [−127, 127] as the softmax proof needs."""
     rng = np.random.default_rng(seed)
@@ -103,7 +148,12 @@ def attn_example(
 
 
 def requant_example(
-    rows: int, cols: int, multiplier: int, shift: int, bits: int, seed: int
+    rows: Dim = 128,
+    cols: Dim = 384,
+    multiplier: Annotated[int, typer.Option(min=1, help="public multiplier M")] = 181,
+    shift: Annotated[int, typer.Option(min=1, help="shift k: divide by 2^k, round half up")] = 22,
+    bits: Annotated[int, typer.Option(min=1, help="output bits b: clamp to ±(2^(b−1) − 1)")] = 8,
+    seed: Seed = 0,
 ) -> Statement:
     """Random wide accumulators |x| < 2^a, a ≤ 22 (an int8 matmul's output over e = 384
     reaches 2^22.6), a lowered until the no-wrap bound (2^a − 1)·M + 2^(k−1) < 2^30 holds and
@@ -123,7 +173,7 @@ GELU_SCALES = (8, 5)
 at 2^−5."""
 
 
-def gelu_example(rows: int, cols: int, seed: int) -> Statement:
+def gelu_example(rows: Dim = 128, cols: Dim = 1536, seed: Seed = 0) -> Statement:
     """MiniLM's FFN activation: x as the requantized W₁ output (b_in = 15 signed bits, clamped
     to ±(2^14 − 1)), uniform over that range, y at b_out = 12 bits."""
     rng = np.random.default_rng(seed)
@@ -134,15 +184,19 @@ def gelu_example(rows: int, cols: int, seed: int) -> Statement:
     return gelu.make_statement(x, f_in, b_in, f_out, b_out)
 
 
-def embed_example(seq: int, vocab: int, dim: int, positions: int, seed: int) -> Statement:
+def embed_example(
+    seq: Dim = 128, vocab: Dim = 30522, dim: Dim = 384, positions: Dim = 512, seed: Seed = 0
+) -> Statement:
     """Random token ids and int8 tables; the word table in the blocks a PCS commitment holds."""
+    if seq > positions:  # in the options' terms (make_statement says it in the tensors')
+        raise ValueError(f"--seq {seq} exceeds --positions {positions}")
     rng = np.random.default_rng(seed)
     ids = rng.integers(0, vocab, seq)
     rows = embed.pcs_block_rows(vocab, dim, POSEIDON_PARAMS.max_n_vars)
     return embed.make_statement(ids, _int8(rng, vocab, dim), _int8(rng, positions, dim), rows)
 
 
-def pool_example(seq: int, dim: int, seed: int) -> Statement:
+def pool_example(seq: Dim = 128, dim: Dim = 384, seed: Seed = 0) -> Statement:
     return pool.make_statement(_int8(np.random.default_rng(seed), seq, dim))
 
 
@@ -162,7 +216,7 @@ def layernorm_params(h: np.ndarray, gamma: np.ndarray, eps: int = 0) -> LayerNor
     return p
 
 
-def layernorm_example(seq: int, dim: int, seed: int) -> Statement:
+def layernorm_example(seq: Dim = 128, dim: Dim = 384, seed: Seed = 0) -> Statement:
     """Rows like a residual stream: each its own mean (|μ| < 2^12) and spread (2^8 to 2^13),
     a few outlier features, |h| < 2^17; 12-bit γ, β within ±2^12."""
     rng = np.random.default_rng(seed)
@@ -175,6 +229,80 @@ def layernorm_example(seq: int, dim: int, seed: int) -> Statement:
     return layernorm.make_statement(h, gamma, beta, layernorm_params(h, gamma))
 
 
+@dataclass(frozen=True)
+class LayerExample:
+    """A kind's example and what `cairn prove <kind>` says it proves (the command's --help):
+    the command is generated from it, so a kind with an example has a command."""
+
+    build: Callable[..., Statement]
+    help: str
+
+
+LAYER_EXAMPLES: dict[str, LayerExample] = {
+    matmul.KIND: LayerExample(
+        matmul_example,
+        """Prove C = A·B. Random int8 A (m×k) and B (k×n) from --seed unless --a/--b are given.
+        With --commit-weights and --model-id the proof holds for that registered weight only.""",
+    ),
+    posenc.KIND: LayerExample(
+        posenc_example,
+        "Prove O = X + P[:seq] for random int8 X (seq×embed) and table P (context×embed).",
+    ),
+    qkv.KIND: LayerExample(
+        qkv_example,
+        "Prove Q, K, V = X·W + B for random int8 X (seq×embed), W (embed×hidden) and biases.",
+    ),
+    linear.KIND: LayerExample(
+        linear_example,
+        "Prove Y = X·W + b for random int8 X (seq×embed), W (embed×out-dim) and bias b.",
+    ),
+    add.KIND: LayerExample(
+        add_example, "Prove the residual add Y = A + B for random int8 A and B (rows×cols)."
+    ),
+    kvcache.KIND: LayerExample(
+        decode_example,
+        "Prove a run of decode steps: new q, k, v rows and the KV caches after every step.",
+    ),
+    mha.KIND: LayerExample(
+        mha_example,
+        """Prove multi-head attention around softmax (QKᵀ with masking, A·V, padding/unpadding).
+
+        Softmax is not proven by this kind: its input S_M and output A are public in the proof
+        (`prove attn` proves it).""",
+    ),
+    attn.KIND: LayerExample(
+        attn_example,
+        """Prove attention with softmax inside for random Q, K, V in [−127, 127]: the scores and
+        the softmax matrix appear nowhere in the proof (docs/layers/attn.md).""",
+    ),
+    embed.KIND: LayerExample(
+        embed_example,
+        """Prove y = word[ids] + position[:seq] for random token ids and int8 tables word
+        (vocab×dim, in blocks one commitment holds) and position (positions×dim).""",
+    ),
+    pool.KIND: LayerExample(
+        pool_example,
+        "Prove y = Σ_i x[i] (the mean pooling's numerator) for random int8 x (seq×dim).",
+    ),
+    requant.KIND: LayerExample(
+        requant_example,
+        """Prove y = clamp(⌊(x·M + 2^(k−1))/2^k⌋) for random wide x (|x| < 2^22) with range
+        lookups on the committed remainders (docs/layers/requant.md).""",
+    ),
+    gelu.KIND: LayerExample(
+        gelu_example,
+        """Prove y = GELU table[x] for random x of 15 signed bits (MiniLM's FFN activation, layer
+        0's scales) with one lookup into the (input, output) table (docs/layers/gelu.md).""",
+    ),
+    layernorm.KIND: LayerExample(
+        layernorm_example,
+        """Prove LayerNorm with exact integer statistics over random residual-like rows
+        (|h| < 2^17), |γ| < 2^11 and |β| < 2^12: the row sums and limb sums of Σh² are public,
+        the normalised rows committed witness (docs/layers/layernorm.md).""",
+    ),
+}
+"""Each layer kind's example, in the order `cairn prove --help` lists their commands."""
+
 BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
     "linear s=128 e=384 h=1536": lambda: linear_example(128, 384, 1536, 0),
@@ -185,7 +313,7 @@ BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "gelu 128×1536 b_in=15 b_out=12": lambda: gelu_example(128, 1536, 0),
     "layernorm s=128 d=384": lambda: layernorm_example(128, 384, 0),
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
-    "qkv-decode T=4 l=256 e=h=384": lambda: decode_example(4, 256, 124, 384, 384, 0),
+    "qkv-decode T=4 l=256 e=h=384": lambda: decode_example(4, 256, 384, 384, prefill=124, seed=0),
     "embed s=128 V=30522 P=512 d=384": lambda: embed_example(128, 30522, 384, 512, 0),
     "pool s=128 d=384": lambda: pool_example(128, 384, 0),
 }
@@ -195,7 +323,7 @@ ONCHAIN_BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "matmul m=16 k=128 n=128": lambda: matmul_example(16, 128, 128, 0),
     "linear s=16 e=128 h=128": lambda: linear_example(16, 128, 128, 0),
     "qkv s=16 e=64 h=64": lambda: qkv_example(16, 64, 64, 0),
-    "qkv-decode T=4 l=32 e=64 h=32": lambda: decode_example(4, 32, 12, 64, 32, 0),
+    "qkv-decode T=4 l=32 e=64 h=32": lambda: decode_example(4, 32, 64, 32, prefill=12, seed=0),
     "mha s=16 h=4 m=16 causal": lambda: mha_example(16, 4, 16, True, 0),
     "posenc s=64 c=128 e=64": lambda: posenc_example(64, 128, 64, 0),
 }

@@ -15,7 +15,8 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.toolchain import default_toolchain
-from cairn.proofs import ConfigHash, onchain_proof, parse_felt
+from cairn.options import ConfigHash
+from cairn.proofs import onchain_proof, parse_felt
 from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.proof import CommittedTensor

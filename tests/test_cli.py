@@ -1,15 +1,21 @@
 """The `cairn` command as a user runs it: exit codes, messages, no tracebacks."""
 
+import inspect
 import json
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from cairn.cli import app
+from cairn.examples import LAYER_EXAMPLES
+from cairn.options import Dim
+from cairn.prove_cmd import weight_options
 from cairn.prover.fields import P
+from cairn.prover.layers.registry import LAYERS
 from cairn.serializer import proof_file
 
 runner = CliRunner()
@@ -160,6 +166,38 @@ def test_inspect_and_calldata_stdout(small_proof):
     assert result.exit_code == 0 and "m=3 k=5 n=2" in result.output and "felts" in result.output
     result = run("calldata", small_proof)
     assert result.exit_code == 0 and '["0x3", "0x4", ' in result.output
+
+
+def test_every_layer_kind_has_a_prove_command_made_from_its_example():
+    """A kind without an example would have no `cairn prove <kind>`; with one, the command's
+    options are the builder's (names, defaults, help), then the kind's weight options, then
+    --out, and its --help is the example's."""
+    assert LAYER_EXAMPLES.keys() == LAYERS.keys(), "give the kind a LAYER_EXAMPLES entry"
+    prove = typer.main.get_command(app).commands["prove"]
+    for kind, example in LAYER_EXAMPLES.items():
+        result = run("prove", kind, "--help")
+        assert result.exit_code == 0 and f"prove {kind} [OPTIONS]" in result.output
+        command = prove.commands[kind]
+        assert command.help == inspect.cleandoc(example.help)
+        options = {p.name: p for p in command.params}
+        built = inspect.signature(example.build, eval_str=True).parameters
+        weights = inspect.signature(weight_options(kind)).parameters
+        assert list(options) == [*built, *weights, "out_path"], kind
+        for name, parameter in built.items():
+            option, info = options[name], parameter.annotation.__metadata__[0]
+            assert f"--{name.replace('_', '-')}" in option.opts, (kind, name)
+            assert (option.default, option.help) == (parameter.default, info.help), (kind, name)
+
+
+def test_commit_weights_is_offered_where_the_statements_have_weights():
+    """`has_weights` in the registry decides --commit-weights; each example statement, built
+    small, must agree with it."""
+    for kind, example in LAYER_EXAMPLES.items():
+        parameters = inspect.signature(example.build, eval_str=True).parameters
+        small = {name: 4 for name, p in parameters.items() if p.annotation is Dim}
+        assert bool(example.build(**small).weights) == LAYERS[kind].has_weights, kind
+        offered = "commit_weights" in inspect.signature(weight_options(kind)).parameters
+        assert offered == LAYERS[kind].has_weights, kind
 
 
 def test_help_everywhere():

@@ -11,11 +11,12 @@ from cairn.prover.ranges import Relation, Tensors
 from cairn.prover.walk.statement import Statement
 
 SMALL = {
+    "matmul": lambda: examples.matmul_example(3, 5, 2, 0),
     "posenc": lambda: examples.posenc_example(3, 5, 2, 0),
     "qkv": lambda: examples.qkv_example(3, 5, 3, 0),
     "linear": lambda: examples.linear_example(3, 5, 6, 0),
     "add": lambda: examples.add_example(3, 5, 0),
-    "qkv-decode": lambda: examples.decode_example(3, 9, 2, 5, 3, 0),
+    "qkv-decode": lambda: examples.decode_example(3, 9, 5, 3, prefill=2, seed=0),
     "mha": lambda: examples.mha_example(5, 3, 3, True, 0),
     "attn": lambda: examples.attn_example(3, 3, 5, True, None, 0),
     "requant": lambda: examples.requant_example(3, 5, 3, 9, 8, 0),

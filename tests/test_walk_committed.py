@@ -33,7 +33,7 @@ def qkv_proof():
         (examples.qkv_example(3, 5, 2, 0), "poseidon"),
         (examples.linear_example(3, 5, 6, 0), "blake2s"),
         (examples.posenc_example(3, 9, 4, 0), "blake2s"),
-        (examples.decode_example(2, 6, 3, 4, 3, 0), "blake2s"),
+        (examples.decode_example(2, 6, 4, 3, prefill=3, seed=0), "blake2s"),
         (examples.layernorm_example(3, 5, 0), "poseidon"),
     ],
 )

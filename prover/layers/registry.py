@@ -69,6 +69,7 @@ LAYERS: dict[str, LayerSpec] = {
             prove_matmul,
             verify_matmul,
             dim_names=matmul.DIM_NAMES,
+            has_weights=True,
         ),
         LayerSpec(
             posenc.KIND,
@@ -78,6 +79,7 @@ LAYERS: dict[str, LayerSpec] = {
             prove_posenc,
             verify_posenc,
             dim_names=posenc.DIM_NAMES,
+            has_weights=True,
             reads=posenc.READS,
         ),
         LayerSpec(
@@ -88,6 +90,7 @@ LAYERS: dict[str, LayerSpec] = {
             prove_linear,
             verify_linear,
             dim_names=linear.DIM_NAMES,
+            has_weights=True,
         ),
         LayerSpec(
             qkv.KIND,
@@ -97,6 +100,7 @@ LAYERS: dict[str, LayerSpec] = {
             prove_qkv,
             verify_qkv,
             dim_names=qkv.DIM_NAMES,
+            has_weights=True,
         ),
         LayerSpec(
             kvcache.KIND,
@@ -106,6 +110,7 @@ LAYERS: dict[str, LayerSpec] = {
             prove_decode,
             verify_decode,
             dim_names=kvcache.DIM_NAMES,
+            has_weights=True,
             reads=kvcache.READS,
         ),
         LayerSpec(
@@ -171,6 +176,7 @@ LAYERS: dict[str, LayerSpec] = {
             prove_embed,
             verify_embed,
             dim_names=embed.DIM_NAMES,
+            has_weights=True,
         ),
         LayerSpec(
             pool.KIND,
@@ -190,6 +196,7 @@ LAYERS: dict[str, LayerSpec] = {
             verify_layernorm,
             advise_layernorm,
             dim_names=layernorm.DIM_NAMES,
+            has_weights=True,
             reads=layernorm.READS,
             error_terms=layernorm.error_terms,
             opening_claims=layernorm_soundness.N_OPENING_CLAIMS,

@@ -55,6 +55,9 @@ class LayerSpec:
     advise: Advise | None = None
     dim_names: tuple[str, ...] = ()
     """What each of the statement's dims means, for people (`cairn inspect`)."""
+    has_weights: bool = False
+    """Whether the kind's statements carry weights, which a prover may bind by commitments
+    instead of publishing them (`cairn prove <kind> --commit-weights`)."""
     reads: tuple[str, ...] = ()
     """Tensors whose values the verifier reads (layernorm's row statistics): in a model walk
     they must be public, inputs or outputs of the graph (docs/model-walk.md)."""

@@ -1,0 +1,56 @@
+"""The options several commands share, each declared once (name, default, range and help in its
+`Annotated` type), and how a matrix option's file is read: the example builders
+(cairn/examples.py) take the same types, so `cairn prove <kind>` shows a dimension or a seed
+like every other command."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from cairn.prover.fields.m31 import HALF
+
+Dim = Annotated[int, typer.Option(min=1, max=1 << 20, help="dimension (padded to a power of 2)")]
+Seed = Annotated[int, typer.Option(help="seed of the random int8 tensors")]
+Causal = Annotated[bool, typer.Option(help="mask future tokens")]
+ProofOut = Annotated[Path | None, typer.Option("--out", help="proof file [KIND.proof.json]")]
+
+
+class Hash(StrEnum):
+    """The Merkle hash of a weight commitment (docs/merkle.md)."""
+
+    poseidon = "poseidon"
+    blake2s = "blake2s"
+
+
+CommitWeights = Annotated[
+    Hash | None,
+    typer.Option(help="bind the weights by PCS commitments with this hash instead of publishing"),
+]
+ModelId = Annotated[
+    str | None,
+    typer.Option(
+        help="bind the committed weights to this registered model, weight i being the i-th "
+        "committed weight by name (docs/registry.md)"
+    ),
+]
+ConfigHash = Annotated[str, typer.Option(help="the model's registered configuration hash (0x…)")]
+
+
+def load_matrix(path: Path, name: str) -> np.ndarray:
+    """A user's integer matrix from a .npy file (no pickles); ValueError, which the CLI shows
+    as a one-line error, for anything else."""
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{name} {path}: cannot read a .npy matrix ({e})") from None
+    if arr.ndim != 2 or arr.dtype.kind not in "iu" or 0 in arr.shape:
+        got = f"{arr.dtype} {arr.shape}"
+        raise ValueError(f"{name} {path}: expected a non-empty 2-D integer matrix, got {got}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > HALF:
+        raise ValueError(f"{name} {path}: entries outside the signed M31 range |x| <= {HALF}")
+    return arr.astype(np.int64)

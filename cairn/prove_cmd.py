@@ -1,0 +1,213 @@
+"""`cairn prove <kind>`: one command per layer kind, generated from its example
+(cairn/examples.py LAYER_EXAMPLES), so a kind with an example builder has a command without
+one being written; and `cairn prove qkv-attn`, a graph of layers proven as one walk."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from cairn import examples
+from cairn.console import errors_as_exit, fail, out, stages
+from cairn.options import (
+    Causal,
+    CommitWeights,
+    ConfigHash,
+    Dim,
+    Hash,
+    ModelId,
+    ProofOut,
+    Seed,
+)
+from cairn.proofs import describe, dims_text, parse_felt
+from cairn.prover.graph.prover import commit_graph_weights, prove_graph
+from cairn.prover.graph.statement import GraphStatement
+from cairn.prover.layers.matmul import model as matmul
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import PARAMS
+from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.statement import ModelBinding, Statement
+from cairn.serializer import proof_file
+from cairn.serializer.codec import proof_felts
+from cairn.serializer.walk_calldata import is_onchain
+
+prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
+
+
+@dataclass(frozen=True)
+class WeightChoice:
+    """What a command's weight options ask for: commit to the weights with this hash, and bind
+    them to a registered model (id, config hash), each weight at its index in `indices`, else
+    at its rank by name."""
+
+    commit: Hash | None = None
+    model: tuple[int, int] | None = None
+    indices: dict[str, int] | None = None
+
+
+def _model(commit: Hash | None, model_id: str | None, config_hash: str) -> tuple[int, int] | None:
+    """(model id, config hash) from the options, if a model is named; it binds committed
+    weights only."""
+    if model_id is None:
+        return None
+    if commit is None:
+        raise fail("--model-id binds committed weights: give --commit-weights too")
+    return parse_felt("--model-id", model_id, nonzero=True), parse_felt(
+        "--config-hash", config_hash
+    )
+
+
+def _no_weights() -> WeightChoice:
+    return WeightChoice()
+
+
+def _commit(commit_weights: CommitWeights = None) -> WeightChoice:
+    return WeightChoice(commit_weights)
+
+
+def _commit_and_bind(
+    commit_weights: CommitWeights = None, model_id: ModelId = None, config_hash: ConfigHash = "0x0"
+) -> WeightChoice:
+    return WeightChoice(commit_weights, _model(commit_weights, model_id, config_hash))
+
+
+CommitB = Annotated[
+    Hash | None,
+    typer.Option(
+        "--commit-weights",
+        "--commit-b",
+        help="bind B by a PCS commitment with this hash instead of publishing B",
+    ),
+]
+WeightIndex = Annotated[
+    int, typer.Option(min=0, max=2**32 - 1, help="B's index among the model's commitments")
+]
+
+
+def _commit_and_bind_b(
+    commit_weights: CommitB = None,
+    model_id: ModelId = None,
+    weight: WeightIndex = 0,
+    config_hash: ConfigHash = "0x0",
+) -> WeightChoice:
+    """A matmul's one weight B, at the index --weight gives it: any weight of a registered
+    model can be proven alone this way (docs/layers/matmul.md)."""
+    model = _model(commit_weights, model_id, config_hash)
+    return WeightChoice(commit_weights, model, {"b": weight})
+
+
+def weight_options(kind: str) -> Callable[..., WeightChoice]:
+    """The kind's weight options, as a function whose parameters declare them: none for a kind
+    without weights; --commit-weights; and, for a kind the contract verifies, --model-id and
+    --config-hash (the registry they bind to is on chain). Matmul names its weight B."""
+    if kind == matmul.KIND:
+        return _commit_and_bind_b
+    if not LAYERS[kind].has_weights:
+        return _no_weights
+    return _commit_and_bind if is_onchain(kind) else _commit
+
+
+def prove_layer(
+    kind: str, build: Callable[[], Statement], out_path: Path | None, weights: WeightChoice
+) -> None:
+    """Build the statement (the forward pass), commit and bind its weights as asked, prove it,
+    write the file atomically."""
+    out_path = out_path or Path(f"{kind}.proof.json")
+    with errors_as_exit(), stages() as progress:
+        progress.add_task(f"computing the {kind} layer")
+        statement = build()
+        weight_data = None
+        if weights.commit:
+            progress.add_task(f"committing to the weights ({weights.commit.value})")
+            statement, weight_data = commit_weights(statement, PARAMS[weights.commit.value])
+        if weights.model:
+            ranks = {name: i for i, name in enumerate(sorted(statement.committed))}
+            binding = ModelBinding(*weights.model, weights.indices or ranks)
+            statement = replace(statement, binding=binding)
+        progress.add_task(f"proving {kind} {dims_text(statement)}")
+        proof = prove_walk(LAYERS[kind], statement, weight_data)
+        proof_file.save(proof, out_path)
+    out.print(f"wrote {out_path} ({describe(proof)}, {proof_felts(proof)} proof felts)")
+
+
+def _options(function: Callable[..., Any]) -> list[inspect.Parameter]:
+    """A function's parameters as keyword options, their Annotated types resolved."""
+    parameters = inspect.signature(function, eval_str=True).parameters.values()
+    return [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in parameters]
+
+
+def layer_command(kind: str, example: examples.LayerExample) -> Callable[..., None]:
+    """`cairn prove <kind>`: the example builder's parameters, then the kind's weight options,
+    then --out, as the signature typer reads; its help is the example's."""
+    choose = weight_options(kind)
+    weight_names = inspect.signature(choose).parameters
+
+    def command(out_path: Path | None = None, **options: Any) -> None:
+        weights = choose(**{name: options.pop(name) for name in weight_names})
+        prove_layer(kind, lambda: example.build(**options), out_path, weights)
+
+    out_option = inspect.Parameter(
+        "out_path", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ProofOut
+    )
+    parameters = [*_options(example.build), *_options(choose), out_option]
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__doc__ = example.help
+    return command
+
+
+def add_layer_commands(app: typer.Typer) -> None:
+    """A `prove <kind>` command per kind with an example, in LAYER_EXAMPLES' order."""
+    for kind, example in examples.LAYER_EXAMPLES.items():
+        app.command(kind)(layer_command(kind, example))
+
+
+add_layer_commands(prove_app)
+
+
+def _prove_graph(
+    name: str,
+    build: Callable[[], tuple[GraphStatement, dict[str, np.ndarray]]],
+    out_path: Path | None,
+    commit: Hash | None = None,
+) -> None:
+    """Build the graph (the forward pass of every layer), prove it as one walk, write the file."""
+    out_path = out_path or Path(f"{name}.proof.json")
+    with errors_as_exit(), stages() as progress:
+        progress.add_task(f"computing the {name} layers")
+        graph, hidden = build()
+        weight_data = None
+        if commit:
+            progress.add_task(f"committing to the weights ({commit.value})")
+            graph, weight_data = commit_graph_weights(graph, PARAMS[commit.value])
+        progress.add_task(f"proving {len(graph.nodes)} layers as one walk")
+        proof = prove_graph(graph, hidden, weight_data)
+        proof_file.save(proof, out_path)
+    out.print(f"wrote {out_path} ({describe(proof)}, {proof_felts(proof)} proof felts)")
+
+
+@prove_app.command("qkv-attn")
+def prove_qkv_attn_cmd(
+    seq: Dim = 128,
+    embed: Dim = 384,
+    heads: Dim = 12,
+    head_dim: Dim = 32,
+    causal: Causal = False,
+    seed: Seed = 0,
+    commit_weights: CommitWeights = None,
+    out_path: ProofOut = None,
+) -> None:
+    """Prove x → QKV projection → requantization to int8 → attention with softmax as one walk
+    (docs/model-walk.md): x, the weights and the output are public; Q, K, V (before and after
+    requantization), the scores and the softmax matrix appear nowhere in the proof."""
+    _prove_graph(
+        "qkv-attn",
+        lambda: examples.attention_block_example(seq, embed, heads, head_dim, causal, seed),
+        out_path,
+        commit_weights,
+    )
