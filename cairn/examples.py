@@ -99,7 +99,7 @@ def decode_example(
     hidden: Dim = 384,
     prefill: Annotated[
         int | None,
-        typer.Option(min=0, help="rows already cached before the first step [context - steps]"),
+        typer.Option(min=0, help="rows already cached before the first step \\[context - steps]"),
     ] = None,
     seed: Seed = 0,
 ) -> Statement:
@@ -136,7 +136,7 @@ def attn_example(
     causal: Causal = False,
     gamma: Annotated[
         float | None,
-        typer.Option(min=0.0, help="logit scale γ: softmax of γ·QKᵀ [2^-12/√head_dim]"),
+        typer.Option(min=0.0, help="logit scale γ: softmax of γ·QKᵀ \\[2^-12/√head_dim]"),
     ] = None,
     seed: Seed = 0,
 ) -> Statement:
@@ -277,12 +277,12 @@ LAYER_EXAMPLES: dict[str, LayerExample] = {
     ),
     embed.KIND: LayerExample(
         embed_example,
-        """Prove y = word[ids] + position[:seq] for random token ids and int8 tables word
+        """Prove y = word\\[ids] + position[:seq] for random token ids and int8 tables word
         (vocab×dim, in blocks one commitment holds) and position (positions×dim).""",
     ),
     pool.KIND: LayerExample(
         pool_example,
-        "Prove y = Σ_i x[i] (the mean pooling's numerator) for random int8 x (seq×dim).",
+        "Prove y = Σ_i x\\[i] (the mean pooling's numerator) for random int8 x (seq×dim).",
     ),
     requant.KIND: LayerExample(
         requant_example,
@@ -291,7 +291,7 @@ LAYER_EXAMPLES: dict[str, LayerExample] = {
     ),
     gelu.KIND: LayerExample(
         gelu_example,
-        """Prove y = GELU table[x] for random x of 15 signed bits (MiniLM's FFN activation, layer
+        """Prove y = GELU table\\[x] for random x of 15 signed bits (MiniLM's FFN activation, layer
         0's scales) with one lookup into the (input, output) table (docs/layers/gelu.md).""",
     ),
     layernorm.KIND: LayerExample(

@@ -345,3 +345,11 @@ def test_commit_refuses_matrices_outside_the_field(tmp_path, matrix, message):
 def test_felt_arguments_are_checked_before_anything_runs(args, message):
     result = run(*args)
     assert result.exit_code == 2 and message in result.output
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"), [("pool", "x[i]"), ("gelu", "table[x]"), ("qkv-decode", "[context - steps]")]
+)
+def test_help_keeps_brackets(kind, text):
+    """rich reads [word] in help as markup and drops it unless escaped."""
+    assert text in run("prove", kind, "--help").output
