@@ -29,6 +29,7 @@ from cairn.prover.walk.verifier import committed_batch, replay_layer
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
 from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
+from cairn.serializer.walk_calldata import decode_walk_front, is_walk, read_walk_groups
 
 
 def transactions(parts: CalldataParts, counts: Sequence[int]) -> list[list[int]]:
@@ -50,19 +51,25 @@ def proof_hash(txs: Sequence[Sequence[int]]) -> int:
 def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | None:
     """The serialized `Session` after transactions carrying `counts` group parts (None once
     every group is checked: the session is over). Raises what the verifier raises if a group
-    checked so far is refused: the contract reverts that transaction with the same name."""
+    checked so far is refused: the contract reverts that transaction with the same name. A
+    layer proof's binding is taken as registered: the contract checks it against its registry
+    in the first transaction, after the groups it carries (`registry.check_walk` mirrors
+    that)."""
     flat = parts.flat
-    decoded = calldata.decode(flat)
     model_id = NO_MODEL
-    if isinstance(decoded, PcsOpening):
-        statement, opening, channel = decoded.statement, decoded.proof, Poseidon252Channel()
+    if is_walk(flat):
+        front = decode_walk_front(flat)
+        channel, claims = replay_layer(LAYERS[front.layer_kind], front.proof)
+        st = front.proof.statement
+        statement = committed_batch(st.committed, claims.weights)
+        opening = read_walk_groups(flat, front.groups_at, front.proof).opening
+        assert opening is not None, "a walk proof with committed weights"
+        if st.binding is not None:
+            model_id = st.binding.model_id
     else:
-        channel, claims = replay_layer(LAYERS[decoded.statement.kind], decoded)
-        statement = committed_batch(decoded.statement.committed, claims.weights)
-        assert decoded.opening is not None, "a walk proof with committed weights"
-        opening = decoded.opening
-        if decoded.statement.binding is not None:  # checked against the registry first
-            model_id = decoded.statement.binding.model_id
+        decoded = calldata.decode(flat)
+        assert isinstance(decoded, PcsOpening)
+        statement, opening, channel = decoded.statement, decoded.proof, Poseidon252Channel()
     params = statement_params(statement, POSEIDON_PARAMS)
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
     done = sum(counts)

@@ -31,6 +31,7 @@ from cairn.deploy.registry import check_walk, io_hash
 from cairn.prover.channels.poseidon import LENGTH_SHIFT, STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF, P
+from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
@@ -40,7 +41,7 @@ from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.serde import short_string
-from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk
+from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk, io_felts
 from tests.cairo_vectors import (
     array,
     felt,
@@ -139,6 +140,22 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
         flipped = [*honest]
         flipped[at] = (flipped[at] + 1) % STARK_PRIME
         yield f"felt {at} + 1", flipped
+    yield from layer_swaps(proof, honest)
+
+
+def layer_swaps(proof: WalkProof, honest: list[int]) -> Iterator[tuple[str, list[int]]]:
+    """What no field mutation reaches: the layer proof under the variant of another kind with
+    the same proof type (matmul, linear and qkv share one: `statement.kind`), and a bias value
+    where the kind has none (matmul: `matmul.value_count`)."""
+    kind = proof.statement.kind
+    at = 2 + len(io_felts(honest))  # the variant, right after the statement
+    for other in ONCHAIN_KINDS:
+        if other != kind and LAYERS[other].proof_type is LAYERS[kind].proof_type:
+            index = ONCHAIN_KINDS.index(other)
+            yield f"layer as {other}'s variant", [*honest[:at], index, *honest[at + 1 :]]
+    if getattr(proof.layer, "bias", None) == []:
+        layer = dataclasses.replace(proof.layer, bias=[QM31.one()])
+        yield "a bias value", encode_walk(dataclasses.replace(proof, layer=layer))
 
 
 VARIANTS = ((0, False, False), (1, False, False), (0, True, False), (0, True, True))

@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 
 from cairn.deploy.registry import contract_check, io_hash
+from cairn.deploy.sessions import session_state
 from cairn.prover.channels.poseidon import STARK_PRIME, hash_many
+from cairn.prover.errors import VerificationError
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import prove_walk
 from cairn.serializer import cairo_types, proof_file
+from cairn.serializer.calldata import CalldataParts
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.header import KIND_WALK, VERSION
 from cairn.serializer.serde import fields_of, short_string
@@ -20,6 +23,7 @@ from cairn.serializer.walk_calldata import (
     ONCHAIN_KINDS,
     decode_walk,
     encode_walk,
+    encode_walk_parts,
     io_felts,
 )
 from tests.cairo_walk_vectors import OUTPUT as WALK_VECTORS
@@ -174,3 +178,16 @@ def test_a_statement_of_another_kind_is_refused_by_name(kind):
     felts = encode_walk(example("matmul"))
     assert felts[2] == short_string("matmul")
     assert contract_check([*felts[:2], short_string(kind), *felts[3:]], {}) == "statement.kind"
+
+
+def test_a_session_state_is_rebuilt_with_the_variant_kind():
+    """deploy/sessions replays the layer of the variant's kind, as the contract's
+    `open_session` does: a committed linear proof under matmul's variant (one proof type)
+    raises `statement.kind` there as it reverts on chain."""
+    front, groups = encode_walk_parts(example("linear", 0, committed=True))
+    front[2 + len(io_felts(front))] = ONCHAIN_KINDS.index("matmul")
+    parts = CalldataParts(front, groups)
+    assert contract_check(parts.flat, {}) == "statement.kind"
+    with pytest.raises(VerificationError) as e:
+        session_state(parts, [0])
+    assert e.value.check == "statement.kind"

@@ -394,6 +394,20 @@ fn rejects_linear_0_42() {
     verify_walk_calldata(splice(linear_0(), 64, 65, array![2]));
 }
 
+/// layer as qkv's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_linear_0_43() {
+    verify_walk_calldata(splice(linear_0(), 39, 40, array![1]));
+}
+
+/// layer as matmul's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_linear_0_44() {
+    verify_walk_calldata(splice(linear_0(), 39, 40, array![5]));
+}
+
 /// An honest linear proof, dims 5×3×7, public weights (67 felts).
 pub fn linear_1() -> Array<felt252> {
     array![
@@ -1051,6 +1065,20 @@ fn rejects_linear_0_committed_55() {
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_linear_0_committed_56() {
     verify_walk_calldata(splice(linear_0_committed(), 97, 98, array![1]));
+}
+
+/// layer as qkv's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_linear_0_committed_57() {
+    verify_walk_calldata(splice(linear_0_committed(), 42, 43, array![1]));
+}
+
+/// layer as matmul's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_linear_0_committed_58() {
+    verify_walk_calldata(splice(linear_0_committed(), 42, 43, array![5]));
 }
 
 /// An honest linear proof, dims 3×5×2, bound weights (105 felts).
@@ -1858,6 +1886,20 @@ fn rejects_qkv_0_67() {
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_0_68() {
     verify_walk_calldata(splice(qkv_0(), 131, 132, array![2]));
+}
+
+/// layer as linear's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_qkv_0_69() {
+    verify_walk_calldata(splice(qkv_0(), 75, 76, array![0]));
+}
+
+/// layer as matmul's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_qkv_0_70() {
+    verify_walk_calldata(splice(qkv_0(), 75, 76, array![5]));
 }
 
 /// An honest qkv proof, dims 7×9×6, public weights (177 felts).
@@ -3003,6 +3045,20 @@ fn rejects_qkv_0_committed_81() {
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_0_committed_82() {
     verify_walk_calldata(splice(qkv_0_committed(), 212, 213, array![1]));
+}
+
+/// layer as linear's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_qkv_0_committed_83() {
+    verify_walk_calldata(splice(qkv_0_committed(), 84, 85, array![0]));
+}
+
+/// layer as matmul's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_qkv_0_committed_84() {
+    verify_walk_calldata(splice(qkv_0_committed(), 84, 85, array![5]));
 }
 
 /// An honest qkv proof, dims 3×5×2, bound weights (228 felts).
@@ -11671,6 +11727,27 @@ fn rejects_matmul_0_36() {
     verify_walk_calldata(splice(matmul_0(), 56, 57, array![2]));
 }
 
+/// layer as linear's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_matmul_0_37() {
+    verify_walk_calldata(splice(matmul_0(), 34, 35, array![0]));
+}
+
+/// layer as qkv's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_matmul_0_38() {
+    verify_walk_calldata(splice(matmul_0(), 34, 35, array![1]));
+}
+
+/// a bias value
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_39() {
+    verify_walk_calldata(splice(matmul_0(), 35, 36, array![1, 0x10000000200000000000000000000000]));
+}
+
 /// An honest matmul proof, dims 5×3×7, public weights (59 felts).
 pub fn matmul_1() -> Array<felt252> {
     array![
@@ -12260,6 +12337,27 @@ fn rejects_matmul_0_committed_50() {
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_matmul_0_committed_51() {
     verify_walk_calldata(splice(matmul_0_committed(), 83, 84, array![1]));
+}
+
+/// layer as linear's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_matmul_0_committed_52() {
+    verify_walk_calldata(splice(matmul_0_committed(), 35, 36, array![0]));
+}
+
+/// layer as qkv's variant
+#[test]
+#[should_panic(expected: ('statement.kind',))]
+fn rejects_matmul_0_committed_53() {
+    verify_walk_calldata(splice(matmul_0_committed(), 35, 36, array![1]));
+}
+
+/// a bias value
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_committed_54() {
+    verify_walk_calldata(splice(matmul_0_committed(), 36, 37, array![1, 0x10000000200000000000000000000000]));
 }
 
 /// An honest matmul proof, dims 3×5×2, bound weights (89 felts).
