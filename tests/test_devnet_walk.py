@@ -4,6 +4,7 @@ with the same named check; and the CLI path `cairn prove <kind>` → `cairn veri
 
 import dataclasses
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 from cairn.cli import app
 from cairn.deploy import contract, registry
 from cairn.prover.channels.poseidon import hash_many
+from cairn.prover.fields import P
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.prover import commit_weights, prove_walk
@@ -188,3 +190,54 @@ def test_cli_refuses_kinds_not_on_chain(chain, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["verify-onchain", str(path), "--rpc", chain.url])
     assert result.exit_code == 2 and "not verified on chain yet" in result.output
+
+
+CLI_ARGS = {
+    "matmul": ["--m", "3", "--k", "5", "--n", "2"],
+    "linear": ["--seq", "3", "--embed", "5", "--out-dim", "2"],
+    "qkv": ["--seq", "3", "--embed", "5", "--hidden", "2"],
+    "qkv-decode": ["--steps", "2", "--context", "5", "--embed", "3", "--hidden", "3"],
+    "mha": ["--seq", "3", "--heads", "2", "--head-dim", "3", "--causal"],
+    "posenc": ["--seq", "5", "--context", "12", "--embed", "3"],
+}
+"""Small non-power-of-two shapes of every kind the contract reads."""
+
+
+def _check_named(output: str) -> str:
+    return re.search(r"check ([\w.]+) failed|rejected on chain: ([\w.]+)", output).group(1, 2)
+
+
+@pytest.mark.parametrize("kind", ONCHAIN_KINDS)
+def test_cli_every_onchain_kind(chain, tmp_path, monkeypatch, kind):
+    """`cairn prove <kind>` → `cairn verify-onchain` accepts; the file with one QM31 of the
+    layer proof changed is rejected by `verify` and `verify-onchain` with the same check."""
+    assert set(CLI_ARGS) == set(ONCHAIN_KINDS)
+    monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    result = runner.invoke(app, ["prove", kind, *CLI_ARGS[kind], "--out", str(good)])
+    assert result.exit_code == 0, result.output
+    onchain = ["--rpc", chain.url, "--address", hex(chain.address)]
+    result = runner.invoke(app, ["verify-onchain", str(good), *onchain])
+    assert result.exit_code == 0 and "accepted on chain" in result.output, result.output
+    doc = json.loads(good.read_text())
+    qm31 = next(_qm31s(doc["proof"]["layer"]))
+    qm31[0] = (qm31[0] + 1) % P
+    bad.write_text(json.dumps(doc))
+    offchain = runner.invoke(app, ["verify", str(bad)])
+    result = runner.invoke(app, ["verify-onchain", str(bad), *onchain])
+    assert offchain.exit_code == 1 and result.exit_code == 1, result.output
+    (check, _), (_, reverted) = _check_named(offchain.output), _check_named(result.output)
+    assert check == reverted, (check, reverted)
+
+
+def _qm31s(node):
+    """Every QM31 ([a, b, c, d]) of a JSON proof object, depth first."""
+    if isinstance(node, dict):
+        for value in node.values():
+            yield from _qm31s(value)
+    elif isinstance(node, list):
+        if len(node) == 4 and all(isinstance(x, int) for x in node):
+            yield node
+        else:
+            for value in node:
+                yield from _qm31s(value)
