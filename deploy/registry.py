@@ -91,7 +91,7 @@ def check_walk_binding(models: Mapping[int, Model], st: Statement) -> int:
     if b.model_id not in models:
         raise VerificationError("registry.unknown_model", f"model {b.model_id}")
     model = models[b.model_id]
-    for name in sorted(st.committed):
+    for name in sorted(b.weights):
         expected = calldata.commitment_entry(st.committed[name])
         if registered_entry(model.commitments, b.weights[name]) != expected:
             raise VerificationError("registry.commitment", f"{name} is not the model's weight")
@@ -110,7 +110,7 @@ def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
     channel, claims = replay_layer(LAYERS[front.layer_kind], front.proof)
     expect_opening(st.committed, front.proof.opening)
     proof = walk_calldata.read_walk_groups(felts, front.groups_at, front.proof)
-    open_committed(st.committed, claims.weights, proof.opening, channel)
+    open_committed(st.committed, claims.committed, proof.opening, channel)
     return NO_MODEL if models is None else check_walk_binding(models, st)
 
 

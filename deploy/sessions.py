@@ -61,9 +61,9 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         front = decode_walk_front(flat)
         channel, claims = replay_layer(LAYERS[front.layer_kind], front.proof)
         st = front.proof.statement
-        statement = committed_batch(st.committed, claims.weights)
+        statement = committed_batch(st.committed, claims.committed)
         opening = read_walk_groups(flat, front.groups_at, front.proof).opening
-        assert opening is not None, "a walk proof with committed weights"
+        assert opening is not None, "a walk proof with committed tensors"
         if st.binding is not None:
             model_id = st.binding.model_id
     else:

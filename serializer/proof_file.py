@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from cairn.prover.channels.poseidon import STARK_PRIME
+from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.proof import GraphProof, NodeProof
 from cairn.prover.graph.statement import KIND as GRAPH
 from cairn.prover.graph.statement import GraphStatement, Node, tensor_digest
@@ -65,7 +66,11 @@ def _walk_to_json(proof: WalkProof) -> dict[str, Any]:
             "witness": encode(dict(st.witness)),
             "binding": encode(st.binding),
         },
-        "proof": {"layer": encode(proof.layer), **_settlements_to_json(proof)},
+        "proof": {
+            "outputs": encode(proof.outputs),
+            "layer": encode(proof.layer),
+            **_settlements_to_json(proof),
+        },
     }
 
 
@@ -131,17 +136,24 @@ def _settlements(body: Any) -> dict[str, Any]:
 def _walk_from_json(doc: Any, kind: str) -> WalkProof:
     st_doc = get(doc, "statement", "")
     groups = {g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS}
+    dims = _dims(st_doc, "statement")
+    committed = _committed(st_doc, "statement")
+    for group, tensors in groups.items():
+        if both := tensors.keys() & committed.keys():
+            raise MalformedProofError(f"statement.{group}", f"{sorted(both)} are also committed")
     st = Statement(
         kind,
-        _dims(st_doc, "statement"),
+        dims,
         **groups,
-        committed=_committed(st_doc, "statement"),
+        committed=committed,
         witness=_witness(st_doc, "statement"),
         binding=_binding(st_doc),
     )
     body = get(doc, "proof", "")
     layer = decode(get(body, "layer", "proof"), LAYERS[kind].proof_type, "proof.layer")
-    return WalkProof(st, layer, **_settlements(body))
+    # Optional: a file without committed outputs may leave it out.
+    outputs = decode(body.get("outputs", {}), dict[str, QM31], "proof.outputs")
+    return WalkProof(st, outputs, layer, **_settlements(body))
 
 
 def _digest_hex(t: np.ndarray) -> str:

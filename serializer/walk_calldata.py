@@ -27,7 +27,7 @@ def is_onchain(kind: str) -> bool:
 
 
 def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]]]:
-    """(the Serde part, one part per fold group of the committed weights' opening). ValueError
+    """(the Serde part, one part per fold group of the committed tensors' opening). ValueError
     if the Cairo verifier cannot read this proof (its kind, a witness opening)."""
     kind = proof.statement.kind
     if kind not in ONCHAIN_KINDS:
@@ -100,17 +100,17 @@ def decode_walk(felts: list[int]) -> WalkProof:
 
 
 def decode_walk_front(felts: list[int]) -> WalkFront:
-    """The Serde part, as the walk class reads it: its tensors and names (a weight both public
+    """The Serde part, as the walk class reads it: its tensors and names (a tensor both public
     and committed: `calldata.names`), `calldata.offchain` (witness commitments or unbounded
-    tensors), the committed weights' hash, roots and sizes (`pcs.hash`, `merkle.digest`,
+    tensors), the committed tensors' hash, roots and sizes (`pcs.hash`, `merkle.digest`,
     `pcs.size`), and, without an opening to follow, `calldata.extra`."""
     kinds: list[str] = []
     dec = _header(felts, kinds)
     proof = dec.decode(WalkProof, "proof")
     dec.finish()
     st = proof.statement
-    if st.weights.keys() & st.committed.keys():
-        raise MalformedProofError("statement", "a weight public and committed", "calldata.names")
+    if (st.inputs.keys() | st.outputs.keys() | st.weights.keys()) & st.committed.keys():
+        raise MalformedProofError("statement", "a tensor public and committed", "calldata.names")
     if st.witness or st.unbounded:
         raise MalformedProofError(
             "statement", "witness commitments are not read on chain", "calldata.offchain"
@@ -119,18 +119,18 @@ def decode_walk_front(felts: list[int]) -> WalkFront:
         commitments = [st.committed[n].commitment for n in sorted(st.committed)]
         params = PARAMS.get(commitments[0].hash)
         if params is None or any(c.hash != params.hash for c in commitments):
-            raise dec.rd.fail("committed weights need one known hash", "pcs.hash")
+            raise dec.rd.fail("committed tensors need one known hash", "pcs.hash")
         if not all(get_hash(params.hash).is_digest(c.root) for c in commitments):
             raise dec.rd.fail(f"a root is not a {params.hash} digest", "merkle.digest")
         if any(c.n_vars > params.max_n_vars for c in commitments):
-            raise dec.rd.fail("a committed weight is too large", "pcs.size")
+            raise dec.rd.fail("a committed tensor is too large", "pcs.size")
     if not st.committed or proof.opening is None:
         dec.rd.end()
     return WalkFront(resolve(proof), kinds[0], dec.rd.pos)
 
 
 def read_walk_groups(felts: list[int], groups_at: int, proof: WalkProof) -> WalkProof:
-    """The committed weights' opening's group parts from `groups_at` (as the main contract
+    """The committed tensors' opening's group parts from `groups_at` (as the main contract
     reads them, after the walk), then `calldata.extra`; the proof as it stands without."""
     st = proof.statement
     if not st.committed or proof.opening is None:

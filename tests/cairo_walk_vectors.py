@@ -148,7 +148,7 @@ def layer_swaps(proof: WalkProof, honest: list[int]) -> Iterator[tuple[str, list
     the same proof type (matmul, linear and qkv share one: `statement.kind`), and a bias value
     where the kind has none (matmul: `matmul.value_count`)."""
     kind = proof.statement.kind
-    at = 2 + len(io_felts(honest))  # the variant, right after the statement
+    at = 3 + len(io_felts(honest))  # the variant, after the statement and no output values
     for other in ONCHAIN_KINDS:
         if other != kind and LAYERS[other].proof_type is LAYERS[kind].proof_type:
             index = ONCHAIN_KINDS.index(other)

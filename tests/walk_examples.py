@@ -11,7 +11,7 @@ import numpy as np
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests import (
@@ -51,18 +51,22 @@ CONFIG_HASH = 0xC0FFEE
 
 
 @cache
-def example(kind: str, index: int = 0, committed: bool = False, bound: bool = False) -> WalkProof:
+def example(
+    kind: str, index: int = 0, committed: bool = False, bound: bool = False, io: bool = False
+) -> WalkProof:
     """The proof of the kind's `index`-th shape, its weights public or committed (Poseidon),
-    and then possibly bound to model MODEL_ID (weights indexed in name order); cached: the
-    tests share them."""
+    and then possibly bound to model MODEL_ID (weights indexed in name order), with `io` its
+    committable inputs and outputs committed too; cached: the tests share them."""
+    spec = LAYERS[kind]
     st = STATEMENTS[kind](*SHAPES[kind][index])
-    if not committed or not st.weights:
-        return prove_walk(LAYERS[kind], st)
-    st, data = commit_weights(st, POSEIDON_PARAMS)
+    names = [*(st.weights if committed else ()), *(committable_io(spec, st) if io else ())]
+    if not names:
+        return prove_walk(spec, st)
+    st, data = commit_tensors(st, names, POSEIDON_PARAMS)
     if bound:
-        indices = {name: i for i, name in enumerate(sorted(st.committed))}
+        indices = {name: i for i, name in enumerate(sorted(st.weights))}
         st = replace(st, binding=ModelBinding(MODEL_ID, CONFIG_HASH, indices))
-    return prove_walk(LAYERS[kind], st, data)
+    return prove_walk(spec, st, data)
 
 
 def _mha_inputs(s: int, h: int, m: int, head: int, **rows: list[list[int]]) -> list[np.ndarray]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -12,19 +12,22 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31Array
-from cairn.prover.mle import pad_tensor
+from cairn.prover.mle import evaluate_tensor, pad_tensor
 from cairn.prover.pcs.params import PcsParams
 from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.prover import prove_sameply
+from cairn.prover.walk.claims import opening_claims
 from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import (
     Statement,
     Tensors,
+    absorb_output_values,
     absorb_statement,
-    draw_output_claims,
     expect_binding,
+    expect_public_reads,
+    output_points,
 )
 from cairn.prover.walk.witness import batch, check_soundness, layer_tables, open_witness
 
@@ -47,41 +50,62 @@ def merge_tensor(
     return prove_sameply(QM31Array.from_base(embed(pad_tensor(tensor)).ravel()), claims, channel)
 
 
-def commit_weights(st: Statement, params: PcsParams) -> tuple[Statement, dict[str, CommitmentData]]:
-    """Commit to every weight (done once per model); the statement then binds them by root."""
-    made = {name: commit_tensor(t, params) for name, t in st.weights.items()}
+def commit_tensors(
+    st: Statement, names: Iterable[str], params: PcsParams
+) -> tuple[Statement, dict[str, CommitmentData]]:
+    """Commit to the named tensors (of any group; weights are done once per model); the
+    statement then binds them by root instead of their values."""
+    tensors = {**st.inputs, **st.outputs, **st.weights}
+    made = {name: commit_tensor(tensors[name], params) for name in names}
     committed = {name: ct for name, (ct, _) in made.items()}
     return replace(st, committed=committed), {name: data for name, (_, data) in made.items()}
 
 
+def committable_io(spec: LayerSpec, st: Statement) -> list[str]:
+    """The inputs and outputs a statement may bind by commitments: those whose values the
+    kind's checks do not read."""
+    return sorted((st.inputs.keys() | st.outputs.keys()) - set(spec.reads))
+
+
+def commit_weights(st: Statement, params: PcsParams) -> tuple[Statement, dict[str, CommitmentData]]:
+    """Commit to every weight."""
+    return commit_tensors(st, st.weights, params)
+
+
 def prove_walk(
-    spec: LayerSpec, st: Statement, weight_data: Mapping[str, CommitmentData] | None = None
+    spec: LayerSpec, st: Statement, committed_data: Mapping[str, CommitmentData] | None = None
 ) -> WalkProof:
-    """`weight_data` (from commit_weights) must cover exactly `st.committed`; the proof's
-    statement then carries those weights as commitments only."""
-    weight_data = weight_data or {}
-    if set(weight_data) != set(st.committed):
-        raise ValueError("weight_data must cover exactly the committed weights")
+    """`committed_data` (from commit_tensors) must cover exactly `st.committed`; the proof's
+    statement then carries those tensors as commitments only."""
+    committed_data = committed_data or {}
+    if set(committed_data) != set(st.committed):
+        raise ValueError("committed_data must cover exactly the committed tensors")
     advice, witness_data = None, {}
     if spec.advise is not None:
         witness_data, advice = spec.advise(st)
         st = replace(st, witness={n: d.commitment for n, d in witness_data.items()})
-    expect_binding(st)
+    expect_public_reads(st, spec.reads)
     spec.check(st)
+    expect_binding(st, st.weights)
     check_soundness(spec, st)
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
-    outputs = draw_output_claims(channel, st.outputs)
+    committed_outputs = st.committed.keys() & st.outputs.keys()
+    points = output_points(channel, st, committed_outputs)
+    values = {n: evaluate_tensor(st.outputs[n], points[n]) for n in sorted(committed_outputs)}
+    absorb_output_values(channel, values)
+    outputs = {n: Claim(p, evaluate_tensor(st.outputs[n], p)) for n, p in points.items()}
     layer_proof, claims = spec.prove(st, outputs, channel, advice)
-    inputs = merge_claims(st.inputs, claims.inputs, channel)
-    public = {n: t for n, t in st.weights.items() if n not in st.committed}
-    weights = merge_claims(public, claims.weights, channel)
+    inputs = merge_claims(st.public("inputs"), claims.inputs, channel)
+    weights = merge_claims(st.public("weights"), claims.weights, channel)
     opening = None
-    if weight_data:
-        names = sorted(weight_data)
-        opening = open_batch([(weight_data[n], claims.weights[n]) for n in names], channel)
+    if committed_data:
+        committed = opening_claims(st, claims, outputs).committed
+        names = sorted(committed_data)
+        opening = open_batch([(committed_data[n], committed[n]) for n in names], channel)
     tables = {n: t.data() for n, t in layer_tables(spec, st).items()}
     witness = open_witness(
         batch(witness_data, claims.witness) + batch(tables, claims.witness), channel
     )
-    return WalkProof(replace(st, weights=public), layer_proof, inputs, weights, opening, witness)
+    public = {g: st.public(g) for g in ("inputs", "outputs", "weights")}
+    return WalkProof(replace(st, **public), values, layer_proof, inputs, weights, opening, witness)

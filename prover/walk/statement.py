@@ -1,21 +1,22 @@
 """The public statement of a layer proof and how it enters the transcript.
 
 Everything the verifier relies on is absorbed before the first challenge: the kind's tag, the
-dimensions, the weights (public values, or shape, root and size when committed), the
-commitments to the prover's own witness, and the public inputs and outputs, each with its
-shape. Tensors are absorbed in name order, so the
-transcript does not depend on how a file happens to order them.
+dimensions, the binding, the committed tensors (name, shape, root and size), the public
+weights, the commitments to the prover's own witness, and the public inputs and outputs, each
+with its shape. Tensors are absorbed in name order, so the transcript does not depend on how a
+file happens to order them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
+from cairn.prover.fields.qm31 import QM31
 from cairn.prover.merkle.hashers import get_hash, mix_root
 from cairn.prover.mle import evaluate_tensor, tensor_vars
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
@@ -52,8 +53,10 @@ class Statement:
     outputs: Tensors
     weights: Tensors
     committed: Mapping[str, CommittedTensor] = field(default_factory=dict)
-    """Weights bound by PCS commitments. The prover's statement also holds their values in
-    `weights` (its layers need them); the proof's statement holds only the commitments."""
+    """Tensors of any group (inputs, outputs, weights) bound by PCS commitments instead of
+    their values; a kind's names are distinct across its groups, so the name says the group.
+    The prover's statement also holds their values in their groups (its layers need them); the
+    proof's statement holds only the commitments (docs/claim-walk.md, "Committed tensors")."""
     witness: Mapping[str, Commitment] = field(default_factory=dict)
     """Commitments the prover made to its own advice (limbs, flags, shifts, multiplicities),
     bound before any challenge; the layer that asked for them settles their claims."""
@@ -65,10 +68,15 @@ class Statement:
     committed weight). Relations reading one are skipped like those reading a committed
     weight: they hold mod p only (prover/ranges.py)."""
 
-    def weight_shapes(self) -> dict[str, tuple[int, ...]]:
-        return {n: t.shape for n, t in self.weights.items()} | {
-            n: tuple(c.shape) for n, c in self.committed.items()
-        }
+    def public(self, group: str) -> Tensors:
+        """A group's tensors whose values are in the statement (not committed)."""
+        tensors: Tensors = getattr(self, group)
+        return {n: t for n, t in tensors.items() if n not in self.committed}
+
+    def known(self, name: str) -> bool:
+        """Whether a tensor's values are in the statement (not committed, not a hidden tensor
+        without a bound)."""
+        return name not in self.committed and name not in self.unbounded
 
 
 def absorb_shape(channel: Channel, shape: Sequence[int]) -> None:
@@ -88,14 +96,19 @@ def absorb_commitment(channel: Channel, c: Commitment) -> None:
     channel.mix_u64(c.n_vars)
 
 
-def absorb_weights(
-    channel: Channel, weights: Tensors, committed: Mapping[str, CommittedTensor]
-) -> None:
-    """A committed weight enters as its shape, root and size; a public one as its values."""
-    for name in sorted(weights.keys() | committed.keys()):
-        if name not in committed:
-            absorb_tensors(channel, {name: weights[name]})
-            continue
+def name_felt(name: str) -> int:
+    """A name as the short string calldata carries it (latin-1 bytes, big-endian; at most 31
+    bytes, else `statement.shape`: only a JSON file can hold such a name)."""
+    raw = name.encode("latin-1", errors="replace")
+    if len(raw) > 31 or raw.decode("latin-1") != name:
+        raise VerificationError("statement.shape", f"name {name!r} is not a short string")
+    return int.from_bytes(raw, "big")
+
+
+def absorb_committed(channel: Channel, committed: Mapping[str, CommittedTensor]) -> None:
+    """Each committed tensor as its name (a short string), shape, root and size."""
+    for name in sorted(committed):
+        channel.mix_root(name_felt(name))
         absorb_shape(channel, committed[name].shape)
         absorb_commitment(channel, committed[name].commitment)
 
@@ -118,43 +131,90 @@ def absorb_binding(channel: Channel, binding: ModelBinding) -> None:
         channel.mix_u64(binding.weights[name])
 
 
-def expect_binding(st: Statement) -> None:
+def expect_binding(st: Statement, weights: Iterable[str]) -> None:
     """`statement.binding` unless a binding names a model (not 0) and exactly the committed
-    weights."""
+    weights among `weights` (the layer's weights: its claims say which they are)."""
     b = st.binding
-    if b is not None and (b.model_id == 0 or b.weights.keys() != st.committed.keys()):
+    committed = st.committed.keys() & set(weights)
+    if b is not None and (b.model_id == 0 or b.weights.keys() != committed):
         raise VerificationError("statement.binding", "must name a model and every committed weight")
+
+
+def expect_public_reads(st: Statement, reads: Iterable[str]) -> None:
+    """`statement.reads` if a tensor whose values the kind's checks read is committed."""
+    if problem := st.committed.keys() & set(reads):
+        raise VerificationError("statement.reads", f"{sorted(problem)} are read: not committable")
 
 
 def absorb_statement(channel: Channel, st: Statement) -> None:
     absorb_dims(channel, st.kind, st.dims)
     if st.binding is not None:
         absorb_binding(channel, st.binding)
-    absorb_weights(channel, st.weights, st.committed)
+    absorb_committed(channel, st.committed)
+    absorb_tensors(channel, st.public("weights"))
     for name in sorted(st.witness):
         absorb_commitment(channel, st.witness[name])
-    for group in (st.inputs, st.outputs):
-        absorb_tensors(channel, group)
+    for group in ("inputs", "outputs"):
+        absorb_tensors(channel, st.public(group))
+
+
+class OutputClaims(dict[str, Claim]):
+    """The claims on a layer's outputs; a committed output the proof sent no value for is
+    `walk.output_values` when the layer asks for it."""
+
+    def __missing__(self, name: str) -> Claim:
+        raise VerificationError("walk.output_values", f"no value for the committed output {name!r}")
+
+
+def output_points(channel: Channel, st: Statement, committed: Iterable[str]) -> dict[str, tuple]:
+    """r_out per public output and per committed output named in `committed`, in name order,
+    drawn after the statement (`walk.output_values` if such a name is not committed or is a
+    public output)."""
+    names = set(committed)
+    if not names <= st.committed.keys() or names & st.public("outputs").keys():
+        raise VerificationError("walk.output_values", "values only for committed outputs")
+    shapes = {n: t.shape for n, t in st.public("outputs").items()}
+    return draw_points(channel, shapes | {n: tuple(st.committed[n].shape) for n in names})
+
+
+def draw_points(channel: Channel, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, tuple]:
+    """A point per tensor, in name order, over its MLE's variables."""
+    return {n: tuple(channel.draw_secure_felts(tensor_vars(shapes[n]))) for n in sorted(shapes)}
+
+
+def absorb_output_values(channel: Channel, values: Mapping[str, QM31]) -> None:
+    """The committed outputs' values in name order, when there are any."""
+    if values:
+        channel.mix_felts([values[n] for n in sorted(values)])
 
 
 def draw_output_claims(channel: Channel, outputs: Tensors) -> dict[str, Claim]:
-    """r_out per output, drawn after the statement; the value is the output's own MLE there."""
-    claims = {}
-    for name in sorted(outputs):
-        t = outputs[name]
-        point = tuple(channel.draw_secure_felts(tensor_vars(t.shape)))
-        claims[name] = Claim(point, evaluate_tensor(t, point))
-    return claims
+    """r_out per public output, drawn after the statement; the value is the output's own MLE
+    there (a model walk's outputs, a walk's without committed outputs)."""
+    points = draw_points(channel, {n: t.shape for n, t in outputs.items()})
+    return {n: Claim(p, evaluate_tensor(outputs[n], p)) for n, p in points.items()}
+
+
+def walk_output_claims(channel: Channel, st: Statement, values: Mapping[str, QM31]) -> OutputClaims:
+    """The output claims: a public output's value is its own MLE at r_out; a committed one's
+    is the proof's `values[name]`, absorbed after every point is drawn (the walk's opening
+    proves it), so the layer's challenges depend on them."""
+    points = output_points(channel, st, values)
+    absorb_output_values(channel, values)
+    public = st.public("outputs")
+    return OutputClaims(
+        {
+            n: Claim(p, values[n] if n in values else evaluate_tensor(public[n], p))
+            for n, p in points.items()
+        }
+    )
 
 
 def expect_shapes(st: Statement, group: str, shapes: Mapping[str, tuple[int, ...]]) -> None:
-    """Raise statement.shape unless the group holds exactly these names with these shapes
-    (for weights, public or committed; a commitment's size must fit its shape)."""
-    got = (
-        st.weight_shapes()
-        if group == "weights"
-        else {n: t.shape for n, t in getattr(st, group).items()}
-    )
+    """Raise statement.shape unless the group holds exactly these names with these shapes,
+    public or committed (a commitment's size must fit its shape)."""
+    got = {n: t.shape for n, t in st.public(group).items()}
+    got |= {n: tuple(c.shape) for n, c in st.committed.items() if n in shapes}
     if set(got) != set(shapes):
         raise VerificationError(
             "statement.shape", f"{group}: expected {sorted(shapes)}, got {sorted(got)}"
@@ -165,12 +225,12 @@ def expect_shapes(st: Statement, group: str, shapes: Mapping[str, tuple[int, ...
                 "statement.shape", f"{group}.{name}: shape {got[name]} != {shape}"
             )
     for name, ct in st.committed.items():
-        if ct.commitment.n_vars != tensor_vars(ct.shape):
+        if name in shapes and ct.commitment.n_vars != tensor_vars(ct.shape):
             raise VerificationError("statement.shape", f"commitment {name!r} has the wrong size")
 
 
 def expect_ranges(st: Statement, relations: Sequence[Relation]) -> None:
     """Raise statement.range unless every relation on public operands cannot wrap mod p
     (prover/ranges.py); call after expect_shapes, which fixes the names."""
-    tensors = {**st.inputs, **st.outputs, **st.weights}
+    tensors = {**st.public("inputs"), **st.public("outputs"), **st.public("weights")}
     check_ranges(relations, tensors, st.dims, st.committed.keys() | st.unbounded)

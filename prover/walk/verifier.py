@@ -14,13 +14,15 @@ from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.verifier import verify_sameply
-from cairn.prover.walk.layer import LayerClaims, LayerSpec
+from cairn.prover.walk.claims import OpeningClaims, opening_claims, public_claims
+from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import (
     Tensors,
     absorb_statement,
-    draw_output_claims,
     expect_binding,
+    expect_public_reads,
+    walk_output_claims,
 )
 from cairn.prover.walk.witness import (
     batch,
@@ -52,34 +54,34 @@ def verify_walk(spec: LayerSpec, proof: WalkProof) -> None:
     """Returns on acceptance; raises VerificationError naming the failed check."""
     st = proof.statement
     channel, claims = replay_layer(spec, proof)
-    open_committed(st.committed, claims.weights, proof.opening, channel)
+    open_committed(st.committed, claims.committed, proof.opening, channel)
     pinned = {n: t.pinned for n, t in layer_tables(spec, st).items()}
     expect_claims("walk.witness_claims", st.kind, st.witness.keys() | pinned.keys(), claims.witness)
     openings = batch(st.witness, claims.witness) + batch(pinned, claims.witness)
     verify_witness(openings, proof.witness_opening, channel)
 
 
-def replay_layer(spec: LayerSpec, proof: WalkProof) -> tuple[Poseidon252Channel, LayerClaims]:
+def replay_layer(spec: LayerSpec, proof: WalkProof) -> tuple[Poseidon252Channel, OpeningClaims]:
     """The walk up to its openings: the statement's checks and transcript, the layer, the
-    public tensors' settlements; the channel and the layer's claims as they leave it (an
-    on-chain session starts the committed weights' opening from here, deploy/sessions.py)."""
+    public tensors' settlements; the channel and the claims left on the committed tensors and
+    the witness (an on-chain session starts the committed tensors' opening from here,
+    deploy/sessions.py)."""
     st = proof.statement
     if st.kind != spec.kind:
         raise VerificationError("statement.kind", f"{st.kind!r} is not {spec.kind!r}")
-    expect_binding(st)
+    expect_public_reads(st, spec.reads)
     spec.check(st)
     check_soundness(spec, st)
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
-    outputs = draw_output_claims(channel, st.outputs)
+    outputs = walk_output_claims(channel, st, proof.outputs)
     claims = spec.verify(st, proof.layer, outputs, channel)
-    settle_claims("input", st.inputs, claims.inputs, proof.inputs, channel)
-    if set(claims.weights) != set(st.weight_shapes()):
-        expected = sorted(st.weight_shapes())
-        raise VerificationError("walk.weight_claims", f"claims must cover {expected}")
-    public = {n: c for n, c in claims.weights.items() if n not in st.committed}
-    settle_claims("weight", st.weights, public, proof.weights, channel)
-    return channel, claims
+    inputs, weights = public_claims(st, claims.inputs), public_claims(st, claims.weights)
+    settle_claims("input", st.public("inputs"), inputs, proof.inputs, channel)
+    settle_claims("weight", st.public("weights"), weights, proof.weights, channel)
+    opening = opening_claims(st, claims, outputs)
+    expect_binding(st, claims.weights)
+    return channel, opening
 
 
 def open_committed(
@@ -88,24 +90,24 @@ def open_committed(
     opening: OpeningProof | None,
     channel: Channel,
 ) -> None:
-    """One batch opening settles every claim on the committed weights (all of one hash)."""
+    """One batch opening settles every claim on the committed tensors (all of one hash)."""
     expect_opening(committed, opening)
     if opening is None:
         return
     hashes = {ct.commitment.hash for ct in committed.values()}
     if len(hashes) != 1 or (hash_ := hashes.pop()) not in PARAMS:
-        raise VerificationError("statement.shape", "committed weights need one known hash")
+        raise VerificationError("statement.shape", "committed tensors need one known hash")
     verify_batch(committed_batch(committed, claims), opening, PARAMS[hash_], channel)
 
 
 def expect_opening(committed: Mapping[str, CommittedTensor], opening: OpeningProof | None) -> None:
-    """`walk.opening` unless an opening is present exactly when weights are committed."""
+    """`walk.opening` unless an opening is present exactly when tensors are committed."""
     if (opening is None) != (not committed):
-        raise VerificationError("walk.opening", "an opening is due exactly for committed weights")
+        raise VerificationError("walk.opening", "an opening is due exactly for committed tensors")
 
 
 def committed_batch(
     committed: Mapping[str, CommittedTensor], claims: Mapping[str, list[Claim]]
 ) -> list[tuple[Commitment, list[Claim]]]:
-    """The committed weights' opening statement: each commitment with its claims, by name."""
+    """The committed tensors' opening statement: each commitment with its claims, by name."""
     return [(committed[n].commitment, claims[n]) for n in sorted(committed)]

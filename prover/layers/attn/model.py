@@ -114,7 +114,7 @@ def check_public(st: Statement) -> None:
     params.check(s, dims.m)
     if problem := soundness.security_problem(dims, params):
         raise VerificationError("softmax.params", problem)
-    if {"q", "k"} & st.unbounded:
+    if not (st.known("q") and st.known("k")):
         raise VerificationError(
             "statement.range", "q and k must be bounded: int8 (in a model walk, a requantization)"
         )

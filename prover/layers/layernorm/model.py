@@ -222,12 +222,6 @@ def check(st: Statement) -> None:
     check_commitments(tensor_vars(shape_of(st)), params_of(st), st.witness)
 
 
-def _known(st: Statement, name: str) -> bool:
-    """Whether a tensor's values are in the statement (not committed, not a hidden tensor
-    without a bound)."""
-    return name not in st.committed and name not in st.unbounded
-
-
 def check_public(st: Statement) -> None:
     """Shapes, parameters, the declared ranges of h and γ, the relations' bounds, soundness."""
     if len(st.dims) != N_DIMS or min(st.dims[:3]) < 1:
@@ -240,10 +234,10 @@ def check_public(st: Statement) -> None:
     if problem := p.problem():
         raise VerificationError("layernorm.params", problem)
     lo, hi = p.h_range
-    h = st.inputs["h"]
-    if _known(st, "h") and (h.min(initial=0) < lo or h.max(initial=0) > hi):
+    h = st.inputs["h"] if st.known("h") else np.zeros(0, dtype=np.int64)
+    if h.min(initial=0) < lo or h.max(initial=0) > hi:
         raise VerificationError("statement.range", f"h has entries outside [{lo}, {hi}]")
-    if _known(st, "gamma") and max_magnitude(st.weights["gamma"]) > p.gamma_bound:
+    if st.known("gamma") and max_magnitude(st.weights["gamma"]) > p.gamma_bound:
         raise VerificationError("statement.range", f"γ has entries beyond ±{p.gamma_bound}")
     expect_ranges(st, RELATIONS)
     if problem := soundness.security_problem(tensor_vars((s,)), tensor_vars((d,)), p):

@@ -139,7 +139,7 @@ def check_public(st: Statement) -> None:
         raise VerificationError("requant.params", problem)
     if problem := p.range_problem():
         raise VerificationError("statement.range", problem)
-    if max_magnitude(st.inputs["x"]) > p.bound:
+    if "x" in st.committed or max_magnitude(st.inputs["x"]) > p.bound:
         raise VerificationError(
             "statement.range",
             f"x has entries beyond A = {p.bound} (2^a − 1, or less where x·M could wrap)",

@@ -1,0 +1,131 @@
+"""Committed inputs and outputs: a statement binds any tensor by a PCS commitment; the claims
+the walk leaves on it join the one batch opening (docs/claim-walk.md, "Committed tensors")."""
+
+import dataclasses
+
+import pytest
+
+from cairn.prover.errors import VerificationError
+from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.params import PARAMS
+from cairn.prover.walk import claims as walk_claims
+from cairn.prover.walk import prover as walk_prover
+from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
+from cairn.prover.walk.statement import ModelBinding
+from cairn.prover.walk.verifier import verify_walk
+from cairn.serializer import proof_file
+from cairn.serializer.walk_calldata import decode_walk, encode_walk
+from tests.walk_examples import SHAPES, STATEMENTS, example
+
+ONE = QM31(1, 0, 0, 0)
+
+
+def _reject(proof, check):
+    with pytest.raises(VerificationError) as e:
+        verify_walk(LAYERS[proof.statement.kind], proof)
+    assert e.value.check == check, e.value
+
+
+@pytest.mark.parametrize("kind", sorted(SHAPES))
+@pytest.mark.parametrize("index", [0, 1])
+def test_every_onchain_kind_verifies_with_its_io_committed(kind, index):
+    proof = example(kind, index, committed=True, io=True)
+    st = proof.statement
+    spec = LAYERS[kind]
+    assert set(proof.outputs) == st.committed.keys() & set(STATEMENTS_OUTPUTS(kind, index))
+    assert not (st.inputs.keys() | st.outputs.keys()) - set(spec.reads)
+    verify_walk(spec, proof)
+    felts = encode_walk(proof)
+    assert encode_walk(decode_walk(felts)) == felts
+    doc = proof_file.to_json_dict(proof)
+    assert proof_file.to_json_dict(proof_file.from_json_dict(doc)) == doc
+
+
+def STATEMENTS_OUTPUTS(kind, index):
+    return STATEMENTS[kind](*SHAPES[kind][index]).outputs.keys()
+
+
+def test_a_wrong_output_value_is_caught_by_the_opening():
+    proof = example("qkv", 0, io=True)
+    name = sorted(proof.outputs)[0]
+    tampered = dataclasses.replace(
+        proof, outputs={**proof.outputs, name: proof.outputs[name] + ONE}
+    )
+    with pytest.raises(VerificationError):
+        verify_walk(LAYERS["qkv"], tampered)
+
+
+def test_output_values_only_for_committed_outputs():
+    proof = example("qkv", 0, io=True)
+    missing = dict(proof.outputs)
+    missing.pop("k")
+    _reject(dataclasses.replace(proof, outputs=missing), "walk.output_values")
+    public = example("qkv", 0)
+    _reject(dataclasses.replace(public, outputs={"q": ONE}), "walk.output_values")
+    with pytest.raises(VerificationError):  # a value for input x: the transcript moves
+        verify_walk(LAYERS["qkv"], dataclasses.replace(proof, outputs={**proof.outputs, "x": ONE}))
+
+
+def test_a_committed_tensor_no_group_claims_is_refused(monkeypatch):
+    """A commitment the layer leaves no claim on: the prover cannot place it; one that places it
+    anyway (no claim to open) is refused by the verifier by the same check."""
+    st = STATEMENTS["matmul"](*SHAPES["matmul"][0])
+    committed, data = commit_tensors(st, ["a"], PARAMS["poseidon"])
+    stray = dataclasses.replace(
+        committed, committed={**committed.committed, "zz": committed.committed["a"]}
+    )
+    data = {**data, "zz": data["a"]}
+    with pytest.raises(VerificationError) as e:
+        prove_walk(LAYERS["matmul"], stray, data)
+    assert e.value.check == "walk.committed_claims"
+
+    def placed(st, layer, outputs):
+        real = dataclasses.replace(st, committed={"a": st.committed["a"]})
+        claims = walk_claims.opening_claims(real, layer, outputs)
+        return dataclasses.replace(
+            claims, committed={**claims.committed, "zz": claims.committed["a"]}
+        )
+
+    monkeypatch.setattr(walk_prover, "opening_claims", placed)
+    _reject(prove_walk(LAYERS["matmul"], stray, data), "walk.committed_claims")
+
+
+def test_tensors_the_checks_read_cannot_be_committed(monkeypatch):
+    st = STATEMENTS["posenc"](*SHAPES["posenc"][0])
+    committed, data = commit_tensors(st, ["x"], PARAMS["poseidon"])
+    with pytest.raises(VerificationError) as e:
+        prove_walk(LAYERS["posenc"], committed, data)
+    assert e.value.check == "statement.reads"
+    monkeypatch.setattr(walk_prover, "expect_public_reads", lambda *_: None)
+    _reject(prove_walk(LAYERS["posenc"], committed, data), "statement.reads")
+    assert committable_io(LAYERS["posenc"], st) == []
+    assert committable_io(
+        LAYERS["qkv-decode"], STATEMENTS["qkv-decode"](*SHAPES["qkv-decode"][0])
+    ) == ["q", "x"]
+
+
+def test_a_binding_names_the_committed_weights_not_the_io(monkeypatch):
+    st = STATEMENTS["linear"](*SHAPES["linear"][0])
+    spec = LAYERS["linear"]
+    names = ["b", "w", *committable_io(spec, st)]
+    committed, data = commit_tensors(st, names, PARAMS["poseidon"])
+    weights_only = ModelBinding(5, 0, {"b": 0, "w": 1})
+    verify_walk(spec, prove_walk(spec, dataclasses.replace(committed, binding=weights_only), data))
+    with_io = dataclasses.replace(committed, binding=ModelBinding(5, 0, {"b": 0, "w": 1, "x": 2}))
+    with pytest.raises(VerificationError) as e:
+        prove_walk(spec, with_io, data)
+    assert e.value.check == "statement.binding"
+    monkeypatch.setattr(walk_prover, "expect_binding", lambda *_: None)
+    _reject(prove_walk(spec, with_io, data), "statement.binding")
+
+
+def test_a_public_and_committed_tensor_is_malformed():
+    proof = example("matmul", 0, io=True)
+    doc = proof_file.to_json_dict(proof)
+    doc["statement"]["inputs"] = proof_file.to_json_dict(example("matmul", 0))["statement"][
+        "inputs"
+    ]
+    with pytest.raises(proof_file.MalformedProofError) as e:
+        proof_file.from_json_dict(doc)
+    assert e.value.field == "statement.inputs"
