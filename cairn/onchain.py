@@ -17,12 +17,13 @@ from cairn.deploy.build import Artifacts, build
 from cairn.deploy.toolchain import default_toolchain
 from cairn.options import ConfigHash
 from cairn.proofs import onchain_proof, parse_felt
+from cairn.prover.errors import VerificationError
 from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import prove_walk
-from cairn.prover.walk.verifier import verify_walk
+from cairn.prover.walk.verifier import replay_layer, verify_walk
 from cairn.serializer import calldata, commitment_file, proof_file
 
 devnet_app = typer.Typer(help="A local starknet-devnet in the background.", no_args_is_help=True)
@@ -181,12 +182,20 @@ def register_model(
 
 
 def _committed_weights(path: Path) -> list[CommittedTensor]:
-    """A layer proof's committed weights in name order (the order a binding indexes)."""
+    """A layer proof's committed weights in name order (the order a binding indexes): the
+    committed tensors its layer leaves weight claims on (not its committed inputs and outputs),
+    so the walk is replayed, up to its opening."""
     loaded = proof_file.load(path)
-    committed = loaded.statement.committed if isinstance(loaded, WalkProof) else {}
-    if not committed:
+    if not isinstance(loaded, WalkProof) or not loaded.statement.committed:
         raise fail(f"{path} has no committed weights (prove it with --commit-weights)")
-    return [committed[name] for name in sorted(committed)]
+    try:
+        _, claims = replay_layer(LAYERS[loaded.statement.kind], loaded)
+    except VerificationError as e:
+        raise fail(f"{path} does not verify: check {e.check} failed ({e.detail})") from None
+    weights = sorted(n for n, group in claims.groups.items() if group == "weights")
+    if not weights:
+        raise fail(f"{path} has no committed weights (prove it with --commit-weights)")
+    return [loaded.statement.committed[name] for name in weights]
 
 
 async def _register(t: Target, addr: int, model: int, config: int, entries: list[int]) -> int:

@@ -31,6 +31,14 @@ CommitWeights = Annotated[
     Hash | None,
     typer.Option(help="bind the weights by PCS commitments with this hash instead of publishing"),
 ]
+CommitIo = Annotated[
+    Hash | None,
+    typer.Option(
+        help="bind the inputs and outputs by PCS commitments with this hash instead of "
+        "publishing them (their values go to PROOF.io.json); the statement on chain is then a "
+        "few roots"
+    ),
+]
 ModelId = Annotated[
     str | None,
     typer.Option(

@@ -27,7 +27,7 @@ from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.ranges import mod_p_only
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
-from cairn.serializer import calldata, commitment_file, proof_file
+from cairn.serializer import calldata, commitment_file, proof_file, tensor_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.files import write_atomic
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, is_onchain
@@ -65,7 +65,8 @@ def describe(proof: proof_file.AnyProof) -> str:
         return f"graph of {len(g.nodes)} layers ({kinds}); {io}; {len(g.hidden)} hidden{bound}"
     st = proof.statement
     hashes = sorted({c.commitment.hash for c in st.committed.values()})
-    bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
+    names = ", ".join(sorted(st.committed))
+    bound = f", committed {names} ({', '.join(hashes)})" if hashes else ""
     if st.binding is not None:
         bound += f", bound to model {st.binding.model_id:#x}"
     return f"{st.kind} {dims_text(st)}{bound}"
@@ -117,6 +118,18 @@ def _check_pinned(proof: proof_file.AnyProof, pins: dict[str, CommittedTensor]) 
             raise VerificationError("commitment.mismatch", f"weight {name!r} is not the pinned one")
 
 
+def _check_io(proof: proof_file.AnyProof, path: Path) -> None:
+    """Each tensor of the file must be one the proof commits to, with that very commitment:
+    the values a `--commit-io` proof's statement is about."""
+    committed = proof.statement.committed
+    for name, values in tensor_file.load(path).items():
+        if name not in committed:
+            raise VerificationError("commitment.mismatch", f"the proof commits to no {name!r}")
+        made, _ = commit_tensor(values, PARAMS[committed[name].commitment.hash])
+        if made != committed[name]:
+            raise VerificationError("commitment.mismatch", f"{name!r} is not the committed one")
+
+
 def _load_pins(specs: list[str]) -> dict[str, CommittedTensor]:
     pins = {}
     for spec in specs:
@@ -134,6 +147,13 @@ def verify(
             "or FILE for the weight b (a matmul's B) (repeatable)"
         ),
     ] = None,
+    io: Annotated[
+        Path | None,
+        typer.Option(
+            help="accept only if the proof's committed inputs and outputs are these values "
+            "(the PROOF.io.json `cairn prove --commit-io` wrote)"
+        ),
+    ] = None,
     model_path: ModelFile = DEFAULT_MODEL_FILE,
 ) -> None:
     """Verify a proof in Python. Exit 0 accepted, 1 rejected (names the check), 2 malformed."""
@@ -142,6 +162,8 @@ def verify(
         pins = _load_pins(commitment or [])
         try:
             _check_pinned(proof, pins)
+            if io is not None:
+                _check_io(proof, io)
             if isinstance(proof, GraphProof):
                 verify_graph(proof)
             else:
@@ -210,16 +232,16 @@ def inspect(
         _inspect_graph(proof, file)
         return
     st = proof.statement
-    tensors = ", ".join(
+    tensors = [
         f"{g[:-1]} {n} {'×'.join(map(str, t.shape))}"
         for g in proof_file.TENSOR_GROUPS
         for n, t in getattr(st, g).items()
-    )
-    tensors += "".join(
-        f", committed weight {n} {'×'.join(map(str, c.shape))} ({c.commitment.hash})"
-        for n, c in st.committed.items()
-    )
-    tensors += "".join(f", witness {n} 2^{c.n_vars} ({c.hash})" for n, c in st.witness.items())
+    ]
+    tensors += [
+        f"committed {n} {'×'.join(map(str, c.shape))} ({c.commitment.hash})"
+        for n, c in sorted(st.committed.items())
+    ]
+    tensors += [f"witness {n} 2^{c.n_vars} ({c.hash})" for n, c in st.witness.items()]
     lines = [
         f"kind          {st.kind}",
         f"dimensions    {dims_text(st)}",

@@ -17,6 +17,7 @@ from cairn import examples
 from cairn.console import errors_as_exit, fail, out, stages
 from cairn.options import (
     Causal,
+    CommitIo,
     CommitWeights,
     ConfigHash,
     Dim,
@@ -31,9 +32,9 @@ from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PARAMS
-from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
-from cairn.serializer import proof_file
+from cairn.serializer import proof_file, tensor_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.walk_calldata import is_onchain
 
@@ -49,6 +50,7 @@ class WeightChoice:
     commit: Hash | None = None
     model: tuple[int, int] | None = None
     indices: dict[str, int] | None = None
+    io: Hash | None = None
 
 
 def _model(commit: Hash | None, model_id: str | None, config_hash: str) -> tuple[int, int] | None:
@@ -113,27 +115,71 @@ def weight_options(kind: str) -> Callable[..., WeightChoice]:
     return _commit_and_bind if is_onchain(kind) else _commit
 
 
+def _io_choice(commit_io: CommitIo = None) -> Hash | None:
+    return commit_io
+
+
+def io_options(kind: str) -> Callable[..., Hash | None] | None:
+    """--commit-io for a kind the contract verifies (committed inputs and outputs are what keep
+    its statement within a transaction)."""
+    return _io_choice if is_onchain(kind) else None
+
+
+def _committed_names(kind: str, statement: Statement, choice: WeightChoice) -> list[str]:
+    """The tensors to commit: the weights (--commit-weights) and the committable inputs and
+    outputs (--commit-io), all of one hash."""
+    if choice.commit and choice.io and choice.commit != choice.io:
+        raise fail("--commit-weights and --commit-io must use one hash (one opening)")
+    names = list(statement.weights) if choice.commit else []
+    if choice.io:
+        io = committable_io(LAYERS[kind], statement)
+        if not io:
+            reads = ", ".join(LAYERS[kind].reads)
+            raise fail(
+                f"{kind}'s check reads its inputs and outputs ({reads}): none can be committed"
+            )
+        names += io
+    return names
+
+
+def io_path(out_path: Path) -> Path:
+    """Where `prove --commit-io` keeps the committed inputs' and outputs' values."""
+    return out_path.with_name(out_path.name.removesuffix(".json") + ".io.json")
+
+
 def prove_layer(
-    kind: str, build: Callable[[], Statement], out_path: Path | None, weights: WeightChoice
+    kind: str, build: Callable[[], Statement], out_path: Path | None, choice: WeightChoice
 ) -> None:
-    """Build the statement (the forward pass), commit and bind its weights as asked, prove it,
-    write the file atomically."""
+    """Build the statement (the forward pass), commit and bind its tensors as asked, prove it,
+    write the file atomically (and, with committed inputs and outputs, their values beside it)."""
     out_path = out_path or Path(f"{kind}.proof.json")
     with errors_as_exit(), stages() as progress:
         progress.add_task(f"computing the {kind} layer")
         statement = build()
-        weight_data = None
-        if weights.commit:
-            progress.add_task(f"committing to the weights ({weights.commit.value})")
-            statement, weight_data = commit_weights(statement, PARAMS[weights.commit.value])
-        if weights.model:
-            ranks = {name: i for i, name in enumerate(sorted(statement.committed))}
-            binding = ModelBinding(*weights.model, weights.indices or ranks)
+        names = _committed_names(kind, statement, choice)
+        data = None
+        if names:
+            hash_ = (choice.commit or choice.io).value  # type: ignore[union-attr]
+            progress.add_task(f"committing to {', '.join(names)} ({hash_})")
+            statement, data = commit_tensors(statement, names, PARAMS[hash_])
+        if choice.model:
+            ranks = {name: i for i, name in enumerate(sorted(statement.weights))}
+            binding = ModelBinding(*choice.model, choice.indices or ranks)
             statement = replace(statement, binding=binding)
         progress.add_task(f"proving {kind} {dims_text(statement)}")
-        proof = prove_walk(LAYERS[kind], statement, weight_data)
+        proof = prove_walk(LAYERS[kind], statement, data)
+        tensors = {**statement.inputs, **statement.outputs}
+        io = {n: tensors[n] for n in names if n in tensors}
+        if io:
+            tensor_file.save(io, io_path(out_path))
         proof_file.save(proof, out_path)
     out.print(f"wrote {out_path} ({describe(proof)}, {proof_felts(proof)} proof felts)")
+    if io:
+        out.print(
+            f"wrote {io_path(out_path)}: the values of {', '.join(sorted(io))}, which the proof "
+            f"binds by commitment only; keep it: `cairn verify {out_path} --io "
+            f"{io_path(out_path)}` checks them against the proof"
+        )
 
 
 def _options(function: Callable[..., Any]) -> list[inspect.Parameter]:
@@ -147,15 +193,19 @@ def layer_command(kind: str, example: examples.LayerExample) -> Callable[..., No
     then --out, as the signature typer reads; its help is the example's."""
     choose = weight_options(kind)
     weight_names = inspect.signature(choose).parameters
+    io = io_options(kind)
 
     def command(out_path: Path | None = None, **options: Any) -> None:
         weights = choose(**{name: options.pop(name) for name in weight_names})
+        if io is not None:
+            weights = replace(weights, io=io(options.pop("commit_io")))
         prove_layer(kind, lambda: example.build(**options), out_path, weights)
 
     out_option = inspect.Parameter(
         "out_path", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ProofOut
     )
-    parameters = [*_options(example.build), *_options(choose), out_option]
+    io_params = _options(io) if io is not None else []
+    parameters = [*_options(example.build), *_options(choose), *io_params, out_option]
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__doc__ = example.help
     return command

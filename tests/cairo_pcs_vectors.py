@@ -72,6 +72,7 @@ from tests.cairo_vectors import (
     span,
 )
 from tests.test_integer_soundness import matmul_statement
+from tests.walk_examples import forging, skip
 
 OUTPUT = (
     Path(__file__).resolve().parent.parent
@@ -649,6 +650,11 @@ def committed_case(rng: random.Random) -> CommittedCase:
         """The proof made honestly with B bound otherwise."""
         return encode(prove_walk(MATMUL, bind(st, model_id, weight, config_hash), data))
 
+    def forged(binding: ModelBinding) -> list[int]:
+        """The proof made with this binding by a prover that skips `statement.binding`."""
+        with forging(expect_binding=skip):
+            return encode(prove_walk(MATMUL, dataclasses.replace(st, binding=binding), data))
+
     def presented(**changes: object) -> list[int]:
         """The honest proof with its statement changed, not proven again."""
         changed = dataclasses.replace(proof.statement, **changes)
@@ -680,10 +686,10 @@ def committed_case(rng: random.Random) -> CommittedCase:
          "registry.commitment"),
         ("config", "Bound with another config hash than the model's.",
          honest(MODEL, WEIGHT, CONFIG + 1), "registry.config"),
-        ("model_zero", "Bound to model 0, which is no model.",
-         presented(binding=dataclasses.replace(binding, model_id=NO_MODEL)), "statement.binding"),
-        ("no_weight_bound", "A binding that leaves B out.",
-         presented(binding=dataclasses.replace(binding, weights={})), "statement.binding"),
+        ("model_zero", "Bound to model 0, which is no model (proven so, the check skipped).",
+         forged(dataclasses.replace(binding, model_id=NO_MODEL)), "statement.binding"),
+        ("no_weight_bound", "A binding that leaves B out (proven so, the check skipped).",
+         forged(dataclasses.replace(binding, weights={})), "statement.binding"),
         ("twin_model", "The same proof presented as model 11's weight 1 (same root, same "
          "config): the model id is in the transcript.",
          presented(binding=dataclasses.replace(binding, model_id=TWIN_MODEL)),

@@ -36,12 +36,16 @@ from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.ranges import holder_bounds, product_bound
+from cairn.prover.walk import claims as walk_claims
+from cairn.prover.walk.claims import OpeningClaims
+from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.prover import commit_weights, prove_walk
-from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.prover import commit_tensors, commit_weights, committable_io, prove_walk
+from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.serde import short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk, io_felts
+from tests import test_layer_matmul
 from tests.cairo_vectors import (
     array,
     felt,
@@ -52,7 +56,16 @@ from tests.cairo_vectors import (
 )
 from tests.proof_mutations import mutations, walk_mutations
 from tests.test_integer_soundness import CASES, matmul_statement, unchecked, wrap
-from tests.walk_examples import RANGE_EDGES, example, range_edge
+from tests.walk_examples import (
+    CONFIG_HASH,
+    MODEL_ID,
+    RANGE_EDGES,
+    SHAPES,
+    example,
+    forging,
+    range_edge,
+    skip,
+)
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/walk_vectors.cairo"
 PER_PATH = 2
@@ -158,9 +171,69 @@ def layer_swaps(proof: WalkProof, honest: list[int]) -> Iterator[tuple[str, list
         yield "a bias value", encode_walk(dataclasses.replace(proof, layer=layer))
 
 
-VARIANTS = ((0, False, False), (1, False, False), (0, True, False), (0, True, True))
-"""(shape index, committed weights, bound to a model): both shapes public, the first also
-committed, and committed and bound (the binding is in the transcript)."""
+VARIANTS = (
+    (0, False, False, False),
+    (1, False, False, False),
+    (0, True, False, False),
+    (0, True, True, False),
+    (0, True, False, True),
+)
+"""(shape index, committed weights, bound to a model, committed inputs and outputs): both
+shapes public, the first also committed, committed and bound (the binding is in the
+transcript), and with its committable inputs and outputs committed too."""
+
+
+def _placed(st: Statement, layer: LayerClaims, outputs: dict) -> OpeningClaims:
+    """The opening's claims with the stray commitment 'zz' given a's (what no group claims)."""
+    real = dataclasses.replace(st, committed={"a": st.committed["a"]})
+    claims = walk_claims.opening_claims(real, layer, outputs)
+    return dataclasses.replace(claims, committed={**claims.committed, "zz": claims.committed["a"]})
+
+
+def committed_io_forgeries() -> Iterator[tuple[str, str, list[int]]]:
+    """(name, doc, calldata) of proofs of committed tensors the walk refuses, each honest but
+    for the check it fails: a committed tensor the kind reads (`statement.reads`), one no
+    group claims (`walk.committed_claims`), a binding naming a committed input
+    (`statement.binding`); and, on the honest qkv proof, a committed output's value left out
+    or sent for a public output (`walk.output_values`)."""
+    posenc = example("posenc").statement
+    st, data = commit_tensors(posenc, ["x"], POSEIDON_PARAMS)
+    with forging(expect_public_reads=skip):
+        yield (
+            "reads",
+            "posenc with x committed.",
+            encode_walk(prove_walk(LAYERS["posenc"], st, data)),
+        )
+    matmul = test_layer_matmul.statement(*SHAPES["matmul"][0])
+    st, data = commit_tensors(matmul, ["a"], POSEIDON_PARAMS)
+    stray = dataclasses.replace(st, committed={**st.committed, "zz": st.committed["a"]})
+    with forging(opening_claims=_placed):
+        proof = prove_walk(LAYERS["matmul"], stray, {**data, "zz": data["a"]})
+    yield "stray", "matmul with a commitment no group claims.", encode_walk(proof)
+    st, data = commit_tensors(matmul, ["a", "b"], POSEIDON_PARAMS)
+    st = dataclasses.replace(st, binding=ModelBinding(MODEL_ID, CONFIG_HASH, {"a": 0, "b": 1}))
+    with forging(expect_binding=skip):
+        proof = prove_walk(LAYERS["matmul"], st, data)
+    yield "binding", "matmul bound with its input a as a weight.", encode_walk(proof)
+    qkv = example("qkv", io=True, committed=True)
+    left_out = {n: v for n, v in qkv.outputs.items() if n != "k"}
+    yield (
+        "missing_value",
+        "qkv without k's value.",
+        encode_walk(dataclasses.replace(qkv, outputs=left_out)),
+    )
+    public = example("qkv")
+    sent = dataclasses.replace(public, outputs={"q": QM31.one()})
+    yield "public_value", "qkv (public) with a value for q.", encode_walk(sent)
+
+
+def render_forgeries() -> Iterator[str]:
+    for name, doc, felts in committed_io_forgeries():
+        verdict = walk_verdict(felts)
+        assert verdict is not None, name
+        base = f"forged_{name}"
+        yield function(base, "Array<felt252>", array([felt(x) for x in felts]), doc)
+        yield rejects(base, f"{base}()", verdict)
 
 
 def linear_statement(x: list[list[int]], w: list[list[int]], b: list[int]) -> Statement:
@@ -423,16 +496,19 @@ def render_reader() -> Iterator[str]:
 def render() -> str:
     out = [HEADER]
     for kind in ONCHAIN_KINDS:
-        for index, committed, bound in VARIANTS:
-            proof = example(kind, index, committed, bound)
+        for index, committed, bound, io in VARIANTS:
+            proof = example(kind, index, committed, bound, io)
             if committed and not proof.statement.committed:
                 continue  # a kind without weights
+            if io and not committable_io(LAYERS[kind], example(kind, index).statement):
+                continue  # nothing committable but the weights
             honest = encode_walk(proof)
             assert walk_verdict(honest) is None
-            suffix = "_bound" if bound else "_committed" if committed else ""
+            suffix = "_io" if io else "_bound" if bound else "_committed" if committed else ""
             base = f"{name_of(kind)}_{index}{suffix}"
             shape = "×".join(str(d) for d in proof.statement.dims)
-            what = "bound" if bound else "committed" if committed else "public"
+            kinds = {"_io": "committed inputs, outputs and", "_bound": "bound"}
+            what = kinds.get(suffix, "committed" if committed else "public")
             out.append(
                 function(
                     base,
@@ -455,6 +531,7 @@ def render() -> str:
                 out.append(rejects(f"{base}_{n}", call, verdict, doc))
         out.extend(render_range_edges(kind))
     out.extend(render_reader())
+    out.extend(render_forgeries())
     out.extend(render_ranges())
     out.extend(render_matmul_ranges())
     return "\n".join(s.rstrip("\n") + "\n" for s in out)

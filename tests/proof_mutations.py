@@ -62,8 +62,9 @@ def mutations(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def walk_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]:
-    """Every tampering of the layer proof and of the settlement proofs (not of the statement)."""
-    for name in ("layer", "inputs", "weights"):
+    """Every tampering of the committed outputs' values, the layer proof and the settlement
+    proofs (not of the statement)."""
+    for name in ("outputs", "layer", "inputs", "weights"):
         for p, m in mutations(getattr(proof, name), name):
             yield p, dataclasses.replace(proof, **{name: m})
 

@@ -2,9 +2,12 @@
 the walk leaves on it join the one batch opening (docs/claim-walk.md, "Committed tensors")."""
 
 import dataclasses
+import json
 
 import pytest
+from typer.testing import CliRunner
 
+from cairn.cli import app
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
@@ -129,3 +132,25 @@ def test_a_public_and_committed_tensor_is_malformed():
     with pytest.raises(proof_file.MalformedProofError) as e:
         proof_file.from_json_dict(doc)
     assert e.value.field == "statement.inputs"
+
+
+def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "q.proof.json"
+    args = ["prove", "qkv", "--seq", "3", "--embed", "5", "--hidden", "2", "--out", str(out)]
+    result = runner.invoke(app, [*args, "--commit-io", "poseidon"])
+    assert result.exit_code == 0, result.output
+    io = tmp_path / "q.proof.io.json"
+    assert "cairn verify" in result.output and io.is_file()
+    result = runner.invoke(app, ["verify", str(out), "--io", str(io)])
+    assert result.exit_code == 0 and "committed k, q, v, x (poseidon)" in result.output
+    doc = json.loads(io.read_text())
+    doc["tensors"]["x"][0][0] += 1
+    io.write_text(json.dumps(doc))
+    result = runner.invoke(app, ["verify", str(out), "--io", str(io)])
+    assert result.exit_code == 1 and "commitment.mismatch" in result.output
+    result = runner.invoke(app, [*args, "--commit-io", "poseidon", "--commit-weights", "blake2s"])
+    assert result.exit_code == 2 and "one hash" in result.output
+    result = runner.invoke(app, ["prove", "posenc", "--commit-io", "poseidon"])
+    assert result.exit_code == 2 and "none can be committed" in result.output
+    assert "--commit-io" not in runner.invoke(app, ["prove", "attn", "--help"]).output

@@ -3,6 +3,8 @@ examples the calldata, Cairo and devnet tests share."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import cache
 
@@ -10,6 +12,7 @@ import numpy as np
 
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.walk import prover as walk_prover
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
@@ -146,3 +149,21 @@ def range_edge(kind: str, index: int) -> tuple[WalkProof, WalkProof]:
     proof = prove_walk(LAYERS[kind], st)
     refused = replace(st, inputs={**st.inputs, **beyond})
     return proof, replace(proof, statement=refused)
+
+
+def skip(*_: object) -> None:
+    return None
+
+
+@contextmanager
+def forging(**replacements: Callable) -> Iterator[None]:
+    """The walk prover with these functions of its own replaced (a check skipped, say): it then
+    makes the proof a forger would, which the verifier must refuse."""
+    saved = {name: getattr(walk_prover, name) for name in replacements}
+    for name, f in replacements.items():
+        setattr(walk_prover, name, f)
+    try:
+        yield
+    finally:
+        for name, f in saved.items():
+            setattr(walk_prover, name, f)

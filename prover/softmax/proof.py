@@ -46,7 +46,7 @@ class ColumnValues:
 class SoftmaxProof:
     """LogUp-GKR over EXP, LIMB, NORM; the column values; the recomposition sum-check and the
     shift ζ = Z̃(r*_row) and score σ = QK̂(r*) at its end. The witness stacks and the fixed
-    exp table are opened by the walk (docs/claim-walk.md, step 8)."""
+    exp table are opened by the walk (docs/claim-walk.md, step 10)."""
 
     logup: LogUpProof
     columns: ColumnValues

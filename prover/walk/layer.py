@@ -18,7 +18,7 @@ from cairn.prover.walk.statement import Statement
 class LayerClaims:
     """What a layer leaves behind: claims on its public inputs and on its weights, and on its
     witness commitments and fixed tables, by name. The walk settles them all; the witness and
-    tables in one batch opening at the end (docs/claim-walk.md, step 8)."""
+    tables in one batch opening at the end (docs/claim-walk.md, step 10)."""
 
     inputs: dict[str, list[Claim]]
     weights: dict[str, list[Claim]]

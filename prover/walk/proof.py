@@ -18,7 +18,7 @@ class WalkProof:
     the layer left a single claim); the verifier then evaluates the tensor at the merged point.
     `opening`: one PCS batch opening of every claim on the committed tensors, if any;
     `witness_opening`: one Blake2s batch opening of every claim on the layer's witness and
-    fixed tables, if any (docs/claim-walk.md, step 8)."""
+    fixed tables, if any (docs/claim-walk.md, step 10)."""
 
     statement: Statement
     outputs: dict[str, QM31]

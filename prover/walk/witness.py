@@ -1,5 +1,5 @@
 """The witness opening: one Blake2s batch opening, at the end of a walk, of every claim the
-layers left on their own witness commitments and on fixed tables (docs/claim-walk.md, step 8).
+layers left on their own witness commitments and on fixed tables (docs/claim-walk.md, step 10).
 
 Every such claim is fixed before the opening's first challenge (the opening comes last), so
 one opening settles them all at the soundness of one: its error grows with the largest

@@ -2,10 +2,9 @@
 //! `ONCHAIN_KINDS`): each kind's statement check and verifier, one module per kind.
 
 use crate::channel::Poseidon252Channel;
-use crate::pcs::proof::Claim;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
-use crate::walk::statement::PublicStatement;
+use crate::walk::statement::{OutputClaims, PublicStatement};
 use projection::ProjectionsTrait;
 
 pub mod kvcache;
@@ -25,6 +24,16 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
     }
 }
 
+/// The tensors whose values the kind's checks read (Python `LayerSpec.reads`): they cannot
+/// be committed.
+pub fn layer_reads(layer: @LayerProof) -> Span<felt252> {
+    match layer {
+        LayerProof::QkvDecode(_) => array!['k0', 'v0', 'k', 'v'].span(),
+        LayerProof::Posenc(_) => array!['o', 'x'].span(),
+        _ => array![].span(),
+    }
+}
+
 /// `statement.shape` / `statement.range` as the kind's Python `check`.
 pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
     match layer {
@@ -38,7 +47,7 @@ pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
 }
 
 pub fn verify_layer(
-    layer: @LayerProof, st: @PublicStatement, outputs: Span<Claim>, ref channel: Poseidon252Channel,
+    layer: @LayerProof, st: @PublicStatement, outputs: OutputClaims, ref channel: Poseidon252Channel,
 ) -> LayerClaims {
     match layer {
         LayerProof::Linear(p) => projection::linear().verify_layer(st, p, outputs, ref channel),

@@ -11,7 +11,7 @@ use crate::sameply::{rounds, verify_sameply};
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
 use crate::walk::proof::{ConcatProof, DecodeProof};
-use crate::walk::statement::{PublicStatement, expect_shapes, output_claim, tensor};
+use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use super::projection::{ProjectionsTrait, Target, qkv};
 
 /// β(x‖y, r)·P(x)·k(y).
@@ -64,7 +64,7 @@ fn is_zero(values: Span<felt252>) -> bool {
 pub fn verify(
     st: @PublicStatement,
     proof: @DecodeProof,
-    outputs: Span<Claim>,
+    outputs: OutputClaims,
     ref channel: Poseidon252Channel,
 ) -> LayerClaims {
     let dims = *st.dims;
@@ -78,10 +78,8 @@ pub fn verify(
             && proof.steps.len() == steps,
         'kvcache.step_count',
     );
-    let names = *st.outputs;
     let (q, k, v) = (
-        output_claim(names, outputs, 'q'), output_claim(names, outputs, 'k'),
-        output_claim(names, outputs, 'v'),
+        output_claim(outputs, 'q'), output_claim(outputs, 'k'), output_claim(outputs, 'v'),
     );
     let mut values = array![];
     values.append_span(q_steps);

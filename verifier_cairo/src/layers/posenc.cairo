@@ -8,7 +8,7 @@ use crate::mle::log2_padded;
 use crate::pcs::proof::Claim;
 use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::PosencProof;
-use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
+use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use crate::walk::tensor::signed;
 
 const HALF: i64 = 0x3fffffff;
@@ -35,12 +35,12 @@ pub fn check(st: @PublicStatement) {
 }
 
 pub fn verify(
-    st: @PublicStatement, proof: @PosencProof, outputs: Span<Claim>, ref channel: Poseidon252Channel,
+    st: @PublicStatement, proof: @PosencProof, outputs: OutputClaims, ref channel: Poseidon252Channel,
 ) -> LayerClaims {
     let dims = *st.dims;
     let steps = log2_padded(*dims[1]) - log2_padded(*dims[0]);
     assert(proof.siblings.len() == steps, 'posenc.sibling_count');
-    let out = *outputs[0];
+    let out = output_claim(outputs, 'o');
     let x_value = *proof.x_value;
     channel.mix_felts(array![x_value].span());
     let mut claim = Claim { point: out.point, value: out.value - x_value };

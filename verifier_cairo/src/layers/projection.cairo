@@ -12,7 +12,7 @@ use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
 use crate::walk::proof::ProjectionProof;
-use crate::walk::statement::{PublicStatement, expect_shapes, output_claim, tensor};
+use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use crate::walk::tensor::Tensors;
 
 pub const DEGREE: u32 = 2;
@@ -151,9 +151,14 @@ pub impl ProjectionsImpl of ProjectionsTrait {
 
     /// Per projection (batch order), |x·w_j + b_j| ≤ product_bound(x, w_j) + max|b_j| ≤ (p−1)/2
     /// (`statement.range`), x with e columns and every W_j with h. A projection with a
-    /// committed W_j or B_j is skipped: it holds mod p only (prover/ranges.py `check_ranges`).
+    /// committed X, W_j or B_j is skipped: it holds mod p only (prover/ranges.py
+    /// `check_ranges`).
     fn check_ranges(self: @Projections, inputs: Tensors, weights: Tensors, e: u32, h: u32) {
-        let x = tensor(inputs, *self.input).values;
+        let x = tensor(inputs, *self.input);
+        if x.commitment.is_some() {
+            return;
+        }
+        let x = x.values;
         for p in *self.batch {
             let w = tensor(weights, *p.w);
             if w.commitment.is_some() {
@@ -173,13 +178,13 @@ pub impl ProjectionsImpl of ProjectionsTrait {
 
     /// Each output claim's point split into its row point a_j and its column point c_j.
     fn split(
-        self: @Projections, outputs: Tensors, claims: Span<Claim>, row_vars: u32,
+        self: @Projections, outputs: OutputClaims, row_vars: u32,
     ) -> (Span<Span<QM31>>, Span<Target>) {
         let mut rows = array![];
         let mut targets = array![];
         let mut i = 0;
         for p in *self.batch {
-            let claim = output_claim(outputs, claims, *p.output);
+            let claim = output_claim(outputs, *p.output);
             let cols = claim.point.len() - row_vars;
             rows.append(claim.point.slice(0, row_vars));
             let col = claim.point.slice(row_vars, cols);
@@ -278,12 +283,12 @@ pub impl ProjectionsImpl of ProjectionsTrait {
         self: @Projections,
         st: @PublicStatement,
         proof: @ProjectionProof,
-        outputs: Span<Claim>,
+        outputs: OutputClaims,
         ref channel: Poseidon252Channel,
     ) -> LayerClaims {
         let dims = *st.dims;
         let (s, e) = (*dims[0], *dims[1]);
-        let (rows, targets) = self.split(*st.outputs, outputs, log2_padded(s));
+        let (rows, targets) = self.split(outputs, log2_padded(s));
         let mut masks = array![];
         for a in rows {
             masks.append(prefix_mask(*a, s));

@@ -5,7 +5,7 @@
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 
-/// An honest linear proof, dims 3×5×2, public weights (65 felts).
+/// An honest linear proof, dims 3×5×2, public weights (66 felts).
 pub fn linear_0() -> Array<felt252> {
     array![
         3,
@@ -48,6 +48,7 @@ pub fn linear_0() -> Array<felt252> {
         1,
         0,
         0,
+        0,
         1,
         0x1f71cf4b3c453740e8ebd26c693c562f,
         3,
@@ -85,70 +86,70 @@ fn accepts_linear_0() {
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_0() {
-    verify_walk_calldata(splice(linear_0(), 41, 42, array![0x1f71cf4b5c453740e8ebd26c693c562f]));
+    verify_walk_calldata(splice(linear_0(), 42, 43, array![0x1f71cf4b5c453740e8ebd26c693c562f]));
 }
 
 /// proof layer.bias-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_1() {
-    verify_walk_calldata(splice(linear_0(), 40, 42, array![0]));
+    verify_walk_calldata(splice(linear_0(), 41, 43, array![0]));
 }
 
 /// proof layer.bias+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_2() {
-    verify_walk_calldata(splice(linear_0(), 40, 41, array![2, 0x1f71cf4b3c453740e8ebd26c693c562f]));
+    verify_walk_calldata(splice(linear_0(), 41, 42, array![2, 0x1f71cf4b3c453740e8ebd26c693c562f]));
 }
 
 /// proof layer.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_3() {
-    verify_walk_calldata(splice(linear_0(), 44, 45, array![0x169e408f1852581dcec18ffd1f126dd9]));
+    verify_walk_calldata(splice(linear_0(), 45, 46, array![0x169e408f1852581dcec18ffd1f126dd9]));
 }
 
 /// proof layer.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_4() {
-    verify_walk_calldata(splice(linear_0(), 45, 46, array![0x1de856c37664429a33bc58264bdbd8e1]));
+    verify_walk_calldata(splice(linear_0(), 46, 47, array![0x1de856c37664429a33bc58264bdbd8e1]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_5() {
-    verify_walk_calldata(splice(linear_0(), 43, 46, array![1, 0x169e408ef852581dcec18ffd1f126dd9]));
+    verify_walk_calldata(splice(linear_0(), 44, 47, array![1, 0x169e408ef852581dcec18ffd1f126dd9]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_6() {
-    verify_walk_calldata(splice(linear_0(), 43, 45, array![3, 0x169e408ef852581dcec18ffd1f126dd9, 0x1de856c35664429a33bc58264bdbd8e1]));
+    verify_walk_calldata(splice(linear_0(), 44, 46, array![3, 0x169e408ef852581dcec18ffd1f126dd9, 0x1de856c35664429a33bc58264bdbd8e1]));
 }
 
 /// proof layer.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_7() {
-    verify_walk_calldata(splice(linear_0(), 46, 49, array![1, 0x12326c88ba6cb2b7667d0f58a1207449]));
+    verify_walk_calldata(splice(linear_0(), 47, 50, array![1, 0x12326c88ba6cb2b7667d0f58a1207449]));
 }
 
 /// proof layer.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_8() {
-    verify_walk_calldata(splice(linear_0(), 46, 48, array![3, 0x12326c88ba6cb2b7667d0f58a1207449, 0x1a4d196986a1174bfc1faadc0baf0958]));
+    verify_walk_calldata(splice(linear_0(), 47, 49, array![3, 0x12326c88ba6cb2b7667d0f58a1207449, 0x1a4d196986a1174bfc1faadc0baf0958]));
 }
 
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_linear_0_9() {
-    verify_walk_calldata(splice(linear_0(), 42, 52, array![
+    verify_walk_calldata(splice(linear_0(), 43, 53, array![
         2,
         2,
         0x169e408ef852581dcec18ffd1f126dd9,
@@ -163,7 +164,7 @@ fn rejects_linear_0_9() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_linear_0_10() {
-    verify_walk_calldata(splice(linear_0(), 42, 49, array![
+    verify_walk_calldata(splice(linear_0(), 43, 50, array![
         4,
         2,
         0x169e408ef852581dcec18ffd1f126dd9,
@@ -181,84 +182,84 @@ fn rejects_linear_0_10() {
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_11() {
-    verify_walk_calldata(splice(linear_0(), 53, 54, array![0x14308770a138760ab3deb2796ec63788]));
+    verify_walk_calldata(splice(linear_0(), 54, 55, array![0x14308770a138760ab3deb2796ec63788]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_12() {
-    verify_walk_calldata(splice(linear_0(), 52, 54, array![0]));
+    verify_walk_calldata(splice(linear_0(), 53, 55, array![0]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_13() {
-    verify_walk_calldata(splice(linear_0(), 52, 53, array![2, 0x143087708138760ab3deb2796ec63788]));
+    verify_walk_calldata(splice(linear_0(), 53, 54, array![2, 0x143087708138760ab3deb2796ec63788]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_14() {
-    verify_walk_calldata(splice(linear_0(), 55, 56, array![0x12871a997da7620aa18a824fe8234f07]));
+    verify_walk_calldata(splice(linear_0(), 56, 57, array![0x12871a997da7620aa18a824fe8234f07]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_15() {
-    verify_walk_calldata(splice(linear_0(), 54, 56, array![0]));
+    verify_walk_calldata(splice(linear_0(), 55, 57, array![0]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_16() {
-    verify_walk_calldata(splice(linear_0(), 54, 55, array![2, 0x12871a995da7620aa18a824fe8234f07]));
+    verify_walk_calldata(splice(linear_0(), 55, 56, array![2, 0x12871a995da7620aa18a824fe8234f07]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_linear_0_17() {
-    verify_walk_calldata(splice(linear_0(), 58, 59, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(linear_0(), 59, 60, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_linear_0_18() {
-    verify_walk_calldata(splice(linear_0(), 56, 59, array![0]));
+    verify_walk_calldata(splice(linear_0(), 57, 60, array![0]));
 }
 
 /// proof weights.b=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_linear_0_19() {
-    verify_walk_calldata(splice(linear_0(), 61, 62, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(linear_0(), 62, 63, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_linear_0_20() {
-    verify_walk_calldata(splice(linear_0(), 59, 61, array![]));
+    verify_walk_calldata(splice(linear_0(), 60, 62, array![]));
 }
 
 /// proof weights.w=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_linear_0_21() {
-    verify_walk_calldata(splice(linear_0(), 63, 64, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(linear_0(), 64, 65, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_linear_0_22() {
-    verify_walk_calldata(splice(linear_0(), 59, 63, array![1, 98]));
+    verify_walk_calldata(splice(linear_0(), 60, 64, array![1, 98]));
 }
 
 /// statement inputs.x[7]
@@ -352,63 +353,63 @@ fn rejects_linear_0_36() {
     verify_walk_calldata(splice(linear_0(), 29, 30, array![3]));
 }
 
-/// felt 34 + 1
+/// felt 35 + 1
 #[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_linear_0_37() {
-    verify_walk_calldata(splice(linear_0(), 34, 35, array![0x200000000000000000000000000000000000000000000003fffffd580000051]));
+    verify_walk_calldata(splice(linear_0(), 35, 36, array![1]));
 }
 
-/// felt 40 + 1
+/// felt 41 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_linear_0_38() {
-    verify_walk_calldata(splice(linear_0(), 40, 41, array![2]));
+    verify_walk_calldata(splice(linear_0(), 41, 42, array![2]));
 }
 
-/// felt 46 + 1
+/// felt 47 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_linear_0_39() {
-    verify_walk_calldata(splice(linear_0(), 46, 47, array![3]));
+    verify_walk_calldata(splice(linear_0(), 47, 48, array![3]));
 }
 
-/// felt 52 + 1
+/// felt 53 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_linear_0_40() {
-    verify_walk_calldata(splice(linear_0(), 52, 53, array![2]));
+    verify_walk_calldata(splice(linear_0(), 53, 54, array![2]));
 }
 
-/// felt 58 + 1
+/// felt 59 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_linear_0_41() {
-    verify_walk_calldata(splice(linear_0(), 58, 59, array![2]));
+    verify_walk_calldata(splice(linear_0(), 59, 60, array![2]));
 }
 
-/// felt 64 + 1
+/// felt 65 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_linear_0_42() {
-    verify_walk_calldata(splice(linear_0(), 64, 65, array![2]));
+    verify_walk_calldata(splice(linear_0(), 65, 66, array![2]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_linear_0_43() {
-    verify_walk_calldata(splice(linear_0(), 39, 40, array![1]));
+    verify_walk_calldata(splice(linear_0(), 40, 41, array![1]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_linear_0_44() {
-    verify_walk_calldata(splice(linear_0(), 39, 40, array![5]));
+    verify_walk_calldata(splice(linear_0(), 40, 41, array![5]));
 }
 
-/// An honest linear proof, dims 5×3×7, public weights (67 felts).
+/// An honest linear proof, dims 5×3×7, public weights (68 felts).
 pub fn linear_1() -> Array<felt252> {
     array![
         3,
@@ -456,6 +457,7 @@ pub fn linear_1() -> Array<felt252> {
         1,
         0,
         0,
+        0,
         1,
         0x1e79a9ca22347d116462873c716b6887,
         2,
@@ -486,7 +488,7 @@ fn accepts_linear_1() {
     assert_eq!(verify_walk_calldata(linear_1()), 0x181a4a12085171983bf64faf5810c9d72951c3b7be0426da81c12c75c366d74);
 }
 
-/// An honest linear proof, dims 3×5×2, committed weights (98 felts).
+/// An honest linear proof, dims 3×5×2, committed weights (99 felts).
 pub fn linear_0_committed() -> Array<felt252> {
     array![
         3,
@@ -532,22 +534,23 @@ pub fn linear_0_committed() -> Array<felt252> {
         1,
         0,
         0,
+        0,
         1,
-        0x1abc8f09e037e92a2364af0108c25548,
+        0x1acd19a1b9185f71d4e2e13c94208542,
         3,
         2,
-        0x13800bd8fe829b1703648d30d21955b9,
-        0x1e2cd9a22e860c8a8bf9c8ef020a0ef6,
+        0x1cf66873c070eb10a41f01ca6efa2ec8,
+        0x15d7f27fa94d25248077ad451ae7e0c6,
         2,
-        0x13dbe77db917ca30ad0c02c488aac29b,
-        0x15784ee14b9a29e943c2920e00ff6384,
+        0x122a527aafe1c68a8857e7a0a485b8da,
+        0x1e5e33666d62af1711dd690b60fd8955,
         2,
-        0x10186b98b44f826d85229e4c0024c077,
-        0x1c73dc64911a4ea84695274ffb046164,
+        0x1365325feee48b436114f71e7ad522bc,
+        0x1a9332e673bd7d8c8aa3ebf75b60fb7e,
         1,
-        0x1b7d879e7fd86564c2ccb66abb40ac72,
+        0x13c3f8b7613eceb284f2393a22906721,
         1,
-        0x1b26baccf685b684974e1c54496a7bf5,
+        0x1565663441eb0a93ce830027c3a649bd,
         1,
         120,
         1,
@@ -557,20 +560,20 @@ pub fn linear_0_committed() -> Array<felt252> {
         0,
         4,
         2,
-        0x1d68fa7ca25e428438f025174c17e489,
-        0x14b0406b6a5e004826083c06b722a5de,
+        0x198296b644bb94ab9f847cf9fc8c1720,
+        0x1055677bf5a5c6b204393c42b7eff878,
         2,
-        0x1a3f196515ab6898ea24bd3b4b7f1bbb,
-        0x1cd6619dc26311b551d81c577e9db95c,
+        0x147ca7f4c5d3b6c8647c22ffe537dfb2,
+        0x12405b45c5521c1f010d6c24d1e145f8,
         2,
-        0x116d879f1db642e5fd061e343fb2a12e,
-        0x15cd8f2d7a9d1f5d70452d3a1dcf0e1c,
+        0x1238374b395c07433d360a0aa864de1e,
+        0x1066716369792ce2eabf54a1cd003e18,
         2,
-        0x168a13f9c7ef72572530f8c80f18cf8c,
-        0x1a351281b06776246b11801289745fad,
+        0x11d1324d2e0427ab32c406effb1b40c0,
+        0x19d541e769bce85c7c2664a0d87fb602,
         0,
-        0x1f24271ba69a09f2d4e97bb0c5305d0b,
-        137542,
+        0x1896054d7e0947188b93e486f484bb29,
+        30821,
         4,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
         0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
@@ -599,77 +602,77 @@ fn accepts_linear_0_committed() {
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_committed_0() {
-    verify_walk_calldata(splice(linear_0_committed(), 44, 45, array![0x1abc8f0a0037e92a2364af0108c25548]));
+    verify_walk_calldata(splice(linear_0_committed(), 45, 46, array![0x1acd19a1d9185f71d4e2e13c94208542]));
 }
 
 /// proof layer.bias-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_committed_1() {
-    verify_walk_calldata(splice(linear_0_committed(), 43, 45, array![0]));
+    verify_walk_calldata(splice(linear_0_committed(), 44, 46, array![0]));
 }
 
 /// proof layer.bias+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_committed_2() {
-    verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![2, 0x1abc8f09e037e92a2364af0108c25548]));
+    verify_walk_calldata(splice(linear_0_committed(), 44, 45, array![2, 0x1acd19a1b9185f71d4e2e13c94208542]));
 }
 
 /// proof layer.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_committed_3() {
-    verify_walk_calldata(splice(linear_0_committed(), 47, 48, array![0x13800bd91e829b1703648d30d21955b9]));
+    verify_walk_calldata(splice(linear_0_committed(), 48, 49, array![0x1cf66873e070eb10a41f01ca6efa2ec8]));
 }
 
 /// proof layer.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_committed_4() {
-    verify_walk_calldata(splice(linear_0_committed(), 48, 49, array![0x1e2cd9a24e860c8a8bf9c8ef020a0ef6]));
+    verify_walk_calldata(splice(linear_0_committed(), 49, 50, array![0x15d7f27fc94d25248077ad451ae7e0c6]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_committed_5() {
-    verify_walk_calldata(splice(linear_0_committed(), 46, 49, array![1, 0x13800bd8fe829b1703648d30d21955b9]));
+    verify_walk_calldata(splice(linear_0_committed(), 47, 50, array![1, 0x1cf66873c070eb10a41f01ca6efa2ec8]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_committed_6() {
-    verify_walk_calldata(splice(linear_0_committed(), 46, 48, array![3, 0x13800bd8fe829b1703648d30d21955b9, 0x1e2cd9a22e860c8a8bf9c8ef020a0ef6]));
+    verify_walk_calldata(splice(linear_0_committed(), 47, 49, array![3, 0x1cf66873c070eb10a41f01ca6efa2ec8, 0x15d7f27fa94d25248077ad451ae7e0c6]));
 }
 
 /// proof layer.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_committed_7() {
-    verify_walk_calldata(splice(linear_0_committed(), 49, 52, array![1, 0x13dbe77db917ca30ad0c02c488aac29b]));
+    verify_walk_calldata(splice(linear_0_committed(), 50, 53, array![1, 0x122a527aafe1c68a8857e7a0a485b8da]));
 }
 
 /// proof layer.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_committed_8() {
-    verify_walk_calldata(splice(linear_0_committed(), 49, 51, array![3, 0x13dbe77db917ca30ad0c02c488aac29b, 0x15784ee14b9a29e943c2920e00ff6384]));
+    verify_walk_calldata(splice(linear_0_committed(), 50, 52, array![3, 0x122a527aafe1c68a8857e7a0a485b8da, 0x1e5e33666d62af1711dd690b60fd8955]));
 }
 
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_linear_0_committed_9() {
-    verify_walk_calldata(splice(linear_0_committed(), 45, 55, array![
+    verify_walk_calldata(splice(linear_0_committed(), 46, 56, array![
         2,
         2,
-        0x13800bd8fe829b1703648d30d21955b9,
-        0x1e2cd9a22e860c8a8bf9c8ef020a0ef6,
+        0x1cf66873c070eb10a41f01ca6efa2ec8,
+        0x15d7f27fa94d25248077ad451ae7e0c6,
         2,
-        0x13dbe77db917ca30ad0c02c488aac29b,
-        0x15784ee14b9a29e943c2920e00ff6384,
+        0x122a527aafe1c68a8857e7a0a485b8da,
+        0x1e5e33666d62af1711dd690b60fd8955,
     ]));
 }
 
@@ -677,17 +680,17 @@ fn rejects_linear_0_committed_9() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_linear_0_committed_10() {
-    verify_walk_calldata(splice(linear_0_committed(), 45, 52, array![
+    verify_walk_calldata(splice(linear_0_committed(), 46, 53, array![
         4,
         2,
-        0x13800bd8fe829b1703648d30d21955b9,
-        0x1e2cd9a22e860c8a8bf9c8ef020a0ef6,
+        0x1cf66873c070eb10a41f01ca6efa2ec8,
+        0x15d7f27fa94d25248077ad451ae7e0c6,
         2,
-        0x13dbe77db917ca30ad0c02c488aac29b,
-        0x15784ee14b9a29e943c2920e00ff6384,
+        0x122a527aafe1c68a8857e7a0a485b8da,
+        0x1e5e33666d62af1711dd690b60fd8955,
         2,
-        0x10186b98b44f826d85229e4c0024c077,
-        0x1c73dc64911a4ea84695274ffb046164,
+        0x1365325feee48b436114f71e7ad522bc,
+        0x1a9332e673bd7d8c8aa3ebf75b60fb7e,
     ]));
 }
 
@@ -695,115 +698,115 @@ fn rejects_linear_0_committed_10() {
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_committed_11() {
-    verify_walk_calldata(splice(linear_0_committed(), 56, 57, array![0x1b7d879e9fd86564c2ccb66abb40ac72]));
+    verify_walk_calldata(splice(linear_0_committed(), 57, 58, array![0x13c3f8b7813eceb284f2393a22906721]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_committed_12() {
-    verify_walk_calldata(splice(linear_0_committed(), 55, 57, array![0]));
+    verify_walk_calldata(splice(linear_0_committed(), 56, 58, array![0]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_committed_13() {
-    verify_walk_calldata(splice(linear_0_committed(), 55, 56, array![2, 0x1b7d879e7fd86564c2ccb66abb40ac72]));
+    verify_walk_calldata(splice(linear_0_committed(), 56, 57, array![2, 0x13c3f8b7613eceb284f2393a22906721]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_committed_14() {
-    verify_walk_calldata(splice(linear_0_committed(), 58, 59, array![0x1b26bacd1685b684974e1c54496a7bf5]));
+    verify_walk_calldata(splice(linear_0_committed(), 59, 60, array![0x1565663461eb0a93ce830027c3a649bd]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_committed_15() {
-    verify_walk_calldata(splice(linear_0_committed(), 57, 59, array![0]));
+    verify_walk_calldata(splice(linear_0_committed(), 58, 60, array![0]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_committed_16() {
-    verify_walk_calldata(splice(linear_0_committed(), 57, 58, array![2, 0x1b26baccf685b684974e1c54496a7bf5]));
+    verify_walk_calldata(splice(linear_0_committed(), 58, 59, array![2, 0x1565663441eb0a93ce830027c3a649bd]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_linear_0_committed_17() {
-    verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(linear_0_committed(), 62, 63, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_linear_0_committed_18() {
-    verify_walk_calldata(splice(linear_0_committed(), 59, 62, array![0]));
+    verify_walk_calldata(splice(linear_0_committed(), 60, 63, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_linear_0_committed_19() {
-    verify_walk_calldata(splice(linear_0_committed(), 68, 69, array![0x1d68fa7cc25e428438f025174c17e489]));
+    verify_walk_calldata(splice(linear_0_committed(), 69, 70, array![0x198296b664bb94ab9f847cf9fc8c1720]));
 }
 
 /// proof opening.fold.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_linear_0_committed_20() {
-    verify_walk_calldata(splice(linear_0_committed(), 69, 70, array![0x14b0406b8a5e004826083c06b722a5de]));
+    verify_walk_calldata(splice(linear_0_committed(), 70, 71, array![0x1055677c15a5c6b204393c42b7eff878]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_linear_0_committed_21() {
-    verify_walk_calldata(splice(linear_0_committed(), 67, 70, array![1, 0x1d68fa7ca25e428438f025174c17e489]));
+    verify_walk_calldata(splice(linear_0_committed(), 68, 71, array![1, 0x198296b644bb94ab9f847cf9fc8c1720]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_linear_0_committed_22() {
-    verify_walk_calldata(splice(linear_0_committed(), 67, 69, array![3, 0x1d68fa7ca25e428438f025174c17e489, 0x14b0406b6a5e004826083c06b722a5de]));
+    verify_walk_calldata(splice(linear_0_committed(), 68, 70, array![3, 0x198296b644bb94ab9f847cf9fc8c1720, 0x1055677bf5a5c6b204393c42b7eff878]));
 }
 
 /// proof opening.fold.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_linear_0_committed_23() {
-    verify_walk_calldata(splice(linear_0_committed(), 70, 73, array![1, 0x1a3f196515ab6898ea24bd3b4b7f1bbb]));
+    verify_walk_calldata(splice(linear_0_committed(), 71, 74, array![1, 0x147ca7f4c5d3b6c8647c22ffe537dfb2]));
 }
 
 /// proof opening.fold.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_linear_0_committed_24() {
-    verify_walk_calldata(splice(linear_0_committed(), 70, 72, array![3, 0x1a3f196515ab6898ea24bd3b4b7f1bbb, 0x1cd6619dc26311b551d81c577e9db95c]));
+    verify_walk_calldata(splice(linear_0_committed(), 71, 73, array![3, 0x147ca7f4c5d3b6c8647c22ffe537dfb2, 0x12405b45c5521c1f010d6c24d1e145f8]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_linear_0_committed_25() {
-    verify_walk_calldata(splice(linear_0_committed(), 66, 79, array![
+    verify_walk_calldata(splice(linear_0_committed(), 67, 80, array![
         3,
         2,
-        0x1d68fa7ca25e428438f025174c17e489,
-        0x14b0406b6a5e004826083c06b722a5de,
+        0x198296b644bb94ab9f847cf9fc8c1720,
+        0x1055677bf5a5c6b204393c42b7eff878,
         2,
-        0x1a3f196515ab6898ea24bd3b4b7f1bbb,
-        0x1cd6619dc26311b551d81c577e9db95c,
+        0x147ca7f4c5d3b6c8647c22ffe537dfb2,
+        0x12405b45c5521c1f010d6c24d1e145f8,
         2,
-        0x116d879f1db642e5fd061e343fb2a12e,
-        0x15cd8f2d7a9d1f5d70452d3a1dcf0e1c,
+        0x1238374b395c07433d360a0aa864de1e,
+        0x1066716369792ce2eabf54a1cd003e18,
     ]));
 }
 
@@ -811,20 +814,20 @@ fn rejects_linear_0_committed_25() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_linear_0_committed_26() {
-    verify_walk_calldata(splice(linear_0_committed(), 66, 76, array![
+    verify_walk_calldata(splice(linear_0_committed(), 67, 77, array![
         5,
         2,
-        0x1d68fa7ca25e428438f025174c17e489,
-        0x14b0406b6a5e004826083c06b722a5de,
+        0x198296b644bb94ab9f847cf9fc8c1720,
+        0x1055677bf5a5c6b204393c42b7eff878,
         2,
-        0x1a3f196515ab6898ea24bd3b4b7f1bbb,
-        0x1cd6619dc26311b551d81c577e9db95c,
+        0x147ca7f4c5d3b6c8647c22ffe537dfb2,
+        0x12405b45c5521c1f010d6c24d1e145f8,
         2,
-        0x116d879f1db642e5fd061e343fb2a12e,
-        0x15cd8f2d7a9d1f5d70452d3a1dcf0e1c,
+        0x1238374b395c07433d360a0aa864de1e,
+        0x1066716369792ce2eabf54a1cd003e18,
         2,
-        0x168a13f9c7ef72572530f8c80f18cf8c,
-        0x1a351281b06776246b11801289745fad,
+        0x11d1324d2e0427ab32c406effb1b40c0,
+        0x19d541e769bce85c7c2664a0d87fb602,
     ]));
 }
 
@@ -832,63 +835,63 @@ fn rejects_linear_0_committed_26() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_linear_0_committed_27() {
-    verify_walk_calldata(splice(linear_0_committed(), 80, 81, array![0x1f24271bc69a09f2d4e97bb0c5305d0b]));
+    verify_walk_calldata(splice(linear_0_committed(), 81, 82, array![0x1896054d9e0947188b93e486f484bb29]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_linear_0_committed_28() {
-    verify_walk_calldata(splice(linear_0_committed(), 81, 82, array![137543]));
+    verify_walk_calldata(splice(linear_0_committed(), 82, 83, array![30822]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_linear_0_committed_29() {
-    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
+    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_linear_0_committed_30() {
-    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![0x200000000000000000000000000000000000000000000002bae3883a8a38f45]));
+    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x200000000000000000000000000000000000000000000002bae3883a8a38f45]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_linear_0_committed_31() {
-    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
+    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_linear_0_committed_32() {
-    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
+    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_linear_0_committed_33() {
-    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x10000000000000000000000000000000000000000000000000000005814bfea]));
+    verify_walk_calldata(splice(linear_0_committed(), 85, 86, array![0x10000000000000000000000000000000000000000000000000000005814bfea]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_linear_0_committed_34() {
-    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x30000000000000000000000000000000000000016052ffa93f5a030a7eb4061]));
+    verify_walk_calldata(splice(linear_0_committed(), 85, 86, array![0x30000000000000000000000000000000000000016052ffa93f5a030a7eb4061]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_linear_0_committed_35() {
-    verify_walk_calldata(splice(linear_0_committed(), 82, 87, array![
+    verify_walk_calldata(splice(linear_0_committed(), 83, 88, array![
         3,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
         0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
@@ -900,7 +903,7 @@ fn rejects_linear_0_committed_35() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_linear_0_committed_36() {
-    verify_walk_calldata(splice(linear_0_committed(), 82, 86, array![
+    verify_walk_calldata(splice(linear_0_committed(), 83, 87, array![
         5,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
         0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
@@ -913,7 +916,7 @@ fn rejects_linear_0_committed_36() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_linear_0_committed_37() {
-    verify_walk_calldata(splice(linear_0_committed(), 88, 97, array![
+    verify_walk_calldata(splice(linear_0_committed(), 89, 98, array![
         3,
         0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
         0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
@@ -928,7 +931,7 @@ fn rejects_linear_0_committed_37() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_linear_0_committed_38() {
-    verify_walk_calldata(splice(linear_0_committed(), 88, 95, array![
+    verify_walk_calldata(splice(linear_0_committed(), 89, 96, array![
         5,
         0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
         0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
@@ -1020,68 +1023,68 @@ fn rejects_linear_0_committed_49() {
 
 /// felt 44 + 1
 #[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_linear_0_committed_50() {
-    verify_walk_calldata(splice(linear_0_committed(), 44, 45, array![0x1abc8f09e037e92a2364af0108c25549]));
+    verify_walk_calldata(splice(linear_0_committed(), 44, 45, array![2]));
 }
 
-/// felt 52 + 1
+/// felt 53 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_linear_0_committed_51() {
-    verify_walk_calldata(splice(linear_0_committed(), 52, 53, array![3]));
+    verify_walk_calldata(splice(linear_0_committed(), 53, 54, array![3]));
 }
 
-/// felt 61 + 1
+/// felt 62 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_linear_0_committed_52() {
-    verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![2]));
+    verify_walk_calldata(splice(linear_0_committed(), 62, 63, array![2]));
 }
 
-/// felt 70 + 1
+/// felt 71 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_linear_0_committed_53() {
-    verify_walk_calldata(splice(linear_0_committed(), 70, 71, array![3]));
+    verify_walk_calldata(splice(linear_0_committed(), 71, 72, array![3]));
 }
 
-/// felt 79 + 1
+/// felt 80 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_linear_0_committed_54() {
-    verify_walk_calldata(splice(linear_0_committed(), 79, 80, array![1]));
+    verify_walk_calldata(splice(linear_0_committed(), 80, 81, array![1]));
 }
 
-/// felt 88 + 1
+/// felt 89 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_linear_0_committed_55() {
-    verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![5]));
+    verify_walk_calldata(splice(linear_0_committed(), 89, 90, array![5]));
 }
 
-/// felt 97 + 1
+/// felt 98 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_linear_0_committed_56() {
-    verify_walk_calldata(splice(linear_0_committed(), 97, 98, array![1]));
+    verify_walk_calldata(splice(linear_0_committed(), 98, 99, array![1]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_linear_0_committed_57() {
-    verify_walk_calldata(splice(linear_0_committed(), 42, 43, array![1]));
+    verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![1]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_linear_0_committed_58() {
-    verify_walk_calldata(splice(linear_0_committed(), 42, 43, array![5]));
+    verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![5]));
 }
 
-/// An honest linear proof, dims 3×5×2, bound weights (105 felts).
+/// An honest linear proof, dims 3×5×2, bound weights (106 felts).
 pub fn linear_0_bound() -> Array<felt252> {
     array![
         3,
@@ -1134,22 +1137,23 @@ pub fn linear_0_bound() -> Array<felt252> {
         1,
         0,
         0,
+        0,
         1,
-        0x158fc14bdd427513eba5fe381e473061,
+        0x1b3299a65b34acabd2141cffaeaf4806,
         3,
         2,
-        0x1422491dae6959652fe1f011e6ce9150,
-        0x19eb6c91ae7c4bce5b8b919e0817922a,
+        0x11de9520e9f2fbe472d1fc09e71f9a94,
+        0x18d80a7eb66c5e43b079b46a05cb2da3,
         2,
-        0x1b23701f636478cea176c3a025bec919,
-        0x17217d9ae531774e231532c5c46d24ab,
+        0x1a1fec18a97c87f129aba22fad4de201,
+        0x11ec7fbc8575ef5d87b5659c5ef4c0e8,
         2,
-        0x1c2096b1e747f5b4764ea58ae027340d,
-        0x1bc503acd15cfacfc840e3bdfd9fbe54,
+        0x1dcd9b193b8abd0e4569dab15a448e50,
+        0x1582e49d595d9f47ff73561ba7576f64,
         1,
-        0x13dc56a458d17d6d981e33ce59f95245,
+        0x1f05fc2018400632da8c02db270a1b48,
         1,
-        0x1a1f6d780fd51d3fbb0548a15162f056,
+        0x166722a989945e956d02c7e461e63480,
         1,
         120,
         1,
@@ -1159,20 +1163,20 @@ pub fn linear_0_bound() -> Array<felt252> {
         0,
         4,
         2,
-        0x1de22b1d885b8f9550937190502d571b,
-        0x1282a6317b980107e5d18bd645ffaf4a,
+        0x1185dc2d1dbc08312b5a75405b38ec04,
+        0x11a33295342041912878c1cfaddaadbd,
         2,
-        0x12532a763ee32aac784f0d934d3f187b,
-        0x19457b9a9a1300accadc9174353b8183,
+        0x13fd6d421635f9a5bc5a3fada5070509,
+        0x1c4aa67427d06007436e4a5897125b2a,
         2,
-        0x18416f67e4cd12384fb5f9db700402aa,
-        0x1ee248e8df71880b430e5eeaab72a7f4,
+        0x18e2db2b7098d52c9f6599a13c940268,
+        0x1adf0176245e533d0a9f3f559ae64403,
         2,
-        0x1d8caf07609a4ae67432811839367972,
-        0x1667ffac785ce013544a200734391fef,
+        0x14c64da82d87be9b38c47125600fd4ba,
+        0x166382c1cc1d962ec8c24ad106a9e46a,
         0,
-        0x14259a04fec8698712fc5389051b6cd8,
-        54249,
+        0x105bb5438f5c3ff7ea4503d4128e95e3,
+        58373,
         4,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
         0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
@@ -1197,7 +1201,866 @@ fn accepts_linear_0_bound() {
     assert_eq!(verify_walk_calldata(linear_0_bound()), 0x25f827047001577cab14691cbdc5332b70b9d33bc0426cb8eb97c64f3293f60);
 }
 
-/// An honest qkv proof, dims 3×5×2, public weights (132 felts).
+/// An honest linear proof, dims 3×5×2, committed inputs, outputs and weights (156 felts).
+pub fn linear_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6c696e656172,
+        3,
+        3,
+        5,
+        2,
+        0,
+        0,
+        0,
+        4,
+        98,
+        1,
+        2,
+        0x88035acb7f059e2954cfc8faac85e7a2,
+        0x5715f4518b1f6aec775359b85d23b6f,
+        1,
+        0x706f736569646f6e,
+        119,
+        2,
+        5,
+        2,
+        0x349a926974fb7b9bf2e5035e6f6f99c6,
+        0x5d12857b3991dfacbfde894d2be3ba0,
+        4,
+        0x706f736569646f6e,
+        120,
+        2,
+        3,
+        5,
+        0x2f64f1c79aa19ef4225632def426c673,
+        0x2a60d7c049adc43cd17826ae6168454,
+        5,
+        0x706f736569646f6e,
+        121,
+        2,
+        3,
+        2,
+        0x49b32af11a89df62397e1c39af0e5d70,
+        0x2cc2570440f0c70ddb23a33b7ba95bd,
+        3,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        121,
+        0x1ecda58843d15bc84eb6a9fb708ba1e7,
+        0,
+        1,
+        0x194871f9406d166162639138d49fd6e7,
+        3,
+        2,
+        0x133fc942fbf3c2fccb6ef07eb6f30bed,
+        0x11326cd571359bbd10df6f3b8f622f8c,
+        2,
+        0x1c05352083f1c21e4ce4b4d6410e605d,
+        0x1e9c8cda5d59ca7ddc1c23896b871f97,
+        2,
+        0x106e3ad09b3bb0ea01262542d42bb13d,
+        0x1d4ebe59dbbd1fd44e273da754b85a0a,
+        1,
+        0x12cdbec165c5352694ea9bdcdeac4536,
+        1,
+        0x1364cac4dd16a2d09a024e7a8205e590,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x1e0fe9772e457ff7165129741977a375,
+        0x148c2a18e19be0014852bc7cecef7e6f,
+        2,
+        0x1fa014cd3c3f64544f363a077d331349,
+        0x135aff347528884ae3c10be852ffd811,
+        2,
+        0x137ecb4de1248e49a590c3f4a2e57e8b,
+        0x17d376f875f567cc2784f1eb6648d30e,
+        2,
+        0x13b91ea9294723675cb363890695b4ed,
+        0x1c2ba862ca7d7d2c2a8b4eb69928cbf0,
+        2,
+        0x1f401e594df8ef4e1bade754f31a6725,
+        0x1aed9b28e66d3d29564116ecd7d714dd,
+        4,
+        0x17f834c964aa648144368ecc9572dd06,
+        0x13b2fd13b2c2c3da5ab6bffccf419f3b,
+        0x1c75fff5a2f0af70f0a8c4ae07ce4f2d,
+        0x1efe69858ed77cae8c11858309ce96c1,
+        5,
+        2,
+        0x1f7cf9a9e1805194a0e59dd7556c6019,
+        0x1bb359f9ab211178e394955075932552,
+        2,
+        0x1cf8288bd5843392d81c4f4fe32c6494,
+        0x18e018660b0ea4be65b9488cce86eea2,
+        2,
+        0x131c1b09f6a9f865d050e4c624c2ed58,
+        0x17e951e44518bfbce5b3eed769f1bb9f,
+        2,
+        0x145c28f9dfbf7e4f16b850ad6cf6399e,
+        0x1ba92656e7bbc8b45f09ad12d85f6a1f,
+        2,
+        0x11a41b04db5b7ca624e6a7355b0349f9,
+        0x1fde373f17351781719ed3df569c0189,
+        1,
+        0xbdf95627c854b448a3e3fb08d9ecc16d,
+        0x2b9064f7efd5dad87ab1425c0f1d110,
+        0x13572c83fe7e8d93ba8ce5e7256d073c,
+        50337,
+        4,
+        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
+        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
+        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
+        0x2000000000000000000000000000000000000000000000013b8c06f588e7f6d,
+        0,
+        4,
+        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
+        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
+        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
+        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
+        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
+        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
+        0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470793,
+        0x80f00d9634893567872312acc8e35471c38530a6b6f47651d142af69d4945d,
+        0,
+        8,
+        0x4299715294dcdf3b645e7239259a301289babbc39557b3cd63968582783971,
+        0xc5475c376093df9e11081b4dc90c15d0fb9c7301a2119eacfdb59c621ad36d,
+        0x705316aafa172bca2e54fa38e3783c071cf5cd1f55649912e51d818a5568f9,
+        0x57dc8f324d5687991cbfa4bfedacf615360087c4f3c8224f28bf94e828800f,
+        0xb88a705e549bb8b55c54b95895d4b290af422e569efddca570fa9f5103ec1c,
+        0xdb44102b6fd403d083145aac8724105fee3c7da96ef8b57d8b74f4f33a6175,
+        0xc20751ee50955c97a6ec5bbc900d2a6b84c0bddaf837b5f096e05f98f8ff50,
+        0x14a254974d477c7c5f7b07b58f9d9138427d1c410652c12988590056e5f918,
+        0x3095597c80d6c0753c70c804e4ab129e8a846f6c94baadefcd66299882e777,
+        0xed4e061b68358b4fb4c21226cdc8bc67a07527fb1a122e6055b898ea150140,
+        0x46f1f5509cc6df5a63a35a610b6f7f8fd90401c0db1b8b40570faa0aaef8a2,
+        0xd130a093bb5a95fb8ccc796cc2884949fd164bcfea2eb1265bbb7303aad519,
+        0xadc6c832d482632a4db7014bd46c419bca20e84932a549d94e784b78a576b4,
+        0x6045cf6e38461c841366d5b6710092d407cb6f0c8d0cb07f984f6c4a520a2d,
+        0x64b1492a89055cf8d6c1d478164b10ca775427788c07221c37dc1d26058110,
+        0xbe7c5623cc596196459dfb73f5bc9fa2fc9544e222608b602ab7f5ba9b4988,
+        0,
+        4,
+        0x3a3c1e298b629b2fe18b3c0fbae51d14b5f0f00512b49a97c94eb21e9ac4ad,
+        0x6bf9a3ef14d47674447511480ebc86d6efcdd55a9b2fb4f19a7752f631b4e0,
+        0xb725816df6b64da925ad6fe51208ffe38dab5103c30e603864c0bf14a4838c,
+        0x66d80f9bfa517a7bf017a794577470ed5d4dc6a57a9976081be5d77976e905,
+        0,
+        4,
+        0x2b643d2a5c758eecf131c2bfa08edcd8c4e1f573969e5980b68defc90bf798,
+        0xeb12a8d950cb69efb842a55142b20cdcc9fb3a645140a994457fc5aee9c499,
+        0xa09a8d048d19d1a5617cfdb3624bdd21717cf7d08c5a2e39b1da3f8cf02794,
+        0x91b0edeeb870ae98ef9c17ebb0a0cd526016e92dd6ec5ec0cfe89c880ad891,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_linear_0_io() {
+    assert_eq!(verify_walk_calldata(linear_0_io()), 0x343ebac3e03f726b7012157b4d8ae26acff8d04c147bb3157d55079b9603c9a);
+}
+
+/// proof outputs.y
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_0() {
+    verify_walk_calldata(splice(linear_0_io(), 47, 48, array![0x1ecda58863d15bc84eb6a9fb708ba1e7]));
+}
+
+/// proof outputs.y-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_linear_0_io_1() {
+    verify_walk_calldata(splice(linear_0_io(), 45, 48, array![0]));
+}
+
+/// proof layer.bias[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_2() {
+    verify_walk_calldata(splice(linear_0_io(), 50, 51, array![0x194871f9606d166162639138d49fd6e7]));
+}
+
+/// proof layer.bias-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_io_3() {
+    verify_walk_calldata(splice(linear_0_io(), 49, 51, array![0]));
+}
+
+/// proof layer.bias+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_io_4() {
+    verify_walk_calldata(splice(linear_0_io(), 49, 50, array![2, 0x194871f9406d166162639138d49fd6e7]));
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_5() {
+    verify_walk_calldata(splice(linear_0_io(), 53, 54, array![0x133fc9431bf3c2fccb6ef07eb6f30bed]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_6() {
+    verify_walk_calldata(splice(linear_0_io(), 54, 55, array![0x11326cd591359bbd10df6f3b8f622f8c]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_io_7() {
+    verify_walk_calldata(splice(linear_0_io(), 52, 55, array![1, 0x133fc942fbf3c2fccb6ef07eb6f30bed]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_io_8() {
+    verify_walk_calldata(splice(linear_0_io(), 52, 54, array![3, 0x133fc942fbf3c2fccb6ef07eb6f30bed, 0x11326cd571359bbd10df6f3b8f622f8c]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_io_9() {
+    verify_walk_calldata(splice(linear_0_io(), 55, 58, array![1, 0x1c05352083f1c21e4ce4b4d6410e605d]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_linear_0_io_10() {
+    verify_walk_calldata(splice(linear_0_io(), 55, 57, array![3, 0x1c05352083f1c21e4ce4b4d6410e605d, 0x1e9c8cda5d59ca7ddc1c23896b871f97]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_linear_0_io_11() {
+    verify_walk_calldata(splice(linear_0_io(), 51, 61, array![
+        2,
+        2,
+        0x133fc942fbf3c2fccb6ef07eb6f30bed,
+        0x11326cd571359bbd10df6f3b8f622f8c,
+        2,
+        0x1c05352083f1c21e4ce4b4d6410e605d,
+        0x1e9c8cda5d59ca7ddc1c23896b871f97,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_linear_0_io_12() {
+    verify_walk_calldata(splice(linear_0_io(), 51, 58, array![
+        4,
+        2,
+        0x133fc942fbf3c2fccb6ef07eb6f30bed,
+        0x11326cd571359bbd10df6f3b8f622f8c,
+        2,
+        0x1c05352083f1c21e4ce4b4d6410e605d,
+        0x1e9c8cda5d59ca7ddc1c23896b871f97,
+        2,
+        0x106e3ad09b3bb0ea01262542d42bb13d,
+        0x1d4ebe59dbbd1fd44e273da754b85a0a,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_13() {
+    verify_walk_calldata(splice(linear_0_io(), 62, 63, array![0x12cdbec185c5352694ea9bdcdeac4536]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_io_14() {
+    verify_walk_calldata(splice(linear_0_io(), 61, 63, array![0]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_io_15() {
+    verify_walk_calldata(splice(linear_0_io(), 61, 62, array![2, 0x12cdbec165c5352694ea9bdcdeac4536]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_16() {
+    verify_walk_calldata(splice(linear_0_io(), 64, 65, array![0x1364cac4fd16a2d09a024e7a8205e590]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_io_17() {
+    verify_walk_calldata(splice(linear_0_io(), 63, 65, array![0]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('linear.value_count',))]
+fn rejects_linear_0_io_18() {
+    verify_walk_calldata(splice(linear_0_io(), 63, 64, array![2, 0x1364cac4dd16a2d09a024e7a8205e590]));
+}
+
+/// proof opening.merge.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_linear_0_io_19() {
+    verify_walk_calldata(splice(linear_0_io(), 70, 71, array![0x1e0fe9774e457ff7165129741977a375]));
+}
+
+/// proof opening.merge.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_linear_0_io_20() {
+    verify_walk_calldata(splice(linear_0_io(), 71, 72, array![0x148c2a19019be0014852bc7cecef7e6f]));
+}
+
+/// proof opening.merge.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_io_21() {
+    verify_walk_calldata(splice(linear_0_io(), 69, 72, array![1, 0x1e0fe9772e457ff7165129741977a375]));
+}
+
+/// proof opening.merge.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_io_22() {
+    verify_walk_calldata(splice(linear_0_io(), 69, 71, array![3, 0x1e0fe9772e457ff7165129741977a375, 0x148c2a18e19be0014852bc7cecef7e6f]));
+}
+
+/// proof opening.merge.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_io_23() {
+    verify_walk_calldata(splice(linear_0_io(), 72, 75, array![1, 0x1fa014cd3c3f64544f363a077d331349]));
+}
+
+/// proof opening.merge.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_io_24() {
+    verify_walk_calldata(splice(linear_0_io(), 72, 74, array![3, 0x1fa014cd3c3f64544f363a077d331349, 0x135aff347528884ae3c10be852ffd811]));
+}
+
+/// proof opening.merge.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_linear_0_io_25() {
+    verify_walk_calldata(splice(linear_0_io(), 68, 84, array![
+        4,
+        2,
+        0x1e0fe9772e457ff7165129741977a375,
+        0x148c2a18e19be0014852bc7cecef7e6f,
+        2,
+        0x1fa014cd3c3f64544f363a077d331349,
+        0x135aff347528884ae3c10be852ffd811,
+        2,
+        0x137ecb4de1248e49a590c3f4a2e57e8b,
+        0x17d376f875f567cc2784f1eb6648d30e,
+        2,
+        0x13b91ea9294723675cb363890695b4ed,
+        0x1c2ba862ca7d7d2c2a8b4eb69928cbf0,
+    ]));
+}
+
+/// proof opening.merge.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_linear_0_io_26() {
+    verify_walk_calldata(splice(linear_0_io(), 68, 81, array![
+        6,
+        2,
+        0x1e0fe9772e457ff7165129741977a375,
+        0x148c2a18e19be0014852bc7cecef7e6f,
+        2,
+        0x1fa014cd3c3f64544f363a077d331349,
+        0x135aff347528884ae3c10be852ffd811,
+        2,
+        0x137ecb4de1248e49a590c3f4a2e57e8b,
+        0x17d376f875f567cc2784f1eb6648d30e,
+        2,
+        0x13b91ea9294723675cb363890695b4ed,
+        0x1c2ba862ca7d7d2c2a8b4eb69928cbf0,
+        2,
+        0x1f401e594df8ef4e1bade754f31a6725,
+        0x1aed9b28e66d3d29564116ecd7d714dd,
+    ]));
+}
+
+/// proof opening.merged_values[0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_linear_0_io_27() {
+    verify_walk_calldata(splice(linear_0_io(), 85, 86, array![0x17f834c984aa648144368ecc9572dd06]));
+}
+
+/// proof opening.merged_values[1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_linear_0_io_28() {
+    verify_walk_calldata(splice(linear_0_io(), 86, 87, array![0x13b2fd13d2c2c3da5ab6bffccf419f3b]));
+}
+
+/// proof opening.merged_values-last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_linear_0_io_29() {
+    verify_walk_calldata(splice(linear_0_io(), 84, 89, array![
+        3,
+        0x17f834c964aa648144368ecc9572dd06,
+        0x13b2fd13b2c2c3da5ab6bffccf419f3b,
+        0x1c75fff5a2f0af70f0a8c4ae07ce4f2d,
+    ]));
+}
+
+/// proof opening.merged_values+last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_linear_0_io_30() {
+    verify_walk_calldata(splice(linear_0_io(), 84, 88, array![
+        5,
+        0x17f834c964aa648144368ecc9572dd06,
+        0x13b2fd13b2c2c3da5ab6bffccf419f3b,
+        0x1c75fff5a2f0af70f0a8c4ae07ce4f2d,
+        0x1efe69858ed77cae8c11858309ce96c1,
+    ]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_io_31() {
+    verify_walk_calldata(splice(linear_0_io(), 91, 92, array![0x1f7cf9aa01805194a0e59dd7556c6019]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_io_32() {
+    verify_walk_calldata(splice(linear_0_io(), 92, 93, array![0x1bb359f9cb211178e394955075932552]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_io_33() {
+    verify_walk_calldata(splice(linear_0_io(), 90, 93, array![1, 0x1f7cf9a9e1805194a0e59dd7556c6019]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_io_34() {
+    verify_walk_calldata(splice(linear_0_io(), 90, 92, array![3, 0x1f7cf9a9e1805194a0e59dd7556c6019, 0x1bb359f9ab211178e394955075932552]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_io_35() {
+    verify_walk_calldata(splice(linear_0_io(), 93, 96, array![1, 0x1cf8288bd5843392d81c4f4fe32c6494]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_linear_0_io_36() {
+    verify_walk_calldata(splice(linear_0_io(), 93, 95, array![3, 0x1cf8288bd5843392d81c4f4fe32c6494, 0x18e018660b0ea4be65b9488cce86eea2]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_linear_0_io_37() {
+    verify_walk_calldata(splice(linear_0_io(), 89, 105, array![
+        4,
+        2,
+        0x1f7cf9a9e1805194a0e59dd7556c6019,
+        0x1bb359f9ab211178e394955075932552,
+        2,
+        0x1cf8288bd5843392d81c4f4fe32c6494,
+        0x18e018660b0ea4be65b9488cce86eea2,
+        2,
+        0x131c1b09f6a9f865d050e4c624c2ed58,
+        0x17e951e44518bfbce5b3eed769f1bb9f,
+        2,
+        0x145c28f9dfbf7e4f16b850ad6cf6399e,
+        0x1ba92656e7bbc8b45f09ad12d85f6a1f,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_linear_0_io_38() {
+    verify_walk_calldata(splice(linear_0_io(), 89, 102, array![
+        6,
+        2,
+        0x1f7cf9a9e1805194a0e59dd7556c6019,
+        0x1bb359f9ab211178e394955075932552,
+        2,
+        0x1cf8288bd5843392d81c4f4fe32c6494,
+        0x18e018660b0ea4be65b9488cce86eea2,
+        2,
+        0x131c1b09f6a9f865d050e4c624c2ed58,
+        0x17e951e44518bfbce5b3eed769f1bb9f,
+        2,
+        0x145c28f9dfbf7e4f16b850ad6cf6399e,
+        0x1ba92656e7bbc8b45f09ad12d85f6a1f,
+        2,
+        0x11a41b04db5b7ca624e6a7355b0349f9,
+        0x1fde373f17351781719ed3df569c0189,
+    ]));
+}
+
+/// proof opening.layer_roots[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_io_39() {
+    verify_walk_calldata(splice(linear_0_io(), 106, 107, array![0xbdf95627c854b448a3e3fb08d9ecc16e]));
+}
+
+/// proof opening.layer_roots-last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_linear_0_io_40() {
+    verify_walk_calldata(splice(linear_0_io(), 105, 108, array![0]));
+}
+
+/// proof opening.layer_roots+last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_linear_0_io_41() {
+    verify_walk_calldata(splice(linear_0_io(), 105, 106, array![2, 0xbdf95627c854b448a3e3fb08d9ecc16d, 0x2b9064f7efd5dad87ab1425c0f1d110]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_io_42() {
+    verify_walk_calldata(splice(linear_0_io(), 108, 109, array![0x13572c841e7e8d93ba8ce5e7256d073c]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_linear_0_io_43() {
+    verify_walk_calldata(splice(linear_0_io(), 109, 110, array![50338]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_io_44() {
+    verify_walk_calldata(splice(linear_0_io(), 111, 112, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_io_45() {
+    verify_walk_calldata(splice(linear_0_io(), 111, 112, array![0x200000000000000000000000000000000000000000000002bae3883a8a38f45]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_io_46() {
+    verify_walk_calldata(splice(linear_0_io(), 111, 112, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_io_47() {
+    verify_walk_calldata(splice(linear_0_io(), 111, 112, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_io_48() {
+    verify_walk_calldata(splice(linear_0_io(), 112, 113, array![0x10000000000000000000000000000000000000000000000000000005814bfea]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_io_49() {
+    verify_walk_calldata(splice(linear_0_io(), 112, 113, array![0x30000000000000000000000000000000000000016052ffa93f5a030a7eb4061]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_io_50() {
+    verify_walk_calldata(splice(linear_0_io(), 110, 115, array![
+        3,
+        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
+        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
+        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_io_51() {
+    verify_walk_calldata(splice(linear_0_io(), 110, 114, array![
+        5,
+        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
+        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
+        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
+        0x2000000000000000000000000000000000000000000000013b8c06f588e7f6d,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_io_52() {
+    verify_walk_calldata(splice(linear_0_io(), 116, 125, array![
+        3,
+        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
+        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
+        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
+        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
+        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
+        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_io_53() {
+    verify_walk_calldata(splice(linear_0_io(), 116, 123, array![
+        5,
+        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
+        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
+        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
+        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
+        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
+        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
+        0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470793,
+        0x80f00d9634893567872312acc8e35471c38530a6b6f47651d142af69d4945d,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_io_54() {
+    verify_walk_calldata(splice(linear_0_io(), 151, 152, array![0x2b643d2c5c758eecf131c2bfa08edcd8c4e1f573969e5980b68defc90bf798]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_io_55() {
+    verify_walk_calldata(splice(linear_0_io(), 151, 152, array![0x2b643d2a5c758ef0f131c2bfa08edcd8c4e1f573969e5980b68defc90bf798]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_io_56() {
+    verify_walk_calldata(splice(linear_0_io(), 151, 152, array![0x70000000056c87a54b8eb1dd9e263857f411db9b189c3eae72d3cb3016d1bdf]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_io_57() {
+    verify_walk_calldata(splice(linear_0_io(), 152, 152, array![0x1000000000000000000000000000000000000000000000000000000490bf798]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_io_58() {
+    verify_walk_calldata(splice(linear_0_io(), 152, 153, array![0x700000001d62551b2a196d3df70854aa2856419b993f674c8a28153288aff8b]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_linear_0_io_59() {
+    verify_walk_calldata(splice(linear_0_io(), 153, 153, array![0x10000000000000000000000000000000000000000000000000000002ee9c499]));
+}
+
+/// proof opening.layer_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_io_60() {
+    verify_walk_calldata(splice(linear_0_io(), 150, 155, array![
+        3,
+        0x2b643d2a5c758eecf131c2bfa08edcd8c4e1f573969e5980b68defc90bf798,
+        0xeb12a8d950cb69efb842a55142b20cdcc9fb3a645140a994457fc5aee9c499,
+        0xa09a8d048d19d1a5617cfdb3624bdd21717cf7d08c5a2e39b1da3f8cf02794,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_linear_0_io_61() {
+    verify_walk_calldata(splice(linear_0_io(), 150, 154, array![
+        5,
+        0x2b643d2a5c758eecf131c2bfa08edcd8c4e1f573969e5980b68defc90bf798,
+        0xeb12a8d950cb69efb842a55142b20cdcc9fb3a645140a994457fc5aee9c499,
+        0xa09a8d048d19d1a5617cfdb3624bdd21717cf7d08c5a2e39b1da3f8cf02794,
+        0x91b0edeeb870ae98ef9c17ebb0a0cd526016e92dd6ec5ec0cfe89c880ad891,
+    ]));
+}
+
+/// proof opening.layer_openings-last
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_linear_0_io_62() {
+    verify_walk_calldata(splice(linear_0_io(), 150, 156, array![]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_64() {
+    verify_walk_calldata(splice(linear_0_io(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_65() {
+    verify_walk_calldata(splice(linear_0_io(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_66() {
+    verify_walk_calldata(splice(linear_0_io(), 6, 7, array![3]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_linear_0_io_67() {
+    verify_walk_calldata(splice(linear_0_io(), 0, 1, array![4]));
+}
+
+/// felt 14 + 1
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_68() {
+    verify_walk_calldata(splice(linear_0_io(), 14, 15, array![0x88035acb7f059e2954cfc8faac85e7a3]));
+}
+
+/// felt 28 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_69() {
+    verify_walk_calldata(splice(linear_0_io(), 28, 29, array![4]));
+}
+
+/// felt 42 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_io_70() {
+    verify_walk_calldata(splice(linear_0_io(), 42, 43, array![1]));
+}
+
+/// felt 56 + 1
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_71() {
+    verify_walk_calldata(splice(linear_0_io(), 56, 57, array![0x1c05352083f1c21e4ce4b4d6410e605e]));
+}
+
+/// felt 70 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_linear_0_io_72() {
+    verify_walk_calldata(splice(linear_0_io(), 70, 71, array![0x1e0fe9772e457ff7165129741977a376]));
+}
+
+/// felt 84 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_linear_0_io_73() {
+    verify_walk_calldata(splice(linear_0_io(), 84, 85, array![5]));
+}
+
+/// felt 98 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_io_74() {
+    verify_walk_calldata(splice(linear_0_io(), 98, 99, array![0x17e951e44518bfbce5b3eed769f1bba0]));
+}
+
+/// felt 112 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_io_75() {
+    verify_walk_calldata(splice(linear_0_io(), 112, 113, array![0x200000000000000000000000000000000000000000000002c0a5ff527eb4062]));
+}
+
+/// felt 126 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_linear_0_io_76() {
+    verify_walk_calldata(splice(linear_0_io(), 126, 127, array![9]));
+}
+
+/// felt 140 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_io_77() {
+    verify_walk_calldata(splice(linear_0_io(), 140, 141, array![0x6045cf6e38461c841366d5b6710092d407cb6f0c8d0cb07f984f6c4a520a2e]));
+}
+
+/// felt 155 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_linear_0_io_78() {
+    verify_walk_calldata(splice(linear_0_io(), 155, 156, array![1]));
+}
+
+/// layer as qkv's variant
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_linear_0_io_79() {
+    verify_walk_calldata(splice(linear_0_io(), 46, 47, array![1]));
+}
+
+/// layer as matmul's variant
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_linear_0_io_80() {
+    verify_walk_calldata(splice(linear_0_io(), 46, 47, array![5]));
+}
+
+/// An honest qkv proof, dims 3×5×2, public weights (133 felts).
 pub fn qkv_0() -> Array<felt252> {
     array![
         3,
@@ -1275,6 +2138,7 @@ pub fn qkv_0() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         1,
         3,
         0x1bd7e16b71997934ff4a0121e699c299,
@@ -1344,28 +2208,28 @@ fn accepts_qkv_0() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_0() {
-    verify_walk_calldata(splice(qkv_0(), 77, 78, array![0x1bd7e16b91997934ff4a0121e699c299]));
+    verify_walk_calldata(splice(qkv_0(), 78, 79, array![0x1bd7e16b91997934ff4a0121e699c299]));
 }
 
 /// proof layer.bias[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_1() {
-    verify_walk_calldata(splice(qkv_0(), 78, 79, array![0x177f473f302bb449c0fbc30ca77cf55a]));
+    verify_walk_calldata(splice(qkv_0(), 79, 80, array![0x177f473f302bb449c0fbc30ca77cf55a]));
 }
 
 /// proof layer.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_2() {
-    verify_walk_calldata(splice(qkv_0(), 76, 80, array![2, 0x1bd7e16b71997934ff4a0121e699c299, 0x177f473f102bb449c0fbc30ca77cf55a]));
+    verify_walk_calldata(splice(qkv_0(), 77, 81, array![2, 0x1bd7e16b71997934ff4a0121e699c299, 0x177f473f102bb449c0fbc30ca77cf55a]));
 }
 
 /// proof layer.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_3() {
-    verify_walk_calldata(splice(qkv_0(), 76, 79, array![
+    verify_walk_calldata(splice(qkv_0(), 77, 80, array![
         4,
         0x1bd7e16b71997934ff4a0121e699c299,
         0x177f473f102bb449c0fbc30ca77cf55a,
@@ -1377,49 +2241,49 @@ fn rejects_qkv_0_3() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_4() {
-    verify_walk_calldata(splice(qkv_0(), 82, 83, array![0x1922a34c516ad2249138530f80ceca9d]));
+    verify_walk_calldata(splice(qkv_0(), 83, 84, array![0x1922a34c516ad2249138530f80ceca9d]));
 }
 
 /// proof layer.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_5() {
-    verify_walk_calldata(splice(qkv_0(), 83, 84, array![0x16f897c5451d52ccac83ac5d62a13566]));
+    verify_walk_calldata(splice(qkv_0(), 84, 85, array![0x16f897c5451d52ccac83ac5d62a13566]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_6() {
-    verify_walk_calldata(splice(qkv_0(), 81, 84, array![1, 0x1922a34c316ad2249138530f80ceca9d]));
+    verify_walk_calldata(splice(qkv_0(), 82, 85, array![1, 0x1922a34c316ad2249138530f80ceca9d]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_7() {
-    verify_walk_calldata(splice(qkv_0(), 81, 83, array![3, 0x1922a34c316ad2249138530f80ceca9d, 0x16f897c5251d52ccac83ac5d62a13566]));
+    verify_walk_calldata(splice(qkv_0(), 82, 84, array![3, 0x1922a34c316ad2249138530f80ceca9d, 0x16f897c5251d52ccac83ac5d62a13566]));
 }
 
 /// proof layer.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_8() {
-    verify_walk_calldata(splice(qkv_0(), 84, 87, array![1, 0x1c4ca13bbde03d83ba8e756ff95fa7fa]));
+    verify_walk_calldata(splice(qkv_0(), 85, 88, array![1, 0x1c4ca13bbde03d83ba8e756ff95fa7fa]));
 }
 
 /// proof layer.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_9() {
-    verify_walk_calldata(splice(qkv_0(), 84, 86, array![3, 0x1c4ca13bbde03d83ba8e756ff95fa7fa, 0x1b15008e2cc96f3e74f37f86fec23311]));
+    verify_walk_calldata(splice(qkv_0(), 85, 87, array![3, 0x1c4ca13bbde03d83ba8e756ff95fa7fa, 0x1b15008e2cc96f3e74f37f86fec23311]));
 }
 
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_10() {
-    verify_walk_calldata(splice(qkv_0(), 80, 90, array![
+    verify_walk_calldata(splice(qkv_0(), 81, 91, array![
         2,
         2,
         0x1922a34c316ad2249138530f80ceca9d,
@@ -1434,7 +2298,7 @@ fn rejects_qkv_0_10() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_11() {
-    verify_walk_calldata(splice(qkv_0(), 80, 87, array![
+    verify_walk_calldata(splice(qkv_0(), 81, 88, array![
         4,
         2,
         0x1922a34c316ad2249138530f80ceca9d,
@@ -1452,28 +2316,28 @@ fn rejects_qkv_0_11() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_12() {
-    verify_walk_calldata(splice(qkv_0(), 91, 92, array![0x15e773b481a6af0b3794b086142ed66a]));
+    verify_walk_calldata(splice(qkv_0(), 92, 93, array![0x15e773b481a6af0b3794b086142ed66a]));
 }
 
 /// proof layer.x[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_13() {
-    verify_walk_calldata(splice(qkv_0(), 92, 93, array![0x1804bbd803ab10afa50a25310f2273ed]));
+    verify_walk_calldata(splice(qkv_0(), 93, 94, array![0x1804bbd803ab10afa50a25310f2273ed]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_14() {
-    verify_walk_calldata(splice(qkv_0(), 90, 94, array![2, 0x15e773b461a6af0b3794b086142ed66a, 0x1804bbd7e3ab10afa50a25310f2273ed]));
+    verify_walk_calldata(splice(qkv_0(), 91, 95, array![2, 0x15e773b461a6af0b3794b086142ed66a, 0x1804bbd7e3ab10afa50a25310f2273ed]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_15() {
-    verify_walk_calldata(splice(qkv_0(), 90, 93, array![
+    verify_walk_calldata(splice(qkv_0(), 91, 94, array![
         4,
         0x15e773b461a6af0b3794b086142ed66a,
         0x1804bbd7e3ab10afa50a25310f2273ed,
@@ -1485,28 +2349,28 @@ fn rejects_qkv_0_15() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_16() {
-    verify_walk_calldata(splice(qkv_0(), 95, 96, array![0x16291237108d7dd3c621d7ebe7f62c84]));
+    verify_walk_calldata(splice(qkv_0(), 96, 97, array![0x16291237108d7dd3c621d7ebe7f62c84]));
 }
 
 /// proof layer.w[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_17() {
-    verify_walk_calldata(splice(qkv_0(), 96, 97, array![0x10784f8d38af0b66b10c90a83b55b1fd]));
+    verify_walk_calldata(splice(qkv_0(), 97, 98, array![0x10784f8d38af0b66b10c90a83b55b1fd]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_18() {
-    verify_walk_calldata(splice(qkv_0(), 94, 98, array![2, 0x16291236f08d7dd3c621d7ebe7f62c84, 0x10784f8d18af0b66b10c90a83b55b1fd]));
+    verify_walk_calldata(splice(qkv_0(), 95, 99, array![2, 0x16291236f08d7dd3c621d7ebe7f62c84, 0x10784f8d18af0b66b10c90a83b55b1fd]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_19() {
-    verify_walk_calldata(splice(qkv_0(), 94, 97, array![
+    verify_walk_calldata(splice(qkv_0(), 95, 98, array![
         4,
         0x16291236f08d7dd3c621d7ebe7f62c84,
         0x10784f8d18af0b66b10c90a83b55b1fd,
@@ -1518,49 +2382,49 @@ fn rejects_qkv_0_19() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_20() {
-    verify_walk_calldata(splice(qkv_0(), 103, 104, array![0x1a2ac4cbec925ff5b4cb8e075e9277e3]));
+    verify_walk_calldata(splice(qkv_0(), 104, 105, array![0x1a2ac4cbec925ff5b4cb8e075e9277e3]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_21() {
-    verify_walk_calldata(splice(qkv_0(), 104, 105, array![0x15cebb4f7510f2bdf4f9501406157ac9]));
+    verify_walk_calldata(splice(qkv_0(), 105, 106, array![0x15cebb4f7510f2bdf4f9501406157ac9]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_22() {
-    verify_walk_calldata(splice(qkv_0(), 102, 105, array![1, 0x1a2ac4cbcc925ff5b4cb8e075e9277e3]));
+    verify_walk_calldata(splice(qkv_0(), 103, 106, array![1, 0x1a2ac4cbcc925ff5b4cb8e075e9277e3]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_23() {
-    verify_walk_calldata(splice(qkv_0(), 102, 104, array![3, 0x1a2ac4cbcc925ff5b4cb8e075e9277e3, 0x15cebb4f5510f2bdf4f9501406157ac9]));
+    verify_walk_calldata(splice(qkv_0(), 103, 105, array![3, 0x1a2ac4cbcc925ff5b4cb8e075e9277e3, 0x15cebb4f5510f2bdf4f9501406157ac9]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_24() {
-    verify_walk_calldata(splice(qkv_0(), 105, 108, array![1, 0x1ea303920d57cdf930a2a901644255e6]));
+    verify_walk_calldata(splice(qkv_0(), 106, 109, array![1, 0x1ea303920d57cdf930a2a901644255e6]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_25() {
-    verify_walk_calldata(splice(qkv_0(), 105, 107, array![3, 0x1ea303920d57cdf930a2a901644255e6, 0x1ef0fd75b7655880bae8a7e018158181]));
+    verify_walk_calldata(splice(qkv_0(), 106, 108, array![3, 0x1ea303920d57cdf930a2a901644255e6, 0x1ef0fd75b7655880bae8a7e018158181]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_26() {
-    verify_walk_calldata(splice(qkv_0(), 101, 117, array![
+    verify_walk_calldata(splice(qkv_0(), 102, 118, array![
         4,
         2,
         0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
@@ -1581,7 +2445,7 @@ fn rejects_qkv_0_26() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_27() {
-    verify_walk_calldata(splice(qkv_0(), 101, 114, array![
+    verify_walk_calldata(splice(qkv_0(), 102, 115, array![
         6,
         2,
         0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
@@ -1605,105 +2469,105 @@ fn rejects_qkv_0_27() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_28() {
-    verify_walk_calldata(splice(qkv_0(), 117, 118, array![0x1bcd7f0501df4d587d103dce5fa6df53]));
+    verify_walk_calldata(splice(qkv_0(), 118, 119, array![0x1bcd7f0501df4d587d103dce5fa6df53]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_29() {
-    verify_walk_calldata(splice(qkv_0(), 100, 118, array![1]));
+    verify_walk_calldata(splice(qkv_0(), 101, 119, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_0_30() {
-    verify_walk_calldata(splice(qkv_0(), 98, 118, array![0]));
+    verify_walk_calldata(splice(qkv_0(), 99, 119, array![0]));
 }
 
 /// proof weights.b_k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_31() {
-    verify_walk_calldata(splice(qkv_0(), 120, 121, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_0(), 121, 122, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_32() {
-    verify_walk_calldata(splice(qkv_0(), 118, 121, array![5]));
+    verify_walk_calldata(splice(qkv_0(), 119, 122, array![5]));
 }
 
 /// proof weights.b_q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_33() {
-    verify_walk_calldata(splice(qkv_0(), 122, 123, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_0(), 123, 124, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_34() {
-    verify_walk_calldata(splice(qkv_0(), 118, 122, array![5, 6446955]));
+    verify_walk_calldata(splice(qkv_0(), 119, 123, array![5, 6446955]));
 }
 
 /// proof weights.b_v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_35() {
-    verify_walk_calldata(splice(qkv_0(), 124, 125, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_0(), 125, 126, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_36() {
-    verify_walk_calldata(splice(qkv_0(), 118, 124, array![5, 6446955, 1, 6446961]));
+    verify_walk_calldata(splice(qkv_0(), 119, 125, array![5, 6446955, 1, 6446961]));
 }
 
 /// proof weights.w_k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_37() {
-    verify_walk_calldata(splice(qkv_0(), 126, 127, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_0(), 127, 128, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_38() {
-    verify_walk_calldata(splice(qkv_0(), 118, 126, array![5, 6446955, 1, 6446961, 1, 6446966]));
+    verify_walk_calldata(splice(qkv_0(), 119, 127, array![5, 6446955, 1, 6446961, 1, 6446966]));
 }
 
 /// proof weights.w_q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_39() {
-    verify_walk_calldata(splice(qkv_0(), 128, 129, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_0(), 129, 130, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_40() {
-    verify_walk_calldata(splice(qkv_0(), 118, 128, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211]));
+    verify_walk_calldata(splice(qkv_0(), 119, 129, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211]));
 }
 
 /// proof weights.w_v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_41() {
-    verify_walk_calldata(splice(qkv_0(), 130, 131, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_0(), 131, 132, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_42() {
-    verify_walk_calldata(splice(qkv_0(), 118, 130, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211, 1, 7823217]));
+    verify_walk_calldata(splice(qkv_0(), 119, 131, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211, 1, 7823217]));
 }
 
 /// statement inputs.x[7]
@@ -1811,98 +2675,98 @@ fn rejects_qkv_0_57() {
     verify_walk_calldata(splice(qkv_0(), 0, 1, array![4]));
 }
 
-/// felt 11 + 1
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_0_58() {
-    verify_walk_calldata(splice(qkv_0(), 11, 12, array![6]));
-}
-
-/// felt 23 + 1
+/// felt 12 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_59() {
-    verify_walk_calldata(splice(qkv_0(), 23, 24, array![3]));
+fn rejects_qkv_0_58() {
+    verify_walk_calldata(splice(qkv_0(), 12, 13, array![3]));
 }
 
-/// felt 35 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_60() {
-    verify_walk_calldata(splice(qkv_0(), 35, 36, array![6446956]));
-}
-
-/// felt 47 + 1
+/// felt 24 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_61() {
-    verify_walk_calldata(splice(qkv_0(), 47, 48, array![3]));
+fn rejects_qkv_0_59() {
+    verify_walk_calldata(splice(qkv_0(), 24, 25, array![4]));
 }
 
-/// felt 59 + 1
+/// felt 36 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_0_60() {
+    verify_walk_calldata(splice(qkv_0(), 36, 37, array![2]));
+}
+
+/// felt 48 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_0_61() {
+    verify_walk_calldata(splice(qkv_0(), 48, 49, array![2]));
+}
+
+/// felt 60 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_0_62() {
-    verify_walk_calldata(splice(qkv_0(), 59, 60, array![6]));
+    verify_walk_calldata(splice(qkv_0(), 60, 61, array![3]));
 }
 
-/// felt 71 + 1
+/// felt 72 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_0_63() {
-    verify_walk_calldata(splice(qkv_0(), 71, 72, array![1]));
+    verify_walk_calldata(splice(qkv_0(), 72, 73, array![1]));
 }
 
-/// felt 83 + 1
+/// felt 84 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_64() {
-    verify_walk_calldata(splice(qkv_0(), 83, 84, array![0x16f897c5251d52ccac83ac5d62a13567]));
+    verify_walk_calldata(splice(qkv_0(), 84, 85, array![0x16f897c5251d52ccac83ac5d62a13567]));
 }
 
-/// felt 95 + 1
+/// felt 96 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_65() {
-    verify_walk_calldata(splice(qkv_0(), 95, 96, array![0x16291236f08d7dd3c621d7ebe7f62c85]));
+    verify_walk_calldata(splice(qkv_0(), 96, 97, array![0x16291236f08d7dd3c621d7ebe7f62c85]));
 }
 
-/// felt 107 + 1
+/// felt 108 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_66() {
-    verify_walk_calldata(splice(qkv_0(), 107, 108, array![0x1ef0fd75b7655880bae8a7e018158182]));
+    verify_walk_calldata(splice(qkv_0(), 108, 109, array![0x1ef0fd75b7655880bae8a7e018158182]));
 }
 
-/// felt 119 + 1
+/// felt 120 + 1
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_67() {
-    verify_walk_calldata(splice(qkv_0(), 119, 120, array![6446956]));
+    verify_walk_calldata(splice(qkv_0(), 120, 121, array![6446956]));
 }
 
-/// felt 131 + 1
+/// felt 132 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_0_68() {
-    verify_walk_calldata(splice(qkv_0(), 131, 132, array![2]));
+    verify_walk_calldata(splice(qkv_0(), 132, 133, array![2]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_qkv_0_69() {
-    verify_walk_calldata(splice(qkv_0(), 75, 76, array![0]));
+    verify_walk_calldata(splice(qkv_0(), 76, 77, array![0]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_qkv_0_70() {
-    verify_walk_calldata(splice(qkv_0(), 75, 76, array![5]));
+    verify_walk_calldata(splice(qkv_0(), 76, 77, array![5]));
 }
 
-/// An honest qkv proof, dims 7×9×6, public weights (177 felts).
+/// An honest qkv proof, dims 7×9×6, public weights (178 felts).
 pub fn qkv_1() -> Array<felt252> {
     array![
         3,
@@ -2016,6 +2880,7 @@ pub fn qkv_1() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         1,
         3,
         0x14dec61376f9bd8cb6dc5f0ad6694b26,
@@ -2090,7 +2955,7 @@ fn accepts_qkv_1() {
     assert_eq!(verify_walk_calldata(qkv_1()), 0x52d00a9c47eca982e7d3ca0a1f5e309f6a460f041a693926cd2dc5f1f059a);
 }
 
-/// An honest qkv proof, dims 3×5×2, committed weights (213 felts).
+/// An honest qkv proof, dims 3×5×2, committed weights (214 felts).
 pub fn qkv_0_committed() -> Array<felt252> {
     array![
         3,
@@ -2177,87 +3042,88 @@ pub fn qkv_0_committed() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         1,
         3,
-        0x1b2e21f3ca415aaa74e15023b88a4570,
-        0x1db646a65ff34b1f00f54e198dbff4b2,
-        0x17ed3a3078db6bd04d133f85bf811b35,
+        0x182955c6e66aa24b55d224bf54568d8f,
+        0x19259b885b55aa6e40a1cdce638b9c97,
+        0x1e145821edbaa225d840f640457ea209,
         3,
         2,
-        0x1fb56abcdfd051df774937ba13f3ff84,
-        0x1baf447ce2bae318092e10023e814ac8,
+        0x1a107bb1745353ef093b20a72ca82516,
+        0x10747b474e1cbb400cf8c815627de3e3,
         2,
-        0x176a914ba37edca240fa0d577188d3b6,
-        0x1b1ad63554dbf699e1a8fa670923798c,
+        0x1d8063c6c1c0b8f5a18cf7209dfcf4eb,
+        0x1618549982543c7b576dc4911d55d1f3,
         2,
-        0x12d501590c847241a31a1f52194b6055,
-        0x1593a4500ccba6b8f2618cf74e3ee7bd,
+        0x1dd4e2b85d635afc3f0a456e10de2add,
+        0x17eb44de9d798b8e3e9c8031aabb6d6c,
         3,
-        0x11c0f5619bdbbba32812ce9ec272aac2,
-        0x1e684636b07df833be9eebd760393ca4,
-        0x15f4120fe5553c1832de8c4420f5af02,
+        0x12c33f0c28a02ff76e74d70e11de3143,
+        0x16e441c5d237a999650a85313b10983d,
+        0x1ef6c343f96b6cf5c860c317a2bf219e,
         3,
-        0x1fc14f3b1d68d3bac102793c8e352e9a,
-        0x1a5a533ac7512823fe5aee45bdaca81a,
-        0x1b2e5d98a3ce0cb33131a806ad6c5efd,
+        0x18888da35e8cc80ac58b45e679b46398,
+        0x191ec90e34b7eac5f6eae31d215725cc,
+        0x1555dff7e45bc1f4a941b126d983ffdd,
         1,
         120,
         0,
         5,
         2,
-        0x15749b6456caf3fd62398b4bd629f2f5,
-        0x1b8d86d8efb4ae54bf73e314e936f5a4,
+        0x16fe3a9f4e9ba06dae5d9a9d052ef266,
+        0x1b2a3009423564a8a488ee07376f634c,
         2,
-        0x112e4106fd27abdfeff1f7b8a0eb4f4a,
-        0x1d0b902c95c2a8dcb5403c5822af77d3,
+        0x1f8bf8a47504a1e3ee9e7a7bb58d8625,
+        0x1bd0227171a7b67470968111447a2f36,
         2,
-        0x1f652dea74055957f117fae90167561f,
-        0x1d38b2151a7ef3ba0df085ad38963ec0,
+        0x11620f47ab208022c42dbe52f55db99e,
+        0x1d510f01b728f6081832ae4d5d67c5b0,
         2,
-        0x15a0bf4e62c2fb31336a9b8d7f5b0afe,
-        0x1c29f74105866d8472751f8e3bf8e99c,
+        0x126c2b588156ee547a1cfed42743241c,
+        0x104f6d6922761d681229b7504b7b11ec,
         2,
-        0x1fd3de3beafe8e722a6262406967d630,
-        0x1f822d26a9bcdb932ed00939d2b17602,
-        0x1097abd5e915b173550672c910a30223,
+        0x110692b6d8a60d54fd9f026cbeef645f,
+        0x15c177d113a0a7260266c6afe407b42a,
+        0x1dd576b5c6e426b28d9db054fc550c22,
         0,
         0,
         4,
         2,
-        0x1c32722d5a70042239f09442f52854d6,
-        0x11dcb06717da1554d9f25ac34e1d272d,
+        0x13def9632d4671fe6ec2c2e41bdce24b,
+        0x16f0f6ec470a29ec7dfb57a518e06b3c,
         2,
-        0x188305ee763d17640c9d446d013bd641,
-        0x167cf3410bd8f780936791ca3774cf56,
+        0x17a3a9ef0a6eb18e785236d4704d0825,
+        0x1285425fe434e800c253cd8829710002,
         2,
-        0x1dd73252cbcd191d7e00e1225f683f76,
-        0x1ae806dbb89acadf5c0746a8f88a2f8b,
+        0x1de5fbaa458cf41b058efbd3862cfd3f,
+        0x198b40b10bef52e99771d5f087987d61,
         2,
-        0x1c42aad68a82bbc90d4294471c0029e3,
-        0x18dc332fd0a86c4dc801ddcd5888d755,
+        0x1f111fcb8f88807eac30e4cfbc211a90,
+        0x1c0264e3ed771a0ec75b1bdd4966209c,
         6,
-        0x116ecb4e43973cdfd4c8d53a90b9b9fe,
-        0x1ec52765b43565e238f8635fdfc9d6bc,
-        0x11b20eecc983f83a7961c373933e8b3e,
-        0x1d5ac1a7228b905c77f45f6ae093b127,
-        0x170a46ff03349306ad472546170c1ce1,
-        0x1c371baf20f1286987e5735e23b63bf2,
+        0x17c95d116e1cc965e289df857efc2030,
+        0x1ae18b68c8bdd9e09d6b55433e582aa1,
+        0x1d0a859d762842d42383ed9f5f1b127c,
+        0x160290cb843e5366a00eaec29c316277,
+        0x168506b4e685a9f9577ec23194cc06ca,
+        0x17478b0fcd3adc425d878814b28cdd12,
         4,
         2,
-        0x1a12ccd9304310092b7b265d75d60a4a,
-        0x1b099e68246faa78779976a5981aefdb,
+        0x17b377c52460f22e0715de8701140ed1,
+        0x142711b993390025c8e42d338ec42141,
         2,
-        0x176482c7459c227fd9667bf6d352078f,
-        0x12e42a086a3744175b91ab060bcec3ab,
+        0x149467e45f762d159cfe67b8ee436b74,
+        0x18ef4fec1f25b54a938af6d7a5d73616,
         2,
-        0x1f29fb7eea8968592043f8b92f76faf3,
-        0x1306ee4900b31a515b6a44dc188def7d,
+        0x17c5f0d56ecd4d8966106a832461a004,
+        0x11e81b64c04b1587283d20f1c02cbd81,
         2,
-        0x1f5e04f44dd3e590bb9b358319869218,
-        0x121abc829acbdc0a99317002027fba41,
+        0x1b8522aee6f5c5b2d163f9914602c78a,
+        0x1c6a8171470105690b6314864a7b9378,
         0,
-        0x1df4b267dc9b5244511ed9d854d8e3ab,
-        73588,
+        0x119e7a4a98781053650bf8454b098d90,
+        283977,
         4,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
         0x200000000000000000000000000000000000000000000002593602434d94001,
@@ -2318,32 +3184,32 @@ fn accepts_qkv_0_committed() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_0() {
-    verify_walk_calldata(splice(qkv_0_committed(), 86, 87, array![0x1b2e21f3ea415aaa74e15023b88a4570]));
+    verify_walk_calldata(splice(qkv_0_committed(), 87, 88, array![0x182955c7066aa24b55d224bf54568d8f]));
 }
 
 /// proof layer.bias[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_1() {
-    verify_walk_calldata(splice(qkv_0_committed(), 87, 88, array![0x1db646a67ff34b1f00f54e198dbff4b2]));
+    verify_walk_calldata(splice(qkv_0_committed(), 88, 89, array![0x19259b887b55aa6e40a1cdce638b9c97]));
 }
 
 /// proof layer.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_committed_2() {
-    verify_walk_calldata(splice(qkv_0_committed(), 85, 89, array![2, 0x1b2e21f3ca415aaa74e15023b88a4570, 0x1db646a65ff34b1f00f54e198dbff4b2]));
+    verify_walk_calldata(splice(qkv_0_committed(), 86, 90, array![2, 0x182955c6e66aa24b55d224bf54568d8f, 0x19259b885b55aa6e40a1cdce638b9c97]));
 }
 
 /// proof layer.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_committed_3() {
-    verify_walk_calldata(splice(qkv_0_committed(), 85, 88, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 86, 89, array![
         4,
-        0x1b2e21f3ca415aaa74e15023b88a4570,
-        0x1db646a65ff34b1f00f54e198dbff4b2,
-        0x17ed3a3078db6bd04d133f85bf811b35,
+        0x182955c6e66aa24b55d224bf54568d8f,
+        0x19259b885b55aa6e40a1cdce638b9c97,
+        0x1e145821edbaa225d840f640457ea209,
     ]));
 }
 
@@ -2351,56 +3217,56 @@ fn rejects_qkv_0_committed_3() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_4() {
-    verify_walk_calldata(splice(qkv_0_committed(), 91, 92, array![0x1fb56abcffd051df774937ba13f3ff84]));
+    verify_walk_calldata(splice(qkv_0_committed(), 92, 93, array![0x1a107bb1945353ef093b20a72ca82516]));
 }
 
 /// proof layer.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_5() {
-    verify_walk_calldata(splice(qkv_0_committed(), 92, 93, array![0x1baf447d02bae318092e10023e814ac8]));
+    verify_walk_calldata(splice(qkv_0_committed(), 93, 94, array![0x10747b476e1cbb400cf8c815627de3e3]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_6() {
-    verify_walk_calldata(splice(qkv_0_committed(), 90, 93, array![1, 0x1fb56abcdfd051df774937ba13f3ff84]));
+    verify_walk_calldata(splice(qkv_0_committed(), 91, 94, array![1, 0x1a107bb1745353ef093b20a72ca82516]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_7() {
-    verify_walk_calldata(splice(qkv_0_committed(), 90, 92, array![3, 0x1fb56abcdfd051df774937ba13f3ff84, 0x1baf447ce2bae318092e10023e814ac8]));
+    verify_walk_calldata(splice(qkv_0_committed(), 91, 93, array![3, 0x1a107bb1745353ef093b20a72ca82516, 0x10747b474e1cbb400cf8c815627de3e3]));
 }
 
 /// proof layer.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_8() {
-    verify_walk_calldata(splice(qkv_0_committed(), 93, 96, array![1, 0x176a914ba37edca240fa0d577188d3b6]));
+    verify_walk_calldata(splice(qkv_0_committed(), 94, 97, array![1, 0x1d8063c6c1c0b8f5a18cf7209dfcf4eb]));
 }
 
 /// proof layer.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_9() {
-    verify_walk_calldata(splice(qkv_0_committed(), 93, 95, array![3, 0x176a914ba37edca240fa0d577188d3b6, 0x1b1ad63554dbf699e1a8fa670923798c]));
+    verify_walk_calldata(splice(qkv_0_committed(), 94, 96, array![3, 0x1d8063c6c1c0b8f5a18cf7209dfcf4eb, 0x1618549982543c7b576dc4911d55d1f3]));
 }
 
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_committed_10() {
-    verify_walk_calldata(splice(qkv_0_committed(), 89, 99, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 90, 100, array![
         2,
         2,
-        0x1fb56abcdfd051df774937ba13f3ff84,
-        0x1baf447ce2bae318092e10023e814ac8,
+        0x1a107bb1745353ef093b20a72ca82516,
+        0x10747b474e1cbb400cf8c815627de3e3,
         2,
-        0x176a914ba37edca240fa0d577188d3b6,
-        0x1b1ad63554dbf699e1a8fa670923798c,
+        0x1d8063c6c1c0b8f5a18cf7209dfcf4eb,
+        0x1618549982543c7b576dc4911d55d1f3,
     ]));
 }
 
@@ -2408,17 +3274,17 @@ fn rejects_qkv_0_committed_10() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_committed_11() {
-    verify_walk_calldata(splice(qkv_0_committed(), 89, 96, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 90, 97, array![
         4,
         2,
-        0x1fb56abcdfd051df774937ba13f3ff84,
-        0x1baf447ce2bae318092e10023e814ac8,
+        0x1a107bb1745353ef093b20a72ca82516,
+        0x10747b474e1cbb400cf8c815627de3e3,
         2,
-        0x176a914ba37edca240fa0d577188d3b6,
-        0x1b1ad63554dbf699e1a8fa670923798c,
+        0x1d8063c6c1c0b8f5a18cf7209dfcf4eb,
+        0x1618549982543c7b576dc4911d55d1f3,
         2,
-        0x12d501590c847241a31a1f52194b6055,
-        0x1593a4500ccba6b8f2618cf74e3ee7bd,
+        0x1dd4e2b85d635afc3f0a456e10de2add,
+        0x17eb44de9d798b8e3e9c8031aabb6d6c,
     ]));
 }
 
@@ -2426,32 +3292,32 @@ fn rejects_qkv_0_committed_11() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_12() {
-    verify_walk_calldata(splice(qkv_0_committed(), 100, 101, array![0x11c0f561bbdbbba32812ce9ec272aac2]));
+    verify_walk_calldata(splice(qkv_0_committed(), 101, 102, array![0x12c33f0c48a02ff76e74d70e11de3143]));
 }
 
 /// proof layer.x[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_13() {
-    verify_walk_calldata(splice(qkv_0_committed(), 101, 102, array![0x1e684636d07df833be9eebd760393ca4]));
+    verify_walk_calldata(splice(qkv_0_committed(), 102, 103, array![0x16e441c5f237a999650a85313b10983d]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_committed_14() {
-    verify_walk_calldata(splice(qkv_0_committed(), 99, 103, array![2, 0x11c0f5619bdbbba32812ce9ec272aac2, 0x1e684636b07df833be9eebd760393ca4]));
+    verify_walk_calldata(splice(qkv_0_committed(), 100, 104, array![2, 0x12c33f0c28a02ff76e74d70e11de3143, 0x16e441c5d237a999650a85313b10983d]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_committed_15() {
-    verify_walk_calldata(splice(qkv_0_committed(), 99, 102, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 100, 103, array![
         4,
-        0x11c0f5619bdbbba32812ce9ec272aac2,
-        0x1e684636b07df833be9eebd760393ca4,
-        0x15f4120fe5553c1832de8c4420f5af02,
+        0x12c33f0c28a02ff76e74d70e11de3143,
+        0x16e441c5d237a999650a85313b10983d,
+        0x1ef6c343f96b6cf5c860c317a2bf219e,
     ]));
 }
 
@@ -2459,32 +3325,32 @@ fn rejects_qkv_0_committed_15() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_16() {
-    verify_walk_calldata(splice(qkv_0_committed(), 104, 105, array![0x1fc14f3b3d68d3bac102793c8e352e9a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 105, 106, array![0x18888da37e8cc80ac58b45e679b46398]));
 }
 
 /// proof layer.w[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_17() {
-    verify_walk_calldata(splice(qkv_0_committed(), 105, 106, array![0x1a5a533ae7512823fe5aee45bdaca81a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 106, 107, array![0x191ec90e54b7eac5f6eae31d215725cc]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_committed_18() {
-    verify_walk_calldata(splice(qkv_0_committed(), 103, 107, array![2, 0x1fc14f3b1d68d3bac102793c8e352e9a, 0x1a5a533ac7512823fe5aee45bdaca81a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 104, 108, array![2, 0x18888da35e8cc80ac58b45e679b46398, 0x191ec90e34b7eac5f6eae31d215725cc]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_committed_19() {
-    verify_walk_calldata(splice(qkv_0_committed(), 103, 106, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 104, 107, array![
         4,
-        0x1fc14f3b1d68d3bac102793c8e352e9a,
-        0x1a5a533ac7512823fe5aee45bdaca81a,
-        0x1b2e5d98a3ce0cb33131a806ad6c5efd,
+        0x18888da35e8cc80ac58b45e679b46398,
+        0x191ec90e34b7eac5f6eae31d215725cc,
+        0x1555dff7e45bc1f4a941b126d983ffdd,
     ]));
 }
 
@@ -2492,62 +3358,62 @@ fn rejects_qkv_0_committed_19() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_committed_20() {
-    verify_walk_calldata(splice(qkv_0_committed(), 112, 113, array![0x15749b6476caf3fd62398b4bd629f2f5]));
+    verify_walk_calldata(splice(qkv_0_committed(), 113, 114, array![0x16fe3a9f6e9ba06dae5d9a9d052ef266]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_committed_21() {
-    verify_walk_calldata(splice(qkv_0_committed(), 113, 114, array![0x1b8d86d90fb4ae54bf73e314e936f5a4]));
+    verify_walk_calldata(splice(qkv_0_committed(), 114, 115, array![0x1b2a3009623564a8a488ee07376f634c]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_22() {
-    verify_walk_calldata(splice(qkv_0_committed(), 111, 114, array![1, 0x15749b6456caf3fd62398b4bd629f2f5]));
+    verify_walk_calldata(splice(qkv_0_committed(), 112, 115, array![1, 0x16fe3a9f4e9ba06dae5d9a9d052ef266]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_23() {
-    verify_walk_calldata(splice(qkv_0_committed(), 111, 113, array![3, 0x15749b6456caf3fd62398b4bd629f2f5, 0x1b8d86d8efb4ae54bf73e314e936f5a4]));
+    verify_walk_calldata(splice(qkv_0_committed(), 112, 114, array![3, 0x16fe3a9f4e9ba06dae5d9a9d052ef266, 0x1b2a3009423564a8a488ee07376f634c]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_24() {
-    verify_walk_calldata(splice(qkv_0_committed(), 114, 117, array![1, 0x112e4106fd27abdfeff1f7b8a0eb4f4a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 115, 118, array![1, 0x1f8bf8a47504a1e3ee9e7a7bb58d8625]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_25() {
-    verify_walk_calldata(splice(qkv_0_committed(), 114, 116, array![3, 0x112e4106fd27abdfeff1f7b8a0eb4f4a, 0x1d0b902c95c2a8dcb5403c5822af77d3]));
+    verify_walk_calldata(splice(qkv_0_committed(), 115, 117, array![3, 0x1f8bf8a47504a1e3ee9e7a7bb58d8625, 0x1bd0227171a7b67470968111447a2f36]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_committed_26() {
-    verify_walk_calldata(splice(qkv_0_committed(), 110, 126, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 111, 127, array![
         4,
         2,
-        0x15749b6456caf3fd62398b4bd629f2f5,
-        0x1b8d86d8efb4ae54bf73e314e936f5a4,
+        0x16fe3a9f4e9ba06dae5d9a9d052ef266,
+        0x1b2a3009423564a8a488ee07376f634c,
         2,
-        0x112e4106fd27abdfeff1f7b8a0eb4f4a,
-        0x1d0b902c95c2a8dcb5403c5822af77d3,
+        0x1f8bf8a47504a1e3ee9e7a7bb58d8625,
+        0x1bd0227171a7b67470968111447a2f36,
         2,
-        0x1f652dea74055957f117fae90167561f,
-        0x1d38b2151a7ef3ba0df085ad38963ec0,
+        0x11620f47ab208022c42dbe52f55db99e,
+        0x1d510f01b728f6081832ae4d5d67c5b0,
         2,
-        0x15a0bf4e62c2fb31336a9b8d7f5b0afe,
-        0x1c29f74105866d8472751f8e3bf8e99c,
+        0x126c2b588156ee547a1cfed42743241c,
+        0x104f6d6922761d681229b7504b7b11ec,
     ]));
 }
 
@@ -2555,23 +3421,23 @@ fn rejects_qkv_0_committed_26() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_committed_27() {
-    verify_walk_calldata(splice(qkv_0_committed(), 110, 123, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 111, 124, array![
         6,
         2,
-        0x15749b6456caf3fd62398b4bd629f2f5,
-        0x1b8d86d8efb4ae54bf73e314e936f5a4,
+        0x16fe3a9f4e9ba06dae5d9a9d052ef266,
+        0x1b2a3009423564a8a488ee07376f634c,
         2,
-        0x112e4106fd27abdfeff1f7b8a0eb4f4a,
-        0x1d0b902c95c2a8dcb5403c5822af77d3,
+        0x1f8bf8a47504a1e3ee9e7a7bb58d8625,
+        0x1bd0227171a7b67470968111447a2f36,
         2,
-        0x1f652dea74055957f117fae90167561f,
-        0x1d38b2151a7ef3ba0df085ad38963ec0,
+        0x11620f47ab208022c42dbe52f55db99e,
+        0x1d510f01b728f6081832ae4d5d67c5b0,
         2,
-        0x15a0bf4e62c2fb31336a9b8d7f5b0afe,
-        0x1c29f74105866d8472751f8e3bf8e99c,
+        0x126c2b588156ee547a1cfed42743241c,
+        0x104f6d6922761d681229b7504b7b11ec,
         2,
-        0x1fd3de3beafe8e722a6262406967d630,
-        0x1f822d26a9bcdb932ed00939d2b17602,
+        0x110692b6d8a60d54fd9f026cbeef645f,
+        0x15c177d113a0a7260266c6afe407b42a,
     ]));
 }
 
@@ -2579,80 +3445,80 @@ fn rejects_qkv_0_committed_27() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_committed_28() {
-    verify_walk_calldata(splice(qkv_0_committed(), 126, 127, array![0x1097abd60915b173550672c910a30223]));
+    verify_walk_calldata(splice(qkv_0_committed(), 127, 128, array![0x1dd576b5e6e426b28d9db054fc550c22]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_committed_29() {
-    verify_walk_calldata(splice(qkv_0_committed(), 109, 127, array![1]));
+    verify_walk_calldata(splice(qkv_0_committed(), 110, 128, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_0_committed_30() {
-    verify_walk_calldata(splice(qkv_0_committed(), 107, 127, array![0]));
+    verify_walk_calldata(splice(qkv_0_committed(), 108, 128, array![0]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_0_committed_31() {
-    verify_walk_calldata(splice(qkv_0_committed(), 131, 132, array![0x1c32722d7a70042239f09442f52854d6]));
+    verify_walk_calldata(splice(qkv_0_committed(), 132, 133, array![0x13def9634d4671fe6ec2c2e41bdce24b]));
 }
 
 /// proof opening.merge.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_0_committed_32() {
-    verify_walk_calldata(splice(qkv_0_committed(), 132, 133, array![0x11dcb06737da1554d9f25ac34e1d272d]));
+    verify_walk_calldata(splice(qkv_0_committed(), 133, 134, array![0x16f0f6ec670a29ec7dfb57a518e06b3c]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_33() {
-    verify_walk_calldata(splice(qkv_0_committed(), 130, 133, array![1, 0x1c32722d5a70042239f09442f52854d6]));
+    verify_walk_calldata(splice(qkv_0_committed(), 131, 134, array![1, 0x13def9632d4671fe6ec2c2e41bdce24b]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_34() {
-    verify_walk_calldata(splice(qkv_0_committed(), 130, 132, array![3, 0x1c32722d5a70042239f09442f52854d6, 0x11dcb06717da1554d9f25ac34e1d272d]));
+    verify_walk_calldata(splice(qkv_0_committed(), 131, 133, array![3, 0x13def9632d4671fe6ec2c2e41bdce24b, 0x16f0f6ec470a29ec7dfb57a518e06b3c]));
 }
 
 /// proof opening.merge.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_35() {
-    verify_walk_calldata(splice(qkv_0_committed(), 133, 136, array![1, 0x188305ee763d17640c9d446d013bd641]));
+    verify_walk_calldata(splice(qkv_0_committed(), 134, 137, array![1, 0x17a3a9ef0a6eb18e785236d4704d0825]));
 }
 
 /// proof opening.merge.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_36() {
-    verify_walk_calldata(splice(qkv_0_committed(), 133, 135, array![3, 0x188305ee763d17640c9d446d013bd641, 0x167cf3410bd8f780936791ca3774cf56]));
+    verify_walk_calldata(splice(qkv_0_committed(), 134, 136, array![3, 0x17a3a9ef0a6eb18e785236d4704d0825, 0x1285425fe434e800c253cd8829710002]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_0_committed_37() {
-    verify_walk_calldata(splice(qkv_0_committed(), 129, 142, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 130, 143, array![
         3,
         2,
-        0x1c32722d5a70042239f09442f52854d6,
-        0x11dcb06717da1554d9f25ac34e1d272d,
+        0x13def9632d4671fe6ec2c2e41bdce24b,
+        0x16f0f6ec470a29ec7dfb57a518e06b3c,
         2,
-        0x188305ee763d17640c9d446d013bd641,
-        0x167cf3410bd8f780936791ca3774cf56,
+        0x17a3a9ef0a6eb18e785236d4704d0825,
+        0x1285425fe434e800c253cd8829710002,
         2,
-        0x1dd73252cbcd191d7e00e1225f683f76,
-        0x1ae806dbb89acadf5c0746a8f88a2f8b,
+        0x1de5fbaa458cf41b058efbd3862cfd3f,
+        0x198b40b10bef52e99771d5f087987d61,
     ]));
 }
 
@@ -2660,20 +3526,20 @@ fn rejects_qkv_0_committed_37() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_0_committed_38() {
-    verify_walk_calldata(splice(qkv_0_committed(), 129, 139, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 130, 140, array![
         5,
         2,
-        0x1c32722d5a70042239f09442f52854d6,
-        0x11dcb06717da1554d9f25ac34e1d272d,
+        0x13def9632d4671fe6ec2c2e41bdce24b,
+        0x16f0f6ec470a29ec7dfb57a518e06b3c,
         2,
-        0x188305ee763d17640c9d446d013bd641,
-        0x167cf3410bd8f780936791ca3774cf56,
+        0x17a3a9ef0a6eb18e785236d4704d0825,
+        0x1285425fe434e800c253cd8829710002,
         2,
-        0x1dd73252cbcd191d7e00e1225f683f76,
-        0x1ae806dbb89acadf5c0746a8f88a2f8b,
+        0x1de5fbaa458cf41b058efbd3862cfd3f,
+        0x198b40b10bef52e99771d5f087987d61,
         2,
-        0x1c42aad68a82bbc90d4294471c0029e3,
-        0x18dc332fd0a86c4dc801ddcd5888d755,
+        0x1f111fcb8f88807eac30e4cfbc211a90,
+        0x1c0264e3ed771a0ec75b1bdd4966209c,
     ]));
 }
 
@@ -2681,27 +3547,27 @@ fn rejects_qkv_0_committed_38() {
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_0_committed_39() {
-    verify_walk_calldata(splice(qkv_0_committed(), 143, 144, array![0x116ecb4e63973cdfd4c8d53a90b9b9fe]));
+    verify_walk_calldata(splice(qkv_0_committed(), 144, 145, array![0x17c95d118e1cc965e289df857efc2030]));
 }
 
 /// proof opening.merged_values[1]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_0_committed_40() {
-    verify_walk_calldata(splice(qkv_0_committed(), 144, 145, array![0x1ec52765d43565e238f8635fdfc9d6bc]));
+    verify_walk_calldata(splice(qkv_0_committed(), 145, 146, array![0x1ae18b68e8bdd9e09d6b55433e582aa1]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_0_committed_41() {
-    verify_walk_calldata(splice(qkv_0_committed(), 142, 149, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 143, 150, array![
         5,
-        0x116ecb4e43973cdfd4c8d53a90b9b9fe,
-        0x1ec52765b43565e238f8635fdfc9d6bc,
-        0x11b20eecc983f83a7961c373933e8b3e,
-        0x1d5ac1a7228b905c77f45f6ae093b127,
-        0x170a46ff03349306ad472546170c1ce1,
+        0x17c95d116e1cc965e289df857efc2030,
+        0x1ae18b68c8bdd9e09d6b55433e582aa1,
+        0x1d0a859d762842d42383ed9f5f1b127c,
+        0x160290cb843e5366a00eaec29c316277,
+        0x168506b4e685a9f9577ec23194cc06ca,
     ]));
 }
 
@@ -2709,14 +3575,14 @@ fn rejects_qkv_0_committed_41() {
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_0_committed_42() {
-    verify_walk_calldata(splice(qkv_0_committed(), 142, 148, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 143, 149, array![
         7,
-        0x116ecb4e43973cdfd4c8d53a90b9b9fe,
-        0x1ec52765b43565e238f8635fdfc9d6bc,
-        0x11b20eecc983f83a7961c373933e8b3e,
-        0x1d5ac1a7228b905c77f45f6ae093b127,
-        0x170a46ff03349306ad472546170c1ce1,
-        0x1c371baf20f1286987e5735e23b63bf2,
+        0x17c95d116e1cc965e289df857efc2030,
+        0x1ae18b68c8bdd9e09d6b55433e582aa1,
+        0x1d0a859d762842d42383ed9f5f1b127c,
+        0x160290cb843e5366a00eaec29c316277,
+        0x168506b4e685a9f9577ec23194cc06ca,
+        0x17478b0fcd3adc425d878814b28cdd12,
     ]));
 }
 
@@ -2724,59 +3590,59 @@ fn rejects_qkv_0_committed_42() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_0_committed_43() {
-    verify_walk_calldata(splice(qkv_0_committed(), 151, 152, array![0x1a12ccd9504310092b7b265d75d60a4a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 152, 153, array![0x17b377c54460f22e0715de8701140ed1]));
 }
 
 /// proof opening.fold.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_0_committed_44() {
-    verify_walk_calldata(splice(qkv_0_committed(), 152, 153, array![0x1b099e68446faa78779976a5981aefdb]));
+    verify_walk_calldata(splice(qkv_0_committed(), 153, 154, array![0x142711b9b3390025c8e42d338ec42141]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_45() {
-    verify_walk_calldata(splice(qkv_0_committed(), 150, 153, array![1, 0x1a12ccd9304310092b7b265d75d60a4a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 151, 154, array![1, 0x17b377c52460f22e0715de8701140ed1]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_46() {
-    verify_walk_calldata(splice(qkv_0_committed(), 150, 152, array![3, 0x1a12ccd9304310092b7b265d75d60a4a, 0x1b099e68246faa78779976a5981aefdb]));
+    verify_walk_calldata(splice(qkv_0_committed(), 151, 153, array![3, 0x17b377c52460f22e0715de8701140ed1, 0x142711b993390025c8e42d338ec42141]));
 }
 
 /// proof opening.fold.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_47() {
-    verify_walk_calldata(splice(qkv_0_committed(), 153, 156, array![1, 0x176482c7459c227fd9667bf6d352078f]));
+    verify_walk_calldata(splice(qkv_0_committed(), 154, 157, array![1, 0x149467e45f762d159cfe67b8ee436b74]));
 }
 
 /// proof opening.fold.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_48() {
-    verify_walk_calldata(splice(qkv_0_committed(), 153, 155, array![3, 0x176482c7459c227fd9667bf6d352078f, 0x12e42a086a3744175b91ab060bcec3ab]));
+    verify_walk_calldata(splice(qkv_0_committed(), 154, 156, array![3, 0x149467e45f762d159cfe67b8ee436b74, 0x18ef4fec1f25b54a938af6d7a5d73616]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_0_committed_49() {
-    verify_walk_calldata(splice(qkv_0_committed(), 149, 162, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 150, 163, array![
         3,
         2,
-        0x1a12ccd9304310092b7b265d75d60a4a,
-        0x1b099e68246faa78779976a5981aefdb,
+        0x17b377c52460f22e0715de8701140ed1,
+        0x142711b993390025c8e42d338ec42141,
         2,
-        0x176482c7459c227fd9667bf6d352078f,
-        0x12e42a086a3744175b91ab060bcec3ab,
+        0x149467e45f762d159cfe67b8ee436b74,
+        0x18ef4fec1f25b54a938af6d7a5d73616,
         2,
-        0x1f29fb7eea8968592043f8b92f76faf3,
-        0x1306ee4900b31a515b6a44dc188def7d,
+        0x17c5f0d56ecd4d8966106a832461a004,
+        0x11e81b64c04b1587283d20f1c02cbd81,
     ]));
 }
 
@@ -2784,20 +3650,20 @@ fn rejects_qkv_0_committed_49() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_0_committed_50() {
-    verify_walk_calldata(splice(qkv_0_committed(), 149, 159, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 150, 160, array![
         5,
         2,
-        0x1a12ccd9304310092b7b265d75d60a4a,
-        0x1b099e68246faa78779976a5981aefdb,
+        0x17b377c52460f22e0715de8701140ed1,
+        0x142711b993390025c8e42d338ec42141,
         2,
-        0x176482c7459c227fd9667bf6d352078f,
-        0x12e42a086a3744175b91ab060bcec3ab,
+        0x149467e45f762d159cfe67b8ee436b74,
+        0x18ef4fec1f25b54a938af6d7a5d73616,
         2,
-        0x1f29fb7eea8968592043f8b92f76faf3,
-        0x1306ee4900b31a515b6a44dc188def7d,
+        0x17c5f0d56ecd4d8966106a832461a004,
+        0x11e81b64c04b1587283d20f1c02cbd81,
         2,
-        0x1f5e04f44dd3e590bb9b358319869218,
-        0x121abc829acbdc0a99317002027fba41,
+        0x1b8522aee6f5c5b2d163f9914602c78a,
+        0x1c6a8171470105690b6314864a7b9378,
     ]));
 }
 
@@ -2805,63 +3671,63 @@ fn rejects_qkv_0_committed_50() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_0_committed_51() {
-    verify_walk_calldata(splice(qkv_0_committed(), 163, 164, array![0x1df4b267fc9b5244511ed9d854d8e3ab]));
+    verify_walk_calldata(splice(qkv_0_committed(), 164, 165, array![0x119e7a4ab8781053650bf8454b098d90]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_qkv_0_committed_52() {
-    verify_walk_calldata(splice(qkv_0_committed(), 164, 165, array![73589]));
+    verify_walk_calldata(splice(qkv_0_committed(), 165, 166, array![283978]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_0_committed_53() {
-    verify_walk_calldata(splice(qkv_0_committed(), 166, 167, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
+    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_0_committed_54() {
-    verify_walk_calldata(splice(qkv_0_committed(), 166, 167, array![0x2000000000000000000000000000000000000000000000018fdde354e0443e0]));
+    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x2000000000000000000000000000000000000000000000018fdde354e0443e0]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_0_committed_55() {
-    verify_walk_calldata(splice(qkv_0_committed(), 166, 167, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_0_committed_56() {
-    verify_walk_calldata(splice(qkv_0_committed(), 166, 167, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
+    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_0_committed_57() {
-    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x10000000000000000000000000000000000000000000000000000004b26c048]));
+    verify_walk_calldata(splice(qkv_0_committed(), 168, 169, array![0x10000000000000000000000000000000000000000000000000000004b26c048]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_0_committed_58() {
-    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x30000000000000000000000000000000000000012c9b0121a6ca000b4d94001]));
+    verify_walk_calldata(splice(qkv_0_committed(), 168, 169, array![0x30000000000000000000000000000000000000012c9b0121a6ca000b4d94001]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_0_committed_59() {
-    verify_walk_calldata(splice(qkv_0_committed(), 165, 170, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 166, 171, array![
         3,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
         0x200000000000000000000000000000000000000000000002593602434d94001,
@@ -2873,7 +3739,7 @@ fn rejects_qkv_0_committed_59() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_0_committed_60() {
-    verify_walk_calldata(splice(qkv_0_committed(), 165, 169, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 166, 170, array![
         5,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
         0x200000000000000000000000000000000000000000000002593602434d94001,
@@ -2886,7 +3752,7 @@ fn rejects_qkv_0_committed_60() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_0_committed_61() {
-    verify_walk_calldata(splice(qkv_0_committed(), 171, 176, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 172, 177, array![
         3,
         0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
         0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
@@ -2898,7 +3764,7 @@ fn rejects_qkv_0_committed_61() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_0_committed_62() {
-    verify_walk_calldata(splice(qkv_0_committed(), 171, 175, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 172, 176, array![
         5,
         0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
         0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
@@ -2984,11 +3850,11 @@ fn rejects_qkv_0_committed_73() {
     verify_walk_calldata(splice(qkv_0_committed(), 38, 39, array![3]));
 }
 
-/// felt 57 + 1
+/// felt 58 + 1
 #[test]
-#[should_panic(expected: ('statement.shape',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_0_committed_74() {
-    verify_walk_calldata(splice(qkv_0_committed(), 57, 58, array![7823212]));
+    verify_walk_calldata(splice(qkv_0_committed(), 58, 59, array![3]));
 }
 
 /// felt 77 + 1
@@ -3000,68 +3866,68 @@ fn rejects_qkv_0_committed_75() {
 
 /// felt 96 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_committed_76() {
-    verify_walk_calldata(splice(qkv_0_committed(), 96, 97, array![3]));
+    verify_walk_calldata(splice(qkv_0_committed(), 96, 97, array![0x1618549982543c7b576dc4911d55d1f4]));
 }
 
-/// felt 115 + 1
+/// felt 116 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_committed_77() {
-    verify_walk_calldata(splice(qkv_0_committed(), 115, 116, array![0x112e4106fd27abdfeff1f7b8a0eb4f4b]));
+    verify_walk_calldata(splice(qkv_0_committed(), 116, 117, array![0x1f8bf8a47504a1e3ee9e7a7bb58d8626]));
 }
 
-/// felt 134 + 1
+/// felt 135 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_0_committed_78() {
-    verify_walk_calldata(splice(qkv_0_committed(), 134, 135, array![0x188305ee763d17640c9d446d013bd642]));
+    verify_walk_calldata(splice(qkv_0_committed(), 135, 136, array![0x17a3a9ef0a6eb18e785236d4704d0826]));
 }
 
 /// felt 154 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_0_committed_79() {
-    verify_walk_calldata(splice(qkv_0_committed(), 154, 155, array![0x176482c7459c227fd9667bf6d3520790]));
+    verify_walk_calldata(splice(qkv_0_committed(), 154, 155, array![3]));
 }
 
-/// felt 173 + 1
+/// felt 174 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_0_committed_80() {
-    verify_walk_calldata(splice(qkv_0_committed(), 173, 174, array![0x200000000000000000000000000000000000000000000001df1f6ef441c1278]));
+    verify_walk_calldata(splice(qkv_0_committed(), 174, 175, array![0x200000000000000000000000000000000000000000000001df1f6ef441c1278]));
 }
 
-/// felt 192 + 1
+/// felt 193 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_0_committed_81() {
-    verify_walk_calldata(splice(qkv_0_committed(), 192, 193, array![1]));
+    verify_walk_calldata(splice(qkv_0_committed(), 193, 194, array![1]));
 }
 
-/// felt 212 + 1
+/// felt 213 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_0_committed_82() {
-    verify_walk_calldata(splice(qkv_0_committed(), 212, 213, array![1]));
+    verify_walk_calldata(splice(qkv_0_committed(), 213, 214, array![1]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_qkv_0_committed_83() {
-    verify_walk_calldata(splice(qkv_0_committed(), 84, 85, array![0]));
+    verify_walk_calldata(splice(qkv_0_committed(), 85, 86, array![0]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_qkv_0_committed_84() {
-    verify_walk_calldata(splice(qkv_0_committed(), 84, 85, array![5]));
+    verify_walk_calldata(splice(qkv_0_committed(), 85, 86, array![5]));
 }
 
-/// An honest qkv proof, dims 3×5×2, bound weights (228 felts).
+/// An honest qkv proof, dims 3×5×2, bound weights (229 felts).
 pub fn qkv_0_bound() -> Array<felt252> {
     array![
         3,
@@ -3163,87 +4029,88 @@ pub fn qkv_0_bound() -> Array<felt252> {
         7823222,
         5,
         0,
+        0,
         1,
         3,
-        0x13a2557870e0667fddb673469b38c14d,
-        0x1026b5dcfd0aaef24928847b20de8ce1,
-        0x16d2fb39423b358dabe021e15701fe9e,
+        0x1ae0225b1228b84473b908dcf9602a2c,
+        0x108e14ad81be2fd33e2a7c108cf900a1,
+        0x15ea68727b3b457da798d0f7c88448e8,
         3,
         2,
-        0x10b06429d0a9459a1affe0092467581e,
-        0x15fc32242db51d9187bed13f82461b29,
+        0x1b81def181a31e29a7ed2a195d15c488,
+        0x1f11bf10d3ad6e0470f0e8bf65491fcd,
         2,
-        0x145b148b9584b0b28b30c64d3f6ea8de,
-        0x19cd1ec8eeb0c595576fd55a4ce72215,
+        0x1986f8ced03d22910b1ec5f882f7ad3e,
+        0x1a4b96aa8fcbf4a37a3d92d3d94d29ca,
         2,
-        0x1c0826bed073fb813edafb5f433600ed,
-        0x1a7f033b7ad63a689499b070f2f22519,
+        0x12214394747a4eeef99665578384eb09,
+        0x1b6bce2ae68f49bb9c7a7b42e37386b7,
         3,
-        0x1bdc32034277ba1707f63a3c97701884,
-        0x180a7f522c18bb82fc4ba8be14c85428,
-        0x1317488703e4a5e5ca0a8a60b863b7d9,
+        0x1b2ccceffb1253b8b15f580336373f25,
+        0x1b89f8c217cf4ad59f52275e3f83d8e1,
+        0x156fe61b49f4bff9059c5742494a0458,
         3,
-        0x186962a183e3deaacf4707d339b23d84,
-        0x189546e74702d61eb9718155b93ebb06,
-        0x1613ffb3a9bfdf0cc4abeb02197884b4,
+        0x1d036f2a12e25d1e40bb610b82d67dc3,
+        0x1dca4d2feb484751001682721cf4c26a,
+        0x1362f23b12b91ccb1f572ae7723af219,
         1,
         120,
         0,
         5,
         2,
-        0x1ca7a4906c2c3534d679247ffe009e60,
-        0x1d02cada93f510b4c895d57e785ff866,
+        0x155670a2cbec11d42afcde5392e4952f,
+        0x1555d16fd2186ecb90a886a05cb45672,
         2,
-        0x1d8c5bd8af7462d877ce951761cfdc17,
-        0x1cf7b3298cc757704d571f0a6e3b682c,
+        0x172498349ede0a8100f8c42141c6aa39,
+        0x1b5532af77b788e51e9af1e90d2c6246,
         2,
-        0x126f3d81b28ff036a6c7b0d0498fc3f8,
-        0x11174ba2977fea9eae08ffaeb4be5881,
+        0x1606bbb6df9b5d96720e6deb18ddc0f7,
+        0x1f749f2a0b1cd923c786f10f99ce71ab,
         2,
-        0x1ccca212d57bdf0e7e328ef9d1faa30c,
-        0x13af710c64aba7b8831b4b476d254b48,
+        0x185699709ed058641753e20efd30c9b5,
+        0x18974fe83ab120714fbe6791d88f58eb,
         2,
-        0x13884691e9a8366d5fa8f38b2ac8c4f0,
-        0x10477fb2a765e0075c9bf7799cf85027,
-        0x169a054f89f6e3576d63550d97a3b744,
+        0x1989b8a806bc5cf8968d6f1dd5a025d8,
+        0x1eff2a01a898c777a09bab24f144eea9,
+        0x13f38c99d75668d66db5a6169795577b,
         0,
         0,
         4,
         2,
-        0x163516a420004efe855ce45a8e740327,
-        0x10f653fa333f475616d1a600c308a4d5,
+        0x1142c12d6a3b37287982b22847fa0c08,
+        0x1e08bd615fd512d86ac202c2d592765e,
         2,
-        0x1900081b8151e9ef8d3e055b4ebf506c,
-        0x1371fe467defc141e9bc490bb3e980c5,
+        0x19620561770e0a4143b9df1e575f61ae,
+        0x14e2d712d0e87dbf2b756ebacb059e50,
         2,
-        0x1e69678d80f604455e955a26e6d870fc,
-        0x12354e87ad1dde03d51abdf4bce5edf3,
+        0x16dce5b04ddf862a306e491be7612456,
+        0x1b3c9fd624a0763ea797eb77bfb9d776,
         2,
-        0x1a085ce4eeb0efe919eb5e648d045cd5,
-        0x107d678724a397da82aeab3de7503f3f,
+        0x19c678f726341312a800dc90dff152cc,
+        0x16de686f1ef17871b6ed5038563bdf17,
         6,
-        0x147913647a048d6f705618ff650566ba,
-        0x11f9991c09f2530d3471c6b046a86602,
-        0x169eca927e6ee8f9703133f0bae458f6,
-        0x143f3bde95cc2b033c43ea37e9cab029,
-        0x17bed517e53d306e177b009a12f9eb2c,
-        0x11a5b548c3e883561ea32fee7a76cb22,
+        0x1b5b0a7d3ad719f87fd6ba3e0937475e,
+        0x1a9a0155c7b0de16e46b9bf324b09cf7,
+        0x1215b979bb8f8a9c748a90445dc72770,
+        0x1a584b8fadb04c57036334ec630e3c90,
+        0x17d97d47da94cd6f4a4e9a0ed5c480fa,
+        0x108c8c936915031da1a659cbbf5e2158,
         4,
         2,
-        0x1673e98837a00d206268d76411b82f4c,
-        0x1fd331e718cd153cd5a421889f312832,
+        0x1164d58356e9306d7c38ecf8a563f52f,
+        0x169502330a41b6d96d35653c12d0d0b0,
         2,
-        0x19ce2dfa8d6e3a52a5d50bb31866b285,
-        0x1b085abe33f22de8c787f787f5bcdd20,
+        0x1664ac7eca53e406ac34be59d068c9eb,
+        0x1fb4a8fb4e384c41c37b5f306c2c1709,
         2,
-        0x16856337c931eb61f58021605a26e874,
-        0x1bbbc68a6e94d717cf80839b755a400a,
+        0x19de361c49edc173d796b2dda9d10c64,
+        0x19cc4ab6efb024a703f061af7803d275,
         2,
-        0x1f928a87728f9f48af2f5fc4c3fc38ec,
-        0x1341bc2b0e6deb16a195eee2701f36e4,
+        0x1087ae5678bac5203b868b10931cb14f,
+        0x14ab987e2d8153a0a809d5a5113056e9,
         0,
-        0x1c7463de1c11a285353880f6fbab2fe4,
-        39724,
+        0x1580257a2c46be40e19d914548714828,
+        30459,
         4,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
         0x200000000000000000000000000000000000000000000002593602434d94001,
@@ -3300,7 +4167,1047 @@ fn accepts_qkv_0_bound() {
     assert_eq!(verify_walk_calldata(qkv_0_bound()), 0x85d2d2b41e53df03dc43213b869df92a562ccfb1a5f801ea65c6b0c3db1623);
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, public weights (296 felts).
+/// An honest qkv proof, dims 3×5×2, committed inputs, outputs and weights (262 felts).
+pub fn qkv_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        3,
+        5,
+        2,
+        0,
+        0,
+        0,
+        10,
+        6446955,
+        1,
+        2,
+        0x33650e40af13ea11e8484c87603c85d4,
+        0xc9f4896f7ed13119158b947f180226,
+        1,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        2,
+        0xb3c599605c42f074e3b4e7f07569c63b,
+        0x4bb66c6b734a6a0775876d15763a457,
+        1,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        2,
+        0xa99723bc8958fd095c95de63eced8c96,
+        0x1534f8ca52703fb9ace400a39baf00d,
+        1,
+        0x706f736569646f6e,
+        107,
+        2,
+        3,
+        2,
+        0x26eb420db2beca32dc395b647bae87db,
+        0x75b6794ced92e25fe02ecf9d738c0df,
+        3,
+        0x706f736569646f6e,
+        113,
+        2,
+        3,
+        2,
+        0xa5110aae064376ac3181b7b5068c7aa8,
+        0x25fa477d8fec3ce905442a254c543c3,
+        3,
+        0x706f736569646f6e,
+        118,
+        2,
+        3,
+        2,
+        0xe96bcc33ec06713c52497c393ec3d9ce,
+        0x290434767793fabd8546b6d2f6f02ae,
+        3,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        5,
+        2,
+        0x58a477e47901390ce00a0ac3a3ce8272,
+        0x1cfe9ce0c13da2cb666776dc2767ff1,
+        4,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        5,
+        2,
+        0xc2264171149b1382c3a5521d72eca10,
+        0x579272af68732dc00a88ee385e08168,
+        4,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        5,
+        2,
+        0xbcf5cb63706247827acfd6450bfd97d,
+        0x627080ca8505d5dc1943987859f6e20,
+        4,
+        0x706f736569646f6e,
+        120,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        3,
+        107,
+        0x165cdbdabd23d27598d49926b6052905,
+        113,
+        0x15567b474582d198cf0f6f2cf0749f66,
+        118,
+        0x107b401b1df7830a1713c107b594610c,
+        1,
+        3,
+        0x1c63e6c04ae896d9eeec37a0357aded1,
+        0x183abb5d3102f9b04f3d7a927b70e75e,
+        0x1949678523b71298d3df154fbc3e08f9,
+        3,
+        2,
+        0x10dca2e622a3dad6d0479cba9e905ec0,
+        0x14f938edb6ebb9691ae424df27d4c27d,
+        2,
+        0x1202733047806642f2b6225d7e894fb4,
+        0x15b7381a368b3f62ab07ed9a9545318b,
+        2,
+        0x1ab1d65bc0aa4f4e9e49ed2fce031ef6,
+        0x1849c67bd76cc4d149451d4e2cf1dccb,
+        3,
+        0x1462bd0a0e6594d41e615936514a401b,
+        0x12e068bb50a607c4b49a0e36eab54833,
+        0x18b5253315a116f963400acec04c6409,
+        3,
+        0x19d3d704254af3f1017e6f8961b13362,
+        0x1664c1e5550797d90657560d0bfb8b69,
+        0x1f3f269cd6b1136734924863d7eba04f,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x188b486648dcddcb6ba0579fac3b122e,
+        0x1c06745f9ce05083f9262943618cbede,
+        2,
+        0x10930f47af8cd1108a347b9673efb3bd,
+        0x19a3017db959eb2729a6e5eb0829cc1d,
+        2,
+        0x1e343f828c07b274d1e2d980ce9dac3e,
+        0x1782334b5411977afbcb099f8dfbf14d,
+        2,
+        0x1d018ea56a78b518fabf8c62b9575be4,
+        0x17eaa71d2f60988dc59b9da6d263a598,
+        2,
+        0x1b6e984a6aba3710daac0bb1114fb3fd,
+        0x133a5cc13f12ebbd6a81041fcfe26681,
+        10,
+        0x1e1ac02c7cc74acd457681f3899460cc,
+        0x162dbce0ec3f7f845afb35338dc8d1e5,
+        0x1399acc15eaa076a06e253bd0699894c,
+        0x1d8cc05f3f70343cebbe4bee90c49df7,
+        0x1d8c06d169098cd145e03d6f5ba5a885,
+        0x18d333e99e88666a1e808fd0e7fff225,
+        0x181da54174cff6650ef499e800a89a20,
+        0x135f7631878c097795dfced2e66e0ceb,
+        0x1bf7cf9bc0ab4d563ae39533633a46f3,
+        0x1093616b4618723dfd9309fe25f8316c,
+        5,
+        2,
+        0x1bc475cc05d2e87ea70ab16784c83dee,
+        0x18f078a64e2c24d1b21523044e112e3f,
+        2,
+        0x11e54b0da7c62bb90122c313069f82a1,
+        0x178d0727a53a1281b0c88850e9774f4c,
+        2,
+        0x1fc6032059346e921ff22a861f7e4259,
+        0x1aa2f71fe876fb2ae19dd2dede230ede,
+        2,
+        0x1ab6dd71b121b324386a68bce46a609c,
+        0x1dad5c5c5a5de482ced35466ee085dd0,
+        2,
+        0x15d50f801add9229e03e400640afa928,
+        0x10bea754b13251296d36f7a278eb1e2b,
+        1,
+        0xe37bb5f365cae7326f9ddf94c3369794,
+        0x2915bf0d177b36b6f73faf17cf9fc91,
+        0x16a90f4474e1f6b2f50c426efd9659d2,
+        3817,
+        4,
+        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
+        0x200000000000000000000000000000000000000000000002593602434d94001,
+        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
+        0x2000000000000000000000000000000000000000000000000f78ca87e10e6f9,
+        0,
+        4,
+        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
+        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
+        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
+        0x2000000000000000000000000000000000000000000000039d00b130c5fea2f,
+        0,
+        4,
+        0x2000000000000000000000000000000000000000000000033a4cebc98b662c0,
+        0x200000000000000000000000000000000000000000000002e63448da339771e,
+        0x200000000000000000000000000000000000000000000000996e216ecd23c0c,
+        0x200000000000000000000000000000000000000000000003ae87acc8a2f0aa0,
+        0,
+        4,
+        0x6412068c3221592923ae6286b80df5f7a7c6bc96ec31e22a14c9afc45ff3b2,
+        0x4e8837260da2452025d5bfbb5902e18218b369350f16276885d731e4fb548a,
+        0xf0a02e9202dcab0dd2c80aa53d5b4fdb4a1fce604649af8c93b12a843909da,
+        0xa366e2fbb5ac1c312d14a2062144e8487d5aafd45c174266c71006d641dbda,
+        0,
+        4,
+        0x35e9549d58044a803ebbef2e0c877e39bee02bcd02521a9a15dab2f03f3839,
+        0x71c60f31dc91d6c260430f2c9def0065c80e714853a5c8694543ae97f888e1,
+        0xd021d7be4b4fc7f32e7bbdfeb32bef75fc20bcffb99c48fd318ec78aef40f1,
+        0x36fefe2a559139caba47d8e061298c524c5b7af5f07d36500e7610e77fcbe4,
+        0,
+        4,
+        0x2aaeb1d8a85d567fc6d0d9ee88b76be4e4db85dcadd3f4c174bc534265740f,
+        0x8484cfa1389cc1428935fb390589f4c31a5c9239d0dc2eff1165cf0fdf417f,
+        0x6b0cf82a98b3ae2486f0c40027dbf3da43336b40209dac58d1ed300cb22d78,
+        0xd6a9f291fd2ac9e167905c84395466209e5a1111e3c65b405e09bc579c5e1d,
+        0,
+        4,
+        0x4fe9ca4b9f5a8f165c5d847523590e1b2d1e69aa3c0e7013fa85bc38d6d23,
+        0x10502e3e51c2d799dcb3c91cc5b3dc718c574bef8615db1b403389c96eeb8f,
+        0x4064fef869b2c055ac4dbc963d90b352c8478ed618193fee7bea1bee7d084c,
+        0x30f7c1525fd43d9656a4d2dcbfed6135e3722f39156487242cc3e5ced7897c,
+        0xd162fbdc73513e1ad97f3c4b02e25a71b9ddbe056a5dc47656d05e22f0c198,
+        0x124232b991c4988965c62048beb68599a93d90697549c1b5bad819373a3415,
+        0xc8fc05ef00e0f45d681d666c2e9dff1bef03614586832ac8b2544d8de6e2c7,
+        0x29cd69941511ce1c3a29422ed8f1feabc661b44e591912a4dccb5be62e0ca3,
+        0,
+        4,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+        0,
+        4,
+        0x486f3b375b5806a178aa41de883bf1d4d876e3050ee8c9559af5f2b4a072b5,
+        0x68ddc7c10143af851570f0c63ada5cc59e29ffdd330737fd743ae1bac22ae1,
+        0x9bf032e31e45dc0633b6a6b00c637f99fa11e52c0a70c4bc1006c9fae94e49,
+        0x828491e58f72144e0c37867f352b963a962adb75c30ad059118aeef85ca50e,
+        0xdfa04524397f57a9ca1b59e44bba97fbf2811036184ca276dfb21a3335511d,
+        0x369f92dea486fa7d19283c4df3f55dbd1ac6ac82a5dfd471048ea58e9a4b94,
+        0xd3f5f9202d1d6fe9d667a72e3499a47cce9f027a36b0771c139e715b23c412,
+        0x1678cd3191e2b5de64a088915acefa5944547b5737118836fffc66b9d0e89,
+        0,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        4,
+        0x11fa3fb949116fdbd78d75f6e9cbe879944be3c48f52909a905dfb0e34cd6d,
+        0x420e0e1cfb3f7d4803d3cb97706b82a71e1d15c252a109005618f65612072,
+        0x66f0e9d6306ad3326ecc8208d734f36444e141f619bc5b311c6d39ef5e3cbe,
+        0xa63371200d01d316a3aa53814e5eece050b8cd58504c5cedce902267eb9d26,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_qkv_0_io() {
+    assert_eq!(verify_walk_calldata(qkv_0_io()), 0x7c4133d62611e39b15e060b319ed244c15904cadaa899383f824c26004b72ec);
+}
+
+/// proof outputs.k
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_0() {
+    verify_walk_calldata(splice(qkv_0_io(), 93, 94, array![0x165cdbdadd23d27598d49926b6052905]));
+}
+
+/// proof outputs.k-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_0_io_1() {
+    verify_walk_calldata(splice(qkv_0_io(), 91, 94, array![2]));
+}
+
+/// proof outputs.q
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_2() {
+    verify_walk_calldata(splice(qkv_0_io(), 95, 96, array![0x15567b476582d198cf0f6f2cf0749f66]));
+}
+
+/// proof outputs.q-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_0_io_3() {
+    verify_walk_calldata(splice(qkv_0_io(), 91, 96, array![2, 107, 0x165cdbdabd23d27598d49926b6052905]));
+}
+
+/// proof outputs.v
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_4() {
+    verify_walk_calldata(splice(qkv_0_io(), 97, 98, array![0x107b401b3df7830a1713c107b594610c]));
+}
+
+/// proof outputs.v-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_0_io_5() {
+    verify_walk_calldata(splice(qkv_0_io(), 91, 98, array![
+        2,
+        107,
+        0x165cdbdabd23d27598d49926b6052905,
+        113,
+        0x15567b474582d198cf0f6f2cf0749f66,
+    ]));
+}
+
+/// proof layer.bias[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_6() {
+    verify_walk_calldata(splice(qkv_0_io(), 100, 101, array![0x1c63e6c06ae896d9eeec37a0357aded1]));
+}
+
+/// proof layer.bias[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_7() {
+    verify_walk_calldata(splice(qkv_0_io(), 101, 102, array![0x183abb5d5102f9b04f3d7a927b70e75e]));
+}
+
+/// proof layer.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_io_8() {
+    verify_walk_calldata(splice(qkv_0_io(), 99, 103, array![2, 0x1c63e6c04ae896d9eeec37a0357aded1, 0x183abb5d3102f9b04f3d7a927b70e75e]));
+}
+
+/// proof layer.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_io_9() {
+    verify_walk_calldata(splice(qkv_0_io(), 99, 102, array![
+        4,
+        0x1c63e6c04ae896d9eeec37a0357aded1,
+        0x183abb5d3102f9b04f3d7a927b70e75e,
+        0x1949678523b71298d3df154fbc3e08f9,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_10() {
+    verify_walk_calldata(splice(qkv_0_io(), 105, 106, array![0x10dca2e642a3dad6d0479cba9e905ec0]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_11() {
+    verify_walk_calldata(splice(qkv_0_io(), 106, 107, array![0x14f938edd6ebb9691ae424df27d4c27d]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_io_12() {
+    verify_walk_calldata(splice(qkv_0_io(), 104, 107, array![1, 0x10dca2e622a3dad6d0479cba9e905ec0]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_io_13() {
+    verify_walk_calldata(splice(qkv_0_io(), 104, 106, array![3, 0x10dca2e622a3dad6d0479cba9e905ec0, 0x14f938edb6ebb9691ae424df27d4c27d]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_io_14() {
+    verify_walk_calldata(splice(qkv_0_io(), 107, 110, array![1, 0x1202733047806642f2b6225d7e894fb4]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_0_io_15() {
+    verify_walk_calldata(splice(qkv_0_io(), 107, 109, array![3, 0x1202733047806642f2b6225d7e894fb4, 0x15b7381a368b3f62ab07ed9a9545318b]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_io_16() {
+    verify_walk_calldata(splice(qkv_0_io(), 103, 113, array![
+        2,
+        2,
+        0x10dca2e622a3dad6d0479cba9e905ec0,
+        0x14f938edb6ebb9691ae424df27d4c27d,
+        2,
+        0x1202733047806642f2b6225d7e894fb4,
+        0x15b7381a368b3f62ab07ed9a9545318b,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_0_io_17() {
+    verify_walk_calldata(splice(qkv_0_io(), 103, 110, array![
+        4,
+        2,
+        0x10dca2e622a3dad6d0479cba9e905ec0,
+        0x14f938edb6ebb9691ae424df27d4c27d,
+        2,
+        0x1202733047806642f2b6225d7e894fb4,
+        0x15b7381a368b3f62ab07ed9a9545318b,
+        2,
+        0x1ab1d65bc0aa4f4e9e49ed2fce031ef6,
+        0x1849c67bd76cc4d149451d4e2cf1dccb,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_18() {
+    verify_walk_calldata(splice(qkv_0_io(), 114, 115, array![0x1462bd0a2e6594d41e615936514a401b]));
+}
+
+/// proof layer.x[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_19() {
+    verify_walk_calldata(splice(qkv_0_io(), 115, 116, array![0x12e068bb70a607c4b49a0e36eab54833]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_io_20() {
+    verify_walk_calldata(splice(qkv_0_io(), 113, 117, array![2, 0x1462bd0a0e6594d41e615936514a401b, 0x12e068bb50a607c4b49a0e36eab54833]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_io_21() {
+    verify_walk_calldata(splice(qkv_0_io(), 113, 116, array![
+        4,
+        0x1462bd0a0e6594d41e615936514a401b,
+        0x12e068bb50a607c4b49a0e36eab54833,
+        0x18b5253315a116f963400acec04c6409,
+    ]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_22() {
+    verify_walk_calldata(splice(qkv_0_io(), 118, 119, array![0x19d3d704454af3f1017e6f8961b13362]));
+}
+
+/// proof layer.w[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_23() {
+    verify_walk_calldata(splice(qkv_0_io(), 119, 120, array![0x1664c1e5750797d90657560d0bfb8b69]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_io_24() {
+    verify_walk_calldata(splice(qkv_0_io(), 117, 121, array![2, 0x19d3d704254af3f1017e6f8961b13362, 0x1664c1e5550797d90657560d0bfb8b69]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_0_io_25() {
+    verify_walk_calldata(splice(qkv_0_io(), 117, 120, array![
+        4,
+        0x19d3d704254af3f1017e6f8961b13362,
+        0x1664c1e5550797d90657560d0bfb8b69,
+        0x1f3f269cd6b1136734924863d7eba04f,
+    ]));
+}
+
+/// proof opening.merge.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_io_26() {
+    verify_walk_calldata(splice(qkv_0_io(), 126, 127, array![0x188b486668dcddcb6ba0579fac3b122e]));
+}
+
+/// proof opening.merge.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_io_27() {
+    verify_walk_calldata(splice(qkv_0_io(), 127, 128, array![0x1c06745fbce05083f9262943618cbede]));
+}
+
+/// proof opening.merge.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_io_28() {
+    verify_walk_calldata(splice(qkv_0_io(), 125, 128, array![1, 0x188b486648dcddcb6ba0579fac3b122e]));
+}
+
+/// proof opening.merge.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_io_29() {
+    verify_walk_calldata(splice(qkv_0_io(), 125, 127, array![3, 0x188b486648dcddcb6ba0579fac3b122e, 0x1c06745f9ce05083f9262943618cbede]));
+}
+
+/// proof opening.merge.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_io_30() {
+    verify_walk_calldata(splice(qkv_0_io(), 128, 131, array![1, 0x10930f47af8cd1108a347b9673efb3bd]));
+}
+
+/// proof opening.merge.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_io_31() {
+    verify_walk_calldata(splice(qkv_0_io(), 128, 130, array![3, 0x10930f47af8cd1108a347b9673efb3bd, 0x19a3017db959eb2729a6e5eb0829cc1d]));
+}
+
+/// proof opening.merge.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_0_io_32() {
+    verify_walk_calldata(splice(qkv_0_io(), 124, 140, array![
+        4,
+        2,
+        0x188b486648dcddcb6ba0579fac3b122e,
+        0x1c06745f9ce05083f9262943618cbede,
+        2,
+        0x10930f47af8cd1108a347b9673efb3bd,
+        0x19a3017db959eb2729a6e5eb0829cc1d,
+        2,
+        0x1e343f828c07b274d1e2d980ce9dac3e,
+        0x1782334b5411977afbcb099f8dfbf14d,
+        2,
+        0x1d018ea56a78b518fabf8c62b9575be4,
+        0x17eaa71d2f60988dc59b9da6d263a598,
+    ]));
+}
+
+/// proof opening.merge.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_0_io_33() {
+    verify_walk_calldata(splice(qkv_0_io(), 124, 137, array![
+        6,
+        2,
+        0x188b486648dcddcb6ba0579fac3b122e,
+        0x1c06745f9ce05083f9262943618cbede,
+        2,
+        0x10930f47af8cd1108a347b9673efb3bd,
+        0x19a3017db959eb2729a6e5eb0829cc1d,
+        2,
+        0x1e343f828c07b274d1e2d980ce9dac3e,
+        0x1782334b5411977afbcb099f8dfbf14d,
+        2,
+        0x1d018ea56a78b518fabf8c62b9575be4,
+        0x17eaa71d2f60988dc59b9da6d263a598,
+        2,
+        0x1b6e984a6aba3710daac0bb1114fb3fd,
+        0x133a5cc13f12ebbd6a81041fcfe26681,
+    ]));
+}
+
+/// proof opening.merged_values[0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_io_34() {
+    verify_walk_calldata(splice(qkv_0_io(), 141, 142, array![0x1e1ac02c9cc74acd457681f3899460cc]));
+}
+
+/// proof opening.merged_values[1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_io_35() {
+    verify_walk_calldata(splice(qkv_0_io(), 142, 143, array![0x162dbce10c3f7f845afb35338dc8d1e5]));
+}
+
+/// proof opening.merged_values-last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_qkv_0_io_36() {
+    verify_walk_calldata(splice(qkv_0_io(), 140, 151, array![
+        9,
+        0x1e1ac02c7cc74acd457681f3899460cc,
+        0x162dbce0ec3f7f845afb35338dc8d1e5,
+        0x1399acc15eaa076a06e253bd0699894c,
+        0x1d8cc05f3f70343cebbe4bee90c49df7,
+        0x1d8c06d169098cd145e03d6f5ba5a885,
+        0x18d333e99e88666a1e808fd0e7fff225,
+        0x181da54174cff6650ef499e800a89a20,
+        0x135f7631878c097795dfced2e66e0ceb,
+        0x1bf7cf9bc0ab4d563ae39533633a46f3,
+    ]));
+}
+
+/// proof opening.merged_values+last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_qkv_0_io_37() {
+    verify_walk_calldata(splice(qkv_0_io(), 140, 150, array![
+        11,
+        0x1e1ac02c7cc74acd457681f3899460cc,
+        0x162dbce0ec3f7f845afb35338dc8d1e5,
+        0x1399acc15eaa076a06e253bd0699894c,
+        0x1d8cc05f3f70343cebbe4bee90c49df7,
+        0x1d8c06d169098cd145e03d6f5ba5a885,
+        0x18d333e99e88666a1e808fd0e7fff225,
+        0x181da54174cff6650ef499e800a89a20,
+        0x135f7631878c097795dfced2e66e0ceb,
+        0x1bf7cf9bc0ab4d563ae39533633a46f3,
+        0x1093616b4618723dfd9309fe25f8316c,
+    ]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_io_38() {
+    verify_walk_calldata(splice(qkv_0_io(), 153, 154, array![0x1bc475cc25d2e87ea70ab16784c83dee]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_io_39() {
+    verify_walk_calldata(splice(qkv_0_io(), 154, 155, array![0x18f078a66e2c24d1b21523044e112e3f]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_io_40() {
+    verify_walk_calldata(splice(qkv_0_io(), 152, 155, array![1, 0x1bc475cc05d2e87ea70ab16784c83dee]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_io_41() {
+    verify_walk_calldata(splice(qkv_0_io(), 152, 154, array![3, 0x1bc475cc05d2e87ea70ab16784c83dee, 0x18f078a64e2c24d1b21523044e112e3f]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_io_42() {
+    verify_walk_calldata(splice(qkv_0_io(), 155, 158, array![1, 0x11e54b0da7c62bb90122c313069f82a1]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_0_io_43() {
+    verify_walk_calldata(splice(qkv_0_io(), 155, 157, array![3, 0x11e54b0da7c62bb90122c313069f82a1, 0x178d0727a53a1281b0c88850e9774f4c]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_0_io_44() {
+    verify_walk_calldata(splice(qkv_0_io(), 151, 167, array![
+        4,
+        2,
+        0x1bc475cc05d2e87ea70ab16784c83dee,
+        0x18f078a64e2c24d1b21523044e112e3f,
+        2,
+        0x11e54b0da7c62bb90122c313069f82a1,
+        0x178d0727a53a1281b0c88850e9774f4c,
+        2,
+        0x1fc6032059346e921ff22a861f7e4259,
+        0x1aa2f71fe876fb2ae19dd2dede230ede,
+        2,
+        0x1ab6dd71b121b324386a68bce46a609c,
+        0x1dad5c5c5a5de482ced35466ee085dd0,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_0_io_45() {
+    verify_walk_calldata(splice(qkv_0_io(), 151, 164, array![
+        6,
+        2,
+        0x1bc475cc05d2e87ea70ab16784c83dee,
+        0x18f078a64e2c24d1b21523044e112e3f,
+        2,
+        0x11e54b0da7c62bb90122c313069f82a1,
+        0x178d0727a53a1281b0c88850e9774f4c,
+        2,
+        0x1fc6032059346e921ff22a861f7e4259,
+        0x1aa2f71fe876fb2ae19dd2dede230ede,
+        2,
+        0x1ab6dd71b121b324386a68bce46a609c,
+        0x1dad5c5c5a5de482ced35466ee085dd0,
+        2,
+        0x15d50f801add9229e03e400640afa928,
+        0x10bea754b13251296d36f7a278eb1e2b,
+    ]));
+}
+
+/// proof opening.layer_roots[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_io_46() {
+    verify_walk_calldata(splice(qkv_0_io(), 168, 169, array![0xe37bb5f365cae7326f9ddf94c3369795]));
+}
+
+/// proof opening.layer_roots-last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_qkv_0_io_47() {
+    verify_walk_calldata(splice(qkv_0_io(), 167, 170, array![0]));
+}
+
+/// proof opening.layer_roots+last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_qkv_0_io_48() {
+    verify_walk_calldata(splice(qkv_0_io(), 167, 168, array![2, 0xe37bb5f365cae7326f9ddf94c3369794, 0x2915bf0d177b36b6f73faf17cf9fc91]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_io_49() {
+    verify_walk_calldata(splice(qkv_0_io(), 170, 171, array![0x16a90f4494e1f6b2f50c426efd9659d2]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_qkv_0_io_50() {
+    verify_walk_calldata(splice(qkv_0_io(), 171, 172, array![3818]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_0_io_51() {
+    verify_walk_calldata(splice(qkv_0_io(), 173, 174, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_0_io_52() {
+    verify_walk_calldata(splice(qkv_0_io(), 173, 174, array![0x2000000000000000000000000000000000000000000000018fdde354e0443e0]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_io_53() {
+    verify_walk_calldata(splice(qkv_0_io(), 173, 174, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_io_54() {
+    verify_walk_calldata(splice(qkv_0_io(), 173, 174, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_io_55() {
+    verify_walk_calldata(splice(qkv_0_io(), 174, 175, array![0x10000000000000000000000000000000000000000000000000000004b26c048]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_io_56() {
+    verify_walk_calldata(splice(qkv_0_io(), 174, 175, array![0x30000000000000000000000000000000000000012c9b0121a6ca000b4d94001]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_io_57() {
+    verify_walk_calldata(splice(qkv_0_io(), 172, 177, array![
+        3,
+        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
+        0x200000000000000000000000000000000000000000000002593602434d94001,
+        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_io_58() {
+    verify_walk_calldata(splice(qkv_0_io(), 172, 176, array![
+        5,
+        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
+        0x200000000000000000000000000000000000000000000002593602434d94001,
+        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
+        0x2000000000000000000000000000000000000000000000000f78ca87e10e6f9,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_io_59() {
+    verify_walk_calldata(splice(qkv_0_io(), 178, 183, array![
+        3,
+        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
+        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
+        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_io_60() {
+    verify_walk_calldata(splice(qkv_0_io(), 178, 182, array![
+        5,
+        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
+        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
+        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
+        0x2000000000000000000000000000000000000000000000039d00b130c5fea2f,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_0_io_61() {
+    verify_walk_calldata(splice(qkv_0_io(), 257, 258, array![0x11fa3fbb49116fdbd78d75f6e9cbe879944be3c48f52909a905dfb0e34cd6d]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_0_io_62() {
+    verify_walk_calldata(splice(qkv_0_io(), 257, 258, array![0x11fa3fb949116fdfd78d75f6e9cbe879944be3c48f52909a905dfb0e34cd6d]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_io_63() {
+    verify_walk_calldata(splice(qkv_0_io(), 257, 258, array![0x70000000023f47f729222dfb7af1aebedd397d0f32897c7891ea5213520bbf6]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_io_64() {
+    verify_walk_calldata(splice(qkv_0_io(), 258, 258, array![0x10000000000000000000000000000000000000000000000000000000e34cd6d]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_io_65() {
+    verify_walk_calldata(splice(qkv_0_io(), 258, 259, array![0x7000000000841c1c39f67efa9007a7972ee0d7054e3c3a2b84a5421200ac31e]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_0_io_66() {
+    verify_walk_calldata(splice(qkv_0_io(), 259, 259, array![0x100000000000000000000000000000000000000000000000000000065612072]));
+}
+
+/// proof opening.layer_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_io_67() {
+    verify_walk_calldata(splice(qkv_0_io(), 256, 261, array![
+        3,
+        0x11fa3fb949116fdbd78d75f6e9cbe879944be3c48f52909a905dfb0e34cd6d,
+        0x420e0e1cfb3f7d4803d3cb97706b82a71e1d15c252a109005618f65612072,
+        0x66f0e9d6306ad3326ecc8208d734f36444e141f619bc5b311c6d39ef5e3cbe,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_0_io_68() {
+    verify_walk_calldata(splice(qkv_0_io(), 256, 260, array![
+        5,
+        0x11fa3fb949116fdbd78d75f6e9cbe879944be3c48f52909a905dfb0e34cd6d,
+        0x420e0e1cfb3f7d4803d3cb97706b82a71e1d15c252a109005618f65612072,
+        0x66f0e9d6306ad3326ecc8208d734f36444e141f619bc5b311c6d39ef5e3cbe,
+        0xa63371200d01d316a3aa53814e5eece050b8cd58504c5cedce902267eb9d26,
+    ]));
+}
+
+/// proof opening.layer_openings-last
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_0_io_69() {
+    verify_walk_calldata(splice(qkv_0_io(), 256, 262, array![]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_71() {
+    verify_walk_calldata(splice(qkv_0_io(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_72() {
+    verify_walk_calldata(splice(qkv_0_io(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_73() {
+    verify_walk_calldata(splice(qkv_0_io(), 6, 7, array![3]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_qkv_0_io_74() {
+    verify_walk_calldata(splice(qkv_0_io(), 0, 1, array![4]));
+}
+
+/// felt 23 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_75() {
+    verify_walk_calldata(splice(qkv_0_io(), 23, 24, array![2]));
+}
+
+/// felt 47 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_qkv_0_io_76() {
+    verify_walk_calldata(splice(qkv_0_io(), 47, 48, array![0x706f736569646f6f]));
+}
+
+/// felt 71 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_qkv_0_io_77() {
+    verify_walk_calldata(splice(qkv_0_io(), 71, 72, array![0x706f736569646f6f]));
+}
+
+/// felt 94 + 1
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_0_io_78() {
+    verify_walk_calldata(splice(qkv_0_io(), 94, 95, array![114]));
+}
+
+/// felt 118 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_79() {
+    verify_walk_calldata(splice(qkv_0_io(), 118, 119, array![0x19d3d704254af3f1017e6f8961b13363]));
+}
+
+/// felt 142 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_0_io_80() {
+    verify_walk_calldata(splice(qkv_0_io(), 142, 143, array![0x162dbce0ec3f7f845afb35338dc8d1e6]));
+}
+
+/// felt 166 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_0_io_81() {
+    verify_walk_calldata(splice(qkv_0_io(), 166, 167, array![0x10bea754b13251296d36f7a278eb1e2c]));
+}
+
+/// felt 189 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_0_io_82() {
+    verify_walk_calldata(splice(qkv_0_io(), 189, 190, array![1]));
+}
+
+/// felt 213 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_0_io_83() {
+    verify_walk_calldata(splice(qkv_0_io(), 213, 214, array![0xd162fbdc73513e1ad97f3c4b02e25a71b9ddbe056a5dc47656d05e22f0c199]));
+}
+
+/// felt 237 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_0_io_84() {
+    verify_walk_calldata(splice(qkv_0_io(), 237, 238, array![1]));
+}
+
+/// felt 261 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_0_io_85() {
+    verify_walk_calldata(splice(qkv_0_io(), 261, 262, array![1]));
+}
+
+/// layer as linear's variant
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_0_io_86() {
+    verify_walk_calldata(splice(qkv_0_io(), 92, 93, array![0]));
+}
+
+/// layer as matmul's variant
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_0_io_87() {
+    verify_walk_calldata(splice(qkv_0_io(), 92, 93, array![5]));
+}
+
+/// An honest qkv-decode proof, dims 2×3×2×3×1, public weights (297 felts).
 pub fn qkv_decode_0() -> Array<felt252> {
     array![
         3,
@@ -3395,6 +5302,7 @@ pub fn qkv_decode_0() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         2,
         2,
@@ -3611,133 +5519,133 @@ fn accepts_qkv_decode_0() {
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_0() {
-    verify_walk_calldata(splice(qkv_decode_0(), 95, 96, array![0x106b9a8981281226ee663186f6ba1037]));
+    verify_walk_calldata(splice(qkv_decode_0(), 96, 97, array![0x106b9a8981281226ee663186f6ba1037]));
 }
 
 /// proof layer.q_steps[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_1() {
-    verify_walk_calldata(splice(qkv_decode_0(), 96, 97, array![0x161f2f27953770b82eaf62032c689669]));
+    verify_walk_calldata(splice(qkv_decode_0(), 97, 98, array![0x161f2f27953770b82eaf62032c689669]));
 }
 
 /// proof layer.q_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_2() {
-    verify_walk_calldata(splice(qkv_decode_0(), 94, 97, array![1, 0x106b9a8961281226ee663186f6ba1037]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 98, array![1, 0x106b9a8961281226ee663186f6ba1037]));
 }
 
 /// proof layer.q_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_3() {
-    verify_walk_calldata(splice(qkv_decode_0(), 94, 96, array![3, 0x106b9a8961281226ee663186f6ba1037, 0x161f2f27753770b82eaf62032c689669]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 97, array![3, 0x106b9a8961281226ee663186f6ba1037, 0x161f2f27753770b82eaf62032c689669]));
 }
 
 /// proof layer.k_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_4() {
-    verify_walk_calldata(splice(qkv_decode_0(), 98, 99, array![0x1f4ab49d290668a181aca69944e56e5a]));
+    verify_walk_calldata(splice(qkv_decode_0(), 99, 100, array![0x1f4ab49d290668a181aca69944e56e5a]));
 }
 
 /// proof layer.k_steps[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_5() {
-    verify_walk_calldata(splice(qkv_decode_0(), 99, 100, array![0x1479b5e7931e852a32782d01975dc4b9]));
+    verify_walk_calldata(splice(qkv_decode_0(), 100, 101, array![0x1479b5e7931e852a32782d01975dc4b9]));
 }
 
 /// proof layer.k_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_6() {
-    verify_walk_calldata(splice(qkv_decode_0(), 97, 100, array![1, 0x1f4ab49d090668a181aca69944e56e5a]));
+    verify_walk_calldata(splice(qkv_decode_0(), 98, 101, array![1, 0x1f4ab49d090668a181aca69944e56e5a]));
 }
 
 /// proof layer.k_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_7() {
-    verify_walk_calldata(splice(qkv_decode_0(), 97, 99, array![3, 0x1f4ab49d090668a181aca69944e56e5a, 0x1479b5e7731e852a32782d01975dc4b9]));
+    verify_walk_calldata(splice(qkv_decode_0(), 98, 100, array![3, 0x1f4ab49d090668a181aca69944e56e5a, 0x1479b5e7731e852a32782d01975dc4b9]));
 }
 
 /// proof layer.v_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_8() {
-    verify_walk_calldata(splice(qkv_decode_0(), 101, 102, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
+    verify_walk_calldata(splice(qkv_decode_0(), 102, 103, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
 }
 
 /// proof layer.v_steps[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_9() {
-    verify_walk_calldata(splice(qkv_decode_0(), 102, 103, array![0x123c0c887e4ea6c560c9af9322522935]));
+    verify_walk_calldata(splice(qkv_decode_0(), 103, 104, array![0x123c0c887e4ea6c560c9af9322522935]));
 }
 
 /// proof layer.v_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_10() {
-    verify_walk_calldata(splice(qkv_decode_0(), 100, 103, array![1, 0x131b5cca62cf8bc528e95d154aa0f6fb]));
+    verify_walk_calldata(splice(qkv_decode_0(), 101, 104, array![1, 0x131b5cca62cf8bc528e95d154aa0f6fb]));
 }
 
 /// proof layer.v_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_11() {
-    verify_walk_calldata(splice(qkv_decode_0(), 100, 102, array![3, 0x131b5cca62cf8bc528e95d154aa0f6fb, 0x123c0c885e4ea6c560c9af9322522935]));
+    verify_walk_calldata(splice(qkv_decode_0(), 101, 103, array![3, 0x131b5cca62cf8bc528e95d154aa0f6fb, 0x123c0c885e4ea6c560c9af9322522935]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_12() {
-    verify_walk_calldata(splice(qkv_decode_0(), 107, 108, array![0x1cee556ca01072cf400dd20225a84fa0]));
+    verify_walk_calldata(splice(qkv_decode_0(), 108, 109, array![0x1cee556ca01072cf400dd20225a84fa0]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_13() {
-    verify_walk_calldata(splice(qkv_decode_0(), 108, 109, array![0x17ea410870dd9fa73a2426fd84911785]));
+    verify_walk_calldata(splice(qkv_decode_0(), 109, 110, array![0x17ea410870dd9fa73a2426fd84911785]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_14() {
-    verify_walk_calldata(splice(qkv_decode_0(), 106, 109, array![1, 0x1cee556c801072cf400dd20225a84fa0]));
+    verify_walk_calldata(splice(qkv_decode_0(), 107, 110, array![1, 0x1cee556c801072cf400dd20225a84fa0]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_15() {
-    verify_walk_calldata(splice(qkv_decode_0(), 106, 108, array![3, 0x1cee556c801072cf400dd20225a84fa0, 0x17ea410850dd9fa73a2426fd84911785]));
+    verify_walk_calldata(splice(qkv_decode_0(), 107, 109, array![3, 0x1cee556c801072cf400dd20225a84fa0, 0x17ea410850dd9fa73a2426fd84911785]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_16() {
-    verify_walk_calldata(splice(qkv_decode_0(), 109, 112, array![1, 0x18d7950976d3140eb1cd28d03142fb65]));
+    verify_walk_calldata(splice(qkv_decode_0(), 110, 113, array![1, 0x18d7950976d3140eb1cd28d03142fb65]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_17() {
-    verify_walk_calldata(splice(qkv_decode_0(), 109, 111, array![3, 0x18d7950976d3140eb1cd28d03142fb65, 0x18ab48d001517049b36ad0836a250a90]));
+    verify_walk_calldata(splice(qkv_decode_0(), 110, 112, array![3, 0x18d7950976d3140eb1cd28d03142fb65, 0x18ab48d001517049b36ad0836a250a90]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_18() {
-    verify_walk_calldata(splice(qkv_decode_0(), 105, 118, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 106, 119, array![
         3,
         2,
         0x1cee556c801072cf400dd20225a84fa0,
@@ -3755,7 +5663,7 @@ fn rejects_qkv_decode_0_18() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_19() {
-    verify_walk_calldata(splice(qkv_decode_0(), 105, 115, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 106, 116, array![
         5,
         2,
         0x1cee556c801072cf400dd20225a84fa0,
@@ -3776,63 +5684,63 @@ fn rejects_qkv_decode_0_19() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_20() {
-    verify_walk_calldata(splice(qkv_decode_0(), 118, 119, array![0x1959d1c54d0e208e16832e0af84c9af0]));
+    verify_walk_calldata(splice(qkv_decode_0(), 119, 120, array![0x1959d1c54d0e208e16832e0af84c9af0]));
 }
 
 /// proof layer.steps[0].k_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_21() {
-    verify_walk_calldata(splice(qkv_decode_0(), 104, 119, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 105, 120, array![1]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_22() {
-    verify_walk_calldata(splice(qkv_decode_0(), 122, 123, array![0x1abd86cf10dac7ed61e6fe77ad7c0f3c]));
+    verify_walk_calldata(splice(qkv_decode_0(), 123, 124, array![0x1abd86cf10dac7ed61e6fe77ad7c0f3c]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_23() {
-    verify_walk_calldata(splice(qkv_decode_0(), 123, 124, array![0x10d113a9a42971faf901b6d2d47c5830]));
+    verify_walk_calldata(splice(qkv_decode_0(), 124, 125, array![0x10d113a9a42971faf901b6d2d47c5830]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_24() {
-    verify_walk_calldata(splice(qkv_decode_0(), 121, 124, array![1, 0x1abd86cef0dac7ed61e6fe77ad7c0f3c]));
+    verify_walk_calldata(splice(qkv_decode_0(), 122, 125, array![1, 0x1abd86cef0dac7ed61e6fe77ad7c0f3c]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_25() {
-    verify_walk_calldata(splice(qkv_decode_0(), 121, 123, array![3, 0x1abd86cef0dac7ed61e6fe77ad7c0f3c, 0x10d113a9842971faf901b6d2d47c5830]));
+    verify_walk_calldata(splice(qkv_decode_0(), 122, 124, array![3, 0x1abd86cef0dac7ed61e6fe77ad7c0f3c, 0x10d113a9842971faf901b6d2d47c5830]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_26() {
-    verify_walk_calldata(splice(qkv_decode_0(), 124, 127, array![1, 0x1e5250f009ae81b395e5f70d1a9c1e32]));
+    verify_walk_calldata(splice(qkv_decode_0(), 125, 128, array![1, 0x1e5250f009ae81b395e5f70d1a9c1e32]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_27() {
-    verify_walk_calldata(splice(qkv_decode_0(), 124, 126, array![3, 0x1e5250f009ae81b395e5f70d1a9c1e32, 0x19297eea20e94d75fd464c4d6cc9b9ac]));
+    verify_walk_calldata(splice(qkv_decode_0(), 125, 127, array![3, 0x1e5250f009ae81b395e5f70d1a9c1e32, 0x19297eea20e94d75fd464c4d6cc9b9ac]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_28() {
-    verify_walk_calldata(splice(qkv_decode_0(), 120, 133, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 121, 134, array![
         3,
         2,
         0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
@@ -3850,7 +5758,7 @@ fn rejects_qkv_decode_0_28() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_29() {
-    verify_walk_calldata(splice(qkv_decode_0(), 120, 130, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 121, 131, array![
         5,
         2,
         0x1abd86cef0dac7ed61e6fe77ad7c0f3c,
@@ -3871,70 +5779,70 @@ fn rejects_qkv_decode_0_29() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_30() {
-    verify_walk_calldata(splice(qkv_decode_0(), 133, 134, array![0x17389ec91c196c2d66ae8b2a2a3dca58]));
+    verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x17389ec91c196c2d66ae8b2a2a3dca58]));
 }
 
 /// proof layer.steps[0].v_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_31() {
-    verify_walk_calldata(splice(qkv_decode_0(), 119, 134, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 120, 135, array![1]));
 }
 
 /// proof layer.steps[0].concat.k_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_32() {
-    verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x1652f18c797b9e02da0279e1b7b66fef]));
+    verify_walk_calldata(splice(qkv_decode_0(), 135, 136, array![0x1652f18c797b9e02da0279e1b7b66fef]));
 }
 
 /// proof layer.steps[0].concat.k_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_33() {
-    verify_walk_calldata(splice(qkv_decode_0(), 135, 136, array![0x1306e0391392828b3c80b428c0962b01]));
+    verify_walk_calldata(splice(qkv_decode_0(), 136, 137, array![0x1306e0391392828b3c80b428c0962b01]));
 }
 
 /// proof layer.steps[0].concat.v_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_34() {
-    verify_walk_calldata(splice(qkv_decode_0(), 136, 137, array![0x1881318e72ca7a75c2e631910c99b7af]));
+    verify_walk_calldata(splice(qkv_decode_0(), 137, 138, array![0x1881318e72ca7a75c2e631910c99b7af]));
 }
 
 /// proof layer.steps[0].concat.v_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_35() {
-    verify_walk_calldata(splice(qkv_decode_0(), 137, 138, array![0x1eb76d3aa94ef1b7a3c859991da412a9]));
+    verify_walk_calldata(splice(qkv_decode_0(), 138, 139, array![0x1eb76d3aa94ef1b7a3c859991da412a9]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_36() {
-    verify_walk_calldata(splice(qkv_decode_0(), 140, 141, array![0x1e3b542f22f3cf844f1210b3a26cba0e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 141, 142, array![0x1e3b542f22f3cf844f1210b3a26cba0e]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_37() {
-    verify_walk_calldata(splice(qkv_decode_0(), 141, 142, array![0x1bd75e1f9e7f21adcc14ca8256fe9054]));
+    verify_walk_calldata(splice(qkv_decode_0(), 142, 143, array![0x1bd75e1f9e7f21adcc14ca8256fe9054]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_38() {
-    verify_walk_calldata(splice(qkv_decode_0(), 139, 143, array![2, 0x1e3b542f02f3cf844f1210b3a26cba0e, 0x1bd75e1f7e7f21adcc14ca8256fe9054]));
+    verify_walk_calldata(splice(qkv_decode_0(), 140, 144, array![2, 0x1e3b542f02f3cf844f1210b3a26cba0e, 0x1bd75e1f7e7f21adcc14ca8256fe9054]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_39() {
-    verify_walk_calldata(splice(qkv_decode_0(), 139, 142, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 140, 143, array![
         4,
         0x1e3b542f02f3cf844f1210b3a26cba0e,
         0x1bd75e1f7e7f21adcc14ca8256fe9054,
@@ -3946,14 +5854,14 @@ fn rejects_qkv_decode_0_39() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_40() {
-    verify_walk_calldata(splice(qkv_decode_0(), 143, 147, array![2, 0x10000000000000000000000000000000, 0x14274763c524ac7a5f045436fd720f96]));
+    verify_walk_calldata(splice(qkv_decode_0(), 144, 148, array![2, 0x10000000000000000000000000000000, 0x14274763c524ac7a5f045436fd720f96]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_41() {
-    verify_walk_calldata(splice(qkv_decode_0(), 143, 146, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 144, 147, array![
         4,
         0x10000000000000000000000000000000,
         0x14274763c524ac7a5f045436fd720f96,
@@ -3965,7 +5873,7 @@ fn rejects_qkv_decode_0_41() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_42() {
-    verify_walk_calldata(splice(qkv_decode_0(), 138, 154, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 139, 155, array![
         3,
         3,
         0x1e3b542f02f3cf844f1210b3a26cba0e,
@@ -3985,7 +5893,7 @@ fn rejects_qkv_decode_0_42() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_43() {
-    verify_walk_calldata(splice(qkv_decode_0(), 138, 150, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 139, 151, array![
         5,
         3,
         0x1e3b542f02f3cf844f1210b3a26cba0e,
@@ -4009,42 +5917,42 @@ fn rejects_qkv_decode_0_43() {
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_44() {
-    verify_walk_calldata(splice(qkv_decode_0(), 155, 156, array![0x1562f34be9f7231e3256a346af163e51]));
+    verify_walk_calldata(splice(qkv_decode_0(), 156, 157, array![0x1562f34be9f7231e3256a346af163e51]));
 }
 
 /// proof layer.steps[0].concat.v_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_45() {
-    verify_walk_calldata(splice(qkv_decode_0(), 156, 157, array![0x174182a3e1d07828e33e58d49e1e2148]));
+    verify_walk_calldata(splice(qkv_decode_0(), 157, 158, array![0x174182a3e1d07828e33e58d49e1e2148]));
 }
 
 /// proof layer.steps[0].projection.bias[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_46() {
-    verify_walk_calldata(splice(qkv_decode_0(), 158, 159, array![0x1a5f8c11a064438b18dd56851178478f]));
+    verify_walk_calldata(splice(qkv_decode_0(), 159, 160, array![0x1a5f8c11a064438b18dd56851178478f]));
 }
 
 /// proof layer.steps[0].projection.bias[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_47() {
-    verify_walk_calldata(splice(qkv_decode_0(), 159, 160, array![0x1faad4908f77fb2b2d0b9db4edcc7f14]));
+    verify_walk_calldata(splice(qkv_decode_0(), 160, 161, array![0x1faad4908f77fb2b2d0b9db4edcc7f14]));
 }
 
 /// proof layer.steps[0].projection.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_48() {
-    verify_walk_calldata(splice(qkv_decode_0(), 157, 161, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x1faad4906f77fb2b2d0b9db4edcc7f14]));
+    verify_walk_calldata(splice(qkv_decode_0(), 158, 162, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x1faad4906f77fb2b2d0b9db4edcc7f14]));
 }
 
 /// proof layer.steps[0].projection.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_49() {
-    verify_walk_calldata(splice(qkv_decode_0(), 157, 160, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 158, 161, array![
         4,
         0x1a5f8c118064438b18dd56851178478f,
         0x1faad4906f77fb2b2d0b9db4edcc7f14,
@@ -4056,91 +5964,91 @@ fn rejects_qkv_decode_0_49() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_50() {
-    verify_walk_calldata(splice(qkv_decode_0(), 163, 164, array![0x1c11c53d7345b44978dd0cdbae8f9d6e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 164, 165, array![0x1c11c53d7345b44978dd0cdbae8f9d6e]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_51() {
-    verify_walk_calldata(splice(qkv_decode_0(), 164, 165, array![0x189ec1b3b87759ea04e5980cc1df5ba6]));
+    verify_walk_calldata(splice(qkv_decode_0(), 165, 166, array![0x189ec1b3b87759ea04e5980cc1df5ba6]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_52() {
-    verify_walk_calldata(splice(qkv_decode_0(), 162, 165, array![1, 0x1c11c53d5345b44978dd0cdbae8f9d6e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 163, 166, array![1, 0x1c11c53d5345b44978dd0cdbae8f9d6e]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_53() {
-    verify_walk_calldata(splice(qkv_decode_0(), 162, 164, array![3, 0x1c11c53d5345b44978dd0cdbae8f9d6e, 0x189ec1b3987759ea04e5980cc1df5ba6]));
+    verify_walk_calldata(splice(qkv_decode_0(), 163, 165, array![3, 0x1c11c53d5345b44978dd0cdbae8f9d6e, 0x189ec1b3987759ea04e5980cc1df5ba6]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_54() {
-    verify_walk_calldata(splice(qkv_decode_0(), 161, 165, array![0]));
+    verify_walk_calldata(splice(qkv_decode_0(), 162, 166, array![0]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_55() {
-    verify_walk_calldata(splice(qkv_decode_0(), 161, 162, array![2, 2, 0x1c11c53d5345b44978dd0cdbae8f9d6e, 0x189ec1b3987759ea04e5980cc1df5ba6]));
+    verify_walk_calldata(splice(qkv_decode_0(), 162, 163, array![2, 2, 0x1c11c53d5345b44978dd0cdbae8f9d6e, 0x189ec1b3987759ea04e5980cc1df5ba6]));
 }
 
 /// proof layer.steps[0].projection.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_56() {
-    verify_walk_calldata(splice(qkv_decode_0(), 166, 167, array![0x1f8b070023a5869f08f52e484004f297]));
+    verify_walk_calldata(splice(qkv_decode_0(), 167, 168, array![0x1f8b070023a5869f08f52e484004f297]));
 }
 
 /// proof layer.steps[0].projection.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_57() {
-    verify_walk_calldata(splice(qkv_decode_0(), 165, 167, array![0]));
+    verify_walk_calldata(splice(qkv_decode_0(), 166, 168, array![0]));
 }
 
 /// proof layer.steps[0].projection.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_58() {
-    verify_walk_calldata(splice(qkv_decode_0(), 165, 166, array![2, 0x1f8b070003a5869f08f52e484004f297]));
+    verify_walk_calldata(splice(qkv_decode_0(), 166, 167, array![2, 0x1f8b070003a5869f08f52e484004f297]));
 }
 
 /// proof layer.steps[0].projection.w[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_59() {
-    verify_walk_calldata(splice(qkv_decode_0(), 168, 169, array![0x17a237ea080b866f10883952775b53ae]));
+    verify_walk_calldata(splice(qkv_decode_0(), 169, 170, array![0x17a237ea080b866f10883952775b53ae]));
 }
 
 /// proof layer.steps[0].projection.w[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_60() {
-    verify_walk_calldata(splice(qkv_decode_0(), 169, 170, array![0x10d8b52cc86e3e73af4b3f9a14779601]));
+    verify_walk_calldata(splice(qkv_decode_0(), 170, 171, array![0x10d8b52cc86e3e73af4b3f9a14779601]));
 }
 
 /// proof layer.steps[0].projection.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_61() {
-    verify_walk_calldata(splice(qkv_decode_0(), 167, 171, array![2, 0x17a237e9e80b866f10883952775b53ae, 0x10d8b52ca86e3e73af4b3f9a14779601]));
+    verify_walk_calldata(splice(qkv_decode_0(), 168, 172, array![2, 0x17a237e9e80b866f10883952775b53ae, 0x10d8b52ca86e3e73af4b3f9a14779601]));
 }
 
 /// proof layer.steps[0].projection.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_62() {
-    verify_walk_calldata(splice(qkv_decode_0(), 167, 170, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 168, 171, array![
         4,
         0x17a237e9e80b866f10883952775b53ae,
         0x10d8b52ca86e3e73af4b3f9a14779601,
@@ -4152,49 +6060,49 @@ fn rejects_qkv_decode_0_62() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_63() {
-    verify_walk_calldata(splice(qkv_decode_0(), 171, 172, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0(), 172, 173, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof layer.steps[1].v_merge=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_64() {
-    verify_walk_calldata(splice(qkv_decode_0(), 172, 173, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0(), 173, 174, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof layer.steps[1].concat.k_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_65() {
-    verify_walk_calldata(splice(qkv_decode_0(), 173, 174, array![0x1f4ab49d290668a181aca69944e56e5a]));
+    verify_walk_calldata(splice(qkv_decode_0(), 174, 175, array![0x1f4ab49d290668a181aca69944e56e5a]));
 }
 
 /// proof layer.steps[1].concat.k_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_66() {
-    verify_walk_calldata(splice(qkv_decode_0(), 174, 175, array![0x152f014a6a181c88b0cb8668d278565e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 175, 176, array![0x152f014a6a181c88b0cb8668d278565e]));
 }
 
 /// proof layer.steps[1].concat.v_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_67() {
-    verify_walk_calldata(splice(qkv_decode_0(), 175, 176, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
+    verify_walk_calldata(splice(qkv_decode_0(), 176, 177, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
 }
 
 /// proof layer.steps[1].concat.v_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_68() {
-    verify_walk_calldata(splice(qkv_decode_0(), 176, 177, array![0x1f20afbdfb7f1b0077e0527dd7b13239]));
+    verify_walk_calldata(splice(qkv_decode_0(), 177, 178, array![0x1f20afbdfb7f1b0077e0527dd7b13239]));
 }
 
 /// proof layer.steps[1].concat.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_69() {
-    verify_walk_calldata(splice(qkv_decode_0(), 177, 193, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 178, 194, array![
         3,
         3,
         0x10000000000000000000000000000000,
@@ -4214,7 +6122,7 @@ fn rejects_qkv_decode_0_69() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_70() {
-    verify_walk_calldata(splice(qkv_decode_0(), 177, 189, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 178, 190, array![
         5,
         3,
         0x10000000000000000000000000000000,
@@ -4238,28 +6146,28 @@ fn rejects_qkv_decode_0_70() {
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_71() {
-    verify_walk_calldata(splice(qkv_decode_0(), 194, 195, array![0x17051a0a6b7dc2395aa31ae4f7dc1cdc]));
+    verify_walk_calldata(splice(qkv_decode_0(), 195, 196, array![0x17051a0a6b7dc2395aa31ae4f7dc1cdc]));
 }
 
 /// proof layer.steps[1].concat.v_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_72() {
-    verify_walk_calldata(splice(qkv_decode_0(), 195, 196, array![0x1247b30db72c832b251ba5894d3dfb04]));
+    verify_walk_calldata(splice(qkv_decode_0(), 196, 197, array![0x1247b30db72c832b251ba5894d3dfb04]));
 }
 
 /// proof layer.steps[1].projection.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_73() {
-    verify_walk_calldata(splice(qkv_decode_0(), 196, 200, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x11c2d7e8db4f3ea7d1bf94734894d84f]));
+    verify_walk_calldata(splice(qkv_decode_0(), 197, 201, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x11c2d7e8db4f3ea7d1bf94734894d84f]));
 }
 
 /// proof layer.steps[1].projection.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_74() {
-    verify_walk_calldata(splice(qkv_decode_0(), 196, 199, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 197, 200, array![
         4,
         0x1a5f8c118064438b18dd56851178478f,
         0x11c2d7e8db4f3ea7d1bf94734894d84f,
@@ -4271,63 +6179,63 @@ fn rejects_qkv_decode_0_74() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_75() {
-    verify_walk_calldata(splice(qkv_decode_0(), 201, 204, array![1, 0x1caeb41ab6ad69bab74593ba84cf22d8]));
+    verify_walk_calldata(splice(qkv_decode_0(), 202, 205, array![1, 0x1caeb41ab6ad69bab74593ba84cf22d8]));
 }
 
 /// proof layer.steps[1].projection.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_76() {
-    verify_walk_calldata(splice(qkv_decode_0(), 201, 203, array![3, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
+    verify_walk_calldata(splice(qkv_decode_0(), 202, 204, array![3, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
 }
 
 /// proof layer.steps[1].projection.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_77() {
-    verify_walk_calldata(splice(qkv_decode_0(), 200, 204, array![0]));
+    verify_walk_calldata(splice(qkv_decode_0(), 201, 205, array![0]));
 }
 
 /// proof layer.steps[1].projection.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_78() {
-    verify_walk_calldata(splice(qkv_decode_0(), 200, 201, array![2, 2, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
+    verify_walk_calldata(splice(qkv_decode_0(), 201, 202, array![2, 2, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
 }
 
 /// proof layer.steps[1].projection.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_79() {
-    verify_walk_calldata(splice(qkv_decode_0(), 205, 206, array![0x167a3ac44f921fd766f1c69decea9347]));
+    verify_walk_calldata(splice(qkv_decode_0(), 206, 207, array![0x167a3ac44f921fd766f1c69decea9347]));
 }
 
 /// proof layer.steps[1].projection.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_80() {
-    verify_walk_calldata(splice(qkv_decode_0(), 204, 206, array![0]));
+    verify_walk_calldata(splice(qkv_decode_0(), 205, 207, array![0]));
 }
 
 /// proof layer.steps[1].projection.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_81() {
-    verify_walk_calldata(splice(qkv_decode_0(), 204, 205, array![2, 0x167a3ac42f921fd766f1c69decea9347]));
+    verify_walk_calldata(splice(qkv_decode_0(), 205, 206, array![2, 0x167a3ac42f921fd766f1c69decea9347]));
 }
 
 /// proof layer.steps[1].projection.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_82() {
-    verify_walk_calldata(splice(qkv_decode_0(), 206, 210, array![2, 0x14f543db4e411f402240112ffe42d903, 0x107b8fe2ccc7dfe75a6c7f123823d45d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 207, 211, array![2, 0x14f543db4e411f402240112ffe42d903, 0x107b8fe2ccc7dfe75a6c7f123823d45d]));
 }
 
 /// proof layer.steps[1].projection.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_83() {
-    verify_walk_calldata(splice(qkv_decode_0(), 206, 209, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 207, 210, array![
         4,
         0x14f543db4e411f402240112ffe42d903,
         0x107b8fe2ccc7dfe75a6c7f123823d45d,
@@ -4339,7 +6247,7 @@ fn rejects_qkv_decode_0_83() {
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_84() {
-    verify_walk_calldata(splice(qkv_decode_0(), 103, 210, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 104, 211, array![
         1,
         0,
         4,
@@ -4415,7 +6323,7 @@ fn rejects_qkv_decode_0_84() {
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_85() {
-    verify_walk_calldata(splice(qkv_decode_0(), 103, 171, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 104, 172, array![
         3,
         0,
         4,
@@ -4530,84 +6438,84 @@ fn rejects_qkv_decode_0_85() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_86() {
-    verify_walk_calldata(splice(qkv_decode_0(), 212, 213, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0(), 213, 214, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_87() {
-    verify_walk_calldata(splice(qkv_decode_0(), 210, 213, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 211, 214, array![2]));
 }
 
 /// proof inputs.v0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_88() {
-    verify_walk_calldata(splice(qkv_decode_0(), 214, 215, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0(), 215, 216, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_89() {
-    verify_walk_calldata(splice(qkv_decode_0(), 210, 214, array![2, 27440]));
+    verify_walk_calldata(splice(qkv_decode_0(), 211, 215, array![2, 27440]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_90() {
-    verify_walk_calldata(splice(qkv_decode_0(), 219, 220, array![0x196ec8cb70e1a52d9abd97d4a7c40bd3]));
+    verify_walk_calldata(splice(qkv_decode_0(), 220, 221, array![0x196ec8cb70e1a52d9abd97d4a7c40bd3]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_91() {
-    verify_walk_calldata(splice(qkv_decode_0(), 220, 221, array![0x1067a1df5e557a3cf7213b9fbcb9aa50]));
+    verify_walk_calldata(splice(qkv_decode_0(), 221, 222, array![0x1067a1df5e557a3cf7213b9fbcb9aa50]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_92() {
-    verify_walk_calldata(splice(qkv_decode_0(), 218, 221, array![1, 0x196ec8cb50e1a52d9abd97d4a7c40bd3]));
+    verify_walk_calldata(splice(qkv_decode_0(), 219, 222, array![1, 0x196ec8cb50e1a52d9abd97d4a7c40bd3]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_93() {
-    verify_walk_calldata(splice(qkv_decode_0(), 218, 220, array![3, 0x196ec8cb50e1a52d9abd97d4a7c40bd3, 0x1067a1df3e557a3cf7213b9fbcb9aa50]));
+    verify_walk_calldata(splice(qkv_decode_0(), 219, 221, array![3, 0x196ec8cb50e1a52d9abd97d4a7c40bd3, 0x1067a1df3e557a3cf7213b9fbcb9aa50]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_94() {
-    verify_walk_calldata(splice(qkv_decode_0(), 221, 224, array![1, 0x16eb13976c615836bed99f49f7e769f3]));
+    verify_walk_calldata(splice(qkv_decode_0(), 222, 225, array![1, 0x16eb13976c615836bed99f49f7e769f3]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_95() {
-    verify_walk_calldata(splice(qkv_decode_0(), 221, 223, array![3, 0x16eb13976c615836bed99f49f7e769f3, 0x14887163e2999f6de1a2d78b548d8e35]));
+    verify_walk_calldata(splice(qkv_decode_0(), 222, 224, array![3, 0x16eb13976c615836bed99f49f7e769f3, 0x14887163e2999f6de1a2d78b548d8e35]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_96() {
-    verify_walk_calldata(splice(qkv_decode_0(), 217, 224, array![1, 2, 0x196ec8cb50e1a52d9abd97d4a7c40bd3, 0x1067a1df3e557a3cf7213b9fbcb9aa50]));
+    verify_walk_calldata(splice(qkv_decode_0(), 218, 225, array![1, 2, 0x196ec8cb50e1a52d9abd97d4a7c40bd3, 0x1067a1df3e557a3cf7213b9fbcb9aa50]));
 }
 
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_97() {
-    verify_walk_calldata(splice(qkv_decode_0(), 217, 221, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 218, 222, array![
         3,
         2,
         0x196ec8cb50e1a52d9abd97d4a7c40bd3,
@@ -4622,77 +6530,77 @@ fn rejects_qkv_decode_0_97() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_98() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 225, array![0x1b191e59b5c329c1a9f9877ad6b7a733]));
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 226, array![0x1b191e59b5c329c1a9f9877ad6b7a733]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_99() {
-    verify_walk_calldata(splice(qkv_decode_0(), 216, 225, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 217, 226, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_100() {
-    verify_walk_calldata(splice(qkv_decode_0(), 210, 225, array![2, 27440, 1, 30256, 1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 211, 226, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_101() {
-    verify_walk_calldata(splice(qkv_decode_0(), 230, 231, array![0x126e6f8414ab5d8553e67af80602ab77]));
+    verify_walk_calldata(splice(qkv_decode_0(), 231, 232, array![0x126e6f8414ab5d8553e67af80602ab77]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_102() {
-    verify_walk_calldata(splice(qkv_decode_0(), 231, 232, array![0x1656873685d73053655a1722d55e4dc1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 232, 233, array![0x1656873685d73053655a1722d55e4dc1]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_103() {
-    verify_walk_calldata(splice(qkv_decode_0(), 229, 232, array![1, 0x126e6f83f4ab5d8553e67af80602ab77]));
+    verify_walk_calldata(splice(qkv_decode_0(), 230, 233, array![1, 0x126e6f83f4ab5d8553e67af80602ab77]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_104() {
-    verify_walk_calldata(splice(qkv_decode_0(), 229, 231, array![3, 0x126e6f83f4ab5d8553e67af80602ab77, 0x1656873665d73053655a1722d55e4dc1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 230, 232, array![3, 0x126e6f83f4ab5d8553e67af80602ab77, 0x1656873665d73053655a1722d55e4dc1]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_105() {
-    verify_walk_calldata(splice(qkv_decode_0(), 232, 235, array![1, 0x14ce87e2baa0b9215987703ba671f3bc]));
+    verify_walk_calldata(splice(qkv_decode_0(), 233, 236, array![1, 0x14ce87e2baa0b9215987703ba671f3bc]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_106() {
-    verify_walk_calldata(splice(qkv_decode_0(), 232, 234, array![3, 0x14ce87e2baa0b9215987703ba671f3bc, 0x1ca085b753c3131cb494a3eb8320c680]));
+    verify_walk_calldata(splice(qkv_decode_0(), 233, 235, array![3, 0x14ce87e2baa0b9215987703ba671f3bc, 0x1ca085b753c3131cb494a3eb8320c680]));
 }
 
 /// proof weights.b_k.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_107() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 235, array![1, 2, 0x126e6f83f4ab5d8553e67af80602ab77, 0x1656873665d73053655a1722d55e4dc1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 236, array![1, 2, 0x126e6f83f4ab5d8553e67af80602ab77, 0x1656873665d73053655a1722d55e4dc1]));
 }
 
 /// proof weights.b_k.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_108() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 232, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 233, array![
         3,
         2,
         0x126e6f83f4ab5d8553e67af80602ab77,
@@ -4707,77 +6615,77 @@ fn rejects_qkv_decode_0_108() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_109() {
-    verify_walk_calldata(splice(qkv_decode_0(), 235, 236, array![0x1a4d3e19dd8d566d4a1ca2b51e90da02]));
+    verify_walk_calldata(splice(qkv_decode_0(), 236, 237, array![0x1a4d3e19dd8d566d4a1ca2b51e90da02]));
 }
 
 /// proof weights.b_k=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_110() {
-    verify_walk_calldata(splice(qkv_decode_0(), 227, 236, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 228, 237, array![1]));
 }
 
 /// proof weights.b_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_111() {
-    verify_walk_calldata(splice(qkv_decode_0(), 225, 236, array![5]));
+    verify_walk_calldata(splice(qkv_decode_0(), 226, 237, array![5]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_112() {
-    verify_walk_calldata(splice(qkv_decode_0(), 240, 241, array![0x1484453a46ab96446ec584ba84b70c0e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 241, 242, array![0x1484453a46ab96446ec584ba84b70c0e]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_113() {
-    verify_walk_calldata(splice(qkv_decode_0(), 241, 242, array![0x18445e9af1563715baad66d22525355d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 242, 243, array![0x18445e9af1563715baad66d22525355d]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_114() {
-    verify_walk_calldata(splice(qkv_decode_0(), 239, 242, array![1, 0x1484453a26ab96446ec584ba84b70c0e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 240, 243, array![1, 0x1484453a26ab96446ec584ba84b70c0e]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_115() {
-    verify_walk_calldata(splice(qkv_decode_0(), 239, 241, array![3, 0x1484453a26ab96446ec584ba84b70c0e, 0x18445e9ad1563715baad66d22525355d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 240, 242, array![3, 0x1484453a26ab96446ec584ba84b70c0e, 0x18445e9ad1563715baad66d22525355d]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_116() {
-    verify_walk_calldata(splice(qkv_decode_0(), 242, 245, array![1, 0x12bd7d6f6c68a9c153793e0cccb8af10]));
+    verify_walk_calldata(splice(qkv_decode_0(), 243, 246, array![1, 0x12bd7d6f6c68a9c153793e0cccb8af10]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_117() {
-    verify_walk_calldata(splice(qkv_decode_0(), 242, 244, array![3, 0x12bd7d6f6c68a9c153793e0cccb8af10, 0x11d46639f5fbe371346191ad26039b6b]));
+    verify_walk_calldata(splice(qkv_decode_0(), 243, 245, array![3, 0x12bd7d6f6c68a9c153793e0cccb8af10, 0x11d46639f5fbe371346191ad26039b6b]));
 }
 
 /// proof weights.b_q.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_118() {
-    verify_walk_calldata(splice(qkv_decode_0(), 238, 245, array![1, 2, 0x1484453a26ab96446ec584ba84b70c0e, 0x18445e9ad1563715baad66d22525355d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 239, 246, array![1, 2, 0x1484453a26ab96446ec584ba84b70c0e, 0x18445e9ad1563715baad66d22525355d]));
 }
 
 /// proof weights.b_q.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_119() {
-    verify_walk_calldata(splice(qkv_decode_0(), 238, 242, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 239, 243, array![
         3,
         2,
         0x1484453a26ab96446ec584ba84b70c0e,
@@ -4792,21 +6700,21 @@ fn rejects_qkv_decode_0_119() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_120() {
-    verify_walk_calldata(splice(qkv_decode_0(), 245, 246, array![0x1c1f80dcd776981bbce9d980cd8b61c9]));
+    verify_walk_calldata(splice(qkv_decode_0(), 246, 247, array![0x1c1f80dcd776981bbce9d980cd8b61c9]));
 }
 
 /// proof weights.b_q=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_121() {
-    verify_walk_calldata(splice(qkv_decode_0(), 237, 246, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 238, 247, array![1]));
 }
 
 /// proof weights.b_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_122() {
-    verify_walk_calldata(splice(qkv_decode_0(), 225, 246, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 226, 247, array![
         5,
         6446955,
         0,
@@ -4825,56 +6733,56 @@ fn rejects_qkv_decode_0_122() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_123() {
-    verify_walk_calldata(splice(qkv_decode_0(), 250, 251, array![0x1794dc1940da35b9f265f5f0911e7bf9]));
+    verify_walk_calldata(splice(qkv_decode_0(), 251, 252, array![0x1794dc1940da35b9f265f5f0911e7bf9]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_124() {
-    verify_walk_calldata(splice(qkv_decode_0(), 251, 252, array![0x1b87df0696d21e4ea6936d1b0d5a6361]));
+    verify_walk_calldata(splice(qkv_decode_0(), 252, 253, array![0x1b87df0696d21e4ea6936d1b0d5a6361]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_125() {
-    verify_walk_calldata(splice(qkv_decode_0(), 249, 252, array![1, 0x1794dc1920da35b9f265f5f0911e7bf9]));
+    verify_walk_calldata(splice(qkv_decode_0(), 250, 253, array![1, 0x1794dc1920da35b9f265f5f0911e7bf9]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_126() {
-    verify_walk_calldata(splice(qkv_decode_0(), 249, 251, array![3, 0x1794dc1920da35b9f265f5f0911e7bf9, 0x1b87df0676d21e4ea6936d1b0d5a6361]));
+    verify_walk_calldata(splice(qkv_decode_0(), 250, 252, array![3, 0x1794dc1920da35b9f265f5f0911e7bf9, 0x1b87df0676d21e4ea6936d1b0d5a6361]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_127() {
-    verify_walk_calldata(splice(qkv_decode_0(), 252, 255, array![1, 0x12fc0f9e92a0f329259fdb742ac4c2f4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 253, 256, array![1, 0x12fc0f9e92a0f329259fdb742ac4c2f4]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_128() {
-    verify_walk_calldata(splice(qkv_decode_0(), 252, 254, array![3, 0x12fc0f9e92a0f329259fdb742ac4c2f4, 0x1f1332a82bf5b41de719ab476c9b0eda]));
+    verify_walk_calldata(splice(qkv_decode_0(), 253, 255, array![3, 0x12fc0f9e92a0f329259fdb742ac4c2f4, 0x1f1332a82bf5b41de719ab476c9b0eda]));
 }
 
 /// proof weights.b_v.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_129() {
-    verify_walk_calldata(splice(qkv_decode_0(), 248, 255, array![1, 2, 0x1794dc1920da35b9f265f5f0911e7bf9, 0x1b87df0676d21e4ea6936d1b0d5a6361]));
+    verify_walk_calldata(splice(qkv_decode_0(), 249, 256, array![1, 2, 0x1794dc1920da35b9f265f5f0911e7bf9, 0x1b87df0676d21e4ea6936d1b0d5a6361]));
 }
 
 /// proof weights.b_v.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_130() {
-    verify_walk_calldata(splice(qkv_decode_0(), 248, 252, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 249, 253, array![
         3,
         2,
         0x1794dc1920da35b9f265f5f0911e7bf9,
@@ -4889,21 +6797,21 @@ fn rejects_qkv_decode_0_130() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_131() {
-    verify_walk_calldata(splice(qkv_decode_0(), 255, 256, array![0x1839515e192582516b707e57d1820835]));
+    verify_walk_calldata(splice(qkv_decode_0(), 256, 257, array![0x1839515e192582516b707e57d1820835]));
 }
 
 /// proof weights.b_v=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_132() {
-    verify_walk_calldata(splice(qkv_decode_0(), 247, 256, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 248, 257, array![1]));
 }
 
 /// proof weights.b_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_133() {
-    verify_walk_calldata(splice(qkv_decode_0(), 225, 256, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 226, 257, array![
         5,
         6446955,
         0,
@@ -4932,49 +6840,49 @@ fn rejects_qkv_decode_0_133() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_134() {
-    verify_walk_calldata(splice(qkv_decode_0(), 260, 261, array![0x1647425f6a605a5d5c77ea8bc2018702]));
+    verify_walk_calldata(splice(qkv_decode_0(), 261, 262, array![0x1647425f6a605a5d5c77ea8bc2018702]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_135() {
-    verify_walk_calldata(splice(qkv_decode_0(), 261, 262, array![0x1c63e54278b75ac93d77b59a96d9d48d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 262, 263, array![0x1c63e54278b75ac93d77b59a96d9d48d]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_136() {
-    verify_walk_calldata(splice(qkv_decode_0(), 259, 262, array![1, 0x1647425f4a605a5d5c77ea8bc2018702]));
+    verify_walk_calldata(splice(qkv_decode_0(), 260, 263, array![1, 0x1647425f4a605a5d5c77ea8bc2018702]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_137() {
-    verify_walk_calldata(splice(qkv_decode_0(), 259, 261, array![3, 0x1647425f4a605a5d5c77ea8bc2018702, 0x1c63e54258b75ac93d77b59a96d9d48d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 260, 262, array![3, 0x1647425f4a605a5d5c77ea8bc2018702, 0x1c63e54258b75ac93d77b59a96d9d48d]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_138() {
-    verify_walk_calldata(splice(qkv_decode_0(), 262, 265, array![1, 0x1f806bcfc1f16fac32dad94fe2fb2094]));
+    verify_walk_calldata(splice(qkv_decode_0(), 263, 266, array![1, 0x1f806bcfc1f16fac32dad94fe2fb2094]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_139() {
-    verify_walk_calldata(splice(qkv_decode_0(), 262, 264, array![3, 0x1f806bcfc1f16fac32dad94fe2fb2094, 0x1c6c2921066f6dca429f555579d42d9e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 263, 265, array![3, 0x1f806bcfc1f16fac32dad94fe2fb2094, 0x1c6c2921066f6dca429f555579d42d9e]));
 }
 
 /// proof weights.w_k.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_140() {
-    verify_walk_calldata(splice(qkv_decode_0(), 258, 268, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 259, 269, array![
         2,
         2,
         0x1647425f4a605a5d5c77ea8bc2018702,
@@ -4989,7 +6897,7 @@ fn rejects_qkv_decode_0_140() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_141() {
-    verify_walk_calldata(splice(qkv_decode_0(), 258, 265, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 259, 266, array![
         4,
         2,
         0x1647425f4a605a5d5c77ea8bc2018702,
@@ -5007,21 +6915,21 @@ fn rejects_qkv_decode_0_141() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_142() {
-    verify_walk_calldata(splice(qkv_decode_0(), 268, 269, array![0x19666ebef5a38f196348d4311dfd776d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 269, 270, array![0x19666ebef5a38f196348d4311dfd776d]));
 }
 
 /// proof weights.w_k=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_143() {
-    verify_walk_calldata(splice(qkv_decode_0(), 257, 269, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 258, 270, array![1]));
 }
 
 /// proof weights.w_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_144() {
-    verify_walk_calldata(splice(qkv_decode_0(), 225, 269, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 226, 270, array![
         5,
         6446955,
         0,
@@ -5060,49 +6968,49 @@ fn rejects_qkv_decode_0_144() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_145() {
-    verify_walk_calldata(splice(qkv_decode_0(), 273, 274, array![0x11a4e3b330a4d8a6bba292eb2464778d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 274, 275, array![0x11a4e3b330a4d8a6bba292eb2464778d]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_146() {
-    verify_walk_calldata(splice(qkv_decode_0(), 274, 275, array![0x1328ce4b01806eedf42acd3bd9a490f4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 275, 276, array![0x1328ce4b01806eedf42acd3bd9a490f4]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_147() {
-    verify_walk_calldata(splice(qkv_decode_0(), 272, 275, array![1, 0x11a4e3b310a4d8a6bba292eb2464778d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 273, 276, array![1, 0x11a4e3b310a4d8a6bba292eb2464778d]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_148() {
-    verify_walk_calldata(splice(qkv_decode_0(), 272, 274, array![3, 0x11a4e3b310a4d8a6bba292eb2464778d, 0x1328ce4ae1806eedf42acd3bd9a490f4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 273, 275, array![3, 0x11a4e3b310a4d8a6bba292eb2464778d, 0x1328ce4ae1806eedf42acd3bd9a490f4]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_149() {
-    verify_walk_calldata(splice(qkv_decode_0(), 275, 278, array![1, 0x1d4c485101157bdc93e2ed85829b1e8f]));
+    verify_walk_calldata(splice(qkv_decode_0(), 276, 279, array![1, 0x1d4c485101157bdc93e2ed85829b1e8f]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_150() {
-    verify_walk_calldata(splice(qkv_decode_0(), 275, 277, array![3, 0x1d4c485101157bdc93e2ed85829b1e8f, 0x19657db7ddd4642367ce19db4d363c9c]));
+    verify_walk_calldata(splice(qkv_decode_0(), 276, 278, array![3, 0x1d4c485101157bdc93e2ed85829b1e8f, 0x19657db7ddd4642367ce19db4d363c9c]));
 }
 
 /// proof weights.w_q.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_151() {
-    verify_walk_calldata(splice(qkv_decode_0(), 271, 281, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 272, 282, array![
         2,
         2,
         0x11a4e3b310a4d8a6bba292eb2464778d,
@@ -5117,7 +7025,7 @@ fn rejects_qkv_decode_0_151() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_152() {
-    verify_walk_calldata(splice(qkv_decode_0(), 271, 278, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 272, 279, array![
         4,
         2,
         0x11a4e3b310a4d8a6bba292eb2464778d,
@@ -5135,21 +7043,21 @@ fn rejects_qkv_decode_0_152() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_153() {
-    verify_walk_calldata(splice(qkv_decode_0(), 281, 282, array![0x11111ffe2b9040cc068474f75f4b209d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 282, 283, array![0x11111ffe2b9040cc068474f75f4b209d]));
 }
 
 /// proof weights.w_q=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_154() {
-    verify_walk_calldata(splice(qkv_decode_0(), 270, 282, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 271, 283, array![1]));
 }
 
 /// proof weights.w_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_155() {
-    verify_walk_calldata(splice(qkv_decode_0(), 225, 282, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 226, 283, array![
         5,
         6446955,
         0,
@@ -5201,49 +7109,49 @@ fn rejects_qkv_decode_0_155() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_156() {
-    verify_walk_calldata(splice(qkv_decode_0(), 286, 287, array![0x16e1898067a49b9b026bd1fa289a5f32]));
+    verify_walk_calldata(splice(qkv_decode_0(), 287, 288, array![0x16e1898067a49b9b026bd1fa289a5f32]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_157() {
-    verify_walk_calldata(splice(qkv_decode_0(), 287, 288, array![0x10b8c30f4fbd436a7758c7c1c7646371]));
+    verify_walk_calldata(splice(qkv_decode_0(), 288, 289, array![0x10b8c30f4fbd436a7758c7c1c7646371]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_158() {
-    verify_walk_calldata(splice(qkv_decode_0(), 285, 288, array![1, 0x16e1898047a49b9b026bd1fa289a5f32]));
+    verify_walk_calldata(splice(qkv_decode_0(), 286, 289, array![1, 0x16e1898047a49b9b026bd1fa289a5f32]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_159() {
-    verify_walk_calldata(splice(qkv_decode_0(), 285, 287, array![3, 0x16e1898047a49b9b026bd1fa289a5f32, 0x10b8c30f2fbd436a7758c7c1c7646371]));
+    verify_walk_calldata(splice(qkv_decode_0(), 286, 288, array![3, 0x16e1898047a49b9b026bd1fa289a5f32, 0x10b8c30f2fbd436a7758c7c1c7646371]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_160() {
-    verify_walk_calldata(splice(qkv_decode_0(), 288, 291, array![1, 0x14589acbca322825cea8d9492f4e6568]));
+    verify_walk_calldata(splice(qkv_decode_0(), 289, 292, array![1, 0x14589acbca322825cea8d9492f4e6568]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_161() {
-    verify_walk_calldata(splice(qkv_decode_0(), 288, 290, array![3, 0x14589acbca322825cea8d9492f4e6568, 0x18255f89e714d207aae4d90a1cc1b80f]));
+    verify_walk_calldata(splice(qkv_decode_0(), 289, 291, array![3, 0x14589acbca322825cea8d9492f4e6568, 0x18255f89e714d207aae4d90a1cc1b80f]));
 }
 
 /// proof weights.w_v.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_162() {
-    verify_walk_calldata(splice(qkv_decode_0(), 284, 294, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 285, 295, array![
         2,
         2,
         0x16e1898047a49b9b026bd1fa289a5f32,
@@ -5258,7 +7166,7 @@ fn rejects_qkv_decode_0_162() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_163() {
-    verify_walk_calldata(splice(qkv_decode_0(), 284, 291, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 285, 292, array![
         4,
         2,
         0x16e1898047a49b9b026bd1fa289a5f32,
@@ -5276,21 +7184,21 @@ fn rejects_qkv_decode_0_163() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_164() {
-    verify_walk_calldata(splice(qkv_decode_0(), 294, 295, array![0x1ba0c78626ce711dc1dda5bdb6ace6c4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 295, 296, array![0x1ba0c78626ce711dc1dda5bdb6ace6c4]));
 }
 
 /// proof weights.w_v=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_165() {
-    verify_walk_calldata(splice(qkv_decode_0(), 283, 295, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 284, 296, array![1]));
 }
 
 /// proof weights.w_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_166() {
-    verify_walk_calldata(splice(qkv_decode_0(), 225, 295, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 226, 296, array![
         5,
         6446955,
         0,
@@ -5521,61 +7429,61 @@ fn rejects_qkv_decode_0_190() {
 
 /// felt 107 + 1
 #[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_decode_0_191() {
-    verify_walk_calldata(splice(qkv_decode_0(), 107, 108, array![0x1cee556c801072cf400dd20225a84fa1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 107, 108, array![3]));
 }
 
 /// felt 134 + 1
 #[test]
-#[should_panic(expected: ('kvcache.concat',))]
+#[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_192() {
-    verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x1652f18c597b9e02da0279e1b7b66ff0]));
+    verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x17389ec8fc196c2d66ae8b2a2a3dca59]));
 }
 
-/// felt 160 + 1
+/// felt 161 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_193() {
-    verify_walk_calldata(splice(qkv_decode_0(), 160, 161, array![0x172c365bb35b399449ad7aebf7cc1cca]));
+    verify_walk_calldata(splice(qkv_decode_0(), 161, 162, array![0x172c365bb35b399449ad7aebf7cc1cca]));
 }
 
-/// felt 187 + 1
+/// felt 188 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_194() {
-    verify_walk_calldata(splice(qkv_decode_0(), 187, 188, array![0x1f0449db51e418af3601060eb46e3a15]));
+    verify_walk_calldata(splice(qkv_decode_0(), 188, 189, array![0x1f0449db51e418af3601060eb46e3a15]));
 }
 
-/// felt 214 + 1
+/// felt 215 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_decode_0_195() {
-    verify_walk_calldata(splice(qkv_decode_0(), 214, 215, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 215, 216, array![2]));
 }
 
-/// felt 241 + 1
+/// felt 242 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_196() {
-    verify_walk_calldata(splice(qkv_decode_0(), 241, 242, array![0x18445e9ad1563715baad66d22525355e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 242, 243, array![0x18445e9ad1563715baad66d22525355e]));
 }
 
-/// felt 268 + 1
+/// felt 269 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_197() {
-    verify_walk_calldata(splice(qkv_decode_0(), 268, 269, array![0x19666ebed5a38f196348d4311dfd776e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 269, 270, array![0x19666ebed5a38f196348d4311dfd776e]));
 }
 
-/// felt 295 + 1
+/// felt 296 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_decode_0_198() {
-    verify_walk_calldata(splice(qkv_decode_0(), 295, 296, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 296, 297, array![2]));
 }
 
-/// An honest qkv-decode proof, dims 3×5×3×2×2, public weights (375 felts).
+/// An honest qkv-decode proof, dims 3×5×3×2×2, public weights (376 felts).
 pub fn qkv_decode_1() -> Array<felt252> {
     array![
         3,
@@ -5673,6 +7581,7 @@ pub fn qkv_decode_1() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         2,
         3,
@@ -5961,7 +7870,7 @@ fn accepts_qkv_decode_1() {
     assert_eq!(verify_walk_calldata(qkv_decode_1()), 0x2c7e9630487104ffaf79087d0201c40dadc760f9f017f84e378d69e59b7c4e1);
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, committed weights (305 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, committed weights (306 felts).
 pub fn qkv_decode_0_committed() -> Array<felt252> {
     array![
         3,
@@ -6069,123 +7978,124 @@ pub fn qkv_decode_0_committed() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         2,
         2,
-        0x12ec066439d7641134d4f08b209d8492,
-        0x1f38c1ba25cb2ac7fcf1b8ef4e6728dc,
+        0x1ec7190af3e6f9c8d3578fa7bbd94438,
+        0x13aa2b792bb9537bd625d5a70855598b,
         2,
-        0x167476a1c0e3bfdb4dc3f26afb553b2e,
-        0x13263b16bca4b0d5cb3d3aa15bcab971,
+        0x115cc66403e9882e4b61b3d62fe8c741,
+        0x1e74525afe6624b4a88111d261c75812,
         2,
-        0x154537df222c04dc1e91501839f1ac9e,
-        0x1ee21e6d7a115db308e6162068fa88ca,
+        0x1f8b29beb504be47c6098cd22b5ba7ee,
+        0x1374823e9482f9f768cbef77ab55f981,
         2,
         0,
         4,
         2,
-        0x16b77dbf558cf899538a2d06d23a91be,
-        0x173be9923c7f3c007bf76c65091f0ad9,
+        0x1696489f7ceefbebf8419140f67c2038,
+        0x1645d5fe2e084016df0a6a38699b95e6,
         2,
-        0x1aee5816d23720396f4d67b44f9c84df,
-        0x1ace8c3d057cd2817f698a378cfba4e4,
+        0x1343ff503fd37b1215a2646e7d21d177,
+        0x17d3b8638aafac20c1f2b8d68372c7ee,
         2,
-        0x1f7219c7622e8ba9ecc7eacfb285c027,
-        0x12fc3371227947b14e2162eb4d5a3d9c,
+        0x1fe8c62667e6b4e849c67c7a4309d14b,
+        0x1b6525747130804c1459610b5f99932c,
         2,
-        0x1a14943261a9444c16190d3d101898b4,
-        0x1576b372bd17c5c953e899742e352368,
-        0x1eb1833455c7d3b3a3b8f5d115461771,
+        0x144c16f3e60dc4335fd385ffcd2770a7,
+        0x1a4deb03751f2e02371b9c894a07e488,
+        0x1aa3d06e10462a3ec10bfeb3a66434af,
         0,
         4,
         2,
-        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
-        0x1d457d3dd5768a47039ea80e180ef599,
+        0x145c4cd3f8b5dd78c686085b6a9ea63c,
+        0x122be110ba99132979f32211a2ccc14e,
         2,
-        0x11556e6e06f6bfbfd269e5110f5fcf7a,
-        0x1eebd447b5563a53aeabb8710a0b09d2,
+        0x1ff151adfd55016472a836a05930b503,
+        0x1ae0d3ac547ae20276ccf166d8da55d4,
         2,
-        0x18a40894717ee126317df1867dd789c2,
-        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        0x1ad9a86d6edc60abb928203e8cf48f9a,
+        0x118ddcfb34f318dd206576bde5bb0a4e,
         2,
-        0x1561494ed7ab7bee52978e862ea213f2,
-        0x1eb407d7a24e2ef697b715b1d217b036,
-        0x15c8415e8c087e274adb9ef9c8c18533,
-        0x1d94257e9daa513c751f4c8f6111c452,
-        0x111d5db5d81d82772e99a941b434531e,
-        0x107e84d4c89679c6c13c800d9bdb3cb2,
-        0x1549bc89c3720460899f1eec2ce64881,
+        0x10bdc33f7e02db1e896abaa313241fec,
+        0x14477738d2f9e1d808233accc2ae5a8b,
+        0x15802a62df8716e84ac35356f784e3b4,
+        0x1b5638350f2451f4698c7fbec0956337,
+        0x1f4d9838e121d84a977f7ef4e5ced177,
+        0x1fcea7363f5a112ea8593dab326d8198,
+        0x15b1832c802d05b9e26a15ab4517621c,
         4,
         3,
-        0x1285365cb521e79cb2e7283696041174,
-        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x1a942ba7bfba7b53177d0057991213fe,
+        0x10b623bc2b6f1f1e89835f4420acd239,
         0x10000000000000000000000000000000,
         3,
         0x10000000000000000000000000000000,
-        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x190aac607e4a54d7f41b7f0633ab6f47,
         0x10000000000000000000000000000000,
         3,
-        0x186623bb06610eec409c54f8239040ef,
-        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x1228cfe02a70226c7db98eb170b01ddd,
+        0x17305efe126e471e84f706e2bdded173,
         0x10000000000000000000000000000000,
         3,
-        0x18ba6be994bab223527319e288b20523,
-        0x12e4240dd343e99837ed9b52338eed0f,
+        0x1406e5b953ba7bb8f8155932c25983fb,
+        0x1f2ed991a07ce2b62343179d583fae2f,
         0x10000000000000000000000000000000,
-        0x1f5bdeb5d2284117050480081a39c478,
-        0x19018f6f9b1913e561385e42ed47706e,
+        0x1acdc7343e7cefa2e60d74551ff59d2d,
+        0x149aea43a82a32bf7d4803c8c02aeafa,
         3,
-        0x15ea7df71970908b6123f414de5b79c1,
-        0x17bf3af3b3fe646b46f07b8a21980df5,
-        0x12f1fa9560c7a9fd8f0ea712db6ed7dd,
+        0x1c74a4c3333736e4ea090ca9b963db70,
+        0x165e107dffe173cab90b81350c50b912,
+        0x1cd9f793f6d6c0ef1ad83b0602e4c014,
         1,
         2,
-        0x143a9ed46174b6c519c88eb30330be58,
-        0x1294331537664d2dad576ab5b0ef4281,
+        0x1d661d95428e358002b772e190b4454a,
+        0x1df11a7a4a8ced2b5c384ff9e03afd36,
         1,
-        0x1730efb04dee65c9849de06ab9298214,
+        0x1d55ce5897806e2cdea0680758352609,
         3,
-        0x1eb0b195c839092b5e931aaeaba608b1,
-        0x1b4b09890139d6f3c5522ce5052323a1,
-        0x17f5455f52666ed3ce2003c11d6f2bd1,
+        0x1e04163d9fc600381689ec1ef6255e4c,
+        0x1e75306efdf7483280f857062edbbecd,
+        0x177c8a55247b46d452fc643cc72f109c,
         1,
         1,
-        0x167476a1c0e3bfdb4dc3f26afb553b2e,
-        0x1cb1c474dbc0f0fabd79483660757e42,
-        0x154537df222c04dc1e91501839f1ac9e,
-        0x199ce68e57e558d72a54c607af08dc2c,
+        0x115cc66403e9882e4b61b3d62fe8c741,
+        0x1d178bf6fa7c9c865d1f5dfc31de90d1,
+        0x1f8b29beb504be47c6098cd22b5ba7ee,
+        0x13e9587fdf7e3baf62c262a5fffa5192,
         4,
         3,
         0x10000000000000000000000000000000,
-        0x14b6fff3149d0ab9d0ce50f3df5a846c,
+        0x14298e811d58cb2eb2f0280f81229d8b,
         0x10000000000000000000000000000000,
         3,
-        0x120e78cf6b4eeb8b97c843421736cbb0,
-        0x11c2717a23f5d7e7d73835ff322a688d,
+        0x19390e66ffb954480c24eed70424f9e3,
+        0x12c9c6c4280db82438ec6f98ea5c5079,
         0x10000000000000000000000000000000,
         3,
-        0x136eb1d10bf7c394b0ec8daf621e72dc,
-        0x1506b438bea9e7c8db6d135e4289f868,
+        0x1d5fc77be5b2724c7efc87f69ae01267,
+        0x1a47949a9fd855b4349dba906d8117ec,
         0x10000000000000000000000000000000,
         3,
-        0x1c3dedc893cade85b3e98b243e624fb8,
-        0x123f903739d340ce25b8ee2fac0da0c1,
+        0x1e0ec73903dd619b0a4c9da3c9a121ce,
+        0x1340a337c04a59f24db59b715ae2cef8,
         0x10000000000000000000000000000000,
-        0x1a2ceff0be7b4bfd50f60c87e1bc9beb,
-        0x1c8d32689dc32280b66a9fb266d883d2,
+        0x1a2772d803b6ffe32933fc2fccdab5eb,
+        0x1c6720f097f352dee10772265a5c111b,
         3,
-        0x15ea7df71970908b6123f414de5b79c1,
-        0x12f48e717f8f2521c9fd49118ae10c8d,
-        0x104728d8c2f2cbe3d76b89f4a59eb1f6,
+        0x1c74a4c3333736e4ea090ca9b963db70,
+        0x15e83db8f3b182d655ceafbab365bd61,
+        0x1af5852e3196bc5d88f56ef40368c3d0,
         1,
         2,
-        0x11520aded2435d673ad25b0aa4a97a0a,
-        0x16667d0056fb8e21822619dcc3ad5cd3,
+        0x19e71463de5c18fb8ebb05684c8c8769,
+        0x15bbbee8db28da5b613ac7acdde4487e,
         1,
-        0x1e64240b2a22ff55725925117aa164db,
+        0x125573339c698c6b7986439353fd18f1,
         3,
-        0x18d96edbc7653950e8619051ebf6b52d,
-        0x1becb97f69443819b4fab131e3cdd66f,
-        0x1fc1791c91bb96d4cafa9abf8c784156,
+        0x1adadaa47fb07f72f017d9063b91b001,
+        0x1ca55ff0718efd74e63db30770f925e4,
+        0x1d0e67c2acc003bdb961543a73dff7fc,
         3,
         27440,
         1,
@@ -6195,44 +8105,44 @@ pub fn qkv_decode_0_committed() -> Array<felt252> {
         0,
         2,
         2,
-        0x18817b6ae4c77566065553177e007c36,
-        0x1203dd01ccf3a1622830bffdbd647924,
+        0x1ca2eb1b15db133b228e0a10b23112f7,
+        0x137a27009c22b3e7112605693ddb568f,
         2,
-        0x12972dd7824e17dbd5ca14a33b3579d5,
-        0x13bddf26f0cdfe16c945bc60c36176e9,
-        0x10498f1cb9b4f41bd107d9c9e14acbe0,
+        0x159439ff992a8433034d23456e51ea34,
+        0x1a99f8e06054e0b85fa78c7ebce0ee42,
+        0x11b75d89f2bb2e77f1e75a22fae5c300,
         0,
         0,
         3,
         2,
-        0x1a72f9dfdd1217efd4b51404bd6383f6,
-        0x17b01ba32eddafba0707cef2a9ba4d6d,
+        0x1dde80b69f7ca2c931ab2174a0bcb496,
+        0x1e8eeba8f9b9eb3933ce61e889fba3e0,
         2,
-        0x108051a9dd3d63f10306dc2dde627db1,
-        0x1b0f5a05fa13f4e9d1eeeb7ad824f146,
+        0x12e3dad85afb19dc358fe518ebbcfd96,
+        0x1dd3420ec8025f6647f751e4d88fa4ee,
         2,
-        0x1cbb33bddb5e5c480f7881332cecaf53,
-        0x18d6ec7c5d4a320de471740401cb3115,
+        0x1f63c8076f8396925f25c38d18062327,
+        0x1a52a714fd9c0c11db00f2c495627b94,
         6,
-        0x142185c900bd4789b2447075356bee22,
-        0x123fe78c306aef475b13cb45c8112b93,
-        0x1c58b24c0dddda8e641cb42aefb77bce,
-        0x14fe1e1814c684bd5509b9a20e17b0d5,
-        0x18993d776e5f8d68add998ab1890cc08,
-        0x1ae43796a9446271a0224d5780533a96,
+        0x1d968e4131882f8391a318c1507fe878,
+        0x100ccae32c47b2feb588e8e04a30394a,
+        0x1d63c4dc7bd212a727e5013cdc920c75,
+        0x1de2dee75b5982525d7bf4b3fb5d1136,
+        0x1052ac990edd3094ae9a9dfc2724e5b0,
+        0x16c6b7c817e29d35630e7d422920fe43,
         3,
         2,
-        0x1c1137c4229b66db3c0487150246ad34,
-        0x16e01a9e5a6d334379db0d89d49ba348,
+        0x133b202b89f6d0dffb72bb8e7b6ba362,
+        0x1c1c85c30a980fe917eb6aa7fdf7c334,
         2,
-        0x1b68840831cead1a76fb10a8ebc4d0ab,
-        0x1acea9e3d91be7afd8a8fe6a5bffbb0d,
+        0x1b0757ab93b4b109b7aff93b3c683d19,
+        0x18349ed34b9a10674df1f48d15f2fa81,
         2,
-        0x115f3e1d93579ac3d6767dbb3a9d9347,
-        0x1685ec00390a79c1c61764097a8a27c0,
+        0x1cdbda46443b03302e171bb5720ab2d8,
+        0x1a355d03de5e7472b7a8d77f55e970cb,
         0,
-        0x102c223cafcd3e56a8ba34418d905c04,
-        154153,
+        0x1ed1b5cfa008362e2dff712345adfc5a,
+        22748,
         4,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -6281,143 +8191,143 @@ fn accepts_qkv_decode_0_committed() {
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_committed_0() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 107, 108, array![0x12ec066459d7641134d4f08b209d8492]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 108, 109, array![0x1ec7190b13e6f9c8d3578fa7bbd94438]));
 }
 
 /// proof layer.q_steps[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_committed_1() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 108, 109, array![0x1f38c1ba45cb2ac7fcf1b8ef4e6728dc]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 109, 110, array![0x13aa2b794bb9537bd625d5a70855598b]));
 }
 
 /// proof layer.q_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_committed_2() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 106, 109, array![1, 0x12ec066439d7641134d4f08b209d8492]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 107, 110, array![1, 0x1ec7190af3e6f9c8d3578fa7bbd94438]));
 }
 
 /// proof layer.q_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_committed_3() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 106, 108, array![3, 0x12ec066439d7641134d4f08b209d8492, 0x1f38c1ba25cb2ac7fcf1b8ef4e6728dc]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 107, 109, array![3, 0x1ec7190af3e6f9c8d3578fa7bbd94438, 0x13aa2b792bb9537bd625d5a70855598b]));
 }
 
 /// proof layer.k_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_committed_4() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 111, array![0x167476a1e0e3bfdb4dc3f26afb553b2e]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 111, 112, array![0x115cc66423e9882e4b61b3d62fe8c741]));
 }
 
 /// proof layer.k_steps[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_committed_5() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 111, 112, array![0x13263b16dca4b0d5cb3d3aa15bcab971]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 112, 113, array![0x1e74525b1e6624b4a88111d261c75812]));
 }
 
 /// proof layer.k_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_committed_6() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 109, 112, array![1, 0x167476a1c0e3bfdb4dc3f26afb553b2e]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 113, array![1, 0x115cc66403e9882e4b61b3d62fe8c741]));
 }
 
 /// proof layer.k_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_committed_7() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 109, 111, array![3, 0x167476a1c0e3bfdb4dc3f26afb553b2e, 0x13263b16bca4b0d5cb3d3aa15bcab971]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 112, array![3, 0x115cc66403e9882e4b61b3d62fe8c741, 0x1e74525afe6624b4a88111d261c75812]));
 }
 
 /// proof layer.v_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_committed_8() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 113, 114, array![0x154537df422c04dc1e91501839f1ac9e]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 114, 115, array![0x1f8b29bed504be47c6098cd22b5ba7ee]));
 }
 
 /// proof layer.v_steps[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_committed_9() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 114, 115, array![0x1ee21e6d9a115db308e6162068fa88ca]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 115, 116, array![0x1374823eb482f9f768cbef77ab55f981]));
 }
 
 /// proof layer.v_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_committed_10() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 112, 115, array![1, 0x154537df222c04dc1e91501839f1ac9e]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 113, 116, array![1, 0x1f8b29beb504be47c6098cd22b5ba7ee]));
 }
 
 /// proof layer.v_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_committed_11() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 112, 114, array![3, 0x154537df222c04dc1e91501839f1ac9e, 0x1ee21e6d7a115db308e6162068fa88ca]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 113, 115, array![3, 0x1f8b29beb504be47c6098cd22b5ba7ee, 0x1374823e9482f9f768cbef77ab55f981]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_12() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 119, 120, array![0x16b77dbf758cf899538a2d06d23a91be]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 120, 121, array![0x1696489f9ceefbebf8419140f67c2038]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_13() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 120, 121, array![0x173be9925c7f3c007bf76c65091f0ad9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 121, 122, array![0x1645d5fe4e084016df0a6a38699b95e6]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_14() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 121, array![1, 0x16b77dbf558cf899538a2d06d23a91be]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 119, 122, array![1, 0x1696489f7ceefbebf8419140f67c2038]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_15() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 120, array![3, 0x16b77dbf558cf899538a2d06d23a91be, 0x173be9923c7f3c007bf76c65091f0ad9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 119, 121, array![3, 0x1696489f7ceefbebf8419140f67c2038, 0x1645d5fe2e084016df0a6a38699b95e6]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_16() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 121, 124, array![1, 0x1aee5816d23720396f4d67b44f9c84df]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 122, 125, array![1, 0x1343ff503fd37b1215a2646e7d21d177]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_17() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 121, 123, array![3, 0x1aee5816d23720396f4d67b44f9c84df, 0x1ace8c3d057cd2817f698a378cfba4e4]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 122, 124, array![3, 0x1343ff503fd37b1215a2646e7d21d177, 0x17d3b8638aafac20c1f2b8d68372c7ee]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_18() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 117, 130, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 131, array![
         3,
         2,
-        0x16b77dbf558cf899538a2d06d23a91be,
-        0x173be9923c7f3c007bf76c65091f0ad9,
+        0x1696489f7ceefbebf8419140f67c2038,
+        0x1645d5fe2e084016df0a6a38699b95e6,
         2,
-        0x1aee5816d23720396f4d67b44f9c84df,
-        0x1ace8c3d057cd2817f698a378cfba4e4,
+        0x1343ff503fd37b1215a2646e7d21d177,
+        0x17d3b8638aafac20c1f2b8d68372c7ee,
         2,
-        0x1f7219c7622e8ba9ecc7eacfb285c027,
-        0x12fc3371227947b14e2162eb4d5a3d9c,
+        0x1fe8c62667e6b4e849c67c7a4309d14b,
+        0x1b6525747130804c1459610b5f99932c,
     ]));
 }
 
@@ -6425,20 +8335,20 @@ fn rejects_qkv_decode_0_committed_18() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_19() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 117, 127, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 128, array![
         5,
         2,
-        0x16b77dbf558cf899538a2d06d23a91be,
-        0x173be9923c7f3c007bf76c65091f0ad9,
+        0x1696489f7ceefbebf8419140f67c2038,
+        0x1645d5fe2e084016df0a6a38699b95e6,
         2,
-        0x1aee5816d23720396f4d67b44f9c84df,
-        0x1ace8c3d057cd2817f698a378cfba4e4,
+        0x1343ff503fd37b1215a2646e7d21d177,
+        0x17d3b8638aafac20c1f2b8d68372c7ee,
         2,
-        0x1f7219c7622e8ba9ecc7eacfb285c027,
-        0x12fc3371227947b14e2162eb4d5a3d9c,
+        0x1fe8c62667e6b4e849c67c7a4309d14b,
+        0x1b6525747130804c1459610b5f99932c,
         2,
-        0x1a14943261a9444c16190d3d101898b4,
-        0x1576b372bd17c5c953e899742e352368,
+        0x144c16f3e60dc4335fd385ffcd2770a7,
+        0x1a4deb03751f2e02371b9c894a07e488,
     ]));
 }
 
@@ -6446,73 +8356,73 @@ fn rejects_qkv_decode_0_committed_19() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_20() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 130, 131, array![0x1eb1833475c7d3b3a3b8f5d115461771]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 131, 132, array![0x1aa3d06e30462a3ec10bfeb3a66434af]));
 }
 
 /// proof layer.steps[0].k_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_21() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 116, 131, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 117, 132, array![1]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_22() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 134, 135, array![0x1839c456f5c9f5fe47c9d6b8a27cb1c2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 135, 136, array![0x145c4cd418b5dd78c686085b6a9ea63c]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_23() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 135, 136, array![0x1d457d3df5768a47039ea80e180ef599]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 136, 137, array![0x122be110da99132979f32211a2ccc14e]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_24() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 136, array![1, 0x1839c456d5c9f5fe47c9d6b8a27cb1c2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 134, 137, array![1, 0x145c4cd3f8b5dd78c686085b6a9ea63c]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_25() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 135, array![3, 0x1839c456d5c9f5fe47c9d6b8a27cb1c2, 0x1d457d3dd5768a47039ea80e180ef599]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 134, 136, array![3, 0x145c4cd3f8b5dd78c686085b6a9ea63c, 0x122be110ba99132979f32211a2ccc14e]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_26() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 136, 139, array![1, 0x11556e6e06f6bfbfd269e5110f5fcf7a]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 137, 140, array![1, 0x1ff151adfd55016472a836a05930b503]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_27() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 136, 138, array![3, 0x11556e6e06f6bfbfd269e5110f5fcf7a, 0x1eebd447b5563a53aeabb8710a0b09d2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 137, 139, array![3, 0x1ff151adfd55016472a836a05930b503, 0x1ae0d3ac547ae20276ccf166d8da55d4]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_28() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 132, 145, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 146, array![
         3,
         2,
-        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
-        0x1d457d3dd5768a47039ea80e180ef599,
+        0x145c4cd3f8b5dd78c686085b6a9ea63c,
+        0x122be110ba99132979f32211a2ccc14e,
         2,
-        0x11556e6e06f6bfbfd269e5110f5fcf7a,
-        0x1eebd447b5563a53aeabb8710a0b09d2,
+        0x1ff151adfd55016472a836a05930b503,
+        0x1ae0d3ac547ae20276ccf166d8da55d4,
         2,
-        0x18a40894717ee126317df1867dd789c2,
-        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        0x1ad9a86d6edc60abb928203e8cf48f9a,
+        0x118ddcfb34f318dd206576bde5bb0a4e,
     ]));
 }
 
@@ -6520,20 +8430,20 @@ fn rejects_qkv_decode_0_committed_28() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_29() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 132, 142, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 143, array![
         5,
         2,
-        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
-        0x1d457d3dd5768a47039ea80e180ef599,
+        0x145c4cd3f8b5dd78c686085b6a9ea63c,
+        0x122be110ba99132979f32211a2ccc14e,
         2,
-        0x11556e6e06f6bfbfd269e5110f5fcf7a,
-        0x1eebd447b5563a53aeabb8710a0b09d2,
+        0x1ff151adfd55016472a836a05930b503,
+        0x1ae0d3ac547ae20276ccf166d8da55d4,
         2,
-        0x18a40894717ee126317df1867dd789c2,
-        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        0x1ad9a86d6edc60abb928203e8cf48f9a,
+        0x118ddcfb34f318dd206576bde5bb0a4e,
         2,
-        0x1561494ed7ab7bee52978e862ea213f2,
-        0x1eb407d7a24e2ef697b715b1d217b036,
+        0x10bdc33f7e02db1e896abaa313241fec,
+        0x14477738d2f9e1d808233accc2ae5a8b,
     ]));
 }
 
@@ -6541,73 +8451,73 @@ fn rejects_qkv_decode_0_committed_29() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_30() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 145, 146, array![0x15c8415eac087e274adb9ef9c8c18533]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 146, 147, array![0x15802a62ff8716e84ac35356f784e3b4]));
 }
 
 /// proof layer.steps[0].v_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_31() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 131, 146, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 132, 147, array![1]));
 }
 
 /// proof layer.steps[0].concat.k_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_committed_32() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 146, 147, array![0x1d94257ebdaa513c751f4c8f6111c452]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 147, 148, array![0x1b5638352f2451f4698c7fbec0956337]));
 }
 
 /// proof layer.steps[0].concat.k_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_committed_33() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 147, 148, array![0x111d5db5f81d82772e99a941b434531e]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 148, 149, array![0x1f4d98390121d84a977f7ef4e5ced177]));
 }
 
 /// proof layer.steps[0].concat.v_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_committed_34() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 148, 149, array![0x107e84d4e89679c6c13c800d9bdb3cb2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 149, 150, array![0x1fcea7365f5a112ea8593dab326d8198]));
 }
 
 /// proof layer.steps[0].concat.v_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_committed_35() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 149, 150, array![0x1549bc89e3720460899f1eec2ce64881]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 150, 151, array![0x15b1832ca02d05b9e26a15ab4517621c]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_36() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 152, 153, array![0x1285365cd521e79cb2e7283696041174]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 153, 154, array![0x1a942ba7dfba7b53177d0057991213fe]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_37() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 153, 154, array![0x1cafa2ad28f991ecdbcd1c7d717eb0e9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 154, 155, array![0x10b623bc4b6f1f1e89835f4420acd239]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_38() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 155, array![2, 0x1285365cb521e79cb2e7283696041174, 0x1cafa2ad08f991ecdbcd1c7d717eb0e9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 152, 156, array![2, 0x1a942ba7bfba7b53177d0057991213fe, 0x10b623bc2b6f1f1e89835f4420acd239]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_39() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 154, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 152, 155, array![
         4,
-        0x1285365cb521e79cb2e7283696041174,
-        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x1a942ba7bfba7b53177d0057991213fe,
+        0x10b623bc2b6f1f1e89835f4420acd239,
         0x10000000000000000000000000000000,
     ]));
 }
@@ -6616,17 +8526,17 @@ fn rejects_qkv_decode_0_committed_39() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_40() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 155, 159, array![2, 0x10000000000000000000000000000000, 0x155e7dcfd58f50e2da1803e1ef8e9a92]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 156, 160, array![2, 0x10000000000000000000000000000000, 0x190aac607e4a54d7f41b7f0633ab6f47]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_41() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 155, 158, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 156, 159, array![
         4,
         0x10000000000000000000000000000000,
-        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x190aac607e4a54d7f41b7f0633ab6f47,
         0x10000000000000000000000000000000,
     ]));
 }
@@ -6635,19 +8545,19 @@ fn rejects_qkv_decode_0_committed_41() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_42() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 150, 166, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 167, array![
         3,
         3,
-        0x1285365cb521e79cb2e7283696041174,
-        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x1a942ba7bfba7b53177d0057991213fe,
+        0x10b623bc2b6f1f1e89835f4420acd239,
         0x10000000000000000000000000000000,
         3,
         0x10000000000000000000000000000000,
-        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x190aac607e4a54d7f41b7f0633ab6f47,
         0x10000000000000000000000000000000,
         3,
-        0x186623bb06610eec409c54f8239040ef,
-        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x1228cfe02a70226c7db98eb170b01ddd,
+        0x17305efe126e471e84f706e2bdded173,
     ]));
 }
 
@@ -6655,23 +8565,23 @@ fn rejects_qkv_decode_0_committed_42() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_43() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 150, 162, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 163, array![
         5,
         3,
-        0x1285365cb521e79cb2e7283696041174,
-        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x1a942ba7bfba7b53177d0057991213fe,
+        0x10b623bc2b6f1f1e89835f4420acd239,
         0x10000000000000000000000000000000,
         3,
         0x10000000000000000000000000000000,
-        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x190aac607e4a54d7f41b7f0633ab6f47,
         0x10000000000000000000000000000000,
         3,
-        0x186623bb06610eec409c54f8239040ef,
-        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x1228cfe02a70226c7db98eb170b01ddd,
+        0x17305efe126e471e84f706e2bdded173,
         0x10000000000000000000000000000000,
         3,
-        0x18ba6be994bab223527319e288b20523,
-        0x12e4240dd343e99837ed9b52338eed0f,
+        0x1406e5b953ba7bb8f8155932c25983fb,
+        0x1f2ed991a07ce2b62343179d583fae2f,
     ]));
 }
 
@@ -6679,46 +8589,46 @@ fn rejects_qkv_decode_0_committed_43() {
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_44() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 167, 168, array![0x1f5bdeb5f2284117050480081a39c478]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 168, 169, array![0x1acdc7345e7cefa2e60d74551ff59d2d]));
 }
 
 /// proof layer.steps[0].concat.v_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_45() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 168, 169, array![0x19018f6fbb1913e561385e42ed47706e]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 169, 170, array![0x149aea43c82a32bf7d4803c8c02aeafa]));
 }
 
 /// proof layer.steps[0].projection.bias[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_46() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 170, 171, array![0x15ea7df73970908b6123f414de5b79c1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 171, 172, array![0x1c74a4c3533736e4ea090ca9b963db70]));
 }
 
 /// proof layer.steps[0].projection.bias[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_47() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 171, 172, array![0x17bf3af3d3fe646b46f07b8a21980df5]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 172, 173, array![0x165e107e1fe173cab90b81350c50b912]));
 }
 
 /// proof layer.steps[0].projection.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_48() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 169, 173, array![2, 0x15ea7df71970908b6123f414de5b79c1, 0x17bf3af3b3fe646b46f07b8a21980df5]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 170, 174, array![2, 0x1c74a4c3333736e4ea090ca9b963db70, 0x165e107dffe173cab90b81350c50b912]));
 }
 
 /// proof layer.steps[0].projection.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_49() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 169, 172, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 170, 173, array![
         4,
-        0x15ea7df71970908b6123f414de5b79c1,
-        0x17bf3af3b3fe646b46f07b8a21980df5,
-        0x12f1fa9560c7a9fd8f0ea712db6ed7dd,
+        0x1c74a4c3333736e4ea090ca9b963db70,
+        0x165e107dffe173cab90b81350c50b912,
+        0x1cd9f793f6d6c0ef1ad83b0602e4c014,
     ]));
 }
 
@@ -6726,95 +8636,95 @@ fn rejects_qkv_decode_0_committed_49() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_50() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 175, 176, array![0x143a9ed48174b6c519c88eb30330be58]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 176, 177, array![0x1d661d95628e358002b772e190b4454a]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_51() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 176, 177, array![0x1294331557664d2dad576ab5b0ef4281]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 177, 178, array![0x1df11a7a6a8ced2b5c384ff9e03afd36]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_52() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 177, array![1, 0x143a9ed46174b6c519c88eb30330be58]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 175, 178, array![1, 0x1d661d95428e358002b772e190b4454a]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_53() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 176, array![3, 0x143a9ed46174b6c519c88eb30330be58, 0x1294331537664d2dad576ab5b0ef4281]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 175, 177, array![3, 0x1d661d95428e358002b772e190b4454a, 0x1df11a7a4a8ced2b5c384ff9e03afd36]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_54() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 173, 177, array![0]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 178, array![0]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_55() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 173, 174, array![2, 2, 0x143a9ed46174b6c519c88eb30330be58, 0x1294331537664d2dad576ab5b0ef4281]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 175, array![2, 2, 0x1d661d95428e358002b772e190b4454a, 0x1df11a7a4a8ced2b5c384ff9e03afd36]));
 }
 
 /// proof layer.steps[0].projection.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_56() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 178, 179, array![0x1730efb06dee65c9849de06ab9298214]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 180, array![0x1d55ce58b7806e2cdea0680758352609]));
 }
 
 /// proof layer.steps[0].projection.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_57() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 177, 179, array![0]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 178, 180, array![0]));
 }
 
 /// proof layer.steps[0].projection.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_58() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 177, 178, array![2, 0x1730efb04dee65c9849de06ab9298214]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 178, 179, array![2, 0x1d55ce5897806e2cdea0680758352609]));
 }
 
 /// proof layer.steps[0].projection.w[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_59() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 180, 181, array![0x1eb0b195e839092b5e931aaeaba608b1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 181, 182, array![0x1e04163dbfc600381689ec1ef6255e4c]));
 }
 
 /// proof layer.steps[0].projection.w[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_60() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 181, 182, array![0x1b4b09892139d6f3c5522ce5052323a1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 182, 183, array![0x1e75306f1df7483280f857062edbbecd]));
 }
 
 /// proof layer.steps[0].projection.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_61() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 183, array![2, 0x1eb0b195c839092b5e931aaeaba608b1, 0x1b4b09890139d6f3c5522ce5052323a1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 180, 184, array![2, 0x1e04163d9fc600381689ec1ef6255e4c, 0x1e75306efdf7483280f857062edbbecd]));
 }
 
 /// proof layer.steps[0].projection.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_62() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 182, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 180, 183, array![
         4,
-        0x1eb0b195c839092b5e931aaeaba608b1,
-        0x1b4b09890139d6f3c5522ce5052323a1,
-        0x17f5455f52666ed3ce2003c11d6f2bd1,
+        0x1e04163d9fc600381689ec1ef6255e4c,
+        0x1e75306efdf7483280f857062edbbecd,
+        0x177c8a55247b46d452fc643cc72f109c,
     ]));
 }
 
@@ -6822,61 +8732,61 @@ fn rejects_qkv_decode_0_committed_62() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_63() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 183, 184, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 184, 185, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof layer.steps[1].v_merge=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_64() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 184, 185, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 185, 186, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof layer.steps[1].concat.k_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_committed_65() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 185, 186, array![0x167476a1e0e3bfdb4dc3f26afb553b2e]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 186, 187, array![0x115cc66423e9882e4b61b3d62fe8c741]));
 }
 
 /// proof layer.steps[1].concat.k_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_committed_66() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 186, 187, array![0x1cb1c474fbc0f0fabd79483660757e42]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 187, 188, array![0x1d178bf71a7c9c865d1f5dfc31de90d1]));
 }
 
 /// proof layer.steps[1].concat.v_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_committed_67() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 187, 188, array![0x154537df422c04dc1e91501839f1ac9e]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 188, 189, array![0x1f8b29bed504be47c6098cd22b5ba7ee]));
 }
 
 /// proof layer.steps[1].concat.v_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_committed_68() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 188, 189, array![0x199ce68e77e558d72a54c607af08dc2c]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 189, 190, array![0x13e9587fff7e3baf62c262a5fffa5192]));
 }
 
 /// proof layer.steps[1].concat.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_69() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 189, 205, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 190, 206, array![
         3,
         3,
         0x10000000000000000000000000000000,
-        0x14b6fff3149d0ab9d0ce50f3df5a846c,
+        0x14298e811d58cb2eb2f0280f81229d8b,
         0x10000000000000000000000000000000,
         3,
-        0x120e78cf6b4eeb8b97c843421736cbb0,
-        0x11c2717a23f5d7e7d73835ff322a688d,
+        0x19390e66ffb954480c24eed70424f9e3,
+        0x12c9c6c4280db82438ec6f98ea5c5079,
         0x10000000000000000000000000000000,
         3,
-        0x136eb1d10bf7c394b0ec8daf621e72dc,
-        0x1506b438bea9e7c8db6d135e4289f868,
+        0x1d5fc77be5b2724c7efc87f69ae01267,
+        0x1a47949a9fd855b4349dba906d8117ec,
     ]));
 }
 
@@ -6884,23 +8794,23 @@ fn rejects_qkv_decode_0_committed_69() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_70() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 189, 201, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 190, 202, array![
         5,
         3,
         0x10000000000000000000000000000000,
-        0x14b6fff3149d0ab9d0ce50f3df5a846c,
+        0x14298e811d58cb2eb2f0280f81229d8b,
         0x10000000000000000000000000000000,
         3,
-        0x120e78cf6b4eeb8b97c843421736cbb0,
-        0x11c2717a23f5d7e7d73835ff322a688d,
+        0x19390e66ffb954480c24eed70424f9e3,
+        0x12c9c6c4280db82438ec6f98ea5c5079,
         0x10000000000000000000000000000000,
         3,
-        0x136eb1d10bf7c394b0ec8daf621e72dc,
-        0x1506b438bea9e7c8db6d135e4289f868,
+        0x1d5fc77be5b2724c7efc87f69ae01267,
+        0x1a47949a9fd855b4349dba906d8117ec,
         0x10000000000000000000000000000000,
         3,
-        0x1c3dedc893cade85b3e98b243e624fb8,
-        0x123f903739d340ce25b8ee2fac0da0c1,
+        0x1e0ec73903dd619b0a4c9da3c9a121ce,
+        0x1340a337c04a59f24db59b715ae2cef8,
     ]));
 }
 
@@ -6908,32 +8818,32 @@ fn rejects_qkv_decode_0_committed_70() {
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_71() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 206, 207, array![0x1a2ceff0de7b4bfd50f60c87e1bc9beb]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 207, 208, array![0x1a2772d823b6ffe32933fc2fccdab5eb]));
 }
 
 /// proof layer.steps[1].concat.v_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_72() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 207, 208, array![0x1c8d3268bdc32280b66a9fb266d883d2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 208, 209, array![0x1c6720f0b7f352dee10772265a5c111b]));
 }
 
 /// proof layer.steps[1].projection.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_73() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 208, 212, array![2, 0x15ea7df71970908b6123f414de5b79c1, 0x12f48e717f8f2521c9fd49118ae10c8d]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 209, 213, array![2, 0x1c74a4c3333736e4ea090ca9b963db70, 0x15e83db8f3b182d655ceafbab365bd61]));
 }
 
 /// proof layer.steps[1].projection.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_74() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 208, 211, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 209, 212, array![
         4,
-        0x15ea7df71970908b6123f414de5b79c1,
-        0x12f48e717f8f2521c9fd49118ae10c8d,
-        0x104728d8c2f2cbe3d76b89f4a59eb1f6,
+        0x1c74a4c3333736e4ea090ca9b963db70,
+        0x15e83db8f3b182d655ceafbab365bd61,
+        0x1af5852e3196bc5d88f56ef40368c3d0,
     ]));
 }
 
@@ -6941,67 +8851,67 @@ fn rejects_qkv_decode_0_committed_74() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_75() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 213, 216, array![1, 0x11520aded2435d673ad25b0aa4a97a0a]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 214, 217, array![1, 0x19e71463de5c18fb8ebb05684c8c8769]));
 }
 
 /// proof layer.steps[1].projection.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_76() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 213, 215, array![3, 0x11520aded2435d673ad25b0aa4a97a0a, 0x16667d0056fb8e21822619dcc3ad5cd3]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 214, 216, array![3, 0x19e71463de5c18fb8ebb05684c8c8769, 0x15bbbee8db28da5b613ac7acdde4487e]));
 }
 
 /// proof layer.steps[1].projection.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_77() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 212, 216, array![0]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 213, 217, array![0]));
 }
 
 /// proof layer.steps[1].projection.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_78() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 212, 213, array![2, 2, 0x11520aded2435d673ad25b0aa4a97a0a, 0x16667d0056fb8e21822619dcc3ad5cd3]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 213, 214, array![2, 2, 0x19e71463de5c18fb8ebb05684c8c8769, 0x15bbbee8db28da5b613ac7acdde4487e]));
 }
 
 /// proof layer.steps[1].projection.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_79() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 217, 218, array![0x1e64240b4a22ff55725925117aa164db]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 218, 219, array![0x12557333bc698c6b7986439353fd18f1]));
 }
 
 /// proof layer.steps[1].projection.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_80() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 216, 218, array![0]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 217, 219, array![0]));
 }
 
 /// proof layer.steps[1].projection.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_81() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 216, 217, array![2, 0x1e64240b2a22ff55725925117aa164db]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 217, 218, array![2, 0x125573339c698c6b7986439353fd18f1]));
 }
 
 /// proof layer.steps[1].projection.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_82() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 218, 222, array![2, 0x18d96edbc7653950e8619051ebf6b52d, 0x1becb97f69443819b4fab131e3cdd66f]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 219, 223, array![2, 0x1adadaa47fb07f72f017d9063b91b001, 0x1ca55ff0718efd74e63db30770f925e4]));
 }
 
 /// proof layer.steps[1].projection.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_committed_83() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 218, 221, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 219, 222, array![
         4,
-        0x18d96edbc7653950e8619051ebf6b52d,
-        0x1becb97f69443819b4fab131e3cdd66f,
-        0x1fc1791c91bb96d4cafa9abf8c784156,
+        0x1adadaa47fb07f72f017d9063b91b001,
+        0x1ca55ff0718efd74e63db30770f925e4,
+        0x1d0e67c2acc003bdb961543a73dff7fc,
     ]));
 }
 
@@ -7009,75 +8919,75 @@ fn rejects_qkv_decode_0_committed_83() {
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_committed_84() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 115, 222, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 116, 223, array![
         1,
         0,
         4,
         2,
-        0x16b77dbf558cf899538a2d06d23a91be,
-        0x173be9923c7f3c007bf76c65091f0ad9,
+        0x1696489f7ceefbebf8419140f67c2038,
+        0x1645d5fe2e084016df0a6a38699b95e6,
         2,
-        0x1aee5816d23720396f4d67b44f9c84df,
-        0x1ace8c3d057cd2817f698a378cfba4e4,
+        0x1343ff503fd37b1215a2646e7d21d177,
+        0x17d3b8638aafac20c1f2b8d68372c7ee,
         2,
-        0x1f7219c7622e8ba9ecc7eacfb285c027,
-        0x12fc3371227947b14e2162eb4d5a3d9c,
+        0x1fe8c62667e6b4e849c67c7a4309d14b,
+        0x1b6525747130804c1459610b5f99932c,
         2,
-        0x1a14943261a9444c16190d3d101898b4,
-        0x1576b372bd17c5c953e899742e352368,
-        0x1eb1833455c7d3b3a3b8f5d115461771,
+        0x144c16f3e60dc4335fd385ffcd2770a7,
+        0x1a4deb03751f2e02371b9c894a07e488,
+        0x1aa3d06e10462a3ec10bfeb3a66434af,
         0,
         4,
         2,
-        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
-        0x1d457d3dd5768a47039ea80e180ef599,
+        0x145c4cd3f8b5dd78c686085b6a9ea63c,
+        0x122be110ba99132979f32211a2ccc14e,
         2,
-        0x11556e6e06f6bfbfd269e5110f5fcf7a,
-        0x1eebd447b5563a53aeabb8710a0b09d2,
+        0x1ff151adfd55016472a836a05930b503,
+        0x1ae0d3ac547ae20276ccf166d8da55d4,
         2,
-        0x18a40894717ee126317df1867dd789c2,
-        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        0x1ad9a86d6edc60abb928203e8cf48f9a,
+        0x118ddcfb34f318dd206576bde5bb0a4e,
         2,
-        0x1561494ed7ab7bee52978e862ea213f2,
-        0x1eb407d7a24e2ef697b715b1d217b036,
-        0x15c8415e8c087e274adb9ef9c8c18533,
-        0x1d94257e9daa513c751f4c8f6111c452,
-        0x111d5db5d81d82772e99a941b434531e,
-        0x107e84d4c89679c6c13c800d9bdb3cb2,
-        0x1549bc89c3720460899f1eec2ce64881,
+        0x10bdc33f7e02db1e896abaa313241fec,
+        0x14477738d2f9e1d808233accc2ae5a8b,
+        0x15802a62df8716e84ac35356f784e3b4,
+        0x1b5638350f2451f4698c7fbec0956337,
+        0x1f4d9838e121d84a977f7ef4e5ced177,
+        0x1fcea7363f5a112ea8593dab326d8198,
+        0x15b1832c802d05b9e26a15ab4517621c,
         4,
         3,
-        0x1285365cb521e79cb2e7283696041174,
-        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x1a942ba7bfba7b53177d0057991213fe,
+        0x10b623bc2b6f1f1e89835f4420acd239,
         0x10000000000000000000000000000000,
         3,
         0x10000000000000000000000000000000,
-        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x190aac607e4a54d7f41b7f0633ab6f47,
         0x10000000000000000000000000000000,
         3,
-        0x186623bb06610eec409c54f8239040ef,
-        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x1228cfe02a70226c7db98eb170b01ddd,
+        0x17305efe126e471e84f706e2bdded173,
         0x10000000000000000000000000000000,
         3,
-        0x18ba6be994bab223527319e288b20523,
-        0x12e4240dd343e99837ed9b52338eed0f,
+        0x1406e5b953ba7bb8f8155932c25983fb,
+        0x1f2ed991a07ce2b62343179d583fae2f,
         0x10000000000000000000000000000000,
-        0x1f5bdeb5d2284117050480081a39c478,
-        0x19018f6f9b1913e561385e42ed47706e,
+        0x1acdc7343e7cefa2e60d74551ff59d2d,
+        0x149aea43a82a32bf7d4803c8c02aeafa,
         3,
-        0x15ea7df71970908b6123f414de5b79c1,
-        0x17bf3af3b3fe646b46f07b8a21980df5,
-        0x12f1fa9560c7a9fd8f0ea712db6ed7dd,
+        0x1c74a4c3333736e4ea090ca9b963db70,
+        0x165e107dffe173cab90b81350c50b912,
+        0x1cd9f793f6d6c0ef1ad83b0602e4c014,
         1,
         2,
-        0x143a9ed46174b6c519c88eb30330be58,
-        0x1294331537664d2dad576ab5b0ef4281,
+        0x1d661d95428e358002b772e190b4454a,
+        0x1df11a7a4a8ced2b5c384ff9e03afd36,
         1,
-        0x1730efb04dee65c9849de06ab9298214,
+        0x1d55ce5897806e2cdea0680758352609,
         3,
-        0x1eb0b195c839092b5e931aaeaba608b1,
-        0x1b4b09890139d6f3c5522ce5052323a1,
-        0x17f5455f52666ed3ce2003c11d6f2bd1,
+        0x1e04163d9fc600381689ec1ef6255e4c,
+        0x1e75306efdf7483280f857062edbbecd,
+        0x177c8a55247b46d452fc643cc72f109c,
     ]));
 }
 
@@ -7085,114 +8995,114 @@ fn rejects_qkv_decode_0_committed_84() {
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_committed_85() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 115, 183, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 116, 184, array![
         3,
         0,
         4,
         2,
-        0x16b77dbf558cf899538a2d06d23a91be,
-        0x173be9923c7f3c007bf76c65091f0ad9,
+        0x1696489f7ceefbebf8419140f67c2038,
+        0x1645d5fe2e084016df0a6a38699b95e6,
         2,
-        0x1aee5816d23720396f4d67b44f9c84df,
-        0x1ace8c3d057cd2817f698a378cfba4e4,
+        0x1343ff503fd37b1215a2646e7d21d177,
+        0x17d3b8638aafac20c1f2b8d68372c7ee,
         2,
-        0x1f7219c7622e8ba9ecc7eacfb285c027,
-        0x12fc3371227947b14e2162eb4d5a3d9c,
+        0x1fe8c62667e6b4e849c67c7a4309d14b,
+        0x1b6525747130804c1459610b5f99932c,
         2,
-        0x1a14943261a9444c16190d3d101898b4,
-        0x1576b372bd17c5c953e899742e352368,
-        0x1eb1833455c7d3b3a3b8f5d115461771,
+        0x144c16f3e60dc4335fd385ffcd2770a7,
+        0x1a4deb03751f2e02371b9c894a07e488,
+        0x1aa3d06e10462a3ec10bfeb3a66434af,
         0,
         4,
         2,
-        0x1839c456d5c9f5fe47c9d6b8a27cb1c2,
-        0x1d457d3dd5768a47039ea80e180ef599,
+        0x145c4cd3f8b5dd78c686085b6a9ea63c,
+        0x122be110ba99132979f32211a2ccc14e,
         2,
-        0x11556e6e06f6bfbfd269e5110f5fcf7a,
-        0x1eebd447b5563a53aeabb8710a0b09d2,
+        0x1ff151adfd55016472a836a05930b503,
+        0x1ae0d3ac547ae20276ccf166d8da55d4,
         2,
-        0x18a40894717ee126317df1867dd789c2,
-        0x17f7a2d9d042be5edeb2f8474ad782a8,
+        0x1ad9a86d6edc60abb928203e8cf48f9a,
+        0x118ddcfb34f318dd206576bde5bb0a4e,
         2,
-        0x1561494ed7ab7bee52978e862ea213f2,
-        0x1eb407d7a24e2ef697b715b1d217b036,
-        0x15c8415e8c087e274adb9ef9c8c18533,
-        0x1d94257e9daa513c751f4c8f6111c452,
-        0x111d5db5d81d82772e99a941b434531e,
-        0x107e84d4c89679c6c13c800d9bdb3cb2,
-        0x1549bc89c3720460899f1eec2ce64881,
+        0x10bdc33f7e02db1e896abaa313241fec,
+        0x14477738d2f9e1d808233accc2ae5a8b,
+        0x15802a62df8716e84ac35356f784e3b4,
+        0x1b5638350f2451f4698c7fbec0956337,
+        0x1f4d9838e121d84a977f7ef4e5ced177,
+        0x1fcea7363f5a112ea8593dab326d8198,
+        0x15b1832c802d05b9e26a15ab4517621c,
         4,
         3,
-        0x1285365cb521e79cb2e7283696041174,
-        0x1cafa2ad08f991ecdbcd1c7d717eb0e9,
+        0x1a942ba7bfba7b53177d0057991213fe,
+        0x10b623bc2b6f1f1e89835f4420acd239,
         0x10000000000000000000000000000000,
         3,
         0x10000000000000000000000000000000,
-        0x155e7dcfd58f50e2da1803e1ef8e9a92,
+        0x190aac607e4a54d7f41b7f0633ab6f47,
         0x10000000000000000000000000000000,
         3,
-        0x186623bb06610eec409c54f8239040ef,
-        0x1584d309656eae9e48f4f7e4668f65ff,
+        0x1228cfe02a70226c7db98eb170b01ddd,
+        0x17305efe126e471e84f706e2bdded173,
         0x10000000000000000000000000000000,
         3,
-        0x18ba6be994bab223527319e288b20523,
-        0x12e4240dd343e99837ed9b52338eed0f,
+        0x1406e5b953ba7bb8f8155932c25983fb,
+        0x1f2ed991a07ce2b62343179d583fae2f,
         0x10000000000000000000000000000000,
-        0x1f5bdeb5d2284117050480081a39c478,
-        0x19018f6f9b1913e561385e42ed47706e,
+        0x1acdc7343e7cefa2e60d74551ff59d2d,
+        0x149aea43a82a32bf7d4803c8c02aeafa,
         3,
-        0x15ea7df71970908b6123f414de5b79c1,
-        0x17bf3af3b3fe646b46f07b8a21980df5,
-        0x12f1fa9560c7a9fd8f0ea712db6ed7dd,
+        0x1c74a4c3333736e4ea090ca9b963db70,
+        0x165e107dffe173cab90b81350c50b912,
+        0x1cd9f793f6d6c0ef1ad83b0602e4c014,
         1,
         2,
-        0x143a9ed46174b6c519c88eb30330be58,
-        0x1294331537664d2dad576ab5b0ef4281,
+        0x1d661d95428e358002b772e190b4454a,
+        0x1df11a7a4a8ced2b5c384ff9e03afd36,
         1,
-        0x1730efb04dee65c9849de06ab9298214,
+        0x1d55ce5897806e2cdea0680758352609,
         3,
-        0x1eb0b195c839092b5e931aaeaba608b1,
-        0x1b4b09890139d6f3c5522ce5052323a1,
-        0x17f5455f52666ed3ce2003c11d6f2bd1,
+        0x1e04163d9fc600381689ec1ef6255e4c,
+        0x1e75306efdf7483280f857062edbbecd,
+        0x177c8a55247b46d452fc643cc72f109c,
         1,
         1,
-        0x167476a1c0e3bfdb4dc3f26afb553b2e,
-        0x1cb1c474dbc0f0fabd79483660757e42,
-        0x154537df222c04dc1e91501839f1ac9e,
-        0x199ce68e57e558d72a54c607af08dc2c,
+        0x115cc66403e9882e4b61b3d62fe8c741,
+        0x1d178bf6fa7c9c865d1f5dfc31de90d1,
+        0x1f8b29beb504be47c6098cd22b5ba7ee,
+        0x13e9587fdf7e3baf62c262a5fffa5192,
         4,
         3,
         0x10000000000000000000000000000000,
-        0x14b6fff3149d0ab9d0ce50f3df5a846c,
+        0x14298e811d58cb2eb2f0280f81229d8b,
         0x10000000000000000000000000000000,
         3,
-        0x120e78cf6b4eeb8b97c843421736cbb0,
-        0x11c2717a23f5d7e7d73835ff322a688d,
+        0x19390e66ffb954480c24eed70424f9e3,
+        0x12c9c6c4280db82438ec6f98ea5c5079,
         0x10000000000000000000000000000000,
         3,
-        0x136eb1d10bf7c394b0ec8daf621e72dc,
-        0x1506b438bea9e7c8db6d135e4289f868,
+        0x1d5fc77be5b2724c7efc87f69ae01267,
+        0x1a47949a9fd855b4349dba906d8117ec,
         0x10000000000000000000000000000000,
         3,
-        0x1c3dedc893cade85b3e98b243e624fb8,
-        0x123f903739d340ce25b8ee2fac0da0c1,
+        0x1e0ec73903dd619b0a4c9da3c9a121ce,
+        0x1340a337c04a59f24db59b715ae2cef8,
         0x10000000000000000000000000000000,
-        0x1a2ceff0be7b4bfd50f60c87e1bc9beb,
-        0x1c8d32689dc32280b66a9fb266d883d2,
+        0x1a2772d803b6ffe32933fc2fccdab5eb,
+        0x1c6720f097f352dee10772265a5c111b,
         3,
-        0x15ea7df71970908b6123f414de5b79c1,
-        0x12f48e717f8f2521c9fd49118ae10c8d,
-        0x104728d8c2f2cbe3d76b89f4a59eb1f6,
+        0x1c74a4c3333736e4ea090ca9b963db70,
+        0x15e83db8f3b182d655ceafbab365bd61,
+        0x1af5852e3196bc5d88f56ef40368c3d0,
         1,
         2,
-        0x11520aded2435d673ad25b0aa4a97a0a,
-        0x16667d0056fb8e21822619dcc3ad5cd3,
+        0x19e71463de5c18fb8ebb05684c8c8769,
+        0x15bbbee8db28da5b613ac7acdde4487e,
         1,
-        0x1e64240b2a22ff55725925117aa164db,
+        0x125573339c698c6b7986439353fd18f1,
         3,
-        0x18d96edbc7653950e8619051ebf6b52d,
-        0x1becb97f69443819b4fab131e3cdd66f,
-        0x1fc1791c91bb96d4cafa9abf8c784156,
+        0x1adadaa47fb07f72f017d9063b91b001,
+        0x1ca55ff0718efd74e63db30770f925e4,
+        0x1d0e67c2acc003bdb961543a73dff7fc,
     ]));
 }
 
@@ -7200,91 +9110,91 @@ fn rejects_qkv_decode_0_committed_85() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_86() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 224, 225, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 225, 226, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_87() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 222, 225, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 223, 226, array![2]));
 }
 
 /// proof inputs.v0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_88() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 227, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 227, 228, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_89() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 222, 226, array![2, 27440]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 223, 227, array![2, 27440]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_90() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 231, 232, array![0x18817b6b04c77566065553177e007c36]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 233, array![0x1ca2eb1b35db133b228e0a10b23112f7]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_91() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 233, array![0x1203dd01ecf3a1622830bffdbd647924]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 234, array![0x137a2700bc22b3e7112605693ddb568f]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_92() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 233, array![1, 0x18817b6ae4c77566065553177e007c36]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 231, 234, array![1, 0x1ca2eb1b15db133b228e0a10b23112f7]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_93() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 232, array![3, 0x18817b6ae4c77566065553177e007c36, 0x1203dd01ccf3a1622830bffdbd647924]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 231, 233, array![3, 0x1ca2eb1b15db133b228e0a10b23112f7, 0x137a27009c22b3e7112605693ddb568f]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_94() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 236, array![1, 0x12972dd7824e17dbd5ca14a33b3579d5]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 237, array![1, 0x159439ff992a8433034d23456e51ea34]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_95() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 235, array![3, 0x12972dd7824e17dbd5ca14a33b3579d5, 0x13bddf26f0cdfe16c945bc60c36176e9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 236, array![3, 0x159439ff992a8433034d23456e51ea34, 0x1a99f8e06054e0b85fa78c7ebce0ee42]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_96() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 229, 236, array![1, 2, 0x18817b6ae4c77566065553177e007c36, 0x1203dd01ccf3a1622830bffdbd647924]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 237, array![1, 2, 0x1ca2eb1b15db133b228e0a10b23112f7, 0x137a27009c22b3e7112605693ddb568f]));
 }
 
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_97() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 229, 233, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 234, array![
         3,
         2,
-        0x18817b6ae4c77566065553177e007c36,
-        0x1203dd01ccf3a1622830bffdbd647924,
+        0x1ca2eb1b15db133b228e0a10b23112f7,
+        0x137a27009c22b3e7112605693ddb568f,
         2,
-        0x12972dd7824e17dbd5ca14a33b3579d5,
-        0x13bddf26f0cdfe16c945bc60c36176e9,
+        0x159439ff992a8433034d23456e51ea34,
+        0x1a99f8e06054e0b85fa78c7ebce0ee42,
     ]));
 }
 
@@ -7292,77 +9202,77 @@ fn rejects_qkv_decode_0_committed_97() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_98() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 236, 237, array![0x10498f1cd9b4f41bd107d9c9e14acbe0]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 237, 238, array![0x11b75d8a12bb2e77f1e75a22fae5c300]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_99() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 228, 237, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 229, 238, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_100() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 222, 237, array![2, 27440, 1, 30256, 1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 223, 238, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_101() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 241, 242, array![0x1a72f9dffd1217efd4b51404bd6383f6]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 242, 243, array![0x1dde80b6bf7ca2c931ab2174a0bcb496]));
 }
 
 /// proof opening.merge.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_102() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 242, 243, array![0x17b01ba34eddafba0707cef2a9ba4d6d]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 244, array![0x1e8eeba919b9eb3933ce61e889fba3e0]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_103() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 243, array![1, 0x1a72f9dfdd1217efd4b51404bd6383f6]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 241, 244, array![1, 0x1dde80b69f7ca2c931ab2174a0bcb496]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_104() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 242, array![3, 0x1a72f9dfdd1217efd4b51404bd6383f6, 0x17b01ba32eddafba0707cef2a9ba4d6d]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 241, 243, array![3, 0x1dde80b69f7ca2c931ab2174a0bcb496, 0x1e8eeba8f9b9eb3933ce61e889fba3e0]));
 }
 
 /// proof opening.merge.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_105() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 246, array![1, 0x108051a9dd3d63f10306dc2dde627db1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 247, array![1, 0x12e3dad85afb19dc358fe518ebbcfd96]));
 }
 
 /// proof opening.merge.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_106() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 245, array![3, 0x108051a9dd3d63f10306dc2dde627db1, 0x1b0f5a05fa13f4e9d1eeeb7ad824f146]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 246, array![3, 0x12e3dad85afb19dc358fe518ebbcfd96, 0x1dd3420ec8025f6647f751e4d88fa4ee]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_107() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 239, 249, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 250, array![
         2,
         2,
-        0x1a72f9dfdd1217efd4b51404bd6383f6,
-        0x17b01ba32eddafba0707cef2a9ba4d6d,
+        0x1dde80b69f7ca2c931ab2174a0bcb496,
+        0x1e8eeba8f9b9eb3933ce61e889fba3e0,
         2,
-        0x108051a9dd3d63f10306dc2dde627db1,
-        0x1b0f5a05fa13f4e9d1eeeb7ad824f146,
+        0x12e3dad85afb19dc358fe518ebbcfd96,
+        0x1dd3420ec8025f6647f751e4d88fa4ee,
     ]));
 }
 
@@ -7370,17 +9280,17 @@ fn rejects_qkv_decode_0_committed_107() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_108() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 239, 246, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 247, array![
         4,
         2,
-        0x1a72f9dfdd1217efd4b51404bd6383f6,
-        0x17b01ba32eddafba0707cef2a9ba4d6d,
+        0x1dde80b69f7ca2c931ab2174a0bcb496,
+        0x1e8eeba8f9b9eb3933ce61e889fba3e0,
         2,
-        0x108051a9dd3d63f10306dc2dde627db1,
-        0x1b0f5a05fa13f4e9d1eeeb7ad824f146,
+        0x12e3dad85afb19dc358fe518ebbcfd96,
+        0x1dd3420ec8025f6647f751e4d88fa4ee,
         2,
-        0x1cbb33bddb5e5c480f7881332cecaf53,
-        0x18d6ec7c5d4a320de471740401cb3115,
+        0x1f63c8076f8396925f25c38d18062327,
+        0x1a52a714fd9c0c11db00f2c495627b94,
     ]));
 }
 
@@ -7388,27 +9298,27 @@ fn rejects_qkv_decode_0_committed_108() {
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_109() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 250, 251, array![0x142185c920bd4789b2447075356bee22]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 251, 252, array![0x1d968e4151882f8391a318c1507fe878]));
 }
 
 /// proof opening.merged_values[1]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_110() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 251, 252, array![0x123fe78c506aef475b13cb45c8112b93]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 252, 253, array![0x100ccae34c47b2feb588e8e04a30394a]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_decode_0_committed_111() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 249, 256, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 250, 257, array![
         5,
-        0x142185c900bd4789b2447075356bee22,
-        0x123fe78c306aef475b13cb45c8112b93,
-        0x1c58b24c0dddda8e641cb42aefb77bce,
-        0x14fe1e1814c684bd5509b9a20e17b0d5,
-        0x18993d776e5f8d68add998ab1890cc08,
+        0x1d968e4131882f8391a318c1507fe878,
+        0x100ccae32c47b2feb588e8e04a30394a,
+        0x1d63c4dc7bd212a727e5013cdc920c75,
+        0x1de2dee75b5982525d7bf4b3fb5d1136,
+        0x1052ac990edd3094ae9a9dfc2724e5b0,
     ]));
 }
 
@@ -7416,14 +9326,14 @@ fn rejects_qkv_decode_0_committed_111() {
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_decode_0_committed_112() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 249, 255, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 250, 256, array![
         7,
-        0x142185c900bd4789b2447075356bee22,
-        0x123fe78c306aef475b13cb45c8112b93,
-        0x1c58b24c0dddda8e641cb42aefb77bce,
-        0x14fe1e1814c684bd5509b9a20e17b0d5,
-        0x18993d776e5f8d68add998ab1890cc08,
-        0x1ae43796a9446271a0224d5780533a96,
+        0x1d968e4131882f8391a318c1507fe878,
+        0x100ccae32c47b2feb588e8e04a30394a,
+        0x1d63c4dc7bd212a727e5013cdc920c75,
+        0x1de2dee75b5982525d7bf4b3fb5d1136,
+        0x1052ac990edd3094ae9a9dfc2724e5b0,
+        0x16c6b7c817e29d35630e7d422920fe43,
     ]));
 }
 
@@ -7431,56 +9341,56 @@ fn rejects_qkv_decode_0_committed_112() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_committed_113() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 258, 259, array![0x1c1137c4429b66db3c0487150246ad34]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 259, 260, array![0x133b202ba9f6d0dffb72bb8e7b6ba362]));
 }
 
 /// proof opening.fold.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_committed_114() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 259, 260, array![0x16e01a9e7a6d334379db0d89d49ba348]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 261, array![0x1c1c85c32a980fe917eb6aa7fdf7c334]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_115() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 257, 260, array![1, 0x1c1137c4229b66db3c0487150246ad34]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 258, 261, array![1, 0x133b202b89f6d0dffb72bb8e7b6ba362]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_116() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 257, 259, array![3, 0x1c1137c4229b66db3c0487150246ad34, 0x16e01a9e5a6d334379db0d89d49ba348]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 258, 260, array![3, 0x133b202b89f6d0dffb72bb8e7b6ba362, 0x1c1c85c30a980fe917eb6aa7fdf7c334]));
 }
 
 /// proof opening.fold.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_117() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 263, array![1, 0x1b68840831cead1a76fb10a8ebc4d0ab]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 264, array![1, 0x1b0757ab93b4b109b7aff93b3c683d19]));
 }
 
 /// proof opening.fold.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_118() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 262, array![3, 0x1b68840831cead1a76fb10a8ebc4d0ab, 0x1acea9e3d91be7afd8a8fe6a5bffbb0d]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 263, array![3, 0x1b0757ab93b4b109b7aff93b3c683d19, 0x18349ed34b9a10674df1f48d15f2fa81]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_119() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 256, 266, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 257, 267, array![
         2,
         2,
-        0x1c1137c4229b66db3c0487150246ad34,
-        0x16e01a9e5a6d334379db0d89d49ba348,
+        0x133b202b89f6d0dffb72bb8e7b6ba362,
+        0x1c1c85c30a980fe917eb6aa7fdf7c334,
         2,
-        0x1b68840831cead1a76fb10a8ebc4d0ab,
-        0x1acea9e3d91be7afd8a8fe6a5bffbb0d,
+        0x1b0757ab93b4b109b7aff93b3c683d19,
+        0x18349ed34b9a10674df1f48d15f2fa81,
     ]));
 }
 
@@ -7488,17 +9398,17 @@ fn rejects_qkv_decode_0_committed_119() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_120() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 256, 263, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 257, 264, array![
         4,
         2,
-        0x1c1137c4229b66db3c0487150246ad34,
-        0x16e01a9e5a6d334379db0d89d49ba348,
+        0x133b202b89f6d0dffb72bb8e7b6ba362,
+        0x1c1c85c30a980fe917eb6aa7fdf7c334,
         2,
-        0x1b68840831cead1a76fb10a8ebc4d0ab,
-        0x1acea9e3d91be7afd8a8fe6a5bffbb0d,
+        0x1b0757ab93b4b109b7aff93b3c683d19,
+        0x18349ed34b9a10674df1f48d15f2fa81,
         2,
-        0x115f3e1d93579ac3d6767dbb3a9d9347,
-        0x1685ec00390a79c1c61764097a8a27c0,
+        0x1cdbda46443b03302e171bb5720ab2d8,
+        0x1a355d03de5e7472b7a8d77f55e970cb,
     ]));
 }
 
@@ -7506,63 +9416,63 @@ fn rejects_qkv_decode_0_committed_120() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_committed_121() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 267, 268, array![0x102c223ccfcd3e56a8ba34418d905c04]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 268, 269, array![0x1ed1b5cfc008362e2dff712345adfc5a]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_qkv_decode_0_committed_122() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 268, 269, array![154154]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 269, 270, array![22749]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_committed_123() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_committed_124() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x4000000000000000000000000000000012ef9a7a576cea0e6532aad9406a425]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x4000000000000000000000000000000012ef9a7a576cea0e6532aad9406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_125() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_126() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_127() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x3000000000000000000000000000000000000001f8cca27ae1d3e315a6810a0]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 273, array![0x3000000000000000000000000000000000000001f8cca27ae1d3e315a6810a0]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_128() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x5000000000000000000000007e33289eb874f8c569a0428259525cecb2a4b9d]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 273, array![0x5000000000000000000000007e33289eb874f8c569a0428259525cecb2a4b9d]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_129() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 269, 274, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 275, array![
         3,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -7574,7 +9484,7 @@ fn rejects_qkv_decode_0_committed_129() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_130() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 269, 273, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 274, array![
         5,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -7587,7 +9497,7 @@ fn rejects_qkv_decode_0_committed_130() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_131() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 280, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 281, array![
         3,
         0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
         0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
@@ -7599,7 +9509,7 @@ fn rejects_qkv_decode_0_committed_131() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_132() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 279, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 280, array![
         5,
         0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
         0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
@@ -7727,70 +9637,70 @@ fn rejects_qkv_decode_0_committed_149() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 55, 56, array![1]));
 }
 
-/// felt 82 + 1
+/// felt 83 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_committed_150() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 82, 83, array![0x8f1cbaaa87c0c142cd77e3ab3ae2a43d]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 83, 84, array![0x5ec8b97d89350eac0fccd2655a7e83b]));
 }
 
 /// felt 110 + 1
 #[test]
-#[should_panic(expected: ('kvcache.output_split',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_decode_0_committed_151() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 111, array![0x167476a1c0e3bfdb4dc3f26afb553b2f]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 111, array![3]));
 }
 
 /// felt 138 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_152() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 138, 139, array![0x1eebd447b5563a53aeabb8710a0b09d3]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 138, 139, array![0x1ff151adfd55016472a836a05930b504]));
 }
 
-/// felt 165 + 1
+/// felt 166 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_153() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 165, 166, array![0x12e4240dd343e99837ed9b52338eed10]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 166, 167, array![0x1f2ed991a07ce2b62343179d583fae30]));
 }
 
-/// felt 193 + 1
+/// felt 194 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_154() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 193, 194, array![0x10000000000000000000000000000001]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 194, 195, array![0x10000000000000000000000000000001]));
 }
 
 /// felt 221 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_155() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 221, 222, array![0x1fc1791c91bb96d4cafa9abf8c784157]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 221, 222, array![0x1ca55ff0718efd74e63db30770f925e5]));
 }
 
-/// felt 248 + 1
+/// felt 249 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_156() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 248, 249, array![0x18d6ec7c5d4a320de471740401cb3116]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 249, 250, array![0x1a52a714fd9c0c11db00f2c495627b95]));
 }
 
-/// felt 276 + 1
+/// felt 277 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_committed_157() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 277, array![0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa45]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 277, 278, array![0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa45]));
 }
 
-/// felt 304 + 1
+/// felt 305 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_decode_0_committed_158() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 304, 305, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 305, 306, array![1]));
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, bound weights (320 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, bound weights (321 felts).
 pub fn qkv_decode_0_bound() -> Array<felt252> {
     array![
         3,
@@ -7913,123 +9823,124 @@ pub fn qkv_decode_0_bound() -> Array<felt252> {
         7823222,
         5,
         0,
+        0,
         2,
         2,
-        0x1f6b8851d4711ee33f3c5da0548df07c,
-        0x1ddeb3908d9cf9d410496e01675c1009,
+        0x1a5b848493f5bc6d2302c8505e54a061,
+        0x11ed9621f72b5315e69e19eb099b8366,
         2,
-        0x1277a0dc939148ceadb71e1745f40198,
-        0x1779fe2317744b50b5cfb4a34b56bd89,
+        0x158eab0a8ec9dbad13a453799659642b,
+        0x199afb6398a0a5edf966448f19b0736d,
         2,
-        0x1e089ff9d8b1b683dfe6df64f6ba4ec4,
-        0x1090074ffef1fefa352e2b0dc68c0492,
+        0x1cba8b0243462af7468f149e022b06cd,
+        0x17385be5b7aaa6ef2b14c09cc3d9545a,
         2,
         0,
         4,
         2,
-        0x1517951dd1d49be89c9fd0f6c7460c7d,
-        0x152e063b01936dd9d07fe2dfcaffdf24,
+        0x1dc6eff6a5b87c59db63dae3cb275480,
+        0x15d02f760601ea835f6621f1b73d79a8,
         2,
-        0x13cbed2610857b0bfaa48960f4581fec,
-        0x1d4dc8ae9c5fd51849af85506aa3cb10,
+        0x1b577739058d6d5819790ebefa701395,
+        0x19f4f14d66a593f3e50adfc2de591174,
         2,
-        0x12f8d2409466550be6e46a14e89e2699,
-        0x18ba0f821fb34e5d613f4fa677d30465,
+        0x1bb6823ab5226dc1e2d64043d76297fa,
+        0x1edef78b50a1cd184568f9c5ca3f8aed,
         2,
-        0x11d23109677bd536abda48cae47ffc0f,
-        0x1e5c064d9f13ceeaa6e47450d6937d6d,
-        0x19b791b858e9349af41cde613c5bf359,
+        0x1e84a2232f85e687e1d55f6ab1efb40d,
+        0x12d57e19c599ee0bee6aafdbe41efef5,
+        0x1da9f83090b26d9685e015214cd18699,
         0,
         4,
         2,
-        0x17f5e58b464c53772e18fa704ae9578f,
-        0x1d8de05a3db20f1a86772f1128a0c7b8,
+        0x15998fda03f94e647f96458b5a8f9b1e,
+        0x10709fd9f85a4562decfd0ee61493606,
         2,
-        0x14e2b8d960047562d89a2f55fc5fe242,
-        0x186a5e40dda609ef59d72b947c97326a,
+        0x1f973bde1f92912f4a14ddd65f189673,
+        0x142730f5060bc735228b5a490bbb6f40,
         2,
-        0x1115ca659c7c8609aa7772398020a13a,
-        0x184bb8d9642174541d5a6abd97687b1c,
+        0x129c31f5d13da8762ebd569e563386c9,
+        0x177f22f12b7470a39fe10ad249717268,
         2,
-        0x1272f8cd32841cb4b001dce3eefe9180,
-        0x172c67389bf7d1b069228852b6a3b501,
-        0x1b598b48e96586c9c19ecaa0f97ef46b,
-        0x10e9c31dd975e844efeae34297801b26,
-        0x18cdce9a9f734c55c431fb1ea4dbd833,
-        0x13ec718e5fa4bcfcbbdcae3124cee09f,
-        0x176d19baa9c0c9cd05c21c6f54b013cc,
+        0x11e4670bb5ea47df0ffff8bea16700e8,
+        0x1f2e65e02e1a6c426041144a607d8724,
+        0x12348114be2cf2e22c79505ee563f21a,
+        0x10501a53a170983a2f942bc688e3ffdf,
+        0x1d59dddcef41d55c964be95a43ed86ba,
+        0x15360e6755a78f53dcb16bab7132c77d,
+        0x1cfe72ad4885638e4fc7e4b3f4312a9c,
         4,
         3,
-        0x1ff21d775c7c0a59713abc502a014ab7,
-        0x10d1eadf071bc683ad930aabd90ef2aa,
+        0x1910fca61dc22626b9967fb4f83159f3,
+        0x1f8a4171c6b62fc4ff68fa8f2eb799e0,
         0x10000000000000000000000000000000,
         3,
         0x10000000000000000000000000000000,
-        0x17062ab669e26d79bbeb7d2be0d28b16,
+        0x139f55e54e088c55a23f81cd42de2029,
         0x10000000000000000000000000000000,
         3,
-        0x14143291ea0a332306cb5e9c7657588d,
-        0x1252955f49d31da1be25b4d5c972fd9c,
+        0x1ec783aafa75f2c8770542c44087fde1,
+        0x194fcfe47607c1b80dce653bd75532d6,
         0x10000000000000000000000000000000,
         3,
-        0x19d8431f586c3ab21eeea169c0ca37b2,
-        0x1f797cc01621b7899581e85c58ef0e63,
+        0x1449050cd906e0863444e1494eb90b7d,
+        0x1bde5d9eb95048d6e83fc15eb78f0a6b,
         0x10000000000000000000000000000000,
-        0x1aee924505c210bf1430864c5691f8b1,
-        0x11f000473facdbc907527e2f21cbf9ec,
+        0x1de1279ee124679c14ad7d49792a1a79,
+        0x141f3bc48167a6e18afa57f16561a28d,
         3,
-        0x1824d96eb1970e76d72f3303535647a8,
-        0x1dff98e867d240e25a4f25606cf5a82d,
-        0x1d3a81c6db4d23f88a0b4af3486c8b21,
+        0x15c40b3ae58db91c2f91fe349df3d319,
+        0x1ae78c7b3125fe08361793be7509ca78,
+        0x1eef2aad5cbd1cc96d6d384b270781cb,
         1,
         2,
-        0x190f06328809fee7ca52d777e6cc2c9f,
-        0x1f13f601fc234620e1f4f9e49cdd3ea3,
+        0x130628b9303b702f839e95d90c28012e,
+        0x1179415f7170eda6a0f2b551fd77a37d,
         1,
-        0x183af063e126931cdbb62ec3ca06de7a,
+        0x1adf7c7bb010aafbece6f35df05b9da5,
         3,
-        0x115e58ad3ca6bcc0e2f560412f81b568,
-        0x18364289ba47e7c7e07bc9fe081b8817,
-        0x1c4ab0bc7aa5ff3bd1c19137b10a554f,
+        0x1dbc0a27f9b72593f2a27a3c9649498a,
+        0x10a615246a8f1d0ff2b3ee6c0e673185,
+        0x12ead41303e36b987348e42f3fecc1c5,
         1,
         1,
-        0x1277a0dc939148ceadb71e1745f40198,
-        0x15025d4683e302820818968c0562bbf1,
-        0x1e089ff9d8b1b683dfe6df64f6ba4ec4,
-        0x128767560640487655474ba94fd1b5cd,
+        0x158eab0a8ec9dbad13a453799659642b,
+        0x140c505909d6ca40e5c1f11583570f42,
+        0x1cba8b0243462af7468f149e022b06cd,
+        0x1a7dd0e354647bf7e485abfec1ae4d8d,
         4,
         3,
         0x10000000000000000000000000000000,
-        0x1fbe58bde7841fdcf270818a372593a2,
+        0x142dbe28d1b6a367b48d41d838944707,
         0x10000000000000000000000000000000,
         3,
-        0x15215e8fa51fb097dda51c4cd761dc81,
-        0x17408d43da58e6cd59bd2dd124b26045,
+        0x12f0e4741cd5e1d5226aa6244fef9037,
+        0x1611db3d2a4b6a495586679112899e39,
         0x10000000000000000000000000000000,
         3,
-        0x1b51450647b6a4b86bdf2d9bd92bab82,
-        0x14fcec643c32f5d530232f331ffc79b5,
+        0x1a0a41bddcf57706e7b6f415672db8b3,
+        0x14ce28db2dc775440d631b492a1cebd2,
         0x10000000000000000000000000000000,
         3,
-        0x18fc07886d324aeb6053cb72417519a1,
-        0x1c514c3892c10f05d32d22d34b057c2e,
+        0x1f06b99c02fd3febf1fbe01c64a451f5,
+        0x12086794f55c447b0f1f82785791197d,
         0x10000000000000000000000000000000,
-        0x1fafa2531bbbeab609138466fd01d36c,
-        0x1975408bb91ad5c62c9d495edafa7b33,
+        0x1d3e96f1a623c17e62869580cd179e3f,
+        0x17168c63f7b4dc7d711f895b59236ef4,
         3,
-        0x1824d96eb1970e76d72f3303535647a8,
-        0x1ef3b1e5845a19a4572c6afe30127a21,
-        0x1ae5f3f42e9f68a9b07caa48ff3cb52c,
+        0x15c40b3ae58db91c2f91fe349df3d319,
+        0x1c0356e1886728a54a7c9e2c1602fa7d,
+        0x14016f6e09bd407634fb85b44796bd87,
         1,
         2,
-        0x1eebef8093beb5f0c62445896d8f6f6d,
-        0x17980a34dc85ffed90da5c0515805dbd,
+        0x1f1c0b95a9ccfa36448866ddeb3c82ae,
+        0x1788a3822bb45ca0ea0330932b2ef304,
         1,
-        0x1e192d05f1cad3ec90cc8fd7b1cd66c6,
+        0x11e49b4be540f9aeb1d29f3ea3e169bf,
         3,
-        0x17f22029668790a111d5215d07a407b5,
-        0x10f433a90ed056f86a7656aa01e13f28,
-        0x1a152b7c4f8cd647b3686e8df8f8d496,
+        0x18be250aa314bde03c178dfd8ca44786,
+        0x10f2d58f7a8da8f3a99c10925c220010,
+        0x1c73a34dca442dc9a30a6f9977fd7ccc,
         3,
         27440,
         1,
@@ -8039,44 +9950,44 @@ pub fn qkv_decode_0_bound() -> Array<felt252> {
         0,
         2,
         2,
-        0x1548b1685b87c68b288a35e9a55ad705,
-        0x1f2a6589b7136b2dfaa0d3c6d7624507,
+        0x158e78e46df46413ac3a0b821f979090,
+        0x17e764d1a63675521e175d25a4a65447,
         2,
-        0x17950d88ab83a56b7d080f6a78c38793,
-        0x1652f262b9311ee58392c1099d6c7ffc,
-        0x1387e8478721a915bfcaa984f0e17546,
+        0x1fadc8fcd9f863dc682be2a75879f6af,
+        0x1c56b0ebc63fa6346be35042c72f305b,
+        0x1037126fad20449fa16b6057d7bfc2ac,
         0,
         0,
         3,
         2,
-        0x129f60ee88134448bd472214960b837c,
-        0x1b73a156ec8c2f20adb5318294039887,
+        0x1e9e7db28b52ffc78bb6e15fa7f9152a,
+        0x1b89e26e9e3e166e33954200952d47e4,
         2,
-        0x13faed1b39552c17382576566ec1645d,
-        0x16f5f504c936237324635d5cd5d5cd3c,
+        0x15a450779fdfd13c8c2e55feb7a36baa,
+        0x1c577f05190c6a070886db65ecf416d0,
         2,
-        0x1bc807a8b1d7ba5357ffdc1eacdcba7b,
-        0x11ec48f545ade2cff3e65463313e3675,
+        0x1a1a721778fd15149f25be9f9bba3089,
+        0x174f1a9e04a45e765051c65910112cad,
         6,
-        0x13e662793c0885d80539972f29dbbc6f,
-        0x1a074b11393ad3cc17ed2d3edd133b46,
-        0x1ef3f07d5b8b3882abc6ea2d57302ae4,
-        0x1a3a1d7bcd59e9f6666a04a6b56282ac,
-        0x1ee7908d19ff10a846ccd4d7710646ea,
-        0x15e96789487d3dc0eb39061cb8aedbf7,
+        0x1569412fda9d374e8dd5f5a900279fa6,
+        0x18bb3236976ca77c7fa3320448f4b3db,
+        0x1fd0950048b8b4645d591fc6f3f73c36,
+        0x1c13d21876ff6ab93302e9ce98e74e8d,
+        0x1efc8e2303f299c05b8fe9354dd1051c,
+        0x1959ffb638e1f197a3d3af067f3d38e6,
         3,
         2,
-        0x196ea2e2f3bc53d1e5c9c20a902fb85e,
-        0x182f7dd6f4be65a144fafd34a75e4227,
+        0x19205693e096ba1ba9f85df0de1957a3,
+        0x188c56c7a11267bbefcebb0b3e7b774f,
         2,
-        0x10c2601bfac258b2d6b464854bbbc76b,
-        0x1e199402c7977254bd23ec79500fa983,
+        0x15d09b3180c950a83a94f742d2889d7e,
+        0x15a470e5a27cd056a57d62791cc038a7,
         2,
-        0x1483fc4aeeb081cdc6d310e6a3414ab0,
-        0x17d2140ce4521f7afe672d1f0e61e3f1,
+        0x13bbd378059470d46f029f5654e1f9f7,
+        0x12e785cf6ede84bc45302a617d364ad2,
         0,
-        0x14a8ace24c54be57662b7cd6031b10be,
-        229289,
+        0x126efae9ea98b5a78680e416e4bc67db,
+        234628,
         4,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -8121,7 +10032,1766 @@ fn accepts_qkv_decode_0_bound() {
     assert_eq!(verify_walk_calldata(qkv_decode_0_bound()), 0x5427b56249c656dca8e04a362124dac36e201e99993853b81091dda300d2498);
 }
 
-/// An honest mha proof, dims 3×2×3×1, public weights (155 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, committed inputs, outputs and weights (316 felts).
+pub fn qkv_decode_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x716b762d6465636f6465,
+        5,
+        2,
+        3,
+        2,
+        3,
+        1,
+        2,
+        27440,
+        2,
+        3,
+        3,
+        2,
+        0xffffff0e0000010c000001d000000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        30256,
+        2,
+        3,
+        3,
+        2,
+        0xb1fffffeaffffffca800000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
+        2,
+        107,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xffffff0e0000010c000001d7fffb2b3ffff82b1fffebb70000000000000000,
+        0x1fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d,
+        0x200000000000000000000000000000000000000000000003ffff5a57fffcfeb,
+        118,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xb1fffffeaffffffcaffffe405fffff46600009790000000000000000,
+        0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b,
+        0x200000000000000000000000000000000000000000000003ffff9be00000019,
+        0,
+        8,
+        6446955,
+        1,
+        3,
+        0xa82301337788edc32aeb01b54696b698,
+        0x5df48cb8c868a297c76ce50da0ff6ad,
+        2,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        3,
+        0x8eebc6254db84e65025fa6f370760b70,
+        0x5f785caf2c597c4ad7c1d1819985534,
+        2,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        3,
+        0x1aa9cf1bfee90c63e7d8340e32aaa179,
+        0x5f89aa8a16987fa78c936e8e34afc69,
+        2,
+        0x706f736569646f6e,
+        113,
+        2,
+        2,
+        3,
+        0xec56adadd7457f184beb193276264966,
+        0x2c78fff8032685ad990c9d7bc5019d1,
+        3,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        2,
+        3,
+        0x8f1cbaaa87c0c142cd77e3ab3ae2a43c,
+        0x5ec8b97d89350eac0fccd2655a7e83a,
+        3,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        2,
+        3,
+        0x9b39090dd4efbf416b4a2b8e987bd402,
+        0x330cfed7bd995bfdfaf12df3ccb5932,
+        3,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        2,
+        3,
+        0x9272a48f493eac24e95b8d8d35ac63a2,
+        0x7f7b77b829ca38e99c060d9e5b21a80,
+        3,
+        0x706f736569646f6e,
+        120,
+        2,
+        2,
+        2,
+        0xeccc1d571787bb702c4e061b7ae3810,
+        0x6e3944142ba48a9b0aadadbc0790518,
+        2,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        113,
+        0x135761dd96da0099c2d5e2c3bb3f3ffe,
+        2,
+        2,
+        0x117d6cbfa1b2707ce7287224e1aec591,
+        0x12c0087672fd48a4a0ee131fbdb38b02,
+        2,
+        0x1c9700ae1d3f8f8b3ca8cb6c700c66a9,
+        0x13d4910e0fe9983234c9ebb52b3426b1,
+        2,
+        0x16e20b9c848bec1e99b4599c36bd3800,
+        0x1405822d202b6efd76005204827381cf,
+        2,
+        0,
+        4,
+        2,
+        0x17dbc6eab492b959a358d00625e8b949,
+        0x1b428ea7872f7a976c9a8f6343ef1130,
+        2,
+        0x165fd2860311576683e0f315c9cac2fa,
+        0x1a52ff07182a428f3bd60f05110e4bf5,
+        2,
+        0x121067a59f6fba3c65374fecbc3df83d,
+        0x1577ef633bde6801f5f87dba5a7dda5e,
+        2,
+        0x197001887ad646b7d1bc62633f4fb73c,
+        0x18afe6c276856f9983cad2ec85c19a81,
+        0x1ff1fac13d0a5440de222d2156bae8d3,
+        0,
+        4,
+        2,
+        0x12436c60c6cf5444f50a5abf5c6b548b,
+        0x1682e8b789ff2195a67dcfcf6ac6e6f2,
+        2,
+        0x11758658a7af335a6d1946a15689c3ee,
+        0x16a67085463e501fdf9bfb8722f95cd7,
+        2,
+        0x1ff585994dab300586d37471fb3f5665,
+        0x1af9616d112e53fe72b87e4aae9b7d98,
+        2,
+        0x12acf8fd0f0591517c5305fcd5a928ed,
+        0x11b8a487735dad5d8c6ab8230fc30b90,
+        0x18c6ca295dea0fe47977668d82ed3f48,
+        0x114fbb57e4b2344efdd36bf4d9ba8c3e,
+        0x1ea23f6958581ff2204ec12c7d005c94,
+        0x11d3a7eb27b2e0ea30b81046ee048d1c,
+        0x16f3223e36372efa48bf564714e8b22b,
+        4,
+        3,
+        0x12c442ce65ee8e94f14e8c03a8209487,
+        0x1c1c32b783b192eafe51572c2f92092d,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x19045383ba61b245b6067de7e13abad0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1d6e36031b226a3164de0d63a1cf139a,
+        0x166be0cd35a3ac9b3409b831fb764af0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1bdca06dfbe2516da76886f28827571d,
+        0x135f27389cdba318f1cb0d952fd26066,
+        0x10000000000000000000000000000000,
+        0x1b8e6a19b4c56cfa8081f36bb2b31baa,
+        0x1f938958d822ab511b1cad3824c58353,
+        3,
+        0x1ebc40c17c5c193beb0f181f2ee13163,
+        0x10efcb9225d825711a2aec3d95ca2378,
+        0x1ca5141b5dac0737a99de62a7ba598fb,
+        1,
+        2,
+        0x16fb55d6a80e11d4ade41af720ac512b,
+        0x110507d45ca4728b9511ce696e23f0d1,
+        1,
+        0x1412a2c99d7245cdb7063d0459073c8d,
+        3,
+        0x1ceb4c8461cb5649e424af5d0268eedd,
+        0x17f7d84c5e8ad17dd9d972be8ebbfd9c,
+        0x16c59f07f8f95087574f51aa73d83d84,
+        1,
+        1,
+        0x1c9700ae1d3f8f8b3ca8cb6c700c66a9,
+        0x173d905ff2aa08a6f8212048bb27c007,
+        0x16e20b9c848bec1e99b4599c36bd3800,
+        0x1d2376909b9f82de9c4bf868cbb649ce,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x157a165f0ccfcc9d90f8bc2ce73fda4b,
+        0x10000000000000000000000000000000,
+        3,
+        0x150850b451aa3cf2c704e8e4010663c3,
+        0x14c807f77381e90e23af24dc60c5f268,
+        0x10000000000000000000000000000000,
+        3,
+        0x1727abb23ea7725b629f5b4db2d4c8cb,
+        0x19e54747d08f1ac3966ae5e62d8fc858,
+        0x10000000000000000000000000000000,
+        3,
+        0x1df981197dc3b6e4063cb11185324ed5,
+        0x1b9606f5dcda1d2916d166ed7c0cf547,
+        0x10000000000000000000000000000000,
+        0x149dc4bbd0faa6eb438c03110c2875b7,
+        0x1e68d0ee6c2a3cef56b66ddf51158050,
+        3,
+        0x1ebc40c17c5c193beb0f181f2ee13163,
+        0x168347597f63e0020a94213d2442f6a5,
+        0x1a80b62ace3f7d93dead2deec84ca7f1,
+        1,
+        2,
+        0x18c6ac54ab5ded8bf0c1efe08225b3c1,
+        0x14cc33797ba9f4a051fda37cabd62a3c,
+        1,
+        0x126db467e77d58ef7e6c0329c7ac3f43,
+        3,
+        0x1c15e37b5d022cca1206b6992ca51322,
+        0x173f820db0229eeed13e14b854ec457a,
+        0x16209d483ab3e59c60c15b191a49531a,
+        2,
+        27440,
+        1,
+        30256,
+        1,
+        0,
+        0,
+        3,
+        2,
+        0x16336270031808569f99f615782c77d5,
+        0x174d17b204576291bfb252398139a8a7,
+        2,
+        0x1a620bf8ec4ebe6bc0887ae993ce39c1,
+        0x105544c3e175adf42eb3be19f8acaa3e,
+        2,
+        0x13ef3139bd57dcf4793775235a867673,
+        0x10023b828f13f20086467391cc400c67,
+        8,
+        0x1d45434172bf0fdf1cca5767f89dfea2,
+        0x1ec794ffe0ecb289a50fce0d64b13036,
+        0x1559e2744a17ee85ad22738003d59213,
+        0x1854af4e673493adf82e340ba4d418b9,
+        0x1dc4fe9530d59cbd772910f7cb19d830,
+        0x18fc115cb0a91c19a7c2d3a06688ad21,
+        0x1394a0fb29bd3faad4670803acc4b75b,
+        0x19bd1a5f19f46cbe5c5bfa3befdcdd7f,
+        3,
+        2,
+        0x1f6858de909fb15cf54b74b5691ced18,
+        0x1ce5ca6ee15d8b4a6650e85c081ef92e,
+        2,
+        0x12ef0ecb667d7a269008efaca5948195,
+        0x14f98c90c5e7c0cc4c7690e9cc5acbcf,
+        2,
+        0x1d3a9779a991900f45c4bdbf52ba77bf,
+        0x1d82d2f798cb74d37a9f86f5c4e12252,
+        0,
+        0x1e267a58c271126e81e22535be8e25bd,
+        37087,
+        4,
+        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
+        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
+        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
+        0x40000000000000000000000000000000decea6417ce7a267c9d3e98b8244853,
+        0,
+        4,
+        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
+        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
+        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
+        0x400000000000000000000000000000004c5766f63fdde82d5362d901f707795,
+        0,
+        4,
+        0x4000000000000000000000000000000080158734f722aa04f9b165d62f664b9,
+        0x4000000000000000000000000000000089393de3503f81bcfb1ce8b47efe318,
+        0x40000000000000000000000000000000c93d063e49604ca267c5001bc10c944,
+        0x40000000000000000000000000000000abfdfdceca8e6ee4ab048e461fcd326,
+        0,
+        4,
+        0x284e80227a40f54641cc24bee74879784c8c588987ef7b630801bb68083565,
+        0xdfc140e8ff5addb6dd47ed8a78a23bbece6117b37052d6f16ba700260bc7b6,
+        0x291350fe3e5a7f4c60c378f5fa8d66d2bf3e1d3cbca55faa68a5b79262836a,
+        0xe6cf5d7edc756f597bd07d01de0a0de19ec76f0913334eb3a547f46f948f6f,
+        0,
+        4,
+        0xe4e904130a7a207ac86d2ee3447e3b6b5e30c96840be9bae107d6e6581ed45,
+        0xddd194b4afaabe0d3016164683a5506250f62a67bc235b228b3ec36060aea4,
+        0xa1c3f3c05bb63ba572ecfaefe3b419db771c72c2980fc9ffaf92f3861f4a2d,
+        0x7ea793b85b19da188bc66b99765d71e132c799de68f86d6e9583d320a1f179,
+        0,
+        4,
+        0xa77169afcce8ec3621ec9b43c83a5c798959c4706cd1d21acc77aef4b4fea,
+        0x9af6dab1d2d4c201e6e3b577663ec8ce71feca32dea4dce179b5a808910c9d,
+        0x9d0f1b904d125a8eca58dc06557ab632118e10f5ff53fbed2497081cbe28f0,
+        0x9ed1240c47dee5f0a2ef348e983d0452edd0994efb08a67c10d9ead541a534,
+        0,
+        4,
+        0x13d7f71cbb65d3c0a40f1e55d091fd2d844fca4e67e45f04adbece2691fe79,
+        0x8f1fef264e69090dcec6c832103a3c1bb50af24442991ad7bca24aabcd48ce,
+        0xd1ee4a460241038af8fa6ae4cb62cf414b17373e104c7af599593c7cd6818a,
+        0xce9e50ab489c2699e7ce636aad18d4c64a6a0c7c01c60c26ce6d90eec73093,
+        0,
+        4,
+        0x400000000000000000000000000000009e1f6c627b1d083db9cc5c2daef7da9,
+        0x400000000000000000000000000000005edad8d0e4460a45747b779e8f1a382,
+        0x40000000000000000000000000000000743af37ae31f75406518c0e00779246,
+        0x40000000000000000000000000000000dd5a271a32bd9f4a32b8fe4be4c6646,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_qkv_decode_0_io() {
+    assert_eq!(verify_walk_calldata(qkv_decode_0_io()), 0x68bba175fcafcae84b7711ae149321f50a8ce11f655336741ed17bab19fab90);
+}
+
+/// proof outputs.q
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_0() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 111, 112, array![0x135761ddb6da0099c2d5e2c3bb3f3ffe]));
+}
+
+/// proof outputs.q-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_decode_0_io_1() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 109, 112, array![0]));
+}
+
+/// proof layer.q_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_2() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 114, 115, array![0x117d6cbfc1b2707ce7287224e1aec591]));
+}
+
+/// proof layer.q_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_3() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 115, 116, array![0x12c0087692fd48a4a0ee131fbdb38b02]));
+}
+
+/// proof layer.q_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_io_4() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 113, 116, array![1, 0x117d6cbfa1b2707ce7287224e1aec591]));
+}
+
+/// proof layer.q_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_io_5() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 113, 115, array![3, 0x117d6cbfa1b2707ce7287224e1aec591, 0x12c0087672fd48a4a0ee131fbdb38b02]));
+}
+
+/// proof layer.k_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_6() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 117, 118, array![0x1c9700ae3d3f8f8b3ca8cb6c700c66a9]));
+}
+
+/// proof layer.k_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_7() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 118, 119, array![0x13d4910e2fe9983234c9ebb52b3426b1]));
+}
+
+/// proof layer.k_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_io_8() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 116, 119, array![1, 0x1c9700ae1d3f8f8b3ca8cb6c700c66a9]));
+}
+
+/// proof layer.k_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_io_9() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 116, 118, array![3, 0x1c9700ae1d3f8f8b3ca8cb6c700c66a9, 0x13d4910e0fe9983234c9ebb52b3426b1]));
+}
+
+/// proof layer.v_steps[0]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_10() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 120, 121, array![0x16e20b9ca48bec1e99b4599c36bd3800]));
+}
+
+/// proof layer.v_steps[1]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_11() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 121, 122, array![0x1405822d402b6efd76005204827381cf]));
+}
+
+/// proof layer.v_steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_io_12() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 119, 122, array![1, 0x16e20b9c848bec1e99b4599c36bd3800]));
+}
+
+/// proof layer.v_steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_io_13() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 119, 121, array![3, 0x16e20b9c848bec1e99b4599c36bd3800, 0x1405822d202b6efd76005204827381cf]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_io_14() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 126, 127, array![0x17dbc6ead492b959a358d00625e8b949]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_io_15() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 127, 128, array![0x1b428ea7a72f7a976c9a8f6343ef1130]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_16() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 125, 128, array![1, 0x17dbc6eab492b959a358d00625e8b949]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_17() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 125, 127, array![3, 0x17dbc6eab492b959a358d00625e8b949, 0x1b428ea7872f7a976c9a8f6343ef1130]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_18() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 128, 131, array![1, 0x165fd2860311576683e0f315c9cac2fa]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_19() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 128, 130, array![3, 0x165fd2860311576683e0f315c9cac2fa, 0x1a52ff07182a428f3bd60f05110e4bf5]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_20() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 124, 137, array![
+        3,
+        2,
+        0x17dbc6eab492b959a358d00625e8b949,
+        0x1b428ea7872f7a976c9a8f6343ef1130,
+        2,
+        0x165fd2860311576683e0f315c9cac2fa,
+        0x1a52ff07182a428f3bd60f05110e4bf5,
+        2,
+        0x121067a59f6fba3c65374fecbc3df83d,
+        0x1577ef633bde6801f5f87dba5a7dda5e,
+    ]));
+}
+
+/// proof layer.steps[0].k_merge.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_21() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 124, 134, array![
+        5,
+        2,
+        0x17dbc6eab492b959a358d00625e8b949,
+        0x1b428ea7872f7a976c9a8f6343ef1130,
+        2,
+        0x165fd2860311576683e0f315c9cac2fa,
+        0x1a52ff07182a428f3bd60f05110e4bf5,
+        2,
+        0x121067a59f6fba3c65374fecbc3df83d,
+        0x1577ef633bde6801f5f87dba5a7dda5e,
+        2,
+        0x197001887ad646b7d1bc62633f4fb73c,
+        0x18afe6c276856f9983cad2ec85c19a81,
+    ]));
+}
+
+/// proof layer.steps[0].k_merge.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_io_22() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 137, 138, array![0x1ff1fac15d0a5440de222d2156bae8d3]));
+}
+
+/// proof layer.steps[0].k_merge=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_io_23() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 123, 138, array![1]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_io_24() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 141, 142, array![0x12436c60e6cf5444f50a5abf5c6b548b]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_io_25() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 142, 143, array![0x1682e8b7a9ff2195a67dcfcf6ac6e6f2]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_26() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 140, 143, array![1, 0x12436c60c6cf5444f50a5abf5c6b548b]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_27() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 140, 142, array![3, 0x12436c60c6cf5444f50a5abf5c6b548b, 0x1682e8b789ff2195a67dcfcf6ac6e6f2]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_28() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 143, 146, array![1, 0x11758658a7af335a6d1946a15689c3ee]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_29() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 143, 145, array![3, 0x11758658a7af335a6d1946a15689c3ee, 0x16a67085463e501fdf9bfb8722f95cd7]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_30() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 139, 152, array![
+        3,
+        2,
+        0x12436c60c6cf5444f50a5abf5c6b548b,
+        0x1682e8b789ff2195a67dcfcf6ac6e6f2,
+        2,
+        0x11758658a7af335a6d1946a15689c3ee,
+        0x16a67085463e501fdf9bfb8722f95cd7,
+        2,
+        0x1ff585994dab300586d37471fb3f5665,
+        0x1af9616d112e53fe72b87e4aae9b7d98,
+    ]));
+}
+
+/// proof layer.steps[0].v_merge.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_31() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 139, 149, array![
+        5,
+        2,
+        0x12436c60c6cf5444f50a5abf5c6b548b,
+        0x1682e8b789ff2195a67dcfcf6ac6e6f2,
+        2,
+        0x11758658a7af335a6d1946a15689c3ee,
+        0x16a67085463e501fdf9bfb8722f95cd7,
+        2,
+        0x1ff585994dab300586d37471fb3f5665,
+        0x1af9616d112e53fe72b87e4aae9b7d98,
+        2,
+        0x12acf8fd0f0591517c5305fcd5a928ed,
+        0x11b8a487735dad5d8c6ab8230fc30b90,
+    ]));
+}
+
+/// proof layer.steps[0].v_merge.value
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_io_32() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 152, 153, array![0x18c6ca297dea0fe47977668d82ed3f48]));
+}
+
+/// proof layer.steps[0].v_merge=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_io_33() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 138, 153, array![1]));
+}
+
+/// proof layer.steps[0].concat.k_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_io_34() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 153, 154, array![0x114fbb5804b2344efdd36bf4d9ba8c3e]));
+}
+
+/// proof layer.steps[0].concat.k_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_io_35() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 154, 155, array![0x1ea23f6978581ff2204ec12c7d005c94]));
+}
+
+/// proof layer.steps[0].concat.v_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_io_36() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 155, 156, array![0x11d3a7eb47b2e0ea30b81046ee048d1c]));
+}
+
+/// proof layer.steps[0].concat.v_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_io_37() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 156, 157, array![0x16f3223e56372efa48bf564714e8b22b]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_io_38() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 159, 160, array![0x12c442ce85ee8e94f14e8c03a8209487]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_io_39() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 160, 161, array![0x1c1c32b7a3b192eafe51572c2f92092d]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_40() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 158, 162, array![2, 0x12c442ce65ee8e94f14e8c03a8209487, 0x1c1c32b783b192eafe51572c2f92092d]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_41() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 158, 161, array![
+        4,
+        0x12c442ce65ee8e94f14e8c03a8209487,
+        0x1c1c32b783b192eafe51572c2f92092d,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_42() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 162, 166, array![2, 0x10000000000000000000000000000000, 0x19045383ba61b245b6067de7e13abad0]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_43() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 162, 165, array![
+        4,
+        0x10000000000000000000000000000000,
+        0x19045383ba61b245b6067de7e13abad0,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_44() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 157, 173, array![
+        3,
+        3,
+        0x12c442ce65ee8e94f14e8c03a8209487,
+        0x1c1c32b783b192eafe51572c2f92092d,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x19045383ba61b245b6067de7e13abad0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1d6e36031b226a3164de0d63a1cf139a,
+        0x166be0cd35a3ac9b3409b831fb764af0,
+    ]));
+}
+
+/// proof layer.steps[0].concat.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_45() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 157, 169, array![
+        5,
+        3,
+        0x12c442ce65ee8e94f14e8c03a8209487,
+        0x1c1c32b783b192eafe51572c2f92092d,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x19045383ba61b245b6067de7e13abad0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1d6e36031b226a3164de0d63a1cf139a,
+        0x166be0cd35a3ac9b3409b831fb764af0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1bdca06dfbe2516da76886f28827571d,
+        0x135f27389cdba318f1cb0d952fd26066,
+    ]));
+}
+
+/// proof layer.steps[0].concat.k_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_io_46() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 174, 175, array![0x1b8e6a19d4c56cfa8081f36bb2b31baa]));
+}
+
+/// proof layer.steps[0].concat.v_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_io_47() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 175, 176, array![0x1f938958f822ab511b1cad3824c58353]));
+}
+
+/// proof layer.steps[0].projection.bias[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_48() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 177, 178, array![0x1ebc40c19c5c193beb0f181f2ee13163]));
+}
+
+/// proof layer.steps[0].projection.bias[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_49() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 178, 179, array![0x10efcb9245d825711a2aec3d95ca2378]));
+}
+
+/// proof layer.steps[0].projection.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_50() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 176, 180, array![2, 0x1ebc40c17c5c193beb0f181f2ee13163, 0x10efcb9225d825711a2aec3d95ca2378]));
+}
+
+/// proof layer.steps[0].projection.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_51() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 176, 179, array![
+        4,
+        0x1ebc40c17c5c193beb0f181f2ee13163,
+        0x10efcb9225d825711a2aec3d95ca2378,
+        0x1ca5141b5dac0737a99de62a7ba598fb,
+    ]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_52() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 182, 183, array![0x16fb55d6c80e11d4ade41af720ac512b]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_53() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 183, 184, array![0x110507d47ca4728b9511ce696e23f0d1]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_54() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 181, 184, array![1, 0x16fb55d6a80e11d4ade41af720ac512b]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_55() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 181, 183, array![3, 0x16fb55d6a80e11d4ade41af720ac512b, 0x110507d45ca4728b9511ce696e23f0d1]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_56() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 180, 184, array![0]));
+}
+
+/// proof layer.steps[0].projection.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_57() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 180, 181, array![2, 2, 0x16fb55d6a80e11d4ade41af720ac512b, 0x110507d45ca4728b9511ce696e23f0d1]));
+}
+
+/// proof layer.steps[0].projection.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_58() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 185, 186, array![0x1412a2c9bd7245cdb7063d0459073c8d]));
+}
+
+/// proof layer.steps[0].projection.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_59() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 184, 186, array![0]));
+}
+
+/// proof layer.steps[0].projection.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_60() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 184, 185, array![2, 0x1412a2c99d7245cdb7063d0459073c8d]));
+}
+
+/// proof layer.steps[0].projection.w[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_61() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 187, 188, array![0x1ceb4c8481cb5649e424af5d0268eedd]));
+}
+
+/// proof layer.steps[0].projection.w[1]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_62() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 188, 189, array![0x17f7d84c7e8ad17dd9d972be8ebbfd9c]));
+}
+
+/// proof layer.steps[0].projection.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_63() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 186, 190, array![2, 0x1ceb4c8461cb5649e424af5d0268eedd, 0x17f7d84c5e8ad17dd9d972be8ebbfd9c]));
+}
+
+/// proof layer.steps[0].projection.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_64() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 186, 189, array![
+        4,
+        0x1ceb4c8461cb5649e424af5d0268eedd,
+        0x17f7d84c5e8ad17dd9d972be8ebbfd9c,
+        0x16c59f07f8f95087574f51aa73d83d84,
+    ]));
+}
+
+/// proof layer.steps[1].k_merge=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_io_65() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 190, 191, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof layer.steps[1].v_merge=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_io_66() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 191, 192, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof layer.steps[1].concat.k_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_io_67() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 192, 193, array![0x1c9700ae3d3f8f8b3ca8cb6c700c66a9]));
+}
+
+/// proof layer.steps[1].concat.k_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_io_68() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 193, 194, array![0x173d906012aa08a6f8212048bb27c007]));
+}
+
+/// proof layer.steps[1].concat.v_prev
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_io_69() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 194, 195, array![0x16e20b9ca48bec1e99b4599c36bd3800]));
+}
+
+/// proof layer.steps[1].concat.v_new
+#[test]
+#[should_panic(expected: ('kvcache.concat',))]
+fn rejects_qkv_decode_0_io_70() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 195, 196, array![0x1d237690bb9f82de9c4bf868cbb649ce]));
+}
+
+/// proof layer.steps[1].concat.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_71() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 196, 212, array![
+        3,
+        3,
+        0x10000000000000000000000000000000,
+        0x157a165f0ccfcc9d90f8bc2ce73fda4b,
+        0x10000000000000000000000000000000,
+        3,
+        0x150850b451aa3cf2c704e8e4010663c3,
+        0x14c807f77381e90e23af24dc60c5f268,
+        0x10000000000000000000000000000000,
+        3,
+        0x1727abb23ea7725b629f5b4db2d4c8cb,
+        0x19e54747d08f1ac3966ae5e62d8fc858,
+    ]));
+}
+
+/// proof layer.steps[1].concat.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_72() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 196, 208, array![
+        5,
+        3,
+        0x10000000000000000000000000000000,
+        0x157a165f0ccfcc9d90f8bc2ce73fda4b,
+        0x10000000000000000000000000000000,
+        3,
+        0x150850b451aa3cf2c704e8e4010663c3,
+        0x14c807f77381e90e23af24dc60c5f268,
+        0x10000000000000000000000000000000,
+        3,
+        0x1727abb23ea7725b629f5b4db2d4c8cb,
+        0x19e54747d08f1ac3966ae5e62d8fc858,
+        0x10000000000000000000000000000000,
+        3,
+        0x1df981197dc3b6e4063cb11185324ed5,
+        0x1b9606f5dcda1d2916d166ed7c0cf547,
+    ]));
+}
+
+/// proof layer.steps[1].concat.k_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_io_73() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 213, 214, array![0x149dc4bbf0faa6eb438c03110c2875b7]));
+}
+
+/// proof layer.steps[1].concat.v_value
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_io_74() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 214, 215, array![0x1e68d0ee8c2a3cef56b66ddf51158050]));
+}
+
+/// proof layer.steps[1].projection.bias-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_75() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 215, 219, array![2, 0x1ebc40c17c5c193beb0f181f2ee13163, 0x168347597f63e0020a94213d2442f6a5]));
+}
+
+/// proof layer.steps[1].projection.bias+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_76() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 215, 218, array![
+        4,
+        0x1ebc40c17c5c193beb0f181f2ee13163,
+        0x168347597f63e0020a94213d2442f6a5,
+        0x1a80b62ace3f7d93dead2deec84ca7f1,
+    ]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_77() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 220, 223, array![1, 0x18c6ac54ab5ded8bf0c1efe08225b3c1]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_qkv_decode_0_io_78() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 220, 222, array![3, 0x18c6ac54ab5ded8bf0c1efe08225b3c1, 0x14cc33797ba9f4a051fda37cabd62a3c]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_79() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 219, 223, array![0]));
+}
+
+/// proof layer.steps[1].projection.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_qkv_decode_0_io_80() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 219, 220, array![2, 2, 0x18c6ac54ab5ded8bf0c1efe08225b3c1, 0x14cc33797ba9f4a051fda37cabd62a3c]));
+}
+
+/// proof layer.steps[1].projection.x[0]
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_81() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 224, 225, array![0x126db468077d58ef7e6c0329c7ac3f43]));
+}
+
+/// proof layer.steps[1].projection.x-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_82() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 223, 225, array![0]));
+}
+
+/// proof layer.steps[1].projection.x+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_83() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 223, 224, array![2, 0x126db467e77d58ef7e6c0329c7ac3f43]));
+}
+
+/// proof layer.steps[1].projection.w-last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_84() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 225, 229, array![2, 0x1c15e37b5d022cca1206b6992ca51322, 0x173f820db0229eeed13e14b854ec457a]));
+}
+
+/// proof layer.steps[1].projection.w+last
+#[test]
+#[should_panic(expected: ('qkv.value_count',))]
+fn rejects_qkv_decode_0_io_85() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 225, 228, array![
+        4,
+        0x1c15e37b5d022cca1206b6992ca51322,
+        0x173f820db0229eeed13e14b854ec457a,
+        0x16209d483ab3e59c60c15b191a49531a,
+    ]));
+}
+
+/// proof layer.steps-last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_io_86() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 122, 229, array![
+        1,
+        0,
+        4,
+        2,
+        0x17dbc6eab492b959a358d00625e8b949,
+        0x1b428ea7872f7a976c9a8f6343ef1130,
+        2,
+        0x165fd2860311576683e0f315c9cac2fa,
+        0x1a52ff07182a428f3bd60f05110e4bf5,
+        2,
+        0x121067a59f6fba3c65374fecbc3df83d,
+        0x1577ef633bde6801f5f87dba5a7dda5e,
+        2,
+        0x197001887ad646b7d1bc62633f4fb73c,
+        0x18afe6c276856f9983cad2ec85c19a81,
+        0x1ff1fac13d0a5440de222d2156bae8d3,
+        0,
+        4,
+        2,
+        0x12436c60c6cf5444f50a5abf5c6b548b,
+        0x1682e8b789ff2195a67dcfcf6ac6e6f2,
+        2,
+        0x11758658a7af335a6d1946a15689c3ee,
+        0x16a67085463e501fdf9bfb8722f95cd7,
+        2,
+        0x1ff585994dab300586d37471fb3f5665,
+        0x1af9616d112e53fe72b87e4aae9b7d98,
+        2,
+        0x12acf8fd0f0591517c5305fcd5a928ed,
+        0x11b8a487735dad5d8c6ab8230fc30b90,
+        0x18c6ca295dea0fe47977668d82ed3f48,
+        0x114fbb57e4b2344efdd36bf4d9ba8c3e,
+        0x1ea23f6958581ff2204ec12c7d005c94,
+        0x11d3a7eb27b2e0ea30b81046ee048d1c,
+        0x16f3223e36372efa48bf564714e8b22b,
+        4,
+        3,
+        0x12c442ce65ee8e94f14e8c03a8209487,
+        0x1c1c32b783b192eafe51572c2f92092d,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x19045383ba61b245b6067de7e13abad0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1d6e36031b226a3164de0d63a1cf139a,
+        0x166be0cd35a3ac9b3409b831fb764af0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1bdca06dfbe2516da76886f28827571d,
+        0x135f27389cdba318f1cb0d952fd26066,
+        0x10000000000000000000000000000000,
+        0x1b8e6a19b4c56cfa8081f36bb2b31baa,
+        0x1f938958d822ab511b1cad3824c58353,
+        3,
+        0x1ebc40c17c5c193beb0f181f2ee13163,
+        0x10efcb9225d825711a2aec3d95ca2378,
+        0x1ca5141b5dac0737a99de62a7ba598fb,
+        1,
+        2,
+        0x16fb55d6a80e11d4ade41af720ac512b,
+        0x110507d45ca4728b9511ce696e23f0d1,
+        1,
+        0x1412a2c99d7245cdb7063d0459073c8d,
+        3,
+        0x1ceb4c8461cb5649e424af5d0268eedd,
+        0x17f7d84c5e8ad17dd9d972be8ebbfd9c,
+        0x16c59f07f8f95087574f51aa73d83d84,
+    ]));
+}
+
+/// proof layer.steps+last
+#[test]
+#[should_panic(expected: ('kvcache.step_count',))]
+fn rejects_qkv_decode_0_io_87() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 122, 190, array![
+        3,
+        0,
+        4,
+        2,
+        0x17dbc6eab492b959a358d00625e8b949,
+        0x1b428ea7872f7a976c9a8f6343ef1130,
+        2,
+        0x165fd2860311576683e0f315c9cac2fa,
+        0x1a52ff07182a428f3bd60f05110e4bf5,
+        2,
+        0x121067a59f6fba3c65374fecbc3df83d,
+        0x1577ef633bde6801f5f87dba5a7dda5e,
+        2,
+        0x197001887ad646b7d1bc62633f4fb73c,
+        0x18afe6c276856f9983cad2ec85c19a81,
+        0x1ff1fac13d0a5440de222d2156bae8d3,
+        0,
+        4,
+        2,
+        0x12436c60c6cf5444f50a5abf5c6b548b,
+        0x1682e8b789ff2195a67dcfcf6ac6e6f2,
+        2,
+        0x11758658a7af335a6d1946a15689c3ee,
+        0x16a67085463e501fdf9bfb8722f95cd7,
+        2,
+        0x1ff585994dab300586d37471fb3f5665,
+        0x1af9616d112e53fe72b87e4aae9b7d98,
+        2,
+        0x12acf8fd0f0591517c5305fcd5a928ed,
+        0x11b8a487735dad5d8c6ab8230fc30b90,
+        0x18c6ca295dea0fe47977668d82ed3f48,
+        0x114fbb57e4b2344efdd36bf4d9ba8c3e,
+        0x1ea23f6958581ff2204ec12c7d005c94,
+        0x11d3a7eb27b2e0ea30b81046ee048d1c,
+        0x16f3223e36372efa48bf564714e8b22b,
+        4,
+        3,
+        0x12c442ce65ee8e94f14e8c03a8209487,
+        0x1c1c32b783b192eafe51572c2f92092d,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x19045383ba61b245b6067de7e13abad0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1d6e36031b226a3164de0d63a1cf139a,
+        0x166be0cd35a3ac9b3409b831fb764af0,
+        0x10000000000000000000000000000000,
+        3,
+        0x1bdca06dfbe2516da76886f28827571d,
+        0x135f27389cdba318f1cb0d952fd26066,
+        0x10000000000000000000000000000000,
+        0x1b8e6a19b4c56cfa8081f36bb2b31baa,
+        0x1f938958d822ab511b1cad3824c58353,
+        3,
+        0x1ebc40c17c5c193beb0f181f2ee13163,
+        0x10efcb9225d825711a2aec3d95ca2378,
+        0x1ca5141b5dac0737a99de62a7ba598fb,
+        1,
+        2,
+        0x16fb55d6a80e11d4ade41af720ac512b,
+        0x110507d45ca4728b9511ce696e23f0d1,
+        1,
+        0x1412a2c99d7245cdb7063d0459073c8d,
+        3,
+        0x1ceb4c8461cb5649e424af5d0268eedd,
+        0x17f7d84c5e8ad17dd9d972be8ebbfd9c,
+        0x16c59f07f8f95087574f51aa73d83d84,
+        1,
+        1,
+        0x1c9700ae1d3f8f8b3ca8cb6c700c66a9,
+        0x173d905ff2aa08a6f8212048bb27c007,
+        0x16e20b9c848bec1e99b4599c36bd3800,
+        0x1d2376909b9f82de9c4bf868cbb649ce,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x157a165f0ccfcc9d90f8bc2ce73fda4b,
+        0x10000000000000000000000000000000,
+        3,
+        0x150850b451aa3cf2c704e8e4010663c3,
+        0x14c807f77381e90e23af24dc60c5f268,
+        0x10000000000000000000000000000000,
+        3,
+        0x1727abb23ea7725b629f5b4db2d4c8cb,
+        0x19e54747d08f1ac3966ae5e62d8fc858,
+        0x10000000000000000000000000000000,
+        3,
+        0x1df981197dc3b6e4063cb11185324ed5,
+        0x1b9606f5dcda1d2916d166ed7c0cf547,
+        0x10000000000000000000000000000000,
+        0x149dc4bbd0faa6eb438c03110c2875b7,
+        0x1e68d0ee6c2a3cef56b66ddf51158050,
+        3,
+        0x1ebc40c17c5c193beb0f181f2ee13163,
+        0x168347597f63e0020a94213d2442f6a5,
+        0x1a80b62ace3f7d93dead2deec84ca7f1,
+        1,
+        2,
+        0x18c6ac54ab5ded8bf0c1efe08225b3c1,
+        0x14cc33797ba9f4a051fda37cabd62a3c,
+        1,
+        0x126db467e77d58ef7e6c0329c7ac3f43,
+        3,
+        0x1c15e37b5d022cca1206b6992ca51322,
+        0x173f820db0229eeed13e14b854ec457a,
+        0x16209d483ab3e59c60c15b191a49531a,
+    ]));
+}
+
+/// proof inputs.k0=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_io_88() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 231, 232, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.k0-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_decode_0_io_89() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 229, 231, array![]));
+}
+
+/// proof inputs.v0=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_qkv_decode_0_io_90() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 233, 234, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.v0-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_qkv_decode_0_io_91() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 229, 233, array![1, 27440]));
+}
+
+/// proof opening.merge.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_io_92() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 238, 239, array![0x16336270231808569f99f615782c77d5]));
+}
+
+/// proof opening.merge.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_io_93() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 239, 240, array![0x174d17b224576291bfb252398139a8a7]));
+}
+
+/// proof opening.merge.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_io_94() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 237, 240, array![1, 0x16336270031808569f99f615782c77d5]));
+}
+
+/// proof opening.merge.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_io_95() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 237, 239, array![3, 0x16336270031808569f99f615782c77d5, 0x174d17b204576291bfb252398139a8a7]));
+}
+
+/// proof opening.merge.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_io_96() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 240, 243, array![1, 0x1a620bf8ec4ebe6bc0887ae993ce39c1]));
+}
+
+/// proof opening.merge.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_io_97() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 240, 242, array![3, 0x1a620bf8ec4ebe6bc0887ae993ce39c1, 0x105544c3e175adf42eb3be19f8acaa3e]));
+}
+
+/// proof opening.merge.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_decode_0_io_98() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 236, 246, array![
+        2,
+        2,
+        0x16336270031808569f99f615782c77d5,
+        0x174d17b204576291bfb252398139a8a7,
+        2,
+        0x1a620bf8ec4ebe6bc0887ae993ce39c1,
+        0x105544c3e175adf42eb3be19f8acaa3e,
+    ]));
+}
+
+/// proof opening.merge.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_decode_0_io_99() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 236, 243, array![
+        4,
+        2,
+        0x16336270031808569f99f615782c77d5,
+        0x174d17b204576291bfb252398139a8a7,
+        2,
+        0x1a620bf8ec4ebe6bc0887ae993ce39c1,
+        0x105544c3e175adf42eb3be19f8acaa3e,
+        2,
+        0x13ef3139bd57dcf4793775235a867673,
+        0x10023b828f13f20086467391cc400c67,
+    ]));
+}
+
+/// proof opening.merged_values[0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_io_100() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 247, 248, array![0x1d45434192bf0fdf1cca5767f89dfea2]));
+}
+
+/// proof opening.merged_values[1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_io_101() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 248, 249, array![0x1ec7950000ecb289a50fce0d64b13036]));
+}
+
+/// proof opening.merged_values-last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_qkv_decode_0_io_102() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 246, 255, array![
+        7,
+        0x1d45434172bf0fdf1cca5767f89dfea2,
+        0x1ec794ffe0ecb289a50fce0d64b13036,
+        0x1559e2744a17ee85ad22738003d59213,
+        0x1854af4e673493adf82e340ba4d418b9,
+        0x1dc4fe9530d59cbd772910f7cb19d830,
+        0x18fc115cb0a91c19a7c2d3a06688ad21,
+        0x1394a0fb29bd3faad4670803acc4b75b,
+    ]));
+}
+
+/// proof opening.merged_values+last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_qkv_decode_0_io_103() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 246, 254, array![
+        9,
+        0x1d45434172bf0fdf1cca5767f89dfea2,
+        0x1ec794ffe0ecb289a50fce0d64b13036,
+        0x1559e2744a17ee85ad22738003d59213,
+        0x1854af4e673493adf82e340ba4d418b9,
+        0x1dc4fe9530d59cbd772910f7cb19d830,
+        0x18fc115cb0a91c19a7c2d3a06688ad21,
+        0x1394a0fb29bd3faad4670803acc4b75b,
+        0x19bd1a5f19f46cbe5c5bfa3befdcdd7f,
+    ]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_decode_0_io_104() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 257, 258, array![0x1f6858deb09fb15cf54b74b5691ced18]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_decode_0_io_105() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 258, 259, array![0x1ce5ca6f015d8b4a6650e85c081ef92e]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_io_106() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 256, 259, array![1, 0x1f6858de909fb15cf54b74b5691ced18]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_io_107() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 256, 258, array![3, 0x1f6858de909fb15cf54b74b5691ced18, 0x1ce5ca6ee15d8b4a6650e85c081ef92e]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_io_108() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 259, 262, array![1, 0x12ef0ecb667d7a269008efaca5948195]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_qkv_decode_0_io_109() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 259, 261, array![3, 0x12ef0ecb667d7a269008efaca5948195, 0x14f98c90c5e7c0cc4c7690e9cc5acbcf]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_decode_0_io_110() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 255, 265, array![
+        2,
+        2,
+        0x1f6858de909fb15cf54b74b5691ced18,
+        0x1ce5ca6ee15d8b4a6650e85c081ef92e,
+        2,
+        0x12ef0ecb667d7a269008efaca5948195,
+        0x14f98c90c5e7c0cc4c7690e9cc5acbcf,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_qkv_decode_0_io_111() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 255, 262, array![
+        4,
+        2,
+        0x1f6858de909fb15cf54b74b5691ced18,
+        0x1ce5ca6ee15d8b4a6650e85c081ef92e,
+        2,
+        0x12ef0ecb667d7a269008efaca5948195,
+        0x14f98c90c5e7c0cc4c7690e9cc5acbcf,
+        2,
+        0x1d3a9779a991900f45c4bdbf52ba77bf,
+        0x1d82d2f798cb74d37a9f86f5c4e12252,
+    ]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_decode_0_io_112() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 266, 267, array![0x1e267a58e271126e81e22535be8e25bd]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_qkv_decode_0_io_113() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 267, 268, array![37088]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_decode_0_io_114() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 269, 270, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_decode_0_io_115() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 269, 270, array![0x4000000000000000000000000000000012ef9a7a576cea0e6532aad9406a425]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_io_116() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 269, 270, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_io_117() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 269, 270, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_io_118() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 270, 271, array![0x3000000000000000000000000000000000000001f8cca27ae1d3e315a6810a0]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_io_119() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 270, 271, array![0x5000000000000000000000007e33289eb874f8c569a0428259525cecb2a4b9d]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_decode_0_io_120() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 268, 273, array![
+        3,
+        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
+        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
+        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_decode_0_io_121() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 268, 272, array![
+        5,
+        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
+        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
+        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
+        0x40000000000000000000000000000000decea6417ce7a267c9d3e98b8244853,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_decode_0_io_122() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 274, 279, array![
+        3,
+        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
+        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
+        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_qkv_decode_0_io_123() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 274, 278, array![
+        5,
+        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
+        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
+        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
+        0x400000000000000000000000000000004c5766f63fdde82d5362d901f707795,
+    ]));
+}
+
+/// statement inputs.k0[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_124() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 15, 16, array![0xffffff0e0000010c000001d000000000000000200000000000000000000000]));
+}
+
+/// statement inputs.v0[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_125() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 22, 23, array![0xb1fffffeaffffffca800000000000000200000000000000000000000]));
+}
+
+/// statement outputs.k[8]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_126() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 32, 33, array![0x3fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d]));
+}
+
+/// statement outputs.k[9]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_127() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 32, 33, array![0x1fffffe2000000218000003affff6567ffff0563fffd76e7fffda4d]));
+}
+
+/// statement outputs.v[8]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_128() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 41, 42, array![0x200000163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
+}
+
+/// statement outputs.v[9]
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_129() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 41, 42, array![0x167fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_130() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 4, 5, array![3]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_131() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 5, 6, array![4]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_132() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 6, 7, array![3]));
+}
+
+/// statement dims[3]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_133() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 7, 8, array![4]));
+}
+
+/// statement dims[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_134() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 8, 9, array![2]));
+}
+
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_qkv_decode_0_io_135() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 12, 14, array![4294967295, 4294967295]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_qkv_decode_0_io_136() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 0, 1, array![4]));
+}
+
+/// felt 28 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_qkv_decode_0_io_137() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 28, 29, array![4]));
+}
+
+/// felt 57 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_138() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 57, 58, array![3]));
+}
+
+/// felt 85 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_139() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 85, 86, array![4]));
+}
+
+/// felt 114 + 1
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_140() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 114, 115, array![0x117d6cbfa1b2707ce7287224e1aec592]));
+}
+
+/// felt 143 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_qkv_decode_0_io_141() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 143, 144, array![3]));
+}
+
+/// felt 171 + 1
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_io_142() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 171, 172, array![0x1bdca06dfbe2516da76886f28827571e]));
+}
+
+/// felt 200 + 1
+#[test]
+#[should_panic(expected: ('kvcache.concat_final',))]
+fn rejects_qkv_decode_0_io_143() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 200, 201, array![0x10000000000000000000000000000001]));
+}
+
+/// felt 229 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_qkv_decode_0_io_144() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 229, 230, array![3]));
+}
+
+/// felt 257 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_qkv_decode_0_io_145() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 257, 258, array![0x1f6858de909fb15cf54b74b5691ced19]));
+}
+
+/// felt 286 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_decode_0_io_146() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 286, 287, array![5]));
+}
+
+/// felt 315 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_decode_0_io_147() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 315, 316, array![1]));
+}
+
+/// An honest mha proof, dims 3×2×3×1, public weights (156 felts).
 pub fn mha_0() -> Array<felt252> {
     array![
         3,
@@ -8190,6 +11860,7 @@ pub fn mha_0() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         3,
         3,
@@ -8291,49 +11962,49 @@ fn accepts_mha_0() {
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_0() {
-    verify_walk_calldata(splice(mha_0(), 70, 71, array![0x11d1a1e0b167a883ae5eb2e2c4b84a9a]));
+    verify_walk_calldata(splice(mha_0(), 71, 72, array![0x11d1a1e0b167a883ae5eb2e2c4b84a9a]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_1() {
-    verify_walk_calldata(splice(mha_0(), 71, 72, array![0x1fcff9889337b2dfa7a91fa11cb8ad06]));
+    verify_walk_calldata(splice(mha_0(), 72, 73, array![0x1fcff9889337b2dfa7a91fa11cb8ad06]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_2() {
-    verify_walk_calldata(splice(mha_0(), 69, 72, array![1, 0x11d1a1e09167a883ae5eb2e2c4b84a9a]));
+    verify_walk_calldata(splice(mha_0(), 70, 73, array![1, 0x11d1a1e09167a883ae5eb2e2c4b84a9a]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_3() {
-    verify_walk_calldata(splice(mha_0(), 69, 71, array![3, 0x11d1a1e09167a883ae5eb2e2c4b84a9a, 0x1fcff9887337b2dfa7a91fa11cb8ad06]));
+    verify_walk_calldata(splice(mha_0(), 70, 72, array![3, 0x11d1a1e09167a883ae5eb2e2c4b84a9a, 0x1fcff9887337b2dfa7a91fa11cb8ad06]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_4() {
-    verify_walk_calldata(splice(mha_0(), 72, 75, array![1, 0x19833ef6bb1dbb0cef9ca587a971ca4c]));
+    verify_walk_calldata(splice(mha_0(), 73, 76, array![1, 0x19833ef6bb1dbb0cef9ca587a971ca4c]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_5() {
-    verify_walk_calldata(splice(mha_0(), 72, 74, array![3, 0x19833ef6bb1dbb0cef9ca587a971ca4c, 0x1d9fd19aec562b55c40dc346fed6ed92]));
+    verify_walk_calldata(splice(mha_0(), 73, 75, array![3, 0x19833ef6bb1dbb0cef9ca587a971ca4c, 0x1d9fd19aec562b55c40dc346fed6ed92]));
 }
 
 /// proof layer.unpad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_6() {
-    verify_walk_calldata(splice(mha_0(), 68, 78, array![
+    verify_walk_calldata(splice(mha_0(), 69, 79, array![
         2,
         2,
         0x11d1a1e09167a883ae5eb2e2c4b84a9a,
@@ -8348,7 +12019,7 @@ fn rejects_mha_0_6() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_7() {
-    verify_walk_calldata(splice(mha_0(), 68, 75, array![
+    verify_walk_calldata(splice(mha_0(), 69, 76, array![
         4,
         2,
         0x11d1a1e09167a883ae5eb2e2c4b84a9a,
@@ -8366,35 +12037,35 @@ fn rejects_mha_0_7() {
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_8() {
-    verify_walk_calldata(splice(mha_0(), 78, 79, array![0x18d99cae1aa83928f267397da0808375]));
+    verify_walk_calldata(splice(mha_0(), 79, 80, array![0x18d99cae1aa83928f267397da0808375]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_9() {
-    verify_walk_calldata(splice(mha_0(), 81, 82, array![0x1f01c020ffa3b2a9ed2aea60111bfa12]));
+    verify_walk_calldata(splice(mha_0(), 82, 83, array![0x1f01c020ffa3b2a9ed2aea60111bfa12]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_10() {
-    verify_walk_calldata(splice(mha_0(), 82, 83, array![0x1a7dd9d9e7232cd65fce8c0010bda08a]));
+    verify_walk_calldata(splice(mha_0(), 83, 84, array![0x1a7dd9d9e7232cd65fce8c0010bda08a]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_11() {
-    verify_walk_calldata(splice(mha_0(), 80, 84, array![2, 0x1f01c020dfa3b2a9ed2aea60111bfa12, 0x1a7dd9d9c7232cd65fce8c0010bda08a]));
+    verify_walk_calldata(splice(mha_0(), 81, 85, array![2, 0x1f01c020dfa3b2a9ed2aea60111bfa12, 0x1a7dd9d9c7232cd65fce8c0010bda08a]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_12() {
-    verify_walk_calldata(splice(mha_0(), 80, 83, array![
+    verify_walk_calldata(splice(mha_0(), 81, 84, array![
         4,
         0x1f01c020dfa3b2a9ed2aea60111bfa12,
         0x1a7dd9d9c7232cd65fce8c0010bda08a,
@@ -8406,14 +12077,14 @@ fn rejects_mha_0_12() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_13() {
-    verify_walk_calldata(splice(mha_0(), 84, 88, array![2, 0x15f9e7de844b021d502e4d3b30f6f633, 0x1c6e3b5f4f642d733f15deaa790aa17d]));
+    verify_walk_calldata(splice(mha_0(), 85, 89, array![2, 0x15f9e7de844b021d502e4d3b30f6f633, 0x1c6e3b5f4f642d733f15deaa790aa17d]));
 }
 
 /// proof layer.attend.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_14() {
-    verify_walk_calldata(splice(mha_0(), 84, 87, array![
+    verify_walk_calldata(splice(mha_0(), 85, 88, array![
         4,
         0x15f9e7de844b021d502e4d3b30f6f633,
         0x1c6e3b5f4f642d733f15deaa790aa17d,
@@ -8425,7 +12096,7 @@ fn rejects_mha_0_14() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_15() {
-    verify_walk_calldata(splice(mha_0(), 79, 91, array![
+    verify_walk_calldata(splice(mha_0(), 80, 92, array![
         2,
         3,
         0x1f01c020dfa3b2a9ed2aea60111bfa12,
@@ -8441,7 +12112,7 @@ fn rejects_mha_0_15() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_16() {
-    verify_walk_calldata(splice(mha_0(), 79, 87, array![
+    verify_walk_calldata(splice(mha_0(), 80, 88, array![
         4,
         3,
         0x1f01c020dfa3b2a9ed2aea60111bfa12,
@@ -8461,42 +12132,42 @@ fn rejects_mha_0_16() {
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_17() {
-    verify_walk_calldata(splice(mha_0(), 92, 93, array![0x1b196501177b95d583f4e729e97b89b4]));
+    verify_walk_calldata(splice(mha_0(), 93, 94, array![0x1b196501177b95d583f4e729e97b89b4]));
 }
 
 /// proof layer.attend.right
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_18() {
-    verify_walk_calldata(splice(mha_0(), 93, 94, array![0x11e7ade063603cf3583ea4f8512053ec]));
+    verify_walk_calldata(splice(mha_0(), 94, 95, array![0x11e7ade063603cf3583ea4f8512053ec]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_19() {
-    verify_walk_calldata(splice(mha_0(), 96, 97, array![0x1c297bb1387c6283ab86dd9d8053d8c0]));
+    verify_walk_calldata(splice(mha_0(), 97, 98, array![0x1c297bb1387c6283ab86dd9d8053d8c0]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_20() {
-    verify_walk_calldata(splice(mha_0(), 97, 98, array![0x1f5c3003081a14d747ab95d9a4927ef3]));
+    verify_walk_calldata(splice(mha_0(), 98, 99, array![0x1f5c3003081a14d747ab95d9a4927ef3]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_21() {
-    verify_walk_calldata(splice(mha_0(), 95, 99, array![2, 0x1c297bb1187c6283ab86dd9d8053d8c0, 0x1f5c3002e81a14d747ab95d9a4927ef3]));
+    verify_walk_calldata(splice(mha_0(), 96, 100, array![2, 0x1c297bb1187c6283ab86dd9d8053d8c0, 0x1f5c3002e81a14d747ab95d9a4927ef3]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_22() {
-    verify_walk_calldata(splice(mha_0(), 95, 98, array![
+    verify_walk_calldata(splice(mha_0(), 96, 99, array![
         4,
         0x1c297bb1187c6283ab86dd9d8053d8c0,
         0x1f5c3002e81a14d747ab95d9a4927ef3,
@@ -8508,14 +12179,14 @@ fn rejects_mha_0_22() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_23() {
-    verify_walk_calldata(splice(mha_0(), 99, 103, array![2, 0x10b1ebd75b0afb34f20b4e5312a86ead, 0x111ad5897a1906881917489155d7d85a]));
+    verify_walk_calldata(splice(mha_0(), 100, 104, array![2, 0x10b1ebd75b0afb34f20b4e5312a86ead, 0x111ad5897a1906881917489155d7d85a]));
 }
 
 /// proof layer.mask.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_24() {
-    verify_walk_calldata(splice(mha_0(), 99, 102, array![
+    verify_walk_calldata(splice(mha_0(), 100, 103, array![
         4,
         0x10b1ebd75b0afb34f20b4e5312a86ead,
         0x111ad5897a1906881917489155d7d85a,
@@ -8527,7 +12198,7 @@ fn rejects_mha_0_24() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_25() {
-    verify_walk_calldata(splice(mha_0(), 94, 115, array![
+    verify_walk_calldata(splice(mha_0(), 95, 116, array![
         4,
         3,
         0x1c297bb1187c6283ab86dd9d8053d8c0,
@@ -8552,7 +12223,7 @@ fn rejects_mha_0_25() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_26() {
-    verify_walk_calldata(splice(mha_0(), 94, 111, array![
+    verify_walk_calldata(splice(mha_0(), 95, 112, array![
         6,
         3,
         0x1c297bb1187c6283ab86dd9d8053d8c0,
@@ -8581,35 +12252,35 @@ fn rejects_mha_0_26() {
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_27() {
-    verify_walk_calldata(splice(mha_0(), 115, 116, array![0x11ee361fe4edc870754d7b81c1ad0b5e]));
+    verify_walk_calldata(splice(mha_0(), 116, 117, array![0x11ee361fe4edc870754d7b81c1ad0b5e]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_28() {
-    verify_walk_calldata(splice(mha_0(), 118, 119, array![0x1780bdd6544d11463271c97ec29e76d6]));
+    verify_walk_calldata(splice(mha_0(), 119, 120, array![0x1780bdd6544d11463271c97ec29e76d6]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_29() {
-    verify_walk_calldata(splice(mha_0(), 119, 120, array![0x12493e67914331a89139c0c2ebe259b5]));
+    verify_walk_calldata(splice(mha_0(), 120, 121, array![0x12493e67914331a89139c0c2ebe259b5]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_30() {
-    verify_walk_calldata(splice(mha_0(), 117, 121, array![2, 0x1780bdd6344d11463271c97ec29e76d6, 0x12493e67714331a89139c0c2ebe259b5]));
+    verify_walk_calldata(splice(mha_0(), 118, 122, array![2, 0x1780bdd6344d11463271c97ec29e76d6, 0x12493e67714331a89139c0c2ebe259b5]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_31() {
-    verify_walk_calldata(splice(mha_0(), 117, 120, array![
+    verify_walk_calldata(splice(mha_0(), 118, 121, array![
         4,
         0x1780bdd6344d11463271c97ec29e76d6,
         0x12493e67714331a89139c0c2ebe259b5,
@@ -8621,14 +12292,14 @@ fn rejects_mha_0_31() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_32() {
-    verify_walk_calldata(splice(mha_0(), 121, 125, array![2, 0x1c2b43d9f0232c75f80f7ef226c32cdc, 0x133439315fe6cce60590986175fa4bae]));
+    verify_walk_calldata(splice(mha_0(), 122, 126, array![2, 0x1c2b43d9f0232c75f80f7ef226c32cdc, 0x133439315fe6cce60590986175fa4bae]));
 }
 
 /// proof layer.heads.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_33() {
-    verify_walk_calldata(splice(mha_0(), 121, 124, array![
+    verify_walk_calldata(splice(mha_0(), 122, 125, array![
         4,
         0x1c2b43d9f0232c75f80f7ef226c32cdc,
         0x133439315fe6cce60590986175fa4bae,
@@ -8640,7 +12311,7 @@ fn rejects_mha_0_33() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_34() {
-    verify_walk_calldata(splice(mha_0(), 116, 128, array![
+    verify_walk_calldata(splice(mha_0(), 117, 129, array![
         2,
         3,
         0x1780bdd6344d11463271c97ec29e76d6,
@@ -8656,7 +12327,7 @@ fn rejects_mha_0_34() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_35() {
-    verify_walk_calldata(splice(mha_0(), 116, 124, array![
+    verify_walk_calldata(splice(mha_0(), 117, 125, array![
         4,
         3,
         0x1780bdd6344d11463271c97ec29e76d6,
@@ -8676,63 +12347,63 @@ fn rejects_mha_0_35() {
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_36() {
-    verify_walk_calldata(splice(mha_0(), 129, 130, array![0x14758391ad345b8e462235ce9bd7310c]));
+    verify_walk_calldata(splice(mha_0(), 130, 131, array![0x14758391ad345b8e462235ce9bd7310c]));
 }
 
 /// proof layer.heads.right
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_37() {
-    verify_walk_calldata(splice(mha_0(), 130, 131, array![0x1410f9432d09fe2f261fb4543426aa1b]));
+    verify_walk_calldata(splice(mha_0(), 131, 132, array![0x1410f9432d09fe2f261fb4543426aa1b]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_38() {
-    verify_walk_calldata(splice(mha_0(), 133, 134, array![0x1b520d4a0a977b138359ab5c857d831f]));
+    verify_walk_calldata(splice(mha_0(), 134, 135, array![0x1b520d4a0a977b138359ab5c857d831f]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_39() {
-    verify_walk_calldata(splice(mha_0(), 134, 135, array![0x1f8194348a12d1c0fb25b5791f06f9ea]));
+    verify_walk_calldata(splice(mha_0(), 135, 136, array![0x1f8194348a12d1c0fb25b5791f06f9ea]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_40() {
-    verify_walk_calldata(splice(mha_0(), 132, 135, array![1, 0x1b520d49ea977b138359ab5c857d831f]));
+    verify_walk_calldata(splice(mha_0(), 133, 136, array![1, 0x1b520d49ea977b138359ab5c857d831f]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_41() {
-    verify_walk_calldata(splice(mha_0(), 132, 134, array![3, 0x1b520d49ea977b138359ab5c857d831f, 0x1f8194346a12d1c0fb25b5791f06f9ea]));
+    verify_walk_calldata(splice(mha_0(), 133, 135, array![3, 0x1b520d49ea977b138359ab5c857d831f, 0x1f8194346a12d1c0fb25b5791f06f9ea]));
 }
 
 /// proof layer.pad.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_42() {
-    verify_walk_calldata(splice(mha_0(), 135, 138, array![1, 0x16b2486c4dc380007b75bf98caae3359]));
+    verify_walk_calldata(splice(mha_0(), 136, 139, array![1, 0x16b2486c4dc380007b75bf98caae3359]));
 }
 
 /// proof layer.pad.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_43() {
-    verify_walk_calldata(splice(mha_0(), 135, 137, array![3, 0x16b2486c4dc380007b75bf98caae3359, 0x1a14d985b361c710f4d111bdc14eb4e6]));
+    verify_walk_calldata(splice(mha_0(), 136, 138, array![3, 0x16b2486c4dc380007b75bf98caae3359, 0x1a14d985b361c710f4d111bdc14eb4e6]));
 }
 
 /// proof layer.pad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_44() {
-    verify_walk_calldata(splice(mha_0(), 131, 141, array![
+    verify_walk_calldata(splice(mha_0(), 132, 142, array![
         2,
         2,
         0x1b520d49ea977b138359ab5c857d831f,
@@ -8747,7 +12418,7 @@ fn rejects_mha_0_44() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_45() {
-    verify_walk_calldata(splice(mha_0(), 131, 138, array![
+    verify_walk_calldata(splice(mha_0(), 132, 139, array![
         4,
         2,
         0x1b520d49ea977b138359ab5c857d831f,
@@ -8765,77 +12436,77 @@ fn rejects_mha_0_45() {
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_46() {
-    verify_walk_calldata(splice(mha_0(), 141, 142, array![0x1c90cbab22a32db77c352584b51f2df8]));
+    verify_walk_calldata(splice(mha_0(), 142, 143, array![0x1c90cbab22a32db77c352584b51f2df8]));
 }
 
 /// proof layer.pad.k
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_47() {
-    verify_walk_calldata(splice(mha_0(), 142, 143, array![0x1c308a5bacf249aca9be0997949a95b6]));
+    verify_walk_calldata(splice(mha_0(), 143, 144, array![0x1c308a5bacf249aca9be0997949a95b6]));
 }
 
 /// proof layer.pad.v
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_48() {
-    verify_walk_calldata(splice(mha_0(), 143, 144, array![0x19889c0762ebd4ca3833e467e093a74f]));
+    verify_walk_calldata(splice(mha_0(), 144, 145, array![0x19889c0762ebd4ca3833e467e093a74f]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_49() {
-    verify_walk_calldata(splice(mha_0(), 146, 147, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 147, 148, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_50() {
-    verify_walk_calldata(splice(mha_0(), 144, 147, array![3]));
+    verify_walk_calldata(splice(mha_0(), 145, 148, array![3]));
 }
 
 /// proof inputs.k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_51() {
-    verify_walk_calldata(splice(mha_0(), 148, 149, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 149, 150, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_52() {
-    verify_walk_calldata(splice(mha_0(), 144, 148, array![3, 97]));
+    verify_walk_calldata(splice(mha_0(), 145, 149, array![3, 97]));
 }
 
 /// proof inputs.q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_53() {
-    verify_walk_calldata(splice(mha_0(), 150, 151, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 151, 152, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.q-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_54() {
-    verify_walk_calldata(splice(mha_0(), 144, 150, array![3, 97, 1, 107]));
+    verify_walk_calldata(splice(mha_0(), 145, 151, array![3, 97, 1, 107]));
 }
 
 /// proof inputs.v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_55() {
-    verify_walk_calldata(splice(mha_0(), 152, 153, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 153, 154, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_56() {
-    verify_walk_calldata(splice(mha_0(), 144, 152, array![3, 97, 1, 107, 1, 113]));
+    verify_walk_calldata(splice(mha_0(), 145, 153, array![3, 97, 1, 107, 1, 113]));
 }
 
 /// statement inputs.a[8]
@@ -8966,54 +12637,54 @@ fn rejects_mha_0_74() {
 
 /// felt 70 + 1
 #[test]
-#[should_panic(expected: ('mha.unpad',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_mha_0_75() {
-    verify_walk_calldata(splice(mha_0(), 70, 71, array![0x11d1a1e09167a883ae5eb2e2c4b84a9b]));
+    verify_walk_calldata(splice(mha_0(), 70, 71, array![3]));
 }
 
 /// felt 84 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_76() {
-    verify_walk_calldata(splice(mha_0(), 84, 85, array![4]));
+    verify_walk_calldata(splice(mha_0(), 84, 85, array![0x1efb0f692d26e3380b76994549b65501]));
 }
 
 /// felt 98 + 1
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_77() {
-    verify_walk_calldata(splice(mha_0(), 98, 99, array![0x10000000000000000000000000000001]));
+    verify_walk_calldata(splice(mha_0(), 98, 99, array![0x1f5c3002e81a14d747ab95d9a4927ef4]));
 }
 
 /// felt 112 + 1
 #[test]
-#[should_panic(expected: ('mha.mask',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_mha_0_78() {
-    verify_walk_calldata(splice(mha_0(), 112, 113, array![0x1daa8a2e03a6bdb4177fa1188c6e611d]));
+    verify_walk_calldata(splice(mha_0(), 112, 113, array![4]));
 }
 
 /// felt 126 + 1
 #[test]
-#[should_panic(expected: ('mha.heads',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_mha_0_79() {
-    verify_walk_calldata(splice(mha_0(), 126, 127, array![0x1de30487503baf37734de33fd31ed5b5]));
+    verify_walk_calldata(splice(mha_0(), 126, 127, array![4]));
 }
 
 /// felt 140 + 1
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_80() {
-    verify_walk_calldata(splice(mha_0(), 140, 141, array![0x16409041843da8d9539f366aafe7b65f]));
+    verify_walk_calldata(splice(mha_0(), 140, 141, array![0x14b62007f7038b4fa2b960cbb67ff80a]));
 }
 
-/// felt 154 + 1
+/// felt 155 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_mha_0_81() {
-    verify_walk_calldata(splice(mha_0(), 154, 155, array![2]));
+    verify_walk_calldata(splice(mha_0(), 155, 156, array![2]));
 }
 
-/// An honest mha proof, dims 5×3×6×0, public weights (285 felts).
+/// An honest mha proof, dims 5×3×6×0, public weights (286 felts).
 pub fn mha_1() -> Array<felt252> {
     array![
         3,
@@ -9173,6 +12844,7 @@ pub fn mha_1() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         3,
         5,
         2,
@@ -9309,6 +12981,1424 @@ fn accepts_mha_1() {
     assert_eq!(verify_walk_calldata(mha_1()), 0x71af70f0ad194fd16a4c0ec0932b870c56919a23e0327124270dc406f04af7f);
 }
 
+/// An honest mha proof, dims 3×2×3×1, committed inputs, outputs and weights (308 felts).
+pub fn mha_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7170145,
+        4,
+        3,
+        2,
+        3,
+        1,
+        0,
+        0,
+        0,
+        6,
+        97,
+        3,
+        2,
+        3,
+        3,
+        0xad6b3b090e24deee9cfbdcb032e2767f,
+        0x5815d05d844f03f89592c6e8ce8bcfe,
+        5,
+        0x706f736569646f6e,
+        107,
+        2,
+        3,
+        6,
+        0x924015947dcd9ebe4713e3cfb6b1383a,
+        0x59824fed3ab5fd69bc71cda2c44bc2d,
+        5,
+        0x706f736569646f6e,
+        111,
+        2,
+        4,
+        8,
+        0x95961692b91e433766c2d4e669bb439a,
+        0x273d16c085068adf97dd3249103870a,
+        5,
+        0x706f736569646f6e,
+        113,
+        2,
+        3,
+        6,
+        0x6df1965c2874ba13bd707d820f315e7f,
+        0x7754116f0c352129bf6152111837e91,
+        5,
+        0x706f736569646f6e,
+        7561069,
+        3,
+        2,
+        4,
+        4,
+        0xf54bf9d294e26b4f8ec2bcaf18e712b7,
+        0x2187c090163bbc2c745f0a17e80ae14,
+        5,
+        0x706f736569646f6e,
+        118,
+        2,
+        3,
+        6,
+        0xa99a32a83ee9d1c01f556569a98d6d63,
+        0x6fc26d93616a82481bef005669a2f4,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        2,
+        111,
+        0x13378743f240a54fae196260ed4bb1fa,
+        7561069,
+        0x1ea307b379ae0704aec77df2d71e1cd1,
+        3,
+        3,
+        2,
+        0x1c7702047ff0862dc46152c867f0de20,
+        0x1b535a0d67a75fc8f5dcc47be5fdf68d,
+        2,
+        0x156179aa8ee3cb019ee722bf6fba8d83,
+        0x113f401801bef431ca85afde95e9e7f8,
+        2,
+        0x1c8c835407049e1c6ecc5a561decd1b2,
+        0x1e749d91e85f56586c7de8230a8e39b7,
+        0x15252452d7d14e8b16a9c52e00086f3a,
+        3,
+        3,
+        0x1811d35309d80c056fb9af0d6271ebb0,
+        0x1b3d8ace0b2b8666dabd25fab43a2c09,
+        0x1460af8db83552cc63acb9da701cf16b,
+        3,
+        0x13fe9e8e911dbbcf0c380514fe1290c9,
+        0x12418ac5abc9d0227c4da7ea01e22563,
+        0x10000000000000000000000000000000,
+        3,
+        0x1e98301382fd5dd4f98d984b619cad54,
+        0x14ac3603c1e0bfd9d3c3123cd20a81f7,
+        0x10000000000000000000000000000000,
+        0x1744e0970d72959f1f96f3138d45a73c,
+        0x100e5aaf27d6180ac14c68f6d9f5f992,
+        5,
+        3,
+        0x1a7c7bac85cd6373f2f34d906c8515e5,
+        0x14756a4447f7b68e490880f861a18f32,
+        0x10000000000000000000000000000000,
+        3,
+        0x1e8b031262fa919282e0b4653c4ea437,
+        0x1e43ed8a2d4598e85c6a10204ebf20b3,
+        0x11304112fe07db40f6359867d921a34a,
+        3,
+        0x1a808fbb2981055cedbfb5051d3d1930,
+        0x1df4f1c4c2bc357828008dfacc9c7555,
+        0x15e1cc4687e2b9eddeccb622d17b804e,
+        3,
+        0x1dd8591d5150113578be2c5ae4469cff,
+        0x141cceca9972d2804ea9ba3027a3bd37,
+        0x1366e7e97a23674113e71e17e7f9fd10,
+        3,
+        0x1b89acf604072b57f7c36be27452938e,
+        0x19b56f5063b5b8436b4438b6f1536d16,
+        0x1825850ed61fd2055f132f95d068d93a,
+        0x105bbb132b92158d7a4ce482570c4335,
+        3,
+        3,
+        0x171f94a9db5773ab14ef0e8939a31833,
+        0x1eb0aef8164690b5650231d803a95e6e,
+        0x18316511f1023a4d8bd061c525c2e0e4,
+        3,
+        0x1e687d5b9196e11c9f885117a57e74e2,
+        0x18305579efcfeb7bfe53f104ef24f73f,
+        0x10000000000000000000000000000000,
+        3,
+        0x145a6936c251486318a847ef0c23392f,
+        0x100d9857b446c768f5e4345b013f3ea4,
+        0x10000000000000000000000000000000,
+        0x1463e9a4dd1a2fab15bbf47eddec7f14,
+        0x179f78c449700732137e16f6d23acf9f,
+        3,
+        2,
+        0x173bc63db1c5a02a1f75e2982d7383ec,
+        0x1069e3840cff09b40a3575774fc9087c,
+        2,
+        0x1bf620893a29cb4b747db4fabe6bb2d2,
+        0x1f8c64acee770c9a2c9cdfbbb632749f,
+        2,
+        0x1b169e7c2987cb4c8526a0527a843646,
+        0x161175f2f26031d7aa948fe491680f9e,
+        0x181b67c7891a094d8754650dccd38814,
+        0x14dc3a4d7bdcc760d3547362ec3eb997,
+        0x1d10454cefc0c123360756b6aaa17264,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x1033de3e3aa27261c6d496fdb3205747,
+        0x16ec45dba351e65d0de8300adaba5667,
+        2,
+        0x14cb7099ab93ba8687444a9c4f8f544f,
+        0x174bb2d0fec2a46045f59bc31b334f0b,
+        2,
+        0x176dd144303dc4a1135cba31bdf87bf2,
+        0x174e73adb220c048580b4236f5f38696,
+        2,
+        0x1a21fa054d611c024efe1b8433ed5113,
+        0x193b4813c938ada9ae27cff3c5bd8cbb,
+        2,
+        0x1462651d9eb5ed2bcf155553b8158636,
+        0x1438fbef8a32e5e90756f6d3db35f51b,
+        6,
+        0x1658aacf58ed3ee23f6bc020f6d528c7,
+        0x1fb2ff0ca6fc7dba8bb9ee471091308e,
+        0x16cfb2b7cd1615e0118801cd110a25af,
+        0x18014f89afdb5d133b40d4eada6481e5,
+        0x1f63e85871ccddf3ae76f21299e32904,
+        0x16c7ba7ddeb1129c28b6aecf8920383f,
+        5,
+        2,
+        0x1a2ced95cb1848a99889b4b91cf17723,
+        0x11d82add6f9353cc52b38a1c15a47590,
+        2,
+        0x1e9f5f0fab5b32abe8779a682ba8f8db,
+        0x1ce833676584dd556ada108ddd1539bd,
+        2,
+        0x15325e5c532a5125ab3545f5207ec6b4,
+        0x1a9a001c64574b6ed45d1c0ece5b83f8,
+        2,
+        0x1a271517dcd0f1807d05cb920144d2c0,
+        0x1ea69805549691c0ca3807988cba2f70,
+        2,
+        0x1767a5fb6f6e270ae521ef368739c753,
+        0x1d77719c53555e0896aa275c2c57a145,
+        1,
+        0xa0bb5379c8aaccc66925e75b6a1f05,
+        0x5560b39abf00ab6eca02c943934581d,
+        0x19acf57f5381a23857d37d6021663b01,
+        31672,
+        8,
+        0xb9df70d4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52,
+        0x67c59c8a0314cb5af4a45e5faf40f529f8c8eda1f6649c599cb0e366fe2820,
+        0x940d6ab4a74a676c4d0c35a0d0d27d7adce21817868a21dac0c4d60afd3f4a,
+        0x4c30fd7f6c5c59c5e4b11d33c1b1fdda79882d18cc477a3f944211500143d6,
+        0x5826b81f709b2e2497d878ad75583d528c5e7c17780f2a02118c599716fc40,
+        0xe7b7fa1128c9cc247d4080f56446b016a8604fc69f591e09716009f969edc3,
+        0x591bc0a30cda1393c3d83523f2e20f8c1f3018e620fcfe13de96d8375fd0bc,
+        0x6472704da377e6aa535d65f76b5b296bff4f615006fb613779ad6614c5ab7d,
+        0x2331e364a59afebb9cbbe92341ada9841591c660c5a7a7314e8c79176db12,
+        0x815eb54079e1b82b8b563ce3fdb253deaf17b5fb9e371006aeca1d7e4b1c4f,
+        0x716701626cd8a667408ba46c149668451a6ad85850f64a740de65690907e09,
+        0x52656d8192892bb06681deca6ce09dae96bbd3fc04ec4741607c90d70a2fc0,
+        0xbbc0573906bccc38d9f6d4c46bdca4983b7497a74d63545020b848ff2959d2,
+        0x3bc4adc1a7781f41c64373ebe3df2fa6349a827e9d03386058111d14783ca7,
+        0x968b90a9ca56d9eefdb22e92cc05eb623cb9de2e801dc7cb860b8bd2c37f7e,
+        0x5e6ded0b7f07b90744f6f8c6178f2329553b859f87a8489d7dbd34a3335234,
+        0,
+        8,
+        0x25e0e56fb27c147fb6d01637ac8be9f5214b85a6b7cc2d3cad38f6fe88362b,
+        0x8036861f836b88094f66013e7b1f7ce613a79143d37d7da1a4fa4c54d09578,
+        0x9be321e73207fec434d9c30e46f20db6102dc9c1ef10cc6b252479fdfe1f73,
+        0xd03987c65f7fe665c50ffe29cfe481702c612584bfe12c81ee5bfb4886aa15,
+        0xb2d51e33b4e97a0341b45be8a19c8814c0ff047cf2586a134a2b1768ed1d41,
+        0x8f6b6c3952082f89c706883aebdf5b26b8a5368cc8eef477f5c7f390f7ccf0,
+        0xd8529f9244ed5c7c450d722482dcf872c7b7b0a5953c8170d71f1f0daea32f,
+        0x9e65b05f6296a757b5aeb25a1731b0bfe9a9523e7e60f132747f7127c030b0,
+        0x4744641c64be05c0056126482a0332e40332de27c0dea1d26b13ba9b164497,
+        0x11892c5b9cda3d7cb68180e91f8658e7b03c95c9b7d3ffb2aed3b8cec5e7a2,
+        0xcd87d937b5e36897242adc85907bfa2d846b1b190b839abf3f7b7441562b7a,
+        0x314bc16bfb3b640693c294f200536a22899df040b5fa2420561a388bdc3dd4,
+        0x18e33a9c0450d471f559340c14d70e47a31caf7e0064d527b51a8c69895f7b,
+        0xeec4f6772f24ad8235f27525beae19c0877cff0c511a6a91187184affa1603,
+        0x4e04d01134301eb22e4a5354514f80ebf270caada1436a79eb32702227b385,
+        0xdeb57f17a01b94d5a437e471d7ee2cb65e64c8e2585384817a7075033f302c,
+        0,
+        8,
+        0x25dd099224b3f6c663363632f9e4a848b382570d6303902d922d53075ca1e6,
+        0x1fefebc532a1ab19e3b50ec1a5ce6c6e518e017b6132dca08ad66cc856f4bc,
+        0xb85509d80d3be24077886818acf3a48d2edc5693205bbc4e83e5526bfb1c77,
+        0xde772e4a563a581deb51c6284f1e520628e91f7e36041073e05e6fd549299e,
+        0x47b049555f472d26cda105a947c90564ca4bf1245a0c570228690ffc25342f,
+        0xa8cf32bfba5be2d25fd62546d42eb12f21cf3c05b0f2ff9d56f3fd5de7e756,
+        0x6b9bc0e73a594d149b236fc6548cf894c0f485acef4eb8f1502576205fd3e4,
+        0x7e52f73a0eb5af2dcef65397f5f7156db6747bff3ad7ae7802655d02011128,
+        0x629f0ac099186b1a55bc9b33719e8da419be8a2789ace5b86a252c56ec2d25,
+        0x447018d96cd24acf6888f888f5e4738024e20356bca695348e8778e0dee592,
+        0x2d3f1d6ea34bb5fe72525feed0040f6bc6b2f51d7fd293d7313f636a82c1fa,
+        0xd7632c3c61b9fbe351686eb071fc5c4dfcd4a19a8b4329536f1b539afc22e4,
+        0xdff1255d1be9d38538199fb86cbeb1aeebec9702289b15025072721c38c241,
+        0xa8095545c84d4547776bb9d9f108faffa20c6a7afa6183d7088c4217a81058,
+        0xe17b0a901a46ae409b1ad168054ddb3e18daf6e5088d81941b277272941697,
+        0xea917f2b7803332d77305153f1ceab09dbca28b78e1a73bad183a37de0bdf,
+        0,
+        8,
+        0xab3e1b0230ec0593abd0f429216edc7a58846bd7e70a350bfb867863858bfd,
+        0x8bc1d7dc8b0c5b3f83583027d91741b713ff29d650cbf8fee538ea38d5b99b,
+        0x5d567a26d5bdb9dabadf01c0efb093c96f3271b4a77268ff5187e951f93f49,
+        0xd10d08b34585ae4b4b88bcd72c431af8d91398bddf24074b6c9800a5335c42,
+        0xc070ac2afd02c0d567d81d2c45a1ef2a1df4fe84d30b7e1ff5a8a056d7ae25,
+        0x5ac8042cff90156ac0bcb56286ca9f7c5066bce1ffaed316bbc4ed8974ae83,
+        0xe241c5265cbac0fba139fb1c016bf39fa132f8237850de911d1c239e18d9f8,
+        0x4590c33e191a1776f3b6a840d2be775f8c7c03631f0ff63c85392e4690e06c,
+        0x14f03efa9f11f6fff18c0f1e13fcf745d14ac4fd767583712d359b87d22ba0,
+        0x11814b7b0da3d972936d85525733edf6743000a566f091d2ce8a684af5bfd0,
+        0x3af7d741e9ec3e99ebe79b0b29f841854282e8047f32237e99acba88ab4cf7,
+        0xc75001658e1ddf5f9ff1b900e617b882b3865cec9c8005784c589495ada8f7,
+        0xc5b80abdf8a38361b011d948fa843627ec689af601163ac17e912670a6a1cf,
+        0x950a2ae626c03ba93304bad08b9ac6c402bee30d3cab41e14968d4825e42cc,
+        0x8b786ece544091ff08e651ec8cc60d9f37d850b1cd6e25e751ae1c10bdd723,
+        0x29187628f30dbc8e4ce3a00009fb871884c6a333476ae71c3cfeaf26a733ef,
+        0,
+        8,
+        0x312ab6c912c430384a1c97a04911a4a32850e1a1f6df36d24e2a4eeba1cb6b,
+        0x6ebae1c5ec9e62a3dcf4c7904351806bdf259e269cb72587330f5d1018d6d5,
+        0x7094d2c20e58bf5a6ebb7b8f11c9e316885914cc15e5426cd814a168bdb171,
+        0x292c2bfb84b401ccf8cc6f44f954d304b8293555be3b3c3ccc6b279ca3c7ce,
+        0x7da0cf654ad58ae6d47ea187bf609cede70487acc908d0b651297f43ca5429,
+        0x5cda602851d69e248adf62ffc30ba8e0b694e177d91763f45a962d7f00bc27,
+        0x675fed9842ee3eb3c16625b129c65e6737e938f238e959951d30437ac2d034,
+        0x16c2d0ffd3e9b96c96fcd5ffc2c6fdf694245f0d1f6b83d42cfb7510381a97,
+        0x363648b54915fbd9a81189ccc547d48dbbfbffe10410225369ec64576b976e,
+        0x5ec23866239d1666fe2e5550ee2cfb9e34b7d1d3388102688b2254192824a9,
+        0xb99695d6e002f01e8d9c012620300d39b9c740889897f622aeebbd6d83024c,
+        0x587de85316efa70f113115e0adec2b2c3cb5dcee5c12761bb224302b2f13b,
+        0xb9dc1b199ce481d359e323bc711917adc76cc5f49262e10d48dc217ed416b5,
+        0x59395c9f0cc79f35870a3a785b27ca9b68b5029da91546063fb62cb31494fb,
+        0x34dbd2577992554f6614c4aa71090f8b147788044022b1e48c48e2ec1ef65b,
+        0x4794fd1be1d88a6cb4476267614052d374b89531a004a37266da775c6dc488,
+        0,
+        8,
+        0xd9f10eb9ddb95e166a4ce9f98321bfe93562ca370b6cc719b2391ab585a205,
+        0x871faa9a89c1761ad218d62346065db55a0e4e52bcdf23d03c558bd84dcf64,
+        0xc246c972564c1f287b93eb7dc3b0f46f6fbc19495d1e63a9d1376fa7cc75c2,
+        0x178816207915bbfd11f67a0d940fdd5f864295c22be1377c8559b821f19a2c,
+        0xf88151c4bfddc2b88ab970892f0a23878de95f3936791770b1507248ee67f4,
+        0xa103bbd9281c835769d74a8192414296f0762eb99a5854cb236dc556643a14,
+        0x5e67daa5cfa9f4225c679eec9f21ed843874eca3490033150794a2a5fa0b4e,
+        0x76332e9f2a141e5b3528bd82555457e66be76bace333a3aa017c77344f59ca,
+        0x65f6cf3669c826ecb8e0d6529aa4d46755a7a57fa0feec678a362b876d6180,
+        0xfb9eac863ed6930f750361a868f929f569b039a93af6dddc0afff3c72a48e9,
+        0x1f6e821452c8961d0555c7ebf815b2e2173f73f8ab9d9b07f8e4ba0e02b19a,
+        0x61cef345a5c911320f50e07694b7cdb64e61d35e9edb4c6c819bec54000b3,
+        0x497fc3ac4f4536f76de19896d03821b049288a31485cda259ee9cba970958a,
+        0x30669b84a5a6c06f14430445d4a75afa04d416618fdb3e1098c812118890e3,
+        0xd394c74e9cc20c108ca8fff11cc845d502673ddce5b06f10967b3a7cc62d93,
+        0xb4129d7fcae6a40916927df74749c9339cdc2cf3b8a35631e71bd9846abb96,
+        0,
+        4,
+        0x72b3507942b05e6e728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1,
+        0x17e9028a2b7293e9924b49e82b633db8a6bc939399b7d2df887ff83b0b579e,
+        0x94ca4e28232711a316161ebd05d5b9f0d8a7d9b41e6ff7474bd2ab6d642fd9,
+        0xaa330b16cd43f14e19f0c475b827784f821c0aa97ca1fc970e284fe23f13f4,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_mha_0_io() {
+    assert_eq!(verify_walk_calldata(mha_0_io()), 0x3252f89ef9268aa9d5277527102700a5c9678e190e6226a30bc42c584323900);
+}
+
+/// proof outputs.o
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_io_0() {
+    verify_walk_calldata(splice(mha_0_io(), 67, 68, array![0x133787441240a54fae196260ed4bb1fa]));
+}
+
+/// proof outputs.o-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_mha_0_io_1() {
+    verify_walk_calldata(splice(mha_0_io(), 65, 68, array![1]));
+}
+
+/// proof outputs.s_m
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_io_2() {
+    verify_walk_calldata(splice(mha_0_io(), 69, 70, array![0x1ea307b399ae0704aec77df2d71e1cd1]));
+}
+
+/// proof outputs.s_m-key
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_io_3() {
+    verify_walk_calldata(splice(mha_0_io(), 65, 70, array![1, 111, 0x13378743f240a54fae196260ed4bb1fa]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_io_4() {
+    verify_walk_calldata(splice(mha_0_io(), 73, 74, array![0x1c7702049ff0862dc46152c867f0de20]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_io_5() {
+    verify_walk_calldata(splice(mha_0_io(), 74, 75, array![0x1b535a0d87a75fc8f5dcc47be5fdf68d]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_6() {
+    verify_walk_calldata(splice(mha_0_io(), 72, 75, array![1, 0x1c7702047ff0862dc46152c867f0de20]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_7() {
+    verify_walk_calldata(splice(mha_0_io(), 72, 74, array![3, 0x1c7702047ff0862dc46152c867f0de20, 0x1b535a0d67a75fc8f5dcc47be5fdf68d]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_8() {
+    verify_walk_calldata(splice(mha_0_io(), 75, 78, array![1, 0x156179aa8ee3cb019ee722bf6fba8d83]));
+}
+
+/// proof layer.unpad.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_9() {
+    verify_walk_calldata(splice(mha_0_io(), 75, 77, array![3, 0x156179aa8ee3cb019ee722bf6fba8d83, 0x113f401801bef431ca85afde95e9e7f8]));
+}
+
+/// proof layer.unpad.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_10() {
+    verify_walk_calldata(splice(mha_0_io(), 71, 81, array![
+        2,
+        2,
+        0x1c7702047ff0862dc46152c867f0de20,
+        0x1b535a0d67a75fc8f5dcc47be5fdf68d,
+        2,
+        0x156179aa8ee3cb019ee722bf6fba8d83,
+        0x113f401801bef431ca85afde95e9e7f8,
+    ]));
+}
+
+/// proof layer.unpad.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_11() {
+    verify_walk_calldata(splice(mha_0_io(), 71, 78, array![
+        4,
+        2,
+        0x1c7702047ff0862dc46152c867f0de20,
+        0x1b535a0d67a75fc8f5dcc47be5fdf68d,
+        2,
+        0x156179aa8ee3cb019ee722bf6fba8d83,
+        0x113f401801bef431ca85afde95e9e7f8,
+        2,
+        0x1c8c835407049e1c6ecc5a561decd1b2,
+        0x1e749d91e85f56586c7de8230a8e39b7,
+    ]));
+}
+
+/// proof layer.unpad.value
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_io_12() {
+    verify_walk_calldata(splice(mha_0_io(), 81, 82, array![0x15252452f7d14e8b16a9c52e00086f3a]));
+}
+
+/// proof layer.attend.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_io_13() {
+    verify_walk_calldata(splice(mha_0_io(), 84, 85, array![0x1811d35329d80c056fb9af0d6271ebb0]));
+}
+
+/// proof layer.attend.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_io_14() {
+    verify_walk_calldata(splice(mha_0_io(), 85, 86, array![0x1b3d8ace2b2b8666dabd25fab43a2c09]));
+}
+
+/// proof layer.attend.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_15() {
+    verify_walk_calldata(splice(mha_0_io(), 83, 87, array![2, 0x1811d35309d80c056fb9af0d6271ebb0, 0x1b3d8ace0b2b8666dabd25fab43a2c09]));
+}
+
+/// proof layer.attend.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_16() {
+    verify_walk_calldata(splice(mha_0_io(), 83, 86, array![
+        4,
+        0x1811d35309d80c056fb9af0d6271ebb0,
+        0x1b3d8ace0b2b8666dabd25fab43a2c09,
+        0x1460af8db83552cc63acb9da701cf16b,
+    ]));
+}
+
+/// proof layer.attend.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_17() {
+    verify_walk_calldata(splice(mha_0_io(), 87, 91, array![2, 0x13fe9e8e911dbbcf0c380514fe1290c9, 0x12418ac5abc9d0227c4da7ea01e22563]));
+}
+
+/// proof layer.attend.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_18() {
+    verify_walk_calldata(splice(mha_0_io(), 87, 90, array![
+        4,
+        0x13fe9e8e911dbbcf0c380514fe1290c9,
+        0x12418ac5abc9d0227c4da7ea01e22563,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.attend.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_19() {
+    verify_walk_calldata(splice(mha_0_io(), 82, 94, array![
+        2,
+        3,
+        0x1811d35309d80c056fb9af0d6271ebb0,
+        0x1b3d8ace0b2b8666dabd25fab43a2c09,
+        0x1460af8db83552cc63acb9da701cf16b,
+        3,
+        0x13fe9e8e911dbbcf0c380514fe1290c9,
+        0x12418ac5abc9d0227c4da7ea01e22563,
+    ]));
+}
+
+/// proof layer.attend.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_20() {
+    verify_walk_calldata(splice(mha_0_io(), 82, 90, array![
+        4,
+        3,
+        0x1811d35309d80c056fb9af0d6271ebb0,
+        0x1b3d8ace0b2b8666dabd25fab43a2c09,
+        0x1460af8db83552cc63acb9da701cf16b,
+        3,
+        0x13fe9e8e911dbbcf0c380514fe1290c9,
+        0x12418ac5abc9d0227c4da7ea01e22563,
+        0x10000000000000000000000000000000,
+        3,
+        0x1e98301382fd5dd4f98d984b619cad54,
+        0x14ac3603c1e0bfd9d3c3123cd20a81f7,
+    ]));
+}
+
+/// proof layer.attend.left
+#[test]
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_io_21() {
+    verify_walk_calldata(splice(mha_0_io(), 95, 96, array![0x1744e0972d72959f1f96f3138d45a73c]));
+}
+
+/// proof layer.attend.right
+#[test]
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_io_22() {
+    verify_walk_calldata(splice(mha_0_io(), 96, 97, array![0x100e5aaf47d6180ac14c68f6d9f5f992]));
+}
+
+/// proof layer.mask.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_io_23() {
+    verify_walk_calldata(splice(mha_0_io(), 99, 100, array![0x1a7c7baca5cd6373f2f34d906c8515e5]));
+}
+
+/// proof layer.mask.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_io_24() {
+    verify_walk_calldata(splice(mha_0_io(), 100, 101, array![0x14756a4467f7b68e490880f861a18f32]));
+}
+
+/// proof layer.mask.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_25() {
+    verify_walk_calldata(splice(mha_0_io(), 98, 102, array![2, 0x1a7c7bac85cd6373f2f34d906c8515e5, 0x14756a4447f7b68e490880f861a18f32]));
+}
+
+/// proof layer.mask.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_26() {
+    verify_walk_calldata(splice(mha_0_io(), 98, 101, array![
+        4,
+        0x1a7c7bac85cd6373f2f34d906c8515e5,
+        0x14756a4447f7b68e490880f861a18f32,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.mask.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_27() {
+    verify_walk_calldata(splice(mha_0_io(), 102, 106, array![2, 0x1e8b031262fa919282e0b4653c4ea437, 0x1e43ed8a2d4598e85c6a10204ebf20b3]));
+}
+
+/// proof layer.mask.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_28() {
+    verify_walk_calldata(splice(mha_0_io(), 102, 105, array![
+        4,
+        0x1e8b031262fa919282e0b4653c4ea437,
+        0x1e43ed8a2d4598e85c6a10204ebf20b3,
+        0x11304112fe07db40f6359867d921a34a,
+    ]));
+}
+
+/// proof layer.mask.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_29() {
+    verify_walk_calldata(splice(mha_0_io(), 97, 118, array![
+        4,
+        3,
+        0x1a7c7bac85cd6373f2f34d906c8515e5,
+        0x14756a4447f7b68e490880f861a18f32,
+        0x10000000000000000000000000000000,
+        3,
+        0x1e8b031262fa919282e0b4653c4ea437,
+        0x1e43ed8a2d4598e85c6a10204ebf20b3,
+        0x11304112fe07db40f6359867d921a34a,
+        3,
+        0x1a808fbb2981055cedbfb5051d3d1930,
+        0x1df4f1c4c2bc357828008dfacc9c7555,
+        0x15e1cc4687e2b9eddeccb622d17b804e,
+        3,
+        0x1dd8591d5150113578be2c5ae4469cff,
+        0x141cceca9972d2804ea9ba3027a3bd37,
+        0x1366e7e97a23674113e71e17e7f9fd10,
+    ]));
+}
+
+/// proof layer.mask.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_30() {
+    verify_walk_calldata(splice(mha_0_io(), 97, 114, array![
+        6,
+        3,
+        0x1a7c7bac85cd6373f2f34d906c8515e5,
+        0x14756a4447f7b68e490880f861a18f32,
+        0x10000000000000000000000000000000,
+        3,
+        0x1e8b031262fa919282e0b4653c4ea437,
+        0x1e43ed8a2d4598e85c6a10204ebf20b3,
+        0x11304112fe07db40f6359867d921a34a,
+        3,
+        0x1a808fbb2981055cedbfb5051d3d1930,
+        0x1df4f1c4c2bc357828008dfacc9c7555,
+        0x15e1cc4687e2b9eddeccb622d17b804e,
+        3,
+        0x1dd8591d5150113578be2c5ae4469cff,
+        0x141cceca9972d2804ea9ba3027a3bd37,
+        0x1366e7e97a23674113e71e17e7f9fd10,
+        3,
+        0x1b89acf604072b57f7c36be27452938e,
+        0x19b56f5063b5b8436b4438b6f1536d16,
+        0x1825850ed61fd2055f132f95d068d93a,
+    ]));
+}
+
+/// proof layer.mask.value
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_io_31() {
+    verify_walk_calldata(splice(mha_0_io(), 118, 119, array![0x105bbb134b92158d7a4ce482570c4335]));
+}
+
+/// proof layer.heads.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_io_32() {
+    verify_walk_calldata(splice(mha_0_io(), 121, 122, array![0x171f94a9fb5773ab14ef0e8939a31833]));
+}
+
+/// proof layer.heads.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_io_33() {
+    verify_walk_calldata(splice(mha_0_io(), 122, 123, array![0x1eb0aef8364690b5650231d803a95e6e]));
+}
+
+/// proof layer.heads.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_34() {
+    verify_walk_calldata(splice(mha_0_io(), 120, 124, array![2, 0x171f94a9db5773ab14ef0e8939a31833, 0x1eb0aef8164690b5650231d803a95e6e]));
+}
+
+/// proof layer.heads.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_35() {
+    verify_walk_calldata(splice(mha_0_io(), 120, 123, array![
+        4,
+        0x171f94a9db5773ab14ef0e8939a31833,
+        0x1eb0aef8164690b5650231d803a95e6e,
+        0x18316511f1023a4d8bd061c525c2e0e4,
+    ]));
+}
+
+/// proof layer.heads.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_36() {
+    verify_walk_calldata(splice(mha_0_io(), 124, 128, array![2, 0x1e687d5b9196e11c9f885117a57e74e2, 0x18305579efcfeb7bfe53f104ef24f73f]));
+}
+
+/// proof layer.heads.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_37() {
+    verify_walk_calldata(splice(mha_0_io(), 124, 127, array![
+        4,
+        0x1e687d5b9196e11c9f885117a57e74e2,
+        0x18305579efcfeb7bfe53f104ef24f73f,
+        0x10000000000000000000000000000000,
+    ]));
+}
+
+/// proof layer.heads.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_38() {
+    verify_walk_calldata(splice(mha_0_io(), 119, 131, array![
+        2,
+        3,
+        0x171f94a9db5773ab14ef0e8939a31833,
+        0x1eb0aef8164690b5650231d803a95e6e,
+        0x18316511f1023a4d8bd061c525c2e0e4,
+        3,
+        0x1e687d5b9196e11c9f885117a57e74e2,
+        0x18305579efcfeb7bfe53f104ef24f73f,
+    ]));
+}
+
+/// proof layer.heads.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_39() {
+    verify_walk_calldata(splice(mha_0_io(), 119, 127, array![
+        4,
+        3,
+        0x171f94a9db5773ab14ef0e8939a31833,
+        0x1eb0aef8164690b5650231d803a95e6e,
+        0x18316511f1023a4d8bd061c525c2e0e4,
+        3,
+        0x1e687d5b9196e11c9f885117a57e74e2,
+        0x18305579efcfeb7bfe53f104ef24f73f,
+        0x10000000000000000000000000000000,
+        3,
+        0x145a6936c251486318a847ef0c23392f,
+        0x100d9857b446c768f5e4345b013f3ea4,
+    ]));
+}
+
+/// proof layer.heads.left
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_io_40() {
+    verify_walk_calldata(splice(mha_0_io(), 132, 133, array![0x1463e9a4fd1a2fab15bbf47eddec7f14]));
+}
+
+/// proof layer.heads.right
+#[test]
+#[should_panic(expected: ('mha.heads',))]
+fn rejects_mha_0_io_41() {
+    verify_walk_calldata(splice(mha_0_io(), 133, 134, array![0x179f78c469700732137e16f6d23acf9f]));
+}
+
+/// proof layer.pad.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_io_42() {
+    verify_walk_calldata(splice(mha_0_io(), 136, 137, array![0x173bc63dd1c5a02a1f75e2982d7383ec]));
+}
+
+/// proof layer.pad.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_io_43() {
+    verify_walk_calldata(splice(mha_0_io(), 137, 138, array![0x1069e3842cff09b40a3575774fc9087c]));
+}
+
+/// proof layer.pad.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_44() {
+    verify_walk_calldata(splice(mha_0_io(), 135, 138, array![1, 0x173bc63db1c5a02a1f75e2982d7383ec]));
+}
+
+/// proof layer.pad.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_45() {
+    verify_walk_calldata(splice(mha_0_io(), 135, 137, array![3, 0x173bc63db1c5a02a1f75e2982d7383ec, 0x1069e3840cff09b40a3575774fc9087c]));
+}
+
+/// proof layer.pad.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_46() {
+    verify_walk_calldata(splice(mha_0_io(), 138, 141, array![1, 0x1bf620893a29cb4b747db4fabe6bb2d2]));
+}
+
+/// proof layer.pad.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_mha_0_io_47() {
+    verify_walk_calldata(splice(mha_0_io(), 138, 140, array![3, 0x1bf620893a29cb4b747db4fabe6bb2d2, 0x1f8c64acee770c9a2c9cdfbbb632749f]));
+}
+
+/// proof layer.pad.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_48() {
+    verify_walk_calldata(splice(mha_0_io(), 134, 144, array![
+        2,
+        2,
+        0x173bc63db1c5a02a1f75e2982d7383ec,
+        0x1069e3840cff09b40a3575774fc9087c,
+        2,
+        0x1bf620893a29cb4b747db4fabe6bb2d2,
+        0x1f8c64acee770c9a2c9cdfbbb632749f,
+    ]));
+}
+
+/// proof layer.pad.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_mha_0_io_49() {
+    verify_walk_calldata(splice(mha_0_io(), 134, 141, array![
+        4,
+        2,
+        0x173bc63db1c5a02a1f75e2982d7383ec,
+        0x1069e3840cff09b40a3575774fc9087c,
+        2,
+        0x1bf620893a29cb4b747db4fabe6bb2d2,
+        0x1f8c64acee770c9a2c9cdfbbb632749f,
+        2,
+        0x1b169e7c2987cb4c8526a0527a843646,
+        0x161175f2f26031d7aa948fe491680f9e,
+    ]));
+}
+
+/// proof layer.pad.q
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_io_50() {
+    verify_walk_calldata(splice(mha_0_io(), 144, 145, array![0x181b67c7a91a094d8754650dccd38814]));
+}
+
+/// proof layer.pad.k
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_io_51() {
+    verify_walk_calldata(splice(mha_0_io(), 145, 146, array![0x14dc3a4d9bdcc760d3547362ec3eb997]));
+}
+
+/// proof layer.pad.v
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_io_52() {
+    verify_walk_calldata(splice(mha_0_io(), 146, 147, array![0x1d10454d0fc0c123360756b6aaa17264]));
+}
+
+/// proof opening.merge.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_mha_0_io_53() {
+    verify_walk_calldata(splice(mha_0_io(), 152, 153, array![0x1033de3e5aa27261c6d496fdb3205747]));
+}
+
+/// proof opening.merge.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_mha_0_io_54() {
+    verify_walk_calldata(splice(mha_0_io(), 153, 154, array![0x16ec45dbc351e65d0de8300adaba5667]));
+}
+
+/// proof opening.merge.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_mha_0_io_55() {
+    verify_walk_calldata(splice(mha_0_io(), 151, 154, array![1, 0x1033de3e3aa27261c6d496fdb3205747]));
+}
+
+/// proof opening.merge.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_mha_0_io_56() {
+    verify_walk_calldata(splice(mha_0_io(), 151, 153, array![3, 0x1033de3e3aa27261c6d496fdb3205747, 0x16ec45dba351e65d0de8300adaba5667]));
+}
+
+/// proof opening.merge.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_mha_0_io_57() {
+    verify_walk_calldata(splice(mha_0_io(), 154, 157, array![1, 0x14cb7099ab93ba8687444a9c4f8f544f]));
+}
+
+/// proof opening.merge.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_mha_0_io_58() {
+    verify_walk_calldata(splice(mha_0_io(), 154, 156, array![3, 0x14cb7099ab93ba8687444a9c4f8f544f, 0x174bb2d0fec2a46045f59bc31b334f0b]));
+}
+
+/// proof opening.merge.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_mha_0_io_59() {
+    verify_walk_calldata(splice(mha_0_io(), 150, 166, array![
+        4,
+        2,
+        0x1033de3e3aa27261c6d496fdb3205747,
+        0x16ec45dba351e65d0de8300adaba5667,
+        2,
+        0x14cb7099ab93ba8687444a9c4f8f544f,
+        0x174bb2d0fec2a46045f59bc31b334f0b,
+        2,
+        0x176dd144303dc4a1135cba31bdf87bf2,
+        0x174e73adb220c048580b4236f5f38696,
+        2,
+        0x1a21fa054d611c024efe1b8433ed5113,
+        0x193b4813c938ada9ae27cff3c5bd8cbb,
+    ]));
+}
+
+/// proof opening.merge.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_mha_0_io_60() {
+    verify_walk_calldata(splice(mha_0_io(), 150, 163, array![
+        6,
+        2,
+        0x1033de3e3aa27261c6d496fdb3205747,
+        0x16ec45dba351e65d0de8300adaba5667,
+        2,
+        0x14cb7099ab93ba8687444a9c4f8f544f,
+        0x174bb2d0fec2a46045f59bc31b334f0b,
+        2,
+        0x176dd144303dc4a1135cba31bdf87bf2,
+        0x174e73adb220c048580b4236f5f38696,
+        2,
+        0x1a21fa054d611c024efe1b8433ed5113,
+        0x193b4813c938ada9ae27cff3c5bd8cbb,
+        2,
+        0x1462651d9eb5ed2bcf155553b8158636,
+        0x1438fbef8a32e5e90756f6d3db35f51b,
+    ]));
+}
+
+/// proof opening.merged_values[0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_mha_0_io_61() {
+    verify_walk_calldata(splice(mha_0_io(), 167, 168, array![0x1658aacf78ed3ee23f6bc020f6d528c7]));
+}
+
+/// proof opening.merged_values[1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_mha_0_io_62() {
+    verify_walk_calldata(splice(mha_0_io(), 168, 169, array![0x1fb2ff0cc6fc7dba8bb9ee471091308e]));
+}
+
+/// proof opening.merged_values-last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_mha_0_io_63() {
+    verify_walk_calldata(splice(mha_0_io(), 166, 173, array![
+        5,
+        0x1658aacf58ed3ee23f6bc020f6d528c7,
+        0x1fb2ff0ca6fc7dba8bb9ee471091308e,
+        0x16cfb2b7cd1615e0118801cd110a25af,
+        0x18014f89afdb5d133b40d4eada6481e5,
+        0x1f63e85871ccddf3ae76f21299e32904,
+    ]));
+}
+
+/// proof opening.merged_values+last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_mha_0_io_64() {
+    verify_walk_calldata(splice(mha_0_io(), 166, 172, array![
+        7,
+        0x1658aacf58ed3ee23f6bc020f6d528c7,
+        0x1fb2ff0ca6fc7dba8bb9ee471091308e,
+        0x16cfb2b7cd1615e0118801cd110a25af,
+        0x18014f89afdb5d133b40d4eada6481e5,
+        0x1f63e85871ccddf3ae76f21299e32904,
+        0x16c7ba7ddeb1129c28b6aecf8920383f,
+    ]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_mha_0_io_65() {
+    verify_walk_calldata(splice(mha_0_io(), 175, 176, array![0x1a2ced95eb1848a99889b4b91cf17723]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_mha_0_io_66() {
+    verify_walk_calldata(splice(mha_0_io(), 176, 177, array![0x11d82add8f9353cc52b38a1c15a47590]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_mha_0_io_67() {
+    verify_walk_calldata(splice(mha_0_io(), 174, 177, array![1, 0x1a2ced95cb1848a99889b4b91cf17723]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_mha_0_io_68() {
+    verify_walk_calldata(splice(mha_0_io(), 174, 176, array![3, 0x1a2ced95cb1848a99889b4b91cf17723, 0x11d82add6f9353cc52b38a1c15a47590]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_mha_0_io_69() {
+    verify_walk_calldata(splice(mha_0_io(), 177, 180, array![1, 0x1e9f5f0fab5b32abe8779a682ba8f8db]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_mha_0_io_70() {
+    verify_walk_calldata(splice(mha_0_io(), 177, 179, array![3, 0x1e9f5f0fab5b32abe8779a682ba8f8db, 0x1ce833676584dd556ada108ddd1539bd]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_mha_0_io_71() {
+    verify_walk_calldata(splice(mha_0_io(), 173, 189, array![
+        4,
+        2,
+        0x1a2ced95cb1848a99889b4b91cf17723,
+        0x11d82add6f9353cc52b38a1c15a47590,
+        2,
+        0x1e9f5f0fab5b32abe8779a682ba8f8db,
+        0x1ce833676584dd556ada108ddd1539bd,
+        2,
+        0x15325e5c532a5125ab3545f5207ec6b4,
+        0x1a9a001c64574b6ed45d1c0ece5b83f8,
+        2,
+        0x1a271517dcd0f1807d05cb920144d2c0,
+        0x1ea69805549691c0ca3807988cba2f70,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_mha_0_io_72() {
+    verify_walk_calldata(splice(mha_0_io(), 173, 186, array![
+        6,
+        2,
+        0x1a2ced95cb1848a99889b4b91cf17723,
+        0x11d82add6f9353cc52b38a1c15a47590,
+        2,
+        0x1e9f5f0fab5b32abe8779a682ba8f8db,
+        0x1ce833676584dd556ada108ddd1539bd,
+        2,
+        0x15325e5c532a5125ab3545f5207ec6b4,
+        0x1a9a001c64574b6ed45d1c0ece5b83f8,
+        2,
+        0x1a271517dcd0f1807d05cb920144d2c0,
+        0x1ea69805549691c0ca3807988cba2f70,
+        2,
+        0x1767a5fb6f6e270ae521ef368739c753,
+        0x1d77719c53555e0896aa275c2c57a145,
+    ]));
+}
+
+/// proof opening.layer_roots[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_mha_0_io_73() {
+    verify_walk_calldata(splice(mha_0_io(), 190, 191, array![0xa0bb5379c8aaccc66925e75b6a1f06]));
+}
+
+/// proof opening.layer_roots-last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_mha_0_io_74() {
+    verify_walk_calldata(splice(mha_0_io(), 189, 192, array![0]));
+}
+
+/// proof opening.layer_roots+last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_mha_0_io_75() {
+    verify_walk_calldata(splice(mha_0_io(), 189, 190, array![2, 0xa0bb5379c8aaccc66925e75b6a1f05, 0x5560b39abf00ab6eca02c943934581d]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_mha_0_io_76() {
+    verify_walk_calldata(splice(mha_0_io(), 192, 193, array![0x19acf57f7381a23857d37d6021663b01]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_mha_0_io_77() {
+    verify_walk_calldata(splice(mha_0_io(), 193, 194, array![31673]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_mha_0_io_78() {
+    verify_walk_calldata(splice(mha_0_io(), 195, 196, array![0xb9df70f4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_mha_0_io_79() {
+    verify_walk_calldata(splice(mha_0_io(), 195, 196, array![0xb9df70d4f72c0d12bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_io_80() {
+    verify_walk_calldata(splice(mha_0_io(), 196, 197, array![0x700000000cf8b3914062996b5e948bcbf5e81ea53f191db43ecc938b33961c6]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_io_81() {
+    verify_walk_calldata(splice(mha_0_io(), 197, 197, array![0x100000000000000000000000000000000000000000000000000000066fe2820]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_io_82() {
+    verify_walk_calldata(splice(mha_0_io(), 198, 199, array![0x7000000009861fafed8b8b38bc9623a678363fbb4f3105a31988ef47f288422]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_io_83() {
+    verify_walk_calldata(splice(mha_0_io(), 199, 199, array![0x1000000000000000000000000000000000000000000000000000000500143d6]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_mha_0_io_84() {
+    verify_walk_calldata(splice(mha_0_io(), 194, 211, array![
+        7,
+        0xb9df70d4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52,
+        0x67c59c8a0314cb5af4a45e5faf40f529f8c8eda1f6649c599cb0e366fe2820,
+        0x940d6ab4a74a676c4d0c35a0d0d27d7adce21817868a21dac0c4d60afd3f4a,
+        0x4c30fd7f6c5c59c5e4b11d33c1b1fdda79882d18cc477a3f944211500143d6,
+        0x5826b81f709b2e2497d878ad75583d528c5e7c17780f2a02118c599716fc40,
+        0xe7b7fa1128c9cc247d4080f56446b016a8604fc69f591e09716009f969edc3,
+        0x591bc0a30cda1393c3d83523f2e20f8c1f3018e620fcfe13de96d8375fd0bc,
+        0x6472704da377e6aa535d65f76b5b296bff4f615006fb613779ad6614c5ab7d,
+        0x2331e364a59afebb9cbbe92341ada9841591c660c5a7a7314e8c79176db12,
+        0x815eb54079e1b82b8b563ce3fdb253deaf17b5fb9e371006aeca1d7e4b1c4f,
+        0x716701626cd8a667408ba46c149668451a6ad85850f64a740de65690907e09,
+        0x52656d8192892bb06681deca6ce09dae96bbd3fc04ec4741607c90d70a2fc0,
+        0xbbc0573906bccc38d9f6d4c46bdca4983b7497a74d63545020b848ff2959d2,
+        0x3bc4adc1a7781f41c64373ebe3df2fa6349a827e9d03386058111d14783ca7,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_mha_0_io_85() {
+    verify_walk_calldata(splice(mha_0_io(), 194, 209, array![
+        9,
+        0xb9df70d4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52,
+        0x67c59c8a0314cb5af4a45e5faf40f529f8c8eda1f6649c599cb0e366fe2820,
+        0x940d6ab4a74a676c4d0c35a0d0d27d7adce21817868a21dac0c4d60afd3f4a,
+        0x4c30fd7f6c5c59c5e4b11d33c1b1fdda79882d18cc477a3f944211500143d6,
+        0x5826b81f709b2e2497d878ad75583d528c5e7c17780f2a02118c599716fc40,
+        0xe7b7fa1128c9cc247d4080f56446b016a8604fc69f591e09716009f969edc3,
+        0x591bc0a30cda1393c3d83523f2e20f8c1f3018e620fcfe13de96d8375fd0bc,
+        0x6472704da377e6aa535d65f76b5b296bff4f615006fb613779ad6614c5ab7d,
+        0x2331e364a59afebb9cbbe92341ada9841591c660c5a7a7314e8c79176db12,
+        0x815eb54079e1b82b8b563ce3fdb253deaf17b5fb9e371006aeca1d7e4b1c4f,
+        0x716701626cd8a667408ba46c149668451a6ad85850f64a740de65690907e09,
+        0x52656d8192892bb06681deca6ce09dae96bbd3fc04ec4741607c90d70a2fc0,
+        0xbbc0573906bccc38d9f6d4c46bdca4983b7497a74d63545020b848ff2959d2,
+        0x3bc4adc1a7781f41c64373ebe3df2fa6349a827e9d03386058111d14783ca7,
+        0x968b90a9ca56d9eefdb22e92cc05eb623cb9de2e801dc7cb860b8bd2c37f7e,
+        0x5e6ded0b7f07b90744f6f8c6178f2329553b859f87a8489d7dbd34a3335234,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_mha_0_io_86() {
+    verify_walk_calldata(splice(mha_0_io(), 212, 229, array![
+        7,
+        0x25e0e56fb27c147fb6d01637ac8be9f5214b85a6b7cc2d3cad38f6fe88362b,
+        0x8036861f836b88094f66013e7b1f7ce613a79143d37d7da1a4fa4c54d09578,
+        0x9be321e73207fec434d9c30e46f20db6102dc9c1ef10cc6b252479fdfe1f73,
+        0xd03987c65f7fe665c50ffe29cfe481702c612584bfe12c81ee5bfb4886aa15,
+        0xb2d51e33b4e97a0341b45be8a19c8814c0ff047cf2586a134a2b1768ed1d41,
+        0x8f6b6c3952082f89c706883aebdf5b26b8a5368cc8eef477f5c7f390f7ccf0,
+        0xd8529f9244ed5c7c450d722482dcf872c7b7b0a5953c8170d71f1f0daea32f,
+        0x9e65b05f6296a757b5aeb25a1731b0bfe9a9523e7e60f132747f7127c030b0,
+        0x4744641c64be05c0056126482a0332e40332de27c0dea1d26b13ba9b164497,
+        0x11892c5b9cda3d7cb68180e91f8658e7b03c95c9b7d3ffb2aed3b8cec5e7a2,
+        0xcd87d937b5e36897242adc85907bfa2d846b1b190b839abf3f7b7441562b7a,
+        0x314bc16bfb3b640693c294f200536a22899df040b5fa2420561a388bdc3dd4,
+        0x18e33a9c0450d471f559340c14d70e47a31caf7e0064d527b51a8c69895f7b,
+        0xeec4f6772f24ad8235f27525beae19c0877cff0c511a6a91187184affa1603,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_mha_0_io_87() {
+    verify_walk_calldata(splice(mha_0_io(), 212, 227, array![
+        9,
+        0x25e0e56fb27c147fb6d01637ac8be9f5214b85a6b7cc2d3cad38f6fe88362b,
+        0x8036861f836b88094f66013e7b1f7ce613a79143d37d7da1a4fa4c54d09578,
+        0x9be321e73207fec434d9c30e46f20db6102dc9c1ef10cc6b252479fdfe1f73,
+        0xd03987c65f7fe665c50ffe29cfe481702c612584bfe12c81ee5bfb4886aa15,
+        0xb2d51e33b4e97a0341b45be8a19c8814c0ff047cf2586a134a2b1768ed1d41,
+        0x8f6b6c3952082f89c706883aebdf5b26b8a5368cc8eef477f5c7f390f7ccf0,
+        0xd8529f9244ed5c7c450d722482dcf872c7b7b0a5953c8170d71f1f0daea32f,
+        0x9e65b05f6296a757b5aeb25a1731b0bfe9a9523e7e60f132747f7127c030b0,
+        0x4744641c64be05c0056126482a0332e40332de27c0dea1d26b13ba9b164497,
+        0x11892c5b9cda3d7cb68180e91f8658e7b03c95c9b7d3ffb2aed3b8cec5e7a2,
+        0xcd87d937b5e36897242adc85907bfa2d846b1b190b839abf3f7b7441562b7a,
+        0x314bc16bfb3b640693c294f200536a22899df040b5fa2420561a388bdc3dd4,
+        0x18e33a9c0450d471f559340c14d70e47a31caf7e0064d527b51a8c69895f7b,
+        0xeec4f6772f24ad8235f27525beae19c0877cff0c511a6a91187184affa1603,
+        0x4e04d01134301eb22e4a5354514f80ebf270caada1436a79eb32702227b385,
+        0xdeb57f17a01b94d5a437e471d7ee2cb65e64c8e2585384817a7075033f302c,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_mha_0_io_88() {
+    verify_walk_calldata(splice(mha_0_io(), 303, 304, array![0x72b3507b42b05e6e728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_mha_0_io_89() {
+    verify_walk_calldata(splice(mha_0_io(), 303, 304, array![0x72b3507942b05e72728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_io_90() {
+    verify_walk_calldata(splice(mha_0_io(), 303, 304, array![0x700000000e566a0f28560bcdce51d41ba1dc752e5f42f69444bb65523089512]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_io_91() {
+    verify_walk_calldata(splice(mha_0_io(), 304, 304, array![0x10000000000000000000000000000000000000000000000000000006cd350e1]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_io_92() {
+    verify_walk_calldata(splice(mha_0_io(), 304, 305, array![0x7000000002fd2051456e527d3249693d056c67b714d792727336fa5bf10fff0]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_mha_0_io_93() {
+    verify_walk_calldata(splice(mha_0_io(), 305, 305, array![0x10000000000000000000000000000000000000000000000000000003b0b579e]));
+}
+
+/// proof opening.layer_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_mha_0_io_94() {
+    verify_walk_calldata(splice(mha_0_io(), 302, 307, array![
+        3,
+        0x72b3507942b05e6e728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1,
+        0x17e9028a2b7293e9924b49e82b633db8a6bc939399b7d2df887ff83b0b579e,
+        0x94ca4e28232711a316161ebd05d5b9f0d8a7d9b41e6ff7474bd2ab6d642fd9,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_mha_0_io_95() {
+    verify_walk_calldata(splice(mha_0_io(), 302, 306, array![
+        5,
+        0x72b3507942b05e6e728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1,
+        0x17e9028a2b7293e9924b49e82b633db8a6bc939399b7d2df887ff83b0b579e,
+        0x94ca4e28232711a316161ebd05d5b9f0d8a7d9b41e6ff7474bd2ab6d642fd9,
+        0xaa330b16cd43f14e19f0c475b827784f821c0aa97ca1fc970e284fe23f13f4,
+    ]));
+}
+
+/// proof opening.layer_openings-last
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_mha_0_io_96() {
+    verify_walk_calldata(splice(mha_0_io(), 302, 308, array![]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_98() {
+    verify_walk_calldata(splice(mha_0_io(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_99() {
+    verify_walk_calldata(splice(mha_0_io(), 5, 6, array![3]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_100() {
+    verify_walk_calldata(splice(mha_0_io(), 6, 7, array![4]));
+}
+
+/// statement dims[3]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_101() {
+    verify_walk_calldata(splice(mha_0_io(), 7, 8, array![2]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_mha_0_io_102() {
+    verify_walk_calldata(splice(mha_0_io(), 0, 1, array![4]));
+}
+
+/// felt 27 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_103() {
+    verify_walk_calldata(splice(mha_0_io(), 27, 28, array![6]));
+}
+
+/// felt 55 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_mha_0_io_104() {
+    verify_walk_calldata(splice(mha_0_io(), 55, 56, array![3]));
+}
+
+/// felt 83 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_mha_0_io_105() {
+    verify_walk_calldata(splice(mha_0_io(), 83, 84, array![4]));
+}
+
+/// felt 111 + 1
+#[test]
+#[should_panic(expected: ('mha.mask',))]
+fn rejects_mha_0_io_106() {
+    verify_walk_calldata(splice(mha_0_io(), 111, 112, array![0x1dd8591d5150113578be2c5ae4469d00]));
+}
+
+/// felt 139 + 1
+#[test]
+#[should_panic(expected: ('mha.pad',))]
+fn rejects_mha_0_io_107() {
+    verify_walk_calldata(splice(mha_0_io(), 139, 140, array![0x1bf620893a29cb4b747db4fabe6bb2d3]));
+}
+
+/// felt 167 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_mha_0_io_108() {
+    verify_walk_calldata(splice(mha_0_io(), 167, 168, array![0x1658aacf58ed3ee23f6bc020f6d528c8]));
+}
+
+/// felt 195 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_mha_0_io_109() {
+    verify_walk_calldata(splice(mha_0_io(), 195, 196, array![0xb9df70d4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd53]));
+}
+
+/// felt 223 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_mha_0_io_110() {
+    verify_walk_calldata(splice(mha_0_io(), 223, 224, array![0xcd87d937b5e36897242adc85907bfa2d846b1b190b839abf3f7b7441562b7b]));
+}
+
+/// felt 251 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_mha_0_io_111() {
+    verify_walk_calldata(splice(mha_0_io(), 251, 252, array![0x5d567a26d5bdb9dabadf01c0efb093c96f3271b4a77268ff5187e951f93f4a]));
+}
+
+/// felt 279 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_mha_0_io_112() {
+    verify_walk_calldata(splice(mha_0_io(), 279, 280, array![0xb9dc1b199ce481d359e323bc711917adc76cc5f49262e10d48dc217ed416b6]));
+}
+
+/// felt 307 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_mha_0_io_113() {
+    verify_walk_calldata(splice(mha_0_io(), 307, 308, array![1]));
+}
+
 /// Q·Kᵀ within (p−1)/2 by ‖q‖₁·max|k| per head only.
 pub fn mha_range_0() -> Array<felt252> {
     array![
@@ -9434,6 +14524,7 @@ pub fn mha_range_0() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         3,
         4,
@@ -9645,6 +14736,7 @@ pub fn mha_range_1() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         3,
         3,
         2,
@@ -9822,6 +14914,7 @@ pub fn mha_range_2() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         3,
         3,
         2,
@@ -9986,6 +15079,7 @@ pub fn mha_range_3() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         3,
         1,
         2,
@@ -10061,7 +15155,7 @@ fn rejects_mha_range_3() {
     verify_walk_calldata(splice(mha_range_3(), 34, 35, array![0x10000000400000004000000000000001000000000003fffbfff80000000]));
 }
 
-/// An honest posenc proof, dims 3×10×5, public weights (53 felts).
+/// An honest posenc proof, dims 3×10×5, public weights (54 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
         3,
@@ -10105,6 +15199,7 @@ pub fn posenc_0() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         4,
         0x177d631e01c463c5d0eff25cd642e429,
         2,
@@ -10129,63 +15224,63 @@ fn accepts_posenc_0() {
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_0() {
-    verify_walk_calldata(splice(posenc_0(), 42, 43, array![0x177d631e21c463c5d0eff25cd642e429]));
+    verify_walk_calldata(splice(posenc_0(), 43, 44, array![0x177d631e21c463c5d0eff25cd642e429]));
 }
 
 /// proof layer.siblings[0]
 #[test]
 #[should_panic(expected: ('walk.weight_claim',))]
 fn rejects_posenc_0_1() {
-    verify_walk_calldata(splice(posenc_0(), 44, 45, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
+    verify_walk_calldata(splice(posenc_0(), 45, 46, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings[1]
 #[test]
 #[should_panic(expected: ('walk.weight_claim',))]
 fn rejects_posenc_0_2() {
-    verify_walk_calldata(splice(posenc_0(), 45, 46, array![0x15a29f9825313810d9fb2c4f89f35c29]));
+    verify_walk_calldata(splice(posenc_0(), 46, 47, array![0x15a29f9825313810d9fb2c4f89f35c29]));
 }
 
 /// proof layer.siblings-last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_3() {
-    verify_walk_calldata(splice(posenc_0(), 43, 46, array![1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
+    verify_walk_calldata(splice(posenc_0(), 44, 47, array![1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings+last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_4() {
-    verify_walk_calldata(splice(posenc_0(), 43, 45, array![3, 0x1e7cd5203ba8fb9e6cf3561575bc2121, 0x15a29f9805313810d9fb2c4f89f35c29]));
+    verify_walk_calldata(splice(posenc_0(), 44, 46, array![3, 0x1e7cd5203ba8fb9e6cf3561575bc2121, 0x15a29f9805313810d9fb2c4f89f35c29]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_5() {
-    verify_walk_calldata(splice(posenc_0(), 48, 49, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 49, 50, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_6() {
-    verify_walk_calldata(splice(posenc_0(), 46, 49, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 47, 50, array![0]));
 }
 
 /// proof weights.p=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_7() {
-    verify_walk_calldata(splice(posenc_0(), 51, 52, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 52, 53, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.p-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_posenc_0_8() {
-    verify_walk_calldata(splice(posenc_0(), 49, 52, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 50, 53, array![0]));
 }
 
 /// statement inputs.x[7]
@@ -10258,18 +15353,18 @@ fn rejects_posenc_0_19() {
     verify_walk_calldata(splice(posenc_0(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
 }
 
-/// felt 18 + 1
+/// felt 19 + 1
 #[test]
-#[should_panic(expected: ('calldata.length',))]
+#[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_20() {
-    verify_walk_calldata(splice(posenc_0(), 18, 19, array![5]));
+    verify_walk_calldata(splice(posenc_0(), 19, 20, array![6]));
 }
 
-/// felt 23 + 1
+/// felt 24 + 1
 #[test]
-#[should_panic(expected: ('walk.input_claim',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_21() {
-    verify_walk_calldata(splice(posenc_0(), 23, 24, array![0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff85]));
+    verify_walk_calldata(splice(posenc_0(), 24, 25, array![2]));
 }
 
 /// felt 28 + 1
@@ -10286,35 +15381,35 @@ fn rejects_posenc_0_23() {
     verify_walk_calldata(splice(posenc_0(), 33, 34, array![0xffffffd7ffffff9bfffffc37fffff80ffffff3dfffffe04000001580000007]));
 }
 
-/// felt 37 + 1
+/// felt 38 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_24() {
-    verify_walk_calldata(splice(posenc_0(), 37, 38, array![1]));
+    verify_walk_calldata(splice(posenc_0(), 38, 39, array![1]));
 }
 
-/// felt 42 + 1
+/// felt 43 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_25() {
-    verify_walk_calldata(splice(posenc_0(), 42, 43, array![0x177d631e01c463c5d0eff25cd642e42a]));
+    verify_walk_calldata(splice(posenc_0(), 43, 44, array![0x177d631e01c463c5d0eff25cd642e42a]));
 }
 
-/// felt 47 + 1
+/// felt 48 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_26() {
-    verify_walk_calldata(splice(posenc_0(), 47, 48, array![121]));
+    verify_walk_calldata(splice(posenc_0(), 48, 49, array![121]));
 }
 
-/// felt 52 + 1
+/// felt 53 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_27() {
-    verify_walk_calldata(splice(posenc_0(), 52, 53, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 53, 54, array![2]));
 }
 
-/// An honest posenc proof, dims 5×64×7, public weights (110 felts).
+/// An honest posenc proof, dims 5×64×7, public weights (111 felts).
 pub fn posenc_1() -> Array<felt252> {
     array![
         3,
@@ -10414,6 +15509,7 @@ pub fn posenc_1() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         4,
         0x1ac42eca43195d8e2019209c46afb723,
         3,
@@ -10435,7 +15531,7 @@ fn accepts_posenc_1() {
     assert_eq!(verify_walk_calldata(posenc_1()), 0x252aa33d176261688831fa8fd00db73443a3470a759127164bf80055831f066);
 }
 
-/// An honest posenc proof, dims 3×10×5, committed weights (159 felts).
+/// An honest posenc proof, dims 3×10×5, committed weights (161 felts).
 pub fn posenc_0_committed() -> Array<felt252> {
     array![
         3,
@@ -10475,11 +15571,12 @@ pub fn posenc_0_committed() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         4,
-        0x136ced8de21dcee120b0f0a315873bda,
+        0x166a99201b2e642a2954b62caeec24de,
         2,
-        0x1b0f1870e53eae1fca030063575d8cc5,
-        0x110835feb5d88822a3993cd3cd50121a,
+        0x12214a875c2ece750276cff71078c3dd,
+        0x184da2d628b3526c6e17489a1e40d5d5,
         1,
         120,
         1,
@@ -10489,813 +15586,31 @@ pub fn posenc_0_committed() -> Array<felt252> {
         0,
         7,
         2,
-        0x1822a8fb9de7e9cf133251eebfc6a7fb,
-        0x1092a189763e296443e6069d2668102f,
+        0x1c3cfa9c55ddf1d347b01b5a1f3a7791,
+        0x13890c3ccebe2cef1e1eaa889b16ccb5,
         2,
-        0x10ccb423604895b3666578d869e4f9fa,
-        0x1c33583418f1151c62452e079a602c45,
+        0x104074d3826974209c7898a10b0d3774,
+        0x10c4e1482e1a20c9c3a40a06d6d4ac41,
         2,
-        0x1bdb28cbcddd1fbc1e0d975648d99875,
-        0x106cafdeb54c9838e048fccea185f0d0,
+        0x1e74e052197d4a686eea9b436dd2df21,
+        0x1bf9ccf63c118a4baf204e6956507318,
         2,
-        0x1ba197f37fe9b95e20679dd85d31e819,
-        0x10331f56ff3fb2c68b548af50a8c82e9,
+        0x1f9b3920d3df3f472591846c73409f63,
+        0x1ca59dcd34b6bbf30870c1708e5edb26,
         2,
-        0x193c6071a54adba0477dd12926a9580f,
-        0x18666a382d8754af295848e8df26c02a,
+        0x1c439c38321db604262c3c192bc25df5,
+        0x113cdf019fb113e210ded0e62283626a,
         2,
-        0x1876bc74041a8a072051b84d661b61bb,
-        0x175adf58075e78c4a86bfe228a2e4445,
+        0x1573206be2e5246fceb155f2fae85ef5,
+        0x18c3671b032d8f8cfd9501a0548ec13e,
         2,
-        0x1d6b68ab3d159a2e3266592f03b24947,
-        0x1c95bc461ece92e0bf746e513a61ab3c,
+        0x16365ba6abd6fd360b1d7023f599e953,
+        0x12941d22ec773f5795bdc539664f47ff,
         1,
-        0x3323b99c8f14a77a204780017f3b81c0,
-        0x665ed986d0fa5a8d4d550ba6455e4c1,
-        0x18440d7b69ab0703e20ed857e0d1c786,
-        7350,
-        31,
-        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
-        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
-        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
-        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
-        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
-        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
-        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
-        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
-        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
-        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
-        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
-        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
-        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
-        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
-        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
-        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
-        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
-        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
-        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
-        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
-        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
-        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
-        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
-        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
-        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
-        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
-        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
-        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
-        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
-        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
-        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
-        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
-        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
-        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
-        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
-        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
-        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
-        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
-        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
-        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
-        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
-        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
-        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
-        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
-        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
-        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
-        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
-        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
-        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
-        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
-        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
-        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
-        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
-        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
-        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
-        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
-        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
-        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
-        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
-        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
-        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
-        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
-        1,
-        0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bc,
-        4,
-        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
-        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
-        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
-        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
-        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
-        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
-        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
-        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
-        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
-        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
-        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
-        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
-        0x45fee720d793c33ff5ea80c370c3e068d1cd9811004a0a7b8cc73c7cbea363,
-        0x1675518838a256eb400ff702070516ccc3e95a2b1a8e87c1a2f33fdd0ad24e,
-        0x7199a8b623a37f5e489b31efd25f2a90cd7a59fdb2230d2e093ceef045f4f6,
-        0xb1f1d89a84da19284d81887532ba68a5acf47475ef059bef27a9fae0ee1d72,
-        0,
-    ]
-}
-
-#[test]
-fn accepts_posenc_0_committed() {
-    assert_eq!(verify_walk_calldata(posenc_0_committed()), 0xd63153b44b27103d4933376407891d4be5be11046b1a1220dc70a2bcb1930a);
-}
-
-/// proof layer.x_value
-#[test]
-#[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_0() {
-    verify_walk_calldata(splice(posenc_0_committed(), 38, 39, array![0x136ced8e021dcee120b0f0a315873bda]));
-}
-
-/// proof layer.siblings[0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_1() {
-    verify_walk_calldata(splice(posenc_0_committed(), 40, 41, array![0x1b0f1871053eae1fca030063575d8cc5]));
-}
-
-/// proof layer.siblings[1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_2() {
-    verify_walk_calldata(splice(posenc_0_committed(), 41, 42, array![0x110835fed5d88822a3993cd3cd50121a]));
-}
-
-/// proof layer.siblings-last
-#[test]
-#[should_panic(expected: ('posenc.sibling_count',))]
-fn rejects_posenc_0_committed_3() {
-    verify_walk_calldata(splice(posenc_0_committed(), 39, 42, array![1, 0x1b0f1870e53eae1fca030063575d8cc5]));
-}
-
-/// proof layer.siblings+last
-#[test]
-#[should_panic(expected: ('posenc.sibling_count',))]
-fn rejects_posenc_0_committed_4() {
-    verify_walk_calldata(splice(posenc_0_committed(), 39, 41, array![3, 0x1b0f1870e53eae1fca030063575d8cc5, 0x110835feb5d88822a3993cd3cd50121a]));
-}
-
-/// proof inputs.x=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_posenc_0_committed_5() {
-    verify_walk_calldata(splice(posenc_0_committed(), 44, 45, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof inputs.x-key
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_posenc_0_committed_6() {
-    verify_walk_calldata(splice(posenc_0_committed(), 42, 45, array![0]));
-}
-
-/// proof opening.fold.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_7() {
-    verify_walk_calldata(splice(posenc_0_committed(), 51, 52, array![0x1822a8fbbde7e9cf133251eebfc6a7fb]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_8() {
-    verify_walk_calldata(splice(posenc_0_committed(), 52, 53, array![0x1092a189963e296443e6069d2668102f]));
-}
-
-/// proof opening.fold.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_9() {
-    verify_walk_calldata(splice(posenc_0_committed(), 50, 53, array![1, 0x1822a8fb9de7e9cf133251eebfc6a7fb]));
-}
-
-/// proof opening.fold.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_10() {
-    verify_walk_calldata(splice(posenc_0_committed(), 50, 52, array![3, 0x1822a8fb9de7e9cf133251eebfc6a7fb, 0x1092a189763e296443e6069d2668102f]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_11() {
-    verify_walk_calldata(splice(posenc_0_committed(), 53, 56, array![1, 0x10ccb423604895b3666578d869e4f9fa]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_12() {
-    verify_walk_calldata(splice(posenc_0_committed(), 53, 55, array![3, 0x10ccb423604895b3666578d869e4f9fa, 0x1c33583418f1151c62452e079a602c45]));
-}
-
-/// proof opening.fold.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_posenc_0_committed_13() {
-    verify_walk_calldata(splice(posenc_0_committed(), 49, 71, array![
-        6,
-        2,
-        0x1822a8fb9de7e9cf133251eebfc6a7fb,
-        0x1092a189763e296443e6069d2668102f,
-        2,
-        0x10ccb423604895b3666578d869e4f9fa,
-        0x1c33583418f1151c62452e079a602c45,
-        2,
-        0x1bdb28cbcddd1fbc1e0d975648d99875,
-        0x106cafdeb54c9838e048fccea185f0d0,
-        2,
-        0x1ba197f37fe9b95e20679dd85d31e819,
-        0x10331f56ff3fb2c68b548af50a8c82e9,
-        2,
-        0x193c6071a54adba0477dd12926a9580f,
-        0x18666a382d8754af295848e8df26c02a,
-        2,
-        0x1876bc74041a8a072051b84d661b61bb,
-        0x175adf58075e78c4a86bfe228a2e4445,
-    ]));
-}
-
-/// proof opening.fold.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_posenc_0_committed_14() {
-    verify_walk_calldata(splice(posenc_0_committed(), 49, 68, array![
-        8,
-        2,
-        0x1822a8fb9de7e9cf133251eebfc6a7fb,
-        0x1092a189763e296443e6069d2668102f,
-        2,
-        0x10ccb423604895b3666578d869e4f9fa,
-        0x1c33583418f1151c62452e079a602c45,
-        2,
-        0x1bdb28cbcddd1fbc1e0d975648d99875,
-        0x106cafdeb54c9838e048fccea185f0d0,
-        2,
-        0x1ba197f37fe9b95e20679dd85d31e819,
-        0x10331f56ff3fb2c68b548af50a8c82e9,
-        2,
-        0x193c6071a54adba0477dd12926a9580f,
-        0x18666a382d8754af295848e8df26c02a,
-        2,
-        0x1876bc74041a8a072051b84d661b61bb,
-        0x175adf58075e78c4a86bfe228a2e4445,
-        2,
-        0x1d6b68ab3d159a2e3266592f03b24947,
-        0x1c95bc461ece92e0bf746e513a61ab3c,
-    ]));
-}
-
-/// proof opening.layer_roots[0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_15() {
-    verify_walk_calldata(splice(posenc_0_committed(), 72, 73, array![0x3323b99c8f14a77a204780017f3b81c1]));
-}
-
-/// proof opening.layer_roots-last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_posenc_0_committed_16() {
-    verify_walk_calldata(splice(posenc_0_committed(), 71, 74, array![0]));
-}
-
-/// proof opening.layer_roots+last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_posenc_0_committed_17() {
-    verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![2, 0x3323b99c8f14a77a204780017f3b81c0, 0x665ed986d0fa5a8d4d550ba6455e4c1]));
-}
-
-/// proof opening.final_value
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_18() {
-    verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![0x18440d7b89ab0703e20ed857e0d1c786]));
-}
-
-/// proof opening.pow_nonce
-#[test]
-#[should_panic(expected: ('pcs.pow',))]
-fn rejects_posenc_0_committed_19() {
-    verify_walk_calldata(splice(posenc_0_committed(), 75, 76, array![7351]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_20() {
-    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_21() {
-    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_22() {
-    verify_walk_calldata(splice(posenc_0_committed(), 78, 79, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_23() {
-    verify_walk_calldata(splice(posenc_0_committed(), 79, 79, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_24() {
-    verify_walk_calldata(splice(posenc_0_committed(), 80, 81, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_25() {
-    verify_walk_calldata(splice(posenc_0_committed(), 81, 81, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
-}
-
-/// proof opening.poly_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_26() {
-    verify_walk_calldata(splice(posenc_0_committed(), 76, 139, array![
-        30,
-        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
-        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
-        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
-        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
-        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
-        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
-        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
-        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
-        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
-        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
-        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
-        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
-        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
-        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
-        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
-        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
-        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
-        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
-        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
-        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
-        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
-        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
-        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
-        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
-        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
-        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
-        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
-        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
-        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
-        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
-        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
-        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
-        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
-        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
-        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
-        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
-        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
-        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
-        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
-        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
-        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
-        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
-        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
-        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
-        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
-        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
-        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
-        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
-        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
-        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
-        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
-        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
-        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
-        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
-        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
-        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
-        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
-        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
-        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
-        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
-    ]));
-}
-
-/// proof opening.poly_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_27() {
-    verify_walk_calldata(splice(posenc_0_committed(), 76, 137, array![
-        32,
-        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
-        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
-        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
-        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
-        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
-        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
-        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
-        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
-        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
-        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
-        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
-        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
-        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
-        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
-        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
-        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
-        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
-        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
-        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
-        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
-        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
-        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
-        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
-        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
-        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
-        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
-        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
-        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
-        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
-        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
-        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
-        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
-        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
-        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
-        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
-        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
-        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
-        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
-        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
-        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
-        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
-        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
-        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
-        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
-        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
-        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
-        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
-        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
-        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
-        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
-        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
-        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
-        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
-        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
-        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
-        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
-        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
-        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
-        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
-        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
-        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
-        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
-    ]));
-}
-
-/// proof opening.poly_openings[0].siblings[0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_28() {
-    verify_walk_calldata(splice(posenc_0_committed(), 140, 141, array![0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bd]));
-}
-
-/// proof opening.poly_openings[0].siblings-last
-#[test]
-#[should_panic(expected: ('merkle.sibling_count',))]
-fn rejects_posenc_0_committed_29() {
-    verify_walk_calldata(splice(posenc_0_committed(), 139, 141, array![0]));
-}
-
-/// proof opening.poly_openings[0].siblings+last
-#[test]
-#[should_panic(expected: ('merkle.sibling_count',))]
-fn rejects_posenc_0_committed_30() {
-    verify_walk_calldata(splice(posenc_0_committed(), 139, 140, array![2, 0x4c4e3c73079a0b674698b98d717c0a25f5ea39b36baa0b7241b538e4b6632bc]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_31() {
-    verify_walk_calldata(splice(posenc_0_committed(), 142, 143, array![0xbd4f1d4ee0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_32() {
-    verify_walk_calldata(splice(posenc_0_committed(), 142, 143, array![0xbd4f1d4ce0304b6047f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_33() {
-    verify_walk_calldata(splice(posenc_0_committed(), 145, 146, array![0x7000000007cf3137f0c31b292fe281b67955f27b0cfe4e9b2879f4008e20a7d]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_34() {
-    verify_walk_calldata(splice(posenc_0_committed(), 146, 146, array![0x100000000000000000000000000000000000000000000000000000045a424cf]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_35() {
-    verify_walk_calldata(splice(posenc_0_committed(), 149, 150, array![0x700000001c0d62134547c6e96878d742c9039d60a0dd2414b8c55a7ad8ae16d]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_36() {
-    verify_walk_calldata(splice(posenc_0_committed(), 150, 150, array![0x1000000000000000000000000000000000000000000000000000000159fdadb]));
-}
-
-/// proof opening.layer_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_37() {
-    verify_walk_calldata(splice(posenc_0_committed(), 141, 158, array![
-        3,
-        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
-        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
-        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
-        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
-        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
-        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
-        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
-        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
-        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
-        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
-        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
-        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_38() {
-    verify_walk_calldata(splice(posenc_0_committed(), 141, 154, array![
-        5,
-        0xbd4f1d4ce0304b5c47f3f68b76c30dc79f1af542f9757d6d14afbb64b791c6,
-        0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ad,
-        0x1c69a955cc5cb22bcda25a512e81db6f676c026e6f771b19acbb33fccba3de,
-        0x3e7989bf8618d9497f140db3caaf93d867f274d943cfa00471053ec5a424cf,
-        0x70791e2673a4596e6eff6ebf40cb162ac7c985643528b9e4b88fb154a3b589,
-        0x15c60ab3d524a1826b3998e9c0d49c9d33864e81ac737fe991776608ceb02c,
-        0x900029e6914e0702a720ffbdaec6c7e7a34235cf5a21c525c090a2103139d7,
-        0xe06b109a2a3e374b43c6ba16481ceb0506e920a5c62ad3d6c570b6959fdadb,
-        0x325234c7edc684f60c9eec43b049091d86fdc7749dfccacac83807b8fb0027,
-        0x90bd007684d1e33e88d13f22598ee6f0acb276901708787fc1788a106d34c3,
-        0x1afefb7a060530aef15b26e9a297dd802501ba7fc05096060373a1f51e66a2,
-        0x9ee478eaa31bd7b103ee6fcd70f95bfde844cdb5164f835de95432c26e829d,
-        0x45fee720d793c33ff5ea80c370c3e068d1cd9811004a0a7b8cc73c7cbea363,
-        0x1675518838a256eb400ff702070516ccc3e95a2b1a8e87c1a2f33fdd0ad24e,
-        0x7199a8b623a37f5e489b31efd25f2a90cd7a59fdb2230d2e093ceef045f4f6,
-        0xb1f1d89a84da19284d81887532ba68a5acf47475ef059bef27a9fae0ee1d72,
-    ]));
-}
-
-/// proof opening.layer_openings-last
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_posenc_0_committed_39() {
-    verify_walk_calldata(splice(posenc_0_committed(), 141, 159, array![]));
-}
-
-/// statement inputs.x[7]
-#[test]
-#[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_41() {
-    verify_walk_calldata(splice(posenc_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
-}
-
-/// statement outputs.o[10]
-#[test]
-#[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_42() {
-    verify_walk_calldata(splice(posenc_0_committed(), 22, 23, array![0xfffffe56000000d0000004100000076ffffff0e00000178000005900000058]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_43() {
-    verify_walk_calldata(splice(posenc_0_committed(), 4, 5, array![4]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_44() {
-    verify_walk_calldata(splice(posenc_0_committed(), 5, 6, array![11]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_45() {
-    verify_walk_calldata(splice(posenc_0_committed(), 6, 7, array![6]));
-}
-
-/// huge dims
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_posenc_0_committed_46() {
-    verify_walk_calldata(splice(posenc_0_committed(), 10, 12, array![4294967295, 4294967295]));
-}
-
-/// felt 0 + 1
-#[test]
-#[should_panic(expected: ('calldata.version',))]
-fn rejects_posenc_0_committed_47() {
-    verify_walk_calldata(splice(posenc_0_committed(), 0, 1, array![4]));
-}
-
-/// felt 14 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_48() {
-    verify_walk_calldata(splice(posenc_0_committed(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
-}
-
-/// felt 28 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_49() {
-    verify_walk_calldata(splice(posenc_0_committed(), 28, 29, array![11]));
-}
-
-/// felt 43 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_posenc_0_committed_50() {
-    verify_walk_calldata(splice(posenc_0_committed(), 43, 44, array![121]));
-}
-
-/// felt 57 + 1
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_51() {
-    verify_walk_calldata(splice(posenc_0_committed(), 57, 58, array![0x1bdb28cbcddd1fbc1e0d975648d99876]));
-}
-
-/// felt 71 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_posenc_0_committed_52() {
-    verify_walk_calldata(splice(posenc_0_committed(), 71, 72, array![2]));
-}
-
-/// felt 86 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_53() {
-    verify_walk_calldata(splice(posenc_0_committed(), 86, 87, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
-}
-
-/// felt 100 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_54() {
-    verify_walk_calldata(splice(posenc_0_committed(), 100, 101, array![0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeba]));
-}
-
-/// felt 114 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_55() {
-    verify_walk_calldata(splice(posenc_0_committed(), 114, 115, array![0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7e]));
-}
-
-/// felt 129 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_56() {
-    verify_walk_calldata(splice(posenc_0_committed(), 129, 130, array![0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573637]));
-}
-
-/// felt 143 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_57() {
-    verify_walk_calldata(splice(posenc_0_committed(), 143, 144, array![0xebdb8663337181a12d61a8fe5e3cdd0460ca876a390aa63fcee3e1bec140ae]));
-}
-
-/// felt 158 + 1
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_posenc_0_committed_58() {
-    verify_walk_calldata(splice(posenc_0_committed(), 158, 159, array![1]));
-}
-
-/// An honest posenc proof, dims 3×10×5, bound weights (165 felts).
-pub fn posenc_0_bound() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x706f73656e63,
-        3,
-        3,
-        10,
-        5,
-        1,
-        120,
-        2,
-        3,
-        5,
-        2,
-        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
-        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
-        1,
-        111,
-        2,
-        4,
-        5,
-        3,
-        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
-        0xfffffe56000000d0000004080000076ffffff0e00000178000005900000058,
-        0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff84,
-        0,
-        1,
-        112,
-        2,
-        10,
-        5,
-        0x99ddc681709a11af7528652e81d27f31,
-        0x502f8c7894e021dc6bc0d039b5c6308,
-        7,
-        0x706f736569646f6e,
-        0,
-        0,
-        1953,
-        12648430,
-        1,
-        112,
-        0,
-        0,
-        4,
-        0x1a7189b2b325e2ab08901fdf101668c1,
-        2,
-        0x1ab54c93897588af98ed25698b4f39f4,
-        0x1e03bfa37a7538e41a2ce03fb43702f3,
-        1,
-        120,
-        1,
-        0,
-        0,
-        0,
-        0,
-        7,
-        2,
-        0x12601847a77cafdca233bf3804937c8a,
-        0x1cbf0e4d9e5b3ad7b0195ca8bb36f1a3,
-        2,
-        0x109870104897133e399ff8a7c6f31af8,
-        0x1a72af2ae6ca261e3c69039502dd4590,
-        2,
-        0x113c4dbcb75bcd0f3ab5cf660845de73,
-        0x1069e8fe52464584de498ba8e25479ce,
-        2,
-        0x1c4898e6fe1cc9f6fc3dc5481abbdfab,
-        0x11a5138dfd34bac42c34b673c82ca1d7,
-        2,
-        0x16b4644a67e62e398849cc993da5145c,
-        0x147673b8a694ade4d75e8c099b149575,
-        2,
-        0x1a3a2a998a55101e9bc7212b1f68668f,
-        0x194700bdeb405e53bf996ca52feaf925,
-        2,
-        0x17beabebdf502b4c12291fb3a8df6e13,
-        0x126ca7d24b831702111bdffee77f27b6,
-        1,
-        0x47a4f6f74fa4efe3ccaf98fe0435d0c7,
-        0x749ef50d15842f0221cfc7f8e7d2ba2,
-        0x1a7b87e82906469a65261e424e3b5af9,
-        44321,
+        0x9475d44e0942c3a88c990b488e9b3658,
+        0x406dc17c5bb057850f50cb7ab4770fc,
+        0x1334e8bbaeb8d3e797806499a7a4ffe5,
+        11080,
         32,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
         0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
@@ -11363,22 +15678,789 @@ pub fn posenc_0_bound() -> Array<felt252> {
         0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
         0,
         4,
-        0xe1da7a600b5dc8a351d887cb13baf856618ea864d1ec3f669b4de5b4b69599,
-        0x4be6b1adf49d355b703b06ba45bccf19b3c6dda3474ef3b0573e867fdd9d12,
-        0x1dec66ef88788c32c8dbd0352552ed18089a0353200a59c8a86a1904031ea,
-        0x740a55d5a3af1e81a2a52d3f4d49b341a0f20ed02f31c9be831aa969db733b,
-        0x75dbf184ef532500ac4f3ed257813b35616bec02e0afcaa4712b3bec1cedc0,
-        0xf253d652b681e6c5e318e48faa77b98cd7f11685c882ac1f7b676374d0ce5e,
-        0xcf2bb3cdf9686feeaa2e176bebba508d3546f33073954af2d77c6cd52565d6,
-        0x38f252d7865210207e89d776e7b5c4d6fdf4dc6bc7c77718ce8514aad78fd2,
-        0x2e36791390627fb4c4928459a94116ae9f1fa6d931b03d8a4eafa1149dde20,
-        0x56334a933981a1f94699e2c82605eb55d98d3838f685840cfb997101a02fee,
-        0x362b6d79906a2bd98e478b8eb28289888879f7363cfb5dade3e235da9fbd2,
-        0x3db6a6cbcf8d882225b42c2063860564180f274e89fdb51c4fbd4e8879e58c,
-        0x1f100bcb63b134c57c86c66f6d255c9a20f8b2f5f3038bb4ba8ff00b128627,
-        0x6ca9dc7cc04a14e2ea5cb96fd46fec5c78b9709f7c46c242216c83a6193d60,
-        0xd824149c1198895e1bd238254c06ad7751cf27ebf35bc543f853f00c3c27ea,
-        0xbb76b910bf3887944b1b96b90708180d90a90f268e1c3903632ff5178f1612,
+        0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
+        0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f82,
+        0x362f83ffabd73dbe6a535e97156fca2e8300878e2ab27ad543b9825a66583d,
+        0xb7bb086e0edd98cb34dce97ce1b18cb1a0445286f3ca5f5e74e0e126c55a11,
+        0x503b30dcf9def0684a9ad23c0c5e5f7e9e87cfd8ad0ac3417515bb12749b3e,
+        0xb08f59e17b45b01c281933bb1841a8b6ec1864e1754900b07d889e3db0aa88,
+        0xf969dab7c1c9687aea9d53ad90d0b65b5b132960fa4957dda700027baee940,
+        0x865893410d1e2d1d169e7fcf054c234f67eb7c59f2c38397cf992d5daffcb2,
+        0xa7b1dca2428d894ed2156f3f98286edd0611b088f96d82243179899126fcaf,
+        0x2efcbfc8f21a19c12cc89f22484a7ad75a125112291af8931eab9202afd373,
+        0x80394bac206160a4bee066d2005881f5210bb0092afde26e08fdcf70c8fdee,
+        0x17d729debd37993ef710cf63c0974294ee90910f4d5d03e7c1a113ec2ddc9,
+        0xb3d5b9327a9fcbb0053d5389c1309cc2c32aee16284bda5f27df3c9c37ca95,
+        0x571f79f95bba2a3aefc663ba31161254c685551320efb5ed1ad7ffa1536542,
+        0xe52aae2495e2fa718758b70b7fc7e79cdad1bcb776fb8a9659a8631a6f7ce0,
+        0xae14b413169577cc83317a87a3532cba0ea30ff062c663fc12f6f21bdf30e9,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_posenc_0_committed() {
+    assert_eq!(verify_walk_calldata(posenc_0_committed()), 0xd63153b44b27103d4933376407891d4be5be11046b1a1220dc70a2bcb1930a);
+}
+
+/// proof layer.x_value
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_0() {
+    verify_walk_calldata(splice(posenc_0_committed(), 39, 40, array![0x166a99203b2e642a2954b62caeec24de]));
+}
+
+/// proof layer.siblings[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_1() {
+    verify_walk_calldata(splice(posenc_0_committed(), 41, 42, array![0x12214a877c2ece750276cff71078c3dd]));
+}
+
+/// proof layer.siblings[1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_2() {
+    verify_walk_calldata(splice(posenc_0_committed(), 42, 43, array![0x184da2d648b3526c6e17489a1e40d5d5]));
+}
+
+/// proof layer.siblings-last
+#[test]
+#[should_panic(expected: ('posenc.sibling_count',))]
+fn rejects_posenc_0_committed_3() {
+    verify_walk_calldata(splice(posenc_0_committed(), 40, 43, array![1, 0x12214a875c2ece750276cff71078c3dd]));
+}
+
+/// proof layer.siblings+last
+#[test]
+#[should_panic(expected: ('posenc.sibling_count',))]
+fn rejects_posenc_0_committed_4() {
+    verify_walk_calldata(splice(posenc_0_committed(), 40, 42, array![3, 0x12214a875c2ece750276cff71078c3dd, 0x184da2d628b3526c6e17489a1e40d5d5]));
+}
+
+/// proof inputs.x=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_posenc_0_committed_5() {
+    verify_walk_calldata(splice(posenc_0_committed(), 45, 46, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_posenc_0_committed_6() {
+    verify_walk_calldata(splice(posenc_0_committed(), 43, 46, array![0]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_7() {
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 53, array![0x1c3cfa9c75ddf1d347b01b5a1f3a7791]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_8() {
+    verify_walk_calldata(splice(posenc_0_committed(), 53, 54, array![0x13890c3ceebe2cef1e1eaa889b16ccb5]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_9() {
+    verify_walk_calldata(splice(posenc_0_committed(), 51, 54, array![1, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_10() {
+    verify_walk_calldata(splice(posenc_0_committed(), 51, 53, array![3, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791, 0x13890c3ccebe2cef1e1eaa889b16ccb5]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_11() {
+    verify_walk_calldata(splice(posenc_0_committed(), 54, 57, array![1, 0x104074d3826974209c7898a10b0d3774]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_posenc_0_committed_12() {
+    verify_walk_calldata(splice(posenc_0_committed(), 54, 56, array![3, 0x104074d3826974209c7898a10b0d3774, 0x10c4e1482e1a20c9c3a40a06d6d4ac41]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_posenc_0_committed_13() {
+    verify_walk_calldata(splice(posenc_0_committed(), 50, 72, array![
+        6,
+        2,
+        0x1c3cfa9c55ddf1d347b01b5a1f3a7791,
+        0x13890c3ccebe2cef1e1eaa889b16ccb5,
+        2,
+        0x104074d3826974209c7898a10b0d3774,
+        0x10c4e1482e1a20c9c3a40a06d6d4ac41,
+        2,
+        0x1e74e052197d4a686eea9b436dd2df21,
+        0x1bf9ccf63c118a4baf204e6956507318,
+        2,
+        0x1f9b3920d3df3f472591846c73409f63,
+        0x1ca59dcd34b6bbf30870c1708e5edb26,
+        2,
+        0x1c439c38321db604262c3c192bc25df5,
+        0x113cdf019fb113e210ded0e62283626a,
+        2,
+        0x1573206be2e5246fceb155f2fae85ef5,
+        0x18c3671b032d8f8cfd9501a0548ec13e,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_posenc_0_committed_14() {
+    verify_walk_calldata(splice(posenc_0_committed(), 50, 69, array![
+        8,
+        2,
+        0x1c3cfa9c55ddf1d347b01b5a1f3a7791,
+        0x13890c3ccebe2cef1e1eaa889b16ccb5,
+        2,
+        0x104074d3826974209c7898a10b0d3774,
+        0x10c4e1482e1a20c9c3a40a06d6d4ac41,
+        2,
+        0x1e74e052197d4a686eea9b436dd2df21,
+        0x1bf9ccf63c118a4baf204e6956507318,
+        2,
+        0x1f9b3920d3df3f472591846c73409f63,
+        0x1ca59dcd34b6bbf30870c1708e5edb26,
+        2,
+        0x1c439c38321db604262c3c192bc25df5,
+        0x113cdf019fb113e210ded0e62283626a,
+        2,
+        0x1573206be2e5246fceb155f2fae85ef5,
+        0x18c3671b032d8f8cfd9501a0548ec13e,
+        2,
+        0x16365ba6abd6fd360b1d7023f599e953,
+        0x12941d22ec773f5795bdc539664f47ff,
+    ]));
+}
+
+/// proof opening.layer_roots[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_15() {
+    verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![0x9475d44e0942c3a88c990b488e9b3659]));
+}
+
+/// proof opening.layer_roots-last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_posenc_0_committed_16() {
+    verify_walk_calldata(splice(posenc_0_committed(), 72, 75, array![0]));
+}
+
+/// proof opening.layer_roots+last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_posenc_0_committed_17() {
+    verify_walk_calldata(splice(posenc_0_committed(), 72, 73, array![2, 0x9475d44e0942c3a88c990b488e9b3658, 0x406dc17c5bb057850f50cb7ab4770fc]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_18() {
+    verify_walk_calldata(splice(posenc_0_committed(), 75, 76, array![0x1334e8bbceb8d3e797806499a7a4ffe5]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_posenc_0_committed_19() {
+    verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![11081]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_20() {
+    verify_walk_calldata(splice(posenc_0_committed(), 78, 79, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_21() {
+    verify_walk_calldata(splice(posenc_0_committed(), 78, 79, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_22() {
+    verify_walk_calldata(splice(posenc_0_committed(), 79, 80, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_23() {
+    verify_walk_calldata(splice(posenc_0_committed(), 80, 80, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_24() {
+    verify_walk_calldata(splice(posenc_0_committed(), 81, 82, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_25() {
+    verify_walk_calldata(splice(posenc_0_committed(), 82, 82, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_26() {
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 142, array![
+        31,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4ae9ea3b12251d3f2e0f29a1f5d0f0781a81dcbfb599e5330e3031d1ec7aea,
+        0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf6,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_27() {
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 140, array![
+        33,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4ae9ea3b12251d3f2e0f29a1f5d0f0781a81dcbfb599e5330e3031d1ec7aea,
+        0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf6,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_28() {
+    verify_walk_calldata(splice(posenc_0_committed(), 144, 145, array![0xd2f60d9439ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_29() {
+    verify_walk_calldata(splice(posenc_0_committed(), 144, 145, array![0xd2f60d9239ee0110fed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_30() {
+    verify_walk_calldata(splice(posenc_0_committed(), 147, 148, array![0x7000000016f7610dc1dbb319669b9d2f9c36319634088a50de794bebce9c1c2]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_31() {
+    verify_walk_calldata(splice(posenc_0_committed(), 148, 148, array![0x100000000000000000000000000000000000000000000000000000026c55a11]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_32() {
+    verify_walk_calldata(splice(posenc_0_committed(), 151, 152, array![0x7000000010cb126821a3c5a3a2d3cff9e0a98469ecfd6f8b3e587072f9f325a]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_posenc_0_committed_33() {
+    verify_walk_calldata(splice(posenc_0_committed(), 152, 152, array![0x10000000000000000000000000000000000000000000000000000005daffcb2]));
+}
+
+/// proof opening.layer_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_34() {
+    verify_walk_calldata(splice(posenc_0_committed(), 143, 160, array![
+        3,
+        0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
+        0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f82,
+        0x362f83ffabd73dbe6a535e97156fca2e8300878e2ab27ad543b9825a66583d,
+        0xb7bb086e0edd98cb34dce97ce1b18cb1a0445286f3ca5f5e74e0e126c55a11,
+        0x503b30dcf9def0684a9ad23c0c5e5f7e9e87cfd8ad0ac3417515bb12749b3e,
+        0xb08f59e17b45b01c281933bb1841a8b6ec1864e1754900b07d889e3db0aa88,
+        0xf969dab7c1c9687aea9d53ad90d0b65b5b132960fa4957dda700027baee940,
+        0x865893410d1e2d1d169e7fcf054c234f67eb7c59f2c38397cf992d5daffcb2,
+        0xa7b1dca2428d894ed2156f3f98286edd0611b088f96d82243179899126fcaf,
+        0x2efcbfc8f21a19c12cc89f22484a7ad75a125112291af8931eab9202afd373,
+        0x80394bac206160a4bee066d2005881f5210bb0092afde26e08fdcf70c8fdee,
+        0x17d729debd37993ef710cf63c0974294ee90910f4d5d03e7c1a113ec2ddc9,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_posenc_0_committed_35() {
+    verify_walk_calldata(splice(posenc_0_committed(), 143, 156, array![
+        5,
+        0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
+        0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f82,
+        0x362f83ffabd73dbe6a535e97156fca2e8300878e2ab27ad543b9825a66583d,
+        0xb7bb086e0edd98cb34dce97ce1b18cb1a0445286f3ca5f5e74e0e126c55a11,
+        0x503b30dcf9def0684a9ad23c0c5e5f7e9e87cfd8ad0ac3417515bb12749b3e,
+        0xb08f59e17b45b01c281933bb1841a8b6ec1864e1754900b07d889e3db0aa88,
+        0xf969dab7c1c9687aea9d53ad90d0b65b5b132960fa4957dda700027baee940,
+        0x865893410d1e2d1d169e7fcf054c234f67eb7c59f2c38397cf992d5daffcb2,
+        0xa7b1dca2428d894ed2156f3f98286edd0611b088f96d82243179899126fcaf,
+        0x2efcbfc8f21a19c12cc89f22484a7ad75a125112291af8931eab9202afd373,
+        0x80394bac206160a4bee066d2005881f5210bb0092afde26e08fdcf70c8fdee,
+        0x17d729debd37993ef710cf63c0974294ee90910f4d5d03e7c1a113ec2ddc9,
+        0xb3d5b9327a9fcbb0053d5389c1309cc2c32aee16284bda5f27df3c9c37ca95,
+        0x571f79f95bba2a3aefc663ba31161254c685551320efb5ed1ad7ffa1536542,
+        0xe52aae2495e2fa718758b70b7fc7e79cdad1bcb776fb8a9659a8631a6f7ce0,
+        0xae14b413169577cc83317a87a3532cba0ea30ff062c663fc12f6f21bdf30e9,
+    ]));
+}
+
+/// proof opening.layer_openings-last
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_committed_36() {
+    verify_walk_calldata(splice(posenc_0_committed(), 143, 161, array![]));
+}
+
+/// statement inputs.x[7]
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_38() {
+    verify_walk_calldata(splice(posenc_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement outputs.o[10]
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_39() {
+    verify_walk_calldata(splice(posenc_0_committed(), 22, 23, array![0xfffffe56000000d0000004100000076ffffff0e00000178000005900000058]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_40() {
+    verify_walk_calldata(splice(posenc_0_committed(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_41() {
+    verify_walk_calldata(splice(posenc_0_committed(), 5, 6, array![11]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_42() {
+    verify_walk_calldata(splice(posenc_0_committed(), 6, 7, array![6]));
+}
+
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_posenc_0_committed_43() {
+    verify_walk_calldata(splice(posenc_0_committed(), 10, 12, array![4294967295, 4294967295]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_posenc_0_committed_44() {
+    verify_walk_calldata(splice(posenc_0_committed(), 0, 1, array![4]));
+}
+
+/// felt 14 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_committed_45() {
+    verify_walk_calldata(splice(posenc_0_committed(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
+}
+
+/// felt 29 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_committed_46() {
+    verify_walk_calldata(splice(posenc_0_committed(), 29, 30, array![6]));
+}
+
+/// felt 43 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_posenc_0_committed_47() {
+    verify_walk_calldata(splice(posenc_0_committed(), 43, 44, array![2]));
+}
+
+/// felt 58 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_committed_48() {
+    verify_walk_calldata(splice(posenc_0_committed(), 58, 59, array![0x1e74e052197d4a686eea9b436dd2df22]));
+}
+
+/// felt 72 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_posenc_0_committed_49() {
+    verify_walk_calldata(splice(posenc_0_committed(), 72, 73, array![2]));
+}
+
+/// felt 87 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_50() {
+    verify_walk_calldata(splice(posenc_0_committed(), 87, 88, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
+}
+
+/// felt 101 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_51() {
+    verify_walk_calldata(splice(posenc_0_committed(), 101, 102, array![0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf7]));
+}
+
+/// felt 116 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_52() {
+    verify_walk_calldata(splice(posenc_0_committed(), 116, 117, array![0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49d]));
+}
+
+/// felt 130 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_53() {
+    verify_walk_calldata(splice(posenc_0_committed(), 130, 131, array![0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60f]));
+}
+
+/// felt 145 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_committed_54() {
+    verify_walk_calldata(splice(posenc_0_committed(), 145, 146, array![0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f83]));
+}
+
+/// felt 160 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_committed_55() {
+    verify_walk_calldata(splice(posenc_0_committed(), 160, 161, array![1]));
+}
+
+/// An honest posenc proof, dims 3×10×5, bound weights (166 felts).
+pub fn posenc_0_bound() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        3,
+        10,
+        5,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        111,
+        2,
+        4,
+        5,
+        3,
+        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
+        0xfffffe56000000d0000004080000076ffffff0e00000178000005900000058,
+        0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff84,
+        0,
+        1,
+        112,
+        2,
+        10,
+        5,
+        0x99ddc681709a11af7528652e81d27f31,
+        0x502f8c7894e021dc6bc0d039b5c6308,
+        7,
+        0x706f736569646f6e,
+        0,
+        0,
+        1953,
+        12648430,
+        1,
+        112,
+        0,
+        0,
+        0,
+        4,
+        0x119fb0e3e1c9597fcad68747579b6b4d,
+        2,
+        0x1e7cc5d00c85be1452c1e14cb72f68ad,
+        0x19971bc0d157183a8101c6cee8205929,
+        1,
+        120,
+        1,
+        0,
+        0,
+        0,
+        0,
+        7,
+        2,
+        0x14089cdc430c167cbecef6a413c4192e,
+        0x10d0db48f7229947dda2a2abbea85294,
+        2,
+        0x153ce7e1b5abd8a1605251a1a957fca0,
+        0x14d2f8cb1dd3501fae293b0868b8cd26,
+        2,
+        0x16c7a1d503de40ef4376ccfd9456e846,
+        0x1958a8dc7a01da0a52a85aef6ba137eb,
+        2,
+        0x18a3085c16830354cea810fabadc1b5d,
+        0x14c392f5d018583f1f6e40245fd98ed4,
+        2,
+        0x1041d21d36fd50a7c2c3a2e8675cc567,
+        0x14120b8b320ba88d01f71ae68ea0c3c2,
+        2,
+        0x106029adb7586a99839d971a6a66a38e,
+        0x1e4b161171070d9de2ae3050bf4a1c9e,
+        2,
+        0x120e9031cc9e4fc69908a70e38e440ba,
+        0x1b752b761638632820930e6146e8676f,
+        1,
+        0xba8482eae5babde0f3b20621bf8bea87,
+        0x69f8609e961dd04078e757b2245429d,
+        0x11e91bdbb7b98a29653065d454be754c,
+        214373,
+        32,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4ae9ea3b12251d3f2e0f29a1f5d0f0781a81dcbfb599e5330e3031d1ec7aea,
+        0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf6,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
+        0,
+        4,
+        0xfc8001f50fdc77fa980fc19a8291f72b23427378e71f06a8459d4bdadfbe26,
+        0x531ccdd4908dcb5338dec07c765f6e48e01aae9aa9d54b043b5b32e8ec53fe,
+        0x31c3e2760dd477228ed2bc0b2c91719b2eed30e8ebe0fc711b7b32b0b06b56,
+        0x267587677924c3febca4c6b8e81c463825f0c96819d5f792c69e54edb4b332,
+        0x2ea0962d424e8f1385ea742c60cc99b16ebdb6248421668f1383523514963c,
+        0x563bd8bc8c61841b6cf622d58f8fe21c09757ea187dca07140e686a2d5425f,
+        0xfc030f224c28e1ed7a74350a0e0d3135e3561ca32c973fc7db947729500bf7,
+        0x24e2ab1d3190b18df7f81c30b0e242541df2d2d90db37b73a4a57fc6dc7ef9,
+        0xec27e5ad82b9055505da8545b0f50537717c45a245bb19e558a7399be5629a,
+        0xffbdc0cce5c753c1ec045d5991d8d4c580959b8d028a6cad68baaf4c9ce846,
+        0x9a8c67bed5c7fab4aada36ae477215f56584afad56e86b848d470e1b1795b5,
+        0x4a27d3648a98db8cb0a9f0dc939a8212746a0c1ddfa244860498bb6d939aca,
+        0xddd8d33d78ad540cc6c5a69fe94450fdcb1ab65fecc51efcaee7f2a8cd985f,
+        0xd8693055dd778c6b92366fa3a800dd77bdf134b990d3ced82ab5c5e391e98e,
+        0x96ef5c84759ef138c8f92f577a06494f47dfed2ccd132efab9e23e8f23b7e0,
+        0xfed99499f38734e6fead79f414f992f844039374cd86a5d08bc66405839808,
         0,
     ]
 }
@@ -11388,7 +16470,7 @@ fn accepts_posenc_0_bound() {
     assert_eq!(verify_walk_calldata(posenc_0_bound()), 0x7ed10f022662d8e7da3c826b1188f71dcb8346d7d556abd95aefa89d2590bfd);
 }
 
-/// An honest matmul proof, dims 3×5×2, public weights (57 felts).
+/// An honest matmul proof, dims 3×5×2, public weights (58 felts).
 pub fn matmul_0() -> Array<felt252> {
     array![
         3,
@@ -11425,6 +16507,7 @@ pub fn matmul_0() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         3,
@@ -11460,49 +16543,49 @@ fn accepts_matmul_0() {
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_0() {
-    verify_walk_calldata(splice(matmul_0(), 38, 39, array![0x1feac4e28555a3485e1bf8af4b8afd76]));
+    verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x1feac4e28555a3485e1bf8af4b8afd76]));
 }
 
 /// proof layer.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_1() {
-    verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x11cec2ed8c6000042abad26325078e78]));
+    verify_walk_calldata(splice(matmul_0(), 40, 41, array![0x11cec2ed8c6000042abad26325078e78]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_2() {
-    verify_walk_calldata(splice(matmul_0(), 37, 40, array![1, 0x1feac4e26555a3485e1bf8af4b8afd76]));
+    verify_walk_calldata(splice(matmul_0(), 38, 41, array![1, 0x1feac4e26555a3485e1bf8af4b8afd76]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_3() {
-    verify_walk_calldata(splice(matmul_0(), 37, 39, array![3, 0x1feac4e26555a3485e1bf8af4b8afd76, 0x11cec2ed6c6000042abad26325078e78]));
+    verify_walk_calldata(splice(matmul_0(), 38, 40, array![3, 0x1feac4e26555a3485e1bf8af4b8afd76, 0x11cec2ed6c6000042abad26325078e78]));
 }
 
 /// proof layer.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_4() {
-    verify_walk_calldata(splice(matmul_0(), 40, 43, array![1, 0x15ae7d89cb657ef00cffe6d6f768b0b5]));
+    verify_walk_calldata(splice(matmul_0(), 41, 44, array![1, 0x15ae7d89cb657ef00cffe6d6f768b0b5]));
 }
 
 /// proof layer.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_5() {
-    verify_walk_calldata(splice(matmul_0(), 40, 42, array![3, 0x15ae7d89cb657ef00cffe6d6f768b0b5, 0x1683a999da35e70e7c47d4df2e03edec]));
+    verify_walk_calldata(splice(matmul_0(), 41, 43, array![3, 0x15ae7d89cb657ef00cffe6d6f768b0b5, 0x1683a999da35e70e7c47d4df2e03edec]));
 }
 
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_matmul_0_6() {
-    verify_walk_calldata(splice(matmul_0(), 36, 46, array![
+    verify_walk_calldata(splice(matmul_0(), 37, 47, array![
         2,
         2,
         0x1feac4e26555a3485e1bf8af4b8afd76,
@@ -11517,7 +16600,7 @@ fn rejects_matmul_0_6() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_matmul_0_7() {
-    verify_walk_calldata(splice(matmul_0(), 36, 43, array![
+    verify_walk_calldata(splice(matmul_0(), 37, 44, array![
         4,
         2,
         0x1feac4e26555a3485e1bf8af4b8afd76,
@@ -11535,70 +16618,70 @@ fn rejects_matmul_0_7() {
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_8() {
-    verify_walk_calldata(splice(matmul_0(), 47, 48, array![0x102466d2ea65571fb0f6f672b18df408]));
+    verify_walk_calldata(splice(matmul_0(), 48, 49, array![0x102466d2ea65571fb0f6f672b18df408]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_9() {
-    verify_walk_calldata(splice(matmul_0(), 46, 48, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 47, 49, array![0]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_10() {
-    verify_walk_calldata(splice(matmul_0(), 46, 47, array![2, 0x102466d2ca65571fb0f6f672b18df408]));
+    verify_walk_calldata(splice(matmul_0(), 47, 48, array![2, 0x102466d2ca65571fb0f6f672b18df408]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_11() {
-    verify_walk_calldata(splice(matmul_0(), 49, 50, array![0x1cec6d343ebccf9922ff0207eb2d9c7c]));
+    verify_walk_calldata(splice(matmul_0(), 50, 51, array![0x1cec6d343ebccf9922ff0207eb2d9c7c]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_12() {
-    verify_walk_calldata(splice(matmul_0(), 48, 50, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 49, 51, array![0]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_13() {
-    verify_walk_calldata(splice(matmul_0(), 48, 49, array![2, 0x1cec6d341ebccf9922ff0207eb2d9c7c]));
+    verify_walk_calldata(splice(matmul_0(), 49, 50, array![2, 0x1cec6d341ebccf9922ff0207eb2d9c7c]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_matmul_0_14() {
-    verify_walk_calldata(splice(matmul_0(), 52, 53, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0(), 53, 54, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_matmul_0_15() {
-    verify_walk_calldata(splice(matmul_0(), 50, 53, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 51, 54, array![0]));
 }
 
 /// proof weights.b=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_matmul_0_16() {
-    verify_walk_calldata(splice(matmul_0(), 55, 56, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0(), 56, 57, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_matmul_0_17() {
-    verify_walk_calldata(splice(matmul_0(), 53, 56, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 54, 57, array![0]));
 }
 
 /// statement inputs.a[7]
@@ -11685,70 +16768,70 @@ fn rejects_matmul_0_30() {
     verify_walk_calldata(splice(matmul_0(), 25, 26, array![6]));
 }
 
-/// felt 30 + 1
+/// felt 31 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_matmul_0_31() {
-    verify_walk_calldata(splice(matmul_0(), 30, 31, array![1]));
+    verify_walk_calldata(splice(matmul_0(), 31, 32, array![1]));
 }
 
-/// felt 35 + 1
+/// felt 36 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_matmul_0_32() {
-    verify_walk_calldata(splice(matmul_0(), 35, 36, array![1]));
+    verify_walk_calldata(splice(matmul_0(), 36, 37, array![1]));
 }
 
-/// felt 40 + 1
+/// felt 41 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_matmul_0_33() {
-    verify_walk_calldata(splice(matmul_0(), 40, 41, array![3]));
+    verify_walk_calldata(splice(matmul_0(), 41, 42, array![3]));
 }
 
-/// felt 45 + 1
+/// felt 46 + 1
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_34() {
-    verify_walk_calldata(splice(matmul_0(), 45, 46, array![0x1ad99209d8a306a3dad941dfb6928e4e]));
+    verify_walk_calldata(splice(matmul_0(), 46, 47, array![0x1ad99209d8a306a3dad941dfb6928e4e]));
 }
 
-/// felt 50 + 1
+/// felt 51 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_matmul_0_35() {
-    verify_walk_calldata(splice(matmul_0(), 50, 51, array![2]));
+    verify_walk_calldata(splice(matmul_0(), 51, 52, array![2]));
 }
 
-/// felt 56 + 1
+/// felt 57 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_matmul_0_36() {
-    verify_walk_calldata(splice(matmul_0(), 56, 57, array![2]));
+    verify_walk_calldata(splice(matmul_0(), 57, 58, array![2]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_matmul_0_37() {
-    verify_walk_calldata(splice(matmul_0(), 34, 35, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 35, 36, array![0]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_matmul_0_38() {
-    verify_walk_calldata(splice(matmul_0(), 34, 35, array![1]));
+    verify_walk_calldata(splice(matmul_0(), 35, 36, array![1]));
 }
 
 /// a bias value
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_39() {
-    verify_walk_calldata(splice(matmul_0(), 35, 36, array![1, 0x10000000200000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0(), 36, 37, array![1, 0x10000000200000000000000000000000]));
 }
 
-/// An honest matmul proof, dims 5×3×7, public weights (59 felts).
+/// An honest matmul proof, dims 5×3×7, public weights (60 felts).
 pub fn matmul_1() -> Array<felt252> {
     array![
         3,
@@ -11790,6 +16873,7 @@ pub fn matmul_1() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         2,
@@ -11818,7 +16902,7 @@ fn accepts_matmul_1() {
     assert_eq!(verify_walk_calldata(matmul_1()), 0x597aa82888a6b94282f6384e2fb333968c859ac7abb41e0d3657e5b0e3572ff);
 }
 
-/// An honest matmul proof, dims 3×5×2, committed weights (84 felts).
+/// An honest matmul proof, dims 3×5×2, committed weights (85 felts).
 pub fn matmul_0_committed() -> Array<felt252> {
     array![
         3,
@@ -11856,22 +16940,23 @@ pub fn matmul_0_committed() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         3,
         2,
-        0x1fd96e7a24b80d53e8cfd9f5505c0e5f,
-        0x1f704abf34e924647f6e4374b4f08293,
+        0x1710f57f0fe915dc049bb8d1e214d684,
+        0x1f6aeafc87be6abfcaf8a5b1bb6266a8,
         2,
-        0x1dfce1cab0502ce13a45bac17348629c,
-        0x1291df3727936001a54fb402d9b7a18b,
+        0x11d24944c5c07f373cca2e6a8ae03805,
+        0x16c13ab697391968f0869af1bbe9eccf,
         2,
-        0x1b38ec25dbf0ed31557b6b35febc6c59,
-        0x18f803d8ac4e228338ed2f26153c6e2b,
+        0x1cf6df5a10934f820d45662adaa84914,
+        0x1aa124a43410e959e4319d9e2f174316,
         1,
-        0x12cb9e6365d5fff35f2b178aea52e8d7,
+        0x1b33531f90a41ca1e98b0b38d93687b5,
         1,
-        0x1a29d941d50f665f0a416797d366e6d6,
+        0x1a3838d78808cd260b31cc8158378025,
         1,
         97,
         1,
@@ -11881,20 +16966,20 @@ pub fn matmul_0_committed() -> Array<felt252> {
         0,
         4,
         2,
-        0x1d57d8c343349a423b8dca85e20eb222,
-        0x189f8cb8de3e8bdd5f9c767c032545ca,
+        0x1fa06b7aaa0744e22234fc5db1b3b5f1,
+        0x129d48c743b2ad8277ca7d8f459085ca,
         2,
-        0x1d6dea65a8ac60e5c97f0a038a71be48,
-        0x12ab77a7f85fcdcaa444f75a71d4078e,
+        0x152ac4c35b3271d6c367b2c154465c51,
+        0x1fb954be9591fc9f89057aa3e976f8b2,
         2,
-        0x1c324b063410167c7ab77c81c7ab1776,
-        0x14367cc4956f01d3018b38ae278d77be,
+        0x18c41aecfbbef8c727ca9664f0b52570,
+        0x1fd068a834c0037d1f2da80e7d59a9b5,
         2,
-        0x1d92c7b87295b21503628044f9876e02,
-        0x17905c7b7424bad6cc262248c75cbadc,
+        0x1d272ab1d98aadc78375ada798192b10,
+        0x1eb1673afa639f0f2d8a2a4cf7aa71e2,
         0,
-        0x112d56cd18ab70400168c54a7d36a366,
-        14090,
+        0x187357c2acd23fff82415b2d83eba301,
+        48276,
         4,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
         0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
@@ -11917,56 +17002,56 @@ fn accepts_matmul_0_committed() {
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_committed_0() {
-    verify_walk_calldata(splice(matmul_0_committed(), 39, 40, array![0x1fd96e7a44b80d53e8cfd9f5505c0e5f]));
+    verify_walk_calldata(splice(matmul_0_committed(), 40, 41, array![0x1710f57f2fe915dc049bb8d1e214d684]));
 }
 
 /// proof layer.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_committed_1() {
-    verify_walk_calldata(splice(matmul_0_committed(), 40, 41, array![0x1f704abf54e924647f6e4374b4f08293]));
+    verify_walk_calldata(splice(matmul_0_committed(), 41, 42, array![0x1f6aeafca7be6abfcaf8a5b1bb6266a8]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_committed_2() {
-    verify_walk_calldata(splice(matmul_0_committed(), 38, 41, array![1, 0x1fd96e7a24b80d53e8cfd9f5505c0e5f]));
+    verify_walk_calldata(splice(matmul_0_committed(), 39, 42, array![1, 0x1710f57f0fe915dc049bb8d1e214d684]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_committed_3() {
-    verify_walk_calldata(splice(matmul_0_committed(), 38, 40, array![3, 0x1fd96e7a24b80d53e8cfd9f5505c0e5f, 0x1f704abf34e924647f6e4374b4f08293]));
+    verify_walk_calldata(splice(matmul_0_committed(), 39, 41, array![3, 0x1710f57f0fe915dc049bb8d1e214d684, 0x1f6aeafc87be6abfcaf8a5b1bb6266a8]));
 }
 
 /// proof layer.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_committed_4() {
-    verify_walk_calldata(splice(matmul_0_committed(), 41, 44, array![1, 0x1dfce1cab0502ce13a45bac17348629c]));
+    verify_walk_calldata(splice(matmul_0_committed(), 42, 45, array![1, 0x11d24944c5c07f373cca2e6a8ae03805]));
 }
 
 /// proof layer.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_committed_5() {
-    verify_walk_calldata(splice(matmul_0_committed(), 41, 43, array![3, 0x1dfce1cab0502ce13a45bac17348629c, 0x1291df3727936001a54fb402d9b7a18b]));
+    verify_walk_calldata(splice(matmul_0_committed(), 42, 44, array![3, 0x11d24944c5c07f373cca2e6a8ae03805, 0x16c13ab697391968f0869af1bbe9eccf]));
 }
 
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_matmul_0_committed_6() {
-    verify_walk_calldata(splice(matmul_0_committed(), 37, 47, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 38, 48, array![
         2,
         2,
-        0x1fd96e7a24b80d53e8cfd9f5505c0e5f,
-        0x1f704abf34e924647f6e4374b4f08293,
+        0x1710f57f0fe915dc049bb8d1e214d684,
+        0x1f6aeafc87be6abfcaf8a5b1bb6266a8,
         2,
-        0x1dfce1cab0502ce13a45bac17348629c,
-        0x1291df3727936001a54fb402d9b7a18b,
+        0x11d24944c5c07f373cca2e6a8ae03805,
+        0x16c13ab697391968f0869af1bbe9eccf,
     ]));
 }
 
@@ -11974,17 +17059,17 @@ fn rejects_matmul_0_committed_6() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_matmul_0_committed_7() {
-    verify_walk_calldata(splice(matmul_0_committed(), 37, 44, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 38, 45, array![
         4,
         2,
-        0x1fd96e7a24b80d53e8cfd9f5505c0e5f,
-        0x1f704abf34e924647f6e4374b4f08293,
+        0x1710f57f0fe915dc049bb8d1e214d684,
+        0x1f6aeafc87be6abfcaf8a5b1bb6266a8,
         2,
-        0x1dfce1cab0502ce13a45bac17348629c,
-        0x1291df3727936001a54fb402d9b7a18b,
+        0x11d24944c5c07f373cca2e6a8ae03805,
+        0x16c13ab697391968f0869af1bbe9eccf,
         2,
-        0x1b38ec25dbf0ed31557b6b35febc6c59,
-        0x18f803d8ac4e228338ed2f26153c6e2b,
+        0x1cf6df5a10934f820d45662adaa84914,
+        0x1aa124a43410e959e4319d9e2f174316,
     ]));
 }
 
@@ -11992,115 +17077,115 @@ fn rejects_matmul_0_committed_7() {
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_committed_8() {
-    verify_walk_calldata(splice(matmul_0_committed(), 48, 49, array![0x12cb9e6385d5fff35f2b178aea52e8d7]));
+    verify_walk_calldata(splice(matmul_0_committed(), 49, 50, array![0x1b33531fb0a41ca1e98b0b38d93687b5]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_committed_9() {
-    verify_walk_calldata(splice(matmul_0_committed(), 47, 49, array![0]));
+    verify_walk_calldata(splice(matmul_0_committed(), 48, 50, array![0]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_committed_10() {
-    verify_walk_calldata(splice(matmul_0_committed(), 47, 48, array![2, 0x12cb9e6365d5fff35f2b178aea52e8d7]));
+    verify_walk_calldata(splice(matmul_0_committed(), 48, 49, array![2, 0x1b33531f90a41ca1e98b0b38d93687b5]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_committed_11() {
-    verify_walk_calldata(splice(matmul_0_committed(), 50, 51, array![0x1a29d941f50f665f0a416797d366e6d6]));
+    verify_walk_calldata(splice(matmul_0_committed(), 51, 52, array![0x1a3838d7a808cd260b31cc8158378025]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_committed_12() {
-    verify_walk_calldata(splice(matmul_0_committed(), 49, 51, array![0]));
+    verify_walk_calldata(splice(matmul_0_committed(), 50, 52, array![0]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_committed_13() {
-    verify_walk_calldata(splice(matmul_0_committed(), 49, 50, array![2, 0x1a29d941d50f665f0a416797d366e6d6]));
+    verify_walk_calldata(splice(matmul_0_committed(), 50, 51, array![2, 0x1a3838d78808cd260b31cc8158378025]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_matmul_0_committed_14() {
-    verify_walk_calldata(splice(matmul_0_committed(), 53, 54, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0_committed(), 54, 55, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_matmul_0_committed_15() {
-    verify_walk_calldata(splice(matmul_0_committed(), 51, 54, array![0]));
+    verify_walk_calldata(splice(matmul_0_committed(), 52, 55, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_committed_16() {
-    verify_walk_calldata(splice(matmul_0_committed(), 60, 61, array![0x1d57d8c363349a423b8dca85e20eb222]));
+    verify_walk_calldata(splice(matmul_0_committed(), 61, 62, array![0x1fa06b7aca0744e22234fc5db1b3b5f1]));
 }
 
 /// proof opening.fold.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_committed_17() {
-    verify_walk_calldata(splice(matmul_0_committed(), 61, 62, array![0x189f8cb8fe3e8bdd5f9c767c032545ca]));
+    verify_walk_calldata(splice(matmul_0_committed(), 62, 63, array![0x129d48c763b2ad8277ca7d8f459085ca]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_matmul_0_committed_18() {
-    verify_walk_calldata(splice(matmul_0_committed(), 59, 62, array![1, 0x1d57d8c343349a423b8dca85e20eb222]));
+    verify_walk_calldata(splice(matmul_0_committed(), 60, 63, array![1, 0x1fa06b7aaa0744e22234fc5db1b3b5f1]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_matmul_0_committed_19() {
-    verify_walk_calldata(splice(matmul_0_committed(), 59, 61, array![3, 0x1d57d8c343349a423b8dca85e20eb222, 0x189f8cb8de3e8bdd5f9c767c032545ca]));
+    verify_walk_calldata(splice(matmul_0_committed(), 60, 62, array![3, 0x1fa06b7aaa0744e22234fc5db1b3b5f1, 0x129d48c743b2ad8277ca7d8f459085ca]));
 }
 
 /// proof opening.fold.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_matmul_0_committed_20() {
-    verify_walk_calldata(splice(matmul_0_committed(), 62, 65, array![1, 0x1d6dea65a8ac60e5c97f0a038a71be48]));
+    verify_walk_calldata(splice(matmul_0_committed(), 63, 66, array![1, 0x152ac4c35b3271d6c367b2c154465c51]));
 }
 
 /// proof opening.fold.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_matmul_0_committed_21() {
-    verify_walk_calldata(splice(matmul_0_committed(), 62, 64, array![3, 0x1d6dea65a8ac60e5c97f0a038a71be48, 0x12ab77a7f85fcdcaa444f75a71d4078e]));
+    verify_walk_calldata(splice(matmul_0_committed(), 63, 65, array![3, 0x152ac4c35b3271d6c367b2c154465c51, 0x1fb954be9591fc9f89057aa3e976f8b2]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_matmul_0_committed_22() {
-    verify_walk_calldata(splice(matmul_0_committed(), 58, 71, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 59, 72, array![
         3,
         2,
-        0x1d57d8c343349a423b8dca85e20eb222,
-        0x189f8cb8de3e8bdd5f9c767c032545ca,
+        0x1fa06b7aaa0744e22234fc5db1b3b5f1,
+        0x129d48c743b2ad8277ca7d8f459085ca,
         2,
-        0x1d6dea65a8ac60e5c97f0a038a71be48,
-        0x12ab77a7f85fcdcaa444f75a71d4078e,
+        0x152ac4c35b3271d6c367b2c154465c51,
+        0x1fb954be9591fc9f89057aa3e976f8b2,
         2,
-        0x1c324b063410167c7ab77c81c7ab1776,
-        0x14367cc4956f01d3018b38ae278d77be,
+        0x18c41aecfbbef8c727ca9664f0b52570,
+        0x1fd068a834c0037d1f2da80e7d59a9b5,
     ]));
 }
 
@@ -12108,20 +17193,20 @@ fn rejects_matmul_0_committed_22() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_matmul_0_committed_23() {
-    verify_walk_calldata(splice(matmul_0_committed(), 58, 68, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 59, 69, array![
         5,
         2,
-        0x1d57d8c343349a423b8dca85e20eb222,
-        0x189f8cb8de3e8bdd5f9c767c032545ca,
+        0x1fa06b7aaa0744e22234fc5db1b3b5f1,
+        0x129d48c743b2ad8277ca7d8f459085ca,
         2,
-        0x1d6dea65a8ac60e5c97f0a038a71be48,
-        0x12ab77a7f85fcdcaa444f75a71d4078e,
+        0x152ac4c35b3271d6c367b2c154465c51,
+        0x1fb954be9591fc9f89057aa3e976f8b2,
         2,
-        0x1c324b063410167c7ab77c81c7ab1776,
-        0x14367cc4956f01d3018b38ae278d77be,
+        0x18c41aecfbbef8c727ca9664f0b52570,
+        0x1fd068a834c0037d1f2da80e7d59a9b5,
         2,
-        0x1d92c7b87295b21503628044f9876e02,
-        0x17905c7b7424bad6cc262248c75cbadc,
+        0x1d272ab1d98aadc78375ada798192b10,
+        0x1eb1673afa639f0f2d8a2a4cf7aa71e2,
     ]));
 }
 
@@ -12129,63 +17214,63 @@ fn rejects_matmul_0_committed_23() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_committed_24() {
-    verify_walk_calldata(splice(matmul_0_committed(), 72, 73, array![0x112d56cd38ab70400168c54a7d36a366]));
+    verify_walk_calldata(splice(matmul_0_committed(), 73, 74, array![0x187357c2ccd23fff82415b2d83eba301]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_matmul_0_committed_25() {
-    verify_walk_calldata(splice(matmul_0_committed(), 73, 74, array![14091]));
+    verify_walk_calldata(splice(matmul_0_committed(), 74, 75, array![48277]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_matmul_0_committed_26() {
-    verify_walk_calldata(splice(matmul_0_committed(), 75, 76, array![0x174f7d48e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
+    verify_walk_calldata(splice(matmul_0_committed(), 76, 77, array![0x174f7d48e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_matmul_0_committed_27() {
-    verify_walk_calldata(splice(matmul_0_committed(), 75, 76, array![0x174f7d46e559b472c59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
+    verify_walk_calldata(splice(matmul_0_committed(), 76, 77, array![0x174f7d46e559b472c59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_matmul_0_committed_28() {
-    verify_walk_calldata(splice(matmul_0_committed(), 76, 77, array![0x7000000006257f5d09e03f8135d1cc3d25475d2c289e16f5e0d6edcc85594cb]));
+    verify_walk_calldata(splice(matmul_0_committed(), 77, 78, array![0x7000000006257f5d09e03f8135d1cc3d25475d2c289e16f5e0d6edcc85594cb]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_matmul_0_committed_29() {
-    verify_walk_calldata(splice(matmul_0_committed(), 77, 77, array![0x100000000000000000000000000000000000000000000000000000078baf672]));
+    verify_walk_calldata(splice(matmul_0_committed(), 78, 78, array![0x100000000000000000000000000000000000000000000000000000078baf672]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_matmul_0_committed_30() {
-    verify_walk_calldata(splice(matmul_0_committed(), 78, 79, array![0x70000000097249413d60562f8d5d32145ee3532d7918e17aeda97b511b5e281]));
+    verify_walk_calldata(splice(matmul_0_committed(), 79, 80, array![0x70000000097249413d60562f8d5d32145ee3532d7918e17aeda97b511b5e281]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_matmul_0_committed_31() {
-    verify_walk_calldata(splice(matmul_0_committed(), 79, 79, array![0x100000000000000000000000000000000000000000000000000000009c92f9e]));
+    verify_walk_calldata(splice(matmul_0_committed(), 80, 80, array![0x100000000000000000000000000000000000000000000000000000009c92f9e]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_matmul_0_committed_32() {
-    verify_walk_calldata(splice(matmul_0_committed(), 74, 83, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 75, 84, array![
         3,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
         0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
@@ -12200,7 +17285,7 @@ fn rejects_matmul_0_committed_32() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_matmul_0_committed_33() {
-    verify_walk_calldata(splice(matmul_0_committed(), 74, 81, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 75, 82, array![
         5,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
         0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
@@ -12290,77 +17375,77 @@ fn rejects_matmul_0_committed_44() {
     verify_walk_calldata(splice(matmul_0_committed(), 30, 31, array![5]));
 }
 
-/// felt 37 + 1
+/// felt 38 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_matmul_0_committed_45() {
-    verify_walk_calldata(splice(matmul_0_committed(), 37, 38, array![4]));
+    verify_walk_calldata(splice(matmul_0_committed(), 38, 39, array![4]));
 }
 
 /// felt 45 + 1
 #[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_matmul_0_committed_46() {
-    verify_walk_calldata(splice(matmul_0_committed(), 45, 46, array![0x1b38ec25dbf0ed31557b6b35febc6c5a]));
+    verify_walk_calldata(splice(matmul_0_committed(), 45, 46, array![3]));
 }
 
-/// felt 52 + 1
+/// felt 53 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_matmul_0_committed_47() {
-    verify_walk_calldata(splice(matmul_0_committed(), 52, 53, array![98]));
+    verify_walk_calldata(splice(matmul_0_committed(), 53, 54, array![98]));
 }
 
-/// felt 60 + 1
+/// felt 61 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_committed_48() {
-    verify_walk_calldata(splice(matmul_0_committed(), 60, 61, array![0x1d57d8c343349a423b8dca85e20eb223]));
+    verify_walk_calldata(splice(matmul_0_committed(), 61, 62, array![0x1fa06b7aaa0744e22234fc5db1b3b5f2]));
 }
 
-/// felt 67 + 1
+/// felt 68 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_committed_49() {
-    verify_walk_calldata(splice(matmul_0_committed(), 67, 68, array![0x14367cc4956f01d3018b38ae278d77bf]));
+    verify_walk_calldata(splice(matmul_0_committed(), 68, 69, array![0x1fd068a834c0037d1f2da80e7d59a9b6]));
 }
 
-/// felt 75 + 1
+/// felt 76 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_matmul_0_committed_50() {
-    verify_walk_calldata(splice(matmul_0_committed(), 75, 76, array![0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67d]));
+    verify_walk_calldata(splice(matmul_0_committed(), 76, 77, array![0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67d]));
 }
 
-/// felt 83 + 1
+/// felt 84 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_matmul_0_committed_51() {
-    verify_walk_calldata(splice(matmul_0_committed(), 83, 84, array![1]));
+    verify_walk_calldata(splice(matmul_0_committed(), 84, 85, array![1]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_matmul_0_committed_52() {
-    verify_walk_calldata(splice(matmul_0_committed(), 35, 36, array![0]));
+    verify_walk_calldata(splice(matmul_0_committed(), 36, 37, array![0]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_matmul_0_committed_53() {
-    verify_walk_calldata(splice(matmul_0_committed(), 35, 36, array![1]));
+    verify_walk_calldata(splice(matmul_0_committed(), 36, 37, array![1]));
 }
 
 /// a bias value
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_committed_54() {
-    verify_walk_calldata(splice(matmul_0_committed(), 36, 37, array![1, 0x10000000200000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0_committed(), 37, 38, array![1, 0x10000000200000000000000000000000]));
 }
 
-/// An honest matmul proof, dims 3×5×2, bound weights (89 felts).
+/// An honest matmul proof, dims 3×5×2, bound weights (90 felts).
 pub fn matmul_0_bound() -> Array<felt252> {
     array![
         3,
@@ -12403,22 +17488,23 @@ pub fn matmul_0_bound() -> Array<felt252> {
         98,
         0,
         0,
+        0,
         5,
         0,
         3,
         2,
-        0x17634858572771d21fd89614aa6cf51e,
-        0x13804bdbd112f427bc8e061f8774aafe,
+        0x13e079d7715bc6c3bf0c24fff9650475,
+        0x1a1aad4a5ee177be914c02018eee4cb2,
         2,
-        0x19730105f69b829aafa40ee53196ba34,
-        0x1e7f2446fc6c8cf3946e17f48ea25934,
+        0x10604ea5bf03159327dbaa4acdebfb37,
+        0x103015a33950ce78ec6cc22dcbce6cbf,
         2,
-        0x168ce083638fb81ecd708966388ae8ed,
-        0x1b97b78f6f4296bb0a9bad8ce03af1d0,
+        0x1473f42a093af34abee73810d991728a,
+        0x1f339b974c2d04ab3158d4107eec020a,
         1,
-        0x10f100beef01c27e706b0e95cd4f2d47,
+        0x1f7aebdc164dc60067c29f3a4f3ee536,
         1,
-        0x1e94234b8ab20923f0658441a73d653e,
+        0x1b2445c7918c9138a2843770ff1188b1,
         1,
         97,
         1,
@@ -12428,20 +17514,20 @@ pub fn matmul_0_bound() -> Array<felt252> {
         0,
         4,
         2,
-        0x158d07038f37a2c74aa45c8c2ff22e4b,
-        0x14883273dffb0116ed36f25b68e15a8d,
+        0x1c70147c2ef9e07ab7728354d60a4d28,
+        0x13ee8ab7f60998c3f4e5950185143a19,
         2,
-        0x18323c9546be99a67a02f91c26af508c,
-        0x1cf92fceb471d0022e051efa8d779fbd,
+        0x174c96b19cc7ff974cb5579627465210,
+        0x13c99e71d6d39d45b248c7f01a16fbf5,
         2,
-        0x1c78207de245cb84d2791fdc25273f99,
-        0x147f73f37e3f00960dd44bc19e270e3e,
+        0x1f67170fe5eb9f513d890e4dea789484,
+        0x17ed1264f8ea7ab349acce7ab7210327,
         2,
-        0x1e6827bda59aa43acef52a03dc537bf4,
-        0x1b7f092fff093d942ef82a68d6f65aee,
+        0x1a6c92b573d8ebe65a1c8dfc46d81efa,
+        0x1c0f56c3131ec3ddd086bfd7496a086a,
         0,
-        0x116d7464306e6d0efd63b7cc71d73bdd,
-        33371,
+        0x10ea5ff5c16cecc898fb9b7b74a3a836,
+        75980,
         4,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
         0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
@@ -12460,11 +17546,858 @@ fn accepts_matmul_0_bound() {
     assert_eq!(verify_walk_calldata(matmul_0_bound()), 0x50484f3dedd2a91c91bb76373ef81846a941c132f14ed2de9d8f88225406611);
 }
 
+/// An honest matmul proof, dims 3×5×2, committed inputs, outputs and weights (141 felts).
+pub fn matmul_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        5,
+        2,
+        0,
+        0,
+        0,
+        3,
+        97,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        98,
+        2,
+        5,
+        2,
+        0xc2264171149b1382c3a5521d72eca10,
+        0x579272af68732dc00a88ee385e08168,
+        4,
+        0x706f736569646f6e,
+        99,
+        2,
+        3,
+        2,
+        0xac2dbd0e491df0107bbb6c799e0052cd,
+        0x6c617e55e369c6ba34dd6a1312fc590,
+        3,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        99,
+        0x1b25fe68a22bd70d6b1ec6b020421a3f,
+        5,
+        0,
+        3,
+        2,
+        0x1f52ff582c18c49a359664a89982d327,
+        0x1b469780b647be6fa1e7ee25e337917e,
+        2,
+        0x14e24e068b7a68f0c7be7347b4560a56,
+        0x114c57751e7660f928eb7169f7d48ab0,
+        2,
+        0x1c4720471399f96b062a5024db83e156,
+        0x1769ea540ab8a55d188f859f13ecdc21,
+        1,
+        0x108427afc48ac3b10b6ba4ef4928c891,
+        1,
+        0x1d58ca94bd6310bb874297f006d1baaf,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x18c6a97709baf8821a49af16e16f87d9,
+        0x11d805683b43e3d4cc64027ccafc7013,
+        2,
+        0x187c7fdd301c5107b08f1c63547a1e8f,
+        0x1b6aa392c16e8b261c3326b6538df9ab,
+        2,
+        0x1f883dc645e9ac2353e3affe3bcee997,
+        0x14870170201e14abd26888f3b5f64f0e,
+        2,
+        0x1c6c1f71636475f98b54f0dea06c4715,
+        0x1fbfd8367cc86df317e023d5c0580f7e,
+        2,
+        0x1f83d0b47ac2c96c36799375cb4ccae9,
+        0x1764f03b624db2567fe56161a9e69f64,
+        3,
+        0x16e21f4acce696a663a68c97eafeb87f,
+        0x1b45942bfa4ae5c4e6c4dc8c01579028,
+        0x14f0a82e0a28eb91964754766be35edd,
+        5,
+        2,
+        0x1c6803dc23dfabe24954b15eb019d7d1,
+        0x1f536cc5b6b82b6b5fdf375d9f0e6bdc,
+        2,
+        0x172082ddc43c12ab75a6df79e71c193e,
+        0x16e892590183b7f6e5d4ebabfac51331,
+        2,
+        0x1264a9348b9bed1bca707b601a883d4c,
+        0x146db324550763d437b6d53d64695113,
+        2,
+        0x10af80cf491dae4d9a66ccf5de78aafc,
+        0x185ba12d303a126b3a8b1d32a2e3e46b,
+        2,
+        0x12169948966d846c9f842e5d9c168af6,
+        0x1225033552a5091ab510fa0052df42aa,
+        1,
+        0xba00479bc9bf9c9ea9cbe598a1d2a247,
+        0x6b5ce3eb1706c845b70fb1cdef62558,
+        0x1a6de23e75f269558d9c33a553cacee0,
+        89093,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        4,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+        0,
+        4,
+        0x4e10d639e08c104cfaf6a81836b540b7c0905d3b6191e7a028def0522ec820,
+        0xa751c7f9ccac866961e4c16e34e79f6b64b1c0ac3356670d857f9b82a3ea33,
+        0x641e87d973fd911a2b0d8e38f2932bdf0be96ac07a3766d8df1577f061082e,
+        0x4c31ea061b75b42658d56ad83df7d7cb16c78cc9c6fe0874822f499b476c8,
+        0,
+        4,
+        0xf9716d88f905f4e4fbb0bdbb6048000e34db8f36cbeddb3e74e2dce91addef,
+        0x4abb2a72a9344e88896f013e10643a99203fc0bbc90840c598fea53e191a46,
+        0x271efaaceb4da5c2db3417e426ca6e3b5a02bd17a772cd607cad3a5cb2b70c,
+        0x4cd3e4895fb41979933f038716459f98feb41f50610b91f4fbfe802dbb03f6,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_matmul_0_io() {
+    assert_eq!(verify_walk_calldata(matmul_0_io()), 0x684f68d8f9b93b4135bcbb6696368e54bd3115e042860bbdabb4b47ba7cadd0);
+}
+
+/// proof outputs.c
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_io_0() {
+    verify_walk_calldata(splice(matmul_0_io(), 40, 41, array![0x1b25fe68c22bd70d6b1ec6b020421a3f]));
+}
+
+/// proof outputs.c-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_matmul_0_io_1() {
+    verify_walk_calldata(splice(matmul_0_io(), 38, 41, array![0]));
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_io_2() {
+    verify_walk_calldata(splice(matmul_0_io(), 45, 46, array![0x1f52ff584c18c49a359664a89982d327]));
+}
+
+/// proof layer.sumcheck.rounds[0][1]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_io_3() {
+    verify_walk_calldata(splice(matmul_0_io(), 46, 47, array![0x1b469780d647be6fa1e7ee25e337917e]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_io_4() {
+    verify_walk_calldata(splice(matmul_0_io(), 44, 47, array![1, 0x1f52ff582c18c49a359664a89982d327]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_io_5() {
+    verify_walk_calldata(splice(matmul_0_io(), 44, 46, array![3, 0x1f52ff582c18c49a359664a89982d327, 0x1b469780b647be6fa1e7ee25e337917e]));
+}
+
+/// proof layer.sumcheck.rounds[1]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_io_6() {
+    verify_walk_calldata(splice(matmul_0_io(), 47, 50, array![1, 0x14e24e068b7a68f0c7be7347b4560a56]));
+}
+
+/// proof layer.sumcheck.rounds[1]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_matmul_0_io_7() {
+    verify_walk_calldata(splice(matmul_0_io(), 47, 49, array![3, 0x14e24e068b7a68f0c7be7347b4560a56, 0x114c57751e7660f928eb7169f7d48ab0]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_matmul_0_io_8() {
+    verify_walk_calldata(splice(matmul_0_io(), 43, 53, array![
+        2,
+        2,
+        0x1f52ff582c18c49a359664a89982d327,
+        0x1b469780b647be6fa1e7ee25e337917e,
+        2,
+        0x14e24e068b7a68f0c7be7347b4560a56,
+        0x114c57751e7660f928eb7169f7d48ab0,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_matmul_0_io_9() {
+    verify_walk_calldata(splice(matmul_0_io(), 43, 50, array![
+        4,
+        2,
+        0x1f52ff582c18c49a359664a89982d327,
+        0x1b469780b647be6fa1e7ee25e337917e,
+        2,
+        0x14e24e068b7a68f0c7be7347b4560a56,
+        0x114c57751e7660f928eb7169f7d48ab0,
+        2,
+        0x1c4720471399f96b062a5024db83e156,
+        0x1769ea540ab8a55d188f859f13ecdc21,
+    ]));
+}
+
+/// proof layer.x[0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_io_10() {
+    verify_walk_calldata(splice(matmul_0_io(), 54, 55, array![0x108427afe48ac3b10b6ba4ef4928c891]));
+}
+
+/// proof layer.x-last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_io_11() {
+    verify_walk_calldata(splice(matmul_0_io(), 53, 55, array![0]));
+}
+
+/// proof layer.x+last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_io_12() {
+    verify_walk_calldata(splice(matmul_0_io(), 53, 54, array![2, 0x108427afc48ac3b10b6ba4ef4928c891]));
+}
+
+/// proof layer.w[0]
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_io_13() {
+    verify_walk_calldata(splice(matmul_0_io(), 56, 57, array![0x1d58ca94dd6310bb874297f006d1baaf]));
+}
+
+/// proof layer.w-last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_io_14() {
+    verify_walk_calldata(splice(matmul_0_io(), 55, 57, array![0]));
+}
+
+/// proof layer.w+last
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_io_15() {
+    verify_walk_calldata(splice(matmul_0_io(), 55, 56, array![2, 0x1d58ca94bd6310bb874297f006d1baaf]));
+}
+
+/// proof opening.merge.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_matmul_0_io_16() {
+    verify_walk_calldata(splice(matmul_0_io(), 62, 63, array![0x18c6a97729baf8821a49af16e16f87d9]));
+}
+
+/// proof opening.merge.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_matmul_0_io_17() {
+    verify_walk_calldata(splice(matmul_0_io(), 63, 64, array![0x11d805685b43e3d4cc64027ccafc7013]));
+}
+
+/// proof opening.merge.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_io_18() {
+    verify_walk_calldata(splice(matmul_0_io(), 61, 64, array![1, 0x18c6a97709baf8821a49af16e16f87d9]));
+}
+
+/// proof opening.merge.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_io_19() {
+    verify_walk_calldata(splice(matmul_0_io(), 61, 63, array![3, 0x18c6a97709baf8821a49af16e16f87d9, 0x11d805683b43e3d4cc64027ccafc7013]));
+}
+
+/// proof opening.merge.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_io_20() {
+    verify_walk_calldata(splice(matmul_0_io(), 64, 67, array![1, 0x187c7fdd301c5107b08f1c63547a1e8f]));
+}
+
+/// proof opening.merge.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_io_21() {
+    verify_walk_calldata(splice(matmul_0_io(), 64, 66, array![3, 0x187c7fdd301c5107b08f1c63547a1e8f, 0x1b6aa392c16e8b261c3326b6538df9ab]));
+}
+
+/// proof opening.merge.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_matmul_0_io_22() {
+    verify_walk_calldata(splice(matmul_0_io(), 60, 76, array![
+        4,
+        2,
+        0x18c6a97709baf8821a49af16e16f87d9,
+        0x11d805683b43e3d4cc64027ccafc7013,
+        2,
+        0x187c7fdd301c5107b08f1c63547a1e8f,
+        0x1b6aa392c16e8b261c3326b6538df9ab,
+        2,
+        0x1f883dc645e9ac2353e3affe3bcee997,
+        0x14870170201e14abd26888f3b5f64f0e,
+        2,
+        0x1c6c1f71636475f98b54f0dea06c4715,
+        0x1fbfd8367cc86df317e023d5c0580f7e,
+    ]));
+}
+
+/// proof opening.merge.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_matmul_0_io_23() {
+    verify_walk_calldata(splice(matmul_0_io(), 60, 73, array![
+        6,
+        2,
+        0x18c6a97709baf8821a49af16e16f87d9,
+        0x11d805683b43e3d4cc64027ccafc7013,
+        2,
+        0x187c7fdd301c5107b08f1c63547a1e8f,
+        0x1b6aa392c16e8b261c3326b6538df9ab,
+        2,
+        0x1f883dc645e9ac2353e3affe3bcee997,
+        0x14870170201e14abd26888f3b5f64f0e,
+        2,
+        0x1c6c1f71636475f98b54f0dea06c4715,
+        0x1fbfd8367cc86df317e023d5c0580f7e,
+        2,
+        0x1f83d0b47ac2c96c36799375cb4ccae9,
+        0x1764f03b624db2567fe56161a9e69f64,
+    ]));
+}
+
+/// proof opening.merged_values[0]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_matmul_0_io_24() {
+    verify_walk_calldata(splice(matmul_0_io(), 77, 78, array![0x16e21f4aece696a663a68c97eafeb87f]));
+}
+
+/// proof opening.merged_values[1]
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_matmul_0_io_25() {
+    verify_walk_calldata(splice(matmul_0_io(), 78, 79, array![0x1b45942c1a4ae5c4e6c4dc8c01579028]));
+}
+
+/// proof opening.merged_values-last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_matmul_0_io_26() {
+    verify_walk_calldata(splice(matmul_0_io(), 76, 80, array![2, 0x16e21f4acce696a663a68c97eafeb87f, 0x1b45942bfa4ae5c4e6c4dc8c01579028]));
+}
+
+/// proof opening.merged_values+last
+#[test]
+#[should_panic(expected: ('pcs.merge_count',))]
+fn rejects_matmul_0_io_27() {
+    verify_walk_calldata(splice(matmul_0_io(), 76, 79, array![
+        4,
+        0x16e21f4acce696a663a68c97eafeb87f,
+        0x1b45942bfa4ae5c4e6c4dc8c01579028,
+        0x14f0a82e0a28eb91964754766be35edd,
+    ]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_io_28() {
+    verify_walk_calldata(splice(matmul_0_io(), 82, 83, array![0x1c6803dc43dfabe24954b15eb019d7d1]));
+}
+
+/// proof opening.fold.rounds[0][1]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_io_29() {
+    verify_walk_calldata(splice(matmul_0_io(), 83, 84, array![0x1f536cc5d6b82b6b5fdf375d9f0e6bdc]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_io_30() {
+    verify_walk_calldata(splice(matmul_0_io(), 81, 84, array![1, 0x1c6803dc23dfabe24954b15eb019d7d1]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_io_31() {
+    verify_walk_calldata(splice(matmul_0_io(), 81, 83, array![3, 0x1c6803dc23dfabe24954b15eb019d7d1, 0x1f536cc5b6b82b6b5fdf375d9f0e6bdc]));
+}
+
+/// proof opening.fold.rounds[1]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_io_32() {
+    verify_walk_calldata(splice(matmul_0_io(), 84, 87, array![1, 0x172082ddc43c12ab75a6df79e71c193e]));
+}
+
+/// proof opening.fold.rounds[1]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_matmul_0_io_33() {
+    verify_walk_calldata(splice(matmul_0_io(), 84, 86, array![3, 0x172082ddc43c12ab75a6df79e71c193e, 0x16e892590183b7f6e5d4ebabfac51331]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_matmul_0_io_34() {
+    verify_walk_calldata(splice(matmul_0_io(), 80, 96, array![
+        4,
+        2,
+        0x1c6803dc23dfabe24954b15eb019d7d1,
+        0x1f536cc5b6b82b6b5fdf375d9f0e6bdc,
+        2,
+        0x172082ddc43c12ab75a6df79e71c193e,
+        0x16e892590183b7f6e5d4ebabfac51331,
+        2,
+        0x1264a9348b9bed1bca707b601a883d4c,
+        0x146db324550763d437b6d53d64695113,
+        2,
+        0x10af80cf491dae4d9a66ccf5de78aafc,
+        0x185ba12d303a126b3a8b1d32a2e3e46b,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_matmul_0_io_35() {
+    verify_walk_calldata(splice(matmul_0_io(), 80, 93, array![
+        6,
+        2,
+        0x1c6803dc23dfabe24954b15eb019d7d1,
+        0x1f536cc5b6b82b6b5fdf375d9f0e6bdc,
+        2,
+        0x172082ddc43c12ab75a6df79e71c193e,
+        0x16e892590183b7f6e5d4ebabfac51331,
+        2,
+        0x1264a9348b9bed1bca707b601a883d4c,
+        0x146db324550763d437b6d53d64695113,
+        2,
+        0x10af80cf491dae4d9a66ccf5de78aafc,
+        0x185ba12d303a126b3a8b1d32a2e3e46b,
+        2,
+        0x12169948966d846c9f842e5d9c168af6,
+        0x1225033552a5091ab510fa0052df42aa,
+    ]));
+}
+
+/// proof opening.layer_roots[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_io_36() {
+    verify_walk_calldata(splice(matmul_0_io(), 97, 98, array![0xba00479bc9bf9c9ea9cbe598a1d2a248]));
+}
+
+/// proof opening.layer_roots-last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_matmul_0_io_37() {
+    verify_walk_calldata(splice(matmul_0_io(), 96, 99, array![0]));
+}
+
+/// proof opening.layer_roots+last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_matmul_0_io_38() {
+    verify_walk_calldata(splice(matmul_0_io(), 96, 97, array![2, 0xba00479bc9bf9c9ea9cbe598a1d2a247, 0x6b5ce3eb1706c845b70fb1cdef62558]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_io_39() {
+    verify_walk_calldata(splice(matmul_0_io(), 99, 100, array![0x1a6de23e95f269558d9c33a553cacee0]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_matmul_0_io_40() {
+    verify_walk_calldata(splice(matmul_0_io(), 100, 101, array![89094]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_io_41() {
+    verify_walk_calldata(splice(matmul_0_io(), 102, 103, array![0x38ad1251ba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_io_42() {
+    verify_walk_calldata(splice(matmul_0_io(), 102, 103, array![0x38ad124fba74b7447726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_io_43() {
+    verify_walk_calldata(splice(matmul_0_io(), 103, 104, array![0x700000001095c2d8a65fb438f6ed2772e012d8fc1ab8fff0025d6b620664f71]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_io_44() {
+    verify_walk_calldata(splice(matmul_0_io(), 104, 104, array![0x10000000000000000000000000000000000000000000000000000000c2f2b27]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_io_45() {
+    verify_walk_calldata(splice(matmul_0_io(), 105, 106, array![0x700000001df11d4584799f1aa46b3562b4116731bb26366f3933919493d3de4]));
+}
+
+/// proof opening.poly_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_io_46() {
+    verify_walk_calldata(splice(matmul_0_io(), 106, 106, array![0x10000000000000000000000000000000000000000000000000000004b1d8bf4]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_matmul_0_io_47() {
+    verify_walk_calldata(splice(matmul_0_io(), 101, 118, array![
+        7,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_matmul_0_io_48() {
+    verify_walk_calldata(splice(matmul_0_io(), 101, 116, array![
+        9,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_matmul_0_io_49() {
+    verify_walk_calldata(splice(matmul_0_io(), 119, 128, array![
+        3,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+    ]));
+}
+
+/// proof opening.poly_openings[1].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_matmul_0_io_50() {
+    verify_walk_calldata(splice(matmul_0_io(), 119, 126, array![
+        5,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_io_51() {
+    verify_walk_calldata(splice(matmul_0_io(), 136, 137, array![0xf9716d8af905f4e4fbb0bdbb6048000e34db8f36cbeddb3e74e2dce91addef]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][1]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_io_52() {
+    verify_walk_calldata(splice(matmul_0_io(), 136, 137, array![0xf9716d88f905f4e8fbb0bdbb6048000e34db8f36cbeddb3e74e2dce91addef]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_io_53() {
+    verify_walk_calldata(splice(matmul_0_io(), 136, 137, array![0x700000001f2e2db11f20be9c9f7617b76c090001c69b71e6d97dbb67ce9c5b9]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_io_54() {
+    verify_walk_calldata(splice(matmul_0_io(), 137, 137, array![0x1000000000000000000000000000000000000000000000000000000691addef]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_io_55() {
+    verify_walk_calldata(splice(matmul_0_io(), 137, 138, array![0x700000000957654e552689d1112de027c20c87532407f81779210818b31fd4a]));
+}
+
+/// proof opening.layer_openings[0].leaves[1]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_matmul_0_io_56() {
+    verify_walk_calldata(splice(matmul_0_io(), 138, 138, array![0x10000000000000000000000000000000000000000000000000000003e191a46]));
+}
+
+/// proof opening.layer_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_matmul_0_io_57() {
+    verify_walk_calldata(splice(matmul_0_io(), 135, 140, array![
+        3,
+        0xf9716d88f905f4e4fbb0bdbb6048000e34db8f36cbeddb3e74e2dce91addef,
+        0x4abb2a72a9344e88896f013e10643a99203fc0bbc90840c598fea53e191a46,
+        0x271efaaceb4da5c2db3417e426ca6e3b5a02bd17a772cd607cad3a5cb2b70c,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_matmul_0_io_58() {
+    verify_walk_calldata(splice(matmul_0_io(), 135, 139, array![
+        5,
+        0xf9716d88f905f4e4fbb0bdbb6048000e34db8f36cbeddb3e74e2dce91addef,
+        0x4abb2a72a9344e88896f013e10643a99203fc0bbc90840c598fea53e191a46,
+        0x271efaaceb4da5c2db3417e426ca6e3b5a02bd17a772cd607cad3a5cb2b70c,
+        0x4cd3e4895fb41979933f038716459f98feb41f50610b91f4fbfe802dbb03f6,
+    ]));
+}
+
+/// proof opening.layer_openings-last
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_matmul_0_io_59() {
+    verify_walk_calldata(splice(matmul_0_io(), 135, 141, array![]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_61() {
+    verify_walk_calldata(splice(matmul_0_io(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_62() {
+    verify_walk_calldata(splice(matmul_0_io(), 5, 6, array![6]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_63() {
+    verify_walk_calldata(splice(matmul_0_io(), 6, 7, array![3]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_matmul_0_io_64() {
+    verify_walk_calldata(splice(matmul_0_io(), 0, 1, array![4]));
+}
+
+/// felt 12 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_io_65() {
+    verify_walk_calldata(splice(matmul_0_io(), 12, 13, array![3]));
+}
+
+/// felt 25 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_66() {
+    verify_walk_calldata(splice(matmul_0_io(), 25, 26, array![5]));
+}
+
+/// felt 38 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_matmul_0_io_67() {
+    verify_walk_calldata(splice(matmul_0_io(), 38, 39, array![2]));
+}
+
+/// felt 50 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_matmul_0_io_68() {
+    verify_walk_calldata(splice(matmul_0_io(), 50, 51, array![3]));
+}
+
+/// felt 63 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_matmul_0_io_69() {
+    verify_walk_calldata(splice(matmul_0_io(), 63, 64, array![0x11d805683b43e3d4cc64027ccafc7014]));
+}
+
+/// felt 76 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_matmul_0_io_70() {
+    verify_walk_calldata(splice(matmul_0_io(), 76, 77, array![4]));
+}
+
+/// felt 89 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_io_71() {
+    verify_walk_calldata(splice(matmul_0_io(), 89, 90, array![0x146db324550763d437b6d53d64695114]));
+}
+
+/// felt 101 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_matmul_0_io_72() {
+    verify_walk_calldata(splice(matmul_0_io(), 101, 102, array![9]));
+}
+
+/// felt 114 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_io_73() {
+    verify_walk_calldata(splice(matmul_0_io(), 114, 115, array![0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e7]));
+}
+
+/// felt 127 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_matmul_0_io_74() {
+    verify_walk_calldata(splice(matmul_0_io(), 127, 128, array![0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864f]));
+}
+
+/// felt 140 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_matmul_0_io_75() {
+    verify_walk_calldata(splice(matmul_0_io(), 140, 141, array![1]));
+}
+
+/// layer as linear's variant
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_matmul_0_io_76() {
+    verify_walk_calldata(splice(matmul_0_io(), 39, 40, array![0]));
+}
+
+/// layer as qkv's variant
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_matmul_0_io_77() {
+    verify_walk_calldata(splice(matmul_0_io(), 39, 40, array![1]));
+}
+
+/// a bias value
+#[test]
+#[should_panic(expected: ('matmul.value_count',))]
+fn rejects_matmul_0_io_78() {
+    verify_walk_calldata(splice(matmul_0_io(), 42, 43, array![1, 0x10000000200000000000000000000000]));
+}
+
 /// Version 2 alone.
 #[test]
 #[should_panic(expected: ('calldata.version',))]
 fn rejects_matmul_0_version() {
-    verify_walk_calldata(splice(matmul_0(), 0, 57, array![2]));
+    verify_walk_calldata(splice(matmul_0(), 0, 58, array![2]));
 }
 
 /// Kind 1, the retired standalone matmul.
@@ -12551,28 +18484,850 @@ fn rejects_matmul_0_limb_before_marker() {
 #[test]
 #[should_panic(expected: ('calldata.limb',))]
 fn rejects_matmul_0_limb_qm31() {
-    verify_walk_calldata(splice(matmul_0(), 38, 39, array![0x1fffffffe555a3485e1bf8af4b8afd76]));
+    verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x1fffffffe555a3485e1bf8af4b8afd76]));
 }
 
 /// The first QM31's felt >> 124 = 2.
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_matmul_0_sentinel_two() {
-    verify_walk_calldata(splice(matmul_0(), 38, 39, array![0x2feac4e26555a3485e1bf8af4b8afd76]));
+    verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x2feac4e26555a3485e1bf8af4b8afd76]));
 }
 
 /// The last felt missing.
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_matmul_0_truncated() {
-    verify_walk_calldata(splice(matmul_0(), 56, 57, array![]));
+    verify_walk_calldata(splice(matmul_0(), 57, 58, array![]));
 }
 
 /// One felt after the proof.
 #[test]
 #[should_panic(expected: ('calldata.extra',))]
 fn rejects_matmul_0_extra() {
-    verify_walk_calldata(splice(matmul_0(), 57, 57, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 58, 58, array![0]));
+}
+
+/// posenc with x committed.
+pub fn forged_reads() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        3,
+        10,
+        5,
+        0,
+        1,
+        111,
+        2,
+        4,
+        5,
+        3,
+        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
+        0xfffffe56000000d0000004080000076ffffff0e00000178000005900000058,
+        0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff84,
+        1,
+        112,
+        2,
+        10,
+        5,
+        7,
+        0x740000008400000058000000f000000dfffffff1800000280000002b,
+        0xfffffeffffffff8c000002d8000000dffffff0e0000010c000001d00000058,
+        0xffffff57fffffe54000002e7fffff8400000015fffffe4ffffffe5fffffffa,
+        0xffffffd7ffffff9bfffffc37fffff80ffffff3dfffffe04000001580000006,
+        0x4bffffff00000000e80000043ffffffc3ffffffd0000003f8000004e,
+        0xf7ffffff800000017800000730000004c0000015c000001800000034,
+        0x200000000000000000000000000000000000000000000003ffffff100000060,
+        1,
+        120,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        0,
+        4,
+        0x1f4e7350c97cd9fcc40cd2d79661387a,
+        2,
+        0x1236f726d7f04ec8bf3fc463bc4e3273,
+        0x1462ed8e6846ffd2dfef5580d14d58e2,
+        0,
+        1,
+        112,
+        1,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x16e471b411c65044fc5961a32f898da6,
+        0x1cfad10bf3e95349904fdf8c97336d67,
+        2,
+        0x16db8802fe32071eb082c53ab31b9ab9,
+        0x159d17957dfd25b15ffe8274bf493e2c,
+        2,
+        0x142c1d2f2acc788ce62dee43b8572766,
+        0x15d4492ddd9653b0a8381d8a69535186,
+        2,
+        0x15b8bab6ce474639461ef14689b7b6dc,
+        0x1806dfcba41bffd1d29f90d5c1460278,
+        2,
+        0x101f02f0939ca6dc7cefcabaeafaccc5,
+        0x1f35338953c85c27fa2430af765ccdb7,
+        1,
+        0x112c6f425f3f0057be4a24eea46fff8c,
+        0x77084982ec6d750cf4b55c8d699ca7f,
+        0x1383efeea3a08c0d9d2b986235cc3e60,
+        80167,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        4,
+        0x4bf335328b3eff019f48b46f2b240d17497ed615ce337b5c35d9eab3191729,
+        0x89a002cda25d58a90519aa717181e4736eb1fc645c4de0e5d8ca8a0eb339b4,
+        0xeafba651048b60d7b7366b456748ffcd58f7c40e396d5e3ab6fe7ccf56c7fe,
+        0x4712cef720e6327a2c568f5c1a050637978539cc73c043d364fc3be42b0797,
+        0,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.reads',))]
+fn rejects_forged_reads() {
+    verify_walk_calldata(forged_reads());
+}
+
+/// matmul with a commitment no group claims.
+pub fn forged_stray() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        5,
+        2,
+        0,
+        1,
+        99,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000e8c800008a3fffed121ffffbc9bfffecc700000276,
+        1,
+        98,
+        2,
+        5,
+        2,
+        2,
+        0x740000008400000058000000f000000dfffffff1800000280000002b,
+        0x200000000000000000000000000000000000000000000003fffffbfffffffe3,
+        2,
+        97,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        31354,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        0,
+        5,
+        0,
+        3,
+        2,
+        0x1c87ad20d3e0e2771eb148d8c001ac30,
+        0x1952db9675d2fecb231c2f00cab0fa4c,
+        2,
+        0x14849fc61150c22c6219971e6197e0fb,
+        0x1f5e45ae230ef2395858980509f1b884,
+        2,
+        0x13949dc52ab8e6b8124d5ddbf6a7c147,
+        0x110b5e8e45effa9bde6945891a9fc262,
+        1,
+        0x13fc82bbe2c25489260db52893a1ed65,
+        1,
+        0x19ca640cf686c9c169fe3ddb51cc3fe1,
+        0,
+        1,
+        98,
+        1,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x15936c3efc558427aac42f8c9c393227,
+        0x11ac23df466e3460d1788f3aed1b040b,
+        2,
+        0x104f2436e3bdbcee7058075c41b9a5c9,
+        0x17edfa6a95ac21e028be77a2216b3e24,
+        2,
+        0x1c2d3927badf3b59917dac1b2a5ade23,
+        0x15544803099fcaf89aaf16bee1a52988,
+        2,
+        0x1d4a22f7e47683159d4e3642cb62a9ab,
+        0x13a812c8ff5a37791b82e83c1412b24e,
+        2,
+        0x13650dfcab6983ef27bf66825519ff00,
+        0x1d41c4f71d378d208764f00713e8a75f,
+        1,
+        0x59ebfee1fd50c27dcdc7e3f03a8a4343,
+        0xbf8f8ab219b98534a4e062fc6eb18e,
+        0x1da250fd3d2f160408d5dae68cb1fbd7,
+        119858,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        4,
+        0xad50572bcc1bf4721bcc8d61075a644c523186640fb605cc4109f35c1ad5b3,
+        0x4ef86e25e7e97e8cc73f26c36027436d83e8b1ae98bce613693a2a93054b4,
+        0xf076f795a251c7eb198a9ea9f10254181fc77fc6ac58ce7c6528de4d8056b6,
+        0x51150f6958463cc9227146f36c7f0e6215e602ab4d11805bd6be5a35c88b11,
+        0,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('walk.committed_claims',))]
+fn rejects_forged_stray() {
+    verify_walk_calldata(forged_stray());
+}
+
+/// matmul bound with its input a as a weight.
+pub fn forged_binding() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x6d61746d756c,
+        3,
+        3,
+        5,
+        2,
+        0,
+        1,
+        99,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000e8c800008a3fffed121ffffbc9bfffecc700000276,
+        0,
+        2,
+        97,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        98,
+        2,
+        5,
+        2,
+        0xc2264171149b1382c3a5521d72eca10,
+        0x579272af68732dc00a88ee385e08168,
+        4,
+        0x706f736569646f6e,
+        0,
+        0,
+        1953,
+        12648430,
+        2,
+        97,
+        0,
+        98,
+        1,
+        0,
+        0,
+        5,
+        0,
+        3,
+        2,
+        0x1ac08c0a9e59f72a15185719e79687ba,
+        0x14c853c6cd3553e1757035cced32a02a,
+        2,
+        0x1a046018ea18461d2e55dad217dc93d1,
+        0x118b9894753bb5a46c62392348f3ef63,
+        2,
+        0x1c71848e5209ec445227c74f85a9bc63,
+        0x1714cff9e5f76a3d6b6f2510e482441b,
+        1,
+        0x1650eddee6c5c0c652b10e23508a91bc,
+        1,
+        0x19c48bf9436ee5348ccb7a07156c57ab,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x1d89a742d8f101dd62afd0fef617e9d0,
+        0x1d20cb72ef97458207cdc7f245b2e6b4,
+        2,
+        0x1a3931202a89adec50b65e1d4eaecf03,
+        0x185979722d6c20e3f6340b55d1bd5585,
+        2,
+        0x17ab3f0c2cafa3cd8db9257b261e064e,
+        0x13d7b664513f6e477402692c9d8e2c51,
+        2,
+        0x12a2f1ad654c83c7f0f6c8386259032d,
+        0x12a629ba98aaa2f7c6b69cc63c005e51,
+        2,
+        0x168da3aa02872d69b0deae3c254a7560,
+        0x1089d68c8d3b1eea61cd76c7e20e7e01,
+        2,
+        0x178ce6b598067d650cd944916e1400e4,
+        0x1d3ec8bb4119e8ae409820a6e1b8f12e,
+        5,
+        2,
+        0x1884eb1f2cec991ea9bf6d1fa60a9fe2,
+        0x199d2029827d9e1c6ab902e6a8c4cccf,
+        2,
+        0x18508950fa57cb6813b42883a0025cd3,
+        0x10e71dddff9dd81a0adef1f320197872,
+        2,
+        0x19b9ee1109609f20bab04cea4f41386f,
+        0x1abe317d0e534e288e0fccbfbb7e7eeb,
+        2,
+        0x19cc35186843b4ed53f3047d09f7c875,
+        0x160fbddce7d1a7e47d6520e388ca857f,
+        2,
+        0x15cbe6c9238099c0af915287c1265841,
+        0x160b0167a36b8f831e00104e6f7da73a,
+        1,
+        0x5154d47ac0374e469660d667f52c86dd,
+        0x318fd83ec3ee88e1097ad668ce9a2e,
+        0x1cca50e4ee7b8f07b3bccf5d63bb46e2,
+        3648,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        4,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+        0,
+        4,
+        0xbc09010f9bc928da7f147346d7ff2ae2ee4145e162ced68a17c2e12331b2ee,
+        0xa70e10cb6b394cb766ce00c4a8be92643df04a246bcc98fb9c2a08c625bc76,
+        0x73ad02e108a2602e79a315fe374fa287740128ca953b614a6ed8b5ad3cab74,
+        0xfd5475baeae8da9257093864394afdaed989fb0c70d3bb0c98768f4d1cf5c2,
+        0,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('statement.binding',))]
+fn rejects_forged_binding() {
+    verify_walk_calldata(forged_binding());
+}
+
+/// qkv without k's value.
+pub fn forged_missing_value() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        3,
+        5,
+        2,
+        0,
+        0,
+        0,
+        10,
+        6446955,
+        1,
+        2,
+        0x33650e40af13ea11e8484c87603c85d4,
+        0xc9f4896f7ed13119158b947f180226,
+        1,
+        0x706f736569646f6e,
+        6446961,
+        1,
+        2,
+        0xb3c599605c42f074e3b4e7f07569c63b,
+        0x4bb66c6b734a6a0775876d15763a457,
+        1,
+        0x706f736569646f6e,
+        6446966,
+        1,
+        2,
+        0xa99723bc8958fd095c95de63eced8c96,
+        0x1534f8ca52703fb9ace400a39baf00d,
+        1,
+        0x706f736569646f6e,
+        107,
+        2,
+        3,
+        2,
+        0x26eb420db2beca32dc395b647bae87db,
+        0x75b6794ced92e25fe02ecf9d738c0df,
+        3,
+        0x706f736569646f6e,
+        113,
+        2,
+        3,
+        2,
+        0xa5110aae064376ac3181b7b5068c7aa8,
+        0x25fa477d8fec3ce905442a254c543c3,
+        3,
+        0x706f736569646f6e,
+        118,
+        2,
+        3,
+        2,
+        0xe96bcc33ec06713c52497c393ec3d9ce,
+        0x290434767793fabd8546b6d2f6f02ae,
+        3,
+        0x706f736569646f6e,
+        7823211,
+        2,
+        5,
+        2,
+        0x58a477e47901390ce00a0ac3a3ce8272,
+        0x1cfe9ce0c13da2cb666776dc2767ff1,
+        4,
+        0x706f736569646f6e,
+        7823217,
+        2,
+        5,
+        2,
+        0xc2264171149b1382c3a5521d72eca10,
+        0x579272af68732dc00a88ee385e08168,
+        4,
+        0x706f736569646f6e,
+        7823222,
+        2,
+        5,
+        2,
+        0xbcf5cb63706247827acfd6450bfd97d,
+        0x627080ca8505d5dc1943987859f6e20,
+        4,
+        0x706f736569646f6e,
+        120,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        2,
+        113,
+        0x15567b474582d198cf0f6f2cf0749f66,
+        118,
+        0x107b401b1df7830a1713c107b594610c,
+        1,
+        3,
+        0x1c63e6c04ae896d9eeec37a0357aded1,
+        0x183abb5d3102f9b04f3d7a927b70e75e,
+        0x1949678523b71298d3df154fbc3e08f9,
+        3,
+        2,
+        0x10dca2e622a3dad6d0479cba9e905ec0,
+        0x14f938edb6ebb9691ae424df27d4c27d,
+        2,
+        0x1202733047806642f2b6225d7e894fb4,
+        0x15b7381a368b3f62ab07ed9a9545318b,
+        2,
+        0x1ab1d65bc0aa4f4e9e49ed2fce031ef6,
+        0x1849c67bd76cc4d149451d4e2cf1dccb,
+        3,
+        0x1462bd0a0e6594d41e615936514a401b,
+        0x12e068bb50a607c4b49a0e36eab54833,
+        0x18b5253315a116f963400acec04c6409,
+        3,
+        0x19d3d704254af3f1017e6f8961b13362,
+        0x1664c1e5550797d90657560d0bfb8b69,
+        0x1f3f269cd6b1136734924863d7eba04f,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x188b486648dcddcb6ba0579fac3b122e,
+        0x1c06745f9ce05083f9262943618cbede,
+        2,
+        0x10930f47af8cd1108a347b9673efb3bd,
+        0x19a3017db959eb2729a6e5eb0829cc1d,
+        2,
+        0x1e343f828c07b274d1e2d980ce9dac3e,
+        0x1782334b5411977afbcb099f8dfbf14d,
+        2,
+        0x1d018ea56a78b518fabf8c62b9575be4,
+        0x17eaa71d2f60988dc59b9da6d263a598,
+        2,
+        0x1b6e984a6aba3710daac0bb1114fb3fd,
+        0x133a5cc13f12ebbd6a81041fcfe26681,
+        10,
+        0x1e1ac02c7cc74acd457681f3899460cc,
+        0x162dbce0ec3f7f845afb35338dc8d1e5,
+        0x1399acc15eaa076a06e253bd0699894c,
+        0x1d8cc05f3f70343cebbe4bee90c49df7,
+        0x1d8c06d169098cd145e03d6f5ba5a885,
+        0x18d333e99e88666a1e808fd0e7fff225,
+        0x181da54174cff6650ef499e800a89a20,
+        0x135f7631878c097795dfced2e66e0ceb,
+        0x1bf7cf9bc0ab4d563ae39533633a46f3,
+        0x1093616b4618723dfd9309fe25f8316c,
+        5,
+        2,
+        0x1bc475cc05d2e87ea70ab16784c83dee,
+        0x18f078a64e2c24d1b21523044e112e3f,
+        2,
+        0x11e54b0da7c62bb90122c313069f82a1,
+        0x178d0727a53a1281b0c88850e9774f4c,
+        2,
+        0x1fc6032059346e921ff22a861f7e4259,
+        0x1aa2f71fe876fb2ae19dd2dede230ede,
+        2,
+        0x1ab6dd71b121b324386a68bce46a609c,
+        0x1dad5c5c5a5de482ced35466ee085dd0,
+        2,
+        0x15d50f801add9229e03e400640afa928,
+        0x10bea754b13251296d36f7a278eb1e2b,
+        1,
+        0xe37bb5f365cae7326f9ddf94c3369794,
+        0x2915bf0d177b36b6f73faf17cf9fc91,
+        0x16a90f4474e1f6b2f50c426efd9659d2,
+        3817,
+        4,
+        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
+        0x200000000000000000000000000000000000000000000002593602434d94001,
+        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
+        0x2000000000000000000000000000000000000000000000000f78ca87e10e6f9,
+        0,
+        4,
+        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
+        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
+        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
+        0x2000000000000000000000000000000000000000000000039d00b130c5fea2f,
+        0,
+        4,
+        0x2000000000000000000000000000000000000000000000033a4cebc98b662c0,
+        0x200000000000000000000000000000000000000000000002e63448da339771e,
+        0x200000000000000000000000000000000000000000000000996e216ecd23c0c,
+        0x200000000000000000000000000000000000000000000003ae87acc8a2f0aa0,
+        0,
+        4,
+        0x6412068c3221592923ae6286b80df5f7a7c6bc96ec31e22a14c9afc45ff3b2,
+        0x4e8837260da2452025d5bfbb5902e18218b369350f16276885d731e4fb548a,
+        0xf0a02e9202dcab0dd2c80aa53d5b4fdb4a1fce604649af8c93b12a843909da,
+        0xa366e2fbb5ac1c312d14a2062144e8487d5aafd45c174266c71006d641dbda,
+        0,
+        4,
+        0x35e9549d58044a803ebbef2e0c877e39bee02bcd02521a9a15dab2f03f3839,
+        0x71c60f31dc91d6c260430f2c9def0065c80e714853a5c8694543ae97f888e1,
+        0xd021d7be4b4fc7f32e7bbdfeb32bef75fc20bcffb99c48fd318ec78aef40f1,
+        0x36fefe2a559139caba47d8e061298c524c5b7af5f07d36500e7610e77fcbe4,
+        0,
+        4,
+        0x2aaeb1d8a85d567fc6d0d9ee88b76be4e4db85dcadd3f4c174bc534265740f,
+        0x8484cfa1389cc1428935fb390589f4c31a5c9239d0dc2eff1165cf0fdf417f,
+        0x6b0cf82a98b3ae2486f0c40027dbf3da43336b40209dac58d1ed300cb22d78,
+        0xd6a9f291fd2ac9e167905c84395466209e5a1111e3c65b405e09bc579c5e1d,
+        0,
+        4,
+        0x4fe9ca4b9f5a8f165c5d847523590e1b2d1e69aa3c0e7013fa85bc38d6d23,
+        0x10502e3e51c2d799dcb3c91cc5b3dc718c574bef8615db1b403389c96eeb8f,
+        0x4064fef869b2c055ac4dbc963d90b352c8478ed618193fee7bea1bee7d084c,
+        0x30f7c1525fd43d9656a4d2dcbfed6135e3722f39156487242cc3e5ced7897c,
+        0xd162fbdc73513e1ad97f3c4b02e25a71b9ddbe056a5dc47656d05e22f0c198,
+        0x124232b991c4988965c62048beb68599a93d90697549c1b5bad819373a3415,
+        0xc8fc05ef00e0f45d681d666c2e9dff1bef03614586832ac8b2544d8de6e2c7,
+        0x29cd69941511ce1c3a29422ed8f1feabc661b44e591912a4dccb5be62e0ca3,
+        0,
+        4,
+        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
+        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
+        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
+        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
+        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
+        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
+        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
+        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
+        0,
+        4,
+        0x486f3b375b5806a178aa41de883bf1d4d876e3050ee8c9559af5f2b4a072b5,
+        0x68ddc7c10143af851570f0c63ada5cc59e29ffdd330737fd743ae1bac22ae1,
+        0x9bf032e31e45dc0633b6a6b00c637f99fa11e52c0a70c4bc1006c9fae94e49,
+        0x828491e58f72144e0c37867f352b963a962adb75c30ad059118aeef85ca50e,
+        0xdfa04524397f57a9ca1b59e44bba97fbf2811036184ca276dfb21a3335511d,
+        0x369f92dea486fa7d19283c4df3f55dbd1ac6ac82a5dfd471048ea58e9a4b94,
+        0xd3f5f9202d1d6fe9d667a72e3499a47cce9f027a36b0771c139e715b23c412,
+        0x1678cd3191e2b5de64a088915acefa5944547b5737118836fffc66b9d0e89,
+        0,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        4,
+        0x11fa3fb949116fdbd78d75f6e9cbe879944be3c48f52909a905dfb0e34cd6d,
+        0x420e0e1cfb3f7d4803d3cb97706b82a71e1d15c252a109005618f65612072,
+        0x66f0e9d6306ad3326ecc8208d734f36444e141f619bc5b311c6d39ef5e3cbe,
+        0xa63371200d01d316a3aa53814e5eece050b8cd58504c5cedce902267eb9d26,
+        0,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_forged_missing_value() {
+    verify_walk_calldata(forged_missing_value());
+}
+
+/// qkv (public) with a value for q.
+pub fn forged_public_value() -> Array<felt252> {
+    array![
+        3,
+        4,
+        7433078,
+        3,
+        3,
+        5,
+        2,
+        1,
+        120,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        3,
+        107,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000089c00003e9300004b07fffebbcffffff597fffd853,
+        113,
+        2,
+        3,
+        2,
+        1,
+        0x600000000000000000000ea2000008a9fffed177ffffbcb3fffecdc8000027c,
+        118,
+        2,
+        3,
+        2,
+        1,
+        0x60000000000000000000159400000fb70000497200010a53fffd904ffffa5b8,
+        6,
+        6446955,
+        1,
+        2,
+        1,
+        0x2000000000000000000000000000000000000000000000000000012ffffffc0,
+        6446961,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000000000001580000006,
+        6446966,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000000000000e80000043,
+        7823211,
+        2,
+        5,
+        2,
+        2,
+        0xb600000037fffffc3800000430000007400000163fffffd5ffffff95,
+        0x200000000000000000000000000000000000000000000000000002e7fffff84,
+        7823217,
+        2,
+        5,
+        2,
+        2,
+        0x740000008400000058000000f000000dfffffff1800000280000002b,
+        0x200000000000000000000000000000000000000000000003fffffbfffffffe3,
+        7823222,
+        2,
+        5,
+        2,
+        2,
+        0x15fffffe4ffffffe5fffffffaffffffd7ffffff9bfffffc37fffff80,
+        0x200000000000000000000000000000000000000000000003fffffcf7fffff81,
+        0,
+        0,
+        1,
+        0,
+        1,
+        113,
+        0x10000000200000000000000000000000,
+        1,
+        3,
+        0x1bd7e16b71997934ff4a0121e699c299,
+        0x177f473f102bb449c0fbc30ca77cf55a,
+        0x137bf6d8dcb4f719ffa5887933bac2d6,
+        3,
+        2,
+        0x1922a34c316ad2249138530f80ceca9d,
+        0x16f897c5251d52ccac83ac5d62a13566,
+        2,
+        0x1c4ca13bbde03d83ba8e756ff95fa7fa,
+        0x1b15008e2cc96f3e74f37f86fec23311,
+        2,
+        0x10115fa46570aa143bc6a9f05eb67e22,
+        0x174008e47313c50dea7959511ee4db0a,
+        3,
+        0x15e773b461a6af0b3794b086142ed66a,
+        0x1804bbd7e3ab10afa50a25310f2273ed,
+        0x10503204cd3e576617ef3972d48b9400,
+        3,
+        0x16291236f08d7dd3c621d7ebe7f62c84,
+        0x10784f8d18af0b66b10c90a83b55b1fd,
+        0x14fc1beaac6cd4561ffddbd73c48d268,
+        1,
+        120,
+        0,
+        5,
+        2,
+        0x1a2ac4cbcc925ff5b4cb8e075e9277e3,
+        0x15cebb4f5510f2bdf4f9501406157ac9,
+        2,
+        0x1ea303920d57cdf930a2a901644255e6,
+        0x1ef0fd75b7655880bae8a7e018158181,
+        2,
+        0x11f13c8d5eabf64eb7e07b9da3a15b05,
+        0x1c6ea840706327eb6494bd3cbbf2b17b,
+        2,
+        0x1acdd38df1a3e40e442e23f2bd714ee7,
+        0x1173cedb65c3aab3870180b33114a819,
+        2,
+        0x151e24b22710975dc62b535c2e46e52e,
+        0x174d906c811c7f3012538f5ff2d55239,
+        0x1bcd7f04e1df4d587d103dce5fa6df53,
+        6,
+        6446955,
+        1,
+        6446961,
+        1,
+        6446966,
+        1,
+        7823211,
+        1,
+        7823217,
+        1,
+        7823222,
+        1,
+        1,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_forged_public_value() {
+    verify_walk_calldata(forged_public_value());
 }
 
 /// qkv (32767, 32769, 0): inside the bound.
@@ -12648,6 +19403,7 @@ pub fn range_0() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         1,
         3,
@@ -12763,6 +19519,7 @@ pub fn range_1() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         1,
         3,
@@ -12892,6 +19649,7 @@ pub fn range_2() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         1,
         3,
         0x10000000000000000000000000000000,
@@ -12917,8 +19675,8 @@ pub fn range_2() -> Array<felt252> {
         0,
         0,
         0,
-        0x1a791fb85c75036ec7180133f33cea1a,
-        33357,
+        0x11d1751471b05708507040d7f576f2a8,
+        82446,
         4,
         0x100000000000000000000000000000000000000000000000000000000000000,
         0x100000000000000000000000000000000000000000000000000000000000000,
@@ -13037,6 +19795,7 @@ pub fn range_3() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         1,
         3,
         0x10000fffe00000000000000000000000,
@@ -13151,6 +19910,7 @@ pub fn range_4() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         1,
         3,
@@ -13280,6 +20040,7 @@ pub fn range_5() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         1,
         3,
         0x10001000000000000000000000000000,
@@ -13305,8 +20066,8 @@ pub fn range_5() -> Array<felt252> {
         0,
         0,
         0,
-        0x129a7cc3acd1a8347671ca873abeca0d,
-        13462,
+        0x186c85083091e607bab42f5aed1c4a61,
+        904,
         4,
         0x100000000000000000000000000000000000000000000000000000000000000,
         0x100000000000000000000000000000000000000000000000000000000000000,
@@ -13425,6 +20186,7 @@ pub fn range_6() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         1,
         3,
         0x10000000000000000000000000000000,
@@ -13539,6 +20301,7 @@ pub fn range_7() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         1,
         3,
@@ -13668,6 +20431,7 @@ pub fn range_8() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         1,
         3,
         0x10000000000000000000000000000000,
@@ -13693,8 +20457,8 @@ pub fn range_8() -> Array<felt252> {
         0,
         0,
         0,
-        0x1e932d6b1a4b3c1f429113b4fd7fe8a1,
-        84669,
+        0x15e482e257618cbb3c950616871b7781,
+        124535,
         4,
         0x100000000000000000000000000000000000000000000000000000000000000,
         0x100000000000000000000000000000000000000000000000000000000000000,
@@ -13828,6 +20592,7 @@ pub fn range_9() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         2,
         1,
@@ -13975,6 +20740,7 @@ pub fn range_10() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         2,
         1,
@@ -14136,6 +20902,7 @@ pub fn range_11() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         2,
         1,
         0x10000000000000000000000000000000,
@@ -14177,8 +20944,8 @@ pub fn range_11() -> Array<felt252> {
         0,
         0,
         0,
-        0x1a7f0911e8f261ab908f8918357b7b71,
-        73009,
+        0x1fc61dcd28fee5a3fb1624ef2c4259b1,
+        102255,
         4,
         0x100000000000000000000000000000000000000000000000000000000000000,
         0x100000000000000000000000000000000000000000000000000000000000000,
@@ -14312,6 +21079,7 @@ pub fn range_12() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         2,
         1,
@@ -14459,6 +21227,7 @@ pub fn range_13() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         2,
         1,
@@ -14620,6 +21389,7 @@ pub fn range_14() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         2,
         1,
         0x18000000000000000000000000000000,
@@ -14661,8 +21431,8 @@ pub fn range_14() -> Array<felt252> {
         0,
         0,
         0,
-        0x196c510a2550ba5192ab67bb5edd8585,
-        100065,
+        0x11a5c527659f0c51d69f8ed9b160facf,
+        6338,
         4,
         0x100000000000000000000000000000000000000000000000000000000000000,
         0x100000000000000000000000000000000000000000000000000000000000000,
@@ -14742,6 +21512,7 @@ pub fn range_15() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         4,
         0x17ffffff400000000000000000000000,
         0,
@@ -14794,6 +21565,7 @@ pub fn range_16() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         4,
         0x17ffffff400000000000000000000000,
@@ -14849,6 +21621,7 @@ pub fn range_17() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         4,
         0x18000000000000000000000000000000,
         0,
@@ -14901,6 +21674,7 @@ pub fn range_18() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         4,
         0x18000000000000000000000000000000,
@@ -14960,6 +21734,7 @@ pub fn range_19() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         0,
         1,
@@ -15025,6 +21800,7 @@ pub fn range_20() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         0,
         1,
@@ -15097,6 +21873,7 @@ pub fn range_21() -> Array<felt252> {
         1,
         0,
         0,
+        0,
         1,
         0x10000000000000000000000000000000,
         0,
@@ -15113,8 +21890,8 @@ pub fn range_21() -> Array<felt252> {
         0,
         0,
         0,
-        0x1ac01ee06fbc3215fc620f89dfb47992,
-        305922,
+        0x11b696d1295fb396dff1c6baf9801c3e,
+        218471,
         4,
         0x100000000000000000000000000000000000000000000000000000000000000,
         0x100000000000000000000000000000000000000000000000000000000000000,
@@ -15174,6 +21951,7 @@ pub fn range_22() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         0,
         1,
@@ -15239,6 +22017,7 @@ pub fn range_23() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         0,
         1,
@@ -15311,6 +22090,7 @@ pub fn range_24() -> Array<felt252> {
         1,
         0,
         0,
+        0,
         1,
         0x10001000000000000000000000000000,
         0,
@@ -15327,8 +22107,8 @@ pub fn range_24() -> Array<felt252> {
         0,
         0,
         0,
-        0x11f29c4c723cb72000d4bcb6dbb5c3de,
-        80259,
+        0x194666fa0dc4c3356570232e90d8f52a,
+        7297,
         4,
         0x100000000000000000000000000000000000000000000000000000000008000,
         0x100000000000000000000000000000000000000000000000000000000008000,
@@ -15394,6 +22174,7 @@ pub fn range_25() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         0,
         1,
@@ -15477,6 +22258,7 @@ pub fn range_26() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         0,
         1,
@@ -15564,25 +22346,26 @@ pub fn range_27() -> Array<felt252> {
         1,
         0,
         0,
+        0,
         1,
-        0x115decc63506423ea016be0dd91b9b95,
+        0x1342b6e86aec857cee018df78480cbfc,
         4,
         2,
-        0x15740e9ce1795b3da716248ac87fab21,
-        0x1cf69302bc0824b40c140e7e76530852,
+        0x11ecd30c5b20fb15e68fdb6e1b839b6b,
+        0x1850beeed1beadc9c5d66100f37916b1,
         2,
-        0x1950c180cade7b091293e5fa78acbbdb,
-        0x1ea176e226f62e33f3aeb4cb5cf0b9e1,
+        0x1c653dd4f593b8393fc827cd3ede9d48,
+        0x1843bb461089ad93fb8a7981d1411c7b,
         2,
-        0x12a8b5a2cd2fe68ccb871b25bbce2802,
-        0x19f0aa8cbbb81ed9f447a8b59797c265,
+        0x1c10a19032540e00a2adabe8899f3905,
+        0x1bab7e7ea9d5808116135751429d98fb,
         2,
-        0x1233df6b8411aeac2d157391ae7668fd,
-        0x1329d65fcb61a877dd8494d4675e63b3,
+        0x1608bbcb8ccf65fb82c86a684b853023,
+        0x1cb8d011d1fe4c806678f818c1a5dbc3,
         1,
-        0x1067fd5f3ab2c8222689a5aa88e08fc1,
+        0x1c0dd4218057dd77ac4df50a0625dfe6,
         1,
-        0x165224ff347995f029ff78a3480d0b95,
+        0x11accce5f1077ac476e087c2259bd0fe,
         1,
         120,
         1,
@@ -15592,25 +22375,25 @@ pub fn range_27() -> Array<felt252> {
         0,
         5,
         2,
-        0x17f485e6eaadc65e25f8d525e62a97aa,
-        0x17ccdf249d9e600102cbdfa29d3ba2be,
+        0x180e798bb271326fbe9387527b03993c,
+        0x13a5fb02afdee91b77e63a288799aabc,
         2,
-        0x12dcb092f22d67f4417ce28afc9f2bb3,
-        0x1a9461faff8f69ffba3bd38046c18572,
+        0x102bce68ff33424dd8b720eaeb362047,
+        0x1a8294b4c64ee0889ddaba089b59bee9,
         2,
-        0x19afd2b0f3b73acdf484cc6cd76b0bd5,
-        0x1e43e70992cc525fabddcbe9ef408582,
+        0x149e2ea38c80dac0b9fa10575a91f657,
+        0x1df2b71504729cba50a616932e548306,
         2,
-        0x1cec2173d8108afdbfe59a029cc7c2c5,
-        0x177a7ec7b604be6b941732be15cd200e,
+        0x111cbd089f876eeec4a0dd201e3fa2b5,
+        0x1aa2f479da3849421f4667ad7c4bbdbb,
         2,
-        0x1eef2713a53c27ecaac537a492bd1a48,
-        0x122c0b7fa5733c7abf758709b2484c58,
+        0x14397ba47823f3d04651e009e874e88a,
+        0x18cd893460d6eca094375dca1f964425,
         1,
-        0x545521efb768e36f9fa6cd471bbf3970,
-        0x4e4d957d1dedf7966eea151bed979df,
-        0x1bdd97962b68c7196b6e80b7db3f7c5d,
-        6696,
+        0xe80bdf8b2064da8291cee039ea049ddd,
+        0x38d6dd2c328ba80b422266ee51ecbb5,
+        0x139116f0382c0881cc479ea0887469b6,
+        4551,
         4,
         0x20000000000000000000000000000000000000000000000017b800002f70000,
         0x20000000000000000000000000000000000000000000000017b800002f70000,
@@ -15636,10 +22419,10 @@ pub fn range_27() -> Array<felt252> {
         0x97a36c3ab1859d4bc64036fbeddac52e42679fb92a2395ecb750ae6dd861ea,
         0,
         4,
-        0xeee6b04a47b64981168503ef8c06eda4c11afa8a4601b600a67286d2ec0f27,
-        0x9abed899797b80ae1af63b74dd155a0a039875b729ae43305f5f0dfddb2861,
-        0xb1f47ea628b2078c19fc26bc912b9e68903e14cc3645d5506f00598299c41c,
-        0x31a2dbd311a264352c3b1a99939141209558423da7400abf4b111b327369f0,
+        0x9d377a5394a30edc6d054bbd3224a9c4b67e534e4ad84baae9566042a10338,
+        0x9e866cdd663110fbcabe6172f6ad95deb6f8baa2ed828b5eeecba22cca03f,
+        0x351b6e4502d33b82cdd666f20105740b383f143767d58144dc44acf5b2f694,
+        0x6a8c1c743dc08b8edafca887c5e46be7e1343123b90080c409e09399650716,
         0,
     ]
 }
@@ -15650,7 +22433,7 @@ fn accepts_range_27() {
 }
 
 /// [[46341]]·[[46341]] = [[4634]] (46341² − p), proved honestly mod p.
-/// 46 felts; refused by every decision.
+/// 47 felts; refused by every decision.
 pub fn matmul_range_wrapped_46341() -> Array<felt252> {
     array![
         3,
@@ -15685,6 +22468,7 @@ pub fn matmul_range_wrapped_46341() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         0,
@@ -15709,7 +22493,7 @@ fn rejects_matmul_range_wrapped_46341() {
 }
 
 /// 32767·32769 = (p−1)/2, the largest product that fits.
-/// 46 felts; accepted by the sufficient bound.
+/// 47 felts; accepted by the sufficient bound.
 pub fn matmul_range_boundary() -> Array<felt252> {
     array![
         3,
@@ -15744,6 +22528,7 @@ pub fn matmul_range_boundary() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         0,
@@ -15767,7 +22552,7 @@ fn accepts_matmul_range_boundary() {
 }
 
 /// 32768·32768 = (p−1)/2 + 1 (C = −(p−1)/2 mod p).
-/// 46 felts; refused by every decision.
+/// 47 felts; refused by every decision.
 pub fn matmul_range_just_over() -> Array<felt252> {
     array![
         3,
@@ -15802,6 +22587,7 @@ pub fn matmul_range_just_over() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         0,
@@ -15826,7 +22612,7 @@ fn rejects_matmul_range_just_over() {
 }
 
 /// −32767·32769 = −(p−1)/2.
-/// 46 felts; accepted by the sufficient bound.
+/// 47 felts; accepted by the sufficient bound.
 pub fn matmul_range_negative_boundary() -> Array<felt252> {
     array![
         3,
@@ -15861,6 +22647,7 @@ pub fn matmul_range_negative_boundary() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         0,
@@ -15884,7 +22671,7 @@ fn accepts_matmul_range_negative_boundary() {
 }
 
 /// −32768·32768 = −2^30, which is (p−1)/2 mod p.
-/// 46 felts; refused by every decision.
+/// 47 felts; refused by every decision.
 pub fn matmul_range_negative_just_over() -> Array<felt252> {
     array![
         3,
@@ -15919,6 +22706,7 @@ pub fn matmul_range_negative_just_over() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         0,
@@ -15943,7 +22731,7 @@ fn rejects_matmul_range_negative_just_over() {
 }
 
 /// A row of ones times 357913941 three times: (p−1)/2.
-/// 52 felts; accepted by β exactly.
+/// 53 felts; accepted by β exactly.
 pub fn matmul_range_column_of_thirds() -> Array<felt252> {
     array![
         3,
@@ -15978,6 +22766,7 @@ pub fn matmul_range_column_of_thirds() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         2,
@@ -16007,7 +22796,7 @@ fn accepts_matmul_range_column_of_thirds() {
 }
 
 /// The same with one 357913942.
-/// 52 felts; refused by every decision.
+/// 53 felts; refused by every decision.
 pub fn matmul_range_column_of_thirds_over() -> Array<felt252> {
     array![
         3,
@@ -16042,6 +22831,7 @@ pub fn matmul_range_column_of_thirds_over() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         2,
@@ -16072,7 +22862,7 @@ fn rejects_matmul_range_column_of_thirds_over() {
 }
 
 /// (p−1)/2 · 1.
-/// 46 felts; accepted by the sufficient bound.
+/// 47 felts; accepted by the sufficient bound.
 pub fn matmul_range_half() -> Array<felt252> {
     array![
         3,
@@ -16107,6 +22897,7 @@ pub fn matmul_range_half() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         0,
@@ -16130,7 +22921,7 @@ fn accepts_matmul_range_half() {
 }
 
 /// [(p−1)/2, 1] · [1, 1]ᵀ: (p−1)/2 + 1.
-/// 49 felts; refused by every decision.
+/// 50 felts; refused by every decision.
 pub fn matmul_range_half_plus_one() -> Array<felt252> {
     array![
         3,
@@ -16165,6 +22956,7 @@ pub fn matmul_range_half_plus_one() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         1,
@@ -16192,7 +22984,7 @@ fn rejects_matmul_range_half_plus_one() {
 }
 
 /// A's row sum times max|B| is p − 1, max|A| times B's column sums (p−1)/2.
-/// 49 felts; accepted by β exactly.
+/// 50 felts; accepted by β exactly.
 pub fn matmul_range_second_term() -> Array<felt252> {
     array![
         3,
@@ -16227,6 +23019,7 @@ pub fn matmul_range_second_term() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         1,
@@ -16253,7 +23046,7 @@ fn accepts_matmul_range_second_term() {
 }
 
 /// max|A| times B's column sums is p − 1, A's row sums times max|B| (p−1)/2.
-/// 49 felts; accepted by β exactly.
+/// 50 felts; accepted by β exactly.
 pub fn matmul_range_first_term() -> Array<felt252> {
     array![
         3,
@@ -16288,6 +23081,7 @@ pub fn matmul_range_first_term() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         1,
@@ -16314,7 +23108,7 @@ fn accepts_matmul_range_first_term() {
 }
 
 /// C = 0, but every term is p − 1: refused, as by Python.
-/// 49 felts; refused by every decision.
+/// 50 felts; refused by every decision.
 pub fn matmul_range_cancelling() -> Array<felt252> {
     array![
         3,
@@ -16349,6 +23143,7 @@ pub fn matmul_range_cancelling() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         1,
@@ -16376,7 +23171,7 @@ fn rejects_matmul_range_cancelling() {
 }
 
 /// 3×11×5: A's last row sums to 32767, max|B| = 32769 at B's last entry.
-/// 69 felts; accepted by β exactly.
+/// 70 felts; accepted by β exactly.
 pub fn matmul_range_heavy_row() -> Array<felt252> {
     array![
         3,
@@ -16422,6 +23217,7 @@ pub fn matmul_range_heavy_row() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         4,
@@ -16457,7 +23253,7 @@ fn accepts_matmul_range_heavy_row() {
 }
 
 /// The same with max|B| = 32786 at B's last entry: beyond β, inside the Euclidean term.
-/// 69 felts; accepted by the Euclidean term.
+/// 70 felts; accepted by the Euclidean term.
 pub fn matmul_range_heavy_row_euclid() -> Array<felt252> {
     array![
         3,
@@ -16503,6 +23299,7 @@ pub fn matmul_range_heavy_row_euclid() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         4,
@@ -16538,7 +23335,7 @@ fn accepts_matmul_range_heavy_row_euclid() {
 }
 
 /// The same with max|B| = 32787 at B's last entry: beyond both.
-/// 69 felts; refused by every decision.
+/// 70 felts; refused by every decision.
 pub fn matmul_range_heavy_row_over_last() -> Array<felt252> {
     array![
         3,
@@ -16584,6 +23381,7 @@ pub fn matmul_range_heavy_row_over_last() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         4,
@@ -16620,7 +23418,7 @@ fn rejects_matmul_range_heavy_row_over_last() {
 }
 
 /// The same with max|B| = 32787 at B's first entry.
-/// 69 felts; refused by every decision.
+/// 70 felts; refused by every decision.
 pub fn matmul_range_heavy_row_over_first() -> Array<felt252> {
     array![
         3,
@@ -16666,6 +23464,7 @@ pub fn matmul_range_heavy_row_over_first() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         4,
@@ -16702,7 +23501,7 @@ fn rejects_matmul_range_heavy_row_over_first() {
 }
 
 /// 5×3×9: A's rows are heavy; max|A| = 32767, B's last column sums to 32769.
-/// 61 felts; accepted by β exactly.
+/// 62 felts; accepted by β exactly.
 pub fn matmul_range_heavy_column() -> Array<felt252> {
     array![
         3,
@@ -16746,6 +23545,7 @@ pub fn matmul_range_heavy_column() -> Array<felt252> {
         0,
         1,
         0,
+        0,
         5,
         0,
         2,
@@ -16775,7 +23575,7 @@ fn accepts_matmul_range_heavy_column() {
 }
 
 /// The same with B's last column summing to 32770.
-/// 61 felts; refused by every decision.
+/// 62 felts; refused by every decision.
 pub fn matmul_range_heavy_column_over() -> Array<felt252> {
     array![
         3,
@@ -16818,6 +23618,7 @@ pub fn matmul_range_heavy_column_over() -> Array<felt252> {
         0,
         0,
         1,
+        0,
         0,
         5,
         0,

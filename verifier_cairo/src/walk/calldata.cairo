@@ -8,15 +8,15 @@ use crate::calldata::{KIND_WALK, VERSION, take_exact};
 use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
 use crate::pcs::params::{PcsParams, params_for};
 use super::proof::{CommittedTensor, Named, WalkProof};
-use super::statement::{PublicStatement, read_statement};
+use super::statement::{PublicStatement, read_binding, read_public};
 use super::tensor::{PublicTensor, TensorCommitment, Tensors};
 
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
 const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
 
-/// A walk proof's Serde part as read: the proof, its statement with the tensors read (weights
-/// public and committed, in name order), the statement's felts (what `io_hash` hashes), the
-/// committed weights' PCS parameters (if any), and where the opening's group parts start.
+/// A walk proof's Serde part as read: the proof, its statement with the tensors read (each
+/// group public and committed, in name order), the statement's felts (what `io_hash` hashes),
+/// the committed tensors' PCS parameters (if any), and where the opening's group parts start.
 #[derive(Drop)]
 pub struct WalkCalldata {
     pub proof: WalkProof,
@@ -26,7 +26,7 @@ pub struct WalkCalldata {
     pub groups_at: u32,
 }
 
-/// The Serde part and its checks; the group parts of a committed weights' opening are left
+/// The Serde part and its checks; the group parts of a committed tensors' opening are left
 /// to the PCS reader (`pcs::calldata::read_groups`), after the walk is verified. Without an
 /// opening nothing may follow (`calldata.extra`).
 pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
@@ -38,12 +38,13 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let io = calldata.slice(2, calldata.len() - data.len() - 2);
     let proof = WalkProof {
         statement,
+        outputs: deserialize(ref data),
         layer: deserialize(ref data),
         inputs: deserialize(ref data),
         weights: deserialize(ref data),
         opening: deserialize(ref data),
     };
-    let st = read_statement(@proof.statement);
+    let (inputs, outputs, weights) = read_public(@proof.statement);
     let s = @proof.statement;
     check_names(names_of(s.inputs));
     check_names(names_of(s.outputs));
@@ -54,43 +55,61 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
         check_names(names_of(b.weights));
     }
     check_names(s.unbounded.span());
+    check_names(names_of(@proof.outputs));
     check_names(names_of(@proof.inputs));
     check_names(names_of(@proof.weights));
-    let weights = with_committed(st.weights, s.committed.span());
+    let committed = read_committed(s.committed.span());
+    let (inputs, outputs) = (with_committed(inputs, committed), with_committed(outputs, committed));
+    let weights = with_committed(weights, committed);
     assert(s.witness.is_empty() && s.unbounded.is_empty(), 'calldata.offchain');
     let params = if s.committed.is_empty() {
         None
     } else {
-        Some(committed_params(weights))
+        Some(committed_params(committed))
     };
     if params.is_none() || proof.opening.is_none() {
         assert(data.is_empty(), 'calldata.extra');
     }
     let groups_at = calldata.len() - data.len();
     let statement = PublicStatement {
-        kind: st.kind,
-        dims: st.dims,
-        binding: st.binding,
-        inputs: st.inputs,
-        outputs: st.outputs,
-        weights,
+        kind: *s.kind, dims: s.dims.span(), binding: read_binding(s), inputs, outputs, weights,
+        committed,
     };
     WalkCalldata { proof, statement, io, params, groups_at }
 }
 
-/// The public weights and the committed ones merged in name order (`calldata.names` if a
-/// name is both).
-fn with_committed(public: Tensors, committed: Span<Named<CommittedTensor>>) -> Tensors {
+/// The committed tensors as tensors with a commitment and no values, in name order.
+fn read_committed(committed: Span<Named<CommittedTensor>>) -> Tensors {
+    let (mut names, mut tensors) = (array![], array![]);
+    for entry in committed {
+        let c = entry.value.commitment;
+        let commitment = TensorCommitment { hash: hash_tag(*c.hash), root: *c.root, n_vars: *c.n_vars };
+        names.append(*entry.name);
+        tensors.append(
+            PublicTensor {
+                shape: entry.value.shape.span(),
+                words: array![].span(),
+                values: array![].span(),
+                commitment: Some(commitment),
+            },
+        );
+    }
+    Tensors { names: names.span(), tensors: tensors.span() }
+}
+
+/// A group's public tensors and the committed ones merged in name order (`calldata.names` if
+/// a name is both).
+fn with_committed(public: Tensors, committed: Tensors) -> Tensors {
     let mut names = array![];
     let mut tensors = array![];
     let (mut i, mut j) = (0, 0);
-    while i < public.names.len() || j < committed.len() {
-        let take_public = if j == committed.len() {
+    while i < public.names.len() || j < committed.names.len() {
+        let take_public = if j == committed.names.len() {
             true
         } else if i == public.names.len() {
             false
         } else {
-            let (a, b) = (order_key(*public.names[i]), order_key(*committed[j].name));
+            let (a, b) = (order_key(*public.names[i]), order_key(*committed.names[j]));
             assert(a != b, 'calldata.names');
             a < b
         };
@@ -99,18 +118,8 @@ fn with_committed(public: Tensors, committed: Span<Named<CommittedTensor>>) -> T
             tensors.append(*public.tensors[i]);
             i += 1;
         } else {
-            let entry = committed[j];
-            let c = entry.value.commitment;
-            let commitment = TensorCommitment { hash: hash_tag(*c.hash), root: *c.root, n_vars: *c.n_vars };
-            names.append(*entry.name);
-            tensors.append(
-                PublicTensor {
-                    shape: entry.value.shape.span(),
-                    words: array![].span(),
-                    values: array![].span(),
-                    commitment: Some(commitment),
-                },
-            );
+            names.append(*committed.names[j]);
+            tensors.append(*committed.tensors[j]);
             j += 1;
         }
     }
@@ -128,11 +137,11 @@ fn hash_tag(name: felt252) -> felt252 {
     }
 }
 
-/// The committed weights' PCS: one known hash (`pcs.hash`), roots that are digests of it
+/// The committed tensors' PCS: one known hash (`pcs.hash`), roots that are digests of it
 /// (`merkle.digest`), sizes it can open (`pcs.size`).
-fn committed_params(weights: Tensors) -> PcsParams {
+fn committed_params(committed: Tensors) -> PcsParams {
     let mut tag = 0;
-    for t in weights.tensors {
+    for t in committed.tensors {
         if let Some(c) = t.commitment {
             if tag == 0 {
                 tag = *c.hash;
@@ -141,12 +150,12 @@ fn committed_params(weights: Tensors) -> PcsParams {
         }
     }
     let params = params_for(tag).unwrap();
-    for t in weights.tensors {
+    for t in committed.tensors {
         if let Some(c) = t.commitment {
             assert(tag != HASH_POSEIDON || *c.root < STARK_PRIME, 'merkle.digest');
         }
     }
-    for t in weights.tensors {
+    for t in committed.tensors {
         if let Some(c) = t.commitment {
             assert(*c.n_vars <= params.max_n_vars, 'pcs.size');
         }

@@ -39,6 +39,7 @@ pub mod CairnWalkVerifier {
     use core::poseidon::poseidon_hash_span;
     use crate::calldata::commitment_entry;
     use crate::walk::calldata::read_walk;
+    use crate::walk::tensor::TensorsTrait;
     use crate::walk::verifier::verify_walk;
     use super::{BindingCheck, WalkOutcome};
 
@@ -55,12 +56,11 @@ pub mod CairnWalkVerifier {
                 Some(b) => {
                     let mut weights = array![];
                     let mut i = 0;
-                    for t in st.weights.tensors {
-                        if let Some(c) = t.commitment {
-                            let entry = commitment_entry(*c.hash, *c.root, *t.shape);
-                            weights.append((*b.indices[i], entry));
-                            i += 1;
-                        }
+                    for name in b.names {
+                        let t = st.committed.get(*name);
+                        let c = t.commitment.unwrap();
+                        weights.append((*b.indices[i], commitment_entry(c.hash, c.root, t.shape)));
+                        i += 1;
                     }
                     Some(
                         BindingCheck {

@@ -32,6 +32,7 @@ pub enum LayerProof {
 #[derive(Drop, Serde, Debug)]
 pub struct WalkProof {
     pub statement: Statement,
+    pub outputs: Array<Named<QM31>>,
     pub layer: LayerProof,
     pub inputs: Array<Named<Option<SamePolyProof>>>,
     pub weights: Array<Named<Option<SamePolyProof>>>,

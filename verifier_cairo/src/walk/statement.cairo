@@ -1,14 +1,20 @@
 //! The public statement of a layer proof and how it enters the transcript (mirror of
-//! prover/walk/statement.py): the kind's domain tag and dims, the public weights, then the
-//! inputs and outputs, each tensor as its shape and its packed values, in name order.
+//! prover/walk/statement.py): the kind's domain tag and dims, the binding, the committed
+//! tensors (name, shape, root, size), the public weights, then the public inputs and outputs,
+//! each tensor as its shape and its packed values, in name order.
 
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::fields::qm31::QM31;
 use crate::merkle::hashers::mix_root;
 use crate::pcs::proof::Claim;
-use super::proof::Statement;
+use super::layer::ClaimsOn;
+use super::proof::{Named, Statement};
 use super::tensor::{PublicTensor, Tensors, TensorsTrait, evaluate_tensor, read_tensors, tensor_vars};
 
-/// A statement whose tensors are read (`read_statement`).
+/// A statement whose tensors are read (`read_statement`). Each group is as a kind's checks
+/// read it: its public tensors and every committed tensor, in name order (a kind's names are
+/// distinct across its groups, so `expect_shapes` places each committed tensor by its name);
+/// `committed` holds the committed tensors alone.
 #[derive(Copy, Drop)]
 pub struct PublicStatement {
     pub kind: felt252,
@@ -17,6 +23,7 @@ pub struct PublicStatement {
     pub inputs: Tensors,
     pub outputs: Tensors,
     pub weights: Tensors,
+    pub committed: Tensors,
 }
 
 /// Which registered model's weights the committed weights are: model, config hash, and each
@@ -31,9 +38,9 @@ pub struct Binding {
 
 const BINDING_TAG: felt252 = 'cairn/binding/v1';
 
-/// Reads the tensors, group by group as the calldata carries them.
-pub fn read_statement(st: @Statement) -> PublicStatement {
-    let binding = match st.binding {
+/// The binding as read: model, config hash, and the bound names with their indices.
+pub fn read_binding(st: @Statement) -> Option<Binding> {
+    match st.binding {
         Some(b) => {
             let (mut names, mut indices) = (array![], array![]);
             for entry in b.weights.span() {
@@ -50,15 +57,12 @@ pub fn read_statement(st: @Statement) -> PublicStatement {
             )
         },
         None => None,
-    };
-    PublicStatement {
-        kind: *st.kind,
-        dims: st.dims.span(),
-        binding,
-        inputs: read_tensors(st.inputs),
-        outputs: read_tensors(st.outputs),
-        weights: read_tensors(st.weights),
     }
+}
+
+/// The public tensors of each group, read (the calldata reader adds the committed ones).
+pub fn read_public(st: @Statement) -> (Tensors, Tensors, Tensors) {
+    (read_tensors(st.inputs), read_tensors(st.outputs), read_tensors(st.weights))
 }
 
 fn absorb_shape(ref channel: Poseidon252Channel, shape: Span<u32>) {
@@ -68,17 +72,26 @@ fn absorb_shape(ref channel: Poseidon252Channel, shape: Span<u32>) {
     }
 }
 
-/// Each tensor's shape, then its packed values, or (a committed weight) its root and size.
-fn absorb_tensors(ref channel: Poseidon252Channel, tensors: Tensors) {
+/// Each public tensor's shape, then its packed values (committed ones are absorbed apart).
+fn absorb_public(ref channel: Poseidon252Channel, tensors: Tensors) {
     for t in tensors.tensors {
-        absorb_shape(ref channel, *t.shape);
-        match t.commitment {
-            Some(c) => {
-                mix_root(ref channel, *c.hash, *c.root);
-                channel.mix_u64((*c.n_vars).into());
-            },
-            None => channel.mix_m31s(*t.words),
+        if t.commitment.is_none() {
+            absorb_shape(ref channel, *t.shape);
+            channel.mix_m31s(*t.words);
         }
+    }
+}
+
+/// Each committed tensor's name, shape, root and size.
+fn absorb_committed(ref channel: Poseidon252Channel, committed: Tensors) {
+    let mut i = 0;
+    for t in committed.tensors {
+        let c = (*t.commitment).unwrap();
+        channel.mix_root(*committed.names[i]);
+        absorb_shape(ref channel, *t.shape);
+        mix_root(ref channel, c.hash, c.root);
+        channel.mix_u64(c.n_vars.into());
+        i += 1;
     }
 }
 
@@ -94,61 +107,128 @@ pub fn absorb_statement(ref channel: Poseidon252Channel, st: @PublicStatement, d
             channel.mix_u64((*index).into());
         }
     }
-    absorb_tensors(ref channel, *st.weights);
-    absorb_tensors(ref channel, *st.inputs);
-    absorb_tensors(ref channel, *st.outputs);
+    absorb_committed(ref channel, *st.committed);
+    absorb_public(ref channel, *st.weights);
+    absorb_public(ref channel, *st.inputs);
+    absorb_public(ref channel, *st.outputs);
 }
 
-/// r_out per output in name order, drawn after the statement; the value is the output's MLE.
-pub fn draw_output_claims(ref channel: Poseidon252Channel, outputs: Tensors) -> Span<Claim> {
-    let mut claims = array![];
-    for t in outputs.tensors {
-        let point = channel.draw_secure_felts(tensor_vars(*t.shape)).span();
-        claims.append(Claim { point, value: evaluate_tensor(t, point) });
+/// The claims on the outputs, by name in name order.
+#[derive(Copy, Drop)]
+pub struct OutputClaims {
+    pub names: Span<felt252>,
+    pub claims: Span<Claim>,
+}
+
+/// r_out per public output and per committed output the proof sends a value for, in name
+/// order, drawn after the statement; then those values absorbed (when there are any). A
+/// public output's value is its MLE at r_out, a committed one's the proof's (the opening
+/// proves it). `walk.output_values` for a value on a tensor that is not a committed output
+/// candidate (not committed, or a public output).
+pub fn draw_output_claims(
+    ref channel: Poseidon252Channel, st: @PublicStatement, values: @Array<Named<QM31>>,
+) -> OutputClaims {
+    let outputs = *st.outputs;
+    for entry in values.span() {
+        let found = (*st.committed).find(*entry.name);
+        assert(found.is_some(), 'walk.output_values');
     }
-    claims.span()
-}
-
-/// The claim `draw_output_claims` drew on the output `name` (its shape checked by the kind).
-pub fn output_claim(outputs: Tensors, claims: Span<Claim>, name: felt252) -> Claim {
-    let mut claims = claims;
-    for n in outputs.names {
-        let claim = claims.pop_front().unwrap();
-        if *n == name {
-            return *claim;
-        }
-    }
-    core::panic_with_felt252('statement.shape')
-}
-
-/// `statement.shape` unless the group holds exactly these names (strictly increasing) with
-/// these shapes, and every committed weight's commitment is of its shape's size.
-pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32>>) {
-    assert(group.names == names, 'statement.shape');
+    let (mut names, mut claims, mut sent) = (array![], array![], array![]);
     let mut i = 0;
-    for t in group.tensors {
-        assert(*t.shape == *shapes[i], 'statement.shape');
+    let mut next = 0;
+    for t in outputs.tensors {
+        let name = *outputs.names[i];
+        i += 1;
+        let value = if t.commitment.is_none() {
+            None
+        } else if next < values.len() && *values[next].name == name {
+            next += 1;
+            Some(*values[next - 1].value)
+        } else {
+            continue;
+        };
+        let point = channel.draw_secure_felts(tensor_vars(*t.shape)).span();
+        let value = match value {
+            Some(v) => {
+                sent.append(v);
+                v
+            },
+            None => evaluate_tensor(t, point),
+        };
+        names.append(name);
+        claims.append(Claim { point, value });
+    }
+    assert(next == values.len(), 'walk.output_values');
+    if !sent.is_empty() {
+        channel.mix_felts(sent.span());
+    }
+    OutputClaims { names: names.span(), claims: claims.span() }
+}
+
+/// The claim on the output `name`; `walk.output_values` if there is none (a committed output
+/// the proof sent no value for: its shape the kind's check has fixed).
+pub fn output_claim(outputs: OutputClaims, name: felt252) -> Claim {
+    let mut i = 0;
+    for n in outputs.names {
+        if *n == name {
+            return *outputs.claims[i];
+        }
         i += 1;
     }
+    core::panic_with_felt252('walk.output_values')
+}
+
+/// `statement.shape` unless the group's public tensors and its committed tensors named in
+/// `names` are exactly `names` (strictly increasing) with these shapes, and every such
+/// commitment is of its shape's size.
+pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32>>) {
+    let (mut kept, mut kept_shapes) = (array![], array![]);
+    let mut i = 0;
     for t in group.tensors {
+        let name = *group.names[i];
+        i += 1;
         if let Some(c) = t.commitment {
+            if !contains(names, name) {
+                continue;
+            }
             assert(*c.n_vars == tensor_vars(*t.shape), 'statement.shape');
         }
+        kept.append(name);
+        kept_shapes.append(*t.shape);
+    }
+    assert(kept.span() == names, 'statement.shape');
+    let mut i = 0;
+    for shape in kept_shapes {
+        assert(shape == *shapes[i], 'statement.shape');
+        i += 1;
+    }
+}
+
+fn contains(names: Span<felt252>, name: felt252) -> bool {
+    for n in names {
+        if *n == name {
+            return true;
+        }
+    }
+    false
+}
+
+/// `statement.reads` if a tensor whose values the kind's checks read is committed.
+pub fn expect_public_reads(st: @PublicStatement, reads: Span<felt252>) {
+    for name in reads {
+        assert((*st.committed).find(*name).is_none(), 'statement.reads');
     }
 }
 
 /// `statement.binding` unless a binding names a model (not 0) and exactly the committed
-/// weights.
-pub fn expect_binding(st: @PublicStatement) {
+/// tensors among the layer's weights (`weights`: its weight claims, in name order).
+pub fn expect_binding(st: @PublicStatement, weights: Span<ClaimsOn>) {
     if let Some(b) = st.binding {
         let mut committed = array![];
-        let weights = *st.weights;
-        let mut i = 0;
-        for t in weights.tensors {
-            if t.commitment.is_some() {
-                committed.append(*weights.names[i]);
+        for on in weights {
+            if (*st.committed).find(*on.name).is_some() {
+                committed.append(*on.name);
             }
-            i += 1;
         }
         assert(*b.model_id != 0 && *b.names == committed.span(), 'statement.binding');
     }

@@ -12,8 +12,8 @@ const M31_PER_WORD: u64 = 8;
 const HALF: u32 = 0x3fffffff;
 const P: u32 = 0x7fffffff;
 
-/// A tensor of the statement: public (its words and values), or a committed weight (its
-/// shape and commitment only; no words, no values).
+/// A tensor of the statement: public (its words and values), or committed (its shape and
+/// commitment only; no words, no values).
 #[derive(Copy, Drop)]
 pub struct PublicTensor {
     pub shape: Span<u32>,
@@ -23,7 +23,7 @@ pub struct PublicTensor {
     pub commitment: Option<TensorCommitment>,
 }
 
-/// A committed weight's commitment: hash tag, root (a digest as a u256) and size.
+/// A committed tensor's commitment: hash tag, root (a digest as a u256) and size.
 #[derive(Copy, Drop)]
 pub struct TensorCommitment {
     pub hash: felt252,
@@ -42,14 +42,22 @@ pub struct Tensors {
 pub impl TensorsImpl of TensorsTrait {
     /// The tensor named `name`; `statement.shape` if there is none.
     fn get(self: @Tensors, name: felt252) -> PublicTensor {
+        match self.find(name) {
+            Some(t) => t,
+            None => core::panic_with_felt252('statement.shape'),
+        }
+    }
+
+    /// The tensor named `name`, if there is one.
+    fn find(self: @Tensors, name: felt252) -> Option<PublicTensor> {
         let mut i = 0;
         for n in *self.names {
             if *n == name {
-                return *(*self.tensors)[i];
+                return Some(*(*self.tensors)[i]);
             }
             i += 1;
         }
-        core::panic_with_felt252('statement.shape')
+        None
     }
 }
 

@@ -89,20 +89,24 @@ pub fn check(st: @PublicStatement) {
 /// read so — then, only if it fails, each head exactly (`product_rows_within`).
 fn check_ranges(st: @PublicStatement, d: Dims) {
     let (a, k, q, v) = (
-        tensor(*st.inputs, 'a').values,
-        tensor(*st.inputs, 'k').values,
-        tensor(*st.inputs, 'q').values,
-        tensor(*st.inputs, 'v').values,
+        tensor(*st.inputs, 'a'), tensor(*st.inputs, 'k'), tensor(*st.inputs, 'q'),
+        tensor(*st.inputs, 'v'),
     );
+    // A relation reading a committed operand is skipped: it holds mod p only.
+    let (qk, av) = (
+        q.commitment.is_none() && k.commitment.is_none(),
+        a.commitment.is_none() && v.commitment.is_none(),
+    );
+    let (a, k, q, v) = (a.values, k.values, q.values, v.values);
     // s_m = mask(q·kᵀ) per head: Q_i·K_iᵀ of inner dimension m, K_iᵀ's columns K_i's rows.
-    if row_norm_bound(q, d.m) * row_norm_bound(k, d.m) > HALF {
+    if qk && row_norm_bound(q, d.m) * row_norm_bound(k, d.m) > HALF {
         for i in 0..d.h {
             let within = product_rows_within(head_rows(q, d, i), head_rows(k, d, i), d.m);
             assert(within, 'statement.range');
         }
     }
     // o = a·v per head: A_i·V_i of inner dimension s.
-    if row_norm_bound(a, d.s) * row_norm_bound(v, d.m) > HALF {
+    if av && row_norm_bound(a, d.s) * row_norm_bound(v, d.m) > HALF {
         for i in 0..d.h {
             let a_i = a.slice(i * d.s * d.s, d.s * d.s);
             assert(product_rows_within(a_i, head_columns(v, d, i), d.s), 'statement.range');

@@ -11,7 +11,7 @@ use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::{HeadProductStep, MhaProof, OneFactorStep, PadStep};
-use crate::walk::statement::PublicStatement;
+use crate::walk::statement::{OutputClaims, PublicStatement, output_claim};
 use super::heads::verify_head_product;
 use super::model::{Dims, DimsTrait};
 use super::structured::{mask_mle, pad_mle, unpad_mle, zeroifier_mle};
@@ -101,11 +101,11 @@ fn verify_scores(
 /// `outputs` are the claims on `o` and `s_m` (name order); the claims left are on the inputs
 /// `a`, `k`, `q`, `v`, one each, in name order.
 pub fn verify(
-    st: @PublicStatement, proof: @MhaProof, outputs: Span<Claim>, ref channel: Poseidon252Channel,
+    st: @PublicStatement, proof: @MhaProof, outputs: OutputClaims, ref channel: Poseidon252Channel,
 ) -> LayerClaims {
     let d = DimsTrait::from_statement(st);
-    let at = verify_attend(d, proof.unpad, proof.attend, *outputs[0], ref channel);
-    let scores = verify_mask(d, proof.mask, *outputs[1], ref channel);
+    let at = verify_attend(d, proof.unpad, proof.attend, output_claim(outputs, 'o'), ref channel);
+    let scores = verify_mask(d, proof.mask, output_claim(outputs, 's_m'), ref channel);
     let (_, r_2, r_3) = d.split_scores(scores.point);
     let r_p = verify_scores(d, proof.heads, proof.pad, scores, proof.attend, at, ref channel);
     let a = concat(array![at.r_x, at.r_s, at.r_y].span());
