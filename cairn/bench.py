@@ -32,7 +32,7 @@ from cairn.deploy.toolchain import default_toolchain
 from cairn.models.minilm import accuracy, walk
 from cairn.models.minilm.quantized import Widths
 from cairn.models_cmd import ModelName
-from cairn.options import CommitWeights
+from cairn.options import CommitIo, CommitWeights
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
@@ -219,17 +219,31 @@ def _measure_layer(
     }
 
 
-def measure_layers_onchain(commit: str | None) -> list[dict[str, Any]]:
-    """Calldata, transactions and L2 gas of verifying each `ONCHAIN_BENCHMARKS` proof on a
-    devnet started for the purpose (a session when one transaction is not enough)."""
+def _committed(statement: Statement, weights: str | None, io: str | None) -> list[str]:
+    """The tensors a benchmark commits: the weights, and the committable inputs and outputs."""
+    names = list(statement.weights) if weights else []
+    return names + (layer_walk.committable_io(LAYERS[statement.kind], statement) if io else [])
+
+
+def measure_layers_onchain(
+    commit: str | None, commit_io: str | None = None, minilm: bool = False
+) -> list[dict[str, Any]]:
+    """Calldata, transactions and L2 gas of verifying each `ONCHAIN_BENCHMARKS` proof (with
+    `minilm`, each `MINILM_ONCHAIN` one) on a devnet started for the purpose (a session when
+    one transaction is not enough)."""
     rows = []
+    benchmarks = examples.MINILM_ONCHAIN if minilm else examples.ONCHAIN_BENCHMARKS
+    hashes = {h for h in (commit, commit_io) if h}
+    if len(hashes) > 1:
+        raise ValueError("--commit-weights and --commit-io must use one hash (one opening)")
 
     async def run(account: Account, address: int) -> None:
-        for name, make in examples.ONCHAIN_BENCHMARKS.items():
+        for name, make in benchmarks.items():
             statement = make()
             data = None
-            if commit and statement.weights:
-                statement, data = layer_walk.commit_weights(statement, PARAMS[commit])
+            if names := _committed(statement, commit, commit_io):
+                hash_ = next(iter(hashes))
+                statement, data = layer_walk.commit_tensors(statement, names, PARAMS[hash_])
             proof = layer_walk.prove_walk(LAYERS[statement.kind], statement, data)
             parts = calldata.encode_parts(proof)
             verdict = await contract.verify_parts(account, address, parts)
@@ -239,7 +253,8 @@ def measure_layers_onchain(commit: str | None) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "layer": name,
-                    "weights": commit if data else "public",
+                    "weights": commit if commit and statement.weights else "public",
+                    "io": commit_io if data and commit_io else "public",
                     "calldata_felts": len(parts.flat),
                     "transactions": len(txs),
                     "max_tx_felts": max(tx.calldata_felts for tx in txs),
@@ -260,18 +275,23 @@ def bench_layers(
     onchain: Annotated[
         bool, typer.Option("--onchain", help="verify the on-chain kinds on a fresh devnet")
     ] = False,
+    commit_io: CommitIo = None,
+    minilm: Annotated[
+        bool, typer.Option("--minilm", help="with --onchain: MiniLM's attention shapes")
+    ] = False,
 ) -> None:
     """Prove and verify each layer at its reference size (benchmarks/README.md); with
     --onchain, the L2 gas of verifying each kind the contract reads."""
     if onchain:
         with errors_as_exit(), out.status("proving and verifying on a devnet"):
             hash_ = commit_weights.value if commit_weights else None
-            rows = measure_layers_onchain(hash_)
-        table = Table("layer", "weights", "calldata", "txs", "largest tx", "L2 gas")
+            rows = measure_layers_onchain(hash_, commit_io.value if commit_io else None, minilm)
+        table = Table("layer", "weights", "I/O", "calldata", "txs", "largest tx", "L2 gas")
         for r in rows:
             table.add_row(
                 r["layer"],
                 r["weights"],
+                r["io"],
                 f"{r['calldata_felts']:,} felts",
                 str(r["transactions"]),
                 f"{r['max_tx_felts']:,} felts, {r['max_tx_l2_gas']:,} gas",
