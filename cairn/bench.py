@@ -254,7 +254,7 @@ def measure_layers_onchain(
                 {
                     "layer": name,
                     "weights": commit if commit and statement.weights else "public",
-                    "io": commit_io if data and commit_io else "public",
+                    "io": commit_io if set(names) - set(statement.weights) else "public",
                     "calldata_felts": len(parts.flat),
                     "transactions": len(txs),
                     "max_tx_felts": max(tx.calldata_felts for tx in txs),

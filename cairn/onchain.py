@@ -217,7 +217,9 @@ def verify_onchain(
         if not parts.groups and total > contract.MAX_CALLDATA_FELTS:
             raise fail(
                 f"calldata of {total} felts exceeds Starknet's limit of "
-                f"{contract.MAX_CALLDATA_FELTS} per transaction; prove a smaller instance"
+                f"{contract.MAX_CALLDATA_FELTS} per transaction; prove it with --commit-io "
+                "poseidon (and --commit-weights poseidon) so the statement carries roots, not "
+                "values, or prove a smaller instance"
             )
         t = _target(rpc, account, private_key)
         verdict = asyncio.run(_verify(t, _address(t, address), parts))

@@ -99,6 +99,7 @@ fn read_committed(committed: Span<Named<CommittedTensor>>) -> Tensors {
 
 /// A group's public tensors and the committed ones merged in name order (`calldata.names` if
 /// a name is both).
+#[inline(never)]
 fn with_committed(public: Tensors, committed: Tensors) -> Tensors {
     let mut names = array![];
     let mut tensors = array![];

@@ -167,6 +167,7 @@ pub fn draw_output_claims(
 
 /// The claim on the output `name`; `walk.output_values` if there is none (a committed output
 /// the proof sent no value for: its shape the kind's check has fixed).
+#[inline(never)]
 pub fn output_claim(outputs: OutputClaims, name: felt252) -> Claim {
     let mut i = 0;
     for n in outputs.names {
@@ -181,6 +182,7 @@ pub fn output_claim(outputs: OutputClaims, name: felt252) -> Claim {
 /// `statement.shape` unless the group's public tensors and its committed tensors named in
 /// `names` are exactly `names` (strictly increasing) with these shapes, and every such
 /// commitment is of its shape's size.
+#[inline(never)]
 pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32>>) {
     let (mut kept, mut kept_shapes) = (array![], array![]);
     let mut i = 0;

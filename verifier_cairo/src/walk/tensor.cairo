@@ -49,6 +49,7 @@ pub impl TensorsImpl of TensorsTrait {
     }
 
     /// The tensor named `name`, if there is one.
+    #[inline(never)]
     fn find(self: @Tensors, name: felt252) -> Option<PublicTensor> {
         let mut i = 0;
         for n in *self.names {

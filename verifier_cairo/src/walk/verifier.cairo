@@ -72,6 +72,7 @@ pub fn verify_walk(walk: @WalkCalldata) -> Option<CommittedOpening> {
 }
 
 /// A group's public tensors and the claims on them (those on committed tensors left out).
+#[inline(never)]
 fn public_part(
     group: Tensors, claims: Span<ClaimsOn>, committed: Tensors,
 ) -> (Tensors, Span<ClaimsOn>) {
