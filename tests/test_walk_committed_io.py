@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cairn.cli import app
+from cairn.onchain import _committed_weights
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
@@ -154,3 +155,13 @@ def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
     result = runner.invoke(app, ["prove", "posenc", "--commit-io", "poseidon"])
     assert result.exit_code == 2 and "none can be committed" in result.output
     assert "--commit-io" not in runner.invoke(app, ["prove", "attn", "--help"]).output
+
+
+def test_register_model_from_a_proof_takes_its_committed_weights_only(tmp_path):
+    """`cairn register-model --proof` registers the weights a binding indexes, not the
+    committed inputs and outputs (the walk's claims say which are weights)."""
+    proof = example("linear", 0, committed=True, io=True)
+    path = tmp_path / "p.json"
+    proof_file.save(proof, path)
+    weights = _committed_weights(path)
+    assert weights == [proof.statement.committed[n] for n in ("b", "w")]
