@@ -245,7 +245,7 @@ def inspect(
     lines = [
         f"kind          {st.kind}",
         f"dimensions    {dims_text(st)}",
-        f"tensors       {tensors}",
+        f"tensors       {', '.join(tensors)}",
     ]
     if st.binding is not None:
         b = st.binding

@@ -145,6 +145,11 @@ def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
     assert "cairn verify" in result.output and io.is_file()
     result = runner.invoke(app, ["verify", str(out), "--io", str(io)])
     assert result.exit_code == 0 and "committed k, q, v, x (poseidon)" in result.output
+    result = runner.invoke(app, ["inspect", str(out)])
+    assert (
+        "tensors       weight b_k 2, " in result.output
+        and "committed x 3×5 (poseidon)" in result.output
+    )
     doc = json.loads(io.read_text())
     doc["tensors"]["x"][0][0] += 1
     io.write_text(json.dumps(doc))
