@@ -147,7 +147,7 @@ def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
     assert result.exit_code == 0 and "committed k, q, v, x (poseidon)" in result.output
     result = runner.invoke(app, ["inspect", str(out)])
     assert (
-        "tensors       weight b_k 2, " in result.output
+        "tensors       weight w_q 5×2, " in result.output
         and "committed x 3×5 (poseidon)" in result.output
     )
     doc = json.loads(io.read_text())
