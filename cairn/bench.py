@@ -222,7 +222,7 @@ def _measure_layer(
 def _committed(statement: Statement, weights: str | None, io: str | None) -> list[str]:
     """The tensors a benchmark commits: the weights, and the committable inputs and outputs."""
     names = list(statement.weights) if weights else []
-    return names + (layer_walk.committable_io(LAYERS[statement.kind], statement) if io else [])
+    return names + (layer_walk.committable_io(LAYERS[statement.kind]) if io else [])
 
 
 def measure_layers_onchain(

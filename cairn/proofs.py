@@ -122,7 +122,11 @@ def _check_io(proof: proof_file.AnyProof, path: Path) -> None:
     """Each tensor of the file must be one the proof commits to, with that very commitment:
     the values a `--commit-io` proof's statement is about."""
     committed = proof.statement.committed
-    for name, values in tensor_file.load(path).items():
+    tensors = tensor_file.load(path)
+    spec = LAYERS[proof.statement.kind]
+    if missing := committed.keys() & {*spec.inputs, *spec.outputs} - tensors.keys():
+        raise VerificationError("commitment.mismatch", f"{path} lacks {sorted(missing)}")
+    for name, values in tensors.items():
         if name not in committed:
             raise VerificationError("commitment.mismatch", f"the proof commits to no {name!r}")
         made, _ = commit_tensor(values, PARAMS[committed[name].commitment.hash])

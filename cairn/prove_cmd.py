@@ -132,7 +132,7 @@ def _committed_names(kind: str, statement: Statement, choice: WeightChoice) -> l
         raise fail("--commit-weights and --commit-io must use one hash (one opening)")
     names = list(statement.weights) if choice.commit else []
     if choice.io:
-        io = committable_io(LAYERS[kind], statement)
+        io = committable_io(LAYERS[kind])
         if not io:
             reads = ", ".join(LAYERS[kind].reads)
             raise fail(

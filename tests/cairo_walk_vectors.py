@@ -195,7 +195,8 @@ def committed_io_forgeries() -> Iterator[tuple[str, str, list[int]]]:
     for the check it fails: a committed tensor the kind reads (`statement.reads`), one no
     group claims (`walk.committed_claims`), a binding naming a committed input
     (`statement.binding`); and, on the honest qkv proof, a committed output's value left out
-    or sent for a public output (`walk.output_values`)."""
+    or sent for a public output or a commitment the kind does not output (`walk.output_values`),
+    and a committed dim beyond 2^31 (`statement.shape`, before any size is computed)."""
     posenc = example("posenc").statement
     st, data = commit_tensors(posenc, ["x"], POSEIDON_PARAMS)
     with forging(expect_public_reads=skip):
@@ -225,6 +226,22 @@ def committed_io_forgeries() -> Iterator[tuple[str, str, list[int]]]:
     public = example("qkv")
     sent = dataclasses.replace(public, outputs={"q": QM31.one()})
     yield "public_value", "qkv (public) with a value for q.", encode_walk(sent)
+    st = qkv.statement
+    extra = dataclasses.replace(st, committed={**st.committed, "zz": st.committed["q"]})
+    values = {**qkv.outputs, "zz": QM31.one()}
+    forged = dataclasses.replace(qkv, statement=extra, outputs=values, opening=None)
+    yield (
+        "extra_output",
+        "qkv with a value for a commitment it does not output.",
+        encode_walk(forged),
+    )
+    huge = dataclasses.replace(st.committed["k"], shape=[2**31 + 1, 2])
+    wide = dataclasses.replace(st, committed={**st.committed, "k": huge})
+    yield (
+        "huge_dim",
+        "qkv with committed k of 2^31 + 1 rows.",
+        encode_walk(dataclasses.replace(qkv, statement=wide)),
+    )
 
 
 def render_forgeries() -> Iterator[str]:
@@ -500,7 +517,7 @@ def render() -> str:
             proof = example(kind, index, committed, bound, io)
             if committed and not proof.statement.committed:
                 continue  # a kind without weights
-            if io and not committable_io(LAYERS[kind], example(kind, index).statement):
+            if io and not committable_io(LAYERS[kind]):
                 continue  # nothing committable but the weights
             honest = encode_walk(proof)
             assert walk_verdict(honest) is None

@@ -138,7 +138,7 @@ def test_tampered_sumcheck_rounds():
 
     assert check_of(SPEC, with_rounds(rounds[:-1])) == "sumcheck.round_count"
     assert check_of(SPEC, with_rounds([rounds[0][:1], *rounds[1:]])) == "sumcheck.round_degree"
-    bumped = [[rounds[0][0], rounds[0][1] + QM31.one()], *rounds[1:]]
+    bumped = [[rounds[0][0], rounds[0][1] + QM31.one(), *rounds[0][2:]], *rounds[1:]]
     assert check_of(SPEC, with_rounds(bumped)) == "qkv.final_evaluation"
 
 

@@ -4,10 +4,12 @@ the walk leaves on it join the one batch opening (docs/claim-walk.md, "Committed
 import dataclasses
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from cairn.cli import app
+from cairn.examples import LAYER_EXAMPLES
 from cairn.onchain import _committed_weights
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
@@ -16,7 +18,7 @@ from cairn.prover.pcs.params import PARAMS
 from cairn.prover.walk import claims as walk_claims
 from cairn.prover.walk import prover as walk_prover
 from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
-from cairn.prover.walk.statement import ModelBinding
+from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
 from cairn.serializer.walk_calldata import decode_walk, encode_walk
@@ -103,16 +105,14 @@ def test_tensors_the_checks_read_cannot_be_committed(monkeypatch):
     assert e.value.check == "statement.reads"
     monkeypatch.setattr(walk_prover, "expect_public_reads", lambda *_: None)
     _reject(prove_walk(LAYERS["posenc"], committed, data), "statement.reads")
-    assert committable_io(LAYERS["posenc"], st) == []
-    assert committable_io(
-        LAYERS["qkv-decode"], STATEMENTS["qkv-decode"](*SHAPES["qkv-decode"][0])
-    ) == ["q", "x"]
+    assert committable_io(LAYERS["posenc"]) == []
+    assert committable_io(LAYERS["qkv-decode"]) == ["q", "x"]
 
 
 def test_a_binding_names_the_committed_weights_not_the_io(monkeypatch):
     st = STATEMENTS["linear"](*SHAPES["linear"][0])
     spec = LAYERS["linear"]
-    names = ["b", "w", *committable_io(spec, st)]
+    names = ["b", "w", *committable_io(spec)]
     committed, data = commit_tensors(st, names, PARAMS["poseidon"])
     weights_only = ModelBinding(5, 0, {"b": 0, "w": 1})
     verify_walk(spec, prove_walk(spec, dataclasses.replace(committed, binding=weights_only), data))
@@ -170,3 +170,46 @@ def test_register_model_from_a_proof_takes_its_committed_weights_only(tmp_path):
     proof_file.save(proof, path)
     weights = _committed_weights(path)
     assert weights == [proof.statement.committed[n] for n in ("b", "w")]
+
+
+@pytest.mark.parametrize("kind", ["matmul", "linear"])
+def test_junk_in_committed_padding_cannot_enter_a_product(kind):
+    """A commitment binds its tensor's padded table, padding included: with both factors
+    committed, a[:, k] and b[k, :] beyond k = 3 may be anything. The sum-check's inner mask
+    keeps them out of the product, so c = a·b + junk is refused."""
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(-5, 5, (3, 4)), rng.integers(-5, 5, (4, 2))
+    a[:, 3], b[3, :] = 2, 3  # the junk: one column and row beyond k = 3
+    padded = STATEMENTS[kind](3, 4, 2) if kind == "linear" else None
+    inputs = {"a": a} if kind == "matmul" else {"x": a}
+    weights = {"b": b} if kind == "matmul" else {"w": b, "b": padded.weights["b"]}
+    x, w = ("a", "b") if kind == "matmul" else ("x", "w")
+    out = "c" if kind == "matmul" else "y"
+    bias = weights.get("b") if kind == "linear" else 0
+    st = Statement(kind, (3, 3, 2), inputs, {out: a @ b + bias}, weights)
+    st, data = commit_tensors(st, [x, w], PARAMS["poseidon"])
+    shapes = {x: [3, 3], w: [3, 2]}
+    committed = {n: dataclasses.replace(c, shape=shapes[n]) for n, c in st.committed.items()}
+    proof = prove_walk(LAYERS[kind], dataclasses.replace(st, committed=committed), data)
+    with pytest.raises(VerificationError) as e:
+        verify_walk(LAYERS[kind], proof)
+    assert e.value.check == f"{kind}.final_evaluation"
+
+
+def test_every_kind_declares_its_inputs_and_outputs():
+    """`LayerSpec.inputs` and `.outputs` (a committed output's value may be sent for these only)
+    name each kind's inputs and outputs, as its example statement has them."""
+    for kind, example_ in LAYER_EXAMPLES.items():
+        st = example_.build()
+        assert set(LAYERS[kind].inputs) == set(st.inputs), kind
+        assert set(LAYERS[kind].outputs) == set(st.outputs), kind
+
+
+def test_a_value_for_a_commitment_the_kind_does_not_output_is_refused():
+    """A committed tensor the kind never names, sent an output value: refused before any point
+    is drawn for it (else it would ride along in the statement and the opening)."""
+    proof = example("matmul", 0, io=True)
+    st = proof.statement
+    extra = dataclasses.replace(st, committed={**st.committed, "zz": st.committed["c"]})
+    forged = dataclasses.replace(proof, statement=extra, outputs={**proof.outputs, "zz": ONE})
+    _reject(forged, "walk.output_values")

@@ -62,7 +62,7 @@ def example(
     committable inputs and outputs committed too; cached: the tests share them."""
     spec = LAYERS[kind]
     st = STATEMENTS[kind](*SHAPES[kind][index])
-    names = [*(st.weights if committed else ()), *(committable_io(spec, st) if io else ())]
+    names = [*(st.weights if committed else ()), *(committable_io(spec) if io else ())]
     if not names:
         return prove_walk(spec, st)
     st, data = commit_tensors(st, names, POSEIDON_PARAMS)

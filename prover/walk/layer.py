@@ -55,6 +55,10 @@ class LayerSpec:
     advise: Advise | None = None
     dim_names: tuple[str, ...] = ()
     """What each of the statement's dims means, for people (`cairn inspect`)."""
+    inputs: tuple[str, ...] = ()
+    """The kind's input names."""
+    outputs: tuple[str, ...] = ()
+    """The kind's output names: a proof may send a committed output's value for these only."""
     has_weights: bool = False
     """Whether the kind's statements carry weights, which a prover may bind by commitments
     instead of publishing them (`cairn prove <kind> --commit-weights`)."""

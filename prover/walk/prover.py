@@ -61,10 +61,10 @@ def commit_tensors(
     return replace(st, committed=committed), {name: data for name, (_, data) in made.items()}
 
 
-def committable_io(spec: LayerSpec, st: Statement) -> list[str]:
+def committable_io(spec: LayerSpec) -> list[str]:
     """The inputs and outputs a statement may bind by commitments: those whose values the
     kind's checks do not read."""
-    return sorted((st.inputs.keys() | st.outputs.keys()) - set(spec.reads))
+    return sorted({*spec.inputs, *spec.outputs} - set(spec.reads))
 
 
 def commit_weights(st: Statement, params: PcsParams) -> tuple[Statement, dict[str, CommitmentData]]:
@@ -91,7 +91,7 @@ def prove_walk(
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
     committed_outputs = st.committed.keys() & st.outputs.keys()
-    points = output_points(channel, st, committed_outputs)
+    points = output_points(channel, st, committed_outputs, spec.outputs)
     values = {n: evaluate_tensor(st.outputs[n], points[n]) for n in sorted(committed_outputs)}
     absorb_output_values(channel, values)
     outputs = {n: Claim(p, evaluate_tensor(st.outputs[n], p)) for n, p in points.items()}

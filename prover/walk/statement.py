@@ -166,14 +166,17 @@ class OutputClaims(dict[str, Claim]):
         raise VerificationError("walk.output_values", f"no value for the committed output {name!r}")
 
 
-def output_points(channel: Channel, st: Statement, committed: Iterable[str]) -> dict[str, tuple]:
+def output_points(
+    channel: Channel, st: Statement, committed: Iterable[str], outputs: Iterable[str]
+) -> dict[str, tuple]:
     """r_out per public output and per committed output named in `committed`, in name order,
-    drawn after the statement (`walk.output_values` if such a name is not committed or is a
-    public output)."""
+    drawn after the statement (`walk.output_values` if such a name is not committed, is a
+    public output, or is none of the kind's `outputs`)."""
     names = set(committed)
-    if not names <= st.committed.keys() or names & st.public("outputs").keys():
+    public = st.public("outputs")
+    if not names <= st.committed.keys() & set(outputs) or names & public.keys():
         raise VerificationError("walk.output_values", "values only for committed outputs")
-    shapes = {n: t.shape for n, t in st.public("outputs").items()}
+    shapes = {n: t.shape for n, t in public.items()}
     return draw_points(channel, shapes | {n: tuple(st.committed[n].shape) for n in names})
 
 
@@ -195,11 +198,13 @@ def draw_output_claims(channel: Channel, outputs: Tensors) -> dict[str, Claim]:
     return {n: Claim(p, evaluate_tensor(outputs[n], p)) for n, p in points.items()}
 
 
-def walk_output_claims(channel: Channel, st: Statement, values: Mapping[str, QM31]) -> OutputClaims:
+def walk_output_claims(
+    channel: Channel, st: Statement, values: Mapping[str, QM31], outputs: Iterable[str]
+) -> OutputClaims:
     """The output claims: a public output's value is its own MLE at r_out; a committed one's
     is the proof's `values[name]`, absorbed after every point is drawn (the walk's opening
     proves it), so the layer's challenges depend on them."""
-    points = output_points(channel, st, values)
+    points = output_points(channel, st, values, outputs)
     absorb_output_values(channel, values)
     public = st.public("outputs")
     return OutputClaims(

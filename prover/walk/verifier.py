@@ -74,7 +74,7 @@ def replay_layer(spec: LayerSpec, proof: WalkProof) -> tuple[Poseidon252Channel,
     check_soundness(spec, st)
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
-    outputs = walk_output_claims(channel, st, proof.outputs)
+    outputs = walk_output_claims(channel, st, proof.outputs, spec.outputs)
     claims = spec.verify(st, proof.layer, outputs, channel)
     inputs, weights = public_claims(st, claims.inputs), public_claims(st, claims.weights)
     settle_claims("input", st.public("inputs"), inputs, proof.inputs, channel)

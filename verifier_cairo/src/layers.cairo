@@ -34,6 +34,19 @@ pub fn layer_reads(layer: @LayerProof) -> Span<felt252> {
     }
 }
 
+/// The kind's output names (Python `LayerSpec.outputs`): a proof may send a committed
+/// output's value for these only.
+pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
+    match layer {
+        LayerProof::Linear(_) => projection::linear().output_names(),
+        LayerProof::Qkv(_) => projection::qkv().output_names(),
+        LayerProof::QkvDecode(_) => array!['k', 'q', 'v'].span(),
+        LayerProof::Mha(_) => array!['o', 's_m'].span(),
+        LayerProof::Posenc(_) => array!['o'].span(),
+        LayerProof::Matmul(_) => projection::matmul().output_names(),
+    }
+}
+
 /// `statement.shape` / `statement.range` as the kind's Python `check`.
 pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
     match layer {

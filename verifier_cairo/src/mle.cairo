@@ -21,10 +21,12 @@ pub fn eq_eval(a: Span<QM31>, b: Span<QM31>) -> QM31 {
     acc
 }
 
-/// log2(next_pow2(n)): the number of variables of a dimension of size `n` once zero-padded.
+/// log2(next_pow2(n)): the number of variables of a dimension of size `n` once zero-padded
+/// (up to 32 for n ≥ 2^31: counted in u64, so a committed tensor's huge dim cannot overflow it).
 pub fn log2_padded(n: u32) -> u32 {
     let mut log = 0;
-    let mut size = 1;
+    let mut size: u64 = 1;
+    let n: u64 = n.into();
     while size < n {
         size *= 2;
         log += 1;

@@ -135,7 +135,7 @@ def prove_concat(
 def prove_decode(
     st: Statement, outputs: dict[str, Claim], channel: Channel, advice: None = None
 ) -> tuple[DecodeProof, LayerClaims]:
-    steps, context, _, _, s0 = st.dims
+    steps, context, e, _, s0 = st.dims
     step_vars, row_vars = tensor_vars((steps,)), tensor_vars((context,))
     tables = canonical(st.outputs)
     initial = {j: embed(pad_tensor(st.inputs[f"{j}0"])) for j in CACHES}
@@ -162,7 +162,7 @@ def prove_decode(
         concat, point = prove_concat(merged, prev, new, s0 + t, channel)
         targets = new_row_targets(outputs["q"], split["q"][t], concat, point, row_vars, step_vars)
         x_row = QM31Array.from_base(x[t])
-        projection, z = prove_projection(QKV, [x_row], targets, weights, channel)
+        projection, z = prove_projection(QKV, [x_row], targets, weights, e, channel)
         chain.close_step(t, merged, concat, targets, z, projection)
         step_proofs.append(StepProof(merges["k"], merges["v"], concat, projection))
     proof = DecodeProof(split["q"], split["k"], split["v"], step_proofs[::-1])

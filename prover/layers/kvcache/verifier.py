@@ -50,7 +50,7 @@ def verify_decode(
 ) -> LayerClaims:
     steps, context, e, h, s0 = st.dims
     step_vars, row_vars = tensor_vars((steps,)), tensor_vars((context,))
-    col_vars, e_vars = tensor_vars((h,)), tensor_vars((e,))
+    col_vars = tensor_vars((h,))
     split = {"q": proof.q_steps, "k": proof.k_steps, "v": proof.v_steps}
     counts = [len(split[name]) for name in SPLIT] + [len(proof.steps)]
     if counts != [steps] * len(counts):
@@ -71,6 +71,6 @@ def verify_decode(
         targets = new_row_targets(
             outputs["q"], split["q"][t], step.concat, point, row_vars, step_vars
         )
-        z = verify_projection(QKV, step.projection, targets, [QM31.one()], e_vars, channel)
+        z = verify_projection(QKV, step.projection, targets, [QM31.one()], e, channel)
         chain.close_step(t, merged, step.concat, targets, z, step.projection)
     return chain.layer_claims()

@@ -170,21 +170,24 @@ def prove_projection(
     x_rows: Sequence[QM31Array],
     targets: Sequence[Target],
     weights: Mapping[str, np.ndarray],
+    inner: int,
     channel: Channel,
 ) -> tuple[ProjectionProof, list[QM31]]:
-    """x_rows[i] = X(rows[i], ·) (length ê); weights canonical and padded. Returns the proof
-    and the sum-check's point r."""
+    """x_rows[i] = X(rows[i], ·) (length ê, `inner` = e of them true); weights canonical and
+    padded. Returns the proof and the sum-check's point r."""
     pairs = list(zip(proj.weights, targets, strict=True))
     bias = [evaluate(weights[b], t.col) for (_, b), t in pairs if b is not None]
     channel.mix_felts(bias)
     lambdas = [QM31.one(), *channel.draw_secure_felts(len(pairs) - 1)]
     w_cols = [col_combination(weights[w], eq_table(t.col)) for (w, _), t in pairs]
+    mask = QM31Array.from_base(np.arange(len(x_rows[0])) < inner)
+    m = len(x_rows) + len(w_cols)
     products = [
-        Product((t.row, len(x_rows) + i), lam)
+        Product((t.row, len(x_rows) + i, m), lam)
         for i, (t, lam) in enumerate(zip(targets, lambdas, strict=True))
     ]
-    sumcheck, point, finals = prove_sumcheck([*x_rows, *w_cols], products, channel)
-    proof = ProjectionProof(bias, sumcheck, finals[: len(x_rows)], finals[len(x_rows) :])
+    sumcheck, point, finals = prove_sumcheck([*x_rows, *w_cols, mask], products, channel)
+    proof = ProjectionProof(bias, sumcheck, finals[: len(x_rows)], finals[len(x_rows) : m])
     channel.mix_felts([*proof.x, *proof.w])
     return proof, point
 
@@ -194,10 +197,11 @@ def verify_projection(
     proof: ProjectionProof,
     targets: Sequence[Target],
     masks: Sequence[QM31],
-    n_vars: int,
+    inner: int,
     channel: Channel,
 ) -> list[QM31]:
-    """The mirror; masks[i]: the bias rows' mask at row point i. Returns the sum-check's point r."""
+    """The mirror; masks[i]: the bias rows' mask at row point i; `inner` = e. Returns the
+    sum-check's point r."""
     count = len(proj.outputs)
     for name, values, want in (
         ("bias", proof.bias, len(proj.biases)),
@@ -213,14 +217,15 @@ def verify_projection(
     for lam, t, (_, b) in zip(lambdas, targets, proj.weights, strict=True):
         term = t.value - masks[t.row] * next(bias) if b else t.value
         claim = claim + lam * term
+    n_vars = tensor_vars((inner,))
     point, final = verify_sumcheck(claim, proof.sumcheck, n_vars, DEGREE, channel)
     channel.mix_felts([*proof.x, *proof.w])
     expected = QM31.zero()
     for lam, t, w in zip(lambdas, targets, proof.w, strict=True):
         expected = expected + lam * proof.x[t.row] * w
-    if final != expected:
+    if final != expected * prefix_mask(point, inner):
         raise VerificationError(
-            f"{proj.kind}.final_evaluation", "Σ λ_j X(a_j, r)·W_j(r, c_j) differs"
+            f"{proj.kind}.final_evaluation", "M(r)·Σ λ_j X(a_j, r)·W_j(r, c_j) differs"
         )
     return point
 
@@ -233,7 +238,8 @@ def prove_layer(
     rows, targets = proj.split(outputs, tensor_vars(st.dims[:1]))
     x = embed(pad_tensor(st.inputs[proj.input]))
     x_rows = [row_combination(eq_table(a), x) for a in rows]
-    proof, point = prove_projection(proj, x_rows, targets, canonical(st.weights), channel)
+    weights = canonical(st.weights)
+    proof, point = prove_projection(proj, x_rows, targets, weights, st.dims[1], channel)
     x_claims, weights = proj.claims(rows, targets, point, proof)
     return proof, LayerClaims({proj.input: x_claims}, weights)
 
@@ -249,6 +255,6 @@ def verify_layer(
     s, e, _ = st.dims
     rows, targets = proj.split(outputs, tensor_vars((s,)))
     masks = [prefix_mask(a, s) for a in rows]
-    point = verify_projection(proj, proof, targets, masks, tensor_vars((e,)), channel)
+    point = verify_projection(proj, proof, targets, masks, e, channel)
     x_claims, weights = proj.claims(rows, targets, point, proof)
     return LayerClaims({proj.input: x_claims}, weights)

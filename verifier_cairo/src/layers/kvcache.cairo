@@ -70,7 +70,7 @@ pub fn verify(
     let dims = *st.dims;
     let (steps, context, e, h, s0) = (*dims[0], *dims[1], *dims[2], *dims[3], *dims[4]);
     let (step_vars, row_vars) = (log2_padded(steps), log2_padded(context));
-    let (col_vars, e_vars) = (log2_padded(h), log2_padded(e));
+    let col_vars = log2_padded(h);
     let (q_steps, k_steps) = (proof.q_steps.span(), proof.k_steps.span());
     let v_steps = proof.v_steps.span();
     assert(
@@ -118,7 +118,7 @@ pub fn verify(
             .span();
         let z = projections
             .verify_projection(
-                step.projection, targets, array![QM31Trait::one()].span(), e_vars, ref channel,
+                step.projection, targets, array![QM31Trait::one()].span(), e, ref channel,
             );
         pending = Some(
             (

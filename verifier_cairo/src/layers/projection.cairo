@@ -1,7 +1,7 @@
 //! Projections O_j = X·W_j + 1·B_jᵀ of one input X (mirror of
 //! prover/layers/linear/projection.py; docs/layers/linear.md): the relation matmul (no bias),
 //! linear, qkv and qkv-decode share. `Projections` names the tensors and the checks of one batch; its
-//! statement check, its λ-batched degree-2 sum-check and the claims it leaves are written once.
+//! statement check, its λ-batched, inner-masked degree-3 sum-check and the claims it leaves are written once.
 
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::{QM31, QM31Trait};
@@ -15,7 +15,7 @@ use crate::walk::proof::ProjectionProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use crate::walk::tensor::Tensors;
 
-pub const DEGREE: u32 = 2;
+pub const DEGREE: u32 = 3;
 /// (p − 1)/2, the largest magnitude of a signed M31 value.
 const HALF: u128 = 0x3fffffff;
 
@@ -226,16 +226,19 @@ pub impl ProjectionsImpl of ProjectionsTrait {
         (x_claims.span(), weights.span())
     }
 
-    /// Σ_j λ_j (y_j − m_j·B_j(c_j)) = Σ_z Σ_j λ_j X(a_j, z)·W_j(z, c_j) over `n_vars`
-    /// variables; masks[i]: the bias rows' mask at row point i. Returns the sum-check's point r.
+    /// Σ_j λ_j (y_j − m_j·B_j(c_j)) = Σ_z M(z)·Σ_j λ_j X(a_j, z)·W_j(z, c_j) over the
+    /// log ê variables of the inner dimension e = `inner`, M the mask of its true indices (a
+    /// committed X and W may hold anything in their padding); masks[i]: the bias rows' mask at
+    /// row point i. Returns the sum-check's point r.
     fn verify_projection(
         self: @Projections,
         proof: @ProjectionProof,
         targets: Span<Target>,
         masks: Span<QM31>,
-        n_vars: u32,
+        inner: u32,
         ref channel: Poseidon252Channel,
     ) -> Span<QM31> {
+        let n_vars = log2_padded(inner);
         let count = (*self.batch).len();
         let slots = self.bias_slots();
         let mut biases = 0;
@@ -273,7 +276,7 @@ pub impl ProjectionsImpl of ProjectionsTrait {
             expected = expected + *lambdas[i] * *proof.x[*t.row] * *proof.w[i];
             i += 1;
         }
-        assert(final == expected, *self.final_evaluation);
+        assert(final == expected * prefix_mask(point, inner), *self.final_evaluation);
         point
     }
 
@@ -294,7 +297,7 @@ pub impl ProjectionsImpl of ProjectionsTrait {
             masks.append(prefix_mask(*a, s));
         }
         let point = self
-            .verify_projection(proof, targets, masks.span(), log2_padded(e), ref channel);
+            .verify_projection(proof, targets, masks.span(), e, ref channel);
         let (x_claims, weights) = self.claims(rows, targets, point, proof);
         let inputs = array![ClaimsOn { name: *self.input, claims: x_claims }].span();
         LayerClaims { inputs, weights }

@@ -123,15 +123,18 @@ pub struct OutputClaims {
 /// r_out per public output and per committed output the proof sends a value for, in name
 /// order, drawn after the statement; then those values absorbed (when there are any). A
 /// public output's value is its MLE at r_out, a committed one's the proof's (the opening
-/// proves it). `walk.output_values` for a value on a tensor that is not a committed output
-/// candidate (not committed, or a public output).
+/// proves it). `walk.output_values` for a value on a tensor that is not committed or is none
+/// of the kind's `kind_outputs` (a public output is never committed: `calldata.names`).
 pub fn draw_output_claims(
-    ref channel: Poseidon252Channel, st: @PublicStatement, values: @Array<Named<QM31>>,
+    ref channel: Poseidon252Channel,
+    st: @PublicStatement,
+    values: @Array<Named<QM31>>,
+    kind_outputs: Span<felt252>,
 ) -> OutputClaims {
     let outputs = *st.outputs;
     for entry in values.span() {
         let found = (*st.committed).find(*entry.name);
-        assert(found.is_some(), 'walk.output_values');
+        assert(found.is_some() && contains(kind_outputs, *entry.name), 'walk.output_values');
     }
     let (mut names, mut claims, mut sent) = (array![], array![], array![]);
     let mut i = 0;
@@ -184,25 +187,27 @@ pub fn output_claim(outputs: OutputClaims, name: felt252) -> Claim {
 /// commitment is of its shape's size.
 #[inline(never)]
 pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32>>) {
-    let (mut kept, mut kept_shapes) = (array![], array![]);
+    let (mut kept, mut kept_names) = (array![], array![]);
     let mut i = 0;
     for t in group.tensors {
         let name = *group.names[i];
         i += 1;
-        if let Some(c) = t.commitment {
-            if !contains(names, name) {
-                continue;
-            }
-            assert(*c.n_vars == tensor_vars(*t.shape), 'statement.shape');
+        if t.commitment.is_none() || contains(names, name) {
+            kept.append(*t);
+            kept_names.append(name);
         }
-        kept.append(name);
-        kept_shapes.append(*t.shape);
     }
-    assert(kept.span() == names, 'statement.shape');
+    assert(kept_names.span() == names, 'statement.shape');
     let mut i = 0;
-    for shape in kept_shapes {
-        assert(shape == *shapes[i], 'statement.shape');
+    for t in kept.span() {
+        assert(*t.shape == *shapes[i], 'statement.shape');
         i += 1;
+    }
+    // Python's order: names, then shapes, then sizes (a huge dim is refused before its size).
+    for t in kept {
+        if let Some(c) = t.commitment {
+            assert(c.n_vars == tensor_vars(t.shape), 'statement.shape');
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! chain a walk has no witness.
 
 use crate::channel::Poseidon252Channel;
-use crate::layers::{check_layer, layer_kind, layer_reads, verify_layer};
+use crate::layers::{check_layer, layer_kind, layer_outputs, layer_reads, verify_layer};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
@@ -39,7 +39,7 @@ pub fn verify_walk(walk: @WalkCalldata) -> Option<CommittedOpening> {
     check_layer(layer, st);
     let mut channel: Poseidon252Channel = Default::default();
     absorb_statement(ref channel, st, tag);
-    let outputs = draw_output_claims(ref channel, st, proof.outputs);
+    let outputs = draw_output_claims(ref channel, st, proof.outputs, layer_outputs(layer));
     let claims = verify_layer(layer, st, outputs, ref channel);
     let committed = *st.committed;
     let (inputs, input_claims) = public_part(*st.inputs, claims.inputs, committed);
