@@ -253,7 +253,7 @@ def measure_layers_onchain(
             rows.append(
                 {
                     "layer": name,
-                    "weights": commit if commit and statement.weights else "public",
+                    "weights": (commit or "public") if statement.weights else "none",
                     "io": commit_io if set(names) - set(statement.weights) else "public",
                     "calldata_felts": len(parts.flat),
                     "transactions": len(txs),

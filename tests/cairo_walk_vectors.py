@@ -156,6 +156,25 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
     yield from layer_swaps(proof, honest)
 
 
+def io_tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
+    """What committed inputs and outputs add to `tampered_felts` of the committed variant: the
+    output values, the committed tensors' statement felts and felts across the calldata (the
+    layer's own tamperings are the same as there)."""
+    for path, tampered in sampled(mutations(proof.outputs, "outputs")):
+        yield f"proof {path}", encode_walk(dataclasses.replace(proof, outputs=tampered))
+    honest = encode_walk(proof)
+    start = 2 + len(io_felts(honest)) - 1
+    for i in range(FLIPS):
+        at = i * (len(honest) - 1) // (FLIPS - 1)
+        flipped = [*honest]
+        flipped[at] = (flipped[at] + 1) % STARK_PRIME
+        yield f"felt {at} + 1", flipped
+    for back in range(1, 13):  # the statement's end: the committed block and the binding
+        flipped = [*honest]
+        flipped[start - back] = (flipped[start - back] + 1) % STARK_PRIME
+        yield f"felt {start - back} + 1", flipped
+
+
 def layer_swaps(proof: WalkProof, honest: list[int]) -> Iterator[tuple[str, list[int]]]:
     """What no field mutation reaches: the layer proof under the variant of another kind with
     the same proof type (matmul, linear and qkv share one: `statement.kind`), and a bias value
@@ -538,7 +557,8 @@ def render() -> str:
             if index or bound:
                 continue
             seen: set[tuple[int, ...]] = set()
-            for n, (doc, felts) in enumerate(tampered_felts(proof)):
+            tampers = io_tampered_felts(proof) if io else tampered_felts(proof)
+            for n, (doc, felts) in enumerate(tampers):
                 verdict = walk_verdict(felts)
                 if verdict is None or tuple(felts) in seen:
                     continue

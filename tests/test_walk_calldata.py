@@ -61,7 +61,14 @@ def test_generated_cairo_types_are_current():
         "run `python -m cairn.serializer.cairo_types > verifier_cairo/src/walk/proof.cairo`"
     )
     # The Cairo reader takes the statement first to hash it (walk/calldata.cairo).
-    assert list(fields_of(WalkProof)) == ["statement", "layer", "inputs", "weights", "opening"]
+    assert list(fields_of(WalkProof)) == [
+        "statement",
+        "outputs",
+        "layer",
+        "inputs",
+        "weights",
+        "opening",
+    ]
 
 
 def test_generated_walk_vectors_are_current():

@@ -1426,690 +1426,165 @@ fn rejects_linear_0_io_1() {
     verify_walk_calldata(splice(linear_0_io(), 45, 48, array![0]));
 }
 
-/// proof layer.bias[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_2() {
-    verify_walk_calldata(splice(linear_0_io(), 50, 51, array![0x194871f9606d166162639138d49fd6e7]));
-}
-
-/// proof layer.bias-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_io_3() {
-    verify_walk_calldata(splice(linear_0_io(), 49, 51, array![0]));
-}
-
-/// proof layer.bias+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_io_4() {
-    verify_walk_calldata(splice(linear_0_io(), 49, 50, array![2, 0x194871f9406d166162639138d49fd6e7]));
-}
-
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_5() {
-    verify_walk_calldata(splice(linear_0_io(), 53, 54, array![0x133fc9431bf3c2fccb6ef07eb6f30bed]));
-}
-
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_6() {
-    verify_walk_calldata(splice(linear_0_io(), 54, 55, array![0x1e5e76c44316a921bff909ac8561a3df]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_io_7() {
-    verify_walk_calldata(splice(linear_0_io(), 52, 56, array![2, 0x133fc942fbf3c2fccb6ef07eb6f30bed, 0x1e5e76c42316a921bff909ac8561a3df]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_io_8() {
-    verify_walk_calldata(splice(linear_0_io(), 52, 55, array![
-        4,
-        0x133fc942fbf3c2fccb6ef07eb6f30bed,
-        0x1e5e76c42316a921bff909ac8561a3df,
-        0x1969fb08870f794de87332c7450045d6,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_io_9() {
-    verify_walk_calldata(splice(linear_0_io(), 56, 60, array![2, 0x1ab3e2d1cd25158cb08d013025e4cac9, 0x1c51ac03a1ab23e5aefe4c71b531825f]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_io_10() {
-    verify_walk_calldata(splice(linear_0_io(), 56, 59, array![
-        4,
-        0x1ab3e2d1cd25158cb08d013025e4cac9,
-        0x1c51ac03a1ab23e5aefe4c71b531825f,
-        0x1a5f74e891e9b7a8654bc3c7fde21029,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_io_11() {
-    verify_walk_calldata(splice(linear_0_io(), 51, 64, array![
-        2,
-        3,
-        0x133fc942fbf3c2fccb6ef07eb6f30bed,
-        0x1e5e76c42316a921bff909ac8561a3df,
-        0x1969fb08870f794de87332c7450045d6,
-        3,
-        0x1ab3e2d1cd25158cb08d013025e4cac9,
-        0x1c51ac03a1ab23e5aefe4c71b531825f,
-        0x1a5f74e891e9b7a8654bc3c7fde21029,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_io_12() {
-    verify_walk_calldata(splice(linear_0_io(), 51, 60, array![
-        4,
-        3,
-        0x133fc942fbf3c2fccb6ef07eb6f30bed,
-        0x1e5e76c42316a921bff909ac8561a3df,
-        0x1969fb08870f794de87332c7450045d6,
-        3,
-        0x1ab3e2d1cd25158cb08d013025e4cac9,
-        0x1c51ac03a1ab23e5aefe4c71b531825f,
-        0x1a5f74e891e9b7a8654bc3c7fde21029,
-        3,
-        0x1e7e41dbc7affadb7dce9e893bed37b8,
-        0x14c92b7a793b9e032c4deb1f71b46661,
-        0x178f6dfbc35d9496ada4ea2974d1c30e,
-    ]));
-}
-
-/// proof layer.x[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_13() {
-    verify_walk_calldata(splice(linear_0_io(), 65, 66, array![0x13dc2b81143fbc983e6ddad0efff4dfc]));
-}
-
-/// proof layer.x-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_io_14() {
-    verify_walk_calldata(splice(linear_0_io(), 64, 66, array![0]));
-}
-
-/// proof layer.x+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_io_15() {
-    verify_walk_calldata(splice(linear_0_io(), 64, 65, array![2, 0x13dc2b80f43fbc983e6ddad0efff4dfc]));
-}
-
-/// proof layer.w[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_16() {
-    verify_walk_calldata(splice(linear_0_io(), 67, 68, array![0x1be384a30b12810e75f7271c7506314b]));
-}
-
-/// proof layer.w-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_io_17() {
-    verify_walk_calldata(splice(linear_0_io(), 66, 68, array![0]));
-}
-
-/// proof layer.w+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_io_18() {
-    verify_walk_calldata(splice(linear_0_io(), 66, 67, array![2, 0x1be384a2eb12810e75f7271c7506314b]));
-}
-
-/// proof opening.merge.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_linear_0_io_19() {
-    verify_walk_calldata(splice(linear_0_io(), 73, 74, array![0x1587da4767e8a979a243d20f9dfca084]));
-}
-
-/// proof opening.merge.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_linear_0_io_20() {
-    verify_walk_calldata(splice(linear_0_io(), 74, 75, array![0x1d9095cea108335f8cfe17deb8b13680]));
-}
-
-/// proof opening.merge.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_io_21() {
-    verify_walk_calldata(splice(linear_0_io(), 72, 75, array![1, 0x1587da4747e8a979a243d20f9dfca084]));
-}
-
-/// proof opening.merge.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_io_22() {
-    verify_walk_calldata(splice(linear_0_io(), 72, 74, array![3, 0x1587da4747e8a979a243d20f9dfca084, 0x1d9095ce8108335f8cfe17deb8b13680]));
-}
-
-/// proof opening.merge.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_io_23() {
-    verify_walk_calldata(splice(linear_0_io(), 75, 78, array![1, 0x1e3590c297557b4bc3054e460d8b8b45]));
-}
-
-/// proof opening.merge.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_io_24() {
-    verify_walk_calldata(splice(linear_0_io(), 75, 77, array![3, 0x1e3590c297557b4bc3054e460d8b8b45, 0x17f97b4c7bcfc3ce25b6c2b4e07e8804]));
-}
-
-/// proof opening.merge.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_linear_0_io_25() {
-    verify_walk_calldata(splice(linear_0_io(), 71, 87, array![
-        4,
-        2,
-        0x1587da4747e8a979a243d20f9dfca084,
-        0x1d9095ce8108335f8cfe17deb8b13680,
-        2,
-        0x1e3590c297557b4bc3054e460d8b8b45,
-        0x17f97b4c7bcfc3ce25b6c2b4e07e8804,
-        2,
-        0x1dd491ac98a3162aaf8f7fc034ba8241,
-        0x19b88f863cd4647bcb72aa56319652d2,
-        2,
-        0x14f95850aa42e13c585216b8587a10d0,
-        0x13aa35c2a36c6ecdada6a19c29512c52,
-    ]));
-}
-
-/// proof opening.merge.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_linear_0_io_26() {
-    verify_walk_calldata(splice(linear_0_io(), 71, 84, array![
-        6,
-        2,
-        0x1587da4747e8a979a243d20f9dfca084,
-        0x1d9095ce8108335f8cfe17deb8b13680,
-        2,
-        0x1e3590c297557b4bc3054e460d8b8b45,
-        0x17f97b4c7bcfc3ce25b6c2b4e07e8804,
-        2,
-        0x1dd491ac98a3162aaf8f7fc034ba8241,
-        0x19b88f863cd4647bcb72aa56319652d2,
-        2,
-        0x14f95850aa42e13c585216b8587a10d0,
-        0x13aa35c2a36c6ecdada6a19c29512c52,
-        2,
-        0x195881aa02300af6c968fd0a1c353e2a,
-        0x128c1684a3975ecfa29e7f4075e21a07,
-    ]));
-}
-
-/// proof opening.merged_values[0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_linear_0_io_27() {
-    verify_walk_calldata(splice(linear_0_io(), 88, 89, array![0x13345ef36875c5b2a248e4d3e7a678e4]));
-}
-
-/// proof opening.merged_values[1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_linear_0_io_28() {
-    verify_walk_calldata(splice(linear_0_io(), 89, 90, array![0x185dbdef261f5732fbd6f5e82e000922]));
-}
-
-/// proof opening.merged_values-last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_linear_0_io_29() {
-    verify_walk_calldata(splice(linear_0_io(), 87, 92, array![
-        3,
-        0x13345ef34875c5b2a248e4d3e7a678e4,
-        0x185dbdef061f5732fbd6f5e82e000922,
-        0x194af10d913818366db4b11b921240b6,
-    ]));
-}
-
-/// proof opening.merged_values+last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_linear_0_io_30() {
-    verify_walk_calldata(splice(linear_0_io(), 87, 91, array![
-        5,
-        0x13345ef34875c5b2a248e4d3e7a678e4,
-        0x185dbdef061f5732fbd6f5e82e000922,
-        0x194af10d913818366db4b11b921240b6,
-        0x1df5c6642635f0ccade2a9cc9539b8ed,
-    ]));
-}
-
-/// proof opening.fold.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_io_31() {
-    verify_walk_calldata(splice(linear_0_io(), 94, 95, array![0x1f005307c841b40e4e5715ab5801dbe3]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_io_32() {
-    verify_walk_calldata(splice(linear_0_io(), 95, 96, array![0x1f84d9caad269f9261c0d0cca16c01a4]));
-}
-
-/// proof opening.fold.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_io_33() {
-    verify_walk_calldata(splice(linear_0_io(), 93, 96, array![1, 0x1f005307a841b40e4e5715ab5801dbe3]));
-}
-
-/// proof opening.fold.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_io_34() {
-    verify_walk_calldata(splice(linear_0_io(), 93, 95, array![3, 0x1f005307a841b40e4e5715ab5801dbe3, 0x1f84d9ca8d269f9261c0d0cca16c01a4]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_io_35() {
-    verify_walk_calldata(splice(linear_0_io(), 96, 99, array![1, 0x14a67b363c7692fe21ce8134a1d4f95c]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_io_36() {
-    verify_walk_calldata(splice(linear_0_io(), 96, 98, array![3, 0x14a67b363c7692fe21ce8134a1d4f95c, 0x187b00c146fb516e1f34c42db3f524ca]));
-}
-
-/// proof opening.fold.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_linear_0_io_37() {
-    verify_walk_calldata(splice(linear_0_io(), 92, 108, array![
-        4,
-        2,
-        0x1f005307a841b40e4e5715ab5801dbe3,
-        0x1f84d9ca8d269f9261c0d0cca16c01a4,
-        2,
-        0x14a67b363c7692fe21ce8134a1d4f95c,
-        0x187b00c146fb516e1f34c42db3f524ca,
-        2,
-        0x131855685135e60088175784f371ae34,
-        0x1174a1e19264d659904ffd04324bfffe,
-        2,
-        0x1c5633307e39233e33b5fd2c6ed75aa7,
-        0x1aaa55b09bed53f5f5620b4791345405,
-    ]));
-}
-
-/// proof opening.fold.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_linear_0_io_38() {
-    verify_walk_calldata(splice(linear_0_io(), 92, 105, array![
-        6,
-        2,
-        0x1f005307a841b40e4e5715ab5801dbe3,
-        0x1f84d9ca8d269f9261c0d0cca16c01a4,
-        2,
-        0x14a67b363c7692fe21ce8134a1d4f95c,
-        0x187b00c146fb516e1f34c42db3f524ca,
-        2,
-        0x131855685135e60088175784f371ae34,
-        0x1174a1e19264d659904ffd04324bfffe,
-        2,
-        0x1c5633307e39233e33b5fd2c6ed75aa7,
-        0x1aaa55b09bed53f5f5620b4791345405,
-        2,
-        0x13382fa747c4f5612a3fef24f9471ecd,
-        0x1f78c21fa9d7bbfc25065745213ba6e2,
-    ]));
-}
-
-/// proof opening.layer_roots[0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_io_39() {
-    verify_walk_calldata(splice(linear_0_io(), 109, 110, array![0x175f29b5e0c7c06a9a7932dc6eac4318]));
-}
-
-/// proof opening.layer_roots-last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_linear_0_io_40() {
-    verify_walk_calldata(splice(linear_0_io(), 108, 111, array![0]));
-}
-
-/// proof opening.layer_roots+last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_linear_0_io_41() {
-    verify_walk_calldata(splice(linear_0_io(), 108, 109, array![2, 0x175f29b5e0c7c06a9a7932dc6eac4317, 0x10056871d0b9e92f70a1737c8e48fee]));
-}
-
-/// proof opening.final_value
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_io_42() {
-    verify_walk_calldata(splice(linear_0_io(), 111, 112, array![0x1bb405731f1035e2d322ae5550cbce24]));
-}
-
-/// proof opening.pow_nonce
-#[test]
-#[should_panic(expected: ('pcs.pow',))]
-fn rejects_linear_0_io_43() {
-    verify_walk_calldata(splice(linear_0_io(), 112, 113, array![123439]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_io_44() {
-    verify_walk_calldata(splice(linear_0_io(), 114, 115, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_io_45() {
-    verify_walk_calldata(splice(linear_0_io(), 114, 115, array![0x200000000000000000000000000000000000000000000002bae3883a8a38f45]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_io_46() {
-    verify_walk_calldata(splice(linear_0_io(), 114, 115, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_io_47() {
-    verify_walk_calldata(splice(linear_0_io(), 114, 115, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_io_48() {
-    verify_walk_calldata(splice(linear_0_io(), 115, 116, array![0x10000000000000000000000000000000000000000000000000000005814bfea]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_io_49() {
-    verify_walk_calldata(splice(linear_0_io(), 115, 116, array![0x30000000000000000000000000000000000000016052ffa93f5a030a7eb4061]));
-}
-
-/// proof opening.poly_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_io_50() {
-    verify_walk_calldata(splice(linear_0_io(), 113, 118, array![
-        3,
-        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
-        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
-        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
-    ]));
-}
-
-/// proof opening.poly_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_io_51() {
-    verify_walk_calldata(splice(linear_0_io(), 113, 117, array![
-        5,
-        0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
-        0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
-        0x200000000000000000000000000000000000000000000000c2997cbe7acd0b4,
-        0x2000000000000000000000000000000000000000000000013b8c06f588e7f6d,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_io_52() {
-    verify_walk_calldata(splice(linear_0_io(), 119, 128, array![
-        3,
-        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
-        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
-        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
-        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
-        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
-        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_io_53() {
-    verify_walk_calldata(splice(linear_0_io(), 119, 126, array![
-        5,
-        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
-        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
-        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
-        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
-        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
-        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
-        0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470793,
-        0x80f00d9634893567872312acc8e35471c38530a6b6f47651d142af69d4945d,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_io_54() {
-    verify_walk_calldata(splice(linear_0_io(), 154, 155, array![0x3abf76d1f8f7d14c808d5fcbc3b75b7e807a95707981636ea0867196cfde48]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_io_55() {
-    verify_walk_calldata(splice(linear_0_io(), 154, 155, array![0x3abf76cff8f7d150808d5fcbc3b75b7e807a95707981636ea0867196cfde48]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_io_56() {
-    verify_walk_calldata(splice(linear_0_io(), 154, 155, array![0x700000000757eed9ff1efa299011abf97876eb6fd00f52ae0f302c6dd410ce3]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_io_57() {
-    verify_walk_calldata(splice(linear_0_io(), 155, 155, array![0x100000000000000000000000000000000000000000000000000000016cfde48]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_io_58() {
-    verify_walk_calldata(splice(linear_0_io(), 155, 156, array![0x700000000c79c8d88480195741ec2e5ed8fe996d7df1b2c1b91e399ab668a7e]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_io_59() {
-    verify_walk_calldata(splice(linear_0_io(), 156, 156, array![0x1000000000000000000000000000000000000000000000000000000668c0748]));
-}
-
-/// proof opening.layer_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_io_60() {
-    verify_walk_calldata(splice(linear_0_io(), 153, 158, array![
-        3,
-        0x3abf76cff8f7d14c808d5fcbc3b75b7e807a95707981636ea0867196cfde48,
-        0x63ce46c42400caba0f6172f6c7f4cb6bef8d960dc8f1ccd5b3453f668c0748,
-        0xe01a0bd9da89102a3b3608ca0bcffaf42ad144d2606d7592f5fbe1b24e5450,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_io_61() {
-    verify_walk_calldata(splice(linear_0_io(), 153, 157, array![
-        5,
-        0x3abf76cff8f7d14c808d5fcbc3b75b7e807a95707981636ea0867196cfde48,
-        0x63ce46c42400caba0f6172f6c7f4cb6bef8d960dc8f1ccd5b3453f668c0748,
-        0xe01a0bd9da89102a3b3608ca0bcffaf42ad144d2606d7592f5fbe1b24e5450,
-        0xf95eb921fcfc1ecbbee072455055a43296867050393c8bbabb5549fe05f9bb,
-    ]));
-}
-
-/// proof opening.layer_openings-last
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_io_62() {
-    verify_walk_calldata(splice(linear_0_io(), 153, 159, array![]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_64() {
-    verify_walk_calldata(splice(linear_0_io(), 4, 5, array![4]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_65() {
-    verify_walk_calldata(splice(linear_0_io(), 5, 6, array![6]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_66() {
-    verify_walk_calldata(splice(linear_0_io(), 6, 7, array![3]));
-}
-
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_linear_0_io_67() {
+fn rejects_linear_0_io_2() {
     verify_walk_calldata(splice(linear_0_io(), 0, 1, array![4]));
 }
 
 /// felt 14 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_68() {
+fn rejects_linear_0_io_3() {
     verify_walk_calldata(splice(linear_0_io(), 14, 15, array![0x88035acb7f059e2954cfc8faac85e7a3]));
 }
 
 /// felt 28 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_69() {
+fn rejects_linear_0_io_4() {
     verify_walk_calldata(splice(linear_0_io(), 28, 29, array![4]));
 }
 
 /// felt 43 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_io_70() {
+fn rejects_linear_0_io_5() {
     verify_walk_calldata(splice(linear_0_io(), 43, 44, array![2]));
 }
 
 /// felt 57 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_71() {
+fn rejects_linear_0_io_6() {
     verify_walk_calldata(splice(linear_0_io(), 57, 58, array![0x1ab3e2d1cd25158cb08d013025e4caca]));
 }
 
 /// felt 71 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_io_72() {
+fn rejects_linear_0_io_7() {
     verify_walk_calldata(splice(linear_0_io(), 71, 72, array![6]));
 }
 
 /// felt 86 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_linear_0_io_73() {
+fn rejects_linear_0_io_8() {
     verify_walk_calldata(splice(linear_0_io(), 86, 87, array![0x128c1684a3975ecfa29e7f4075e21a08]));
 }
 
 /// felt 100 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_io_74() {
+fn rejects_linear_0_io_9() {
     verify_walk_calldata(splice(linear_0_io(), 100, 101, array![0x131855685135e60088175784f371ae35]));
+}
+
+/// felt 114 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_linear_0_io_10() {
+    verify_walk_calldata(splice(linear_0_io(), 114, 115, array![0x200000000000000000000000000000000000000000000002bae3883a8a38f45]));
 }
 
 /// felt 129 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_io_76() {
+fn rejects_linear_0_io_11() {
     verify_walk_calldata(splice(linear_0_io(), 129, 130, array![9]));
 }
 
 /// felt 143 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_io_77() {
+fn rejects_linear_0_io_12() {
     verify_walk_calldata(splice(linear_0_io(), 143, 144, array![0x6045cf6e38461c841366d5b6710092d407cb6f0c8d0cb07f984f6c4a520a2e]));
 }
 
 /// felt 158 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_io_78() {
+fn rejects_linear_0_io_13() {
     verify_walk_calldata(splice(linear_0_io(), 158, 159, array![1]));
 }
 
-/// layer as qkv's variant
+/// felt 42 + 1
 #[test]
-#[should_panic(expected: ('walk.output_values',))]
-fn rejects_linear_0_io_79() {
-    verify_walk_calldata(splice(linear_0_io(), 46, 47, array![1]));
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_io_15() {
+    verify_walk_calldata(splice(linear_0_io(), 42, 43, array![1]));
 }
 
-/// layer as matmul's variant
+/// felt 41 + 1
 #[test]
-#[should_panic(expected: ('walk.output_values',))]
-fn rejects_linear_0_io_80() {
-    verify_walk_calldata(splice(linear_0_io(), 46, 47, array![5]));
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_linear_0_io_16() {
+    verify_walk_calldata(splice(linear_0_io(), 41, 42, array![0x706f736569646f6f]));
+}
+
+/// felt 40 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_17() {
+    verify_walk_calldata(splice(linear_0_io(), 40, 41, array![4]));
+}
+
+/// felt 39 + 1
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_18() {
+    verify_walk_calldata(splice(linear_0_io(), 39, 40, array![0x2cc2570440f0c70ddb23a33b7ba95be]));
+}
+
+/// felt 38 + 1
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_19() {
+    verify_walk_calldata(splice(linear_0_io(), 38, 39, array![0x49b32af11a89df62397e1c39af0e5d71]));
+}
+
+/// felt 37 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_20() {
+    verify_walk_calldata(splice(linear_0_io(), 37, 38, array![3]));
+}
+
+/// felt 36 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_21() {
+    verify_walk_calldata(splice(linear_0_io(), 36, 37, array![4]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_io_22() {
+    verify_walk_calldata(splice(linear_0_io(), 35, 36, array![3]));
+}
+
+/// felt 34 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_23() {
+    verify_walk_calldata(splice(linear_0_io(), 34, 35, array![122]));
+}
+
+/// felt 33 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_linear_0_io_24() {
+    verify_walk_calldata(splice(linear_0_io(), 33, 34, array![0x706f736569646f6f]));
+}
+
+/// felt 32 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_linear_0_io_25() {
+    verify_walk_calldata(splice(linear_0_io(), 32, 33, array![6]));
 }
 
 /// An honest qkv proof, dims 3×5×2, public weights (136 felts).
@@ -4579,738 +4054,172 @@ fn rejects_qkv_0_io_5() {
     ]));
 }
 
-/// proof layer.bias[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_6() {
-    verify_walk_calldata(splice(qkv_0_io(), 100, 101, array![0x1c63e6c06ae896d9eeec37a0357aded1]));
-}
-
-/// proof layer.bias[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_7() {
-    verify_walk_calldata(splice(qkv_0_io(), 101, 102, array![0x183abb5d5102f9b04f3d7a927b70e75e]));
-}
-
-/// proof layer.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_io_8() {
-    verify_walk_calldata(splice(qkv_0_io(), 99, 103, array![2, 0x1c63e6c04ae896d9eeec37a0357aded1, 0x183abb5d3102f9b04f3d7a927b70e75e]));
-}
-
-/// proof layer.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_io_9() {
-    verify_walk_calldata(splice(qkv_0_io(), 99, 102, array![
-        4,
-        0x1c63e6c04ae896d9eeec37a0357aded1,
-        0x183abb5d3102f9b04f3d7a927b70e75e,
-        0x1949678523b71298d3df154fbc3e08f9,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_10() {
-    verify_walk_calldata(splice(qkv_0_io(), 105, 106, array![0x10dca2e642a3dad6d0479cba9e905ec0]));
-}
-
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_11() {
-    verify_walk_calldata(splice(qkv_0_io(), 106, 107, array![0x16e14496b162b1200af01eee7af89eb6]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_io_12() {
-    verify_walk_calldata(splice(qkv_0_io(), 104, 108, array![2, 0x10dca2e622a3dad6d0479cba9e905ec0, 0x16e144969162b1200af01eee7af89eb6]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_io_13() {
-    verify_walk_calldata(splice(qkv_0_io(), 104, 107, array![
-        4,
-        0x10dca2e622a3dad6d0479cba9e905ec0,
-        0x16e144969162b1200af01eee7af89eb6,
-        0x170bfa2b82c4842487fa02f8966e11e3,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_io_14() {
-    verify_walk_calldata(splice(qkv_0_io(), 108, 112, array![2, 0x10f5c990852d513026f62179117e2bcc, 0x180cb9dc5decb444723bd4237f3f61d4]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_io_15() {
-    verify_walk_calldata(splice(qkv_0_io(), 108, 111, array![
-        4,
-        0x10f5c990852d513026f62179117e2bcc,
-        0x180cb9dc5decb444723bd4237f3f61d4,
-        0x16c7fe14eb60a183ad56d80d89f70a7b,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_io_16() {
-    verify_walk_calldata(splice(qkv_0_io(), 103, 116, array![
-        2,
-        3,
-        0x10dca2e622a3dad6d0479cba9e905ec0,
-        0x16e144969162b1200af01eee7af89eb6,
-        0x170bfa2b82c4842487fa02f8966e11e3,
-        3,
-        0x10f5c990852d513026f62179117e2bcc,
-        0x180cb9dc5decb444723bd4237f3f61d4,
-        0x16c7fe14eb60a183ad56d80d89f70a7b,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_io_17() {
-    verify_walk_calldata(splice(qkv_0_io(), 103, 112, array![
-        4,
-        3,
-        0x10dca2e622a3dad6d0479cba9e905ec0,
-        0x16e144969162b1200af01eee7af89eb6,
-        0x170bfa2b82c4842487fa02f8966e11e3,
-        3,
-        0x10f5c990852d513026f62179117e2bcc,
-        0x180cb9dc5decb444723bd4237f3f61d4,
-        0x16c7fe14eb60a183ad56d80d89f70a7b,
-        3,
-        0x1685130e3f66954ec6d06b6454630768,
-        0x1bfd868afe3034a8b466a68fbd0d533b,
-        0x15d30b3f181f30e5f4adc80d4637ae73,
-    ]));
-}
-
-/// proof layer.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_18() {
-    verify_walk_calldata(splice(qkv_0_io(), 117, 118, array![0x1c57077eaa4144cc0066c56f397dcdb5]));
-}
-
-/// proof layer.x[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_19() {
-    verify_walk_calldata(splice(qkv_0_io(), 118, 119, array![0x11fc13273e0d8f23712d4b2e3f3e864d]));
-}
-
-/// proof layer.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_io_20() {
-    verify_walk_calldata(splice(qkv_0_io(), 116, 120, array![2, 0x1c57077e8a4144cc0066c56f397dcdb5, 0x11fc13271e0d8f23712d4b2e3f3e864d]));
-}
-
-/// proof layer.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_io_21() {
-    verify_walk_calldata(splice(qkv_0_io(), 116, 119, array![
-        4,
-        0x1c57077e8a4144cc0066c56f397dcdb5,
-        0x11fc13271e0d8f23712d4b2e3f3e864d,
-        0x1bb4cf3d70c6ddebd40d2b80ae6d3676,
-    ]));
-}
-
-/// proof layer.w[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_22() {
-    verify_walk_calldata(splice(qkv_0_io(), 121, 122, array![0x135efd32ba24844b290cd21accc44d49]));
-}
-
-/// proof layer.w[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_23() {
-    verify_walk_calldata(splice(qkv_0_io(), 122, 123, array![0x165f5425be8ad50c22d5a655df0df8b2]));
-}
-
-/// proof layer.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_io_24() {
-    verify_walk_calldata(splice(qkv_0_io(), 120, 124, array![2, 0x135efd329a24844b290cd21accc44d49, 0x165f54259e8ad50c22d5a655df0df8b2]));
-}
-
-/// proof layer.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_io_25() {
-    verify_walk_calldata(splice(qkv_0_io(), 120, 123, array![
-        4,
-        0x135efd329a24844b290cd21accc44d49,
-        0x165f54259e8ad50c22d5a655df0df8b2,
-        0x10de3fa668f213ca579ce85535e559ed,
-    ]));
-}
-
-/// proof opening.merge.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_io_26() {
-    verify_walk_calldata(splice(qkv_0_io(), 129, 130, array![0x127b6bc08b7388319073d2aed94020d8]));
-}
-
-/// proof opening.merge.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_io_27() {
-    verify_walk_calldata(splice(qkv_0_io(), 130, 131, array![0x16bb7aeea443635956315bf441920e67]));
-}
-
-/// proof opening.merge.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_io_28() {
-    verify_walk_calldata(splice(qkv_0_io(), 128, 131, array![1, 0x127b6bc06b7388319073d2aed94020d8]));
-}
-
-/// proof opening.merge.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_io_29() {
-    verify_walk_calldata(splice(qkv_0_io(), 128, 130, array![3, 0x127b6bc06b7388319073d2aed94020d8, 0x16bb7aee8443635956315bf441920e67]));
-}
-
-/// proof opening.merge.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_io_30() {
-    verify_walk_calldata(splice(qkv_0_io(), 131, 134, array![1, 0x13681825699e0fbba5b621858e06e3b1]));
-}
-
-/// proof opening.merge.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_io_31() {
-    verify_walk_calldata(splice(qkv_0_io(), 131, 133, array![3, 0x13681825699e0fbba5b621858e06e3b1, 0x1490f4289478f8bb3dc4ae45c5e8c6ff]));
-}
-
-/// proof opening.merge.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_io_32() {
-    verify_walk_calldata(splice(qkv_0_io(), 127, 143, array![
-        4,
-        2,
-        0x127b6bc06b7388319073d2aed94020d8,
-        0x16bb7aee8443635956315bf441920e67,
-        2,
-        0x13681825699e0fbba5b621858e06e3b1,
-        0x1490f4289478f8bb3dc4ae45c5e8c6ff,
-        2,
-        0x1bdc43df5a6c06a9037e8fda2d85fa82,
-        0x19298572207b2b23a1836def2b00e254,
-        2,
-        0x15f8a991379610ae96e2a66870340f37,
-        0x13066415bcf438da08f2c8edea518278,
-    ]));
-}
-
-/// proof opening.merge.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_io_33() {
-    verify_walk_calldata(splice(qkv_0_io(), 127, 140, array![
-        6,
-        2,
-        0x127b6bc06b7388319073d2aed94020d8,
-        0x16bb7aee8443635956315bf441920e67,
-        2,
-        0x13681825699e0fbba5b621858e06e3b1,
-        0x1490f4289478f8bb3dc4ae45c5e8c6ff,
-        2,
-        0x1bdc43df5a6c06a9037e8fda2d85fa82,
-        0x19298572207b2b23a1836def2b00e254,
-        2,
-        0x15f8a991379610ae96e2a66870340f37,
-        0x13066415bcf438da08f2c8edea518278,
-        2,
-        0x1c4c49f171bc69121b95e6d328624fd9,
-        0x1521d24cd9f4e9cb4d16834c28215054,
-    ]));
-}
-
-/// proof opening.merged_values[0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_io_34() {
-    verify_walk_calldata(splice(qkv_0_io(), 144, 145, array![0x16fbbf10e3555a2ab70c5b4551ddbf27]));
-}
-
-/// proof opening.merged_values[1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_io_35() {
-    verify_walk_calldata(splice(qkv_0_io(), 145, 146, array![0x14061b306097e67b7e9b9ca63bbb019b]));
-}
-
-/// proof opening.merged_values-last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_0_io_36() {
-    verify_walk_calldata(splice(qkv_0_io(), 143, 154, array![
-        9,
-        0x16fbbf10c3555a2ab70c5b4551ddbf27,
-        0x14061b304097e67b7e9b9ca63bbb019b,
-        0x12c94be56e17e2db755258325e54b23d,
-        0x1d31a86adab1bc146c2c13ee7acef982,
-        0x18894dd68a4bddd4d44c8a5e0279423c,
-        0x140618d4ee0e85153b82203c72f0d01a,
-        0x183b4c641412576eecc629db90e7776c,
-        0x15080f29c5a1714bae417bf9a3ac0aca,
-        0x1226a6cddb3f42457904c83cf4b51beb,
-    ]));
-}
-
-/// proof opening.merged_values+last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_0_io_37() {
-    verify_walk_calldata(splice(qkv_0_io(), 143, 153, array![
-        11,
-        0x16fbbf10c3555a2ab70c5b4551ddbf27,
-        0x14061b304097e67b7e9b9ca63bbb019b,
-        0x12c94be56e17e2db755258325e54b23d,
-        0x1d31a86adab1bc146c2c13ee7acef982,
-        0x18894dd68a4bddd4d44c8a5e0279423c,
-        0x140618d4ee0e85153b82203c72f0d01a,
-        0x183b4c641412576eecc629db90e7776c,
-        0x15080f29c5a1714bae417bf9a3ac0aca,
-        0x1226a6cddb3f42457904c83cf4b51beb,
-        0x181dd49e4a1dbb7e273bdceebef54cfb,
-    ]));
-}
-
-/// proof opening.fold.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_io_38() {
-    verify_walk_calldata(splice(qkv_0_io(), 156, 157, array![0x197304aa7d8807d6ea07eaf5da6a8429]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_io_39() {
-    verify_walk_calldata(splice(qkv_0_io(), 157, 158, array![0x137eabd68994020668ea0a6147724d67]));
-}
-
-/// proof opening.fold.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_io_40() {
-    verify_walk_calldata(splice(qkv_0_io(), 155, 158, array![1, 0x197304aa5d8807d6ea07eaf5da6a8429]));
-}
-
-/// proof opening.fold.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_io_41() {
-    verify_walk_calldata(splice(qkv_0_io(), 155, 157, array![3, 0x197304aa5d8807d6ea07eaf5da6a8429, 0x137eabd66994020668ea0a6147724d67]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_io_42() {
-    verify_walk_calldata(splice(qkv_0_io(), 158, 161, array![1, 0x1e01bca72a6baa35fce5ea98c34f079f]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_io_43() {
-    verify_walk_calldata(splice(qkv_0_io(), 158, 160, array![3, 0x1e01bca72a6baa35fce5ea98c34f079f, 0x13245bc56dbadc08cd04fc5100027878]));
-}
-
-/// proof opening.fold.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_io_44() {
-    verify_walk_calldata(splice(qkv_0_io(), 154, 170, array![
-        4,
-        2,
-        0x197304aa5d8807d6ea07eaf5da6a8429,
-        0x137eabd66994020668ea0a6147724d67,
-        2,
-        0x1e01bca72a6baa35fce5ea98c34f079f,
-        0x13245bc56dbadc08cd04fc5100027878,
-        2,
-        0x136146a0065ea6912e7dd656d48ffd8b,
-        0x1708dd7a14907870b63b150af1cfc7a2,
-        2,
-        0x13bfaeb83743820e884551193b1efad0,
-        0x1e93774d591b4844a7f8228ae831df21,
-    ]));
-}
-
-/// proof opening.fold.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_io_45() {
-    verify_walk_calldata(splice(qkv_0_io(), 154, 167, array![
-        6,
-        2,
-        0x197304aa5d8807d6ea07eaf5da6a8429,
-        0x137eabd66994020668ea0a6147724d67,
-        2,
-        0x1e01bca72a6baa35fce5ea98c34f079f,
-        0x13245bc56dbadc08cd04fc5100027878,
-        2,
-        0x136146a0065ea6912e7dd656d48ffd8b,
-        0x1708dd7a14907870b63b150af1cfc7a2,
-        2,
-        0x13bfaeb83743820e884551193b1efad0,
-        0x1e93774d591b4844a7f8228ae831df21,
-        2,
-        0x191b4f3c656d41e24cf3fb20d062ca0e,
-        0x10db99261306321792b1fb9d9fc66da0,
-    ]));
-}
-
-/// proof opening.layer_roots[0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_io_46() {
-    verify_walk_calldata(splice(qkv_0_io(), 171, 172, array![0x17cce59dfdcba94d71d33f84da33ce59]));
-}
-
-/// proof opening.layer_roots-last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_qkv_0_io_47() {
-    verify_walk_calldata(splice(qkv_0_io(), 170, 173, array![0]));
-}
-
-/// proof opening.layer_roots+last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_qkv_0_io_48() {
-    verify_walk_calldata(splice(qkv_0_io(), 170, 171, array![2, 0x17cce59dfdcba94d71d33f84da33ce58, 0x455e1ff676f6435a89dc164e7520fa9]));
-}
-
-/// proof opening.final_value
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_io_49() {
-    verify_walk_calldata(splice(qkv_0_io(), 173, 174, array![0x19540165f9e0d737770431f27b72055f]));
-}
-
-/// proof opening.pow_nonce
-#[test]
-#[should_panic(expected: ('pcs.pow',))]
-fn rejects_qkv_0_io_50() {
-    verify_walk_calldata(splice(qkv_0_io(), 174, 175, array![32342]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_io_51() {
-    verify_walk_calldata(splice(qkv_0_io(), 176, 177, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_io_52() {
-    verify_walk_calldata(splice(qkv_0_io(), 176, 177, array![0x2000000000000000000000000000000000000000000000018fdde354e0443e0]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_io_53() {
-    verify_walk_calldata(splice(qkv_0_io(), 176, 177, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_io_54() {
-    verify_walk_calldata(splice(qkv_0_io(), 176, 177, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_io_55() {
-    verify_walk_calldata(splice(qkv_0_io(), 177, 178, array![0x10000000000000000000000000000000000000000000000000000004b26c048]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_io_56() {
-    verify_walk_calldata(splice(qkv_0_io(), 177, 178, array![0x30000000000000000000000000000000000000012c9b0121a6ca000b4d94001]));
-}
-
-/// proof opening.poly_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_io_57() {
-    verify_walk_calldata(splice(qkv_0_io(), 175, 180, array![
-        3,
-        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
-        0x200000000000000000000000000000000000000000000002593602434d94001,
-        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
-    ]));
-}
-
-/// proof opening.poly_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_io_58() {
-    verify_walk_calldata(splice(qkv_0_io(), 175, 179, array![
-        5,
-        0x2000000000000000000000000000000000000000000000018fdde354e0443df,
-        0x200000000000000000000000000000000000000000000002593602434d94001,
-        0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8302,
-        0x2000000000000000000000000000000000000000000000000f78ca87e10e6f9,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_io_59() {
-    verify_walk_calldata(splice(qkv_0_io(), 181, 186, array![
-        3,
-        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
-        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
-        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_io_60() {
-    verify_walk_calldata(splice(qkv_0_io(), 181, 185, array![
-        5,
-        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
-        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
-        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
-        0x2000000000000000000000000000000000000000000000039d00b130c5fea2f,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_io_61() {
-    verify_walk_calldata(splice(qkv_0_io(), 260, 261, array![0x5b79f921ff38497df01f5d56f10f22f90bf859a49ec4ca1b05eea1f4f52877]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_io_62() {
-    verify_walk_calldata(splice(qkv_0_io(), 260, 261, array![0x5b79f91fff384981f01f5d56f10f22f90bf859a49ec4ca1b05eea1f4f52877]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_io_63() {
-    verify_walk_calldata(splice(qkv_0_io(), 260, 261, array![0x700000000b6f3f23ffe7092fbe03ebaade21e45f217f0b3493d8994360bdd43]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_io_64() {
-    verify_walk_calldata(splice(qkv_0_io(), 261, 261, array![0x100000000000000000000000000000000000000000000000000000074f52877]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_io_65() {
-    verify_walk_calldata(splice(qkv_0_io(), 261, 262, array![0x70000000148373cd173d4c38ff2b941ecedeb1e6903bc0a31e7468b74e434ce]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_io_66() {
-    verify_walk_calldata(splice(qkv_0_io(), 262, 262, array![0x10000000000000000000000000000000000000000000000000000007c96c1b3]));
-}
-
-/// proof opening.layer_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_io_67() {
-    verify_walk_calldata(splice(qkv_0_io(), 259, 264, array![
-        3,
-        0x5b79f91fff38497df01f5d56f10f22f90bf859a49ec4ca1b05eea1f4f52877,
-        0xa41b9e68b9ea61c7f95ca0f676f58f3481de0518f3a345ba721a677c96c1b3,
-        0x8283d2b92f24bb0eabad6cb0a40ffce69b5ac0119ffdb10f4d0dabd9c51ad9,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_io_68() {
-    verify_walk_calldata(splice(qkv_0_io(), 259, 263, array![
-        5,
-        0x5b79f91fff38497df01f5d56f10f22f90bf859a49ec4ca1b05eea1f4f52877,
-        0xa41b9e68b9ea61c7f95ca0f676f58f3481de0518f3a345ba721a677c96c1b3,
-        0x8283d2b92f24bb0eabad6cb0a40ffce69b5ac0119ffdb10f4d0dabd9c51ad9,
-        0x48c207ff30b505c272112cf256505b2a37776bb186f905d2e6d1a7bea114f5,
-    ]));
-}
-
-/// proof opening.layer_openings-last
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_io_69() {
-    verify_walk_calldata(splice(qkv_0_io(), 259, 265, array![]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_71() {
-    verify_walk_calldata(splice(qkv_0_io(), 4, 5, array![4]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_72() {
-    verify_walk_calldata(splice(qkv_0_io(), 5, 6, array![6]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_73() {
-    verify_walk_calldata(splice(qkv_0_io(), 6, 7, array![3]));
-}
-
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_0_io_74() {
+fn rejects_qkv_0_io_6() {
     verify_walk_calldata(splice(qkv_0_io(), 0, 1, array![4]));
 }
 
 /// felt 24 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_qkv_0_io_75() {
+fn rejects_qkv_0_io_7() {
     verify_walk_calldata(splice(qkv_0_io(), 24, 25, array![0x706f736569646f6f]));
 }
 
 /// felt 48 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_76() {
+fn rejects_qkv_0_io_8() {
     verify_walk_calldata(splice(qkv_0_io(), 48, 49, array![119]));
 }
 
 /// felt 72 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_77() {
+fn rejects_qkv_0_io_9() {
     verify_walk_calldata(splice(qkv_0_io(), 72, 73, array![7823223]));
 }
 
 /// felt 96 + 1
 #[test]
 #[should_panic(expected: ('walk.output_values',))]
-fn rejects_qkv_0_io_78() {
+fn rejects_qkv_0_io_10() {
     verify_walk_calldata(splice(qkv_0_io(), 96, 97, array![119]));
 }
 
 /// felt 120 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_io_79() {
+fn rejects_qkv_0_io_11() {
     verify_walk_calldata(splice(qkv_0_io(), 120, 121, array![4]));
 }
 
 /// felt 144 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_io_80() {
+fn rejects_qkv_0_io_12() {
     verify_walk_calldata(splice(qkv_0_io(), 144, 145, array![0x16fbbf10c3555a2ab70c5b4551ddbf28]));
 }
 
 /// felt 168 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_io_81() {
+fn rejects_qkv_0_io_13() {
     verify_walk_calldata(splice(qkv_0_io(), 168, 169, array![0x191b4f3c656d41e24cf3fb20d062ca0f]));
 }
 
 /// felt 192 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_io_82() {
+fn rejects_qkv_0_io_14() {
     verify_walk_calldata(splice(qkv_0_io(), 192, 193, array![1]));
 }
 
 /// felt 216 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_io_83() {
+fn rejects_qkv_0_io_15() {
     verify_walk_calldata(splice(qkv_0_io(), 216, 217, array![0xd162fbdc73513e1ad97f3c4b02e25a71b9ddbe056a5dc47656d05e22f0c199]));
 }
 
 /// felt 240 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_io_84() {
+fn rejects_qkv_0_io_16() {
     verify_walk_calldata(splice(qkv_0_io(), 240, 241, array![1]));
 }
 
 /// felt 264 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_io_85() {
+fn rejects_qkv_0_io_17() {
     verify_walk_calldata(splice(qkv_0_io(), 264, 265, array![1]));
 }
 
-/// layer as linear's variant
+/// felt 89 + 1
 #[test]
-#[should_panic(expected: ('walk.output_values',))]
-fn rejects_qkv_0_io_86() {
-    verify_walk_calldata(splice(qkv_0_io(), 92, 93, array![0]));
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_0_io_18() {
+    verify_walk_calldata(splice(qkv_0_io(), 89, 90, array![2]));
 }
 
-/// layer as matmul's variant
+/// felt 88 + 1
 #[test]
-#[should_panic(expected: ('walk.output_values',))]
-fn rejects_qkv_0_io_87() {
-    verify_walk_calldata(splice(qkv_0_io(), 92, 93, array![5]));
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_0_io_19() {
+    verify_walk_calldata(splice(qkv_0_io(), 88, 89, array![1]));
+}
+
+/// felt 87 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_qkv_0_io_20() {
+    verify_walk_calldata(splice(qkv_0_io(), 87, 88, array![0x706f736569646f6f]));
+}
+
+/// felt 86 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_21() {
+    verify_walk_calldata(splice(qkv_0_io(), 86, 87, array![6]));
+}
+
+/// felt 85 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_22() {
+    verify_walk_calldata(splice(qkv_0_io(), 85, 86, array![0x5ef20802992def636da583b0a5a3651]));
+}
+
+/// felt 84 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_io_23() {
+    verify_walk_calldata(splice(qkv_0_io(), 84, 85, array![0x847abc3ed817edb02cf7227505d0d775]));
+}
+
+/// felt 83 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_24() {
+    verify_walk_calldata(splice(qkv_0_io(), 83, 84, array![6]));
+}
+
+/// felt 82 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_25() {
+    verify_walk_calldata(splice(qkv_0_io(), 82, 83, array![4]));
+}
+
+/// felt 81 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_0_io_26() {
+    verify_walk_calldata(splice(qkv_0_io(), 81, 82, array![3]));
+}
+
+/// felt 80 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_27() {
+    verify_walk_calldata(splice(qkv_0_io(), 80, 81, array![121]));
+}
+
+/// felt 79 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_qkv_0_io_28() {
+    verify_walk_calldata(splice(qkv_0_io(), 79, 80, array![0x706f736569646f6f]));
+}
+
+/// felt 78 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_0_io_29() {
+    verify_walk_calldata(splice(qkv_0_io(), 78, 79, array![5]));
 }
 
 /// An honest qkv-decode proof, dims 2×3×2×3×1, public weights (299 felts).
@@ -10543,1447 +9452,172 @@ fn rejects_qkv_decode_0_io_1() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 109, 112, array![0]));
 }
 
-/// proof layer.q_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_2() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 114, 115, array![0x117d6cbfc1b2707ce7287224e1aec591]));
-}
-
-/// proof layer.q_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_3() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 115, 116, array![0x12c0087692fd48a4a0ee131fbdb38b02]));
-}
-
-/// proof layer.q_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_io_4() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 113, 116, array![1, 0x117d6cbfa1b2707ce7287224e1aec591]));
-}
-
-/// proof layer.q_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_io_5() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 113, 115, array![3, 0x117d6cbfa1b2707ce7287224e1aec591, 0x12c0087672fd48a4a0ee131fbdb38b02]));
-}
-
-/// proof layer.k_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_6() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 117, 118, array![0x1c9700ae3d3f8f8b3ca8cb6c700c66a9]));
-}
-
-/// proof layer.k_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_7() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 118, 119, array![0x13d4910e2fe9983234c9ebb52b3426b1]));
-}
-
-/// proof layer.k_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_io_8() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 116, 119, array![1, 0x1c9700ae1d3f8f8b3ca8cb6c700c66a9]));
-}
-
-/// proof layer.k_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_io_9() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 116, 118, array![3, 0x1c9700ae1d3f8f8b3ca8cb6c700c66a9, 0x13d4910e0fe9983234c9ebb52b3426b1]));
-}
-
-/// proof layer.v_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_10() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 120, 121, array![0x16e20b9ca48bec1e99b4599c36bd3800]));
-}
-
-/// proof layer.v_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_11() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 121, 122, array![0x1405822d402b6efd76005204827381cf]));
-}
-
-/// proof layer.v_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_io_12() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 119, 122, array![1, 0x16e20b9c848bec1e99b4599c36bd3800]));
-}
-
-/// proof layer.v_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_io_13() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 119, 121, array![3, 0x16e20b9c848bec1e99b4599c36bd3800, 0x1405822d202b6efd76005204827381cf]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_io_14() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 126, 127, array![0x15331328a204dd77188aca301149cf44]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_io_15() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 127, 128, array![0x1b938a5a6f85acaa43fea48b93e629c4]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_16() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 125, 128, array![1, 0x153313288204dd77188aca301149cf44]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_17() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 125, 127, array![3, 0x153313288204dd77188aca301149cf44, 0x1b938a5a4f85acaa43fea48b93e629c4]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_18() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 128, 131, array![1, 0x1ab9daa5d41182a3fe01750c2ff09062]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_19() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 128, 130, array![3, 0x1ab9daa5d41182a3fe01750c2ff09062, 0x1e5ab3e50e3f63411b4ec60a6f75ef81]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_20() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 124, 137, array![
-        3,
-        2,
-        0x153313288204dd77188aca301149cf44,
-        0x1b938a5a4f85acaa43fea48b93e629c4,
-        2,
-        0x1ab9daa5d41182a3fe01750c2ff09062,
-        0x1e5ab3e50e3f63411b4ec60a6f75ef81,
-        2,
-        0x1afb75fe84c556091563e391e7633fb5,
-        0x1510ee58ab107b31502444c423adf2b7,
-    ]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_21() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 124, 134, array![
-        5,
-        2,
-        0x153313288204dd77188aca301149cf44,
-        0x1b938a5a4f85acaa43fea48b93e629c4,
-        2,
-        0x1ab9daa5d41182a3fe01750c2ff09062,
-        0x1e5ab3e50e3f63411b4ec60a6f75ef81,
-        2,
-        0x1afb75fe84c556091563e391e7633fb5,
-        0x1510ee58ab107b31502444c423adf2b7,
-        2,
-        0x1a375e36eee5c7c6448389307a1dd588,
-        0x1e84ac372a3947fe47425e728cb4a6db,
-    ]));
-}
-
-/// proof layer.steps[0].k_merge.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_io_22() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 137, 138, array![0x1358afa12e240c3ab1fbf45ad9fec805]));
-}
-
-/// proof layer.steps[0].k_merge=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_io_23() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 123, 138, array![1]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_io_24() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 141, 142, array![0x1bf1aa4776601965732583b7889abf78]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_io_25() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 142, 143, array![0x184100b0a0fc78d2bf107b484295b427]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_26() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 140, 143, array![1, 0x1bf1aa4756601965732583b7889abf78]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_27() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 140, 142, array![3, 0x1bf1aa4756601965732583b7889abf78, 0x184100b080fc78d2bf107b484295b427]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_28() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 143, 146, array![1, 0x1acc9f1a974d69aeff020d89cc50f57c]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_29() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 143, 145, array![3, 0x1acc9f1a974d69aeff020d89cc50f57c, 0x1ce82e890d4c46ddd4c3b0ab8602e388]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_30() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 139, 152, array![
-        3,
-        2,
-        0x1bf1aa4756601965732583b7889abf78,
-        0x184100b080fc78d2bf107b484295b427,
-        2,
-        0x1acc9f1a974d69aeff020d89cc50f57c,
-        0x1ce82e890d4c46ddd4c3b0ab8602e388,
-        2,
-        0x1f84ee05ed3327d69d952975ad8b31db,
-        0x13c6b96df19bf7c0162965a6d4d1909e,
-    ]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_31() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 139, 149, array![
-        5,
-        2,
-        0x1bf1aa4756601965732583b7889abf78,
-        0x184100b080fc78d2bf107b484295b427,
-        2,
-        0x1acc9f1a974d69aeff020d89cc50f57c,
-        0x1ce82e890d4c46ddd4c3b0ab8602e388,
-        2,
-        0x1f84ee05ed3327d69d952975ad8b31db,
-        0x13c6b96df19bf7c0162965a6d4d1909e,
-        2,
-        0x152410afb6fa81cc67c2e541d2fab018,
-        0x13a387738399c99041b973ba2e3184ae,
-    ]));
-}
-
-/// proof layer.steps[0].v_merge.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_io_32() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 152, 153, array![0x1a3b9c8806b3203532a5b1b9f3b13ca2]));
-}
-
-/// proof layer.steps[0].v_merge=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_io_33() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 138, 153, array![1]));
-}
-
-/// proof layer.steps[0].concat.k_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_io_34() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 153, 154, array![0x1d32ca1bacf757ef3802dde46283cd65]));
-}
-
-/// proof layer.steps[0].concat.k_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_io_35() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 154, 155, array![0x1625e585812cb44bb9f91676777afa9f]));
-}
-
-/// proof layer.steps[0].concat.v_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_io_36() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 155, 156, array![0x188300deb3d9c8d1d4ed0c77832b276d]));
-}
-
-/// proof layer.steps[0].concat.v_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_io_37() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 156, 157, array![0x11b89ba992d957631db8a54270861535]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_io_38() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 159, 160, array![0x1ed13b916ddd1f22a83e22d1ed97edf4]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_io_39() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 160, 161, array![0x183a138a3e0005dbd334d648e2fc757e]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_40() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 158, 162, array![2, 0x1ed13b914ddd1f22a83e22d1ed97edf4, 0x183a138a1e0005dbd334d648e2fc757e]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_41() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 158, 161, array![
-        4,
-        0x1ed13b914ddd1f22a83e22d1ed97edf4,
-        0x183a138a1e0005dbd334d648e2fc757e,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_42() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 162, 166, array![2, 0x10000000000000000000000000000000, 0x1a30418f487d196b9c54d7492c44afcf]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_43() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 162, 165, array![
-        4,
-        0x10000000000000000000000000000000,
-        0x1a30418f487d196b9c54d7492c44afcf,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_44() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 157, 173, array![
-        3,
-        3,
-        0x1ed13b914ddd1f22a83e22d1ed97edf4,
-        0x183a138a1e0005dbd334d648e2fc757e,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x1a30418f487d196b9c54d7492c44afcf,
-        0x10000000000000000000000000000000,
-        3,
-        0x1c4f117d94e206b8ea3cdc8e5ca17141,
-        0x1711e068233315c25ad3ed63d56f9a2e,
-    ]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_45() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 157, 169, array![
-        5,
-        3,
-        0x1ed13b914ddd1f22a83e22d1ed97edf4,
-        0x183a138a1e0005dbd334d648e2fc757e,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x1a30418f487d196b9c54d7492c44afcf,
-        0x10000000000000000000000000000000,
-        3,
-        0x1c4f117d94e206b8ea3cdc8e5ca17141,
-        0x1711e068233315c25ad3ed63d56f9a2e,
-        0x10000000000000000000000000000000,
-        3,
-        0x194c00eb8e93e2b9adea198ca0c89c9e,
-        0x1c000c3a37ef21fb4e4abf5e7c91f826,
-    ]));
-}
-
-/// proof layer.steps[0].concat.k_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_io_46() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 174, 175, array![0x1f28a96712e85695cb6bbfa0a8f34eaa]));
-}
-
-/// proof layer.steps[0].concat.v_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_io_47() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 175, 176, array![0x17f16422e4ee3f56b7dcf4c96268f5f5]));
-}
-
-/// proof layer.steps[0].projection.bias[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_48() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 177, 178, array![0x1ebc40c19c5c193beb0f181f2ee13163]));
-}
-
-/// proof layer.steps[0].projection.bias[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_49() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 178, 179, array![0x11f31eee5c73bc36bd17e83eb4d2e8d3]));
-}
-
-/// proof layer.steps[0].projection.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_50() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 176, 180, array![2, 0x1ebc40c17c5c193beb0f181f2ee13163, 0x11f31eee3c73bc36bd17e83eb4d2e8d3]));
-}
-
-/// proof layer.steps[0].projection.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_51() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 176, 179, array![
-        4,
-        0x1ebc40c17c5c193beb0f181f2ee13163,
-        0x11f31eee3c73bc36bd17e83eb4d2e8d3,
-        0x18bca97ece84dfefc2c2824fcbfa38b7,
-    ]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_52() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 182, 183, array![0x138cee4fb6444561ec2376a7a1fb97ed]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_53() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 183, 184, array![0x111127875992c003435285c58f3146e4]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_54() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 181, 185, array![2, 0x138cee4f96444561ec2376a7a1fb97ed, 0x111127873992c003435285c58f3146e4]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_55() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 181, 184, array![
-        4,
-        0x138cee4f96444561ec2376a7a1fb97ed,
-        0x111127873992c003435285c58f3146e4,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_56() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 180, 185, array![0]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_57() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 180, 181, array![
-        2,
-        3,
-        0x138cee4f96444561ec2376a7a1fb97ed,
-        0x111127873992c003435285c58f3146e4,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].projection.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_58() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 186, 187, array![0x1269d1d740652f64fe9c57086674a7b2]));
-}
-
-/// proof layer.steps[0].projection.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_59() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 185, 187, array![0]));
-}
-
-/// proof layer.steps[0].projection.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_60() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 185, 186, array![2, 0x1269d1d720652f64fe9c57086674a7b2]));
-}
-
-/// proof layer.steps[0].projection.w[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_61() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 188, 189, array![0x1a646c3cc2ae47c921280e65bed30eef]));
-}
-
-/// proof layer.steps[0].projection.w[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_62() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 189, 190, array![0x12471825cba10bcb56ceb3d737ce6963]));
-}
-
-/// proof layer.steps[0].projection.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_63() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 187, 191, array![2, 0x1a646c3ca2ae47c921280e65bed30eef, 0x12471825aba10bcb56ceb3d737ce6963]));
-}
-
-/// proof layer.steps[0].projection.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_64() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 187, 190, array![
-        4,
-        0x1a646c3ca2ae47c921280e65bed30eef,
-        0x12471825aba10bcb56ceb3d737ce6963,
-        0x1c7aa07f0c182536e2550b5774347748,
-    ]));
-}
-
-/// proof layer.steps[1].k_merge=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_io_65() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 191, 192, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof layer.steps[1].v_merge=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_io_66() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 192, 193, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof layer.steps[1].concat.k_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_io_67() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 193, 194, array![0x1c9700ae3d3f8f8b3ca8cb6c700c66a9]));
-}
-
-/// proof layer.steps[1].concat.k_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_io_68() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 194, 195, array![0x173d906012aa08a6f8212048bb27c007]));
-}
-
-/// proof layer.steps[1].concat.v_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_io_69() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 195, 196, array![0x16e20b9ca48bec1e99b4599c36bd3800]));
-}
-
-/// proof layer.steps[1].concat.v_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_io_70() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 196, 197, array![0x1d237690bb9f82de9c4bf868cbb649ce]));
-}
-
-/// proof layer.steps[1].concat.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_71() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 197, 213, array![
-        3,
-        3,
-        0x10000000000000000000000000000000,
-        0x157a165f0ccfcc9d90f8bc2ce73fda4b,
-        0x10000000000000000000000000000000,
-        3,
-        0x150850b451aa3cf2c704e8e4010663c3,
-        0x14c807f77381e90e23af24dc60c5f268,
-        0x10000000000000000000000000000000,
-        3,
-        0x1727abb23ea7725b629f5b4db2d4c8cb,
-        0x19e54747d08f1ac3966ae5e62d8fc858,
-    ]));
-}
-
-/// proof layer.steps[1].concat.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_72() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 197, 209, array![
-        5,
-        3,
-        0x10000000000000000000000000000000,
-        0x157a165f0ccfcc9d90f8bc2ce73fda4b,
-        0x10000000000000000000000000000000,
-        3,
-        0x150850b451aa3cf2c704e8e4010663c3,
-        0x14c807f77381e90e23af24dc60c5f268,
-        0x10000000000000000000000000000000,
-        3,
-        0x1727abb23ea7725b629f5b4db2d4c8cb,
-        0x19e54747d08f1ac3966ae5e62d8fc858,
-        0x10000000000000000000000000000000,
-        3,
-        0x1df981197dc3b6e4063cb11185324ed5,
-        0x1b9606f5dcda1d2916d166ed7c0cf547,
-    ]));
-}
-
-/// proof layer.steps[1].concat.k_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_io_73() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 214, 215, array![0x149dc4bbf0faa6eb438c03110c2875b7]));
-}
-
-/// proof layer.steps[1].concat.v_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_io_74() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 215, 216, array![0x1e68d0ee8c2a3cef56b66ddf51158050]));
-}
-
-/// proof layer.steps[1].projection.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_75() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 216, 220, array![2, 0x1ebc40c17c5c193beb0f181f2ee13163, 0x168347597f63e0020a94213d2442f6a5]));
-}
-
-/// proof layer.steps[1].projection.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_76() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 216, 219, array![
-        4,
-        0x1ebc40c17c5c193beb0f181f2ee13163,
-        0x168347597f63e0020a94213d2442f6a5,
-        0x1a80b62ace3f7d93dead2deec84ca7f1,
-    ]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_77() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 221, 225, array![2, 0x18c6ac54ab5ded8bf0c1efe08225b3c1, 0x14cc33797ba9f4a051fda37cabd62a3c]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_io_78() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 221, 224, array![
-        4,
-        0x18c6ac54ab5ded8bf0c1efe08225b3c1,
-        0x14cc33797ba9f4a051fda37cabd62a3c,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_79() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 220, 225, array![0]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_io_80() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 220, 221, array![
-        2,
-        3,
-        0x18c6ac54ab5ded8bf0c1efe08225b3c1,
-        0x14cc33797ba9f4a051fda37cabd62a3c,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[1].projection.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_81() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 226, 227, array![0x19516b2dcc1a0bec2014311c20277fa6]));
-}
-
-/// proof layer.steps[1].projection.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_82() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 225, 227, array![0]));
-}
-
-/// proof layer.steps[1].projection.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_83() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 225, 226, array![2, 0x19516b2dac1a0bec2014311c20277fa6]));
-}
-
-/// proof layer.steps[1].projection.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_84() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 227, 231, array![2, 0x11e403cfc10334009360b2815ce98575, 0x15e4d354fead128a446ab9e91aa15fde]));
-}
-
-/// proof layer.steps[1].projection.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_io_85() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 227, 230, array![
-        4,
-        0x11e403cfc10334009360b2815ce98575,
-        0x15e4d354fead128a446ab9e91aa15fde,
-        0x136ecc6533f9676453653fef3fe52d49,
-    ]));
-}
-
-/// proof layer.steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_io_86() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 122, 231, array![
-        1,
-        0,
-        4,
-        2,
-        0x153313288204dd77188aca301149cf44,
-        0x1b938a5a4f85acaa43fea48b93e629c4,
-        2,
-        0x1ab9daa5d41182a3fe01750c2ff09062,
-        0x1e5ab3e50e3f63411b4ec60a6f75ef81,
-        2,
-        0x1afb75fe84c556091563e391e7633fb5,
-        0x1510ee58ab107b31502444c423adf2b7,
-        2,
-        0x1a375e36eee5c7c6448389307a1dd588,
-        0x1e84ac372a3947fe47425e728cb4a6db,
-        0x1358afa10e240c3ab1fbf45ad9fec805,
-        0,
-        4,
-        2,
-        0x1bf1aa4756601965732583b7889abf78,
-        0x184100b080fc78d2bf107b484295b427,
-        2,
-        0x1acc9f1a974d69aeff020d89cc50f57c,
-        0x1ce82e890d4c46ddd4c3b0ab8602e388,
-        2,
-        0x1f84ee05ed3327d69d952975ad8b31db,
-        0x13c6b96df19bf7c0162965a6d4d1909e,
-        2,
-        0x152410afb6fa81cc67c2e541d2fab018,
-        0x13a387738399c99041b973ba2e3184ae,
-        0x1a3b9c87e6b3203532a5b1b9f3b13ca2,
-        0x1d32ca1b8cf757ef3802dde46283cd65,
-        0x1625e585612cb44bb9f91676777afa9f,
-        0x188300de93d9c8d1d4ed0c77832b276d,
-        0x11b89ba972d957631db8a54270861535,
-        4,
-        3,
-        0x1ed13b914ddd1f22a83e22d1ed97edf4,
-        0x183a138a1e0005dbd334d648e2fc757e,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x1a30418f487d196b9c54d7492c44afcf,
-        0x10000000000000000000000000000000,
-        3,
-        0x1c4f117d94e206b8ea3cdc8e5ca17141,
-        0x1711e068233315c25ad3ed63d56f9a2e,
-        0x10000000000000000000000000000000,
-        3,
-        0x194c00eb8e93e2b9adea198ca0c89c9e,
-        0x1c000c3a37ef21fb4e4abf5e7c91f826,
-        0x10000000000000000000000000000000,
-        0x1f28a966f2e85695cb6bbfa0a8f34eaa,
-        0x17f16422c4ee3f56b7dcf4c96268f5f5,
-        3,
-        0x1ebc40c17c5c193beb0f181f2ee13163,
-        0x11f31eee3c73bc36bd17e83eb4d2e8d3,
-        0x18bca97ece84dfefc2c2824fcbfa38b7,
-        1,
-        3,
-        0x138cee4f96444561ec2376a7a1fb97ed,
-        0x111127873992c003435285c58f3146e4,
-        0x10000000000000000000000000000000,
-        1,
-        0x1269d1d720652f64fe9c57086674a7b2,
-        3,
-        0x1a646c3ca2ae47c921280e65bed30eef,
-        0x12471825aba10bcb56ceb3d737ce6963,
-        0x1c7aa07f0c182536e2550b5774347748,
-    ]));
-}
-
-/// proof layer.steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_io_87() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 122, 191, array![
-        3,
-        0,
-        4,
-        2,
-        0x153313288204dd77188aca301149cf44,
-        0x1b938a5a4f85acaa43fea48b93e629c4,
-        2,
-        0x1ab9daa5d41182a3fe01750c2ff09062,
-        0x1e5ab3e50e3f63411b4ec60a6f75ef81,
-        2,
-        0x1afb75fe84c556091563e391e7633fb5,
-        0x1510ee58ab107b31502444c423adf2b7,
-        2,
-        0x1a375e36eee5c7c6448389307a1dd588,
-        0x1e84ac372a3947fe47425e728cb4a6db,
-        0x1358afa10e240c3ab1fbf45ad9fec805,
-        0,
-        4,
-        2,
-        0x1bf1aa4756601965732583b7889abf78,
-        0x184100b080fc78d2bf107b484295b427,
-        2,
-        0x1acc9f1a974d69aeff020d89cc50f57c,
-        0x1ce82e890d4c46ddd4c3b0ab8602e388,
-        2,
-        0x1f84ee05ed3327d69d952975ad8b31db,
-        0x13c6b96df19bf7c0162965a6d4d1909e,
-        2,
-        0x152410afb6fa81cc67c2e541d2fab018,
-        0x13a387738399c99041b973ba2e3184ae,
-        0x1a3b9c87e6b3203532a5b1b9f3b13ca2,
-        0x1d32ca1b8cf757ef3802dde46283cd65,
-        0x1625e585612cb44bb9f91676777afa9f,
-        0x188300de93d9c8d1d4ed0c77832b276d,
-        0x11b89ba972d957631db8a54270861535,
-        4,
-        3,
-        0x1ed13b914ddd1f22a83e22d1ed97edf4,
-        0x183a138a1e0005dbd334d648e2fc757e,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x1a30418f487d196b9c54d7492c44afcf,
-        0x10000000000000000000000000000000,
-        3,
-        0x1c4f117d94e206b8ea3cdc8e5ca17141,
-        0x1711e068233315c25ad3ed63d56f9a2e,
-        0x10000000000000000000000000000000,
-        3,
-        0x194c00eb8e93e2b9adea198ca0c89c9e,
-        0x1c000c3a37ef21fb4e4abf5e7c91f826,
-        0x10000000000000000000000000000000,
-        0x1f28a966f2e85695cb6bbfa0a8f34eaa,
-        0x17f16422c4ee3f56b7dcf4c96268f5f5,
-        3,
-        0x1ebc40c17c5c193beb0f181f2ee13163,
-        0x11f31eee3c73bc36bd17e83eb4d2e8d3,
-        0x18bca97ece84dfefc2c2824fcbfa38b7,
-        1,
-        3,
-        0x138cee4f96444561ec2376a7a1fb97ed,
-        0x111127873992c003435285c58f3146e4,
-        0x10000000000000000000000000000000,
-        1,
-        0x1269d1d720652f64fe9c57086674a7b2,
-        3,
-        0x1a646c3ca2ae47c921280e65bed30eef,
-        0x12471825aba10bcb56ceb3d737ce6963,
-        0x1c7aa07f0c182536e2550b5774347748,
-        1,
-        1,
-        0x1c9700ae1d3f8f8b3ca8cb6c700c66a9,
-        0x173d905ff2aa08a6f8212048bb27c007,
-        0x16e20b9c848bec1e99b4599c36bd3800,
-        0x1d2376909b9f82de9c4bf868cbb649ce,
-        4,
-        3,
-        0x10000000000000000000000000000000,
-        0x157a165f0ccfcc9d90f8bc2ce73fda4b,
-        0x10000000000000000000000000000000,
-        3,
-        0x150850b451aa3cf2c704e8e4010663c3,
-        0x14c807f77381e90e23af24dc60c5f268,
-        0x10000000000000000000000000000000,
-        3,
-        0x1727abb23ea7725b629f5b4db2d4c8cb,
-        0x19e54747d08f1ac3966ae5e62d8fc858,
-        0x10000000000000000000000000000000,
-        3,
-        0x1df981197dc3b6e4063cb11185324ed5,
-        0x1b9606f5dcda1d2916d166ed7c0cf547,
-        0x10000000000000000000000000000000,
-        0x149dc4bbd0faa6eb438c03110c2875b7,
-        0x1e68d0ee6c2a3cef56b66ddf51158050,
-        3,
-        0x1ebc40c17c5c193beb0f181f2ee13163,
-        0x168347597f63e0020a94213d2442f6a5,
-        0x1a80b62ace3f7d93dead2deec84ca7f1,
-        1,
-        3,
-        0x18c6ac54ab5ded8bf0c1efe08225b3c1,
-        0x14cc33797ba9f4a051fda37cabd62a3c,
-        0x10000000000000000000000000000000,
-        1,
-        0x19516b2dac1a0bec2014311c20277fa6,
-        3,
-        0x11e403cfc10334009360b2815ce98575,
-        0x15e4d354fead128a446ab9e91aa15fde,
-        0x136ecc6533f9676453653fef3fe52d49,
-    ]));
-}
-
-/// proof inputs.k0=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_io_88() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 233, 234, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof inputs.k0-key
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_io_89() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 231, 233, array![]));
-}
-
-/// proof inputs.v0=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_io_90() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 235, 236, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof inputs.v0-key
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_io_91() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 231, 235, array![1, 27440]));
-}
-
-/// proof opening.merge.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_io_92() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 240, 241, array![0x1a3b5bd1512cdcbaeaf0fa0e93e69096]));
-}
-
-/// proof opening.merge.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_io_93() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 241, 242, array![0x1c2b0bfc7069667360e5dd040f57825e]));
-}
-
-/// proof opening.merge.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_io_94() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 239, 242, array![1, 0x1a3b5bd1312cdcbaeaf0fa0e93e69096]));
-}
-
-/// proof opening.merge.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_io_95() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 239, 241, array![3, 0x1a3b5bd1312cdcbaeaf0fa0e93e69096, 0x1c2b0bfc5069667360e5dd040f57825e]));
-}
-
-/// proof opening.merge.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_io_96() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 242, 245, array![1, 0x118421db62ad624db4fab7453533a617]));
-}
-
-/// proof opening.merge.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_io_97() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 242, 244, array![3, 0x118421db62ad624db4fab7453533a617, 0x11de6932f2ec058a9c734a559a7c0141]));
-}
-
-/// proof opening.merge.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_io_98() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 238, 248, array![
-        2,
-        2,
-        0x1a3b5bd1312cdcbaeaf0fa0e93e69096,
-        0x1c2b0bfc5069667360e5dd040f57825e,
-        2,
-        0x118421db62ad624db4fab7453533a617,
-        0x11de6932f2ec058a9c734a559a7c0141,
-    ]));
-}
-
-/// proof opening.merge.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_io_99() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 238, 245, array![
-        4,
-        2,
-        0x1a3b5bd1312cdcbaeaf0fa0e93e69096,
-        0x1c2b0bfc5069667360e5dd040f57825e,
-        2,
-        0x118421db62ad624db4fab7453533a617,
-        0x11de6932f2ec058a9c734a559a7c0141,
-        2,
-        0x12463f0b5efc47f2646d39737638f8a6,
-        0x135234ea49d3d0c8445c8b2877159ce9,
-    ]));
-}
-
-/// proof opening.merged_values[0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_io_100() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 249, 250, array![0x15984c76923035c3c00f24395f44c1b4]));
-}
-
-/// proof opening.merged_values[1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_io_101() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 250, 251, array![0x1b06df1045f3932de34d5ce3fd5794a1]));
-}
-
-/// proof opening.merged_values-last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_decode_0_io_102() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 248, 257, array![
-        7,
-        0x15984c76723035c3c00f24395f44c1b4,
-        0x1b06df1025f3932de34d5ce3fd5794a1,
-        0x13e56d4f8d73d6a775c142858ca18197,
-        0x15284ec4b50aa75d731e3c7f11cef93a,
-        0x11ad81395558d87d5d318c180575e630,
-        0x11aee4a4cc352e2da72180ded247a484,
-        0x151c0bfc3dbc282edacdd8b1f14c94a0,
-    ]));
-}
-
-/// proof opening.merged_values+last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_decode_0_io_103() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 248, 256, array![
-        9,
-        0x15984c76723035c3c00f24395f44c1b4,
-        0x1b06df1025f3932de34d5ce3fd5794a1,
-        0x13e56d4f8d73d6a775c142858ca18197,
-        0x15284ec4b50aa75d731e3c7f11cef93a,
-        0x11ad81395558d87d5d318c180575e630,
-        0x11aee4a4cc352e2da72180ded247a484,
-        0x151c0bfc3dbc282edacdd8b1f14c94a0,
-        0x19782f1484438b0e717c82cf11f95abc,
-    ]));
-}
-
-/// proof opening.fold.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_io_104() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 259, 260, array![0x1b83884229c3881326e1144434cb34f7]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_io_105() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 260, 261, array![0x1b716d23a8ded10bee8998724a07c763]));
-}
-
-/// proof opening.fold.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_io_106() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 258, 261, array![1, 0x1b83884209c3881326e1144434cb34f7]));
-}
-
-/// proof opening.fold.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_io_107() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 258, 260, array![3, 0x1b83884209c3881326e1144434cb34f7, 0x1b716d2388ded10bee8998724a07c763]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_io_108() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 261, 264, array![1, 0x17ad3c886527869449c4f81caa371381]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_io_109() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 261, 263, array![3, 0x17ad3c886527869449c4f81caa371381, 0x1bebd0714f75d0dd10f85a7820a4e4ef]));
-}
-
-/// proof opening.fold.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_io_110() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 257, 267, array![
-        2,
-        2,
-        0x1b83884209c3881326e1144434cb34f7,
-        0x1b716d2388ded10bee8998724a07c763,
-        2,
-        0x17ad3c886527869449c4f81caa371381,
-        0x1bebd0714f75d0dd10f85a7820a4e4ef,
-    ]));
-}
-
-/// proof opening.fold.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_io_111() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 257, 264, array![
-        4,
-        2,
-        0x1b83884209c3881326e1144434cb34f7,
-        0x1b716d2388ded10bee8998724a07c763,
-        2,
-        0x17ad3c886527869449c4f81caa371381,
-        0x1bebd0714f75d0dd10f85a7820a4e4ef,
-        2,
-        0x12edc5866c8f7f4517ca011386020f3e,
-        0x1141bdb7a19f6908d5d93f5b5f203b62,
-    ]));
-}
-
-/// proof opening.final_value
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_io_112() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 268, 269, array![0x11b7599a52c2677d8b06b448c8114539]));
-}
-
-/// proof opening.pow_nonce
-#[test]
-#[should_panic(expected: ('pcs.pow',))]
-fn rejects_qkv_decode_0_io_113() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 269, 270, array![11630]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_decode_0_io_114() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 271, 272, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_decode_0_io_115() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 271, 272, array![0x4000000000000000000000000000000012ef9a7a576cea0e6532aad9406a425]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_io_116() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 271, 272, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_io_117() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 271, 272, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_io_118() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 272, 273, array![0x3000000000000000000000000000000000000001f8cca27ae1d3e315a6810a0]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_io_119() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 272, 273, array![0x5000000000000000000000007e33289eb874f8c569a0428259525cecb2a4b9d]));
-}
-
-/// proof opening.poly_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_io_120() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 270, 275, array![
-        3,
-        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
-        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
-        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
-    ]));
-}
-
-/// proof opening.poly_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_io_121() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 270, 274, array![
-        5,
-        0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
-        0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
-        0x40000000000000000000000000000000f094c97775d85691e7c9608ed465acd,
-        0x40000000000000000000000000000000decea6417ce7a267c9d3e98b8244853,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_io_122() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 276, 281, array![
-        3,
-        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
-        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
-        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_io_123() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 276, 280, array![
-        5,
-        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
-        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
-        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
-        0x400000000000000000000000000000004c5766f63fdde82d5362d901f707795,
-    ]));
-}
-
-/// statement inputs.k0[4]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_124() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 15, 16, array![0xffffff0e0000010c000001d000000000000000200000000000000000000000]));
-}
-
-/// statement inputs.v0[4]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_125() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 22, 23, array![0xb1fffffeaffffffca800000000000000200000000000000000000000]));
-}
-
-/// statement outputs.k[8]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_126() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 32, 33, array![0x3fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d]));
-}
-
-/// statement outputs.k[9]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_127() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 32, 33, array![0x1fffffe2000000218000003affff6567ffff0563fffd76e7fffda4d]));
-}
-
-/// statement outputs.v[8]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_128() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 41, 42, array![0x200000163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
-}
-
-/// statement outputs.v[9]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_129() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 41, 42, array![0x167fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_130() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 4, 5, array![3]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_131() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 5, 6, array![4]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_132() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 6, 7, array![3]));
-}
-
-/// statement dims[3]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_133() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 7, 8, array![4]));
-}
-
-/// statement dims[4]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_134() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 8, 9, array![2]));
-}
-
-/// huge dims
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_decode_0_io_135() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 12, 14, array![4294967295, 4294967295]));
-}
-
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_decode_0_io_136() {
+fn rejects_qkv_decode_0_io_2() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 0, 1, array![4]));
 }
 
 /// felt 28 + 1
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_io_137() {
+fn rejects_qkv_decode_0_io_3() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 28, 29, array![4]));
 }
 
 /// felt 57 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_138() {
+fn rejects_qkv_decode_0_io_4() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 57, 58, array![3]));
 }
 
 /// felt 86 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_139() {
+fn rejects_qkv_decode_0_io_5() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 86, 87, array![0x9b39090dd4efbf416b4a2b8e987bd403]));
 }
 
 /// felt 115 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_140() {
+fn rejects_qkv_decode_0_io_6() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 115, 116, array![0x12c0087672fd48a4a0ee131fbdb38b03]));
 }
 
 /// felt 144 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_io_141() {
+fn rejects_qkv_decode_0_io_7() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 144, 145, array![0x1acc9f1a974d69aeff020d89cc50f57d]));
 }
 
 /// felt 172 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_io_142() {
+fn rejects_qkv_decode_0_io_8() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 172, 173, array![0x1c000c3a37ef21fb4e4abf5e7c91f827]));
 }
 
 /// felt 201 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_io_143() {
+fn rejects_qkv_decode_0_io_9() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 201, 202, array![0x10000000000000000000000000000001]));
 }
 
 /// felt 230 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_144() {
+fn rejects_qkv_decode_0_io_10() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 230, 231, array![0x136ecc6533f9676453653fef3fe52d4a]));
 }
 
 /// felt 259 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_io_145() {
+fn rejects_qkv_decode_0_io_11() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 259, 260, array![0x1b83884209c3881326e1144434cb34f8]));
 }
 
 /// felt 288 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_io_146() {
+fn rejects_qkv_decode_0_io_12() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 288, 289, array![5]));
 }
 
 /// felt 317 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_io_147() {
+fn rejects_qkv_decode_0_io_13() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 317, 318, array![1]));
+}
+
+/// felt 107 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_io_14() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 107, 108, array![2]));
+}
+
+/// felt 106 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_io_15() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 106, 107, array![1]));
+}
+
+/// felt 105 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_qkv_decode_0_io_16() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 105, 106, array![0x706f736569646f6f]));
+}
+
+/// felt 104 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_17() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 104, 105, array![3]));
+}
+
+/// felt 103 + 1
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_18() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 103, 104, array![0x6e3944142ba48a9b0aadadbc0790519]));
+}
+
+/// felt 102 + 1
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_19() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 102, 103, array![0xeccc1d571787bb702c4e061b7ae3811]));
+}
+
+/// felt 101 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_20() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 101, 102, array![3]));
+}
+
+/// felt 100 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_21() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 100, 101, array![3]));
+}
+
+/// felt 99 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_io_22() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 99, 100, array![3]));
+}
+
+/// felt 98 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_23() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 98, 99, array![121]));
+}
+
+/// felt 97 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_qkv_decode_0_io_24() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 97, 98, array![0x706f736569646f6f]));
+}
+
+/// felt 96 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_25() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 96, 97, array![4]));
 }
 
 /// An honest mha proof, dims 3×2×3×1, public weights (156 felts).
@@ -13523,1075 +11157,165 @@ fn rejects_mha_0_io_3() {
     verify_walk_calldata(splice(mha_0_io(), 65, 70, array![1, 111, 0x13378743f240a54fae196260ed4bb1fa]));
 }
 
-/// proof layer.unpad.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_io_4() {
-    verify_walk_calldata(splice(mha_0_io(), 73, 74, array![0x1c7702049ff0862dc46152c867f0de20]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_io_5() {
-    verify_walk_calldata(splice(mha_0_io(), 74, 75, array![0x1b535a0d87a75fc8f5dcc47be5fdf68d]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_6() {
-    verify_walk_calldata(splice(mha_0_io(), 72, 75, array![1, 0x1c7702047ff0862dc46152c867f0de20]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_7() {
-    verify_walk_calldata(splice(mha_0_io(), 72, 74, array![3, 0x1c7702047ff0862dc46152c867f0de20, 0x1b535a0d67a75fc8f5dcc47be5fdf68d]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_8() {
-    verify_walk_calldata(splice(mha_0_io(), 75, 78, array![1, 0x156179aa8ee3cb019ee722bf6fba8d83]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_9() {
-    verify_walk_calldata(splice(mha_0_io(), 75, 77, array![3, 0x156179aa8ee3cb019ee722bf6fba8d83, 0x113f401801bef431ca85afde95e9e7f8]));
-}
-
-/// proof layer.unpad.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_10() {
-    verify_walk_calldata(splice(mha_0_io(), 71, 81, array![
-        2,
-        2,
-        0x1c7702047ff0862dc46152c867f0de20,
-        0x1b535a0d67a75fc8f5dcc47be5fdf68d,
-        2,
-        0x156179aa8ee3cb019ee722bf6fba8d83,
-        0x113f401801bef431ca85afde95e9e7f8,
-    ]));
-}
-
-/// proof layer.unpad.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_11() {
-    verify_walk_calldata(splice(mha_0_io(), 71, 78, array![
-        4,
-        2,
-        0x1c7702047ff0862dc46152c867f0de20,
-        0x1b535a0d67a75fc8f5dcc47be5fdf68d,
-        2,
-        0x156179aa8ee3cb019ee722bf6fba8d83,
-        0x113f401801bef431ca85afde95e9e7f8,
-        2,
-        0x1c8c835407049e1c6ecc5a561decd1b2,
-        0x1e749d91e85f56586c7de8230a8e39b7,
-    ]));
-}
-
-/// proof layer.unpad.value
-#[test]
-#[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_io_12() {
-    verify_walk_calldata(splice(mha_0_io(), 81, 82, array![0x15252452f7d14e8b16a9c52e00086f3a]));
-}
-
-/// proof layer.attend.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('mha.attend',))]
-fn rejects_mha_0_io_13() {
-    verify_walk_calldata(splice(mha_0_io(), 84, 85, array![0x1811d35329d80c056fb9af0d6271ebb0]));
-}
-
-/// proof layer.attend.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.attend',))]
-fn rejects_mha_0_io_14() {
-    verify_walk_calldata(splice(mha_0_io(), 85, 86, array![0x1b3d8ace2b2b8666dabd25fab43a2c09]));
-}
-
-/// proof layer.attend.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_15() {
-    verify_walk_calldata(splice(mha_0_io(), 83, 87, array![2, 0x1811d35309d80c056fb9af0d6271ebb0, 0x1b3d8ace0b2b8666dabd25fab43a2c09]));
-}
-
-/// proof layer.attend.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_16() {
-    verify_walk_calldata(splice(mha_0_io(), 83, 86, array![
-        4,
-        0x1811d35309d80c056fb9af0d6271ebb0,
-        0x1b3d8ace0b2b8666dabd25fab43a2c09,
-        0x1460af8db83552cc63acb9da701cf16b,
-    ]));
-}
-
-/// proof layer.attend.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_17() {
-    verify_walk_calldata(splice(mha_0_io(), 87, 91, array![2, 0x13fe9e8e911dbbcf0c380514fe1290c9, 0x12418ac5abc9d0227c4da7ea01e22563]));
-}
-
-/// proof layer.attend.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_18() {
-    verify_walk_calldata(splice(mha_0_io(), 87, 90, array![
-        4,
-        0x13fe9e8e911dbbcf0c380514fe1290c9,
-        0x12418ac5abc9d0227c4da7ea01e22563,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.attend.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_19() {
-    verify_walk_calldata(splice(mha_0_io(), 82, 94, array![
-        2,
-        3,
-        0x1811d35309d80c056fb9af0d6271ebb0,
-        0x1b3d8ace0b2b8666dabd25fab43a2c09,
-        0x1460af8db83552cc63acb9da701cf16b,
-        3,
-        0x13fe9e8e911dbbcf0c380514fe1290c9,
-        0x12418ac5abc9d0227c4da7ea01e22563,
-    ]));
-}
-
-/// proof layer.attend.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_20() {
-    verify_walk_calldata(splice(mha_0_io(), 82, 90, array![
-        4,
-        3,
-        0x1811d35309d80c056fb9af0d6271ebb0,
-        0x1b3d8ace0b2b8666dabd25fab43a2c09,
-        0x1460af8db83552cc63acb9da701cf16b,
-        3,
-        0x13fe9e8e911dbbcf0c380514fe1290c9,
-        0x12418ac5abc9d0227c4da7ea01e22563,
-        0x10000000000000000000000000000000,
-        3,
-        0x1e98301382fd5dd4f98d984b619cad54,
-        0x14ac3603c1e0bfd9d3c3123cd20a81f7,
-    ]));
-}
-
-/// proof layer.attend.left
-#[test]
-#[should_panic(expected: ('mha.attend',))]
-fn rejects_mha_0_io_21() {
-    verify_walk_calldata(splice(mha_0_io(), 95, 96, array![0x1744e0972d72959f1f96f3138d45a73c]));
-}
-
-/// proof layer.attend.right
-#[test]
-#[should_panic(expected: ('mha.attend',))]
-fn rejects_mha_0_io_22() {
-    verify_walk_calldata(splice(mha_0_io(), 96, 97, array![0x100e5aaf47d6180ac14c68f6d9f5f992]));
-}
-
-/// proof layer.mask.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_io_23() {
-    verify_walk_calldata(splice(mha_0_io(), 99, 100, array![0x1a7c7baca5cd6373f2f34d906c8515e5]));
-}
-
-/// proof layer.mask.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_io_24() {
-    verify_walk_calldata(splice(mha_0_io(), 100, 101, array![0x14756a4467f7b68e490880f861a18f32]));
-}
-
-/// proof layer.mask.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_25() {
-    verify_walk_calldata(splice(mha_0_io(), 98, 102, array![2, 0x1a7c7bac85cd6373f2f34d906c8515e5, 0x14756a4447f7b68e490880f861a18f32]));
-}
-
-/// proof layer.mask.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_26() {
-    verify_walk_calldata(splice(mha_0_io(), 98, 101, array![
-        4,
-        0x1a7c7bac85cd6373f2f34d906c8515e5,
-        0x14756a4447f7b68e490880f861a18f32,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.mask.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_27() {
-    verify_walk_calldata(splice(mha_0_io(), 102, 106, array![2, 0x1e8b031262fa919282e0b4653c4ea437, 0x1e43ed8a2d4598e85c6a10204ebf20b3]));
-}
-
-/// proof layer.mask.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_28() {
-    verify_walk_calldata(splice(mha_0_io(), 102, 105, array![
-        4,
-        0x1e8b031262fa919282e0b4653c4ea437,
-        0x1e43ed8a2d4598e85c6a10204ebf20b3,
-        0x11304112fe07db40f6359867d921a34a,
-    ]));
-}
-
-/// proof layer.mask.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_29() {
-    verify_walk_calldata(splice(mha_0_io(), 97, 118, array![
-        4,
-        3,
-        0x1a7c7bac85cd6373f2f34d906c8515e5,
-        0x14756a4447f7b68e490880f861a18f32,
-        0x10000000000000000000000000000000,
-        3,
-        0x1e8b031262fa919282e0b4653c4ea437,
-        0x1e43ed8a2d4598e85c6a10204ebf20b3,
-        0x11304112fe07db40f6359867d921a34a,
-        3,
-        0x1a808fbb2981055cedbfb5051d3d1930,
-        0x1df4f1c4c2bc357828008dfacc9c7555,
-        0x15e1cc4687e2b9eddeccb622d17b804e,
-        3,
-        0x1dd8591d5150113578be2c5ae4469cff,
-        0x141cceca9972d2804ea9ba3027a3bd37,
-        0x1366e7e97a23674113e71e17e7f9fd10,
-    ]));
-}
-
-/// proof layer.mask.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_30() {
-    verify_walk_calldata(splice(mha_0_io(), 97, 114, array![
-        6,
-        3,
-        0x1a7c7bac85cd6373f2f34d906c8515e5,
-        0x14756a4447f7b68e490880f861a18f32,
-        0x10000000000000000000000000000000,
-        3,
-        0x1e8b031262fa919282e0b4653c4ea437,
-        0x1e43ed8a2d4598e85c6a10204ebf20b3,
-        0x11304112fe07db40f6359867d921a34a,
-        3,
-        0x1a808fbb2981055cedbfb5051d3d1930,
-        0x1df4f1c4c2bc357828008dfacc9c7555,
-        0x15e1cc4687e2b9eddeccb622d17b804e,
-        3,
-        0x1dd8591d5150113578be2c5ae4469cff,
-        0x141cceca9972d2804ea9ba3027a3bd37,
-        0x1366e7e97a23674113e71e17e7f9fd10,
-        3,
-        0x1b89acf604072b57f7c36be27452938e,
-        0x19b56f5063b5b8436b4438b6f1536d16,
-        0x1825850ed61fd2055f132f95d068d93a,
-    ]));
-}
-
-/// proof layer.mask.value
-#[test]
-#[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_io_31() {
-    verify_walk_calldata(splice(mha_0_io(), 118, 119, array![0x105bbb134b92158d7a4ce482570c4335]));
-}
-
-/// proof layer.heads.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_io_32() {
-    verify_walk_calldata(splice(mha_0_io(), 121, 122, array![0x171f94a9fb5773ab14ef0e8939a31833]));
-}
-
-/// proof layer.heads.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_io_33() {
-    verify_walk_calldata(splice(mha_0_io(), 122, 123, array![0x1eb0aef8364690b5650231d803a95e6e]));
-}
-
-/// proof layer.heads.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_34() {
-    verify_walk_calldata(splice(mha_0_io(), 120, 124, array![2, 0x171f94a9db5773ab14ef0e8939a31833, 0x1eb0aef8164690b5650231d803a95e6e]));
-}
-
-/// proof layer.heads.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_35() {
-    verify_walk_calldata(splice(mha_0_io(), 120, 123, array![
-        4,
-        0x171f94a9db5773ab14ef0e8939a31833,
-        0x1eb0aef8164690b5650231d803a95e6e,
-        0x18316511f1023a4d8bd061c525c2e0e4,
-    ]));
-}
-
-/// proof layer.heads.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_36() {
-    verify_walk_calldata(splice(mha_0_io(), 124, 128, array![2, 0x1e687d5b9196e11c9f885117a57e74e2, 0x18305579efcfeb7bfe53f104ef24f73f]));
-}
-
-/// proof layer.heads.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_37() {
-    verify_walk_calldata(splice(mha_0_io(), 124, 127, array![
-        4,
-        0x1e687d5b9196e11c9f885117a57e74e2,
-        0x18305579efcfeb7bfe53f104ef24f73f,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.heads.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_38() {
-    verify_walk_calldata(splice(mha_0_io(), 119, 131, array![
-        2,
-        3,
-        0x171f94a9db5773ab14ef0e8939a31833,
-        0x1eb0aef8164690b5650231d803a95e6e,
-        0x18316511f1023a4d8bd061c525c2e0e4,
-        3,
-        0x1e687d5b9196e11c9f885117a57e74e2,
-        0x18305579efcfeb7bfe53f104ef24f73f,
-    ]));
-}
-
-/// proof layer.heads.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_39() {
-    verify_walk_calldata(splice(mha_0_io(), 119, 127, array![
-        4,
-        3,
-        0x171f94a9db5773ab14ef0e8939a31833,
-        0x1eb0aef8164690b5650231d803a95e6e,
-        0x18316511f1023a4d8bd061c525c2e0e4,
-        3,
-        0x1e687d5b9196e11c9f885117a57e74e2,
-        0x18305579efcfeb7bfe53f104ef24f73f,
-        0x10000000000000000000000000000000,
-        3,
-        0x145a6936c251486318a847ef0c23392f,
-        0x100d9857b446c768f5e4345b013f3ea4,
-    ]));
-}
-
-/// proof layer.heads.left
-#[test]
-#[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_io_40() {
-    verify_walk_calldata(splice(mha_0_io(), 132, 133, array![0x1463e9a4fd1a2fab15bbf47eddec7f14]));
-}
-
-/// proof layer.heads.right
-#[test]
-#[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_io_41() {
-    verify_walk_calldata(splice(mha_0_io(), 133, 134, array![0x179f78c469700732137e16f6d23acf9f]));
-}
-
-/// proof layer.pad.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_io_42() {
-    verify_walk_calldata(splice(mha_0_io(), 136, 137, array![0x173bc63dd1c5a02a1f75e2982d7383ec]));
-}
-
-/// proof layer.pad.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_io_43() {
-    verify_walk_calldata(splice(mha_0_io(), 137, 138, array![0x1069e3842cff09b40a3575774fc9087c]));
-}
-
-/// proof layer.pad.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_44() {
-    verify_walk_calldata(splice(mha_0_io(), 135, 138, array![1, 0x173bc63db1c5a02a1f75e2982d7383ec]));
-}
-
-/// proof layer.pad.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_45() {
-    verify_walk_calldata(splice(mha_0_io(), 135, 137, array![3, 0x173bc63db1c5a02a1f75e2982d7383ec, 0x1069e3840cff09b40a3575774fc9087c]));
-}
-
-/// proof layer.pad.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_46() {
-    verify_walk_calldata(splice(mha_0_io(), 138, 141, array![1, 0x1bf620893a29cb4b747db4fabe6bb2d2]));
-}
-
-/// proof layer.pad.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_io_47() {
-    verify_walk_calldata(splice(mha_0_io(), 138, 140, array![3, 0x1bf620893a29cb4b747db4fabe6bb2d2, 0x1f8c64acee770c9a2c9cdfbbb632749f]));
-}
-
-/// proof layer.pad.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_48() {
-    verify_walk_calldata(splice(mha_0_io(), 134, 144, array![
-        2,
-        2,
-        0x173bc63db1c5a02a1f75e2982d7383ec,
-        0x1069e3840cff09b40a3575774fc9087c,
-        2,
-        0x1bf620893a29cb4b747db4fabe6bb2d2,
-        0x1f8c64acee770c9a2c9cdfbbb632749f,
-    ]));
-}
-
-/// proof layer.pad.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_io_49() {
-    verify_walk_calldata(splice(mha_0_io(), 134, 141, array![
-        4,
-        2,
-        0x173bc63db1c5a02a1f75e2982d7383ec,
-        0x1069e3840cff09b40a3575774fc9087c,
-        2,
-        0x1bf620893a29cb4b747db4fabe6bb2d2,
-        0x1f8c64acee770c9a2c9cdfbbb632749f,
-        2,
-        0x1b169e7c2987cb4c8526a0527a843646,
-        0x161175f2f26031d7aa948fe491680f9e,
-    ]));
-}
-
-/// proof layer.pad.q
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_io_50() {
-    verify_walk_calldata(splice(mha_0_io(), 144, 145, array![0x181b67c7a91a094d8754650dccd38814]));
-}
-
-/// proof layer.pad.k
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_io_51() {
-    verify_walk_calldata(splice(mha_0_io(), 145, 146, array![0x14dc3a4d9bdcc760d3547362ec3eb997]));
-}
-
-/// proof layer.pad.v
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_io_52() {
-    verify_walk_calldata(splice(mha_0_io(), 146, 147, array![0x1d10454d0fc0c123360756b6aaa17264]));
-}
-
-/// proof opening.merge.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_mha_0_io_53() {
-    verify_walk_calldata(splice(mha_0_io(), 152, 153, array![0x1033de3e5aa27261c6d496fdb3205747]));
-}
-
-/// proof opening.merge.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_mha_0_io_54() {
-    verify_walk_calldata(splice(mha_0_io(), 153, 154, array![0x16ec45dbc351e65d0de8300adaba5667]));
-}
-
-/// proof opening.merge.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_mha_0_io_55() {
-    verify_walk_calldata(splice(mha_0_io(), 151, 154, array![1, 0x1033de3e3aa27261c6d496fdb3205747]));
-}
-
-/// proof opening.merge.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_mha_0_io_56() {
-    verify_walk_calldata(splice(mha_0_io(), 151, 153, array![3, 0x1033de3e3aa27261c6d496fdb3205747, 0x16ec45dba351e65d0de8300adaba5667]));
-}
-
-/// proof opening.merge.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_mha_0_io_57() {
-    verify_walk_calldata(splice(mha_0_io(), 154, 157, array![1, 0x14cb7099ab93ba8687444a9c4f8f544f]));
-}
-
-/// proof opening.merge.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_mha_0_io_58() {
-    verify_walk_calldata(splice(mha_0_io(), 154, 156, array![3, 0x14cb7099ab93ba8687444a9c4f8f544f, 0x174bb2d0fec2a46045f59bc31b334f0b]));
-}
-
-/// proof opening.merge.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_mha_0_io_59() {
-    verify_walk_calldata(splice(mha_0_io(), 150, 166, array![
-        4,
-        2,
-        0x1033de3e3aa27261c6d496fdb3205747,
-        0x16ec45dba351e65d0de8300adaba5667,
-        2,
-        0x14cb7099ab93ba8687444a9c4f8f544f,
-        0x174bb2d0fec2a46045f59bc31b334f0b,
-        2,
-        0x176dd144303dc4a1135cba31bdf87bf2,
-        0x174e73adb220c048580b4236f5f38696,
-        2,
-        0x1a21fa054d611c024efe1b8433ed5113,
-        0x193b4813c938ada9ae27cff3c5bd8cbb,
-    ]));
-}
-
-/// proof opening.merge.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_mha_0_io_60() {
-    verify_walk_calldata(splice(mha_0_io(), 150, 163, array![
-        6,
-        2,
-        0x1033de3e3aa27261c6d496fdb3205747,
-        0x16ec45dba351e65d0de8300adaba5667,
-        2,
-        0x14cb7099ab93ba8687444a9c4f8f544f,
-        0x174bb2d0fec2a46045f59bc31b334f0b,
-        2,
-        0x176dd144303dc4a1135cba31bdf87bf2,
-        0x174e73adb220c048580b4236f5f38696,
-        2,
-        0x1a21fa054d611c024efe1b8433ed5113,
-        0x193b4813c938ada9ae27cff3c5bd8cbb,
-        2,
-        0x1462651d9eb5ed2bcf155553b8158636,
-        0x1438fbef8a32e5e90756f6d3db35f51b,
-    ]));
-}
-
-/// proof opening.merged_values[0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_mha_0_io_61() {
-    verify_walk_calldata(splice(mha_0_io(), 167, 168, array![0x1658aacf78ed3ee23f6bc020f6d528c7]));
-}
-
-/// proof opening.merged_values[1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_mha_0_io_62() {
-    verify_walk_calldata(splice(mha_0_io(), 168, 169, array![0x1fb2ff0cc6fc7dba8bb9ee471091308e]));
-}
-
-/// proof opening.merged_values-last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_mha_0_io_63() {
-    verify_walk_calldata(splice(mha_0_io(), 166, 173, array![
-        5,
-        0x1658aacf58ed3ee23f6bc020f6d528c7,
-        0x1fb2ff0ca6fc7dba8bb9ee471091308e,
-        0x16cfb2b7cd1615e0118801cd110a25af,
-        0x18014f89afdb5d133b40d4eada6481e5,
-        0x1f63e85871ccddf3ae76f21299e32904,
-    ]));
-}
-
-/// proof opening.merged_values+last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_mha_0_io_64() {
-    verify_walk_calldata(splice(mha_0_io(), 166, 172, array![
-        7,
-        0x1658aacf58ed3ee23f6bc020f6d528c7,
-        0x1fb2ff0ca6fc7dba8bb9ee471091308e,
-        0x16cfb2b7cd1615e0118801cd110a25af,
-        0x18014f89afdb5d133b40d4eada6481e5,
-        0x1f63e85871ccddf3ae76f21299e32904,
-        0x16c7ba7ddeb1129c28b6aecf8920383f,
-    ]));
-}
-
-/// proof opening.fold.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_mha_0_io_65() {
-    verify_walk_calldata(splice(mha_0_io(), 175, 176, array![0x1a2ced95eb1848a99889b4b91cf17723]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_mha_0_io_66() {
-    verify_walk_calldata(splice(mha_0_io(), 176, 177, array![0x11d82add8f9353cc52b38a1c15a47590]));
-}
-
-/// proof opening.fold.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_mha_0_io_67() {
-    verify_walk_calldata(splice(mha_0_io(), 174, 177, array![1, 0x1a2ced95cb1848a99889b4b91cf17723]));
-}
-
-/// proof opening.fold.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_mha_0_io_68() {
-    verify_walk_calldata(splice(mha_0_io(), 174, 176, array![3, 0x1a2ced95cb1848a99889b4b91cf17723, 0x11d82add6f9353cc52b38a1c15a47590]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_mha_0_io_69() {
-    verify_walk_calldata(splice(mha_0_io(), 177, 180, array![1, 0x1e9f5f0fab5b32abe8779a682ba8f8db]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_mha_0_io_70() {
-    verify_walk_calldata(splice(mha_0_io(), 177, 179, array![3, 0x1e9f5f0fab5b32abe8779a682ba8f8db, 0x1ce833676584dd556ada108ddd1539bd]));
-}
-
-/// proof opening.fold.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_mha_0_io_71() {
-    verify_walk_calldata(splice(mha_0_io(), 173, 189, array![
-        4,
-        2,
-        0x1a2ced95cb1848a99889b4b91cf17723,
-        0x11d82add6f9353cc52b38a1c15a47590,
-        2,
-        0x1e9f5f0fab5b32abe8779a682ba8f8db,
-        0x1ce833676584dd556ada108ddd1539bd,
-        2,
-        0x15325e5c532a5125ab3545f5207ec6b4,
-        0x1a9a001c64574b6ed45d1c0ece5b83f8,
-        2,
-        0x1a271517dcd0f1807d05cb920144d2c0,
-        0x1ea69805549691c0ca3807988cba2f70,
-    ]));
-}
-
-/// proof opening.fold.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_mha_0_io_72() {
-    verify_walk_calldata(splice(mha_0_io(), 173, 186, array![
-        6,
-        2,
-        0x1a2ced95cb1848a99889b4b91cf17723,
-        0x11d82add6f9353cc52b38a1c15a47590,
-        2,
-        0x1e9f5f0fab5b32abe8779a682ba8f8db,
-        0x1ce833676584dd556ada108ddd1539bd,
-        2,
-        0x15325e5c532a5125ab3545f5207ec6b4,
-        0x1a9a001c64574b6ed45d1c0ece5b83f8,
-        2,
-        0x1a271517dcd0f1807d05cb920144d2c0,
-        0x1ea69805549691c0ca3807988cba2f70,
-        2,
-        0x1767a5fb6f6e270ae521ef368739c753,
-        0x1d77719c53555e0896aa275c2c57a145,
-    ]));
-}
-
-/// proof opening.layer_roots[0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_mha_0_io_73() {
-    verify_walk_calldata(splice(mha_0_io(), 190, 191, array![0xa0bb5379c8aaccc66925e75b6a1f06]));
-}
-
-/// proof opening.layer_roots-last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_mha_0_io_74() {
-    verify_walk_calldata(splice(mha_0_io(), 189, 192, array![0]));
-}
-
-/// proof opening.layer_roots+last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_mha_0_io_75() {
-    verify_walk_calldata(splice(mha_0_io(), 189, 190, array![2, 0xa0bb5379c8aaccc66925e75b6a1f05, 0x5560b39abf00ab6eca02c943934581d]));
-}
-
-/// proof opening.final_value
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_mha_0_io_76() {
-    verify_walk_calldata(splice(mha_0_io(), 192, 193, array![0x19acf57f7381a23857d37d6021663b01]));
-}
-
-/// proof opening.pow_nonce
-#[test]
-#[should_panic(expected: ('pcs.pow',))]
-fn rejects_mha_0_io_77() {
-    verify_walk_calldata(splice(mha_0_io(), 193, 194, array![31673]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_78() {
-    verify_walk_calldata(splice(mha_0_io(), 195, 196, array![0xb9df70f4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_79() {
-    verify_walk_calldata(splice(mha_0_io(), 195, 196, array![0xb9df70d4f72c0d12bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_io_80() {
-    verify_walk_calldata(splice(mha_0_io(), 196, 197, array![0x700000000cf8b3914062996b5e948bcbf5e81ea53f191db43ecc938b33961c6]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_io_81() {
-    verify_walk_calldata(splice(mha_0_io(), 197, 197, array![0x100000000000000000000000000000000000000000000000000000066fe2820]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_io_82() {
-    verify_walk_calldata(splice(mha_0_io(), 198, 199, array![0x7000000009861fafed8b8b38bc9623a678363fbb4f3105a31988ef47f288422]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_io_83() {
-    verify_walk_calldata(splice(mha_0_io(), 199, 199, array![0x1000000000000000000000000000000000000000000000000000000500143d6]));
-}
-
-/// proof opening.poly_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_mha_0_io_84() {
-    verify_walk_calldata(splice(mha_0_io(), 194, 211, array![
-        7,
-        0xb9df70d4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52,
-        0x67c59c8a0314cb5af4a45e5faf40f529f8c8eda1f6649c599cb0e366fe2820,
-        0x940d6ab4a74a676c4d0c35a0d0d27d7adce21817868a21dac0c4d60afd3f4a,
-        0x4c30fd7f6c5c59c5e4b11d33c1b1fdda79882d18cc477a3f944211500143d6,
-        0x5826b81f709b2e2497d878ad75583d528c5e7c17780f2a02118c599716fc40,
-        0xe7b7fa1128c9cc247d4080f56446b016a8604fc69f591e09716009f969edc3,
-        0x591bc0a30cda1393c3d83523f2e20f8c1f3018e620fcfe13de96d8375fd0bc,
-        0x6472704da377e6aa535d65f76b5b296bff4f615006fb613779ad6614c5ab7d,
-        0x2331e364a59afebb9cbbe92341ada9841591c660c5a7a7314e8c79176db12,
-        0x815eb54079e1b82b8b563ce3fdb253deaf17b5fb9e371006aeca1d7e4b1c4f,
-        0x716701626cd8a667408ba46c149668451a6ad85850f64a740de65690907e09,
-        0x52656d8192892bb06681deca6ce09dae96bbd3fc04ec4741607c90d70a2fc0,
-        0xbbc0573906bccc38d9f6d4c46bdca4983b7497a74d63545020b848ff2959d2,
-        0x3bc4adc1a7781f41c64373ebe3df2fa6349a827e9d03386058111d14783ca7,
-    ]));
-}
-
-/// proof opening.poly_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_mha_0_io_85() {
-    verify_walk_calldata(splice(mha_0_io(), 194, 209, array![
-        9,
-        0xb9df70d4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd52,
-        0x67c59c8a0314cb5af4a45e5faf40f529f8c8eda1f6649c599cb0e366fe2820,
-        0x940d6ab4a74a676c4d0c35a0d0d27d7adce21817868a21dac0c4d60afd3f4a,
-        0x4c30fd7f6c5c59c5e4b11d33c1b1fdda79882d18cc477a3f944211500143d6,
-        0x5826b81f709b2e2497d878ad75583d528c5e7c17780f2a02118c599716fc40,
-        0xe7b7fa1128c9cc247d4080f56446b016a8604fc69f591e09716009f969edc3,
-        0x591bc0a30cda1393c3d83523f2e20f8c1f3018e620fcfe13de96d8375fd0bc,
-        0x6472704da377e6aa535d65f76b5b296bff4f615006fb613779ad6614c5ab7d,
-        0x2331e364a59afebb9cbbe92341ada9841591c660c5a7a7314e8c79176db12,
-        0x815eb54079e1b82b8b563ce3fdb253deaf17b5fb9e371006aeca1d7e4b1c4f,
-        0x716701626cd8a667408ba46c149668451a6ad85850f64a740de65690907e09,
-        0x52656d8192892bb06681deca6ce09dae96bbd3fc04ec4741607c90d70a2fc0,
-        0xbbc0573906bccc38d9f6d4c46bdca4983b7497a74d63545020b848ff2959d2,
-        0x3bc4adc1a7781f41c64373ebe3df2fa6349a827e9d03386058111d14783ca7,
-        0x968b90a9ca56d9eefdb22e92cc05eb623cb9de2e801dc7cb860b8bd2c37f7e,
-        0x5e6ded0b7f07b90744f6f8c6178f2329553b859f87a8489d7dbd34a3335234,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_mha_0_io_86() {
-    verify_walk_calldata(splice(mha_0_io(), 212, 229, array![
-        7,
-        0x25e0e56fb27c147fb6d01637ac8be9f5214b85a6b7cc2d3cad38f6fe88362b,
-        0x8036861f836b88094f66013e7b1f7ce613a79143d37d7da1a4fa4c54d09578,
-        0x9be321e73207fec434d9c30e46f20db6102dc9c1ef10cc6b252479fdfe1f73,
-        0xd03987c65f7fe665c50ffe29cfe481702c612584bfe12c81ee5bfb4886aa15,
-        0xb2d51e33b4e97a0341b45be8a19c8814c0ff047cf2586a134a2b1768ed1d41,
-        0x8f6b6c3952082f89c706883aebdf5b26b8a5368cc8eef477f5c7f390f7ccf0,
-        0xd8529f9244ed5c7c450d722482dcf872c7b7b0a5953c8170d71f1f0daea32f,
-        0x9e65b05f6296a757b5aeb25a1731b0bfe9a9523e7e60f132747f7127c030b0,
-        0x4744641c64be05c0056126482a0332e40332de27c0dea1d26b13ba9b164497,
-        0x11892c5b9cda3d7cb68180e91f8658e7b03c95c9b7d3ffb2aed3b8cec5e7a2,
-        0xcd87d937b5e36897242adc85907bfa2d846b1b190b839abf3f7b7441562b7a,
-        0x314bc16bfb3b640693c294f200536a22899df040b5fa2420561a388bdc3dd4,
-        0x18e33a9c0450d471f559340c14d70e47a31caf7e0064d527b51a8c69895f7b,
-        0xeec4f6772f24ad8235f27525beae19c0877cff0c511a6a91187184affa1603,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_mha_0_io_87() {
-    verify_walk_calldata(splice(mha_0_io(), 212, 227, array![
-        9,
-        0x25e0e56fb27c147fb6d01637ac8be9f5214b85a6b7cc2d3cad38f6fe88362b,
-        0x8036861f836b88094f66013e7b1f7ce613a79143d37d7da1a4fa4c54d09578,
-        0x9be321e73207fec434d9c30e46f20db6102dc9c1ef10cc6b252479fdfe1f73,
-        0xd03987c65f7fe665c50ffe29cfe481702c612584bfe12c81ee5bfb4886aa15,
-        0xb2d51e33b4e97a0341b45be8a19c8814c0ff047cf2586a134a2b1768ed1d41,
-        0x8f6b6c3952082f89c706883aebdf5b26b8a5368cc8eef477f5c7f390f7ccf0,
-        0xd8529f9244ed5c7c450d722482dcf872c7b7b0a5953c8170d71f1f0daea32f,
-        0x9e65b05f6296a757b5aeb25a1731b0bfe9a9523e7e60f132747f7127c030b0,
-        0x4744641c64be05c0056126482a0332e40332de27c0dea1d26b13ba9b164497,
-        0x11892c5b9cda3d7cb68180e91f8658e7b03c95c9b7d3ffb2aed3b8cec5e7a2,
-        0xcd87d937b5e36897242adc85907bfa2d846b1b190b839abf3f7b7441562b7a,
-        0x314bc16bfb3b640693c294f200536a22899df040b5fa2420561a388bdc3dd4,
-        0x18e33a9c0450d471f559340c14d70e47a31caf7e0064d527b51a8c69895f7b,
-        0xeec4f6772f24ad8235f27525beae19c0877cff0c511a6a91187184affa1603,
-        0x4e04d01134301eb22e4a5354514f80ebf270caada1436a79eb32702227b385,
-        0xdeb57f17a01b94d5a437e471d7ee2cb65e64c8e2585384817a7075033f302c,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_88() {
-    verify_walk_calldata(splice(mha_0_io(), 303, 304, array![0x72b3507b42b05e6e728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_89() {
-    verify_walk_calldata(splice(mha_0_io(), 303, 304, array![0x72b3507942b05e72728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_io_90() {
-    verify_walk_calldata(splice(mha_0_io(), 303, 304, array![0x700000000e566a0f28560bcdce51d41ba1dc752e5f42f69444bb65523089512]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_io_91() {
-    verify_walk_calldata(splice(mha_0_io(), 304, 304, array![0x10000000000000000000000000000000000000000000000000000006cd350e1]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_io_92() {
-    verify_walk_calldata(splice(mha_0_io(), 304, 305, array![0x7000000002fd2051456e527d3249693d056c67b714d792727336fa5bf10fff0]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_io_93() {
-    verify_walk_calldata(splice(mha_0_io(), 305, 305, array![0x10000000000000000000000000000000000000000000000000000003b0b579e]));
-}
-
-/// proof opening.layer_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_mha_0_io_94() {
-    verify_walk_calldata(splice(mha_0_io(), 302, 307, array![
-        3,
-        0x72b3507942b05e6e728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1,
-        0x17e9028a2b7293e9924b49e82b633db8a6bc939399b7d2df887ff83b0b579e,
-        0x94ca4e28232711a316161ebd05d5b9f0d8a7d9b41e6ff7474bd2ab6d642fd9,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_mha_0_io_95() {
-    verify_walk_calldata(splice(mha_0_io(), 302, 306, array![
-        5,
-        0x72b3507942b05e6e728ea0dd0ee3a972fa17b4a225db2a91844a896cd350e1,
-        0x17e9028a2b7293e9924b49e82b633db8a6bc939399b7d2df887ff83b0b579e,
-        0x94ca4e28232711a316161ebd05d5b9f0d8a7d9b41e6ff7474bd2ab6d642fd9,
-        0xaa330b16cd43f14e19f0c475b827784f821c0aa97ca1fc970e284fe23f13f4,
-    ]));
-}
-
-/// proof opening.layer_openings-last
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_mha_0_io_96() {
-    verify_walk_calldata(splice(mha_0_io(), 302, 308, array![]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_98() {
-    verify_walk_calldata(splice(mha_0_io(), 4, 5, array![4]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_99() {
-    verify_walk_calldata(splice(mha_0_io(), 5, 6, array![3]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_100() {
-    verify_walk_calldata(splice(mha_0_io(), 6, 7, array![4]));
-}
-
-/// statement dims[3]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_101() {
-    verify_walk_calldata(splice(mha_0_io(), 7, 8, array![2]));
-}
-
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_mha_0_io_102() {
+fn rejects_mha_0_io_4() {
     verify_walk_calldata(splice(mha_0_io(), 0, 1, array![4]));
 }
 
 /// felt 27 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_103() {
+fn rejects_mha_0_io_5() {
     verify_walk_calldata(splice(mha_0_io(), 27, 28, array![6]));
 }
 
 /// felt 55 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_io_104() {
+fn rejects_mha_0_io_6() {
     verify_walk_calldata(splice(mha_0_io(), 55, 56, array![3]));
 }
 
 /// felt 83 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_mha_0_io_105() {
+fn rejects_mha_0_io_7() {
     verify_walk_calldata(splice(mha_0_io(), 83, 84, array![4]));
 }
 
 /// felt 111 + 1
 #[test]
 #[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_io_106() {
+fn rejects_mha_0_io_8() {
     verify_walk_calldata(splice(mha_0_io(), 111, 112, array![0x1dd8591d5150113578be2c5ae4469d00]));
 }
 
 /// felt 139 + 1
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_io_107() {
+fn rejects_mha_0_io_9() {
     verify_walk_calldata(splice(mha_0_io(), 139, 140, array![0x1bf620893a29cb4b747db4fabe6bb2d3]));
 }
 
 /// felt 167 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_mha_0_io_108() {
+fn rejects_mha_0_io_10() {
     verify_walk_calldata(splice(mha_0_io(), 167, 168, array![0x1658aacf58ed3ee23f6bc020f6d528c8]));
 }
 
 /// felt 195 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_109() {
+fn rejects_mha_0_io_11() {
     verify_walk_calldata(splice(mha_0_io(), 195, 196, array![0xb9df70d4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd53]));
 }
 
 /// felt 223 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_110() {
+fn rejects_mha_0_io_12() {
     verify_walk_calldata(splice(mha_0_io(), 223, 224, array![0xcd87d937b5e36897242adc85907bfa2d846b1b190b839abf3f7b7441562b7b]));
 }
 
 /// felt 251 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_111() {
+fn rejects_mha_0_io_13() {
     verify_walk_calldata(splice(mha_0_io(), 251, 252, array![0x5d567a26d5bdb9dabadf01c0efb093c96f3271b4a77268ff5187e951f93f4a]));
 }
 
 /// felt 279 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_112() {
+fn rejects_mha_0_io_14() {
     verify_walk_calldata(splice(mha_0_io(), 279, 280, array![0xb9dc1b199ce481d359e323bc711917adc76cc5f49262e10d48dc217ed416b6]));
 }
 
 /// felt 307 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_mha_0_io_113() {
+fn rejects_mha_0_io_15() {
     verify_walk_calldata(splice(mha_0_io(), 307, 308, array![1]));
+}
+
+/// felt 63 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_mha_0_io_16() {
+    verify_walk_calldata(splice(mha_0_io(), 63, 64, array![2]));
+}
+
+/// felt 62 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_mha_0_io_17() {
+    verify_walk_calldata(splice(mha_0_io(), 62, 63, array![1]));
+}
+
+/// felt 61 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_mha_0_io_18() {
+    verify_walk_calldata(splice(mha_0_io(), 61, 62, array![0x706f736569646f6f]));
+}
+
+/// felt 60 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_19() {
+    verify_walk_calldata(splice(mha_0_io(), 60, 61, array![6]));
+}
+
+/// felt 59 + 1
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_io_20() {
+    verify_walk_calldata(splice(mha_0_io(), 59, 60, array![0x6fc26d93616a82481bef005669a2f5]));
+}
+
+/// felt 58 + 1
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_io_21() {
+    verify_walk_calldata(splice(mha_0_io(), 58, 59, array![0xa99a32a83ee9d1c01f556569a98d6d64]));
+}
+
+/// felt 57 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_22() {
+    verify_walk_calldata(splice(mha_0_io(), 57, 58, array![7]));
+}
+
+/// felt 56 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_23() {
+    verify_walk_calldata(splice(mha_0_io(), 56, 57, array![4]));
+}
+
+/// felt 54 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_25() {
+    verify_walk_calldata(splice(mha_0_io(), 54, 55, array![119]));
+}
+
+/// felt 53 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_mha_0_io_26() {
+    verify_walk_calldata(splice(mha_0_io(), 53, 54, array![0x706f736569646f6f]));
+}
+
+/// felt 52 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_27() {
+    verify_walk_calldata(splice(mha_0_io(), 52, 53, array![6]));
 }
 
 /// Q·Kᵀ within (p−1)/2 by ‖q‖₁·max|k| per head only.
@@ -17951,700 +14675,165 @@ fn rejects_matmul_0_io_1() {
     verify_walk_calldata(splice(matmul_0_io(), 38, 41, array![0]));
 }
 
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_io_2() {
-    verify_walk_calldata(splice(matmul_0_io(), 45, 46, array![0x1f52ff584c18c49a359664a89982d327]));
-}
-
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_io_3() {
-    verify_walk_calldata(splice(matmul_0_io(), 46, 47, array![0x1ef56d49ef29fdb1a65d415022bb5a30]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_io_4() {
-    verify_walk_calldata(splice(matmul_0_io(), 44, 48, array![2, 0x1f52ff582c18c49a359664a89982d327, 0x1ef56d49cf29fdb1a65d415022bb5a30]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_io_5() {
-    verify_walk_calldata(splice(matmul_0_io(), 44, 47, array![
-        4,
-        0x1f52ff582c18c49a359664a89982d327,
-        0x1ef56d49cf29fdb1a65d415022bb5a30,
-        0x1628951b638ee05f1dc5566aa03e1ba7,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_io_6() {
-    verify_walk_calldata(splice(matmul_0_io(), 48, 52, array![2, 0x1bf2b37aaafc305540bce15960369b03, 0x11d2fa3b61780c5e144f28a9df074ddc]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_io_7() {
-    verify_walk_calldata(splice(matmul_0_io(), 48, 51, array![
-        4,
-        0x1bf2b37aaafc305540bce15960369b03,
-        0x11d2fa3b61780c5e144f28a9df074ddc,
-        0x174307f710dd2c73c43682bb34e560a2,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_matmul_0_io_8() {
-    verify_walk_calldata(splice(matmul_0_io(), 43, 56, array![
-        2,
-        3,
-        0x1f52ff582c18c49a359664a89982d327,
-        0x1ef56d49cf29fdb1a65d415022bb5a30,
-        0x1628951b638ee05f1dc5566aa03e1ba7,
-        3,
-        0x1bf2b37aaafc305540bce15960369b03,
-        0x11d2fa3b61780c5e144f28a9df074ddc,
-        0x174307f710dd2c73c43682bb34e560a2,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_matmul_0_io_9() {
-    verify_walk_calldata(splice(matmul_0_io(), 43, 52, array![
-        4,
-        3,
-        0x1f52ff582c18c49a359664a89982d327,
-        0x1ef56d49cf29fdb1a65d415022bb5a30,
-        0x1628951b638ee05f1dc5566aa03e1ba7,
-        3,
-        0x1bf2b37aaafc305540bce15960369b03,
-        0x11d2fa3b61780c5e144f28a9df074ddc,
-        0x174307f710dd2c73c43682bb34e560a2,
-        3,
-        0x14ccb3108b2b8d2efda60604bd28bc80,
-        0x1c9f9d90ed7b01a4f1621249eba2c787,
-        0x1cd13e119939063ef44cfe85d7257d25,
-    ]));
-}
-
-/// proof layer.x[0]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_io_10() {
-    verify_walk_calldata(splice(matmul_0_io(), 57, 58, array![0x11edc005e17b37096ffeea3ea70ae63c]));
-}
-
-/// proof layer.x-last
-#[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_io_11() {
-    verify_walk_calldata(splice(matmul_0_io(), 56, 58, array![0]));
-}
-
-/// proof layer.x+last
-#[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_io_12() {
-    verify_walk_calldata(splice(matmul_0_io(), 56, 57, array![2, 0x11edc005c17b37096ffeea3ea70ae63c]));
-}
-
-/// proof layer.w[0]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_io_13() {
-    verify_walk_calldata(splice(matmul_0_io(), 59, 60, array![0x16f1ee3fa2ed004742596ffdc62ecd2a]));
-}
-
-/// proof layer.w-last
-#[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_io_14() {
-    verify_walk_calldata(splice(matmul_0_io(), 58, 60, array![0]));
-}
-
-/// proof layer.w+last
-#[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_io_15() {
-    verify_walk_calldata(splice(matmul_0_io(), 58, 59, array![2, 0x16f1ee3f82ed004742596ffdc62ecd2a]));
-}
-
-/// proof opening.merge.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_matmul_0_io_16() {
-    verify_walk_calldata(splice(matmul_0_io(), 65, 66, array![0x1ca1fbbf2a435644eaa2a08cc56317e8]));
-}
-
-/// proof opening.merge.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_matmul_0_io_17() {
-    verify_walk_calldata(splice(matmul_0_io(), 66, 67, array![0x19dfc594ba55d6f68f639a2929228e2a]));
-}
-
-/// proof opening.merge.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_io_18() {
-    verify_walk_calldata(splice(matmul_0_io(), 64, 67, array![1, 0x1ca1fbbf0a435644eaa2a08cc56317e8]));
-}
-
-/// proof opening.merge.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_io_19() {
-    verify_walk_calldata(splice(matmul_0_io(), 64, 66, array![3, 0x1ca1fbbf0a435644eaa2a08cc56317e8, 0x19dfc5949a55d6f68f639a2929228e2a]));
-}
-
-/// proof opening.merge.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_io_20() {
-    verify_walk_calldata(splice(matmul_0_io(), 67, 70, array![1, 0x1a8795285e464f85e830dfa94c3f4c44]));
-}
-
-/// proof opening.merge.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_io_21() {
-    verify_walk_calldata(splice(matmul_0_io(), 67, 69, array![3, 0x1a8795285e464f85e830dfa94c3f4c44, 0x19df0df965b38e4f5f187f1250a1cfd2]));
-}
-
-/// proof opening.merge.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_matmul_0_io_22() {
-    verify_walk_calldata(splice(matmul_0_io(), 63, 79, array![
-        4,
-        2,
-        0x1ca1fbbf0a435644eaa2a08cc56317e8,
-        0x19dfc5949a55d6f68f639a2929228e2a,
-        2,
-        0x1a8795285e464f85e830dfa94c3f4c44,
-        0x19df0df965b38e4f5f187f1250a1cfd2,
-        2,
-        0x1c413c5a81822242ba51e13f93f406c6,
-        0x105169e1ec34752befaae3777d3ff35a,
-        2,
-        0x1cd3d411f46edea4deb254f12188b328,
-        0x1687576cd653c79b1eb0f97a0d76c08f,
-    ]));
-}
-
-/// proof opening.merge.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_matmul_0_io_23() {
-    verify_walk_calldata(splice(matmul_0_io(), 63, 76, array![
-        6,
-        2,
-        0x1ca1fbbf0a435644eaa2a08cc56317e8,
-        0x19dfc5949a55d6f68f639a2929228e2a,
-        2,
-        0x1a8795285e464f85e830dfa94c3f4c44,
-        0x19df0df965b38e4f5f187f1250a1cfd2,
-        2,
-        0x1c413c5a81822242ba51e13f93f406c6,
-        0x105169e1ec34752befaae3777d3ff35a,
-        2,
-        0x1cd3d411f46edea4deb254f12188b328,
-        0x1687576cd653c79b1eb0f97a0d76c08f,
-        2,
-        0x1e7fc37b5e12214e63b0ec770d9185e5,
-        0x17d11b57a9a213d2ebb79a70a48a4684,
-    ]));
-}
-
-/// proof opening.merged_values[0]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_matmul_0_io_24() {
-    verify_walk_calldata(splice(matmul_0_io(), 80, 81, array![0x163ce35f1620c4608ed4006e6e2bcd7d]));
-}
-
-/// proof opening.merged_values[1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_matmul_0_io_25() {
-    verify_walk_calldata(splice(matmul_0_io(), 81, 82, array![0x135fd36e61b4ca9fcdc5c9eba570748e]));
-}
-
-/// proof opening.merged_values-last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_matmul_0_io_26() {
-    verify_walk_calldata(splice(matmul_0_io(), 79, 83, array![2, 0x163ce35ef620c4608ed4006e6e2bcd7d, 0x135fd36e41b4ca9fcdc5c9eba570748e]));
-}
-
-/// proof opening.merged_values+last
-#[test]
-#[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_matmul_0_io_27() {
-    verify_walk_calldata(splice(matmul_0_io(), 79, 82, array![
-        4,
-        0x163ce35ef620c4608ed4006e6e2bcd7d,
-        0x135fd36e41b4ca9fcdc5c9eba570748e,
-        0x119095307279f269223613082878c09e,
-    ]));
-}
-
-/// proof opening.fold.rounds[0][0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_io_28() {
-    verify_walk_calldata(splice(matmul_0_io(), 85, 86, array![0x12d22f9485548533fe6acfa0db7c33ec]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_io_29() {
-    verify_walk_calldata(splice(matmul_0_io(), 86, 87, array![0x1837d6fb82a429ad20a02f9ef935de10]));
-}
-
-/// proof opening.fold.rounds[0]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_io_30() {
-    verify_walk_calldata(splice(matmul_0_io(), 84, 87, array![1, 0x12d22f9465548533fe6acfa0db7c33ec]));
-}
-
-/// proof opening.fold.rounds[0]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_io_31() {
-    verify_walk_calldata(splice(matmul_0_io(), 84, 86, array![3, 0x12d22f9465548533fe6acfa0db7c33ec, 0x1837d6fb62a429ad20a02f9ef935de10]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_io_32() {
-    verify_walk_calldata(splice(matmul_0_io(), 87, 90, array![1, 0x1ef12c3b7448ed659e10e18d7c8ace53]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_io_33() {
-    verify_walk_calldata(splice(matmul_0_io(), 87, 89, array![3, 0x1ef12c3b7448ed659e10e18d7c8ace53, 0x147f696a9ed51b0d68b2d5dc201a3767]));
-}
-
-/// proof opening.fold.rounds-last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_matmul_0_io_34() {
-    verify_walk_calldata(splice(matmul_0_io(), 83, 99, array![
-        4,
-        2,
-        0x12d22f9465548533fe6acfa0db7c33ec,
-        0x1837d6fb62a429ad20a02f9ef935de10,
-        2,
-        0x1ef12c3b7448ed659e10e18d7c8ace53,
-        0x147f696a9ed51b0d68b2d5dc201a3767,
-        2,
-        0x18642722c2522d3b5741cdd22e822cd6,
-        0x1d9088075b6761925edfe85a49a5ff0b,
-        2,
-        0x1a78579cd018dced89edba6a16445b6f,
-        0x1b6aedd8bc012370914484b65c45ba24,
-    ]));
-}
-
-/// proof opening.fold.rounds+last
-#[test]
-#[should_panic(expected: ('pcs.round_count',))]
-fn rejects_matmul_0_io_35() {
-    verify_walk_calldata(splice(matmul_0_io(), 83, 96, array![
-        6,
-        2,
-        0x12d22f9465548533fe6acfa0db7c33ec,
-        0x1837d6fb62a429ad20a02f9ef935de10,
-        2,
-        0x1ef12c3b7448ed659e10e18d7c8ace53,
-        0x147f696a9ed51b0d68b2d5dc201a3767,
-        2,
-        0x18642722c2522d3b5741cdd22e822cd6,
-        0x1d9088075b6761925edfe85a49a5ff0b,
-        2,
-        0x1a78579cd018dced89edba6a16445b6f,
-        0x1b6aedd8bc012370914484b65c45ba24,
-        2,
-        0x1fe2939a672c56f72a0175d013b3c68f,
-        0x164b1c86088a39b98663d80a44df0975,
-    ]));
-}
-
-/// proof opening.layer_roots[0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_io_36() {
-    verify_walk_calldata(splice(matmul_0_io(), 100, 101, array![0x48296f17a26aee34f066adea7dd97da]));
-}
-
-/// proof opening.layer_roots-last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_matmul_0_io_37() {
-    verify_walk_calldata(splice(matmul_0_io(), 99, 102, array![0]));
-}
-
-/// proof opening.layer_roots+last
-#[test]
-#[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_matmul_0_io_38() {
-    verify_walk_calldata(splice(matmul_0_io(), 99, 100, array![2, 0x48296f17a26aee34f066adea7dd97d9, 0x167805d369db8ac0f3d43ad6c5eabbc]));
-}
-
-/// proof opening.final_value
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_io_39() {
-    verify_walk_calldata(splice(matmul_0_io(), 102, 103, array![0x14e44321c7732a79f7e97bd48dbcb46f]));
-}
-
-/// proof opening.pow_nonce
-#[test]
-#[should_panic(expected: ('pcs.pow',))]
-fn rejects_matmul_0_io_40() {
-    verify_walk_calldata(splice(matmul_0_io(), 103, 104, array![43568]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_io_41() {
-    verify_walk_calldata(splice(matmul_0_io(), 105, 106, array![0x38ad1251ba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_io_42() {
-    verify_walk_calldata(splice(matmul_0_io(), 105, 106, array![0x38ad124fba74b7447726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_io_43() {
-    verify_walk_calldata(splice(matmul_0_io(), 106, 107, array![0x700000001095c2d8a65fb438f6ed2772e012d8fc1ab8fff0025d6b620664f71]));
-}
-
-/// proof opening.poly_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_io_44() {
-    verify_walk_calldata(splice(matmul_0_io(), 107, 107, array![0x10000000000000000000000000000000000000000000000000000000c2f2b27]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_io_45() {
-    verify_walk_calldata(splice(matmul_0_io(), 108, 109, array![0x700000001df11d4584799f1aa46b3562b4116731bb26366f3933919493d3de4]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_io_46() {
-    verify_walk_calldata(splice(matmul_0_io(), 109, 109, array![0x10000000000000000000000000000000000000000000000000000004b1d8bf4]));
-}
-
-/// proof opening.poly_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_io_47() {
-    verify_walk_calldata(splice(matmul_0_io(), 104, 121, array![
-        7,
-        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
-        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
-        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
-        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
-        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
-        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
-        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
-        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
-        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
-        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
-        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
-        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
-        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
-        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
-    ]));
-}
-
-/// proof opening.poly_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_io_48() {
-    verify_walk_calldata(splice(matmul_0_io(), 104, 119, array![
-        9,
-        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
-        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
-        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
-        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
-        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
-        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
-        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
-        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
-        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
-        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
-        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
-        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
-        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
-        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
-        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
-        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_io_49() {
-    verify_walk_calldata(splice(matmul_0_io(), 122, 131, array![
-        3,
-        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
-        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
-        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
-        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
-        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
-        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_io_50() {
-    verify_walk_calldata(splice(matmul_0_io(), 122, 129, array![
-        5,
-        0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
-        0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
-        0x35fe75ab249f682d8b9840eb64f50d1361cc45e3c0e54d001ca830d4f82714,
-        0x4b924a09eb02b17c6ae990a2f71a996bc8c70bd76d4bda88daf14089c92f9e,
-        0xa60a6415213a8d5bad6e8b3c28a198dfd015cbb6ce5c20d8a886849cbde49c,
-        0xd50e00b19157d150599c3b96eaf1391827ef8d8053566dcb5338d062b85b4c,
-        0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395d,
-        0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864e,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][0]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_io_51() {
-    verify_walk_calldata(splice(matmul_0_io(), 139, 140, array![0x2416325e1f0c6a371a539ff3a0afeedeb474e27516af8720f5da8bcdcdeb4]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_io_52() {
-    verify_walk_calldata(splice(matmul_0_io(), 139, 140, array![0x2416323e1f0c6a771a539ff3a0afeedeb474e27516af8720f5da8bcdcdeb4]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_io_53() {
-    verify_walk_calldata(splice(matmul_0_io(), 139, 140, array![0x7000000000482c647c3e18d46e34a73fe7415fddbd68e9c4ea2d5f0e41ebb51]));
-}
-
-/// proof opening.layer_openings[0].leaves[0]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_io_54() {
-    verify_walk_calldata(splice(matmul_0_io(), 140, 140, array![0x10000000000000000000000000000000000000000000000000000003cdcdeb4]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_io_55() {
-    verify_walk_calldata(splice(matmul_0_io(), 140, 141, array![0x700000000a1d36d20dafd3e3240970fb88afb8b9201842ebd311ae1ae49f196]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_io_56() {
-    verify_walk_calldata(splice(matmul_0_io(), 141, 141, array![0x10000000000000000000000000000000000000000000000000000006c25b246]));
-}
-
-/// proof opening.layer_openings[0].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_io_57() {
-    verify_walk_calldata(splice(matmul_0_io(), 138, 143, array![
-        3,
-        0x2416323e1f0c6a371a539ff3a0afeedeb474e27516af8720f5da8bcdcdeb4,
-        0x50e9b6906d7e9f19204b87dc457dc5c900c2175e988d70d724f8cb6c25b246,
-        0x11515e38234db37e1ff3899d712cecccfa479cc33b9c2ac72a78af596abfd6,
-    ]));
-}
-
-/// proof opening.layer_openings[0].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_io_58() {
-    verify_walk_calldata(splice(matmul_0_io(), 138, 142, array![
-        5,
-        0x2416323e1f0c6a371a539ff3a0afeedeb474e27516af8720f5da8bcdcdeb4,
-        0x50e9b6906d7e9f19204b87dc457dc5c900c2175e988d70d724f8cb6c25b246,
-        0x11515e38234db37e1ff3899d712cecccfa479cc33b9c2ac72a78af596abfd6,
-        0x9a323aab17be46a2703b38eee75980846c39d5b3f492f84225fdba4207f69a,
-    ]));
-}
-
-/// proof opening.layer_openings-last
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_matmul_0_io_59() {
-    verify_walk_calldata(splice(matmul_0_io(), 138, 144, array![]));
-}
-
-/// statement dims[0]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_61() {
-    verify_walk_calldata(splice(matmul_0_io(), 4, 5, array![4]));
-}
-
-/// statement dims[1]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_62() {
-    verify_walk_calldata(splice(matmul_0_io(), 5, 6, array![6]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_63() {
-    verify_walk_calldata(splice(matmul_0_io(), 6, 7, array![3]));
-}
-
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_matmul_0_io_64() {
+fn rejects_matmul_0_io_2() {
     verify_walk_calldata(splice(matmul_0_io(), 0, 1, array![4]));
 }
 
 /// felt 13 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_65() {
+fn rejects_matmul_0_io_3() {
     verify_walk_calldata(splice(matmul_0_io(), 13, 14, array![4]));
 }
 
 /// felt 26 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_matmul_0_io_66() {
+fn rejects_matmul_0_io_4() {
     verify_walk_calldata(splice(matmul_0_io(), 26, 27, array![0x706f736569646f6f]));
 }
 
 /// felt 39 + 1
 #[test]
 #[should_panic(expected: ('walk.output_values',))]
-fn rejects_matmul_0_io_67() {
+fn rejects_matmul_0_io_5() {
     verify_walk_calldata(splice(matmul_0_io(), 39, 40, array![100]));
 }
 
 /// felt 52 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_matmul_0_io_68() {
+fn rejects_matmul_0_io_6() {
     verify_walk_calldata(splice(matmul_0_io(), 52, 53, array![4]));
 }
 
 /// felt 65 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_matmul_0_io_69() {
+fn rejects_matmul_0_io_7() {
     verify_walk_calldata(splice(matmul_0_io(), 65, 66, array![0x1ca1fbbf0a435644eaa2a08cc56317e9]));
 }
 
 /// felt 78 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_matmul_0_io_70() {
+fn rejects_matmul_0_io_8() {
     verify_walk_calldata(splice(matmul_0_io(), 78, 79, array![0x17d11b57a9a213d2ebb79a70a48a4685]));
 }
 
 /// felt 91 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_io_71() {
+fn rejects_matmul_0_io_9() {
     verify_walk_calldata(splice(matmul_0_io(), 91, 92, array![0x18642722c2522d3b5741cdd22e822cd7]));
 }
 
 /// felt 104 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_matmul_0_io_72() {
+fn rejects_matmul_0_io_10() {
     verify_walk_calldata(splice(matmul_0_io(), 104, 105, array![9]));
 }
 
 /// felt 117 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_io_73() {
+fn rejects_matmul_0_io_11() {
     verify_walk_calldata(splice(matmul_0_io(), 117, 118, array![0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e7]));
 }
 
 /// felt 130 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_io_74() {
+fn rejects_matmul_0_io_12() {
     verify_walk_calldata(splice(matmul_0_io(), 130, 131, array![0xd7f5b085e1507b2ed855cf7b00f252a008d3f0d64a2038d152ded1b4fe864f]));
 }
 
 /// felt 143 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_matmul_0_io_75() {
+fn rejects_matmul_0_io_13() {
     verify_walk_calldata(splice(matmul_0_io(), 143, 144, array![1]));
 }
 
-/// layer as linear's variant
+/// felt 36 + 1
 #[test]
-#[should_panic(expected: ('walk.output_values',))]
-fn rejects_matmul_0_io_76() {
-    verify_walk_calldata(splice(matmul_0_io(), 39, 40, array![0]));
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_io_14() {
+    verify_walk_calldata(splice(matmul_0_io(), 36, 37, array![2]));
 }
 
-/// layer as qkv's variant
+/// felt 35 + 1
 #[test]
-#[should_panic(expected: ('walk.output_values',))]
-fn rejects_matmul_0_io_77() {
-    verify_walk_calldata(splice(matmul_0_io(), 39, 40, array![1]));
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_io_15() {
+    verify_walk_calldata(splice(matmul_0_io(), 35, 36, array![1]));
 }
 
-/// a bias value
+/// felt 34 + 1
 #[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_io_78() {
-    verify_walk_calldata(splice(matmul_0_io(), 42, 43, array![1, 0x10000000200000000000000000000000]));
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_matmul_0_io_16() {
+    verify_walk_calldata(splice(matmul_0_io(), 34, 35, array![0x706f736569646f6f]));
+}
+
+/// felt 33 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_17() {
+    verify_walk_calldata(splice(matmul_0_io(), 33, 34, array![4]));
+}
+
+/// felt 32 + 1
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_io_18() {
+    verify_walk_calldata(splice(matmul_0_io(), 32, 33, array![0x6c617e55e369c6ba34dd6a1312fc591]));
+}
+
+/// felt 31 + 1
+#[test]
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_io_19() {
+    verify_walk_calldata(splice(matmul_0_io(), 31, 32, array![0xac2dbd0e491df0107bbb6c799e0052ce]));
+}
+
+/// felt 30 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_20() {
+    verify_walk_calldata(splice(matmul_0_io(), 30, 31, array![3]));
+}
+
+/// felt 29 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_21() {
+    verify_walk_calldata(splice(matmul_0_io(), 29, 30, array![4]));
+}
+
+/// felt 28 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_io_22() {
+    verify_walk_calldata(splice(matmul_0_io(), 28, 29, array![3]));
+}
+
+/// felt 27 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_23() {
+    verify_walk_calldata(splice(matmul_0_io(), 27, 28, array![100]));
+}
+
+/// felt 25 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_matmul_0_io_25() {
+    verify_walk_calldata(splice(matmul_0_io(), 25, 26, array![5]));
 }
 
 /// Version 2 alone.
