@@ -121,6 +121,10 @@ def _check_pinned(proof: proof_file.AnyProof, pins: dict[str, CommittedTensor]) 
 def _check_io(proof: proof_file.AnyProof, path: Path) -> None:
     """Each tensor of the file must be one the proof commits to, with that very commitment:
     the values a `--commit-io` proof's statement is about."""
+    if isinstance(proof, GraphProof):
+        raise fail(
+            "--io checks a layer proof's committed inputs and outputs; a model proof has none"
+        )
     committed = proof.statement.committed
     tensors = tensor_file.load(path)
     spec = LAYERS[proof.statement.kind]

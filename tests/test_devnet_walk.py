@@ -218,8 +218,9 @@ CLI_CASES = [(kind, False) for kind in ONCHAIN_KINDS] + [
 def test_cli_every_onchain_kind(chain, tmp_path, monkeypatch, kind, io):
     """`cairn prove <kind>` → `cairn verify-onchain` accepts; the file with one QM31 of the
     layer proof changed is rejected by `verify` and `verify-onchain` with the same check. With
-    `io`, issue 11 part 2: `--commit-io` (and the weights committed, where the kind has any)
-    leaves a statement of roots, and the QM31 changed is a committed output's value if any."""
+    `io` (docs/claim-walk.md, "Committed tensors"), `--commit-io` and the weights committed,
+    where the kind has any, leave a statement of roots, and the QM31 changed is a committed
+    output's value if any."""
     assert set(CLI_ARGS) == set(ONCHAIN_KINDS)
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"

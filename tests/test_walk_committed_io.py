@@ -157,6 +157,27 @@ def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
     assert result.exit_code == 1 and "commitment.mismatch" in result.output
     result = runner.invoke(app, [*args, "--commit-io", "poseidon", "--commit-weights", "blake2s"])
     assert result.exit_code == 2 and "one hash" in result.output
+    graph = tmp_path / "g.json"
+    result = runner.invoke(
+        app,
+        [
+            "prove",
+            "qkv-attn",
+            "--seq",
+            "4",
+            "--embed",
+            "8",
+            "--heads",
+            "2",
+            "--head-dim",
+            "4",
+            "--out",
+            str(graph),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["verify", str(graph), "--io", str(io)])
+    assert result.exit_code == 2 and "a model proof has none" in result.output
     result = runner.invoke(app, ["prove", "posenc", "--commit-io", "poseidon"])
     assert result.exit_code == 2 and "none can be committed" in result.output
     assert "--commit-io" not in runner.invoke(app, ["prove", "attn", "--help"]).output
