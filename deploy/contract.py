@@ -34,7 +34,7 @@ from cairn.serializer.calldata import CalldataParts
 
 MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
-# continue_session(session_id, state, groups): the invoke's 4, the id and two span lengths
+# continue_session(session_id, state, trees): the invoke's 4, the id and two span lengths
 STEP_OVERHEAD_FELTS = 7
 MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
 
@@ -269,23 +269,24 @@ def _verdict(
 Prepare = Callable[[list[int]], tuple[PreparedFunctionInvokeV3, int]]
 
 
-async def _send_groups(
-    account: Account, groups: list[list[int]], budget: int, least: int, prepare: Prepare
+async def _send_trees(
+    account: Account, trees: list[list[int]], budget: int, least: int, prepare: Prepare
 ) -> tuple[Sent, int, int]:
-    """Send the call `prepare` makes of as many of `groups` as fit `budget` calldata felts and
-    the gas limit (at least `least` of them): the outcome, how many were sent, the call's
-    calldata felts. A call whose estimate is too large is retried with one part fewer."""
+    """Send the call `prepare` makes of as many of `trees` (tree parts) as fit `budget`
+    calldata felts and the gas limit (at least `least` of them): the outcome, how many were
+    sent, the call's calldata felts. A call whose estimate is too large is retried with one
+    part fewer."""
     count, room = 0, budget
-    while count < len(groups) and len(groups[count]) <= room:
-        room -= len(groups[count])
+    while count < len(trees) and len(trees[count]) <= room:
+        room -= len(trees[count])
         count += 1
     while count >= least:
-        call, felts = prepare([f for g in groups[:count] for f in g])
+        call, felts = prepare([f for t in trees[:count] for f in t])
         try:
             return await send(account, call), count, felts
         except GasLimitError:
             count -= 1
-    raise ChainError("a group part does not fit one transaction (calldata or L2 gas)")
+    raise ChainError("one tree's opening does not fit a transaction (calldata or L2 gas)")
 
 
 async def verify_parts(
@@ -295,7 +296,7 @@ async def verify_parts(
     max_felts: int = MAX_CALLDATA_FELTS,
 ) -> OnchainVerdict:
     """Verify a proof in one transaction if it fits (calldata and gas), else in a session:
-    `open_session` with the front and as many group parts as fit, then `continue_session`
+    `open_session` with the front and as many tree parts as fit, then `continue_session`
     with the session's state (rebuilt in Python, checked against the hash the last
     `SessionState` event carried) and as many parts as fit, until the contract emits
     ProofVerified (or a step is rejected, whose reason ends the session).
@@ -304,7 +305,7 @@ async def verify_parts(
         try:
             return await verify(account, address, parts.flat)
         except GasLimitError:
-            if not parts.groups:
+            if not parts.trees:
                 raise
     budget = max_felts - INVOKE_OVERHEAD_FELTS - len(parts.front)
     if budget < 0:
@@ -315,27 +316,27 @@ async def verify_parts(
     functions = (await contract_at(account, address)).functions
     opened: list[int] = []
 
-    def open_session(groups: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
-        opened[:] = [*parts.front, *groups]
+    def open_session(trees: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
+        opened[:] = [*parts.front, *trees]
         call = functions["open_session"].prepare_invoke_v3(proof=opened)
         return call, len(opened) + INVOKE_OVERHEAD_FELTS
 
-    sent, done, felts = await _send_groups(account, parts.groups, budget, 0, open_session)
+    sent, done, felts = await _send_trees(account, parts.trees, budget, 0, open_session)
     session_id, counts = hash_many(opened), [done]
     verdict = await _run([], sent, felts, address)
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
         state = _next_state(parts, counts, sent.receipt, address)
 
         def step(
-            groups: list[int], state: list[int] = state
+            trees: list[int], state: list[int] = state
         ) -> tuple[PreparedFunctionInvokeV3, int]:
             call = functions["continue_session"].prepare_invoke_v3(
-                session_id=session_id, state=state, groups=groups
+                session_id=session_id, state=state, trees=trees
             )
-            return call, len(groups) + len(state) + STEP_OVERHEAD_FELTS
+            return call, len(trees) + len(state) + STEP_OVERHEAD_FELTS
 
         budget = max_felts - STEP_OVERHEAD_FELTS - len(state)
-        sent, count, felts = await _send_groups(account, parts.groups[done:], budget, 1, step)
+        sent, count, felts = await _send_trees(account, parts.trees[done:], budget, 1, step)
         verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count
         counts.append(count)

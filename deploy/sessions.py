@@ -23,7 +23,7 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.queries import BatchLayout
-from cairn.prover.pcs.verifier import verify_front, verify_groups
+from cairn.prover.pcs.verifier import QueryPhase, fold_trees, verify_front, verify_groups
 from cairn.prover.walk.statement import NO_MODEL
 from cairn.prover.walk.verifier import committed_batch, replay_layer
 from cairn.serializer import calldata
@@ -33,9 +33,9 @@ from cairn.serializer.walk_calldata import decode_walk_front, is_walk, read_walk
 
 
 def transactions(parts: CalldataParts, counts: Sequence[int]) -> list[list[int]]:
-    """The calldata of a session's transactions when the i-th carries `counts[i]` group parts:
-    `open_session`'s proof (the front and its parts), then each `continue_session`'s groups."""
-    txs = [[f for g in parts.groups[a:b] for f in g] for a, b in pairwise([0, *accumulate(counts)])]
+    """The calldata of a session's transactions when the i-th carries `counts[i]` tree parts:
+    `open_session`'s proof (the front and its parts), then each `continue_session`'s trees."""
+    txs = [[f for t in parts.trees[a:b] for f in t] for a, b in pairwise([0, *accumulate(counts)])]
     return [[*parts.front, *txs[0]], *txs[1:]]
 
 
@@ -49,8 +49,8 @@ def proof_hash(txs: Sequence[Sequence[int]]) -> int:
 
 
 def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | None:
-    """The serialized `Session` after transactions carrying `counts` group parts (None once
-    every group is checked: the session is over). Raises what the verifier raises if a group
+    """The serialized `Session` after transactions carrying `counts` tree parts (None once
+    every group is checked: the session is over). Raises what the verifier raises if a tree
     checked so far is refused: the contract reverts that transaction with the same name. A
     layer proof's binding is taken as registered: the contract checks it against its registry
     in the first transaction, after the groups it carries (`registry.check_walk` mirrors
@@ -72,17 +72,18 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         statement, opening, channel = decoded.statement, decoded.proof, Poseidon252Channel()
     params = statement_params(statement, POSEIDON_PARAMS)
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
-    done = sum(counts)
+    done, partial = layout.tree_position(sum(counts)), []
     phase = verify_front(statement, opening, params, channel)
-    outputs = list(islice(verify_groups(statement, opening, params, phase), done))
-    if done == len(layout.groups):
+    outputs = list(islice(verify_groups(statement, opening, params, phase), done[0]))
+    if done[0] == len(layout.groups):
         return None
-    pending = 0
-    if done:
-        _, e = layout.groups[done - 1]
-        # One value per distinct block q >> e, blocks in increasing order (Cairo's `pending`).
-        _, first = np.unique(phase.queries >> e, return_index=True)
-        pending = hash_many(pack_qm31s([QM31(*map(int, v)) for v in outputs[-1][first]]))
+    pending = (
+        hash_many(pack_qm31s(_per_block(phase, layout, done[0] - 1, outputs[-1]))) if outputs else 0
+    )
+    if done[1]:
+        g, trees = done[0], range(done[1])
+        values = fold_trees(statement, opening, params, phase, g, trees, outputs[-1] if g else None)
+        partial = [v.pack(1) for v in _per_block(phase, layout, g, values)]
     qm31s = [*_listed([b.pack(1) for b in phase.betas]), *_listed([r.pack(1) for r in phase.rhos])]
     return [
         flat[1],
@@ -96,9 +97,17 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         *qm31s,
         opening.final_value.pack(1),
         phase.query_seed,
-        done,
+        *done,
         pending,
+        *_listed(partial),
     ]
+
+
+def _per_block(phase: QueryPhase, layout: BatchLayout, g: int, values: np.ndarray) -> list[QM31]:
+    """Every query's value at group g's end as Cairo keeps it: one per distinct block q >> e,
+    blocks in increasing order (`pending` hashes them, a cut group's `partial` lists them)."""
+    _, first = np.unique(phase.queries >> layout.groups[g][1], return_index=True)
+    return [QM31(*map(int, v)) for v in values[first]]
 
 
 def _listed(felts: Sequence[int]) -> list[int]:
@@ -135,7 +144,7 @@ class Sessions:
         if hash_many(state) != state_hash:
             raise VerificationError("session.state", "not the session's current state")
         if not groups:
-            raise VerificationError("session.empty", "a step checks at least one group part")
+            raise VerificationError("session.empty", "a step checks at least one tree part")
 
     def advance(self, caller: int, session_id: int, state: list[int] | None) -> None:
         """After an accepted transaction: the session goes on with `state`, or is over."""

@@ -6,8 +6,8 @@
 
 Decoding checks everything the Cairo reader checks, in its order, and names the offset of the
 first bad felt. The PCS parts are in `pcs_calldata`; a proof with an opening also encodes as
-`CalldataParts` (everything up to the opening's groups, then one part per group) for on-chain
-sessions.
+`CalldataParts` (everything up to the opening's trees, then one part per opened tree) for
+on-chain sessions.
 """
 
 from __future__ import annotations
@@ -47,14 +47,15 @@ OnchainProof = PcsOpening | WalkProof
 @dataclass(frozen=True)
 class CalldataParts:
     """A proof's calldata cut where a session may cut it: `front` (header, statement and
-    transcript) and one part per PCS fold group; `flat` is what `verify` takes."""
+    transcript) and one part per opened PCS tree (fold group by fold group: its layer, then its
+    polynomials); `flat` is what `verify` takes."""
 
     front: list[int]
-    groups: list[list[int]]
+    trees: list[list[int]]
 
     @property
     def flat(self) -> list[int]:
-        return [*self.front, *(f for part in self.groups for f in part)]
+        return [*self.front, *(f for part in self.trees for f in part)]
 
 
 def encode(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> list[int]:
@@ -65,7 +66,7 @@ def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> Ca
     if isinstance(proof, PcsOpening):
         header = [VERSION, KIND_PCS, *encode_statement(proof.statement)]
         opening = encode_opening(proof.statement, proof.proof, params)
-        return CalldataParts(header + opening.front, opening.groups)
+        return CalldataParts(header + opening.front, opening.trees)
     return CalldataParts(*encode_walk_parts(proof))
 
 

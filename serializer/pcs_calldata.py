@@ -38,10 +38,11 @@ ROUND_SENT = 2  # [c0, c2]
 
 @dataclass(frozen=True)
 class OpeningCalldata:
-    """The felts of one opening proof: the front, then one part per fold group."""
+    """The felts of one opening proof: the front, then one part per opened tree, group by
+    group (a group's layer, then its polynomials): where a session may cut."""
 
     front: list[int]
-    groups: list[list[int]]
+    trees: list[list[int]]
 
 
 def layout_of(statement: Statement, params: PcsParams) -> BatchLayout:
@@ -138,18 +139,14 @@ def encode_opening(statement: Statement, proof: OpeningProof, params: PcsParams)
     layout = layout_of(statement, params)
     if len(proof.poly_openings) != len(statement):
         raise ValueError(f"{len(proof.poly_openings)} polynomial openings for {len(statement)}")
-    groups = []
+    trees = []
     for g in range(len(layout.groups)):
         # As many layer openings as the proof holds (a short list is refused at its count).
-        part = (
-            _opening(hash_name, proof.layer_openings[g - 1])
-            if 0 < g <= len(proof.layer_openings)
-            else []
-        )
+        if 0 < g <= len(proof.layer_openings):
+            trees.append(_opening(hash_name, proof.layer_openings[g - 1]))
         for j in layout.group_polys(g):
-            part += _opening(hash_name, proof.poly_openings[j])
-        groups.append(part)
-    return OpeningCalldata(front, groups)
+            trees.append(_opening(hash_name, proof.poly_openings[j]))
+    return OpeningCalldata(front, trees)
 
 
 def _read_rounds(rd: Reader, what: str, count: int) -> SumcheckProof:

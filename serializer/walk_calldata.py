@@ -27,7 +27,7 @@ def is_onchain(kind: str) -> bool:
 
 
 def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]]]:
-    """(the Serde part, one part per fold group of the committed tensors' opening). ValueError
+    """(the Serde part, one part per tree of the committed tensors' opening). ValueError
     if the Cairo verifier cannot read this proof (its kind, a witness opening)."""
     kind = proof.statement.kind
     if kind not in ONCHAIN_KINDS:
@@ -41,13 +41,13 @@ def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]]]:
         return front, []
     commitments = [committed[n].commitment for n in sorted(committed)]
     params = PARAMS[commitments[0].hash]
-    groups = encode_opening([(c, []) for c in commitments], proof.opening, params).groups
-    return front, groups
+    trees = encode_opening([(c, []) for c in commitments], proof.opening, params).trees
+    return front, trees
 
 
 def encode_walk(proof: WalkProof) -> list[int]:
-    front, groups = encode_walk_parts(proof)
-    return [*front, *(f for part in groups for f in part)]
+    front, trees = encode_walk_parts(proof)
+    return [*front, *(f for part in trees for f in part)]
 
 
 def is_walk(felts: list[int]) -> bool:

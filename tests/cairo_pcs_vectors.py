@@ -44,7 +44,7 @@ from cairn.prover.pcs.params import BLAKE2S_PARAMS
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.pcs.prover import CommitmentData
 from cairn.prover.pcs.verifier import verify_batch
-from cairn.prover.walk.prover import commit_weights, prove_walk
+from cairn.prover.walk.prover import commit_tensors, commit_weights, prove_walk
 from cairn.prover.walk.statement import NO_MODEL, ModelBinding, Statement
 from cairn.prover.walk.verifier import expect_opening, replay_layer
 from cairn.serializer.calldata import (
@@ -294,9 +294,9 @@ class Honest:
             at += 3 + self.digest + sum(len(c.point) + 1 for c in claims)
         return at
 
-    def group_at(self, g: int) -> int:
-        """Offset of group part g (its first opening's leaf count)."""
-        return len(self.parts.front) + sum(len(p) for p in self.parts.groups[:g])
+    def tree_at(self, i: int) -> int:
+        """Offset of tree part i (its leaf count); with one polynomial, tree g is group g's."""
+        return len(self.parts.front) + sum(len(p) for p in self.parts.trees[:i])
 
 
 def replaced(items: list, i: int, item: object) -> list:
@@ -379,7 +379,7 @@ def pcs_tampers(single: Honest, batch: Honest) -> list[Tamper]:
     sp, bp, one = single.opening, batch.opening, QM31(1, 0, 0, 0)
     s_felts = single.felts
     poly = sp.poly_openings[0]
-    group0, group1 = single.group_at(0), single.group_at(1)
+    group0, group1 = single.tree_at(0), single.tree_at(1)
     # Values in the first word of polynomial 0's first leaf (a leaf of 2^min(a, n) values).
     first_word = min(8, len(poly.leaves[0]))
     cw, claims = single.statement[0]
@@ -453,7 +453,7 @@ def pcs_tampers(single: Honest, batch: Honest) -> list[Tamper]:
          "merkle.path"),
         ("truncated", "The last felt missing.", s_felts[:-1], "calldata.truncated"),
         ("truncated_group", "The last group part missing.",
-         s_felts[: single.group_at(len(single.parts.groups) - 1)], "calldata.truncated"),
+         s_felts[: single.tree_at(len(single.parts.trees) - 1)], "calldata.truncated"),
         ("extra", "One felt after the last group.", [*s_felts, 0], "calldata.extra"),
     ]  # fmt: skip
     b = [
@@ -472,7 +472,7 @@ def pcs_tampers(single: Honest, batch: Honest) -> list[Tamper]:
          edit(batch.felts, batch.poly_at(1), lambda tag: 3 - tag), "pcs.hash"),
     ]  # fmt: skip
     if single.digest == 2:  # a Blake2s half >= 2^128 is no digest: `merkle.digest`
-        last_sibling = single.group_at(1) - 1  # the high half of group 0's last sibling
+        last_sibling = single.tree_at(1) - 1  # the high half of group 0's last sibling
         s += [
             ("root_half", "The root's low half 2^128.", edit(s_felts, 5, lambda _: 1 << 128),
              "merkle.digest"),
@@ -587,6 +587,7 @@ class CommittedCase:
     tampers: list[Tamper]
     blake2s: list[int]  # an honest proof with a Blake2s B, model 7's weight 0
     wrapped: list[int]  # [[46341]]·B = [[4634]] with B = [[46341]] committed: holds mod p only
+    io_parts: CalldataParts  # the product with A and C committed too: three trees in group 0
 
 
 def bind(st: Statement, model_id: int, weight: int, config_hash: int = CONFIG) -> Statement:
@@ -640,6 +641,11 @@ def committed_case(rng: random.Random) -> CommittedCase:
     parts = encode_parts(proof)
     f = parts.flat
     assert contract_check(f, models) is None
+    io_st, io_data = commit_tensors(
+        matmul_statement(a.tolist(), st.weights["b"].tolist()), ["a", "b", "c"], POSEIDON_PARAMS
+    )
+    io_parts = encode_parts(prove_walk(MATMUL, bind(io_st, MODEL, WEIGHT), io_data))
+    assert contract_check(io_parts.flat, models) is None
     group = len(parts.front)  # B's first group part: its leaf count, then the leaves' words
     binding, cw, opening = proof.statement.binding, st.committed["b"], proof.opening
     assert binding is not None and opening is not None
@@ -750,7 +756,7 @@ def committed_case(rng: random.Random) -> CommittedCase:
     for t in tampers:
         verdict = contract_check(t.felts, models)
         assert verdict == t.reason, f"{t.name}: Python says {verdict}, expected {t.reason}"
-    return CommittedCase(parts, models, tampers, blake_felts, wrapped)
+    return CommittedCase(parts, models, tampers, blake_felts, wrapped, io_parts)
 
 
 def in_walk_class(felts: list[int]) -> bool:
@@ -838,7 +844,7 @@ def committed_vectors(rng: random.Random) -> str:
             f"fn committed_tampered_{t.name}() {{\n    {call}\n"
             f"    deploy_with_models(committed_models()).verify(calldata.span());\n}}\n"
         )
-    out.append(session_vectors(case.parts, case.models))
+    out.append(session_vectors(case.parts, case.io_parts, case.models))
     return "\n".join(out)
 
 
@@ -924,14 +930,22 @@ class SessionScript:
         return f"/// {doc}\n#[test]\n{panic}fn session_{name}() {{\n{body}}}\n"
 
 
-def session_vectors(parts: CalldataParts, models: dict[int, Model]) -> str:
+def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[int, Model]) -> str:
     """The bound proof in sessions, recorded with its model: the front alone then one group
     per transaction, the front with two groups then the last, re-opened by its owner; a
     tampered last group; a wrong state; an empty step; another account continuing or
-    re-opening it."""
-    front, groups = parts.front, parts.groups
-    bad_last = replaced(groups[2], 1, groups[2][1] ^ (1 << 40))  # a value of layer 2's leaf
-    bad = CalldataParts(front, [*groups[:2], bad_last])
+    re-opening it. The proof with A, B and C committed, whose first group opens three trees
+    (A, B, C; A and C enter at levels 4 and 3): cut after each tree, and with C's opening
+    tampered in the step that carries it."""
+    front, trees = parts.front, parts.trees
+    assert len(trees) == 3  # one tree per group: B, then the layers at 4 and 8
+    bad_last = replaced(trees[2], 1, trees[2][1] ^ (1 << 40))  # a value of layer 2's leaf
+    bad = CalldataParts(front, [*trees[:2], bad_last])
+    io_trees = io_parts.trees
+    assert len(io_trees) == 5  # A, B, C, then the layers at 4 and 8
+    bad_c = CalldataParts(
+        io_parts.front, replaced(io_trees, 2, edit(io_trees[2], 1, lambda w: w ^ 1))
+    )
     scripts = {
         "one_group_per_step": ("The front, then each group alone.",
                                SessionScript(parts).open(0).step(1).step(1).step(1)),
@@ -941,15 +955,23 @@ def session_vectors(parts: CalldataParts, models: dict[int, Model]) -> str:
                                   "it.", SessionScript(parts).open(1).step(1).open(1).step(2)),
         "tampered_last_group": ("Layer 2's leaf changed in the last step: the one-shot verdict.",
                                 SessionScript(bad).open(2).step(1)),
-        "wrong_state": ("A state other than the stored one (its last felt, the pending hash, "
-                        "+ 1).", SessionScript(parts).open(1)),
-        "empty_step": ("A step with no group part.", SessionScript(parts).open(0).step(0)),
+        "wrong_state": ("A state other than the stored one (its last felt, the partial sums' "
+                        "length, + 1).", SessionScript(parts).open(1)),
+        "empty_step": ("A step with no tree part.", SessionScript(parts).open(0).step(0)),
         "continued_by_another_account": (
             "Another account sends the next part with the right state.",
             SessionScript(parts).open(0).as_("stranger").step(1)),
         "reopened_by_another_account": (
             "Another account re-sends the first transaction to reset the session.",
             SessionScript(parts).open(1).as_("stranger").open(1)),
+        "cut_inside_a_group": ("A, B and C committed: the front with A's tree, then B's, then "
+                               "C's (the group's partial sums carried between), then the layers.",
+                               SessionScript(io_parts).open(1).step(1).step(1).step(2)),
+        "cut_after_two_trees": ("The front with A's and B's trees, then C's and the first layer, "
+                                "then the last.", SessionScript(io_parts).open(2).step(2).step(1)),
+        "tampered_tree_after_a_cut": ("C's opening changed, in the step after the cut: the "
+                                      "one-shot verdict.",
+                                      SessionScript(bad_c).open(2).step(3)),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]
     assert wrong.state is not None
@@ -960,6 +982,7 @@ def session_vectors(parts: CalldataParts, models: dict[int, Model]) -> str:
         "empty_step": "session.empty",
         "continued_by_another_account": "session.owner",
         "reopened_by_another_account": "session.owner",
+        "tampered_tree_after_a_cut": contract_check(bad_c.flat, models),
     }
     got = {n: s.expect for n, (_, s) in scripts.items() if s.expect}
     assert got == expected, got

@@ -159,9 +159,9 @@ def test_sessions(chain, case):
     assert verdict.model_id == MODEL and verdict.io_hash == registry.io_hash(parts.flat)
     assert verdict.proof_hash == proof_hash(transactions(parts, [0, 1, 2]))
     assert chain.run(contract.is_verified(chain.account, chain.address, verdict.proof_hash))
-    last = list(parts.groups[-1])
+    last = list(parts.trees[-1])
     last[1] ^= 1 << 40  # a value of the last layer's first leaf
-    bad = calldata.CalldataParts(parts.front, [*parts.groups[:-1], last])
+    bad = calldata.CalldataParts(parts.front, [*parts.trees[:-1], last])
     assert contract_check(bad.flat, case.models) == "merkle.path"
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad, 260))
     assert not verdict.accepted and verdict.reason == "merkle.path"

@@ -94,9 +94,9 @@ def test_committed_weights_in_a_session(chain, bound):
     assert all(t.calldata_felts <= limit for t in verdict.transactions)
     assert verdict.io_hash == registry.io_hash(parts.flat)
     assert verdict.model_id == (SESSION_MODEL if bound else NO_MODEL)
-    last = list(parts.groups[-1])
+    last = list(parts.trees[-1])
     last[1] ^= 1 << 40
-    bad = calldata.CalldataParts(parts.front, [*parts.groups[:-1], last])
+    bad = calldata.CalldataParts(parts.front, [*parts.trees[:-1], last])
     check = registry.contract_check(bad.flat, models)
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad, limit))
     assert check is not None and not verdict.accepted and verdict.reason == check

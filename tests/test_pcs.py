@@ -28,6 +28,8 @@ from cairn.prover.pcs import (
 from cairn.prover.pcs.code import encode, fold, inverse_double, layer_twiddles
 from cairn.prover.pcs.domain import subgroup_generator, twiddles, twiddles_at
 from cairn.prover.pcs.params import fold_groups
+from cairn.prover.pcs.queries import BatchLayout
+from cairn.prover.pcs.verifier import fold_trees, verify_front, verify_groups
 from tests.cairo_pcs_vectors import corrupt_fold
 
 rng = np.random.default_rng(5)
@@ -449,3 +451,27 @@ def test_false_claim_with_a_consistent_sumcheck(hash_, sizes):
     prover_side[0] = (dataclasses.replace(data, values=fake), lie)
     verifier_side[0] = (verifier_side[0][0], lie)
     rejects(params, verifier_side, prove(params, prover_side), "pcs.final_layer")
+
+
+def test_a_group_is_the_sum_of_its_trees(hash_: str = "poseidon") -> None:
+    """What a session carries when it cuts a group between trees: the trees' contributions,
+    folded to the group's end one range at a time, add up to the whole group's values, for
+    every group and every cut (sizes 10, 7, 9, 10 enter group (0, 4] at levels 0, 3, 1, 0;
+    sizes 5 and 4 group (4, 8], after its layer, at levels 5 and 6)."""
+    params = fast(hash_)
+    prover_side, statement = make_batch(params, [10, 7, 9, 10, 5, 4], [1] * 6)
+    proof = prove(params, prover_side)
+    phase = verify_front(statement, proof, params, CHANNELS[hash_]())
+    layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
+    assert [layout.group_trees(g) for g in range(len(layout.groups))] == [4, 3, 1]
+    expected = None
+    for g, whole in enumerate(verify_groups(statement, proof, params, phase)):
+        trees = layout.group_trees(g)
+        for cut in range(1, trees):
+            parts = [
+                fold_trees(statement, proof, params, phase, g, part, expected)
+                for part in (range(cut), range(cut, trees))
+            ]
+            assert np.array_equal((parts[0] + parts[1]) % P, whole)
+        expected = whole
+    assert layout.tree_position(4) == (1, 0) and layout.tree_position(6) == (1, 2)

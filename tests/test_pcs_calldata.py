@@ -43,8 +43,11 @@ def test_opening_round_trip_and_parts():
     case = Honest.prove(WEAK, *side)
     felts = case.felts
     assert felts[:3] == [VERSION, KIND_PCS, 3]
-    assert felts == [*case.parts.front, *(f for g in case.parts.groups for f in g)]
-    assert len(case.parts.groups) == 4  # n = 7, arity 2: groups (0,2], (2,4], (4,6], (6,7]
+    assert felts == [*case.parts.front, *(f for g in case.parts.trees for f in g)]
+    # n = 7, arity 2: groups (0,2], (2,4], (4,6], (6,7]; the sizes 3 and 0 enter at levels
+    # 4 and 7, so the trees are 7's, then the layer at 2 and 3's, the layer at 4, the layer at
+    # 6 and 0's
+    assert len(case.parts.trees) == 6
     back = calldata.decode(felts, WEAK)
     assert isinstance(back, calldata.PcsOpening)
     assert calldata.encode(back, WEAK) == felts
@@ -70,13 +73,13 @@ def test_blake2s_opening_round_trip_and_digests():
         with pytest.raises(MalformedProofError) as e:
             calldata.decode(bad, WEAK)
         assert e.value.check == check
-    last_sibling = case.group_at(1) - 1
+    last_sibling = case.tree_at(1) - 1
     bad = [*felts[:last_sibling], 1 << 128, *felts[last_sibling + 1 :]]
     assert pcs_verdict(bad, WEAK) == "merkle.digest"
 
 
 def test_committed_round_trip(committed):
-    """B travels as its commitment (shape, root, size, hash) and the opening's group parts;
+    """B travels as its commitment (shape, root, size, hash) and the opening's tree parts;
     the registry accepts it as model 5's weight 0."""
     tensor, bound = committed
     felts = calldata.encode(bound)

@@ -62,6 +62,19 @@ class BatchLayout:
         the trees the group opens besides its layer."""
         return [j for j, pg in enumerate(self.poly_groups) if pg == g]
 
+    def group_trees(self, g: int) -> int:
+        """The trees group g opens: its layer (after the first group), then its polynomials.
+        A session may stop after any of them (docs/cairo-verifier.md, "Sessions")."""
+        return (g > 0) + len(self.group_polys(g))
+
+    def tree_position(self, done: int) -> tuple[int, int]:
+        """(group, trees of it opened) after the first `done` trees in calldata order."""
+        g = 0
+        while g < len(self.groups) and done >= self.group_trees(g):
+            done -= self.group_trees(g)
+            g += 1
+        return g, done
+
     def poly_leaf_map(self, j: int, params: PcsParams, queries: np.ndarray) -> LeafMap:
         """Polynomial j's leaves: the query's position at level t_j (the block folding into
         the query's position at its group end starts at that offset, rounded down)."""

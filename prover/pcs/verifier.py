@@ -213,55 +213,73 @@ def _open(
 def verify_groups(
     statement: Statement, proof: OpeningProof, params: PcsParams, phase: QueryPhase
 ) -> Iterator[np.ndarray]:
-    """Group by group: open the trees the group reads (layer s, then the polynomials entering
-    in it), check layer s holds the previous group's folds at every query, fold every query
-    through the group and yield its values (one QM31 as 4 coordinates per query), or compare
-    them with the final value at e = n.
+    """Group by group: fold every query through the group from all the trees it opens
+    (`fold_trees`) and yield its values (one QM31 as 4 coordinates per query), or compare them
+    with the final value at e = n.
 
     Each group needs only its own openings and the previous group's values, so a verifier can
     stop between groups and resume (the Cairo session, docs/cairo-verifier.md)."""
     layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
-    n, beta, hash_ = layout.n_vars, params.log_blowup, get_hash(params.hash)
-    betas, rhos, queries = phase.betas, phase.rhos, phase.queries
     expected: np.ndarray | None = None  # every query's value at level s, from the last group
-    for g, (s, e) in enumerate(layout.groups):
-        if s:
-            layer_map = layout.layer_leaf_map(g, queries)
-            rows = _open(
-                hash_,
-                proof.layer_roots[g - 1],
-                n - s + beta,
-                e - s,
-                4,
-                layer_map,
-                proof.layer_openings[g - 1],
-            )
-            layer = QM31Array(rows.reshape(len(queries), 1 << (e - s), 4))
-        blocks = {
-            j: _open_poly(statement, proof, layout, params, j, queries)
-            for j in layout.group_polys(g)
-        }
-
-        if s:
-            at_query = np.take_along_axis(layer.data, layer_map.offsets[:, None, None], axis=1)
-            if np.any(at_query[:, 0, :] != expected):
-                raise VerificationError("pcs.fold", f"a query does not fold to layer {s}'s value")
-            word = layer
-        else:
-            first, *rest = layout.entering(0)
-            word = _block(blocks[first], betas[first], 1 << e)
-            for j in rest:
-                word = word + _block(blocks[j], betas[j], 1 << e)
-        for t in range(s + 1, e + 1):
-            positions = ((queries >> e) << (e - t))[:, None] + np.arange(1 << (e - t))
-            inv_2x = inverse_double(twiddles_at(n + beta - t + 1, positions))
-            word = fold(word, inv_2x, rhos[t - 1])
-            for j in layout.entering(t):
-                word = word + _block(blocks[j], betas[j], 1 << (e - t))
-        expected = word.data[:, 0, :]
-        if e == n and np.any(expected != np.array(proof.final_value.coords)):
+    for g in range(len(layout.groups)):
+        trees = range(layout.group_trees(g))
+        expected = fold_trees(statement, proof, params, phase, g, trees, expected)
+        if layout.groups[g][1] == layout.n_vars and np.any(
+            expected != np.array(proof.final_value.coords)
+        ):
             raise VerificationError("pcs.final_layer", "a query does not fold to the final value")
         yield expected
+
+
+def fold_trees(
+    statement: Statement,
+    proof: OpeningProof,
+    params: PcsParams,
+    phase: QueryPhase,
+    g: int,
+    trees: range,
+    expected: np.ndarray | None,
+) -> np.ndarray:
+    """What `trees` of group g = (s, e] add to every query's value at level e: open them (tree
+    0 of a later group is the layer committed at s, the others the polynomials entering in the
+    group), check the layer holds `expected`, the previous group's values, at every query, and
+    fold from s to e, adding β_j times each polynomial's block at its level t_j.
+
+    Folding is linear, so a group's value is the sum of what its trees add: a session may cut a
+    group between trees and carry the partial sums (docs/cairo-verifier.md, "Sessions")."""
+    layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
+    s, e = layout.groups[g]
+    n, beta, queries = layout.n_vars, params.log_blowup, phase.queries
+    first = int(g > 0)  # trees before the group's polynomials
+    polys = [layout.group_polys(g)[k - first] for k in trees if k >= first]
+    with_layer = first and 0 in trees
+    word = QM31Array(np.zeros((len(queries), 1 << (e - s), 4), dtype=np.int64))
+    if with_layer:
+        layer_map = layout.layer_leaf_map(g, queries)
+        rows = _open(
+            get_hash(params.hash),
+            proof.layer_roots[g - 1],
+            n - s + beta,
+            e - s,
+            4,
+            layer_map,
+            proof.layer_openings[g - 1],
+        )
+        word = QM31Array(rows.reshape(len(queries), 1 << (e - s), 4))
+    blocks = {j: _open_poly(statement, proof, layout, params, j, queries) for j in polys}
+    if with_layer:
+        at_query = np.take_along_axis(word.data, layer_map.offsets[:, None, None], axis=1)
+        if np.any(at_query[:, 0, :] != expected):
+            raise VerificationError("pcs.fold", f"a query does not fold to layer {s}'s value")
+    for t in range(s, e + 1):
+        if t > s:
+            positions = ((queries >> e) << (e - t))[:, None] + np.arange(1 << (e - t))
+            inv_2x = inverse_double(twiddles_at(n + beta - t + 1, positions))
+            word = fold(word, inv_2x, phase.rhos[t - 1])
+        for j in layout.entering(t):
+            if j in blocks:
+                word = word + _block(blocks[j], phase.betas[j], 1 << (e - t))
+    return word.data[:, 0, :]
 
 
 def _block(opened: tuple[np.ndarray, np.ndarray], beta: QM31, size: int) -> QM31Array:

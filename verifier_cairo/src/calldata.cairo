@@ -55,7 +55,7 @@ pub fn read_pcs(calldata: Span<felt252>, params: @PcsParams, whole: bool) -> Pcs
     let layout = BatchLayoutTrait::new(poly_vars.span(), params.log_arity);
     let aligned = aligned_point(statement).is_some();
     let front = read_front(ref data, params.hash, @layout, aligned, statement.len());
-    let groups = read_groups(ref data, @params, @layout, 0, whole);
+    let groups = read_groups(ref data, @params, @layout, 0, 0, whole);
     PcsCalldata { io, params, statement, front, groups }
 }
 

@@ -37,14 +37,15 @@ pub trait ICairnVerifier<TContractState> {
     /// `poseidon_hash_span(proof)`, goes on, owned by the caller: `SessionState` carries its
     /// state's hash. An open session of another account cannot be re-opened (`session.owner`).
     fn open_session(ref self: TContractState, proof: Span<felt252>) -> felt252;
-    /// Checks the next group parts (`groups`, whole parts in order) of session `session_id`,
-    /// opened by the caller, whose current state is `state` (what the last `SessionState`'s
-    /// hash is of); returns the proof hash once the last group is checked, else 0.
+    /// Checks the next tree parts (`trees`, whole parts in order: a group's layer, then its
+    /// polynomials) of session `session_id`, opened by the caller, whose current state is
+    /// `state` (what the last `SessionState`'s hash is of); returns the proof hash once the last
+    /// group is checked, else 0.
     fn continue_session(
         ref self: TContractState,
         session_id: felt252,
         state: Span<felt252>,
-        groups: Span<felt252>,
+        trees: Span<felt252>,
     ) -> felt252;
     /// Poseidon hash of session `session_id`'s state; 0 if there is no such open session.
     fn session_state_hash(self: @TContractState, session_id: felt252) -> felt252;
@@ -135,8 +136,9 @@ pub mod CairnVerifier {
     }
 
     /// After a transaction that did not finish a session: the hash of the state
-    /// `continue_session` takes back. The state grows with the statement (14 + 4J + 2L + n
-    /// felts) and an event holds at most 300 data felts, so the caller rebuilds the state
+    /// `continue_session` takes back. The state grows with the statement (16 + 4J + 2L + n
+    /// felts, and one per query block when it stops inside a group) and an event holds at most
+    /// 300 data felts, so the caller rebuilds the state
     /// (Python: `cairn.deploy.sessions.session_state`) and the event carries its hash only.
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
     pub struct SessionState {
@@ -217,23 +219,26 @@ pub mod CairnVerifier {
             ref self: ContractState,
             session_id: felt252,
             state: Span<felt252>,
-            groups: Span<felt252>,
+            trees: Span<felt252>,
         ) -> felt252 {
             let open = self.sessions.entry(session_id).read();
             assert(open.state_hash != 0, 'session.unknown');
             assert(open.owner == get_caller_address(), 'session.owner');
             assert(poseidon_hash_span(state) == open.state_hash, 'session.state');
-            // Every step checks at least one group: a step cannot just move the state on.
-            assert(!groups.is_empty(), 'session.empty');
+            // Every step checks at least one tree: a step cannot just move the state on.
+            assert(!trees.is_empty(), 'session.empty');
             let mut state = state;
             let mut session: Session = Serde::deserialize(ref state).unwrap();
             let params = @params_for(session.phase.hash).unwrap();
             let layout = session.phase.layout(params);
-            let mut data = groups;
-            let read = read_groups(ref data, params, @layout, session.phase.next_group, false);
+            let mut data = trees;
+            let phase = @session.phase;
+            let read = read_groups(
+                ref data, params, @layout, *phase.next_group, *phase.next_tree, false,
+            );
             verify_groups(params, ref session.phase, read);
             let (proof_hash, _, _) = hades_permutation(
-                session.proof_hash, poseidon_hash_span(groups), 2,
+                session.proof_hash, poseidon_hash_span(trees), 2,
             );
             session.proof_hash = proof_hash;
             self.advance(session_id, open.owner, session)
@@ -386,7 +391,7 @@ pub mod CairnVerifier {
                     }
                     let layout = BatchLayoutTrait::new(vars.span(), params.log_arity);
                     let mut data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
-                    let groups = read_groups(ref data, @params, @layout, 0, whole);
+                    let groups = read_groups(ref data, @params, @layout, 0, 0, whole);
                     let mut channel = o.channel;
                     Some(verify_checked_batch(@params, o.statement, o.front, groups, ref channel))
                 },

@@ -105,20 +105,35 @@ pub fn read_front(
     OpeningFront { merge, merged_values, fold, layer_roots: layer_roots.span(), final_value, pow_nonce }
 }
 
-/// The openings group g reads: the layer committed at its start (g > 0), then each polynomial
-/// entering in it, in order.
+/// The trees group g opens from its tree `first` on: the layer committed at its start (tree 0
+/// of a group g > 0), then each polynomial entering in it, in order; all of them when `whole`,
+/// else as many as the calldata holds.
 fn read_group(
-    ref data: Span<felt252>, params: @PcsParams, layout: @BatchLayout, g: u32,
+    ref data: Span<felt252>,
+    params: @PcsParams,
+    layout: @BatchLayout,
+    g: u32,
+    first: u32,
+    whole: bool,
 ) -> GroupOpenings {
     let (s, e) = *(*layout.groups)[g];
     let digest = digest_felts(*params.hash);
-    let layer = if g > 0 {
+    let layer = if g > 0 && first == 0 {
         Some(read_tree_opening(ref data, 4 * crate::pcs::queries::pow2(e - s), digest))
     } else {
         None
     };
     let mut polys = array![];
-    for j in layout.group_polys(g) {
+    let group_polys = layout.group_polys(g);
+    let done = if g > 0 && first > 0 {
+        first - 1
+    } else {
+        first
+    };
+    for j in group_polys.slice(done, group_polys.len() - done) {
+        if !whole && data.is_empty() {
+            break;
+        }
         let n_j = *layout.n_vars - *(*layout.levels)[*j];
         let width = crate::pcs::queries::pow2(poly_log_leaf(n_j, params));
         polys.append(read_tree_opening(ref data, width, digest));
@@ -126,17 +141,25 @@ fn read_group(
     GroupOpenings { layer, polys: polys.span() }
 }
 
-/// Group parts from group `first` on: all the remaining ones when `whole` (the calldata of a
-/// complete proof), else as many whole parts as the calldata holds (a session's transaction);
-/// nothing may follow (`calldata.extra`).
+/// Tree parts from tree `tree` of group `group` on: all the remaining ones when `whole` (the
+/// calldata of a complete proof), else as many as the calldata holds (a session's
+/// transaction), one `GroupOpenings` per group they reach; nothing may follow
+/// (`calldata.extra`).
 pub fn read_groups(
-    ref data: Span<felt252>, params: @PcsParams, layout: @BatchLayout, first: u32, whole: bool,
+    ref data: Span<felt252>,
+    params: @PcsParams,
+    layout: @BatchLayout,
+    group: u32,
+    tree: u32,
+    whole: bool,
 ) -> Span<GroupOpenings> {
     let mut groups = array![];
-    let mut g = first;
+    let mut g = group;
+    let mut first = tree;
     while g < (*layout.groups).len() && (whole || !data.is_empty()) {
-        groups.append(read_group(ref data, params, layout, g));
+        groups.append(read_group(ref data, params, layout, g, first, whole));
         g += 1;
+        first = 0;
     }
     assert(data.is_empty(), 'calldata.extra');
     groups.span()

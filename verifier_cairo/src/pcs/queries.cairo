@@ -54,6 +54,16 @@ pub impl BatchLayoutImpl of BatchLayoutTrait {
         indices_equal(*self.poly_groups, g)
     }
 
+    /// The trees group g opens: its layer (after the first group), then its polynomials. A
+    /// session may stop after any of them.
+    fn group_trees(self: @BatchLayout, g: u32) -> u32 {
+        self.group_polys(g).len() + if g > 0 {
+            1
+        } else {
+            0
+        }
+    }
+
     /// Polynomial j's leaves hold 2^log_leaf values; query q opens leaf q >> (t_j + log_leaf).
     fn poly_leaf_shift(self: @BatchLayout, j: u32, params: @PcsParams) -> u32 {
         let t = *(*self.levels)[j];

@@ -34,10 +34,12 @@ use super::transcript::{
 pub const ROUND_SENT: u32 = 2;
 
 /// Everything the query phase needs once the transcript is replayed: the trees' hash, the
-/// public sizes and roots, the challenges, the final value, where the queries come from (the channel's digest
-/// after the nonce: the queries are its first draws), the next group to check and a Poseidon
-/// hash of the values that group's layer must hold at the queries (0 before the first group).
-/// A contract session stores the hash of its serialization between transactions.
+/// public sizes and roots, the challenges, the final value, where the queries come from (the
+/// channel's digest after the nonce: the queries are its first draws), the next group to check,
+/// how many of its trees are checked, a Poseidon hash of the values that group's layer must
+/// hold at the queries (0 before the first group), and, when a session stopped inside the
+/// group, what its checked trees add to each block's value (Python `fold_trees`). A contract
+/// session stores the hash of its serialization between transactions.
 #[derive(Drop, Serde, PartialEq, Debug)]
 pub struct QueryPhase {
     pub hash: felt252,
@@ -49,7 +51,9 @@ pub struct QueryPhase {
     pub final_value: QM31,
     pub query_seed: felt252,
     pub next_group: u32,
+    pub next_tree: u32,
     pub pending: felt252,
+    pub partial: Span<QM31>,
 }
 
 #[generate_trait]
@@ -129,7 +133,9 @@ pub fn verify_front(
         final_value: front.final_value,
         query_seed: channel.digest(),
         next_group: 0,
+        next_tree: 0,
         pending: 0,
+        partial: array![].span(),
     }
 }
 
@@ -279,14 +285,16 @@ struct OpenedPoly {
     rows: Span<u32>,
 }
 
-/// One group (s, e] (Python `_verify_queries`, one loop iteration): open the layer committed
-/// at s and the polynomials entering in the group, check the layer holds the previous group's
-/// folds at every query (`pcs.fold`), fold every query's block through the group, and hand the
-/// values on, or compare them with the final value when e = n (`pcs.final_layer`).
+/// Trees of the current group (s, e], from its tree `next_tree` on (Python `fold_trees`): open
+/// them (the layer committed at s, if it is among them, then the polynomials entering in the
+/// group), check the layer holds the previous group's folds at every query (`pcs.fold`), and
+/// add what they fold to at e to each block's partial value. After the group's last tree, hand
+/// the values on, or compare them with the final value when e = n (`pcs.final_layer`).
 ///
 /// Python compares each query's value with its layer entry; here both lists, taken at the
 /// distinct positions q >> s in increasing order, are compared through their Poseidon hash,
-/// which is what lets the comparison cross a transaction (the session stores `pending`).
+/// which is what lets the comparison cross a transaction (the session stores `pending`, and
+/// `partial` when it stops inside a group).
 fn verify_group(
     params: @PcsParams,
     ref phase: QueryPhase,
@@ -301,14 +309,19 @@ fn verify_group(
     // Query q folds through the block q >> e; the layer at s has one leaf per block.
     let blocks = shift_distinct(queries, e);
     let mut layer: Span<Span<QM31>> = array![].span();
-    if s > 0 {
-        let opening = openings.layer.unwrap();
+    if let Some(opening) = openings.layer {
         open_tree(phase.hash, *phase.layer_roots[g - 1], n + log_blowup - e, blocks, opening);
         layer = qm31_rows(opening.values);
     }
+    // Tree 0 of a later group is its layer; the polynomials follow.
+    let polys_done = if g > 0 && phase.next_tree > 0 {
+        phase.next_tree - 1
+    } else {
+        phase.next_tree
+    };
     let mut opened = array![];
     let mut polys = openings.polys;
-    for j in layout.group_polys(g) {
+    for j in layout.group_polys(g).slice(polys_done, openings.polys.len()) {
         let opening = *polys.pop_front().unwrap();
         let n_j = *phase.poly_vars[*j];
         let log_leaf = poly_log_leaf(n_j, params);
@@ -319,7 +332,7 @@ fn verify_group(
         let level = *(*layout.levels)[*j];
         opened.append(OpenedPoly { j: *j, level, log_leaf, values: opening.values, rows });
     }
-    if s > 0 {
+    if !layer.is_empty() {
         let positions = shift_distinct(queries, s);
         let rows = leaf_rows(blocks, positions, e - s);
         let mut at_queries = array![];
@@ -331,7 +344,25 @@ fn verify_group(
         }
         assert(hash_qm31s(at_queries.span()) == phase.pending, 'pcs.fold');
     }
-    let outputs = fold_blocks(@phase, s, e, n + log_blowup, blocks, layer, opened.span());
+    let mut outputs = fold_blocks(@phase, s, e, n + log_blowup, blocks, layer, opened.span());
+    if !phase.partial.is_empty() {
+        let mut sums = array![];
+        let mut i = 0;
+        for value in outputs {
+            sums.append(*phase.partial[i] + *value);
+            i += 1;
+        }
+        outputs = sums.span();
+    }
+    phase.next_tree += openings.polys.len() + if layer.is_empty() {
+        0
+    } else {
+        1
+    };
+    if phase.next_tree < layout.group_trees(g) {
+        phase.partial = outputs;
+        return;
+    }
     if e == n {
         for value in outputs {
             assert(*value == phase.final_value, 'pcs.final_layer');
@@ -339,6 +370,8 @@ fn verify_group(
     } else {
         phase.pending = hash_qm31s(outputs);
     }
+    phase.partial = array![].span();
+    phase.next_tree = 0;
     phase.next_group = g + 1;
 }
 
@@ -428,18 +461,25 @@ fn fold_blocks(
     let mut b = 0;
     for block in blocks {
         let mut t = s + 1;
-        let mut word = if s > 0 {
+        // Empty until a tree adds to it when the group's layer is not among the trees.
+        let mut word = if !layer.is_empty() {
             *layer[b]
         } else if e == 0 {
             start_word(phase, opened, b)
-        } else {
+        } else if !first_fold.is_empty() {
             t = 2;
             let folded = fold_leaves(opened, first_fold, b, ref inverses);
             add_entering(folded, phase, opened, b, *block, e, 1)
+        } else {
+            array![].span()
         };
         while t <= e {
             let rho = *(*phase.rhos)[t - 1];
             let mut folded = array![];
+            if word.is_empty() {
+                let skipped = pow2(e - t);
+                inverses = inverses.slice(skipped, inverses.len() - skipped);
+            }
             let mut pairs = word;
             while let Some(pair) = pairs.multi_pop_front::<2>() {
                 let [lo, hi] = pair.unbox();

@@ -132,16 +132,16 @@ pub fn continue_session(
     verifier: ICairnVerifierDispatcher,
     id: felt252,
     state: Span<felt252>,
-    groups: Array<felt252>,
+    trees: Array<felt252>,
     next: Span<felt252>,
 ) {
-    assert_eq!(verifier.continue_session(id, state, groups.span()), 0);
+    assert_eq!(verifier.continue_session(id, state, trees.span()), 0);
     check_state(verifier, id, next);
 }
 
 /// The transaction that finishes session `id`: the proof hash.
 pub fn finish_session(
-    verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>, groups: Array<felt252>,
+    verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>, trees: Array<felt252>,
 ) -> felt252 {
-    verifier.continue_session(id, state, groups.span())
+    verifier.continue_session(id, state, trees.span())
 }

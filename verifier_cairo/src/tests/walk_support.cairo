@@ -20,7 +20,7 @@ pub fn verify_walk_calldata(calldata: Array<felt252>) -> felt252 {
         }
         let layout = BatchLayoutTrait::new(vars.span(), params.log_arity);
         let mut data = proof.slice(walk.groups_at, proof.len() - walk.groups_at);
-        let groups = read_groups(ref data, @params, @layout, 0, true);
+        let groups = read_groups(ref data, @params, @layout, 0, 0, true);
         let mut channel = o.channel;
         let _phase = verify_checked_batch(@params, o.statement, o.front, groups, ref channel);
     }
