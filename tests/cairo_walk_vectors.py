@@ -216,13 +216,13 @@ def committed_io_forgeries() -> Iterator[tuple[str, str, list[int]]]:
     (`statement.binding`); and, on the honest qkv proof, a committed output's value left out
     or sent for a public output or a commitment the kind does not output (`walk.output_values`),
     and a committed dim beyond 2^31 (`statement.shape`, before any size is computed)."""
-    posenc = example("posenc").statement
-    st, data = commit_tensors(posenc, ["x"], POSEIDON_PARAMS)
+    decode = example("qkv-decode").statement
+    st, data = commit_tensors(decode, ["k0"], POSEIDON_PARAMS)
     with forging(expect_public_reads=skip):
         yield (
             "reads",
-            "posenc with x committed.",
-            encode_walk(prove_walk(LAYERS["posenc"], st, data)),
+            "qkv-decode with its K cache committed.",
+            encode_walk(prove_walk(LAYERS["qkv-decode"], st, data)),
         )
     matmul = test_layer_matmul.statement(*SHAPES["matmul"][0])
     st, data = commit_tensors(matmul, ["a"], POSEIDON_PARAMS)

@@ -80,7 +80,9 @@ def test_committed_weights_in_a_session(chain, bound):
     """qkv's committed weights (Poseidon) forced into a session by a small calldata limit,
     bound to a registered model or not: accepted (the state Python rebuilds between the steps
     is the contract's, model id included), every transaction within the limit, and a tampered
-    last group part refused in the last step with Python's verdict."""
+    last tree part refused in the last step with Python's verdict. The first transaction
+    carries one of the first group's three trees (W_k's), so the next starts inside the group
+    with its partial sums."""
     proof = example("qkv", 0, committed=True)
     models = {}
     if bound:
@@ -92,6 +94,10 @@ def test_committed_weights_in_a_session(chain, bound):
     assert verdict.accepted, verdict.reason
     assert len(verdict.transactions) > 1
     assert all(t.calldata_felts <= limit for t in verdict.transactions)
+    first = (
+        verdict.transactions[0].calldata_felts - len(parts.front) - contract.INVOKE_OVERHEAD_FELTS
+    )
+    assert first == len(parts.trees[0]) and len(parts.trees) == 6  # three weights, two layers
     assert verdict.io_hash == registry.io_hash(parts.flat)
     assert verdict.model_id == (SESSION_MODEL if bound else NO_MODEL)
     last = list(parts.trees[-1])
@@ -207,11 +213,7 @@ def _check_named(output: str) -> str:
     return re.search(r"check ([\w.]+) failed|rejected on chain: ([\w.]+)", output).group(1, 2)
 
 
-CLI_CASES = [(kind, False) for kind in ONCHAIN_KINDS] + [
-    (kind, True)
-    for kind in ONCHAIN_KINDS
-    if kind != "posenc"  # its check reads x and o
-]
+CLI_CASES = [(kind, io) for io in (False, True) for kind in ONCHAIN_KINDS]
 
 
 @pytest.mark.parametrize(("kind", "io"), CLI_CASES)

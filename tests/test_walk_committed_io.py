@@ -13,8 +13,10 @@ from cairn.examples import LAYER_EXAMPLES
 from cairn.onchain import _committed_weights
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.posenc.model import RELATIONS as POSENC_RELATIONS
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PARAMS
+from cairn.prover.ranges import mod_p_only
 from cairn.prover.walk import claims as walk_claims
 from cairn.prover.walk import prover as walk_prover
 from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
@@ -98,15 +100,26 @@ def test_a_committed_tensor_no_group_claims_is_refused(monkeypatch):
 
 
 def test_tensors_the_checks_read_cannot_be_committed(monkeypatch):
-    st = STATEMENTS["posenc"](*SHAPES["posenc"][0])
-    committed, data = commit_tensors(st, ["x"], PARAMS["poseidon"])
+    """qkv-decode's check reads its caches' empty rows: a committed cache is refused."""
+    st = STATEMENTS["qkv-decode"](*SHAPES["qkv-decode"][0])
+    committed, data = commit_tensors(st, ["k0"], PARAMS["poseidon"])
     with pytest.raises(VerificationError) as e:
-        prove_walk(LAYERS["posenc"], committed, data)
+        prove_walk(LAYERS["qkv-decode"], committed, data)
     assert e.value.check == "statement.reads"
     monkeypatch.setattr(walk_prover, "expect_public_reads", lambda *_: None)
-    _reject(prove_walk(LAYERS["posenc"], committed, data), "statement.reads")
-    assert committable_io(LAYERS["posenc"]) == []
+    _reject(prove_walk(LAYERS["qkv-decode"], committed, data), "statement.reads")
     assert committable_io(LAYERS["qkv-decode"]) == ["q", "x"]
+
+
+def test_tensors_only_a_range_reads_may_be_committed_leaving_it_mod_p():
+    """posenc's x and o are read only by the bound on o − x: committed, the proof verifies and
+    the relation holds mod p only (no range check, as for any committed operand)."""
+    spec = LAYERS["posenc"]
+    assert committable_io(spec) == ["o", "x"]
+    st = STATEMENTS["posenc"](*SHAPES["posenc"][0])
+    committed, data = commit_tensors(st, ["o", "x"], PARAMS["poseidon"])
+    verify_walk(spec, prove_walk(spec, committed, data))
+    assert mod_p_only(POSENC_RELATIONS, committed.committed) == ["o = x + p"]
 
 
 def test_a_binding_names_the_committed_weights_not_the_io(monkeypatch):
@@ -178,8 +191,6 @@ def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["verify", str(graph), "--io", str(io)])
     assert result.exit_code == 2 and "a model proof has none" in result.output
-    result = runner.invoke(app, ["prove", "posenc", "--commit-io", "poseidon"])
-    assert result.exit_code == 2 and "none can be committed" in result.output
     assert "--commit-io" not in runner.invoke(app, ["prove", "attn", "--help"]).output
 
 

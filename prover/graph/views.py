@@ -57,7 +57,8 @@ def check_structure(g: GraphStatement) -> None:
                 _fail(f"node {i} ({node.kind}) reads {name!r} before any node produces it")
         read |= set(node.inputs.values())
         wiring = {**node.inputs, **node.outputs}
-        for local in LAYERS[node.kind].reads:
+        spec = LAYERS[node.kind]
+        for local in (*spec.reads, *spec.range_reads):
             if wiring.get(local) in g.hidden:
                 _fail(f"node {i} ({node.kind}) reads {local!r}'s values: it must be public")
         for name in node.outputs.values():

@@ -84,7 +84,7 @@ LAYERS: dict[str, LayerSpec] = {
             inputs=("x",),
             outputs=("o",),
             has_weights=True,
-            reads=posenc.READS,
+            range_reads=posenc.RANGE_READS,
         ),
         LayerSpec(
             linear.KIND,

@@ -63,8 +63,13 @@ class LayerSpec:
     """Whether the kind's statements carry weights, which a prover may bind by commitments
     instead of publishing them (`cairn prove <kind> --commit-weights`)."""
     reads: tuple[str, ...] = ()
-    """Tensors whose values the verifier reads (layernorm's row statistics): in a model walk
-    they must be public, inputs or outputs of the graph (docs/model-walk.md)."""
+    """Tensors whose values the verifier reads (layernorm's row statistics, the KV caches'
+    empty rows): never committed, and in a model walk public, inputs or outputs of the graph
+    (docs/model-walk.md)."""
+    range_reads: tuple[str, ...] = ()
+    """Tensors only a range relation reads, whose bound no worst case of a hidden tensor gives
+    (posenc's o − x): public in a model walk, as `reads`; a layer statement may commit them,
+    and the relation then holds mod p only, as for any committed operand."""
     error_terms: Callable[[Statement], Mapping[str, float]] | None = None
     """The soundness error of a statement's proof, term by term, for layers with lookups; None
     for a layer of sum-checks only, whose error (rounds × degree / |F|) is far below

@@ -29,7 +29,6 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
 pub fn layer_reads(layer: @LayerProof) -> Span<felt252> {
     match layer {
         LayerProof::QkvDecode(_) => array!['k0', 'v0', 'k', 'v'].span(),
-        LayerProof::Posenc(_) => array!['o', 'x'].span(),
         _ => array![].span(),
     }
 }

@@ -24,8 +24,9 @@ def _implied_table(t: Tensors, dims: Sequence[int]) -> int:
 
 
 RELATIONS = (Relation("o = x + p", ("o", "x"), _implied_table),)
-READS = ("o", "x")
-"""The bound reads o − x, which no worst case of either bounds: both public in any graph."""
+RANGE_READS = ("o", "x")
+"""The bound reads o − x, which no worst case of either bounds: both public in any graph; a
+layer statement may commit them (the relation then holds mod p only)."""
 
 
 def forward(x: np.ndarray, p: np.ndarray) -> np.ndarray:

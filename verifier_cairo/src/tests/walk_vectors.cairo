@@ -13389,6 +13389,390 @@ fn accepts_posenc_0_bound() {
     assert_eq!(verify_walk_calldata(posenc_0_bound()), 0x7ed10f022662d8e7da3c826b1188f71dcb8346d7d556abd95aefa89d2590bfd);
 }
 
+/// An honest posenc proof, dims 3×10×5, committed inputs, outputs and weights (198 felts).
+pub fn posenc_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x706f73656e63,
+        3,
+        3,
+        10,
+        5,
+        0,
+        0,
+        0,
+        3,
+        111,
+        2,
+        4,
+        5,
+        0x1dfb4e0818e7dfaa27f75ce338f41b80,
+        0x4032c9148b3c9205de3d22fe1f8e24a,
+        5,
+        0x706f736569646f6e,
+        112,
+        2,
+        10,
+        5,
+        0x99ddc681709a11af7528652e81d27f31,
+        0x502f8c7894e021dc6bc0d039b5c6308,
+        7,
+        0x706f736569646f6e,
+        120,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        111,
+        0x165acc8753958ab9ba4424e368f2e259,
+        4,
+        0x12c3f86f0ba9e13028b4862be4ef0186,
+        2,
+        0x17e5c63fadd08ed7f5c114692573faff,
+        0x14534bb3c98eeaf238a746c4364e9c69,
+        0,
+        0,
+        0,
+        0,
+        0,
+        7,
+        2,
+        0x16a5d43626f6d343f2d25a9bdcd3f8cc,
+        0x1c60186b514aabf7b816f60b6fea1525,
+        2,
+        0x122fb1b3f42581992b133aefa4754334,
+        0x12d4f9b868326774a89bdc6b6345d383,
+        2,
+        0x126573ac87b0db451df8453228ffe72a,
+        0x1445c04f9cea25a53f87199af2351b1b,
+        2,
+        0x160d280ea47782f9a885a6cff6aac8f6,
+        0x174eadae553e63a029ce8f2b96662f14,
+        2,
+        0x1dbc7f0565c0be90460ff9f2d9bb623d,
+        0x1ff9f8f7f9f2b8f33904c17190398fc4,
+        2,
+        0x191a17c8741048f6a729c89ecf48a667,
+        0x1131855488d9ac28a668abe38249f28c,
+        2,
+        0x1135f05ae574942098947c0728f52de4,
+        0x1ef633d6f15c7d37d4312ab2a8b6cf01,
+        1,
+        0x57e674a766de539042188ffd82c05a86,
+        0x3e890d65eb505785b2a504e8a55de0a,
+        0x14c88e0404b3bd4796786d65f5618b71,
+        25060,
+        8,
+        0x6d3abec60d1fc1c44d99e24f7078dd02577987a7ac2875cb7f1b1e3591a96f,
+        0x9bf7ce0a58b4edabbe757b0c07d4d8f9682dc5d02da495998b1515458f93c6,
+        0x173d9f9410fc3d113730ee56b9cb225c9c3ff46c99bfbed7211cc1c648a260,
+        0xda49a8768023c605b1555145de4df60a2dab35ff6cab2124265b5cbf723724,
+        0x80db17e4f60c328305feb0b30b8dbdbb049d0bcd7236db938eded670b60ce4,
+        0x71134c8ef462e9ea9c843ae23f2d21e2378188d67c3faee64ee4e2918255bd,
+        0xce293d8e82d5f82bc8185708fe26bc0df3552e6bec9272737eb1c6e475afa8,
+        0x5939ba0aaa807394faf2ea08a8263163e730678d76788308f4e2513057d6a6,
+        0x407348879471327bdb773affbbc1ca486e8550a0b743ff0895907df4d34383,
+        0x9705e98b4d9d817da4c938081d7539a9c617124db7998f316a953ff255a205,
+        0x11de91bc9a3b7f745ade5d3169449fe1e45963254c786bdf279bf9d1a12e51,
+        0xff7faf0013e171d280cc9e70fc356af27645c3df8ff6c62f2502d12d1644a9,
+        0xc4331180d329cea2e93938db7cdc8f08aad7acae58352a296ea58633a141a7,
+        0xa9be62390e9d54dea39adf6d3db0afb540bc4965fab2b5f719ec149a071ddd,
+        0x8b0fafba50dbc940c1a198c0e74934b66b31b2d4c5574329b7298f1aa6b583,
+        0x302e8609eb99e8739a4f5920052f93391b166e47b8d896df606a4721ed6716,
+        0,
+        32,
+        0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
+        0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
+        0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
+        0x827a6d7a3a1f7b68daa4ff87461f24a019f4283f82d1e61c99df250e52ca0d,
+        0xa1cc79323eb11bff5788de61db349675247881f1498d6236e434227f625c4,
+        0xdeabbf206fbbce3e8a01c83270113950eb30ea7fa8026b162372868f8f0e35,
+        0xce476df673295573847d56e1dcf0195eb2fb0cdc090ed32ff0e2173c0dbbc7,
+        0x9e4f7b3decf03bd5144d45c5dd1f5977e17cf10389d3b946a297370b093da2,
+        0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d00,
+        0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e16,
+        0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d2,
+        0xfde9f7d31825ccfee5309777d978f8eb558b385529d072147fef752ba538c7,
+        0x8cbe25cb39603c82de0dc536508a1e60bf4de13e2e001219c877242a136f96,
+        0x61221a2bf82503d5b2bd4a8e20bdbbbbf75d4924b818dd876420c90e0d1fce,
+        0x2c4fb117c54158df8fa3e7eaf8659383db917e52f7492ee244005a73cce32,
+        0x482a5b64a77824f3a3c6008b9d1ec530a76abfc248484826a69d8475a8fa98,
+        0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f7,
+        0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095a,
+        0x848f07ed1d98094e83a92928ef4cbc7ffeb20aa49d34fd3b1454358a4ae1cd,
+        0x510f619d3f86578404f973a5cd7ffb2da268cdf20f1280bf5c441874ce3d0f,
+        0xece34ca83b35b99d50de62f84b14ccab71bfb81ff31c2c775ac454cae1cae3,
+        0xa6702e5d309ac8e19978b40404abd925c1239ab3c5c8b7fdb5d060016fb4ee,
+        0x4ae9ea3b12251d3f2e0f29a1f5d0f0781a81dcbfb599e5330e3031d1ec7aea,
+        0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf6,
+        0x4a2928ab1fc49991617ad7ecfc5d23d8cb2c1052c049bd4828681e82e950f7,
+        0x502c24b6d04122501a9b466fa8bc2dbc0529fdca16f4c4bee440288fafeb9,
+        0x541389268c16bb2143296a5d017b55684fc828bee7987cdb63a53985b2792a,
+        0xd7d0fd7492b1ce668a6fa2e7cf0cb90baaf94b10d84baff356d2dbd7d89896,
+        0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc3629f,
+        0x96ad3a4b728a42132b416cd998bf80441ca5697ff23c2e8246a60e7011eef3,
+        0x59bd26573d0e80051302fefd14bd289e70d2f88cd1ba456121a18f752d4fa4,
+        0x9d24c40105f6050118d4e1e7e8afd8fefb9f756e0ad2809df81fc3dcfea80,
+        0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838022,
+        0x24b4d357e1076f38aa0c2f0a4f287ba1a39cc851c6d6f69de0ed4d039c8464,
+        0x64d07b6aecafeaa2ee666cf2ef171e8b7c48b3a32027e195f6fbac1f993fb9,
+        0x63d2e9bdda5cb13ae6e2006604e9d90a5ed3b8575c3978aac77b482898b555,
+        0xbbe7d36c440f2696621641345b21fc43de52904eae30404d9704715705cf41,
+        0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee47,
+        0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49c,
+        0xce930a0579ffd5accd7602642bb3d20ec478aebb30996e3d37e4d300a57b7d,
+        0xcdc98b21be0f6daf268d81af34212397d456ccdea4935d4c63a1b73edbc93f,
+        0xc03aa54189a523139c81ce285b104edc06d88d303716358a8669a2ff8e6319,
+        0xf38b8ed53982bafdcf5b4bbf86a8ed45d955e92d48f098d468a70c47d5b7fc,
+        0x38286f4cc14e6f8938ce078ff7721083353dad5ef4f681afeeed24ddcb9e67,
+        0x1608e39ee0037d576bedfc02480a7a40e7fb74ac852fe923ebf7dc052679bf,
+        0x450f605acd6fd29a30263b219659e8eba791a33ac37c53871253bd577cea06,
+        0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e164,
+        0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
+        0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
+        0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
+        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
+        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
+        0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
+        0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
+        0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
+        0x8430270e18cc3bdbad44a67facfe4a8b4a11f160001630d633027fd69f45f,
+        0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cc,
+        0x9d640fdf2297df11c6a71442f6005e1e03df297e6d7a729b68baa8509371e7,
+        0x8658be282a044ce670fdfc9477abc14b58d5404cc67aacbc5f1ba51cece951,
+        0x9467c6f0ac3cf31b11821520c8af00474792e5af64c898c51917f2b43af964,
+        0xd7aa3cbdf25ad35852ece5996a3f6e63b8e8c5058738cc34974807cb0c0b94,
+        0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
+        0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
+        0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
+        0,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        4,
+        0xd03a5df4369186652ee42f044456ffd831a55a6759b23bc4d3a4b6ca7f74ff,
+        0x121908abe3c2df1ec99736392a87f16096529ccee4fef8ce1db5045ded72d2,
+        0xede9ebaea99f86ba567bbd082d38ee5fa5395da0082d05371b0f3a7f32e063,
+        0x9a16ee8b50a84bb93284e1024129b1eaecf32f70a33173c3153daf1b6fe029,
+        0x38e6dfa8eacf60f039031ef88a8bb80ee31e0a5df917c38557ad722d2d6556,
+        0x12776188eb5a32bad562aae4af0aa03e86e3265d28ed644c403ae51bddff54,
+        0xdcec594d15748828f6e39d7e40de1fbc5d9e48e74e0642154ada8963a1576d,
+        0xf9a0eb2d163e36f29d3f830036948bbe1910bd85a60296742e1552d9267523,
+        0x17e1d17a60a21c99be1e1f29c9d5f5fc7b32cc38bfbe3509825360449fe25d,
+        0xbf56a001106bf86e05807a77667336509a6972d5aab245b3f5c630389c46b4,
+        0xa8c07acffa6958efbbb990a8e998e9d51fa74f073bcce893b6da4959bff8d4,
+        0xd75c64bb856467dcac3852ec010b1fd254cff3a37fd86c71516b2b8838cc30,
+        0x94d00ed47145bf8eb0dce5678d991b6cd4141103e71e14bf06d6e6c848578f,
+        0x6e119d4666c7e991989736027bbd40d36ed0a8e61cf190d971cad4313840b1,
+        0x44c6f5b8d8cf78e9047a20588e8224a9488f704816b411c049f5e722267b35,
+        0x51088a1f14e9d3bd8131fc5942cb5f26e8e1a889bca019bf84cbb4e7926fff,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_posenc_0_io() {
+    assert_eq!(verify_walk_calldata(posenc_0_io()), 0x6925034aa33b9c5de3f887b5184d19c3f8f209ae6e3499e0267fa1567592ac);
+}
+
+/// proof outputs.o
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_io_0() {
+    verify_walk_calldata(splice(posenc_0_io(), 40, 41, array![0x165acc8773958ab9ba4424e368f2e259]));
+}
+
+/// proof outputs.o-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_posenc_0_io_1() {
+    verify_walk_calldata(splice(posenc_0_io(), 38, 41, array![0]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_posenc_0_io_2() {
+    verify_walk_calldata(splice(posenc_0_io(), 0, 1, array![4]));
+}
+
+/// felt 17 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_io_3() {
+    verify_walk_calldata(splice(posenc_0_io(), 17, 18, array![6]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_posenc_0_io_4() {
+    verify_walk_calldata(splice(posenc_0_io(), 35, 36, array![1]));
+}
+
+/// felt 53 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_io_5() {
+    verify_walk_calldata(splice(posenc_0_io(), 53, 54, array![0x16a5d43626f6d343f2d25a9bdcd3f8cd]));
+}
+
+/// felt 71 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_io_6() {
+    verify_walk_calldata(splice(posenc_0_io(), 71, 72, array![0x1135f05ae574942098947c0728f52de5]));
+}
+
+/// felt 89 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_io_7() {
+    verify_walk_calldata(splice(posenc_0_io(), 89, 90, array![0x11de91bc9a3b7f745ade5d3169449fe1e45963254c786bdf279bf9d1a12e52]));
+}
+
+/// felt 107 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_io_8() {
+    verify_walk_calldata(splice(posenc_0_io(), 107, 108, array![0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d3]));
+}
+
+/// felt 125 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_io_9() {
+    verify_walk_calldata(splice(posenc_0_io(), 125, 126, array![0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc362a0]));
+}
+
+/// felt 143 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_posenc_0_io_10() {
+    verify_walk_calldata(splice(posenc_0_io(), 143, 144, array![0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e165]));
+}
+
+/// felt 161 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_io_11() {
+    verify_walk_calldata(splice(posenc_0_io(), 161, 162, array![1]));
+}
+
+/// felt 179 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_io_12() {
+    verify_walk_calldata(splice(posenc_0_io(), 179, 180, array![1]));
+}
+
+/// felt 197 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_posenc_0_io_13() {
+    verify_walk_calldata(splice(posenc_0_io(), 197, 198, array![1]));
+}
+
+/// felt 36 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_posenc_0_io_14() {
+    verify_walk_calldata(splice(posenc_0_io(), 36, 37, array![2]));
+}
+
+/// felt 34 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_posenc_0_io_16() {
+    verify_walk_calldata(splice(posenc_0_io(), 34, 35, array![0x706f736569646f6f]));
+}
+
+/// felt 33 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_io_17() {
+    verify_walk_calldata(splice(posenc_0_io(), 33, 34, array![6]));
+}
+
+/// felt 32 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_io_18() {
+    verify_walk_calldata(splice(posenc_0_io(), 32, 33, array![0x5ef20802992def636da583b0a5a3651]));
+}
+
+/// felt 31 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_posenc_0_io_19() {
+    verify_walk_calldata(splice(posenc_0_io(), 31, 32, array![0x847abc3ed817edb02cf7227505d0d775]));
+}
+
+/// felt 30 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_io_20() {
+    verify_walk_calldata(splice(posenc_0_io(), 30, 31, array![6]));
+}
+
+/// felt 29 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_io_21() {
+    verify_walk_calldata(splice(posenc_0_io(), 29, 30, array![4]));
+}
+
+/// felt 28 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_posenc_0_io_22() {
+    verify_walk_calldata(splice(posenc_0_io(), 28, 29, array![3]));
+}
+
+/// felt 27 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_io_23() {
+    verify_walk_calldata(splice(posenc_0_io(), 27, 28, array![121]));
+}
+
+/// felt 26 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_posenc_0_io_24() {
+    verify_walk_calldata(splice(posenc_0_io(), 26, 27, array![0x706f736569646f6f]));
+}
+
+/// felt 25 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_0_io_25() {
+    verify_walk_calldata(splice(posenc_0_io(), 25, 26, array![8]));
+}
+
 /// An honest matmul proof, dims 3×5×2, public weights (61 felts).
 pub fn matmul_0() -> Array<felt252> {
     array![
@@ -14951,108 +15335,334 @@ fn rejects_matmul_0_extra() {
     verify_walk_calldata(splice(matmul_0(), 61, 61, array![0]));
 }
 
-/// posenc with x committed.
+/// qkv-decode with its K cache committed.
 pub fn forged_reads() -> Array<felt252> {
     array![
         3,
         4,
-        0x706f73656e63,
-        3,
-        3,
-        10,
+        0x716b762d6465636f6465,
         5,
-        0,
-        1,
-        111,
         2,
-        4,
-        5,
         3,
-        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
-        0xfffffe56000000d0000004080000076ffffff0e00000178000005900000058,
-        0x40000000000000000000000000000000ffffff57fffffe54000002e7fffff84,
-        1,
-        112,
         2,
-        10,
-        5,
-        7,
-        0x740000008400000058000000f000000dfffffff1800000280000002b,
-        0xfffffeffffffff8c000002d8000000dffffff0e0000010c000001d00000058,
-        0xffffff57fffffe54000002e7fffff8400000015fffffe4ffffffe5fffffffa,
-        0xffffffd7ffffff9bfffffc37fffff80ffffff3dfffffe04000001580000006,
-        0x4bffffff00000000e80000043ffffffc3ffffffd0000003f8000004e,
-        0xf7ffffff800000017800000730000004c0000015c000001800000034,
-        0x200000000000000000000000000000000000000000000003ffffff100000060,
+        3,
         1,
+        2,
+        30256,
+        2,
+        3,
+        3,
+        2,
+        0xb1fffffeaffffffca800000000000000000000000000000000000000,
+        0x100000000000000000000000000000000000000000000000000000000000000,
         120,
         2,
+        2,
+        2,
+        1,
+        0x40000000000000000000000000000000000000b9fffffe1000000057fffff93,
         3,
-        5,
-        0x847abc3ed817edb02cf7227505d0d774,
-        0x5ef20802992def636da583b0a5a3650,
-        5,
+        107,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xffffff0e0000010c000001d7fffb2b3ffff82b1fffebb70000000000000000,
+        0x1fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d,
+        0x200000000000000000000000000000000000000000000003ffff5a57fffcfeb,
+        113,
+        2,
+        2,
+        3,
+        1,
+        0x600000000000000000001e320000250900007262000071b40000b72800031a3,
+        118,
+        3,
+        2,
+        3,
+        3,
+        3,
+        0xb1fffffeaffffffcaffffe405fffff46600009790000000000000000,
+        0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b,
+        0x200000000000000000000000000000000000000000000003ffff9be00000019,
+        6,
+        6446955,
+        1,
+        3,
+        1,
+        0x3000000000000000000000000000000000000000000001400000015ffffff7f,
+        6446961,
+        1,
+        3,
+        1,
+        0x30000000000000000000000000000000000000000000003c0000037ffffffc6,
+        6446966,
+        1,
+        3,
+        1,
+        0x3000000000000000000000000000000000000001ffffff8c000002d8000000d,
+        7823211,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000003fffffc97fffff83ffffff5600000140000001300000069,
+        7823217,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000000000002c8000002300000005ffffff13fffffe6ffffff89,
+        7823222,
+        2,
+        2,
+        3,
+        1,
+        0x6000000000000000000000000000001b000000f0000000e800000108000000b,
+        1,
+        27440,
+        2,
+        3,
+        3,
+        0x7c0d7b054199b70659e620f4cf6a61a,
+        0x4a41859d4a84f10d39e1a277b2ade2a,
+        4,
         0x706f736569646f6e,
         0,
         1,
         0,
         0,
-        4,
-        0x1f4e7350c97cd9fcc40cd2d79661387a,
         2,
-        0x1236f726d7f04ec8bf3fc463bc4e3273,
-        0x1462ed8e6846ffd2dfef5580d14d58e2,
-        0,
-        1,
-        112,
-        1,
-        0,
-        0,
-        0,
-        5,
         2,
-        0x16e471b411c65044fc5961a32f898da6,
-        0x1cfad10bf3e95349904fdf8c97336d67,
+        0x11e6da732485b0ed973e251430bdca36,
+        0x19d63026edac9fd555487c0de6625440,
         2,
-        0x16db8802fe32071eb082c53ab31b9ab9,
-        0x159d17957dfd25b15ffe8274bf493e2c,
+        0x19d98a5132a434e323f4d43727398771,
+        0x168baa018a1875c212f762f6293acf54,
         2,
-        0x142c1d2f2acc788ce62dee43b8572766,
-        0x15d4492ddd9653b0a8381d8a69535186,
+        0x13d7f1eaf5c491b2e971aee05085ed86,
+        0x1ab0110be3aeede36d90481a36792805,
         2,
-        0x15b8bab6ce474639461ef14689b7b6dc,
-        0x1806dfcba41bffd1d29f90d5c1460278,
-        2,
-        0x101f02f0939ca6dc7cefcabaeafaccc5,
-        0x1f35338953c85c27fa2430af765ccdb7,
-        1,
-        0x112c6f425f3f0057be4a24eea46fff8c,
-        0x77084982ec6d750cf4b55c8d699ca7f,
-        0x1383efeea3a08c0d9d2b986235cc3e60,
-        80167,
-        8,
-        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
-        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
-        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
-        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
-        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
-        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
-        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
-        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
-        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
-        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
-        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
-        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
-        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
-        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
-        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
-        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
         0,
         4,
-        0x4bf335328b3eff019f48b46f2b240d17497ed615ce337b5c35d9eab3191729,
-        0x89a002cda25d58a90519aa717181e4736eb1fc645c4de0e5d8ca8a0eb339b4,
-        0xeafba651048b60d7b7366b456748ffcd58f7c40e396d5e3ab6fe7ccf56c7fe,
-        0x4712cef720e6327a2c568f5c1a050637978539cc73c043d364fc3be42b0797,
+        2,
+        0x126f9debdc156434f130b7455caaff8e,
+        0x1448ae7f3d49ff62ad99f9fe8c58f786,
+        2,
+        0x1fa147171c37797d6635d83bdceac421,
+        0x1964faf3346ec15bf7b7454f42608c94,
+        2,
+        0x14e662cb482b39417914a99e2224ec79,
+        0x1e3751e43bb0c1b83c219e7226127f4d,
+        2,
+        0x126a54638d1a98f5a555963defcfdad7,
+        0x145896a927170fb2c1d1473318d877f2,
+        0x1d553a171b9ee11f24164c70c824c34b,
+        0,
+        4,
+        2,
+        0x1dd27a87591e326877eec80cc7211e8b,
+        0x1b6567e82747410ce86dd24e497f78e3,
+        2,
+        0x109405ebe42549dace72760e2ddc7e8e,
+        0x118a28918257abb7a6462d3566937f1b,
+        2,
+        0x16750326b1235b3e68436da2804754eb,
+        0x1cca4fe867240b4b718c540aca849917,
+        2,
+        0x121cbeab301b82262163999001dd8f5f,
+        0x1501ecf4be10397549c7adfec3e4b9c0,
+        0x15805a1d5c69607ce55c0d6f36ca43a3,
+        0x1574dd21e8b3f69be058a951e6b878b4,
+        0x17e05cf532eaea8343bda31f616c4a96,
+        0x15be8807fb822fd2c401a7e7428158da,
+        0x1fc1d21540e730aa215a65887448eac8,
+        4,
+        3,
+        0x104dcae19fcba25a55e83c39e7a39ee2,
+        0x1228730b3f05f730da5b5c6df8958251,
+        0x10000000000000000000000000000000,
+        3,
+        0x10000000000000000000000000000000,
+        0x11a293fc55c021552885daf9b94331ec,
+        0x10000000000000000000000000000000,
+        3,
+        0x153e9a7e89fd9851669f0bd14d03c0f8,
+        0x174a71e0a5c97d3965cc2aed81cf423c,
+        0x10000000000000000000000000000000,
+        3,
+        0x19fcf1fa0ebd6e0a8df2be928807ca9a,
+        0x1956ed1cabbec1721f88bffba2424570,
+        0x10000000000000000000000000000000,
+        0x10f916eb1bcd49a4cc7394dbcefaf992,
+        0x11db3a1dd749326cb82ee5997602f8d8,
+        3,
+        0x1e96ecc606a2c2423cf38c974cdbfc4a,
+        0x15c6e13e9408ebc92f3bfb1f754ecab5,
+        0x1b85dd76f4fd5792b69faf6a0cdcf716,
+        1,
+        3,
+        0x17f6426048ac5c20ab3929943ef3a9dc,
+        0x12c7bacbfa7114f461434d816042a524,
+        0x10000000000000000000000000000000,
+        1,
+        0x12e15bac554fdd4ab65ae895058a1a31,
+        3,
+        0x19484e6fbc87bc2d2d778a74b9f0cecd,
+        0x1a44e1f348fb37548155220bfaf71e6a,
+        0x184f7e363116561d0b2435ed274ce27c,
+        1,
+        1,
+        0x19d98a5132a434e323f4d43727398771,
+        0x1cb21fb0577440deef028ebe820147e3,
+        0x13d7f1eaf5c491b2e971aee05085ed86,
+        0x16d81f210dea5c30441e993a65f33a7e,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x1c3509251131f2b4a1af4bb1e05201ef,
+        0x10000000000000000000000000000000,
+        3,
+        0x1c316f7344d5bf4a497770996b0a2aff,
+        0x1c078d6ad4b2415e40e6122b24ca7ef7,
+        0x10000000000000000000000000000000,
+        3,
+        0x1ead7d4a48f376ad5347fc094389d245,
+        0x10fc3c55645c92087d46fd35c3937628,
+        0x10000000000000000000000000000000,
+        3,
+        0x15c61e164c59e83fa8fcb0db3075f8ea,
+        0x1740fba56e4097413d8bdedb3f385b3b,
+        0x10000000000000000000000000000000,
+        0x13a9e3f2134190e8bd81892ac94bf038,
+        0x1c43e308e24ff7c3b2f497ebb6c1233a,
+        3,
+        0x1e96ecc606a2c2423cf38c974cdbfc4a,
+        0x1ddb568dc0fadae35149932004325956,
+        0x13afd78419348e05a38a0917521153b6,
+        1,
+        3,
+        0x1c006ad991960ba50cfc1a74a097ab64,
+        0x1076c252e70c447c8e6965fd1d160941,
+        0x10000000000000000000000000000000,
+        1,
+        0x12adc0db1174161519c649b9e3a1b655,
+        3,
+        0x16a77b19217d77705d2f56cbbe2feaeb,
+        0x13da3a2036b892f98ea4af6d72c55862,
+        0x19aaad25eb6d90961e57a22bc0d11e01,
+        2,
+        30256,
+        1,
+        120,
+        0,
+        2,
+        2,
+        0x1a2e2c280946a5eb20b31692754c1050,
+        0x168d3d6eea04ab4fc0caced89fc286b7,
+        2,
+        0x1970caca63be3c28979003ed1b0839fb,
+        0x1c78a34f369b4c2efd988195cc92a0d9,
+        0x14b7765ece109e399c142500bc448a42,
+        6,
+        6446955,
+        0,
+        2,
+        2,
+        0x1af02b3bee6ee4945796696c4642ea39,
+        0x190391813dc1bb0504a6a1b09116c042,
+        2,
+        0x117e88962f2532e05728cb0b326d592f,
+        0x135d0ba1f550f342214c129dad63bdd2,
+        0x1715ab0534930d572ff2b2b4ac0e2d07,
+        6446961,
+        0,
+        2,
+        2,
+        0x1d3af29a11d9d4aac6ae4ae1489e5436,
+        0x187fa513fdb494d993ea5d5751b2e9ad,
+        2,
+        0x1c2ea052994fcd6c943fe8fcc72a33f6,
+        0x19e3985d1f3d5fdf40a010952ecfdaa3,
+        0x1b0054ac2c34b4bcea3ba48eee5e416f,
+        6446966,
+        0,
+        2,
+        2,
+        0x11cc8ab3a58ff5f3ed11b027d351dfc6,
+        0x107cd91818fa9f5b5c3708094b208f12,
+        2,
+        0x1bd36c276821e95f0d30f6747e348711,
+        0x13a76a583e118f43d1992550acece12d,
+        0x1aebb033c097583cb8802c0036b1d0ca,
+        7823211,
+        0,
+        3,
+        2,
+        0x1cde27fc2359189c8a35c48d9861bd88,
+        0x12a1597275babd716ef832cfbc833994,
+        2,
+        0x18b8906ab82af5f49edf932a561d772e,
+        0x189c0f8c930b79ca68dd0663379eb3f0,
+        2,
+        0x11e1be13bc2ec2ea0866065782420520,
+        0x1a408a78b3fae0c3d7509c52a7e97536,
+        0x19c45da9fda35c279de2857f07d45f81,
+        7823217,
+        0,
+        3,
+        2,
+        0x175b20f38fe72956f53ddab4ba3a1549,
+        0x1a1ba817885f5d3cb91305a6838b0ab7,
+        2,
+        0x1d1d064040bafa0e33138f0fe546fdd4,
+        0x1055628f89bfb153af50313d2a4cea75,
+        2,
+        0x11f3feb7c0a0e0f44929f439242276d6,
+        0x1baa42e81862d36fcebf47a6f56f5320,
+        0x10d9e2d6740cd75c287902140139f7ba,
+        7823222,
+        0,
+        3,
+        2,
+        0x100ed307db20f0f91b52501797aca128,
+        0x17da6f73c4233f64ab1797b55b514518,
+        2,
+        0x1d9abc50ae016e8f5462ae5e83d3e859,
+        0x1ce7613493bec6ec16183c24435eec02,
+        2,
+        0x115b4f845a736d989015c979ad3abefe,
+        0x1a8d459f29d56648570cc8d0cc6c4fa9,
+        0x14349503b4854b0a1fa3697f31e2aa58,
+        0,
+        0,
+        0,
+        4,
+        2,
+        0x1e73f0203c9007e9f723f75475906f2b,
+        0x1b6cc3017423ba612f6f61efc73b81b9,
+        2,
+        0x189390357258ebdc1cc16712926d3042,
+        0x139239f471b163e0622bf18156578c45,
+        2,
+        0x1986d98b66c32fe5e1ebf2f6c0b1ddbe,
+        0x14f73332cbe822547a649df194881cc1,
+        2,
+        0x13030c39e1981bee7350c10d978d6274,
+        0x13775be1428f393ff67abbdfc352ab99,
+        0,
+        0x1c9777e7eb792422ca43a304f523691d,
+        169246,
+        4,
+        0x7630474cec608e99d8c11d33b1823a626f62c464dec588c9bd8b11937b1623,
+        0xdbc46809b788d0136f11a026de23404871520a30e2a41461c54828c38a9051,
+        0x122863022450c60448a18c08914318160f1bf18c1e37e3183c6fc63078df8c,
+        0x918aefcd2315df9a462bbf348c577e6fb5aea57f6b5d4afed6ba95fdad752b,
+        0xe4335359c866a6b390cd4d67219a9ac6883bb06d107760da20eec1b441dd83,
+        0x8787701d0f0ee03a1e1dc0743c3b80e2bc17dc25782fb84af05f7095e0bee1,
+        0x4e4d55c49c9aab8939355712726aae288f67e4f11ecfc9e23d9f93c47b3f27,
+        0xaae0042155c00842ab80108557002107ddc240afbb84815f770902beee1205,
         0,
     ]
 }
