@@ -334,6 +334,7 @@ MINILM_ONCHAIN: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
     "mha s=128 h=12 m=32": lambda: mha_example(128, 12, 32, False, 0),
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
+    "qkv-decode T=4 l=128 e=384 h=384": lambda: decode_example(4, 128, 384, 384, seed=0),
 }
 """`cairn bench layers --onchain --minilm`: all-MiniLM-L6-v2's attention shapes, whose tensors
 only fit a transaction committed (`--commit-weights` and `--commit-io`)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +78,8 @@ def _build_class(tc: Toolchain, package: Path, contract: str, stem: Path) -> Cla
     if art.sierra.is_file() and art.casm.is_file():
         return art
     stem.parent.mkdir(parents=True, exist_ok=True)
-    tmp_sierra, tmp_casm = art.sierra.with_suffix(".tmp"), art.casm.with_suffix(".tmp")
+    # per process: test workers may build the same class at once; the renames are atomic
+    tmp_sierra, tmp_casm = (p.with_suffix(f".{os.getpid()}.tmp") for p in (art.sierra, art.casm))
     _run(
         [
             str(tc.starknet_compile),

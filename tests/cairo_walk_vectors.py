@@ -211,19 +211,11 @@ def _placed(st: Statement, layer: LayerClaims, outputs: dict) -> OpeningClaims:
 
 def committed_io_forgeries() -> Iterator[tuple[str, str, list[int]]]:
     """(name, doc, calldata) of proofs of committed tensors the walk refuses, each honest but
-    for the check it fails: a committed tensor the kind reads (`statement.reads`), one no
-    group claims (`walk.committed_claims`), a binding naming a committed input
-    (`statement.binding`); and, on the honest qkv proof, a committed output's value left out
-    or sent for a public output or a commitment the kind does not output (`walk.output_values`),
-    and a committed dim beyond 2^31 (`statement.shape`, before any size is computed)."""
-    decode = example("qkv-decode").statement
-    st, data = commit_tensors(decode, ["k0"], POSEIDON_PARAMS)
-    with forging(expect_public_reads=skip):
-        yield (
-            "reads",
-            "qkv-decode with its K cache committed.",
-            encode_walk(prove_walk(LAYERS["qkv-decode"], st, data)),
-        )
+    for the check it fails: a committed tensor no group claims (`walk.committed_claims`), a
+    binding naming a committed input (`statement.binding`); and, on the honest qkv proof, a
+    committed output's value left out or sent for a public output or a commitment the kind
+    does not output (`walk.output_values`), and a committed dim beyond 2^31
+    (`statement.shape`, before any size is computed)."""
     matmul = test_layer_matmul.statement(*SHAPES["matmul"][0])
     st, data = commit_tensors(matmul, ["a"], POSEIDON_PARAMS)
     stray = dataclasses.replace(st, committed={**st.committed, "zz": st.committed["a"]})

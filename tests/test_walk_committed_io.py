@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cairn.cli import app
-from cairn.examples import LAYER_EXAMPLES
+from cairn.examples import LAYER_EXAMPLES, layernorm_example
 from cairn.onchain import _committed_weights
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
@@ -23,7 +23,7 @@ from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
-from cairn.serializer.walk_calldata import decode_walk, encode_walk
+from cairn.serializer.walk_calldata import ONCHAIN_KINDS, decode_walk, encode_walk
 from tests.walk_examples import SHAPES, STATEMENTS, example
 
 ONE = QM31(1, 0, 0, 0)
@@ -99,16 +99,56 @@ def test_a_committed_tensor_no_group_claims_is_refused(monkeypatch):
     _reject(prove_walk(LAYERS["matmul"], stray, data), "walk.committed_claims")
 
 
-def test_tensors_the_checks_read_cannot_be_committed(monkeypatch):
-    """qkv-decode's check reads its caches' empty rows: a committed cache is refused."""
-    st = STATEMENTS["qkv-decode"](*SHAPES["qkv-decode"][0])
-    committed, data = commit_tensors(st, ["k0"], PARAMS["poseidon"])
+def test_tensors_the_verifier_reads_cannot_be_committed(monkeypatch):
+    """layernorm's verifier reads its row statistics: a committed s1 is refused."""
+    spec = LAYERS["layernorm"]
+    committed, data = commit_tensors(layernorm_example(4, 8, 0), ["s1"], PARAMS["poseidon"])
     with pytest.raises(VerificationError) as e:
-        prove_walk(LAYERS["qkv-decode"], committed, data)
+        prove_walk(spec, committed, data)
     assert e.value.check == "statement.reads"
     monkeypatch.setattr(walk_prover, "expect_public_reads", lambda *_: None)
-    _reject(prove_walk(LAYERS["qkv-decode"], committed, data), "statement.reads")
-    assert committable_io(LAYERS["qkv-decode"]) == ["q", "x"]
+    with pytest.raises(VerificationError) as e:
+        verify_walk(spec, prove_walk(spec, committed, data))
+    assert e.value.check == "statement.reads"
+    assert "s1" not in committable_io(spec)
+    # no kind the contract reads has such tensors: Cairo has no `statement.reads`
+    assert not any(LAYERS[kind].reads for kind in ONCHAIN_KINDS)
+
+
+def test_committed_caches_have_their_empty_rows_proven_zero():
+    """qkv-decode with its caches committed: the check cannot read the initial caches' empty
+    rows, so the proof carries a sum-check that they are zero (docs/layers/kvcache.md,
+    "Committed caches"). A nonzero empty row is caught there; the proof without that
+    sum-check, or with it for public caches, is refused."""
+    spec = LAYERS["qkv-decode"]
+    assert committable_io(spec) == ["k", "k0", "q", "v", "v0", "x"]
+    st = STATEMENTS["qkv-decode"](*SHAPES["qkv-decode"][1])
+    committed, data = commit_tensors(st, committable_io(spec), PARAMS["poseidon"])
+    proof = prove_walk(spec, committed, data)
+    assert proof.layer.empty_rows is not None
+    verify_walk(spec, proof)
+    _reject(
+        dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, empty_rows=None)),
+        "kvcache.empty_rows",
+    )
+    public = prove_walk(spec, st)
+    assert public.layer.empty_rows is None
+    _reject(
+        dataclasses.replace(
+            public, layer=dataclasses.replace(public.layer, empty_rows=proof.layer.empty_rows)
+        ),
+        "kvcache.empty_rows",
+    )
+    # K₀'s last row (l = 6; s₀ = 1, T = 2 write rows 1 and 2) set, and every K_t with it: the
+    # steps stay consistent and only the empty rows' sum-check can see it
+    st = STATEMENTS["qkv-decode"](2, 6, 3, 2, 1)
+    inputs, outputs = dict(st.inputs), dict(st.outputs)
+    inputs["k0"], outputs["k"] = st.inputs["k0"].copy(), st.outputs["k"].copy()
+    inputs["k0"][-1, 0] += 1
+    outputs["k"][:, -1, 0] += 1
+    dirty = dataclasses.replace(st, inputs=inputs, outputs=outputs)
+    committed, data = commit_tensors(dirty, committable_io(spec), PARAMS["poseidon"])
+    _reject(prove_walk(spec, committed, data), "kvcache.empty_rows")
 
 
 def test_tensors_only_a_range_reads_may_be_committed_leaving_it_mod_p():

@@ -58,7 +58,7 @@ def check_structure(g: GraphStatement) -> None:
         read |= set(node.inputs.values())
         wiring = {**node.inputs, **node.outputs}
         spec = LAYERS[node.kind]
-        for local in (*spec.reads, *spec.range_reads):
+        for local in (*spec.reads, *spec.committable_reads):
             if wiring.get(local) in g.hidden:
                 _fail(f"node {i} ({node.kind}) reads {local!r}'s values: it must be public")
         for name in node.outputs.values():

@@ -84,7 +84,7 @@ LAYERS: dict[str, LayerSpec] = {
             inputs=("x",),
             outputs=("o",),
             has_weights=True,
-            range_reads=posenc.RANGE_READS,
+            committable_reads=posenc.COMMITTABLE_READS,
         ),
         LayerSpec(
             linear.KIND,
@@ -121,7 +121,7 @@ LAYERS: dict[str, LayerSpec] = {
             inputs=("k0", "v0", "x"),
             outputs=("k", "q", "v"),
             has_weights=True,
-            reads=kvcache.READS,
+            committable_reads=kvcache.COMMITTABLE_READS,
         ),
         LayerSpec(
             mha.KIND,

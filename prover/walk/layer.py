@@ -63,13 +63,12 @@ class LayerSpec:
     """Whether the kind's statements carry weights, which a prover may bind by commitments
     instead of publishing them (`cairn prove <kind> --commit-weights`)."""
     reads: tuple[str, ...] = ()
-    """Tensors whose values the verifier reads (layernorm's row statistics, the KV caches'
-    empty rows): never committed, and in a model walk public, inputs or outputs of the graph
-    (docs/model-walk.md)."""
-    range_reads: tuple[str, ...] = ()
-    """Tensors only a range relation reads, whose bound no worst case of a hidden tensor gives
-    (posenc's o − x): public in a model walk, as `reads`; a layer statement may commit them,
-    and the relation then holds mod p only, as for any committed operand."""
+    """Tensors whose values the verifier reads (layernorm's row statistics): never committed,
+    and in a model walk public, inputs or outputs of the graph (docs/model-walk.md)."""
+    committable_reads: tuple[str, ...] = ()
+    """Tensors the check reads while they are public and the proof covers once committed
+    (posenc's o − x, whose relation then holds mod p only; qkv-decode's caches, whose empty
+    rows a sum-check then shows are zero): public in a model walk, as `reads`."""
     error_terms: Callable[[Statement], Mapping[str, float]] | None = None
     """The soundness error of a statement's proof, term by term, for layers with lookups; None
     for a layer of sum-checks only, whose error (rounds × degree / |F|) is far below

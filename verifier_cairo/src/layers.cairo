@@ -24,15 +24,6 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
     }
 }
 
-/// The tensors whose values the kind's checks read (Python `LayerSpec.reads`): they cannot
-/// be committed.
-pub fn layer_reads(layer: @LayerProof) -> Span<felt252> {
-    match layer {
-        LayerProof::QkvDecode(_) => array!['k0', 'v0', 'k', 'v'].span(),
-        _ => array![].span(),
-    }
-}
-
 /// The kind's output names (Python `LayerSpec.outputs`): a proof may send a committed
 /// output's value for these only.
 pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {

@@ -20,9 +20,11 @@ KIND = "qkv-decode"
 DIM_NAMES = ("T", "l", "e", "h", "s0")
 CACHES = ("k", "v")
 
-READS = ("k0", "v0", "k", "v")
-"""The check reads the caches' values (rows beyond the filled ones are zero), and a cache
-holds its prefill rows besides the projection qkv's relations bound: public in any graph."""
+COMMITTABLE_READS = ("k0", "v0", "k", "v")
+"""The check reads the public caches' rows beyond the filled ones (zero), and a cache holds its
+prefill rows besides the projection qkv's relations bound: public in any graph. Committed
+initial caches have their empty rows shown zero by the proof (`EmptyRowsProof`); committed
+caches after each step are then zero there too, as the steps' concatenations fix them."""
 
 
 def forward(
@@ -77,9 +79,10 @@ def make_statement(
 
 
 def check(st: Statement) -> None:
-    """Shapes, every write position pos_t = s0 + t − 1 < l, zero cache rows beyond the filled
-    ones (the concatenation proof adds k_t to row pos_t, which must be empty, so the addition
-    cannot wrap), and the projections' no-wrap bounds (statement.range)."""
+    """Shapes, every write position pos_t = s0 + t − 1 < l, zero rows beyond the filled ones
+    in every public cache (the concatenation proof adds k_t to row pos_t, which must be empty,
+    so the addition cannot wrap; the proof shows it for committed initial caches), and the
+    projections' no-wrap bounds (statement.range)."""
     if len(st.dims) != 5 or min(st.dims[:4]) < 1 or st.dims[4] < 0:
         raise VerificationError("statement.shape", f"qkv-decode dims (T, l, e, h, s0): {st.dims}")
     steps, context, e, h, s0 = st.dims
@@ -89,7 +92,11 @@ def check(st: Statement) -> None:
     expect_shapes(st, "outputs", {"q": (steps, h)} | {j: (steps, context, h) for j in CACHES})
     expect_shapes(st, "weights", QKV.weight_shapes(e, h))
     beyond = np.arange(context)[None, :] >= s0 + 1 + np.arange(steps)[:, None]  # T × l
+    inputs, outputs = st.public("inputs"), st.public("outputs")
     for j in CACHES:
-        if np.any(st.inputs[f"{j}0"][s0:]) or np.any(st.outputs[j][beyond]):
+        initial, caches = inputs.get(f"{j}0"), outputs.get(j)
+        if (initial is not None and np.any(initial[s0:])) or (
+            caches is not None and np.any(caches[beyond])
+        ):
             raise VerificationError("statement.shape", f"cache {j}: a row beyond the length is set")
     expect_ranges(st, RELATIONS)

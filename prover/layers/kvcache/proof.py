@@ -4,7 +4,8 @@ The walk's claims on q (T × h), K and V (T × l × h) are split into claims on 
 q_t, K_t, V_t. Step t (proved from T down to 1) merges the claims on K_t (and V_t), proves
 K_t = K_{t−1} + P_t ⊗ k_t by the concatenation sum-check (docs/layers/kvcache.md), then
 q_t, k_t, v_t from x_t by the QKV projection sum-check on one row; its claims on K_{t−1},
-V_{t−1} go to step t − 1.
+V_{t−1} go to step t − 1. With committed initial caches, a last sum-check shows their rows
+beyond the prefill are zero.
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ class ConcatProof:
 
 
 @dataclass(frozen=True)
+class EmptyRowsProof:
+    """Σ_(x,y) eq(x‖y, r)·Z(x)·(K₀ + λ·V₀)(x‖y) = 0, Z the rows from s₀ on: the initial caches'
+    empty rows are zero; then K₀(p), V₀(p) at the sum-check's point p."""
+
+    sumcheck: SumcheckProof
+    k_value: QM31
+    v_value: QM31
+
+
+@dataclass(frozen=True)
 class StepProof:
     """k_merge, v_merge: the same-poly merge of the claims on K_t, V_t (null at step T)."""
 
@@ -46,9 +57,11 @@ class StepProof:
 @dataclass(frozen=True)
 class DecodeProof:
     """q_steps[t−1] = q_t(r_q), k_steps[t−1] = K_t(r_K), v_steps[t−1] = V_t(r_V) at the output
-    claims' points without their step variables; steps[t−1] proves step t."""
+    claims' points without their step variables; steps[t−1] proves step t; empty_rows is
+    present exactly when an initial cache is committed."""
 
     q_steps: list[QM31]
     k_steps: list[QM31]
     v_steps: list[QM31]
     steps: list[StepProof]
+    empty_rows: EmptyRowsProof | None

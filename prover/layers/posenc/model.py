@@ -24,7 +24,7 @@ def _implied_table(t: Tensors, dims: Sequence[int]) -> int:
 
 
 RELATIONS = (Relation("o = x + p", ("o", "x"), _implied_table),)
-RANGE_READS = ("o", "x")
+COMMITTABLE_READS = ("o", "x")
 """The bound reads o − x, which no worst case of either bounds: both public in any graph; a
 layer statement may commit them (the relation then holds mod p only)."""
 

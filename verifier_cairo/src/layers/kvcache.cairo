@@ -1,16 +1,17 @@
 //! QKV decoding with a KV cache (mirror of prover/layers/kvcache/model.py `check` and
 //! verifier.py; docs/layers/kvcache.md): the output claims split per step; from step T down
 //! to 1 the claims on K_t, V_t merged (same-poly), K_t = K_{t−1} + P_t ⊗ k_t by the
-//! concatenation sum-check, and q_t, k_t, v_t from row t of x by qkv's projection on one row.
+//! concatenation sum-check, and q_t, k_t, v_t from row t of x by qkv's projection on one row;
+//! with committed initial caches, a sum-check that their empty rows are zero.
 
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::{QM31, QM31Trait};
-use crate::mle::{eq_eval, eq_table, hypercube_point, log2_padded};
+use crate::mle::{eq_eval, eq_table, hypercube_point, log2_padded, prefix_mask};
 use crate::pcs::proof::Claim;
 use crate::sameply::{rounds, verify_sameply};
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
-use crate::walk::proof::{ConcatProof, DecodeProof};
+use crate::walk::proof::{ConcatProof, DecodeProof, EmptyRowsProof};
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use super::projection::{ProjectionsTrait, Target, qkv};
 
@@ -18,8 +19,9 @@ use super::projection::{ProjectionsTrait, Target, qkv};
 pub const DEGREE: u32 = 3;
 
 /// dims (T, l, e, h, s0) with every write position s0 + t − 1 < l; x: T × e, k0, v0: l × h;
-/// q: T × h, k, v: T × l × h; qkv's weights; cache rows beyond the filled ones zero (the
-/// concatenation adds k_t to an empty row, so it cannot wrap); then qkv's no-wrap bounds.
+/// q: T × h, k, v: T × l × h; qkv's weights; rows beyond the filled ones zero in every public
+/// cache (the concatenation adds k_t to an empty row, so it cannot wrap; `verify` shows it for
+/// committed initial caches); then qkv's no-wrap bounds.
 pub fn check(st: @PublicStatement) {
     let dims = *st.dims;
     assert(dims.len() == 5, 'statement.shape');
@@ -39,9 +41,16 @@ pub fn check(st: @PublicStatement) {
     for pair in array![('k0', 'k'), ('v0', 'v')].span() {
         let (initial, caches) = *pair;
         let start = s0 * h;
-        let prefill = tensor(*st.inputs, initial).values;
-        assert(is_zero(prefill.slice(start, prefill.len() - start)), 'statement.shape');
-        let values = tensor(*st.outputs, caches).values;
+        let prefill = tensor(*st.inputs, initial);
+        if prefill.commitment.is_none() {
+            let values = prefill.values;
+            assert(is_zero(values.slice(start, values.len() - start)), 'statement.shape');
+        }
+        let caches = tensor(*st.outputs, caches);
+        if caches.commitment.is_some() {
+            continue;
+        }
+        let values = caches.values;
         for t in 0..steps {
             // step t + 1 holds rows 0..s0 + t + 1
             let start = (t * context + s0 + t + 1) * h;
@@ -131,17 +140,47 @@ pub fn verify(
         x_claims.append_span(x);
         step_weights.append(weights);
     }
-    // Step 1's claims on K_0, V_0 are claims on the public initial caches.
+    // Step 1's claims on K_0, V_0, and the empty rows' claims when they are committed.
     let (k0, v0) = pending.unwrap();
+    let mut k0_claims = array![k0];
+    let mut v0_claims = array![v0];
+    let committed = tensor(*st.inputs, 'k0').commitment.is_some()
+        || tensor(*st.inputs, 'v0').commitment.is_some();
+    match proof.empty_rows {
+        Option::Some(empty_rows) => {
+            assert(committed, 'kvcache.empty_rows');
+            let point = verify_empty_rows(empty_rows, s0, row_vars, col_vars, ref channel);
+            k0_claims.append(Claim { point, value: *empty_rows.k_value });
+            v0_claims.append(Claim { point, value: *empty_rows.v_value });
+        },
+        Option::None => assert(!committed, 'kvcache.empty_rows'),
+    }
     LayerClaims {
         inputs: array![
-            ClaimsOn { name: 'k0', claims: array![k0].span() },
-            ClaimsOn { name: 'v0', claims: array![v0].span() },
+            ClaimsOn { name: 'k0', claims: k0_claims.span() },
+            ClaimsOn { name: 'v0', claims: v0_claims.span() },
             ClaimsOn { name: 'x', claims: x_claims.span() },
         ]
             .span(),
         weights: gather(step_weights.span()),
     }
+}
+
+/// Σ eq(x‖y, r)·Z(x)·(K₀ + λ·V₀)(x‖y) = 0 ends at p with eq(p, r)·Z(p_x)·(K₀(p) + λ·V₀(p)),
+/// Z the rows from s₀ on: Z(p_x) = 1 − (mask of the first s₀ rows)(p_x), in O(log l).
+fn verify_empty_rows(
+    proof: @EmptyRowsProof, s0: u32, row_vars: u32, col_vars: u32, ref channel: Poseidon252Channel,
+) -> Span<QM31> {
+    let r = channel.draw_secure_felts(row_vars + col_vars).span();
+    let lam = channel.draw_secure_felt();
+    let (point, final) = verify_sumcheck(
+        QM31Trait::zero(), rounds(proof.sumcheck.rounds), row_vars + col_vars, DEGREE, ref channel,
+    );
+    let (k_value, v_value) = (*proof.k_value, *proof.v_value);
+    channel.mix_felts(array![k_value, v_value].span());
+    let empty = QM31Trait::one() - prefix_mask(point.slice(0, row_vars), s0);
+    assert(final == eq_eval(r, point) * empty * (k_value + lam * v_value), 'kvcache.empty_rows');
+    point
 }
 
 /// Σ_t eq(r, t)·y_t = y over the output claim's step variables r (`kvcache.output_split`).

@@ -4222,7 +4222,7 @@ fn rejects_qkv_0_io_29() {
     verify_walk_calldata(splice(qkv_0_io(), 78, 79, array![5]));
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, public weights (299 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, public weights (300 felts).
 pub fn qkv_decode_0() -> Array<felt252> {
     array![
         3,
@@ -4438,6 +4438,7 @@ pub fn qkv_decode_0() -> Array<felt252> {
         0x19b5af40f69c268c498918214d267c28,
         0x1bb38bda1de22be8c99f2a84d53b88aa,
         0x1714d43190a1df4ace159bccef38b178,
+        1,
         3,
         27440,
         1,
@@ -5480,84 +5481,84 @@ fn rejects_qkv_decode_0_85() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_86() {
-    verify_walk_calldata(splice(qkv_decode_0(), 215, 216, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0(), 216, 217, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_87() {
-    verify_walk_calldata(splice(qkv_decode_0(), 213, 216, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 214, 217, array![2]));
 }
 
 /// proof inputs.v0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_88() {
-    verify_walk_calldata(splice(qkv_decode_0(), 217, 218, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0(), 218, 219, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_89() {
-    verify_walk_calldata(splice(qkv_decode_0(), 213, 217, array![2, 27440]));
+    verify_walk_calldata(splice(qkv_decode_0(), 214, 218, array![2, 27440]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_90() {
-    verify_walk_calldata(splice(qkv_decode_0(), 222, 223, array![0x1871571523cf4cbe720f158cffe58865]));
+    verify_walk_calldata(splice(qkv_decode_0(), 223, 224, array![0x1871571523cf4cbe720f158cffe58865]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_91() {
-    verify_walk_calldata(splice(qkv_decode_0(), 223, 224, array![0x19580f60f5965eddb31b0d9b2a4f8529]));
+    verify_walk_calldata(splice(qkv_decode_0(), 224, 225, array![0x19580f60f5965eddb31b0d9b2a4f8529]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_92() {
-    verify_walk_calldata(splice(qkv_decode_0(), 221, 224, array![1, 0x1871571503cf4cbe720f158cffe58865]));
+    verify_walk_calldata(splice(qkv_decode_0(), 222, 225, array![1, 0x1871571503cf4cbe720f158cffe58865]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_93() {
-    verify_walk_calldata(splice(qkv_decode_0(), 221, 223, array![3, 0x1871571503cf4cbe720f158cffe58865, 0x19580f60d5965eddb31b0d9b2a4f8529]));
+    verify_walk_calldata(splice(qkv_decode_0(), 222, 224, array![3, 0x1871571503cf4cbe720f158cffe58865, 0x19580f60d5965eddb31b0d9b2a4f8529]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_94() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 227, array![1, 0x18680f3eb34da55fb6b04c709c421970]));
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 228, array![1, 0x18680f3eb34da55fb6b04c709c421970]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_95() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 226, array![3, 0x18680f3eb34da55fb6b04c709c421970, 0x1806db3fcad547d79f4af2616fe24384]));
+    verify_walk_calldata(splice(qkv_decode_0(), 225, 227, array![3, 0x18680f3eb34da55fb6b04c709c421970, 0x1806db3fcad547d79f4af2616fe24384]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_96() {
-    verify_walk_calldata(splice(qkv_decode_0(), 220, 227, array![1, 2, 0x1871571503cf4cbe720f158cffe58865, 0x19580f60d5965eddb31b0d9b2a4f8529]));
+    verify_walk_calldata(splice(qkv_decode_0(), 221, 228, array![1, 2, 0x1871571503cf4cbe720f158cffe58865, 0x19580f60d5965eddb31b0d9b2a4f8529]));
 }
 
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_97() {
-    verify_walk_calldata(splice(qkv_decode_0(), 220, 224, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 221, 225, array![
         3,
         2,
         0x1871571503cf4cbe720f158cffe58865,
@@ -5572,77 +5573,77 @@ fn rejects_qkv_decode_0_97() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_98() {
-    verify_walk_calldata(splice(qkv_decode_0(), 227, 228, array![0x1e8b6a03f4698caf875a4d89aedc7654]));
+    verify_walk_calldata(splice(qkv_decode_0(), 228, 229, array![0x1e8b6a03f4698caf875a4d89aedc7654]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_99() {
-    verify_walk_calldata(splice(qkv_decode_0(), 219, 228, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 220, 229, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_100() {
-    verify_walk_calldata(splice(qkv_decode_0(), 213, 228, array![2, 27440, 1, 30256, 1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 214, 229, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_101() {
-    verify_walk_calldata(splice(qkv_decode_0(), 233, 234, array![0x10737f7f27993c50ca33990d3806e111]));
+    verify_walk_calldata(splice(qkv_decode_0(), 234, 235, array![0x10737f7f27993c50ca33990d3806e111]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_102() {
-    verify_walk_calldata(splice(qkv_decode_0(), 234, 235, array![0x1df21d6507bfdcfb01ca3406423a6f08]));
+    verify_walk_calldata(splice(qkv_decode_0(), 235, 236, array![0x1df21d6507bfdcfb01ca3406423a6f08]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_103() {
-    verify_walk_calldata(splice(qkv_decode_0(), 232, 235, array![1, 0x10737f7f07993c50ca33990d3806e111]));
+    verify_walk_calldata(splice(qkv_decode_0(), 233, 236, array![1, 0x10737f7f07993c50ca33990d3806e111]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_104() {
-    verify_walk_calldata(splice(qkv_decode_0(), 232, 234, array![3, 0x10737f7f07993c50ca33990d3806e111, 0x1df21d64e7bfdcfb01ca3406423a6f08]));
+    verify_walk_calldata(splice(qkv_decode_0(), 233, 235, array![3, 0x10737f7f07993c50ca33990d3806e111, 0x1df21d64e7bfdcfb01ca3406423a6f08]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_105() {
-    verify_walk_calldata(splice(qkv_decode_0(), 235, 238, array![1, 0x10d9283a0d5dc045453d2e4dac1e7a92]));
+    verify_walk_calldata(splice(qkv_decode_0(), 236, 239, array![1, 0x10d9283a0d5dc045453d2e4dac1e7a92]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_106() {
-    verify_walk_calldata(splice(qkv_decode_0(), 235, 237, array![3, 0x10d9283a0d5dc045453d2e4dac1e7a92, 0x10c4bb8aeb5a62b5548ed29a0498b4e7]));
+    verify_walk_calldata(splice(qkv_decode_0(), 236, 238, array![3, 0x10d9283a0d5dc045453d2e4dac1e7a92, 0x10c4bb8aeb5a62b5548ed29a0498b4e7]));
 }
 
 /// proof weights.b_k.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_107() {
-    verify_walk_calldata(splice(qkv_decode_0(), 231, 238, array![1, 2, 0x10737f7f07993c50ca33990d3806e111, 0x1df21d64e7bfdcfb01ca3406423a6f08]));
+    verify_walk_calldata(splice(qkv_decode_0(), 232, 239, array![1, 2, 0x10737f7f07993c50ca33990d3806e111, 0x1df21d64e7bfdcfb01ca3406423a6f08]));
 }
 
 /// proof weights.b_k.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_108() {
-    verify_walk_calldata(splice(qkv_decode_0(), 231, 235, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 232, 236, array![
         3,
         2,
         0x10737f7f07993c50ca33990d3806e111,
@@ -5657,77 +5658,77 @@ fn rejects_qkv_decode_0_108() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_109() {
-    verify_walk_calldata(splice(qkv_decode_0(), 238, 239, array![0x106ea119461e4ed3661300cd7b63831a]));
+    verify_walk_calldata(splice(qkv_decode_0(), 239, 240, array![0x106ea119461e4ed3661300cd7b63831a]));
 }
 
 /// proof weights.b_k=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_110() {
-    verify_walk_calldata(splice(qkv_decode_0(), 230, 239, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 231, 240, array![1]));
 }
 
 /// proof weights.b_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_111() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 239, array![5]));
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 240, array![5]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_112() {
-    verify_walk_calldata(splice(qkv_decode_0(), 243, 244, array![0x10c16a0f4c5fb87a11ff1ad767ed07a4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 244, 245, array![0x10c16a0f4c5fb87a11ff1ad767ed07a4]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_113() {
-    verify_walk_calldata(splice(qkv_decode_0(), 244, 245, array![0x16a2afbd34875989833fbc13e23f23be]));
+    verify_walk_calldata(splice(qkv_decode_0(), 245, 246, array![0x16a2afbd34875989833fbc13e23f23be]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_114() {
-    verify_walk_calldata(splice(qkv_decode_0(), 242, 245, array![1, 0x10c16a0f2c5fb87a11ff1ad767ed07a4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 243, 246, array![1, 0x10c16a0f2c5fb87a11ff1ad767ed07a4]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_115() {
-    verify_walk_calldata(splice(qkv_decode_0(), 242, 244, array![3, 0x10c16a0f2c5fb87a11ff1ad767ed07a4, 0x16a2afbd14875989833fbc13e23f23be]));
+    verify_walk_calldata(splice(qkv_decode_0(), 243, 245, array![3, 0x10c16a0f2c5fb87a11ff1ad767ed07a4, 0x16a2afbd14875989833fbc13e23f23be]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_116() {
-    verify_walk_calldata(splice(qkv_decode_0(), 245, 248, array![1, 0x13ec5a8daacb061e3fa4b34b43a44c37]));
+    verify_walk_calldata(splice(qkv_decode_0(), 246, 249, array![1, 0x13ec5a8daacb061e3fa4b34b43a44c37]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_117() {
-    verify_walk_calldata(splice(qkv_decode_0(), 245, 247, array![3, 0x13ec5a8daacb061e3fa4b34b43a44c37, 0x171a513d6dbf2ccdef33c4ef9b453f89]));
+    verify_walk_calldata(splice(qkv_decode_0(), 246, 248, array![3, 0x13ec5a8daacb061e3fa4b34b43a44c37, 0x171a513d6dbf2ccdef33c4ef9b453f89]));
 }
 
 /// proof weights.b_q.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_118() {
-    verify_walk_calldata(splice(qkv_decode_0(), 241, 248, array![1, 2, 0x10c16a0f2c5fb87a11ff1ad767ed07a4, 0x16a2afbd14875989833fbc13e23f23be]));
+    verify_walk_calldata(splice(qkv_decode_0(), 242, 249, array![1, 2, 0x10c16a0f2c5fb87a11ff1ad767ed07a4, 0x16a2afbd14875989833fbc13e23f23be]));
 }
 
 /// proof weights.b_q.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_119() {
-    verify_walk_calldata(splice(qkv_decode_0(), 241, 245, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 242, 246, array![
         3,
         2,
         0x10c16a0f2c5fb87a11ff1ad767ed07a4,
@@ -5742,21 +5743,21 @@ fn rejects_qkv_decode_0_119() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_120() {
-    verify_walk_calldata(splice(qkv_decode_0(), 248, 249, array![0x17f1b5ea7ca893e4e09476b37298df94]));
+    verify_walk_calldata(splice(qkv_decode_0(), 249, 250, array![0x17f1b5ea7ca893e4e09476b37298df94]));
 }
 
 /// proof weights.b_q=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_121() {
-    verify_walk_calldata(splice(qkv_decode_0(), 240, 249, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 241, 250, array![1]));
 }
 
 /// proof weights.b_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_122() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 249, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 250, array![
         5,
         6446955,
         0,
@@ -5775,56 +5776,56 @@ fn rejects_qkv_decode_0_122() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_123() {
-    verify_walk_calldata(splice(qkv_decode_0(), 253, 254, array![0x1f7d23fd01734472c9a621d6984a5c78]));
+    verify_walk_calldata(splice(qkv_decode_0(), 254, 255, array![0x1f7d23fd01734472c9a621d6984a5c78]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_124() {
-    verify_walk_calldata(splice(qkv_decode_0(), 254, 255, array![0x1d4ad667883900f7742bd0758fabfd16]));
+    verify_walk_calldata(splice(qkv_decode_0(), 255, 256, array![0x1d4ad667883900f7742bd0758fabfd16]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_125() {
-    verify_walk_calldata(splice(qkv_decode_0(), 252, 255, array![1, 0x1f7d23fce1734472c9a621d6984a5c78]));
+    verify_walk_calldata(splice(qkv_decode_0(), 253, 256, array![1, 0x1f7d23fce1734472c9a621d6984a5c78]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_126() {
-    verify_walk_calldata(splice(qkv_decode_0(), 252, 254, array![3, 0x1f7d23fce1734472c9a621d6984a5c78, 0x1d4ad667683900f7742bd0758fabfd16]));
+    verify_walk_calldata(splice(qkv_decode_0(), 253, 255, array![3, 0x1f7d23fce1734472c9a621d6984a5c78, 0x1d4ad667683900f7742bd0758fabfd16]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_127() {
-    verify_walk_calldata(splice(qkv_decode_0(), 255, 258, array![1, 0x1258b6f67ca5f0f5c82cb7ba0badf216]));
+    verify_walk_calldata(splice(qkv_decode_0(), 256, 259, array![1, 0x1258b6f67ca5f0f5c82cb7ba0badf216]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_128() {
-    verify_walk_calldata(splice(qkv_decode_0(), 255, 257, array![3, 0x1258b6f67ca5f0f5c82cb7ba0badf216, 0x173b04cbf9bf844109ef48236328a24b]));
+    verify_walk_calldata(splice(qkv_decode_0(), 256, 258, array![3, 0x1258b6f67ca5f0f5c82cb7ba0badf216, 0x173b04cbf9bf844109ef48236328a24b]));
 }
 
 /// proof weights.b_v.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_129() {
-    verify_walk_calldata(splice(qkv_decode_0(), 251, 258, array![1, 2, 0x1f7d23fce1734472c9a621d6984a5c78, 0x1d4ad667683900f7742bd0758fabfd16]));
+    verify_walk_calldata(splice(qkv_decode_0(), 252, 259, array![1, 2, 0x1f7d23fce1734472c9a621d6984a5c78, 0x1d4ad667683900f7742bd0758fabfd16]));
 }
 
 /// proof weights.b_v.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_130() {
-    verify_walk_calldata(splice(qkv_decode_0(), 251, 255, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 252, 256, array![
         3,
         2,
         0x1f7d23fce1734472c9a621d6984a5c78,
@@ -5839,21 +5840,21 @@ fn rejects_qkv_decode_0_130() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_131() {
-    verify_walk_calldata(splice(qkv_decode_0(), 258, 259, array![0x1143436aa7cd093c1dc17c80331ac819]));
+    verify_walk_calldata(splice(qkv_decode_0(), 259, 260, array![0x1143436aa7cd093c1dc17c80331ac819]));
 }
 
 /// proof weights.b_v=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_132() {
-    verify_walk_calldata(splice(qkv_decode_0(), 250, 259, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 251, 260, array![1]));
 }
 
 /// proof weights.b_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_133() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 259, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 260, array![
         5,
         6446955,
         0,
@@ -5882,49 +5883,49 @@ fn rejects_qkv_decode_0_133() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_134() {
-    verify_walk_calldata(splice(qkv_decode_0(), 263, 264, array![0x1f6789662f08acf7e29c3c95f46f1337]));
+    verify_walk_calldata(splice(qkv_decode_0(), 264, 265, array![0x1f6789662f08acf7e29c3c95f46f1337]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_135() {
-    verify_walk_calldata(splice(qkv_decode_0(), 264, 265, array![0x18246ee039aa49681f3f915623a3262d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 265, 266, array![0x18246ee039aa49681f3f915623a3262d]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_136() {
-    verify_walk_calldata(splice(qkv_decode_0(), 262, 265, array![1, 0x1f6789660f08acf7e29c3c95f46f1337]));
+    verify_walk_calldata(splice(qkv_decode_0(), 263, 266, array![1, 0x1f6789660f08acf7e29c3c95f46f1337]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_137() {
-    verify_walk_calldata(splice(qkv_decode_0(), 262, 264, array![3, 0x1f6789660f08acf7e29c3c95f46f1337, 0x18246ee019aa49681f3f915623a3262d]));
+    verify_walk_calldata(splice(qkv_decode_0(), 263, 265, array![3, 0x1f6789660f08acf7e29c3c95f46f1337, 0x18246ee019aa49681f3f915623a3262d]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_138() {
-    verify_walk_calldata(splice(qkv_decode_0(), 265, 268, array![1, 0x186c469b0840a27579d894182fb142be]));
+    verify_walk_calldata(splice(qkv_decode_0(), 266, 269, array![1, 0x186c469b0840a27579d894182fb142be]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_139() {
-    verify_walk_calldata(splice(qkv_decode_0(), 265, 267, array![3, 0x186c469b0840a27579d894182fb142be, 0x1785c3f9456ff5dcf1098672ee998051]));
+    verify_walk_calldata(splice(qkv_decode_0(), 266, 268, array![3, 0x186c469b0840a27579d894182fb142be, 0x1785c3f9456ff5dcf1098672ee998051]));
 }
 
 /// proof weights.w_k.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_140() {
-    verify_walk_calldata(splice(qkv_decode_0(), 261, 271, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 262, 272, array![
         2,
         2,
         0x1f6789660f08acf7e29c3c95f46f1337,
@@ -5939,7 +5940,7 @@ fn rejects_qkv_decode_0_140() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_141() {
-    verify_walk_calldata(splice(qkv_decode_0(), 261, 268, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 262, 269, array![
         4,
         2,
         0x1f6789660f08acf7e29c3c95f46f1337,
@@ -5957,21 +5958,21 @@ fn rejects_qkv_decode_0_141() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_142() {
-    verify_walk_calldata(splice(qkv_decode_0(), 271, 272, array![0x1d1e5f5c1bcde67c22772f4e993ac3f2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 272, 273, array![0x1d1e5f5c1bcde67c22772f4e993ac3f2]));
 }
 
 /// proof weights.w_k=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_143() {
-    verify_walk_calldata(splice(qkv_decode_0(), 260, 272, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 261, 273, array![1]));
 }
 
 /// proof weights.w_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_144() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 272, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 273, array![
         5,
         6446955,
         0,
@@ -6010,49 +6011,49 @@ fn rejects_qkv_decode_0_144() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_145() {
-    verify_walk_calldata(splice(qkv_decode_0(), 276, 277, array![0x128178f1c526689e49ce9996057d1394]));
+    verify_walk_calldata(splice(qkv_decode_0(), 277, 278, array![0x128178f1c526689e49ce9996057d1394]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_146() {
-    verify_walk_calldata(splice(qkv_decode_0(), 277, 278, array![0x1ef9e90a861a4890a87947ec4dda85c1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 278, 279, array![0x1ef9e90a861a4890a87947ec4dda85c1]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_147() {
-    verify_walk_calldata(splice(qkv_decode_0(), 275, 278, array![1, 0x128178f1a526689e49ce9996057d1394]));
+    verify_walk_calldata(splice(qkv_decode_0(), 276, 279, array![1, 0x128178f1a526689e49ce9996057d1394]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_148() {
-    verify_walk_calldata(splice(qkv_decode_0(), 275, 277, array![3, 0x128178f1a526689e49ce9996057d1394, 0x1ef9e90a661a4890a87947ec4dda85c1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 276, 278, array![3, 0x128178f1a526689e49ce9996057d1394, 0x1ef9e90a661a4890a87947ec4dda85c1]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_149() {
-    verify_walk_calldata(splice(qkv_decode_0(), 278, 281, array![1, 0x172de6c0a58822bbedf82f9d4c5aa5cf]));
+    verify_walk_calldata(splice(qkv_decode_0(), 279, 282, array![1, 0x172de6c0a58822bbedf82f9d4c5aa5cf]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_150() {
-    verify_walk_calldata(splice(qkv_decode_0(), 278, 280, array![3, 0x172de6c0a58822bbedf82f9d4c5aa5cf, 0x16ed225291461df86e4ba6ea26263785]));
+    verify_walk_calldata(splice(qkv_decode_0(), 279, 281, array![3, 0x172de6c0a58822bbedf82f9d4c5aa5cf, 0x16ed225291461df86e4ba6ea26263785]));
 }
 
 /// proof weights.w_q.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_151() {
-    verify_walk_calldata(splice(qkv_decode_0(), 274, 284, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 275, 285, array![
         2,
         2,
         0x128178f1a526689e49ce9996057d1394,
@@ -6067,7 +6068,7 @@ fn rejects_qkv_decode_0_151() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_152() {
-    verify_walk_calldata(splice(qkv_decode_0(), 274, 281, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 275, 282, array![
         4,
         2,
         0x128178f1a526689e49ce9996057d1394,
@@ -6085,21 +6086,21 @@ fn rejects_qkv_decode_0_152() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_153() {
-    verify_walk_calldata(splice(qkv_decode_0(), 284, 285, array![0x1a63cbe5f9bdfac92f65f0b324a58f07]));
+    verify_walk_calldata(splice(qkv_decode_0(), 285, 286, array![0x1a63cbe5f9bdfac92f65f0b324a58f07]));
 }
 
 /// proof weights.w_q=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_154() {
-    verify_walk_calldata(splice(qkv_decode_0(), 273, 285, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 274, 286, array![1]));
 }
 
 /// proof weights.w_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_155() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 285, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 286, array![
         5,
         6446955,
         0,
@@ -6151,49 +6152,49 @@ fn rejects_qkv_decode_0_155() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_156() {
-    verify_walk_calldata(splice(qkv_decode_0(), 289, 290, array![0x1e17aa9a9f238cece1cc32174c8cb4e4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 290, 291, array![0x1e17aa9a9f238cece1cc32174c8cb4e4]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_157() {
-    verify_walk_calldata(splice(qkv_decode_0(), 290, 291, array![0x14818903700cf16256cdb0d802013078]));
+    verify_walk_calldata(splice(qkv_decode_0(), 291, 292, array![0x14818903700cf16256cdb0d802013078]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_158() {
-    verify_walk_calldata(splice(qkv_decode_0(), 288, 291, array![1, 0x1e17aa9a7f238cece1cc32174c8cb4e4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 289, 292, array![1, 0x1e17aa9a7f238cece1cc32174c8cb4e4]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_159() {
-    verify_walk_calldata(splice(qkv_decode_0(), 288, 290, array![3, 0x1e17aa9a7f238cece1cc32174c8cb4e4, 0x14818903500cf16256cdb0d802013078]));
+    verify_walk_calldata(splice(qkv_decode_0(), 289, 291, array![3, 0x1e17aa9a7f238cece1cc32174c8cb4e4, 0x14818903500cf16256cdb0d802013078]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_160() {
-    verify_walk_calldata(splice(qkv_decode_0(), 291, 294, array![1, 0x15d68212b7627d7e9b0dae1af93e39cb]));
+    verify_walk_calldata(splice(qkv_decode_0(), 292, 295, array![1, 0x15d68212b7627d7e9b0dae1af93e39cb]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_161() {
-    verify_walk_calldata(splice(qkv_decode_0(), 291, 293, array![3, 0x15d68212b7627d7e9b0dae1af93e39cb, 0x19da0445739738c6d9e28589e3ba49e2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 292, 294, array![3, 0x15d68212b7627d7e9b0dae1af93e39cb, 0x19da0445739738c6d9e28589e3ba49e2]));
 }
 
 /// proof weights.w_v.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_162() {
-    verify_walk_calldata(splice(qkv_decode_0(), 287, 297, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 288, 298, array![
         2,
         2,
         0x1e17aa9a7f238cece1cc32174c8cb4e4,
@@ -6208,7 +6209,7 @@ fn rejects_qkv_decode_0_162() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_163() {
-    verify_walk_calldata(splice(qkv_decode_0(), 287, 294, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 288, 295, array![
         4,
         2,
         0x1e17aa9a7f238cece1cc32174c8cb4e4,
@@ -6226,21 +6227,21 @@ fn rejects_qkv_decode_0_163() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_164() {
-    verify_walk_calldata(splice(qkv_decode_0(), 297, 298, array![0x138143cf3155958a1ee2d80c5413f300]));
+    verify_walk_calldata(splice(qkv_decode_0(), 298, 299, array![0x138143cf3155958a1ee2d80c5413f300]));
 }
 
 /// proof weights.w_v=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_165() {
-    verify_walk_calldata(splice(qkv_decode_0(), 286, 298, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 287, 299, array![1]));
 }
 
 /// proof weights.w_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_166() {
-    verify_walk_calldata(splice(qkv_decode_0(), 228, 298, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 229, 299, array![
         5,
         6446955,
         0,
@@ -6483,49 +6484,49 @@ fn rejects_qkv_decode_0_192() {
     verify_walk_calldata(splice(qkv_decode_0(), 135, 136, array![0x1178194eab8dfbdd1692d9f9702990e9]));
 }
 
-/// felt 162 + 1
+/// felt 163 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_decode_0_193() {
-    verify_walk_calldata(splice(qkv_decode_0(), 162, 163, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 163, 164, array![4]));
 }
 
-/// felt 189 + 1
+/// felt 190 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_194() {
-    verify_walk_calldata(splice(qkv_decode_0(), 189, 190, array![0x1f0449db51e418af3601060eb46e3a15]));
+    verify_walk_calldata(splice(qkv_decode_0(), 190, 191, array![0x115c5a911dd704895e4ca48ee16651bf]));
 }
 
-/// felt 216 + 1
+/// felt 217 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_195() {
-    verify_walk_calldata(splice(qkv_decode_0(), 216, 217, array![30257]));
+    verify_walk_calldata(splice(qkv_decode_0(), 217, 218, array![30257]));
 }
 
-/// felt 243 + 1
+/// felt 244 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_196() {
-    verify_walk_calldata(splice(qkv_decode_0(), 243, 244, array![0x10c16a0f2c5fb87a11ff1ad767ed07a5]));
+    verify_walk_calldata(splice(qkv_decode_0(), 244, 245, array![0x10c16a0f2c5fb87a11ff1ad767ed07a5]));
 }
 
-/// felt 270 + 1
+/// felt 271 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_197() {
-    verify_walk_calldata(splice(qkv_decode_0(), 270, 271, array![0x194aac864b3e3eb90d0ebaa10fe9a705]));
+    verify_walk_calldata(splice(qkv_decode_0(), 271, 272, array![0x194aac864b3e3eb90d0ebaa10fe9a705]));
 }
 
-/// felt 298 + 1
+/// felt 299 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_decode_0_198() {
-    verify_walk_calldata(splice(qkv_decode_0(), 298, 299, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 299, 300, array![2]));
 }
 
-/// An honest qkv-decode proof, dims 3×5×3×2×2, public weights (382 felts).
+/// An honest qkv-decode proof, dims 3×5×3×2×2, public weights (383 felts).
 pub fn qkv_decode_1() -> Array<felt252> {
     array![
         3,
@@ -6827,6 +6828,7 @@ pub fn qkv_decode_1() -> Array<felt252> {
         0x164a8e8c3e127e64572218519a8313cc,
         0x147faadeb1006a599c240dc306e1adad,
         0x1ff4fa5f49a133871d6b6e8c471c04b4,
+        1,
         3,
         27440,
         1,
@@ -6918,7 +6920,7 @@ fn accepts_qkv_decode_1() {
     assert_eq!(verify_walk_calldata(qkv_decode_1()), 0x2c7e9630487104ffaf79087d0201c40dadc760f9f017f84e378d69e59b7c4e1);
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, committed weights (308 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, committed weights (309 felts).
 pub fn qkv_decode_0_committed() -> Array<felt252> {
     array![
         3,
@@ -7146,6 +7148,7 @@ pub fn qkv_decode_0_committed() -> Array<felt252> {
         0x113e12e1b7bb5f9f2d6a93317263da69,
         0x16812365ab8fd9678822d65b6231e99e,
         0x1e25b0d292d88e79de5303bc9110bdc0,
+        1,
         3,
         27440,
         1,
@@ -8185,84 +8188,84 @@ fn rejects_qkv_decode_0_committed_85() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_86() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 227, 228, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 228, 229, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_87() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 225, 228, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 229, array![2]));
 }
 
 /// proof inputs.v0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_88() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 229, 230, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 231, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_89() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 225, 229, array![2, 27440]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 230, array![2, 27440]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_90() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 235, array![0x104232af2db2fef1b729899558fee8aa]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 235, 236, array![0x104232af2db2fef1b729899558fee8aa]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_91() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 235, 236, array![0x18c4f5b27198796e62b1f1d7fa0f75d9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 236, 237, array![0x18c4f5b27198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_92() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 236, array![1, 0x104232af0db2fef1b729899558fee8aa]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 237, array![1, 0x104232af0db2fef1b729899558fee8aa]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_93() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 235, array![3, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 236, array![3, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_94() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 236, 239, array![1, 0x11b804df8e783725a13ae9b6a9415f0b]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 237, 240, array![1, 0x11b804df8e783725a13ae9b6a9415f0b]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_95() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 236, 238, array![3, 0x11b804df8e783725a13ae9b6a9415f0b, 0x1ef62b1736ac2387fd368b3bfeb2982c]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 237, 239, array![3, 0x11b804df8e783725a13ae9b6a9415f0b, 0x1ef62b1736ac2387fd368b3bfeb2982c]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_96() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 239, array![1, 2, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 240, array![1, 2, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_97() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 236, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 237, array![
         3,
         2,
         0x104232af0db2fef1b729899558fee8aa,
@@ -8277,70 +8280,70 @@ fn rejects_qkv_decode_0_committed_97() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_98() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 239, 240, array![0x1328b5e18a61ba8723bd5bc257e11c77]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 241, array![0x1328b5e18a61ba8723bd5bc257e11c77]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_99() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 231, 240, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 241, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_100() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 225, 240, array![2, 27440, 1, 30256, 1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 241, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_101() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 245, array![0x11f53d80675383744540c7d700a87d83]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 245, 246, array![0x11f53d80675383744540c7d700a87d83]));
 }
 
 /// proof opening.merge.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_102() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 245, 246, array![0x176aa682b43455138627f72ac0653c5b]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 246, 247, array![0x176aa682b43455138627f72ac0653c5b]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_103() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 246, array![1, 0x11f53d80475383744540c7d700a87d83]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 247, array![1, 0x11f53d80475383744540c7d700a87d83]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_104() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 245, array![3, 0x11f53d80475383744540c7d700a87d83, 0x176aa682943455138627f72ac0653c5b]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 246, array![3, 0x11f53d80475383744540c7d700a87d83, 0x176aa682943455138627f72ac0653c5b]));
 }
 
 /// proof opening.merge.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_105() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 246, 249, array![1, 0x18f321637096da2fcb2711f6fcfb12cf]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 247, 250, array![1, 0x18f321637096da2fcb2711f6fcfb12cf]));
 }
 
 /// proof opening.merge.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_106() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 246, 248, array![3, 0x18f321637096da2fcb2711f6fcfb12cf, 0x1681d5b17a7b3147311a56732254fc82]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 247, 249, array![3, 0x18f321637096da2fcb2711f6fcfb12cf, 0x1681d5b17a7b3147311a56732254fc82]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_107() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 242, 252, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 253, array![
         2,
         2,
         0x11f53d80475383744540c7d700a87d83,
@@ -8355,7 +8358,7 @@ fn rejects_qkv_decode_0_committed_107() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_108() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 242, 249, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 250, array![
         4,
         2,
         0x11f53d80475383744540c7d700a87d83,
@@ -8373,21 +8376,21 @@ fn rejects_qkv_decode_0_committed_108() {
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_109() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 254, array![0x19542f05b8515156789eac75f6deaa85]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 254, 255, array![0x19542f05b8515156789eac75f6deaa85]));
 }
 
 /// proof opening.merged_values[1]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_110() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 254, 255, array![0x1885442549fc03690da73dc6c0d6c2e6]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 255, 256, array![0x1885442549fc03690da73dc6c0d6c2e6]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_decode_0_committed_111() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 252, 259, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 260, array![
         5,
         0x19542f0598515156789eac75f6deaa85,
         0x1885442529fc03690da73dc6c0d6c2e6,
@@ -8401,7 +8404,7 @@ fn rejects_qkv_decode_0_committed_111() {
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_decode_0_committed_112() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 252, 258, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 259, array![
         7,
         0x19542f0598515156789eac75f6deaa85,
         0x1885442529fc03690da73dc6c0d6c2e6,
@@ -8416,49 +8419,49 @@ fn rejects_qkv_decode_0_committed_112() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_committed_113() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 262, array![0x1ebec964f084534c4f03cacf2f20e45c]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 262, 263, array![0x1ebec964f084534c4f03cacf2f20e45c]));
 }
 
 /// proof opening.fold.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_committed_114() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 262, 263, array![0x1ae83cfa97486c89d2e27e1053ae13ff]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 263, 264, array![0x1ae83cfa97486c89d2e27e1053ae13ff]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_115() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 263, array![1, 0x1ebec964d084534c4f03cacf2f20e45c]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 264, array![1, 0x1ebec964d084534c4f03cacf2f20e45c]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_116() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 262, array![3, 0x1ebec964d084534c4f03cacf2f20e45c, 0x1ae83cfa77486c89d2e27e1053ae13ff]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 263, array![3, 0x1ebec964d084534c4f03cacf2f20e45c, 0x1ae83cfa77486c89d2e27e1053ae13ff]));
 }
 
 /// proof opening.fold.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_117() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 263, 266, array![1, 0x17a30163818c7424623ce48919e809ff]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 264, 267, array![1, 0x17a30163818c7424623ce48919e809ff]));
 }
 
 /// proof opening.fold.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_118() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 263, 265, array![3, 0x17a30163818c7424623ce48919e809ff, 0x1002f87362a99231941129a24e37f905]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 264, 266, array![3, 0x17a30163818c7424623ce48919e809ff, 0x1002f87362a99231941129a24e37f905]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_119() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 259, 269, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 270, array![
         2,
         2,
         0x1ebec964d084534c4f03cacf2f20e45c,
@@ -8473,7 +8476,7 @@ fn rejects_qkv_decode_0_committed_119() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_120() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 259, 266, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 267, array![
         4,
         2,
         0x1ebec964d084534c4f03cacf2f20e45c,
@@ -8491,63 +8494,63 @@ fn rejects_qkv_decode_0_committed_120() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_committed_121() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 270, 271, array![0x12ca510a233350ad1e6ef5d3c94aae38]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x12ca510a233350ad1e6ef5d3c94aae38]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_qkv_decode_0_committed_122() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![92935]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 273, array![92935]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_committed_123() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 273, 274, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 275, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_committed_124() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 273, 274, array![0x4000000000000000000000000000000012ef9a7a576cea0e6532aad9406a425]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 275, array![0x4000000000000000000000000000000012ef9a7a576cea0e6532aad9406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_125() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 273, 274, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 275, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_126() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 273, 274, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 275, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_127() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 275, array![0x3000000000000000000000000000000000000001f8cca27ae1d3e315a6810a0]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x3000000000000000000000000000000000000001f8cca27ae1d3e315a6810a0]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_128() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 275, array![0x5000000000000000000000007e33289eb874f8c569a0428259525cecb2a4b9d]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x5000000000000000000000007e33289eb874f8c569a0428259525cecb2a4b9d]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_129() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 277, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 273, 278, array![
         3,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -8559,7 +8562,7 @@ fn rejects_qkv_decode_0_committed_129() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_130() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 276, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 273, 277, array![
         5,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -8572,7 +8575,7 @@ fn rejects_qkv_decode_0_committed_130() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_131() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 278, 283, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 279, 284, array![
         3,
         0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
         0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
@@ -8584,7 +8587,7 @@ fn rejects_qkv_decode_0_committed_131() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_132() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 278, 282, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 279, 283, array![
         5,
         0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
         0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
@@ -8698,84 +8701,84 @@ fn rejects_qkv_decode_0_committed_147() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 27 + 1
+/// felt 28 + 1
 #[test]
-#[should_panic(expected: ('calldata.marker',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_decode_0_committed_148() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 27, 28, array![3]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 28, 29, array![2]));
 }
 
-/// felt 55 + 1
+/// felt 56 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_decode_0_committed_149() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 55, 56, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 56, 57, array![7]));
 }
 
-/// felt 83 + 1
+/// felt 84 + 1
 #[test]
-#[should_panic(expected: ('kvcache.output_split',))]
+#[should_panic(expected: ('statement.shape',))]
 fn rejects_qkv_decode_0_committed_150() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 83, 84, array![0x5ec8b97d89350eac0fccd2655a7e83b]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 84, 85, array![4]));
 }
 
-/// felt 111 + 1
+/// felt 112 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_committed_151() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 111, 112, array![0x115cc66403e9882e4b61b3d62fe8c742]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 112, 113, array![0x1e74525afe6624b4a88111d261c75813]));
 }
 
-/// felt 139 + 1
+/// felt 140 + 1
 #[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_decode_0_committed_152() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 139, 140, array![0x1e9cea3893049d73eda038db43e1a2e7]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 140, 141, array![3]));
 }
 
-/// felt 167 + 1
+/// felt 168 + 1
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_committed_153() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 167, 168, array![0x10000000000000000000000000000001]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 168, 169, array![0x18f62bd3576586a4d6d85030450234b4]));
 }
 
-/// felt 195 + 1
+/// felt 196 + 1
 #[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_decode_0_committed_154() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 195, 196, array![0x10000000000000000000000000000001]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 196, 197, array![4]));
 }
 
-/// felt 223 + 1
+/// felt 224 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_155() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 223, 224, array![0x16812365ab8fd9678822d65b6231e99f]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 224, 225, array![0x1e25b0d292d88e79de5303bc9110bdc1]));
 }
 
-/// felt 251 + 1
+/// felt 252 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_156() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 251, 252, array![0x1e505f5eb90575f10fdb116a7293ae5d]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 252, 253, array![0x1e505f5eb90575f10fdb116a7293ae5d]));
 }
 
-/// felt 279 + 1
+/// felt 280 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_committed_157() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 279, 280, array![0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa45]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 280, 281, array![0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa45]));
 }
 
-/// felt 307 + 1
+/// felt 308 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_decode_0_committed_158() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 307, 308, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 308, 309, array![1]));
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, bound weights (323 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, bound weights (324 felts).
 pub fn qkv_decode_0_bound() -> Array<felt252> {
     array![
         3,
@@ -9018,6 +9021,7 @@ pub fn qkv_decode_0_bound() -> Array<felt252> {
         0x1638d492495afcd8d2b9f3880b9336c2,
         0x16d750ca4d1a049a9c1074d66f225b0e,
         0x14231529a75907c3c55aa69e108a6249,
+        1,
         3,
         27440,
         1,
@@ -9109,7 +9113,7 @@ fn accepts_qkv_decode_0_bound() {
     assert_eq!(verify_walk_calldata(qkv_decode_0_bound()), 0x5427b56249c656dca8e04a362124dac36e201e99993853b81091dda300d2498);
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, committed inputs, outputs and weights (318 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, committed inputs, outputs and weights (420 felts).
 pub fn qkv_decode_0_io() -> Array<felt252> {
     array![
         3,
@@ -9121,42 +9125,10 @@ pub fn qkv_decode_0_io() -> Array<felt252> {
         2,
         3,
         1,
-        2,
-        27440,
-        2,
-        3,
-        3,
-        2,
-        0xffffff0e0000010c000001d000000000000000000000000000000000000000,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        3,
-        3,
-        2,
-        0xb1fffffeaffffffca800000000000000000000000000000000000000,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        2,
-        107,
-        3,
-        2,
-        3,
-        3,
-        3,
-        0xffffff0e0000010c000001d7fffb2b3ffff82b1fffebb70000000000000000,
-        0x1fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d,
-        0x200000000000000000000000000000000000000000000003ffff5a57fffcfeb,
-        118,
-        3,
-        2,
-        3,
-        3,
-        3,
-        0xb1fffffeaffffffcaffffe405fffff46600009790000000000000000,
-        0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b,
-        0x200000000000000000000000000000000000000000000003ffff9be00000019,
         0,
-        8,
+        0,
+        0,
+        12,
         6446955,
         1,
         3,
@@ -9178,6 +9150,23 @@ pub fn qkv_decode_0_io() -> Array<felt252> {
         0x5f89aa8a16987fa78c936e8e34afc69,
         2,
         0x706f736569646f6e,
+        107,
+        3,
+        2,
+        3,
+        3,
+        0xc08d883d59e3851c3523986f4471dc83,
+        0x67cf2a71eb465370d1445135771017a,
+        5,
+        0x706f736569646f6e,
+        27440,
+        2,
+        3,
+        3,
+        0x7c0d7b054199b70659e620f4cf6a61a,
+        0x4a41859d4a84f10d39e1a277b2ade2a,
+        4,
+        0x706f736569646f6e,
         113,
         2,
         2,
@@ -9185,6 +9174,23 @@ pub fn qkv_decode_0_io() -> Array<felt252> {
         0xec56adadd7457f184beb193276264966,
         0x2c78fff8032685ad990c9d7bc5019d1,
         3,
+        0x706f736569646f6e,
+        118,
+        3,
+        2,
+        3,
+        3,
+        0x4998fd40451f4633c3bd7c36dacbda3d,
+        0x59ec15904b6c23bcadb9983d3c75dfb,
+        5,
+        0x706f736569646f6e,
+        30256,
+        2,
+        3,
+        3,
+        0xe1a9ce2aaadbba92c5ee79bfe7de2bf4,
+        0xbd112e11636654c0f4f704944bf20d,
+        4,
         0x706f736569646f6e,
         7823211,
         2,
@@ -9221,167 +9227,205 @@ pub fn qkv_decode_0_io() -> Array<felt252> {
         0,
         1,
         0,
-        1,
+        3,
+        107,
+        0x171b5479e55c2bf656c407ca15066282,
         113,
-        0x135761dd96da0099c2d5e2c3bb3f3ffe,
+        0x1e5a2fc9e5d12ef94a01d7f6d38f4e37,
+        118,
+        0x18fb1ed3b732ed4ed28621f9b86a3382,
         2,
         2,
-        0x117d6cbfa1b2707ce7287224e1aec591,
-        0x12c0087672fd48a4a0ee131fbdb38b02,
+        0x16b26b0236bedfd6cfb4d27267e2618f,
+        0x179960cdda6bd15eef15a3ade936da46,
         2,
-        0x1c9700ae1d3f8f8b3ca8cb6c700c66a9,
-        0x13d4910e0fe9983234c9ebb52b3426b1,
+        0x1826ecb2b9b5e8b703ec1b9864288f92,
+        0x19c58039dce53d60f713b05d6d417b15,
         2,
-        0x16e20b9c848bec1e99b4599c36bd3800,
-        0x1405822d202b6efd76005204827381cf,
+        0x1b8bfe8e90dc669410e319f98e53e523,
+        0x16d38de3f71b3a6d68ff3e7a32d8f590,
         2,
         0,
         4,
         2,
-        0x153313288204dd77188aca301149cf44,
-        0x1b938a5a4f85acaa43fea48b93e629c4,
+        0x186c84df2706e9ee59a4a45caacce059,
+        0x19e5530916bb50b113e9015683741c8b,
         2,
-        0x1ab9daa5d41182a3fe01750c2ff09062,
-        0x1e5ab3e50e3f63411b4ec60a6f75ef81,
+        0x11fcc7e0439b000014c98e3a3518954e,
+        0x159d038fefb6ed793871d5159e2a4548,
         2,
-        0x1afb75fe84c556091563e391e7633fb5,
-        0x1510ee58ab107b31502444c423adf2b7,
+        0x1aa1e307559c9763d995950ea51ae7ef,
+        0x1b2c2c71ada056b54ebd096fb3293d36,
         2,
-        0x1a375e36eee5c7c6448389307a1dd588,
-        0x1e84ac372a3947fe47425e728cb4a6db,
-        0x1358afa10e240c3ab1fbf45ad9fec805,
+        0x12c2ebcaa2aa9aae1d8a7b3a43b6010b,
+        0x15298c23d5bf4c71ffdb17c0b5e7e5e5,
+        0x168db539ac7614bf3babe3d4acc78016,
         0,
         4,
         2,
-        0x1bf1aa4756601965732583b7889abf78,
-        0x184100b080fc78d2bf107b484295b427,
+        0x13d248296cf7f9cde3f10f29e6986fb6,
+        0x17490a2bf3742edc2f5b78b6f1ac6271,
         2,
-        0x1acc9f1a974d69aeff020d89cc50f57c,
-        0x1ce82e890d4c46ddd4c3b0ab8602e388,
+        0x1d49687ee3a702ba27ba43695181a71c,
+        0x107b139e367c3a5cb2311981a67b7913,
         2,
-        0x1f84ee05ed3327d69d952975ad8b31db,
-        0x13c6b96df19bf7c0162965a6d4d1909e,
+        0x107216909d75d081ac516ad8e26a1f23,
+        0x1f0ac79d9ee16a613607beb614e6f780,
         2,
-        0x152410afb6fa81cc67c2e541d2fab018,
-        0x13a387738399c99041b973ba2e3184ae,
-        0x1a3b9c87e6b3203532a5b1b9f3b13ca2,
-        0x1d32ca1b8cf757ef3802dde46283cd65,
-        0x1625e585612cb44bb9f91676777afa9f,
-        0x188300de93d9c8d1d4ed0c77832b276d,
-        0x11b89ba972d957631db8a54270861535,
+        0x1b00155205885519c0300c802716782d,
+        0x141073ffaa4d9ce958dfb61bdeecc741,
+        0x1af5e67649227e0917199cf382525bdb,
+        0x1f78a4de1ce9658ef55186505fef4f71,
+        0x1715105b8f8caf30065a5d84ccd830a4,
+        0x13a4227b9c97de6864e0cc77bf90725f,
+        0x1751c3facc8a9fa0b238d07bc2c1e97b,
         4,
         3,
-        0x1ed13b914ddd1f22a83e22d1ed97edf4,
-        0x183a138a1e0005dbd334d648e2fc757e,
+        0x1bd0bf0d8b3bcaceccc2c1bfd11f362b,
+        0x14fbcf6293a0e6b91447f862505c82bb,
         0x10000000000000000000000000000000,
         3,
         0x10000000000000000000000000000000,
-        0x1a30418f487d196b9c54d7492c44afcf,
+        0x12803445d89525615a314e82452a6682,
         0x10000000000000000000000000000000,
         3,
-        0x1c4f117d94e206b8ea3cdc8e5ca17141,
-        0x1711e068233315c25ad3ed63d56f9a2e,
+        0x1d93e4b1f268d7e3d4e142e82d36fea6,
+        0x14383833b94fdcdd5a38d0c9de96b276,
         0x10000000000000000000000000000000,
         3,
-        0x194c00eb8e93e2b9adea198ca0c89c9e,
-        0x1c000c3a37ef21fb4e4abf5e7c91f826,
+        0x10ee936a6bf9ac6a09bd4cf3a1253244,
+        0x1c86ec05626811586dd99d4e1017a503,
         0x10000000000000000000000000000000,
-        0x1f28a966f2e85695cb6bbfa0a8f34eaa,
-        0x17f16422c4ee3f56b7dcf4c96268f5f5,
+        0x1dec72c39a13f593abd2e90caaea1a8f,
+        0x1bc53f26923d522e1350cdd07774d0d3,
         3,
-        0x1ebc40c17c5c193beb0f181f2ee13163,
-        0x11f31eee3c73bc36bd17e83eb4d2e8d3,
-        0x18bca97ece84dfefc2c2824fcbfa38b7,
+        0x167285f4379b88dd67eea5562f0f7c2f,
+        0x11bc0fa5347a62849e4aa694efabee67,
+        0x1b7112e3e535d76c209ce2235c5c5ab5,
         1,
         3,
-        0x138cee4f96444561ec2376a7a1fb97ed,
-        0x111127873992c003435285c58f3146e4,
+        0x1f87e3e19ff16420b72a6ccecfd5fea7,
+        0x10aa8582424a26251e34f8da73734644,
         0x10000000000000000000000000000000,
         1,
-        0x1269d1d720652f64fe9c57086674a7b2,
+        0x1ad306191ba011ab80b3d1dc26b9ecf6,
         3,
-        0x1a646c3ca2ae47c921280e65bed30eef,
-        0x12471825aba10bcb56ceb3d737ce6963,
-        0x1c7aa07f0c182536e2550b5774347748,
+        0x1d3de8643828cb717dbe11ca346453ce,
+        0x164bd8724d1bf4fac9c84e645e1f73e9,
+        0x1e5a5a115cbe4e81034d163756e84b40,
         1,
         1,
-        0x1c9700ae1d3f8f8b3ca8cb6c700c66a9,
-        0x173d905ff2aa08a6f8212048bb27c007,
-        0x16e20b9c848bec1e99b4599c36bd3800,
-        0x1d2376909b9f82de9c4bf868cbb649ce,
+        0x1826ecb2b9b5e8b703ec1b9864288f92,
+        0x119e9387232f54a9f32794c50918eb83,
+        0x1b8bfe8e90dc669410e319f98e53e523,
+        0x1b478f55463ed3d9581c2480a485106d,
         4,
         3,
         0x10000000000000000000000000000000,
-        0x157a165f0ccfcc9d90f8bc2ce73fda4b,
+        0x1eeb6241cd13cb452ba587ac5da98f12,
         0x10000000000000000000000000000000,
         3,
-        0x150850b451aa3cf2c704e8e4010663c3,
-        0x14c807f77381e90e23af24dc60c5f268,
+        0x127de36cef34fc8a37372ed59db2ef10,
+        0x154b10d94802fe754699cc3ef1b13368,
         0x10000000000000000000000000000000,
         3,
-        0x1727abb23ea7725b629f5b4db2d4c8cb,
-        0x19e54747d08f1ac3966ae5e62d8fc858,
+        0x15122067d77c8c266c8ce3a6b6985d2c,
+        0x1540640f09488c0fbcf9359fa52799a8,
         0x10000000000000000000000000000000,
         3,
-        0x1df981197dc3b6e4063cb11185324ed5,
-        0x1b9606f5dcda1d2916d166ed7c0cf547,
+        0x1fc282ec783babce0847949a93e22281,
+        0x1fe6fef62f8becfa02520be8d5ce95aa,
         0x10000000000000000000000000000000,
-        0x149dc4bbd0faa6eb438c03110c2875b7,
-        0x1e68d0ee6c2a3cef56b66ddf51158050,
+        0x10e436c722a18da3a652aeb203f8ec75,
+        0x16ca7acedaccf0588bb62b80b9666efb,
         3,
-        0x1ebc40c17c5c193beb0f181f2ee13163,
-        0x168347597f63e0020a94213d2442f6a5,
-        0x1a80b62ace3f7d93dead2deec84ca7f1,
+        0x167285f4379b88dd67eea5562f0f7c2f,
+        0x1860c5080d87ffa09d0730557fdc23ef,
+        0x1c1c167582eeb337c9d5d76da8db7e2c,
         1,
         3,
-        0x18c6ac54ab5ded8bf0c1efe08225b3c1,
-        0x14cc33797ba9f4a051fda37cabd62a3c,
+        0x1fb88c14457195b19fe0387ab08d28d0,
+        0x1eae27a57c9d7933054470f67fd192ed,
         0x10000000000000000000000000000000,
         1,
-        0x19516b2dac1a0bec2014311c20277fa6,
+        0x17ade815fd68dc42e6413e03e414f4b8,
         3,
-        0x11e403cfc10334009360b2815ce98575,
-        0x15e4d354fead128a446ab9e91aa15fde,
-        0x136ecc6533f9676453653fef3fe52d49,
-        2,
-        27440,
-        1,
-        30256,
-        1,
+        0x1aa559d9c02ced3ed41db2ca7cef09f0,
+        0x18cebe87a69333f16ae9e33b3ed92d7c,
+        0x1894b298800dea7b550f432c1bb9acd7,
+        0,
+        4,
+        3,
+        0x10000000000000000000000000000000,
+        0x1e81eed07449e67db4f3abd029f9fd5e,
+        0x1acfde17f8cda7ca6157ede12ab9c838,
+        3,
+        0x1ab4f47e9961a15bb44f9fe5427b395d,
+        0x1a85f6c7431f7ee1f7a501698f35a05b,
+        0x1ba03adfe9ab1126d52dc2a9b19cb2f3,
+        3,
+        0x16d2c5d72181abb47ec1096f47994bd8,
+        0x10e965c914d0b7b957fdf880b8a3fade,
+        0x10000000000000000000000000000000,
+        3,
+        0x12a84adb4c5a70e335a2067efd53aff0,
+        0x195b9db3319a0a16935fb5c734a2b7ed,
+        0x10000000000000000000000000000000,
+        0x1ea416ef0571b93ee1250081afb3e7d4,
+        0x1dbd56723ec32bed69f400d29bfe57e6,
         0,
         0,
-        3,
-        2,
-        0x1a3b5bd1312cdcbaeaf0fa0e93e69096,
-        0x1c2b0bfc5069667360e5dd040f57825e,
-        2,
-        0x118421db62ad624db4fab7453533a617,
-        0x11de6932f2ec058a9c734a559a7c0141,
-        2,
-        0x12463f0b5efc47f2646d39737638f8a6,
-        0x135234ea49d3d0c8445c8b2877159ce9,
-        8,
-        0x15984c76723035c3c00f24395f44c1b4,
-        0x1b06df1025f3932de34d5ce3fd5794a1,
-        0x13e56d4f8d73d6a775c142858ca18197,
-        0x15284ec4b50aa75d731e3c7f11cef93a,
-        0x11ad81395558d87d5d318c180575e630,
-        0x11aee4a4cc352e2da72180ded247a484,
-        0x151c0bfc3dbc282edacdd8b1f14c94a0,
-        0x19782f1484438b0e717c82cf11f95abc,
-        3,
-        2,
-        0x1b83884209c3881326e1144434cb34f7,
-        0x1b716d2388ded10bee8998724a07c763,
-        2,
-        0x17ad3c886527869449c4f81caa371381,
-        0x1bebd0714f75d0dd10f85a7820a4e4ef,
-        2,
-        0x12edc5866c8f7f4517ca011386020f3e,
-        0x1141bdb7a19f6908d5d93f5b5f203b62,
         0,
-        0x11b7599a32c2677d8b06b448c8114539,
-        11629,
+        5,
+        2,
+        0x151c1c370b8be8ba171d0b32eb49f984,
+        0x105ae259babcea15efc44bd1fa845294,
+        2,
+        0x1fa78576675e8b811bea5e4dac6ac87c,
+        0x12df06a090bf685ec88f22668252a551,
+        2,
+        0x1fad493e25aceba69b844b6df5abd1ee,
+        0x195931a20efc820b976d0b808ba96e7c,
+        2,
+        0x1763fee2ac975d733e8f4e47e9d981e9,
+        0x11beb5deed2dffe9b4909b7027039342,
+        2,
+        0x136abc2740050b6cabf7473548f3d1ad,
+        0x1b295f70a0c1b4f1c96ede892feecc03,
+        12,
+        0x12c72042c1fd02093786a68296cb7c93,
+        0x161a601075f250bceea5bfc4b02a0158,
+        0x1cbd652635538dce6dd27fcdc3a57f6a,
+        0x1c8a849dddc7fb103df083e92ec57a4d,
+        0x13e616d0e4dd4687977a09cb30791139,
+        0x136acb48909eb5e94f181b70f44dde71,
+        0x1cedff4a1e5f32b985b8e12cd6f9e7e6,
+        0x11a15d378b5e69264465a363ed1eea84,
+        0x150621b324b15e1a00a4bdd57569e92b,
+        0x10c8d1e66fb75bba10a04abfbaa48b7e,
+        0x12b24019ea9bc60f89932e621f22cba5,
+        0x1f7515e7fffc7adefe44dcd240f079c1,
+        5,
+        2,
+        0x14dc71551d4274dc68eaca101e5d7345,
+        0x190133577ad4cb03226d2b55ea2d5717,
+        2,
+        0x15da6eebec11299ab9d7aa1168fbf44e,
+        0x192eb4d6473ca43852632b1752bca36f,
+        2,
+        0x170cc571b1d4f2535169da67f30c5da4,
+        0x1898dd2f927bc567641ed31ea4b6b92d,
+        2,
+        0x19e8623fb05a56444892216b9e23bdb5,
+        0x17df33926734b78070133dc56374d7fd,
+        2,
+        0x19b0f03902d547d6e3dd16d3c22e0534,
+        0x17a3960e327adf2ed1e0f28d70e95536,
+        1,
+        0x8d84024b2beb4496a64d740d902aa6bb,
+        0x46976d682a4048a5585919287de8294,
+        0x1d921db10ced5d6d801670ef1189f1bb,
+        195375,
         4,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -9400,11 +9444,67 @@ pub fn qkv_decode_0_io() -> Array<felt252> {
         0x40000000000000000000000000000000c93d063e49604ca267c5001bc10c944,
         0x40000000000000000000000000000000abfdfdceca8e6ee4ab048e461fcd326,
         0,
+        8,
+        0x3a9ca4688954f423b1cf02cc969aee2a6b3fef1658bff918ddb82bfb018f05,
+        0x5ed0367a34611930f95d9e11d54adc7c7f99d12b5bca1e526085d4ecaaeb59,
+        0xa51bd9fc3e63f984ff55200c23c475efd2e4ad95b2afd1bd4a934c5accbe1a,
+        0xd5a1707afd7cb8b1bf1a877724c957bb07fddd82ee9afbf502a291f9f515b7,
+        0x3ecc7850d6822ac24d00e468b66aa4b2da31c1ce1e1c474c206916b7092cfe,
+        0xc94968481195b86a42f3dd2a0aba699d31d2521bd2b2587f2994c55a863267,
+        0x30933d058b0a5722b11f524a4e84a01294850c64d960bb2e063cd24bfd31aa,
+        0x3da2239125c2b66a918f455160fd6b8b3811312d2ce2f0d0942e086d4bb93c,
+        0x4a9cdbc025d2b8865904ac4e3a28677c4d77c02dcdf32c1154cb9f76f9f373,
+        0xe6555309e07a6f2cad2cce555a3ab86aec0cfae39772397ea3a385e876e9b0,
+        0xe9e60061a83cd98c2696eb4da2f592b2116c0cc7e0524ff62f19a043ae7664,
+        0x7661c599265dbcc1f0f481cc6a9c1c391f5b7d226ff3678d26f298b86cc456,
+        0x38349e3a8b87902d15364601c556a68cbccc5f7dee055926b1d235903ad3f5,
+        0x24bed51068e8be0a31cffd2e65f9a6504788ea9bfe7a21f9f2b400fe50c7d,
+        0x5daf7a2b3b079d28f8e74d65e7cbab3379fbd94f15a14609dc1727c46e3593,
+        0x86b1b2a4ae15b0ab8e814457d0e1cf16a61449b5ea5812fd48d9e212484ed4,
+        0,
+        4,
+        0x7630474cec608e99d8c11d33b1823a626f62c464dec588c9bd8b11937b1623,
+        0xdbc46809b788d0136f11a026de23404871520a30e2a41461c54828c38a9051,
+        0x122863022450c60448a18c08914318160f1bf18c1e37e3183c6fc63078df8c,
+        0x918aefcd2315df9a462bbf348c577e6fb5aea57f6b5d4afed6ba95fdad752b,
+        0xe4335359c866a6b390cd4d67219a9ac6883bb06d107760da20eec1b441dd83,
+        0x8787701d0f0ee03a1e1dc0743c3b80e2bc17dc25782fb84af05f7095e0bee1,
+        0x4e4d55c49c9aab8939355712726aae288f67e4f11ecfc9e23d9f93c47b3f27,
+        0xaae0042155c00842ab80108557002107ddc240afbb84815f770902beee1205,
+        0,
         4,
         0x284e80227a40f54641cc24bee74879784c8c588987ef7b630801bb68083565,
         0xdfc140e8ff5addb6dd47ed8a78a23bbece6117b37052d6f16ba700260bc7b6,
         0x291350fe3e5a7f4c60c378f5fa8d66d2bf3e1d3cbca55faa68a5b79262836a,
         0xe6cf5d7edc756f597bd07d01de0a0de19ec76f0913334eb3a547f46f948f6f,
+        0,
+        8,
+        0x735dc103ca3c471c0d07d64aa9cf780c1684903bf1f51861bb9a678d04c414,
+        0xf37fbfa3afa487e52ecb520bfcf978ab4963c98b73c942544ab6255f84d70b,
+        0xc103c212b40c296bd26a84f93379ac45b7bfc66951bfa0e1b454510f9c5414,
+        0xc4e129c1e3615be96834fb8ae424c6a6bd1a1a48f1cc1a1ddeb59b9df29603,
+        0xbd56a42461429221378e42a500a2e46e14aaec19b1a45955c8cb6cabda51ed,
+        0x22815b9a41afe0d44d5239c18025ecad0b21383cf69d456ae5ec610667a615,
+        0x4445f15486956fbcd6950daa8f5b2e426af5c3d5fe930de1208d1c2910e01d,
+        0xad040ff0ef25fcfcc6acf14f975e90e36388ed55cd78eca73ad8b023dc79bc,
+        0x4f13d3b7b78c8caca5598a700c1dbb95bc3002f038eca8bdb26a0773605eaa,
+        0xb3c0d19cff2041aba59530da4f5d31d347bac577db2a97f01f06fe196c728e,
+        0x791d3fc633251aaba5d941fd49cbe4da38be584647edd16a29aa23169255c1,
+        0xf72ed37bbba0d289090028ac95f994bb9499ea1b46336cf43ab5536148325d,
+        0x6ae2498c0e2ea4bac18372f60cc5f95c4016bec03239b289baf2dfcf53b701,
+        0xabdc25921ea0be197a2da1d2e508e15dced71de088bfa5a016dc74306bfe9d,
+        0xddff96ed56f937f291df3147282334a762ff4083bee124f44c7c72617a85b2,
+        0x3cec005ec44ee9fe046244a0efd721aeb3ceafb083f62f7a72ead542c87890,
+        0,
+        4,
+        0x3e5cf5967cb9eb2cf973d659f2e7acb76e1a290edc34521db868a43b70d148,
+        0xb044f40d6089e81ac113d0358227a069a7c768b34f8ed1669f1da2cd3e3b45,
+        0x6733efb0ce67df619ccfbec3399f7d87ef0126cfde024d9fbc049b3f780936,
+        0xd78d2777af1a4eef5e349ddebc693bb424ed92a849db255093b64aa1276c95,
+        0x42191fe084323fc108647f8210c8ff009a97ce21352f9c426a5f3884d4be71,
+        0x5a1ec84ab43d9095687b212ad0f64255a1e9db2b43d3b65687a76cad0f4ed9,
+        0x4de3355a9bc66ab5378cd56a6f19aad6717fceace2ff9d59c5ff3ab38bfe75,
+        0xc768cc058ed1980b1da330163b46602839c0475073808ea0e7011d41ce023a,
         0,
         4,
         0xe4e904130a7a207ac86d2ee3447e3b6b5e30c96840be9bae107d6e6581ed45,
@@ -9430,194 +9530,234 @@ pub fn qkv_decode_0_io() -> Array<felt252> {
         0x40000000000000000000000000000000743af37ae31f75406518c0e00779246,
         0x40000000000000000000000000000000dd5a271a32bd9f4a32b8fe4be4c6646,
         0,
+        4,
+        0x2c3a4664b8e989464af33f8268e8f7e5dbf27f01516b926caba0ea3a443f3c,
+        0x1b5b050e1ca4bc256ad84adb3460a5d6e9e6946b15b8647aad5034ad8cc45d,
+        0x338b74c7688028c1a8f147315f9e05f566df98f658019a76cbc06f4ad8ee5b,
+        0xa451a64a006f84f11081c6fedd8f414e5a7c808cd90bd78052b87372f9daa5,
+        0,
     ]
 }
 
 #[test]
 fn accepts_qkv_decode_0_io() {
-    assert_eq!(verify_walk_calldata(qkv_decode_0_io()), 0x68bba175fcafcae84b7711ae149321f50a8ce11f655336741ed17bab19fab90);
+    assert_eq!(verify_walk_calldata(qkv_decode_0_io()), 0x6856912041404c0e03e48be14bb82bec3d45d33fa30c1baeafc4f6f850dcf63);
+}
+
+/// proof outputs.k
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_0() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 113, 114, array![0x171b547a055c2bf656c407ca15066282]));
+}
+
+/// proof outputs.k-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_decode_0_io_1() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 111, 114, array![2]));
 }
 
 /// proof outputs.q
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_0() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 111, 112, array![0x135761ddb6da0099c2d5e2c3bb3f3ffe]));
+fn rejects_qkv_decode_0_io_2() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 115, 116, array![0x1e5a2fca05d12ef94a01d7f6d38f4e37]));
 }
 
 /// proof outputs.q-key
 #[test]
 #[should_panic(expected: ('walk.output_values',))]
-fn rejects_qkv_decode_0_io_1() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 109, 112, array![0]));
+fn rejects_qkv_decode_0_io_3() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 111, 116, array![2, 107, 0x171b5479e55c2bf656c407ca15066282]));
+}
+
+/// proof outputs.v
+#[test]
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_4() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 117, 118, array![0x18fb1ed3d732ed4ed28621f9b86a3382]));
+}
+
+/// proof outputs.v-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_qkv_decode_0_io_5() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 111, 118, array![
+        2,
+        107,
+        0x171b5479e55c2bf656c407ca15066282,
+        113,
+        0x1e5a2fc9e5d12ef94a01d7f6d38f4e37,
+    ]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_decode_0_io_2() {
+fn rejects_qkv_decode_0_io_6() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 0, 1, array![4]));
 }
 
-/// felt 28 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_io_3() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 28, 29, array![4]));
-}
-
-/// felt 57 + 1
+/// felt 38 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_4() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 57, 58, array![3]));
-}
-
-/// felt 86 + 1
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_5() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 86, 87, array![0x9b39090dd4efbf416b4a2b8e987bd403]));
-}
-
-/// felt 115 + 1
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_6() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 115, 116, array![0x12c0087672fd48a4a0ee131fbdb38b03]));
-}
-
-/// felt 144 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_io_7() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 144, 145, array![0x1acc9f1a974d69aeff020d89cc50f57d]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 38, 39, array![4]));
 }
 
-/// felt 172 + 1
+/// felt 76 + 1
 #[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
+#[should_panic(expected: ('statement.shape',))]
 fn rejects_qkv_decode_0_io_8() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 172, 173, array![0x1c000c3a37ef21fb4e4abf5e7c91f827]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 76, 77, array![7823212]));
 }
 
-/// felt 201 + 1
+/// felt 114 + 1
 #[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
+#[should_panic(expected: ('walk.output_values',))]
 fn rejects_qkv_decode_0_io_9() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 201, 202, array![0x10000000000000000000000000000001]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 114, 115, array![114]));
 }
 
-/// felt 230 + 1
+/// felt 152 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_qkv_decode_0_io_10() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 152, 153, array![3]));
+}
+
+/// felt 190 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_10() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 230, 231, array![0x136ecc6533f9676453653fef3fe52d4a]));
+fn rejects_qkv_decode_0_io_11() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 190, 191, array![0x10000000000000000000000000000001]));
 }
 
-/// felt 259 + 1
+/// felt 228 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_decode_0_io_12() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 228, 229, array![0x1fb88c14457195b19fe0387ab08d28d1]));
+}
+
+/// felt 266 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_qkv_decode_0_io_13() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 266, 267, array![0x12df06a090bf685ec88f22668252a552]));
+}
+
+/// felt 304 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_io_11() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 259, 260, array![0x1b83884209c3881326e1144434cb34f8]));
+fn rejects_qkv_decode_0_io_14() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 304, 305, array![0x17a3960e327adf2ed1e0f28d70e95537]));
 }
 
-/// felt 288 + 1
+/// felt 342 + 1
 #[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_io_12() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 288, 289, array![5]));
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_qkv_decode_0_io_15() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 342, 343, array![0x24bed51068e8be0a31cffd2e65f9a6504788ea9bfe7a21f9f2b400fe50c7e]));
 }
 
-/// felt 317 + 1
+/// felt 380 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_io_13() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 317, 318, array![1]));
+fn rejects_qkv_decode_0_io_16() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 380, 381, array![5]));
+}
+
+/// felt 419 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_decode_0_io_17() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 419, 420, array![1]));
+}
+
+/// felt 109 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_io_18() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 109, 110, array![2]));
+}
+
+/// felt 108 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_io_19() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 108, 109, array![1]));
 }
 
 /// felt 107 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_io_14() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 107, 108, array![2]));
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_qkv_decode_0_io_20() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 107, 108, array![0x706f736569646f6f]));
 }
 
 /// felt 106 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_io_15() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 106, 107, array![1]));
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_21() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 106, 107, array![3]));
 }
 
 /// felt 105 + 1
 #[test]
-#[should_panic(expected: ('pcs.hash',))]
-fn rejects_qkv_decode_0_io_16() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 105, 106, array![0x706f736569646f6f]));
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_22() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 105, 106, array![0x6e3944142ba48a9b0aadadbc0790519]));
 }
 
 /// felt 104 + 1
 #[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_17() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 104, 105, array![3]));
+#[should_panic(expected: ('kvcache.output_split',))]
+fn rejects_qkv_decode_0_io_23() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 104, 105, array![0xeccc1d571787bb702c4e061b7ae3811]));
 }
 
 /// felt 103 + 1
 #[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_18() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 103, 104, array![0x6e3944142ba48a9b0aadadbc0790519]));
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_24() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 103, 104, array![3]));
 }
 
 /// felt 102 + 1
 #[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_19() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 102, 103, array![0xeccc1d571787bb702c4e061b7ae3811]));
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_qkv_decode_0_io_25() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 102, 103, array![3]));
 }
 
 /// felt 101 + 1
 #[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_20() {
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_io_26() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 101, 102, array![3]));
 }
 
 /// felt 100 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_21() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 100, 101, array![3]));
+fn rejects_qkv_decode_0_io_27() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 100, 101, array![121]));
 }
 
 /// felt 99 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_io_22() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 99, 100, array![3]));
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_qkv_decode_0_io_28() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 99, 100, array![0x706f736569646f6f]));
 }
 
 /// felt 98 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_23() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 98, 99, array![121]));
-}
-
-/// felt 97 + 1
-#[test]
-#[should_panic(expected: ('pcs.hash',))]
-fn rejects_qkv_decode_0_io_24() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 97, 98, array![0x706f736569646f6f]));
-}
-
-/// felt 96 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_25() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 96, 97, array![4]));
+fn rejects_qkv_decode_0_io_29() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 98, 99, array![4]));
 }
 
 /// An honest mha proof, dims 3×2×3×1, public weights (156 felts).
@@ -15335,344 +15475,6 @@ fn rejects_matmul_0_extra() {
     verify_walk_calldata(splice(matmul_0(), 61, 61, array![0]));
 }
 
-/// qkv-decode with its K cache committed.
-pub fn forged_reads() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        2,
-        3,
-        2,
-        3,
-        1,
-        2,
-        30256,
-        2,
-        3,
-        3,
-        2,
-        0xb1fffffeaffffffca800000000000000000000000000000000000000,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        2,
-        2,
-        1,
-        0x40000000000000000000000000000000000000b9fffffe1000000057fffff93,
-        3,
-        107,
-        3,
-        2,
-        3,
-        3,
-        3,
-        0xffffff0e0000010c000001d7fffb2b3ffff82b1fffebb70000000000000000,
-        0x1fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d,
-        0x200000000000000000000000000000000000000000000003ffff5a57fffcfeb,
-        113,
-        2,
-        2,
-        3,
-        1,
-        0x600000000000000000001e320000250900007262000071b40000b72800031a3,
-        118,
-        3,
-        2,
-        3,
-        3,
-        3,
-        0xb1fffffeaffffffcaffffe405fffff46600009790000000000000000,
-        0x163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b,
-        0x200000000000000000000000000000000000000000000003ffff9be00000019,
-        6,
-        6446955,
-        1,
-        3,
-        1,
-        0x3000000000000000000000000000000000000000000001400000015ffffff7f,
-        6446961,
-        1,
-        3,
-        1,
-        0x30000000000000000000000000000000000000000000003c0000037ffffffc6,
-        6446966,
-        1,
-        3,
-        1,
-        0x3000000000000000000000000000000000000001ffffff8c000002d8000000d,
-        7823211,
-        2,
-        2,
-        3,
-        1,
-        0x60000000000000003fffffc97fffff83ffffff5600000140000001300000069,
-        7823217,
-        2,
-        2,
-        3,
-        1,
-        0x60000000000000000000002c8000002300000005ffffff13fffffe6ffffff89,
-        7823222,
-        2,
-        2,
-        3,
-        1,
-        0x6000000000000000000000000000001b000000f0000000e800000108000000b,
-        1,
-        27440,
-        2,
-        3,
-        3,
-        0x7c0d7b054199b70659e620f4cf6a61a,
-        0x4a41859d4a84f10d39e1a277b2ade2a,
-        4,
-        0x706f736569646f6e,
-        0,
-        1,
-        0,
-        0,
-        2,
-        2,
-        0x11e6da732485b0ed973e251430bdca36,
-        0x19d63026edac9fd555487c0de6625440,
-        2,
-        0x19d98a5132a434e323f4d43727398771,
-        0x168baa018a1875c212f762f6293acf54,
-        2,
-        0x13d7f1eaf5c491b2e971aee05085ed86,
-        0x1ab0110be3aeede36d90481a36792805,
-        2,
-        0,
-        4,
-        2,
-        0x126f9debdc156434f130b7455caaff8e,
-        0x1448ae7f3d49ff62ad99f9fe8c58f786,
-        2,
-        0x1fa147171c37797d6635d83bdceac421,
-        0x1964faf3346ec15bf7b7454f42608c94,
-        2,
-        0x14e662cb482b39417914a99e2224ec79,
-        0x1e3751e43bb0c1b83c219e7226127f4d,
-        2,
-        0x126a54638d1a98f5a555963defcfdad7,
-        0x145896a927170fb2c1d1473318d877f2,
-        0x1d553a171b9ee11f24164c70c824c34b,
-        0,
-        4,
-        2,
-        0x1dd27a87591e326877eec80cc7211e8b,
-        0x1b6567e82747410ce86dd24e497f78e3,
-        2,
-        0x109405ebe42549dace72760e2ddc7e8e,
-        0x118a28918257abb7a6462d3566937f1b,
-        2,
-        0x16750326b1235b3e68436da2804754eb,
-        0x1cca4fe867240b4b718c540aca849917,
-        2,
-        0x121cbeab301b82262163999001dd8f5f,
-        0x1501ecf4be10397549c7adfec3e4b9c0,
-        0x15805a1d5c69607ce55c0d6f36ca43a3,
-        0x1574dd21e8b3f69be058a951e6b878b4,
-        0x17e05cf532eaea8343bda31f616c4a96,
-        0x15be8807fb822fd2c401a7e7428158da,
-        0x1fc1d21540e730aa215a65887448eac8,
-        4,
-        3,
-        0x104dcae19fcba25a55e83c39e7a39ee2,
-        0x1228730b3f05f730da5b5c6df8958251,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x11a293fc55c021552885daf9b94331ec,
-        0x10000000000000000000000000000000,
-        3,
-        0x153e9a7e89fd9851669f0bd14d03c0f8,
-        0x174a71e0a5c97d3965cc2aed81cf423c,
-        0x10000000000000000000000000000000,
-        3,
-        0x19fcf1fa0ebd6e0a8df2be928807ca9a,
-        0x1956ed1cabbec1721f88bffba2424570,
-        0x10000000000000000000000000000000,
-        0x10f916eb1bcd49a4cc7394dbcefaf992,
-        0x11db3a1dd749326cb82ee5997602f8d8,
-        3,
-        0x1e96ecc606a2c2423cf38c974cdbfc4a,
-        0x15c6e13e9408ebc92f3bfb1f754ecab5,
-        0x1b85dd76f4fd5792b69faf6a0cdcf716,
-        1,
-        3,
-        0x17f6426048ac5c20ab3929943ef3a9dc,
-        0x12c7bacbfa7114f461434d816042a524,
-        0x10000000000000000000000000000000,
-        1,
-        0x12e15bac554fdd4ab65ae895058a1a31,
-        3,
-        0x19484e6fbc87bc2d2d778a74b9f0cecd,
-        0x1a44e1f348fb37548155220bfaf71e6a,
-        0x184f7e363116561d0b2435ed274ce27c,
-        1,
-        1,
-        0x19d98a5132a434e323f4d43727398771,
-        0x1cb21fb0577440deef028ebe820147e3,
-        0x13d7f1eaf5c491b2e971aee05085ed86,
-        0x16d81f210dea5c30441e993a65f33a7e,
-        4,
-        3,
-        0x10000000000000000000000000000000,
-        0x1c3509251131f2b4a1af4bb1e05201ef,
-        0x10000000000000000000000000000000,
-        3,
-        0x1c316f7344d5bf4a497770996b0a2aff,
-        0x1c078d6ad4b2415e40e6122b24ca7ef7,
-        0x10000000000000000000000000000000,
-        3,
-        0x1ead7d4a48f376ad5347fc094389d245,
-        0x10fc3c55645c92087d46fd35c3937628,
-        0x10000000000000000000000000000000,
-        3,
-        0x15c61e164c59e83fa8fcb0db3075f8ea,
-        0x1740fba56e4097413d8bdedb3f385b3b,
-        0x10000000000000000000000000000000,
-        0x13a9e3f2134190e8bd81892ac94bf038,
-        0x1c43e308e24ff7c3b2f497ebb6c1233a,
-        3,
-        0x1e96ecc606a2c2423cf38c974cdbfc4a,
-        0x1ddb568dc0fadae35149932004325956,
-        0x13afd78419348e05a38a0917521153b6,
-        1,
-        3,
-        0x1c006ad991960ba50cfc1a74a097ab64,
-        0x1076c252e70c447c8e6965fd1d160941,
-        0x10000000000000000000000000000000,
-        1,
-        0x12adc0db1174161519c649b9e3a1b655,
-        3,
-        0x16a77b19217d77705d2f56cbbe2feaeb,
-        0x13da3a2036b892f98ea4af6d72c55862,
-        0x19aaad25eb6d90961e57a22bc0d11e01,
-        2,
-        30256,
-        1,
-        120,
-        0,
-        2,
-        2,
-        0x1a2e2c280946a5eb20b31692754c1050,
-        0x168d3d6eea04ab4fc0caced89fc286b7,
-        2,
-        0x1970caca63be3c28979003ed1b0839fb,
-        0x1c78a34f369b4c2efd988195cc92a0d9,
-        0x14b7765ece109e399c142500bc448a42,
-        6,
-        6446955,
-        0,
-        2,
-        2,
-        0x1af02b3bee6ee4945796696c4642ea39,
-        0x190391813dc1bb0504a6a1b09116c042,
-        2,
-        0x117e88962f2532e05728cb0b326d592f,
-        0x135d0ba1f550f342214c129dad63bdd2,
-        0x1715ab0534930d572ff2b2b4ac0e2d07,
-        6446961,
-        0,
-        2,
-        2,
-        0x1d3af29a11d9d4aac6ae4ae1489e5436,
-        0x187fa513fdb494d993ea5d5751b2e9ad,
-        2,
-        0x1c2ea052994fcd6c943fe8fcc72a33f6,
-        0x19e3985d1f3d5fdf40a010952ecfdaa3,
-        0x1b0054ac2c34b4bcea3ba48eee5e416f,
-        6446966,
-        0,
-        2,
-        2,
-        0x11cc8ab3a58ff5f3ed11b027d351dfc6,
-        0x107cd91818fa9f5b5c3708094b208f12,
-        2,
-        0x1bd36c276821e95f0d30f6747e348711,
-        0x13a76a583e118f43d1992550acece12d,
-        0x1aebb033c097583cb8802c0036b1d0ca,
-        7823211,
-        0,
-        3,
-        2,
-        0x1cde27fc2359189c8a35c48d9861bd88,
-        0x12a1597275babd716ef832cfbc833994,
-        2,
-        0x18b8906ab82af5f49edf932a561d772e,
-        0x189c0f8c930b79ca68dd0663379eb3f0,
-        2,
-        0x11e1be13bc2ec2ea0866065782420520,
-        0x1a408a78b3fae0c3d7509c52a7e97536,
-        0x19c45da9fda35c279de2857f07d45f81,
-        7823217,
-        0,
-        3,
-        2,
-        0x175b20f38fe72956f53ddab4ba3a1549,
-        0x1a1ba817885f5d3cb91305a6838b0ab7,
-        2,
-        0x1d1d064040bafa0e33138f0fe546fdd4,
-        0x1055628f89bfb153af50313d2a4cea75,
-        2,
-        0x11f3feb7c0a0e0f44929f439242276d6,
-        0x1baa42e81862d36fcebf47a6f56f5320,
-        0x10d9e2d6740cd75c287902140139f7ba,
-        7823222,
-        0,
-        3,
-        2,
-        0x100ed307db20f0f91b52501797aca128,
-        0x17da6f73c4233f64ab1797b55b514518,
-        2,
-        0x1d9abc50ae016e8f5462ae5e83d3e859,
-        0x1ce7613493bec6ec16183c24435eec02,
-        2,
-        0x115b4f845a736d989015c979ad3abefe,
-        0x1a8d459f29d56648570cc8d0cc6c4fa9,
-        0x14349503b4854b0a1fa3697f31e2aa58,
-        0,
-        0,
-        0,
-        4,
-        2,
-        0x1e73f0203c9007e9f723f75475906f2b,
-        0x1b6cc3017423ba612f6f61efc73b81b9,
-        2,
-        0x189390357258ebdc1cc16712926d3042,
-        0x139239f471b163e0622bf18156578c45,
-        2,
-        0x1986d98b66c32fe5e1ebf2f6c0b1ddbe,
-        0x14f73332cbe822547a649df194881cc1,
-        2,
-        0x13030c39e1981bee7350c10d978d6274,
-        0x13775be1428f393ff67abbdfc352ab99,
-        0,
-        0x1c9777e7eb792422ca43a304f523691d,
-        169246,
-        4,
-        0x7630474cec608e99d8c11d33b1823a626f62c464dec588c9bd8b11937b1623,
-        0xdbc46809b788d0136f11a026de23404871520a30e2a41461c54828c38a9051,
-        0x122863022450c60448a18c08914318160f1bf18c1e37e3183c6fc63078df8c,
-        0x918aefcd2315df9a462bbf348c577e6fb5aea57f6b5d4afed6ba95fdad752b,
-        0xe4335359c866a6b390cd4d67219a9ac6883bb06d107760da20eec1b441dd83,
-        0x8787701d0f0ee03a1e1dc0743c3b80e2bc17dc25782fb84af05f7095e0bee1,
-        0x4e4d55c49c9aab8939355712726aae288f67e4f11ecfc9e23d9f93c47b3f27,
-        0xaae0042155c00842ab80108557002107ddc240afbb84815f770902beee1205,
-        0,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.reads',))]
-fn rejects_forged_reads() {
-    verify_walk_calldata(forged_reads());
-}
-
 /// matmul with a commitment no group claims.
 pub fn forged_stray() -> Array<felt252> {
     array![
@@ -18113,6 +17915,7 @@ pub fn range_9() -> Array<felt252> {
         0x10000000000000000000000000000000,
         0x10001000200000000000000000000000,
         0x10000000000000000000000000000000,
+        1,
         3,
         27440,
         1,
@@ -18261,6 +18064,7 @@ pub fn range_10() -> Array<felt252> {
         0x10000000000000000000000000000000,
         0x10001000000000000000000000000000,
         0x10000000000000000000000000000000,
+        1,
         3,
         27440,
         1,
@@ -18422,6 +18226,7 @@ pub fn range_11() -> Array<felt252> {
         0x10000000000000000000000000000000,
         0x10001000000000000000000000000000,
         0x10000000000000000000000000000000,
+        1,
         3,
         27440,
         1,
@@ -18600,6 +18405,7 @@ pub fn range_12() -> Array<felt252> {
         0x17ffffffc00000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        1,
         3,
         27440,
         1,
@@ -18748,6 +18554,7 @@ pub fn range_13() -> Array<felt252> {
         0x17ffffffe00000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        1,
         3,
         27440,
         1,
@@ -18909,6 +18716,7 @@ pub fn range_14() -> Array<felt252> {
         0x17ffffffe00000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        1,
         3,
         27440,
         1,

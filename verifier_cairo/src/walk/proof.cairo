@@ -107,6 +107,7 @@ pub struct DecodeProof {
     pub k_steps: Array<QM31>,
     pub v_steps: Array<QM31>,
     pub steps: Array<StepProof>,
+    pub empty_rows: Option<EmptyRowsProof>,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -123,6 +124,13 @@ pub struct ConcatProof {
     pub k_new: QM31,
     pub v_prev: QM31,
     pub v_new: QM31,
+    pub sumcheck: SumcheckProof,
+    pub k_value: QM31,
+    pub v_value: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct EmptyRowsProof {
     pub sumcheck: SumcheckProof,
     pub k_value: QM31,
     pub v_value: QM31,

@@ -220,13 +220,6 @@ fn contains(names: Span<felt252>, name: felt252) -> bool {
     false
 }
 
-/// `statement.reads` if a tensor whose values the kind's checks read is committed.
-pub fn expect_public_reads(st: @PublicStatement, reads: Span<felt252>) {
-    for name in reads {
-        assert((*st.committed).find(*name).is_none(), 'statement.reads');
-    }
-}
-
 /// `statement.binding` unless a binding names a model (not 0) and exactly the committed
 /// tensors among the layer's weights (`weights`: its weight claims, in name order).
 pub fn expect_binding(st: @PublicStatement, weights: Span<ClaimsOn>) {

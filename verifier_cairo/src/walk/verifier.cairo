@@ -6,15 +6,13 @@
 //! chain a walk has no witness.
 
 use crate::channel::Poseidon252Channel;
-use crate::layers::{check_layer, layer_kind, layer_outputs, layer_reads, verify_layer};
+use crate::layers::{check_layer, layer_kind, layer_outputs, verify_layer};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
 use super::layer::ClaimsOn;
 use super::proof::{Named, SamePolyProof};
-use super::statement::{
-    OutputClaims, absorb_statement, draw_output_claims, expect_binding, expect_public_reads,
-};
+use super::statement::{OutputClaims, absorb_statement, draw_output_claims, expect_binding};
 use super::tensor::{Tensors, TensorsTrait, evaluate_tensor, tensor_vars};
 
 /// The claims on the committed tensors and the opening that must prove them, with the
@@ -34,8 +32,8 @@ pub fn verify_walk(walk: @WalkCalldata) -> Option<CommittedOpening> {
     let st = walk.statement;
     let layer = proof.layer;
     let (kind, tag) = layer_kind(layer);
+    // No kind read here has `LayerSpec.reads` (Python's `statement.reads` never applies).
     assert(*st.kind == kind, 'statement.kind');
-    expect_public_reads(st, layer_reads(layer));
     check_layer(layer, st);
     let mut channel: Poseidon252Channel = Default::default();
     absorb_statement(ref channel, st, tag);
