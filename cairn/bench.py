@@ -259,6 +259,8 @@ def measure_layers_onchain(
                     "transactions": len(txs),
                     "max_tx_felts": max(tx.calldata_felts for tx in txs),
                     "max_tx_l2_gas": max(tx.l2_gas for tx in txs),
+                    "tx_felts": [tx.calldata_felts for tx in txs],
+                    "tx_l2_gas": [tx.l2_gas for tx in txs],
                     "l2_gas": verdict.l2_gas,
                 }
             )

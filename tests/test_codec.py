@@ -31,9 +31,9 @@ def test_round_trip_is_exact(proof, tmp_path):
         mine, theirs = getattr(proof.statement, group), getattr(back.statement, group)
         assert mine.keys() == theirs.keys()
         assert all(np.array_equal(mine[k], theirs[k]) for k in mine)
-    # x_value; siblings (length + 3); two dicts of one None each; no opening, no witness
-    # opening (None each)
-    assert proof_felts(back) == 1 + 1 + 3 + 2 * 2 + 1 + 1
+    # x_value; siblings (length + 3); no empty-rows proof (x public); two dicts of one None
+    # each; no opening, no witness opening (None each)
+    assert proof_felts(back) == 1 + 1 + 3 + 1 + 2 * 2 + 1 + 1
 
 
 def _set(path, value):

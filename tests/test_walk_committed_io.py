@@ -16,6 +16,7 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.posenc.model import RELATIONS as POSENC_RELATIONS
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.ranges import mod_p_only
 from cairn.prover.walk import claims as walk_claims
 from cairn.prover.walk import prover as walk_prover
@@ -129,7 +130,7 @@ def test_committed_caches_have_their_empty_rows_proven_zero():
     verify_walk(spec, proof)
     _reject(
         dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, empty_rows=None)),
-        "kvcache.empty_rows",
+        "padding.empty_rows",
     )
     public = prove_walk(spec, st)
     assert public.layer.empty_rows is None
@@ -137,7 +138,7 @@ def test_committed_caches_have_their_empty_rows_proven_zero():
         dataclasses.replace(
             public, layer=dataclasses.replace(public.layer, empty_rows=proof.layer.empty_rows)
         ),
-        "kvcache.empty_rows",
+        "padding.empty_rows",
     )
     # K₀'s last row (l = 6; s₀ = 1, T = 2 write rows 1 and 2) set, and every K_t with it: the
     # steps stay consistent and only the empty rows' sum-check can see it
@@ -148,7 +149,7 @@ def test_committed_caches_have_their_empty_rows_proven_zero():
     outputs["k"][:, -1, 0] += 1
     dirty = dataclasses.replace(st, inputs=inputs, outputs=outputs)
     committed, data = commit_tensors(dirty, committable_io(spec), PARAMS["poseidon"])
-    _reject(prove_walk(spec, committed, data), "kvcache.empty_rows")
+    _reject(prove_walk(spec, committed, data), "padding.empty_rows")
 
 
 def test_tensors_only_a_range_reads_may_be_committed_leaving_it_mod_p():
@@ -160,6 +161,28 @@ def test_tensors_only_a_range_reads_may_be_committed_leaving_it_mod_p():
     committed, data = commit_tensors(st, ["o", "x"], PARAMS["poseidon"])
     verify_walk(spec, prove_walk(spec, committed, data))
     assert mod_p_only(POSENC_RELATIONS, committed.committed) == ["o = x + p"]
+
+
+def test_a_committed_posenc_input_has_its_padding_rows_proven_zero():
+    """A commitment binds x's padded table: junk in its padding rows s … ŝ − 1 would move the
+    public o's rows there away from P's. The proof shows them zero (`padding.empty_rows`)."""
+    spec = LAYERS["posenc"]
+    st = STATEMENTS["posenc"](3, 10, 5)  # s = 3 of ŝ = 4
+    committed, data = commit_tensors(st, ["x"], PARAMS["poseidon"])
+    proof = prove_walk(spec, committed, data)
+    assert proof.layer.empty_rows is not None
+    verify_walk(spec, proof)
+    _reject(
+        dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, empty_rows=None)),
+        "padding.empty_rows",
+    )
+    junk = np.zeros((4, 5), dtype=np.int64)
+    junk[:3], junk[3] = st.inputs["x"], [7, -5, 11, 1000, 2]
+    outputs = {"o": st.outputs["o"] + np.vstack([np.zeros((3, 5), np.int64), junk[3:]])}
+    tensor, table = commit_tensor(junk, PARAMS["poseidon"])  # x's padded table, junk row 3
+    x = dataclasses.replace(tensor, shape=[3, 5])
+    forged = dataclasses.replace(committed, inputs={"x": junk}, outputs=outputs, committed={"x": x})
+    _reject(prove_walk(spec, forged, {"x": table}), "padding.empty_rows")
 
 
 def test_a_binding_names_the_committed_weights_not_the_io(monkeypatch):

@@ -10,6 +10,7 @@ pub mod layers;
 pub mod merkle;
 pub mod mle;
 pub mod packing;
+pub mod padding;
 pub mod pcs;
 pub mod ranges;
 pub mod sameply;

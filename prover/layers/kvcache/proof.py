@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.linear.proof import ProjectionProof
+from cairn.prover.padding import EmptyRowsProof
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sumcheck.proof import SumcheckProof
 
@@ -29,16 +30,6 @@ class ConcatProof:
     k_new: QM31
     v_prev: QM31
     v_new: QM31
-    sumcheck: SumcheckProof
-    k_value: QM31
-    v_value: QM31
-
-
-@dataclass(frozen=True)
-class EmptyRowsProof:
-    """Σ_(x,y) eq(x‖y, r)·Z(x)·(K₀ + λ·V₀)(x‖y) = 0, Z the rows from s₀ on: the initial caches'
-    empty rows are zero; then K₀(p), V₀(p) at the sum-check's point p."""
-
     sumcheck: SumcheckProof
     k_value: QM31
     v_value: QM31

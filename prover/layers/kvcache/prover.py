@@ -17,12 +17,7 @@ from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.kvcache.model import CACHES
-from cairn.prover.layers.kvcache.proof import (
-    ConcatProof,
-    DecodeProof,
-    EmptyRowsProof,
-    StepProof,
-)
+from cairn.prover.layers.kvcache.proof import ConcatProof, DecodeProof, StepProof
 from cairn.prover.layers.linear.projection import Target, canonical, prove_projection
 from cairn.prover.layers.linear.proof import ProjectionProof
 from cairn.prover.layers.qkv.model import QKV
@@ -35,6 +30,7 @@ from cairn.prover.mle import (
     pad_tensor,
     tensor_vars,
 )
+from cairn.prover.padding import EmptyRowsProof, prove_empty_rows
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.prover import prove_sameply
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
@@ -143,33 +139,6 @@ def has_committed_cache(st: Statement) -> bool:
     return any(f"{j}0" in st.committed for j in CACHES)
 
 
-def empty_rows_table(rows: int, cols: int, s0: int) -> QM31Array:
-    """Z on the l̂ × ĥ cache table: 1 on the rows from s₀ on (padding rows included)."""
-    empty = np.zeros(rows, dtype=np.int64)
-    empty[s0:] = 1
-    return QM31Array.from_base(np.repeat(empty, cols))
-
-
-def prove_empty_rows(
-    initial: Mapping[str, np.ndarray], s0: int, channel: Channel
-) -> tuple[EmptyRowsProof, list[QM31]]:
-    """initial[j]: K₀ (l̂ × ĥ, canonical). Returns the proof and its point."""
-    rows, cols = initial["k"].shape
-    r = channel.draw_secure_felts(tensor_vars((rows, cols)))
-    lam = channel.draw_secure_felt()
-    mles = [
-        eq_table(r),
-        empty_rows_table(rows, cols, s0),
-        *(QM31Array.from_base(initial[j].ravel()) for j in CACHES),
-    ]
-    sumcheck, point, finals = prove_sumcheck(
-        mles, [Product((0, 1, 2)), Product((0, 1, 3), lam)], channel
-    )
-    proof = EmptyRowsProof(sumcheck, finals[2], finals[3])
-    channel.mix_felts([proof.k_value, proof.v_value])
-    return proof, point
-
-
 def prove_decode(
     st: Statement, outputs: dict[str, Claim], channel: Channel, advice: None = None
 ) -> tuple[DecodeProof, LayerClaims]:
@@ -206,7 +175,7 @@ def prove_decode(
     claims = chain.layer_claims()
     empty_rows = None
     if has_committed_cache(st):
-        empty_rows, point = prove_empty_rows(initial, s0, channel)
+        empty_rows, point = prove_empty_rows([initial[j] for j in CACHES], s0, channel)
         add_empty_rows_claims(claims, empty_rows, point)
     proof = DecodeProof(split["q"], split["k"], split["v"], step_proofs[::-1], empty_rows)
     return proof, claims
@@ -214,5 +183,5 @@ def prove_decode(
 
 def add_empty_rows_claims(claims: LayerClaims, proof: EmptyRowsProof, point: list[QM31]) -> None:
     """K₀(p), V₀(p) join step 1's claims on the initial caches."""
-    claims.inputs["k0"].append(Claim(tuple(point), proof.k_value))
-    claims.inputs["v0"].append(Claim(tuple(point), proof.v_value))
+    for j, value in zip(CACHES, proof.values, strict=True):
+        claims.inputs[f"{j}0"].append(Claim(tuple(point), value))

@@ -8,7 +8,7 @@ from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31, QM31Array
-from cairn.prover.layers.kvcache.proof import DEGREE, ConcatProof, DecodeProof, EmptyRowsProof
+from cairn.prover.layers.kvcache.proof import DEGREE, ConcatProof, DecodeProof
 from cairn.prover.layers.kvcache.prover import (
     SPLIT,
     Chain,
@@ -19,7 +19,8 @@ from cairn.prover.layers.kvcache.prover import (
 )
 from cairn.prover.layers.linear.projection import verify_projection
 from cairn.prover.layers.qkv.model import QKV
-from cairn.prover.mle import eq_eval, eq_table, hypercube_point, prefix_mask, tensor_vars
+from cairn.prover.mle import eq_eval, eq_table, hypercube_point, tensor_vars
+from cairn.prover.padding import expect_empty_rows, verify_empty_rows
 from cairn.prover.sameply.verifier import verify_sameply
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 from cairn.prover.walk.layer import LayerClaims
@@ -49,23 +50,6 @@ def verify_concat(
     v_part = eq_eval(merged["v"].point, point) * proof.v_value
     if final != pad * (k_part + lam * v_part):
         raise VerificationError("kvcache.concat_final", "β·P·k + λ·β·P·v differs at the end")
-    return point
-
-
-def verify_empty_rows(
-    proof: EmptyRowsProof, s0: int, row_vars: int, col_vars: int, channel: Channel
-) -> list[QM31]:
-    """Σ eq(x‖y, r)·Z(x)·(K₀ + λ·V₀)(x‖y) = 0 ends at p with eq(p, r)·Z(p_x)·(K₀(p) + λ·V₀(p));
-    Z(p_x) = 1 − (mask of the first s₀ rows)(p_x), computed here in O(log l)."""
-    r = channel.draw_secure_felts(row_vars + col_vars)
-    lam = channel.draw_secure_felt()
-    point, final = verify_sumcheck(
-        QM31.zero(), proof.sumcheck, row_vars + col_vars, DEGREE, channel
-    )
-    channel.mix_felts([proof.k_value, proof.v_value])
-    empty = QM31.one() - prefix_mask(point[:row_vars], s0)
-    if final != eq_eval(r, point) * empty * (proof.k_value + lam * proof.v_value):
-        raise VerificationError("kvcache.empty_rows", "a committed cache's empty rows are not zero")
     return point
 
 
@@ -99,11 +83,8 @@ def verify_decode(
         z = verify_projection(QKV, step.projection, targets, [QM31.one()], e, channel)
         chain.close_step(t, merged, step.concat, targets, z, step.projection)
     claims = chain.layer_claims()
-    if (proof.empty_rows is not None) != has_committed_cache(st):
-        raise VerificationError(
-            "kvcache.empty_rows", "an empty-rows proof exactly when an initial cache is committed"
-        )
+    expect_empty_rows(proof.empty_rows, has_committed_cache(st))
     if proof.empty_rows is not None:
-        point = verify_empty_rows(proof.empty_rows, s0, row_vars, col_vars, channel)
+        point = verify_empty_rows(proof.empty_rows, 2, s0, row_vars, col_vars, channel)
         add_empty_rows_claims(claims, proof.empty_rows, point)
     return claims

@@ -13,6 +13,7 @@ from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.posenc.proof import PosencProof
 from cairn.prover.mle import evaluate, evaluate_tensor, pad_tensor
+from cairn.prover.padding import prove_empty_rows
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -39,6 +40,10 @@ def prove_posenc(
         claim = halve_up(claim, sibling, channel)
         siblings.append(sibling)
         rows *= 2
-    return PosencProof(x_value, siblings), LayerClaims(
-        {"x": [Claim(out.point, x_value)]}, {"p": [claim]}
-    )
+    x_claims = [Claim(out.point, x_value)]
+    empty_rows = None
+    if "x" in st.committed:
+        x = embed(pad_tensor(st.inputs["x"]))
+        empty_rows, point = prove_empty_rows([x], st.dims[0], channel)
+        x_claims.append(Claim(tuple(point), empty_rows.values[0]))
+    return PosencProof(x_value, siblings, empty_rows), LayerClaims({"x": x_claims}, {"p": [claim]})

@@ -6,12 +6,13 @@
 
 use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::{QM31, QM31Trait};
-use crate::mle::{eq_eval, eq_table, hypercube_point, log2_padded, prefix_mask};
+use crate::mle::{eq_eval, eq_table, hypercube_point, log2_padded};
+use crate::padding::{expect_empty_rows, verify_empty_rows};
 use crate::pcs::proof::Claim;
 use crate::sameply::{rounds, verify_sameply};
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
-use crate::walk::proof::{ConcatProof, DecodeProof, EmptyRowsProof};
+use crate::walk::proof::{ConcatProof, DecodeProof};
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use super::projection::{ProjectionsTrait, Target, qkv};
 
@@ -146,14 +147,11 @@ pub fn verify(
     let mut v0_claims = array![v0];
     let committed = tensor(*st.inputs, 'k0').commitment.is_some()
         || tensor(*st.inputs, 'v0').commitment.is_some();
-    match proof.empty_rows {
-        Option::Some(empty_rows) => {
-            assert(committed, 'kvcache.empty_rows');
-            let point = verify_empty_rows(empty_rows, s0, row_vars, col_vars, ref channel);
-            k0_claims.append(Claim { point, value: *empty_rows.k_value });
-            v0_claims.append(Claim { point, value: *empty_rows.v_value });
-        },
-        Option::None => assert(!committed, 'kvcache.empty_rows'),
+    expect_empty_rows(proof.empty_rows, committed);
+    if let Option::Some(empty_rows) = proof.empty_rows {
+        let point = verify_empty_rows(empty_rows, 2, s0, row_vars, col_vars, ref channel);
+        k0_claims.append(Claim { point, value: *empty_rows.values[0] });
+        v0_claims.append(Claim { point, value: *empty_rows.values[1] });
     }
     LayerClaims {
         inputs: array![
@@ -164,23 +162,6 @@ pub fn verify(
             .span(),
         weights: gather(step_weights.span()),
     }
-}
-
-/// Σ eq(x‖y, r)·Z(x)·(K₀ + λ·V₀)(x‖y) = 0 ends at p with eq(p, r)·Z(p_x)·(K₀(p) + λ·V₀(p)),
-/// Z the rows from s₀ on: Z(p_x) = 1 − (mask of the first s₀ rows)(p_x), in O(log l).
-fn verify_empty_rows(
-    proof: @EmptyRowsProof, s0: u32, row_vars: u32, col_vars: u32, ref channel: Poseidon252Channel,
-) -> Span<QM31> {
-    let r = channel.draw_secure_felts(row_vars + col_vars).span();
-    let lam = channel.draw_secure_felt();
-    let (point, final) = verify_sumcheck(
-        QM31Trait::zero(), rounds(proof.sumcheck.rounds), row_vars + col_vars, DEGREE, ref channel,
-    );
-    let (k_value, v_value) = (*proof.k_value, *proof.v_value);
-    channel.mix_felts(array![k_value, v_value].span());
-    let empty = QM31Trait::one() - prefix_mask(point.slice(0, row_vars), s0);
-    assert(final == eq_eval(r, point) * empty * (k_value + lam * v_value), 'kvcache.empty_rows');
-    point
 }
 
 /// Σ_t eq(r, t)·y_t = y over the output claim's step variables r (`kvcache.output_split`).

@@ -6,7 +6,8 @@ use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::QM31;
 use crate::mle::log2_padded;
 use crate::pcs::proof::Claim;
-use crate::walk::layer::{LayerClaims, single};
+use crate::padding::{expect_empty_rows, verify_empty_rows};
+use crate::walk::layer::{ClaimsOn, LayerClaims, single};
 use crate::walk::proof::PosencProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use crate::walk::tensor::signed;
@@ -51,8 +52,16 @@ pub fn verify(
     for sibling in proof.siblings.span() {
         claim = halve_up(claim, *sibling, ref channel);
     }
+    // A committed x's padding rows s … ŝ − 1 are zero (the check cannot read them).
+    let mut x_claims = array![Claim { point: out.point, value: x_value }];
+    expect_empty_rows(proof.empty_rows, tensor(*st.inputs, 'x').commitment.is_some());
+    if let Option::Some(empty_rows) = proof.empty_rows {
+        let (row_vars, col_vars) = (log2_padded(*dims[0]), log2_padded(*dims[2]));
+        let point = verify_empty_rows(empty_rows, 1, *dims[0], row_vars, col_vars, ref channel);
+        x_claims.append(Claim { point, value: *empty_rows.values[0] });
+    }
     LayerClaims {
-        inputs: array![single('x', Claim { point: out.point, value: x_value })].span(),
+        inputs: array![ClaimsOn { name: 'x', claims: x_claims.span() }].span(),
         weights: array![single('p', claim)].span(),
     }
 }

@@ -9113,7 +9113,7 @@ fn accepts_qkv_decode_0_bound() {
     assert_eq!(verify_walk_calldata(qkv_decode_0_bound()), 0x5427b56249c656dca8e04a362124dac36e201e99993853b81091dda300d2498);
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, committed inputs, outputs and weights (420 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, committed inputs, outputs and weights (421 felts).
 pub fn qkv_decode_0_io() -> Array<felt252> {
     array![
         3,
@@ -9371,6 +9371,7 @@ pub fn qkv_decode_0_io() -> Array<felt252> {
         0x12a84adb4c5a70e335a2067efd53aff0,
         0x195b9db3319a0a16935fb5c734a2b7ed,
         0x10000000000000000000000000000000,
+        2,
         0x1ea416ef0571b93ee1250081afb3e7d4,
         0x1dbd56723ec32bed69f400d29bfe57e6,
         0,
@@ -9634,46 +9635,46 @@ fn rejects_qkv_decode_0_io_11() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 190, 191, array![0x10000000000000000000000000000001]));
 }
 
-/// felt 228 + 1
+/// felt 229 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_io_12() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 228, 229, array![0x1fb88c14457195b19fe0387ab08d28d1]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 229, 230, array![0x1eae27a57c9d7933054470f67fd192ee]));
 }
 
-/// felt 266 + 1
+/// felt 267 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_io_13() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 266, 267, array![0x12df06a090bf685ec88f22668252a552]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 267, 268, array![0x12df06a090bf685ec88f22668252a552]));
 }
 
-/// felt 304 + 1
+/// felt 305 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_io_14() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 304, 305, array![0x17a3960e327adf2ed1e0f28d70e95537]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 305, 306, array![0x17a3960e327adf2ed1e0f28d70e95537]));
 }
 
-/// felt 342 + 1
+/// felt 343 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_io_15() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 342, 343, array![0x24bed51068e8be0a31cffd2e65f9a6504788ea9bfe7a21f9f2b400fe50c7e]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 343, 344, array![0x24bed51068e8be0a31cffd2e65f9a6504788ea9bfe7a21f9f2b400fe50c7e]));
 }
 
-/// felt 380 + 1
+/// felt 381 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_decode_0_io_16() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 380, 381, array![5]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 381, 382, array![5]));
 }
 
-/// felt 419 + 1
+/// felt 420 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_decode_0_io_17() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 419, 420, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 420, 421, array![1]));
 }
 
 /// felt 109 + 1
@@ -12214,7 +12215,7 @@ fn rejects_mha_range_3() {
     verify_walk_calldata(splice(mha_range_3(), 34, 35, array![0x10000000400000004000000000000001000000000003fffbfff80000000]));
 }
 
-/// An honest posenc proof, dims 3×10×5, public weights (54 felts).
+/// An honest posenc proof, dims 3×10×5, public weights (55 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
         3,
@@ -12264,6 +12265,7 @@ pub fn posenc_0() -> Array<felt252> {
         2,
         0x1e7cd5203ba8fb9e6cf3561575bc2121,
         0x15a29f9805313810d9fb2c4f89f35c29,
+        1,
         1,
         120,
         1,
@@ -12318,28 +12320,28 @@ fn rejects_posenc_0_4() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_5() {
-    verify_walk_calldata(splice(posenc_0(), 49, 50, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 50, 51, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_6() {
-    verify_walk_calldata(splice(posenc_0(), 47, 50, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 48, 51, array![0]));
 }
 
 /// proof weights.p=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_7() {
-    verify_walk_calldata(splice(posenc_0(), 52, 53, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 53, 54, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.p-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_posenc_0_8() {
-    verify_walk_calldata(splice(posenc_0(), 50, 53, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 51, 54, array![0]));
 }
 
 /// statement inputs.x[7]
@@ -12426,49 +12428,49 @@ fn rejects_posenc_0_21() {
     verify_walk_calldata(splice(posenc_0(), 24, 25, array![2]));
 }
 
-/// felt 28 + 1
+/// felt 29 + 1
 #[test]
-#[should_panic(expected: ('calldata.length',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_22() {
-    verify_walk_calldata(splice(posenc_0(), 28, 29, array![6]));
+    verify_walk_calldata(splice(posenc_0(), 29, 30, array![8]));
 }
 
-/// felt 33 + 1
+/// felt 34 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_23() {
-    verify_walk_calldata(splice(posenc_0(), 33, 34, array![0xffffffd7ffffff9bfffffc37fffff80ffffff3dfffffe04000001580000007]));
+    verify_walk_calldata(splice(posenc_0(), 34, 35, array![0x4bffffff00000000e80000043ffffffc3ffffffd0000003f8000004f]));
 }
 
-/// felt 38 + 1
+/// felt 39 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_24() {
-    verify_walk_calldata(splice(posenc_0(), 38, 39, array![1]));
+    verify_walk_calldata(splice(posenc_0(), 39, 40, array![2]));
 }
 
-/// felt 43 + 1
+/// felt 44 + 1
 #[test]
-#[should_panic(expected: ('walk.input_claim',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_posenc_0_25() {
-    verify_walk_calldata(splice(posenc_0(), 43, 44, array![0x177d631e01c463c5d0eff25cd642e42a]));
+    verify_walk_calldata(splice(posenc_0(), 44, 45, array![3]));
 }
 
-/// felt 48 + 1
+/// felt 49 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_26() {
-    verify_walk_calldata(splice(posenc_0(), 48, 49, array![121]));
+    verify_walk_calldata(splice(posenc_0(), 49, 50, array![121]));
 }
 
-/// felt 53 + 1
+/// felt 54 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_27() {
-    verify_walk_calldata(splice(posenc_0(), 53, 54, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 54, 55, array![2]));
 }
 
-/// An honest posenc proof, dims 5×64×7, public weights (111 felts).
+/// An honest posenc proof, dims 5×64×7, public weights (112 felts).
 pub fn posenc_1() -> Array<felt252> {
     array![
         3,
@@ -12576,6 +12578,7 @@ pub fn posenc_1() -> Array<felt252> {
         0x1eefbfc38a5afcbcd8af56008fb190d6,
         0x18d846bbbcd975bda6a8d30b06595cde,
         1,
+        1,
         120,
         1,
         1,
@@ -12590,7 +12593,7 @@ fn accepts_posenc_1() {
     assert_eq!(verify_walk_calldata(posenc_1()), 0x252aa33d176261688831fa8fd00db73443a3470a759127164bf80055831f066);
 }
 
-/// An honest posenc proof, dims 3×10×5, committed weights (161 felts).
+/// An honest posenc proof, dims 3×10×5, committed weights (162 felts).
 pub fn posenc_0_committed() -> Array<felt252> {
     array![
         3,
@@ -12636,6 +12639,7 @@ pub fn posenc_0_committed() -> Array<felt252> {
         2,
         0x12214a875c2ece750276cff71078c3dd,
         0x184da2d628b3526c6e17489a1e40d5d5,
+        1,
         1,
         120,
         1,
@@ -12801,63 +12805,63 @@ fn rejects_posenc_0_committed_4() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_committed_5() {
-    verify_walk_calldata(splice(posenc_0_committed(), 45, 46, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0_committed(), 46, 47, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_committed_6() {
-    verify_walk_calldata(splice(posenc_0_committed(), 43, 46, array![0]));
+    verify_walk_calldata(splice(posenc_0_committed(), 44, 47, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_7() {
-    verify_walk_calldata(splice(posenc_0_committed(), 52, 53, array![0x1c3cfa9c75ddf1d347b01b5a1f3a7791]));
+    verify_walk_calldata(splice(posenc_0_committed(), 53, 54, array![0x1c3cfa9c75ddf1d347b01b5a1f3a7791]));
 }
 
 /// proof opening.fold.rounds[0][1]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_8() {
-    verify_walk_calldata(splice(posenc_0_committed(), 53, 54, array![0x13890c3ceebe2cef1e1eaa889b16ccb5]));
+    verify_walk_calldata(splice(posenc_0_committed(), 54, 55, array![0x13890c3ceebe2cef1e1eaa889b16ccb5]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_9() {
-    verify_walk_calldata(splice(posenc_0_committed(), 51, 54, array![1, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791]));
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 55, array![1, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_10() {
-    verify_walk_calldata(splice(posenc_0_committed(), 51, 53, array![3, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791, 0x13890c3ccebe2cef1e1eaa889b16ccb5]));
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 54, array![3, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791, 0x13890c3ccebe2cef1e1eaa889b16ccb5]));
 }
 
 /// proof opening.fold.rounds[1]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_11() {
-    verify_walk_calldata(splice(posenc_0_committed(), 54, 57, array![1, 0x104074d3826974209c7898a10b0d3774]));
+    verify_walk_calldata(splice(posenc_0_committed(), 55, 58, array![1, 0x104074d3826974209c7898a10b0d3774]));
 }
 
 /// proof opening.fold.rounds[1]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_12() {
-    verify_walk_calldata(splice(posenc_0_committed(), 54, 56, array![3, 0x104074d3826974209c7898a10b0d3774, 0x10c4e1482e1a20c9c3a40a06d6d4ac41]));
+    verify_walk_calldata(splice(posenc_0_committed(), 55, 57, array![3, 0x104074d3826974209c7898a10b0d3774, 0x10c4e1482e1a20c9c3a40a06d6d4ac41]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_posenc_0_committed_13() {
-    verify_walk_calldata(splice(posenc_0_committed(), 50, 72, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 51, 73, array![
         6,
         2,
         0x1c3cfa9c55ddf1d347b01b5a1f3a7791,
@@ -12884,7 +12888,7 @@ fn rejects_posenc_0_committed_13() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_posenc_0_committed_14() {
-    verify_walk_calldata(splice(posenc_0_committed(), 50, 69, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 51, 70, array![
         8,
         2,
         0x1c3cfa9c55ddf1d347b01b5a1f3a7791,
@@ -12914,84 +12918,84 @@ fn rejects_posenc_0_committed_14() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_15() {
-    verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![0x9475d44e0942c3a88c990b488e9b3659]));
+    verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![0x9475d44e0942c3a88c990b488e9b3659]));
 }
 
 /// proof opening.layer_roots-last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_posenc_0_committed_16() {
-    verify_walk_calldata(splice(posenc_0_committed(), 72, 75, array![0]));
+    verify_walk_calldata(splice(posenc_0_committed(), 73, 76, array![0]));
 }
 
 /// proof opening.layer_roots+last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_posenc_0_committed_17() {
-    verify_walk_calldata(splice(posenc_0_committed(), 72, 73, array![2, 0x9475d44e0942c3a88c990b488e9b3658, 0x406dc17c5bb057850f50cb7ab4770fc]));
+    verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![2, 0x9475d44e0942c3a88c990b488e9b3658, 0x406dc17c5bb057850f50cb7ab4770fc]));
 }
 
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_18() {
-    verify_walk_calldata(splice(posenc_0_committed(), 75, 76, array![0x1334e8bbceb8d3e797806499a7a4ffe5]));
+    verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![0x1334e8bbceb8d3e797806499a7a4ffe5]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_posenc_0_committed_19() {
-    verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![11081]));
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![11081]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_20() {
-    verify_walk_calldata(splice(posenc_0_committed(), 78, 79, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+    verify_walk_calldata(splice(posenc_0_committed(), 79, 80, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_21() {
-    verify_walk_calldata(splice(posenc_0_committed(), 78, 79, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+    verify_walk_calldata(splice(posenc_0_committed(), 79, 80, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_22() {
-    verify_walk_calldata(splice(posenc_0_committed(), 79, 80, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
+    verify_walk_calldata(splice(posenc_0_committed(), 80, 81, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_23() {
-    verify_walk_calldata(splice(posenc_0_committed(), 80, 80, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
+    verify_walk_calldata(splice(posenc_0_committed(), 81, 81, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_24() {
-    verify_walk_calldata(splice(posenc_0_committed(), 81, 82, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
+    verify_walk_calldata(splice(posenc_0_committed(), 82, 83, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
 }
 
 /// proof opening.poly_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_25() {
-    verify_walk_calldata(splice(posenc_0_committed(), 82, 82, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
+    verify_walk_calldata(splice(posenc_0_committed(), 83, 83, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_26() {
-    verify_walk_calldata(splice(posenc_0_committed(), 77, 142, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 78, 143, array![
         31,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
         0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
@@ -13062,7 +13066,7 @@ fn rejects_posenc_0_committed_26() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_27() {
-    verify_walk_calldata(splice(posenc_0_committed(), 77, 140, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 78, 141, array![
         33,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
         0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
@@ -13135,49 +13139,49 @@ fn rejects_posenc_0_committed_27() {
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_28() {
-    verify_walk_calldata(splice(posenc_0_committed(), 144, 145, array![0xd2f60d9439ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
+    verify_walk_calldata(splice(posenc_0_committed(), 145, 146, array![0xd2f60d9439ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
 }
 
 /// proof opening.layer_openings[0].leaves[0][1]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_29() {
-    verify_walk_calldata(splice(posenc_0_committed(), 144, 145, array![0xd2f60d9239ee0110fed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
+    verify_walk_calldata(splice(posenc_0_committed(), 145, 146, array![0xd2f60d9239ee0110fed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_30() {
-    verify_walk_calldata(splice(posenc_0_committed(), 147, 148, array![0x7000000016f7610dc1dbb319669b9d2f9c36319634088a50de794bebce9c1c2]));
+    verify_walk_calldata(splice(posenc_0_committed(), 148, 149, array![0x7000000016f7610dc1dbb319669b9d2f9c36319634088a50de794bebce9c1c2]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_31() {
-    verify_walk_calldata(splice(posenc_0_committed(), 148, 148, array![0x100000000000000000000000000000000000000000000000000000026c55a11]));
+    verify_walk_calldata(splice(posenc_0_committed(), 149, 149, array![0x100000000000000000000000000000000000000000000000000000026c55a11]));
 }
 
 /// proof opening.layer_openings[0].leaves[1]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_32() {
-    verify_walk_calldata(splice(posenc_0_committed(), 151, 152, array![0x7000000010cb126821a3c5a3a2d3cff9e0a98469ecfd6f8b3e587072f9f325a]));
+    verify_walk_calldata(splice(posenc_0_committed(), 152, 153, array![0x7000000010cb126821a3c5a3a2d3cff9e0a98469ecfd6f8b3e587072f9f325a]));
 }
 
 /// proof opening.layer_openings[0].leaves[1]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_33() {
-    verify_walk_calldata(splice(posenc_0_committed(), 152, 152, array![0x10000000000000000000000000000000000000000000000000000005daffcb2]));
+    verify_walk_calldata(splice(posenc_0_committed(), 153, 153, array![0x10000000000000000000000000000000000000000000000000000005daffcb2]));
 }
 
 /// proof opening.layer_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_34() {
-    verify_walk_calldata(splice(posenc_0_committed(), 143, 160, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 144, 161, array![
         3,
         0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
         0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f82,
@@ -13198,7 +13202,7 @@ fn rejects_posenc_0_committed_34() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_35() {
-    verify_walk_calldata(splice(posenc_0_committed(), 143, 156, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 144, 157, array![
         5,
         0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
         0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f82,
@@ -13223,7 +13227,7 @@ fn rejects_posenc_0_committed_35() {
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_committed_36() {
-    verify_walk_calldata(splice(posenc_0_committed(), 143, 161, array![]));
+    verify_walk_calldata(splice(posenc_0_committed(), 144, 162, array![]));
 }
 
 /// statement inputs.x[7]
@@ -13291,68 +13295,68 @@ fn rejects_posenc_0_committed_46() {
 
 /// felt 43 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_committed_47() {
     verify_walk_calldata(splice(posenc_0_committed(), 43, 44, array![2]));
 }
 
 /// felt 58 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_posenc_0_committed_48() {
-    verify_walk_calldata(splice(posenc_0_committed(), 58, 59, array![0x1e74e052197d4a686eea9b436dd2df22]));
+    verify_walk_calldata(splice(posenc_0_committed(), 58, 59, array![3]));
 }
 
-/// felt 72 + 1
+/// felt 73 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_posenc_0_committed_49() {
-    verify_walk_calldata(splice(posenc_0_committed(), 72, 73, array![2]));
+    verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![2]));
 }
 
 /// felt 87 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_50() {
-    verify_walk_calldata(splice(posenc_0_committed(), 87, 88, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
+    verify_walk_calldata(splice(posenc_0_committed(), 87, 88, array![0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d01]));
 }
 
-/// felt 101 + 1
+/// felt 102 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_51() {
-    verify_walk_calldata(splice(posenc_0_committed(), 101, 102, array![0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf7]));
+    verify_walk_calldata(splice(posenc_0_committed(), 102, 103, array![0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf7]));
 }
 
-/// felt 116 + 1
+/// felt 117 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_52() {
-    verify_walk_calldata(splice(posenc_0_committed(), 116, 117, array![0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49d]));
+    verify_walk_calldata(splice(posenc_0_committed(), 117, 118, array![0x850ddece3a518a64072abd3b86b42a67ad38f9fb2092d8b5e18491a7a9f49d]));
 }
 
-/// felt 130 + 1
+/// felt 131 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_53() {
-    verify_walk_calldata(splice(posenc_0_committed(), 130, 131, array![0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60f]));
+    verify_walk_calldata(splice(posenc_0_committed(), 131, 132, array![0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60f]));
 }
 
-/// felt 145 + 1
+/// felt 146 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_54() {
-    verify_walk_calldata(splice(posenc_0_committed(), 145, 146, array![0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f83]));
+    verify_walk_calldata(splice(posenc_0_committed(), 146, 147, array![0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f83]));
 }
 
-/// felt 160 + 1
+/// felt 161 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_committed_55() {
-    verify_walk_calldata(splice(posenc_0_committed(), 160, 161, array![1]));
+    verify_walk_calldata(splice(posenc_0_committed(), 161, 162, array![1]));
 }
 
-/// An honest posenc proof, dims 3×10×5, bound weights (166 felts).
+/// An honest posenc proof, dims 3×10×5, bound weights (167 felts).
 pub fn posenc_0_bound() -> Array<felt252> {
     array![
         3,
@@ -13403,6 +13407,7 @@ pub fn posenc_0_bound() -> Array<felt252> {
         2,
         0x1e7cc5d00c85be1452c1e14cb72f68ad,
         0x19971bc0d157183a8101c6cee8205929,
+        1,
         1,
         120,
         1,
@@ -13529,7 +13534,7 @@ fn accepts_posenc_0_bound() {
     assert_eq!(verify_walk_calldata(posenc_0_bound()), 0x7ed10f022662d8e7da3c826b1188f71dcb8346d7d556abd95aefa89d2590bfd);
 }
 
-/// An honest posenc proof, dims 3×10×5, committed inputs, outputs and weights (198 felts).
+/// An honest posenc proof, dims 3×10×5, committed inputs, outputs and weights (245 felts).
 pub fn posenc_0_io() -> Array<felt252> {
     array![
         3,
@@ -13579,37 +13584,85 @@ pub fn posenc_0_io() -> Array<felt252> {
         0x17e5c63fadd08ed7f5c114692573faff,
         0x14534bb3c98eeaf238a746c4364e9c69,
         0,
-        0,
+        5,
+        3,
+        0x10000000000000000000000000000000,
+        0x10b80d2b9478def2eb4faf04cc311e14,
+        0x1d205f671cd32c68bdf1c39922412bfd,
+        3,
+        0x10000000000000000000000000000000,
+        0x12efb9f1a406d0cf5a1475f0a783082c,
+        0x1fb194651a81142f049b8b84363832c0,
+        3,
+        0x1ead69e049649d41cbf645ac423cd64a,
+        0x19da2c5e19fa6dad00a9b0b708feb995,
+        0x10000000000000000000000000000000,
+        3,
+        0x15838f951240cc71703b50397108dc30,
+        0x114a31159468a1c4a597a0903d13acf9,
+        0x10000000000000000000000000000000,
+        3,
+        0x1d21a1bbed72a3a56e435e5f71f9d88b,
+        0x13ff3262695eea20fb35d2dba1f8b837,
+        0x10000000000000000000000000000000,
+        1,
+        0x19bb6f779a38ad4e9b80edcfe4a31902,
         0,
         0,
         0,
         7,
         2,
-        0x16a5d43626f6d343f2d25a9bdcd3f8cc,
-        0x1c60186b514aabf7b816f60b6fea1525,
+        0x18bb520b9d14d28c0d380b9d4ede53f3,
+        0x13ef792a96ed3d8715506d59896dbc80,
         2,
-        0x122fb1b3f42581992b133aefa4754334,
-        0x12d4f9b868326774a89bdc6b6345d383,
+        0x17599ef7dcbef8f283d14257b61938be,
+        0x1cf897be718a2f31eaccf0f09a7500dc,
         2,
-        0x126573ac87b0db451df8453228ffe72a,
-        0x1445c04f9cea25a53f87199af2351b1b,
+        0x104278043a2dcf02765f11a6b3607d15,
+        0x173763d07c6a5f6156e4cd4503c9cac6,
         2,
-        0x160d280ea47782f9a885a6cff6aac8f6,
-        0x174eadae553e63a029ce8f2b96662f14,
+        0x13f5b579dcfc59393371f28f1c6151ee,
+        0x1c455af4fb9a2018674a9169090bf848,
         2,
-        0x1dbc7f0565c0be90460ff9f2d9bb623d,
-        0x1ff9f8f7f9f2b8f33904c17190398fc4,
+        0x1bc11b484607660cfbfa300dd753822d,
+        0x115a6b271de3c656ea2f5355e9e69cf2,
         2,
-        0x191a17c8741048f6a729c89ecf48a667,
-        0x1131855488d9ac28a668abe38249f28c,
+        0x13800c189ad3a4179e7c891a21dc0df0,
+        0x1ac542ee2dd33b1dca9d1dce746ab0d9,
         2,
-        0x1135f05ae574942098947c0728f52de4,
-        0x1ef633d6f15c7d37d4312ab2a8b6cf01,
+        0x16b68bc2e715a7c7cdada5e516a97c7c,
+        0x1d6149d6ea719990021e41c1d945fc6e,
+        3,
+        0x13c265bfb47c71806039eafdada62c36,
+        0x1411b26963e5bfc05dd8ce4a47cf604f,
+        0x157f275b8a655c957479e8766361c282,
+        7,
+        2,
+        0x1d78ab2bcff764144d46bdcbfe6e1150,
+        0x1f30a475a0da77b8081ee67eb8a2fd6e,
+        2,
+        0x1c290194c09bfccfa9c35b1a4cea987c,
+        0x17ceb4b95097c419ff514beda114cf7c,
+        2,
+        0x1f71ae03debf25e8328e29f34a345932,
+        0x1abf5be8ae4c1bede974cc17779950be,
+        2,
+        0x17cdc12f7e0a254782c0e32aff253b94,
+        0x1b8c9703077871ba98180609a06b1b11,
+        2,
+        0x1d3c08cd57781d6ab57aa6f0630c111b,
+        0x1816972b4cbde51ab0217b7d279dabe1,
+        2,
+        0x1ed3fc4b6acb1375d6e2e01f563f55c9,
+        0x11bd3be053815f8d7472541368a01834,
+        2,
+        0x1562eedaf919079f2daa7ba64f53bb64,
+        0x16335a8fcf51d3f80fe547983e052d35,
         1,
-        0x57e674a766de539042188ffd82c05a86,
-        0x3e890d65eb505785b2a504e8a55de0a,
-        0x14c88e0404b3bd4796786d65f5618b71,
-        25060,
+        0xbce645bf118a38a2266f531574a49f6c,
+        0x78ac66f02b8e70f1cf6eed02adcaa4,
+        0x1369cf402be9fdd804b580e088663fd3,
+        58538,
         8,
         0x6d3abec60d1fc1c44d99e24f7078dd02577987a7ac2875cb7f1b1e3591a96f,
         0x9bf7ce0a58b4edabbe757b0c07d4d8f9682dc5d02da495998b1515458f93c6,
@@ -13628,7 +13681,7 @@ pub fn posenc_0_io() -> Array<felt252> {
         0x8b0fafba50dbc940c1a198c0e74934b66b31b2d4c5574329b7298f1aa6b583,
         0x302e8609eb99e8739a4f5920052f93391b166e47b8d896df606a4721ed6716,
         0,
-        32,
+        31,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
         0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
         0x46a00fb6b4cea141b5a78d8da8417dd79a7d45880925f7d7e7bfd5f2ab1996,
@@ -13679,8 +13732,6 @@ pub fn posenc_0_io() -> Array<felt252> {
         0xe38f9eab0678638b0acba6aa43e0d1fb0eaef3d2582296460f9d67337daddc,
         0xd713a167d3314c0add5254e29d0582b30f1437b819de49485c684256589567,
         0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069b,
-        0xdf78ab375bf6bc899bf78e5438a0e13b787f5e05af5c90ecb6557ebacb53b,
-        0x7a77027dacba320a5a9fc7fc7db6ab8c6305612865b5613ed15bf830dd0685,
         0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60e,
         0x44128ea71a5e888daafcd1cf55f4d09e86441c9ec0a15c94971aa1552e50b3,
         0xb8be69109831c9e76420ccf360e106d3c6585f6e24958c86741b2d69573636,
@@ -13693,7 +13744,8 @@ pub fn posenc_0_io() -> Array<felt252> {
         0x53ddb9b292cb56ac47f61aeec6c5a148590f4942a3561f3af5156644dd1376,
         0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
         0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
-        0,
+        1,
+        0x37fe12acb974c9bfb9aa428f1fb5e3ec82ac8079dcea7cecd70937e97fb2199,
         8,
         0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
         0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
@@ -13713,22 +13765,22 @@ pub fn posenc_0_io() -> Array<felt252> {
         0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
         0,
         4,
-        0xd03a5df4369186652ee42f044456ffd831a55a6759b23bc4d3a4b6ca7f74ff,
-        0x121908abe3c2df1ec99736392a87f16096529ccee4fef8ce1db5045ded72d2,
-        0xede9ebaea99f86ba567bbd082d38ee5fa5395da0082d05371b0f3a7f32e063,
-        0x9a16ee8b50a84bb93284e1024129b1eaecf32f70a33173c3153daf1b6fe029,
-        0x38e6dfa8eacf60f039031ef88a8bb80ee31e0a5df917c38557ad722d2d6556,
-        0x12776188eb5a32bad562aae4af0aa03e86e3265d28ed644c403ae51bddff54,
-        0xdcec594d15748828f6e39d7e40de1fbc5d9e48e74e0642154ada8963a1576d,
-        0xf9a0eb2d163e36f29d3f830036948bbe1910bd85a60296742e1552d9267523,
-        0x17e1d17a60a21c99be1e1f29c9d5f5fc7b32cc38bfbe3509825360449fe25d,
-        0xbf56a001106bf86e05807a77667336509a6972d5aab245b3f5c630389c46b4,
-        0xa8c07acffa6958efbbb990a8e998e9d51fa74f073bcce893b6da4959bff8d4,
-        0xd75c64bb856467dcac3852ec010b1fd254cff3a37fd86c71516b2b8838cc30,
-        0x94d00ed47145bf8eb0dce5678d991b6cd4141103e71e14bf06d6e6c848578f,
-        0x6e119d4666c7e991989736027bbd40d36ed0a8e61cf190d971cad4313840b1,
-        0x44c6f5b8d8cf78e9047a20588e8224a9488f704816b411c049f5e722267b35,
-        0x51088a1f14e9d3bd8131fc5942cb5f26e8e1a889bca019bf84cbb4e7926fff,
+        0x58d0bf6cc3b22ac4c41cfb0a338a866c28a4a91fba7c9e29079618d275e0cc,
+        0xa8e0ace92a84af53cac25d358e6c8ab7a71f90a9e6547c00d4539057bb6ed5,
+        0x927fa3ef33d38bf3987b5072c17c6f1fe22df384f9a37cb39a15f51b5ff503,
+        0x29f20107688cd8309f1462167cb5a9d0a7068dee535141fd9b6d831ead2a35,
+        0x1e2f829fd64daaf7d379df2730cd30789ad0476d0b7108211674a9ac03c34f,
+        0x63787723a4ea674b163056b39c36df30b566bf2cdee1cdbdd1bfa94afff248,
+        0x6451ddef52ac405d8a248d304f5a9fd1fa5f14be03863ca11cf920bf43f430,
+        0x17ca139f7257c4b17396dcce1164a3a51454ffe9a59f34c8fcd65cab1d2280,
+        0xa8b2c9a6c8d49bd44457b3e2b116d7f518a0f1a167b7f7874fa5039592ef97,
+        0xf9143407f2bdaa046a5bdf716774e484d16935c2275513ee092982fdeaab42,
+        0x89666ccbfe37830fd84e5cae7a4d4725bca69a543a3006c82d9038d72e2667,
+        0xa894bd9fe0a68fd004f5ddb797b1986358568ca426f71e6132823466ec9678,
+        0xd588f78587d6300b2e3e1f327fd1e6396b2338e333ab172862722b8f13063a,
+        0x7b8f780660b3059860ebf0627523e7af72a8360bae6786aea9367ab6ad9b29,
+        0x8dd1878ceba553be00cf08dc962b0c3b183c450e5c059563e38ea6eba5a734,
+        0x7edfb8181c56f036ff5b0eeb7de417e6688728b950c9f02393e40af24a69c3,
         0,
     ]
 }
@@ -13740,7 +13792,7 @@ fn accepts_posenc_0_io() {
 
 /// proof outputs.o
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_posenc_0_io_0() {
     verify_walk_calldata(splice(posenc_0_io(), 40, 41, array![0x165acc8773958ab9ba4424e368f2e259]));
 }
@@ -13759,81 +13811,81 @@ fn rejects_posenc_0_io_2() {
     verify_walk_calldata(splice(posenc_0_io(), 0, 1, array![4]));
 }
 
-/// felt 17 + 1
+/// felt 22 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
 fn rejects_posenc_0_io_3() {
-    verify_walk_calldata(splice(posenc_0_io(), 17, 18, array![6]));
+    verify_walk_calldata(splice(posenc_0_io(), 22, 23, array![6]));
 }
 
-/// felt 35 + 1
+/// felt 44 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_posenc_0_io_4() {
-    verify_walk_calldata(splice(posenc_0_io(), 35, 36, array![1]));
+    verify_walk_calldata(splice(posenc_0_io(), 44, 45, array![0x17e5c63fadd08ed7f5c114692573fb00]));
 }
 
-/// felt 53 + 1
+/// felt 66 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_posenc_0_io_5() {
-    verify_walk_calldata(splice(posenc_0_io(), 53, 54, array![0x16a5d43626f6d343f2d25a9bdcd3f8cd]));
+    verify_walk_calldata(splice(posenc_0_io(), 66, 67, array![0x13ff3262695eea20fb35d2dba1f8b838]));
 }
 
-/// felt 71 + 1
+/// felt 88 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_posenc_0_io_6() {
+    verify_walk_calldata(splice(posenc_0_io(), 88, 89, array![0x115a6b271de3c656ea2f5355e9e69cf3]));
+}
+
+/// felt 110 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_io_6() {
-    verify_walk_calldata(splice(posenc_0_io(), 71, 72, array![0x1135f05ae574942098947c0728f52de5]));
-}
-
-/// felt 89 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_7() {
-    verify_walk_calldata(splice(posenc_0_io(), 89, 90, array![0x11de91bc9a3b7f745ade5d3169449fe1e45963254c786bdf279bf9d1a12e52]));
+    verify_walk_calldata(splice(posenc_0_io(), 110, 111, array![0x17cdc12f7e0a254782c0e32aff253b95]));
 }
 
-/// felt 107 + 1
+/// felt 133 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_8() {
-    verify_walk_calldata(splice(posenc_0_io(), 107, 108, array![0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d3]));
+    verify_walk_calldata(splice(posenc_0_io(), 133, 134, array![0xce293d8e82d5f82bc8185708fe26bc0df3552e6bec9272737eb1c6e475afa9]));
 }
 
-/// felt 125 + 1
+/// felt 155 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_9() {
-    verify_walk_calldata(splice(posenc_0_io(), 125, 126, array![0x8abbde5c16f347fd4dc14dd62ebc7a15fcbe887c107b756f1bf4e53bc362a0]));
+    verify_walk_calldata(splice(posenc_0_io(), 155, 156, array![0x10f258825d266c5d9e7d8b68011658e40a2266cc731b9234110db00ac758d3]));
 }
 
-/// felt 143 + 1
+/// felt 177 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_10() {
-    verify_walk_calldata(splice(posenc_0_io(), 143, 144, array![0xde680805d884f37353f1aa4a14a095d659e9bcee5182e836e318c2bb62e165]));
+    verify_walk_calldata(splice(posenc_0_io(), 177, 178, array![0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838023]));
 }
 
-/// felt 161 + 1
+/// felt 199 + 1
 #[test]
-#[should_panic(expected: ('calldata.truncated',))]
+#[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_11() {
-    verify_walk_calldata(splice(posenc_0_io(), 161, 162, array![1]));
+    verify_walk_calldata(splice(posenc_0_io(), 199, 200, array![0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cd]));
 }
 
-/// felt 179 + 1
+/// felt 221 + 1
 #[test]
-#[should_panic(expected: ('calldata.truncated',))]
+#[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_12() {
-    verify_walk_calldata(splice(posenc_0_io(), 179, 180, array![1]));
+    verify_walk_calldata(splice(posenc_0_io(), 221, 222, array![0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a01]));
 }
 
-/// felt 197 + 1
+/// felt 244 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_io_13() {
-    verify_walk_calldata(splice(posenc_0_io(), 197, 198, array![1]));
+    verify_walk_calldata(splice(posenc_0_io(), 244, 245, array![1]));
 }
 
 /// felt 36 + 1
@@ -13841,6 +13893,13 @@ fn rejects_posenc_0_io_13() {
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_io_14() {
     verify_walk_calldata(splice(posenc_0_io(), 36, 37, array![2]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_posenc_0_io_15() {
+    verify_walk_calldata(splice(posenc_0_io(), 35, 36, array![1]));
 }
 
 /// felt 34 + 1
@@ -13859,14 +13918,14 @@ fn rejects_posenc_0_io_17() {
 
 /// felt 32 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_posenc_0_io_18() {
     verify_walk_calldata(splice(posenc_0_io(), 32, 33, array![0x5ef20802992def636da583b0a5a3651]));
 }
 
 /// felt 31 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_posenc_0_io_19() {
     verify_walk_calldata(splice(posenc_0_io(), 31, 32, array![0x847abc3ed817edb02cf7227505d0d775]));
 }
@@ -18816,6 +18875,7 @@ pub fn range_15() -> Array<felt252> {
         0x17ffffff400000000000000000000000,
         0,
         1,
+        1,
         120,
         1,
         1,
@@ -18869,6 +18929,7 @@ pub fn range_16() -> Array<felt252> {
         4,
         0x17ffffff400000000000000000000000,
         0,
+        1,
         1,
         120,
         1,
@@ -18925,6 +18986,7 @@ pub fn range_17() -> Array<felt252> {
         0x18000000000000000000000000000000,
         0,
         1,
+        1,
         120,
         1,
         1,
@@ -18978,6 +19040,7 @@ pub fn range_18() -> Array<felt252> {
         4,
         0x18000000000000000000000000000000,
         0,
+        1,
         1,
         120,
         1,

@@ -132,8 +132,7 @@ pub struct ConcatProof {
 #[derive(Drop, Serde, Debug)]
 pub struct EmptyRowsProof {
     pub sumcheck: SumcheckProof,
-    pub k_value: QM31,
-    pub v_value: QM31,
+    pub values: Array<QM31>,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -170,4 +169,5 @@ pub struct PadStep {
 pub struct PosencProof {
     pub x_value: QM31,
     pub siblings: Array<QM31>,
+    pub empty_rows: Option<EmptyRowsProof>,
 }
