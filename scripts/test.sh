@@ -5,4 +5,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-exec .venv/bin/python -m pytest -q "$@"
+# One worker per core; a module's tests stay on one worker, in order (the devnet modules
+# share a devnet per worker and build on their own earlier steps).
+exec .venv/bin/python -m pytest -q -n auto --dist loadfile "$@"
