@@ -10,3 +10,12 @@ from tests.devnet_chain import deployed_chain
 def chain(tmp_path_factory):
     with deployed_chain(tmp_path_factory.mktemp("devnet")) as chain:
         yield chain
+
+
+SLOW_MODULES = ("test_cairo_unit.py", "test_devnet_walk.py", "test_devnet_pcs.py", "test_devnet.py")
+"""Started first: with one worker per core (scripts/test.sh) a long module started last would
+leave the other cores idle at the end."""
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: item.path.name not in SLOW_MODULES)  # stable: order kept
