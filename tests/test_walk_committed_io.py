@@ -116,30 +116,33 @@ def test_tensors_the_verifier_reads_cannot_be_committed(monkeypatch):
     assert not any(LAYERS[kind].reads for kind in ONCHAIN_KINDS)
 
 
-def test_committed_caches_have_their_empty_rows_proven_zero():
-    """qkv-decode with its caches committed: the check cannot read the initial caches' empty
-    rows, so the proof carries a sum-check that they are zero (docs/layers/kvcache.md,
-    "Committed caches"). A nonzero empty row is caught there; the proof without that
-    sum-check, or with it for public caches, is refused."""
-    spec = LAYERS["qkv-decode"]
-    assert committable_io(spec) == ["k", "k0", "q", "v", "v0", "x"]
-    st = STATEMENTS["qkv-decode"](*SHAPES["qkv-decode"][1])
-    committed, data = commit_tensors(st, committable_io(spec), PARAMS["poseidon"])
+def _with_empty_rows(proof, empty_rows):
+    return dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, empty_rows=empty_rows))
+
+
+def _needs_empty_rows(spec, st, names):
+    """`names` committed: the proof carries the empty-rows sum-check (prover/padding.py),
+    verifies, and is refused without it."""
+    committed, data = commit_tensors(st, names, PARAMS["poseidon"])
     proof = prove_walk(spec, committed, data)
     assert proof.layer.empty_rows is not None
     verify_walk(spec, proof)
-    _reject(
-        dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, empty_rows=None)),
-        "padding.empty_rows",
-    )
+    _reject(_with_empty_rows(proof, None), "padding.empty_rows")
+    return proof
+
+
+def test_committed_caches_have_their_empty_rows_proven_zero():
+    """qkv-decode with its caches committed: the check cannot read the initial caches' empty
+    rows, so the proof carries a sum-check that they are zero (docs/layers/kvcache.md,
+    "Empty rows of committed caches"). A nonzero empty row is caught there; the proof without
+    that sum-check, or with it for public caches, is refused."""
+    spec = LAYERS["qkv-decode"]
+    assert committable_io(spec) == ["k", "k0", "q", "v", "v0", "x"]
+    st = STATEMENTS["qkv-decode"](*SHAPES["qkv-decode"][1])
+    proof = _needs_empty_rows(spec, st, committable_io(spec))
     public = prove_walk(spec, st)
     assert public.layer.empty_rows is None
-    _reject(
-        dataclasses.replace(
-            public, layer=dataclasses.replace(public.layer, empty_rows=proof.layer.empty_rows)
-        ),
-        "padding.empty_rows",
-    )
+    _reject(_with_empty_rows(public, proof.layer.empty_rows), "padding.empty_rows")
     # K₀'s last row (l = 6; s₀ = 1, T = 2 write rows 1 and 2) set, and every K_t with it: the
     # steps stay consistent and only the empty rows' sum-check can see it
     st = STATEMENTS["qkv-decode"](2, 6, 3, 2, 1)
@@ -168,14 +171,7 @@ def test_a_committed_posenc_input_has_its_padding_rows_proven_zero():
     public o's rows there away from P's. The proof shows them zero (`padding.empty_rows`)."""
     spec = LAYERS["posenc"]
     st = STATEMENTS["posenc"](3, 10, 5)  # s = 3 of ŝ = 4
-    committed, data = commit_tensors(st, ["x"], PARAMS["poseidon"])
-    proof = prove_walk(spec, committed, data)
-    assert proof.layer.empty_rows is not None
-    verify_walk(spec, proof)
-    _reject(
-        dataclasses.replace(proof, layer=dataclasses.replace(proof.layer, empty_rows=None)),
-        "padding.empty_rows",
-    )
+    committed = _needs_empty_rows(spec, st, ["x"]).statement
     junk = np.zeros((4, 5), dtype=np.int64)
     junk[:3], junk[3] = st.inputs["x"], [7, -5, 11, 1000, 2]
     outputs = {"o": st.outputs["o"] + np.vstack([np.zeros((3, 5), np.int64), junk[3:]])}
