@@ -26,12 +26,20 @@ def tool(name):
     return str(path)
 
 
-@pytest.fixture(scope="module")
-def cairo_test_output():
-    proc = subprocess.run(
-        [tool("cairo_test"), "--starknet", str(PACKAGE)], capture_output=True, text=True
-    )
-    return proc.returncode, proc.stdout + proc.stderr
+@pytest.fixture(scope="module", autouse=True)
+def cairo_test_output(tmp_path_factory):
+    """cairo-test (minutes) starts with the module and runs beside its other tests; the test
+    that reads its output waits for it."""
+    log = tmp_path_factory.mktemp("cairo-test") / "output.txt"
+    with log.open("w") as sink:
+        proc = subprocess.Popen(
+            [tool("cairo_test"), "--starknet", str(PACKAGE)], stdout=sink, stderr=subprocess.STDOUT
+        )
+    try:
+        yield lambda: (proc.wait(), log.read_text())
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_vectors_are_current():
@@ -41,7 +49,7 @@ def test_vectors_are_current():
 
 
 def test_every_cairo_test_passes(cairo_test_output):
-    code, out = cairo_test_output
+    code, out = cairo_test_output()
     results = dict(RESULT.findall(out))
     failed = {name: status for name, status in results.items() if status != "ok"}
     assert code == 0 and not failed, out[-5000:]
