@@ -6,5 +6,6 @@ scripts/setup.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 # One worker per core; a module's tests stay on one worker, in order (the devnet modules
-# share a devnet per worker and build on their own earlier steps).
-exec .venv/bin/python -m pytest -q -n auto --dist loadfile "$@"
+# share a devnet per worker and build on their own earlier steps); modules in collection
+# order, the slowest first (tests/conftest.py).
+exec .venv/bin/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder "$@"
