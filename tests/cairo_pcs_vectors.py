@@ -661,6 +661,12 @@ def committed_case(rng: random.Random) -> CommittedCase:
         with forging(expect_binding=skip):
             return encode(prove_walk(MATMUL, dataclasses.replace(st, binding=binding), data))
 
+    def unbound_public() -> list[int]:
+        public = matmul_statement(a.tolist(), st.weights["b"].tolist())
+        with forging(expect_binding=skip):
+            bound = dataclasses.replace(public, binding=ModelBinding(MODEL, CONFIG, {}))
+            return encode(prove_walk(MATMUL, bound))
+
     def presented(**changes: object) -> list[int]:
         """The honest proof with its statement changed, not proven again."""
         changed = dataclasses.replace(proof.statement, **changes)
@@ -696,6 +702,9 @@ def committed_case(rng: random.Random) -> CommittedCase:
          forged(dataclasses.replace(binding, model_id=NO_MODEL)), "statement.binding"),
         ("no_weight_bound", "A binding that leaves B out (proven so, the check skipped).",
          forged(dataclasses.replace(binding, weights={})), "statement.binding"),
+        ("bound_without_weights", "B public and a binding to model 7 naming no weight (proven "
+         "so, the check skipped): the record would name a model the proof says nothing about.",
+         unbound_public(), "statement.binding"),
         ("twin_model", "The same proof presented as model 11's weight 1 (same root, same "
          "config): the model id is in the transcript.",
          presented(binding=dataclasses.replace(binding, model_id=TWIN_MODEL)),

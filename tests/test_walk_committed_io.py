@@ -196,6 +196,20 @@ def test_a_binding_names_the_committed_weights_not_the_io(monkeypatch):
     _reject(prove_walk(spec, with_io, data), "statement.binding")
 
 
+def test_a_binding_needs_a_committed_weight(monkeypatch):
+    """A binding with no committed weight would have the contract record a model the proof
+    says nothing about: refused by the prover and by the verifier (`statement.binding`)."""
+    spec = LAYERS["matmul"]
+    st = dataclasses.replace(
+        STATEMENTS["matmul"](*SHAPES["matmul"][0]), binding=ModelBinding(5, 0, {})
+    )
+    with pytest.raises(VerificationError) as e:
+        prove_walk(spec, st)
+    assert e.value.check == "statement.binding"
+    monkeypatch.setattr(walk_prover, "expect_binding", lambda *_: None)
+    _reject(prove_walk(spec, st), "statement.binding")
+
+
 def test_a_public_and_committed_tensor_is_malformed():
     proof = example("matmul", 0, io=True)
     doc = proof_file.to_json_dict(proof)

@@ -133,10 +133,11 @@ def absorb_binding(channel: Channel, binding: ModelBinding) -> None:
 
 def expect_binding(st: Statement, weights: Iterable[str]) -> None:
     """`statement.binding` unless a binding names a model (not 0) and exactly the committed
-    weights among `weights` (the layer's weights: its claims say which they are)."""
+    weights among `weights` (the layer's weights: its claims say which they are), at least one:
+    a binding without a committed weight would record a model the proof says nothing about."""
     b = st.binding
     committed = st.committed.keys() & set(weights)
-    if b is not None and (b.model_id == 0 or b.weights.keys() != committed):
+    if b is not None and (b.model_id == 0 or not committed or b.weights.keys() != committed):
         raise VerificationError("statement.binding", "must name a model and every committed weight")
 
 

@@ -221,7 +221,8 @@ fn contains(names: Span<felt252>, name: felt252) -> bool {
 }
 
 /// `statement.binding` unless a binding names a model (not 0) and exactly the committed
-/// tensors among the layer's weights (`weights`: its weight claims, in name order).
+/// tensors among the layer's weights (`weights`: its weight claims, in name order), at least
+/// one (a binding without one would record a model the proof says nothing about).
 pub fn expect_binding(st: @PublicStatement, weights: Span<ClaimsOn>) {
     if let Some(b) = st.binding {
         let mut committed = array![];
@@ -230,7 +231,10 @@ pub fn expect_binding(st: @PublicStatement, weights: Span<ClaimsOn>) {
                 committed.append(*on.name);
             }
         }
-        assert(*b.model_id != 0 && *b.names == committed.span(), 'statement.binding');
+        assert(
+            *b.model_id != 0 && !committed.is_empty() && *b.names == committed.span(),
+            'statement.binding',
+        );
     }
 }
 
