@@ -36,6 +36,7 @@ from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer import proof_file, tensor_file
 from cairn.serializer.codec import proof_felts
+from cairn.serializer.files import write_together
 from cairn.serializer.walk_calldata import is_onchain
 
 prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
@@ -164,9 +165,8 @@ def prove_layer(
         proof = prove_walk(LAYERS[kind], statement, data)
         tensors = {**statement.inputs, **statement.outputs}
         io = {n: tensors[n] for n in names if n in tensors}
-        if io:
-            tensor_file.save(io, io_path(out_path))
-        proof_file.save(proof, out_path)
+        files = {io_path(out_path): tensor_file.dumps(io)} if io else {}
+        write_together({**files, out_path: proof_file.dumps(proof)})
     out.print(f"wrote {out_path} ({describe(proof)}, {proof_felts(proof)} proof felts)")
     if io:
         out.print(

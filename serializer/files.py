@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,22 @@ from cairn.serializer.errors import MalformedProofError
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file and a rename: a crash never leaves a half-written file, and
     a failed write leaves nothing behind."""
-    tmp = path.with_name(path.name + ".tmp")
+    write_together({path: text})
+
+
+def write_together(files: Mapping[Path, str]) -> None:
+    """`write_atomic` for files that belong together (a proof and its committed I/O): every
+    temporary file is written before any is renamed, so a failed write leaves none of them."""
+    tmps = {path: path.with_name(path.name + ".tmp") for path in files}
     try:
-        tmp.write_text(text)
-        tmp.replace(path)
+        for path, text in files.items():
+            tmps[path].write_text(text)
+        for path, tmp in tmps.items():
+            tmp.replace(path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        for tmp in tmps.values():
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         raise
 
 

@@ -52,8 +52,11 @@ def to_json_dict(proof: AnyProof, weights_from: str | None = None) -> dict[str, 
 
 
 def save(proof: AnyProof, path: Path, weights_from: str | None = None) -> None:
-    doc = to_json_dict(proof, weights_from)
-    write_atomic(path, json.dumps(doc, separators=(",", ":")))
+    write_atomic(path, dumps(proof, weights_from))
+
+
+def dumps(proof: AnyProof, weights_from: str | None = None) -> str:
+    return json.dumps(to_json_dict(proof, weights_from), separators=(",", ":"))
 
 
 def _walk_to_json(proof: WalkProof) -> dict[str, Any]:

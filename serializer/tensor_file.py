@@ -11,19 +11,19 @@ import numpy as np
 
 from cairn.serializer.codec import tensor
 from cairn.serializer.errors import MalformedProofError
-from cairn.serializer.files import read_document, write_atomic
+from cairn.serializer.files import read_document
 
 FORMAT = "cairn-tensors"
 VERSION = 1
 
 
-def save(tensors: dict[str, np.ndarray], path: Path) -> None:
+def dumps(tensors: dict[str, np.ndarray]) -> str:
     doc = {
         "format": FORMAT,
         "version": VERSION,
         "tensors": {n: t.tolist() for n, t in tensors.items()},
     }
-    write_atomic(path, json.dumps(doc, separators=(",", ":")))
+    return json.dumps(doc, separators=(",", ":"))
 
 
 def load(path: Path) -> dict[str, np.ndarray]:

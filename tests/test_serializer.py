@@ -13,6 +13,7 @@ from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import proof_file
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.files import write_together
 
 SPEC = LAYERS["matmul"]
 
@@ -72,3 +73,14 @@ def test_load_errors(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(MalformedProofError):
         proof_file.load(binary)
+
+
+def test_files_written_together_leave_nothing_when_one_fails(tmp_path):
+    """A proof and its committed I/O (`cairn prove --commit-io`) are written together: when
+    one cannot be written, neither is, and no temporary file stays behind."""
+    io, proof = tmp_path / "p.io.json", tmp_path / "missing" / "p.json"
+    with pytest.raises(OSError):
+        write_together({io: "{}", proof: "{}"})
+    assert list(tmp_path.iterdir()) == []
+    write_together({io: "{}", tmp_path / "p.json": "[]"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.io.json", "p.json"]

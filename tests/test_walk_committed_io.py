@@ -155,7 +155,7 @@ def test_committed_caches_have_their_empty_rows_proven_zero():
     _reject(prove_walk(spec, committed, data), "padding.empty_rows")
 
 
-def test_tensors_only_a_range_reads_may_be_committed_leaving_it_mod_p():
+def test_posenc_io_may_be_committed_leaving_its_relation_mod_p():
     """posenc's x and o are read only by the bound on o − x: committed, the proof verifies and
     the relation holds mod p only (no range check, as for any committed operand)."""
     spec = LAYERS["posenc"]
