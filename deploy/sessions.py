@@ -53,7 +53,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     every group is checked: the session is over). Raises what the verifier raises if a tree
     checked so far is refused: the contract reverts that transaction with the same name. A
     layer proof's binding is taken as registered: the contract checks it against its registry
-    in the first transaction, after the groups it carries (`registry.check_walk` mirrors
+    in the first transaction, after the trees it carries (`registry.check_walk` mirrors
     that)."""
     flat = parts.flat
     model_id = NO_MODEL
@@ -124,7 +124,7 @@ def _u256s(digests: Sequence[int]) -> list[int]:
 class Sessions:
     """The contract's open sessions, id -> (owner, state hash), and its session checks in its
     order: `open_session` (`session.owner`, then the proof) and `continue_session`
-    (`session.unknown`, `session.owner`, `session.state`, `session.empty`, then the groups)."""
+    (`session.unknown`, `session.owner`, `session.state`, `session.empty`, then the trees)."""
 
     open: dict[int, tuple[int, int]] = field(default_factory=dict)
 
@@ -134,7 +134,7 @@ class Sessions:
             raise VerificationError("session.owner", "another account's session")
 
     def check_step(
-        self, caller: int, session_id: int, state: Sequence[int], groups: Sequence[int]
+        self, caller: int, session_id: int, state: Sequence[int], trees: Sequence[int]
     ) -> None:
         if session_id not in self.open:
             raise VerificationError("session.unknown", f"no open session {session_id:#x}")
@@ -143,7 +143,7 @@ class Sessions:
             raise VerificationError("session.owner", "another account's session")
         if hash_many(state) != state_hash:
             raise VerificationError("session.state", "not the session's current state")
-        if not groups:
+        if not trees:
             raise VerificationError("session.empty", "a step checks at least one tree part")
 
     def advance(self, caller: int, session_id: int, state: list[int] | None) -> None:

@@ -888,8 +888,8 @@ class SessionScript:
         self.counts, self.state = counts, state
         return state
 
-    def open(self, n_groups: int) -> SessionScript:
-        counts = [n_groups]
+    def open(self, n_trees: int) -> SessionScript:
+        counts = [n_trees]
         (tx,) = transactions(self.parts, counts)
         self.session_id = hash_many(tx)
         state = self._run(
@@ -902,16 +902,16 @@ class SessionScript:
             self.lines.append(f"let id = open_session(verifier, {args});")
         return self
 
-    def step(self, n_groups: int, state: list[int] | None = None) -> SessionScript:
-        """`continue_session` with the next `n_groups` parts and the current state (or `state`)."""
-        counts = [*self.counts, n_groups]
-        groups = transactions(self.parts, counts)[-1] if n_groups else []
+    def step(self, n_trees: int, state: list[int] | None = None) -> SessionScript:
+        """`continue_session` with the next `n_trees` parts and the current state (or `state`)."""
+        counts = [*self.counts, n_trees]
+        trees = transactions(self.parts, counts)[-1] if n_trees else []
         sent = state if state is not None else self.state
         assert sent is not None
         caller = short_string(self.caller)
-        args = f"id, {self._literal(sent)}.span(), {self._literal(groups)}"
+        args = f"id, {self._literal(sent)}.span(), {self._literal(trees)}"
         after = self._run(
-            lambda: self.book.check_step(caller, self.session_id, sent, groups), counts
+            lambda: self.book.check_step(caller, self.session_id, sent, trees), counts
         )
         if self.expect is not None:
             self.lines.append(f"finish_session(verifier, {args});")
