@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cairn.prover.channels.blake2s import Blake2sChannel
+from cairn.prover.channels.fork import fork, join
 from cairn.prover.channels.poseidon import STARK_PRIME, hash_many, pack_m31s
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
@@ -90,6 +92,7 @@ pub enum ChannelOp {
     MixU64: u64,
     MixFelts: Span<QM31>,
     MixM31s: Span<felt252>,
+    MixU32s: Span<u32>,
     DrawSecureFelt: QM31,
     DrawSecureFelts: Span<QM31>,
     DrawU32s: Span<u32>,
@@ -107,6 +110,32 @@ pub struct ChannelStep {
 pub struct ChannelScript {
     pub start_digest: felt252,
     pub steps: Span<ChannelStep>,
+}
+
+/// A Blake2s transcript: each operation and the digest right after it.
+#[derive(Drop)]
+pub struct Blake2sScript {
+    pub steps: Span<(ChannelOp, [u32; 8])>,
+}
+
+/// A proof-of-work check at a Blake2s digest and Python's verdict.
+#[derive(Drop)]
+pub struct PowCase {
+    pub digest: [u32; 8],
+    pub n_bits: u32,
+    pub nonce: u64,
+    pub valid: bool,
+}
+
+/// A fork of a Poseidon252 channel with digest `parent`, the child's digest after it and after
+/// `mixed` is absorbed, and the parent's digest once it joins.
+#[derive(Drop)]
+pub struct ForkCase {
+    pub parent: felt252,
+    pub tag: felt252,
+    pub forked: [u32; 8],
+    pub mixed: Span<QM31>,
+    pub joined: felt252,
 }
 
 /// Canonical M31 values and their `pack_m31s` words.
@@ -369,6 +398,76 @@ def channel_script(rng: random.Random, start: int) -> str:
     return (
         f"ChannelScript {{\n        start_digest: {felt(start)},\n"
         f"        steps: array![\n{steps}        ].span(),\n    }}"
+    )
+
+
+def digest_words(digest: bytes) -> str:
+    return u32s(list(struct.unpack("<8I", digest)), fixed=True)
+
+
+def blake2s_channel_vectors(rng: random.Random) -> str:
+    """A Blake2s transcript of every mix and draw (checked against STWO's vectors), proof-of-work
+    checks on both sides of the threshold, and forks of a Poseidon252 channel."""
+    stwo = SHARED["blake2s_channel"]
+    ch = Blake2sChannel()
+    ch.mix_u64(0x1111222233334444)
+    assert ch.digest.hex() == stwo["mix_u64_0x1111222233334444_digest_hex"]
+    assert Blake2sChannel().draw_u32s() == stwo["draw_u32s_from_default"]
+    ch, steps = Blake2sChannel(), []
+
+    def record(op: str) -> None:
+        steps.append(f"(ChannelOp::{op}, {digest_words(ch.digest)})")
+
+    record(f"DrawU32s({u32s(ch.draw_u32s())})")
+    record(f"DrawSecureFelts({span([qm31(x) for x in ch.draw_secure_felts(3)])})")
+    ch.mix_u64((1 << 64) - 1)
+    record(f"MixU64({(1 << 64) - 1})")
+    for n in (0, 1, 2, 5):
+        xs = _random_qm31s(rng, n)
+        ch.mix_felts(xs)
+        record(f"MixFelts({span([qm31(x) for x in xs])})")
+        record(f"DrawSecureFelt({qm31(ch.draw_secure_felt())})")
+    for n in (0, 3, 8, 17):
+        words = [rng.randrange(1 << 32) for _ in range(n)]
+        ch.mix_u32s(words)
+        record(f"MixU32s({u32s(words)})")
+        record(f"DrawSecureFelts({span([qm31(x) for x in ch.draw_secure_felts(n % 5)])})")
+    record(f"DrawU32s({u32s(ch.draw_u32s())})")
+    pows = []
+    for n_bits in (0, 1, 6, 10):
+        ch.mix_u64(n_bits)
+        nonce = ch.grind(n_bits)
+        for candidate in (nonce, nonce + 1, (1 << 64) - 1):
+            valid = ch.verify_pow_nonce(n_bits, candidate)
+            pows.append(
+                f"PowCase {{ digest: {digest_words(ch.digest)}, n_bits: {n_bits}, "
+                f"nonce: {candidate}, valid: {str(valid).lower()} }}"
+            )
+    forks = []
+    for start, tag in ((0, "cairn/softmax/v1"), (STARK_PRIME - 1, "cairn/witness/v1")):
+        parent = Poseidon252Channel(start)
+        child = fork(parent, tag)
+        forked = child.digest
+        xs = _random_qm31s(rng, 3)
+        child.mix_felts(xs)
+        join(parent, child)
+        forks.append(
+            f"ForkCase {{\n            parent: {felt(start)},\n            tag: '{tag}',\n"
+            f"            forked: {digest_words(forked)},\n"
+            f"            mixed: {span([qm31(x) for x in xs], 12)},\n"
+            f"            joined: {felt(parent.digest)},\n        }}"
+        )
+    return "\n".join(
+        [
+            function(
+                "blake2s_channel_script",
+                "Blake2sScript",
+                f"Blake2sScript {{ steps: {span(steps)} }}",
+                "A Python Blake2sChannel transcript from the default channel, with digests.",
+            ),
+            function("blake2s_pow_cases", "Array<PowCase>", rows(pows), "Python's verdicts."),
+            function("fork_cases", "Array<ForkCase>", rows(forks), "Python's fork and join."),
+        ]
     )
 
 
@@ -725,6 +824,7 @@ def render() -> str:
         mle_vectors(rng),
         blake2s_vectors(rng),
         merkle_vectors(rng),
+        blake2s_channel_vectors(rng),
     ]
     return "\n".join(s.rstrip("\n") + "\n" for s in sections)
 

@@ -22,6 +22,12 @@ const BLOCK_BYTES: u32 = 64;
 
 /// Blake2s-256 of `words` read as their little-endian bytes (4·len bytes).
 pub fn blake2s(words: Span<u32>) -> Blake2sHash {
+    blake2s_bytes(words, 4 * words.len())
+}
+
+/// Blake2s-256 of the first `n_bytes` little-endian bytes of `words`, whose bytes beyond them
+/// are zero (a message whose length is not a multiple of 4).
+pub fn blake2s_bytes(words: Span<u32>, n_bytes: u32) -> Blake2sHash {
     let mut state = BoxTrait::new(INITIAL_STATE);
     let mut words = words;
     let mut byte_count: u32 = 0;
@@ -32,7 +38,7 @@ pub fn blake2s(words: Span<u32>) -> Blake2sHash {
         byte_count += BLOCK_BYTES;
         state = blake2s_compress(state, byte_count, *block);
     }
-    byte_count += 4 * words.len();
+    byte_count = n_bytes;
     let mut last = array![];
     last.append_span(words);
     for _ in words.len()..BLOCK_WORDS {

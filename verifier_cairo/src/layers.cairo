@@ -1,7 +1,7 @@
 //! The layer kinds a walk proof can carry on chain (mirror of prover/layers/registry.py for
 //! `ONCHAIN_KINDS`): each kind's statement check and verifier, one module per kind.
 
-use crate::channel::Poseidon252Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::{OutputClaims, PublicStatement};

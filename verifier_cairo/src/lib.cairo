@@ -3,7 +3,7 @@
 
 pub mod blake2s;
 pub mod calldata;
-pub mod channel;
+pub mod channels;
 pub mod contract;
 pub mod fields;
 pub mod layers;

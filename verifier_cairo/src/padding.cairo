@@ -2,7 +2,8 @@
 //! the rows from `start` on are zero in every table of one l̂ × ĥ shape, batched by powers of
 //! λ: 0 = Σ eq(x‖y, r)·Z(x)·Σ_i λ^i·T_i(x‖y), Z = 1 on the rows x ≥ start.
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::{eq_eval, prefix_mask};
 use crate::sameply::rounds;

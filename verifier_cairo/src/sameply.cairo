@@ -2,7 +2,8 @@
 //! MLE become one, by a degree-2 sum-check of Σ_x g(x)·f(x) = Σ_i a_i·y_i with
 //! g = Σ_i a_i·eq(r_i, ·); the prover sends f(r') and the verifier rebuilds g(r').
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::eq_eval;
 use crate::pcs::proof::Claim;

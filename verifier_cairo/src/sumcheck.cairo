@@ -3,16 +3,12 @@
 //! A round sends its polynomial's coefficients without the linear one, [c0, c2, …, cd]; the
 //! verifier rebuilds c1 from g(0) + g(1) = claim, which binds the round to the running claim.
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 
 /// Replays the rounds; returns the point r and the claim the final evaluation must meet.
-pub fn verify_sumcheck(
-    claim: QM31,
-    rounds: Span<Span<QM31>>,
-    n_vars: u32,
-    degree: u32,
-    ref channel: Poseidon252Channel,
+pub fn verify_sumcheck<C, +Drop<C>, +Channel<C>>(
+    claim: QM31, rounds: Span<Span<QM31>>, n_vars: u32, degree: u32, ref channel: C,
 ) -> (Span<QM31>, QM31) {
     assert(rounds.len() == n_vars, 'sumcheck.round_count');
     let mut claim = claim;

@@ -58,6 +58,13 @@ pub impl M31Impl of M31Trait {
     }
 }
 
+pub impl M31IntoU32 of Into<M31, u32> {
+    #[inline(always)]
+    fn into(self: M31) -> u32 {
+        self.inner
+    }
+}
+
 pub impl M31IntoFelt252 of Into<M31, felt252> {
     #[inline(always)]
     fn into(self: M31) -> felt252 {

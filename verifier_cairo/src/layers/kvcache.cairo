@@ -4,7 +4,8 @@
 //! concatenation sum-check, and q_t, k_t, v_t from row t of x by qkv's projection on one row;
 //! with committed initial caches, a sum-check that their empty rows are zero.
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::{eq_eval, eq_table, hypercube_point, log2_padded};
 use crate::padding::{expect_empty_rows, verify_empty_rows};

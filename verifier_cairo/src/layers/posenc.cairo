@@ -2,7 +2,8 @@
 //! first ŝ = next_pow2(s) rows of the table, proven by X̂(r) and one sibling claim per halving
 //! of P̂ (docs/layers/posenc.md).
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
 use crate::mle::log2_padded;
 use crate::pcs::proof::Claim;

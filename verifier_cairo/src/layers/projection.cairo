@@ -3,7 +3,8 @@
 //! linear, qkv and qkv-decode share. `Projections` names the tensors and the checks of one batch; its
 //! statement check, its λ-batched, inner-masked degree-3 sum-check and the claims it leaves are written once.
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::{log2_padded, prefix_mask};
 use crate::pcs::proof::Claim;

@@ -7,7 +7,8 @@
 use core::integer::u128_byte_reverse;
 use core::poseidon::{hades_permutation, poseidon_hash_span};
 use crate::blake2s::{Blake2sHash, blake2s, blake2s_pair};
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::packing::pack_m31s;
 
 /// The hash tags of statements and registry entries (docs/calldata.md, docs/registry.md).

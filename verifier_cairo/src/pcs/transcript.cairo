@@ -1,7 +1,8 @@
 //! The transcript steps the PCS prover and verifier share (mirror of prover/pcs/transcript.py):
 //! the statement, the merge coefficients, the query positions.
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::merkle::hashers::mix_root;

@@ -8,7 +8,8 @@
 //! calldata reader, in the order Python's `_check_statement` and `_check_shape` check them.
 
 use core::poseidon::poseidon_hash_span;
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait, pack_qm31s};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait, pack_qm31s};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
 use crate::blake2s::{Blake2sHash, blake2s};

@@ -2,7 +2,8 @@
 //! to the registry and sessions are the generated tests of `pcs_vectors`.
 
 use core::poseidon::poseidon_hash_span;
-use crate::channel::Poseidon252ChannelTrait;
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252ChannelTrait;
 use crate::contract::ICairnVerifierDispatcherTrait;
 use crate::fields::m31::M31Trait;
 use crate::pcs::code::{batch_inverse, fold_pair};

@@ -1,7 +1,7 @@
 //! The generic verifier's own shape checks, called directly: a round count and a degree off
 //! by one, whatever the layer proof whose rounds it checks.
 
-use crate::channel::Poseidon252Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31Trait;
 use crate::sumcheck::verify_sumcheck;
 

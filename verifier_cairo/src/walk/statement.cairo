@@ -3,7 +3,8 @@
 //! tensors (name, shape, root, size), the public weights, then the public inputs and outputs,
 //! each tensor as its shape and its packed values, in name order.
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::QM31;
 use crate::merkle::hashers::mix_root;
 use crate::pcs::proof::Claim;

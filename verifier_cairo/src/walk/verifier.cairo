@@ -5,7 +5,7 @@
 //! channel, which the main contract verifies (`contract.cairo`, Python `open_committed`). On
 //! chain a walk has no witness.
 
-use crate::channel::Poseidon252Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::layers::{check_layer, layer_kind, layer_outputs, verify_layer};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
 use crate::sameply::{rounds, verify_sameply};

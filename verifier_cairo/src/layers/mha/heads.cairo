@@ -1,7 +1,8 @@
 //! The head-batched product sum-check of A·Ṽ and QKᵀ (mirror of prover/layers/mha/heads.py
 //! `verify_head_product`): Σ_{x,y} b(x, y)·f(x, y)·g(x, y) with b(x, y) = eq(x, r_head).
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;

@@ -3,7 +3,8 @@
 //! O and S_M; beyond the walk's reading of the public tensors, only closed forms
 //! (`structured`) are evaluated.
 
-use crate::channel::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
 use crate::mle::eq_eval;
 use crate::pcs::proof::Claim;

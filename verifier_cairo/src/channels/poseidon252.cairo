@@ -8,6 +8,7 @@ use core::poseidon::{hades_permutation, poseidon_hash_span};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::packing::split_felt252;
+use super::base::Channel;
 
 const SHIFT_32: NonZero<u128> = 0x100000000;
 const U32_SHIFT: felt252 = 0x100000000;
@@ -38,6 +39,16 @@ pub impl Poseidon252ChannelImpl of Poseidon252ChannelTrait {
         self.update(digest);
     }
 
+    /// Cairn's extension: absorbs M31 values already packed 8 per felt (docs/calldata.md). The
+    /// calldata carries matrices in exactly this form, so its words are hashed as they are.
+    fn mix_m31s(ref self: Poseidon252Channel, words: Span<felt252>) {
+        let mut felts = array![self.digest];
+        felts.append_span(words);
+        self.update(poseidon_hash_span(felts.span()));
+    }
+}
+
+pub impl Poseidon252ChannelBase of Channel<Poseidon252Channel> {
     fn mix_u64(ref self: Poseidon252Channel, value: u64) {
         self.mix_root(value.into());
     }
@@ -69,32 +80,6 @@ pub impl Poseidon252ChannelImpl of Poseidon252ChannelTrait {
         self.update(poseidon_hash_span(felts.span()));
     }
 
-    /// Cairn's extension: absorbs M31 values already packed 8 per felt (docs/calldata.md). The
-    /// calldata carries matrices in exactly this form, so its words are hashed as they are.
-    fn mix_m31s(ref self: Poseidon252Channel, words: Span<felt252>) {
-        let mut felts = array![self.digest];
-        felts.append_span(words);
-        self.update(poseidon_hash_span(felts.span()));
-    }
-
-    fn draw_secure_felt(ref self: Poseidon252Channel) -> QM31 {
-        let [l0, l1, l2, l3, _, _, _, _] = self.draw_base_felts();
-        QM31 { a: l0, b: l1, c: l2, d: l3 }
-    }
-
-    /// Two QM31 per draw: limbs 0–3, then 4–7.
-    fn draw_secure_felts(ref self: Poseidon252Channel, n: u32) -> Array<QM31> {
-        let mut out = array![];
-        while out.len() < n {
-            let [l0, l1, l2, l3, l4, l5, l6, l7] = self.draw_base_felts();
-            out.append(QM31 { a: l0, b: l1, c: l2, d: l3 });
-            if out.len() < n {
-                out.append(QM31 { a: l4, b: l5, c: l6, d: l7 });
-            }
-        }
-        out
-    }
-
     /// The 7 low little-endian u32 words of one draw (the top word is not uniform).
     fn draw_u32s(ref self: Poseidon252Channel) -> Array<u32> {
         let s: u256 = self.draw_felt252().into();
@@ -116,6 +101,17 @@ pub impl Poseidon252ChannelImpl of Poseidon252ChannelTrait {
             .unwrap();
         let (_, low_bits) = DivRem::div_rem(h.low, modulus);
         low_bits == 0
+    }
+
+    /// Eight 31-bit limbs of one draw, least significant first, each reduced mod p (a limb
+    /// 2^31 - 1 becomes 0); the top 4 bits are dropped.
+    fn draw_base_felts(ref self: Poseidon252Channel) -> [M31; 8] {
+        let (_, [l7, l6, l5, l4, l3, l2, l1, l0]) = split_felt252(self.draw_felt252());
+        [
+            M31Trait::reduce(l0), M31Trait::reduce(l1), M31Trait::reduce(l2),
+            M31Trait::reduce(l3), M31Trait::reduce(l4), M31Trait::reduce(l5),
+            M31Trait::reduce(l6), M31Trait::reduce(l7),
+        ]
     }
 }
 
@@ -140,17 +136,6 @@ impl Poseidon252ChannelInternal of Poseidon252ChannelInternalTrait {
         let (s, _, _) = hades_permutation(self.digest, self.n_draws, 3);
         self.n_draws += 1;
         s
-    }
-
-    /// Eight 31-bit limbs of one draw, least significant first, each reduced mod p (a limb
-    /// 2^31 - 1 becomes 0); the top 4 bits are dropped.
-    fn draw_base_felts(ref self: Poseidon252Channel) -> [M31; 8] {
-        let (_, [l7, l6, l5, l4, l3, l2, l1, l0]) = split_felt252(self.draw_felt252());
-        [
-            M31Trait::reduce(l0), M31Trait::reduce(l1), M31Trait::reduce(l2),
-            M31Trait::reduce(l3), M31Trait::reduce(l4), M31Trait::reduce(l5),
-            M31Trait::reduce(l6), M31Trait::reduce(l7),
-        ]
     }
 }
 

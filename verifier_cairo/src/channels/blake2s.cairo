@@ -1,0 +1,116 @@
+//! Blake2sChannel: the transcript of the lookup sub-proofs and the witness opening (mirror of
+//! prover/channels/blake2s.py, byte-compatible with stwo-cairo's Blake2s channel;
+//! docs/channels.md). Every message is hashed after the 32-byte digest, as little-endian words.
+
+use crate::blake2s::{Blake2sHash, blake2s, blake2s_bytes};
+use crate::fields::m31::{M31, M31Trait, P};
+use crate::fields::qm31::QM31;
+use super::base::Channel;
+
+const POW_PREFIX: u32 = 0x12345678;
+const TWO_P: u32 = 2 * P;
+const SHIFT_32: u64 = 0x100000000;
+
+#[derive(Drop, Copy, Serde)]
+pub struct Blake2sChannel {
+    pub digest: Blake2sHash,
+    n_draws: u32,
+}
+
+pub impl Blake2sChannelDefault of Default<Blake2sChannel> {
+    fn default() -> Blake2sChannel {
+        Blake2sChannelTrait::new([0; 8])
+    }
+}
+
+#[generate_trait]
+pub impl Blake2sChannelImpl of Blake2sChannelTrait {
+    /// A channel whose transcript starts from `digest`.
+    fn new(digest: Blake2sHash) -> Blake2sChannel {
+        Blake2sChannel { digest, n_draws: 0 }
+    }
+
+    /// Absorbs a 32-byte digest (a Merkle root, a tag's hash, a parent transcript's digest).
+    fn mix_root(ref self: Blake2sChannel, root: Blake2sHash) {
+        self.mix_u32s(root.span());
+    }
+}
+
+pub impl Blake2sChannelBase of Channel<Blake2sChannel> {
+    fn mix_felts(ref self: Blake2sChannel, xs: Span<QM31>) {
+        let mut words = array![];
+        for x in xs {
+            words.append((*x.a).into());
+            words.append((*x.b).into());
+            words.append((*x.c).into());
+            words.append((*x.d).into());
+        }
+        self.mix_u32s(words.span());
+    }
+
+    fn mix_u32s(ref self: Blake2sChannel, words: Span<u32>) {
+        let mut data: Array<u32> = self.digest.span().into();
+        data.append_span(words);
+        self.digest = blake2s(data.span());
+        self.n_draws = 0;
+    }
+
+    fn mix_u64(ref self: Blake2sChannel, value: u64) {
+        let (high, low) = DivRem::div_rem(value, SHIFT_32.try_into().unwrap());
+        self.mix_u32s(array![low.try_into().unwrap(), high.try_into().unwrap()].span());
+    }
+
+    /// Rejection sampling: a draw is used only when all 8 words are below 2p.
+    fn draw_base_felts(ref self: Blake2sChannel) -> [M31; 8] {
+        loop {
+            let words = self.draw_u32s().span();
+            let mut ok = true;
+            for w in words {
+                if *w >= TWO_P {
+                    ok = false;
+                }
+            }
+            if ok {
+                let mut limbs = array![];
+                for w in words {
+                    limbs.append(M31Trait::new(if *w >= P {
+                        *w - P
+                    } else {
+                        *w
+                    }));
+                }
+                let [l0, l1, l2, l3, l4, l5, l6, l7] = (*limbs.span().try_into().unwrap()).unbox();
+                break [l0, l1, l2, l3, l4, l5, l6, l7];
+            }
+        }
+    }
+
+    /// H(digest ‖ n_draws as 4 bytes ‖ one zero byte), as eight words.
+    fn draw_u32s(ref self: Blake2sChannel) -> Array<u32> {
+        let mut data: Array<u32> = self.digest.span().into();
+        data.append(self.n_draws);
+        data.append(0);
+        self.n_draws += 1;
+        blake2s_bytes(data.span(), 37).span().into()
+    }
+
+    /// The first 8 bytes of H(H(0x12345678 ‖ 12 zero bytes ‖ digest ‖ n_bits) ‖ nonce), read
+    /// little-endian, have at least `n_bits` trailing zeros (n_bits < 64).
+    fn verify_pow_nonce(self: @Blake2sChannel, n_bits: u32, nonce: u64) -> bool {
+        let mut data = array![POW_PREFIX, 0, 0, 0];
+        data.append_span(self.digest.span());
+        data.append(n_bits);
+        let prefix = blake2s(data.span());
+        let mut data: Array<u32> = prefix.span().into();
+        let (high, low) = DivRem::div_rem(nonce, SHIFT_32.try_into().unwrap());
+        data.append(low.try_into().unwrap());
+        data.append(high.try_into().unwrap());
+        let [w0, w1, _, _, _, _, _, _] = blake2s(data.span());
+        let low_bits: u64 = w0.into() + w1.into() * SHIFT_32;
+        let modulus: NonZero<u64> = core::num::traits::Pow::pow(2_u64, n_bits)
+            .try_into()
+            .unwrap();
+        let (_, rest) = DivRem::div_rem(low_bits, modulus);
+        rest == 0
+    }
+}
