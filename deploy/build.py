@@ -23,8 +23,10 @@ from cairn.deploy.toolchain import (
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "verifier_cairo"
 CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
 WALK_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnWalkVerifier"
-"""The walk verifier's class, which CairnVerifier calls by library_call: the two together are
-over mainnet's bytecode limit for one class (docs/cairo-verifier.md, "Two classes")."""
+ATTENTION_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnAttentionVerifier"
+"""The walk verifiers' classes (dense kinds, attention kinds), which CairnVerifier calls by
+library_call: together they are over mainnet's bytecode limit for one class
+(docs/cairo-verifier.md, "Three classes")."""
 MAX_SIERRA_FELTS = 81_920
 MAX_BYTECODE = 81_920
 
@@ -45,9 +47,10 @@ class ClassArtifacts:
 
 @dataclass(frozen=True)
 class Artifacts(ClassArtifacts):
-    """The main contract's class, and the walk verifier's it is deployed with."""
+    """The main contract's class, and the walk verifiers' it is deployed with."""
 
     walk: ClassArtifacts
+    attention: ClassArtifacts
 
 
 def _sources_digest(package: Path) -> str:
@@ -65,12 +68,13 @@ def _run(cmd: list[str], what: str) -> None:
 
 
 def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
-    """Both classes, compiled once per source digest."""
+    """The three classes, compiled once per source digest."""
     tc.require()
     out = tc.root / "build" / _sources_digest(package)
     walk = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
+    attention = _build_class(tc, package, ATTENTION_CONTRACT_PATH, out / "CairnAttentionVerifier")
     main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
-    return Artifacts(main.sierra, main.casm, walk)
+    return Artifacts(main.sierra, main.casm, walk, attention)
 
 
 def _build_class(tc: Toolchain, package: Path, contract: str, stem: Path) -> ClassArtifacts:

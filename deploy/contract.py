@@ -135,14 +135,19 @@ def revert_reason(err: Exception) -> str:
 async def declare_and_deploy(
     account: Account, art: Artifacts, owner: int | None = None
 ) -> Deployment:
-    """Declare both classes unless the node knows them, then deploy an instance of the main
-    one whose registry owner is `owner` (default: the deploying account) and whose walk
-    verifier is the walk class."""
+    """Declare the three classes unless the node knows them, then deploy an instance of the
+    main one whose registry owner is `owner` (default: the deploying account) and whose walk
+    verifiers are the walk classes."""
     walk_class, _ = await _declare(account, art.walk)
+    attention_class, _ = await _declare(account, art.attention)
     class_hash, declared_now = await _declare(account, art)
     abi = json.loads(art.sierra.read_text())["abi"]
     abi = json.loads(abi) if isinstance(abi, str) else abi
-    args = {"owner": account.address if owner is None else owner, "walk_class": walk_class}
+    args = {
+        "owner": account.address if owner is None else owner,
+        "walk_class": walk_class,
+        "attention_class": attention_class,
+    }
     try:
         deployed = await Contract.deploy_contract_v3(
             account=account,

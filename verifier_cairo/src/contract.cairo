@@ -83,6 +83,8 @@ pub mod CairnVerifier {
         QueryPhase, QueryPhaseTrait, verify_batch, verify_checked_batch, verify_groups,
     };
     use crate::pcs::queries::BatchLayoutTrait;
+    use crate::layers::is_attention;
+    use crate::walk::calldata::statement_kind;
     use crate::walk::contract::{
         BindingCheck, ICairnWalkVerifierDispatcherTrait, ICairnWalkVerifierLibraryDispatcher,
     };
@@ -94,8 +96,10 @@ pub mod CairnVerifier {
     #[storage]
     struct Storage {
         owner: ContractAddress,
-        /// The walk verifier's class (`walk::contract`), called by library_call.
+        /// The walk verifiers' classes (`walk::contract`), called by library_call: the dense
+        /// kinds' and the attention kinds'.
         walk_class: ClassHash,
+        attention_class: ClassHash,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
         sessions: Map<felt252, OpenSession>,
@@ -170,10 +174,16 @@ pub mod CairnVerifier {
     /// The owner is an argument, not the caller: deployments go through the Universal
     /// Deployer, which would otherwise be the owner.
     #[constructor]
-    fn constructor(ref self: ContractState, owner: ContractAddress, walk_class: ClassHash) {
+    fn constructor(
+        ref self: ContractState,
+        owner: ContractAddress,
+        walk_class: ClassHash,
+        attention_class: ClassHash,
+    ) {
         assert(owner.is_non_zero(), 'registry.zero_owner');
         self.owner.write(owner);
         self.walk_class.write(walk_class);
+        self.attention_class.write(attention_class);
     }
 
     #[abi(embed_v0)]
@@ -373,14 +383,18 @@ pub mod CairnVerifier {
             b.model_id
         }
 
-        /// A walk proof: the walk verified by the walk class (`library_call`), then its
+        /// A walk proof: the walk verified by its kind's walk class (`library_call`), then its
         /// committed weights' opening here from the group parts given (all of them when
         /// `whole`), then its binding against the registry. Returns the model id, the io hash
         /// and the opening's query phase (None without committed weights).
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
         ) -> (felt252, felt252, Option<QueryPhase>) {
-            let class_hash = self.walk_class.read();
+            let class_hash = if is_attention(statement_kind(proof)) {
+                self.attention_class.read()
+            } else {
+                self.walk_class.read()
+            };
             let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof);
             let phase = match outcome.opening {
                 Some(o) => {

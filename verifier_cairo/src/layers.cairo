@@ -37,27 +37,75 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
     }
 }
 
-/// `statement.shape` / `statement.range` as the kind's Python `check`.
-pub fn check_layer(layer: @LayerProof, st: @PublicStatement) {
-    match layer {
-        LayerProof::Linear(_) => projection::linear().check(st),
-        LayerProof::Qkv(_) => projection::qkv().check(st),
-        LayerProof::QkvDecode(_) => kvcache::check(st),
-        LayerProof::Mha(_) => mha::model::check(st),
-        LayerProof::Posenc(_) => posenc::check(st),
-        LayerProof::Matmul(_) => projection::matmul().check(st),
+/// Whether the kind is verified by the attention class (`CairnAttentionVerifier`) rather than
+/// the walk class (docs/cairo-verifier.md, "Three classes"): the contract reads a walk proof's
+/// kind (its statement's first felt) to choose the class.
+pub fn is_attention(kind: felt252) -> bool {
+    kind == 'mha'
+}
+
+/// The kinds one class verifies: each kind's statement check (`statement.shape` /
+/// `statement.range` as its Python `check`) and verifier. A kind of the other class is
+/// `statement.kind` (the contract never sends one).
+pub trait LayerSet {
+    fn check_layer(layer: @LayerProof, st: @PublicStatement);
+    fn verify_layer(
+        layer: @LayerProof,
+        st: @PublicStatement,
+        outputs: OutputClaims,
+        ref channel: Poseidon252Channel,
+    ) -> LayerClaims;
+}
+
+/// The walk class's kinds: the projections, qkv-decode and posenc.
+pub impl DenseLayers of LayerSet {
+    fn check_layer(layer: @LayerProof, st: @PublicStatement) {
+        match layer {
+            LayerProof::Linear(_) => projection::linear().check(st),
+            LayerProof::Qkv(_) => projection::qkv().check(st),
+            LayerProof::QkvDecode(_) => kvcache::check(st),
+            LayerProof::Posenc(_) => posenc::check(st),
+            LayerProof::Matmul(_) => projection::matmul().check(st),
+            _ => core::panic_with_felt252('statement.kind'),
+        }
+    }
+
+    fn verify_layer(
+        layer: @LayerProof,
+        st: @PublicStatement,
+        outputs: OutputClaims,
+        ref channel: Poseidon252Channel,
+    ) -> LayerClaims {
+        match layer {
+            LayerProof::Linear(p) => projection::linear().verify_layer(st, p, outputs, ref channel),
+            LayerProof::Qkv(p) => projection::qkv().verify_layer(st, p, outputs, ref channel),
+            LayerProof::QkvDecode(p) => kvcache::verify(st, p, outputs, ref channel),
+            LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
+            LayerProof::Matmul(p) => projection::matmul()
+                .verify_layer(st, p, outputs, ref channel),
+            _ => core::panic_with_felt252('statement.kind'),
+        }
     }
 }
 
-pub fn verify_layer(
-    layer: @LayerProof, st: @PublicStatement, outputs: OutputClaims, ref channel: Poseidon252Channel,
-) -> LayerClaims {
-    match layer {
-        LayerProof::Linear(p) => projection::linear().verify_layer(st, p, outputs, ref channel),
-        LayerProof::Qkv(p) => projection::qkv().verify_layer(st, p, outputs, ref channel),
-        LayerProof::QkvDecode(p) => kvcache::verify(st, p, outputs, ref channel),
-        LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
-        LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
-        LayerProof::Matmul(p) => projection::matmul().verify_layer(st, p, outputs, ref channel),
+/// The attention class's kinds.
+pub impl AttentionLayers of LayerSet {
+    fn check_layer(layer: @LayerProof, st: @PublicStatement) {
+        match layer {
+            LayerProof::Mha(_) => mha::model::check(st),
+            _ => core::panic_with_felt252('statement.kind'),
+        }
+    }
+
+    fn verify_layer(
+        layer: @LayerProof,
+        st: @PublicStatement,
+        outputs: OutputClaims,
+        ref channel: Poseidon252Channel,
+    ) -> LayerClaims {
+        match layer {
+            LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
+            _ => core::panic_with_felt252('statement.kind'),
+        }
     }
 }

@@ -7,7 +7,7 @@ use starknet::{ContractAddress, SyscallResultTrait};
 use crate::calldata::read_pcs;
 use crate::contract::CairnVerifier::Event;
 use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
-use crate::walk::contract::CairnWalkVerifier;
+use crate::walk::contract::{CairnAttentionVerifier, CairnWalkVerifier};
 use crate::fields::cm31::{CM31, CM31Trait};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait};
@@ -18,10 +18,14 @@ use crate::pcs::params::PcsParams;
 use crate::pcs::verifier::{QueryPhaseTrait, verify_batch};
 use super::vectors::MerkleCase;
 
-/// The main contract's constructor arguments: the owner and the walk verifier's class.
+/// The main contract's constructor arguments: the owner and the walk verifiers' classes.
 pub fn constructor_args(owner: ContractAddress) -> Span<felt252> {
     let owner: felt252 = owner.into();
-    array![owner, CairnWalkVerifier::TEST_CLASS_HASH.into()].span()
+    array![
+        owner, CairnWalkVerifier::TEST_CLASS_HASH.into(),
+        CairnAttentionVerifier::TEST_CLASS_HASH.into(),
+    ]
+        .span()
 }
 
 pub fn m31(x: u32) -> M31 {

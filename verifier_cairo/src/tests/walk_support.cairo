@@ -1,4 +1,4 @@
-//! The walk class's path of the contract's `verify` without the contracts: read, verify the
+//! The walk classes' path of the contract's `verify` without the contracts: read, verify the
 //! walk, then the committed weights' opening from every group part; returns the io hash.
 
 use core::poseidon::poseidon_hash_span;
@@ -6,13 +6,19 @@ use crate::pcs::calldata::read_groups;
 use crate::pcs::params::params_for;
 use crate::pcs::queries::BatchLayoutTrait;
 use crate::pcs::verifier::verify_checked_batch;
-use crate::walk::calldata::read_walk;
+use crate::layers::{AttentionLayers, DenseLayers, is_attention};
+use crate::walk::calldata::{read_walk, statement_kind};
 use crate::walk::verifier::verify_walk;
 
 pub fn verify_walk_calldata(calldata: Array<felt252>) -> felt252 {
     let proof = calldata.span();
     let walk = read_walk(proof);
-    if let Some(o) = verify_walk(@walk) {
+    let opening = if is_attention(statement_kind(proof)) {
+        verify_walk::<AttentionLayers>(@walk)
+    } else {
+        verify_walk::<DenseLayers>(@walk)
+    };
+    if let Some(o) = opening {
         let params = params_for(o.hash).unwrap();
         let mut vars = array![];
         for poly in o.statement {

@@ -26,6 +26,15 @@ pub struct WalkCalldata {
     pub groups_at: u32,
 }
 
+/// A walk proof's kind, before it is read: its statement's first felt, after the header (0
+/// when the calldata ends sooner; the reader then refuses it).
+pub fn statement_kind(calldata: Span<felt252>) -> felt252 {
+    match calldata.get(2) {
+        Some(kind) => *kind.unbox(),
+        None => 0,
+    }
+}
+
 /// The Serde part and its checks; the group parts of a committed tensors' opening are left
 /// to the PCS reader (`pcs::calldata::read_groups`), after the walk is verified. Without an
 /// opening nothing may follow (`calldata.extra`).

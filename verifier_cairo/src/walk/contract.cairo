@@ -1,11 +1,18 @@
-//! The walk verifier as a class of its own, which `CairnVerifier` calls by `library_call`
-//! (docs/cairo-verifier.md, "Two classes"): one contract holding the walk, its layers and
-//! the PCS, registry and session paths would exceed mainnet's 81,920-felt bytecode limit. It
-//! has no storage and no side effect: it reads and verifies a walk proof up to its committed
-//! weights' opening, and returns what the main contract verifies (the opening, with the PCS
-//! verifier it has for kind 2), checks against its registry and records.
+//! The walk verifier as classes of their own, which `CairnVerifier` calls by `library_call`
+//! (docs/cairo-verifier.md, "Three classes"): one contract holding the walk, its layers and
+//! the PCS, registry and session paths would exceed mainnet's 81,920-felt bytecode limit, and
+//! so would one walk class with every kind. `CairnWalkVerifier` verifies the dense kinds,
+//! `CairnAttentionVerifier` the attention kinds (`layers::is_attention`), with the same walk.
+//! They have no storage and no side effect: each reads and verifies a walk proof up to its
+//! committed tensors' opening, and returns what the main contract verifies (the opening, with
+//! the PCS verifier it has for kind 2), checks against its registry and records.
 
-use crate::walk::verifier::CommittedOpening;
+use core::poseidon::poseidon_hash_span;
+use crate::calldata::commitment_entry;
+use crate::layers::LayerSet;
+use crate::walk::calldata::read_walk;
+use crate::walk::tensor::TensorsTrait;
+use crate::walk::verifier::{CommittedOpening, verify_walk};
 
 /// What a verified walk leaves to the main contract: the hash of its statement's felts, its
 /// binding to a registered model with each committed weight's expected registry entry, and
@@ -34,14 +41,34 @@ pub trait ICairnWalkVerifier<TContractState> {
     fn verify_walk(self: @TContractState, proof: Span<felt252>) -> WalkOutcome;
 }
 
+/// Reads and verifies a walk proof of one of `L`'s kinds up to its opening.
+pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>) -> WalkOutcome {
+    let walk = read_walk(proof);
+    let opening = verify_walk::<L>(@walk);
+    let st = walk.statement;
+    let binding = match st.binding {
+        Some(b) => {
+            let mut weights = array![];
+            let mut i = 0;
+            for name in b.names {
+                let t = st.committed.get(*name);
+                let c = t.commitment.unwrap();
+                weights.append((*b.indices[i], commitment_entry(c.hash, c.root, t.shape)));
+                i += 1;
+            }
+            Some(BindingCheck { model_id: b.model_id, config_hash: b.config_hash, weights })
+        },
+        None => None,
+    };
+    WalkOutcome {
+        io_hash: poseidon_hash_span(walk.io), binding, opening, groups_at: walk.groups_at,
+    }
+}
+
 #[starknet::contract]
 pub mod CairnWalkVerifier {
-    use core::poseidon::poseidon_hash_span;
-    use crate::calldata::commitment_entry;
-    use crate::walk::calldata::read_walk;
-    use crate::walk::tensor::TensorsTrait;
-    use crate::walk::verifier::verify_walk;
-    use super::{BindingCheck, WalkOutcome};
+    use crate::layers::DenseLayers;
+    use super::{WalkOutcome, walk_outcome};
 
     #[storage]
     struct Storage {}
@@ -49,30 +76,23 @@ pub mod CairnWalkVerifier {
     #[abi(embed_v0)]
     impl CairnWalkVerifierImpl of super::ICairnWalkVerifier<ContractState> {
         fn verify_walk(self: @ContractState, proof: Span<felt252>) -> WalkOutcome {
-            let walk = read_walk(proof);
-            let opening = verify_walk(@walk);
-            let st = walk.statement;
-            let binding = match st.binding {
-                Some(b) => {
-                    let mut weights = array![];
-                    let mut i = 0;
-                    for name in b.names {
-                        let t = st.committed.get(*name);
-                        let c = t.commitment.unwrap();
-                        weights.append((*b.indices[i], commitment_entry(c.hash, c.root, t.shape)));
-                        i += 1;
-                    }
-                    Some(
-                        BindingCheck {
-                            model_id: b.model_id, config_hash: b.config_hash, weights,
-                        },
-                    )
-                },
-                None => None,
-            };
-            WalkOutcome {
-                io_hash: poseidon_hash_span(walk.io), binding, opening, groups_at: walk.groups_at,
-            }
+            walk_outcome::<DenseLayers>(proof)
+        }
+    }
+}
+
+#[starknet::contract]
+pub mod CairnAttentionVerifier {
+    use crate::layers::AttentionLayers;
+    use super::{WalkOutcome, walk_outcome};
+
+    #[storage]
+    struct Storage {}
+
+    #[abi(embed_v0)]
+    impl CairnAttentionVerifierImpl of super::ICairnWalkVerifier<ContractState> {
+        fn verify_walk(self: @ContractState, proof: Span<felt252>) -> WalkOutcome {
+            walk_outcome::<AttentionLayers>(proof)
         }
     }
 }

@@ -6,7 +6,7 @@
 //! chain a walk has no witness.
 
 use crate::channels::poseidon252::Poseidon252Channel;
-use crate::layers::{check_layer, layer_kind, layer_outputs, verify_layer};
+use crate::layers::{LayerSet, layer_kind, layer_outputs};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
@@ -25,20 +25,20 @@ pub struct CommittedOpening {
     pub channel: Poseidon252Channel,
 }
 
-/// Panics with the name of the failed check. Returns the committed tensors' opening to
+/// Panics with the name of the failed check; the layer is one of `L`'s kinds. Returns the committed tensors' opening to
 /// verify (None without committed tensors).
-pub fn verify_walk(walk: @WalkCalldata) -> Option<CommittedOpening> {
+pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata) -> Option<CommittedOpening> {
     let proof = walk.proof;
     let st = walk.statement;
     let layer = proof.layer;
     let (kind, tag) = layer_kind(layer);
     // No kind read here has `LayerSpec.reads` (Python's `statement.reads` never applies).
     assert(*st.kind == kind, 'statement.kind');
-    check_layer(layer, st);
+    L::check_layer(layer, st);
     let mut channel: Poseidon252Channel = Default::default();
     absorb_statement(ref channel, st, tag);
     let outputs = draw_output_claims(ref channel, st, proof.outputs, layer_outputs(layer));
-    let claims = verify_layer(layer, st, outputs, ref channel);
+    let claims = L::verify_layer(layer, st, outputs, ref channel);
     let committed = *st.committed;
     let (inputs, input_claims) = public_part(*st.inputs, claims.inputs, committed);
     settle_claims(
