@@ -10,6 +10,7 @@ order, so the verdicts of both sides can be compared.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, islice, pairwise
@@ -96,7 +97,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         *_u256s(opening.layer_roots),
         *qm31s,
         opening.final_value.pack(1),
-        phase.query_seed,
+        *_query_seed(phase.query_seed),
         *done,
         pending,
         *_listed(partial),
@@ -108,6 +109,14 @@ def _per_block(phase: QueryPhase, layout: BatchLayout, g: int, values: np.ndarra
     blocks in increasing order (`pending` hashes them, a cut group's `partial` lists them)."""
     _, first = np.unique(phase.queries >> layout.groups[g][1], return_index=True)
     return [QM31(*map(int, v)) for v in values[first]]
+
+
+def _query_seed(seed: int | bytes) -> list[int]:
+    """Cairo's `QuerySeed` by Serde: variant 0 and a Poseidon252 digest, or variant 1 and a
+    Blake2s digest's eight little-endian words."""
+    if isinstance(seed, int):
+        return [0, seed]
+    return [1, *struct.unpack("<8I", seed)]
 
 
 def _listed(felts: Sequence[int]) -> list[int]:

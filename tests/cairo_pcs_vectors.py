@@ -28,6 +28,7 @@ import numpy as np
 
 from cairn.deploy.registry import Model, contract_check
 from cairn.deploy.sessions import Sessions, proof_hash, session_state, transactions
+from cairn.prover.channels.blake2s import Blake2sChannel
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
@@ -40,7 +41,7 @@ from cairn.prover.pcs import POSEIDON_PARAMS, PcsParams, commit, open_batch
 from cairn.prover.pcs import prover as pcs_prover
 from cairn.prover.pcs.code import fold, inverse_double
 from cairn.prover.pcs.domain import twiddles_at
-from cairn.prover.pcs.params import BLAKE2S_PARAMS
+from cairn.prover.pcs.params import BLAKE2S_PARAMS, WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.pcs.prover import CommitmentData
 from cairn.prover.pcs.verifier import verify_batch
@@ -96,6 +97,7 @@ use crate::fields::qm31::QM31;
 use crate::pcs::params::PcsParams;
 use super::support::{
     continue_session, deploy_with_models, finish_session, open_session, qm31, splice, verify_pcs,
+    verify_pcs_on_blake2s,
 };
 """
 
@@ -209,6 +211,12 @@ def block_cases(rng: random.Random) -> str:
                 "PcsParams",
                 params_literal(BLAKE2S_PARAMS),
                 "Python's BLAKE2S_PARAMS (the contract compiles the Cairo constant in).",
+            ),
+            function(
+                "witness_params",
+                "PcsParams",
+                params_literal(WITNESS_PCS),
+                "Python's WITNESS_PCS (the witness opening's; Blake2s trees and transcript).",
             ),
         ]
     )
@@ -521,6 +529,44 @@ def pcs_vectors(rng: random.Random) -> str:
         [
             _opening_tests("", honest, tampers),
             _opening_tests("blake2s_", blake_honest, blake_tampers),
+            _blake2s_transcript_tests(random.Random(17)),
+        ]
+    )
+
+
+def _blake2s_transcript_tests(rng: random.Random) -> str:
+    """An opening with the witness opening's parameters on a Blake2s channel (the transcript of
+    a walk's witness opening), accepted, and refused with its final value changed."""
+    params = WITNESS_PCS
+    side, statement = commit_batch(rng, params, [6, 3], [1, 2], True)
+    proof = open_batch(side, Blake2sChannel())
+    flat = encode_parts(PcsOpening(statement, proof), params).flat
+    verify_batch(statement, proof, params, Blake2sChannel())
+    bad = dataclasses.replace(proof, final_value=proof.final_value + QM31.one())
+    bad_flat = encode_parts(PcsOpening(statement, bad), params).flat
+    try:
+        verify_batch(statement, bad, params, Blake2sChannel())
+        raise AssertionError("a changed final value verifies")
+    except VerificationError as e:
+        reason = e.check
+    start, end, insert = minimal_splice(flat, bad_flat)
+    io = hash_many(io_felts(flat, params))
+    return "\n".join(
+        [
+            function(
+                "pcs_blake2s_transcript",
+                "Array<felt252>",
+                felts(flat),
+                f"An opening of 2^[6, 3] values on a Blake2s channel ({len(flat)} felts).",
+            ),
+            f"#[test]\nfn pcs_blake2s_transcript_verifies() {{\n"
+            f"    assert_eq!(verify_pcs_on_blake2s(pcs_blake2s_transcript(), witness_params()), "
+            f"{felt(io)});\n}}\n",
+            f"#[test]\n#[should_panic(expected: ('{reason}',))]\n"
+            f"fn pcs_blake2s_transcript_final_value() {{\n"
+            f"    let calldata = splice(pcs_blake2s_transcript(), {start}, {end}, "
+            f"{array([felt(x) for x in insert], 4)});\n"
+            f"    verify_pcs_on_blake2s(calldata, witness_params());\n}}\n",
         ]
     )
 

@@ -76,6 +76,7 @@ pub mod CairnVerifier {
     };
     use starknet::{ClassHash, ContractAddress, get_caller_address};
     use crate::calldata::{KIND_PCS, KIND_WALK, is_walk, read_pcs};
+    use crate::channels::poseidon252::Poseidon252Channel;
     use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
     use crate::pcs::calldata::read_groups;
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
@@ -335,7 +336,7 @@ pub mod CairnVerifier {
             self: @ContractState, proof: Span<felt252>, proof_hash: felt252, whole: bool,
         ) -> Session {
             let decoded = read_pcs(proof, @POSEIDON_PARAMS, whole);
-            let mut channel = Default::default();
+            let mut channel: Poseidon252Channel = Default::default();
             let phase = verify_batch(
                 @decoded.params, decoded.statement, decoded.front, decoded.groups, ref channel,
             );

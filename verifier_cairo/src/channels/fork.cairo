@@ -25,7 +25,7 @@ pub fn join(ref parent: Poseidon252Channel, child: @Blake2sChannel) {
 
 /// The 32 big-endian bytes of `x` as eight little-endian u32 words (Python
 /// `struct.unpack("<8I", x.to_bytes(32, "big"))`).
-fn be_words(x: u256) -> Blake2sHash {
+pub fn be_words(x: u256) -> Blake2sHash {
     let [h0, h1, h2, h3] = chunks(x.high);
     let [l0, l1, l2, l3] = chunks(x.low);
     [h0, h1, h2, h3, l0, l1, l2, l3]

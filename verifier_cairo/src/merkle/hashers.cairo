@@ -7,8 +7,6 @@
 use core::integer::u128_byte_reverse;
 use core::poseidon::{hades_permutation, poseidon_hash_span};
 use crate::blake2s::{Blake2sHash, blake2s, blake2s_pair};
-use crate::channels::base::Channel;
-use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::packing::pack_m31s;
 
 /// The hash tags of statements and registry entries (docs/calldata.md, docs/registry.md).
@@ -41,16 +39,6 @@ pub fn read_root(hash: felt252, felts: Span<felt252>) -> u256 {
 /// A Blake2s root kept as a u256 (`read_root`) as the eight words the hash works on.
 pub fn blake2s_root(root: u256) -> Blake2sHash {
     Blake2sMerkleHasher::read_digest(array![root.low.into(), root.high.into()].span()).unwrap()
-}
-
-/// A root of either hash into the Poseidon252 channel (Python `merkle.hashers.mix_root`): a
-/// Poseidon root as one felt, a Blake2s root as its eight little-endian u32 words.
-pub fn mix_root(ref channel: Poseidon252Channel, hash: felt252, root: u256) {
-    if hash == HASH_POSEIDON {
-        channel.mix_root(root.try_into().unwrap());
-    } else {
-        channel.mix_u32s(blake2s_root(root).span());
-    }
 }
 
 pub trait MerkleHasher<D> {

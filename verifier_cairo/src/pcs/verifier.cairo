@@ -9,12 +9,12 @@
 
 use core::poseidon::poseidon_hash_span;
 use crate::channels::base::Channel;
-use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait, pack_qm31s};
+use crate::channels::poseidon252::pack_qm31s;
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
 use crate::blake2s::{Blake2sHash, blake2s};
 use crate::merkle::hashers::{
-    Blake2sMerkleHasher, HASH_POSEIDON, Poseidon252MerkleHasher, blake2s_root, mix_root,
+    Blake2sMerkleHasher, HASH_POSEIDON, Poseidon252MerkleHasher, blake2s_root,
 };
 use crate::merkle::proof::check_indices;
 use crate::merkle::verifier::verify_path;
@@ -28,7 +28,8 @@ use super::queries::{
     BatchLayout, BatchLayoutTrait, leaf_rows, pow2, shift_distinct, sorted_distinct,
 };
 use super::transcript::{
-    absorb_statement, aligned_point, draw_queries, merge_weights, merged_claim, merged_eq,
+    PcsChannel, QuerySeed, absorb_statement, aligned_point, merge_weights, merged_claim, merged_eq,
+    seeded_queries,
 };
 
 /// Every round polynomial here has degree 2 and is sent as [c0, c2].
@@ -50,7 +51,7 @@ pub struct QueryPhase {
     pub betas: Span<QM31>,
     pub rhos: Span<QM31>,
     pub final_value: QM31,
-    pub query_seed: felt252,
+    pub query_seed: QuerySeed,
     pub next_group: u32,
     pub next_tree: u32,
     pub pending: felt252,
@@ -71,12 +72,12 @@ pub impl QueryPhaseImpl of QueryPhaseTrait {
 
 /// Python `verify_batch`, for the given groups: `verify_front`, then `verify_groups`. The
 /// opening is verified when the returned phase `is_complete` (all groups were given).
-pub fn verify_batch(
+pub fn verify_batch<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
     params: @PcsParams,
     statement: Span<PolyStatement>,
     front: OpeningFront,
     groups: Span<GroupOpenings>,
-    ref channel: Poseidon252Channel,
+    ref channel: C,
 ) -> QueryPhase {
     let mut phase = verify_front(params, statement, front, ref channel);
     verify_groups(params, ref phase, groups);
@@ -86,12 +87,12 @@ pub fn verify_batch(
 /// Python `verify_batch` in full, for a statement and front that do not come from the PCS
 /// calldata reader (a walk's claims on its committed weights): `check_statement`,
 /// `check_shape`, then `verify_batch`.
-pub fn verify_checked_batch(
+pub fn verify_checked_batch<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
     params: @PcsParams,
     statement: Span<PolyStatement>,
     front: OpeningFront,
     groups: Span<GroupOpenings>,
-    ref channel: Poseidon252Channel,
+    ref channel: C,
 ) -> QueryPhase {
     check_statement(params, statement);
     check_shape(params, statement, @front);
@@ -100,11 +101,11 @@ pub fn verify_checked_batch(
 
 /// Python `verify_batch` up to the queries: statement, merge, β, folding sum-check, final
 /// value, grinding.
-pub fn verify_front(
+pub fn verify_front<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
     params: @PcsParams,
     statement: Span<PolyStatement>,
     front: OpeningFront,
-    ref channel: Poseidon252Channel,
+    ref channel: C,
 ) -> QueryPhase {
     let mut poly_vars = array![];
     let mut poly_roots = array![];
@@ -132,7 +133,7 @@ pub fn verify_front(
         betas,
         rhos,
         final_value: front.final_value,
-        query_seed: channel.digest(),
+        query_seed: PcsChannel::query_seed(@channel),
         next_group: 0,
         next_tree: 0,
         pending: 0,
@@ -194,12 +195,12 @@ fn check_rounds(rounds: Span<Span<QM31>>, count: u32) {
 }
 
 /// The common point r and the values f_j~(r_tail) the folding sum-check starts from.
-fn verify_merge(
+fn verify_merge<C, +Drop<C>, +Channel<C>>(
     statement: Span<PolyStatement>,
     front: OpeningFront,
     n_vars: u32,
     aligned: Option<Span<QM31>>,
-    ref channel: Poseidon252Channel,
+    ref channel: C,
 ) -> (Span<QM31>, Span<QM31>) {
     if let Some(point) = aligned {
         let mut values = array![];
@@ -224,14 +225,14 @@ fn verify_merge(
 }
 
 /// Replays the folding rounds; returns the challenges ρ, the claim on E·c, and E.
-fn replay_fold(
+fn replay_fold<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
     front: OpeningFront,
     hash: felt252,
     layout: @BatchLayout,
     point: Span<QM31>,
     values: Span<QM31>,
     betas: Span<QM31>,
-    ref channel: Poseidon252Channel,
+    ref channel: C,
 ) -> (Span<QM31>, QM31, QM31) {
     let mut claim = QM31Trait::zero();
     for j in layout.entering(0) {
@@ -256,7 +257,7 @@ fn replay_fold(
             let (s, _) = *start.unbox();
             if s == t {
                 starts.pop_front().unwrap();
-                mix_root(ref channel, hash, *roots.pop_front().unwrap());
+                PcsChannel::mix_root(ref channel, hash, *roots.pop_front().unwrap());
             }
         }
         t += 1;
@@ -267,9 +268,8 @@ fn replay_fold(
 /// Checks the next `groups.len()` fold groups, in order, with their openings.
 pub fn verify_groups(params: @PcsParams, ref phase: QueryPhase, groups: Span<GroupOpenings>) {
     let layout = phase.layout(params);
-    let mut channel = Poseidon252ChannelTrait::new(phase.query_seed);
     let log_size = layout.n_vars + *params.log_blowup;
-    let queries = sorted_distinct(draw_queries(ref channel, *params.n_queries, log_size));
+    let queries = sorted_distinct(seeded_queries(phase.query_seed, *params.n_queries, log_size));
     for openings in groups {
         verify_group(params, ref phase, @layout, queries, *openings);
     }

@@ -5,6 +5,8 @@ use starknet::syscalls::deploy_syscall;
 use starknet::testing::{pop_log, set_contract_address};
 use starknet::{ContractAddress, SyscallResultTrait};
 use crate::calldata::read_pcs;
+use crate::channels::blake2s::Blake2sChannel;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::contract::CairnVerifier::Event;
 use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
 use crate::walk::contract::{CairnAttentionVerifier, CairnWalkVerifier};
@@ -73,7 +75,17 @@ fn verify_merkle<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
 pub fn verify_pcs(calldata: Array<felt252>, params: PcsParams) -> felt252 {
     let decoded = read_pcs(calldata.span(), @params, true);
     let params = @decoded.params;
-    let mut channel = Default::default();
+    let mut channel: Poseidon252Channel = Default::default();
+    let phase = verify_batch(params, decoded.statement, decoded.front, decoded.groups, ref channel);
+    assert(phase.is_complete(params), 'incomplete');
+    poseidon_hash_span(decoded.io)
+}
+
+/// As `verify_pcs`, on a Blake2s channel (a walk's witness opening runs on one).
+pub fn verify_pcs_on_blake2s(calldata: Array<felt252>, params: PcsParams) -> felt252 {
+    let decoded = read_pcs(calldata.span(), @params, true);
+    let params = @decoded.params;
+    let mut channel: Blake2sChannel = Default::default();
     let phase = verify_batch(params, decoded.statement, decoded.front, decoded.groups, ref channel);
     assert(phase.is_complete(params), 'incomplete');
     poseidon_hash_span(decoded.io)

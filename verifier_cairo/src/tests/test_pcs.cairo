@@ -8,11 +8,11 @@ use crate::contract::ICairnVerifierDispatcherTrait;
 use crate::fields::m31::M31Trait;
 use crate::pcs::code::{batch_inverse, fold_pair};
 use crate::pcs::domain::{BlockTwiddlesTrait, CirclePoint, circle_mul, gen_pow2};
-use crate::pcs::params::{BLAKE2S_PARAMS, POSEIDON_PARAMS, fold_groups};
+use crate::pcs::params::{BLAKE2S_PARAMS, POSEIDON_PARAMS, WITNESS_PARAMS, fold_groups};
 use crate::pcs::queries::{BatchLayoutTrait, leaf_rows, shift_distinct, sorted_distinct};
 use super::pcs_vectors::{
     blake2s_params, fold_cases, inverse_case, mix_u32s_cases, poseidon_params, pow_cases, query_case,
-    twiddle_cases,
+    twiddle_cases, witness_params,
 };
 use super::support::{deploy_with_models, splice};
 use super::walk_vectors::matmul_0;
@@ -115,6 +115,7 @@ fn fold_groups_and_layout_match_python() {
 fn contract_parameters_are_python_production_parameters() {
     assert_eq!(POSEIDON_PARAMS, poseidon_params());
     assert_eq!(BLAKE2S_PARAMS, blake2s_params());
+    assert_eq!(WITNESS_PARAMS, witness_params());
 }
 
 /// A layer proof without committed weights has no opening to split: `open_session` verifies

@@ -6,7 +6,7 @@
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::QM31;
-use crate::merkle::hashers::mix_root;
+use crate::pcs::transcript::PcsChannel;
 use crate::pcs::proof::Claim;
 use super::layer::ClaimsOn;
 use super::proof::{Named, Statement};
@@ -90,7 +90,7 @@ fn absorb_committed(ref channel: Poseidon252Channel, committed: Tensors) {
         let c = (*t.commitment).unwrap();
         channel.mix_root(*committed.names[i]);
         absorb_shape(ref channel, *t.shape);
-        mix_root(ref channel, c.hash, c.root);
+        PcsChannel::mix_root(ref channel, c.hash, c.root);
         channel.mix_u64(c.n_vars.into());
         i += 1;
     }
