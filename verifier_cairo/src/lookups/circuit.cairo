@@ -73,8 +73,13 @@ pub fn layer_claim(claims: Span<(QM31, QM31)>, unused: Span<u32>, lam: QM31, a: 
     let mut unused = unused;
     for claim in claims {
         let (p, q) = *claim;
-        let u = *unused.pop_front().unwrap();
-        values.append((p + lam * q).scale(M31Trait::new(pow2(u % 31))));
+        let u = *unused.pop_front().unwrap() % 31;
+        let value = p + lam * q;
+        values.append(if u == 0 {
+            value
+        } else {
+            value.scale(M31Trait::new(pow2(u)))
+        });
     }
     combine(values.span(), a)
 }

@@ -71,16 +71,20 @@ pub fn verify_logup<C, +Drop<C>, +Channel<C>>(
     let mut rho = QM31Trait::zero();
     let mut j = 0;
     for layer in proof.layers.span() {
-        let act = active(n_vars, n, j);
         let mut mixed = array![];
         let mut active_claims = array![];
         let mut unused = array![];
-        for i in act {
-            let (p, q) = *claims[*i];
-            mixed.append(p);
-            mixed.append(q);
-            active_claims.append((p, q));
-            unused.append(n - *n_vars[*i]);
+        let mut i = 0;
+        for claim in claims { // the active instances (`active`), in instance order
+            let u = n - *n_vars[i];
+            if j >= u {
+                let (p, q) = *claim;
+                mixed.append(p);
+                mixed.append(q);
+                active_claims.append((p, q));
+                unused.append(u);
+            }
+            i += 1;
         }
         channel.mix_felts(mixed.span());
         let a = channel.draw_secure_felt();
