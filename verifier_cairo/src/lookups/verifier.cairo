@@ -75,7 +75,8 @@ pub fn verify_logup<C, +Drop<C>, +Channel<C>>(
         let mut active_claims = array![];
         let mut unused = array![];
         let mut i = 0;
-        for claim in claims { // the active instances (`active`), in instance order
+        // the active instances (circuit::active), in instance order
+        for claim in claims {
             let u = n - *n_vars[i];
             if j >= u {
                 let (p, q) = *claim;
@@ -109,14 +110,12 @@ pub fn verify_logup<C, +Drop<C>, +Channel<C>>(
         let mut masks = masks;
         let mut i = 0;
         for claim in claims {
-            next
-                .append(
-                    if j >= n - *n_vars[i] {
-                        reduce_mask(masks.pop_front().unwrap().span(), rho)
-                    } else {
-                        *claim
-                    },
-                );
+            let reduced = if j >= n - *n_vars[i] {
+                reduce_mask(masks.pop_front().unwrap().span(), rho)
+            } else {
+                *claim
+            };
+            next.append(reduced);
             i += 1;
         }
         claims = next.span();
