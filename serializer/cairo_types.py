@@ -16,6 +16,7 @@ import numpy as np
 
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.lookups.proof import LogUpProof
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.serde import (
     _args,
@@ -96,11 +97,18 @@ class Generator:
         return "\n".join(lines) + "\n}\n"
 
 
+PENDING = (LogUpProof,)
+"""Proof types a Cairo verifier module reads before any kind on chain carries them: the
+LogUp-GKR verifier (lookups/verifier.cairo), ahead of attn."""
+
+
 def generate() -> str:
     gen = Generator()
     gen.visit(WalkProof)
     for kind in ONCHAIN_KINDS:
         gen.visit(LAYERS[kind].proof_type)
+    for cls in PENDING:
+        gen.visit(cls)
     variants = "\n".join(
         f"    {variant_name(k)}: {LAYERS[k].proof_type.__name__}," for k in ONCHAIN_KINDS
     )

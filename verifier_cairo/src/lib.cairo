@@ -7,6 +7,7 @@ pub mod channels;
 pub mod contract;
 pub mod fields;
 pub mod layers;
+pub mod lookups;
 pub mod merkle;
 pub mod mle;
 pub mod packing;

@@ -1,8 +1,8 @@
 //! Cairo unit tests. Expected values come from the Python implementation through the
 //! generated modules: `vectors` (building blocks, tests/cairo_vectors.py), `pcs_vectors`
 //! (openings, committed weights bound to the registry, sessions), `walk_vectors` (layer
-//! proofs) and `mha_vectors`. Whole proofs, honest and tampered, are generated tests there;
-//! the tests here use their data.
+//! proofs), `mha_vectors` and `lookup_vectors` (LogUp-GKR proofs). Whole proofs, honest and
+//! tampered, are generated tests there; the tests here use their data.
 
 mod support;
 mod test_blake2s;
@@ -10,10 +10,12 @@ mod test_calldata;
 mod test_channel;
 mod test_contract;
 mod test_fields;
+mod test_lookups;
 mod test_merkle;
 mod test_mle;
 mod test_pcs;
 mod test_sumcheck;
+mod lookup_vectors;
 mod mha_vectors;
 mod pcs_vectors;
 mod vectors;

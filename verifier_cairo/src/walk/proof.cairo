@@ -171,3 +171,15 @@ pub struct PosencProof {
     pub siblings: Array<QM31>,
     pub empty_rows: Option<EmptyRowsProof>,
 }
+
+#[derive(Drop, Serde, Debug)]
+pub struct LogUpProof {
+    pub roots: Array<Array<QM31>>,
+    pub layers: Array<GkrLayer>,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct GkrLayer {
+    pub sumcheck: SumcheckProof,
+    pub masks: Array<Array<QM31>>,
+}
