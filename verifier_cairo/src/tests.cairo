@@ -1,8 +1,8 @@
 //! Cairo unit tests. Expected values come from the Python implementation through the
 //! generated modules: `vectors` (building blocks, tests/cairo_vectors.py), `pcs_vectors`
 //! (openings, committed weights bound to the registry, sessions), `walk_vectors` (layer
-//! proofs) and `mha_vectors`. Whole proofs, honest and tampered, are generated tests there;
-//! the tests here use their data.
+//! proofs), `mha_vectors` and `softmax_vectors`. Whole proofs, honest and tampered, are
+//! generated tests there; the tests here use their data.
 
 mod support;
 mod test_blake2s;
@@ -13,9 +13,11 @@ mod test_fields;
 mod test_merkle;
 mod test_mle;
 mod test_pcs;
+mod test_softmax;
 mod test_sumcheck;
 mod mha_vectors;
 mod pcs_vectors;
+mod softmax_vectors;
 mod vectors;
 mod walk_support;
 mod walk_vectors;

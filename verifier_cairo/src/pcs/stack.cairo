@@ -6,13 +6,12 @@
 //! claim stack~(bits(o_c >> n_c) ‖ π) = v. The layout is a function of the column sizes
 //! alone: no offset is ever read from a proof.
 //!
-//! Names are short strings ordered as strings (`walk::calldata::order_key`), as Python orders
-//! its `str` keys; a layout's column names are distinct (Python's are a mapping's keys).
+//! Names are short strings ordered as strings (`name_key`), as Python orders its `str` keys;
+//! a layout's column names are distinct (Python's are a mapping's keys).
 
 use crate::fields::qm31::QM31;
 use crate::mle::hypercube_point;
 use crate::pcs::queries::pow2;
-use crate::walk::calldata::order_key;
 use crate::walk::layer::ClaimsOn;
 use crate::walk::tensor::TensorCommitment;
 use super::proof::Claim;
@@ -125,7 +124,8 @@ pub impl StackLayoutImpl of StackLayoutTrait {
                     continue;
                 }
                 for c in on.claims {
-                    on_stack.append(Claim { point: self.point(on.name, *c.point), value: *c.value });
+                    let point = self.point(on.name, *c.point);
+                    on_stack.append(Claim { point, value: *c.value });
                 }
             }
             out.append(on_stack.span());
@@ -146,7 +146,9 @@ pub fn stack_names(prefix: felt252, layout: @StackLayout) -> Span<felt252> {
 
 /// Claims on columns as claims on the stacks, by the statement's names of the stacks (in
 /// stack order, as Python's dict).
-pub fn stack_claims(prefix: felt252, layout: @StackLayout, claims: Span<ClaimsOn>) -> Span<ClaimsOn> {
+pub fn stack_claims(
+    prefix: felt252, layout: @StackLayout, claims: Span<ClaimsOn>,
+) -> Span<ClaimsOn> {
     let names = stack_names(prefix, layout);
     let mut out = array![];
     let mut i = 0;
@@ -234,35 +236,45 @@ fn name_order(names: Span<felt252>) -> Span<u32> {
     sort_indices(zeros.span(), names)
 }
 
-/// The indices 0, …, n − 1 ordered by `primary` descending, then `names` as strings (distinct
-/// names: a strict total order). Each index goes to its rank, the count of indices before it.
+/// The indices 0, …, n − 1 ordered by `primary` descending (values < 32), then `names` as
+/// strings (distinct names: a strict total order): one u256 key per index, (31 − primary)
+/// above the name's 248 bits (`name_key`), each index inserted after the smaller keys.
 fn sort_indices(primary: Span<u32>, names: Span<felt252>) -> Span<u32> {
     let mut keys = array![];
+    let mut i = 0;
     for name in names {
-        keys.append(order_key(*name));
+        let top = u256 { low: 0, high: (31 - *primary[i]).into() * TOP_BYTE };
+        keys.append(top + name_key(*name));
+        i += 1;
     }
-    let n = keys.len();
-    let mut ranks = array![];
-    for i in 0..n {
-        let mut rank = 0;
-        for j in 0..n {
-            let (pj, pi) = (*primary[j], *primary[i]);
-            if pj > pi || (pj == pi && *keys[j] < *keys[i]) {
-                rank += 1;
+    let keys = keys.span();
+    let mut order: Span<u32> = array![].span();
+    let mut sorted: Span<u256> = array![].span();
+    let mut i = 0;
+    for key in keys {
+        let mut at = 0;
+        for other in sorted {
+            if *other > *key {
+                break;
             }
+            at += 1;
         }
-        ranks.append(rank);
+        let (mut next_order, mut next_sorted) = (array![], array![]);
+        next_order.append_span(order.slice(0, at));
+        next_order.append(i);
+        next_order.append_span(order.slice(at, order.len() - at));
+        next_sorted.append_span(sorted.slice(0, at));
+        next_sorted.append(*key);
+        next_sorted.append_span(sorted.slice(at, sorted.len() - at));
+        order = next_order.span();
+        sorted = next_sorted.span();
+        i += 1;
     }
-    let mut order = array![];
-    for rank in 0..n {
-        let mut i = 0;
-        while *ranks[i] != rank {
-            i += 1;
-        }
-        order.append(i);
-    }
-    order.span()
+    order
 }
+
+/// 2^248 / 2^128: a u256's high half times this is its bits from 248 on.
+const TOP_BYTE: u128 = 0x1000000000000000000000000000000;
 
 /// log2(next_pow2(x)): a stack's variables from its filled size.
 fn log2_ceil(x: u64) -> u32 {
@@ -273,3 +285,90 @@ fn log2_ceil(x: u64) -> u32 {
     }
     n
 }
+
+/// A short string's bytes left-aligned in 31 bytes, so names compare as strings (the order of
+/// `walk::calldata::order_key`, in one product: the byte length from the u128 halves, then
+/// the felt times 256^(31 − length), exact below 2^248).
+pub fn name_key(name: felt252) -> u256 {
+    let value: u256 = name.into();
+    let len = if value.high != 0 {
+        16 + byte_length(value.high)
+    } else {
+        byte_length(value.low)
+    };
+    if len >= 31 {
+        return value;
+    }
+    (name * *POW256.span()[31 - len]).into()
+}
+
+/// The number of bytes of x (0 for 0): the least k with x < 256^k.
+fn byte_length(x: u128) -> u32 {
+    if x == 0 {
+        return 0;
+    }
+    let mut len = 1;
+    let mut pows = POW256_U128.span();
+    while let Some(bound) = pows.pop_front() {
+        if x < *bound {
+            break;
+        }
+        len += 1;
+    }
+    len
+}
+
+/// 256^k for k = 1, …, 15.
+const POW256_U128: [u128; 15] = [
+    0x100,
+    0x10000,
+    0x1000000,
+    0x100000000,
+    0x10000000000,
+    0x1000000000000,
+    0x100000000000000,
+    0x10000000000000000,
+    0x1000000000000000000,
+    0x100000000000000000000,
+    0x10000000000000000000000,
+    0x1000000000000000000000000,
+    0x100000000000000000000000000,
+    0x10000000000000000000000000000,
+    0x1000000000000000000000000000000,
+];
+
+/// 256^k for k = 0, …, 31.
+const POW256: [felt252; 32] = [
+    0x1,
+    0x100,
+    0x10000,
+    0x1000000,
+    0x100000000,
+    0x10000000000,
+    0x1000000000000,
+    0x100000000000000,
+    0x10000000000000000,
+    0x1000000000000000000,
+    0x100000000000000000000,
+    0x10000000000000000000000,
+    0x1000000000000000000000000,
+    0x100000000000000000000000000,
+    0x10000000000000000000000000000,
+    0x1000000000000000000000000000000,
+    0x100000000000000000000000000000000,
+    0x10000000000000000000000000000000000,
+    0x1000000000000000000000000000000000000,
+    0x100000000000000000000000000000000000000,
+    0x10000000000000000000000000000000000000000,
+    0x1000000000000000000000000000000000000000000,
+    0x100000000000000000000000000000000000000000000,
+    0x10000000000000000000000000000000000000000000000,
+    0x1000000000000000000000000000000000000000000000000,
+    0x100000000000000000000000000000000000000000000000000,
+    0x10000000000000000000000000000000000000000000000000000,
+    0x1000000000000000000000000000000000000000000000000000000,
+    0x100000000000000000000000000000000000000000000000000000000,
+    0x10000000000000000000000000000000000000000000000000000000000,
+    0x1000000000000000000000000000000000000000000000000000000000000,
+    0x100000000000000000000000000000000000000000000000000000000000000,
+];

@@ -109,7 +109,8 @@ pub fn witness_layout(dims: @Dims, params: @SoftmaxParams) -> Option<StackLayout
         sizes.append(*n_vars[0]);
     }
     names.append_span(array!['z', 'm_exp', 'm_limb', 'm_norm'].span());
-    sizes.append_span(array![dims.h_vars() + dims.s_vars(), *n_vars[3], *n_vars[4], *n_vars[5]].span());
+    let rows = dims.h_vars() + dims.s_vars();
+    sizes.append_span(array![rows, *n_vars[3], *n_vars[4], *n_vars[5]].span());
     StackLayoutTrait::of_columns(names.span(), sizes.span(), STACK_VARS)
 }
 
@@ -202,7 +203,8 @@ pub fn opening_claims(
     let mut out = array![];
     out.append_span(stack_claims(STACKS, @layout, claims.span()));
     let exp_point = *points[3];
-    let table = Claim { point: exp_point.slice(1, exp_point.len() - 1), value: *columns[TABLE_VALUE] };
+    let index_point = exp_point.slice(1, exp_point.len() - 1);
+    let table = Claim { point: index_point, value: *columns[TABLE_VALUE] };
     out.append(ClaimsOn { name: exp_table_name(*params.theta), claims: array![table].span() });
     out.span()
 }

@@ -191,9 +191,8 @@ fn check_names(names: Span<felt252>) {
     }
 }
 
-/// A short string's bytes left-aligned in 31 bytes, so names compare as strings (also the
-/// name order of `pcs::stack`).
-pub fn order_key(name: felt252) -> u256 {
+/// A short string's bytes left-aligned in 31 bytes, so names compare as strings.
+fn order_key(name: felt252) -> u256 {
     let value: u256 = name.into();
     if value >= TWO_248 {
         return value;
