@@ -15,6 +15,7 @@ pub mod padding;
 pub mod pcs;
 pub mod ranges;
 pub mod sameply;
+pub mod softmax;
 pub mod sumcheck;
 pub mod walk;
 

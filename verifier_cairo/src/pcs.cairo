@@ -8,5 +8,6 @@ pub mod domain;
 pub mod params;
 pub mod proof;
 pub mod queries;
+pub mod stack;
 pub mod transcript;
 pub mod verifier;
