@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.lookups.proof import LogUpProof
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.serde import (
     _args,
@@ -97,9 +97,9 @@ class Generator:
         return "\n".join(lines) + "\n}\n"
 
 
-PENDING = (LogUpProof,)
-"""Proof types a Cairo verifier module reads before any kind on chain carries them: the
-LogUp-GKR verifier (lookups/verifier.cairo), ahead of attn."""
+PENDING = (AttnProof,)
+"""Proof types Cairo verifier modules read before any kind on chain carries them: attn's, with
+its softmax and LogUp-GKR proofs (softmax/verifier.cairo, lookups/verifier.cairo)."""
 
 
 def generate() -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from cairn.deploy.build import MAX_BYTECODE, MAX_SIERRA_FELTS, build
 from cairn.deploy.toolchain import default_toolchain
-from tests import cairo_lookup_vectors, cairo_pcs_vectors
+from tests import cairo_attn_vectors, cairo_lookup_vectors, cairo_pcs_vectors
 from tests.cairo_vectors import OUTPUT, render
 
 pytestmark = pytest.mark.cairo
@@ -46,10 +46,11 @@ def test_vectors_are_current():
     assert OUTPUT.read_text() == render(), "run `python -m tests.cairo_vectors`"
     pcs = cairo_pcs_vectors
     assert pcs.OUTPUT.read_text() == pcs.render(), "run `python -m tests.cairo_vectors`"
-    lookups = cairo_lookup_vectors
-    assert lookups.OUTPUT.read_text() == lookups.render(), (
-        "run `python -m tests.cairo_lookup_vectors`"
-    )
+    for module, command in (
+        (cairo_lookup_vectors, "cairo_lookup_vectors"),
+        (cairo_attn_vectors, "cairo_attn_vectors"),
+    ):
+        assert module.OUTPUT.read_text() == module.render(), f"run `python -m tests.{command}`"
 
 
 def test_every_cairo_test_passes(cairo_test_output):
@@ -63,8 +64,8 @@ def test_every_cairo_test_passes(cairo_test_output):
 
 
 def test_every_revert_reason_has_a_cairo_test():
-    """Every reason the contract, the Merkle, the PCS or the LogUp-GKR verifier can panic with
-    has a Cairo test expecting exactly it."""
+    """Every reason the contract, the Merkle, the PCS, the LogUp-GKR or the softmax verifier
+    can panic with has a Cairo test expecting exactly it."""
     sources = "".join(f.read_text() for f in (PACKAGE / "src").rglob("*.cairo"))
     expected = set(re.findall(r"#\[should_panic\(expected: \('([a-z_.]+)',", sources))
     assert expected >= {
@@ -123,6 +124,9 @@ def test_every_revert_reason_has_a_cairo_test():
         "logup.zero_denominator",
         "gkr.layer",
         "logup.balance",
+        "logup.numerator",
+        "softmax.columns",
+        "softmax.mask",
     }
 
 

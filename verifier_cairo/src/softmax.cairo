@@ -1,11 +1,11 @@
 //! The softmax proof's pure pieces (mirror of prover/softmax/, module by module;
 //! docs/layers/attn.md): its closed-form MLEs, its public parameters and their rules, its
 //! soundness budget, the exp table's pinned root, and its lookup relations' keys and witness
-//! layout. The verifier that runs the protocol on them is written on top of these and the
-//! LogUp-GKR verifier.
+//! layout; and the verifier that runs the protocol on them and the LogUp-GKR verifier.
 
 pub mod params;
 pub mod relations;
 pub mod soundness;
 pub mod structured;
 pub mod tables;
+pub mod verifier;

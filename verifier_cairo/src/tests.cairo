@@ -16,6 +16,7 @@ mod test_mle;
 mod test_pcs;
 mod test_softmax;
 mod test_sumcheck;
+mod attn_vectors;
 mod lookup_vectors;
 mod mha_vectors;
 mod pcs_vectors;

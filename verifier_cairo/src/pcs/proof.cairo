@@ -5,7 +5,7 @@
 use crate::fields::qm31::QM31;
 
 /// f~(point) = value, the point MSB-first.
-#[derive(Copy, Drop, Serde)]
+#[derive(Copy, Drop, Serde, PartialEq, Debug)]
 pub struct Claim {
     pub point: Span<QM31>,
     pub value: QM31,

@@ -173,6 +173,24 @@ pub struct PosencProof {
 }
 
 #[derive(Drop, Serde, Debug)]
+pub struct AttnProof {
+    pub unpad: OneFactorStep,
+    pub attend: HeadProductStep,
+    pub softmax: SoftmaxProof,
+    pub heads: HeadProductStep,
+    pub pad: PadStep,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct SoftmaxProof {
+    pub logup: LogUpProof,
+    pub columns: ColumnValues,
+    pub recompose: SumcheckProof,
+    pub shift: QM31,
+    pub score: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
 pub struct LogUpProof {
     pub roots: Array<Array<QM31>>,
     pub layers: Array<GkrLayer>,
@@ -182,4 +200,18 @@ pub struct LogUpProof {
 pub struct GkrLayer {
     pub sumcheck: SumcheckProof,
     pub masks: Array<Array<QM31>>,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct ColumnValues {
+    pub lo: QM31,
+    pub e: QM31,
+    pub hi: QM31,
+    pub live: QM31,
+    pub y: QM31,
+    pub row_mean: QM31,
+    pub m_exp: QM31,
+    pub m_limb: QM31,
+    pub m_norm: QM31,
+    pub table: QM31,
 }

@@ -1,0 +1,132 @@
+//! Softmax verifier (mirror of prover/softmax/verifier.py, every check named as in
+//! docs/layers/attn.md): on a Blake2s fork of the walk's channel, the LogUp-GKR of EXP, LIMB
+//! and NORM, the column values against every leaf, the recomposition sum-check, then the join.
+
+use crate::channels::base::Channel;
+use crate::channels::fork::{fork, join};
+use crate::channels::poseidon252::Poseidon252Channel;
+use crate::fields::m31::M31Trait;
+use crate::fields::qm31::{QM31, QM31Trait};
+use crate::layers::mha::model::{Dims, DimsTrait};
+use crate::lookups::verifier::{check_balance, verify_logup};
+use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::mle::eq_eval;
+use crate::pcs::proof::Claim;
+use crate::pcs::stack::check_stacks;
+use crate::sameply::rounds;
+use crate::sumcheck::verify_sumcheck;
+use crate::walk::layer::ClaimsOn;
+use crate::walk::proof::{ColumnValues, SoftmaxProof};
+use crate::walk::tensor::TensorCommitment;
+use super::params::{EXP_BITS, SoftmaxParams, SoftmaxParamsTrait, U_MASK};
+use super::relations::{
+    KeyTrait, RelationsTrait, STACKS, instance_vars, norm_at, opening_claims, table_keys_at,
+    witness_layout,
+};
+use super::structured::valid_entries_mle;
+
+/// The fork's domain tag (Python `softmax.prover.TAG`).
+pub const TAG: felt252 = 'cairn/softmax/v1';
+/// eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x)).
+const RECOMPOSE_DEGREE: u32 = 3;
+
+/// `softmax.commitment` unless the witness is exactly the layout's Blake2s stacks (the
+/// statement check runs it after the parameter rules, which make the layout fit).
+pub fn check_commitments(
+    dims: @Dims, params: @SoftmaxParams, names: Span<felt252>, witness: Span<TensorCommitment>,
+) -> Span<TensorCommitment> {
+    let layout = witness_layout(dims, params).unwrap();
+    check_stacks(STACKS, @layout, HASH_BLAKE2S, names, witness)
+}
+
+/// The proof's column values in `ColumnValues.values()` order (`relations::LO` …).
+fn column_values(cols: @ColumnValues) -> Span<QM31> {
+    array![
+        *cols.lo, *cols.e, *cols.hi, *cols.live, *cols.y, *cols.row_mean, *cols.m_exp,
+        *cols.m_limb, *cols.m_norm, *cols.table,
+    ]
+        .span()
+}
+
+/// Returns the claim on QK̂ that MHA's QKᵀ step reduces and the claims the walk's witness
+/// opening settles (stacks, then the exp table); panics with the failed check.
+pub fn verify_softmax(
+    dims: @Dims,
+    params: @SoftmaxParams,
+    proof: @SoftmaxProof,
+    a_claim: Claim,
+    ref parent: Poseidon252Channel,
+) -> (Claim, Span<ClaimsOn>) {
+    let mut channel = fork(@parent, TAG);
+    let mut absorbed = array![];
+    absorbed.append_span(a_claim.point);
+    absorbed.append(a_claim.value);
+    channel.mix_felts(absorbed.span());
+    let rel = RelationsTrait::draw(ref channel);
+    let leaves = verify_logup(instance_vars(dims, params), proof.logup, ref channel);
+    check_balance(
+        proof.logup,
+        array![
+            (array![0].span(), array![3].span()), (array![1].span(), array![4].span()),
+            (array![2].span(), array![5].span()),
+        ]
+            .span(),
+    );
+    let cols = proof.columns;
+    let one = QM31Trait::one();
+    let numerators = array![one, one, one, *cols.m_exp, *cols.m_limb, *cols.m_norm];
+    let mut points = array![];
+    let mut i = 0;
+    for leaf in leaves.span() {
+        assert(*leaf.numerator == *numerators[i], 'logup.numerator');
+        points.append(*leaf.point);
+        i += 1;
+    }
+    let points = points.span();
+    let norm = norm_at(dims, params, *points[2], *cols.row_mean);
+    let tables = table_keys_at(@rel, params, points.slice(3, 3), *cols.table);
+    let keys = array![
+        rel.exp.of_tuple(*cols.e, array![*cols.live, *cols.y].span()),
+        rel.limb.of_tuple(*cols.lo, array![*cols.hi, *cols.live].span()),
+        rel.norm.of_tuple(norm, array![].span()), *tables[0], *tables[1], *tables[2],
+    ];
+    let mut i = 0;
+    for leaf in leaves.span() {
+        assert(*leaf.denominator == *keys[i], 'softmax.columns');
+        i += 1;
+    }
+    let columns = column_values(cols);
+    channel.mix_felts(columns);
+
+    let rho = *points[0];
+    let lo_bits = params.lo_bits();
+    let u = *cols.lo
+        + cols.e.scale(pow2_m31(lo_bits))
+        + cols.hi.scale(pow2_m31(lo_bits + EXP_BITS));
+    let (h, s, causal) = (*dims.h, *dims.s, *dims.causal);
+    let w_rho = valid_entries_mle(h, s, causal, rho);
+    let claim = u - (one - w_rho).scale(M31Trait::new(U_MASK));
+    let n = dims.h_vars() + 2 * dims.s_vars();
+    let (r_star, final) = verify_sumcheck(
+        claim, rounds(proof.recompose.rounds), n, RECOMPOSE_DEGREE, ref channel,
+    );
+    let w_star = valid_entries_mle(h, s, causal, r_star);
+    let (shift, score) = (*proof.shift, *proof.score);
+    let c = M31Trait::new(*params.c);
+    assert(final == eq_eval(rho, r_star) * w_star * (shift - score.scale(c)), 'softmax.mask');
+    channel.mix_felts(array![shift, score].span());
+    let witness = opening_claims(
+        dims, params, points, columns, Claim { point: r_star, value: shift }, a_claim,
+    );
+    join(ref parent, @channel);
+    let mut absorbed = array![];
+    absorbed.append_span(r_star);
+    absorbed.append(score);
+    parent.mix_felts(absorbed.span());
+    (Claim { point: r_star, value: score }, witness)
+}
+
+/// 2^k in M31, k ≤ 30.
+fn pow2_m31(k: u32) -> crate::fields::m31::M31 {
+    M31Trait::new(crate::pcs::queries::pow2(k))
+}
