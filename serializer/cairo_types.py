@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from cairn.prover.fields.qm31 import QM31
-from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.serde import (
@@ -97,18 +96,11 @@ class Generator:
         return "\n".join(lines) + "\n}\n"
 
 
-PENDING = (AttnProof,)
-"""Proof types Cairo verifier modules read before any kind on chain carries them: attn's, with
-its softmax and LogUp-GKR proofs (softmax/verifier.cairo, lookups/verifier.cairo)."""
-
-
 def generate() -> str:
     gen = Generator()
     gen.visit(WalkProof)
     for kind in ONCHAIN_KINDS:
         gen.visit(LAYERS[kind].proof_type)
-    for cls in PENDING:
-        gen.visit(cls)
     variants = "\n".join(
         f"    {variant_name(k)}: {LAYERS[k].proof_type.__name__}," for k in ONCHAIN_KINDS
     )

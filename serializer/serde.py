@@ -47,13 +47,12 @@ WIDE_INTS = {
 """Int fields (or lists of ints) wider than the default u32: digests (u256: low, high), the
 grinding nonce, and felts (a model id, a config hash)."""
 OUTSIDE_SERDE = {
-    ("WalkProof", "witness_opening"),
     ("OpeningProof", "poly_openings"),
     ("OpeningProof", "layer_openings"),
 }
 """Fields the Serde part does not carry: a PCS opening's Merkle openings travel after it, one
-part per fold group, where a session may cut (`walk_calldata`); the witness opening is not
-read on chain yet. Decoding leaves them None for `walk_calldata` to fill."""
+part per fold group, where a session may cut (`walk_calldata`): the committed tensors'
+opening's, then the witness opening's. Decoding leaves them None for `walk_calldata` to fill."""
 
 
 def fields_of(cls: type) -> dict[str, Any]:

@@ -9,16 +9,18 @@ from dataclasses import dataclass, replace
 
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.merkle.hashers import get_hash
-from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.params import PARAMS, WITNESS_PCS
+from cairn.prover.pcs.proof import Commitment
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.witness import layer_tables
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.felts import Reader
 from cairn.serializer.header import KIND_WALK, VERSION
 from cairn.serializer.pcs_calldata import encode_opening, read_groups
 from cairn.serializer.serde import Decoder, Encoder, resolve
 
-ONCHAIN_KINDS = ("linear", "qkv", "qkv-decode", "mha", "posenc", "matmul")
+ONCHAIN_KINDS = ("linear", "qkv", "qkv-decode", "mha", "posenc", "matmul", "attn")
 """The layer kinds the Cairo verifier knows, in the order of its `LayerProof` enum."""
 
 
@@ -26,28 +28,38 @@ def is_onchain(kind: str) -> bool:
     return kind in ONCHAIN_KINDS
 
 
-def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]]]:
-    """(the Serde part, one part per tree of the committed tensors' opening). ValueError
-    if the Cairo verifier cannot read this proof (its kind, a witness opening)."""
+def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """(the Serde part, one part per tree of the committed tensors' opening, one per tree of the
+    witness opening). ValueError if the Cairo verifier cannot read this proof's kind."""
     kind = proof.statement.kind
     if kind not in ONCHAIN_KINDS:
         raise ValueError(f"{kind!r} proofs cannot be verified on chain yet")
-    if proof.witness_opening is not None or proof.statement.witness:
-        raise ValueError("a witness opening cannot be verified on chain yet")
     front = [VERSION, KIND_WALK]
     Encoder(lambda _: ONCHAIN_KINDS.index(kind)).encode(proof, WalkProof, front)
     committed = proof.statement.committed
-    if proof.opening is None or not committed:
-        return front, []
-    commitments = [committed[n].commitment for n in sorted(committed)]
-    params = PARAMS[commitments[0].hash]
-    trees = encode_opening([(c, []) for c in commitments], proof.opening, params).trees
-    return front, trees
+    trees: list[list[int]] = []
+    if proof.opening is not None and committed:
+        commitments = [committed[n].commitment for n in sorted(committed)]
+        params = PARAMS[commitments[0].hash]
+        trees = encode_opening([(c, []) for c in commitments], proof.opening, params).trees
+    witness: list[list[int]] = []
+    if proof.witness_opening is not None:
+        polys = witness_commitments(proof.statement)
+        witness = encode_opening([(c, []) for c in polys], proof.witness_opening, WITNESS_PCS).trees
+    return front, trees, witness
+
+
+def witness_commitments(st: Statement) -> list[Commitment]:
+    """The witness opening's polynomials: the witness stacks, then the kind's fixed tables, each
+    by name (prover/walk/witness.py `batch`)."""
+    spec = LAYERS[st.kind]
+    pinned = {n: t.pinned for n, t in layer_tables(spec, st).items()}
+    return [st.witness[n] for n in sorted(st.witness)] + [pinned[n] for n in sorted(pinned)]
 
 
 def encode_walk(proof: WalkProof) -> list[int]:
-    front, trees = encode_walk_parts(proof)
-    return [*front, *(f for part in trees for f in part)]
+    front, trees, witness = encode_walk_parts(proof)
+    return [*front, *(f for part in [*trees, *witness] for f in part)]
 
 
 def is_walk(felts: list[int]) -> bool:
@@ -111,9 +123,9 @@ def decode_walk_front(felts: list[int]) -> WalkFront:
     st = proof.statement
     if (st.inputs.keys() | st.outputs.keys() | st.weights.keys()) & st.committed.keys():
         raise MalformedProofError("statement", "a tensor public and committed", "calldata.names")
-    if st.witness or st.unbounded:
+    if st.unbounded:
         raise MalformedProofError(
-            "statement", "witness commitments are not read on chain", "calldata.offchain"
+            "statement", "unbounded tensors are not read on chain", "calldata.offchain"
         )
     if st.committed:
         commitments = [st.committed[n].commitment for n in sorted(st.committed)]
@@ -124,22 +136,31 @@ def decode_walk_front(felts: list[int]) -> WalkFront:
             raise dec.rd.fail(f"a root is not a {params.hash} digest", "merkle.digest")
         if any(c.n_vars > params.max_n_vars for c in commitments):
             raise dec.rd.fail("a committed tensor is too large", "pcs.size")
-    if not st.committed or proof.opening is None:
+    if (not st.committed or proof.opening is None) and proof.witness_opening is None:
         dec.rd.end()
     return WalkFront(resolve(proof), kinds[0], dec.rd.pos)
 
 
 def read_walk_groups(felts: list[int], groups_at: int, proof: WalkProof) -> WalkProof:
-    """The committed tensors' opening's group parts from `groups_at` (as the main contract
-    reads them, after the walk), then `calldata.extra`; the proof as it stands without."""
+    """The committed tensors' opening's group parts from `groups_at`, then the witness
+    opening's (as the main contract reads them, after the walk), then `calldata.extra`; the
+    proof as it stands without."""
     st = proof.statement
-    if not st.committed or proof.opening is None:
-        return proof
     rd = Reader(felts)
     rd.pos = groups_at
-    commitments = [st.committed[n].commitment for n in sorted(st.committed)]
-    polys, layers = read_groups(rd, commitments, PARAMS[commitments[0].hash])
+    if st.committed and proof.opening is not None:
+        commitments = [st.committed[n].commitment for n in sorted(st.committed)]
+        polys, layers = read_groups(rd, commitments, PARAMS[commitments[0].hash])
+        proof = replace(
+            proof, opening=replace(proof.opening, poly_openings=polys, layer_openings=layers)
+        )
+    if proof.witness_opening is not None:
+        polys, layers = read_groups(rd, witness_commitments(st), WITNESS_PCS)
+        proof = replace(
+            proof,
+            witness_opening=replace(
+                proof.witness_opening, poly_openings=polys, layer_openings=layers
+            ),
+        )
     rd.end()
-    return replace(
-        proof, opening=replace(proof.opening, poly_openings=polys, layer_openings=layers)
-    )
+    return proof

@@ -10,6 +10,7 @@ from functools import cache
 
 import numpy as np
 
+from cairn import examples
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk import prover as walk_prover
@@ -33,6 +34,7 @@ SHAPES: dict[str, list[tuple]] = {
     "mha": [(3, 2, 3, True), (5, 3, 6, False)],
     "posenc": [(3, 10, 5), (5, 64, 7)],
     "matmul": [(3, 5, 2), (5, 3, 7)],
+    "attn": [(3, 2, 2, True), (5, 1, 3, False)],
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
@@ -45,6 +47,7 @@ STATEMENTS = {
     ),
     "posenc": lambda s, c, e: test_layer_posenc._prove(s, c, e).statement,
     "matmul": test_layer_matmul.statement,
+    "attn": lambda s, h, m, causal: examples.attn_example(s, h, m, causal, None, seed=s + h + m),
 }
 
 

@@ -39,8 +39,10 @@ def exp_table_commitment(theta: int = THETA) -> CommitmentData:
 
 
 def pinned_exp_commitment(theta: int = THETA) -> Commitment:
-    """The verifier's view of T's commitment: the pinned root, never one from a proof."""
-    return Commitment(EXP_TABLE_ROOTS[theta], EXP_BITS, WITNESS_PCS.hash)
+    """The verifier's view of T's commitment: the pinned root, never one from a proof. A θ
+    with no table (root 0) never reaches an opening: `softmax.params` refuses it first; the
+    calldata encoder only needs the table's size."""
+    return Commitment(EXP_TABLE_ROOTS.get(theta, 0), EXP_BITS, WITNESS_PCS.hash)
 
 
 def exp_table_name(theta: int) -> str:

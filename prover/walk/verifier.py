@@ -18,6 +18,7 @@ from cairn.prover.walk.claims import OpeningClaims, opening_claims, public_claim
 from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import (
+    Statement,
     Tensors,
     absorb_statement,
     expect_binding,
@@ -28,6 +29,7 @@ from cairn.prover.walk.witness import (
     batch,
     check_soundness,
     expect_claims,
+    expect_witness_opening,
     layer_tables,
     verify_witness,
 )
@@ -55,10 +57,18 @@ def verify_walk(spec: LayerSpec, proof: WalkProof) -> None:
     st = proof.statement
     channel, claims = replay_layer(spec, proof)
     open_committed(st.committed, claims.committed, proof.opening, channel)
+    verify_witness(witness_batch(spec, st, claims.witness), proof.witness_opening, channel)
+
+
+def witness_batch(
+    spec: LayerSpec, st: Statement, claims: Mapping[str, list[Claim]]
+) -> list[tuple[Commitment, list[Claim]]]:
+    """The witness opening's statement: the witness stacks, then the kind's fixed tables,
+    each by name with the layer's claims (`walk.witness_claims` unless they fall on exactly
+    those)."""
     pinned = {n: t.pinned for n, t in layer_tables(spec, st).items()}
-    expect_claims("walk.witness_claims", st.kind, st.witness.keys() | pinned.keys(), claims.witness)
-    openings = batch(st.witness, claims.witness) + batch(pinned, claims.witness)
-    verify_witness(openings, proof.witness_opening, channel)
+    expect_claims("walk.witness_claims", st.kind, st.witness.keys() | pinned.keys(), claims)
+    return batch(st.witness, claims) + batch(pinned, claims)
 
 
 def replay_layer(spec: LayerSpec, proof: WalkProof) -> tuple[Poseidon252Channel, OpeningClaims]:
@@ -81,6 +91,8 @@ def replay_layer(spec: LayerSpec, proof: WalkProof) -> tuple[Poseidon252Channel,
     settle_claims("weight", st.public("weights"), weights, proof.weights, channel)
     opening = opening_claims(st, claims, outputs)
     expect_binding(st, claims.weights)
+    # Checked here, before either opening, as the walk class checks them.
+    expect_witness_opening(witness_batch(spec, st, opening.witness), proof.witness_opening)
     return channel, opening
 
 

@@ -57,6 +57,12 @@ def open_witness(
     return proof
 
 
+def expect_witness_opening(openings: Sequence[Any], proof: OpeningProof | None) -> None:
+    """`walk.witness_opening` unless an opening is present exactly when claims are due."""
+    if (proof is None) != (not openings):
+        raise VerificationError("walk.witness_opening", "an opening is due exactly for witness")
+
+
 def verify_witness(
     openings: Sequence[tuple[Commitment, list[Claim]]],
     proof: OpeningProof | None,
@@ -64,8 +70,7 @@ def verify_witness(
 ) -> None:
     """`walk.witness_opening` unless an opening is present exactly when claims are due; the
     opening's own checks are the PCS's (pcs.*, merkle.*)."""
-    if (proof is None) != (not openings):
-        raise VerificationError("walk.witness_opening", "an opening is due exactly for witness")
+    expect_witness_opening(openings, proof)
     if proof is None:
         return
     child = fork(channel, TAG)

@@ -162,6 +162,7 @@ pub fn verify(
         ]
             .span(),
         weights: gather(step_weights.span()),
+        witness: array![].span(),
     }
 }
 

@@ -64,6 +64,7 @@ pub fn verify(
     LayerClaims {
         inputs: array![ClaimsOn { name: 'x', claims: x_claims.span() }].span(),
         weights: array![single('p', claim)].span(),
+        witness: array![].span(),
     }
 }
 

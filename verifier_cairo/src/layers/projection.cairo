@@ -301,7 +301,7 @@ pub impl ProjectionsImpl of ProjectionsTrait {
             .verify_projection(proof, targets, masks.span(), e, ref channel);
         let (x_claims, weights) = self.claims(rows, targets, point, proof);
         let inputs = array![ClaimsOn { name: *self.input, claims: x_claims }].span();
-        LayerClaims { inputs, weights }
+        LayerClaims { inputs, weights, witness: array![].span() }
     }
 }
 

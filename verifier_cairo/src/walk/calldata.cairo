@@ -7,7 +7,7 @@
 use crate::calldata::{KIND_WALK, VERSION, take_exact};
 use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
 use crate::pcs::params::{PcsParams, params_for};
-use super::proof::{CommittedTensor, Named, WalkProof};
+use super::proof::{Commitment, CommittedTensor, Named, WalkProof};
 use super::statement::{PublicStatement, read_binding, read_public};
 use super::tensor::{PublicTensor, TensorCommitment, Tensors};
 
@@ -52,6 +52,7 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
         inputs: deserialize(ref data),
         weights: deserialize(ref data),
         opening: deserialize(ref data),
+        witness_opening: deserialize(ref data),
     };
     let (inputs, outputs, weights) = read_public(@proof.statement);
     let s = @proof.statement;
@@ -70,7 +71,8 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let committed = read_committed(s.committed.span());
     let (inputs, outputs) = (with_committed(inputs, committed), with_committed(outputs, committed));
     let weights = with_committed(weights, committed);
-    assert(s.witness.is_empty() && s.unbounded.is_empty(), 'calldata.offchain');
+    assert(s.unbounded.is_empty(), 'calldata.offchain');
+    let witness = read_witness(s.witness.span());
     let params = if s.committed.is_empty() {
         None
     } else {
@@ -82,7 +84,7 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let groups_at = calldata.len() - data.len();
     let statement = PublicStatement {
         kind: *s.kind, dims: s.dims.span(), binding: read_binding(s), inputs, outputs, weights,
-        committed,
+        committed, witness,
     };
     WalkCalldata { proof, statement, io, params, groups_at }
 }
@@ -97,6 +99,25 @@ fn read_committed(committed: Span<Named<CommittedTensor>>) -> Tensors {
         tensors.append(
             PublicTensor {
                 shape: entry.value.shape.span(),
+                words: array![].span(),
+                values: array![].span(),
+                commitment: Some(commitment),
+            },
+        );
+    }
+    Tensors { names: names.span(), tensors: tensors.span() }
+}
+
+/// The witness commitments as tensors with a commitment and no shape or values.
+fn read_witness(witness: Span<Named<Commitment>>) -> Tensors {
+    let (mut names, mut tensors) = (array![], array![]);
+    for entry in witness {
+        let c = entry.value;
+        let commitment = TensorCommitment { hash: hash_tag(*c.hash), root: *c.root, n_vars: *c.n_vars };
+        names.append(*entry.name);
+        tensors.append(
+            PublicTensor {
+                shape: array![].span(),
                 words: array![].span(),
                 values: array![].span(),
                 commitment: Some(commitment),

@@ -1,5 +1,6 @@
 //! What a layer leaves behind (mirror of prover/walk/layer.py `LayerClaims`): claims on its
-//! public inputs and weights, by name in name order.
+//! inputs and weights, by name in name order, and on its witness commitments and fixed tables
+//! (for the witness opening).
 
 use crate::pcs::proof::Claim;
 
@@ -13,6 +14,7 @@ pub struct ClaimsOn {
 pub struct LayerClaims {
     pub inputs: Span<ClaimsOn>,
     pub weights: Span<ClaimsOn>,
+    pub witness: Span<ClaimsOn>,
 }
 
 /// One claim on one tensor.

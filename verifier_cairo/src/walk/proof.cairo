@@ -27,6 +27,7 @@ pub enum LayerProof {
     Mha: MhaProof,
     Posenc: PosencProof,
     Matmul: ProjectionProof,
+    Attn: AttnProof,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -37,6 +38,7 @@ pub struct WalkProof {
     pub inputs: Array<Named<Option<SamePolyProof>>>,
     pub weights: Array<Named<Option<SamePolyProof>>>,
     pub opening: Option<OpeningProof>,
+    pub witness_opening: Option<OpeningProof>,
 }
 
 #[derive(Drop, Serde, Debug)]

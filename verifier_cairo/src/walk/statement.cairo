@@ -15,7 +15,8 @@ use super::tensor::{PublicTensor, Tensors, TensorsTrait, evaluate_tensor, read_t
 /// A statement whose tensors are read (`read_statement`). Each group is as a kind's checks
 /// read it: its public tensors and every committed tensor, in name order (a kind's names are
 /// distinct across its groups, so `expect_shapes` places each committed tensor by its name);
-/// `committed` holds the committed tensors alone.
+/// `committed` holds the committed tensors alone, `witness` the layer's witness commitments
+/// (commitments only, no shape).
 #[derive(Copy, Drop)]
 pub struct PublicStatement {
     pub kind: felt252,
@@ -25,6 +26,7 @@ pub struct PublicStatement {
     pub outputs: Tensors,
     pub weights: Tensors,
     pub committed: Tensors,
+    pub witness: Tensors,
 }
 
 /// Which registered model's weights the committed weights are: model, config hash, and each
@@ -96,7 +98,8 @@ fn absorb_committed(ref channel: Poseidon252Channel, committed: Tensors) {
     }
 }
 
-/// `domain_tag` is 'cairn/<kind>/v1'. No witness commitments on chain (`read_walk`).
+/// `domain_tag` is 'cairn/<kind>/v1'; the witness commitments (root and size, name order)
+/// after the public weights.
 pub fn absorb_statement(ref channel: Poseidon252Channel, st: @PublicStatement, domain_tag: felt252) {
     channel.mix_root(domain_tag);
     absorb_shape(ref channel, *st.dims);
@@ -110,6 +113,10 @@ pub fn absorb_statement(ref channel: Poseidon252Channel, st: @PublicStatement, d
     }
     absorb_committed(ref channel, *st.committed);
     absorb_public(ref channel, *st.weights);
+    for c in st.witness.commitments() {
+        PcsChannel::mix_root(ref channel, *c.hash, *c.root);
+        channel.mix_u64((*c.n_vars).into());
+    }
     absorb_public(ref channel, *st.inputs);
     absorb_public(ref channel, *st.outputs);
 }

@@ -48,6 +48,15 @@ pub impl TensorsImpl of TensorsTrait {
         }
     }
 
+    /// Every tensor's commitment, in name order (a group of commitments only: the witness).
+    fn commitments(self: @Tensors) -> Span<TensorCommitment> {
+        let mut out = array![];
+        for t in *self.tensors {
+            out.append((*t.commitment).unwrap());
+        }
+        out.span()
+    }
+
     /// The tensor named `name`, if there is one.
     #[inline(never)]
     fn find(self: @Tensors, name: felt252) -> Option<PublicTensor> {

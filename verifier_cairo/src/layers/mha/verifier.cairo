@@ -10,7 +10,7 @@ use crate::mle::eq_eval;
 use crate::pcs::proof::Claim;
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
-use crate::walk::layer::{LayerClaims, single};
+use crate::walk::layer::{ClaimsOn, LayerClaims, single};
 use crate::walk::proof::{HeadProductStep, MhaProof, OneFactorStep, PadStep};
 use crate::walk::statement::{OutputClaims, PublicStatement, output_claim};
 use super::heads::verify_head_product;
@@ -23,15 +23,15 @@ const PAD_DEGREE: u32 = 2; // X(r_row, x)·P(x, r_col)
 
 /// Where unpadding and A·Ṽ end: A is claimed at (r_x, r_s, r_y), Ṽ at (r_x, r_y, r_m).
 #[derive(Copy, Drop)]
-struct AttendPoint {
-    r_s: Span<QM31>,
-    r_x: Span<QM31>,
-    r_y: Span<QM31>,
-    r_m: Span<QM31>,
+pub struct AttendPoint {
+    pub r_s: Span<QM31>,
+    pub r_x: Span<QM31>,
+    pub r_y: Span<QM31>,
+    pub r_m: Span<QM31>,
 }
 
 /// Steps 1–2 from the claim on O; the claim on A it leaves is (at.a, attend.left).
-fn verify_attend(
+pub fn verify_attend(
     d: Dims,
     unpad: @OneFactorStep,
     attend: @HeadProductStep,
@@ -73,7 +73,7 @@ fn verify_mask(d: Dims, mask: @OneFactorStep, sm: Claim, ref channel: Poseidon25
 
 /// Steps 4–5 from the claim on QK̂ (V's claim from A·Ṽ joins the padding by λ); returns the
 /// padding's point r_p.
-fn verify_scores(
+pub fn verify_scores(
     d: Dims,
     heads: @HeadProductStep,
     pad: @PadStep,
@@ -110,20 +110,25 @@ pub fn verify(
     let (_, r_2, r_3) = d.split_scores(scores.point);
     let r_p = verify_scores(d, proof.heads, proof.pad, scores, proof.attend, at, ref channel);
     let a = concat(array![at.r_x, at.r_s, at.r_y].span());
-    LayerClaims {
-        inputs: array![
-            single('a', Claim { point: a, value: *proof.attend.left }),
-            single('k', Claim { point: concat(array![r_3, r_p].span()), value: *proof.pad.k }),
-            single('q', Claim { point: concat(array![r_2, r_p].span()), value: *proof.pad.q }),
-            single('v', Claim { point: concat(array![at.r_y, r_p].span()), value: *proof.pad.v }),
-        ]
-            .span(),
-        weights: array![].span(),
-    }
+    let mut inputs = array![single('a', Claim { point: a, value: *proof.attend.left })];
+    inputs.append_span(input_claims(proof.pad, at, r_2, r_3, r_p));
+    LayerClaims { inputs: inputs.span(), weights: array![].span(), witness: array![].span() }
+}
+
+/// The claims on K, Q, V (name order), the same for mha and attn (Python `input_claims`).
+pub fn input_claims(
+    pad: @PadStep, at: AttendPoint, r_2: Span<QM31>, r_3: Span<QM31>, r_p: Span<QM31>,
+) -> Span<ClaimsOn> {
+    array![
+        single('k', Claim { point: concat(array![r_3, r_p].span()), value: *pad.k }),
+        single('q', Claim { point: concat(array![r_2, r_p].span()), value: *pad.q }),
+        single('v', Claim { point: concat(array![at.r_y, r_p].span()), value: *pad.v }),
+    ]
+        .span()
 }
 
 /// The coordinates of several points one after the other.
-fn concat(parts: Span<Span<QM31>>) -> Span<QM31> {
+pub fn concat(parts: Span<Span<QM31>>) -> Span<QM31> {
     let mut out = array![];
     for part in parts {
         out.append_span(*part);
