@@ -25,7 +25,8 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.walk.statement import NO_MODEL, Statement
-from cairn.prover.walk.verifier import expect_opening, open_committed, replay_layer
+from cairn.prover.walk.verifier import expect_opening, open_committed, replay_layer, witness_batch
+from cairn.prover.walk.witness import verify_witness
 from cairn.serializer import calldata, walk_calldata
 from cairn.serializer.calldata import PcsOpening
 from cairn.serializer.errors import MalformedProofError
@@ -102,15 +103,18 @@ def check_walk_binding(models: Mapping[int, Model], st: Statement) -> int:
 
 def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
     """The contract's walk path, in its order: the walk class reads the Serde part and
-    verifies the walk; the main contract reads the opening's group parts, verifies the
-    opening, checks the binding against the registry (`models`; None: not checked, as in the
-    Cairo unit tests' `verify_walk_calldata`). Returns the model id."""
+    verifies the walk; the main contract reads the openings' group parts, verifies the
+    committed tensors' opening, then the witness opening, and checks the binding against the
+    registry (`models`; None: not checked, as in the Cairo unit tests' `verify_walk_calldata`).
+    Returns the model id."""
     front = walk_calldata.decode_walk_front(felts)
     st = front.proof.statement
-    channel, claims = replay_layer(LAYERS[front.layer_kind], front.proof)
+    spec = LAYERS[front.layer_kind]
+    channel, claims = replay_layer(spec, front.proof)
     expect_opening(st.committed, front.proof.opening)
     proof = walk_calldata.read_walk_groups(felts, front.groups_at, front.proof)
     open_committed(st.committed, claims.committed, proof.opening, channel)
+    verify_witness(witness_batch(spec, st, claims.witness), proof.witness_opening, channel)
     return NO_MODEL if models is None else check_walk_binding(models, st)
 
 

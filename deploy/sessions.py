@@ -61,6 +61,8 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     if is_walk(flat):
         front = decode_walk_front(flat)
         channel, claims = replay_layer(LAYERS[front.layer_kind], front.proof)
+        if front.proof.witness_opening is not None:
+            raise VerificationError("session.witness", "a witness opening is verified in full")
         st = front.proof.statement
         statement = committed_batch(st.committed, claims.committed)
         opening = read_walk_groups(flat, front.groups_at, front.proof).opening

@@ -145,6 +145,7 @@ LAYERS: dict[str, LayerSpec] = {
             dim_names=attn.DIM_NAMES,
             inputs=("k", "q", "v"),
             outputs=("o",),
+            reads=attn.READS,
             error_terms=attn.error_terms,
             tables=attn.tables,
             opening_claims=attn_soundness.N_OPENING_CLAIMS,

@@ -80,11 +80,9 @@ pub mod CairnVerifier {
     use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
     use crate::pcs::calldata::read_groups;
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
-    use crate::pcs::verifier::{
-        QueryPhase, QueryPhaseTrait, verify_batch, verify_checked_batch, verify_groups,
-    };
-    use crate::pcs::queries::BatchLayoutTrait;
+    use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
     use crate::layers::is_attention;
+    use crate::walk::verifier::verify_openings;
     use crate::walk::calldata::statement_kind;
     use crate::walk::contract::{
         BindingCheck, ICairnWalkVerifierDispatcherTrait, ICairnWalkVerifierLibraryDispatcher,
@@ -385,9 +383,11 @@ pub mod CairnVerifier {
         }
 
         /// A walk proof: the walk verified by its kind's walk class (`library_call`), then its
-        /// committed weights' opening here from the group parts given (all of them when
-        /// `whole`), then its binding against the registry. Returns the model id, the io hash
-        /// and the opening's query phase (None without committed weights).
+        /// committed tensors' opening here from the group parts given (all of them when
+        /// `whole`), then its witness opening (in full: `session.witness` in a session) on a
+        /// Blake2s fork, then its binding against the registry. Every group part is read
+        /// before either opening is verified. Returns the model id, the io hash and the
+        /// committed tensors' opening's query phase (None without committed tensors).
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
         ) -> (felt252, felt252, Option<QueryPhase>) {
@@ -397,21 +397,8 @@ pub mod CairnVerifier {
                 self.walk_class.read()
             };
             let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof);
-            let phase = match outcome.opening {
-                Some(o) => {
-                    let params = params_for(o.hash).unwrap();
-                    let mut vars = array![];
-                    for poly in o.statement {
-                        vars.append(*poly.n_vars);
-                    }
-                    let layout = BatchLayoutTrait::new(vars.span(), params.log_arity);
-                    let mut data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
-                    let groups = read_groups(ref data, @params, @layout, 0, 0, whole);
-                    let mut channel = o.channel;
-                    Some(verify_checked_batch(@params, o.statement, o.front, groups, ref channel))
-                },
-                None => None,
-            };
+            let data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
+            let phase = verify_openings(outcome.openings, data, whole);
             (self.check_walk_binding(outcome.binding), outcome.io_hash, phase)
         }
 

@@ -5,8 +5,10 @@ use crate::channels::poseidon252::Poseidon252Channel;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::{OutputClaims, PublicStatement};
+use crate::walk::tensor::TensorCommitment;
 use projection::ProjectionsTrait;
 
+pub mod attn;
 pub mod kvcache;
 pub mod mha;
 pub mod posenc;
@@ -21,6 +23,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::Mha(_) => ('mha', 'cairn/mha/v1'),
         LayerProof::Posenc(_) => ('posenc', 'cairn/posenc/v1'),
         LayerProof::Matmul(_) => ('matmul', 'cairn/matmul/v1'),
+        LayerProof::Attn(_) => ('attn', 'cairn/attn/v1'),
     }
 }
 
@@ -34,6 +37,7 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
         LayerProof::Mha(_) => array!['o', 's_m'].span(),
         LayerProof::Posenc(_) => array!['o'].span(),
         LayerProof::Matmul(_) => projection::matmul().output_names(),
+        LayerProof::Attn(_) => array!['o'].span(),
     }
 }
 
@@ -41,7 +45,16 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
 /// the walk class (docs/cairo-verifier.md, "Three classes"): the contract reads a walk proof's
 /// kind (its statement's first felt) to choose the class.
 pub fn is_attention(kind: felt252) -> bool {
-    kind == 'mha'
+    kind == 'mha' || kind == 'attn'
+}
+
+/// The tensors a kind's check reads (Python `LayerSpec.reads`): never committed
+/// (`statement.reads`).
+pub fn layer_reads(layer: @LayerProof) -> Span<felt252> {
+    match layer {
+        LayerProof::Attn(_) => attn::reads(),
+        _ => array![].span(),
+    }
 }
 
 /// The kinds one class verifies: each kind's statement check (`statement.shape` /
@@ -49,6 +62,9 @@ pub fn is_attention(kind: felt252) -> bool {
 /// `statement.kind` (the contract never sends one).
 pub trait LayerSet {
     fn check_layer(layer: @LayerProof, st: @PublicStatement);
+    /// The kind's fixed tables (Python `LayerSpec.tables`): name and pinned commitment, in
+    /// name order; the witness opening opens them after the witness stacks.
+    fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)>;
     fn verify_layer(
         layer: @LayerProof,
         st: @PublicStatement,
@@ -68,6 +84,10 @@ pub impl DenseLayers of LayerSet {
             LayerProof::Matmul(_) => projection::matmul().check(st),
             _ => core::panic_with_felt252('statement.kind'),
         }
+    }
+
+    fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
+        array![].span()
     }
 
     fn verify_layer(
@@ -93,7 +113,15 @@ pub impl AttentionLayers of LayerSet {
     fn check_layer(layer: @LayerProof, st: @PublicStatement) {
         match layer {
             LayerProof::Mha(_) => mha::model::check(st),
+            LayerProof::Attn(_) => attn::check(st),
             _ => core::panic_with_felt252('statement.kind'),
+        }
+    }
+
+    fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
+        match layer {
+            LayerProof::Attn(_) => attn::tables(st),
+            _ => array![].span(),
         }
     }
 
@@ -105,6 +133,7 @@ pub impl AttentionLayers of LayerSet {
     ) -> LayerClaims {
         match layer {
             LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
+            LayerProof::Attn(p) => attn::verify(st, p, outputs, ref channel),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }

@@ -23,6 +23,8 @@ from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 KIND = "attn"
 DIM_NAMES = ("s", "h", "m", "causal", "F", "c", "θ", "ε", "k_n")
 N_DIMS = 9  # s, h, m, causal, then the softmax parameters F, c, θ, ε, k_n
+READS = ("k", "q")
+"""The check reads q and k (int8, as the softmax parameters assume): never committed."""
 
 
 def params_of(st: Statement) -> SoftmaxParams:

@@ -13,9 +13,21 @@ use crate::softmax::verifier::{check_commitments, verify_softmax};
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::AttnProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
-use crate::walk::tensor::TensorsTrait;
+use crate::softmax::tables::{exp_table_name, pinned_exp_commitment};
+use crate::walk::tensor::{TensorCommitment, TensorsTrait};
 
 const HALF: u128 = 0x3fffffff; // (p − 1)/2
+
+/// Python `attn.READS`: the check reads q and k (int8), so they are never committed.
+pub fn reads() -> Span<felt252> {
+    array!['k', 'q'].span()
+}
+
+/// The exp table of the statement's θ (Python `attn.tables`).
+pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
+    let theta = *(*st.dims)[6];
+    array![(exp_table_name(theta), pinned_exp_commitment(theta))].span()
+}
 
 /// dims (s, h, m, causal, F, c, θ, ε, k_n); inputs k, q, v and output o, each s × h·m; no
 /// weights (`statement.shape`); the softmax parameters (`softmax.params`); q and k public and

@@ -153,6 +153,21 @@ pub fn read_groups(
     tree: u32,
     whole: bool,
 ) -> Span<GroupOpenings> {
+    let groups = read_groups_before(ref data, params, layout, group, tree, whole);
+    assert(data.is_empty(), 'calldata.extra');
+    groups
+}
+
+/// As `read_groups`, where more may follow (a walk's witness opening after its committed
+/// tensors' opening).
+pub fn read_groups_before(
+    ref data: Span<felt252>,
+    params: @PcsParams,
+    layout: @BatchLayout,
+    group: u32,
+    tree: u32,
+    whole: bool,
+) -> Span<GroupOpenings> {
     let mut groups = array![];
     let mut g = group;
     let mut first = tree;
@@ -161,7 +176,6 @@ pub fn read_groups(
         g += 1;
         first = 0;
     }
-    assert(data.is_empty(), 'calldata.extra');
     groups.span()
 }
 

@@ -78,7 +78,7 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     } else {
         Some(committed_params(committed))
     };
-    if params.is_none() || proof.opening.is_none() {
+    if (params.is_none() || proof.opening.is_none()) && proof.witness_opening.is_none() {
         assert(data.is_empty(), 'calldata.extra');
     }
     let groups_at = calldata.len() - data.len();

@@ -12,16 +12,17 @@ use crate::calldata::commitment_entry;
 use crate::layers::LayerSet;
 use crate::walk::calldata::read_walk;
 use crate::walk::tensor::TensorsTrait;
-use crate::walk::verifier::{CommittedOpening, verify_walk};
+use crate::walk::verifier::{WalkOpenings, verify_walk};
 
 /// What a verified walk leaves to the main contract: the hash of its statement's felts, its
 /// binding to a registered model with each committed weight's expected registry entry, and
-/// the committed weights' opening still to verify, whose group parts start at `groups_at`.
+/// the openings still to verify (the committed tensors', then the witness opening), whose
+/// group parts start at `groups_at`.
 #[derive(Drop, Serde)]
 pub struct WalkOutcome {
     pub io_hash: felt252,
     pub binding: Option<BindingCheck>,
-    pub opening: Option<CommittedOpening>,
+    pub openings: WalkOpenings,
     pub groups_at: u32,
 }
 
@@ -44,7 +45,7 @@ pub trait ICairnWalkVerifier<TContractState> {
 /// Reads and verifies a walk proof of one of `L`'s kinds up to its opening.
 pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>) -> WalkOutcome {
     let walk = read_walk(proof);
-    let opening = verify_walk::<L>(@walk);
+    let openings = verify_walk::<L>(@walk);
     let st = walk.statement;
     let binding = match st.binding {
         Some(b) => {
@@ -61,7 +62,7 @@ pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>) -> WalkOutcome {
         None => None,
     };
     WalkOutcome {
-        io_hash: poseidon_hash_span(walk.io), binding, opening, groups_at: walk.groups_at,
+        io_hash: poseidon_hash_span(walk.io), binding, openings, groups_at: walk.groups_at,
     }
 }
 

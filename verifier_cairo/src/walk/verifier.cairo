@@ -5,35 +5,52 @@
 //! channel, which the main contract verifies (`contract.cairo`, Python `open_committed`). On
 //! chain a walk has no witness.
 
+use crate::channels::fork::{fork, join};
 use crate::channels::poseidon252::Poseidon252Channel;
-use crate::layers::{LayerSet, layer_kind, layer_outputs};
+use crate::layers::{LayerSet, layer_kind, layer_outputs, layer_reads};
+use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::pcs::calldata::{read_groups, read_groups_before};
+use crate::pcs::params::{PcsParams, WITNESS_PARAMS, params_for};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
+use crate::pcs::queries::{BatchLayout, BatchLayoutTrait};
+use crate::pcs::verifier::{QueryPhase, verify_checked_batch};
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
 use super::layer::ClaimsOn;
-use super::proof::{Named, SamePolyProof};
+use super::proof::{Named, OpeningProof, SamePolyProof};
 use super::statement::{OutputClaims, absorb_statement, draw_output_claims, expect_binding};
-use super::tensor::{Tensors, TensorsTrait, evaluate_tensor, tensor_vars};
+use super::tensor::{TensorCommitment, Tensors, TensorsTrait, evaluate_tensor, tensor_vars};
 
-/// The claims on the committed tensors and the opening that must prove them, with the
-/// channel as the walk leaves it.
+/// Claims on committed polynomials and the opening's front that must prove them (the tree
+/// parts follow the walk's Serde part): the committed tensors' (of their hash) or the witness
+/// opening's (Blake2s, on a fork).
 #[derive(Drop, Serde)]
-pub struct CommittedOpening {
+pub struct Opening {
     pub hash: felt252,
     pub statement: Span<PolyStatement>,
     pub front: OpeningFront,
-    pub channel: Poseidon252Channel,
 }
 
-/// Panics with the name of the failed check; the layer is one of `L`'s kinds. Returns the committed tensors' opening to
-/// verify (None without committed tensors).
-pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata) -> Option<CommittedOpening> {
+/// What the walk leaves to verify: the channel as it leaves it, the committed tensors'
+/// opening, then the witness opening (each None when there is none).
+#[derive(Drop, Serde)]
+pub struct WalkOpenings {
+    pub channel: Poseidon252Channel,
+    pub committed: Option<Opening>,
+    pub witness: Option<Opening>,
+}
+
+/// Panics with the name of the failed check; the layer is one of `L`'s kinds. Returns the
+/// openings to verify.
+pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata) -> WalkOpenings {
     let proof = walk.proof;
     let st = walk.statement;
     let layer = proof.layer;
     let (kind, tag) = layer_kind(layer);
-    // No kind read here has `LayerSpec.reads` (Python's `statement.reads` never applies).
     assert(*st.kind == kind, 'statement.kind');
+    for name in layer_reads(layer) {
+        assert(st.committed.find(*name).is_none(), 'statement.reads');
+    }
     L::check_layer(layer, st);
     let mut channel: Poseidon252Channel = Default::default();
     absorb_statement(ref channel, st, tag);
@@ -51,22 +68,65 @@ pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata) -> Option<CommittedOpe
     );
     let statement = opening_claims(committed, claims.inputs, claims.weights, outputs);
     expect_binding(st, claims.weights);
+    let witness = witness_claims(*st.witness, L::tables(layer, st), claims.witness);
+    assert(proof.witness_opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
     assert(proof.opening.is_some() == !committed.names.is_empty(), 'walk.opening');
-    match proof.opening {
+    let committed = match proof.opening {
         Some(opening) => {
-            let front = OpeningFront {
-                merge: rounds(opening.merge.rounds),
-                merged_values: opening.merged_values.span(),
-                fold: rounds(opening.fold.rounds),
-                layer_roots: opening.layer_roots.span(),
-                final_value: *opening.final_value,
-                pow_nonce: *opening.pow_nonce,
-            };
             let hash = (*walk.params).unwrap().hash;
-            Some(CommittedOpening { hash, statement, front, channel })
+            Some(Opening { hash, statement, front: front_of(opening) })
         },
         None => None,
+    };
+    let witness = match proof.witness_opening {
+        Some(opening) => Some(
+            Opening { hash: HASH_BLAKE2S, statement: witness, front: front_of(opening) },
+        ),
+        None => None,
+    };
+    WalkOpenings { channel, committed, witness }
+}
+
+fn front_of(opening: @OpeningProof) -> OpeningFront {
+    OpeningFront {
+        merge: rounds(opening.merge.rounds),
+        merged_values: opening.merged_values.span(),
+        fold: rounds(opening.fold.rounds),
+        layer_roots: opening.layer_roots.span(),
+        final_value: *opening.final_value,
+        pow_nonce: *opening.pow_nonce,
     }
+}
+
+/// The witness opening's statement (Python `witness_batch`): the witness stacks, then the
+/// kind's fixed tables, each by name with the layer's claims on it (`walk.witness_claims`
+/// unless they fall on exactly those).
+fn witness_claims(
+    witness: Tensors, tables: Span<(felt252, TensorCommitment)>, claims: Span<ClaimsOn>,
+) -> Span<PolyStatement> {
+    assert(claims.len() == witness.names.len() + tables.len(), 'walk.witness_claims');
+    let mut statement = array![];
+    let mut i = 0;
+    for c in witness.commitments() {
+        let on = claims_on(claims, *witness.names[i]);
+        statement.append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims: on });
+        i += 1;
+    }
+    for (name, c) in tables {
+        let on = claims_on(claims, *name);
+        statement.append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims: on });
+    }
+    statement.span()
+}
+
+/// The claims on `name` (`walk.witness_claims` if there are none).
+fn claims_on(claims: Span<ClaimsOn>, name: felt252) -> Span<Claim> {
+    for on in claims {
+        if *on.name == name {
+            return *on.claims;
+        }
+    }
+    core::panic_with_felt252('walk.witness_claims')
 }
 
 /// A group's public tensors and the claims on them (those on committed tensors left out).
@@ -149,4 +209,58 @@ fn settle_claims(
         assert(evaluate_tensor(t, merged.point) == merged.value, mismatch);
         i += 1;
     }
+}
+
+/// The fork tag of the witness opening (Python `walk.witness.TAG`).
+const WITNESS_TAG: felt252 = 'cairn/witness/v1';
+
+/// The openings a walk leaves, from their group parts `data` (all of them when `whole`; a
+/// witness opening only in full: `session.witness`): every part is read before either opening
+/// is verified; the committed tensors' opening on the walk's channel, then the witness
+/// opening on a Blake2s fork of it (Python `open_committed`, `verify_witness`). Returns the
+/// committed tensors' opening's query phase (None without committed tensors).
+pub fn verify_openings(
+    openings: WalkOpenings, data: Span<felt252>, whole: bool,
+) -> Option<QueryPhase> {
+    let mut data = data;
+    let WalkOpenings { mut channel, committed, witness } = openings;
+    assert(whole || witness.is_none(), 'session.witness');
+    let committed = match committed {
+        Some(o) => {
+            let params = params_for(o.hash).unwrap();
+            let layout = layout_of(o.statement, @params);
+            let groups = read_groups_before(ref data, @params, @layout, 0, 0, whole);
+            Some((o, params, groups))
+        },
+        None => None,
+    };
+    let witness = match witness {
+        Some(o) => {
+            let layout = layout_of(o.statement, @WITNESS_PARAMS);
+            Some((o, read_groups(ref data, @WITNESS_PARAMS, @layout, 0, 0, true)))
+        },
+        None => None,
+    };
+    assert(data.is_empty(), 'calldata.extra');
+    let phase = match committed {
+        Some((
+            o, params, groups,
+        )) => Some(verify_checked_batch(@params, o.statement, o.front, groups, ref channel)),
+        None => None,
+    };
+    if let Some((o, groups)) = witness {
+        let mut child = fork(@channel, WITNESS_TAG);
+        verify_checked_batch(@WITNESS_PARAMS, o.statement, o.front, groups, ref child);
+        join(ref channel, @child);
+    }
+    phase
+}
+
+/// The fold layout of an opening's polynomials.
+fn layout_of(statement: Span<PolyStatement>, params: @PcsParams) -> BatchLayout {
+    let mut vars = array![];
+    for poly in statement {
+        vars.append(*poly.n_vars);
+    }
+    BatchLayoutTrait::new(vars.span(), *params.log_arity)
 }
