@@ -10,8 +10,11 @@ tampered (the check Python names).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from cairn import examples
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
@@ -24,9 +27,11 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.softmax.params import SoftmaxParams
 from cairn.prover.softmax.proof import SoftmaxProof
 from cairn.prover.softmax.verifier import verify_softmax
+from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer.serde import Encoder, short_string
+from tests import test_layer_attn
 from tests.cairo_vectors import array, felt, minimal_splice, qm31, span
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/attn_vectors.cairo"
@@ -68,42 +73,60 @@ fn run(
 
 @dataclasses.dataclass(frozen=True)
 class Handover:
-    """What the attn verifier hands verify_softmax, and what it returns."""
+    """What the attn verifier hands verify_softmax, and what it returns (None: it raised)."""
 
     dims: Dims
     st_dims: tuple[int, ...]
     digest: int
     a_claim: Claim
     proof: SoftmaxProof
-    score: Claim
-    witness: dict[str, list[Claim]]
-    joined: int
+    score: Claim | None
+    witness: dict[str, list[Claim]] | None
+    joined: int | None
 
 
-def handover(shape: tuple[int, int, int, bool]) -> Handover:
-    """Proves an attn walk and records verify_softmax's arguments and results as the walk
-    verifier calls it."""
-    s, h, m, causal = shape
-    st = examples.attn_example(s, h, m, causal, None, seed=s + h + m)
-    proof = prove_walk(LAYERS["attn"], st)
-    seen: list[Handover] = []
+def handover(proof: WalkProof) -> Handover:
+    """Records verify_softmax's arguments and results as the walk verifier calls it."""
+    seen: list[tuple] = []
     original = attn_verifier.verify_softmax
 
     def record(dims: Dims, params: Any, sp: SoftmaxProof, a: Claim, parent: Any) -> Any:
-        digest = parent.digest
+        seen.append((dims, parent.digest, a, sp))
         score, witness = original(dims, params, sp, a, parent)
-        seen.append(
-            Handover(dims, proof.statement.dims, digest, a, sp, score, witness, parent.digest)
-        )
+        seen.append((score, witness, parent.digest))
         return score, witness
 
     attn_verifier.verify_softmax = record
     try:
         verify_walk(LAYERS["attn"], proof)
+    except VerificationError:
+        pass  # a cheat: verify_softmax raised
     finally:
         attn_verifier.verify_softmax = original
-    (h_,) = seen
-    return h_
+    dims, digest, a, sp = seen[0]
+    score, witness, joined = seen[1] if len(seen) > 1 else (None, None, None)
+    return Handover(dims, proof.statement.dims, digest, a, sp, score, witness, joined)
+
+
+def honest(shape: tuple[int, int, int, bool]) -> Handover:
+    s, h, m, causal = shape
+    st = examples.attn_example(s, h, m, causal, None, seed=s + h + m)
+    return handover(prove_walk(LAYERS["attn"], st))
+
+
+CHEATS: dict[str, Callable[[], Callable]] = {
+    "entry_moved_row_sum_kept": lambda: test_layer_attn.moved_entry,
+    "wrong_table_value": lambda: test_layer_attn.wrong_table_value,
+    "masked_entry_made_live": lambda: test_layer_attn.masked_entry_live(),
+    "limbs_out_of_range": lambda: test_layer_attn.limbs_out_of_range(),
+}
+"""Cheating provers of tests/test_layer_attn.py (a false witness whose GKR is consistent):
+only the lookup balance or the recomposition can refuse them."""
+
+
+def cheat(name: str) -> Handover:
+    with pytest.MonkeyPatch.context() as mp:
+        return handover(test_layer_attn.cheat_proof(mp, CHEATS[name]()))
 
 
 def verdict(h: Handover, proof: SoftmaxProof) -> str | None:
@@ -170,7 +193,7 @@ def claims_literal(claims: list[Claim]) -> str:
 def render() -> str:
     out = [HEADER]
     for shape in SHAPES:
-        h = handover(shape)
+        h = honest(shape)
         s, heads, m, causal = shape
         tag = f"s{s}_h{heads}_m{m}_{'causal' if causal else 'full'}"
         dims = span([str(d) for d in h.st_dims], 8)
@@ -206,6 +229,22 @@ def render() -> str:
                 f"    run({args}splice(softmax_{tag}(), {start}, {end}, "
                 f"{array([felt(x) for x in insert], 4)}));\n}}\n"
             )
+    for name in CHEATS:
+        h = cheat(name)
+        reason = verdict(h, h.proof)
+        assert reason is not None and h.score is None, f"cheat {name}: Python accepts"
+        tag = f"cheat_{name}"
+        dims = span([str(d) for d in h.st_dims], 8)
+        point = span([qm31(x) for x in h.a_claim.point], 8)
+        a = f"Claim {{ point: {point}, value: {qm31(h.a_claim.value)} }}"
+        out.append(f"fn a_claim_{tag}() -> Claim {{\n    {a}\n}}\n")
+        out.append(
+            f"/// {name.replace('_', ' ')}: a cheating "
+            f"prover of tests/test_layer_attn.py.\n#[test]\n"
+            f"#[should_panic(expected: ('{reason}',))]\nfn softmax_{tag}() {{\n"
+            f"    run({dims}, {felt(h.digest)}, a_claim_{tag}(), "
+            f"{array([felt(x) for x in encode(h.proof)], 4)});\n}}\n"
+        )
     return "\n".join(out)
 
 

@@ -133,6 +133,7 @@ pub struct PowCase {
 pub struct ForkCase {
     pub parent: felt252,
     pub tag: felt252,
+    pub tag_len: u32,
     pub forked: [u32; 8],
     pub mixed: Span<QM31>,
     pub joined: felt252,
@@ -444,7 +445,8 @@ def blake2s_channel_vectors(rng: random.Random) -> str:
                 f"nonce: {candidate}, valid: {str(valid).lower()} }}"
             )
     forks = []
-    for start, tag in ((0, "cairn/softmax/v1"), (STARK_PRIME - 1, "cairn/witness/v1")):
+    tags = ("cairn/softmax/v1", "cairn/witness/v1", "cairn/gelu/v1", "cairn/layernorm/v1")
+    for start, tag in zip((0, STARK_PRIME - 1, 7, 1 << 200), tags, strict=True):
         parent = Poseidon252Channel(start)
         child = fork(parent, tag)
         forked = child.digest
@@ -453,6 +455,7 @@ def blake2s_channel_vectors(rng: random.Random) -> str:
         join(parent, child)
         forks.append(
             f"ForkCase {{\n            parent: {felt(start)},\n            tag: '{tag}',\n"
+            f"            tag_len: {len(tag)},\n"
             f"            forked: {digest_words(forked)},\n"
             f"            mixed: {span([qm31(x) for x in xs], 12)},\n"
             f"            joined: {felt(parent.digest)},\n        }}"

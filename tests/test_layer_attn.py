@@ -152,6 +152,14 @@ def _setup(shape=CHEAT_SHAPE, seed=3):
 def _cheat(monkeypatch, edit):
     """Prove with the trace `edit` returns from the honest one (a copy), O recomputed from its
     Y so that only the softmax relations are false; returns the check that rejects it."""
+    proof = cheat_proof(monkeypatch, edit)
+    with pytest.raises(VerificationError) as e:
+        verify_walk(SPEC, proof)
+    return e.value.check
+
+
+def cheat_proof(monkeypatch, edit):
+    """The proof `_cheat` checks (tests/cairo_attn_vectors.py gives its softmax part to Cairo)."""
     st, dims, params, scores, valid = _setup()
     honest = softmax_model.forward(scores, valid, params)
     fields = ("lo", "e", "hi", "live", "y", "z")
@@ -161,10 +169,7 @@ def _cheat(monkeypatch, edit):
     a = trace.y[: dims.h, : dims.s, : dims.s]
     o = unpad(attend_heads(a, st.inputs["v"], dims), dims)[: dims.s, : dims.h * dims.m]
     st = dataclasses.replace(st, outputs={"o": o})
-    proof = prove_walk(SPEC, st)
-    with pytest.raises(VerificationError) as e:
-        verify_walk(SPEC, proof)
-    return e.value.check
+    return prove_walk(SPEC, st)
 
 
 def _with_shift(row, shift):
@@ -196,21 +201,24 @@ def _tiny_weight_u(params):
     return e << params.lo_bits
 
 
-def test_false_softmax_one_entry_moved_with_the_row_sum_kept(monkeypatch):
-    def edit(t):
-        t.y[0, 2, 0] += 1
-        t.y[0, 2, 1] -= 1
-        return t
+def moved_entry(t):
+    """One entry moved to its neighbour, the row sum kept."""
+    t.y[0, 2, 0] += 1
+    t.y[0, 2, 1] -= 1
+    return t
 
-    assert _cheat(monkeypatch, edit) == "logup.balance"
+
+def wrong_table_value(t):
+    t.y[1, 2, 1] += 1  # y ≠ T[e]
+    return t
+
+
+def test_false_softmax_one_entry_moved_with_the_row_sum_kept(monkeypatch):
+    assert _cheat(monkeypatch, moved_entry) == "logup.balance"
 
 
 def test_a_wrong_table_value(monkeypatch):
-    def edit(t):
-        t.y[1, 2, 1] += 1  # y ≠ T[e]
-        return t
-
-    assert _cheat(monkeypatch, edit) == "logup.balance"
+    assert _cheat(monkeypatch, wrong_table_value) == "logup.balance"
 
 
 def test_an_all_zero_row(monkeypatch):
@@ -249,13 +257,15 @@ def test_a_row_just_outside_the_tolerance(monkeypatch, side):
     assert _cheat(monkeypatch, _with_shift(row, z - side * hi)) == "logup.balance"
 
 
-def test_a_masked_entry_made_live(monkeypatch):
-    """Above the diagonal (causal), a live entry of weight 1: only the recomposition fails."""
+def masked_entry_live():
+    """Above the diagonal (causal), a live entry of weight 1."""
     _, _, params, _, _ = _setup()
-    assert (
-        _cheat(monkeypatch, lambda t: _set_u(t, (0, 0, 2), _tiny_weight_u(params), params))
-        == "softmax.mask"
-    )
+    return lambda t: _set_u(t, (0, 0, 2), _tiny_weight_u(params), params)
+
+
+def test_a_masked_entry_made_live(monkeypatch):
+    """Only the recomposition fails."""
+    assert _cheat(monkeypatch, masked_entry_live()) == "softmax.mask"
 
 
 def test_the_p_minus_2_sentinel(monkeypatch):
@@ -272,7 +282,7 @@ def test_non_zero_padded_heads_and_rows(monkeypatch, idx):
     assert check in {"logup.balance", "softmax.mask"}
 
 
-def test_limbs_out_of_range(monkeypatch):
+def limbs_out_of_range():
     """The same u with lo ≥ 2^(F−12) and e one smaller."""
     _, _, params, _, _ = _setup()
 
@@ -283,7 +293,11 @@ def test_limbs_out_of_range(monkeypatch):
         t.y[idx] = t.live[idx] * tables.exp_table(params.theta)[t.e[idx]]
         return t
 
-    assert _cheat(monkeypatch, edit) == "logup.balance"
+    return edit
+
+
+def test_limbs_out_of_range(monkeypatch):
+    assert _cheat(monkeypatch, limbs_out_of_range()) == "logup.balance"
 
 
 def test_a_substituted_table_root(monkeypatch):

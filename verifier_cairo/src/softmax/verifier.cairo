@@ -25,8 +25,9 @@ use super::relations::{
 };
 use super::structured::valid_entries_mle;
 
-/// The fork's domain tag (Python `softmax.prover.TAG`).
+/// The fork's domain tag (Python `softmax.prover.TAG`) and its length in bytes.
 pub const TAG: felt252 = 'cairn/softmax/v1';
+const TAG_LEN: u32 = 16;
 /// eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x)).
 const RECOMPOSE_DEGREE: u32 = 3;
 
@@ -57,7 +58,7 @@ pub fn verify_softmax(
     a_claim: Claim,
     ref parent: Poseidon252Channel,
 ) -> (Claim, Span<ClaimsOn>) {
-    let mut channel = fork(@parent, TAG);
+    let mut channel = fork(@parent, TAG, TAG_LEN);
     let mut absorbed = array![];
     absorbed.append_span(a_claim.point);
     absorbed.append(a_claim.value);
