@@ -211,8 +211,9 @@ fn settle_claims(
     }
 }
 
-/// The fork tag of the witness opening (Python `walk.witness.TAG`).
+/// The fork tag of the witness opening (Python `walk.witness.TAG`) and its length in bytes.
 const WITNESS_TAG: felt252 = 'cairn/witness/v1';
+const WITNESS_TAG_LEN: u32 = 16;
 
 /// The openings a walk leaves, from their group parts `data` (all of them when `whole`; a
 /// witness opening only in full: `session.witness`): every part is read before either opening
@@ -249,7 +250,7 @@ pub fn verify_openings(
         None => None,
     };
     if let Some((o, groups)) = witness {
-        let mut child = fork(@channel, WITNESS_TAG);
+        let mut child = fork(@channel, WITNESS_TAG, WITNESS_TAG_LEN);
         verify_checked_batch(@WITNESS_PARAMS, o.statement, o.front, groups, ref child);
         join(ref channel, @child);
     }
