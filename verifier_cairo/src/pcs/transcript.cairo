@@ -4,7 +4,6 @@
 use crate::blake2s::Blake2sHash;
 use crate::channels::base::Channel;
 use crate::channels::blake2s::{Blake2sChannel, Blake2sChannelTrait};
-use crate::channels::fork::be_words;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait};
@@ -47,7 +46,7 @@ pub impl Poseidon252PcsChannel of PcsChannel<Poseidon252Channel> {
 /// Either root as its 32 big-endian bytes.
 pub impl Blake2sPcsChannel of PcsChannel<Blake2sChannel> {
     fn mix_root(ref channel: Blake2sChannel, hash: felt252, root: u256) {
-        channel.mix_root(be_words(root));
+        channel.mix_root(blake2s_root(root));
     }
 
     fn query_seed(channel: @Blake2sChannel) -> QuerySeed {

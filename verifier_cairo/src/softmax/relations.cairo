@@ -210,7 +210,7 @@ pub fn opening_claims(
 }
 
 /// 2^k in M31 (k < 31 for every value the protocol uses: S ≤ 11, θ ≤ 30).
-fn field_pow2(k: u32) -> crate::fields::m31::M31 {
+pub fn field_pow2(k: u32) -> crate::fields::m31::M31 {
     let mut x: u128 = 1;
     for _ in 0..k {
         x *= 2;

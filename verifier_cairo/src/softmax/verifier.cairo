@@ -20,8 +20,8 @@ use crate::walk::proof::{ColumnValues, SoftmaxProof};
 use crate::walk::tensor::TensorCommitment;
 use super::params::{EXP_BITS, SoftmaxParams, SoftmaxParamsTrait, U_MASK};
 use super::relations::{
-    KeyTrait, RelationsTrait, STACKS, instance_vars, norm_at, opening_claims, table_keys_at,
-    witness_layout,
+    KeyTrait, RelationsTrait, STACKS, field_pow2, instance_vars, norm_at, opening_claims,
+    table_keys_at, witness_layout,
 };
 use super::structured::valid_entries_mle;
 
@@ -102,8 +102,8 @@ pub fn verify_softmax(
     let rho = *points[0];
     let lo_bits = params.lo_bits();
     let u = *cols.lo
-        + cols.e.scale(pow2_m31(lo_bits))
-        + cols.hi.scale(pow2_m31(lo_bits + EXP_BITS));
+        + cols.e.scale(field_pow2(lo_bits))
+        + cols.hi.scale(field_pow2(lo_bits + EXP_BITS));
     let (h, s, causal) = (*dims.h, *dims.s, *dims.causal);
     let w_rho = valid_entries_mle(h, s, causal, rho);
     let claim = u - (one - w_rho).scale(M31Trait::new(U_MASK));
@@ -125,9 +125,4 @@ pub fn verify_softmax(
     absorbed.append(score);
     parent.mix_felts(absorbed.span());
     (Claim { point: r_star, value: score }, witness)
-}
-
-/// 2^k in M31, k ≤ 30.
-fn pow2_m31(k: u32) -> crate::fields::m31::M31 {
-    M31Trait::new(crate::pcs::queries::pow2(k))
 }
