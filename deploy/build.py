@@ -24,9 +24,10 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent / "verifier_cairo"
 CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
 WALK_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnWalkVerifier"
 ATTENTION_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnAttentionVerifier"
+SOFTMAX_CONTRACT_PATH = "cairn_verifier::softmax::contract::CairnSoftmaxVerifier"
 """The walk verifiers' classes (dense kinds, attention kinds), which CairnVerifier calls by
-library_call: together they are over mainnet's bytecode limit for one class
-(docs/cairo-verifier.md, "Three classes")."""
+library_call, and the softmax class the attention class calls: together they are over
+mainnet's bytecode limit for one class (docs/cairo-verifier.md, "Four classes")."""
 MAX_SIERRA_FELTS = 81_920
 MAX_BYTECODE = 81_920
 
@@ -47,10 +48,19 @@ class ClassArtifacts:
 
 @dataclass(frozen=True)
 class Artifacts(ClassArtifacts):
-    """The main contract's class, and the walk verifiers' it is deployed with."""
+    """The main contract's class, and the classes it is deployed with."""
 
     walk: ClassArtifacts
     attention: ClassArtifacts
+    softmax: ClassArtifacts
+
+    def helpers(self) -> dict[str, ClassArtifacts]:
+        """The classes besides the main one, by their constructor argument."""
+        return {
+            "walk_class": self.walk,
+            "attention_class": self.attention,
+            "softmax_class": self.softmax,
+        }
 
 
 def _sources_digest(package: Path) -> str:
@@ -68,13 +78,14 @@ def _run(cmd: list[str], what: str) -> None:
 
 
 def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
-    """The three classes, compiled once per source digest."""
+    """The four classes, compiled once per source digest."""
     tc.require()
     out = tc.root / "build" / _sources_digest(package)
     walk = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
     attention = _build_class(tc, package, ATTENTION_CONTRACT_PATH, out / "CairnAttentionVerifier")
+    softmax = _build_class(tc, package, SOFTMAX_CONTRACT_PATH, out / "CairnSoftmaxVerifier")
     main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
-    return Artifacts(main.sierra, main.casm, walk, attention)
+    return Artifacts(main.sierra, main.casm, walk, attention, softmax)
 
 
 def _build_class(tc: Toolchain, package: Path, contract: str, stem: Path) -> ClassArtifacts:

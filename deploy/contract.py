@@ -135,19 +135,15 @@ def revert_reason(err: Exception) -> str:
 async def declare_and_deploy(
     account: Account, art: Artifacts, owner: int | None = None
 ) -> Deployment:
-    """Declare the three classes unless the node knows them, then deploy an instance of the
-    main one whose registry owner is `owner` (default: the deploying account) and whose walk
-    verifiers are the walk classes."""
-    walk_class, _ = await _declare(account, art.walk)
-    attention_class, _ = await _declare(account, art.attention)
+    """Declare the four classes unless the node knows them, then deploy an instance of the
+    main one whose registry owner is `owner` (default: the deploying account) and which calls
+    the other three."""
+    args: dict[str, int] = {"owner": account.address if owner is None else owner}
+    for arg, helper in art.helpers().items():
+        args[arg], _ = await _declare(account, helper)
     class_hash, declared_now = await _declare(account, art)
     abi = json.loads(art.sierra.read_text())["abi"]
     abi = json.loads(abi) if isinstance(abi, str) else abi
-    args = {
-        "owner": account.address if owner is None else owner,
-        "walk_class": walk_class,
-        "attention_class": attention_class,
-    }
     try:
         deployed = await Contract.deploy_contract_v3(
             account=account,

@@ -18,6 +18,7 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.serde import (
+    NESTED,
     _args,
     _container,
     _inner,
@@ -92,7 +93,12 @@ class Generator:
     def struct(self, cls: type) -> str:
         lines = [f"#[derive(Drop, Serde, Debug)]\npub struct {cls.__name__} {{"]
         for name, hint in fields_of(cls).items():
-            lines.append(f"    pub {name}: {self.type_of(hint, int_type(cls, name))},")
+            field = self.type_of(hint, int_type(cls, name))
+            if (cls.__name__, name) in NESTED:
+                field = f"Span<felt252>, // {field}'s Serde"
+            else:
+                field += ","
+            lines.append(f"    pub {name}: {field}")
         return "\n".join(lines) + "\n}\n"
 
 

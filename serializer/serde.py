@@ -10,12 +10,14 @@ the same dataclasses (`serializer/cairo_types.py`), so one rule per type serves 
     dict[str, X]     length, then (name, X) by name  frozenset   length, then the names sorted
     np.ndarray       a Tensor: shape, then its values embedded mod p, packed 8 per felt
     Any (a layer's proof)   the enum variant: the kind's index in `WALK_KINDS`, then the proof
+    a `NESTED` field  its felts' count, then its felts (a `Span<felt252>` in Cairo)
 
 Decoding checks what Cairo's deserialization checks, in its order (a bad QM31 felt as it is
 read; truncation, an int out of range or an unknown variant as `calldata.serde`), then, after
 the whole proof is read, every tensor's words (`calldata.length`, `.marker`, `.limb`), that
 every map's names strictly increase (`calldata.names`: the transcript absorbs in that order)
-and that nothing follows (`calldata.extra`).
+and that nothing follows (`calldata.extra`); a `NESTED` field's felts are decoded last, as the
+class that verifies them deserializes them after those checks.
 """
 
 from __future__ import annotations
@@ -53,6 +55,12 @@ OUTSIDE_SERDE = {
 """Fields the Serde part does not carry: a PCS opening's Merkle openings travel after it, one
 part per fold group, where a session may cut (`walk_calldata`): the committed tensors'
 opening's, then the witness opening's. Decoding leaves them None for `walk_calldata` to fill."""
+
+
+NESTED = {("AttnProof", "softmax")}
+"""Fields carried as a length-prefixed felt list: the walk classes pass them unread to the class
+that verifies them, which deserializes them (the softmax proof: the softmax class, docs/
+cairo-verifier.md, "Classes"), so only that class carries their Serde code."""
 
 
 def fields_of(cls: type) -> dict[str, Any]:
@@ -135,7 +143,14 @@ class Encoder:
             self.tensor(np.asarray(value), out)
         elif dataclasses.is_dataclass(hint):
             for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
-                self.encode(getattr(value, name), field_hint, out, int_type(hint, name))  # type: ignore[arg-type]
+                ints = int_type(hint, name)  # type: ignore[arg-type]
+                if (hint.__name__, name) in NESTED:  # type: ignore[union-attr]
+                    part: list[int] = []
+                    self.encode(getattr(value, name), field_hint, part, ints)
+                    out.append(len(part))
+                    out.extend(part)
+                else:
+                    self.encode(getattr(value, name), field_hint, out, ints)
         else:
             self.collection(value, hint, out, ints)
 
@@ -177,6 +192,17 @@ def _is_sequence(container: Any) -> bool:
 
 
 @dataclasses.dataclass
+class _PendingNested:
+    """A `NESTED` field's felts, from `at` to `end`: decoded by `Decoder.nested` after the
+    outer proof's checks."""
+
+    hint: Any
+    at: int
+    end: int
+    value: Any = None
+
+
+@dataclasses.dataclass
 class _PendingTensor:
     """A tensor read but not yet checked: its words are checked after the whole proof is
     read, as in Cairo, then `resolve` puts the array in its place."""
@@ -197,6 +223,7 @@ class Decoder:
         self.tensors: list[_PendingTensor] = []
         self.maps: list[tuple[int, list[int]]] = []
         """Each map's (offset, names) in reading order: checked after the tensors."""
+        self.parts: list[_PendingNested] = []
 
     def serde(self, what: str) -> int:
         if self.rd.pos >= len(self.rd.felts):
@@ -248,7 +275,10 @@ class Decoder:
         if dataclasses.is_dataclass(hint):
             values: dict[str, Any] = dict.fromkeys(hints(hint).keys() - fields_of(hint).keys())  # type: ignore[arg-type]
             for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
-                values[name] = self.decode(field_hint, f"{what}.{name}", int_type(hint, name))  # type: ignore[arg-type]
+                if (hint.__name__, name) in NESTED:  # type: ignore[union-attr]
+                    values[name] = self.part(field_hint, f"{what}.{name}")
+                else:
+                    values[name] = self.decode(field_hint, f"{what}.{name}", int_type(hint, name))  # type: ignore[arg-type]
             return hint(**values)  # type: ignore[operator]
         return self.collection(hint, what, ints)
 
@@ -272,6 +302,28 @@ class Decoder:
         item = _args(hint)[0]
         items = [self.decode(item, f"{what}[{i}]", ints) for i in range(count)]
         return tuple(items) if container is tuple else items
+
+    def part(self, hint: Any, what: str) -> _PendingNested:
+        count = self.u32(f"{what} length")
+        at = self.rd.pos
+        for _ in range(count):
+            self.serde(f"{what} felt")
+        pending = _PendingNested(hint, at, self.rd.pos)
+        self.parts.append(pending)
+        return pending
+
+    def nested(self) -> None:
+        """Decode the `NESTED` parts, each exactly its felts (else `calldata.serde`), with the
+        checks of `finish`."""
+        for part in self.parts:
+            sub = Decoder(self.rd.felts[: part.end], self.variant_type)
+            sub.rd.pos = part.at
+            value = sub.decode(part.hint, "part")
+            if sub.rd.pos != part.end:
+                raise sub.rd.fail("felts left in a nested part", "calldata.serde", sub.rd.pos)
+            sub.finish()
+            sub.nested()
+            part.value = resolve(value)
 
     def tensor(self, what: str) -> Any:
         rank = self.u32(f"{what} rank")
@@ -304,6 +356,8 @@ def resolve(value: Any) -> Any:
     """Replace the decoder's tensor placeholders by the arrays (after `finish`)."""
     if isinstance(value, _PendingTensor):
         return value.array
+    if isinstance(value, _PendingNested):
+        return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {f.name: resolve(getattr(value, f.name)) for f in dataclasses.fields(value)}
         return dataclasses.replace(value, **changes)

@@ -138,6 +138,7 @@ def decode_walk_front(felts: list[int]) -> WalkFront:
             raise dec.rd.fail("a committed tensor is too large", "pcs.size")
     if (not st.committed or proof.opening is None) and proof.witness_opening is None:
         dec.rd.end()
+    dec.nested()
     return WalkFront(resolve(proof), kinds[0], dec.rd.pos)
 
 

@@ -81,7 +81,7 @@ pub mod CairnVerifier {
     use crate::pcs::calldata::read_groups;
     use crate::pcs::params::{POSEIDON_PARAMS, params_for};
     use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
-    use crate::layers::is_attention;
+    use crate::layers::{Classes, is_attention};
     use crate::walk::verifier::verify_openings;
     use crate::walk::calldata::statement_kind;
     use crate::walk::contract::{
@@ -96,9 +96,10 @@ pub mod CairnVerifier {
     struct Storage {
         owner: ContractAddress,
         /// The walk verifiers' classes (`walk::contract`), called by library_call: the dense
-        /// kinds' and the attention kinds'.
+        /// kinds' and the attention kinds'; and the softmax class the attention class calls.
         walk_class: ClassHash,
         attention_class: ClassHash,
+        softmax_class: ClassHash,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
         sessions: Map<felt252, OpenSession>,
@@ -178,11 +179,13 @@ pub mod CairnVerifier {
         owner: ContractAddress,
         walk_class: ClassHash,
         attention_class: ClassHash,
+        softmax_class: ClassHash,
     ) {
         assert(owner.is_non_zero(), 'registry.zero_owner');
         self.owner.write(owner);
         self.walk_class.write(walk_class);
         self.attention_class.write(attention_class);
+        self.softmax_class.write(softmax_class);
     }
 
     #[abi(embed_v0)]
@@ -396,7 +399,9 @@ pub mod CairnVerifier {
             } else {
                 self.walk_class.read()
             };
-            let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof);
+            let classes = Classes { softmax: self.softmax_class.read() };
+            let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }
+                .verify_walk(proof, classes);
             let data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
             let phase = verify_openings(outcome.openings, data, whole);
             (self.check_walk_binding(outcome.binding), outcome.io_hash, phase)

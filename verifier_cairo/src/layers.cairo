@@ -1,7 +1,9 @@
 //! The layer kinds a walk proof can carry on chain (mirror of prover/layers/registry.py for
 //! `ONCHAIN_KINDS`): each kind's statement check and verifier, one module per kind.
 
+use starknet::ClassHash;
 use crate::channels::poseidon252::Poseidon252Channel;
+use crate::softmax::contract::SoftmaxClass;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::{OutputClaims, PublicStatement};
@@ -42,7 +44,7 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
 }
 
 /// Whether the kind is verified by the attention class (`CairnAttentionVerifier`) rather than
-/// the walk class (docs/cairo-verifier.md, "Three classes"): the contract reads a walk proof's
+/// the walk class (docs/cairo-verifier.md, "Four classes"): the contract reads a walk proof's
 /// kind (its statement's first felt) to choose the class.
 pub fn is_attention(kind: felt252) -> bool {
     kind == 'mha' || kind == 'attn'
@@ -57,11 +59,18 @@ pub fn layer_reads(layer: @LayerProof) -> Span<felt252> {
     }
 }
 
+/// The classes a kind's verifier calls by library_call (docs/cairo-verifier.md, "Four
+/// classes"): the main contract passes them to the walk class it calls.
+#[derive(Copy, Drop, Serde)]
+pub struct Classes {
+    pub softmax: ClassHash,
+}
+
 /// The kinds one class verifies: each kind's statement check (`statement.shape` /
 /// `statement.range` as its Python `check`) and verifier. A kind of the other class is
 /// `statement.kind` (the contract never sends one).
 pub trait LayerSet {
-    fn check_layer(layer: @LayerProof, st: @PublicStatement);
+    fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes);
     /// The kind's fixed tables (Python `LayerSpec.tables`): name and pinned commitment, in
     /// name order; the witness opening opens them after the witness stacks.
     fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)>;
@@ -70,12 +79,13 @@ pub trait LayerSet {
         st: @PublicStatement,
         outputs: OutputClaims,
         ref channel: Poseidon252Channel,
+        classes: Classes,
     ) -> LayerClaims;
 }
 
 /// The walk class's kinds: the projections, qkv-decode and posenc.
 pub impl DenseLayers of LayerSet {
-    fn check_layer(layer: @LayerProof, st: @PublicStatement) {
+    fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
         match layer {
             LayerProof::Linear(_) => projection::linear().check(st),
             LayerProof::Qkv(_) => projection::qkv().check(st),
@@ -95,6 +105,7 @@ pub impl DenseLayers of LayerSet {
         st: @PublicStatement,
         outputs: OutputClaims,
         ref channel: Poseidon252Channel,
+        classes: Classes,
     ) -> LayerClaims {
         match layer {
             LayerProof::Linear(p) => projection::linear().verify_layer(st, p, outputs, ref channel),
@@ -110,10 +121,10 @@ pub impl DenseLayers of LayerSet {
 
 /// The attention class's kinds.
 pub impl AttentionLayers of LayerSet {
-    fn check_layer(layer: @LayerProof, st: @PublicStatement) {
+    fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
         match layer {
             LayerProof::Mha(_) => mha::model::check(st),
-            LayerProof::Attn(_) => attn::check(st),
+            LayerProof::Attn(_) => attn::check(st, SoftmaxClass { class_hash: classes.softmax }),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }
@@ -130,10 +141,13 @@ pub impl AttentionLayers of LayerSet {
         st: @PublicStatement,
         outputs: OutputClaims,
         ref channel: Poseidon252Channel,
+        classes: Classes,
     ) -> LayerClaims {
         match layer {
             LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
-            LayerProof::Attn(p) => attn::verify(st, p, outputs, ref channel),
+            LayerProof::Attn(p) => attn::verify(
+                st, p, outputs, ref channel, SoftmaxClass { class_hash: classes.softmax },
+            ),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }

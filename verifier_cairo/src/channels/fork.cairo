@@ -3,20 +3,20 @@
 //! domain tag's hash and the parent's digest, and the parent's next message is the fork's final
 //! digest, so the two transcripts are one hash chain.
 
-use crate::blake2s::blake2s_bytes;
+use crate::blake2s::{Blake2sHash, blake2s_bytes};
 use crate::merkle::hashers::blake2s_root;
 use super::base::Channel;
 use super::blake2s::{Blake2sChannel, Blake2sChannelTrait};
-use super::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
+use super::poseidon252::Poseidon252Channel;
 
 /// A Blake2s channel seeded with blake2s(tag) — `tag` a short string of `tag_len` bytes (a
 /// short string does not carry its length: leading zero bytes would be lost) — then the
-/// parent's digest as 32 big-endian bytes.
-pub fn fork(parent: @Poseidon252Channel, tag: felt252, tag_len: u32) -> Blake2sChannel {
+/// parent's digest as 32 big-endian bytes (the digest alone: a fork may run in another class).
+pub fn fork(parent: felt252, tag: felt252, tag_len: u32) -> Blake2sChannel {
     let mut child: Blake2sChannel = Default::default();
     child.mix_root(blake2s_bytes(string_words(tag.into(), tag_len), tag_len));
     // A u256 as its 32 big-endian bytes' words: what `blake2s_root` makes of a root.
-    child.mix_root(blake2s_root(parent.digest().into()));
+    child.mix_root(blake2s_root(parent.into()));
     child
 }
 
@@ -50,6 +50,6 @@ fn string_words(x: u256, len: u32) -> Span<u32> {
 }
 
 /// The parent absorbs the child's final digest as its eight little-endian words.
-pub fn join(ref parent: Poseidon252Channel, child: @Blake2sChannel) {
-    parent.mix_u32s((*child.digest).span());
+pub fn join(ref parent: Poseidon252Channel, child: @Blake2sHash) {
+    parent.mix_u32s((*child).span());
 }

@@ -2,14 +2,14 @@
 //! verifier.py; docs/layers/attn.md): mha's unpadding and A·Ṽ, the softmax proof on its
 //! Blake2s fork, then mha's QKᵀ and padding from the claim on QK̂.
 
-use crate::channels::poseidon252::Poseidon252Channel;
+use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::layers::mha::model::{Dims, DimsTrait};
 use crate::layers::mha::verifier::{concat, input_claims, verify_attend, verify_scores};
 use crate::pcs::proof::Claim;
 use crate::ranges::max_magnitude;
+use crate::softmax::contract::{SoftmaxClass, SoftmaxClassTrait};
 use crate::softmax::params::{QK_BOUND, SoftmaxParamsTrait};
-use crate::softmax::soundness::check_security;
-use crate::softmax::verifier::{check_commitments, verify_softmax};
+use crate::softmax::verifier::join_softmax;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::AttnProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
@@ -32,8 +32,9 @@ pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
 /// dims (s, h, m, causal, F, c, θ, ε, k_n); inputs k, q, v and output o, each s × h·m; no
 /// weights (`statement.shape`); the softmax parameters (`softmax.params`); q and k public and
 /// int8, and (2^θ + ε)·max|v| ≤ (p − 1)/2 when v is public (`statement.range`); the witness
-/// exactly the layout's Blake2s stacks (`softmax.commitment`).
-pub fn check(st: @PublicStatement) {
+/// exactly the layout's Blake2s stacks (`softmax.commitment`). The softmax rules run in the
+/// softmax class.
+pub fn check(st: @PublicStatement, softmax: SoftmaxClass) {
     let dims = *st.dims;
     assert(dims.len() == 9, 'statement.shape');
     let (s, h, m, causal) = (*dims[0], *dims[1], *dims[2], *dims[3]);
@@ -47,10 +48,8 @@ pub fn check(st: @PublicStatement) {
     expect_shapes(*st.inputs, array!['k', 'q', 'v'].span(), array![shape, shape, shape].span());
     expect_shapes(*st.outputs, array!['o'].span(), array![shape].span());
     expect_shapes(*st.weights, array![].span(), array![].span());
-    let d = DimsTrait::from_statement(st);
+    softmax.check_params(dims);
     let params = SoftmaxParamsTrait::from_dims(dims);
-    params.check(s, m);
-    check_security(@d, @params);
     let (q, k, v) = (tensor(*st.inputs, 'q'), tensor(*st.inputs, 'k'), tensor(*st.inputs, 'v'));
     assert(q.commitment.is_none() && k.commitment.is_none(), 'statement.range');
     let bound: u128 = QK_BOUND.into();
@@ -63,19 +62,26 @@ pub fn check(st: @PublicStatement) {
         assert(row * largest <= HALF, 'statement.range');
     }
     let witness = *st.witness;
-    check_commitments(@d, @params, witness.names, witness.commitments());
+    softmax.check_witness(dims, witness.names, witness.commitments());
 }
 
 /// `outputs` holds the claim on `o`; the claims left are on `k`, `q`, `v` (name order) and on
-/// the witness stacks and the exp table.
+/// the witness stacks and the exp table. Softmax's fork runs in the softmax class.
 pub fn verify(
-    st: @PublicStatement, proof: @AttnProof, outputs: OutputClaims, ref channel: Poseidon252Channel,
+    st: @PublicStatement,
+    proof: @AttnProof,
+    outputs: OutputClaims,
+    ref channel: Poseidon252Channel,
+    softmax: SoftmaxClass,
 ) -> LayerClaims {
     let d: Dims = DimsTrait::from_statement(st);
-    let params = SoftmaxParamsTrait::from_dims(*st.dims);
     let at = verify_attend(d, proof.unpad, proof.attend, output_claim(outputs, 'o'), ref channel);
-    let a_claim = Claim { point: concat(array![at.r_x, at.r_s, at.r_y].span()), value: *proof.attend.left };
-    let (scores, witness) = verify_softmax(@d, @params, proof.softmax, a_claim, ref channel);
+    let a_claim = Claim {
+        point: concat(array![at.r_x, at.r_s, at.r_y].span()), value: *proof.attend.left,
+    };
+    let outcome = softmax.verify(*st.dims, *proof.softmax, a_claim, channel.digest());
+    join_softmax(ref channel, @outcome);
+    let (scores, witness) = (outcome.scores, outcome.witness);
     let (_, r_2, r_3) = d.split_scores(scores.point);
     let r_p = verify_scores(d, proof.heads, proof.pad, scores, proof.attend, at, ref channel);
     LayerClaims {

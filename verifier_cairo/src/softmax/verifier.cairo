@@ -1,8 +1,11 @@
 //! Softmax verifier (mirror of prover/softmax/verifier.py, every check named as in
 //! docs/layers/attn.md): on a Blake2s fork of the walk's channel, the LogUp-GKR of EXP, LIMB
 //! and NORM, the column values against every leaf, the recomposition sum-check, then the join.
+//! The fork runs in the softmax class (`softmax::contract`) from the parent's digest; the join
+//! runs in the attention class, from what the fork returns (`SoftmaxOutcome`).
 
 use crate::channels::base::Channel;
+use crate::blake2s::Blake2sHash;
 use crate::channels::fork::{fork, join};
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::m31::M31Trait;
@@ -49,16 +52,20 @@ fn column_values(cols: @ColumnValues) -> Span<QM31> {
         .span()
 }
 
-/// Returns the claim on QK̂ that MHA's QKᵀ step reduces and the claims the walk's witness
-/// opening settles (stacks, then the exp table); panics with the failed check.
+/// What the fork leaves to the walk: its final digest, the claim on QK̂ that MHA's QKᵀ step
+/// reduces and the claims the walk's witness opening settles (stacks, then the exp table).
+#[derive(Drop, Serde, Debug)]
+pub struct SoftmaxOutcome {
+    pub digest: Blake2sHash,
+    pub scores: Claim,
+    pub witness: Span<ClaimsOn>,
+}
+
+/// The fork from the parent's digest; panics with the failed check.
 pub fn verify_softmax(
-    dims: @Dims,
-    params: @SoftmaxParams,
-    proof: @SoftmaxProof,
-    a_claim: Claim,
-    ref parent: Poseidon252Channel,
-) -> (Claim, Span<ClaimsOn>) {
-    let mut channel = fork(@parent, TAG, TAG_LEN);
+    dims: @Dims, params: @SoftmaxParams, proof: @SoftmaxProof, a_claim: Claim, parent: felt252,
+) -> SoftmaxOutcome {
+    let mut channel = fork(parent, TAG, TAG_LEN);
     let mut absorbed = array![];
     absorbed.append_span(a_claim.point);
     absorbed.append(a_claim.value);
@@ -119,10 +126,15 @@ pub fn verify_softmax(
     let witness = opening_claims(
         dims, params, points, columns, Claim { point: r_star, value: shift }, a_claim,
     );
-    join(ref parent, @channel);
+    SoftmaxOutcome { digest: channel.digest, scores: Claim { point: r_star, value: score }, witness }
+}
+
+/// The join: the parent absorbs the fork's final digest, then the claim on QK̂.
+pub fn join_softmax(ref parent: Poseidon252Channel, outcome: @SoftmaxOutcome) {
+    join(ref parent, outcome.digest);
+    let scores = outcome.scores;
     let mut absorbed = array![];
-    absorbed.append_span(r_star);
-    absorbed.append(score);
+    absorbed.append_span(*scores.point);
+    absorbed.append(*scores.value);
     parent.mix_felts(absorbed.span());
-    (Claim { point: r_star, value: score }, witness)
 }

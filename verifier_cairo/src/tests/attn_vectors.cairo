@@ -2,30 +2,26 @@
 //! softmax proofs of attn walk proofs, honest and tampered, against Python.
 
 use crate::channels::poseidon252::Poseidon252ChannelTrait;
-use crate::layers::mha::model::Dims;
 use crate::pcs::proof::Claim;
-use crate::softmax::params::SoftmaxParamsTrait;
-use crate::softmax::verifier::verify_softmax;
-use crate::walk::proof::SoftmaxProof;
-use super::support::{qm31, splice};
+use crate::softmax::contract::{SoftmaxClass, SoftmaxClassTrait};
+use crate::softmax::verifier::join_softmax;
+use super::support::{classes, qm31, splice};
 
-/// Deserializes the proof and runs the verifier from the parent digest; returns the claim on
-/// QK̂, the witness claims (name, claims) and the parent's digest after the join.
+/// Runs the softmax class (by library_call, as the attention class does) on the proof's felts
+/// from the parent digest, then the join; returns the claim on QK̂, the witness claims (name,
+/// claims) and the parent's digest after the join.
 fn run(
     dims: Span<u32>, digest: felt252, a_claim: Claim, felts: Array<felt252>,
 ) -> (Claim, Array<(felt252, Span<Claim>)>, felt252) {
-    let mut data = felts.span();
-    let proof: SoftmaxProof = Serde::deserialize(ref data).unwrap();
-    assert(data.is_empty(), 'extra felts');
-    let d = Dims { s: *dims[0], h: *dims[1], m: *dims[2], causal: *dims[3] == 1 };
-    let params = SoftmaxParamsTrait::from_dims(dims);
+    let softmax = SoftmaxClass { class_hash: classes().softmax };
+    let outcome = softmax.verify(dims, felts.span(), a_claim, digest);
     let mut parent = Poseidon252ChannelTrait::new(digest);
-    let (score, witness) = verify_softmax(@d, @params, @proof, a_claim, ref parent);
+    join_softmax(ref parent, @outcome);
     let mut named = array![];
-    for on in witness {
+    for on in outcome.witness {
         named.append((*on.name, *on.claims));
     }
-    (score, named, parent.digest())
+    (outcome.scores, named, parent.digest())
 }
 
 fn a_claim_s3_h2_m2_causal() -> Claim {

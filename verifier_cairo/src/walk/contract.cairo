@@ -1,5 +1,5 @@
 //! The walk verifier as classes of their own, which `CairnVerifier` calls by `library_call`
-//! (docs/cairo-verifier.md, "Three classes"): one contract holding the walk, its layers and
+//! (docs/cairo-verifier.md, "Four classes"): one contract holding the walk, its layers and
 //! the PCS, registry and session paths would exceed mainnet's 81,920-felt bytecode limit, and
 //! so would one walk class with every kind. `CairnWalkVerifier` verifies the dense kinds,
 //! `CairnAttentionVerifier` the attention kinds (`layers::is_attention`), with the same walk.
@@ -9,7 +9,7 @@
 
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
-use crate::layers::LayerSet;
+use crate::layers::{Classes, LayerSet};
 use crate::walk::calldata::read_walk;
 use crate::walk::tensor::TensorsTrait;
 use crate::walk::verifier::{WalkOpenings, verify_walk};
@@ -37,15 +37,15 @@ pub struct BindingCheck {
 
 #[starknet::interface]
 pub trait ICairnWalkVerifier<TContractState> {
-    /// Reads and verifies the walk up to its committed weights' opening; panics with the name
-    /// of the failed check.
-    fn verify_walk(self: @TContractState, proof: Span<felt252>) -> WalkOutcome;
+    /// Reads and verifies the walk up to its committed weights' opening, calling `classes`
+    /// where a kind needs them; panics with the name of the failed check.
+    fn verify_walk(self: @TContractState, proof: Span<felt252>, classes: Classes) -> WalkOutcome;
 }
 
 /// Reads and verifies a walk proof of one of `L`'s kinds up to its opening.
-pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>) -> WalkOutcome {
+pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>, classes: Classes) -> WalkOutcome {
     let walk = read_walk(proof);
-    let openings = verify_walk::<L>(@walk);
+    let openings = verify_walk::<L>(@walk, classes);
     let st = walk.statement;
     let binding = match st.binding {
         Some(b) => {
@@ -68,7 +68,7 @@ pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>) -> WalkOutcome {
 
 #[starknet::contract]
 pub mod CairnWalkVerifier {
-    use crate::layers::DenseLayers;
+    use crate::layers::{Classes, DenseLayers};
     use super::{WalkOutcome, walk_outcome};
 
     #[storage]
@@ -76,15 +76,17 @@ pub mod CairnWalkVerifier {
 
     #[abi(embed_v0)]
     impl CairnWalkVerifierImpl of super::ICairnWalkVerifier<ContractState> {
-        fn verify_walk(self: @ContractState, proof: Span<felt252>) -> WalkOutcome {
-            walk_outcome::<DenseLayers>(proof)
+        fn verify_walk(
+            self: @ContractState, proof: Span<felt252>, classes: Classes,
+        ) -> WalkOutcome {
+            walk_outcome::<DenseLayers>(proof, classes)
         }
     }
 }
 
 #[starknet::contract]
 pub mod CairnAttentionVerifier {
-    use crate::layers::AttentionLayers;
+    use crate::layers::{Classes, AttentionLayers};
     use super::{WalkOutcome, walk_outcome};
 
     #[storage]
@@ -92,8 +94,10 @@ pub mod CairnAttentionVerifier {
 
     #[abi(embed_v0)]
     impl CairnAttentionVerifierImpl of super::ICairnWalkVerifier<ContractState> {
-        fn verify_walk(self: @ContractState, proof: Span<felt252>) -> WalkOutcome {
-            walk_outcome::<AttentionLayers>(proof)
+        fn verify_walk(
+            self: @ContractState, proof: Span<felt252>, classes: Classes,
+        ) -> WalkOutcome {
+            walk_outcome::<AttentionLayers>(proof, classes)
         }
     }
 }

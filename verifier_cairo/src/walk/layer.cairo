@@ -4,7 +4,7 @@
 
 use crate::pcs::proof::Claim;
 
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde, Debug)]
 pub struct ClaimsOn {
     pub name: felt252,
     pub claims: Span<Claim>,

@@ -178,7 +178,7 @@ pub struct PosencProof {
 pub struct AttnProof {
     pub unpad: OneFactorStep,
     pub attend: HeadProductStep,
-    pub softmax: SoftmaxProof,
+    pub softmax: Span<felt252>, // SoftmaxProof's Serde
     pub heads: HeadProductStep,
     pub pad: PadStep,
 }

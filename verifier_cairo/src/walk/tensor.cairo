@@ -24,7 +24,7 @@ pub struct PublicTensor {
 }
 
 /// A committed tensor's commitment: hash tag, root (a digest as a u256) and size.
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct TensorCommitment {
     pub hash: felt252,
     pub root: u256,

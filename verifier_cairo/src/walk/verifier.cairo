@@ -6,8 +6,8 @@
 //! chain a walk has no witness.
 
 use crate::channels::fork::{fork, join};
-use crate::channels::poseidon252::Poseidon252Channel;
-use crate::layers::{LayerSet, layer_kind, layer_outputs, layer_reads};
+use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::layers::{Classes, LayerSet, layer_kind, layer_outputs, layer_reads};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::calldata::{read_groups, read_groups_before};
 use crate::pcs::params::{PcsParams, WITNESS_PARAMS, params_for};
@@ -42,7 +42,7 @@ pub struct WalkOpenings {
 
 /// Panics with the name of the failed check; the layer is one of `L`'s kinds. Returns the
 /// openings to verify.
-pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata) -> WalkOpenings {
+pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata, classes: Classes) -> WalkOpenings {
     let proof = walk.proof;
     let st = walk.statement;
     let layer = proof.layer;
@@ -51,11 +51,11 @@ pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata) -> WalkOpenings {
     for name in layer_reads(layer) {
         assert(st.committed.find(*name).is_none(), 'statement.reads');
     }
-    L::check_layer(layer, st);
+    L::check_layer(layer, st, classes);
     let mut channel: Poseidon252Channel = Default::default();
     absorb_statement(ref channel, st, tag);
     let outputs = draw_output_claims(ref channel, st, proof.outputs, layer_outputs(layer));
-    let claims = L::verify_layer(layer, st, outputs, ref channel);
+    let claims = L::verify_layer(layer, st, outputs, ref channel, classes);
     let committed = *st.committed;
     let (inputs, input_claims) = public_part(*st.inputs, claims.inputs, committed);
     settle_claims(
@@ -250,9 +250,9 @@ pub fn verify_openings(
         None => None,
     };
     if let Some((o, groups)) = witness {
-        let mut child = fork(@channel, WITNESS_TAG, WITNESS_TAG_LEN);
+        let mut child = fork(channel.digest(), WITNESS_TAG, WITNESS_TAG_LEN);
         verify_checked_batch(@WITNESS_PARAMS, o.statement, o.front, groups, ref child);
-        join(ref channel, @child);
+        join(ref channel, @child.digest);
     }
     phase
 }
