@@ -17,16 +17,20 @@ from itertools import accumulate, islice, pairwise
 
 import numpy as np
 
+from cairn.prover.channels.fork import fork
 from cairn.prover.channels.poseidon import hash_many, poseidon_hash
 from cairn.prover.channels.poseidon252 import Poseidon252Channel, pack_qm31s
+from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.pcs.params import POSEIDON_PARAMS, WITNESS_PCS, PcsParams
+from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.pcs.queries import BatchLayout
 from cairn.prover.pcs.verifier import QueryPhase, fold_trees, verify_front, verify_groups
 from cairn.prover.walk.statement import NO_MODEL
-from cairn.prover.walk.verifier import committed_batch, replay_layer
+from cairn.prover.walk.verifier import committed_batch, replay_layer, witness_batch
+from cairn.prover.walk.witness import TAG
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
 from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
@@ -49,56 +53,104 @@ def proof_hash(txs: Sequence[Sequence[int]]) -> int:
     return acc
 
 
-def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | None:
-    """The serialized `Session` after transactions carrying `counts` tree parts (None once
-    every group is checked: the session is over). Raises what the verifier raises if a tree
-    checked so far is refused: the contract reverts that transaction with the same name. A
-    layer proof's binding is taken as registered: the contract checks it against its registry
-    in the first transaction, after the trees it carries (`registry.check_walk` mirrors
-    that)."""
-    flat = parts.flat
-    model_id = NO_MODEL
-    if is_walk(flat):
-        front = decode_walk_front(flat)
-        channel, claims = replay_layer(LAYERS[front.layer_kind], front.proof)
-        if front.proof.witness_opening is not None:
-            raise VerificationError("session.witness", "a witness opening is verified in full")
-        st = front.proof.statement
-        statement = committed_batch(st.committed, claims.committed)
-        opening = read_walk_groups(flat, front.groups_at, front.proof).opening
-        assert opening is not None, "a walk proof with committed tensors"
-        if st.binding is not None:
-            model_id = st.binding.model_id
-    else:
+@dataclass(frozen=True)
+class _Opening:
+    """One opening a session verifies: its statement, proof, parameters and query phase."""
+
+    statement: list[tuple[Commitment, list[Claim]]]
+    proof: OpeningProof
+    params: PcsParams
+    phase: QueryPhase
+
+    @property
+    def layout(self) -> BatchLayout:
+        return BatchLayout.of([c.n_vars for c, _ in self.statement], self.params.log_arity)
+
+    @property
+    def n_trees(self) -> int:
+        return sum(self.layout.group_trees(g) for g in range(len(self.layout.groups)))
+
+
+def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
+    """The model id and the openings of a proof's calldata, each with its front verified in
+    the contract's order: a walk's committed tensors' opening on its channel, then its witness
+    opening on a Blake2s fork of it; a PCS opening (kind 2) alone."""
+    if not is_walk(flat):
         decoded = calldata.decode(flat)
         assert isinstance(decoded, PcsOpening)
-        statement, opening, channel = decoded.statement, decoded.proof, Poseidon252Channel()
-    params = statement_params(statement, POSEIDON_PARAMS)
-    layout = BatchLayout.of([c.n_vars for c, _ in statement], params.log_arity)
-    done, partial = layout.tree_position(sum(counts)), []
-    phase = verify_front(statement, opening, params, channel)
-    outputs = list(islice(verify_groups(statement, opening, params, phase), done[0]))
-    if done[0] == len(layout.groups):
+        statement, proof = decoded.statement, decoded.proof
+        params = statement_params(statement, POSEIDON_PARAMS)
+        phase = verify_front(statement, proof, params, Poseidon252Channel())
+        return NO_MODEL, [_Opening(statement, proof, params, phase)]
+    front = decode_walk_front(flat)
+    spec = LAYERS[front.layer_kind]
+    channel, claims = replay_layer(spec, front.proof)
+    walk = read_walk_groups(flat, front.groups_at, front.proof)
+    st, openings = walk.statement, []
+    if walk.opening is not None:
+        statement = committed_batch(st.committed, claims.committed)
+        params = statement_params(statement, POSEIDON_PARAMS)
+        phase = verify_front(statement, walk.opening, params, channel)
+        openings.append(_Opening(statement, walk.opening, params, phase))
+    if walk.witness_opening is not None:
+        statement = witness_batch(spec, st, claims.witness)
+        phase = verify_front(statement, walk.witness_opening, WITNESS_PCS, fork(channel, TAG))
+        openings.append(_Opening(statement, walk.witness_opening, WITNESS_PCS, phase))
+    return (NO_MODEL if st.binding is None else st.binding.model_id), openings
+
+
+def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | None:
+    """The serialized `Session` after transactions carrying `counts` tree parts (None once
+    every group of every opening is checked: the session is over). Raises what the verifier
+    raises if a tree checked so far is refused: the contract reverts that transaction with
+    the same name. A layer proof's binding is taken as registered: the contract checks it
+    against its registry in the first transaction, after the trees it carries
+    (`registry.check_walk` mirrors that)."""
+    flat = parts.flat
+    model_id, openings = _openings(flat)
+    sent, phases = sum(counts), []
+    for o in openings:
+        phases.append(_phase_state(o, min(sent, o.n_trees)))
+        sent = max(0, sent - o.n_trees)
+    if sum(counts) >= sum(o.n_trees for o in openings):
         return None
-    pending = (
-        hash_many(pack_qm31s(_per_block(phase, layout, done[0] - 1, outputs[-1]))) if outputs else 0
-    )
-    if done[1]:
-        g, trees = done[0], range(done[1])
-        values = fold_trees(statement, opening, params, phase, g, trees, outputs[-1] if g else None)
-        partial = [v.pack(1) for v in _per_block(phase, layout, g, values)]
-    qm31s = [*_listed([b.pack(1) for b in phase.betas]), *_listed([r.pack(1) for r in phase.rhos])]
     return [
         flat[1],
         model_id,
         hash_many(calldata.io_felts(flat)),
         proof_hash(transactions(parts, counts)),
+        len(phases),
+        *(f for p in phases for f in p),
+    ]
+
+
+def _phase_state(o: _Opening, trees: int) -> list[int]:
+    """Cairo's `QueryPhase` by Serde after the opening's first `trees` tree parts were checked.
+    `pending` hashes the last group checked against the next layer (the last group is checked
+    against the final value instead), `partial` the cut group's sum so far."""
+    statement, params, phase, layout = o.statement, o.params, o.phase, o.layout
+    done, partial = layout.tree_position(trees), []
+    outputs = list(islice(verify_groups(statement, o.proof, params, phase), done[0]))
+    layered = min(done[0], len(layout.groups) - 1)
+    pending = (
+        hash_many(pack_qm31s(_per_block(phase, layout, layered - 1, outputs[layered - 1])))
+        if layered
+        else 0
+    )
+    if done[1]:
+        g, trees_ = done[0], range(done[1])
+        values = fold_trees(
+            statement, o.proof, params, phase, g, trees_, outputs[-1] if g else None
+        )
+        partial = [v.pack(1) for v in _per_block(phase, layout, g, values)]
+    qm31s = [*_listed([b.pack(1) for b in phase.betas]), *_listed([r.pack(1) for r in phase.rhos])]
+    return [
         HASH_TAGS[params.hash],
         *_listed([c.n_vars for c, _ in statement]),
         *_u256s([c.root for c, _ in statement]),
-        *_u256s(opening.layer_roots),
+        *_u256s(o.proof.layer_roots),
         *qm31s,
-        opening.final_value.pack(1),
+        o.proof.final_value.pack(1),
         *_query_seed(phase.query_seed),
         *done,
         pending,

@@ -12,7 +12,7 @@ on-chain sessions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
 from cairn.prover.pcs.proof import CommittedTensor, OpeningProof
@@ -48,16 +48,15 @@ OnchainProof = PcsOpening | WalkProof
 class CalldataParts:
     """A proof's calldata cut where a session may cut it: `front` (header, statement and
     transcript) and one part per opened PCS tree (fold group by fold group: its layer, then its
-    polynomials); then a layer proof's witness opening's trees, `witness`, which sessions do
-    not cut (such a proof is verified in one transaction); `flat` is what `verify` takes."""
+    polynomials), a layer proof's committed tensors' opening's trees, then its witness
+    opening's; `flat` is what `verify` takes."""
 
     front: list[int]
     trees: list[list[int]]
-    witness: list[list[int]] = field(default_factory=list)
 
     @property
     def flat(self) -> list[int]:
-        return [*self.front, *(f for part in [*self.trees, *self.witness] for f in part)]
+        return [*self.front, *(f for part in self.trees for f in part)]
 
 
 def encode(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> list[int]:

@@ -28,9 +28,9 @@ def is_onchain(kind: str) -> bool:
     return kind in ONCHAIN_KINDS
 
 
-def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]], list[list[int]]]:
-    """(the Serde part, one part per tree of the committed tensors' opening, one per tree of the
-    witness opening). ValueError if the Cairo verifier cannot read this proof's kind."""
+def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]]]:
+    """(the Serde part, one part per tree: the committed tensors' opening's, then the witness
+    opening's). ValueError if the Cairo verifier cannot read this proof's kind."""
     kind = proof.statement.kind
     if kind not in ONCHAIN_KINDS:
         raise ValueError(f"{kind!r} proofs cannot be verified on chain yet")
@@ -42,11 +42,10 @@ def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]], lis
         commitments = [committed[n].commitment for n in sorted(committed)]
         params = PARAMS[commitments[0].hash]
         trees = encode_opening([(c, []) for c in commitments], proof.opening, params).trees
-    witness: list[list[int]] = []
     if proof.witness_opening is not None:
         polys = witness_commitments(proof.statement)
-        witness = encode_opening([(c, []) for c in polys], proof.witness_opening, WITNESS_PCS).trees
-    return front, trees, witness
+        trees += encode_opening([(c, []) for c in polys], proof.witness_opening, WITNESS_PCS).trees
+    return front, trees
 
 
 def witness_commitments(st: Statement) -> list[Commitment]:
@@ -58,8 +57,8 @@ def witness_commitments(st: Statement) -> list[Commitment]:
 
 
 def encode_walk(proof: WalkProof) -> list[int]:
-    front, trees, witness = encode_walk_parts(proof)
-    return [*front, *(f for part in [*trees, *witness] for f in part)]
+    front, trees = encode_walk_parts(proof)
+    return [*front, *(f for part in trees for f in part)]
 
 
 def is_walk(felts: list[int]) -> bool:

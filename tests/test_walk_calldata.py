@@ -188,7 +188,7 @@ def test_a_session_state_is_rebuilt_with_the_variant_kind():
     """deploy/sessions replays the layer of the variant's kind, as the contract's
     `open_session` does: a committed linear proof under matmul's variant (one proof type)
     raises `statement.kind` there as it reverts on chain."""
-    front, trees, _ = encode_walk_parts(example("linear", 0, committed=True))
+    front, trees = encode_walk_parts(example("linear", 0, committed=True))
     front[3 + len(io_felts(front))] = ONCHAIN_KINDS.index("matmul")  # no output values
     parts = CalldataParts(front, trees)
     assert contract_check(parts.flat, {}) == "statement.kind"

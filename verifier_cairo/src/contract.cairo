@@ -78,11 +78,10 @@ pub mod CairnVerifier {
     use crate::calldata::{KIND_PCS, KIND_WALK, is_walk, read_pcs};
     use crate::channels::poseidon252::Poseidon252Channel;
     use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
-    use crate::pcs::calldata::read_groups;
-    use crate::pcs::params::{POSEIDON_PARAMS, params_for};
-    use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_batch, verify_groups};
+    use crate::pcs::params::POSEIDON_PARAMS;
+    use crate::pcs::verifier::{QueryPhase, verify_batch};
     use crate::layers::{Classes, is_attention};
-    use crate::walk::verifier::verify_openings;
+    use crate::walk::verifier::{continue_openings, openings_complete, verify_openings};
     use crate::walk::calldata::statement_kind;
     use crate::walk::contract::{
         BindingCheck, ICairnWalkVerifierDispatcherTrait, ICairnWalkVerifierLibraryDispatcher,
@@ -114,14 +113,15 @@ pub mod CairnVerifier {
     }
 
     /// What a session carries between transactions (its hash is stored, the caller resends
-    /// it): the record to write at the end, the running proof hash, and the PCS query phase.
+    /// it): the record to write at the end, the running proof hash, and each opening's query
+    /// phase (a walk's committed tensors', then its witness opening's).
     #[derive(Drop, Serde)]
     struct Session {
         kind: felt252,
         model_id: felt252,
         io_hash: felt252,
         proof_hash: felt252,
-        phase: QueryPhase,
+        phases: Array<QueryPhase>,
     }
 
     #[starknet::storage_node]
@@ -206,22 +206,11 @@ pub mod CairnVerifier {
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
             if is_walk(proof) {
-                let (model_id, io_hash, phase) = self.verify_walk(proof, false);
-                return match phase {
-                    Some(phase) => self
-                        .advance(
-                            session_id,
-                            caller,
-                            Session {
-                                kind: KIND_WALK,
-                                model_id,
-                                io_hash,
-                                proof_hash: session_id,
-                                phase,
-                            },
-                        ),
-                    None => self.finish(session_id, model_id, io_hash, KIND_WALK),
+                let (model_id, io_hash, phases) = self.verify_walk(proof, false);
+                let session = Session {
+                    kind: KIND_WALK, model_id, io_hash, proof_hash: session_id, phases,
                 };
+                return self.advance(session_id, caller, session);
             }
             let session = self.start_pcs(proof, session_id, false);
             self.advance(session_id, caller, session)
@@ -241,14 +230,7 @@ pub mod CairnVerifier {
             assert(!trees.is_empty(), 'session.empty');
             let mut state = state;
             let mut session: Session = Serde::deserialize(ref state).unwrap();
-            let params = @params_for(session.phase.hash).unwrap();
-            let layout = session.phase.layout(params);
-            let mut data = trees;
-            let phase = @session.phase;
-            let read = read_groups(
-                ref data, params, @layout, *phase.next_group, *phase.next_tree, false,
-            );
-            verify_groups(params, ref session.phase, read);
+            session.phases = continue_openings(session.phases, trees);
             let (proof_hash, _, _) = hades_permutation(
                 session.proof_hash, poseidon_hash_span(trees), 2,
             );
@@ -342,7 +324,9 @@ pub mod CairnVerifier {
                 @decoded.params, decoded.statement, decoded.front, decoded.groups, ref channel,
             );
             let io_hash = poseidon_hash_span(decoded.io);
-            Session { kind: KIND_PCS, model_id: NO_MODEL, io_hash, proof_hash, phase }
+            Session {
+                kind: KIND_PCS, model_id: NO_MODEL, io_hash, proof_hash, phases: array![phase],
+            }
         }
 
         /// After a transaction of session `session_id`, opened by `owner`: finishes it if the
@@ -352,7 +336,7 @@ pub mod CairnVerifier {
             ref self: ContractState, session_id: felt252, owner: ContractAddress, session: Session,
         ) -> felt252 {
             let entry = self.sessions.entry(session_id);
-            if session.phase.is_complete(@params_for(session.phase.hash).unwrap()) {
+            if openings_complete(@session.phases) {
                 entry.write(OpenSession { owner: Zero::zero(), state_hash: 0 });
                 return self
                     .finish(session.proof_hash, session.model_id, session.io_hash, session.kind);
@@ -386,14 +370,13 @@ pub mod CairnVerifier {
         }
 
         /// A walk proof: the walk verified by its kind's walk class (`library_call`), then its
-        /// committed tensors' opening here from the group parts given (all of them when
-        /// `whole`), then its witness opening (in full: `session.witness` in a session) on a
-        /// Blake2s fork, then its binding against the registry. Every group part is read
-        /// before either opening is verified. Returns the model id, the io hash and the
-        /// committed tensors' opening's query phase (None without committed tensors).
+        /// openings here from the group parts given (all of them when `whole`): the committed
+        /// tensors', then the witness opening on a Blake2s fork; then its binding against the
+        /// registry. Every group part is read before either opening is verified. Returns the
+        /// model id, the io hash and each opening's query phase.
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
-        ) -> (felt252, felt252, Option<QueryPhase>) {
+        ) -> (felt252, felt252, Array<QueryPhase>) {
             let class_hash = if is_attention(statement_kind(proof)) {
                 self.attention_class.read()
             } else {
@@ -403,8 +386,8 @@ pub mod CairnVerifier {
             let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }
                 .verify_walk(proof, classes);
             let data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
-            let phase = verify_openings(outcome.openings, data, whole);
-            (self.check_walk_binding(outcome.binding), outcome.io_hash, phase)
+            let phases = verify_openings(outcome.openings, data, whole);
+            (self.check_walk_binding(outcome.binding), outcome.io_hash, phases)
         }
 
         /// Entry number `weight` of a registered model's commitment list (tag, root in 1 or 2

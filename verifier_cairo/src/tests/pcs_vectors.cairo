@@ -3068,7 +3068,7 @@ fn pcs_blake2s_transcript_final_value() {
     verify_pcs_on_blake2s(calldata, witness_params());
 }
 
-/// An honest matmul, B committed (Poseidon) and bound as model 7's weight 1 (388 felts).
+/// An honest matmul, B committed (Poseidon) and bound as model 7's weight 1 (389 felts).
 pub fn committed_2x16x32() -> Array<felt252> {
     array![
         3,
@@ -3186,6 +3186,7 @@ pub fn committed_2x16x32() -> Array<felt252> {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
         79,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -3504,14 +3505,14 @@ pub fn committed_models() -> Array<(felt252, felt252, Span<felt252>)> {
 #[test]
 fn committed_2x16x32_verifies() {
     let verifier = deploy_with_models(committed_models());
-    assert_eq!(verifier.verify(committed_2x16x32().span()), 0x3f9d9840be2baeee3a496ae5a3438b24e374f1bf7fd41ea3917c53335a813f5);
+    assert_eq!(verifier.verify(committed_2x16x32().span()), 0x520cfd5265bcfa66a7e5dfbe2ad7e6365d7e88ed8a7579313e9df56474d3197);
     let record = ProofRecord {
         model_id: 7, io_hash: 0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb, kind: 4,
     };
-    assert_eq!(verifier.get_proof(0x3f9d9840be2baeee3a496ae5a3438b24e374f1bf7fd41ea3917c53335a813f5), record);
+    assert_eq!(verifier.get_proof(0x520cfd5265bcfa66a7e5dfbe2ad7e6365d7e88ed8a7579313e9df56474d3197), record);
 }
 
-/// An honest matmul, B committed (Blake2s) and bound as model 7's weight 0 (425 felts).
+/// An honest matmul, B committed (Blake2s) and bound as model 7's weight 0 (426 felts).
 pub fn committed_blake2s() -> Array<felt252> {
     array![
         3,
@@ -3629,6 +3630,7 @@ pub fn committed_blake2s() -> Array<felt252> {
         0x491450dc5497415ca44d811e12eb1fbd,
         0x15f92312c40af953e70acd881c3941ad,
         78306,
+        1,
         77,
         0x644b1c28b953793ca9a2c4be55b80c3228ca7912ef08bf8e891ad672807c75,
         0xf5b662161f330d139d0b2ad0d2767a840f66acba2d20da8597df4c4be14300,
@@ -3945,14 +3947,14 @@ pub fn committed_blake2s() -> Array<felt252> {
 #[test]
 fn committed_blake2s_verifies() {
     let verifier = deploy_with_models(committed_models());
-    assert_eq!(verifier.verify(committed_blake2s().span()), 0x682e13cc58b318d76c81579878ea8056e16f75630673151291275f5d82656d4);
+    assert_eq!(verifier.verify(committed_blake2s().span()), 0x19eef7905ff08753425fc92f7a4b5e6f884687e9b40f0ced62b4fec9b3b5949);
     let record = ProofRecord {
         model_id: 7, io_hash: 0x97ead5832e1e03349229bdbf3a1292b0895de11d9594a430bee004e0c363c1, kind: 4,
     };
-    assert_eq!(verifier.get_proof(0x682e13cc58b318d76c81579878ea8056e16f75630673151291275f5d82656d4), record);
+    assert_eq!(verifier.get_proof(0x19eef7905ff08753425fc92f7a4b5e6f884687e9b40f0ced62b4fec9b3b5949), record);
 }
 
-/// [[46341]]·B = [[4634]] (46341² − p) with B = [[46341]] committed, model 13's weight 0 (64 felts).
+/// [[46341]]·B = [[4634]] (46341² − p) with B = [[46341]] committed, model 13's weight 0 (65 felts).
 pub fn committed_wrapped() -> Array<felt252> {
     array![
         3,
@@ -4013,6 +4015,7 @@ pub fn committed_wrapped() -> Array<felt252> {
         0,
         0x1158c6d9fc4b2a34baffff2e2af3ec79,
         76057,
+        1,
         4,
         0x10000000000000000000000000000000000000000000000000000000000b505,
         0x10000000000000000000000000000000000000000000000000000000000b505,
@@ -4027,11 +4030,11 @@ pub fn committed_wrapped() -> Array<felt252> {
 #[test]
 fn committed_wrapped_verifies() {
     let verifier = deploy_with_models(committed_models());
-    assert_eq!(verifier.verify(committed_wrapped().span()), 0x40166671efa3b769a567130c6de7acf07b0d21ac61c8d39301109de204ae337);
+    assert_eq!(verifier.verify(committed_wrapped().span()), 0x5775a35822bfcea9241676d23b725c6ef8eeaba0d32f9d5c5d89104fd75ec3e);
     let record = ProofRecord {
         model_id: 13, io_hash: 0x2977d3aaede6dc4749ef736494a84c358bd4554b2b52b060159a565fbb64bbf, kind: 4,
     };
-    assert_eq!(verifier.get_proof(0x40166671efa3b769a567130c6de7acf07b0d21ac61c8d39301109de204ae337), record);
+    assert_eq!(verifier.get_proof(0x5775a35822bfcea9241676d23b725c6ef8eeaba0d32f9d5c5d89104fd75ec3e), record);
 }
 
 /// Version 2's layout, which had the standalone matmul (kinds 1 and 3).
@@ -4046,7 +4049,7 @@ fn committed_tampered_version_2() {
 #[test]
 #[should_panic(expected: ('registry.unknown_model', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_unknown_model() {
-    let calldata = splice(committed_2x16x32(), 43, 387, array![
+    let calldata = splice(committed_2x16x32(), 43, 388, array![
         8,
         12648430,
         1,
@@ -4119,6 +4122,7 @@ fn committed_tampered_unknown_model() {
         0x65e8992dc4bbfb56d2e66ca2ca36776,
         0x1261e174d7ceaad392b50524ef58aa0c,
         36501,
+        1,
         87,
         0x914f06605910bfa6a9de9889b8496068048d2a040515ea9a19b80ab12c7fac,
         0x361623a12b0bba1e21c8a2ce065b39b8472400ada81fb96770bf323ff1def8,
@@ -4406,7 +4410,7 @@ fn committed_tampered_unknown_model() {
 #[test]
 #[should_panic(expected: ('registry.weight', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_missing_weight() {
-    let calldata = splice(committed_2x16x32(), 47, 387, array![
+    let calldata = splice(committed_2x16x32(), 47, 388, array![
         2,
         0,
         0,
@@ -4475,6 +4479,7 @@ fn committed_tampered_missing_weight() {
         0x1bc2249482380aa927cb2eae06b5348,
         0x1eedd62f5d1e116c976fe55cf9800919,
         85254,
+        1,
         78,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -4754,7 +4759,7 @@ fn committed_tampered_missing_weight() {
 #[test]
 #[should_panic(expected: ('registry.commitment', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_wrong_weight() {
-    let calldata = splice(committed_2x16x32(), 47, 387, array![
+    let calldata = splice(committed_2x16x32(), 47, 388, array![
         0,
         0,
         0,
@@ -4823,6 +4828,7 @@ fn committed_tampered_wrong_weight() {
         0xe16d4d70d354a47d35ba10ae9d44c6,
         0x12fd07e51e78196ea831b672be14f863,
         58389,
+        1,
         79,
         0x2c72a64995d786da2c0339c28f7ba79fb19cf12c061dab61459f5d13ff2dd9,
         0xeb7cfce00c2cc0b722a5cd0226cf02f9d8bdaf0d57cd77146f69f679eb16cf,
@@ -5099,7 +5105,7 @@ fn committed_tampered_wrong_weight() {
 #[test]
 #[should_panic(expected: ('registry.commitment', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_other_model() {
-    let calldata = splice(committed_2x16x32(), 43, 387, array![
+    let calldata = splice(committed_2x16x32(), 43, 388, array![
         9,
         12648430,
         1,
@@ -5172,6 +5178,7 @@ fn committed_tampered_other_model() {
         0x4963c5aa8afd92a8f722fd82c19bb11,
         0x168c9766ef0313d5c9a62783e42891a5,
         5787,
+        1,
         76,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -5448,7 +5455,7 @@ fn committed_tampered_other_model() {
 #[test]
 #[should_panic(expected: ('registry.commitment', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_against_other_commitment() {
-    let calldata = splice(committed_2x16x32(), 23, 387, array![
+    let calldata = splice(committed_2x16x32(), 23, 388, array![
         0xffff9821fffef287fffd8d6000006f200006082000129dc0002c400000b04b,
         0xc29ffff1d37fffe6a87ffff607ffff41da0000a3b7fffd1057fffbcaa,
         0x1305bfffe83a80005892800054e8ffff9d29fffed8b7fffde6280001def,
@@ -5541,6 +5548,7 @@ fn committed_tampered_against_other_commitment() {
         0x27b37883b75910e73c9fbd515c311f,
         0x146733992c5a1792108170f92178ca3b,
         121206,
+        1,
         79,
         0xdb9b19441bae05cdcd8ef788d5bb0cbf37069ef8587de2c052cb731dbec089,
         0xdb70134216f0cb54ad62b8baeaafd555e960191ce09c36babecde47c1bd4a9,
@@ -5820,7 +5828,7 @@ fn committed_tampered_against_other_commitment() {
 #[test]
 #[should_panic(expected: ('registry.config', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_config() {
-    let calldata = splice(committed_2x16x32(), 44, 387, array![
+    let calldata = splice(committed_2x16x32(), 44, 388, array![
         12648431,
         1,
         98,
@@ -5892,6 +5900,7 @@ fn committed_tampered_config() {
         0x56416b156d345161c91730f815267fd,
         0x127e025dad10026d1fa33ed334a2dfd4,
         65827,
+        1,
         83,
         0x2c72a64995d786da2c0339c28f7ba79fb19cf12c061dab61459f5d13ff2dd9,
         0xeb7cfce00c2cc0b722a5cd0226cf02f9d8bdaf0d57cd77146f69f679eb16cf,
@@ -6178,7 +6187,7 @@ fn committed_tampered_config() {
 #[test]
 #[should_panic(expected: ('statement.binding', 'ENTRYPOINT_FAILED', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_model_zero() {
-    let calldata = splice(committed_2x16x32(), 43, 387, array![
+    let calldata = splice(committed_2x16x32(), 43, 388, array![
         0,
         12648430,
         1,
@@ -6251,6 +6260,7 @@ fn committed_tampered_model_zero() {
         0x463548048aef6e47b752b404163a958,
         0x1872a12a0621015dfe4376f11a1188d5,
         18039,
+        1,
         81,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -6533,7 +6543,7 @@ fn committed_tampered_model_zero() {
 #[test]
 #[should_panic(expected: ('statement.binding', 'ENTRYPOINT_FAILED', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_no_weight_bound() {
-    let calldata = splice(committed_2x16x32(), 45, 387, array![
+    let calldata = splice(committed_2x16x32(), 45, 388, array![
         0,
         0,
         0,
@@ -6602,6 +6612,7 @@ fn committed_tampered_no_weight_bound() {
         0x35dbc1bb1c1a19c63c4148eb8b90953,
         0x17441c7316fc930becc65bef8654fcf5,
         2160,
+        1,
         76,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -6877,7 +6888,7 @@ fn committed_tampered_no_weight_bound() {
 #[test]
 #[should_panic(expected: ('statement.binding', 'ENTRYPOINT_FAILED', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_bound_without_weights() {
-    let calldata = splice(committed_2x16x32(), 31, 388, array![
+    let calldata = splice(committed_2x16x32(), 31, 389, array![
         1,
         98,
         2,
@@ -6984,6 +6995,7 @@ fn committed_tampered_bound_without_weights() {
         1,
         1,
         98,
+        1,
         1,
         1,
     ]);
@@ -7099,7 +7111,7 @@ fn committed_tampered_nonce() {
 #[test]
 #[should_panic(expected: ('pcs.query_count', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_fewer_queries() {
-    let calldata = splice(committed_2x16x32(), 115, 274, array![
+    let calldata = splice(committed_2x16x32(), 116, 275, array![
         78,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -7265,7 +7277,7 @@ fn committed_tampered_fewer_queries() {
 #[test]
 #[should_panic(expected: ('merkle.path', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_tampered_path() {
-    let calldata = splice(committed_2x16x32(), 278, 279, array![
+    let calldata = splice(committed_2x16x32(), 279, 280, array![
         0x7592879c6c65ca3ad68901f46e0bae84bbf5073b4f996e62bea66518d581cf2,
     ]);
     deploy_with_models(committed_models()).verify(calldata.span());
@@ -7275,7 +7287,7 @@ fn committed_tampered_tampered_path() {
 #[test]
 #[should_panic(expected: ('calldata.limb', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_limb() {
-    let calldata = splice(committed_2x16x32(), 116, 117, array![
+    let calldata = splice(committed_2x16x32(), 117, 118, array![
         0xffffffff0f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
     ]);
     deploy_with_models(committed_models()).verify(calldata.span());
@@ -7295,7 +7307,7 @@ fn committed_tampered_blake2s_root() {
 #[test]
 #[should_panic(expected: ('registry.commitment', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_blake2s_as_weight_1() {
-    let calldata = splice(committed_blake2s(), 47, 424, array![
+    let calldata = splice(committed_blake2s(), 47, 425, array![
         1,
         0,
         0,
@@ -7364,6 +7376,7 @@ fn committed_tampered_blake2s_as_weight_1() {
         0x55416ee6587a1a47ef3e07a30922c2c8,
         0x1e79b8fd1bf867306da44685216c8446,
         57826,
+        1,
         78,
         0x644b1c28b953793ca9a2c4be55b80c3228ca7912ef08bf8e891ad672807c75,
         0xf5b662161f330d139d0b2ad0d2767a840f66acba2d20da8597df4c4be14300,
@@ -7671,7 +7684,7 @@ fn committed_tampered_blake2s_as_weight_1() {
 #[test]
 #[should_panic(expected: ('merkle.path', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_blake2s_path() {
-    let calldata = splice(committed_blake2s(), 275, 276, array![
+    let calldata = splice(committed_blake2s(), 276, 277, array![
         0xcbe6fa40761fc19700d3c375c58c11fb,
     ]);
     deploy_with_models(committed_models()).verify(calldata.span());
@@ -7797,11 +7810,13 @@ fn session_one_group_per_step() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
     ], array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xd4f4843ca6dc8e61720f1aeca930676b550820f4f7d1c136729727adc71e2f,
+        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        1,
         1,
         1,
         9,
@@ -7837,7 +7852,8 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xd4f4843ca6dc8e61720f1aeca930676b550820f4f7d1c136729727adc71e2f,
+        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        1,
         1,
         1,
         9,
@@ -8074,7 +8090,8 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x11722a24703e363c47f790b0fb7e6a7b61d79c104e68710cf7108217a9321f7,
+        0x37d86b041d7c77e1707ca0caaa794860aa09d60b7382e2fa897d892f80e6766,
+        1,
         1,
         1,
         9,
@@ -8110,7 +8127,8 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x11722a24703e363c47f790b0fb7e6a7b61d79c104e68710cf7108217a9321f7,
+        0x37d86b041d7c77e1707ca0caaa794860aa09d60b7382e2fa897d892f80e6766,
+        1,
         1,
         1,
         9,
@@ -8212,7 +8230,8 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x264243dfb2d421bdbe76d6c7d82fbb2c3ee0af9898a28504ba91329f9667c4b,
+        0x524d4eb4f55ba9e11d1a41d3dc1ccd1fcef7070577328171ac00a3b5728be3f,
+        1,
         1,
         1,
         9,
@@ -8248,7 +8267,8 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x264243dfb2d421bdbe76d6c7d82fbb2c3ee0af9898a28504ba91329f9667c4b,
+        0x524d4eb4f55ba9e11d1a41d3dc1ccd1fcef7070577328171ac00a3b5728be3f,
+        1,
         1,
         1,
         9,
@@ -8287,7 +8307,7 @@ fn session_one_group_per_step() {
         0xd818ffdfb3b1384db3f5caaeb897d63a5e794ceeb6b1df3df1c983db13cda8,
         0,
     ]);
-    assert_eq!(proof_hash, 0x37c42ca18c6fb7d504887888842f752363a05019553653f06260b08d1de8cc9);
+    assert_eq!(proof_hash, 0x3215c26cbf116100b22a9e07fe428f48c2eb3a1c455aec09ca01852a328ec54);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -8413,6 +8433,7 @@ fn session_two_steps() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
         79,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -8684,7 +8705,8 @@ fn session_two_steps() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x497147ce02ee6c1753c572a4ec35c4a2b2cbb62adcb79f8710e4fdf3cad71b6,
+        0xa7f7755df953dc3c43c08ae2dea3a211a6edb9fbbeec0986ec3ea259b9ff70,
+        1,
         1,
         1,
         9,
@@ -8720,7 +8742,8 @@ fn session_two_steps() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x497147ce02ee6c1753c572a4ec35c4a2b2cbb62adcb79f8710e4fdf3cad71b6,
+        0xa7f7755df953dc3c43c08ae2dea3a211a6edb9fbbeec0986ec3ea259b9ff70,
+        1,
         1,
         1,
         9,
@@ -8759,7 +8782,7 @@ fn session_two_steps() {
         0xd818ffdfb3b1384db3f5caaeb897d63a5e794ceeb6b1df3df1c983db13cda8,
         0,
     ]);
-    assert_eq!(proof_hash, 0x3aa817ff31d87b9d0187e2b1261fb37ac118a4e9548420cbcfce41e4d3a940e);
+    assert_eq!(proof_hash, 0x42380dea2c300ab86f229ad1b15b8d32250478d31fe8f49a9f48787324f0bb4);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -8885,6 +8908,7 @@ fn session_reopened_by_its_owner() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
         79,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -9090,7 +9114,8 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x571f4f9c41fe3480b77012b7db6d1222158fce1c93b46a007f88c251d6fe032,
+        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        1,
         1,
         1,
         9,
@@ -9126,7 +9151,8 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x571f4f9c41fe3480b77012b7db6d1222158fce1c93b46a007f88c251d6fe032,
+        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        1,
         1,
         1,
         9,
@@ -9228,7 +9254,8 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x23a411ed9f0e51fd1f8960e32ce850856b560ea849ba46b680b0327bfc4e98c,
+        0x5c820bc41af6722820c2256152f37d08601cb1b07119d8f45271249183bcfd1,
+        1,
         1,
         1,
         9,
@@ -9376,6 +9403,7 @@ fn session_reopened_by_its_owner() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
         79,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -9581,7 +9609,8 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x571f4f9c41fe3480b77012b7db6d1222158fce1c93b46a007f88c251d6fe032,
+        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        1,
         1,
         1,
         9,
@@ -9617,7 +9646,8 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x571f4f9c41fe3480b77012b7db6d1222158fce1c93b46a007f88c251d6fe032,
+        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        1,
         1,
         1,
         9,
@@ -9722,7 +9752,7 @@ fn session_reopened_by_its_owner() {
         0xd818ffdfb3b1384db3f5caaeb897d63a5e794ceeb6b1df3df1c983db13cda8,
         0,
     ]);
-    assert_eq!(proof_hash, 0x1842c53465d0dfed9f22cc0e46b9a16af2a77cc32075c228eeae782f5fc5718);
+    assert_eq!(proof_hash, 0x9940fcd6b83b811b2995bf7a43ba7e9c94d036b70e32b9b7bf66f1b7d535da);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -9849,6 +9879,7 @@ fn session_tampered_last_group() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
         79,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -10120,7 +10151,8 @@ fn session_tampered_last_group() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x497147ce02ee6c1753c572a4ec35c4a2b2cbb62adcb79f8710e4fdf3cad71b6,
+        0xa7f7755df953dc3c43c08ae2dea3a211a6edb9fbbeec0986ec3ea259b9ff70,
+        1,
         1,
         1,
         9,
@@ -10156,7 +10188,8 @@ fn session_tampered_last_group() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x497147ce02ee6c1753c572a4ec35c4a2b2cbb62adcb79f8710e4fdf3cad71b6,
+        0xa7f7755df953dc3c43c08ae2dea3a211a6edb9fbbeec0986ec3ea259b9ff70,
+        1,
         1,
         1,
         9,
@@ -10318,6 +10351,7 @@ fn session_wrong_state() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
         79,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -10523,7 +10557,8 @@ fn session_wrong_state() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x571f4f9c41fe3480b77012b7db6d1222158fce1c93b46a007f88c251d6fe032,
+        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        1,
         1,
         1,
         9,
@@ -10559,7 +10594,8 @@ fn session_wrong_state() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x571f4f9c41fe3480b77012b7db6d1222158fce1c93b46a007f88c251d6fe032,
+        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        1,
         1,
         1,
         9,
@@ -10781,11 +10817,13 @@ fn session_empty_step() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
     ], array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xd4f4843ca6dc8e61720f1aeca930676b550820f4f7d1c136729727adc71e2f,
+        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        1,
         1,
         1,
         9,
@@ -10821,7 +10859,8 @@ fn session_empty_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xd4f4843ca6dc8e61720f1aeca930676b550820f4f7d1c136729727adc71e2f,
+        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        1,
         1,
         1,
         9,
@@ -10976,11 +11015,13 @@ fn session_continued_by_another_account() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
     ], array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xd4f4843ca6dc8e61720f1aeca930676b550820f4f7d1c136729727adc71e2f,
+        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        1,
         1,
         1,
         9,
@@ -11017,7 +11058,8 @@ fn session_continued_by_another_account() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xd4f4843ca6dc8e61720f1aeca930676b550820f4f7d1c136729727adc71e2f,
+        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        1,
         1,
         1,
         9,
@@ -11374,6 +11416,7 @@ fn session_reopened_by_another_account() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
         79,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -11579,7 +11622,8 @@ fn session_reopened_by_another_account() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x571f4f9c41fe3480b77012b7db6d1222158fce1c93b46a007f88c251d6fe032,
+        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        1,
         1,
         1,
         9,
@@ -11728,6 +11772,7 @@ fn session_reopened_by_another_account() {
         0x2e31bab25e80da4c49a3422bc1b07be,
         0x1f7bde8e9944e9d81e65b74e2827a537,
         135724,
+        1,
         79,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -12076,6 +12121,7 @@ fn session_cut_inside_a_group() {
         0x59ea87a44117d7d1b99c7934bf67b74,
         0x1e20d69c5a5cfb14c67f3fc5b37bc86d,
         46271,
+        1,
         8,
         0xa513e44fa5b44ecacb2888ac1630b28d868d08e1862bfb49936c0bc12c40cc,
         0xbe3d3a3e667d4fb74d9c45f604f30c30f3d42bdbca2fac49f6679d27bda013,
@@ -12098,7 +12144,8 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x401cf62ba9930f55825d92242a8975aee6eab50b9e9216f49f1afd15f77fe51,
+        0x20c7b3f5f00c1e436c0d77c776a596c53281122988433664e56ebe52c57051a,
+        1,
         1,
         3,
         5,
@@ -12216,7 +12263,8 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x401cf62ba9930f55825d92242a8975aee6eab50b9e9216f49f1afd15f77fe51,
+        0x20c7b3f5f00c1e436c0d77c776a596c53281122988433664e56ebe52c57051a,
+        1,
         1,
         3,
         5,
@@ -12530,7 +12578,8 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x45bfdecc8c704c0e4d7914fed3acd8b799ea892bbbfedc1953aa36461a88b2d,
+        0x3c13df1fa64766bbfbe1f90ef3d9cff7f8253199033d64666cfa2f9995c1559,
+        1,
         1,
         3,
         5,
@@ -12648,7 +12697,8 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x45bfdecc8c704c0e4d7914fed3acd8b799ea892bbbfedc1953aa36461a88b2d,
+        0x3c13df1fa64766bbfbe1f90ef3d9cff7f8253199033d64666cfa2f9995c1559,
+        1,
         1,
         3,
         5,
@@ -12800,7 +12850,8 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0xf42979f93995e25e126d4f6b02ccb619e7526cfee752eda128562f738ba0f9,
+        0xb58fc2977bd57a9a8ed6da339e62278d90e97d40d7b0e01c9fb96da41c2b18,
+        1,
         1,
         3,
         5,
@@ -12844,7 +12895,8 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0xf42979f93995e25e126d4f6b02ccb619e7526cfee752eda128562f738ba0f9,
+        0xb58fc2977bd57a9a8ed6da339e62278d90e97d40d7b0e01c9fb96da41c2b18,
+        1,
         1,
         3,
         5,
@@ -12957,7 +13009,7 @@ fn session_cut_inside_a_group() {
         0xbaced744a8ad7d483b2befd75f2080b1f392319762b001ad28398edf1c12,
         0,
     ]);
-    assert_eq!(proof_hash, 0x73a6e984270f6bab99dd522b2bf417e8cb36f17f7dba9105e220f48eed0c7cc);
+    assert_eq!(proof_hash, 0x2a3fcda46a77bedc51c81f26adda58e8f9dd03a9a167edd1579c12eb6f806ee);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -13107,6 +13159,7 @@ fn session_cut_after_two_trees() {
         0x59ea87a44117d7d1b99c7934bf67b74,
         0x1e20d69c5a5cfb14c67f3fc5b37bc86d,
         46271,
+        1,
         8,
         0xa513e44fa5b44ecacb2888ac1630b28d868d08e1862bfb49936c0bc12c40cc,
         0xbe3d3a3e667d4fb74d9c45f604f30c30f3d42bdbca2fac49f6679d27bda013,
@@ -13325,7 +13378,8 @@ fn session_cut_after_two_trees() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x6f83d7d1db97f8da2d113f71e28cfd39fcfb9bfc3756f686f79fe0d0d32e6f5,
+        0x594b58ee7cb965fe8623364efafb44fa71d930d42202e1751dd643b11fa2724,
+        1,
         1,
         3,
         5,
@@ -13443,7 +13497,8 @@ fn session_cut_after_two_trees() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x6f83d7d1db97f8da2d113f71e28cfd39fcfb9bfc3756f686f79fe0d0d32e6f5,
+        0x594b58ee7cb965fe8623364efafb44fa71d930d42202e1751dd643b11fa2724,
+        1,
         1,
         3,
         5,
@@ -13661,7 +13716,8 @@ fn session_cut_after_two_trees() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x72138a6e619fc8819ad1e37b0bea6c34d16d73f84d9c6b43191a697d2911002,
+        0x2a54ef0cac1fd196cea99a973566138b25cd007124487098b2ead289828f892,
+        1,
         1,
         3,
         5,
@@ -13705,7 +13761,8 @@ fn session_cut_after_two_trees() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x72138a6e619fc8819ad1e37b0bea6c34d16d73f84d9c6b43191a697d2911002,
+        0x2a54ef0cac1fd196cea99a973566138b25cd007124487098b2ead289828f892,
+        1,
         1,
         3,
         5,
@@ -13752,7 +13809,7 @@ fn session_cut_after_two_trees() {
         0xbaced744a8ad7d483b2befd75f2080b1f392319762b001ad28398edf1c12,
         0,
     ]);
-    assert_eq!(proof_hash, 0x426b48ade63c80664833918807afdcd53f39013d492740356877f519db0dae6);
+    assert_eq!(proof_hash, 0x1e23dac0b2d5c7a746ce9be4e5a1cd87172dd30ce4193013b1b4d313f0b4a9);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -13903,6 +13960,7 @@ fn session_tampered_tree_after_a_cut() {
         0x59ea87a44117d7d1b99c7934bf67b74,
         0x1e20d69c5a5cfb14c67f3fc5b37bc86d,
         46271,
+        1,
         8,
         0xa513e44fa5b44ecacb2888ac1630b28d868d08e1862bfb49936c0bc12c40cc,
         0xbe3d3a3e667d4fb74d9c45f604f30c30f3d42bdbca2fac49f6679d27bda013,
@@ -14121,7 +14179,8 @@ fn session_tampered_tree_after_a_cut() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x6f83d7d1db97f8da2d113f71e28cfd39fcfb9bfc3756f686f79fe0d0d32e6f5,
+        0x594b58ee7cb965fe8623364efafb44fa71d930d42202e1751dd643b11fa2724,
+        1,
         1,
         3,
         5,
@@ -14239,7 +14298,8 @@ fn session_tampered_tree_after_a_cut() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x6f83d7d1db97f8da2d113f71e28cfd39fcfb9bfc3756f686f79fe0d0d32e6f5,
+        0x594b58ee7cb965fe8623364efafb44fa71d930d42202e1751dd643b11fa2724,
+        1,
         1,
         3,
         5,

@@ -9,11 +9,11 @@ use crate::channels::fork::{fork, join};
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::layers::{Classes, LayerSet, layer_kind, layer_outputs, layer_reads};
 use crate::merkle::hashers::HASH_BLAKE2S;
-use crate::pcs::calldata::{read_groups, read_groups_before};
+use crate::pcs::calldata::read_groups_before;
 use crate::pcs::params::{PcsParams, WITNESS_PARAMS, params_for};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
 use crate::pcs::queries::{BatchLayout, BatchLayoutTrait};
-use crate::pcs::verifier::{QueryPhase, verify_checked_batch};
+use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_checked_batch, verify_groups};
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
 use super::layer::ClaimsOn;
@@ -215,17 +215,16 @@ fn settle_claims(
 const WITNESS_TAG: felt252 = 'cairn/witness/v1';
 const WITNESS_TAG_LEN: u32 = 16;
 
-/// The openings a walk leaves, from their group parts `data` (all of them when `whole`; a
-/// witness opening only in full: `session.witness`): every part is read before either opening
-/// is verified; the committed tensors' opening on the walk's channel, then the witness
-/// opening on a Blake2s fork of it (Python `open_committed`, `verify_witness`). Returns the
-/// committed tensors' opening's query phase (None without committed tensors).
+/// The openings a walk leaves, from their group parts `data` (all of them when `whole`, else
+/// as many whole parts as follow, the committed tensors' first): every part is read before
+/// either opening is verified; the committed tensors' opening on the walk's channel, then the
+/// witness opening on a Blake2s fork of it (Python `open_committed`, `verify_witness`).
+/// Returns each opening's query phase in that order (complete when `whole`).
 pub fn verify_openings(
     openings: WalkOpenings, data: Span<felt252>, whole: bool,
-) -> Option<QueryPhase> {
+) -> Array<QueryPhase> {
     let mut data = data;
     let WalkOpenings { mut channel, committed, witness } = openings;
-    assert(whole || witness.is_none(), 'session.witness');
     let committed = match committed {
         Some(o) => {
             let params = params_for(o.hash).unwrap();
@@ -238,23 +237,62 @@ pub fn verify_openings(
     let witness = match witness {
         Some(o) => {
             let layout = layout_of(o.statement, @WITNESS_PARAMS);
-            Some((o, read_groups(ref data, @WITNESS_PARAMS, @layout, 0, 0, true)))
+            Some((o, read_groups_before(ref data, @WITNESS_PARAMS, @layout, 0, 0, whole)))
         },
         None => None,
     };
     assert(data.is_empty(), 'calldata.extra');
-    let phase = match committed {
-        Some((
-            o, params, groups,
-        )) => Some(verify_checked_batch(@params, o.statement, o.front, groups, ref channel)),
-        None => None,
-    };
+    let mut phases = array![];
+    if let Some((o, params, groups)) = committed {
+        phases.append(verify_checked_batch(@params, o.statement, o.front, groups, ref channel));
+    }
     if let Some((o, groups)) = witness {
         let mut child = fork(channel.digest(), WITNESS_TAG, WITNESS_TAG_LEN);
-        verify_checked_batch(@WITNESS_PARAMS, o.statement, o.front, groups, ref child);
+        phases
+            .append(
+                verify_checked_batch(@WITNESS_PARAMS, o.statement, o.front, groups, ref child),
+            );
         join(ref channel, @child.digest);
     }
-    phase
+    phases
+}
+
+/// A session's next tree parts `data` (whole parts, in order): each unfinished opening reads
+/// the parts it still needs, every part read before any is checked (`calldata.extra` if parts
+/// are left over); returns the phases after the checks. A phase's parameters are its hash's:
+/// the witness opening's differ from `BLAKE2S_PARAMS` only in the grinding and the size bound,
+/// both checked with the front in the session's first transaction.
+pub fn continue_openings(phases: Array<QueryPhase>, data: Span<felt252>) -> Array<QueryPhase> {
+    let mut data = data;
+    let mut reads = array![];
+    for phase in phases.span() {
+        let params = params_for(*phase.hash).unwrap();
+        let layout = phase.layout(@params);
+        let (group, tree) = (*phase.next_group, *phase.next_tree);
+        reads.append(read_groups_before(ref data, @params, @layout, group, tree, false));
+    }
+    assert(data.is_empty(), 'calldata.extra');
+    let mut next = array![];
+    let mut i = 0;
+    for mut phase in phases {
+        let read = *reads[i];
+        if !read.is_empty() {
+            verify_groups(@params_for(phase.hash).unwrap(), ref phase, read);
+        }
+        next.append(phase);
+        i += 1;
+    }
+    next
+}
+
+/// Whether every opening of a session is verified.
+pub fn openings_complete(phases: @Array<QueryPhase>) -> bool {
+    for phase in phases {
+        if !phase.is_complete(@params_for(*phase.hash).unwrap()) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The fold layout of an opening's polynomials.
