@@ -201,8 +201,6 @@ def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
     if not is_onchain(kind):
         kinds = ", ".join(ONCHAIN_KINDS)
         raise fail(f"{kind!r} proofs are not verified on chain yet (on chain: {kinds})")
-    if proof.statement.witness:
-        raise fail(f"{kind!r} proofs with witness commitments are not verified on chain yet")
     return proof
 
 
