@@ -5,6 +5,7 @@ with the same named check; and the CLI path `cairn prove <kind>` → `cairn veri
 import dataclasses
 import json
 import re
+from itertools import accumulate, pairwise
 
 import pytest
 from typer.testing import CliRunner
@@ -32,13 +33,28 @@ def onchain(chain, felts):
     return chain.run(contract.verify(chain.account, chain.address, felts))
 
 
+def onchain_like(chain, felts, honest):
+    """`felts` as `cairn verify-onchain` sends them: one transaction if they fit, else a
+    session cut where the honest proof's parts are cut (a tampering of the same length)."""
+    if len(felts) + contract.INVOKE_OVERHEAD_FELTS <= contract.MAX_CALLDATA_FELTS:
+        return onchain(chain, felts)
+    cuts = list(accumulate([len(honest.front), *map(len, honest.trees)]))
+    assert cuts[-1] == len(felts)
+    parts = calldata.CalldataParts(felts[: cuts[0]], [felts[a:b] for a, b in pairwise(cuts)])
+    return chain.run(contract.verify_parts(chain.account, chain.address, parts))
+
+
 @pytest.mark.parametrize(("kind", "index"), CASES)
 def test_honest_proofs_accepted_by_both(chain, kind, index):
-    felts = encode_walk(example(kind, index))
+    """attn's proofs (over one transaction's calldata: its witness opening) go in sessions."""
+    parts = calldata.encode_parts(example(kind, index))
+    felts = parts.flat
     assert registry.contract_check(felts, {}) is None
-    verdict = onchain(chain, felts)
+    verdict = onchain_like(chain, felts, parts)
     assert verdict.accepted, verdict.reason
-    assert verdict.proof_hash == hash_many(felts)
+    if len(verdict.transactions) == 1:
+        assert verdict.proof_hash == hash_many(felts)
+    assert all(t.calldata_felts <= contract.MAX_CALLDATA_FELTS for t in verdict.transactions)
     assert verdict.io_hash == registry.io_hash(felts)
     record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
     assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_WALK)
@@ -47,11 +63,22 @@ def test_honest_proofs_accepted_by_both(chain, kind, index):
 @pytest.mark.parametrize("kind", ONCHAIN_KINDS)
 def test_tampered_proofs_rejected_alike(chain, kind):
     """A sample of the generated Cairo tests' tamperings (all of them run in cairo-test),
-    here through a real transaction."""
-    tamperings = list(tampered_felts(example(kind)))
+    here through a real transaction; attn's, in a session, those of the honest length that
+    change its first transaction (the walk and its softmax: the witness trees' own checks are
+    `test_witness_opening_in_a_session`'s)."""
+    proof = example(kind)
+    parts = calldata.encode_parts(proof)
+    tamperings = list(tampered_felts(proof))
+    if len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS > contract.MAX_CALLDATA_FELTS:
+        first = len(parts.front)
+        tamperings = [
+            (doc, felts)
+            for doc, felts in tamperings
+            if len(felts) == len(parts.flat) and felts[first:] == parts.flat[first:]
+        ]
     for doc, felts in tamperings[:: max(1, len(tamperings) // 6)]:
         check = registry.contract_check(felts, {})
-        verdict = onchain(chain, felts)
+        verdict = onchain_like(chain, felts, parts)
         assert verdict.accepted == (check is None), doc
         assert verdict.reason == check, (doc, check, verdict.reason)
 
@@ -105,6 +132,26 @@ def test_committed_weights_in_a_session(chain, bound):
     bad = calldata.CalldataParts(parts.front, [*parts.trees[:-1], last])
     check = registry.contract_check(bad.flat, models)
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad, limit))
+    assert check is not None and not verdict.accepted and verdict.reason == check
+
+
+def test_witness_opening_in_a_session(chain):
+    """attn with v and o committed (Poseidon) and its witness opening (Blake2s): a session
+    whose trees are the committed tensors' opening's, then the witness opening's, cut so that
+    a transaction spans both (the state Python rebuilds is the contract's, both phases
+    included); a tampered last witness tree refused in the last step with Python's verdict."""
+    proof = example("attn", 0, io=True)
+    parts = calldata.encode_parts(proof)
+    assert proof.opening is not None and proof.witness_opening is not None
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts))
+    assert verdict.accepted, verdict.reason
+    assert len(verdict.transactions) > 1
+    assert all(t.calldata_felts <= contract.MAX_CALLDATA_FELTS for t in verdict.transactions)
+    last = list(parts.trees[-1])
+    last[1] ^= 1 << 40
+    bad = calldata.CalldataParts(parts.front, [*parts.trees[:-1], last])
+    check = registry.contract_check(bad.flat, {})
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad))
     assert check is not None and not verdict.accepted and verdict.reason == check
 
 
@@ -205,6 +252,7 @@ CLI_ARGS = {
     "qkv-decode": ["--steps", "2", "--context", "5", "--embed", "3", "--hidden", "3"],
     "mha": ["--seq", "3", "--heads", "2", "--head-dim", "3", "--causal"],
     "posenc": ["--seq", "5", "--context", "12", "--embed", "3"],
+    "attn": ["--seq", "3", "--heads", "2", "--head-dim", "2", "--causal"],
 }
 """Small non-power-of-two shapes of every kind the contract reads."""
 
