@@ -283,8 +283,11 @@ class Decoder:
         return self.collection(hint, what, ints)
 
     def collection(self, hint: Any, what: str, ints: str) -> Any:
+        """Cairo's `Array` Serde counts its length down as a felt, reading items until the
+        count or the calldata ends: a length past 2^32 is no error of its own (an item's, or
+        the end, decides)."""
         container = _container(hint)
-        count = self.u32(f"{what} length")
+        count = self.serde(f"{what} length")
         at = self.rd.pos
         if container in (frozenset, set):
             names = [self.serde(f"{what} name") for _ in range(count)]

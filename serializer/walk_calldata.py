@@ -112,9 +112,10 @@ def decode_walk(felts: list[int]) -> WalkProof:
 
 def decode_walk_front(felts: list[int]) -> WalkFront:
     """The Serde part, as the walk class reads it: its tensors and names (a tensor both public
-    and committed: `calldata.names`), `calldata.offchain` (witness commitments or unbounded
-    tensors), the committed tensors' hash, roots and sizes (`pcs.hash`, `merkle.digest`,
-    `pcs.size`), and, without an opening to follow, `calldata.extra`."""
+    and committed: `calldata.names`), `calldata.offchain` (unbounded tensors, or witness
+    commitments on a kind without lookups), the committed tensors' hash, roots and sizes
+    (`pcs.hash`, `merkle.digest`, `pcs.size`), without an opening to follow `calldata.extra`,
+    then the nested parts."""
     kinds: list[str] = []
     dec = _header(felts, kinds)
     proof = dec.decode(WalkProof, "proof")
@@ -125,6 +126,10 @@ def decode_walk_front(felts: list[int]) -> WalkFront:
     if st.unbounded:
         raise MalformedProofError(
             "statement", "unbounded tensors are not read on chain", "calldata.offchain"
+        )
+    if st.witness and LAYERS[kinds[0]].tables is None:
+        raise MalformedProofError(
+            "statement", f"{kinds[0]} statements carry no witness", "calldata.offchain"
         )
     if st.committed:
         commitments = [st.committed[n].commitment for n in sorted(st.committed)]

@@ -35,6 +35,7 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.pcs.proof import Commitment
 from cairn.prover.ranges import holder_bounds, product_bound
 from cairn.prover.walk import claims as walk_claims
 from cairn.prover.walk.claims import OpeningClaims
@@ -43,7 +44,7 @@ from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_tensors, commit_weights, committable_io, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.errors import MalformedProofError
-from cairn.serializer.serde import short_string
+from cairn.serializer.serde import NESTED, Encoder, hints, short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk, io_felts
 from tests import test_layer_matmul
 from tests.cairo_vectors import (
@@ -154,6 +155,32 @@ def tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:
         flipped[at] = (flipped[at] + 1) % STARK_PRIME
         yield f"felt {at} + 1", flipped
     yield from layer_swaps(proof, honest)
+    yield from nested_counts(proof, honest)
+    if LAYERS[proof.statement.kind].tables is None:  # `calldata.offchain`, before any use of it
+        witness = {"z": Commitment(root=(1 << 256) - 1, n_vars=5000, hash="sha")}
+        st = dataclasses.replace(proof.statement, witness=witness)
+        yield (
+            "a witness commitment on a kind without lookups",
+            encode_walk(dataclasses.replace(proof, statement=st)),
+        )
+
+
+def nested_counts(proof: WalkProof, honest: list[int]) -> Iterator[tuple[str, list[int]]]:
+    """A nested part's count one off (the outer proof read from a shifted place), and its first
+    list's length past 2^32 (counted down as a felt, as Cairo's `Array` reads it)."""
+    layer = type(proof.layer)
+    for cls, name in NESTED:
+        if layer.__name__ != cls:
+            continue
+        part: list[int] = []
+        Encoder(lambda _: 0).encode(getattr(proof.layer, name), hints(layer)[name], part)
+        head = [len(part), *part]
+        at = next(i for i in range(len(honest)) if honest[i : i + len(head)] == head)
+        for delta in (-1, 1):
+            yield f"{name}'s count {delta:+d}", [*honest[:at], len(part) + delta, *honest[at + 1 :]]
+        wide = [*honest]
+        wide[at + 1] += 1 << 32
+        yield f"{name}'s first list length + 2^32", wide
 
 
 def io_tampered_felts(proof: WalkProof) -> Iterator[tuple[str, list[int]]]:

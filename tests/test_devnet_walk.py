@@ -279,7 +279,8 @@ def test_cli_every_onchain_kind(chain, tmp_path, monkeypatch, kind, io):
     result = runner.invoke(app, ["prove", kind, *CLI_ARGS[kind], *commit, "--out", str(good)])
     assert result.exit_code == 0, result.output
     doc = json.loads(good.read_text())
-    assert not io or set(doc["statement"]["inputs"]) <= set(LAYERS[kind].reads)
+    spec = LAYERS[kind]
+    assert not io or set(doc["statement"]["inputs"]) <= {*spec.reads, *spec.bounded}
     onchain = ["--rpc", chain.url, "--address", hex(chain.address)]
     result = runner.invoke(app, ["verify-onchain", str(good), *onchain])
     assert result.exit_code == 0 and "accepted on chain" in result.output, result.output

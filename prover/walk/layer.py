@@ -65,6 +65,10 @@ class LayerSpec:
     reads: tuple[str, ...] = ()
     """Tensors whose values the verifier reads (layernorm's row statistics): never committed,
     and in a model walk public, inputs or outputs of the graph (docs/model-walk.md)."""
+    bounded: tuple[str, ...] = ()
+    """Inputs the check bounds by their values (attn's int8 q and k): public in the kind's own
+    statement, so never committed there (`committable_io`); in a model walk the layer producing
+    them may bound them instead (a requantization's range), so they may be hidden."""
     committable_reads: tuple[str, ...] = ()
     """Tensors the check reads while they are public and the proof covers once committed
     (posenc's o − x, whose relation then holds mod p only; qkv-decode's caches, whose empty

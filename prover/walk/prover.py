@@ -63,8 +63,8 @@ def commit_tensors(
 
 def committable_io(spec: LayerSpec) -> list[str]:
     """The inputs and outputs a statement may bind by commitments: those whose values the
-    kind's checks do not read."""
-    return sorted({*spec.inputs, *spec.outputs} - set(spec.reads))
+    kind's checks do not read or bound."""
+    return sorted({*spec.inputs, *spec.outputs} - set(spec.reads) - set(spec.bounded))
 
 
 def commit_weights(st: Statement, params: PcsParams) -> tuple[Statement, dict[str, CommitmentData]]:

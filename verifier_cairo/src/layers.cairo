@@ -43,20 +43,20 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
     }
 }
 
+/// Whether the kind's statements carry witness commitments (Python: a kind with lookup tables,
+/// `LayerSpec.tables`); the reader refuses them on any other (`calldata.offchain`).
+pub fn has_witness(layer: @LayerProof) -> bool {
+    match layer {
+        LayerProof::Attn(_) => true,
+        _ => false,
+    }
+}
+
 /// Whether the kind is verified by the attention class (`CairnAttentionVerifier`) rather than
 /// the walk class (docs/cairo-verifier.md, "Four classes"): the contract reads a walk proof's
 /// kind (its statement's first felt) to choose the class.
 pub fn is_attention(kind: felt252) -> bool {
     kind == 'mha' || kind == 'attn'
-}
-
-/// The tensors a kind's check reads (Python `LayerSpec.reads`): never committed
-/// (`statement.reads`).
-pub fn layer_reads(layer: @LayerProof) -> Span<felt252> {
-    match layer {
-        LayerProof::Attn(_) => attn::reads(),
-        _ => array![].span(),
-    }
 }
 
 /// The classes a kind's verifier calls by library_call (docs/cairo-verifier.md, "Four

@@ -23,8 +23,9 @@ from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 KIND = "attn"
 DIM_NAMES = ("s", "h", "m", "causal", "F", "c", "θ", "ε", "k_n")
 N_DIMS = 9  # s, h, m, causal, then the softmax parameters F, c, θ, ε, k_n
-READS = ("k", "q")
-"""The check reads q and k (int8, as the softmax parameters assume): never committed."""
+BOUNDED = ("k", "q")
+"""The check bounds q and k (int8, as the softmax parameters assume) by their values: public in
+attn's own statement; in a model walk a requantization's range bounds them (`LayerSpec.bounded`)."""
 
 
 def params_of(st: Statement) -> SoftmaxParams:

@@ -18,11 +18,6 @@ use crate::walk::tensor::{TensorCommitment, TensorsTrait};
 
 const HALF: u128 = 0x3fffffff; // (p − 1)/2
 
-/// Python `attn.READS`: the check reads q and k (int8), so they are never committed.
-pub fn reads() -> Span<felt252> {
-    array!['k', 'q'].span()
-}
-
 /// The exp table of the statement's θ (Python `attn.tables`).
 pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
     let theta = *(*st.dims)[6];

@@ -428,6 +428,20 @@ fn rejects_linear_0_44() {
     verify_walk_calldata(splice(linear_0(), 40, 41, array![5]));
 }
 
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_linear_0_45() {
+    verify_walk_calldata(splice(linear_0(), 36, 37, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
 /// An honest linear proof, dims 5×3×7, public weights (71 felts).
 pub fn linear_1() -> Array<felt252> {
     array![
@@ -1123,6 +1137,20 @@ fn rejects_linear_0_committed_57() {
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_linear_0_committed_58() {
     verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![5]));
+}
+
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_linear_0_committed_59() {
+    verify_walk_calldata(splice(linear_0_committed(), 39, 40, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
 }
 
 /// An honest linear proof, dims 3×5×2, bound weights (110 felts).
@@ -2310,6 +2338,20 @@ fn rejects_qkv_0_70() {
     verify_walk_calldata(splice(qkv_0(), 76, 77, array![5]));
 }
 
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_qkv_0_71() {
+    verify_walk_calldata(splice(qkv_0(), 72, 73, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
 /// An honest qkv proof, dims 7×9×6, public weights (183 felts).
 pub fn qkv_1() -> Array<felt252> {
     array![
@@ -3493,6 +3535,20 @@ fn rejects_qkv_0_committed_83() {
 #[should_panic(expected: ('statement.kind',))]
 fn rejects_qkv_0_committed_84() {
     verify_walk_calldata(splice(qkv_0_committed(), 85, 86, array![5]));
+}
+
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_qkv_0_committed_85() {
+    verify_walk_calldata(splice(qkv_0_committed(), 81, 82, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
 }
 
 /// An honest qkv proof, dims 3×5×2, bound weights (233 felts).
@@ -6537,6 +6593,20 @@ fn rejects_qkv_decode_0_198() {
     verify_walk_calldata(splice(qkv_decode_0(), 300, 301, array![2]));
 }
 
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_qkv_decode_0_199() {
+    verify_walk_calldata(splice(qkv_decode_0(), 90, 91, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
 /// An honest qkv-decode proof, dims 3×5×3×2×2, public weights (384 felts).
 pub fn qkv_decode_1() -> Array<felt252> {
     array![
@@ -8791,6 +8861,20 @@ fn rejects_qkv_decode_0_committed_158() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 309, 310, array![1]));
 }
 
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_qkv_decode_0_committed_159() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 102, 103, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
 /// An honest qkv-decode proof, dims 2×3×2×3×1, bound weights (325 felts).
 pub fn qkv_decode_0_bound() -> Array<felt252> {
     array![
@@ -10670,6 +10754,20 @@ fn rejects_mha_0_81() {
     verify_walk_calldata(splice(mha_0(), 156, 157, array![2]));
 }
 
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_mha_0_82() {
+    verify_walk_calldata(splice(mha_0(), 64, 65, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
 /// An honest mha proof, dims 5×3×6×0, public weights (287 felts).
 pub fn mha_1() -> Array<felt252> {
     array![
@@ -12493,6 +12591,20 @@ fn rejects_posenc_0_27() {
     verify_walk_calldata(splice(posenc_0(), 55, 56, array![2]));
 }
 
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_posenc_0_28() {
+    verify_walk_calldata(splice(posenc_0(), 38, 39, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
 /// An honest posenc proof, dims 5×64×7, public weights (113 felts).
 pub fn posenc_1() -> Array<felt252> {
     array![
@@ -13379,6 +13491,20 @@ fn rejects_posenc_0_committed_54() {
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_committed_55() {
     verify_walk_calldata(splice(posenc_0_committed(), 162, 163, array![1]));
+}
+
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_posenc_0_committed_56() {
+    verify_walk_calldata(splice(posenc_0_committed(), 34, 35, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
 }
 
 /// An honest posenc proof, dims 3×10×5, bound weights (168 felts).
@@ -14379,6 +14505,20 @@ fn rejects_matmul_0_39() {
     verify_walk_calldata(splice(matmul_0(), 36, 37, array![1, 0x10000000200000000000000000000000]));
 }
 
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_matmul_0_40() {
+    verify_walk_calldata(splice(matmul_0(), 31, 32, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
 /// An honest matmul proof, dims 5×3×7, public weights (63 felts).
 pub fn matmul_1() -> Array<felt252> {
     array![
@@ -15013,6 +15153,20 @@ fn rejects_matmul_0_committed_53() {
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_committed_54() {
     verify_walk_calldata(splice(matmul_0_committed(), 37, 38, array![1, 0x10000000200000000000000000000000]));
+}
+
+/// a witness commitment on a kind without lookups
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_matmul_0_committed_55() {
+    verify_walk_calldata(splice(matmul_0_committed(), 32, 33, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
 }
 
 /// An honest matmul proof, dims 3×5×2, bound weights (94 felts).
@@ -32239,6 +32393,27 @@ fn rejects_attn_0_120() {
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_attn_0_121() {
     verify_walk_calldata(splice(attn_0(), 8222, 8223, array![1]));
+}
+
+/// softmax's count -1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_attn_0_122() {
+    verify_walk_calldata(splice(attn_0(), 78, 79, array![900]));
+}
+
+/// softmax's count +1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_attn_0_123() {
+    verify_walk_calldata(splice(attn_0(), 78, 79, array![902]));
+}
+
+/// softmax's first list length + 2^32
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_attn_0_124() {
+    verify_walk_calldata(splice(attn_0(), 79, 80, array![0x100000006]));
 }
 
 /// Version 2 alone.

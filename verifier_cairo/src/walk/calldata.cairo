@@ -5,6 +5,7 @@
 //! felts, and the statement parts not read on chain.
 
 use crate::calldata::{KIND_WALK, VERSION, take_exact};
+use crate::layers::has_witness;
 use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
 use crate::pcs::params::{PcsParams, params_for};
 use super::proof::{Commitment, CommittedTensor, Named, WalkProof};
@@ -72,6 +73,7 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let (inputs, outputs) = (with_committed(inputs, committed), with_committed(outputs, committed));
     let weights = with_committed(weights, committed);
     assert(s.unbounded.is_empty(), 'calldata.offchain');
+    assert(s.witness.is_empty() || has_witness(@proof.layer), 'calldata.offchain');
     let witness = read_witness(s.witness.span());
     let params = if s.committed.is_empty() {
         None
