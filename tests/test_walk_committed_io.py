@@ -43,7 +43,7 @@ def test_every_onchain_kind_verifies_with_its_io_committed(kind, index):
     st = proof.statement
     spec = LAYERS[kind]
     assert set(proof.outputs) == st.committed.keys() & set(STATEMENTS_OUTPUTS(kind, index))
-    assert not (st.inputs.keys() | st.outputs.keys()) - set(spec.reads)
+    assert not (st.inputs.keys() | st.outputs.keys()) - {*spec.reads, *spec.bounded}
     verify_walk(spec, proof)
     felts = encode_walk(proof)
     assert encode_walk(decode_walk(felts)) == felts
@@ -112,8 +112,9 @@ def test_tensors_the_verifier_reads_cannot_be_committed(monkeypatch):
         verify_walk(spec, prove_walk(spec, committed, data))
     assert e.value.check == "statement.reads"
     assert "s1" not in committable_io(spec)
-    # of the kinds the contract reads only attn has such tensors (q, k: int8 checked)
-    assert [kind for kind in ONCHAIN_KINDS if LAYERS[kind].reads] == ["attn"]
+    # no kind the contract reads has such tensors: Cairo has no `statement.reads` (attn's q
+    # and k are `bounded`: refused committed by its check, `statement.range`)
+    assert not any(LAYERS[kind].reads for kind in ONCHAIN_KINDS)
 
 
 def _with_empty_rows(proof, empty_rows):
@@ -264,7 +265,7 @@ def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["verify", str(graph), "--io", str(io)])
     assert result.exit_code == 2 and "a model proof has none" in result.output
-    assert "--commit-io" not in runner.invoke(app, ["prove", "attn", "--help"]).output
+    assert "--commit-io" not in runner.invoke(app, ["prove", "add", "--help"]).output
 
 
 def test_register_model_from_a_proof_takes_its_committed_weights_only(tmp_path):
