@@ -155,6 +155,18 @@ def test_witness_opening_in_a_session(chain):
     assert check is not None and not verdict.accepted and verdict.reason == check
 
 
+def test_witness_opening_cut_at_every_tree(chain):
+    """attn's witness opening alone, with a calldata limit that lets a step carry one large
+    tree: the session stops after the front, inside the witness opening's fold groups and at
+    their ends, and each state Python rebuilds is the one the contract stored."""
+    parts = calldata.encode_parts(example("attn", 1))
+    limit = max(map(len, parts.trees)) + 700
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, limit))
+    assert verdict.accepted, verdict.reason
+    assert len(verdict.transactions) >= len([t for t in parts.trees if len(t) > 700])
+    assert all(t.calldata_felts <= limit for t in verdict.transactions)
+
+
 def _bound(binding):
     """posenc's first example, its table committed and bound by `binding`, proven honestly."""
     st = STATEMENTS["posenc"](*SHAPES["posenc"][0])
