@@ -35,7 +35,9 @@ from tests import test_layer_attn
 from tests.cairo_vectors import array, felt, minimal_splice, qm31, span
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/attn_vectors.cairo"
-SHAPES = [(3, 2, 2, True), (5, 1, 3, False), (4, 3, 2, True)]
+SHAPES = [(3, 2, 2, True), (5, 1, 3, False), (4, 3, 2, True), (1, 1, 2, False), (2, 1, 32, True)]
+"""One and several heads, both masks; s = h = 1 (a recomposition of no rounds); m = 32 (F =
+23, c = 362: other parameters than the small heads' F = 25)."""
 """(s, h, m, causal): odd sequence lengths, one head and several, both masks."""
 
 HEADER = """\
@@ -110,19 +112,26 @@ def honest(shape: tuple[int, int, int, bool]) -> Handover:
     return handover(prove_walk(LAYERS["attn"], st))
 
 
-CHEATS: dict[str, Callable[[], Callable]] = {
-    "entry_moved_row_sum_kept": lambda: test_layer_attn.moved_entry,
-    "wrong_table_value": lambda: test_layer_attn.wrong_table_value,
-    "masked_entry_made_live": lambda: test_layer_attn.masked_entry_live(),
-    "limbs_out_of_range": lambda: test_layer_attn.limbs_out_of_range(),
+def _edited(edit: Callable[[], Callable]) -> Callable[[pytest.MonkeyPatch], WalkProof]:
+    return lambda mp: test_layer_attn.cheat_proof(mp, edit())
+
+
+CHEATS: dict[str, Callable[[pytest.MonkeyPatch], WalkProof]] = {
+    "entry_moved_row_sum_kept": _edited(lambda: test_layer_attn.moved_entry),
+    "wrong_table_value": _edited(lambda: test_layer_attn.wrong_table_value),
+    "masked_entry_made_live": _edited(test_layer_attn.masked_entry_live),
+    "limbs_out_of_range": _edited(test_layer_attn.limbs_out_of_range),
+    "lookups_counted_twice": test_layer_attn.lookups_counted_twice,
+    "substituted_limb_entry": test_layer_attn.substituted_limb_entry,
 }
-"""Cheating provers of tests/test_layer_attn.py (a false witness whose GKR is consistent):
-only the lookup balance or the recomposition can refuse them."""
+"""Cheating provers of tests/test_layer_attn.py (a false witness, lookups counted twice, a
+table entry no lookup reads replaced; each with a consistent GKR): only the lookup balance, a
+witness numerator, the table keys or the recomposition can refuse them."""
 
 
 def cheat(name: str) -> Handover:
     with pytest.MonkeyPatch.context() as mp:
-        return handover(test_layer_attn.cheat_proof(mp, CHEATS[name]()))
+        return handover(CHEATS[name](mp))
 
 
 def verdict(h: Handover, proof: SoftmaxProof) -> str | None:
@@ -169,10 +178,11 @@ def tamperings(p: SoftmaxProof) -> dict[str, SoftmaxProof]:
         changed = dataclasses.replace(cols, **{name: bump(getattr(cols, name))})
         out[f"column_{name}"] = dataclasses.replace(p, columns=changed)
     rec = [list(r) for r in p.recompose.rounds]
-    rec[-1][1] = bump(rec[-1][1])
-    out["recompose"] = dataclasses.replace(
-        p, recompose=dataclasses.replace(p.recompose, rounds=rec)
-    )
+    if rec:  # s = h = 1: no rounds
+        rec[-1][1] = bump(rec[-1][1])
+        out["recompose"] = dataclasses.replace(
+            p, recompose=dataclasses.replace(p.recompose, rounds=rec)
+        )
     out["shift"] = dataclasses.replace(p, shift=bump(p.shift))
     out["score"] = dataclasses.replace(p, score=bump(p.score))
     return out

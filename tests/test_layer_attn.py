@@ -10,9 +10,11 @@ import pytest
 
 from cairn import examples
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.lookups.prover import Fractions
 from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.prover import commit
 from cairn.prover.softmax import model as softmax_model
@@ -298,6 +300,49 @@ def limbs_out_of_range():
 
 def test_limbs_out_of_range(monkeypatch):
     assert _cheat(monkeypatch, limbs_out_of_range()) == "logup.balance"
+
+
+def lookups_counted_twice(monkeypatch):
+    """A balanced LogUp with a witness numerator of 2: every EXP lookup counted twice and the
+    table's multiplicities doubled (the committed ones are not): a proof only
+    `logup.numerator` refuses (tests/cairo_attn_vectors.py gives it to Cairo)."""
+    real = softmax_prover.prove_logup
+
+    def doubled(instances, channel):
+        lookups, limb, norm, table, *rest = instances
+        twos = QM31Array.broadcast(QM31.from_int(2), lookups.denominators.shape)
+        twice = Fractions(twos, lookups.denominators)
+        more = Fractions(table.numerators + table.numerators, table.denominators)
+        return real([twice, limb, norm, more, *rest], channel)
+
+    monkeypatch.setattr(softmax_prover, "prove_logup", doubled)
+    return prove_walk(SPEC, _setup()[0])
+
+
+def test_lookups_counted_twice(monkeypatch):
+    with pytest.raises(VerificationError) as e:
+        verify_walk(SPEC, lookups_counted_twice(monkeypatch))
+    assert e.value.check == "logup.numerator"
+
+
+def substituted_limb_entry(monkeypatch):
+    """LIMB's table with its last entry, which no lookup reads (multiplicity 0: the LogUp
+    stays balanced), replaced: only the verifier's own table keys tell (`softmax.columns`)."""
+    real = softmax_prover.table_denominators
+
+    def substituted(rel, params):
+        exp_t, limb_t, norm_t = real(rel, params)
+        other = QM31Array.from_list([*limb_t.to_list()[:-1], limb_t.item(0) + QM31.one()])
+        return exp_t, other, norm_t
+
+    monkeypatch.setattr(softmax_prover, "table_denominators", substituted)
+    return prove_walk(SPEC, _setup()[0])
+
+
+def test_a_substituted_limb_entry(monkeypatch):
+    with pytest.raises(VerificationError) as e:
+        verify_walk(SPEC, substituted_limb_entry(monkeypatch))
+    assert e.value.check == "softmax.columns"
 
 
 def test_a_substituted_table_root(monkeypatch):
