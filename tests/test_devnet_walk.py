@@ -137,34 +137,27 @@ def test_committed_weights_in_a_session(chain, bound):
 
 def test_witness_opening_in_a_session(chain):
     """attn with v and o committed (Poseidon) and its witness opening (Blake2s): a session
-    whose trees are the committed tensors' opening's, then the witness opening's, cut so that
-    a transaction spans both (the state Python rebuilds is the contract's, both phases
-    included); a tampered last witness tree refused in the last step with Python's verdict."""
+    whose trees are the committed tensors' opening's, then the witness opening's. With a
+    limit that lets a step carry one large tree it stops after the committed opening, then
+    inside the witness opening's fold groups and at their ends; each state Python rebuilds is
+    the one the contract stored. With the default limit the first transaction spans both
+    openings, and a tampered last witness tree is refused in the last step with Python's
+    verdict."""
     proof = example("attn", 0, io=True)
     parts = calldata.encode_parts(proof)
     assert proof.opening is not None and proof.witness_opening is not None
-    verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts))
+    limit = max(map(len, parts.trees)) + 700
+    verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, limit))
     assert verdict.accepted, verdict.reason
-    assert len(verdict.transactions) > 1
-    assert all(t.calldata_felts <= contract.MAX_CALLDATA_FELTS for t in verdict.transactions)
+    assert len(verdict.transactions) >= len([t for t in parts.trees if len(t) > 700])
+    assert all(t.calldata_felts <= limit for t in verdict.transactions)
     last = list(parts.trees[-1])
     last[1] ^= 1 << 40
     bad = calldata.CalldataParts(parts.front, [*parts.trees[:-1], last])
     check = registry.contract_check(bad.flat, {})
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, bad))
     assert check is not None and not verdict.accepted and verdict.reason == check
-
-
-def test_witness_opening_cut_at_every_tree(chain):
-    """attn's witness opening alone, with a calldata limit that lets a step carry one large
-    tree: the session stops after the front, inside the witness opening's fold groups and at
-    their ends, and each state Python rebuilds is the one the contract stored."""
-    parts = calldata.encode_parts(example("attn", 1))
-    limit = max(map(len, parts.trees)) + 700
-    verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, limit))
-    assert verdict.accepted, verdict.reason
-    assert len(verdict.transactions) >= len([t for t in parts.trees if len(t) > 700])
-    assert all(t.calldata_felts <= limit for t in verdict.transactions)
+    assert len(verdict.transactions) > 1
 
 
 def _bound(binding):
