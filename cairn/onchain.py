@@ -116,15 +116,19 @@ def deploy(
         str | None, typer.Option(help="model registry owner (default: the deploying account)")
     ] = None,
 ) -> None:
-    """Build CairnVerifier, declare it (if new) and deploy it; records the address."""
+    """Build the four classes, declare them (if new) and deploy CairnVerifier; records the
+    address."""
     owner_address = parse_felt("--owner", owner, nonzero=True) if owner else None
     with errors_as_exit():
         t = _target(rpc, account, private_key)
         out.print("building the contract (cached after the first build)…")
         art = build(default_toolchain())
+        helpers = ", ".join(
+            f"{c.sierra_length} ({arg.removesuffix('_class')})" for arg, c in art.helpers().items()
+        )
         out.print(
-            f"Sierra programs: {art.sierra_length} and {art.walk.sierra_length} (walk verifier) "
-            "felts (limit 81,920 each)"
+            f"Sierra programs: {art.sierra_length} (CairnVerifier), {helpers} felts "
+            "(limit 81,920 each)"
         )
         dep = asyncio.run(_deploy(t, art, owner_address))
     deployments.record(t.rpc, dep)
