@@ -48,11 +48,7 @@ pub fn read_pcs(calldata: Span<felt252>, params: @PcsParams, whole: bool) -> Pcs
     take_exact(ref data, KIND_PCS, 'calldata.kind');
     let (params, statement) = read_statement(ref data, params);
     let io = calldata.slice(2, calldata.len() - data.len() - 2);
-    let mut poly_vars = array![];
-    for poly in statement {
-        poly_vars.append(*poly.n_vars);
-    }
-    let layout = BatchLayoutTrait::new(poly_vars.span(), params.log_arity);
+    let layout = BatchLayoutTrait::of_statement(statement, params.log_arity);
     let aligned = aligned_point(statement).is_some();
     let front = read_front(ref data, params.hash, @layout, aligned, statement.len());
     let groups = read_groups(ref data, @params, @layout, 0, 0, whole);

@@ -140,9 +140,9 @@ pub mod CairnVerifier {
     }
 
     /// After a transaction that did not finish a session: the hash of the state
-    /// `continue_session` takes back. The state grows with the statement (5 + Σ (13 + 4J + 2L + n)
-    /// felts over the openings, and one per query block when it stops inside a group) and an event holds at most
-    /// 300 data felts, so the caller rebuilds the state
+    /// `continue_session` takes back. The state grows with the statement (5 + Σ (13 + 4J + 2L +
+    /// n) felts over the openings, and one per query block when it stops inside a group) and an
+    /// event holds at most 300 data felts, so the caller rebuilds the state
     /// (Python: `cairn.deploy.sessions.session_state`) and the event carries its hash only.
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
     pub struct SessionState {

@@ -6,6 +6,7 @@
 //! the order) and a query drawn twice is checked once, with the same verdict.
 
 use super::params::{PcsParams, fold_groups, poly_log_leaf};
+use super::proof::PolyStatement;
 
 /// The folding structure of one batch: groups of levels, where each polynomial enters.
 /// Polynomial j (n_j variables) is added at level t_j = n − n_j, inside group (s, e] with
@@ -20,6 +21,15 @@ pub struct BatchLayout {
 
 #[generate_trait]
 pub impl BatchLayoutImpl of BatchLayoutTrait {
+    /// The layout of a statement's polynomials.
+    fn of_statement(statement: Span<PolyStatement>, log_arity: u32) -> BatchLayout {
+        let mut poly_vars = array![];
+        for poly in statement {
+            poly_vars.append(*poly.n_vars);
+        }
+        Self::new(poly_vars.span(), log_arity)
+    }
+
     fn new(poly_vars: Span<u32>, log_arity: u32) -> BatchLayout {
         let mut n = 0;
         for n_j in poly_vars {

@@ -162,11 +162,7 @@ pub fn check_statement(params: @PcsParams, statement: Span<PolyStatement>) {
 /// Python `_check_shape` for a front that does not come from the PCS calldata reader: the
 /// counts of rounds, merged values and layer roots, and the layer roots being digests.
 pub fn check_shape(params: @PcsParams, statement: Span<PolyStatement>, front: @OpeningFront) {
-    let mut poly_vars = array![];
-    for poly in statement {
-        poly_vars.append(*poly.n_vars);
-    }
-    let layout = BatchLayoutTrait::new(poly_vars.span(), *params.log_arity);
+    let layout = BatchLayoutTrait::of_statement(statement, *params.log_arity);
     let n = layout.n_vars;
     let aligned = aligned_point(statement).is_some();
     check_rounds(*front.merge, if aligned {

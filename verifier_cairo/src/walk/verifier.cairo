@@ -1,18 +1,19 @@
 //! Walk verifier (mirror of prover/walk/verifier.py `replay_layer`): the statement's checks,
 //! its transcript, the output claims, the layer's own verifier, every public tensor's claims
 //! merged and checked against the tensor, the committed tensors' claims gathered
-//! (prover/walk/claims.py). What is left is the PCS batch opening of those claims, on the same
-//! channel, which the main contract verifies (`contract.cairo`, Python `open_committed`). On
-//! chain a walk has no witness.
+//! (prover/walk/claims.py) and the witness claims. What is left are the openings: the PCS
+//! batch opening of the committed tensors' claims on the same channel, then the witness
+//! opening on a Blake2s fork of it, which the main contract verifies (`verify_openings` here,
+//! called from `contract.cairo`; Python `open_committed`, `verify_witness`).
 
 use crate::channels::fork::{fork, join};
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::layers::{Classes, LayerSet, layer_kind, layer_outputs};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::calldata::read_groups_before;
-use crate::pcs::params::{PcsParams, WITNESS_PARAMS, params_for};
+use crate::pcs::params::{WITNESS_PARAMS, params_for};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
-use crate::pcs::queries::{BatchLayout, BatchLayoutTrait};
+use crate::pcs::queries::BatchLayoutTrait;
 use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_checked_batch, verify_groups};
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
@@ -226,7 +227,7 @@ pub fn verify_openings(
     let committed = match committed {
         Some(o) => {
             let params = params_for(o.hash).unwrap();
-            let layout = layout_of(o.statement, @params);
+            let layout = BatchLayoutTrait::of_statement(o.statement, params.log_arity);
             let groups = read_groups_before(ref data, @params, @layout, 0, 0, whole);
             Some((o, params, groups))
         },
@@ -234,7 +235,7 @@ pub fn verify_openings(
     };
     let witness = match witness {
         Some(o) => {
-            let layout = layout_of(o.statement, @WITNESS_PARAMS);
+            let layout = BatchLayoutTrait::of_statement(o.statement, WITNESS_PARAMS.log_arity);
             Some((o, read_groups_before(ref data, @WITNESS_PARAMS, @layout, 0, 0, whole)))
         },
         None => None,
@@ -291,13 +292,4 @@ pub fn openings_complete(phases: @Array<QueryPhase>) -> bool {
         }
     }
     true
-}
-
-/// The fold layout of an opening's polynomials.
-fn layout_of(statement: Span<PolyStatement>, params: @PcsParams) -> BatchLayout {
-    let mut vars = array![];
-    for poly in statement {
-        vars.append(*poly.n_vars);
-    }
-    BatchLayoutTrait::new(vars.span(), *params.log_arity)
 }
