@@ -114,24 +114,17 @@ fn rejects_linear_0_3() {
     verify_walk_calldata(splice(linear_0(), 45, 46, array![0x169e408f1852581dcec18ffd1f126dd9]));
 }
 
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_4() {
-    verify_walk_calldata(splice(linear_0(), 46, 47, array![0x1b4b5c7db13c7030ec269db0780f0d7f]));
-}
-
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_5() {
+fn rejects_linear_0_4() {
     verify_walk_calldata(splice(linear_0(), 44, 48, array![2, 0x169e408ef852581dcec18ffd1f126dd9, 0x1b4b5c7d913c7030ec269db0780f0d7f]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_6() {
+fn rejects_linear_0_5() {
     verify_walk_calldata(splice(linear_0(), 44, 47, array![
         4,
         0x169e408ef852581dcec18ffd1f126dd9,
@@ -140,29 +133,10 @@ fn rejects_linear_0_6() {
     ]));
 }
 
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_7() {
-    verify_walk_calldata(splice(linear_0(), 48, 52, array![2, 0x1c9b55c3373d082a22095b87f9bf38c0, 0x1e77f643de929509e2061111c2df8929]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_8() {
-    verify_walk_calldata(splice(linear_0(), 48, 51, array![
-        4,
-        0x1c9b55c3373d082a22095b87f9bf38c0,
-        0x1e77f643de929509e2061111c2df8929,
-        0x1d00ecc0086ab8f133be143f3ea234a9,
-    ]));
-}
-
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_9() {
+fn rejects_linear_0_6() {
     verify_walk_calldata(splice(linear_0(), 43, 56, array![
         2,
         3,
@@ -179,7 +153,7 @@ fn rejects_linear_0_9() {
 /// proof layer.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_10() {
+fn rejects_linear_0_7() {
     verify_walk_calldata(splice(linear_0(), 43, 52, array![
         4,
         3,
@@ -200,238 +174,189 @@ fn rejects_linear_0_10() {
 /// proof layer.x[0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_11() {
+fn rejects_linear_0_8() {
     verify_walk_calldata(splice(linear_0(), 57, 58, array![0x128dc6fe5b542721c2ffd30cfc15dd16]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_12() {
+fn rejects_linear_0_9() {
     verify_walk_calldata(splice(linear_0(), 56, 58, array![0]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_13() {
+fn rejects_linear_0_10() {
     verify_walk_calldata(splice(linear_0(), 56, 57, array![2, 0x128dc6fe3b542721c2ffd30cfc15dd16]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_14() {
+fn rejects_linear_0_11() {
     verify_walk_calldata(splice(linear_0(), 59, 60, array![0x1c643fca92873422c05cce3bee2f00f2]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_15() {
+fn rejects_linear_0_12() {
     verify_walk_calldata(splice(linear_0(), 58, 60, array![0]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_16() {
+fn rejects_linear_0_13() {
     verify_walk_calldata(splice(linear_0(), 58, 59, array![2, 0x1c643fca72873422c05cce3bee2f00f2]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_linear_0_17() {
+fn rejects_linear_0_14() {
     verify_walk_calldata(splice(linear_0(), 62, 63, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_linear_0_18() {
+fn rejects_linear_0_15() {
     verify_walk_calldata(splice(linear_0(), 60, 63, array![0]));
 }
 
 /// proof weights.b=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_linear_0_19() {
+fn rejects_linear_0_16() {
     verify_walk_calldata(splice(linear_0(), 65, 66, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_linear_0_20() {
+fn rejects_linear_0_17() {
     verify_walk_calldata(splice(linear_0(), 63, 65, array![]));
 }
 
 /// proof weights.w=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_linear_0_21() {
+fn rejects_linear_0_18() {
     verify_walk_calldata(splice(linear_0(), 67, 68, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_linear_0_22() {
+fn rejects_linear_0_19() {
     verify_walk_calldata(splice(linear_0(), 63, 67, array![1, 98]));
 }
 
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_23() {
+fn rejects_linear_0_20() {
     verify_walk_calldata(splice(linear_0(), 13, 14, array![0x6c000003c0000003a000000420000002c000000780000070]));
 }
 
 /// statement outputs.y[3]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_24() {
+fn rejects_linear_0_21() {
     verify_walk_calldata(splice(linear_0(), 21, 22, array![0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9fffff446800008ae]));
 }
 
 /// statement weights.w[5]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_25() {
+fn rejects_linear_0_22() {
     verify_walk_calldata(splice(linear_0(), 33, 34, array![0xb20000008c00000017fffffc4ffffff9bfffffe2bfffffc97fffff83]));
 }
 
 /// statement weights.b[1]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_26() {
+fn rejects_linear_0_23() {
     verify_walk_calldata(splice(linear_0(), 27, 28, array![0x20000000000000000000000000000000000000000000000000000130000006a]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_27() {
+fn rejects_linear_0_24() {
     verify_walk_calldata(splice(linear_0(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_28() {
+fn rejects_linear_0_25() {
     verify_walk_calldata(splice(linear_0(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_29() {
+fn rejects_linear_0_26() {
     verify_walk_calldata(splice(linear_0(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_linear_0_30() {
+fn rejects_linear_0_27() {
     verify_walk_calldata(splice(linear_0(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_linear_0_31() {
+fn rejects_linear_0_28() {
     verify_walk_calldata(splice(linear_0(), 0, 1, array![4]));
 }
 
-/// felt 12 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_33() {
-    verify_walk_calldata(splice(linear_0(), 12, 13, array![3]));
-}
-
-/// felt 18 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_34() {
-    verify_walk_calldata(splice(linear_0(), 18, 19, array![4]));
-}
-
-/// felt 25 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_35() {
-    verify_walk_calldata(splice(linear_0(), 25, 26, array![3]));
-}
-
-/// felt 31 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_36() {
-    verify_walk_calldata(splice(linear_0(), 31, 32, array![3]));
-}
-
-/// felt 37 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_37() {
-    verify_walk_calldata(splice(linear_0(), 37, 38, array![2]));
-}
-
-/// felt 43 + 1
+/// felt 41 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_38() {
-    verify_walk_calldata(splice(linear_0(), 43, 44, array![4]));
+fn rejects_linear_0_31() {
+    verify_walk_calldata(splice(linear_0(), 41, 42, array![2]));
 }
 
-/// felt 50 + 1
+/// felt 55 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_39() {
-    verify_walk_calldata(splice(linear_0(), 50, 51, array![0x1e77f643de929509e2061111c2df892a]));
-}
-
-/// felt 56 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_40() {
-    verify_walk_calldata(splice(linear_0(), 56, 57, array![2]));
-}
-
-/// felt 62 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_41() {
-    verify_walk_calldata(splice(linear_0(), 62, 63, array![2]));
+fn rejects_linear_0_32() {
+    verify_walk_calldata(splice(linear_0(), 55, 56, array![0x161f360c6ae32f384becbd18ae636d19]));
 }
 
 /// felt 69 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_42() {
+fn rejects_linear_0_33() {
     verify_walk_calldata(splice(linear_0(), 69, 70, array![2]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_linear_0_43() {
+fn rejects_linear_0_34() {
     verify_walk_calldata(splice(linear_0(), 40, 41, array![1]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_linear_0_44() {
+fn rejects_linear_0_35() {
     verify_walk_calldata(splice(linear_0(), 40, 41, array![5]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_linear_0_45() {
+fn rejects_linear_0_36() {
     verify_walk_calldata(splice(linear_0(), 36, 37, array![
         1,
         122,
@@ -666,24 +591,17 @@ fn rejects_linear_0_committed_3() {
     verify_walk_calldata(splice(linear_0_committed(), 48, 49, array![0x1cf66873e070eb10a41f01ca6efa2ec8]));
 }
 
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_4() {
-    verify_walk_calldata(splice(linear_0_committed(), 49, 50, array![0x19970e866d657edd2f50a19af3812118]));
-}
-
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_committed_5() {
+fn rejects_linear_0_committed_4() {
     verify_walk_calldata(splice(linear_0_committed(), 47, 51, array![2, 0x1cf66873c070eb10a41f01ca6efa2ec8, 0x19970e864d657edd2f50a19af3812118]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_committed_6() {
+fn rejects_linear_0_committed_5() {
     verify_walk_calldata(splice(linear_0_committed(), 47, 50, array![
         4,
         0x1cf66873c070eb10a41f01ca6efa2ec8,
@@ -692,29 +610,10 @@ fn rejects_linear_0_committed_6() {
     ]));
 }
 
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_committed_7() {
-    verify_walk_calldata(splice(linear_0_committed(), 51, 55, array![2, 0x1a87d4c072b00c189fedc43cc75d165a, 0x1a70ceffa2c313f3de7f522240845cf5]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_committed_8() {
-    verify_walk_calldata(splice(linear_0_committed(), 51, 54, array![
-        4,
-        0x1a87d4c072b00c189fedc43cc75d165a,
-        0x1a70ceffa2c313f3de7f522240845cf5,
-        0x182ea5ecf538e067a6fcab067b6d6af6,
-    ]));
-}
-
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_committed_9() {
+fn rejects_linear_0_committed_6() {
     verify_walk_calldata(splice(linear_0_committed(), 46, 59, array![
         2,
         3,
@@ -731,7 +630,7 @@ fn rejects_linear_0_committed_9() {
 /// proof layer.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_committed_10() {
+fn rejects_linear_0_committed_7() {
     verify_walk_calldata(splice(linear_0_committed(), 46, 55, array![
         4,
         3,
@@ -752,105 +651,84 @@ fn rejects_linear_0_committed_10() {
 /// proof layer.x[0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_11() {
+fn rejects_linear_0_committed_8() {
     verify_walk_calldata(splice(linear_0_committed(), 60, 61, array![0x11f3a5ec065914ebcac11b9dcd1baa90]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_12() {
+fn rejects_linear_0_committed_9() {
     verify_walk_calldata(splice(linear_0_committed(), 59, 61, array![0]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_13() {
+fn rejects_linear_0_committed_10() {
     verify_walk_calldata(splice(linear_0_committed(), 59, 60, array![2, 0x11f3a5ebe65914ebcac11b9dcd1baa90]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_14() {
+fn rejects_linear_0_committed_11() {
     verify_walk_calldata(splice(linear_0_committed(), 62, 63, array![0x196bd1c27b5166787e7670e668e0ae5a]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_15() {
+fn rejects_linear_0_committed_12() {
     verify_walk_calldata(splice(linear_0_committed(), 61, 63, array![0]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_16() {
+fn rejects_linear_0_committed_13() {
     verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![2, 0x196bd1c25b5166787e7670e668e0ae5a]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_linear_0_committed_17() {
+fn rejects_linear_0_committed_14() {
     verify_walk_calldata(splice(linear_0_committed(), 65, 66, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_linear_0_committed_18() {
+fn rejects_linear_0_committed_15() {
     verify_walk_calldata(splice(linear_0_committed(), 63, 66, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_committed_19() {
+fn rejects_linear_0_committed_16() {
     verify_walk_calldata(splice(linear_0_committed(), 72, 73, array![0x1dff03fc135fc6b0e2aa311e5e0d6870]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_committed_20() {
-    verify_walk_calldata(splice(linear_0_committed(), 73, 74, array![0x14ddc9483a9c07124e1373f916add8ef]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_committed_21() {
+fn rejects_linear_0_committed_17() {
     verify_walk_calldata(splice(linear_0_committed(), 71, 74, array![1, 0x1dff03fbf35fc6b0e2aa311e5e0d6870]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_committed_22() {
+fn rejects_linear_0_committed_18() {
     verify_walk_calldata(splice(linear_0_committed(), 71, 73, array![3, 0x1dff03fbf35fc6b0e2aa311e5e0d6870, 0x14ddc9481a9c07124e1373f916add8ef]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_committed_23() {
-    verify_walk_calldata(splice(linear_0_committed(), 74, 77, array![1, 0x1c7199840457891b09693e49b6a38867]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_committed_24() {
-    verify_walk_calldata(splice(linear_0_committed(), 74, 76, array![3, 0x1c7199840457891b09693e49b6a38867, 0x1e985ffac192345727f7864a5f072eac]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_linear_0_committed_25() {
+fn rejects_linear_0_committed_19() {
     verify_walk_calldata(splice(linear_0_committed(), 70, 83, array![
         3,
         2,
@@ -868,7 +746,7 @@ fn rejects_linear_0_committed_25() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_linear_0_committed_26() {
+fn rejects_linear_0_committed_20() {
     verify_walk_calldata(splice(linear_0_committed(), 70, 80, array![
         5,
         2,
@@ -889,63 +767,42 @@ fn rejects_linear_0_committed_26() {
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_committed_27() {
+fn rejects_linear_0_committed_21() {
     verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x14976fcab18446e841d67a0dc6ecdb74]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_linear_0_committed_28() {
+fn rejects_linear_0_committed_22() {
     verify_walk_calldata(splice(linear_0_committed(), 85, 86, array![125924]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_committed_29() {
+fn rejects_linear_0_committed_23() {
     verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_committed_30() {
-    verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x200000000000000000000000000000000000000000000002bae3883a8a38f45]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_committed_31() {
+fn rejects_linear_0_committed_24() {
     verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_committed_32() {
+fn rejects_linear_0_committed_25() {
     verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_committed_33() {
-    verify_walk_calldata(splice(linear_0_committed(), 89, 90, array![0x10000000000000000000000000000000000000000000000000000005814bfea]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_committed_34() {
-    verify_walk_calldata(splice(linear_0_committed(), 89, 90, array![0x30000000000000000000000000000000000000016052ffa93f5a030a7eb4061]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_committed_35() {
+fn rejects_linear_0_committed_26() {
     verify_walk_calldata(splice(linear_0_committed(), 87, 92, array![
         3,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
@@ -957,7 +814,7 @@ fn rejects_linear_0_committed_35() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_committed_36() {
+fn rejects_linear_0_committed_27() {
     verify_walk_calldata(splice(linear_0_committed(), 87, 91, array![
         5,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
@@ -967,182 +824,108 @@ fn rejects_linear_0_committed_36() {
     ]));
 }
 
-/// proof opening.poly_openings[1].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_committed_37() {
-    verify_walk_calldata(splice(linear_0_committed(), 93, 102, array![
-        3,
-        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
-        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
-        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
-        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
-        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
-        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_committed_38() {
-    verify_walk_calldata(splice(linear_0_committed(), 93, 100, array![
-        5,
-        0xe646f829a4abba7771ad02d09a442317eaf18af261c7735d123a15d1cb1992,
-        0x224db43140574c19d3b712bc69abe0092933ea6ce55a99919fb702149cbb39,
-        0xbd4e569fa4a2912d15ee6a9a41e61b3338d955a81d35a3c5121adb17d62c95,
-        0x22b2ac73fb85269fd63d066955cdf36456f1622ee8c4cbbc39e60c9df07927,
-        0xdd41fd62f4972fe341a49db79cd3b745fd493a3a9a6a7f7e208650e97fcfc,
-        0x8aefbe35cdeaf3cf57355a35640d1afd8f44a7fba6cfa7116abd2dc71d37b2,
-        0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470793,
-        0x80f00d9634893567872312acc8e35471c38530a6b6f47651d142af69d4945d,
-    ]));
-}
-
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_39() {
+fn rejects_linear_0_committed_28() {
     verify_walk_calldata(splice(linear_0_committed(), 13, 14, array![0x6c000003c0000003a000000420000002c000000780000070]));
 }
 
 /// statement outputs.y[3]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_40() {
+fn rejects_linear_0_committed_29() {
     verify_walk_calldata(splice(linear_0_committed(), 21, 22, array![0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9fffff446800008ae]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_41() {
+fn rejects_linear_0_committed_30() {
     verify_walk_calldata(splice(linear_0_committed(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_42() {
+fn rejects_linear_0_committed_31() {
     verify_walk_calldata(splice(linear_0_committed(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_43() {
+fn rejects_linear_0_committed_32() {
     verify_walk_calldata(splice(linear_0_committed(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_linear_0_committed_44() {
+fn rejects_linear_0_committed_33() {
     verify_walk_calldata(splice(linear_0_committed(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_linear_0_committed_45() {
+fn rejects_linear_0_committed_34() {
     verify_walk_calldata(splice(linear_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 9 + 1
+/// felt 20 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_committed_46() {
-    verify_walk_calldata(splice(linear_0_committed(), 9, 10, array![3]));
+fn rejects_linear_0_committed_35() {
+    verify_walk_calldata(splice(linear_0_committed(), 20, 21, array![2]));
 }
 
-/// felt 18 + 1
+/// felt 40 + 1
 #[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_committed_47() {
-    verify_walk_calldata(splice(linear_0_committed(), 18, 19, array![4]));
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_committed_36() {
+    verify_walk_calldata(splice(linear_0_committed(), 40, 41, array![2]));
 }
 
-/// felt 27 + 1
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_48() {
-    verify_walk_calldata(splice(linear_0_committed(), 27, 28, array![0x88035acb7f059e2954cfc8faac85e7a3]));
-}
-
-/// felt 37 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_49() {
-    verify_walk_calldata(splice(linear_0_committed(), 37, 38, array![5]));
-}
-
-/// felt 46 + 1
+/// felt 61 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_committed_50() {
-    verify_walk_calldata(splice(linear_0_committed(), 46, 47, array![4]));
+fn rejects_linear_0_committed_37() {
+    verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![2]));
 }
 
-/// felt 55 + 1
+/// felt 81 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_committed_51() {
-    verify_walk_calldata(splice(linear_0_committed(), 55, 56, array![4]));
-}
-
-/// felt 64 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_linear_0_committed_52() {
-    verify_walk_calldata(splice(linear_0_committed(), 64, 65, array![121]));
-}
-
-/// felt 74 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_committed_53() {
-    verify_walk_calldata(splice(linear_0_committed(), 74, 75, array![3]));
-}
-
-/// felt 83 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_committed_54() {
-    verify_walk_calldata(splice(linear_0_committed(), 83, 84, array![1]));
-}
-
-/// felt 92 + 1
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_committed_55() {
-    verify_walk_calldata(splice(linear_0_committed(), 92, 93, array![1]));
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_linear_0_committed_38() {
+    verify_walk_calldata(splice(linear_0_committed(), 81, 82, array![0x1fc1ecb71a69a8d31c884bceca8c6b2a]));
 }
 
 /// felt 102 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_committed_56() {
+fn rejects_linear_0_committed_39() {
     verify_walk_calldata(splice(linear_0_committed(), 102, 103, array![1]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_linear_0_committed_57() {
+fn rejects_linear_0_committed_40() {
     verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![1]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_linear_0_committed_58() {
+fn rejects_linear_0_committed_41() {
     verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![5]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_linear_0_committed_59() {
+fn rejects_linear_0_committed_42() {
     verify_walk_calldata(splice(linear_0_committed(), 39, 40, array![
         1,
         122,
@@ -1466,157 +1249,122 @@ fn rejects_linear_0_io_2() {
     verify_walk_calldata(splice(linear_0_io(), 0, 1, array![4]));
 }
 
-/// felt 14 + 1
+/// felt 31 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_io_3() {
-    verify_walk_calldata(splice(linear_0_io(), 14, 15, array![0x88035acb7f059e2954cfc8faac85e7a3]));
+    verify_walk_calldata(splice(linear_0_io(), 31, 32, array![0x2a60d7c049adc43cd17826ae6168455]));
 }
 
-/// felt 28 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_4() {
-    verify_walk_calldata(splice(linear_0_io(), 28, 29, array![4]));
-}
-
-/// felt 43 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_io_5() {
-    verify_walk_calldata(splice(linear_0_io(), 43, 44, array![2]));
-}
-
-/// felt 57 + 1
+/// felt 63 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_6() {
-    verify_walk_calldata(splice(linear_0_io(), 57, 58, array![0x1ab3e2d1cd25158cb08d013025e4caca]));
+fn rejects_linear_0_io_4() {
+    verify_walk_calldata(splice(linear_0_io(), 63, 64, array![0x178f6dfbc35d9496ada4ea2974d1c30f]));
 }
 
-/// felt 72 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_io_7() {
-    verify_walk_calldata(splice(linear_0_io(), 72, 73, array![3]));
-}
-
-/// felt 86 + 1
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_linear_0_io_8() {
-    verify_walk_calldata(splice(linear_0_io(), 86, 87, array![0x128c1684a3975ecfa29e7f4075e21a08]));
-}
-
-/// felt 101 + 1
+/// felt 95 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_io_9() {
-    verify_walk_calldata(splice(linear_0_io(), 101, 102, array![0x1174a1e19264d659904ffd04324bffff]));
+fn rejects_linear_0_io_5() {
+    verify_walk_calldata(splice(linear_0_io(), 95, 96, array![0x1f84d9ca8d269f9261c0d0cca16c01a5]));
 }
 
-/// felt 115 + 1
+/// felt 127 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_io_10() {
-    verify_walk_calldata(splice(linear_0_io(), 115, 116, array![0x200000000000000000000000000000000000000000000002bae3883a8a38f45]));
-}
-
-/// felt 130 + 1
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_io_11() {
-    verify_walk_calldata(splice(linear_0_io(), 130, 131, array![9]));
-}
-
-/// felt 144 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_io_12() {
-    verify_walk_calldata(splice(linear_0_io(), 144, 145, array![0x6045cf6e38461c841366d5b6710092d407cb6f0c8d0cb07f984f6c4a520a2e]));
+fn rejects_linear_0_io_6() {
+    verify_walk_calldata(splice(linear_0_io(), 127, 128, array![0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470794]));
 }
 
 /// felt 159 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_io_13() {
+fn rejects_linear_0_io_7() {
     verify_walk_calldata(splice(linear_0_io(), 159, 160, array![1]));
+}
+
+/// felt 43 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_linear_0_io_8() {
+    verify_walk_calldata(splice(linear_0_io(), 43, 44, array![2]));
 }
 
 /// felt 42 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_io_15() {
+fn rejects_linear_0_io_9() {
     verify_walk_calldata(splice(linear_0_io(), 42, 43, array![1]));
 }
 
 /// felt 41 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_linear_0_io_16() {
+fn rejects_linear_0_io_10() {
     verify_walk_calldata(splice(linear_0_io(), 41, 42, array![0x706f736569646f6f]));
 }
 
 /// felt 40 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_17() {
+fn rejects_linear_0_io_11() {
     verify_walk_calldata(splice(linear_0_io(), 40, 41, array![4]));
 }
 
 /// felt 39 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_18() {
+fn rejects_linear_0_io_12() {
     verify_walk_calldata(splice(linear_0_io(), 39, 40, array![0x2cc2570440f0c70ddb23a33b7ba95be]));
 }
 
 /// felt 38 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_io_19() {
+fn rejects_linear_0_io_13() {
     verify_walk_calldata(splice(linear_0_io(), 38, 39, array![0x49b32af11a89df62397e1c39af0e5d71]));
 }
 
 /// felt 37 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_20() {
+fn rejects_linear_0_io_14() {
     verify_walk_calldata(splice(linear_0_io(), 37, 38, array![3]));
 }
 
 /// felt 36 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_21() {
+fn rejects_linear_0_io_15() {
     verify_walk_calldata(splice(linear_0_io(), 36, 37, array![4]));
 }
 
 /// felt 35 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_io_22() {
+fn rejects_linear_0_io_16() {
     verify_walk_calldata(splice(linear_0_io(), 35, 36, array![3]));
 }
 
 /// felt 34 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_23() {
+fn rejects_linear_0_io_17() {
     verify_walk_calldata(splice(linear_0_io(), 34, 35, array![122]));
 }
 
 /// felt 33 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_linear_0_io_24() {
+fn rejects_linear_0_io_18() {
     verify_walk_calldata(splice(linear_0_io(), 33, 34, array![0x706f736569646f6f]));
 }
 
 /// felt 32 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_25() {
+fn rejects_linear_0_io_19() {
     verify_walk_calldata(splice(linear_0_io(), 32, 33, array![6]));
 }
 
@@ -1775,24 +1523,17 @@ fn rejects_qkv_0_0() {
     verify_walk_calldata(splice(qkv_0(), 78, 79, array![0x1bd7e16b91997934ff4a0121e699c299]));
 }
 
-/// proof layer.bias[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_1() {
-    verify_walk_calldata(splice(qkv_0(), 79, 80, array![0x177f473f302bb449c0fbc30ca77cf55a]));
-}
-
 /// proof layer.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_2() {
+fn rejects_qkv_0_1() {
     verify_walk_calldata(splice(qkv_0(), 77, 81, array![2, 0x1bd7e16b71997934ff4a0121e699c299, 0x177f473f102bb449c0fbc30ca77cf55a]));
 }
 
 /// proof layer.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_3() {
+fn rejects_qkv_0_2() {
     verify_walk_calldata(splice(qkv_0(), 77, 80, array![
         4,
         0x1bd7e16b71997934ff4a0121e699c299,
@@ -1804,28 +1545,21 @@ fn rejects_qkv_0_3() {
 /// proof layer.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_4() {
+fn rejects_qkv_0_3() {
     verify_walk_calldata(splice(qkv_0(), 83, 84, array![0x1922a34c516ad2249138530f80ceca9d]));
-}
-
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_5() {
-    verify_walk_calldata(splice(qkv_0(), 84, 85, array![0x1eab3939a11b5fdd8cee451b70683151]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_6() {
+fn rejects_qkv_0_4() {
     verify_walk_calldata(splice(qkv_0(), 82, 86, array![2, 0x1922a34c316ad2249138530f80ceca9d, 0x1eab3939811b5fdd8cee451b70683151]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_7() {
+fn rejects_qkv_0_5() {
     verify_walk_calldata(splice(qkv_0(), 82, 85, array![
         4,
         0x1922a34c316ad2249138530f80ceca9d,
@@ -1834,29 +1568,10 @@ fn rejects_qkv_0_7() {
     ]));
 }
 
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_8() {
-    verify_walk_calldata(splice(qkv_0(), 86, 90, array![2, 0x1130d0b06d2e4120134a965a91557897, 0x18f2c47d9ece16de6938c5767da5e30d]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_9() {
-    verify_walk_calldata(splice(qkv_0(), 86, 89, array![
-        4,
-        0x1130d0b06d2e4120134a965a91557897,
-        0x18f2c47d9ece16de6938c5767da5e30d,
-        0x1f548ef1f78b889f1101cc603a10a73c,
-    ]));
-}
-
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_10() {
+fn rejects_qkv_0_6() {
     verify_walk_calldata(splice(qkv_0(), 81, 94, array![
         2,
         3,
@@ -1873,7 +1588,7 @@ fn rejects_qkv_0_10() {
 /// proof layer.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_11() {
+fn rejects_qkv_0_7() {
     verify_walk_calldata(splice(qkv_0(), 81, 90, array![
         4,
         3,
@@ -1894,28 +1609,21 @@ fn rejects_qkv_0_11() {
 /// proof layer.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_12() {
+fn rejects_qkv_0_8() {
     verify_walk_calldata(splice(qkv_0(), 95, 96, array![0x1bdf8bb204ac4ada3e73300c33bf647a]));
-}
-
-/// proof layer.x[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_13() {
-    verify_walk_calldata(splice(qkv_0(), 96, 97, array![0x11b591545c0fb6c492d1c215b161a4c5]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_14() {
+fn rejects_qkv_0_9() {
     verify_walk_calldata(splice(qkv_0(), 94, 98, array![2, 0x1bdf8bb1e4ac4ada3e73300c33bf647a, 0x11b591543c0fb6c492d1c215b161a4c5]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_15() {
+fn rejects_qkv_0_10() {
     verify_walk_calldata(splice(qkv_0(), 94, 97, array![
         4,
         0x1bdf8bb1e4ac4ada3e73300c33bf647a,
@@ -1927,28 +1635,21 @@ fn rejects_qkv_0_15() {
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_16() {
+fn rejects_qkv_0_11() {
     verify_walk_calldata(splice(qkv_0(), 99, 100, array![0x1aa1fb29532b5892daba568e4d43504a]));
-}
-
-/// proof layer.w[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_17() {
-    verify_walk_calldata(splice(qkv_0(), 100, 101, array![0x1b487d16f0c92b2385c79f8235719370]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_18() {
+fn rejects_qkv_0_12() {
     verify_walk_calldata(splice(qkv_0(), 98, 102, array![2, 0x1aa1fb29332b5892daba568e4d43504a, 0x1b487d16d0c92b2385c79f8235719370]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_19() {
+fn rejects_qkv_0_13() {
     verify_walk_calldata(splice(qkv_0(), 98, 101, array![
         4,
         0x1aa1fb29332b5892daba568e4d43504a,
@@ -1960,49 +1661,28 @@ fn rejects_qkv_0_19() {
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_20() {
+fn rejects_qkv_0_14() {
     verify_walk_calldata(splice(qkv_0(), 107, 108, array![0x1efed4736e94bc8de81d0469c4ad6b6e]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_21() {
-    verify_walk_calldata(splice(qkv_0(), 108, 109, array![0x13d4d1a41c3681ab19a52aca559b5a95]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_22() {
+fn rejects_qkv_0_15() {
     verify_walk_calldata(splice(qkv_0(), 106, 109, array![1, 0x1efed4734e94bc8de81d0469c4ad6b6e]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_23() {
+fn rejects_qkv_0_16() {
     verify_walk_calldata(splice(qkv_0(), 106, 108, array![3, 0x1efed4734e94bc8de81d0469c4ad6b6e, 0x13d4d1a3fc3681ab19a52aca559b5a95]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_24() {
-    verify_walk_calldata(splice(qkv_0(), 109, 112, array![1, 0x1b1a21c001be7f45081cf939758766d8]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_25() {
-    verify_walk_calldata(splice(qkv_0(), 109, 111, array![3, 0x1b1a21c001be7f45081cf939758766d8, 0x13acd97e2188984ae1b76900969e8194]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_26() {
+fn rejects_qkv_0_17() {
     verify_walk_calldata(splice(qkv_0(), 105, 121, array![
         4,
         2,
@@ -2023,7 +1703,7 @@ fn rejects_qkv_0_26() {
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_27() {
+fn rejects_qkv_0_18() {
     verify_walk_calldata(splice(qkv_0(), 105, 118, array![
         6,
         2,
@@ -2047,301 +1727,266 @@ fn rejects_qkv_0_27() {
 /// proof inputs.x.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_28() {
+fn rejects_qkv_0_19() {
     verify_walk_calldata(splice(qkv_0(), 121, 122, array![0x14f13ef0944b0cb3e55d7f42f1c6577f]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_29() {
+fn rejects_qkv_0_20() {
     verify_walk_calldata(splice(qkv_0(), 104, 122, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_0_30() {
+fn rejects_qkv_0_21() {
     verify_walk_calldata(splice(qkv_0(), 102, 122, array![0]));
 }
 
 /// proof weights.b_k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_31() {
+fn rejects_qkv_0_22() {
     verify_walk_calldata(splice(qkv_0(), 124, 125, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_32() {
+fn rejects_qkv_0_23() {
     verify_walk_calldata(splice(qkv_0(), 122, 125, array![5]));
 }
 
 /// proof weights.b_q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_33() {
+fn rejects_qkv_0_24() {
     verify_walk_calldata(splice(qkv_0(), 126, 127, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_34() {
+fn rejects_qkv_0_25() {
     verify_walk_calldata(splice(qkv_0(), 122, 126, array![5, 6446955]));
 }
 
 /// proof weights.b_v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_35() {
+fn rejects_qkv_0_26() {
     verify_walk_calldata(splice(qkv_0(), 128, 129, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_36() {
+fn rejects_qkv_0_27() {
     verify_walk_calldata(splice(qkv_0(), 122, 128, array![5, 6446955, 1, 6446961]));
 }
 
 /// proof weights.w_k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_37() {
+fn rejects_qkv_0_28() {
     verify_walk_calldata(splice(qkv_0(), 130, 131, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_38() {
+fn rejects_qkv_0_29() {
     verify_walk_calldata(splice(qkv_0(), 122, 130, array![5, 6446955, 1, 6446961, 1, 6446966]));
 }
 
 /// proof weights.w_q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_39() {
+fn rejects_qkv_0_30() {
     verify_walk_calldata(splice(qkv_0(), 132, 133, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_40() {
+fn rejects_qkv_0_31() {
     verify_walk_calldata(splice(qkv_0(), 122, 132, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211]));
 }
 
 /// proof weights.w_v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_41() {
+fn rejects_qkv_0_32() {
     verify_walk_calldata(splice(qkv_0(), 134, 135, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_42() {
+fn rejects_qkv_0_33() {
     verify_walk_calldata(splice(qkv_0(), 122, 134, array![5, 6446955, 1, 6446961, 1, 6446966, 1, 7823211, 1, 7823217]));
 }
 
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_43() {
+fn rejects_qkv_0_34() {
     verify_walk_calldata(splice(qkv_0(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.q[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_44() {
+fn rejects_qkv_0_35() {
     verify_walk_calldata(splice(qkv_0(), 27, 28, array![0x600000000000000000000ea2000008a9fffed177ffffbcb7fffecdc8000027c]));
 }
 
 /// statement outputs.k[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_45() {
+fn rejects_qkv_0_36() {
     verify_walk_calldata(splice(qkv_0(), 21, 22, array![0x60000000000000000000089c00003e9300004b07fffebbd3fffff597fffd853]));
 }
 
 /// statement outputs.v[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_46() {
+fn rejects_qkv_0_37() {
     verify_walk_calldata(splice(qkv_0(), 33, 34, array![0x60000000000000000000159400000fb70000497200010a57fffd904ffffa5b8]));
 }
 
 /// statement weights.w_q[5]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_47() {
+fn rejects_qkv_0_38() {
     verify_walk_calldata(splice(qkv_0(), 62, 63, array![0x740000008400000058000000f000000dfffffff1c00000280000002b]));
 }
 
 /// statement weights.w_k[5]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_48() {
+fn rejects_qkv_0_39() {
     verify_walk_calldata(splice(qkv_0(), 55, 56, array![0xb600000037fffffc3800000430000007400000167fffffd5ffffff95]));
 }
 
 /// statement weights.w_v[5]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_49() {
+fn rejects_qkv_0_40() {
     verify_walk_calldata(splice(qkv_0(), 69, 70, array![0x15fffffe4ffffffe5fffffffaffffffd7ffffff9ffffffc37fffff80]));
 }
 
 /// statement weights.b_q[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_50() {
+fn rejects_qkv_0_41() {
     verify_walk_calldata(splice(qkv_0(), 44, 45, array![0x200000000000000000000000000000000000000000000000000001580000007]));
 }
 
 /// statement weights.b_k[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_51() {
+fn rejects_qkv_0_42() {
     verify_walk_calldata(splice(qkv_0(), 39, 40, array![0x2000000000000000000000000000000000000000000000000000012ffffffc1]));
 }
 
 /// statement weights.b_v[1]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_52() {
+fn rejects_qkv_0_43() {
     verify_walk_calldata(splice(qkv_0(), 49, 50, array![0x200000000000000000000000000000000000000000000000000000e80000044]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_53() {
+fn rejects_qkv_0_44() {
     verify_walk_calldata(splice(qkv_0(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_54() {
+fn rejects_qkv_0_45() {
     verify_walk_calldata(splice(qkv_0(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_55() {
+fn rejects_qkv_0_46() {
     verify_walk_calldata(splice(qkv_0(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_0_56() {
+fn rejects_qkv_0_47() {
     verify_walk_calldata(splice(qkv_0(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_0_57() {
+fn rejects_qkv_0_48() {
     verify_walk_calldata(splice(qkv_0(), 0, 1, array![4]));
 }
 
-/// felt 12 + 1
+/// felt 27 + 1
+#[test]
+#[should_panic(expected: ('qkv.final_evaluation',))]
+fn rejects_qkv_0_49() {
+    verify_walk_calldata(splice(qkv_0(), 27, 28, array![0x600000000000000000000ea2000008a9fffed177ffffbcb3fffecdc8000027d]));
+}
+
+/// felt 54 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_58() {
-    verify_walk_calldata(splice(qkv_0(), 12, 13, array![3]));
+fn rejects_qkv_0_50() {
+    verify_walk_calldata(splice(qkv_0(), 54, 55, array![3]));
 }
 
-/// felt 24 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_59() {
-    verify_walk_calldata(splice(qkv_0(), 24, 25, array![4]));
-}
-
-/// felt 37 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_60() {
-    verify_walk_calldata(splice(qkv_0(), 37, 38, array![3]));
-}
-
-/// felt 61 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_62() {
-    verify_walk_calldata(splice(qkv_0(), 61, 62, array![3]));
-}
-
-/// felt 74 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_63() {
-    verify_walk_calldata(splice(qkv_0(), 74, 75, array![1]));
-}
-
-/// felt 86 + 1
+/// felt 81 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_64() {
-    verify_walk_calldata(splice(qkv_0(), 86, 87, array![4]));
+fn rejects_qkv_0_51() {
+    verify_walk_calldata(splice(qkv_0(), 81, 82, array![4]));
 }
 
-/// felt 98 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_65() {
-    verify_walk_calldata(splice(qkv_0(), 98, 99, array![4]));
-}
-
-/// felt 111 + 1
+/// felt 108 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_66() {
-    verify_walk_calldata(splice(qkv_0(), 111, 112, array![0x13acd97e2188984ae1b76900969e8195]));
-}
-
-/// felt 123 + 1
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_0_67() {
-    verify_walk_calldata(splice(qkv_0(), 123, 124, array![6446956]));
+fn rejects_qkv_0_52() {
+    verify_walk_calldata(splice(qkv_0(), 108, 109, array![0x13d4d1a3fc3681ab19a52aca559b5a96]));
 }
 
 /// felt 136 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_68() {
+fn rejects_qkv_0_53() {
     verify_walk_calldata(splice(qkv_0(), 136, 137, array![2]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_qkv_0_69() {
+fn rejects_qkv_0_54() {
     verify_walk_calldata(splice(qkv_0(), 76, 77, array![0]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_qkv_0_70() {
+fn rejects_qkv_0_55() {
     verify_walk_calldata(splice(qkv_0(), 76, 77, array![5]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_qkv_0_71() {
+fn rejects_qkv_0_56() {
     verify_walk_calldata(splice(qkv_0(), 72, 73, array![
         1,
         122,
@@ -2782,24 +2427,17 @@ fn rejects_qkv_0_committed_0() {
     verify_walk_calldata(splice(qkv_0_committed(), 87, 88, array![0x182955c7066aa24b55d224bf54568d8f]));
 }
 
-/// proof layer.bias[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_1() {
-    verify_walk_calldata(splice(qkv_0_committed(), 88, 89, array![0x19259b887b55aa6e40a1cdce638b9c97]));
-}
-
 /// proof layer.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_2() {
+fn rejects_qkv_0_committed_1() {
     verify_walk_calldata(splice(qkv_0_committed(), 86, 90, array![2, 0x182955c6e66aa24b55d224bf54568d8f, 0x19259b885b55aa6e40a1cdce638b9c97]));
 }
 
 /// proof layer.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_3() {
+fn rejects_qkv_0_committed_2() {
     verify_walk_calldata(splice(qkv_0_committed(), 86, 89, array![
         4,
         0x182955c6e66aa24b55d224bf54568d8f,
@@ -2811,28 +2449,21 @@ fn rejects_qkv_0_committed_3() {
 /// proof layer.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_4() {
+fn rejects_qkv_0_committed_3() {
     verify_walk_calldata(splice(qkv_0_committed(), 92, 93, array![0x1a107bb1945353ef093b20a72ca82516]));
-}
-
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_5() {
-    verify_walk_calldata(splice(qkv_0_committed(), 93, 94, array![0x12a2eaa49ad237f423aa4f2a1ce29f94]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_6() {
+fn rejects_qkv_0_committed_4() {
     verify_walk_calldata(splice(qkv_0_committed(), 91, 95, array![2, 0x1a107bb1745353ef093b20a72ca82516, 0x12a2eaa47ad237f423aa4f2a1ce29f94]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_7() {
+fn rejects_qkv_0_committed_5() {
     verify_walk_calldata(splice(qkv_0_committed(), 91, 94, array![
         4,
         0x1a107bb1745353ef093b20a72ca82516,
@@ -2841,29 +2472,10 @@ fn rejects_qkv_0_committed_7() {
     ]));
 }
 
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_8() {
-    verify_walk_calldata(splice(qkv_0_committed(), 95, 99, array![2, 0x16f48616e257ab50cc9a8f2f772178dd, 0x19961f6aa6fd82cfc9d8b79a5e01fda8]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_9() {
-    verify_walk_calldata(splice(qkv_0_committed(), 95, 98, array![
-        4,
-        0x16f48616e257ab50cc9a8f2f772178dd,
-        0x19961f6aa6fd82cfc9d8b79a5e01fda8,
-        0x1594d4524f5b63777c67acd5322ba50c,
-    ]));
-}
-
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_committed_10() {
+fn rejects_qkv_0_committed_6() {
     verify_walk_calldata(splice(qkv_0_committed(), 90, 103, array![
         2,
         3,
@@ -2880,7 +2492,7 @@ fn rejects_qkv_0_committed_10() {
 /// proof layer.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_committed_11() {
+fn rejects_qkv_0_committed_7() {
     verify_walk_calldata(splice(qkv_0_committed(), 90, 99, array![
         4,
         3,
@@ -2901,28 +2513,21 @@ fn rejects_qkv_0_committed_11() {
 /// proof layer.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_12() {
+fn rejects_qkv_0_committed_8() {
     verify_walk_calldata(splice(qkv_0_committed(), 104, 105, array![0x1e492c8cb1d7abcf51310bec0dfb7b67]));
-}
-
-/// proof layer.x[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_13() {
-    verify_walk_calldata(splice(qkv_0_committed(), 105, 106, array![0x13d12a869345b81c7d1fa1a7aeffe01e]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_14() {
+fn rejects_qkv_0_committed_9() {
     verify_walk_calldata(splice(qkv_0_committed(), 103, 107, array![2, 0x1e492c8c91d7abcf51310bec0dfb7b67, 0x13d12a867345b81c7d1fa1a7aeffe01e]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_15() {
+fn rejects_qkv_0_committed_10() {
     verify_walk_calldata(splice(qkv_0_committed(), 103, 106, array![
         4,
         0x1e492c8c91d7abcf51310bec0dfb7b67,
@@ -2934,28 +2539,21 @@ fn rejects_qkv_0_committed_15() {
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_16() {
+fn rejects_qkv_0_committed_11() {
     verify_walk_calldata(splice(qkv_0_committed(), 108, 109, array![0x1770af673a35864c4969210f3eb776f5]));
-}
-
-/// proof layer.w[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_17() {
-    verify_walk_calldata(splice(qkv_0_committed(), 109, 110, array![0x197f5ebd6fc6311da4ea6844963e0321]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_18() {
+fn rejects_qkv_0_committed_12() {
     verify_walk_calldata(splice(qkv_0_committed(), 107, 111, array![2, 0x1770af671a35864c4969210f3eb776f5, 0x197f5ebd4fc6311da4ea6844963e0321]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_19() {
+fn rejects_qkv_0_committed_13() {
     verify_walk_calldata(splice(qkv_0_committed(), 107, 110, array![
         4,
         0x1770af671a35864c4969210f3eb776f5,
@@ -2967,49 +2565,28 @@ fn rejects_qkv_0_committed_19() {
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_committed_20() {
+fn rejects_qkv_0_committed_14() {
     verify_walk_calldata(splice(qkv_0_committed(), 116, 117, array![0x1f69c4b356318783374579482c72853a]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_committed_21() {
-    verify_walk_calldata(splice(qkv_0_committed(), 117, 118, array![0x1cc09c908a480697bebf00dbacb71953]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_22() {
+fn rejects_qkv_0_committed_15() {
     verify_walk_calldata(splice(qkv_0_committed(), 115, 118, array![1, 0x1f69c4b336318783374579482c72853a]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_23() {
+fn rejects_qkv_0_committed_16() {
     verify_walk_calldata(splice(qkv_0_committed(), 115, 117, array![3, 0x1f69c4b336318783374579482c72853a, 0x1cc09c906a480697bebf00dbacb71953]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_24() {
-    verify_walk_calldata(splice(qkv_0_committed(), 118, 121, array![1, 0x1df945c256e5314d787140a2cf505b51]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_25() {
-    verify_walk_calldata(splice(qkv_0_committed(), 118, 120, array![3, 0x1df945c256e5314d787140a2cf505b51, 0x1129b748170e44d55282eaa84f96b54b]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_committed_26() {
+fn rejects_qkv_0_committed_17() {
     verify_walk_calldata(splice(qkv_0_committed(), 114, 130, array![
         4,
         2,
@@ -3030,7 +2607,7 @@ fn rejects_qkv_0_committed_26() {
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_committed_27() {
+fn rejects_qkv_0_committed_18() {
     verify_walk_calldata(splice(qkv_0_committed(), 114, 127, array![
         6,
         2,
@@ -3054,70 +2631,49 @@ fn rejects_qkv_0_committed_27() {
 /// proof inputs.x.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_committed_28() {
+fn rejects_qkv_0_committed_19() {
     verify_walk_calldata(splice(qkv_0_committed(), 130, 131, array![0x1f5b3a4d0e8b54e61b62f772677897b8]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_committed_29() {
+fn rejects_qkv_0_committed_20() {
     verify_walk_calldata(splice(qkv_0_committed(), 113, 131, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_0_committed_30() {
+fn rejects_qkv_0_committed_21() {
     verify_walk_calldata(splice(qkv_0_committed(), 111, 131, array![0]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_committed_31() {
+fn rejects_qkv_0_committed_22() {
     verify_walk_calldata(splice(qkv_0_committed(), 135, 136, array![0x1c803267b033c5f337b2b4bd37c20dc0]));
-}
-
-/// proof opening.merge.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_committed_32() {
-    verify_walk_calldata(splice(qkv_0_committed(), 136, 137, array![0x1143b56f0ab5a3f531101f3d2d7e694a]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_33() {
+fn rejects_qkv_0_committed_23() {
     verify_walk_calldata(splice(qkv_0_committed(), 134, 137, array![1, 0x1c8032679033c5f337b2b4bd37c20dc0]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_34() {
+fn rejects_qkv_0_committed_24() {
     verify_walk_calldata(splice(qkv_0_committed(), 134, 136, array![3, 0x1c8032679033c5f337b2b4bd37c20dc0, 0x1143b56eeab5a3f531101f3d2d7e694a]));
-}
-
-/// proof opening.merge.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_35() {
-    verify_walk_calldata(splice(qkv_0_committed(), 137, 140, array![1, 0x1c6b0587166283543fcda2fdcc8fe601]));
-}
-
-/// proof opening.merge.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_36() {
-    verify_walk_calldata(splice(qkv_0_committed(), 137, 139, array![3, 0x1c6b0587166283543fcda2fdcc8fe601, 0x1d3fe70da31ccf2e8f53d948f13494a0]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_committed_37() {
+fn rejects_qkv_0_committed_25() {
     verify_walk_calldata(splice(qkv_0_committed(), 133, 146, array![
         3,
         2,
@@ -3135,7 +2691,7 @@ fn rejects_qkv_0_committed_37() {
 /// proof opening.merge.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_committed_38() {
+fn rejects_qkv_0_committed_26() {
     verify_walk_calldata(splice(qkv_0_committed(), 133, 143, array![
         5,
         2,
@@ -3156,21 +2712,14 @@ fn rejects_qkv_0_committed_38() {
 /// proof opening.merged_values[0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_committed_39() {
+fn rejects_qkv_0_committed_27() {
     verify_walk_calldata(splice(qkv_0_committed(), 147, 148, array![0x1c6d1e2d9f17f25615fa54222df4d09e]));
-}
-
-/// proof opening.merged_values[1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_committed_40() {
-    verify_walk_calldata(splice(qkv_0_committed(), 148, 149, array![0x18c1f942a8f1d1fc0303058784342e78]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_0_committed_41() {
+fn rejects_qkv_0_committed_28() {
     verify_walk_calldata(splice(qkv_0_committed(), 146, 153, array![
         5,
         0x1c6d1e2d7f17f25615fa54222df4d09e,
@@ -3184,7 +2733,7 @@ fn rejects_qkv_0_committed_41() {
 /// proof opening.merged_values+last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_0_committed_42() {
+fn rejects_qkv_0_committed_29() {
     verify_walk_calldata(splice(qkv_0_committed(), 146, 152, array![
         7,
         0x1c6d1e2d7f17f25615fa54222df4d09e,
@@ -3199,49 +2748,28 @@ fn rejects_qkv_0_committed_42() {
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_committed_43() {
+fn rejects_qkv_0_committed_30() {
     verify_walk_calldata(splice(qkv_0_committed(), 155, 156, array![0x1ca570d43b19b559ce0825856176391c]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_committed_44() {
-    verify_walk_calldata(splice(qkv_0_committed(), 156, 157, array![0x1940dc855dbd51850332f20d80f455f3]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_45() {
+fn rejects_qkv_0_committed_31() {
     verify_walk_calldata(splice(qkv_0_committed(), 154, 157, array![1, 0x1ca570d41b19b559ce0825856176391c]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_46() {
+fn rejects_qkv_0_committed_32() {
     verify_walk_calldata(splice(qkv_0_committed(), 154, 156, array![3, 0x1ca570d41b19b559ce0825856176391c, 0x1940dc853dbd51850332f20d80f455f3]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_47() {
-    verify_walk_calldata(splice(qkv_0_committed(), 157, 160, array![1, 0x1b1599690588f7a33bfe4ac6c524652d]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_48() {
-    verify_walk_calldata(splice(qkv_0_committed(), 157, 159, array![3, 0x1b1599690588f7a33bfe4ac6c524652d, 0x169491107d9a4f2fc0e693c5b115b692]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_committed_49() {
+fn rejects_qkv_0_committed_33() {
     verify_walk_calldata(splice(qkv_0_committed(), 153, 166, array![
         3,
         2,
@@ -3259,7 +2787,7 @@ fn rejects_qkv_0_committed_49() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_committed_50() {
+fn rejects_qkv_0_committed_34() {
     verify_walk_calldata(splice(qkv_0_committed(), 153, 163, array![
         5,
         2,
@@ -3280,63 +2808,42 @@ fn rejects_qkv_0_committed_50() {
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_committed_51() {
+fn rejects_qkv_0_committed_35() {
     verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x15f889ca5a9c30e65cf60bc3cd1a8970]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_qkv_0_committed_52() {
+fn rejects_qkv_0_committed_36() {
     verify_walk_calldata(splice(qkv_0_committed(), 168, 169, array![23025]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_committed_53() {
+fn rejects_qkv_0_committed_37() {
     verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_committed_54() {
-    verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x2000000000000000000000000000000000000000000000018fdde354e0443e0]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_committed_55() {
+fn rejects_qkv_0_committed_38() {
     verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_committed_56() {
+fn rejects_qkv_0_committed_39() {
     verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_committed_57() {
-    verify_walk_calldata(splice(qkv_0_committed(), 172, 173, array![0x10000000000000000000000000000000000000000000000000000004b26c048]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_committed_58() {
-    verify_walk_calldata(splice(qkv_0_committed(), 172, 173, array![0x30000000000000000000000000000000000000012c9b0121a6ca000b4d94001]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_committed_59() {
+fn rejects_qkv_0_committed_40() {
     verify_walk_calldata(splice(qkv_0_committed(), 170, 175, array![
         3,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
@@ -3348,7 +2855,7 @@ fn rejects_qkv_0_committed_59() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_committed_60() {
+fn rejects_qkv_0_committed_41() {
     verify_walk_calldata(splice(qkv_0_committed(), 170, 174, array![
         5,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
@@ -3358,189 +2865,122 @@ fn rejects_qkv_0_committed_60() {
     ]));
 }
 
-/// proof opening.poly_openings[1].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_committed_61() {
-    verify_walk_calldata(splice(qkv_0_committed(), 176, 181, array![
-        3,
-        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
-        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
-        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_committed_62() {
-    verify_walk_calldata(splice(qkv_0_committed(), 176, 180, array![
-        5,
-        0x2000000000000000000000000000000000000000000000012f4034f5a17f9b7,
-        0x200000000000000000000000000000000000000000000001df1f6ef441c1277,
-        0x200000000000000000000000000000000000000000000003d09b0fb05ec9e5f,
-        0x2000000000000000000000000000000000000000000000039d00b130c5fea2f,
-    ]));
-}
-
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_63() {
+fn rejects_qkv_0_committed_42() {
     verify_walk_calldata(splice(qkv_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.q[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_64() {
+fn rejects_qkv_0_committed_43() {
     verify_walk_calldata(splice(qkv_0_committed(), 27, 28, array![0x600000000000000000000ea2000008a9fffed177ffffbcb7fffecdc8000027c]));
 }
 
 /// statement outputs.k[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_65() {
+fn rejects_qkv_0_committed_44() {
     verify_walk_calldata(splice(qkv_0_committed(), 21, 22, array![0x60000000000000000000089c00003e9300004b07fffebbd3fffff597fffd853]));
 }
 
 /// statement outputs.v[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_66() {
+fn rejects_qkv_0_committed_45() {
     verify_walk_calldata(splice(qkv_0_committed(), 33, 34, array![0x60000000000000000000159400000fb70000497200010a57fffd904ffffa5b8]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_67() {
+fn rejects_qkv_0_committed_46() {
     verify_walk_calldata(splice(qkv_0_committed(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_68() {
+fn rejects_qkv_0_committed_47() {
     verify_walk_calldata(splice(qkv_0_committed(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_69() {
+fn rejects_qkv_0_committed_48() {
     verify_walk_calldata(splice(qkv_0_committed(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_0_committed_70() {
+fn rejects_qkv_0_committed_49() {
     verify_walk_calldata(splice(qkv_0_committed(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_0_committed_71() {
+fn rejects_qkv_0_committed_50() {
     verify_walk_calldata(splice(qkv_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 19 + 1
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_0_committed_72() {
-    verify_walk_calldata(splice(qkv_0_committed(), 19, 20, array![3]));
-}
-
-/// felt 39 + 1
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_73() {
-    verify_walk_calldata(splice(qkv_0_committed(), 39, 40, array![0x33650e40af13ea11e8484c87603c85d5]));
-}
-
-/// felt 59 + 1
+/// felt 43 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_74() {
-    verify_walk_calldata(splice(qkv_0_committed(), 59, 60, array![6]));
+fn rejects_qkv_0_committed_51() {
+    verify_walk_calldata(splice(qkv_0_committed(), 43, 44, array![6446962]));
 }
 
-/// felt 78 + 1
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_75() {
-    verify_walk_calldata(splice(qkv_0_committed(), 78, 79, array![0x627080ca8505d5dc1943987859f6e21]));
-}
-
-/// felt 98 + 1
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_76() {
-    verify_walk_calldata(splice(qkv_0_committed(), 98, 99, array![0x1594d4524f5b63777c67acd5322ba50d]));
-}
-
-/// felt 118 + 1
+/// felt 86 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_committed_77() {
-    verify_walk_calldata(splice(qkv_0_committed(), 118, 119, array![3]));
+fn rejects_qkv_0_committed_52() {
+    verify_walk_calldata(splice(qkv_0_committed(), 86, 87, array![4]));
 }
 
-/// felt 138 + 1
+/// felt 130 + 1
 #[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_committed_78() {
-    verify_walk_calldata(splice(qkv_0_committed(), 138, 139, array![0x1c6b0587166283543fcda2fdcc8fe602]));
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_0_committed_53() {
+    verify_walk_calldata(splice(qkv_0_committed(), 130, 131, array![0x1f5b3a4cee8b54e61b62f772677897b9]));
 }
 
-/// felt 157 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_committed_79() {
-    verify_walk_calldata(splice(qkv_0_committed(), 157, 158, array![3]));
-}
-
-/// felt 177 + 1
+/// felt 173 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_committed_80() {
-    verify_walk_calldata(splice(qkv_0_committed(), 177, 178, array![0x2000000000000000000000000000000000000000000000012f4034f5a17f9b8]));
-}
-
-/// felt 197 + 1
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_committed_81() {
-    verify_walk_calldata(splice(qkv_0_committed(), 197, 198, array![1]));
+fn rejects_qkv_0_committed_54() {
+    verify_walk_calldata(splice(qkv_0_committed(), 173, 174, array![0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8303]));
 }
 
 /// felt 217 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_committed_82() {
+fn rejects_qkv_0_committed_55() {
     verify_walk_calldata(splice(qkv_0_committed(), 217, 218, array![1]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_qkv_0_committed_83() {
+fn rejects_qkv_0_committed_56() {
     verify_walk_calldata(splice(qkv_0_committed(), 85, 86, array![0]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_qkv_0_committed_84() {
+fn rejects_qkv_0_committed_57() {
     verify_walk_calldata(splice(qkv_0_committed(), 85, 86, array![5]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_qkv_0_committed_85() {
+fn rejects_qkv_0_committed_58() {
     verify_walk_calldata(splice(qkv_0_committed(), 81, 82, array![
         1,
         122,
@@ -4127,164 +3567,122 @@ fn rejects_qkv_0_io_6() {
     verify_walk_calldata(splice(qkv_0_io(), 0, 1, array![4]));
 }
 
-/// felt 24 + 1
+/// felt 53 + 1
 #[test]
-#[should_panic(expected: ('pcs.hash',))]
+#[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_io_7() {
-    verify_walk_calldata(splice(qkv_0_io(), 24, 25, array![0x706f736569646f6f]));
+    verify_walk_calldata(splice(qkv_0_io(), 53, 54, array![0x290434767793fabd8546b6d2f6f02af]));
 }
 
-/// felt 48 + 1
+/// felt 106 + 1
 #[test]
-#[should_panic(expected: ('statement.shape',))]
+#[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_io_8() {
-    verify_walk_calldata(splice(qkv_0_io(), 48, 49, array![119]));
+    verify_walk_calldata(splice(qkv_0_io(), 106, 107, array![0x16e144969162b1200af01eee7af89eb7]));
 }
 
-/// felt 72 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_9() {
-    verify_walk_calldata(splice(qkv_0_io(), 72, 73, array![7823223]));
-}
-
-/// felt 96 + 1
-#[test]
-#[should_panic(expected: ('walk.output_values',))]
-fn rejects_qkv_0_io_10() {
-    verify_walk_calldata(splice(qkv_0_io(), 96, 97, array![119]));
-}
-
-/// felt 120 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_io_11() {
-    verify_walk_calldata(splice(qkv_0_io(), 120, 121, array![4]));
-}
-
-/// felt 144 + 1
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_io_12() {
-    verify_walk_calldata(splice(qkv_0_io(), 144, 145, array![0x16fbbf10c3555a2ab70c5b4551ddbf28]));
-}
-
-/// felt 168 + 1
+/// felt 159 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_io_13() {
-    verify_walk_calldata(splice(qkv_0_io(), 168, 169, array![0x191b4f3c656d41e24cf3fb20d062ca0f]));
+fn rejects_qkv_0_io_9() {
+    verify_walk_calldata(splice(qkv_0_io(), 159, 160, array![0x1e01bca72a6baa35fce5ea98c34f07a0]));
 }
 
-/// felt 192 + 1
+/// felt 212 + 1
 #[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_io_14() {
-    verify_walk_calldata(splice(qkv_0_io(), 192, 193, array![0x200000000000000000000000000000000000000000000003ae87acc8a2f0aa1]));
-}
-
-/// felt 216 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_io_15() {
-    verify_walk_calldata(splice(qkv_0_io(), 216, 217, array![0x30f7c1525fd43d9656a4d2dcbfed6135e3722f39156487242cc3e5ced7897d]));
-}
-
-/// felt 240 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_io_16() {
-    verify_walk_calldata(splice(qkv_0_io(), 240, 241, array![0x1678cd3191e2b5de64a088915acefa5944547b5737118836fffc66b9d0e8a]));
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_qkv_0_io_10() {
+    verify_walk_calldata(splice(qkv_0_io(), 212, 213, array![5]));
 }
 
 /// felt 265 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_io_17() {
+fn rejects_qkv_0_io_11() {
     verify_walk_calldata(splice(qkv_0_io(), 265, 266, array![1]));
 }
 
 /// felt 89 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_io_18() {
+fn rejects_qkv_0_io_12() {
     verify_walk_calldata(splice(qkv_0_io(), 89, 90, array![2]));
 }
 
 /// felt 88 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_io_19() {
+fn rejects_qkv_0_io_13() {
     verify_walk_calldata(splice(qkv_0_io(), 88, 89, array![1]));
 }
 
 /// felt 87 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_qkv_0_io_20() {
+fn rejects_qkv_0_io_14() {
     verify_walk_calldata(splice(qkv_0_io(), 87, 88, array![0x706f736569646f6f]));
 }
 
 /// felt 86 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_21() {
+fn rejects_qkv_0_io_15() {
     verify_walk_calldata(splice(qkv_0_io(), 86, 87, array![6]));
 }
 
 /// felt 85 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_22() {
+fn rejects_qkv_0_io_16() {
     verify_walk_calldata(splice(qkv_0_io(), 85, 86, array![0x5ef20802992def636da583b0a5a3651]));
 }
 
 /// felt 84 + 1
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_io_23() {
+fn rejects_qkv_0_io_17() {
     verify_walk_calldata(splice(qkv_0_io(), 84, 85, array![0x847abc3ed817edb02cf7227505d0d775]));
 }
 
 /// felt 83 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_24() {
+fn rejects_qkv_0_io_18() {
     verify_walk_calldata(splice(qkv_0_io(), 83, 84, array![6]));
 }
 
 /// felt 82 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_25() {
+fn rejects_qkv_0_io_19() {
     verify_walk_calldata(splice(qkv_0_io(), 82, 83, array![4]));
 }
 
 /// felt 81 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_0_io_26() {
+fn rejects_qkv_0_io_20() {
     verify_walk_calldata(splice(qkv_0_io(), 81, 82, array![3]));
 }
 
 /// felt 80 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_27() {
+fn rejects_qkv_0_io_21() {
     verify_walk_calldata(splice(qkv_0_io(), 80, 81, array![121]));
 }
 
 /// felt 79 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_qkv_0_io_28() {
+fn rejects_qkv_0_io_22() {
     verify_walk_calldata(splice(qkv_0_io(), 79, 80, array![0x706f736569646f6f]));
 }
 
 /// felt 78 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_io_29() {
+fn rejects_qkv_0_io_23() {
     verify_walk_calldata(splice(qkv_0_io(), 78, 79, array![5]));
 }
 
@@ -4607,129 +4005,87 @@ fn rejects_qkv_decode_0_0() {
     verify_walk_calldata(splice(qkv_decode_0(), 96, 97, array![0x106b9a8981281226ee663186f6ba1037]));
 }
 
-/// proof layer.q_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_1() {
-    verify_walk_calldata(splice(qkv_decode_0(), 97, 98, array![0x161f2f27953770b82eaf62032c689669]));
-}
-
 /// proof layer.q_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_2() {
+fn rejects_qkv_decode_0_1() {
     verify_walk_calldata(splice(qkv_decode_0(), 95, 98, array![1, 0x106b9a8961281226ee663186f6ba1037]));
 }
 
 /// proof layer.q_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_3() {
+fn rejects_qkv_decode_0_2() {
     verify_walk_calldata(splice(qkv_decode_0(), 95, 97, array![3, 0x106b9a8961281226ee663186f6ba1037, 0x161f2f27753770b82eaf62032c689669]));
 }
 
 /// proof layer.k_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_4() {
+fn rejects_qkv_decode_0_3() {
     verify_walk_calldata(splice(qkv_decode_0(), 99, 100, array![0x1f4ab49d290668a181aca69944e56e5a]));
-}
-
-/// proof layer.k_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_5() {
-    verify_walk_calldata(splice(qkv_decode_0(), 100, 101, array![0x1479b5e7931e852a32782d01975dc4b9]));
 }
 
 /// proof layer.k_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_6() {
+fn rejects_qkv_decode_0_4() {
     verify_walk_calldata(splice(qkv_decode_0(), 98, 101, array![1, 0x1f4ab49d090668a181aca69944e56e5a]));
 }
 
 /// proof layer.k_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_7() {
+fn rejects_qkv_decode_0_5() {
     verify_walk_calldata(splice(qkv_decode_0(), 98, 100, array![3, 0x1f4ab49d090668a181aca69944e56e5a, 0x1479b5e7731e852a32782d01975dc4b9]));
 }
 
 /// proof layer.v_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_8() {
+fn rejects_qkv_decode_0_6() {
     verify_walk_calldata(splice(qkv_decode_0(), 102, 103, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
-}
-
-/// proof layer.v_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_9() {
-    verify_walk_calldata(splice(qkv_decode_0(), 103, 104, array![0x123c0c887e4ea6c560c9af9322522935]));
 }
 
 /// proof layer.v_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_10() {
+fn rejects_qkv_decode_0_7() {
     verify_walk_calldata(splice(qkv_decode_0(), 101, 104, array![1, 0x131b5cca62cf8bc528e95d154aa0f6fb]));
 }
 
 /// proof layer.v_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_11() {
+fn rejects_qkv_decode_0_8() {
     verify_walk_calldata(splice(qkv_decode_0(), 101, 103, array![3, 0x131b5cca62cf8bc528e95d154aa0f6fb, 0x123c0c885e4ea6c560c9af9322522935]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_12() {
+fn rejects_qkv_decode_0_9() {
     verify_walk_calldata(splice(qkv_decode_0(), 108, 109, array![0x16f9f456e3fb01680fdd7e2b7388058a]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_13() {
-    verify_walk_calldata(splice(qkv_decode_0(), 109, 110, array![0x1d59cb23169628b9219e544c7be80995]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_14() {
+fn rejects_qkv_decode_0_10() {
     verify_walk_calldata(splice(qkv_decode_0(), 107, 110, array![1, 0x16f9f456c3fb01680fdd7e2b7388058a]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_15() {
+fn rejects_qkv_decode_0_11() {
     verify_walk_calldata(splice(qkv_decode_0(), 107, 109, array![3, 0x16f9f456c3fb01680fdd7e2b7388058a, 0x1d59cb22f69628b9219e544c7be80995]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_16() {
-    verify_walk_calldata(splice(qkv_decode_0(), 110, 113, array![1, 0x1939717e95946e2e48a2486c5b4de546]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_17() {
-    verify_walk_calldata(splice(qkv_decode_0(), 110, 112, array![3, 0x1939717e95946e2e48a2486c5b4de546, 0x1ca9fb1e9d70e3ae537a3667e60a774f]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_18() {
+fn rejects_qkv_decode_0_12() {
     verify_walk_calldata(splice(qkv_decode_0(), 106, 119, array![
         3,
         2,
@@ -4747,7 +4103,7 @@ fn rejects_qkv_decode_0_18() {
 /// proof layer.steps[0].k_merge.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_19() {
+fn rejects_qkv_decode_0_13() {
     verify_walk_calldata(splice(qkv_decode_0(), 106, 116, array![
         5,
         2,
@@ -4768,63 +4124,42 @@ fn rejects_qkv_decode_0_19() {
 /// proof layer.steps[0].k_merge.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_20() {
+fn rejects_qkv_decode_0_14() {
     verify_walk_calldata(splice(qkv_decode_0(), 119, 120, array![0x14b0d79302d51a61bc9de5622fdb4df4]));
 }
 
 /// proof layer.steps[0].k_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_21() {
+fn rejects_qkv_decode_0_15() {
     verify_walk_calldata(splice(qkv_decode_0(), 105, 120, array![1]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_22() {
+fn rejects_qkv_decode_0_16() {
     verify_walk_calldata(splice(qkv_decode_0(), 123, 124, array![0x1ee7557011840b79fbb7166773284704]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_23() {
-    verify_walk_calldata(splice(qkv_decode_0(), 124, 125, array![0x1b30a6951ab169f859723071117a9e34]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_24() {
+fn rejects_qkv_decode_0_17() {
     verify_walk_calldata(splice(qkv_decode_0(), 122, 125, array![1, 0x1ee7556ff1840b79fbb7166773284704]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_25() {
+fn rejects_qkv_decode_0_18() {
     verify_walk_calldata(splice(qkv_decode_0(), 122, 124, array![3, 0x1ee7556ff1840b79fbb7166773284704, 0x1b30a694fab169f859723071117a9e34]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_26() {
-    verify_walk_calldata(splice(qkv_decode_0(), 125, 128, array![1, 0x145c78ace9509948f924fea76a2bfc2d]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_27() {
-    verify_walk_calldata(splice(qkv_decode_0(), 125, 127, array![3, 0x145c78ace9509948f924fea76a2bfc2d, 0x138e5b6b5857df7e02851dea619662fc]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_28() {
+fn rejects_qkv_decode_0_19() {
     verify_walk_calldata(splice(qkv_decode_0(), 121, 134, array![
         3,
         2,
@@ -4842,7 +4177,7 @@ fn rejects_qkv_decode_0_28() {
 /// proof layer.steps[0].v_merge.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_29() {
+fn rejects_qkv_decode_0_20() {
     verify_walk_calldata(splice(qkv_decode_0(), 121, 131, array![
         5,
         2,
@@ -4863,70 +4198,63 @@ fn rejects_qkv_decode_0_29() {
 /// proof layer.steps[0].v_merge.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_30() {
+fn rejects_qkv_decode_0_21() {
     verify_walk_calldata(splice(qkv_decode_0(), 134, 135, array![0x1036978d144c4d38c564f35d7ab768fd]));
 }
 
 /// proof layer.steps[0].v_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_31() {
+fn rejects_qkv_decode_0_22() {
     verify_walk_calldata(splice(qkv_decode_0(), 120, 135, array![1]));
 }
 
 /// proof layer.steps[0].concat.k_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_32() {
+fn rejects_qkv_decode_0_23() {
     verify_walk_calldata(splice(qkv_decode_0(), 135, 136, array![0x1178194ecb8dfbdd1692d9f9702990e8]));
 }
 
 /// proof layer.steps[0].concat.k_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_33() {
+fn rejects_qkv_decode_0_24() {
     verify_walk_calldata(splice(qkv_decode_0(), 136, 137, array![0x1338be4477471e84660b0b693fb1bd0b]));
 }
 
 /// proof layer.steps[0].concat.v_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_34() {
+fn rejects_qkv_decode_0_25() {
     verify_walk_calldata(splice(qkv_decode_0(), 137, 138, array![0x1e2a50caf951a224d6fce3129debefd8]));
 }
 
 /// proof layer.steps[0].concat.v_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_35() {
+fn rejects_qkv_decode_0_26() {
     verify_walk_calldata(splice(qkv_decode_0(), 138, 139, array![0x120c46c23afaab13ee68104a5ccb7925]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_36() {
+fn rejects_qkv_decode_0_27() {
     verify_walk_calldata(splice(qkv_decode_0(), 141, 142, array![0x16152d435f49cc5f5171cdb2de66dc0c]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_37() {
-    verify_walk_calldata(splice(qkv_decode_0(), 142, 143, array![0x1a3d2b125675671d80c8e844d6e92f5b]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_38() {
+fn rejects_qkv_decode_0_28() {
     verify_walk_calldata(splice(qkv_decode_0(), 140, 144, array![2, 0x16152d433f49cc5f5171cdb2de66dc0c, 0x1a3d2b123675671d80c8e844d6e92f5b]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_39() {
+fn rejects_qkv_decode_0_29() {
     verify_walk_calldata(splice(qkv_decode_0(), 140, 143, array![
         4,
         0x16152d433f49cc5f5171cdb2de66dc0c,
@@ -4935,29 +4263,10 @@ fn rejects_qkv_decode_0_39() {
     ]));
 }
 
-/// proof layer.steps[0].concat.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_40() {
-    verify_walk_calldata(splice(qkv_decode_0(), 144, 148, array![2, 0x10000000000000000000000000000000, 0x1b60f9d91c1144ca5203d8f2976ad97b]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_41() {
-    verify_walk_calldata(splice(qkv_decode_0(), 144, 147, array![
-        4,
-        0x10000000000000000000000000000000,
-        0x1b60f9d91c1144ca5203d8f2976ad97b,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
 /// proof layer.steps[0].concat.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_42() {
+fn rejects_qkv_decode_0_30() {
     verify_walk_calldata(splice(qkv_decode_0(), 139, 155, array![
         3,
         3,
@@ -4977,7 +4286,7 @@ fn rejects_qkv_decode_0_42() {
 /// proof layer.steps[0].concat.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_43() {
+fn rejects_qkv_decode_0_31() {
     verify_walk_calldata(splice(qkv_decode_0(), 139, 151, array![
         5,
         3,
@@ -5001,42 +4310,35 @@ fn rejects_qkv_decode_0_43() {
 /// proof layer.steps[0].concat.k_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_44() {
+fn rejects_qkv_decode_0_32() {
     verify_walk_calldata(splice(qkv_decode_0(), 156, 157, array![0x1aa0d98c70b9100aeec22e0c25039d3b]));
 }
 
 /// proof layer.steps[0].concat.v_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_45() {
+fn rejects_qkv_decode_0_33() {
     verify_walk_calldata(splice(qkv_decode_0(), 157, 158, array![0x1492383c5ddb43daa03995f5c101834e]));
 }
 
 /// proof layer.steps[0].projection.bias[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_46() {
+fn rejects_qkv_decode_0_34() {
     verify_walk_calldata(splice(qkv_decode_0(), 159, 160, array![0x1a5f8c11a064438b18dd56851178478f]));
-}
-
-/// proof layer.steps[0].projection.bias[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_47() {
-    verify_walk_calldata(splice(qkv_decode_0(), 160, 161, array![0x1846578765da01b05227ef38fe89ae67]));
 }
 
 /// proof layer.steps[0].projection.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_48() {
+fn rejects_qkv_decode_0_35() {
     verify_walk_calldata(splice(qkv_decode_0(), 158, 162, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x1846578745da01b05227ef38fe89ae67]));
 }
 
 /// proof layer.steps[0].projection.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_49() {
+fn rejects_qkv_decode_0_36() {
     verify_walk_calldata(splice(qkv_decode_0(), 158, 161, array![
         4,
         0x1a5f8c118064438b18dd56851178478f,
@@ -5048,28 +4350,21 @@ fn rejects_qkv_decode_0_49() {
 /// proof layer.steps[0].projection.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_50() {
+fn rejects_qkv_decode_0_37() {
     verify_walk_calldata(splice(qkv_decode_0(), 164, 165, array![0x1622695acd8dc9e0c35b165144c21747]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_51() {
-    verify_walk_calldata(splice(qkv_decode_0(), 165, 166, array![0x15d2bbcf693809470cd72f67d289bbae]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_52() {
+fn rejects_qkv_decode_0_38() {
     verify_walk_calldata(splice(qkv_decode_0(), 163, 167, array![2, 0x1622695aad8dc9e0c35b165144c21747, 0x15d2bbcf493809470cd72f67d289bbae]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_53() {
+fn rejects_qkv_decode_0_39() {
     verify_walk_calldata(splice(qkv_decode_0(), 163, 166, array![
         4,
         0x1622695aad8dc9e0c35b165144c21747,
@@ -5081,14 +4376,14 @@ fn rejects_qkv_decode_0_53() {
 /// proof layer.steps[0].projection.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_54() {
+fn rejects_qkv_decode_0_40() {
     verify_walk_calldata(splice(qkv_decode_0(), 162, 167, array![0]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_55() {
+fn rejects_qkv_decode_0_41() {
     verify_walk_calldata(splice(qkv_decode_0(), 162, 163, array![
         2,
         3,
@@ -5101,49 +4396,42 @@ fn rejects_qkv_decode_0_55() {
 /// proof layer.steps[0].projection.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_56() {
+fn rejects_qkv_decode_0_42() {
     verify_walk_calldata(splice(qkv_decode_0(), 168, 169, array![0x13f43792cd7a1306354172fd7d0302e7]));
 }
 
 /// proof layer.steps[0].projection.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_57() {
+fn rejects_qkv_decode_0_43() {
     verify_walk_calldata(splice(qkv_decode_0(), 167, 169, array![0]));
 }
 
 /// proof layer.steps[0].projection.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_58() {
+fn rejects_qkv_decode_0_44() {
     verify_walk_calldata(splice(qkv_decode_0(), 167, 168, array![2, 0x13f43792ad7a1306354172fd7d0302e7]));
 }
 
 /// proof layer.steps[0].projection.w[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_59() {
+fn rejects_qkv_decode_0_45() {
     verify_walk_calldata(splice(qkv_decode_0(), 170, 171, array![0x15536fa5c18d452494c4ebdba15e79ee]));
-}
-
-/// proof layer.steps[0].projection.w[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_60() {
-    verify_walk_calldata(splice(qkv_decode_0(), 171, 172, array![0x1927366bba4bc400d4ceeceb5dfeb4f0]));
 }
 
 /// proof layer.steps[0].projection.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_61() {
+fn rejects_qkv_decode_0_46() {
     verify_walk_calldata(splice(qkv_decode_0(), 169, 173, array![2, 0x15536fa5a18d452494c4ebdba15e79ee, 0x1927366b9a4bc400d4ceeceb5dfeb4f0]));
 }
 
 /// proof layer.steps[0].projection.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_62() {
+fn rejects_qkv_decode_0_47() {
     verify_walk_calldata(splice(qkv_decode_0(), 169, 172, array![
         4,
         0x15536fa5a18d452494c4ebdba15e79ee,
@@ -5155,205 +4443,21 @@ fn rejects_qkv_decode_0_62() {
 /// proof layer.steps[1].k_merge=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_63() {
+fn rejects_qkv_decode_0_48() {
     verify_walk_calldata(splice(qkv_decode_0(), 173, 174, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof layer.steps[1].v_merge=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_64() {
+fn rejects_qkv_decode_0_49() {
     verify_walk_calldata(splice(qkv_decode_0(), 174, 175, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof layer.steps[1].concat.k_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_65() {
-    verify_walk_calldata(splice(qkv_decode_0(), 175, 176, array![0x1f4ab49d290668a181aca69944e56e5a]));
-}
-
-/// proof layer.steps[1].concat.k_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_66() {
-    verify_walk_calldata(splice(qkv_decode_0(), 176, 177, array![0x152f014a6a181c88b0cb8668d278565e]));
-}
-
-/// proof layer.steps[1].concat.v_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_67() {
-    verify_walk_calldata(splice(qkv_decode_0(), 177, 178, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
-}
-
-/// proof layer.steps[1].concat.v_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_68() {
-    verify_walk_calldata(splice(qkv_decode_0(), 178, 179, array![0x1f20afbdfb7f1b0077e0527dd7b13239]));
-}
-
-/// proof layer.steps[1].concat.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_69() {
-    verify_walk_calldata(splice(qkv_decode_0(), 179, 195, array![
-        3,
-        3,
-        0x10000000000000000000000000000000,
-        0x18b68f1aaee22de78828a4a94f6bdcb6,
-        0x10000000000000000000000000000000,
-        3,
-        0x1aa2aa2febf1e0cb40a5d2821be4da15,
-        0x14215478a9a751e45021f32fa44a5282,
-        0x10000000000000000000000000000000,
-        3,
-        0x1f0449db51e418af3601060eb46e3a14,
-        0x115c5a911dd704895e4ca48ee16651be,
-    ]));
-}
-
-/// proof layer.steps[1].concat.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_70() {
-    verify_walk_calldata(splice(qkv_decode_0(), 179, 191, array![
-        5,
-        3,
-        0x10000000000000000000000000000000,
-        0x18b68f1aaee22de78828a4a94f6bdcb6,
-        0x10000000000000000000000000000000,
-        3,
-        0x1aa2aa2febf1e0cb40a5d2821be4da15,
-        0x14215478a9a751e45021f32fa44a5282,
-        0x10000000000000000000000000000000,
-        3,
-        0x1f0449db51e418af3601060eb46e3a14,
-        0x115c5a911dd704895e4ca48ee16651be,
-        0x10000000000000000000000000000000,
-        3,
-        0x19d9862ff2598582b371b5c9409d3106,
-        0x17611046b08cf3af6b55c4da8741dce9,
-    ]));
-}
-
-/// proof layer.steps[1].concat.k_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_71() {
-    verify_walk_calldata(splice(qkv_decode_0(), 196, 197, array![0x17051a0a6b7dc2395aa31ae4f7dc1cdc]));
-}
-
-/// proof layer.steps[1].concat.v_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_72() {
-    verify_walk_calldata(splice(qkv_decode_0(), 197, 198, array![0x1247b30db72c832b251ba5894d3dfb04]));
-}
-
-/// proof layer.steps[1].projection.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_73() {
-    verify_walk_calldata(splice(qkv_decode_0(), 198, 202, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x11c2d7e8db4f3ea7d1bf94734894d84f]));
-}
-
-/// proof layer.steps[1].projection.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_74() {
-    verify_walk_calldata(splice(qkv_decode_0(), 198, 201, array![
-        4,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x11c2d7e8db4f3ea7d1bf94734894d84f,
-        0x15f74805a31696d9894304fe744e1390,
-    ]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_75() {
-    verify_walk_calldata(splice(qkv_decode_0(), 203, 207, array![2, 0x1caeb41ab6ad69bab74593ba84cf22d8, 0x1c6e0a0de975ae58897d91f7c5552100]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_76() {
-    verify_walk_calldata(splice(qkv_decode_0(), 203, 206, array![
-        4,
-        0x1caeb41ab6ad69bab74593ba84cf22d8,
-        0x1c6e0a0de975ae58897d91f7c5552100,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_77() {
-    verify_walk_calldata(splice(qkv_decode_0(), 202, 207, array![0]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_78() {
-    verify_walk_calldata(splice(qkv_decode_0(), 202, 203, array![
-        2,
-        3,
-        0x1caeb41ab6ad69bab74593ba84cf22d8,
-        0x1c6e0a0de975ae58897d91f7c5552100,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[1].projection.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_79() {
-    verify_walk_calldata(splice(qkv_decode_0(), 208, 209, array![0x14314449801227be49d9779b877e4ae7]));
-}
-
-/// proof layer.steps[1].projection.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_80() {
-    verify_walk_calldata(splice(qkv_decode_0(), 207, 209, array![0]));
-}
-
-/// proof layer.steps[1].projection.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_81() {
-    verify_walk_calldata(splice(qkv_decode_0(), 207, 208, array![2, 0x14314449601227be49d9779b877e4ae7]));
-}
-
-/// proof layer.steps[1].projection.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_82() {
-    verify_walk_calldata(splice(qkv_decode_0(), 209, 213, array![2, 0x19b5af40f69c268c498918214d267c28, 0x1bb38bda1de22be8c99f2a84d53b88aa]));
-}
-
-/// proof layer.steps[1].projection.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_83() {
-    verify_walk_calldata(splice(qkv_decode_0(), 209, 212, array![
-        4,
-        0x19b5af40f69c268c498918214d267c28,
-        0x1bb38bda1de22be8c99f2a84d53b88aa,
-        0x1714d43190a1df4ace159bccef38b178,
-    ]));
 }
 
 /// proof layer.steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_84() {
+fn rejects_qkv_decode_0_50() {
     verify_walk_calldata(splice(qkv_decode_0(), 104, 213, array![
         1,
         0,
@@ -5430,7 +4534,7 @@ fn rejects_qkv_decode_0_84() {
 /// proof layer.steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_85() {
+fn rejects_qkv_decode_0_51() {
     verify_walk_calldata(splice(qkv_decode_0(), 104, 173, array![
         3,
         0,
@@ -5547,84 +4651,63 @@ fn rejects_qkv_decode_0_85() {
 /// proof inputs.k0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_86() {
+fn rejects_qkv_decode_0_52() {
     verify_walk_calldata(splice(qkv_decode_0(), 216, 217, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_87() {
+fn rejects_qkv_decode_0_53() {
     verify_walk_calldata(splice(qkv_decode_0(), 214, 217, array![2]));
 }
 
 /// proof inputs.v0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_88() {
+fn rejects_qkv_decode_0_54() {
     verify_walk_calldata(splice(qkv_decode_0(), 218, 219, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_89() {
+fn rejects_qkv_decode_0_55() {
     verify_walk_calldata(splice(qkv_decode_0(), 214, 218, array![2, 27440]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_90() {
+fn rejects_qkv_decode_0_56() {
     verify_walk_calldata(splice(qkv_decode_0(), 223, 224, array![0x1871571523cf4cbe720f158cffe58865]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_91() {
-    verify_walk_calldata(splice(qkv_decode_0(), 224, 225, array![0x19580f60f5965eddb31b0d9b2a4f8529]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_92() {
+fn rejects_qkv_decode_0_57() {
     verify_walk_calldata(splice(qkv_decode_0(), 222, 225, array![1, 0x1871571503cf4cbe720f158cffe58865]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_93() {
+fn rejects_qkv_decode_0_58() {
     verify_walk_calldata(splice(qkv_decode_0(), 222, 224, array![3, 0x1871571503cf4cbe720f158cffe58865, 0x19580f60d5965eddb31b0d9b2a4f8529]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_94() {
-    verify_walk_calldata(splice(qkv_decode_0(), 225, 228, array![1, 0x18680f3eb34da55fb6b04c709c421970]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_95() {
-    verify_walk_calldata(splice(qkv_decode_0(), 225, 227, array![3, 0x18680f3eb34da55fb6b04c709c421970, 0x1806db3fcad547d79f4af2616fe24384]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_96() {
+fn rejects_qkv_decode_0_59() {
     verify_walk_calldata(splice(qkv_decode_0(), 221, 228, array![1, 2, 0x1871571503cf4cbe720f158cffe58865, 0x19580f60d5965eddb31b0d9b2a4f8529]));
 }
 
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_97() {
+fn rejects_qkv_decode_0_60() {
     verify_walk_calldata(splice(qkv_decode_0(), 221, 225, array![
         3,
         2,
@@ -5639,77 +4722,56 @@ fn rejects_qkv_decode_0_97() {
 /// proof inputs.x.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_98() {
+fn rejects_qkv_decode_0_61() {
     verify_walk_calldata(splice(qkv_decode_0(), 228, 229, array![0x1e8b6a03f4698caf875a4d89aedc7654]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_99() {
+fn rejects_qkv_decode_0_62() {
     verify_walk_calldata(splice(qkv_decode_0(), 220, 229, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_100() {
+fn rejects_qkv_decode_0_63() {
     verify_walk_calldata(splice(qkv_decode_0(), 214, 229, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_101() {
+fn rejects_qkv_decode_0_64() {
     verify_walk_calldata(splice(qkv_decode_0(), 234, 235, array![0x10737f7f27993c50ca33990d3806e111]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_102() {
-    verify_walk_calldata(splice(qkv_decode_0(), 235, 236, array![0x1df21d6507bfdcfb01ca3406423a6f08]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_103() {
+fn rejects_qkv_decode_0_65() {
     verify_walk_calldata(splice(qkv_decode_0(), 233, 236, array![1, 0x10737f7f07993c50ca33990d3806e111]));
 }
 
 /// proof weights.b_k.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_104() {
+fn rejects_qkv_decode_0_66() {
     verify_walk_calldata(splice(qkv_decode_0(), 233, 235, array![3, 0x10737f7f07993c50ca33990d3806e111, 0x1df21d64e7bfdcfb01ca3406423a6f08]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_105() {
-    verify_walk_calldata(splice(qkv_decode_0(), 236, 239, array![1, 0x10d9283a0d5dc045453d2e4dac1e7a92]));
-}
-
-/// proof weights.b_k.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_106() {
-    verify_walk_calldata(splice(qkv_decode_0(), 236, 238, array![3, 0x10d9283a0d5dc045453d2e4dac1e7a92, 0x10c4bb8aeb5a62b5548ed29a0498b4e7]));
 }
 
 /// proof weights.b_k.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_107() {
+fn rejects_qkv_decode_0_67() {
     verify_walk_calldata(splice(qkv_decode_0(), 232, 239, array![1, 2, 0x10737f7f07993c50ca33990d3806e111, 0x1df21d64e7bfdcfb01ca3406423a6f08]));
 }
 
 /// proof weights.b_k.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_108() {
+fn rejects_qkv_decode_0_68() {
     verify_walk_calldata(splice(qkv_decode_0(), 232, 236, array![
         3,
         2,
@@ -5724,77 +4786,56 @@ fn rejects_qkv_decode_0_108() {
 /// proof weights.b_k.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_109() {
+fn rejects_qkv_decode_0_69() {
     verify_walk_calldata(splice(qkv_decode_0(), 239, 240, array![0x106ea119461e4ed3661300cd7b63831a]));
 }
 
 /// proof weights.b_k=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_110() {
+fn rejects_qkv_decode_0_70() {
     verify_walk_calldata(splice(qkv_decode_0(), 231, 240, array![1]));
 }
 
 /// proof weights.b_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_111() {
+fn rejects_qkv_decode_0_71() {
     verify_walk_calldata(splice(qkv_decode_0(), 229, 240, array![5]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_112() {
+fn rejects_qkv_decode_0_72() {
     verify_walk_calldata(splice(qkv_decode_0(), 244, 245, array![0x10c16a0f4c5fb87a11ff1ad767ed07a4]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_113() {
-    verify_walk_calldata(splice(qkv_decode_0(), 245, 246, array![0x16a2afbd34875989833fbc13e23f23be]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_114() {
+fn rejects_qkv_decode_0_73() {
     verify_walk_calldata(splice(qkv_decode_0(), 243, 246, array![1, 0x10c16a0f2c5fb87a11ff1ad767ed07a4]));
 }
 
 /// proof weights.b_q.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_115() {
+fn rejects_qkv_decode_0_74() {
     verify_walk_calldata(splice(qkv_decode_0(), 243, 245, array![3, 0x10c16a0f2c5fb87a11ff1ad767ed07a4, 0x16a2afbd14875989833fbc13e23f23be]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_116() {
-    verify_walk_calldata(splice(qkv_decode_0(), 246, 249, array![1, 0x13ec5a8daacb061e3fa4b34b43a44c37]));
-}
-
-/// proof weights.b_q.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_117() {
-    verify_walk_calldata(splice(qkv_decode_0(), 246, 248, array![3, 0x13ec5a8daacb061e3fa4b34b43a44c37, 0x171a513d6dbf2ccdef33c4ef9b453f89]));
 }
 
 /// proof weights.b_q.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_118() {
+fn rejects_qkv_decode_0_75() {
     verify_walk_calldata(splice(qkv_decode_0(), 242, 249, array![1, 2, 0x10c16a0f2c5fb87a11ff1ad767ed07a4, 0x16a2afbd14875989833fbc13e23f23be]));
 }
 
 /// proof weights.b_q.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_119() {
+fn rejects_qkv_decode_0_76() {
     verify_walk_calldata(splice(qkv_decode_0(), 242, 246, array![
         3,
         2,
@@ -5809,21 +4850,21 @@ fn rejects_qkv_decode_0_119() {
 /// proof weights.b_q.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_120() {
+fn rejects_qkv_decode_0_77() {
     verify_walk_calldata(splice(qkv_decode_0(), 249, 250, array![0x17f1b5ea7ca893e4e09476b37298df94]));
 }
 
 /// proof weights.b_q=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_121() {
+fn rejects_qkv_decode_0_78() {
     verify_walk_calldata(splice(qkv_decode_0(), 241, 250, array![1]));
 }
 
 /// proof weights.b_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_122() {
+fn rejects_qkv_decode_0_79() {
     verify_walk_calldata(splice(qkv_decode_0(), 229, 250, array![
         5,
         6446955,
@@ -5842,56 +4883,35 @@ fn rejects_qkv_decode_0_122() {
 /// proof weights.b_v.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_123() {
+fn rejects_qkv_decode_0_80() {
     verify_walk_calldata(splice(qkv_decode_0(), 254, 255, array![0x1f7d23fd01734472c9a621d6984a5c78]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_124() {
-    verify_walk_calldata(splice(qkv_decode_0(), 255, 256, array![0x1d4ad667883900f7742bd0758fabfd16]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_125() {
+fn rejects_qkv_decode_0_81() {
     verify_walk_calldata(splice(qkv_decode_0(), 253, 256, array![1, 0x1f7d23fce1734472c9a621d6984a5c78]));
 }
 
 /// proof weights.b_v.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_126() {
+fn rejects_qkv_decode_0_82() {
     verify_walk_calldata(splice(qkv_decode_0(), 253, 255, array![3, 0x1f7d23fce1734472c9a621d6984a5c78, 0x1d4ad667683900f7742bd0758fabfd16]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_127() {
-    verify_walk_calldata(splice(qkv_decode_0(), 256, 259, array![1, 0x1258b6f67ca5f0f5c82cb7ba0badf216]));
-}
-
-/// proof weights.b_v.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_128() {
-    verify_walk_calldata(splice(qkv_decode_0(), 256, 258, array![3, 0x1258b6f67ca5f0f5c82cb7ba0badf216, 0x173b04cbf9bf844109ef48236328a24b]));
 }
 
 /// proof weights.b_v.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_129() {
+fn rejects_qkv_decode_0_83() {
     verify_walk_calldata(splice(qkv_decode_0(), 252, 259, array![1, 2, 0x1f7d23fce1734472c9a621d6984a5c78, 0x1d4ad667683900f7742bd0758fabfd16]));
 }
 
 /// proof weights.b_v.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_130() {
+fn rejects_qkv_decode_0_84() {
     verify_walk_calldata(splice(qkv_decode_0(), 252, 256, array![
         3,
         2,
@@ -5906,21 +4926,21 @@ fn rejects_qkv_decode_0_130() {
 /// proof weights.b_v.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_131() {
+fn rejects_qkv_decode_0_85() {
     verify_walk_calldata(splice(qkv_decode_0(), 259, 260, array![0x1143436aa7cd093c1dc17c80331ac819]));
 }
 
 /// proof weights.b_v=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_132() {
+fn rejects_qkv_decode_0_86() {
     verify_walk_calldata(splice(qkv_decode_0(), 251, 260, array![1]));
 }
 
 /// proof weights.b_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_133() {
+fn rejects_qkv_decode_0_87() {
     verify_walk_calldata(splice(qkv_decode_0(), 229, 260, array![
         5,
         6446955,
@@ -5949,49 +4969,28 @@ fn rejects_qkv_decode_0_133() {
 /// proof weights.w_k.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_134() {
+fn rejects_qkv_decode_0_88() {
     verify_walk_calldata(splice(qkv_decode_0(), 264, 265, array![0x1f6789662f08acf7e29c3c95f46f1337]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_135() {
-    verify_walk_calldata(splice(qkv_decode_0(), 265, 266, array![0x18246ee039aa49681f3f915623a3262d]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_136() {
+fn rejects_qkv_decode_0_89() {
     verify_walk_calldata(splice(qkv_decode_0(), 263, 266, array![1, 0x1f6789660f08acf7e29c3c95f46f1337]));
 }
 
 /// proof weights.w_k.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_137() {
+fn rejects_qkv_decode_0_90() {
     verify_walk_calldata(splice(qkv_decode_0(), 263, 265, array![3, 0x1f6789660f08acf7e29c3c95f46f1337, 0x18246ee019aa49681f3f915623a3262d]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_138() {
-    verify_walk_calldata(splice(qkv_decode_0(), 266, 269, array![1, 0x186c469b0840a27579d894182fb142be]));
-}
-
-/// proof weights.w_k.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_139() {
-    verify_walk_calldata(splice(qkv_decode_0(), 266, 268, array![3, 0x186c469b0840a27579d894182fb142be, 0x1785c3f9456ff5dcf1098672ee998051]));
 }
 
 /// proof weights.w_k.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_140() {
+fn rejects_qkv_decode_0_91() {
     verify_walk_calldata(splice(qkv_decode_0(), 262, 272, array![
         2,
         2,
@@ -6006,7 +5005,7 @@ fn rejects_qkv_decode_0_140() {
 /// proof weights.w_k.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_141() {
+fn rejects_qkv_decode_0_92() {
     verify_walk_calldata(splice(qkv_decode_0(), 262, 269, array![
         4,
         2,
@@ -6024,21 +5023,21 @@ fn rejects_qkv_decode_0_141() {
 /// proof weights.w_k.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_142() {
+fn rejects_qkv_decode_0_93() {
     verify_walk_calldata(splice(qkv_decode_0(), 272, 273, array![0x1d1e5f5c1bcde67c22772f4e993ac3f2]));
 }
 
 /// proof weights.w_k=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_143() {
+fn rejects_qkv_decode_0_94() {
     verify_walk_calldata(splice(qkv_decode_0(), 261, 273, array![1]));
 }
 
 /// proof weights.w_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_144() {
+fn rejects_qkv_decode_0_95() {
     verify_walk_calldata(splice(qkv_decode_0(), 229, 273, array![
         5,
         6446955,
@@ -6077,49 +5076,28 @@ fn rejects_qkv_decode_0_144() {
 /// proof weights.w_q.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_145() {
+fn rejects_qkv_decode_0_96() {
     verify_walk_calldata(splice(qkv_decode_0(), 277, 278, array![0x128178f1c526689e49ce9996057d1394]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_146() {
-    verify_walk_calldata(splice(qkv_decode_0(), 278, 279, array![0x1ef9e90a861a4890a87947ec4dda85c1]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_147() {
+fn rejects_qkv_decode_0_97() {
     verify_walk_calldata(splice(qkv_decode_0(), 276, 279, array![1, 0x128178f1a526689e49ce9996057d1394]));
 }
 
 /// proof weights.w_q.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_148() {
+fn rejects_qkv_decode_0_98() {
     verify_walk_calldata(splice(qkv_decode_0(), 276, 278, array![3, 0x128178f1a526689e49ce9996057d1394, 0x1ef9e90a661a4890a87947ec4dda85c1]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_149() {
-    verify_walk_calldata(splice(qkv_decode_0(), 279, 282, array![1, 0x172de6c0a58822bbedf82f9d4c5aa5cf]));
-}
-
-/// proof weights.w_q.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_150() {
-    verify_walk_calldata(splice(qkv_decode_0(), 279, 281, array![3, 0x172de6c0a58822bbedf82f9d4c5aa5cf, 0x16ed225291461df86e4ba6ea26263785]));
 }
 
 /// proof weights.w_q.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_151() {
+fn rejects_qkv_decode_0_99() {
     verify_walk_calldata(splice(qkv_decode_0(), 275, 285, array![
         2,
         2,
@@ -6134,7 +5112,7 @@ fn rejects_qkv_decode_0_151() {
 /// proof weights.w_q.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_152() {
+fn rejects_qkv_decode_0_100() {
     verify_walk_calldata(splice(qkv_decode_0(), 275, 282, array![
         4,
         2,
@@ -6152,21 +5130,21 @@ fn rejects_qkv_decode_0_152() {
 /// proof weights.w_q.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_153() {
+fn rejects_qkv_decode_0_101() {
     verify_walk_calldata(splice(qkv_decode_0(), 285, 286, array![0x1a63cbe5f9bdfac92f65f0b324a58f07]));
 }
 
 /// proof weights.w_q=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_154() {
+fn rejects_qkv_decode_0_102() {
     verify_walk_calldata(splice(qkv_decode_0(), 274, 286, array![1]));
 }
 
 /// proof weights.w_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_155() {
+fn rejects_qkv_decode_0_103() {
     verify_walk_calldata(splice(qkv_decode_0(), 229, 286, array![
         5,
         6446955,
@@ -6218,49 +5196,28 @@ fn rejects_qkv_decode_0_155() {
 /// proof weights.w_v.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_156() {
+fn rejects_qkv_decode_0_104() {
     verify_walk_calldata(splice(qkv_decode_0(), 290, 291, array![0x1e17aa9a9f238cece1cc32174c8cb4e4]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_157() {
-    verify_walk_calldata(splice(qkv_decode_0(), 291, 292, array![0x14818903700cf16256cdb0d802013078]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_158() {
+fn rejects_qkv_decode_0_105() {
     verify_walk_calldata(splice(qkv_decode_0(), 289, 292, array![1, 0x1e17aa9a7f238cece1cc32174c8cb4e4]));
 }
 
 /// proof weights.w_v.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_159() {
+fn rejects_qkv_decode_0_106() {
     verify_walk_calldata(splice(qkv_decode_0(), 289, 291, array![3, 0x1e17aa9a7f238cece1cc32174c8cb4e4, 0x14818903500cf16256cdb0d802013078]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_160() {
-    verify_walk_calldata(splice(qkv_decode_0(), 292, 295, array![1, 0x15d68212b7627d7e9b0dae1af93e39cb]));
-}
-
-/// proof weights.w_v.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_161() {
-    verify_walk_calldata(splice(qkv_decode_0(), 292, 294, array![3, 0x15d68212b7627d7e9b0dae1af93e39cb, 0x19da0445739738c6d9e28589e3ba49e2]));
 }
 
 /// proof weights.w_v.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_162() {
+fn rejects_qkv_decode_0_107() {
     verify_walk_calldata(splice(qkv_decode_0(), 288, 298, array![
         2,
         2,
@@ -6275,7 +5232,7 @@ fn rejects_qkv_decode_0_162() {
 /// proof weights.w_v.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_163() {
+fn rejects_qkv_decode_0_108() {
     verify_walk_calldata(splice(qkv_decode_0(), 288, 295, array![
         4,
         2,
@@ -6293,21 +5250,21 @@ fn rejects_qkv_decode_0_163() {
 /// proof weights.w_v.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_164() {
+fn rejects_qkv_decode_0_109() {
     verify_walk_calldata(splice(qkv_decode_0(), 298, 299, array![0x138143cf3155958a1ee2d80c5413f300]));
 }
 
 /// proof weights.w_v=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_165() {
+fn rejects_qkv_decode_0_110() {
     verify_walk_calldata(splice(qkv_decode_0(), 287, 299, array![1]));
 }
 
 /// proof weights.w_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_qkv_decode_0_166() {
+fn rejects_qkv_decode_0_111() {
     verify_walk_calldata(splice(qkv_decode_0(), 229, 299, array![
         5,
         6446955,
@@ -6372,231 +5329,189 @@ fn rejects_qkv_decode_0_166() {
 /// statement inputs.x[2]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_167() {
+fn rejects_qkv_decode_0_112() {
     verify_walk_calldata(splice(qkv_decode_0(), 29, 30, array![0x40000000000000000000000000000000000000b9fffffe100000005ffffff93]));
 }
 
 /// statement inputs.k0[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_168() {
+fn rejects_qkv_decode_0_113() {
     verify_walk_calldata(splice(qkv_decode_0(), 15, 16, array![0xffffff0e0000010c000001d000000000000000200000000000000000000000]));
 }
 
 /// statement inputs.v0[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_169() {
+fn rejects_qkv_decode_0_114() {
     verify_walk_calldata(splice(qkv_decode_0(), 22, 23, array![0xb1fffffeaffffffca800000000000000200000000000000000000000]));
 }
 
 /// statement outputs.q[3]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_170() {
+fn rejects_qkv_decode_0_115() {
     verify_walk_calldata(splice(qkv_decode_0(), 45, 46, array![0x600000000000000000001e320000250900007262000071b80000b72800031a3]));
 }
 
 /// statement outputs.k[8]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_171() {
+fn rejects_qkv_decode_0_116() {
     verify_walk_calldata(splice(qkv_decode_0(), 38, 39, array![0x3fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d]));
 }
 
 /// statement outputs.k[9]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_172() {
+fn rejects_qkv_decode_0_117() {
     verify_walk_calldata(splice(qkv_decode_0(), 38, 39, array![0x1fffffe2000000218000003affff6567ffff0563fffd76e7fffda4d]));
 }
 
 /// statement outputs.v[8]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_173() {
+fn rejects_qkv_decode_0_118() {
     verify_walk_calldata(splice(qkv_decode_0(), 53, 54, array![0x200000163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
 }
 
 /// statement outputs.v[9]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_174() {
+fn rejects_qkv_decode_0_119() {
     verify_walk_calldata(splice(qkv_decode_0(), 53, 54, array![0x167fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
 }
 
 /// statement weights.w_q[3]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_175() {
+fn rejects_qkv_decode_0_120() {
     verify_walk_calldata(splice(qkv_decode_0(), 82, 83, array![0x60000000000000000000002c8000002300000005ffffff17fffffe6ffffff89]));
 }
 
 /// statement weights.w_k[3]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_176() {
+fn rejects_qkv_decode_0_121() {
     verify_walk_calldata(splice(qkv_decode_0(), 76, 77, array![0x60000000000000003fffffc97fffff83ffffff5600000144000001300000069]));
 }
 
 /// statement weights.w_v[3]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_177() {
+fn rejects_qkv_decode_0_122() {
     verify_walk_calldata(splice(qkv_decode_0(), 88, 89, array![0x6000000000000000000000000000001b000000f0000000ec00000108000000b]));
 }
 
 /// statement weights.b_q[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_178() {
+fn rejects_qkv_decode_0_123() {
     verify_walk_calldata(splice(qkv_decode_0(), 65, 66, array![0x30000000000000000000000000000000000000000000003c00000387fffffc6]));
 }
 
 /// statement weights.b_k[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_179() {
+fn rejects_qkv_decode_0_124() {
     verify_walk_calldata(splice(qkv_decode_0(), 60, 61, array![0x30000000000000000000000000000000000000000000014000000167fffff7f]));
 }
 
 /// statement weights.b_v[1]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_180() {
+fn rejects_qkv_decode_0_125() {
     verify_walk_calldata(splice(qkv_decode_0(), 70, 71, array![0x3000000000000000000000000000000000000001ffffff8c000002e0000000d]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_181() {
+fn rejects_qkv_decode_0_126() {
     verify_walk_calldata(splice(qkv_decode_0(), 4, 5, array![3]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_182() {
+fn rejects_qkv_decode_0_127() {
     verify_walk_calldata(splice(qkv_decode_0(), 5, 6, array![4]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_183() {
+fn rejects_qkv_decode_0_128() {
     verify_walk_calldata(splice(qkv_decode_0(), 6, 7, array![3]));
 }
 
 /// statement dims[3]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_184() {
+fn rejects_qkv_decode_0_129() {
     verify_walk_calldata(splice(qkv_decode_0(), 7, 8, array![4]));
 }
 
 /// statement dims[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_185() {
+fn rejects_qkv_decode_0_130() {
     verify_walk_calldata(splice(qkv_decode_0(), 8, 9, array![2]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_decode_0_186() {
+fn rejects_qkv_decode_0_131() {
     verify_walk_calldata(splice(qkv_decode_0(), 12, 14, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_decode_0_187() {
+fn rejects_qkv_decode_0_132() {
     verify_walk_calldata(splice(qkv_decode_0(), 0, 1, array![4]));
 }
 
-/// felt 27 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_188() {
-    verify_walk_calldata(splice(qkv_decode_0(), 27, 28, array![3]));
-}
-
-/// felt 54 + 1
+/// felt 60 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_189() {
-    verify_walk_calldata(splice(qkv_decode_0(), 54, 55, array![0x200000000000000000000000000000000000000000000003ffff9be0000001a]));
+fn rejects_qkv_decode_0_133() {
+    verify_walk_calldata(splice(qkv_decode_0(), 60, 61, array![0x3000000000000000000000000000000000000000000001400000015ffffff80]));
 }
 
-/// felt 81 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_190() {
-    verify_walk_calldata(splice(qkv_decode_0(), 81, 82, array![2]));
-}
-
-/// felt 109 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_191() {
-    verify_walk_calldata(splice(qkv_decode_0(), 109, 110, array![0x1d59cb22f69628b9219e544c7be80996]));
-}
-
-/// felt 136 + 1
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_192() {
-    verify_walk_calldata(splice(qkv_decode_0(), 136, 137, array![0x1338be4457471e84660b0b693fb1bd0c]));
-}
-
-/// felt 163 + 1
+/// felt 120 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_decode_0_193() {
-    verify_walk_calldata(splice(qkv_decode_0(), 163, 164, array![4]));
+fn rejects_qkv_decode_0_134() {
+    verify_walk_calldata(splice(qkv_decode_0(), 120, 121, array![1]));
 }
 
-/// felt 190 + 1
+/// felt 180 + 1
 #[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_194() {
-    verify_walk_calldata(splice(qkv_decode_0(), 190, 191, array![0x115c5a911dd704895e4ca48ee16651bf]));
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_qkv_decode_0_135() {
+    verify_walk_calldata(splice(qkv_decode_0(), 180, 181, array![4]));
 }
 
-/// felt 218 + 1
+/// felt 240 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_195() {
-    verify_walk_calldata(splice(qkv_decode_0(), 218, 219, array![2]));
-}
-
-/// felt 245 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_196() {
-    verify_walk_calldata(splice(qkv_decode_0(), 245, 246, array![0x16a2afbd14875989833fbc13e23f23bf]));
-}
-
-/// felt 272 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_197() {
-    verify_walk_calldata(splice(qkv_decode_0(), 272, 273, array![0x1d1e5f5bfbcde67c22772f4e993ac3f3]));
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_qkv_decode_0_136() {
+    verify_walk_calldata(splice(qkv_decode_0(), 240, 241, array![6446962]));
 }
 
 /// felt 300 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_198() {
+fn rejects_qkv_decode_0_137() {
     verify_walk_calldata(splice(qkv_decode_0(), 300, 301, array![2]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_qkv_decode_0_199() {
+fn rejects_qkv_decode_0_138() {
     verify_walk_calldata(splice(qkv_decode_0(), 90, 91, array![
         1,
         122,
@@ -7330,129 +6245,87 @@ fn rejects_qkv_decode_0_committed_0() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 108, 109, array![0x1ec7190b13e6f9c8d3578fa7bbd94438]));
 }
 
-/// proof layer.q_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_1() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 109, 110, array![0x13aa2b794bb9537bd625d5a70855598b]));
-}
-
 /// proof layer.q_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_2() {
+fn rejects_qkv_decode_0_committed_1() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 107, 110, array![1, 0x1ec7190af3e6f9c8d3578fa7bbd94438]));
 }
 
 /// proof layer.q_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_3() {
+fn rejects_qkv_decode_0_committed_2() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 107, 109, array![3, 0x1ec7190af3e6f9c8d3578fa7bbd94438, 0x13aa2b792bb9537bd625d5a70855598b]));
 }
 
 /// proof layer.k_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_4() {
+fn rejects_qkv_decode_0_committed_3() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 111, 112, array![0x115cc66423e9882e4b61b3d62fe8c741]));
-}
-
-/// proof layer.k_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_5() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 112, 113, array![0x1e74525b1e6624b4a88111d261c75812]));
 }
 
 /// proof layer.k_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_6() {
+fn rejects_qkv_decode_0_committed_4() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 113, array![1, 0x115cc66403e9882e4b61b3d62fe8c741]));
 }
 
 /// proof layer.k_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_7() {
+fn rejects_qkv_decode_0_committed_5() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 112, array![3, 0x115cc66403e9882e4b61b3d62fe8c741, 0x1e74525afe6624b4a88111d261c75812]));
 }
 
 /// proof layer.v_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_8() {
+fn rejects_qkv_decode_0_committed_6() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 114, 115, array![0x1f8b29bed504be47c6098cd22b5ba7ee]));
-}
-
-/// proof layer.v_steps[1]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_9() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 115, 116, array![0x1374823eb482f9f768cbef77ab55f981]));
 }
 
 /// proof layer.v_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_10() {
+fn rejects_qkv_decode_0_committed_7() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 113, 116, array![1, 0x1f8b29beb504be47c6098cd22b5ba7ee]));
 }
 
 /// proof layer.v_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_11() {
+fn rejects_qkv_decode_0_committed_8() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 113, 115, array![3, 0x1f8b29beb504be47c6098cd22b5ba7ee, 0x1374823e9482f9f768cbef77ab55f981]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_12() {
+fn rejects_qkv_decode_0_committed_9() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 120, 121, array![0x13ce2992610e009b4d1d17453e81e789]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_13() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 121, 122, array![0x11e1dd965c25211dd4c64f9cf2de3bc9]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_14() {
+fn rejects_qkv_decode_0_committed_10() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 119, 122, array![1, 0x13ce2992410e009b4d1d17453e81e789]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_15() {
+fn rejects_qkv_decode_0_committed_11() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 119, 121, array![3, 0x13ce2992410e009b4d1d17453e81e789, 0x11e1dd963c25211dd4c64f9cf2de3bc9]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_16() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 122, 125, array![1, 0x169c476d43535baee05d1af60e2f2850]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_17() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 122, 124, array![3, 0x169c476d43535baee05d1af60e2f2850, 0x1c99a8079fb18bc89334998fa6e2abe4]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_18() {
+fn rejects_qkv_decode_0_committed_12() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 131, array![
         3,
         2,
@@ -7470,7 +6343,7 @@ fn rejects_qkv_decode_0_committed_18() {
 /// proof layer.steps[0].k_merge.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_19() {
+fn rejects_qkv_decode_0_committed_13() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 128, array![
         5,
         2,
@@ -7491,63 +6364,42 @@ fn rejects_qkv_decode_0_committed_19() {
 /// proof layer.steps[0].k_merge.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_20() {
+fn rejects_qkv_decode_0_committed_14() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 131, 132, array![0x1c91309045e6787d0428485816a19c13]));
 }
 
 /// proof layer.steps[0].k_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_21() {
+fn rejects_qkv_decode_0_committed_15() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 117, 132, array![1]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_22() {
+fn rejects_qkv_decode_0_committed_16() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 135, 136, array![0x143a6be17f9d0edb0f6501b3ca1c3b7a]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_23() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 136, 137, array![0x192d2532c7d0fac9d9b3e9335b0493a6]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_24() {
+fn rejects_qkv_decode_0_committed_17() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 134, 137, array![1, 0x143a6be15f9d0edb0f6501b3ca1c3b7a]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_25() {
+fn rejects_qkv_decode_0_committed_18() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 134, 136, array![3, 0x143a6be15f9d0edb0f6501b3ca1c3b7a, 0x192d2532a7d0fac9d9b3e9335b0493a6]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_26() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 137, 140, array![1, 0x13a99fd69f2dcfe0b3384282568d45f5]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_27() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 137, 139, array![3, 0x13a99fd69f2dcfe0b3384282568d45f5, 0x1e9cea3893049d73eda038db43e1a2e6]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_28() {
+fn rejects_qkv_decode_0_committed_19() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 146, array![
         3,
         2,
@@ -7565,7 +6417,7 @@ fn rejects_qkv_decode_0_committed_28() {
 /// proof layer.steps[0].v_merge.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_29() {
+fn rejects_qkv_decode_0_committed_20() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 143, array![
         5,
         2,
@@ -7586,70 +6438,63 @@ fn rejects_qkv_decode_0_committed_29() {
 /// proof layer.steps[0].v_merge.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_30() {
+fn rejects_qkv_decode_0_committed_21() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 146, 147, array![0x16d66e97c282148445149793f058aa84]));
 }
 
 /// proof layer.steps[0].v_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_31() {
+fn rejects_qkv_decode_0_committed_22() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 132, 147, array![1]));
 }
 
 /// proof layer.steps[0].concat.k_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_32() {
+fn rejects_qkv_decode_0_committed_23() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 147, 148, array![0x1182c7ad67e0ac1f4c471504ab73cc12]));
 }
 
 /// proof layer.steps[0].concat.k_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_33() {
+fn rejects_qkv_decode_0_committed_24() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 148, 149, array![0x1b0e68e31e05cc5db7e133536b2dd000]));
 }
 
 /// proof layer.steps[0].concat.v_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_34() {
+fn rejects_qkv_decode_0_committed_25() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 149, 150, array![0x1802deb5c0e3f8fe39e9e896c228fc08]));
 }
 
 /// proof layer.steps[0].concat.v_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_35() {
+fn rejects_qkv_decode_0_committed_26() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 150, 151, array![0x1ed38fe2019e1b864b2aaefcae2fae7c]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_36() {
+fn rejects_qkv_decode_0_committed_27() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 153, 154, array![0x19e49b79e2f73d70475c7eb9376a8b12]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_37() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 154, 155, array![0x19b6648dd005a07d037e9b336f8ba731]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_38() {
+fn rejects_qkv_decode_0_committed_28() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 152, 156, array![2, 0x19e49b79c2f73d70475c7eb9376a8b12, 0x19b6648db005a07d037e9b336f8ba731]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_39() {
+fn rejects_qkv_decode_0_committed_29() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 152, 155, array![
         4,
         0x19e49b79c2f73d70475c7eb9376a8b12,
@@ -7658,29 +6503,10 @@ fn rejects_qkv_decode_0_committed_39() {
     ]));
 }
 
-/// proof layer.steps[0].concat.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_40() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 156, 160, array![2, 0x10000000000000000000000000000000, 0x17d40872b7055d1b40332e470a82a026]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_41() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 156, 159, array![
-        4,
-        0x10000000000000000000000000000000,
-        0x17d40872b7055d1b40332e470a82a026,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
 /// proof layer.steps[0].concat.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_42() {
+fn rejects_qkv_decode_0_committed_30() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 167, array![
         3,
         3,
@@ -7700,7 +6526,7 @@ fn rejects_qkv_decode_0_committed_42() {
 /// proof layer.steps[0].concat.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_43() {
+fn rejects_qkv_decode_0_committed_31() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 163, array![
         5,
         3,
@@ -7724,42 +6550,35 @@ fn rejects_qkv_decode_0_committed_43() {
 /// proof layer.steps[0].concat.k_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_44() {
+fn rejects_qkv_decode_0_committed_32() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 168, 169, array![0x18f62bd3776586a4d6d85030450234b3]));
 }
 
 /// proof layer.steps[0].concat.v_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_45() {
+fn rejects_qkv_decode_0_committed_33() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 169, 170, array![0x19e8851072a8ed17a35867804354a26c]));
 }
 
 /// proof layer.steps[0].projection.bias[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_46() {
+fn rejects_qkv_decode_0_committed_34() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 171, 172, array![0x1c74a4c3533736e4ea090ca9b963db70]));
-}
-
-/// proof layer.steps[0].projection.bias[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_47() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 172, 173, array![0x1f02dbc7de0858022d4d469a114cd9ba]));
 }
 
 /// proof layer.steps[0].projection.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_48() {
+fn rejects_qkv_decode_0_committed_35() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 170, 174, array![2, 0x1c74a4c3333736e4ea090ca9b963db70, 0x1f02dbc7be0858022d4d469a114cd9ba]));
 }
 
 /// proof layer.steps[0].projection.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_49() {
+fn rejects_qkv_decode_0_committed_36() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 170, 173, array![
         4,
         0x1c74a4c3333736e4ea090ca9b963db70,
@@ -7771,28 +6590,21 @@ fn rejects_qkv_decode_0_committed_49() {
 /// proof layer.steps[0].projection.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_50() {
+fn rejects_qkv_decode_0_committed_37() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 176, 177, array![0x1d1333a3bfd604db39b1eb0c66b9cb11]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_51() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 177, 178, array![0x1296d21176158b5f2a0d99fb0f5293a4]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_52() {
+fn rejects_qkv_decode_0_committed_38() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 175, 179, array![2, 0x1d1333a39fd604db39b1eb0c66b9cb11, 0x1296d21156158b5f2a0d99fb0f5293a4]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_53() {
+fn rejects_qkv_decode_0_committed_39() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 175, 178, array![
         4,
         0x1d1333a39fd604db39b1eb0c66b9cb11,
@@ -7804,14 +6616,14 @@ fn rejects_qkv_decode_0_committed_53() {
 /// proof layer.steps[0].projection.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_54() {
+fn rejects_qkv_decode_0_committed_40() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 179, array![0]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_55() {
+fn rejects_qkv_decode_0_committed_41() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 175, array![
         2,
         3,
@@ -7824,49 +6636,42 @@ fn rejects_qkv_decode_0_committed_55() {
 /// proof layer.steps[0].projection.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_56() {
+fn rejects_qkv_decode_0_committed_42() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 180, 181, array![0x1d0fb63d9df34dd0e8b4fece4747aaec]));
 }
 
 /// proof layer.steps[0].projection.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_57() {
+fn rejects_qkv_decode_0_committed_43() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 181, array![0]));
 }
 
 /// proof layer.steps[0].projection.x+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_58() {
+fn rejects_qkv_decode_0_committed_44() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 180, array![2, 0x1d0fb63d7df34dd0e8b4fece4747aaec]));
 }
 
 /// proof layer.steps[0].projection.w[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_59() {
+fn rejects_qkv_decode_0_committed_45() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 182, 183, array![0x106b9e3d25ca10f5d64413312c9926c1]));
-}
-
-/// proof layer.steps[0].projection.w[1]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_60() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 183, 184, array![0x1166b85c1e5785b7d92d84cac0d65044]));
 }
 
 /// proof layer.steps[0].projection.w-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_61() {
+fn rejects_qkv_decode_0_committed_46() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 181, 185, array![2, 0x106b9e3d05ca10f5d64413312c9926c1, 0x1166b85bfe5785b7d92d84cac0d65044]));
 }
 
 /// proof layer.steps[0].projection.w+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_62() {
+fn rejects_qkv_decode_0_committed_47() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 181, 184, array![
         4,
         0x106b9e3d05ca10f5d64413312c9926c1,
@@ -7878,205 +6683,21 @@ fn rejects_qkv_decode_0_committed_62() {
 /// proof layer.steps[1].k_merge=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_63() {
+fn rejects_qkv_decode_0_committed_48() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 185, 186, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof layer.steps[1].v_merge=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_64() {
+fn rejects_qkv_decode_0_committed_49() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 186, 187, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof layer.steps[1].concat.k_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_65() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 187, 188, array![0x115cc66423e9882e4b61b3d62fe8c741]));
-}
-
-/// proof layer.steps[1].concat.k_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_66() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 188, 189, array![0x1d178bf71a7c9c865d1f5dfc31de90d1]));
-}
-
-/// proof layer.steps[1].concat.v_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_67() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 189, 190, array![0x1f8b29bed504be47c6098cd22b5ba7ee]));
-}
-
-/// proof layer.steps[1].concat.v_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_68() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 190, 191, array![0x13e9587fff7e3baf62c262a5fffa5192]));
-}
-
-/// proof layer.steps[1].concat.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_69() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 191, 207, array![
-        3,
-        3,
-        0x10000000000000000000000000000000,
-        0x14298e811d58cb2eb2f0280f81229d8b,
-        0x10000000000000000000000000000000,
-        3,
-        0x19390e66ffb954480c24eed70424f9e3,
-        0x12c9c6c4280db82438ec6f98ea5c5079,
-        0x10000000000000000000000000000000,
-        3,
-        0x1d5fc77be5b2724c7efc87f69ae01267,
-        0x1a47949a9fd855b4349dba906d8117ec,
-    ]));
-}
-
-/// proof layer.steps[1].concat.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_70() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 191, 203, array![
-        5,
-        3,
-        0x10000000000000000000000000000000,
-        0x14298e811d58cb2eb2f0280f81229d8b,
-        0x10000000000000000000000000000000,
-        3,
-        0x19390e66ffb954480c24eed70424f9e3,
-        0x12c9c6c4280db82438ec6f98ea5c5079,
-        0x10000000000000000000000000000000,
-        3,
-        0x1d5fc77be5b2724c7efc87f69ae01267,
-        0x1a47949a9fd855b4349dba906d8117ec,
-        0x10000000000000000000000000000000,
-        3,
-        0x1e0ec73903dd619b0a4c9da3c9a121ce,
-        0x1340a337c04a59f24db59b715ae2cef8,
-    ]));
-}
-
-/// proof layer.steps[1].concat.k_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_71() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 208, 209, array![0x1a2772d823b6ffe32933fc2fccdab5eb]));
-}
-
-/// proof layer.steps[1].concat.v_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_72() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 209, 210, array![0x1c6720f0b7f352dee10772265a5c111b]));
-}
-
-/// proof layer.steps[1].projection.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_73() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 210, 214, array![2, 0x1c74a4c3333736e4ea090ca9b963db70, 0x15e83db8f3b182d655ceafbab365bd61]));
-}
-
-/// proof layer.steps[1].projection.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_74() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 210, 213, array![
-        4,
-        0x1c74a4c3333736e4ea090ca9b963db70,
-        0x15e83db8f3b182d655ceafbab365bd61,
-        0x1af5852e3196bc5d88f56ef40368c3d0,
-    ]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_75() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 215, 219, array![2, 0x19e71463de5c18fb8ebb05684c8c8769, 0x15bbbee8db28da5b613ac7acdde4487e]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_76() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 215, 218, array![
-        4,
-        0x19e71463de5c18fb8ebb05684c8c8769,
-        0x15bbbee8db28da5b613ac7acdde4487e,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_77() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 214, 219, array![0]));
-}
-
-/// proof layer.steps[1].projection.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_78() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 214, 215, array![
-        2,
-        3,
-        0x19e71463de5c18fb8ebb05684c8c8769,
-        0x15bbbee8db28da5b613ac7acdde4487e,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[1].projection.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_79() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 220, 221, array![0x10bb16d28e4683fdb8568b9f1c926f5b]));
-}
-
-/// proof layer.steps[1].projection.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_80() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 219, 221, array![0]));
-}
-
-/// proof layer.steps[1].projection.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_81() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 219, 220, array![2, 0x10bb16d26e4683fdb8568b9f1c926f5b]));
-}
-
-/// proof layer.steps[1].projection.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_82() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 221, 225, array![2, 0x113e12e1b7bb5f9f2d6a93317263da69, 0x16812365ab8fd9678822d65b6231e99e]));
-}
-
-/// proof layer.steps[1].projection.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_83() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 221, 224, array![
-        4,
-        0x113e12e1b7bb5f9f2d6a93317263da69,
-        0x16812365ab8fd9678822d65b6231e99e,
-        0x1e25b0d292d88e79de5303bc9110bdc0,
-    ]));
 }
 
 /// proof layer.steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_84() {
+fn rejects_qkv_decode_0_committed_50() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 116, 225, array![
         1,
         0,
@@ -8153,7 +6774,7 @@ fn rejects_qkv_decode_0_committed_84() {
 /// proof layer.steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_85() {
+fn rejects_qkv_decode_0_committed_51() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 116, 185, array![
         3,
         0,
@@ -8270,84 +6891,63 @@ fn rejects_qkv_decode_0_committed_85() {
 /// proof inputs.k0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_86() {
+fn rejects_qkv_decode_0_committed_52() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 228, 229, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_committed_87() {
+fn rejects_qkv_decode_0_committed_53() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 229, array![2]));
 }
 
 /// proof inputs.v0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_88() {
+fn rejects_qkv_decode_0_committed_54() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 231, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_committed_89() {
+fn rejects_qkv_decode_0_committed_55() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 230, array![2, 27440]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_90() {
+fn rejects_qkv_decode_0_committed_56() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 235, 236, array![0x104232af2db2fef1b729899558fee8aa]));
-}
-
-/// proof inputs.x.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_91() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 236, 237, array![0x18c4f5b27198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_92() {
+fn rejects_qkv_decode_0_committed_57() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 237, array![1, 0x104232af0db2fef1b729899558fee8aa]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_93() {
+fn rejects_qkv_decode_0_committed_58() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 236, array![3, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_94() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 237, 240, array![1, 0x11b804df8e783725a13ae9b6a9415f0b]));
-}
-
-/// proof inputs.x.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_95() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 237, 239, array![3, 0x11b804df8e783725a13ae9b6a9415f0b, 0x1ef62b1736ac2387fd368b3bfeb2982c]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_96() {
+fn rejects_qkv_decode_0_committed_59() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 240, array![1, 2, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_97() {
+fn rejects_qkv_decode_0_committed_60() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 237, array![
         3,
         2,
@@ -8362,70 +6962,49 @@ fn rejects_qkv_decode_0_committed_97() {
 /// proof inputs.x.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_98() {
+fn rejects_qkv_decode_0_committed_61() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 241, array![0x1328b5e18a61ba8723bd5bc257e11c77]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_99() {
+fn rejects_qkv_decode_0_committed_62() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 241, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_committed_100() {
+fn rejects_qkv_decode_0_committed_63() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 241, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_committed_101() {
+fn rejects_qkv_decode_0_committed_64() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 245, 246, array![0x11f53d80675383744540c7d700a87d83]));
-}
-
-/// proof opening.merge.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_committed_102() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 246, 247, array![0x176aa682b43455138627f72ac0653c5b]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_103() {
+fn rejects_qkv_decode_0_committed_65() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 247, array![1, 0x11f53d80475383744540c7d700a87d83]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_104() {
+fn rejects_qkv_decode_0_committed_66() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 246, array![3, 0x11f53d80475383744540c7d700a87d83, 0x176aa682943455138627f72ac0653c5b]));
-}
-
-/// proof opening.merge.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_105() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 247, 250, array![1, 0x18f321637096da2fcb2711f6fcfb12cf]));
-}
-
-/// proof opening.merge.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_106() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 247, 249, array![3, 0x18f321637096da2fcb2711f6fcfb12cf, 0x1681d5b17a7b3147311a56732254fc82]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_committed_107() {
+fn rejects_qkv_decode_0_committed_67() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 253, array![
         2,
         2,
@@ -8440,7 +7019,7 @@ fn rejects_qkv_decode_0_committed_107() {
 /// proof opening.merge.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_committed_108() {
+fn rejects_qkv_decode_0_committed_68() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 250, array![
         4,
         2,
@@ -8458,21 +7037,14 @@ fn rejects_qkv_decode_0_committed_108() {
 /// proof opening.merged_values[0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_committed_109() {
+fn rejects_qkv_decode_0_committed_69() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 254, 255, array![0x19542f05b8515156789eac75f6deaa85]));
-}
-
-/// proof opening.merged_values[1]
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_committed_110() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 255, 256, array![0x1885442549fc03690da73dc6c0d6c2e6]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_decode_0_committed_111() {
+fn rejects_qkv_decode_0_committed_70() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 260, array![
         5,
         0x19542f0598515156789eac75f6deaa85,
@@ -8486,7 +7058,7 @@ fn rejects_qkv_decode_0_committed_111() {
 /// proof opening.merged_values+last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_decode_0_committed_112() {
+fn rejects_qkv_decode_0_committed_71() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 259, array![
         7,
         0x19542f0598515156789eac75f6deaa85,
@@ -8501,49 +7073,28 @@ fn rejects_qkv_decode_0_committed_112() {
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_committed_113() {
+fn rejects_qkv_decode_0_committed_72() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 262, 263, array![0x1ebec964f084534c4f03cacf2f20e45c]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_committed_114() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 263, 264, array![0x1ae83cfa97486c89d2e27e1053ae13ff]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_115() {
+fn rejects_qkv_decode_0_committed_73() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 264, array![1, 0x1ebec964d084534c4f03cacf2f20e45c]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_116() {
+fn rejects_qkv_decode_0_committed_74() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 263, array![3, 0x1ebec964d084534c4f03cacf2f20e45c, 0x1ae83cfa77486c89d2e27e1053ae13ff]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_117() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 264, 267, array![1, 0x17a30163818c7424623ce48919e809ff]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_118() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 264, 266, array![3, 0x17a30163818c7424623ce48919e809ff, 0x1002f87362a99231941129a24e37f905]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_committed_119() {
+fn rejects_qkv_decode_0_committed_75() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 270, array![
         2,
         2,
@@ -8558,7 +7109,7 @@ fn rejects_qkv_decode_0_committed_119() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_committed_120() {
+fn rejects_qkv_decode_0_committed_76() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 267, array![
         4,
         2,
@@ -8576,63 +7127,42 @@ fn rejects_qkv_decode_0_committed_120() {
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_committed_121() {
+fn rejects_qkv_decode_0_committed_77() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x12ca510a233350ad1e6ef5d3c94aae38]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_qkv_decode_0_committed_122() {
+fn rejects_qkv_decode_0_committed_78() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 273, array![92935]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_decode_0_committed_123() {
+fn rejects_qkv_decode_0_committed_79() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_decode_0_committed_124() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x4000000000000000000000000000000012ef9a7a576cea0e6532aad9406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_committed_125() {
+fn rejects_qkv_decode_0_committed_80() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_committed_126() {
+fn rejects_qkv_decode_0_committed_81() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_committed_127() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 277, array![0x3000000000000000000000000000000000000001f8cca27ae1d3e315a6810a0]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_committed_128() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 277, array![0x5000000000000000000000007e33289eb874f8c569a0428259525cecb2a4b9d]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_committed_129() {
+fn rejects_qkv_decode_0_committed_82() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 279, array![
         3,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
@@ -8644,7 +7174,7 @@ fn rejects_qkv_decode_0_committed_129() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_committed_130() {
+fn rejects_qkv_decode_0_committed_83() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 278, array![
         5,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
@@ -8654,217 +7184,150 @@ fn rejects_qkv_decode_0_committed_130() {
     ]));
 }
 
-/// proof opening.poly_openings[1].leaves-last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_committed_131() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 280, 285, array![
-        3,
-        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
-        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
-        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
-    ]));
-}
-
-/// proof opening.poly_openings[1].leaves+last
-#[test]
-#[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_committed_132() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 280, 284, array![
-        5,
-        0x400000000000000000000000000000009804a81eba1a6ae092b8b97f31ffa44,
-        0x40000000000000000000000000000000931217c179a13cb627609ba132291b9,
-        0x400000000000000000000000000000004fbfadd1f3b52ebfa6c1fb4e65a9e39,
-        0x400000000000000000000000000000004c5766f63fdde82d5362d901f707795,
-    ]));
-}
-
 /// statement inputs.x[2]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_133() {
+fn rejects_qkv_decode_0_committed_84() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 29, 30, array![0x40000000000000000000000000000000000000b9fffffe100000005ffffff93]));
 }
 
 /// statement inputs.k0[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_134() {
+fn rejects_qkv_decode_0_committed_85() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 15, 16, array![0xffffff0e0000010c000001d000000000000000200000000000000000000000]));
 }
 
 /// statement inputs.v0[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_135() {
+fn rejects_qkv_decode_0_committed_86() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 22, 23, array![0xb1fffffeaffffffca800000000000000200000000000000000000000]));
 }
 
 /// statement outputs.q[3]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_136() {
+fn rejects_qkv_decode_0_committed_87() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 45, 46, array![0x600000000000000000001e320000250900007262000071b80000b72800031a3]));
 }
 
 /// statement outputs.k[8]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_137() {
+fn rejects_qkv_decode_0_committed_88() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 38, 39, array![0x3fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d]));
 }
 
 /// statement outputs.k[9]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_138() {
+fn rejects_qkv_decode_0_committed_89() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 38, 39, array![0x1fffffe2000000218000003affff6567ffff0563fffd76e7fffda4d]));
 }
 
 /// statement outputs.v[8]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_139() {
+fn rejects_qkv_decode_0_committed_90() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 53, 54, array![0x200000163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
 }
 
 /// statement outputs.v[9]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_140() {
+fn rejects_qkv_decode_0_committed_91() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 53, 54, array![0x167fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_141() {
+fn rejects_qkv_decode_0_committed_92() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 4, 5, array![3]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_142() {
+fn rejects_qkv_decode_0_committed_93() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 5, 6, array![4]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_143() {
+fn rejects_qkv_decode_0_committed_94() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 6, 7, array![3]));
 }
 
 /// statement dims[3]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_144() {
+fn rejects_qkv_decode_0_committed_95() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 7, 8, array![4]));
 }
 
 /// statement dims[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_145() {
+fn rejects_qkv_decode_0_committed_96() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 8, 9, array![2]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_decode_0_committed_146() {
+fn rejects_qkv_decode_0_committed_97() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 12, 14, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_decode_0_committed_147() {
+fn rejects_qkv_decode_0_committed_98() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 28 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_committed_148() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 28, 29, array![2]));
-}
-
-/// felt 56 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_committed_149() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 56, 57, array![7]));
-}
-
-/// felt 84 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_150() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 84, 85, array![4]));
-}
-
-/// felt 112 + 1
+/// felt 61 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_151() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 112, 113, array![0x1e74525afe6624b4a88111d261c75813]));
+fn rejects_qkv_decode_0_committed_99() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 61, 62, array![0x5df48cb8c868a297c76ce50da0ff6ae]));
 }
 
-/// felt 140 + 1
+/// felt 123 + 1
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_qkv_decode_0_committed_100() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 123, 124, array![0x169c476d43535baee05d1af60e2f2851]));
+}
+
+/// felt 185 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_qkv_decode_0_committed_101() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 185, 186, array![2]));
+}
+
+/// felt 247 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_decode_0_committed_152() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 140, 141, array![3]));
-}
-
-/// felt 168 + 1
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_153() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 168, 169, array![0x18f62bd3576586a4d6d85030450234b4]));
-}
-
-/// felt 196 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_decode_0_committed_154() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 196, 197, array![4]));
-}
-
-/// felt 224 + 1
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_155() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 224, 225, array![0x1e25b0d292d88e79de5303bc9110bdc1]));
-}
-
-/// felt 252 + 1
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_committed_156() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 252, 253, array![0x1e505f5eb90575f10fdb116a7293ae5d]));
-}
-
-/// felt 280 + 1
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_committed_157() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 280, 281, array![5]));
+fn rejects_qkv_decode_0_committed_102() {
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 247, 248, array![3]));
 }
 
 /// felt 309 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_committed_158() {
+fn rejects_qkv_decode_0_committed_103() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 309, 310, array![1]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_qkv_decode_0_committed_159() {
+fn rejects_qkv_decode_0_committed_104() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 102, 103, array![
         1,
         122,
@@ -9699,164 +8162,122 @@ fn rejects_qkv_decode_0_io_6() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 0, 1, array![4]));
 }
 
-/// felt 38 + 1
+/// felt 84 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
 fn rejects_qkv_decode_0_io_7() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 38, 39, array![4]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 84, 85, array![7823218]));
 }
 
-/// felt 76 + 1
+/// felt 168 + 1
 #[test]
-#[should_panic(expected: ('statement.shape',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_decode_0_io_8() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 76, 77, array![7823212]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 168, 169, array![4]));
 }
 
-/// felt 114 + 1
+/// felt 252 + 1
 #[test]
-#[should_panic(expected: ('walk.output_values',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_qkv_decode_0_io_9() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 114, 115, array![114]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 252, 253, array![0x12a84adb4c5a70e335a2067efd53aff1]));
 }
 
-/// felt 153 + 1
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_io_10() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 153, 154, array![0x107216909d75d081ac516ad8e26a1f24]));
-}
-
-/// felt 191 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_decode_0_io_11() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 191, 192, array![2]));
-}
-
-/// felt 229 + 1
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_io_12() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 229, 230, array![0x1eae27a57c9d7933054470f67fd192ee]));
-}
-
-/// felt 267 + 1
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_io_13() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 267, 268, array![0x12df06a090bf685ec88f22668252a552]));
-}
-
-/// felt 306 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_decode_0_io_14() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 306, 307, array![2]));
-}
-
-/// felt 344 + 1
+/// felt 336 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_decode_0_io_15() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 344, 345, array![0x24bed51068e8be0a31cffd2e65f9a6504788ea9bfe7a21f9f2b400fe50c7e]));
-}
-
-/// felt 382 + 1
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_io_16() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 382, 383, array![5]));
+fn rejects_qkv_decode_0_io_10() {
+    verify_walk_calldata(splice(qkv_decode_0_io(), 336, 337, array![0xc94968481195b86a42f3dd2a0aba699d31d2521bd2b2587f2994c55a863268]));
 }
 
 /// felt 421 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_io_17() {
+fn rejects_qkv_decode_0_io_11() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 421, 422, array![1]));
 }
 
 /// felt 109 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_io_18() {
+fn rejects_qkv_decode_0_io_12() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 109, 110, array![2]));
 }
 
 /// felt 108 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_io_19() {
+fn rejects_qkv_decode_0_io_13() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 108, 109, array![1]));
 }
 
 /// felt 107 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_qkv_decode_0_io_20() {
+fn rejects_qkv_decode_0_io_14() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 107, 108, array![0x706f736569646f6f]));
 }
 
 /// felt 106 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_21() {
+fn rejects_qkv_decode_0_io_15() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 106, 107, array![3]));
 }
 
 /// felt 105 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_22() {
+fn rejects_qkv_decode_0_io_16() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 105, 106, array![0x6e3944142ba48a9b0aadadbc0790519]));
 }
 
 /// felt 104 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_io_23() {
+fn rejects_qkv_decode_0_io_17() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 104, 105, array![0xeccc1d571787bb702c4e061b7ae3811]));
 }
 
 /// felt 103 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_24() {
+fn rejects_qkv_decode_0_io_18() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 103, 104, array![3]));
 }
 
 /// felt 102 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_25() {
+fn rejects_qkv_decode_0_io_19() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 102, 103, array![3]));
 }
 
 /// felt 101 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_io_26() {
+fn rejects_qkv_decode_0_io_20() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 101, 102, array![3]));
 }
 
 /// felt 100 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_27() {
+fn rejects_qkv_decode_0_io_21() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 100, 101, array![121]));
 }
 
 /// felt 99 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_qkv_decode_0_io_28() {
+fn rejects_qkv_decode_0_io_22() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 99, 100, array![0x706f736569646f6f]));
 }
 
 /// felt 98 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_io_29() {
+fn rejects_qkv_decode_0_io_23() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 98, 99, array![4]));
 }
 
@@ -10035,45 +8456,24 @@ fn rejects_mha_0_0() {
     verify_walk_calldata(splice(mha_0(), 71, 72, array![0x11d1a1e0b167a883ae5eb2e2c4b84a9a]));
 }
 
-/// proof layer.unpad.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_1() {
-    verify_walk_calldata(splice(mha_0(), 72, 73, array![0x1fcff9889337b2dfa7a91fa11cb8ad06]));
-}
-
 /// proof layer.unpad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_2() {
+fn rejects_mha_0_1() {
     verify_walk_calldata(splice(mha_0(), 70, 73, array![1, 0x11d1a1e09167a883ae5eb2e2c4b84a9a]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_3() {
+fn rejects_mha_0_2() {
     verify_walk_calldata(splice(mha_0(), 70, 72, array![3, 0x11d1a1e09167a883ae5eb2e2c4b84a9a, 0x1fcff9887337b2dfa7a91fa11cb8ad06]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_4() {
-    verify_walk_calldata(splice(mha_0(), 73, 76, array![1, 0x19833ef6bb1dbb0cef9ca587a971ca4c]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_5() {
-    verify_walk_calldata(splice(mha_0(), 73, 75, array![3, 0x19833ef6bb1dbb0cef9ca587a971ca4c, 0x1d9fd19aec562b55c40dc346fed6ed92]));
 }
 
 /// proof layer.unpad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_6() {
+fn rejects_mha_0_3() {
     verify_walk_calldata(splice(mha_0(), 69, 79, array![
         2,
         2,
@@ -10088,7 +8488,7 @@ fn rejects_mha_0_6() {
 /// proof layer.unpad.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_7() {
+fn rejects_mha_0_4() {
     verify_walk_calldata(splice(mha_0(), 69, 76, array![
         4,
         2,
@@ -10106,35 +8506,28 @@ fn rejects_mha_0_7() {
 /// proof layer.unpad.value
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_8() {
+fn rejects_mha_0_5() {
     verify_walk_calldata(splice(mha_0(), 79, 80, array![0x18d99cae1aa83928f267397da0808375]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.attend',))]
-fn rejects_mha_0_9() {
+fn rejects_mha_0_6() {
     verify_walk_calldata(splice(mha_0(), 82, 83, array![0x1f01c020ffa3b2a9ed2aea60111bfa12]));
-}
-
-/// proof layer.attend.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.attend',))]
-fn rejects_mha_0_10() {
-    verify_walk_calldata(splice(mha_0(), 83, 84, array![0x1a7dd9d9e7232cd65fce8c0010bda08a]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_11() {
+fn rejects_mha_0_7() {
     verify_walk_calldata(splice(mha_0(), 81, 85, array![2, 0x1f01c020dfa3b2a9ed2aea60111bfa12, 0x1a7dd9d9c7232cd65fce8c0010bda08a]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_12() {
+fn rejects_mha_0_8() {
     verify_walk_calldata(splice(mha_0(), 81, 84, array![
         4,
         0x1f01c020dfa3b2a9ed2aea60111bfa12,
@@ -10143,29 +8536,10 @@ fn rejects_mha_0_12() {
     ]));
 }
 
-/// proof layer.attend.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_13() {
-    verify_walk_calldata(splice(mha_0(), 85, 89, array![2, 0x15f9e7de844b021d502e4d3b30f6f633, 0x1c6e3b5f4f642d733f15deaa790aa17d]));
-}
-
-/// proof layer.attend.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_14() {
-    verify_walk_calldata(splice(mha_0(), 85, 88, array![
-        4,
-        0x15f9e7de844b021d502e4d3b30f6f633,
-        0x1c6e3b5f4f642d733f15deaa790aa17d,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
 /// proof layer.attend.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_15() {
+fn rejects_mha_0_9() {
     verify_walk_calldata(splice(mha_0(), 80, 92, array![
         2,
         3,
@@ -10181,7 +8555,7 @@ fn rejects_mha_0_15() {
 /// proof layer.attend.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_16() {
+fn rejects_mha_0_10() {
     verify_walk_calldata(splice(mha_0(), 80, 88, array![
         4,
         3,
@@ -10201,42 +8575,35 @@ fn rejects_mha_0_16() {
 /// proof layer.attend.left
 #[test]
 #[should_panic(expected: ('mha.attend',))]
-fn rejects_mha_0_17() {
+fn rejects_mha_0_11() {
     verify_walk_calldata(splice(mha_0(), 93, 94, array![0x1b196501177b95d583f4e729e97b89b4]));
 }
 
 /// proof layer.attend.right
 #[test]
 #[should_panic(expected: ('mha.attend',))]
-fn rejects_mha_0_18() {
+fn rejects_mha_0_12() {
     verify_walk_calldata(splice(mha_0(), 94, 95, array![0x11e7ade063603cf3583ea4f8512053ec]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_19() {
+fn rejects_mha_0_13() {
     verify_walk_calldata(splice(mha_0(), 97, 98, array![0x1c297bb1387c6283ab86dd9d8053d8c0]));
-}
-
-/// proof layer.mask.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_20() {
-    verify_walk_calldata(splice(mha_0(), 98, 99, array![0x1f5c3003081a14d747ab95d9a4927ef3]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_21() {
+fn rejects_mha_0_14() {
     verify_walk_calldata(splice(mha_0(), 96, 100, array![2, 0x1c297bb1187c6283ab86dd9d8053d8c0, 0x1f5c3002e81a14d747ab95d9a4927ef3]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_22() {
+fn rejects_mha_0_15() {
     verify_walk_calldata(splice(mha_0(), 96, 99, array![
         4,
         0x1c297bb1187c6283ab86dd9d8053d8c0,
@@ -10245,29 +8612,10 @@ fn rejects_mha_0_22() {
     ]));
 }
 
-/// proof layer.mask.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_23() {
-    verify_walk_calldata(splice(mha_0(), 100, 104, array![2, 0x10b1ebd75b0afb34f20b4e5312a86ead, 0x111ad5897a1906881917489155d7d85a]));
-}
-
-/// proof layer.mask.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_24() {
-    verify_walk_calldata(splice(mha_0(), 100, 103, array![
-        4,
-        0x10b1ebd75b0afb34f20b4e5312a86ead,
-        0x111ad5897a1906881917489155d7d85a,
-        0x1d08a76e5ac8ce603c5d1fa66b1122e9,
-    ]));
-}
-
 /// proof layer.mask.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_25() {
+fn rejects_mha_0_16() {
     verify_walk_calldata(splice(mha_0(), 95, 116, array![
         4,
         3,
@@ -10292,7 +8640,7 @@ fn rejects_mha_0_25() {
 /// proof layer.mask.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_26() {
+fn rejects_mha_0_17() {
     verify_walk_calldata(splice(mha_0(), 95, 112, array![
         6,
         3,
@@ -10321,35 +8669,28 @@ fn rejects_mha_0_26() {
 /// proof layer.mask.value
 #[test]
 #[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_27() {
+fn rejects_mha_0_18() {
     verify_walk_calldata(splice(mha_0(), 116, 117, array![0x11ee361fe4edc870754d7b81c1ad0b5e]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_28() {
+fn rejects_mha_0_19() {
     verify_walk_calldata(splice(mha_0(), 119, 120, array![0x1780bdd6544d11463271c97ec29e76d6]));
-}
-
-/// proof layer.heads.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_29() {
-    verify_walk_calldata(splice(mha_0(), 120, 121, array![0x12493e67914331a89139c0c2ebe259b5]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_30() {
+fn rejects_mha_0_20() {
     verify_walk_calldata(splice(mha_0(), 118, 122, array![2, 0x1780bdd6344d11463271c97ec29e76d6, 0x12493e67714331a89139c0c2ebe259b5]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_31() {
+fn rejects_mha_0_21() {
     verify_walk_calldata(splice(mha_0(), 118, 121, array![
         4,
         0x1780bdd6344d11463271c97ec29e76d6,
@@ -10358,29 +8699,10 @@ fn rejects_mha_0_31() {
     ]));
 }
 
-/// proof layer.heads.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_32() {
-    verify_walk_calldata(splice(mha_0(), 122, 126, array![2, 0x1c2b43d9f0232c75f80f7ef226c32cdc, 0x133439315fe6cce60590986175fa4bae]));
-}
-
-/// proof layer.heads.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_33() {
-    verify_walk_calldata(splice(mha_0(), 122, 125, array![
-        4,
-        0x1c2b43d9f0232c75f80f7ef226c32cdc,
-        0x133439315fe6cce60590986175fa4bae,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
 /// proof layer.heads.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_34() {
+fn rejects_mha_0_22() {
     verify_walk_calldata(splice(mha_0(), 117, 129, array![
         2,
         3,
@@ -10396,7 +8718,7 @@ fn rejects_mha_0_34() {
 /// proof layer.heads.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_35() {
+fn rejects_mha_0_23() {
     verify_walk_calldata(splice(mha_0(), 117, 125, array![
         4,
         3,
@@ -10416,63 +8738,42 @@ fn rejects_mha_0_35() {
 /// proof layer.heads.left
 #[test]
 #[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_36() {
+fn rejects_mha_0_24() {
     verify_walk_calldata(splice(mha_0(), 130, 131, array![0x14758391ad345b8e462235ce9bd7310c]));
 }
 
 /// proof layer.heads.right
 #[test]
 #[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_37() {
+fn rejects_mha_0_25() {
     verify_walk_calldata(splice(mha_0(), 131, 132, array![0x1410f9432d09fe2f261fb4543426aa1b]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_38() {
+fn rejects_mha_0_26() {
     verify_walk_calldata(splice(mha_0(), 134, 135, array![0x1b520d4a0a977b138359ab5c857d831f]));
-}
-
-/// proof layer.pad.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_39() {
-    verify_walk_calldata(splice(mha_0(), 135, 136, array![0x1f8194348a12d1c0fb25b5791f06f9ea]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_40() {
+fn rejects_mha_0_27() {
     verify_walk_calldata(splice(mha_0(), 133, 136, array![1, 0x1b520d49ea977b138359ab5c857d831f]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_41() {
+fn rejects_mha_0_28() {
     verify_walk_calldata(splice(mha_0(), 133, 135, array![3, 0x1b520d49ea977b138359ab5c857d831f, 0x1f8194346a12d1c0fb25b5791f06f9ea]));
-}
-
-/// proof layer.pad.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_42() {
-    verify_walk_calldata(splice(mha_0(), 136, 139, array![1, 0x16b2486c4dc380007b75bf98caae3359]));
-}
-
-/// proof layer.pad.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_mha_0_43() {
-    verify_walk_calldata(splice(mha_0(), 136, 138, array![3, 0x16b2486c4dc380007b75bf98caae3359, 0x1a14d985b361c710f4d111bdc14eb4e6]));
 }
 
 /// proof layer.pad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_44() {
+fn rejects_mha_0_29() {
     verify_walk_calldata(splice(mha_0(), 132, 142, array![
         2,
         2,
@@ -10487,7 +8788,7 @@ fn rejects_mha_0_44() {
 /// proof layer.pad.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_mha_0_45() {
+fn rejects_mha_0_30() {
     verify_walk_calldata(splice(mha_0(), 132, 139, array![
         4,
         2,
@@ -10505,259 +8806,217 @@ fn rejects_mha_0_45() {
 /// proof layer.pad.q
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_46() {
+fn rejects_mha_0_31() {
     verify_walk_calldata(splice(mha_0(), 142, 143, array![0x1c90cbab22a32db77c352584b51f2df8]));
 }
 
 /// proof layer.pad.k
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_47() {
+fn rejects_mha_0_32() {
     verify_walk_calldata(splice(mha_0(), 143, 144, array![0x1c308a5bacf249aca9be0997949a95b6]));
 }
 
 /// proof layer.pad.v
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_48() {
+fn rejects_mha_0_33() {
     verify_walk_calldata(splice(mha_0(), 144, 145, array![0x19889c0762ebd4ca3833e467e093a74f]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_mha_0_49() {
+fn rejects_mha_0_34() {
     verify_walk_calldata(splice(mha_0(), 147, 148, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_mha_0_50() {
+fn rejects_mha_0_35() {
     verify_walk_calldata(splice(mha_0(), 145, 148, array![3]));
 }
 
 /// proof inputs.k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_mha_0_51() {
+fn rejects_mha_0_36() {
     verify_walk_calldata(splice(mha_0(), 149, 150, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_mha_0_52() {
+fn rejects_mha_0_37() {
     verify_walk_calldata(splice(mha_0(), 145, 149, array![3, 97]));
 }
 
 /// proof inputs.q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_mha_0_53() {
+fn rejects_mha_0_38() {
     verify_walk_calldata(splice(mha_0(), 151, 152, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.q-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_mha_0_54() {
+fn rejects_mha_0_39() {
     verify_walk_calldata(splice(mha_0(), 145, 151, array![3, 97, 1, 107]));
 }
 
 /// proof inputs.v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_mha_0_55() {
+fn rejects_mha_0_40() {
     verify_walk_calldata(splice(mha_0(), 153, 154, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_mha_0_56() {
+fn rejects_mha_0_41() {
     verify_walk_calldata(splice(mha_0(), 145, 153, array![3, 97, 1, 107, 1, 113]));
 }
 
 /// statement inputs.a[8]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_57() {
+fn rejects_mha_0_42() {
     verify_walk_calldata(splice(mha_0(), 16, 17, array![0x20004000000000000000000000001e1e0003c3c000000000000e2c4]));
 }
 
 /// statement inputs.a[9]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_58() {
+fn rejects_mha_0_43() {
     verify_walk_calldata(splice(mha_0(), 16, 17, array![0x4000400000000000000000001e1e0003c3c000000000000e2c4]));
 }
 
 /// statement inputs.k[9]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_59() {
+fn rejects_mha_0_44() {
     verify_walk_calldata(splice(mha_0(), 24, 25, array![0xdffffff1000000108000001d00000059ffffff57fffffe50000002e]));
 }
 
 /// statement inputs.q[9]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_60() {
+fn rejects_mha_0_45() {
     verify_walk_calldata(splice(mha_0(), 32, 33, array![0xffffffaa000000a40000009800000340000000000000034000001e0000001d]));
 }
 
 /// statement inputs.v[9]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_61() {
+fn rejects_mha_0_46() {
     verify_walk_calldata(splice(mha_0(), 40, 41, array![0xffffff8000000058000000180000012ffffffbe000000380000010fffffff0]));
 }
 
 /// statement outputs.o[16]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_62() {
+fn rejects_mha_0_47() {
     verify_walk_calldata(splice(mha_0(), 50, 51, array![0xff802831ff3cb753fe0bba77ff58db9ffe7a943ff44035c000000000000000]));
 }
 
 /// statement outputs.s_m[15]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_63() {
+fn rejects_mha_0_48() {
     verify_walk_calldata(splice(mha_0(), 59, 60, array![0xfffff7fc00000ec7ffff8b8dfffffffbfffffff7ffffffefffffffe0000000]));
 }
 
 /// statement outputs.s_m[16]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_64() {
+fn rejects_mha_0_49() {
     verify_walk_calldata(splice(mha_0(), 60, 61, array![0x10097ffffffefffffffdffffffffffff59dfffffbdafffffffdfffffff]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_65() {
+fn rejects_mha_0_50() {
     verify_walk_calldata(splice(mha_0(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_66() {
+fn rejects_mha_0_51() {
     verify_walk_calldata(splice(mha_0(), 5, 6, array![3]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_67() {
+fn rejects_mha_0_52() {
     verify_walk_calldata(splice(mha_0(), 6, 7, array![4]));
 }
 
 /// statement dims[3]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_68() {
+fn rejects_mha_0_53() {
     verify_walk_calldata(splice(mha_0(), 7, 8, array![2]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_mha_0_69() {
+fn rejects_mha_0_54() {
     verify_walk_calldata(splice(mha_0(), 11, 14, array![4294967295, 4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_mha_0_70() {
+fn rejects_mha_0_55() {
     verify_walk_calldata(splice(mha_0(), 0, 1, array![4]));
 }
 
-/// felt 14 + 1
+/// felt 31 + 1
+#[test]
+#[should_panic(expected: ('mha.unpad',))]
+fn rejects_mha_0_56() {
+    verify_walk_calldata(splice(mha_0(), 31, 32, array![0x58000000440000000ffffffe1ffffffcdffffff13fffffe47fffffc2]));
+}
+
+/// felt 62 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_71() {
-    verify_walk_calldata(splice(mha_0(), 14, 15, array![4]));
+fn rejects_mha_0_57() {
+    verify_walk_calldata(splice(mha_0(), 62, 63, array![1]));
 }
 
-/// felt 28 + 1
+/// felt 93 + 1
 #[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_mha_0_72() {
-    verify_walk_calldata(splice(mha_0(), 28, 29, array![4]));
+#[should_panic(expected: ('mha.attend',))]
+fn rejects_mha_0_58() {
+    verify_walk_calldata(splice(mha_0(), 93, 94, array![0x1b196500f77b95d583f4e729e97b89b5]));
 }
 
-/// felt 42 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_73() {
-    verify_walk_calldata(splice(mha_0(), 42, 43, array![3]));
-}
-
-/// felt 56 + 1
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_mha_0_74() {
-    verify_walk_calldata(splice(mha_0(), 56, 57, array![5]));
-}
-
-/// felt 70 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_mha_0_75() {
-    verify_walk_calldata(splice(mha_0(), 70, 71, array![3]));
-}
-
-/// felt 85 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_mha_0_76() {
-    verify_walk_calldata(splice(mha_0(), 85, 86, array![4]));
-}
-
-/// felt 99 + 1
-#[test]
-#[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_77() {
-    verify_walk_calldata(splice(mha_0(), 99, 100, array![0x10000000000000000000000000000001]));
-}
-
-/// felt 113 + 1
-#[test]
-#[should_panic(expected: ('mha.mask',))]
-fn rejects_mha_0_78() {
-    verify_walk_calldata(splice(mha_0(), 113, 114, array![0x1daa8a2e03a6bdb4177fa1188c6e611d]));
-}
-
-/// felt 127 + 1
+/// felt 124 + 1
 #[test]
 #[should_panic(expected: ('mha.heads',))]
-fn rejects_mha_0_79() {
-    verify_walk_calldata(splice(mha_0(), 127, 128, array![0x1de30487503baf37734de33fd31ed5b5]));
-}
-
-/// felt 141 + 1
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_80() {
-    verify_walk_calldata(splice(mha_0(), 141, 142, array![0x16409041843da8d9539f366aafe7b65f]));
+fn rejects_mha_0_59() {
+    verify_walk_calldata(splice(mha_0(), 124, 125, array![0x133439315fe6cce60590986175fa4baf]));
 }
 
 /// felt 156 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_81() {
+fn rejects_mha_0_60() {
     verify_walk_calldata(splice(mha_0(), 156, 157, array![2]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_mha_0_82() {
+fn rejects_mha_0_61() {
     verify_walk_calldata(splice(mha_0(), 64, 65, array![
         1,
         122,
@@ -11421,157 +9680,115 @@ fn rejects_mha_0_io_4() {
     verify_walk_calldata(splice(mha_0_io(), 0, 1, array![4]));
 }
 
-/// felt 28 + 1
+/// felt 61 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
 fn rejects_mha_0_io_5() {
-    verify_walk_calldata(splice(mha_0_io(), 28, 29, array![0x706f736569646f6f]));
+    verify_walk_calldata(splice(mha_0_io(), 61, 62, array![0x706f736569646f6f]));
 }
 
-/// felt 56 + 1
+/// felt 123 + 1
 #[test]
-#[should_panic(expected: ('statement.shape',))]
+#[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_io_6() {
-    verify_walk_calldata(splice(mha_0_io(), 56, 57, array![4]));
+    verify_walk_calldata(splice(mha_0_io(), 123, 124, array![0x18316511f1023a4d8bd061c525c2e0e5]));
 }
 
-/// felt 84 + 1
+/// felt 184 + 1
 #[test]
-#[should_panic(expected: ('mha.attend',))]
+#[should_panic(expected: ('pcs.claim',))]
 fn rejects_mha_0_io_7() {
-    verify_walk_calldata(splice(mha_0_io(), 84, 85, array![0x1811d35309d80c056fb9af0d6271ebb1]));
+    verify_walk_calldata(splice(mha_0_io(), 184, 185, array![0x1a271517dcd0f1807d05cb920144d2c1]));
 }
 
-/// felt 112 + 1
+/// felt 246 + 1
 #[test]
-#[should_panic(expected: ('mha.mask',))]
+#[should_panic(expected: ('merkle.path',))]
 fn rejects_mha_0_io_8() {
-    verify_walk_calldata(splice(mha_0_io(), 112, 113, array![0x141cceca9972d2804ea9ba3027a3bd38]));
-}
-
-/// felt 140 + 1
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_mha_0_io_9() {
-    verify_walk_calldata(splice(mha_0_io(), 140, 141, array![0x1f8c64acee770c9a2c9cdfbbb63274a0]));
-}
-
-/// felt 168 + 1
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_mha_0_io_10() {
-    verify_walk_calldata(splice(mha_0_io(), 168, 169, array![0x1fb2ff0ca6fc7dba8bb9ee471091308f]));
-}
-
-/// felt 196 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_11() {
-    verify_walk_calldata(splice(mha_0_io(), 196, 197, array![0xb9df70d4f72c0cd2bae30fa93347e3a85bc91e14a32b5b3e76cc5968dbd53]));
-}
-
-/// felt 224 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_12() {
-    verify_walk_calldata(splice(mha_0_io(), 224, 225, array![0xcd87d937b5e36897242adc85907bfa2d846b1b190b839abf3f7b7441562b7b]));
-}
-
-/// felt 252 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_13() {
-    verify_walk_calldata(splice(mha_0_io(), 252, 253, array![0x5d567a26d5bdb9dabadf01c0efb093c96f3271b4a77268ff5187e951f93f4a]));
-}
-
-/// felt 280 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_mha_0_io_14() {
-    verify_walk_calldata(splice(mha_0_io(), 280, 281, array![0xb9dc1b199ce481d359e323bc711917adc76cc5f49262e10d48dc217ed416b6]));
+    verify_walk_calldata(splice(mha_0_io(), 246, 247, array![0xe17b0a901a46ae409b1ad168054ddb3e18daf6e5088d81941b277272941698]));
 }
 
 /// felt 308 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_mha_0_io_15() {
+fn rejects_mha_0_io_9() {
     verify_walk_calldata(splice(mha_0_io(), 308, 309, array![1]));
 }
 
 /// felt 63 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_io_16() {
+fn rejects_mha_0_io_10() {
     verify_walk_calldata(splice(mha_0_io(), 63, 64, array![2]));
 }
 
 /// felt 62 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_io_17() {
+fn rejects_mha_0_io_11() {
     verify_walk_calldata(splice(mha_0_io(), 62, 63, array![1]));
-}
-
-/// felt 61 + 1
-#[test]
-#[should_panic(expected: ('pcs.hash',))]
-fn rejects_mha_0_io_18() {
-    verify_walk_calldata(splice(mha_0_io(), 61, 62, array![0x706f736569646f6f]));
 }
 
 /// felt 60 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_19() {
+fn rejects_mha_0_io_13() {
     verify_walk_calldata(splice(mha_0_io(), 60, 61, array![6]));
 }
 
 /// felt 59 + 1
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_io_20() {
+fn rejects_mha_0_io_14() {
     verify_walk_calldata(splice(mha_0_io(), 59, 60, array![0x6fc26d93616a82481bef005669a2f5]));
 }
 
 /// felt 58 + 1
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_mha_0_io_21() {
+fn rejects_mha_0_io_15() {
     verify_walk_calldata(splice(mha_0_io(), 58, 59, array![0xa99a32a83ee9d1c01f556569a98d6d64]));
 }
 
 /// felt 57 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_22() {
+fn rejects_mha_0_io_16() {
     verify_walk_calldata(splice(mha_0_io(), 57, 58, array![7]));
+}
+
+/// felt 56 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_mha_0_io_17() {
+    verify_walk_calldata(splice(mha_0_io(), 56, 57, array![4]));
 }
 
 /// felt 55 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_mha_0_io_24() {
+fn rejects_mha_0_io_18() {
     verify_walk_calldata(splice(mha_0_io(), 55, 56, array![3]));
 }
 
 /// felt 54 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_25() {
+fn rejects_mha_0_io_19() {
     verify_walk_calldata(splice(mha_0_io(), 54, 55, array![119]));
 }
 
 /// felt 53 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_mha_0_io_26() {
+fn rejects_mha_0_io_20() {
     verify_walk_calldata(splice(mha_0_io(), 53, 54, array![0x706f736569646f6f]));
 }
 
 /// felt 52 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_mha_0_io_27() {
+fn rejects_mha_0_io_21() {
     verify_walk_calldata(splice(mha_0_io(), 52, 53, array![6]));
 }
 
@@ -12416,185 +10633,143 @@ fn rejects_posenc_0_1() {
     verify_walk_calldata(splice(posenc_0(), 45, 46, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
 }
 
-/// proof layer.siblings[1]
-#[test]
-#[should_panic(expected: ('walk.weight_claim',))]
-fn rejects_posenc_0_2() {
-    verify_walk_calldata(splice(posenc_0(), 46, 47, array![0x15a29f9825313810d9fb2c4f89f35c29]));
-}
-
 /// proof layer.siblings-last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
-fn rejects_posenc_0_3() {
+fn rejects_posenc_0_2() {
     verify_walk_calldata(splice(posenc_0(), 44, 47, array![1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings+last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
-fn rejects_posenc_0_4() {
+fn rejects_posenc_0_3() {
     verify_walk_calldata(splice(posenc_0(), 44, 46, array![3, 0x1e7cd5203ba8fb9e6cf3561575bc2121, 0x15a29f9805313810d9fb2c4f89f35c29]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_posenc_0_5() {
+fn rejects_posenc_0_4() {
     verify_walk_calldata(splice(posenc_0(), 50, 51, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_posenc_0_6() {
+fn rejects_posenc_0_5() {
     verify_walk_calldata(splice(posenc_0(), 48, 51, array![0]));
 }
 
 /// proof weights.p=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_posenc_0_7() {
+fn rejects_posenc_0_6() {
     verify_walk_calldata(splice(posenc_0(), 53, 54, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.p-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_posenc_0_8() {
+fn rejects_posenc_0_7() {
     verify_walk_calldata(splice(posenc_0(), 51, 54, array![0]));
 }
 
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_9() {
+fn rejects_posenc_0_8() {
     verify_walk_calldata(splice(posenc_0(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.o[10]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_10() {
+fn rejects_posenc_0_9() {
     verify_walk_calldata(splice(posenc_0(), 22, 23, array![0xfffffe56000000d0000004100000076ffffff0e00000178000005900000058]));
 }
 
 /// statement weights.p[25]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_11() {
+fn rejects_posenc_0_10() {
     verify_walk_calldata(splice(posenc_0(), 33, 34, array![0xffffffd7ffffff9ffffffc37fffff80ffffff3dfffffe04000001580000006]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_12() {
+fn rejects_posenc_0_11() {
     verify_walk_calldata(splice(posenc_0(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_13() {
+fn rejects_posenc_0_12() {
     verify_walk_calldata(splice(posenc_0(), 5, 6, array![11]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_14() {
+fn rejects_posenc_0_13() {
     verify_walk_calldata(splice(posenc_0(), 6, 7, array![6]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_posenc_0_15() {
+fn rejects_posenc_0_14() {
     verify_walk_calldata(splice(posenc_0(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_posenc_0_16() {
+fn rejects_posenc_0_15() {
     verify_walk_calldata(splice(posenc_0(), 0, 1, array![4]));
 }
 
-/// felt 10 + 1
+/// felt 11 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
+fn rejects_posenc_0_16() {
+    verify_walk_calldata(splice(posenc_0(), 11, 12, array![6]));
+}
+
+/// felt 22 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_posenc_0_17() {
+    verify_walk_calldata(splice(posenc_0(), 22, 23, array![0xfffffe56000000d0000004080000076ffffff0e00000178000005900000059]));
+}
+
+/// felt 33 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_18() {
-    verify_walk_calldata(splice(posenc_0(), 10, 11, array![4]));
+    verify_walk_calldata(splice(posenc_0(), 33, 34, array![0xffffffd7ffffff9bfffffc37fffff80ffffff3dfffffe04000001580000007]));
 }
 
-/// felt 15 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_19() {
-    verify_walk_calldata(splice(posenc_0(), 15, 16, array![2]));
-}
-
-/// felt 20 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_20() {
-    verify_walk_calldata(splice(posenc_0(), 20, 21, array![4]));
-}
-
-/// felt 25 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_21() {
-    verify_walk_calldata(splice(posenc_0(), 25, 26, array![113]));
-}
-
-/// felt 30 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_22() {
-    verify_walk_calldata(splice(posenc_0(), 30, 31, array![0x740000008400000058000000f000000dfffffff1800000280000002c]));
-}
-
-/// felt 35 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_23() {
-    verify_walk_calldata(splice(posenc_0(), 35, 36, array![0xf7ffffff800000017800000730000004c0000015c000001800000035]));
-}
-
-/// felt 40 + 1
+/// felt 44 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_posenc_0_24() {
-    verify_walk_calldata(splice(posenc_0(), 40, 41, array![1]));
-}
-
-/// felt 45 + 1
-#[test]
-#[should_panic(expected: ('walk.weight_claim',))]
-fn rejects_posenc_0_25() {
-    verify_walk_calldata(splice(posenc_0(), 45, 46, array![0x1e7cd5203ba8fb9e6cf3561575bc2122]));
-}
-
-/// felt 50 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_26() {
-    verify_walk_calldata(splice(posenc_0(), 50, 51, array![2]));
+fn rejects_posenc_0_19() {
+    verify_walk_calldata(splice(posenc_0(), 44, 45, array![3]));
 }
 
 /// felt 55 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_27() {
+fn rejects_posenc_0_20() {
     verify_walk_calldata(splice(posenc_0(), 55, 56, array![2]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_posenc_0_28() {
+fn rejects_posenc_0_21() {
     verify_walk_calldata(splice(posenc_0(), 38, 39, array![
         1,
         122,
@@ -12917,87 +11092,59 @@ fn rejects_posenc_0_committed_1() {
     verify_walk_calldata(splice(posenc_0_committed(), 41, 42, array![0x12214a877c2ece750276cff71078c3dd]));
 }
 
-/// proof layer.siblings[1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_2() {
-    verify_walk_calldata(splice(posenc_0_committed(), 42, 43, array![0x184da2d648b3526c6e17489a1e40d5d5]));
-}
-
 /// proof layer.siblings-last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
-fn rejects_posenc_0_committed_3() {
+fn rejects_posenc_0_committed_2() {
     verify_walk_calldata(splice(posenc_0_committed(), 40, 43, array![1, 0x12214a875c2ece750276cff71078c3dd]));
 }
 
 /// proof layer.siblings+last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
-fn rejects_posenc_0_committed_4() {
+fn rejects_posenc_0_committed_3() {
     verify_walk_calldata(splice(posenc_0_committed(), 40, 42, array![3, 0x12214a875c2ece750276cff71078c3dd, 0x184da2d628b3526c6e17489a1e40d5d5]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_posenc_0_committed_5() {
+fn rejects_posenc_0_committed_4() {
     verify_walk_calldata(splice(posenc_0_committed(), 46, 47, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_posenc_0_committed_6() {
+fn rejects_posenc_0_committed_5() {
     verify_walk_calldata(splice(posenc_0_committed(), 44, 47, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_7() {
+fn rejects_posenc_0_committed_6() {
     verify_walk_calldata(splice(posenc_0_committed(), 53, 54, array![0x1c3cfa9c75ddf1d347b01b5a1f3a7791]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_8() {
-    verify_walk_calldata(splice(posenc_0_committed(), 54, 55, array![0x13890c3ceebe2cef1e1eaa889b16ccb5]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_9() {
+fn rejects_posenc_0_committed_7() {
     verify_walk_calldata(splice(posenc_0_committed(), 52, 55, array![1, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_10() {
+fn rejects_posenc_0_committed_8() {
     verify_walk_calldata(splice(posenc_0_committed(), 52, 54, array![3, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791, 0x13890c3ccebe2cef1e1eaa889b16ccb5]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_11() {
-    verify_walk_calldata(splice(posenc_0_committed(), 55, 58, array![1, 0x104074d3826974209c7898a10b0d3774]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_12() {
-    verify_walk_calldata(splice(posenc_0_committed(), 55, 57, array![3, 0x104074d3826974209c7898a10b0d3774, 0x10c4e1482e1a20c9c3a40a06d6d4ac41]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_posenc_0_committed_13() {
+fn rejects_posenc_0_committed_9() {
     verify_walk_calldata(splice(posenc_0_committed(), 51, 73, array![
         6,
         2,
@@ -13024,7 +11171,7 @@ fn rejects_posenc_0_committed_13() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_posenc_0_committed_14() {
+fn rejects_posenc_0_committed_10() {
     verify_walk_calldata(splice(posenc_0_committed(), 51, 70, array![
         8,
         2,
@@ -13054,84 +11201,63 @@ fn rejects_posenc_0_committed_14() {
 /// proof opening.layer_roots[0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_15() {
+fn rejects_posenc_0_committed_11() {
     verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![0x9475d44e0942c3a88c990b488e9b3659]));
 }
 
 /// proof opening.layer_roots-last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_posenc_0_committed_16() {
+fn rejects_posenc_0_committed_12() {
     verify_walk_calldata(splice(posenc_0_committed(), 73, 76, array![0]));
 }
 
 /// proof opening.layer_roots+last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_posenc_0_committed_17() {
+fn rejects_posenc_0_committed_13() {
     verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![2, 0x9475d44e0942c3a88c990b488e9b3658, 0x406dc17c5bb057850f50cb7ab4770fc]));
 }
 
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_18() {
+fn rejects_posenc_0_committed_14() {
     verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![0x1334e8bbceb8d3e797806499a7a4ffe5]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_posenc_0_committed_19() {
+fn rejects_posenc_0_committed_15() {
     verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![11081]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_20() {
+fn rejects_posenc_0_committed_16() {
     verify_walk_calldata(splice(posenc_0_committed(), 80, 81, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_21() {
-    verify_walk_calldata(splice(posenc_0_committed(), 80, 81, array![0xb1fa5d5b2104f8ddbf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_22() {
+fn rejects_posenc_0_committed_17() {
     verify_walk_calldata(splice(posenc_0_committed(), 81, 82, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_23() {
+fn rejects_posenc_0_committed_18() {
     verify_walk_calldata(splice(posenc_0_committed(), 82, 82, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_24() {
-    verify_walk_calldata(splice(posenc_0_committed(), 83, 84, array![0x70000000104f4daf4743ef6d1b549ff0e8c3e494033e8507f05a3cc3933be4a]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_25() {
-    verify_walk_calldata(splice(posenc_0_committed(), 84, 84, array![0x10000000000000000000000000000000000000000000000000000000e52ca0d]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_26() {
+fn rejects_posenc_0_committed_19() {
     verify_walk_calldata(splice(posenc_0_committed(), 79, 144, array![
         31,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
@@ -13202,7 +11328,7 @@ fn rejects_posenc_0_committed_26() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_27() {
+fn rejects_posenc_0_committed_20() {
     verify_walk_calldata(splice(posenc_0_committed(), 79, 142, array![
         33,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
@@ -13275,49 +11401,28 @@ fn rejects_posenc_0_committed_27() {
 /// proof opening.layer_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_28() {
+fn rejects_posenc_0_committed_21() {
     verify_walk_calldata(splice(posenc_0_committed(), 146, 147, array![0xd2f60d9439ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
-}
-
-/// proof opening.layer_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_29() {
-    verify_walk_calldata(splice(posenc_0_committed(), 146, 147, array![0xd2f60d9239ee0110fed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_30() {
+fn rejects_posenc_0_committed_22() {
     verify_walk_calldata(splice(posenc_0_committed(), 149, 150, array![0x7000000016f7610dc1dbb319669b9d2f9c36319634088a50de794bebce9c1c2]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_31() {
+fn rejects_posenc_0_committed_23() {
     verify_walk_calldata(splice(posenc_0_committed(), 150, 150, array![0x100000000000000000000000000000000000000000000000000000026c55a11]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_32() {
-    verify_walk_calldata(splice(posenc_0_committed(), 153, 154, array![0x7000000010cb126821a3c5a3a2d3cff9e0a98469ecfd6f8b3e587072f9f325a]));
-}
-
-/// proof opening.layer_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_33() {
-    verify_walk_calldata(splice(posenc_0_committed(), 154, 154, array![0x10000000000000000000000000000000000000000000000000000005daffcb2]));
 }
 
 /// proof opening.layer_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_34() {
+fn rejects_posenc_0_committed_24() {
     verify_walk_calldata(splice(posenc_0_committed(), 145, 162, array![
         3,
         0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
@@ -13338,7 +11443,7 @@ fn rejects_posenc_0_committed_34() {
 /// proof opening.layer_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_35() {
+fn rejects_posenc_0_committed_25() {
     verify_walk_calldata(splice(posenc_0_committed(), 145, 158, array![
         5,
         0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
@@ -13363,140 +11468,98 @@ fn rejects_posenc_0_committed_35() {
 /// proof opening.layer_openings-last
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_posenc_0_committed_36() {
+fn rejects_posenc_0_committed_26() {
     verify_walk_calldata(splice(posenc_0_committed(), 145, 163, array![]));
 }
 
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_38() {
+fn rejects_posenc_0_committed_28() {
     verify_walk_calldata(splice(posenc_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.o[10]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_39() {
+fn rejects_posenc_0_committed_29() {
     verify_walk_calldata(splice(posenc_0_committed(), 22, 23, array![0xfffffe56000000d0000004100000076ffffff0e00000178000005900000058]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_40() {
+fn rejects_posenc_0_committed_30() {
     verify_walk_calldata(splice(posenc_0_committed(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_41() {
+fn rejects_posenc_0_committed_31() {
     verify_walk_calldata(splice(posenc_0_committed(), 5, 6, array![11]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_42() {
+fn rejects_posenc_0_committed_32() {
     verify_walk_calldata(splice(posenc_0_committed(), 6, 7, array![6]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_posenc_0_committed_43() {
+fn rejects_posenc_0_committed_33() {
     verify_walk_calldata(splice(posenc_0_committed(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_posenc_0_committed_44() {
+fn rejects_posenc_0_committed_34() {
     verify_walk_calldata(splice(posenc_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 14 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_45() {
-    verify_walk_calldata(splice(posenc_0_committed(), 14, 15, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
-}
-
-/// felt 29 + 1
+/// felt 32 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_46() {
-    verify_walk_calldata(splice(posenc_0_committed(), 29, 30, array![6]));
+fn rejects_posenc_0_committed_35() {
+    verify_walk_calldata(splice(posenc_0_committed(), 32, 33, array![8]));
 }
 
-/// felt 44 + 1
+/// felt 64 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_posenc_0_committed_47() {
-    verify_walk_calldata(splice(posenc_0_committed(), 44, 45, array![2]));
+fn rejects_posenc_0_committed_36() {
+    verify_walk_calldata(splice(posenc_0_committed(), 64, 65, array![3]));
 }
 
-/// felt 58 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_posenc_0_committed_48() {
-    verify_walk_calldata(splice(posenc_0_committed(), 58, 59, array![3]));
-}
-
-/// felt 73 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_posenc_0_committed_49() {
-    verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![2]));
-}
-
-/// felt 88 + 1
+/// felt 97 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_50() {
-    verify_walk_calldata(splice(posenc_0_committed(), 88, 89, array![0x344c3fcaf70ad88d0c2aa318e85dc91918926d95fea902602829ce39481d01]));
+fn rejects_posenc_0_committed_37() {
+    verify_walk_calldata(splice(posenc_0_committed(), 97, 98, array![0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095b]));
 }
 
-/// felt 103 + 1
+/// felt 129 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_51() {
-    verify_walk_calldata(splice(posenc_0_committed(), 103, 104, array![0x78af69e64926019ff844e6c09bd2abd1d28acd0ed00dc38ec1449a7ebabdf7]));
-}
-
-/// felt 117 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_52() {
-    verify_walk_calldata(splice(posenc_0_committed(), 117, 118, array![0xd8b445d5ab2bfbe1518559bc00bfbd55899337d0a8ab82afbbeb6e19bfee48]));
-}
-
-/// felt 132 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_53() {
-    verify_walk_calldata(splice(posenc_0_committed(), 132, 133, array![0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60f]));
-}
-
-/// felt 147 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_54() {
-    verify_walk_calldata(splice(posenc_0_committed(), 147, 148, array![0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f83]));
+fn rejects_posenc_0_committed_38() {
+    verify_walk_calldata(splice(posenc_0_committed(), 129, 130, array![0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069c]));
 }
 
 /// felt 162 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_posenc_0_committed_55() {
+fn rejects_posenc_0_committed_39() {
     verify_walk_calldata(splice(posenc_0_committed(), 162, 163, array![1]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_posenc_0_committed_56() {
+fn rejects_posenc_0_committed_40() {
     verify_walk_calldata(splice(posenc_0_committed(), 34, 35, array![
         1,
         122,
@@ -13964,164 +12027,122 @@ fn rejects_posenc_0_io_2() {
     verify_walk_calldata(splice(posenc_0_io(), 0, 1, array![4]));
 }
 
-/// felt 22 + 1
+/// felt 49 + 1
 #[test]
-#[should_panic(expected: ('statement.shape',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_posenc_0_io_3() {
-    verify_walk_calldata(splice(posenc_0_io(), 22, 23, array![6]));
+    verify_walk_calldata(splice(posenc_0_io(), 49, 50, array![0x10000000000000000000000000000001]));
 }
 
-/// felt 44 + 1
+/// felt 98 + 1
 #[test]
-#[should_panic(expected: ('padding.empty_rows',))]
+#[should_panic(expected: ('pcs.merge',))]
 fn rejects_posenc_0_io_4() {
-    verify_walk_calldata(splice(posenc_0_io(), 44, 45, array![0x17e5c63fadd08ed7f5c114692573fb00]));
+    verify_walk_calldata(splice(posenc_0_io(), 98, 99, array![0x157f275b8a655c957479e8766361c283]));
 }
 
-/// felt 66 + 1
+/// felt 147 + 1
 #[test]
-#[should_panic(expected: ('padding.empty_rows',))]
+#[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_5() {
-    verify_walk_calldata(splice(posenc_0_io(), 66, 67, array![0x13ff3262695eea20fb35d2dba1f8b838]));
+    verify_walk_calldata(splice(posenc_0_io(), 147, 148, array![0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b250a]));
 }
 
-/// felt 89 + 1
+/// felt 196 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_6() {
-    verify_walk_calldata(splice(posenc_0_io(), 89, 90, array![3]));
-}
-
-/// felt 111 + 1
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_io_7() {
-    verify_walk_calldata(splice(posenc_0_io(), 111, 112, array![0x1b8c9703077871ba98180609a06b1b12]));
-}
-
-/// felt 133 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_io_8() {
-    verify_walk_calldata(splice(posenc_0_io(), 133, 134, array![0x71134c8ef462e9ea9c843ae23f2d21e2378188d67c3faee64ee4e2918255be]));
-}
-
-/// felt 155 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_io_9() {
-    verify_walk_calldata(splice(posenc_0_io(), 155, 156, array![0x5cd38cb97aef6474c0f3925605701c045d7a1ffd01f2625b52cb1875002e17]));
-}
-
-/// felt 178 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_io_10() {
-    verify_walk_calldata(splice(posenc_0_io(), 178, 179, array![0x98f585f219710c149331c84d2ef9348ce4085bb5116f522834bcbd3d838023]));
-}
-
-/// felt 200 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_io_11() {
-    verify_walk_calldata(splice(posenc_0_io(), 200, 201, array![0x74ffcbbadb4a2058441f346f7fb50cda75c064567abbbb1980a6d3970540cd]));
-}
-
-/// felt 222 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_io_12() {
-    verify_walk_calldata(splice(posenc_0_io(), 222, 223, array![0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a01]));
+    verify_walk_calldata(splice(posenc_0_io(), 196, 197, array![0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60f]));
 }
 
 /// felt 245 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_posenc_0_io_13() {
+fn rejects_posenc_0_io_7() {
     verify_walk_calldata(splice(posenc_0_io(), 245, 246, array![1]));
 }
 
 /// felt 36 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_io_14() {
+fn rejects_posenc_0_io_8() {
     verify_walk_calldata(splice(posenc_0_io(), 36, 37, array![2]));
 }
 
 /// felt 35 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_io_15() {
+fn rejects_posenc_0_io_9() {
     verify_walk_calldata(splice(posenc_0_io(), 35, 36, array![1]));
 }
 
 /// felt 34 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_posenc_0_io_16() {
+fn rejects_posenc_0_io_10() {
     verify_walk_calldata(splice(posenc_0_io(), 34, 35, array![0x706f736569646f6f]));
 }
 
 /// felt 33 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_io_17() {
+fn rejects_posenc_0_io_11() {
     verify_walk_calldata(splice(posenc_0_io(), 33, 34, array![6]));
 }
 
 /// felt 32 + 1
 #[test]
 #[should_panic(expected: ('padding.empty_rows',))]
-fn rejects_posenc_0_io_18() {
+fn rejects_posenc_0_io_12() {
     verify_walk_calldata(splice(posenc_0_io(), 32, 33, array![0x5ef20802992def636da583b0a5a3651]));
 }
 
 /// felt 31 + 1
 #[test]
 #[should_panic(expected: ('padding.empty_rows',))]
-fn rejects_posenc_0_io_19() {
+fn rejects_posenc_0_io_13() {
     verify_walk_calldata(splice(posenc_0_io(), 31, 32, array![0x847abc3ed817edb02cf7227505d0d775]));
 }
 
 /// felt 30 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_io_20() {
+fn rejects_posenc_0_io_14() {
     verify_walk_calldata(splice(posenc_0_io(), 30, 31, array![6]));
 }
 
 /// felt 29 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_io_21() {
+fn rejects_posenc_0_io_15() {
     verify_walk_calldata(splice(posenc_0_io(), 29, 30, array![4]));
 }
 
 /// felt 28 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_posenc_0_io_22() {
+fn rejects_posenc_0_io_16() {
     verify_walk_calldata(splice(posenc_0_io(), 28, 29, array![3]));
 }
 
 /// felt 27 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_io_23() {
+fn rejects_posenc_0_io_17() {
     verify_walk_calldata(splice(posenc_0_io(), 27, 28, array![121]));
 }
 
 /// felt 26 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_posenc_0_io_24() {
+fn rejects_posenc_0_io_18() {
     verify_walk_calldata(splice(posenc_0_io(), 26, 27, array![0x706f736569646f6f]));
 }
 
 /// felt 25 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_io_25() {
+fn rejects_posenc_0_io_19() {
     verify_walk_calldata(splice(posenc_0_io(), 25, 26, array![8]));
 }
 
@@ -14205,24 +12226,17 @@ fn rejects_matmul_0_0() {
     verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x1feac4e28555a3485e1bf8af4b8afd76]));
 }
 
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_1() {
-    verify_walk_calldata(splice(matmul_0(), 40, 41, array![0x16985b8e5b1328637c9fcddcd6a6c4d2]));
-}
-
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_2() {
+fn rejects_matmul_0_1() {
     verify_walk_calldata(splice(matmul_0(), 38, 42, array![2, 0x1feac4e26555a3485e1bf8af4b8afd76, 0x16985b8e3b1328637c9fcddcd6a6c4d2]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_3() {
+fn rejects_matmul_0_2() {
     verify_walk_calldata(splice(matmul_0(), 38, 41, array![
         4,
         0x1feac4e26555a3485e1bf8af4b8afd76,
@@ -14231,29 +12245,10 @@ fn rejects_matmul_0_3() {
     ]));
 }
 
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_4() {
-    verify_walk_calldata(splice(matmul_0(), 42, 46, array![2, 0x154bea11606d3623671519001627674b, 0x14a86515a27e7ae609516f8b1a9d5a2e]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_5() {
-    verify_walk_calldata(splice(matmul_0(), 42, 45, array![
-        4,
-        0x154bea11606d3623671519001627674b,
-        0x14a86515a27e7ae609516f8b1a9d5a2e,
-        0x1de47b34eab7f396aa379c9e6a156581,
-    ]));
-}
-
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_matmul_0_6() {
+fn rejects_matmul_0_3() {
     verify_walk_calldata(splice(matmul_0(), 37, 50, array![
         2,
         3,
@@ -14270,7 +12265,7 @@ fn rejects_matmul_0_6() {
 /// proof layer.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_matmul_0_7() {
+fn rejects_matmul_0_4() {
     verify_walk_calldata(splice(matmul_0(), 37, 46, array![
         4,
         3,
@@ -14291,224 +12286,189 @@ fn rejects_matmul_0_7() {
 /// proof layer.x[0]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_8() {
+fn rejects_matmul_0_5() {
     verify_walk_calldata(splice(matmul_0(), 51, 52, array![0x1fe80418b6a7738fe4a722f90c783906]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_9() {
+fn rejects_matmul_0_6() {
     verify_walk_calldata(splice(matmul_0(), 50, 52, array![0]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_10() {
+fn rejects_matmul_0_7() {
     verify_walk_calldata(splice(matmul_0(), 50, 51, array![2, 0x1fe8041896a7738fe4a722f90c783906]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_11() {
+fn rejects_matmul_0_8() {
     verify_walk_calldata(splice(matmul_0(), 53, 54, array![0x10bcaf652d3f5101c9e5609f40c800d3]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_12() {
+fn rejects_matmul_0_9() {
     verify_walk_calldata(splice(matmul_0(), 52, 54, array![0]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_13() {
+fn rejects_matmul_0_10() {
     verify_walk_calldata(splice(matmul_0(), 52, 53, array![2, 0x10bcaf650d3f5101c9e5609f40c800d3]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_matmul_0_14() {
+fn rejects_matmul_0_11() {
     verify_walk_calldata(splice(matmul_0(), 56, 57, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_matmul_0_15() {
+fn rejects_matmul_0_12() {
     verify_walk_calldata(splice(matmul_0(), 54, 57, array![0]));
 }
 
 /// proof weights.b=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_matmul_0_16() {
+fn rejects_matmul_0_13() {
     verify_walk_calldata(splice(matmul_0(), 59, 60, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_matmul_0_17() {
+fn rejects_matmul_0_14() {
     verify_walk_calldata(splice(matmul_0(), 57, 60, array![0]));
 }
 
 /// statement inputs.a[7]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_18() {
+fn rejects_matmul_0_15() {
     verify_walk_calldata(splice(matmul_0(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.c[3]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_19() {
+fn rejects_matmul_0_16() {
     verify_walk_calldata(splice(matmul_0(), 21, 22, array![0x600000000000000000000e8c800008a3fffed121ffffbc9ffffecc700000276]));
 }
 
 /// statement weights.b[5]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_20() {
+fn rejects_matmul_0_17() {
     verify_walk_calldata(splice(matmul_0(), 28, 29, array![0x740000008400000058000000f000000dfffffff1c00000280000002b]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_21() {
+fn rejects_matmul_0_18() {
     verify_walk_calldata(splice(matmul_0(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_22() {
+fn rejects_matmul_0_19() {
     verify_walk_calldata(splice(matmul_0(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_23() {
+fn rejects_matmul_0_20() {
     verify_walk_calldata(splice(matmul_0(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_matmul_0_24() {
+fn rejects_matmul_0_21() {
     verify_walk_calldata(splice(matmul_0(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_matmul_0_25() {
+fn rejects_matmul_0_22() {
     verify_walk_calldata(splice(matmul_0(), 0, 1, array![4]));
 }
 
-/// felt 11 + 1
-#[test]
-#[should_panic(expected: ('calldata.length',))]
-fn rejects_matmul_0_27() {
-    verify_walk_calldata(splice(matmul_0(), 11, 12, array![6]));
-}
-
-/// felt 16 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_28() {
-    verify_walk_calldata(splice(matmul_0(), 16, 17, array![100]));
-}
-
-/// felt 22 + 1
+/// felt 12 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_29() {
-    verify_walk_calldata(splice(matmul_0(), 22, 23, array![2]));
+fn rejects_matmul_0_23() {
+    verify_walk_calldata(splice(matmul_0(), 12, 13, array![3]));
 }
 
-/// felt 27 + 1
+/// felt 24 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_30() {
-    verify_walk_calldata(splice(matmul_0(), 27, 28, array![3]));
+fn rejects_matmul_0_24() {
+    verify_walk_calldata(splice(matmul_0(), 24, 25, array![3]));
 }
 
-/// felt 33 + 1
+/// felt 36 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_matmul_0_31() {
-    verify_walk_calldata(splice(matmul_0(), 33, 34, array![1]));
+fn rejects_matmul_0_25() {
+    verify_walk_calldata(splice(matmul_0(), 36, 37, array![1]));
 }
 
-/// felt 38 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_matmul_0_32() {
-    verify_walk_calldata(splice(matmul_0(), 38, 39, array![4]));
-}
-
-/// felt 44 + 1
+/// felt 48 + 1
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_33() {
-    verify_walk_calldata(splice(matmul_0(), 44, 45, array![0x14a86515a27e7ae609516f8b1a9d5a2f]));
-}
-
-/// felt 49 + 1
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_34() {
-    verify_walk_calldata(splice(matmul_0(), 49, 50, array![0x1a8577c617158f4ab632b6f354909de1]));
-}
-
-/// felt 55 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_matmul_0_35() {
-    verify_walk_calldata(splice(matmul_0(), 55, 56, array![98]));
+fn rejects_matmul_0_26() {
+    verify_walk_calldata(splice(matmul_0(), 48, 49, array![0x191a41b65446ac4fa0ebd472d7dc3c66]));
 }
 
 /// felt 61 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_36() {
+fn rejects_matmul_0_27() {
     verify_walk_calldata(splice(matmul_0(), 61, 62, array![2]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_matmul_0_37() {
+fn rejects_matmul_0_28() {
     verify_walk_calldata(splice(matmul_0(), 35, 36, array![0]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_matmul_0_38() {
+fn rejects_matmul_0_29() {
     verify_walk_calldata(splice(matmul_0(), 35, 36, array![1]));
 }
 
 /// a bias value
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_39() {
+fn rejects_matmul_0_30() {
     verify_walk_calldata(splice(matmul_0(), 36, 37, array![1, 0x10000000200000000000000000000000]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_matmul_0_40() {
+fn rejects_matmul_0_31() {
     verify_walk_calldata(splice(matmul_0(), 31, 32, array![
         1,
         122,
@@ -14700,24 +12660,17 @@ fn rejects_matmul_0_committed_0() {
     verify_walk_calldata(splice(matmul_0_committed(), 40, 41, array![0x1710f57f2fe915dc049bb8d1e214d684]));
 }
 
-/// proof layer.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_1() {
-    verify_walk_calldata(splice(matmul_0_committed(), 41, 42, array![0x139728f946bd678ce0a7f86617f8e6c9]));
-}
-
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_committed_2() {
+fn rejects_matmul_0_committed_1() {
     verify_walk_calldata(splice(matmul_0_committed(), 39, 43, array![2, 0x1710f57f0fe915dc049bb8d1e214d684, 0x139728f926bd678ce0a7f86617f8e6c9]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_committed_3() {
+fn rejects_matmul_0_committed_2() {
     verify_walk_calldata(splice(matmul_0_committed(), 39, 42, array![
         4,
         0x1710f57f0fe915dc049bb8d1e214d684,
@@ -14726,29 +12679,10 @@ fn rejects_matmul_0_committed_3() {
     ]));
 }
 
-/// proof layer.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_committed_4() {
-    verify_walk_calldata(splice(matmul_0_committed(), 43, 47, array![2, 0x1f2e8a2215b7a5abe02178a5e7e47cda, 0x16fc0ae5b544c8cdffe096af726ceb1d]));
-}
-
-/// proof layer.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_committed_5() {
-    verify_walk_calldata(splice(matmul_0_committed(), 43, 46, array![
-        4,
-        0x1f2e8a2215b7a5abe02178a5e7e47cda,
-        0x16fc0ae5b544c8cdffe096af726ceb1d,
-        0x17a7932ec7047a274a03dbfbd829e8ae,
-    ]));
-}
-
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_matmul_0_committed_6() {
+fn rejects_matmul_0_committed_3() {
     verify_walk_calldata(splice(matmul_0_committed(), 38, 51, array![
         2,
         3,
@@ -14765,7 +12699,7 @@ fn rejects_matmul_0_committed_6() {
 /// proof layer.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_matmul_0_committed_7() {
+fn rejects_matmul_0_committed_4() {
     verify_walk_calldata(splice(matmul_0_committed(), 38, 47, array![
         4,
         3,
@@ -14786,105 +12720,84 @@ fn rejects_matmul_0_committed_7() {
 /// proof layer.x[0]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_8() {
+fn rejects_matmul_0_committed_5() {
     verify_walk_calldata(splice(matmul_0_committed(), 52, 53, array![0x1ad82b8aa19cbe297354e4476a1ce6fd]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_9() {
+fn rejects_matmul_0_committed_6() {
     verify_walk_calldata(splice(matmul_0_committed(), 51, 53, array![0]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_10() {
+fn rejects_matmul_0_committed_7() {
     verify_walk_calldata(splice(matmul_0_committed(), 51, 52, array![2, 0x1ad82b8a819cbe297354e4476a1ce6fd]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_11() {
+fn rejects_matmul_0_committed_8() {
     verify_walk_calldata(splice(matmul_0_committed(), 54, 55, array![0x1307a18a01b2750b1da502f3f1deb3df]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_12() {
+fn rejects_matmul_0_committed_9() {
     verify_walk_calldata(splice(matmul_0_committed(), 53, 55, array![0]));
 }
 
 /// proof layer.w+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_13() {
+fn rejects_matmul_0_committed_10() {
     verify_walk_calldata(splice(matmul_0_committed(), 53, 54, array![2, 0x1307a189e1b2750b1da502f3f1deb3df]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_matmul_0_committed_14() {
+fn rejects_matmul_0_committed_11() {
     verify_walk_calldata(splice(matmul_0_committed(), 57, 58, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_matmul_0_committed_15() {
+fn rejects_matmul_0_committed_12() {
     verify_walk_calldata(splice(matmul_0_committed(), 55, 58, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_committed_16() {
+fn rejects_matmul_0_committed_13() {
     verify_walk_calldata(splice(matmul_0_committed(), 64, 65, array![0x1fee66d9b77a7fbec53edac4e18da58b]));
-}
-
-/// proof opening.fold.rounds[0][1]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_committed_17() {
-    verify_walk_calldata(splice(matmul_0_committed(), 65, 66, array![0x19e5de20fc6334f25bf98414a59324fd]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_committed_18() {
+fn rejects_matmul_0_committed_14() {
     verify_walk_calldata(splice(matmul_0_committed(), 63, 66, array![1, 0x1fee66d9977a7fbec53edac4e18da58b]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_committed_19() {
+fn rejects_matmul_0_committed_15() {
     verify_walk_calldata(splice(matmul_0_committed(), 63, 65, array![3, 0x1fee66d9977a7fbec53edac4e18da58b, 0x19e5de20dc6334f25bf98414a59324fd]));
-}
-
-/// proof opening.fold.rounds[1]-last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_committed_20() {
-    verify_walk_calldata(splice(matmul_0_committed(), 66, 69, array![1, 0x1abdee6974ad9e34938bca1bce6ee928]));
-}
-
-/// proof opening.fold.rounds[1]+last
-#[test]
-#[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_committed_21() {
-    verify_walk_calldata(splice(matmul_0_committed(), 66, 68, array![3, 0x1abdee6974ad9e34938bca1bce6ee928, 0x18232ca11e81a56a647e093d02b2ec38]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_matmul_0_committed_22() {
+fn rejects_matmul_0_committed_16() {
     verify_walk_calldata(splice(matmul_0_committed(), 62, 75, array![
         3,
         2,
@@ -14902,7 +12815,7 @@ fn rejects_matmul_0_committed_22() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_matmul_0_committed_23() {
+fn rejects_matmul_0_committed_17() {
     verify_walk_calldata(splice(matmul_0_committed(), 62, 72, array![
         5,
         2,
@@ -14923,63 +12836,42 @@ fn rejects_matmul_0_committed_23() {
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_committed_24() {
+fn rejects_matmul_0_committed_18() {
     verify_walk_calldata(splice(matmul_0_committed(), 76, 77, array![0x155e7df9daa3b5c1497f1d4c9916c5c9]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_matmul_0_committed_25() {
+fn rejects_matmul_0_committed_19() {
     verify_walk_calldata(splice(matmul_0_committed(), 77, 78, array![252918]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_committed_26() {
+fn rejects_matmul_0_committed_20() {
     verify_walk_calldata(splice(matmul_0_committed(), 80, 81, array![0x174f7d48e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
-}
-
-/// proof opening.poly_openings[0].leaves[0][1]
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_committed_27() {
-    verify_walk_calldata(splice(matmul_0_committed(), 80, 81, array![0x174f7d46e559b472c59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_committed_28() {
+fn rejects_matmul_0_committed_21() {
     verify_walk_calldata(splice(matmul_0_committed(), 81, 82, array![0x7000000006257f5d09e03f8135d1cc3d25475d2c289e16f5e0d6edcc85594cb]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_committed_29() {
+fn rejects_matmul_0_committed_22() {
     verify_walk_calldata(splice(matmul_0_committed(), 82, 82, array![0x100000000000000000000000000000000000000000000000000000078baf672]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]-last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_committed_30() {
-    verify_walk_calldata(splice(matmul_0_committed(), 83, 84, array![0x70000000097249413d60562f8d5d32145ee3532d7918e17aeda97b511b5e281]));
-}
-
-/// proof opening.poly_openings[0].leaves[1]+last
-#[test]
-#[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_committed_31() {
-    verify_walk_calldata(splice(matmul_0_committed(), 84, 84, array![0x100000000000000000000000000000000000000000000000000000009c92f9e]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_committed_32() {
+fn rejects_matmul_0_committed_23() {
     verify_walk_calldata(splice(matmul_0_committed(), 79, 88, array![
         3,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
@@ -14994,7 +12886,7 @@ fn rejects_matmul_0_committed_32() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_committed_33() {
+fn rejects_matmul_0_committed_24() {
     verify_walk_calldata(splice(matmul_0_committed(), 79, 86, array![
         5,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
@@ -15011,154 +12903,112 @@ fn rejects_matmul_0_committed_33() {
 /// statement inputs.a[7]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_34() {
+fn rejects_matmul_0_committed_25() {
     verify_walk_calldata(splice(matmul_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.c[3]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_35() {
+fn rejects_matmul_0_committed_26() {
     verify_walk_calldata(splice(matmul_0_committed(), 21, 22, array![0x600000000000000000000e8c800008a3fffed121ffffbc9ffffecc700000276]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_committed_36() {
+fn rejects_matmul_0_committed_27() {
     verify_walk_calldata(splice(matmul_0_committed(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_committed_37() {
+fn rejects_matmul_0_committed_28() {
     verify_walk_calldata(splice(matmul_0_committed(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_committed_38() {
+fn rejects_matmul_0_committed_29() {
     verify_walk_calldata(splice(matmul_0_committed(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_matmul_0_committed_39() {
+fn rejects_matmul_0_committed_30() {
     verify_walk_calldata(splice(matmul_0_committed(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_matmul_0_committed_40() {
+fn rejects_matmul_0_committed_31() {
     verify_walk_calldata(splice(matmul_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 8 + 1
-#[test]
-#[should_panic(expected: ('calldata.names',))]
-fn rejects_matmul_0_committed_41() {
-    verify_walk_calldata(splice(matmul_0_committed(), 8, 9, array![98]));
-}
-
-/// felt 16 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_committed_42() {
-    verify_walk_calldata(splice(matmul_0_committed(), 16, 17, array![100]));
-}
-
-/// felt 24 + 1
-#[test]
-#[should_panic(expected: ('calldata.names',))]
-fn rejects_matmul_0_committed_43() {
-    verify_walk_calldata(splice(matmul_0_committed(), 24, 25, array![99]));
-}
-
-/// felt 32 + 1
+/// felt 17 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_committed_44() {
-    verify_walk_calldata(splice(matmul_0_committed(), 32, 33, array![1]));
+fn rejects_matmul_0_committed_32() {
+    verify_walk_calldata(splice(matmul_0_committed(), 17, 18, array![3]));
 }
 
-/// felt 40 + 1
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_45() {
-    verify_walk_calldata(splice(matmul_0_committed(), 40, 41, array![0x1710f57f0fe915dc049bb8d1e214d685]));
-}
-
-/// felt 48 + 1
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_46() {
-    verify_walk_calldata(splice(matmul_0_committed(), 48, 49, array![0x193f23b693f02868067c01ec575bdb0d]));
-}
-
-/// felt 56 + 1
-#[test]
-#[should_panic(expected: ('walk.input_claims',))]
-fn rejects_matmul_0_committed_47() {
-    verify_walk_calldata(splice(matmul_0_committed(), 56, 57, array![98]));
-}
-
-/// felt 64 + 1
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_committed_48() {
-    verify_walk_calldata(splice(matmul_0_committed(), 64, 65, array![0x1fee66d9977a7fbec53edac4e18da58c]));
-}
-
-/// felt 72 + 1
+/// felt 35 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_matmul_0_committed_49() {
-    verify_walk_calldata(splice(matmul_0_committed(), 72, 73, array![3]));
+fn rejects_matmul_0_committed_33() {
+    verify_walk_calldata(splice(matmul_0_committed(), 35, 36, array![1]));
 }
 
-/// felt 80 + 1
+/// felt 52 + 1
 #[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_committed_50() {
-    verify_walk_calldata(splice(matmul_0_committed(), 80, 81, array![0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67d]));
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_committed_34() {
+    verify_walk_calldata(splice(matmul_0_committed(), 52, 53, array![0x1ad82b8a819cbe297354e4476a1ce6fe]));
+}
+
+/// felt 70 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_committed_35() {
+    verify_walk_calldata(splice(matmul_0_committed(), 70, 71, array![0x1d7b10db4e54ef07e5378473e1186017]));
 }
 
 /// felt 88 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_matmul_0_committed_51() {
+fn rejects_matmul_0_committed_36() {
     verify_walk_calldata(splice(matmul_0_committed(), 88, 89, array![1]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_matmul_0_committed_52() {
+fn rejects_matmul_0_committed_37() {
     verify_walk_calldata(splice(matmul_0_committed(), 36, 37, array![0]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_matmul_0_committed_53() {
+fn rejects_matmul_0_committed_38() {
     verify_walk_calldata(splice(matmul_0_committed(), 36, 37, array![1]));
 }
 
 /// a bias value
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_54() {
+fn rejects_matmul_0_committed_39() {
     verify_walk_calldata(splice(matmul_0_committed(), 37, 38, array![1, 0x10000000200000000000000000000000]));
 }
 
 /// a witness commitment on a kind without lookups
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_matmul_0_committed_55() {
+fn rejects_matmul_0_committed_40() {
     verify_walk_calldata(splice(matmul_0_committed(), 32, 33, array![
         1,
         122,
@@ -15451,157 +13301,115 @@ fn rejects_matmul_0_io_2() {
     verify_walk_calldata(splice(matmul_0_io(), 0, 1, array![4]));
 }
 
-/// felt 13 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_3() {
-    verify_walk_calldata(splice(matmul_0_io(), 13, 14, array![4]));
-}
-
-/// felt 26 + 1
-#[test]
-#[should_panic(expected: ('pcs.hash',))]
-fn rejects_matmul_0_io_4() {
-    verify_walk_calldata(splice(matmul_0_io(), 26, 27, array![0x706f736569646f6f]));
-}
-
-/// felt 39 + 1
-#[test]
-#[should_panic(expected: ('walk.output_values',))]
-fn rejects_matmul_0_io_5() {
-    verify_walk_calldata(splice(matmul_0_io(), 39, 40, array![100]));
-}
-
-/// felt 52 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_matmul_0_io_6() {
-    verify_walk_calldata(splice(matmul_0_io(), 52, 53, array![4]));
-}
-
-/// felt 65 + 1
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_matmul_0_io_7() {
-    verify_walk_calldata(splice(matmul_0_io(), 65, 66, array![0x1ca1fbbf0a435644eaa2a08cc56317e9]));
-}
-
-/// felt 78 + 1
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_matmul_0_io_8() {
-    verify_walk_calldata(splice(matmul_0_io(), 78, 79, array![0x17d11b57a9a213d2ebb79a70a48a4685]));
-}
-
-/// felt 91 + 1
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_io_9() {
-    verify_walk_calldata(splice(matmul_0_io(), 91, 92, array![0x18642722c2522d3b5741cdd22e822cd7]));
-}
-
-/// felt 104 + 1
+/// felt 28 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_io_10() {
-    verify_walk_calldata(splice(matmul_0_io(), 104, 105, array![2]));
+fn rejects_matmul_0_io_3() {
+    verify_walk_calldata(splice(matmul_0_io(), 28, 29, array![3]));
 }
 
-/// felt 117 + 1
+/// felt 57 + 1
 #[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_io_11() {
-    verify_walk_calldata(splice(matmul_0_io(), 117, 118, array![0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a01]));
+#[should_panic(expected: ('matmul.final_evaluation',))]
+fn rejects_matmul_0_io_4() {
+    verify_walk_calldata(splice(matmul_0_io(), 57, 58, array![0x11edc005c17b37096ffeea3ea70ae63d]));
 }
 
-/// felt 130 + 1
+/// felt 86 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_matmul_0_io_5() {
+    verify_walk_calldata(splice(matmul_0_io(), 86, 87, array![0x1837d6fb62a429ad20a02f9ef935de11]));
+}
+
+/// felt 115 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_io_12() {
-    verify_walk_calldata(splice(matmul_0_io(), 130, 131, array![0x1ceefa0af36ebee3360b9fa0736e5fa023a72ed4de6213cc7e23a638a5395e]));
+fn rejects_matmul_0_io_6() {
+    verify_walk_calldata(splice(matmul_0_io(), 115, 116, array![0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f2]));
 }
 
 /// felt 144 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_matmul_0_io_13() {
+fn rejects_matmul_0_io_7() {
     verify_walk_calldata(splice(matmul_0_io(), 144, 145, array![1]));
 }
 
 /// felt 36 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_io_14() {
+fn rejects_matmul_0_io_8() {
     verify_walk_calldata(splice(matmul_0_io(), 36, 37, array![2]));
 }
 
 /// felt 35 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_io_15() {
+fn rejects_matmul_0_io_9() {
     verify_walk_calldata(splice(matmul_0_io(), 35, 36, array![1]));
 }
 
 /// felt 34 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_matmul_0_io_16() {
+fn rejects_matmul_0_io_10() {
     verify_walk_calldata(splice(matmul_0_io(), 34, 35, array![0x706f736569646f6f]));
 }
 
 /// felt 33 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_17() {
+fn rejects_matmul_0_io_11() {
     verify_walk_calldata(splice(matmul_0_io(), 33, 34, array![4]));
 }
 
 /// felt 32 + 1
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_io_18() {
+fn rejects_matmul_0_io_12() {
     verify_walk_calldata(splice(matmul_0_io(), 32, 33, array![0x6c617e55e369c6ba34dd6a1312fc591]));
 }
 
 /// felt 31 + 1
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_io_19() {
+fn rejects_matmul_0_io_13() {
     verify_walk_calldata(splice(matmul_0_io(), 31, 32, array![0xac2dbd0e491df0107bbb6c799e0052ce]));
 }
 
 /// felt 30 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_20() {
+fn rejects_matmul_0_io_14() {
     verify_walk_calldata(splice(matmul_0_io(), 30, 31, array![3]));
 }
 
 /// felt 29 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_21() {
+fn rejects_matmul_0_io_15() {
     verify_walk_calldata(splice(matmul_0_io(), 29, 30, array![4]));
-}
-
-/// felt 28 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_io_22() {
-    verify_walk_calldata(splice(matmul_0_io(), 28, 29, array![3]));
 }
 
 /// felt 27 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_23() {
+fn rejects_matmul_0_io_17() {
     verify_walk_calldata(splice(matmul_0_io(), 27, 28, array![100]));
+}
+
+/// felt 26 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_matmul_0_io_18() {
+    verify_walk_calldata(splice(matmul_0_io(), 26, 27, array![0x706f736569646f6f]));
 }
 
 /// felt 25 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_25() {
+fn rejects_matmul_0_io_19() {
     verify_walk_calldata(splice(matmul_0_io(), 25, 26, array![5]));
 }
 
@@ -23846,52 +21654,31 @@ fn rejects_attn_0_0() {
     verify_walk_calldata(splice(attn_0(), 57, 58, array![0x15519900789f92c17eac9ba4e343a1ad]));
 }
 
-/// proof layer.unpad.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.unpad',))]
-fn rejects_attn_0_1() {
-    verify_walk_calldata(splice(attn_0(), 58, 59, array![0x1bc2a49230f65bbdab39380ddbb42ec0]));
-}
-
 /// proof layer.unpad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_2() {
+fn rejects_attn_0_1() {
     verify_walk_calldata(splice(attn_0(), 56, 59, array![1, 0x15519900589f92c17eac9ba4e343a1ad]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_3() {
+fn rejects_attn_0_2() {
     verify_walk_calldata(splice(attn_0(), 56, 58, array![3, 0x15519900589f92c17eac9ba4e343a1ad, 0x1bc2a49210f65bbdab39380ddbb42ec0]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_4() {
-    verify_walk_calldata(splice(attn_0(), 59, 62, array![1, 0x15f8180bb71d4e634b22d04d669b80a0]));
-}
-
-/// proof layer.unpad.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_5() {
-    verify_walk_calldata(splice(attn_0(), 59, 61, array![3, 0x15f8180bb71d4e634b22d04d669b80a0, 0x168af6c78db8481edc1d4991d51ef49a]));
 }
 
 /// proof layer.unpad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_6() {
+fn rejects_attn_0_3() {
     verify_walk_calldata(splice(attn_0(), 55, 62, array![1, 2, 0x15519900589f92c17eac9ba4e343a1ad, 0x1bc2a49210f65bbdab39380ddbb42ec0]));
 }
 
 /// proof layer.unpad.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_7() {
+fn rejects_attn_0_4() {
     verify_walk_calldata(splice(attn_0(), 55, 59, array![
         3,
         2,
@@ -23906,35 +21693,28 @@ fn rejects_attn_0_7() {
 /// proof layer.unpad.value
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_attn_0_8() {
+fn rejects_attn_0_5() {
     verify_walk_calldata(splice(attn_0(), 62, 63, array![0x12e553566532608927e4aa0e83302536]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.attend',))]
-fn rejects_attn_0_9() {
+fn rejects_attn_0_6() {
     verify_walk_calldata(splice(attn_0(), 65, 66, array![0x113ab2e3e95d2c9d1da88f26ca9773a1]));
-}
-
-/// proof layer.attend.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.attend',))]
-fn rejects_attn_0_10() {
-    verify_walk_calldata(splice(attn_0(), 66, 67, array![0x1f5246511e2325e90c927edcd8feaaa3]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_11() {
+fn rejects_attn_0_7() {
     verify_walk_calldata(splice(attn_0(), 64, 68, array![2, 0x113ab2e3c95d2c9d1da88f26ca9773a1, 0x1f524650fe2325e90c927edcd8feaaa3]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_12() {
+fn rejects_attn_0_8() {
     verify_walk_calldata(splice(attn_0(), 64, 67, array![
         4,
         0x113ab2e3c95d2c9d1da88f26ca9773a1,
@@ -23943,29 +21723,10 @@ fn rejects_attn_0_12() {
     ]));
 }
 
-/// proof layer.attend.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_13() {
-    verify_walk_calldata(splice(attn_0(), 68, 72, array![2, 0x1928da86b5bbf74cafdfc94ae10468ea, 0x133be89d7aab6b9dae419245f5007bff]));
-}
-
-/// proof layer.attend.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_14() {
-    verify_walk_calldata(splice(attn_0(), 68, 71, array![
-        4,
-        0x1928da86b5bbf74cafdfc94ae10468ea,
-        0x133be89d7aab6b9dae419245f5007bff,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
 /// proof layer.attend.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_15() {
+fn rejects_attn_0_9() {
     verify_walk_calldata(splice(attn_0(), 63, 75, array![
         2,
         3,
@@ -23981,7 +21742,7 @@ fn rejects_attn_0_15() {
 /// proof layer.attend.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_16() {
+fn rejects_attn_0_10() {
     verify_walk_calldata(splice(attn_0(), 63, 71, array![
         4,
         3,
@@ -24001,42 +21762,35 @@ fn rejects_attn_0_16() {
 /// proof layer.attend.left
 #[test]
 #[should_panic(expected: ('mha.attend',))]
-fn rejects_attn_0_17() {
+fn rejects_attn_0_11() {
     verify_walk_calldata(splice(attn_0(), 76, 77, array![0x198c2e44de05d5a66c1b5c8d01eaf0ae]));
 }
 
 /// proof layer.attend.right
 #[test]
 #[should_panic(expected: ('mha.attend',))]
-fn rejects_attn_0_18() {
+fn rejects_attn_0_12() {
     verify_walk_calldata(splice(attn_0(), 77, 78, array![0x123412b6bb1fea5a4c37271a0d3e13d6]));
 }
 
 /// proof layer.softmax.logup.roots[0][0]
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
-fn rejects_attn_0_19() {
+fn rejects_attn_0_13() {
     verify_walk_calldata(splice(attn_0(), 81, 82, array![0x1feb84ee3dcd4532edd02a360fed789f]));
-}
-
-/// proof layer.softmax.logup.roots[0][1]
-#[test]
-#[should_panic(expected: ('gkr.layer',))]
-fn rejects_attn_0_20() {
-    verify_walk_calldata(splice(attn_0(), 82, 83, array![0x10b15c250837772622fa53d0e2138c50]));
 }
 
 /// proof layer.softmax.logup.roots[0]-last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
-fn rejects_attn_0_21() {
+fn rejects_attn_0_14() {
     verify_walk_calldata(splice(attn_0(), 78, 83, array![900, 6, 1, 0x1feb84ee1dcd4532edd02a360fed789f]));
 }
 
 /// proof layer.softmax.logup.roots[0]+last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
-fn rejects_attn_0_22() {
+fn rejects_attn_0_15() {
     verify_walk_calldata(splice(attn_0(), 78, 82, array![
         902,
         6,
@@ -24046,41 +21800,10 @@ fn rejects_attn_0_22() {
     ]));
 }
 
-/// proof layer.softmax.logup.roots[1]-last
-#[test]
-#[should_panic(expected: ('gkr.root_count',))]
-fn rejects_attn_0_23() {
-    verify_walk_calldata(splice(attn_0(), 78, 86, array![
-        900,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        1,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-    ]));
-}
-
-/// proof layer.softmax.logup.roots[1]+last
-#[test]
-#[should_panic(expected: ('gkr.root_count',))]
-fn rejects_attn_0_24() {
-    verify_walk_calldata(splice(attn_0(), 78, 85, array![
-        902,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        3,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-    ]));
-}
-
 /// proof layer.softmax.logup.roots-last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
-fn rejects_attn_0_25() {
+fn rejects_attn_0_16() {
     verify_walk_calldata(splice(attn_0(), 78, 98, array![
         898,
         5,
@@ -24105,7 +21828,7 @@ fn rejects_attn_0_25() {
 /// proof layer.softmax.logup.roots+last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
-fn rejects_attn_0_26() {
+fn rejects_attn_0_17() {
     verify_walk_calldata(splice(attn_0(), 78, 95, array![
         904,
         7,
@@ -24133,21 +21856,14 @@ fn rejects_attn_0_26() {
 /// proof layer.softmax.logup.layers[0].masks[0][0]
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
-fn rejects_attn_0_27() {
+fn rejects_attn_0_18() {
     verify_walk_calldata(splice(attn_0(), 102, 103, array![0x19d2fc744b422ae3ed9a3ca28e9d8353]));
-}
-
-/// proof layer.softmax.logup.layers[0].masks[0][1]
-#[test]
-#[should_panic(expected: ('gkr.layer',))]
-fn rejects_attn_0_28() {
-    verify_walk_calldata(splice(attn_0(), 103, 104, array![0x10d1b92dd998af01a2acb3a785252d88]));
 }
 
 /// proof layer.softmax.logup.layers[0].masks[0]-last
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_attn_0_29() {
+fn rejects_attn_0_19() {
     verify_walk_calldata(splice(attn_0(), 78, 106, array![
         900,
         6,
@@ -24182,7 +21898,7 @@ fn rejects_attn_0_29() {
 /// proof layer.softmax.logup.layers[0].masks[0]+last
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_attn_0_30() {
+fn rejects_attn_0_20() {
     verify_walk_calldata(splice(attn_0(), 78, 105, array![
         902,
         6,
@@ -24218,7 +21934,7 @@ fn rejects_attn_0_30() {
 /// proof layer.softmax.logup.layers[0].masks-last
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_attn_0_31() {
+fn rejects_attn_0_21() {
     verify_walk_calldata(splice(attn_0(), 78, 106, array![
         896,
         6,
@@ -24249,7 +21965,7 @@ fn rejects_attn_0_31() {
 /// proof layer.softmax.logup.layers[0].masks+last
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_attn_0_32() {
+fn rejects_attn_0_22() {
     verify_walk_calldata(splice(attn_0(), 78, 101, array![
         906,
         6,
@@ -24285,21 +22001,14 @@ fn rejects_attn_0_32() {
 /// proof layer.softmax.logup.layers[1].sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
-fn rejects_attn_0_33() {
+fn rejects_attn_0_23() {
     verify_walk_calldata(splice(attn_0(), 108, 109, array![0x1dd8f7d27c4672a7c6c0881a9155f2b8]));
-}
-
-/// proof layer.softmax.logup.layers[1].sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('gkr.layer',))]
-fn rejects_attn_0_34() {
-    verify_walk_calldata(splice(attn_0(), 109, 110, array![0x10889ae505d12e412adfa68595fe86c0]));
 }
 
 /// proof layer.softmax.logup.layers[1].sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('gkr.round_degree',))]
-fn rejects_attn_0_35() {
+fn rejects_attn_0_24() {
     verify_walk_calldata(splice(attn_0(), 78, 111, array![
         900,
         6,
@@ -24339,7 +22048,7 @@ fn rejects_attn_0_35() {
 /// proof layer.softmax.logup.layers[1].sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('gkr.round_degree',))]
-fn rejects_attn_0_36() {
+fn rejects_attn_0_25() {
     verify_walk_calldata(splice(attn_0(), 78, 110, array![
         902,
         6,
@@ -24380,7 +22089,7 @@ fn rejects_attn_0_36() {
 /// proof layer.softmax.logup.layers[1].sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('gkr.round_count',))]
-fn rejects_attn_0_37() {
+fn rejects_attn_0_26() {
     verify_walk_calldata(splice(attn_0(), 78, 111, array![
         897,
         6,
@@ -24417,7 +22126,7 @@ fn rejects_attn_0_37() {
 /// proof layer.softmax.logup.layers[1].sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('gkr.round_count',))]
-fn rejects_attn_0_38() {
+fn rejects_attn_0_27() {
     verify_walk_calldata(splice(attn_0(), 78, 107, array![
         905,
         6,
@@ -24455,403 +22164,10 @@ fn rejects_attn_0_38() {
     ]));
 }
 
-/// proof layer.softmax.logup.layers[1].masks[0]-last
-#[test]
-#[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_attn_0_39() {
-    verify_walk_calldata(splice(attn_0(), 78, 117, array![
-        900,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        1,
-        3,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-    ]));
-}
-
-/// proof layer.softmax.logup.layers[1].masks[0]+last
-#[test]
-#[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_attn_0_40() {
-    verify_walk_calldata(splice(attn_0(), 78, 116, array![
-        902,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        1,
-        5,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-        0x1121f58a6e2bc8da1ff2761068284406,
-    ]));
-}
-
-/// proof layer.softmax.logup.layers[1].masks-last
-#[test]
-#[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_attn_0_41() {
-    verify_walk_calldata(splice(attn_0(), 78, 117, array![
-        896,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        0,
-    ]));
-}
-
-/// proof layer.softmax.logup.layers[1].masks+last
-#[test]
-#[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_attn_0_42() {
-    verify_walk_calldata(splice(attn_0(), 78, 112, array![
-        906,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        2,
-        4,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-        0x1121f58a6e2bc8da1ff2761068284406,
-    ]));
-}
-
-/// proof layer.softmax.logup.layers[2].sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('gkr.round_degree',))]
-fn rejects_attn_0_43() {
-    verify_walk_calldata(splice(attn_0(), 78, 122, array![
-        900,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        1,
-        4,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-        0x1121f58a6e2bc8da1ff2761068284406,
-        2,
-        2,
-        0x19d594d30118719a4447db984e88c821,
-        0x1ae38d41f087ae04a075826e9bd6fe9f,
-    ]));
-}
-
-/// proof layer.softmax.logup.layers[2].sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('gkr.round_degree',))]
-fn rejects_attn_0_44() {
-    verify_walk_calldata(splice(attn_0(), 78, 121, array![
-        902,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        1,
-        4,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-        0x1121f58a6e2bc8da1ff2761068284406,
-        2,
-        4,
-        0x19d594d30118719a4447db984e88c821,
-        0x1ae38d41f087ae04a075826e9bd6fe9f,
-        0x1c5cc3cc7ba710965eafb485f94ee019,
-    ]));
-}
-
-/// proof layer.softmax.logup.layers[2].sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('gkr.round_count',))]
-fn rejects_attn_0_45() {
-    verify_walk_calldata(splice(attn_0(), 78, 126, array![
-        897,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        1,
-        4,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-        0x1121f58a6e2bc8da1ff2761068284406,
-        1,
-        3,
-        0x19d594d30118719a4447db984e88c821,
-        0x1ae38d41f087ae04a075826e9bd6fe9f,
-        0x1c5cc3cc7ba710965eafb485f94ee019,
-    ]));
-}
-
-/// proof layer.softmax.logup.layers[2].sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('gkr.round_count',))]
-fn rejects_attn_0_46() {
-    verify_walk_calldata(splice(attn_0(), 78, 122, array![
-        905,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        1,
-        4,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-        0x1121f58a6e2bc8da1ff2761068284406,
-        3,
-        3,
-        0x19d594d30118719a4447db984e88c821,
-        0x1ae38d41f087ae04a075826e9bd6fe9f,
-        0x1c5cc3cc7ba710965eafb485f94ee019,
-        3,
-        0x1583b212edebf5a38dac869ffc96945a,
-        0x1400156f60d1c2b07a41a3e9252900bd,
-        0x181a760e2325e577a6b5e61507ae66fd,
-    ]));
-}
-
 /// proof layer.softmax.logup.layers-last
 #[test]
 #[should_panic(expected: ('gkr.layer_count',))]
-fn rejects_attn_0_47() {
+fn rejects_attn_0_28() {
     verify_walk_calldata(splice(attn_0(), 78, 947, array![
         805,
         6,
@@ -25632,7 +22948,7 @@ fn rejects_attn_0_47() {
 /// proof layer.softmax.logup.layers+last
 #[test]
 #[should_panic(expected: ('gkr.layer_count',))]
-fn rejects_attn_0_48() {
+fn rejects_attn_0_29() {
     verify_walk_calldata(splice(attn_0(), 78, 851, array![
         997,
         6,
@@ -26509,91 +23825,84 @@ fn rejects_attn_0_48() {
 /// proof layer.softmax.columns.lo
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
-fn rejects_attn_0_49() {
+fn rejects_attn_0_30() {
     verify_walk_calldata(splice(attn_0(), 947, 948, array![0x1326000df984fc4b336ddc53e0f8e235]));
 }
 
 /// proof layer.softmax.columns.e
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
-fn rejects_attn_0_50() {
+fn rejects_attn_0_31() {
     verify_walk_calldata(splice(attn_0(), 948, 949, array![0x1815f5bbaf6e4114a7ec75e0cd60b536]));
 }
 
 /// proof layer.softmax.columns.hi
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
-fn rejects_attn_0_51() {
+fn rejects_attn_0_32() {
     verify_walk_calldata(splice(attn_0(), 949, 950, array![0x1367ec3bd15a61f111c8857e379e1549]));
 }
 
 /// proof layer.softmax.columns.live
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
-fn rejects_attn_0_52() {
+fn rejects_attn_0_33() {
     verify_walk_calldata(splice(attn_0(), 950, 951, array![0x1c9813c48ea59e0eee377a81c861eab6]));
 }
 
 /// proof layer.softmax.columns.y
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
-fn rejects_attn_0_53() {
+fn rejects_attn_0_34() {
     verify_walk_calldata(splice(attn_0(), 951, 952, array![0x18dbf5804d73f9776c6b7446246371eb]));
 }
 
 /// proof layer.softmax.columns.row_mean
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
-fn rejects_attn_0_54() {
+fn rejects_attn_0_35() {
     verify_walk_calldata(splice(attn_0(), 952, 953, array![0x19029e7c86d7aaec56f8a0e568762e3f]));
 }
 
 /// proof layer.softmax.columns.m_exp
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
-fn rejects_attn_0_55() {
+fn rejects_attn_0_36() {
     verify_walk_calldata(splice(attn_0(), 953, 954, array![0x16e823c5e4452e20103e24786393d271]));
 }
 
 /// proof layer.softmax.columns.m_limb
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
-fn rejects_attn_0_56() {
+fn rejects_attn_0_37() {
     verify_walk_calldata(splice(attn_0(), 954, 955, array![0x10896b54afe7ebbb91c3341d059c2e2a]));
 }
 
 /// proof layer.softmax.columns.m_norm
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
-fn rejects_attn_0_57() {
+fn rejects_attn_0_38() {
     verify_walk_calldata(splice(attn_0(), 955, 956, array![0x17c372b64d5f74218a60736a2fe87cf7]));
 }
 
 /// proof layer.softmax.columns.table
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
-fn rejects_attn_0_58() {
+fn rejects_attn_0_39() {
     verify_walk_calldata(splice(attn_0(), 956, 957, array![0x156a12fac9af12a09babb996f5588d60]));
 }
 
 /// proof layer.softmax.recompose.rounds[0][0]
 #[test]
 #[should_panic(expected: ('softmax.mask',))]
-fn rejects_attn_0_59() {
+fn rejects_attn_0_40() {
     verify_walk_calldata(splice(attn_0(), 959, 960, array![0x137c6989c45716b5af784514c7d7a42f]));
-}
-
-/// proof layer.softmax.recompose.rounds[0][1]
-#[test]
-#[should_panic(expected: ('softmax.mask',))]
-fn rejects_attn_0_60() {
-    verify_walk_calldata(splice(attn_0(), 960, 961, array![0x1a5f46551362b3b4aa14a0bbaf9210fe]));
 }
 
 /// proof layer.softmax.recompose.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_61() {
+fn rejects_attn_0_41() {
     verify_walk_calldata(splice(attn_0(), 78, 962, array![
         900,
         6,
@@ -27484,7 +24793,7 @@ fn rejects_attn_0_61() {
 /// proof layer.softmax.recompose.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_62() {
+fn rejects_attn_0_42() {
     verify_walk_calldata(splice(attn_0(), 78, 961, array![
         902,
         6,
@@ -28373,1801 +25682,10 @@ fn rejects_attn_0_62() {
     ]));
 }
 
-/// proof layer.softmax.recompose.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_63() {
-    verify_walk_calldata(splice(attn_0(), 78, 966, array![
-        900,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        1,
-        4,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-        0x1121f58a6e2bc8da1ff2761068284406,
-        2,
-        3,
-        0x19d594d30118719a4447db984e88c821,
-        0x1ae38d41f087ae04a075826e9bd6fe9f,
-        0x1c5cc3cc7ba710965eafb485f94ee019,
-        3,
-        0x1583b212edebf5a38dac869ffc96945a,
-        0x1400156f60d1c2b07a41a3e9252900bd,
-        0x181a760e2325e577a6b5e61507ae66fd,
-        1,
-        4,
-        0x15dce014d8ed8c6b79deae98befcfa4b,
-        0x10000000000000000000000000000000,
-        0x137d2bd2af050bad1f93d80e00c74f85,
-        0x1b6d179a45bb8971dbf0c8fe0cc344a6,
-        3,
-        3,
-        0x1f3cd7ac2f9725e9178639a3f11e8d0b,
-        0x1d4739fb07c9c3f4514eb1c3f740f0cc,
-        0x1f4118506b35f47fd8cef9ed2e31b0fa,
-        3,
-        0x1bee20694adcf1f0760964400f666209,
-        0x101c89974777fcddf3e9382ab58a1984,
-        0x18f3a3b09a32047e934d80a37f1b20ab,
-        3,
-        0x1e1586462fac7af3f859c7eb198e68de,
-        0x1e7ccc769f7f73666498bebd3e346380,
-        0x163a826f67217b76e38adae5e60ac01f,
-        2,
-        4,
-        0x186ce0fba84ce39ac8b1fa9a6f9d57b3,
-        0x1e3008fe344e7f8e193271d655d858fc,
-        0x1aa8c8e3440dcf51beb5ad46988a9045,
-        0x1ca9f37ffa686928edaf83ccd89cba58,
-        4,
-        0x14878de61342525dc2868d7e52d47c0f,
-        0x1f26b673092178e4f14d99dbbbc48b48,
-        0x152040e81a991c4201630ba7b715f1c2,
-        0x12dc588264ea99deb0e740e35ebfefdd,
-        4,
-        3,
-        0x1242b68515e24befdf50990c857c7e6a,
-        0x106eb7fca48c2e2f7d04dd26adc320e3,
-        0x1688615fdc818002a2dbf28450afd728,
-        3,
-        0x156e90d4d733aa4730926feda32d782d,
-        0x1117e568ab07fc7357b81ee5542dc704,
-        0x1284ff8f4d6e024eda743dd918626014,
-        3,
-        0x11d3e75d891999c7f51b9da74bd586d3,
-        0x1d930398fc974bf040f329b95ab7dbbd,
-        0x1838376f14b9af67f98a59c6ead93cf0,
-        3,
-        0x1f0a5371029b77ebb5fb5318d5feef34,
-        0x132c521e65d5ab381f998a7cb2e71264,
-        0x19afb6a3a66869bb4d4a88bbce8b78a2,
-        2,
-        4,
-        0x1edc1bd9dad3ab74725a352a371ea218,
-        0x16ac722b4bd7647f36e675b662cdad02,
-        0x19c04b9c8451c01d646ca857826eb5bf,
-        0x1925f6cd2f02ddf1771116affb9d979d,
-        4,
-        0x1a131ec4abadb7d0505ecafb97e20264,
-        0x135dd7103818630587a22a7b2b9add67,
-        0x144785d98200eefe43b843b9c3318b66,
-        0x18473ef574584432d8661ccfdd6b055d,
-        5,
-        3,
-        0x135ea1bf65250d68592e346a9f5301de,
-        0x10d415a8bfe3d69d10c662bcfcc4ad05,
-        0x14ae69e947d46c7d85497833bfb003d9,
-        3,
-        0x10227b64b71141aab6c26ff01b1cfec2,
-        0x12245bfc7049338ff4c7fa0dcf968a59,
-        0x1948194efd630d8c346fcecb91b12d4d,
-        3,
-        0x180234e655abade8d70c792ac736f826,
-        0x1da0901da8d88fc6e6d6a94ed581b1dc,
-        0x144f06735a2f14f8ed4adfc032b4d5ce,
-        3,
-        0x11a1df27b2f699084313d8f61c304677,
-        0x1040ea4a0aab451971130d165cb1fc38,
-        0x1ec3c76659cf014aaf9573fe49fff71d,
-        3,
-        0x1641851624b3a0a565757e7805f5909e,
-        0x1a8972f3844a60e6128b34afabee6925,
-        0x1cbd0a6dd9e0e359032559d69207082a,
-        2,
-        4,
-        0x1ee65e295e77c19a045897a1e46fcfb2,
-        0x1253edea2ceb8d53b55eba8048dcb78f,
-        0x138ece016776b7eba55269c12bd49a40,
-        0x1207e2da319774d7e932b88ede972214,
-        4,
-        0x16c76dacdc285332840d7369d397d4e9,
-        0x19e13d40568c8b856cbc2ac7e25700bd,
-        0x16cf41698dd91a6296a830c42005c6cb,
-        0x1bf24550de408d2777c76fb6bd43a530,
-        6,
-        3,
-        0x1ab1f5a5ba1850e156b854073dc92f28,
-        0x166d5d39a2b4c8797c13afe9450d04bb,
-        0x126c2e9d5261d56c0accbd5ad2b9670b,
-        3,
-        0x195481025201281b75baa9dbc586c7a5,
-        0x185bc0c0343f9ef389de8723674d88b3,
-        0x13768131106c45d8b5758d3aa202f0ed,
-        3,
-        0x1b0bcdd353849669e93904aa5879dba0,
-        0x19deeadbca13cfdff984ab53f0b25214,
-        0x116341fb37f702b99556ea0c448b06b6,
-        3,
-        0x1c25bd00b5a64a9fe0023494f6ec153d,
-        0x12273fea034082295a51fd23fcc1df15,
-        0x1b9434c0b0f1c33fcae1668ac1a29c64,
-        3,
-        0x14bed0bbe0e5ac02a758b9d66bc2a465,
-        0x1208485583ea7899a683297ebb553f55,
-        0x18631f6d89e34788aacd4c5daf6d54b0,
-        3,
-        0x1e6aa6f11cbf99cef9029f7d746b2592,
-        0x1d3e438da3920a9fa11d55cf0a42846f,
-        0x1679037a1491146f76c90586d4d8fcae,
-        2,
-        4,
-        0x1566717a8f81e4d3b716093abbfa3548,
-        0x11b70262ad5e7fd9d965e0366452695c,
-        0x1f28ddc17b734a051e89989fe7a29a3b,
-        0x17d9f0d5171f7894898fc14d5f390d39,
-        4,
-        0x1eab5eab4b5e8081906b98f4b92cbacf,
-        0x1542ef9856a8f72ceca32b036f3972f9,
-        0x175345edf1d7d371bf46d93e787741b1,
-        0x1fd85e7998e6c8edbba20c9fa9a3d64a,
-        7,
-        3,
-        0x12438b9732ca5f92dc2580017dec4648,
-        0x187514d34fd68dee402fe08f4c262b37,
-        0x136a9edca4b7504c214b1917d6638276,
-        3,
-        0x1af6c666a2bf8f4fe7fa744c6c37160e,
-        0x1a48ffc7ae7a22b7c2ead87ddaf502ab,
-        0x1a15c33eb6d9aaac17aaf9a71590c31c,
-        3,
-        0x188aff306021208b31fe8fd0b7e5c90b,
-        0x1f82d99653f932f51b365bf0c30f784e,
-        0x1375c0bb1188cc3ca5a09260a5028f57,
-        3,
-        0x11d4438ce721fc2ba27478318fa0f2ae,
-        0x1652922b93087375a7b501057543c1ee,
-        0x11a2ab9fc7247fecec5a7c71c087e42e,
-        3,
-        0x116e4486aa0e6e6143b6fda2633dc58d,
-        0x198f73c970c3b2a39bc9af5ac9764cec,
-        0x1d4ef4101e9859d7041fffe80dda57f5,
-        3,
-        0x1cbb80900bceb1a48431d495362a5309,
-        0x1c9d1770d3763ba9b765df293e4026b4,
-        0x1ab093948ecda6aec5ba83d77f464f19,
-        3,
-        0x1001635c65df7e86534c6ea24c0fc0ac,
-        0x10fc9de76d1cb8f1bab714345fec19af,
-        0x1112bd312bda79c6020963a984a5f871,
-        2,
-        4,
-        0x1fc52e06e04f75e39fd1f9333aaf56b7,
-        0x1f46449c5c07bf5c40a59aa9cfab550c,
-        0x1944b3e00917e7658addb2697915b48f,
-        0x1b67ad1db357c859a7e196a1fa3012ce,
-        4,
-        0x194eed84e8daeddaa0f9198b40169849,
-        0x1b5de631a5272c8b1e1a1af03881ec17,
-        0x12eb3a1342a06a8c4c7b4b1f12c77c0c,
-        0x1ca616c4955151a3d1c3f7a0a66aa724,
-        8,
-        3,
-        0x1f92e416b638ff3929cc99ffd21cfe82,
-        0x11e1850b41f67893a4c7dca0684cb0f1,
-        0x14b1e9e249e7e4967b2f1819fa0f89c4,
-        3,
-        0x1be8be3f26c42d54b4c0f16354c19fef,
-        0x1031632c052406c53af0ef23022520a7,
-        0x1edbe6372d73e88b6a242b8edc5a0e47,
-        3,
-        0x194831dcf310585339bc685b2a642e7f,
-        0x1a61ba12cde40b0d00857afa9b9fe711,
-        0x16a0336bd14662645a4e54961d13428f,
-        3,
-        0x184af87ebbb07b81be1c202fe777fe29,
-        0x13249cc14d24dba09e7450cc07bf77ee,
-        0x1bd586ecf51525d91587d94d4371e80c,
-        3,
-        0x11502a6945903cb6b5cc535af60bd933,
-        0x1f6fc84a651e1fe1909abf120c09e8e6,
-        0x1891867e3a7a75d74a0abe5c8e784af6,
-        3,
-        0x1f77138cef4f59ae9ac998da17a6c8c1,
-        0x10d3086061d05186224668ec4a975742,
-        0x19604968d6878f954c5bf38d01843d5d,
-        3,
-        0x1df5c2cd0a0f4236d0989731bf700604,
-        0x17312a01c73f044016e453c17cbc8391,
-        0x1b30504e933e5f336ef6ccd7cb40aa73,
-        3,
-        0x11df4e36833d0a3d8c7d1d3a849921a3,
-        0x1dadaceb2aa4d6b2bfa921c4469d8e2d,
-        0x1453120cac9d177eb1d82509d9075c0d,
-        3,
-        4,
-        0x1a6ac83ba36a5db1579c9edccb03dc97,
-        0x14782c90b1360ac838288e83654ac01d,
-        0x13c2d56113483a325603a434c69c9ed9,
-        0x1404b7d2c8364d2f0570810265d13933,
-        4,
-        0x13221e87cb8c2972e999ea95acafd806,
-        0x12f28e736b0ea464854a71182e7af59b,
-        0x1a2e4950677da29fb130c7c9a8b17c32,
-        0x1c80cb3fcb42c2251ac2c8104a8298cd,
-        4,
-        0x12746926d62e235688307707b46f8b55,
-        0x10000000000000000000000000000000,
-        0x19e2034e63749c5aa2effdffb8e3f6a2,
-        0x142e7756b3a8ffa05c917167c4fba5c7,
-        9,
-        3,
-        0x105d73f95ccc523cfb0d6431c6a1e6a7,
-        0x13e7c8805ce8e8d1ece52000dfd872c9,
-        0x198223842d8082fc7a1f9f57fb13a050,
-        3,
-        0x158e56836b235e79c8a4350d3951566c,
-        0x177018cbf75889e983da8ce333234736,
-        0x1b97d25d5f6e3736c81074766feae66b,
-        3,
-        0x1738b0a90899b407a2ab0cde9be85ece,
-        0x127b9e9eaa20c0f45b7a1345a1b8dc08,
-        0x15e4d276800d7f891df3335076922ecb,
-        3,
-        0x1f6bbbb038811af8d5e723a99fe0ae1a,
-        0x1868aac12f00c219bcef7eee3fd86427,
-        0x1e8a066b6ea25d09cfbf4b5443ab67d0,
-        3,
-        0x12eee4c99a4232e03c0a18e93f4b9ff9,
-        0x1e1cb54a7d6ffd4a0ea8e392bc905453,
-        0x1402d18247aac50c7285b51fc03c2b8f,
-        3,
-        0x19ef6593d096437890b1cf33766ac60e,
-        0x1709a3b5df5f6bac8da5887faeced7cf,
-        0x175e42fb53b27b2090ea77730188c5c5,
-        3,
-        0x1547daf21a984b2c87acacd753dce0d4,
-        0x1aad4b6d0d603b7518dbd102e42d1af6,
-        0x14de0e567aec2208d579fa26ed1b72f1,
-        3,
-        0x174f4e5d480443b73cc56fc5e0f814d4,
-        0x121a59e507e3efad4a4b07038c125c05,
-        0x18cbc7b91b783b64499dfed057fd763f,
-        3,
-        0x1d1c773915e0f5fef954c1898acef75b,
-        0x14c2c54b7cc3778d27e74ae25cc51167,
-        0x1ee215afe22ad11259f4e352e9511b79,
-        3,
-        4,
-        0x1531e7fec41f2d7804382186b3a4d03b,
-        0x15ce229a69b5b943bb71a90a5d435592,
-        0x1594c2ba43314c4123fd7ef07767487f,
-        0x1b13a94c217150c2cf82aad70b55f5c4,
-        4,
-        0x171893f87d5d219b1f414ef4030e50db,
-        0x165c8b19da97d7547c3bdf07e16ae2cd,
-        0x1101aadfa9e9c7a0b76cb2fd0a12c1aa,
-        0x157d2f63b41a1837074e95f12cc9be1d,
-        4,
-        0x1bf657c972d85877474d0a4e57b0374b,
-        0x13cbcc37f305f72b1eb5df6bdea0a8d4,
-        0x1a185d55bf3a367ba2e71ddeb89c8e78,
-        0x1df58f2aa8e98fd127857fc9addc57d3,
-        10,
-        3,
-        0x1275e60be2371040989f502a06a378ba,
-        0x13edf5886e65e3af0c774e262804f1dd,
-        0x147fcf95ce3cec43566e23e5557713b0,
-        3,
-        0x1184262b27e7d3e0505fae60094adda5,
-        0x1bb1658c1f9eae84144244b4e1b9b6ad,
-        0x1b87e1bf183f92eee5b6ac937eb57a67,
-        3,
-        0x135fabd0e95c6e32cd6d403831af355d,
-        0x1670ceb41e901c2b5ad1b768fbbe3e09,
-        0x1ec15c97654d4d89852aee3f115663a7,
-        3,
-        0x1dd1a4e2c1a6fa48aa61a87ee74132c4,
-        0x18c4bb2a15370728ba7f88dada59e7d2,
-        0x1a9c8c6755c66e992a72a35f30571e88,
-        3,
-        0x15d60d1e29d24b15c57bc322c455652a,
-        0x1910086451633722a220e0887dfb6be1,
-        0x15f8de89fb77d33f682b44a651a4d05b,
-        3,
-        0x13b80d2e31136706350f17fc612badd3,
-        0x1ab39857b8767249a5f567d9b928b192,
-        0x114a4c540770ca5fc9f37bfd2bf08eb4,
-        3,
-        0x18a8a71c0d2b76d70345ca2bbdc9f75d,
-        0x131cb4ba2bc025dd71a92f7a20f29d4d,
-        0x1d128fe3dd0ab22ee56ec7d170072bea,
-        3,
-        0x10f4c33e8fd83b1b017e3b39a8212991,
-        0x1efabaa3957e7bc4ce45aa5cbae7bc82,
-        0x1580a0de515ddccab8c35185956ce65b,
-        3,
-        0x1e60c0f500a40fa6be910f30e08aa65b,
-        0x12a57d0d40e405d0220e4dbbacd206d5,
-        0x1589ad77b9abd07a1e6c00e77fdd8452,
-        3,
-        0x1138bbef748689b0339e6cc99b210c2f,
-        0x1ba90501547d625c430ce97eeaa47bf1,
-        0x1d6af69fc16b74df6950440e597ac89c,
-        3,
-        4,
-        0x1b4cb2d39f26c3cdc6086751108a6881,
-        0x186732e694dc30b027b84f71b754138a,
-        0x10e16031eda0177b586c8bb4b167cc4f,
-        0x1ad6aa7e1f7b91d6b4a85e5b2b359060,
-        4,
-        0x16da0f22e2524856c455e7c4b7c75dd1,
-        0x1c82a07ca6d227121ea8933d02ac4897,
-        0x1d5beaa297242b1aeee8228b526cdb2c,
-        0x104e462d432f05dac7d5a0eb5282d1bb,
-        4,
-        0x19944a0e7c2f3dfe738cbad4f2024af2,
-        0x16934107c5a9288db8d8f205ff5af790,
-        0x1a6a4de8b8bacb945e5246d3f71db5f7,
-        0x1b92710cb28ec4ab1537df67997604e6,
-        11,
-        3,
-        0x1329506cb0437d379b510067bab3e183,
-        0x181e6216c587049dc8bc8362d7d7e36a,
-        0x1b4be167434c5946ae075f8263459550,
-        3,
-        0x13e45a4bd99cdc11ac821415dce88f94,
-        0x1e2cd4a24fadd863f5fe89acce9d7511,
-        0x14a1ced5b9aa9ff4cba913882e1fcb39,
-        3,
-        0x1e7e29d921ae16862e0544dde546140f,
-        0x1b7551defde41abf59fc9d2ac33c2d39,
-        0x177dc323c894be2f0ce0e02acd9fcd22,
-        3,
-        0x18bf2bda23380525ffcee7ae66d4a57b,
-        0x143ee83ac2f539d50776a35a156e0fa7,
-        0x11656882e837a99c0a88f90b7ba2ec93,
-        3,
-        0x1b4a3de7a5e570cf22686fd1086f3c17,
-        0x1803173b063bf1d83e5771bce274d5cb,
-        0x1fc15d1b9dabf37f0aa7603fe39c683c,
-        3,
-        0x103348f6550f11a7b8aba1fc4047c1a3,
-        0x1f046c83d1c5f03fc8c3ad1e89f29cb5,
-        0x19150313dd71c6cd7d7ad03283f92e83,
-        3,
-        0x19033cece1f3b906806bb64f295ac545,
-        0x1d4361abc4a9e61bdac508cbf9c15b59,
-        0x168082fafb114890e3ec976dc78bedc3,
-        3,
-        0x1d9c3dff797500f6b891ddb379d26a8e,
-        0x18d60c439803fbbb34a8c3e0c2ef5eeb,
-        0x19a56fa80e0e3b590f2971098b22d9a8,
-        3,
-        0x1fe2e34bf7356654f0c76db5d790cec5,
-        0x1307a5ee5509541527315f8eaa8b3554,
-        0x16b8c62ff3d63ee76e7f7af3a87d4fe0,
-        3,
-        0x186815c94808c263777ae17e35697ecb,
-        0x1617892dae2dcf2a0cb15c98f360c8d9,
-        0x1c4eb4cfbaab9d6d566239b1c7cea3d7,
-        3,
-        0x1d68e2c579a1a9983b39fbd2725568ce,
-        0x1b64413e79a306e595c54c5b98f2e5d7,
-        0x1a9d563843c51d99f6dc0e0bdee9050f,
-        3,
-        4,
-        0x16b61da4ac0147a0b7c7f56ee9a086b6,
-        0x15d03fe8a042943f727490f94f44e404,
-        0x104c70ee245afd8ee6eaff357aa9d407,
-        0x11f6c16b0045b273308c88d2e1d937de,
-        4,
-        0x16a159c376b663d7ba77778a7ccd1eac,
-        0x19136f960a3dfc0abe6bfc6487b15112,
-        0x12d164b5022d1a2d6f243a5a39533a8b,
-        0x15b0314b0f7920dcfb02313a03e7e25a,
-        4,
-        0x19833c10216324da51a088faf0a02ea7,
-        0x1d7b0467913f43b1e4bc0ca7ec897386,
-        0x192a855d2f7cadc6b33ce954bc49b05d,
-        0x1289e5ce50796abc8310bb7796e796d5,
-        12,
-        3,
-        0x1fd0aa548919088f1446c433af2d096c,
-        0x1c51263bc5e4b1eb0d2e7515a543e69f,
-        0x1a875a4f0d6afcf590b0b720d2b973f8,
-        3,
-        0x1c0ba3e014dc2a7d8ef3c29f51b7cb05,
-        0x15ab15a8397e1f2e093b2a7d95274b61,
-        0x1cbfdc46c3717de975295ea80c15f212,
-        3,
-        0x1cf15576539ee26fc2f08e031a0d0f87,
-        0x1ab97066537ed0236327565f417e69a5,
-        0x1026ee2d7c0cd55731d66dc2abb9acc3,
-        3,
-        0x12884301f4ee756d15d0da32a23aaafa,
-        0x1da6463fac5626cc70effcf25c3d81c3,
-        0x1bbaa911e59550525ae57f59dd7c83ff,
-        3,
-        0x1bf5a3b53777a058391169603eb8fe30,
-        0x14feedbe492d536a9e36a5b05da7b56f,
-        0x191fca19130286d00f2cd44f756825d6,
-        3,
-        0x17277870f85c3a136d0fa41d1f9d1b79,
-        0x1c50a9a0b9034f4561703b452db856cf,
-        0x138c37e4825d8bc9107a94d80b32c926,
-        3,
-        0x11412d69a52d2a90544080cd6e28eb01,
-        0x186d6c63df4e6ea4df9cd7956c4daf62,
-        0x1c6957bc8fe8480b37903fae28eb36f1,
-        3,
-        0x1eec7a6f450e436594ec819d02d8bd20,
-        0x1b29765d51e1cc278325a6c04019de42,
-        0x142247268252885f3e58387aed5436cb,
-        3,
-        0x125edba2c077341a5668fbf89180e8e5,
-        0x18b7ad25269111f2e95f17b55a1816a1,
-        0x1290675407fa0710029d3b6dbcb409c1,
-        3,
-        0x1927ba509d8bbf0cbede12d989b40161,
-        0x1513c8a319e40003ebfdec1bb7af6b38,
-        0x13fc24d476c9767e9a172e5d5a41a0b8,
-        3,
-        0x159a6773254edfaf3a815bc3e8333d22,
-        0x11dfa97f408307ade7427518a228ccb1,
-        0x18568a2a8c28f57b44b480ddfefacb1d,
-        3,
-        0x17cc23395d42d040d5880c289b185c8b,
-        0x13379aa3ab824d0df6a638468ed3b4a1,
-        0x188fe1500d391a7a4192eea4872e1aa5,
-        5,
-        4,
-        0x1d279027a4815899caf2482a72caa56e,
-        0x149add080707292bcdacef290132b130,
-        0x1df7cb7d84fa405a82a46dda23e2cd13,
-        0x11a3a2be613edbbf24db883052c2aaec,
-        4,
-        0x1df2810b8ab63ed6e038d73dc6ba45b3,
-        0x1589995e05edbe5f342c34730ab7f04a,
-        0x144b7eb1f0ac379f77f9c5b6a915f11a,
-        0x1583fa9078718925d88e6a361ef81b47,
-        4,
-        0x1d758168f1e0ec24169dcb39ffeab5ec,
-        0x1f0207f022f96dcf3ddb467493108354,
-        0x12693932743e86f8bf520b78fb07830d,
-        0x1a27220b8c8111201adef910fc95f705,
-        4,
-        0x1123f2d46989b699a9911f40520009ac,
-        0x1aeaeb99db2e9f49ec525c3e91b0ab7a,
-        0x19c3cbb4f8e05f0dfaccec48d2e28b97,
-        0x1dac77695aa31a13373a2fd7e3b5e462,
-        4,
-        0x1551fe6638d6e7db54602a507eb430b8,
-        0x16cc8790f9d83f5dedfbedb421f89528,
-        0x1610f383594386816926cea07ad2b44f,
-        0x1292907983adf9d317e9a0c2a544b031,
-        13,
-        3,
-        0x1f2210e51fcc1c81b7d2b7492c2d9cc7,
-        0x13adee4821714b6de355b77c57be2f0a,
-        0x17bbdd876d22daa5b1c731e0d296e930,
-        3,
-        0x1c32273b6e351aa0444404e49c576064,
-        0x15356bd576bf6b77d590791ab23414fa,
-        0x1be0db9424806413fdef3d5c8e2d2076,
-        3,
-        0x1d51adc08da2c90484a0ba04b08df5c0,
-        0x1256bd16cd0da6bacdb28b783765647c,
-        0x16091b2873f10ee878f501bd311d5c7d,
-        3,
-        0x1a465a8e8e34f982fae8f08bee4eace0,
-        0x17328d507215486a59938afb3d386ed9,
-        0x10c91b42d5330f367683f04baff2fb16,
-        3,
-        0x140444e1caf2c19eadaaa338f6fed62f,
-        0x168acd44b689100b716fb32399c2506d,
-        0x194c0e73d73b7e508b48246fe7c72b30,
-        3,
-        0x16df25419ed798bc5853e6f56bea7a9f,
-        0x139b5dbb32d2ab48662b344cda6e91c7,
-        0x149bef3a0a19575cf2bb5288407e03f4,
-        3,
-        0x1ca261122a6e9d2f4cb070d16c698579,
-        0x17e23a19153870eff77006f6b89772ed,
-        0x1e3676998c1af5aa300e2438ca8d1d1f,
-        3,
-        0x18b96a03349fcdd24cd3745885abf045,
-        0x161d64599e4786c4f2b9cc67e17cef41,
-        0x12c11b7121424108f1fdc7d44a2bdf7b,
-        3,
-        0x1ed9075c762ccf82975d3e6d67c6f300,
-        0x1fd733db302dbabe684edbdc30357fa4,
-        0x1fc41338e7d9fc32e9803e84e81cc7f9,
-        3,
-        0x1887f7dd58433eab9e9d4cf3505317e1,
-        0x16d21a7d16cb58186df45fb970f7445a,
-        0x14baec49714fefdf761c104bac66a12c,
-        3,
-        0x1d13dadf87750fbecb818b7664466ddd,
-        0x1d2cab0c41eaef33afaeae3e77241d9e,
-        0x1f284ab689384e996c4af4408a20388b,
-        3,
-        0x1fad5220ac373ab587f7e9c5c5d67353,
-        0x10cdfe692cbe60bf50dcc5a2ee4604c5,
-        0x14e83a3c4ee43bfbe2f0221e33abc1dd,
-        3,
-        0x1887674b8059c7ce123c5aec4117ce64,
-        0x16b75cd7ec944d82fbba3a0746aee696,
-        0x12c5e7288eb09dd38d112a86a3c27aae,
-        6,
-        4,
-        0x15713e5b813b779b264f561f3de60b8a,
-        0x138079054752a9244a119ba3d72952d7,
-        0x16790381f83d04cc9de6ed2fb6a974c1,
-        0x14d8a9c08f7ec38b77ff36e7a200806e,
-        4,
-        0x1505ff767ca61eb6cffb977e798543e2,
-        0x1bf06a06f15bd1c5fa52e7c681c8d566,
-        0x192c6cad5eaf7516b287a6968caf1093,
-        0x15b574cbe73713878a24fff5bdca2bd8,
-        4,
-        0x100edd8ba8c641227840eff285ede8cf,
-        0x1ed59216dbb2a8f5b845319e6e87eb62,
-        0x12b5902f286e89a276f2c904c419d2b4,
-        0x135cfe992d4d0c53621723c5ce63d019,
-        4,
-        0x13b6ebb4ba5bdd9282c555be55234c62,
-        0x10a2f02b717568e1d4eae659ac96ef56,
-        0x1fa8d9070096892e3a58b12a5be95063,
-        0x165d5a14475710f264b6b729395560d0,
-        4,
-        0x1017f9245a5f6bcba9707982fd8fba5f,
-        0x1acab7755e3f4e3e4f930265f2b51ab1,
-        0x1f840b4acbd117867fb3d79256e21411,
-        0x18bebb2210eab8ac10dba445e9e76603,
-        4,
-        0x19286a5b8658edf5ae0418fb45506831,
-        0x10000000000000000000000000000000,
-        0x180a4470f6fca48062dd67a6db8aca73,
-        0x1f1e45f4e1d25d42b5dbf25e47c5d6a2,
-        14,
-        3,
-        0x133f4eeaa965ef7c62082555f0ff34a4,
-        0x1229cf9282278a4385e1ea1f7fa5f65e,
-        0x19b860526509455d3dc8767aac4d53f6,
-        3,
-        0x1b20c5390bc5dd2c2485c37f3ffa2b3b,
-        0x10cb4053329f3d5f7c293cbb002d6d2e,
-        0x1b0053cab9f092f725267933da42a9e3,
-        3,
-        0x11f61822f41f71ee02fa700c356c6dc7,
-        0x18c8daac8b6d7b52519ef23676e1ce09,
-        0x159643d9c5a4df89256c502d98c181fb,
-        3,
-        0x1e57cf73d244bf37bff226b0ca06f199,
-        0x1e1528f01dcb4a696db9847af2b0eac6,
-        0x19c2f89765c376683cec06df6ece72d8,
-        3,
-        0x191432c82bf07c9605f8ab938f181943,
-        0x1260717199988421eab351b1a39c2c24,
-        0x184d84312d270f85dacbef5ae9826545,
-        3,
-        0x1bf7e9622d787187c1a3bb069de2da1f,
-        0x1170870bfe9817889cfa50ce389383f8,
-        0x1fb43004b2eb3f4b57003b3667be7e5a,
-        3,
-        0x1b93cb36ec66a8e348c7289fa045dce1,
-        0x1e36acd5594f1fb44f775eda9aeb998e,
-        0x13045b5a38709a0278ebde14e86493d9,
-        3,
-        0x11632f284846c12144dc5144f8b97929,
-        0x15400e9f6bfcccd643a0eb03308e6aae,
-        0x1e33a0532c3513c9f709654c0f3e5e55,
-        3,
-        0x1abf8ff580d917ed0c4ceff42e1cceae,
-        0x1d9b1cdb941ea1ab8eae8811861da9ee,
-        0x1ba3105faf6b06aeb33ad2a881cffae6,
-        3,
-        0x1804fca1a306e8d7dca61d762da72759,
-        0x1fd75fb86f8436a37f882c4aa1bd18c7,
-        0x12d1fb2a31adc71195b4a096334f9d6f,
-        3,
-        0x12fc2a637fa60d59d2576316219d035a,
-        0x19dbd994d26c79eab4a487a1182d3aaa,
-        0x1a7c42400d87e531ddd5c8dbd9fca71b,
-        3,
-        0x1e64f61fe51684672339c74d4d1c6bd2,
-        0x169d4b46be06b5b2a5475c0f7d400584,
-        0x114fd30ff3c4d117f2490fdf218b6bab,
-        3,
-        0x13ebd4b9ed23828a053bafc244e8847a,
-        0x19d803a1cbba2c24101ae09cfa36b1ed,
-        0x11e53bd289c3510644d4c49e23cef881,
-        3,
-        0x17147464d5375835ed1276f3e744bf83,
-        0x15a356a9d7d3fc6487564a85b377ea33,
-        0x1ce496317a5a10f422039419cb34cd6e,
-        6,
-        4,
-        0x1d8ad097eb1e1b24d760c5e8652ddc22,
-        0x1dd30b4a8844cc32b9f883662fe4405c,
-        0x13cff7743d829e4f101412c716d3562e,
-        0x1be1b0fb2626af970072e4c74bc2572a,
-        4,
-        0x180a643c0c9c0b4f3c63f6d18837464e,
-        0x17d9100416d44be43dc101322e116a47,
-        0x1dc2511e54547e6898c913077e14c640,
-        0x1644ba31a08f2a8d26a88733e5718c0d,
-        4,
-        0x139e7b26c5cedb87c249b120b1aab38e,
-        0x142168ba96504bcc764e84c89885ba75,
-        0x1f05a33a49723fc6baaf7bc1c4a77d58,
-        0x15b11abd1ae54a00f306004604e9d891,
-        4,
-        0x18d6a51d4b636cbea8899c9839bdc416,
-        0x1d004a905517b33a7282e27970dcf423,
-        0x1656110bba422a54acd02368d84d5304,
-        0x101f491c0371b76dabadafdf94f11192,
-        4,
-        0x147f9e93849f28d172568dcfc594a3c5,
-        0x1fb34a2fb1fb3a40b413d99a95ad280a,
-        0x1b365ae93bc376a8037594c1e75f8a7f,
-        0x12aee47e43b5bb253803ed788e4395e2,
-        4,
-        0x160be106af2ac4f68071ecfa0e12aa39,
-        0x1d0510f6568fa3541bf0c2b8fb3b937e,
-        0x14064838bc1a1eec3c27b8ac5893edfb,
-        0x1dceae38390b23ef2695488e2550bb2b,
-        15,
-        3,
-        0x172e6fb5c341d1b40bd07bd45289c4de,
-        0x1d8b11e790e7934b4e356aca922a9bc3,
-        0x1116a68acde6ad8874b066efa21fe008,
-        3,
-        0x14c42ce8a01c32893fcc3ef58b227640,
-        0x17d656b9fefc042496983b72e453aa03,
-        0x1a83811abedb8e4584b0169380c9acab,
-        3,
-        0x15b66894c610f34be6c80ba0e45c77dd,
-        0x14b9295ac63a43a4881379c4d5cf212b,
-        0x19fbed514949535a63078f5c85302a60,
-        3,
-        0x153a5abc0d760b5424170a068e67adc0,
-        0x1e768b93afcc71ca4a5b45e180fe1ead,
-        0x195ea294828c52ee7c3e756e9371d2d0,
-        3,
-        0x142a2e56633a8295d5221f4a7d3068f0,
-        0x18e089ff07a091597954f03237e06145,
-        0x1bca21417fbaf4da6804e2301556a85d,
-        3,
-        0x1af101f8a2c64d1b3dc6755c3a907a1c,
-        0x139ea97147d4ec2788fd7b2c3ed0934e,
-        0x113e382d382d1c95c49db5177ba64a73,
-        3,
-        0x184d0ba212d42e741ad33de1e4215801,
-        0x1f2863034f343d2e2c0a566cf0e74d18,
-        0x1e367b64e987275d00fed16a8e8cb6b3,
-        3,
-        0x1263ef0ddff93e7e55ed55abe0d5fd82,
-        0x1951f065cdf603f7ec453e8eeb7cd31f,
-        0x1ea39b9bc3379c813aa1506ec7667f5b,
-        3,
-        0x1c9dde41fcf3a9c5234572abf524d9dd,
-        0x11ffdb764efdbf6ba65a6731be908be4,
-        0x1c98c7248864978f11dd57fb7c49ccab,
-        3,
-        0x10a1acd46dcd83c24576589e422a0c23,
-        0x1f8cbf87ff16a10da35c60dcb836cd96,
-        0x128f2a92a05e9b9c40c88068269be86f,
-        3,
-        0x12c92751316d00fa38ce5b41e3a53232,
-        0x1fd1cd4f8ba444bb8093894aace3a22b,
-        0x1b3672acf5d37f844b4d4578bb44de25,
-        3,
-        0x1ef258b8516e881ec4abc8f873a51ebe,
-        0x14e233fbab082b6aec7b4f2362a6e9c0,
-        0x12333d053f1beca0482d9f47e4986a61,
-        3,
-        0x19bde15a2ecf7b19c36592339e3d3379,
-        0x17858a1ed29d0fb3ff57f2255a659b53,
-        0x1cbeb8fb006f0791bea3d7a54d15e515,
-        3,
-        0x10ed1be0df93736e6d869e6e2624ec50,
-        0x1f72f8c4da5ad926da2429c94beafe3f,
-        0x1a107ed966e3344e278fb06cf05a05a2,
-        3,
-        0x1e2a6d3a9d986bab010850d6cbce79cd,
-        0x18f21d480b2c4282ecfdd99231f72b22,
-        0x1c93897f77a6eda8cf313661d4dced41,
-        6,
-        4,
-        0x12b248dd35a90644d2d0daf9f5666fa3,
-        0x1bc130ead0485f253ce8cccbd78f0c95,
-        0x1fd380102a977f54cde8f80118eac869,
-        0x13e02356eedeb146625185d9ca770225,
-        4,
-        0x17f0c982e9f4162eb87aa790fca3f8bf,
-        0x1730d1edd1cb9b48030102b940f7b20c,
-        0x10e0e910d93b3027339d3bde33cf1551,
-        0x1cde2c831e0c4c5e1a9ad747752d65e3,
-        4,
-        0x12b3b77138f301fca26d34c9d4130150,
-        0x14032b0b0fbf884f9e38b328e5f7aa28,
-        0x13c2d697a973952f64a22973fee957b2,
-        0x1409ddf801d127d11d87eed714050b4c,
-        4,
-        0x1c5ed7066d60b4dd0f25e6be8413ee2e,
-        0x1cf44ca2ab8a3cc860322fe89e4cf3ff,
-        0x16625cd6dca389e6b8e2d4aeeb9d069f,
-        0x18f6a07976600cc32df2f64d7fa08663,
-        4,
-        0x127ddbe5ed2a56db0e70c90296b59082,
-        0x1cdc5678f94af36ffa8bf5156642715b,
-        0x143c95766d542f4752dd50a05d40e488,
-        0x1429681b019608d9da62dd6217b89682,
-        4,
-        0x18e439742ac8aa97479de899dfe7adc2,
-        0x1427dc96c7be457b3223e69d43f9bac0,
-        0x1c613fbd98c917534571a0701f0c71eb,
-        0x1715ba0a4d4f311b820ac3e00f86e7a6,
-        16,
-        3,
-        0x1b18fdc0a6ef3f4a77c4a596c8f3209f,
-        0x1654cd765a2d150a223762d5e3c78ceb,
-        0x1e1c7119b90f4a6bcd5be5a5d1a833ef,
-        3,
-        0x1897af572b0806e92bed803e5ca7f470,
-        0x16f31d36c0d8d42dc034ff2b54262d80,
-        0x1c7a6394a2ce9605cd7cd73cea9c5d77,
-        3,
-        0x151d277fc87be3f9de1ecf2417ebf3eb,
-        0x1ee503ede54b7a90b421c1abd6d11041,
-        0x1e15badb6f61c93534557ca7fd80f360,
-        3,
-        0x1654b7252324e784b806452332bfbd94,
-        0x14d06dcd10d7c323a34ba3421a5143d1,
-        0x1dfa50dec024f176741cd75fd97d04f9,
-        3,
-        0x1f6003f8519d4999a9e3654d5b47bd58,
-        0x1855d1a04f09c35846f3e92760a77c2c,
-        0x1e73d25a0455c076138ff8e638682b75,
-        3,
-        0x18f0fbc03150f02fc26c4e73afe6f895,
-        0x12e310132c6fa1247f5352f76bf1010a,
-        0x131d82f3bbd93ed2a03bf18815a21848,
-        3,
-        0x1749328916aad09d39c327e2c7357a40,
-        0x1e0493aaeaba4c9fc0a59a5083332b47,
-        0x1ec85a570fcf9bf30340ec37f6090471,
-        3,
-        0x1a1ccb70604323fdef4ac5beeb4a44a6,
-        0x17572e5dba8ccf696653660e91869d85,
-        0x1feb8bfcff74f3e17ae11265032f18dc,
-        3,
-        0x1929c295fc842a3e12c2c658354fcffd,
-        0x14d839924fd01b1d40ab1fb0ad859434,
-        0x1cdab70dcaa9aaae144df615f40573cf,
-        3,
-        0x19140752572faa87524be445e5f343e4,
-        0x1deb2220157dfabd11baf1ad60cef4d0,
-        0x12b1b0426cb306e227f6ada2209bfee9,
-        3,
-        0x1141cdd96723d6d87076746fde869506,
-        0x1cdf42939a402e9fff972d9d9f9ce36f,
-        0x1a25665e68084de6046ec7455d93f1e2,
-        3,
-        0x15d80e09577deae1020c1950cf78b963,
-        0x1ef1fe78ad6ddc4fb53b4b98274afdf3,
-        0x1329664da72e5e56d72dbd6ff32c2ec1,
-        3,
-        0x16c1c4790453555e253e3e0476d1b06c,
-        0x10bb7912b71b2c80add66124b1ae5357,
-        0x1b1d1b8fc64949f168e09edb0cddd8a1,
-        3,
-        0x1a8ce8d79029eb144a6c89d88bd44121,
-        0x1c9db734df8c4ddd07e88d739cebcac6,
-        0x1ae2f8884d7fc8810a52a953243ecae2,
-        3,
-        0x1447f38d0575a457fd38d81de69855ec,
-        0x1160cf532607b57e12fc0c105fff663d,
-        0x17e5305be488fb681e9b9da63d7d11a7,
-        3,
-        0x1546101b3599ae6a3aa2c0261036d3bb,
-        0x1b5c64500e2bc198fa873e4ff06d0009,
-        0x176aa12cb9d214d78f4ec1246a5206a1,
-        6,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1489e9029a5692b6a097ca31a20bf599,
-        0x1c7c4ade2435405597f8855598928bc7,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1c48e45db5e7fda3f0b35122d8079910,
-        0x16c44be7a65d7d665168c48e484a71c1,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x159835d58d5b6bb012171552a7bf50f8,
-        0x14996b8188840e528445692562827a49,
-        4,
-        0x1983b0052de905fbbd9352d3214d1ecb,
-        0x1dfc5c3240e844677c910522dc60d7a6,
-        0x1fca599ce14af882493fbe3c70efaca7,
-        0x12b6f0506786570e2278f6ecf4bdbf21,
-        4,
-        0x1f6f98d65afecab7ab93d44537e289b3,
-        0x1800b654c234c486e0b7a1e76ddfcc4f,
-        0x103f1f073db10c1aa1737f43478a011e,
-        0x103f1f071db10c1aa1737f43478a011e,
-        4,
-        0x1b8b92d5cc8b8f497be0403f13c86e3f,
-        0x12e22d6164e37d6b600443a3c7736ac8,
-        0x1bdcfbd86db802ee9b2453fd9cc46ff6,
-        0x1bdcfbd84db802ee9b2453fd9cc46ff6,
-        0x1326000dd984fc4b336ddc53e0f8e235,
-        0x1815f5bb8f6e4114a7ec75e0cd60b536,
-        0x1367ec3bb15a61f111c8857e379e1549,
-        0x1c9813c46ea59e0eee377a81c861eab6,
-        0x18dbf5802d73f9776c6b7446246371eb,
-        0x19029e7c66d7aaec56f8a0e568762e3f,
-        0x16e823c5c4452e20103e24786393d271,
-        0x10896b548fe7ebbb91c3341d059c2e2a,
-        0x17c372b62d5f74218a60736a2fe87cf7,
-        0x156a12faa9af12a09babb996f5588d60,
-        5,
-        3,
-        0x137c6989a45716b5af784514c7d7a42f,
-        0x1a5f4654f362b3b4aa14a0bbaf9210fe,
-        0x10000000000000000000000000000000,
-        2,
-        0x159040b9781d91417551b98e2cfbd6be,
-        0x18d97a4f8ab1f4c513d11db7406dc274,
-    ]));
-}
-
-/// proof layer.softmax.recompose.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_64() {
-    verify_walk_calldata(splice(attn_0(), 78, 965, array![
-        902,
-        6,
-        2,
-        0x1feb84ee1dcd4532edd02a360fed789f,
-        0x10b15c24e837772622fa53d0e2138c50,
-        2,
-        0x1b0d6e74f10693fc57e2bd30d746e1fc,
-        0x1a18695ca2f7006dc061b5ca89a78a61,
-        2,
-        0x17390e60087e71efea6d7fc66a80e561,
-        0x109f8e94a03f674e48b72101d6cd26b6,
-        2,
-        0x1531865167151d9dd0f17420ad5e79d5,
-        0x1abf275df6fdfa437cb3a731fa3150ba,
-        2,
-        0x148f0bc3f85033b2db85048c73e395bc,
-        0x19375db4d7b0f04cb76ec3436b820853,
-        2,
-        0x13471ea33b9495ef62da723f22db82cb,
-        0x178436e1d2fa0dcf853adc80f9a9bb2a,
-        17,
-        0,
-        1,
-        4,
-        0x19d2fc742b422ae3ed9a3ca28e9d8353,
-        0x10d1b92db998af01a2acb3a785252d88,
-        0x16831298c4c61ef3e2e0f4d79fe8e4b9,
-        0x14f4c3e79d40e48a9e46555da43ce67d,
-        1,
-        3,
-        0x1dd8f7d25c4672a7c6c0881a9155f2b8,
-        0x10889ae4e5d12e412adfa68595fe86c0,
-        0x1928f371a029144f5829c77acc56bf97,
-        1,
-        4,
-        0x14480e821faafd89ef8fa13802b74c5b,
-        0x10000000000000000000000000000000,
-        0x1cd806bedd4128685d9d11a04a41686a,
-        0x1121f58a6e2bc8da1ff2761068284406,
-        2,
-        3,
-        0x19d594d30118719a4447db984e88c821,
-        0x1ae38d41f087ae04a075826e9bd6fe9f,
-        0x1c5cc3cc7ba710965eafb485f94ee019,
-        3,
-        0x1583b212edebf5a38dac869ffc96945a,
-        0x1400156f60d1c2b07a41a3e9252900bd,
-        0x181a760e2325e577a6b5e61507ae66fd,
-        1,
-        4,
-        0x15dce014d8ed8c6b79deae98befcfa4b,
-        0x10000000000000000000000000000000,
-        0x137d2bd2af050bad1f93d80e00c74f85,
-        0x1b6d179a45bb8971dbf0c8fe0cc344a6,
-        3,
-        3,
-        0x1f3cd7ac2f9725e9178639a3f11e8d0b,
-        0x1d4739fb07c9c3f4514eb1c3f740f0cc,
-        0x1f4118506b35f47fd8cef9ed2e31b0fa,
-        3,
-        0x1bee20694adcf1f0760964400f666209,
-        0x101c89974777fcddf3e9382ab58a1984,
-        0x18f3a3b09a32047e934d80a37f1b20ab,
-        3,
-        0x1e1586462fac7af3f859c7eb198e68de,
-        0x1e7ccc769f7f73666498bebd3e346380,
-        0x163a826f67217b76e38adae5e60ac01f,
-        2,
-        4,
-        0x186ce0fba84ce39ac8b1fa9a6f9d57b3,
-        0x1e3008fe344e7f8e193271d655d858fc,
-        0x1aa8c8e3440dcf51beb5ad46988a9045,
-        0x1ca9f37ffa686928edaf83ccd89cba58,
-        4,
-        0x14878de61342525dc2868d7e52d47c0f,
-        0x1f26b673092178e4f14d99dbbbc48b48,
-        0x152040e81a991c4201630ba7b715f1c2,
-        0x12dc588264ea99deb0e740e35ebfefdd,
-        4,
-        3,
-        0x1242b68515e24befdf50990c857c7e6a,
-        0x106eb7fca48c2e2f7d04dd26adc320e3,
-        0x1688615fdc818002a2dbf28450afd728,
-        3,
-        0x156e90d4d733aa4730926feda32d782d,
-        0x1117e568ab07fc7357b81ee5542dc704,
-        0x1284ff8f4d6e024eda743dd918626014,
-        3,
-        0x11d3e75d891999c7f51b9da74bd586d3,
-        0x1d930398fc974bf040f329b95ab7dbbd,
-        0x1838376f14b9af67f98a59c6ead93cf0,
-        3,
-        0x1f0a5371029b77ebb5fb5318d5feef34,
-        0x132c521e65d5ab381f998a7cb2e71264,
-        0x19afb6a3a66869bb4d4a88bbce8b78a2,
-        2,
-        4,
-        0x1edc1bd9dad3ab74725a352a371ea218,
-        0x16ac722b4bd7647f36e675b662cdad02,
-        0x19c04b9c8451c01d646ca857826eb5bf,
-        0x1925f6cd2f02ddf1771116affb9d979d,
-        4,
-        0x1a131ec4abadb7d0505ecafb97e20264,
-        0x135dd7103818630587a22a7b2b9add67,
-        0x144785d98200eefe43b843b9c3318b66,
-        0x18473ef574584432d8661ccfdd6b055d,
-        5,
-        3,
-        0x135ea1bf65250d68592e346a9f5301de,
-        0x10d415a8bfe3d69d10c662bcfcc4ad05,
-        0x14ae69e947d46c7d85497833bfb003d9,
-        3,
-        0x10227b64b71141aab6c26ff01b1cfec2,
-        0x12245bfc7049338ff4c7fa0dcf968a59,
-        0x1948194efd630d8c346fcecb91b12d4d,
-        3,
-        0x180234e655abade8d70c792ac736f826,
-        0x1da0901da8d88fc6e6d6a94ed581b1dc,
-        0x144f06735a2f14f8ed4adfc032b4d5ce,
-        3,
-        0x11a1df27b2f699084313d8f61c304677,
-        0x1040ea4a0aab451971130d165cb1fc38,
-        0x1ec3c76659cf014aaf9573fe49fff71d,
-        3,
-        0x1641851624b3a0a565757e7805f5909e,
-        0x1a8972f3844a60e6128b34afabee6925,
-        0x1cbd0a6dd9e0e359032559d69207082a,
-        2,
-        4,
-        0x1ee65e295e77c19a045897a1e46fcfb2,
-        0x1253edea2ceb8d53b55eba8048dcb78f,
-        0x138ece016776b7eba55269c12bd49a40,
-        0x1207e2da319774d7e932b88ede972214,
-        4,
-        0x16c76dacdc285332840d7369d397d4e9,
-        0x19e13d40568c8b856cbc2ac7e25700bd,
-        0x16cf41698dd91a6296a830c42005c6cb,
-        0x1bf24550de408d2777c76fb6bd43a530,
-        6,
-        3,
-        0x1ab1f5a5ba1850e156b854073dc92f28,
-        0x166d5d39a2b4c8797c13afe9450d04bb,
-        0x126c2e9d5261d56c0accbd5ad2b9670b,
-        3,
-        0x195481025201281b75baa9dbc586c7a5,
-        0x185bc0c0343f9ef389de8723674d88b3,
-        0x13768131106c45d8b5758d3aa202f0ed,
-        3,
-        0x1b0bcdd353849669e93904aa5879dba0,
-        0x19deeadbca13cfdff984ab53f0b25214,
-        0x116341fb37f702b99556ea0c448b06b6,
-        3,
-        0x1c25bd00b5a64a9fe0023494f6ec153d,
-        0x12273fea034082295a51fd23fcc1df15,
-        0x1b9434c0b0f1c33fcae1668ac1a29c64,
-        3,
-        0x14bed0bbe0e5ac02a758b9d66bc2a465,
-        0x1208485583ea7899a683297ebb553f55,
-        0x18631f6d89e34788aacd4c5daf6d54b0,
-        3,
-        0x1e6aa6f11cbf99cef9029f7d746b2592,
-        0x1d3e438da3920a9fa11d55cf0a42846f,
-        0x1679037a1491146f76c90586d4d8fcae,
-        2,
-        4,
-        0x1566717a8f81e4d3b716093abbfa3548,
-        0x11b70262ad5e7fd9d965e0366452695c,
-        0x1f28ddc17b734a051e89989fe7a29a3b,
-        0x17d9f0d5171f7894898fc14d5f390d39,
-        4,
-        0x1eab5eab4b5e8081906b98f4b92cbacf,
-        0x1542ef9856a8f72ceca32b036f3972f9,
-        0x175345edf1d7d371bf46d93e787741b1,
-        0x1fd85e7998e6c8edbba20c9fa9a3d64a,
-        7,
-        3,
-        0x12438b9732ca5f92dc2580017dec4648,
-        0x187514d34fd68dee402fe08f4c262b37,
-        0x136a9edca4b7504c214b1917d6638276,
-        3,
-        0x1af6c666a2bf8f4fe7fa744c6c37160e,
-        0x1a48ffc7ae7a22b7c2ead87ddaf502ab,
-        0x1a15c33eb6d9aaac17aaf9a71590c31c,
-        3,
-        0x188aff306021208b31fe8fd0b7e5c90b,
-        0x1f82d99653f932f51b365bf0c30f784e,
-        0x1375c0bb1188cc3ca5a09260a5028f57,
-        3,
-        0x11d4438ce721fc2ba27478318fa0f2ae,
-        0x1652922b93087375a7b501057543c1ee,
-        0x11a2ab9fc7247fecec5a7c71c087e42e,
-        3,
-        0x116e4486aa0e6e6143b6fda2633dc58d,
-        0x198f73c970c3b2a39bc9af5ac9764cec,
-        0x1d4ef4101e9859d7041fffe80dda57f5,
-        3,
-        0x1cbb80900bceb1a48431d495362a5309,
-        0x1c9d1770d3763ba9b765df293e4026b4,
-        0x1ab093948ecda6aec5ba83d77f464f19,
-        3,
-        0x1001635c65df7e86534c6ea24c0fc0ac,
-        0x10fc9de76d1cb8f1bab714345fec19af,
-        0x1112bd312bda79c6020963a984a5f871,
-        2,
-        4,
-        0x1fc52e06e04f75e39fd1f9333aaf56b7,
-        0x1f46449c5c07bf5c40a59aa9cfab550c,
-        0x1944b3e00917e7658addb2697915b48f,
-        0x1b67ad1db357c859a7e196a1fa3012ce,
-        4,
-        0x194eed84e8daeddaa0f9198b40169849,
-        0x1b5de631a5272c8b1e1a1af03881ec17,
-        0x12eb3a1342a06a8c4c7b4b1f12c77c0c,
-        0x1ca616c4955151a3d1c3f7a0a66aa724,
-        8,
-        3,
-        0x1f92e416b638ff3929cc99ffd21cfe82,
-        0x11e1850b41f67893a4c7dca0684cb0f1,
-        0x14b1e9e249e7e4967b2f1819fa0f89c4,
-        3,
-        0x1be8be3f26c42d54b4c0f16354c19fef,
-        0x1031632c052406c53af0ef23022520a7,
-        0x1edbe6372d73e88b6a242b8edc5a0e47,
-        3,
-        0x194831dcf310585339bc685b2a642e7f,
-        0x1a61ba12cde40b0d00857afa9b9fe711,
-        0x16a0336bd14662645a4e54961d13428f,
-        3,
-        0x184af87ebbb07b81be1c202fe777fe29,
-        0x13249cc14d24dba09e7450cc07bf77ee,
-        0x1bd586ecf51525d91587d94d4371e80c,
-        3,
-        0x11502a6945903cb6b5cc535af60bd933,
-        0x1f6fc84a651e1fe1909abf120c09e8e6,
-        0x1891867e3a7a75d74a0abe5c8e784af6,
-        3,
-        0x1f77138cef4f59ae9ac998da17a6c8c1,
-        0x10d3086061d05186224668ec4a975742,
-        0x19604968d6878f954c5bf38d01843d5d,
-        3,
-        0x1df5c2cd0a0f4236d0989731bf700604,
-        0x17312a01c73f044016e453c17cbc8391,
-        0x1b30504e933e5f336ef6ccd7cb40aa73,
-        3,
-        0x11df4e36833d0a3d8c7d1d3a849921a3,
-        0x1dadaceb2aa4d6b2bfa921c4469d8e2d,
-        0x1453120cac9d177eb1d82509d9075c0d,
-        3,
-        4,
-        0x1a6ac83ba36a5db1579c9edccb03dc97,
-        0x14782c90b1360ac838288e83654ac01d,
-        0x13c2d56113483a325603a434c69c9ed9,
-        0x1404b7d2c8364d2f0570810265d13933,
-        4,
-        0x13221e87cb8c2972e999ea95acafd806,
-        0x12f28e736b0ea464854a71182e7af59b,
-        0x1a2e4950677da29fb130c7c9a8b17c32,
-        0x1c80cb3fcb42c2251ac2c8104a8298cd,
-        4,
-        0x12746926d62e235688307707b46f8b55,
-        0x10000000000000000000000000000000,
-        0x19e2034e63749c5aa2effdffb8e3f6a2,
-        0x142e7756b3a8ffa05c917167c4fba5c7,
-        9,
-        3,
-        0x105d73f95ccc523cfb0d6431c6a1e6a7,
-        0x13e7c8805ce8e8d1ece52000dfd872c9,
-        0x198223842d8082fc7a1f9f57fb13a050,
-        3,
-        0x158e56836b235e79c8a4350d3951566c,
-        0x177018cbf75889e983da8ce333234736,
-        0x1b97d25d5f6e3736c81074766feae66b,
-        3,
-        0x1738b0a90899b407a2ab0cde9be85ece,
-        0x127b9e9eaa20c0f45b7a1345a1b8dc08,
-        0x15e4d276800d7f891df3335076922ecb,
-        3,
-        0x1f6bbbb038811af8d5e723a99fe0ae1a,
-        0x1868aac12f00c219bcef7eee3fd86427,
-        0x1e8a066b6ea25d09cfbf4b5443ab67d0,
-        3,
-        0x12eee4c99a4232e03c0a18e93f4b9ff9,
-        0x1e1cb54a7d6ffd4a0ea8e392bc905453,
-        0x1402d18247aac50c7285b51fc03c2b8f,
-        3,
-        0x19ef6593d096437890b1cf33766ac60e,
-        0x1709a3b5df5f6bac8da5887faeced7cf,
-        0x175e42fb53b27b2090ea77730188c5c5,
-        3,
-        0x1547daf21a984b2c87acacd753dce0d4,
-        0x1aad4b6d0d603b7518dbd102e42d1af6,
-        0x14de0e567aec2208d579fa26ed1b72f1,
-        3,
-        0x174f4e5d480443b73cc56fc5e0f814d4,
-        0x121a59e507e3efad4a4b07038c125c05,
-        0x18cbc7b91b783b64499dfed057fd763f,
-        3,
-        0x1d1c773915e0f5fef954c1898acef75b,
-        0x14c2c54b7cc3778d27e74ae25cc51167,
-        0x1ee215afe22ad11259f4e352e9511b79,
-        3,
-        4,
-        0x1531e7fec41f2d7804382186b3a4d03b,
-        0x15ce229a69b5b943bb71a90a5d435592,
-        0x1594c2ba43314c4123fd7ef07767487f,
-        0x1b13a94c217150c2cf82aad70b55f5c4,
-        4,
-        0x171893f87d5d219b1f414ef4030e50db,
-        0x165c8b19da97d7547c3bdf07e16ae2cd,
-        0x1101aadfa9e9c7a0b76cb2fd0a12c1aa,
-        0x157d2f63b41a1837074e95f12cc9be1d,
-        4,
-        0x1bf657c972d85877474d0a4e57b0374b,
-        0x13cbcc37f305f72b1eb5df6bdea0a8d4,
-        0x1a185d55bf3a367ba2e71ddeb89c8e78,
-        0x1df58f2aa8e98fd127857fc9addc57d3,
-        10,
-        3,
-        0x1275e60be2371040989f502a06a378ba,
-        0x13edf5886e65e3af0c774e262804f1dd,
-        0x147fcf95ce3cec43566e23e5557713b0,
-        3,
-        0x1184262b27e7d3e0505fae60094adda5,
-        0x1bb1658c1f9eae84144244b4e1b9b6ad,
-        0x1b87e1bf183f92eee5b6ac937eb57a67,
-        3,
-        0x135fabd0e95c6e32cd6d403831af355d,
-        0x1670ceb41e901c2b5ad1b768fbbe3e09,
-        0x1ec15c97654d4d89852aee3f115663a7,
-        3,
-        0x1dd1a4e2c1a6fa48aa61a87ee74132c4,
-        0x18c4bb2a15370728ba7f88dada59e7d2,
-        0x1a9c8c6755c66e992a72a35f30571e88,
-        3,
-        0x15d60d1e29d24b15c57bc322c455652a,
-        0x1910086451633722a220e0887dfb6be1,
-        0x15f8de89fb77d33f682b44a651a4d05b,
-        3,
-        0x13b80d2e31136706350f17fc612badd3,
-        0x1ab39857b8767249a5f567d9b928b192,
-        0x114a4c540770ca5fc9f37bfd2bf08eb4,
-        3,
-        0x18a8a71c0d2b76d70345ca2bbdc9f75d,
-        0x131cb4ba2bc025dd71a92f7a20f29d4d,
-        0x1d128fe3dd0ab22ee56ec7d170072bea,
-        3,
-        0x10f4c33e8fd83b1b017e3b39a8212991,
-        0x1efabaa3957e7bc4ce45aa5cbae7bc82,
-        0x1580a0de515ddccab8c35185956ce65b,
-        3,
-        0x1e60c0f500a40fa6be910f30e08aa65b,
-        0x12a57d0d40e405d0220e4dbbacd206d5,
-        0x1589ad77b9abd07a1e6c00e77fdd8452,
-        3,
-        0x1138bbef748689b0339e6cc99b210c2f,
-        0x1ba90501547d625c430ce97eeaa47bf1,
-        0x1d6af69fc16b74df6950440e597ac89c,
-        3,
-        4,
-        0x1b4cb2d39f26c3cdc6086751108a6881,
-        0x186732e694dc30b027b84f71b754138a,
-        0x10e16031eda0177b586c8bb4b167cc4f,
-        0x1ad6aa7e1f7b91d6b4a85e5b2b359060,
-        4,
-        0x16da0f22e2524856c455e7c4b7c75dd1,
-        0x1c82a07ca6d227121ea8933d02ac4897,
-        0x1d5beaa297242b1aeee8228b526cdb2c,
-        0x104e462d432f05dac7d5a0eb5282d1bb,
-        4,
-        0x19944a0e7c2f3dfe738cbad4f2024af2,
-        0x16934107c5a9288db8d8f205ff5af790,
-        0x1a6a4de8b8bacb945e5246d3f71db5f7,
-        0x1b92710cb28ec4ab1537df67997604e6,
-        11,
-        3,
-        0x1329506cb0437d379b510067bab3e183,
-        0x181e6216c587049dc8bc8362d7d7e36a,
-        0x1b4be167434c5946ae075f8263459550,
-        3,
-        0x13e45a4bd99cdc11ac821415dce88f94,
-        0x1e2cd4a24fadd863f5fe89acce9d7511,
-        0x14a1ced5b9aa9ff4cba913882e1fcb39,
-        3,
-        0x1e7e29d921ae16862e0544dde546140f,
-        0x1b7551defde41abf59fc9d2ac33c2d39,
-        0x177dc323c894be2f0ce0e02acd9fcd22,
-        3,
-        0x18bf2bda23380525ffcee7ae66d4a57b,
-        0x143ee83ac2f539d50776a35a156e0fa7,
-        0x11656882e837a99c0a88f90b7ba2ec93,
-        3,
-        0x1b4a3de7a5e570cf22686fd1086f3c17,
-        0x1803173b063bf1d83e5771bce274d5cb,
-        0x1fc15d1b9dabf37f0aa7603fe39c683c,
-        3,
-        0x103348f6550f11a7b8aba1fc4047c1a3,
-        0x1f046c83d1c5f03fc8c3ad1e89f29cb5,
-        0x19150313dd71c6cd7d7ad03283f92e83,
-        3,
-        0x19033cece1f3b906806bb64f295ac545,
-        0x1d4361abc4a9e61bdac508cbf9c15b59,
-        0x168082fafb114890e3ec976dc78bedc3,
-        3,
-        0x1d9c3dff797500f6b891ddb379d26a8e,
-        0x18d60c439803fbbb34a8c3e0c2ef5eeb,
-        0x19a56fa80e0e3b590f2971098b22d9a8,
-        3,
-        0x1fe2e34bf7356654f0c76db5d790cec5,
-        0x1307a5ee5509541527315f8eaa8b3554,
-        0x16b8c62ff3d63ee76e7f7af3a87d4fe0,
-        3,
-        0x186815c94808c263777ae17e35697ecb,
-        0x1617892dae2dcf2a0cb15c98f360c8d9,
-        0x1c4eb4cfbaab9d6d566239b1c7cea3d7,
-        3,
-        0x1d68e2c579a1a9983b39fbd2725568ce,
-        0x1b64413e79a306e595c54c5b98f2e5d7,
-        0x1a9d563843c51d99f6dc0e0bdee9050f,
-        3,
-        4,
-        0x16b61da4ac0147a0b7c7f56ee9a086b6,
-        0x15d03fe8a042943f727490f94f44e404,
-        0x104c70ee245afd8ee6eaff357aa9d407,
-        0x11f6c16b0045b273308c88d2e1d937de,
-        4,
-        0x16a159c376b663d7ba77778a7ccd1eac,
-        0x19136f960a3dfc0abe6bfc6487b15112,
-        0x12d164b5022d1a2d6f243a5a39533a8b,
-        0x15b0314b0f7920dcfb02313a03e7e25a,
-        4,
-        0x19833c10216324da51a088faf0a02ea7,
-        0x1d7b0467913f43b1e4bc0ca7ec897386,
-        0x192a855d2f7cadc6b33ce954bc49b05d,
-        0x1289e5ce50796abc8310bb7796e796d5,
-        12,
-        3,
-        0x1fd0aa548919088f1446c433af2d096c,
-        0x1c51263bc5e4b1eb0d2e7515a543e69f,
-        0x1a875a4f0d6afcf590b0b720d2b973f8,
-        3,
-        0x1c0ba3e014dc2a7d8ef3c29f51b7cb05,
-        0x15ab15a8397e1f2e093b2a7d95274b61,
-        0x1cbfdc46c3717de975295ea80c15f212,
-        3,
-        0x1cf15576539ee26fc2f08e031a0d0f87,
-        0x1ab97066537ed0236327565f417e69a5,
-        0x1026ee2d7c0cd55731d66dc2abb9acc3,
-        3,
-        0x12884301f4ee756d15d0da32a23aaafa,
-        0x1da6463fac5626cc70effcf25c3d81c3,
-        0x1bbaa911e59550525ae57f59dd7c83ff,
-        3,
-        0x1bf5a3b53777a058391169603eb8fe30,
-        0x14feedbe492d536a9e36a5b05da7b56f,
-        0x191fca19130286d00f2cd44f756825d6,
-        3,
-        0x17277870f85c3a136d0fa41d1f9d1b79,
-        0x1c50a9a0b9034f4561703b452db856cf,
-        0x138c37e4825d8bc9107a94d80b32c926,
-        3,
-        0x11412d69a52d2a90544080cd6e28eb01,
-        0x186d6c63df4e6ea4df9cd7956c4daf62,
-        0x1c6957bc8fe8480b37903fae28eb36f1,
-        3,
-        0x1eec7a6f450e436594ec819d02d8bd20,
-        0x1b29765d51e1cc278325a6c04019de42,
-        0x142247268252885f3e58387aed5436cb,
-        3,
-        0x125edba2c077341a5668fbf89180e8e5,
-        0x18b7ad25269111f2e95f17b55a1816a1,
-        0x1290675407fa0710029d3b6dbcb409c1,
-        3,
-        0x1927ba509d8bbf0cbede12d989b40161,
-        0x1513c8a319e40003ebfdec1bb7af6b38,
-        0x13fc24d476c9767e9a172e5d5a41a0b8,
-        3,
-        0x159a6773254edfaf3a815bc3e8333d22,
-        0x11dfa97f408307ade7427518a228ccb1,
-        0x18568a2a8c28f57b44b480ddfefacb1d,
-        3,
-        0x17cc23395d42d040d5880c289b185c8b,
-        0x13379aa3ab824d0df6a638468ed3b4a1,
-        0x188fe1500d391a7a4192eea4872e1aa5,
-        5,
-        4,
-        0x1d279027a4815899caf2482a72caa56e,
-        0x149add080707292bcdacef290132b130,
-        0x1df7cb7d84fa405a82a46dda23e2cd13,
-        0x11a3a2be613edbbf24db883052c2aaec,
-        4,
-        0x1df2810b8ab63ed6e038d73dc6ba45b3,
-        0x1589995e05edbe5f342c34730ab7f04a,
-        0x144b7eb1f0ac379f77f9c5b6a915f11a,
-        0x1583fa9078718925d88e6a361ef81b47,
-        4,
-        0x1d758168f1e0ec24169dcb39ffeab5ec,
-        0x1f0207f022f96dcf3ddb467493108354,
-        0x12693932743e86f8bf520b78fb07830d,
-        0x1a27220b8c8111201adef910fc95f705,
-        4,
-        0x1123f2d46989b699a9911f40520009ac,
-        0x1aeaeb99db2e9f49ec525c3e91b0ab7a,
-        0x19c3cbb4f8e05f0dfaccec48d2e28b97,
-        0x1dac77695aa31a13373a2fd7e3b5e462,
-        4,
-        0x1551fe6638d6e7db54602a507eb430b8,
-        0x16cc8790f9d83f5dedfbedb421f89528,
-        0x1610f383594386816926cea07ad2b44f,
-        0x1292907983adf9d317e9a0c2a544b031,
-        13,
-        3,
-        0x1f2210e51fcc1c81b7d2b7492c2d9cc7,
-        0x13adee4821714b6de355b77c57be2f0a,
-        0x17bbdd876d22daa5b1c731e0d296e930,
-        3,
-        0x1c32273b6e351aa0444404e49c576064,
-        0x15356bd576bf6b77d590791ab23414fa,
-        0x1be0db9424806413fdef3d5c8e2d2076,
-        3,
-        0x1d51adc08da2c90484a0ba04b08df5c0,
-        0x1256bd16cd0da6bacdb28b783765647c,
-        0x16091b2873f10ee878f501bd311d5c7d,
-        3,
-        0x1a465a8e8e34f982fae8f08bee4eace0,
-        0x17328d507215486a59938afb3d386ed9,
-        0x10c91b42d5330f367683f04baff2fb16,
-        3,
-        0x140444e1caf2c19eadaaa338f6fed62f,
-        0x168acd44b689100b716fb32399c2506d,
-        0x194c0e73d73b7e508b48246fe7c72b30,
-        3,
-        0x16df25419ed798bc5853e6f56bea7a9f,
-        0x139b5dbb32d2ab48662b344cda6e91c7,
-        0x149bef3a0a19575cf2bb5288407e03f4,
-        3,
-        0x1ca261122a6e9d2f4cb070d16c698579,
-        0x17e23a19153870eff77006f6b89772ed,
-        0x1e3676998c1af5aa300e2438ca8d1d1f,
-        3,
-        0x18b96a03349fcdd24cd3745885abf045,
-        0x161d64599e4786c4f2b9cc67e17cef41,
-        0x12c11b7121424108f1fdc7d44a2bdf7b,
-        3,
-        0x1ed9075c762ccf82975d3e6d67c6f300,
-        0x1fd733db302dbabe684edbdc30357fa4,
-        0x1fc41338e7d9fc32e9803e84e81cc7f9,
-        3,
-        0x1887f7dd58433eab9e9d4cf3505317e1,
-        0x16d21a7d16cb58186df45fb970f7445a,
-        0x14baec49714fefdf761c104bac66a12c,
-        3,
-        0x1d13dadf87750fbecb818b7664466ddd,
-        0x1d2cab0c41eaef33afaeae3e77241d9e,
-        0x1f284ab689384e996c4af4408a20388b,
-        3,
-        0x1fad5220ac373ab587f7e9c5c5d67353,
-        0x10cdfe692cbe60bf50dcc5a2ee4604c5,
-        0x14e83a3c4ee43bfbe2f0221e33abc1dd,
-        3,
-        0x1887674b8059c7ce123c5aec4117ce64,
-        0x16b75cd7ec944d82fbba3a0746aee696,
-        0x12c5e7288eb09dd38d112a86a3c27aae,
-        6,
-        4,
-        0x15713e5b813b779b264f561f3de60b8a,
-        0x138079054752a9244a119ba3d72952d7,
-        0x16790381f83d04cc9de6ed2fb6a974c1,
-        0x14d8a9c08f7ec38b77ff36e7a200806e,
-        4,
-        0x1505ff767ca61eb6cffb977e798543e2,
-        0x1bf06a06f15bd1c5fa52e7c681c8d566,
-        0x192c6cad5eaf7516b287a6968caf1093,
-        0x15b574cbe73713878a24fff5bdca2bd8,
-        4,
-        0x100edd8ba8c641227840eff285ede8cf,
-        0x1ed59216dbb2a8f5b845319e6e87eb62,
-        0x12b5902f286e89a276f2c904c419d2b4,
-        0x135cfe992d4d0c53621723c5ce63d019,
-        4,
-        0x13b6ebb4ba5bdd9282c555be55234c62,
-        0x10a2f02b717568e1d4eae659ac96ef56,
-        0x1fa8d9070096892e3a58b12a5be95063,
-        0x165d5a14475710f264b6b729395560d0,
-        4,
-        0x1017f9245a5f6bcba9707982fd8fba5f,
-        0x1acab7755e3f4e3e4f930265f2b51ab1,
-        0x1f840b4acbd117867fb3d79256e21411,
-        0x18bebb2210eab8ac10dba445e9e76603,
-        4,
-        0x19286a5b8658edf5ae0418fb45506831,
-        0x10000000000000000000000000000000,
-        0x180a4470f6fca48062dd67a6db8aca73,
-        0x1f1e45f4e1d25d42b5dbf25e47c5d6a2,
-        14,
-        3,
-        0x133f4eeaa965ef7c62082555f0ff34a4,
-        0x1229cf9282278a4385e1ea1f7fa5f65e,
-        0x19b860526509455d3dc8767aac4d53f6,
-        3,
-        0x1b20c5390bc5dd2c2485c37f3ffa2b3b,
-        0x10cb4053329f3d5f7c293cbb002d6d2e,
-        0x1b0053cab9f092f725267933da42a9e3,
-        3,
-        0x11f61822f41f71ee02fa700c356c6dc7,
-        0x18c8daac8b6d7b52519ef23676e1ce09,
-        0x159643d9c5a4df89256c502d98c181fb,
-        3,
-        0x1e57cf73d244bf37bff226b0ca06f199,
-        0x1e1528f01dcb4a696db9847af2b0eac6,
-        0x19c2f89765c376683cec06df6ece72d8,
-        3,
-        0x191432c82bf07c9605f8ab938f181943,
-        0x1260717199988421eab351b1a39c2c24,
-        0x184d84312d270f85dacbef5ae9826545,
-        3,
-        0x1bf7e9622d787187c1a3bb069de2da1f,
-        0x1170870bfe9817889cfa50ce389383f8,
-        0x1fb43004b2eb3f4b57003b3667be7e5a,
-        3,
-        0x1b93cb36ec66a8e348c7289fa045dce1,
-        0x1e36acd5594f1fb44f775eda9aeb998e,
-        0x13045b5a38709a0278ebde14e86493d9,
-        3,
-        0x11632f284846c12144dc5144f8b97929,
-        0x15400e9f6bfcccd643a0eb03308e6aae,
-        0x1e33a0532c3513c9f709654c0f3e5e55,
-        3,
-        0x1abf8ff580d917ed0c4ceff42e1cceae,
-        0x1d9b1cdb941ea1ab8eae8811861da9ee,
-        0x1ba3105faf6b06aeb33ad2a881cffae6,
-        3,
-        0x1804fca1a306e8d7dca61d762da72759,
-        0x1fd75fb86f8436a37f882c4aa1bd18c7,
-        0x12d1fb2a31adc71195b4a096334f9d6f,
-        3,
-        0x12fc2a637fa60d59d2576316219d035a,
-        0x19dbd994d26c79eab4a487a1182d3aaa,
-        0x1a7c42400d87e531ddd5c8dbd9fca71b,
-        3,
-        0x1e64f61fe51684672339c74d4d1c6bd2,
-        0x169d4b46be06b5b2a5475c0f7d400584,
-        0x114fd30ff3c4d117f2490fdf218b6bab,
-        3,
-        0x13ebd4b9ed23828a053bafc244e8847a,
-        0x19d803a1cbba2c24101ae09cfa36b1ed,
-        0x11e53bd289c3510644d4c49e23cef881,
-        3,
-        0x17147464d5375835ed1276f3e744bf83,
-        0x15a356a9d7d3fc6487564a85b377ea33,
-        0x1ce496317a5a10f422039419cb34cd6e,
-        6,
-        4,
-        0x1d8ad097eb1e1b24d760c5e8652ddc22,
-        0x1dd30b4a8844cc32b9f883662fe4405c,
-        0x13cff7743d829e4f101412c716d3562e,
-        0x1be1b0fb2626af970072e4c74bc2572a,
-        4,
-        0x180a643c0c9c0b4f3c63f6d18837464e,
-        0x17d9100416d44be43dc101322e116a47,
-        0x1dc2511e54547e6898c913077e14c640,
-        0x1644ba31a08f2a8d26a88733e5718c0d,
-        4,
-        0x139e7b26c5cedb87c249b120b1aab38e,
-        0x142168ba96504bcc764e84c89885ba75,
-        0x1f05a33a49723fc6baaf7bc1c4a77d58,
-        0x15b11abd1ae54a00f306004604e9d891,
-        4,
-        0x18d6a51d4b636cbea8899c9839bdc416,
-        0x1d004a905517b33a7282e27970dcf423,
-        0x1656110bba422a54acd02368d84d5304,
-        0x101f491c0371b76dabadafdf94f11192,
-        4,
-        0x147f9e93849f28d172568dcfc594a3c5,
-        0x1fb34a2fb1fb3a40b413d99a95ad280a,
-        0x1b365ae93bc376a8037594c1e75f8a7f,
-        0x12aee47e43b5bb253803ed788e4395e2,
-        4,
-        0x160be106af2ac4f68071ecfa0e12aa39,
-        0x1d0510f6568fa3541bf0c2b8fb3b937e,
-        0x14064838bc1a1eec3c27b8ac5893edfb,
-        0x1dceae38390b23ef2695488e2550bb2b,
-        15,
-        3,
-        0x172e6fb5c341d1b40bd07bd45289c4de,
-        0x1d8b11e790e7934b4e356aca922a9bc3,
-        0x1116a68acde6ad8874b066efa21fe008,
-        3,
-        0x14c42ce8a01c32893fcc3ef58b227640,
-        0x17d656b9fefc042496983b72e453aa03,
-        0x1a83811abedb8e4584b0169380c9acab,
-        3,
-        0x15b66894c610f34be6c80ba0e45c77dd,
-        0x14b9295ac63a43a4881379c4d5cf212b,
-        0x19fbed514949535a63078f5c85302a60,
-        3,
-        0x153a5abc0d760b5424170a068e67adc0,
-        0x1e768b93afcc71ca4a5b45e180fe1ead,
-        0x195ea294828c52ee7c3e756e9371d2d0,
-        3,
-        0x142a2e56633a8295d5221f4a7d3068f0,
-        0x18e089ff07a091597954f03237e06145,
-        0x1bca21417fbaf4da6804e2301556a85d,
-        3,
-        0x1af101f8a2c64d1b3dc6755c3a907a1c,
-        0x139ea97147d4ec2788fd7b2c3ed0934e,
-        0x113e382d382d1c95c49db5177ba64a73,
-        3,
-        0x184d0ba212d42e741ad33de1e4215801,
-        0x1f2863034f343d2e2c0a566cf0e74d18,
-        0x1e367b64e987275d00fed16a8e8cb6b3,
-        3,
-        0x1263ef0ddff93e7e55ed55abe0d5fd82,
-        0x1951f065cdf603f7ec453e8eeb7cd31f,
-        0x1ea39b9bc3379c813aa1506ec7667f5b,
-        3,
-        0x1c9dde41fcf3a9c5234572abf524d9dd,
-        0x11ffdb764efdbf6ba65a6731be908be4,
-        0x1c98c7248864978f11dd57fb7c49ccab,
-        3,
-        0x10a1acd46dcd83c24576589e422a0c23,
-        0x1f8cbf87ff16a10da35c60dcb836cd96,
-        0x128f2a92a05e9b9c40c88068269be86f,
-        3,
-        0x12c92751316d00fa38ce5b41e3a53232,
-        0x1fd1cd4f8ba444bb8093894aace3a22b,
-        0x1b3672acf5d37f844b4d4578bb44de25,
-        3,
-        0x1ef258b8516e881ec4abc8f873a51ebe,
-        0x14e233fbab082b6aec7b4f2362a6e9c0,
-        0x12333d053f1beca0482d9f47e4986a61,
-        3,
-        0x19bde15a2ecf7b19c36592339e3d3379,
-        0x17858a1ed29d0fb3ff57f2255a659b53,
-        0x1cbeb8fb006f0791bea3d7a54d15e515,
-        3,
-        0x10ed1be0df93736e6d869e6e2624ec50,
-        0x1f72f8c4da5ad926da2429c94beafe3f,
-        0x1a107ed966e3344e278fb06cf05a05a2,
-        3,
-        0x1e2a6d3a9d986bab010850d6cbce79cd,
-        0x18f21d480b2c4282ecfdd99231f72b22,
-        0x1c93897f77a6eda8cf313661d4dced41,
-        6,
-        4,
-        0x12b248dd35a90644d2d0daf9f5666fa3,
-        0x1bc130ead0485f253ce8cccbd78f0c95,
-        0x1fd380102a977f54cde8f80118eac869,
-        0x13e02356eedeb146625185d9ca770225,
-        4,
-        0x17f0c982e9f4162eb87aa790fca3f8bf,
-        0x1730d1edd1cb9b48030102b940f7b20c,
-        0x10e0e910d93b3027339d3bde33cf1551,
-        0x1cde2c831e0c4c5e1a9ad747752d65e3,
-        4,
-        0x12b3b77138f301fca26d34c9d4130150,
-        0x14032b0b0fbf884f9e38b328e5f7aa28,
-        0x13c2d697a973952f64a22973fee957b2,
-        0x1409ddf801d127d11d87eed714050b4c,
-        4,
-        0x1c5ed7066d60b4dd0f25e6be8413ee2e,
-        0x1cf44ca2ab8a3cc860322fe89e4cf3ff,
-        0x16625cd6dca389e6b8e2d4aeeb9d069f,
-        0x18f6a07976600cc32df2f64d7fa08663,
-        4,
-        0x127ddbe5ed2a56db0e70c90296b59082,
-        0x1cdc5678f94af36ffa8bf5156642715b,
-        0x143c95766d542f4752dd50a05d40e488,
-        0x1429681b019608d9da62dd6217b89682,
-        4,
-        0x18e439742ac8aa97479de899dfe7adc2,
-        0x1427dc96c7be457b3223e69d43f9bac0,
-        0x1c613fbd98c917534571a0701f0c71eb,
-        0x1715ba0a4d4f311b820ac3e00f86e7a6,
-        16,
-        3,
-        0x1b18fdc0a6ef3f4a77c4a596c8f3209f,
-        0x1654cd765a2d150a223762d5e3c78ceb,
-        0x1e1c7119b90f4a6bcd5be5a5d1a833ef,
-        3,
-        0x1897af572b0806e92bed803e5ca7f470,
-        0x16f31d36c0d8d42dc034ff2b54262d80,
-        0x1c7a6394a2ce9605cd7cd73cea9c5d77,
-        3,
-        0x151d277fc87be3f9de1ecf2417ebf3eb,
-        0x1ee503ede54b7a90b421c1abd6d11041,
-        0x1e15badb6f61c93534557ca7fd80f360,
-        3,
-        0x1654b7252324e784b806452332bfbd94,
-        0x14d06dcd10d7c323a34ba3421a5143d1,
-        0x1dfa50dec024f176741cd75fd97d04f9,
-        3,
-        0x1f6003f8519d4999a9e3654d5b47bd58,
-        0x1855d1a04f09c35846f3e92760a77c2c,
-        0x1e73d25a0455c076138ff8e638682b75,
-        3,
-        0x18f0fbc03150f02fc26c4e73afe6f895,
-        0x12e310132c6fa1247f5352f76bf1010a,
-        0x131d82f3bbd93ed2a03bf18815a21848,
-        3,
-        0x1749328916aad09d39c327e2c7357a40,
-        0x1e0493aaeaba4c9fc0a59a5083332b47,
-        0x1ec85a570fcf9bf30340ec37f6090471,
-        3,
-        0x1a1ccb70604323fdef4ac5beeb4a44a6,
-        0x17572e5dba8ccf696653660e91869d85,
-        0x1feb8bfcff74f3e17ae11265032f18dc,
-        3,
-        0x1929c295fc842a3e12c2c658354fcffd,
-        0x14d839924fd01b1d40ab1fb0ad859434,
-        0x1cdab70dcaa9aaae144df615f40573cf,
-        3,
-        0x19140752572faa87524be445e5f343e4,
-        0x1deb2220157dfabd11baf1ad60cef4d0,
-        0x12b1b0426cb306e227f6ada2209bfee9,
-        3,
-        0x1141cdd96723d6d87076746fde869506,
-        0x1cdf42939a402e9fff972d9d9f9ce36f,
-        0x1a25665e68084de6046ec7455d93f1e2,
-        3,
-        0x15d80e09577deae1020c1950cf78b963,
-        0x1ef1fe78ad6ddc4fb53b4b98274afdf3,
-        0x1329664da72e5e56d72dbd6ff32c2ec1,
-        3,
-        0x16c1c4790453555e253e3e0476d1b06c,
-        0x10bb7912b71b2c80add66124b1ae5357,
-        0x1b1d1b8fc64949f168e09edb0cddd8a1,
-        3,
-        0x1a8ce8d79029eb144a6c89d88bd44121,
-        0x1c9db734df8c4ddd07e88d739cebcac6,
-        0x1ae2f8884d7fc8810a52a953243ecae2,
-        3,
-        0x1447f38d0575a457fd38d81de69855ec,
-        0x1160cf532607b57e12fc0c105fff663d,
-        0x17e5305be488fb681e9b9da63d7d11a7,
-        3,
-        0x1546101b3599ae6a3aa2c0261036d3bb,
-        0x1b5c64500e2bc198fa873e4ff06d0009,
-        0x176aa12cb9d214d78f4ec1246a5206a1,
-        6,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1489e9029a5692b6a097ca31a20bf599,
-        0x1c7c4ade2435405597f8855598928bc7,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1c48e45db5e7fda3f0b35122d8079910,
-        0x16c44be7a65d7d665168c48e484a71c1,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x159835d58d5b6bb012171552a7bf50f8,
-        0x14996b8188840e528445692562827a49,
-        4,
-        0x1983b0052de905fbbd9352d3214d1ecb,
-        0x1dfc5c3240e844677c910522dc60d7a6,
-        0x1fca599ce14af882493fbe3c70efaca7,
-        0x12b6f0506786570e2278f6ecf4bdbf21,
-        4,
-        0x1f6f98d65afecab7ab93d44537e289b3,
-        0x1800b654c234c486e0b7a1e76ddfcc4f,
-        0x103f1f073db10c1aa1737f43478a011e,
-        0x103f1f071db10c1aa1737f43478a011e,
-        4,
-        0x1b8b92d5cc8b8f497be0403f13c86e3f,
-        0x12e22d6164e37d6b600443a3c7736ac8,
-        0x1bdcfbd86db802ee9b2453fd9cc46ff6,
-        0x1bdcfbd84db802ee9b2453fd9cc46ff6,
-        0x1326000dd984fc4b336ddc53e0f8e235,
-        0x1815f5bb8f6e4114a7ec75e0cd60b536,
-        0x1367ec3bb15a61f111c8857e379e1549,
-        0x1c9813c46ea59e0eee377a81c861eab6,
-        0x18dbf5802d73f9776c6b7446246371eb,
-        0x19029e7c66d7aaec56f8a0e568762e3f,
-        0x16e823c5c4452e20103e24786393d271,
-        0x10896b548fe7ebbb91c3341d059c2e2a,
-        0x17c372b62d5f74218a60736a2fe87cf7,
-        0x156a12faa9af12a09babb996f5588d60,
-        5,
-        3,
-        0x137c6989a45716b5af784514c7d7a42f,
-        0x1a5f4654f362b3b4aa14a0bbaf9210fe,
-        0x10000000000000000000000000000000,
-        4,
-        0x159040b9781d91417551b98e2cfbd6be,
-        0x18d97a4f8ab1f4c513d11db7406dc274,
-        0x13356de180a6448588f33cd7a446f59f,
-    ]));
-}
-
 /// proof layer.softmax.recompose.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_65() {
+fn rejects_attn_0_43() {
     verify_walk_calldata(splice(attn_0(), 78, 978, array![
         897,
         6,
@@ -31071,7 +26589,7 @@ fn rejects_attn_0_65() {
 /// proof layer.softmax.recompose.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_66() {
+fn rejects_attn_0_44() {
     verify_walk_calldata(splice(attn_0(), 78, 974, array![
         905,
         6,
@@ -31979,42 +27497,35 @@ fn rejects_attn_0_66() {
 /// proof layer.softmax.shift
 #[test]
 #[should_panic(expected: ('softmax.mask',))]
-fn rejects_attn_0_67() {
+fn rejects_attn_0_45() {
     verify_walk_calldata(splice(attn_0(), 978, 979, array![0x1195b4a83dc9d8c9938b71ccf85bbfcb]));
 }
 
 /// proof layer.softmax.score
 #[test]
 #[should_panic(expected: ('softmax.mask',))]
-fn rejects_attn_0_68() {
+fn rejects_attn_0_46() {
     verify_walk_calldata(splice(attn_0(), 979, 980, array![0x14ed4c3afd7f7829de3ac855374dfa3d]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.heads',))]
-fn rejects_attn_0_69() {
+fn rejects_attn_0_47() {
     verify_walk_calldata(splice(attn_0(), 982, 983, array![0x17792a5cbced7254daf356c317308b0b]));
-}
-
-/// proof layer.heads.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.heads',))]
-fn rejects_attn_0_70() {
-    verify_walk_calldata(splice(attn_0(), 983, 984, array![0x128c5e7e31fd3fa9448570926a7ced9e]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_71() {
+fn rejects_attn_0_48() {
     verify_walk_calldata(splice(attn_0(), 981, 985, array![2, 0x17792a5c9ced7254daf356c317308b0b, 0x128c5e7e11fd3fa9448570926a7ced9e]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_72() {
+fn rejects_attn_0_49() {
     verify_walk_calldata(splice(attn_0(), 981, 984, array![
         4,
         0x17792a5c9ced7254daf356c317308b0b,
@@ -32023,29 +27534,10 @@ fn rejects_attn_0_72() {
     ]));
 }
 
-/// proof layer.heads.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_73() {
-    verify_walk_calldata(splice(attn_0(), 985, 989, array![2, 0x128b50a3390cda023d7f45e0fe944b14, 0x14fdc5adcddb41e3581dcba9f4831e06]));
-}
-
-/// proof layer.heads.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_74() {
-    verify_walk_calldata(splice(attn_0(), 985, 988, array![
-        4,
-        0x128b50a3390cda023d7f45e0fe944b14,
-        0x14fdc5adcddb41e3581dcba9f4831e06,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
 /// proof layer.heads.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_75() {
+fn rejects_attn_0_50() {
     verify_walk_calldata(splice(attn_0(), 980, 989, array![
         1,
         3,
@@ -32058,7 +27550,7 @@ fn rejects_attn_0_75() {
 /// proof layer.heads.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_76() {
+fn rejects_attn_0_51() {
     verify_walk_calldata(splice(attn_0(), 980, 985, array![
         3,
         3,
@@ -32075,70 +27567,49 @@ fn rejects_attn_0_76() {
 /// proof layer.heads.left
 #[test]
 #[should_panic(expected: ('mha.heads',))]
-fn rejects_attn_0_77() {
+fn rejects_attn_0_52() {
     verify_walk_calldata(splice(attn_0(), 989, 990, array![0x1539d6226eb5d00ad727f89f1803a4e1]));
 }
 
 /// proof layer.heads.right
 #[test]
 #[should_panic(expected: ('mha.heads',))]
-fn rejects_attn_0_78() {
+fn rejects_attn_0_53() {
     verify_walk_calldata(splice(attn_0(), 990, 991, array![0x1befbd4397d8827e6411e7c6418be3f8]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_attn_0_79() {
+fn rejects_attn_0_54() {
     verify_walk_calldata(splice(attn_0(), 993, 994, array![0x147a57dbfb98f73cf6804cd18e19d910]));
-}
-
-/// proof layer.pad.sumcheck.rounds[0][1]
-#[test]
-#[should_panic(expected: ('mha.pad',))]
-fn rejects_attn_0_80() {
-    verify_walk_calldata(splice(attn_0(), 994, 995, array![0x18607cbf259b6e8af4f3aac84da78bd4]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_81() {
+fn rejects_attn_0_55() {
     verify_walk_calldata(splice(attn_0(), 992, 995, array![1, 0x147a57dbdb98f73cf6804cd18e19d910]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_82() {
+fn rejects_attn_0_56() {
     verify_walk_calldata(splice(attn_0(), 992, 994, array![3, 0x147a57dbdb98f73cf6804cd18e19d910, 0x18607cbf059b6e8af4f3aac84da78bd4]));
-}
-
-/// proof layer.pad.sumcheck.rounds[1]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_83() {
-    verify_walk_calldata(splice(attn_0(), 995, 998, array![1, 0x19291a6abb6747560fcd77c146438cb3]));
-}
-
-/// proof layer.pad.sumcheck.rounds[1]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_attn_0_84() {
-    verify_walk_calldata(splice(attn_0(), 995, 997, array![3, 0x19291a6abb6747560fcd77c146438cb3, 0x1b1bf58bcfc20416426015062f65e394]));
 }
 
 /// proof layer.pad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_85() {
+fn rejects_attn_0_57() {
     verify_walk_calldata(splice(attn_0(), 991, 998, array![1, 2, 0x147a57dbdb98f73cf6804cd18e19d910, 0x18607cbf059b6e8af4f3aac84da78bd4]));
 }
 
 /// proof layer.pad.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_attn_0_86() {
+fn rejects_attn_0_58() {
     verify_walk_calldata(splice(attn_0(), 991, 995, array![
         3,
         2,
@@ -32153,266 +27624,224 @@ fn rejects_attn_0_86() {
 /// proof layer.pad.q
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_attn_0_87() {
+fn rejects_attn_0_59() {
     verify_walk_calldata(splice(attn_0(), 998, 999, array![0x11e71e831f5e644e70c45aa5106382d4]));
 }
 
 /// proof layer.pad.k
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_attn_0_88() {
+fn rejects_attn_0_60() {
     verify_walk_calldata(splice(attn_0(), 999, 1000, array![0x1ba270eef70e6c0659e1e314f665b187]));
 }
 
 /// proof layer.pad.v
 #[test]
 #[should_panic(expected: ('mha.pad',))]
-fn rejects_attn_0_89() {
+fn rejects_attn_0_61() {
     verify_walk_calldata(splice(attn_0(), 1000, 1001, array![0x10fdea84a5b8d851a7d5c183e11373d1]));
 }
 
 /// proof inputs.k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_attn_0_90() {
+fn rejects_attn_0_62() {
     verify_walk_calldata(splice(attn_0(), 1003, 1004, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_attn_0_91() {
+fn rejects_attn_0_63() {
     verify_walk_calldata(splice(attn_0(), 1001, 1004, array![2]));
 }
 
 /// proof inputs.q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_attn_0_92() {
+fn rejects_attn_0_64() {
     verify_walk_calldata(splice(attn_0(), 1005, 1006, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.q-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_attn_0_93() {
+fn rejects_attn_0_65() {
     verify_walk_calldata(splice(attn_0(), 1001, 1005, array![2, 107]));
 }
 
 /// proof inputs.v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_attn_0_94() {
+fn rejects_attn_0_66() {
     verify_walk_calldata(splice(attn_0(), 1007, 1008, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_attn_0_95() {
+fn rejects_attn_0_67() {
     verify_walk_calldata(splice(attn_0(), 1001, 1007, array![2, 107, 1, 113]));
 }
 
 /// statement inputs.k[6]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_attn_0_96() {
+fn rejects_attn_0_68() {
     verify_walk_calldata(splice(attn_0(), 19, 20, array![0xd3fffffe04000000000000052ffffff4200000133fffffcffffffff7]));
 }
 
 /// statement inputs.q[6]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_attn_0_97() {
+fn rejects_attn_0_69() {
     verify_walk_calldata(splice(attn_0(), 26, 27, array![0xe2000000800000017800000650000002800000118000002b7fffffb9]));
 }
 
 /// statement inputs.v[6]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_attn_0_98() {
+fn rejects_attn_0_70() {
     verify_walk_calldata(splice(attn_0(), 33, 34, array![0x71ffffff00000003efffffff1fffffff200000004000000b0000000e]));
 }
 
 /// statement outputs.o[6]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_attn_0_99() {
+fn rejects_attn_0_71() {
     verify_walk_calldata(splice(attn_0(), 41, 42, array![0x3800001f81ffffc1f400007f8fffff00325aa9fef1d184146a9d5ffed5c13]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_attn_0_100() {
+fn rejects_attn_0_72() {
     verify_walk_calldata(splice(attn_0(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_attn_0_101() {
+fn rejects_attn_0_73() {
     verify_walk_calldata(splice(attn_0(), 5, 6, array![3]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_attn_0_102() {
+fn rejects_attn_0_74() {
     verify_walk_calldata(splice(attn_0(), 6, 7, array![3]));
 }
 
 /// statement dims[3]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_attn_0_103() {
+fn rejects_attn_0_75() {
     verify_walk_calldata(splice(attn_0(), 7, 8, array![2]));
 }
 
 /// statement dims[4]
 #[test]
 #[should_panic(expected: ('softmax.params',))]
-fn rejects_attn_0_104() {
+fn rejects_attn_0_76() {
     verify_walk_calldata(splice(attn_0(), 8, 9, array![26]));
 }
 
 /// statement dims[5]
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
-fn rejects_attn_0_105() {
+fn rejects_attn_0_77() {
     verify_walk_calldata(splice(attn_0(), 9, 10, array![5794]));
 }
 
 /// statement dims[6]
 #[test]
 #[should_panic(expected: ('softmax.params',))]
-fn rejects_attn_0_106() {
+fn rejects_attn_0_78() {
     verify_walk_calldata(splice(attn_0(), 10, 11, array![20]));
 }
 
 /// statement dims[7]
 #[test]
 #[should_panic(expected: ('softmax.params',))]
-fn rejects_attn_0_107() {
+fn rejects_attn_0_79() {
     verify_walk_calldata(splice(attn_0(), 11, 12, array![133]));
 }
 
 /// statement dims[8]
 #[test]
 #[should_panic(expected: ('softmax.params',))]
-fn rejects_attn_0_108() {
+fn rejects_attn_0_80() {
     verify_walk_calldata(splice(attn_0(), 12, 13, array![10]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_attn_0_109() {
+fn rejects_attn_0_81() {
     verify_walk_calldata(splice(attn_0(), 16, 18, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_attn_0_110() {
+fn rejects_attn_0_82() {
     verify_walk_calldata(splice(attn_0(), 0, 1, array![4]));
 }
 
-/// felt 747 + 1
-#[test]
-#[should_panic(expected: ('gkr.layer',))]
-fn rejects_attn_0_111() {
-    verify_walk_calldata(splice(attn_0(), 747, 748, array![0x1656110bba422a54acd02368d84d5305]));
-}
-
-/// felt 1494 + 1
+/// felt 1644 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_112() {
-    verify_walk_calldata(splice(attn_0(), 1494, 1495, array![0x809a51079f87dc9a8922fc5f24ea1bbe]));
+fn rejects_attn_0_83() {
+    verify_walk_calldata(splice(attn_0(), 1644, 1645, array![0x8c12be3ad562a17320fb2335399aa640]));
 }
 
-/// felt 2242 + 1
+/// felt 3288 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_113() {
-    verify_walk_calldata(splice(attn_0(), 2242, 2243, array![0x1501220c1700d4c766ddcef3364f618b]));
+fn rejects_attn_0_84() {
+    verify_walk_calldata(splice(attn_0(), 3288, 3289, array![0xb9318fb246777926b90aec839dfb9767]));
 }
 
-/// felt 2989 + 1
+/// felt 4933 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_114() {
-    verify_walk_calldata(splice(attn_0(), 2989, 2990, array![0x7de4cb5505ed8b96c2e32eecdeef3a71]));
+fn rejects_attn_0_85() {
+    verify_walk_calldata(splice(attn_0(), 4933, 4934, array![0xc2e8a378b2ec0ae35b2ebef55b497169]));
 }
 
-/// felt 3737 + 1
+/// felt 6577 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_115() {
-    verify_walk_calldata(splice(attn_0(), 3737, 3738, array![0x4a77452b3cfe27719a61358d7fe43a46]));
-}
-
-/// felt 4484 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_116() {
-    verify_walk_calldata(splice(attn_0(), 4484, 4485, array![0xdb0b654d877a3e52a6176fa046fe025c]));
-}
-
-/// felt 5232 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_117() {
-    verify_walk_calldata(splice(attn_0(), 5232, 5233, array![0x1bf50373b859c7913ee4f60e93accd310bed7f8b09d07a6afc849023f9f449]));
-}
-
-/// felt 5979 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_118() {
-    verify_walk_calldata(splice(attn_0(), 5979, 5980, array![0x2be9c8a85acd5670b825155fc399263e225e77efccdcf388b7785eb2fc5c87]));
-}
-
-/// felt 6727 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_119() {
-    verify_walk_calldata(splice(attn_0(), 6727, 6728, array![0x86d8db32fe500d8258681082c3165ccb]));
-}
-
-/// felt 7474 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_attn_0_120() {
-    verify_walk_calldata(splice(attn_0(), 7474, 7475, array![0x2c12ca622ab5571d83b72b9817d4ae116a16b1a7390aa5adc018bfb65ede80]));
+fn rejects_attn_0_86() {
+    verify_walk_calldata(splice(attn_0(), 6577, 6578, array![0x92b09ff1396923e53cf09c204959ce40]));
 }
 
 /// felt 8222 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_attn_0_121() {
+fn rejects_attn_0_87() {
     verify_walk_calldata(splice(attn_0(), 8222, 8223, array![1]));
 }
 
 /// softmax's count -1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_attn_0_122() {
+fn rejects_attn_0_88() {
     verify_walk_calldata(splice(attn_0(), 78, 79, array![900]));
 }
 
 /// softmax's count +1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_attn_0_123() {
+fn rejects_attn_0_89() {
     verify_walk_calldata(splice(attn_0(), 78, 79, array![902]));
 }
 
 /// softmax's first list length + 2^32
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_attn_0_124() {
+fn rejects_attn_0_90() {
     verify_walk_calldata(splice(attn_0(), 79, 80, array![0x100000006]));
 }
 
