@@ -327,10 +327,11 @@ ONCHAIN_BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "mha s=16 h=4 m=16 causal": lambda: mha_example(16, 4, 16, True, 0),
     "posenc s=64 c=128 e=64": lambda: posenc_example(64, 128, 64, 0),
     "attn s=16 h=4 m=16 causal": lambda: attn_example(16, 4, 16, True, None, 0),
+    "requant 16×128 M=181 k=22 b=8": lambda: requant_example(16, 128, 181, 22, 8, 0),
 }
 """Layer proofs verified on chain by `cairn bench layers --onchain`: the largest round shapes
-whose public tensors fit one transaction's calldata (attn's witness opening goes in a
-session)."""
+whose public tensors fit one transaction's calldata (the witness openings of attn and requant
+go in sessions)."""
 
 MINILM_ONCHAIN: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),

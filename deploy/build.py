@@ -24,9 +24,9 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent / "verifier_cairo"
 CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
 WALK_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnWalkVerifier"
 ATTENTION_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnAttentionVerifier"
-SOFTMAX_CONTRACT_PATH = "cairn_verifier::softmax::contract::CairnSoftmaxVerifier"
+LOOKUP_CONTRACT_PATH = "cairn_verifier::lookups::contract::CairnLookupVerifier"
 """The walk verifiers' classes (dense kinds, attention kinds), which CairnVerifier calls by
-library_call, and the softmax class the attention class calls: together they are over
+library_call, and the lookup class the attention class calls (softmax, requant): together they are over
 mainnet's bytecode limit for one class (docs/cairo-verifier.md, "Four classes")."""
 MAX_SIERRA_FELTS = 81_920
 MAX_BYTECODE = 81_920
@@ -52,14 +52,14 @@ class Artifacts(ClassArtifacts):
 
     walk: ClassArtifacts
     attention: ClassArtifacts
-    softmax: ClassArtifacts
+    lookup: ClassArtifacts
 
     def helpers(self) -> dict[str, ClassArtifacts]:
         """The classes besides the main one, by their constructor argument."""
         return {
             "walk_class": self.walk,
             "attention_class": self.attention,
-            "softmax_class": self.softmax,
+            "lookup_class": self.lookup,
         }
 
 
@@ -83,9 +83,9 @@ def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
     out = tc.root / "build" / _sources_digest(package)
     walk = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
     attention = _build_class(tc, package, ATTENTION_CONTRACT_PATH, out / "CairnAttentionVerifier")
-    softmax = _build_class(tc, package, SOFTMAX_CONTRACT_PATH, out / "CairnSoftmaxVerifier")
+    lookup = _build_class(tc, package, LOOKUP_CONTRACT_PATH, out / "CairnLookupVerifier")
     main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
-    return Artifacts(main.sierra, main.casm, walk, attention, softmax)
+    return Artifacts(main.sierra, main.casm, walk, attention, lookup)
 
 
 def _build_class(tc: Toolchain, package: Path, contract: str, stem: Path) -> ClassArtifacts:

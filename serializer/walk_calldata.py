@@ -20,7 +20,7 @@ from cairn.serializer.header import KIND_WALK, VERSION
 from cairn.serializer.pcs_calldata import encode_opening, read_groups
 from cairn.serializer.serde import Decoder, Encoder, resolve
 
-ONCHAIN_KINDS = ("linear", "qkv", "qkv-decode", "mha", "posenc", "matmul", "attn")
+ONCHAIN_KINDS = ("linear", "qkv", "qkv-decode", "mha", "posenc", "matmul", "attn", "requant")
 """The layer kinds the Cairo verifier knows, in the order of its `LayerProof` enum."""
 
 
@@ -113,7 +113,7 @@ def decode_walk(felts: list[int]) -> WalkProof:
 def decode_walk_front(felts: list[int]) -> WalkFront:
     """The Serde part, as the walk class reads it: its tensors and names (a tensor both public
     and committed: `calldata.names`), `calldata.offchain` (unbounded tensors, or witness
-    commitments on a kind without lookups), the committed tensors' hash, roots and sizes
+    commitments on a kind that commits no advice), the committed tensors' hash, roots and sizes
     (`pcs.hash`, `merkle.digest`, `pcs.size`), without an opening to follow `calldata.extra`,
     then the nested parts."""
     kinds: list[str] = []
@@ -127,7 +127,7 @@ def decode_walk_front(felts: list[int]) -> WalkFront:
         raise MalformedProofError(
             "statement", "unbounded tensors are not read on chain", "calldata.offchain"
         )
-    if st.witness and LAYERS[kinds[0]].tables is None:
+    if st.witness and LAYERS[kinds[0]].advise is None:
         raise MalformedProofError(
             "statement", f"{kinds[0]} statements carry no witness", "calldata.offchain"
         )

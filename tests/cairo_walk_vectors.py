@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from cairn.deploy.registry import check_walk, io_hash
 from cairn.prover.channels.poseidon import LENGTH_SHIFT, STARK_PRIME
@@ -33,6 +34,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF, P
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.linear import model as linear
+from cairn.prover.layers.requant import model as requant_model
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import Commitment
@@ -46,7 +48,7 @@ from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.serde import NESTED, Encoder, hints, short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk, io_felts
-from tests import test_layer_matmul
+from tests import test_layer_matmul, test_layer_requant
 from tests.cairo_vectors import (
     array,
     felt,
@@ -55,7 +57,7 @@ from tests.cairo_vectors import (
     set_limb,
     sufficient_bound,
 )
-from tests.proof_mutations import mutations, walk_mutations
+from tests.proof_mutations import mutations, walk_mutations, witness_tamperings
 from tests.test_integer_soundness import CASES, matmul_statement, unchecked, wrap
 from tests.walk_examples import (
     CONFIG_HASH,
@@ -289,6 +291,39 @@ def render_forgeries() -> Iterator[str]:
         base = f"forged_{name}"
         yield function(base, "Array<felt252>", array([felt(x) for x in felts]), doc)
         yield rejects(base, f"{base}()", verdict)
+
+
+def requant_tamperings() -> Iterator[tuple[str, list[int]]]:
+    """requant's statement rules (`test_layer_requant.DIMS_CASES`) and witness commitments on
+    `requant_0`, and a cheating prover (y' + 1 with its remainder adjusted: a limb leaves its
+    range, which only the lookup balance sees)."""
+    proof = example("requant")
+    for changes, _ in test_layer_requant.DIMS_CASES:
+        dims = list(proof.statement.dims)
+        for name, value in changes.items():
+            dims[requant_model.DIM_NAMES.index(name)] = value
+        st = dataclasses.replace(proof.statement, dims=tuple(dims))
+        yield f"dims {changes}", encode_walk(dataclasses.replace(proof, statement=st))
+    for n, tampered in enumerate(witness_tamperings(proof, "requant")):
+        try:
+            yield f"witness commitments, variant {n}", encode_walk(tampered)
+        except (IndexError, ValueError):  # witness and opening disagree: not encodable
+            continue
+    with pytest.MonkeyPatch.context() as mp:
+        cheat = test_layer_requant.cheat_proof(mp, test_layer_requant.off_by_one(1))
+    yield "a cheating prover: y' + 1, the remainder adjusted", encode_walk(cheat)
+
+
+def render_requant() -> Iterator[str]:
+    honest = encode_walk(example("requant"))
+    for n, (doc, felts) in enumerate(requant_tamperings()):
+        verdict = walk_verdict(felts)
+        assert verdict is not None, doc
+        if not verdict:  # a value beyond felt252: no transaction can carry it
+            continue
+        start, end, insert = minimal_splice(honest, felts)
+        call = f"splice(requant_0(), {start}, {end}, {array([felt(x) for x in insert])})"
+        yield rejects(f"requant_rules_{n}", call, verdict, doc)
 
 
 def linear_statement(x: list[list[int]], w: list[list[int]], b: list[int]) -> Statement:
@@ -590,6 +625,7 @@ def render() -> str:
         out.extend(render_range_edges(kind))
     out.extend(render_reader())
     out.extend(render_forgeries())
+    out.extend(render_requant())
     out.extend(render_ranges())
     out.extend(render_matmul_ranges())
     return "\n".join(s.rstrip("\n") + "\n" for s in out)

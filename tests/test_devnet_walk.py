@@ -258,6 +258,7 @@ CLI_ARGS = {
     "mha": ["--seq", "3", "--heads", "2", "--head-dim", "3", "--causal"],
     "posenc": ["--seq", "5", "--context", "12", "--embed", "3"],
     "attn": ["--seq", "3", "--heads", "2", "--head-dim", "2", "--causal"],
+    "requant": ["--rows", "3", "--cols", "5"],
 }
 """Small non-power-of-two shapes of every kind the contract reads."""
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from cairn import examples
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.layers.requant import model as requant
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk import prover as walk_prover
 from cairn.prover.walk.proof import WalkProof
@@ -35,6 +36,7 @@ SHAPES: dict[str, list[tuple]] = {
     "posenc": [(3, 10, 5), (5, 64, 7)],
     "matmul": [(3, 5, 2), (5, 3, 7)],
     "attn": [(3, 2, 2, True), (5, 1, 3, False)],
+    "requant": [(3, 5, 181, 22, 8, 22), (7, 2, 3, 5, 4, 8)],
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
@@ -48,6 +50,12 @@ STATEMENTS = {
     "posenc": lambda s, c, e: test_layer_posenc._prove(s, c, e).statement,
     "matmul": test_layer_matmul.statement,
     "attn": lambda s, h, m, causal: examples.attn_example(s, h, m, causal, None, seed=s + h + m),
+    "requant": lambda rows, cols, multiplier, shift, bits, a: requant.make_statement(
+        np.random.default_rng(rows).integers(-(1 << a) + 1, 1 << a, (rows, cols)),
+        multiplier,
+        shift,
+        bits,
+    ),
 }
 
 

@@ -161,6 +161,7 @@ LAYERS: dict[str, LayerSpec] = {
             dim_names=requant.DIM_NAMES,
             inputs=("x",),
             outputs=("y",),
+            bounded=requant.BOUNDED,
             error_terms=requant.error_terms,
             opening_claims=requant_soundness.N_OPENING_CLAIMS,
         ),

@@ -95,10 +95,10 @@ pub mod CairnVerifier {
     struct Storage {
         owner: ContractAddress,
         /// The walk verifiers' classes (`walk::contract`), called by library_call: the dense
-        /// kinds' and the attention kinds'; and the softmax class the attention class calls.
+        /// kinds' and the attention kinds'; and the lookup class the attention class calls.
         walk_class: ClassHash,
         attention_class: ClassHash,
-        softmax_class: ClassHash,
+        lookup_class: ClassHash,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
         sessions: Map<felt252, OpenSession>,
@@ -179,13 +179,13 @@ pub mod CairnVerifier {
         owner: ContractAddress,
         walk_class: ClassHash,
         attention_class: ClassHash,
-        softmax_class: ClassHash,
+        lookup_class: ClassHash,
     ) {
         assert(owner.is_non_zero(), 'registry.zero_owner');
         self.owner.write(owner);
         self.walk_class.write(walk_class);
         self.attention_class.write(attention_class);
-        self.softmax_class.write(softmax_class);
+        self.lookup_class.write(lookup_class);
     }
 
     #[abi(embed_v0)]
@@ -382,7 +382,7 @@ pub mod CairnVerifier {
             } else {
                 self.walk_class.read()
             };
-            let classes = Classes { softmax: self.softmax_class.read() };
+            let classes = Classes { lookup: self.lookup_class.read() };
             let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }
                 .verify_walk(proof, classes);
             let data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);

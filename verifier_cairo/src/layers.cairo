@@ -3,7 +3,7 @@
 
 use starknet::ClassHash;
 use crate::channels::poseidon252::Poseidon252Channel;
-use crate::softmax::contract::SoftmaxClass;
+use crate::lookups::contract::LookupClass;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::{OutputClaims, PublicStatement};
@@ -15,6 +15,7 @@ pub mod kvcache;
 pub mod mha;
 pub mod posenc;
 pub mod projection;
+pub mod requant;
 
 /// The kind's name (a statement's `kind`) and its transcript domain tag 'cairn/<kind>/v1'.
 pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
@@ -26,6 +27,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::Posenc(_) => ('posenc', 'cairn/posenc/v1'),
         LayerProof::Matmul(_) => ('matmul', 'cairn/matmul/v1'),
         LayerProof::Attn(_) => ('attn', 'cairn/attn/v1'),
+        LayerProof::Requant(_) => ('requant', 'cairn/requant/v1'),
     }
 }
 
@@ -40,30 +42,32 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
         LayerProof::Posenc(_) => array!['o'].span(),
         LayerProof::Matmul(_) => projection::matmul().output_names(),
         LayerProof::Attn(_) => array!['o'].span(),
+        LayerProof::Requant(_) => array!['y'].span(),
     }
 }
 
-/// Whether the kind's statements carry witness commitments (Python: a kind with lookup tables,
-/// `LayerSpec.tables`); the reader refuses them on any other (`calldata.offchain`).
+/// Whether the kind's statements carry witness commitments (Python: a kind that commits
+/// advice, `LayerSpec.advise`); the reader refuses them on any other (`calldata.offchain`).
 pub fn has_witness(layer: @LayerProof) -> bool {
     match layer {
-        LayerProof::Attn(_) => true,
+        LayerProof::Attn(_) | LayerProof::Requant(_) => true,
         _ => false,
     }
 }
 
-/// Whether the kind is verified by the attention class (`CairnAttentionVerifier`) rather than
-/// the walk class (docs/cairo-verifier.md, "Four classes"): the contract reads a walk proof's
-/// kind (its statement's first felt) to choose the class.
+/// Whether the kind is verified by the attention class (`CairnAttentionVerifier`: mha and the
+/// kinds whose proofs the lookup class verifies) rather than the walk class
+/// (docs/cairo-verifier.md, "Four classes"): the contract reads a walk proof's kind (its
+/// statement's first felt) to choose the class.
 pub fn is_attention(kind: felt252) -> bool {
-    kind == 'mha' || kind == 'attn'
+    kind == 'mha' || kind == 'attn' || kind == 'requant'
 }
 
 /// The classes a kind's verifier calls by library_call (docs/cairo-verifier.md, "Four
 /// classes"): the main contract passes them to the walk class it calls.
 #[derive(Copy, Drop, Serde)]
 pub struct Classes {
-    pub softmax: ClassHash,
+    pub lookup: ClassHash,
 }
 
 /// The kinds one class verifies: each kind's statement check (`statement.shape` /
@@ -119,12 +123,15 @@ pub impl DenseLayers of LayerSet {
     }
 }
 
-/// The attention class's kinds.
+/// The attention class's kinds: mha, and attn and requant, which call the lookup class.
 pub impl AttentionLayers of LayerSet {
     fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
         match layer {
             LayerProof::Mha(_) => mha::model::check(st),
-            LayerProof::Attn(_) => attn::check(st, SoftmaxClass { class_hash: classes.softmax }),
+            LayerProof::Attn(_) => attn::check(st, LookupClass { class_hash: classes.lookup }),
+            LayerProof::Requant(_) => requant::model::check(
+                st, LookupClass { class_hash: classes.lookup },
+            ),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }
@@ -146,7 +153,10 @@ pub impl AttentionLayers of LayerSet {
         match layer {
             LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
             LayerProof::Attn(p) => attn::verify(
-                st, p, outputs, ref channel, SoftmaxClass { class_hash: classes.softmax },
+                st, p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
+            ),
+            LayerProof::Requant(p) => requant::verifier::verify(
+                st, p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
             ),
             _ => core::panic_with_felt252('statement.kind'),
         }

@@ -1,9 +1,9 @@
 //! The softmax proof's pure pieces (mirror of prover/softmax/, module by module;
 //! docs/layers/attn.md): its closed-form MLEs, its public parameters and their rules, its
 //! soundness budget, the exp table's pinned root, and its lookup relations' keys and witness
-//! layout; the verifier that runs the protocol on them, and the class it runs in.
+//! layout; the verifier that runs the protocol on them (in the lookup class,
+//! `lookups::contract`).
 
-pub mod contract;
 pub mod params;
 pub mod relations;
 pub mod soundness;

@@ -39,6 +39,10 @@ def _clamp_bound(_: Tensors, dims: Sequence[int]) -> int:
     return (1 << (dims[4] - 1)) - 1
 
 
+BOUNDED = ("x",)
+"""x's values are checked against A (|x| ≤ A): public in a requant statement, never committed
+by `--commit-io`; hidden in a model walk, where its producer's bound stands in for them."""
+
 RELATIONS = (
     Relation("x·M + 2^(k−1) = yq·2^k + r", ("x",), _scaled_bound),
     Relation("|y| ≤ 2^(b−1) − 1", (), _clamp_bound, result="y"),

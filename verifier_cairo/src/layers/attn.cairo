@@ -7,7 +7,7 @@ use crate::layers::mha::model::{Dims, DimsTrait};
 use crate::layers::mha::verifier::{concat, input_claims, verify_attend, verify_scores};
 use crate::pcs::proof::Claim;
 use crate::ranges::max_magnitude;
-use crate::softmax::contract::{SoftmaxClass, SoftmaxClassTrait};
+use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::softmax::params::{QK_BOUND, SoftmaxParamsTrait};
 use crate::softmax::verifier::join_softmax;
 use crate::walk::layer::LayerClaims;
@@ -28,8 +28,8 @@ pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
 /// weights (`statement.shape`); the softmax parameters (`softmax.params`); q and k public and
 /// int8, and (2^θ + ε)·max|v| ≤ (p − 1)/2 when v is public (`statement.range`); the witness
 /// exactly the layout's Blake2s stacks (`softmax.commitment`). The softmax rules run in the
-/// softmax class.
-pub fn check(st: @PublicStatement, softmax: SoftmaxClass) {
+/// lookup class.
+pub fn check(st: @PublicStatement, lookup: LookupClass) {
     let dims = *st.dims;
     assert(dims.len() == 9, 'statement.shape');
     let (s, h, m, causal) = (*dims[0], *dims[1], *dims[2], *dims[3]);
@@ -43,7 +43,7 @@ pub fn check(st: @PublicStatement, softmax: SoftmaxClass) {
     expect_shapes(*st.inputs, array!['k', 'q', 'v'].span(), array![shape, shape, shape].span());
     expect_shapes(*st.outputs, array!['o'].span(), array![shape].span());
     expect_shapes(*st.weights, array![].span(), array![].span());
-    softmax.check_params(dims);
+    lookup.softmax_check_params(dims);
     let params = SoftmaxParamsTrait::from_dims(dims);
     let (q, k, v) = (tensor(*st.inputs, 'q'), tensor(*st.inputs, 'k'), tensor(*st.inputs, 'v'));
     assert(q.commitment.is_none() && k.commitment.is_none(), 'statement.range');
@@ -57,24 +57,24 @@ pub fn check(st: @PublicStatement, softmax: SoftmaxClass) {
         assert(row * largest <= HALF, 'statement.range');
     }
     let witness = *st.witness;
-    softmax.check_witness(dims, witness.names, witness.commitments());
+    lookup.softmax_check_witness(dims, witness.names, witness.commitments());
 }
 
 /// `outputs` holds the claim on `o`; the claims left are on `k`, `q`, `v` (name order) and on
-/// the witness stacks and the exp table. Softmax's fork runs in the softmax class.
+/// the witness stacks and the exp table. Softmax's fork runs in the lookup class.
 pub fn verify(
     st: @PublicStatement,
     proof: @AttnProof,
     outputs: OutputClaims,
     ref channel: Poseidon252Channel,
-    softmax: SoftmaxClass,
+    lookup: LookupClass,
 ) -> LayerClaims {
     let d: Dims = DimsTrait::from_statement(st);
     let at = verify_attend(d, proof.unpad, proof.attend, output_claim(outputs, 'o'), ref channel);
     let a_claim = Claim {
         point: concat(array![at.r_x, at.r_s, at.r_y].span()), value: *proof.attend.left,
     };
-    let outcome = softmax.verify(*st.dims, *proof.softmax, a_claim, channel.digest());
+    let outcome = lookup.softmax_verify(*st.dims, *proof.softmax, a_claim, channel.digest());
     join_softmax(ref channel, @outcome);
     let (scores, witness) = (outcome.scores, outcome.witness);
     let (_, r_2, r_3) = d.split_scores(scores.point);

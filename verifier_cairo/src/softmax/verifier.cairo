@@ -1,7 +1,7 @@
 //! Softmax verifier (mirror of prover/softmax/verifier.py, every check named as in
 //! docs/layers/attn.md): on a Blake2s fork of the walk's channel, the LogUp-GKR of EXP, LIMB
 //! and NORM, the column values against every leaf, the recomposition sum-check, then the join.
-//! The fork runs in the softmax class (`softmax::contract`) from the parent's digest; the join
+//! The fork runs in the lookup class (`lookups::contract`) from the parent's digest; the join
 //! runs in the attention class, from what the fork returns (`SoftmaxOutcome`).
 
 use crate::channels::base::Channel;

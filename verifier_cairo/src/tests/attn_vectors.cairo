@@ -3,18 +3,18 @@
 
 use crate::channels::poseidon252::Poseidon252ChannelTrait;
 use crate::pcs::proof::Claim;
-use crate::softmax::contract::{SoftmaxClass, SoftmaxClassTrait};
+use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::softmax::verifier::join_softmax;
 use super::support::{classes, qm31, splice};
 
-/// Runs the softmax class (by library_call, as the attention class does) on the proof's felts
+/// Runs the lookup class (by library_call, as the attention class does) on the proof's felts
 /// from the parent digest, then the join; returns the claim on QK̂, the witness claims (name,
 /// claims) and the parent's digest after the join.
 fn run(
     dims: Span<u32>, digest: felt252, a_claim: Claim, felts: Array<felt252>,
 ) -> (Claim, Array<(felt252, Span<Claim>)>, felt252) {
-    let softmax = SoftmaxClass { class_hash: classes().softmax };
-    let outcome = softmax.verify(dims, felts.span(), a_claim, digest);
+    let lookup = LookupClass { class_hash: classes().lookup };
+    let outcome = lookup.softmax_verify(dims, felts.span(), a_claim, digest);
     let mut parent = Poseidon252ChannelTrait::new(digest);
     join_softmax(ref parent, @outcome);
     let mut named = array![];

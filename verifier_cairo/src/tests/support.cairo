@@ -10,7 +10,7 @@ use crate::channels::poseidon252::Poseidon252Channel;
 use crate::contract::CairnVerifier::Event;
 use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
 use crate::walk::contract::{CairnAttentionVerifier, CairnWalkVerifier};
-use crate::softmax::contract::CairnSoftmaxVerifier;
+use crate::lookups::contract::CairnLookupVerifier;
 use crate::layers::Classes;
 use crate::fields::cm31::{CM31, CM31Trait};
 use crate::fields::m31::{M31, M31Trait};
@@ -27,14 +27,14 @@ pub fn constructor_args(owner: ContractAddress) -> Span<felt252> {
     let owner: felt252 = owner.into();
     array![
         owner, CairnWalkVerifier::TEST_CLASS_HASH.into(),
-        CairnAttentionVerifier::TEST_CLASS_HASH.into(), CairnSoftmaxVerifier::TEST_CLASS_HASH.into(),
+        CairnAttentionVerifier::TEST_CLASS_HASH.into(), CairnLookupVerifier::TEST_CLASS_HASH.into(),
     ]
         .span()
 }
 
 /// The classes the walk classes call, as the main contract passes them.
 pub fn classes() -> Classes {
-    Classes { softmax: CairnSoftmaxVerifier::TEST_CLASS_HASH.try_into().unwrap() }
+    Classes { lookup: CairnLookupVerifier::TEST_CLASS_HASH.try_into().unwrap() }
 }
 
 pub fn m31(x: u32) -> M31 {

@@ -28,6 +28,7 @@ pub enum LayerProof {
     Posenc: PosencProof,
     Matmul: ProjectionProof,
     Attn: AttnProof,
+    Requant: RequantProof,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -216,4 +217,20 @@ pub struct ColumnValues {
     pub m_limb: QM31,
     pub m_norm: QM31,
     pub table: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct RequantProof {
+    pub logup: Span<felt252>, // LogUpProof's Serde
+    pub columns: RequantColumns,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct RequantColumns {
+    pub r0: QM31,
+    pub r1: QM31,
+    pub yq: QM31,
+    pub y: QM31,
+    pub m_range: QM31,
+    pub m_clamp: QM31,
 }

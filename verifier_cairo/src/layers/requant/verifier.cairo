@@ -1,0 +1,121 @@
+//! Requant verifier (mirror of prover/layers/requant/verifier.py, every check named as in
+//! docs/layers/requant.md): on a Blake2s fork of the walk's channel, the LogUp-GKR of RANGE
+//! and CLAMP, the column values against every leaf, then the join and the claim on x. The fork
+//! runs in the lookup class (`lookups::contract`) from the parent's digest; the join in the
+//! attention class, from what the fork returns (`RequantOutcome`).
+
+use crate::blake2s::Blake2sHash;
+use crate::channels::base::Channel;
+use crate::channels::fork::{fork, join};
+use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::fields::qm31::{QM31, QM31Trait};
+use crate::lookups::contract::{LookupClass, LookupClassTrait};
+use crate::lookups::verifier::{check_balance, verify_logup};
+use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::pcs::proof::Claim;
+use crate::pcs::stack::check_stacks;
+use crate::walk::layer::{ClaimsOn, LayerClaims, single};
+use crate::walk::proof::{LogUpProof, RequantColumns, RequantProof};
+use crate::walk::statement::{OutputClaims, PublicStatement, output_claim};
+use crate::walk::tensor::TensorCommitment;
+use super::params::RequantParams;
+use super::relations::{
+    RelationsTrait, STACKS, input_value, instance_vars, opening_claims, witness_layout,
+};
+
+/// The fork's domain tag (Python `relations.TAG`) and its length in bytes.
+pub const TAG: felt252 = 'cairn/requant/v1';
+const TAG_LEN: u32 = 16;
+
+/// `requant.commitment` unless the witness is exactly the layout's Blake2s stacks (the layout
+/// fits: the statement check has run the parameter rules).
+pub fn check_commitments(
+    n: u32, params: @RequantParams, names: Span<felt252>, witness: Span<TensorCommitment>,
+) -> Span<TensorCommitment> {
+    let layout = witness_layout(n, params).unwrap();
+    check_stacks(STACKS, @layout, HASH_BLAKE2S, names, witness)
+}
+
+/// What the fork leaves to the walk: its final digest, the claim on x and the claims the
+/// walk's witness opening settles.
+#[derive(Drop, Serde, Debug)]
+pub struct RequantOutcome {
+    pub digest: Blake2sHash,
+    pub x: Claim,
+    pub witness: Span<ClaimsOn>,
+}
+
+/// The fork from the parent's digest, for 2^n entries; panics with the failed check.
+pub fn verify_fork(
+    n: u32,
+    params: @RequantParams,
+    logup: @LogUpProof,
+    cols: @RequantColumns,
+    y_claim: Claim,
+    parent: felt252,
+) -> RequantOutcome {
+    let mut channel = fork(parent, TAG, TAG_LEN);
+    let mut absorbed = array![];
+    absorbed.append_span(y_claim.point);
+    absorbed.append(y_claim.value);
+    channel.mix_felts(absorbed.span());
+    let rel = RelationsTrait::draw(ref channel);
+    let leaves = verify_logup(instance_vars(n, params), logup, ref channel);
+    check_balance(
+        logup, array![(array![0].span(), array![2].span()), (array![1].span(), array![3].span())]
+            .span(),
+    );
+    let one = QM31Trait::one();
+    let numerators = array![one, one, *cols.m_range, *cols.m_clamp];
+    let mut points = array![];
+    let mut i = 0;
+    for leaf in leaves.span() {
+        assert(*leaf.numerator == *numerators[i], 'logup.numerator');
+        points.append(*leaf.point);
+        i += 1;
+    }
+    let points = points.span();
+    let (range, clamp) = rel.witness_keys_at(params, *points[0], cols);
+    let (range_table, clamp_table) = rel.table_keys_at(params, *points[2], *points[3]);
+    let keys = array![range, clamp, range_table, clamp_table];
+    let mut i = 0;
+    for leaf in leaves.span() {
+        assert(*leaf.denominator == *keys[i], 'requant.columns');
+        i += 1;
+    }
+    channel.mix_felts(column_values(cols));
+    let witness = opening_claims(n, params, points, cols, y_claim);
+    RequantOutcome {
+        digest: channel.digest, x: Claim { point: *points[1], value: input_value(params, cols) },
+        witness,
+    }
+}
+
+/// The proof's column values in Python's `RequantColumns.values()` order.
+fn column_values(cols: @RequantColumns) -> Span<QM31> {
+    array![*cols.r0, *cols.r1, *cols.yq, *cols.y, *cols.m_range, *cols.m_clamp].span()
+}
+
+/// `outputs` holds the claim on y; the claims left are on x and on the witness stacks. The
+/// fork runs in the lookup class; the parent then absorbs its digest and the claim on x.
+pub fn verify(
+    st: @PublicStatement,
+    proof: @RequantProof,
+    outputs: OutputClaims,
+    ref channel: Poseidon252Channel,
+    lookup: LookupClass,
+) -> LayerClaims {
+    let y_claim = output_claim(outputs, 'y');
+    let outcome = lookup
+        .requant_verify(*st.dims, *proof.logup, proof.columns, y_claim, channel.digest());
+    join(ref channel, @outcome.digest);
+    let mut absorbed = array![];
+    absorbed.append_span(outcome.x.point);
+    absorbed.append(outcome.x.value);
+    channel.mix_felts(absorbed.span());
+    LayerClaims {
+        inputs: array![single('x', outcome.x)].span(),
+        weights: array![].span(),
+        witness: outcome.witness,
+    }
+}

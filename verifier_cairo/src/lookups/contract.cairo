@@ -1,0 +1,224 @@
+//! The lookup layers' verifiers as a class of their own, which the attention class calls by
+//! `library_call` (docs/cairo-verifier.md, "Four classes"): with softmax, requant and their
+//! LogUp-GKR in it, the attention class would exceed mainnet's 81,920-felt bytecode limit. It
+//! has no storage and no side effect. It takes each lookup proof as the felts the walk carries
+//! unread (`AttnProof.softmax`, `RequantProof.logup`: nested parts, docs/calldata.md), so only
+//! this class holds their Serde.
+
+use core::panic_with_felt252;
+use starknet::ClassHash;
+use crate::layers::mha::model::Dims;
+use crate::layers::requant::model::entry_vars;
+use crate::layers::requant::params::RequantParamsTrait;
+use crate::layers::requant::verifier::{RequantOutcome, verify_fork};
+use crate::pcs::proof::Claim;
+use crate::softmax::params::SoftmaxParamsTrait;
+use crate::softmax::soundness::check_security;
+use crate::softmax::verifier::{SoftmaxOutcome, check_commitments, verify_softmax};
+use crate::walk::proof::{LogUpProof, RequantColumns, SoftmaxProof};
+use crate::walk::tensor::TensorCommitment;
+
+#[starknet::interface]
+pub trait ICairnLookupVerifier<TContractState> {
+    /// The softmax parameter rules and the 96-bit rule of attn's dims (`softmax.params`).
+    fn softmax_check_params(self: @TContractState, dims: Span<u32>);
+    /// `softmax.commitment` unless the witness is exactly the layout's Blake2s stacks.
+    fn softmax_check_witness(
+        self: @TContractState,
+        dims: Span<u32>,
+        names: Span<felt252>,
+        commitments: Span<TensorCommitment>,
+    );
+    /// The softmax proof (its Serde felts) on its fork of the parent's digest.
+    fn softmax_verify(
+        self: @TContractState,
+        dims: Span<u32>,
+        proof: Span<felt252>,
+        a_claim: Claim,
+        parent: felt252,
+    ) -> SoftmaxOutcome;
+    /// Requant's statement rules after its shapes: parameters, no-wrap bound, max|x| (None:
+    /// x committed), table and soundness, the witness stacks.
+    fn requant_check(
+        self: @TContractState,
+        dims: Span<u32>,
+        x_max: Option<u128>,
+        names: Span<felt252>,
+        commitments: Span<TensorCommitment>,
+    );
+    /// Requant's LogUp-GKR (its Serde felts) and column values on its fork of the parent's
+    /// digest.
+    fn requant_verify(
+        self: @TContractState,
+        dims: Span<u32>,
+        logup: Span<felt252>,
+        columns: RequantColumns,
+        y_claim: Claim,
+        parent: felt252,
+    ) -> RequantOutcome;
+}
+
+/// The statement's dims (s, h, m, causal, …) as mha's `Dims`.
+fn dims_of(dims: Span<u32>) -> Dims {
+    Dims { s: *dims[0], h: *dims[1], m: *dims[2], causal: *dims[3] == 1 }
+}
+
+/// `calldata.serde` unless `felts` are exactly one `T`.
+fn deserialize_exactly<T, +Serde<T>, +Drop<T>>(felts: Span<felt252>) -> T {
+    let mut data = felts;
+    let value: T = match Serde::deserialize(ref data) {
+        Some(v) => v,
+        None => panic_with_felt252('calldata.serde'),
+    };
+    assert(data.is_empty(), 'calldata.serde');
+    value
+}
+
+#[starknet::contract]
+pub mod CairnLookupVerifier {
+    use crate::layers::requant::verifier::RequantOutcome;
+    use crate::pcs::proof::Claim;
+    use crate::softmax::verifier::SoftmaxOutcome;
+    use crate::walk::proof::RequantColumns;
+    use crate::walk::tensor::TensorCommitment;
+    use super::*;
+
+    #[storage]
+    struct Storage {}
+
+    #[abi(embed_v0)]
+    impl CairnLookupVerifierImpl of super::ICairnLookupVerifier<ContractState> {
+        fn softmax_check_params(self: @ContractState, dims: Span<u32>) {
+            let d = dims_of(dims);
+            let params = SoftmaxParamsTrait::from_dims(dims);
+            params.check(d.s, d.m);
+            check_security(@d, @params);
+        }
+
+        fn softmax_check_witness(
+            self: @ContractState,
+            dims: Span<u32>,
+            names: Span<felt252>,
+            commitments: Span<TensorCommitment>,
+        ) {
+            let params = SoftmaxParamsTrait::from_dims(dims);
+            check_commitments(@dims_of(dims), @params, names, commitments);
+        }
+
+        fn softmax_verify(
+            self: @ContractState,
+            dims: Span<u32>,
+            proof: Span<felt252>,
+            a_claim: Claim,
+            parent: felt252,
+        ) -> SoftmaxOutcome {
+            let proof: SoftmaxProof = deserialize_exactly(proof);
+            let params = SoftmaxParamsTrait::from_dims(dims);
+            verify_softmax(@dims_of(dims), @params, @proof, a_claim, parent)
+        }
+
+        fn requant_check(
+            self: @ContractState,
+            dims: Span<u32>,
+            x_max: Option<u128>,
+            names: Span<felt252>,
+            commitments: Span<TensorCommitment>,
+        ) {
+            crate::layers::requant::model::check_params(dims, x_max, names, commitments)
+        }
+
+        fn requant_verify(
+            self: @ContractState,
+            dims: Span<u32>,
+            logup: Span<felt252>,
+            columns: RequantColumns,
+            y_claim: Claim,
+            parent: felt252,
+        ) -> RequantOutcome {
+            let logup: LogUpProof = deserialize_exactly(logup);
+            let params = RequantParamsTrait::from_dims(dims);
+            verify_fork(entry_vars(dims), @params, @logup, @columns, y_claim, parent)
+        }
+    }
+}
+
+/// The lookup class as the attention class calls it: a failed check panics with its name
+/// alone, as if verified in place (on a node, the revert's innermost panic names it too).
+#[derive(Copy, Drop)]
+pub struct LookupClass {
+    pub class_hash: ClassHash,
+}
+
+#[generate_trait]
+pub impl LookupClassImpl of LookupClassTrait {
+    fn softmax_check_params(self: LookupClass, dims: Span<u32>) {
+        let mut args = array![];
+        dims.serialize(ref args);
+        self.call(selector!("softmax_check_params"), args);
+    }
+
+    fn softmax_check_witness(
+        self: LookupClass,
+        dims: Span<u32>,
+        names: Span<felt252>,
+        commitments: Span<TensorCommitment>,
+    ) {
+        let mut args = array![];
+        dims.serialize(ref args);
+        names.serialize(ref args);
+        commitments.serialize(ref args);
+        self.call(selector!("softmax_check_witness"), args);
+    }
+
+    fn softmax_verify(
+        self: LookupClass, dims: Span<u32>, proof: Span<felt252>, a_claim: Claim, parent: felt252,
+    ) -> SoftmaxOutcome {
+        let mut args = array![];
+        dims.serialize(ref args);
+        proof.serialize(ref args);
+        a_claim.serialize(ref args);
+        parent.serialize(ref args);
+        let mut ret = self.call(selector!("softmax_verify"), args);
+        Serde::deserialize(ref ret).unwrap()
+    }
+
+    fn requant_check(
+        self: LookupClass,
+        dims: Span<u32>,
+        x_max: Option<u128>,
+        names: Span<felt252>,
+        commitments: Span<TensorCommitment>,
+    ) {
+        let mut args = array![];
+        dims.serialize(ref args);
+        x_max.serialize(ref args);
+        names.serialize(ref args);
+        commitments.serialize(ref args);
+        self.call(selector!("requant_check"), args);
+    }
+
+    fn requant_verify(
+        self: LookupClass,
+        dims: Span<u32>,
+        logup: Span<felt252>,
+        columns: @RequantColumns,
+        y_claim: Claim,
+        parent: felt252,
+    ) -> RequantOutcome {
+        let mut args = array![];
+        dims.serialize(ref args);
+        logup.serialize(ref args);
+        columns.serialize(ref args);
+        y_claim.serialize(ref args);
+        parent.serialize(ref args);
+        let mut ret = self.call(selector!("requant_verify"), args);
+        Serde::deserialize(ref ret).unwrap()
+    }
+
+    fn call(self: LookupClass, selector: felt252, args: Array<felt252>) -> Span<felt252> {
+        match starknet::syscalls::library_call_syscall(self.class_hash, selector, args.span()) {
+            Ok(ret) => ret,
+            Err(data) => panic_with_felt252(*data[0]),
+        }
+    }
+}
