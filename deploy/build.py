@@ -26,8 +26,9 @@ WALK_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnWalkVerifier"
 ATTENTION_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnAttentionVerifier"
 LOOKUP_CONTRACT_PATH = "cairn_verifier::lookups::contract::CairnLookupVerifier"
 """The walk verifiers' classes (dense kinds, attention kinds), which CairnVerifier calls by
-library_call, and the lookup class the attention class calls (softmax, requant): together they are over
-mainnet's bytecode limit for one class (docs/cairo-verifier.md, "Four classes")."""
+library_call, and the lookup class the attention class calls (softmax, requant): together
+they are over mainnet's bytecode limit for one class (docs/cairo-verifier.md, "Four
+classes")."""
 MAX_SIERRA_FELTS = 81_920
 MAX_BYTECODE = 81_920
 

@@ -34,8 +34,8 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF, P
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.linear import model as linear
-from cairn.prover.layers.requant import model as requant_model
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.layers.requant import model as requant_model
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.ranges import holder_bounds, product_bound
