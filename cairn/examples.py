@@ -328,6 +328,8 @@ ONCHAIN_BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "posenc s=64 c=128 e=64": lambda: posenc_example(64, 128, 64, 0),
     "attn s=16 h=4 m=16 causal": lambda: attn_example(16, 4, 16, True, None, 0),
     "requant 16×128 M=181 k=22 b=8": lambda: requant_example(16, 128, 181, 22, 8, 0),
+    "add 16×128": lambda: add_example(16, 128, 0),
+    "pool s=128 d=32": lambda: pool_example(128, 32, 0),
 }
 """Layer proofs verified on chain by `cairn bench layers --onchain`: the largest round shapes
 whose public tensors fit one transaction's calldata (the witness openings of attn and requant

@@ -20,7 +20,18 @@ from cairn.serializer.header import KIND_WALK, VERSION
 from cairn.serializer.pcs_calldata import encode_opening, read_groups
 from cairn.serializer.serde import Decoder, Encoder, resolve
 
-ONCHAIN_KINDS = ("linear", "qkv", "qkv-decode", "mha", "posenc", "matmul", "attn", "requant")
+ONCHAIN_KINDS = (
+    "linear",
+    "qkv",
+    "qkv-decode",
+    "mha",
+    "posenc",
+    "matmul",
+    "attn",
+    "requant",
+    "add",
+    "pool",
+)
 """The layer kinds the Cairo verifier knows, in the order of its `LayerProof` enum."""
 
 

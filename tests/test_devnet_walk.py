@@ -243,8 +243,8 @@ def test_cli_bind_register_and_verify(chain, tmp_path, monkeypatch):
 
 def test_cli_refuses_kinds_not_on_chain(chain, tmp_path, monkeypatch):
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
-    path = tmp_path / "add.json"
-    result = runner.invoke(app, ["prove", "add", "--rows", "2", "--cols", "3", "--out", str(path)])
+    path = tmp_path / "gelu.json"
+    result = runner.invoke(app, ["prove", "gelu", "--rows", "2", "--cols", "3", "--out", str(path)])
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["verify-onchain", str(path), "--rpc", chain.url])
     assert result.exit_code == 2 and "not verified on chain yet" in result.output
@@ -259,6 +259,8 @@ CLI_ARGS = {
     "posenc": ["--seq", "5", "--context", "12", "--embed", "3"],
     "attn": ["--seq", "3", "--heads", "2", "--head-dim", "2", "--causal"],
     "requant": ["--rows", "3", "--cols", "5"],
+    "add": ["--rows", "3", "--cols", "5"],
+    "pool": ["--seq", "5", "--dim", "3"],
 }
 """Small non-power-of-two shapes of every kind the contract reads."""
 

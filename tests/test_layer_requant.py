@@ -121,6 +121,7 @@ def _with_dims(proof, **changes):
 
 DIMS_CASES = [
     ({"M": 0}, "requant.params"),
+    ({"M": (1 << 31) - 1, "a": 0}, "requant.params"),  # M ≡ 0 mod p: not invertible (A = 0)
     ({"k": 0}, "requant.params"),
     ({"k": 31}, "requant.params"),  # A < 0: 2^(k−1) alone is past 2^30
     ({"b": 30}, "requant.params"),  # b + k > 30

@@ -11,6 +11,8 @@ from functools import cache
 import numpy as np
 
 from cairn import examples
+from cairn.prover.layers.add import model as add
+from cairn.prover.layers.pool import model as pool
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.pcs.params import POSEIDON_PARAMS
@@ -37,6 +39,8 @@ SHAPES: dict[str, list[tuple]] = {
     "matmul": [(3, 5, 2), (5, 3, 7)],
     "attn": [(3, 2, 2, True), (5, 1, 3, False)],
     "requant": [(3, 5, 181, 22, 8, 22), (7, 2, 3, 5, 4, 8)],
+    "add": [(3, 5, 0), (6, 1, 1)],
+    "pool": [(5, 3, 0), (1, 7, 1)],
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
@@ -50,6 +54,8 @@ STATEMENTS = {
     "posenc": lambda s, c, e: test_layer_posenc._prove(s, c, e).statement,
     "matmul": test_layer_matmul.statement,
     "attn": lambda s, h, m, causal: examples.attn_example(s, h, m, causal, None, seed=s + h + m),
+    "add": examples.add_example,
+    "pool": examples.pool_example,
     "requant": lambda rows, cols, multiplier, shift, bits, a: requant.make_statement(
         np.random.default_rng(rows).integers(-(1 << a) + 1, 1 << a, (rows, cols)),
         multiplier,
@@ -144,6 +150,20 @@ RANGE_EDGES: dict[str, list[tuple[str, Statement, dict[str, np.ndarray]]]] = {
                     2
                 ]
             },
+        ),
+    ],
+    "add": [
+        (
+            "max|a| + max|b| = (p−1)/2, the largest entries in different places",
+            add.make_statement([[1 << 29, 0, 7]], [[0, (1 << 29) - 1, -7]]),
+            {"a": np.array([[(1 << 29) + 1, 0, 7]])},
+        ),
+    ],
+    "pool": [
+        (
+            "a column's Σ|x| = (p−1)/2",
+            pool.make_statement([[1 << 28, 3], [1 << 28, -3], [(1 << 29) - 1, 0]]),
+            {"x": np.array([[1 << 28, 3], [1 << 28, -3], [1 << 29, 0]])},
         ),
     ],
 }

@@ -10,9 +10,11 @@ use crate::walk::statement::{OutputClaims, PublicStatement};
 use crate::walk::tensor::TensorCommitment;
 use projection::ProjectionsTrait;
 
+pub mod add;
 pub mod attn;
 pub mod kvcache;
 pub mod mha;
+pub mod pool;
 pub mod posenc;
 pub mod projection;
 pub mod requant;
@@ -28,6 +30,8 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::Matmul(_) => ('matmul', 'cairn/matmul/v1'),
         LayerProof::Attn(_) => ('attn', 'cairn/attn/v1'),
         LayerProof::Requant(_) => ('requant', 'cairn/requant/v1'),
+        LayerProof::Add(_) => ('add', 'cairn/add/v1'),
+        LayerProof::Pool(_) => ('pool', 'cairn/pool/v1'),
     }
 }
 
@@ -43,6 +47,8 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
         LayerProof::Matmul(_) => projection::matmul().output_names(),
         LayerProof::Attn(_) => array!['o'].span(),
         LayerProof::Requant(_) => array!['y'].span(),
+        LayerProof::Add(_) => array!['y'].span(),
+        LayerProof::Pool(_) => array!['y'].span(),
     }
 }
 
@@ -87,7 +93,7 @@ pub trait LayerSet {
     ) -> LayerClaims;
 }
 
-/// The walk class's kinds: the projections, qkv-decode and posenc.
+/// The walk class's kinds: the projections, qkv-decode, posenc, add and pool.
 pub impl DenseLayers of LayerSet {
     fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
         match layer {
@@ -96,6 +102,8 @@ pub impl DenseLayers of LayerSet {
             LayerProof::QkvDecode(_) => kvcache::check(st),
             LayerProof::Posenc(_) => posenc::check(st),
             LayerProof::Matmul(_) => projection::matmul().check(st),
+            LayerProof::Add(_) => add::check(st),
+            LayerProof::Pool(_) => pool::check(st),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }
@@ -118,6 +126,8 @@ pub impl DenseLayers of LayerSet {
             LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
             LayerProof::Matmul(p) => projection::matmul()
                 .verify_layer(st, p, outputs, ref channel),
+            LayerProof::Add(p) => add::verify(st, p, outputs, ref channel),
+            LayerProof::Pool(_) => pool::verify(st, outputs),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }

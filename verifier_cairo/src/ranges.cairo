@@ -221,3 +221,8 @@ fn max_col_sum<M, +Measure<M>>(values: Span<felt252>, cols: u32) -> u128 {
     }
     best
 }
+
+/// max_j Σ_i |x_ij| over the columns of a matrix of `cols` columns (pool's bound).
+pub fn max_col_abs_sum(values: Span<felt252>, cols: u32) -> u128 {
+    max_col_sum::<Abs>(values, cols)
+}

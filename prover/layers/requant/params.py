@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cairn.prover.fields.m31 import P
 from cairn.prover.mle import tensor_vars
 from cairn.prover.walk.statement import Statement
 
@@ -27,8 +28,8 @@ when wider (`quotient_range`)."""
 
 @dataclass(frozen=True)
 class RequantParams:
-    """multiplier M ≥ 1, shift k ≥ 1, output bits b ≥ 1, input bound A ≥ 0 (|x| ≤ A), and the
-    quotient window: y' ∈ [−2^(w−1), 2^(w−1)) as well (1 ≤ w ≤ 20, `quotient_range`)."""
+    """multiplier M ∈ [1, p), shift k ≥ 1, output bits b ≥ 1, input bound A ≥ 0 (|x| ≤ A), and
+    the quotient window: y' ∈ [−2^(w−1), 2^(w−1)) as well (1 ≤ w ≤ 20, `quotient_range`)."""
 
     multiplier: int
     shift: int
@@ -114,8 +115,11 @@ class RequantParams:
     def problem(self) -> str | None:
         """Why M, k, b, A are invalid (`requant.params`), or None; range_problem and
         table_problem assume they are valid."""
-        if self.multiplier < 1 or not 0 <= self.bound < 1 << VALUE_BITS:
-            return f"M = {self.multiplier} must be ≥ 1 and A = {self.bound} in [0, 2^{VALUE_BITS})"
+        if not 1 <= self.multiplier < P or not 0 <= self.bound < 1 << VALUE_BITS:
+            return (
+                f"M = {self.multiplier} must be in [1, p) (invertible) "
+                f"and A = {self.bound} in [0, 2^{VALUE_BITS})"
+            )
         if self.shift < 1 or self.bits < 1:
             return f"k = {self.shift} and b = {self.bits} must be ≥ 1"
         if not 1 <= self.window_bits <= CLAMP_BITS_MAX:

@@ -31464,6 +31464,1049 @@ fn accepts_requant_1() {
     assert_eq!(verify_walk_calldata(requant_1()), 0x3adf1cc597f4cce3a742176ebfc93c4a2bf78121edb7ce789f7364de67e4884);
 }
 
+/// An honest add proof, dims 3×5, public weights (45 felts).
+pub fn add_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        6382692,
+        2,
+        3,
+        5,
+        2,
+        97,
+        2,
+        3,
+        5,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        98,
+        2,
+        3,
+        5,
+        2,
+        0x740000008400000058000000f000000dfffffff1800000280000002b,
+        0x700000001fffffdffffffff18000005b0000001bfffffe1c00000218000003a,
+        1,
+        121,
+        2,
+        3,
+        5,
+        2,
+        0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffae,
+        0x700000001fffffcac000001a00000081000000edfffffe1c000002f000000b2,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        8,
+        0x139057db7c49be36ea2d8ef72b0fea28,
+        2,
+        97,
+        1,
+        98,
+        1,
+        0,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_add_0() {
+    assert_eq!(verify_walk_calldata(add_0()), 0x4c8e2ce0485f228e15cac443082134c1a626accd4d55105e8ef1fc385f7166);
+}
+
+/// proof layer.a_value
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_add_0_0() {
+    verify_walk_calldata(splice(add_0(), 36, 37, array![0x139057db9c49be36ea2d8ef72b0fea28]));
+}
+
+/// proof inputs.a=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_add_0_1() {
+    verify_walk_calldata(splice(add_0(), 39, 40, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.a-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_add_0_2() {
+    verify_walk_calldata(splice(add_0(), 37, 39, array![]));
+}
+
+/// proof inputs.b=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_add_0_3() {
+    verify_walk_calldata(splice(add_0(), 41, 42, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.b-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_add_0_4() {
+    verify_walk_calldata(splice(add_0(), 37, 41, array![1, 97]));
+}
+
+/// statement inputs.a[7]
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_add_0_5() {
+    verify_walk_calldata(splice(add_0(), 12, 13, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement inputs.b[7]
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_add_0_6() {
+    verify_walk_calldata(splice(add_0(), 19, 20, array![0x740000008400000058000000f000000dfffffff1800000280000002c]));
+}
+
+/// statement outputs.y[7]
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_add_0_7() {
+    verify_walk_calldata(splice(add_0(), 27, 28, array![0x126000001100000006ffffffd30000007bfffffd43ffffff17fffffaf]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_add_0_8() {
+    verify_walk_calldata(splice(add_0(), 4, 5, array![4]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_add_0_9() {
+    verify_walk_calldata(splice(add_0(), 5, 6, array![6]));
+}
+
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_add_0_10() {
+    verify_walk_calldata(splice(add_0(), 9, 11, array![4294967295, 4294967295]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_add_0_11() {
+    verify_walk_calldata(splice(add_0(), 0, 1, array![4]));
+}
+
+/// felt 8 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_add_0_12() {
+    verify_walk_calldata(splice(add_0(), 8, 9, array![3]));
+}
+
+/// felt 17 + 1
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_add_0_13() {
+    verify_walk_calldata(splice(add_0(), 17, 18, array![6]));
+}
+
+/// felt 26 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_add_0_14() {
+    verify_walk_calldata(splice(add_0(), 26, 27, array![3]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_add_0_15() {
+    verify_walk_calldata(splice(add_0(), 35, 36, array![9]));
+}
+
+/// felt 44 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_add_0_16() {
+    verify_walk_calldata(splice(add_0(), 44, 45, array![2]));
+}
+
+/// a witness commitment on a kind without advice
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_add_0_17() {
+    verify_walk_calldata(splice(add_0(), 31, 32, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
+/// An honest add proof, dims 6×1, public weights (42 felts).
+pub fn add_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        6382692,
+        2,
+        6,
+        1,
+        2,
+        97,
+        2,
+        6,
+        1,
+        1,
+        0x60000000000000003ffffffc0000000300000082000001cffffffc3ffffffa3,
+        98,
+        2,
+        6,
+        1,
+        1,
+        0x60000000000000000000002900000072ffffff7dffffff38000002f7fffffeb,
+        1,
+        121,
+        2,
+        6,
+        1,
+        1,
+        0x60000000000000000000002580000075000000000000010bffffff2ffffff8f,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        8,
+        0x15eb4da8ca0b1d93c6ad8a56e0c5cce4,
+        2,
+        97,
+        1,
+        98,
+        1,
+        0,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_add_1() {
+    assert_eq!(verify_walk_calldata(add_1()), 0x5a6f32ba418501cc089d4db50ceddbe5a46dab9a8e113269eed2396bcd3e8e6);
+}
+
+/// An honest add proof, dims 3×5, committed inputs, outputs and weights (129 felts).
+pub fn add_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        6382692,
+        2,
+        3,
+        5,
+        0,
+        0,
+        0,
+        3,
+        97,
+        2,
+        3,
+        5,
+        0x847abc3ed817edb02cf7227505d0d774,
+        0x5ef20802992def636da583b0a5a3650,
+        5,
+        0x706f736569646f6e,
+        98,
+        2,
+        3,
+        5,
+        0xe2cf9caac205632be1ccdf54900a7629,
+        0x7d9a2f2de48e2baa2e7376c41f6d115,
+        5,
+        0x706f736569646f6e,
+        121,
+        2,
+        3,
+        5,
+        0x329760439b016bf4555ae0961085a35e,
+        0x3305db81db8e4a9c66ac02c5a87404,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        121,
+        0x166ea0cec9f3da6bcc2831635a5e52d1,
+        8,
+        0x141664444df3ca652589e6e7f1625297,
+        0,
+        0,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x12198240e798a1c70ace5d91095fee0e,
+        0x11bbeac539187f236a1f7650cb5d2ac0,
+        2,
+        0x15e905006951ccfbc3941a1a7cdefea8,
+        0x107315cdcdc02b67a36e6a0e0dc3c6f1,
+        2,
+        0x19eb902005ac08395ba71b2cafb87653,
+        0x1c88e06ae332716692ca3fbaed2a6aa7,
+        2,
+        0x17f7a2dfe9e706f97788628122b51263,
+        0x1c391eb104d867a347f3d33c4dafdc33,
+        2,
+        0x1dfe7a5d3e85b9e941c03e4ea274e8d3,
+        0x1d721897a8e993c3112bae396877b0e9,
+        1,
+        0x11fccecc2c6f87e9d3ac3a447080b5f7,
+        0x64516fc79480a1210395de9604b8626,
+        0x115067193ca11017b3648c9849434016,
+        46449,
+        1,
+        8,
+        0x38ad124fba74b7407726e1fb23ef50974993b9d7b4f6c0df8fa62383f94d23,
+        0x84ae16c532fda1c7b7693b970096c7e0d5c7ff8012eb5b103327b88c2f2b27,
+        0xd3439c1476a494fc2bfac74daf65a71dff2101c0495063e3399a8ca54a7591,
+        0xef88ea2c23ccf8d52359ab15a08b398dd931b379c99c8ca49e9ef24b1d8bf4,
+        0xe8e9713a39e213cb640a7ae06d2ee0afbbe152144457f368d2d03b06807778,
+        0x170d359cdf7127e876d2fff2573ecc5ebe98036f010a925b620544d7fde094,
+        0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1cf,
+        0xed5a60c4f05d4512ad18437452f0d50c68bd3adf9297490a9177572533f9f1,
+        0x245cdf5fcb1e38b651d694d16d6745e49bf1919578a23b9be020a4092f77a1,
+        0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f1,
+        0xfaa0600589636eebe34ea8fa928b51661075ef780320efb0c885497cd75e48,
+        0x94fdd2dd8d8e6d0c163088ee44852b46ed59c78e3c0fff1805558bd4b98a00,
+        0x114aae4373384dd24acb8704339018724bf62a7bd17bbe11fb775726d591e6,
+        0x69b94ab6793a61307cdb3df9876bfe8c18cdc0f12a6a59c8a864dd0c91c510,
+        0xd226dd12d93c48bec287c88322620b7350f2432a8c9bee2d375f324d177ccc,
+        0x6b77d2a1837b23751235b93be4bb4f0ca03fbc1d517a4f2a9e44ac462c9b78,
+        0,
+        8,
+        0x599b8bc0088f4bf1cb7562c06284c7917687922325ee2c7fc0909b89f62509,
+        0x43f002e0cc6ab4afd97db56d625b251974d5c5ae55d93bfe4933574f7ddca9,
+        0xf824629c3202e9d56b6ff28849f1e44c96e162d05cea7a89ea24bbf4f8e7c1,
+        0x5e5b151575221f9848ad2180c85fc5eff14800de697197bf68ec81f4924b00,
+        0x4ec70e1e2348a4abc497d5469b44e0442a08a273a15475da841cd845d2f07,
+        0x5052b5a2285884a2a815afeee3256b908202e44d69025eb96209b9dc9a20f0,
+        0x6b899c47b67c581319f2fb71481ace7b6364626d3b6308706ec7e5aea72a9e,
+        0xea7431f2bcf97d2457bb33084174437b2d717b0685e49d17ac1704d892849f,
+        0x73bde8ed1a03fa3aceb1750bc438e6a180f6fb2fe1db4b4171a366422b64c9,
+        0xe2a7cb4d877c3251e2d0e24ee08192d614996db8531cf8820afee5bbf5bc40,
+        0xe0260eb57f08568a29cc981b723f86ac292e8e2c9ec14738d1ef7a3fe41e74,
+        0x6317add095276169dd7e4583d1ebdfba8d8c17734aa6909cc1f9514d182291,
+        0x81dd765dc2075a91d3bf0c2cdea9c1ed37998c84d54957711cf618d9781fed,
+        0x455ff2648aad3deac15788628114e35a062d5b3313cab66203f80e26507720,
+        0x2ae4946293a7fd0dae78313e662a6736d613f782c1124564c1b1dd7d0b69b5,
+        0xc250a08e6ceaeaada555a155e5fc415aefebfced7d33b2148a18fb1c30e4dd,
+        0,
+        8,
+        0x92489e0fc3040332429c44bb86741828c01b4bfadae4ed1f5036bf8def722c,
+        0xc89e19a5ff68567390e6f10462f1ed0a4a9dc52e68c496ce7c5b105bad07d0,
+        0xcb67feb2a8a77ed1976ab9d5f9578b5a960264b0a63ade6d23bf481a435d53,
+        0x4de3ff4398ef186d6c06cc9668eaff6dca79b458330e2464078b743fafd6f5,
+        0xedd5e21a1c169e162053f83cd6e32ea3fe81dc5b7e6d3a867b12090adda67f,
+        0x675feb3f07c9ac8b1ee8afd93a6437ff409ae7bc6a0cf0d4c40efeb4980185,
+        0x53565dc14bda79206caa1b480c226b32a56e1017e8f0d48130364bb4d0c6d,
+        0xd7ce92b9ad56c23704d3767c94651877962eb5e6187be6623d8e5bfdc67e90,
+        0x981ac84ae52232f1208809e531a02c861ce88ca55a7d871d51c40a4b5adc6a,
+        0xb9376735093a862b04d688755d5a98c787511d92352578bf2f2529d6cc8231,
+        0xdac66ebb086bc5760d1b411e04cad80239a47da4a1e236e99a74c3bcbb7cbd,
+        0xf81580ac22b5ce79f3aece6a16710b017ae5df0186b68ff4c74edca1d1ac92,
+        0x9328249f353fa8641e8a93311239da6f838fb6e0a6c51583186d70004db1d4,
+        0xaf193d1b03e79f1b3e32c65c0880e1d61efb1c243e35106aac5ceb32e23c30,
+        0xfd0b71756ce445c870fff9c1888c72ba27063aad4dae3351f9110fca22e682,
+        0x2dc87331f0660e22b78b5a89cab79067902bb90aceae017f285da7625d8055,
+        0,
+        4,
+        0x42fe4d2a6aa383f1376aac8c648ea680cbd5d5a1489c3c2974ad331f2cb705,
+        0xb3d9cc507c6484cc61dbb457495c4b09be1de3202c8c2e76cd9cb6f0dfdcbc,
+        0x5f597c5fa01d0bb057e88a77990a61ff0622e24df103bff76ccf54ebe4fb4d,
+        0xe771461cc004b5986b3dea55fdeff03684a6467bf28921763779568596a26a,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_add_0_io() {
+    assert_eq!(verify_walk_calldata(add_0_io()), 0x2ad0ace8168d5850da3c36b9e4958ce1cdb0935f0ebe390ebdee64dc115bf1b);
+}
+
+/// proof outputs.y
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_add_0_io_0() {
+    verify_walk_calldata(splice(add_0_io(), 39, 40, array![0x166ea0cee9f3da6bcc2831635a5e52d1]));
+}
+
+/// proof outputs.y-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_add_0_io_1() {
+    verify_walk_calldata(splice(add_0_io(), 37, 40, array![0]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_add_0_io_2() {
+    verify_walk_calldata(splice(add_0_io(), 0, 1, array![4]));
+}
+
+/// felt 25 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_add_0_io_3() {
+    verify_walk_calldata(splice(add_0_io(), 25, 26, array![0x706f736569646f6f]));
+}
+
+/// felt 51 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_add_0_io_4() {
+    verify_walk_calldata(splice(add_0_io(), 51, 52, array![3]));
+}
+
+/// felt 76 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_add_0_io_5() {
+    verify_walk_calldata(splice(add_0_io(), 76, 77, array![0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1d0]));
+}
+
+/// felt 102 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_add_0_io_6() {
+    verify_walk_calldata(splice(add_0_io(), 102, 103, array![0x2ae4946293a7fd0dae78313e662a6736d613f782c1124564c1b1dd7d0b69b6]));
+}
+
+/// felt 128 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_add_0_io_7() {
+    verify_walk_calldata(splice(add_0_io(), 128, 129, array![1]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_add_0_io_8() {
+    verify_walk_calldata(splice(add_0_io(), 35, 36, array![2]));
+}
+
+/// felt 34 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_add_0_io_9() {
+    verify_walk_calldata(splice(add_0_io(), 34, 35, array![1]));
+}
+
+/// felt 33 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_add_0_io_10() {
+    verify_walk_calldata(splice(add_0_io(), 33, 34, array![0x706f736569646f6f]));
+}
+
+/// felt 32 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_add_0_io_11() {
+    verify_walk_calldata(splice(add_0_io(), 32, 33, array![6]));
+}
+
+/// felt 31 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_add_0_io_12() {
+    verify_walk_calldata(splice(add_0_io(), 31, 32, array![0x3305db81db8e4a9c66ac02c5a87405]));
+}
+
+/// felt 30 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_add_0_io_13() {
+    verify_walk_calldata(splice(add_0_io(), 30, 31, array![0x329760439b016bf4555ae0961085a35f]));
+}
+
+/// felt 29 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_add_0_io_14() {
+    verify_walk_calldata(splice(add_0_io(), 29, 30, array![6]));
+}
+
+/// felt 28 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_add_0_io_15() {
+    verify_walk_calldata(splice(add_0_io(), 28, 29, array![4]));
+}
+
+/// felt 27 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_add_0_io_16() {
+    verify_walk_calldata(splice(add_0_io(), 27, 28, array![3]));
+}
+
+/// felt 26 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_add_0_io_17() {
+    verify_walk_calldata(splice(add_0_io(), 26, 27, array![122]));
+}
+
+/// felt 24 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_add_0_io_19() {
+    verify_walk_calldata(splice(add_0_io(), 24, 25, array![6]));
+}
+
+/// max|a| + max|b| = (p−1)/2, the largest entries in different places.
+pub fn add_range_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        6382692,
+        2,
+        1,
+        3,
+        2,
+        97,
+        2,
+        1,
+        3,
+        1,
+        0x300000000000000000000000000000000000000080000000000000000000007,
+        98,
+        2,
+        1,
+        3,
+        1,
+        0x300000000000000000000000000000000000000000000000ffffffffffffff8,
+        1,
+        121,
+        2,
+        1,
+        3,
+        1,
+        0x300000000000000000000000000000000000000080000000fffffff80000000,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        8,
+        0x1388644186f4ab168c34be2c516cd352,
+        2,
+        97,
+        1,
+        98,
+        1,
+        0,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_add_range_0() {
+    assert_eq!(verify_walk_calldata(add_range_0()), 0x45b6990f8fa9318c095b410604083965cbbcc9fbb09dd65c18fc30724f5db80);
+}
+
+/// max|a| + max|b| = (p−1)/2, the largest entries in different places, inputs pushed beyond it.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_add_range_0() {
+    verify_walk_calldata(splice(add_range_0(), 12, 13, array![0x300000000000000000000000000000000000000080000004000000000000007]));
+}
+
+/// An honest pool proof, dims 5×3, public weights (33 felts).
+pub fn pool_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        1886351212,
+        2,
+        5,
+        3,
+        1,
+        120,
+        2,
+        5,
+        3,
+        2,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0x700000001fffffeac000002800000026000000d200000000000000d80000078,
+        1,
+        121,
+        1,
+        3,
+        1,
+        0x300000000000000000000000000000000000000000000007fffffda80000019,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        9,
+        1,
+        120,
+        1,
+        0,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_pool_0() {
+    assert_eq!(verify_walk_calldata(pool_0()), 0x5eefee9573bce55b02752bd7d717c0826457187076b74adea3e99492c00f69d);
+}
+
+/// proof inputs.x=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_pool_0_0() {
+    verify_walk_calldata(splice(pool_0(), 29, 30, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof inputs.x-key
+#[test]
+#[should_panic(expected: ('walk.input_claims',))]
+fn rejects_pool_0_1() {
+    verify_walk_calldata(splice(pool_0(), 27, 30, array![0]));
+}
+
+/// statement inputs.x[7]
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_pool_0_2() {
+    verify_walk_calldata(splice(pool_0(), 12, 13, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
+}
+
+/// statement outputs.y[1]
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_pool_0_3() {
+    verify_walk_calldata(splice(pool_0(), 19, 20, array![0x300000000000000000000000000000000000000000000007fffffdb00000019]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_pool_0_4() {
+    verify_walk_calldata(splice(pool_0(), 4, 5, array![6]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_pool_0_5() {
+    verify_walk_calldata(splice(pool_0(), 5, 6, array![4]));
+}
+
+/// huge dims
+#[test]
+#[should_panic(expected: ('calldata.length',))]
+fn rejects_pool_0_6() {
+    verify_walk_calldata(splice(pool_0(), 9, 11, array![4294967295, 4294967295]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_pool_0_7() {
+    verify_walk_calldata(splice(pool_0(), 0, 1, array![4]));
+}
+
+/// felt 6 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_pool_0_8() {
+    verify_walk_calldata(splice(pool_0(), 6, 7, array![2]));
+}
+
+/// felt 19 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_pool_0_10() {
+    verify_walk_calldata(splice(pool_0(), 19, 20, array![0x300000000000000000000000000000000000000000000007fffffda8000001a]));
+}
+
+/// felt 25 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_pool_0_11() {
+    verify_walk_calldata(splice(pool_0(), 25, 26, array![1]));
+}
+
+/// felt 32 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_pool_0_12() {
+    verify_walk_calldata(splice(pool_0(), 32, 33, array![2]));
+}
+
+/// a witness commitment on a kind without advice
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_pool_0_13() {
+    verify_walk_calldata(splice(pool_0(), 22, 23, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
+/// An honest pool proof, dims 1×7, public weights (32 felts).
+pub fn pool_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        1886351212,
+        2,
+        1,
+        7,
+        1,
+        120,
+        2,
+        1,
+        7,
+        1,
+        0x700000001ffffffe0000000180000041000000e7fffffe1ffffffd180000052,
+        1,
+        121,
+        1,
+        7,
+        1,
+        0x700000001ffffffe0000000180000041000000e7fffffe1ffffffd180000052,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        9,
+        1,
+        120,
+        1,
+        0,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_pool_1() {
+    assert_eq!(verify_walk_calldata(pool_1()), 0x791f08e6dd532151f920c31132d052b0faf54bf419f80765cd198a335e9dfbc);
+}
+
+/// An honest pool proof, dims 5×3, committed inputs, outputs and weights (89 felts).
+pub fn pool_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        1886351212,
+        2,
+        5,
+        3,
+        0,
+        0,
+        0,
+        2,
+        120,
+        2,
+        5,
+        3,
+        0xaa6d3f6d70ba243ba1a6ce7e2c06f563,
+        0x40b19bb35179ac9af8e470c7cf643d1,
+        5,
+        0x706f736569646f6e,
+        121,
+        1,
+        3,
+        0x666503e0816d6aba43d45eb9b296ee4c,
+        0x1371bf1d6bbc1c1cb167347f32854cf,
+        2,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        121,
+        0x1bdd32cfae8884944126db58f0d9884c,
+        9,
+        0,
+        0,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x11a679b7acfe32824a0c3ec050441a8b,
+        0x10000000000000000000000000000000,
+        2,
+        0x181945dfab97c34c69be70a19b2bc426,
+        0x10000000000000000000000000000000,
+        2,
+        0x16f0ba866db37e16c1dae08ba4dfb664,
+        0x10000000000000000000000000000000,
+        2,
+        0x16c21857a0808db4fea16191ecc187d1,
+        0x1d45a4df7a2f6627f681ab4d9b6d2342,
+        2,
+        0x17bbd39d3c50d09f0c21f717b8789a1c,
+        0x11ebb3918a699217812c75fc5ae94f6f,
+        1,
+        0x756b6b9a54038f63290a533638b6627c,
+        0x2a00186f8ef6c94c2b1f1d5f0f33572,
+        0x1c17ed91ce4fc69bc80a457bfa100950,
+        35177,
+        1,
+        8,
+        0xbe7d83a76015ce9417e3fcfdaad781b63959d721bc87cc682f107b73b37fe0,
+        0xd0b95fb538311182caff5ad21468545c6be3fb5ea5d35c2b9e067bd9ee6f2e,
+        0xdd124e6976341e2a65056925a5bd7a512b23f983b12722ccce5db0beb25a18,
+        0xcbd9c573dfcafad5e1a088b7352894f043ef454b0e90d3902d3746ee7913a5,
+        0x620b600f1c4966583bfe7c43655dc3c3b260b1fe2d329c62be964e770fc565,
+        0x7e3b1d9fe6d9c0874ad4a6251434703a2f4a6c66d0bd7961170ee6aaa44b1d,
+        0xc2ec1e899f4b2da4a8f4942efd86c1339bb3fe39ede041c6a8161e1c050099,
+        0x19d2025a17c8ae534ca5cad0f5dc726c6694065fd36fc11383e99f18b9fffe,
+        0x9af7800e4f5b5220756d4f04a1df8b25997b1cf79d56aca92a0c776f7d0e03,
+        0xf19f7084760088366ce42fa81400dbddc9b58e59c5a1318c3efb58a77c85a4,
+        0x1987f8a72fb5e4af96d56d8f6a59eeb22adcacb2180a1653035b57e0377b50,
+        0xc665c4772cc28c8f34b8548542a285228f871060f443850b0f95e5448c315f,
+        0x146c2e51666d42922efecbc13f106d5c796a36e5cdfbcb94bae997a365d1db,
+        0xab358fc5be4680c56fd23c15e50eaad6a4e2eb1cb9186966256c6e31b8ef3c,
+        0x953c6fb9b6446434bdc47e20dd2327a8b1abfb01e03e397077f7a041b24267,
+        0x7620c0846dcefe3545a7900614dbd8703a2d47a5cea0ce617713c9f90c7fc8,
+        0,
+        4,
+        0x40000000000000000000000000000000186576e9331d407157db0f5fc0a9287,
+        0x400000000000000000000000000000005811dc683aadff61dd4605f09a2d139,
+        0x40000000000000000000000000000000f88f1c3d02141644a289fdd2ee22c99,
+        0x40000000000000000000000000000000ff1502ecc6cd8114502f1fd44bc3a4d,
+        0,
+        4,
+        0xbee61a897b8105d0ce25d0e4b22f14d094bdcfa42518189cddac89e8524c8d,
+        0x779ca9f9173e80f3f054b4406dae4ee50954d8aa694066aababe532c9a58ed,
+        0x4a986a135e9e189843d66f3a5eabd767d998d705f346ec2582a2a40d8a8065,
+        0x2bd0b4799c78df6abfb36eed38adaa59c61430a2159a7f3dc4d2a8dfea6335,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_pool_0_io() {
+    assert_eq!(verify_walk_calldata(pool_0_io()), 0x1ed666bc0f42a3535d70399acc4e823c3a1cbf4fca01bb6ecbdda862e20e5dc);
+}
+
+/// proof outputs.y
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_pool_0_io_0() {
+    verify_walk_calldata(splice(pool_0_io(), 30, 31, array![0x1bdd32cfce8884944126db58f0d9884c]));
+}
+
+/// proof outputs.y-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_pool_0_io_1() {
+    verify_walk_calldata(splice(pool_0_io(), 28, 31, array![0]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_pool_0_io_2() {
+    verify_walk_calldata(splice(pool_0_io(), 0, 1, array![4]));
+}
+
+/// felt 17 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_pool_0_io_3() {
+    verify_walk_calldata(splice(pool_0_io(), 17, 18, array![0x706f736569646f6f]));
+}
+
+/// felt 35 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_pool_0_io_4() {
+    verify_walk_calldata(splice(pool_0_io(), 35, 36, array![1]));
+}
+
+/// felt 52 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_pool_0_io_5() {
+    verify_walk_calldata(splice(pool_0_io(), 52, 53, array![0x11ebb3918a699217812c75fc5ae94f70]));
+}
+
+/// felt 70 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_pool_0_io_6() {
+    verify_walk_calldata(splice(pool_0_io(), 70, 71, array![0x1987f8a72fb5e4af96d56d8f6a59eeb22adcacb2180a1653035b57e0377b51]));
+}
+
+/// felt 88 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_pool_0_io_7() {
+    verify_walk_calldata(splice(pool_0_io(), 88, 89, array![1]));
+}
+
+/// felt 26 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_pool_0_io_8() {
+    verify_walk_calldata(splice(pool_0_io(), 26, 27, array![2]));
+}
+
+/// felt 25 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_pool_0_io_9() {
+    verify_walk_calldata(splice(pool_0_io(), 25, 26, array![1]));
+}
+
+/// felt 24 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_pool_0_io_10() {
+    verify_walk_calldata(splice(pool_0_io(), 24, 25, array![0x706f736569646f6f]));
+}
+
+/// felt 23 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_pool_0_io_11() {
+    verify_walk_calldata(splice(pool_0_io(), 23, 24, array![3]));
+}
+
+/// felt 22 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_pool_0_io_12() {
+    verify_walk_calldata(splice(pool_0_io(), 22, 23, array![0x1371bf1d6bbc1c1cb167347f32854d0]));
+}
+
+/// felt 21 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_pool_0_io_13() {
+    verify_walk_calldata(splice(pool_0_io(), 21, 22, array![0x666503e0816d6aba43d45eb9b296ee4d]));
+}
+
+/// felt 20 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_pool_0_io_14() {
+    verify_walk_calldata(splice(pool_0_io(), 20, 21, array![4]));
+}
+
+/// felt 19 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_pool_0_io_15() {
+    verify_walk_calldata(splice(pool_0_io(), 19, 20, array![2]));
+}
+
+/// felt 18 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_pool_0_io_16() {
+    verify_walk_calldata(splice(pool_0_io(), 18, 19, array![122]));
+}
+
+/// felt 16 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_pool_0_io_18() {
+    verify_walk_calldata(splice(pool_0_io(), 16, 17, array![6]));
+}
+
+/// felt 15 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_pool_0_io_19() {
+    verify_walk_calldata(splice(pool_0_io(), 15, 16, array![0x40b19bb35179ac9af8e470c7cf643d2]));
+}
+
+/// a column's Σ|x| = (p−1)/2.
+pub fn pool_range_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        1886351212,
+        2,
+        3,
+        2,
+        1,
+        120,
+        2,
+        3,
+        2,
+        1,
+        0x6000000000000000080000000000000320000001fffffff0fffffff80000000,
+        1,
+        121,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000001fffffff80000000,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        9,
+        1,
+        120,
+        1,
+        0,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_pool_range_0() {
+    assert_eq!(verify_walk_calldata(pool_range_0()), 0x1090dd580e6b066132f946976ff8a3d01079c2bcc7db2b16c1f625a2c994b3f);
+}
+
+/// a column's Σ|x| = (p−1)/2, inputs pushed beyond it.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_pool_range_0() {
+    verify_walk_calldata(splice(pool_range_0(), 12, 13, array![0x6000000000000000080000000000000320000001fffffff1000000000000000]));
+}
+
 /// Version 2 alone.
 #[test]
 #[should_panic(expected: ('calldata.version',))]
@@ -32740,87 +33783,94 @@ fn rejects_requant_rules_0() {
     verify_walk_calldata(splice(requant_0(), 6, 7, array![0]));
 }
 
-/// dims {'k': 0}
+/// dims {'M': 2147483647, 'a': 0}
 #[test]
 #[should_panic(expected: ('requant.params',))]
 fn rejects_requant_rules_1() {
+    verify_walk_calldata(splice(requant_0(), 6, 10, array![2147483647, 22, 8, 0]));
+}
+
+/// dims {'k': 0}
+#[test]
+#[should_panic(expected: ('requant.params',))]
+fn rejects_requant_rules_2() {
     verify_walk_calldata(splice(requant_0(), 7, 8, array![0]));
 }
 
 /// dims {'k': 31}
 #[test]
 #[should_panic(expected: ('requant.params',))]
-fn rejects_requant_rules_2() {
+fn rejects_requant_rules_3() {
     verify_walk_calldata(splice(requant_0(), 7, 8, array![31]));
 }
 
 /// dims {'b': 30}
 #[test]
 #[should_panic(expected: ('requant.params',))]
-fn rejects_requant_rules_3() {
+fn rejects_requant_rules_4() {
     verify_walk_calldata(splice(requant_0(), 8, 9, array![30]));
 }
 
 /// dims {'a': 31}
 #[test]
 #[should_panic(expected: ('requant.params',))]
-fn rejects_requant_rules_4() {
+fn rejects_requant_rules_5() {
     verify_walk_calldata(splice(requant_0(), 9, 10, array![31]));
 }
 
 /// dims {'w': 21}
 #[test]
 #[should_panic(expected: ('requant.params',))]
-fn rejects_requant_rules_5() {
+fn rejects_requant_rules_6() {
     verify_walk_calldata(splice(requant_0(), 10, 11, array![21]));
 }
 
 /// dims {'w': 0}
 #[test]
 #[should_panic(expected: ('requant.params',))]
-fn rejects_requant_rules_6() {
+fn rejects_requant_rules_7() {
     verify_walk_calldata(splice(requant_0(), 10, 11, array![0]));
 }
 
 /// dims {'M': 1048576}
 #[test]
 #[should_panic(expected: ('statement.range',))]
-fn rejects_requant_rules_7() {
+fn rejects_requant_rules_8() {
     verify_walk_calldata(splice(requant_0(), 6, 7, array![1048576]));
 }
 
 /// dims {'a': 2}
 #[test]
 #[should_panic(expected: ('statement.range',))]
-fn rejects_requant_rules_8() {
+fn rejects_requant_rules_9() {
     verify_walk_calldata(splice(requant_0(), 9, 10, array![2]));
 }
 
 /// dims {'rows': 2}
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_requant_rules_9() {
+fn rejects_requant_rules_10() {
     verify_walk_calldata(splice(requant_0(), 4, 5, array![2]));
 }
 
 /// witness commitments, variant 1
 #[test]
 #[should_panic(expected: ('requant.commitment',))]
-fn rejects_requant_rules_10() {
+fn rejects_requant_rules_11() {
     verify_walk_calldata(splice(requant_0(), 33, 34, array![13]));
 }
 
 /// witness commitments, variant 3
 #[test]
 #[should_panic(expected: ('requant.commitment',))]
-fn rejects_requant_rules_12() {
+fn rejects_requant_rules_13() {
     verify_walk_calldata(splice(requant_0(), 30, 31, array![0x6f746865722e30]));
 }
 
 /// a cheating prover: y' + 1, the remainder adjusted
 #[test]
 #[should_panic(expected: ('logup.balance',))]
-fn rejects_requant_rules_13() {
+fn rejects_requant_rules_14() {
     verify_walk_calldata(splice(requant_0(), 6, 1834, array![
         3,
         9,

@@ -29,6 +29,8 @@ pub enum LayerProof {
     Matmul: ProjectionProof,
     Attn: AttnProof,
     Requant: RequantProof,
+    Add: AddProof,
+    Pool: PoolProof,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -233,4 +235,13 @@ pub struct RequantColumns {
     pub y: QM31,
     pub m_range: QM31,
     pub m_clamp: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct AddProof {
+    pub a_value: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct PoolProof {
 }

@@ -11,6 +11,7 @@ pub const BIT_SUM_MAX: u32 = 30;
 /// The CLAMP table has at most 2^20 rows; w ≤ 20.
 pub const CLAMP_BITS_MAX: u32 = 20;
 const TWO_30: u128 = 0x40000000;
+const P: u32 = 0x7fffffff;
 
 /// M, k, b, A and w as Python's `RequantParams.of_bits` makes them. `bound` is None where
 /// Python's A is negative: k ≥ 31 with a ≤ 30, when 2^(k−1) alone exceeds 2^30 − 1.
@@ -41,14 +42,16 @@ pub impl RequantParamsImpl of RequantParamsTrait {
         RequantParams { multiplier, shift, bits, bound, window_bits: *dims[6] }
     }
 
-    /// Whether M, k, b, A and w are invalid (Python `problem`): M ≥ 1, A ∈ [0, 2^30),
+    /// Whether M, k, b, A and w are invalid (Python `problem`): M ∈ [1, p) (invertible: the
+    /// claim on x divides by it), A ∈ [0, 2^30),
     /// k, b ≥ 1, 1 ≤ w ≤ 20, b + k ≤ 30. The other rules assume they are valid.
     fn problem(self: @RequantParams) -> bool {
         let bound_ok = match *self.bound {
             Some(a) => a < TWO_30,
             None => false,
         };
-        if *self.multiplier < 1 || !bound_ok || *self.shift < 1 || *self.bits < 1 {
+        let invertible = *self.multiplier >= 1 && *self.multiplier < P;
+        if !invertible || !bound_ok || *self.shift < 1 || *self.bits < 1 {
             return true;
         }
         if *self.window_bits < 1 || *self.window_bits > CLAMP_BITS_MAX {

@@ -1,0 +1,48 @@
+//! pool (mirror of prover/layers/pool/model.py `check` and verifier.py; docs/layers/pool.md):
+//! y = Σ_i x[i], the column sums of x (s × d). For multilinear X̃ on k row variables the row
+//! sum is 2^k·X̃(½, …, ½, ·) (x's padded rows are zero), so the claim ỹ(r) is the claim
+//! X̃(½, …, ½, r) = ỹ(r)/2^k, with no message.
+
+use crate::fields::m31::M31Trait;
+use crate::fields::qm31::QM31Trait;
+use crate::mle::log2_padded;
+use crate::pcs::proof::Claim;
+use crate::ranges::max_col_abs_sum;
+use crate::walk::layer::{LayerClaims, single};
+use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
+
+const HALF: u128 = 0x3fffffff; // (p − 1)/2
+/// ½ in M31: (p + 1)/2.
+const HALF_POINT: u32 = 0x40000000;
+
+/// dims (s, d); x of s × d, y of d, no weights (`statement.shape`); when x is public, every
+/// column's Σ_i |x[i, c]| ≤ (p − 1)/2 (`statement.range`: then y = Σ_i x[i] over the integers).
+pub fn check(st: @PublicStatement) {
+    let dims = *st.dims;
+    assert(dims.len() == 2, 'statement.shape');
+    let (s, d) = (*dims[0], *dims[1]);
+    assert(s >= 1 && d >= 1, 'statement.shape');
+    expect_shapes(*st.inputs, array!['x'].span(), array![array![s, d].span()].span());
+    expect_shapes(*st.outputs, array!['y'].span(), array![array![d].span()].span());
+    expect_shapes(*st.weights, array![].span(), array![].span());
+    let x = tensor(*st.inputs, 'x');
+    if x.commitment.is_none() {
+        assert(max_col_abs_sum(x.values, d) <= HALF, 'statement.range');
+    }
+}
+
+/// The claim on x that the claim on y equals (nothing is absorbed).
+pub fn verify(st: @PublicStatement, outputs: OutputClaims) -> LayerClaims {
+    let out = output_claim(outputs, 'y');
+    let k = log2_padded(*(*st.dims)[0]);
+    let half = QM31Trait::one().scale(M31Trait::new(HALF_POINT));
+    let mut point = array![];
+    let mut scale = QM31Trait::one();
+    for _ in 0..k {
+        point.append(half);
+        scale = scale * half;
+    }
+    point.append_span(out.point);
+    let x = single('x', Claim { point: point.span(), value: out.value * scale });
+    LayerClaims { inputs: array![x].span(), weights: array![].span(), witness: array![].span() }
+}
