@@ -8,10 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from cairn import examples
 from cairn.deploy.registry import contract_check, io_hash
 from cairn.deploy.sessions import session_state
 from cairn.prover.channels.poseidon import STARK_PRIME, hash_many
 from cairn.prover.errors import VerificationError
+from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import prove_walk
 from cairn.serializer import cairo_types, proof_file
@@ -28,8 +30,6 @@ from cairn.serializer.walk_calldata import (
 )
 from tests.cairo_walk_vectors import OUTPUT as WALK_VECTORS
 from tests.cairo_walk_vectors import render
-from tests.test_layer_add import SPEC as ADD
-from tests.test_layer_add import statement as add_statement
 from tests.walk_examples import SHAPES, example
 
 CASES = [(kind, i) for kind in ONCHAIN_KINDS for i in range(len(SHAPES[kind]))]
@@ -135,7 +135,7 @@ def test_names_must_strictly_increase():
 
 def test_the_encoder_refuses_what_the_contract_cannot_read():
     with pytest.raises(ValueError, match="cannot be verified on chain"):
-        encode_walk(prove_walk(ADD, add_statement(3, 4)))
+        encode_walk(prove_walk(LAYERS["gelu"], examples.gelu_example(2, 3)))
 
 
 def test_unbounded_statements_are_refused_on_read():

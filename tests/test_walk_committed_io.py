@@ -265,7 +265,7 @@ def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["verify", str(graph), "--io", str(io)])
     assert result.exit_code == 2 and "a model proof has none" in result.output
-    assert "--commit-io" not in runner.invoke(app, ["prove", "add", "--help"]).output
+    assert "--commit-io" not in runner.invoke(app, ["prove", "gelu", "--help"]).output
 
 
 def test_register_model_from_a_proof_takes_its_committed_weights_only(tmp_path):
