@@ -48,7 +48,7 @@ from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.serde import NESTED, Encoder, hints, short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk, io_felts
-from tests import test_layer_matmul, test_layer_requant
+from tests import test_layer_matmul, test_layer_requant, test_walk_committed_io
 from tests.cairo_vectors import (
     array,
     felt,
@@ -246,7 +246,8 @@ def committed_io_forgeries() -> Iterator[tuple[str, str, list[int]]]:
     for the check it fails: a committed tensor no group claims (`walk.committed_claims`), a
     binding naming a committed input (`statement.binding`); and, on the honest qkv proof, a
     committed output's value left out or sent for a public output or a commitment the kind
-    does not output (`walk.output_values`), and a committed dim beyond 2^31
+    does not output (`walk.output_values`), pool's committed x with junk in its padding rows
+    (`padding.empty_rows`), and a committed dim beyond 2^31
     (`statement.shape`, before any size is computed)."""
     matmul = test_layer_matmul.statement(*SHAPES["matmul"][0])
     st, data = commit_tensors(matmul, ["a"], POSEIDON_PARAMS)
@@ -277,6 +278,11 @@ def committed_io_forgeries() -> Iterator[tuple[str, str, list[int]]]:
         "extra_output",
         "qkv with a value for a commitment it does not output.",
         encode_walk(forged),
+    )
+    yield (
+        "pool_padding",
+        "pool with committed x whose padding row holds junk the column sum would add.",
+        encode_walk(test_walk_committed_io.pool_padding_forgery()),
     )
     huge = dataclasses.replace(st.committed["k"], shape=[2**31 + 1, 2])
     wide = dataclasses.replace(st, committed={**st.committed, "k": huge})

@@ -13,6 +13,7 @@ from cairn.examples import LAYER_EXAMPLES, layernorm_example
 from cairn.onchain import _committed_weights
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.pool import model as pool_model
 from cairn.prover.layers.posenc.model import RELATIONS as POSENC_RELATIONS
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import PARAMS
@@ -20,6 +21,7 @@ from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.ranges import mod_p_only
 from cairn.prover.walk import claims as walk_claims
 from cairn.prover.walk import prover as walk_prover
+from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.prover.walk.verifier import verify_walk
@@ -180,6 +182,29 @@ def test_a_committed_posenc_input_has_its_padding_rows_proven_zero():
     x = dataclasses.replace(tensor, shape=[3, 5])
     forged = dataclasses.replace(committed, inputs={"x": junk}, outputs=outputs, committed={"x": x})
     _reject(prove_walk(spec, forged, {"x": table}), "padding.empty_rows")
+
+
+def pool_padding_forgery() -> WalkProof:
+    """pool with x committed (s = 3 of ŝ = 4) as a padded table with junk in row 3, which the
+    column sum X̃(½, ½, r)·4 would add to y: y = [6] + junk claimed."""
+    x = np.array([[1], [2], [3], [0]])
+    x[3] = 5
+    tensor, table = commit_tensor(x, PARAMS["poseidon"])
+    st = pool_model.make_statement(x[:3])
+    forged = dataclasses.replace(
+        st,
+        inputs={"x": x},
+        outputs={"y": x.sum(axis=0)},
+        committed={"x": dataclasses.replace(tensor, shape=[3, 1])},
+    )
+    return prove_walk(LAYERS["pool"], forged, {"x": table})
+
+
+def test_a_committed_pool_input_has_its_padding_rows_proven_zero():
+    """pool's claim sums x's padded rows: a committed x shows rows s … ŝ − 1 are zero, so junk
+    there (y = 11 for rows 1, 2, 3) is refused (`padding.empty_rows`)."""
+    _needs_empty_rows(LAYERS["pool"], STATEMENTS["pool"](3, 4, 0), ["x"])
+    _reject(pool_padding_forgery(), "padding.empty_rows")
 
 
 def test_a_binding_names_the_committed_weights_not_the_io(monkeypatch):

@@ -127,7 +127,7 @@ pub impl DenseLayers of LayerSet {
             LayerProof::Matmul(p) => projection::matmul()
                 .verify_layer(st, p, outputs, ref channel),
             LayerProof::Add(p) => add::verify(st, p, outputs, ref channel),
-            LayerProof::Pool(_) => pool::verify(st, outputs),
+            LayerProof::Pool(p) => pool::verify(st, p, outputs, ref channel),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }

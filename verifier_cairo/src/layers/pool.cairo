@@ -1,14 +1,18 @@
 //! pool (mirror of prover/layers/pool/model.py `check` and verifier.py; docs/layers/pool.md):
 //! y = Σ_i x[i], the column sums of x (s × d). For multilinear X̃ on k row variables the row
-//! sum is 2^k·X̃(½, …, ½, ·) (x's padded rows are zero), so the claim ỹ(r) is the claim
-//! X̃(½, …, ½, r) = ỹ(r)/2^k, with no message.
+//! sum is 2^k·X̃(½, …, ½, ·) over x's padded rows, so the claim ỹ(r) is the claim
+//! X̃(½, …, ½, r) = ỹ(r)/2^k, with no message; a public x is padded with zeros, a committed
+//! one shows its padding rows are zero (the empty-rows sum-check).
 
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::m31::M31Trait;
 use crate::fields::qm31::QM31Trait;
 use crate::mle::log2_padded;
+use crate::padding::{expect_empty_rows, verify_empty_rows};
 use crate::pcs::proof::Claim;
 use crate::ranges::max_col_abs_sum;
-use crate::walk::layer::{LayerClaims, single};
+use crate::walk::layer::{ClaimsOn, LayerClaims};
+use crate::walk::proof::PoolProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 
 const HALF: u128 = 0x3fffffff; // (p − 1)/2
@@ -31,10 +35,14 @@ pub fn check(st: @PublicStatement) {
     }
 }
 
-/// The claim on x that the claim on y equals (nothing is absorbed).
-pub fn verify(st: @PublicStatement, outputs: OutputClaims) -> LayerClaims {
+/// The claim on x that the claim on y equals (nothing is absorbed), and for a committed x the
+/// empty-rows sum-check of its rows s … ŝ − 1 and its claim.
+pub fn verify(
+    st: @PublicStatement, proof: @PoolProof, outputs: OutputClaims, ref channel: Poseidon252Channel,
+) -> LayerClaims {
     let out = output_claim(outputs, 'y');
-    let k = log2_padded(*(*st.dims)[0]);
+    let dims = *st.dims;
+    let k = log2_padded(*dims[0]);
     let half = QM31Trait::one().scale(M31Trait::new(HALF_POINT));
     let mut point = array![];
     let mut scale = QM31Trait::one();
@@ -43,6 +51,13 @@ pub fn verify(st: @PublicStatement, outputs: OutputClaims) -> LayerClaims {
         scale = scale * half;
     }
     point.append_span(out.point);
-    let x = single('x', Claim { point: point.span(), value: out.value * scale });
+    let mut claims = array![Claim { point: point.span(), value: out.value * scale }];
+    expect_empty_rows(proof.empty_rows, tensor(*st.inputs, 'x').commitment.is_some());
+    if let Option::Some(empty_rows) = proof.empty_rows {
+        let (s, d) = (*dims[0], *dims[1]);
+        let point = verify_empty_rows(empty_rows, 1, s, k, log2_padded(d), ref channel);
+        claims.append(Claim { point, value: *empty_rows.values[0] });
+    }
+    let x = ClaimsOn { name: 'x', claims: claims.span() };
     LayerClaims { inputs: array![x].span(), weights: array![].span(), witness: array![].span() }
 }

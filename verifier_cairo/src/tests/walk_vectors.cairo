@@ -32039,7 +32039,7 @@ fn rejects_add_range_0() {
     verify_walk_calldata(splice(add_range_0(), 12, 13, array![0x300000000000000000000000000000000000000080000004000000000000007]));
 }
 
-/// An honest pool proof, dims 5×3, public weights (33 felts).
+/// An honest pool proof, dims 5×3, public weights (34 felts).
 pub fn pool_0() -> Array<felt252> {
     array![
         3,
@@ -32070,6 +32070,7 @@ pub fn pool_0() -> Array<felt252> {
         0,
         9,
         1,
+        1,
         120,
         1,
         0,
@@ -32087,14 +32088,14 @@ fn accepts_pool_0() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_pool_0_0() {
-    verify_walk_calldata(splice(pool_0(), 29, 30, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(pool_0(), 30, 31, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_pool_0_1() {
-    verify_walk_calldata(splice(pool_0(), 27, 30, array![0]));
+    verify_walk_calldata(splice(pool_0(), 28, 31, array![0]));
 }
 
 /// statement inputs.x[7]
@@ -32146,6 +32147,13 @@ fn rejects_pool_0_8() {
     verify_walk_calldata(splice(pool_0(), 6, 7, array![2]));
 }
 
+/// felt 13 + 1
+#[test]
+#[should_panic(expected: ('walk.input_claim',))]
+fn rejects_pool_0_9() {
+    verify_walk_calldata(splice(pool_0(), 13, 14, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
+}
+
 /// felt 19 + 1
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
@@ -32153,18 +32161,18 @@ fn rejects_pool_0_10() {
     verify_walk_calldata(splice(pool_0(), 19, 20, array![0x300000000000000000000000000000000000000000000007fffffda8000001a]));
 }
 
-/// felt 25 + 1
+/// felt 26 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_pool_0_11() {
-    verify_walk_calldata(splice(pool_0(), 25, 26, array![1]));
+    verify_walk_calldata(splice(pool_0(), 26, 27, array![10]));
 }
 
-/// felt 32 + 1
+/// felt 33 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_pool_0_12() {
-    verify_walk_calldata(splice(pool_0(), 32, 33, array![2]));
+    verify_walk_calldata(splice(pool_0(), 33, 34, array![2]));
 }
 
 /// a witness commitment on a kind without advice
@@ -32181,7 +32189,7 @@ fn rejects_pool_0_13() {
     ]));
 }
 
-/// An honest pool proof, dims 1×7, public weights (32 felts).
+/// An honest pool proof, dims 1×7, public weights (33 felts).
 pub fn pool_1() -> Array<felt252> {
     array![
         3,
@@ -32211,6 +32219,7 @@ pub fn pool_1() -> Array<felt252> {
         0,
         9,
         1,
+        1,
         120,
         1,
         0,
@@ -32224,7 +32233,7 @@ fn accepts_pool_1() {
     assert_eq!(verify_walk_calldata(pool_1()), 0x791f08e6dd532151f920c31132d052b0faf54bf419f80765cd198a335e9dfbc);
 }
 
-/// An honest pool proof, dims 5×3, committed inputs, outputs and weights (89 felts).
+/// An honest pool proof, dims 5×3, committed inputs, outputs and weights (130 felts).
 pub fn pool_0_io() -> Array<felt252> {
     array![
         3,
@@ -32260,31 +32269,72 @@ pub fn pool_0_io() -> Array<felt252> {
         0x1bdd32cfae8884944126db58f0d9884c,
         9,
         0,
-        0,
+        5,
+        3,
+        0x10000000000000000000000000000000,
+        0x1df3f77905989f5541536ea448f293ad,
+        0x18ad938f64426e36b1d5ec1ff57dcc9f,
+        3,
+        0x1cf0c518e900a501b59384d2099a0d0a,
+        0x18db4f61079cc1ea449f3dd187421b11,
+        0x1bd129a46edd6431ef77bf73bf6e3e27,
+        3,
+        0x1e535aae580a8962e3f100c08e9caa1d,
+        0x113d9f500cf2ab2bab646bcaecea2b08,
+        0x15eb3687abc4febdb100b02c66917b12,
+        3,
+        0x18112e9617f669e56743c3081fa8bc8f,
+        0x1f822a3740da86d1830c4be89b54d6a1,
+        0x10000000000000000000000000000000,
+        3,
+        0x11e29a90483a0e23b37cb83c00d45859,
+        0x18e356bea56b39a5078b550bf588f66c,
+        0x10000000000000000000000000000000,
+        1,
+        0x12ce55f86eae4bde2a4f2feabe9f22d8,
         0,
         0,
         0,
         5,
         2,
-        0x11a679b7acfe32824a0c3ec050441a8b,
-        0x10000000000000000000000000000000,
+        0x1018b82ea790ef916f4b2b3482e44f3b,
+        0x1d4583700e47692b0a5e6bbff84953e9,
         2,
-        0x181945dfab97c34c69be70a19b2bc426,
-        0x10000000000000000000000000000000,
+        0x11fb465f47f9ff68ea7e368d15e22dbd,
+        0x149079fca27bc38b136ef74171c2f295,
         2,
-        0x16f0ba866db37e16c1dae08ba4dfb664,
-        0x10000000000000000000000000000000,
+        0x1a919ed8f962976deffe55ddb6ee9a9f,
+        0x12a8662bee46ec58df888f75d3c03a06,
         2,
-        0x16c21857a0808db4fea16191ecc187d1,
-        0x1d45a4df7a2f6627f681ab4d9b6d2342,
+        0x14b3e8be8bf10b5ed1838b692040c125,
+        0x18acbc277ba915b0f5c69ef6bc7ed013,
         2,
-        0x17bbd39d3c50d09f0c21f717b8789a1c,
-        0x11ebb3918a699217812c75fc5ae94f6f,
+        0x1cb2de1a99e9d9f6c1f6ff3a35e802e9,
+        0x1db0cde721ce010a7282e19265fe3156,
+        2,
+        0x1b912fff543691af567ada07e5f2aa2e,
+        0x17f8e5a9a76c07ba4944d49718a6651c,
+        5,
+        2,
+        0x13c27b11039666fe3f61209a365bb6ea,
+        0x161def58a115977e22640cfde052ef09,
+        2,
+        0x1affbcc98b056cb4e80898e91ccb5c96,
+        0x1625caebc96e58a6fc446e55d802589b,
+        2,
+        0x1a67ed3e74cc9a81a4f590e5c990cdcd,
+        0x1acbf9a9e03dd39ee9e60a40b403c8a7,
+        2,
+        0x1454d71bf47919fe90e26e7084462a40,
+        0x1d1dd99a3ac5a82709d1c5112a1a5adf,
+        2,
+        0x19bc4f6ab4266700ff8b2711fba67260,
+        0x1ae2a8729d4474bd034a1cea9762d35f,
         1,
-        0x756b6b9a54038f63290a533638b6627c,
-        0x2a00186f8ef6c94c2b1f1d5f0f33572,
-        0x1c17ed91ce4fc69bc80a457bfa100950,
-        35177,
+        0xa1a531351cacd67e90159496b3f98d22,
+        0x4c99b5b2de6485132747bc3ef580e28,
+        0x1d141b3d8c34fbfeeb473197f52fa7ad,
+        75187,
         1,
         8,
         0xbe7d83a76015ce9417e3fcfdaad781b63959d721bc87cc682f107b73b37fe0,
@@ -32311,10 +32361,10 @@ pub fn pool_0_io() -> Array<felt252> {
         0x40000000000000000000000000000000ff1502ecc6cd8114502f1fd44bc3a4d,
         0,
         4,
-        0xbee61a897b8105d0ce25d0e4b22f14d094bdcfa42518189cddac89e8524c8d,
-        0x779ca9f9173e80f3f054b4406dae4ee50954d8aa694066aababe532c9a58ed,
-        0x4a986a135e9e189843d66f3a5eabd767d998d705f346ec2582a2a40d8a8065,
-        0x2bd0b4799c78df6abfb36eed38adaa59c61430a2159a7f3dc4d2a8dfea6335,
+        0xa8b987f7e99e263ddcf152157f9e0f2a2945518fb5b2b2759faa2c679fea75,
+        0x61894e1063d4f904742f26f7e56b80fe9c48efe81245860c2bccdec1431358,
+        0xa222ad7c596c112cdd8b14a0699fc6ba92b2f928b8d40385960e03b8ffcefd,
+        0x8b3a758dbdf22e985e491a8b5b8c11429a35b8091a2e7fb107632b43e3f57,
         0,
     ]
 }
@@ -32326,7 +32376,7 @@ fn accepts_pool_0_io() {
 
 /// proof outputs.y
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_pool_0_io_0() {
     verify_walk_calldata(splice(pool_0_io(), 30, 31, array![0x1bdd32cfce8884944126db58f0d9884c]));
 }
@@ -32345,39 +32395,39 @@ fn rejects_pool_0_io_2() {
     verify_walk_calldata(splice(pool_0_io(), 0, 1, array![4]));
 }
 
-/// felt 17 + 1
+/// felt 25 + 1
 #[test]
-#[should_panic(expected: ('pcs.hash',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_pool_0_io_3() {
-    verify_walk_calldata(splice(pool_0_io(), 17, 18, array![0x706f736569646f6f]));
+    verify_walk_calldata(splice(pool_0_io(), 25, 26, array![1]));
 }
 
-/// felt 35 + 1
+/// felt 51 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_pool_0_io_4() {
-    verify_walk_calldata(splice(pool_0_io(), 35, 36, array![1]));
+    verify_walk_calldata(splice(pool_0_io(), 51, 52, array![0x11e29a90483a0e23b37cb83c00d4585a]));
 }
 
-/// felt 52 + 1
+/// felt 77 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('pcs.merge',))]
 fn rejects_pool_0_io_5() {
-    verify_walk_calldata(splice(pool_0_io(), 52, 53, array![0x11ebb3918a699217812c75fc5ae94f70]));
+    verify_walk_calldata(splice(pool_0_io(), 77, 78, array![0x17f8e5a9a76c07ba4944d49718a6651d]));
 }
 
-/// felt 70 + 1
+/// felt 103 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_pool_0_io_6() {
-    verify_walk_calldata(splice(pool_0_io(), 70, 71, array![0x1987f8a72fb5e4af96d56d8f6a59eeb22adcacb2180a1653035b57e0377b51]));
+    verify_walk_calldata(splice(pool_0_io(), 103, 104, array![0xdd124e6976341e2a65056925a5bd7a512b23f983b12722ccce5db0beb25a19]));
 }
 
-/// felt 88 + 1
+/// felt 129 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_pool_0_io_7() {
-    verify_walk_calldata(splice(pool_0_io(), 88, 89, array![1]));
+    verify_walk_calldata(splice(pool_0_io(), 129, 130, array![1]));
 }
 
 /// felt 26 + 1
@@ -32385,13 +32435,6 @@ fn rejects_pool_0_io_7() {
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_pool_0_io_8() {
     verify_walk_calldata(splice(pool_0_io(), 26, 27, array![2]));
-}
-
-/// felt 25 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_pool_0_io_9() {
-    verify_walk_calldata(splice(pool_0_io(), 25, 26, array![1]));
 }
 
 /// felt 24 + 1
@@ -32410,14 +32453,14 @@ fn rejects_pool_0_io_11() {
 
 /// felt 22 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_pool_0_io_12() {
     verify_walk_calldata(splice(pool_0_io(), 22, 23, array![0x1371bf1d6bbc1c1cb167347f32854d0]));
 }
 
 /// felt 21 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_pool_0_io_13() {
     verify_walk_calldata(splice(pool_0_io(), 21, 22, array![0x666503e0816d6aba43d45eb9b296ee4d]));
 }
@@ -32443,6 +32486,13 @@ fn rejects_pool_0_io_16() {
     verify_walk_calldata(splice(pool_0_io(), 18, 19, array![122]));
 }
 
+/// felt 17 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_pool_0_io_17() {
+    verify_walk_calldata(splice(pool_0_io(), 17, 18, array![0x706f736569646f6f]));
+}
+
 /// felt 16 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
@@ -32452,7 +32502,7 @@ fn rejects_pool_0_io_18() {
 
 /// felt 15 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_pool_0_io_19() {
     verify_walk_calldata(splice(pool_0_io(), 15, 16, array![0x40b19bb35179ac9af8e470c7cf643d2]));
 }
@@ -32486,6 +32536,7 @@ pub fn pool_range_0() -> Array<felt252> {
         0,
         0,
         9,
+        1,
         1,
         120,
         1,
@@ -33496,6 +33547,87 @@ pub fn forged_extra_output() -> Array<felt252> {
 #[should_panic(expected: ('walk.output_values',))]
 fn rejects_forged_extra_output() {
     verify_walk_calldata(forged_extra_output());
+}
+
+/// pool with committed x whose padding row holds junk the column sum would add.
+pub fn forged_pool_padding() -> Array<felt252> {
+    array![
+        3,
+        4,
+        1886351212,
+        2,
+        3,
+        1,
+        0,
+        1,
+        121,
+        1,
+        1,
+        1,
+        0x10000000000000000000000000000000000000000000000000000000000000b,
+        0,
+        1,
+        120,
+        2,
+        3,
+        1,
+        0xa902105d74a3ad8432348d0a745b466c,
+        0x774a994b4b62c4489da14e771b1259e,
+        2,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        0,
+        9,
+        0,
+        2,
+        3,
+        0x10000000000000000000000000000000,
+        0x1fbb9d5bd09ef70583d1efc0396efb47,
+        0x18b2a89671bac75956eece91be0e1f0a,
+        3,
+        0x10000000000000000000000000000000,
+        0x1c080addfd97ebc6cc19568f14cd1cab,
+        0x1ef1a8c63c13757f2fe8cb85196acee5,
+        1,
+        0x1f9279c6e113ab0b45ad08d39276d3fd,
+        0,
+        0,
+        0,
+        2,
+        2,
+        0x1d6a249808979f9884e6433dfff0841f,
+        0x1213fbb0fa84ab5b5897c8febcfd4a18,
+        2,
+        0x11b441c86c9b5c38ddc2176a100373e5,
+        0x1352e764dbe98bd36db9a7f47eb5810c,
+        1,
+        0x103208255628a6c8e5a1c0f438101221,
+        2,
+        2,
+        0x1b204be24c6ef3d3f5489b38b7b4cd4e,
+        0x101b196aa1c4f86fbf9f4d90eb8a446b,
+        2,
+        0x14a5524f6696167e384d877b0f453354,
+        0x11db22822f2fb377a133e8a939325e3a,
+        0,
+        0x13c05b381932badc2c9b312e86e260f2,
+        114308,
+        1,
+        4,
+        0x4000000000000000000000000000000041930e5fe1ef49d3a5eb9ab71fd3308,
+        0x40000000000000000000000000000000967dbf4972b9a5fdbfe635fa015f020,
+        0x4000000000000000000000000000000059d6404491dc844b9dbc03cbae63e55,
+        0x4000000000000000000000000000000088c1e63ccd7c6e2f5c7761c1cb10521,
+        0,
+    ]
+}
+
+#[test]
+#[should_panic(expected: ('padding.empty_rows',))]
+fn rejects_forged_pool_padding() {
+    verify_walk_calldata(forged_pool_padding());
 }
 
 /// qkv with committed k of 2^31 + 1 rows.

@@ -244,4 +244,5 @@ pub struct AddProof {
 
 #[derive(Drop, Serde, Debug)]
 pub struct PoolProof {
+    pub empty_rows: Option<EmptyRowsProof>,
 }
