@@ -187,8 +187,7 @@ def test_a_committed_posenc_input_has_its_padding_rows_proven_zero():
 def pool_padding_forgery() -> WalkProof:
     """pool with x committed (s = 3 of ŝ = 4) as a padded table with junk in row 3, which the
     column sum X̃(½, ½, r)·4 would add to y: y = [6] + junk claimed."""
-    x = np.array([[1], [2], [3], [0]])
-    x[3] = 5
+    x = np.array([[1], [2], [3], [5]])  # row 3 is the padding row
     tensor, table = commit_tensor(x, PARAMS["poseidon"])
     st = pool_model.make_statement(x[:3])
     forged = dataclasses.replace(

@@ -65,7 +65,8 @@ pub fn check_security(dims: @Dims, params: @SoftmaxParams) {
     assert(!security_problem(dims, params), 'softmax.params');
 }
 
-fn pow2_u128(k: u32) -> u128 {
+/// 2^k (k < 128).
+pub fn pow2_u128(k: u32) -> u128 {
     let mut x: u128 = 1;
     for _ in 0..k {
         x *= 2;

@@ -4,6 +4,8 @@
 //! admissible interval [y'_lo, y'_hi], cut to the window of 2^w around 0, sizes the CLAMP
 //! table.
 
+use crate::softmax::soundness::pow2_u128 as pow2;
+
 /// |x·M + 2^(k−1)| < 2^30: the integer relation cannot wrap mod p.
 pub const VALUE_BITS: u32 = 30;
 /// b + k ≤ 30.
@@ -124,13 +126,4 @@ pub impl RequantParamsImpl of RequantParamsTrait {
     fn table_problem(self: @RequantParams) -> bool {
         self.table_bits() > CLAMP_BITS_MAX
     }
-}
-
-/// 2^k (k < 128).
-pub fn pow2(k: u32) -> u128 {
-    let mut x: u128 = 1;
-    for _ in 0..k {
-        x *= 2;
-    }
-    x
 }

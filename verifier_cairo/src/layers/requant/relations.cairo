@@ -14,7 +14,8 @@ use crate::softmax::relations::{Key, KeyTrait, STACK_VARS};
 use crate::softmax::structured::index_mle;
 use crate::walk::layer::ClaimsOn;
 use crate::walk::proof::RequantColumns;
-use super::params::{RequantParams, RequantParamsTrait, pow2};
+use crate::softmax::soundness::pow2_u128 as pow2;
+use super::params::{RequantParams, RequantParamsTrait};
 use super::structured::{clamp_mle, signed_qm31};
 
 /// The statement names the witness stacks requant.0, requant.1, …

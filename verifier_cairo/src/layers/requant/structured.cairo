@@ -1,9 +1,11 @@
 //! Closed-form MLEs of the requant tables (mirror of prover/layers/requant/structured.py), in
 //! O(t) for a table of 2^t rows, MSB-first points.
 
-use crate::fields::m31::{M31, M31Trait};
+use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::prefix_mask;
+use crate::softmax::relations::field_pow2;
+use crate::softmax::soundness::pow2_u128 as pow2;
 use crate::softmax::structured::index_mle;
 
 /// A signed integer (|v| < 2^31) in the field.
@@ -30,7 +32,7 @@ pub fn prefix_index_sum(point: Span<QM31>, a: i64) -> QM31 {
     if a <= 0 {
         return QM31Trait::zero();
     }
-    let size: i64 = super::params::pow2(t).try_into().unwrap();
+    let size: i64 = pow2(t).try_into().unwrap();
     if a >= size {
         return index_mle(point);
     }
@@ -42,15 +44,15 @@ pub fn prefix_index_sum(point: Span<QM31>, a: i64) -> QM31 {
     while j > 0 {
         j -= 1;
         let last = *suffix[suffix.len() - 1];
-        suffix.append(last + (*point[j]).scale(pow2_m31(t - 1 - j)));
+        suffix.append(last + (*point[j]).scale(field_pow2(t - 1 - j)));
     }
     let suffix = suffix.span(); // suffix[t − j] is point[j:]'s
     let (mut total, mut prefix) = (QM31Trait::zero(), one);
     let mut j = 0;
     for r in point {
-        let shift = super::params::pow2(t - 1 - j);
+        let shift = pow2(t - 1 - j);
         if (a / shift) % 2 == 1 {
-            let high_bits = super::params::pow2(t - j);
+            let high_bits = pow2(t - j);
             let high = (a / high_bits) * high_bits;
             let rest = *suffix[t - j - 1] + one.scale(M31Trait::reduce_u128(high));
             total = total + prefix * (one - *r) * rest;
@@ -81,11 +83,7 @@ fn mask(point: Span<QM31>, c: i64) -> QM31 {
     if c <= 0 {
         return QM31Trait::zero();
     }
-    let size: i64 = super::params::pow2(point.len()).try_into().unwrap();
+    let size: i64 = pow2(point.len()).try_into().unwrap();
     let c: u32 = core::cmp::min(c, size).try_into().unwrap();
     prefix_mask(point, c)
-}
-
-fn pow2_m31(k: u32) -> M31 {
-    M31Trait::reduce_u128(super::params::pow2(k))
 }
