@@ -24,11 +24,12 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent / "verifier_cairo"
 CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
 WALK_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnWalkVerifier"
 ATTENTION_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnAttentionVerifier"
+ENCODER_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnEncoderVerifier"
 LOOKUP_CONTRACT_PATH = "cairn_verifier::lookups::contract::CairnLookupVerifier"
-"""The walk verifiers' classes (dense kinds, attention kinds), which CairnVerifier calls by
-library_call, and the lookup class the attention class calls (softmax, requant): together
-they are over mainnet's bytecode limit for one class (docs/cairo-verifier.md, "Four
-classes")."""
+"""The walk verifiers' classes (dense kinds, attention kinds, the encoder's other kinds), which
+CairnVerifier calls by library_call, and the lookup class the attention class calls (softmax,
+requant): together they are over mainnet's bytecode limit for one class
+(docs/cairo-verifier.md, "Five classes")."""
 MAX_SIERRA_FELTS = 81_920
 MAX_BYTECODE = 81_920
 
@@ -51,15 +52,17 @@ class ClassArtifacts:
 class Artifacts(ClassArtifacts):
     """The main contract's class, and the classes it is deployed with."""
 
-    walk: ClassArtifacts
+    dense: ClassArtifacts
     attention: ClassArtifacts
+    encoder: ClassArtifacts
     lookup: ClassArtifacts
 
     def helpers(self) -> dict[str, ClassArtifacts]:
         """The classes besides the main one, by their constructor argument."""
         return {
-            "walk_class": self.walk,
+            "dense_class": self.dense,
             "attention_class": self.attention,
+            "encoder_class": self.encoder,
             "lookup_class": self.lookup,
         }
 
@@ -79,14 +82,15 @@ def _run(cmd: list[str], what: str) -> None:
 
 
 def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
-    """The four classes, compiled once per source digest."""
+    """The five classes, compiled once per source digest."""
     tc.require()
     out = tc.root / "build" / _sources_digest(package)
-    walk = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
+    dense = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
     attention = _build_class(tc, package, ATTENTION_CONTRACT_PATH, out / "CairnAttentionVerifier")
+    encoder = _build_class(tc, package, ENCODER_CONTRACT_PATH, out / "CairnEncoderVerifier")
     lookup = _build_class(tc, package, LOOKUP_CONTRACT_PATH, out / "CairnLookupVerifier")
     main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
-    return Artifacts(main.sierra, main.casm, walk, attention, lookup)
+    return Artifacts(main.sierra, main.casm, dense, attention, encoder, lookup)
 
 
 def _build_class(tc: Toolchain, package: Path, contract: str, stem: Path) -> ClassArtifacts:

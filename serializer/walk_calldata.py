@@ -31,6 +31,7 @@ ONCHAIN_KINDS = (
     "requant",
     "add",
     "pool",
+    "embed",
 )
 """The layer kinds the Cairo verifier knows, in the order of its `LayerProof` enum."""
 

@@ -139,7 +139,7 @@ def test_contract_uses_the_blake2s_builtin():
 
 
 def test_contract_compiles_for_mainnet():
-    """The deploy build (audited libfuncs, --max-bytecode-size) of the four classes stays within
+    """The deploy build (audited libfuncs, --max-bytecode-size) of the five classes stays within
     mainnet's limits."""
     art = build(default_toolchain().require())
     for cls in (art, *art.helpers().values()):

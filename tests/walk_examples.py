@@ -11,7 +11,9 @@ from functools import cache
 import numpy as np
 
 from cairn import examples
+from cairn.prover.fields.m31 import HALF
 from cairn.prover.layers.add import model as add
+from cairn.prover.layers.embed import model as embed
 from cairn.prover.layers.pool import model as pool
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.layers.requant import model as requant
@@ -22,6 +24,7 @@ from cairn.prover.walk.prover import commit_tensors, committable_io, prove_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests import (
+    test_layer_embed,
     test_layer_kvcache,
     test_layer_linear,
     test_layer_matmul,
@@ -41,6 +44,7 @@ SHAPES: dict[str, list[tuple]] = {
     "requant": [(3, 5, 181, 22, 8, 22), (7, 2, 3, 5, 4, 8)],
     "add": [(3, 5, 0), (6, 1, 1)],
     "pool": [(5, 3, 0), (1, 7, 1)],
+    "embed": [(5, 23, 2, 6, 3), (7, 100, 33, 7, 5)],
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
@@ -56,6 +60,7 @@ STATEMENTS = {
     "attn": lambda s, h, m, causal: examples.attn_example(s, h, m, causal, None, seed=s + h + m),
     "add": examples.add_example,
     "pool": examples.pool_example,
+    "embed": test_layer_embed._statement,
     "requant": lambda rows, cols, multiplier, shift, bits, a: requant.make_statement(
         np.random.default_rng(rows).integers(-(1 << a) + 1, 1 << a, (rows, cols)),
         multiplier,
@@ -166,19 +171,34 @@ RANGE_EDGES: dict[str, list[tuple[str, Statement, dict[str, np.ndarray]]]] = {
             {"x": np.array([[1 << 28, 3], [1 << 28, -3], [1 << 29, 0]])},
         ),
     ],
+    "embed": [
+        (
+            "|word[id_i, c]| + |position[i, c]| = (p−1)/2 for a read row; an unread row larger",
+            embed.make_statement(
+                [2, 0],
+                [[0, 1 << 29], [HALF, HALF], [1 << 29, 0]],
+                [[(1 << 29) - 1, 9], [1 << 29, 0]],
+                block_rows=2,
+            ),
+            {"word_1": np.array([[(1 << 29) + 1, 0]])},
+        ),
+    ],
 }
 """Per kind: statements at the edge of `statement.range` that only the exact bound accepts,
-each with replacement inputs that push it beyond (refused): the Cairo verifier's fast bound
-fails on all of them."""
+each with replacement tensors (inputs or weights) that push it beyond (refused): the Cairo
+verifier's fast bound fails on all of them."""
 
 
 @cache
 def range_edge(kind: str, index: int) -> tuple[WalkProof, WalkProof]:
     """The honest proof of the kind's `index`-th edge statement, and that proof with the
-    statement's inputs replaced (refused by `statement.range` before anything is read)."""
+    statement's tensors replaced (refused by `statement.range` before anything is read)."""
     _, st, beyond = RANGE_EDGES[kind][index]
     proof = prove_walk(LAYERS[kind], st)
-    refused = replace(st, inputs={**st.inputs, **beyond})
+    groups = ("inputs", "weights")
+    refused = replace(
+        st, **{g: {n: beyond.get(n, t) for n, t in getattr(st, g).items()} for g in groups}
+    )
     return proof, replace(proof, statement=refused)
 
 

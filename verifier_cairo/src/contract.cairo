@@ -80,7 +80,7 @@ pub mod CairnVerifier {
     use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
     use crate::pcs::params::POSEIDON_PARAMS;
     use crate::pcs::verifier::{QueryPhase, verify_batch};
-    use crate::layers::{Classes, is_attention};
+    use crate::layers::{Classes, WalkClass, walk_class};
     use crate::walk::verifier::{continue_openings, openings_complete, verify_openings};
     use crate::walk::calldata::statement_kind;
     use crate::walk::contract::{
@@ -95,9 +95,11 @@ pub mod CairnVerifier {
     struct Storage {
         owner: ContractAddress,
         /// The walk verifiers' classes (`walk::contract`), called by library_call: the dense
-        /// kinds' and the attention kinds'; and the lookup class the attention class calls.
-        walk_class: ClassHash,
+        /// kinds', the attention kinds' and the encoder kinds'; and the lookup class the
+        /// attention class calls.
+        dense_class: ClassHash,
         attention_class: ClassHash,
+        encoder_class: ClassHash,
         lookup_class: ClassHash,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
@@ -177,14 +179,16 @@ pub mod CairnVerifier {
     fn constructor(
         ref self: ContractState,
         owner: ContractAddress,
-        walk_class: ClassHash,
+        dense_class: ClassHash,
         attention_class: ClassHash,
+        encoder_class: ClassHash,
         lookup_class: ClassHash,
     ) {
         assert(owner.is_non_zero(), 'registry.zero_owner');
         self.owner.write(owner);
-        self.walk_class.write(walk_class);
+        self.dense_class.write(dense_class);
         self.attention_class.write(attention_class);
+        self.encoder_class.write(encoder_class);
         self.lookup_class.write(lookup_class);
     }
 
@@ -377,10 +381,10 @@ pub mod CairnVerifier {
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
         ) -> (felt252, felt252, Array<QueryPhase>) {
-            let class_hash = if is_attention(statement_kind(proof)) {
-                self.attention_class.read()
-            } else {
-                self.walk_class.read()
+            let class_hash = match walk_class(statement_kind(proof)) {
+                WalkClass::Dense => self.dense_class.read(),
+                WalkClass::Attention => self.attention_class.read(),
+                WalkClass::Encoder => self.encoder_class.read(),
             };
             let classes = Classes { lookup: self.lookup_class.read() };
             let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }

@@ -12,6 +12,7 @@ use projection::ProjectionsTrait;
 
 pub mod add;
 pub mod attn;
+pub mod embed;
 pub mod kvcache;
 pub mod mha;
 pub mod pool;
@@ -32,6 +33,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::Requant(_) => ('requant', 'cairn/requant/v1'),
         LayerProof::Add(_) => ('add', 'cairn/add/v1'),
         LayerProof::Pool(_) => ('pool', 'cairn/pool/v1'),
+        LayerProof::Embed(_) => ('embed', 'cairn/embed/v1'),
     }
 }
 
@@ -49,6 +51,7 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
         LayerProof::Requant(_) => array!['y'].span(),
         LayerProof::Add(_) => array!['y'].span(),
         LayerProof::Pool(_) => array!['y'].span(),
+        LayerProof::Embed(_) => array!['y'].span(),
     }
 }
 
@@ -61,15 +64,29 @@ pub fn has_witness(layer: @LayerProof) -> bool {
     }
 }
 
-/// Whether the kind is verified by the attention class (`CairnAttentionVerifier`: mha and the
-/// kinds whose proofs the lookup class verifies) rather than the walk class
-/// (docs/cairo-verifier.md, "Four classes"): the contract reads a walk proof's kind (its
-/// statement's first felt) to choose the class.
-pub fn is_attention(kind: felt252) -> bool {
-    kind == 'mha' || kind == 'attn' || kind == 'requant'
+/// The walk class that verifies a kind (docs/cairo-verifier.md, "Five classes"): the contract
+/// reads a walk proof's kind (its statement's first felt) to choose it.
+#[derive(Copy, Drop, PartialEq, Debug)]
+pub enum WalkClass {
+    /// `CairnWalkVerifier`: the sum-check kinds of the matmul family.
+    Dense,
+    /// `CairnAttentionVerifier`: mha, and the kinds whose proofs the lookup class verifies.
+    Attention,
+    /// `CairnEncoderVerifier`: the encoder's other kinds (residual add, pooling, embeddings).
+    Encoder,
 }
 
-/// The classes a kind's verifier calls by library_call (docs/cairo-verifier.md, "Four
+pub fn walk_class(kind: felt252) -> WalkClass {
+    if kind == 'mha' || kind == 'attn' || kind == 'requant' {
+        WalkClass::Attention
+    } else if kind == 'add' || kind == 'pool' || kind == 'embed' {
+        WalkClass::Encoder
+    } else {
+        WalkClass::Dense
+    }
+}
+
+/// The classes a kind's verifier calls by library_call (docs/cairo-verifier.md, "Five
 /// classes"): the main contract passes them to the walk class it calls.
 #[derive(Copy, Drop, Serde)]
 pub struct Classes {
@@ -93,7 +110,7 @@ pub trait LayerSet {
     ) -> LayerClaims;
 }
 
-/// The walk class's kinds: the projections, qkv-decode, posenc, add and pool.
+/// The dense class's kinds: the projections, qkv-decode and posenc.
 pub impl DenseLayers of LayerSet {
     fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
         match layer {
@@ -102,8 +119,6 @@ pub impl DenseLayers of LayerSet {
             LayerProof::QkvDecode(_) => kvcache::check(st),
             LayerProof::Posenc(_) => posenc::check(st),
             LayerProof::Matmul(_) => projection::matmul().check(st),
-            LayerProof::Add(_) => add::check(st),
-            LayerProof::Pool(_) => pool::check(st),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }
@@ -126,8 +141,6 @@ pub impl DenseLayers of LayerSet {
             LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
             LayerProof::Matmul(p) => projection::matmul()
                 .verify_layer(st, p, outputs, ref channel),
-            LayerProof::Add(p) => add::verify(st, p, outputs, ref channel),
-            LayerProof::Pool(p) => pool::verify(st, p, outputs, ref channel),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }
@@ -168,6 +181,37 @@ pub impl AttentionLayers of LayerSet {
             LayerProof::Requant(p) => requant::verifier::verify(
                 st, p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
             ),
+            _ => core::panic_with_felt252('statement.kind'),
+        }
+    }
+}
+
+/// The encoder class's kinds: add, pool and embed.
+pub impl EncoderLayers of LayerSet {
+    fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
+        match layer {
+            LayerProof::Add(_) => add::check(st),
+            LayerProof::Pool(_) => pool::check(st),
+            LayerProof::Embed(_) => embed::check(st),
+            _ => core::panic_with_felt252('statement.kind'),
+        }
+    }
+
+    fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
+        array![].span()
+    }
+
+    fn verify_layer(
+        layer: @LayerProof,
+        st: @PublicStatement,
+        outputs: OutputClaims,
+        ref channel: Poseidon252Channel,
+        classes: Classes,
+    ) -> LayerClaims {
+        match layer {
+            LayerProof::Add(p) => add::verify(st, p, outputs, ref channel),
+            LayerProof::Pool(p) => pool::verify(st, p, outputs, ref channel),
+            LayerProof::Embed(p) => embed::verify(st, p, outputs, ref channel),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }

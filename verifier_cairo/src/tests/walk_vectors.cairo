@@ -32163,7 +32163,7 @@ fn rejects_pool_0_10() {
 
 /// felt 26 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_pool_0_11() {
     verify_walk_calldata(splice(pool_0(), 26, 27, array![10]));
 }
@@ -32556,6 +32556,2668 @@ fn accepts_pool_range_0() {
 #[should_panic(expected: ('statement.range',))]
 fn rejects_pool_range_0() {
     verify_walk_calldata(splice(pool_range_0(), 12, 13, array![0x6000000000000000080000000000000320000001fffffff1000000000000000]));
+}
+
+/// An honest embed proof, dims 5×23×2×6×3×10×11×17×21×0, public weights (164 felts).
+pub fn embed_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x656d626564,
+        10,
+        5,
+        23,
+        2,
+        6,
+        3,
+        10,
+        11,
+        17,
+        21,
+        0,
+        0,
+        1,
+        121,
+        2,
+        5,
+        3,
+        2,
+        0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff86,
+        0x700000000000003bbffffff50000003bffffff9a000001afffffff1ffffffd3,
+        13,
+        0x706f736974696f6e,
+        2,
+        6,
+        3,
+        3,
+        0xdffffff7ffffffe77fffffebfffffff6000000e00000031ffffff91,
+        0xde00000023fffffed0000002c00000025ffffff03fffffe880000038,
+        0x200000000000000000000000000000000000000000000000000000c00000001,
+        0x776f72645f30,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000000000002c8000002300000005ffffff13fffffe6ffffff89,
+        0x776f72645f31,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000003fffffc97fffff83ffffff5600000140000001300000069,
+        0x776f72645f3130,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000000000002b8000003000000069ffffff8800000307fffffa1,
+        0x776f72645f3131,
+        2,
+        1,
+        3,
+        1,
+        0x300000000000000000000000000000000000000000000050000001c00000058,
+        0x776f72645f32,
+        2,
+        2,
+        3,
+        1,
+        0x6000000000000000000000000000001b000000f0000000e800000108000000b,
+        0x776f72645f33,
+        2,
+        2,
+        3,
+        1,
+        0x6000000000000000000000078000006fffffff8c000001400000015ffffff7f,
+        0x776f72645f34,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000003ffffff18000005b0000001bfffffe1c00000218000003a,
+        0x776f72645f35,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000000000002c7fffffabffffff2a00000173fffffc20000000a,
+        0x776f72645f36,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000003fffffc9ffffffcbfffffff5ffffffafffffff37fffff86,
+        0x776f72645f37,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000003fffffc07fffff9effffff02000000ac000000300000025,
+        0x776f72645f38,
+        2,
+        2,
+        3,
+        1,
+        0x60000000000000003fffffe00000001d00000087ffffff87ffffffa0000007f,
+        0x776f72645f39,
+        2,
+        2,
+        3,
+        1,
+        0x6000000000000000000000270000007bffffffc0000000bc000003980000026,
+        0,
+        0,
+        1,
+        0,
+        0,
+        10,
+        3,
+        2,
+        0x1b025c910d020d628ca8b8915f27b05b,
+        0x183b17185ce2fecb8335e22853729dfc,
+        2,
+        0x17eb216d8071b2239216fab087219938,
+        0x163856064697f3458e0d3d4042f2af32,
+        2,
+        0x191710552efb15b7ae21a892546667c4,
+        0x196ef6903312da164e4d030cfd611bd4,
+        12,
+        0x103699af95d4fb7cfee7bab1f2dfd960,
+        0x1635faff2271e7a81256e7b7be94f43f,
+        0x1cc0dc20b070feb04c66eb12ce6527c4,
+        0x1b0827b7676ae97671948268e25ff754,
+        0x135417558a83bba18a94e51b594523ad,
+        0x1acb5bdb0d2c3ab0f63947db737c7b3c,
+        0x15cf0945b130325f1465b06d982a779b,
+        0x1cda4c9c980ebff8e8162c9094a959e0,
+        0x146e609b97eaf7e59b4f21319916c773,
+        0x1a4ba30e1e3d80f5565936564007225e,
+        0x167cf92f09ea42630bbc7bf378590dd0,
+        0x147885dfed5a77c594c873a8ed5e6f84,
+        0x14a676e5014454d032b432b724b76d1d,
+        0,
+        13,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+        1,
+        0x776f72645f32,
+        1,
+        0x776f72645f33,
+        1,
+        0x776f72645f34,
+        1,
+        0x776f72645f35,
+        1,
+        0x776f72645f36,
+        1,
+        0x776f72645f37,
+        1,
+        0x776f72645f38,
+        1,
+        0x776f72645f39,
+        1,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_embed_0() {
+    assert_eq!(verify_walk_calldata(embed_0()), 0x570608973820f5e5b59ef6d1584f31751a3a73c72563519059918066b90557b);
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_0() {
+    verify_walk_calldata(splice(embed_0(), 112, 113, array![0x1b025c912d020d628ca8b8915f27b05b]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_embed_0_1() {
+    verify_walk_calldata(splice(embed_0(), 111, 114, array![1, 0x1b025c910d020d628ca8b8915f27b05b]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_embed_0_2() {
+    verify_walk_calldata(splice(embed_0(), 111, 113, array![3, 0x1b025c910d020d628ca8b8915f27b05b, 0x183b17185ce2fecb8335e22853729dfc]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_embed_0_3() {
+    verify_walk_calldata(splice(embed_0(), 110, 120, array![
+        2,
+        2,
+        0x1b025c910d020d628ca8b8915f27b05b,
+        0x183b17185ce2fecb8335e22853729dfc,
+        2,
+        0x17eb216d8071b2239216fab087219938,
+        0x163856064697f3458e0d3d4042f2af32,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_embed_0_4() {
+    verify_walk_calldata(splice(embed_0(), 110, 117, array![
+        4,
+        2,
+        0x1b025c910d020d628ca8b8915f27b05b,
+        0x183b17185ce2fecb8335e22853729dfc,
+        2,
+        0x17eb216d8071b2239216fab087219938,
+        0x163856064697f3458e0d3d4042f2af32,
+        2,
+        0x191710552efb15b7ae21a892546667c4,
+        0x196ef6903312da164e4d030cfd611bd4,
+    ]));
+}
+
+/// proof layer.word[0]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_5() {
+    verify_walk_calldata(splice(embed_0(), 121, 122, array![0x103699afb5d4fb7cfee7bab1f2dfd960]));
+}
+
+/// proof layer.word-last
+#[test]
+#[should_panic(expected: ('embed.value_count',))]
+fn rejects_embed_0_6() {
+    verify_walk_calldata(splice(embed_0(), 120, 133, array![
+        11,
+        0x103699af95d4fb7cfee7bab1f2dfd960,
+        0x1635faff2271e7a81256e7b7be94f43f,
+        0x1cc0dc20b070feb04c66eb12ce6527c4,
+        0x1b0827b7676ae97671948268e25ff754,
+        0x135417558a83bba18a94e51b594523ad,
+        0x1acb5bdb0d2c3ab0f63947db737c7b3c,
+        0x15cf0945b130325f1465b06d982a779b,
+        0x1cda4c9c980ebff8e8162c9094a959e0,
+        0x146e609b97eaf7e59b4f21319916c773,
+        0x1a4ba30e1e3d80f5565936564007225e,
+        0x167cf92f09ea42630bbc7bf378590dd0,
+    ]));
+}
+
+/// proof layer.word+last
+#[test]
+#[should_panic(expected: ('embed.value_count',))]
+fn rejects_embed_0_7() {
+    verify_walk_calldata(splice(embed_0(), 120, 132, array![
+        13,
+        0x103699af95d4fb7cfee7bab1f2dfd960,
+        0x1635faff2271e7a81256e7b7be94f43f,
+        0x1cc0dc20b070feb04c66eb12ce6527c4,
+        0x1b0827b7676ae97671948268e25ff754,
+        0x135417558a83bba18a94e51b594523ad,
+        0x1acb5bdb0d2c3ab0f63947db737c7b3c,
+        0x15cf0945b130325f1465b06d982a779b,
+        0x1cda4c9c980ebff8e8162c9094a959e0,
+        0x146e609b97eaf7e59b4f21319916c773,
+        0x1a4ba30e1e3d80f5565936564007225e,
+        0x167cf92f09ea42630bbc7bf378590dd0,
+        0x147885dfed5a77c594c873a8ed5e6f84,
+    ]));
+}
+
+/// proof layer.position
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_8() {
+    verify_walk_calldata(splice(embed_0(), 133, 134, array![0x14a676e5214454d032b432b724b76d1d]));
+}
+
+/// proof weights.position=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_9() {
+    verify_walk_calldata(splice(embed_0(), 137, 138, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.position-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_10() {
+    verify_walk_calldata(splice(embed_0(), 135, 138, array![12]));
+}
+
+/// proof weights.word_0=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_11() {
+    verify_walk_calldata(splice(embed_0(), 139, 140, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_0-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_12() {
+    verify_walk_calldata(splice(embed_0(), 135, 139, array![12, 0x706f736974696f6e]));
+}
+
+/// proof weights.word_1=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_13() {
+    verify_walk_calldata(splice(embed_0(), 141, 142, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_1-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_14() {
+    verify_walk_calldata(splice(embed_0(), 135, 141, array![12, 0x706f736974696f6e, 1, 0x776f72645f30]));
+}
+
+/// proof weights.word_10=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_15() {
+    verify_walk_calldata(splice(embed_0(), 143, 144, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_10-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_16() {
+    verify_walk_calldata(splice(embed_0(), 135, 143, array![12, 0x706f736974696f6e, 1, 0x776f72645f30, 1, 0x776f72645f31]));
+}
+
+/// proof weights.word_11=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_17() {
+    verify_walk_calldata(splice(embed_0(), 145, 146, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_11-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_18() {
+    verify_walk_calldata(splice(embed_0(), 135, 145, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+    ]));
+}
+
+/// proof weights.word_2=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_19() {
+    verify_walk_calldata(splice(embed_0(), 147, 148, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_2-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_20() {
+    verify_walk_calldata(splice(embed_0(), 135, 147, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+    ]));
+}
+
+/// proof weights.word_3=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_21() {
+    verify_walk_calldata(splice(embed_0(), 149, 150, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_3-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_22() {
+    verify_walk_calldata(splice(embed_0(), 135, 149, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+        1,
+        0x776f72645f32,
+    ]));
+}
+
+/// proof weights.word_4=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_23() {
+    verify_walk_calldata(splice(embed_0(), 151, 152, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_4-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_24() {
+    verify_walk_calldata(splice(embed_0(), 135, 151, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+        1,
+        0x776f72645f32,
+        1,
+        0x776f72645f33,
+    ]));
+}
+
+/// proof weights.word_5=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_25() {
+    verify_walk_calldata(splice(embed_0(), 153, 154, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_5-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_26() {
+    verify_walk_calldata(splice(embed_0(), 135, 153, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+        1,
+        0x776f72645f32,
+        1,
+        0x776f72645f33,
+        1,
+        0x776f72645f34,
+    ]));
+}
+
+/// proof weights.word_6=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_27() {
+    verify_walk_calldata(splice(embed_0(), 155, 156, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_6-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_28() {
+    verify_walk_calldata(splice(embed_0(), 135, 155, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+        1,
+        0x776f72645f32,
+        1,
+        0x776f72645f33,
+        1,
+        0x776f72645f34,
+        1,
+        0x776f72645f35,
+    ]));
+}
+
+/// proof weights.word_7=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_29() {
+    verify_walk_calldata(splice(embed_0(), 157, 158, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_7-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_30() {
+    verify_walk_calldata(splice(embed_0(), 135, 157, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+        1,
+        0x776f72645f32,
+        1,
+        0x776f72645f33,
+        1,
+        0x776f72645f34,
+        1,
+        0x776f72645f35,
+        1,
+        0x776f72645f36,
+    ]));
+}
+
+/// proof weights.word_8=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_31() {
+    verify_walk_calldata(splice(embed_0(), 159, 160, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_8-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_32() {
+    verify_walk_calldata(splice(embed_0(), 135, 159, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+        1,
+        0x776f72645f32,
+        1,
+        0x776f72645f33,
+        1,
+        0x776f72645f34,
+        1,
+        0x776f72645f35,
+        1,
+        0x776f72645f36,
+        1,
+        0x776f72645f37,
+    ]));
+}
+
+/// proof weights.word_9=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_embed_0_33() {
+    verify_walk_calldata(splice(embed_0(), 161, 162, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof weights.word_9-key
+#[test]
+#[should_panic(expected: ('walk.weight_claims',))]
+fn rejects_embed_0_34() {
+    verify_walk_calldata(splice(embed_0(), 135, 161, array![
+        12,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f3130,
+        1,
+        0x776f72645f3131,
+        1,
+        0x776f72645f32,
+        1,
+        0x776f72645f33,
+        1,
+        0x776f72645f34,
+        1,
+        0x776f72645f35,
+        1,
+        0x776f72645f36,
+        1,
+        0x776f72645f37,
+        1,
+        0x776f72645f38,
+    ]));
+}
+
+/// statement outputs.y[7]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_35() {
+    verify_walk_calldata(splice(embed_0(), 21, 22, array![0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff87]));
+}
+
+/// statement weights.word_0[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_36() {
+    verify_walk_calldata(splice(embed_0(), 37, 38, array![0x60000000000000000000002c8000002300000005ffffff17fffffe6ffffff89]));
+}
+
+/// statement weights.word_1[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_37() {
+    verify_walk_calldata(splice(embed_0(), 43, 44, array![0x60000000000000003fffffc97fffff83ffffff5600000144000001300000069]));
+}
+
+/// statement weights.word_2[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_38() {
+    verify_walk_calldata(splice(embed_0(), 61, 62, array![0x6000000000000000000000000000001b000000f0000000ec00000108000000b]));
+}
+
+/// statement weights.word_3[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_39() {
+    verify_walk_calldata(splice(embed_0(), 67, 68, array![0x6000000000000000000000078000006fffffff8c000001440000015ffffff7f]));
+}
+
+/// statement weights.word_4[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_40() {
+    verify_walk_calldata(splice(embed_0(), 73, 74, array![0x60000000000000003ffffff18000005b0000001bfffffe2000000218000003a]));
+}
+
+/// statement weights.word_5[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_41() {
+    verify_walk_calldata(splice(embed_0(), 79, 80, array![0x60000000000000000000002c7fffffabffffff2a00000177fffffc20000000a]));
+}
+
+/// statement weights.word_6[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_42() {
+    verify_walk_calldata(splice(embed_0(), 85, 86, array![0x60000000000000003fffffc9ffffffcbfffffff5ffffffb3ffffff37fffff86]));
+}
+
+/// statement weights.word_7[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_43() {
+    verify_walk_calldata(splice(embed_0(), 91, 92, array![0x60000000000000003fffffc07fffff9effffff02000000b0000000300000025]));
+}
+
+/// statement weights.word_8[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_44() {
+    verify_walk_calldata(splice(embed_0(), 97, 98, array![0x60000000000000003fffffe00000001d00000087ffffff8bffffffa0000007f]));
+}
+
+/// statement weights.word_9[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_45() {
+    verify_walk_calldata(splice(embed_0(), 103, 104, array![0x6000000000000000000000270000007bffffffc0000000c0000003980000026]));
+}
+
+/// statement weights.word_10[3]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_46() {
+    verify_walk_calldata(splice(embed_0(), 49, 50, array![0x60000000000000000000002b8000003000000069ffffff8c00000307fffffa1]));
+}
+
+/// statement weights.word_11[1]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_47() {
+    verify_walk_calldata(splice(embed_0(), 55, 56, array![0x300000000000000000000000000000000000000000000050000001c80000058]));
+}
+
+/// statement weights.position[9]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_48() {
+    verify_walk_calldata(splice(embed_0(), 30, 31, array![0xde00000027fffffed0000002c00000025ffffff03fffffe880000038]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_49() {
+    verify_walk_calldata(splice(embed_0(), 4, 5, array![6]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_50() {
+    verify_walk_calldata(splice(embed_0(), 5, 6, array![24]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_51() {
+    verify_walk_calldata(splice(embed_0(), 6, 7, array![3]));
+}
+
+/// statement dims[3]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_52() {
+    verify_walk_calldata(splice(embed_0(), 7, 8, array![7]));
+}
+
+/// statement dims[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_53() {
+    verify_walk_calldata(splice(embed_0(), 8, 9, array![4]));
+}
+
+/// statement dims[5]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_54() {
+    verify_walk_calldata(splice(embed_0(), 9, 10, array![11]));
+}
+
+/// statement dims[6]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_55() {
+    verify_walk_calldata(splice(embed_0(), 10, 11, array![12]));
+}
+
+/// statement dims[7]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_56() {
+    verify_walk_calldata(splice(embed_0(), 11, 12, array![18]));
+}
+
+/// statement dims[8]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_57() {
+    verify_walk_calldata(splice(embed_0(), 12, 13, array![22]));
+}
+
+/// statement dims[9]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_58() {
+    verify_walk_calldata(splice(embed_0(), 13, 14, array![1]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_embed_0_59() {
+    verify_walk_calldata(splice(embed_0(), 0, 1, array![4]));
+}
+
+/// felt 32 + 1
+#[test]
+#[should_panic(expected: ('calldata.names',))]
+fn rejects_embed_0_60() {
+    verify_walk_calldata(splice(embed_0(), 32, 33, array![0x776f72645f31]));
+}
+
+/// felt 65 + 1
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_embed_0_61() {
+    verify_walk_calldata(splice(embed_0(), 65, 66, array![4]));
+}
+
+/// felt 97 + 1
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_62() {
+    verify_walk_calldata(splice(embed_0(), 97, 98, array![0x60000000000000003fffffe00000001d00000087ffffff87ffffffa00000080]));
+}
+
+/// felt 130 + 1
+#[test]
+#[should_panic(expected: ('walk.weight_claim',))]
+fn rejects_embed_0_63() {
+    verify_walk_calldata(splice(embed_0(), 130, 131, array![0x1a4ba30e1e3d80f5565936564007225f]));
+}
+
+/// felt 163 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_embed_0_64() {
+    verify_walk_calldata(splice(embed_0(), 163, 164, array![2]));
+}
+
+/// a witness commitment on a kind without advice
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_embed_0_65() {
+    verify_walk_calldata(splice(embed_0(), 105, 106, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
+/// An honest embed proof, dims 7×100×33×7×5×47×51×75×95×3×14×82, public weights (168 felts).
+pub fn embed_1() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x656d626564,
+        12,
+        7,
+        100,
+        33,
+        7,
+        5,
+        47,
+        51,
+        75,
+        95,
+        3,
+        14,
+        82,
+        0,
+        1,
+        121,
+        2,
+        7,
+        5,
+        5,
+        0xfffffe49ffffff78000002cfffffff1ffffff84000000dffffffbe7fffffe5,
+        0xffffffc7ffffff13ffffff4fffffffeffffff220000025400000467fffffe3,
+        0x18a000000cbfffffe8800000c700000160000001b4000001e7fffffe0,
+        0x114000000ac0000002ffffffa4ffffffc800000050000004e00000004,
+        0x30000000000000000000000000000000000000000000013400000407fffffa9,
+        5,
+        0x706f736974696f6e,
+        2,
+        7,
+        5,
+        5,
+        0xffffff29ffffff8000000017fffffd200000064000001fbfffffee00000047,
+        0xffffff39ffffffeffffffc07fffffebffffff0400000180000003c7fffff95,
+        0xa2000000d7fffffe60000004a000000ec000001300000018ffffffd1,
+        0x360000012c000001b7fffffb8ffffffd1ffffff6c0000018ffffffe9,
+        0x3000000000000000000000000000000000000001ffffffa8000000500000014,
+        0x776f72645f30,
+        2,
+        33,
+        5,
+        21,
+        0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff83,
+        0xffffff5600000140000001300000069000000000000006c000003c0000003a,
+        0x420000002c00000078000006fffffff8c000001400000015ffffff7f,
+        0xffffffc60000016c0000006ffffff8700000086000000e8000002c7fffffab,
+        0xffffff2a00000173fffffc20000000affffff27ffffff2fffffffd7fffffeb,
+        0xffffffcdfffffe1bfffffc07fffff9effffff02000000ac000000300000025,
+        0xffffff80000000740000021ffffffe1ffffffe8000001fc00000270000007b,
+        0xffffffc0000000bc000003980000026000000ae000000c0000001a7fffffe2,
+        0xc1fffffe84000000a00000038000000b00000001bfffffefffffffce,
+        0xffffffd7ffffffec000001c00000063ffffff22000001bc00000047fffffda,
+        0x580000004bfffffe07fffffd100000070000000600000000ffffffd5,
+        0x85ffffff8ffffffe980000063ffffff85fffffee4000001b0000001f,
+        0xffffff17fffffe53fffffef80000055ffffffca00000127fffffe87fffffbc,
+        0x9400000183fffffc9ffffff8d00000057ffffff5400000097fffffa5,
+        0xb9ffffffc800000328000004b00000069fffffee800000227fffff8c,
+        0x23ffffff98000003fffffffb1000000e5fffffe58000000f80000014,
+        0xcdffffff2c00000330000002c000000c7fffffec8000002100000071,
+        0xffffff17ffffff7000000117fffff9a000000040000008400000218000006d,
+        0xffffffcfffffffbfffffffc00000074ffffff63fffffffbfffffc5ffffffeb,
+        0xe40000007bfffffec0000007e00000034000001cbfffffc1fffffff4,
+        0x5000000000000000000000000000005500000083ffffff9ffffffff7fffffea,
+        0x776f72645f31,
+        2,
+        33,
+        5,
+        21,
+        0xffffffee40000024ffffff92ffffffd3ffffff1c000001e0000003f,
+        0x6c000001b000000377fffffaeffffff39fffffe80000001d00000078,
+        0xda000000ac000003b8000005fffffff05fffffe74000002effffff94,
+        0xf60000014c000003affffffdbffffff4a00000010000003c7fffffdd,
+        0xc7ffffff8400000297fffffb9fffffff3ffffff4bfffffdd00000064,
+        0x9bfffffe88000003600000078ffffff87ffffffb0000000480000028,
+        0xffffffe1fffffe94000003700000031ffffff1200000140000001dffffffad,
+        0x3a00000003fffffc30000006d00000071ffffff3bfffffc1ffffff96,
+        0x85fffffe94000000180000066000000dbffffff0ffffffc7fffffffd,
+        0xae0000007ffffffc800000026ffffffaffffffee3ffffff68000005f,
+        0xeffffffe8c000000780000042ffffff83ffffff13fffffde7fffffb4,
+        0xc7fffffedbfffffdc7fffff9fffffff3c0000011ffffffe40000004d,
+        0x2c0000016c0000006800000430000009ffffffe380000007fffffff3,
+        0xffffff91ffffffcbffffff47ffffffc000000a20000014c000001000000035,
+        0xea0000008ffffffeeffffff940000001bfffffee8000000c7fffff85,
+        0xb2000001c7fffffd200000051ffffffcffffffe24000003400000070,
+        0xffffff140000005c00000290000004affffffd200000170000002a7fffff9c,
+        0xffffff03fffffe67fffffee7fffff9bffffff27ffffff04000001380000006,
+        0xffffff8a000001cc000001980000022000000e200000127fffffcfffffff88,
+        0xbbffffff9ffffffc77ffffff9ffffffc1ffffffb7ffffff6ffffffcf,
+        0x5000000000000000000000007ffffffcfffffff8000001e4000001880000046,
+        0x776f72645f32,
+        2,
+        33,
+        5,
+        21,
+        0xffffff03ffffff38000003dffffffc40000000400000170000001180000061,
+        0xffffff520000000800000117fffffd700000024000001f8000001e7fffffcf,
+        0xffffff1ffffffeb7fffffe200000061ffffff880000013ffffffe28000002a,
+        0xc000001d400000080000006c000000ec000000fc00000100000005c,
+        0xfffffffef800000087fffffa3ffffff32000000affffffc580000036,
+        0xa5fffffea400000177fffffe4000000c8000001a400000098000000f,
+        0x6a00000050000001f7fffffb00000009000000018000002000000005,
+        0xffffff9bfffffe5400000030000007bffffff100000004bffffff8ffffff80,
+        0x1600000114000001e8000007a0000000e0000005c000003bffffffd0,
+        0x99fffffebffffffed8000002c00000029fffffec0000001400000013,
+        0xd600000068000003100000076ffffff2bfffffe4400000007ffffffe,
+        0x1c000000fbfffffe7ffffffac0000005dffffff8800000377fffff8f,
+        0x6a000000e7fffffe27fffff95ffffffa1ffffff90000003d0000005f,
+        0xffffff75ffffffdc000000c80000069ffffff420000011000000360000006a,
+        0xffffff8bfffffe7c000000c7fffff91ffffff41fffffe47fffffda0000005e,
+        0x5800000088000003e7ffffffeffffff13fffffea3fffffe08000002c,
+        0xffffffb5ffffff43fffffcd80000035ffffff0bffffffd0000001f00000001,
+        0x5e0000012bfffffdc7fffff96ffffff1a00000053fffffe17fffffb1,
+        0x7800000138000003a7ffffffc0000000a000001f400000007fffffad,
+        0xffffff80000001dbfffffc50000004d0000004bffffffe8000002a80000050,
+        0x5000000000000000000000007fffffef000000340000010c0000013fffffffb,
+        0x776f72645f33,
+        2,
+        1,
+        5,
+        1,
+        0x50000000000000000000000000000069000000c3fffffe3c000000600000055,
+        0,
+        0,
+        1,
+        0,
+        0,
+        10,
+        6,
+        2,
+        0x1adc0156a7a5747a4e366864e30a714f,
+        0x11458b30bfc20e6fbc05e7ddb5eaf049,
+        2,
+        0x1e7554dd02c2be0c4ce46b687e523f75,
+        0x1426b5e11d80658ef254b15a1b946a4d,
+        2,
+        0x11eea05ced9a43a85f30968f31334274,
+        0x191cb976070adbf3925905f8eca58a13,
+        2,
+        0x1d1657a2c2eed90c5f99e1a81a85c16b,
+        0x13d489d8bc877d46827ea2e14aa16ea4,
+        2,
+        0x166064dc2e405d652c921a9a8a54590c,
+        0x15ce282a69ddbfe68da1e284d79fb290,
+        2,
+        0x1f42e3508423ca08f5e54dc02e9809c8,
+        0x11a2f9c8e5018511b7b3ba597e72df72,
+        4,
+        0x1278331652ddce29bf839a78b025fab2,
+        0x135041901f595352d461feebee8ac406,
+        0x161d6ea6ee1dc49087bc1bb830223526,
+        0x10f64eadffbf35fb355ee0e98ea00df9,
+        0x13ce98009eb877b7637eba87689ac746,
+        0,
+        5,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        0x776f72645f32,
+        1,
+        0x776f72645f33,
+        1,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_embed_1() {
+    assert_eq!(verify_walk_calldata(embed_1()), 0x4fac83afc5e03374c8da216f6fb62506c711e40014969458a69d9ef633bceaa);
+}
+
+/// An honest embed proof, dims 5×23×2×6×3×10×11×17×21×0, committed weights (281 felts).
+pub fn embed_0_committed() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x656d626564,
+        10,
+        5,
+        23,
+        2,
+        6,
+        3,
+        10,
+        11,
+        17,
+        21,
+        0,
+        0,
+        1,
+        121,
+        2,
+        5,
+        3,
+        2,
+        0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff86,
+        0x700000000000003bbffffff50000003bffffff9a000001afffffff1ffffffd3,
+        0,
+        13,
+        0x706f736974696f6e,
+        2,
+        6,
+        3,
+        0x81f7e4f9cd8df3d7cdcd02d25332102,
+        0x2dcd4318def9d48dee219628eb8d121,
+        5,
+        0x706f736569646f6e,
+        0x776f72645f30,
+        2,
+        2,
+        3,
+        0x9b39090dd4efbf416b4a2b8e987bd402,
+        0x330cfed7bd995bfdfaf12df3ccb5932,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f31,
+        2,
+        2,
+        3,
+        0x8f1cbaaa87c0c142cd77e3ab3ae2a43c,
+        0x5ec8b97d89350eac0fccd2655a7e83a,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f3130,
+        2,
+        2,
+        3,
+        0xe9ed094c567da4e27acfc58657e8f2a4,
+        0x104786a09e77b9b5c51148a2255d531,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f3131,
+        2,
+        1,
+        3,
+        0x829c9e7295e6b0d0f5c600916a314721,
+        0x439124bcc9e506c12bbf41c7a8368e9,
+        2,
+        0x706f736569646f6e,
+        0x776f72645f32,
+        2,
+        2,
+        3,
+        0x9272a48f493eac24e95b8d8d35ac63a2,
+        0x7f7b77b829ca38e99c060d9e5b21a80,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f33,
+        2,
+        2,
+        3,
+        0x8a3dd2d3f25e9cb803d0d3ded2622cc9,
+        0x1327c1151619ce70ef900c3f527fce3,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f34,
+        2,
+        2,
+        3,
+        0x698f813315aa27dfca8bbed25b91f47a,
+        0x23bb6a776da14676bfa828945775217,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f35,
+        2,
+        2,
+        3,
+        0x446d5e91d907a6d897888a61293a729,
+        0x253f4197145761102965eefea1f6723,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f36,
+        2,
+        2,
+        3,
+        0x465b1271bebff653335f885f5339b240,
+        0x4266d72cc773cf813f990fd8921384a,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f37,
+        2,
+        2,
+        3,
+        0xaaa9c0fc7df1ed7c5af455d1ef76943a,
+        0x3254516f6f1d3e49df38a4c9b355b22,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f38,
+        2,
+        2,
+        3,
+        0xaa58d1dab53ee90ef4d10d13ef816d9c,
+        0x21b6b9119eb54ad3189c199d9107056,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f39,
+        2,
+        2,
+        3,
+        0x446c1fc3b955d1120929f34d48ba5e91,
+        0x11f27818b41052b7653530c5dd8f848,
+        3,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        0,
+        10,
+        3,
+        2,
+        0x109fb2b8074aa6fd4059bf7d190f313e,
+        0x15cde8738531bfed3cbbe1b457de5acd,
+        2,
+        0x1fec0cd9db33f0ffbdfcb91d936bdc17,
+        0x1d6c52e916f28f135743e8f64492ffe3,
+        2,
+        0x18a2c59aab21627bdcbec2c0e6324975,
+        0x14f68cbcd70830daeacedc7cd84e487d,
+        12,
+        0x15e8e124ba73a8c00a316146f2c6e154,
+        0x16919cc23b1af6bea81480e97bfe173c,
+        0x19c40aa21be4da89359a9ae398a8a615,
+        0x11d99e972050be267e59c1dac76269f4,
+        0x1226a064508de6cf6fa3990d7b2a46e1,
+        0x1e3638ee4798140f96d9837b813698c3,
+        0x1ffa686c5ce5fa52ad3346e49f3b2c43,
+        0x158d3fe1128742fc07661de44b3d9159,
+        0x1e701beea679dec9662f7c96bd1560aa,
+        0x16804dd5a16a8fc278c72ff43dfe3ce8,
+        0x12a353ef1437c9fe36889e140d3fd670,
+        0x19343134bcf87822f864f181c8cf44ab,
+        0x1fb8d56c8807f2f4150577444c537367,
+        0,
+        0,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x189d026737038cdacb80abf712be7534,
+        0x145dcb57960298826e76c891f8da6d5e,
+        2,
+        0x1216433862f33f4a06b2fd6cfc83edbb,
+        0x180d46c9da22a7035ad5645f51212618,
+        2,
+        0x178ce52af27071d98a60d06bb5655505,
+        0x1092b4b31be88e08e2ee9b81b58ae832,
+        2,
+        0x1d13808a8b82c536a306d6240606215d,
+        0x1b087cb4ede7771c805fc68295992705,
+        2,
+        0x1e360e338453fd2f1240a21d4f68684c,
+        0x1975eb53c3a360b524dba55e57b62eb0,
+        1,
+        0x1535df15964dc78743637ddc7e6f25d5,
+        0x4ba5427a78cbb7c107a1e4a384d61d2,
+        0x13952023cd888751d6c802094be294ad,
+        63492,
+        1,
+        8,
+        0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
+        0xa6789df8787c2c6257dc20b2deeb38ac62c297bc6db22860cc465c14f6db27,
+        0x2f88df05c6a8074f4d9820fac624e4fb376db28b907079e9066d28867d2285,
+        0xa1afd8d809d06854222470305fbb202250b3467857414d8e0fc9f1b513678a,
+        0xb10176671795d37bd4c40784ad147878ee9d00b434918a84c46556a3128df0,
+        0xba81de578c37c6f15a5af45f49274f6e0968cf6dd9152172bf4851f34e0fcf,
+        0xee27364e17235c2c5d02dc972311e99d07c6f74a6c37f1c06c77165132ec63,
+        0x61895372f5a37ce801f4081c703c78dd933e53bf98c5e275b0f8ec0c2ce592,
+        0x8c08d32273b023a226e976fcec8e30448e90c91c0af1d56a5bdf960c963b7a,
+        0x25614cc9e5833e253e4ad4ab7ae5131ec0859c7f977fc21a29cd304e1bb269,
+        0xce3b90bd800612aefa70b3694ffdcfca17509af2f96eef0966648533bfd335,
+        0x2807f4cf654935b537c4e9a5ee142252a5e047e60fea6218b354afc0810013,
+        0x2897025e058b843d6b454a8a8e540ce3773680d1f1d36397e3c402057d0b5c,
+        0x35c87c99274d92c3efb2c688685b9eb3d6cd562e144463ab6e078d841f8a00,
+        0x7a10b06a79ed7ac5794fbf9c07b00a1fbf1843835e69c1637f6f39ae13b40f,
+        0xfce4c91a269ed26f089b21de685157d0fcd31e12dfce68972a33cd42ecdc27,
+        0,
+        4,
+        0xa77169afcce8ec3621ec9b43c83a5c798959c4706cd1d21acc77aef4b4fea,
+        0x9af6dab1d2d4c201e6e3b577663ec8ce71feca32dea4dce179b5a808910c9d,
+        0x9d0f1b904d125a8eca58dc06557ab632118e10f5ff53fbed2497081cbe28f0,
+        0x9ed1240c47dee5f0a2ef348e983d0452edd0994efb08a67c10d9ead541a534,
+        0,
+        4,
+        0xe4e904130a7a207ac86d2ee3447e3b6b5e30c96840be9bae107d6e6581ed45,
+        0xddd194b4afaabe0d3016164683a5506250f62a67bc235b228b3ec36060aea4,
+        0xa1c3f3c05bb63ba572ecfaefe3b419db771c72c2980fc9ffaf92f3861f4a2d,
+        0x7ea793b85b19da188bc66b99765d71e132c799de68f86d6e9583d320a1f179,
+        0,
+        4,
+        0x84b11f5894c0f26849843694c477caccd71f652af16f94718726204d722d36,
+        0x20ddb58dc00bec988d5b1266a607f9111c5a6885ab4e8a753d10bcf9781c05,
+        0x34d1dbcf3f9bbd92577fd1d8d2c6353260f93443d85d525da09bd9dfe9513e,
+        0xb169b38bbae84d7e125e4f46a4809cac6caa5a2c0a1228ff2d24c77a155cda,
+        0,
+        4,
+        0x40000000000000000000000000000000841a29040622e58e15f1a2579abfe1f,
+        0x40000000000000000000000000000000a699097e2a9deca63e4623d5a433bec,
+        0x40000000000000000000000000000000ec4d2b51c262302369d7bafac05e73e,
+        0x40000000000000000000000000000000a5e261491841a785a8fc85c31ded511,
+        0,
+        4,
+        0x13d7f71cbb65d3c0a40f1e55d091fd2d844fca4e67e45f04adbece2691fe79,
+        0x8f1fef264e69090dcec6c832103a3c1bb50af24442991ad7bca24aabcd48ce,
+        0xd1ee4a460241038af8fa6ae4cb62cf414b17373e104c7af599593c7cd6818a,
+        0xce9e50ab489c2699e7ce636aad18d4c64a6a0c7c01c60c26ce6d90eec73093,
+        0,
+        4,
+        0x6c1f4eb187d403184ab05eb53b7299a4a0e9259fe9b94c6c2641730df371a3,
+        0x6810b04f7c26fe6743e4c4bd45405c3ba2d7a36b305a7355187f28fc142520,
+        0x6f8875005fedcd43b13825383b392b8f2865917c1b5491df1ee3328e77760e,
+        0x12c323f10bd753fa373d23859074fa5c73a2113c4ee96dbcaeddfe4583332d,
+        0,
+        4,
+        0xf73cce2611dc808764ff4d10ef16b60fa361caf05452c73c6fe386cd0d0265,
+        0x974b1370f64ed0aae11b61c4bfc54a681f3a417f735a0802384e668b6f2964,
+        0x7c924ba62bcf81b39209dc4b26eeac6fa281bc47374c89094aa7bc658c4310,
+        0x3042eed84f72198d41b268ebd10ea55f3c81b24c37457f4b1d073aadbf97d8,
+        0,
+        4,
+        0xd69ff9ab4c33e302ba499119f98706de6a5252af3c985ddad099be64db430e,
+        0xd0552387fc2577b0c88068d65e005528a43d9ae49acea82ba2c8afeb0947ca,
+        0x60d99e1846b1435305226d6a9052f346e7fdbb48b7b69c0e4d4e443d84012a,
+        0xbca8e189be3b125725f7d16025902bed0e3ef857bdb5109f22d95c455651bc,
+        0,
+        4,
+        0xc3f6c3e6cdf681d8676e2cabb83015efe367ab2889864cd5d44312d52c568f,
+        0x52ff640dd6ea597e86e08aa73b6c99c37b3653c07608ee29b777c2ab12136c,
+        0xe8ef4032ee682c0169113879ad6eddd72c9016b72cc670ff7a5a23f2e8edd7,
+        0xe371301e219ec0ce0212801729a6bed37e76abb986293a51032bbe2ef046a9,
+        0,
+        4,
+        0xdae435e11ae2251bff42f6fb8a60477b9ebe05ce1aaf1fc77df11ceeea6591,
+        0x44316df5db8eda491063110240e78560d8477224acbb182c4025b92ef340a0,
+        0x2f7cab4da635347b92023b436395fa6cb2c39ed37ed08867b596f5533e2530,
+        0xd3c115a2a0a588f31792fee2b3e2377c3431410494c5f5443fcd5463514f1f,
+        0,
+        4,
+        0xfc5e870816e96b7c321e73952adb98d94a22ab41e76fed7a4dbef15c9a84b1,
+        0x302e19919445b40cc4fb697f01960eba4ae38fa66f7a5cda961b6b58dd7959,
+        0x3da14acfa8d3a84ace0e55dd55a078ac04262c3445a0ce2d601c4b3be6af16,
+        0x394a63ea47aec8e8d336a114322c85b9468a5b7ba918923b424bc6c488132,
+        0,
+        4,
+        0xfe852676d399858141157db48066dd3b0030f1cb6307607af68fbc60332bc0,
+        0x6cc07aa2b56c3afcb7f5a5cb44823eada59323d700d2dd4a4600faf341f731,
+        0x6929a42ea0150d5b28c18b8d8830dac6433fc0dc4629e64b54d629abee5bf0,
+        0xe1096111c42754dec20911a4f7763f27ccd442cbae4e7ef5c96e0f9e063e56,
+        0,
+        4,
+        0x93792f31077bc1c134505c750799115b87d179732642cc1bcc01bded32d0dd,
+        0x6d8954d12736bc31bb2ffc1c465771451db17d276c82c3d55d78821660a82,
+        0xe4d571bebc6fd750ea7d9b1a21fe00d6720d5097d7017320692dd31b8c81e6,
+        0xd90896c2f1f00238ca32238c203fcc672edb00547efec4a26de54c7ba8652c,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_embed_0_committed() {
+    assert_eq!(verify_walk_calldata(embed_0_committed()), 0xc756d011f816c2b2ff3610e9a8274c895a2edf9e903c9360395c02bcff826b);
+}
+
+/// proof layer.sumcheck.rounds[0][0]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_0() {
+    verify_walk_calldata(splice(embed_0_committed(), 136, 137, array![0x109fb2b8274aa6fd4059bf7d190f313e]));
+}
+
+/// proof layer.sumcheck.rounds[0]-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_embed_0_committed_1() {
+    verify_walk_calldata(splice(embed_0_committed(), 135, 138, array![1, 0x109fb2b8074aa6fd4059bf7d190f313e]));
+}
+
+/// proof layer.sumcheck.rounds[0]+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_degree',))]
+fn rejects_embed_0_committed_2() {
+    verify_walk_calldata(splice(embed_0_committed(), 135, 137, array![3, 0x109fb2b8074aa6fd4059bf7d190f313e, 0x15cde8738531bfed3cbbe1b457de5acd]));
+}
+
+/// proof layer.sumcheck.rounds-last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_embed_0_committed_3() {
+    verify_walk_calldata(splice(embed_0_committed(), 134, 144, array![
+        2,
+        2,
+        0x109fb2b8074aa6fd4059bf7d190f313e,
+        0x15cde8738531bfed3cbbe1b457de5acd,
+        2,
+        0x1fec0cd9db33f0ffbdfcb91d936bdc17,
+        0x1d6c52e916f28f135743e8f64492ffe3,
+    ]));
+}
+
+/// proof layer.sumcheck.rounds+last
+#[test]
+#[should_panic(expected: ('sumcheck.round_count',))]
+fn rejects_embed_0_committed_4() {
+    verify_walk_calldata(splice(embed_0_committed(), 134, 141, array![
+        4,
+        2,
+        0x109fb2b8074aa6fd4059bf7d190f313e,
+        0x15cde8738531bfed3cbbe1b457de5acd,
+        2,
+        0x1fec0cd9db33f0ffbdfcb91d936bdc17,
+        0x1d6c52e916f28f135743e8f64492ffe3,
+        2,
+        0x18a2c59aab21627bdcbec2c0e6324975,
+        0x14f68cbcd70830daeacedc7cd84e487d,
+    ]));
+}
+
+/// proof layer.word[0]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_5() {
+    verify_walk_calldata(splice(embed_0_committed(), 145, 146, array![0x15e8e124da73a8c00a316146f2c6e154]));
+}
+
+/// proof layer.word-last
+#[test]
+#[should_panic(expected: ('embed.value_count',))]
+fn rejects_embed_0_committed_6() {
+    verify_walk_calldata(splice(embed_0_committed(), 144, 157, array![
+        11,
+        0x15e8e124ba73a8c00a316146f2c6e154,
+        0x16919cc23b1af6bea81480e97bfe173c,
+        0x19c40aa21be4da89359a9ae398a8a615,
+        0x11d99e972050be267e59c1dac76269f4,
+        0x1226a064508de6cf6fa3990d7b2a46e1,
+        0x1e3638ee4798140f96d9837b813698c3,
+        0x1ffa686c5ce5fa52ad3346e49f3b2c43,
+        0x158d3fe1128742fc07661de44b3d9159,
+        0x1e701beea679dec9662f7c96bd1560aa,
+        0x16804dd5a16a8fc278c72ff43dfe3ce8,
+        0x12a353ef1437c9fe36889e140d3fd670,
+    ]));
+}
+
+/// proof layer.word+last
+#[test]
+#[should_panic(expected: ('embed.value_count',))]
+fn rejects_embed_0_committed_7() {
+    verify_walk_calldata(splice(embed_0_committed(), 144, 156, array![
+        13,
+        0x15e8e124ba73a8c00a316146f2c6e154,
+        0x16919cc23b1af6bea81480e97bfe173c,
+        0x19c40aa21be4da89359a9ae398a8a615,
+        0x11d99e972050be267e59c1dac76269f4,
+        0x1226a064508de6cf6fa3990d7b2a46e1,
+        0x1e3638ee4798140f96d9837b813698c3,
+        0x1ffa686c5ce5fa52ad3346e49f3b2c43,
+        0x158d3fe1128742fc07661de44b3d9159,
+        0x1e701beea679dec9662f7c96bd1560aa,
+        0x16804dd5a16a8fc278c72ff43dfe3ce8,
+        0x12a353ef1437c9fe36889e140d3fd670,
+        0x19343134bcf87822f864f181c8cf44ab,
+    ]));
+}
+
+/// proof layer.position
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_8() {
+    verify_walk_calldata(splice(embed_0_committed(), 157, 158, array![0x1fb8d56ca807f2f4150577444c537367]));
+}
+
+/// proof opening.fold.rounds[0][0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_embed_0_committed_9() {
+    verify_walk_calldata(splice(embed_0_committed(), 165, 166, array![0x189d026757038cdacb80abf712be7534]));
+}
+
+/// proof opening.fold.rounds[0]-last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_embed_0_committed_10() {
+    verify_walk_calldata(splice(embed_0_committed(), 164, 167, array![1, 0x189d026737038cdacb80abf712be7534]));
+}
+
+/// proof opening.fold.rounds[0]+last
+#[test]
+#[should_panic(expected: ('pcs.round_degree',))]
+fn rejects_embed_0_committed_11() {
+    verify_walk_calldata(splice(embed_0_committed(), 164, 166, array![3, 0x189d026737038cdacb80abf712be7534, 0x145dcb57960298826e76c891f8da6d5e]));
+}
+
+/// proof opening.fold.rounds-last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_embed_0_committed_12() {
+    verify_walk_calldata(splice(embed_0_committed(), 163, 179, array![
+        4,
+        2,
+        0x189d026737038cdacb80abf712be7534,
+        0x145dcb57960298826e76c891f8da6d5e,
+        2,
+        0x1216433862f33f4a06b2fd6cfc83edbb,
+        0x180d46c9da22a7035ad5645f51212618,
+        2,
+        0x178ce52af27071d98a60d06bb5655505,
+        0x1092b4b31be88e08e2ee9b81b58ae832,
+        2,
+        0x1d13808a8b82c536a306d6240606215d,
+        0x1b087cb4ede7771c805fc68295992705,
+    ]));
+}
+
+/// proof opening.fold.rounds+last
+#[test]
+#[should_panic(expected: ('pcs.round_count',))]
+fn rejects_embed_0_committed_13() {
+    verify_walk_calldata(splice(embed_0_committed(), 163, 176, array![
+        6,
+        2,
+        0x189d026737038cdacb80abf712be7534,
+        0x145dcb57960298826e76c891f8da6d5e,
+        2,
+        0x1216433862f33f4a06b2fd6cfc83edbb,
+        0x180d46c9da22a7035ad5645f51212618,
+        2,
+        0x178ce52af27071d98a60d06bb5655505,
+        0x1092b4b31be88e08e2ee9b81b58ae832,
+        2,
+        0x1d13808a8b82c536a306d6240606215d,
+        0x1b087cb4ede7771c805fc68295992705,
+        2,
+        0x1e360e338453fd2f1240a21d4f68684c,
+        0x1975eb53c3a360b524dba55e57b62eb0,
+    ]));
+}
+
+/// proof opening.layer_roots[0]
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_embed_0_committed_14() {
+    verify_walk_calldata(splice(embed_0_committed(), 180, 181, array![0x1535df15964dc78743637ddc7e6f25d6]));
+}
+
+/// proof opening.layer_roots-last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_embed_0_committed_15() {
+    verify_walk_calldata(splice(embed_0_committed(), 179, 182, array![0]));
+}
+
+/// proof opening.layer_roots+last
+#[test]
+#[should_panic(expected: ('pcs.layer_count',))]
+fn rejects_embed_0_committed_16() {
+    verify_walk_calldata(splice(embed_0_committed(), 179, 180, array![2, 0x1535df15964dc78743637ddc7e6f25d5, 0x4ba5427a78cbb7c107a1e4a384d61d2]));
+}
+
+/// proof opening.final_value
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_embed_0_committed_17() {
+    verify_walk_calldata(splice(embed_0_committed(), 182, 183, array![0x13952023ed888751d6c802094be294ad]));
+}
+
+/// proof opening.pow_nonce
+#[test]
+#[should_panic(expected: ('pcs.pow',))]
+fn rejects_embed_0_committed_18() {
+    verify_walk_calldata(splice(embed_0_committed(), 183, 184, array![63493]));
+}
+
+/// proof opening.poly_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_embed_0_committed_19() {
+    verify_walk_calldata(splice(embed_0_committed(), 186, 187, array![0x619fce661b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_embed_0_committed_20() {
+    verify_walk_calldata(splice(embed_0_committed(), 187, 188, array![0x7000000014cf13bf0f0f858c4afb84165bdd67158c5852f78db6450c1988cb8]));
+}
+
+/// proof opening.poly_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_embed_0_committed_21() {
+    verify_walk_calldata(splice(embed_0_committed(), 188, 188, array![0x100000000000000000000000000000000000000000000000000000014f6db27]));
+}
+
+/// proof opening.poly_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_embed_0_committed_22() {
+    verify_walk_calldata(splice(embed_0_committed(), 185, 202, array![
+        7,
+        0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
+        0xa6789df8787c2c6257dc20b2deeb38ac62c297bc6db22860cc465c14f6db27,
+        0x2f88df05c6a8074f4d9820fac624e4fb376db28b907079e9066d28867d2285,
+        0xa1afd8d809d06854222470305fbb202250b3467857414d8e0fc9f1b513678a,
+        0xb10176671795d37bd4c40784ad147878ee9d00b434918a84c46556a3128df0,
+        0xba81de578c37c6f15a5af45f49274f6e0968cf6dd9152172bf4851f34e0fcf,
+        0xee27364e17235c2c5d02dc972311e99d07c6f74a6c37f1c06c77165132ec63,
+        0x61895372f5a37ce801f4081c703c78dd933e53bf98c5e275b0f8ec0c2ce592,
+        0x8c08d32273b023a226e976fcec8e30448e90c91c0af1d56a5bdf960c963b7a,
+        0x25614cc9e5833e253e4ad4ab7ae5131ec0859c7f977fc21a29cd304e1bb269,
+        0xce3b90bd800612aefa70b3694ffdcfca17509af2f96eef0966648533bfd335,
+        0x2807f4cf654935b537c4e9a5ee142252a5e047e60fea6218b354afc0810013,
+        0x2897025e058b843d6b454a8a8e540ce3773680d1f1d36397e3c402057d0b5c,
+        0x35c87c99274d92c3efb2c688685b9eb3d6cd562e144463ab6e078d841f8a00,
+    ]));
+}
+
+/// proof opening.poly_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_embed_0_committed_23() {
+    verify_walk_calldata(splice(embed_0_committed(), 185, 200, array![
+        9,
+        0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
+        0xa6789df8787c2c6257dc20b2deeb38ac62c297bc6db22860cc465c14f6db27,
+        0x2f88df05c6a8074f4d9820fac624e4fb376db28b907079e9066d28867d2285,
+        0xa1afd8d809d06854222470305fbb202250b3467857414d8e0fc9f1b513678a,
+        0xb10176671795d37bd4c40784ad147878ee9d00b434918a84c46556a3128df0,
+        0xba81de578c37c6f15a5af45f49274f6e0968cf6dd9152172bf4851f34e0fcf,
+        0xee27364e17235c2c5d02dc972311e99d07c6f74a6c37f1c06c77165132ec63,
+        0x61895372f5a37ce801f4081c703c78dd933e53bf98c5e275b0f8ec0c2ce592,
+        0x8c08d32273b023a226e976fcec8e30448e90c91c0af1d56a5bdf960c963b7a,
+        0x25614cc9e5833e253e4ad4ab7ae5131ec0859c7f977fc21a29cd304e1bb269,
+        0xce3b90bd800612aefa70b3694ffdcfca17509af2f96eef0966648533bfd335,
+        0x2807f4cf654935b537c4e9a5ee142252a5e047e60fea6218b354afc0810013,
+        0x2897025e058b843d6b454a8a8e540ce3773680d1f1d36397e3c402057d0b5c,
+        0x35c87c99274d92c3efb2c688685b9eb3d6cd562e144463ab6e078d841f8a00,
+        0x7a10b06a79ed7ac5794fbf9c07b00a1fbf1843835e69c1637f6f39ae13b40f,
+        0xfce4c91a269ed26f089b21de685157d0fcd31e12dfce68972a33cd42ecdc27,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves[0][0]
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_embed_0_committed_24() {
+    verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x93792f33077bc1c134505c750799115b87d179732642cc1bcc01bded32d0dd]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]-last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_embed_0_committed_25() {
+    verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x70000000126f25e620ef7838268a0b8ea0f3222b70fa2f2e64c85983798037b]));
+}
+
+/// proof opening.layer_openings[0].leaves[0]+last
+#[test]
+#[should_panic(expected: ('calldata.marker',))]
+fn rejects_embed_0_committed_26() {
+    verify_walk_calldata(splice(embed_0_committed(), 277, 277, array![0x10000000000000000000000000000000000000000000000000000006d32d0dd]));
+}
+
+/// proof opening.layer_openings[0].leaves-last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_embed_0_committed_27() {
+    verify_walk_calldata(splice(embed_0_committed(), 275, 280, array![
+        3,
+        0x93792f31077bc1c134505c750799115b87d179732642cc1bcc01bded32d0dd,
+        0x6d8954d12736bc31bb2ffc1c465771451db17d276c82c3d55d78821660a82,
+        0xe4d571bebc6fd750ea7d9b1a21fe00d6720d5097d7017320692dd31b8c81e6,
+    ]));
+}
+
+/// proof opening.layer_openings[0].leaves+last
+#[test]
+#[should_panic(expected: ('pcs.query_count',))]
+fn rejects_embed_0_committed_28() {
+    verify_walk_calldata(splice(embed_0_committed(), 275, 279, array![
+        5,
+        0x93792f31077bc1c134505c750799115b87d179732642cc1bcc01bded32d0dd,
+        0x6d8954d12736bc31bb2ffc1c465771451db17d276c82c3d55d78821660a82,
+        0xe4d571bebc6fd750ea7d9b1a21fe00d6720d5097d7017320692dd31b8c81e6,
+        0xd90896c2f1f00238ca32238c203fcc672edb00547efec4a26de54c7ba8652c,
+    ]));
+}
+
+/// proof opening.layer_openings-last
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_embed_0_committed_29() {
+    verify_walk_calldata(splice(embed_0_committed(), 275, 281, array![]));
+}
+
+/// statement outputs.y[7]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_31() {
+    verify_walk_calldata(splice(embed_0_committed(), 21, 22, array![0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff87]));
+}
+
+/// statement dims[0]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_committed_32() {
+    verify_walk_calldata(splice(embed_0_committed(), 4, 5, array![6]));
+}
+
+/// statement dims[1]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_committed_33() {
+    verify_walk_calldata(splice(embed_0_committed(), 5, 6, array![24]));
+}
+
+/// statement dims[2]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_committed_34() {
+    verify_walk_calldata(splice(embed_0_committed(), 6, 7, array![3]));
+}
+
+/// statement dims[3]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_committed_35() {
+    verify_walk_calldata(splice(embed_0_committed(), 7, 8, array![7]));
+}
+
+/// statement dims[4]
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_committed_36() {
+    verify_walk_calldata(splice(embed_0_committed(), 8, 9, array![4]));
+}
+
+/// statement dims[5]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_37() {
+    verify_walk_calldata(splice(embed_0_committed(), 9, 10, array![11]));
+}
+
+/// statement dims[6]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_38() {
+    verify_walk_calldata(splice(embed_0_committed(), 10, 11, array![12]));
+}
+
+/// statement dims[7]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_39() {
+    verify_walk_calldata(splice(embed_0_committed(), 11, 12, array![18]));
+}
+
+/// statement dims[8]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_40() {
+    verify_walk_calldata(splice(embed_0_committed(), 12, 13, array![22]));
+}
+
+/// statement dims[9]
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_committed_41() {
+    verify_walk_calldata(splice(embed_0_committed(), 13, 14, array![1]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_embed_0_committed_42() {
+    verify_walk_calldata(splice(embed_0_committed(), 0, 1, array![4]));
+}
+
+/// felt 56 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_embed_0_committed_43() {
+    verify_walk_calldata(splice(embed_0_committed(), 56, 57, array![0x706f736569646f6f]));
+}
+
+/// felt 112 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_embed_0_committed_44() {
+    verify_walk_calldata(splice(embed_0_committed(), 112, 113, array![0x706f736569646f6f]));
+}
+
+/// felt 168 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_embed_0_committed_45() {
+    verify_walk_calldata(splice(embed_0_committed(), 168, 169, array![0x1216433862f33f4a06b2fd6cfc83edbc]));
+}
+
+/// felt 224 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_embed_0_committed_46() {
+    verify_walk_calldata(splice(embed_0_committed(), 224, 225, array![0x40000000000000000000000000000000ec4d2b51c262302369d7bafac05e73f]));
+}
+
+/// felt 280 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_embed_0_committed_47() {
+    verify_walk_calldata(splice(embed_0_committed(), 280, 281, array![1]));
+}
+
+/// a witness commitment on a kind without advice
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_embed_0_committed_48() {
+    verify_walk_calldata(splice(embed_0_committed(), 129, 130, array![
+        1,
+        122,
+        0xffffffffffffffffffffffffffffffff,
+        0xffffffffffffffffffffffffffffffff,
+        5000,
+        7563361,
+    ]));
+}
+
+/// An honest embed proof, dims 5×23×2×6×3×10×11×17×21×0, bound weights (310 felts).
+pub fn embed_0_bound() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x656d626564,
+        10,
+        5,
+        23,
+        2,
+        6,
+        3,
+        10,
+        11,
+        17,
+        21,
+        0,
+        0,
+        1,
+        121,
+        2,
+        5,
+        3,
+        2,
+        0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff86,
+        0x700000000000003bbffffff50000003bffffff9a000001afffffff1ffffffd3,
+        0,
+        13,
+        0x706f736974696f6e,
+        2,
+        6,
+        3,
+        0x81f7e4f9cd8df3d7cdcd02d25332102,
+        0x2dcd4318def9d48dee219628eb8d121,
+        5,
+        0x706f736569646f6e,
+        0x776f72645f30,
+        2,
+        2,
+        3,
+        0x9b39090dd4efbf416b4a2b8e987bd402,
+        0x330cfed7bd995bfdfaf12df3ccb5932,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f31,
+        2,
+        2,
+        3,
+        0x8f1cbaaa87c0c142cd77e3ab3ae2a43c,
+        0x5ec8b97d89350eac0fccd2655a7e83a,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f3130,
+        2,
+        2,
+        3,
+        0xe9ed094c567da4e27acfc58657e8f2a4,
+        0x104786a09e77b9b5c51148a2255d531,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f3131,
+        2,
+        1,
+        3,
+        0x829c9e7295e6b0d0f5c600916a314721,
+        0x439124bcc9e506c12bbf41c7a8368e9,
+        2,
+        0x706f736569646f6e,
+        0x776f72645f32,
+        2,
+        2,
+        3,
+        0x9272a48f493eac24e95b8d8d35ac63a2,
+        0x7f7b77b829ca38e99c060d9e5b21a80,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f33,
+        2,
+        2,
+        3,
+        0x8a3dd2d3f25e9cb803d0d3ded2622cc9,
+        0x1327c1151619ce70ef900c3f527fce3,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f34,
+        2,
+        2,
+        3,
+        0x698f813315aa27dfca8bbed25b91f47a,
+        0x23bb6a776da14676bfa828945775217,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f35,
+        2,
+        2,
+        3,
+        0x446d5e91d907a6d897888a61293a729,
+        0x253f4197145761102965eefea1f6723,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f36,
+        2,
+        2,
+        3,
+        0x465b1271bebff653335f885f5339b240,
+        0x4266d72cc773cf813f990fd8921384a,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f37,
+        2,
+        2,
+        3,
+        0xaaa9c0fc7df1ed7c5af455d1ef76943a,
+        0x3254516f6f1d3e49df38a4c9b355b22,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f38,
+        2,
+        2,
+        3,
+        0xaa58d1dab53ee90ef4d10d13ef816d9c,
+        0x21b6b9119eb54ad3189c199d9107056,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f39,
+        2,
+        2,
+        3,
+        0x446c1fc3b955d1120929f34d48ba5e91,
+        0x11f27818b41052b7653530c5dd8f848,
+        3,
+        0x706f736569646f6e,
+        0,
+        0,
+        1953,
+        12648430,
+        13,
+        0x706f736974696f6e,
+        0,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        2,
+        0x776f72645f3130,
+        3,
+        0x776f72645f3131,
+        4,
+        0x776f72645f32,
+        5,
+        0x776f72645f33,
+        6,
+        0x776f72645f34,
+        7,
+        0x776f72645f35,
+        8,
+        0x776f72645f36,
+        9,
+        0x776f72645f37,
+        10,
+        0x776f72645f38,
+        11,
+        0x776f72645f39,
+        12,
+        0,
+        0,
+        10,
+        3,
+        2,
+        0x151402227b54746e98bfdf09fdca45fd,
+        0x1cd822ea1eb37d05df715fc67fa007c7,
+        2,
+        0x18a878742625b54ab32a810e987fc175,
+        0x145f313816f26b081ff0f369af5c4f36,
+        2,
+        0x1f0b4ad2fb0855b44fc6b9ab82b48dc3,
+        0x1727c56548dfee14c2883ba434acc690,
+        12,
+        0x10077a46cac5cfca551789a3c3331b0d,
+        0x10f5d28529d6d968958a755279cfc20f,
+        0x106294a941ae9c66ecdfc4b4fedc7d94,
+        0x1b544ea98726b970b45765e813690b81,
+        0x1dd12058c470f0c44a0c8228aca844c6,
+        0x1e399240bea9523c11d6888f7c72c1b9,
+        0x140ba252b5290a843323b5e1773e1d5b,
+        0x14f85af4f0d2e4542ec458528eac3e9d,
+        0x11f174d6ed0dacd4d755c7c66d1c91b9,
+        0x1b9e200a6fab8b8da481bf8ea9e8d277,
+        0x17be811ed6f67550498591ec703b2d99,
+        0x1645dc5ff311c0b5c06d0ecf3da6083a,
+        0x1fd016e38297564abe6864daef28d5d4,
+        0,
+        0,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x16e8b718fbe228193383906f2e970fac,
+        0x1a4d27bbfd74b1a2e83497a6d07460af,
+        2,
+        0x16763cbea67229e2a2322b39fa6a488b,
+        0x1f9322b111bc497a3d3e577674fc96bd,
+        2,
+        0x16c6746912053d7d1ff74d8309cd44e1,
+        0x16e711352523b29ccff8de893534ca35,
+        2,
+        0x1a48ab01a86f561271074223331c6f64,
+        0x101011f485abba84dbfd4805d3c72242,
+        2,
+        0x15e826ab34779327086f00a84242f8be,
+        0x17949124940fbc46ecc5a5408ca3e281,
+        1,
+        0xb0fd8eacf5be66e31a9e28fa36d323ec,
+        0x47d26854af3764721d263ff1df762ff,
+        0x114c3906690512210dbbcbef9c6d4df1,
+        33164,
+        1,
+        8,
+        0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
+        0xa6789df8787c2c6257dc20b2deeb38ac62c297bc6db22860cc465c14f6db27,
+        0x2f88df05c6a8074f4d9820fac624e4fb376db28b907079e9066d28867d2285,
+        0xa1afd8d809d06854222470305fbb202250b3467857414d8e0fc9f1b513678a,
+        0xb10176671795d37bd4c40784ad147878ee9d00b434918a84c46556a3128df0,
+        0xba81de578c37c6f15a5af45f49274f6e0968cf6dd9152172bf4851f34e0fcf,
+        0xee27364e17235c2c5d02dc972311e99d07c6f74a6c37f1c06c77165132ec63,
+        0x61895372f5a37ce801f4081c703c78dd933e53bf98c5e275b0f8ec0c2ce592,
+        0x8c08d32273b023a226e976fcec8e30448e90c91c0af1d56a5bdf960c963b7a,
+        0x25614cc9e5833e253e4ad4ab7ae5131ec0859c7f977fc21a29cd304e1bb269,
+        0xce3b90bd800612aefa70b3694ffdcfca17509af2f96eef0966648533bfd335,
+        0x2807f4cf654935b537c4e9a5ee142252a5e047e60fea6218b354afc0810013,
+        0x2897025e058b843d6b454a8a8e540ce3773680d1f1d36397e3c402057d0b5c,
+        0x35c87c99274d92c3efb2c688685b9eb3d6cd562e144463ab6e078d841f8a00,
+        0x7a10b06a79ed7ac5794fbf9c07b00a1fbf1843835e69c1637f6f39ae13b40f,
+        0xfce4c91a269ed26f089b21de685157d0fcd31e12dfce68972a33cd42ecdc27,
+        0,
+        4,
+        0xa77169afcce8ec3621ec9b43c83a5c798959c4706cd1d21acc77aef4b4fea,
+        0x9af6dab1d2d4c201e6e3b577663ec8ce71feca32dea4dce179b5a808910c9d,
+        0x9d0f1b904d125a8eca58dc06557ab632118e10f5ff53fbed2497081cbe28f0,
+        0x9ed1240c47dee5f0a2ef348e983d0452edd0994efb08a67c10d9ead541a534,
+        0,
+        4,
+        0xe4e904130a7a207ac86d2ee3447e3b6b5e30c96840be9bae107d6e6581ed45,
+        0xddd194b4afaabe0d3016164683a5506250f62a67bc235b228b3ec36060aea4,
+        0xa1c3f3c05bb63ba572ecfaefe3b419db771c72c2980fc9ffaf92f3861f4a2d,
+        0x7ea793b85b19da188bc66b99765d71e132c799de68f86d6e9583d320a1f179,
+        0,
+        4,
+        0x84b11f5894c0f26849843694c477caccd71f652af16f94718726204d722d36,
+        0x20ddb58dc00bec988d5b1266a607f9111c5a6885ab4e8a753d10bcf9781c05,
+        0x34d1dbcf3f9bbd92577fd1d8d2c6353260f93443d85d525da09bd9dfe9513e,
+        0xb169b38bbae84d7e125e4f46a4809cac6caa5a2c0a1228ff2d24c77a155cda,
+        0,
+        4,
+        0x40000000000000000000000000000000841a29040622e58e15f1a2579abfe1f,
+        0x40000000000000000000000000000000a699097e2a9deca63e4623d5a433bec,
+        0x40000000000000000000000000000000ec4d2b51c262302369d7bafac05e73e,
+        0x40000000000000000000000000000000a5e261491841a785a8fc85c31ded511,
+        0,
+        4,
+        0x13d7f71cbb65d3c0a40f1e55d091fd2d844fca4e67e45f04adbece2691fe79,
+        0x8f1fef264e69090dcec6c832103a3c1bb50af24442991ad7bca24aabcd48ce,
+        0xd1ee4a460241038af8fa6ae4cb62cf414b17373e104c7af599593c7cd6818a,
+        0xce9e50ab489c2699e7ce636aad18d4c64a6a0c7c01c60c26ce6d90eec73093,
+        0,
+        4,
+        0x6c1f4eb187d403184ab05eb53b7299a4a0e9259fe9b94c6c2641730df371a3,
+        0x6810b04f7c26fe6743e4c4bd45405c3ba2d7a36b305a7355187f28fc142520,
+        0x6f8875005fedcd43b13825383b392b8f2865917c1b5491df1ee3328e77760e,
+        0x12c323f10bd753fa373d23859074fa5c73a2113c4ee96dbcaeddfe4583332d,
+        0,
+        4,
+        0xf73cce2611dc808764ff4d10ef16b60fa361caf05452c73c6fe386cd0d0265,
+        0x974b1370f64ed0aae11b61c4bfc54a681f3a417f735a0802384e668b6f2964,
+        0x7c924ba62bcf81b39209dc4b26eeac6fa281bc47374c89094aa7bc658c4310,
+        0x3042eed84f72198d41b268ebd10ea55f3c81b24c37457f4b1d073aadbf97d8,
+        0,
+        4,
+        0xd69ff9ab4c33e302ba499119f98706de6a5252af3c985ddad099be64db430e,
+        0xd0552387fc2577b0c88068d65e005528a43d9ae49acea82ba2c8afeb0947ca,
+        0x60d99e1846b1435305226d6a9052f346e7fdbb48b7b69c0e4d4e443d84012a,
+        0xbca8e189be3b125725f7d16025902bed0e3ef857bdb5109f22d95c455651bc,
+        0,
+        4,
+        0xc3f6c3e6cdf681d8676e2cabb83015efe367ab2889864cd5d44312d52c568f,
+        0x52ff640dd6ea597e86e08aa73b6c99c37b3653c07608ee29b777c2ab12136c,
+        0xe8ef4032ee682c0169113879ad6eddd72c9016b72cc670ff7a5a23f2e8edd7,
+        0xe371301e219ec0ce0212801729a6bed37e76abb986293a51032bbe2ef046a9,
+        0,
+        4,
+        0xdae435e11ae2251bff42f6fb8a60477b9ebe05ce1aaf1fc77df11ceeea6591,
+        0x44316df5db8eda491063110240e78560d8477224acbb182c4025b92ef340a0,
+        0x2f7cab4da635347b92023b436395fa6cb2c39ed37ed08867b596f5533e2530,
+        0xd3c115a2a0a588f31792fee2b3e2377c3431410494c5f5443fcd5463514f1f,
+        0,
+        4,
+        0xfc5e870816e96b7c321e73952adb98d94a22ab41e76fed7a4dbef15c9a84b1,
+        0x302e19919445b40cc4fb697f01960eba4ae38fa66f7a5cda961b6b58dd7959,
+        0x3da14acfa8d3a84ace0e55dd55a078ac04262c3445a0ce2d601c4b3be6af16,
+        0x394a63ea47aec8e8d336a114322c85b9468a5b7ba918923b424bc6c488132,
+        0,
+        4,
+        0xfe852676d399858141157db48066dd3b0030f1cb6307607af68fbc60332bc0,
+        0x6cc07aa2b56c3afcb7f5a5cb44823eada59323d700d2dd4a4600faf341f731,
+        0x6929a42ea0150d5b28c18b8d8830dac6433fc0dc4629e64b54d629abee5bf0,
+        0xe1096111c42754dec20911a4f7763f27ccd442cbae4e7ef5c96e0f9e063e56,
+        0,
+        4,
+        0xd75e6b6336cd1572665fde50ec11e16b2a90aa0761b47c07499acb5d3a63b1,
+        0x196d6f32811fd4d0e6e2247db4850da709a06d32bc88861f41766890b330ed,
+        0x774c21c71cfc399da96137cec923ef112bb543e8fec23953198533ff6942d5,
+        0xc6eafd10362378ee908f4600f600d6bc31c78f376c4e4444a6a4505c9b745c,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_embed_0_bound() {
+    assert_eq!(verify_walk_calldata(embed_0_bound()), 0x3f94dcbcf97cce7868661679be55810bf22b966a31991aeeae1cfe1672d70e7);
+}
+
+/// An honest embed proof, dims 5×23×2×6×3×10×11×17×21×0, committed inputs, outputs and weights (331 felts).
+pub fn embed_0_io() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x656d626564,
+        10,
+        5,
+        23,
+        2,
+        6,
+        3,
+        10,
+        11,
+        17,
+        21,
+        0,
+        0,
+        0,
+        0,
+        14,
+        0x706f736974696f6e,
+        2,
+        6,
+        3,
+        0x81f7e4f9cd8df3d7cdcd02d25332102,
+        0x2dcd4318def9d48dee219628eb8d121,
+        5,
+        0x706f736569646f6e,
+        0x776f72645f30,
+        2,
+        2,
+        3,
+        0x9b39090dd4efbf416b4a2b8e987bd402,
+        0x330cfed7bd995bfdfaf12df3ccb5932,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f31,
+        2,
+        2,
+        3,
+        0x8f1cbaaa87c0c142cd77e3ab3ae2a43c,
+        0x5ec8b97d89350eac0fccd2655a7e83a,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f3130,
+        2,
+        2,
+        3,
+        0xe9ed094c567da4e27acfc58657e8f2a4,
+        0x104786a09e77b9b5c51148a2255d531,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f3131,
+        2,
+        1,
+        3,
+        0x829c9e7295e6b0d0f5c600916a314721,
+        0x439124bcc9e506c12bbf41c7a8368e9,
+        2,
+        0x706f736569646f6e,
+        0x776f72645f32,
+        2,
+        2,
+        3,
+        0x9272a48f493eac24e95b8d8d35ac63a2,
+        0x7f7b77b829ca38e99c060d9e5b21a80,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f33,
+        2,
+        2,
+        3,
+        0x8a3dd2d3f25e9cb803d0d3ded2622cc9,
+        0x1327c1151619ce70ef900c3f527fce3,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f34,
+        2,
+        2,
+        3,
+        0x698f813315aa27dfca8bbed25b91f47a,
+        0x23bb6a776da14676bfa828945775217,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f35,
+        2,
+        2,
+        3,
+        0x446d5e91d907a6d897888a61293a729,
+        0x253f4197145761102965eefea1f6723,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f36,
+        2,
+        2,
+        3,
+        0x465b1271bebff653335f885f5339b240,
+        0x4266d72cc773cf813f990fd8921384a,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f37,
+        2,
+        2,
+        3,
+        0xaaa9c0fc7df1ed7c5af455d1ef76943a,
+        0x3254516f6f1d3e49df38a4c9b355b22,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f38,
+        2,
+        2,
+        3,
+        0xaa58d1dab53ee90ef4d10d13ef816d9c,
+        0x21b6b9119eb54ad3189c199d9107056,
+        3,
+        0x706f736569646f6e,
+        0x776f72645f39,
+        2,
+        2,
+        3,
+        0x446c1fc3b955d1120929f34d48ba5e91,
+        0x11f27818b41052b7653530c5dd8f848,
+        3,
+        0x706f736569646f6e,
+        121,
+        2,
+        5,
+        3,
+        0xeca05bd75309c73352484fbffd90f2c3,
+        0x746c19ac9129a412a37301329926207,
+        5,
+        0x706f736569646f6e,
+        0,
+        1,
+        0,
+        1,
+        121,
+        0x17c83520a6661fded14a6c4cfd2710ef,
+        10,
+        3,
+        2,
+        0x1648e9cb24529f80e7a85f8718c7f6b3,
+        0x1389af8c9b4e6ebc9c43e09cfed7aa9c,
+        2,
+        0x1a9d47f4e2ba76834282670b46a06fee,
+        0x10a52a27be50d1ec0a7a3f9d030f156b,
+        2,
+        0x1991c85660dae91a89c52a24b9a77567,
+        0x13ff79360caceb4f883eaae03e156490,
+        12,
+        0x158484423e7049e8e9c83793b9d277e9,
+        0x1ec04c402b4a50e7e0f0f7dcb516bdb7,
+        0x1f37937a54f32cd964bf90a1caef909c,
+        0x157a3147903e1d737aa7cde749691614,
+        0x149539f8e73051f200c584651ea11939,
+        0x153484b07bc8430c1faf42298110d1fd,
+        0x1a5e1f116da57a9527253b5fea3de278,
+        0x10a38952d128aaee7c2696df94abb85b,
+        0x1e99098b486c8b6d625fd31b98a5ee06,
+        0x18cbcdad09e019f9821413ea315336d0,
+        0x155b8526d087ec683ed421dcca6b7641,
+        0x1833d2e3b04b8b37028524d73066f8bf,
+        0x18fcc599746ee12e55e9fcfd16f408db,
+        0,
+        0,
+        0,
+        5,
+        2,
+        0x1b40e8cd606ada135600663d0fe76eb8,
+        0x1bbe0fd00838561973dbd618c143d708,
+        2,
+        0x1b570e0579a23ef3d51d0a3e6741f0c7,
+        0x1b2e8879a93b7303c0eaa5f4133ba630,
+        2,
+        0x172005dd210b77d58a0e64e4aa53b497,
+        0x146dbc1fa832c0c2682dd0de5253a020,
+        2,
+        0x16fc6b9c95ef97e1a33927cd6f8461aa,
+        0x1b580aa1f8ab5fa7680c94f714ff66a4,
+        2,
+        0x146e41eee68f44c2a505ac46561fbaeb,
+        0x1f1367d705ad229a755bd536e5542c20,
+        14,
+        0x18a04477d1190a5ba3596f3b99594e02,
+        0x1bfaddd7fdd80a724f405e99f971d7f6,
+        0x1af66d51c9b1edc5c3b1956668a56313,
+        0x12ee3804b31d978bd11c8fd49f46f953,
+        0x13be7f7665ad4587d9727e4cc114f29b,
+        0x143801a8338e4838613b8455c646d2b3,
+        0x15adfd654148f86d2ebc132049b05a04,
+        0x13a1feb1a1e09ac99ced2146c0f089a2,
+        0x1de01dae23cc2fdf82c4bd69b64b9889,
+        0x16da90865fa03f370c997382e50ec470,
+        0x13b9b314e73b94df90795f255ea2f986,
+        0x142f23748ca880606cd50aae88145c8e,
+        0x10a95c5befd39311701aab51c2098d75,
+        0x16974ab1aed818253dbec69339e1f5f1,
+        5,
+        2,
+        0x1332becb965fdb574ec04ee2af47b10a,
+        0x11398e376ec6618f09a2b2a88542a826,
+        2,
+        0x192892349f56e013289e26bf2e4c6d4a,
+        0x12a0508385813f38e86fc793d055bffa,
+        2,
+        0x197690495f099db42335ae4eae9d6471,
+        0x1eebe7ecf97ad8f6a984a3e07f5625d0,
+        2,
+        0x1f60f279255afff727d915f794339143,
+        0x17d7d262c05c37d81802dd8d432c7f46,
+        2,
+        0x1d8a1b366af1580524a6d1cefce9ef1f,
+        0x198ddc8daee3d059f190b3cd793e63e2,
+        1,
+        0x4a86fb358699e6eed2d8d15845f6e16f,
+        0x5592ebb6f65f4b3a507078315a73487,
+        0x1b2625de7d509412351bfbef5bcec3cb,
+        140166,
+        1,
+        8,
+        0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
+        0xa6789df8787c2c6257dc20b2deeb38ac62c297bc6db22860cc465c14f6db27,
+        0x2f88df05c6a8074f4d9820fac624e4fb376db28b907079e9066d28867d2285,
+        0xa1afd8d809d06854222470305fbb202250b3467857414d8e0fc9f1b513678a,
+        0xb10176671795d37bd4c40784ad147878ee9d00b434918a84c46556a3128df0,
+        0xba81de578c37c6f15a5af45f49274f6e0968cf6dd9152172bf4851f34e0fcf,
+        0xee27364e17235c2c5d02dc972311e99d07c6f74a6c37f1c06c77165132ec63,
+        0x61895372f5a37ce801f4081c703c78dd933e53bf98c5e275b0f8ec0c2ce592,
+        0x8c08d32273b023a226e976fcec8e30448e90c91c0af1d56a5bdf960c963b7a,
+        0x25614cc9e5833e253e4ad4ab7ae5131ec0859c7f977fc21a29cd304e1bb269,
+        0xce3b90bd800612aefa70b3694ffdcfca17509af2f96eef0966648533bfd335,
+        0x2807f4cf654935b537c4e9a5ee142252a5e047e60fea6218b354afc0810013,
+        0x2897025e058b843d6b454a8a8e540ce3773680d1f1d36397e3c402057d0b5c,
+        0x35c87c99274d92c3efb2c688685b9eb3d6cd562e144463ab6e078d841f8a00,
+        0x7a10b06a79ed7ac5794fbf9c07b00a1fbf1843835e69c1637f6f39ae13b40f,
+        0xfce4c91a269ed26f089b21de685157d0fcd31e12dfce68972a33cd42ecdc27,
+        0,
+        4,
+        0xa77169afcce8ec3621ec9b43c83a5c798959c4706cd1d21acc77aef4b4fea,
+        0x9af6dab1d2d4c201e6e3b577663ec8ce71feca32dea4dce179b5a808910c9d,
+        0x9d0f1b904d125a8eca58dc06557ab632118e10f5ff53fbed2497081cbe28f0,
+        0x9ed1240c47dee5f0a2ef348e983d0452edd0994efb08a67c10d9ead541a534,
+        0,
+        4,
+        0xe4e904130a7a207ac86d2ee3447e3b6b5e30c96840be9bae107d6e6581ed45,
+        0xddd194b4afaabe0d3016164683a5506250f62a67bc235b228b3ec36060aea4,
+        0xa1c3f3c05bb63ba572ecfaefe3b419db771c72c2980fc9ffaf92f3861f4a2d,
+        0x7ea793b85b19da188bc66b99765d71e132c799de68f86d6e9583d320a1f179,
+        0,
+        4,
+        0x84b11f5894c0f26849843694c477caccd71f652af16f94718726204d722d36,
+        0x20ddb58dc00bec988d5b1266a607f9111c5a6885ab4e8a753d10bcf9781c05,
+        0x34d1dbcf3f9bbd92577fd1d8d2c6353260f93443d85d525da09bd9dfe9513e,
+        0xb169b38bbae84d7e125e4f46a4809cac6caa5a2c0a1228ff2d24c77a155cda,
+        0,
+        4,
+        0x40000000000000000000000000000000841a29040622e58e15f1a2579abfe1f,
+        0x40000000000000000000000000000000a699097e2a9deca63e4623d5a433bec,
+        0x40000000000000000000000000000000ec4d2b51c262302369d7bafac05e73e,
+        0x40000000000000000000000000000000a5e261491841a785a8fc85c31ded511,
+        0,
+        4,
+        0x13d7f71cbb65d3c0a40f1e55d091fd2d844fca4e67e45f04adbece2691fe79,
+        0x8f1fef264e69090dcec6c832103a3c1bb50af24442991ad7bca24aabcd48ce,
+        0xd1ee4a460241038af8fa6ae4cb62cf414b17373e104c7af599593c7cd6818a,
+        0xce9e50ab489c2699e7ce636aad18d4c64a6a0c7c01c60c26ce6d90eec73093,
+        0,
+        4,
+        0x6c1f4eb187d403184ab05eb53b7299a4a0e9259fe9b94c6c2641730df371a3,
+        0x6810b04f7c26fe6743e4c4bd45405c3ba2d7a36b305a7355187f28fc142520,
+        0x6f8875005fedcd43b13825383b392b8f2865917c1b5491df1ee3328e77760e,
+        0x12c323f10bd753fa373d23859074fa5c73a2113c4ee96dbcaeddfe4583332d,
+        0,
+        4,
+        0xf73cce2611dc808764ff4d10ef16b60fa361caf05452c73c6fe386cd0d0265,
+        0x974b1370f64ed0aae11b61c4bfc54a681f3a417f735a0802384e668b6f2964,
+        0x7c924ba62bcf81b39209dc4b26eeac6fa281bc47374c89094aa7bc658c4310,
+        0x3042eed84f72198d41b268ebd10ea55f3c81b24c37457f4b1d073aadbf97d8,
+        0,
+        4,
+        0xd69ff9ab4c33e302ba499119f98706de6a5252af3c985ddad099be64db430e,
+        0xd0552387fc2577b0c88068d65e005528a43d9ae49acea82ba2c8afeb0947ca,
+        0x60d99e1846b1435305226d6a9052f346e7fdbb48b7b69c0e4d4e443d84012a,
+        0xbca8e189be3b125725f7d16025902bed0e3ef857bdb5109f22d95c455651bc,
+        0,
+        4,
+        0xc3f6c3e6cdf681d8676e2cabb83015efe367ab2889864cd5d44312d52c568f,
+        0x52ff640dd6ea597e86e08aa73b6c99c37b3653c07608ee29b777c2ab12136c,
+        0xe8ef4032ee682c0169113879ad6eddd72c9016b72cc670ff7a5a23f2e8edd7,
+        0xe371301e219ec0ce0212801729a6bed37e76abb986293a51032bbe2ef046a9,
+        0,
+        4,
+        0xdae435e11ae2251bff42f6fb8a60477b9ebe05ce1aaf1fc77df11ceeea6591,
+        0x44316df5db8eda491063110240e78560d8477224acbb182c4025b92ef340a0,
+        0x2f7cab4da635347b92023b436395fa6cb2c39ed37ed08867b596f5533e2530,
+        0xd3c115a2a0a588f31792fee2b3e2377c3431410494c5f5443fcd5463514f1f,
+        0,
+        4,
+        0xfc5e870816e96b7c321e73952adb98d94a22ab41e76fed7a4dbef15c9a84b1,
+        0x302e19919445b40cc4fb697f01960eba4ae38fa66f7a5cda961b6b58dd7959,
+        0x3da14acfa8d3a84ace0e55dd55a078ac04262c3445a0ce2d601c4b3be6af16,
+        0x394a63ea47aec8e8d336a114322c85b9468a5b7ba918923b424bc6c488132,
+        0,
+        4,
+        0xfe852676d399858141157db48066dd3b0030f1cb6307607af68fbc60332bc0,
+        0x6cc07aa2b56c3afcb7f5a5cb44823eada59323d700d2dd4a4600faf341f731,
+        0x6929a42ea0150d5b28c18b8d8830dac6433fc0dc4629e64b54d629abee5bf0,
+        0xe1096111c42754dec20911a4f7763f27ccd442cbae4e7ef5c96e0f9e063e56,
+        0,
+        8,
+        0xd3a1561a85d284380d7d8432cf3e0cde4a5c0cc15d50d630e2fd7c7edbee9,
+        0xcaa513717d61f46a28649a83db2c0205a48bcfef4f544ae8a9562a6e09aaf4,
+        0x4acf0edceec904d9e99d56c2e936e5c71954e0dddeabae43fcfc8f0ccbd42,
+        0xf7180400bfe4082be869d150b7ed64507635fd5470dcb22d414a96a88aef32,
+        0xba63df13f72ec08c000d21fa97afbada96c459b82e9b38300b597cab80bbd9,
+        0x2634666ee74a8ed618118d6b47de0394a64d3d6d2de087c7c2e67cae8c97bc,
+        0x4d4bce4cd8c000dcc1e1ab49a2382f670925c97ae60fef1be21f0b52023073,
+        0xac0fa6734c83f4a3381ef488259680fe6717f2d33bb60167b092b97f2843ae,
+        0x593b32b3dc28855d057336473f39f15570aa9282eadc918b51cef8eecb26c9,
+        0xd5711e6e28a9adeb8cdd082879bbcb42613aa2a3c082a1f64917d70c48263d,
+        0xeba7a9526f6286772f54ab4a0d5ec2dd5f79cd5f35cbd6907b4cfa65deaeda,
+        0x930b4030a99532818b80bbe403f951a271f91d4a28ae265c2a2a9c20df8328,
+        0x36e4c1a6e0c4bd8636ac4364ad4f6cf0c8bfa3a92fa776f7046944bdf339ca,
+        0x1d21d9e2256a82f52d4113a3e9bee4af8ec00f4f11c50e3da93b5d075794e5,
+        0xa6645064ae8ce26e91c83221be22774ecbfddf23cb04453b9c36da7f9bdeec,
+        0xc548327dbef154108db975ce4b1c0c7141e846dc3e68922cf4ccb9050ddf55,
+        0,
+        4,
+        0x5381e12d1ef82ccaf1c9c538a3ac2826fa7271007c53df25e02fe9e584d52,
+        0x2bbda35c43e9b1a8b35edf75dc87922976b64e0e2d3b9149c6de4e11f71e7,
+        0x49fb24020cd4af1ac981cb7489e5441e2376c7fc59727910b7b00c8e5da539,
+        0x742a45c4755cdda49350423993339f6b8084abd5d0ef90741ac8a03dc8bf84,
+        0,
+    ]
+}
+
+#[test]
+fn accepts_embed_0_io() {
+    assert_eq!(verify_walk_calldata(embed_0_io()), 0x1836c19b63c59031c41a0f2e7cd0ab450b2b5a8f9548b900f50efbc652b0751);
+}
+
+/// proof outputs.y
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_io_0() {
+    verify_walk_calldata(splice(embed_0_io(), 135, 136, array![0x17c83520c6661fded14a6c4cfd2710ef]));
+}
+
+/// proof outputs.y-key
+#[test]
+#[should_panic(expected: ('walk.output_values',))]
+fn rejects_embed_0_io_1() {
+    verify_walk_calldata(splice(embed_0_io(), 133, 136, array![0]));
+}
+
+/// felt 0 + 1
+#[test]
+#[should_panic(expected: ('calldata.version',))]
+fn rejects_embed_0_io_2() {
+    verify_walk_calldata(splice(embed_0_io(), 0, 1, array![4]));
+}
+
+/// felt 66 + 1
+#[test]
+#[should_panic(expected: ('calldata.names',))]
+fn rejects_embed_0_io_3() {
+    verify_walk_calldata(splice(embed_0_io(), 66, 67, array![0x776f72645f34]));
+}
+
+/// felt 132 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_embed_0_io_4() {
+    verify_walk_calldata(splice(embed_0_io(), 132, 133, array![1]));
+}
+
+/// felt 198 + 1
+#[test]
+#[should_panic(expected: ('pcs.claim',))]
+fn rejects_embed_0_io_5() {
+    verify_walk_calldata(splice(embed_0_io(), 198, 199, array![0x11398e376ec6618f09a2b2a88542a827]));
+}
+
+/// felt 264 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_embed_0_io_6() {
+    verify_walk_calldata(splice(embed_0_io(), 264, 265, array![1]));
+}
+
+/// felt 330 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_embed_0_io_7() {
+    verify_walk_calldata(splice(embed_0_io(), 330, 331, array![1]));
+}
+
+/// felt 131 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_embed_0_io_8() {
+    verify_walk_calldata(splice(embed_0_io(), 131, 132, array![2]));
+}
+
+/// felt 130 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_embed_0_io_9() {
+    verify_walk_calldata(splice(embed_0_io(), 130, 131, array![1]));
+}
+
+/// felt 129 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_embed_0_io_10() {
+    verify_walk_calldata(splice(embed_0_io(), 129, 130, array![0x706f736569646f6f]));
+}
+
+/// felt 128 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_io_11() {
+    verify_walk_calldata(splice(embed_0_io(), 128, 129, array![6]));
+}
+
+/// felt 127 + 1
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_io_12() {
+    verify_walk_calldata(splice(embed_0_io(), 127, 128, array![0x746c19ac9129a412a37301329926208]));
+}
+
+/// felt 126 + 1
+#[test]
+#[should_panic(expected: ('embed.final_evaluation',))]
+fn rejects_embed_0_io_13() {
+    verify_walk_calldata(splice(embed_0_io(), 126, 127, array![0xeca05bd75309c73352484fbffd90f2c4]));
+}
+
+/// felt 125 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_io_14() {
+    verify_walk_calldata(splice(embed_0_io(), 125, 126, array![4]));
+}
+
+/// felt 124 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_io_15() {
+    verify_walk_calldata(splice(embed_0_io(), 124, 125, array![6]));
+}
+
+/// felt 123 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_embed_0_io_16() {
+    verify_walk_calldata(splice(embed_0_io(), 123, 124, array![3]));
+}
+
+/// felt 122 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_io_17() {
+    verify_walk_calldata(splice(embed_0_io(), 122, 123, array![122]));
+}
+
+/// felt 121 + 1
+#[test]
+#[should_panic(expected: ('pcs.hash',))]
+fn rejects_embed_0_io_18() {
+    verify_walk_calldata(splice(embed_0_io(), 121, 122, array![0x706f736569646f6f]));
+}
+
+/// felt 120 + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_0_io_19() {
+    verify_walk_calldata(splice(embed_0_io(), 120, 121, array![4]));
+}
+
+/// |word[id_i, c]| + |position[i, c]| = (p−1)/2 for a read row; an unread row larger.
+pub fn embed_range_0() -> Array<felt252> {
+    array![
+        3,
+        4,
+        0x656d626564,
+        7,
+        2,
+        3,
+        2,
+        2,
+        2,
+        2,
+        0,
+        0,
+        1,
+        121,
+        2,
+        2,
+        2,
+        1,
+        0x400000000000000000000000000000007ffffffe00000025000000020000000,
+        3,
+        0x706f736974696f6e,
+        2,
+        2,
+        2,
+        1,
+        0x400000000000000000000000000000003ffffffe00000025000000000000000,
+        0x776f72645f30,
+        2,
+        2,
+        2,
+        1,
+        0x400000000000000000000000000000000000000080000001fffffffbfffffff,
+        0x776f72645f31,
+        2,
+        1,
+        2,
+        1,
+        0x200000000000000000000000000000000000000000000001000000000000000,
+        0,
+        0,
+        1,
+        0,
+        0,
+        10,
+        1,
+        2,
+        0x185c7ea6179dbaf83ec2f426ff516da4,
+        0x1e4e49ef08631a111698b4806691d329,
+        2,
+        0x1218666304451a68f1dd15154ee38768,
+        0x1028f0d8b7be09ce7dd1ca22a332a382,
+        0x19e80e13d189ae370768cb9013f8b520,
+        0,
+        3,
+        0x706f736974696f6e,
+        1,
+        0x776f72645f30,
+        1,
+        0x776f72645f31,
+        1,
+        1,
+        1,
+    ]
+}
+
+#[test]
+fn accepts_embed_range_0() {
+    assert_eq!(verify_walk_calldata(embed_range_0()), 0x73bede0fb1e311ec6074d206938ce767ee3fafbfb3173c50a1ed0b41c2bbc53);
+}
+
+/// |word[id_i, c]| + |position[i, c]| = (p−1)/2 for a read row; an unread row larger, inputs pushed beyond it.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_embed_range_0() {
+    verify_walk_calldata(splice(embed_range_0(), 37, 38, array![0x200000000000000000000000000000000000000000000001000000080000000]));
 }
 
 /// Version 2 alone.

@@ -1,8 +1,9 @@
 //! The walk verifier as classes of their own, which `CairnVerifier` calls by `library_call`
-//! (docs/cairo-verifier.md, "Four classes"): one contract holding the walk, its layers and
+//! (docs/cairo-verifier.md, "Five classes"): one contract holding the walk, its layers and
 //! the PCS, registry and session paths would exceed mainnet's 81,920-felt bytecode limit, and
 //! so would one walk class with every kind. `CairnWalkVerifier` verifies the dense kinds,
-//! `CairnAttentionVerifier` the attention kinds (`layers::is_attention`), with the same walk.
+//! `CairnAttentionVerifier` the attention kinds, `CairnEncoderVerifier` the encoder's others
+//! (`layers::walk_class`), all with the same walk.
 //! They have no storage and no side effect: each reads and verifies a walk proof up to its
 //! committed tensors' opening, and returns what the main contract verifies (the opening, with
 //! the PCS verifier it has for kind 2), checks against its registry and records.
@@ -98,6 +99,24 @@ pub mod CairnAttentionVerifier {
             self: @ContractState, proof: Span<felt252>, classes: Classes,
         ) -> WalkOutcome {
             walk_outcome::<AttentionLayers>(proof, classes)
+        }
+    }
+}
+
+#[starknet::contract]
+pub mod CairnEncoderVerifier {
+    use crate::layers::{Classes, EncoderLayers};
+    use super::{WalkOutcome, walk_outcome};
+
+    #[storage]
+    struct Storage {}
+
+    #[abi(embed_v0)]
+    impl CairnEncoderVerifierImpl of super::ICairnWalkVerifier<ContractState> {
+        fn verify_walk(
+            self: @ContractState, proof: Span<felt252>, classes: Classes,
+        ) -> WalkOutcome {
+            walk_outcome::<EncoderLayers>(proof, classes)
         }
     }
 }

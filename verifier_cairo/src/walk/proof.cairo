@@ -31,6 +31,7 @@ pub enum LayerProof {
     Requant: RequantProof,
     Add: AddProof,
     Pool: PoolProof,
+    Embed: EmbedProof,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -245,4 +246,11 @@ pub struct AddProof {
 #[derive(Drop, Serde, Debug)]
 pub struct PoolProof {
     pub empty_rows: Option<EmptyRowsProof>,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct EmbedProof {
+    pub sumcheck: SumcheckProof,
+    pub word: Array<QM31>,
+    pub position: QM31,
 }
