@@ -330,6 +330,7 @@ ONCHAIN_BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "requant 16×128 M=181 k=22 b=8": lambda: requant_example(16, 128, 181, 22, 8, 0),
     "add 16×128": lambda: add_example(16, 128, 0),
     "pool s=128 d=32": lambda: pool_example(128, 32, 0),
+    "embed s=16 V=256 P=16 d=64": lambda: embed_example(16, 256, 64, 16, 0),
 }
 """Layer proofs verified on chain by `cairn bench layers --onchain`: the largest round shapes
 whose public tensors fit one transaction's calldata (the witness openings of attn and requant

@@ -261,6 +261,7 @@ CLI_ARGS = {
     "requant": ["--rows", "3", "--cols", "5"],
     "add": ["--rows", "3", "--cols", "5"],
     "pool": ["--seq", "5", "--dim", "3"],
+    "embed": ["--seq", "5", "--vocab", "23", "--dim", "3", "--positions", "6"],
 }
 """Small non-power-of-two shapes of every kind the contract reads."""
 

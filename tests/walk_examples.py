@@ -48,6 +48,12 @@ SHAPES: dict[str, list[tuple]] = {
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
+
+def _ids(s: int, vocab: int) -> list[int]:
+    """Random token ids, the first the vocabulary's last: bumped, it is out of range."""
+    return [vocab - 1, *np.random.default_rng(s).integers(0, vocab, s - 1).tolist()]
+
+
 STATEMENTS = {
     "linear": test_layer_linear.statement,
     "qkv": test_layer_qkv.statement,
@@ -60,7 +66,9 @@ STATEMENTS = {
     "attn": lambda s, h, m, causal: examples.attn_example(s, h, m, causal, None, seed=s + h + m),
     "add": examples.add_example,
     "pool": examples.pool_example,
-    "embed": test_layer_embed._statement,
+    "embed": lambda s, vocab, block, positions, d: test_layer_embed._statement(
+        s, vocab, block, positions, d, ids=_ids(s, vocab)
+    ),
     "requant": lambda rows, cols, multiplier, shift, bits, a: requant.make_statement(
         np.random.default_rng(rows).integers(-(1 << a) + 1, 1 << a, (rows, cols)),
         multiplier,

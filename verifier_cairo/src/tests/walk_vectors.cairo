@@ -32558,7 +32558,7 @@ fn rejects_pool_range_0() {
     verify_walk_calldata(splice(pool_range_0(), 12, 13, array![0x6000000000000000080000000000000320000001fffffff1000000000000000]));
 }
 
-/// An honest embed proof, dims 5×23×2×6×3×10×11×17×21×0, public weights (164 felts).
+/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, public weights (164 felts).
 pub fn embed_0() -> Array<felt252> {
     array![
         3,
@@ -32570,11 +32570,11 @@ pub fn embed_0() -> Array<felt252> {
         2,
         6,
         3,
-        10,
-        11,
-        17,
-        21,
+        22,
+        15,
+        18,
         0,
+        18,
         0,
         1,
         121,
@@ -32582,8 +32582,8 @@ pub fn embed_0() -> Array<felt252> {
         5,
         3,
         2,
-        0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff86,
-        0x700000000000003bbffffff50000003bffffff9a000001afffffff1ffffffd3,
+        0x3400000060000001380000017000000040000017400000588000000d,
+        0x700000000000001400000030fffffffd0000005c00000180000001e7fffffb2,
         13,
         0x706f736974696f6e,
         2,
@@ -32673,28 +32673,28 @@ pub fn embed_0() -> Array<felt252> {
         10,
         3,
         2,
-        0x1b025c910d020d628ca8b8915f27b05b,
-        0x183b17185ce2fecb8335e22853729dfc,
+        0x1cc3652af3a57dc710f2f8ad45c2db11,
+        0x1fa92f5a644c4ab2553e336412642b7c,
         2,
-        0x17eb216d8071b2239216fab087219938,
-        0x163856064697f3458e0d3d4042f2af32,
+        0x1f6e9fff5160a964e48342ec833b61e7,
+        0x1ba40c97ce2753e20ee0b0d67de0c98c,
         2,
-        0x191710552efb15b7ae21a892546667c4,
-        0x196ef6903312da164e4d030cfd611bd4,
+        0x1ea7584c11a15ae2b1b844206e6a2ef9,
+        0x1092ec83f8d1971f1cfcdeb3ee477ec2,
         12,
-        0x103699af95d4fb7cfee7bab1f2dfd960,
-        0x1635faff2271e7a81256e7b7be94f43f,
-        0x1cc0dc20b070feb04c66eb12ce6527c4,
-        0x1b0827b7676ae97671948268e25ff754,
-        0x135417558a83bba18a94e51b594523ad,
-        0x1acb5bdb0d2c3ab0f63947db737c7b3c,
-        0x15cf0945b130325f1465b06d982a779b,
-        0x1cda4c9c980ebff8e8162c9094a959e0,
-        0x146e609b97eaf7e59b4f21319916c773,
-        0x1a4ba30e1e3d80f5565936564007225e,
-        0x167cf92f09ea42630bbc7bf378590dd0,
-        0x147885dfed5a77c594c873a8ed5e6f84,
-        0x14a676e5014454d032b432b724b76d1d,
+        0x1f9fcec14eb0222c4b9b779eba4457bf,
+        0x1bde00046601db4f883782f3a36dea89,
+        0x16d3286718e84ffc2e8c82db55e6030b,
+        0x118f524d3dbaafec7b4e85109487d4aa,
+        0x1e1624f96144380675b8fdd8854ae74c,
+        0x1b52feec8dda3557cfe0205590ade5f0,
+        0x16630d0ba2b2c3ecd8610123a857a948,
+        0x199ec09e70d5d382ca35133c8a8f5cfa,
+        0x1c8f6894f2725323fcb72e04eee2c3bc,
+        0x170b2ae2a52120308560d4050fe9e97b,
+        0x11d78a5ae3399e81c303670c373f9a7f,
+        0x173eb4c62b81f0f4f191a94c9cabe19c,
+        0x1146e0df6474f49c590ae8b3b1288b0e,
         0,
         13,
         0x706f736974696f6e,
@@ -32730,28 +32730,28 @@ pub fn embed_0() -> Array<felt252> {
 
 #[test]
 fn accepts_embed_0() {
-    assert_eq!(verify_walk_calldata(embed_0()), 0x570608973820f5e5b59ef6d1584f31751a3a73c72563519059918066b90557b);
+    assert_eq!(verify_walk_calldata(embed_0()), 0x4047877e449e0b82c703e9129291165c5814692423ec2508ddb9da5240b445f);
 }
 
 /// proof layer.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_0() {
-    verify_walk_calldata(splice(embed_0(), 112, 113, array![0x1b025c912d020d628ca8b8915f27b05b]));
+    verify_walk_calldata(splice(embed_0(), 112, 113, array![0x1cc3652b13a57dc710f2f8ad45c2db11]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_embed_0_1() {
-    verify_walk_calldata(splice(embed_0(), 111, 114, array![1, 0x1b025c910d020d628ca8b8915f27b05b]));
+    verify_walk_calldata(splice(embed_0(), 111, 114, array![1, 0x1cc3652af3a57dc710f2f8ad45c2db11]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_embed_0_2() {
-    verify_walk_calldata(splice(embed_0(), 111, 113, array![3, 0x1b025c910d020d628ca8b8915f27b05b, 0x183b17185ce2fecb8335e22853729dfc]));
+    verify_walk_calldata(splice(embed_0(), 111, 113, array![3, 0x1cc3652af3a57dc710f2f8ad45c2db11, 0x1fa92f5a644c4ab2553e336412642b7c]));
 }
 
 /// proof layer.sumcheck.rounds-last
@@ -32761,11 +32761,11 @@ fn rejects_embed_0_3() {
     verify_walk_calldata(splice(embed_0(), 110, 120, array![
         2,
         2,
-        0x1b025c910d020d628ca8b8915f27b05b,
-        0x183b17185ce2fecb8335e22853729dfc,
+        0x1cc3652af3a57dc710f2f8ad45c2db11,
+        0x1fa92f5a644c4ab2553e336412642b7c,
         2,
-        0x17eb216d8071b2239216fab087219938,
-        0x163856064697f3458e0d3d4042f2af32,
+        0x1f6e9fff5160a964e48342ec833b61e7,
+        0x1ba40c97ce2753e20ee0b0d67de0c98c,
     ]));
 }
 
@@ -32776,14 +32776,14 @@ fn rejects_embed_0_4() {
     verify_walk_calldata(splice(embed_0(), 110, 117, array![
         4,
         2,
-        0x1b025c910d020d628ca8b8915f27b05b,
-        0x183b17185ce2fecb8335e22853729dfc,
+        0x1cc3652af3a57dc710f2f8ad45c2db11,
+        0x1fa92f5a644c4ab2553e336412642b7c,
         2,
-        0x17eb216d8071b2239216fab087219938,
-        0x163856064697f3458e0d3d4042f2af32,
+        0x1f6e9fff5160a964e48342ec833b61e7,
+        0x1ba40c97ce2753e20ee0b0d67de0c98c,
         2,
-        0x191710552efb15b7ae21a892546667c4,
-        0x196ef6903312da164e4d030cfd611bd4,
+        0x1ea7584c11a15ae2b1b844206e6a2ef9,
+        0x1092ec83f8d1971f1cfcdeb3ee477ec2,
     ]));
 }
 
@@ -32791,7 +32791,7 @@ fn rejects_embed_0_4() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_5() {
-    verify_walk_calldata(splice(embed_0(), 121, 122, array![0x103699afb5d4fb7cfee7bab1f2dfd960]));
+    verify_walk_calldata(splice(embed_0(), 121, 122, array![0x1f9fcec16eb0222c4b9b779eba4457bf]));
 }
 
 /// proof layer.word-last
@@ -32800,17 +32800,17 @@ fn rejects_embed_0_5() {
 fn rejects_embed_0_6() {
     verify_walk_calldata(splice(embed_0(), 120, 133, array![
         11,
-        0x103699af95d4fb7cfee7bab1f2dfd960,
-        0x1635faff2271e7a81256e7b7be94f43f,
-        0x1cc0dc20b070feb04c66eb12ce6527c4,
-        0x1b0827b7676ae97671948268e25ff754,
-        0x135417558a83bba18a94e51b594523ad,
-        0x1acb5bdb0d2c3ab0f63947db737c7b3c,
-        0x15cf0945b130325f1465b06d982a779b,
-        0x1cda4c9c980ebff8e8162c9094a959e0,
-        0x146e609b97eaf7e59b4f21319916c773,
-        0x1a4ba30e1e3d80f5565936564007225e,
-        0x167cf92f09ea42630bbc7bf378590dd0,
+        0x1f9fcec14eb0222c4b9b779eba4457bf,
+        0x1bde00046601db4f883782f3a36dea89,
+        0x16d3286718e84ffc2e8c82db55e6030b,
+        0x118f524d3dbaafec7b4e85109487d4aa,
+        0x1e1624f96144380675b8fdd8854ae74c,
+        0x1b52feec8dda3557cfe0205590ade5f0,
+        0x16630d0ba2b2c3ecd8610123a857a948,
+        0x199ec09e70d5d382ca35133c8a8f5cfa,
+        0x1c8f6894f2725323fcb72e04eee2c3bc,
+        0x170b2ae2a52120308560d4050fe9e97b,
+        0x11d78a5ae3399e81c303670c373f9a7f,
     ]));
 }
 
@@ -32820,18 +32820,18 @@ fn rejects_embed_0_6() {
 fn rejects_embed_0_7() {
     verify_walk_calldata(splice(embed_0(), 120, 132, array![
         13,
-        0x103699af95d4fb7cfee7bab1f2dfd960,
-        0x1635faff2271e7a81256e7b7be94f43f,
-        0x1cc0dc20b070feb04c66eb12ce6527c4,
-        0x1b0827b7676ae97671948268e25ff754,
-        0x135417558a83bba18a94e51b594523ad,
-        0x1acb5bdb0d2c3ab0f63947db737c7b3c,
-        0x15cf0945b130325f1465b06d982a779b,
-        0x1cda4c9c980ebff8e8162c9094a959e0,
-        0x146e609b97eaf7e59b4f21319916c773,
-        0x1a4ba30e1e3d80f5565936564007225e,
-        0x167cf92f09ea42630bbc7bf378590dd0,
-        0x147885dfed5a77c594c873a8ed5e6f84,
+        0x1f9fcec14eb0222c4b9b779eba4457bf,
+        0x1bde00046601db4f883782f3a36dea89,
+        0x16d3286718e84ffc2e8c82db55e6030b,
+        0x118f524d3dbaafec7b4e85109487d4aa,
+        0x1e1624f96144380675b8fdd8854ae74c,
+        0x1b52feec8dda3557cfe0205590ade5f0,
+        0x16630d0ba2b2c3ecd8610123a857a948,
+        0x199ec09e70d5d382ca35133c8a8f5cfa,
+        0x1c8f6894f2725323fcb72e04eee2c3bc,
+        0x170b2ae2a52120308560d4050fe9e97b,
+        0x11d78a5ae3399e81c303670c373f9a7f,
+        0x173eb4c62b81f0f4f191a94c9cabe19c,
     ]));
 }
 
@@ -32839,7 +32839,7 @@ fn rejects_embed_0_7() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_8() {
-    verify_walk_calldata(splice(embed_0(), 133, 134, array![0x14a676e5214454d032b432b724b76d1d]));
+    verify_walk_calldata(splice(embed_0(), 133, 134, array![0x1146e0df8474f49c590ae8b3b1288b0e]));
 }
 
 /// proof weights.position=proof
@@ -33181,7 +33181,7 @@ fn rejects_embed_0_34() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_35() {
-    verify_walk_calldata(splice(embed_0(), 21, 22, array![0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff87]));
+    verify_walk_calldata(splice(embed_0(), 21, 22, array![0x3400000060000001380000017000000040000017400000588000000e]));
 }
 
 /// statement weights.word_0[3]
@@ -33312,37 +33312,37 @@ fn rejects_embed_0_53() {
 
 /// statement dims[5]
 #[test]
-#[should_panic(expected: ('embed.final_evaluation',))]
+#[should_panic(expected: ('embed.ids',))]
 fn rejects_embed_0_54() {
-    verify_walk_calldata(splice(embed_0(), 9, 10, array![11]));
+    verify_walk_calldata(splice(embed_0(), 9, 10, array![23]));
 }
 
 /// statement dims[6]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_55() {
-    verify_walk_calldata(splice(embed_0(), 10, 11, array![12]));
+    verify_walk_calldata(splice(embed_0(), 10, 11, array![16]));
 }
 
 /// statement dims[7]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_56() {
-    verify_walk_calldata(splice(embed_0(), 11, 12, array![18]));
+    verify_walk_calldata(splice(embed_0(), 11, 12, array![19]));
 }
 
 /// statement dims[8]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_57() {
-    verify_walk_calldata(splice(embed_0(), 12, 13, array![22]));
+    verify_walk_calldata(splice(embed_0(), 12, 13, array![1]));
 }
 
 /// statement dims[9]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_58() {
-    verify_walk_calldata(splice(embed_0(), 13, 14, array![1]));
+    verify_walk_calldata(splice(embed_0(), 13, 14, array![19]));
 }
 
 /// felt 0 + 1
@@ -33375,9 +33375,9 @@ fn rejects_embed_0_62() {
 
 /// felt 130 + 1
 #[test]
-#[should_panic(expected: ('walk.weight_claim',))]
+#[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_63() {
-    verify_walk_calldata(splice(embed_0(), 130, 131, array![0x1a4ba30e1e3d80f5565936564007225f]));
+    verify_walk_calldata(splice(embed_0(), 130, 131, array![0x170b2ae2a52120308560d4050fe9e97c]));
 }
 
 /// felt 163 + 1
@@ -33401,7 +33401,7 @@ fn rejects_embed_0_65() {
     ]));
 }
 
-/// An honest embed proof, dims 7×100×33×7×5×47×51×75×95×3×14×82, public weights (168 felts).
+/// An honest embed proof, dims 7×100×33×7×5×99×94×62×68×89×57×77, public weights (168 felts).
 pub fn embed_1() -> Array<felt252> {
     array![
         3,
@@ -33413,13 +33413,13 @@ pub fn embed_1() -> Array<felt252> {
         33,
         7,
         5,
-        47,
-        51,
-        75,
-        95,
-        3,
-        14,
-        82,
+        99,
+        94,
+        62,
+        68,
+        89,
+        57,
+        77,
         0,
         1,
         121,
@@ -33427,11 +33427,11 @@ pub fn embed_1() -> Array<felt252> {
         7,
         5,
         5,
-        0xfffffe49ffffff78000002cfffffff1ffffff84000000dffffffbe7fffffe5,
-        0xffffffc7ffffff13ffffff4fffffffeffffff220000025400000467fffffe3,
-        0x18a000000cbfffffe8800000c700000160000001b4000001e7fffffe0,
-        0x114000000ac0000002ffffffa4ffffffc800000050000004e00000004,
-        0x30000000000000000000000000000000000000000000013400000407fffffa9,
+        0xfffffffa0000010bfffffc8ffffffde0000010e00000033ffffff80000000a,
+        0xfffffe9c000000e3ffffff98000001fffffff48000003440000060ffffffb7,
+        0x520000011c00000258000008600000011ffffffb3fffffe17fffff86,
+        0xf2000002900000053ffffff5d00000075ffffff0c000001b7fffffb7,
+        0x3000000000000000000000000000000000000001fffffe0000000080000008f,
         5,
         0x706f736974696f6e,
         2,
@@ -33535,29 +33535,29 @@ pub fn embed_1() -> Array<felt252> {
         10,
         6,
         2,
-        0x1adc0156a7a5747a4e366864e30a714f,
-        0x11458b30bfc20e6fbc05e7ddb5eaf049,
+        0x1b4525290fbd384957b91ae72f9df00a,
+        0x163c99b0aaa0d1d798b34583bba32e25,
         2,
-        0x1e7554dd02c2be0c4ce46b687e523f75,
-        0x1426b5e11d80658ef254b15a1b946a4d,
+        0x141d74845483ed25f76c84449a75d93c,
+        0x119f787d84033539c2cf57d2a376ecb6,
         2,
-        0x11eea05ced9a43a85f30968f31334274,
-        0x191cb976070adbf3925905f8eca58a13,
+        0x1f3c9717d2df283ece31e4e36167abad,
+        0x18dbd77160107a1d72d0f6f7f54ee31d,
         2,
-        0x1d1657a2c2eed90c5f99e1a81a85c16b,
-        0x13d489d8bc877d46827ea2e14aa16ea4,
+        0x12f63fb619c70d8b10203ec4b51c65f3,
+        0x19d1183133ff5210b016e6990449b441,
         2,
-        0x166064dc2e405d652c921a9a8a54590c,
-        0x15ce282a69ddbfe68da1e284d79fb290,
+        0x1aac5280f47d353a732dc74c82986a50,
+        0x1c775c44fc4d13a69abfdef323a359a6,
         2,
-        0x1f42e3508423ca08f5e54dc02e9809c8,
-        0x11a2f9c8e5018511b7b3ba597e72df72,
+        0x17a617658b2c988f18672117a16eae70,
+        0x1eb4657aff30acf2d9d43901986667a1,
         4,
-        0x1278331652ddce29bf839a78b025fab2,
-        0x135041901f595352d461feebee8ac406,
-        0x161d6ea6ee1dc49087bc1bb830223526,
-        0x10f64eadffbf35fb355ee0e98ea00df9,
-        0x13ce98009eb877b7637eba87689ac746,
+        0x18eeb03f799960cccb489737ba5940d0,
+        0x1797066352aa9b88882aa463a5592568,
+        0x189ee7ef25d02e948e3899a6633137e4,
+        0x166d23b6ff23848a19d4f6fc4500d3bd,
+        0x10b0d97f937322df7843d9513f07d29e,
         0,
         5,
         0x706f736974696f6e,
@@ -33577,10 +33577,10 @@ pub fn embed_1() -> Array<felt252> {
 
 #[test]
 fn accepts_embed_1() {
-    assert_eq!(verify_walk_calldata(embed_1()), 0x4fac83afc5e03374c8da216f6fb62506c711e40014969458a69d9ef633bceaa);
+    assert_eq!(verify_walk_calldata(embed_1()), 0x6c543ab976b15c5a18b68c5ae59b1d972d73bdab0893f6a621cfc7d602dc970);
 }
 
-/// An honest embed proof, dims 5×23×2×6×3×10×11×17×21×0, committed weights (281 felts).
+/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, committed weights (281 felts).
 pub fn embed_0_committed() -> Array<felt252> {
     array![
         3,
@@ -33592,11 +33592,11 @@ pub fn embed_0_committed() -> Array<felt252> {
         2,
         6,
         3,
-        10,
-        11,
-        17,
-        21,
+        22,
+        15,
+        18,
         0,
+        18,
         0,
         1,
         121,
@@ -33604,8 +33604,8 @@ pub fn embed_0_committed() -> Array<felt252> {
         5,
         3,
         2,
-        0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff86,
-        0x700000000000003bbffffff50000003bffffff9a000001afffffff1ffffffd3,
+        0x3400000060000001380000017000000040000017400000588000000d,
+        0x700000000000001400000030fffffffd0000005c00000180000001e7fffffb2,
         0,
         13,
         0x706f736974696f6e,
@@ -33719,28 +33719,28 @@ pub fn embed_0_committed() -> Array<felt252> {
         10,
         3,
         2,
-        0x109fb2b8074aa6fd4059bf7d190f313e,
-        0x15cde8738531bfed3cbbe1b457de5acd,
+        0x12a792bfccc3a6db442f910f1d2c279b,
+        0x12889c2ae9b4b0de9fed90b73f89d5be,
         2,
-        0x1fec0cd9db33f0ffbdfcb91d936bdc17,
-        0x1d6c52e916f28f135743e8f64492ffe3,
+        0x171bf738e3fb767eaf78a0727f912154,
+        0x1e247c17c043aeac0c628d20ab05f17c,
         2,
-        0x18a2c59aab21627bdcbec2c0e6324975,
-        0x14f68cbcd70830daeacedc7cd84e487d,
+        0x1efc7b2d42aaa990c35aa9280d4db9b1,
+        0x1837436f97260c94393bdaed5907d412,
         12,
-        0x15e8e124ba73a8c00a316146f2c6e154,
-        0x16919cc23b1af6bea81480e97bfe173c,
-        0x19c40aa21be4da89359a9ae398a8a615,
-        0x11d99e972050be267e59c1dac76269f4,
-        0x1226a064508de6cf6fa3990d7b2a46e1,
-        0x1e3638ee4798140f96d9837b813698c3,
-        0x1ffa686c5ce5fa52ad3346e49f3b2c43,
-        0x158d3fe1128742fc07661de44b3d9159,
-        0x1e701beea679dec9662f7c96bd1560aa,
-        0x16804dd5a16a8fc278c72ff43dfe3ce8,
-        0x12a353ef1437c9fe36889e140d3fd670,
-        0x19343134bcf87822f864f181c8cf44ab,
-        0x1fb8d56c8807f2f4150577444c537367,
+        0x1049d3d042661c30b927191d3169ab89,
+        0x12bddce3ee32648063f7e405b97f64fa,
+        0x1b4a5d3a64e42cc714620186096bf5c9,
+        0x1edf138da703d2d3c609eda54b85bc16,
+        0x13c53109826c232a3e73a9074f963746,
+        0x165ea0f0f52c0a61053bdf0875cbd886,
+        0x17e7c984323bbcc07f4f98be042a70cd,
+        0x14f54197749158974a833c890cd216a1,
+        0x121642a557dd0c9dfccfbca4cb71975f,
+        0x17a573489799c429ccbae63950202a83,
+        0x15e3d6791f99f5a9920bb35765d12c8c,
+        0x16e59d515f6c761a78e89224a6117ea5,
+        0x14d8b0b5b23698f72d39fff195cbb54f,
         0,
         0,
         0,
@@ -33748,25 +33748,25 @@ pub fn embed_0_committed() -> Array<felt252> {
         0,
         5,
         2,
-        0x189d026737038cdacb80abf712be7534,
-        0x145dcb57960298826e76c891f8da6d5e,
+        0x12017536313bbcb91955514eaa87a825,
+        0x1ea8be1b9358db11d1c8aeedfb66b20a,
         2,
-        0x1216433862f33f4a06b2fd6cfc83edbb,
-        0x180d46c9da22a7035ad5645f51212618,
+        0x1dd72537edf056e0a8e721bba18dd4b0,
+        0x1a0af18943d496d8ba804f53a9efd238,
         2,
-        0x178ce52af27071d98a60d06bb5655505,
-        0x1092b4b31be88e08e2ee9b81b58ae832,
+        0x1c0afa7a03bce547e5dfa6dbeeb76455,
+        0x14267c622b1ae7d09cfdce066595409b,
         2,
-        0x1d13808a8b82c536a306d6240606215d,
-        0x1b087cb4ede7771c805fc68295992705,
+        0x1fd11de2d297f8eba8a1e2dc84cce659,
+        0x1b362c67c3b344fbdbd558bf5bada80f,
         2,
-        0x1e360e338453fd2f1240a21d4f68684c,
-        0x1975eb53c3a360b524dba55e57b62eb0,
+        0x15013fb4000fc02c69be4e13fd9645bc,
+        0x11d63c8b467c61b3f6d873e8aa0a7eb0,
         1,
-        0x1535df15964dc78743637ddc7e6f25d5,
-        0x4ba5427a78cbb7c107a1e4a384d61d2,
-        0x13952023cd888751d6c802094be294ad,
-        63492,
+        0x9bfcc6124bfbc96c297407517f7e4fd4,
+        0x1b6b6e0e79f63b2ab368d987ccd312b,
+        0x126a01d1c29b7a9c5aba913a67120ff3,
+        9680,
         1,
         8,
         0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
@@ -33859,38 +33859,38 @@ pub fn embed_0_committed() -> Array<felt252> {
         0xe1096111c42754dec20911a4f7763f27ccd442cbae4e7ef5c96e0f9e063e56,
         0,
         4,
-        0x93792f31077bc1c134505c750799115b87d179732642cc1bcc01bded32d0dd,
-        0x6d8954d12736bc31bb2ffc1c465771451db17d276c82c3d55d78821660a82,
-        0xe4d571bebc6fd750ea7d9b1a21fe00d6720d5097d7017320692dd31b8c81e6,
-        0xd90896c2f1f00238ca32238c203fcc672edb00547efec4a26de54c7ba8652c,
+        0x90550aa42429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64,
+        0x4aa01fb551feb8e98dcbf15d58268dc4cd690babbe6327530b23f32f2ca8b0,
+        0x8b09bb7e1ddddf169961e0e99363b58ec614b82c070d6d54e81281b1badd7,
+        0x564312826f41a3862dfc6f9fb31d42c41339ded9ea347d89081c0f097d3d60,
         0,
     ]
 }
 
 #[test]
 fn accepts_embed_0_committed() {
-    assert_eq!(verify_walk_calldata(embed_0_committed()), 0xc756d011f816c2b2ff3610e9a8274c895a2edf9e903c9360395c02bcff826b);
+    assert_eq!(verify_walk_calldata(embed_0_committed()), 0xaa816de6920c4e3e0f62df34fce7ab218d3eb969fe3fe6c2a3a9284b77f23f);
 }
 
 /// proof layer.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_committed_0() {
-    verify_walk_calldata(splice(embed_0_committed(), 136, 137, array![0x109fb2b8274aa6fd4059bf7d190f313e]));
+    verify_walk_calldata(splice(embed_0_committed(), 136, 137, array![0x12a792bfecc3a6db442f910f1d2c279b]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_embed_0_committed_1() {
-    verify_walk_calldata(splice(embed_0_committed(), 135, 138, array![1, 0x109fb2b8074aa6fd4059bf7d190f313e]));
+    verify_walk_calldata(splice(embed_0_committed(), 135, 138, array![1, 0x12a792bfccc3a6db442f910f1d2c279b]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_embed_0_committed_2() {
-    verify_walk_calldata(splice(embed_0_committed(), 135, 137, array![3, 0x109fb2b8074aa6fd4059bf7d190f313e, 0x15cde8738531bfed3cbbe1b457de5acd]));
+    verify_walk_calldata(splice(embed_0_committed(), 135, 137, array![3, 0x12a792bfccc3a6db442f910f1d2c279b, 0x12889c2ae9b4b0de9fed90b73f89d5be]));
 }
 
 /// proof layer.sumcheck.rounds-last
@@ -33900,11 +33900,11 @@ fn rejects_embed_0_committed_3() {
     verify_walk_calldata(splice(embed_0_committed(), 134, 144, array![
         2,
         2,
-        0x109fb2b8074aa6fd4059bf7d190f313e,
-        0x15cde8738531bfed3cbbe1b457de5acd,
+        0x12a792bfccc3a6db442f910f1d2c279b,
+        0x12889c2ae9b4b0de9fed90b73f89d5be,
         2,
-        0x1fec0cd9db33f0ffbdfcb91d936bdc17,
-        0x1d6c52e916f28f135743e8f64492ffe3,
+        0x171bf738e3fb767eaf78a0727f912154,
+        0x1e247c17c043aeac0c628d20ab05f17c,
     ]));
 }
 
@@ -33915,14 +33915,14 @@ fn rejects_embed_0_committed_4() {
     verify_walk_calldata(splice(embed_0_committed(), 134, 141, array![
         4,
         2,
-        0x109fb2b8074aa6fd4059bf7d190f313e,
-        0x15cde8738531bfed3cbbe1b457de5acd,
+        0x12a792bfccc3a6db442f910f1d2c279b,
+        0x12889c2ae9b4b0de9fed90b73f89d5be,
         2,
-        0x1fec0cd9db33f0ffbdfcb91d936bdc17,
-        0x1d6c52e916f28f135743e8f64492ffe3,
+        0x171bf738e3fb767eaf78a0727f912154,
+        0x1e247c17c043aeac0c628d20ab05f17c,
         2,
-        0x18a2c59aab21627bdcbec2c0e6324975,
-        0x14f68cbcd70830daeacedc7cd84e487d,
+        0x1efc7b2d42aaa990c35aa9280d4db9b1,
+        0x1837436f97260c94393bdaed5907d412,
     ]));
 }
 
@@ -33930,7 +33930,7 @@ fn rejects_embed_0_committed_4() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_committed_5() {
-    verify_walk_calldata(splice(embed_0_committed(), 145, 146, array![0x15e8e124da73a8c00a316146f2c6e154]));
+    verify_walk_calldata(splice(embed_0_committed(), 145, 146, array![0x1049d3d062661c30b927191d3169ab89]));
 }
 
 /// proof layer.word-last
@@ -33939,17 +33939,17 @@ fn rejects_embed_0_committed_5() {
 fn rejects_embed_0_committed_6() {
     verify_walk_calldata(splice(embed_0_committed(), 144, 157, array![
         11,
-        0x15e8e124ba73a8c00a316146f2c6e154,
-        0x16919cc23b1af6bea81480e97bfe173c,
-        0x19c40aa21be4da89359a9ae398a8a615,
-        0x11d99e972050be267e59c1dac76269f4,
-        0x1226a064508de6cf6fa3990d7b2a46e1,
-        0x1e3638ee4798140f96d9837b813698c3,
-        0x1ffa686c5ce5fa52ad3346e49f3b2c43,
-        0x158d3fe1128742fc07661de44b3d9159,
-        0x1e701beea679dec9662f7c96bd1560aa,
-        0x16804dd5a16a8fc278c72ff43dfe3ce8,
-        0x12a353ef1437c9fe36889e140d3fd670,
+        0x1049d3d042661c30b927191d3169ab89,
+        0x12bddce3ee32648063f7e405b97f64fa,
+        0x1b4a5d3a64e42cc714620186096bf5c9,
+        0x1edf138da703d2d3c609eda54b85bc16,
+        0x13c53109826c232a3e73a9074f963746,
+        0x165ea0f0f52c0a61053bdf0875cbd886,
+        0x17e7c984323bbcc07f4f98be042a70cd,
+        0x14f54197749158974a833c890cd216a1,
+        0x121642a557dd0c9dfccfbca4cb71975f,
+        0x17a573489799c429ccbae63950202a83,
+        0x15e3d6791f99f5a9920bb35765d12c8c,
     ]));
 }
 
@@ -33959,18 +33959,18 @@ fn rejects_embed_0_committed_6() {
 fn rejects_embed_0_committed_7() {
     verify_walk_calldata(splice(embed_0_committed(), 144, 156, array![
         13,
-        0x15e8e124ba73a8c00a316146f2c6e154,
-        0x16919cc23b1af6bea81480e97bfe173c,
-        0x19c40aa21be4da89359a9ae398a8a615,
-        0x11d99e972050be267e59c1dac76269f4,
-        0x1226a064508de6cf6fa3990d7b2a46e1,
-        0x1e3638ee4798140f96d9837b813698c3,
-        0x1ffa686c5ce5fa52ad3346e49f3b2c43,
-        0x158d3fe1128742fc07661de44b3d9159,
-        0x1e701beea679dec9662f7c96bd1560aa,
-        0x16804dd5a16a8fc278c72ff43dfe3ce8,
-        0x12a353ef1437c9fe36889e140d3fd670,
-        0x19343134bcf87822f864f181c8cf44ab,
+        0x1049d3d042661c30b927191d3169ab89,
+        0x12bddce3ee32648063f7e405b97f64fa,
+        0x1b4a5d3a64e42cc714620186096bf5c9,
+        0x1edf138da703d2d3c609eda54b85bc16,
+        0x13c53109826c232a3e73a9074f963746,
+        0x165ea0f0f52c0a61053bdf0875cbd886,
+        0x17e7c984323bbcc07f4f98be042a70cd,
+        0x14f54197749158974a833c890cd216a1,
+        0x121642a557dd0c9dfccfbca4cb71975f,
+        0x17a573489799c429ccbae63950202a83,
+        0x15e3d6791f99f5a9920bb35765d12c8c,
+        0x16e59d515f6c761a78e89224a6117ea5,
     ]));
 }
 
@@ -33978,28 +33978,28 @@ fn rejects_embed_0_committed_7() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_committed_8() {
-    verify_walk_calldata(splice(embed_0_committed(), 157, 158, array![0x1fb8d56ca807f2f4150577444c537367]));
+    verify_walk_calldata(splice(embed_0_committed(), 157, 158, array![0x14d8b0b5d23698f72d39fff195cbb54f]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_committed_9() {
-    verify_walk_calldata(splice(embed_0_committed(), 165, 166, array![0x189d026757038cdacb80abf712be7534]));
+    verify_walk_calldata(splice(embed_0_committed(), 165, 166, array![0x12017536513bbcb91955514eaa87a825]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_embed_0_committed_10() {
-    verify_walk_calldata(splice(embed_0_committed(), 164, 167, array![1, 0x189d026737038cdacb80abf712be7534]));
+    verify_walk_calldata(splice(embed_0_committed(), 164, 167, array![1, 0x12017536313bbcb91955514eaa87a825]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_embed_0_committed_11() {
-    verify_walk_calldata(splice(embed_0_committed(), 164, 166, array![3, 0x189d026737038cdacb80abf712be7534, 0x145dcb57960298826e76c891f8da6d5e]));
+    verify_walk_calldata(splice(embed_0_committed(), 164, 166, array![3, 0x12017536313bbcb91955514eaa87a825, 0x1ea8be1b9358db11d1c8aeedfb66b20a]));
 }
 
 /// proof opening.fold.rounds-last
@@ -34009,17 +34009,17 @@ fn rejects_embed_0_committed_12() {
     verify_walk_calldata(splice(embed_0_committed(), 163, 179, array![
         4,
         2,
-        0x189d026737038cdacb80abf712be7534,
-        0x145dcb57960298826e76c891f8da6d5e,
+        0x12017536313bbcb91955514eaa87a825,
+        0x1ea8be1b9358db11d1c8aeedfb66b20a,
         2,
-        0x1216433862f33f4a06b2fd6cfc83edbb,
-        0x180d46c9da22a7035ad5645f51212618,
+        0x1dd72537edf056e0a8e721bba18dd4b0,
+        0x1a0af18943d496d8ba804f53a9efd238,
         2,
-        0x178ce52af27071d98a60d06bb5655505,
-        0x1092b4b31be88e08e2ee9b81b58ae832,
+        0x1c0afa7a03bce547e5dfa6dbeeb76455,
+        0x14267c622b1ae7d09cfdce066595409b,
         2,
-        0x1d13808a8b82c536a306d6240606215d,
-        0x1b087cb4ede7771c805fc68295992705,
+        0x1fd11de2d297f8eba8a1e2dc84cce659,
+        0x1b362c67c3b344fbdbd558bf5bada80f,
     ]));
 }
 
@@ -34030,20 +34030,20 @@ fn rejects_embed_0_committed_13() {
     verify_walk_calldata(splice(embed_0_committed(), 163, 176, array![
         6,
         2,
-        0x189d026737038cdacb80abf712be7534,
-        0x145dcb57960298826e76c891f8da6d5e,
+        0x12017536313bbcb91955514eaa87a825,
+        0x1ea8be1b9358db11d1c8aeedfb66b20a,
         2,
-        0x1216433862f33f4a06b2fd6cfc83edbb,
-        0x180d46c9da22a7035ad5645f51212618,
+        0x1dd72537edf056e0a8e721bba18dd4b0,
+        0x1a0af18943d496d8ba804f53a9efd238,
         2,
-        0x178ce52af27071d98a60d06bb5655505,
-        0x1092b4b31be88e08e2ee9b81b58ae832,
+        0x1c0afa7a03bce547e5dfa6dbeeb76455,
+        0x14267c622b1ae7d09cfdce066595409b,
         2,
-        0x1d13808a8b82c536a306d6240606215d,
-        0x1b087cb4ede7771c805fc68295992705,
+        0x1fd11de2d297f8eba8a1e2dc84cce659,
+        0x1b362c67c3b344fbdbd558bf5bada80f,
         2,
-        0x1e360e338453fd2f1240a21d4f68684c,
-        0x1975eb53c3a360b524dba55e57b62eb0,
+        0x15013fb4000fc02c69be4e13fd9645bc,
+        0x11d63c8b467c61b3f6d873e8aa0a7eb0,
     ]));
 }
 
@@ -34051,7 +34051,7 @@ fn rejects_embed_0_committed_13() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_committed_14() {
-    verify_walk_calldata(splice(embed_0_committed(), 180, 181, array![0x1535df15964dc78743637ddc7e6f25d6]));
+    verify_walk_calldata(splice(embed_0_committed(), 180, 181, array![0x9bfcc6124bfbc96c297407517f7e4fd5]));
 }
 
 /// proof opening.layer_roots-last
@@ -34065,21 +34065,21 @@ fn rejects_embed_0_committed_15() {
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_embed_0_committed_16() {
-    verify_walk_calldata(splice(embed_0_committed(), 179, 180, array![2, 0x1535df15964dc78743637ddc7e6f25d5, 0x4ba5427a78cbb7c107a1e4a384d61d2]));
+    verify_walk_calldata(splice(embed_0_committed(), 179, 180, array![2, 0x9bfcc6124bfbc96c297407517f7e4fd4, 0x1b6b6e0e79f63b2ab368d987ccd312b]));
 }
 
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_committed_17() {
-    verify_walk_calldata(splice(embed_0_committed(), 182, 183, array![0x13952023ed888751d6c802094be294ad]));
+    verify_walk_calldata(splice(embed_0_committed(), 182, 183, array![0x126a01d1e29b7a9c5aba913a67120ff3]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_embed_0_committed_18() {
-    verify_walk_calldata(splice(embed_0_committed(), 183, 184, array![63493]));
+    verify_walk_calldata(splice(embed_0_committed(), 183, 184, array![9681]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
@@ -34155,21 +34155,21 @@ fn rejects_embed_0_committed_23() {
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_embed_0_committed_24() {
-    verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x93792f33077bc1c134505c750799115b87d179732642cc1bcc01bded32d0dd]));
+    verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x90550aa62429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_embed_0_committed_25() {
-    verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x70000000126f25e620ef7838268a0b8ea0f3222b70fa2f2e64c85983798037b]));
+    verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x70000000120aa15484853d0986ceca7c1437ee500e434b97d3760625100fb95]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_embed_0_committed_26() {
-    verify_walk_calldata(splice(embed_0_committed(), 277, 277, array![0x10000000000000000000000000000000000000000000000000000006d32d0dd]));
+    verify_walk_calldata(splice(embed_0_committed(), 277, 277, array![0x10000000000000000000000000000000000000000000000000000007a931a64]));
 }
 
 /// proof opening.layer_openings[0].leaves-last
@@ -34178,9 +34178,9 @@ fn rejects_embed_0_committed_26() {
 fn rejects_embed_0_committed_27() {
     verify_walk_calldata(splice(embed_0_committed(), 275, 280, array![
         3,
-        0x93792f31077bc1c134505c750799115b87d179732642cc1bcc01bded32d0dd,
-        0x6d8954d12736bc31bb2ffc1c465771451db17d276c82c3d55d78821660a82,
-        0xe4d571bebc6fd750ea7d9b1a21fe00d6720d5097d7017320692dd31b8c81e6,
+        0x90550aa42429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64,
+        0x4aa01fb551feb8e98dcbf15d58268dc4cd690babbe6327530b23f32f2ca8b0,
+        0x8b09bb7e1ddddf169961e0e99363b58ec614b82c070d6d54e81281b1badd7,
     ]));
 }
 
@@ -34190,10 +34190,10 @@ fn rejects_embed_0_committed_27() {
 fn rejects_embed_0_committed_28() {
     verify_walk_calldata(splice(embed_0_committed(), 275, 279, array![
         5,
-        0x93792f31077bc1c134505c750799115b87d179732642cc1bcc01bded32d0dd,
-        0x6d8954d12736bc31bb2ffc1c465771451db17d276c82c3d55d78821660a82,
-        0xe4d571bebc6fd750ea7d9b1a21fe00d6720d5097d7017320692dd31b8c81e6,
-        0xd90896c2f1f00238ca32238c203fcc672edb00547efec4a26de54c7ba8652c,
+        0x90550aa42429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64,
+        0x4aa01fb551feb8e98dcbf15d58268dc4cd690babbe6327530b23f32f2ca8b0,
+        0x8b09bb7e1ddddf169961e0e99363b58ec614b82c070d6d54e81281b1badd7,
+        0x564312826f41a3862dfc6f9fb31d42c41339ded9ea347d89081c0f097d3d60,
     ]));
 }
 
@@ -34208,7 +34208,7 @@ fn rejects_embed_0_committed_29() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_committed_31() {
-    verify_walk_calldata(splice(embed_0_committed(), 21, 22, array![0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff87]));
+    verify_walk_calldata(splice(embed_0_committed(), 21, 22, array![0x3400000060000001380000017000000040000017400000588000000e]));
 }
 
 /// statement dims[0]
@@ -34248,37 +34248,37 @@ fn rejects_embed_0_committed_36() {
 
 /// statement dims[5]
 #[test]
-#[should_panic(expected: ('embed.final_evaluation',))]
+#[should_panic(expected: ('embed.ids',))]
 fn rejects_embed_0_committed_37() {
-    verify_walk_calldata(splice(embed_0_committed(), 9, 10, array![11]));
+    verify_walk_calldata(splice(embed_0_committed(), 9, 10, array![23]));
 }
 
 /// statement dims[6]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_committed_38() {
-    verify_walk_calldata(splice(embed_0_committed(), 10, 11, array![12]));
+    verify_walk_calldata(splice(embed_0_committed(), 10, 11, array![16]));
 }
 
 /// statement dims[7]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_committed_39() {
-    verify_walk_calldata(splice(embed_0_committed(), 11, 12, array![18]));
+    verify_walk_calldata(splice(embed_0_committed(), 11, 12, array![19]));
 }
 
 /// statement dims[8]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_committed_40() {
-    verify_walk_calldata(splice(embed_0_committed(), 12, 13, array![22]));
+    verify_walk_calldata(splice(embed_0_committed(), 12, 13, array![1]));
 }
 
 /// statement dims[9]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_committed_41() {
-    verify_walk_calldata(splice(embed_0_committed(), 13, 14, array![1]));
+    verify_walk_calldata(splice(embed_0_committed(), 13, 14, array![19]));
 }
 
 /// felt 0 + 1
@@ -34306,7 +34306,7 @@ fn rejects_embed_0_committed_44() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_committed_45() {
-    verify_walk_calldata(splice(embed_0_committed(), 168, 169, array![0x1216433862f33f4a06b2fd6cfc83edbc]));
+    verify_walk_calldata(splice(embed_0_committed(), 168, 169, array![0x1dd72537edf056e0a8e721bba18dd4b1]));
 }
 
 /// felt 224 + 1
@@ -34337,7 +34337,7 @@ fn rejects_embed_0_committed_48() {
     ]));
 }
 
-/// An honest embed proof, dims 5×23×2×6×3×10×11×17×21×0, bound weights (310 felts).
+/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, bound weights (310 felts).
 pub fn embed_0_bound() -> Array<felt252> {
     array![
         3,
@@ -34349,11 +34349,11 @@ pub fn embed_0_bound() -> Array<felt252> {
         2,
         6,
         3,
-        10,
-        11,
-        17,
-        21,
+        22,
+        15,
+        18,
         0,
+        18,
         0,
         1,
         121,
@@ -34361,8 +34361,8 @@ pub fn embed_0_bound() -> Array<felt252> {
         5,
         3,
         2,
-        0xbdfffffe2ffffffb200000048ffffff00000001080000022ffffff86,
-        0x700000000000003bbffffff50000003bffffff9a000001afffffff1ffffffd3,
+        0x3400000060000001380000017000000040000017400000588000000d,
+        0x700000000000001400000030fffffffd0000005c00000180000001e7fffffb2,
         0,
         13,
         0x706f736974696f6e,
@@ -34505,28 +34505,28 @@ pub fn embed_0_bound() -> Array<felt252> {
         10,
         3,
         2,
-        0x151402227b54746e98bfdf09fdca45fd,
-        0x1cd822ea1eb37d05df715fc67fa007c7,
+        0x1173143515d318af923cdcf99a553f81,
+        0x145bf87909abebe24967ea94bcc6da5f,
         2,
-        0x18a878742625b54ab32a810e987fc175,
-        0x145f313816f26b081ff0f369af5c4f36,
+        0x113993ec2b56278dd6d6f127e2cb76de,
+        0x1a0b018b3c36af57efff74b21b397e00,
         2,
-        0x1f0b4ad2fb0855b44fc6b9ab82b48dc3,
-        0x1727c56548dfee14c2883ba434acc690,
+        0x1c1a3edaa8385c6b03fcc0b99392cfc5,
+        0x13708abff145bac48f5ace6506dd18a8,
         12,
-        0x10077a46cac5cfca551789a3c3331b0d,
-        0x10f5d28529d6d968958a755279cfc20f,
-        0x106294a941ae9c66ecdfc4b4fedc7d94,
-        0x1b544ea98726b970b45765e813690b81,
-        0x1dd12058c470f0c44a0c8228aca844c6,
-        0x1e399240bea9523c11d6888f7c72c1b9,
-        0x140ba252b5290a843323b5e1773e1d5b,
-        0x14f85af4f0d2e4542ec458528eac3e9d,
-        0x11f174d6ed0dacd4d755c7c66d1c91b9,
-        0x1b9e200a6fab8b8da481bf8ea9e8d277,
-        0x17be811ed6f67550498591ec703b2d99,
-        0x1645dc5ff311c0b5c06d0ecf3da6083a,
-        0x1fd016e38297564abe6864daef28d5d4,
+        0x1d48d9c599d124bac766c8502a097263,
+        0x1742be4690e02936559bb5aac8b4e7c3,
+        0x107a86737c9bec9b5e515ac1a89ad265,
+        0x16ec7fc565aea5a6bd83b8154aa6d21c,
+        0x14754258217f7e17844efb669d65de78,
+        0x104b5b3622957f432c34f3b9c1888a26,
+        0x1891a9a38bffc6c5fb7a3b5c3d1b6c4e,
+        0x1a425c255d0963fa56c0556a65bcb58e,
+        0x13622f001c0b3bc922ff99b311f6a6f8,
+        0x153f06280e4b0751a7909a5007d444f0,
+        0x11a25e073c144506ca17c3d7a43d4783,
+        0x1d51837df9184a7486fbb8b7aa161224,
+        0x14e27a72719e494bf53f79a91162b987,
         0,
         0,
         0,
@@ -34534,25 +34534,25 @@ pub fn embed_0_bound() -> Array<felt252> {
         0,
         5,
         2,
-        0x16e8b718fbe228193383906f2e970fac,
-        0x1a4d27bbfd74b1a2e83497a6d07460af,
+        0x1406411b67b1afcac2d9a4cc3f308fe9,
+        0x17db8fbc72c90a8a1bd1f83551a94632,
         2,
-        0x16763cbea67229e2a2322b39fa6a488b,
-        0x1f9322b111bc497a3d3e577674fc96bd,
+        0x1c5ebe7baa52914aacb534ef2a6ead9e,
+        0x13021b2a1e7a90a424586b5efe6e14c3,
         2,
-        0x16c6746912053d7d1ff74d8309cd44e1,
-        0x16e711352523b29ccff8de893534ca35,
+        0x1915ea5155be4c0193ef2127d5a0aecb,
+        0x15c91f858bf6e08b75eba4f02abe8f42,
         2,
-        0x1a48ab01a86f561271074223331c6f64,
-        0x101011f485abba84dbfd4805d3c72242,
+        0x10512075f7465adae5e8eb38784089c8,
+        0x12558b43202fd1a977c357f80c8f264e,
         2,
-        0x15e826ab34779327086f00a84242f8be,
-        0x17949124940fbc46ecc5a5408ca3e281,
+        0x1b866b2a3d54179a56332d4c2c738576,
+        0x1dabe18b19363b23e04c019b2bf5bf00,
         1,
-        0xb0fd8eacf5be66e31a9e28fa36d323ec,
-        0x47d26854af3764721d263ff1df762ff,
-        0x114c3906690512210dbbcbef9c6d4df1,
-        33164,
+        0x48ec5282d5c63ad264356be09416efa3,
+        0x655b86f5f6d921421483c03aa278c75,
+        0x1baee1e35269fd535220596c151865bc,
+        103862,
         1,
         8,
         0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
@@ -34645,20 +34645,20 @@ pub fn embed_0_bound() -> Array<felt252> {
         0xe1096111c42754dec20911a4f7763f27ccd442cbae4e7ef5c96e0f9e063e56,
         0,
         4,
-        0xd75e6b6336cd1572665fde50ec11e16b2a90aa0761b47c07499acb5d3a63b1,
-        0x196d6f32811fd4d0e6e2247db4850da709a06d32bc88861f41766890b330ed,
-        0x774c21c71cfc399da96137cec923ef112bb543e8fec23953198533ff6942d5,
-        0xc6eafd10362378ee908f4600f600d6bc31c78f376c4e4444a6a4505c9b745c,
+        0xc05d7e91358df994a60cd67b6400b4e3f1cbd8dbb977ef9bec38bdaeae46ba,
+        0x75565fdc6975c0adb2cd32ada6edb2e8a23dc4087afb7e4b2032fa8a7f76da,
+        0x50e55449996b6a2605d02537cb154c4ae94e7d557ba0e685f003d2683cfd43,
+        0xf062d3065c1df03160813de9a674d330f17691695078861044f246ca8704d5,
         0,
     ]
 }
 
 #[test]
 fn accepts_embed_0_bound() {
-    assert_eq!(verify_walk_calldata(embed_0_bound()), 0x3f94dcbcf97cce7868661679be55810bf22b966a31991aeeae1cfe1672d70e7);
+    assert_eq!(verify_walk_calldata(embed_0_bound()), 0x644faf9606524fba385be02d5ec4658355d88506ac8e0276589ecfe46936591);
 }
 
-/// An honest embed proof, dims 5×23×2×6×3×10×11×17×21×0, committed inputs, outputs and weights (331 felts).
+/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, committed inputs, outputs and weights (331 felts).
 pub fn embed_0_io() -> Array<felt252> {
     array![
         3,
@@ -34670,11 +34670,11 @@ pub fn embed_0_io() -> Array<felt252> {
         2,
         6,
         3,
-        10,
-        11,
-        17,
-        21,
+        22,
+        15,
+        18,
         0,
+        18,
         0,
         0,
         0,
@@ -34787,8 +34787,8 @@ pub fn embed_0_io() -> Array<felt252> {
         2,
         5,
         3,
-        0xeca05bd75309c73352484fbffd90f2c3,
-        0x746c19ac9129a412a37301329926207,
+        0x8d3883d86d08f18c7c677d6d5e59cc1d,
+        0x4776738b48be74829b575777fa8a055,
         5,
         0x706f736569646f6e,
         0,
@@ -34796,87 +34796,87 @@ pub fn embed_0_io() -> Array<felt252> {
         0,
         1,
         121,
-        0x17c83520a6661fded14a6c4cfd2710ef,
+        0x14d6dbdeb31aa7c15d04718310a8925c,
         10,
         3,
         2,
-        0x1648e9cb24529f80e7a85f8718c7f6b3,
-        0x1389af8c9b4e6ebc9c43e09cfed7aa9c,
+        0x1fc7cd7d3ad84bcbb217818e45a5be9e,
+        0x1548c41820706b0a26e48a37a9d6f000,
         2,
-        0x1a9d47f4e2ba76834282670b46a06fee,
-        0x10a52a27be50d1ec0a7a3f9d030f156b,
+        0x136f08e615fa6898b783b7e34c0039c4,
+        0x1844b2df0836e0050b127b0e2b9c1e23,
         2,
-        0x1991c85660dae91a89c52a24b9a77567,
-        0x13ff79360caceb4f883eaae03e156490,
+        0x15959713a29fa37665b95a0eaa724310,
+        0x164573ce2f09652d3f0cf3e85f39a599,
         12,
-        0x158484423e7049e8e9c83793b9d277e9,
-        0x1ec04c402b4a50e7e0f0f7dcb516bdb7,
-        0x1f37937a54f32cd964bf90a1caef909c,
-        0x157a3147903e1d737aa7cde749691614,
-        0x149539f8e73051f200c584651ea11939,
-        0x153484b07bc8430c1faf42298110d1fd,
-        0x1a5e1f116da57a9527253b5fea3de278,
-        0x10a38952d128aaee7c2696df94abb85b,
-        0x1e99098b486c8b6d625fd31b98a5ee06,
-        0x18cbcdad09e019f9821413ea315336d0,
-        0x155b8526d087ec683ed421dcca6b7641,
-        0x1833d2e3b04b8b37028524d73066f8bf,
-        0x18fcc599746ee12e55e9fcfd16f408db,
+        0x10b5ce805dc327ab13b81073efeb6c1e,
+        0x109ae59006c2ce8381f0e439694b9665,
+        0x1178d6df88b5ffa9c188ffd6ddbe64f9,
+        0x1a7f6d3a5eabe9c10a8757e32b538d8e,
+        0x14c28b0e43909865eee216a70b19611c,
+        0x1c367cd9c2627f50d38dada9472225a5,
+        0x163373610c0c3c9ee6034394ba73ebbb,
+        0x1df94fccb372d3c5811a1bb47410c182,
+        0x18b9ddcc2a9861ab93fcd8c8af444320,
+        0x199a03aa876bf23abc29b61bfeadd258,
+        0x1109243dd6f0a4ed5bba9898db29c3e0,
+        0x157f9d636c978aa7bce3f2dc9078a310,
+        0x11030ce52a8a538b2c961d94cf470dca,
         0,
         0,
         0,
         5,
         2,
-        0x1b40e8cd606ada135600663d0fe76eb8,
-        0x1bbe0fd00838561973dbd618c143d708,
+        0x12033f3ade90a5e4bab3e575fa99467b,
+        0x1026ec97f849f0a0f401bb9d9fe06bc2,
         2,
-        0x1b570e0579a23ef3d51d0a3e6741f0c7,
-        0x1b2e8879a93b7303c0eaa5f4133ba630,
+        0x1fb5d409e7a12d0e05caa18a348c41ca,
+        0x109ab13760fa5868e06ab02d822965db,
         2,
-        0x172005dd210b77d58a0e64e4aa53b497,
-        0x146dbc1fa832c0c2682dd0de5253a020,
+        0x19ed073f7d3314620d00d68b1295e653,
+        0x16513c7b4d66f907c63ab1b69960cab0,
         2,
-        0x16fc6b9c95ef97e1a33927cd6f8461aa,
-        0x1b580aa1f8ab5fa7680c94f714ff66a4,
+        0x1090f419f9e2c2b46e82e7570bfeb63a,
+        0x1ca1174f32027b6dda0db043164d532d,
         2,
-        0x146e41eee68f44c2a505ac46561fbaeb,
-        0x1f1367d705ad229a755bd536e5542c20,
+        0x14f4e0d7f6759d26ff793d016e8fd232,
+        0x1b8ed9edefd18c793c61684960d99873,
         14,
-        0x18a04477d1190a5ba3596f3b99594e02,
-        0x1bfaddd7fdd80a724f405e99f971d7f6,
-        0x1af66d51c9b1edc5c3b1956668a56313,
-        0x12ee3804b31d978bd11c8fd49f46f953,
-        0x13be7f7665ad4587d9727e4cc114f29b,
-        0x143801a8338e4838613b8455c646d2b3,
-        0x15adfd654148f86d2ebc132049b05a04,
-        0x13a1feb1a1e09ac99ced2146c0f089a2,
-        0x1de01dae23cc2fdf82c4bd69b64b9889,
-        0x16da90865fa03f370c997382e50ec470,
-        0x13b9b314e73b94df90795f255ea2f986,
-        0x142f23748ca880606cd50aae88145c8e,
-        0x10a95c5befd39311701aab51c2098d75,
-        0x16974ab1aed818253dbec69339e1f5f1,
+        0x1e793e5513d5a57cac20ac4a09b6df25,
+        0x1a8cefe9b62735d758a9db3583d5d9db,
+        0x1bd233f9a9e11b57bd01b675041d7f9c,
+        0x131dfc21200c2f73b616240beee0ecb5,
+        0x15541df652290c9998455eb798c6aa83,
+        0x18cc049a9d358d2f1bc4c91cc2810aca,
+        0x197bcd83c23b30be1968b6e6ed4f3eeb,
+        0x1c26ce7d68d2e55890b9af47c156a16d,
+        0x1ec0eb3f8ece77cca853b473957c5d82,
+        0x1115014a25fd32c48ae5cf61a7006c1f,
+        0x16d64a4313eed8f030e1184318c050a9,
+        0x15198dc4c0652cff8085ac9b08fb2d11,
+        0x11842132460fb410b129a9ea089b509d,
+        0x1461a0b7403f0dd21a788515cd53de48,
         5,
         2,
-        0x1332becb965fdb574ec04ee2af47b10a,
-        0x11398e376ec6618f09a2b2a88542a826,
+        0x1243607658dcba8a0cd14b85a45c73ba,
+        0x11280c1ebbb795f3d30515f663541bfe,
         2,
-        0x192892349f56e013289e26bf2e4c6d4a,
-        0x12a0508385813f38e86fc793d055bffa,
+        0x179933767826e83af91966d41a388e9c,
+        0x1e31ca887628ddd0c65b5fcc839752e9,
         2,
-        0x197690495f099db42335ae4eae9d6471,
-        0x1eebe7ecf97ad8f6a984a3e07f5625d0,
+        0x1d8511a2664d7008c6a6e5bd00cb641b,
+        0x1805c1d1a3c2c5adcc7ade9c1a4e383e,
         2,
-        0x1f60f279255afff727d915f794339143,
-        0x17d7d262c05c37d81802dd8d432c7f46,
+        0x1c553301ab159f46672f4c2ab309f030,
+        0x1c6e3e758411c7ef1225d8df07b742d2,
         2,
-        0x1d8a1b366af1580524a6d1cefce9ef1f,
-        0x198ddc8daee3d059f190b3cd793e63e2,
+        0x17d09f2f706b39c9966626c456b11a64,
+        0x14489215a42d468651c00557f2beabac,
         1,
-        0x4a86fb358699e6eed2d8d15845f6e16f,
-        0x5592ebb6f65f4b3a507078315a73487,
-        0x1b2625de7d509412351bfbef5bcec3cb,
-        140166,
+        0xdbefa86213e6e3281a53b93940ea7a4c,
+        0x726d738c3194304c09e87294e36d0e7,
+        0x14977af809ca4572e59f50df4fa2aa0a,
+        115254,
         1,
         8,
         0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
@@ -34969,42 +34969,42 @@ pub fn embed_0_io() -> Array<felt252> {
         0xe1096111c42754dec20911a4f7763f27ccd442cbae4e7ef5c96e0f9e063e56,
         0,
         8,
-        0xd3a1561a85d284380d7d8432cf3e0cde4a5c0cc15d50d630e2fd7c7edbee9,
-        0xcaa513717d61f46a28649a83db2c0205a48bcfef4f544ae8a9562a6e09aaf4,
-        0x4acf0edceec904d9e99d56c2e936e5c71954e0dddeabae43fcfc8f0ccbd42,
-        0xf7180400bfe4082be869d150b7ed64507635fd5470dcb22d414a96a88aef32,
-        0xba63df13f72ec08c000d21fa97afbada96c459b82e9b38300b597cab80bbd9,
-        0x2634666ee74a8ed618118d6b47de0394a64d3d6d2de087c7c2e67cae8c97bc,
-        0x4d4bce4cd8c000dcc1e1ab49a2382f670925c97ae60fef1be21f0b52023073,
-        0xac0fa6734c83f4a3381ef488259680fe6717f2d33bb60167b092b97f2843ae,
-        0x593b32b3dc28855d057336473f39f15570aa9282eadc918b51cef8eecb26c9,
-        0xd5711e6e28a9adeb8cdd082879bbcb42613aa2a3c082a1f64917d70c48263d,
-        0xeba7a9526f6286772f54ab4a0d5ec2dd5f79cd5f35cbd6907b4cfa65deaeda,
-        0x930b4030a99532818b80bbe403f951a271f91d4a28ae265c2a2a9c20df8328,
-        0x36e4c1a6e0c4bd8636ac4364ad4f6cf0c8bfa3a92fa776f7046944bdf339ca,
-        0x1d21d9e2256a82f52d4113a3e9bee4af8ec00f4f11c50e3da93b5d075794e5,
-        0xa6645064ae8ce26e91c83221be22774ecbfddf23cb04453b9c36da7f9bdeec,
-        0xc548327dbef154108db975ce4b1c0c7141e846dc3e68922cf4ccb9050ddf55,
+        0xaa44912e08f1f0aa69cea31176d76b9e80793f17be1051a46d710b803cff31,
+        0x565dd0d1b4f41532f73dd060799845111e08f7ff212c9f91b565467a1ab12f,
+        0x245aafbe933fb58e3544f7e75ed180e306706dc7dfb1555e3c0c2e2e3f34fe,
+        0x15c22866af700f5d4f98f2ea3af01f013e6cc3bce3c034dd0a3695b40bc5ec,
+        0x5214de3e6450905c57853fdba5cd126c30abd19425bf80b3dd1f42a1d3fde8,
+        0xc69fced557429d141a0a3824a649eee4ea50e76ccd5037c223adf2504f3086,
+        0x168171efb77565b9bdf4100d1130843959a3bed78a8679ffc8bdc0f276b239,
+        0x382e98b5547ad54029f41b67b2251c47d77b817698e2bd8b2b85f0c90848bd,
+        0x83b4e1a26463b505d0d508d9684ece2ad451916eaf700d3e46aefb6438e322,
+        0xf6eb2e973d0e0318e810a00be3df5495e6d331e52603a6605c18efbc9eff4d,
+        0xc8ab672863a155dcad1c5c28cad3f0db104667e0cdd7b70115ac058afe1a82,
+        0xd37409198b0787eaf2452a870dd49c3ad1860e05df2f03616216ad2646c6e7,
+        0xd368bc3f1506385a3ff86b4c43a667b58879049c3207fb2be09f676c4edf7c,
+        0x1f167822b0ba58912c3da9c2c9bd94833e7c2bf641a14255721c250fe5a2b,
+        0xc552291ad34dc94f35dc537400bc574c3ebbfa2b96e2d32ddd39f6ca5a7b13,
+        0xcb32ce6b31e946785d6d65ca3c918aba59a0b03f7ea11f6c0e661398e17d62,
         0,
         4,
-        0x5381e12d1ef82ccaf1c9c538a3ac2826fa7271007c53df25e02fe9e584d52,
-        0x2bbda35c43e9b1a8b35edf75dc87922976b64e0e2d3b9149c6de4e11f71e7,
-        0x49fb24020cd4af1ac981cb7489e5441e2376c7fc59727910b7b00c8e5da539,
-        0x742a45c4755cdda49350423993339f6b8084abd5d0ef90741ac8a03dc8bf84,
+        0x2d88d398fac2364ded177e5f4db3c6dd9d5f71ed6e8a73e93372b34e43053a,
+        0xbd820bae3be37b53b41a3b1967fc0ab49dcbf0995c76238cc346e72c9e80fd,
+        0xdf7490852ded3c1c81c75aff476910f96781af7ecc09cab83233e43d6d897,
+        0x9fbaf5558b56afe59e891bce3adc27867a3d56246542da6e1c58dc5f707f2f,
         0,
     ]
 }
 
 #[test]
 fn accepts_embed_0_io() {
-    assert_eq!(verify_walk_calldata(embed_0_io()), 0x1836c19b63c59031c41a0f2e7cd0ab450b2b5a8f9548b900f50efbc652b0751);
+    assert_eq!(verify_walk_calldata(embed_0_io()), 0x2d12bd134bd60680c7b05b940dfab7a724e833dcb6a7d520347548ed0d54b4e);
 }
 
 /// proof outputs.y
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_io_0() {
-    verify_walk_calldata(splice(embed_0_io(), 135, 136, array![0x17c83520c6661fded14a6c4cfd2710ef]));
+    verify_walk_calldata(splice(embed_0_io(), 135, 136, array![0x14d6dbded31aa7c15d04718310a8925c]));
 }
 
 /// proof outputs.y-key
@@ -35039,7 +35039,7 @@ fn rejects_embed_0_io_4() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_io_5() {
-    verify_walk_calldata(splice(embed_0_io(), 198, 199, array![0x11398e376ec6618f09a2b2a88542a827]));
+    verify_walk_calldata(splice(embed_0_io(), 198, 199, array![0x11280c1ebbb795f3d30515f663541bff]));
 }
 
 /// felt 264 + 1
@@ -35088,14 +35088,14 @@ fn rejects_embed_0_io_11() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_io_12() {
-    verify_walk_calldata(splice(embed_0_io(), 127, 128, array![0x746c19ac9129a412a37301329926208]));
+    verify_walk_calldata(splice(embed_0_io(), 127, 128, array![0x4776738b48be74829b575777fa8a056]));
 }
 
 /// felt 126 + 1
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_io_13() {
-    verify_walk_calldata(splice(embed_0_io(), 126, 127, array![0xeca05bd75309c73352484fbffd90f2c4]));
+    verify_walk_calldata(splice(embed_0_io(), 126, 127, array![0x8d3883d86d08f18c7c677d6d5e59cc1e]));
 }
 
 /// felt 125 + 1
