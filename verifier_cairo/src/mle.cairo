@@ -7,6 +7,14 @@ use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
 
 const SHIFT_128: felt252 = 0x100000000000000000000000000000000;
+/// ½ in M31: (p + 1)/2.
+const HALF_POINT: u32 = 0x40000000;
+
+/// ½, the point at which an MLE variable averages its two halves (pool's row sums, embed's
+/// coefficients for tables of fewer variables).
+pub fn half() -> QM31 {
+    QM31Trait::one().scale(M31Trait::new(HALF_POINT))
+}
 
 /// eq(a, b) = Π (a_i b_i + (1 − a_i)(1 − b_i)).
 pub fn eq_eval(a: Span<QM31>, b: Span<QM31>) -> QM31 {

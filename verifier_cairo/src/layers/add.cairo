@@ -4,12 +4,11 @@
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::pcs::proof::Claim;
-use crate::ranges::max_magnitude;
+use crate::ranges::{HALF, max_magnitude};
 use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::AddProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 
-const HALF: u128 = 0x3fffffff; // (p − 1)/2
 
 /// dims (rows, cols); a, b and y of rows × cols, no weights (`statement.shape`); when a and b
 /// are public, max|a| + max|b| ≤ (p − 1)/2 (`statement.range`: then y = a + b over the

@@ -6,7 +6,7 @@ use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::layers::mha::model::{Dims, DimsTrait};
 use crate::layers::mha::verifier::{concat, input_claims, verify_attend, verify_scores};
 use crate::pcs::proof::Claim;
-use crate::ranges::max_magnitude;
+use crate::ranges::{HALF, max_magnitude};
 use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::softmax::params::{QK_BOUND, SoftmaxParamsTrait};
 use crate::softmax::verifier::join_softmax;
@@ -16,7 +16,6 @@ use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, outpu
 use crate::softmax::tables::{exp_table_name, pinned_exp_commitment};
 use crate::walk::tensor::{TensorCommitment, TensorsTrait};
 
-const HALF: u128 = 0x3fffffff; // (p − 1)/2
 
 /// The exp table of the statement's θ (Python `attn.tables`).
 pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {

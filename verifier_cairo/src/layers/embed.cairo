@@ -6,10 +6,10 @@
 
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252Channel;
-use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait};
-use crate::mle::{eq_eval, eq_table, hypercube_point, log2_padded};
+use crate::mle::{eq_eval, eq_table, half, hypercube_point, log2_padded};
 use crate::pcs::proof::Claim;
+use crate::ranges::HALF;
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::calldata::name_order;
@@ -18,9 +18,6 @@ use crate::walk::proof::EmbedProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim};
 use crate::walk::tensor::{TensorsTrait, magnitude};
 
-const HALF: u32 = 0x3fffffff; // (p − 1)/2
-/// ½ in M31: (p + 1)/2.
-const HALF_POINT: u32 = 0x40000000;
 /// (s, V, B, P, d) before the ids.
 const DIM_NAMES: u32 = 5;
 const DEGREE: u32 = 2;
@@ -124,7 +121,7 @@ pub fn check(st: @PublicStatement) {
         let (row, at) = ((*id % block_rows) * d, i * d);
         for c in 0..d {
             let sum = magnitude(*word[row + c]) + magnitude(*position.values[at + c]);
-            assert(sum <= HALF, 'statement.range');
+            assert(sum.into() <= HALF, 'statement.range');
         }
         i += 1;
     }
@@ -155,7 +152,7 @@ pub fn verify(
     values.append(*proof.position);
     channel.mix_felts(values.span());
     let token_eq = eq_table(r_i);
-    let half = QM31Trait::one().scale(M31Trait::new(HALF_POINT));
+    let half = half();
     let (mut total, mut index) = (QM31Trait::zero(), 0);
     let mut claims = array![];
     for t in tables {

@@ -5,19 +5,15 @@
 //! one shows its padding rows are zero (the empty-rows sum-check).
 
 use crate::channels::poseidon252::Poseidon252Channel;
-use crate::fields::m31::M31Trait;
 use crate::fields::qm31::QM31Trait;
-use crate::mle::log2_padded;
+use crate::mle::{half, log2_padded};
 use crate::padding::{expect_empty_rows, verify_empty_rows};
 use crate::pcs::proof::Claim;
-use crate::ranges::max_col_abs_sum;
+use crate::ranges::{HALF, max_col_abs_sum};
 use crate::walk::layer::{ClaimsOn, LayerClaims};
 use crate::walk::proof::PoolProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 
-const HALF: u128 = 0x3fffffff; // (p − 1)/2
-/// ½ in M31: (p + 1)/2.
-const HALF_POINT: u32 = 0x40000000;
 
 /// dims (s, d); x of s × d, y of d, no weights (`statement.shape`); when x is public, every
 /// column's Σ_i |x[i, c]| ≤ (p − 1)/2 (`statement.range`: then y = Σ_i x[i] over the integers).
@@ -43,7 +39,7 @@ pub fn verify(
     let out = output_claim(outputs, 'y');
     let dims = *st.dims;
     let k = log2_padded(*dims[0]);
-    let half = QM31Trait::one().scale(M31Trait::new(HALF_POINT));
+    let half = half();
     let mut point = array![];
     let mut scale = QM31Trait::one();
     for _ in 0..k {

@@ -8,7 +8,7 @@ use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::{log2_padded, prefix_mask};
 use crate::pcs::proof::Claim;
-use crate::ranges::{max_magnitude, product_within};
+use crate::ranges::{HALF, max_magnitude, product_within};
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
@@ -18,7 +18,6 @@ use crate::walk::tensor::Tensors;
 
 pub const DEGREE: u32 = 3;
 /// (p − 1)/2, the largest magnitude of a signed M31 value.
-const HALF: u128 = 0x3fffffff;
 
 /// One projection O = X·W + 1·Bᵀ: the names of O, W and B (None: no bias, as matmul).
 #[derive(Copy, Drop)]

@@ -4,10 +4,9 @@
 use crate::fields::qm31::QM31;
 use crate::mle::log2_padded;
 use crate::pcs::queries::pow2;
-use crate::ranges::{product_rows_within, row_norm_bound};
+use crate::ranges::{HALF, product_rows_within, row_norm_bound};
 use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
 
-const HALF: u128 = 0x3fffffff;
 
 /// s tokens, h heads of dimension m; the padded sizes' variable counts follow.
 #[derive(Copy, Drop)]
