@@ -341,9 +341,11 @@ MINILM_ONCHAIN: dict[str, Callable[[], Statement]] = {
     "mha s=128 h=12 m=32": lambda: mha_example(128, 12, 32, False, 0),
     "posenc s=128 c=512 e=384": lambda: posenc_example(128, 512, 384, 0),
     "qkv-decode T=4 l=128 e=384 h=384": lambda: decode_example(4, 128, 384, 384, seed=0),
+    "embed s=128 V=30522 P=512 d=384": lambda: embed_example(128, 30522, 384, 512, 0),
 }
-"""`cairn bench layers --onchain --minilm`: all-MiniLM-L6-v2's attention shapes, whose tensors
-only fit a transaction committed (`--commit-weights` and `--commit-io`)."""
+"""`cairn bench layers --onchain --minilm`: all-MiniLM-L6-v2's attention and embedding
+shapes, whose tensors only fit a transaction committed (`--commit-weights` and
+`--commit-io`)."""
 
 
 def attention_block_example(
