@@ -142,7 +142,7 @@ def prove_layernorm(
     norm_step, kappa_rows = prove_head_product(rho_rows, factors, centred_at_cols, channel)
 
     lo, hi = (QM31Array.from_signed(x) for x in (t.lo, t.hi))
-    stats, pi = prove_statistics(outputs["s1"], outputs["s2"], lo, hi, p.limb_bits, channel)
+    stats, pi = prove_statistics(outputs["s1"], outputs["s2"], lo, hi, p.limb_bits, p.d, channel)
 
     at = StepPoints(
         rho_rows, rho_cols, tuple(kappa_cols), tuple(kappa_rows), tuple(pi), y_claim.point

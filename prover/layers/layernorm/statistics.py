@@ -1,15 +1,21 @@
 """The statistics step (docs/layers/layernorm.md, step 7): the public row sums s1 and limb
 sums s2 are what the committed limbs of h sum to.
 
-The walk left claims s̃1(r₁) = v₁ and s̃2(r₂, r_k) = v₂. With e_k = eq(r_k, k) and μ drawn
-here, one degree-3 sum-check over the entries x = (i, j) of
+The walk left claims s̃1(r₁) = v₁ and s̃2(r₂, r_k) = v₂. With e_k = eq(r_k, k), [j < d] the
+real columns' mask and μ drawn here, one degree-3 sum-check over the entries x = (i, j) of
 
-    Σ_x eq(r₁, i)·(lo + 2^w·hi)(x) + μ·eq(r₂, i)·(e₀·lo² + e₁·lo·hi + e₂·hi²)(x) = v₁ + μ·v₂
+    Σ_x [j < d]·(eq(r₁, i)·(lo + 2^w·hi)(x) + μ·eq(r₂, i)·(e₀·lo² + e₁·lo·hi + e₂·hi²)(x))
+        = v₁ + μ·v₂
 
-ends at π with l̃o(π), h̃i(π) sent; the verifier evaluates the eq factors itself.
+ends at π with l̃o(π), h̃i(π) sent; the verifier evaluates the eq factors and the mask itself.
+The mask keeps h's padded columns out of the sums, whatever they hold: in a model walk h may be
+hidden, and a committed weight's padding upstream can put junk there (docs/model-walk.md,
+"Padding").
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
@@ -19,7 +25,7 @@ from cairn.prover.layers.layernorm.proof import StatisticsStep
 from cairn.prover.layers.layernorm.relations import recompose
 from cairn.prover.layers.mha.heads import head_select_table
 from cairn.prover.layers.mha.structured import head_select_mle
-from cairn.prover.mle import eq_eval, hypercube_point
+from cairn.prover.mle import eq_eval, hypercube_point, prefix_mask
 from cairn.prover.sumcheck.prover import Product, prove_sumcheck
 from cairn.prover.sumcheck.verifier import verify_sumcheck
 
@@ -34,14 +40,24 @@ def _column_weights(s2: Claim, rows: int) -> list[QM31]:
     return [eq_eval(col, hypercube_point(k, len(col))) for k in range(len(LIMB_PRODUCTS))]
 
 
+def _real_columns(size: int, rows: int, d: int) -> np.ndarray:
+    """[j < d] over the `size` entries of 2^rows rows, row-major, as a column to scale by."""
+    cols = size >> rows
+    return np.tile(np.arange(cols) < d, 1 << rows)[:, None]
+
+
 def prove_statistics(
-    s1: Claim, s2: Claim, lo: QM31Array, hi: QM31Array, w: int, channel: Channel
+    s1: Claim, s2: Claim, lo: QM31Array, hi: QM31Array, w: int, d: int, channel: Channel
 ) -> tuple[StatisticsStep, list[QM31]]:
-    """lo, hi: the limbs over every entry (2^n, row-major); returns the step and π."""
+    """lo, hi: the limbs over every entry (2^n, row-major), d the real columns; returns the
+    step and π."""
     mu = channel.draw_secure_felt()
     rows = len(s1.point)
     weights = [mu * e for e in _column_weights(s2, rows)]
-    tables = [head_select_table(s1.point, len(lo)), head_select_table(s2.point[:rows], len(lo))]
+    real = _real_columns(len(lo), rows, d)
+    tables = [
+        QM31Array(head_select_table(r, len(lo)).data * real) for r in (s1.point, s2.point[:rows])
+    ]
     products = [Product((0, 2)), Product((0, 3), QM31.from_int(1 << w))]
     products += [Product((1, *t), e) for t, e in zip(LIMB_PRODUCTS, weights, strict=True)]
     sumcheck, point, finals = prove_sumcheck([*tables, lo, hi], products, channel)
@@ -50,7 +66,7 @@ def prove_statistics(
 
 
 def verify_statistics(
-    step: StatisticsStep, s1: Claim, s2: Claim, n: int, w: int, channel: Channel
+    step: StatisticsStep, s1: Claim, s2: Claim, n: int, w: int, d: int, channel: Channel
 ) -> list[QM31]:
     """The mirror; raises `layernorm.statistics` unless the sum-check's end is the summand at
     π in the sent limbs. Returns π."""
@@ -58,8 +74,9 @@ def verify_statistics(
     rows = len(s1.point)
     claim = s1.value + mu * s2.value
     point, final = verify_sumcheck(claim, step.sumcheck, n, DEGREE, channel)
-    eq1 = head_select_mle(s1.point, point)
-    eq2 = head_select_mle(s2.point[:rows], point)
+    real = prefix_mask(point[rows:], d)
+    eq1 = head_select_mle(s1.point, point) * real
+    eq2 = head_select_mle(s2.point[:rows], point) * real
     lo, hi = step.lo, step.hi
     limbs = (lo * lo, lo * hi, hi * hi)
     squares = sum(

@@ -96,7 +96,7 @@ def verify_layernorm(
         raise VerificationError("layernorm.factor", "r~ at the normalise point is not r's MLE")
 
     stats = proof.statistics
-    pi = verify_statistics(stats, outputs["s1"], outputs["s2"], n, p.limb_bits, channel)
+    pi = verify_statistics(stats, outputs["s1"], outputs["s2"], n, p.limb_bits, p.d, channel)
 
     at = StepPoints(
         rho_rows, rho_cols, tuple(kappa_cols), tuple(kappa_rows), tuple(pi), y_claim.point
