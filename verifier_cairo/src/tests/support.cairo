@@ -9,7 +9,7 @@ use crate::channels::blake2s::Blake2sChannel;
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::contract::CairnVerifier::Event;
 use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
-use crate::walk::contract::{CairnAttentionVerifier, CairnWalkVerifier};
+use crate::walk::contract::{CairnAttentionVerifier, CairnEncoderVerifier, CairnWalkVerifier};
 use crate::lookups::contract::CairnLookupVerifier;
 use crate::layers::Classes;
 use crate::fields::cm31::{CM31, CM31Trait};
@@ -27,7 +27,8 @@ pub fn constructor_args(owner: ContractAddress) -> Span<felt252> {
     let owner: felt252 = owner.into();
     array![
         owner, CairnWalkVerifier::TEST_CLASS_HASH.into(),
-        CairnAttentionVerifier::TEST_CLASS_HASH.into(), CairnLookupVerifier::TEST_CLASS_HASH.into(),
+        CairnAttentionVerifier::TEST_CLASS_HASH.into(),
+        CairnEncoderVerifier::TEST_CLASS_HASH.into(), CairnLookupVerifier::TEST_CLASS_HASH.into(),
     ]
         .span()
 }

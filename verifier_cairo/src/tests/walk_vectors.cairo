@@ -563,172 +563,45 @@ fn accepts_linear_0_committed() {
     assert_eq!(verify_walk_calldata(linear_0_committed()), 0x6d5f46c641af49a2a22cd3cdf44eae13c8a091b80154fa1c41a68dbe60d92db);
 }
 
-/// proof layer.bias[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_0() {
-    verify_walk_calldata(splice(linear_0_committed(), 45, 46, array![0x1acd19a1d9185f71d4e2e13c94208542]));
-}
-
-/// proof layer.bias-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_1() {
-    verify_walk_calldata(splice(linear_0_committed(), 44, 46, array![0]));
-}
-
-/// proof layer.bias+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_2() {
-    verify_walk_calldata(splice(linear_0_committed(), 44, 45, array![2, 0x1acd19a1b9185f71d4e2e13c94208542]));
-}
-
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_3() {
-    verify_walk_calldata(splice(linear_0_committed(), 48, 49, array![0x1cf66873e070eb10a41f01ca6efa2ec8]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_committed_4() {
-    verify_walk_calldata(splice(linear_0_committed(), 47, 51, array![2, 0x1cf66873c070eb10a41f01ca6efa2ec8, 0x19970e864d657edd2f50a19af3812118]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_linear_0_committed_5() {
-    verify_walk_calldata(splice(linear_0_committed(), 47, 50, array![
-        4,
-        0x1cf66873c070eb10a41f01ca6efa2ec8,
-        0x19970e864d657edd2f50a19af3812118,
-        0x162071fcbdf3d323889385d553b35fd6,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_committed_6() {
-    verify_walk_calldata(splice(linear_0_committed(), 46, 59, array![
-        2,
-        3,
-        0x1cf66873c070eb10a41f01ca6efa2ec8,
-        0x19970e864d657edd2f50a19af3812118,
-        0x162071fcbdf3d323889385d553b35fd6,
-        3,
-        0x1a87d4c072b00c189fedc43cc75d165a,
-        0x1a70ceffa2c313f3de7f522240845cf5,
-        0x182ea5ecf538e067a6fcab067b6d6af6,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_linear_0_committed_7() {
-    verify_walk_calldata(splice(linear_0_committed(), 46, 55, array![
-        4,
-        3,
-        0x1cf66873c070eb10a41f01ca6efa2ec8,
-        0x19970e864d657edd2f50a19af3812118,
-        0x162071fcbdf3d323889385d553b35fd6,
-        3,
-        0x1a87d4c072b00c189fedc43cc75d165a,
-        0x1a70ceffa2c313f3de7f522240845cf5,
-        0x182ea5ecf538e067a6fcab067b6d6af6,
-        3,
-        0x1f4ec21ae4462b2d16c04c8554ed52f6,
-        0x11b41d29a996ebe4d872d8591e786d07,
-        0x1e2b2693614e1eaecd8bebd3da72f645,
-    ]));
-}
-
-/// proof layer.x[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_8() {
-    verify_walk_calldata(splice(linear_0_committed(), 60, 61, array![0x11f3a5ec065914ebcac11b9dcd1baa90]));
-}
-
-/// proof layer.x-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_9() {
-    verify_walk_calldata(splice(linear_0_committed(), 59, 61, array![0]));
-}
-
-/// proof layer.x+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_10() {
-    verify_walk_calldata(splice(linear_0_committed(), 59, 60, array![2, 0x11f3a5ebe65914ebcac11b9dcd1baa90]));
-}
-
-/// proof layer.w[0]
-#[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_11() {
-    verify_walk_calldata(splice(linear_0_committed(), 62, 63, array![0x196bd1c27b5166787e7670e668e0ae5a]));
-}
-
-/// proof layer.w-last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_12() {
-    verify_walk_calldata(splice(linear_0_committed(), 61, 63, array![0]));
-}
-
-/// proof layer.w+last
-#[test]
-#[should_panic(expected: ('linear.value_count',))]
-fn rejects_linear_0_committed_13() {
-    verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![2, 0x196bd1c25b5166787e7670e668e0ae5a]));
-}
-
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_linear_0_committed_14() {
+fn rejects_linear_0_committed_0() {
     verify_walk_calldata(splice(linear_0_committed(), 65, 66, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_linear_0_committed_15() {
+fn rejects_linear_0_committed_1() {
     verify_walk_calldata(splice(linear_0_committed(), 63, 66, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_committed_16() {
+fn rejects_linear_0_committed_2() {
     verify_walk_calldata(splice(linear_0_committed(), 72, 73, array![0x1dff03fc135fc6b0e2aa311e5e0d6870]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_committed_17() {
+fn rejects_linear_0_committed_3() {
     verify_walk_calldata(splice(linear_0_committed(), 71, 74, array![1, 0x1dff03fbf35fc6b0e2aa311e5e0d6870]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_linear_0_committed_18() {
+fn rejects_linear_0_committed_4() {
     verify_walk_calldata(splice(linear_0_committed(), 71, 73, array![3, 0x1dff03fbf35fc6b0e2aa311e5e0d6870, 0x14ddc9481a9c07124e1373f916add8ef]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_linear_0_committed_19() {
+fn rejects_linear_0_committed_5() {
     verify_walk_calldata(splice(linear_0_committed(), 70, 83, array![
         3,
         2,
@@ -746,7 +619,7 @@ fn rejects_linear_0_committed_19() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_linear_0_committed_20() {
+fn rejects_linear_0_committed_6() {
     verify_walk_calldata(splice(linear_0_committed(), 70, 80, array![
         5,
         2,
@@ -767,42 +640,42 @@ fn rejects_linear_0_committed_20() {
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_committed_21() {
+fn rejects_linear_0_committed_7() {
     verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x14976fcab18446e841d67a0dc6ecdb74]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_linear_0_committed_22() {
+fn rejects_linear_0_committed_8() {
     verify_walk_calldata(splice(linear_0_committed(), 85, 86, array![125924]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_linear_0_committed_23() {
+fn rejects_linear_0_committed_9() {
     verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_committed_24() {
+fn rejects_linear_0_committed_10() {
     verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_linear_0_committed_25() {
+fn rejects_linear_0_committed_11() {
     verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_committed_26() {
+fn rejects_linear_0_committed_12() {
     verify_walk_calldata(splice(linear_0_committed(), 87, 92, array![
         3,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
@@ -814,7 +687,7 @@ fn rejects_linear_0_committed_26() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_linear_0_committed_27() {
+fn rejects_linear_0_committed_13() {
     verify_walk_calldata(splice(linear_0_committed(), 87, 91, array![
         5,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
@@ -827,105 +700,105 @@ fn rejects_linear_0_committed_27() {
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_28() {
+fn rejects_linear_0_committed_14() {
     verify_walk_calldata(splice(linear_0_committed(), 13, 14, array![0x6c000003c0000003a000000420000002c000000780000070]));
 }
 
 /// statement outputs.y[3]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_linear_0_committed_29() {
+fn rejects_linear_0_committed_15() {
     verify_walk_calldata(splice(linear_0_committed(), 21, 22, array![0x60000000000000003fffe2b2ffffb117ffffd8dbffffff9fffff446800008ae]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_30() {
+fn rejects_linear_0_committed_16() {
     verify_walk_calldata(splice(linear_0_committed(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_31() {
+fn rejects_linear_0_committed_17() {
     verify_walk_calldata(splice(linear_0_committed(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_committed_32() {
+fn rejects_linear_0_committed_18() {
     verify_walk_calldata(splice(linear_0_committed(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_linear_0_committed_33() {
+fn rejects_linear_0_committed_19() {
     verify_walk_calldata(splice(linear_0_committed(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_linear_0_committed_34() {
+fn rejects_linear_0_committed_20() {
     verify_walk_calldata(splice(linear_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 20 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_committed_35() {
+fn rejects_linear_0_committed_21() {
     verify_walk_calldata(splice(linear_0_committed(), 20, 21, array![2]));
 }
 
 /// felt 40 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_linear_0_committed_36() {
+fn rejects_linear_0_committed_22() {
     verify_walk_calldata(splice(linear_0_committed(), 40, 41, array![2]));
 }
 
 /// felt 61 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_linear_0_committed_37() {
+fn rejects_linear_0_committed_23() {
     verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![2]));
 }
 
 /// felt 81 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_linear_0_committed_38() {
+fn rejects_linear_0_committed_24() {
     verify_walk_calldata(splice(linear_0_committed(), 81, 82, array![0x1fc1ecb71a69a8d31c884bceca8c6b2a]));
 }
 
 /// felt 102 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_linear_0_committed_39() {
+fn rejects_linear_0_committed_25() {
     verify_walk_calldata(splice(linear_0_committed(), 102, 103, array![1]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_linear_0_committed_40() {
+fn rejects_linear_0_committed_26() {
     verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![1]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_linear_0_committed_41() {
+fn rejects_linear_0_committed_27() {
     verify_walk_calldata(splice(linear_0_committed(), 43, 44, array![5]));
 }
 
 /// a witness commitment on a kind without advice
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_linear_0_committed_42() {
+fn rejects_linear_0_committed_28() {
     verify_walk_calldata(splice(linear_0_committed(), 39, 40, array![
         1,
         122,
@@ -2420,173 +2293,31 @@ fn accepts_qkv_0_committed() {
     assert_eq!(verify_walk_calldata(qkv_0_committed()), 0x62076ca8128929e0244c3afbf401cbd87d2b7e83648fa8fe95b73f875664379);
 }
 
-/// proof layer.bias[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_0() {
-    verify_walk_calldata(splice(qkv_0_committed(), 87, 88, array![0x182955c7066aa24b55d224bf54568d8f]));
-}
-
-/// proof layer.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_1() {
-    verify_walk_calldata(splice(qkv_0_committed(), 86, 90, array![2, 0x182955c6e66aa24b55d224bf54568d8f, 0x19259b885b55aa6e40a1cdce638b9c97]));
-}
-
-/// proof layer.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_2() {
-    verify_walk_calldata(splice(qkv_0_committed(), 86, 89, array![
-        4,
-        0x182955c6e66aa24b55d224bf54568d8f,
-        0x19259b885b55aa6e40a1cdce638b9c97,
-        0x1e145821edbaa225d840f640457ea209,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_3() {
-    verify_walk_calldata(splice(qkv_0_committed(), 92, 93, array![0x1a107bb1945353ef093b20a72ca82516]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_4() {
-    verify_walk_calldata(splice(qkv_0_committed(), 91, 95, array![2, 0x1a107bb1745353ef093b20a72ca82516, 0x12a2eaa47ad237f423aa4f2a1ce29f94]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_5() {
-    verify_walk_calldata(splice(qkv_0_committed(), 91, 94, array![
-        4,
-        0x1a107bb1745353ef093b20a72ca82516,
-        0x12a2eaa47ad237f423aa4f2a1ce29f94,
-        0x16e8c85179a541a5f4a73c7562cda227,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_committed_6() {
-    verify_walk_calldata(splice(qkv_0_committed(), 90, 103, array![
-        2,
-        3,
-        0x1a107bb1745353ef093b20a72ca82516,
-        0x12a2eaa47ad237f423aa4f2a1ce29f94,
-        0x16e8c85179a541a5f4a73c7562cda227,
-        3,
-        0x16f48616e257ab50cc9a8f2f772178dd,
-        0x19961f6aa6fd82cfc9d8b79a5e01fda8,
-        0x1594d4524f5b63777c67acd5322ba50c,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_committed_7() {
-    verify_walk_calldata(splice(qkv_0_committed(), 90, 99, array![
-        4,
-        3,
-        0x1a107bb1745353ef093b20a72ca82516,
-        0x12a2eaa47ad237f423aa4f2a1ce29f94,
-        0x16e8c85179a541a5f4a73c7562cda227,
-        3,
-        0x16f48616e257ab50cc9a8f2f772178dd,
-        0x19961f6aa6fd82cfc9d8b79a5e01fda8,
-        0x1594d4524f5b63777c67acd5322ba50c,
-        3,
-        0x14707569ea8a4a58d0e1045b0cb41c7a,
-        0x16c7574e30259cfe1b02c0c7cc16c729,
-        0x1a5afc4cba20a1a84e00e26a65d9410d,
-    ]));
-}
-
-/// proof layer.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_8() {
-    verify_walk_calldata(splice(qkv_0_committed(), 104, 105, array![0x1e492c8cb1d7abcf51310bec0dfb7b67]));
-}
-
-/// proof layer.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_9() {
-    verify_walk_calldata(splice(qkv_0_committed(), 103, 107, array![2, 0x1e492c8c91d7abcf51310bec0dfb7b67, 0x13d12a867345b81c7d1fa1a7aeffe01e]));
-}
-
-/// proof layer.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_10() {
-    verify_walk_calldata(splice(qkv_0_committed(), 103, 106, array![
-        4,
-        0x1e492c8c91d7abcf51310bec0dfb7b67,
-        0x13d12a867345b81c7d1fa1a7aeffe01e,
-        0x178598ddc0749d364d0d674c6cd8d53b,
-    ]));
-}
-
-/// proof layer.w[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_11() {
-    verify_walk_calldata(splice(qkv_0_committed(), 108, 109, array![0x1770af673a35864c4969210f3eb776f5]));
-}
-
-/// proof layer.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_12() {
-    verify_walk_calldata(splice(qkv_0_committed(), 107, 111, array![2, 0x1770af671a35864c4969210f3eb776f5, 0x197f5ebd4fc6311da4ea6844963e0321]));
-}
-
-/// proof layer.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_0_committed_13() {
-    verify_walk_calldata(splice(qkv_0_committed(), 107, 110, array![
-        4,
-        0x1770af671a35864c4969210f3eb776f5,
-        0x197f5ebd4fc6311da4ea6844963e0321,
-        0x14cf44e6e0bb9c7e859e569a33419e52,
-    ]));
-}
-
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_committed_14() {
+fn rejects_qkv_0_committed_0() {
     verify_walk_calldata(splice(qkv_0_committed(), 116, 117, array![0x1f69c4b356318783374579482c72853a]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_15() {
+fn rejects_qkv_0_committed_1() {
     verify_walk_calldata(splice(qkv_0_committed(), 115, 118, array![1, 0x1f69c4b336318783374579482c72853a]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_0_committed_16() {
+fn rejects_qkv_0_committed_2() {
     verify_walk_calldata(splice(qkv_0_committed(), 115, 117, array![3, 0x1f69c4b336318783374579482c72853a, 0x1cc09c906a480697bebf00dbacb71953]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_committed_17() {
+fn rejects_qkv_0_committed_3() {
     verify_walk_calldata(splice(qkv_0_committed(), 114, 130, array![
         4,
         2,
@@ -2607,7 +2338,7 @@ fn rejects_qkv_0_committed_17() {
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_0_committed_18() {
+fn rejects_qkv_0_committed_4() {
     verify_walk_calldata(splice(qkv_0_committed(), 114, 127, array![
         6,
         2,
@@ -2631,49 +2362,49 @@ fn rejects_qkv_0_committed_18() {
 /// proof inputs.x.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_committed_19() {
+fn rejects_qkv_0_committed_5() {
     verify_walk_calldata(splice(qkv_0_committed(), 130, 131, array![0x1f5b3a4d0e8b54e61b62f772677897b8]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_0_committed_20() {
+fn rejects_qkv_0_committed_6() {
     verify_walk_calldata(splice(qkv_0_committed(), 113, 131, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_0_committed_21() {
+fn rejects_qkv_0_committed_7() {
     verify_walk_calldata(splice(qkv_0_committed(), 111, 131, array![0]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_committed_22() {
+fn rejects_qkv_0_committed_8() {
     verify_walk_calldata(splice(qkv_0_committed(), 135, 136, array![0x1c803267b033c5f337b2b4bd37c20dc0]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_23() {
+fn rejects_qkv_0_committed_9() {
     verify_walk_calldata(splice(qkv_0_committed(), 134, 137, array![1, 0x1c8032679033c5f337b2b4bd37c20dc0]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_24() {
+fn rejects_qkv_0_committed_10() {
     verify_walk_calldata(splice(qkv_0_committed(), 134, 136, array![3, 0x1c8032679033c5f337b2b4bd37c20dc0, 0x1143b56eeab5a3f531101f3d2d7e694a]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_committed_25() {
+fn rejects_qkv_0_committed_11() {
     verify_walk_calldata(splice(qkv_0_committed(), 133, 146, array![
         3,
         2,
@@ -2691,7 +2422,7 @@ fn rejects_qkv_0_committed_25() {
 /// proof opening.merge.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_committed_26() {
+fn rejects_qkv_0_committed_12() {
     verify_walk_calldata(splice(qkv_0_committed(), 133, 143, array![
         5,
         2,
@@ -2712,14 +2443,14 @@ fn rejects_qkv_0_committed_26() {
 /// proof opening.merged_values[0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_0_committed_27() {
+fn rejects_qkv_0_committed_13() {
     verify_walk_calldata(splice(qkv_0_committed(), 147, 148, array![0x1c6d1e2d9f17f25615fa54222df4d09e]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_0_committed_28() {
+fn rejects_qkv_0_committed_14() {
     verify_walk_calldata(splice(qkv_0_committed(), 146, 153, array![
         5,
         0x1c6d1e2d7f17f25615fa54222df4d09e,
@@ -2733,7 +2464,7 @@ fn rejects_qkv_0_committed_28() {
 /// proof opening.merged_values+last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_0_committed_29() {
+fn rejects_qkv_0_committed_15() {
     verify_walk_calldata(splice(qkv_0_committed(), 146, 152, array![
         7,
         0x1c6d1e2d7f17f25615fa54222df4d09e,
@@ -2748,28 +2479,28 @@ fn rejects_qkv_0_committed_29() {
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_committed_30() {
+fn rejects_qkv_0_committed_16() {
     verify_walk_calldata(splice(qkv_0_committed(), 155, 156, array![0x1ca570d43b19b559ce0825856176391c]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_31() {
+fn rejects_qkv_0_committed_17() {
     verify_walk_calldata(splice(qkv_0_committed(), 154, 157, array![1, 0x1ca570d41b19b559ce0825856176391c]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_0_committed_32() {
+fn rejects_qkv_0_committed_18() {
     verify_walk_calldata(splice(qkv_0_committed(), 154, 156, array![3, 0x1ca570d41b19b559ce0825856176391c, 0x1940dc853dbd51850332f20d80f455f3]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_committed_33() {
+fn rejects_qkv_0_committed_19() {
     verify_walk_calldata(splice(qkv_0_committed(), 153, 166, array![
         3,
         2,
@@ -2787,7 +2518,7 @@ fn rejects_qkv_0_committed_33() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_0_committed_34() {
+fn rejects_qkv_0_committed_20() {
     verify_walk_calldata(splice(qkv_0_committed(), 153, 163, array![
         5,
         2,
@@ -2808,42 +2539,42 @@ fn rejects_qkv_0_committed_34() {
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_0_committed_35() {
+fn rejects_qkv_0_committed_21() {
     verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x15f889ca5a9c30e65cf60bc3cd1a8970]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_qkv_0_committed_36() {
+fn rejects_qkv_0_committed_22() {
     verify_walk_calldata(splice(qkv_0_committed(), 168, 169, array![23025]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_committed_37() {
+fn rejects_qkv_0_committed_23() {
     verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_committed_38() {
+fn rejects_qkv_0_committed_24() {
     verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_0_committed_39() {
+fn rejects_qkv_0_committed_25() {
     verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_committed_40() {
+fn rejects_qkv_0_committed_26() {
     verify_walk_calldata(splice(qkv_0_committed(), 170, 175, array![
         3,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
@@ -2855,7 +2586,7 @@ fn rejects_qkv_0_committed_40() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_0_committed_41() {
+fn rejects_qkv_0_committed_27() {
     verify_walk_calldata(splice(qkv_0_committed(), 170, 174, array![
         5,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
@@ -2868,119 +2599,119 @@ fn rejects_qkv_0_committed_41() {
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_42() {
+fn rejects_qkv_0_committed_28() {
     verify_walk_calldata(splice(qkv_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.q[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_43() {
+fn rejects_qkv_0_committed_29() {
     verify_walk_calldata(splice(qkv_0_committed(), 27, 28, array![0x600000000000000000000ea2000008a9fffed177ffffbcb7fffecdc8000027c]));
 }
 
 /// statement outputs.k[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_44() {
+fn rejects_qkv_0_committed_30() {
     verify_walk_calldata(splice(qkv_0_committed(), 21, 22, array![0x60000000000000000000089c00003e9300004b07fffebbd3fffff597fffd853]));
 }
 
 /// statement outputs.v[3]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_0_committed_45() {
+fn rejects_qkv_0_committed_31() {
     verify_walk_calldata(splice(qkv_0_committed(), 33, 34, array![0x60000000000000000000159400000fb70000497200010a57fffd904ffffa5b8]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_46() {
+fn rejects_qkv_0_committed_32() {
     verify_walk_calldata(splice(qkv_0_committed(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_47() {
+fn rejects_qkv_0_committed_33() {
     verify_walk_calldata(splice(qkv_0_committed(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_48() {
+fn rejects_qkv_0_committed_34() {
     verify_walk_calldata(splice(qkv_0_committed(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_0_committed_49() {
+fn rejects_qkv_0_committed_35() {
     verify_walk_calldata(splice(qkv_0_committed(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_0_committed_50() {
+fn rejects_qkv_0_committed_36() {
     verify_walk_calldata(splice(qkv_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 43 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_0_committed_51() {
+fn rejects_qkv_0_committed_37() {
     verify_walk_calldata(splice(qkv_0_committed(), 43, 44, array![6446962]));
 }
 
 /// felt 86 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_0_committed_52() {
+fn rejects_qkv_0_committed_38() {
     verify_walk_calldata(splice(qkv_0_committed(), 86, 87, array![4]));
 }
 
 /// felt 130 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_0_committed_53() {
+fn rejects_qkv_0_committed_39() {
     verify_walk_calldata(splice(qkv_0_committed(), 130, 131, array![0x1f5b3a4cee8b54e61b62f772677897b9]));
 }
 
 /// felt 173 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_0_committed_54() {
+fn rejects_qkv_0_committed_40() {
     verify_walk_calldata(splice(qkv_0_committed(), 173, 174, array![0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8303]));
 }
 
 /// felt 217 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_0_committed_55() {
+fn rejects_qkv_0_committed_41() {
     verify_walk_calldata(splice(qkv_0_committed(), 217, 218, array![1]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_qkv_0_committed_56() {
+fn rejects_qkv_0_committed_42() {
     verify_walk_calldata(splice(qkv_0_committed(), 85, 86, array![0]));
 }
 
 /// layer as matmul's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_qkv_0_committed_57() {
+fn rejects_qkv_0_committed_43() {
     verify_walk_calldata(splice(qkv_0_committed(), 85, 86, array![5]));
 }
 
 /// a witness commitment on a kind without advice
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_qkv_0_committed_58() {
+fn rejects_qkv_0_committed_44() {
     verify_walk_calldata(splice(qkv_0_committed(), 81, 82, array![
         1,
         122,
@@ -6238,716 +5969,66 @@ fn accepts_qkv_decode_0_committed() {
     assert_eq!(verify_walk_calldata(qkv_decode_0_committed()), 0x38303e50c7978aa86f9e67ec687c1eeea515cc5da682372cee41a2e08d0af19);
 }
 
-/// proof layer.q_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_0() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 108, 109, array![0x1ec7190b13e6f9c8d3578fa7bbd94438]));
-}
-
-/// proof layer.q_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_1() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 107, 110, array![1, 0x1ec7190af3e6f9c8d3578fa7bbd94438]));
-}
-
-/// proof layer.q_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_2() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 107, 109, array![3, 0x1ec7190af3e6f9c8d3578fa7bbd94438, 0x13aa2b792bb9537bd625d5a70855598b]));
-}
-
-/// proof layer.k_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_3() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 111, 112, array![0x115cc66423e9882e4b61b3d62fe8c741]));
-}
-
-/// proof layer.k_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_4() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 113, array![1, 0x115cc66403e9882e4b61b3d62fe8c741]));
-}
-
-/// proof layer.k_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_5() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 110, 112, array![3, 0x115cc66403e9882e4b61b3d62fe8c741, 0x1e74525afe6624b4a88111d261c75812]));
-}
-
-/// proof layer.v_steps[0]
-#[test]
-#[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_6() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 114, 115, array![0x1f8b29bed504be47c6098cd22b5ba7ee]));
-}
-
-/// proof layer.v_steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_7() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 113, 116, array![1, 0x1f8b29beb504be47c6098cd22b5ba7ee]));
-}
-
-/// proof layer.v_steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_8() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 113, 115, array![3, 0x1f8b29beb504be47c6098cd22b5ba7ee, 0x1374823e9482f9f768cbef77ab55f981]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_9() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 120, 121, array![0x13ce2992610e009b4d1d17453e81e789]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_10() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 119, 122, array![1, 0x13ce2992410e009b4d1d17453e81e789]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_11() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 119, 121, array![3, 0x13ce2992410e009b4d1d17453e81e789, 0x11e1dd963c25211dd4c64f9cf2de3bc9]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_12() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 131, array![
-        3,
-        2,
-        0x13ce2992410e009b4d1d17453e81e789,
-        0x11e1dd963c25211dd4c64f9cf2de3bc9,
-        2,
-        0x169c476d43535baee05d1af60e2f2850,
-        0x1c99a8079fb18bc89334998fa6e2abe4,
-        2,
-        0x1203e781eaa99fee67589af17b7a3263,
-        0x16666b6b0c0d22e3fa77d2ed69cc902e,
-    ]));
-}
-
-/// proof layer.steps[0].k_merge.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_13() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 118, 128, array![
-        5,
-        2,
-        0x13ce2992410e009b4d1d17453e81e789,
-        0x11e1dd963c25211dd4c64f9cf2de3bc9,
-        2,
-        0x169c476d43535baee05d1af60e2f2850,
-        0x1c99a8079fb18bc89334998fa6e2abe4,
-        2,
-        0x1203e781eaa99fee67589af17b7a3263,
-        0x16666b6b0c0d22e3fa77d2ed69cc902e,
-        2,
-        0x1de60ed0c24d2a60dcbd054d0d10273a,
-        0x16d486eb55c771c280c3873a8333c468,
-    ]));
-}
-
-/// proof layer.steps[0].k_merge.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_14() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 131, 132, array![0x1c91309045e6787d0428485816a19c13]));
-}
-
-/// proof layer.steps[0].k_merge=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_15() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 117, 132, array![1]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_16() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 135, 136, array![0x143a6be17f9d0edb0f6501b3ca1c3b7a]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_17() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 134, 137, array![1, 0x143a6be15f9d0edb0f6501b3ca1c3b7a]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_18() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 134, 136, array![3, 0x143a6be15f9d0edb0f6501b3ca1c3b7a, 0x192d2532a7d0fac9d9b3e9335b0493a6]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_19() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 146, array![
-        3,
-        2,
-        0x143a6be15f9d0edb0f6501b3ca1c3b7a,
-        0x192d2532a7d0fac9d9b3e9335b0493a6,
-        2,
-        0x13a99fd69f2dcfe0b3384282568d45f5,
-        0x1e9cea3893049d73eda038db43e1a2e6,
-        2,
-        0x1276c533e945a06b98da51efa194a371,
-        0x1d3f60bfe860f784ec50c3c9e43cdf1d,
-    ]));
-}
-
-/// proof layer.steps[0].v_merge.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_20() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 133, 143, array![
-        5,
-        2,
-        0x143a6be15f9d0edb0f6501b3ca1c3b7a,
-        0x192d2532a7d0fac9d9b3e9335b0493a6,
-        2,
-        0x13a99fd69f2dcfe0b3384282568d45f5,
-        0x1e9cea3893049d73eda038db43e1a2e6,
-        2,
-        0x1276c533e945a06b98da51efa194a371,
-        0x1d3f60bfe860f784ec50c3c9e43cdf1d,
-        2,
-        0x11aeec5d054030b9c437cdfbdb0cf628,
-        0x165c417df177788aaad4636a028f42e9,
-    ]));
-}
-
-/// proof layer.steps[0].v_merge.value
-#[test]
-#[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_21() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 146, 147, array![0x16d66e97c282148445149793f058aa84]));
-}
-
-/// proof layer.steps[0].v_merge=None
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_22() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 132, 147, array![1]));
-}
-
-/// proof layer.steps[0].concat.k_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_23() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 147, 148, array![0x1182c7ad67e0ac1f4c471504ab73cc12]));
-}
-
-/// proof layer.steps[0].concat.k_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_24() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 148, 149, array![0x1b0e68e31e05cc5db7e133536b2dd000]));
-}
-
-/// proof layer.steps[0].concat.v_prev
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_25() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 149, 150, array![0x1802deb5c0e3f8fe39e9e896c228fc08]));
-}
-
-/// proof layer.steps[0].concat.v_new
-#[test]
-#[should_panic(expected: ('kvcache.concat',))]
-fn rejects_qkv_decode_0_committed_26() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 150, 151, array![0x1ed38fe2019e1b864b2aaefcae2fae7c]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_27() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 153, 154, array![0x19e49b79e2f73d70475c7eb9376a8b12]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_28() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 152, 156, array![2, 0x19e49b79c2f73d70475c7eb9376a8b12, 0x19b6648db005a07d037e9b336f8ba731]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_29() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 152, 155, array![
-        4,
-        0x19e49b79c2f73d70475c7eb9376a8b12,
-        0x19b6648db005a07d037e9b336f8ba731,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_30() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 167, array![
-        3,
-        3,
-        0x19e49b79c2f73d70475c7eb9376a8b12,
-        0x19b6648db005a07d037e9b336f8ba731,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x17d40872b7055d1b40332e470a82a026,
-        0x10000000000000000000000000000000,
-        3,
-        0x16c2396eb8f584a846891959591ffbae,
-        0x1d0e05c8addf5934bf1239b53f153cfd,
-    ]));
-}
-
-/// proof layer.steps[0].concat.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_31() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 151, 163, array![
-        5,
-        3,
-        0x19e49b79c2f73d70475c7eb9376a8b12,
-        0x19b6648db005a07d037e9b336f8ba731,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x17d40872b7055d1b40332e470a82a026,
-        0x10000000000000000000000000000000,
-        3,
-        0x16c2396eb8f584a846891959591ffbae,
-        0x1d0e05c8addf5934bf1239b53f153cfd,
-        0x10000000000000000000000000000000,
-        3,
-        0x1135b60baa6ee2be4cb2c33fc9c6680c,
-        0x1596cbfa8ef880cf29bc7e8211866b0b,
-    ]));
-}
-
-/// proof layer.steps[0].concat.k_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_32() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 168, 169, array![0x18f62bd3776586a4d6d85030450234b3]));
-}
-
-/// proof layer.steps[0].concat.v_value
-#[test]
-#[should_panic(expected: ('kvcache.concat_final',))]
-fn rejects_qkv_decode_0_committed_33() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 169, 170, array![0x19e8851072a8ed17a35867804354a26c]));
-}
-
-/// proof layer.steps[0].projection.bias[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_34() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 171, 172, array![0x1c74a4c3533736e4ea090ca9b963db70]));
-}
-
-/// proof layer.steps[0].projection.bias-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_35() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 170, 174, array![2, 0x1c74a4c3333736e4ea090ca9b963db70, 0x1f02dbc7be0858022d4d469a114cd9ba]));
-}
-
-/// proof layer.steps[0].projection.bias+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_36() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 170, 173, array![
-        4,
-        0x1c74a4c3333736e4ea090ca9b963db70,
-        0x1f02dbc7be0858022d4d469a114cd9ba,
-        0x11acb73dcd13286453d3416527bd0c78,
-    ]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_37() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 176, 177, array![0x1d1333a3bfd604db39b1eb0c66b9cb11]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_38() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 175, 179, array![2, 0x1d1333a39fd604db39b1eb0c66b9cb11, 0x1296d21156158b5f2a0d99fb0f5293a4]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_39() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 175, 178, array![
-        4,
-        0x1d1333a39fd604db39b1eb0c66b9cb11,
-        0x1296d21156158b5f2a0d99fb0f5293a4,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_40() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 179, array![0]));
-}
-
-/// proof layer.steps[0].projection.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_41() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 174, 175, array![
-        2,
-        3,
-        0x1d1333a39fd604db39b1eb0c66b9cb11,
-        0x1296d21156158b5f2a0d99fb0f5293a4,
-        0x10000000000000000000000000000000,
-    ]));
-}
-
-/// proof layer.steps[0].projection.x[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_42() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 180, 181, array![0x1d0fb63d9df34dd0e8b4fece4747aaec]));
-}
-
-/// proof layer.steps[0].projection.x-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_43() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 181, array![0]));
-}
-
-/// proof layer.steps[0].projection.x+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_44() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 179, 180, array![2, 0x1d0fb63d7df34dd0e8b4fece4747aaec]));
-}
-
-/// proof layer.steps[0].projection.w[0]
-#[test]
-#[should_panic(expected: ('qkv.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_45() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 182, 183, array![0x106b9e3d25ca10f5d64413312c9926c1]));
-}
-
-/// proof layer.steps[0].projection.w-last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_46() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 181, 185, array![2, 0x106b9e3d05ca10f5d64413312c9926c1, 0x1166b85bfe5785b7d92d84cac0d65044]));
-}
-
-/// proof layer.steps[0].projection.w+last
-#[test]
-#[should_panic(expected: ('qkv.value_count',))]
-fn rejects_qkv_decode_0_committed_47() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 181, 184, array![
-        4,
-        0x106b9e3d05ca10f5d64413312c9926c1,
-        0x1166b85bfe5785b7d92d84cac0d65044,
-        0x1879f67ff12eaf77e81ed124d2d51501,
-    ]));
-}
-
-/// proof layer.steps[1].k_merge=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_48() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 185, 186, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof layer.steps[1].v_merge=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_49() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 186, 187, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof layer.steps-last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_50() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 116, 225, array![
-        1,
-        0,
-        4,
-        2,
-        0x13ce2992410e009b4d1d17453e81e789,
-        0x11e1dd963c25211dd4c64f9cf2de3bc9,
-        2,
-        0x169c476d43535baee05d1af60e2f2850,
-        0x1c99a8079fb18bc89334998fa6e2abe4,
-        2,
-        0x1203e781eaa99fee67589af17b7a3263,
-        0x16666b6b0c0d22e3fa77d2ed69cc902e,
-        2,
-        0x1de60ed0c24d2a60dcbd054d0d10273a,
-        0x16d486eb55c771c280c3873a8333c468,
-        0x1c91309025e6787d0428485816a19c13,
-        0,
-        4,
-        2,
-        0x143a6be15f9d0edb0f6501b3ca1c3b7a,
-        0x192d2532a7d0fac9d9b3e9335b0493a6,
-        2,
-        0x13a99fd69f2dcfe0b3384282568d45f5,
-        0x1e9cea3893049d73eda038db43e1a2e6,
-        2,
-        0x1276c533e945a06b98da51efa194a371,
-        0x1d3f60bfe860f784ec50c3c9e43cdf1d,
-        2,
-        0x11aeec5d054030b9c437cdfbdb0cf628,
-        0x165c417df177788aaad4636a028f42e9,
-        0x16d66e97a282148445149793f058aa84,
-        0x1182c7ad47e0ac1f4c471504ab73cc12,
-        0x1b0e68e2fe05cc5db7e133536b2dd000,
-        0x1802deb5a0e3f8fe39e9e896c228fc08,
-        0x1ed38fe1e19e1b864b2aaefcae2fae7c,
-        4,
-        3,
-        0x19e49b79c2f73d70475c7eb9376a8b12,
-        0x19b6648db005a07d037e9b336f8ba731,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x17d40872b7055d1b40332e470a82a026,
-        0x10000000000000000000000000000000,
-        3,
-        0x16c2396eb8f584a846891959591ffbae,
-        0x1d0e05c8addf5934bf1239b53f153cfd,
-        0x10000000000000000000000000000000,
-        3,
-        0x1135b60baa6ee2be4cb2c33fc9c6680c,
-        0x1596cbfa8ef880cf29bc7e8211866b0b,
-        0x10000000000000000000000000000000,
-        0x18f62bd3576586a4d6d85030450234b3,
-        0x19e8851052a8ed17a35867804354a26c,
-        3,
-        0x1c74a4c3333736e4ea090ca9b963db70,
-        0x1f02dbc7be0858022d4d469a114cd9ba,
-        0x11acb73dcd13286453d3416527bd0c78,
-        1,
-        3,
-        0x1d1333a39fd604db39b1eb0c66b9cb11,
-        0x1296d21156158b5f2a0d99fb0f5293a4,
-        0x10000000000000000000000000000000,
-        1,
-        0x1d0fb63d7df34dd0e8b4fece4747aaec,
-        3,
-        0x106b9e3d05ca10f5d64413312c9926c1,
-        0x1166b85bfe5785b7d92d84cac0d65044,
-        0x1879f67ff12eaf77e81ed124d2d51501,
-    ]));
-}
-
-/// proof layer.steps+last
-#[test]
-#[should_panic(expected: ('kvcache.step_count',))]
-fn rejects_qkv_decode_0_committed_51() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 116, 185, array![
-        3,
-        0,
-        4,
-        2,
-        0x13ce2992410e009b4d1d17453e81e789,
-        0x11e1dd963c25211dd4c64f9cf2de3bc9,
-        2,
-        0x169c476d43535baee05d1af60e2f2850,
-        0x1c99a8079fb18bc89334998fa6e2abe4,
-        2,
-        0x1203e781eaa99fee67589af17b7a3263,
-        0x16666b6b0c0d22e3fa77d2ed69cc902e,
-        2,
-        0x1de60ed0c24d2a60dcbd054d0d10273a,
-        0x16d486eb55c771c280c3873a8333c468,
-        0x1c91309025e6787d0428485816a19c13,
-        0,
-        4,
-        2,
-        0x143a6be15f9d0edb0f6501b3ca1c3b7a,
-        0x192d2532a7d0fac9d9b3e9335b0493a6,
-        2,
-        0x13a99fd69f2dcfe0b3384282568d45f5,
-        0x1e9cea3893049d73eda038db43e1a2e6,
-        2,
-        0x1276c533e945a06b98da51efa194a371,
-        0x1d3f60bfe860f784ec50c3c9e43cdf1d,
-        2,
-        0x11aeec5d054030b9c437cdfbdb0cf628,
-        0x165c417df177788aaad4636a028f42e9,
-        0x16d66e97a282148445149793f058aa84,
-        0x1182c7ad47e0ac1f4c471504ab73cc12,
-        0x1b0e68e2fe05cc5db7e133536b2dd000,
-        0x1802deb5a0e3f8fe39e9e896c228fc08,
-        0x1ed38fe1e19e1b864b2aaefcae2fae7c,
-        4,
-        3,
-        0x19e49b79c2f73d70475c7eb9376a8b12,
-        0x19b6648db005a07d037e9b336f8ba731,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x17d40872b7055d1b40332e470a82a026,
-        0x10000000000000000000000000000000,
-        3,
-        0x16c2396eb8f584a846891959591ffbae,
-        0x1d0e05c8addf5934bf1239b53f153cfd,
-        0x10000000000000000000000000000000,
-        3,
-        0x1135b60baa6ee2be4cb2c33fc9c6680c,
-        0x1596cbfa8ef880cf29bc7e8211866b0b,
-        0x10000000000000000000000000000000,
-        0x18f62bd3576586a4d6d85030450234b3,
-        0x19e8851052a8ed17a35867804354a26c,
-        3,
-        0x1c74a4c3333736e4ea090ca9b963db70,
-        0x1f02dbc7be0858022d4d469a114cd9ba,
-        0x11acb73dcd13286453d3416527bd0c78,
-        1,
-        3,
-        0x1d1333a39fd604db39b1eb0c66b9cb11,
-        0x1296d21156158b5f2a0d99fb0f5293a4,
-        0x10000000000000000000000000000000,
-        1,
-        0x1d0fb63d7df34dd0e8b4fece4747aaec,
-        3,
-        0x106b9e3d05ca10f5d64413312c9926c1,
-        0x1166b85bfe5785b7d92d84cac0d65044,
-        0x1879f67ff12eaf77e81ed124d2d51501,
-        1,
-        1,
-        0x115cc66403e9882e4b61b3d62fe8c741,
-        0x1d178bf6fa7c9c865d1f5dfc31de90d1,
-        0x1f8b29beb504be47c6098cd22b5ba7ee,
-        0x13e9587fdf7e3baf62c262a5fffa5192,
-        4,
-        3,
-        0x10000000000000000000000000000000,
-        0x14298e811d58cb2eb2f0280f81229d8b,
-        0x10000000000000000000000000000000,
-        3,
-        0x19390e66ffb954480c24eed70424f9e3,
-        0x12c9c6c4280db82438ec6f98ea5c5079,
-        0x10000000000000000000000000000000,
-        3,
-        0x1d5fc77be5b2724c7efc87f69ae01267,
-        0x1a47949a9fd855b4349dba906d8117ec,
-        0x10000000000000000000000000000000,
-        3,
-        0x1e0ec73903dd619b0a4c9da3c9a121ce,
-        0x1340a337c04a59f24db59b715ae2cef8,
-        0x10000000000000000000000000000000,
-        0x1a2772d803b6ffe32933fc2fccdab5eb,
-        0x1c6720f097f352dee10772265a5c111b,
-        3,
-        0x1c74a4c3333736e4ea090ca9b963db70,
-        0x15e83db8f3b182d655ceafbab365bd61,
-        0x1af5852e3196bc5d88f56ef40368c3d0,
-        1,
-        3,
-        0x19e71463de5c18fb8ebb05684c8c8769,
-        0x15bbbee8db28da5b613ac7acdde4487e,
-        0x10000000000000000000000000000000,
-        1,
-        0x10bb16d26e4683fdb8568b9f1c926f5b,
-        3,
-        0x113e12e1b7bb5f9f2d6a93317263da69,
-        0x16812365ab8fd9678822d65b6231e99e,
-        0x1e25b0d292d88e79de5303bc9110bdc0,
-    ]));
-}
-
 /// proof inputs.k0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_52() {
+fn rejects_qkv_decode_0_committed_0() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 228, 229, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_committed_53() {
+fn rejects_qkv_decode_0_committed_1() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 229, array![2]));
 }
 
 /// proof inputs.v0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_54() {
+fn rejects_qkv_decode_0_committed_2() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 231, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_committed_55() {
+fn rejects_qkv_decode_0_committed_3() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 230, array![2, 27440]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_56() {
+fn rejects_qkv_decode_0_committed_4() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 235, 236, array![0x104232af2db2fef1b729899558fee8aa]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_57() {
+fn rejects_qkv_decode_0_committed_5() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 237, array![1, 0x104232af0db2fef1b729899558fee8aa]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_qkv_decode_0_committed_58() {
+fn rejects_qkv_decode_0_committed_6() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 236, array![3, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_59() {
+fn rejects_qkv_decode_0_committed_7() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 240, array![1, 2, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_qkv_decode_0_committed_60() {
+fn rejects_qkv_decode_0_committed_8() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 237, array![
         3,
         2,
@@ -6962,49 +6043,49 @@ fn rejects_qkv_decode_0_committed_60() {
 /// proof inputs.x.value
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_61() {
+fn rejects_qkv_decode_0_committed_9() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 241, array![0x1328b5e18a61ba8723bd5bc257e11c77]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_qkv_decode_0_committed_62() {
+fn rejects_qkv_decode_0_committed_10() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 241, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_qkv_decode_0_committed_63() {
+fn rejects_qkv_decode_0_committed_11() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 241, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_committed_64() {
+fn rejects_qkv_decode_0_committed_12() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 245, 246, array![0x11f53d80675383744540c7d700a87d83]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_65() {
+fn rejects_qkv_decode_0_committed_13() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 247, array![1, 0x11f53d80475383744540c7d700a87d83]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_66() {
+fn rejects_qkv_decode_0_committed_14() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 246, array![3, 0x11f53d80475383744540c7d700a87d83, 0x176aa682943455138627f72ac0653c5b]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_committed_67() {
+fn rejects_qkv_decode_0_committed_15() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 253, array![
         2,
         2,
@@ -7019,7 +6100,7 @@ fn rejects_qkv_decode_0_committed_67() {
 /// proof opening.merge.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_committed_68() {
+fn rejects_qkv_decode_0_committed_16() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 250, array![
         4,
         2,
@@ -7037,14 +6118,14 @@ fn rejects_qkv_decode_0_committed_68() {
 /// proof opening.merged_values[0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_qkv_decode_0_committed_69() {
+fn rejects_qkv_decode_0_committed_17() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 254, 255, array![0x19542f05b8515156789eac75f6deaa85]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_decode_0_committed_70() {
+fn rejects_qkv_decode_0_committed_18() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 260, array![
         5,
         0x19542f0598515156789eac75f6deaa85,
@@ -7058,7 +6139,7 @@ fn rejects_qkv_decode_0_committed_70() {
 /// proof opening.merged_values+last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_qkv_decode_0_committed_71() {
+fn rejects_qkv_decode_0_committed_19() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 259, array![
         7,
         0x19542f0598515156789eac75f6deaa85,
@@ -7073,28 +6154,28 @@ fn rejects_qkv_decode_0_committed_71() {
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_committed_72() {
+fn rejects_qkv_decode_0_committed_20() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 262, 263, array![0x1ebec964f084534c4f03cacf2f20e45c]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_73() {
+fn rejects_qkv_decode_0_committed_21() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 264, array![1, 0x1ebec964d084534c4f03cacf2f20e45c]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_qkv_decode_0_committed_74() {
+fn rejects_qkv_decode_0_committed_22() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 263, array![3, 0x1ebec964d084534c4f03cacf2f20e45c, 0x1ae83cfa77486c89d2e27e1053ae13ff]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_committed_75() {
+fn rejects_qkv_decode_0_committed_23() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 270, array![
         2,
         2,
@@ -7109,7 +6190,7 @@ fn rejects_qkv_decode_0_committed_75() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_qkv_decode_0_committed_76() {
+fn rejects_qkv_decode_0_committed_24() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 267, array![
         4,
         2,
@@ -7127,42 +6208,42 @@ fn rejects_qkv_decode_0_committed_76() {
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_qkv_decode_0_committed_77() {
+fn rejects_qkv_decode_0_committed_25() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x12ca510a233350ad1e6ef5d3c94aae38]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_qkv_decode_0_committed_78() {
+fn rejects_qkv_decode_0_committed_26() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 273, array![92935]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_qkv_decode_0_committed_79() {
+fn rejects_qkv_decode_0_committed_27() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_committed_80() {
+fn rejects_qkv_decode_0_committed_28() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_qkv_decode_0_committed_81() {
+fn rejects_qkv_decode_0_committed_29() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_committed_82() {
+fn rejects_qkv_decode_0_committed_30() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 279, array![
         3,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
@@ -7174,7 +6255,7 @@ fn rejects_qkv_decode_0_committed_82() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_qkv_decode_0_committed_83() {
+fn rejects_qkv_decode_0_committed_31() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 278, array![
         5,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
@@ -7187,147 +6268,147 @@ fn rejects_qkv_decode_0_committed_83() {
 /// statement inputs.x[2]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_84() {
+fn rejects_qkv_decode_0_committed_32() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 29, 30, array![0x40000000000000000000000000000000000000b9fffffe100000005ffffff93]));
 }
 
 /// statement inputs.k0[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_85() {
+fn rejects_qkv_decode_0_committed_33() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 15, 16, array![0xffffff0e0000010c000001d000000000000000200000000000000000000000]));
 }
 
 /// statement inputs.v0[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_86() {
+fn rejects_qkv_decode_0_committed_34() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 22, 23, array![0xb1fffffeaffffffca800000000000000200000000000000000000000]));
 }
 
 /// statement outputs.q[3]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_87() {
+fn rejects_qkv_decode_0_committed_35() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 45, 46, array![0x600000000000000000001e320000250900007262000071b80000b72800031a3]));
 }
 
 /// statement outputs.k[8]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_88() {
+fn rejects_qkv_decode_0_committed_36() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 38, 39, array![0x3fffffe1c00000218000003affff6567ffff0563fffd76e7fffda4d]));
 }
 
 /// statement outputs.k[9]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_89() {
+fn rejects_qkv_decode_0_committed_37() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 38, 39, array![0x1fffffe2000000218000003affff6567ffff0563fffd76e7fffda4d]));
 }
 
 /// statement outputs.v[8]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_90() {
+fn rejects_qkv_decode_0_committed_38() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 53, 54, array![0x200000163fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
 }
 
 /// statement outputs.v[9]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_91() {
+fn rejects_qkv_decode_0_committed_39() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 53, 54, array![0x167fffffd5ffffff95ffffc80bffffe8cc00012f27fffe76b]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_92() {
+fn rejects_qkv_decode_0_committed_40() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 4, 5, array![3]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_93() {
+fn rejects_qkv_decode_0_committed_41() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 5, 6, array![4]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_94() {
+fn rejects_qkv_decode_0_committed_42() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 6, 7, array![3]));
 }
 
 /// statement dims[3]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_95() {
+fn rejects_qkv_decode_0_committed_43() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 7, 8, array![4]));
 }
 
 /// statement dims[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_qkv_decode_0_committed_96() {
+fn rejects_qkv_decode_0_committed_44() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 8, 9, array![2]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_qkv_decode_0_committed_97() {
+fn rejects_qkv_decode_0_committed_45() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 12, 14, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_qkv_decode_0_committed_98() {
+fn rejects_qkv_decode_0_committed_46() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 61 + 1
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
-fn rejects_qkv_decode_0_committed_99() {
+fn rejects_qkv_decode_0_committed_47() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 61, 62, array![0x5df48cb8c868a297c76ce50da0ff6ae]));
 }
 
 /// felt 123 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_qkv_decode_0_committed_100() {
+fn rejects_qkv_decode_0_committed_48() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 123, 124, array![0x169c476d43535baee05d1af60e2f2851]));
 }
 
 /// felt 185 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_qkv_decode_0_committed_101() {
+fn rejects_qkv_decode_0_committed_49() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 185, 186, array![2]));
 }
 
 /// felt 247 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_decode_0_committed_102() {
+fn rejects_qkv_decode_0_committed_50() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 247, 248, array![3]));
 }
 
 /// felt 309 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_qkv_decode_0_committed_103() {
+fn rejects_qkv_decode_0_committed_51() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 309, 310, array![1]));
 }
 
 /// a witness commitment on a kind without advice
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_qkv_decode_0_committed_104() {
+fn rejects_qkv_decode_0_committed_52() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 102, 103, array![
         1,
         122,
@@ -11078,73 +10159,45 @@ fn accepts_posenc_0_committed() {
     assert_eq!(verify_walk_calldata(posenc_0_committed()), 0xd63153b44b27103d4933376407891d4be5be11046b1a1220dc70a2bcb1930a);
 }
 
-/// proof layer.x_value
-#[test]
-#[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_0() {
-    verify_walk_calldata(splice(posenc_0_committed(), 39, 40, array![0x166a99203b2e642a2954b62caeec24de]));
-}
-
-/// proof layer.siblings[0]
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_1() {
-    verify_walk_calldata(splice(posenc_0_committed(), 41, 42, array![0x12214a877c2ece750276cff71078c3dd]));
-}
-
-/// proof layer.siblings-last
-#[test]
-#[should_panic(expected: ('posenc.sibling_count',))]
-fn rejects_posenc_0_committed_2() {
-    verify_walk_calldata(splice(posenc_0_committed(), 40, 43, array![1, 0x12214a875c2ece750276cff71078c3dd]));
-}
-
-/// proof layer.siblings+last
-#[test]
-#[should_panic(expected: ('posenc.sibling_count',))]
-fn rejects_posenc_0_committed_3() {
-    verify_walk_calldata(splice(posenc_0_committed(), 40, 42, array![3, 0x12214a875c2ece750276cff71078c3dd, 0x184da2d628b3526c6e17489a1e40d5d5]));
-}
-
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_posenc_0_committed_4() {
+fn rejects_posenc_0_committed_0() {
     verify_walk_calldata(splice(posenc_0_committed(), 46, 47, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_posenc_0_committed_5() {
+fn rejects_posenc_0_committed_1() {
     verify_walk_calldata(splice(posenc_0_committed(), 44, 47, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_6() {
+fn rejects_posenc_0_committed_2() {
     verify_walk_calldata(splice(posenc_0_committed(), 53, 54, array![0x1c3cfa9c75ddf1d347b01b5a1f3a7791]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_7() {
+fn rejects_posenc_0_committed_3() {
     verify_walk_calldata(splice(posenc_0_committed(), 52, 55, array![1, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_posenc_0_committed_8() {
+fn rejects_posenc_0_committed_4() {
     verify_walk_calldata(splice(posenc_0_committed(), 52, 54, array![3, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791, 0x13890c3ccebe2cef1e1eaa889b16ccb5]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_posenc_0_committed_9() {
+fn rejects_posenc_0_committed_5() {
     verify_walk_calldata(splice(posenc_0_committed(), 51, 73, array![
         6,
         2,
@@ -11171,7 +10224,7 @@ fn rejects_posenc_0_committed_9() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_posenc_0_committed_10() {
+fn rejects_posenc_0_committed_6() {
     verify_walk_calldata(splice(posenc_0_committed(), 51, 70, array![
         8,
         2,
@@ -11201,63 +10254,63 @@ fn rejects_posenc_0_committed_10() {
 /// proof opening.layer_roots[0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_11() {
+fn rejects_posenc_0_committed_7() {
     verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![0x9475d44e0942c3a88c990b488e9b3659]));
 }
 
 /// proof opening.layer_roots-last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_posenc_0_committed_12() {
+fn rejects_posenc_0_committed_8() {
     verify_walk_calldata(splice(posenc_0_committed(), 73, 76, array![0]));
 }
 
 /// proof opening.layer_roots+last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_posenc_0_committed_13() {
+fn rejects_posenc_0_committed_9() {
     verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![2, 0x9475d44e0942c3a88c990b488e9b3658, 0x406dc17c5bb057850f50cb7ab4770fc]));
 }
 
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_posenc_0_committed_14() {
+fn rejects_posenc_0_committed_10() {
     verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![0x1334e8bbceb8d3e797806499a7a4ffe5]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_posenc_0_committed_15() {
+fn rejects_posenc_0_committed_11() {
     verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![11081]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_16() {
+fn rejects_posenc_0_committed_12() {
     verify_walk_calldata(splice(posenc_0_committed(), 80, 81, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_17() {
+fn rejects_posenc_0_committed_13() {
     verify_walk_calldata(splice(posenc_0_committed(), 81, 82, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_18() {
+fn rejects_posenc_0_committed_14() {
     verify_walk_calldata(splice(posenc_0_committed(), 82, 82, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_19() {
+fn rejects_posenc_0_committed_15() {
     verify_walk_calldata(splice(posenc_0_committed(), 79, 144, array![
         31,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
@@ -11328,7 +10381,7 @@ fn rejects_posenc_0_committed_19() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_20() {
+fn rejects_posenc_0_committed_16() {
     verify_walk_calldata(splice(posenc_0_committed(), 79, 142, array![
         33,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
@@ -11401,28 +10454,28 @@ fn rejects_posenc_0_committed_20() {
 /// proof opening.layer_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_21() {
+fn rejects_posenc_0_committed_17() {
     verify_walk_calldata(splice(posenc_0_committed(), 146, 147, array![0xd2f60d9439ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_22() {
+fn rejects_posenc_0_committed_18() {
     verify_walk_calldata(splice(posenc_0_committed(), 149, 150, array![0x7000000016f7610dc1dbb319669b9d2f9c36319634088a50de794bebce9c1c2]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_posenc_0_committed_23() {
+fn rejects_posenc_0_committed_19() {
     verify_walk_calldata(splice(posenc_0_committed(), 150, 150, array![0x100000000000000000000000000000000000000000000000000000026c55a11]));
 }
 
 /// proof opening.layer_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_24() {
+fn rejects_posenc_0_committed_20() {
     verify_walk_calldata(splice(posenc_0_committed(), 145, 162, array![
         3,
         0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
@@ -11443,7 +10496,7 @@ fn rejects_posenc_0_committed_24() {
 /// proof opening.layer_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_posenc_0_committed_25() {
+fn rejects_posenc_0_committed_21() {
     verify_walk_calldata(splice(posenc_0_committed(), 145, 158, array![
         5,
         0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
@@ -11468,98 +10521,98 @@ fn rejects_posenc_0_committed_25() {
 /// proof opening.layer_openings-last
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_posenc_0_committed_26() {
+fn rejects_posenc_0_committed_22() {
     verify_walk_calldata(splice(posenc_0_committed(), 145, 163, array![]));
 }
 
 /// statement inputs.x[7]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_28() {
+fn rejects_posenc_0_committed_24() {
     verify_walk_calldata(splice(posenc_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.o[10]
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
-fn rejects_posenc_0_committed_29() {
+fn rejects_posenc_0_committed_25() {
     verify_walk_calldata(splice(posenc_0_committed(), 22, 23, array![0xfffffe56000000d0000004100000076ffffff0e00000178000005900000058]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_30() {
+fn rejects_posenc_0_committed_26() {
     verify_walk_calldata(splice(posenc_0_committed(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_31() {
+fn rejects_posenc_0_committed_27() {
     verify_walk_calldata(splice(posenc_0_committed(), 5, 6, array![11]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_32() {
+fn rejects_posenc_0_committed_28() {
     verify_walk_calldata(splice(posenc_0_committed(), 6, 7, array![6]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_posenc_0_committed_33() {
+fn rejects_posenc_0_committed_29() {
     verify_walk_calldata(splice(posenc_0_committed(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_posenc_0_committed_34() {
+fn rejects_posenc_0_committed_30() {
     verify_walk_calldata(splice(posenc_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 32 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_posenc_0_committed_35() {
+fn rejects_posenc_0_committed_31() {
     verify_walk_calldata(splice(posenc_0_committed(), 32, 33, array![8]));
 }
 
 /// felt 64 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_posenc_0_committed_36() {
+fn rejects_posenc_0_committed_32() {
     verify_walk_calldata(splice(posenc_0_committed(), 64, 65, array![3]));
 }
 
 /// felt 97 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_37() {
+fn rejects_posenc_0_committed_33() {
     verify_walk_calldata(splice(posenc_0_committed(), 97, 98, array![0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095b]));
 }
 
 /// felt 129 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_posenc_0_committed_38() {
+fn rejects_posenc_0_committed_34() {
     verify_walk_calldata(splice(posenc_0_committed(), 129, 130, array![0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069c]));
 }
 
 /// felt 162 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_posenc_0_committed_39() {
+fn rejects_posenc_0_committed_35() {
     verify_walk_calldata(splice(posenc_0_committed(), 162, 163, array![1]));
 }
 
 /// a witness commitment on a kind without advice
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_posenc_0_committed_40() {
+fn rejects_posenc_0_committed_36() {
     verify_walk_calldata(splice(posenc_0_committed(), 34, 35, array![
         1,
         122,
@@ -12653,151 +11706,45 @@ fn accepts_matmul_0_committed() {
     assert_eq!(verify_walk_calldata(matmul_0_committed()), 0x1ee023160fb10a008b595f7aae45377f2ff82d2e62984eeefac427b33f936c6);
 }
 
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_0() {
-    verify_walk_calldata(splice(matmul_0_committed(), 40, 41, array![0x1710f57f2fe915dc049bb8d1e214d684]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_committed_1() {
-    verify_walk_calldata(splice(matmul_0_committed(), 39, 43, array![2, 0x1710f57f0fe915dc049bb8d1e214d684, 0x139728f926bd678ce0a7f86617f8e6c9]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_matmul_0_committed_2() {
-    verify_walk_calldata(splice(matmul_0_committed(), 39, 42, array![
-        4,
-        0x1710f57f0fe915dc049bb8d1e214d684,
-        0x139728f926bd678ce0a7f86617f8e6c9,
-        0x1de9e101a0808199952856a5d1b4bfef,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_matmul_0_committed_3() {
-    verify_walk_calldata(splice(matmul_0_committed(), 38, 51, array![
-        2,
-        3,
-        0x1710f57f0fe915dc049bb8d1e214d684,
-        0x139728f926bd678ce0a7f86617f8e6c9,
-        0x1de9e101a0808199952856a5d1b4bfef,
-        3,
-        0x1f2e8a2215b7a5abe02178a5e7e47cda,
-        0x16fc0ae5b544c8cdffe096af726ceb1d,
-        0x17a7932ec7047a274a03dbfbd829e8ae,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_matmul_0_committed_4() {
-    verify_walk_calldata(splice(matmul_0_committed(), 38, 47, array![
-        4,
-        3,
-        0x1710f57f0fe915dc049bb8d1e214d684,
-        0x139728f926bd678ce0a7f86617f8e6c9,
-        0x1de9e101a0808199952856a5d1b4bfef,
-        3,
-        0x1f2e8a2215b7a5abe02178a5e7e47cda,
-        0x16fc0ae5b544c8cdffe096af726ceb1d,
-        0x17a7932ec7047a274a03dbfbd829e8ae,
-        3,
-        0x193f23b693f02868067c01ec575bdb0c,
-        0x1e2dae0a0b149761fcb3e3259516f64c,
-        0x127b8d25240e8f2d32123f37d459f9fe,
-    ]));
-}
-
-/// proof layer.x[0]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_5() {
-    verify_walk_calldata(splice(matmul_0_committed(), 52, 53, array![0x1ad82b8aa19cbe297354e4476a1ce6fd]));
-}
-
-/// proof layer.x-last
-#[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_6() {
-    verify_walk_calldata(splice(matmul_0_committed(), 51, 53, array![0]));
-}
-
-/// proof layer.x+last
-#[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_7() {
-    verify_walk_calldata(splice(matmul_0_committed(), 51, 52, array![2, 0x1ad82b8a819cbe297354e4476a1ce6fd]));
-}
-
-/// proof layer.w[0]
-#[test]
-#[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_8() {
-    verify_walk_calldata(splice(matmul_0_committed(), 54, 55, array![0x1307a18a01b2750b1da502f3f1deb3df]));
-}
-
-/// proof layer.w-last
-#[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_9() {
-    verify_walk_calldata(splice(matmul_0_committed(), 53, 55, array![0]));
-}
-
-/// proof layer.w+last
-#[test]
-#[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_10() {
-    verify_walk_calldata(splice(matmul_0_committed(), 53, 54, array![2, 0x1307a189e1b2750b1da502f3f1deb3df]));
-}
-
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_matmul_0_committed_11() {
+fn rejects_matmul_0_committed_0() {
     verify_walk_calldata(splice(matmul_0_committed(), 57, 58, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_matmul_0_committed_12() {
+fn rejects_matmul_0_committed_1() {
     verify_walk_calldata(splice(matmul_0_committed(), 55, 58, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_committed_13() {
+fn rejects_matmul_0_committed_2() {
     verify_walk_calldata(splice(matmul_0_committed(), 64, 65, array![0x1fee66d9b77a7fbec53edac4e18da58b]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_committed_14() {
+fn rejects_matmul_0_committed_3() {
     verify_walk_calldata(splice(matmul_0_committed(), 63, 66, array![1, 0x1fee66d9977a7fbec53edac4e18da58b]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_matmul_0_committed_15() {
+fn rejects_matmul_0_committed_4() {
     verify_walk_calldata(splice(matmul_0_committed(), 63, 65, array![3, 0x1fee66d9977a7fbec53edac4e18da58b, 0x19e5de20dc6334f25bf98414a59324fd]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_matmul_0_committed_16() {
+fn rejects_matmul_0_committed_5() {
     verify_walk_calldata(splice(matmul_0_committed(), 62, 75, array![
         3,
         2,
@@ -12815,7 +11762,7 @@ fn rejects_matmul_0_committed_16() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_matmul_0_committed_17() {
+fn rejects_matmul_0_committed_6() {
     verify_walk_calldata(splice(matmul_0_committed(), 62, 72, array![
         5,
         2,
@@ -12836,42 +11783,42 @@ fn rejects_matmul_0_committed_17() {
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_committed_18() {
+fn rejects_matmul_0_committed_7() {
     verify_walk_calldata(splice(matmul_0_committed(), 76, 77, array![0x155e7df9daa3b5c1497f1d4c9916c5c9]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_matmul_0_committed_19() {
+fn rejects_matmul_0_committed_8() {
     verify_walk_calldata(splice(matmul_0_committed(), 77, 78, array![252918]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_matmul_0_committed_20() {
+fn rejects_matmul_0_committed_9() {
     verify_walk_calldata(splice(matmul_0_committed(), 80, 81, array![0x174f7d48e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_committed_21() {
+fn rejects_matmul_0_committed_10() {
     verify_walk_calldata(splice(matmul_0_committed(), 81, 82, array![0x7000000006257f5d09e03f8135d1cc3d25475d2c289e16f5e0d6edcc85594cb]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_matmul_0_committed_22() {
+fn rejects_matmul_0_committed_11() {
     verify_walk_calldata(splice(matmul_0_committed(), 82, 82, array![0x100000000000000000000000000000000000000000000000000000078baf672]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_committed_23() {
+fn rejects_matmul_0_committed_12() {
     verify_walk_calldata(splice(matmul_0_committed(), 79, 88, array![
         3,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
@@ -12886,7 +11833,7 @@ fn rejects_matmul_0_committed_23() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_matmul_0_committed_24() {
+fn rejects_matmul_0_committed_13() {
     verify_walk_calldata(splice(matmul_0_committed(), 79, 86, array![
         5,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
@@ -12903,112 +11850,112 @@ fn rejects_matmul_0_committed_24() {
 /// statement inputs.a[7]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_25() {
+fn rejects_matmul_0_committed_14() {
     verify_walk_calldata(splice(matmul_0_committed(), 13, 14, array![0xb20000008c00000017fffffc4ffffff9bfffffe27fffffc97fffff84]));
 }
 
 /// statement outputs.c[3]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_26() {
+fn rejects_matmul_0_committed_15() {
     verify_walk_calldata(splice(matmul_0_committed(), 21, 22, array![0x600000000000000000000e8c800008a3fffed121ffffbc9ffffecc700000276]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_committed_27() {
+fn rejects_matmul_0_committed_16() {
     verify_walk_calldata(splice(matmul_0_committed(), 4, 5, array![4]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_committed_28() {
+fn rejects_matmul_0_committed_17() {
     verify_walk_calldata(splice(matmul_0_committed(), 5, 6, array![6]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_committed_29() {
+fn rejects_matmul_0_committed_18() {
     verify_walk_calldata(splice(matmul_0_committed(), 6, 7, array![3]));
 }
 
 /// huge dims
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_matmul_0_committed_30() {
+fn rejects_matmul_0_committed_19() {
     verify_walk_calldata(splice(matmul_0_committed(), 10, 12, array![4294967295, 4294967295]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_matmul_0_committed_31() {
+fn rejects_matmul_0_committed_20() {
     verify_walk_calldata(splice(matmul_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 17 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_matmul_0_committed_32() {
+fn rejects_matmul_0_committed_21() {
     verify_walk_calldata(splice(matmul_0_committed(), 17, 18, array![3]));
 }
 
 /// felt 35 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_matmul_0_committed_33() {
+fn rejects_matmul_0_committed_22() {
     verify_walk_calldata(splice(matmul_0_committed(), 35, 36, array![1]));
 }
 
 /// felt 52 + 1
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
-fn rejects_matmul_0_committed_34() {
+fn rejects_matmul_0_committed_23() {
     verify_walk_calldata(splice(matmul_0_committed(), 52, 53, array![0x1ad82b8a819cbe297354e4476a1ce6fe]));
 }
 
 /// felt 70 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_matmul_0_committed_35() {
+fn rejects_matmul_0_committed_24() {
     verify_walk_calldata(splice(matmul_0_committed(), 70, 71, array![0x1d7b10db4e54ef07e5378473e1186017]));
 }
 
 /// felt 88 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_matmul_0_committed_36() {
+fn rejects_matmul_0_committed_25() {
     verify_walk_calldata(splice(matmul_0_committed(), 88, 89, array![1]));
 }
 
 /// layer as linear's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_matmul_0_committed_37() {
+fn rejects_matmul_0_committed_26() {
     verify_walk_calldata(splice(matmul_0_committed(), 36, 37, array![0]));
 }
 
 /// layer as qkv's variant
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_matmul_0_committed_38() {
+fn rejects_matmul_0_committed_27() {
     verify_walk_calldata(splice(matmul_0_committed(), 36, 37, array![1]));
 }
 
 /// a bias value
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
-fn rejects_matmul_0_committed_39() {
+fn rejects_matmul_0_committed_28() {
     verify_walk_calldata(splice(matmul_0_committed(), 37, 38, array![1, 0x10000000200000000000000000000000]));
 }
 
 /// a witness commitment on a kind without advice
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_matmul_0_committed_40() {
+fn rejects_matmul_0_committed_29() {
     verify_walk_calldata(splice(matmul_0_committed(), 32, 33, array![
         1,
         122,
@@ -33872,140 +32819,31 @@ fn accepts_embed_0_committed() {
     assert_eq!(verify_walk_calldata(embed_0_committed()), 0xaa816de6920c4e3e0f62df34fce7ab218d3eb969fe3fe6c2a3a9284b77f23f);
 }
 
-/// proof layer.sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_embed_0_committed_0() {
-    verify_walk_calldata(splice(embed_0_committed(), 136, 137, array![0x12a792bfecc3a6db442f910f1d2c279b]));
-}
-
-/// proof layer.sumcheck.rounds[0]-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_embed_0_committed_1() {
-    verify_walk_calldata(splice(embed_0_committed(), 135, 138, array![1, 0x12a792bfccc3a6db442f910f1d2c279b]));
-}
-
-/// proof layer.sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_embed_0_committed_2() {
-    verify_walk_calldata(splice(embed_0_committed(), 135, 137, array![3, 0x12a792bfccc3a6db442f910f1d2c279b, 0x12889c2ae9b4b0de9fed90b73f89d5be]));
-}
-
-/// proof layer.sumcheck.rounds-last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_embed_0_committed_3() {
-    verify_walk_calldata(splice(embed_0_committed(), 134, 144, array![
-        2,
-        2,
-        0x12a792bfccc3a6db442f910f1d2c279b,
-        0x12889c2ae9b4b0de9fed90b73f89d5be,
-        2,
-        0x171bf738e3fb767eaf78a0727f912154,
-        0x1e247c17c043aeac0c628d20ab05f17c,
-    ]));
-}
-
-/// proof layer.sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_embed_0_committed_4() {
-    verify_walk_calldata(splice(embed_0_committed(), 134, 141, array![
-        4,
-        2,
-        0x12a792bfccc3a6db442f910f1d2c279b,
-        0x12889c2ae9b4b0de9fed90b73f89d5be,
-        2,
-        0x171bf738e3fb767eaf78a0727f912154,
-        0x1e247c17c043aeac0c628d20ab05f17c,
-        2,
-        0x1efc7b2d42aaa990c35aa9280d4db9b1,
-        0x1837436f97260c94393bdaed5907d412,
-    ]));
-}
-
-/// proof layer.word[0]
-#[test]
-#[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_embed_0_committed_5() {
-    verify_walk_calldata(splice(embed_0_committed(), 145, 146, array![0x1049d3d062661c30b927191d3169ab89]));
-}
-
-/// proof layer.word-last
-#[test]
-#[should_panic(expected: ('embed.value_count',))]
-fn rejects_embed_0_committed_6() {
-    verify_walk_calldata(splice(embed_0_committed(), 144, 157, array![
-        11,
-        0x1049d3d042661c30b927191d3169ab89,
-        0x12bddce3ee32648063f7e405b97f64fa,
-        0x1b4a5d3a64e42cc714620186096bf5c9,
-        0x1edf138da703d2d3c609eda54b85bc16,
-        0x13c53109826c232a3e73a9074f963746,
-        0x165ea0f0f52c0a61053bdf0875cbd886,
-        0x17e7c984323bbcc07f4f98be042a70cd,
-        0x14f54197749158974a833c890cd216a1,
-        0x121642a557dd0c9dfccfbca4cb71975f,
-        0x17a573489799c429ccbae63950202a83,
-        0x15e3d6791f99f5a9920bb35765d12c8c,
-    ]));
-}
-
-/// proof layer.word+last
-#[test]
-#[should_panic(expected: ('embed.value_count',))]
-fn rejects_embed_0_committed_7() {
-    verify_walk_calldata(splice(embed_0_committed(), 144, 156, array![
-        13,
-        0x1049d3d042661c30b927191d3169ab89,
-        0x12bddce3ee32648063f7e405b97f64fa,
-        0x1b4a5d3a64e42cc714620186096bf5c9,
-        0x1edf138da703d2d3c609eda54b85bc16,
-        0x13c53109826c232a3e73a9074f963746,
-        0x165ea0f0f52c0a61053bdf0875cbd886,
-        0x17e7c984323bbcc07f4f98be042a70cd,
-        0x14f54197749158974a833c890cd216a1,
-        0x121642a557dd0c9dfccfbca4cb71975f,
-        0x17a573489799c429ccbae63950202a83,
-        0x15e3d6791f99f5a9920bb35765d12c8c,
-        0x16e59d515f6c761a78e89224a6117ea5,
-    ]));
-}
-
-/// proof layer.position
-#[test]
-#[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_embed_0_committed_8() {
-    verify_walk_calldata(splice(embed_0_committed(), 157, 158, array![0x14d8b0b5d23698f72d39fff195cbb54f]));
-}
-
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_embed_0_committed_9() {
+fn rejects_embed_0_committed_0() {
     verify_walk_calldata(splice(embed_0_committed(), 165, 166, array![0x12017536513bbcb91955514eaa87a825]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_embed_0_committed_10() {
+fn rejects_embed_0_committed_1() {
     verify_walk_calldata(splice(embed_0_committed(), 164, 167, array![1, 0x12017536313bbcb91955514eaa87a825]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_embed_0_committed_11() {
+fn rejects_embed_0_committed_2() {
     verify_walk_calldata(splice(embed_0_committed(), 164, 166, array![3, 0x12017536313bbcb91955514eaa87a825, 0x1ea8be1b9358db11d1c8aeedfb66b20a]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_embed_0_committed_12() {
+fn rejects_embed_0_committed_3() {
     verify_walk_calldata(splice(embed_0_committed(), 163, 179, array![
         4,
         2,
@@ -34026,7 +32864,7 @@ fn rejects_embed_0_committed_12() {
 /// proof opening.fold.rounds+last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_embed_0_committed_13() {
+fn rejects_embed_0_committed_4() {
     verify_walk_calldata(splice(embed_0_committed(), 163, 176, array![
         6,
         2,
@@ -34050,63 +32888,63 @@ fn rejects_embed_0_committed_13() {
 /// proof opening.layer_roots[0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_embed_0_committed_14() {
+fn rejects_embed_0_committed_5() {
     verify_walk_calldata(splice(embed_0_committed(), 180, 181, array![0x9bfcc6124bfbc96c297407517f7e4fd5]));
 }
 
 /// proof opening.layer_roots-last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_embed_0_committed_15() {
+fn rejects_embed_0_committed_6() {
     verify_walk_calldata(splice(embed_0_committed(), 179, 182, array![0]));
 }
 
 /// proof opening.layer_roots+last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_embed_0_committed_16() {
+fn rejects_embed_0_committed_7() {
     verify_walk_calldata(splice(embed_0_committed(), 179, 180, array![2, 0x9bfcc6124bfbc96c297407517f7e4fd4, 0x1b6b6e0e79f63b2ab368d987ccd312b]));
 }
 
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_embed_0_committed_17() {
+fn rejects_embed_0_committed_8() {
     verify_walk_calldata(splice(embed_0_committed(), 182, 183, array![0x126a01d1e29b7a9c5aba913a67120ff3]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_embed_0_committed_18() {
+fn rejects_embed_0_committed_9() {
     verify_walk_calldata(splice(embed_0_committed(), 183, 184, array![9681]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_embed_0_committed_19() {
+fn rejects_embed_0_committed_10() {
     verify_walk_calldata(splice(embed_0_committed(), 186, 187, array![0x619fce661b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_embed_0_committed_20() {
+fn rejects_embed_0_committed_11() {
     verify_walk_calldata(splice(embed_0_committed(), 187, 188, array![0x7000000014cf13bf0f0f858c4afb84165bdd67158c5852f78db6450c1988cb8]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_embed_0_committed_21() {
+fn rejects_embed_0_committed_12() {
     verify_walk_calldata(splice(embed_0_committed(), 188, 188, array![0x100000000000000000000000000000000000000000000000000000014f6db27]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_embed_0_committed_22() {
+fn rejects_embed_0_committed_13() {
     verify_walk_calldata(splice(embed_0_committed(), 185, 202, array![
         7,
         0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
@@ -34129,7 +32967,7 @@ fn rejects_embed_0_committed_22() {
 /// proof opening.poly_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_embed_0_committed_23() {
+fn rejects_embed_0_committed_14() {
     verify_walk_calldata(splice(embed_0_committed(), 185, 200, array![
         9,
         0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
@@ -34154,28 +32992,28 @@ fn rejects_embed_0_committed_23() {
 /// proof opening.layer_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_embed_0_committed_24() {
+fn rejects_embed_0_committed_15() {
     verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x90550aa62429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_embed_0_committed_25() {
+fn rejects_embed_0_committed_16() {
     verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x70000000120aa15484853d0986ceca7c1437ee500e434b97d3760625100fb95]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_embed_0_committed_26() {
+fn rejects_embed_0_committed_17() {
     verify_walk_calldata(splice(embed_0_committed(), 277, 277, array![0x10000000000000000000000000000000000000000000000000000007a931a64]));
 }
 
 /// proof opening.layer_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_embed_0_committed_27() {
+fn rejects_embed_0_committed_18() {
     verify_walk_calldata(splice(embed_0_committed(), 275, 280, array![
         3,
         0x90550aa42429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64,
@@ -34187,7 +33025,7 @@ fn rejects_embed_0_committed_27() {
 /// proof opening.layer_openings[0].leaves+last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_embed_0_committed_28() {
+fn rejects_embed_0_committed_19() {
     verify_walk_calldata(splice(embed_0_committed(), 275, 279, array![
         5,
         0x90550aa42429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64,
@@ -34200,133 +33038,133 @@ fn rejects_embed_0_committed_28() {
 /// proof opening.layer_openings-last
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_embed_0_committed_29() {
+fn rejects_embed_0_committed_20() {
     verify_walk_calldata(splice(embed_0_committed(), 275, 281, array![]));
 }
 
 /// statement outputs.y[7]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_embed_0_committed_31() {
+fn rejects_embed_0_committed_22() {
     verify_walk_calldata(splice(embed_0_committed(), 21, 22, array![0x3400000060000001380000017000000040000017400000588000000e]));
 }
 
 /// statement dims[0]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_embed_0_committed_32() {
+fn rejects_embed_0_committed_23() {
     verify_walk_calldata(splice(embed_0_committed(), 4, 5, array![6]));
 }
 
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_embed_0_committed_33() {
+fn rejects_embed_0_committed_24() {
     verify_walk_calldata(splice(embed_0_committed(), 5, 6, array![24]));
 }
 
 /// statement dims[2]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_embed_0_committed_34() {
+fn rejects_embed_0_committed_25() {
     verify_walk_calldata(splice(embed_0_committed(), 6, 7, array![3]));
 }
 
 /// statement dims[3]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_embed_0_committed_35() {
+fn rejects_embed_0_committed_26() {
     verify_walk_calldata(splice(embed_0_committed(), 7, 8, array![7]));
 }
 
 /// statement dims[4]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_embed_0_committed_36() {
+fn rejects_embed_0_committed_27() {
     verify_walk_calldata(splice(embed_0_committed(), 8, 9, array![4]));
 }
 
 /// statement dims[5]
 #[test]
 #[should_panic(expected: ('embed.ids',))]
-fn rejects_embed_0_committed_37() {
+fn rejects_embed_0_committed_28() {
     verify_walk_calldata(splice(embed_0_committed(), 9, 10, array![23]));
 }
 
 /// statement dims[6]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_embed_0_committed_38() {
+fn rejects_embed_0_committed_29() {
     verify_walk_calldata(splice(embed_0_committed(), 10, 11, array![16]));
 }
 
 /// statement dims[7]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_embed_0_committed_39() {
+fn rejects_embed_0_committed_30() {
     verify_walk_calldata(splice(embed_0_committed(), 11, 12, array![19]));
 }
 
 /// statement dims[8]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_embed_0_committed_40() {
+fn rejects_embed_0_committed_31() {
     verify_walk_calldata(splice(embed_0_committed(), 12, 13, array![1]));
 }
 
 /// statement dims[9]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_embed_0_committed_41() {
+fn rejects_embed_0_committed_32() {
     verify_walk_calldata(splice(embed_0_committed(), 13, 14, array![19]));
 }
 
 /// felt 0 + 1
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_embed_0_committed_42() {
+fn rejects_embed_0_committed_33() {
     verify_walk_calldata(splice(embed_0_committed(), 0, 1, array![4]));
 }
 
 /// felt 56 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_embed_0_committed_43() {
+fn rejects_embed_0_committed_34() {
     verify_walk_calldata(splice(embed_0_committed(), 56, 57, array![0x706f736569646f6f]));
 }
 
 /// felt 112 + 1
 #[test]
 #[should_panic(expected: ('pcs.hash',))]
-fn rejects_embed_0_committed_44() {
+fn rejects_embed_0_committed_35() {
     verify_walk_calldata(splice(embed_0_committed(), 112, 113, array![0x706f736569646f6f]));
 }
 
 /// felt 168 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_embed_0_committed_45() {
+fn rejects_embed_0_committed_36() {
     verify_walk_calldata(splice(embed_0_committed(), 168, 169, array![0x1dd72537edf056e0a8e721bba18dd4b1]));
 }
 
 /// felt 224 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_embed_0_committed_46() {
+fn rejects_embed_0_committed_37() {
     verify_walk_calldata(splice(embed_0_committed(), 224, 225, array![0x40000000000000000000000000000000ec4d2b51c262302369d7bafac05e73f]));
 }
 
 /// felt 280 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_embed_0_committed_47() {
+fn rejects_embed_0_committed_38() {
     verify_walk_calldata(splice(embed_0_committed(), 280, 281, array![1]));
 }
 
 /// a witness commitment on a kind without advice
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_embed_0_committed_48() {
+fn rejects_embed_0_committed_39() {
     verify_walk_calldata(splice(embed_0_committed(), 129, 130, array![
         1,
         122,
