@@ -142,6 +142,8 @@ def test_bad_statements_are_refused():
         dataclasses.replace(st, dims=(3, 11, 12, 5, 3, *st.dims[n:])),  # B > V
         dataclasses.replace(st, dims=(3, 11, 0, 5, 3, *st.dims[n:])),
         dataclasses.replace(st, dims=(3, 11, 3, 5, 3, *st.dims[n:])),  # other blocks
+        # 2^32 − 1 blocks of one row: refused before they are listed (never built)
+        dataclasses.replace(st, dims=(3, (1 << 32) - 1, 1, 5, 3, *st.dims[n:])),
         dataclasses.replace(st, outputs={"y": st.outputs["y"][:2]}),
         dataclasses.replace(st, inputs={"x": st.outputs["y"]}),
         dataclasses.replace(st, weights={k: v for k, v in ws.items() if k != "word_2"}),

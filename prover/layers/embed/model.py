@@ -114,6 +114,10 @@ def check(st: Statement) -> None:
         raise VerificationError("embed.ids", f"token ids must lie in [0, {vocab})")
     expect_shapes(st, "inputs", {})
     expect_shapes(st, "outputs", {"y": (s, d)})
+    if -(-vocab // block_rows) >= len(st.weights.keys() | st.committed.keys()):
+        # More blocks than the statement has tensors to be them: refused before they are listed
+        # (V/B can be 2^32), as the shapes below would refuse them.
+        raise VerificationError("statement.shape", f"{st.dims[:n]} name more word blocks")
     shapes = weight_shapes(st.dims)
     expect_shapes(st, "weights", shapes)
     if len({name in st.committed for name in shapes if name != "position"}) != 1:

@@ -224,7 +224,7 @@ fn check_names(names: Span<felt252>) {
 }
 
 /// A short string's bytes left-aligned in 31 bytes, so names compare as strings.
-pub fn order_key(name: felt252) -> u256 {
+fn order_key(name: felt252) -> u256 {
     let value: u256 = name.into();
     if value >= TWO_248 {
         return value;
@@ -235,35 +235,4 @@ pub fn order_key(name: felt252) -> u256 {
         key *= 256;
     }
     key
-}
-
-/// The indices of distinct `names` in name order (as strings, the transcript's): for the few
-/// names a kind generates itself (embed's word blocks).
-#[inline(never)]
-pub fn name_order(names: Span<felt252>) -> Span<u32> {
-    let mut order = array![];
-    let mut last: Option<u256> = None;
-    for _ in 0..names.len() {
-        let mut next: Option<(u256, u32)> = None;
-        let mut i = 0;
-        for name in names {
-            let key = order_key(*name);
-            let after = match last {
-                Some(l) => key > l,
-                None => true,
-            };
-            let smaller = match next {
-                Some((k, _)) => key < k,
-                None => true,
-            };
-            if after && smaller {
-                next = Some((key, i));
-            }
-            i += 1;
-        }
-        let (key, i) = next.unwrap();
-        order.append(i);
-        last = Some(key);
-    }
-    order.span()
 }
