@@ -339,6 +339,22 @@ def render_requant() -> Iterator[str]:
         yield rejects(f"requant_rules_{n}", call, verdict, doc)
 
 
+def render_embed() -> Iterator[str]:
+    """embed_0 naming 2^32 − 1 word blocks of one row: refused (`statement.shape`) before the
+    blocks are listed, on both sides (a loop over them would run out of gas and memory)."""
+    proof = example("embed")
+    honest = encode_walk(proof)
+    dims = list(proof.statement.dims)
+    dims[1:3] = [(1 << 32) - 1, 1]
+    st = dataclasses.replace(proof.statement, dims=tuple(dims))
+    felts = encode_walk(dataclasses.replace(proof, statement=st))
+    assert walk_verdict(felts) == "statement.shape"
+    start, end, insert = minimal_splice(honest, felts)
+    call = f"splice(embed_0(), {start}, {end}, {array([felt(x) for x in insert])})"
+    doc = "embed_0 naming 2^32 − 1 word blocks: refused before they are listed."
+    yield rejects("embed_rules_0", call, "statement.shape", doc)
+
+
 def linear_statement(x: list[list[int]], w: list[list[int]], b: list[int]) -> Statement:
     """y = x·w + b computed mod p (exact when inside the bound)."""
     xs, ws, bs = np.array(x), np.array(w), np.array(b)
@@ -640,6 +656,7 @@ def render() -> str:
     out.extend(render_reader())
     out.extend(render_forgeries())
     out.extend(render_requant())
+    out.extend(render_embed())
     out.extend(render_ranges())
     out.extend(render_matmul_ranges())
     return "\n".join(s.rstrip("\n") + "\n" for s in out)

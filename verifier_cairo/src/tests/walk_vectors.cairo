@@ -40874,6 +40874,13 @@ fn rejects_requant_rules_14() {
     ]));
 }
 
+/// embed_0 naming 2^32 − 1 word blocks: refused before they are listed.
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_embed_rules_0() {
+    verify_walk_calldata(splice(embed_0(), 5, 7, array![4294967295, 1]));
+}
+
 /// qkv (32767, 32769, 0): inside the bound.
 pub fn range_0() -> Array<felt252> {
     array![
