@@ -339,20 +339,31 @@ def render_requant() -> Iterator[str]:
         yield rejects(f"requant_rules_{n}", call, verdict, doc)
 
 
-def render_embed() -> Iterator[str]:
-    """embed_0 naming 2^32 − 1 word blocks of one row: refused (`statement.shape`) before the
-    blocks are listed, on both sides (a loop over them would run out of gas and memory)."""
-    proof = example("embed")
-    honest = encode_walk(proof)
-    dims = list(proof.statement.dims)
-    dims[1:3] = [(1 << 32) - 1, 1]
-    st = dataclasses.replace(proof.statement, dims=tuple(dims))
-    felts = encode_walk(dataclasses.replace(proof, statement=st))
-    assert walk_verdict(felts) == "statement.shape"
-    start, end, insert = minimal_splice(honest, felts)
-    call = f"splice(embed_0(), {start}, {end}, {array([felt(x) for x in insert])})"
-    doc = "embed_0 naming 2^32 − 1 word blocks: refused before they are listed."
-    yield rejects("embed_rules_0", call, "statement.shape", doc)
+HUGE_DIMS = {
+    "embed": (
+        "naming 2^32 − 1 word blocks: refused before they are listed",
+        {1: (1 << 32) - 1, 2: 1},
+    ),
+    "posenc": (
+        "with s = 2^31 + 1, whose ŝ = 2^32 no u32 dim can state",
+        {0: (1 << 31) + 1, 1: (1 << 31) + 1},
+    ),
+}
+"""Per kind: dims (position → value) so large that a loop or a power of two over them would run
+out of gas or overflow; both sides refuse them first (`statement.shape`)."""
+
+
+def render_huge_dims() -> Iterator[str]:
+    for kind, (doc, changes) in HUGE_DIMS.items():
+        proof = example(kind)
+        honest = encode_walk(proof)
+        dims = [changes.get(i, d) for i, d in enumerate(proof.statement.dims)]
+        st = dataclasses.replace(proof.statement, dims=tuple(dims))
+        felts = encode_walk(dataclasses.replace(proof, statement=st))
+        assert walk_verdict(felts) == "statement.shape", kind
+        start, end, insert = minimal_splice(honest, felts)
+        call = f"splice({name_of(kind)}_0(), {start}, {end}, {array([felt(x) for x in insert])})"
+        yield rejects(f"{name_of(kind)}_huge_dims", call, "statement.shape", f"{kind}_0 {doc}.")
 
 
 def linear_statement(x: list[list[int]], w: list[list[int]], b: list[int]) -> Statement:
@@ -656,7 +667,7 @@ def render() -> str:
     out.extend(render_reader())
     out.extend(render_forgeries())
     out.extend(render_requant())
-    out.extend(render_embed())
+    out.extend(render_huge_dims())
     out.extend(render_ranges())
     out.extend(render_matmul_ranges())
     return "\n".join(s.rstrip("\n") + "\n" for s in out)

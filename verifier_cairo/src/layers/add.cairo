@@ -9,7 +9,6 @@ use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::AddProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 
-
 /// dims (rows, cols); a, b and y of rows × cols, no weights (`statement.shape`); when a and b
 /// are public, max|a| + max|b| ≤ (p − 1)/2 (`statement.range`: then y = a + b over the
 /// integers); with either committed the relation holds mod p only.

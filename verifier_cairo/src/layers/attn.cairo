@@ -16,7 +16,6 @@ use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, outpu
 use crate::softmax::tables::{exp_table_name, pinned_exp_commitment};
 use crate::walk::tensor::{TensorCommitment, TensorsTrait};
 
-
 /// The exp table of the statement's θ (Python `attn.tables`).
 pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
     let theta = *(*st.dims)[6];

@@ -14,7 +14,6 @@ use crate::walk::layer::{ClaimsOn, LayerClaims};
 use crate::walk::proof::PoolProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 
-
 /// dims (s, d); x of s × d, y of d, no weights (`statement.shape`); when x is public, every
 /// column's Σ_i |x[i, c]| ≤ (p − 1)/2 (`statement.range`: then y = Σ_i x[i] over the integers).
 pub fn check(st: @PublicStatement) {

@@ -7,13 +7,13 @@ use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
 use crate::mle::log2_padded;
 use crate::pcs::proof::Claim;
+use crate::pcs::queries::pow2;
+use crate::ranges::HALF;
 use crate::padding::{expect_empty_rows, verify_empty_rows};
 use crate::walk::layer::{ClaimsOn, LayerClaims, single};
 use crate::walk::proof::PosencProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use crate::walk::tensor::signed;
-
-const HALF: i64 = 0x3fffffff;
 
 /// dims (s, c, e) with s ≤ c; x: s × e, o: ŝ × e, p: c × e; and max |o − x| over the s token
 /// rows ≤ (p−1)/2 (then o = x + p over the integers; docs/layers/posenc.md), unless x or o is
@@ -23,6 +23,9 @@ pub fn check(st: @PublicStatement) {
     assert(dims.len() == 3, 'statement.shape');
     let (s, c, e) = (*dims[0], *dims[1], *dims[2]);
     assert(s >= 1 && c >= 1 && e >= 1 && s <= c, 'statement.shape');
+    // ŝ = 2^32 (s > 2^31) is no u32 dim: o cannot have that shape (`statement.shape`, as the
+    // shape check below would say).
+    assert(log2_padded(s) < 32, 'statement.shape');
     let rows = pow2(log2_padded(s));
     expect_shapes(*st.inputs, array!['x'].span(), array![array![s, e].span()].span());
     expect_shapes(*st.outputs, array!['o'].span(), array![array![rows, e].span()].span());
@@ -32,10 +35,11 @@ pub fn check(st: @PublicStatement) {
         return;
     }
     let (x, o) = (x.values, o.values);
+    let half: i64 = HALF.try_into().unwrap();
     let mut i = 0;
     for v in x {
         let d = signed(*o[i]) - signed(*v);
-        assert(d <= HALF && -d <= HALF, 'statement.range');
+        assert(d <= half && -d <= half, 'statement.range');
         i += 1;
     }
 }
@@ -75,12 +79,4 @@ fn halve_up(claim: Claim, sibling: QM31, ref channel: Poseidon252Channel) -> Cla
     let mut point = array![rho];
     point.append_span(claim.point);
     Claim { point: point.span(), value: claim.value + (sibling - claim.value) * rho }
-}
-
-fn pow2(n: u32) -> u32 {
-    let mut r = 1;
-    for _ in 0..n {
-        r *= 2;
-    }
-    r
 }

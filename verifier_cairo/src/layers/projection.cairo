@@ -17,7 +17,6 @@ use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, outpu
 use crate::walk::tensor::Tensors;
 
 pub const DEGREE: u32 = 3;
-/// (p − 1)/2, the largest magnitude of a signed M31 value.
 
 /// One projection O = X·W + 1·Bᵀ: the names of O, W and B (None: no bias, as matmul).
 #[derive(Copy, Drop)]

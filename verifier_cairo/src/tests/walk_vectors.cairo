@@ -40877,8 +40877,15 @@ fn rejects_requant_rules_14() {
 /// embed_0 naming 2^32 − 1 word blocks: refused before they are listed.
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_embed_rules_0() {
+fn rejects_embed_huge_dims() {
     verify_walk_calldata(splice(embed_0(), 5, 7, array![4294967295, 1]));
+}
+
+/// posenc_0 with s = 2^31 + 1, whose ŝ = 2^32 no u32 dim can state.
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_posenc_huge_dims() {
+    verify_walk_calldata(splice(posenc_0(), 4, 6, array![2147483649, 2147483649]));
 }
 
 /// qkv (32767, 32769, 0): inside the bound.

@@ -7,7 +7,6 @@ use crate::pcs::queries::pow2;
 use crate::ranges::{HALF, product_rows_within, row_norm_bound};
 use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
 
-
 /// s tokens, h heads of dimension m; the padded sizes' variable counts follow.
 #[derive(Copy, Drop)]
 pub struct Dims {
