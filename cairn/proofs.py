@@ -30,6 +30,7 @@ from cairn.prover.walk.verifier import verify_walk
 from cairn.serializer import calldata, commitment_file, proof_file, tensor_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.files import write_atomic
+from cairn.serializer.graph_calldata import offchain_reason
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, is_onchain
 
 
@@ -194,9 +195,11 @@ def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
 
 def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
     """What `cairn calldata` and `verify-onchain` take: a layer proof of a kind the contract
-    reads."""
+    reads, or a graph of such kinds with committed weights (`graph_calldata.offchain_reason`)."""
     if isinstance(proof, GraphProof):
-        raise fail("model proofs are not verified on chain yet")
+        if reason := offchain_reason(proof.statement):
+            raise fail(reason)
+        return proof
     kind = proof.statement.kind
     if not is_onchain(kind):
         kinds = ", ".join(ONCHAIN_KINDS)
@@ -261,10 +264,7 @@ def inspect(
         f"statement     if accepted, {_integers(proof)}",
         f"proof         {proof_felts(proof)} felts (QM31 values and counts)",
     ]
-    try:
-        lines.append(f"calldata      {len(calldata.encode(proof))} felts")
-    except ValueError as e:
-        lines.append(f"calldata      none: {e}")
+    lines.append(_calldata_line(proof))
     lines.append(f"file          {file.stat().st_size} bytes")
     out.print("\n".join(lines))
 
@@ -292,8 +292,17 @@ def _inspect_graph(proof: GraphProof, file: Path) -> None:
     lines.append(f"hidden        {', '.join(f'{n} {_shape(s)}' for n, s in g.hidden.items())}")
     lines.append(f"statement     if accepted, {_integers(proof)}")
     lines.append(f"proof         {proof_felts(proof)} felts (QM31 values and counts)")
+    lines.append(_calldata_line(proof))
     lines.append(f"file          {file.stat().st_size} bytes")
     out.print("\n".join(lines))
+
+
+def _calldata_line(proof: calldata.OnchainProof) -> str:
+    """The proof's calldata size, or why the contract cannot read it."""
+    try:
+        return f"calldata      {len(calldata.encode(proof))} felts"
+    except ValueError as e:
+        return f"calldata      none: {e}"
 
 
 def _statement_json(proof: proof_file.AnyProof, model_path: Path) -> dict[str, Any]:

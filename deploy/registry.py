@@ -21,15 +21,17 @@ from cairn.deploy.contract import ChainError, contract_at, revert_reason, send
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
+from cairn.prover.graph.verifier import replay_graph, verify_openings
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.walk.statement import NO_MODEL, Statement
 from cairn.prover.walk.verifier import expect_opening, open_committed, replay_layer, witness_batch
 from cairn.prover.walk.witness import verify_witness
-from cairn.serializer import calldata, walk_calldata
+from cairn.serializer import calldata, graph_calldata, walk_calldata
 from cairn.serializer.calldata import PcsOpening
 from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.graph_calldata import is_graph
 from cairn.serializer.pcs_calldata import DIGEST_FELTS, HASHES_BY_TAG, statement_params
 from cairn.serializer.walk_calldata import is_walk
 
@@ -57,7 +59,7 @@ class ProofRecord:
 
 def io_hash(felts: Sequence[int]) -> int:
     """`io_hash` of well-formed calldata: the Poseidon hash of its statement's felts
-    (`calldata.io_felts`, `walk_calldata.io_felts`)."""
+    (`calldata.io_felts`, `walk_calldata.io_felts`, `graph_calldata.io_felts`)."""
     return hash_many(calldata.io_felts(list(felts)))
 
 
@@ -118,11 +120,27 @@ def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
     return NO_MODEL if models is None else check_walk_binding(models, st)
 
 
+def check_graph(felts: list[int]) -> int:
+    """The contract's graph path, in its order: the graph class reads the Serde part and
+    verifies the walk up to its openings (both checked present exactly when due); the main
+    contract reads the openings' group parts and verifies the committed weights' opening,
+    then the witness opening. Returns the model id: 0, a graph carries no binding."""
+    front = graph_calldata.decode_graph_front(felts)
+    channel, committed, witness = replay_graph(front.proof)
+    proof = graph_calldata.read_graph_groups(felts, front.groups_at, front.proof)
+    verify_openings(proof, channel, committed, witness)
+    return NO_MODEL
+
+
 def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     """What the contract's `verify` says of `felts` given the registered models: None if it
     accepts, else the name of the check it reverts with. The same steps in the same order:
-    a layer proof's as `check_walk`; a PCS opening's calldata, then its opening."""
+    a layer proof's as `check_walk`, a graph proof's as `check_graph`; a PCS opening's
+    calldata, then its opening."""
     try:
+        if is_graph(felts):
+            check_graph(felts)
+            return None
         if is_walk(felts):
             check_walk(felts, models)
             return None

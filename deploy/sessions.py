@@ -23,6 +23,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel, pack_qm31s
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.graph.verifier import replay_graph
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS, WITNESS_PCS, PcsParams
 from cairn.prover.pcs.proof import Commitment, OpeningProof
@@ -33,6 +34,7 @@ from cairn.prover.walk.verifier import committed_batch, replay_layer, witness_ba
 from cairn.prover.walk.witness import TAG
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
+from cairn.serializer.graph_calldata import decode_graph_front, is_graph, read_graph_groups
 from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
 from cairn.serializer.walk_calldata import decode_walk_front, is_walk, read_walk_groups
 
@@ -73,8 +75,16 @@ class _Opening:
 
 def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
     """The model id and the openings of a proof's calldata, each with its front verified in
-    the contract's order: a walk's committed tensors' opening on its channel, then its witness
-    opening on a Blake2s fork of it; a PCS opening (kind 2) alone."""
+    the contract's order: a walk's (or a graph's) committed tensors' opening on its channel,
+    then its witness opening on a Blake2s fork of it; a PCS opening (kind 2) alone. A graph
+    carries no model binding (model id 0)."""
+    if is_graph(flat):
+        graph_front = decode_graph_front(flat)
+        channel, committed, witness = replay_graph(graph_front.proof)
+        graph = read_graph_groups(flat, graph_front.groups_at, graph_front.proof)
+        return NO_MODEL, _walk_openings(
+            channel, committed, graph.opening, witness, graph.witness_opening
+        )
     if not is_walk(flat):
         decoded = calldata.decode(flat)
         assert isinstance(decoded, PcsOpening)
@@ -86,17 +96,35 @@ def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
     spec = LAYERS[front.layer_kind]
     channel, claims = replay_layer(spec, front.proof)
     walk = read_walk_groups(flat, front.groups_at, front.proof)
-    st, openings = walk.statement, []
-    if walk.opening is not None:
-        statement = committed_batch(st.committed, claims.committed)
-        params = statement_params(statement, POSEIDON_PARAMS)
-        phase = verify_front(statement, walk.opening, params, channel)
-        openings.append(_Opening(statement, walk.opening, params, phase))
-    if walk.witness_opening is not None:
-        statement = witness_batch(spec, st, claims.witness)
-        phase = verify_front(statement, walk.witness_opening, WITNESS_PCS, fork(channel, TAG))
-        openings.append(_Opening(statement, walk.witness_opening, WITNESS_PCS, phase))
+    st = walk.statement
+    openings = _walk_openings(
+        channel,
+        committed_batch(st.committed, claims.committed),
+        walk.opening,
+        witness_batch(spec, st, claims.witness),
+        walk.witness_opening,
+    )
     return (NO_MODEL if st.binding is None else st.binding.model_id), openings
+
+
+def _walk_openings(
+    channel: Poseidon252Channel,
+    committed: list[tuple[Commitment, list[Claim]]],
+    opening: OpeningProof | None,
+    witness: list[tuple[Commitment, list[Claim]]],
+    witness_opening: OpeningProof | None,
+) -> list[_Opening]:
+    """A walk's or a graph's openings that are present, each with its front verified: the
+    committed tensors' on the channel, then the witness's on a Blake2s fork of it."""
+    openings = []
+    if opening is not None:
+        params = statement_params(committed, POSEIDON_PARAMS)
+        phase = verify_front(committed, opening, params, channel)
+        openings.append(_Opening(committed, opening, params, phase))
+    if witness_opening is not None:
+        phase = verify_front(witness, witness_opening, WITNESS_PCS, fork(channel, TAG))
+        openings.append(_Opening(witness, witness_opening, WITNESS_PCS, phase))
+    return openings
 
 
 def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | None:

@@ -3,6 +3,7 @@
     [0] VERSION   [1] kind
     kind 2 (PCS opening):  statement, opening front, group parts
     kind 4 (layer proof):  the walk proof in Serde order, group parts (`walk_calldata`)
+    kind 5 (graph proof):  the graph proof in Serde order, group parts (`graph_calldata`)
 
 Decoding checks everything the Cairo reader checks, in its order, and names the offset of the
 first bad felt. The PCS parts are in `pcs_calldata`; a proof with an opening also encodes as
@@ -14,11 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cairn.prover.graph.proof import GraphProof
 from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
 from cairn.prover.pcs.proof import CommittedTensor, OpeningProof
 from cairn.prover.pcs.transcript import Statement
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.felts import Reader
+from cairn.serializer.graph_calldata import decode_graph, encode_graph_parts, is_graph
+from cairn.serializer.graph_calldata import io_felts as graph_io_felts
 from cairn.serializer.header import KIND_PCS, VERSION
 from cairn.serializer.pcs_calldata import (
     HASH_TAGS,
@@ -41,15 +45,15 @@ class PcsOpening:
     proof: OpeningProof
 
 
-OnchainProof = PcsOpening | WalkProof
+OnchainProof = PcsOpening | WalkProof | GraphProof
 
 
 @dataclass(frozen=True)
 class CalldataParts:
     """A proof's calldata cut where a session may cut it: `front` (header, statement and
     transcript) and one part per opened PCS tree (fold group by fold group: its layer, then its
-    polynomials), a layer proof's committed tensors' opening's trees, then its witness
-    opening's; `flat` is what `verify` takes."""
+    polynomials), a layer (or graph) proof's committed tensors' opening's trees, then its
+    witness opening's; `flat` is what `verify` takes."""
 
     front: list[int]
     trees: list[list[int]]
@@ -68,13 +72,17 @@ def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> Ca
         header = [VERSION, KIND_PCS, *encode_statement(proof.statement)]
         opening = encode_opening(proof.statement, proof.proof, params)
         return CalldataParts(header + opening.front, opening.trees)
+    if isinstance(proof, GraphProof):
+        return CalldataParts(*encode_graph_parts(proof))
     return CalldataParts(*encode_walk_parts(proof))
 
 
 def decode(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> OnchainProof:
     """Read and check calldata in the order the contract does (`walk_calldata.decode_walk`,
-    or verifier_cairo/src/calldata.cairo for kind 2); each failure carries the same check name
-    the contract reverts with."""
+    `graph_calldata.decode_graph`, or verifier_cairo/src/calldata.cairo for kind 2); each
+    failure carries the same check name the contract reverts with."""
+    if is_graph(felts):
+        return decode_graph(felts)
     if is_walk(felts):
         return decode_walk(felts)
     rd = Reader(felts)
@@ -88,8 +96,10 @@ def decode(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> OnchainProo
 
 def io_felts(felts: list[int], params: PcsParams = POSEIDON_PARAMS) -> list[int]:
     """The statement's public felts as they stand in well-formed calldata, what the contract's
-    `io_hash` hashes (docs/registry.md): the walk statement (kind 4) or the PCS statement
-    (kind 2)."""
+    `io_hash` hashes (docs/registry.md): the walk statement (kind 4), the graph statement
+    (kind 5) or the PCS statement (kind 2)."""
+    if is_graph(felts):
+        return graph_io_felts(felts)
     if is_walk(felts):
         return walk_io_felts(felts)
     rd = Reader(felts)

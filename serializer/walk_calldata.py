@@ -5,12 +5,14 @@ the PCS layout (`pcs_calldata`) where an on-chain session may cut."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.merkle.hashers import get_hash
 from cairn.prover.pcs.params import PARAMS, WITNESS_PCS
-from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.witness import layer_tables
@@ -48,16 +50,33 @@ def encode_walk_parts(proof: WalkProof) -> tuple[list[int], list[list[int]]]:
         raise ValueError(f"{kind!r} proofs cannot be verified on chain yet")
     front = [VERSION, KIND_WALK]
     Encoder(lambda _: ONCHAIN_KINDS.index(kind)).encode(proof, WalkProof, front)
-    committed = proof.statement.committed
+    st = proof.statement
+    witness = partial(witness_commitments, st)
+    return front, opening_trees(st.committed, proof.opening, witness, proof.witness_opening)
+
+
+def committed_commitments(committed: Mapping[str, CommittedTensor]) -> list[Commitment]:
+    """The committed tensors' opening's polynomials: by name."""
+    return [committed[n].commitment for n in sorted(committed)]
+
+
+def opening_trees(
+    committed: Mapping[str, CommittedTensor],
+    opening: OpeningProof | None,
+    witness: Callable[[], list[Commitment]],
+    witness_opening: OpeningProof | None,
+) -> list[list[int]]:
+    """The tree parts of a walk's (or a graph's) openings: the committed tensors' opening's,
+    then the witness opening's (`witness`: its polynomials, computed only if it is present)."""
     trees: list[list[int]] = []
-    if proof.opening is not None and committed:
-        commitments = [committed[n].commitment for n in sorted(committed)]
+    if opening is not None and committed:
+        commitments = committed_commitments(committed)
         params = PARAMS[commitments[0].hash]
-        trees = encode_opening([(c, []) for c in commitments], proof.opening, params).trees
-    if proof.witness_opening is not None:
-        polys = witness_commitments(proof.statement)
-        trees += encode_opening([(c, []) for c in polys], proof.witness_opening, WITNESS_PCS).trees
-    return front, trees
+        trees = encode_opening([(c, []) for c in commitments], opening, params).trees
+    if witness_opening is not None:
+        polys = [(c, []) for c in witness()]
+        trees += encode_opening(polys, witness_opening, WITNESS_PCS).trees
+    return trees
 
 
 def witness_commitments(st: Statement) -> list[Commitment]:
@@ -89,8 +108,9 @@ class WalkFront:
     groups_at: int
 
 
-def _header(felts: list[int], kinds: list[str] | None = None) -> Decoder:
-    """The decoder past the header; `kinds` collects the kind of each layer variant read."""
+def open_decoder(felts: list[int], proof_kind: int, kinds: list[str] | None = None) -> Decoder:
+    """The decoder past the header (`calldata.version`, then `calldata.kind` unless felt 1 is
+    `proof_kind`); `kinds` collects the kind of each layer variant read, in reading order."""
 
     def variant(index: int) -> type | None:
         if index >= len(ONCHAIN_KINDS):
@@ -102,16 +122,21 @@ def _header(felts: list[int], kinds: list[str] | None = None) -> Decoder:
     dec = Decoder(felts, variant)
     if dec.serde("version") != VERSION:
         raise dec.rd.fail("not the layout's version", "calldata.version")
-    if dec.serde("kind") != KIND_WALK:
-        raise dec.rd.fail("not a walk proof", "calldata.kind")
+    if dec.serde("kind") != proof_kind:
+        raise dec.rd.fail(f"not a proof of kind {proof_kind}", "calldata.kind")
     return dec
 
 
 def io_felts(felts: list[int]) -> list[int]:
     """The statement's felts in well-formed walk calldata: what the contract's `io_hash`
     hashes (docs/registry.md)."""
-    dec = _header(felts)
-    dec.decode(Statement, "statement")
+    return statement_felts(felts, KIND_WALK, Statement)
+
+
+def statement_felts(felts: list[int], proof_kind: int, statement_type: type) -> list[int]:
+    """The felts of the statement that opens well-formed calldata of `proof_kind`."""
+    dec = open_decoder(felts, proof_kind)
+    dec.decode(statement_type, "statement")
     return felts[2 : dec.rd.pos]
 
 
@@ -129,7 +154,7 @@ def decode_walk_front(felts: list[int]) -> WalkFront:
     (`pcs.hash`, `merkle.digest`, `pcs.size`), without an opening to follow `calldata.extra`,
     then the nested parts."""
     kinds: list[str] = []
-    dec = _header(felts, kinds)
+    dec = open_decoder(felts, KIND_WALK, kinds)
     proof = dec.decode(WalkProof, "proof")
     dec.finish()
     st = proof.statement
@@ -143,19 +168,26 @@ def decode_walk_front(felts: list[int]) -> WalkFront:
         raise MalformedProofError(
             "statement", f"{kinds[0]} statements carry no witness", "calldata.offchain"
         )
-    if st.committed:
-        commitments = [st.committed[n].commitment for n in sorted(st.committed)]
-        params = PARAMS.get(commitments[0].hash)
-        if params is None or any(c.hash != params.hash for c in commitments):
-            raise dec.rd.fail("committed tensors need one known hash", "pcs.hash")
-        if not all(get_hash(params.hash).is_digest(c.root) for c in commitments):
-            raise dec.rd.fail(f"a root is not a {params.hash} digest", "merkle.digest")
-        if any(c.n_vars > params.max_n_vars for c in commitments):
-            raise dec.rd.fail("a committed tensor is too large", "pcs.size")
+    check_committed(dec.rd, st.committed)
     if (not st.committed or proof.opening is None) and proof.witness_opening is None:
         dec.rd.end()
     dec.nested()
     return WalkFront(resolve(proof), kinds[0], dec.rd.pos)
+
+
+def check_committed(rd: Reader, committed: Mapping[str, CommittedTensor]) -> None:
+    """Committed tensors the contract can open: one known hash (`pcs.hash`), roots that are
+    its digests (`merkle.digest`), sizes it opens (`pcs.size`)."""
+    if not committed:
+        return
+    commitments = committed_commitments(committed)
+    params = PARAMS.get(commitments[0].hash)
+    if params is None or any(c.hash != params.hash for c in commitments):
+        raise rd.fail("committed tensors need one known hash", "pcs.hash")
+    if not all(get_hash(params.hash).is_digest(c.root) for c in commitments):
+        raise rd.fail(f"a root is not a {params.hash} digest", "merkle.digest")
+    if any(c.n_vars > params.max_n_vars for c in commitments):
+        raise rd.fail("a committed tensor is too large", "pcs.size")
 
 
 def read_walk_groups(felts: list[int], groups_at: int, proof: WalkProof) -> WalkProof:
@@ -163,21 +195,32 @@ def read_walk_groups(felts: list[int], groups_at: int, proof: WalkProof) -> Walk
     opening's (as the main contract reads them, after the walk), then `calldata.extra`; the
     proof as it stands without."""
     st = proof.statement
+    witness = partial(witness_commitments, st)
+    opening, witness_opening = read_openings(
+        felts, groups_at, st.committed, proof.opening, witness, proof.witness_opening
+    )
+    return replace(proof, opening=opening, witness_opening=witness_opening)
+
+
+def read_openings(
+    felts: list[int],
+    groups_at: int,
+    committed: Mapping[str, CommittedTensor],
+    opening: OpeningProof | None,
+    witness: Callable[[], list[Commitment]],
+    witness_opening: OpeningProof | None,
+) -> tuple[OpeningProof | None, OpeningProof | None]:
+    """The two openings with their Merkle openings read from `groups_at`, in `opening_trees`'
+    order (the committed tensors' opening only with committed tensors), then
+    `calldata.extra`."""
     rd = Reader(felts)
     rd.pos = groups_at
-    if st.committed and proof.opening is not None:
-        commitments = [st.committed[n].commitment for n in sorted(st.committed)]
+    if committed and opening is not None:
+        commitments = committed_commitments(committed)
         polys, layers = read_groups(rd, commitments, PARAMS[commitments[0].hash])
-        proof = replace(
-            proof, opening=replace(proof.opening, poly_openings=polys, layer_openings=layers)
-        )
-    if proof.witness_opening is not None:
-        polys, layers = read_groups(rd, witness_commitments(st), WITNESS_PCS)
-        proof = replace(
-            proof,
-            witness_opening=replace(
-                proof.witness_opening, poly_openings=polys, layer_openings=layers
-            ),
-        )
+        opening = replace(opening, poly_openings=polys, layer_openings=layers)
+    if witness_opening is not None:
+        polys, layers = read_groups(rd, witness(), WITNESS_PCS)
+        witness_opening = replace(witness_opening, poly_openings=polys, layer_openings=layers)
     rd.end()
-    return proof
+    return opening, witness_opening

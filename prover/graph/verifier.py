@@ -10,14 +10,32 @@ from cairn.prover.graph.statement import WitnessClaims, absorb_graph, route_clai
 from cairn.prover.graph.views import layer_statements
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import tensor_vars
+from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.verifier import verify_sameply
 from cairn.prover.walk.statement import draw_output_claims
-from cairn.prover.walk.verifier import open_committed, settle_claims
-from cairn.prover.walk.witness import layer_tables, verify_witness
+from cairn.prover.walk.verifier import (
+    committed_batch,
+    committed_params,
+    expect_opening,
+    settle_claims,
+)
+from cairn.prover.walk.witness import expect_witness_opening, layer_tables, verify_witness
+
+Batch = list[tuple[Commitment, list[Claim]]]
 
 
 def verify_graph(proof: GraphProof) -> None:
     """Returns on acceptance; raises VerificationError naming the failed check."""
+    channel, committed, witness = replay_graph(proof)
+    verify_openings(proof, channel, committed, witness)
+
+
+def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
+    """The walk up to its openings: the statement's checks and transcript, every node, the
+    public tensors' settlements, and whether each opening is present; the channel and the
+    openings' statements, the committed weights' and the witness's (an on-chain session
+    starts the openings from here, deploy/sessions.py)."""
     g = proof.statement
     statements = layer_statements(g)
     if len(proof.nodes) != len(g.nodes):
@@ -46,7 +64,21 @@ def verify_graph(proof: GraphProof) -> None:
     settle_claims("input", g.inputs, claims, proof.inputs, channel)
     public = {n: c for n, c in weight_claims.items() if n not in g.committed}
     settle_claims("weight", g.weights, public, proof.weights, channel)
-    open_committed(g.committed, weight_claims, proof.opening, channel)
-    witness = {(i, n): c for i, node in enumerate(g.nodes) for n, c in node.witness.items()}
+    committed = committed_batch(g.committed, weight_claims)
+    own = {(i, n): c for i, node in enumerate(g.nodes) for n, c in node.witness.items()}
     pinned = {n: t.pinned for n, t in witness_claims.tables.items()}
-    verify_witness(witness_claims.batch(witness, pinned), proof.witness_opening, channel)
+    witness = witness_claims.batch(own, pinned)
+    # Checked here, before either opening, as the graph class checks them.
+    expect_opening(g.committed, proof.opening)
+    expect_witness_opening(witness, proof.witness_opening)
+    return channel, committed, witness
+
+
+def verify_openings(
+    proof: GraphProof, channel: Poseidon252Channel, committed: Batch, witness: Batch
+) -> None:
+    """After `replay_graph`: the committed weights' opening on the walk's channel, then the
+    witness opening on a Blake2s fork of it."""
+    if proof.opening is not None:
+        verify_batch(committed, proof.opening, committed_params(proof.statement.committed), channel)
+    verify_witness(witness, proof.witness_opening, channel)

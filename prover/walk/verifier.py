@@ -9,7 +9,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.mle import evaluate_tensor, tensor_vars
-from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.params import PARAMS, PcsParams
 from cairn.prover.pcs.proof import Commitment, CommittedTensor, OpeningProof
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.proof import SamePolyProof
@@ -106,10 +106,17 @@ def open_committed(
     expect_opening(committed, opening)
     if opening is None:
         return
+    params = committed_params(committed)
+    verify_batch(committed_batch(committed, claims), opening, params, channel)
+
+
+def committed_params(committed: Mapping[str, CommittedTensor]) -> PcsParams:
+    """The parameters of the committed tensors' one hash (`statement.shape` unless they are
+    all of one known hash)."""
     hashes = {ct.commitment.hash for ct in committed.values()}
     if len(hashes) != 1 or (hash_ := hashes.pop()) not in PARAMS:
         raise VerificationError("statement.shape", "committed tensors need one known hash")
-    verify_batch(committed_batch(committed, claims), opening, PARAMS[hash_], channel)
+    return PARAMS[hash_]
 
 
 def expect_opening(committed: Mapping[str, CommittedTensor], opening: OpeningProof | None) -> None:

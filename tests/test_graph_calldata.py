@@ -1,0 +1,184 @@
+"""Graph proofs as calldata, kind 5 (serializer/graph_calldata.py): the Serde-order encoding
+round trips to a proof the verifier accepts, sessions rebuild its state, and every check of the
+reader fires with its name, in the order the Cairo reader panics."""
+
+import dataclasses
+import functools
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cairn import examples
+from cairn.cli import app
+from cairn.deploy.registry import contract_check, io_hash
+from cairn.deploy.sessions import session_state
+from cairn.prover.channels.poseidon import STARK_PRIME, hash_many
+from cairn.prover.errors import VerificationError
+from cairn.prover.graph.proof import GraphProof
+from cairn.prover.graph.prover import commit_graph_weights, prove_graph
+from cairn.prover.graph.verifier import replay_graph, verify_graph
+from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.serializer import calldata
+from cairn.serializer.errors import MalformedProofError
+from cairn.serializer.graph_calldata import (
+    GRAPH_KINDS,
+    decode_graph,
+    decode_graph_front,
+    encode_graph,
+    io_felts,
+    is_graph,
+    witness_commitments,
+)
+from cairn.serializer.header import KIND_GRAPH, KIND_WALK, VERSION
+from cairn.serializer.serde import Encoder, short_string
+from cairn.serializer.walk_calldata import ONCHAIN_KINDS
+from tests.walk_examples import example
+
+runner = CliRunner()
+
+
+@functools.cache
+def block(committed: bool = True) -> GraphProof:
+    """x → qkv → requant ×3 → attn (5 tokens, 2 heads of 3), weights committed (Poseidon) or
+    public."""
+    g, hidden = examples.attention_block_example(5, 7, 2, 3, False, 0)
+    data = None
+    if committed:
+        g, data = commit_graph_weights(g, POSEIDON_PARAMS)
+    return prove_graph(g, hidden, data)
+
+
+def _serde(proof: GraphProof, kinds: list[str] | None = None) -> list[int]:
+    """The header and Serde part as the encoder writes them, without its refusals; each node's
+    variant is its kind in `kinds` (default: the statement's)."""
+    variants = iter(kinds or [node.kind for node in proof.statement.nodes])
+    front = [VERSION, KIND_GRAPH]
+    Encoder(lambda _: ONCHAIN_KINDS.index(next(variants))).encode(proof, GraphProof, front)
+    return front
+
+
+def _refused(felts: list[int], read=decode_graph) -> str:
+    with pytest.raises(MalformedProofError) as e:
+        read(felts)
+    return e.value.check
+
+
+def _at(felts: list[int], value: int, index: int) -> list[int]:
+    return [*felts[:index], value, *felts[index + 1 :]]
+
+
+def test_round_trip_and_python_accepts():
+    proof = block()
+    felts = encode_graph(proof)
+    assert felts[:2] == [VERSION, KIND_GRAPH] and is_graph(felts)
+    assert all(0 <= f < STARK_PRIME for f in felts)
+    back = decode_graph(felts)
+    verify_graph(back)
+    assert encode_graph(back) == felts
+    assert calldata.encode(calldata.decode(felts)) == felts == calldata.encode(proof)
+    assert contract_check(felts, {}) is None
+
+
+def test_io_hash_covers_the_statement_only():
+    felts = encode_graph(block())
+    io = io_felts(felts)
+    assert felts[2 : 2 + len(io)] == io == calldata.io_felts(felts)
+    assert io_hash(felts) == hash_many(io)
+    assert felts[2 + len(io)] == len(block().nodes)  # the node proofs follow
+
+
+def test_witness_polys_are_the_verifiers_batch():
+    """Every node's witness (nodes in order, names in order), then the tables by name: the
+    order of the witness opening the verifier replays."""
+    proof = block()
+    _, _, witness = replay_graph(proof)
+    assert [c for c, _ in witness] == witness_commitments(proof.statement)
+    own = [n for node in proof.statement.nodes for n in sorted(node.witness)]
+    assert len(witness) == len(own) + 1  # attn's exp table
+
+
+def test_both_openings_are_due_before_either_is_verified():
+    proof = block()
+    for field, check in (("opening", "walk.opening"), ("witness_opening", "walk.witness_opening")):
+        with pytest.raises(VerificationError) as e:
+            replay_graph(dataclasses.replace(proof, **{field: None}))
+        assert e.value.check == check
+
+
+def test_a_session_covering_every_tree_is_over():
+    parts = calldata.encode_parts(block())
+    assert parts.trees and session_state(parts, [len(parts.trees)]) is None
+    state = session_state(parts, [1])
+    assert state is not None and state[:2] == [KIND_GRAPH, 0]  # kind 5, no model
+
+
+def test_header_trailing_and_truncation():
+    felts = encode_graph(block())
+    assert _refused(_at(felts, 2, 0)) == "calldata.version"
+    assert _refused(_at(felts, KIND_WALK, 1)) == "calldata.kind"
+    assert _refused([*felts, 0]) == "calldata.extra"
+    assert _refused(felts[:-1]) == "calldata.truncated"
+
+
+@pytest.mark.parametrize("kind", ["add", "requanx"])
+def test_a_node_renamed_is_not_its_variants_kind(kind):
+    felts = encode_graph(block())
+    at = felts.index(short_string("requant"))  # node 1's kind; its variant stays requant
+    assert _refused(_at(felts, short_string(kind), at)) == "statement.kind"
+
+
+def test_a_kind_not_verified_in_graphs_is_offchain():
+    """A node of mha (read on chain in layer proofs only), under mha's variant."""
+    proof = block()
+    assert "mha" in ONCHAIN_KINDS and "mha" not in GRAPH_KINDS
+    g = proof.statement
+    nodes = (*g.nodes[:4], dataclasses.replace(g.nodes[4], kind="mha"))
+    node = dataclasses.replace(proof.nodes[4], layer=example("mha").layer)
+    tampered = dataclasses.replace(
+        proof,
+        statement=dataclasses.replace(g, nodes=nodes),
+        nodes=[*proof.nodes[:4], node],
+    )
+    assert _refused(_serde(tampered), decode_graph_front) == "calldata.offchain"
+
+
+def test_a_witness_on_a_kind_without_advice_is_offchain():
+    proof = block()
+    g = proof.statement
+    witness = dict(g.nodes[4].witness)  # attn's
+    nodes = (dataclasses.replace(g.nodes[0], witness=witness), *g.nodes[1:])  # on qkv
+    tampered = dataclasses.replace(proof, statement=dataclasses.replace(g, nodes=nodes))
+    assert _refused(_serde(tampered), decode_graph_front) == "calldata.offchain"
+
+
+def test_public_weights_are_refused_by_both_sides():
+    public = block(committed=False)
+    assert public.statement.weights and not public.statement.committed
+    with pytest.raises(ValueError, match="public weights"):
+        encode_graph(public)
+    assert _refused(_serde(public), decode_graph_front) == "calldata.offchain"
+
+
+def test_committed_weights_need_one_known_hash_digest_roots_and_sizes():
+    felts = encode_graph(block())
+    # Commitment: root (u256: low, high), n_vars, hash; the first Poseidon one is a weight's
+    # (the nodes' witness commitments are Blake2s).
+    at = felts.index(short_string("poseidon"))
+    assert _refused(_at(felts, short_string("sha256"), at)) == "pcs.hash"
+    assert _refused(_at(felts, (1 << 128) - 1, at - 2)) == "merkle.digest"  # ≥ p: no felt
+    assert _refused(_at(felts, POSEIDON_PARAMS.max_n_vars + 1, at - 1)) == "pcs.size"
+
+
+def test_the_cli_writes_a_committed_graphs_calldata_and_refuses_public_weights(tmp_path):
+    args = ["--seq", "3", "--embed", "5", "--heads", "2", "--head-dim", "2"]
+    for commit, path in ((["--commit-weights", "poseidon"], "c.json"), ([], "p.json")):
+        out = str(tmp_path / path)
+        result = runner.invoke(app, ["prove", "qkv-attn", *args, *commit, "--out", out])
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["calldata", str(tmp_path / "c.json")])
+    assert result.exit_code == 0, result.output
+    felts = [int(f, 16) for f in json.loads(result.stdout)]
+    assert is_graph(felts) and contract_check(felts, {}) is None
+    result = runner.invoke(app, ["calldata", str(tmp_path / "p.json")])
+    assert result.exit_code == 2 and "public weights" in result.output
