@@ -20,7 +20,15 @@ use crate::pcs::transcript::aligned_point;
 pub const VERSION: felt252 = 3;
 pub const KIND_PCS: felt252 = 2;
 pub const KIND_WALK: felt252 = 4;
+/// A model walk (docs/model-walk.md, "On chain").
+pub const KIND_GRAPH: felt252 = 5;
 const M31_PER_WORD: u64 = 8;
+
+/// Calldata of kind 5, a model walk (what the contract dispatches on; its reader checks the
+/// version).
+pub fn is_graph(calldata: Span<felt252>) -> bool {
+    calldata.len() >= 2 && *calldata[1] == KIND_GRAPH
+}
 
 /// Calldata of kind 4, a layer proof (what the contract dispatches on; its reader checks the
 /// version).

@@ -75,16 +75,20 @@ pub mod CairnVerifier {
         StoragePointerWriteAccess, Vec, VecTrait,
     };
     use starknet::{ClassHash, ContractAddress, get_caller_address};
-    use crate::calldata::{KIND_PCS, KIND_WALK, is_walk, read_pcs};
+    use crate::calldata::{KIND_PCS, is_graph, is_walk, read_pcs};
     use crate::channels::poseidon252::Poseidon252Channel;
     use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
     use crate::pcs::params::POSEIDON_PARAMS;
     use crate::pcs::verifier::{QueryPhase, verify_batch};
-    use crate::layers::{Classes, WalkClass, walk_class};
+    use crate::graph::contract::{
+        ICairnGraphVerifierDispatcherTrait, ICairnGraphVerifierLibraryDispatcher,
+    };
+    use crate::layers::{Classes, class_of};
     use crate::walk::verifier::{continue_openings, openings_complete, verify_openings};
     use crate::walk::calldata::statement_kind;
     use crate::walk::contract::{
         BindingCheck, ICairnWalkVerifierDispatcherTrait, ICairnWalkVerifierLibraryDispatcher,
+        WalkOutcome,
     };
     use super::{Model, ProofRecord};
 
@@ -95,12 +99,13 @@ pub mod CairnVerifier {
     struct Storage {
         owner: ContractAddress,
         /// The walk verifiers' classes (`walk::contract`), called by library_call: the dense
-        /// kinds', the attention kinds' and the encoder kinds'; and the lookup class the
-        /// attention class calls.
+        /// kinds', the attention kinds' and the encoder kinds'; the lookup class the
+        /// attention class calls; the model walk's class (`graph::contract`).
         dense_class: ClassHash,
         attention_class: ClassHash,
         encoder_class: ClassHash,
         lookup_class: ClassHash,
+        graph_class: ClassHash,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
         sessions: Map<felt252, OpenSession>,
@@ -183,6 +188,7 @@ pub mod CairnVerifier {
         attention_class: ClassHash,
         encoder_class: ClassHash,
         lookup_class: ClassHash,
+        graph_class: ClassHash,
     ) {
         assert(owner.is_non_zero(), 'registry.zero_owner');
         self.owner.write(owner);
@@ -190,15 +196,16 @@ pub mod CairnVerifier {
         self.attention_class.write(attention_class);
         self.encoder_class.write(encoder_class);
         self.lookup_class.write(lookup_class);
+        self.graph_class.write(graph_class);
     }
 
     #[abi(embed_v0)]
     impl CairnVerifierImpl of super::ICairnVerifier<ContractState> {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
-            if is_walk(proof) {
+            if is_walk(proof) || is_graph(proof) {
                 // Every group part is read and checked: the opening, if any, is complete.
                 let (model_id, io_hash, _) = self.verify_walk(proof, true);
-                return self.finish(poseidon_hash_span(proof), model_id, io_hash, KIND_WALK);
+                return self.finish(poseidon_hash_span(proof), model_id, io_hash, *proof[1]);
             }
             let session = self.start_pcs(proof, poseidon_hash_span(proof), true);
             self.finish(session.proof_hash, session.model_id, session.io_hash, KIND_PCS)
@@ -209,10 +216,10 @@ pub mod CairnVerifier {
             let caller = get_caller_address();
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
-            if is_walk(proof) {
+            if is_walk(proof) || is_graph(proof) {
                 let (model_id, io_hash, phases) = self.verify_walk(proof, false);
                 let session = Session {
-                    kind: KIND_WALK, model_id, io_hash, proof_hash: session_id, phases,
+                    kind: *proof[1], model_id, io_hash, proof_hash: session_id, phases,
                 };
                 return self.advance(session_id, caller, session);
             }
@@ -373,22 +380,28 @@ pub mod CairnVerifier {
             b.model_id
         }
 
-        /// A walk proof: the walk verified by its kind's walk class (`library_call`), then its
-        /// openings here from the group parts given (all of them when `whole`): the committed
-        /// tensors', then the witness opening on a Blake2s fork; then its binding against the
-        /// registry. Every group part is read before either opening is verified. Returns the
-        /// model id, the io hash and each opening's query phase.
+        /// A walk proof (kind 4: verified by its kind's walk class) or a model walk (kind 5:
+        /// by the graph class, which calls the walk classes node by node), by `library_call`;
+        /// then its openings here from the group parts given (all of them when `whole`): the
+        /// committed tensors', then the witness opening on a Blake2s fork; then its binding
+        /// against the registry. Every group part is read before either opening is verified.
+        /// Returns the model id, the io hash and each opening's query phase.
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
         ) -> (felt252, felt252, Array<QueryPhase>) {
-            let class_hash = match walk_class(statement_kind(proof)) {
-                WalkClass::Dense => self.dense_class.read(),
-                WalkClass::Attention => self.attention_class.read(),
-                WalkClass::Encoder => self.encoder_class.read(),
+            let classes = Classes {
+                dense: self.dense_class.read(),
+                attention: self.attention_class.read(),
+                encoder: self.encoder_class.read(),
+                lookup: self.lookup_class.read(),
             };
-            let classes = Classes { lookup: self.lookup_class.read() };
-            let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }
-                .verify_walk(proof, classes);
+            let outcome: WalkOutcome = if is_graph(proof) {
+                ICairnGraphVerifierLibraryDispatcher { class_hash: self.graph_class.read() }
+                    .verify_graph(proof, classes)
+            } else {
+                let class_hash = class_of(classes, statement_kind(proof));
+                ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof, classes)
+            };
             let data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
             let phases = verify_openings(outcome.openings, data, whole);
             (self.check_walk_binding(outcome.binding), outcome.io_hash, phases)

@@ -8,7 +8,7 @@ use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::{OutputClaims, PublicStatement};
 use crate::walk::tensor::TensorCommitment;
-use projection::ProjectionsTrait;
+use projection::{ProjectionsTrait, projections};
 
 pub mod add;
 pub mod attn;
@@ -57,11 +57,8 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
 
 /// Whether the kind's statements carry witness commitments (Python: a kind that commits
 /// advice, `LayerSpec.advise`); the reader refuses them on any other (`calldata.offchain`).
-pub fn has_witness(layer: @LayerProof) -> bool {
-    match layer {
-        LayerProof::Attn(_) | LayerProof::Requant(_) => true,
-        _ => false,
-    }
+pub fn has_witness(kind: felt252) -> bool {
+    kind == 'attn' || kind == 'requant'
 }
 
 /// The walk class that verifies a kind (docs/cairo-verifier.md, "Five classes"): the contract
@@ -86,21 +83,60 @@ pub fn walk_class(kind: felt252) -> WalkClass {
     }
 }
 
-/// The classes a kind's verifier calls by library_call (docs/cairo-verifier.md, "Five
-/// classes"): the main contract passes them to the walk class it calls.
+/// The classes a verifier calls by library_call (docs/cairo-verifier.md, "Six classes"): the
+/// main contract passes them to the walk or graph class it calls; attn and requant call the
+/// lookup class, the model walk each node's walk class.
 #[derive(Copy, Drop, Serde)]
 pub struct Classes {
+    pub dense: ClassHash,
+    pub attention: ClassHash,
+    pub encoder: ClassHash,
     pub lookup: ClassHash,
 }
 
+/// A library call whose failure panics with the callee's check name alone, as if the check
+/// ran in place (the revert's innermost panic names it too).
+pub fn call_class(class_hash: ClassHash, selector: felt252, args: Array<felt252>) -> Span<felt252> {
+    match starknet::syscalls::library_call_syscall(class_hash, selector, args.span()) {
+        Ok(ret) => ret,
+        Err(data) => core::panic_with_felt252(*data[0]),
+    }
+}
+
+/// The class hash of a kind's walk class.
+pub fn class_of(classes: Classes, kind: felt252) -> ClassHash {
+    match walk_class(kind) {
+        WalkClass::Dense => classes.dense,
+        WalkClass::Attention => classes.attention,
+        WalkClass::Encoder => classes.encoder,
+    }
+}
+
+/// How many claims the kind leaves for the witness opening (Python `LayerSpec.opening_claims`,
+/// which the opening's soundness term counts).
+pub fn opening_claims(kind: felt252) -> u32 {
+    if kind == 'attn' {
+        12
+    } else if kind == 'requant' {
+        7
+    } else {
+        0
+    }
+}
+
 /// The kinds one class verifies: each kind's statement check (`statement.shape` /
-/// `statement.range` as its Python `check`) and verifier. A kind of the other class is
-/// `statement.kind` (the contract never sends one).
+/// `statement.range` as its Python `check`), the bounds its outputs get, and its verifier. A
+/// kind of another class is `statement.kind` (the contract never sends one).
 pub trait LayerSet {
-    fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes);
+    /// Returns the layer's error terms as a count over |F| (None: a layer of sum-checks only,
+    /// whose term is SUMCHECK_ERROR; docs/model-walk.md, "Soundness").
+    fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128>;
+    /// Per output in name order, the least bound its checked relations give it (None: none;
+    /// Python `_output_bound`, prover/graph/views.py), for a statement `check_layer` accepted.
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>>;
     /// The kind's fixed tables (Python `LayerSpec.tables`): name and pinned commitment, in
     /// name order; the witness opening opens them after the witness stacks.
-    fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)>;
+    fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)>;
     fn verify_layer(
         layer: @LayerProof,
         st: @PublicStatement,
@@ -112,18 +148,29 @@ pub trait LayerSet {
 
 /// The dense class's kinds: the projections, qkv-decode and posenc.
 pub impl DenseLayers of LayerSet {
-    fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
-        match layer {
-            LayerProof::Linear(_) => projection::linear().check(st),
-            LayerProof::Qkv(_) => projection::qkv().check(st),
-            LayerProof::QkvDecode(_) => kvcache::check(st),
-            LayerProof::Posenc(_) => posenc::check(st),
-            LayerProof::Matmul(_) => projection::matmul().check(st),
-            _ => core::panic_with_felt252('statement.kind'),
+    fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128> {
+        if kind == 'qkv-decode' {
+            kvcache::check(st);
+        } else if kind == 'posenc' {
+            posenc::check(st);
+        } else {
+            projections(kind).check(st);
         }
+        None
     }
 
-    fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
+    /// A graph's weights are committed on chain, so no projection's relation is checked and
+    /// its outputs have no bound; posenc's relation bounds no output (qkv-decode is never a
+    /// graph's node on chain).
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
+        let mut bounds = array![];
+        for _ in 0..(*st.outputs).names.len() {
+            bounds.append(None);
+        }
+        bounds.span()
+    }
+
+    fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
         array![].span()
     }
 
@@ -148,21 +195,34 @@ pub impl DenseLayers of LayerSet {
 
 /// The attention class's kinds: mha, and attn and requant, which call the lookup class.
 pub impl AttentionLayers of LayerSet {
-    fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
-        match layer {
-            LayerProof::Mha(_) => mha::model::check(st),
-            LayerProof::Attn(_) => attn::check(st, LookupClass { class_hash: classes.lookup }),
-            LayerProof::Requant(_) => requant::model::check(
-                st, LookupClass { class_hash: classes.lookup },
-            ),
-            _ => core::panic_with_felt252('statement.kind'),
+    fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128> {
+        let lookup = LookupClass { class_hash: classes.lookup };
+        if kind == 'mha' {
+            mha::model::check(st);
+            None
+        } else if kind == 'attn' {
+            Some(attn::check(st, lookup))
+        } else if kind == 'requant' {
+            Some(requant::model::check(st, lookup))
+        } else {
+            core::panic_with_felt252('statement.kind')
         }
     }
 
-    fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
-        match layer {
-            LayerProof::Attn(_) => attn::tables(st),
-            _ => array![].span(),
+    /// (mha is never a graph's node on chain.)
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
+        if kind == 'attn' {
+            attn::output_bounds(st)
+        } else {
+            requant::model::output_bounds(st)
+        }
+    }
+
+    fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
+        if kind == 'attn' {
+            attn::tables(st)
+        } else {
+            array![].span()
         }
     }
 
@@ -188,16 +248,31 @@ pub impl AttentionLayers of LayerSet {
 
 /// The encoder class's kinds: add, pool and embed.
 pub impl EncoderLayers of LayerSet {
-    fn check_layer(layer: @LayerProof, st: @PublicStatement, classes: Classes) {
-        match layer {
-            LayerProof::Add(_) => add::check(st),
-            LayerProof::Pool(_) => pool::check(st),
-            LayerProof::Embed(_) => embed::check(st),
-            _ => core::panic_with_felt252('statement.kind'),
+    fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128> {
+        if kind == 'add' {
+            add::check(st);
+        } else if kind == 'pool' {
+            pool::check(st);
+        } else if kind == 'embed' {
+            embed::check(st);
+        } else {
+            core::panic_with_felt252('statement.kind');
+        }
+        None
+    }
+
+    /// embed's tables are committed in a graph on chain: y has no bound.
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
+        if kind == 'add' {
+            add::output_bounds(st)
+        } else if kind == 'pool' {
+            pool::output_bounds(st)
+        } else {
+            array![None].span()
         }
     }
 
-    fn tables(layer: @LayerProof, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
+    fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
         array![].span()
     }
 

@@ -6,6 +6,7 @@ pub mod calldata;
 pub mod channels;
 pub mod contract;
 pub mod fields;
+pub mod graph;
 pub mod layers;
 pub mod lookups;
 pub mod merkle;

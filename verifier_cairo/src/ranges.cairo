@@ -102,6 +102,14 @@ pub fn row_norm_bound(values: Span<felt252>, cols: u32) -> u128 {
     largest / (P - core::cmp::min(largest / TWO_30, HALF))
 }
 
+/// Whether a relation's bound (None: the relation is skipped) is beyond (p−1)/2.
+pub fn exceeds_half(bound: Option<u128>) -> bool {
+    match bound {
+        Some(b) => b > HALF,
+        None => false,
+    }
+}
+
 /// |x| for a canonical value x read as a signed integer.
 #[inline(always)]
 fn magnitude(x: felt252) -> felt252 {

@@ -4,13 +4,14 @@
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::pcs::proof::Claim;
-use crate::ranges::{HALF, max_magnitude};
+use crate::ranges::exceeds_half;
 use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::AddProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
+use crate::walk::tensor::PublicTensorTrait;
 
 /// dims (rows, cols); a, b and y of rows × cols, no weights (`statement.shape`); when a and b
-/// are public, max|a| + max|b| ≤ (p − 1)/2 (`statement.range`: then y = a + b over the
+/// are known, max|a| + max|b| ≤ (p − 1)/2 (`statement.range`: then y = a + b over the
 /// integers); with either committed the relation holds mod p only.
 pub fn check(st: @PublicStatement) {
     let dims = *st.dims;
@@ -21,10 +22,22 @@ pub fn check(st: @PublicStatement) {
     expect_shapes(*st.inputs, array!['a', 'b'].span(), array![shape, shape].span());
     expect_shapes(*st.outputs, array!['y'].span(), array![shape].span());
     expect_shapes(*st.weights, array![].span(), array![].span());
+    assert(!exceeds_half(bound(st)), 'statement.range');
+}
+
+/// max|a| + max|b| when both are known (a hidden one at its bound), the bound on y.
+fn bound(st: @PublicStatement) -> Option<u128> {
     let (a, b) = (tensor(*st.inputs, 'a'), tensor(*st.inputs, 'b'));
-    if a.commitment.is_none() && b.commitment.is_none() {
-        assert(max_magnitude(a.values) + max_magnitude(b.values) <= HALF, 'statement.range');
+    if a.known() && b.known() {
+        Some(a.max_magnitude() + b.max_magnitude())
+    } else {
+        None
     }
+}
+
+/// The bound on y a consumer may assume (docs/model-walk.md), after `check`.
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
+    array![bound(st)].span()
 }
 
 /// (r, y) on y becomes (r, v_a) on a and (r, y − v_a) on b, after v_a is absorbed.

@@ -6,7 +6,7 @@ use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::layers::mha::model::{Dims, DimsTrait};
 use crate::layers::mha::verifier::{concat, input_claims, verify_attend, verify_scores};
 use crate::pcs::proof::Claim;
-use crate::ranges::{HALF, max_magnitude};
+use crate::ranges::{HALF, exceeds_half};
 use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::softmax::params::{QK_BOUND, SoftmaxParamsTrait};
 use crate::softmax::verifier::join_softmax;
@@ -14,7 +14,7 @@ use crate::walk::layer::LayerClaims;
 use crate::walk::proof::AttnProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use crate::softmax::tables::{exp_table_name, pinned_exp_commitment};
-use crate::walk::tensor::{TensorCommitment, TensorsTrait};
+use crate::walk::tensor::{PublicTensorTrait, TensorCommitment, TensorsTrait};
 
 /// The exp table of the statement's θ (Python `attn.tables`).
 pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
@@ -24,10 +24,12 @@ pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
 
 /// dims (s, h, m, causal, F, c, θ, ε, k_n); inputs k, q, v and output o, each s × h·m; no
 /// weights (`statement.shape`); the softmax parameters (`softmax.params`); q and k public and
-/// int8, and (2^θ + ε)·max|v| ≤ (p − 1)/2 when v is public (`statement.range`); the witness
+/// known (public, or hidden with a bound) and int8, and (2^θ + ε)·max|v| ≤ (p − 1)/2 when v
+/// is known (`statement.range`); the witness
 /// exactly the layout's Blake2s stacks (`softmax.commitment`). The softmax rules run in the
 /// lookup class.
-pub fn check(st: @PublicStatement, lookup: LookupClass) {
+/// Returns softmax's error count over |F| (a model walk sums every node's terms).
+pub fn check(st: @PublicStatement, lookup: LookupClass) -> u128 {
     let dims = *st.dims;
     assert(dims.len() == 9, 'statement.shape');
     let (s, h, m, causal) = (*dims[0], *dims[1], *dims[2], *dims[3]);
@@ -41,21 +43,36 @@ pub fn check(st: @PublicStatement, lookup: LookupClass) {
     expect_shapes(*st.inputs, array!['k', 'q', 'v'].span(), array![shape, shape, shape].span());
     expect_shapes(*st.outputs, array!['o'].span(), array![shape].span());
     expect_shapes(*st.weights, array![].span(), array![].span());
-    lookup.softmax_check_params(dims);
-    let params = SoftmaxParamsTrait::from_dims(dims);
+    let count = lookup.softmax_check_params(dims);
     let (q, k, v) = (tensor(*st.inputs, 'q'), tensor(*st.inputs, 'k'), tensor(*st.inputs, 'v'));
-    assert(q.commitment.is_none() && k.commitment.is_none(), 'statement.range');
+    assert(q.known() && k.known(), 'statement.range');
     let bound: u128 = QK_BOUND.into();
-    assert(max_magnitude(q.values) <= bound, 'statement.range');
-    assert(max_magnitude(k.values) <= bound, 'statement.range');
-    if v.commitment.is_none() {
-        let largest = max_magnitude(v.values);
-        assert(largest <= HALF, 'statement.range');
-        let row: u128 = crate::pcs::queries::pow2(params.theta).into() + params.eps.into();
-        assert(row * largest <= HALF, 'statement.range');
+    assert(q.max_magnitude() <= bound, 'statement.range');
+    assert(k.max_magnitude() <= bound, 'statement.range');
+    if v.known() {
+        assert(v.max_magnitude() <= HALF, 'statement.range');
+        assert(!exceeds_half(output_bound(st)), 'statement.range');
     }
     let witness = *st.witness;
     lookup.softmax_check_witness(dims, witness.names, witness.commitments());
+    count
+}
+
+/// (2^θ + ε)·max|v| when v is known: an accepted row of A has entries ≥ 0 summing to at most
+/// 2^θ + ε (the bound on o; the parameters are checked first, so θ ≤ 31).
+fn output_bound(st: @PublicStatement) -> Option<u128> {
+    let v = tensor(*st.inputs, 'v');
+    if !v.known() {
+        return None;
+    }
+    let params = SoftmaxParamsTrait::from_dims(*st.dims);
+    let row: u128 = crate::pcs::queries::pow2(params.theta).into() + params.eps.into();
+    Some(row * v.max_magnitude())
+}
+
+/// The bound on o a consumer may assume (docs/model-walk.md), after `check`.
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
+    array![output_bound(st)].span()
 }
 
 /// `outputs` holds the claim on `o`; the claims left are on `k`, `q`, `v` (name order) and on

@@ -9,12 +9,13 @@ use crate::fields::qm31::QM31Trait;
 use crate::mle::{half, log2_padded};
 use crate::padding::{expect_empty_rows, verify_empty_rows};
 use crate::pcs::proof::Claim;
-use crate::ranges::{HALF, max_col_abs_sum};
+use crate::ranges::{exceeds_half, max_col_abs_sum};
+use crate::walk::tensor::Known;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
 use crate::walk::proof::PoolProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 
-/// dims (s, d); x of s × d, y of d, no weights (`statement.shape`); when x is public, every
+/// dims (s, d); x of s × d, y of d, no weights (`statement.shape`); when x is known, every
 /// column's Σ_i |x[i, c]| ≤ (p − 1)/2 (`statement.range`: then y = Σ_i x[i] over the integers).
 pub fn check(st: @PublicStatement) {
     let dims = *st.dims;
@@ -24,10 +25,23 @@ pub fn check(st: @PublicStatement) {
     expect_shapes(*st.inputs, array!['x'].span(), array![array![s, d].span()].span());
     expect_shapes(*st.outputs, array!['y'].span(), array![array![d].span()].span());
     expect_shapes(*st.weights, array![].span(), array![].span());
+    assert(!exceeds_half(bound(st)), 'statement.range');
+}
+
+/// max_c Σ_i |x[i, c]| when x is known (hidden: s times its bound), the bound on y.
+fn bound(st: @PublicStatement) -> Option<u128> {
     let x = tensor(*st.inputs, 'x');
-    if x.commitment.is_none() {
-        assert(max_col_abs_sum(x.values, d) <= HALF, 'statement.range');
+    let (s, d) = (*(*st.dims)[0], *(*st.dims)[1]);
+    match x.known {
+        Known::Values => Some(max_col_abs_sum(x.values, d)),
+        Known::AtMost(bound) => Some(s.into() * bound),
+        Known::Nothing => None,
     }
+}
+
+/// The bound on y a consumer may assume (docs/model-walk.md), after `check`.
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
+    array![bound(st)].span()
 }
 
 /// The claim on x that the claim on y equals (nothing is absorbed), and for a committed x the

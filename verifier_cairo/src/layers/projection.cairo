@@ -14,7 +14,7 @@ use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
 use crate::walk::proof::ProjectionProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
-use crate::walk::tensor::Tensors;
+use crate::walk::tensor::{Known, PublicTensorTrait, Tensors};
 
 pub const DEGREE: u32 = 3;
 
@@ -43,6 +43,19 @@ pub struct Projections {
 }
 
 /// matmul (prover/layers/matmul/model.py `MATMUL`): c = a·b.
+/// The projections of a kind of the matmul family (`statement.kind` for any other).
+pub fn projections(kind: felt252) -> Projections {
+    if kind == 'linear' {
+        linear()
+    } else if kind == 'qkv' {
+        qkv()
+    } else if kind == 'matmul' {
+        matmul()
+    } else {
+        core::panic_with_felt252('statement.kind')
+    }
+}
+
 pub fn matmul() -> Projections {
     Projections {
         input: 'a',
@@ -154,10 +167,9 @@ pub impl ProjectionsImpl of ProjectionsTrait {
     /// `check_ranges`).
     fn check_ranges(self: @Projections, inputs: Tensors, weights: Tensors, e: u32, h: u32) {
         let x = tensor(inputs, *self.input);
-        if x.commitment.is_some() {
+        if !x.known() {
             return;
         }
-        let x = x.values;
         for p in *self.batch {
             let w = tensor(weights, *p.w);
             if w.commitment.is_some() {
@@ -171,7 +183,9 @@ pub impl ProjectionsImpl of ProjectionsTrait {
                 }
                 limit -= max_magnitude(b.values);
             }
-            assert(product_within(x, e, w.values, h, limit), 'statement.range');
+            // A hidden x with public weights: never on chain (a graph's weights are committed).
+            assert(x.known == Known::Values, 'calldata.offchain');
+            assert(product_within(x.values, e, w.values, h, limit), 'statement.range');
         }
     }
 

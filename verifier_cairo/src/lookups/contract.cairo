@@ -7,21 +7,23 @@
 
 use core::panic_with_felt252;
 use starknet::ClassHash;
+use crate::layers::call_class;
 use crate::layers::mha::model::Dims;
 use crate::layers::requant::model::entry_vars;
 use crate::layers::requant::params::RequantParamsTrait;
 use crate::layers::requant::verifier::{RequantOutcome, verify_fork};
 use crate::pcs::proof::Claim;
 use crate::softmax::params::SoftmaxParamsTrait;
-use crate::softmax::soundness::check_security;
+use crate::softmax::soundness::{check_security, error_count};
 use crate::softmax::verifier::{SoftmaxOutcome, check_commitments, verify_softmax};
 use crate::walk::proof::{LogUpProof, RequantColumns, SoftmaxProof};
 use crate::walk::tensor::TensorCommitment;
 
 #[starknet::interface]
 pub trait ICairnLookupVerifier<TContractState> {
-    /// The softmax parameter rules and the 96-bit rule of attn's dims (`softmax.params`).
-    fn softmax_check_params(self: @TContractState, dims: Span<u32>);
+    /// The softmax parameter rules and the 96-bit rule of attn's dims (`softmax.params`);
+    /// returns the terms' count over |F| (`softmax::soundness::error_count`).
+    fn softmax_check_params(self: @TContractState, dims: Span<u32>) -> u128;
     /// `softmax.commitment` unless the witness is exactly the layout's Blake2s stacks.
     fn softmax_check_witness(
         self: @TContractState,
@@ -38,14 +40,14 @@ pub trait ICairnLookupVerifier<TContractState> {
         parent: felt252,
     ) -> SoftmaxOutcome;
     /// Requant's statement rules after its shapes: parameters, no-wrap bound, max|x| (None:
-    /// x committed), table and soundness, the witness stacks.
+    /// x committed), table and soundness, the witness stacks; returns the terms' count.
     fn requant_check(
         self: @TContractState,
         dims: Span<u32>,
         x_max: Option<u128>,
         names: Span<felt252>,
         commitments: Span<TensorCommitment>,
-    );
+    ) -> u128;
     /// Requant's LogUp-GKR (its Serde felts) and column values on its fork of the parent's
     /// digest.
     fn requant_verify(
@@ -88,11 +90,12 @@ pub mod CairnLookupVerifier {
 
     #[abi(embed_v0)]
     impl CairnLookupVerifierImpl of super::ICairnLookupVerifier<ContractState> {
-        fn softmax_check_params(self: @ContractState, dims: Span<u32>) {
+        fn softmax_check_params(self: @ContractState, dims: Span<u32>) -> u128 {
             let d = dims_of(dims);
             let params = SoftmaxParamsTrait::from_dims(dims);
             params.check(d.s, d.m);
             check_security(@d, @params);
+            error_count(@d, @params)
         }
 
         fn softmax_check_witness(
@@ -123,7 +126,7 @@ pub mod CairnLookupVerifier {
             x_max: Option<u128>,
             names: Span<felt252>,
             commitments: Span<TensorCommitment>,
-        ) {
+        ) -> u128 {
             crate::layers::requant::model::check_params(dims, x_max, names, commitments)
         }
 
@@ -151,10 +154,11 @@ pub struct LookupClass {
 
 #[generate_trait]
 pub impl LookupClassImpl of LookupClassTrait {
-    fn softmax_check_params(self: LookupClass, dims: Span<u32>) {
+    fn softmax_check_params(self: LookupClass, dims: Span<u32>) -> u128 {
         let mut args = array![];
         dims.serialize(ref args);
-        self.call(selector!("softmax_check_params"), args);
+        let mut ret = self.call(selector!("softmax_check_params"), args);
+        Serde::deserialize(ref ret).unwrap()
     }
 
     fn softmax_check_witness(
@@ -188,13 +192,14 @@ pub impl LookupClassImpl of LookupClassTrait {
         x_max: Option<u128>,
         names: Span<felt252>,
         commitments: Span<TensorCommitment>,
-    ) {
+    ) -> u128 {
         let mut args = array![];
         dims.serialize(ref args);
         x_max.serialize(ref args);
         names.serialize(ref args);
         commitments.serialize(ref args);
-        self.call(selector!("requant_check"), args);
+        let mut ret = self.call(selector!("requant_check"), args);
+        Serde::deserialize(ref ret).unwrap()
     }
 
     fn requant_verify(
@@ -216,9 +221,6 @@ pub impl LookupClassImpl of LookupClassTrait {
     }
 
     fn call(self: LookupClass, selector: felt252, args: Array<felt252>) -> Span<felt252> {
-        match starknet::syscalls::library_call_syscall(self.class_hash, selector, args.span()) {
-            Ok(ret) => ret,
-            Err(data) => panic_with_felt252(*data[0]),
-        }
+        call_class(self.class_hash, selector, args)
     }
 }

@@ -46,17 +46,22 @@ pub fn error_counts(dims: @Dims, params: @SoftmaxParams) -> Span<u128> {
     array![lookups, gkr, 4 * n, mha].span()
 }
 
+/// The terms' total count (a model walk sums every node's terms).
+pub fn error_count(dims: @Dims, params: @SoftmaxParams) -> u128 {
+    let mut total = 0;
+    for count in error_counts(dims, params) {
+        total += *count;
+    }
+    total
+}
+
 /// Whether Python's `security_problem` names a problem: the witness layout does not fit (a
 /// column larger than a stack), or the terms total less than 96 bits.
 pub fn security_problem(dims: @Dims, params: @SoftmaxParams) -> bool {
     if witness_layout(dims, params).is_none() {
         return true;
     }
-    let mut total = 0;
-    for count in error_counts(dims, params) {
-        total += *count;
-    }
-    total >= REFUSED_COUNT
+    error_count(dims, params) >= REFUSED_COUNT
 }
 
 /// `softmax.params` if the configuration proves less than 96 bits or its witness fits no

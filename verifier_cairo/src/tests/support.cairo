@@ -10,6 +10,7 @@ use crate::channels::poseidon252::Poseidon252Channel;
 use crate::contract::CairnVerifier::Event;
 use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
 use crate::walk::contract::{CairnAttentionVerifier, CairnEncoderVerifier, CairnWalkVerifier};
+use crate::graph::contract::CairnGraphVerifier;
 use crate::lookups::contract::CairnLookupVerifier;
 use crate::layers::Classes;
 use crate::fields::cm31::{CM31, CM31Trait};
@@ -29,13 +30,19 @@ pub fn constructor_args(owner: ContractAddress) -> Span<felt252> {
         owner, CairnWalkVerifier::TEST_CLASS_HASH.into(),
         CairnAttentionVerifier::TEST_CLASS_HASH.into(),
         CairnEncoderVerifier::TEST_CLASS_HASH.into(), CairnLookupVerifier::TEST_CLASS_HASH.into(),
+        CairnGraphVerifier::TEST_CLASS_HASH.into(),
     ]
         .span()
 }
 
 /// The classes the walk classes call, as the main contract passes them.
 pub fn classes() -> Classes {
-    Classes { lookup: CairnLookupVerifier::TEST_CLASS_HASH.try_into().unwrap() }
+    Classes {
+        dense: CairnWalkVerifier::TEST_CLASS_HASH.try_into().unwrap(),
+        attention: CairnAttentionVerifier::TEST_CLASS_HASH.try_into().unwrap(),
+        encoder: CairnEncoderVerifier::TEST_CLASS_HASH.try_into().unwrap(),
+        lookup: CairnLookupVerifier::TEST_CLASS_HASH.try_into().unwrap(),
+    }
 }
 
 pub fn m31(x: u32) -> M31 {

@@ -5,12 +5,12 @@
 //! felts, and the statement parts not read on chain.
 
 use crate::calldata::{KIND_WALK, VERSION, take_exact};
-use crate::layers::has_witness;
+use crate::layers::{has_witness, layer_kind};
 use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
 use crate::pcs::params::{PcsParams, params_for};
 use super::proof::{Commitment, CommittedTensor, Named, WalkProof};
 use super::statement::{PublicStatement, read_binding, read_public};
-use super::tensor::{PublicTensor, TensorCommitment, Tensors};
+use super::tensor::{Known, PublicTensor, TensorCommitment, Tensors};
 
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
 const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
@@ -73,7 +73,7 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let (inputs, outputs) = (with_committed(inputs, committed), with_committed(outputs, committed));
     let weights = with_committed(weights, committed);
     assert(s.unbounded.is_empty(), 'calldata.offchain');
-    assert(s.witness.is_empty() || has_witness(@proof.layer), 'calldata.offchain');
+    assert(s.witness.is_empty() || has_witness(layer_kind(@proof.layer).0), 'calldata.offchain');
     let witness = read_witness(s.witness.span());
     let params = if s.committed.is_empty() {
         None
@@ -92,7 +92,7 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
 }
 
 /// The committed tensors as tensors with a commitment and no values, in name order.
-fn read_committed(committed: Span<Named<CommittedTensor>>) -> Tensors {
+pub fn read_committed(committed: Span<Named<CommittedTensor>>) -> Tensors {
     let (mut names, mut tensors) = (array![], array![]);
     for entry in committed {
         let c = entry.value.commitment;
@@ -104,6 +104,7 @@ fn read_committed(committed: Span<Named<CommittedTensor>>) -> Tensors {
                 words: array![].span(),
                 values: array![].span(),
                 commitment: Some(commitment),
+                known: Known::Nothing,
             },
         );
     }
@@ -111,7 +112,7 @@ fn read_committed(committed: Span<Named<CommittedTensor>>) -> Tensors {
 }
 
 /// The witness commitments as tensors with a commitment and no shape or values.
-fn read_witness(witness: Span<Named<Commitment>>) -> Tensors {
+pub fn read_witness(witness: Span<Named<Commitment>>) -> Tensors {
     let (mut names, mut tensors) = (array![], array![]);
     for entry in witness {
         let c = entry.value;
@@ -123,6 +124,7 @@ fn read_witness(witness: Span<Named<Commitment>>) -> Tensors {
                 words: array![].span(),
                 values: array![].span(),
                 commitment: Some(commitment),
+                known: Known::Nothing,
             },
         );
     }
@@ -160,7 +162,7 @@ fn with_committed(public: Tensors, committed: Tensors) -> Tensors {
 }
 
 /// A commitment's hash name as its tag (0 for a name no PCS has).
-fn hash_tag(name: felt252) -> felt252 {
+pub fn hash_tag(name: felt252) -> felt252 {
     if name == 'poseidon' {
         HASH_POSEIDON
     } else if name == 'blake2s' {
@@ -172,7 +174,7 @@ fn hash_tag(name: felt252) -> felt252 {
 
 /// The committed tensors' PCS: one known hash (`pcs.hash`), roots that are digests of it
 /// (`merkle.digest`), sizes it can open (`pcs.size`).
-fn committed_params(committed: Tensors) -> PcsParams {
+pub fn committed_params(committed: Tensors) -> PcsParams {
     let mut tag = 0;
     for t in committed.tensors {
         if let Some(c) = t.commitment {
@@ -196,7 +198,7 @@ fn committed_params(committed: Tensors) -> PcsParams {
     params
 }
 
-fn deserialize<T, +Serde<T>, +Drop<T>>(ref data: Span<felt252>) -> T {
+pub fn deserialize<T, +Serde<T>, +Drop<T>>(ref data: Span<felt252>) -> T {
     match Serde::deserialize(ref data) {
         Some(value) => value,
         None => core::panic_with_felt252('calldata.serde'),
@@ -212,7 +214,7 @@ pub fn names_of<T, +Drop<T>>(entries: @Array<Named<T>>) -> Span<felt252> {
 }
 
 /// `calldata.names` unless the names strictly increase as strings (the transcript's order).
-fn check_names(names: Span<felt252>) {
+pub fn check_names(names: Span<felt252>) {
     let mut previous: Option<u256> = None;
     for name in names {
         let key = order_key(*name);
@@ -224,7 +226,7 @@ fn check_names(names: Span<felt252>) {
 }
 
 /// A short string's bytes left-aligned in 31 bytes, so names compare as strings.
-fn order_key(name: felt252) -> u256 {
+pub fn order_key(name: felt252) -> u256 {
     let value: u256 = name.into();
     if value >= TWO_248 {
         return value;

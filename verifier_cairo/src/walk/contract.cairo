@@ -10,7 +10,12 @@
 
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::layers::{Classes, LayerSet};
+use crate::walk::layer::LayerClaims;
+use crate::walk::proof::LayerProof;
+use crate::walk::statement::{OutputClaims, PublicStatement};
+use crate::walk::tensor::TensorCommitment;
 use crate::walk::calldata::read_walk;
 use crate::walk::tensor::TensorsTrait;
 use crate::walk::verifier::{WalkOpenings, verify_walk};
@@ -36,11 +41,53 @@ pub struct BindingCheck {
     pub weights: Array<(u32, Array<felt252>)>,
 }
 
+/// What a model walk learns from a node's statement check (docs/model-walk.md): the node's
+/// error terms (`LayerSet::check_layer`), per output in name order the bound a consumer may
+/// assume, and the kind's fixed tables.
+#[derive(Drop, Serde)]
+pub struct NodeCheck {
+    pub error_count: Option<u128>,
+    pub bounds: Span<Option<u128>>,
+    pub tables: Span<(felt252, TensorCommitment)>,
+}
+
 #[starknet::interface]
 pub trait ICairnWalkVerifier<TContractState> {
     /// Reads and verifies the walk up to its committed weights' opening, calling `classes`
     /// where a kind needs them; panics with the name of the failed check.
     fn verify_walk(self: @TContractState, proof: Span<felt252>, classes: Classes) -> WalkOutcome;
+    /// A model walk's node of kind `kind` (its statement as the graph's verifier sees it): the
+    /// kind's statement check, then what the walk needs of it.
+    fn check_node(
+        self: @TContractState, kind: felt252, st: PublicStatement, classes: Classes,
+    ) -> NodeCheck;
+    /// A model walk's node: the layer's verifier on the walk's channel, from the claims on its
+    /// outputs to those it leaves; returns them and the channel.
+    fn verify_node(
+        self: @TContractState,
+        layer: LayerProof,
+        st: PublicStatement,
+        outputs: OutputClaims,
+        channel: Poseidon252Channel,
+        classes: Classes,
+    ) -> (LayerClaims, Poseidon252Channel);
+}
+
+pub fn node_check<impl L: LayerSet>(kind: felt252, st: @PublicStatement, classes: Classes) -> NodeCheck {
+    let error_count = L::check_layer(kind, st, classes);
+    NodeCheck { error_count, bounds: L::output_bounds(kind, st), tables: L::tables(kind, st) }
+}
+
+pub fn node_claims<impl L: LayerSet>(
+    layer: @LayerProof,
+    st: @PublicStatement,
+    outputs: OutputClaims,
+    channel: Poseidon252Channel,
+    classes: Classes,
+) -> (LayerClaims, Poseidon252Channel) {
+    let mut channel = channel;
+    let claims = L::verify_layer(layer, st, outputs, ref channel, classes);
+    (claims, channel)
 }
 
 /// Reads and verifies a walk proof of one of `L`'s kinds up to its opening.
@@ -69,8 +116,12 @@ pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>, classes: Classes) ->
 
 #[starknet::contract]
 pub mod CairnWalkVerifier {
+    use crate::channels::poseidon252::Poseidon252Channel;
     use crate::layers::{Classes, DenseLayers};
-    use super::{WalkOutcome, walk_outcome};
+    use crate::walk::layer::LayerClaims;
+    use crate::walk::proof::LayerProof;
+    use crate::walk::statement::{OutputClaims, PublicStatement};
+    use super::{NodeCheck, WalkOutcome, node_check, node_claims, walk_outcome};
 
     #[storage]
     struct Storage {}
@@ -82,13 +133,34 @@ pub mod CairnWalkVerifier {
         ) -> WalkOutcome {
             walk_outcome::<DenseLayers>(proof, classes)
         }
+
+        fn check_node(
+            self: @ContractState, kind: felt252, st: PublicStatement, classes: Classes,
+        ) -> NodeCheck {
+            node_check::<DenseLayers>(kind, @st, classes)
+        }
+
+        fn verify_node(
+            self: @ContractState,
+            layer: LayerProof,
+            st: PublicStatement,
+            outputs: OutputClaims,
+            channel: Poseidon252Channel,
+            classes: Classes,
+        ) -> (LayerClaims, Poseidon252Channel) {
+            node_claims::<DenseLayers>(@layer, @st, outputs, channel, classes)
+        }
     }
 }
 
 #[starknet::contract]
 pub mod CairnAttentionVerifier {
+    use crate::channels::poseidon252::Poseidon252Channel;
     use crate::layers::{Classes, AttentionLayers};
-    use super::{WalkOutcome, walk_outcome};
+    use crate::walk::layer::LayerClaims;
+    use crate::walk::proof::LayerProof;
+    use crate::walk::statement::{OutputClaims, PublicStatement};
+    use super::{NodeCheck, WalkOutcome, node_check, node_claims, walk_outcome};
 
     #[storage]
     struct Storage {}
@@ -100,13 +172,34 @@ pub mod CairnAttentionVerifier {
         ) -> WalkOutcome {
             walk_outcome::<AttentionLayers>(proof, classes)
         }
+
+        fn check_node(
+            self: @ContractState, kind: felt252, st: PublicStatement, classes: Classes,
+        ) -> NodeCheck {
+            node_check::<AttentionLayers>(kind, @st, classes)
+        }
+
+        fn verify_node(
+            self: @ContractState,
+            layer: LayerProof,
+            st: PublicStatement,
+            outputs: OutputClaims,
+            channel: Poseidon252Channel,
+            classes: Classes,
+        ) -> (LayerClaims, Poseidon252Channel) {
+            node_claims::<AttentionLayers>(@layer, @st, outputs, channel, classes)
+        }
     }
 }
 
 #[starknet::contract]
 pub mod CairnEncoderVerifier {
+    use crate::channels::poseidon252::Poseidon252Channel;
     use crate::layers::{Classes, EncoderLayers};
-    use super::{WalkOutcome, walk_outcome};
+    use crate::walk::layer::LayerClaims;
+    use crate::walk::proof::LayerProof;
+    use crate::walk::statement::{OutputClaims, PublicStatement};
+    use super::{NodeCheck, WalkOutcome, node_check, node_claims, walk_outcome};
 
     #[storage]
     struct Storage {}
@@ -117,6 +210,23 @@ pub mod CairnEncoderVerifier {
             self: @ContractState, proof: Span<felt252>, classes: Classes,
         ) -> WalkOutcome {
             walk_outcome::<EncoderLayers>(proof, classes)
+        }
+
+        fn check_node(
+            self: @ContractState, kind: felt252, st: PublicStatement, classes: Classes,
+        ) -> NodeCheck {
+            node_check::<EncoderLayers>(kind, @st, classes)
+        }
+
+        fn verify_node(
+            self: @ContractState,
+            layer: LayerProof,
+            st: PublicStatement,
+            outputs: OutputClaims,
+            channel: Poseidon252Channel,
+            classes: Classes,
+        ) -> (LayerClaims, Poseidon252Channel) {
+            node_claims::<EncoderLayers>(@layer, @st, outputs, channel, classes)
         }
     }
 }

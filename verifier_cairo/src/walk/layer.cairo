@@ -10,7 +10,7 @@ pub struct ClaimsOn {
     pub claims: Span<Claim>,
 }
 
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct LayerClaims {
     pub inputs: Span<ClaimsOn>,
     pub weights: Span<ClaimsOn>,

@@ -17,7 +17,7 @@ use super::tensor::{PublicTensor, Tensors, TensorsTrait, evaluate_tensor, read_t
 /// distinct across its groups, so `expect_shapes` places each committed tensor by its name);
 /// `committed` holds the committed tensors alone, `witness` the layer's witness commitments
 /// (commitments only, no shape).
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct PublicStatement {
     pub kind: felt252,
     pub dims: Span<u32>,
@@ -31,7 +31,7 @@ pub struct PublicStatement {
 
 /// Which registered model's weights the committed weights are: model, config hash, and each
 /// committed weight's index in the model's commitments (names in order).
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct Binding {
     pub model_id: felt252,
     pub config_hash: felt252,
@@ -68,7 +68,7 @@ pub fn read_public(st: @Statement) -> (Tensors, Tensors, Tensors) {
     (read_tensors(st.inputs), read_tensors(st.outputs), read_tensors(st.weights))
 }
 
-fn absorb_shape(ref channel: Poseidon252Channel, shape: Span<u32>) {
+pub fn absorb_shape(ref channel: Poseidon252Channel, shape: Span<u32>) {
     channel.mix_u64(shape.len().into());
     for d in shape {
         channel.mix_u64((*d).into());
@@ -76,7 +76,7 @@ fn absorb_shape(ref channel: Poseidon252Channel, shape: Span<u32>) {
 }
 
 /// Each public tensor's shape, then its packed values (committed ones are absorbed apart).
-fn absorb_public(ref channel: Poseidon252Channel, tensors: Tensors) {
+pub fn absorb_public(ref channel: Poseidon252Channel, tensors: Tensors) {
     for t in tensors.tensors {
         if t.commitment.is_none() {
             absorb_shape(ref channel, *t.shape);
@@ -122,7 +122,7 @@ pub fn absorb_statement(ref channel: Poseidon252Channel, st: @PublicStatement, d
 }
 
 /// The claims on the outputs, by name in name order.
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct OutputClaims {
     pub names: Span<felt252>,
     pub claims: Span<Claim>,
@@ -219,7 +219,7 @@ pub fn expect_shapes(group: Tensors, names: Span<felt252>, shapes: Span<Span<u32
     }
 }
 
-fn contains(names: Span<felt252>, name: felt252) -> bool {
+pub fn contains(names: Span<felt252>, name: felt252) -> bool {
     for n in names {
         if *n == name {
             return true;

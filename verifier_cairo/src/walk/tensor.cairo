@@ -12,15 +12,46 @@ const M31_PER_WORD: u64 = 8;
 const HALF: u32 = 0x3fffffff;
 const P: u32 = 0x7fffffff;
 
-/// A tensor of the statement: public (its words and values), or committed (its shape and
-/// commitment only; no words, no values).
-#[derive(Copy, Drop)]
+/// A tensor of the statement: public (its words and values), committed (its shape and
+/// commitment only; no words, no values), or — in a model walk — hidden (its shape, and what
+/// its producer's relations bound it by: docs/model-walk.md).
+#[derive(Copy, Drop, Serde)]
 pub struct PublicTensor {
     pub shape: Span<u32>,
     /// As the calldata carries them and the transcript absorbs them.
     pub words: Span<felt252>,
     pub values: Span<felt252>,
     pub commitment: Option<TensorCommitment>,
+    pub known: Known,
+}
+
+/// What a statement's checks know of a tensor's values (Python `Statement.known` and the
+/// worst case of prover/graph/views.py): all of them; in a model walk, a bound on every
+/// entry (its producer's checked relation); or nothing (committed, or hidden with no bound:
+/// the relations reading it hold mod p only).
+#[derive(Copy, Drop, Serde, PartialEq, Debug)]
+pub enum Known {
+    Values,
+    AtMost: u128,
+    Nothing,
+}
+
+#[generate_trait]
+pub impl PublicTensorImpl of PublicTensorTrait {
+    /// Whether the relations reading the tensor are checked (Python `Statement.known`).
+    fn known(self: @PublicTensor) -> bool {
+        *self.known != Known::Nothing
+    }
+
+    /// max |x| of the tensor as the checks read it: a hidden tensor at its bound, one known by
+    /// nothing as 0 (Python reads its worst case as 0; the relations on it are skipped).
+    fn max_magnitude(self: @PublicTensor) -> u128 {
+        match *self.known {
+            Known::Values => crate::ranges::max_magnitude(*self.values),
+            Known::AtMost(bound) => bound,
+            Known::Nothing => 0,
+        }
+    }
 }
 
 /// A committed tensor's commitment: hash tag, root (a digest as a u256) and size.
@@ -32,7 +63,7 @@ pub struct TensorCommitment {
 }
 
 /// Public tensors by name, names strictly increasing (checked by `read_tensors`).
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct Tensors {
     pub names: Span<felt252>,
     pub tensors: Span<PublicTensor>,
@@ -97,7 +128,11 @@ fn read_tensor(t: @Tensor) -> PublicTensor {
     let expected = (count + M31_PER_WORD.into() - 1) / M31_PER_WORD.into();
     assert(count <= most && words.len().into() == expected, 'calldata.length');
     PublicTensor {
-        shape: t.shape.span(), words, values: unpack_words(words, count.try_into().unwrap()), commitment: None,
+        shape: t.shape.span(),
+        words,
+        values: unpack_words(words, count.try_into().unwrap()),
+        commitment: None,
+        known: Known::Values,
     }
 }
 

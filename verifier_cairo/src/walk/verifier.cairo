@@ -50,7 +50,7 @@ pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata, classes: Classes) -> W
     let (kind, tag) = layer_kind(layer);
     // No kind read here has `LayerSpec.reads` (Python's `statement.reads` never applies).
     assert(*st.kind == kind, 'statement.kind');
-    L::check_layer(layer, st, classes);
+    let _ = L::check_layer(kind, st, classes);
     let mut channel: Poseidon252Channel = Default::default();
     absorb_statement(ref channel, st, tag);
     let outputs = draw_output_claims(ref channel, st, proof.outputs, layer_outputs(layer));
@@ -67,7 +67,7 @@ pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata, classes: Classes) -> W
     );
     let statement = opening_claims(committed, claims.inputs, claims.weights, outputs);
     expect_binding(st, claims.weights);
-    let witness = witness_claims(*st.witness, L::tables(layer, st), claims.witness);
+    let witness = witness_claims(*st.witness, L::tables(kind, st), claims.witness);
     assert(proof.witness_opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
     assert(proof.opening.is_some() == !committed.names.is_empty(), 'walk.opening');
     let committed = match proof.opening {
@@ -86,7 +86,7 @@ pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata, classes: Classes) -> W
     WalkOpenings { channel, committed, witness }
 }
 
-fn front_of(opening: @OpeningProof) -> OpeningFront {
+pub fn front_of(opening: @OpeningProof) -> OpeningFront {
     OpeningFront {
         merge: rounds(opening.merge.rounds),
         merged_values: opening.merged_values.span(),
@@ -188,7 +188,7 @@ fn opening_claims(
 }
 
 /// Merges each public tensor's claims and evaluates the tensor at the merged point.
-fn settle_claims(
+pub fn settle_claims(
     tensors: Tensors,
     claims: Span<ClaimsOn>,
     proofs: @Array<Named<Option<SamePolyProof>>>,

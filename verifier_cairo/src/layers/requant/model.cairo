@@ -8,16 +8,15 @@
 
 use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::mle::log2_padded;
-use crate::ranges::max_magnitude;
 use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
-use crate::walk::tensor::{TensorCommitment, TensorsTrait};
+use crate::walk::tensor::{PublicTensorTrait, TensorCommitment, TensorsTrait};
 use super::params::{RequantParamsTrait};
-use super::soundness::security_problem;
+use super::soundness::{error_count, security_problem};
 use super::verifier::check_commitments;
 
 /// The attention class's half: shapes, then the lookup class's `requant_check` with max|x|
-/// (None when x is committed).
-pub fn check(st: @PublicStatement, lookup: LookupClass) {
+/// (None when x is committed); returns the layer's error count over |F|.
+pub fn check(st: @PublicStatement, lookup: LookupClass) -> u128 {
     let dims = *st.dims;
     assert(dims.len() == 7, 'statement.shape');
     let (rows, cols) = (*dims[0], *dims[1]);
@@ -28,18 +27,25 @@ pub fn check(st: @PublicStatement, lookup: LookupClass) {
     expect_shapes(*st.weights, array![].span(), array![].span());
     let x = tensor(*st.inputs, 'x');
     let x_max = if x.commitment.is_none() {
-        Some(max_magnitude(x.values))
+        Some(x.max_magnitude())
     } else {
         None
     };
     let witness = *st.witness;
-    lookup.requant_check(dims, x_max, witness.names, witness.commitments());
+    lookup.requant_check(dims, x_max, witness.names, witness.commitments())
+}
+
+/// |y| ≤ 2^(b−1) − 1 whatever x is (the CLAMP table): the bound on y, after `check`.
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
+    let b = *(*st.dims)[4];
+    array![Some(crate::pcs::queries::pow2(b - 1).into() - 1)].span()
 }
 
 /// The lookup class's half, in Python's order after the shapes.
+/// Returns the layer's error count over |F| (`soundness::error_count`).
 pub fn check_params(
     dims: Span<u32>, x_max: Option<u128>, names: Span<felt252>, commitments: Span<TensorCommitment>,
-) {
+) -> u128 {
     let params = RequantParamsTrait::from_dims(dims);
     assert(!params.problem(), 'requant.params');
     assert(!params.range_problem(), 'statement.range');
@@ -50,6 +56,7 @@ pub fn check_params(
     let n = entry_vars(dims);
     assert(!params.table_problem() && !security_problem(n, @params), 'requant.params');
     check_commitments(n, @params, names, commitments);
+    error_count(n, @params)
 }
 
 /// n: the padded input has 2^n entries.

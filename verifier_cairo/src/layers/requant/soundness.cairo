@@ -8,10 +8,29 @@
 //! term Σ_{j<24} (3j + 5) = 948 and the identity term 2n = 44: N < 2^25, never refused. The
 //! layout is then the whole rule.
 
+use crate::softmax::soundness::pow2_u128;
 use super::params::RequantParams;
-use super::relations::witness_layout;
+use super::relations::{instance_vars, witness_layout};
 
 /// Whether Python's `security_problem` names a problem for 2^n entries (after the table rule).
 pub fn security_problem(n: u32, params: @RequantParams) -> bool {
     witness_layout(n, params).is_none()
+}
+
+/// Python's `error_terms` as one count over |F| = p^4 (a model walk sums every node's terms,
+/// docs/model-walk.md "Soundness"): RANGE and CLAMP's LogUp, the GKR layers, the input
+/// identity and the y tie.
+pub fn error_count(n: u32, params: @RequantParams) -> u128 {
+    let v = instance_vars(n, params);
+    let lookups = pow2_u128(*v[0]) + pow2_u128(*v[2]) + pow2_u128(*v[1]) + pow2_u128(*v[3]);
+    let mut layers = 0;
+    for x in v {
+        layers = core::cmp::max(layers, *x);
+    }
+    let per_layer: u128 = v.len().into() + 1;
+    let mut gkr = 0;
+    for j in 0..layers {
+        gkr += 3 * j.into() + per_layer;
+    }
+    lookups + gkr + 2 * n.into()
 }

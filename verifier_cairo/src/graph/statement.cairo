@@ -1,0 +1,197 @@
+//! A model walk's statement (mirror of prover/graph/statement.py and views.py's
+//! `check_structure`; docs/model-walk.md, "Structure" and "Transcript"): the graph's structure
+//! checks and how it enters the transcript.
+
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::pcs::transcript::PcsChannel;
+use crate::walk::calldata::names_of;
+use crate::walk::proof::{GraphStatement, Named, Node};
+use crate::walk::statement::{absorb_public, absorb_shape, contains};
+use crate::walk::tensor::{Tensors, TensorsTrait};
+
+const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
+const GRAPH_TAG: felt252 = 'cairn/graph/v1';
+
+/// `graph.shape` unless `name` is 1–31 bytes of printable ASCII (Python `name_felt`).
+fn expect_name(name: felt252) {
+    let mut value: u256 = name.into();
+    assert(value != 0 && value < TWO_248, 'graph.shape');
+    while value != 0 {
+        let byte = value % 256;
+        assert(byte >= 0x20 && byte <= 0x7e, 'graph.shape');
+        value /= 256;
+    }
+}
+
+fn expect_names(names: Span<felt252>) {
+    for name in names {
+        expect_name(*name);
+    }
+}
+
+fn expect_wiring(wiring: @Array<Named<felt252>>) {
+    for entry in wiring.span() {
+        expect_name(*entry.name);
+        expect_name(*entry.value);
+    }
+}
+
+/// The graph tensor a node's local name is wired to, if it is.
+pub fn wired(wiring: @Array<Named<felt252>>, local: felt252) -> Option<felt252> {
+    for entry in wiring.span() {
+        if *entry.name == local {
+            return Some(*entry.value);
+        }
+    }
+    None
+}
+
+/// Python `check_structure` (`graph.shape`): a node; names well formed; nodes in topological
+/// order, every tensor produced once (an input never), read after it is produced, and used;
+/// posenc's x and o public; every weight known and read; hidden shapes given for exactly the
+/// produced tensors that are not outputs. Every kind is known (the reader has checked).
+pub fn check_structure(g: @GraphStatement) {
+    assert(!g.nodes.is_empty(), 'graph.shape');
+    let (inputs, outputs) = (names_of(g.inputs), names_of(g.outputs));
+    let (hidden, weights) = (names_of(g.hidden), names_of(g.committed));
+    expect_names(inputs);
+    expect_names(outputs);
+    expect_names(hidden);
+    expect_names(weights);
+    let (mut produced, mut read, mut weights_read) = (array![], array![], array![]);
+    for node in g.nodes.span() {
+        expect_wiring(node.inputs);
+        expect_wiring(node.outputs);
+        expect_wiring(node.weights);
+        for entry in node.inputs.span() {
+            let name = *entry.value;
+            assert(contains(produced.span(), name) || contains(inputs, name), 'graph.shape');
+            read.append(name);
+        }
+        expect_public_reads(node, hidden);
+        for entry in node.outputs.span() {
+            let name = *entry.value;
+            assert(!contains(produced.span(), name) && !contains(inputs, name), 'graph.shape');
+            produced.append(name);
+        }
+        for entry in node.weights.span() {
+            assert(contains(weights, *entry.value), 'graph.shape');
+            weights_read.append(*entry.value);
+        }
+    }
+    let (produced, read) = (produced.span(), read.span());
+    for name in inputs {
+        assert(contains(read, *name) || contains(outputs, *name), 'graph.shape');
+    }
+    for name in produced {
+        assert(contains(read, *name) || contains(outputs, *name), 'graph.shape');
+    }
+    for name in outputs {
+        assert(contains(produced, *name), 'graph.shape');
+    }
+    let mut hidden_count = 0;
+    for name in produced {
+        if !contains(outputs, *name) {
+            assert(contains(hidden, *name), 'graph.shape');
+            hidden_count += 1;
+        }
+    }
+    assert(hidden.len() == hidden_count, 'graph.shape');
+    for name in weights {
+        assert(contains(weights_read.span(), *name), 'graph.shape');
+    }
+}
+
+/// A kind whose check reads a tensor's values (Python `LayerSpec.reads` and
+/// `committable_reads`: posenc's x and o) must find them public.
+fn expect_public_reads(node: @Node, hidden: Span<felt252>) {
+    if *node.kind != 'posenc' {
+        return;
+    }
+    for local in array!['o', 'x'].span() {
+        let name = match wired(node.inputs, *local) {
+            Some(name) => Some(name),
+            None => wired(node.outputs, *local),
+        };
+        if let Some(name) = name {
+            assert(!contains(hidden, name), 'graph.shape');
+        }
+    }
+}
+
+/// 'cairn/<kind>/v1' (Python `domain_tag`).
+fn domain_tag(kind: felt252) -> felt252 {
+    let mut shift: felt252 = 1;
+    let mut value: u256 = kind.into();
+    while value != 0 {
+        shift *= 256;
+        value /= 256;
+    }
+    ('cairn/' * shift + kind) * 0x1000000 + '/v1'
+}
+
+fn absorb_wiring(ref channel: Poseidon252Channel, wiring: @Array<Named<felt252>>) {
+    channel.mix_u64(wiring.len().into());
+    for entry in wiring.span() {
+        channel.mix_root(*entry.name);
+        channel.mix_root(*entry.value);
+    }
+}
+
+fn absorb_named(ref channel: Poseidon252Channel, tensors: Tensors) {
+    channel.mix_u64(tensors.names.len().into());
+    for name in tensors.names {
+        channel.mix_root(*name);
+    }
+    absorb_public(ref channel, tensors);
+}
+
+/// Python `absorb_graph`: the structure, the hidden shapes, the weights (committed: name,
+/// shape, root and size), every node's witness commitments, then the public inputs and
+/// outputs — everything before the first challenge.
+pub fn absorb_graph(
+    ref channel: Poseidon252Channel,
+    g: @GraphStatement,
+    inputs: Tensors,
+    outputs: Tensors,
+    weights: Tensors,
+    witness: Span<Tensors>,
+) {
+    channel.mix_root(GRAPH_TAG);
+    channel.mix_u64(g.nodes.len().into());
+    for node in g.nodes.span() {
+        channel.mix_root(domain_tag(*node.kind));
+        absorb_shape(ref channel, node.dims.span());
+        absorb_wiring(ref channel, node.inputs);
+        absorb_wiring(ref channel, node.outputs);
+        absorb_wiring(ref channel, node.weights);
+    }
+    channel.mix_u64(g.hidden.len().into());
+    for entry in g.hidden.span() {
+        channel.mix_root(*entry.name);
+        absorb_shape(ref channel, entry.value.span());
+    }
+    channel.mix_u64(weights.names.len().into());
+    let mut i = 0;
+    for t in weights.tensors {
+        let c = (*t.commitment).unwrap();
+        channel.mix_root(*weights.names[i]);
+        absorb_shape(ref channel, *t.shape);
+        PcsChannel::mix_root(ref channel, c.hash, c.root);
+        channel.mix_u64(c.n_vars.into());
+        i += 1;
+    }
+    for node_witness in witness {
+        channel.mix_u64(node_witness.names.len().into());
+        let mut i = 0;
+        for c in node_witness.commitments() {
+            channel.mix_root(*node_witness.names[i]);
+            PcsChannel::mix_root(ref channel, *c.hash, *c.root);
+            channel.mix_u64((*c.n_vars).into());
+            i += 1;
+        }
+    }
+    absorb_named(ref channel, inputs);
+    absorb_named(ref channel, outputs);
+}

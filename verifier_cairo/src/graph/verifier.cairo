@@ -1,0 +1,397 @@
+//! Model-walk verifier (mirror of prover/graph/verifier.py `replay_graph`): the structure,
+//! every node's statement checked in order by its kind's walk class (which returns the bounds
+//! its hidden outputs get), the walk's soundness, the transcript, then the nodes last to
+//! first — each output's claims merged, the layer verified by its class on the walk's
+//! channel, its claims routed to its producers — and the public inputs settled. What is left
+//! are the openings (the committed weights', the witness opening), which the main contract
+//! verifies as a layer walk's (`walk::verifier::verify_openings`).
+
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
+use crate::layers::{Classes, call_class, class_of, opening_claims};
+use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::pcs::proof::{Claim, PolyStatement};
+use crate::sameply::verify_sameply;
+use crate::walk::calldata::{names_of, order_key};
+use crate::walk::contract::NodeCheck;
+use crate::walk::layer::{ClaimsOn, LayerClaims};
+use crate::walk::proof::LayerProof;
+use crate::walk::statement::{OutputClaims, PublicStatement};
+use crate::walk::tensor::{TensorCommitment, Tensors, TensorsTrait, evaluate_tensor, tensor_vars};
+use crate::walk::verifier::{Opening, WalkOpenings, front_of, settle_claims};
+use super::calldata::GraphCalldata;
+use super::soundness::ErrorTotalTrait;
+use super::statement::{absorb_graph, check_structure};
+use super::views::{Bounds, known_of, node_statement};
+
+/// A fixed table the nodes read (one polynomial in the witness opening whichever nodes read
+/// it): name, pinned commitment and the claims on it so far.
+type TableClaims = Array<(felt252, TensorCommitment, Span<Claim>)>;
+
+/// Panics with the name of the failed check; returns the openings to verify.
+pub fn verify_graph(graph: @GraphCalldata, classes: Classes) -> WalkOpenings {
+    let g = graph.proof.statement;
+    check_structure(g);
+    let (views, tables) = check_nodes(graph, classes);
+    let n = g.nodes.len();
+    assert(graph.proof.nodes.len() == n, 'graph.shape');
+    let mut channel: Poseidon252Channel = Default::default();
+    absorb_graph(ref channel, g, *graph.inputs, *graph.outputs, *graph.weights, *graph.witness);
+    let mut pending = draw_output_claims(ref channel, *graph.outputs);
+    let mut weight_claims: Array<ClaimsOn> = array![];
+    let mut table_claims: TableClaims = array![];
+    let mut witness_claims = array![];
+    let mut i = n;
+    while i > 0 {
+        i -= 1;
+        let node = g.nodes[i];
+        let node_proof = graph.proof.nodes[i];
+        assert(names_of(node_proof.outputs) == names_of(node.outputs), 'graph.claims');
+        let (mut locals, mut merged) = (array![], array![]);
+        let mut j = 0;
+        for entry in node.outputs.span() {
+            let on = match take(ref pending, *entry.value) {
+                Some(on) => on,
+                None => array![].span(),
+            };
+            let n_vars = tensor_vars(shape_of(graph, *entry.value));
+            let proof = node_proof.outputs[j].value;
+            merged.append(verify_sameply(proof, on, n_vars, ref channel));
+            locals.append(*entry.name);
+            j += 1;
+        }
+        let outputs = OutputClaims { names: locals.span(), claims: merged.span() };
+        let st = views[i];
+        let (left, next) = verify_node(
+            class_of(classes, *st.kind), node_proof.layer, st, outputs, channel, classes,
+        );
+        channel = next;
+        assert(names_of_claims(left.inputs) == names_of(node.inputs), 'graph.claims');
+        assert(names_of_claims(left.weights) == names_of(node.weights), 'graph.claims');
+        let mut k = 0;
+        for on in left.inputs {
+            add(ref pending, *node.inputs[k].value, *on.claims);
+            k += 1;
+        }
+        let mut k = 0;
+        for on in left.weights {
+            add(ref weight_claims, *node.weights[k].value, *on.claims);
+            k += 1;
+        }
+        add_tables(ref table_claims, *(*graph.witness)[i], *tables[i], left);
+        witness_claims.append(left.witness);
+    }
+    let mut inputs = array![];
+    for name in *graph.inputs.names {
+        match take(ref pending, *name) {
+            Some(on) => inputs.append(ClaimsOn { name: *name, claims: on }),
+            None => core::panic_with_felt252('walk.input_claims'),
+        }
+    }
+    assert(pending.is_empty(), 'walk.input_claims');
+    settle_claims(
+        *graph.inputs,
+        inputs.span(),
+        graph.proof.inputs,
+        ref channel,
+        'walk.input_claims',
+        'walk.input_claim',
+    );
+    assert(graph.proof.weights.is_empty(), 'walk.weight_claims');
+    let committed = committed_statement(*graph.weights, weight_claims.span());
+    let witness = witness_statement(*graph.witness, witness_claims.span(), table_claims);
+    assert(graph.proof.opening.is_some() == !committed.is_empty(), 'walk.opening');
+    assert(graph.proof.witness_opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
+    let committed = match graph.proof.opening {
+        Some(opening) => Some(
+            Opening { hash: (*graph.params).unwrap().hash, statement: committed, front: front_of(opening) },
+        ),
+        None => None,
+    };
+    let witness = match graph.proof.witness_opening {
+        Some(opening) => Some(
+            Opening { hash: HASH_BLAKE2S, statement: witness, front: front_of(opening) },
+        ),
+        None => None,
+    };
+    WalkOpenings { channel, committed, witness }
+}
+
+/// Every node's statement checked in node order by its kind's class, each producer before its
+/// consumers (Python `layer_statements`), recording the bounds of the hidden tensors; then
+/// `graph.params`. Returns each node's statement and fixed tables.
+fn check_nodes(
+    graph: @GraphCalldata, classes: Classes,
+) -> (Span<PublicStatement>, Span<Span<(felt252, TensorCommitment)>>) {
+    let g = graph.proof.statement;
+    let mut bounds: Bounds = array![];
+    let (mut views, mut tables) = (array![], array![]);
+    let mut total = ErrorTotalTrait::new();
+    let (mut claims, mut reads) = (0, 0);
+    let mut largest: Option<u32> = None;
+    let mut index = 0;
+    for node in g.nodes.span() {
+        let st = node_statement(graph, @bounds, index);
+        let check = check_node(class_of(classes, *node.kind), @st, classes);
+        let mut j = 0;
+        for entry in node.outputs.span() {
+            if graph.outputs.find(*entry.value).is_none() {
+                bounds.append((*entry.value, known_of(*check.bounds[j])));
+            }
+            j += 1;
+        }
+        total.add_layer(check.error_count);
+        claims += opening_claims(*node.kind);
+        reads += node.weights.len();
+        for c in (*graph.witness)[index].commitments() {
+            largest = Some(larger(largest, *c.n_vars));
+        }
+        for (_, c) in check.tables {
+            largest = Some(larger(largest, *c.n_vars));
+        }
+        views.append(st);
+        tables.append(check.tables);
+        index += 1;
+    }
+    total.add_count(merges(graph));
+    if let Some(params) = graph.params {
+        let mut n_vars = 0;
+        for c in (*graph.weights).commitments() {
+            n_vars = core::cmp::max(n_vars, *c.n_vars);
+        }
+        total.add_opening(params, n_vars, reads);
+    }
+    total.add_witness(largest, claims);
+    total.expect_target();
+    (views.span(), tables.span())
+}
+
+fn larger(a: Option<u32>, b: u32) -> u32 {
+    match a {
+        Some(a) => core::cmp::max(a, b),
+        None => b,
+    }
+}
+
+/// The walk's same-poly merges: at most one per tensor and weight, 2n + 1 counts each.
+fn merges(graph: @GraphCalldata) -> u128 {
+    let mut count: u128 = 0;
+    for entry in graph.proof.statement.hidden.span() {
+        count += 2 * tensor_vars(entry.value.span()).into() + 1;
+    }
+    for group in array![*graph.inputs, *graph.outputs, *graph.weights].span() {
+        for t in *group.tensors {
+            count += 2 * tensor_vars(*t.shape).into() + 1;
+        }
+    }
+    count
+}
+
+/// r_out per public output in name order, drawn after the statement; the value the output's
+/// own MLE there.
+fn draw_output_claims(ref channel: Poseidon252Channel, outputs: Tensors) -> Array<ClaimsOn> {
+    let mut claims = array![];
+    let mut i = 0;
+    for t in outputs.tensors {
+        let point = channel.draw_secure_felts(tensor_vars(*t.shape)).span();
+        let claim = Claim { point, value: evaluate_tensor(t, point) };
+        claims.append(ClaimsOn { name: *outputs.names[i], claims: array![claim].span() });
+        i += 1;
+    }
+    claims
+}
+
+fn shape_of(graph: @GraphCalldata, name: felt252) -> Span<u32> {
+    if let Some(t) = graph.outputs.find(name) {
+        return t.shape;
+    }
+    for entry in graph.proof.statement.hidden.span() {
+        if *entry.name == name {
+            return entry.value.span();
+        }
+    }
+    core::panic_with_felt252('graph.shape')
+}
+
+fn names_of_claims(claims: Span<ClaimsOn>) -> Span<felt252> {
+    let mut names = array![];
+    for on in claims {
+        names.append(*on.name);
+    }
+    names.span()
+}
+
+/// Removes and returns the claims pending on `name`, if any entry is.
+fn take(ref pending: Array<ClaimsOn>, name: felt252) -> Option<Span<Claim>> {
+    let mut kept = array![];
+    let mut found = None;
+    for on in pending.span() {
+        if *on.name == name {
+            found = Some(*on.claims);
+        } else {
+            kept.append(*on);
+        }
+    }
+    pending = kept;
+    found
+}
+
+/// Appends `claims` to those pending on `name`.
+fn add(ref pending: Array<ClaimsOn>, name: felt252, claims: Span<Claim>) {
+    let mut next = array![];
+    let mut found = false;
+    for on in pending.span() {
+        if *on.name == name {
+            next.append(ClaimsOn { name, claims: concat(*on.claims, claims) });
+            found = true;
+        } else {
+            next.append(*on);
+        }
+    }
+    if !found {
+        next.append(ClaimsOn { name, claims });
+    }
+    pending = next;
+}
+
+fn concat(a: Span<Claim>, b: Span<Claim>) -> Span<Claim> {
+    let mut out = array![];
+    for c in a {
+        out.append(*c);
+    }
+    for c in b {
+        out.append(*c);
+    }
+    out.span()
+}
+
+/// Python `WitnessClaims.add`: `graph.claims` unless the node leaves claims on exactly its
+/// witness commitments and its tables, and a table it names the same as an earlier node's is
+/// the same table; the claims on tables join by name.
+fn add_tables(
+    ref table_claims: TableClaims,
+    witness: Tensors,
+    tables: Span<(felt252, TensorCommitment)>,
+    left: LayerClaims,
+) {
+    assert(left.witness.len() == witness.names.len() + tables.len(), 'graph.claims');
+    for name in witness.names {
+        claims_on(left.witness, *name);
+    }
+    for (name, pinned) in tables {
+        let on = claims_on(left.witness, *name);
+        let mut next = array![];
+        let mut found = false;
+        for entry in table_claims.span() {
+            let (n, c, claims) = *entry;
+            if n == *name {
+                assert(c.root == *pinned.root && c.n_vars == *pinned.n_vars, 'graph.claims');
+                next.append((n, c, concat(claims, on)));
+                found = true;
+            } else {
+                next.append((n, c, claims));
+            }
+        }
+        if !found {
+            next.append((*name, *pinned, on));
+        }
+        table_claims = next;
+    }
+}
+
+fn claims_on(claims: Span<ClaimsOn>, name: felt252) -> Span<Claim> {
+    for on in claims {
+        if *on.name == name {
+            return *on.claims;
+        }
+    }
+    core::panic_with_felt252('graph.claims')
+}
+
+/// The committed weights' opening statement: each weight's claims, in name order.
+fn committed_statement(weights: Tensors, claims: Span<ClaimsOn>) -> Span<PolyStatement> {
+    let mut statement = array![];
+    let mut i = 0;
+    for c in weights.commitments() {
+        let on = claims_on(claims, *weights.names[i]);
+        statement.append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims: on });
+        i += 1;
+    }
+    statement.span()
+}
+
+/// The witness opening's statement (Python `WitnessClaims.batch`): every node's commitments by
+/// (node, name), then the tables by name. `claims` holds each node's witness claims, last
+/// node first (the walk's order).
+fn witness_statement(
+    witness: Span<Tensors>, claims: Span<Span<ClaimsOn>>, tables: TableClaims,
+) -> Span<PolyStatement> {
+    let mut statement = array![];
+    let n = witness.len();
+    let mut i = 0;
+    for node_witness in witness {
+        let on = *claims[n - 1 - i];
+        let mut j = 0;
+        for c in node_witness.commitments() {
+            let claims = claims_on(on, *node_witness.names[j]);
+            statement.append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims });
+            j += 1;
+        }
+        i += 1;
+    }
+    let mut left = tables;
+    while !left.is_empty() {
+        // The table of least name next (a graph reads few tables).
+        let mut least = 0;
+        let mut k = 0;
+        for entry in left.span() {
+            let (name, _, _) = *entry;
+            let (best, _, _) = *left[least];
+            if order_key(name) < order_key(best) {
+                least = k;
+            }
+            k += 1;
+        }
+        let (_, c, on) = *left[least];
+        statement.append(PolyStatement { root: c.root, n_vars: c.n_vars, claims: on });
+        let mut rest = array![];
+        let mut k = 0;
+        for entry in left.span() {
+            if k != least {
+                rest.append(*entry);
+            }
+            k += 1;
+        }
+        left = rest;
+    }
+    statement.span()
+}
+
+/// The node's statement check in its kind's walk class.
+fn check_node(class_hash: starknet::ClassHash, st: @PublicStatement, classes: Classes) -> NodeCheck {
+    let mut args = array![];
+    st.kind.serialize(ref args);
+    st.serialize(ref args);
+    classes.serialize(ref args);
+    let mut ret = call_class(class_hash, selector!("check_node"), args);
+    Serde::deserialize(ref ret).unwrap()
+}
+
+/// The node's layer verified in its kind's walk class on the walk's channel.
+fn verify_node(
+    class_hash: starknet::ClassHash,
+    layer: @LayerProof,
+    st: @PublicStatement,
+    outputs: OutputClaims,
+    channel: Poseidon252Channel,
+    classes: Classes,
+) -> (LayerClaims, Poseidon252Channel) {
+    let mut args = array![];
+    layer.serialize(ref args);
+    st.serialize(ref args);
+    outputs.serialize(ref args);
+    channel.serialize(ref args);
+    classes.serialize(ref args);
+    let mut ret = call_class(class_hash, selector!("verify_node"), args);
+    Serde::deserialize(ref ret).unwrap()
+}

@@ -1,0 +1,98 @@
+//! Each node's layer statement as the verifier can know it (mirror of prover/graph/views.py;
+//! docs/model-walk.md, "What the verifier knows of a hidden tensor"): public inputs and
+//! outputs as they are, committed weights by their commitments, and a hidden tensor by the
+//! bound its producer's checked relations give every entry (`Known::AtMost`) or by nothing.
+//! Python fills a hidden tensor with its bound and runs the kinds' checks on that worst case;
+//! the kinds' checks here read the bound itself (`PublicTensorTrait::max_magnitude`, pool's
+//! column sums), which is what they compute on the filled tensor.
+
+use crate::ranges::HALF;
+use crate::walk::proof::{GraphStatement, Named, Node};
+use crate::walk::statement::PublicStatement;
+use crate::walk::tensor::{Known, PublicTensor, Tensors, TensorsTrait};
+use super::calldata::GraphCalldata;
+
+/// What is known of each hidden tensor produced so far, by graph name.
+pub type Bounds = Array<(felt252, Known)>;
+
+/// A producer's bound as its consumers read it: beyond (p−1)/2 the producer's own check has
+/// refused, so the fill stops just past it (Python `_worst`); no bound: nothing known.
+pub fn known_of(bound: Option<u128>) -> Known {
+    match bound {
+        Some(b) => Known::AtMost(core::cmp::min(b, HALF + 1)),
+        None => Known::Nothing,
+    }
+}
+
+fn known_in(bounds: @Bounds, name: felt252) -> Known {
+    for entry in bounds.span() {
+        let (n, known) = *entry;
+        if n == name {
+            return known;
+        }
+    }
+    Known::Nothing
+}
+
+fn hidden_shape(g: @GraphStatement, name: felt252) -> Span<u32> {
+    for entry in g.hidden.span() {
+        if *entry.name == name {
+            return entry.value.span();
+        }
+    }
+    core::panic_with_felt252('graph.shape')
+}
+
+/// The graph tensor `name` as a node reads it: public, or hidden at what is known of it.
+fn graph_tensor(graph: @GraphCalldata, bounds: @Bounds, name: felt252) -> PublicTensor {
+    if let Some(t) = graph.inputs.find(name) {
+        return t;
+    }
+    if let Some(t) = graph.outputs.find(name) {
+        return t;
+    }
+    PublicTensor {
+        shape: hidden_shape(graph.proof.statement, name),
+        words: array![].span(),
+        values: array![].span(),
+        commitment: None,
+        known: known_in(bounds, name),
+    }
+}
+
+fn group(
+    graph: @GraphCalldata, bounds: @Bounds, wiring: @Array<Named<felt252>>, weights: bool,
+) -> Tensors {
+    let (mut names, mut tensors) = (array![], array![]);
+    for entry in wiring.span() {
+        names.append(*entry.name);
+        tensors
+            .append(
+                if weights {
+                    graph.weights.get(*entry.value)
+                } else {
+                    graph_tensor(graph, bounds, *entry.value)
+                },
+            );
+    }
+    Tensors { names: names.span(), tensors: tensors.span() }
+}
+
+/// Node `index`'s statement (Python `_worst_case`): its tensors under its own names, a hidden
+/// input at its producer's bound; its own hidden outputs known by nothing yet (no on-chain
+/// kind's check reads its own output's values: posenc's o must be public). A graph's weights
+/// are committed on chain, so they are the statement's committed tensors too.
+pub fn node_statement(graph: @GraphCalldata, bounds: @Bounds, index: u32) -> PublicStatement {
+    let node: @Node = graph.proof.statement.nodes[index];
+    let weights = group(graph, bounds, node.weights, true);
+    PublicStatement {
+        kind: *node.kind,
+        dims: node.dims.span(),
+        binding: None,
+        inputs: group(graph, bounds, node.inputs, false),
+        outputs: group(graph, bounds, node.outputs, false),
+        weights,
+        committed: weights,
+        witness: *graph.witness[index],
+    }
+}
