@@ -10,9 +10,9 @@ from functools import partial
 
 from cairn.prover.graph.proof import GraphProof
 from cairn.prover.graph.statement import GraphStatement
-from cairn.prover.graph.views import worst_cases
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.proof import Commitment
+from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.witness import layer_tables
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.header import KIND_GRAPH, VERSION
@@ -68,8 +68,10 @@ def witness_commitments(g: GraphStatement) -> list[Commitment]:
     commitments (nodes in order, names in order within a node), then the fixed tables by name
     (one polynomial per name, whichever nodes read it)."""
     tables: dict[str, Commitment] = {}
-    for st in worst_cases(g):
-        for name, table in layer_tables(LAYERS[st.kind], st).items():
+    for node in g.nodes:
+        # A kind's tables depend on its dims alone: no view (nor structure check) is needed.
+        st = Statement(node.kind, node.dims, {}, {}, {}, {}, node.witness)
+        for name, table in layer_tables(LAYERS[node.kind], st).items():
             tables.setdefault(name, table.pinned)
     own = [node.witness[n] for node in g.nodes for n in sorted(node.witness)]
     return own + [tables[n] for n in sorted(tables)]

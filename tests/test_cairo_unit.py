@@ -125,6 +125,11 @@ def test_every_revert_reason_has_a_cairo_test():
         "embed.ids",
         "embed.value_count",
         "embed.final_evaluation",
+        "graph.shape",
+        "graph.claims",
+        "graph.params",
+        "statement.kind",
+        "calldata.offchain",
     }
     assert expected >= named | cairo_lookup_vectors.KNOWN_CHECKS
 

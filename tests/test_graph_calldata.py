@@ -33,6 +33,8 @@ from cairn.serializer.graph_calldata import (
 from cairn.serializer.header import KIND_GRAPH, KIND_WALK, VERSION
 from cairn.serializer.serde import Encoder, short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
+from tests.cairo_graph_vectors import OUTPUT as GRAPH_VECTORS
+from tests.cairo_graph_vectors import render
 from tests.walk_examples import example
 
 runner = CliRunner()
@@ -182,3 +184,7 @@ def test_the_cli_writes_a_committed_graphs_calldata_and_refuses_public_weights(t
     assert is_graph(felts) and contract_check(felts, {}) is None
     result = runner.invoke(app, ["calldata", str(tmp_path / "p.json")])
     assert result.exit_code == 2 and "public weights" in result.output
+
+
+def test_generated_graph_vectors_are_current():
+    assert GRAPH_VECTORS.read_text() == render(), "run `python -m tests.cairo_graph_vectors`"

@@ -176,7 +176,9 @@ def route_claims(
         raise VerificationError(
             "graph.claims", f"node {index} ({node.kind}) must leave claims on each input and weight"
         )
-    for local, claims in inputs.items():
-        tensor_claims.setdefault(node.inputs[local], []).extend(claims)
-    for local, claims in weights.items():
-        weight_claims.setdefault(node.weights[local], []).extend(claims)
+    # In local-name order, whatever order the layer left them in: a node reading one tensor
+    # under two names adds its claims in an order the Cairo walk follows too.
+    for local in sorted(inputs):
+        tensor_claims.setdefault(node.inputs[local], []).extend(inputs[local])
+    for local in sorted(weights):
+        weight_claims.setdefault(node.weights[local], []).extend(weights[local])

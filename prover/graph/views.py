@@ -99,8 +99,13 @@ def _output_bound(spec: LayerSpec, st: Statement, local: str) -> Bound | None:
     ]
     if not usable:
         return None
-    row_sq = [rel.row_sq(tensors, st.dims) for rel in usable if rel.row_sq]
-    return Bound(min(rel.bound(tensors, st.dims) for rel in usable), min(row_sq, default=None))
+    try:
+        row_sq = [rel.row_sq(tensors, st.dims) for rel in usable if rel.row_sq]
+        return Bound(min(rel.bound(tensors, st.dims) for rel in usable), min(row_sq, default=None))
+    except (IndexError, ValueError):
+        # Dims the kind's check refuses (a requant without its bits, say): that check runs
+        # before any consumer's, so no bound is read.
+        return None
 
 
 def _worst(shape: tuple[int, ...], bound: Bound | None) -> np.ndarray:

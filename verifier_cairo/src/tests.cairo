@@ -17,6 +17,8 @@ mod test_pcs;
 mod test_softmax;
 mod test_sumcheck;
 mod attn_vectors;
+mod graph_support;
+mod graph_vectors;
 mod lookup_vectors;
 mod mha_vectors;
 mod pcs_vectors;

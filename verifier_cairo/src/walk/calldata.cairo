@@ -73,7 +73,8 @@ pub fn read_walk(calldata: Span<felt252>) -> WalkCalldata {
     let (inputs, outputs) = (with_committed(inputs, committed), with_committed(outputs, committed));
     let weights = with_committed(weights, committed);
     assert(s.unbounded.is_empty(), 'calldata.offchain');
-    assert(s.witness.is_empty() || has_witness(layer_kind(@proof.layer).0), 'calldata.offchain');
+    let (variant, _) = layer_kind(@proof.layer);
+    assert(s.witness.is_empty() || has_witness(variant), 'calldata.offchain');
     let witness = read_witness(s.witness.span());
     let params = if s.committed.is_empty() {
         None

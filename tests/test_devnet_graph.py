@@ -1,0 +1,93 @@
+"""Model walks on a real devnet (docs/model-walk.md, "On chain"): the graphs of
+tests/graph_examples.py accepted by both verifiers with the same record (the attention block's
+in a session: its witness opening is over one transaction's calldata), tampered ones rejected
+by both with the same named check, a bound that travels through the graph refused alike, and
+the CLI path `cairn prove qkv-attn --commit-weights` → `cairn verify-onchain`."""
+
+import dataclasses
+
+import pytest
+from typer.testing import CliRunner
+
+from cairn.cli import app
+from cairn.deploy import registry
+from cairn.prover.walk.statement import NO_MODEL
+from cairn.serializer import calldata, proof_file
+from cairn.serializer.header import KIND_GRAPH
+from tests.cairo_graph_vectors import tampered
+from tests.graph_examples import GRAPHS, graph_proof
+from tests.test_devnet_walk import onchain_like
+
+pytestmark = pytest.mark.devnet
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_honest_graphs_accepted_by_both(chain, name):
+    parts = calldata.encode_parts(graph_proof(name))
+    felts = parts.flat
+    assert registry.contract_check(felts, {}) is None
+    verdict = onchain_like(chain, felts, parts)
+    assert verdict.accepted, verdict.reason
+    assert verdict.io_hash == registry.io_hash(felts)
+    record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
+    assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_GRAPH)
+
+
+def test_tampered_graphs_rejected_alike(chain):
+    """A sample of the generated Cairo tests' tamperings of the encoder graph (all of them run
+    in cairo-test), through real transactions."""
+    proof = graph_proof("encoder")
+    parts = calldata.encode_parts(proof)
+    tamperings = list(tampered(proof))
+    for doc, felts in tamperings[:: max(1, len(tamperings) // 8)]:
+        check = registry.contract_check(felts, {})
+        verdict = onchain_like(chain, felts, parts)
+        assert verdict.accepted == (check is None), doc
+        assert verdict.reason == check, (doc, check, verdict.reason)
+
+
+def test_a_bound_too_wide_for_attention_is_refused_alike(chain):
+    """q's requantization declares 9 output bits (and k one less, b + k ≤ 30): its clamp bounds
+    q8 by 255, attn needs int8 (`statement.range` from the bound alone, q8 being hidden)."""
+    honest_proof = graph_proof("attention")
+    honest = calldata.encode_parts(honest_proof)
+    g = honest_proof.statement
+    node = g.nodes[1]
+    dims = (*node.dims[:3], node.dims[3] - 1, 9, *node.dims[5:])
+    nodes = (g.nodes[0], dataclasses.replace(node, dims=dims), *g.nodes[2:])
+    proof = dataclasses.replace(honest_proof, statement=dataclasses.replace(g, nodes=nodes))
+    felts = calldata.encode(proof)
+    assert registry.contract_check(felts, {}) == "statement.range"
+    verdict = onchain_like(chain, felts, honest)
+    assert not verdict.accepted and verdict.reason == "statement.range"
+
+
+def test_cli_prove_then_verify_onchain(chain, tmp_path, monkeypatch):
+    monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
+    url = chain.url
+    assert runner.invoke(app, ["deploy", "--rpc", url]).exit_code == 0
+    good = tmp_path / "block.json"
+    args = ["prove", "qkv-attn", "--seq", "5", "--embed", "7", "--heads", "2", "--head-dim", "3"]
+    result = runner.invoke(app, [*args, "--commit-weights", "poseidon", "--out", str(good)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["verify-onchain", str(good), "--rpc", url])
+    assert result.exit_code == 0, result.output
+    assert "accepted on chain" in result.output
+    proof = proof_file.load(good)
+    node = proof.nodes[-1]
+    layer = node.layer
+    bad_layer = dataclasses.replace(
+        layer, attend=dataclasses.replace(layer.attend, left=layer.attend.left + layer.attend.left)
+    )
+    bad = tmp_path / "bad.json"
+    nodes = [*proof.nodes[:-1], dataclasses.replace(node, layer=bad_layer)]
+    proof_file.save(dataclasses.replace(proof, nodes=nodes), bad)
+    offchain = runner.invoke(app, ["verify", str(bad)])
+    result = runner.invoke(app, ["verify-onchain", str(bad), "--rpc", url])
+    assert offchain.exit_code == 1 and result.exit_code == 1, result.output
+    assert "mha.attend" in offchain.output and "mha.attend" in result.output, result.output
+    public = runner.invoke(app, [*args, "--out", str(tmp_path / "public.json")])
+    assert public.exit_code == 0, public.output
+    refused = runner.invoke(app, ["verify-onchain", str(tmp_path / "public.json"), "--rpc", url])
+    assert refused.exit_code == 2 and "--commit-weights" in refused.output, refused.output
