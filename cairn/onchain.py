@@ -116,7 +116,7 @@ def deploy(
         str | None, typer.Option(help="model registry owner (default: the deploying account)")
     ] = None,
 ) -> None:
-    """Build the five classes, declare them (if new) and deploy CairnVerifier; records the
+    """Build the six classes, declare them (if new) and deploy CairnVerifier; records the
     address."""
     owner_address = parse_felt("--owner", owner, nonzero=True) if owner else None
     with errors_as_exit():

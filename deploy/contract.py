@@ -135,7 +135,7 @@ def revert_reason(err: Exception) -> str:
 async def declare_and_deploy(
     account: Account, art: Artifacts, owner: int | None = None
 ) -> Deployment:
-    """Declare the five classes unless the node knows them, then deploy an instance of the
+    """Declare the six classes unless the node knows them, then deploy an instance of the
     main one whose registry owner is `owner` (default: the deploying account) and which calls
     the other four."""
     args: dict[str, int] = {"owner": account.address if owner is None else owner}

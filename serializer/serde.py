@@ -60,7 +60,7 @@ opening's, then the witness opening's. Decoding leaves them None for `walk_calld
 NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}
 """Fields carried as a length-prefixed felt list: the walk classes pass them unread to the class
 that verifies them, which deserializes them (the softmax proof and requant's LogUp-GKR: the
-lookup class, docs/cairo-verifier.md, "Five classes"), so only that class carries their Serde
+lookup class, docs/cairo-verifier.md, "Six classes"), so only that class carries their Serde
 code."""
 
 

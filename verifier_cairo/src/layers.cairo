@@ -61,7 +61,7 @@ pub fn has_witness(kind: felt252) -> bool {
     kind == 'attn' || kind == 'requant'
 }
 
-/// The walk class that verifies a kind (docs/cairo-verifier.md, "Five classes"): the contract
+/// The walk class that verifies a kind (docs/cairo-verifier.md, "Six classes"): the contract
 /// reads a walk proof's kind (its statement's first felt) to choose it.
 #[derive(Copy, Drop, PartialEq, Debug)]
 pub enum WalkClass {

@@ -1,5 +1,5 @@
 //! The lookup layers' verifiers as a class of their own, which the attention class calls by
-//! `library_call` (docs/cairo-verifier.md, "Five classes"): with softmax, requant and their
+//! `library_call` (docs/cairo-verifier.md, "Six classes"): with softmax, requant and their
 //! LogUp-GKR in it, the attention class would exceed mainnet's 81,920-felt bytecode limit. It
 //! has no storage and no side effect. It takes each lookup proof as the felts the walk carries
 //! unread (`AttnProof.softmax`, `RequantProof.logup`: nested parts, docs/calldata.md), so only
