@@ -287,6 +287,12 @@ async def _send_trees(
             return await send(account, call), count, felts
         except GasLimitError:
             count -= 1
+    if least == 0:
+        raise ChainError(
+            "the proof's verification before its Merkle trees (a model walk's nodes, say) needs "
+            "more L2 gas than one transaction may use: sessions cut only between trees "
+            "(docs/cairo-verifier.md, \"Sessions\"; docs/model-walk.md, \"On chain\")"
+        )
     raise ChainError("one tree's opening does not fit a transaction (calldata or L2 gas)")
 
 
