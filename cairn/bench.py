@@ -37,7 +37,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31Array
-from cairn.prover.graph.prover import prove_graph
+from cairn.prover.graph.prover import commit_graph_weights, prove_graph
 from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.graph.views import security_bits
 from cairn.prover.layers.matmul import model as matmul
@@ -317,6 +317,60 @@ def bench_layers(
             f"{r['verify_s'] * 1e3:.0f} ms",
             f"{r['prove_peak_mib']:.0f} MiB",
             f"{r['proof_felts']} felts",
+        )
+    _report(table, rows, out_path)
+
+
+def measure_graphs_onchain() -> list[dict[str, Any]]:
+    """Calldata, transactions and L2 gas of each `GRAPH_BENCHMARKS` model walk, weights
+    committed (Poseidon), on a devnet started for the purpose. A walk over one transaction's
+    gas cap (8·10^8) is measured without it and marked: the contract would need sessions that
+    cut between nodes."""
+    rows = []
+
+    async def run(account: Account, address: int) -> None:
+        for name, make in examples.GRAPH_BENCHMARKS.items():
+            graph, hidden = make()
+            graph, data = commit_graph_weights(graph, POSEIDON_PARAMS)
+            parts = calldata.encode_parts(prove_graph(graph, hidden, data))
+            capped = True
+            try:
+                verdict = await contract.verify_parts(account, address, parts)
+            except contract.ChainError:
+                capped = False
+                verdict = await contract.verify_parts(account, address, parts, max_gas=10**10)
+            if not verdict.accepted:
+                raise contract.ChainError(f"{name} rejected on chain: {verdict.reason}")
+            txs = verdict.transactions
+            rows.append(
+                {
+                    "graph": name,
+                    "nodes": len(graph.nodes),
+                    "calldata_felts": len(parts.flat),
+                    "within_cap": capped,
+                    "tx_felts": [tx.calldata_felts for tx in txs],
+                    "tx_l2_gas": [tx.l2_gas for tx in txs],
+                    "l2_gas": verdict.l2_gas,
+                }
+            )
+
+    _on_fresh_devnet(run)
+    return rows
+
+
+@bench_app.command("graphs")
+def bench_graphs(out_path: BenchOut = None) -> None:
+    """Verify small model walks on a fresh devnet: calldata, transactions, L2 gas
+    (docs/model-walk.md, "On chain")."""
+    with errors_as_exit(), out.status("proving and verifying model walks on a devnet"):
+        rows = measure_graphs_onchain()
+    table = Table("graph", "nodes", "calldata", "transactions (felts: L2 gas)", "L2 gas")
+    for r in rows:
+        pairs = zip(r["tx_felts"], r["tx_l2_gas"], strict=True)
+        txs = " · ".join(f"{f:,}: {g:,}" for f, g in pairs)
+        note = "" if r["within_cap"] else " (first tx over the 8·10^8 cap)"
+        table.add_row(
+            r["graph"], str(r["nodes"]), f"{r['calldata_felts']:,}", txs, f"{r['l2_gas']:,}{note}"
         )
     _report(table, rows, out_path)
 

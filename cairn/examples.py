@@ -348,9 +348,13 @@ shapes, whose tensors only fit a transaction committed (`--commit-weights` and
 `--commit-io`)."""
 
 
+Graph = tuple[GraphStatement, dict[str, np.ndarray]]
+"""A graph statement and its hidden tensors' values (what `prove_graph` takes)."""
+
+
 def attention_block_example(
     seq: int, embed: int, heads: int, head_dim: int, causal: bool, seed: int
-) -> tuple[GraphStatement, dict[str, np.ndarray]]:
+) -> Graph:
     """x → qkv → requant to int8 (q, k, v) → attn → o, as one graph: x, the weights and o are
     public, Q, K, V before and after requantization are hidden."""
     rng = np.random.default_rng(seed)
@@ -369,3 +373,55 @@ def attention_block_example(
     attended = attn.make_statement(q, k, v, heads, causal, gamma)
     layers.append((attended, {"q": "q8", "k": "k8", "v": "v8"}))
     return assemble(layers, ["o"])
+
+
+def _requantized(y: np.ndarray, bound: int) -> Statement:
+    """y requantized to int8 for inputs bounded by `bound` (the producer's, as a verifier
+    reads it), scaled to y's actual peak."""
+    p = RequantParams.fit(bound, int(np.abs(y).max()), 8)
+    return requant.make_statement(y, p.multiplier, p.shift, p.bits, p.bound.bit_length())
+
+
+def residual_pool_example(seq: int, dim: int, seed: int) -> Graph:
+    """x → linear → requant → add x → pool: a projection whose output the requantization
+    bounds again, a residual add of a bounded and a public tensor, column sums."""
+    rng = np.random.default_rng(seed)
+    x = _int8(rng, seq, dim)
+    projected = linear.make_statement(x, {"w": _int8(rng, dim, dim), "b": _int8(rng, dim)})
+    bound = output_bounds(projected)["y"]
+    clamped = _requantized(projected.outputs["y"], bound.max if bound else 0)
+    residual = add.make_statement(clamped.outputs["y"], x)
+    pooled = pool.make_statement(residual.outputs["y"])
+    return assemble(
+        [
+            (projected, {"y": "h"}),
+            (clamped, {"x": "h", "y": "h8"}),
+            (residual, {"a": "h8", "b": "x", "y": "r"}),
+            (pooled, {"x": "r", "y": "pooled"}),
+        ],
+        ["pooled"],
+    )
+
+
+def embed_pool_example(seq: int, vocab: int, dim: int, seed: int) -> Graph:
+    """ids → embed → requant → pool: a gather with no inputs, its output requantized."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, vocab, seq)
+    embedded = embed.make_statement(ids, _int8(rng, vocab, dim), _int8(rng, seq, dim))
+    clamped = _requantized(embedded.outputs["y"], 2 * 128)
+    pooled = pool.make_statement(clamped.outputs["y"])
+    return assemble(
+        [(embedded, {"y": "e"}), (clamped, {"x": "e", "y": "e8"}), (pooled, {"x": "e8"})],
+        ["y"],
+    )
+
+
+GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
+    "x 6×5 → linear → requant → add x → pool": lambda: residual_pool_example(6, 5, 1),
+    "ids 3 → embed (V=6, d=4) → requant → pool": lambda: embed_pool_example(3, 6, 4, 2),
+    "x 5×7 → qkv → requant ×3 → attn (2 heads of 3)": lambda: attention_block_example(
+        5, 7, 2, 3, False, 0
+    ),
+}
+"""Model walks verified on chain by `cairn bench graphs`, weights committed (docs/model-walk.md,
+"On chain")."""

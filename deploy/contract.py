@@ -185,15 +185,18 @@ async def is_deployed(account: Account, address: int) -> bool:
     return True
 
 
-async def send(account: Account, call: PreparedFunctionInvokeV3) -> Sent:
-    """Estimate, then invoke with a 1.5x margin and wait for the receipt."""
+async def send(
+    account: Account, call: PreparedFunctionInvokeV3, max_gas: int = MAX_L2_GAS_ESTIMATE
+) -> Sent:
+    """Estimate, then invoke with a 1.5x margin and wait for the receipt. `max_gas`: the
+    largest estimate sent (benchmarks raise it to measure what a proof over it would cost)."""
     try:
         estimate = await call.estimate_fee()
     except ClientError as e:
         return Sent(revert_reason(e), None, None)
-    if estimate.l2_gas_consumed > MAX_L2_GAS_ESTIMATE:
+    if estimate.l2_gas_consumed > max_gas:
         raise GasLimitError(
-            f"estimated L2 gas {estimate.l2_gas_consumed} > {MAX_L2_GAS_ESTIMATE}: too large "
+            f"estimated L2 gas {estimate.l2_gas_consumed} > {max_gas}: too large "
             "for one mainnet transaction"
         )
     sent = await call.invoke(resource_bounds=estimate.to_resource_bounds(1.5, 1.5))
@@ -203,14 +206,16 @@ async def send(account: Account, call: PreparedFunctionInvokeV3) -> Sent:
     return Sent(reason, sent.hash, receipt)
 
 
-async def verify(account: Account, address: int, felts: list[int]) -> OnchainVerdict:
+async def verify(
+    account: Account, address: int, felts: list[int], max_gas: int = MAX_L2_GAS_ESTIMATE
+) -> OnchainVerdict:
     """Invoke `verify(proof)`; a rejection at estimation sends nothing."""
     total = len(felts) + INVOKE_OVERHEAD_FELTS
     if total > MAX_CALLDATA_FELTS:
         raise ChainError(f"calldata of {total} felts exceeds Starknet's {MAX_CALLDATA_FELTS}")
     contract = await contract_at(account, address)
     call = contract.functions["verify"].prepare_invoke_v3(proof=felts)
-    return _finished(await _run([], await send(account, call), total, address))
+    return _finished(await _run([], await send(account, call, max_gas), total, address))
 
 
 def _finished(verdict: OnchainVerdict) -> OnchainVerdict:
@@ -271,7 +276,12 @@ Prepare = Callable[[list[int]], tuple[PreparedFunctionInvokeV3, int]]
 
 
 async def _send_trees(
-    account: Account, trees: list[list[int]], budget: int, least: int, prepare: Prepare
+    account: Account,
+    trees: list[list[int]],
+    budget: int,
+    least: int,
+    prepare: Prepare,
+    max_gas: int = MAX_L2_GAS_ESTIMATE,
 ) -> tuple[Sent, int, int]:
     """Send the call `prepare` makes of as many of `trees` (tree parts) as fit `budget`
     calldata felts and the gas limit (at least `least` of them): the outcome, how many were
@@ -284,14 +294,14 @@ async def _send_trees(
     while count >= least:
         call, felts = prepare([f for t in trees[:count] for f in t])
         try:
-            return await send(account, call), count, felts
+            return await send(account, call, max_gas), count, felts
         except GasLimitError:
             count -= 1
     if least == 0:
         raise ChainError(
             "the proof's verification before its Merkle trees (a model walk's nodes, say) needs "
             "more L2 gas than one transaction may use: sessions cut only between trees "
-            "(docs/cairo-verifier.md, \"Sessions\"; docs/model-walk.md, \"On chain\")"
+            '(docs/cairo-verifier.md, "Sessions"; docs/model-walk.md, "On chain")'
         )
     raise ChainError("one tree's opening does not fit a transaction (calldata or L2 gas)")
 
@@ -301,16 +311,18 @@ async def verify_parts(
     address: int,
     parts: CalldataParts,
     max_felts: int = MAX_CALLDATA_FELTS,
+    max_gas: int = MAX_L2_GAS_ESTIMATE,
 ) -> OnchainVerdict:
     """Verify a proof in one transaction if it fits (calldata and gas), else in a session:
     `open_session` with the front and as many tree parts as fit, then `continue_session`
     with the session's state (rebuilt in Python, checked against the hash the last
     `SessionState` event carried) and as many parts as fit, until the contract emits
     ProofVerified (or a step is rejected, whose reason ends the session).
-    `max_felts` is the calldata limit planned for (tests lower it to force sessions)."""
+    `max_felts` is the calldata limit planned for (tests lower it to force sessions),
+    `max_gas` the largest estimate sent (`send`)."""
     if len(parts.flat) + INVOKE_OVERHEAD_FELTS <= max_felts:
         try:
-            return await verify(account, address, parts.flat)
+            return await verify(account, address, parts.flat, max_gas)
         except GasLimitError:
             if not parts.trees:
                 raise
@@ -328,7 +340,7 @@ async def verify_parts(
         call = functions["open_session"].prepare_invoke_v3(proof=opened)
         return call, len(opened) + INVOKE_OVERHEAD_FELTS
 
-    sent, done, felts = await _send_trees(account, parts.trees, budget, 0, open_session)
+    sent, done, felts = await _send_trees(account, parts.trees, budget, 0, open_session, max_gas)
     session_id, counts = hash_many(opened), [done]
     verdict = await _run([], sent, felts, address)
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
@@ -343,7 +355,9 @@ async def verify_parts(
             return call, len(trees) + len(state) + STEP_OVERHEAD_FELTS
 
         budget = max_felts - STEP_OVERHEAD_FELTS - len(state)
-        sent, count, felts = await _send_trees(account, parts.trees[done:], budget, 1, step)
+        sent, count, felts = await _send_trees(
+            account, parts.trees[done:], budget, 1, step, max_gas
+        )
         verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count
         counts.append(count)

@@ -140,6 +140,7 @@ def tampered(proof: GraphProof) -> Iterator[tuple[str, list[int]]]:
         except (ValueError, IndexError):  # a count the layout cannot carry
             continue
     if proof.opening is not None:
+        yield "proof opening=None", encode_graph(dataclasses.replace(proof, opening=None))
         seen: set[str] = set()
         for path, opening in mutations(proof.opening, "opening"):
             pattern = re.sub(r"\[\d+\]", "[]", path)
