@@ -47,7 +47,7 @@ PER_CHECK = 1
 """The layers' own checks are the walk vectors' (tests/cairo_walk_vectors.py): here one
 tampering per check shows a node's failure surfaces through the graph class."""
 WALK_CHECKS = ("graph.", "walk.", "sameply.", "statement.", "calldata.offchain")
-PER_WALK_CHECK = 3
+PER_WALK_CHECK = 5
 """The model walk's own checks, and the statement's and reader's: up to this many each."""
 
 HEADER = """\
@@ -91,16 +91,37 @@ def statement_tamperings(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
     a tensor no node produces; the middle value of each public tensor +1; a node of a kind not
     verified in graphs; a witness commitment on a kind without advice."""
     g = proof.statement
-    for i, node in enumerate(g.nodes):
-        for j in range(len(node.dims)):
-            dims = tuple(d + (k == j) for k, d in enumerate(node.dims))
-            nodes = (*g.nodes[:i], dataclasses.replace(node, dims=dims), *g.nodes[i + 1 :])
-            yield f"node {i} dims[{j}] + 1", _statement(proof, nodes=nodes)
     name = min(g.hidden)
     hidden = {**{k: v for k, v in g.hidden.items() if k != name}, name + "_": g.hidden[name]}
     yield f"hidden {name!r} renamed", _statement(proof, hidden=hidden)
     grown = {**g.hidden, name: (*g.hidden[name][:-1], g.hidden[name][-1] + 1)}
     yield f"hidden {name!r} grown", _statement(proof, hidden=grown)
+    huge = {**g.hidden, name: (1 << 13, 1 << 12)}
+    yield f"hidden {name!r} of 2^25 entries", _statement(proof, hidden=huge)
+    weighted = next(i for i, n in enumerate(g.nodes) if n.weights)
+    node = g.nodes[weighted]
+    local = min(node.weights)
+    other = min(node.inputs or node.outputs)
+    weights = {
+        **{k: v for k, v in node.weights.items() if k != local},
+        other: node.weights[local],
+    }
+    nodes = list(g.nodes)
+    nodes[weighted] = dataclasses.replace(node, weights=weights)
+    yield (
+        f"a weight named {other!r} as another of the node's tensors",
+        _statement(proof, nodes=tuple(nodes)),
+    )
+    consumer = next(i for i, n in enumerate(g.nodes) if n.inputs and n.outputs and i)
+    node = g.nodes[consumer]
+    local = min(node.inputs)
+    renamed = {**{k: v for k, v in node.inputs.items() if k != local}, "zz": node.inputs[local]}
+    nodes = list(g.nodes)
+    nodes[consumer] = dataclasses.replace(node, inputs=renamed)
+    yield (
+        f"node {consumer}'s input {local!r} under another name",
+        _statement(proof, nodes=tuple(nodes)),
+    )
     first = g.nodes[-1]
     local = min(first.inputs)
     rewired = dataclasses.replace(first, inputs={**first.inputs, local: "nowhere"})
@@ -111,6 +132,11 @@ def statement_tamperings(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
             bumped.flat[t.size // 2] += 1
             tensors = {**getattr(g, group), tname: bumped}
             yield f"{group}.{tname} + 1", _statement(proof, **{group: tensors})
+    for i, node in enumerate(g.nodes):
+        for j in range(len(node.dims)):
+            dims = tuple(d + (k == j) for k, d in enumerate(node.dims))
+            nodes = (*g.nodes[:i], dataclasses.replace(node, dims=dims), *g.nodes[i + 1 :])
+            yield f"node {i} dims[{j}] + 1", _statement(proof, nodes=nodes)
 
 
 def unencodable(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
@@ -131,6 +157,11 @@ def unencodable(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
 
 def tampered(proof: GraphProof) -> Iterator[tuple[str, list[int]]]:
     kinds = [n.kind for n in proof.statement.nodes]
+    for doc, t in statement_tamperings(proof):
+        try:
+            yield f"statement: {doc}", encode_graph(t)
+        except ValueError:  # out of the signed M31 range
+            continue
     for path, t in graph_mutations(proof):
         if path.startswith("nodes") and re.match(r"nodes[-+]last$", path):
             yield f"proof {path}", raw_felts(t, encode_graph_parts(proof)[1], kinds)
@@ -151,11 +182,6 @@ def tampered(proof: GraphProof) -> Iterator[tuple[str, list[int]]]:
                 yield f"proof {path}", encode_graph(dataclasses.replace(proof, opening=opening))
             except (ValueError, IndexError):
                 continue
-    for doc, t in statement_tamperings(proof):
-        try:
-            yield f"statement: {doc}", encode_graph(t)
-        except ValueError:  # out of the signed M31 range
-            continue
     trees = encode_graph_parts(proof)[1]
     for doc, t in unencodable(proof):
         yield f"statement: {doc}", raw_felts(t, trees, kinds)

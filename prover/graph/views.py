@@ -35,14 +35,23 @@ def _fail(message: str) -> None:
     raise VerificationError("graph.shape", message)
 
 
+MAX_HIDDEN_VARS = 24
+"""A hidden tensor's padded size is at most 2^24 entries, the witness PCS's largest polynomial:
+no layer proves a larger one, and the verifier reads a hidden tensor at its worst case."""
+
+
 def check_structure(g: GraphStatement) -> None:
-    """Kinds known, names well formed, nodes in topological order, every tensor produced once
-    (inputs never), read after it is produced, and used; every weight read; hidden shapes given
-    for exactly the produced tensors that are not outputs."""
+    """Kinds known, names well formed, a node's local names distinct across its inputs,
+    outputs and weights, nodes in topological order, every tensor produced once (inputs never),
+    read after it is produced, and used; every weight read; hidden shapes given for exactly the
+    produced tensors that are not outputs, none beyond 2^MAX_HIDDEN_VARS padded entries."""
     if not g.nodes:
         _fail("a graph has at least one node")
     for name in (*g.inputs, *g.outputs, *g.hidden, *g.weight_names()):
         name_felt(name)
+    for name, shape in g.hidden.items():
+        if tensor_vars(shape) > MAX_HIDDEN_VARS:
+            _fail(f"hidden {name!r} of {shape}: more than 2^{MAX_HIDDEN_VARS} padded entries")
     produced: set[str] = set()
     read: set[str] = set()
     weights: set[str] = set()
@@ -52,6 +61,10 @@ def check_structure(g: GraphStatement) -> None:
         for local, name in (*node.inputs.items(), *node.outputs.items(), *node.weights.items()):
             name_felt(local)
             name_felt(name)
+        if len({*node.inputs, *node.outputs, *node.weights}) != (
+            len(node.inputs) + len(node.outputs) + len(node.weights)
+        ):
+            _fail(f"node {i} ({node.kind}) names two of its tensors alike")
         for name in node.inputs.values():
             if name not in produced and name not in g.inputs:
                 _fail(f"node {i} ({node.kind}) reads {name!r} before any node produces it")
@@ -102,16 +115,17 @@ def _output_bound(spec: LayerSpec, st: Statement, local: str) -> Bound | None:
     try:
         row_sq = [rel.row_sq(tensors, st.dims) for rel in usable if rel.row_sq]
         return Bound(min(rel.bound(tensors, st.dims) for rel in usable), min(row_sq, default=None))
-    except (IndexError, ValueError):
-        # Dims the kind's check refuses (a requant without its bits, say): that check runs
-        # before any consumer's, so no bound is read.
+    except (LookupError, ValueError):
+        # Dims or tensors the kind's check refuses (a requant without its bits, an add without
+        # its a): that check runs before any consumer's, so no bound is read.
         return None
 
 
 def _worst(shape: tuple[int, ...], bound: Bound | None) -> np.ndarray:
     """Every entry at the bound (0 if none), its declared row norm attached; beyond (p−1)/2
     the producer's own check refuses, so the fill stops just past it."""
-    fill = np.full(shape, min(bound.max, HALF + 1) if bound else 0, dtype=np.int64)
+    value = np.int64(min(bound.max, HALF + 1) if bound else 0)
+    fill = np.broadcast_to(value, shape)  # one value, read-only: no memory per entry
     return with_row_norm(fill, bound.row_sq) if bound and bound.row_sq is not None else fill
 
 

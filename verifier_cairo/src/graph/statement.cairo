@@ -8,10 +8,13 @@ use crate::pcs::transcript::PcsChannel;
 use crate::walk::calldata::names_of;
 use crate::walk::proof::{GraphStatement, Named, Node};
 use crate::walk::statement::{absorb_public, absorb_shape, contains};
-use crate::walk::tensor::{Tensors, TensorsTrait};
+use crate::walk::tensor::{Tensors, TensorsTrait, tensor_vars};
 
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
 const GRAPH_TAG: felt252 = 'cairn/graph/v1';
+
+/// A hidden tensor's padded size is at most 2^24 entries (Python `MAX_HIDDEN_VARS`).
+const MAX_HIDDEN_VARS: u32 = 24;
 
 /// `graph.shape` unless `name` is 1–31 bytes of printable ASCII (Python `name_felt`).
 fn expect_name(name: felt252) {
@@ -47,10 +50,12 @@ pub fn wired(wiring: @Array<Named<felt252>>, local: felt252) -> Option<felt252> 
     None
 }
 
-/// Python `check_structure` (`graph.shape`): a node; names well formed; nodes in topological
-/// order, every tensor produced once (an input never), read after it is produced, and used;
-/// posenc's x and o public; every weight known and read; hidden shapes given for exactly the
-/// produced tensors that are not outputs. Every kind is known (the reader has checked).
+/// Python `check_structure` (`graph.shape`): a node; names well formed; no hidden tensor
+/// beyond 2^24 padded entries; a node's local names distinct across its groups; nodes in
+/// topological order, every tensor produced once (an input never), read after it is
+/// produced, and used; posenc's x and o public; every weight known and read; hidden shapes
+/// given for exactly the produced tensors that are not outputs. Every kind is known (the
+/// reader has checked).
 pub fn check_structure(g: @GraphStatement) {
     assert(!g.nodes.is_empty(), 'graph.shape');
     let (inputs, outputs) = (names_of(g.inputs), names_of(g.outputs));
@@ -59,11 +64,15 @@ pub fn check_structure(g: @GraphStatement) {
     expect_names(outputs);
     expect_names(hidden);
     expect_names(weights);
+    for entry in g.hidden.span() {
+        assert(tensor_vars(entry.value.span()) <= MAX_HIDDEN_VARS, 'graph.shape');
+    }
     let (mut produced, mut read, mut weights_read) = (array![], array![], array![]);
     for node in g.nodes.span() {
         expect_wiring(node.inputs);
         expect_wiring(node.outputs);
         expect_wiring(node.weights);
+        expect_distinct_locals(node);
         for entry in node.inputs.span() {
             let name = *entry.value;
             assert(contains(produced.span(), name) || contains(inputs, name), 'graph.shape');
@@ -103,6 +112,18 @@ pub fn check_structure(g: @GraphStatement) {
     }
 }
 
+/// A node's local names, distinct within each group (calldata.names), are distinct across its
+/// inputs, outputs and weights: a weight named as an input would stand in for it.
+fn expect_distinct_locals(node: @Node) {
+    let (inputs, outputs) = (names_of(node.inputs), names_of(node.outputs));
+    for name in names_of(node.weights) {
+        assert(!contains(inputs, *name) && !contains(outputs, *name), 'graph.shape');
+    }
+    for name in outputs {
+        assert(!contains(inputs, *name), 'graph.shape');
+    }
+}
+
 /// A kind whose check reads a tensor's values (Python `LayerSpec.reads` and
 /// `committable_reads`: posenc's x and o) must find them public.
 fn expect_public_reads(node: @Node, hidden: Span<felt252>) {
@@ -110,9 +131,10 @@ fn expect_public_reads(node: @Node, hidden: Span<felt252>) {
         return;
     }
     for local in array!['o', 'x'].span() {
-        let name = match wired(node.inputs, *local) {
+        // An output's wiring first: Python reads the merged wiring, outputs over inputs.
+        let name = match wired(node.outputs, *local) {
             Some(name) => Some(name),
-            None => wired(node.outputs, *local),
+            None => wired(node.inputs, *local),
         };
         if let Some(name) = name {
             assert(!contains(hidden, name), 'graph.shape');

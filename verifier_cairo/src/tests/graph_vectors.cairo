@@ -364,45 +364,129 @@ fn accepts_graph_encoder() {
     assert_eq!(verify_graph_calldata(graph_encoder()), 0x5ff4ba209cd7e40f7d51e07bb32c69f4366bd79436a4dc0fe0e4d101af790fa);
 }
 
+/// statement: hidden 'h' renamed
+#[test]
+#[should_panic(expected: ('graph.shape',))]
+fn rejects_encoder_0() {
+    verify_graph_calldata(splice(graph_encoder(), 69, 74, array![26680, 2, 6, 5, 26719]));
+}
+
+/// statement: hidden 'h' grown
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_encoder_1() {
+    verify_graph_calldata(splice(graph_encoder(), 72, 73, array![6]));
+}
+
+/// statement: hidden 'h' of 2^25 entries
+#[test]
+#[should_panic(expected: ('graph.shape',))]
+fn rejects_encoder_2() {
+    verify_graph_calldata(splice(graph_encoder(), 71, 73, array![8192, 4096]));
+}
+
+/// statement: a weight named 'x' as another of the node's tensors
+#[test]
+#[should_panic(expected: ('graph.shape',))]
+fn rejects_encoder_3() {
+    verify_graph_calldata(splice(graph_encoder(), 15, 19, array![119, 119, 120, 98]));
+}
+
+/// statement: node 1's input 'x' under another name
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_encoder_4() {
+    verify_graph_calldata(splice(graph_encoder(), 30, 31, array![31354]));
+}
+
+/// statement: a node reads a tensor nobody produces
+#[test]
+#[should_panic(expected: ('graph.shape',))]
+fn rejects_encoder_5() {
+    verify_graph_calldata(splice(graph_encoder(), 62, 63, array![0x6e6f7768657265]));
+}
+
+/// statement: inputs.x + 1
+#[test]
+#[should_panic(expected: ('gkr.layer',))]
+fn rejects_encoder_6() {
+    verify_graph_calldata(splice(graph_encoder(), 88, 89, array![0xffffff7dffffff38000002f7fffffebffffff880000014ffffffe07fffffe8]));
+}
+
+/// statement: node 0 dims[0] + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_encoder_8() {
+    verify_graph_calldata(splice(graph_encoder(), 5, 6, array![7]));
+}
+
+/// statement: node 0 dims[1] + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_encoder_9() {
+    verify_graph_calldata(splice(graph_encoder(), 6, 7, array![6]));
+}
+
+/// statement: node 0 dims[2] + 1
+#[test]
+#[should_panic(expected: ('statement.shape',))]
+fn rejects_encoder_10() {
+    verify_graph_calldata(splice(graph_encoder(), 7, 8, array![6]));
+}
+
+/// statement: node 1 dims[3] + 1
+#[test]
+#[should_panic(expected: ('requant.params',))]
+fn rejects_encoder_14() {
+    verify_graph_calldata(splice(graph_encoder(), 25, 26, array![23]));
+}
+
+/// statement: node 1 dims[6] + 1
+#[test]
+#[should_panic(expected: ('gkr.mask_count',))]
+fn rejects_encoder_17() {
+    verify_graph_calldata(splice(graph_encoder(), 28, 29, array![9]));
+}
+
 /// proof nodes[0].outputs.y=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_encoder_0() {
+fn rejects_encoder_22() {
     verify_graph_calldata(splice(graph_encoder(), 117, 118, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof nodes[0].outputs.y-key
 #[test]
 #[should_panic(expected: ('graph.claims',))]
-fn rejects_encoder_1() {
+fn rejects_encoder_23() {
     verify_graph_calldata(splice(graph_encoder(), 115, 118, array![0]));
 }
 
 /// proof nodes[0].layer.bias[0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
-fn rejects_encoder_2() {
+fn rejects_encoder_24() {
     verify_graph_calldata(splice(graph_encoder(), 120, 121, array![0x138acddbe86ba36426882aaf47b77671]));
 }
 
 /// proof nodes[0].layer.bias-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
-fn rejects_encoder_3() {
+fn rejects_encoder_25() {
     verify_graph_calldata(splice(graph_encoder(), 119, 121, array![0]));
 }
 
 /// proof nodes[0].layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
-fn rejects_encoder_6() {
+fn rejects_encoder_28() {
     verify_graph_calldata(splice(graph_encoder(), 122, 126, array![2, 0x1d082213ecf30e4501b4e987ed8c1369, 0x11d15a124e55f37f347e9e7f293c8a84]));
 }
 
 /// proof nodes[0].layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
-fn rejects_encoder_8() {
+fn rejects_encoder_30() {
     verify_graph_calldata(splice(graph_encoder(), 121, 134, array![
         2, 3, 0x1d082213ecf30e4501b4e987ed8c1369, 0x11d15a124e55f37f347e9e7f293c8a84, 0x1e8f5b8bf24bda4ea9f3c9c2fb09dcf1, 3,
         0x1d783fd60355965686458ca59656f5d0, 0x1c1991a5bfec173118c82013b4ebca12, 0x110a751c2fc6f35ece973ab022a2d0de,
@@ -412,47 +496,28 @@ fn rejects_encoder_8() {
 /// proof nodes[1].outputs.y=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_encoder_16() {
+fn rejects_encoder_38() {
     verify_graph_calldata(splice(graph_encoder(), 140, 141, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof nodes[1].outputs.y-key
 #[test]
 #[should_panic(expected: ('graph.claims',))]
-fn rejects_encoder_17() {
+fn rejects_encoder_39() {
     verify_graph_calldata(splice(graph_encoder(), 138, 141, array![0]));
-}
-
-/// proof nodes[1].layer.logup.roots[0][0]
-#[test]
-#[should_panic(expected: ('gkr.layer',))]
-fn rejects_encoder_18() {
-    verify_graph_calldata(splice(graph_encoder(), 145, 146, array![0x1945ff7e21cb8e8da475f07af6d04d9f]));
 }
 
 /// proof nodes[1].layer.logup.roots[0]-last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
-fn rejects_encoder_19() {
+fn rejects_encoder_41() {
     verify_graph_calldata(splice(graph_encoder(), 142, 147, array![420, 4, 1, 0x1945ff7e01cb8e8da475f07af6d04d9f]));
-}
-
-/// proof nodes[1].layer.logup.layers[0].masks[0]-last
-#[test]
-#[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_encoder_24() {
-    verify_graph_calldata(splice(graph_encoder(), 142, 164, array![
-        420, 4, 2, 0x1945ff7e01cb8e8da475f07af6d04d9f, 0x14985142ba503e52cc4e4042235cc5d2, 2,
-        0x11cf90789d25694caea49b525d74c4e4, 0x1f622460c87d20ce537e51d957c68f30, 2, 0x11f300ce095f24cc5d11fac1654dfa18, 0x1621894b18e710d14b779bd7b4f1f521, 2,
-        0x14928c9c7741ee100ddc9da46d82ff3c, 0x1341c4f6db39e44f8b3b69f003533f19, 11, 0, 1, 3,
-        0x13905707a51d1bc4fd61df68b561b2e2, 0x1bd83acdb45a875fe2cc068bb26748ec, 0x16854b414cba1b4313df6a27ed0f3362,
-    ]));
 }
 
 /// proof nodes[1].layer.logup.layers[1].sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('gkr.round_degree',))]
-fn rejects_encoder_29() {
+fn rejects_encoder_51() {
     verify_graph_calldata(splice(graph_encoder(), 142, 169, array![
         420, 4, 2, 0x1945ff7e01cb8e8da475f07af6d04d9f, 0x14985142ba503e52cc4e4042235cc5d2, 2,
         0x11cf90789d25694caea49b525d74c4e4, 0x1f622460c87d20ce537e51d957c68f30, 2, 0x11f300ce095f24cc5d11fac1654dfa18, 0x1621894b18e710d14b779bd7b4f1f521, 2,
@@ -465,7 +530,7 @@ fn rejects_encoder_29() {
 /// proof nodes[1].layer.logup.layers[1].sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('gkr.round_count',))]
-fn rejects_encoder_31() {
+fn rejects_encoder_53() {
     verify_graph_calldata(splice(graph_encoder(), 142, 169, array![
         417, 4, 2, 0x1945ff7e01cb8e8da475f07af6d04d9f, 0x14985142ba503e52cc4e4042235cc5d2, 2,
         0x11cf90789d25694caea49b525d74c4e4, 0x1f622460c87d20ce537e51d957c68f30, 2, 0x11f300ce095f24cc5d11fac1654dfa18, 0x1621894b18e710d14b779bd7b4f1f521, 2,
@@ -477,7 +542,7 @@ fn rejects_encoder_31() {
 /// proof nodes[1].layer.logup.layers-last
 #[test]
 #[should_panic(expected: ('gkr.layer_count',))]
-fn rejects_encoder_33() {
+fn rejects_encoder_55() {
     verify_graph_calldata(splice(graph_encoder(), 142, 564, array![
         359, 4, 2, 0x1945ff7e01cb8e8da475f07af6d04d9f, 0x14985142ba503e52cc4e4042235cc5d2, 2,
         0x11cf90789d25694caea49b525d74c4e4, 0x1f622460c87d20ce537e51d957c68f30, 2, 0x11f300ce095f24cc5d11fac1654dfa18, 0x1621894b18e710d14b779bd7b4f1f521, 2,
@@ -545,35 +610,49 @@ fn rejects_encoder_33() {
 /// proof nodes[1].layer.columns.r0
 #[test]
 #[should_panic(expected: ('requant.columns',))]
-fn rejects_encoder_35() {
+fn rejects_encoder_57() {
     verify_graph_calldata(splice(graph_encoder(), 564, 565, array![0x10106ee3967c600151999e20f5458236]));
 }
 
 /// proof nodes[1].layer.columns.m_range
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
-fn rejects_encoder_39() {
+fn rejects_encoder_61() {
     verify_graph_calldata(splice(graph_encoder(), 568, 569, array![0x1745a2dc9a793f16f74f69994f4a35f0]));
 }
 
 /// proof nodes[2].outputs.y=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
-fn rejects_encoder_41() {
+fn rejects_encoder_63() {
     verify_graph_calldata(splice(graph_encoder(), 572, 573, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof nodes[2].outputs.y-key
 #[test]
 #[should_panic(expected: ('graph.claims',))]
-fn rejects_encoder_42() {
+fn rejects_encoder_64() {
     verify_graph_calldata(splice(graph_encoder(), 570, 573, array![0]));
+}
+
+/// proof nodes[3].outputs.y=proof
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_encoder_66() {
+    verify_graph_calldata(splice(graph_encoder(), 577, 578, array![0, 0, 0x10000000000000000000000000000000]));
+}
+
+/// proof nodes[3].outputs.y-key
+#[test]
+#[should_panic(expected: ('graph.claims',))]
+fn rejects_encoder_67() {
+    verify_graph_calldata(splice(graph_encoder(), 575, 578, array![0]));
 }
 
 /// proof nodes-last
 #[test]
 #[should_panic(expected: ('graph.shape',))]
-fn rejects_encoder_46() {
+fn rejects_encoder_68() {
     verify_graph_calldata(splice(graph_encoder(), 114, 580, array![
         3, 1, 121, 1, 0, 1,
         0x138acddbc86ba36426882aaf47b77671, 3, 3, 0x1d082213ecf30e4501b4e987ed8c1369, 0x11d15a124e55f37f347e9e7f293c8a84, 0x1e8f5b8bf24bda4ea9f3c9c2fb09dcf1,
@@ -655,124 +734,59 @@ fn rejects_encoder_46() {
     ]));
 }
 
-/// proof nodes+last
-#[test]
-#[should_panic(expected: ('graph.shape',))]
-fn rejects_encoder_47() {
-    verify_graph_calldata(splice(graph_encoder(), 114, 575, array![
-        5, 1, 121, 1, 0, 1,
-        0x138acddbc86ba36426882aaf47b77671, 3, 3, 0x1d082213ecf30e4501b4e987ed8c1369, 0x11d15a124e55f37f347e9e7f293c8a84, 0x1e8f5b8bf24bda4ea9f3c9c2fb09dcf1,
-        3, 0x1d783fd60355965686458ca59656f5d0, 0x1c1991a5bfec173118c82013b4ebca12, 0x110a751c2fc6f35ece973ab022a2d0de, 3, 0x1333b4bd86ef9ed6c22c64d659b06161,
-        0x15cc1a52bbe92ab63b4579af15b58af0, 0x137bcfc87b03529230994fc35b66358f, 1, 0x11a2c59d760e4a54014b423aaed02c32, 1, 0x131717a50c8f8be342fa200b70468de0,
-        1, 121, 1, 7, 421, 4,
-        2, 0x1945ff7e01cb8e8da475f07af6d04d9f, 0x14985142ba503e52cc4e4042235cc5d2, 2, 0x11cf90789d25694caea49b525d74c4e4, 0x1f622460c87d20ce537e51d957c68f30,
-        2, 0x11f300ce095f24cc5d11fac1654dfa18, 0x1621894b18e710d14b779bd7b4f1f521, 2, 0x14928c9c7741ee100ddc9da46d82ff3c, 0x1341c4f6db39e44f8b3b69f003533f19,
-        11, 0, 1, 4, 0x13905707a51d1bc4fd61df68b561b2e2, 0x1bd83acdb45a875fe2cc068bb26748ec,
-        0x16854b414cba1b4313df6a27ed0f3362, 0x161672df3b6eecdd118d9c5f83c1bb00, 1, 3, 0x1b7737c57adedd67a8a2b274cdf0d590, 0x12a20e16a836a256ef1df67dfb373082,
-        0x18b81cc9790e197fdc24b2b5e1b2d70f, 1, 4, 0x1513bf56538e0d3e446d631f2a282580, 0x14f5a12fd7a2c7b8f7e2dbe2951af6dc, 0x1f0a817d4b35c3906c7ac0ffe73481f6,
-        0x129ed6023e9c37d9be380c104b19ffb5, 2, 3, 0x184a901846ad2e63f9664d13c26e0e40, 0x1850e3c26a66c53e782ffec852867d80, 0x10c93872d3ca52c8925b13aa46f76786,
-        3, 0x1962c9d3dbf020f2a10c22e576049614, 0x181efbc290ef01c92a1cc27c9a27245e, 0x1223c36b6c871681dc650472b2638351, 1, 4,
-        0x182aefd21ef759b4e0a94ef47e71549b, 0x1687c5e2646e1f700cd002654b570944, 0x15eee77acc49bc4a654e652db94af824, 0x10673cfbda3f1d0d7137cd7860d6db15, 3, 3,
-        0x10380ed60d91920c0abf8bdeb2905304, 0x1f929eaee42ea988b3187ce2fdcd08e2, 0x1ca99429cb222799e9f1485fbb847cdb, 3, 0x1b1a16fbd3816f5e435ee5be07a51d29, 0x1293916d14b7825e4f2f92d3f6cf8de3,
-        0x16d0fadaba18813be8db391d82a63adf, 3, 0x12fd48f496ea176d6694b5c4aa4b72e7, 0x1adb72106b67fca2ea930ad2444adacf, 0x1e585cbd61af9b3abeaa1e19d1f7d678, 3,
-        4, 0x1936ccfae33cdab3897c8c656cea445c, 0x14bfd50317c6253c8f53057268bd951e, 0x15dc58619b9ec761f084ff058c6572d2, 0x12c7e144b75c1c50a3cd39076719893f, 4,
-        0x123571f8b9c8bd6e16481783b7e312ac, 0x14d9f9c1eecbec46ff92402a39d05204, 0x192edc0670cb83f004531c5cb0d0f6ed, 0x102dc42e23b74162c3c920ee09d036b6, 4, 0x188f3d9c2063e75664091cb9457116c4,
-        0x16c34738e5fa52a119714344f0483d9d, 0x14dd3fb81ac37f9aec1c9b9451501ec7, 0x144fe48791a2e9fb5c70174712e8a094, 4, 3, 0x1a9212219f1c6b3961913c69458aee48,
-        0x199545d42c47acf8fa285cf5ef1b0846, 0x1248517e38ca3c29b9ceefb8442126a9, 3, 0x1bb19aa2f2c47c012a4b472ec209e449, 0x165da8aca568ef08bfa7b23043b22ace, 0x1588f9a64ce687b74611c722a90a21b7,
-        3, 0x1f209d09222f7081800452c46ec4ec66, 0x1fc37609b7db8b92bea6e6af0ea52827, 0x1998140011149740120b8dad54f8e624, 3, 0x10590db7150c991476d3480fedce7ada,
-        0x17a46bd22a8a510d0866d41b34b74dc7, 0x1f62bda5d8b2d4ab427d9a1053dc9f29, 3, 4, 0x18f8242a4d1ba107944d7bedca03b275, 0x1227868dce1a400a6ed49e6102a3aaa6,
-        0x114a4c29fdfd8f17bfac81d10d1adb78, 0x16278708de91d14a27897853851669fc, 4, 0x10fd6a5b621445d3f43f29f535993368, 0x1b00f770aa4cebce5e0739704139c5b1, 0x1a55e468db2b050224d5f0aff5950b06,
-        0x1a92c107e29227bc71f4c34e97c37c27, 4, 0x1c95eb12821ae9568ee6bd907f670e2b, 0x1e9f5eec6f1353b0533f6bf45ade6daa, 0x1441580122f021b3e48ec52f4ba0a836, 0x1591784880d3496df48d29f0b5324721,
-        5, 3, 0x1825e659982af6f785baed373ec03165, 0x15957dc30a40b87b00ace78fae8bb057, 0x1a35eec9d2fc35310446ea80276a707f, 3,
-        0x1f4e33ec3e71538f08fa0db20d5664e0, 0x1c8124d271be89e2b896e8c989f02865, 0x1f7afbd71fca7a7f15447ee05f9de6b7, 3, 0x1d3ccfc3e6e05a5b2fd9dfb1bae29c3d, 0x121dee8208335fca532bcb80d1c1a150,
-        0x1afe4f49b0af4d2a5b7561628c2c62ae, 3, 0x14c694e8f9fa7a49b05fe1df9e8403b4, 0x139b6961d7e59494c3f801b40b2bb5cd, 0x1fd70eb3aea7533d8d72d28904e0579a, 3,
-        0x142231903e9d5c8be09db62b49203b7d, 0x1cf0258f2ff61e2253f1dc1e69faa85f, 0x1f59f89e524fe59292830687f2f6e647, 4, 4, 0x1e96f676983ea1b187ef2f00a6f1cd01,
-        0x1504fc45b17dc236a5f0d57239605d21, 0x15f265be6e1702a4ec8dabde0c57054b, 0x1e6cbf513b1311ccebf292f11b4743cd, 4, 0x1e4abd3f159443ad2c20b0717ea6ebdb, 0x19e46f14d9b48ede7cac94a74df283d9,
-        0x10552a6a9b11d96a430358b6395041e3, 0x13a527d3c3aaa6a4fef4bedb00f14d7f, 4, 0x11739fe9e2ed648ba411ca8726809d67, 0x1fd2ba46b6e67acdc9df4645bd62ce2f, 0x1eaf74f4c62fe6651841b191e5450b18,
-        0x17b2a7295d2a9753e87534611dc860b0, 4, 0x185c436a7827b454a57fd3debeda5ed6, 0x15a1c2d2bbc36da9be6a29b13729bc18, 0x11e48d81f9791d81a511d6fed1ac8b7d, 0x1ed60b1c870c929f35ab93a171de0c94,
-        6, 3, 0x1610073f7b5e8f927bf3f31337546f46, 0x1adc6f1cc458f24ff787e718488eb0ee, 0x15f0c495845b4913f92ddabe337cd3c4, 3,
-        0x13f46184eeb17ebbb7cbcd4d13da4c78, 0x1f6b025634a5aea150f06a9b070d58e7, 0x15cfb6e66b6330df7b8526a73382163c, 3, 0x1de4701da07f8416bc5d679e8cdbf47b, 0x1818a386b6b55157e53286a8f83842ee,
-        0x1b33036bce55b4bd6bda7354c89b8a5c, 3, 0x1a49c77eaaa35b8b14dd51b82a1d31b6, 0x131e339436383d1f81d4401a57cce16a, 0x18f298f2435e3ccfdedecde44d054cc9, 3,
-        0x1f8b0a308a222577042c5a6a515ad896, 0x140c9fb9ebd1d2165c9a542c5f6cc7cb, 0x1f6745edf81eda6e83801c2d67768eaa, 3, 0x1425676915c2dc451d3ce8212876773a, 0x192cd88a128c29c0d4c764c20b7170f0,
-        0x1a29fc8af608d55e7985a9b7af19732c, 4, 4, 0x142ae0b87e5803b7bec5ed080f481a22, 0x113d99015078a40dd7d7d1ac33eeb14a, 0x112b416bf766cef6fa629893222580ae,
-        0x1b7f8c85823b86397715ad3a0d7bd3b0, 4, 0x1672ae1b5dfe19170054af44560c79e1, 0x19a774445b95c536d0ff7955e5e55fa4, 0x13adfc6131747345108be1c47f3e1616, 0x1e2fdd0bdffa7899a9f35591a4ac9e14,
-        4, 0x1724929c9ee84c651c1a524d91685e60, 0x1d2901f04dd066852d5e067126e6c9a6, 0x1dbf75e672a04eaa330af41ca553ae3c, 0x1022416b96a5106e2b115a7819e09c03, 4,
-        0x10ce7acd750ee7b5275f639e9d2aa1a0, 0x1f7e6b43ee0feadcfe296f8e76fdab3a, 0x111672d30530b7ea55df6810aa62f35e, 0x1fe0f5bd7e79fc6832d0724eadc87cea, 7, 3,
-        0x107c412a7fd1ac2d265f2ae50e13f805, 0x1b5cc70695802636af375ccca4becbf0, 0x1c7aef1d62a14cc7b6e088dd6ab1ae6c, 3, 0x1a76acbb43f33aaf8b125d4b4d52fc39, 0x13b0ea06728e38782b80f10abe0475a5,
-        0x1d26c864aeca2978599a108aada34b38, 3, 0x117a3726a83c12fefcfa1111f3b4ac0c, 0x1298223f754c1a305281b8775b6a6d71, 0x1c519d909911feeed6cce3f4c64be016, 3,
-        0x1a4a0ef21a5321fcd8f3ec4b2bfd534d, 0x1cb4c0763ebc912743cebf32ff501cf8, 0x1b7d6c83a32ee370c9878df6dd76963e, 3, 0x166a9b6dca5a9ef7b69f92298f2a210e, 0x101d5715611832be15d4952ebdd1512d,
-        0x12fd7cfeedb301af2869ea38318a6612, 3, 0x1317e0943556a010e339352fda4a0a01, 0x1cc1e79aaf6be67a7a3dcf9db66debd7, 0x11affc7a097aaa158f0f7c297d3fed97, 3,
-        0x17d2afed7a26eafd0a81197404c4306a, 0x12e45827b9cbb9f931ae542bf55174bf, 0x10f50343f226ced3337668d5bcf34bf0, 4, 4, 0x149ab2c4065fa0da3ffbfdfaaaa350ca,
-        0x1ed2262bf93d7b4a3ff47c50b61c887d, 0x10351b01a51571b03a80f14030ecc78d, 0x1e8fae65a67ab1226f3215ae23aef0b3, 4, 0x1f28f282e72a0b7f3b8311c838c112ad, 0x174a9af8ce2488fa9069f8da7c4d5a35,
-        0x13fdd061a08777b796a4f2da7d75518c, 0x193783b1dc6be8093bc4eb742f48ea7f, 4, 0x1aa577b44251d0cf7f8dd90ad501de3d, 0x1ce8dbaab6f611a281149148452c5e1c, 0x11ac4c11889dd87f80e25c254f30dd55,
-        0x1d8d58dc51f695e0ecd815a37a4b767d, 4, 0x10c42e295261724bfa308c66d42a3e45, 0x130fcc0120ec54ac6c2e60b81ba20b81, 0x11af77b74e20aaa3169583c8415bb333, 0x16bb301fe59d446bfc97c1b631e48b28,
-        8, 3, 0x174524d825255088ce281e7c297ae6f6, 0x1425877cabc0f2803901983aaf13b62f, 0x17fad3273542a2335d714b4e310d4f14, 3,
-        0x1858167e0ef7bafa093fcfb9e5d2a0b6, 0x12c6e33acbd8ed130e33a673449677e5, 0x14d6f684df4cfbfd2d8fab580b5604d0, 3, 0x1eb0bd3cff6194a7f413ff90fedee316, 0x100fcdfa75c75dc54f3335da4fe7ba56,
-        0x19d69c16b406b21b1b83ba0dca78a6e3, 3, 0x12f52e0ab0c39007f4286b936c51e776, 0x13efb163f722d4514ba157c936268544, 0x1fae34a7147238938ef1ceaa9c5815b1, 3,
-        0x1896ac40079b6f588d21f72802c8d999, 0x161fab6b43dd4be2ddbe851a0cfbe1ff, 0x17ddce7aca74387e905a448674a14d86, 3, 0x18f52354feacd69197f196bc914b9e6c, 0x10be110aeeac2d6094c8c773faa2848b,
-        0x1275bdcce83b68e21b317aa15b146d45, 3, 0x1d28b003b7806e610b95896d2fb971fb, 0x13266b687608da1c1319046e4fa3c713, 0x1f0eeaf0d3c87d1bfda9b182b5c35f02, 3,
-        0x1f53f23f599625f1d061acff34d5b7f0, 0x13b7edce4a5c3ce8563153158675f41e, 0x1ceedae5753b97b3451d54de74c2d3d9, 4, 4, 0x108479ab99067117a34e3671708b324d,
-        0x1e31cf7493640bc31a23dae9349badef, 0x17ceade5db66ed72e5eed84eaf89a4cf, 0x18cf4e747292432048fe74555a2f7cab, 4, 0x1d279165fb48125ed4080ab2239e6150, 0x148b15c6ab50161fe5e1907fb053f608,
-        0x102f1f73e8ceafa979b3573da0ff5fcb, 0x1d07c54a1029051dda3d0cc56b40433f, 4, 0x1c2be6aa73a12533fcd081c292f7c936, 0x103df47e820736525755bc42e423aa22, 0x11aba00fd2c403ad89646d184c0d1cb8,
-        0x12ae3f22fd296cf4a9db9e4528b4acfa, 4, 0x1aacf48f5557aa0d22b63b48f4b02e31, 0x1d12750cb54f9a1c4fbe511ebab3f378, 0x1812949810d6e6ef913cfb3a47821f02, 0x14cd72a333688b45cb45c7b552a2063c,
-        9, 3, 0x1a0e9ab6d5e944e1f13c5289553027af, 0x101d1d5969ee3c356551269a565ca1d6, 0x1727a61ca4bc663a0102b2ee0c32c883, 3,
-        0x14a3fc5a21af6adf7e08391f765feacd, 0x11c2f7af8c3a5778372aeaeff5d2eec6, 0x191718e5a68de6c53345b6cc03aa9e68, 3, 0x117e875b5e11ccb7e354bf31935d8a1c, 0x1dcf3b31cf7b87506b4903aa213d0694,
-        0x1d297160a85f4df7c975ff545c0573a8, 3, 0x11ea464b9adfb341c2e25641417cd990, 0x1ba8948afec96d0fb467f8400fe19d17, 0x1a87ebd5ffa6d8010904e4d0bcad4750, 3,
-        0x1efe83da73c54de6c2cc099d565e8c5e, 0x1e45d683546900bae41d7fff041bbd1a, 0x1d6b649075cc0b509cb385109880a17f, 3, 0x1668e4535238b0d48eaa668ca3ad283e, 0x1600f9c25d512eb8987f0cdf2340c1d7,
-        0x1cb4813c75e855646f705ede050d38ec, 3, 0x11dac0f82436f33e4a9de25be1a6aedd, 0x1cee4ad6e93ea83604b8f2af37fe3fdb, 0x184a9830b653e02afaf5942597de37b0, 3,
-        0x1129b6ba367103c3bcaacc6a39406b30, 0x11e8b5ceaa18749f5f548e621bc6654a, 0x1497c5153c326f67b8e375ef5c502893, 3, 0x138d1257aa2bcfa5ace3967574241b46, 0x106b9841dfa44f7c7536f415e43a4411,
-        0x16397126a845aa381a43cf316c2b3605, 4, 4, 0x1e3c7b75f381ab013cc5bdb575b218e5, 0x1e0e96320a8caf0d9faafaf72d7b792b, 0x1f5bca8c45c9c3aeb388c731452c5dd2,
-        0x1e233db563aec850c2f25f72b53824cf, 4, 0x15f34cd0ec7e7ac612c455caa80bc37b, 0x19e4e7f06b595d071bacf7fce2ef3894, 0x12ee221c0da02e7aa167b1c6c46330ff, 0x19402039eb3bbff020698dd7c2a1b8b5,
-        4, 0x1cea762e3933d141350ff69989b1f7e0, 0x1582f299cb4c95abfbc9b48ce6edba10, 0x199bb609f144a2f8b64cec2a00694dd6, 0x10fd686aeeea27d39cd96d9b49f84a34, 4,
-        0x14e5ee839d096c34b9a52312f3a8683c, 0x13cf433f243ddb7f16e17d04e8eef0e6, 0x1b41b854af540cd50baa81e656b2450b, 0x19f2bee4199c0b1d504b18b0a78fd6cf, 10, 3,
-        0x1baa9f7c7e1676b423b260dc96fe0ee4, 0x1fac0480d38b284789c95a3d54b6238c, 0x10af5c2b227a409dee6b99c9accfc058, 3, 0x1b4c266566ad1ed4076ff7a7c6993780, 0x1d627c48938f4ba2ef1da85ba9aaa226,
-        0x12e7beaa3c304676631995abf2597fc0, 3, 0x15abeb24787838d52421c54e092c3b5d, 0x1e1473a19f1bdb240d44b7da0a39a7f7, 0x1206ddc1093d053a0398456f9f1f30a3, 3,
-        0x104984a5b103083ececb2e2c3aad439f, 0x14028b9cee0436cbffd20df9784c4e59, 0x1dff6724456225a63435a1a2033b14fa, 3, 0x10a181058ab860e73184fcdb0b27e901, 0x1dfae7c34bc3c3dbcd63212adce569c7,
-        0x16668401703156c0764f7f8d19b63e0c, 3, 0x19bfe1a836b03cd0d40247136f3980f0, 0x1d957f77bfcc93e4efca24c2486eb793, 0x10a2d28ddafe0a9ab184006c5dc2b11e, 3,
-        0x1ff738a648e52cf509ccd45fd73c00db, 0x18fa3d918947990ced7ad63b4f20523f, 0x1cd8e829731927eafc03148fab23f0b9, 3, 0x18ffa78046e72c2dbd7c20964940ffee, 0x18f820c159a38b01625ad2944c387064,
-        0x1793b3d292e00154cf6ac5a692256be5, 3, 0x1f576d3887a54af0278b935cd51a112a, 0x1b5cfbc50cebe1a831746a50c67f08ee, 0x183df6ea2eb5ccaba69c3b3092f45a36, 3,
-        0x1a7cfdb7d531ac8c5a548511d834122a, 0x1eae26aefef83d2064412602a8ec71ab, 0x16e85bfe7444f92b34a450f7b1867c72, 4, 4, 0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000, 0x180d986f65938dcdf36752a4896620ae, 0x12c55506d392e3691242f832aa81808a, 4, 0x10000000200000000000000000000000, 0x10000000200000000000000000000000,
-        0x1418ff40fbdbda867ba4cc00554aa105, 0x1f773a5bb68525221ff6dc49713dd5cb, 4, 0x157e9287e85d22dce6b6d91f512cd639, 0x1d58cff4ac3d07e284688a23a159ae89, 0x1f5cbb987b456d206e48e1348e46f8d8,
-        0x1f5cbb985b456d206e48e1348e46f8d8, 4, 0x19ca560ec122af7014e408673a138e1c, 0x1786881f5a8171829e5392ed42b0f024, 0x198a1f322e7f8921a5c78bc6a701995d, 0x1d1937e84f6cbeed634697bc513c7c91,
-        0x10106ee3767c600151999e20f5458236, 0x115cdb56e6b4c8eff8c36768da9f3fe6, 0x10bb0e54ab11a1b3cd40cd35594c2ff2, 0x10bb0e54ab11a1b3cd40cd35594c2ff2, 0x1745a2dc7a793f16f74f69994f4a35f0, 0x11e7185bc9a17bdda36ed32f2a6ebb47,
-        1, 121, 1, 8, 0x19c3042cc33054a616dee324ec75ea00, 1,
-        121, 1, 9, 1,
-    ]));
-}
-
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_encoder_48() {
+fn rejects_encoder_70() {
     verify_graph_calldata(splice(graph_encoder(), 585, 586, array![0x181af8942ccc0110367ad17f790af183]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][1]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_encoder_49() {
+fn rejects_encoder_71() {
     verify_graph_calldata(splice(graph_encoder(), 586, 587, array![0x1d67ad0e6b9363e6f40683e1bf86819a]));
 }
 
 /// proof inputs.x.sumcheck.rounds[1][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
-fn rejects_encoder_52() {
+fn rejects_encoder_74() {
     verify_graph_calldata(splice(graph_encoder(), 588, 589, array![0x1c05ad9b0a608f1a28e863742d021a5f]));
+}
+
+/// proof inputs.x.sumcheck.rounds[1][1]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_encoder_75() {
+    verify_graph_calldata(splice(graph_encoder(), 589, 590, array![0x1106f215d15a1172ddfbe846d8fdc212]));
+}
+
+/// proof inputs.x.sumcheck.rounds[2][0]
+#[test]
+#[should_panic(expected: ('sameply.final_evaluation',))]
+fn rejects_encoder_78() {
+    verify_graph_calldata(splice(graph_encoder(), 591, 592, array![0x1f44187bae090b20e76d088928dc3759]));
+}
+
+/// proof inputs.x=None
+#[test]
+#[should_panic(expected: ('sameply.proof',))]
+fn rejects_encoder_97() {
+    verify_graph_calldata(splice(graph_encoder(), 582, 603, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
-fn rejects_encoder_76() {
+fn rejects_encoder_98() {
     verify_graph_calldata(splice(graph_encoder(), 580, 603, array![0]));
 }
 
 /// proof witness_opening=None
 #[test]
 #[should_panic(expected: ('walk.witness_opening',))]
-fn rejects_encoder_77() {
+fn rejects_encoder_99() {
     verify_graph_calldata(splice(graph_encoder(), 631, 2074, array![
         1, 4, 0x785b90b196cd09688ddef366cd40b156502e5ce175dde173789b7ec044e890, 0x44fd36127b2e5a8806437b621c2a6a4b873b1a7d689d868b1fb0b6340f0619, 0x3e1ebcbe150a95c05e8b7c76ebd1000d611c27d7b2aa975aa6bc9f61fe75f6, 0x3c6051533956661e085c3697c31f9782b30590a1d6a5f44e197b171d17012f,
         0, 16, 0xf015220c32bd199cdfca1cfeeead0a7e9d86340588264dd57da15796cf80fc, 0x2bba7173bf11530ae1061163982aad013ec82c43133e2adc65538c9f17aa94, 0x1481ccf749640dde9ce886912252cc84d33f95f0c4c0d3efe86e7f5f4d536e, 0x44df28f8c4d7bf6dd531aa73ecd638be5a66ca8de8525094fe9b1f136c2b9f,
@@ -789,21 +803,21 @@ fn rejects_encoder_77() {
 /// proof witness_opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_encoder_78() {
+fn rejects_encoder_100() {
     verify_graph_calldata(splice(graph_encoder(), 634, 635, array![0x19136a591c5b9fe05f25366974b43ce4]));
 }
 
 /// proof witness_opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
-fn rejects_encoder_80() {
+fn rejects_encoder_102() {
     verify_graph_calldata(splice(graph_encoder(), 633, 636, array![1, 0x19136a58fc5b9fe05f25366974b43ce4]));
 }
 
 /// proof witness_opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
-fn rejects_encoder_84() {
+fn rejects_encoder_106() {
     verify_graph_calldata(splice(graph_encoder(), 632, 669, array![
         11, 2, 0x19136a58fc5b9fe05f25366974b43ce4, 0x1f829886a42a9e93ff83288386de6828, 2, 0x11936d05f506dfca4a9a81f8a83aa386,
         0x10df14099dc01efce7f3124736678e35, 2, 0x18d27f2258dbaf5a139488a68738d98e, 0x1544e079101be6c54cd2227377409e8b, 2, 0x13bbd2a04f868e6eade97d73395e8a9e,
@@ -817,49 +831,49 @@ fn rejects_encoder_84() {
 /// proof witness_opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
-fn rejects_encoder_87() {
+fn rejects_encoder_109() {
     verify_graph_calldata(splice(graph_encoder(), 669, 671, array![0]));
 }
 
 /// proof witness_opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
-fn rejects_encoder_89() {
+fn rejects_encoder_111() {
     verify_graph_calldata(splice(graph_encoder(), 673, 674, array![0x13f7a12e458d841e60154b546563a7b8]));
 }
 
 /// proof witness_opening.layer_roots-last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
-fn rejects_encoder_99() {
+fn rejects_encoder_121() {
     verify_graph_calldata(splice(graph_encoder(), 708, 713, array![1, 0xa306cf1256f5e386160d4319db336794, 0xfc441068430a2e8005758869215cbdd6]));
 }
 
 /// proof witness_opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
-fn rejects_encoder_102() {
+fn rejects_encoder_124() {
     verify_graph_calldata(splice(graph_encoder(), 714, 715, array![111820]));
 }
 
 /// proof witness_opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
-fn rejects_encoder_103() {
+fn rejects_encoder_125() {
     verify_graph_calldata(splice(graph_encoder(), 766, 767, array![0x12feb1ca831c463877d66236cee2fdf8c4e3683512441f258557d1a082764f]));
 }
 
 /// proof witness_opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
-fn rejects_encoder_105() {
+fn rejects_encoder_127() {
     verify_graph_calldata(splice(graph_encoder(), 767, 768, array![0x700000000fd90fd89173389d20ec2678a00032dedef5b3ee5127fc8cadbedbb]));
 }
 
 /// proof witness_opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
-fn rejects_encoder_109() {
+fn rejects_encoder_131() {
     verify_graph_calldata(splice(graph_encoder(), 765, 1000, array![
         116, 0x12feb1c8831c463877d66236cee2fdf8c4e3683512441f258557d1a082764f, 0x7ec87ec48b99c4e9076133c5000196f6f7ad9f72893fe4656df6ddab6bb94d, 0xa90c7733875c37ac1fb2b9a6a5e0ba1dcac8e76c6d8ebd0c1a12ae8941fe74, 0x947f9ef7ab488c4d150492a6c19169e45bfd5903b45534f23e7d1ffcd62325, 0x4e85cc818fe37fbb311cd3f3902add1f84d744a0a9d26ed95e0819bf8e265c,
         0x48d25a1c33cd6d10af79335683b300834ca9ea0d93e28996609b981a75a0f2, 0x867af07524d618988792bb22b7e4e9f4a680e4a9f1e9ea6e7687865194a3a0, 0x28586b89c451d2ccffe36088c3ddbe9d9316f210ff202e91f34d8f3c5aaa77, 0x62d46c9540b0fe5936e94f324e58aa2806b6af1d4e74908dec2fbdc7903ec1, 0x66165d0c37a48c94805919785ba381f2cfbb01c6d14a26cb6b6df9a6ff76c4, 0x66c775523aebd8959c9c0dd5f020391ba408b4aef2731ad482578bcc327f2e,
@@ -906,7 +920,7 @@ fn rejects_encoder_109() {
 /// proof witness_opening.poly_openings[0].siblings-last
 #[test]
 #[should_panic(expected: ('merkle.sibling_count',))]
-fn rejects_encoder_113() {
+fn rejects_encoder_135() {
     verify_graph_calldata(splice(graph_encoder(), 1000, 1581, array![
         289, 0xcef2c4a462b296bc1dd915b00f7b19ac, 0x41316ee6cd0370ca4b54620614b93a4b, 0x174c4ee5d3ac0573ba5b338b91dfb0af, 0x79b27fcd7ec3dcafcbd235466860cebf, 0xf2e846af2eef131a96f6d3c6bf2a9ad0,
         0xf0c73c84eb207980bb0bba91dc7a0021, 0xe0d48112f0035590cc4dc8c86b2edf7d, 0xd48d73bc29deba691a69233eb87689de, 0x5d586b92941003cc74707e9a17c1bb08, 0x3132211105a36ae4972704d391ac452a, 0x1d6010c9beeca1780037cbe0ed2dfe09,
@@ -1011,14 +1025,14 @@ fn rejects_encoder_113() {
 /// proof witness_opening.layer_openings-last
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
-fn rejects_encoder_129() {
+fn rejects_encoder_151() {
     verify_graph_calldata(splice(graph_encoder(), 2041, 2075, array![]));
 }
 
 /// proof opening=None
 #[test]
 #[should_panic(expected: ('walk.opening',))]
-fn rejects_encoder_131() {
+fn rejects_encoder_153() {
     verify_graph_calldata(splice(graph_encoder(), 604, 765, array![
         1, 0, 12, 2, 0x19136a58fc5b9fe05f25366974b43ce4, 0x1f829886a42a9e93ff83288386de6828,
         2, 0x11936d05f506dfca4a9a81f8a83aa386, 0x10df14099dc01efce7f3124736678e35, 2, 0x18d27f2258dbaf5a139488a68738d98e, 0x1544e079101be6c54cd2227377409e8b,
@@ -1038,52 +1052,17 @@ fn rejects_encoder_131() {
     ]));
 }
 
-/// statement: node 0 dims[0] + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_encoder_154() {
-    verify_graph_calldata(splice(graph_encoder(), 5, 6, array![7]));
-}
-
-/// statement: node 0 dims[1] + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_encoder_155() {
-    verify_graph_calldata(splice(graph_encoder(), 6, 7, array![6]));
-}
-
-/// statement: node 0 dims[2] + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_encoder_156() {
-    verify_graph_calldata(splice(graph_encoder(), 7, 8, array![6]));
-}
-
-/// statement: node 1 dims[3] + 1
-#[test]
-#[should_panic(expected: ('requant.params',))]
-fn rejects_encoder_160() {
-    verify_graph_calldata(splice(graph_encoder(), 25, 26, array![23]));
-}
-
-/// statement: hidden 'h' renamed
-#[test]
-#[should_panic(expected: ('graph.shape',))]
-fn rejects_encoder_168() {
-    verify_graph_calldata(splice(graph_encoder(), 69, 74, array![26680, 2, 6, 5, 26719]));
-}
-
 /// statement: a witness commitment on a kind without advice
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_encoder_173() {
+fn rejects_encoder_176() {
     verify_graph_calldata(splice(graph_encoder(), 19, 20, array![1, 122, 1, 0, 3, 0x626c616b653273]));
 }
 
 /// statement: public weights
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_encoder_174() {
+fn rejects_encoder_177() {
     verify_graph_calldata(splice(graph_encoder(), 97, 98, array![
         1, 0x6578747261, 2, 2, 2, 1,
         0x400000000000000000000000000000000000000200000004000000080000001,
@@ -1093,28 +1072,28 @@ fn rejects_encoder_174() {
 /// statement: a node whose kind is not its proof's
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_encoder_175() {
+fn rejects_encoder_178() {
     verify_graph_calldata(splice(graph_encoder(), 56, 57, array![6382692]));
 }
 
 /// felt 2 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_encoder_176() {
+fn rejects_encoder_179() {
     verify_graph_calldata(splice(graph_encoder(), 2, 3, array![5]));
 }
 
 /// version
 #[test]
 #[should_panic(expected: ('calldata.version',))]
-fn rejects_encoder_182() {
+fn rejects_encoder_185() {
     verify_graph_calldata(splice(graph_encoder(), 0, 1, array![4]));
 }
 
 /// extra felt
 #[test]
 #[should_panic(expected: ('calldata.extra',))]
-fn rejects_encoder_183() {
+fn rejects_encoder_186() {
     verify_graph_calldata(splice(graph_encoder(), 2075, 2075, array![0]));
 }
 
@@ -1445,24 +1424,38 @@ fn accepts_graph_lookup_chain() {
     assert_eq!(verify_graph_calldata(graph_lookup_chain()), 0x2164cef3d666622c148f3789a9b36af0fb83e8d0dd08db0e5670376d43d9fd6);
 }
 
+/// statement: node 0 dims[5] + 1
+#[test]
+#[should_panic(expected: ('embed.ids',))]
+fn rejects_lookup_chain_12() {
+    verify_graph_calldata(splice(graph_lookup_chain(), 10, 11, array![6]));
+}
+
+/// proof nodes[0].outputs.y-key
+#[test]
+#[should_panic(expected: ('graph.claims',))]
+fn rejects_lookup_chain_25() {
+    verify_graph_calldata(splice(graph_lookup_chain(), 92, 95, array![0]));
+}
+
 /// proof nodes[0].layer.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
-fn rejects_lookup_chain_2() {
+fn rejects_lookup_chain_26() {
     verify_graph_calldata(splice(graph_lookup_chain(), 98, 99, array![0x15f6e003aeffd1f867c81adf4e4d368a]));
 }
 
 /// proof nodes[0].layer.word-last
 #[test]
 #[should_panic(expected: ('embed.value_count',))]
-fn rejects_lookup_chain_8() {
+fn rejects_lookup_chain_32() {
     verify_graph_calldata(splice(graph_lookup_chain(), 106, 108, array![0]));
 }
 
 /// proof witness_opening=None
 #[test]
 #[should_panic(expected: ('walk.witness_opening',))]
-fn rejects_lookup_chain_40() {
+fn rejects_lookup_chain_64() {
     verify_graph_calldata(splice(graph_lookup_chain(), 552, 1891, array![
         1, 4, 0x5bc299e64b9aaebab9b8d5fc02a0089b722301b61ac6428afbc5c6ad1c51f8, 0xfd334db22aca3433f4239d223380f846465108cacda48e7536b8ebbde79cc0, 0xfc1a93b265be7fd6094e4641db8c071383616e9c9185a008088532aaa8f23f, 0x79958593db3ceea92834574e023a5d572fa488ea1d7927825daec4a112db6b,
         0x905e4c581e77888655e9dcea97475a0b186e271c2e87c4b87dd08ada45a51e, 0x43ca643890c29caeebeacda16d28ffa09ff11d1eef2ac06ed6bbc28e73043e, 0x8b91c1ada40dbb051d4cf3f880b06bda742d2b076fc6dc046ac1c1e2d5f478, 0x9702d2b702ad70c6a138d0e29bd3642eaa52632e25f1b07db2178f9513722f, 0, 8,
@@ -1476,7 +1469,7 @@ fn rejects_lookup_chain_40() {
 /// proof opening=None
 #[test]
 #[should_panic(expected: ('walk.opening',))]
-fn rejects_lookup_chain_94() {
+fn rejects_lookup_chain_118() {
     verify_graph_calldata(splice(graph_lookup_chain(), 528, 670, array![
         1, 0, 12, 2, 0x16ab8105a377f8f5e929512444dd8ec3, 0x197fc865e112b9b2db6d13f070b180b3,
         2, 0x1069f74b29ca999817fec6b71330e41c, 0x146cc9162b38a21229e3c5e26417169f, 2, 0x159467ad66208bb2f5ab4e3224368feb, 0x140e66e150c4b037704489121dfe238c,
@@ -1496,24 +1489,27 @@ fn rejects_lookup_chain_94() {
     ]));
 }
 
-/// statement: node 0 dims[5] + 1
-#[test]
-#[should_panic(expected: ('embed.ids',))]
-fn rejects_lookup_chain_122() {
-    verify_graph_calldata(splice(graph_lookup_chain(), 10, 11, array![6]));
-}
-
 /// statement: a witness commitment on a kind without advice
 #[test]
 #[should_panic(expected: ('calldata.offchain',))]
-fn rejects_lookup_chain_138() {
+fn rejects_lookup_chain_141() {
     verify_graph_calldata(splice(graph_lookup_chain(), 56, 57, array![1, 122, 1, 0, 3, 0x626c616b653273]));
+}
+
+/// statement: public weights
+#[test]
+#[should_panic(expected: ('calldata.offchain',))]
+fn rejects_lookup_chain_142() {
+    verify_graph_calldata(splice(graph_lookup_chain(), 73, 74, array![
+        1, 0x6578747261, 2, 2, 2, 1,
+        0x400000000000000000000000000000000000000200000004000000080000001,
+    ]));
 }
 
 /// statement: a node whose kind is not its proof's
 #[test]
 #[should_panic(expected: ('statement.kind',))]
-fn rejects_lookup_chain_140() {
+fn rejects_lookup_chain_143() {
     verify_graph_calldata(splice(graph_lookup_chain(), 45, 46, array![6382692]));
 }
 
