@@ -18,6 +18,7 @@ from cairn.deploy.toolchain import default_toolchain
 from cairn.options import ConfigHash
 from cairn.proofs import onchain_proof, parse_felt
 from cairn.prover.errors import VerificationError
+from cairn.prover.graph.proof import GraphProof
 from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.proof import CommittedTensor
@@ -190,6 +191,11 @@ def _committed_weights(path: Path) -> list[CommittedTensor]:
     committed tensors its layer leaves weight claims on (not its committed inputs and outputs),
     so the walk is replayed, up to its opening."""
     loaded = proof_file.load(path)
+    if isinstance(loaded, GraphProof):
+        raise fail(
+            f"{path} is a model walk: it binds no registered model yet (its record keeps its "
+            'weights\' roots in the io hash; docs/model-walk.md, "On chain")'
+        )
     if not isinstance(loaded, WalkProof) or not loaded.statement.committed:
         raise fail(f"{path} has no committed weights (prove it with --commit-weights)")
     try:
