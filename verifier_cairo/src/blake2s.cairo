@@ -38,14 +38,34 @@ pub fn blake2s_bytes(words: Span<u32>, n_bytes: u32) -> Blake2sHash {
         byte_count += BLOCK_BYTES;
         state = blake2s_compress(state, byte_count, *block);
     }
-    byte_count = n_bytes;
-    let mut last = array![];
-    last.append_span(words);
-    for _ in words.len()..BLOCK_WORDS {
-        last.append(0);
+    blake2s_finalize(state, n_bytes, BoxTrait::new(padded_block(words))).unbox()
+}
+
+/// Blake2s-256 of the 37 bytes `digest ‖ counter ‖ 0x00` (a channel's draw: one final block,
+/// no array).
+pub fn blake2s_draw(digest: Blake2sHash, counter: u32) -> Blake2sHash {
+    let [d0, d1, d2, d3, d4, d5, d6, d7] = digest;
+    let block = [d0, d1, d2, d3, d4, d5, d6, d7, counter, 0, 0, 0, 0, 0, 0, 0];
+    blake2s_finalize(BoxTrait::new(INITIAL_STATE), 37, BoxTrait::new(block)).unbox()
+}
+
+/// The last ≤ 16 words zero-padded to a block, unrolled: an array built in a loop costs
+/// several times the compression itself.
+fn padded_block(words: Span<u32>) -> [u32; 16] {
+    let mut w = words;
+    [
+        next(ref w), next(ref w), next(ref w), next(ref w), next(ref w), next(ref w), next(ref w),
+        next(ref w), next(ref w), next(ref w), next(ref w), next(ref w), next(ref w), next(ref w),
+        next(ref w), next(ref w),
+    ]
+}
+
+#[inline(always)]
+fn next(ref words: Span<u32>) -> u32 {
+    match words.pop_front() {
+        Some(w) => *w,
+        None => 0,
     }
-    let last: @Box<[u32; 16]> = last.span().try_into().unwrap();
-    blake2s_finalize(state, byte_count, *last).unbox()
 }
 
 /// Blake2s-256 of `left ‖ right` (64 bytes, one final block): a Merkle node.

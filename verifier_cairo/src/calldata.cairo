@@ -136,16 +136,31 @@ pub fn unpack_words(words: Span<felt252>, count: u64) -> Span<felt252> {
     values.span()
 }
 
-/// Inverse of `QM31.pack(1)`: `felt >> 124` must be exactly 1, then each limb `< p`.
+/// Inverse of `QM31.pack(1)`: `felt >> 124` must be exactly 1, then each limb `< p`. The
+/// packed value is below 2^125, so one u128 holds it (four divisions, where the general
+/// eight-limb split takes nine: every claimed value of a proof is unpacked here, and again
+/// each time a library call passes it on).
 pub fn unpack_qm31(felt: felt252) -> QM31 {
-    let (top, [l0, l1, l2, l3, a, b, c, d]) = split_felt252(felt);
-    assert(top == 0 && l0 == 0 && l1 == 0 && l2 == 0 && l3 == 1, 'calldata.sentinel');
-    let p: felt252 = P.into();
+    let x: u128 = match felt.try_into() {
+        Some(x) => x,
+        None => core::panic_with_felt252('calldata.sentinel'),
+    };
+    let (top, rest) = DivRem::div_rem(x, SHIFT_124);
+    assert(top == 1, 'calldata.sentinel');
+    let (a, rest) = DivRem::div_rem(rest, SHIFT_93);
+    let (b, rest) = DivRem::div_rem(rest, SHIFT_62);
+    let (c, d) = DivRem::div_rem(rest, SHIFT_31);
+    let p: u128 = P.into();
     assert(a != p && b != p && c != p && d != p, 'calldata.limb');
     QM31Trait::new(
         a.try_into().unwrap(), b.try_into().unwrap(), c.try_into().unwrap(), d.try_into().unwrap(),
     )
 }
+
+const SHIFT_124: NonZero<u128> = 0x10000000000000000000000000000000;
+const SHIFT_93: NonZero<u128> = 0x200000000000000000000000;
+const SHIFT_62: NonZero<u128> = 0x4000000000000000;
+const SHIFT_31: NonZero<u128> = 0x80000000;
 
 /// A commitment's registry entry (docs/registry.md): hash tag, root (one felt for
 /// Poseidon, low and high for Blake2s), rank, dims.

@@ -4,7 +4,7 @@
 //! verifier rebuilds c1 from g(0) + g(1) = claim, which binds the round to the running claim.
 
 use crate::channels::base::Channel;
-use crate::fields::qm31::{QM31, QM31Trait};
+use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31, UnreducedQM31Trait};
 
 /// Replays the rounds; returns the point r and the claim the final evaluation must meet.
 pub fn verify_sumcheck<C, +Drop<C>, +Channel<C>>(
@@ -23,23 +23,19 @@ pub fn verify_sumcheck<C, +Drop<C>, +Channel<C>>(
     (point.span(), claim)
 }
 
-/// c1 = claim - 2·c0 - c2 - … - cd, from g(0) + g(1) = claim.
-fn linear_coefficient(claim: QM31, sent: Span<QM31>) -> QM31 {
+/// g(r) = c0 + c1·r + c2·r^2 + … + cd·r^d with c1 = claim − 2·c0 − c2 − … − cd (from
+/// g(0) + g(1) = claim): the products summed unreduced, one reduction in all (every round of
+/// every sum-check evaluates this).
+pub fn evaluate_round(claim: QM31, sent: Span<QM31>, r: QM31) -> QM31 {
     let c0 = *sent[0];
     let mut c1 = claim - c0 - c0;
-    for c in sent.slice(1, sent.len() - 1) {
+    let mut acc: UnreducedQM31 = c0.into();
+    let mut power = r;
+    let mut higher = sent.slice(1, sent.len() - 1);
+    while let Some(c) = higher.pop_front() {
+        power = power * r;
+        acc = acc + (*c).mul_unreduced(power);
         c1 = c1 - *c;
     }
-    c1
-}
-
-/// g(r) by Horner over the full coefficient list [c0, c1, c2, …, cd].
-pub fn evaluate_round(claim: QM31, sent: Span<QM31>, r: QM31) -> QM31 {
-    let mut acc = QM31Trait::zero();
-    let mut higher = sent.slice(1, sent.len() - 1);
-    while let Some(c) = higher.pop_back() {
-        acc = acc * r + *c;
-    }
-    acc = acc * r + linear_coefficient(claim, sent);
-    acc * r + *sent[0]
+    (acc + c1.mul_unreduced(r)).reduce()
 }

@@ -2,7 +2,7 @@
 //! prover/channels/blake2s.py, byte-compatible with stwo-cairo's Blake2s channel;
 //! docs/channels.md). Every message is hashed after the 32-byte digest, as little-endian words.
 
-use crate::blake2s::{Blake2sHash, blake2s, blake2s_bytes};
+use crate::blake2s::{Blake2sHash, blake2s, blake2s_draw};
 use crate::fields::m31::{M31, M31Trait, P};
 use crate::fields::qm31::QM31;
 use super::base::Channel;
@@ -34,22 +34,42 @@ pub impl Blake2sChannelImpl of Blake2sChannelTrait {
     fn mix_root(ref self: Blake2sChannel, root: Blake2sHash) {
         self.mix_u32s(root.span());
     }
+
+    /// One draw's eight words: H(digest ‖ n_draws as 4 bytes ‖ one zero byte).
+    fn draw_words(ref self: Blake2sChannel) -> Blake2sHash {
+        let words = blake2s_draw(self.digest, self.n_draws);
+        self.n_draws += 1;
+        words
+    }
+}
+
+/// A word below 2p as its M31 value.
+#[inline(always)]
+fn reduce(w: u32) -> M31 {
+    M31Trait::new(if w >= P {
+        w - P
+    } else {
+        w
+    })
 }
 
 pub impl Blake2sChannelBase of Channel<Blake2sChannel> {
     fn mix_felts(ref self: Blake2sChannel, xs: Span<QM31>) {
-        let mut words = array![];
+        let [d0, d1, d2, d3, d4, d5, d6, d7] = self.digest;
+        let mut data = array![d0, d1, d2, d3, d4, d5, d6, d7];
         for x in xs {
-            words.append((*x.a).into());
-            words.append((*x.b).into());
-            words.append((*x.c).into());
-            words.append((*x.d).into());
+            data.append((*x.a).into());
+            data.append((*x.b).into());
+            data.append((*x.c).into());
+            data.append((*x.d).into());
         }
-        self.mix_u32s(words.span());
+        self.digest = blake2s(data.span());
+        self.n_draws = 0;
     }
 
     fn mix_u32s(ref self: Blake2sChannel, words: Span<u32>) {
-        let mut data: Array<u32> = self.digest.span().into();
+        let [d0, d1, d2, d3, d4, d5, d6, d7] = self.digest;
+        let mut data = array![d0, d1, d2, d3, d4, d5, d6, d7];
         data.append_span(words);
         self.digest = blake2s(data.span());
         self.n_draws = 0;
@@ -60,38 +80,24 @@ pub impl Blake2sChannelBase of Channel<Blake2sChannel> {
         self.mix_u32s(array![low.try_into().unwrap(), high.try_into().unwrap()].span());
     }
 
-    /// Rejection sampling: a draw is used only when all 8 words are below 2p.
+    /// Rejection sampling: a draw is used only when all 8 words are below 2p. Unrolled, as
+    /// every sum-check round draws.
     fn draw_base_felts(ref self: Blake2sChannel) -> [M31; 8] {
         loop {
-            let words = self.draw_u32s().span();
-            let mut ok = true;
-            for w in words {
-                if *w >= TWO_P {
-                    ok = false;
-                }
-            }
-            if ok {
-                let mut limbs = array![];
-                for w in words {
-                    limbs.append(M31Trait::new(if *w >= P {
-                        *w - P
-                    } else {
-                        *w
-                    }));
-                }
-                let [l0, l1, l2, l3, l4, l5, l6, l7] = (*limbs.span().try_into().unwrap()).unbox();
-                break [l0, l1, l2, l3, l4, l5, l6, l7];
+            let [w0, w1, w2, w3, w4, w5, w6, w7] = self.draw_words();
+            if w0 < TWO_P && w1 < TWO_P && w2 < TWO_P && w3 < TWO_P && w4 < TWO_P
+                && w5 < TWO_P && w6 < TWO_P && w7 < TWO_P {
+                break [
+                    reduce(w0), reduce(w1), reduce(w2), reduce(w3), reduce(w4), reduce(w5),
+                    reduce(w6), reduce(w7),
+                ];
             }
         }
     }
 
     /// H(digest ‖ n_draws as 4 bytes ‖ one zero byte), as eight words.
     fn draw_u32s(ref self: Blake2sChannel) -> Array<u32> {
-        let mut data: Array<u32> = self.digest.span().into();
-        data.append(self.n_draws);
-        data.append(0);
-        self.n_draws += 1;
-        blake2s_bytes(data.span(), 37).span().into()
+        self.draw_words().span().into()
     }
 
     /// The first 8 bytes of H(H(0x12345678 ‖ 12 zero bytes ‖ digest ‖ n_bits) ‖ nonce), read

@@ -112,6 +112,13 @@ pub impl UnreducedQM31Impl of UnreducedQM31Trait {
     }
 }
 
+pub impl QM31IntoUnreduced of Into<QM31, UnreducedQM31> {
+    #[inline(always)]
+    fn into(self: QM31) -> UnreducedQM31 {
+        UnreducedQM31 { a: self.a.into(), b: self.b.into(), c: self.c.into(), d: self.d.into() }
+    }
+}
+
 pub impl UnreducedQM31Add of Add<UnreducedQM31> {
     #[inline(always)]
     fn add(lhs: UnreducedQM31, rhs: UnreducedQM31) -> UnreducedQM31 {
