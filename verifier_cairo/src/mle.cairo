@@ -4,7 +4,7 @@
 //! first variable selects the top or bottom half.
 
 use crate::fields::m31::M31Trait;
-use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
+use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31, UnreducedQM31Trait};
 
 const SHIFT_128: felt252 = 0x100000000000000000000000000000000;
 /// ½ in M31: (p + 1)/2.
@@ -18,15 +18,20 @@ pub fn half() -> QM31 {
 
 /// eq(a, b) = Π (a_i b_i + (1 − a_i)(1 − b_i)).
 pub fn eq_eval(a: Span<QM31>, b: Span<QM31>) -> QM31 {
-    let one = QM31Trait::one();
-    let mut acc = one;
+    let mut acc = QM31Trait::one();
     let mut i = 0;
     for x in a {
-        let y = *b[i];
-        acc = acc * (*x * y + (one - *x) * (one - y));
+        acc = acc * eq_factor(*x, *b[i]);
         i += 1;
     }
     acc
+}
+
+/// eq of one coordinate, xy + (1 − x)(1 − y) = 2xy − x − y + 1: one product, reduced once.
+pub fn eq_factor(x: QM31, y: QM31) -> QM31 {
+    let xy = x.mul_unreduced(y);
+    let one: UnreducedQM31 = QM31Trait::one().into();
+    (xy + xy + one).sub_reduced(x).sub_reduced(y).reduce()
 }
 
 /// log2(next_pow2(n)): the number of variables of a dimension of size `n` once zero-padded

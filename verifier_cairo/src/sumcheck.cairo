@@ -28,14 +28,15 @@ pub fn verify_sumcheck<C, +Drop<C>, +Channel<C>>(
 /// every sum-check evaluates this).
 pub fn evaluate_round(claim: QM31, sent: Span<QM31>, r: QM31) -> QM31 {
     let c0 = *sent[0];
-    let mut c1 = claim - c0 - c0;
+    let mut c1: UnreducedQM31 = claim.into();
+    c1 = c1.sub_reduced(c0).sub_reduced(c0);
     let mut acc: UnreducedQM31 = c0.into();
     let mut power = r;
     let mut higher = sent.slice(1, sent.len() - 1);
     while let Some(c) = higher.pop_front() {
         power = power * r;
         acc = acc + (*c).mul_unreduced(power);
-        c1 = c1 - *c;
+        c1 = c1.sub_reduced(*c);
     }
-    (acc + c1.mul_unreduced(r)).reduce()
+    (acc + c1.reduce().mul_unreduced(r)).reduce()
 }

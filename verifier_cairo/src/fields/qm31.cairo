@@ -8,6 +8,7 @@ use super::cm31::{CM31, CM31Trait, P_SQUARED};
 use super::m31::{M31, M31Trait};
 
 const SHIFT_31: felt252 = 0x80000000;
+const P_FELT: felt252 = 0x7fffffff;
 
 #[derive(Copy, Drop, PartialEq, Debug)]
 pub struct QM31 {
@@ -100,6 +101,17 @@ fn mul_by_u_squared(x: CM31) -> CM31 {
 pub impl UnreducedQM31Impl of UnreducedQM31Trait {
     fn zero() -> UnreducedQM31 {
         UnreducedQM31 { a: 0, b: 0, c: 0, d: 0 }
+    }
+
+    /// self − b for a canonical b: each coordinate plus p − b's, so it stays non-negative
+    /// and nothing is reduced (a QM31 subtraction reduces four times).
+    fn sub_reduced(self: UnreducedQM31, b: QM31) -> UnreducedQM31 {
+        UnreducedQM31 {
+            a: self.a + P_FELT - b.a.into(),
+            b: self.b + P_FELT - b.b.into(),
+            c: self.c + P_FELT - b.c.into(),
+            d: self.d + P_FELT - b.d.into(),
+        }
     }
 
     fn reduce(self: UnreducedQM31) -> QM31 {

@@ -7,6 +7,7 @@
 
 use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
+use crate::mle::eq_factor;
 use crate::pcs::queries::pow2;
 
 /// eq(r, x) times a product of two children.
@@ -91,12 +92,6 @@ pub fn flatten(rows: Span<Array<QM31>>) -> Span<QM31> {
         out.append_span(row.span());
     }
     out.span()
-}
-
-/// eq(x, y) of one coordinate: 2xy − x − y + 1, one product.
-pub fn eq_factor(x: QM31, y: QM31) -> QM31 {
-    let xy = x * y;
-    xy + xy + QM31Trait::one() - x - y
 }
 
 /// tails[t] = eq of the last t coordinates of `point` and `s` (t = 0 … len), `point` given as
