@@ -12,7 +12,13 @@ def chain(tmp_path_factory):
         yield chain
 
 
-SLOW_MODULES = ("test_cairo_unit.py", "test_devnet_walk.py", "test_devnet_pcs.py", "test_devnet.py")
+SLOW_MODULES = (
+    "test_cairo_unit.py",
+    "test_devnet_walk.py",
+    "test_devnet_pcs.py",
+    "test_devnet.py",
+    "test_devnet_graph.py",
+)
 """Started first: with one worker per core (scripts/test.sh) a long module started last would
 leave the other cores idle at the end."""
 
