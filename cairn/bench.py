@@ -102,6 +102,17 @@ def measure(m: int, k: int, n: int, repeat: int) -> dict[str, Any]:
     }
 
 
+def _transactions(verdict: contract.OnchainVerdict) -> dict[str, object]:
+    """Each transaction's calldata felts and L2 gas, and the total: every on-chain row's
+    columns."""
+    txs = verdict.transactions
+    return {
+        "tx_felts": [tx.calldata_felts for tx in txs],
+        "tx_l2_gas": [tx.l2_gas for tx in txs],
+        "l2_gas": verdict.l2_gas,
+    }
+
+
 def _on_fresh_devnet(run: Callable[[Account, int], Awaitable[None]]) -> None:
     """Start a devnet, deploy CairnVerifier from account #0, run `run(account, address)`."""
     tc = default_toolchain().require()
@@ -259,9 +270,7 @@ def measure_layers_onchain(
                     "transactions": len(txs),
                     "max_tx_felts": max(tx.calldata_felts for tx in txs),
                     "max_tx_l2_gas": max(tx.l2_gas for tx in txs),
-                    "tx_felts": [tx.calldata_felts for tx in txs],
-                    "tx_l2_gas": [tx.l2_gas for tx in txs],
-                    "l2_gas": verdict.l2_gas,
+                    **_transactions(verdict),
                 }
             )
 
@@ -341,16 +350,13 @@ def measure_graphs_onchain() -> list[dict[str, Any]]:
                 verdict = await contract.verify_parts(account, address, parts, max_gas=10**10)
             if not verdict.accepted:
                 raise contract.ChainError(f"{name} rejected on chain: {verdict.reason}")
-            txs = verdict.transactions
             rows.append(
                 {
                     "graph": name,
                     "nodes": len(graph.nodes),
                     "calldata_felts": len(parts.flat),
                     "within_cap": capped,
-                    "tx_felts": [tx.calldata_felts for tx in txs],
-                    "tx_l2_gas": [tx.l2_gas for tx in txs],
-                    "l2_gas": verdict.l2_gas,
+                    **_transactions(verdict),
                 }
             )
 
