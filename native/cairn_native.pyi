@@ -35,6 +35,10 @@ def blake2s_grind(prefixed: bytes, n_bits: int) -> int:
     """Smallest nonce with >= n_bits trailing zeros in the first 8 bytes (LE) of
     Blake2s(prefixed ‖ LE64(nonce)); `prefixed` is 32 bytes, n_bits < 64."""
 
+def poseidon_grind(prefixed: bytes, n_bits: int) -> int:
+    """Smallest nonce with >= n_bits trailing zeros in poseidon(prefixed, nonce); `prefixed`
+    is one felt as 32 big-endian bytes, n_bits < 64."""
+
 # Field-vector kernels (native/src/kernels.rs). Arrays are numpy int64, C-contiguous,
 # borrowed without a copy: QM31 vectors (N, 4), base vectors (N,), values canonical in [0, p);
 # codewords are uint32 (N,).

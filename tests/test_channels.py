@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from starkware.cairo.common.poseidon_hash import poseidon_hash_many as ref_hash_many
 from starkware.cairo.common.poseidon_hash import poseidon_perm as ref_perm
 
+from cairn.prover.channels.base import Channel
 from cairn.prover.channels.blake2s import Blake2sChannel
 from cairn.prover.channels.poseidon import (
     STARK_PRIME,
@@ -121,6 +122,15 @@ def test_proof_of_work(channel):
     nonce = ch.grind(8)
     assert ch.verify_pow_nonce(8, nonce)
     assert not all(ch.verify_pow_nonce(8, n) for n in range(nonce + 1, nonce + 40))
+
+
+@pytest.mark.parametrize("channel", [Poseidon252Channel, Blake2sChannel])
+@pytest.mark.parametrize("n_bits", [0, 1, 11])
+def test_native_grind_finds_the_least_nonce(channel, n_bits):
+    """Both channels grind natively; the nonce is the one the definition's loop finds."""
+    ch = channel()
+    ch.mix_u64(n_bits + 7)
+    assert ch.grind(n_bits) == Channel.grind(ch, n_bits)
 
 
 def test_blake_pow_definition():

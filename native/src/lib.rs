@@ -235,9 +235,38 @@ fn blake2s_grind(py: Python<'_>, prefixed: &[u8], n_bits: u32) -> PyResult<u64> 
     }))
 }
 
+/// The smallest nonce whose Poseidon252 proof-of-work hash poseidon(prefixed, nonce) has at
+/// least `n_bits` trailing zero bits in its low 128 bits (docs/channels.md).
+///
+/// `prefixed` is the channel's H(0x12345678, digest, n_bits) as 32 big-endian bytes; one
+/// permutation per nonce here against two and a Python call each in the Python loop.
+#[pyfunction]
+fn poseidon_grind(py: Python<'_>, prefixed: &[u8], n_bits: u32) -> PyResult<u64> {
+    let bytes: &[u8; FELT_BYTES] = prefixed
+        .try_into()
+        .ok()
+        .filter(|_| n_bits < 64)
+        .ok_or_else(|| {
+            PyValueError::new_err("poseidon_grind: expected a 32-byte prefix and n_bits < 64")
+        })?;
+    let head = felt_from_be(bytes).ok_or_else(|| {
+        PyValueError::new_err("poseidon_grind: prefix is not below the Stark prime")
+    })?;
+    let mask = (1u64 << n_bits) - 1;
+    Ok(py.detach(|| {
+        (0u64..)
+            .find(|&nonce| {
+                let digest = poseidon_hash(head, Felt::from(nonce)).to_bytes_be();
+                let low = u64::from_be_bytes(digest[24..].try_into().expect("32-byte felt"));
+                low & mask == 0
+            })
+            .expect("a nonce exists below 2^64")
+    }))
+}
+
 /// Hashes for Cairn: `hades` (the Poseidon permutation), `hash_many` (the sponge), and the
 /// batched Merkle helpers `hash_m31_rows`, `hash_pairs` and `blake2s_rows`, and the Blake2s
-/// proof-of-work grinder `blake2s_grind`; then the field-vector kernels.
+/// proof-of-work grinders `blake2s_grind` and `poseidon_grind`; then the field-vector kernels.
 #[pymodule]
 fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hades, m)?)?;
@@ -246,6 +275,7 @@ fn cairn_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(blake2s_rows, m)?)?;
     m.add_function(wrap_pyfunction!(blake2s_grind, m)?)?;
+    m.add_function(wrap_pyfunction!(poseidon_grind, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::qm31_add, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::qm31_sub, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::qm31_mul, m)?)?;

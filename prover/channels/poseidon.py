@@ -37,6 +37,11 @@ def poseidon_hash(x: int, y: int) -> int:
     return hades(x, y, 2)[0]
 
 
+def pow_grind(prefixed: int, n_bits: int) -> int:
+    """The least nonce with poseidon_hash(prefixed, nonce) ≡ 0 mod 2^n_bits (0 ≤ n_bits < 64)."""
+    return cairn_native.poseidon_grind(prefixed.to_bytes(FELT_BYTES, "big"), n_bits)
+
+
 def hash_many(xs: Sequence[int]) -> int:
     """Sponge of rate 2: append 1, pad with 0 to even length (Cairo's poseidon_hash_span).
 

@@ -14,6 +14,7 @@ from cairn.prover.channels.poseidon import (
     hash_many,
     hash_with_m31s,
     poseidon_hash,
+    pow_grind,
 )
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31
@@ -74,14 +75,23 @@ class Poseidon252Channel(Channel[int]):
         return [(s >> (32 * i)) & 0xFFFFFFFF for i in range(7)]
 
     # -- proof of work ---------------------------------------------------------------------
+    def _pow_prefix(self, n_bits: int) -> int:
+        return hash_many([POW_PREFIX, self.digest, n_bits])
+
     def _pow_hash(self, n_bits: int, nonce: int) -> int:
-        return poseidon_hash(hash_many([POW_PREFIX, self.digest, n_bits]), nonce)
+        return poseidon_hash(self._pow_prefix(n_bits), nonce)
 
     def verify_pow_nonce(self, n_bits: int, nonce: int) -> bool:
         """Low 128 bits of H(H(prefix, digest, n_bits), nonce) have >= n_bits trailing zeros."""
         if not 0 <= n_bits < 64:
             raise ValueError("n_bits must be in [0, 64)")
         return self._pow_hash(n_bits, nonce) & ((1 << n_bits) - 1) == 0
+
+    def grind(self, n_bits: int) -> int:
+        """As Channel.grind, natively (one permutation per nonce)."""
+        if not 0 <= n_bits < 64:
+            raise ValueError("n_bits must be in [0, 64)")
+        return pow_grind(self._pow_prefix(n_bits), n_bits)
 
 
 def pack_qm31s(xs: Sequence[QM31]) -> list[int]:
