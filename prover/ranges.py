@@ -40,6 +40,13 @@ class Relation:
     that know one (a LayerNorm output): consumers' products then use Cauchy–Schwarz."""
 
 
+def pow2(n: int) -> int:
+    """2^n for a bound: a dim is any u32 until its kind's check refuses it, and past 2^62
+    every nonzero bound is beyond p anyway, so the shift is capped there (same verdicts,
+    no 2^32-bit integer). ValueError for n < 0, as a plain shift."""
+    return 1 << min(n, 62)
+
+
 class RowNormed(np.ndarray):
     """A hidden tensor's worst case whose rows have a declared bound on their squared norm
     (`row_sq`), which product_bound uses instead of computing it from the (filled) values."""

@@ -64,6 +64,25 @@ def test_every_tampering_is_rejected_by_a_named_check():
     assert any(c.startswith(("pcs.", "merkle.")) for c in hit), hit
 
 
+@pytest.mark.parametrize(
+    ("kind", "dim", "check"), [("attn", 6, "softmax.params"), ("requant", 3, "requant.params")]
+)
+def test_a_huge_shift_is_refused_by_its_check_without_building_2_to_the_shift(kind, dim, check):
+    """A shift in dims (attn's θ, requant's k) is any u32 in the statement; the output
+    bounds, read before the kinds' checks, must not build 2^(2^32) (half a gigabyte)."""
+    *_, proof = block()
+    g = proof.statement
+    at = next(i for i, n in enumerate(g.nodes) if n.kind == kind)
+    nodes = list(g.nodes)
+    nodes[at] = dataclasses.replace(
+        nodes[at], dims=(*nodes[at].dims[:dim], (1 << 32) - 1, *nodes[at].dims[dim + 1 :])
+    )
+    forged = dataclasses.replace(proof, statement=dataclasses.replace(g, nodes=tuple(nodes)))
+    with pytest.raises(VerificationError) as e:
+        verify_graph(forged)
+    assert e.value.check == check
+
+
 def test_a_hidden_tensor_that_is_not_its_producers_output_is_rejected():
     """The prover feeds attention a q8 that requant did not produce (one entry off by one)."""
     g, hidden, _ = block()

@@ -11,7 +11,7 @@ import numpy as np
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
-from cairn.prover.ranges import Relation, Tensors
+from cairn.prover.ranges import Relation, Tensors, pow2
 from cairn.prover.softmax import soundness
 from cairn.prover.softmax.model import forward, valid_entries
 from cairn.prover.softmax.params import QK_BOUND, SoftmaxParams
@@ -35,7 +35,7 @@ def params_of(st: Statement) -> SoftmaxParams:
 def _attend_bound(t: Tensors, dims: Sequence[int]) -> int:
     """|A_i·V_i|: an accepted row of A has entries ≥ 0 summing to at most 2^θ + ε."""
     _, _, _, _, _, _, theta, eps, _ = dims
-    return ((1 << theta) + eps) * max_magnitude(t["v"])
+    return (pow2(theta) + eps) * max_magnitude(t["v"])
 
 
 RELATIONS = (Relation("o = softmax(γ·q·kᵀ)·v per head", ("v",), _attend_bound, result="o"),)

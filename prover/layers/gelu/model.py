@@ -13,7 +13,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.layers.gelu import soundness
 from cairn.prover.layers.gelu.params import GeluParams, entry_vars, params_of
 from cairn.prover.layers.gelu.verifier import check_commitments
-from cairn.prover.ranges import Relation, Tensors
+from cairn.prover.ranges import Relation, Tensors, pow2
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "gelu"
@@ -23,7 +23,7 @@ N_DIMS = 6
 
 def _out_bound(_: Tensors, dims: Sequence[int]) -> int:
     """|y| ≤ 2^(b_out−1) − 1, whatever x: every table entry is clamped to it."""
-    return (1 << (dims[5] - 1)) - 1
+    return pow2(dims[5] - 1) - 1
 
 
 RELATIONS = (Relation("|y| ≤ 2^(b_out−1) − 1", (), _out_bound, result="y"),)

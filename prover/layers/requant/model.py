@@ -20,7 +20,7 @@ from cairn.prover.layers.requant.params import (
 )
 from cairn.prover.layers.requant.verifier import check_commitments
 from cairn.prover.mle import pad_tensor
-from cairn.prover.ranges import Relation, Tensors
+from cairn.prover.ranges import Relation, Tensors, pow2
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "requant"
@@ -31,12 +31,12 @@ N_DIMS = 7
 def _scaled_bound(t: Tensors, dims: Sequence[int]) -> int:
     """|x·M + 2^(k−1)|: the value the remainder and quotient limbs decompose."""
     multiplier, shift = dims[2], dims[3]
-    return max_magnitude(t["x"]) * multiplier + (1 << (shift - 1))
+    return max_magnitude(t["x"]) * multiplier + pow2(shift - 1)
 
 
 def _clamp_bound(_: Tensors, dims: Sequence[int]) -> int:
     """|y| ≤ 2^(b−1) − 1, whatever x: the CLAMP lookup admits nothing wider."""
-    return (1 << (dims[4] - 1)) - 1
+    return pow2(dims[4] - 1) - 1
 
 
 BOUNDED = ("x",)

@@ -45,7 +45,7 @@ class RequantParams:
         largest A with A·M + 2^(k−1) < 2^30 (for a valid M and k). A producer's bound a few
         percent under 2^30/M then still fits, which a power of two would round away."""
         bound = (1 << min(in_bits, VALUE_BITS + 1)) - 1
-        if multiplier >= 1 and shift >= 1 and in_bits <= VALUE_BITS:
+        if multiplier >= 1 and 1 <= shift <= VALUE_BITS and in_bits <= VALUE_BITS:
             bound = min(bound, ((1 << VALUE_BITS) - 1 - (1 << (shift - 1))) // multiplier)
         return RequantParams(multiplier, shift, bits, bound, window_bits)
 
