@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
@@ -13,7 +15,7 @@ from cairn.prover.mle import tensor_vars
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.verifier import verify_sameply
-from cairn.prover.walk.statement import draw_output_claims
+from cairn.prover.walk.statement import Statement, draw_output_claims
 from cairn.prover.walk.verifier import (
     committed_batch,
     committed_params,
@@ -36,42 +38,76 @@ def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
     public tensors' settlements, and whether each opening is present; the channel and the
     openings' statements, the committed weights' and the witness's (an on-chain session
     starts the openings from here, deploy/sessions.py)."""
-    g = proof.statement
-    statements = layer_statements(g)
-    if len(proof.nodes) != len(g.nodes):
-        raise VerificationError("graph.shape", f"{len(g.nodes)} nodes need as many node proofs")
-    channel = Poseidon252Channel()
-    absorb_graph(channel, g)
-    claims: dict[str, list[Claim]] = {
-        name: [c] for name, c in draw_output_claims(channel, g.outputs).items()
-    }
-    weight_claims: dict[str, list[Claim]] = {}
-    witness_claims = WitnessClaims()
-    shapes = {**g.hidden, **{name: t.shape for name, t in g.outputs.items()}}
-    for i in reversed(range(len(g.nodes))):
-        node, node_proof = g.nodes[i], proof.nodes[i]
+    walk = GraphWalk.start(proof)
+    while walk.left:
+        walk.step()
+    return walk.settle()
+
+
+@dataclass
+class GraphWalk:
+    """A model walk's verification between two nodes: what the verifier carries from one
+    node to the next (docs/model-walk.md, "Transcript", step 7). `left` nodes are still to verify,
+    the next one is node `left − 1`; `claims` pends on graph tensors, `weight_claims` on
+    weights, `witness` on the nodes' witness and tables."""
+
+    proof: GraphProof
+    statements: list[Statement]
+    channel: Poseidon252Channel
+    claims: dict[str, list[Claim]]
+    weight_claims: dict[str, list[Claim]] = field(default_factory=dict)
+    witness: WitnessClaims = field(default_factory=WitnessClaims)
+    left: int = 0
+
+    @classmethod
+    def start(cls, proof: GraphProof) -> GraphWalk:
+        """The statement's checks and transcript, and the claims drawn on the outputs."""
+        g = proof.statement
+        statements = layer_statements(g)
+        if len(proof.nodes) != len(g.nodes):
+            raise VerificationError("graph.shape", f"{len(g.nodes)} nodes need as many node proofs")
+        channel = Poseidon252Channel()
+        absorb_graph(channel, g)
+        claims = {name: [c] for name, c in draw_output_claims(channel, g.outputs).items()}
+        return cls(proof, statements, channel, claims, left=len(g.nodes))
+
+    def step(self) -> None:
+        """Node `left − 1`: its outputs' claims merged, its layer verified, its claims routed
+        to its producers, the weights and the witness."""
+        g, i = self.proof.statement, self.left - 1
+        node, node_proof = g.nodes[i], self.proof.nodes[i]
         if set(node_proof.outputs) != set(node.outputs):
             raise VerificationError("graph.claims", f"node {i}: one merge per output")
+        shapes = {**g.hidden, **{name: t.shape for name, t in g.outputs.items()}}
         outputs = {}
         for local in sorted(node.outputs):
             name = node.outputs[local]
             outputs[local] = verify_sameply(
-                node_proof.outputs[local], claims.pop(name, []), tensor_vars(shapes[name]), channel
+                node_proof.outputs[local],
+                self.claims.pop(name, []),
+                tensor_vars(shapes[name]),
+                self.channel,
             )
-        left = LAYERS[node.kind].verify(statements[i], node_proof.layer, outputs, channel)
-        route_claims(i, node, left.inputs, left.weights, claims, weight_claims)
-        witness_claims.add(i, node, layer_tables(LAYERS[node.kind], statements[i]), left.witness)
-    settle_claims("input", g.inputs, claims, proof.inputs, channel)
-    public = {n: c for n, c in weight_claims.items() if n not in g.committed}
-    settle_claims("weight", g.weights, public, proof.weights, channel)
-    committed = committed_batch(g.committed, weight_claims)
-    own = {(i, n): c for i, node in enumerate(g.nodes) for n, c in node.witness.items()}
-    pinned = {n: t.pinned for n, t in witness_claims.tables.items()}
-    witness = witness_claims.batch(own, pinned)
-    # Checked here, before either opening, as the graph class checks them.
-    expect_opening(g.committed, proof.opening)
-    expect_witness_opening(witness, proof.witness_opening)
-    return channel, committed, witness
+        spec, st = LAYERS[node.kind], self.statements[i]
+        left = spec.verify(st, node_proof.layer, outputs, self.channel)
+        route_claims(i, node, left.inputs, left.weights, self.claims, self.weight_claims)
+        self.witness.add(i, node, layer_tables(spec, st), left.witness)
+        self.left = i
+
+    def settle(self) -> tuple[Poseidon252Channel, Batch, Batch]:
+        """After the last node: the public inputs' settlements, the openings' statements and
+        whether each opening is present (checked before either, as the graph class does)."""
+        g, proof, channel = self.proof.statement, self.proof, self.channel
+        settle_claims("input", g.inputs, self.claims, proof.inputs, channel)
+        public = {n: c for n, c in self.weight_claims.items() if n not in g.committed}
+        settle_claims("weight", g.weights, public, proof.weights, channel)
+        committed = committed_batch(g.committed, self.weight_claims)
+        own = {(i, n): c for i, node in enumerate(g.nodes) for n, c in node.witness.items()}
+        pinned = {n: t.pinned for n, t in self.witness.tables.items()}
+        witness = self.witness.batch(own, pinned)
+        expect_opening(g.committed, proof.opening)
+        expect_witness_opening(witness, proof.witness_opening)
+        return channel, committed, witness
 
 
 def verify_openings(
