@@ -74,6 +74,7 @@ class GraphWalk:
     def step(self) -> None:
         """Node `left − 1`: its outputs' claims merged, its layer verified, its claims routed
         to its producers, the weights and the witness."""
+        assert self.left > 0, "every node is verified"
         g, i = self.proof.statement, self.left - 1
         node, node_proof = g.nodes[i], self.proof.nodes[i]
         if set(node_proof.outputs) != set(node.outputs):
@@ -97,6 +98,7 @@ class GraphWalk:
     def settle(self) -> tuple[Poseidon252Channel, Batch, Batch]:
         """After the last node: the public inputs' settlements, the openings' statements and
         whether each opening is present (checked before either, as the graph class does)."""
+        assert self.left == 0, f"{self.left} nodes are still to verify"
         g, proof, channel = self.proof.statement, self.proof, self.channel
         settle_claims("input", g.inputs, self.claims, proof.inputs, channel)
         public = {n: c for n, c in self.weight_claims.items() if n not in g.committed}
