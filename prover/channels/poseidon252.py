@@ -88,9 +88,8 @@ class Poseidon252Channel(Channel[int]):
         return self._pow_hash(n_bits, nonce) & ((1 << n_bits) - 1) == 0
 
     def grind(self, n_bits: int) -> int:
-        """As Channel.grind, natively (one permutation per nonce)."""
-        if not 0 <= n_bits < 64:
-            raise ValueError("n_bits must be in [0, 64)")
+        """As Channel.grind, natively (one permutation per nonce); ValueError outside
+        [0, 64), from the prefix's hash (n_bits < 0) or the grinder (n_bits ≥ 64)."""
         return pow_grind(self._pow_prefix(n_bits), n_bits)
 
 
