@@ -224,7 +224,7 @@ def verify_onchain(
     with errors_as_exit():
         parts = calldata.encode_parts(onchain_proof(proof_file.load(file)))
         total = len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS
-        if not parts.trees and total > contract.MAX_CALLDATA_FELTS:
+        if not parts.steps and total > contract.MAX_CALLDATA_FELTS:
             raise fail(
                 f"calldata of {total} felts exceeds Starknet's limit of "
                 f"{contract.MAX_CALLDATA_FELTS} per transaction; prove it with --commit-io "

@@ -34,7 +34,7 @@ from cairn.serializer.calldata import CalldataParts
 
 MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
-# continue_session(session_id, state, trees): the invoke's 4, the id and two span lengths
+# continue_session(session_id, state, parts): the invoke's 4, the id and two span lengths
 STEP_OVERHEAD_FELTS = 7
 MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
 
@@ -283,10 +283,10 @@ async def _send_trees(
     prepare: Prepare,
     max_gas: int = MAX_L2_GAS_ESTIMATE,
 ) -> tuple[Sent, int, int]:
-    """Send the call `prepare` makes of as many of `trees` (tree parts) as fit `budget`
-    calldata felts and the gas limit (at least `least` of them): the outcome, how many were
-    sent, the call's calldata felts. A call whose estimate is too large is retried with one
-    part fewer."""
+    """Send the call `prepare` makes of as many of `trees` (parts after the front: a model
+    walk's, then the trees) as fit `budget` calldata felts and the gas limit (at least `least`
+    of them): the outcome, how many were sent, the call's calldata felts. A call whose
+    estimate is too large is retried with one part fewer."""
     count, room = 0, budget
     while count < len(trees) and len(trees[count]) <= room:
         room -= len(trees[count])
@@ -299,11 +299,14 @@ async def _send_trees(
             count -= 1
     if least == 0:
         raise ChainError(
-            "the proof's verification before its Merkle trees (a model walk's nodes, say) needs "
-            "more L2 gas than one transaction may use: sessions cut only between trees "
-            '(docs/cairo-verifier.md, "Sessions"; docs/model-walk.md, "On chain")'
+            "the proof's verification before its first part (a layer's walk, a model walk's "
+            "statement checks) needs more L2 gas than one transaction may use: sessions cut "
+            'only between parts (docs/cairo-verifier.md, "Sessions")'
         )
-    raise ChainError("one tree's opening does not fit a transaction (calldata or L2 gas)")
+    raise ChainError(
+        "one part (a model walk's node, a tree's opening) does not fit a transaction "
+        "(calldata or L2 gas)"
+    )
 
 
 async def verify_parts(
@@ -314,7 +317,8 @@ async def verify_parts(
     max_gas: int = MAX_L2_GAS_ESTIMATE,
 ) -> OnchainVerdict:
     """Verify a proof in one transaction if it fits (calldata and gas), else in a session:
-    `open_session` with the front and as many tree parts as fit, then `continue_session`
+    `open_session` with the front and as many parts as fit (`parts.steps`: a model walk's
+    nodes and settlement, then the trees), then `continue_session`
     with the session's state (rebuilt in Python, checked against the hash the last
     `SessionState` event carried) and as many parts as fit, until the contract emits
     ProofVerified (or a step is rejected, whose reason ends the session).
@@ -324,7 +328,7 @@ async def verify_parts(
         try:
             return await verify(account, address, parts.flat, max_gas)
         except GasLimitError:
-            if not parts.trees:
+            if not parts.steps:
                 raise
     budget = max_felts - INVOKE_OVERHEAD_FELTS - len(parts.front)
     if budget < 0:
@@ -340,7 +344,8 @@ async def verify_parts(
         call = functions["open_session"].prepare_invoke_v3(proof=opened)
         return call, len(opened) + INVOKE_OVERHEAD_FELTS
 
-    sent, done, felts = await _send_trees(account, parts.trees, budget, 0, open_session, max_gas)
+    steps = parts.steps
+    sent, done, felts = await _send_trees(account, steps, budget, 0, open_session, max_gas)
     session_id, counts = hash_many(opened), [done]
     verdict = await _run([], sent, felts, address)
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
@@ -350,13 +355,13 @@ async def verify_parts(
             trees: list[int], state: list[int] = state
         ) -> tuple[PreparedFunctionInvokeV3, int]:
             call = functions["continue_session"].prepare_invoke_v3(
-                session_id=session_id, state=state, trees=trees
+                session_id=session_id, state=state, parts=trees
             )
             return call, len(trees) + len(state) + STEP_OVERHEAD_FELTS
 
         budget = max_felts - STEP_OVERHEAD_FELTS - len(state)
         sent, count, felts = await _send_trees(
-            account, parts.trees[done:], budget, 1, step, max_gas
+            account, steps[done:], budget, 1, step, max_gas
         )
         verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count

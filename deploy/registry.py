@@ -21,7 +21,7 @@ from cairn.deploy.contract import ChainError, contract_at, revert_reason, send
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.errors import VerificationError
-from cairn.prover.graph.verifier import replay_graph, verify_openings
+from cairn.prover.graph.verifier import verify_openings
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.pcs.verifier import verify_batch
@@ -121,14 +121,16 @@ def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
 
 
 def check_graph(felts: list[int]) -> int:
-    """The contract's graph path, in its order: the graph class reads the Serde part and
-    verifies the walk up to its openings (both checked present exactly when due); the main
-    contract reads the openings' group parts and verifies the committed weights' opening,
-    then the witness opening. Returns the model id: 0, a graph carries no binding."""
-    front = graph_calldata.decode_graph_front(felts)
-    channel, committed, witness = replay_graph(front.proof)
-    proof = graph_calldata.read_graph_groups(felts, front.groups_at, front.proof)
-    verify_openings(proof, channel, committed, witness)
+    """The contract's graph path, in its order: the graph class reads the statement and each
+    part after it as it verifies the walk, up to its openings (both checked present exactly
+    when due); the main contract reads the openings' group parts and verifies the committed
+    weights' opening, then the witness opening. Returns the model id: 0, a graph carries no
+    binding."""
+    replay = graph_calldata.replay_graph_calldata(felts)
+    assert replay.settled is not None
+    settlement, channel, committed, witness = replay.settled
+    settlement = replay.reader.openings(settlement)
+    verify_openings(replay.reader.statement, settlement, channel, committed, witness)
     return NO_MODEL
 
 

@@ -23,7 +23,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel, pack_qm31s
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
-from cairn.prover.graph.verifier import replay_graph
+from cairn.prover.graph.verifier import GraphWalk
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS, WITNESS_PCS, PcsParams
 from cairn.prover.pcs.proof import Commitment, OpeningProof
@@ -34,15 +34,18 @@ from cairn.prover.walk.verifier import committed_batch, replay_layer, witness_ba
 from cairn.prover.walk.witness import TAG
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
-from cairn.serializer.graph_calldata import decode_graph_front, is_graph, read_graph_groups
+from cairn.serializer.graph_calldata import is_graph, replay_graph_calldata
 from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
+from cairn.serializer.serde import short_string
 from cairn.serializer.walk_calldata import decode_walk_front, is_walk, read_walk_groups
 
 
 def transactions(parts: CalldataParts, counts: Sequence[int]) -> list[list[int]]:
-    """The calldata of a session's transactions when the i-th carries `counts[i]` tree parts:
-    `open_session`'s proof (the front and its parts), then each `continue_session`'s trees."""
-    txs = [[f for t in parts.trees[a:b] for f in t] for a, b in pairwise([0, *accumulate(counts)])]
+    """The calldata of a session's transactions when the i-th carries `counts[i]` parts after
+    the front (`parts.steps`): `open_session`'s proof (the front and its parts), then each
+    `continue_session`'s parts."""
+    steps = parts.steps
+    txs = [[f for t in steps[a:b] for f in t] for a, b in pairwise([0, *accumulate(counts)])]
     return [[*parts.front, *txs[0]], *txs[1:]]
 
 
@@ -79,12 +82,11 @@ def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
     then its witness opening on a Blake2s fork of it; a PCS opening (kind 2) alone. A graph
     carries no model binding (model id 0)."""
     if is_graph(flat):
-        graph_front = decode_graph_front(flat)
-        channel, committed, witness = replay_graph(graph_front.proof)
-        graph = read_graph_groups(flat, graph_front.groups_at, graph_front.proof)
-        return NO_MODEL, _walk_openings(
-            channel, committed, graph.opening, witness, graph.witness_opening
-        )
+        replay = replay_graph_calldata(flat)
+        assert replay.settled is not None
+        settlement, channel, committed, witness = replay.settled
+        s = replay.reader.openings(settlement)
+        return NO_MODEL, _walk_openings(channel, committed, s.opening, witness, s.witness_opening)
     if not is_walk(flat):
         decoded = calldata.decode(flat)
         assert isinstance(decoded, PcsOpening)
@@ -128,19 +130,26 @@ def _walk_openings(
 
 
 def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | None:
-    """The serialized `Session` after transactions carrying `counts` tree parts (None once
-    every group of every opening is checked: the session is over). Raises what the verifier
-    raises if a tree checked so far is refused: the contract reverts that transaction with
-    the same name. A layer proof's binding is taken as registered: the contract checks it
-    against its registry in the first transaction, after the trees it carries
-    (`registry.check_walk` mirrors that)."""
-    flat = parts.flat
-    model_id, openings = _openings(flat)
-    sent, phases = sum(counts), []
+    """The serialized `Session` after transactions carrying `counts` parts after the front
+    (`parts.steps`: a model walk's parts, then the trees; None once every group of every
+    opening is checked: the session is over). Raises what the verifier raises if a part
+    checked so far is refused: the contract reverts that transaction with the same name. A
+    layer proof's binding is taken as registered: the contract checks it against its registry
+    in the first transaction, after the trees it carries (`registry.check_walk` mirrors
+    that)."""
+    flat, sent = parts.flat, sum(counts)
+    model_id, openings, walk = NO_MODEL, [], []
+    if sent < len(parts.walk):
+        walk = graph_walk_state(replay_graph_calldata(flat, sent).walk, calldata.io_felts(flat))
+    else:
+        model_id, openings = _openings(flat)
+        sent -= len(parts.walk)
+    over = not walk and sent >= sum(o.n_trees for o in openings)
+    phases = []
     for o in openings:
         phases.append(_phase_state(o, min(sent, o.n_trees)))
         sent = max(0, sent - o.n_trees)
-    if sum(counts) >= sum(o.n_trees for o in openings):
+    if over:
         return None
     return [
         flat[1],
@@ -149,7 +158,63 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         proof_hash(transactions(parts, counts)),
         len(phases),
         *(f for p in phases for f in p),
+        *_listed(walk),
     ]
+
+
+def graph_walk_state(walk: GraphWalk, statement: list[int]) -> list[int]:
+    """Cairo's `GraphWalk` by Serde (docs/cairo-verifier.md, "Sessions"): the statement's
+    felts, the nodes left, the channel, the claims pending on tensors and on weights (in the
+    order the walk first left them), the tables' claims by name (name, pinned commitment,
+    claims), and each verified node's claims on its witness commitments, last node first,
+    names in order."""
+    visited = range(len(walk.statement.nodes) - 1, walk.left - 1, -1)
+    w = walk.witness
+    return [
+        *_listed(statement),
+        walk.left,
+        walk.channel.digest,
+        walk.channel.n_draws,
+        *_claims_on(walk.claims),
+        *_claims_on(walk.weight_claims),
+        len(w.tables),
+        *(
+            f
+            for name in sorted(w.tables)
+            for f in [
+                short_string(name),
+                *_commitment(w.tables[name].pinned),
+                *_claims(w.on_tables[name]),
+            ]
+        ),
+        len(visited),
+        *(
+            f
+            for i in visited
+            for f in [
+                len(walk.statement.nodes[i].witness),
+                *(f for n in sorted(walk.statement.nodes[i].witness) for f in _claims(w.own[i, n])),
+            ]
+        ),
+    ]
+
+
+def _claims_on(claims: dict[str, list[Claim]]) -> list[int]:
+    """Cairo's `Span<ClaimsOn>`: per entry its name and its claims."""
+    return [len(claims), *(f for n, c in claims.items() for f in [short_string(n), *_claims(c)])]
+
+
+def _claims(claims: Sequence[Claim]) -> list[int]:
+    """Cairo's `Span<Claim>`: per claim its point (a span of QM31s) and its value."""
+    return [
+        len(claims),
+        *(f for c in claims for f in [*_listed([x.pack(1) for x in c.point]), c.value.pack(1)]),
+    ]
+
+
+def _commitment(c: Commitment) -> list[int]:
+    """Cairo's `TensorCommitment`: hash tag, root as a u256, size."""
+    return [HASH_TAGS[c.hash], *_u256s([c.root])[1:], c.n_vars]
 
 
 def _phase_state(o: _Opening, trees: int) -> list[int]:

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from cairn.prover.fields.qm31 import QM31
-from cairn.prover.graph.proof import GraphProof
+from cairn.prover.graph.proof import NodeProof, Settlement
+from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.serde import (
@@ -109,7 +110,9 @@ def generate() -> str:
     gen.visit(WalkProof)
     for kind in ONCHAIN_KINDS:
         gen.visit(LAYERS[kind].proof_type)
-    gen.visit(GraphProof)  # after the walk's types: those it shares are emitted once
+    # The graph's parts, after the walk's types: those they share are emitted once.
+    for part in (GraphStatement, NodeProof, Settlement):
+        gen.visit(part)
     variants = "\n".join(
         f"    {variant_name(k)}: {LAYERS[k].proof_type.__name__}," for k in ONCHAIN_KINDS
     )

@@ -3,7 +3,8 @@
     [0] VERSION   [1] kind
     kind 2 (PCS opening):  statement, opening front, group parts
     kind 4 (layer proof):  the walk proof in Serde order, group parts (`walk_calldata`)
-    kind 5 (graph proof):  the graph proof in Serde order, group parts (`graph_calldata`)
+    kind 5 (graph proof):  the statement, one part per node (last first), the settlement,
+                           group parts (`graph_calldata`)
 
 Decoding checks everything the Cairo reader checks, in its order, and names the offset of the
 first bad felt. The PCS parts are in `pcs_calldata`; a proof with an opening also encodes as
@@ -13,7 +14,7 @@ on-chain sessions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cairn.prover.graph.proof import GraphProof
 from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
@@ -50,17 +51,24 @@ OnchainProof = PcsOpening | WalkProof | GraphProof
 
 @dataclass(frozen=True)
 class CalldataParts:
-    """A proof's calldata cut where a session may cut it: `front` (header, statement and
-    transcript) and one part per opened PCS tree (fold group by fold group: its layer, then its
-    polynomials), a layer (or graph) proof's committed tensors' opening's trees, then its
-    witness opening's; `flat` is what `verify` takes."""
+    """A proof's calldata cut where a session may cut it: `front` (header, statement and, but
+    for a model walk, transcript), a model walk's `walk` parts (one per node, last first, then
+    the settlement), and one part per opened PCS tree (fold group by fold group: its layer,
+    then its polynomials), a layer (or graph) proof's committed tensors' opening's trees, then
+    its witness opening's; `steps` are the parts after the front, `flat` what `verify`
+    takes."""
 
     front: list[int]
     trees: list[list[int]]
+    walk: list[list[int]] = field(default_factory=list)
+
+    @property
+    def steps(self) -> list[list[int]]:
+        return [*self.walk, *self.trees]
 
     @property
     def flat(self) -> list[int]:
-        return [*self.front, *(f for part in self.trees for f in part)]
+        return [*self.front, *(f for part in self.steps for f in part)]
 
 
 def encode(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> list[int]:
@@ -73,7 +81,8 @@ def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> Ca
         opening = encode_opening(proof.statement, proof.proof, params)
         return CalldataParts(header + opening.front, opening.trees)
     if isinstance(proof, GraphProof):
-        return CalldataParts(*encode_graph_parts(proof))
+        front, walk, trees = encode_graph_parts(proof)
+        return CalldataParts(front, trees, walk)
     return CalldataParts(*encode_walk_parts(proof))
 
 

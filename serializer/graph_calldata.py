@@ -1,22 +1,27 @@
-"""A model-walk (graph) proof as calldata, kind 5: the header, then the GraphProof in Cairo's
-Serde order (`serde.py`; each node's layer proof is the variant of that node's kind), then the
-Merkle openings of its committed weights' opening and of its witness opening, one part per
-tree, as a layer proof's (`walk_calldata`)."""
+"""A model-walk (graph) proof as calldata, kind 5 (docs/calldata.md, "Model walks"): the
+header and the GraphStatement in Cairo's Serde order (`serde.py`); then one part per node in
+walk order, last node first (a `NodeProof`, its layer proof the variant of that node's kind);
+then the settlement (`Settlement`: the public inputs' and weights' merges, the openings'
+fronts); then the Merkle openings of its committed weights' opening and of its witness
+opening, one part per tree, as a layer proof's (`walk_calldata`). An on-chain session may cut
+between any two parts after the statement."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
 
-from cairn.prover.graph.proof import GraphProof
+from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.graph.proof import GraphProof, NodeProof, Settlement
 from cairn.prover.graph.statement import GraphStatement
+from cairn.prover.graph.verifier import Batch, GraphWalk
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.witness import layer_tables
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.header import KIND_GRAPH, VERSION
-from cairn.serializer.serde import Encoder, resolve
+from cairn.serializer.serde import Decoder, Encoder, resolve
 from cairn.serializer.walk_calldata import (
     ONCHAIN_KINDS,
     check_committed,
@@ -45,22 +50,31 @@ def offchain_reason(g: GraphStatement) -> str | None:
     return None
 
 
-def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]]]:
-    """(the Serde part, one part per tree: the committed weights' opening's, then the witness
+def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """(the header and statement; the walk's parts: each node's proof, last node first, then
+    the settlement; one part per tree: the committed weights' opening's, then the witness
     opening's). ValueError if the contract cannot read this graph (`offchain_reason`)."""
     g = proof.statement
     if reason := offchain_reason(g):
         raise ValueError(reason)
     if len(proof.nodes) != len(g.nodes):
         raise ValueError(f"{len(proof.nodes)} node proofs for {len(g.nodes)} nodes")
-    # Several kinds share a proof type: each variant is its node's kind.
-    variants = {
-        id(p.layer): ONCHAIN_KINDS.index(n.kind) for n, p in zip(g.nodes, proof.nodes, strict=True)
-    }
     front = [VERSION, KIND_GRAPH]
-    Encoder(lambda layer: variants[id(layer)]).encode(proof, GraphProof, front)
+    Encoder(lambda _: 0).encode(g, GraphStatement, front)
+    walk = []
+    for node, node_proof in reversed(list(zip(g.nodes, proof.nodes, strict=True))):
+        # Several kinds share a proof type: the variant is the node's kind.
+        part: list[int] = []
+        Encoder(lambda _, kind=node.kind: ONCHAIN_KINDS.index(kind)).encode(
+            node_proof, NodeProof, part
+        )
+        walk.append(part)
+    settlement: list[int] = []
+    Encoder(lambda _: 0).encode(proof.settlement, Settlement, settlement)
+    walk.append(settlement)
     witness = partial(witness_commitments, g)
-    return front, opening_trees(g.committed, proof.opening, witness, proof.witness_opening)
+    trees = opening_trees(g.committed, proof.opening, witness, proof.witness_opening)
+    return front, walk, trees
 
 
 def witness_commitments(g: GraphStatement) -> list[Commitment]:
@@ -78,22 +92,13 @@ def witness_commitments(g: GraphStatement) -> list[Commitment]:
 
 
 def encode_graph(proof: GraphProof) -> list[int]:
-    front, trees = encode_graph_parts(proof)
-    return [*front, *(f for part in trees for f in part)]
+    front, walk, trees = encode_graph_parts(proof)
+    return [*front, *(f for part in [*walk, *trees] for f in part)]
 
 
 def is_graph(felts: list[int]) -> bool:
     """Calldata of kind 5 (what the contract dispatches on; the reader checks the version)."""
     return len(felts) >= 2 and felts[1] == KIND_GRAPH
-
-
-@dataclass(frozen=True)
-class GraphFront:
-    """A graph proof's Serde part as the graph class reads it: the proof (its openings without
-    Merkle openings) and where the group parts start."""
-
-    proof: GraphProof
-    groups_at: int
 
 
 def io_felts(felts: list[int]) -> list[int]:
@@ -102,58 +107,118 @@ def io_felts(felts: list[int]) -> list[int]:
     return statement_felts(felts, KIND_GRAPH, GraphStatement)
 
 
-def decode_graph(felts: list[int]) -> GraphProof:
-    """MalformedProofError naming the first failure, as the Cairo readers panic: the Serde
-    part (`decode_graph_front`), then the openings' group parts (`read_graph_groups`)."""
-    front = decode_graph_front(felts)
-    return read_graph_groups(felts, front.groups_at, front.proof)
+@dataclass
+class GraphReader:
+    """Graph calldata read part by part as the graph class reads it: `at` is where the next
+    part starts. Each read raises MalformedProofError naming the first failure, as the Cairo
+    reader panics."""
 
+    felts: list[int]
+    statement: GraphStatement
+    at: int
 
-def decode_graph_front(felts: list[int]) -> GraphFront:
-    """The Serde part, as the graph class reads it: the header, the proof's deserialization and
-    its tensors' and names' checks; then per node in order its layer proof's variant naming the
-    node's kind (`statement.kind`; a node without a proof is the verifier's `graph.shape`), a
-    kind verified in graphs, no witness on a kind without advice (both `calldata.offchain`);
-    no public weights (`calldata.offchain`); the committed
-    weights' hash, roots and sizes (`pcs.hash`, `merkle.digest`, `pcs.size`); without an
-    opening to follow `calldata.extra`; then the nested parts."""
-    kinds: list[str] = []
-    dec = open_decoder(felts, KIND_GRAPH, kinds)
-    proof = dec.decode(GraphProof, "proof")
-    dec.finish()
-    g = proof.statement
-    for i, node in enumerate(g.nodes):
-        where = f"statement.nodes[{i}]"
-        if i < len(kinds) and kinds[i] != node.kind:
+    @classmethod
+    def open(cls, felts: list[int]) -> GraphReader:
+        """The header and the statement: its deserialization, its tensors' and names' checks;
+        then per node in order a kind verified in graphs and no witness on a kind without
+        advice (both `calldata.offchain`); no public weights (`calldata.offchain`); the
+        committed weights' hash, roots and sizes (`pcs.hash`, `merkle.digest`, `pcs.size`)."""
+        dec = open_decoder(felts, KIND_GRAPH)
+        g = dec.decode(GraphStatement, "statement")
+        dec.finish()
+        for i, node in enumerate(g.nodes):
+            where = f"statement.nodes[{i}]"
+            if node.kind not in GRAPH_KINDS:
+                raise MalformedProofError(
+                    where, f"{node.kind!r} nodes are not read on chain", "calldata.offchain"
+                )
+            if node.witness and LAYERS[node.kind].advise is None:
+                raise MalformedProofError(
+                    where, f"{node.kind} nodes carry no witness", "calldata.offchain"
+                )
+        if g.weights:
             raise MalformedProofError(
-                where, f"{node.kind!r} under a {kinds[i]} proof", "statement.kind"
+                "statement.weights", "public weights are not read on chain", "calldata.offchain"
             )
-        if node.kind not in GRAPH_KINDS:
+        check_committed(dec.rd, g.committed)
+        return cls(felts, resolve(g), dec.rd.pos)
+
+    def node(self, index: int) -> NodeProof:
+        """Node `index`'s part: its deserialization and checks, then its layer proof's variant
+        is the node's kind (`statement.kind`), then its nested parts."""
+        kinds: list[str] = []
+        dec = self._decoder(kinds)
+        proof = dec.decode(NodeProof, f"nodes[{index}]")
+        dec.finish()
+        kind = self.statement.nodes[index].kind
+        if kinds[0] != kind:
             raise MalformedProofError(
-                where, f"{node.kind!r} nodes are not read on chain", "calldata.offchain"
+                f"nodes[{index}]", f"a {kinds[0]} proof for a {kind} node", "statement.kind"
             )
-        if node.witness and LAYERS[node.kind].advise is None:
-            raise MalformedProofError(
-                where, f"{node.kind} nodes carry no witness", "calldata.offchain"
-            )
-    if g.weights:
-        raise MalformedProofError(
-            "statement.weights", "public weights are not read on chain", "calldata.offchain"
+        dec.nested()
+        self.at = dec.rd.pos
+        return resolve(proof)
+
+    def settlement(self) -> Settlement:
+        """The settlement part: its deserialization and names."""
+        dec = self._decoder()
+        settlement = dec.decode(Settlement, "settlement")
+        dec.finish()
+        self.at = dec.rd.pos
+        return resolve(settlement)
+
+    def openings(self, settlement: Settlement) -> Settlement:
+        """The openings' group parts (`witness_commitments`' order), then `calldata.extra`, as
+        the main contract reads them after the graph class settles."""
+        g = self.statement
+        opening, witness_opening = read_openings(
+            self.felts,
+            self.at,
+            g.committed,
+            settlement.opening,
+            partial(witness_commitments, g),
+            settlement.witness_opening,
         )
-    check_committed(dec.rd, g.committed)
-    if (not g.committed or proof.opening is None) and proof.witness_opening is None:
-        dec.rd.end()
-    dec.nested()
-    return GraphFront(resolve(proof), dec.rd.pos)
+        return replace(settlement, opening=opening, witness_opening=witness_opening)
+
+    def _decoder(self, kinds: list[str] | None = None) -> Decoder:
+        dec = open_decoder(self.felts, KIND_GRAPH, kinds)
+        dec.rd.pos = self.at
+        return dec
 
 
-def read_graph_groups(felts: list[int], groups_at: int, proof: GraphProof) -> GraphProof:
-    """The committed weights' opening's group parts from `groups_at` (weights by name), then the
-    witness opening's (`witness_commitments`), then `calldata.extra`, as the main contract
-    reads them after the graph walk."""
-    g = proof.statement
-    witness = partial(witness_commitments, g)
-    opening, witness_opening = read_openings(
-        felts, groups_at, g.committed, proof.opening, witness, proof.witness_opening
-    )
-    return replace(proof, opening=opening, witness_opening=witness_opening)
+def decode_graph(felts: list[int]) -> GraphProof:
+    """MalformedProofError naming the first failure of `GraphReader`'s reads, in calldata order
+    (the contract interleaves them with the walk: `replay_graph_calldata`)."""
+    reader = GraphReader.open(felts)
+    g = reader.statement
+    nodes = {i: reader.node(i) for i in reversed(range(len(g.nodes)))}
+    s = reader.openings(reader.settlement())
+    return GraphProof(g, [nodes[i] for i in range(len(g.nodes))], **vars(s))
+
+
+@dataclass
+class GraphReplay:
+    """The graph class's walk over calldata: the reader, the walk, and once the settlement is
+    read its openings' statements (`GraphWalk.settle`)."""
+
+    reader: GraphReader
+    walk: GraphWalk
+    settled: tuple[Settlement, Poseidon252Channel, Batch, Batch] | None = None
+
+
+def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphReplay:
+    """What the graph class does with graph calldata, in its order: the statement read and the
+    walk started, then each part read and verified, the nodes' then the settlement's, over
+    the first `parts` parts (None: all). Raises the first failure's named error."""
+    reader = GraphReader.open(felts)
+    replay = GraphReplay(reader, GraphWalk.start(reader.statement))
+    walk_parts = len(reader.statement.nodes) + 1
+    for _ in range(walk_parts if parts is None else min(parts, walk_parts)):
+        walk = replay.walk
+        if walk.left:
+            walk.step(reader.node(walk.left - 1))
+        else:
+            settlement = reader.settlement()
+            replay.settled = (settlement, *walk.settle(settlement))
+    return replay

@@ -23,7 +23,8 @@ import numpy as np
 from cairn.deploy.registry import check_graph, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
-from cairn.prover.graph.proof import GraphProof
+from cairn.prover.graph.proof import GraphProof, NodeProof, Settlement
+from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.pcs.params import FIELD_BITS, POSEIDON_PARAMS, TARGET_BITS, WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.soundness import bits
@@ -73,13 +74,16 @@ def verdict(felts: list[int]) -> str | None:
 
 
 def raw_felts(proof: GraphProof, trees: list[list[int]], variants: list[str]) -> list[int]:
-    """The calldata of a proof the encoder refuses: its Serde part as the encoder writes it,
-    each node proof the variant of `variants` (the honest nodes' kinds), then `trees`."""
+    """The calldata of a proof the encoder refuses: its statement, node proofs (last first) and
+    settlement as the encoder writes them, each node proof the variant of `variants` (the
+    honest nodes' kinds), then `trees`."""
     variants = [*variants, *variants[-1:] * (len(proof.nodes) - len(variants))]
-    kinds = {id(p.layer): k for p, k in zip(proof.nodes, variants)}
-    front = [VERSION, KIND_GRAPH]
-    Encoder(lambda layer: ONCHAIN_KINDS.index(kinds[id(layer)])).encode(proof, GraphProof, front)
-    return [*front, *(f for part in trees for f in part)]
+    felts = [VERSION, KIND_GRAPH]
+    Encoder(lambda _: 0).encode(proof.statement, GraphStatement, felts)
+    for node_proof, kind in reversed(list(zip(proof.nodes, variants))):
+        Encoder(lambda _, kind=kind: ONCHAIN_KINDS.index(kind)).encode(node_proof, NodeProof, felts)
+    Encoder(lambda _: 0).encode(proof.settlement, Settlement, felts)
+    return [*felts, *(f for part in trees for f in part)]
 
 
 def _statement(proof: GraphProof, **changes: object) -> GraphProof:
@@ -164,7 +168,7 @@ def tampered(proof: GraphProof) -> Iterator[tuple[str, list[int]]]:
             continue
     for path, t in graph_mutations(proof):
         if path.startswith("nodes") and re.match(r"nodes[-+]last$", path):
-            yield f"proof {path}", raw_felts(t, encode_graph_parts(proof)[1], kinds)
+            yield f"proof {path}", raw_felts(t, encode_graph_parts(proof)[2], kinds)
             continue
         try:
             yield f"proof {path}", encode_graph(t)
@@ -182,7 +186,7 @@ def tampered(proof: GraphProof) -> Iterator[tuple[str, list[int]]]:
                 yield f"proof {path}", encode_graph(dataclasses.replace(proof, opening=opening))
             except (ValueError, IndexError):
                 continue
-    trees = encode_graph_parts(proof)[1]
+    trees = encode_graph_parts(proof)[2]
     for doc, t in unencodable(proof):
         yield f"statement: {doc}", raw_felts(t, trees, kinds)
     honest = encode_graph(proof)

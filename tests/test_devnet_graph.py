@@ -1,7 +1,7 @@
 """Model walks on a real devnet (docs/model-walk.md, "On chain"): the graphs of
 tests/graph_examples.py accepted by both verifiers with the same record, tampered ones
 rejected by both with the same named check, a bound that travels through the graph refused
-alike, a walk over one transaction's L2 gas refused with a clear reason, and
+alike, a walk over one transaction's L2 gas verified in a session cut between its nodes, and
 `cairn verify-onchain` on graph proof files."""
 
 import dataclasses
@@ -20,6 +20,9 @@ from tests.test_devnet_walk import onchain_like
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
+GAS = 4 * 10**8
+"""L2 gas planned per transaction in the cut-between-nodes tests: half the attention block's
+walk."""
 
 
 @pytest.mark.parametrize("name", GRAPHS)
@@ -65,13 +68,41 @@ def test_a_bound_too_wide_for_attention_is_refused_alike(chain):
     assert not verdict.accepted and verdict.reason == "statement.range"
 
 
-def test_a_walk_over_one_transaction_is_refused_clearly(chain):
-    """Sessions cut only between Merkle trees, so a walk whose nodes alone exceed the L2 gas
-    planned per transaction is refused before anything is sent, saying why (here the
-    attention block, against a cap below its first transaction's 7.3·10^8)."""
+def test_a_walk_over_one_transaction_is_cut_between_nodes(chain):
+    """With less L2 gas planned per transaction than the attention block's walk needs at once
+    (7.3·10^8), the session verifies its nodes over several transactions, each carrying the
+    walk's state to the next; the proof is recorded as in one."""
     parts = calldata.encode_parts(graph_proof("attention"))
-    verifying = contract.verify_parts(chain.account, chain.address, parts, max_gas=5 * 10**8)
-    with pytest.raises(contract.ChainError, match="more L2 gas than one transaction"):
+    verdict = onchain_like(chain, parts.flat, parts, max_gas=GAS)
+    assert verdict.accepted, verdict.reason
+    walked = len(verdict.transactions) - 3  # the openings' trees take three
+    assert walked >= 2, [t.l2_gas for t in verdict.transactions]
+    record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
+    assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_GRAPH)
+
+
+def test_a_node_tampered_after_a_cut_is_refused_alike(chain):
+    """The first node walked (attn, the last) is carried by the first transaction, the others
+    later: a tampering of the first node of the walk's second transaction is refused there, with
+    the check `verify` names."""
+    proof = graph_proof("attention")
+    parts = calldata.encode_parts(proof)
+    add = [t for doc, t in tampered(proof) if len(t) == len(parts.flat)]
+    late = len(parts.front) + len(parts.walk[0]) + len(parts.walk[1])
+    felts = next(t for t in add if t[:late] == parts.flat[:late] and t != parts.flat)
+    check = registry.contract_check(felts, {})
+    assert check is not None
+    verdict = onchain_like(chain, felts, parts, max_gas=GAS)
+    assert not verdict.accepted and verdict.reason == check
+    assert len(verdict.transactions) >= 2
+
+
+def test_a_node_over_one_transaction_is_refused_clearly(chain):
+    """Sessions cut between parts: a node whose verification alone exceeds the L2 gas planned
+    per transaction is refused before it is sent, saying why."""
+    parts = calldata.encode_parts(graph_proof("attention"))
+    verifying = contract.verify_parts(chain.account, chain.address, parts, max_gas=10**8)
+    with pytest.raises(contract.ChainError, match="does not fit a transaction|more L2 gas"):
         chain.run(verifying)
 
 

@@ -35,15 +35,18 @@ def onchain(chain, felts):
     return chain.run(contract.verify(chain.account, chain.address, felts))
 
 
-def onchain_like(chain, felts, honest):
+def onchain_like(chain, felts, honest, max_gas=contract.MAX_L2_GAS_ESTIMATE):
     """`felts` as `cairn verify-onchain` sends them: one transaction if they fit, else a
-    session cut where the honest proof's parts are cut (a tampering of the same length)."""
-    if len(felts) + contract.INVOKE_OVERHEAD_FELTS <= contract.MAX_CALLDATA_FELTS:
+    session cut where the honest proof's parts are cut (a tampering of the same length);
+    `max_gas` as `contract.verify_parts`'."""
+    fits = len(felts) + contract.INVOKE_OVERHEAD_FELTS <= contract.MAX_CALLDATA_FELTS
+    if fits and max_gas == contract.MAX_L2_GAS_ESTIMATE:
         return onchain(chain, felts)
-    cuts = list(accumulate([len(honest.front), *map(len, honest.trees)]))
+    cuts = list(accumulate([len(honest.front), *map(len, honest.steps)]))
     assert cuts[-1] == len(felts)
-    parts = calldata.CalldataParts(felts[: cuts[0]], [felts[a:b] for a, b in pairwise(cuts)])
-    return chain.run(contract.verify_parts(chain.account, chain.address, parts))
+    steps, walk = [felts[a:b] for a, b in pairwise(cuts)], len(honest.walk)
+    parts = calldata.CalldataParts(felts[: cuts[0]], steps[walk:], steps[:walk])
+    return chain.run(contract.verify_parts(chain.account, chain.address, parts, max_gas=max_gas))
 
 
 @pytest.mark.parametrize(("kind", "index"), CASES)

@@ -23,18 +23,18 @@ from cairn.serializer import calldata
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.graph_calldata import (
     GRAPH_KINDS,
+    GraphReader,
     decode_graph,
-    decode_graph_front,
     encode_graph,
     io_felts,
     is_graph,
     witness_commitments,
 )
 from cairn.serializer.header import KIND_GRAPH, KIND_WALK, VERSION
-from cairn.serializer.serde import Encoder, short_string
+from cairn.serializer.serde import short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests.cairo_graph_vectors import OUTPUT as GRAPH_VECTORS
-from tests.cairo_graph_vectors import render
+from tests.cairo_graph_vectors import raw_felts, render
 from tests.walk_examples import example
 
 runner = CliRunner()
@@ -52,12 +52,13 @@ def block(committed: bool = True) -> GraphProof:
 
 
 def _serde(proof: GraphProof, kinds: list[str] | None = None) -> list[int]:
-    """The header and Serde part as the encoder writes them, without its refusals; each node's
-    variant is its kind in `kinds` (default: the statement's)."""
-    variants = iter(kinds or [node.kind for node in proof.statement.nodes])
-    front = [VERSION, KIND_GRAPH]
-    Encoder(lambda _: ONCHAIN_KINDS.index(next(variants))).encode(proof, GraphProof, front)
-    return front
+    """The calldata up to its trees as the encoder writes it, without its refusals; each
+    node's variant is its kind in `kinds` (default: the statement's)."""
+    return raw_felts(proof, [], kinds or [node.kind for node in proof.statement.nodes])
+
+
+def _statement_read(felts: list[int]) -> None:
+    GraphReader.open(felts)
 
 
 def _refused(felts: list[int], read=decode_graph) -> str:
@@ -87,7 +88,9 @@ def test_io_hash_covers_the_statement_only():
     io = io_felts(felts)
     assert felts[2 : 2 + len(io)] == io == calldata.io_felts(felts)
     assert io_hash(felts) == hash_many(io)
-    assert felts[2 + len(io)] == len(block().nodes)  # the node proofs follow
+    parts = calldata.encode_parts(block())
+    assert parts.front == felts[: 2 + len(io)]  # the node proofs follow
+    assert len(parts.walk) == len(block().nodes) + 1  # and the settlement
 
 
 def test_witness_polys_are_the_verifiers_batch():
@@ -108,11 +111,38 @@ def test_both_openings_are_due_before_either_is_verified():
         assert e.value.check == check
 
 
-def test_a_session_covering_every_tree_is_over():
+def test_a_session_covering_every_part_is_over():
     parts = calldata.encode_parts(block())
-    assert parts.trees and session_state(parts, [len(parts.trees)]) is None
+    assert parts.trees and session_state(parts, [len(parts.steps)]) is None
     state = session_state(parts, [1])
     assert state is not None and state[:2] == [KIND_GRAPH, 0]  # kind 5, no model
+
+
+def test_a_session_carries_the_walk_until_it_settles():
+    """Between nodes the state ends with the walk (its statement's felts first); once the
+    settlement is read it ends with an empty walk, and the openings' phases stand before it."""
+    parts = calldata.encode_parts(block())
+    io = io_felts(parts.flat)
+    for sent in range(len(parts.walk)):
+        state = session_state(parts, [sent])
+        assert state is not None and state[4] == 0  # no phase yet
+        assert state[6] == len(io) and state[7 : 7 + len(io)] == io and state[5] > len(io)
+    settled = session_state(parts, [len(parts.walk)])
+    assert settled is not None and settled[4] == 2 and settled[-1] == 0
+
+
+def test_a_session_refuses_a_tampered_node_when_it_reaches_it():
+    """The second node walked (the last requant) with its last felt changed: the first
+    transaction, which stops before it, is accepted; the second is refused."""
+    parts = calldata.encode_parts(block())
+    felts = list(parts.walk[1])
+    felts[-1] = (felts[-1] + 1) % STARK_PRIME
+    tampered = calldata.CalldataParts(
+        parts.front, parts.trees, [parts.walk[0], felts, *parts.walk[2:]]
+    )
+    assert session_state(tampered, [1]) is not None
+    with pytest.raises((VerificationError, MalformedProofError)):
+        session_state(tampered, [1, 1])
 
 
 def test_header_trailing_and_truncation():
@@ -123,11 +153,16 @@ def test_header_trailing_and_truncation():
     assert _refused(felts[:-1]) == "calldata.truncated"
 
 
-@pytest.mark.parametrize("kind", ["add", "requanx"])
-def test_a_node_renamed_is_not_its_variants_kind(kind):
+@pytest.mark.parametrize(
+    ("kind", "check"),
+    [("attn", "statement.kind"), ("add", "calldata.offchain"), ("requanx", "calldata.offchain")],
+)
+def test_a_node_renamed_is_not_its_variants_kind(kind, check):
+    """The statement is read before the nodes' parts: a kind without advice under requant's
+    witness, or no graph kind at all, is refused there; another kind when its part is read."""
     felts = encode_graph(block())
     at = felts.index(short_string("requant"))  # node 1's kind; its variant stays requant
-    assert _refused(_at(felts, short_string(kind), at)) == "statement.kind"
+    assert _refused(_at(felts, short_string(kind), at)) == check
 
 
 def test_a_kind_not_verified_in_graphs_is_offchain():
@@ -142,7 +177,7 @@ def test_a_kind_not_verified_in_graphs_is_offchain():
         statement=dataclasses.replace(g, nodes=nodes),
         nodes=[*proof.nodes[:4], node],
     )
-    assert _refused(_serde(tampered), decode_graph_front) == "calldata.offchain"
+    assert _refused(_serde(tampered), _statement_read) == "calldata.offchain"
 
 
 def test_a_witness_on_a_kind_without_advice_is_offchain():
@@ -151,7 +186,7 @@ def test_a_witness_on_a_kind_without_advice_is_offchain():
     witness = dict(g.nodes[4].witness)  # attn's
     nodes = (dataclasses.replace(g.nodes[0], witness=witness), *g.nodes[1:])  # on qkv
     tampered = dataclasses.replace(proof, statement=dataclasses.replace(g, nodes=nodes))
-    assert _refused(_serde(tampered), decode_graph_front) == "calldata.offchain"
+    assert _refused(_serde(tampered), _statement_read) == "calldata.offchain"
 
 
 def test_public_weights_are_refused_by_both_sides():
@@ -159,7 +194,7 @@ def test_public_weights_are_refused_by_both_sides():
     assert public.statement.weights and not public.statement.committed
     with pytest.raises(ValueError, match="public weights"):
         encode_graph(public)
-    assert _refused(_serde(public), decode_graph_front) == "calldata.offchain"
+    assert _refused(_serde(public), _statement_read) == "calldata.offchain"
 
 
 def test_committed_weights_need_one_known_hash_digest_roots_and_sizes():

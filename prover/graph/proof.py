@@ -32,3 +32,19 @@ class GraphProof:
     weights: dict[str, SamePolyProof | None]
     opening: OpeningProof | None = None
     witness_opening: OpeningProof | None = None
+
+    @property
+    def settlement(self) -> Settlement:
+        return Settlement(self.inputs, self.weights, self.opening, self.witness_opening)
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """What a model walk verifies after its last node: the same-poly merges of the claims left
+    on its public inputs and weights, and its openings (calldata carries it as a part of its
+    own after the nodes', docs/calldata.md)."""
+
+    inputs: dict[str, SamePolyProof | None]
+    weights: dict[str, SamePolyProof | None]
+    opening: OpeningProof | None = None
+    witness_opening: OpeningProof | None = None

@@ -7,8 +7,13 @@ from dataclasses import dataclass, field
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
-from cairn.prover.graph.proof import GraphProof
-from cairn.prover.graph.statement import WitnessClaims, absorb_graph, route_claims
+from cairn.prover.graph.proof import GraphProof, NodeProof, Settlement
+from cairn.prover.graph.statement import (
+    GraphStatement,
+    WitnessClaims,
+    absorb_graph,
+    route_claims,
+)
 from cairn.prover.graph.views import layer_statements
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import tensor_vars
@@ -30,7 +35,7 @@ Batch = list[tuple[Commitment, list[Claim]]]
 def verify_graph(proof: GraphProof) -> None:
     """Returns on acceptance; raises VerificationError naming the failed check."""
     channel, committed, witness = replay_graph(proof)
-    verify_openings(proof, channel, committed, witness)
+    verify_openings(proof.statement, proof.settlement, channel, committed, witness)
 
 
 def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
@@ -38,20 +43,24 @@ def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
     public tensors' settlements, and whether each opening is present; the channel and the
     openings' statements, the committed weights' and the witness's (an on-chain session
     starts the openings from here, deploy/sessions.py)."""
-    walk = GraphWalk.start(proof)
+    g = proof.statement
+    if len(proof.nodes) != len(g.nodes):
+        raise VerificationError("graph.shape", f"{len(g.nodes)} nodes need as many node proofs")
+    walk = GraphWalk.start(g)
     while walk.left:
-        walk.step()
-    return walk.settle()
+        walk.step(proof.nodes[walk.left - 1])
+    return walk.settle(proof.settlement)
 
 
 @dataclass
 class GraphWalk:
     """A model walk's verification between two nodes: what the verifier carries from one
-    node to the next (docs/model-walk.md, "Transcript", step 7). `left` nodes are still to verify,
-    the next one is node `left − 1`; `claims` pends on graph tensors, `weight_claims` on
-    weights, `witness` on the nodes' witness and tables."""
+    node to the next (docs/model-walk.md, "Transcript", step 7), and what an on-chain session
+    cut between nodes carries (deploy/sessions.py). `left` nodes are still to verify, the next
+    one is node `left − 1`; `claims` pends on graph tensors, `weight_claims` on weights,
+    `witness` on the nodes' witness and tables."""
 
-    proof: GraphProof
+    statement: GraphStatement
     statements: list[Statement]
     channel: Poseidon252Channel
     claims: dict[str, list[Claim]]
@@ -60,23 +69,20 @@ class GraphWalk:
     left: int = 0
 
     @classmethod
-    def start(cls, proof: GraphProof) -> GraphWalk:
+    def start(cls, g: GraphStatement) -> GraphWalk:
         """The statement's checks and transcript, and the claims drawn on the outputs."""
-        g = proof.statement
         statements = layer_statements(g)
-        if len(proof.nodes) != len(g.nodes):
-            raise VerificationError("graph.shape", f"{len(g.nodes)} nodes need as many node proofs")
         channel = Poseidon252Channel()
         absorb_graph(channel, g)
         claims = {name: [c] for name, c in draw_output_claims(channel, g.outputs).items()}
-        return cls(proof, statements, channel, claims, left=len(g.nodes))
+        return cls(g, statements, channel, claims, left=len(g.nodes))
 
-    def step(self) -> None:
-        """Node `left − 1`: its outputs' claims merged, its layer verified, its claims routed
-        to its producers, the weights and the witness."""
+    def step(self, node_proof: NodeProof) -> None:
+        """Node `left − 1` from its proof: its outputs' claims merged, its layer verified, its
+        claims routed to its producers, the weights and the witness."""
         assert self.left > 0, "every node is verified"
-        g, i = self.proof.statement, self.left - 1
-        node, node_proof = g.nodes[i], self.proof.nodes[i]
+        g, i = self.statement, self.left - 1
+        node = g.nodes[i]
         if set(node_proof.outputs) != set(node.outputs):
             raise VerificationError("graph.claims", f"node {i}: one merge per output")
         shapes = {**g.hidden, **{name: t.shape for name, t in g.outputs.items()}}
@@ -95,11 +101,11 @@ class GraphWalk:
         self.witness.add(i, node, layer_tables(spec, st), left.witness)
         self.left = i
 
-    def settle(self) -> tuple[Poseidon252Channel, Batch, Batch]:
+    def settle(self, proof: Settlement) -> tuple[Poseidon252Channel, Batch, Batch]:
         """After the last node: the public inputs' settlements, the openings' statements and
         whether each opening is present (checked before either, as the graph class does)."""
         assert self.left == 0, f"{self.left} nodes are still to verify"
-        g, proof, channel = self.proof.statement, self.proof, self.channel
+        g, channel = self.statement, self.channel
         settle_claims("input", g.inputs, self.claims, proof.inputs, channel)
         public = {n: c for n, c in self.weight_claims.items() if n not in g.committed}
         settle_claims("weight", g.weights, public, proof.weights, channel)
@@ -113,10 +119,10 @@ class GraphWalk:
 
 
 def verify_openings(
-    proof: GraphProof, channel: Poseidon252Channel, committed: Batch, witness: Batch
+    g: GraphStatement, s: Settlement, channel: Poseidon252Channel, committed: Batch, witness: Batch
 ) -> None:
     """After `replay_graph`: the committed weights' opening on the walk's channel, then the
     witness opening on a Blake2s fork of it."""
-    if proof.opening is not None:
-        verify_batch(committed, proof.opening, committed_params(proof.statement.committed), channel)
-    verify_witness(witness, proof.witness_opening, channel)
+    if s.opening is not None:
+        verify_batch(committed, s.opening, committed_params(g.committed), channel)
+    verify_witness(witness, s.witness_opening, channel)

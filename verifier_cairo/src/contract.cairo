@@ -1,11 +1,12 @@
 //! The on-chain entry point: verifies proofs given as calldata (docs/calldata.md), records
 //! them, and keeps the model registry (docs/registry.md): the owner registers a model's config
 //! hash and weight commitments once; anyone verifies proofs, which are recorded with the model
-//! they are bound to (0 = none) and a hash of their public input and output. A proof with a PCS
-//! opening too large for one transaction is verified in a session: `open_session` checks the
-//! transcript and some fold groups, each `continue_session` more groups; between transactions
-//! only the account that opened it and a hash of its state are stored, and only the hash is
-//! emitted (docs/cairo-verifier.md, "Sessions").
+//! they are bound to (0 = none) and a hash of their public input and output. A proof too large
+//! for one transaction is verified in a session: `open_session` checks the statement and the
+//! parts that follow it, each `continue_session` more parts — a model walk's nodes and
+//! settlement, then the openings' fold groups; between transactions only the account that
+//! opened it and a hash of its state are stored, and only the hash is emitted
+//! (docs/cairo-verifier.md, "Sessions").
 
 use starknet::ContractAddress;
 
@@ -31,21 +32,23 @@ pub trait ICairnVerifier<TContractState> {
     /// Verifies `proof`, records it under `poseidon_hash_span(proof)`, emits `ProofVerified`
     /// and returns that hash; an invalid proof panics with the name of the failed check.
     fn verify(ref self: TContractState, proof: Span<felt252>) -> felt252;
-    /// Starts verifying a proof with an opening (kinds 2, 4) from its calldata up to the end
-    /// of any group part (docs/calldata.md). Returns the proof hash if that was the whole proof
+    /// Starts verifying a proof from its calldata up to the end of any part after its front
+    /// (docs/calldata.md: a model walk's node or settlement, a tree). Returns the proof hash if
+    /// that was the whole proof
     /// (recorded and emitted as by `verify`), else 0 and the session, whose id is
     /// `poseidon_hash_span(proof)`, goes on, owned by the caller: `SessionState` carries its
     /// state's hash. An open session of another account cannot be re-opened (`session.owner`).
     fn open_session(ref self: TContractState, proof: Span<felt252>) -> felt252;
-    /// Checks the next tree parts (`trees`, whole parts in order: a group's layer, then its
-    /// polynomials) of session `session_id`, opened by the caller, whose current state is
-    /// `state` (what the last `SessionState`'s hash is of); returns the proof hash once the last
-    /// group is checked, else 0.
+    /// Checks the next parts (`parts`, whole parts in order: a model walk's nodes and
+    /// settlement, then the trees, each a group's layer or its polynomials) of session
+    /// `session_id`, opened by the caller, whose current state is `state` (what the last
+    /// `SessionState`'s hash is of); returns the proof hash once the last group is checked,
+    /// else 0.
     fn continue_session(
         ref self: TContractState,
         session_id: felt252,
         state: Span<felt252>,
-        trees: Span<felt252>,
+        parts: Span<felt252>,
     ) -> felt252;
     /// Poseidon hash of session `session_id`'s state; 0 if there is no such open session.
     fn session_state_hash(self: @TContractState, session_id: felt252) -> felt252;
@@ -81,7 +84,7 @@ pub mod CairnVerifier {
     use crate::pcs::params::POSEIDON_PARAMS;
     use crate::pcs::verifier::{QueryPhase, verify_batch};
     use crate::graph::contract::{
-        ICairnGraphVerifierDispatcherTrait, ICairnGraphVerifierLibraryDispatcher,
+        GraphStep, ICairnGraphVerifierDispatcherTrait, ICairnGraphVerifierLibraryDispatcher,
     };
     use crate::layers::{Classes, class_of};
     use crate::walk::verifier::{continue_openings, openings_complete, verify_openings};
@@ -120,8 +123,9 @@ pub mod CairnVerifier {
     }
 
     /// What a session carries between transactions (its hash is stored, the caller resends
-    /// it): the record to write at the end, the running proof hash, and each opening's query
-    /// phase (a walk's committed tensors', then its witness opening's).
+    /// it): the record to write at the end, the running proof hash, each opening's query
+    /// phase (a walk's committed tensors', then its witness opening's), and while a model
+    /// walk's nodes are still to verify its `GraphWalk` by Serde (empty otherwise).
     #[derive(Drop, Serde)]
     struct Session {
         kind: felt252,
@@ -129,6 +133,7 @@ pub mod CairnVerifier {
         io_hash: felt252,
         proof_hash: felt252,
         phases: Array<QueryPhase>,
+        walk: Span<felt252>,
     }
 
     #[starknet::storage_node]
@@ -147,8 +152,9 @@ pub mod CairnVerifier {
     }
 
     /// After a transaction that did not finish a session: the hash of the state
-    /// `continue_session` takes back. The state grows with the statement (5 + Σ (13 + 4J + 2L +
-    /// n) felts over the openings, and one per query block when it stops inside a group) and an
+    /// `continue_session` takes back. The state grows with the statement (6 + Σ (13 + 4J + 2L +
+    /// n) felts over the openings, and one per query block when it stops inside a group; a
+    /// model walk's statement and pending claims while its nodes are verified) and an
     /// event holds at most 300 data felts, so the caller rebuilds the state
     /// (Python: `cairn.deploy.sessions.session_state`) and the event carries its hash only.
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
@@ -203,8 +209,8 @@ pub mod CairnVerifier {
     impl CairnVerifierImpl of super::ICairnVerifier<ContractState> {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
             if is_walk(proof) || is_graph(proof) {
-                // Every group part is read and checked: the opening, if any, is complete.
-                let (model_id, io_hash, _) = self.verify_walk(proof, true);
+                // Every part is read and checked: the walk and its openings are complete.
+                let (model_id, io_hash, _, _) = self.verify_walk(proof, true);
                 return self.finish(poseidon_hash_span(proof), model_id, io_hash, *proof[1]);
             }
             let session = self.start_pcs(proof, poseidon_hash_span(proof), true);
@@ -217,9 +223,9 @@ pub mod CairnVerifier {
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
             if is_walk(proof) || is_graph(proof) {
-                let (model_id, io_hash, phases) = self.verify_walk(proof, false);
+                let (model_id, io_hash, phases, walk) = self.verify_walk(proof, false);
                 let session = Session {
-                    kind: *proof[1], model_id, io_hash, proof_hash: session_id, phases,
+                    kind: *proof[1], model_id, io_hash, proof_hash: session_id, phases, walk,
                 };
                 return self.advance(session_id, caller, session);
             }
@@ -231,19 +237,34 @@ pub mod CairnVerifier {
             ref self: ContractState,
             session_id: felt252,
             state: Span<felt252>,
-            trees: Span<felt252>,
+            parts: Span<felt252>,
         ) -> felt252 {
             let open = self.sessions.entry(session_id).read();
             assert(open.state_hash != 0, 'session.unknown');
             assert(open.owner == get_caller_address(), 'session.owner');
             assert(poseidon_hash_span(state) == open.state_hash, 'session.state');
-            // Every step checks at least one tree: a step cannot just move the state on.
-            assert(!trees.is_empty(), 'session.empty');
+            // Every step checks at least one part: a step cannot just move the state on.
+            assert(!parts.is_empty(), 'session.empty');
             let mut state = state;
             let mut session: Session = Serde::deserialize(ref state).unwrap();
-            session.phases = continue_openings(session.phases, trees);
+            if session.walk.is_empty() {
+                session.phases = continue_openings(session.phases, parts);
+            } else {
+                let graph = ICairnGraphVerifierLibraryDispatcher {
+                    class_hash: self.graph_class.read(),
+                };
+                match graph.continue_graph(session.walk, parts, self.classes()) {
+                    GraphStep::Walking((_, walk)) => session.walk = walk,
+                    GraphStep::Settled(outcome) => {
+                        session.walk = array![].span();
+                        let at = outcome.groups_at;
+                        let data = parts.slice(at, parts.len() - at);
+                        session.phases = verify_openings(outcome.openings, data, false);
+                    },
+                }
+            }
             let (proof_hash, _, _) = hades_permutation(
-                session.proof_hash, poseidon_hash_span(trees), 2,
+                session.proof_hash, poseidon_hash_span(parts), 2,
             );
             session.proof_hash = proof_hash;
             self.advance(session_id, open.owner, session)
@@ -336,18 +357,24 @@ pub mod CairnVerifier {
             );
             let io_hash = poseidon_hash_span(decoded.io);
             Session {
-                kind: KIND_PCS, model_id: NO_MODEL, io_hash, proof_hash, phases: array![phase],
+                kind: KIND_PCS,
+                model_id: NO_MODEL,
+                io_hash,
+                proof_hash,
+                phases: array![phase],
+                walk: array![].span(),
             }
         }
 
         /// After a transaction of session `session_id`, opened by `owner`: finishes it if the
-        /// last group is checked (clears it, returns the proof hash), else stores the owner and
-        /// the state's hash, emits the hash and returns 0.
+        /// walk is settled and the last group checked (clears it, returns the proof hash), else
+        /// stores the owner and the state's hash, emits the hash and returns 0.
         fn advance(
             ref self: ContractState, session_id: felt252, owner: ContractAddress, session: Session,
         ) -> felt252 {
             let entry = self.sessions.entry(session_id);
-            if openings_complete(@session.phases) {
+            // No phase is complete vacuously while a model walk has not reached its openings.
+            if session.walk.is_empty() && openings_complete(@session.phases) {
                 entry.write(OpenSession { owner: Zero::zero(), state_hash: 0 });
                 return self
                     .finish(session.proof_hash, session.model_id, session.io_hash, session.kind);
@@ -385,26 +412,39 @@ pub mod CairnVerifier {
         /// then its openings here from the group parts given (all of them when `whole`): the
         /// committed tensors', then the witness opening on a Blake2s fork; then its binding
         /// against the registry. Every group part is read before either opening is verified.
-        /// Returns the model id, the io hash and each opening's query phase.
+        /// Returns the model id, the io hash, each opening's query phase and, if a model walk
+        /// stopped before its settlement (never when `whole`), its `GraphWalk` by Serde.
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
-        ) -> (felt252, felt252, Array<QueryPhase>) {
-            let classes = Classes {
-                dense: self.dense_class.read(),
-                attention: self.attention_class.read(),
-                encoder: self.encoder_class.read(),
-                lookup: self.lookup_class.read(),
-            };
+        ) -> (felt252, felt252, Array<QueryPhase>, Span<felt252>) {
+            let classes = self.classes();
             let outcome: WalkOutcome = if is_graph(proof) {
-                ICairnGraphVerifierLibraryDispatcher { class_hash: self.graph_class.read() }
-                    .verify_graph(proof, classes)
+                let graph = ICairnGraphVerifierLibraryDispatcher {
+                    class_hash: self.graph_class.read(),
+                };
+                match graph.start_graph(proof, whole, classes) {
+                    GraphStep::Walking((
+                        io_hash, walk,
+                    )) => { return (NO_MODEL, io_hash, array![], walk); },
+                    GraphStep::Settled(outcome) => outcome,
+                }
             } else {
                 let class_hash = class_of(classes, statement_kind(proof));
                 ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof, classes)
             };
             let data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
             let phases = verify_openings(outcome.openings, data, whole);
-            (self.check_walk_binding(outcome.binding), outcome.io_hash, phases)
+            let model_id = self.check_walk_binding(outcome.binding);
+            (model_id, outcome.io_hash, phases, array![].span())
+        }
+
+        fn classes(self: @ContractState) -> Classes {
+            Classes {
+                dense: self.dense_class.read(),
+                attention: self.attention_class.read(),
+                encoder: self.encoder_class.read(),
+                lookup: self.lookup_class.read(),
+            }
         }
 
         /// Entry number `weight` of a registered model's commitment list (tag, root in 1 or 2

@@ -1,44 +1,107 @@
 //! The model-walk verifier as a class of its own, which `CairnVerifier` calls by library_call
 //! for calldata of kind 5 (docs/cairo-verifier.md, "Six classes"): it reads and verifies a
-//! graph proof up to its openings, calling each node's walk class for the node's statement
-//! check and layer verifier. No storage, no side effect.
+//! graph proof up to its openings part by part, calling each node's walk class for the node's
+//! statement check and layer verifier; a session's transaction may stop between any two parts
+//! (`GraphStep::Walking`). No storage, no side effect.
 
 use core::poseidon::poseidon_hash_span;
 use crate::layers::Classes;
 use crate::walk::contract::WalkOutcome;
-use super::calldata::read_graph;
-use super::verifier::verify_graph;
+use super::calldata::{GraphCalldata, read_graph, read_node, read_settlement, read_statement};
+use super::verifier::{Checked, GraphWalk, check_graph, settle, start, step};
+
+/// Where a transaction leaves a model walk: part way, with its io hash and its `GraphWalk` by
+/// Serde (what the session carries), or settled, with what is left to verify.
+#[derive(Drop, Serde)]
+pub enum GraphStep {
+    Walking: (felt252, Span<felt252>),
+    Settled: WalkOutcome,
+}
 
 #[starknet::interface]
 pub trait ICairnGraphVerifier<TContractState> {
-    /// Reads and verifies the model walk up to its openings; panics with the name of the
-    /// failed check. A graph is bound to no model (`binding` None).
-    fn verify_graph(self: @TContractState, proof: Span<felt252>, classes: Classes) -> WalkOutcome;
+    /// Reads the header and statement of `proof`, checks them, starts the walk and verifies
+    /// the parts that follow (all of them when `whole`: the nodes, last first, then the
+    /// settlement); panics with the name of the failed check. A graph is bound to no model
+    /// (`binding` None); `groups_at` counts from the start of `proof`.
+    fn start_graph(
+        self: @TContractState, proof: Span<felt252>, whole: bool, classes: Classes,
+    ) -> GraphStep;
+    /// Continues the walk `walk` (a `GraphWalk` by Serde) with the next `parts`: the statement
+    /// is read and checked again from the walk's felts; `groups_at` counts from the start of
+    /// `parts`.
+    fn continue_graph(
+        self: @TContractState, walk: Span<felt252>, parts: Span<felt252>, classes: Classes,
+    ) -> GraphStep;
 }
 
-pub fn graph_outcome(proof: Span<felt252>, classes: Classes) -> WalkOutcome {
-    let graph = read_graph(proof);
-    let openings = verify_graph(@graph, classes);
-    WalkOutcome {
-        io_hash: poseidon_hash_span(graph.io), binding: None, openings, groups_at: graph.groups_at,
+pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> GraphStep {
+    let mut data = proof;
+    let graph = read_graph(ref data);
+    let checked = check_graph(@graph, classes);
+    let walk = start(@graph);
+    walk_parts(@graph, @checked, walk, data, whole, classes, proof.len())
+}
+
+pub fn continue_graph(walk: Span<felt252>, parts: Span<felt252>, classes: Classes) -> GraphStep {
+    let mut state = walk;
+    let walk: GraphWalk = Serde::deserialize(ref state).unwrap();
+    let mut statement = walk.statement;
+    let graph = read_statement(ref statement);
+    let checked = check_graph(@graph, classes);
+    walk_parts(@graph, @checked, walk, parts, false, classes, parts.len())
+}
+
+/// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' until none
+/// is left, then the settlement; `total` is the length of the span `data` ends.
+fn walk_parts(
+    graph: @GraphCalldata,
+    checked: @Checked,
+    walk: GraphWalk,
+    data: Span<felt252>,
+    whole: bool,
+    classes: Classes,
+    total: u32,
+) -> GraphStep {
+    let mut data = data;
+    let mut walk = walk;
+    while walk.left > 0 && (whole || !data.is_empty()) {
+        let node_proof = read_node(ref data, *graph.statement.nodes[walk.left - 1].kind);
+        walk = step(walk, graph, checked, @node_proof, classes);
     }
+    let io_hash = poseidon_hash_span(*graph.io);
+    if walk.left > 0 || (!whole && data.is_empty()) {
+        let mut state = array![];
+        walk.serialize(ref state);
+        return GraphStep::Walking((io_hash, state.span()));
+    }
+    let settlement = read_settlement(ref data);
+    let openings = settle(walk, graph, @settlement);
+    GraphStep::Settled(
+        WalkOutcome { io_hash, binding: None, openings, groups_at: total - data.len() },
+    )
 }
 
 #[starknet::contract]
 pub mod CairnGraphVerifier {
     use crate::layers::Classes;
-    use crate::walk::contract::WalkOutcome;
-    use super::graph_outcome;
+    use super::GraphStep;
 
     #[storage]
     struct Storage {}
 
     #[abi(embed_v0)]
     impl CairnGraphVerifierImpl of super::ICairnGraphVerifier<ContractState> {
-        fn verify_graph(
-            self: @ContractState, proof: Span<felt252>, classes: Classes,
-        ) -> WalkOutcome {
-            graph_outcome(proof, classes)
+        fn start_graph(
+            self: @ContractState, proof: Span<felt252>, whole: bool, classes: Classes,
+        ) -> GraphStep {
+            super::start_graph(proof, whole, classes)
+        }
+
+        fn continue_graph(
+            self: @ContractState, walk: Span<felt252>, parts: Span<felt252>, classes: Classes,
+        ) -> GraphStep {
+            super::continue_graph(walk, parts, classes)
         }
     }
 }

@@ -1,10 +1,12 @@
-//! Model-walk verifier (mirror of prover/graph/verifier.py `replay_graph`): the structure,
+//! Model-walk verifier (mirror of prover/graph/verifier.py `GraphWalk`): the structure,
 //! every node's statement checked in order by its kind's walk class (which returns the bounds
-//! its hidden outputs get), the walk's soundness, the transcript, then the nodes last to
-//! first — each output's claims merged, the layer verified by its class on the walk's
-//! channel, its claims routed to its producers — and the public inputs settled. What is left
-//! are the openings (the committed weights', the witness opening), which the main contract
-//! verifies as a layer walk's (`walk::verifier::verify_openings`).
+//! its hidden outputs get), the walk's soundness (`check_graph`); the transcript and the
+//! outputs' claims (`start`); then the nodes last to first (`step`) — each output's claims
+//! merged, the layer verified by its class on the walk's channel, its claims routed to its
+//! producers — and the public inputs settled (`settle`). A session carries a `GraphWalk`
+//! between transactions. What is left are the openings (the committed weights', the witness
+//! opening), which the main contract verifies as a layer walk's
+//! (`walk::verifier::verify_openings`).
 
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252Channel;
@@ -15,7 +17,7 @@ use crate::sameply::verify_sameply;
 use crate::walk::calldata::{names_of, order_key};
 use crate::walk::contract::NodeCheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
-use crate::walk::proof::LayerProof;
+use crate::walk::proof::{LayerProof, NodeProof, Settlement};
 use crate::walk::statement::{OutputClaims, PublicStatement};
 use crate::walk::tensor::{TensorCommitment, Tensors, TensorsTrait, evaluate_tensor, tensor_vars};
 use crate::walk::verifier::{Opening, WalkOpenings, front_of, settle_claims};
@@ -24,63 +26,118 @@ use super::soundness::ErrorTotalTrait;
 use super::statement::{absorb_graph, check_structure};
 use super::views::{Bounds, known_of, node_statement};
 
-/// A fixed table the nodes read (one polynomial in the witness opening whichever nodes read
-/// it): name, pinned commitment and the claims on it so far.
-type TableClaims = Array<(felt252, TensorCommitment, Span<Claim>)>;
+/// A model walk between two nodes (Python `GraphWalk`; docs/cairo-verifier.md, "Sessions"):
+/// the statement's felts, the nodes `left` to verify (the next is node `left − 1`), the
+/// channel, the claims pending on graph tensors and on weights (in the order first left), the
+/// claims on fixed tables by name, and each verified node's claims on its own witness
+/// commitments (last node first, names in order).
+#[derive(Drop, Serde)]
+pub struct GraphWalk {
+    pub statement: Span<felt252>,
+    pub left: u32,
+    channel: Poseidon252Channel,
+    claims: Array<ClaimsOn>,
+    weight_claims: Array<ClaimsOn>,
+    tables: Array<TableClaims>,
+    witness: Array<Span<Span<Claim>>>,
+}
 
-/// Panics with the name of the failed check; returns the openings to verify.
-pub fn verify_graph(graph: @GraphCalldata, classes: Classes) -> WalkOpenings {
-    let g = graph.proof.statement;
-    check_structure(g);
+/// A fixed table the nodes read (one polynomial in the witness opening whichever nodes read
+/// it): its pinned commitment and the claims on it so far.
+#[derive(Copy, Drop, Serde)]
+struct TableClaims {
+    name: felt252,
+    pinned: TensorCommitment,
+    claims: Span<Claim>,
+}
+
+/// What `check_graph` learns of each node: its statement as the walk sees it and its tables.
+#[derive(Drop)]
+pub struct Checked {
+    views: Span<PublicStatement>,
+    tables: Span<Span<(felt252, TensorCommitment)>>,
+}
+
+/// The structure, then every node's statement check (`check_nodes`); panics with the name of
+/// the failed check.
+pub fn check_graph(graph: @GraphCalldata, classes: Classes) -> Checked {
+    check_structure(graph.statement);
     let (views, tables) = check_nodes(graph, classes);
-    let n = g.nodes.len();
-    assert(graph.proof.nodes.len() == n, 'graph.shape');
+    Checked { views, tables }
+}
+
+/// The transcript (the statement absorbed) and the claims drawn on the public outputs.
+pub fn start(graph: @GraphCalldata) -> GraphWalk {
     let mut channel: Poseidon252Channel = Default::default();
-    absorb_graph(ref channel, g, *graph.inputs, *graph.outputs, *graph.weights, *graph.witness);
-    let mut pending = draw_output_claims(ref channel, *graph.outputs);
-    let mut weight_claims: Array<ClaimsOn> = array![];
-    let mut table_claims: TableClaims = array![];
-    let mut witness_claims = array![];
-    let mut i = n;
-    while i > 0 {
-        i -= 1;
-        let node = g.nodes[i];
-        let node_proof = graph.proof.nodes[i];
-        assert(names_of(node_proof.outputs) == names_of(node.outputs), 'graph.claims');
-        let (mut locals, mut merged) = (array![], array![]);
-        let mut j = 0;
-        for entry in node.outputs.span() {
-            let on = match take(ref pending, *entry.value) {
-                Some(on) => on,
-                None => array![].span(),
-            };
-            let n_vars = tensor_vars(shape_of(graph, *entry.value));
-            let proof = node_proof.outputs[j].value;
-            merged.append(verify_sameply(proof, on, n_vars, ref channel));
-            locals.append(*entry.name);
-            j += 1;
-        }
-        let outputs = OutputClaims { names: locals.span(), claims: merged.span() };
-        let st = views[i];
-        let (left, next) = verify_node(
-            class_of(classes, *st.kind), node_proof.layer, st, outputs, channel, classes,
-        );
-        channel = next;
-        assert(names_of_claims(left.inputs) == names_of(node.inputs), 'graph.claims');
-        assert(names_of_claims(left.weights) == names_of(node.weights), 'graph.claims');
-        let mut k = 0;
-        for on in left.inputs {
-            add(ref pending, *node.inputs[k].value, *on.claims);
-            k += 1;
-        }
-        let mut k = 0;
-        for on in left.weights {
-            add(ref weight_claims, *node.weights[k].value, *on.claims);
-            k += 1;
-        }
-        add_tables(ref table_claims, *(*graph.witness)[i], *tables[i], left);
-        witness_claims.append(left.witness);
+    absorb_graph(
+        ref channel, graph.statement, *graph.inputs, *graph.outputs, *graph.weights, *graph.witness,
+    );
+    let claims = draw_output_claims(ref channel, *graph.outputs);
+    GraphWalk {
+        statement: *graph.io,
+        left: graph.statement.nodes.len(),
+        channel,
+        claims,
+        weight_claims: array![],
+        tables: array![],
+        witness: array![],
     }
+}
+
+/// Node `left − 1` from its proof: its outputs' claims merged, its layer verified by its
+/// kind's class, its claims routed to its producers, the weights, the tables and the witness.
+pub fn step(
+    walk: GraphWalk, graph: @GraphCalldata, checked: @Checked, node_proof: @NodeProof, classes: Classes,
+) -> GraphWalk {
+    let GraphWalk {
+        statement, left, mut channel, claims: mut pending, mut weight_claims, mut tables, mut witness,
+    } = walk;
+    let i = left - 1;
+    let node = graph.statement.nodes[i];
+    assert(names_of(node_proof.outputs) == names_of(node.outputs), 'graph.claims');
+    let (mut locals, mut merged) = (array![], array![]);
+    let mut j = 0;
+    for entry in node.outputs.span() {
+        let on = match take(ref pending, *entry.value) {
+            Some(on) => on,
+            None => array![].span(),
+        };
+        let n_vars = tensor_vars(shape_of(graph, *entry.value));
+        let proof = node_proof.outputs[j].value;
+        merged.append(verify_sameply(proof, on, n_vars, ref channel));
+        locals.append(*entry.name);
+        j += 1;
+    }
+    let outputs = OutputClaims { names: locals.span(), claims: merged.span() };
+    let st = (*checked.views)[i];
+    let (left_claims, next) = verify_node(
+        class_of(classes, *st.kind), node_proof.layer, st, outputs, channel, classes,
+    );
+    assert(names_of_claims(left_claims.inputs) == names_of(node.inputs), 'graph.claims');
+    assert(names_of_claims(left_claims.weights) == names_of(node.weights), 'graph.claims');
+    let mut k = 0;
+    for on in left_claims.inputs {
+        add(ref pending, *node.inputs[k].value, *on.claims);
+        k += 1;
+    }
+    let mut k = 0;
+    for on in left_claims.weights {
+        add(ref weight_claims, *node.weights[k].value, *on.claims);
+        k += 1;
+    }
+    witness.append(add_tables(ref tables, *(*graph.witness)[i], *(*checked.tables)[i], left_claims));
+    GraphWalk {
+        statement, left: i, channel: next, claims: pending, weight_claims, tables, witness,
+    }
+}
+
+/// After the last node: the public inputs' settlements, then whether each opening is present
+/// (`walk.opening`, `walk.witness_opening`); returns the openings to verify.
+pub fn settle(walk: GraphWalk, graph: @GraphCalldata, settlement: @Settlement) -> WalkOpenings {
+    let GraphWalk {
+        statement: _, left, mut channel, claims: mut pending, weight_claims, tables, witness,
+    } = walk;
+    assert(left == 0, 'graph.shape');
     let mut inputs = array![];
     for name in *graph.inputs.names {
         match take(ref pending, *name) {
@@ -92,23 +149,23 @@ pub fn verify_graph(graph: @GraphCalldata, classes: Classes) -> WalkOpenings {
     settle_claims(
         *graph.inputs,
         inputs.span(),
-        graph.proof.inputs,
+        settlement.inputs,
         ref channel,
         'walk.input_claims',
         'walk.input_claim',
     );
-    assert(graph.proof.weights.is_empty(), 'walk.weight_claims');
+    assert(settlement.weights.is_empty(), 'walk.weight_claims');
     let committed = committed_statement(*graph.weights, weight_claims.span());
-    let witness = witness_statement(*graph.witness, witness_claims.span(), table_claims);
-    assert(graph.proof.opening.is_some() == !committed.is_empty(), 'walk.opening');
-    assert(graph.proof.witness_opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
-    let committed = match graph.proof.opening {
+    let witness = witness_statement(*graph.witness, witness.span(), tables.span());
+    assert(settlement.opening.is_some() == !committed.is_empty(), 'walk.opening');
+    assert(settlement.witness_opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
+    let committed = match settlement.opening {
         Some(opening) => Some(
             Opening { hash: (*graph.params).unwrap().hash, statement: committed, front: front_of(opening) },
         ),
         None => None,
     };
-    let witness = match graph.proof.witness_opening {
+    let witness = match settlement.witness_opening {
         Some(opening) => Some(
             Opening { hash: HASH_BLAKE2S, statement: witness, front: front_of(opening) },
         ),
@@ -123,7 +180,7 @@ pub fn verify_graph(graph: @GraphCalldata, classes: Classes) -> WalkOpenings {
 fn check_nodes(
     graph: @GraphCalldata, classes: Classes,
 ) -> (Span<PublicStatement>, Span<Span<(felt252, TensorCommitment)>>) {
-    let g = graph.proof.statement;
+    let g = graph.statement;
     let mut bounds: Bounds = array![];
     let (mut views, mut tables) = (array![], array![]);
     let mut total = ErrorTotalTrait::new();
@@ -176,7 +233,7 @@ fn larger(a: Option<u32>, b: u32) -> u32 {
 /// The walk's same-poly merges: at most one per tensor and weight, 2n + 1 counts each.
 fn merges(graph: @GraphCalldata) -> u128 {
     let mut count: u128 = 0;
-    for entry in graph.proof.statement.hidden.span() {
+    for entry in graph.statement.hidden.span() {
         count += 2 * tensor_vars(entry.value.span()).into() + 1;
     }
     for group in array![*graph.inputs, *graph.outputs, *graph.weights].span() {
@@ -205,7 +262,7 @@ fn shape_of(graph: @GraphCalldata, name: felt252) -> Span<u32> {
     if let Some(t) = graph.outputs.find(name) {
         return t.shape;
     }
-    for entry in graph.proof.statement.hidden.span() {
+    for entry in graph.statement.hidden.span() {
         if *entry.name == name {
             return entry.value.span();
         }
@@ -267,36 +324,44 @@ fn concat(a: Span<Claim>, b: Span<Claim>) -> Span<Claim> {
 
 /// Python `WitnessClaims.add`: `graph.claims` unless the node leaves claims on exactly its
 /// witness commitments and its tables, and a table it names the same as an earlier node's is
-/// the same table; the claims on tables join by name.
+/// the same table; the claims on tables join by name (`tables` stays in name order). Returns
+/// the claims on the node's own witness commitments, in name order.
 fn add_tables(
-    ref table_claims: TableClaims,
+    ref tables: Array<TableClaims>,
     witness: Tensors,
-    tables: Span<(felt252, TensorCommitment)>,
+    node_tables: Span<(felt252, TensorCommitment)>,
     left: LayerClaims,
-) {
-    assert(left.witness.len() == witness.names.len() + tables.len(), 'graph.claims');
+) -> Span<Span<Claim>> {
+    assert(left.witness.len() == witness.names.len() + node_tables.len(), 'graph.claims');
+    let mut own = array![];
     for name in witness.names {
-        claims_on(left.witness, *name);
+        own.append(claims_on(left.witness, *name));
     }
-    for (name, pinned) in tables {
+    for (name, pinned) in node_tables {
         let on = claims_on(left.witness, *name);
         let mut next = array![];
-        let mut found = false;
-        for entry in table_claims.span() {
-            let (n, c, claims) = *entry;
-            if n == *name {
-                assert(c.root == *pinned.root && c.n_vars == *pinned.n_vars, 'graph.claims');
-                next.append((n, c, concat(claims, on)));
-                found = true;
+        let mut placed = false;
+        for entry in tables.span() {
+            let e = *entry;
+            if !placed && e.name == *name {
+                let same = e.pinned.root == *pinned.root && e.pinned.n_vars == *pinned.n_vars;
+                assert(same, 'graph.claims');
+                next.append(TableClaims { name: e.name, pinned: e.pinned, claims: concat(e.claims, on) });
+                placed = true;
+            } else if !placed && order_key(*name) < order_key(e.name) {
+                next.append(TableClaims { name: *name, pinned: *pinned, claims: on });
+                next.append(e);
+                placed = true;
             } else {
-                next.append((n, c, claims));
+                next.append(e);
             }
         }
-        if !found {
-            next.append((*name, *pinned, on));
+        if !placed {
+            next.append(TableClaims { name: *name, pinned: *pinned, claims: on });
         }
-        table_claims = next;
+        tables = next;
     }
+    own.span()
 }
 
 fn claims_on(claims: Span<ClaimsOn>, name: felt252) -> Span<Claim> {
@@ -321,48 +386,26 @@ fn committed_statement(weights: Tensors, claims: Span<ClaimsOn>) -> Span<PolySta
 }
 
 /// The witness opening's statement (Python `WitnessClaims.batch`): every node's commitments by
-/// (node, name), then the tables by name. `claims` holds each node's witness claims, last
-/// node first (the walk's order).
+/// (node, name), then the tables by name. `own` holds each node's claims on its commitments,
+/// last node first (the walk's order).
 fn witness_statement(
-    witness: Span<Tensors>, claims: Span<Span<ClaimsOn>>, tables: TableClaims,
+    witness: Span<Tensors>, own: Span<Span<Span<Claim>>>, tables: Span<TableClaims>,
 ) -> Span<PolyStatement> {
     let mut statement = array![];
     let n = witness.len();
     let mut i = 0;
     for node_witness in witness {
-        let on = *claims[n - 1 - i];
+        let on = *own[n - 1 - i];
         let mut j = 0;
         for c in node_witness.commitments() {
-            let claims = claims_on(on, *node_witness.names[j]);
-            statement.append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims });
+            statement.append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims: *on[j] });
             j += 1;
         }
         i += 1;
     }
-    let mut left = tables;
-    while !left.is_empty() {
-        // The table of least name next (a graph reads few tables).
-        let mut least = 0;
-        let mut k = 0;
-        for entry in left.span() {
-            let (name, _, _) = *entry;
-            let (best, _, _) = *left[least];
-            if order_key(name) < order_key(best) {
-                least = k;
-            }
-            k += 1;
-        }
-        let (_, c, on) = *left[least];
-        statement.append(PolyStatement { root: c.root, n_vars: c.n_vars, claims: on });
-        let mut rest = array![];
-        let mut k = 0;
-        for entry in left.span() {
-            if k != least {
-                rest.append(*entry);
-            }
-            k += 1;
-        }
-        left = rest;
+    for t in tables {
+        let claims = *t.claims;
+        statement.append(PolyStatement { root: *t.pinned.root, n_vars: *t.pinned.n_vars, claims });
     }
     statement.span()
 }

@@ -52,7 +52,7 @@ fn graph_tensor(graph: @GraphCalldata, bounds: @Bounds, name: felt252) -> Public
         return t;
     }
     PublicTensor {
-        shape: hidden_shape(graph.proof.statement, name),
+        shape: hidden_shape(graph.statement, name),
         words: array![].span(),
         values: array![].span(),
         commitment: None,
@@ -83,7 +83,7 @@ fn group(
 /// kind's check reads its own output's values: posenc's o must be public). A graph's weights
 /// are committed on chain, so they are the statement's committed tensors too.
 pub fn node_statement(graph: @GraphCalldata, bounds: @Bounds, index: u32) -> PublicStatement {
-    let node: @Node = graph.proof.statement.nodes[index];
+    let node: @Node = graph.statement.nodes[index];
     let weights = group(graph, bounds, node.weights, true);
     PublicStatement {
         kind: *node.kind,

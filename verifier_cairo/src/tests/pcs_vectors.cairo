@@ -7847,6 +7847,7 @@ fn session_one_group_per_step() {
         0,
         0,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -7880,6 +7881,7 @@ fn session_one_group_per_step() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -8122,6 +8124,7 @@ fn session_one_group_per_step() {
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -8158,6 +8161,7 @@ fn session_one_group_per_step() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
     ].span(), array![
         8,
@@ -8262,6 +8266,7 @@ fn session_one_group_per_step() {
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -8298,6 +8303,7 @@ fn session_one_group_per_step() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
     ].span(), array![
         4,
@@ -8737,6 +8743,7 @@ fn session_two_steps() {
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -8773,6 +8780,7 @@ fn session_two_steps() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
     ].span(), array![
         4,
@@ -9146,6 +9154,7 @@ fn session_reopened_by_its_owner() {
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -9182,6 +9191,7 @@ fn session_reopened_by_its_owner() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
     ].span(), array![
         8,
@@ -9285,6 +9295,7 @@ fn session_reopened_by_its_owner() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
     ].span());
     let id = open_session(verifier, array![
@@ -9641,6 +9652,7 @@ fn session_reopened_by_its_owner() {
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -9677,6 +9689,7 @@ fn session_reopened_by_its_owner() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
     ].span(), array![
         8,
@@ -10183,6 +10196,7 @@ fn session_tampered_last_group() {
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
         0,
+        0,
     ].span());
     finish_session(verifier, id, array![
         4,
@@ -10219,6 +10233,7 @@ fn session_tampered_last_group() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
     ].span(), array![
         4,
@@ -10589,6 +10604,7 @@ fn session_wrong_state() {
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
         0,
+        0,
     ].span());
     finish_session(verifier, id, array![
         4,
@@ -10625,6 +10641,7 @@ fn session_wrong_state() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         1,
     ].span(), array![
         8,
@@ -10854,6 +10871,7 @@ fn session_empty_step() {
         0,
         0,
         0,
+        0,
     ].span());
     finish_session(verifier, id, array![
         4,
@@ -10887,6 +10905,7 @@ fn session_empty_step() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -11052,6 +11071,7 @@ fn session_continued_by_another_account() {
         0,
         0,
         0,
+        0,
     ].span());
     set_contract_address('stranger'.try_into().unwrap());
     finish_session(verifier, id, array![
@@ -11086,6 +11106,7 @@ fn session_continued_by_another_account() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -11653,6 +11674,7 @@ fn session_reopened_by_another_account() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
     ].span());
     set_contract_address('stranger'.try_into().unwrap());
@@ -12258,6 +12280,7 @@ fn session_cut_inside_a_group() {
         0x12001199bff2b553d3fbb0b95c65d9c3,
         0x180ba25bd76ee65bab8e9bfa1fb9c5dd,
         0x1d742fd6614509aeeadd9bf9ea68c49f,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -12377,6 +12400,7 @@ fn session_cut_inside_a_group() {
         0x12001199bff2b553d3fbb0b95c65d9c3,
         0x180ba25bd76ee65bab8e9bfa1fb9c5dd,
         0x1d742fd6614509aeeadd9bf9ea68c49f,
+        0,
     ].span(), array![
         74,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
@@ -12692,6 +12716,7 @@ fn session_cut_inside_a_group() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -12811,6 +12836,7 @@ fn session_cut_inside_a_group() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
     ].span(), array![
         16,
         0x8ae2c261b1734d3b87cc1ba6cde95757841a802f3e80736e11049e18f79925,
@@ -12890,6 +12916,7 @@ fn session_cut_inside_a_group() {
         0,
         0x397daf68e5c95dff9353f8e07a4e7dab791796400f48d23d1a2e9fcb601a42f,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -12934,6 +12961,7 @@ fn session_cut_inside_a_group() {
         1,
         0,
         0x397daf68e5c95dff9353f8e07a4e7dab791796400f48d23d1a2e9fcb601a42f,
+        0,
         0,
     ].span(), array![
         8,
@@ -13492,6 +13520,7 @@ fn session_cut_after_two_trees() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -13611,6 +13640,7 @@ fn session_cut_after_two_trees() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
     ].span(), array![
         16,
         0x8ae2c261b1734d3b87cc1ba6cde95757841a802f3e80736e11049e18f79925,
@@ -13756,6 +13786,7 @@ fn session_cut_after_two_trees() {
         0,
         0x31002221fcf4f4c04022fad9c8bf98815f86bee7e40c361949e1cc6fdbf7c49,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -13800,6 +13831,7 @@ fn session_cut_after_two_trees() {
         2,
         0,
         0x31002221fcf4f4c04022fad9c8bf98815f86bee7e40c361949e1cc6fdbf7c49,
+        0,
         0,
     ].span(), array![
         4,
@@ -14293,6 +14325,7 @@ fn session_tampered_tree_after_a_cut() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
     ].span());
     finish_session(verifier, id, array![
         4,
@@ -14412,6 +14445,7 @@ fn session_tampered_tree_after_a_cut() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
     ].span(), array![
         16,
         0x8ae2c261b1734d3b87cc1ba6cde95757841a802f3e80736e11049e18f79924,

@@ -257,16 +257,6 @@ pub struct EmbedProof {
 }
 
 #[derive(Drop, Serde, Debug)]
-pub struct GraphProof {
-    pub statement: GraphStatement,
-    pub nodes: Array<NodeProof>,
-    pub inputs: Array<Named<Option<SamePolyProof>>>,
-    pub weights: Array<Named<Option<SamePolyProof>>>,
-    pub opening: Option<OpeningProof>,
-    pub witness_opening: Option<OpeningProof>,
-}
-
-#[derive(Drop, Serde, Debug)]
 pub struct GraphStatement {
     pub nodes: Array<Node>,
     pub hidden: Array<Named<Array<u32>>>,
@@ -290,4 +280,12 @@ pub struct Node {
 pub struct NodeProof {
     pub outputs: Array<Named<Option<SamePolyProof>>>,
     pub layer: LayerProof,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct Settlement {
+    pub inputs: Array<Named<Option<SamePolyProof>>>,
+    pub weights: Array<Named<Option<SamePolyProof>>>,
+    pub opening: Option<OpeningProof>,
+    pub witness_opening: Option<OpeningProof>,
 }
