@@ -360,9 +360,7 @@ async def verify_parts(
             return call, len(trees) + len(state) + STEP_OVERHEAD_FELTS
 
         budget = max_felts - STEP_OVERHEAD_FELTS - len(state)
-        sent, count, felts = await _send_trees(
-            account, steps[done:], budget, 1, step, max_gas
-        )
+        sent, count, felts = await _send_trees(account, steps[done:], budget, 1, step, max_gas)
         verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count
         counts.append(count)
