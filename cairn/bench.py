@@ -332,9 +332,9 @@ def bench_layers(
 
 def measure_graphs_onchain() -> list[dict[str, Any]]:
     """Calldata, transactions and L2 gas of each `GRAPH_BENCHMARKS` model walk, weights
-    committed (Poseidon), on a devnet started for the purpose. A walk over one transaction's
-    gas cap (8·10^8) is measured without it and marked: the contract would need sessions that
-    cut between nodes."""
+    committed (Poseidon), on a devnet started for the purpose; a walk over one transaction's
+    L2 gas cap (8·10^8) goes in a session cut between its nodes. A walk one of whose nodes
+    alone exceeds the cap is measured without it and marked: sessions cut between parts."""
     rows = []
 
     async def run(account: Account, address: int) -> None:
@@ -374,7 +374,7 @@ def bench_graphs(out_path: BenchOut = None) -> None:
     for r in rows:
         pairs = zip(r["tx_felts"], r["tx_l2_gas"], strict=True)
         txs = " · ".join(f"{f:,}: {g:,}" for f, g in pairs)
-        note = "" if r["within_cap"] else " (first tx over the 8·10^8 cap)"
+        note = "" if r["within_cap"] else " (a node over the 8·10^8 cap)"
         table.add_row(
             r["graph"], str(r["nodes"]), f"{r['calldata_felts']:,}", txs, f"{r['l2_gas']:,}{note}"
         )

@@ -422,6 +422,9 @@ GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
     "x 5×7 → qkv → requant ×3 → attn (2 heads of 3)": lambda: attention_block_example(
         5, 7, 2, 3, False, 0
     ),
+    "x 32×384 → qkv → requant ×3 → attn (12 heads of 32)": lambda: attention_block_example(
+        32, 384, 12, 32, False, 0
+    ),
 }
 """Model walks verified on chain by `cairn bench graphs`, weights committed (docs/model-walk.md,
 "On chain")."""

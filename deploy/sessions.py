@@ -290,7 +290,7 @@ class Sessions:
             raise VerificationError("session.owner", "another account's session")
 
     def check_step(
-        self, caller: int, session_id: int, state: Sequence[int], trees: Sequence[int]
+        self, caller: int, session_id: int, state: Sequence[int], parts: Sequence[int]
     ) -> None:
         if session_id not in self.open:
             raise VerificationError("session.unknown", f"no open session {session_id:#x}")
@@ -299,8 +299,8 @@ class Sessions:
             raise VerificationError("session.owner", "another account's session")
         if hash_many(state) != state_hash:
             raise VerificationError("session.state", "not the session's current state")
-        if not trees:
-            raise VerificationError("session.empty", "a step checks at least one tree part")
+        if not parts:
+            raise VerificationError("session.empty", "a step checks at least one part")
 
     def advance(self, caller: int, session_id: int, state: list[int] | None) -> None:
         """After an accepted transaction: the session goes on with `state`, or is over."""

@@ -72,6 +72,7 @@ from tests.cairo_vectors import (
     set_limb,
     span,
 )
+from tests.graph_examples import graph_proof
 from tests.test_integer_soundness import matmul_statement
 from tests.walk_examples import forging, skip
 
@@ -908,8 +909,10 @@ class SessionScript:
     the Python mirror (`cairn.deploy.sessions`): the state every step leaves (its hash must be
     the event's and the stored one), or the check the step must fail."""
 
-    def __init__(self, parts: CalldataParts) -> None:
-        self.parts, self.book = parts, Sessions()
+    def __init__(self, parts: CalldataParts, model: int = MODEL, calls: int = 1) -> None:
+        """`calls`: the contract calls the expected failure panics through (each appends
+        `ENTRYPOINT_FAILED`): the contract's own, and a graph's library call of its class."""
+        self.parts, self.book, self.model, self.calls = parts, Sessions(), model, calls
         self.lines = ["let verifier = deploy_with_models(committed_models());"]
         self.caller, self.counts, self.state = "anyone", [], None
         self.expect: str | None = None
@@ -934,8 +937,8 @@ class SessionScript:
         self.counts, self.state = counts, state
         return state
 
-    def open(self, n_trees: int) -> SessionScript:
-        counts = [n_trees]
+    def open(self, n_parts: int) -> SessionScript:
+        counts = [n_parts]
         (tx,) = transactions(self.parts, counts)
         self.session_id = hash_many(tx)
         state = self._run(
@@ -948,10 +951,10 @@ class SessionScript:
             self.lines.append(f"let id = open_session(verifier, {args});")
         return self
 
-    def step(self, n_trees: int, state: list[int] | None = None) -> SessionScript:
-        """`continue_session` with the next `n_trees` parts and the current state (or `state`)."""
-        counts = [*self.counts, n_trees]
-        trees = transactions(self.parts, counts)[-1] if n_trees else []
+    def step(self, n_parts: int, state: list[int] | None = None) -> SessionScript:
+        """`continue_session` with the next `n_parts` parts and the current state (or `state`)."""
+        counts = [*self.counts, n_parts]
+        trees = transactions(self.parts, counts)[-1] if n_parts else []
         sent = state if state is not None else self.state
         assert sent is not None
         caller = short_string(self.caller)
@@ -967,7 +970,7 @@ class SessionScript:
                 f"assert_eq!(proof_hash, {felt(proof_hash(transactions(self.parts, counts)))});"
             )
             self.lines.append("assert!(verifier.is_verified(proof_hash));")
-            self.lines.append(f"assert_eq!(verifier.get_proof(proof_hash).model_id, {MODEL});")
+            self.lines.append(f"assert_eq!(verifier.get_proof(proof_hash).model_id, {self.model});")
             self.lines.append("assert_eq!(verifier.session_state_hash(id), 0);")
         else:
             self.lines.append(f"continue_session(verifier, {args}, {self._literal(after)}.span());")
@@ -976,11 +979,8 @@ class SessionScript:
     def render(self, name: str, doc: str) -> str:
         if not any("id, " in line for line in self.lines):  # opened, never continued
             self.lines = [line.replace("let id = ", "let _id = ") for line in self.lines]
-        panic = (
-            f"#[should_panic(expected: ('{self.expect}', 'ENTRYPOINT_FAILED'))]\n"
-            if self.expect
-            else ""
-        )
+        failed = ", 'ENTRYPOINT_FAILED'" * self.calls
+        panic = f"#[should_panic(expected: ('{self.expect}'{failed}))]\n" if self.expect else ""
         body = "".join(f"    {line}\n" for line in self.lines)
         return f"/// {doc}\n#[test]\n{panic}fn session_{name}() {{\n{body}}}\n"
 
@@ -994,6 +994,12 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     tampered in the step that carries it."""
     front, trees = parts.front, parts.trees
     assert len(trees) == 3  # one tree per group: B, then the layers at 4 and 8
+    graph = encode_parts(graph_proof("encoder"))
+    assert len(graph.walk) == 5  # four nodes, then the settlement
+    first = graph.walk[3]  # node 0's part (linear): a value of its layer proof
+    bad_graph = CalldataParts(
+        graph.front, graph.trees, replaced(graph.walk, 3, replaced(first, 5, first[5] ^ 1))
+    )
     bad_last = replaced(trees[2], 1, trees[2][1] ^ (1 << 40))  # a value of layer 2's leaf
     bad = CalldataParts(front, [*trees[:2], bad_last])
     io_trees = io_parts.trees
@@ -1010,7 +1016,7 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
                                   "it.", SessionScript(parts).open(1).step(1).open(1).step(2)),
         "tampered_last_group": ("Layer 2's leaf changed in the last step: the one-shot verdict.",
                                 SessionScript(bad).open(2).step(1)),
-        "wrong_state": ("A state other than the stored one (its last felt, the partial sums' "
+        "wrong_state": ("A state other than the stored one (its last felt, the model walk's "
                         "length, + 1).", SessionScript(parts).open(1)),
         "empty_step": ("A step with no tree part.", SessionScript(parts).open(0).step(0)),
         "continued_by_another_account": (
@@ -1027,6 +1033,13 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
         "tampered_tree_after_a_cut": ("C's opening changed, in the step after the cut: the "
                                       "one-shot verdict.",
                                       SessionScript(bad_c).open(2).step(3)),
+        "graph_cut_between_nodes": (
+            "The encoder graph's statement with its last node, then two nodes, then the first "
+            "node, the settlement and a tree (the walk's state carried between), then the other "
+            "trees.", SessionScript(graph, NO_MODEL).open(1).step(2).step(3).step(5)),
+        "graph_tampered_node_after_a_cut": (
+            "The encoder graph's first node's proof changed, in the transaction after the cut: "
+            "the one-shot verdict.", SessionScript(bad_graph, NO_MODEL, 2).open(1).step(3)),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]
     assert wrong.state is not None
@@ -1038,6 +1051,7 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
         "continued_by_another_account": "session.owner",
         "reopened_by_another_account": "session.owner",
         "tampered_tree_after_a_cut": contract_check(bad_c.flat, models),
+        "graph_tampered_node_after_a_cut": contract_check(bad_graph.flat, models),
     }
     got = {n: s.expect for n, (_, s) in scripts.items() if s.expect}
     assert got == expected, got

@@ -277,7 +277,7 @@ def test_a_session_belongs_to_its_opener(chain, case):
     rest = transactions(parts, [1, 2])[1]
     with pytest.raises(VerificationError) as step:
         book.check_step(other.address, session_id, state, rest)
-    args = {"session_id": session_id, "state": state, "trees": rest}
+    args = {"session_id": session_id, "state": state, "parts": rest}
     assert _invoke(chain, other, "continue_session", **args) == step.value.check
     assert reopen.value.check == step.value.check == "session.owner"
     assert chain.run(_state_hash(chain, session_id)) == hash_many(state)  # untouched

@@ -260,6 +260,8 @@ pub mod CairnVerifier {
                         let at = outcome.groups_at;
                         let data = parts.slice(at, parts.len() - at);
                         session.phases = verify_openings(outcome.openings, data, false);
+                        // As `verify_walk` does once a walk settles (a graph has no binding).
+                        session.model_id = self.check_walk_binding(outcome.binding);
                     },
                 }
             }
