@@ -1035,8 +1035,9 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
                                       SessionScript(bad_c).open(2).step(3)),
         "graph_cut_between_nodes": (
             "The encoder graph's statement with its last node, then two nodes, then the first "
-            "node, the settlement and a tree (the walk's state carried between), then the other "
-            "trees.", SessionScript(graph, NO_MODEL).open(1).step(2).step(3).step(5)),
+            "node (every node verified, the settlement not read), then the settlement and a "
+            "tree, then the other trees: the walk's state carried between.",
+            SessionScript(graph, NO_MODEL).open(1).step(2).step(1).step(2).step(5)),
         "graph_tampered_node_after_a_cut": (
             "The encoder graph's first node's proof changed, in the transaction after the cut: "
             "the one-shot verdict.", SessionScript(bad_graph, NO_MODEL, 2).open(1).step(3)),
