@@ -20,6 +20,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use starknet_crypto::{poseidon_hash, poseidon_hash_many, poseidon_permute_comp, Felt};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const FELT_BYTES: usize = 32;
 const DIGEST_BYTES: usize = 32;
@@ -222,16 +223,14 @@ fn blake2s_grind(py: Python<'_>, prefixed: &[u8], n_bits: u32) -> PyResult<u64> 
         ));
     }
     let mask = (1u64 << n_bits) - 1;
+    let mut head = Blake2s256::new();
+    head.update(prefixed);
     Ok(py.detach(|| {
-        let mut head = Blake2s256::new();
-        head.update(prefixed);
-        (0u64..)
-            .find(|nonce| {
-                let digest = head.clone().chain_update(nonce.to_le_bytes()).finalize();
-                let low = u64::from_le_bytes(digest[..8].try_into().expect("32-byte digest"));
-                low & mask == 0
-            })
-            .expect("a nonce exists below 2^64")
+        least_nonce(|nonce| {
+            let digest = head.clone().chain_update(nonce.to_le_bytes()).finalize();
+            let low = u64::from_le_bytes(digest[..8].try_into().expect("32-byte digest"));
+            low & mask == 0
+        })
     }))
 }
 
@@ -254,14 +253,40 @@ fn poseidon_grind(py: Python<'_>, prefixed: &[u8], n_bits: u32) -> PyResult<u64>
     })?;
     let mask = (1u64 << n_bits) - 1;
     Ok(py.detach(|| {
-        (0u64..)
-            .find(|&nonce| {
-                let digest = poseidon_hash(head, Felt::from(nonce)).to_bytes_be();
-                let low = u64::from_be_bytes(digest[24..].try_into().expect("32-byte felt"));
-                low & mask == 0
-            })
-            .expect("a nonce exists below 2^64")
+        least_nonce(|nonce| {
+            let digest = poseidon_hash(head, Felt::from(nonce)).to_bytes_be();
+            let low = u64::from_be_bytes(digest[24..].try_into().expect("32-byte felt"));
+            low & mask == 0
+        })
     }))
+}
+
+/// The least nonce `found` accepts, searched on every core: thread t of T tries t, t + T, …
+/// and stops once its next nonce exceeds the least found so far, so every nonce below the
+/// result was tried and the result is the sequential search's.
+fn least_nonce(found: impl Fn(u64) -> bool + Sync) -> u64 {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(16) as u64;
+    let least = AtomicU64::new(u64::MAX);
+    std::thread::scope(|scope| {
+        for first in 0..threads {
+            let (least, found) = (&least, &found);
+            scope.spawn(move || {
+                let mut nonce = first;
+                while nonce < least.load(Ordering::Relaxed) {
+                    if found(nonce) {
+                        least.fetch_min(nonce, Ordering::Relaxed);
+                        break;
+                    }
+                    nonce += threads;
+                }
+            });
+        }
+    });
+    let nonce = least.into_inner();
+    assert!(nonce != u64::MAX, "a nonce exists below 2^64");
+    nonce
 }
 
 /// Hashes for Cairn: `hades` (the Poseidon permutation), `hash_many` (the sponge), and the
