@@ -344,7 +344,9 @@ fn add_tables(
         for entry in tables.span() {
             let e = *entry;
             if !placed && e.name == *name {
-                let same = e.pinned.root == *pinned.root && e.pinned.n_vars == *pinned.n_vars;
+                let same = e.pinned.hash == *pinned.hash
+                    && e.pinned.root == *pinned.root
+                    && e.pinned.n_vars == *pinned.n_vars;
                 assert(same, 'graph.claims');
                 next.append(TableClaims { name: e.name, pinned: e.pinned, claims: concat(e.claims, on) });
                 placed = true;
