@@ -168,8 +168,18 @@ def graph_walk_state(walk: GraphWalk, statement: list[int]) -> list[int]:
     order the walk first left them), the tables' claims by name (name, pinned commitment,
     claims), and each verified node's claims on its witness commitments, last node first,
     names in order."""
-    visited = range(len(walk.statement.nodes) - 1, walk.left - 1, -1)
-    w = walk.witness
+    w, nodes = walk.witness, walk.statement.nodes
+    tables = [
+        [short_string(n), *_commitment(w.tables[n].pinned), *_claims(w.on_tables[n])]
+        for n in sorted(w.tables)
+    ]
+    own = [
+        [
+            len(nodes[i].witness),
+            *(f for n in sorted(nodes[i].witness) for f in _claims(w.own[i, n])),
+        ]
+        for i in range(len(nodes) - 1, walk.left - 1, -1)
+    ]
     return [
         *_listed(statement),
         walk.left,
@@ -177,25 +187,10 @@ def graph_walk_state(walk: GraphWalk, statement: list[int]) -> list[int]:
         walk.channel.n_draws,
         *_claims_on(walk.claims),
         *_claims_on(walk.weight_claims),
-        len(w.tables),
-        *(
-            f
-            for name in sorted(w.tables)
-            for f in [
-                short_string(name),
-                *_commitment(w.tables[name].pinned),
-                *_claims(w.on_tables[name]),
-            ]
-        ),
-        len(visited),
-        *(
-            f
-            for i in visited
-            for f in [
-                len(walk.statement.nodes[i].witness),
-                *(f for n in sorted(walk.statement.nodes[i].witness) for f in _claims(w.own[i, n])),
-            ]
-        ),
+        len(tables),
+        *(f for t in tables for f in t),
+        len(own),
+        *(f for node in own for f in node),
     ]
 
 
