@@ -8,6 +8,7 @@ between any two parts after the statement."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -59,22 +60,26 @@ def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], l
         raise ValueError(reason)
     if len(proof.nodes) != len(g.nodes):
         raise ValueError(f"{len(proof.nodes)} node proofs for {len(g.nodes)} nodes")
-    front = [VERSION, KIND_GRAPH]
-    Encoder(lambda _: 0).encode(g, GraphStatement, front)
-    walk = []
-    for node, node_proof in reversed(list(zip(g.nodes, proof.nodes, strict=True))):
-        # Several kinds share a proof type: the variant is the node's kind.
-        part: list[int] = []
-        Encoder(lambda _, kind=node.kind: ONCHAIN_KINDS.index(kind)).encode(
-            node_proof, NodeProof, part
-        )
-        walk.append(part)
-    settlement: list[int] = []
-    Encoder(lambda _: 0).encode(proof.settlement, Settlement, settlement)
-    walk.append(settlement)
+    front, walk = graph_parts(proof, [node.kind for node in g.nodes])
     witness = partial(witness_commitments, g)
     trees = opening_trees(g.committed, proof.opening, witness, proof.witness_opening)
     return front, walk, trees
+
+
+def graph_parts(proof: GraphProof, kinds: Sequence[str]) -> tuple[list[int], list[list[int]]]:
+    """The header and statement; then one part per node proof, last first, the i-th's layer
+    proof the variant of `kinds[i]` (several kinds share a proof type), then the settlement.
+    Without the encoder's refusals: the reader's tests write what it refuses this way."""
+    front = [VERSION, KIND_GRAPH]
+    Encoder(lambda _: 0).encode(proof.statement, GraphStatement, front)
+    walk = []
+    for node_proof, kind in reversed(list(zip(proof.nodes, kinds, strict=True))):
+        part: list[int] = []
+        Encoder(lambda _, kind=kind: ONCHAIN_KINDS.index(kind)).encode(node_proof, NodeProof, part)
+        walk.append(part)
+    settlement: list[int] = []
+    Encoder(lambda _: 0).encode(proof.settlement, Settlement, settlement)
+    return front, [*walk, settlement]
 
 
 def witness_commitments(g: GraphStatement) -> list[Commitment]:

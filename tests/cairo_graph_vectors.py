@@ -23,17 +23,14 @@ import numpy as np
 from cairn.deploy.registry import check_graph, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
-from cairn.prover.graph.proof import GraphProof, NodeProof, Settlement
-from cairn.prover.graph.statement import GraphStatement
+from cairn.prover.graph.proof import GraphProof
 from cairn.prover.pcs.params import FIELD_BITS, POSEIDON_PARAMS, TARGET_BITS, WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.soundness import bits
 from cairn.prover.walk.layer import SUMCHECK_ERROR
 from cairn.serializer.errors import MalformedProofError
-from cairn.serializer.graph_calldata import encode_graph, encode_graph_parts
-from cairn.serializer.header import KIND_GRAPH, VERSION
-from cairn.serializer.serde import Encoder
-from cairn.serializer.walk_calldata import ONCHAIN_KINDS
+from cairn.serializer.graph_calldata import encode_graph, encode_graph_parts, graph_parts
+from cairn.serializer.header import VERSION
 from tests.cairo_vectors import array, felt, function, minimal_splice
 from tests.graph_examples import graph_proof
 from tests.proof_mutations import graph_mutations, mutations
@@ -74,16 +71,12 @@ def verdict(felts: list[int]) -> str | None:
 
 
 def raw_felts(proof: GraphProof, trees: list[list[int]], variants: list[str]) -> list[int]:
-    """The calldata of a proof the encoder refuses: its statement, node proofs (last first) and
-    settlement as the encoder writes them, each node proof the variant of `variants` (the
-    honest nodes' kinds), then `trees`."""
-    variants = [*variants, *variants[-1:] * (len(proof.nodes) - len(variants))]
-    felts = [VERSION, KIND_GRAPH]
-    Encoder(lambda _: 0).encode(proof.statement, GraphStatement, felts)
-    for node_proof, kind in reversed(list(zip(proof.nodes, variants))):
-        Encoder(lambda _, kind=kind: ONCHAIN_KINDS.index(kind)).encode(node_proof, NodeProof, felts)
-    Encoder(lambda _: 0).encode(proof.settlement, Settlement, felts)
-    return [*felts, *(f for part in trees for f in part)]
+    """The calldata of a proof the encoder refuses (`graph_parts`), each node proof the variant
+    of `variants` (the honest nodes' kinds, the last repeated for an extra node), then
+    `trees`."""
+    n = len(proof.nodes)
+    front, walk = graph_parts(proof, [*variants, *variants[-1:] * n][:n])
+    return [*front, *(f for part in [*walk, *trees] for f in part)]
 
 
 def _statement(proof: GraphProof, **changes: object) -> GraphProof:
