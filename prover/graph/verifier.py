@@ -44,9 +44,9 @@ def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
     openings' statements, the committed weights' and the witness's (an on-chain session
     starts the openings from here, deploy/sessions.py)."""
     g = proof.statement
+    walk = GraphWalk.start(g)  # the statement's checks come first, as in the graph class
     if len(proof.nodes) != len(g.nodes):
         raise VerificationError("graph.shape", f"{len(g.nodes)} nodes need as many node proofs")
-    walk = GraphWalk.start(g)
     while walk.left:
         walk.step(proof.nodes[walk.left - 1])
     return walk.settle(proof.settlement)
