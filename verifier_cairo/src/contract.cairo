@@ -257,11 +257,9 @@ pub mod CairnVerifier {
                     GraphStep::Walking((_, walk)) => session.walk = walk,
                     GraphStep::Settled(outcome) => {
                         session.walk = array![].span();
-                        let at = outcome.groups_at;
-                        let data = parts.slice(at, parts.len() - at);
-                        session.phases = verify_openings(outcome.openings, data, false);
-                        // As `verify_walk` does once a walk settles (a graph has no binding).
-                        session.model_id = self.check_walk_binding(outcome.binding);
+                        let (model_id, _, phases) = self.settled_walk(outcome, parts, false);
+                        session.model_id = model_id;
+                        session.phases = phases;
                     },
                 }
             }
@@ -434,10 +432,19 @@ pub mod CairnVerifier {
                 let class_hash = class_of(classes, statement_kind(proof));
                 ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof, classes)
             };
-            let data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
-            let phases = verify_openings(outcome.openings, data, whole);
-            let model_id = self.check_walk_binding(outcome.binding);
-            (model_id, outcome.io_hash, phases, array![].span())
+            let (model_id, io_hash, phases) = self.settled_walk(outcome, proof, whole);
+            (model_id, io_hash, phases, array![].span())
+        }
+
+        /// A walk verified up to its openings (`outcome`, whose group parts start at
+        /// `groups_at` in `data`): its openings from the group parts given (all of them when
+        /// `whole`), then its binding. Returns the model id, the io hash and the query phases.
+        fn settled_walk(
+            self: @ContractState, outcome: WalkOutcome, data: Span<felt252>, whole: bool,
+        ) -> (felt252, felt252, Array<QueryPhase>) {
+            let at = outcome.groups_at;
+            let phases = verify_openings(outcome.openings, data.slice(at, data.len() - at), whole);
+            (self.check_walk_binding(outcome.binding), outcome.io_hash, phases)
         }
 
         fn classes(self: @ContractState) -> Classes {

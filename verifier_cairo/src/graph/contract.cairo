@@ -8,7 +8,7 @@ use core::poseidon::poseidon_hash_span;
 use crate::layers::Classes;
 use crate::walk::contract::WalkOutcome;
 use super::calldata::{GraphCalldata, read_graph, read_node, read_settlement, read_statement};
-use super::verifier::{Checked, GraphWalk, check_graph, settle, start, step};
+use super::verifier::{Checked, GraphWalk, check_graph_statement, settle, start, step};
 
 /// Where a transaction leaves a model walk: part way, with its io hash and its `GraphWalk` by
 /// Serde (what the session carries), or settled, with what is left to verify.
@@ -38,7 +38,7 @@ pub trait ICairnGraphVerifier<TContractState> {
 pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> GraphStep {
     let mut data = proof;
     let graph = read_graph(ref data);
-    let checked = check_graph(@graph, classes);
+    let checked = check_graph_statement(@graph, classes);
     let walk = start(@graph);
     walk_parts(@graph, @checked, walk, data, whole, classes, proof.len())
 }
@@ -48,7 +48,7 @@ pub fn continue_graph(walk: Span<felt252>, parts: Span<felt252>, classes: Classe
     let walk: GraphWalk = Serde::deserialize(ref state).unwrap();
     let mut statement = walk.statement;
     let graph = read_statement(ref statement);
-    let checked = check_graph(@graph, classes);
+    let checked = check_graph_statement(@graph, classes);
     walk_parts(@graph, @checked, walk, parts, false, classes, parts.len())
 }
 

@@ -1,6 +1,6 @@
 //! Model-walk verifier (mirror of prover/graph/verifier.py `GraphWalk`): the structure,
 //! every node's statement checked in order by its kind's walk class (which returns the bounds
-//! its hidden outputs get), the walk's soundness (`check_graph`); the transcript and the
+//! its hidden outputs get), the walk's soundness (`check_graph_statement`); the transcript and the
 //! outputs' claims (`start`); then the nodes last to first (`step`) — each output's claims
 //! merged, the layer verified by its class on the walk's channel, its claims routed to its
 //! producers — and the public inputs settled (`settle`). A session carries a `GraphWalk`
@@ -51,7 +51,7 @@ struct TableClaims {
     claims: Span<Claim>,
 }
 
-/// What `check_graph` learns of each node: its statement as the walk sees it and its tables.
+/// What `check_graph_statement` learns of each node: its statement as the walk sees it and its tables.
 #[derive(Drop)]
 pub struct Checked {
     views: Span<PublicStatement>,
@@ -60,7 +60,7 @@ pub struct Checked {
 
 /// The structure, then every node's statement check (`check_nodes`); panics with the name of
 /// the failed check.
-pub fn check_graph(graph: @GraphCalldata, classes: Classes) -> Checked {
+pub fn check_graph_statement(graph: @GraphCalldata, classes: Classes) -> Checked {
     check_structure(graph.statement);
     let (views, tables) = check_nodes(graph, classes);
     Checked { views, tables }
