@@ -60,9 +60,10 @@ def describe(proof: proof_file.AnyProof) -> str:
         kinds = ", ".join(f"{k} ×{c}" if c > 1 else k for k, c in counts.items())
         public = [f"{group[:-1]} {n} {_shape(t.shape)}" for group in ("inputs", "outputs")
                   for n, t in getattr(g, group).items()]  # fmt: skip
+        public += [f"committed {n} {_shape(tuple(c.shape))}" for n, c in g.io().items()]
         io = ", ".join(public[:4]) + (f" and {len(public) - 4} more" if len(public) > 4 else "")
         hashes = sorted({c.commitment.hash for c in g.committed.values()})
-        bound = f", weights committed ({', '.join(hashes)})" if hashes else ""
+        bound = f", committed ({', '.join(hashes)})" if hashes else ""
         return f"graph of {len(g.nodes)} layers ({kinds}); {io}; {len(g.hidden)} hidden{bound}"
     st = proof.statement
     hashes = sorted({c.commitment.hash for c in st.committed.values()})
@@ -122,17 +123,17 @@ def _check_pinned(proof: proof_file.AnyProof, pins: dict[str, CommittedTensor]) 
 def _check_io(proof: proof_file.AnyProof, path: Path) -> None:
     """Each tensor of the file must be one the proof commits to, with that very commitment:
     the values a `--commit-io` proof's statement is about."""
-    if isinstance(proof, GraphProof):
-        raise fail(
-            "--io checks a layer proof's committed inputs and outputs; a model proof has none"
-        )
     committed = proof.statement.committed
     tensors = tensor_file.load(path)
-    spec = LAYERS[proof.statement.kind]
-    if missing := committed.keys() & {*spec.inputs, *spec.outputs} - tensors.keys():
+    if isinstance(proof, GraphProof):
+        io = proof.statement.io().keys()
+    else:
+        spec = LAYERS[proof.statement.kind]
+        io = committed.keys() & {*spec.inputs, *spec.outputs}
+    if missing := io - tensors.keys():
         raise VerificationError("commitment.mismatch", f"{path} lacks {sorted(missing)}")
     for name, values in tensors.items():
-        if name not in committed:
+        if name not in io:
             raise VerificationError("commitment.mismatch", f"the proof commits to no {name!r}")
         made, _ = commit_tensor(values, PARAMS[committed[name].commitment.hash])
         if made != committed[name]:
@@ -285,10 +286,10 @@ def _inspect_graph(proof: GraphProof, file: Path) -> None:
     for group in ("inputs", "outputs", "weights"):
         for name, t in getattr(g, group).items():
             lines.append(f"{group[:-1]:<13} {name} {_shape(t.shape)}")
+    io = g.io()
     for name, c in g.committed.items():
-        lines.append(
-            f"weight        {name} {_shape(tuple(c.shape))} committed ({c.commitment.hash})"
-        )
+        role = ("output" if name in g.produced() else "input") if name in io else "weight"
+        lines.append(f"{role:<13} {name} {_shape(tuple(c.shape))} committed ({c.commitment.hash})")
     lines.append(f"hidden        {', '.join(f'{n} {_shape(s)}' for n, s in g.hidden.items())}")
     lines.append(f"statement     if accepted, {_integers(proof)}")
     lines.append(f"proof         {proof_felts(proof)} felts (QM31 values and counts)")

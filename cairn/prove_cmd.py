@@ -27,7 +27,7 @@ from cairn.options import (
     Seed,
 )
 from cairn.proofs import describe, dims_text, parse_felt
-from cairn.prover.graph.prover import commit_graph_weights, prove_graph
+from cairn.prover.graph.prover import commit_graph_io, commit_graph_weights, prove_graph
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.layers.matmul import model as matmul
 from cairn.prover.layers.registry import LAYERS
@@ -169,11 +169,7 @@ def prove_layer(
         write_together({**files, out_path: proof_file.dumps(proof)})
     out.print(f"wrote {out_path} ({describe(proof)}, {proof_felts(proof)} proof felts)")
     if io:
-        out.print(
-            f"wrote {io_path(out_path)}: the values of {', '.join(sorted(io))}, which the proof "
-            f"binds by commitment only; keep it: `cairn verify {out_path} --io "
-            f"{io_path(out_path)}` checks them against the proof"
-        )
+        _kept(out_path, io)
 
 
 def _options(function: Callable[..., Any]) -> list[inspect.Parameter]:
@@ -219,20 +215,41 @@ def _prove_graph(
     build: Callable[[], tuple[GraphStatement, dict[str, np.ndarray]]],
     out_path: Path | None,
     commit: Hash | None = None,
+    io: Hash | None = None,
 ) -> None:
-    """Build the graph (the forward pass of every layer), prove it as one walk, write the file."""
+    """Build the graph (the forward pass of every layer), commit its weights and its inputs and
+    outputs as asked, prove it as one walk, write the file (and the committed I/O's values)."""
     out_path = out_path or Path(f"{name}.proof.json")
+    if commit and io and commit != io:
+        raise fail("--commit-weights and --commit-io must use one hash (one opening)")
     with errors_as_exit(), stages() as progress:
         progress.add_task(f"computing the {name} layers")
         graph, hidden = build()
-        weight_data = None
+        data = {}
         if commit:
             progress.add_task(f"committing to the weights ({commit.value})")
-            graph, weight_data = commit_graph_weights(graph, PARAMS[commit.value])
+            graph, data = commit_graph_weights(graph, PARAMS[commit.value])
+        values = {}
+        if io:
+            values = {**graph.inputs, **graph.outputs}
+            progress.add_task(f"committing to {', '.join(sorted(values))} ({io.value})")
+            graph, hidden, io_data = commit_graph_io(graph, hidden, PARAMS[io.value])
+            data |= io_data
         progress.add_task(f"proving {len(graph.nodes)} layers as one walk")
-        proof = prove_graph(graph, hidden, weight_data)
-        proof_file.save(proof, out_path)
+        proof = prove_graph(graph, hidden, data)
+        files = {io_path(out_path): tensor_file.dumps(values)} if values else {}
+        write_together({**files, out_path: proof_file.dumps(proof)})
     out.print(f"wrote {out_path} ({describe(proof)}, {proof_felts(proof)} proof felts)")
+    if values:
+        _kept(out_path, values)
+
+
+def _kept(out_path: Path, values: dict[str, np.ndarray]) -> None:
+    out.print(
+        f"wrote {io_path(out_path)}: the values of {', '.join(sorted(values))}, which the proof "
+        f"binds by commitment only; keep it: `cairn verify {out_path} --io "
+        f"{io_path(out_path)}` checks them against the proof"
+    )
 
 
 @prove_app.command("qkv-attn")
@@ -244,14 +261,17 @@ def prove_qkv_attn_cmd(
     causal: Causal = False,
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
+    commit_io: CommitIo = None,
     out_path: ProofOut = None,
 ) -> None:
     """Prove x → QKV projection → requantization to int8 → attention with softmax as one walk
-    (docs/model-walk.md): x, the weights and the output are public; Q, K, V (before and after
-    requantization), the scores and the softmax matrix appear nowhere in the proof."""
+    (docs/model-walk.md): x, the weights and the output are public or committed; Q, K, V
+    (before and after requantization), the scores and the softmax matrix appear nowhere in the
+    proof."""
     _prove_graph(
         "qkv-attn",
         lambda: examples.attention_block_example(seq, embed, heads, head_dim, causal, seed),
         out_path,
         commit_weights,
+        commit_io,
     )

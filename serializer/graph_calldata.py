@@ -1,5 +1,6 @@
 """A model-walk (graph) proof as calldata, kind 5 (docs/calldata.md, "Model walks"): the
-header and the GraphStatement in Cairo's Serde order (`serde.py`); then one part per node in
+header, the GraphStatement in Cairo's Serde order (`serde.py`) and the committed outputs'
+values; then one part per node in
 walk order, last node first (a `NodeProof`, its layer proof the variant of that node's kind);
 then the settlement (`Settlement`: the public inputs' and weights' merges, the openings'
 fronts); then the Merkle openings of its committed weights' opening and of its witness
@@ -13,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
+from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.proof import GraphProof, NodeProof, Settlement
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.verifier import Batch, GraphWalk
@@ -67,11 +69,13 @@ def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], l
 
 
 def graph_parts(proof: GraphProof, kinds: Sequence[str]) -> tuple[list[int], list[list[int]]]:
-    """The header and statement; then one part per node proof, last first, the i-th's layer
-    proof the variant of `kinds[i]` (several kinds share a proof type), then the settlement.
-    Without the encoder's refusals: the reader's tests write what it refuses this way."""
+    """The header, statement and committed outputs' values; then one part per node proof, last
+    first, the i-th's layer proof the variant of `kinds[i]` (several kinds share a proof type),
+    then the settlement. Without the encoder's refusals: the reader's tests write what it
+    refuses this way."""
     front = [VERSION, KIND_GRAPH]
     Encoder(lambda _: 0).encode(proof.statement, GraphStatement, front)
+    Encoder(lambda _: 0).encode(proof.outputs, dict[str, QM31], front)
     walk = []
     for node_proof, kind in reversed(list(zip(proof.nodes, kinds, strict=True))):
         part: list[int] = []
@@ -120,6 +124,7 @@ class GraphReader:
 
     felts: list[int]
     statement: GraphStatement
+    outputs: dict[str, QM31]
     at: int
 
     @classmethod
@@ -127,7 +132,8 @@ class GraphReader:
         """The header and the statement: its deserialization, its tensors' and names' checks;
         then per node in order a kind verified in graphs and no witness on a kind without
         advice (both `calldata.offchain`); no public weights (`calldata.offchain`); the
-        committed weights' hash, roots and sizes (`pcs.hash`, `merkle.digest`, `pcs.size`)."""
+        committed tensors' hash, roots and sizes (`pcs.hash`, `merkle.digest`, `pcs.size`);
+        then the committed outputs' values (their deserialization and names)."""
         dec = open_decoder(felts, KIND_GRAPH)
         g = dec.decode(GraphStatement, "statement")
         dec.finish()
@@ -146,7 +152,9 @@ class GraphReader:
                 "statement.weights", "public weights are not read on chain", "calldata.offchain"
             )
         check_committed(dec.rd, g.committed)
-        return cls(felts, resolve(g), dec.rd.pos)
+        outputs = dec.decode(dict[str, QM31], "outputs")
+        dec.finish()
+        return cls(felts, resolve(g), resolve(outputs), dec.rd.pos)
 
     def node(self, index: int) -> NodeProof:
         """Node `index`'s part: its deserialization and checks, then its layer proof's variant
@@ -199,7 +207,7 @@ def decode_graph(felts: list[int]) -> GraphProof:
     g = reader.statement
     nodes = {i: reader.node(i) for i in reversed(range(len(g.nodes)))}
     s = reader.openings(reader.settlement())
-    return GraphProof(g, [nodes[i] for i in range(len(g.nodes))], **vars(s))
+    return GraphProof(g, reader.outputs, [nodes[i] for i in range(len(g.nodes))], **vars(s))
 
 
 @dataclass
@@ -217,7 +225,7 @@ def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphRe
     walk started, then each part read and verified, the nodes' then the settlement's, over
     the first `parts` parts (None: all). Raises the first failure's named error."""
     reader = GraphReader.open(felts)
-    replay = GraphReplay(reader, GraphWalk.start(reader.statement))
+    replay = GraphReplay(reader, GraphWalk.start(reader.statement, reader.outputs))
     walk_parts = len(reader.statement.nodes) + 1
     for _ in range(walk_parts if parts is None else min(parts, walk_parts)):
         walk = replay.walk

@@ -189,7 +189,8 @@ def _graph_to_json(proof: GraphProof, weights_from: str | None) -> dict[str, Any
             if weights_from
             else {}
         ),
-        "proof": {"nodes": encode(proof.nodes), **_settlements_to_json(proof)},
+        "proof": {"outputs": encode(proof.outputs), "nodes": encode(proof.nodes)}
+        | _settlements_to_json(proof),
     }
 
 
@@ -256,7 +257,9 @@ def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
         merges = decode(get(n_doc, "outputs", path), dict[str, SamePolyProof | None], path)
         layer = decode(get(n_doc, "layer", path), LAYERS[node.kind].proof_type, f"{path}.layer")
         node_proofs.append(NodeProof(merges, layer))
-    return GraphProof(st, node_proofs, **_settlements(body))
+    # Optional, as a walk proof's: a file without committed outputs may leave it out.
+    outputs = decode(body.get("outputs", {}), dict[str, QM31], "proof.outputs")
+    return GraphProof(st, outputs, node_proofs, **_settlements(body))
 
 
 def from_json_dict(doc: Any, weights: WeightSource | None = None) -> AnyProof:

@@ -37,7 +37,7 @@ from tests.proof_mutations import graph_mutations, mutations
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/graph_vectors.cairo"
 FLIPS = 6
-VECTOR_GRAPHS = ("encoder", "lookup_chain")
+VECTOR_GRAPHS = ("encoder", "lookup_chain", "encoder_io")
 """The attention graph's calldata (12,293 felts, mostly its witness opening's Blake2s paths)
 would push cairo-test's compilation past the machine's memory beside the walk vectors: it is
 verified on a devnet (tests/test_devnet_graph.py)."""
@@ -85,9 +85,20 @@ def _statement(proof: GraphProof, **changes: object) -> GraphProof:
 
 def statement_tamperings(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
     """Every node's dims +1 in turn; a hidden tensor renamed, its shape grown; a node reading
-    a tensor no node produces; the middle value of each public tensor +1; a node of a kind not
-    verified in graphs; a witness commitment on a kind without advice."""
+    a tensor no node produces; the middle value of each public tensor +1; each committed input
+    or output grown beyond its commitment, its root + 1, or made a second name of a hidden
+    tensor; a node of a kind not verified in graphs; a witness commitment on a kind without
+    advice."""
     g = proof.statement
+    for cname, ct in sorted(g.io().items()):
+        shape = [*ct.shape[:-1], ct.shape[-1] * 2 + 1]
+        committed = {**g.committed, cname: dataclasses.replace(ct, shape=shape)}
+        yield f"committed {cname!r} grown", _statement(proof, committed=committed)
+        c = dataclasses.replace(ct.commitment, root=ct.commitment.root + 1)
+        committed = {**g.committed, cname: dataclasses.replace(ct, commitment=c)}
+        yield f"committed {cname!r} root + 1", _statement(proof, committed=committed)
+        twice = {**g.hidden, cname: tuple(ct.shape)}
+        yield f"committed {cname!r} also hidden", _statement(proof, hidden=twice)
     name = min(g.hidden)
     hidden = {**{k: v for k, v in g.hidden.items() if k != name}, name + "_": g.hidden[name]}
     yield f"hidden {name!r} renamed", _statement(proof, hidden=hidden)
@@ -258,12 +269,13 @@ def render() -> str:
         honest = encode_graph(proof)
         assert verdict(honest) is None
         kinds = " → ".join(n.kind for n in proof.statement.nodes)
+        io = " and inputs and outputs" if base.endswith("_io") else ""
         out.append(
             function(
                 f"graph_{base}",
                 "Array<felt252>",
                 array([felt(x) for x in honest], per_line=6),
-                f"An honest model walk ({kinds}), weights committed ({len(honest)} felts).",
+                f"An honest model walk ({kinds}), weights{io} committed ({len(honest)} felts).",
             )
         )
         out.append(accepts(f"graph_{base}", honest))

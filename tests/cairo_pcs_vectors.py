@@ -1000,6 +1000,7 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     bad_graph = CalldataParts(
         graph.front, graph.trees, replaced(graph.walk, 3, replaced(first, 5, first[5] ^ 1))
     )
+    graph_io = encode_parts(graph_proof("encoder_io"))
     bad_last = replaced(trees[2], 1, trees[2][1] ^ (1 << 40))  # a value of layer 2's leaf
     bad = CalldataParts(front, [*trees[:2], bad_last])
     io_trees = io_parts.trees
@@ -1041,6 +1042,12 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
         "graph_tampered_node_after_a_cut": (
             "The encoder graph's first node's proof changed, in the transaction after the cut: "
             "the one-shot verdict.", SessionScript(bad_graph, NO_MODEL, 2).open(1).step(3)),
+        "graph_io_cut_between_nodes": (
+            "The encoder graph with its input and output committed too: the statement and the "
+            "output's value with the last node (the value's claim carried for the opening), "
+            "then the other nodes, then the settlement (the input's claims join the opening) "
+            "and every tree.",
+            SessionScript(graph_io, NO_MODEL).open(1).step(3).step(1 + len(graph_io.trees))),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]
     assert wrong.state is not None

@@ -2,7 +2,8 @@
 `cairn.examples.GRAPH_BENCHMARKS`' small graphs with committed weights, whose hidden tensors
 go through every way a bound travels — none (a projection of a committed weight), a
 requantization's clamp, a residual add of a bounded and a public tensor, the column sums of
-pooling, attention's int8 inputs."""
+pooling, attention's int8 inputs. A name ending in `_io` is the graph with its inputs and
+outputs committed too."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import functools
 
 from cairn import examples
 from cairn.prover.graph.proof import GraphProof
-from cairn.prover.graph.prover import commit_graph_weights, prove_graph
+from cairn.prover.graph.prover import commit_graph_io, commit_graph_weights, prove_graph
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 
 GRAPHS = dict(zip(("encoder", "lookup_chain", "attention"), examples.GRAPH_BENCHMARKS.values()))
@@ -18,7 +19,11 @@ GRAPHS = dict(zip(("encoder", "lookup_chain", "attention"), examples.GRAPH_BENCH
 
 @functools.cache
 def graph_proof(name: str) -> GraphProof:
-    """The graph proven with its weights committed (Poseidon), as the contract reads it."""
-    graph, hidden = GRAPHS[name]()
-    graph, weight_data = commit_graph_weights(graph, POSEIDON_PARAMS)
-    return prove_graph(graph, hidden, weight_data)
+    """The graph proven with its weights committed (Poseidon), as the contract reads it, and
+    its inputs and outputs too for a name ending in `_io`."""
+    graph, hidden = GRAPHS[name.removesuffix("_io")]()
+    graph, data = commit_graph_weights(graph, POSEIDON_PARAMS)
+    if name.endswith("_io"):
+        graph, hidden, io_data = commit_graph_io(graph, hidden, POSEIDON_PARAMS)
+        data |= io_data
+    return prove_graph(graph, hidden, data)

@@ -26,10 +26,11 @@ GAS = 4 * 10**8
 walk."""
 
 
-@pytest.mark.parametrize("name", GRAPHS)
+@pytest.mark.parametrize("name", [*GRAPHS, "attention_io"])
 def test_honest_graphs_accepted_by_both(chain, name):
     """The attention block's walk (five nodes, four LogUp-GKRs) fits its first transaction
-    (7.3·10^8 L2 gas), its openings take three more."""
+    (7.3·10^8 L2 gas), its openings take three more; with its input and output committed,
+    its statement is roots (and the output's value goes first in the walk)."""
     parts = calldata.encode_parts(graph_proof(name))
     felts = parts.flat
     assert registry.contract_check(felts, {}) is None
@@ -40,10 +41,12 @@ def test_honest_graphs_accepted_by_both(chain, name):
     assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_GRAPH)
 
 
-def test_tampered_graphs_rejected_alike(chain):
-    """A sample of the generated Cairo tests' tamperings of the encoder graph (all of them run
-    in cairo-test), through real transactions."""
-    proof = graph_proof("encoder")
+@pytest.mark.parametrize("name", ["encoder", "encoder_io"])
+def test_tampered_graphs_rejected_alike(chain, name):
+    """A sample of the generated Cairo tests' tamperings of the encoder graph, with its input
+    and output public or committed (all of them run in cairo-test), through real
+    transactions."""
+    proof = graph_proof(name)
     parts = calldata.encode_parts(proof)
     tamperings = list(tampered(proof))
     for doc, felts in tamperings[:: max(1, len(tamperings) // 8)]:

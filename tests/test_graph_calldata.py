@@ -89,7 +89,7 @@ def test_io_hash_covers_the_statement_only():
     assert felts[2 : 2 + len(io)] == io == calldata.io_felts(felts)
     assert io_hash(felts) == hash_many(io)
     parts = calldata.encode_parts(block())
-    assert parts.front == felts[: 2 + len(io)]  # the node proofs follow
+    assert parts.front == [*felts[: 2 + len(io)], 0]  # no committed output; the nodes follow
     assert len(parts.walk) == len(block().nodes) + 1  # and the settlement
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.pcs.proof import OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
@@ -22,11 +23,14 @@ class NodeProof:
 
 @dataclass(frozen=True)
 class GraphProof:
-    """`nodes` in the statement's node order (proven last to first); `inputs` / `weights` /
-    `opening` settle the claims left on public inputs and weights as a layer walk does;
-    `witness_opening` every node's claims on its witness and on fixed tables, in one batch."""
+    """`outputs`: per committed output, its MLE's value at the r_out the verifier draws (the
+    committed opening proves it); `nodes` in the statement's node order (proven last to
+    first); `inputs` / `weights` / `opening` settle the claims left on public inputs and
+    weights and on committed tensors as a layer walk does; `witness_opening` every node's
+    claims on its witness and on fixed tables, in one batch."""
 
     statement: GraphStatement
+    outputs: dict[str, QM31]
     nodes: list[NodeProof]
     inputs: dict[str, SamePolyProof | None]
     weights: dict[str, SamePolyProof | None]

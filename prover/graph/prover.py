@@ -16,15 +16,17 @@ from cairn.prover.graph.statement import (
     Node,
     WitnessClaims,
     absorb_graph,
+    graph_output_claims,
     route_claims,
 )
 from cairn.prover.graph.views import layer_statements, with_values, worst_cases
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.mle import evaluate_tensor
 from cairn.prover.pcs.params import PcsParams
 from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
 from cairn.prover.ranges import Tensors
 from cairn.prover.walk.prover import merge_claims, merge_tensor
-from cairn.prover.walk.statement import Statement, draw_output_claims
+from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.witness import layer_tables, open_witness
 
 
@@ -71,7 +73,20 @@ def commit_graph_weights(
     """Commit to the named weights (all by default); the statement then binds them by root."""
     made = {n: commit_tensor(g.weights[n], params) for n in sorted(names or g.weights)}
     committed = {n: ct for n, (ct, _) in made.items()}
-    return replace(g, committed=committed), {n: data for n, (_, data) in made.items()}
+    return replace(g, committed={**g.committed, **committed}), {n: d for n, (_, d) in made.items()}
+
+
+def commit_graph_io(
+    g: GraphStatement, hidden: Tensors, params: PcsParams
+) -> tuple[GraphStatement, dict[str, np.ndarray], dict[str, CommitmentData]]:
+    """Commit to every input and output: the statement then binds them by root, their values
+    join the prover's hidden ones (returned, with the commitments' data). What a model walk
+    needs on chain when its activations exceed a transaction's calldata."""
+    tensors = {**g.inputs, **g.outputs}
+    made = {n: commit_tensor(tensors[n], params) for n in sorted(tensors)}
+    committed = {**g.committed, **{n: ct for n, (ct, _) in made.items()}}
+    g = replace(g, inputs={}, outputs={}, committed=committed)
+    return g, {**hidden, **tensors}, {n: d for n, (_, d) in made.items()}
 
 
 Progress = Callable[[str, int, str], None]
@@ -102,16 +117,17 @@ def _advise(
 def prove_graph(
     g: GraphStatement,
     hidden: Tensors,
-    weight_data: Mapping[str, CommitmentData] | None = None,
+    committed_data: Mapping[str, CommitmentData] | None = None,
     progress: Progress | None = None,
 ) -> GraphProof:
-    """`hidden`: the hidden tensors' values (from `assemble`); `weight_data` (from
-    commit_graph_weights) must cover exactly `g.committed`; `progress` is told when each
-    stage starts (see Progress)."""
+    """`hidden`: the values of the hidden tensors and the committed inputs and outputs (from
+    `assemble`, `commit_graph_io`); `committed_data` (from commit_graph_weights and
+    commit_graph_io) must cover exactly `g.committed`; `progress` is told when each stage
+    starts (see Progress)."""
     report = progress or (lambda _stage, _i, _kind: None)
-    weight_data = weight_data or {}
-    if set(weight_data) != set(g.committed):
-        raise ValueError("weight_data must cover exactly the committed weights")
+    committed_data = committed_data or {}
+    if set(committed_data) != set(g.committed):
+        raise ValueError("committed_data must cover exactly the committed tensors")
     g, advice, witness_data = _advise(g, hidden, report)
     report("checks", -1, "")
     statements = [
@@ -120,10 +136,12 @@ def prove_graph(
     ]
     channel = Poseidon252Channel()
     absorb_graph(channel, g)
-    claims: dict[str, list[Claim]] = {
-        name: [c] for name, c in draw_output_claims(channel, g.outputs).items()
-    }
-    weight_claims: dict[str, list[Claim]] = {}
+    drawn = graph_output_claims(
+        channel, g, lambda name, point: evaluate_tensor(hidden[name], point)
+    )
+    claims: dict[str, list[Claim]] = {name: [c] for name, c in drawn.items()}
+    committed_outputs = sorted(g.io().keys() & g.produced())
+    weight_claims = {name: [drawn[name]] for name in committed_outputs}
     witness_claims = WitnessClaims()
     values = {**g.outputs, **hidden}
     proofs = []
@@ -141,13 +159,17 @@ def prove_graph(
         proofs.append(NodeProof(merges, layer))
     proofs.reverse()
     report("settlement", -1, "")
+    for name in sorted(g.io().keys() - g.produced()):
+        weight_claims[name] = claims.pop(name)
     inputs = merge_claims(g.inputs, claims, channel)
     public = {n: t for n, t in g.weights.items() if n not in g.committed}
     weights = merge_claims(public, weight_claims, channel)
     opening = None
-    if weight_data:
-        names = sorted(weight_data)
-        opening = open_batch([(weight_data[n], weight_claims[n]) for n in names], channel)
+    if committed_data:
+        names = sorted(committed_data)
+        opening = open_batch([(committed_data[n], weight_claims[n]) for n in names], channel)
     tables = {n: t.data() for n, t in witness_claims.tables.items()}
     witness = open_witness(witness_claims.batch(witness_data, tables), channel)
-    return GraphProof(replace(g, weights=public), proofs, inputs, weights, opening, witness)
+    outputs = {name: drawn[name].value for name in committed_outputs}
+    g = replace(g, weights=public)
+    return GraphProof(g, outputs, proofs, inputs, weights, opening, witness)

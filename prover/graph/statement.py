@@ -1,15 +1,16 @@
 """A model as a graph of layers: the public statement of a model-walk proof.
 
 Each node is one layer of a registered kind whose tensors are wired, by name, to the graph's
-tensors. Tensors no node produces are the model's public inputs; the model's public outputs are
-named; every other tensor a node produces is hidden — only its shape is public. Weights are the
-graph's, public or bound by commitments, and any node may read any of them (docs/model-walk.md).
+tensors. Tensors no node produces are the model's inputs; the model's outputs are named; every
+other tensor a node produces is hidden — only its shape is public. Inputs and outputs are public
+or bound by commitments; weights are the graph's, public or committed, and any node may read
+any of them (docs/model-walk.md).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,15 +19,20 @@ import numpy as np
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.qm31 import QM31
+from cairn.prover.mle import evaluate_tensor
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
 from cairn.prover.ranges import Tensors
 from cairn.prover.walk.layer import FixedTable
 from cairn.prover.walk.statement import (
     absorb_commitment,
+    absorb_committed,
     absorb_dims,
+    absorb_output_values,
     absorb_shape,
     absorb_tensors,
     domain_tag,
+    draw_points,
 )
 from cairn.prover.walk.witness import batch, expect_claims
 
@@ -53,8 +59,11 @@ class Node:
 @dataclass(frozen=True)
 class GraphStatement:
     """Nodes in topological order, the hidden tensors' shapes, the public inputs and outputs,
-    and the weights (the prover's statement also holds committed weights' values in `weights`,
-    as a layer statement does)."""
+    the public weights, and `committed`: the weights, inputs and outputs bound by commitments
+    (all of one hash), whose role the wiring says — a committed tensor a node reads as an input
+    or writes as an output is a committed input or output (`io`), the rest are weights. The
+    prover's statement also holds committed weights' values in `weights`; a committed input's
+    or output's values are among the prover's hidden values (`prove_graph`)."""
 
     nodes: tuple[Node, ...]
     hidden: Mapping[str, tuple[int, ...]]
@@ -63,8 +72,28 @@ class GraphStatement:
     weights: Tensors
     committed: Mapping[str, CommittedTensor] = field(default_factory=dict)
 
+    def produced(self) -> set[str]:
+        return {name for node in self.nodes for name in node.outputs.values()}
+
+    def io(self) -> dict[str, CommittedTensor]:
+        """The committed inputs and outputs: committed tensors a node reads or writes as a
+        tensor rather than a weight."""
+        wired = {n for node in self.nodes for n in (*node.inputs.values(), *node.outputs.values())}
+        return {n: c for n, c in self.committed.items() if n in wired}
+
     def weight_names(self) -> set[str]:
-        return set(self.weights) | set(self.committed)
+        return set(self.weights) | (self.committed.keys() - self.io().keys())
+
+    def input_names(self) -> set[str]:
+        return set(self.inputs) | (self.io().keys() - self.produced())
+
+    def output_names(self) -> set[str]:
+        return set(self.outputs) | (self.io().keys() & self.produced())
+
+    def unseen(self) -> dict[str, tuple[int, ...]]:
+        """The shapes of the tensors whose values the statement does not hold: the hidden ones
+        and the committed inputs and outputs."""
+        return {**self.hidden, **{n: tuple(c.shape) for n, c in self.io().items()}}
 
 
 def name_felt(name: str) -> int:
@@ -98,7 +127,8 @@ def _absorb_named(channel: Channel, tensors: Tensors) -> None:
 
 
 def absorb_graph(channel: Channel, g: GraphStatement) -> None:
-    """Everything before the first challenge: structure, shapes, weights, witness, public I/O."""
+    """Everything before the first challenge: structure, shapes, weights, witness, public I/O,
+    committed I/O."""
     channel.mix_root(domain_tag(KIND))
     channel.mix_u64(len(g.nodes))
     for node in g.nodes:
@@ -126,6 +156,27 @@ def absorb_graph(channel: Channel, g: GraphStatement) -> None:
             absorb_commitment(channel, node.witness[name])
     _absorb_named(channel, g.inputs)
     _absorb_named(channel, g.outputs)
+    io = g.io()
+    channel.mix_u64(len(io))
+    absorb_committed(channel, io)
+
+
+def graph_output_claims(
+    channel: Channel, g: GraphStatement, committed_value: Callable[[str, tuple], QM31]
+) -> dict[str, Claim]:
+    """r_out per public and committed output, in name order, drawn after the statement; then
+    the committed outputs' values at theirs (`committed_value`: the prover's evaluation, the
+    proof's for the verifier) absorbed in name order, so every later challenge depends on them.
+    A public output's claim value is its own MLE at r_out."""
+    committed = g.io().keys() & g.produced()
+    shapes = {n: t.shape for n, t in g.outputs.items()}
+    points = draw_points(channel, shapes | {n: tuple(g.committed[n].shape) for n in committed})
+    values = {n: committed_value(n, points[n]) for n in sorted(committed)}
+    absorb_output_values(channel, values)
+    return {
+        n: Claim(p, values[n] if n in values else evaluate_tensor(g.outputs[n], p))
+        for n, p in points.items()
+    }
 
 
 @dataclass

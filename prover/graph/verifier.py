@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.proof import GraphProof, NodeProof, Settlement
 from cairn.prover.graph.statement import (
     GraphStatement,
     WitnessClaims,
     absorb_graph,
+    graph_output_claims,
     route_claims,
 )
 from cairn.prover.graph.views import layer_statements
@@ -20,7 +23,7 @@ from cairn.prover.mle import tensor_vars
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.verifier import verify_sameply
-from cairn.prover.walk.statement import Statement, draw_output_claims
+from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import (
     committed_batch,
     committed_params,
@@ -44,7 +47,7 @@ def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
     openings' statements, the committed weights' and the witness's (an on-chain session
     starts the openings from here, deploy/sessions.py)."""
     g = proof.statement
-    walk = GraphWalk.start(g)  # the statement's checks come first, as in the graph class
+    walk = GraphWalk.start(g, proof.outputs)  # the statement's checks first, as on chain
     if len(proof.nodes) != len(g.nodes):
         raise VerificationError("graph.shape", f"{len(g.nodes)} nodes need as many node proofs")
     while walk.left:
@@ -57,8 +60,10 @@ class GraphWalk:
     """A model walk's verification between two nodes: what the verifier carries from one
     node to the next (docs/model-walk.md, "Transcript", step 7), and what an on-chain session
     cut between nodes carries (deploy/sessions.py). `left` nodes are still to verify, the next
-    one is node `left − 1`; `claims` pends on graph tensors, `weight_claims` on weights,
-    `witness` on the nodes' witness and tables."""
+    one is node `left − 1`; `claims` pends on graph tensors; `weight_claims` on weights and,
+    drawn at the start, on committed outputs (the opening proves those: a committed output's
+    claim is both reduced by its producer and opened); `witness` on the nodes' witness and
+    tables."""
 
     statement: GraphStatement
     statements: list[Statement]
@@ -69,13 +74,18 @@ class GraphWalk:
     left: int = 0
 
     @classmethod
-    def start(cls, g: GraphStatement) -> GraphWalk:
-        """The statement's checks and transcript, and the claims drawn on the outputs."""
+    def start(cls, g: GraphStatement, values: Mapping[str, QM31]) -> GraphWalk:
+        """The statement's checks and transcript, and the claims drawn on the outputs; `values`
+        the committed outputs' (`walk.output_values` unless exactly theirs)."""
         statements = layer_statements(g)
+        if set(values) != g.io().keys() & g.produced():
+            raise VerificationError("walk.output_values", "a value for each committed output")
         channel = Poseidon252Channel()
         absorb_graph(channel, g)
-        claims = {name: [c] for name, c in draw_output_claims(channel, g.outputs).items()}
-        return cls(g, statements, channel, claims, left=len(g.nodes))
+        drawn = graph_output_claims(channel, g, lambda name, _point: values[name])
+        claims = {name: [c] for name, c in drawn.items()}
+        opened = {name: [drawn[name]] for name in sorted(values)}
+        return cls(g, statements, channel, claims, opened, left=len(g.nodes))
 
     def step(self, node_proof: NodeProof) -> None:
         """Node `left − 1` from its proof: its outputs' claims merged, its layer verified, its
@@ -85,7 +95,7 @@ class GraphWalk:
         node = g.nodes[i]
         if set(node_proof.outputs) != set(node.outputs):
             raise VerificationError("graph.claims", f"node {i}: one merge per output")
-        shapes = {**g.hidden, **{name: t.shape for name, t in g.outputs.items()}}
+        shapes = {**g.unseen(), **{name: t.shape for name, t in g.outputs.items()}}
         outputs = {}
         for local in sorted(node.outputs):
             name = node.outputs[local]
@@ -102,10 +112,13 @@ class GraphWalk:
         self.left = i
 
     def settle(self, proof: Settlement) -> tuple[Poseidon252Channel, Batch, Batch]:
-        """After the last node: the public inputs' settlements, the openings' statements and
-        whether each opening is present (checked before either, as the graph class does)."""
+        """After the last node: the public inputs' settlements, the openings' statements (the
+        claims left on committed inputs join the committed weights' and outputs') and whether
+        each opening is present (checked before either, as the graph class does)."""
         assert self.left == 0, f"{self.left} nodes are still to verify"
         g, channel = self.statement, self.channel
+        for name in sorted(g.io().keys() - g.produced()):
+            self.weight_claims[name] = self.claims.pop(name, [])
         settle_claims("input", g.inputs, self.claims, proof.inputs, channel)
         public = {n: c for n, c in self.weight_claims.items() if n not in g.committed}
         settle_claims("weight", g.weights, public, proof.weights, channel)

@@ -41,17 +41,27 @@ no layer proves a larger one, and the verifier reads a hidden tensor at its wors
 
 
 def check_structure(g: GraphStatement) -> None:
-    """Kinds known, names well formed, a node's local names distinct across its inputs,
-    outputs and weights, nodes in topological order, every tensor produced once (inputs never),
-    read after it is produced, and used; every weight read; hidden shapes given for exactly the
-    produced tensors that are not outputs, none beyond 2^MAX_HIDDEN_VARS padded entries."""
+    """Kinds known, names well formed and distinct across the inputs, outputs, hidden tensors
+    and weights, a node's local names distinct across its inputs, outputs and weights, nodes in
+    topological order, every tensor produced once (inputs never), read after it is produced,
+    and used; every weight read; hidden shapes given for exactly the produced tensors that are
+    not outputs, none of them or of the committed inputs and outputs beyond 2^MAX_HIDDEN_VARS
+    padded entries, and a committed one's size its shape's."""
     if not g.nodes:
         _fail("a graph has at least one node")
-    for name in (*g.inputs, *g.outputs, *g.hidden, *g.weight_names()):
+    names = [*g.inputs, *g.outputs, *g.hidden, *g.weight_names(), *g.io()]
+    for name in names:
         name_felt(name)
-    for name, shape in g.hidden.items():
+    if len(set(names)) != len(names):
+        _fail("a name is given to two of the inputs, outputs, hidden tensors and weights")
+    unseen = g.unseen()
+    for name, shape in unseen.items():
         if tensor_vars(shape) > MAX_HIDDEN_VARS:
-            _fail(f"hidden {name!r} of {shape}: more than 2^{MAX_HIDDEN_VARS} padded entries")
+            _fail(f"{name!r} of {shape}: more than 2^{MAX_HIDDEN_VARS} padded entries")
+    for name, ct in g.io().items():
+        if ct.commitment.n_vars != tensor_vars(ct.shape):
+            _fail(f"commitment {name!r} has the wrong size")
+    inputs, outputs = g.input_names(), g.output_names()
     produced: set[str] = set()
     read: set[str] = set()
     weights: set[str] = set()
@@ -66,16 +76,16 @@ def check_structure(g: GraphStatement) -> None:
         ):
             _fail(f"node {i} ({node.kind}) names two of its tensors alike")
         for name in node.inputs.values():
-            if name not in produced and name not in g.inputs:
+            if name not in produced and name not in inputs:
                 _fail(f"node {i} ({node.kind}) reads {name!r} before any node produces it")
         read |= set(node.inputs.values())
         wiring = {**node.inputs, **node.outputs}
         spec = LAYERS[node.kind]
         for local in (*spec.reads, *spec.committable_reads):
-            if wiring.get(local) in g.hidden:
+            if wiring.get(local) in unseen:
                 _fail(f"node {i} ({node.kind}) reads {local!r}'s values: it must be public")
         for name in node.outputs.values():
-            if name in produced or name in g.inputs:
+            if name in produced or name in inputs:
                 _fail(f"node {i} ({node.kind}) writes {name!r}, which is already defined")
             produced.add(name)
         if len(set(node.outputs.values())) != len(node.outputs):
@@ -84,11 +94,11 @@ def check_structure(g: GraphStatement) -> None:
         if missing:
             _fail(f"node {i} ({node.kind}) reads unknown weights {sorted(missing)}")
         weights |= set(node.weights.values())
-    if unused := (set(g.inputs) | produced) - read - set(g.outputs):
+    if unused := (inputs | produced) - read - outputs:
         _fail(f"tensors nobody reads: {sorted(unused)}")
-    if set(g.outputs) - produced:
-        _fail(f"outputs no node produces: {sorted(set(g.outputs) - produced)}")
-    if set(g.hidden) != produced - set(g.outputs):
+    if outputs - produced:
+        _fail(f"outputs no node produces: {sorted(outputs - produced)}")
+    if set(g.hidden) != produced - outputs:
         _fail("hidden shapes must be given for exactly the produced tensors that are not outputs")
     if unused := g.weight_names() - weights:
         _fail(f"weights nobody reads: {sorted(unused)}")
@@ -162,10 +172,12 @@ def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) 
     """The node's statement with public tensors as they are and hidden ones at their bound;
     records the bounds of the hidden tensors it produces."""
 
+    unseen = g.unseen()
+
     def tensor(name: str) -> np.ndarray:
         if name in g.inputs:
             return g.inputs[name]
-        return g.outputs[name] if name in g.outputs else _worst(g.hidden[name], None)
+        return g.outputs[name] if name in g.outputs else _worst(unseen[name], None)
 
     st = Statement(
         node.kind,
@@ -176,8 +188,10 @@ def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) 
         {local: g.committed[name] for local, name in node.weights.items() if name in g.committed},
         node.witness,
     )
-    hidden_in = {local: bounds[name] for local, name in node.inputs.items() if name in g.hidden}
-    hidden_out = {local: name for local, name in node.outputs.items() if name in g.hidden}
+    # A committed input is known by nothing; a committed output, like a hidden one, by its
+    # producer's relations (the opening binds the commitment to what the producer proved).
+    hidden_in = {local: bounds.get(name) for local, name in node.inputs.items() if name in unseen}
+    hidden_out = {local: name for local, name in node.outputs.items() if name in unseen}
     st, produced = at_bounds(st, hidden_in, hidden_out)
     bounds.update({name: produced[local] for local, name in hidden_out.items()})
     return st
@@ -225,7 +239,12 @@ def error_terms(g: GraphStatement, views: Sequence[Statement]) -> dict[str, floa
     if g.committed:
         (hash_,) = {c.commitment.hash for c in g.committed.values()} or {"poseidon"}
         largest = max(c.commitment.n_vars for c in g.committed.values())
-        reads = sum(len(node.weights) for node in g.nodes)
+        # The opening's claims: each node's on its weights and committed inputs, one per
+        # committed output (drawn at the start).
+        io, produced = g.io(), g.produced()
+        inputs = io.keys() - produced
+        reads = sum(len(node.weights) for node in g.nodes) + len(io.keys() & produced)
+        reads += sum(name in inputs for node in g.nodes for name in node.inputs.values())
         terms["weights opening"] = 2.0 ** -PARAMS[hash_].security_bits(largest, reads)
     return terms | opening_error([*opened, *tables.values()], claims)
 

@@ -2,25 +2,31 @@
 //! order): the header and the statement — Serde deserialization of the generated
 //! `GraphStatement`, the tensors' words, the maps' name order, then what the contract does not
 //! read on chain: a node kind outside `graph_kind`, witness commitments on a kind without
-//! advice, public weights; the committed weights' hash, roots and sizes. Then, as the walk
-//! reaches them, one part per node (last first) and the settlement.
+//! advice, public weights; the committed tensors' hash, roots and sizes; then the committed
+//! outputs' values. Then, as the walk reaches them, one part per node (last first) and the
+//! settlement.
 
 use crate::calldata::{KIND_GRAPH, VERSION, take_exact};
+use crate::fields::qm31::QM31;
 use crate::layers::{has_witness, layer_kind};
 use crate::pcs::params::PcsParams;
 use crate::walk::calldata::{check_names, committed_params, deserialize, names_of, read_committed, read_witness};
-use crate::walk::proof::{GraphStatement, Node, NodeProof, Settlement};
+use crate::walk::proof::{GraphStatement, Named, Node, NodeProof, Settlement};
 use crate::walk::tensor::{Tensors, read_tensors};
 
 /// A graph's statement as read: the statement, its public inputs and outputs and its
-/// committed weights read as tensors (name order), each node's witness commitments, the
-/// statement's felts (what `io_hash` hashes) and the weights' PCS parameters (if any).
+/// committed tensors read as tensors (name order) — all of them, and the committed inputs and
+/// outputs among them (Python `GraphStatement.io`: what a node reads or writes as a tensor) —,
+/// each node's witness commitments, the statement's felts (what `io_hash` hashes) and the
+/// committed tensors' PCS parameters (if any).
 #[derive(Drop)]
 pub struct GraphCalldata {
     pub statement: GraphStatement,
     pub inputs: Tensors,
     pub outputs: Tensors,
-    pub weights: Tensors,
+    pub committed: Tensors,
+    pub committed_inputs: Tensors,
+    pub committed_outputs: Tensors,
     pub witness: Span<Tensors>,
     pub io: Span<felt252>,
     pub params: Option<PcsParams>,
@@ -36,11 +42,15 @@ pub fn graph_kind(kind: felt252) -> bool {
     crate::walk::statement::contains(kinds.span(), kind)
 }
 
-/// The header and the statement (`read_statement`); `data` is left at the first part.
-pub fn read_graph(ref data: Span<felt252>) -> GraphCalldata {
+/// The header, the statement (`read_statement`) and the committed outputs' values (their
+/// Serde and names' order); `data` is left at the first part.
+pub fn read_graph(ref data: Span<felt252>) -> (GraphCalldata, Array<Named<QM31>>) {
     take_exact(ref data, VERSION, 'calldata.version');
     take_exact(ref data, KIND_GRAPH, 'calldata.kind');
-    read_statement(ref data)
+    let graph = read_statement(ref data);
+    let values: Array<Named<QM31>> = deserialize(ref data);
+    check_names(names_of(@values));
+    (graph, values)
 }
 
 /// The statement's Serde and its checks; `data` is left past it.
@@ -68,13 +78,61 @@ pub fn read_statement(ref data: Span<felt252>) -> GraphCalldata {
         witness.append(read_witness(node.witness.span()));
     }
     assert(g.weights.is_empty(), 'calldata.offchain');
-    let weights = read_committed(g.committed.span());
+    let committed = read_committed(g.committed.span());
     let params = if g.committed.is_empty() {
         None
     } else {
-        Some(committed_params(weights))
+        Some(committed_params(committed))
     };
-    GraphCalldata { statement, inputs, outputs, weights, witness: witness.span(), io, params }
+    let (committed_inputs, committed_outputs) = committed_io(g, committed);
+    GraphCalldata {
+        statement,
+        inputs,
+        outputs,
+        committed,
+        committed_inputs,
+        committed_outputs,
+        witness: witness.span(),
+        io,
+        params,
+    }
+}
+
+/// The committed inputs and outputs among `committed` (name order): a committed tensor a node
+/// writes is an output, one a node only reads as a tensor an input; the rest are weights.
+fn committed_io(g: @GraphStatement, committed: Tensors) -> (Tensors, Tensors) {
+    let (mut in_names, mut in_tensors) = (array![], array![]);
+    let (mut out_names, mut out_tensors) = (array![], array![]);
+    let mut i = 0;
+    for name in committed.names {
+        let (mut read, mut written) = (false, false);
+        for node in g.nodes.span() {
+            read = read || wires(node.inputs, *name);
+            written = written || wires(node.outputs, *name);
+        }
+        if written {
+            out_names.append(*name);
+            out_tensors.append(*committed.tensors[i]);
+        } else if read {
+            in_names.append(*name);
+            in_tensors.append(*committed.tensors[i]);
+        }
+        i += 1;
+    }
+    (
+        Tensors { names: in_names.span(), tensors: in_tensors.span() },
+        Tensors { names: out_names.span(), tensors: out_tensors.span() },
+    )
+}
+
+/// Whether a node's wiring names the graph tensor `name`.
+pub fn wires(wiring: @Array<Named<felt252>>, name: felt252) -> bool {
+    for entry in wiring.span() {
+        if *entry.value == name {
+            return true;
+        }
+    }
+    false
 }
 
 /// A node's part: its Serde, its merges' names, and its layer proof's variant is the node's

@@ -20,7 +20,8 @@ pub enum GraphStep {
 
 #[starknet::interface]
 pub trait ICairnGraphVerifier<TContractState> {
-    /// Reads the header and statement of `proof`, checks them, starts the walk and verifies
+    /// Reads the header, statement and committed outputs' values of `proof`, checks the
+    /// statement, starts the walk and verifies
     /// the parts that follow (all of them when `whole`: the nodes, last first, then the
     /// settlement); panics with the name of the failed check. A graph is bound to no model
     /// (`binding` None); `groups_at` counts from the start of `proof`.
@@ -37,9 +38,9 @@ pub trait ICairnGraphVerifier<TContractState> {
 
 pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> GraphStep {
     let mut data = proof;
-    let graph = read_graph(ref data);
+    let (graph, values) = read_graph(ref data);
     let checked = check_graph_statement(@graph, classes);
-    let walk = start(@graph);
+    let walk = start(@graph, @values);
     walk_parts(@graph, @checked, walk, data, whole, classes, proof.len())
 }
 

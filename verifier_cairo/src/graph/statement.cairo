@@ -6,9 +6,10 @@ use crate::channels::base::Channel;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::pcs::transcript::PcsChannel;
 use crate::walk::calldata::names_of;
-use crate::walk::proof::{GraphStatement, Named, Node};
+use crate::walk::proof::{Named, Node};
 use crate::walk::statement::{absorb_public, absorb_shape, contains};
 use crate::walk::tensor::{Tensors, TensorsTrait, tensor_vars};
+use super::calldata::GraphCalldata;
 
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
 const GRAPH_TAG: felt252 = 'cairn/graph/v1';
@@ -50,22 +51,35 @@ pub fn wired(wiring: @Array<Named<felt252>>, local: felt252) -> Option<felt252> 
     None
 }
 
-/// Python `check_structure` (`graph.shape`): a node; names well formed; no hidden tensor
-/// beyond 2^24 padded entries; a node's local names distinct across its groups; nodes in
-/// topological order, every tensor produced once (an input never), read after it is
-/// produced, and used; posenc's x and o public; every weight known and read; hidden shapes
-/// given for exactly the produced tensors that are not outputs. Every kind is known (the
-/// reader has checked).
-pub fn check_structure(g: @GraphStatement) {
+/// Python `check_structure` (`graph.shape`): a node; names well formed and distinct across
+/// the inputs, outputs, hidden tensors and committed tensors; no hidden tensor, committed
+/// input or committed output beyond 2^24 padded entries, and a committed one's size its
+/// shape's; a node's local names distinct across its groups; nodes in topological order, every
+/// tensor produced once (an input never), read after it is produced, and used; posenc's x and
+/// o public; every weight known and read; hidden shapes given for exactly the produced tensors
+/// that are not outputs. Every kind is known (the reader has checked).
+pub fn check_structure(graph: @GraphCalldata) {
+    let g = graph.statement;
     assert(!g.nodes.is_empty(), 'graph.shape');
-    let (inputs, outputs) = (names_of(g.inputs), names_of(g.outputs));
-    let (hidden, weights) = (names_of(g.hidden), names_of(g.committed));
-    expect_names(inputs);
-    expect_names(outputs);
+    let (public_inputs, public_outputs) = (names_of(g.inputs), names_of(g.outputs));
+    let (hidden, committed) = (names_of(g.hidden), names_of(g.committed));
+    let (io_inputs, io_outputs) = (*graph.committed_inputs.names, *graph.committed_outputs.names);
+    expect_names(public_inputs);
+    expect_names(public_outputs);
     expect_names(hidden);
-    expect_names(weights);
+    expect_names(committed);
+    expect_distinct(array![public_inputs, public_outputs, hidden, committed].span());
     for entry in g.hidden.span() {
         assert(tensor_vars(entry.value.span()) <= MAX_HIDDEN_VARS, 'graph.shape');
+    }
+    let (inputs, outputs) = (concat(public_inputs, io_inputs), concat(public_outputs, io_outputs));
+    let unseen = concat(hidden, concat(io_inputs, io_outputs));
+    for group in array![*graph.committed_inputs, *graph.committed_outputs].span() {
+        for t in *group.tensors {
+            let n_vars = tensor_vars(*t.shape);
+            assert(n_vars <= MAX_HIDDEN_VARS, 'graph.shape');
+            assert((*t.commitment).unwrap().n_vars == n_vars, 'graph.shape');
+        }
     }
     let (mut produced, mut read, mut weights_read) = (array![], array![], array![]);
     for node in g.nodes.span() {
@@ -78,15 +92,16 @@ pub fn check_structure(g: @GraphStatement) {
             assert(contains(produced.span(), name) || contains(inputs, name), 'graph.shape');
             read.append(name);
         }
-        expect_public_reads(node, hidden);
+        expect_public_reads(node, unseen);
         for entry in node.outputs.span() {
             let name = *entry.value;
             assert(!contains(produced.span(), name) && !contains(inputs, name), 'graph.shape');
             produced.append(name);
         }
         for entry in node.weights.span() {
-            assert(contains(weights, *entry.value), 'graph.shape');
-            weights_read.append(*entry.value);
+            let name = *entry.value;
+            assert(contains(committed, name) && !contains(unseen, name), 'graph.shape');
+            weights_read.append(name);
         }
     }
     let (produced, read) = (produced.span(), read.span());
@@ -107,9 +122,29 @@ pub fn check_structure(g: @GraphStatement) {
         }
     }
     assert(hidden.len() == hidden_count, 'graph.shape');
-    for name in weights {
-        assert(contains(weights_read.span(), *name), 'graph.shape');
+    for name in committed {
+        assert(contains(weights_read.span(), *name) || contains(unseen, *name), 'graph.shape');
     }
+}
+
+/// No name in two of the groups (each group's names are distinct: calldata.names).
+fn expect_distinct(groups: Span<Span<felt252>>) {
+    let mut seen: Array<felt252> = array![];
+    for group in groups {
+        for name in *group {
+            assert(!contains(seen.span(), *name), 'graph.shape');
+        }
+        for name in *group {
+            seen.append(*name);
+        }
+    }
+}
+
+fn concat(a: Span<felt252>, b: Span<felt252>) -> Span<felt252> {
+    let mut out = array![];
+    out.append_span(a);
+    out.append_span(b);
+    out.span()
 }
 
 /// A node's local names, distinct within each group (calldata.names), are distinct across its
@@ -125,8 +160,8 @@ fn expect_distinct_locals(node: @Node) {
 }
 
 /// A kind whose check reads a tensor's values (Python `LayerSpec.reads` and
-/// `committable_reads`: posenc's x and o) must find them public.
-fn expect_public_reads(node: @Node, hidden: Span<felt252>) {
+/// `committable_reads`: posenc's x and o) must find them public, not among `unseen`.
+fn expect_public_reads(node: @Node, unseen: Span<felt252>) {
     if *node.kind != 'posenc' {
         return;
     }
@@ -137,7 +172,7 @@ fn expect_public_reads(node: @Node, hidden: Span<felt252>) {
             None => wired(node.inputs, *local),
         };
         if let Some(name) = name {
-            assert(!contains(hidden, name), 'graph.shape');
+            assert(!contains(unseen, name), 'graph.shape');
         }
     }
 }
@@ -170,16 +205,13 @@ fn absorb_named(ref channel: Poseidon252Channel, tensors: Tensors) {
 }
 
 /// Python `absorb_graph`: the structure, the hidden shapes, the weights (committed: name,
-/// shape, root and size), every node's witness commitments, then the public inputs and
-/// outputs — everything before the first challenge.
-pub fn absorb_graph(
-    ref channel: Poseidon252Channel,
-    g: @GraphStatement,
-    inputs: Tensors,
-    outputs: Tensors,
-    weights: Tensors,
-    witness: Span<Tensors>,
-) {
+/// shape, root and size), every node's witness commitments, the public inputs and outputs,
+/// then the committed inputs and outputs (name order, as the weights) — everything before the
+/// first challenge.
+pub fn absorb_graph(ref channel: Poseidon252Channel, graph: @GraphCalldata) {
+    let g = graph.statement;
+    let committed = *graph.committed;
+    let io = concat(*graph.committed_inputs.names, *graph.committed_outputs.names);
     channel.mix_root(GRAPH_TAG);
     channel.mix_u64(g.nodes.len().into());
     for node in g.nodes.span() {
@@ -194,17 +226,9 @@ pub fn absorb_graph(
         channel.mix_root(*entry.name);
         absorb_shape(ref channel, entry.value.span());
     }
-    channel.mix_u64(weights.names.len().into());
-    let mut i = 0;
-    for t in weights.tensors {
-        let c = (*t.commitment).unwrap();
-        channel.mix_root(*weights.names[i]);
-        absorb_shape(ref channel, *t.shape);
-        PcsChannel::mix_root(ref channel, c.hash, c.root);
-        channel.mix_u64(c.n_vars.into());
-        i += 1;
-    }
-    for node_witness in witness {
+    channel.mix_u64((committed.names.len() - io.len()).into());
+    absorb_committed(ref channel, committed, io, false);
+    for node_witness in *graph.witness {
         channel.mix_u64(node_witness.names.len().into());
         let mut i = 0;
         for c in node_witness.commitments() {
@@ -214,6 +238,28 @@ pub fn absorb_graph(
             i += 1;
         }
     }
-    absorb_named(ref channel, inputs);
-    absorb_named(ref channel, outputs);
+    absorb_named(ref channel, *graph.inputs);
+    absorb_named(ref channel, *graph.outputs);
+    channel.mix_u64(io.len().into());
+    absorb_committed(ref channel, committed, io, true);
+}
+
+/// Each committed tensor whose name is (`among`) or is not among `io`, in name order: its name,
+/// shape, root and size.
+fn absorb_committed(
+    ref channel: Poseidon252Channel, committed: Tensors, io: Span<felt252>, among: bool,
+) {
+    let mut i = 0;
+    for t in committed.tensors {
+        let name = *committed.names[i];
+        i += 1;
+        if contains(io, name) != among {
+            continue;
+        }
+        let c = (*t.commitment).unwrap();
+        channel.mix_root(name);
+        absorb_shape(ref channel, *t.shape);
+        PcsChannel::mix_root(ref channel, c.hash, c.root);
+        channel.mix_u64(c.n_vars.into());
+    }
 }

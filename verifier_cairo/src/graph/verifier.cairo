@@ -8,23 +8,23 @@
 //! opening), which the main contract verifies as a layer walk's
 //! (`walk::verifier::verify_openings`).
 
-use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::layers::{Classes, call_class, class_of, opening_claims};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::proof::{Claim, PolyStatement};
 use crate::sameply::verify_sameply;
-use crate::walk::calldata::{names_of, order_key};
+use crate::fields::qm31::QM31;
+use crate::walk::calldata::{names_of, order_key, with_committed};
 use crate::walk::contract::NodeCheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
-use crate::walk::proof::{LayerProof, NodeProof, Settlement};
-use crate::walk::statement::{OutputClaims, PublicStatement};
-use crate::walk::tensor::{TensorCommitment, Tensors, TensorsTrait, evaluate_tensor, tensor_vars};
+use crate::walk::proof::{LayerProof, Named, NodeProof, Settlement};
+use crate::walk::statement::{OutputClaims, PublicStatement, draw_claims};
+use crate::walk::tensor::{TensorCommitment, Tensors, TensorsTrait, tensor_vars};
 use crate::walk::verifier::{Opening, WalkOpenings, front_of, settle_claims};
 use super::calldata::GraphCalldata;
 use super::soundness::ErrorTotalTrait;
 use super::statement::{absorb_graph, check_structure};
-use super::views::{Bounds, known_of, node_statement};
+use super::views::{Bounds, known_of, node_statement, unseen_shape};
 
 /// A model walk between two nodes (Python `GraphWalk`; docs/cairo-verifier.md, "Sessions"):
 /// the statement's felts, the nodes `left` to verify (the next is node `left − 1`), the
@@ -61,24 +61,38 @@ pub struct Checked {
 /// The structure, then every node's statement check (`check_nodes`); panics with the name of
 /// the failed check.
 pub fn check_graph_statement(graph: @GraphCalldata, classes: Classes) -> Checked {
-    check_structure(graph.statement);
+    check_structure(graph);
     let (views, tables) = check_nodes(graph, classes);
     Checked { views, tables }
 }
 
-/// The transcript (the statement absorbed) and the claims drawn on the public outputs.
-pub fn start(graph: @GraphCalldata) -> GraphWalk {
+/// The transcript (the statement absorbed) and the claims drawn on the public and committed
+/// outputs in name order, then the committed outputs' `values` absorbed (Python
+/// `graph_output_claims`; `walk.output_values` unless there is one value per committed output);
+/// a committed output's claim also waits for the opening.
+pub fn start(graph: @GraphCalldata, values: @Array<Named<QM31>>) -> GraphWalk {
     let mut channel: Poseidon252Channel = Default::default();
-    absorb_graph(
-        ref channel, graph.statement, *graph.inputs, *graph.outputs, *graph.weights, *graph.witness,
-    );
-    let claims = draw_output_claims(ref channel, *graph.outputs);
+    absorb_graph(ref channel, graph);
+    let committed = *graph.committed_outputs;
+    assert(names_of(values) == committed.names, 'walk.output_values');
+    let outputs = with_committed(*graph.outputs, committed);
+    let drawn = draw_claims(ref channel, outputs, values);
+    let (mut claims, mut weight_claims) = (array![], array![]);
+    let mut i = 0;
+    for name in drawn.names {
+        let on = ClaimsOn { name: *name, claims: array![*drawn.claims[i]].span() };
+        claims.append(on);
+        if committed.find(*name).is_some() {
+            weight_claims.append(on);
+        }
+        i += 1;
+    }
     GraphWalk {
         statement: *graph.io,
         left: graph.statement.nodes.len(),
         channel,
         claims,
-        weight_claims: array![],
+        weight_claims,
         tables: array![],
         witness: array![],
     }
@@ -135,9 +149,14 @@ pub fn step(
 /// (`walk.opening`, `walk.witness_opening`); returns the openings to verify.
 pub fn settle(walk: GraphWalk, graph: @GraphCalldata, settlement: @Settlement) -> WalkOpenings {
     let GraphWalk {
-        statement: _, left, mut channel, claims: mut pending, weight_claims, tables, witness,
+        statement: _, left, mut channel, claims: mut pending, mut weight_claims, tables, witness,
     } = walk;
     assert(left == 0, 'graph.shape');
+    for name in *graph.committed_inputs.names {
+        if let Some(on) = take(ref pending, *name) {
+            weight_claims.append(ClaimsOn { name: *name, claims: on });
+        }
+    }
     let mut inputs = array![];
     for name in *graph.inputs.names {
         match take(ref pending, *name) {
@@ -155,7 +174,7 @@ pub fn settle(walk: GraphWalk, graph: @GraphCalldata, settlement: @Settlement) -
         'walk.input_claim',
     );
     assert(settlement.weights.is_empty(), 'walk.weight_claims');
-    let committed = committed_statement(*graph.weights, weight_claims.span());
+    let committed = committed_statement(*graph.committed, weight_claims.span());
     let witness = witness_statement(*graph.witness, witness.span(), tables.span());
     assert(settlement.opening.is_some() == !committed.is_empty(), 'walk.opening');
     assert(settlement.witness_opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
@@ -200,6 +219,11 @@ fn check_nodes(
         total.add_layer(check.error_count);
         claims += opening_claims(*node.kind);
         reads += node.weights.len();
+        for entry in node.inputs.span() {
+            if graph.committed_inputs.find(*entry.value).is_some() {
+                reads += 1;
+            }
+        }
         for c in (*graph.witness)[index].commitments() {
             largest = Some(larger(largest, *c.n_vars));
         }
@@ -213,10 +237,10 @@ fn check_nodes(
     total.add_count(merges(graph));
     if let Some(params) = graph.params {
         let mut n_vars = 0;
-        for c in (*graph.weights).commitments() {
+        for c in (*graph.committed).commitments() {
             n_vars = core::cmp::max(n_vars, *c.n_vars);
         }
-        total.add_opening(params, n_vars, reads);
+        total.add_opening(params, n_vars, reads + graph.committed_outputs.names.len());
     }
     total.add_witness(largest, claims);
     total.expect_target();
@@ -236,7 +260,7 @@ fn merges(graph: @GraphCalldata) -> u128 {
     for entry in graph.statement.hidden.span() {
         count += 2 * tensor_vars(entry.value.span()).into() + 1;
     }
-    for group in array![*graph.inputs, *graph.outputs, *graph.weights].span() {
+    for group in array![*graph.inputs, *graph.outputs, *graph.committed].span() {
         for t in *group.tensors {
             count += 2 * tensor_vars(*t.shape).into() + 1;
         }
@@ -244,30 +268,11 @@ fn merges(graph: @GraphCalldata) -> u128 {
     count
 }
 
-/// r_out per public output in name order, drawn after the statement; the value the output's
-/// own MLE there.
-fn draw_output_claims(ref channel: Poseidon252Channel, outputs: Tensors) -> Array<ClaimsOn> {
-    let mut claims = array![];
-    let mut i = 0;
-    for t in outputs.tensors {
-        let point = channel.draw_secure_felts(tensor_vars(*t.shape)).span();
-        let claim = Claim { point, value: evaluate_tensor(t, point) };
-        claims.append(ClaimsOn { name: *outputs.names[i], claims: array![claim].span() });
-        i += 1;
-    }
-    claims
-}
-
 fn shape_of(graph: @GraphCalldata, name: felt252) -> Span<u32> {
     if let Some(t) = graph.outputs.find(name) {
         return t.shape;
     }
-    for entry in graph.statement.hidden.span() {
-        if *entry.name == name {
-            return entry.value.span();
-        }
-    }
-    core::panic_with_felt252('graph.shape')
+    unseen_shape(graph, name)
 }
 
 fn names_of_claims(claims: Span<ClaimsOn>) -> Span<felt252> {

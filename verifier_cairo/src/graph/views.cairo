@@ -7,7 +7,7 @@
 //! column sums), which is what they compute on the filled tensor.
 
 use crate::ranges::HALF;
-use crate::walk::proof::{GraphStatement, Named, Node};
+use crate::walk::proof::{Named, Node};
 use crate::walk::statement::PublicStatement;
 use crate::walk::tensor::{Known, PublicTensor, Tensors, TensorsTrait};
 use super::calldata::GraphCalldata;
@@ -34,16 +34,19 @@ fn known_in(bounds: @Bounds, name: felt252) -> Known {
     Known::Nothing
 }
 
-fn hidden_shape(g: @GraphStatement, name: felt252) -> Span<u32> {
-    for entry in g.hidden.span() {
+/// The shape of a tensor whose values the statement does not hold: hidden, or a committed
+/// input or output (Python `GraphStatement.unseen`).
+pub fn unseen_shape(graph: @GraphCalldata, name: felt252) -> Span<u32> {
+    for entry in graph.statement.hidden.span() {
         if *entry.name == name {
             return entry.value.span();
         }
     }
-    core::panic_with_felt252('graph.shape')
+    graph.committed.get(name).shape
 }
 
-/// The graph tensor `name` as a node reads it: public, or hidden at what is known of it.
+/// The graph tensor `name` as a node reads it: public, or unseen at what is known of it (a
+/// committed input: nothing; a committed output, as a hidden one, its producer's bound).
 fn graph_tensor(graph: @GraphCalldata, bounds: @Bounds, name: felt252) -> PublicTensor {
     if let Some(t) = graph.inputs.find(name) {
         return t;
@@ -52,7 +55,7 @@ fn graph_tensor(graph: @GraphCalldata, bounds: @Bounds, name: felt252) -> Public
         return t;
     }
     PublicTensor {
-        shape: hidden_shape(graph.statement, name),
+        shape: unseen_shape(graph, name),
         words: array![].span(),
         values: array![].span(),
         commitment: None,
@@ -69,7 +72,7 @@ fn group(
         tensors
             .append(
                 if weights {
-                    graph.weights.get(*entry.value)
+                    graph.committed.get(*entry.value)
                 } else {
                     graph_tensor(graph, bounds, *entry.value)
                 },

@@ -135,7 +135,7 @@ pub fn read_witness(witness: Span<Named<Commitment>>) -> Tensors {
 /// A group's public tensors and the committed ones merged in name order (`calldata.names` if
 /// a name is both).
 #[inline(never)]
-fn with_committed(public: Tensors, committed: Tensors) -> Tensors {
+pub fn with_committed(public: Tensors, committed: Tensors) -> Tensors {
     let mut names = array![];
     let mut tensors = array![];
     let (mut i, mut j) = (0, 0);

@@ -139,11 +139,19 @@ pub fn draw_output_claims(
     values: @Array<Named<QM31>>,
     kind_outputs: Span<felt252>,
 ) -> OutputClaims {
-    let outputs = *st.outputs;
     for entry in values.span() {
         let found = (*st.committed).find(*entry.name);
         assert(found.is_some() && contains(kind_outputs, *entry.name), 'walk.output_values');
     }
+    draw_claims(ref channel, *st.outputs, values)
+}
+
+/// r_out per tensor of `outputs` (public and committed, name order) that is public or that
+/// `values` (name order) sends a value for, then those values absorbed (when there are any);
+/// `walk.output_values` if a value is left unmatched.
+pub fn draw_claims(
+    ref channel: Poseidon252Channel, outputs: Tensors, values: @Array<Named<QM31>>,
+) -> OutputClaims {
     let (mut names, mut claims, mut sent) = (array![], array![], array![]);
     let mut i = 0;
     let mut next = 0;
