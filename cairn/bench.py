@@ -37,7 +37,7 @@ from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
 from cairn.prover.fields.qm31 import QM31Array
-from cairn.prover.graph.prover import commit_graph_weights, prove_graph
+from cairn.prover.graph.prover import commit_graph_io, commit_graph_weights, prove_graph
 from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.graph.views import security_bits
 from cairn.prover.layers.matmul import model as matmul
@@ -330,17 +330,24 @@ def bench_layers(
     _report(table, rows, out_path)
 
 
-def measure_graphs_onchain() -> list[dict[str, Any]]:
+def measure_graphs_onchain(io: str | None = None) -> list[dict[str, Any]]:
     """Calldata, transactions and L2 gas of each `GRAPH_BENCHMARKS` model walk, weights
-    committed (Poseidon), on a devnet started for the purpose; a walk over one transaction's
-    L2 gas cap (8·10^8) goes in a session cut between its nodes. A walk one of whose nodes
-    alone exceeds the cap is measured without it and marked: sessions cut between parts."""
+    committed (Poseidon), on a devnet started for the purpose; with `io` (a hash: the weights'
+    too) their inputs and outputs committed as well, and `COMMITTED_IO_GRAPH_BENCHMARKS` too.
+    A walk over one transaction's L2 gas cap (8·10^8) goes in a session cut between its nodes.
+    A walk one of whose nodes alone exceeds the cap is measured without it and marked:
+    sessions cut between parts."""
     rows = []
+    params = PARAMS[io or "poseidon"]
+    graphs = examples.GRAPH_BENCHMARKS | (examples.COMMITTED_IO_GRAPH_BENCHMARKS if io else {})
 
     async def run(account: Account, address: int) -> None:
-        for name, make in examples.GRAPH_BENCHMARKS.items():
+        for name, make in graphs.items():
             graph, hidden = make()
-            graph, data = commit_graph_weights(graph, POSEIDON_PARAMS)
+            graph, data = commit_graph_weights(graph, params)
+            if io:
+                graph, hidden, io_data = commit_graph_io(graph, hidden, params)
+                data |= io_data
             parts = calldata.encode_parts(prove_graph(graph, hidden, data))
             capped = True
             try:
@@ -353,6 +360,7 @@ def measure_graphs_onchain() -> list[dict[str, Any]]:
             rows.append(
                 {
                     "graph": name,
+                    "io": io or "public",
                     "nodes": len(graph.nodes),
                     "calldata_felts": len(parts.flat),
                     "within_cap": capped,
@@ -365,19 +373,19 @@ def measure_graphs_onchain() -> list[dict[str, Any]]:
 
 
 @bench_app.command("graphs")
-def bench_graphs(out_path: BenchOut = None) -> None:
-    """Verify small model walks on a fresh devnet: calldata, transactions, L2 gas
-    (docs/model-walk.md, "On chain")."""
+def bench_graphs(out_path: BenchOut = None, commit_io: CommitIo = None) -> None:
+    """Verify model walks on a fresh devnet: calldata, transactions, L2 gas (docs/model-walk.md,
+    "On chain"); with --commit-io their inputs and outputs committed, and MiniLM's attention
+    block at 128 tokens."""
     with errors_as_exit(), out.status("proving and verifying model walks on a devnet"):
-        rows = measure_graphs_onchain()
-    table = Table("graph", "nodes", "calldata", "transactions (felts: L2 gas)", "L2 gas")
+        rows = measure_graphs_onchain(commit_io.value if commit_io else None)
+    table = Table("graph", "I/O", "nodes", "calldata", "transactions (felts: L2 gas)", "L2 gas")
     for r in rows:
         pairs = zip(r["tx_felts"], r["tx_l2_gas"], strict=True)
         txs = " · ".join(f"{f:,}: {g:,}" for f, g in pairs)
         note = "" if r["within_cap"] else " (a node over the 8·10^8 cap)"
-        table.add_row(
-            r["graph"], str(r["nodes"]), f"{r['calldata_felts']:,}", txs, f"{r['l2_gas']:,}{note}"
-        )
+        cells = (r["graph"], r["io"], str(r["nodes"]), f"{r['calldata_felts']:,}", txs)
+        table.add_row(*cells, f"{r['l2_gas']:,}{note}")
     _report(table, rows, out_path)
 
 

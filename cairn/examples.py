@@ -428,3 +428,11 @@ GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
 }
 """Model walks verified on chain by `cairn bench graphs`, weights committed (docs/model-walk.md,
 "On chain")."""
+
+COMMITTED_IO_GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
+    "x 128×384 → qkv → requant ×3 → attn (12 heads of 32)": lambda: attention_block_example(
+        128, 384, 12, 32, False, 0
+    ),
+}
+"""MiniLM's attention block at 128 tokens, measured by `cairn bench graphs --commit-io`: its
+public x and output alone (12,288 felts) exceed a transaction's calldata."""

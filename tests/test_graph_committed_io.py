@@ -15,9 +15,15 @@ from typer.testing import CliRunner
 from cairn import examples
 from cairn.cli import app
 from cairn.prover.errors import VerificationError
-from cairn.prover.graph.prover import commit_graph_io, commit_graph_weights, prove_graph
+from cairn.prover.graph.prover import (
+    assemble,
+    commit_graph_io,
+    commit_graph_weights,
+    prove_graph,
+)
 from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.graph.views import error_terms, mod_p_relations, worst_cases
+from cairn.prover.layers.pool import model as pool
 from cairn.prover.pcs.params import BLAKE2S_PARAMS, POSEIDON_PARAMS
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.graph_calldata import decode_graph, encode_graph, replay_graph_calldata
@@ -49,11 +55,24 @@ def test_the_statement_holds_roots_where_it_held_activations():
     assert not [r for r in mod_p_relations(g) if "attn" in r]
 
 
-def test_a_committed_input_is_unbounded_and_a_committed_output_keeps_its_bound():
+def test_a_committed_input_is_its_readers_committed_input_and_an_output_keeps_its_bound():
     g, *_ = block()
     views = worst_cases(g)
-    assert "x" in views[0].unbounded
-    assert "o" not in views[-1].unbounded
+    assert "x" in views[0].committed and "x" not in views[0].inputs
+    assert "o" not in views[-1].committed and "o" not in views[-1].unbounded
+
+
+def test_a_committed_input_summed_over_its_padding_shows_it_zero():
+    """pool sums x over its padded rows: read from a commitment, which binds the padding too,
+    x's padding rows must be shown zero, as in a layer walk with x committed."""
+    g, hidden = assemble([(pool.make_statement(np.arange(15).reshape(5, 3)), {})], ["y"])
+    g, hidden, data = commit_graph_io(g, hidden, POSEIDON_PARAMS)
+    proof = prove_graph(g, hidden, data)
+    verify_graph(proof)
+    assert proof.nodes[0].layer.empty_rows is not None
+    layer = dataclasses.replace(proof.nodes[0].layer, empty_rows=None)
+    stripped = dataclasses.replace(proof, nodes=[dataclasses.replace(proof.nodes[0], layer=layer)])
+    assert check_of(None, stripped) == "padding.empty_rows"
 
 
 def test_every_tampering_is_rejected_by_a_named_check():

@@ -169,29 +169,38 @@ def output_bounds(
 
 
 def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) -> Statement:
-    """The node's statement with public tensors as they are and hidden ones at their bound;
-    records the bounds of the hidden tensors it produces."""
+    """The node's statement with public tensors as they are, hidden ones (and committed outputs)
+    at their bound, committed weights and inputs by their commitments; records the bounds of
+    the hidden tensors it produces.
 
-    unseen = g.unseen()
+    A committed input is to its readers what a layer walk's committed input is: relations on it
+    hold mod p only, and a kind that sums over its padding shows that padding zero (pool's
+    empty rows). A committed output is, to its producer and readers, a hidden tensor: the
+    opening binds the commitment to what the producer proved, so it keeps the producer's bound.
+    """
+    hidden = {**g.hidden, **{n: tuple(c.shape) for n, c in g.io().items() if n in g.produced()}}
+    committed = g.committed.keys() - hidden.keys()
 
     def tensor(name: str) -> np.ndarray:
         if name in g.inputs:
             return g.inputs[name]
-        return g.outputs[name] if name in g.outputs else _worst(unseen[name], None)
+        return g.outputs[name] if name in g.outputs else _worst(hidden[name], None)
 
     st = Statement(
         node.kind,
         node.dims,
-        {local: tensor(name) for local, name in node.inputs.items()},
+        {local: tensor(name) for local, name in node.inputs.items() if name not in committed},
         {local: tensor(name) for local, name in node.outputs.items()},
         {local: g.weights[name] for local, name in node.weights.items() if name in g.weights},
-        {local: g.committed[name] for local, name in node.weights.items() if name in g.committed},
+        {
+            local: g.committed[name]
+            for local, name in (*node.weights.items(), *node.inputs.items())
+            if name in committed
+        },
         node.witness,
     )
-    # A committed input is known by nothing; a committed output, like a hidden one, by its
-    # producer's relations (the opening binds the commitment to what the producer proved).
-    hidden_in = {local: bounds.get(name) for local, name in node.inputs.items() if name in unseen}
-    hidden_out = {local: name for local, name in node.outputs.items() if name in unseen}
+    hidden_in = {local: bounds[name] for local, name in node.inputs.items() if name in hidden}
+    hidden_out = {local: name for local, name in node.outputs.items() if name in hidden}
     st, produced = at_bounds(st, hidden_in, hidden_out)
     bounds.update({name: produced[local] for local, name in hidden_out.items()})
     return st

@@ -8,6 +8,7 @@
 
 use crate::ranges::HALF;
 use crate::walk::proof::{Named, Node};
+use crate::walk::calldata::with_committed;
 use crate::walk::statement::PublicStatement;
 use crate::walk::tensor::{Known, PublicTensor, Tensors, TensorsTrait};
 use super::calldata::GraphCalldata;
@@ -45,13 +46,18 @@ pub fn unseen_shape(graph: @GraphCalldata, name: felt252) -> Span<u32> {
     graph.committed.get(name).shape
 }
 
-/// The graph tensor `name` as a node reads it: public, or unseen at what is known of it (a
-/// committed input: nothing; a committed output, as a hidden one, its producer's bound).
+/// The graph tensor `name` as a node reads it: public; a committed input by its commitment
+/// (a layer walk's committed input to the node); or hidden — a committed output too — at what
+/// is known of it (its producer's bound: the opening binds the commitment to what the producer
+/// proved).
 fn graph_tensor(graph: @GraphCalldata, bounds: @Bounds, name: felt252) -> PublicTensor {
     if let Some(t) = graph.inputs.find(name) {
         return t;
     }
     if let Some(t) = graph.outputs.find(name) {
+        return t;
+    }
+    if let Some(t) = graph.committed_inputs.find(name) {
         return t;
     }
     PublicTensor {
@@ -84,18 +90,29 @@ fn group(
 /// Node `index`'s statement (Python `_worst_case`): its tensors under its own names, a hidden
 /// input at its producer's bound; its own hidden outputs known by nothing yet (no on-chain
 /// kind's check reads its own output's values: posenc's o must be public). A graph's weights
-/// are committed on chain, so they are the statement's committed tensors too.
+/// are committed on chain: they and the node's committed inputs are its committed tensors.
 pub fn node_statement(graph: @GraphCalldata, bounds: @Bounds, index: u32) -> PublicStatement {
     let node: @Node = graph.statement.nodes[index];
     let weights = group(graph, bounds, node.weights, true);
+    let inputs = group(graph, bounds, node.inputs, false);
+    let (mut names, mut tensors) = (array![], array![]);
+    let mut i = 0;
+    for t in inputs.tensors {
+        if t.commitment.is_some() {
+            names.append(*inputs.names[i]);
+            tensors.append(*t);
+        }
+        i += 1;
+    }
+    let committed = Tensors { names: names.span(), tensors: tensors.span() };
     PublicStatement {
         kind: *node.kind,
         dims: node.dims.span(),
         binding: None,
-        inputs: group(graph, bounds, node.inputs, false),
+        inputs,
         outputs: group(graph, bounds, node.outputs, false),
         weights,
-        committed: weights,
+        committed: with_committed(weights, committed),
         witness: *graph.witness[index],
     }
 }
