@@ -1,14 +1,17 @@
-"""Zero rows of committed tables (docs/claim-walk.md, "Committed tensors").
+"""Zero entries of committed tables outside a box (docs/claim-walk.md, "Committed tensors").
 
 A commitment binds a tensor's padded table, padding included, and a kind's check that reads a
 public tensor's rows beyond its real ones (qkv-decode's empty cache rows, posenc's padding
-rows of x) cannot read a committed one. One degree-3 sum-check shows the rows from `start` on
-are zero in every table of one l̂ × ĥ shape, batched by powers of λ:
+rows of x) cannot read a committed one; nor can a model walk assume a committed input's
+padding is zero (docs/model-walk.md, "Committed inputs and outputs"). One degree-3 sum-check
+shows every entry outside the box [0, b_1) × … × [0, b_k) is zero in every table of one padded
+shape, batched by powers of λ:
 
-    0 = Σ_{x ∈ {0,1}^L} Σ_{y ∈ {0,1}^H} eq(x‖y, r)·Z(x)·Σ_i λ^i·T_i(x, y),
+    0 = Σ_{x ∈ {0,1}^n} eq(x, r)·Z(x)·Σ_i λ^i·T_i(x),
 
-Z = 1 on the rows x ≥ start (padding rows included). It ends at p with the tables' values
-T_i(p), which become claims on them; the verifier computes Z(p_x) = 1 − M_start(p_x) in O(L).
+Z = 1 outside the box (padding included). It ends at p with the tables' values T_i(p), which
+become claims on them; the verifier computes Z(p) = 1 − Π_d M_(b_d)(p_d) in O(n), p_d the
+variables of dimension d. The rows from `start` on are the box (start, ĥ) of an l̂ × ĥ table.
 """
 
 from __future__ import annotations
@@ -37,11 +40,12 @@ class EmptyRowsProof:
     values: list[QM31]
 
 
-def empty_rows_table(rows: int, cols: int, start: int) -> QM31Array:
-    """Z on an l̂ × ĥ table, row-major: 1 on the rows from `start` on."""
-    empty = np.zeros(rows, dtype=np.int64)
-    empty[start:] = 1
-    return QM31Array.from_base(np.repeat(empty, cols))
+def outside_table(shape: Sequence[int], box: Sequence[int]) -> QM31Array:
+    """Z on a padded table of `shape`, row-major: 1 outside the box."""
+    inside = np.ones(1, dtype=bool)
+    for n, b in zip(shape, box, strict=True):
+        inside = np.logical_and.outer(inside, np.arange(n) < b).ravel()
+    return QM31Array.from_base((~inside).astype(np.int64))
 
 
 def _powers(lam: QM31, count: int) -> list[QM31]:
@@ -55,12 +59,20 @@ def prove_empty_rows(
     tables: Sequence[np.ndarray], start: int, channel: Channel
 ) -> tuple[EmptyRowsProof, list[QM31]]:
     """tables: padded l̂ × ĥ canonical tables of one shape. Returns the proof and p."""
-    rows, cols = tables[0].shape
-    r = channel.draw_secure_felts(tensor_vars((rows, cols)))
+    return prove_outside_zero(tables, (start, tables[0].shape[1]), channel)
+
+
+def prove_outside_zero(
+    tables: Sequence[np.ndarray], box: Sequence[int], channel: Channel
+) -> tuple[EmptyRowsProof, list[QM31]]:
+    """tables: padded canonical tables of one shape, zero outside `box`. Returns the proof
+    and p."""
+    shape = tables[0].shape
+    r = channel.draw_secure_felts(tensor_vars(shape))
     lam = channel.draw_secure_felt()
     mles = [
         eq_table(r),
-        empty_rows_table(rows, cols, start),
+        outside_table(shape, box),
         *(QM31Array.from_base(t.ravel()) for t in tables),
     ]
     powers = _powers(lam, len(tables))
@@ -76,14 +88,30 @@ def verify_empty_rows(
 ) -> list[QM31]:
     """`padding.empty_rows` unless the sum-check of `count` tables ends at
     eq(p, r)·Z(p_x)·Σ_i λ^i·T_i(p). Returns p."""
+    return verify_outside_zero(proof, count, (start, 1 << col_vars), (row_vars, col_vars), channel)
+
+
+def verify_outside_zero(
+    proof: EmptyRowsProof,
+    count: int,
+    box: Sequence[int],
+    dim_vars: Sequence[int],
+    channel: Channel,
+) -> list[QM31]:
+    """`padding.empty_rows` unless the sum-check of `count` tables (dimension d on
+    `dim_vars[d]` variables) ends at eq(p, r)·Z(p)·Σ_i λ^i·T_i(p). Returns p."""
     if len(proof.values) != count:
         raise VerificationError("padding.empty_rows", f"{len(proof.values)} values for {count}")
-    n = row_vars + col_vars
+    n = sum(dim_vars)
     r = channel.draw_secure_felts(n)
     lam = channel.draw_secure_felt()
     point, final = verify_sumcheck(QM31.zero(), proof.sumcheck, n, DEGREE, channel)
     channel.mix_felts(proof.values)
-    empty = QM31.one() - prefix_mask(point[:row_vars], start)
+    inside, at = QM31.one(), 0
+    for b, k in zip(box, dim_vars, strict=True):
+        inside = inside * prefix_mask(point[at : at + k], b)
+        at += k
+    empty = QM31.one() - inside
     total = QM31.zero()
     for power, value in zip(_powers(lam, count), proof.values, strict=True):
         total = total + power * value

@@ -22,6 +22,7 @@ from cairn.prover.graph.proof import GraphProof, NodeProof
 from cairn.prover.graph.statement import KIND as GRAPH
 from cairn.prover.graph.statement import GraphStatement, Node, tensor_digest
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.padding import EmptyRowsProof
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.walk.proof import WalkProof
@@ -190,7 +191,8 @@ def _graph_to_json(proof: GraphProof, weights_from: str | None) -> dict[str, Any
             else {}
         ),
         "proof": {"outputs": encode(proof.outputs), "nodes": encode(proof.nodes)}
-        | _settlements_to_json(proof),
+        | _settlements_to_json(proof)
+        | {"padding": encode(proof.padding)},
     }
 
 
@@ -259,7 +261,8 @@ def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
         node_proofs.append(NodeProof(merges, layer))
     # Optional, as a walk proof's: a file without committed outputs may leave it out.
     outputs = decode(body.get("outputs", {}), dict[str, QM31], "proof.outputs")
-    return GraphProof(st, outputs, node_proofs, **_settlements(body))
+    padding = decode(body.get("padding", {}), dict[str, EmptyRowsProof], "proof.padding")
+    return GraphProof(st, outputs, node_proofs, **_settlements(body), padding=padding)
 
 
 def from_json_dict(doc: Any, weights: WeightSource | None = None) -> AnyProof:

@@ -103,11 +103,11 @@ def sampled_layer_mutations(proof: WalkProof) -> Iterator[tuple[str, WalkProof]]
 def graph_mutations(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
     """Every tampering of the graph's own parts (the committed outputs' values, the merges on
     each node's outputs, the node list, the settlements of public inputs and weights, the
-    witness opening sampled) and,
+    committed inputs' padding proofs, the witness opening sampled) and,
     inside each layer proof, one per field path (every index of a list alike): the layers' own
     tests tamper with every value."""
     seen: set[str] = set()
-    for name in ("outputs", "nodes", "inputs", "weights"):
+    for name in ("outputs", "nodes", "inputs", "weights", "padding"):
         for path, tampered in mutations(getattr(proof, name), name):
             node, layer, inside = path.partition(".layer")
             key = node + layer + re.sub(r"\[\d+\]", "[]", inside)

@@ -21,10 +21,12 @@ from cairn.prover.graph.prover import (
     commit_graph_weights,
     prove_graph,
 )
+from cairn.prover.graph.statement import GraphStatement, Node
 from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.graph.views import error_terms, mod_p_relations, worst_cases
 from cairn.prover.layers.pool import model as pool
 from cairn.prover.pcs.params import BLAKE2S_PARAMS, POSEIDON_PARAMS
+from cairn.prover.pcs.prover import commit_tensor
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.graph_calldata import decode_graph, encode_graph, replay_graph_calldata
 from tests.graph_examples import graph_proof
@@ -184,3 +186,31 @@ def test_two_hashes_are_refused_before_any_work(tmp_path):
     result = runner.invoke(app, ["prove", "qkv-attn", *args, *hashes, "--out", str(out)])
     assert result.exit_code == 2 and "one hash" in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize("reader", ["linear", "add"])
+def test_junk_in_a_committed_inputs_padding_is_refused(reader):
+    """x is 3 × 2, its commitment a 4 × 2 table whose padding row is [1000, −7]: a projection
+    (or a residual add) carries the row into a hidden tensor's padding, which pool then sums
+    into the public output. The walk shows every committed input zero outside its shape."""
+    x = np.array([[1, 2], [3, 4], [5, 6]], dtype=np.int64)
+    junk = np.vstack([x, [[1000, -7]]])
+    ct, data = commit_tensor(junk, POSEIDON_PARAMS)
+    ct = dataclasses.replace(ct, shape=[3, 2])
+    if reader == "linear":
+        w, b = np.array([[2, 0, 1], [1, 1, 0]]), np.array([5, 6, 7])
+        hid = junk @ w + np.array([[1], [1], [1], [0]]) * b
+        first = Node("linear", (3, 2, 3), {"x": "x"}, {"y": "hid"}, {"w": "w", "b": "b"})
+        weights = {"w": w, "b": b}
+    else:
+        hid = junk + np.vstack([x, [[0, 0]]])  # x2 = x, public: zero-padded
+        first = Node("add", (3, 2), {"a": "x", "b": "x2"}, {"y": "hid"})
+        weights = {}
+    nodes = (first, Node("pool", (3, hid.shape[1]), {"x": "hid"}, {"y": "y"}))
+    inputs = {"x2": x} if reader == "add" else {}
+    g = GraphStatement(
+        nodes, {"hid": (3, hid.shape[1])}, inputs, {"y": hid.sum(0)}, weights, {"x": ct}
+    )
+    proof = prove_graph(g, {"x": junk, "hid": hid}, {"x": data})
+    assert check_of(None, proof) == "padding.empty_rows"
+    assert check_of(None, dataclasses.replace(proof, padding={})) == "padding.empty_rows"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.statement import GraphStatement
+from cairn.prover.padding import EmptyRowsProof
 from cairn.prover.pcs.proof import OpeningProof
 from cairn.prover.sameply.proof import SamePolyProof
 
@@ -27,7 +28,8 @@ class GraphProof:
     committed opening proves it); `nodes` in the statement's node order (proven last to
     first); `inputs` / `weights` / `opening` settle the claims left on public inputs and
     weights and on committed tensors as a layer walk does; `witness_opening` every node's
-    claims on its witness and on fixed tables, in one batch."""
+    claims on its witness and on fixed tables, in one batch; `padding` shows each committed
+    input's padding zero (`GraphStatement.padded_inputs`)."""
 
     statement: GraphStatement
     outputs: dict[str, QM31]
@@ -36,19 +38,23 @@ class GraphProof:
     weights: dict[str, SamePolyProof | None]
     opening: OpeningProof | None = None
     witness_opening: OpeningProof | None = None
+    padding: dict[str, EmptyRowsProof] = field(default_factory=dict)
 
     @property
     def settlement(self) -> Settlement:
-        return Settlement(self.inputs, self.weights, self.opening, self.witness_opening)
+        return Settlement(
+            self.inputs, self.weights, self.opening, self.witness_opening, self.padding
+        )
 
 
 @dataclass(frozen=True)
 class Settlement:
-    """What a model walk verifies after its last node: the same-poly merges of the claims left
-    on its public inputs and weights, and its openings (calldata carries it as a part of its
-    own after the nodes', docs/calldata.md)."""
+    """What a model walk verifies after its last node: the committed inputs' zero padding, the
+    same-poly merges of the claims left on its public inputs and weights, and its openings
+    (calldata carries it as a part of its own after the nodes', docs/calldata.md)."""
 
     inputs: dict[str, SamePolyProof | None]
     weights: dict[str, SamePolyProof | None]
     opening: OpeningProof | None = None
     witness_opening: OpeningProof | None = None
+    padding: dict[str, EmptyRowsProof] = field(default_factory=dict)

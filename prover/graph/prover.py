@@ -10,6 +10,7 @@ import numpy as np
 
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
+from cairn.prover.fields.m31 import embed
 from cairn.prover.graph.proof import GraphProof, NodeProof
 from cairn.prover.graph.statement import (
     GraphStatement,
@@ -21,7 +22,8 @@ from cairn.prover.graph.statement import (
 )
 from cairn.prover.graph.views import layer_statements, with_values, worst_cases
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.mle import evaluate_tensor
+from cairn.prover.mle import evaluate_tensor, pad_tensor
+from cairn.prover.padding import prove_outside_zero
 from cairn.prover.pcs.params import PcsParams
 from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
 from cairn.prover.ranges import Tensors
@@ -159,6 +161,12 @@ def prove_graph(
         proofs.append(NodeProof(merges, layer))
     proofs.reverse()
     report("settlement", -1, "")
+    padding = {}
+    for name in g.padded_inputs():
+        padding[name], point = prove_outside_zero(
+            [embed(pad_tensor(hidden[name]))], hidden[name].shape, channel
+        )
+        claims[name].append(Claim(tuple(point), padding[name].values[0]))
     for name in sorted(g.io().keys() - g.produced()):
         weight_claims[name] = claims.pop(name)
     inputs = merge_claims(g.inputs, claims, channel)
@@ -172,4 +180,4 @@ def prove_graph(
     witness = open_witness(witness_claims.batch(witness_data, tables), channel)
     outputs = {name: drawn[name].value for name in committed_outputs}
     g = replace(g, weights=public)
-    return GraphProof(g, outputs, proofs, inputs, weights, opening, witness)
+    return GraphProof(g, outputs, proofs, inputs, weights, opening, witness, padding)

@@ -90,6 +90,16 @@ class GraphStatement:
     def output_names(self) -> set[str]:
         return set(self.outputs) | (self.io().keys() & self.produced())
 
+    def padded_inputs(self) -> dict[str, CommittedTensor]:
+        """The committed inputs whose shape has padding: their commitments bind the padded
+        table, which the walk shows zero outside the shape (`prover/padding.py`)."""
+        inputs = self.io().keys() - self.produced()
+        return {
+            n: c
+            for n, c in sorted(self.committed.items())
+            if n in inputs and any(d & (d - 1) for d in c.shape)
+        }
+
     def unseen(self) -> dict[str, tuple[int, ...]]:
         """The shapes of the tensors whose values the statement does not hold: the hidden ones
         and the committed inputs and outputs."""

@@ -20,6 +20,7 @@ from cairn.prover.graph.statement import (
 from cairn.prover.graph.views import layer_statements
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import tensor_vars
+from cairn.prover.padding import verify_outside_zero
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.verifier import verify_sameply
@@ -112,11 +113,20 @@ class GraphWalk:
         self.left = i
 
     def settle(self, proof: Settlement) -> tuple[Poseidon252Channel, Batch, Batch]:
-        """After the last node: the public inputs' settlements, the openings' statements (the
-        claims left on committed inputs join the committed weights' and outputs') and whether
-        each opening is present (checked before either, as the graph class does)."""
+        """After the last node: the committed inputs' padding shown zero, the public inputs'
+        settlements, the openings' statements (the claims left on committed inputs join the
+        committed weights' and outputs') and whether each opening is present (checked before
+        either, as the graph class does)."""
         assert self.left == 0, f"{self.left} nodes are still to verify"
         g, channel = self.statement, self.channel
+        padded = g.padded_inputs()
+        if proof.padding.keys() != padded.keys():
+            raise VerificationError("padding.empty_rows", "one proof per padded committed input")
+        for name, ct in padded.items():
+            dim_vars = [tensor_vars((d,)) for d in ct.shape]
+            zero = proof.padding[name]
+            point = verify_outside_zero(zero, 1, ct.shape, dim_vars, channel)
+            self.claims.setdefault(name, []).append(Claim(tuple(point), zero.values[0]))
         for name in sorted(g.io().keys() - g.produced()):
             self.weight_claims[name] = self.claims.pop(name, [])
         settle_claims("input", g.inputs, self.claims, proof.inputs, channel)

@@ -26,7 +26,7 @@ from cairn.prover.pcs.params import FIELD_BITS, PARAMS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.ranges import Tensors, mod_p_only, with_row_norm
 from cairn.prover.soundness import bits, shortfall
-from cairn.prover.walk.layer import LayerSpec
+from cairn.prover.walk.layer import SUMCHECK_ERROR, LayerSpec
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.witness import layer_tables, layer_terms, opening_error
 
@@ -229,8 +229,8 @@ def layer_statements(g: GraphStatement) -> list[Statement]:
 def error_terms(g: GraphStatement, views: Sequence[Statement]) -> dict[str, float]:
     """The union bound over the nodes' own terms (a sum-check layer: SUMCHECK_ERROR), the
     walk's same-poly merges (at most one per tensor and weight, (2n + 1)/|F| each), the
-    committed weights' one opening and the witness's one opening (docs/model-walk.md,
-    "Soundness")."""
+    committed inputs' padding sum-checks (SUMCHECK_ERROR each), the committed tensors' one
+    opening and the witness's one opening (docs/model-walk.md, "Soundness")."""
     shapes = [*g.hidden.values(), *(t.shape for t in (*g.inputs.values(), *g.outputs.values()))]
     shapes += [t.shape for t in g.weights.values()]
     shapes += [tuple(c.shape) for c in g.committed.values()]
@@ -249,11 +249,14 @@ def error_terms(g: GraphStatement, views: Sequence[Statement]) -> dict[str, floa
         (hash_,) = {c.commitment.hash for c in g.committed.values()} or {"poseidon"}
         largest = max(c.commitment.n_vars for c in g.committed.values())
         # The opening's claims: each node's on its weights and committed inputs, one per
-        # committed output (drawn at the start).
+        # committed output (drawn at the start) and per padding sum-check.
         io, produced = g.io(), g.produced()
         inputs = io.keys() - produced
         reads = sum(len(node.weights) for node in g.nodes) + len(io.keys() & produced)
         reads += sum(name in inputs for node in g.nodes for name in node.inputs.values())
+        padded = g.padded_inputs()
+        reads += len(padded)
+        terms |= {f"padding of {name}": SUMCHECK_ERROR for name in padded}
         terms["weights opening"] = 2.0 ** -PARAMS[hash_].security_bits(largest, reads)
     return terms | opening_error([*opened, *tables.values()], claims)
 

@@ -1,11 +1,13 @@
-//! Zero rows of committed tables (mirror of prover/padding.py): one degree-3 sum-check shows
-//! the rows from `start` on are zero in every table of one l̂ × ĥ shape, batched by powers of
-//! λ: 0 = Σ eq(x‖y, r)·Z(x)·Σ_i λ^i·T_i(x‖y), Z = 1 on the rows x ≥ start.
+//! Zero entries of committed tables outside a box (mirror of prover/padding.py): one degree-3
+//! sum-check shows every entry outside [0, b_1) × … × [0, b_k) is zero in every table of one
+//! padded shape, batched by powers of λ: 0 = Σ eq(x, r)·Z(x)·Σ_i λ^i·T_i(x), Z = 1 outside
+//! the box. The rows from `start` on are the box (start, ĥ) of an l̂ × ĥ table.
 
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::{eq_eval, prefix_mask};
+use crate::pcs::queries::pow2;
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::proof::EmptyRowsProof;
@@ -30,16 +32,41 @@ pub fn verify_empty_rows(
     col_vars: u32,
     ref channel: Poseidon252Channel,
 ) -> Span<QM31> {
+    let (box, dim_vars) = (array![start, pow2(col_vars)], array![row_vars, col_vars]);
+    verify_outside_zero(proof, count, box.span(), dim_vars.span(), ref channel)
+}
+
+/// `padding.empty_rows` unless the sum-check of `count` tables (dimension d on `dim_vars[d]`
+/// variables) ends at eq(p, r)·Z(p)·Σ_i λ^i·T_i(p), Z(p) = 1 − Π_d (mask of the first b_d
+/// indices)(p_d), in O(n). Returns p.
+#[inline(never)]
+pub fn verify_outside_zero(
+    proof: @EmptyRowsProof,
+    count: u32,
+    box: Span<u32>,
+    dim_vars: Span<u32>,
+    ref channel: Poseidon252Channel,
+) -> Span<QM31> {
     let values = proof.values.span();
     assert(values.len() == count, 'padding.empty_rows');
-    let n = row_vars + col_vars;
+    let mut n = 0;
+    for k in dim_vars {
+        n += *k;
+    }
     let r = channel.draw_secure_felts(n).span();
     let lam = channel.draw_secure_felt();
     let (point, final) = verify_sumcheck(
         QM31Trait::zero(), rounds(proof.sumcheck.rounds), n, DEGREE, ref channel,
     );
     channel.mix_felts(values);
-    let empty = QM31Trait::one() - prefix_mask(point.slice(0, row_vars), start);
+    let (mut inside, mut at) = (QM31Trait::one(), 0);
+    let mut d = 0;
+    for k in dim_vars {
+        inside = inside * prefix_mask(point.slice(at, *k), *box[d]);
+        at += *k;
+        d += 1;
+    }
+    let empty = QM31Trait::one() - inside;
     let mut total = QM31Trait::zero();
     let mut power = QM31Trait::one();
     for value in values {

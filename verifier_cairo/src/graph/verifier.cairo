@@ -11,6 +11,9 @@
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::layers::{Classes, call_class, class_of, opening_claims};
 use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::mle::log2_padded;
+use crate::padding::verify_outside_zero;
+use crate::pcs::queries::pow2;
 use crate::pcs::proof::{Claim, PolyStatement};
 use crate::sameply::verify_sameply;
 use crate::fields::qm31::QM31;
@@ -145,13 +148,29 @@ pub fn step(
     }
 }
 
-/// After the last node: the public inputs' settlements, then whether each opening is present
-/// (`walk.opening`, `walk.witness_opening`); returns the openings to verify.
+/// After the last node: the committed inputs' padding shown zero (`padding.empty_rows`), the
+/// public inputs' settlements, then whether each opening is present (`walk.opening`,
+/// `walk.witness_opening`); returns the openings to verify (the claims on committed inputs
+/// join the committed tensors').
 pub fn settle(walk: GraphWalk, graph: @GraphCalldata, settlement: @Settlement) -> WalkOpenings {
     let GraphWalk {
         statement: _, left, mut channel, claims: mut pending, mut weight_claims, tables, witness,
     } = walk;
     assert(left == 0, 'graph.shape');
+    let padded = padded_inputs(graph);
+    assert(names_of(settlement.padding) == padded.names, 'padding.empty_rows');
+    let mut i = 0;
+    for t in padded.tensors {
+        let mut dim_vars = array![];
+        for d in *t.shape {
+            dim_vars.append(log2_padded(*d));
+        }
+        let zero = settlement.padding[i].value;
+        let point = verify_outside_zero(zero, 1, *t.shape, dim_vars.span(), ref channel);
+        let claim = Claim { point, value: *zero.values[0] };
+        add(ref pending, *padded.names[i], array![claim].span());
+        i += 1;
+    }
     for name in *graph.committed_inputs.names {
         if let Some(on) = take(ref pending, *name) {
             weight_claims.append(ClaimsOn { name: *name, claims: on });
@@ -235,16 +254,39 @@ fn check_nodes(
         index += 1;
     }
     total.add_count(merges(graph));
+    let padded = padded_inputs(graph).names.len();
+    for _ in 0..padded {
+        total.add_layer(None);
+    }
     if let Some(params) = graph.params {
         let mut n_vars = 0;
         for c in (*graph.committed).commitments() {
             n_vars = core::cmp::max(n_vars, *c.n_vars);
         }
-        total.add_opening(params, n_vars, reads + graph.committed_outputs.names.len());
+        total.add_opening(params, n_vars, reads + graph.committed_outputs.names.len() + padded);
     }
     total.add_witness(largest, claims);
     total.expect_target();
     (views.span(), tables.span())
+}
+
+/// The committed inputs whose shape has padding (Python `GraphStatement.padded_inputs`).
+fn padded_inputs(graph: @GraphCalldata) -> Tensors {
+    let inputs = *graph.committed_inputs;
+    let (mut names, mut tensors) = (array![], array![]);
+    let mut i = 0;
+    for t in inputs.tensors {
+        let mut padded = false;
+        for d in *t.shape {
+            padded = padded || pow2(log2_padded(*d)) != *d;
+        }
+        if padded {
+            names.append(*inputs.names[i]);
+            tensors.append(*t);
+        }
+        i += 1;
+    }
+    Tensors { names: names.span(), tensors: tensors.span() }
 }
 
 fn larger(a: Option<u32>, b: u32) -> u32 {

@@ -288,4 +288,5 @@ pub struct Settlement {
     pub weights: Array<Named<Option<SamePolyProof>>>,
     pub opening: Option<OpeningProof>,
     pub witness_opening: Option<OpeningProof>,
+    pub padding: Array<Named<EmptyRowsProof>>,
 }
