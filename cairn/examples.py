@@ -357,6 +357,32 @@ def attention_block_example(
 ) -> Graph:
     """x → qkv → requant to int8 (q, k, v) → attn → o, as one graph: x, the weights and o are
     public, Q, K, V before and after requantization are hidden."""
+    return assemble(_attention_layers(seq, embed, heads, head_dim, causal, seed), ["o"])
+
+
+def attention_layer_example(
+    seq: int, embed: int, heads: int, head_dim: int, causal: bool, seed: int
+) -> Graph:
+    """A whole attention layer: the block of `attention_block_example`, then o requantized to
+    int8 and the output projection (x·W_o + b_o back to the embedding width) → out; x, the
+    weights and out are public, everything between hidden."""
+    rng = np.random.default_rng([seed, 1])
+    layers = _attention_layers(seq, embed, heads, head_dim, causal, seed)
+    attended = layers[-1][0]
+    bound = output_bounds(attended)["o"]
+    clamped = _requantized(attended.outputs["o"], bound.max if bound else 0)
+    weights = {"w": _int8(rng, heads * head_dim, embed), "b": _int8(rng, embed)}
+    projected = linear.make_statement(clamped.outputs["y"], weights)
+    layers += [
+        (clamped, {"x": "o", "y": "o8"}),
+        (projected, {"x": "o8", "y": "out", "w": "w_o", "b": "b_o"}),
+    ]
+    return assemble(layers, ["out"])
+
+
+def _attention_layers(
+    seq: int, embed: int, heads: int, head_dim: int, causal: bool, seed: int
+) -> list[tuple[Statement, dict[str, str]]]:
     rng = np.random.default_rng(seed)
     projected = qkv.make_statement(
         _int8(rng, seq, embed), _qkv_weights(rng, embed, heads * head_dim)
@@ -372,7 +398,7 @@ def attention_block_example(
     gamma = default_gamma(head_dim)
     attended = attn.make_statement(q, k, v, heads, causal, gamma)
     layers.append((attended, {"q": "q8", "k": "k8", "v": "v8"}))
-    return assemble(layers, ["o"])
+    return layers
 
 
 def _requantized(y: np.ndarray, bound: int) -> Statement:
@@ -430,9 +456,10 @@ GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
 "On chain")."""
 
 COMMITTED_IO_GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
-    "x 128×384 → qkv → requant ×3 → attn (12 heads of 32)": lambda: attention_block_example(
-        128, 384, 12, 32, False, 0
+    "x 128×384 → qkv → requant ×3 → attn (12 heads of 32) → requant → linear (W_o)": lambda: (
+        attention_layer_example(128, 384, 12, 32, False, 0)
     ),
 }
-"""MiniLM's attention block at 128 tokens, measured by `cairn bench graphs --commit-io`: its
-public x and output alone (12,288 felts) exceed a transaction's calldata."""
+"""A whole MiniLM attention layer at 128 tokens (projections, attention with softmax, output
+projection), measured by `cairn bench graphs --commit-io`: its public x and output alone
+(12,288 felts) exceed a transaction's calldata."""

@@ -214,3 +214,16 @@ def test_junk_in_a_committed_inputs_padding_is_refused(reader):
     proof = prove_graph(g, {"x": junk, "hid": hid}, {"x": data})
     assert check_of(None, proof) == "padding.empty_rows"
     assert check_of(None, dataclasses.replace(proof, padding={})) == "padding.empty_rows"
+
+
+def test_a_whole_attention_layer_with_its_io_committed():
+    """Projections, attention with softmax, the output projection: seven nodes, x and out
+    committed; attn's relations and the requantizations' outputs stay over the integers."""
+    g, hidden = examples.attention_layer_example(5, 7, 2, 3, False, 0)
+    g, data = commit_graph_weights(g, POSEIDON_PARAMS)
+    g, hidden, io_data = commit_graph_io(g, hidden, POSEIDON_PARAMS)
+    proof = prove_graph(g, hidden, data | io_data)
+    verify_graph(proof)
+    st = proof.statement
+    assert [n.kind for n in st.nodes][-2:] == ["requant", "linear"]
+    assert set(st.io()) == {"x", "out"} and not [r for r in mod_p_relations(st) if "attn" in r]
