@@ -224,9 +224,12 @@ def verify_onchain(
     with errors_as_exit():
         parts = calldata.encode_parts(onchain_proof(proof_file.load(file)))
         total = len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS
-        if not parts.steps and total > contract.MAX_CALLDATA_FELTS:
+        # A session's first transaction carries at least the front: the statement itself.
+        first = len(parts.front) + contract.INVOKE_OVERHEAD_FELTS if parts.steps else total
+        if first > contract.MAX_CALLDATA_FELTS:
+            what = "its statement's calldata" if parts.steps else "calldata"
             raise fail(
-                f"calldata of {total} felts exceeds Starknet's limit of "
+                f"{what} of {first} felts exceeds Starknet's limit of "
                 f"{contract.MAX_CALLDATA_FELTS} per transaction; prove it with --commit-io "
                 "poseidon (and --commit-weights poseidon) so the statement carries roots, not "
                 "values, or prove a smaller instance"

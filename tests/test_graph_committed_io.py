@@ -227,3 +227,17 @@ def test_a_whole_attention_layer_with_its_io_committed():
     st = proof.statement
     assert [n.kind for n in st.nodes][-2:] == ["requant", "linear"]
     assert set(st.io()) == {"x", "out"} and not [r for r in mod_p_relations(st) if "attn" in r]
+
+
+def test_verify_onchain_says_to_commit_a_statement_too_large(tmp_path):
+    """x and o public at 128 tokens: the statement alone is over a transaction's calldata, so
+    no session could start; refused before any connection, saying what to do."""
+    out = tmp_path / "big.json"
+    args = ["--seq", "128", "--embed", "192", "--heads", "6", "--head-dim", "32"]
+    result = runner.invoke(
+        app, ["prove", "qkv-attn", *args, "--commit-weights", "poseidon", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["verify-onchain", str(out), "--rpc", "http://127.0.0.1:9"])
+    assert result.exit_code == 2, result.output
+    assert "statement's calldata" in result.output and "--commit-io" in result.output
