@@ -5,11 +5,13 @@ alike, a walk over one transaction's L2 gas verified in a session cut between it
 `cairn verify-onchain` on graph proof files."""
 
 import dataclasses
+import json
 from itertools import accumulate, pairwise
 
 import pytest
 from typer.testing import CliRunner
 
+from cairn import examples
 from cairn.cli import app
 from cairn.deploy import contract, registry
 from cairn.prover.walk.statement import NO_MODEL
@@ -146,8 +148,23 @@ def test_cli_verify_onchain(chain, tmp_path, monkeypatch):
     assert check in offchain.output and check in result.output, (check, result.output)
     block = tmp_path / "block.json"
     args = ["prove", "qkv-attn", "--seq", "5", "--embed", "7", "--heads", "2", "--head-dim", "3"]
-    result = runner.invoke(app, [*args, "--commit-weights", "poseidon", "--out", str(block)])
+    for io in ([], ["--commit-io", "poseidon"]):  # x and o public, then committed
+        hashes = ["--commit-weights", "poseidon", *io]
+        result = runner.invoke(app, [*args, *hashes, "--out", str(block)])
+        assert result.exit_code == 0, result.output
+        result = runner.invoke(app, ["verify-onchain", str(block), "--rpc", url])
+        assert result.exit_code == 0, result.output
+        assert "accepted on chain" in result.output
+
+
+def test_bench_graphs_commit_io(tmp_path, monkeypatch):
+    """`cairn bench graphs --commit-io` on its own devnet, cut to the encoder graph: its
+    input and output committed, accepted, measured."""
+    encoder = dict(list(examples.GRAPH_BENCHMARKS.items())[:1])
+    monkeypatch.setattr(examples, "GRAPH_BENCHMARKS", encoder)
+    monkeypatch.setattr(examples, "COMMITTED_IO_GRAPH_BENCHMARKS", {})
+    out = tmp_path / "graphs.json"
+    result = runner.invoke(app, ["bench", "graphs", "--commit-io", "poseidon", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    result = runner.invoke(app, ["verify-onchain", str(block), "--rpc", url])
-    assert result.exit_code == 0, result.output
-    assert "accepted on chain" in result.output
+    (row,) = json.loads(out.read_text())["results"]
+    assert row["io"] == "poseidon" and row["within_cap"] and row["l2_gas"] > 0
