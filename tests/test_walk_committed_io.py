@@ -287,8 +287,8 @@ def test_cli_commits_io_and_verify_checks_the_values(tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    result = runner.invoke(app, ["verify", str(graph), "--io", str(io)])
-    assert result.exit_code == 2 and "a model proof has none" in result.output
+    result = runner.invoke(app, ["verify", str(graph), "--io", str(io)])  # x and o public
+    assert result.exit_code == 1 and "commitment.mismatch" in result.output
     assert "--commit-io" not in runner.invoke(app, ["prove", "gelu", "--help"]).output
 
 
