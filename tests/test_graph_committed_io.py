@@ -241,3 +241,12 @@ def test_verify_onchain_says_to_commit_a_statement_too_large(tmp_path):
     result = runner.invoke(app, ["verify-onchain", str(out), "--rpc", "http://127.0.0.1:9"])
     assert result.exit_code == 2, result.output
     assert "statement's calldata" in result.output and "--commit-io" in result.output
+
+
+def test_a_graph_without_inputs_commits_its_output_only():
+    """ids → embed → requant → pool: the token ids are embed's dims, so the graph has no input
+    tensor; committing its I/O commits the pooled output alone, and no padding proof is due."""
+    proof = graph_proof("lookup_chain_io")
+    verify_graph(proof)
+    assert set(proof.statement.io()) == {"y"} and set(proof.outputs) == {"y"}
+    assert proof.padding == {} and proof.statement.inputs == {}
