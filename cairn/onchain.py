@@ -187,15 +187,16 @@ def register_model(
 
 
 def _committed_weights(path: Path) -> list[CommittedTensor]:
-    """A layer proof's committed weights in name order (the order a binding indexes): the
-    committed tensors its layer leaves weight claims on (not its committed inputs and outputs),
-    so the walk is replayed, up to its opening."""
+    """A proof's committed weights in name order (the order a binding indexes), not its
+    committed inputs and outputs: a model walk's by its wiring; a layer proof's are the
+    committed tensors its layer leaves weight claims on, so its walk is replayed, up to its
+    opening."""
     loaded = proof_file.load(path)
     if isinstance(loaded, GraphProof):
-        raise fail(
-            f"{path} is a model walk: it binds no registered model yet (its record keeps its "
-            'weights\' roots in the io hash; docs/model-walk.md, "On chain")'
-        )
+        g = loaded.statement
+        if not (names := sorted(g.committed.keys() - g.io().keys())):
+            raise fail(f"{path} has no committed weights (prove it with --commit-weights)")
+        return [g.committed[name] for name in names]
     if not isinstance(loaded, WalkProof) or not loaded.statement.committed:
         raise fail(f"{path} has no committed weights (prove it with --commit-weights)")
     try:

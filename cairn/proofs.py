@@ -64,6 +64,8 @@ def describe(proof: proof_file.AnyProof) -> str:
         io = ", ".join(public[:4]) + (f" and {len(public) - 4} more" if len(public) > 4 else "")
         hashes = sorted({c.commitment.hash for c in g.committed.values()})
         bound = f", committed ({', '.join(hashes)})" if hashes else ""
+        if g.binding is not None:
+            bound += f", bound to model {g.binding.model_id:#x}"
         return f"graph of {len(g.nodes)} layers ({kinds}); {io}; {len(g.hidden)} hidden{bound}"
     st = proof.statement
     hashes = sorted({c.commitment.hash for c in st.committed.values()})

@@ -216,9 +216,11 @@ def _prove_graph(
     out_path: Path | None,
     commit: Hash | None = None,
     io: Hash | None = None,
+    model: tuple[int, int] | None = None,
 ) -> None:
     """Build the graph (the forward pass of every layer), commit its weights and its inputs and
-    outputs as asked, prove it as one walk, write the file (and the committed I/O's values)."""
+    outputs as asked, bind the weights to `model` (id, config hash; each weight's index its
+    rank by name), prove it as one walk, write the file (and the committed I/O's values)."""
     out_path = out_path or Path(f"{name}.proof.json")
     if commit and io and commit != io:
         raise fail("--commit-weights and --commit-io must use one hash (one opening)")
@@ -229,6 +231,9 @@ def _prove_graph(
         if commit:
             progress.add_task(f"committing to the weights ({commit.value})")
             graph, data = commit_graph_weights(graph, PARAMS[commit.value])
+        if model:
+            ranks = {name: i for i, name in enumerate(sorted(graph.committed))}
+            graph = replace(graph, binding=ModelBinding(*model, ranks))
         values = {}
         if io:
             values = {**graph.inputs, **graph.outputs}
@@ -262,6 +267,8 @@ def prove_qkv_attn_cmd(
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
     commit_io: CommitIo = None,
+    model_id: ModelId = None,
+    config_hash: ConfigHash = "0x0",
     out_path: ProofOut = None,
 ) -> None:
     """Prove x → QKV projection → requantization to int8 → attention with softmax as one walk
@@ -274,4 +281,5 @@ def prove_qkv_attn_cmd(
         out_path,
         commit_weights,
         commit_io,
+        _model(commit_weights, model_id, config_hash),
     )

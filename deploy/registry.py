@@ -24,8 +24,9 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.graph.verifier import verify_openings
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.pcs.verifier import verify_batch
-from cairn.prover.walk.statement import NO_MODEL, Statement
+from cairn.prover.walk.statement import NO_MODEL, ModelBinding
 from cairn.prover.walk.verifier import expect_opening, open_committed, replay_layer, witness_batch
 from cairn.prover.walk.witness import verify_witness
 from cairn.serializer import calldata, graph_calldata, walk_calldata
@@ -84,18 +85,20 @@ def registered_entry(commitments: Sequence[int], weight: int) -> list[int]:
         start, index = end, index + 1
 
 
-def check_walk_binding(models: Mapping[int, Model], st: Statement) -> int:
-    """A walk's binding: every committed weight is its model's registered commitment at its
-    index, and the model's config hash is the binding's (the contract's `check_walk_binding`,
-    after `statement.binding`). Returns the model id, 0 without a binding."""
-    b = st.binding
+def check_walk_binding(
+    models: Mapping[int, Model], b: ModelBinding | None, committed: Mapping[str, CommittedTensor]
+) -> int:
+    """A walk's (or a graph's) binding: every committed weight is its model's registered
+    commitment at its index, and the model's config hash is the binding's (the contract's
+    `check_walk_binding`, after `statement.binding`). Returns the model id, 0 without a
+    binding."""
     if b is None:
         return NO_MODEL
     if b.model_id not in models:
         raise VerificationError("registry.unknown_model", f"model {b.model_id}")
     model = models[b.model_id]
     for name in sorted(b.weights):
-        expected = calldata.commitment_entry(st.committed[name])
+        expected = calldata.commitment_entry(committed[name])
         if registered_entry(model.commitments, b.weights[name]) != expected:
             raise VerificationError("registry.commitment", f"{name} is not the model's weight")
     if b.config_hash != model.config_hash:
@@ -117,21 +120,22 @@ def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
     proof = walk_calldata.read_walk_groups(felts, front.groups_at, front.proof)
     open_committed(st.committed, claims.committed, proof.opening, channel)
     verify_witness(witness_batch(spec, st, claims.witness), proof.witness_opening, channel)
-    return NO_MODEL if models is None else check_walk_binding(models, st)
+    return NO_MODEL if models is None else check_walk_binding(models, st.binding, st.committed)
 
 
-def check_graph(felts: list[int]) -> int:
+def check_graph(felts: list[int], models: Mapping[int, Model] | None) -> int:
     """The contract's graph path, in its order: the graph class reads the statement and each
     part after it as it verifies the walk, up to its openings (both checked present exactly
     when due); the main contract reads the openings' group parts and verifies the committed
-    weights' opening, then the witness opening. Returns the model id: 0, a graph carries no
-    binding."""
+    tensors' opening, then the witness opening, and checks the binding against the registry
+    (`models`; None: not checked, as in the Cairo unit tests). Returns the model id."""
     replay = graph_calldata.replay_graph_calldata(felts)
     assert replay.settled is not None
     settlement, channel, committed, witness = replay.settled
     settlement = replay.reader.openings(settlement)
-    verify_openings(replay.reader.statement, settlement, channel, committed, witness)
-    return NO_MODEL
+    g = replay.reader.statement
+    verify_openings(g, settlement, channel, committed, witness)
+    return NO_MODEL if models is None else check_walk_binding(models, g.binding, g.committed)
 
 
 def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
@@ -141,7 +145,7 @@ def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
     calldata, then its opening."""
     try:
         if is_graph(felts):
-            check_graph(felts)
+            check_graph(felts, models)
             return None
         if is_walk(felts):
             check_walk(felts, models)

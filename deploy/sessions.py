@@ -79,14 +79,15 @@ class _Opening:
 def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
     """The model id and the openings of a proof's calldata, each with its front verified in
     the contract's order: a walk's (or a graph's) committed tensors' opening on its channel,
-    then its witness opening on a Blake2s fork of it; a PCS opening (kind 2) alone. A graph
-    carries no model binding (model id 0)."""
+    then its witness opening on a Blake2s fork of it; a PCS opening (kind 2) alone."""
     if is_graph(flat):
         replay = replay_graph_calldata(flat)
         assert replay.settled is not None
         settlement, channel, committed, witness = replay.settled
         s = replay.reader.openings(settlement)
-        return NO_MODEL, _walk_openings(channel, committed, s.opening, witness, s.witness_opening)
+        b = replay.reader.statement.binding
+        openings = _walk_openings(channel, committed, s.opening, witness, s.witness_opening)
+        return (NO_MODEL if b is None else b.model_id), openings
     if not is_walk(flat):
         decoded = calldata.decode(flat)
         assert isinstance(decoded, PcsOpening)

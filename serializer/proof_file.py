@@ -178,6 +178,7 @@ def _graph_to_json(proof: GraphProof, weights_from: str | None) -> dict[str, Any
             "hidden": {name: list(shape) for name, shape in st.hidden.items()},
             **{group: encode(dict(getattr(st, group))) for group in TENSOR_GROUPS},
             "committed": encode(dict(st.committed)),
+            "binding": encode(st.binding),
         }
         | (
             {
@@ -246,6 +247,7 @@ def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
         {name: tuple(shape) for name, shape in hidden.items()},
         **{g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS},
         committed=_committed(st_doc, "statement"),
+        binding=_binding(st_doc),
     )
     if isinstance(st_doc, dict) and "weights_from" in st_doc:
         st = replace(st, weights=_referred_weights(st_doc, source))

@@ -64,7 +64,7 @@ def verdict(felts: list[int]) -> str | None:
     """What `verify_graph_calldata` says: None or the check Python names, in the contract's
     order."""
     try:
-        check_graph(felts)
+        check_graph(felts, None)
     except (MalformedProofError, VerificationError) as e:
         return e.check
     return None

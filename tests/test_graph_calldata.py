@@ -219,9 +219,9 @@ def test_the_cli_writes_a_committed_graphs_calldata_and_refuses_public_weights(t
     assert is_graph(felts) and contract_check(felts, {}) is None
     result = runner.invoke(app, ["calldata", str(tmp_path / "p.json")])
     assert result.exit_code == 2 and "public weights" in result.output
-    register = ["register-model", "0x9", "--proof", str(tmp_path / "c.json")]
+    register = ["register-model", "0x9", "--proof", str(tmp_path / "p.json")]
     result = runner.invoke(app, [*register, "--rpc", "http://127.0.0.1:1"])
-    assert result.exit_code == 2 and "binds no registered model" in result.output, result.output
+    assert result.exit_code == 2 and "no committed weights" in result.output, result.output
 
 
 def test_generated_graph_vectors_are_current():

@@ -113,7 +113,7 @@ def test_registry_entries_and_binding(committed):
             registered_entry(bad, weight)
         assert e.value.check == "registry.weight"
     st = bound.statement
-    assert check_walk_binding({5: Model(0xC0, tuple(poseidon))}, st) == 5
+    assert check_walk_binding({5: Model(0xC0, tuple(poseidon))}, st.binding, st.committed) == 5
     for models, check in (
         ({}, "registry.unknown_model"),
         ({5: Model(0xC0, tuple(blake_entry))}, "registry.commitment"),
@@ -122,7 +122,7 @@ def test_registry_entries_and_binding(committed):
         ({5: Model(0xC1, tuple(poseidon))}, "registry.config"),
     ):
         with pytest.raises(VerificationError) as e:
-            check_walk_binding(models, st)
+            check_walk_binding(models, st.binding, st.committed)
         assert e.value.check == check
 
 

@@ -25,6 +25,8 @@ from cairn.prover.pcs.proof import Commitment, CommittedTensor
 from cairn.prover.ranges import Tensors
 from cairn.prover.walk.layer import FixedTable
 from cairn.prover.walk.statement import (
+    ModelBinding,
+    absorb_binding,
     absorb_commitment,
     absorb_committed,
     absorb_dims,
@@ -71,6 +73,9 @@ class GraphStatement:
     outputs: Tensors
     weights: Tensors
     committed: Mapping[str, CommittedTensor] = field(default_factory=dict)
+    binding: ModelBinding | None = None
+    """The registered model the committed weights are of, if any (docs/registry.md): on chain
+    the record's model id, each committed weight checked against its registry entry."""
 
     def produced(self) -> set[str]:
         return {name for node in self.nodes for name in node.outputs.values()}
@@ -137,9 +142,11 @@ def _absorb_named(channel: Channel, tensors: Tensors) -> None:
 
 
 def absorb_graph(channel: Channel, g: GraphStatement) -> None:
-    """Everything before the first challenge: structure, shapes, weights, witness, public I/O,
-    committed I/O."""
+    """Everything before the first challenge: the binding, structure, shapes, weights, witness,
+    public I/O, committed I/O."""
     channel.mix_root(domain_tag(KIND))
+    if g.binding is not None:
+        absorb_binding(channel, g.binding)
     channel.mix_u64(len(g.nodes))
     for node in g.nodes:
         absorb_dims(channel, node.kind, node.dims)

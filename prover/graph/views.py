@@ -46,7 +46,8 @@ def check_structure(g: GraphStatement) -> None:
     topological order, every tensor produced once (inputs never), read after it is produced,
     and used; every weight read; hidden shapes given for exactly the produced tensors that are
     not outputs, none of them or of the committed inputs and outputs beyond 2^MAX_HIDDEN_VARS
-    padded entries, and a committed one's size its shape's."""
+    padded entries, and a committed one's size its shape's; then a binding names a model and
+    exactly the committed weights (`statement.binding`)."""
     if not g.nodes:
         _fail("a graph has at least one node")
     names = [*g.inputs, *g.outputs, *g.hidden, *g.weight_names(), *g.io()]
@@ -102,6 +103,12 @@ def check_structure(g: GraphStatement) -> None:
         _fail("hidden shapes must be given for exactly the produced tensors that are not outputs")
     if unused := g.weight_names() - weights:
         _fail(f"weights nobody reads: {sorted(unused)}")
+    b = g.binding
+    committed_weights = g.committed.keys() - g.io().keys()
+    if b is not None and (
+        b.model_id == 0 or not committed_weights or b.weights.keys() != committed_weights
+    ):
+        raise VerificationError("statement.binding", "must name a model and every committed weight")
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,9 @@ pub fn read_statement(ref data: Span<felt252>) -> GraphCalldata {
     check_names(names_of(g.outputs));
     check_names(names_of(g.weights));
     check_names(names_of(g.committed));
+    if let Some(b) = g.binding {
+        check_names(names_of(b.weights));
+    }
     let mut witness = array![];
     for node in g.nodes.span() {
         let kind = *node.kind;

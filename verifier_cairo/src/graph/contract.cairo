@@ -6,7 +6,9 @@
 
 use core::poseidon::poseidon_hash_span;
 use crate::layers::Classes;
-use crate::walk::contract::WalkOutcome;
+use crate::calldata::commitment_entry;
+use crate::walk::contract::{BindingCheck, WalkOutcome};
+use crate::walk::tensor::TensorsTrait;
 use super::calldata::{GraphCalldata, read_graph, read_node, read_settlement, read_statement};
 use super::verifier::{Checked, GraphWalk, check_graph_statement, settle, start, step};
 
@@ -23,8 +25,9 @@ pub trait ICairnGraphVerifier<TContractState> {
     /// Reads the header, statement and committed outputs' values of `proof`, checks the
     /// statement, starts the walk and verifies
     /// the parts that follow (all of them when `whole`: the nodes, last first, then the
-    /// settlement); panics with the name of the failed check. A graph is bound to no model
-    /// (`binding` None); `groups_at` counts from the start of `proof`.
+    /// settlement); panics with the name of the failed check. A graph's binding, if any, goes
+    /// to the main contract to check against the registry; `groups_at` counts from the start of
+    /// `proof`.
     fn start_graph(
         self: @TContractState, proof: Span<felt252>, whole: bool, classes: Classes,
     ) -> GraphStep;
@@ -78,9 +81,24 @@ fn walk_parts(
     }
     let settlement = read_settlement(ref data);
     let openings = settle(walk, graph, @settlement);
-    GraphStep::Settled(
-        WalkOutcome { io_hash, binding: None, openings, groups_at: total - data.len() },
-    )
+    let binding = binding_check(graph);
+    GraphStep::Settled(WalkOutcome { io_hash, binding, openings, groups_at: total - data.len() })
+}
+
+/// The graph's binding as the main contract checks it against the registry: per committed
+/// weight (name order) its index and the entry its commitment must be.
+fn binding_check(graph: @GraphCalldata) -> Option<BindingCheck> {
+    let b = match graph.statement.binding {
+        Some(b) => b,
+        None => { return None; },
+    };
+    let mut weights = array![];
+    for entry in b.weights.span() {
+        let t = graph.committed.get(*entry.name);
+        let c = t.commitment.unwrap();
+        weights.append((*entry.value, commitment_entry(c.hash, c.root, t.shape)));
+    }
+    Some(BindingCheck { model_id: *b.model_id, config_hash: *b.config_hash, weights })
 }
 
 #[starknet::contract]

@@ -7,7 +7,7 @@ use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::pcs::transcript::PcsChannel;
 use crate::walk::calldata::names_of;
 use crate::walk::proof::{Named, Node};
-use crate::walk::statement::{absorb_public, absorb_shape, contains};
+use crate::walk::statement::{BINDING_TAG, absorb_public, absorb_shape, contains};
 use crate::walk::tensor::{Tensors, TensorsTrait, tensor_vars};
 use super::calldata::GraphCalldata;
 
@@ -57,7 +57,8 @@ pub fn wired(wiring: @Array<Named<felt252>>, local: felt252) -> Option<felt252> 
 /// shape's; a node's local names distinct across its groups; nodes in topological order, every
 /// tensor produced once (an input never), read after it is produced, and used; posenc's x and
 /// o public; every weight known and read; hidden shapes given for exactly the produced tensors
-/// that are not outputs. Every kind is known (the reader has checked).
+/// that are not outputs; then a binding names a model and exactly the committed weights
+/// (`statement.binding`). Every kind is known (the reader has checked).
 pub fn check_structure(graph: @GraphCalldata) {
     let g = graph.statement;
     assert(!g.nodes.is_empty(), 'graph.shape');
@@ -124,6 +125,16 @@ pub fn check_structure(graph: @GraphCalldata) {
     assert(hidden.len() == hidden_count, 'graph.shape');
     for name in committed {
         assert(contains(weights_read.span(), *name) || contains(unseen, *name), 'graph.shape');
+    }
+    if let Some(b) = g.binding {
+        let mut weights = array![];
+        for name in committed {
+            if !contains(unseen, *name) {
+                weights.append(*name);
+            }
+        }
+        let named = names_of(b.weights) == weights.span();
+        assert(*b.model_id != 0 && !weights.is_empty() && named, 'statement.binding');
     }
 }
 
@@ -204,7 +215,7 @@ fn absorb_named(ref channel: Poseidon252Channel, tensors: Tensors) {
     absorb_public(ref channel, tensors);
 }
 
-/// Python `absorb_graph`: the structure, the hidden shapes, the weights (committed: name,
+/// Python `absorb_graph`: the binding, the structure, the hidden shapes, the weights (committed: name,
 /// shape, root and size), every node's witness commitments, the public inputs and outputs,
 /// then the committed inputs and outputs (name order, as the weights) — everything before the
 /// first challenge.
@@ -213,6 +224,14 @@ pub fn absorb_graph(ref channel: Poseidon252Channel, graph: @GraphCalldata) {
     let committed = *graph.committed;
     let io = concat(*graph.committed_inputs.names, *graph.committed_outputs.names);
     channel.mix_root(GRAPH_TAG);
+    if let Some(b) = g.binding {
+        channel.mix_root(BINDING_TAG);
+        channel.mix_root(*b.model_id);
+        channel.mix_root(*b.config_hash);
+        for entry in b.weights.span() {
+            channel.mix_u64((*entry.value).into());
+        }
+    }
     channel.mix_u64(g.nodes.len().into());
     for node in g.nodes.span() {
         channel.mix_root(domain_tag(*node.kind));

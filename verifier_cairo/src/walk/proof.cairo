@@ -264,6 +264,7 @@ pub struct GraphStatement {
     pub outputs: Array<Named<Tensor>>,
     pub weights: Array<Named<Tensor>>,
     pub committed: Array<Named<CommittedTensor>>,
+    pub binding: Option<ModelBinding>,
 }
 
 #[derive(Drop, Serde, Debug)]

@@ -39,7 +39,7 @@ pub struct Binding {
     pub indices: Span<u32>,
 }
 
-const BINDING_TAG: felt252 = 'cairn/binding/v1';
+pub const BINDING_TAG: felt252 = 'cairn/binding/v1';
 
 /// The binding as read: model, config hash, and the bound names with their indices.
 pub fn read_binding(st: @Statement) -> Option<Binding> {
