@@ -148,11 +148,12 @@ pub fn read_node(ref data: Span<felt252>, kind: felt252) -> NodeProof {
     proof
 }
 
-/// The settlement part: its Serde and its merges' names.
+/// The settlement part: its Serde and its merges' and padding proofs' names.
 pub fn read_settlement(ref data: Span<felt252>) -> Settlement {
     let settlement: Settlement = deserialize(ref data);
     check_names(names_of(@settlement.inputs));
     check_names(names_of(@settlement.weights));
+    check_names(names_of(@settlement.padding));
     settlement
 }
 
