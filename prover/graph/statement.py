@@ -20,7 +20,7 @@ from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
-from cairn.prover.mle import evaluate_tensor
+from cairn.prover.mle import evaluate_tensor, next_pow2
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
 from cairn.prover.ranges import Tensors
 from cairn.prover.walk.layer import FixedTable
@@ -102,7 +102,7 @@ class GraphStatement:
         return {
             n: c
             for n, c in sorted(self.committed.items())
-            if n in inputs and any(d & (d - 1) for d in c.shape)
+            if n in inputs and any(next_pow2(d) != d for d in c.shape)
         }
 
     def unseen(self) -> dict[str, tuple[int, ...]]:
