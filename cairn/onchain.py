@@ -194,7 +194,7 @@ def _committed_weights(path: Path) -> list[CommittedTensor]:
     loaded = proof_file.load(path)
     if isinstance(loaded, GraphProof):
         g = loaded.statement
-        if not (names := sorted(g.committed.keys() - g.io().keys())):
+        if not (names := sorted(g.committed_weights())):
             raise fail(f"{path} has no committed weights (prove it with --commit-weights)")
         return [g.committed[name] for name in names]
     if not isinstance(loaded, WalkProof) or not loaded.statement.committed:

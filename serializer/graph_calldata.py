@@ -152,15 +152,16 @@ class GraphReader:
                 "statement.weights", "public weights are not read on chain", "calldata.offchain"
             )
         check_committed(dec.rd, g.committed)
-        outputs = dec.decode(dict[str, QM31], "outputs")
-        dec.finish()
-        return cls(felts, resolve(g), resolve(outputs), dec.rd.pos)
+        values = _decoder_at(felts, dec.rd.pos)  # the statement's checks are done: not again
+        outputs = values.decode(dict[str, QM31], "outputs")
+        values.finish()
+        return cls(felts, resolve(g), outputs, values.rd.pos)
 
     def node(self, index: int) -> NodeProof:
         """Node `index`'s part: its deserialization and checks, then its layer proof's variant
         is the node's kind (`statement.kind`), then its nested parts."""
         kinds: list[str] = []
-        dec = self._decoder(kinds)
+        dec = _decoder_at(self.felts, self.at, kinds)
         proof = dec.decode(NodeProof, f"nodes[{index}]")
         dec.finish()
         kind = self.statement.nodes[index].kind
@@ -174,7 +175,7 @@ class GraphReader:
 
     def settlement(self) -> Settlement:
         """The settlement part: its deserialization and names."""
-        dec = self._decoder()
+        dec = _decoder_at(self.felts, self.at)
         settlement = dec.decode(Settlement, "settlement")
         dec.finish()
         self.at = dec.rd.pos
@@ -194,10 +195,12 @@ class GraphReader:
         )
         return replace(settlement, opening=opening, witness_opening=witness_opening)
 
-    def _decoder(self, kinds: list[str] | None = None) -> Decoder:
-        dec = open_decoder(self.felts, KIND_GRAPH, kinds)
-        dec.rd.pos = self.at
-        return dec
+
+def _decoder_at(felts: list[int], at: int, kinds: list[str] | None = None) -> Decoder:
+    """A decoder of graph calldata whose next read is at `at` (a part after the statement)."""
+    dec = open_decoder(felts, KIND_GRAPH, kinds)
+    dec.rd.pos = at
+    return dec
 
 
 def decode_graph(felts: list[int]) -> GraphProof:

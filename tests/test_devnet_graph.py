@@ -19,7 +19,7 @@ from cairn.serializer import calldata, proof_file
 from cairn.serializer.header import KIND_GRAPH
 from tests.cairo_graph_vectors import tampered
 from tests.graph_examples import GRAPHS, graph_proof
-from tests.test_devnet_walk import onchain_like
+from tests.test_devnet_walk import onchain_like, registered_then_recorded
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
@@ -162,20 +162,12 @@ def test_cli_bind_register_and_verify(chain, tmp_path, monkeypatch):
     --proof` (its six weights, not x or o) → `cairn verify-onchain`: refused while the model is
     unknown, then recorded with the model."""
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
-    url, address = chain.url, hex(chain.address)
     path = tmp_path / "block.json"
     args = ["prove", "qkv-attn", "--seq", "5", "--embed", "7", "--heads", "2", "--head-dim", "3"]
     args += ["--commit-weights", "poseidon", "--commit-io", "poseidon", "--model-id", "0x98"]
     result = runner.invoke(app, [*args, "--out", str(path)])
     assert result.exit_code == 0 and "bound to model 0x98" in result.output, result.output
-    verify = ["verify-onchain", str(path), "--rpc", url, "--address", address]
-    result = runner.invoke(app, verify)
-    assert result.exit_code == 1 and "registry.unknown_model" in result.output
-    register = ["register-model", "0x98", "--proof", str(path), "--rpc", url, "--address", address]
-    result = runner.invoke(app, register)
-    assert result.exit_code == 0 and "6 commitment(s)" in result.output, result.output
-    result = runner.invoke(app, verify)
-    assert result.exit_code == 0 and "ProofVerified(model_id=152, " in result.output, result.output
+    registered_then_recorded(chain, path, "0x98", 6)
 
 
 def test_bench_graphs_commit_io(tmp_path, monkeypatch):

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import re
 from itertools import accumulate, pairwise
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -230,20 +231,28 @@ def test_cli_bind_register_and_verify(chain, tmp_path, monkeypatch):
     """`cairn prove qkv --commit-weights --model-id` → `cairn register-model --proof` →
     `cairn verify-onchain`: recorded with the model."""
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
-    url, address = chain.url, hex(chain.address)
     path = tmp_path / "qkv.json"
     args = ["prove", "qkv", "--seq", "3", "--embed", "5", "--hidden", "2"]
     args += ["--commit-weights", "poseidon", "--model-id", "0x99", "--out", str(path)]
     result = runner.invoke(app, args)
     assert result.exit_code == 0 and "bound to model 0x99" in result.output, result.output
+    registered_then_recorded(chain, path, "0x99", 6)
+
+
+def registered_then_recorded(chain, path: Path, model: str, weights: int) -> None:
+    """`cairn verify-onchain` of a proof bound to `model` is refused while the model is
+    unknown; `cairn register-model --proof` registers its `weights` committed weights; then it
+    is accepted and recorded with the model."""
+    url, address = chain.url, hex(chain.address)
     verify = ["verify-onchain", str(path), "--rpc", url, "--address", address]
     result = runner.invoke(app, verify)
     assert result.exit_code == 1 and "registry.unknown_model" in result.output
-    register = ["register-model", "0x99", "--proof", str(path), "--rpc", url, "--address", address]
+    register = ["register-model", model, "--proof", str(path), "--rpc", url, "--address", address]
     result = runner.invoke(app, register)
-    assert result.exit_code == 0 and "6 commitment(s)" in result.output, result.output
+    assert result.exit_code == 0 and f"{weights} commitment(s)" in result.output, result.output
     result = runner.invoke(app, verify)
-    assert result.exit_code == 0 and "ProofVerified(model_id=153, " in result.output, result.output
+    recorded = f"ProofVerified(model_id={int(model, 16)}, "
+    assert result.exit_code == 0 and recorded in result.output, result.output
 
 
 def test_cli_refuses_kinds_not_on_chain(chain, tmp_path, monkeypatch):

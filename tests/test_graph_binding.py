@@ -17,7 +17,7 @@ from tests.graph_examples import CONFIG_HASH, MODEL_ID, graph_proof
 def _registered(name: str) -> dict[int, Model]:
     """The model as `cairn register-model --proof` registers it: the weights by name."""
     g = graph_proof(name).statement
-    names = sorted(g.committed.keys() - g.io().keys())
+    names = sorted(g.committed_weights())
     entries = [f for n in names for f in calldata.commitment_entry(g.committed[n])]
     return {MODEL_ID: Model(CONFIG_HASH, tuple(entries))}
 

@@ -17,7 +17,6 @@ from cairn.prover.graph.statement import (
     Node,
     WitnessClaims,
     absorb_graph,
-    graph_output_claims,
     route_claims,
 )
 from cairn.prover.graph.views import layer_statements, with_values, worst_cases
@@ -28,7 +27,7 @@ from cairn.prover.pcs.params import PcsParams
 from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
 from cairn.prover.ranges import Tensors
 from cairn.prover.walk.prover import merge_claims, merge_tensor
-from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.statement import Statement, draw_output_claims
 from cairn.prover.walk.witness import layer_tables, open_witness
 
 
@@ -138,12 +137,12 @@ def prove_graph(
     ]
     channel = Poseidon252Channel()
     absorb_graph(channel, g)
-    drawn = graph_output_claims(
-        channel, g, lambda name, point: evaluate_tensor(hidden[name], point)
+    committed_outputs = g.committed_outputs()
+    drawn = draw_output_claims(
+        channel, g.outputs, committed_outputs, lambda n, p: evaluate_tensor(hidden[n], p)
     )
     claims: dict[str, list[Claim]] = {name: [c] for name, c in drawn.items()}
-    committed_outputs = sorted(g.io().keys() & g.produced())
-    weight_claims = {name: [drawn[name]] for name in committed_outputs}
+    weight_claims = {name: [drawn[name]] for name in sorted(committed_outputs)}
     witness_claims = WitnessClaims()
     values = {**g.outputs, **hidden}
     proofs = []
@@ -167,7 +166,7 @@ def prove_graph(
             [embed(pad_tensor(hidden[name]))], hidden[name].shape, channel
         )
         claims[name].append(Claim(tuple(point), padding[name].values[0]))
-    for name in sorted(g.io().keys() - g.produced()):
+    for name in sorted(g.committed_inputs()):
         weight_claims[name] = claims.pop(name)
     inputs = merge_claims(g.inputs, claims, channel)
     public = {n: t for n, t in g.weights.items() if n not in g.committed}
@@ -178,6 +177,6 @@ def prove_graph(
         opening = open_batch([(committed_data[n], weight_claims[n]) for n in names], channel)
     tables = {n: t.data() for n, t in witness_claims.tables.items()}
     witness = open_witness(witness_claims.batch(witness_data, tables), channel)
-    outputs = {name: drawn[name].value for name in committed_outputs}
+    outputs = {name: drawn[name].value for name in sorted(committed_outputs)}
     g = replace(g, weights=public)
     return GraphProof(g, outputs, proofs, inputs, weights, opening, witness, padding)

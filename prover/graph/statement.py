@@ -10,7 +10,7 @@ any of them (docs/model-walk.md).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +19,7 @@ import numpy as np
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
-from cairn.prover.fields.qm31 import QM31
-from cairn.prover.mle import evaluate_tensor, next_pow2
+from cairn.prover.mle import next_pow2
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
 from cairn.prover.ranges import Tensors
 from cairn.prover.walk.layer import FixedTable
@@ -30,11 +29,9 @@ from cairn.prover.walk.statement import (
     absorb_commitment,
     absorb_committed,
     absorb_dims,
-    absorb_output_values,
     absorb_shape,
     absorb_tensors,
     domain_tag,
-    draw_points,
 )
 from cairn.prover.walk.witness import batch, expect_claims
 
@@ -86,19 +83,30 @@ class GraphStatement:
         wired = {n for node in self.nodes for n in (*node.inputs.values(), *node.outputs.values())}
         return {n: c for n, c in self.committed.items() if n in wired}
 
+    def committed_weights(self) -> set[str]:
+        return self.committed.keys() - self.io().keys()
+
+    def committed_inputs(self) -> set[str]:
+        return self.io().keys() - self.produced()
+
+    def committed_outputs(self) -> dict[str, tuple[int, ...]]:
+        """The committed outputs' shapes, by name."""
+        produced = self.produced()
+        return {n: tuple(c.shape) for n, c in self.io().items() if n in produced}
+
     def weight_names(self) -> set[str]:
-        return set(self.weights) | (self.committed.keys() - self.io().keys())
+        return set(self.weights) | self.committed_weights()
 
     def input_names(self) -> set[str]:
-        return set(self.inputs) | (self.io().keys() - self.produced())
+        return set(self.inputs) | self.committed_inputs()
 
     def output_names(self) -> set[str]:
-        return set(self.outputs) | (self.io().keys() & self.produced())
+        return set(self.outputs) | self.committed_outputs().keys()
 
     def padded_inputs(self) -> dict[str, CommittedTensor]:
         """The committed inputs whose shape has padding: their commitments bind the padded
         table, which the walk shows zero outside the shape (`prover/padding.py`)."""
-        inputs = self.io().keys() - self.produced()
+        inputs = self.committed_inputs()
         return {
             n: c
             for n, c in sorted(self.committed.items())
@@ -176,24 +184,6 @@ def absorb_graph(channel: Channel, g: GraphStatement) -> None:
     io = g.io()
     channel.mix_u64(len(io))
     absorb_committed(channel, io)
-
-
-def graph_output_claims(
-    channel: Channel, g: GraphStatement, committed_value: Callable[[str, tuple], QM31]
-) -> dict[str, Claim]:
-    """r_out per public and committed output, in name order, drawn after the statement; then
-    the committed outputs' values at theirs (`committed_value`: the prover's evaluation, the
-    proof's for the verifier) absorbed in name order, so every later challenge depends on them.
-    A public output's claim value is its own MLE at r_out."""
-    committed = g.io().keys() & g.produced()
-    shapes = {n: t.shape for n, t in g.outputs.items()}
-    points = draw_points(channel, shapes | {n: tuple(g.committed[n].shape) for n in committed})
-    values = {n: committed_value(n, points[n]) for n in sorted(committed)}
-    absorb_output_values(channel, values)
-    return {
-        n: Claim(p, values[n] if n in values else evaluate_tensor(g.outputs[n], p))
-        for n, p in points.items()
-    }
 
 
 @dataclass

@@ -14,7 +14,6 @@ from cairn.prover.graph.statement import (
     GraphStatement,
     WitnessClaims,
     absorb_graph,
-    graph_output_claims,
     route_claims,
 )
 from cairn.prover.graph.views import layer_statements
@@ -24,7 +23,7 @@ from cairn.prover.padding import verify_outside_zero
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.verifier import verify_sameply
-from cairn.prover.walk.statement import Statement
+from cairn.prover.walk.statement import Statement, draw_output_claims
 from cairn.prover.walk.verifier import (
     committed_batch,
     committed_params,
@@ -79,11 +78,12 @@ class GraphWalk:
         """The statement's checks and transcript, and the claims drawn on the outputs; `values`
         the committed outputs' (`walk.output_values` unless exactly theirs)."""
         statements = layer_statements(g)
-        if set(values) != g.io().keys() & g.produced():
+        committed = g.committed_outputs()
+        if values.keys() != committed.keys():
             raise VerificationError("walk.output_values", "a value for each committed output")
         channel = Poseidon252Channel()
         absorb_graph(channel, g)
-        drawn = graph_output_claims(channel, g, lambda name, _point: values[name])
+        drawn = draw_output_claims(channel, g.outputs, committed, lambda n, _p: values[n])
         claims = {name: [c] for name, c in drawn.items()}
         opened = {name: [drawn[name]] for name in sorted(values)}
         return cls(g, statements, channel, claims, opened, left=len(g.nodes))
@@ -127,7 +127,7 @@ class GraphWalk:
             zero = proof.padding[name]
             point = verify_outside_zero(zero, 1, ct.shape, dim_vars, channel)
             self.claims.setdefault(name, []).append(Claim(tuple(point), zero.values[0]))
-        for name in sorted(g.io().keys() - g.produced()):
+        for name in sorted(g.committed_inputs()):
             self.weight_claims[name] = self.claims.pop(name, [])
         settle_claims("input", g.inputs, self.claims, proof.inputs, channel)
         public = {n: c for n, c in self.weight_claims.items() if n not in g.committed}

@@ -104,7 +104,7 @@ def check_structure(g: GraphStatement) -> None:
     if unused := g.weight_names() - weights:
         _fail(f"weights nobody reads: {sorted(unused)}")
     b = g.binding
-    committed_weights = g.committed.keys() - g.io().keys()
+    committed_weights = g.committed_weights()
     if b is not None and (
         b.model_id == 0 or not committed_weights or b.weights.keys() != committed_weights
     ):
@@ -185,7 +185,7 @@ def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) 
     empty rows). A committed output is, to its producer and readers, a hidden tensor: the
     opening binds the commitment to what the producer proved, so it keeps the producer's bound.
     """
-    hidden = {**g.hidden, **{n: tuple(c.shape) for n, c in g.io().items() if n in g.produced()}}
+    hidden = {**g.hidden, **g.committed_outputs()}
     committed = g.committed.keys() - hidden.keys()
 
     def tensor(name: str) -> np.ndarray:
@@ -257,9 +257,8 @@ def error_terms(g: GraphStatement, views: Sequence[Statement]) -> dict[str, floa
         largest = max(c.commitment.n_vars for c in g.committed.values())
         # The opening's claims: each node's on its weights and committed inputs, one per
         # committed output (drawn at the start) and per padding sum-check.
-        io, produced = g.io(), g.produced()
-        inputs = io.keys() - produced
-        reads = sum(len(node.weights) for node in g.nodes) + len(io.keys() & produced)
+        inputs = g.committed_inputs()
+        reads = sum(len(node.weights) for node in g.nodes) + len(g.committed_outputs())
         reads += sum(name in inputs for node in g.nodes for name in node.inputs.values())
         padded = g.padded_inputs()
         reads += len(padded)

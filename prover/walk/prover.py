@@ -23,11 +23,10 @@ from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import (
     Statement,
     Tensors,
-    absorb_output_values,
     absorb_statement,
+    draw_output_claims,
     expect_binding,
     expect_public_reads,
-    output_points,
 )
 from cairn.prover.walk.witness import batch, check_soundness, layer_tables, open_witness
 
@@ -90,11 +89,10 @@ def prove_walk(
     check_soundness(spec, st)
     channel = Poseidon252Channel()
     absorb_statement(channel, st)
-    committed_outputs = st.committed.keys() & st.outputs.keys()
-    points = output_points(channel, st, committed_outputs, spec.outputs)
-    values = {n: evaluate_tensor(st.outputs[n], points[n]) for n in sorted(committed_outputs)}
-    absorb_output_values(channel, values)
-    outputs = {n: Claim(p, evaluate_tensor(st.outputs[n], p)) for n, p in points.items()}
+    shapes = {n: tuple(c.shape) for n, c in st.committed.items() if n in st.outputs}
+    outputs = draw_output_claims(
+        channel, st.public("outputs"), shapes, lambda n, p: evaluate_tensor(st.outputs[n], p)
+    )
     layer_proof, claims = spec.prove(st, outputs, channel, advice)
     inputs = merge_claims(st.public("inputs"), claims.inputs, channel)
     weights = merge_claims(st.public("weights"), claims.weights, channel)
@@ -108,4 +106,5 @@ def prove_walk(
         batch(witness_data, claims.witness) + batch(tables, claims.witness), channel
     )
     public = {g: st.public(g) for g in ("inputs", "outputs", "weights")}
+    values = {n: outputs[n].value for n in sorted(shapes)}
     return WalkProof(replace(st, **public), values, layer_proof, inputs, weights, opening, witness)

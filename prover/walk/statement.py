@@ -9,7 +9,7 @@ file happens to order them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cairn.prover.channels.base import Channel
@@ -167,20 +167,6 @@ class OutputClaims(dict[str, Claim]):
         raise VerificationError("walk.output_values", f"no value for the committed output {name!r}")
 
 
-def output_points(
-    channel: Channel, st: Statement, committed: Iterable[str], outputs: Iterable[str]
-) -> dict[str, tuple]:
-    """r_out per public output and per committed output named in `committed`, in name order,
-    drawn after the statement (`walk.output_values` if such a name is not committed, is a
-    public output, or is none of the kind's `outputs`)."""
-    names = set(committed)
-    public = st.public("outputs")
-    if not names <= st.committed.keys() & set(outputs) or names & public.keys():
-        raise VerificationError("walk.output_values", "values only for committed outputs")
-    shapes = {n: t.shape for n, t in public.items()}
-    return draw_points(channel, shapes | {n: tuple(st.committed[n].shape) for n in names})
-
-
 def draw_points(channel: Channel, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, tuple]:
     """A point per tensor, in name order, over its MLE's variables."""
     return {n: tuple(channel.draw_secure_felts(tensor_vars(shapes[n]))) for n in sorted(shapes)}
@@ -192,28 +178,40 @@ def absorb_output_values(channel: Channel, values: Mapping[str, QM31]) -> None:
         channel.mix_felts([values[n] for n in sorted(values)])
 
 
-def draw_output_claims(channel: Channel, outputs: Tensors) -> dict[str, Claim]:
-    """r_out per public output, drawn after the statement; the value is the output's own MLE
-    there (a model walk's outputs, a walk's without committed outputs)."""
-    points = draw_points(channel, {n: t.shape for n, t in outputs.items()})
-    return {n: Claim(p, evaluate_tensor(outputs[n], p)) for n, p in points.items()}
+def draw_output_claims(
+    channel: Channel,
+    outputs: Tensors,
+    committed: Mapping[str, tuple[int, ...]] | None = None,
+    value: Callable[[str, tuple], QM31] | None = None,
+) -> dict[str, Claim]:
+    """r_out per public output (`outputs`) and per committed one (`committed`: its shape), in
+    name order, drawn after the statement; then the committed outputs' values there (`value`:
+    the prover's evaluation, the proof's value for a verifier) absorbed in name order, when
+    there are any, so every later challenge depends on them. A public output's claim value is
+    its own MLE at r_out; the walk's opening proves a committed one's."""
+    committed = committed or {}
+    assert value is not None or not committed, "committed outputs need their values"
+    points = draw_points(channel, {n: t.shape for n, t in outputs.items()} | dict(committed))
+    values = {n: value(n, points[n]) for n in sorted(committed)} if value else {}
+    absorb_output_values(channel, values)
+    return {
+        n: Claim(p, values[n] if n in values else evaluate_tensor(outputs[n], p))
+        for n, p in points.items()
+    }
 
 
 def walk_output_claims(
     channel: Channel, st: Statement, values: Mapping[str, QM31], outputs: Iterable[str]
 ) -> OutputClaims:
-    """The output claims: a public output's value is its own MLE at r_out; a committed one's
-    is the proof's `values[name]`, absorbed after every point is drawn (the walk's opening
-    proves it), so the layer's challenges depend on them."""
-    points = output_points(channel, st, values, outputs)
-    absorb_output_values(channel, values)
+    """The output claims, a committed output's value the proof's `values[name]`
+    (`walk.output_values` if such a name is not committed, is a public output, or is none of
+    the kind's `outputs`)."""
+    names = set(values)
     public = st.public("outputs")
-    return OutputClaims(
-        {
-            n: Claim(p, values[n] if n in values else evaluate_tensor(public[n], p))
-            for n, p in points.items()
-        }
-    )
+    if not names <= st.committed.keys() & set(outputs) or names & public.keys():
+        raise VerificationError("walk.output_values", "values only for committed outputs")
+    shapes = {n: tuple(st.committed[n].shape) for n in names}
+    return OutputClaims(draw_output_claims(channel, public, shapes, lambda n, _p: values[n]))
 
 
 def expect_shapes(st: Statement, group: str, shapes: Mapping[str, tuple[int, ...]]) -> None:

@@ -5,8 +5,8 @@
 //! (`GraphStep::Walking`). No storage, no side effect.
 
 use core::poseidon::poseidon_hash_span;
-use crate::layers::Classes;
 use crate::calldata::commitment_entry;
+use crate::layers::Classes;
 use crate::walk::contract::{BindingCheck, WalkOutcome};
 use crate::walk::tensor::TensorsTrait;
 use super::calldata::{GraphCalldata, read_graph, read_node, read_settlement, read_statement};

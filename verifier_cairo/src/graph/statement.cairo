@@ -215,10 +215,10 @@ fn absorb_named(ref channel: Poseidon252Channel, tensors: Tensors) {
     absorb_public(ref channel, tensors);
 }
 
-/// Python `absorb_graph`: the binding, the structure, the hidden shapes, the weights (committed: name,
-/// shape, root and size), every node's witness commitments, the public inputs and outputs,
-/// then the committed inputs and outputs (name order, as the weights) — everything before the
-/// first challenge.
+/// Python `absorb_graph`: the binding, the structure, the hidden shapes, the weights
+/// (committed: name, shape, root and size), every node's witness commitments, the public
+/// inputs and outputs, then the committed inputs and outputs (name order, as the weights) —
+/// everything before the first challenge.
 pub fn absorb_graph(ref channel: Poseidon252Channel, graph: @GraphCalldata) {
     let g = graph.statement;
     let committed = *graph.committed;

@@ -9,6 +9,7 @@
 //! (`walk::verifier::verify_openings`).
 
 use crate::channels::poseidon252::Poseidon252Channel;
+use crate::fields::qm31::QM31;
 use crate::layers::{Classes, call_class, class_of, opening_claims};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::mle::log2_padded;
@@ -16,7 +17,6 @@ use crate::padding::verify_outside_zero;
 use crate::pcs::queries::pow2;
 use crate::pcs::proof::{Claim, PolyStatement};
 use crate::sameply::verify_sameply;
-use crate::fields::qm31::QM31;
 use crate::walk::calldata::{names_of, order_key, with_committed};
 use crate::walk::contract::NodeCheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
@@ -54,7 +54,8 @@ struct TableClaims {
     claims: Span<Claim>,
 }
 
-/// What `check_graph_statement` learns of each node: its statement as the walk sees it and its tables.
+/// What `check_graph_statement` learns of each node: its statement as the walk sees it and its
+/// tables.
 #[derive(Drop)]
 pub struct Checked {
     views: Span<PublicStatement>,

@@ -7,8 +7,8 @@
 //! column sums), which is what they compute on the filled tensor.
 
 use crate::ranges::HALF;
-use crate::walk::proof::{Named, Node};
 use crate::walk::calldata::with_committed;
+use crate::walk::proof::{Named, Node};
 use crate::walk::statement::PublicStatement;
 use crate::walk::tensor::{Known, PublicTensor, Tensors, TensorsTrait};
 use super::calldata::GraphCalldata;
