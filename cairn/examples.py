@@ -328,13 +328,14 @@ ONCHAIN_BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "posenc s=64 c=128 e=64": lambda: posenc_example(64, 128, 64, 0),
     "attn s=16 h=4 m=16 causal": lambda: attn_example(16, 4, 16, True, None, 0),
     "requant 16×128 M=181 k=22 b=8": lambda: requant_example(16, 128, 181, 22, 8, 0),
+    "gelu 16×128 (MiniLM layer 0's table)": lambda: gelu_example(16, 128, 0),
     "add 16×128": lambda: add_example(16, 128, 0),
     "pool s=128 d=32": lambda: pool_example(128, 32, 0),
     "embed s=16 V=256 P=16 d=64": lambda: embed_example(16, 256, 64, 16, 0),
 }
 """Layer proofs verified on chain by `cairn bench layers --onchain`: the largest round shapes
-whose public tensors fit one transaction's calldata (the witness openings of attn and requant
-go in sessions)."""
+whose public tensors fit one transaction's calldata (the witness openings of attn, requant and
+gelu go in sessions)."""
 
 MINILM_ONCHAIN: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
@@ -401,11 +402,36 @@ def _attention_layers(
     return layers
 
 
-def _requantized(y: np.ndarray, bound: int) -> Statement:
-    """y requantized to int8 for inputs bounded by `bound` (the producer's, as a verifier
-    reads it), scaled to y's actual peak."""
-    p = RequantParams.fit(bound, int(np.abs(y).max()), 8)
+def _requantized(y: np.ndarray, bound: int, bits: int = 8) -> Statement:
+    """y requantized to `bits` signed bits for inputs bounded by `bound` (the producer's, as a
+    verifier reads it), scaled to y's actual peak."""
+    p = RequantParams.fit(bound, int(np.abs(y).max()), bits)
     return requant.make_statement(y, p.multiplier, p.shift, p.bits, p.bound.bit_length())
+
+
+def ffn_example(seq: int, dim: int, hidden: int, seed: int) -> Graph:
+    """A MiniLM-style feed-forward block: x → linear (W₁) → requant to the GELU table's 15
+    bits → gelu (layer 0's table) → linear (W₂) → out; x, the weights and out public,
+    everything between hidden."""
+    rng = np.random.default_rng(seed)
+    x = _int8(rng, seq, dim)
+    up = linear.make_statement(x, {"w": _int8(rng, dim, hidden), "b": _int8(rng, hidden)})
+    bound = output_bounds(up)["y"]
+    clamped = _requantized(up.outputs["y"], bound.max if bound else 0, Widths.ffn_in)
+    f_in, f_out = GELU_SCALES
+    act = gelu.make_statement(clamped.outputs["y"], f_in, Widths.ffn_in, f_out, Widths.ffn_act)
+    down = linear.make_statement(
+        act.outputs["y"], {"w": _int8(rng, hidden, dim), "b": _int8(rng, dim)}
+    )
+    return assemble(
+        [
+            (up, {"y": "g", "w": "w_1", "b": "b_1"}),
+            (clamped, {"x": "g", "y": "g15"}),
+            (act, {"x": "g15", "y": "a"}),
+            (down, {"x": "a", "y": "out", "w": "w_2", "b": "b_2"}),
+        ],
+        ["out"],
+    )
 
 
 def residual_pool_example(seq: int, dim: int, seed: int) -> Graph:
@@ -448,6 +474,7 @@ GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
     "x 5×7 → qkv → requant ×3 → attn (2 heads of 3)": lambda: attention_block_example(
         5, 7, 2, 3, False, 0
     ),
+    "x 3×5 → linear → requant → gelu → linear": lambda: ffn_example(3, 5, 6, 3),
     "x 32×384 → qkv → requant ×3 → attn (12 heads of 32)": lambda: attention_block_example(
         32, 384, 12, 32, False, 0
     ),

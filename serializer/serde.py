@@ -57,11 +57,11 @@ part per fold group, where a session may cut (`walk_calldata`): the committed te
 opening's, then the witness opening's. Decoding leaves them None for `walk_calldata` to fill."""
 
 
-NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}
+NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup"), ("GeluProof", "logup")}
 """Fields carried as a length-prefixed felt list: the walk classes pass them unread to the class
-that verifies them, which deserializes them (the softmax proof and requant's LogUp-GKR: the
-lookup class, docs/cairo-verifier.md, "Six classes"), so only that class carries their Serde
-code."""
+that verifies them, which deserializes them (the softmax proof and requant's and gelu's
+LogUp-GKR: the lookup class, docs/cairo-verifier.md, "Six classes"), so only that class carries
+their Serde code."""
 
 
 def fields_of(cls: type) -> dict[str, Any]:

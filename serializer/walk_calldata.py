@@ -34,6 +34,7 @@ ONCHAIN_KINDS = (
     "add",
     "pool",
     "embed",
+    "gelu",
 )
 """The layer kinds the Cairo verifier knows, in the order of its `LayerProof` enum."""
 

@@ -33,6 +33,7 @@ from cairn.prover.channels.poseidon import LENGTH_SHIFT, STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF, P
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.layers.gelu import model as gelu_model
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.layers.requant import model as requant_model
@@ -48,7 +49,7 @@ from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.serde import NESTED, Encoder, hints, short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk, io_felts
-from tests import test_layer_matmul, test_layer_requant, test_walk_committed_io
+from tests import test_layer_gelu, test_layer_matmul, test_layer_requant, test_walk_committed_io
 from tests.cairo_vectors import (
     array,
     felt,
@@ -310,37 +311,57 @@ def render_forgeries() -> Iterator[str]:
         yield rejects(base, f"{base}()", verdict)
 
 
-def requant_tamperings() -> Iterator[tuple[str, list[int]]]:
-    """requant's statement rules (`test_layer_requant.DIMS_CASES`) and witness commitments on
-    `requant_0`, and a cheating prover (y' + 1 with its remainder adjusted: a limb leaves its
-    range, which only the lookup balance sees)."""
-    proof = example("requant")
-    for changes, _ in test_layer_requant.DIMS_CASES:
+LOOKUP_RULES: dict[str, tuple[tuple[str, ...], list, str, Callable]] = {
+    "requant": (
+        requant_model.DIM_NAMES,
+        test_layer_requant.DIMS_CASES,
+        "a cheating prover: y' + 1, the remainder adjusted (a limb leaves its range, which only "
+        "the lookup balance sees)",
+        lambda mp: test_layer_requant.cheat_proof(mp, test_layer_requant.off_by_one(1)),
+    ),
+    "gelu": (
+        gelu_model.DIM_NAMES,
+        test_layer_gelu.DIMS_CASES,
+        "a cheating prover: y one off and the table side forged to match (only the pinned "
+        "table's opening sees it)",
+        test_layer_gelu.forged_table_proof,
+    ),
+}
+"""Per lookup kind with parameter rules: its dims' names, the statement rules its tests break,
+and a cheating prover."""
+
+
+def rule_tamperings(kind: str) -> Iterator[tuple[str, list[int]]]:
+    """The kind's statement rules and witness commitments on `<kind>_0`, and its cheating
+    prover."""
+    names, cases, cheat_doc, cheat = LOOKUP_RULES[kind]
+    proof = example(kind)
+    for changes, _ in cases:
         dims = list(proof.statement.dims)
         for name, value in changes.items():
-            dims[requant_model.DIM_NAMES.index(name)] = value
+            dims[names.index(name)] = value
         st = dataclasses.replace(proof.statement, dims=tuple(dims))
         yield f"dims {changes}", encode_walk(dataclasses.replace(proof, statement=st))
-    for n, tampered in enumerate(witness_tamperings(proof, "requant")):
+    for n, tampered in enumerate(witness_tamperings(proof, kind)):
         try:
             yield f"witness commitments, variant {n}", encode_walk(tampered)
         except (IndexError, ValueError):  # witness and opening disagree: not encodable
             continue
     with pytest.MonkeyPatch.context() as mp:
-        cheat = test_layer_requant.cheat_proof(mp, test_layer_requant.off_by_one(1))
-    yield "a cheating prover: y' + 1, the remainder adjusted", encode_walk(cheat)
+        yield cheat_doc, encode_walk(cheat(mp))
 
 
-def render_requant() -> Iterator[str]:
-    honest = encode_walk(example("requant"))
-    for n, (doc, felts) in enumerate(requant_tamperings()):
-        verdict = walk_verdict(felts)
-        assert verdict is not None, doc
-        if not verdict:  # a value beyond felt252: no transaction can carry it
-            continue
-        start, end, insert = minimal_splice(honest, felts)
-        call = f"splice(requant_0(), {start}, {end}, {array([felt(x) for x in insert])})"
-        yield rejects(f"requant_rules_{n}", call, verdict, doc)
+def render_rules() -> Iterator[str]:
+    for kind in LOOKUP_RULES:
+        honest = encode_walk(example(kind))
+        for n, (doc, felts) in enumerate(rule_tamperings(kind)):
+            verdict = walk_verdict(felts)
+            assert verdict is not None, doc
+            if not verdict:  # a value beyond felt252: no transaction can carry it
+                continue
+            start, end, insert = minimal_splice(honest, felts)
+            call = f"splice({kind}_0(), {start}, {end}, {array([felt(x) for x in insert])})"
+            yield rejects(f"{kind}_rules_{n}", call, verdict, doc)
 
 
 HUGE_DIMS = {
@@ -672,7 +693,7 @@ def render() -> str:
         out.extend(render_range_edges(kind))
     out.extend(render_reader())
     out.extend(render_forgeries())
-    out.extend(render_requant())
+    out.extend(render_rules())
     out.extend(render_huge_dims())
     out.extend(render_ranges())
     out.extend(render_matmul_ranges())

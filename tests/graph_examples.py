@@ -2,7 +2,7 @@
 `cairn.examples.GRAPH_BENCHMARKS`' small graphs with committed weights, whose hidden tensors
 go through every way a bound travels — none (a projection of a committed weight), a
 requantization's clamp, a residual add of a bounded and a public tensor, the column sums of
-pooling, attention's int8 inputs. A name ending in `_io` is the graph with its inputs and
+pooling, attention's int8 inputs, a GELU lookup's table. A name ending in `_io` is the graph with its inputs and
 outputs committed too; one ending in `_bound` has its weights bound to model `MODEL_ID`
 (`CONFIG_HASH`, each weight's index its rank by name)."""
 
@@ -18,7 +18,9 @@ from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.statement import ModelBinding
 
 MODEL_ID, CONFIG_HASH = 0x7, 0xC0FFEE
-GRAPHS = dict(zip(("encoder", "lookup_chain", "attention"), examples.GRAPH_BENCHMARKS.values()))
+GRAPHS = dict(
+    zip(("encoder", "lookup_chain", "attention", "ffn"), examples.GRAPH_BENCHMARKS.values())
+)
 
 
 @functools.cache

@@ -257,8 +257,9 @@ def registered_then_recorded(chain, path: Path, model: str, weights: int) -> Non
 
 def test_cli_refuses_kinds_not_on_chain(chain, tmp_path, monkeypatch):
     monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
-    path = tmp_path / "gelu.json"
-    result = runner.invoke(app, ["prove", "gelu", "--rows", "2", "--cols", "3", "--out", str(path)])
+    path = tmp_path / "layernorm.json"
+    prove = ["prove", "layernorm", "--seq", "2", "--dim", "3", "--out", str(path)]
+    result = runner.invoke(app, prove)
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["verify-onchain", str(path), "--rpc", chain.url])
     assert result.exit_code == 2 and "not verified on chain yet" in result.output
@@ -276,6 +277,7 @@ CLI_ARGS = {
     "add": ["--rows", "3", "--cols", "5"],
     "pool": ["--seq", "5", "--dim", "3"],
     "embed": ["--seq", "5", "--vocab", "23", "--dim", "3", "--positions", "6"],
+    "gelu": ["--rows", "3", "--cols", "5"],
 }
 """Small non-power-of-two shapes of every kind the contract reads."""
 

@@ -10,12 +10,16 @@ import pytest
 from cairn import examples
 from cairn.models.minilm import quantized
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import embed
 from cairn.prover.layers.gelu import model as gelu
 from cairn.prover.layers.gelu import prover as gelu_prover
 from cairn.prover.layers.gelu.params import GeluParams, params_of
 from cairn.prover.layers.gelu.soundness import security_bits
+from cairn.prover.layers.gelu.table import IN_BITS, OUT_BITS, PINNED_ROOTS, SCALE_DROP
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import pad_tensor
+from cairn.prover.pcs.params import WITNESS_PCS
+from cairn.prover.pcs.prover import commit
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
@@ -29,18 +33,19 @@ from tests.proof_mutations import (
 
 SPEC = LAYERS["gelu"]
 MINILM = (8, 15, 5, 12)  # f_in, b_in, f_out, b_out of MiniLM layer 0's FFN
-# (rows, cols, f_in, b_in, f_out, b_out): 1×1, non-powers of two, a 2-row table whose outputs
-# all clamp to 0, a narrow table whose top entries clamp, and f_out > f_in.
+# (rows, cols, f_in, b_in, f_out, b_out): 1×1, non-powers of two, MiniLM's other two layer
+# tables, and both ends of the pinned family (f_out = 0: the top entries clamp).
 SHAPES = [
     (1, 1, *MINILM),
     (3, 5, *MINILM),
-    (7, 2, 0, 1, 0, 1),
-    (2, 9, 2, 6, 1, 3),
-    (5, 3, 4, 9, 9, 16),
+    (7, 2, 9, 15, 6, 12),
+    (2, 9, 10, 15, 7, 12),
+    (5, 3, 3, 15, 0, 12),
+    (1, 4, 15, 15, 12, 12),
 ]
 
 
-def _statement(rows, cols, f_in, b_in, f_out, b_out, seed=0):
+def statement(rows, cols, f_in, b_in, f_out, b_out, seed=0):
     """x over all of b_in signed bits, both extremes included."""
     rng = np.random.default_rng(seed)
     x = rng.integers(-(1 << (b_in - 1)), 1 << (b_in - 1), (rows, cols), dtype=np.int64)
@@ -51,7 +56,7 @@ def _statement(rows, cols, f_in, b_in, f_out, b_out, seed=0):
 
 @pytest.fixture(scope="module")
 def proofs():
-    return {shape: prove_walk(SPEC, _statement(*shape, seed=sum(shape))) for shape in SHAPES}
+    return {shape: prove_walk(SPEC, statement(*shape, seed=sum(shape))) for shape in SHAPES}
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -72,8 +77,15 @@ def test_the_example_is_minilms_ffn_activation():
 @pytest.mark.parametrize("params", [MINILM, (0, 1, 0, 1), (9, 12, 9, 16), (18, 20, 0, 16)])
 def test_zero_is_a_fixed_point_so_padding_looks_up_a_table_row(params):
     """Padded entries are x = 0 with y = 0 (the walk's zero padding): row 2^(b_in−1) holds 0."""
-    p = GeluParams(*params)
-    assert p.problem() is None and p.table()[p.offset] == 0
+    assert quantized.gelu_table(*params)[1 << (params[1] - 1)] == 0
+
+
+def test_the_pinned_roots_are_the_tables_commitments():
+    """Every pinned root recomputed: gelu_table committed with WITNESS_PCS."""
+    for f_in, root in PINNED_ROOTS.items():
+        key = (f_in, IN_BITS, f_in - SCALE_DROP, OUT_BITS)
+        assert GeluParams(*key).problem() is None
+        assert commit(embed(quantized.gelu_table(*key)), WITNESS_PCS)[0].root == root
 
 
 def test_json_round_trip_verifies(proofs, tmp_path):
@@ -103,18 +115,21 @@ def _with_dims(proof, **changes):
     return dataclasses.replace(proof, statement=dataclasses.replace(stmt, dims=tuple(dims)))
 
 
-@pytest.mark.parametrize(
-    ("changes", "check"),
-    [
-        ({"b_in": 0}, "gelu.params"),
-        ({"b_in": 21}, "gelu.params"),  # a table beyond 2^20 rows
-        ({"b_out": 17}, "gelu.params"),
-        ({"b_out": 0}, "gelu.params"),
-        ({"f_in": 31}, "gelu.params"),
-        ({"f_in": 24}, "gelu.params"),  # f_in − f_out > 18
-        ({"rows": 2}, "statement.shape"),
-    ],
-)
+DIMS_CASES = [
+    ({"b_in": 0}, "gelu.params"),
+    ({"b_in": 21}, "gelu.params"),  # a table beyond 2^20 rows
+    ({"b_out": 17}, "gelu.params"),
+    ({"b_out": 0}, "gelu.params"),
+    ({"f_in": 31}, "gelu.params"),
+    ({"f_in": 24}, "gelu.params"),  # f_in − f_out > 18
+    ({"f_in": 16, "f_out": 13}, "gelu.params"),  # the family, but no pinned root
+    ({"f_out": 6}, "gelu.params"),  # a valid table, not a pinned one
+    ({"b_out": 11}, "gelu.params"),
+    ({"rows": 2}, "statement.shape"),
+]
+
+
+@pytest.mark.parametrize(("changes", "check"), DIMS_CASES)
 def test_statement_parameters_are_checked(proofs, changes, check):
     with pytest.raises(VerificationError) as e:
         verify_walk(SPEC, _with_dims(proofs[SHAPES[1]], **changes))
@@ -122,8 +137,8 @@ def test_statement_parameters_are_checked(proofs, changes, check):
 
 
 def test_the_table_is_the_statements(proofs):
-    """A proof for f_out = 5 is not one for f_out = 6 (another, valid, table)."""
-    assert check_of(SPEC, _with_dims(proofs[SHAPES[1]], f_out=6)) is not None
+    """A proof for layer 0's table is not one for layer 3's (another pinned table)."""
+    assert check_of(SPEC, _with_dims(proofs[SHAPES[1]], f_in=9, f_out=6)) is not None
 
 
 def test_below_96_bits_is_refused():
@@ -149,36 +164,39 @@ def test_the_check_reads_no_tensor_value(proofs):
 
 
 def test_the_prover_refuses_bad_input():
-    with pytest.raises(ValueError, match="b_in = 4"):
-        gelu.make_statement(np.array([[8]]), 2, 4, 2, 8)
-    with pytest.raises(ValueError, match="b_in = 4"):
-        gelu.make_statement(np.array([[-9]]), 2, 4, 2, 8)
-    with pytest.raises(ValueError, match="f_in − f_out"):
-        gelu.make_statement(np.array([[0]]), 20, 4, 1, 8)
+    with pytest.raises(ValueError, match="b_in = 15"):
+        gelu.make_statement(np.array([[1 << 14]]), *MINILM)
+    with pytest.raises(ValueError, match="b_in = 15"):
+        gelu.make_statement(np.array([[-(1 << 14) - 1]]), *MINILM)
+    with pytest.raises(ValueError, match="no pinned GELU table"):
+        gelu.make_statement(np.array([[0]]), 2, 4, 2, 8)
     with pytest.raises(ValueError, match="2-D"):
         gelu.make_statement(np.zeros(3, dtype=np.int64), *MINILM)
 
 
 # -- cheating provers --------------------------------------------------------------------------
 
-CHEAT = (3, 5, 2, 6, 1, 4)  # a 64-row table clamped to ±7
+CHEAT = (3, 5, 3, 15, 0, 12)  # f_out = 0: small outputs, the top of the table clamped
 
 
-def _cheat(monkeypatch, x, y, table=None):
-    """Prove the statement (x, y) (y's padding 0) with y committed, the multiplicities those
-    of x's in-range entries; with `table`, the prover's table side is built from it."""
+def cheat_proof(monkeypatch, x, y, table=None):
+    """The proof of the statement (x, y) (y's padding 0) with y committed, the multiplicities
+    those of x's in-range entries; with `table`, the prover's table side is built from it."""
     rows, cols = x.shape
     st = Statement(gelu.KIND, (rows, cols, *CHEAT[2:]), {"x": x}, {"y": y}, {})
     with monkeypatch.context() as m:
         m.setattr(gelu_prover, "lookup", lambda *_: pad_tensor(y).ravel())
         if table is not None:
             m.setattr(GeluParams, "table", lambda _: table)
-        proof = prove_walk(SPEC, st)
-    return check_of(SPEC, proof)
+        return prove_walk(SPEC, st)
+
+
+def _cheat(monkeypatch, x, y, table=None):
+    return check_of(SPEC, cheat_proof(monkeypatch, x, y, table))
 
 
 def _honest(seed=4):
-    st = _statement(*CHEAT, seed=seed)
+    st = statement(*CHEAT, seed=seed)
     return st.inputs["x"].copy(), st.outputs["y"].copy(), params_of(st)
 
 
@@ -193,7 +211,7 @@ def test_a_wrong_table_value(monkeypatch):
     assert _cheat(monkeypatch, x, y) == "logup.balance"
 
 
-@pytest.mark.parametrize("beyond", [1 << 5, -(1 << 5) - 1, 1000])
+@pytest.mark.parametrize("beyond", [1 << 14, -(1 << 14) - 1, 10**6])
 def test_an_input_beyond_b_in_bits(monkeypatch, beyond):
     """x outside [−2^(b_in−1), 2^(b_in−1)) with the output the clamped table would give."""
     x, y, p = _honest()
@@ -202,15 +220,20 @@ def test_an_input_beyond_b_in_bits(monkeypatch, beyond):
     assert _cheat(monkeypatch, x, y) == "logup.balance"
 
 
-def test_a_forged_table_row(monkeypatch):
+def forged_table_proof(monkeypatch):
     """The wrong value of test_a_wrong_table_value, and the table side built from a table with
-    that row changed to match: the lookup balances, the table's MLE does not."""
+    that row changed to match: the lookup balances and T̃ is sent to match it."""
     x, y, p = _honest()
     idx = _unclamped(y, p)
     y[idx] += 1
     forged = p.table().copy()
     forged[x[idx] + p.offset] += 1
-    assert _cheat(monkeypatch, x, y, forged) == "gelu.columns"
+    return cheat_proof(monkeypatch, x, y, forged)
+
+
+def test_a_forged_table_row(monkeypatch):
+    """The opening of the pinned table at the table point refuses the forged T̃."""
+    assert check_of(SPEC, forged_table_proof(monkeypatch)).startswith(("pcs.", "merkle."))
 
 
 def test_a_published_y_other_than_the_committed_one(monkeypatch):
@@ -229,7 +252,7 @@ def test_a_published_y_other_than_the_committed_one(monkeypatch):
 def test_a_y_substituted_after_the_commitment(monkeypatch):
     """y committed with one entry changed; the proof runs on the honest y and its stack (the
     lookup balances, every sent value is the honest columns'): the opening fails."""
-    st = _statement(*CHEAT, seed=4)
+    st = statement(*CHEAT, seed=4)
     tampered = pad_tensor(st.outputs["y"]).ravel()
     tampered[0] += 1
 

@@ -135,7 +135,7 @@ def test_names_must_strictly_increase():
 
 def test_the_encoder_refuses_what_the_contract_cannot_read():
     with pytest.raises(ValueError, match="cannot be verified on chain"):
-        encode_walk(prove_walk(LAYERS["gelu"], examples.gelu_example(2, 3)))
+        encode_walk(prove_walk(LAYERS["layernorm"], examples.layernorm_example(2, 3)))
 
 
 def test_unbounded_statements_are_refused_on_read():

@@ -25,6 +25,7 @@ from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS
 from tests import (
     test_layer_embed,
+    test_layer_gelu,
     test_layer_kvcache,
     test_layer_linear,
     test_layer_matmul,
@@ -45,6 +46,7 @@ SHAPES: dict[str, list[tuple]] = {
     "add": [(3, 5, 0), (6, 1, 1)],
     "pool": [(5, 3, 0), (1, 7, 1)],
     "embed": [(5, 23, 2, 6, 3), (7, 100, 33, 7, 5)],
+    "gelu": [(3, 5, 8, 15, 5, 12), (7, 2, 10, 15, 7, 12)],
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
@@ -69,6 +71,7 @@ STATEMENTS = {
     "embed": lambda s, vocab, block, positions, d: test_layer_embed._statement(
         s, vocab, block, positions, d, ids=_ids(s, vocab)
     ),
+    "gelu": test_layer_gelu.statement,
     "requant": lambda rows, cols, multiplier, shift, bits, a: requant.make_statement(
         np.random.default_rng(rows).integers(-(1 << a) + 1, 1 << a, (rows, cols)),
         multiplier,

@@ -177,6 +177,7 @@ LAYERS: dict[str, LayerSpec] = {
             inputs=("x",),
             outputs=("y",),
             error_terms=gelu.error_terms,
+            tables=gelu.tables,
             opening_claims=gelu_soundness.N_OPENING_CLAIMS,
         ),
         LayerSpec(

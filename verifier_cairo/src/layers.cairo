@@ -13,6 +13,7 @@ use projection::{ProjectionsTrait, projections};
 pub mod add;
 pub mod attn;
 pub mod embed;
+pub mod gelu;
 pub mod kvcache;
 pub mod mha;
 pub mod pool;
@@ -34,6 +35,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::Add(_) => ('add', 'cairn/add/v1'),
         LayerProof::Pool(_) => ('pool', 'cairn/pool/v1'),
         LayerProof::Embed(_) => ('embed', 'cairn/embed/v1'),
+        LayerProof::Gelu(_) => ('gelu', 'cairn/gelu/v1'),
     }
 }
 
@@ -52,13 +54,14 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
         LayerProof::Add(_) => array!['y'].span(),
         LayerProof::Pool(_) => array!['y'].span(),
         LayerProof::Embed(_) => array!['y'].span(),
+        LayerProof::Gelu(_) => array!['y'].span(),
     }
 }
 
 /// Whether the kind's statements carry witness commitments (Python: a kind that commits
 /// advice, `LayerSpec.advise`); the reader refuses them on any other (`calldata.offchain`).
 pub fn has_witness(kind: felt252) -> bool {
-    kind == 'attn' || kind == 'requant'
+    kind == 'attn' || kind == 'requant' || kind == 'gelu'
 }
 
 /// The walk class that verifies a kind (docs/cairo-verifier.md, "Six classes"): the contract
@@ -69,14 +72,15 @@ pub enum WalkClass {
     Dense,
     /// `CairnAttentionVerifier`: mha, and the kinds whose proofs the lookup class verifies.
     Attention,
-    /// `CairnEncoderVerifier`: the encoder's other kinds (residual add, pooling, embeddings).
+    /// `CairnEncoderVerifier`: the encoder's other kinds (residual add, pooling, embeddings,
+    /// GELU, whose lookup the lookup class verifies).
     Encoder,
 }
 
 pub fn walk_class(kind: felt252) -> WalkClass {
     if kind == 'mha' || kind == 'attn' || kind == 'requant' {
         WalkClass::Attention
-    } else if kind == 'add' || kind == 'pool' || kind == 'embed' {
+    } else if kind == 'add' || kind == 'pool' || kind == 'embed' || kind == 'gelu' {
         WalkClass::Encoder
     } else {
         WalkClass::Dense
@@ -84,8 +88,8 @@ pub fn walk_class(kind: felt252) -> WalkClass {
 }
 
 /// The classes a verifier calls by library_call (docs/cairo-verifier.md, "Six classes"): the
-/// main contract passes them to the walk or graph class it calls; attn and requant call the
-/// lookup class, the model walk each node's walk class.
+/// main contract passes them to the walk or graph class it calls; attn, requant and gelu call
+/// the lookup class, the model walk each node's walk class.
 #[derive(Copy, Drop, Serde)]
 pub struct Classes {
     pub dense: ClassHash,
@@ -119,6 +123,8 @@ pub fn opening_claims(kind: felt252) -> u32 {
         12
     } else if kind == 'requant' {
         7
+    } else if kind == 'gelu' {
+        4
     } else {
         0
     }
@@ -246,9 +252,12 @@ pub impl AttentionLayers of LayerSet {
     }
 }
 
-/// The encoder class's kinds: add, pool and embed.
+/// The encoder class's kinds: add, pool, embed, and gelu, which calls the lookup class.
 pub impl EncoderLayers of LayerSet {
     fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128> {
+        if kind == 'gelu' {
+            return Some(gelu::model::check(st, LookupClass { class_hash: classes.lookup }));
+        }
         if kind == 'add' {
             add::check(st);
         } else if kind == 'pool' {
@@ -263,7 +272,9 @@ pub impl EncoderLayers of LayerSet {
 
     /// embed's tables are committed in a graph on chain: y has no bound.
     fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
-        if kind == 'add' {
+        if kind == 'gelu' {
+            gelu::model::output_bounds(st)
+        } else if kind == 'add' {
             add::output_bounds(st)
         } else if kind == 'pool' {
             pool::output_bounds(st)
@@ -273,7 +284,11 @@ pub impl EncoderLayers of LayerSet {
     }
 
     fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
-        array![].span()
+        if kind == 'gelu' {
+            gelu::model::tables(st)
+        } else {
+            array![].span()
+        }
     }
 
     fn verify_layer(
@@ -284,6 +299,9 @@ pub impl EncoderLayers of LayerSet {
         classes: Classes,
     ) -> LayerClaims {
         match layer {
+            LayerProof::Gelu(p) => gelu::verifier::verify(
+                st, p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
+            ),
             LayerProof::Add(p) => add::verify(st, p, outputs, ref channel),
             LayerProof::Pool(p) => pool::verify(st, p, outputs, ref channel),
             LayerProof::Embed(p) => embed::verify(st, p, outputs, ref channel),

@@ -12,8 +12,10 @@ import numpy as np
 from cairn.prover.errors import VerificationError
 from cairn.prover.layers.gelu import soundness
 from cairn.prover.layers.gelu.params import GeluParams, entry_vars, params_of
+from cairn.prover.layers.gelu.table import pinned_commitment, table_commitment, table_name
 from cairn.prover.layers.gelu.verifier import check_commitments
 from cairn.prover.ranges import Relation, Tensors, pow2
+from cairn.prover.walk.layer import FixedTable
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "gelu"
@@ -61,6 +63,13 @@ def make_statement(x: np.ndarray, f_in: int, b_in: int, f_out: int, b_out: int) 
 def error_terms(st: Statement) -> dict[str, float]:
     """The soundness error terms of this statement's proof (docs/layers/gelu.md)."""
     return soundness.error_terms(entry_vars(st), params_of(st))
+
+
+def tables(st: Statement) -> dict[str, FixedTable]:
+    """The pinned GELU table of the statement's parameters, which the lookup's table claim
+    falls on (only asked of a statement `check` accepted)."""
+    key = params_of(st).key
+    return {table_name(key): FixedTable(pinned_commitment(key), lambda: table_commitment(key))}
 
 
 def check(st: Statement) -> None:

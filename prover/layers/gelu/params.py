@@ -3,8 +3,8 @@
 
 T is `table.gelu_table(f_in, b_in, f_out, b_out)`: one row per input g of b_in signed bits,
 g ∈ [−2^(b_in−1), 2^(b_in−1)), row g + 2^(b_in−1) holding GELU(g·2^−f_in)·2^f_out rounded and
-clamped to b_out signed bits. The verifier rebuilds T from these four numbers; nothing about
-the table is read from a proof.
+clamped to b_out signed bits. The verifiers open T against its pinned commitment
+(`table.PINNED_ROOTS`); nothing about the table is read from a proof.
 """
 
 from __future__ import annotations
@@ -13,19 +13,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cairn.prover.layers.gelu.table import gelu_table
+from cairn.prover.layers.gelu.table import (
+    IN_BITS,
+    OUT_BITS,
+    PINNED_ROOTS,
+    SCALE_DROP,
+    Params,
+    gelu_table,
+    pinned_root,
+)
 from cairn.prover.mle import tensor_vars
 from cairn.prover.walk.statement import Statement
-
-IN_BITS_MAX = 20
-"""The table has at most 2^20 rows (the verifier evaluates its MLE in O(2^b_in))."""
-OUT_BITS_MAX = 16
-"""|y| < 2^15: every entry the clamp lets through is computed in float64 with an error below
-2^−30, far inside the 10^−9 margin table.gelu_table keeps from rounding ties."""
-SCALE_MAX = 30
-"""0 ≤ f_in, f_out ≤ 30: x = g·2^−f_in and G = x·2^f_out are exact in float64 (|G| < 2^49)."""
-SCALE_GAP_MAX = 18
-"""f_in − f_out ≤ 18, table.gelu_table's own rule."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +34,11 @@ class GeluParams:
     b_in: int
     f_out: int
     b_out: int
+
+    @property
+    def key(self) -> Params:
+        """(f_in, b_in, f_out, b_out): what names and pins the table."""
+        return (self.f_in, self.b_in, self.f_out, self.b_out)
 
     @property
     def offset(self) -> int:
@@ -52,23 +55,16 @@ class GeluParams:
         return gelu_table(self.f_in, self.b_in, self.f_out, self.b_out)
 
     def problem(self) -> str | None:
-        """Why these parameters are refused (`gelu.params`), or None. Builds the table, which
-        refuses an entry it cannot round reproducibly."""
-        if not 1 <= self.b_in <= IN_BITS_MAX or not 1 <= self.b_out <= OUT_BITS_MAX:
+        """Why these parameters are refused (`gelu.params`), or None: only a table with a
+        pinned commitment can be opened, so the pinned family is the whole rule (its tables
+        are reproducible, 2^15 rows, outputs within 12 bits)."""
+        if pinned_root(self.key) is None:
+            lo, hi = min(PINNED_ROOTS), max(PINNED_ROOTS)
             return (
-                f"b_in = {self.b_in} must be in [1, {IN_BITS_MAX}] "
-                f"and b_out = {self.b_out} in [1, {OUT_BITS_MAX}]"
+                f"no pinned GELU table for (f_in, b_in, f_out, b_out) = {self.key}: the pinned "
+                f"ones have b_in = {IN_BITS}, b_out = {OUT_BITS}, f_out = f_in − {SCALE_DROP}, "
+                f"{lo} ≤ f_in ≤ {hi}"
             )
-        scales = (self.f_in, self.f_out)
-        if not all(0 <= f <= SCALE_MAX for f in scales) or self.f_in - self.f_out > SCALE_GAP_MAX:
-            return (
-                f"f_in = {self.f_in}, f_out = {self.f_out}: need both in [0, {SCALE_MAX}] "
-                f"and f_in − f_out ≤ {SCALE_GAP_MAX}"
-            )
-        try:
-            self.table()
-        except ValueError as e:
-            return str(e)
         return None
 
 

@@ -73,7 +73,9 @@ def prove_gelu(
     points = [leaf.point for leaf in leaves]
     entries = embed(np.stack([advice.x, advice.y], axis=1))
     x_value, y_value = row_combination(eq_table(points[WITNESS]), entries).to_list()
-    columns = GeluColumns(x_value, y_value, evaluate(embed(advice.m), points[TABLE]))
+    at_table = points[TABLE]
+    m_value, t_value = evaluate(embed(advice.m), at_table), evaluate(embed(p.table()), at_table)
+    columns = GeluColumns(x_value, y_value, m_value, t_value)
     channel.mix_felts(columns.values())
 
     witness = opening_claims(n, p, points, columns, y_claim)

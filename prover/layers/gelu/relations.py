@@ -15,11 +15,10 @@ import numpy as np
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
-from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.gelu.params import GeluParams
 from cairn.prover.layers.gelu.proof import GeluColumns
-from cairn.prover.mle import evaluate
+from cairn.prover.layers.gelu.table import table_name
 from cairn.prover.pcs.stack import StackLayout, stack_claims
 from cairn.prover.softmax.relations import STACK_VARS, Key
 from cairn.prover.softmax.structured import index_mle
@@ -56,11 +55,12 @@ class Lookup:
         g = np.arange(-p.offset, p.offset, dtype=np.int64)
         return self.key.of(QM31Array.from_signed(g), QM31Array.from_signed(p.table()))
 
-    def table_key_at(self, p: GeluParams, point: Sequence[QM31]) -> QM31:
+    def table_key_at(self, p: GeluParams, point: Sequence[QM31], t: QM31) -> QM31:
         """The same keys' MLE: the input column is index_mle − 2^(b_in−1) (Σ eq = 1), the
-        output column T̃ evaluated from the rebuilt table, O(2^b_in)."""
+        output column the sent T̃(point), which the witness opening checks against the
+        pinned table."""
         g = index_mle(point) - QM31.from_int(p.offset)
-        return self.key.of(g, evaluate(embed(p.table()), point))
+        return self.key.of(g, t)
 
 
 def instance_vars(n: int, p: GeluParams) -> list[int]:
@@ -80,10 +80,12 @@ def opening_claims(
     cols: GeluColumns,
     y_claim: Claim,
 ) -> dict[str, list[Claim]]:
-    """What the walk's witness opening proves, by stack: y at ρ and at the walk's output
-    point (this ties the committed y to the walk's y), m at the table's point."""
+    """What the walk's witness opening proves, by stack and table: y at ρ and at the walk's
+    output point (this ties the committed y to the walk's y), m and the pinned table T at the
+    table's point."""
     claims = {
         "y": [Claim(tuple(points[WITNESS]), cols.y), y_claim],
         "m": [Claim(tuple(points[TABLE]), cols.m)],
     }
-    return stack_claims(STACKS, witness_layout(n, p), claims)
+    table = {table_name(p.key): [Claim(tuple(points[TABLE]), cols.t)]}
+    return stack_claims(STACKS, witness_layout(n, p), claims) | table

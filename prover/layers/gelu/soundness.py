@@ -10,7 +10,7 @@ from cairn.prover.layers.gelu.relations import instance_vars, witness_layout
 from cairn.prover.pcs.params import FIELD_BITS
 from cairn.prover.soundness import bits, shortfall
 
-N_OPENING_CLAIMS = 3  # y at ρ and at the output point, m at the table's point
+N_OPENING_CLAIMS = 4  # y at ρ and at the output point, m and T at the table's point
 
 
 def error_terms(n: int, p: GeluParams) -> dict[str, float]:

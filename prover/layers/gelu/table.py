@@ -1,6 +1,6 @@
 """The GELU table of all-MiniLM-L6-v2's integer FFN (docs/models/minilm.md, "FFN"): one
-definition for the model's forward pass and for the `gelu` layer's lookup, whose verifier
-rebuilds it from the statement's parameters (docs/layers/gelu.md)."""
+definition for the model's forward pass and for the `gelu` layer's lookup, and its pinned
+commitments, which the verifiers open it against (docs/layers/gelu.md, "Pinned tables")."""
 
 from __future__ import annotations
 
@@ -8,6 +8,64 @@ import functools
 import math
 
 import numpy as np
+
+from cairn.prover.fields.m31 import embed
+from cairn.prover.pcs.params import WITNESS_PCS
+from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.prover import CommitmentData, commit
+
+IN_BITS, OUT_BITS, SCALE_DROP = 15, 12, 3
+"""The family of tables with pinned commitments: b_in = 15, b_out = 12 and f_out = f_in − 3,
+the widths `cairn model import` gives every FFN (a calibrated f_in per layer)."""
+
+PINNED_ROOTS: dict[int, int] = {
+    3: 0xEBBFD6C61B324BA9CE55D959487F3AE2299DF5BEB2FF33F37C418406CA2D6687,
+    4: 0x749CB90CDE3743EA590EAE663072F3C67ADB56040A9E1E4BAD4A30088C7852D0,
+    5: 0x190B12A1A9F12E03E9D0B32D113D9BEB54C0152F66FEEDADA5910E6A93372C8A,
+    6: 0x08BD39562EE42A99C8E6E9A6055B3C29704AFF5238529A3A6ECF7FB70A15CC87,
+    7: 0xC4104D2BB16CFFFD5C9E7854F9EDDC8AFF57D552B72276C4B502FF9097D7F5EB,
+    8: 0xF74D129524460E99EF21D6331041C171D8777DC5B4953D29FA3DACADEB50F13A,
+    9: 0x04CB63A8EC13FFEB2CFC54CCE85F25E7C0C5EDE6AD3B71B9E19C5C9455D69D70,
+    10: 0x6284BA4B9E576E99E344BC0D47DB596D7C217883AE590CE3195DA185DDDF6B42,
+    11: 0x6B9893CD54ACAD4A6AA1497FE80C879D57106507D81EA79C218328B780288260,
+    12: 0x11B11A83D8E73DF207572EA40032DE1BB4449A96246B2542CA504B80FCBA4376,
+    13: 0x7CF74D552E57D69357782B9C44CAF20904820B74E15E957D057E295DD4EBCA9E,
+    14: 0x5DFFCC7E1525BC576435DF542053CBC758C357FE8AC5031C861449B3D6E3B23E,
+    15: 0x4D0C92C84EF68FF596771C8D32867F862E5EFF60EC4F2D677402D2BBB30C128E,
+}
+"""By f_in: the Blake2s Merkle root of gelu_table(f_in, 15, f_in − 3, 12) committed with
+WITNESS_PCS (as Commitment.root), a protocol constant that a test recomputes."""
+
+Params = tuple[int, int, int, int]
+"""(f_in, b_in, f_out, b_out)."""
+
+
+def pinned_root(params: Params) -> int | None:
+    """The table's pinned root, or None when the parameters are outside the pinned family."""
+    f_in, b_in, f_out, b_out = params
+    if (b_in, f_out, b_out) != (IN_BITS, f_in - SCALE_DROP, OUT_BITS):
+        return None
+    return PINNED_ROOTS.get(f_in)
+
+
+def pinned_commitment(params: Params) -> Commitment:
+    """The verifier's view of T's commitment: the pinned root, never one from a proof.
+    Parameters with no pinned table (root 0) never reach an opening: `gelu.params` refuses
+    them first; the calldata encoder only needs the table's size."""
+    return Commitment(pinned_root(params) or 0, params[1], WITNESS_PCS.hash)
+
+
+@functools.lru_cache(maxsize=4)
+def table_commitment(params: Params) -> CommitmentData:
+    """The prover's commitment to T (message, codeword, tree), built once per parameter set."""
+    return commit(embed(gelu_table(*params)), WITNESS_PCS)[1]
+
+
+def table_name(params: Params) -> str:
+    """The table's name in the walk's witness opening, 'gelu.<f_in>.<b_in>.<f_out>.<b_out>':
+    the parameters fix its content, so every gelu node with them leaves its claims on one
+    polynomial."""
+    return "gelu." + ".".join(str(v) for v in params)
 
 
 @functools.lru_cache(maxsize=8)

@@ -46,8 +46,8 @@ def verify_columns(
         raise VerificationError("logup.numerator", "a leaf numerator is not 1 or m~")
     if witness.denominator != rel.witness_key_at(cols):
         raise VerificationError("gelu.columns", "the witness denominator is not key(x~, y~)")
-    if table.denominator != rel.table_key_at(p, table.point):
-        raise VerificationError("gelu.columns", "the table denominator is not the table's key")
+    if table.denominator != rel.table_key_at(p, table.point, cols.t):
+        raise VerificationError("gelu.columns", "the table denominator is not key(i, T~)")
     return [leaf.point for leaf in leaves]
 
 

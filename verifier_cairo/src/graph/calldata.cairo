@@ -37,7 +37,7 @@ pub struct GraphCalldata {
 /// tensor's bound alone does not give here.
 pub fn graph_kind(kind: felt252) -> bool {
     let kinds = array![
-        'linear', 'qkv', 'posenc', 'matmul', 'attn', 'requant', 'add', 'pool', 'embed',
+        'linear', 'qkv', 'posenc', 'matmul', 'attn', 'requant', 'add', 'pool', 'embed', 'gelu',
     ];
     crate::walk::statement::contains(kinds.span(), kind)
 }

@@ -11,12 +11,19 @@ use crate::layers::call_class;
 use crate::layers::mha::model::Dims;
 use crate::layers::requant::model::entry_vars;
 use crate::layers::requant::params::RequantParamsTrait;
-use crate::layers::requant::verifier::{RequantOutcome, verify_fork};
+use crate::blake2s::Blake2sHash;
+use crate::channels::fork::join;
+use crate::channels::base::Channel;
+use crate::channels::poseidon252::Poseidon252Channel;
+use crate::layers::gelu::params::GeluParamsTrait;
+use crate::layers::gelu::verifier::verify_fork as verify_gelu_fork;
+use crate::layers::requant::verifier::verify_fork;
+use crate::walk::layer::{ClaimsOn, LayerClaims, single};
 use crate::pcs::proof::Claim;
 use crate::softmax::params::SoftmaxParamsTrait;
 use crate::softmax::soundness::{check_security, error_count};
 use crate::softmax::verifier::{SoftmaxOutcome, check_commitments, verify_softmax};
-use crate::walk::proof::{LogUpProof, RequantColumns, SoftmaxProof};
+use crate::walk::proof::{GeluColumns, LogUpProof, RequantColumns, SoftmaxProof};
 use crate::walk::tensor::TensorCommitment;
 
 #[starknet::interface]
@@ -57,7 +64,52 @@ pub trait ICairnLookupVerifier<TContractState> {
         columns: RequantColumns,
         y_claim: Claim,
         parent: felt252,
-    ) -> RequantOutcome;
+    ) -> ForkOutcome;
+    /// Gelu's statement rules after its shapes: a pinned table, soundness, the witness
+    /// stacks; returns the terms' count.
+    fn gelu_check(
+        self: @TContractState,
+        dims: Span<u32>,
+        names: Span<felt252>,
+        commitments: Span<TensorCommitment>,
+    ) -> u128;
+    /// Gelu's LogUp-GKR (its Serde felts) and column values on its fork of the parent's
+    /// digest.
+    fn gelu_verify(
+        self: @TContractState,
+        dims: Span<u32>,
+        logup: Span<felt252>,
+        columns: GeluColumns,
+        y_claim: Claim,
+        parent: felt252,
+    ) -> ForkOutcome;
+}
+
+/// What a lookup layer's fork leaves to its walk class: the fork's final digest, the claim on
+/// the layer's one input and the claims the walk's witness opening settles.
+#[derive(Drop, Serde, Debug)]
+pub struct ForkOutcome {
+    pub digest: Blake2sHash,
+    pub input: Claim,
+    pub witness: Span<ClaimsOn>,
+}
+
+#[generate_trait]
+pub impl ForkOutcomeImpl of ForkOutcomeTrait {
+    /// The join (Python: `join(parent, channel)`, then the parent absorbs the input claim's
+    /// point and value); the layer's claims, the input's named `input`.
+    fn join(self: ForkOutcome, ref channel: Poseidon252Channel, input: felt252) -> LayerClaims {
+        join(ref channel, @self.digest);
+        let mut absorbed = array![];
+        absorbed.append_span(self.input.point);
+        absorbed.append(self.input.value);
+        channel.mix_felts(absorbed.span());
+        LayerClaims {
+            inputs: array![single(input, self.input)].span(),
+            weights: array![].span(),
+            witness: self.witness,
+        }
+    }
 }
 
 /// The statement's dims (s, h, m, causal, …) as mha's `Dims`.
@@ -78,10 +130,9 @@ fn deserialize_exactly<T, +Serde<T>, +Drop<T>>(felts: Span<felt252>) -> T {
 
 #[starknet::contract]
 pub mod CairnLookupVerifier {
-    use crate::layers::requant::verifier::RequantOutcome;
     use crate::pcs::proof::Claim;
     use crate::softmax::verifier::SoftmaxOutcome;
-    use crate::walk::proof::RequantColumns;
+    use crate::walk::proof::{GeluColumns, RequantColumns};
     use crate::walk::tensor::TensorCommitment;
     use super::*;
 
@@ -137,10 +188,33 @@ pub mod CairnLookupVerifier {
             columns: RequantColumns,
             y_claim: Claim,
             parent: felt252,
-        ) -> RequantOutcome {
+        ) -> super::ForkOutcome {
             let logup: LogUpProof = deserialize_exactly(logup);
             let params = RequantParamsTrait::from_dims(dims);
             verify_fork(entry_vars(dims), @params, @logup, @columns, y_claim, parent)
+        }
+
+        fn gelu_check(
+            self: @ContractState,
+            dims: Span<u32>,
+            names: Span<felt252>,
+            commitments: Span<TensorCommitment>,
+        ) -> u128 {
+            crate::layers::gelu::model::check_params(dims, names, commitments)
+        }
+
+        fn gelu_verify(
+            self: @ContractState,
+            dims: Span<u32>,
+            logup: Span<felt252>,
+            columns: GeluColumns,
+            y_claim: Claim,
+            parent: felt252,
+        ) -> super::ForkOutcome {
+            let logup: LogUpProof = deserialize_exactly(logup);
+            let params = GeluParamsTrait::from_dims(dims);
+            let n = crate::layers::gelu::params::entry_vars(dims);
+            verify_gelu_fork(n, @params, @logup, @columns, y_claim, parent)
         }
     }
 }
@@ -209,14 +283,50 @@ pub impl LookupClassImpl of LookupClassTrait {
         columns: @RequantColumns,
         y_claim: Claim,
         parent: felt252,
-    ) -> RequantOutcome {
+    ) -> ForkOutcome {
+        self.fork(selector!("requant_verify"), dims, logup, columns, y_claim, parent)
+    }
+
+    fn gelu_check(
+        self: LookupClass, dims: Span<u32>, names: Span<felt252>, commitments: Span<TensorCommitment>,
+    ) -> u128 {
+        let mut args = array![];
+        dims.serialize(ref args);
+        names.serialize(ref args);
+        commitments.serialize(ref args);
+        let mut ret = self.call(selector!("gelu_check"), args);
+        Serde::deserialize(ref ret).unwrap()
+    }
+
+    fn gelu_verify(
+        self: LookupClass,
+        dims: Span<u32>,
+        logup: Span<felt252>,
+        columns: @GeluColumns,
+        y_claim: Claim,
+        parent: felt252,
+    ) -> ForkOutcome {
+        self.fork(selector!("gelu_verify"), dims, logup, columns, y_claim, parent)
+    }
+
+    /// A lookup layer's fork: its dims, LogUp-GKR felts, column values, the claim on its
+    /// output and the parent's digest in; what the walk class joins out.
+    fn fork<T, +Serde<T>>(
+        self: LookupClass,
+        selector: felt252,
+        dims: Span<u32>,
+        logup: Span<felt252>,
+        columns: @T,
+        y_claim: Claim,
+        parent: felt252,
+    ) -> ForkOutcome {
         let mut args = array![];
         dims.serialize(ref args);
         logup.serialize(ref args);
         columns.serialize(ref args);
         y_claim.serialize(ref args);
         parent.serialize(ref args);
-        let mut ret = self.call(selector!("requant_verify"), args);
+        let mut ret = self.call(selector, args);
         Serde::deserialize(ref ret).unwrap()
     }
 

@@ -33,6 +33,7 @@ pub enum LayerProof {
     Add: AddProof,
     Pool: PoolProof,
     Embed: EmbedProof,
+    Gelu: GeluProof,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -254,6 +255,20 @@ pub struct EmbedProof {
     pub sumcheck: SumcheckProof,
     pub word: Array<QM31>,
     pub position: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct GeluProof {
+    pub logup: Span<felt252>, // LogUpProof's Serde
+    pub columns: GeluColumns,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct GeluColumns {
+    pub x: QM31,
+    pub y: QM31,
+    pub m: QM31,
+    pub t: QM31,
 }
 
 #[derive(Drop, Serde, Debug)]

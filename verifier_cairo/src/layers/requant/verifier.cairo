@@ -2,19 +2,18 @@
 //! docs/layers/requant.md): on a Blake2s fork of the walk's channel, the LogUp-GKR of RANGE
 //! and CLAMP, the column values against every leaf, then the join and the claim on x. The fork
 //! runs in the lookup class (`lookups::contract`) from the parent's digest; the join in the
-//! attention class, from what the fork returns (`RequantOutcome`).
+//! attention class, from what the fork returns (`ForkOutcome`).
 
-use crate::blake2s::Blake2sHash;
 use crate::channels::base::Channel;
-use crate::channels::fork::{fork, join};
+use crate::channels::fork::fork;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::{QM31, QM31Trait};
-use crate::lookups::contract::{LookupClass, LookupClassTrait};
+use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait, LookupClass, LookupClassTrait};
 use crate::lookups::verifier::{check_balance, verify_logup};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::proof::Claim;
 use crate::pcs::stack::check_stacks;
-use crate::walk::layer::{ClaimsOn, LayerClaims, single};
+use crate::walk::layer::LayerClaims;
 use crate::walk::proof::{LogUpProof, RequantColumns, RequantProof};
 use crate::walk::statement::{OutputClaims, PublicStatement, output_claim};
 use crate::walk::tensor::TensorCommitment;
@@ -36,15 +35,6 @@ pub fn check_commitments(
     check_stacks(STACKS, @layout, HASH_BLAKE2S, names, witness)
 }
 
-/// What the fork leaves to the walk: its final digest, the claim on x and the claims the
-/// walk's witness opening settles.
-#[derive(Drop, Serde, Debug)]
-pub struct RequantOutcome {
-    pub digest: Blake2sHash,
-    pub x: Claim,
-    pub witness: Span<ClaimsOn>,
-}
-
 /// The fork from the parent's digest, for 2^n entries; panics with the failed check.
 pub fn verify_fork(
     n: u32,
@@ -53,7 +43,7 @@ pub fn verify_fork(
     cols: @RequantColumns,
     y_claim: Claim,
     parent: felt252,
-) -> RequantOutcome {
+) -> ForkOutcome {
     let mut channel = fork(parent, TAG, TAG_LEN);
     let mut absorbed = array![];
     absorbed.append_span(y_claim.point);
@@ -85,8 +75,9 @@ pub fn verify_fork(
     }
     channel.mix_felts(column_values(cols));
     let witness = opening_claims(n, params, points, cols, y_claim);
-    RequantOutcome {
-        digest: channel.digest, x: Claim { point: *points[1], value: input_value(params, cols) },
+    ForkOutcome {
+        digest: channel.digest,
+        input: Claim { point: *points[1], value: input_value(params, cols) },
         witness,
     }
 }
@@ -108,14 +99,5 @@ pub fn verify(
     let y_claim = output_claim(outputs, 'y');
     let outcome = lookup
         .requant_verify(*st.dims, *proof.logup, proof.columns, y_claim, channel.digest());
-    join(ref channel, @outcome.digest);
-    let mut absorbed = array![];
-    absorbed.append_span(outcome.x.point);
-    absorbed.append(outcome.x.value);
-    channel.mix_felts(absorbed.span());
-    LayerClaims {
-        inputs: array![single('x', outcome.x)].span(),
-        weights: array![].span(),
-        witness: outcome.witness,
-    }
+    outcome.join(ref channel, 'x')
 }

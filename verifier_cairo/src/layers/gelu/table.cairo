@@ -1,0 +1,66 @@
+//! The pinned commitments of the GELU tables (mirror of prover/layers/gelu/table.py): the
+//! verifier never reads a table's root from a proof; the family with b_in = 15, b_out = 12 and
+//! f_out = f_in − 3 (the widths `cairn model import` gives every FFN) has one per f_in.
+
+use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::pcs::stack::with_decimal;
+use crate::walk::tensor::TensorCommitment;
+
+/// The family: b_in, b_out, and f_in − f_out (Python `IN_BITS`, `OUT_BITS`, `SCALE_DROP`).
+pub const IN_BITS: u32 = 15;
+pub const OUT_BITS: u32 = 12;
+pub const SCALE_DROP: u32 = 3;
+
+/// The smallest f_in with a pinned table (Python `min(PINNED_ROOTS)`).
+const FIRST_F_IN: u32 = 3;
+
+/// Python `PINNED_ROOTS[f_in]`: the Blake2s Merkle root of gelu_table(f_in, 15, f_in − 3, 12)
+/// committed with WITNESS_PCS, as a u256 (the digest's 32 bytes read big-endian).
+fn family_root(f_in: u32) -> Option<u256> {
+    if f_in < FIRST_F_IN {
+        return None;
+    }
+    let roots: Array<u256> = array![
+        0xEBBFD6C61B324BA9CE55D959487F3AE2299DF5BEB2FF33F37C418406CA2D6687,
+        0x749CB90CDE3743EA590EAE663072F3C67ADB56040A9E1E4BAD4A30088C7852D0,
+        0x190B12A1A9F12E03E9D0B32D113D9BEB54C0152F66FEEDADA5910E6A93372C8A,
+        0x08BD39562EE42A99C8E6E9A6055B3C29704AFF5238529A3A6ECF7FB70A15CC87,
+        0xC4104D2BB16CFFFD5C9E7854F9EDDC8AFF57D552B72276C4B502FF9097D7F5EB,
+        0xF74D129524460E99EF21D6331041C171D8777DC5B4953D29FA3DACADEB50F13A,
+        0x04CB63A8EC13FFEB2CFC54CCE85F25E7C0C5EDE6AD3B71B9E19C5C9455D69D70,
+        0x6284BA4B9E576E99E344BC0D47DB596D7C217883AE590CE3195DA185DDDF6B42,
+        0x6B9893CD54ACAD4A6AA1497FE80C879D57106507D81EA79C218328B780288260,
+        0x11B11A83D8E73DF207572EA40032DE1BB4449A96246B2542CA504B80FCBA4376,
+        0x7CF74D552E57D69357782B9C44CAF20904820B74E15E957D057E295DD4EBCA9E,
+        0x5DFFCC7E1525BC576435DF542053CBC758C357FE8AC5031C861449B3D6E3B23E,
+        0x4D0C92C84EF68FF596771C8D32867F862E5EFF60EC4F2D677402D2BBB30C128E,
+    ];
+    match roots.get(f_in - FIRST_F_IN) {
+        Some(root) => Some(*root.unbox()),
+        None => None,
+    }
+}
+
+/// Python `pinned_root`: the table's pinned root, None outside the pinned family.
+pub fn pinned_root(f_in: u32, b_in: u32, f_out: u32, b_out: u32) -> Option<u256> {
+    if b_in != IN_BITS || b_out != OUT_BITS || f_out + SCALE_DROP != f_in {
+        return None;
+    }
+    family_root(f_in)
+}
+
+/// The verifier's view of T's commitment (Python `pinned_commitment`), for parameters with a
+/// pinned root (`GeluParams::problem` refuses the others first).
+pub fn pinned_commitment(f_in: u32, b_in: u32, f_out: u32, b_out: u32) -> TensorCommitment {
+    let root = pinned_root(f_in, b_in, f_out, b_out).unwrap();
+    TensorCommitment { hash: HASH_BLAKE2S, root, n_vars: b_in }
+}
+
+/// The table's name in the walk's witness opening, 'gelu.<f_in>.<b_in>.<f_out>.<b_out>'
+/// (Python `table_name`).
+pub fn table_name(f_in: u32, b_in: u32, f_out: u32, b_out: u32) -> felt252 {
+    let name = with_decimal('gelu.', f_in);
+    let name = with_decimal(name * 256 + '.', b_in);
+    let name = with_decimal(name * 256 + '.', f_out);
+    with_decimal(name * 256 + '.', b_out)
+}

@@ -1,0 +1,81 @@
+//! Gelu verifier (mirror of prover/layers/gelu/verifier.py, every check named as in
+//! docs/layers/gelu.md): on a Blake2s fork of the walk's channel, the LogUp-GKR of (x, y) into
+//! the table, the column values against both leaves, then the join and the claim on x. The
+//! fork runs in the lookup class from the parent's digest; the join in the encoder class.
+
+use crate::channels::base::Channel;
+use crate::channels::fork::fork;
+use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::fields::qm31::QM31Trait;
+use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait, LookupClass, LookupClassTrait};
+use crate::lookups::verifier::{check_balance, verify_logup};
+use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::pcs::proof::Claim;
+use crate::pcs::stack::check_stacks;
+use crate::walk::layer::LayerClaims;
+use crate::walk::proof::{GeluColumns, GeluProof, LogUpProof};
+use crate::walk::statement::{OutputClaims, PublicStatement, output_claim};
+use crate::walk::tensor::TensorCommitment;
+use super::params::GeluParams;
+use super::relations::{
+    LookupTrait, STACKS, TABLE, WITNESS, instance_vars, opening_claims, witness_layout,
+};
+
+/// The fork's domain tag (Python `relations.TAG`) and its length in bytes.
+pub const TAG: felt252 = 'cairn/gelu/v1';
+const TAG_LEN: u32 = 13;
+
+/// `gelu.commitment` unless the witness is exactly the layout's Blake2s stacks (the layout
+/// fits: the statement check has run the parameter rules).
+pub fn check_commitments(
+    n: u32, params: @GeluParams, names: Span<felt252>, witness: Span<TensorCommitment>,
+) -> Span<TensorCommitment> {
+    let layout = witness_layout(n, params).unwrap();
+    check_stacks(STACKS, @layout, HASH_BLAKE2S, names, witness)
+}
+
+/// The fork from the parent's digest, for 2^n entries; panics with the failed check.
+pub fn verify_fork(
+    n: u32,
+    params: @GeluParams,
+    logup: @LogUpProof,
+    cols: @GeluColumns,
+    y_claim: Claim,
+    parent: felt252,
+) -> ForkOutcome {
+    let mut channel = fork(parent, TAG, TAG_LEN);
+    let mut absorbed = array![];
+    absorbed.append_span(y_claim.point);
+    absorbed.append(y_claim.value);
+    channel.mix_felts(absorbed.span());
+    let rel = LookupTrait::draw(ref channel);
+    let leaves = verify_logup(instance_vars(n, params), logup, ref channel).span();
+    check_balance(logup, array![(array![WITNESS].span(), array![TABLE].span())].span());
+    let (witness, table) = (*leaves[WITNESS], *leaves[TABLE]);
+    assert(
+        witness.numerator == QM31Trait::one() && table.numerator == *cols.m, 'logup.numerator',
+    );
+    assert(witness.denominator == rel.witness_key_at(cols), 'gelu.columns');
+    assert(table.denominator == rel.table_key_at(params, table.point, *cols.t), 'gelu.columns');
+    channel.mix_felts(array![*cols.x, *cols.y, *cols.m, *cols.t].span());
+    let points = array![witness.point, table.point].span();
+    ForkOutcome {
+        digest: channel.digest,
+        input: Claim { point: witness.point, value: *cols.x },
+        witness: opening_claims(n, params, points, cols, y_claim),
+    }
+}
+
+/// `outputs` holds the claim on y; the claims left are on x and on the witness stacks and the
+/// pinned table. The fork runs in the lookup class.
+pub fn verify(
+    st: @PublicStatement,
+    proof: @GeluProof,
+    outputs: OutputClaims,
+    ref channel: Poseidon252Channel,
+    lookup: LookupClass,
+) -> LayerClaims {
+    let y_claim = output_claim(outputs, 'y');
+    let outcome = lookup.gelu_verify(*st.dims, *proof.logup, proof.columns, y_claim, channel.digest());
+    outcome.join(ref channel, 'x')
+}
