@@ -2,9 +2,9 @@
 `cairn.examples.GRAPH_BENCHMARKS`' small graphs with committed weights, whose hidden tensors
 go through every way a bound travels — none (a projection of a committed weight), a
 requantization's clamp, a residual add of a bounded and a public tensor, the column sums of
-pooling, attention's int8 inputs, a GELU lookup's table. A name ending in `_io` is the graph with its inputs and
-outputs committed too; one ending in `_bound` has its weights bound to model `MODEL_ID`
-(`CONFIG_HASH`, each weight's index its rank by name)."""
+pooling, attention's int8 inputs, a GELU lookup's table. A name ending in `_io` is the graph
+with its inputs and outputs committed too; one ending in `_bound` has its weights bound to
+model `MODEL_ID` (`CONFIG_HASH`, each weight's index its rank by name)."""
 
 from __future__ import annotations
 
