@@ -19,7 +19,7 @@ from cairn.serializer import calldata, proof_file
 from cairn.serializer.header import KIND_GRAPH
 from tests.cairo_graph_vectors import tampered
 from tests.graph_examples import GRAPHS, graph_proof
-from tests.test_devnet_walk import onchain_like, registered_then_recorded
+from tests.test_devnet_walk import onchain_like, registered_then_recorded, sendable
 
 pytestmark = pytest.mark.devnet
 runner = CliRunner()
@@ -43,14 +43,15 @@ def test_honest_graphs_accepted_by_both(chain, name):
     assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_GRAPH)
 
 
-@pytest.mark.parametrize("name", ["encoder", "encoder_io"])
+@pytest.mark.parametrize("name", ["encoder", "encoder_io", "ffn"])
 def test_tampered_graphs_rejected_alike(chain, name):
     """A sample of the generated Cairo tests' tamperings of the encoder graph, with its input
-    and output public or committed (all of them run in cairo-test), through real
+    and output public or committed (all of them run in cairo-test), and of the FFN graph's
+    front (its GELU node's lookup among them; its opening goes in a session), through real
     transactions."""
     proof = graph_proof(name)
     parts = calldata.encode_parts(proof)
-    tamperings = list(tampered(proof))
+    tamperings = sendable(list(tampered(proof)), parts)
     for doc, felts in tamperings[:: max(1, len(tamperings) // 8)]:
         check = registry.contract_check(felts, {})
         verdict = onchain_like(chain, felts, parts)

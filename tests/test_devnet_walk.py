@@ -36,6 +36,20 @@ def onchain(chain, felts):
     return chain.run(contract.verify(chain.account, chain.address, felts))
 
 
+def sendable(tamperings, parts):
+    """The tamperings `onchain_like` can send: all when the honest proof fits a transaction,
+    else those of the honest length that change its front alone (the rest of a session's
+    checks are `test_witness_opening_in_a_session`'s)."""
+    if len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS <= contract.MAX_CALLDATA_FELTS:
+        return tamperings
+    first = len(parts.front)
+    return [
+        (doc, felts)
+        for doc, felts in tamperings
+        if len(felts) == len(parts.flat) and felts[first:] == parts.flat[first:]
+    ]
+
+
 def onchain_like(chain, felts, honest, max_gas=contract.MAX_L2_GAS_ESTIMATE):
     """`felts` as `cairn verify-onchain` sends them: one transaction if they fit, else a
     session cut where the honest proof's parts are cut (a tampering of the same length);
@@ -74,14 +88,7 @@ def test_tampered_proofs_rejected_alike(chain, kind):
     `test_witness_opening_in_a_session`'s)."""
     proof = example(kind)
     parts = calldata.encode_parts(proof)
-    tamperings = list(tampered_felts(proof))
-    if len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS > contract.MAX_CALLDATA_FELTS:
-        first = len(parts.front)
-        tamperings = [
-            (doc, felts)
-            for doc, felts in tamperings
-            if len(felts) == len(parts.flat) and felts[first:] == parts.flat[first:]
-        ]
+    tamperings = sendable(list(tampered_felts(proof)), parts)
     for doc, felts in tamperings[:: max(1, len(tamperings) // 6)]:
         check = registry.contract_check(felts, {})
         verdict = onchain_like(chain, felts, parts)
