@@ -3,6 +3,8 @@ model's table semantics on odd shapes, every field tampered, the statement check
 provers (docs/layers/gelu.md, "What a cheating prover cannot do")."""
 
 import dataclasses
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -80,6 +82,16 @@ def test_zero_is_a_fixed_point_so_padding_looks_up_a_table_row(params):
     assert quantized.gelu_table(*params)[1 << (params[1] - 1)] == 0
 
 
+def test_the_cairo_verifier_pins_the_same_roots():
+    """verifier_cairo/src/layers/gelu/table.cairo lists PINNED_ROOTS' values in f_in order."""
+    source = (
+        Path(__file__).parent.parent / "verifier_cairo/src/layers/gelu/table.cairo"
+    ).read_text()
+    cairo = [int(h, 16) for h in re.findall(r"0x[0-9A-F]{64}", source)]
+    assert cairo == [PINNED_ROOTS[f] for f in sorted(PINNED_ROOTS)]
+    assert f"const FIRST_F_IN: u32 = {min(PINNED_ROOTS)};" in source
+
+
 def test_the_pinned_roots_are_the_tables_commitments():
     """Every pinned root recomputed: gelu_table committed with WITNESS_PCS."""
     for f_in, root in PINNED_ROOTS.items():
@@ -125,6 +137,7 @@ DIMS_CASES = [
     ({"f_in": 16, "f_out": 13}, "gelu.params"),  # the family, but no pinned root
     ({"f_out": 6}, "gelu.params"),  # a valid table, not a pinned one
     ({"b_out": 11}, "gelu.params"),
+    ({"f_out": (1 << 32) - 1}, "gelu.params"),  # f_out + 3 would overflow a u32 in Cairo
     ({"rows": 2}, "statement.shape"),
 ]
 

@@ -30,7 +30,7 @@ def _out_bound(_: Tensors, dims: Sequence[int]) -> int:
 
 RELATIONS = (Relation("|y| ≤ 2^(b_out−1) − 1", (), _out_bound, result="y"),)
 """y = T[x] is a lookup, not a sum of products: nothing can wrap. The relation only declares
-the bound a consumer of y may assume (b_out ≤ 16 keeps it far below (p−1)/2)."""
+the bound a consumer of y may assume (b_out = 12 keeps it far below (p−1)/2)."""
 
 
 def lookup(x: np.ndarray, p: GeluParams) -> np.ndarray:

@@ -52658,31 +52658,38 @@ fn rejects_gelu_rules_8() {
     verify_walk_calldata(splice(gelu_0(), 9, 10, array![11]));
 }
 
+/// dims {'f_out': 4294967295}
+#[test]
+#[should_panic(expected: ('gelu.params',))]
+fn rejects_gelu_rules_9() {
+    verify_walk_calldata(splice(gelu_0(), 8, 9, array![4294967295]));
+}
+
 /// dims {'rows': 2}
 #[test]
 #[should_panic(expected: ('statement.shape',))]
-fn rejects_gelu_rules_9() {
+fn rejects_gelu_rules_10() {
     verify_walk_calldata(splice(gelu_0(), 4, 5, array![2]));
 }
 
 /// witness commitments, variant 1
 #[test]
 #[should_panic(expected: ('gelu.commitment',))]
-fn rejects_gelu_rules_10() {
+fn rejects_gelu_rules_11() {
     verify_walk_calldata(splice(gelu_0(), 32, 33, array![17]));
 }
 
 /// witness commitments, variant 3
 #[test]
 #[should_panic(expected: ('gelu.commitment',))]
-fn rejects_gelu_rules_12() {
+fn rejects_gelu_rules_13() {
     verify_walk_calldata(splice(gelu_0(), 29, 30, array![0x6f746865722e30]));
 }
 
 /// a cheating prover: y one off and the table side forged to match (only the pinned table's opening sees it)
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
-fn rejects_gelu_rules_13() {
+fn rejects_gelu_rules_14() {
     verify_walk_calldata(splice(gelu_0(), 6, 5800, array![
         3,
         15,

@@ -43,7 +43,7 @@ fn family_root(f_in: u32) -> Option<u256> {
 
 /// Python `pinned_root`: the table's pinned root, None outside the pinned family.
 pub fn pinned_root(f_in: u32, b_in: u32, f_out: u32, b_out: u32) -> Option<u256> {
-    if b_in != IN_BITS || b_out != OUT_BITS || f_out + SCALE_DROP != f_in {
+    if b_in != IN_BITS || b_out != OUT_BITS || f_in < SCALE_DROP || f_in - SCALE_DROP != f_out {
         return None;
     }
     family_root(f_in)
