@@ -486,7 +486,10 @@ COMMITTED_IO_GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
     "x 128×384 → qkv → requant ×3 → attn (12 heads of 32) → requant → linear (W_o)": lambda: (
         attention_layer_example(128, 384, 12, 32, False, 0)
     ),
+    "x 128×384 → linear (W₁, 1536) → requant → gelu → linear (W₂)": lambda: ffn_example(
+        128, 384, 1536, 0
+    ),
 }
-"""A whole MiniLM attention layer at 128 tokens (projections, attention with softmax, output
-projection), measured by `cairn bench graphs --commit-io`: its public x and output alone
-(12,288 felts) exceed a transaction's calldata."""
+"""A whole MiniLM attention layer and a MiniLM feed-forward block at 128 tokens, measured by
+`cairn bench graphs --commit-io`: their public x and output alone (12,288 felts) exceed a
+transaction's calldata."""
