@@ -174,6 +174,7 @@ def _with_dims(proof, **changes):
         ({"R": 31}, "layernorm.params"),
         ({"R": 28}, "layernorm.params"),  # 2^(R+1)·√(d−1) reaches 2^30
         ({"b_n": 20}, "layernorm.params"),  # b + k > 30
+        ({"b_n": 0}, "layernorm.params"),  # no clamp for the scale gadget's bound to read
         ({"k_z": 0}, "layernorm.params"),
         ({"b_z": 0}, "layernorm.params"),
         ({"w": 5}, "statement.range"),  # h beyond [−2^9, 2^9)

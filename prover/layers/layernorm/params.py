@@ -89,7 +89,8 @@ class LayerNormParams:
             )
         if not 0 <= self.shift <= MAX_SHIFT:
             return f"R = {self.shift} must be in [0, {MAX_SHIFT}]"
-        for name, p in (("normalise", self.norm), ("scale", self.scale)):
+        for name, gadget in (("normalise", lambda: self.norm), ("scale", lambda: self.scale)):
+            p = gadget()  # scale's bound reads normalise's clamp: only once normalise is valid
             if problem := p.problem() or p.range_problem() or p.table_problem():
                 return f"{name}: {problem}"
         return None
