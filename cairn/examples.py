@@ -329,13 +329,14 @@ ONCHAIN_BENCHMARKS: dict[str, Callable[[], Statement]] = {
     "attn s=16 h=4 m=16 causal": lambda: attn_example(16, 4, 16, True, None, 0),
     "requant 16×128 M=181 k=22 b=8": lambda: requant_example(16, 128, 181, 22, 8, 0),
     "gelu 16×128 (MiniLM layer 0's table)": lambda: gelu_example(16, 128, 0),
+    "layernorm s=16 d=128": lambda: layernorm_example(16, 128, 0),
     "add 16×128": lambda: add_example(16, 128, 0),
     "pool s=128 d=32": lambda: pool_example(128, 32, 0),
     "embed s=16 V=256 P=16 d=64": lambda: embed_example(16, 256, 64, 16, 0),
 }
 """Layer proofs verified on chain by `cairn bench layers --onchain`: the largest round shapes
-whose public tensors fit one transaction's calldata (the witness openings of attn, requant and
-gelu go in sessions)."""
+whose public tensors fit one transaction's calldata (the witness openings of attn, requant,
+gelu and layernorm go in sessions)."""
 
 MINILM_ONCHAIN: dict[str, Callable[[], Statement]] = {
     "qkv s=128 e=384 h=384": lambda: qkv_example(128, 384, 384, 0),
@@ -455,6 +456,31 @@ def residual_pool_example(seq: int, dim: int, seed: int) -> Graph:
     )
 
 
+def residual_norm_example(seq: int, dim: int, seed: int) -> Graph:
+    """x → linear → requant → add x → layernorm, MiniLM's post-attention shape: a LayerNorm of
+    a hidden residual, its γ and β committed with the weights, its row statistics public."""
+    rng = np.random.default_rng(seed)
+    x = _int8(rng, seq, dim)
+    projected = linear.make_statement(x, {"w": _int8(rng, dim, dim), "b": _int8(rng, dim)})
+    bound = output_bounds(projected)["y"]
+    clamped = _requantized(projected.outputs["y"], bound.max if bound else 0)
+    residual = add.make_statement(clamped.outputs["y"], x)
+    h = residual.outputs["y"]
+    gamma = rng.integers(-2047, 2048, dim, dtype=np.int64)
+    beta = rng.integers(-(2**12), 2**12, dim, dtype=np.int64)
+    params = layernorm_params(np.full((1, dim), 255), gamma)  # limbs for the residual's ±255
+    normed = layernorm.make_statement(h, gamma, beta, params)
+    return assemble(
+        [
+            (projected, {"y": "h"}),
+            (clamped, {"x": "h", "y": "h8"}),
+            (residual, {"a": "h8", "b": "x", "y": "r"}),
+            (normed, {"h": "r", "y": "out", "gamma": "ln_gamma", "beta": "ln_beta"}),
+        ],
+        ["out", "s1", "s2"],
+    )
+
+
 def embed_pool_example(seq: int, vocab: int, dim: int, seed: int) -> Graph:
     """ids → embed → requant → pool: a gather with no inputs, its output requantized."""
     rng = np.random.default_rng(seed)
@@ -475,6 +501,7 @@ GRAPH_BENCHMARKS: dict[str, Callable[[], Graph]] = {
         5, 7, 2, 3, False, 0
     ),
     "x 3×5 → linear → requant → gelu → linear": lambda: ffn_example(3, 5, 6, 3),
+    "x 4×6 → linear → requant → add x → layernorm": lambda: residual_norm_example(4, 6, 4),
     "x 32×384 → qkv → requant ×3 → attn (12 heads of 32)": lambda: attention_block_example(
         32, 384, 12, 32, False, 0
     ),

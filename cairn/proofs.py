@@ -31,7 +31,6 @@ from cairn.serializer import calldata, commitment_file, proof_file, tensor_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.files import write_atomic
 from cairn.serializer.graph_calldata import offchain_reason
-from cairn.serializer.walk_calldata import ONCHAIN_KINDS, is_onchain
 
 
 def dims_text(st: Statement | Node) -> str:
@@ -197,16 +196,11 @@ def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
 
 
 def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:
-    """What `cairn calldata` and `verify-onchain` take: a layer proof of a kind the contract
-    reads, or a graph of such kinds with committed weights (`graph_calldata.offchain_reason`)."""
-    if isinstance(proof, GraphProof):
-        if reason := offchain_reason(proof.statement):
-            raise fail(reason)
-        return proof
-    kind = proof.statement.kind
-    if not is_onchain(kind):
-        kinds = ", ".join(ONCHAIN_KINDS)
-        raise fail(f"{kind!r} proofs are not verified on chain yet (on chain: {kinds})")
+    """What `cairn calldata` and `verify-onchain` take: a layer proof (every kind is verified
+    on chain), or a graph of the kinds graphs take on chain with committed weights
+    (`graph_calldata.offchain_reason`)."""
+    if isinstance(proof, GraphProof) and (reason := offchain_reason(proof.statement)):
+        raise fail(reason)
     return proof
 
 

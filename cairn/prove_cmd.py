@@ -37,7 +37,6 @@ from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer import proof_file, tensor_file
 from cairn.serializer.codec import proof_felts
 from cairn.serializer.files import write_together
-from cairn.serializer.walk_calldata import is_onchain
 
 prove_app = typer.Typer(help="Create proofs.", no_args_is_help=True)
 
@@ -68,10 +67,6 @@ def _model(commit: Hash | None, model_id: str | None, config_hash: str) -> tuple
 
 def _no_weights() -> WeightChoice:
     return WeightChoice()
-
-
-def _commit(commit_weights: CommitWeights = None) -> WeightChoice:
-    return WeightChoice(commit_weights)
 
 
 def _commit_and_bind(
@@ -107,23 +102,17 @@ def _commit_and_bind_b(
 
 def weight_options(kind: str) -> Callable[..., WeightChoice]:
     """The kind's weight options, as a function whose parameters declare them: none for a kind
-    without weights; --commit-weights; and, for a kind the contract verifies, --model-id and
-    --config-hash (the registry they bind to is on chain). Matmul names its weight B."""
+    without weights; else --commit-weights, --model-id and --config-hash (the registry they
+    bind to is on chain). Matmul names its weight B."""
     if kind == matmul.KIND:
         return _commit_and_bind_b
     if not LAYERS[kind].has_weights:
         return _no_weights
-    return _commit_and_bind if is_onchain(kind) else _commit
+    return _commit_and_bind
 
 
 def _io_choice(commit_io: CommitIo = None) -> Hash | None:
     return commit_io
-
-
-def io_options(kind: str) -> Callable[..., Hash | None] | None:
-    """--commit-io for a kind the contract verifies (committed inputs and outputs are what keep
-    its statement within a transaction)."""
-    return _io_choice if is_onchain(kind) else None
 
 
 def _committed_names(kind: str, statement: Statement, choice: WeightChoice) -> list[str]:
@@ -183,18 +172,16 @@ def layer_command(kind: str, example: examples.LayerExample) -> Callable[..., No
     then --out, as the signature typer reads; its help is the example's."""
     choose = weight_options(kind)
     weight_names = inspect.signature(choose).parameters
-    io = io_options(kind)
 
     def command(out_path: Path | None = None, **options: Any) -> None:
         weights = choose(**{name: options.pop(name) for name in weight_names})
-        if io is not None:
-            weights = replace(weights, io=io(options.pop("commit_io")))
+        weights = replace(weights, io=_io_choice(options.pop("commit_io")))
         prove_layer(kind, lambda: example.build(**options), out_path, weights)
 
     out_option = inspect.Parameter(
         "out_path", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ProofOut
     )
-    io_params = _options(io) if io is not None else []
+    io_params = _options(_io_choice)
     parameters = [*_options(example.build), *_options(choose), *io_params, out_option]
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__doc__ = example.help

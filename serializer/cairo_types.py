@@ -21,6 +21,7 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.serde import (
     NESTED,
+    NESTED_VARIANTS,
     _args,
     _container,
     _inner,
@@ -105,6 +106,12 @@ class Generator:
         return "\n".join(lines) + "\n}\n"
 
 
+def _variant(kind: str) -> str:
+    """The enum variant's payload: the proof, or its Serde felts for a `NESTED_VARIANTS` one."""
+    name = LAYERS[kind].proof_type.__name__
+    return f"Span<felt252>, // {name}'s Serde" if name in NESTED_VARIANTS else f"{name},"
+
+
 def generate() -> str:
     gen = Generator()
     gen.visit(WalkProof)
@@ -113,9 +120,7 @@ def generate() -> str:
     # The graph's parts, after the walk's types: those they share are emitted once.
     for part in (GraphStatement, NodeProof, Settlement):
         gen.visit(part)
-    variants = "\n".join(
-        f"    {variant_name(k)}: {LAYERS[k].proof_type.__name__}," for k in ONCHAIN_KINDS
-    )
+    variants = "\n".join(f"    {variant_name(k)}: {_variant(k)}" for k in ONCHAIN_KINDS)
     enum = (
         "/// A layer's own proof, by kind (`ONCHAIN_KINDS` order).\n"
         f"#[derive(Drop, Serde, Debug)]\npub enum LayerProof {{\n{variants}\n}}\n"

@@ -11,6 +11,7 @@ the same dataclasses (`serializer/cairo_types.py`), so one rule per type serves 
     np.ndarray       a Tensor: shape, then its values embedded mod p, packed 8 per felt
     Any (a layer's proof)   the enum variant: the kind's index in `WALK_KINDS`, then the proof
     a `NESTED` field  its felts' count, then its felts (a `Span<felt252>` in Cairo)
+    a `NESTED_VARIANTS` proof  its variant index, then its felts' count and its felts
 
 Decoding checks what Cairo's deserialization checks, in its order (a bad QM31 felt as it is
 read; truncation, an int out of range or an unknown variant as `calldata.serde`), then, after
@@ -57,11 +58,17 @@ part per fold group, where a session may cut (`walk_calldata`): the committed te
 opening's, then the witness opening's. Decoding leaves them None for `walk_calldata` to fill."""
 
 
-NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup"), ("GeluProof", "logup")}
+NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}
 """Fields carried as a length-prefixed felt list: the walk classes pass them unread to the class
-that verifies them, which deserializes them (the softmax proof and requant's and gelu's
-LogUp-GKR: the lookup class, docs/cairo-verifier.md, "Six classes"), so only that class carries
-their Serde code."""
+that verifies them, which deserializes them (the softmax proof and requant's LogUp-GKR: the
+lookup class, docs/cairo-verifier.md, "Six classes"), so only that class carries their Serde
+code."""
+
+NESTED_VARIANTS = {"GeluProof", "LayerNormProof"}
+"""Layer proofs carried whole as a length-prefixed felt list after their variant index: every
+walk class deserializes every kind's proof, so a kind's variant costs each of them its Serde
+code (the attention class was within a thousand felts of a class's limit); the lookup class,
+which verifies gelu's and layernorm's forks, deserializes them."""
 
 
 def fields_of(cls: type) -> dict[str, Any]:
@@ -126,7 +133,13 @@ class Encoder:
         """`ints`: the Cairo type of the ints at this field (`WIDE_INTS`)."""
         if hint is Any:
             out.append(self.variant_of(value))
-            self.encode(value, type(value), out)
+            if type(value).__name__ in NESTED_VARIANTS:
+                part: list[int] = []
+                self.encode(value, type(value), part)
+                out.append(len(part))
+                out.extend(part)
+            else:
+                self.encode(value, type(value), out)
         elif _is_optional(hint):
             if value is None:
                 out.append(1)
@@ -249,6 +262,8 @@ class Decoder:
             cls = self.variant_type(index)
             if cls is None:
                 raise self.rd.fail(f"{what}: unknown variant {index}", "calldata.serde")
+            if cls.__name__ in NESTED_VARIANTS:
+                return self.part(cls, what)
             return self.decode(cls, what)
         if _is_optional(hint):
             flag = self.serde(f"{what} option")

@@ -34,6 +34,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF, P
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.gelu import model as gelu_model
+from cairn.prover.layers.layernorm import model as layernorm_model
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.layers.requant import model as requant_model
@@ -49,7 +50,13 @@ from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.serde import NESTED, Encoder, hints, short_string
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk, io_felts
-from tests import test_layer_gelu, test_layer_matmul, test_layer_requant, test_walk_committed_io
+from tests import (
+    test_layer_gelu,
+    test_layer_layernorm,
+    test_layer_matmul,
+    test_layer_requant,
+    test_walk_committed_io,
+)
 from tests.cairo_vectors import (
     array,
     felt,
@@ -311,30 +318,55 @@ def render_forgeries() -> Iterator[str]:
         yield rejects(base, f"{base}()", verdict)
 
 
-LOOKUP_RULES: dict[str, tuple[tuple[str, ...], list, str, Callable]] = {
+LOOKUP_RULES: dict[str, tuple[tuple[str, ...], list, list[tuple[str, Callable]]]] = {
     "requant": (
         requant_model.DIM_NAMES,
         test_layer_requant.DIMS_CASES,
-        "a cheating prover: y' + 1, the remainder adjusted (a limb leaves its range, which only "
-        "the lookup balance sees)",
-        lambda mp: test_layer_requant.cheat_proof(mp, test_layer_requant.off_by_one(1)),
+        [
+            (
+                "a cheating prover: y' + 1, the remainder adjusted (a limb leaves its range, "
+                "which only the lookup balance sees)",
+                lambda mp: test_layer_requant.cheat_proof(mp, test_layer_requant.off_by_one(1)),
+            )
+        ],
     ),
     "gelu": (
         gelu_model.DIM_NAMES,
-        test_layer_gelu.DIMS_CASES,
-        "a cheating prover: y one off and the table side forged to match (only the pinned "
-        "table's opening sees it)",
-        test_layer_gelu.forged_table_proof,
+        [case for case in test_layer_gelu.DIMS_CASES if "b_in" not in case[0]],
+        [],
+    ),
+    "layernorm": (
+        layernorm_model.DIM_NAMES,
+        test_layer_layernorm.DIMS_CASES,
+        [
+            (
+                "β[0] = 2^30 − 1: y = z + β could wrap",
+                lambda _: test_layer_layernorm.wrapping_beta(example("layernorm")),
+            ),
+            ("its row sums s1 committed: its check reads them", lambda _: _committed_reads()),
+        ],
     ),
 }
 """Per lookup kind with parameter rules: its dims' names, the statement rules its tests break,
-and a cheating prover."""
+and other tamperings of its first example (a cheating prover, say). Each tampering whose
+calldata differs from the honest proof's by a whole opening costs cairo-test's compilation
+≈ 1 GB per MB of source, which the machine cannot spare beside the other vectors: gelu's b_in
+changes (the pinned table's size lays out the witness opening) stay Python's, and its
+forged-table prover runs on a devnet (tests/test_devnet_walk.py)."""
+
+
+def _committed_reads() -> WalkProof:
+    """layernorm's first example with s1 committed instead of public (`statement.reads`)."""
+    norm = example("layernorm")
+    read, _ = commit_tensors(norm.statement, ["s1"], POSEIDON_PARAMS)
+    outputs = {n: t for n, t in read.outputs.items() if n != "s1"}
+    return dataclasses.replace(norm, statement=dataclasses.replace(read, outputs=outputs))
 
 
 def rule_tamperings(kind: str) -> Iterator[tuple[str, list[int]]]:
-    """The kind's statement rules and witness commitments on `<kind>_0`, and its cheating
-    prover."""
-    names, cases, cheat_doc, cheat = LOOKUP_RULES[kind]
+    """The kind's statement rules and witness commitments on `<kind>_0`, and its other
+    tamperings."""
+    names, cases, others = LOOKUP_RULES[kind]
     proof = example(kind)
     for changes, _ in cases:
         dims = list(proof.statement.dims)
@@ -347,8 +379,9 @@ def rule_tamperings(kind: str) -> Iterator[tuple[str, list[int]]]:
             yield f"witness commitments, variant {n}", encode_walk(tampered)
         except (IndexError, ValueError):  # witness and opening disagree: not encodable
             continue
-    with pytest.MonkeyPatch.context() as mp:
-        yield cheat_doc, encode_walk(cheat(mp))
+    for doc, prove in others:
+        with pytest.MonkeyPatch.context() as mp:
+            yield doc, encode_walk(prove(mp))
 
 
 def render_rules() -> Iterator[str]:

@@ -2,9 +2,10 @@
 `cairn.examples.GRAPH_BENCHMARKS`' small graphs with committed weights, whose hidden tensors
 go through every way a bound travels — none (a projection of a committed weight), a
 requantization's clamp, a residual add of a bounded and a public tensor, the column sums of
-pooling, attention's int8 inputs, a GELU lookup's table. A name ending in `_io` is the graph
-with its inputs and outputs committed too; one ending in `_bound` has its weights bound to
-model `MODEL_ID` (`CONFIG_HASH`, each weight's index its rank by name)."""
+pooling, attention's int8 inputs, a GELU lookup's table, a LayerNorm's limbs. A name ending
+in `_io` is the graph with its inputs and outputs committed too; one ending in `_bound` has
+its weights bound to model `MODEL_ID` (`CONFIG_HASH`, each weight's index its rank by
+name)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,10 @@ from cairn.prover.walk.statement import ModelBinding
 
 MODEL_ID, CONFIG_HASH = 0x7, 0xC0FFEE
 GRAPHS = dict(
-    zip(("encoder", "lookup_chain", "attention", "ffn"), examples.GRAPH_BENCHMARKS.values())
+    zip(
+        ("encoder", "lookup_chain", "attention", "ffn", "norm"),
+        examples.GRAPH_BENCHMARKS.values(),
+    )
 )
 
 

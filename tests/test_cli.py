@@ -17,7 +17,6 @@ from cairn.prove_cmd import weight_options
 from cairn.prover.fields import P
 from cairn.prover.layers.registry import LAYERS
 from cairn.serializer import proof_file
-from cairn.serializer.walk_calldata import is_onchain
 
 runner = CliRunner()
 CAIRN = [sys.executable, "-m", "cairn"]
@@ -172,7 +171,7 @@ def test_inspect_and_calldata_stdout(small_proof):
 def test_every_layer_kind_has_a_prove_command_made_from_its_example():
     """A kind without an example would have no `cairn prove <kind>`; with one, the command's
     options are the builder's (names, defaults, help), then the kind's weight options, then
-    --commit-io for a kind the contract reads, then --out, and its --help is the example's."""
+    --commit-io, then --out, and its --help is the example's."""
     assert LAYER_EXAMPLES.keys() == LAYERS.keys(), "give the kind a LAYER_EXAMPLES entry"
     prove = typer.main.get_command(app).commands["prove"]
     for kind, example in LAYER_EXAMPLES.items():
@@ -183,8 +182,7 @@ def test_every_layer_kind_has_a_prove_command_made_from_its_example():
         options = {p.name: p for p in command.params}
         built = inspect.signature(example.build, eval_str=True).parameters
         weights = inspect.signature(weight_options(kind)).parameters
-        io = ["commit_io"] if is_onchain(kind) else []
-        assert list(options) == [*built, *weights, *io, "out_path"], kind
+        assert list(options) == [*built, *weights, "commit_io", "out_path"], kind
         for name, parameter in built.items():
             option, info = options[name], parameter.annotation.__metadata__[0]
             assert f"--{name.replace('_', '-')}" in option.opts, (kind, name)

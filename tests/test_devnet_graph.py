@@ -43,12 +43,12 @@ def test_honest_graphs_accepted_by_both(chain, name):
     assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_GRAPH)
 
 
-@pytest.mark.parametrize("name", ["encoder", "encoder_io", "ffn"])
+@pytest.mark.parametrize("name", ["encoder", "encoder_io", "ffn", "norm"])
 def test_tampered_graphs_rejected_alike(chain, name):
     """A sample of the generated Cairo tests' tamperings of the encoder graph, with its input
-    and output public or committed (all of them run in cairo-test), and of the FFN graph's
-    front (its GELU node's lookup among them; its opening goes in a session), through real
-    transactions."""
+    and output public or committed (all of them run in cairo-test), and of the FFN and
+    LayerNorm graphs' fronts (their lookup nodes among them; their openings go in sessions),
+    through real transactions."""
     proof = graph_proof(name)
     parts = calldata.encode_parts(proof)
     tamperings = sendable(list(tampered(proof)), parts)

@@ -22,6 +22,7 @@ from cairn.prover.walk.statement import NO_MODEL, ModelBinding
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.header import KIND_WALK
 from cairn.serializer.walk_calldata import ONCHAIN_KINDS, encode_walk
+from tests import test_layer_gelu
 from tests.cairo_walk_vectors import tampered_felts
 from tests.walk_examples import CONFIG_HASH, MODEL_ID, SHAPES, STATEMENTS, example
 
@@ -262,14 +263,15 @@ def registered_then_recorded(chain, path: Path, model: str, weights: int) -> Non
     assert result.exit_code == 0 and recorded in result.output, result.output
 
 
-def test_cli_refuses_kinds_not_on_chain(chain, tmp_path, monkeypatch):
-    monkeypatch.setenv("CAIRN_STATE_DIR", str(tmp_path / "state"))
-    path = tmp_path / "layernorm.json"
-    prove = ["prove", "layernorm", "--seq", "2", "--dim", "3", "--out", str(path)]
-    result = runner.invoke(app, prove)
-    assert result.exit_code == 0, result.output
-    result = runner.invoke(app, ["verify-onchain", str(path), "--rpc", chain.url])
-    assert result.exit_code == 2 and "not verified on chain yet" in result.output
+def test_a_forged_gelu_table_is_refused_alike(chain, monkeypatch):
+    """y one off the table and the prover's table side forged to match, T̃ sent to match it:
+    only the pinned table's opening sees it, in Python and on chain (a session: the witness
+    opening carries the 2^15-row table)."""
+    parts = calldata.encode_parts(test_layer_gelu.forged_table_proof(monkeypatch))
+    check = registry.contract_check(parts.flat, {})
+    assert check is not None and check.startswith(("pcs.", "merkle."))
+    verdict = onchain_like(chain, parts.flat, parts)
+    assert not verdict.accepted and verdict.reason == check
 
 
 CLI_ARGS = {
@@ -285,6 +287,7 @@ CLI_ARGS = {
     "pool": ["--seq", "5", "--dim", "3"],
     "embed": ["--seq", "5", "--vocab", "23", "--dim", "3", "--positions", "6"],
     "gelu": ["--rows", "3", "--cols", "5"],
+    "layernorm": ["--seq", "3", "--dim", "5"],
 }
 """Small non-power-of-two shapes of every kind the contract reads."""
 

@@ -42,7 +42,7 @@ SPEC = LAYERS["layernorm"]
 SHAPES = [(1, 1, 0), (3, 5, 2), (5, 1, 0), (1, 7, 1), (4, 6, 0)]
 
 
-def _statement(s, d, eps, seed):
+def statement(s, d, eps, seed):
     """examples.layernorm_example's rows, with ε = E."""
     ex = examples.layernorm_example(s, d, seed)
     h, gamma, beta = ex.inputs["h"], ex.weights["gamma"], ex.weights["beta"]
@@ -51,7 +51,7 @@ def _statement(s, d, eps, seed):
 
 @pytest.fixture(scope="module")
 def proofs():
-    return {shape: prove_walk(SPEC, _statement(*shape, seed=sum(shape))) for shape in SHAPES}
+    return {shape: prove_walk(SPEC, statement(*shape, seed=sum(shape))) for shape in SHAPES}
 
 
 def _requant(x, k, b):
@@ -166,36 +166,43 @@ def _with_dims(proof, **changes):
     return dataclasses.replace(proof, statement=dataclasses.replace(stmt, dims=tuple(dims)))
 
 
-@pytest.mark.parametrize(
-    ("changes", "check"),
-    [
-        ({"w": 0}, "statement.shape"),
-        ({"w": 14}, "layernorm.params"),  # d·4^w > 2^30: limb sums could wrap
-        ({"R": 31}, "layernorm.params"),
-        ({"R": 28}, "layernorm.params"),  # 2^(R+1)·√(d−1) reaches 2^30
-        ({"b_n": 20}, "layernorm.params"),  # b + k > 30
-        ({"b_n": 0}, "layernorm.params"),  # no clamp for the scale gadget's bound to read
-        ({"k_z": 0}, "layernorm.params"),
-        ({"b_z": 0}, "layernorm.params"),
-        ({"w": 5}, "statement.range"),  # h beyond [−2^9, 2^9)
-        ({"g": 3}, "statement.range"),  # γ beyond ±7
-        ({"s": 2}, "statement.shape"),
-    ],
-)
+DIMS_CASES = [
+    ({"w": 0}, "statement.shape"),
+    ({"w": 14}, "layernorm.params"),  # d·4^w > 2^30: limb sums could wrap
+    ({"w": 40}, "layernorm.params"),  # 4^w beyond any integer type a verifier might use
+    ({"R": 31}, "layernorm.params"),
+    ({"R": 28}, "layernorm.params"),  # 2^(R+1)·√(d−1) reaches 2^30
+    ({"b_n": 20}, "layernorm.params"),  # b + k > 30
+    ({"b_n": 0}, "layernorm.params"),  # no clamp for the scale gadget's bound to read
+    ({"k_z": 0}, "layernorm.params"),
+    ({"b_z": 0}, "layernorm.params"),
+    ({"g": 31}, "layernorm.params"),
+    ({"w": 5}, "statement.range"),  # h beyond [−2^9, 2^9)
+    ({"g": 3}, "statement.range"),  # γ beyond ±7
+    ({"s": 2}, "statement.shape"),
+]
+
+
+@pytest.mark.parametrize(("changes", "check"), DIMS_CASES)
 def test_statement_parameters_and_ranges_are_checked(proofs, changes, check):
     with pytest.raises(VerificationError) as e:
         verify_walk(SPEC, _with_dims(proofs[SHAPES[1]], **changes))
     assert e.value.check == check
 
 
-def test_a_beta_that_could_wrap_the_output_is_refused(proofs):
-    proof = proofs[SHAPES[1]]
+def wrapping_beta(proof):
+    """The proof with β[0] = 2^30 − 1: y = z + β could wrap."""
     stmt = proof.statement
     beta = stmt.weights["beta"].copy()
     beta[0] = (1 << 30) - 1
-    bad = dataclasses.replace(stmt, weights={**stmt.weights, "beta": beta})
+    return dataclasses.replace(
+        proof, statement=dataclasses.replace(stmt, weights={**stmt.weights, "beta": beta})
+    )
+
+
+def test_a_beta_that_could_wrap_the_output_is_refused(proofs):
     with pytest.raises(VerificationError) as e:
-        verify_walk(SPEC, dataclasses.replace(proof, statement=bad))
+        verify_walk(SPEC, wrapping_beta(proofs[SHAPES[1]]))
     assert e.value.check == "statement.range" and "z + β" in str(e.value)
 
 
@@ -255,7 +262,7 @@ def _cheat(monkeypatch, make, shape=CHEAT, seed=4):
     factors (a cheater commits it with the best multiplicities it can, which the prover's
     counting of in-table values gives), y published as its y; `stats` may replace the
     published statistics. Returns the check that rejects it."""
-    stmt = _statement(*shape, seed=seed)
+    stmt = statement(*shape, seed=seed)
     p = params_of(stmt)
     h, gamma, beta = stmt.inputs["h"], stmt.weights["gamma"], stmt.weights["beta"]
     s1, s2 = stmt.outputs["s1"].copy(), stmt.outputs["s2"].copy()

@@ -27,6 +27,7 @@ from tests import (
     test_layer_embed,
     test_layer_gelu,
     test_layer_kvcache,
+    test_layer_layernorm,
     test_layer_linear,
     test_layer_matmul,
     test_layer_mha,
@@ -47,6 +48,7 @@ SHAPES: dict[str, list[tuple]] = {
     "pool": [(5, 3, 0), (1, 7, 1)],
     "embed": [(5, 23, 2, 6, 3), (7, 100, 33, 7, 5)],
     "gelu": [(3, 5, 8, 15, 5, 12), (7, 2, 10, 15, 7, 12)],
+    "layernorm": [(3, 5, 2), (4, 6, 0)],
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
@@ -72,6 +74,7 @@ STATEMENTS = {
         s, vocab, block, positions, d, ids=_ids(s, vocab)
     ),
     "gelu": test_layer_gelu.statement,
+    "layernorm": lambda s, d, eps: test_layer_layernorm.statement(s, d, eps, seed=s + d + eps),
     "requant": lambda rows, cols, multiplier, shift, bits, a: requant.make_statement(
         np.random.default_rng(rows).integers(-(1 << a) + 1, 1 << a, (rows, cols)),
         multiplier,

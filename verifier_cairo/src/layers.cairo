@@ -14,6 +14,7 @@ pub mod add;
 pub mod attn;
 pub mod embed;
 pub mod gelu;
+pub mod layernorm;
 pub mod kvcache;
 pub mod mha;
 pub mod pool;
@@ -36,6 +37,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::Pool(_) => ('pool', 'cairn/pool/v1'),
         LayerProof::Embed(_) => ('embed', 'cairn/embed/v1'),
         LayerProof::Gelu(_) => ('gelu', 'cairn/gelu/v1'),
+        LayerProof::Layernorm(_) => ('layernorm', 'cairn/layernorm/v1'),
     }
 }
 
@@ -55,13 +57,24 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
         LayerProof::Pool(_) => array!['y'].span(),
         LayerProof::Embed(_) => array!['y'].span(),
         LayerProof::Gelu(_) => array!['y'].span(),
+        LayerProof::Layernorm(_) => array!['s1', 's2', 'y'].span(),
+    }
+}
+
+/// The tensors whose values the kind's check reads (Python `LayerSpec.reads`): never committed
+/// (`statement.reads`), in a graph never hidden.
+pub fn layer_reads(kind: felt252) -> Span<felt252> {
+    if kind == 'layernorm' {
+        array!['s1', 's2'].span()
+    } else {
+        array![].span()
     }
 }
 
 /// Whether the kind's statements carry witness commitments (Python: a kind that commits
 /// advice, `LayerSpec.advise`); the reader refuses them on any other (`calldata.offchain`).
 pub fn has_witness(kind: felt252) -> bool {
-    kind == 'attn' || kind == 'requant' || kind == 'gelu'
+    kind == 'attn' || kind == 'requant' || kind == 'gelu' || kind == 'layernorm'
 }
 
 /// The walk class that verifies a kind (docs/cairo-verifier.md, "Six classes"): the contract
@@ -73,14 +86,18 @@ pub enum WalkClass {
     /// `CairnAttentionVerifier`: mha, and the kinds whose proofs the lookup class verifies.
     Attention,
     /// `CairnEncoderVerifier`: the encoder's other kinds (residual add, pooling, embeddings,
-    /// GELU, whose lookup the lookup class verifies).
+    /// GELU and LayerNorm, whose lookups the lookup class verifies).
     Encoder,
 }
 
 pub fn walk_class(kind: felt252) -> WalkClass {
     if kind == 'mha' || kind == 'attn' || kind == 'requant' {
         WalkClass::Attention
-    } else if kind == 'add' || kind == 'pool' || kind == 'embed' || kind == 'gelu' {
+    } else if kind == 'add'
+        || kind == 'pool'
+        || kind == 'embed'
+        || kind == 'gelu'
+        || kind == 'layernorm' {
         WalkClass::Encoder
     } else {
         WalkClass::Dense
@@ -125,6 +142,8 @@ pub fn opening_claims(kind: felt252) -> u32 {
         7
     } else if kind == 'gelu' {
         4
+    } else if kind == 'layernorm' {
+        19
     } else {
         0
     }
@@ -252,11 +271,15 @@ pub impl AttentionLayers of LayerSet {
     }
 }
 
-/// The encoder class's kinds: add, pool, embed, and gelu, which calls the lookup class.
+/// The encoder class's kinds: add, pool, embed, and gelu and layernorm, which call the lookup
+/// class.
 pub impl EncoderLayers of LayerSet {
     fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128> {
+        let lookup = LookupClass { class_hash: classes.lookup };
         if kind == 'gelu' {
-            return Some(gelu::model::check(st, LookupClass { class_hash: classes.lookup }));
+            return Some(gelu::model::check(st, lookup));
+        } else if kind == 'layernorm' {
+            return Some(layernorm::model::check(st, lookup));
         }
         if kind == 'add' {
             add::check(st);
@@ -274,6 +297,8 @@ pub impl EncoderLayers of LayerSet {
     fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
         if kind == 'gelu' {
             gelu::model::output_bounds(st)
+        } else if kind == 'layernorm' {
+            layernorm::model::output_bounds(st)
         } else if kind == 'add' {
             add::output_bounds(st)
         } else if kind == 'pool' {
@@ -300,7 +325,10 @@ pub impl EncoderLayers of LayerSet {
     ) -> LayerClaims {
         match layer {
             LayerProof::Gelu(p) => gelu::verifier::verify(
-                st, p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
+                st, *p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
+            ),
+            LayerProof::Layernorm(p) => layernorm::verifier::verify(
+                st, *p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
             ),
             LayerProof::Add(p) => add::verify(st, p, outputs, ref channel),
             LayerProof::Pool(p) => pool::verify(st, p, outputs, ref channel),

@@ -38,6 +38,7 @@ pub struct GraphCalldata {
 pub fn graph_kind(kind: felt252) -> bool {
     let kinds = array![
         'linear', 'qkv', 'posenc', 'matmul', 'attn', 'requant', 'add', 'pool', 'embed', 'gelu',
+        'layernorm',
     ];
     crate::walk::statement::contains(kinds.span(), kind)
 }

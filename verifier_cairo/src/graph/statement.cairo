@@ -4,6 +4,7 @@
 
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
+use crate::layers::layer_reads;
 use crate::pcs::transcript::PcsChannel;
 use crate::walk::calldata::names_of;
 use crate::walk::proof::{Named, Node};
@@ -171,12 +172,15 @@ fn expect_distinct_locals(node: @Node) {
 }
 
 /// A kind whose check reads a tensor's values (Python `LayerSpec.reads` and
-/// `committable_reads`: posenc's x and o) must find them public, not among `unseen`.
+/// `committable_reads`: layernorm's s1 and s2, posenc's x and o) must find them public, not
+/// among `unseen`.
 fn expect_public_reads(node: @Node, unseen: Span<felt252>) {
-    if *node.kind != 'posenc' {
-        return;
+    let mut locals = array![];
+    locals.append_span(layer_reads(*node.kind));
+    if *node.kind == 'posenc' {
+        locals.append_span(array!['o', 'x'].span());
     }
-    for local in array!['o', 'x'].span() {
+    for local in locals.span() {
         // An output's wiring first: Python reads the merged wiring, outputs over inputs.
         let name = match wired(node.outputs, *local) {
             Some(name) => Some(name),

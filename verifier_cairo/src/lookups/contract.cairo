@@ -18,12 +18,12 @@ use crate::channels::poseidon252::Poseidon252Channel;
 use crate::layers::gelu::params::GeluParamsTrait;
 use crate::layers::gelu::verifier::verify_fork as verify_gelu_fork;
 use crate::layers::requant::verifier::verify_fork;
-use crate::walk::layer::{ClaimsOn, LayerClaims, single};
+use crate::walk::layer::LayerClaims;
 use crate::pcs::proof::Claim;
 use crate::softmax::params::SoftmaxParamsTrait;
 use crate::softmax::soundness::{check_security, error_count};
 use crate::softmax::verifier::{SoftmaxOutcome, check_commitments, verify_softmax};
-use crate::walk::proof::{GeluColumns, LogUpProof, RequantColumns, SoftmaxProof};
+use crate::walk::proof::{LogUpProof, RequantColumns, SoftmaxProof};
 use crate::walk::tensor::TensorCommitment;
 
 #[starknet::interface]
@@ -73,42 +73,59 @@ pub trait ICairnLookupVerifier<TContractState> {
         names: Span<felt252>,
         commitments: Span<TensorCommitment>,
     ) -> u128;
-    /// Gelu's LogUp-GKR (its Serde felts) and column values on its fork of the parent's
-    /// digest.
+    /// Gelu's proof (its Serde felts) on its fork of the parent's digest.
     fn gelu_verify(
+        self: @TContractState, dims: Span<u32>, proof: Span<felt252>, y_claim: Claim, parent: felt252,
+    ) -> ForkOutcome;
+    /// LayerNorm's statement rules after its shapes: parameters, h's range and γ's and β's
+    /// bounds where known, soundness, the witness stacks; returns the terms' count.
+    fn layernorm_check(
         self: @TContractState,
         dims: Span<u32>,
-        logup: Span<felt252>,
-        columns: GeluColumns,
-        y_claim: Claim,
+        h: Option<(i64, i64)>,
+        gamma: Option<u128>,
+        beta: Option<u128>,
+        names: Span<felt252>,
+        commitments: Span<TensorCommitment>,
+    ) -> u128;
+    /// LayerNorm's fork (the proof's nested parts) from the parent's digest, with the public
+    /// statistics' values and the claims on s1, s2, y.
+    fn layernorm_verify(
+        self: @TContractState,
+        dims: Span<u32>,
+        s1: Span<felt252>,
+        s2: Span<felt252>,
+        proof: Span<felt252>,
+        outputs: Span<Claim>,
         parent: felt252,
     ) -> ForkOutcome;
 }
 
-/// What a lookup layer's fork leaves to its walk class: the fork's final digest, the claim on
-/// the layer's one input and the claims the walk's witness opening settles.
-#[derive(Drop, Serde, Debug)]
+/// What a lookup layer's fork leaves to its walk class: the fork's final digest and the
+/// layer's claims (on its inputs and weights, which the parent absorbs, and on the witness).
+#[derive(Drop, Serde)]
 pub struct ForkOutcome {
     pub digest: Blake2sHash,
-    pub input: Claim,
-    pub witness: Span<ClaimsOn>,
+    pub claims: LayerClaims,
 }
 
 #[generate_trait]
 pub impl ForkOutcomeImpl of ForkOutcomeTrait {
-    /// The join (Python: `join(parent, channel)`, then the parent absorbs the input claim's
-    /// point and value); the layer's claims, the input's named `input`.
-    fn join(self: ForkOutcome, ref channel: Poseidon252Channel, input: felt252) -> LayerClaims {
+    /// The join (Python: `join(parent, channel)`), then the parent absorbs every claim handed
+    /// to the walk, point then value, inputs then weights, each in name order.
+    fn join(self: ForkOutcome, ref channel: Poseidon252Channel) -> LayerClaims {
         join(ref channel, @self.digest);
-        let mut absorbed = array![];
-        absorbed.append_span(self.input.point);
-        absorbed.append(self.input.value);
-        channel.mix_felts(absorbed.span());
-        LayerClaims {
-            inputs: array![single(input, self.input)].span(),
-            weights: array![].span(),
-            witness: self.witness,
+        for group in array![self.claims.inputs, self.claims.weights] {
+            for on in group {
+                for c in *on.claims {
+                    let mut absorbed = array![];
+                    absorbed.append_span(*c.point);
+                    absorbed.append(*c.value);
+                    channel.mix_felts(absorbed.span());
+                }
+            }
         }
+        self.claims
     }
 }
 
@@ -132,7 +149,8 @@ fn deserialize_exactly<T, +Serde<T>, +Drop<T>>(felts: Span<felt252>) -> T {
 pub mod CairnLookupVerifier {
     use crate::pcs::proof::Claim;
     use crate::softmax::verifier::SoftmaxOutcome;
-    use crate::walk::proof::{GeluColumns, RequantColumns};
+    use crate::layers::layernorm::verifier::verify_fork as verify_layernorm_fork;
+    use crate::walk::proof::{GeluProof, LayerNormProof, RequantColumns};
     use crate::walk::tensor::TensorCommitment;
     use super::*;
 
@@ -206,15 +224,39 @@ pub mod CairnLookupVerifier {
         fn gelu_verify(
             self: @ContractState,
             dims: Span<u32>,
-            logup: Span<felt252>,
-            columns: GeluColumns,
+            proof: Span<felt252>,
             y_claim: Claim,
             parent: felt252,
         ) -> super::ForkOutcome {
-            let logup: LogUpProof = deserialize_exactly(logup);
+            let proof: GeluProof = deserialize_exactly(proof);
             let params = GeluParamsTrait::from_dims(dims);
             let n = crate::layers::gelu::params::entry_vars(dims);
-            verify_gelu_fork(n, @params, @logup, @columns, y_claim, parent)
+            verify_gelu_fork(n, @params, @proof.logup, @proof.columns, y_claim, parent)
+        }
+
+        fn layernorm_check(
+            self: @ContractState,
+            dims: Span<u32>,
+            h: Option<(i64, i64)>,
+            gamma: Option<u128>,
+            beta: Option<u128>,
+            names: Span<felt252>,
+            commitments: Span<TensorCommitment>,
+        ) -> u128 {
+            crate::layers::layernorm::model::check_params(dims, h, gamma, beta, names, commitments)
+        }
+
+        fn layernorm_verify(
+            self: @ContractState,
+            dims: Span<u32>,
+            s1: Span<felt252>,
+            s2: Span<felt252>,
+            proof: Span<felt252>,
+            outputs: Span<Claim>,
+            parent: felt252,
+        ) -> super::ForkOutcome {
+            let proof: LayerNormProof = deserialize_exactly(proof);
+            verify_layernorm_fork(dims, s1, s2, @proof, outputs, parent)
         }
     }
 }
@@ -299,14 +341,55 @@ pub impl LookupClassImpl of LookupClassTrait {
     }
 
     fn gelu_verify(
+        self: LookupClass, dims: Span<u32>, proof: Span<felt252>, y_claim: Claim, parent: felt252,
+    ) -> ForkOutcome {
+        let mut args = array![];
+        dims.serialize(ref args);
+        proof.serialize(ref args);
+        y_claim.serialize(ref args);
+        parent.serialize(ref args);
+        let mut ret = self.call(selector!("gelu_verify"), args);
+        Serde::deserialize(ref ret).unwrap()
+    }
+
+    fn layernorm_check(
         self: LookupClass,
         dims: Span<u32>,
-        logup: Span<felt252>,
-        columns: @GeluColumns,
-        y_claim: Claim,
+        h: Option<(i64, i64)>,
+        gamma: Option<u128>,
+        beta: Option<u128>,
+        names: Span<felt252>,
+        commitments: Span<TensorCommitment>,
+    ) -> u128 {
+        let mut args = array![];
+        dims.serialize(ref args);
+        h.serialize(ref args);
+        gamma.serialize(ref args);
+        beta.serialize(ref args);
+        names.serialize(ref args);
+        commitments.serialize(ref args);
+        let mut ret = self.call(selector!("layernorm_check"), args);
+        Serde::deserialize(ref ret).unwrap()
+    }
+
+    fn layernorm_verify(
+        self: LookupClass,
+        dims: Span<u32>,
+        s1: Span<felt252>,
+        s2: Span<felt252>,
+        proof: Span<felt252>,
+        outputs: Span<Claim>,
         parent: felt252,
     ) -> ForkOutcome {
-        self.fork(selector!("gelu_verify"), dims, logup, columns, y_claim, parent)
+        let mut args = array![];
+        dims.serialize(ref args);
+        s1.serialize(ref args);
+        s2.serialize(ref args);
+        proof.serialize(ref args);
+        outputs.serialize(ref args);
+        parent.serialize(ref args);
+        let mut ret = self.call(selector!("layernorm_verify"), args);
+        Serde::deserialize(ref ret).unwrap()
     }
 
     /// A lookup layer's fork: its dims, LogUp-GKR felts, column values, the claim on its

@@ -33,7 +33,8 @@ pub enum LayerProof {
     Add: AddProof,
     Pool: PoolProof,
     Embed: EmbedProof,
-    Gelu: GeluProof,
+    Gelu: Span<felt252>, // GeluProof's Serde
+    Layernorm: Span<felt252>, // LayerNormProof's Serde
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -259,7 +260,7 @@ pub struct EmbedProof {
 
 #[derive(Drop, Serde, Debug)]
 pub struct GeluProof {
-    pub logup: Span<felt252>, // LogUpProof's Serde
+    pub logup: LogUpProof,
     pub columns: GeluColumns,
 }
 
@@ -269,6 +270,32 @@ pub struct GeluColumns {
     pub y: QM31,
     pub m: QM31,
     pub t: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct LayerNormProof {
+    pub beta: QM31,
+    pub logup: LogUpProof,
+    pub norm: RequantColumns,
+    pub scale: RequantColumns,
+    pub limbs: LimbColumns,
+    pub scale_step: HeadProductStep,
+    pub norm_step: HeadProductStep,
+    pub statistics: StatisticsStep,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct LimbColumns {
+    pub lo: QM31,
+    pub hi: QM31,
+    pub m: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct StatisticsStep {
+    pub sumcheck: SumcheckProof,
+    pub lo: QM31,
+    pub hi: QM31,
 }
 
 #[derive(Drop, Serde, Debug)]

@@ -8,7 +8,7 @@
 
 use crate::channels::fork::{fork, join};
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
-use crate::layers::{Classes, LayerSet, layer_kind, layer_outputs};
+use crate::layers::{Classes, LayerSet, layer_kind, layer_outputs, layer_reads};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::calldata::read_groups_before;
 use crate::pcs::params::{WITNESS_PARAMS, params_for};
@@ -48,8 +48,10 @@ pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata, classes: Classes) -> W
     let st = walk.statement;
     let layer = proof.layer;
     let (kind, tag) = layer_kind(layer);
-    // No kind read here has `LayerSpec.reads` (Python's `statement.reads` never applies).
     assert(*st.kind == kind, 'statement.kind');
+    for name in layer_reads(kind) {
+        assert((*st.committed).find(*name).is_none(), 'statement.reads');
+    }
     let _ = L::check_layer(kind, st, classes);
     let mut channel: Poseidon252Channel = Default::default();
     absorb_statement(ref channel, st, tag);

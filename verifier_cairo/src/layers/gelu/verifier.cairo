@@ -12,8 +12,8 @@ use crate::lookups::verifier::{check_balance, verify_logup};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::proof::Claim;
 use crate::pcs::stack::check_stacks;
-use crate::walk::layer::LayerClaims;
-use crate::walk::proof::{GeluColumns, GeluProof, LogUpProof};
+use crate::walk::layer::{LayerClaims, single};
+use crate::walk::proof::{GeluColumns, LogUpProof};
 use crate::walk::statement::{OutputClaims, PublicStatement, output_claim};
 use crate::walk::tensor::TensorCommitment;
 use super::params::GeluParams;
@@ -59,23 +59,24 @@ pub fn verify_fork(
     assert(table.denominator == rel.table_key_at(params, table.point, *cols.t), 'gelu.columns');
     channel.mix_felts(array![*cols.x, *cols.y, *cols.m, *cols.t].span());
     let points = array![witness.point, table.point].span();
+    let inputs = array![single('x', Claim { point: witness.point, value: *cols.x })].span();
+    let witness = opening_claims(n, params, points, cols, y_claim);
     ForkOutcome {
-        digest: channel.digest,
-        input: Claim { point: witness.point, value: *cols.x },
-        witness: opening_claims(n, params, points, cols, y_claim),
+        digest: channel.digest, claims: LayerClaims { inputs, weights: array![].span(), witness },
     }
 }
 
 /// `outputs` holds the claim on y; the claims left are on x and on the witness stacks and the
-/// pinned table. The fork runs in the lookup class.
+/// pinned table. The proof (its Serde felts, which the walk classes carry unread) is read and
+/// its fork run in the lookup class.
 pub fn verify(
     st: @PublicStatement,
-    proof: @GeluProof,
+    proof: Span<felt252>,
     outputs: OutputClaims,
     ref channel: Poseidon252Channel,
     lookup: LookupClass,
 ) -> LayerClaims {
     let y_claim = output_claim(outputs, 'y');
-    let outcome = lookup.gelu_verify(*st.dims, *proof.logup, proof.columns, y_claim, channel.digest());
-    outcome.join(ref channel, 'x')
+    let outcome = lookup.gelu_verify(*st.dims, proof, y_claim, channel.digest());
+    outcome.join(ref channel)
 }

@@ -2,7 +2,6 @@
 //! `verify_head_product`): Σ_{x,y} b(x, y)·f(x, y)·g(x, y) with b(x, y) = eq(x, r_head).
 
 use crate::channels::base::Channel;
-use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
@@ -13,12 +12,12 @@ pub const DEGREE: u32 = 3;
 
 /// The final claim must be b̃(r)·f·g with b̃ in closed form (panics with `check`); then f, g
 /// are absorbed and the point returned.
-pub fn verify_head_product(
+pub fn verify_head_product<C, +Drop<C>, +Channel<C>>(
     step: @HeadProductStep,
     claim: QM31,
     r_head: Span<QM31>,
     inner_vars: u32,
-    ref channel: Poseidon252Channel,
+    ref channel: C,
     check: felt252,
 ) -> Span<QM31> {
     let (point, final) = verify_sumcheck(

@@ -9,17 +9,17 @@ use crate::channels::fork::fork;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait, LookupClass, LookupClassTrait};
-use crate::lookups::verifier::{check_balance, verify_logup};
+use crate::lookups::verifier::{LeafClaim, check_balance, verify_logup};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::proof::Claim;
 use crate::pcs::stack::check_stacks;
-use crate::walk::layer::LayerClaims;
+use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::{LogUpProof, RequantColumns, RequantProof};
 use crate::walk::statement::{OutputClaims, PublicStatement, output_claim};
 use crate::walk::tensor::TensorCommitment;
 use super::params::RequantParams;
 use super::relations::{
-    RelationsTrait, STACKS, input_value, instance_vars, opening_claims, witness_layout,
+    Relations, RelationsTrait, STACKS, input_value, instance_vars, opening_claims, witness_layout,
 };
 
 /// The fork's domain tag (Python `relations.TAG`) and its length in bytes.
@@ -55,11 +55,26 @@ pub fn verify_fork(
         logup, array![(array![0].span(), array![2].span()), (array![1].span(), array![3].span())]
             .span(),
     );
+    let points = verify_columns(@rel, params, leaves.span(), cols);
+    channel.mix_felts(column_values(cols));
+    let witness = opening_claims(n, params, points, cols, y_claim);
+    let x = Claim { point: *points[1], value: input_value(params, cols) };
+    let inputs = array![single('x', x)].span();
+    ForkOutcome {
+        digest: channel.digest, claims: LayerClaims { inputs, weights: array![].span(), witness },
+    }
+}
+
+/// `logup.numerator` and `requant.columns`: the four leaves (instances in `Relations`' order)
+/// against the sent columns and the tables' closed forms; returns the leaf points.
+pub fn verify_columns(
+    rel: @Relations, params: @RequantParams, leaves: Span<LeafClaim>, cols: @RequantColumns,
+) -> Span<Span<QM31>> {
     let one = QM31Trait::one();
     let numerators = array![one, one, *cols.m_range, *cols.m_clamp];
     let mut points = array![];
     let mut i = 0;
-    for leaf in leaves.span() {
+    for leaf in leaves {
         assert(*leaf.numerator == *numerators[i], 'logup.numerator');
         points.append(*leaf.point);
         i += 1;
@@ -69,21 +84,15 @@ pub fn verify_fork(
     let (range_table, clamp_table) = rel.table_keys_at(params, *points[2], *points[3]);
     let keys = array![range, clamp, range_table, clamp_table];
     let mut i = 0;
-    for leaf in leaves.span() {
+    for leaf in leaves {
         assert(*leaf.denominator == *keys[i], 'requant.columns');
         i += 1;
     }
-    channel.mix_felts(column_values(cols));
-    let witness = opening_claims(n, params, points, cols, y_claim);
-    ForkOutcome {
-        digest: channel.digest,
-        input: Claim { point: *points[1], value: input_value(params, cols) },
-        witness,
-    }
+    points
 }
 
 /// The proof's column values in Python's `RequantColumns.values()` order.
-fn column_values(cols: @RequantColumns) -> Span<QM31> {
+pub fn column_values(cols: @RequantColumns) -> Span<QM31> {
     array![*cols.r0, *cols.r1, *cols.yq, *cols.y, *cols.m_range, *cols.m_clamp].span()
 }
 
@@ -99,5 +108,5 @@ pub fn verify(
     let y_claim = output_claim(outputs, 'y');
     let outcome = lookup
         .requant_verify(*st.dims, *proof.logup, proof.columns, y_claim, channel.digest());
-    outcome.join(ref channel, 'x')
+    outcome.join(ref channel)
 }
