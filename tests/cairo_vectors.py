@@ -19,6 +19,7 @@ import random
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from pathlib import Path
 
 import numpy as np
@@ -790,6 +791,24 @@ def minimal_splice(base: list[int], new: list[int]) -> tuple[int, int, list[int]
     while tail < min(len(base), len(new)) - start and base[-1 - tail] == new[-1 - tail]:
         tail += 1
     return start, len(base) - tail, new[start : len(new) - tail]
+
+
+def spliced(base_call: str, base: list[int], new: list[int]) -> str:
+    """A Cairo expression for `new` from `base_call` (whose value is `base`): one splice, or,
+    when that would carry many felts — a nested part's length changed far from its edit —
+    one splice per differing run, the last first so each keeps the base's offsets (the
+    generated tests' source size is what cairo-test's compilation pays for)."""
+    start, end, insert = minimal_splice(base, new)
+    if len(insert) <= 64:
+        return f"splice({base_call}, {start}, {end}, {array([felt(x) for x in insert])})"
+    edits = SequenceMatcher(None, base, new, autojunk=False).get_opcodes()
+    expr, result = base_call, list(base)
+    for tag, i1, i2, j1, j2 in reversed(edits):
+        if tag != "equal":
+            expr = f"splice({expr}, {i1}, {i2}, {array([felt(x) for x in new[j1:j2]])})"
+            result[i1:i2] = new[j1:j2]
+    assert result == new
+    return expr
 
 
 # -- statement.range ------------------------------------------------------------------------

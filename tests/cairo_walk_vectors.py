@@ -63,6 +63,7 @@ from tests.cairo_vectors import (
     function,
     minimal_splice,
     set_limb,
+    spliced,
     sufficient_bound,
 )
 from tests.proof_mutations import mutations, walk_mutations, witness_tamperings
@@ -392,8 +393,7 @@ def render_rules() -> Iterator[str]:
             assert verdict is not None, doc
             if not verdict:  # a value beyond felt252: no transaction can carry it
                 continue
-            start, end, insert = minimal_splice(honest, felts)
-            call = f"splice({kind}_0(), {start}, {end}, {array([felt(x) for x in insert])})"
+            call = spliced(f"{kind}_0()", honest, felts)
             yield rejects(f"{kind}_rules_{n}", call, verdict, doc)
 
 
@@ -720,8 +720,7 @@ def render() -> str:
                     continue
                 seen.add(tuple(felts))
                 per_check[verdict] = per_check.get(verdict, 0) + 1
-                start, end, insert = minimal_splice(honest, felts)
-                call = f"splice({base}(), {start}, {end}, {array([felt(x) for x in insert])})"
+                call = spliced(f"{base}()", honest, felts)
                 out.append(rejects(f"{base}_{n}", call, verdict, doc))
         out.extend(render_range_edges(kind))
     out.extend(render_reader())

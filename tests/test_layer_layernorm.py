@@ -170,6 +170,7 @@ DIMS_CASES = [
     ({"w": 0}, "statement.shape"),
     ({"w": 14}, "layernorm.params"),  # d·4^w > 2^30: limb sums could wrap
     ({"w": 40}, "layernorm.params"),  # 4^w beyond any integer type a verifier might use
+    ({"w": (1 << 32) - 1}, "layernorm.params"),  # d << 2w would take a verifier 1 GiB to build
     ({"R": 31}, "layernorm.params"),
     ({"R": 28}, "layernorm.params"),  # 2^(R+1)·√(d−1) reaches 2^30
     ({"b_n": 20}, "layernorm.params"),  # b + k > 30

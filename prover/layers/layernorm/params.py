@@ -83,10 +83,9 @@ class LayerNormParams:
         or None."""
         if self.d < 1 or self.limb_bits < 1 or self.eps < 0 or not 0 <= self.gamma_bits <= 30:
             return f"d, w ≥ 1, E ≥ 0 and 0 ≤ g ≤ 30 are required: {self}"
-        if self.d << (2 * self.limb_bits) > 1 << VALUE_BITS:
-            return (
-                f"d·4^w = {self.d << (2 * self.limb_bits)} > 2^{VALUE_BITS}: limb sums could wrap"
-            )
+        # w > 15 alone makes d·4^w > 2^30 (d ≥ 1): no 2w-bit integer is built for a huge w.
+        if 2 * self.limb_bits > VALUE_BITS or self.d << (2 * self.limb_bits) > 1 << VALUE_BITS:
+            return f"d·4^w > 2^{VALUE_BITS} (d = {self.d}, w = {self.limb_bits}): sums could wrap"
         if not 0 <= self.shift <= MAX_SHIFT:
             return f"R = {self.shift} must be in [0, {MAX_SHIFT}]"
         for name, gadget in (("normalise", lambda: self.norm), ("scale", lambda: self.scale)):
