@@ -250,3 +250,13 @@ def test_a_graph_without_inputs_commits_its_output_only():
     verify_graph(proof)
     assert set(proof.statement.io()) == {"y"} and set(proof.outputs) == {"y"}
     assert proof.padding == {} and proof.statement.inputs == {}
+
+
+def test_the_statistics_a_layernorm_reads_stay_public():
+    """commit_graph_io commits the graph's input and output but not layernorm's s1 and s2: its
+    check reads them (a committed one would be `graph.shape`)."""
+    g, hidden = examples.residual_norm_example(4, 6, 4)
+    g, data = commit_graph_weights(g, POSEIDON_PARAMS)
+    g, hidden, io = commit_graph_io(g, hidden, POSEIDON_PARAMS)
+    assert set(g.outputs) == {"s1", "s2"} and {"x", "out"} <= set(g.committed)
+    verify_graph(prove_graph(g, hidden, data | io))

@@ -80,13 +80,23 @@ def commit_graph_weights(
 def commit_graph_io(
     g: GraphStatement, hidden: Tensors, params: PcsParams
 ) -> tuple[GraphStatement, dict[str, np.ndarray], dict[str, CommitmentData]]:
-    """Commit to every input and output: the statement then binds them by root, their values
-    join the prover's hidden ones (returned, with the commitments' data). What a model walk
-    needs on chain when its activations exceed a transaction's calldata."""
-    tensors = {**g.inputs, **g.outputs}
+    """Commit to every input and output but those a node's check reads (layernorm's row
+    statistics, posenc's x and o: `LayerSpec.reads`, `committable_reads`, which must stay
+    public): the statement then binds them by root, their values join the prover's hidden
+    ones (returned, with the commitments' data). What a model walk needs on chain when its
+    activations exceed a transaction's calldata."""
+    read = {
+        {**node.inputs, **node.outputs}.get(local)
+        for node in g.nodes
+        for local in (*LAYERS[node.kind].reads, *LAYERS[node.kind].committable_reads)
+    }
+    io = {**g.inputs, **g.outputs}
+    tensors = {n: t for n, t in io.items() if n not in read}
     made = {n: commit_tensor(tensors[n], params) for n in sorted(tensors)}
     committed = {**g.committed, **{n: ct for n, (ct, _) in made.items()}}
-    g = replace(g, inputs={}, outputs={}, committed=committed)
+    inputs = {n: t for n, t in g.inputs.items() if n in read}
+    outputs = {n: t for n, t in g.outputs.items() if n in read}
+    g = replace(g, inputs=inputs, outputs=outputs, committed=committed)
     return g, {**hidden, **tensors}, {n: d for n, (_, d) in made.items()}
 
 
