@@ -435,50 +435,39 @@ def ffn_example(seq: int, dim: int, hidden: int, seed: int) -> Graph:
     )
 
 
-def residual_pool_example(seq: int, dim: int, seed: int) -> Graph:
-    """x → linear → requant → add x → pool: a projection whose output the requantization
-    bounds again, a residual add of a bounded and a public tensor, column sums."""
-    rng = np.random.default_rng(seed)
+def _residual(rng: np.random.Generator, seq: int, dim: int) -> list[tuple[Statement, dict]]:
+    """x → linear → requant → add x, wired h, h8, r: a projection whose output the
+    requantization bounds again, a residual add of a bounded and a public tensor."""
     x = _int8(rng, seq, dim)
     projected = linear.make_statement(x, {"w": _int8(rng, dim, dim), "b": _int8(rng, dim)})
     bound = output_bounds(projected)["y"]
     clamped = _requantized(projected.outputs["y"], bound.max if bound else 0)
     residual = add.make_statement(clamped.outputs["y"], x)
-    pooled = pool.make_statement(residual.outputs["y"])
-    return assemble(
-        [
-            (projected, {"y": "h"}),
-            (clamped, {"x": "h", "y": "h8"}),
-            (residual, {"a": "h8", "b": "x", "y": "r"}),
-            (pooled, {"x": "r", "y": "pooled"}),
-        ],
-        ["pooled"],
-    )
+    return [
+        (projected, {"y": "h"}),
+        (clamped, {"x": "h", "y": "h8"}),
+        (residual, {"a": "h8", "b": "x", "y": "r"}),
+    ]
+
+
+def residual_pool_example(seq: int, dim: int, seed: int) -> Graph:
+    """x → linear → requant → add x → pool: the residual, then column sums."""
+    layers = _residual(np.random.default_rng(seed), seq, dim)
+    pooled = pool.make_statement(layers[-1][0].outputs["y"])
+    return assemble([*layers, (pooled, {"x": "r", "y": "pooled"})], ["pooled"])
 
 
 def residual_norm_example(seq: int, dim: int, seed: int) -> Graph:
     """x → linear → requant → add x → layernorm, MiniLM's post-attention shape: a LayerNorm of
     a hidden residual, its γ and β committed with the weights, its row statistics public."""
     rng = np.random.default_rng(seed)
-    x = _int8(rng, seq, dim)
-    projected = linear.make_statement(x, {"w": _int8(rng, dim, dim), "b": _int8(rng, dim)})
-    bound = output_bounds(projected)["y"]
-    clamped = _requantized(projected.outputs["y"], bound.max if bound else 0)
-    residual = add.make_statement(clamped.outputs["y"], x)
-    h = residual.outputs["y"]
+    layers = _residual(rng, seq, dim)
     gamma = rng.integers(-2047, 2048, dim, dtype=np.int64)
     beta = rng.integers(-(2**12), 2**12, dim, dtype=np.int64)
     params = layernorm_params(np.full((1, dim), 255), gamma)  # limbs for the residual's ±255
-    normed = layernorm.make_statement(h, gamma, beta, params)
-    return assemble(
-        [
-            (projected, {"y": "h"}),
-            (clamped, {"x": "h", "y": "h8"}),
-            (residual, {"a": "h8", "b": "x", "y": "r"}),
-            (normed, {"h": "r", "y": "out", "gamma": "ln_gamma", "beta": "ln_beta"}),
-        ],
-        ["out", "s1", "s2"],
-    )
+    normed = layernorm.make_statement(layers[-1][0].outputs["y"], gamma, beta, params)
+    wiring = {"h": "r", "y": "out", "gamma": "ln_gamma", "beta": "ln_beta"}
+    return assemble([*layers, (normed, wiring)], ["out", "s1", "s2"])
 
 
 def embed_pool_example(seq: int, vocab: int, dim: int, seed: int) -> Graph:
