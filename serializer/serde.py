@@ -134,10 +134,7 @@ class Encoder:
         if hint is Any:
             out.append(self.variant_of(value))
             if type(value).__name__ in NESTED_VARIANTS:
-                part: list[int] = []
-                self.encode(value, type(value), part)
-                out.append(len(part))
-                out.extend(part)
+                self.part(value, type(value), out)
             else:
                 self.encode(value, type(value), out)
         elif _is_optional(hint):
@@ -159,14 +156,18 @@ class Encoder:
             for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
                 ints = int_type(hint, name)  # type: ignore[arg-type]
                 if (hint.__name__, name) in NESTED:  # type: ignore[union-attr]
-                    part: list[int] = []
-                    self.encode(getattr(value, name), field_hint, part, ints)
-                    out.append(len(part))
-                    out.extend(part)
+                    self.part(getattr(value, name), field_hint, out, ints)
                 else:
                     self.encode(getattr(value, name), field_hint, out, ints)
         else:
             self.collection(value, hint, out, ints)
+
+    def part(self, value: Any, hint: Any, out: list[int], ints: str = "u32") -> None:
+        """A nested part: its felts' count, then its felts."""
+        part: list[int] = []
+        self.encode(value, hint, part, ints)
+        out.append(len(part))
+        out.extend(part)
 
     def collection(self, value: Any, hint: Any, out: list[int], ints: str) -> None:
         container = _container(hint)

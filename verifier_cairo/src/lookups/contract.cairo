@@ -1,28 +1,28 @@
-//! The lookup layers' verifiers as a class of their own, which the attention class calls by
-//! `library_call` (docs/cairo-verifier.md, "Six classes"): with softmax, requant and their
-//! LogUp-GKR in it, the attention class would exceed mainnet's 81,920-felt bytecode limit. It
-//! has no storage and no side effect. It takes each lookup proof as the felts the walk carries
-//! unread (`AttnProof.softmax`, `RequantProof.logup`: nested parts, docs/calldata.md), so only
-//! this class holds their Serde.
+//! The lookup layers' verifiers as a class of their own, which the attention and encoder
+//! classes call by `library_call` (docs/cairo-verifier.md, "Six classes"): with softmax,
+//! requant, gelu, layernorm and their LogUp-GKR in it, a walk class would exceed mainnet's
+//! 81,920-felt bytecode limit. It has no storage and no side effect. It takes each lookup proof
+//! as the felts the walk carries unread (`AttnProof.softmax`, `RequantProof.logup`, whole gelu
+//! and layernorm proofs: nested parts, docs/calldata.md), so only this class holds their Serde.
 
 use core::panic_with_felt252;
 use starknet::ClassHash;
+use crate::blake2s::Blake2sHash;
+use crate::channels::base::Channel;
+use crate::channels::fork::join;
+use crate::channels::poseidon252::Poseidon252Channel;
 use crate::layers::call_class;
+use crate::layers::gelu::params::GeluParamsTrait;
+use crate::layers::gelu::verifier::verify_fork as verify_gelu_fork;
 use crate::layers::mha::model::Dims;
 use crate::layers::requant::model::entry_vars;
 use crate::layers::requant::params::RequantParamsTrait;
-use crate::blake2s::Blake2sHash;
-use crate::channels::fork::join;
-use crate::channels::base::Channel;
-use crate::channels::poseidon252::Poseidon252Channel;
-use crate::layers::gelu::params::GeluParamsTrait;
-use crate::layers::gelu::verifier::verify_fork as verify_gelu_fork;
 use crate::layers::requant::verifier::verify_fork;
-use crate::walk::layer::LayerClaims;
-use crate::pcs::proof::Claim;
+use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::softmax::params::SoftmaxParamsTrait;
 use crate::softmax::soundness::{check_security, error_count};
 use crate::softmax::verifier::{SoftmaxOutcome, check_commitments, verify_softmax};
+use crate::walk::layer::LayerClaims;
 use crate::walk::proof::{LogUpProof, RequantColumns, SoftmaxProof};
 use crate::walk::tensor::TensorCommitment;
 
@@ -118,10 +118,7 @@ pub impl ForkOutcomeImpl of ForkOutcomeTrait {
         for group in array![self.claims.inputs, self.claims.weights] {
             for on in group {
                 for c in *on.claims {
-                    let mut absorbed = array![];
-                    absorbed.append_span(*c.point);
-                    absorbed.append(*c.value);
-                    channel.mix_felts(absorbed.span());
+                    channel.mix_felts(c.felts());
                 }
             }
         }
@@ -326,7 +323,14 @@ pub impl LookupClassImpl of LookupClassTrait {
         y_claim: Claim,
         parent: felt252,
     ) -> ForkOutcome {
-        self.fork(selector!("requant_verify"), dims, logup, columns, y_claim, parent)
+        let mut args = array![];
+        dims.serialize(ref args);
+        logup.serialize(ref args);
+        columns.serialize(ref args);
+        y_claim.serialize(ref args);
+        parent.serialize(ref args);
+        let mut ret = self.call(selector!("requant_verify"), args);
+        Serde::deserialize(ref ret).unwrap()
     }
 
     fn gelu_check(
@@ -389,27 +393,6 @@ pub impl LookupClassImpl of LookupClassTrait {
         outputs.serialize(ref args);
         parent.serialize(ref args);
         let mut ret = self.call(selector!("layernorm_verify"), args);
-        Serde::deserialize(ref ret).unwrap()
-    }
-
-    /// A lookup layer's fork: its dims, LogUp-GKR felts, column values, the claim on its
-    /// output and the parent's digest in; what the walk class joins out.
-    fn fork<T, +Serde<T>>(
-        self: LookupClass,
-        selector: felt252,
-        dims: Span<u32>,
-        logup: Span<felt252>,
-        columns: @T,
-        y_claim: Claim,
-        parent: felt252,
-    ) -> ForkOutcome {
-        let mut args = array![];
-        dims.serialize(ref args);
-        logup.serialize(ref args);
-        columns.serialize(ref args);
-        y_claim.serialize(ref args);
-        parent.serialize(ref args);
-        let mut ret = self.call(selector, args);
         Serde::deserialize(ref ret).unwrap()
     }
 

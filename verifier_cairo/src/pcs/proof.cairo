@@ -11,6 +11,18 @@ pub struct Claim {
     pub value: QM31,
 }
 
+#[generate_trait]
+pub impl ClaimImpl of ClaimTrait {
+    /// The point, then the value: what a transcript absorbs of a claim (Python's
+    /// `mix_felts([*c.point, c.value])`).
+    fn felts(self: @Claim) -> Span<QM31> {
+        let mut out = array![];
+        out.append_span(*self.point);
+        out.append(*self.value);
+        out.span()
+    }
+}
+
 /// A commitment to an MLE of 2^n_vars values and the claims to open on it. The root is a
 /// digest of the statement's hash as a u256 (`merkle::hashers::read_root`).
 #[derive(Copy, Drop, Serde)]

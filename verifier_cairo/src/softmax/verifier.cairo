@@ -14,7 +14,7 @@ use crate::layers::mha::model::{Dims, DimsTrait};
 use crate::lookups::verifier::{check_balance, verify_logup};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::mle::eq_eval;
-use crate::pcs::proof::Claim;
+use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::pcs::stack::check_stacks;
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
@@ -66,10 +66,7 @@ pub fn verify_softmax(
     dims: @Dims, params: @SoftmaxParams, proof: @SoftmaxProof, a_claim: Claim, parent: felt252,
 ) -> SoftmaxOutcome {
     let mut channel = fork(parent, TAG, TAG_LEN);
-    let mut absorbed = array![];
-    absorbed.append_span(a_claim.point);
-    absorbed.append(a_claim.value);
-    channel.mix_felts(absorbed.span());
+    channel.mix_felts(a_claim.felts());
     let rel = RelationsTrait::draw(ref channel);
     let leaves = verify_logup(instance_vars(dims, params), proof.logup, ref channel);
     check_balance(
@@ -132,9 +129,5 @@ pub fn verify_softmax(
 /// The join: the parent absorbs the fork's final digest, then the claim on QK̂.
 pub fn join_softmax(ref parent: Poseidon252Channel, outcome: @SoftmaxOutcome) {
     join(ref parent, outcome.digest);
-    let scores = outcome.scores;
-    let mut absorbed = array![];
-    absorbed.append_span(*scores.point);
-    absorbed.append(*scores.value);
-    parent.mix_felts(absorbed.span());
+    parent.mix_felts(outcome.scores.felts());
 }

@@ -19,7 +19,7 @@ use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait, LookupClass, Looku
 use crate::lookups::verifier::{LeafClaim, check_balance, verify_logup};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::mle::{eq_table, log2_padded};
-use crate::pcs::proof::Claim;
+use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::pcs::stack::check_stacks;
 use crate::walk::layer::{ClaimsOn, LayerClaims, single};
 use crate::walk::proof::{LayerNormProof, LimbColumns};
@@ -139,10 +139,7 @@ pub fn verify_fork(
     let (rows, n) = (log2_padded(s), log2_padded(s) + log2_padded(d));
     let mut channel = fork(parent, TAG, TAG_LEN);
     for claim in outputs {
-        let mut absorbed = array![];
-        absorbed.append_span(*claim.point);
-        absorbed.append(*claim.value);
-        channel.mix_felts(absorbed.span());
+        channel.mix_felts(claim.felts());
     }
     let (s1_claim, s2_claim, y_claim) = (*outputs[0], *outputs[1], *outputs[2]);
     let beta = *proof.beta;

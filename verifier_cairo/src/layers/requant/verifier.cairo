@@ -11,7 +11,7 @@ use crate::fields::qm31::{QM31, QM31Trait};
 use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait, LookupClass, LookupClassTrait};
 use crate::lookups::verifier::{LeafClaim, check_balance, verify_logup};
 use crate::merkle::hashers::HASH_BLAKE2S;
-use crate::pcs::proof::Claim;
+use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::pcs::stack::check_stacks;
 use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::{LogUpProof, RequantColumns, RequantProof};
@@ -45,10 +45,7 @@ pub fn verify_fork(
     parent: felt252,
 ) -> ForkOutcome {
     let mut channel = fork(parent, TAG, TAG_LEN);
-    let mut absorbed = array![];
-    absorbed.append_span(y_claim.point);
-    absorbed.append(y_claim.value);
-    channel.mix_felts(absorbed.span());
+    channel.mix_felts(y_claim.felts());
     let rel = RelationsTrait::draw(ref channel);
     let leaves = verify_logup(instance_vars(n, params), logup, ref channel);
     check_balance(
