@@ -48,6 +48,10 @@ from cairn.prover.layers.posenc.proof import PosencProof
 from cairn.prover.layers.posenc.prover import prove_posenc
 from cairn.prover.layers.posenc.verifier import verify_posenc
 from cairn.prover.layers.qkv import model as qkv
+from cairn.prover.layers.range import model as range_check
+from cairn.prover.layers.range.proof import RangeProof
+from cairn.prover.layers.range.prover import advise_range, prove_range
+from cairn.prover.layers.range.verifier import verify_range
 from cairn.prover.layers.qkv.prover import prove_qkv
 from cairn.prover.layers.qkv.verifier import verify_qkv
 from cairn.prover.layers.requant import model as requant
@@ -229,6 +233,19 @@ LAYERS: dict[str, LayerSpec] = {
             reads=layernorm.READS,
             error_terms=layernorm.error_terms,
             opening_claims=layernorm_soundness.N_OPENING_CLAIMS,
+        ),
+        LayerSpec(
+            range_check.KIND,
+            RangeProof,
+            range_check.check,
+            range_check.RELATIONS,
+            prove_range,
+            verify_range,
+            advise_range,
+            dim_names=range_check.DIM_NAMES,
+            has_weights=True,
+            error_terms=range_check.error_terms,
+            opening_claims=range_check.N_OPENING_CLAIMS,
         ),
     )
 }
