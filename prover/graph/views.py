@@ -20,6 +20,8 @@ import numpy as np
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.statement import GraphStatement, Node, name_felt
+from cairn.prover.layers.range import model as range_check
+from cairn.prover.layers.range.relations import RangeLayout, weight_name
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import tensor_vars
 from cairn.prover.pcs.params import FIELD_BITS, PARAMS
@@ -122,7 +124,7 @@ class Bound:
 
 def _output_bound(spec: LayerSpec, st: Statement, local: str) -> Bound | None:
     """The least bounds the checked relations give for output `local`, if any relation can."""
-    skipped = st.committed.keys() | st.unbounded
+    skipped = st.skipped()
     tensors = {**st.inputs, **st.outputs, **st.weights}
     usable = [
         rel for rel in spec.relations if rel.result == local and not skipped & set(rel.operands)
@@ -175,7 +177,27 @@ def output_bounds(
     return at_bounds(st, inputs or {}, st.outputs)[1]
 
 
-def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) -> Statement:
+def declared_ranges(g: GraphStatement) -> dict[str, int]:
+    """The committed weights the graph's range nodes bound, each with its fewest declared bits
+    (docs/layers/range.md); dims a range node's check refuses declare nothing."""
+    out: dict[str, int] = {}
+    for node in g.nodes:
+        if node.kind != range_check.KIND:
+            continue
+        try:
+            layout = RangeLayout.of(node.dims)
+        except VerificationError:
+            continue
+        for i, declared in enumerate(layout.weights):
+            name = node.weights.get(weight_name(i))
+            if name in g.committed:
+                out[name] = min(out.get(name, declared.bits), declared.bits)
+    return out
+
+
+def _worst_case(
+    g: GraphStatement, node: Node, bounds: dict[str, Bound | None], ranges: Mapping[str, int]
+) -> Statement:
     """The node's statement with public tensors as they are, hidden ones (and committed outputs)
     at their bound, committed weights and inputs by their commitments; records the bounds of
     the hidden tensors it produces.
@@ -206,6 +228,18 @@ def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) 
         },
         node.witness,
     )
+    ranged = {local: name for local, name in node.weights.items() if name in ranges}
+    st = replace(
+        st,
+        weights={
+            **st.weights,
+            **{
+                local: _worst(tuple(g.committed[name].shape), Bound(1 << (ranges[name] - 1)))
+                for local, name in ranged.items()
+            },
+        },
+        ranged=frozenset(ranged),
+    )
     hidden_in = {local: bounds[name] for local, name in node.inputs.items() if name in hidden}
     hidden_out = {local: name for local, name in node.outputs.items() if name in hidden}
     st, produced = at_bounds(st, hidden_in, hidden_out)
@@ -218,7 +252,8 @@ def worst_cases(g: GraphStatement) -> list[Statement]:
     checks (the layers' own checks not yet run)."""
     check_structure(g)
     bounds: dict[str, Bound | None] = {}
-    return [_worst_case(g, node, bounds) for node in g.nodes]
+    ranges = declared_ranges(g)
+    return [_worst_case(g, node, bounds, ranges) for node in g.nodes]
 
 
 def layer_statements(g: GraphStatement) -> list[Statement]:
@@ -289,5 +324,5 @@ def mod_p_relations(g: GraphStatement) -> list[str]:
     return [
         f"node {i} ({st.kind}): {rel}"
         for i, st in enumerate(layer_statements(g))
-        for rel in mod_p_only(LAYERS[st.kind].relations, st.committed.keys() | st.unbounded)
+        for rel in mod_p_only(LAYERS[st.kind].relations, st.skipped())
     ]
