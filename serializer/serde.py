@@ -64,7 +64,7 @@ that verifies them, which deserializes them (the softmax proof and requant's Log
 lookup class, docs/cairo-verifier.md, "Six classes"), so only that class carries their Serde
 code."""
 
-NESTED_VARIANTS = {"GeluProof", "LayerNormProof"}
+NESTED_VARIANTS = {"GeluProof", "LayerNormProof", "RangeProof"}
 """Layer proofs carried whole as a length-prefixed felt list after their variant index: every
 walk class deserializes every kind's proof, so a kind's variant costs each of them its Serde
 code (the attention class was within a thousand felts of a class's limit); the lookup class,
