@@ -52,10 +52,12 @@ grinding nonce, and felts (a model id, a config hash)."""
 OUTSIDE_SERDE = {
     ("OpeningProof", "poly_openings"),
     ("OpeningProof", "layer_openings"),
+    ("Statement", "ranged"),
 }
 """Fields the Serde part does not carry: a PCS opening's Merkle openings travel after it, one
 part per fold group, where a session may cut (`walk_calldata`): the committed tensors'
-opening's, then the witness opening's. Decoding leaves them None for `walk_calldata` to fill."""
+opening's, then the witness opening's; decoding leaves them None for `walk_calldata` to fill.
+A statement's `ranged` is derived by a model walk's views, never read (decoded empty)."""
 
 
 NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}
@@ -69,6 +71,11 @@ NESTED_VARIANTS = {"GeluProof", "LayerNormProof", "RangeProof"}
 walk class deserializes every kind's proof, so a kind's variant costs each of them its Serde
 code (the attention class was within a thousand felts of a class's limit); the lookup class,
 which verifies gelu's and layernorm's forks, deserializes them."""
+
+
+def _default(value: Any) -> Any:
+    """A field's dataclass default, None where it has none."""
+    return None if value is dataclasses.MISSING else value
 
 
 def fields_of(cls: type) -> dict[str, Any]:
@@ -290,7 +297,9 @@ class Decoder:
         if hint is np.ndarray:
             return self.tensor(what)
         if dataclasses.is_dataclass(hint):
-            values: dict[str, Any] = dict.fromkeys(hints(hint).keys() - fields_of(hint).keys())  # type: ignore[arg-type]
+            defaults = {f.name: f.default for f in dataclasses.fields(hint)}  # type: ignore[arg-type]
+            outside = hints(hint).keys() - fields_of(hint).keys()  # type: ignore[arg-type]
+            values: dict[str, Any] = {n: _default(defaults[n]) for n in outside}
             for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
                 if (hint.__name__, name) in NESTED:  # type: ignore[union-attr]
                     values[name] = self.part(field_hint, f"{what}.{name}")

@@ -218,3 +218,47 @@ def test_the_declared_bound_is_what_the_relations_are_checked_at():
     with pytest.raises(VerificationError) as e:
         prove_graph(g, hidden, data)
     assert e.value.check == "statement.range"
+
+
+def test_a_layer_walk_declaring_ranges_is_refused(proofs):
+    proof = proofs[SHAPES[0]]
+    st = dataclasses.replace(proof.statement, ranged=frozenset({"w00"}))
+    assert check_of(SPEC, dataclasses.replace(proof, statement=st)) == "statement.shape"
+
+
+def test_a_declared_weights_claim_tampered_in_a_model_walk_is_rejected():
+    g, hidden, data = _linear_graph([12, 21])
+    proof = prove_graph(g, hidden, data)
+    layer = proof.nodes[0].layer.logup
+    sumcheck = layer.layers[-1].sumcheck
+    rounds = [list(r) for r in sumcheck.rounds]
+    rounds[0][0] = rounds[0][0] + relations.QM31.one()
+    tampered_layer = dataclasses.replace(
+        layer.layers[-1], sumcheck=dataclasses.replace(sumcheck, rounds=rounds)
+    )
+    logup = dataclasses.replace(layer, layers=[*layer.layers[:-1], tampered_layer])
+    node = dataclasses.replace(
+        proof.nodes[0], layer=dataclasses.replace(proof.nodes[0].layer, logup=logup)
+    )
+    assert check_of(None, dataclasses.replace(proof, nodes=[node, *proof.nodes[1:]])) == "gkr.layer"
+
+
+@pytest.mark.parametrize("declared", [("word_0", "position"), ("word_0", "word_1", "position")])
+def test_an_embedding_tables_blocks_are_declared_all_or_none(declared):
+    """Embed's relation reads word_0 for every block: declared alone, it is refused by name."""
+    from tests.test_layer_embed import _statement
+
+    st = _statement(5, 7, 4, 6, 3, ids=[6, 0, 1, 5, 2])  # both blocks looked up
+    names = {local: f"embed.{local}" for local in st.weights} | {"y": "embed.y"}
+    ranged = range_check.make_statement([st.weights[n] for n in declared])
+    wiring = {relations.weight_name(i): f"embed.{n}" for i, n in enumerate(declared)}
+    g, hidden = assemble([(ranged, wiring), (st, names)], ["embed.y"])
+    g, data = commit_graph_weights(g, POSEIDON_PARAMS)
+    if len(declared) == 2:
+        with pytest.raises(VerificationError, match="all declared") as e:
+            prove_graph(g, hidden, data)
+        assert e.value.check == "statement.shape"
+    else:
+        proof = prove_graph(g, hidden, data)
+        verify_graph(proof)
+        assert mod_p_relations(proof.statement) == []

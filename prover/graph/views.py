@@ -7,7 +7,9 @@ magnitudes, so a consumer's bounds computed on a tensor with *every* entry at th
 for the real one: the verifier reads a hidden tensor as that worst case, and each layer's own
 `check` (shapes, parameters, statement.range) runs on it unchanged. A tensor whose producer
 reads a committed weight (or an unbounded tensor) has no bound: it is `unbounded`, and the
-relations that read it hold mod p only, as relations on committed weights do.
+relations that read it hold mod p only, as relations on committed weights do — unless a range
+node of the graph declares the weight's bits (docs/layers/range.md): then it is read, like a
+hidden tensor, at its worst case 2^(b−1).
 """
 
 from __future__ import annotations
@@ -199,8 +201,9 @@ def _worst_case(
     g: GraphStatement, node: Node, bounds: dict[str, Bound | None], ranges: Mapping[str, int]
 ) -> Statement:
     """The node's statement with public tensors as they are, hidden ones (and committed outputs)
-    at their bound, committed weights and inputs by their commitments; records the bounds of
-    the hidden tensors it produces.
+    at their bound, committed weights and inputs by their commitments (a weight in `ranges` also
+    at its declared worst case, `Statement.ranged`); records the bounds of the hidden tensors it
+    produces.
 
     A committed input is to its readers what a layer walk's committed input is: relations on it
     hold mod p only, and a kind that sums over its padding shows that padding zero (pool's

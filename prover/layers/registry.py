@@ -48,12 +48,12 @@ from cairn.prover.layers.posenc.proof import PosencProof
 from cairn.prover.layers.posenc.prover import prove_posenc
 from cairn.prover.layers.posenc.verifier import verify_posenc
 from cairn.prover.layers.qkv import model as qkv
+from cairn.prover.layers.qkv.prover import prove_qkv
+from cairn.prover.layers.qkv.verifier import verify_qkv
 from cairn.prover.layers.range import model as range_check
 from cairn.prover.layers.range.proof import RangeProof
 from cairn.prover.layers.range.prover import advise_range, prove_range
 from cairn.prover.layers.range.verifier import verify_range
-from cairn.prover.layers.qkv.prover import prove_qkv
-from cairn.prover.layers.qkv.verifier import verify_qkv
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.layers.requant import soundness as requant_soundness
 from cairn.prover.layers.requant.proof import RequantProof
