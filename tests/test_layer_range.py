@@ -12,12 +12,13 @@ from cairn import examples
 from cairn.prover.errors import VerificationError
 from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
 from cairn.prover.graph.verifier import verify_graph
-from cairn.prover.graph.views import declared_ranges, mod_p_relations
+from cairn.prover.graph.views import Declaration, declared_ranges, mod_p_relations
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.range import model as range_check
 from cairn.prover.layers.range import prover as range_prover
 from cairn.prover.layers.range import relations
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.mle import pad_tensor
 from cairn.prover.pcs.params import POSEIDON_PARAMS
 from cairn.prover.walk.prover import commit_weights, prove_walk
 from cairn.prover.walk.statement import Statement
@@ -28,16 +29,16 @@ SPEC = LAYERS["range"]
 
 
 def statement(rows, cols, bits, seed=0):
-    """W (rows × cols) over all of `bits` signed bits, both extremes included; a 22-bit bias
-    (two limbs); a 3-D tensor of 1 bit (−1 and 0)."""
+    """W (rows × cols) over all of `bits` (whole: |w| ≤ 2^(bits−1) − 1), both extremes included;
+    a 22-bit bias (two limbs, −2^21 ≤ b < 2^21); a 3-D tensor of 2 bits (−1, 0, 1)."""
     rng = np.random.default_rng(seed)
-    half = 1 << (bits - 1)
-    w = rng.integers(-half, half, (rows, cols), dtype=np.int64)
-    w.flat[0], w.flat[-1] = -half, half - 1
+    top = (1 << (bits - 1)) - 1
+    w = rng.integers(-top, top + 1, (rows, cols), dtype=np.int64)
+    w.flat[0], w.flat[-1] = -top, top
     b = rng.integers(-(1 << 21), 1 << 21, cols, dtype=np.int64)
-    b[0] = (1 << 21) - 1
-    t = -rng.integers(0, 2, (2, 3, 2), dtype=np.int64)
-    return range_check.make_statement([w, b, t], [bits, 22, 1])
+    b[0], b[-1] = (1 << 21) - 1, -(1 << 21)
+    t = rng.integers(-1, 2, (2, 3, 2), dtype=np.int64)
+    return range_check.make_statement([w, b, t], [bits, 22, 2])
 
 
 SHAPES = [(3, 5, 7), (2, 9, 20), (1, 1, 1)]
@@ -116,8 +117,13 @@ def test_the_prover_refuses_a_weight_beyond_its_bits():
     with pytest.raises(ValueError, match="beyond 4 signed bits"):
         range_check.make_statement([np.array([8])], [4])
     with pytest.raises(ValueError, match="beyond 4 signed bits"):
-        range_check.make_statement([np.array([-9])], [4])
-    assert range_check.bits_of(np.array([-8, 7])) == 4
+        range_check.make_statement([np.array([-8])], [4])  # whole keys are symmetric
+    with pytest.raises(ValueError, match="beyond 17 signed bits"):
+        range_check.make_statement([np.array([1 << 16])], [17])
+    assert range_check.bits_of(np.array([-7, 7])) == 4
+    assert range_check.bits_of(np.array([-8, 7])) == 5
+    assert range_check.bits_of(np.array([-(1 << 16), 5])) == 17  # split: −2^16 fits 17 bits
+    assert range_check.bits_of(np.array([-(1 << 15), 5])) == 17  # no whole 16 bits holds it
     assert range_check.bits_of(np.array([0])) == 1
 
 
@@ -130,11 +136,18 @@ def _cheat(weights, bits):
     for w, b in zip(weights, bits, strict=True):
         dims += [b, w.ndim, *w.shape]
     names = {relations.weight_name(i): w for i, w in enumerate(weights)}
-    st, data = commit_weights(Statement("range", tuple(dims), {}, {}, names), POSEIDON_PARAMS)
+    layout = relations.RangeLayout.of(dims)
+    sums = {  # within their bounds, so the statement passes and the lookup is what fails
+        relations.sums_name(i): np.minimum(d.sums(weights[i]), d.sums_bound())
+        for i, d in enumerate(layout.weights)
+        if d.sums_shape
+    }
+    st = Statement("range", tuple(dims), {}, sums, names)
+    st, data = commit_weights(st, POSEIDON_PARAMS)
     return check_of(SPEC, prove_walk(SPEC, st, data))
 
 
-@pytest.mark.parametrize("beyond", [8, -9, 1 << 20, -(1 << 30) + 1])
+@pytest.mark.parametrize("beyond", [8, -8, 1 << 20, -(1 << 30) + 1])
 def test_a_whole_weight_beyond_its_bits_fails_the_lookup(beyond):
     w = np.array([[1, 2, beyond], [0, -8, 7]])
     assert _cheat([w], [4]) == "logup.balance"
@@ -147,22 +160,27 @@ def test_a_split_weight_beyond_its_bits_fails_the_lookup(beyond):
 
 def test_a_table_in_another_order_is_refused(monkeypatch):
     """The prover's tables with their rows (and multiplicities) reversed: the lookups balance,
-    but a table's leaf is not the index MLE of [0, 2^c)."""
+    but a table's leaf is not its rows' MLE."""
     real = relations.fractions
 
-    def reversed_tables(layout, alphas, keys, counts):
-        out = real(layout, alphas, keys, counts)
-        for j in range(len(layout.widths)):
+    def reversed_tables(layout, challenges, keys, counts):
+        out = real(layout, challenges, keys, counts)
+        for j in range(len(layout.tables)):
             f = out[len(layout.columns) + j]
             out[len(layout.columns) + j] = dataclasses.replace(
                 f, numerators=f.numerators[::-1], denominators=f.denominators[::-1]
             )
         return out
 
-    def unchecked_claims(layout, alphas, leaves):
+    def unchecked_claims(layout, challenges, leaves, magnitudes, outputs):
         with monkeypatch.context() as m:  # the cheat's own claims, the table check skipped
-            m.setattr(relations, "index_mle", lambda point: alphas[len(point)] - leaf_of(point))
-            return real_claims(layout, alphas, leaves)
+            by_width = {t.width: a for t, a in challenges.alphas.items()}
+            m.setattr(
+                relations.Table,
+                "rows_mle",
+                lambda self, point, beta: by_width[len(point)] - leaf_of(point),
+            )
+            return real_claims(layout, challenges, leaves, magnitudes, outputs)
 
     real_claims = relations.leaf_claims
     st, data = commit_weights(statement(2, 3, 5), POSEIDON_PARAMS)
@@ -193,17 +211,20 @@ def _linear_graph(declared_bits=None, x_bound=100):
     w = rng.integers(-2048, 2048, (6, 5))
     b = rng.integers(-(1 << 20), 1 << 20, (5,))
     layers = [(linear.make_statement(x, {"w": w, "b": b}), {})]
+    outputs = ["y"]
     if declared_bits is not None:
         st = range_check.make_statement([w, b], declared_bits)
-        layers.insert(0, (st, {"w00": "w", "w01": "b"}))
-    g, hidden = assemble(layers, ["y"])
+        layers.insert(0, (st, {"w00": "w", "w01": "b", "s00": "w.sums"}))
+        outputs += ["w.sums"] if "s00" in st.outputs else []
+    g, hidden = assemble(layers, outputs)
     g, data = commit_graph_weights(g, POSEIDON_PARAMS)
     return g, hidden, data
 
 
 def test_a_range_node_makes_the_relations_on_committed_weights_hold_over_the_integers():
     g, hidden, data = _linear_graph([12, 21])
-    assert declared_ranges(g) == {"w": 12, "b": 21}
+    column_sums = (int(g.outputs["w.sums"].max()),)
+    assert declared_ranges(g) == {"w": Declaration(2047, column_sums), "b": Declaration(1 << 20)}
     proof = prove_graph(g, hidden, data)
     verify_graph(proof)
     assert mod_p_relations(proof.statement) == []
@@ -252,7 +273,10 @@ def test_an_embedding_tables_blocks_are_declared_all_or_none(declared):
     names = {local: f"embed.{local}" for local in st.weights} | {"y": "embed.y"}
     ranged = range_check.make_statement([st.weights[n] for n in declared])
     wiring = {relations.weight_name(i): f"embed.{n}" for i, n in enumerate(declared)}
-    g, hidden = assemble([(ranged, wiring), (st, names)], ["embed.y"])
+    sums = {relations.sums_name(i): f"embed.{n}.sums" for i, n in enumerate(declared)}
+    wiring |= {local: name for local, name in sums.items() if local in ranged.outputs}
+    outputs = [name for local, name in sums.items() if local in ranged.outputs]
+    g, hidden = assemble([(ranged, wiring), (st, names)], ["embed.y", *outputs])
     g, data = commit_graph_weights(g, POSEIDON_PARAMS)
     if len(declared) == 2:
         with pytest.raises(VerificationError, match="all declared") as e:
@@ -262,3 +286,76 @@ def test_an_embedding_tables_blocks_are_declared_all_or_none(declared):
         proof = prove_graph(g, hidden, data)
         verify_graph(proof)
         assert mod_p_relations(proof.statement) == []
+
+
+# -- |w| and the column sums -------------------------------------------------------------------
+
+
+def test_column_sums_other_than_the_committed_weights_are_rejected():
+X
+    st = statement(3, 5, 7)
+    sums = st.outputs["s00"].copy()
+    sums[0] += 1
+    st = dataclasses.replace(st, outputs={**st.outputs, "s00": sums})
+    st, data = commit_weights(st, POSEIDON_PARAMS)
+    assert check_of(SPEC, prove_walk(SPEC, st, data)) == "pcs.merge"
+
+
+@pytest.mark.parametrize(("delta", "check"), [(-1, "statement.range"), (1 << 30, "statement.range")])
+def test_column_sums_outside_what_w_can_sum_to_are_refused(proofs, delta, check):
+    proof = proofs[SHAPES[0]]
+    sums = proof.statement.outputs["s00"].copy()
+    sums[0] = delta if delta < 0 else sums[0] + delta
+    st = dataclasses.replace(proof.statement, outputs={**proof.statement.outputs, "s00": sums})
+    assert check_of(SPEC, dataclasses.replace(proof, statement=st)) == check
+
+
+def test_column_sums_that_could_wrap_are_refused():
+    """2^20 rows of 12-bit entries can sum to 2^20·2047 > (p−1)/2."""
+    with pytest.raises(ValueError, match="could wrap"):
+        range_check.make_statement([np.zeros((1 << 20, 1), dtype=np.int64)], [12])
+
+
+@pytest.mark.parametrize("cheat", ["sign", "off by one"])
+def test_a_committed_magnitude_other_than_abs_w_fails_the_lookup(monkeypatch, cheat):
+    """The prover commits −w or |w| + 1 for |w| (and sums it so): the pair is not a row."""
+    real = relations.RangeLayout.keys
+
+    def keys(self, weights):
+        out = real(self, weights)
+        w = pad_tensor(np.asarray(weights[0])).ravel()
+        out["a00"] = -w if cheat == "sign" else np.abs(w) + 1
+        return out
+
+    monkeypatch.setattr(relations.RangeLayout, "keys", keys)
+    st, data = commit_weights(statement(3, 5, 7), POSEIDON_PARAMS)
+    assert check_of(SPEC, prove_walk(SPEC, st, data)) == "logup.balance"
+
+
+def _declared_linear(bits):
+    """x (|x| ≤ 2^15) times a 64 × 4 W whose columns sum to at most 64·100 + 2047: declared 12
+    bits, its column sums bound x·W by 8,447·2^15 < (p−1)/2; declared 17 bits (limbs, no
+    sums), W is read at 2^16 everywhere and 64·2^16·2^15 is beyond."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-(1 << 15), 1 << 15, (2, 64))
+    w = rng.integers(-100, 101, (64, 4))
+    w[0, 0] = 2047
+    b = np.zeros(4, dtype=np.int64)
+    declared = range_check.make_statement([w, b], [bits, 1])
+    wiring = {"w00": "w", "w01": "b", "s00": "w.sums"}
+    layers = [(declared, wiring), (linear.make_statement(x, {"w": w, "b": b}), {})]
+    g, hidden = assemble(layers, ["y", *(["w.sums"] if "s00" in declared.outputs else [])])
+    g, data = commit_graph_weights(g, POSEIDON_PARAMS)
+    return g, hidden, data
+
+
+def test_declared_column_sums_bound_the_products():
+    g, hidden, data = _declared_linear(12)
+    proof = prove_graph(g, hidden, data)
+    verify_graph(proof)
+    assert mod_p_relations(proof.statement) == []
+    assert declared_ranges(g)["w"].col_abs == (int(g.outputs["w.sums"].max()),)
+    g, hidden, data = _declared_linear(17)
+    with pytest.raises(VerificationError) as e:
+        prove_graph(g, hidden, data)
+    assert e.value.check == "statement.range"

@@ -9,7 +9,8 @@ for the real one: the verifier reads a hidden tensor as that worst case, and eac
 reads a committed weight (or an unbounded tensor) has no bound: it is `unbounded`, and the
 relations that read it hold mod p only, as relations on committed weights do — unless a range
 node of the graph declares the weight's bits (docs/layers/range.md): then it is read, like a
-hidden tensor, at its worst case 2^(b−1).
+hidden tensor, at its worst case (every entry at the declared magnitude, with the declared column
+sums of |w| when the range node's sums are public outputs of the graph).
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.statement import GraphStatement, Node, name_felt
 from cairn.prover.layers.range import model as range_check
-from cairn.prover.layers.range.relations import RangeLayout, weight_name
+from cairn.prover.layers.range.relations import RangeLayout, sums_name, weight_name
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import tensor_vars
 from cairn.prover.pcs.params import FIELD_BITS, PARAMS
 from cairn.prover.pcs.proof import Commitment
-from cairn.prover.ranges import Tensors, mod_p_only, with_row_norm
+from cairn.prover.ranges import Tensors, mod_p_only, with_column_norms, with_row_norm
 from cairn.prover.soundness import bits, shortfall
 from cairn.prover.walk.layer import SUMCHECK_ERROR, LayerSpec
 from cairn.prover.walk.statement import Statement
@@ -179,10 +180,28 @@ def output_bounds(
     return at_bounds(st, inputs or {}, st.outputs)[1]
 
 
-def declared_ranges(g: GraphStatement) -> dict[str, int]:
-    """The committed weights the graph's range nodes bound, each with its fewest declared bits
+@dataclass(frozen=True)
+class Declaration:
+    """What range nodes prove of a committed weight: |entry| ≤ `magnitude` and, for a matrix
+    whose column sums are public, max_j Σ_l |w_lj| ≤ `col_abs[m]` for matrix m of the stack."""
+
+    magnitude: int
+    col_abs: tuple[int, ...] | None = None
+
+    def tighter(self, other: Declaration) -> Declaration:
+        sums = [c for c in (self.col_abs, other.col_abs) if c is not None]
+        col_abs = tuple(map(min, *sums)) if len(sums) == 2 else (sums or [None])[0]
+        return Declaration(min(self.magnitude, other.magnitude), col_abs)
+
+    def worst(self, shape: tuple[int, ...]) -> np.ndarray:
+        fill = _worst(shape, Bound(self.magnitude))
+        return fill if self.col_abs is None else with_column_norms(fill, list(self.col_abs))
+
+
+def declared_ranges(g: GraphStatement) -> dict[str, Declaration]:
+    """The committed weights the graph's range nodes bound, each with the tightest declaration
     (docs/layers/range.md); dims a range node's check refuses declare nothing."""
-    out: dict[str, int] = {}
+    out: dict[str, Declaration] = {}
     for node in g.nodes:
         if node.kind != range_check.KIND:
             continue
@@ -190,15 +209,21 @@ def declared_ranges(g: GraphStatement) -> dict[str, int]:
             layout = RangeLayout.of(node.dims)
         except VerificationError:
             continue
-        for i, declared in enumerate(layout.weights):
+        for i, d in enumerate(layout.weights):
             name = node.weights.get(weight_name(i))
-            if name in g.committed:
-                out[name] = min(out.get(name, declared.bits), declared.bits)
+            if name not in g.committed:
+                continue
+            sums = g.outputs.get(node.outputs.get(sums_name(i), ""))
+            col_abs = None
+            if d.sums_shape and sums is not None and sums.shape == d.sums_shape:
+                col_abs = tuple(int(v) for v in sums.reshape(-1, sums.shape[-1]).max(axis=-1))
+            declared = Declaration(d.magnitude, col_abs)
+            out[name] = out[name].tighter(declared) if name in out else declared
     return out
 
 
 def _worst_case(
-    g: GraphStatement, node: Node, bounds: dict[str, Bound | None], ranges: Mapping[str, int]
+    g: GraphStatement, node: Node, bounds: dict[str, Bound | None], ranges: Mapping[str, Declaration]
 ) -> Statement:
     """The node's statement with public tensors as they are, hidden ones (and committed outputs)
     at their bound, committed weights and inputs by their commitments (a weight in `ranges` also
@@ -237,7 +262,7 @@ def _worst_case(
         weights={
             **st.weights,
             **{
-                local: _worst(tuple(g.committed[name].shape), Bound(1 << (ranges[name] - 1)))
+                local: ranges[name].worst(tuple(g.committed[name].shape))
                 for local, name in ranged.items()
             },
         },

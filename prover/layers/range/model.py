@@ -1,6 +1,7 @@
-"""The statement: weights w00, w01, … (no inputs, no outputs) and each one's declared bit width in
-the dims; what it proves lets a model walk read a committed weight at its bound 2^(b−1)
-(prover/graph/views.py), so the relations reading it are checked (docs/layers/range.md)."""
+"""The statement: weights w00, w01, … (no inputs), each one's declared bit width in the dims, and
+as outputs the column sums of |w| of every whole weight of rank ≥ 2; what it proves lets a model
+walk read a committed weight at its declared magnitude and column sums (prover/graph/views.py),
+so the relations reading it are checked (docs/layers/range.md)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from cairn.prover.errors import VerificationError
+from cairn.prover.fields.m31 import HALF
 from cairn.prover.layers.range.relations import (
     LIMB_BITS,
     MAX_BITS,
     MAX_WEIGHTS,
     STACKS,
     RangeLayout,
+    sums_name,
     weight_name,
 )
+from cairn.prover.mle import tensor_vars
 from cairn.prover.pcs.params import FIELD_BITS, WITNESS_PCS
 from cairn.prover.pcs.stack import check_stacks
 from cairn.prover.ranges import Relation
@@ -27,15 +31,21 @@ KIND = "range"
 DIM_NAMES = ("bits, rank, shape per weight",)
 RELATIONS: tuple[Relation, ...] = ()
 """A lookup: nothing can wrap."""
-N_OPENING_CLAIMS = 2 * MAX_WEIGHTS + LIMB_BITS + (MAX_BITS - LIMB_BITS)
-"""At most: two limbs per weight and a multiplicity per table width (1 … 16 whole, 1 … 14 hi)."""
+N_OPENING_CLAIMS = 2 * MAX_WEIGHTS + LIMB_BITS + 1 + (MAX_BITS - LIMB_BITS)
+"""At most: two per weight (two limbs, or |w| at the leaves' point and at the column sums') and
+a multiplicity per table (whole 1 … 16, limbs 16 and 1 … 14)."""
 
 
 def bits_of(w: np.ndarray) -> int:
-    """The fewest signed bits holding every entry: −2^(b−1) ≤ w < 2^(b−1)."""
+    """The fewest bits declaring every entry: |w| ≤ 2^(b−1) − 1 up to LIMB_BITS (a whole key),
+    −2^(b−1) ≤ w < 2^(b−1) beyond."""
     w = np.asarray(w, dtype=np.int64)
-    top = max(int(w.max(initial=0)), -int(w.min(initial=0)) - 1, 0)
-    return top.bit_length() + 1
+    top = max(int(w.max(initial=0)), -int(w.min(initial=0)), 0)
+    whole = top.bit_length() + 1
+    if whole <= LIMB_BITS:
+        return whole
+    split = max(int(w.max(initial=0)), -int(w.min(initial=0)) - 1).bit_length() + 1
+    return max(split, LIMB_BITS + 1)
 
 
 def make_statement(weights: Sequence[np.ndarray], bits: Sequence[int] | None = None) -> Statement:
@@ -48,8 +58,12 @@ def make_statement(weights: Sequence[np.ndarray], bits: Sequence[int] | None = N
         if b < bits_of(w):
             raise ValueError(f"a weight has entries beyond {b} signed bits")
         dims += [b, w.ndim, *w.shape]
-    st = Statement(KIND, tuple(dims), {}, {}, {weight_name(i): w for i, w in enumerate(arrays)})
     try:
+        layout = RangeLayout.of(dims)
+        declared = zip(layout.weights, arrays, strict=True)
+        sums = {sums_name(i): d.sums(w) for i, (d, w) in enumerate(declared) if d.sums_shape}
+        weights = {weight_name(i): w for i, w in enumerate(arrays)}
+        st = Statement(KIND, tuple(dims), {}, sums, weights)
         check_public(st)
     except VerificationError as e:
         raise ValueError(str(e)) from None
@@ -57,26 +71,39 @@ def make_statement(weights: Sequence[np.ndarray], bits: Sequence[int] | None = N
 
 
 def error_terms(st: Statement) -> dict[str, float]:
-    """LogUp per width ((lookups + rows)/|F|), the GKR layers (Σ_j (3j + I + 1)/|F|) and each
-    split weight's limb identity at the leaves' point (n/|F|)."""
+    """LogUp per table ((lookups + rows)/|F|, in α and β jointly), the GKR layers
+    (Σ_j (3j + I + 1)/|F|), each split weight's limb identity at the leaves' point (n/|F|) and
+    each column-sums identity at r (its variables/|F|)."""
     layout = RangeLayout.of(st.dims)
     field = 2.0**-FIELD_BITS
     cols, n_vars = layout.columns, layout.instance_vars()
-    lookups = sum(1 << c.n_vars for c in cols) + sum(1 << w for w in layout.widths)
+    lookups = sum(1 << c.n_vars for c in cols) + sum(1 << t.width for t in layout.tables)
     gkr = sum(3 * j + len(n_vars) + 1 for j in range(max(n_vars)))
-    limbs = sum(d.n_vars for d in layout.weights if d.split)
+    limbs = sum(d.n_vars for d in layout.weights if not d.whole)
+    sums = sum(tensor_vars(shape) for shape in layout.sums.values())
     return {
-        "LogUp (per width)": lookups * field,
+        "LogUp (per table)": lookups * field,
         "GKR layers": gkr * field,
         "limb identities": limbs * field,
+        "column sums": sums * field,
     }
 
 
 def check_public(st: Statement) -> None:
     layout = RangeLayout.of(st.dims)
     expect_shapes(st, "inputs", {})
-    expect_shapes(st, "outputs", {})
+    expect_shapes(st, "outputs", layout.sums)
     expect_shapes(st, "weights", {weight_name(i): d.shape for i, d in enumerate(layout.weights)})
+    for i, d in enumerate(layout.weights):
+        if not d.sums_shape:
+            continue
+        if d.sums_bound() > HALF:
+            raise VerificationError("range.params", f"w{i:02d}: its column sums could wrap mod p")
+        s = st.outputs[sums_name(i)]
+        if s.size and not 0 <= s.min() <= s.max() <= d.sums_bound():
+            raise VerificationError(
+                "statement.range", f"{sums_name(i)}: a column sum outside [0, {d.sums_bound()}]"
+            )
     if problem := shortfall(lambda: error_terms(st), layout.witness):
         raise VerificationError("range.params", problem)
 

@@ -1,6 +1,7 @@
-"""Range prover: commit the multiplicities and limbs before any challenge, then on a Blake2s fork
-of the walk's channel prove every lookup with one LogUp-GKR and hand the walk its leaves' claims
-on the weights and the witness (docs/layers/range.md, "Protocol")."""
+"""Range prover: commit the multiplicities, |w| and limbs before any challenge, then on a Blake2s
+fork of the walk's channel prove every lookup with one LogUp-GKR, send |w|'s MLE at the leaves'
+point, and hand the walk the claims on the weights and the witness (docs/layers/range.md,
+"Protocol")."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ from cairn.prover.layers.range.relations import (
     STACKS,
     TAG,
     RangeLayout,
-    draw_alphas,
+    abs_name,
+    draw_challenges,
     fractions,
     leaf_claims,
     weight_name,
 )
 from cairn.prover.lookups.prover import prove_logup
+from cairn.prover.mle import evaluate
 from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.prover import CommitmentData, commit
 from cairn.prover.pcs.stack import stack_names
@@ -61,9 +64,13 @@ def prove_range(
 ) -> tuple[RangeProof, LayerClaims]:
     layout = RangeLayout.of(st.dims)
     channel = fork(parent, TAG)  # type: ignore[arg-type]
-    alphas = draw_alphas(channel, layout)
-    logup, leaves = prove_logup(fractions(layout, alphas, advice.keys, advice.counts), channel)
-    weights, witness = leaf_claims(layout, alphas, leaves)
+    challenges = draw_challenges(channel, layout)
+    instances = fractions(layout, challenges, advice.keys, advice.counts)
+    logup, leaves = prove_logup(instances, channel)
+    column = {c.weight: j for j, c in enumerate(layout.columns)}
+    magnitudes = [evaluate(advice.keys[abs_name(i)], leaves[column[i]].point) for i in layout.whole]
+    channel.mix_felts(magnitudes)
+    weights, witness = leaf_claims(layout, challenges, leaves, magnitudes, outputs)
     join(parent, channel)  # type: ignore[arg-type]
     absorb_claims(parent, weights)
-    return RangeProof(logup), LayerClaims({}, weights, witness)
+    return RangeProof(logup, magnitudes), LayerClaims({}, weights, witness)
