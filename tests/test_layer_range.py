@@ -292,7 +292,8 @@ def test_an_embedding_tables_blocks_are_declared_all_or_none(declared):
 
 
 def test_column_sums_other_than_the_committed_weights_are_rejected():
-X
+    """Proven for sums one off (the transcript consistent): the claim on |w| at (½…, r) is
+    false, and the witness opening's merged claim fails."""
     st = statement(3, 5, 7)
     sums = st.outputs["s00"].copy()
     sums[0] += 1
@@ -301,7 +302,9 @@ X
     assert check_of(SPEC, prove_walk(SPEC, st, data)) == "pcs.merge"
 
 
-@pytest.mark.parametrize(("delta", "check"), [(-1, "statement.range"), (1 << 30, "statement.range")])
+@pytest.mark.parametrize(
+    ("delta", "check"), [(-1, "statement.range"), (1 << 30, "statement.range")]
+)
 def test_column_sums_outside_what_w_can_sum_to_are_refused(proofs, delta, check):
     proof = proofs[SHAPES[0]]
     sums = proof.statement.outputs["s00"].copy()
