@@ -62,8 +62,9 @@ def with_row_norm(a: np.ndarray, row_sq: int) -> np.ndarray:
 
 class ColumnNormed(np.ndarray):
     """A committed weight's worst case (every entry at its declared magnitude) with the declared
-    bound `col_abs` on Σ_l |w_lj| per matrix of the stack, which product_bound uses instead of
-    computing it from the filled values (and Σ_l w_lj² ≤ max|w|·Σ_l |w_lj|)."""
+    bound `col_abs` on Σ_l |w_lj| per matrix of the stack (a vector: Σ|w|, one value), which
+    product_bound and square_norm use instead of computing it from the filled values (and
+    Σ_l w_lj² ≤ max|w|·Σ_l |w_lj|)."""
 
     col_abs: list[int]
 
@@ -99,6 +100,14 @@ def _column_abs_sums(b: np.ndarray) -> list[int]:
     return (
         list(declared) if declared is not None else _abs_sums(b, -2).max(axis=-1).ravel().tolist()
     )
+
+
+def square_norm(v: np.ndarray) -> int:
+    """Σv² of a vector: computed, or at most max|v|·Σ|v| for a ColumnNormed one."""
+    declared = getattr(v, "col_abs", None)
+    if declared is not None:
+        return max_magnitude(v) * declared[0]
+    return sum(int(x) ** 2 for x in np.asarray(v).ravel().tolist())
 
 
 def holder_bounds(a: np.ndarray, b: np.ndarray) -> list[int]:

@@ -29,8 +29,9 @@ SPEC = LAYERS["range"]
 
 
 def statement(rows, cols, bits, seed=0):
-    """W (rows × cols) over all of `bits` (whole: |w| ≤ 2^(bits−1) − 1), both extremes included;
-    a 22-bit bias (two limbs, −2^21 ≤ b < 2^21); a 3-D tensor of 2 bits (−1, 0, 1)."""
+    """W (rows × cols) over all of `bits` (summed up to 16 bits: |w| ≤ 2^(bits−1) − 1), both
+    extremes included; a 22-bit bias (two limbs, −2^21 ≤ b < 2^21); a summed 3-D tensor of 2
+    bits (−1, 0, 1); a 5-bit vector not summed (−16 … 15)."""
     rng = np.random.default_rng(seed)
     top = (1 << (bits - 1)) - 1
     w = rng.integers(-top, top + 1, (rows, cols), dtype=np.int64)
@@ -38,7 +39,10 @@ def statement(rows, cols, bits, seed=0):
     b = rng.integers(-(1 << 21), 1 << 21, cols, dtype=np.int64)
     b[0], b[-1] = (1 << 21) - 1, -(1 << 21)
     t = rng.integers(-1, 2, (2, 3, 2), dtype=np.int64)
-    return range_check.make_statement([w, b, t], [bits, 22, 2])
+    u = rng.integers(-16, 16, rows, dtype=np.int64)
+    u[0] = -16
+    summed = [bits <= 16, False, True, False]
+    return range_check.make_statement([w, b, t, u], [bits, 22, 2, 5], summed)
 
 
 SHAPES = [(3, 5, 7), (2, 9, 20), (1, 1, 1)]
@@ -64,7 +68,7 @@ def test_public_weights_verify_too():
 
 def test_the_example_is_a_minilm_projection():
     st = examples.range_example(3, 4, 12, seed=1)
-    assert st.dims == (12, 2, 3, 4, 22, 1, 4)
+    assert st.dims == (12, 1, 2, 3, 4, 22, 0, 1, 4)
 
 
 def test_every_field_tampered_is_rejected_by_a_named_check(proofs):
@@ -88,14 +92,16 @@ def _with_dims(proof, dims):
     ("dims", "check"),
     [
         ((), "statement.shape"),
-        ((7, 2, 3), "statement.shape"),  # a shape cut short
-        ((7, 0, 3, 5), "statement.shape"),  # rank 0
-        ((7, 5, 1, 1, 1, 1, 1), "statement.shape"),  # rank beyond 4
-        ((7, 2, 3, 0), "statement.shape"),
-        ((0, 2, 3, 5), "range.params"),
-        ((31, 2, 3, 5), "range.params"),
-        ((7, 2, 5, 3, 22, 1, 5, 1, 3, 2, 3, 2), "statement.shape"),  # W transposed
-        ((7, 2, 3, 5, 22, 1, 5, 1, 3, 2, 3, 2, 7, 1, 1), "statement.shape"),  # a 4th weight
+        ((7, 1, 2, 3), "statement.shape"),  # a shape cut short
+        ((7, 1, 0, 3, 5), "statement.shape"),  # rank 0
+        ((7, 1, 5, 1, 1, 1, 1, 1), "statement.shape"),  # rank beyond 4
+        ((7, 1, 2, 3, 0), "statement.shape"),
+        ((7, 2, 2, 3, 5), "statement.shape"),  # summed neither 0 nor 1
+        ((0, 1, 2, 3, 5), "range.params"),
+        ((31, 0, 2, 3, 5), "range.params"),
+        ((17, 1, 2, 3, 5), "range.params"),  # summed beyond 16 bits
+        ((7, 1, 2, 5, 3, 22, 0, 1, 5, 2, 1, 3, 2, 3, 2, 5, 0, 1, 3), "statement.shape"),  # Wᵀ
+        ((7, 1, 2, 3, 5, 22, 0, 1, 5, 2, 1, 3, 2, 3, 2, 5, 0, 1, 3, 7, 0, 1, 1), "statement.shape"),
     ],
 )
 def test_statement_dims_are_checked(proofs, dims, check):
@@ -117,13 +123,14 @@ def test_the_prover_refuses_a_weight_beyond_its_bits():
     with pytest.raises(ValueError, match="beyond 4 signed bits"):
         range_check.make_statement([np.array([8])], [4])
     with pytest.raises(ValueError, match="beyond 4 signed bits"):
-        range_check.make_statement([np.array([-8])], [4])  # whole keys are symmetric
+        range_check.make_statement([np.array([-8])], [4])  # summed: symmetric
+    range_check.make_statement([np.array([-8])], [4], [False])
     with pytest.raises(ValueError, match="beyond 17 signed bits"):
         range_check.make_statement([np.array([1 << 16])], [17])
-    assert range_check.bits_of(np.array([-7, 7])) == 4
-    assert range_check.bits_of(np.array([-8, 7])) == 5
-    assert range_check.bits_of(np.array([-(1 << 16), 5])) == 17  # split: −2^16 fits 17 bits
-    assert range_check.bits_of(np.array([-(1 << 15), 5])) == 17  # no whole 16 bits holds it
+    assert range_check.bits_of(np.array([-7, 7]), summed=True) == 4
+    assert range_check.bits_of(np.array([-8, 7]), summed=True) == 5
+    assert range_check.bits_of(np.array([-8, 7])) == 4
+    assert range_check.bits_of(np.array([-(1 << 16), 5])) == 17
     assert range_check.bits_of(np.array([0])) == 1
 
 
@@ -134,7 +141,7 @@ def _cheat(weights, bits):
     """A statement declaring `bits` for weights that may not fit them, proven anyway."""
     dims = []
     for w, b in zip(weights, bits, strict=True):
-        dims += [b, w.ndim, *w.shape]
+        dims += [b, int(b <= 16), w.ndim, *w.shape]
     names = {relations.weight_name(i): w for i, w in enumerate(weights)}
     layout = relations.RangeLayout.of(dims)
     sums = {  # within their bounds, so the statement passes and the lookup is what fails
@@ -149,8 +156,18 @@ def _cheat(weights, bits):
 
 @pytest.mark.parametrize("beyond", [8, -8, 1 << 20, -(1 << 30) + 1])
 def test_a_whole_weight_beyond_its_bits_fails_the_lookup(beyond):
-    w = np.array([[1, 2, beyond], [0, -8, 7]])
+    w = np.array([[1, 2, beyond], [0, -7, 7]])
     assert _cheat([w], [4]) == "logup.balance"
+
+
+@pytest.mark.parametrize("beyond", [8, -9])
+def test_a_weight_not_summed_beyond_its_bits_fails_the_lookup(monkeypatch, beyond):
+    real = range_check.bits_of
+    monkeypatch.setattr(range_check, "bits_of", lambda w, summed=False: 4)
+    st = range_check.make_statement([np.array([1, beyond, -8, 7])], [4], [False])
+    monkeypatch.setattr(range_check, "bits_of", real)
+    st, data = commit_weights(st, POSEIDON_PARAMS)
+    assert check_of(SPEC, prove_walk(SPEC, st, data)) == "logup.balance"
 
 
 @pytest.mark.parametrize("beyond", [1 << 21, -(1 << 21) - 1, 1 << 29])
@@ -173,31 +190,20 @@ def test_a_table_in_another_order_is_refused(monkeypatch):
         return out
 
     def unchecked_claims(layout, challenges, leaves, magnitudes, outputs):
+        def table_leaf(table):
+            return leaves[len(layout.columns) + layout.tables.index(table)].denominator
+
         with monkeypatch.context() as m:  # the cheat's own claims, the table check skipped
-            by_width = {t.width: a for t, a in challenges.alphas.items()}
             m.setattr(
                 relations.Table,
                 "rows_mle",
-                lambda self, point, beta: by_width[len(point)] - leaf_of(point),
+                lambda self, point, beta: challenges.alphas[self] - table_leaf(self),
             )
             return real_claims(layout, challenges, leaves, magnitudes, outputs)
 
     real_claims = relations.leaf_claims
     st, data = commit_weights(statement(2, 3, 5), POSEIDON_PARAMS)
     monkeypatch.setattr(range_prover, "fractions", reversed_tables)
-    leaves: dict = {}
-
-    def leaf_of(point):
-        return leaves[tuple(point)]
-
-    real_logup = range_prover.prove_logup
-
-    def recording_logup(instances, channel):
-        made, out = real_logup(instances, channel)
-        leaves.update({tuple(leaf.point): leaf.denominator for leaf in out})
-        return made, out
-
-    monkeypatch.setattr(range_prover, "prove_logup", recording_logup)
     monkeypatch.setattr(range_prover, "leaf_claims", unchecked_claims)
     assert check_of(SPEC, prove_walk(SPEC, st, data)) == "range.table"
 
@@ -213,7 +219,7 @@ def _linear_graph(declared_bits=None, x_bound=100):
     layers = [(linear.make_statement(x, {"w": w, "b": b}), {})]
     outputs = ["y"]
     if declared_bits is not None:
-        st = range_check.make_statement([w, b], declared_bits)
+        st = range_check.make_statement([w, b], declared_bits, [declared_bits[0] <= 16, False])
         layers.insert(0, (st, {"w00": "w", "w01": "b", "s00": "w.sums"}))
         outputs += ["w.sums"] if "s00" in st.outputs else []
     g, hidden = assemble(layers, outputs)
@@ -344,7 +350,7 @@ def _declared_linear(bits):
     w = rng.integers(-100, 101, (64, 4))
     w[0, 0] = 2047
     b = np.zeros(4, dtype=np.int64)
-    declared = range_check.make_statement([w, b], [bits, 1])
+    declared = range_check.make_statement([w, b], [bits, 1], [bits <= 16, False])
     wiring = {"w00": "w", "w01": "b", "s00": "w.sums"}
     layers = [(declared, wiring), (linear.make_statement(x, {"w": w, "b": b}), {})]
     g, hidden = assemble(layers, ["y", *(["w.sums"] if "s00" in declared.outputs else [])])

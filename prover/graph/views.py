@@ -198,6 +198,11 @@ class Declaration:
         return fill if self.col_abs is None else with_column_norms(fill, list(self.col_abs))
 
 
+def column_maxima(sums: np.ndarray) -> tuple[int, ...]:
+    """max_j of a range node's column sums, per matrix of the stack."""
+    return tuple(int(v) for v in sums.reshape(-1, sums.shape[-1]).max(axis=-1))
+
+
 def declared_ranges(g: GraphStatement) -> dict[str, Declaration]:
     """The committed weights the graph's range nodes bound, each with the tightest declaration
     (docs/layers/range.md); dims a range node's check refuses declare nothing."""
@@ -216,14 +221,17 @@ def declared_ranges(g: GraphStatement) -> dict[str, Declaration]:
             sums = g.outputs.get(node.outputs.get(sums_name(i), ""))
             col_abs = None
             if d.sums_shape and sums is not None and sums.shape == d.sums_shape:
-                col_abs = tuple(int(v) for v in sums.reshape(-1, sums.shape[-1]).max(axis=-1))
+                col_abs = column_maxima(sums)
             declared = Declaration(d.magnitude, col_abs)
             out[name] = out[name].tighter(declared) if name in out else declared
     return out
 
 
 def _worst_case(
-    g: GraphStatement, node: Node, bounds: dict[str, Bound | None], ranges: Mapping[str, Declaration]
+    g: GraphStatement,
+    node: Node,
+    bounds: dict[str, Bound | None],
+    ranges: Mapping[str, Declaration],
 ) -> Statement:
     """The node's statement with public tensors as they are, hidden ones (and committed outputs)
     at their bound, committed weights and inputs by their commitments (a weight in `ranges` also

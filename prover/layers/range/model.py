@@ -1,7 +1,7 @@
-"""The statement: weights w00, w01, … (no inputs), each one's declared bit width in the dims, and
-as outputs the column sums of |w| of every whole weight of rank ≥ 2; what it proves lets a model
-walk read a committed weight at its declared magnitude and column sums (prover/graph/views.py),
-so the relations reading it are checked (docs/layers/range.md)."""
+"""The statement: weights w00, w01, … (no inputs), each one's declared bit width (and whether its
+column sums are declared) in the dims, and as outputs the summed weights' column sums of |w|;
+what it proves lets a model walk read a committed weight at its declared magnitude and column
+sums (prover/graph/views.py), so the relations reading it are checked (docs/layers/range.md)."""
 
 from __future__ import annotations
 
@@ -28,36 +28,40 @@ from cairn.prover.soundness import shortfall
 from cairn.prover.walk.statement import Statement, expect_shapes
 
 KIND = "range"
-DIM_NAMES = ("bits, rank, shape per weight",)
+DIM_NAMES = ("bits, summed, rank, shape per weight",)
 RELATIONS: tuple[Relation, ...] = ()
 """A lookup: nothing can wrap."""
-N_OPENING_CLAIMS = 2 * MAX_WEIGHTS + LIMB_BITS + 1 + (MAX_BITS - LIMB_BITS)
+N_OPENING_CLAIMS = 2 * MAX_WEIGHTS + 2 * LIMB_BITS + (MAX_BITS - LIMB_BITS)
 """At most: two per weight (two limbs, or |w| at the leaves' point and at the column sums') and
-a multiplicity per table (whole 1 … 16, limbs 16 and 1 … 14)."""
+a multiplicity per table (paired 1 … 16, full 1 … 16)."""
 
 
-def bits_of(w: np.ndarray) -> int:
-    """The fewest bits declaring every entry: |w| ≤ 2^(b−1) − 1 up to LIMB_BITS (a whole key),
-    −2^(b−1) ≤ w < 2^(b−1) beyond."""
+def bits_of(w: np.ndarray, summed: bool = False) -> int:
+    """The fewest bits declaring every entry: |w| ≤ 2^(b−1) − 1 if summed, else
+    −2^(b−1) ≤ w < 2^(b−1)."""
     w = np.asarray(w, dtype=np.int64)
-    top = max(int(w.max(initial=0)), -int(w.min(initial=0)), 0)
-    whole = top.bit_length() + 1
-    if whole <= LIMB_BITS:
-        return whole
-    split = max(int(w.max(initial=0)), -int(w.min(initial=0)) - 1).bit_length() + 1
-    return max(split, LIMB_BITS + 1)
+    top, bottom = int(w.max(initial=0)), -int(w.min(initial=0))
+    return max(top, bottom if summed else bottom - 1, 0).bit_length() + 1
 
 
-def make_statement(weights: Sequence[np.ndarray], bits: Sequence[int] | None = None) -> Statement:
-    """Declare each weight within `bits` (default: its own fewest bits); ValueError if one is
-    beyond its declared range or the statement is refused."""
+def make_statement(
+    weights: Sequence[np.ndarray],
+    bits: Sequence[int] | None = None,
+    summed: Sequence[bool] | None = None,
+) -> Statement:
+    """Declare each weight within `bits` (default: its own fewest), with its column sums if
+    `summed` (default: every weight of at most LIMB_BITS bits); ValueError if one is beyond its
+    declared range or the statement is refused."""
     arrays = [np.asarray(w, dtype=np.int64) for w in weights]
-    bits = [bits_of(w) for w in arrays] if bits is None else list(bits)
+    if summed is None:
+        summed = [bits_of(w, True) <= LIMB_BITS for w in arrays]
+    if bits is None:
+        bits = [bits_of(w, s) for w, s in zip(arrays, summed, strict=True)]
     dims: list[int] = []
-    for w, b in zip(arrays, bits, strict=True):
-        if b < bits_of(w):
+    for w, b, s in zip(arrays, bits, summed, strict=True):
+        if b < bits_of(w, s):
             raise ValueError(f"a weight has entries beyond {b} signed bits")
-        dims += [b, w.ndim, *w.shape]
+        dims += [b, int(s), w.ndim, *w.shape]
     try:
         layout = RangeLayout.of(dims)
         declared = zip(layout.weights, arrays, strict=True)
@@ -79,7 +83,7 @@ def error_terms(st: Statement) -> dict[str, float]:
     cols, n_vars = layout.columns, layout.instance_vars()
     lookups = sum(1 << c.n_vars for c in cols) + sum(1 << t.width for t in layout.tables)
     gkr = sum(3 * j + len(n_vars) + 1 for j in range(max(n_vars)))
-    limbs = sum(d.n_vars for d in layout.weights if not d.whole)
+    limbs = sum(d.n_vars for d in layout.weights if d.split)
     sums = sum(tensor_vars(shape) for shape in layout.sums.values())
     return {
         "LogUp (per table)": lookups * field,

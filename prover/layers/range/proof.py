@@ -1,5 +1,5 @@
 """The range proof (docs/layers/range.md): one LogUp-GKR on its Blake2s sub-transcript and, per
-whole weight, |w|'s MLE at the leaves' point (its key is paired with |w|); the leaves' values are
+summed weight, |w|'s MLE at the leaves' point (its key is paired with |w|); the leaves' values are
 the other claims."""
 
 from __future__ import annotations

@@ -68,7 +68,9 @@ def prove_range(
     instances = fractions(layout, challenges, advice.keys, advice.counts)
     logup, leaves = prove_logup(instances, channel)
     column = {c.weight: j for j, c in enumerate(layout.columns)}
-    magnitudes = [evaluate(advice.keys[abs_name(i)], leaves[column[i]].point) for i in layout.whole]
+    magnitudes = [
+        evaluate(advice.keys[abs_name(i)], leaves[column[i]].point) for i in layout.summed
+    ]
     channel.mix_felts(magnitudes)
     weights, witness = leaf_claims(layout, challenges, leaves, magnitudes, outputs)
     join(parent, channel)  # type: ignore[arg-type]

@@ -22,8 +22,10 @@ def verify_range(
     challenges = draw_challenges(channel, layout)
     leaves = verify_logup(layout.instance_vars(), proof.logup, channel)
     check_balance(proof.logup, layout.balanced())
-    if (sent := len(proof.magnitudes)) != len(layout.whole):
-        raise VerificationError("range.value_count", f"{sent} != {len(layout.whole)} whole weights")
+    if (sent := len(proof.magnitudes)) != len(layout.summed):
+        raise VerificationError(
+            "range.value_count", f"{sent} != {len(layout.summed)} summed weights"
+        )
     channel.mix_felts(proof.magnitudes)
     weights, witness = leaf_claims(layout, challenges, leaves, proof.magnitudes, outputs)
     join(parent, channel)  # type: ignore[arg-type]
