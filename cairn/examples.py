@@ -231,12 +231,13 @@ def layernorm_example(seq: Dim = 128, dim: Dim = 384, seed: Seed = 0) -> Stateme
 
 
 def range_example(rows: Dim = 384, cols: Dim = 1536, bits: Dim = 12, seed: Seed = 0) -> Statement:
-    """A MiniLM-size weight matrix of `bits` signed bits and its bias of 22: W₁'s widths."""
+    """A MiniLM-size weight matrix of `bits` signed bits (with its column sums up to 16 bits)
+    and its bias of 22: W₁'s widths."""
     rng = np.random.default_rng(seed)
     half = 1 << (bits - 1)
-    w = rng.integers(-half, half, (rows, cols), dtype=np.int64)
+    w = rng.integers(-half + 1, half, (rows, cols), dtype=np.int64)
     b = rng.integers(-(1 << 21), 1 << 21, cols, dtype=np.int64)
-    return range_check.make_statement([w, b], [bits, 22])
+    return range_check.make_statement([w, b], [bits, 22], [bits <= 16, False])
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,9 @@ from cairn.prover.walk.statement import Statement, expect_shapes
 
 KIND = "range"
 DIM_NAMES = ("bits, summed, rank, shape per weight",)
+SUMS = tuple(sums_name(i) for i in range(MAX_WEIGHTS))
+"""The outputs a statement may have: views read their values, so they are never committed and in
+a model walk public (`LayerSpec.reads`)."""
 RELATIONS: tuple[Relation, ...] = ()
 """A lookup: nothing can wrap."""
 N_OPENING_CLAIMS = 2 * MAX_WEIGHTS + 2 * LIMB_BITS + (MAX_BITS - LIMB_BITS)
