@@ -103,9 +103,10 @@ def _column_abs_sums(b: np.ndarray) -> list[int]:
 
 
 def square_norm(v: np.ndarray) -> int:
-    """Σv² of a vector: computed, or at most max|v|·Σ|v| for a ColumnNormed one."""
+    """Σv² of a vector: computed, or at most max|v|·Σ|v| for a ColumnNormed one (a vector's one
+    column sum is Σ|v|; a matrix's col_abs would not bound its Σv²)."""
     declared = getattr(v, "col_abs", None)
-    if declared is not None:
+    if declared is not None and v.ndim == 1:
         return max_magnitude(v) * declared[0]
     return sum(int(x) ** 2 for x in np.asarray(v).ravel().tolist())
 

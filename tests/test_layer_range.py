@@ -368,3 +368,21 @@ def test_declared_column_sums_bound_the_products():
     with pytest.raises(VerificationError) as e:
         prove_graph(g, hidden, data)
     assert e.value.check == "statement.range"
+
+
+def test_negative_column_sums_are_refused_by_name_even_when_read_first():
+    """A consumer before the range node reads the declaration first: sums the range node's
+    check refuses declare nothing, and that check then refuses the graph by name."""
+    g, hidden, data = _declared_linear(12)
+    nodes = (g.nodes[1], g.nodes[0])
+    outputs = {**g.outputs, "w.sums": -g.outputs["w.sums"]}
+    g = dataclasses.replace(g, nodes=nodes, outputs=outputs)
+    with pytest.raises(VerificationError) as e:
+        prove_graph(g, hidden, data)
+    assert e.value.check == "statement.range"
+
+
+def test_a_weight_beyond_2_23_entries_is_refused():
+    with pytest.raises(VerificationError) as e:
+        relations.RangeLayout.of((12, 1, 2, 1 << 12, 1 << 12))
+    assert e.value.check == "range.params"

@@ -220,8 +220,11 @@ def declared_ranges(g: GraphStatement) -> dict[str, Declaration]:
                 continue
             sums = g.outputs.get(node.outputs.get(sums_name(i), ""))
             col_abs = None
+            # Sums the range node's own check would refuse declare nothing (that check refuses
+            # the graph, but consumers' bounds are read first and must not see a negative sum).
             if d.sums_shape and sums is not None and sums.shape == d.sums_shape:
-                col_abs = column_maxima(sums)
+                if d.sums_bound() <= HALF and 0 <= sums.min() <= sums.max() <= d.sums_bound():
+                    col_abs = column_maxima(sums)
             declared = Declaration(d.magnitude, col_abs)
             out[name] = out[name].tighter(declared) if name in out else declared
     return out

@@ -70,8 +70,8 @@ class Statement:
 
     ranged: frozenset[str] = frozenset()
     """Committed tensors a range node of the model walk bounds (docs/layers/range.md): their
-    group holds that worst case, every entry at 2^(b−1), so the relations reading them are
-    checked as on a hidden tensor."""
+    group holds that worst case, every entry at the declared magnitude (with the declared column
+    sums when summed), so the relations reading them are checked as on a hidden tensor."""
 
     def skipped(self) -> set[str]:
         """The tensors whose relations are not checked (they hold mod p only): committed ones

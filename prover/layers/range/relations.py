@@ -40,6 +40,9 @@ MAX_BITS = 30
 """2^(30−1) = 2^29 keeps the declared bound within (p−1)/2."""
 MAX_WEIGHTS = 32
 MAX_RANK = 4
+MAX_VARS = 23
+"""At most 2^23 entries a weight: 64 columns of 2^23 keep every relation below p lookups (the
+logarithmic-derivative lemma's condition), public weights included."""
 
 
 def weight_name(i: int) -> str:
@@ -112,7 +115,8 @@ def abs_name(i: int) -> str:
 def parse_dims(dims: Sequence[int]) -> list[Declared]:
     """dims = (b_0, summed_0, rank_0, *shape_0, b_1, …); `statement.shape` unless they parse into
     1 … MAX_WEIGHTS weights, summed 0 or 1, of rank 1 … MAX_RANK and dims ≥ 1, `range.params`
-    unless every 1 ≤ b ≤ MAX_BITS and every summed weight has b ≤ LIMB_BITS."""
+    unless every 1 ≤ b ≤ MAX_BITS, every summed weight has b ≤ LIMB_BITS and every weight at
+    most 2^MAX_VARS entries (padded)."""
     out, i = [], 0
     while i < len(dims):
         if i + 3 > len(dims) or dims[i + 1] not in (0, 1) or not 1 <= dims[i + 2] <= MAX_RANK:
@@ -124,7 +128,10 @@ def parse_dims(dims: Sequence[int]) -> list[Declared]:
         top = LIMB_BITS if summed else MAX_BITS
         if not 1 <= bits <= top:
             raise VerificationError("range.params", f"{bits} bits: not in [1, {top}]")
-        out.append(Declared(bits, bool(summed), shape))
+        declared = Declared(bits, bool(summed), shape)
+        if declared.n_vars > MAX_VARS:
+            raise VerificationError("range.params", f"{shape}: more than 2^{MAX_VARS} entries")
+        out.append(declared)
         i += 3 + rank
     if not 1 <= len(out) <= MAX_WEIGHTS:
         raise VerificationError("statement.shape", f"range takes 1 to {MAX_WEIGHTS} weights")
@@ -352,7 +359,8 @@ def leaf_claims(
     for i, d in enumerate(layout.weights):
         offset = QM31.from_int(d.magnitude)
         if d.split:
-            (point, lo), (_, hi) = values[f"lo{i:02d}"], values[f"hi{i:02d}"]
+            (point, lo), (hi_point, hi) = values[f"lo{i:02d}"], values[f"hi{i:02d}"]
+            assert hi_point == point  # instances of one size share the point's suffix
             witness[f"lo{i:02d}"] = [Claim(point, lo)]
             witness[f"hi{i:02d}"] = [Claim(point, hi)]
             value = hi * (1 << LIMB_BITS) + lo - offset
