@@ -1,7 +1,6 @@
-"""Declared ranges of weights proven by lookups (kind range): honest proofs with whole and split
-weights, every field tampered, the statement checks, cheating provers, and what a model walk
-gains: the relations reading a committed weight are checked at its declared bound
-(docs/layers/range.md)."""
+"""Declared ranges of weights proven by lookups (kind range): honest proofs with summed, whole and
+split weights, every field tampered, the statement checks, cheating provers, |w| and the column
+sums (docs/layers/range.md). What a model walk gains from them: tests/test_graph_declared.py."""
 
 import dataclasses
 
@@ -10,10 +9,6 @@ import pytest
 
 from cairn import examples
 from cairn.prover.errors import VerificationError
-from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
-from cairn.prover.graph.verifier import verify_graph
-from cairn.prover.graph.views import Declaration, declared_ranges, mod_p_relations
-from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.range import model as range_check
 from cairn.prover.layers.range import prover as range_prover
 from cairn.prover.layers.range import relations
@@ -208,90 +203,10 @@ def test_a_table_in_another_order_is_refused(monkeypatch):
     assert check_of(SPEC, prove_walk(SPEC, st, data)) == "range.table"
 
 
-# -- in a model walk ---------------------------------------------------------------------------
-
-
-def _linear_graph(declared_bits=None, x_bound=100):
-    rng = np.random.default_rng(1)
-    x = rng.integers(-x_bound, x_bound, (4, 6))
-    w = rng.integers(-2048, 2048, (6, 5))
-    b = rng.integers(-(1 << 20), 1 << 20, (5,))
-    layers = [(linear.make_statement(x, {"w": w, "b": b}), {})]
-    outputs = ["y"]
-    if declared_bits is not None:
-        st = range_check.make_statement([w, b], declared_bits, [declared_bits[0] <= 16, False])
-        layers.insert(0, (st, {"w00": "w", "w01": "b", "s00": "w.sums"}))
-        outputs += ["w.sums"] if "s00" in st.outputs else []
-    g, hidden = assemble(layers, outputs)
-    g, data = commit_graph_weights(g, POSEIDON_PARAMS)
-    return g, hidden, data
-
-
-def test_a_range_node_makes_the_relations_on_committed_weights_hold_over_the_integers():
-    g, hidden, data = _linear_graph([12, 21])
-    column_sums = (int(g.outputs["w.sums"].max()),)
-    assert declared_ranges(g) == {"w": Declaration(2047, column_sums), "b": Declaration(1 << 20)}
-    proof = prove_graph(g, hidden, data)
-    verify_graph(proof)
-    assert mod_p_relations(proof.statement) == []
-    g, hidden, data = _linear_graph()
-    proof = prove_graph(g, hidden, data)
-    assert mod_p_relations(proof.statement) == ["node 0 (linear): x·w + b"]
-
-
-def test_the_declared_bound_is_what_the_relations_are_checked_at():
-    """Declared 30 bits, W is read at 2^29 everywhere: x·W can wrap, so the graph is refused."""
-    g, hidden, data = _linear_graph([30, 21])
-    with pytest.raises(VerificationError) as e:
-        prove_graph(g, hidden, data)
-    assert e.value.check == "statement.range"
-
-
 def test_a_layer_walk_declaring_ranges_is_refused(proofs):
     proof = proofs[SHAPES[0]]
     st = dataclasses.replace(proof.statement, ranged=frozenset({"w00"}))
     assert check_of(SPEC, dataclasses.replace(proof, statement=st)) == "statement.shape"
-
-
-def test_a_declared_weights_claim_tampered_in_a_model_walk_is_rejected():
-    g, hidden, data = _linear_graph([12, 21])
-    proof = prove_graph(g, hidden, data)
-    layer = proof.nodes[0].layer.logup
-    sumcheck = layer.layers[-1].sumcheck
-    rounds = [list(r) for r in sumcheck.rounds]
-    rounds[0][0] = rounds[0][0] + relations.QM31.one()
-    tampered_layer = dataclasses.replace(
-        layer.layers[-1], sumcheck=dataclasses.replace(sumcheck, rounds=rounds)
-    )
-    logup = dataclasses.replace(layer, layers=[*layer.layers[:-1], tampered_layer])
-    node = dataclasses.replace(
-        proof.nodes[0], layer=dataclasses.replace(proof.nodes[0].layer, logup=logup)
-    )
-    assert check_of(None, dataclasses.replace(proof, nodes=[node, *proof.nodes[1:]])) == "gkr.layer"
-
-
-@pytest.mark.parametrize("declared", [("word_0", "position"), ("word_0", "word_1", "position")])
-def test_an_embedding_tables_blocks_are_declared_all_or_none(declared):
-    """Embed's relation reads word_0 for every block: declared alone, it is refused by name."""
-    from tests.test_layer_embed import _statement
-
-    st = _statement(5, 7, 4, 6, 3, ids=[6, 0, 1, 5, 2])  # both blocks looked up
-    names = {local: f"embed.{local}" for local in st.weights} | {"y": "embed.y"}
-    ranged = range_check.make_statement([st.weights[n] for n in declared])
-    wiring = {relations.weight_name(i): f"embed.{n}" for i, n in enumerate(declared)}
-    sums = {relations.sums_name(i): f"embed.{n}.sums" for i, n in enumerate(declared)}
-    wiring |= {local: name for local, name in sums.items() if local in ranged.outputs}
-    outputs = [name for local, name in sums.items() if local in ranged.outputs]
-    g, hidden = assemble([(ranged, wiring), (st, names)], ["embed.y", *outputs])
-    g, data = commit_graph_weights(g, POSEIDON_PARAMS)
-    if len(declared) == 2:
-        with pytest.raises(VerificationError, match="all declared") as e:
-            prove_graph(g, hidden, data)
-        assert e.value.check == "statement.shape"
-    else:
-        proof = prove_graph(g, hidden, data)
-        verify_graph(proof)
-        assert mod_p_relations(proof.statement) == []
 
 
 # -- |w| and the column sums -------------------------------------------------------------------
@@ -339,47 +254,6 @@ def test_a_committed_magnitude_other_than_abs_w_fails_the_lookup(monkeypatch, ch
     monkeypatch.setattr(relations.RangeLayout, "keys", keys)
     st, data = commit_weights(statement(3, 5, 7), POSEIDON_PARAMS)
     assert check_of(SPEC, prove_walk(SPEC, st, data)) == "logup.balance"
-
-
-def _declared_linear(bits):
-    """x (|x| ≤ 2^15) times a 64 × 4 W whose columns sum to at most 64·100 + 2047: declared 12
-    bits, its column sums bound x·W by 8,447·2^15 < (p−1)/2; declared 17 bits (limbs, no
-    sums), W is read at 2^16 everywhere and 64·2^16·2^15 is beyond."""
-    rng = np.random.default_rng(3)
-    x = rng.integers(-(1 << 15), 1 << 15, (2, 64))
-    w = rng.integers(-100, 101, (64, 4))
-    w[0, 0] = 2047
-    b = np.zeros(4, dtype=np.int64)
-    declared = range_check.make_statement([w, b], [bits, 1], [bits <= 16, False])
-    wiring = {"w00": "w", "w01": "b", "s00": "w.sums"}
-    layers = [(declared, wiring), (linear.make_statement(x, {"w": w, "b": b}), {})]
-    g, hidden = assemble(layers, ["y", *(["w.sums"] if "s00" in declared.outputs else [])])
-    g, data = commit_graph_weights(g, POSEIDON_PARAMS)
-    return g, hidden, data
-
-
-def test_declared_column_sums_bound_the_products():
-    g, hidden, data = _declared_linear(12)
-    proof = prove_graph(g, hidden, data)
-    verify_graph(proof)
-    assert mod_p_relations(proof.statement) == []
-    assert declared_ranges(g)["w"].col_abs == (int(g.outputs["w.sums"].max()),)
-    g, hidden, data = _declared_linear(17)
-    with pytest.raises(VerificationError) as e:
-        prove_graph(g, hidden, data)
-    assert e.value.check == "statement.range"
-
-
-def test_negative_column_sums_are_refused_by_name_even_when_read_first():
-    """A consumer before the range node reads the declaration first: sums the range node's
-    check refuses declare nothing, and that check then refuses the graph by name."""
-    g, hidden, data = _declared_linear(12)
-    nodes = (g.nodes[1], g.nodes[0])
-    outputs = {**g.outputs, "w.sums": -g.outputs["w.sums"]}
-    g = dataclasses.replace(g, nodes=nodes, outputs=outputs)
-    with pytest.raises(VerificationError) as e:
-        prove_graph(g, hidden, data)
-    assert e.value.check == "statement.range"
 
 
 def test_a_weight_beyond_2_23_entries_is_refused():

@@ -16,9 +16,10 @@ import numpy as np
 
 from cairn.models.minilm import model_file
 from cairn.models.minilm.quantized import SOFTMAX_SCALE, Pass, QuantModel, Trace
+from cairn.prover.graph.declared import WeightRange
 from cairn.prover.graph.prover import assemble
 from cairn.prover.graph.statement import GraphStatement
-from cairn.prover.graph.views import Bound, Declaration, column_maxima, output_bounds
+from cairn.prover.graph.views import Bound, output_bounds
 from cairn.prover.layers.add import model as add
 from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.embed import model as embed
@@ -28,13 +29,7 @@ from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.pool import model as pool
 from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.range import model as range_check
-from cairn.prover.layers.range.relations import (
-    LIMB_BITS,
-    MAX_WEIGHTS,
-    Declared,
-    sums_name,
-    weight_name,
-)
+from cairn.prover.layers.range.relations import LIMB_BITS
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.pcs import POSEIDON_PARAMS
 from cairn.prover.walk.statement import Statement
@@ -59,48 +54,22 @@ def graph_weights(model: QuantModel) -> dict[str, np.ndarray]:
     return weights
 
 
-def sums_output(weight: str) -> str:
-    """The graph's public output holding a declared matrix's column sums of |w|."""
-    return weight + ".sums"
-
-
 def _summed(name: str, w: np.ndarray) -> bool:
     """Column sums for every weight of at most 16 bits but the word embeddings (a gather reads
-    only their magnitude, and |w| of 30,522 × 384 would outgrow the witness stack)."""
+    only their magnitude, and |w| of 30,522 × 384 entries would outgrow a witness stack)."""
     return not name.startswith("embed.word") and range_check.bits_of(w, True) <= LIMB_BITS
 
 
-def range_layers(weights: dict[str, np.ndarray]) -> list[tuple[Statement, dict[str, str]]]:
-    """Range nodes declaring every weight at its fewest bits, MAX_WEIGHTS to a node, their
-    column sums wired to public outputs (docs/models/minilm.md, "Committed weights")."""
-    names = sorted(weights)
-    out = []
-    for start in range(0, len(names), MAX_WEIGHTS):
-        chunk = names[start : start + MAX_WEIGHTS]
-        summed = [_summed(n, weights[n]) for n in chunk]
-        st = range_check.make_statement([weights[n] for n in chunk], None, summed)
-        wiring = {weight_name(i): n for i, n in enumerate(chunk)}
-        wiring |= {sums_name(i): sums_output(n) for i, n in enumerate(chunk)}
-        out.append((st, {k: v for k, v in wiring.items() if k in st.weights or k in st.outputs}))
-    return out
-
-
-def declarations(weights: dict[str, np.ndarray]) -> dict[str, Declaration]:
-    """What the verifier will know of each weight the range nodes declare (views.py)."""
-    out = {}
-    for name, w in weights.items():
-        summed = _summed(name, w)
-        d = Declared(range_check.bits_of(w, summed), summed, w.shape)
-        sums = d.sums(w) if d.sums_shape else None
-        out[name] = Declaration(d.magnitude, None if sums is None else column_maxima(sums))
-    return out
+def declarations(weights: dict[str, np.ndarray]) -> dict[str, WeightRange]:
+    """Every weight at its fewest bits (docs/models/minilm.md, "Committed weights")."""
+    return {name: WeightRange.of(w, _summed(name, w)) for name, w in weights.items()}
 
 
 @dataclass
 class _Builder:
     model: QuantModel
-    declared: dict[str, Declaration] = field(default_factory=dict)
-    """Weights the verifier knows only by their declarations (committed, ranges proven)."""
+    declared: dict[str, WeightRange] = field(default_factory=dict)
+    """Weights the verifier knows only by their declared ranges (committed)."""
     layers: list[tuple[Statement, dict[str, str]]] = field(default_factory=list)
     bounds: dict[str, Bound | None] = field(default_factory=dict)
     """The verifier's bound on every hidden tensor so far, by graph name."""
@@ -165,9 +134,10 @@ class _Builder:
 def build(
     model: QuantModel, ids: np.ndarray, declare: bool = False
 ) -> tuple[GraphStatement, dict[str, np.ndarray]]:
-    """The graph of one forward pass over `ids` and its hidden tensors' values; `declare`: with
-    range nodes over every weight, its widths planned for the weights read as declared (what
-    committed weights need to hold over the integers)."""
+    """The graph of one forward pass over `ids` and its hidden tensors' values; `declare`: every
+    weight's range declared (`declarations`), the widths planned for the weights read as
+    declared (what committed weights need to hold over the integers; the range proofs over their
+    commitments are `prover.graph.declared.certify`'s)."""
     every = graph_weights(model)
     c, b = model.config, _Builder(model, declarations(every) if declare else {})
     f = b.f
@@ -212,9 +182,8 @@ def build(
         f_x = f(p + "ln2")
     b.add(pool.make_statement(x), {"x": x_name, "y": POOLED})
     stats = [n for st, names in b.layers for local, n in names.items() if local in ("s1", "s2")]
-    ranges = range_layers(every) if declare else []
-    sums = [n for _, names in ranges for local, n in names.items() if local.startswith("s")]
-    return assemble([*ranges, *b.layers], [POOLED, *stats, *sums])
+    g, hidden = assemble(b.layers, [POOLED, *stats])
+    return replace(g, declared={n: r for n, r in b.declared.items() if n in g.weights}), hidden
 
 
 MODEL = "minilm"

@@ -7,10 +7,10 @@ magnitudes, so a consumer's bounds computed on a tensor with *every* entry at th
 for the real one: the verifier reads a hidden tensor as that worst case, and each layer's own
 `check` (shapes, parameters, statement.range) runs on it unchanged. A tensor whose producer
 reads a committed weight (or an unbounded tensor) has no bound: it is `unbounded`, and the
-relations that read it hold mod p only, as relations on committed weights do — unless a range
-node of the graph declares the weight's bits (docs/layers/range.md): then it is read, like a
-hidden tensor, at its worst case (every entry at the declared magnitude, with the declared column
-sums of |w| when the range node's sums are public outputs of the graph).
+relations that read it hold mod p only, as relations on committed weights do — unless the
+graph declares the weight's range (prover/graph/declared.py): then it is read, like a hidden
+tensor, at its worst case (every entry at the declared magnitude, with the declared column sums
+of |w| when summed).
 """
 
 from __future__ import annotations
@@ -23,13 +23,11 @@ import numpy as np
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.statement import GraphStatement, Node, name_felt
-from cairn.prover.layers.range import model as range_check
-from cairn.prover.layers.range.relations import RangeLayout, sums_name, weight_name
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import tensor_vars
 from cairn.prover.pcs.params import FIELD_BITS, PARAMS
 from cairn.prover.pcs.proof import Commitment
-from cairn.prover.ranges import Tensors, mod_p_only, with_column_norms, with_row_norm
+from cairn.prover.ranges import Tensors, mod_p_only, with_row_norm
 from cairn.prover.soundness import bits, shortfall
 from cairn.prover.walk.layer import SUMCHECK_ERROR, LayerSpec
 from cairn.prover.walk.statement import Statement
@@ -108,8 +106,13 @@ def check_structure(g: GraphStatement) -> None:
         _fail("hidden shapes must be given for exactly the produced tensors that are not outputs")
     if unused := g.weight_names() - weights:
         _fail(f"weights nobody reads: {sorted(unused)}")
-    b = g.binding
     committed_weights = g.committed_weights()
+    for name, declared in sorted(g.declared.items()):
+        if name not in committed_weights:
+            raise VerificationError("graph.declared", f"{name}: not a committed weight")
+        if problem := declared.problem(g.committed[name].shape):
+            raise VerificationError("graph.declared", f"{name}: {problem}")
+    b = g.binding
     if b is not None and (
         b.model_id == 0 or not committed_weights or b.weights.keys() != committed_weights
     ):
@@ -180,65 +183,14 @@ def output_bounds(
     return at_bounds(st, inputs or {}, st.outputs)[1]
 
 
-@dataclass(frozen=True)
-class Declaration:
-    """What range nodes prove of a committed weight: |entry| ≤ `magnitude` and, for a matrix
-    whose column sums are public, max_j Σ_l |w_lj| ≤ `col_abs[m]` for matrix m of the stack."""
-
-    magnitude: int
-    col_abs: tuple[int, ...] | None = None
-
-    def tighter(self, other: Declaration) -> Declaration:
-        sums = [c for c in (self.col_abs, other.col_abs) if c is not None]
-        col_abs = tuple(map(min, *sums)) if len(sums) == 2 else (sums or [None])[0]
-        return Declaration(min(self.magnitude, other.magnitude), col_abs)
-
-    def worst(self, shape: tuple[int, ...]) -> np.ndarray:
-        fill = _worst(shape, Bound(self.magnitude))
-        return fill if self.col_abs is None else with_column_norms(fill, list(self.col_abs))
-
-
-def column_maxima(sums: np.ndarray) -> tuple[int, ...]:
-    """max_j of a range node's column sums, per matrix of the stack."""
-    return tuple(int(v) for v in sums.reshape(-1, sums.shape[-1]).max(axis=-1))
-
-
-def declared_ranges(g: GraphStatement) -> dict[str, Declaration]:
-    """The committed weights the graph's range nodes bound, each with the tightest declaration
-    (docs/layers/range.md); dims a range node's check refuses declare nothing."""
-    out: dict[str, Declaration] = {}
-    for node in g.nodes:
-        if node.kind != range_check.KIND:
-            continue
-        try:
-            layout = RangeLayout.of(node.dims)
-        except VerificationError:
-            continue
-        for i, d in enumerate(layout.weights):
-            name = node.weights.get(weight_name(i))
-            if name not in g.committed:
-                continue
-            sums = g.outputs.get(node.outputs.get(sums_name(i), ""))
-            col_abs = None
-            # Sums the range node's own check would refuse declare nothing (that check refuses
-            # the graph, but consumers' bounds are read first and must not see a negative sum).
-            if d.sums_shape and sums is not None and sums.shape == d.sums_shape:
-                if d.sums_bound() <= HALF and 0 <= sums.min() <= sums.max() <= d.sums_bound():
-                    col_abs = column_maxima(sums)
-            declared = Declaration(d.magnitude, col_abs)
-            out[name] = out[name].tighter(declared) if name in out else declared
-    return out
-
-
 def _worst_case(
     g: GraphStatement,
     node: Node,
     bounds: dict[str, Bound | None],
-    ranges: Mapping[str, Declaration],
 ) -> Statement:
     """The node's statement with public tensors as they are, hidden ones (and committed outputs)
-    at their bound, committed weights and inputs by their commitments (a weight in `ranges` also
-    at its declared worst case, `Statement.ranged`); records the bounds of the hidden tensors it
+    at their bound, committed weights and inputs by their commitments (a declared weight also at
+    its declared worst case, `Statement.ranged`); records the bounds of the hidden tensors it
     produces.
 
     A committed input is to its readers what a layer walk's committed input is: relations on it
@@ -267,18 +219,12 @@ def _worst_case(
         },
         node.witness,
     )
-    ranged = {local: name for local, name in node.weights.items() if name in ranges}
-    st = replace(
-        st,
-        weights={
-            **st.weights,
-            **{
-                local: ranges[name].worst(tuple(g.committed[name].shape))
-                for local, name in ranged.items()
-            },
-        },
-        ranged=frozenset(ranged),
-    )
+    ranged = {local: name for local, name in node.weights.items() if name in g.declared}
+    worst = {
+        local: g.declared[name].worst(tuple(g.committed[name].shape))
+        for local, name in ranged.items()
+    }
+    st = replace(st, weights={**st.weights, **worst}, ranged=frozenset(ranged))
     hidden_in = {local: bounds[name] for local, name in node.inputs.items() if name in hidden}
     hidden_out = {local: name for local, name in node.outputs.items() if name in hidden}
     st, produced = at_bounds(st, hidden_in, hidden_out)
@@ -291,8 +237,7 @@ def worst_cases(g: GraphStatement) -> list[Statement]:
     checks (the layers' own checks not yet run)."""
     check_structure(g)
     bounds: dict[str, Bound | None] = {}
-    ranges = declared_ranges(g)
-    return [_worst_case(g, node, bounds, ranges) for node in g.nodes]
+    return [_worst_case(g, node, bounds) for node in g.nodes]
 
 
 def layer_statements(g: GraphStatement) -> list[Statement]:
