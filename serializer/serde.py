@@ -53,11 +53,13 @@ OUTSIDE_SERDE = {
     ("OpeningProof", "poly_openings"),
     ("OpeningProof", "layer_openings"),
     ("Statement", "ranged"),
+    ("GraphStatement", "declared"),
 }
 """Fields the Serde part does not carry: a PCS opening's Merkle openings travel after it, one
 part per fold group, where a session may cut (`walk_calldata`): the committed tensors'
 opening's, then the witness opening's; decoding leaves them None for `walk_calldata` to fill.
-A statement's `ranged` is derived by a model walk's views, never read (decoded empty)."""
+A statement's `ranged` is derived by a model walk's views, never read (decoded empty); a graph's
+`declared` is not carried on chain yet (`graph_calldata.offchain_reason` refuses it)."""
 
 
 NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}
@@ -73,9 +75,11 @@ code (the attention class was within a thousand felts of a class's limit); the l
 which verifies gelu's and layernorm's forks, deserializes them."""
 
 
-def _default(value: Any) -> Any:
-    """A field's dataclass default, None where it has none."""
-    return None if value is dataclasses.MISSING else value
+def _default(f: dataclasses.Field) -> Any:
+    """A field's dataclass default (its factory's value), None where it has none."""
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None if f.default is dataclasses.MISSING else f.default
 
 
 def fields_of(cls: type) -> dict[str, Any]:
@@ -297,7 +301,7 @@ class Decoder:
         if hint is np.ndarray:
             return self.tensor(what)
         if dataclasses.is_dataclass(hint):
-            defaults = {f.name: f.default for f in dataclasses.fields(hint)}  # type: ignore[arg-type]
+            defaults = {f.name: f for f in dataclasses.fields(hint)}  # type: ignore[arg-type]
             outside = hints(hint).keys() - fields_of(hint).keys()  # type: ignore[arg-type]
             values: dict[str, Any] = {n: _default(defaults[n]) for n in outside}
             for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]

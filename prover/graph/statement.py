@@ -178,7 +178,9 @@ def absorb_graph(channel: Channel, g: GraphStatement) -> None:
         else:
             absorb_shape(channel, g.weights[name].shape)
             channel.mix_u32s(tensor_digest(g.weights[name]))
-    channel.mix_u64(len(g.declared))
+    if g.declared:  # as a binding: tagged, and absent when empty
+        channel.mix_root(domain_tag("declared"))
+        channel.mix_u64(len(g.declared))
     for name in sorted(g.declared):
         r = g.declared[name]
         channel.mix_root(name_felt(name))

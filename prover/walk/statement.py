@@ -69,7 +69,7 @@ class Statement:
     weight: they hold mod p only (prover/ranges.py)."""
 
     ranged: frozenset[str] = frozenset()
-    """Committed tensors a range node of the model walk bounds (docs/layers/range.md): their
+    """Committed weights the model walk's statement declares (prover/graph/declared.py): their
     group holds that worst case, every entry at the declared magnitude (with the declared column
     sums when summed), so the relations reading them are checked as on a hidden tensor."""
 

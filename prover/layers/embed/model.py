@@ -64,7 +64,7 @@ def _sum_bound(t: Tensors, dims: Sequence[int]) -> int:
 
 RELATIONS = (Relation("y = word[ids] + position", ("word_0", "position"), _sum_bound, result="y"),)
 """`word_0` stands for every word block: the check refuses a statement whose blocks are not all
-public, all declared by a range node (docs/layers/range.md) or all committed, so the relation is
+public, all declared (prover/graph/declared.py) or all committed, so the relation is
 skipped (mod p only) exactly when a table it reads is committed undeclared."""
 
 
