@@ -20,6 +20,7 @@ pub mod mha;
 pub mod pool;
 pub mod posenc;
 pub mod projection;
+pub mod range;
 pub mod requant;
 
 /// The kind's name (a statement's `kind`) and its transcript domain tag 'cairn/<kind>/v1'.
@@ -38,6 +39,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::Embed(_) => ('embed', 'cairn/embed/v1'),
         LayerProof::Gelu(_) => ('gelu', 'cairn/gelu/v1'),
         LayerProof::Layernorm(_) => ('layernorm', 'cairn/layernorm/v1'),
+        LayerProof::Range(_) => ('range', 'cairn/range/v1'),
     }
 }
 
@@ -58,6 +60,7 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
         LayerProof::Embed(_) => array!['y'].span(),
         LayerProof::Gelu(_) => array!['y'].span(),
         LayerProof::Layernorm(_) => array!['s1', 's2', 'y'].span(),
+        LayerProof::Range(_) => range::relations::all_sums(),
     }
 }
 
@@ -66,6 +69,8 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
 pub fn layer_reads(kind: felt252) -> Span<felt252> {
     if kind == 'layernorm' {
         array!['s1', 's2'].span()
+    } else if kind == 'range' {
+        range::relations::all_sums()
     } else {
         array![].span()
     }
@@ -74,7 +79,7 @@ pub fn layer_reads(kind: felt252) -> Span<felt252> {
 /// Whether the kind's statements carry witness commitments (Python: a kind that commits
 /// advice, `LayerSpec.advise`); the reader refuses them on any other (`calldata.offchain`).
 pub fn has_witness(kind: felt252) -> bool {
-    kind == 'attn' || kind == 'requant' || kind == 'gelu' || kind == 'layernorm'
+    kind == 'attn' || kind == 'requant' || kind == 'gelu' || kind == 'layernorm' || kind == 'range'
 }
 
 /// The walk class that verifies a kind (docs/cairo-verifier.md, "Six classes"): the contract
@@ -97,7 +102,8 @@ pub fn walk_class(kind: felt252) -> WalkClass {
         || kind == 'pool'
         || kind == 'embed'
         || kind == 'gelu'
-        || kind == 'layernorm' {
+        || kind == 'layernorm'
+        || kind == 'range' {
         WalkClass::Encoder
     } else {
         WalkClass::Dense
@@ -144,6 +150,8 @@ pub fn opening_claims(kind: felt252) -> u32 {
         4
     } else if kind == 'layernorm' {
         19
+    } else if kind == 'range' {
+        110
     } else {
         0
     }
@@ -271,8 +279,8 @@ pub impl AttentionLayers of LayerSet {
     }
 }
 
-/// The encoder class's kinds: add, pool, embed, and gelu and layernorm, which call the lookup
-/// class.
+/// The encoder class's kinds: add, pool, embed, and gelu, layernorm and range, which call the
+/// lookup class.
 pub impl EncoderLayers of LayerSet {
     fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128> {
         let lookup = LookupClass { class_hash: classes.lookup };
@@ -280,6 +288,8 @@ pub impl EncoderLayers of LayerSet {
             return Some(gelu::model::check(st, lookup));
         } else if kind == 'layernorm' {
             return Some(layernorm::model::check(st, lookup));
+        } else if kind == 'range' {
+            return Some(range::model::check(st, lookup));
         }
         if kind == 'add' {
             add::check(st);
@@ -303,6 +313,8 @@ pub impl EncoderLayers of LayerSet {
             add::output_bounds(st)
         } else if kind == 'pool' {
             pool::output_bounds(st)
+        } else if kind == 'range' {
+            range::model::output_bounds(st)
         } else {
             array![None].span()
         }
@@ -328,6 +340,9 @@ pub impl EncoderLayers of LayerSet {
                 st, *p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
             ),
             LayerProof::Layernorm(p) => layernorm::verifier::verify(
+                st, *p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
+            ),
+            LayerProof::Range(p) => range::verifier::verify(
                 st, *p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
             ),
             LayerProof::Add(p) => add::verify(st, p, outputs, ref channel),

@@ -88,6 +88,19 @@ pub trait ICairnLookupVerifier<TContractState> {
         names: Span<felt252>,
         commitments: Span<TensorCommitment>,
     ) -> u128;
+    /// Range's statement rules after its shapes and sums: soundness, the witness stacks;
+    /// returns the terms' count.
+    fn range_check(
+        self: @TContractState,
+        dims: Span<u32>,
+        names: Span<felt252>,
+        commitments: Span<TensorCommitment>,
+    ) -> u128;
+    /// Range's proof (its Serde felts) on its fork of the parent's digest, with the claims on
+    /// the column sums in name order.
+    fn range_verify(
+        self: @TContractState, dims: Span<u32>, proof: Span<felt252>, sums: Span<Claim>, parent: felt252,
+    ) -> ForkOutcome;
     /// LayerNorm's fork (the proof's nested parts) from the parent's digest, with the public
     /// statistics' values and the claims on s1, s2, y.
     fn layernorm_verify(
@@ -147,7 +160,7 @@ pub mod CairnLookupVerifier {
     use crate::pcs::proof::Claim;
     use crate::softmax::verifier::SoftmaxOutcome;
     use crate::layers::layernorm::verifier::verify_fork as verify_layernorm_fork;
-    use crate::walk::proof::{GeluProof, LayerNormProof, RequantColumns};
+    use crate::walk::proof::{GeluProof, LayerNormProof, RangeProof, RequantColumns};
     use crate::walk::tensor::TensorCommitment;
     use super::*;
 
@@ -241,6 +254,26 @@ pub mod CairnLookupVerifier {
             commitments: Span<TensorCommitment>,
         ) -> u128 {
             crate::layers::layernorm::model::check_params(dims, h, gamma, beta, names, commitments)
+        }
+
+        fn range_check(
+            self: @ContractState,
+            dims: Span<u32>,
+            names: Span<felt252>,
+            commitments: Span<TensorCommitment>,
+        ) -> u128 {
+            crate::layers::range::model::check_params(dims, names, commitments)
+        }
+
+        fn range_verify(
+            self: @ContractState,
+            dims: Span<u32>,
+            proof: Span<felt252>,
+            sums: Span<Claim>,
+            parent: felt252,
+        ) -> super::ForkOutcome {
+            let proof: RangeProof = deserialize_exactly(proof);
+            crate::layers::range::verifier::verify_fork(dims, @proof, sums, parent)
         }
 
         fn layernorm_verify(
@@ -353,6 +386,29 @@ pub impl LookupClassImpl of LookupClassTrait {
         y_claim.serialize(ref args);
         parent.serialize(ref args);
         let mut ret = self.call(selector!("gelu_verify"), args);
+        Serde::deserialize(ref ret).unwrap()
+    }
+
+    fn range_check(
+        self: LookupClass, dims: Span<u32>, names: Span<felt252>, commitments: Span<TensorCommitment>,
+    ) -> u128 {
+        let mut args = array![];
+        dims.serialize(ref args);
+        names.serialize(ref args);
+        commitments.serialize(ref args);
+        let mut ret = self.call(selector!("range_check"), args);
+        Serde::deserialize(ref ret).unwrap()
+    }
+
+    fn range_verify(
+        self: LookupClass, dims: Span<u32>, proof: Span<felt252>, sums: Span<Claim>, parent: felt252,
+    ) -> ForkOutcome {
+        let mut args = array![];
+        dims.serialize(ref args);
+        proof.serialize(ref args);
+        sums.serialize(ref args);
+        parent.serialize(ref args);
+        let mut ret = self.call(selector!("range_verify"), args);
         Serde::deserialize(ref ret).unwrap()
     }
 

@@ -35,6 +35,7 @@ pub enum LayerProof {
     Embed: EmbedProof,
     Gelu: Span<felt252>, // GeluProof's Serde
     Layernorm: Span<felt252>, // LayerNormProof's Serde
+    Range: Span<felt252>, // RangeProof's Serde
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -296,6 +297,12 @@ pub struct StatisticsStep {
     pub sumcheck: SumcheckProof,
     pub lo: QM31,
     pub hi: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct RangeProof {
+    pub logup: LogUpProof,
+    pub magnitudes: Array<QM31>,
 }
 
 #[derive(Drop, Serde, Debug)]
