@@ -601,7 +601,7 @@ def render_ranges() -> Iterator[str]:
         felts = encode_walk(proof)
         verdict = walk_verdict(felts)
         assert verdict == (None if accepted else "statement.range"), (doc, verdict)
-        base = f"range_{n}"
+        base = f"no_wrap_{n}"
         yield function(base, "Array<felt252>", array([felt(x) for x in felts]), f"{doc}.")
         yield accepts(base, felts) if accepted else rejects(base, f"{base}()", "statement.range")
 
