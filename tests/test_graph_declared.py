@@ -50,9 +50,13 @@ def test_declared_weights_make_the_relations_hold_over_the_integers(declared_pro
 
 
 def test_a_declaration_needs_its_certificate(declared_proof):
-    proof, _ = declared_proof
+    proof, certificates = declared_proof
     with pytest.raises(VerificationError) as e:
         verify_graph(proof)
+    assert e.value.check == "graph.declared"
+    g = proof.statement  # a declaration of no committed weight: refused by name, no KeyError
+    with pytest.raises(VerificationError) as e:
+        check_certified({**g.declared, "x": g.declared["b"]}, g.committed, certificates)
     assert e.value.check == "graph.declared"
 
 

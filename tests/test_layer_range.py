@@ -136,7 +136,7 @@ def _cheat(weights, bits):
     """A statement declaring `bits` for weights that may not fit them, proven anyway."""
     dims = []
     for w, b in zip(weights, bits, strict=True):
-        dims += [b, int(b <= 16), w.ndim, *w.shape]
+        dims += relations.Declared(b, b <= 16, w.shape).dims
     names = {relations.weight_name(i): w for i, w in enumerate(weights)}
     layout = relations.RangeLayout.of(dims)
     sums = {  # within their bounds, so the statement passes and the lookup is what fails

@@ -66,7 +66,7 @@ class WeightRange:
         """Why this cannot declare a weight of `shape` (the range kind's rules), or None."""
         try:
             d = self.declared(shape)
-            RangeLayout.of((self.bits, int(self.summed), len(shape), *shape))
+            RangeLayout.of(d.dims)
         except VerificationError as e:
             return str(e)
         if (self.sums is None) != (d.sums_shape is None):
@@ -101,8 +101,8 @@ def certificate_statements(
         dims: list[int] = []
         sums = {}
         for i, name in enumerate(chunk):
-            r, shape = declared[name], list(committed[name].shape)
-            dims += [r.bits, int(r.summed), len(shape), *shape]
+            r = declared[name]
+            dims += r.declared(committed[name].shape).dims
             if r.sums is not None:
                 sums[sums_name(i)] = r.sums
         local = {weight_name(i): name for i, name in enumerate(chunk)}
@@ -154,6 +154,6 @@ def check_certified(
                 sums = st.outputs.get(sums_name(i))
                 proven[(c.commitment, tuple(c.shape))] = WeightRange(d.bits, d.summed, sums)
     for name in sorted(declared):
-        c = committed[name]
-        if proven.get((c.commitment, tuple(c.shape))) != declared[name]:
+        c = committed.get(name)
+        if c is None or proven.get((c.commitment, tuple(c.shape))) != declared[name]:
             raise VerificationError("graph.declared", f"{name}: no certificate declares it so")

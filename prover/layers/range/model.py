@@ -16,6 +16,7 @@ from cairn.prover.layers.range.relations import (
     MAX_BITS,
     MAX_WEIGHTS,
     STACKS,
+    Declared,
     RangeLayout,
     sums_name,
     weight_name,
@@ -64,7 +65,7 @@ def make_statement(
     for w, b, s in zip(arrays, bits, summed, strict=True):
         if b < bits_of(w, s):
             raise ValueError(f"a weight has entries beyond {b} signed bits")
-        dims += [b, int(s), w.ndim, *w.shape]
+        dims += Declared(b, s, w.shape).dims
     try:
         layout = RangeLayout.of(dims)
         declared = zip(layout.weights, arrays, strict=True)

@@ -65,6 +65,11 @@ class Declared:
         return tensor_vars(self.shape)
 
     @property
+    def dims(self) -> tuple[int, ...]:
+        """Its part of a statement's dims: (bits, summed, rank, *shape)."""
+        return (self.bits, int(self.summed), len(self.shape), *self.shape)
+
+    @property
     def split(self) -> bool:
         return self.bits > LIMB_BITS
 

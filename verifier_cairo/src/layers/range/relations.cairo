@@ -16,7 +16,7 @@ use crate::pcs::queries::pow2;
 use crate::pcs::stack::{StackLayout, StackLayoutTrait, stack_claims};
 use crate::softmax::relations::STACK_VARS;
 use crate::softmax::structured::index_mle;
-use crate::walk::layer::ClaimsOn;
+use crate::walk::layer::{ClaimsOn, single};
 use crate::walk::tensor::tensor_vars;
 
 /// The statement names the witness stacks range.0, range.1, …
@@ -392,8 +392,8 @@ pub fn leaf_claims(
         let mut value = *values[col];
         if d.split() {
             let (lo, hi) = (value, *values[col + 1]);
-            witness.append(single(numbered('lo', w), point, lo));
-            witness.append(single(numbered('hi', w), point, hi));
+            witness.append(single(numbered('lo', w), Claim { point, value: lo }));
+            witness.append(single(numbered('hi', w), Claim { point, value: hi }));
             value = hi * constant(pow2(LIMB_BITS)) + lo;
             col += 2;
         } else {
@@ -408,12 +408,8 @@ pub fn leaf_claims(
             witness.append(ClaimsOn { name: abs_name(w), claims });
             k += 1;
         }
-        on_weights.append(single(weight_name(w), point, value));
+        on_weights.append(single(weight_name(w), Claim { point, value }));
         w += 1;
     }
     (on_weights.span(), stack_claims(STACKS, @witness_layout(weights).unwrap(), witness.span()))
-}
-
-fn single(name: felt252, point: Span<QM31>, value: QM31) -> ClaimsOn {
-    ClaimsOn { name, claims: array![Claim { point, value }].span() }
 }

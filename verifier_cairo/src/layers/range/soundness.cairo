@@ -4,10 +4,8 @@
 //! Python refuses a declaration whose witness fits no stack or whose terms, a count N over
 //! |F| = p^4, total less than 96 bits: N ≥ 2^28.
 
-use crate::softmax::soundness::pow2_u128;
+use crate::softmax::soundness::{REFUSED_COUNT, pow2_u128};
 use super::relations::{DeclaredTrait, Declared, columns, instance_vars, tables, witness_layout};
-
-const REFUSED_COUNT: u128 = 0x10000000;
 
 /// LogUp per table (lookups + rows), the GKR layers (Σ_j (3j + I + 1)), each split weight's
 /// limb identity (its variables) and each column-sums identity (the sums' variables).
