@@ -9,9 +9,9 @@ the same dataclasses (`serializer/cairo_types.py`), so one rule per type serves 
     list / tuple     length, then the items         X | None    0 then X, or 1
     dict[str, X]     length, then (name, X) by name  frozenset   length, then the names sorted
     np.ndarray       a Tensor: shape, then its values embedded mod p, packed 8 per felt
-    Any (a layer's proof)   the enum variant: the kind's index in `WALK_KINDS`, then the proof
+    Any (a layer's proof)   the enum variant: the kind's index in `WALK_KINDS`, then the
+                     proof as a nested part: its felts' count, then its felts
     a `NESTED` field  its felts' count, then its felts (a `Span<felt252>` in Cairo)
-    a `NESTED_VARIANTS` proof  its variant index, then its felts' count and its felts
 
 Decoding checks what Cairo's deserialization checks, in its order (a bad QM31 felt as it is
 read; truncation, an int out of range or an unknown variant as `calldata.serde`), then, after
@@ -65,14 +65,8 @@ A statement's `ranged` is derived by a model walk's views, never read (decoded e
 NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}
 """Fields carried as a length-prefixed felt list: the walk classes pass them unread to the class
 that verifies them, which deserializes them (the softmax proof and requant's LogUp-GKR: the
-lookup class, docs/cairo-verifier.md, "Six classes"), so only that class carries their Serde
+lookup class, docs/cairo-verifier.md, "Seven classes"), so only that class carries their Serde
 code."""
-
-NESTED_VARIANTS = {"GeluProof", "LayerNormProof", "RangeProof"}
-"""Layer proofs carried whole as a length-prefixed felt list after their variant index: every
-walk class deserializes every kind's proof, so a kind's variant costs each of them its Serde
-code (the attention class was within a thousand felts of a class's limit); the lookup class,
-which verifies gelu's and layernorm's forks, deserializes them."""
 
 
 def _default(f: dataclasses.Field) -> Any:
@@ -144,10 +138,7 @@ class Encoder:
         """`ints`: the Cairo type of the ints at this field (`WIDE_INTS`)."""
         if hint is Any:
             out.append(self.variant_of(value))
-            if type(value).__name__ in NESTED_VARIANTS:
-                self.part(value, type(value), out)
-            else:
-                self.encode(value, type(value), out)
+            self.part(value, type(value), out)
         elif _is_optional(hint):
             if value is None:
                 out.append(1)
@@ -274,9 +265,7 @@ class Decoder:
             cls = self.variant_type(index)
             if cls is None:
                 raise self.rd.fail(f"{what}: unknown variant {index}", "calldata.serde")
-            if cls.__name__ in NESTED_VARIANTS:
-                return self.part(cls, what)
-            return self.decode(cls, what)
+            return self.part(cls, what)
         if _is_optional(hint):
             flag = self.serde(f"{what} option")
             if flag == 1:

@@ -1,11 +1,10 @@
 //! The lookup layers' verifiers as a class of their own, which the attention and encoder
-//! classes call by `library_call` (docs/cairo-verifier.md, "Six classes"): with softmax,
+//! classes call by `library_call` (docs/cairo-verifier.md, "Seven classes"): with softmax,
 //! requant, gelu, layernorm and their LogUp-GKR in it, a walk class would exceed mainnet's
 //! 81,920-felt bytecode limit. It has no storage and no side effect. It takes each lookup proof
 //! as the felts the walk carries unread (`AttnProof.softmax`, `RequantProof.logup`, whole gelu
 //! and layernorm proofs: nested parts, docs/calldata.md), so only this class holds their Serde.
 
-use core::panic_with_felt252;
 use starknet::ClassHash;
 use crate::blake2s::Blake2sHash;
 use crate::channels::base::Channel;
@@ -22,6 +21,7 @@ use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::softmax::params::SoftmaxParamsTrait;
 use crate::softmax::soundness::{check_security, error_count};
 use crate::softmax::verifier::{SoftmaxOutcome, check_commitments, verify_softmax};
+use crate::walk::calldata::deserialize_exactly;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::{LogUpProof, RequantColumns, SoftmaxProof};
 use crate::walk::tensor::TensorCommitment;
@@ -88,19 +88,6 @@ pub trait ICairnLookupVerifier<TContractState> {
         names: Span<felt252>,
         commitments: Span<TensorCommitment>,
     ) -> u128;
-    /// Range's statement rules after its shapes and sums: soundness, the witness stacks;
-    /// returns the terms' count.
-    fn range_check(
-        self: @TContractState,
-        dims: Span<u32>,
-        names: Span<felt252>,
-        commitments: Span<TensorCommitment>,
-    ) -> u128;
-    /// Range's proof (its Serde felts) on its fork of the parent's digest, with the claims on
-    /// the column sums in name order.
-    fn range_verify(
-        self: @TContractState, dims: Span<u32>, proof: Span<felt252>, sums: Span<Claim>, parent: felt252,
-    ) -> ForkOutcome;
     /// LayerNorm's fork (the proof's nested parts) from the parent's digest, with the public
     /// statistics' values and the claims on s1, s2, y.
     fn layernorm_verify(
@@ -144,23 +131,12 @@ fn dims_of(dims: Span<u32>) -> Dims {
     Dims { s: *dims[0], h: *dims[1], m: *dims[2], causal: *dims[3] == 1 }
 }
 
-/// `calldata.serde` unless `felts` are exactly one `T`.
-fn deserialize_exactly<T, +Serde<T>, +Drop<T>>(felts: Span<felt252>) -> T {
-    let mut data = felts;
-    let value: T = match Serde::deserialize(ref data) {
-        Some(v) => v,
-        None => panic_with_felt252('calldata.serde'),
-    };
-    assert(data.is_empty(), 'calldata.serde');
-    value
-}
-
 #[starknet::contract]
 pub mod CairnLookupVerifier {
     use crate::pcs::proof::Claim;
     use crate::softmax::verifier::SoftmaxOutcome;
     use crate::layers::layernorm::verifier::verify_fork as verify_layernorm_fork;
-    use crate::walk::proof::{GeluProof, LayerNormProof, RangeProof, RequantColumns};
+    use crate::walk::proof::{GeluProof, LayerNormProof, RequantColumns};
     use crate::walk::tensor::TensorCommitment;
     use super::*;
 
@@ -254,26 +230,6 @@ pub mod CairnLookupVerifier {
             commitments: Span<TensorCommitment>,
         ) -> u128 {
             crate::layers::layernorm::model::check_params(dims, h, gamma, beta, names, commitments)
-        }
-
-        fn range_check(
-            self: @ContractState,
-            dims: Span<u32>,
-            names: Span<felt252>,
-            commitments: Span<TensorCommitment>,
-        ) -> u128 {
-            crate::layers::range::model::check_params(dims, names, commitments)
-        }
-
-        fn range_verify(
-            self: @ContractState,
-            dims: Span<u32>,
-            proof: Span<felt252>,
-            sums: Span<Claim>,
-            parent: felt252,
-        ) -> super::ForkOutcome {
-            let proof: RangeProof = deserialize_exactly(proof);
-            crate::layers::range::verifier::verify_fork(dims, @proof, sums, parent)
         }
 
         fn layernorm_verify(
@@ -386,29 +342,6 @@ pub impl LookupClassImpl of LookupClassTrait {
         y_claim.serialize(ref args);
         parent.serialize(ref args);
         let mut ret = self.call(selector!("gelu_verify"), args);
-        Serde::deserialize(ref ret).unwrap()
-    }
-
-    fn range_check(
-        self: LookupClass, dims: Span<u32>, names: Span<felt252>, commitments: Span<TensorCommitment>,
-    ) -> u128 {
-        let mut args = array![];
-        dims.serialize(ref args);
-        names.serialize(ref args);
-        commitments.serialize(ref args);
-        let mut ret = self.call(selector!("range_check"), args);
-        Serde::deserialize(ref ret).unwrap()
-    }
-
-    fn range_verify(
-        self: LookupClass, dims: Span<u32>, proof: Span<felt252>, sums: Span<Claim>, parent: felt252,
-    ) -> ForkOutcome {
-        let mut args = array![];
-        dims.serialize(ref args);
-        proof.serialize(ref args);
-        sums.serialize(ref args);
-        parent.serialize(ref args);
-        let mut ret = self.call(selector!("range_verify"), args);
         Serde::deserialize(ref ret).unwrap()
     }
 

@@ -1,20 +1,18 @@
 //! The range statement's check (mirror of prover/layers/range/model.py `check`): the dims'
 //! declarations, no inputs, the summed weights' column sums as outputs, the weights as
-//! declared (`statement.shape`, in the encoder class), each column sum within what its column
-//! can sum to (`range.params`, `statement.range`); then, in the lookup class, soundness
-//! (`range.params`) and the witness stacks (`range.commitment`).
+//! declared (`statement.shape`), each column sum within what its column can sum to
+//! (`range.params`, `statement.range`), soundness (`range.params`) and the witness stacks
+//! (`range.commitment`).
 
-use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::ranges::HALF;
 use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
-use crate::walk::tensor::{TensorCommitment, TensorsTrait, signed};
+use crate::walk::tensor::{TensorsTrait, signed};
 use super::relations::{DeclaredTrait, parse_dims, sums_name, weight_name};
 use super::soundness::{error_count, security_problem};
 use super::verifier::check_commitments;
 
-/// The encoder class's half: declarations, shapes and sums, then the lookup class's
-/// `range_check`; returns the layer's error count over |F|.
-pub fn check(st: @PublicStatement, lookup: LookupClass) -> u128 {
+/// Returns the layer's error count over |F|.
+pub fn check(st: @PublicStatement) -> u128 {
     let dims = *st.dims;
     let weights = parse_dims(dims);
     let (mut names, mut shapes, mut sums, mut sums_shapes) = (array![], array![], array![], array![]);
@@ -43,18 +41,9 @@ pub fn check(st: @PublicStatement, lookup: LookupClass) -> u128 {
         }
         i += 1;
     }
-    let witness = *st.witness;
-    lookup.range_check(dims, witness.names, witness.commitments())
-}
-
-/// The lookup class's half, in Python's order after the shapes and sums; returns the error
-/// count.
-pub fn check_params(
-    dims: Span<u32>, names: Span<felt252>, commitments: Span<TensorCommitment>,
-) -> u128 {
-    let weights = parse_dims(dims);
     assert(!security_problem(weights), 'range.params');
-    check_commitments(weights, names, commitments);
+    let witness = *st.witness;
+    check_commitments(weights, witness.names, witness.commitments());
     error_count(weights)
 }
 

@@ -1,18 +1,18 @@
 //! Range verifier (mirror of prover/layers/range/verifier.py, every check named as in
 //! docs/layers/range.md): on a Blake2s fork of the walk's channel, α_t and β, one LogUp-GKR,
 //! the balance per table, the summed weights' |w| at the leaves' point, the leaves' claims;
-//! then the join and the claims on the weights. The fork runs in the lookup class from the
-//! parent's digest; the join in the encoder class.
+//! then the join and the claims on the weights.
 
 use crate::channels::base::Channel;
 use crate::channels::fork::fork;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
-use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait, LookupClass, LookupClassTrait};
+use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait};
 use crate::lookups::verifier::{check_balance, verify_logup};
 use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::proof::Claim;
 use crate::pcs::stack::check_stacks;
 use crate::walk::layer::LayerClaims;
+use crate::walk::calldata::deserialize_exactly;
 use crate::walk::proof::RangeProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, output_claim};
 use crate::walk::tensor::TensorCommitment;
@@ -56,14 +56,9 @@ pub fn verify_fork(
 }
 
 /// `outputs` holds the claims on the column sums; the claims left are on the weights and the
-/// witness stacks. The proof (its Serde felts, which the walk classes carry unread) is read
-/// and its fork run in the lookup class.
+/// witness stacks. `proof`: its Serde felts (a nested part, docs/calldata.md).
 pub fn verify(
-    st: @PublicStatement,
-    proof: Span<felt252>,
-    outputs: OutputClaims,
-    ref channel: Poseidon252Channel,
-    lookup: LookupClass,
+    st: @PublicStatement, proof: Span<felt252>, outputs: OutputClaims, ref channel: Poseidon252Channel,
 ) -> LayerClaims {
     let weights = parse_dims(*st.dims);
     let mut sums = array![];
@@ -74,6 +69,7 @@ pub fn verify(
         }
         i += 1;
     }
-    let outcome = lookup.range_verify(*st.dims, proof, sums.span(), channel.digest());
+    let proof: RangeProof = deserialize_exactly(proof);
+    let outcome = verify_fork(*st.dims, @proof, sums.span(), channel.digest());
     outcome.join(ref channel)
 }
