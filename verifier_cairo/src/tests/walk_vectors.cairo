@@ -5,7 +5,7 @@
 use super::support::splice;
 use super::walk_support::verify_walk_calldata;
 
-/// An honest linear proof, dims 3×5×2, public weights (70 felts).
+/// An honest linear proof, dims 3×5×2, public weights (71 felts).
 pub fn linear_0() -> Array<felt252> {
     array![
         3,
@@ -49,6 +49,7 @@ pub fn linear_0() -> Array<felt252> {
         0,
         0,
         0,
+        19,
         1,
         0x1f71cf4b3c453740e8ebd26c693c562f,
         3,
@@ -90,42 +91,54 @@ fn accepts_linear_0() {
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_0() {
-    verify_walk_calldata(splice(linear_0(), 42, 43, array![0x1f71cf4b5c453740e8ebd26c693c562f]));
+    verify_walk_calldata(splice(linear_0(), 43, 44, array![0x1f71cf4b5c453740e8ebd26c693c562f]));
 }
 
 /// proof layer.bias-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_1() {
-    verify_walk_calldata(splice(linear_0(), 41, 43, array![0]));
+    verify_walk_calldata(splice(linear_0(), 41, 44, array![18, 0]));
 }
 
 /// proof layer.bias+last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_2() {
-    verify_walk_calldata(splice(linear_0(), 41, 42, array![2, 0x1f71cf4b3c453740e8ebd26c693c562f]));
+    verify_walk_calldata(splice(linear_0(), 41, 43, array![20, 2, 0x1f71cf4b3c453740e8ebd26c693c562f]));
 }
 
 /// proof layer.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_3() {
-    verify_walk_calldata(splice(linear_0(), 45, 46, array![0x169e408f1852581dcec18ffd1f126dd9]));
+    verify_walk_calldata(splice(linear_0(), 46, 47, array![0x169e408f1852581dcec18ffd1f126dd9]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_4() {
-    verify_walk_calldata(splice(linear_0(), 44, 48, array![2, 0x169e408ef852581dcec18ffd1f126dd9, 0x1b4b5c7d913c7030ec269db0780f0d7f]));
+    verify_walk_calldata(splice(linear_0(), 41, 49, array![
+        18,
+        1,
+        0x1f71cf4b3c453740e8ebd26c693c562f,
+        3,
+        2,
+        0x169e408ef852581dcec18ffd1f126dd9,
+        0x1b4b5c7d913c7030ec269db0780f0d7f,
+    ]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_linear_0_5() {
-    verify_walk_calldata(splice(linear_0(), 44, 47, array![
+    verify_walk_calldata(splice(linear_0(), 41, 48, array![
+        20,
+        1,
+        0x1f71cf4b3c453740e8ebd26c693c562f,
+        3,
         4,
         0x169e408ef852581dcec18ffd1f126dd9,
         0x1b4b5c7d913c7030ec269db0780f0d7f,
@@ -137,7 +150,10 @@ fn rejects_linear_0_5() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_linear_0_6() {
-    verify_walk_calldata(splice(linear_0(), 43, 56, array![
+    verify_walk_calldata(splice(linear_0(), 41, 57, array![
+        15,
+        1,
+        0x1f71cf4b3c453740e8ebd26c693c562f,
         2,
         3,
         0x169e408ef852581dcec18ffd1f126dd9,
@@ -154,7 +170,10 @@ fn rejects_linear_0_6() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_linear_0_7() {
-    verify_walk_calldata(splice(linear_0(), 43, 52, array![
+    verify_walk_calldata(splice(linear_0(), 41, 53, array![
+        23,
+        1,
+        0x1f71cf4b3c453740e8ebd26c693c562f,
         4,
         3,
         0x169e408ef852581dcec18ffd1f126dd9,
@@ -175,56 +194,74 @@ fn rejects_linear_0_7() {
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_8() {
-    verify_walk_calldata(splice(linear_0(), 57, 58, array![0x128dc6fe5b542721c2ffd30cfc15dd16]));
+    verify_walk_calldata(splice(linear_0(), 58, 59, array![0x128dc6fe5b542721c2ffd30cfc15dd16]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('linear.value_count',))]
 fn rejects_linear_0_9() {
-    verify_walk_calldata(splice(linear_0(), 56, 58, array![0]));
+    verify_walk_calldata(splice(linear_0(), 41, 59, array![
+        18,
+        1,
+        0x1f71cf4b3c453740e8ebd26c693c562f,
+        3,
+        3,
+        0x169e408ef852581dcec18ffd1f126dd9,
+        0x1b4b5c7d913c7030ec269db0780f0d7f,
+        0x114e7d22f293e93483cadd3b69e665b0,
+        3,
+        0x1c9b55c3373d082a22095b87f9bf38c0,
+        0x1e77f643de929509e2061111c2df8929,
+        0x1d00ecc0086ab8f133be143f3ea234a9,
+        3,
+        0x1c3f201c6cf72ec130aa31e65d1d0b3c,
+        0x1879d57d7187283b5e84236ecfdf76ce,
+        0x161f360c6ae32f384becbd18ae636d18,
+        0,
+    ]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_linear_0_14() {
-    verify_walk_calldata(splice(linear_0(), 62, 63, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(linear_0(), 63, 64, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_linear_0_15() {
-    verify_walk_calldata(splice(linear_0(), 60, 63, array![0]));
+    verify_walk_calldata(splice(linear_0(), 61, 64, array![0]));
 }
 
 /// proof weights.b=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_linear_0_16() {
-    verify_walk_calldata(splice(linear_0(), 65, 66, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(linear_0(), 66, 67, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_linear_0_17() {
-    verify_walk_calldata(splice(linear_0(), 63, 65, array![]));
+    verify_walk_calldata(splice(linear_0(), 64, 66, array![]));
 }
 
 /// proof weights.w=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_linear_0_18() {
-    verify_walk_calldata(splice(linear_0(), 67, 68, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(linear_0(), 68, 69, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.w-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_linear_0_19() {
-    verify_walk_calldata(splice(linear_0(), 63, 67, array![1, 98]));
+    verify_walk_calldata(splice(linear_0(), 64, 68, array![1, 98]));
 }
 
 /// statement dims[0]
@@ -262,18 +299,18 @@ fn rejects_linear_0_28() {
     verify_walk_calldata(splice(linear_0(), 0, 1, array![4]));
 }
 
-/// felt 41 + 1
+/// felt 42 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_linear_0_31() {
-    verify_walk_calldata(splice(linear_0(), 41, 42, array![2]));
+    verify_walk_calldata(splice(linear_0(), 42, 43, array![2]));
 }
 
-/// felt 69 + 1
+/// felt 70 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_linear_0_33() {
-    verify_walk_calldata(splice(linear_0(), 69, 70, array![2]));
+    verify_walk_calldata(splice(linear_0(), 70, 71, array![2]));
 }
 
 /// layer as qkv's variant
@@ -304,7 +341,7 @@ fn rejects_linear_0_36() {
     ]));
 }
 
-/// An honest linear proof, dims 5×3×7, public weights (71 felts).
+/// An honest linear proof, dims 5×3×7, public weights (72 felts).
 pub fn linear_1() -> Array<felt252> {
     array![
         3,
@@ -353,6 +390,7 @@ pub fn linear_1() -> Array<felt252> {
         0,
         0,
         0,
+        15,
         1,
         0x1e79a9ca22347d116462873c716b6887,
         2,
@@ -386,7 +424,7 @@ fn accepts_linear_1() {
     assert_eq!(verify_walk_calldata(linear_1()), 0x181a4a12085171983bf64faf5810c9d72951c3b7be0426da81c12c75c366d74);
 }
 
-/// An honest linear proof, dims 3×5×2, committed weights (103 felts).
+/// An honest linear proof, dims 3×5×2, committed weights (104 felts).
 pub fn linear_0_committed() -> Array<felt252> {
     array![
         3,
@@ -433,6 +471,7 @@ pub fn linear_0_committed() -> Array<felt252> {
         0,
         0,
         0,
+        19,
         1,
         0x1acd19a1b9185f71d4e2e13c94208542,
         3,
@@ -504,42 +543,42 @@ fn accepts_linear_0_committed() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_linear_0_committed_0() {
-    verify_walk_calldata(splice(linear_0_committed(), 65, 66, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(linear_0_committed(), 66, 67, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_linear_0_committed_1() {
-    verify_walk_calldata(splice(linear_0_committed(), 63, 66, array![0]));
+    verify_walk_calldata(splice(linear_0_committed(), 64, 67, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_linear_0_committed_2() {
-    verify_walk_calldata(splice(linear_0_committed(), 72, 73, array![0x1dff03fc135fc6b0e2aa311e5e0d6870]));
+    verify_walk_calldata(splice(linear_0_committed(), 73, 74, array![0x1dff03fc135fc6b0e2aa311e5e0d6870]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_linear_0_committed_3() {
-    verify_walk_calldata(splice(linear_0_committed(), 71, 74, array![1, 0x1dff03fbf35fc6b0e2aa311e5e0d6870]));
+    verify_walk_calldata(splice(linear_0_committed(), 72, 75, array![1, 0x1dff03fbf35fc6b0e2aa311e5e0d6870]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_linear_0_committed_4() {
-    verify_walk_calldata(splice(linear_0_committed(), 71, 73, array![3, 0x1dff03fbf35fc6b0e2aa311e5e0d6870, 0x14ddc9481a9c07124e1373f916add8ef]));
+    verify_walk_calldata(splice(linear_0_committed(), 72, 74, array![3, 0x1dff03fbf35fc6b0e2aa311e5e0d6870, 0x14ddc9481a9c07124e1373f916add8ef]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_linear_0_committed_5() {
-    verify_walk_calldata(splice(linear_0_committed(), 70, 83, array![
+    verify_walk_calldata(splice(linear_0_committed(), 71, 84, array![
         3,
         2,
         0x1dff03fbf35fc6b0e2aa311e5e0d6870,
@@ -557,7 +596,7 @@ fn rejects_linear_0_committed_5() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_linear_0_committed_6() {
-    verify_walk_calldata(splice(linear_0_committed(), 70, 80, array![
+    verify_walk_calldata(splice(linear_0_committed(), 71, 81, array![
         5,
         2,
         0x1dff03fbf35fc6b0e2aa311e5e0d6870,
@@ -578,42 +617,42 @@ fn rejects_linear_0_committed_6() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_linear_0_committed_7() {
-    verify_walk_calldata(splice(linear_0_committed(), 84, 85, array![0x14976fcab18446e841d67a0dc6ecdb74]));
+    verify_walk_calldata(splice(linear_0_committed(), 85, 86, array![0x14976fcab18446e841d67a0dc6ecdb74]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_linear_0_committed_8() {
-    verify_walk_calldata(splice(linear_0_committed(), 85, 86, array![125924]));
+    verify_walk_calldata(splice(linear_0_committed(), 86, 87, array![125924]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_linear_0_committed_9() {
-    verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
+    verify_walk_calldata(splice(linear_0_committed(), 89, 90, array![0x200000000000000000000000000000000000000000000002bae388428a38f44]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_linear_0_committed_10() {
-    verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
+    verify_walk_calldata(splice(linear_0_committed(), 89, 90, array![0x1000000000000000000000000000000000000000000000000000000575c7107]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_linear_0_committed_11() {
-    verify_walk_calldata(splice(linear_0_committed(), 88, 89, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
+    verify_walk_calldata(splice(linear_0_committed(), 89, 90, array![0x30000000000000000000000000000000000000015d71c41d451c7a228a38f44]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_linear_0_committed_12() {
-    verify_walk_calldata(splice(linear_0_committed(), 87, 92, array![
+    verify_walk_calldata(splice(linear_0_committed(), 88, 93, array![
         3,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
         0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
@@ -625,7 +664,7 @@ fn rejects_linear_0_committed_12() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_linear_0_committed_13() {
-    verify_walk_calldata(splice(linear_0_committed(), 87, 91, array![
+    verify_walk_calldata(splice(linear_0_committed(), 88, 92, array![
         5,
         0x200000000000000000000000000000000000000000000002bae3883a8a38f44,
         0x200000000000000000000000000000000000000000000002c0a5ff527eb4061,
@@ -690,32 +729,32 @@ fn rejects_linear_0_committed_21() {
     verify_walk_calldata(splice(linear_0_committed(), 20, 21, array![2]));
 }
 
-/// felt 40 + 1
+/// felt 41 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_linear_0_committed_22() {
-    verify_walk_calldata(splice(linear_0_committed(), 40, 41, array![2]));
+    verify_walk_calldata(splice(linear_0_committed(), 41, 42, array![1]));
 }
 
 /// felt 61 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_committed_23() {
-    verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![2]));
+    verify_walk_calldata(splice(linear_0_committed(), 61, 62, array![0x11f3a5ebe65914ebcac11b9dcd1baa91]));
 }
 
-/// felt 81 + 1
+/// felt 82 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_linear_0_committed_24() {
-    verify_walk_calldata(splice(linear_0_committed(), 81, 82, array![0x1fc1ecb71a69a8d31c884bceca8c6b2a]));
+    verify_walk_calldata(splice(linear_0_committed(), 82, 83, array![0x1fc1ecb71a69a8d31c884bceca8c6b2a]));
 }
 
-/// felt 102 + 1
+/// felt 103 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_linear_0_committed_25() {
-    verify_walk_calldata(splice(linear_0_committed(), 102, 103, array![1]));
+    verify_walk_calldata(splice(linear_0_committed(), 103, 104, array![1]));
 }
 
 /// layer as qkv's variant
@@ -746,7 +785,7 @@ fn rejects_linear_0_committed_28() {
     ]));
 }
 
-/// An honest linear proof, dims 3×5×2, bound weights (110 felts).
+/// An honest linear proof, dims 3×5×2, bound weights (111 felts).
 pub fn linear_0_bound() -> Array<felt252> {
     array![
         3,
@@ -800,6 +839,7 @@ pub fn linear_0_bound() -> Array<felt252> {
         0,
         0,
         0,
+        19,
         1,
         0x1b3299a65b34acabd2141cffaeaf4806,
         3,
@@ -867,7 +907,7 @@ fn accepts_linear_0_bound() {
     assert_eq!(verify_walk_calldata(linear_0_bound()), 0x25f827047001577cab14691cbdc5332b70b9d33bc0426cb8eb97c64f3293f60);
 }
 
-/// An honest linear proof, dims 3×5×2, committed inputs, outputs and weights (160 felts).
+/// An honest linear proof, dims 3×5×2, committed inputs, outputs and weights (161 felts).
 pub fn linear_0_io() -> Array<felt252> {
     array![
         3,
@@ -919,6 +959,7 @@ pub fn linear_0_io() -> Array<felt252> {
         121,
         0x1ecda58843d15bc84eb6a9fb708ba1e7,
         0,
+        19,
         1,
         0x194871f9406d166162639138d49fd6e7,
         3,
@@ -1059,39 +1100,39 @@ fn rejects_linear_0_io_2() {
     verify_walk_calldata(splice(linear_0_io(), 0, 1, array![4]));
 }
 
-/// felt 31 + 1
+/// felt 32 + 1
 #[test]
-#[should_panic(expected: ('linear.final_evaluation',))]
+#[should_panic(expected: ('statement.shape',))]
 fn rejects_linear_0_io_3() {
-    verify_walk_calldata(splice(linear_0_io(), 31, 32, array![0x2a60d7c049adc43cd17826ae6168455]));
+    verify_walk_calldata(splice(linear_0_io(), 32, 33, array![6]));
 }
 
-/// felt 63 + 1
+/// felt 64 + 1
 #[test]
 #[should_panic(expected: ('linear.final_evaluation',))]
 fn rejects_linear_0_io_4() {
-    verify_walk_calldata(splice(linear_0_io(), 63, 64, array![0x178f6dfbc35d9496ada4ea2974d1c30f]));
+    verify_walk_calldata(splice(linear_0_io(), 64, 65, array![0x178f6dfbc35d9496ada4ea2974d1c30f]));
 }
 
-/// felt 95 + 1
+/// felt 96 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_linear_0_io_5() {
-    verify_walk_calldata(splice(linear_0_io(), 95, 96, array![0x1f84d9ca8d269f9261c0d0cca16c01a5]));
+    verify_walk_calldata(splice(linear_0_io(), 96, 97, array![0x1f84d9ca8d269f9261c0d0cca16c01a5]));
 }
 
-/// felt 127 + 1
+/// felt 128 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_linear_0_io_6() {
-    verify_walk_calldata(splice(linear_0_io(), 127, 128, array![0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470794]));
+    verify_walk_calldata(splice(linear_0_io(), 128, 129, array![0x7902e9af5fd77fd7d119c8b10a1710b8b9bbfb45d5c47356ee064494470794]));
 }
 
-/// felt 159 + 1
+/// felt 160 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_linear_0_io_7() {
-    verify_walk_calldata(splice(linear_0_io(), 159, 160, array![1]));
+    verify_walk_calldata(splice(linear_0_io(), 160, 161, array![1]));
 }
 
 /// felt 43 + 1
@@ -1122,18 +1163,18 @@ fn rejects_linear_0_io_11() {
     verify_walk_calldata(splice(linear_0_io(), 40, 41, array![4]));
 }
 
+/// felt 39 + 1
+#[test]
+#[should_panic(expected: ('linear.final_evaluation',))]
+fn rejects_linear_0_io_12() {
+    verify_walk_calldata(splice(linear_0_io(), 39, 40, array![0x2cc2570440f0c70ddb23a33b7ba95be]));
+}
+
 /// felt 37 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
 fn rejects_linear_0_io_14() {
     verify_walk_calldata(splice(linear_0_io(), 37, 38, array![3]));
-}
-
-/// felt 36 + 1
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_linear_0_io_15() {
-    verify_walk_calldata(splice(linear_0_io(), 36, 37, array![4]));
 }
 
 /// felt 35 + 1
@@ -1150,7 +1191,7 @@ fn rejects_linear_0_io_18() {
     verify_walk_calldata(splice(linear_0_io(), 33, 34, array![0x706f736569646f6f]));
 }
 
-/// An honest qkv proof, dims 3×5×2, public weights (137 felts).
+/// An honest qkv proof, dims 3×5×2, public weights (138 felts).
 pub fn qkv_0() -> Array<felt252> {
     array![
         3,
@@ -1230,6 +1271,7 @@ pub fn qkv_0() -> Array<felt252> {
         0,
         0,
         1,
+        25,
         3,
         0x1bd7e16b71997934ff4a0121e699c299,
         0x177f473f102bb449c0fbc30ca77cf55a,
@@ -1302,21 +1344,22 @@ fn accepts_qkv_0() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_0() {
-    verify_walk_calldata(splice(qkv_0(), 78, 79, array![0x1bd7e16b91997934ff4a0121e699c299]));
+    verify_walk_calldata(splice(qkv_0(), 79, 80, array![0x1bd7e16b91997934ff4a0121e699c299]));
 }
 
 /// proof layer.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_1() {
-    verify_walk_calldata(splice(qkv_0(), 77, 81, array![2, 0x1bd7e16b71997934ff4a0121e699c299, 0x177f473f102bb449c0fbc30ca77cf55a]));
+    verify_walk_calldata(splice(qkv_0(), 77, 82, array![24, 2, 0x1bd7e16b71997934ff4a0121e699c299, 0x177f473f102bb449c0fbc30ca77cf55a]));
 }
 
 /// proof layer.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_2() {
-    verify_walk_calldata(splice(qkv_0(), 77, 80, array![
+    verify_walk_calldata(splice(qkv_0(), 77, 81, array![
+        26,
         4,
         0x1bd7e16b71997934ff4a0121e699c299,
         0x177f473f102bb449c0fbc30ca77cf55a,
@@ -1328,21 +1371,37 @@ fn rejects_qkv_0_2() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_3() {
-    verify_walk_calldata(splice(qkv_0(), 83, 84, array![0x1922a34c516ad2249138530f80ceca9d]));
+    verify_walk_calldata(splice(qkv_0(), 84, 85, array![0x1922a34c516ad2249138530f80ceca9d]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_4() {
-    verify_walk_calldata(splice(qkv_0(), 82, 86, array![2, 0x1922a34c316ad2249138530f80ceca9d, 0x1eab3939811b5fdd8cee451b70683151]));
+    verify_walk_calldata(splice(qkv_0(), 77, 87, array![
+        24,
+        3,
+        0x1bd7e16b71997934ff4a0121e699c299,
+        0x177f473f102bb449c0fbc30ca77cf55a,
+        0x137bf6d8dcb4f719ffa5887933bac2d6,
+        3,
+        2,
+        0x1922a34c316ad2249138530f80ceca9d,
+        0x1eab3939811b5fdd8cee451b70683151,
+    ]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_5() {
-    verify_walk_calldata(splice(qkv_0(), 82, 85, array![
+    verify_walk_calldata(splice(qkv_0(), 77, 86, array![
+        26,
+        3,
+        0x1bd7e16b71997934ff4a0121e699c299,
+        0x177f473f102bb449c0fbc30ca77cf55a,
+        0x137bf6d8dcb4f719ffa5887933bac2d6,
+        3,
         4,
         0x1922a34c316ad2249138530f80ceca9d,
         0x1eab3939811b5fdd8cee451b70683151,
@@ -1354,7 +1413,12 @@ fn rejects_qkv_0_5() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_6() {
-    verify_walk_calldata(splice(qkv_0(), 81, 94, array![
+    verify_walk_calldata(splice(qkv_0(), 77, 95, array![
+        21,
+        3,
+        0x1bd7e16b71997934ff4a0121e699c299,
+        0x177f473f102bb449c0fbc30ca77cf55a,
+        0x137bf6d8dcb4f719ffa5887933bac2d6,
         2,
         3,
         0x1922a34c316ad2249138530f80ceca9d,
@@ -1371,7 +1435,12 @@ fn rejects_qkv_0_6() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_7() {
-    verify_walk_calldata(splice(qkv_0(), 81, 90, array![
+    verify_walk_calldata(splice(qkv_0(), 77, 91, array![
+        29,
+        3,
+        0x1bd7e16b71997934ff4a0121e699c299,
+        0x177f473f102bb449c0fbc30ca77cf55a,
+        0x137bf6d8dcb4f719ffa5887933bac2d6,
         4,
         3,
         0x1922a34c316ad2249138530f80ceca9d,
@@ -1392,35 +1461,57 @@ fn rejects_qkv_0_7() {
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_0_8() {
-    verify_walk_calldata(splice(qkv_0(), 95, 96, array![0x1bdf8bb204ac4ada3e73300c33bf647a]));
+    verify_walk_calldata(splice(qkv_0(), 96, 97, array![0x1bdf8bb204ac4ada3e73300c33bf647a]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_0_9() {
-    verify_walk_calldata(splice(qkv_0(), 94, 98, array![2, 0x1bdf8bb1e4ac4ada3e73300c33bf647a, 0x11b591543c0fb6c492d1c215b161a4c5]));
+    verify_walk_calldata(splice(qkv_0(), 77, 99, array![
+        24,
+        3,
+        0x1bd7e16b71997934ff4a0121e699c299,
+        0x177f473f102bb449c0fbc30ca77cf55a,
+        0x137bf6d8dcb4f719ffa5887933bac2d6,
+        3,
+        3,
+        0x1922a34c316ad2249138530f80ceca9d,
+        0x1eab3939811b5fdd8cee451b70683151,
+        0x1426af45c200f9778fcab3a1391c820a,
+        3,
+        0x1130d0b06d2e4120134a965a91557897,
+        0x18f2c47d9ece16de6938c5767da5e30d,
+        0x1f548ef1f78b889f1101cc603a10a73c,
+        3,
+        0x153648590f62e5c585ee41208b189b2e,
+        0x1639e2753b29c38cdecee81293322b0b,
+        0x10646fc532f1f92e4f0e85e23efad944,
+        2,
+        0x1bdf8bb1e4ac4ada3e73300c33bf647a,
+        0x11b591543c0fb6c492d1c215b161a4c5,
+    ]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_14() {
-    verify_walk_calldata(splice(qkv_0(), 107, 108, array![0x1efed4736e94bc8de81d0469c4ad6b6e]));
+    verify_walk_calldata(splice(qkv_0(), 108, 109, array![0x1efed4736e94bc8de81d0469c4ad6b6e]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_15() {
-    verify_walk_calldata(splice(qkv_0(), 106, 109, array![1, 0x1efed4734e94bc8de81d0469c4ad6b6e]));
+    verify_walk_calldata(splice(qkv_0(), 107, 110, array![1, 0x1efed4734e94bc8de81d0469c4ad6b6e]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_17() {
-    verify_walk_calldata(splice(qkv_0(), 105, 121, array![
+    verify_walk_calldata(splice(qkv_0(), 106, 122, array![
         4,
         2,
         0x1efed4734e94bc8de81d0469c4ad6b6e,
@@ -1441,56 +1532,56 @@ fn rejects_qkv_0_17() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_19() {
-    verify_walk_calldata(splice(qkv_0(), 121, 122, array![0x14f13ef0944b0cb3e55d7f42f1c6577f]));
+    verify_walk_calldata(splice(qkv_0(), 122, 123, array![0x14f13ef0944b0cb3e55d7f42f1c6577f]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_20() {
-    verify_walk_calldata(splice(qkv_0(), 104, 122, array![1]));
+    verify_walk_calldata(splice(qkv_0(), 105, 123, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_0_21() {
-    verify_walk_calldata(splice(qkv_0(), 102, 122, array![0]));
+    verify_walk_calldata(splice(qkv_0(), 103, 123, array![0]));
 }
 
 /// proof weights.b_k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_22() {
-    verify_walk_calldata(splice(qkv_0(), 124, 125, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_0(), 125, 126, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_23() {
-    verify_walk_calldata(splice(qkv_0(), 122, 125, array![5]));
+    verify_walk_calldata(splice(qkv_0(), 123, 126, array![5]));
 }
 
 /// proof weights.b_q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_24() {
-    verify_walk_calldata(splice(qkv_0(), 126, 127, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_0(), 127, 128, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_25() {
-    verify_walk_calldata(splice(qkv_0(), 122, 126, array![5, 6446955]));
+    verify_walk_calldata(splice(qkv_0(), 123, 127, array![5, 6446955]));
 }
 
 /// proof weights.b_v-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_0_27() {
-    verify_walk_calldata(splice(qkv_0(), 122, 128, array![5, 6446955, 1, 6446961]));
+    verify_walk_calldata(splice(qkv_0(), 123, 129, array![5, 6446955, 1, 6446961]));
 }
 
 /// statement dims[0]
@@ -1535,25 +1626,25 @@ fn rejects_qkv_0_50() {
     verify_walk_calldata(splice(qkv_0(), 54, 55, array![3]));
 }
 
-/// felt 81 + 1
+/// felt 82 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_0_51() {
-    verify_walk_calldata(splice(qkv_0(), 81, 82, array![4]));
+    verify_walk_calldata(splice(qkv_0(), 82, 83, array![4]));
 }
 
-/// felt 108 + 1
+/// felt 109 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_52() {
-    verify_walk_calldata(splice(qkv_0(), 108, 109, array![0x13d4d1a3fc3681ab19a52aca559b5a96]));
+    verify_walk_calldata(splice(qkv_0(), 109, 110, array![0x13d4d1a3fc3681ab19a52aca559b5a96]));
 }
 
-/// felt 136 + 1
+/// felt 137 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_0_53() {
-    verify_walk_calldata(splice(qkv_0(), 136, 137, array![2]));
+    verify_walk_calldata(splice(qkv_0(), 137, 138, array![2]));
 }
 
 /// layer as linear's variant
@@ -1584,7 +1675,7 @@ fn rejects_qkv_0_56() {
     ]));
 }
 
-/// An honest qkv proof, dims 7×9×6, public weights (183 felts).
+/// An honest qkv proof, dims 7×9×6, public weights (184 felts).
 pub fn qkv_1() -> Array<felt252> {
     array![
         3,
@@ -1700,6 +1791,7 @@ pub fn qkv_1() -> Array<felt252> {
         0,
         0,
         1,
+        29,
         3,
         0x14dec61376f9bd8cb6dc5f0ad6694b26,
         0x19b75a27c98ce79247325ca36991e373,
@@ -1778,7 +1870,7 @@ fn accepts_qkv_1() {
     assert_eq!(verify_walk_calldata(qkv_1()), 0x52d00a9c47eca982e7d3ca0a1f5e309f6a460f041a693926cd2dc5f1f059a);
 }
 
-/// An honest qkv proof, dims 3×5×2, committed weights (218 felts).
+/// An honest qkv proof, dims 3×5×2, committed weights (219 felts).
 pub fn qkv_0_committed() -> Array<felt252> {
     array![
         3,
@@ -1867,6 +1959,7 @@ pub fn qkv_0_committed() -> Array<felt252> {
         0,
         0,
         1,
+        25,
         3,
         0x182955c6e66aa24b55d224bf54568d8f,
         0x19259b885b55aa6e40a1cdce638b9c97,
@@ -2011,28 +2104,28 @@ fn accepts_qkv_0_committed() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_committed_0() {
-    verify_walk_calldata(splice(qkv_0_committed(), 116, 117, array![0x1f69c4b356318783374579482c72853a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 117, 118, array![0x1f69c4b356318783374579482c72853a]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_1() {
-    verify_walk_calldata(splice(qkv_0_committed(), 115, 118, array![1, 0x1f69c4b336318783374579482c72853a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 116, 119, array![1, 0x1f69c4b336318783374579482c72853a]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_0_committed_2() {
-    verify_walk_calldata(splice(qkv_0_committed(), 115, 117, array![3, 0x1f69c4b336318783374579482c72853a, 0x1cc09c906a480697bebf00dbacb71953]));
+    verify_walk_calldata(splice(qkv_0_committed(), 116, 118, array![3, 0x1f69c4b336318783374579482c72853a, 0x1cc09c906a480697bebf00dbacb71953]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_committed_3() {
-    verify_walk_calldata(splice(qkv_0_committed(), 114, 130, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 115, 131, array![
         4,
         2,
         0x1f69c4b336318783374579482c72853a,
@@ -2053,7 +2146,7 @@ fn rejects_qkv_0_committed_3() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_0_committed_4() {
-    verify_walk_calldata(splice(qkv_0_committed(), 114, 127, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 115, 128, array![
         6,
         2,
         0x1f69c4b336318783374579482c72853a,
@@ -2077,49 +2170,49 @@ fn rejects_qkv_0_committed_4() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_committed_5() {
-    verify_walk_calldata(splice(qkv_0_committed(), 130, 131, array![0x1f5b3a4d0e8b54e61b62f772677897b8]));
+    verify_walk_calldata(splice(qkv_0_committed(), 131, 132, array![0x1f5b3a4d0e8b54e61b62f772677897b8]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_0_committed_6() {
-    verify_walk_calldata(splice(qkv_0_committed(), 113, 131, array![1]));
+    verify_walk_calldata(splice(qkv_0_committed(), 114, 132, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_0_committed_7() {
-    verify_walk_calldata(splice(qkv_0_committed(), 111, 131, array![0]));
+    verify_walk_calldata(splice(qkv_0_committed(), 112, 132, array![0]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_0_committed_8() {
-    verify_walk_calldata(splice(qkv_0_committed(), 135, 136, array![0x1c803267b033c5f337b2b4bd37c20dc0]));
+    verify_walk_calldata(splice(qkv_0_committed(), 136, 137, array![0x1c803267b033c5f337b2b4bd37c20dc0]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_9() {
-    verify_walk_calldata(splice(qkv_0_committed(), 134, 137, array![1, 0x1c8032679033c5f337b2b4bd37c20dc0]));
+    verify_walk_calldata(splice(qkv_0_committed(), 135, 138, array![1, 0x1c8032679033c5f337b2b4bd37c20dc0]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_10() {
-    verify_walk_calldata(splice(qkv_0_committed(), 134, 136, array![3, 0x1c8032679033c5f337b2b4bd37c20dc0, 0x1143b56eeab5a3f531101f3d2d7e694a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 135, 137, array![3, 0x1c8032679033c5f337b2b4bd37c20dc0, 0x1143b56eeab5a3f531101f3d2d7e694a]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_0_committed_11() {
-    verify_walk_calldata(splice(qkv_0_committed(), 133, 146, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 134, 147, array![
         3,
         2,
         0x1c8032679033c5f337b2b4bd37c20dc0,
@@ -2137,7 +2230,7 @@ fn rejects_qkv_0_committed_11() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_0_committed_12() {
-    verify_walk_calldata(splice(qkv_0_committed(), 133, 143, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 134, 144, array![
         5,
         2,
         0x1c8032679033c5f337b2b4bd37c20dc0,
@@ -2158,14 +2251,14 @@ fn rejects_qkv_0_committed_12() {
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_0_committed_13() {
-    verify_walk_calldata(splice(qkv_0_committed(), 147, 148, array![0x1c6d1e2d9f17f25615fa54222df4d09e]));
+    verify_walk_calldata(splice(qkv_0_committed(), 148, 149, array![0x1c6d1e2d9f17f25615fa54222df4d09e]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_0_committed_14() {
-    verify_walk_calldata(splice(qkv_0_committed(), 146, 153, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 147, 154, array![
         5,
         0x1c6d1e2d7f17f25615fa54222df4d09e,
         0x18c1f94288f1d1fc0303058784342e78,
@@ -2179,7 +2272,7 @@ fn rejects_qkv_0_committed_14() {
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_0_committed_15() {
-    verify_walk_calldata(splice(qkv_0_committed(), 146, 152, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 147, 153, array![
         7,
         0x1c6d1e2d7f17f25615fa54222df4d09e,
         0x18c1f94288f1d1fc0303058784342e78,
@@ -2194,21 +2287,21 @@ fn rejects_qkv_0_committed_15() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_0_committed_16() {
-    verify_walk_calldata(splice(qkv_0_committed(), 155, 156, array![0x1ca570d43b19b559ce0825856176391c]));
+    verify_walk_calldata(splice(qkv_0_committed(), 156, 157, array![0x1ca570d43b19b559ce0825856176391c]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_0_committed_17() {
-    verify_walk_calldata(splice(qkv_0_committed(), 154, 157, array![1, 0x1ca570d41b19b559ce0825856176391c]));
+    verify_walk_calldata(splice(qkv_0_committed(), 155, 158, array![1, 0x1ca570d41b19b559ce0825856176391c]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_0_committed_19() {
-    verify_walk_calldata(splice(qkv_0_committed(), 153, 166, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 154, 167, array![
         3,
         2,
         0x1ca570d41b19b559ce0825856176391c,
@@ -2226,42 +2319,42 @@ fn rejects_qkv_0_committed_19() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_0_committed_21() {
-    verify_walk_calldata(splice(qkv_0_committed(), 167, 168, array![0x15f889ca5a9c30e65cf60bc3cd1a8970]));
+    verify_walk_calldata(splice(qkv_0_committed(), 168, 169, array![0x15f889ca5a9c30e65cf60bc3cd1a8970]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_qkv_0_committed_22() {
-    verify_walk_calldata(splice(qkv_0_committed(), 168, 169, array![23025]));
+    verify_walk_calldata(splice(qkv_0_committed(), 169, 170, array![23025]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_0_committed_23() {
-    verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
+    verify_walk_calldata(splice(qkv_0_committed(), 172, 173, array![0x2000000000000000000000000000000000000000000000018fdde35ce0443df]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_0_committed_24() {
-    verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
+    verify_walk_calldata(splice(qkv_0_committed(), 172, 173, array![0x100000000000000000000000000000000000000000000000000000031fbbc6a]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_0_committed_25() {
-    verify_walk_calldata(splice(qkv_0_committed(), 171, 172, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
+    verify_walk_calldata(splice(qkv_0_committed(), 172, 173, array![0x3000000000000000000000000000000000000000c7eef1aa70221efce0443df]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_0_committed_26() {
-    verify_walk_calldata(splice(qkv_0_committed(), 170, 175, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 171, 176, array![
         3,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
         0x200000000000000000000000000000000000000000000002593602434d94001,
@@ -2273,7 +2366,7 @@ fn rejects_qkv_0_committed_26() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_0_committed_27() {
-    verify_walk_calldata(splice(qkv_0_committed(), 170, 174, array![
+    verify_walk_calldata(splice(qkv_0_committed(), 171, 175, array![
         5,
         0x2000000000000000000000000000000000000000000000018fdde354e0443df,
         0x200000000000000000000000000000000000000000000002593602434d94001,
@@ -2338,32 +2431,32 @@ fn rejects_qkv_0_committed_36() {
     verify_walk_calldata(splice(qkv_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 86 + 1
+/// felt 87 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_0_committed_38() {
-    verify_walk_calldata(splice(qkv_0_committed(), 86, 87, array![4]));
+    verify_walk_calldata(splice(qkv_0_committed(), 87, 88, array![4]));
 }
 
 /// felt 130 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_0_committed_39() {
-    verify_walk_calldata(splice(qkv_0_committed(), 130, 131, array![0x1f5b3a4cee8b54e61b62f772677897b9]));
+    verify_walk_calldata(splice(qkv_0_committed(), 130, 131, array![0x1b5ed4de744b4703f7f0152d939a51d4]));
 }
 
-/// felt 173 + 1
+/// felt 174 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_0_committed_40() {
-    verify_walk_calldata(splice(qkv_0_committed(), 173, 174, array![0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8303]));
+    verify_walk_calldata(splice(qkv_0_committed(), 174, 175, array![0x200000000000000000000000000000000000000000000001f1a3ea3c1cb8303]));
 }
 
-/// felt 217 + 1
+/// felt 218 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_0_committed_41() {
-    verify_walk_calldata(splice(qkv_0_committed(), 217, 218, array![1]));
+    verify_walk_calldata(splice(qkv_0_committed(), 218, 219, array![1]));
 }
 
 /// layer as linear's variant
@@ -2394,7 +2487,7 @@ fn rejects_qkv_0_committed_44() {
     ]));
 }
 
-/// An honest qkv proof, dims 3×5×2, bound weights (233 felts).
+/// An honest qkv proof, dims 3×5×2, bound weights (234 felts).
 pub fn qkv_0_bound() -> Array<felt252> {
     array![
         3,
@@ -2498,6 +2591,7 @@ pub fn qkv_0_bound() -> Array<felt252> {
         0,
         0,
         1,
+        25,
         3,
         0x1ae0225b1228b84473b908dcf9602a2c,
         0x108e14ad81be2fd33e2a7c108cf900a1,
@@ -2638,7 +2732,7 @@ fn accepts_qkv_0_bound() {
     assert_eq!(verify_walk_calldata(qkv_0_bound()), 0x85d2d2b41e53df03dc43213b869df92a562ccfb1a5f801ea65c6b0c3db1623);
 }
 
-/// An honest qkv proof, dims 3×5×2, committed inputs, outputs and weights (266 felts).
+/// An honest qkv proof, dims 3×5×2, committed inputs, outputs and weights (267 felts).
 pub fn qkv_0_io() -> Array<felt252> {
     array![
         3,
@@ -2740,6 +2834,7 @@ pub fn qkv_0_io() -> Array<felt252> {
         118,
         0x107b401b1df7830a1713c107b594610c,
         1,
+        25,
         3,
         0x1c63e6c04ae896d9eeec37a0357aded1,
         0x183abb5d3102f9b04f3d7a927b70e75e,
@@ -2972,23 +3067,23 @@ fn rejects_qkv_0_io_6() {
 
 /// felt 159 + 1
 #[test]
-#[should_panic(expected: ('pcs.claim',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_0_io_9() {
-    verify_walk_calldata(splice(qkv_0_io(), 159, 160, array![0x1e01bca72a6baa35fce5ea98c34f07a0]));
+    verify_walk_calldata(splice(qkv_0_io(), 159, 160, array![3]));
 }
 
 /// felt 212 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_0_io_10() {
-    verify_walk_calldata(splice(qkv_0_io(), 212, 213, array![5]));
+    verify_walk_calldata(splice(qkv_0_io(), 212, 213, array![1]));
 }
 
-/// felt 265 + 1
+/// felt 266 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_0_io_11() {
-    verify_walk_calldata(splice(qkv_0_io(), 265, 266, array![1]));
+    verify_walk_calldata(splice(qkv_0_io(), 266, 267, array![1]));
 }
 
 /// felt 89 + 1
@@ -3047,7 +3142,7 @@ fn rejects_qkv_0_io_22() {
     verify_walk_calldata(splice(qkv_0_io(), 79, 80, array![0x706f736569646f6f]));
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, public weights (301 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, public weights (302 felts).
 pub fn qkv_decode_0() -> Array<felt252> {
     array![
         3,
@@ -3145,6 +3240,7 @@ pub fn qkv_decode_0() -> Array<felt252> {
         0,
         0,
         2,
+        119,
         2,
         0x106b9a8961281226ee663186f6ba1037,
         0x161f2f27753770b82eaf62032c689669,
@@ -3363,70 +3459,122 @@ fn accepts_qkv_decode_0() {
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_0() {
-    verify_walk_calldata(splice(qkv_decode_0(), 96, 97, array![0x106b9a8981281226ee663186f6ba1037]));
+    verify_walk_calldata(splice(qkv_decode_0(), 97, 98, array![0x106b9a8981281226ee663186f6ba1037]));
 }
 
 /// proof layer.q_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_1() {
-    verify_walk_calldata(splice(qkv_decode_0(), 95, 98, array![1, 0x106b9a8961281226ee663186f6ba1037]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 99, array![118, 1, 0x106b9a8961281226ee663186f6ba1037]));
 }
 
 /// proof layer.q_steps+last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_2() {
-    verify_walk_calldata(splice(qkv_decode_0(), 95, 97, array![3, 0x106b9a8961281226ee663186f6ba1037, 0x161f2f27753770b82eaf62032c689669]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 98, array![120, 3, 0x106b9a8961281226ee663186f6ba1037, 0x161f2f27753770b82eaf62032c689669]));
 }
 
 /// proof layer.k_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_3() {
-    verify_walk_calldata(splice(qkv_decode_0(), 99, 100, array![0x1f4ab49d290668a181aca69944e56e5a]));
+    verify_walk_calldata(splice(qkv_decode_0(), 100, 101, array![0x1f4ab49d290668a181aca69944e56e5a]));
 }
 
 /// proof layer.k_steps-last
 #[test]
 #[should_panic(expected: ('kvcache.step_count',))]
 fn rejects_qkv_decode_0_4() {
-    verify_walk_calldata(splice(qkv_decode_0(), 98, 101, array![1, 0x1f4ab49d090668a181aca69944e56e5a]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 102, array![
+        118,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        1,
+        0x1f4ab49d090668a181aca69944e56e5a,
+    ]));
 }
 
 /// proof layer.v_steps[0]
 #[test]
 #[should_panic(expected: ('kvcache.output_split',))]
 fn rejects_qkv_decode_0_6() {
-    verify_walk_calldata(splice(qkv_decode_0(), 102, 103, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
+    verify_walk_calldata(splice(qkv_decode_0(), 103, 104, array![0x131b5cca82cf8bc528e95d154aa0f6fb]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_9() {
-    verify_walk_calldata(splice(qkv_decode_0(), 108, 109, array![0x16f9f456e3fb01680fdd7e2b7388058a]));
+    verify_walk_calldata(splice(qkv_decode_0(), 109, 110, array![0x16f9f456e3fb01680fdd7e2b7388058a]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_10() {
-    verify_walk_calldata(splice(qkv_decode_0(), 107, 110, array![1, 0x16f9f456c3fb01680fdd7e2b7388058a]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 111, array![
+        118,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        0,
+        4,
+        1,
+        0x16f9f456c3fb01680fdd7e2b7388058a,
+    ]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_11() {
-    verify_walk_calldata(splice(qkv_decode_0(), 107, 109, array![3, 0x16f9f456c3fb01680fdd7e2b7388058a, 0x1d59cb22f69628b9219e544c7be80995]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 110, array![
+        120,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        0,
+        4,
+        3,
+        0x16f9f456c3fb01680fdd7e2b7388058a,
+        0x1d59cb22f69628b9219e544c7be80995,
+    ]));
 }
 
 /// proof layer.steps[0].k_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_12() {
-    verify_walk_calldata(splice(qkv_decode_0(), 106, 119, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 120, array![
+        116,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        0,
         3,
         2,
         0x16f9f456c3fb01680fdd7e2b7388058a,
@@ -3444,7 +3592,19 @@ fn rejects_qkv_decode_0_12() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_13() {
-    verify_walk_calldata(splice(qkv_decode_0(), 106, 116, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 117, array![
+        122,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        0,
         5,
         2,
         0x16f9f456c3fb01680fdd7e2b7388058a,
@@ -3465,35 +3625,106 @@ fn rejects_qkv_decode_0_13() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_14() {
-    verify_walk_calldata(splice(qkv_decode_0(), 119, 120, array![0x14b0d79302d51a61bc9de5622fdb4df4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 120, 121, array![0x14b0d79302d51a61bc9de5622fdb4df4]));
 }
 
 /// proof layer.steps[0].k_merge=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_15() {
-    verify_walk_calldata(splice(qkv_decode_0(), 105, 120, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 121, array![
+        105,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        1,
+    ]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_16() {
-    verify_walk_calldata(splice(qkv_decode_0(), 123, 124, array![0x1ee7557011840b79fbb7166773284704]));
+    verify_walk_calldata(splice(qkv_decode_0(), 124, 125, array![0x1ee7557011840b79fbb7166773284704]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_17() {
-    verify_walk_calldata(splice(qkv_decode_0(), 122, 125, array![1, 0x1ee7556ff1840b79fbb7166773284704]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 126, array![
+        118,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        0,
+        4,
+        2,
+        0x16f9f456c3fb01680fdd7e2b7388058a,
+        0x1d59cb22f69628b9219e544c7be80995,
+        2,
+        0x1939717e95946e2e48a2486c5b4de546,
+        0x1ca9fb1e9d70e3ae537a3667e60a774f,
+        2,
+        0x1fbe55776271c87b79622f46ac0529a0,
+        0x1c78148d3ae88ad21c80e525fc3bf7dc,
+        2,
+        0x1ec186553db2d92dc2dd9c9d2b7859a4,
+        0x138d1c01304748238a4f75695ff30303,
+        0x14b0d792e2d51a61bc9de5622fdb4df4,
+        0,
+        4,
+        1,
+        0x1ee7556ff1840b79fbb7166773284704,
+    ]));
 }
 
 /// proof layer.steps[0].v_merge.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_19() {
-    verify_walk_calldata(splice(qkv_decode_0(), 121, 134, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 135, array![
+        116,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        0,
+        4,
+        2,
+        0x16f9f456c3fb01680fdd7e2b7388058a,
+        0x1d59cb22f69628b9219e544c7be80995,
+        2,
+        0x1939717e95946e2e48a2486c5b4de546,
+        0x1ca9fb1e9d70e3ae537a3667e60a774f,
+        2,
+        0x1fbe55776271c87b79622f46ac0529a0,
+        0x1c78148d3ae88ad21c80e525fc3bf7dc,
+        2,
+        0x1ec186553db2d92dc2dd9c9d2b7859a4,
+        0x138d1c01304748238a4f75695ff30303,
+        0x14b0d792e2d51a61bc9de5622fdb4df4,
+        0,
         3,
         2,
         0x1ee7556ff1840b79fbb7166773284704,
@@ -3511,138 +3742,161 @@ fn rejects_qkv_decode_0_19() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_22() {
-    verify_walk_calldata(splice(qkv_decode_0(), 120, 135, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 95, 136, array![
+        105,
+        2,
+        0x106b9a8961281226ee663186f6ba1037,
+        0x161f2f27753770b82eaf62032c689669,
+        2,
+        0x1f4ab49d090668a181aca69944e56e5a,
+        0x1479b5e7731e852a32782d01975dc4b9,
+        2,
+        0x131b5cca62cf8bc528e95d154aa0f6fb,
+        0x123c0c885e4ea6c560c9af9322522935,
+        2,
+        0,
+        4,
+        2,
+        0x16f9f456c3fb01680fdd7e2b7388058a,
+        0x1d59cb22f69628b9219e544c7be80995,
+        2,
+        0x1939717e95946e2e48a2486c5b4de546,
+        0x1ca9fb1e9d70e3ae537a3667e60a774f,
+        2,
+        0x1fbe55776271c87b79622f46ac0529a0,
+        0x1c78148d3ae88ad21c80e525fc3bf7dc,
+        2,
+        0x1ec186553db2d92dc2dd9c9d2b7859a4,
+        0x138d1c01304748238a4f75695ff30303,
+        0x14b0d792e2d51a61bc9de5622fdb4df4,
+        1,
+    ]));
 }
 
 /// proof layer.steps[0].concat.k_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_23() {
-    verify_walk_calldata(splice(qkv_decode_0(), 135, 136, array![0x1178194ecb8dfbdd1692d9f9702990e8]));
+    verify_walk_calldata(splice(qkv_decode_0(), 136, 137, array![0x1178194ecb8dfbdd1692d9f9702990e8]));
 }
 
 /// proof layer.steps[0].concat.k_new
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_24() {
-    verify_walk_calldata(splice(qkv_decode_0(), 136, 137, array![0x1338be4477471e84660b0b693fb1bd0b]));
+    verify_walk_calldata(splice(qkv_decode_0(), 137, 138, array![0x1338be4477471e84660b0b693fb1bd0b]));
 }
 
 /// proof layer.steps[0].concat.v_prev
 #[test]
 #[should_panic(expected: ('kvcache.concat',))]
 fn rejects_qkv_decode_0_25() {
-    verify_walk_calldata(splice(qkv_decode_0(), 137, 138, array![0x1e2a50caf951a224d6fce3129debefd8]));
+    verify_walk_calldata(splice(qkv_decode_0(), 138, 139, array![0x1e2a50caf951a224d6fce3129debefd8]));
 }
 
 /// proof layer.steps[0].concat.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_27() {
-    verify_walk_calldata(splice(qkv_decode_0(), 141, 142, array![0x16152d435f49cc5f5171cdb2de66dc0c]));
+    verify_walk_calldata(splice(qkv_decode_0(), 142, 143, array![0x16152d435f49cc5f5171cdb2de66dc0c]));
 }
 
 /// proof layer.steps[0].concat.k_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_32() {
-    verify_walk_calldata(splice(qkv_decode_0(), 156, 157, array![0x1aa0d98c70b9100aeec22e0c25039d3b]));
+    verify_walk_calldata(splice(qkv_decode_0(), 157, 158, array![0x1aa0d98c70b9100aeec22e0c25039d3b]));
 }
 
 /// proof layer.steps[0].concat.v_value
 #[test]
 #[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_33() {
-    verify_walk_calldata(splice(qkv_decode_0(), 157, 158, array![0x1492383c5ddb43daa03995f5c101834e]));
+    verify_walk_calldata(splice(qkv_decode_0(), 158, 159, array![0x1492383c5ddb43daa03995f5c101834e]));
 }
 
 /// proof layer.steps[0].projection.bias[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_34() {
-    verify_walk_calldata(splice(qkv_decode_0(), 159, 160, array![0x1a5f8c11a064438b18dd56851178478f]));
+    verify_walk_calldata(splice(qkv_decode_0(), 160, 161, array![0x1a5f8c11a064438b18dd56851178478f]));
 }
 
 /// proof layer.steps[0].projection.bias-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_35() {
-    verify_walk_calldata(splice(qkv_decode_0(), 158, 162, array![2, 0x1a5f8c118064438b18dd56851178478f, 0x1846578745da01b05227ef38fe89ae67]));
+    verify_walk_calldata(splice(splice(splice(qkv_decode_0(), 162, 163, array![]), 159, 160, array![2]), 95, 96, array![118]));
 }
 
 /// proof layer.steps[0].projection.bias+last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_36() {
-    verify_walk_calldata(splice(qkv_decode_0(), 158, 161, array![
-        4,
-        0x1a5f8c118064438b18dd56851178478f,
-        0x1846578745da01b05227ef38fe89ae67,
-        0x12605c08e2f856ad571b58ccac526b4c,
-    ]));
+    verify_walk_calldata(splice(splice(splice(qkv_decode_0(), 162, 162, array![0x12605c08e2f856ad571b58ccac526b4c]), 159, 160, array![4]), 95, 96, array![120]));
 }
 
 /// proof layer.steps[0].projection.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_37() {
-    verify_walk_calldata(splice(qkv_decode_0(), 164, 165, array![0x1622695acd8dc9e0c35b165144c21747]));
+    verify_walk_calldata(splice(qkv_decode_0(), 165, 166, array![0x1622695acd8dc9e0c35b165144c21747]));
 }
 
 /// proof layer.steps[0].projection.x[0]
 #[test]
 #[should_panic(expected: ('qkv.final_evaluation',))]
 fn rejects_qkv_decode_0_42() {
-    verify_walk_calldata(splice(qkv_decode_0(), 168, 169, array![0x13f43792cd7a1306354172fd7d0302e7]));
+    verify_walk_calldata(splice(qkv_decode_0(), 169, 170, array![0x13f43792cd7a1306354172fd7d0302e7]));
 }
 
 /// proof layer.steps[0].projection.x-last
 #[test]
 #[should_panic(expected: ('qkv.value_count',))]
 fn rejects_qkv_decode_0_43() {
-    verify_walk_calldata(splice(qkv_decode_0(), 167, 169, array![0]));
+    verify_walk_calldata(splice(splice(qkv_decode_0(), 168, 170, array![0]), 95, 96, array![118]));
 }
 
 /// proof layer.steps[1].k_merge=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_48() {
-    verify_walk_calldata(splice(qkv_decode_0(), 173, 174, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(splice(qkv_decode_0(), 174, 175, array![0, 0, 0x10000000000000000000000000000000]), 95, 96, array![121]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_53() {
-    verify_walk_calldata(splice(qkv_decode_0(), 214, 217, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 215, 218, array![2]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_55() {
-    verify_walk_calldata(splice(qkv_decode_0(), 214, 218, array![2, 27440]));
+    verify_walk_calldata(splice(qkv_decode_0(), 215, 219, array![2, 27440]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_63() {
-    verify_walk_calldata(splice(qkv_decode_0(), 214, 229, array![2, 27440, 1, 30256, 1]));
+    verify_walk_calldata(splice(qkv_decode_0(), 215, 230, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof weights.b_k-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_71() {
-    verify_walk_calldata(splice(qkv_decode_0(), 229, 240, array![5]));
+    verify_walk_calldata(splice(qkv_decode_0(), 230, 241, array![5]));
 }
 
 /// proof weights.b_q-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_79() {
-    verify_walk_calldata(splice(qkv_decode_0(), 229, 250, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 230, 251, array![
         5,
         6446955,
         0,
@@ -3661,7 +3915,7 @@ fn rejects_qkv_decode_0_79() {
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_qkv_decode_0_87() {
-    verify_walk_calldata(splice(qkv_decode_0(), 229, 260, array![
+    verify_walk_calldata(splice(qkv_decode_0(), 230, 261, array![
         5,
         6446955,
         0,
@@ -3721,25 +3975,18 @@ fn rejects_qkv_decode_0_132() {
     verify_walk_calldata(splice(qkv_decode_0(), 0, 1, array![4]));
 }
 
-/// felt 120 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_qkv_decode_0_134() {
-    verify_walk_calldata(splice(qkv_decode_0(), 120, 121, array![1]));
-}
-
 /// felt 180 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_decode_0_135() {
-    verify_walk_calldata(splice(qkv_decode_0(), 180, 181, array![4]));
+    verify_walk_calldata(splice(qkv_decode_0(), 180, 181, array![5]));
 }
 
-/// felt 300 + 1
+/// felt 301 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_decode_0_137() {
-    verify_walk_calldata(splice(qkv_decode_0(), 300, 301, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0(), 301, 302, array![2]));
 }
 
 /// a witness commitment on a kind without advice
@@ -3756,7 +4003,7 @@ fn rejects_qkv_decode_0_138() {
     ]));
 }
 
-/// An honest qkv-decode proof, dims 3×5×3×2×2, public weights (384 felts).
+/// An honest qkv-decode proof, dims 3×5×3×2×2, public weights (385 felts).
 pub fn qkv_decode_1() -> Array<felt252> {
     array![
         3,
@@ -3857,6 +4104,7 @@ pub fn qkv_decode_1() -> Array<felt252> {
         0,
         0,
         2,
+        202,
         3,
         0x11c537ff3b5c356520d7dc9fe7e6f9d4,
         0x193814311bb38176945599b1d27354a8,
@@ -4151,7 +4399,7 @@ fn accepts_qkv_decode_1() {
     assert_eq!(verify_walk_calldata(qkv_decode_1()), 0x2c7e9630487104ffaf79087d0201c40dadc760f9f017f84e378d69e59b7c4e1);
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, committed weights (310 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, committed weights (311 felts).
 pub fn qkv_decode_0_committed() -> Array<felt252> {
     array![
         3,
@@ -4261,6 +4509,7 @@ pub fn qkv_decode_0_committed() -> Array<felt252> {
         0,
         0,
         2,
+        119,
         2,
         0x1ec7190af3e6f9c8d3578fa7bbd94438,
         0x13aa2b792bb9537bd625d5a70855598b,
@@ -4476,63 +4725,63 @@ fn accepts_qkv_decode_0_committed() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_0() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 228, 229, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 229, 230, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_1() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 229, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 227, 230, array![2]));
 }
 
 /// proof inputs.v0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_2() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 230, 231, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 231, 232, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v0-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_3() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 230, array![2, 27440]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 227, 231, array![2, 27440]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_4() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 235, 236, array![0x104232af2db2fef1b729899558fee8aa]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 236, 237, array![0x104232af2db2fef1b729899558fee8aa]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_5() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 237, array![1, 0x104232af0db2fef1b729899558fee8aa]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 235, 238, array![1, 0x104232af0db2fef1b729899558fee8aa]));
 }
 
 /// proof inputs.x.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_qkv_decode_0_committed_6() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 236, array![3, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 235, 237, array![3, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_7() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 240, array![1, 2, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 241, array![1, 2, 0x104232af0db2fef1b729899558fee8aa, 0x18c4f5b25198796e62b1f1d7fa0f75d9]));
 }
 
 /// proof inputs.x.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_qkv_decode_0_committed_8() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 237, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 234, 238, array![
         3,
         2,
         0x104232af0db2fef1b729899558fee8aa,
@@ -4547,49 +4796,49 @@ fn rejects_qkv_decode_0_committed_8() {
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_9() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 240, 241, array![0x1328b5e18a61ba8723bd5bc257e11c77]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 241, 242, array![0x1328b5e18a61ba8723bd5bc257e11c77]));
 }
 
 /// proof inputs.x=None
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_qkv_decode_0_committed_10() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 232, 241, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 233, 242, array![1]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_qkv_decode_0_committed_11() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 226, 241, array![2, 27440, 1, 30256, 1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 227, 242, array![2, 27440, 1, 30256, 1]));
 }
 
 /// proof opening.merge.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_12() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 245, 246, array![0x11f53d80675383744540c7d700a87d83]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 246, 247, array![0x11f53d80675383744540c7d700a87d83]));
 }
 
 /// proof opening.merge.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_13() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 247, array![1, 0x11f53d80475383744540c7d700a87d83]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 245, 248, array![1, 0x11f53d80475383744540c7d700a87d83]));
 }
 
 /// proof opening.merge.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_14() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 246, array![3, 0x11f53d80475383744540c7d700a87d83, 0x176aa682943455138627f72ac0653c5b]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 245, 247, array![3, 0x11f53d80475383744540c7d700a87d83, 0x176aa682943455138627f72ac0653c5b]));
 }
 
 /// proof opening.merge.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_15() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 253, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 254, array![
         2,
         2,
         0x11f53d80475383744540c7d700a87d83,
@@ -4604,7 +4853,7 @@ fn rejects_qkv_decode_0_committed_15() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_16() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 243, 250, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 244, 251, array![
         4,
         2,
         0x11f53d80475383744540c7d700a87d83,
@@ -4622,14 +4871,14 @@ fn rejects_qkv_decode_0_committed_16() {
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_qkv_decode_0_committed_17() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 254, 255, array![0x19542f05b8515156789eac75f6deaa85]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 255, 256, array![0x19542f05b8515156789eac75f6deaa85]));
 }
 
 /// proof opening.merged_values-last
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_decode_0_committed_18() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 260, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 254, 261, array![
         5,
         0x19542f0598515156789eac75f6deaa85,
         0x1885442529fc03690da73dc6c0d6c2e6,
@@ -4643,7 +4892,7 @@ fn rejects_qkv_decode_0_committed_18() {
 #[test]
 #[should_panic(expected: ('pcs.merge_count',))]
 fn rejects_qkv_decode_0_committed_19() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 253, 259, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 254, 260, array![
         7,
         0x19542f0598515156789eac75f6deaa85,
         0x1885442529fc03690da73dc6c0d6c2e6,
@@ -4658,21 +4907,21 @@ fn rejects_qkv_decode_0_committed_19() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_committed_20() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 262, 263, array![0x1ebec964f084534c4f03cacf2f20e45c]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 263, 264, array![0x1ebec964f084534c4f03cacf2f20e45c]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_qkv_decode_0_committed_21() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 264, array![1, 0x1ebec964d084534c4f03cacf2f20e45c]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 262, 265, array![1, 0x1ebec964d084534c4f03cacf2f20e45c]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_qkv_decode_0_committed_23() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 260, 270, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 261, 271, array![
         2,
         2,
         0x1ebec964d084534c4f03cacf2f20e45c,
@@ -4687,42 +4936,42 @@ fn rejects_qkv_decode_0_committed_23() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_qkv_decode_0_committed_25() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 271, 272, array![0x12ca510a233350ad1e6ef5d3c94aae38]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 273, array![0x12ca510a233350ad1e6ef5d3c94aae38]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_qkv_decode_0_committed_26() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 272, 273, array![92935]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 273, 274, array![92935]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_committed_27() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 277, array![0x4000000000000000000000000000000012ef9a7c576cea0a6532aad9406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_28() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 277, array![0x300000000000000000000000000000000000000025df34f4aed9d414ca6555b]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_qkv_decode_0_committed_29() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 276, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 276, 277, array![0x5000000000000000000000000977cd3d2bb675053299556ca0352129406a425]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_30() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 279, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 280, array![
         3,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -4734,7 +4983,7 @@ fn rejects_qkv_decode_0_committed_30() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_qkv_decode_0_committed_31() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 274, 278, array![
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 275, 279, array![
         5,
         0x4000000000000000000000000000000012ef9a7a576cea0a6532aad9406a425,
         0x40000000000000000000000000000000fc66513d70e9f18ad3408504b2a4b9d,
@@ -4799,32 +5048,32 @@ fn rejects_qkv_decode_0_committed_46() {
     verify_walk_calldata(splice(qkv_decode_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 123 + 1
+/// felt 124 + 1
 #[test]
 #[should_panic(expected: ('sameply.final_evaluation',))]
 fn rejects_qkv_decode_0_committed_48() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 123, 124, array![0x169c476d43535baee05d1af60e2f2851]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 124, 125, array![0x169c476d43535baee05d1af60e2f2851]));
 }
 
-/// felt 185 + 1
+/// felt 186 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_qkv_decode_0_committed_49() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 185, 186, array![2]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 186, 187, array![2]));
 }
 
-/// felt 247 + 1
+/// felt 248 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_qkv_decode_0_committed_50() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 247, 248, array![3]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 248, 249, array![3]));
 }
 
-/// felt 309 + 1
+/// felt 310 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_decode_0_committed_51() {
-    verify_walk_calldata(splice(qkv_decode_0_committed(), 309, 310, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_committed(), 310, 311, array![1]));
 }
 
 /// a witness commitment on a kind without advice
@@ -4841,7 +5090,7 @@ fn rejects_qkv_decode_0_committed_52() {
     ]));
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, bound weights (325 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, bound weights (326 felts).
 pub fn qkv_decode_0_bound() -> Array<felt252> {
     array![
         3,
@@ -4966,6 +5215,7 @@ pub fn qkv_decode_0_bound() -> Array<felt252> {
         0,
         0,
         2,
+        119,
         2,
         0x1a5b848493f5bc6d2302c8505e54a061,
         0x11ed9621f72b5315e69e19eb099b8366,
@@ -5177,7 +5427,7 @@ fn accepts_qkv_decode_0_bound() {
     assert_eq!(verify_walk_calldata(qkv_decode_0_bound()), 0x5427b56249c656dca8e04a362124dac36e201e99993853b81091dda300d2498);
 }
 
-/// An honest qkv-decode proof, dims 2×3×2×3×1, committed inputs, outputs and weights (422 felts).
+/// An honest qkv-decode proof, dims 2×3×2×3×1, committed inputs, outputs and weights (423 felts).
 pub fn qkv_decode_0_io() -> Array<felt252> {
     array![
         3,
@@ -5299,6 +5549,7 @@ pub fn qkv_decode_0_io() -> Array<felt252> {
         118,
         0x18fb1ed3b732ed4ed28621f9b86a3382,
         2,
+        139,
         2,
         0x16b26b0236bedfd6cfb4d27267e2618f,
         0x179960cdda6bd15eef15a3ade936da46,
@@ -5674,30 +5925,30 @@ fn rejects_qkv_decode_0_io_7() {
 
 /// felt 168 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('kvcache.concat_final',))]
 fn rejects_qkv_decode_0_io_8() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 168, 169, array![4]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 168, 169, array![0x10000000000000000000000000000001]));
 }
 
-/// felt 252 + 1
+/// felt 253 + 1
 #[test]
 #[should_panic(expected: ('padding.empty_rows',))]
 fn rejects_qkv_decode_0_io_9() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 252, 253, array![0x12a84adb4c5a70e335a2067efd53aff1]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 253, 254, array![0x12a84adb4c5a70e335a2067efd53aff1]));
 }
 
-/// felt 336 + 1
+/// felt 337 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_qkv_decode_0_io_10() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 336, 337, array![0xc94968481195b86a42f3dd2a0aba699d31d2521bd2b2587f2994c55a863268]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 337, 338, array![0xc94968481195b86a42f3dd2a0aba699d31d2521bd2b2587f2994c55a863268]));
 }
 
-/// felt 421 + 1
+/// felt 422 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_qkv_decode_0_io_11() {
-    verify_walk_calldata(splice(qkv_decode_0_io(), 421, 422, array![1]));
+    verify_walk_calldata(splice(qkv_decode_0_io(), 422, 423, array![1]));
 }
 
 /// felt 109 + 1
@@ -5749,7 +6000,7 @@ fn rejects_qkv_decode_0_io_22() {
     verify_walk_calldata(splice(qkv_decode_0_io(), 99, 100, array![0x706f736569646f6f]));
 }
 
-/// An honest mha proof, dims 3×2×3×1, public weights (157 felts).
+/// An honest mha proof, dims 3×2×3×1, public weights (158 felts).
 pub fn mha_0() -> Array<felt252> {
     array![
         3,
@@ -5821,6 +6072,7 @@ pub fn mha_0() -> Array<felt252> {
         0,
         0,
         3,
+        76,
         3,
         2,
         0x11d1a1e09167a883ae5eb2e2c4b84a9a,
@@ -5921,28 +6173,35 @@ fn accepts_mha_0() {
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_0() {
-    verify_walk_calldata(splice(mha_0(), 71, 72, array![0x11d1a1e0b167a883ae5eb2e2c4b84a9a]));
+    verify_walk_calldata(splice(mha_0(), 72, 73, array![0x11d1a1e0b167a883ae5eb2e2c4b84a9a]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_1() {
-    verify_walk_calldata(splice(mha_0(), 70, 73, array![1, 0x11d1a1e09167a883ae5eb2e2c4b84a9a]));
+    verify_walk_calldata(splice(mha_0(), 69, 74, array![75, 3, 1, 0x11d1a1e09167a883ae5eb2e2c4b84a9a]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_2() {
-    verify_walk_calldata(splice(mha_0(), 70, 72, array![3, 0x11d1a1e09167a883ae5eb2e2c4b84a9a, 0x1fcff9887337b2dfa7a91fa11cb8ad06]));
+    verify_walk_calldata(splice(mha_0(), 69, 73, array![
+        77,
+        3,
+        3,
+        0x11d1a1e09167a883ae5eb2e2c4b84a9a,
+        0x1fcff9887337b2dfa7a91fa11cb8ad06,
+    ]));
 }
 
 /// proof layer.unpad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_3() {
-    verify_walk_calldata(splice(mha_0(), 69, 79, array![
+    verify_walk_calldata(splice(mha_0(), 69, 80, array![
+        73,
         2,
         2,
         0x11d1a1e09167a883ae5eb2e2c4b84a9a,
@@ -5957,7 +6216,8 @@ fn rejects_mha_0_3() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_4() {
-    verify_walk_calldata(splice(mha_0(), 69, 76, array![
+    verify_walk_calldata(splice(mha_0(), 69, 77, array![
+        79,
         4,
         2,
         0x11d1a1e09167a883ae5eb2e2c4b84a9a,
@@ -5975,28 +6235,57 @@ fn rejects_mha_0_4() {
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_mha_0_5() {
-    verify_walk_calldata(splice(mha_0(), 79, 80, array![0x18d99cae1aa83928f267397da0808375]));
+    verify_walk_calldata(splice(mha_0(), 80, 81, array![0x18d99cae1aa83928f267397da0808375]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_6() {
-    verify_walk_calldata(splice(mha_0(), 82, 83, array![0x1f01c020ffa3b2a9ed2aea60111bfa12]));
+    verify_walk_calldata(splice(mha_0(), 83, 84, array![0x1f01c020ffa3b2a9ed2aea60111bfa12]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_mha_0_7() {
-    verify_walk_calldata(splice(mha_0(), 81, 85, array![2, 0x1f01c020dfa3b2a9ed2aea60111bfa12, 0x1a7dd9d9c7232cd65fce8c0010bda08a]));
+    verify_walk_calldata(splice(mha_0(), 69, 86, array![
+        75,
+        3,
+        2,
+        0x11d1a1e09167a883ae5eb2e2c4b84a9a,
+        0x1fcff9887337b2dfa7a91fa11cb8ad06,
+        2,
+        0x19833ef6bb1dbb0cef9ca587a971ca4c,
+        0x1d9fd19aec562b55c40dc346fed6ed92,
+        2,
+        0x147ac9df6197a104092e70c5e130a532,
+        0x1562fc9328a140515d6b210e2429e929,
+        0x18d99cadfaa83928f267397da0808375,
+        3,
+        2,
+        0x1f01c020dfa3b2a9ed2aea60111bfa12,
+        0x1a7dd9d9c7232cd65fce8c0010bda08a,
+    ]));
 }
 
 /// proof layer.attend.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_mha_0_9() {
-    verify_walk_calldata(splice(mha_0(), 80, 92, array![
+    verify_walk_calldata(splice(mha_0(), 69, 93, array![
+        72,
+        3,
+        2,
+        0x11d1a1e09167a883ae5eb2e2c4b84a9a,
+        0x1fcff9887337b2dfa7a91fa11cb8ad06,
+        2,
+        0x19833ef6bb1dbb0cef9ca587a971ca4c,
+        0x1d9fd19aec562b55c40dc346fed6ed92,
+        2,
+        0x147ac9df6197a104092e70c5e130a532,
+        0x1562fc9328a140515d6b210e2429e929,
+        0x18d99cadfaa83928f267397da0808375,
         2,
         3,
         0x1f01c020dfa3b2a9ed2aea60111bfa12,
@@ -6012,112 +6301,112 @@ fn rejects_mha_0_9() {
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_11() {
-    verify_walk_calldata(splice(mha_0(), 93, 94, array![0x1b196501177b95d583f4e729e97b89b4]));
+    verify_walk_calldata(splice(mha_0(), 94, 95, array![0x1b196501177b95d583f4e729e97b89b4]));
 }
 
 /// proof layer.attend.right
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_mha_0_12() {
-    verify_walk_calldata(splice(mha_0(), 94, 95, array![0x11e7ade063603cf3583ea4f8512053ec]));
+    verify_walk_calldata(splice(mha_0(), 95, 96, array![0x11e7ade063603cf3583ea4f8512053ec]));
 }
 
 /// proof layer.mask.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_13() {
-    verify_walk_calldata(splice(mha_0(), 97, 98, array![0x1c297bb1387c6283ab86dd9d8053d8c0]));
+    verify_walk_calldata(splice(mha_0(), 98, 99, array![0x1c297bb1387c6283ab86dd9d8053d8c0]));
 }
 
 /// proof layer.mask.value
 #[test]
 #[should_panic(expected: ('mha.mask',))]
 fn rejects_mha_0_18() {
-    verify_walk_calldata(splice(mha_0(), 116, 117, array![0x11ee361fe4edc870754d7b81c1ad0b5e]));
+    verify_walk_calldata(splice(mha_0(), 117, 118, array![0x11ee361fe4edc870754d7b81c1ad0b5e]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_19() {
-    verify_walk_calldata(splice(mha_0(), 119, 120, array![0x1780bdd6544d11463271c97ec29e76d6]));
+    verify_walk_calldata(splice(mha_0(), 120, 121, array![0x1780bdd6544d11463271c97ec29e76d6]));
 }
 
 /// proof layer.heads.left
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_24() {
-    verify_walk_calldata(splice(mha_0(), 130, 131, array![0x14758391ad345b8e462235ce9bd7310c]));
+    verify_walk_calldata(splice(mha_0(), 131, 132, array![0x14758391ad345b8e462235ce9bd7310c]));
 }
 
 /// proof layer.heads.right
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_25() {
-    verify_walk_calldata(splice(mha_0(), 131, 132, array![0x1410f9432d09fe2f261fb4543426aa1b]));
+    verify_walk_calldata(splice(mha_0(), 132, 133, array![0x1410f9432d09fe2f261fb4543426aa1b]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_26() {
-    verify_walk_calldata(splice(mha_0(), 134, 135, array![0x1b520d4a0a977b138359ab5c857d831f]));
+    verify_walk_calldata(splice(mha_0(), 135, 136, array![0x1b520d4a0a977b138359ab5c857d831f]));
 }
 
 /// proof layer.pad.q
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_31() {
-    verify_walk_calldata(splice(mha_0(), 142, 143, array![0x1c90cbab22a32db77c352584b51f2df8]));
+    verify_walk_calldata(splice(mha_0(), 143, 144, array![0x1c90cbab22a32db77c352584b51f2df8]));
 }
 
 /// proof layer.pad.k
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_mha_0_32() {
-    verify_walk_calldata(splice(mha_0(), 143, 144, array![0x1c308a5bacf249aca9be0997949a95b6]));
+    verify_walk_calldata(splice(mha_0(), 144, 145, array![0x1c308a5bacf249aca9be0997949a95b6]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_34() {
-    verify_walk_calldata(splice(mha_0(), 147, 148, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 148, 149, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_35() {
-    verify_walk_calldata(splice(mha_0(), 145, 148, array![3]));
+    verify_walk_calldata(splice(mha_0(), 146, 149, array![3]));
 }
 
 /// proof inputs.k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_36() {
-    verify_walk_calldata(splice(mha_0(), 149, 150, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 150, 151, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_37() {
-    verify_walk_calldata(splice(mha_0(), 145, 149, array![3, 97]));
+    verify_walk_calldata(splice(mha_0(), 146, 150, array![3, 97]));
 }
 
 /// proof inputs.q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_mha_0_38() {
-    verify_walk_calldata(splice(mha_0(), 151, 152, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(mha_0(), 152, 153, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.q-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_mha_0_39() {
-    verify_walk_calldata(splice(mha_0(), 145, 151, array![3, 97, 1, 107]));
+    verify_walk_calldata(splice(mha_0(), 146, 152, array![3, 97, 1, 107]));
 }
 
 /// statement inputs.a[8]
@@ -6169,11 +6458,11 @@ fn rejects_mha_0_57() {
     verify_walk_calldata(splice(mha_0(), 62, 63, array![1]));
 }
 
-/// felt 156 + 1
+/// felt 157 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_mha_0_60() {
-    verify_walk_calldata(splice(mha_0(), 156, 157, array![2]));
+    verify_walk_calldata(splice(mha_0(), 157, 158, array![2]));
 }
 
 /// a witness commitment on a kind without advice
@@ -6190,7 +6479,7 @@ fn rejects_mha_0_61() {
     ]));
 }
 
-/// An honest mha proof, dims 5×3×6×0, public weights (287 felts).
+/// An honest mha proof, dims 5×3×6×0, public weights (288 felts).
 pub fn mha_1() -> Array<felt252> {
     array![
         3,
@@ -6352,6 +6641,7 @@ pub fn mha_1() -> Array<felt252> {
         0,
         0,
         3,
+        116,
         5,
         2,
         0x1149017f9a7bd52472956329132801a7,
@@ -6488,7 +6778,7 @@ fn accepts_mha_1() {
     assert_eq!(verify_walk_calldata(mha_1()), 0x71af70f0ad194fd16a4c0ec0932b870c56919a23e0327124270dc406f04af7f);
 }
 
-/// An honest mha proof, dims 3×2×3×1, committed inputs, outputs and weights (309 felts).
+/// An honest mha proof, dims 3×2×3×1, committed inputs, outputs and weights (310 felts).
 pub fn mha_0_io() -> Array<felt252> {
     array![
         3,
@@ -6562,6 +6852,7 @@ pub fn mha_0_io() -> Array<felt252> {
         7561069,
         0x1ea307b379ae0704aec77df2d71e1cd1,
         3,
+        76,
         3,
         2,
         0x1c7702047ff0862dc46152c867f0de20,
@@ -6854,28 +7145,28 @@ fn rejects_mha_0_io_5() {
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_mha_0_io_6() {
-    verify_walk_calldata(splice(mha_0_io(), 123, 124, array![0x18316511f1023a4d8bd061c525c2e0e5]));
+    verify_walk_calldata(splice(mha_0_io(), 123, 124, array![0x1eb0aef8164690b5650231d803a95e6f]));
 }
 
-/// felt 184 + 1
+/// felt 185 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_mha_0_io_7() {
-    verify_walk_calldata(splice(mha_0_io(), 184, 185, array![0x1a271517dcd0f1807d05cb920144d2c1]));
+    verify_walk_calldata(splice(mha_0_io(), 185, 186, array![0x1a271517dcd0f1807d05cb920144d2c1]));
 }
 
-/// felt 246 + 1
+/// felt 247 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_mha_0_io_8() {
-    verify_walk_calldata(splice(mha_0_io(), 246, 247, array![0xe17b0a901a46ae409b1ad168054ddb3e18daf6e5088d81941b277272941698]));
+    verify_walk_calldata(splice(mha_0_io(), 247, 248, array![0xe17b0a901a46ae409b1ad168054ddb3e18daf6e5088d81941b277272941698]));
 }
 
-/// felt 308 + 1
+/// felt 309 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_mha_0_io_9() {
-    verify_walk_calldata(splice(mha_0_io(), 308, 309, array![1]));
+    verify_walk_calldata(splice(mha_0_io(), 309, 310, array![1]));
 }
 
 /// felt 63 + 1
@@ -7055,6 +7346,7 @@ pub fn mha_range_0() -> Array<felt252> {
         0,
         0,
         3,
+        106,
         4,
         2,
         0x1e5337c43214e5ad131c6ce00f3f81d0,
@@ -7267,6 +7559,7 @@ pub fn mha_range_1() -> Array<felt252> {
         0,
         0,
         3,
+        76,
         3,
         2,
         0x1561b59608238668e0034fe8ecdf82c4,
@@ -7446,6 +7739,7 @@ pub fn mha_range_2() -> Array<felt252> {
         0,
         0,
         3,
+        76,
         3,
         2,
         0x1073ac352719776c58420c44d0a146c6,
@@ -7612,6 +7906,7 @@ pub fn mha_range_3() -> Array<felt252> {
         0,
         0,
         3,
+        48,
         1,
         2,
         0x178d4b749eb9b7f14202a0ed5fecd6a7,
@@ -7687,7 +7982,7 @@ fn rejects_mha_range_3() {
     verify_walk_calldata(splice(mha_range_3(), 34, 35, array![0x10000000400000004000000000000001000000000003fffbfff80000000]));
 }
 
-/// An honest posenc proof, dims 3×10×5, public weights (56 felts).
+/// An honest posenc proof, dims 3×10×5, public weights (57 felts).
 pub fn posenc_0() -> Array<felt252> {
     array![
         3,
@@ -7733,6 +8028,7 @@ pub fn posenc_0() -> Array<felt252> {
         0,
         0,
         4,
+        5,
         0x177d631e01c463c5d0eff25cd642e429,
         2,
         0x1e7cd5203ba8fb9e6cf3561575bc2121,
@@ -7758,56 +8054,62 @@ fn accepts_posenc_0() {
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_posenc_0_0() {
-    verify_walk_calldata(splice(posenc_0(), 43, 44, array![0x177d631e21c463c5d0eff25cd642e429]));
+    verify_walk_calldata(splice(posenc_0(), 44, 45, array![0x177d631e21c463c5d0eff25cd642e429]));
 }
 
 /// proof layer.siblings[0]
 #[test]
 #[should_panic(expected: ('walk.weight_claim',))]
 fn rejects_posenc_0_1() {
-    verify_walk_calldata(splice(posenc_0(), 45, 46, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
+    verify_walk_calldata(splice(posenc_0(), 46, 47, array![0x1e7cd5205ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings-last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_2() {
-    verify_walk_calldata(splice(posenc_0(), 44, 47, array![1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
+    verify_walk_calldata(splice(posenc_0(), 43, 48, array![4, 0x177d631e01c463c5d0eff25cd642e429, 1, 0x1e7cd5203ba8fb9e6cf3561575bc2121]));
 }
 
 /// proof layer.siblings+last
 #[test]
 #[should_panic(expected: ('posenc.sibling_count',))]
 fn rejects_posenc_0_3() {
-    verify_walk_calldata(splice(posenc_0(), 44, 46, array![3, 0x1e7cd5203ba8fb9e6cf3561575bc2121, 0x15a29f9805313810d9fb2c4f89f35c29]));
+    verify_walk_calldata(splice(posenc_0(), 43, 47, array![
+        6,
+        0x177d631e01c463c5d0eff25cd642e429,
+        3,
+        0x1e7cd5203ba8fb9e6cf3561575bc2121,
+        0x15a29f9805313810d9fb2c4f89f35c29,
+    ]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_4() {
-    verify_walk_calldata(splice(posenc_0(), 50, 51, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 51, 52, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_5() {
-    verify_walk_calldata(splice(posenc_0(), 48, 51, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 49, 52, array![0]));
 }
 
 /// proof weights.p=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_6() {
-    verify_walk_calldata(splice(posenc_0(), 53, 54, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0(), 54, 55, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.p-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_posenc_0_7() {
-    verify_walk_calldata(splice(posenc_0(), 51, 54, array![0]));
+    verify_walk_calldata(splice(posenc_0(), 52, 55, array![0]));
 }
 
 /// statement inputs.x[7]
@@ -7866,18 +8168,11 @@ fn rejects_posenc_0_16() {
     verify_walk_calldata(splice(posenc_0(), 11, 12, array![6]));
 }
 
-/// felt 44 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_posenc_0_19() {
-    verify_walk_calldata(splice(posenc_0(), 44, 45, array![3]));
-}
-
-/// felt 55 + 1
+/// felt 56 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_posenc_0_20() {
-    verify_walk_calldata(splice(posenc_0(), 55, 56, array![2]));
+    verify_walk_calldata(splice(posenc_0(), 56, 57, array![2]));
 }
 
 /// a witness commitment on a kind without advice
@@ -7894,7 +8189,7 @@ fn rejects_posenc_0_21() {
     ]));
 }
 
-/// An honest posenc proof, dims 5×64×7, public weights (113 felts).
+/// An honest posenc proof, dims 5×64×7, public weights (114 felts).
 pub fn posenc_1() -> Array<felt252> {
     array![
         3,
@@ -7996,6 +8291,7 @@ pub fn posenc_1() -> Array<felt252> {
         0,
         0,
         4,
+        6,
         0x1ac42eca43195d8e2019209c46afb723,
         3,
         0x1ac7f713c8f9268e6284762d92545194,
@@ -8018,7 +8314,7 @@ fn accepts_posenc_1() {
     assert_eq!(verify_walk_calldata(posenc_1()), 0x252aa33d176261688831fa8fd00db73443a3470a759127164bf80055831f066);
 }
 
-/// An honest posenc proof, dims 3×10×5, committed weights (163 felts).
+/// An honest posenc proof, dims 3×10×5, committed weights (164 felts).
 pub fn posenc_0_committed() -> Array<felt252> {
     array![
         3,
@@ -8060,6 +8356,7 @@ pub fn posenc_0_committed() -> Array<felt252> {
         0,
         0,
         4,
+        5,
         0x166a99201b2e642a2954b62caeec24de,
         2,
         0x12214a875c2ece750276cff71078c3dd,
@@ -8196,42 +8493,42 @@ fn accepts_posenc_0_committed() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_posenc_0_committed_0() {
-    verify_walk_calldata(splice(posenc_0_committed(), 46, 47, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(posenc_0_committed(), 47, 48, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_posenc_0_committed_1() {
-    verify_walk_calldata(splice(posenc_0_committed(), 44, 47, array![0]));
+    verify_walk_calldata(splice(posenc_0_committed(), 45, 48, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_2() {
-    verify_walk_calldata(splice(posenc_0_committed(), 53, 54, array![0x1c3cfa9c75ddf1d347b01b5a1f3a7791]));
+    verify_walk_calldata(splice(posenc_0_committed(), 54, 55, array![0x1c3cfa9c75ddf1d347b01b5a1f3a7791]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_3() {
-    verify_walk_calldata(splice(posenc_0_committed(), 52, 55, array![1, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791]));
+    verify_walk_calldata(splice(posenc_0_committed(), 53, 56, array![1, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_posenc_0_committed_4() {
-    verify_walk_calldata(splice(posenc_0_committed(), 52, 54, array![3, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791, 0x13890c3ccebe2cef1e1eaa889b16ccb5]));
+    verify_walk_calldata(splice(posenc_0_committed(), 53, 55, array![3, 0x1c3cfa9c55ddf1d347b01b5a1f3a7791, 0x13890c3ccebe2cef1e1eaa889b16ccb5]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_posenc_0_committed_5() {
-    verify_walk_calldata(splice(posenc_0_committed(), 51, 73, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 74, array![
         6,
         2,
         0x1c3cfa9c55ddf1d347b01b5a1f3a7791,
@@ -8258,7 +8555,7 @@ fn rejects_posenc_0_committed_5() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_posenc_0_committed_6() {
-    verify_walk_calldata(splice(posenc_0_committed(), 51, 70, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 52, 71, array![
         8,
         2,
         0x1c3cfa9c55ddf1d347b01b5a1f3a7791,
@@ -8288,63 +8585,63 @@ fn rejects_posenc_0_committed_6() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_7() {
-    verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![0x9475d44e0942c3a88c990b488e9b3659]));
+    verify_walk_calldata(splice(posenc_0_committed(), 75, 76, array![0x9475d44e0942c3a88c990b488e9b3659]));
 }
 
 /// proof opening.layer_roots-last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_posenc_0_committed_8() {
-    verify_walk_calldata(splice(posenc_0_committed(), 73, 76, array![0]));
+    verify_walk_calldata(splice(posenc_0_committed(), 74, 77, array![0]));
 }
 
 /// proof opening.layer_roots+last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_posenc_0_committed_9() {
-    verify_walk_calldata(splice(posenc_0_committed(), 73, 74, array![2, 0x9475d44e0942c3a88c990b488e9b3658, 0x406dc17c5bb057850f50cb7ab4770fc]));
+    verify_walk_calldata(splice(posenc_0_committed(), 74, 75, array![2, 0x9475d44e0942c3a88c990b488e9b3658, 0x406dc17c5bb057850f50cb7ab4770fc]));
 }
 
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_posenc_0_committed_10() {
-    verify_walk_calldata(splice(posenc_0_committed(), 76, 77, array![0x1334e8bbceb8d3e797806499a7a4ffe5]));
+    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![0x1334e8bbceb8d3e797806499a7a4ffe5]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_posenc_0_committed_11() {
-    verify_walk_calldata(splice(posenc_0_committed(), 77, 78, array![11081]));
+    verify_walk_calldata(splice(posenc_0_committed(), 78, 79, array![11081]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_12() {
-    verify_walk_calldata(splice(posenc_0_committed(), 80, 81, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
+    verify_walk_calldata(splice(posenc_0_committed(), 81, 82, array![0xb1fa5d5d2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_13() {
-    verify_walk_calldata(splice(posenc_0_committed(), 81, 82, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
+    verify_walk_calldata(splice(posenc_0_committed(), 82, 83, array![0x700000001a6a292764df15234c7425b3d6bd171e05c6b1c3b9a15b7d5316634]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_14() {
-    verify_walk_calldata(splice(posenc_0_committed(), 82, 82, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
+    verify_walk_calldata(splice(posenc_0_committed(), 83, 83, array![0x1000000000000000000000000000000000000000000000000000000454b2509]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_15() {
-    verify_walk_calldata(splice(posenc_0_committed(), 79, 144, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 80, 145, array![
         31,
         0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555628,
         0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b2509,
@@ -8415,31 +8712,31 @@ fn rejects_posenc_0_committed_15() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_16() {
-    verify_walk_calldata(splice(splice(posenc_0_committed(), 144, 144, array![
+    verify_walk_calldata(splice(splice(posenc_0_committed(), 145, 145, array![
         0x94bfecac72bc5c8f11ac50946163eba1d452b05e5732ec75223c6cb4320a6b,
         0x308320a393b08a469c29b8f555e42d50409548b4401e3217d0b58eec5ca04b,
-    ]), 79, 80, array![33]));
+    ]), 80, 81, array![33]));
 }
 
 /// proof opening.layer_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_17() {
-    verify_walk_calldata(splice(posenc_0_committed(), 146, 147, array![0xd2f60d9439ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
+    verify_walk_calldata(splice(posenc_0_committed(), 147, 148, array![0xd2f60d9439ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_posenc_0_committed_18() {
-    verify_walk_calldata(splice(posenc_0_committed(), 149, 150, array![0x7000000016f7610dc1dbb319669b9d2f9c36319634088a50de794bebce9c1c2]));
+    verify_walk_calldata(splice(posenc_0_committed(), 150, 151, array![0x7000000016f7610dc1dbb319669b9d2f9c36319634088a50de794bebce9c1c2]));
 }
 
 /// proof opening.layer_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_posenc_0_committed_20() {
-    verify_walk_calldata(splice(posenc_0_committed(), 145, 162, array![
+    verify_walk_calldata(splice(posenc_0_committed(), 146, 163, array![
         3,
         0xd2f60d9239ee010cfed02ee92f5d23576d75d4aa84ed780894c6662020629a,
         0x35704695954d9615ec4d9905185ddc8160a5adf10db2d4a9b5f3559ff61f82,
@@ -8460,7 +8757,7 @@ fn rejects_posenc_0_committed_20() {
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_committed_22() {
-    verify_walk_calldata(splice(posenc_0_committed(), 145, 163, array![]));
+    verify_walk_calldata(splice(posenc_0_committed(), 146, 164, array![]));
 }
 
 /// statement inputs.x[7]
@@ -8512,25 +8809,25 @@ fn rejects_posenc_0_committed_30() {
     verify_walk_calldata(splice(posenc_0_committed(), 0, 1, array![4]));
 }
 
-/// felt 64 + 1
+/// felt 65 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_posenc_0_committed_32() {
-    verify_walk_calldata(splice(posenc_0_committed(), 64, 65, array![3]));
+    verify_walk_calldata(splice(posenc_0_committed(), 65, 66, array![3]));
 }
 
 /// felt 97 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_committed_33() {
-    verify_walk_calldata(splice(posenc_0_committed(), 97, 98, array![0xbdc11b79a5cf06be80a7eefb890cd9b1c268f6a3faaeb12eed55b8abbf095b]));
+    verify_walk_calldata(splice(posenc_0_committed(), 97, 98, array![0xaf6e2e02a18d6234fbb981b9051ad8c09a1f7739104f4fcd4cd164b87e42f8]));
 }
 
-/// felt 162 + 1
+/// felt 163 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_committed_35() {
-    verify_walk_calldata(splice(posenc_0_committed(), 162, 163, array![1]));
+    verify_walk_calldata(splice(posenc_0_committed(), 163, 164, array![1]));
 }
 
 /// a witness commitment on a kind without advice
@@ -8547,7 +8844,7 @@ fn rejects_posenc_0_committed_36() {
     ]));
 }
 
-/// An honest posenc proof, dims 3×10×5, bound weights (168 felts).
+/// An honest posenc proof, dims 3×10×5, bound weights (169 felts).
 pub fn posenc_0_bound() -> Array<felt252> {
     array![
         3,
@@ -8594,6 +8891,7 @@ pub fn posenc_0_bound() -> Array<felt252> {
         0,
         0,
         4,
+        5,
         0x119fb0e3e1c9597fcad68747579b6b4d,
         2,
         0x1e7cc5d00c85be1452c1e14cb72f68ad,
@@ -8726,7 +9024,7 @@ fn accepts_posenc_0_bound() {
     assert_eq!(verify_walk_calldata(posenc_0_bound()), 0x7ed10f022662d8e7da3c826b1188f71dcb8346d7d556abd95aefa89d2590bfd);
 }
 
-/// An honest posenc proof, dims 3×10×5, committed inputs, outputs and weights (246 felts).
+/// An honest posenc proof, dims 3×10×5, committed inputs, outputs and weights (247 felts).
 pub fn posenc_0_io() -> Array<felt252> {
     array![
         3,
@@ -8771,6 +9069,7 @@ pub fn posenc_0_io() -> Array<felt252> {
         111,
         0x165acc8753958ab9ba4424e368f2e259,
         4,
+        28,
         0x12c3f86f0ba9e13028b4862be4ef0186,
         2,
         0x17e5c63fadd08ed7f5c114692573faff,
@@ -9006,37 +9305,37 @@ fn rejects_posenc_0_io_2() {
 
 /// felt 49 + 1
 #[test]
-#[should_panic(expected: ('padding.empty_rows',))]
+#[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_posenc_0_io_3() {
-    verify_walk_calldata(splice(posenc_0_io(), 49, 50, array![0x10000000000000000000000000000001]));
+    verify_walk_calldata(splice(posenc_0_io(), 49, 50, array![4]));
 }
 
 /// felt 98 + 1
 #[test]
 #[should_panic(expected: ('pcs.merge',))]
 fn rejects_posenc_0_io_4() {
-    verify_walk_calldata(splice(posenc_0_io(), 98, 99, array![0x157f275b8a655c957479e8766361c283]));
+    verify_walk_calldata(splice(posenc_0_io(), 98, 99, array![0x1411b26963e5bfc05dd8ce4a47cf6050]));
 }
 
 /// felt 147 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_5() {
-    verify_walk_calldata(splice(posenc_0_io(), 147, 148, array![0xd351493b26f8a91a63a12d9eb5e8b8f02e358e1dcd0adbea98b31a454b250a]));
+    verify_walk_calldata(splice(posenc_0_io(), 147, 148, array![0xb1fa5d5b2104f8d9bf5d2ac0ff146b41a777fa996b81c765b5f6b314555629]));
 }
 
 /// felt 196 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_posenc_0_io_6() {
-    verify_walk_calldata(splice(posenc_0_io(), 196, 197, array![0xbe23960a50cbd9726817929bfc27b4f1406dd4f90b25a1fe180c37ab02d60f]));
+    verify_walk_calldata(splice(posenc_0_io(), 196, 197, array![0x663069e58f6d37ebf8ff87c392365067548aee604bd08eba3f3ead2201069c]));
 }
 
-/// felt 245 + 1
+/// felt 246 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_posenc_0_io_7() {
-    verify_walk_calldata(splice(posenc_0_io(), 245, 246, array![1]));
+    verify_walk_calldata(splice(posenc_0_io(), 246, 247, array![1]));
 }
 
 /// felt 36 + 1
@@ -9074,6 +9373,13 @@ fn rejects_posenc_0_io_12() {
     verify_walk_calldata(splice(posenc_0_io(), 32, 33, array![0x5ef20802992def636da583b0a5a3651]));
 }
 
+/// felt 31 + 1
+#[test]
+#[should_panic(expected: ('padding.empty_rows',))]
+fn rejects_posenc_0_io_13() {
+    verify_walk_calldata(splice(posenc_0_io(), 31, 32, array![0x847abc3ed817edb02cf7227505d0d775]));
+}
+
 /// felt 30 + 1
 #[test]
 #[should_panic(expected: ('statement.shape',))]
@@ -9102,7 +9408,7 @@ fn rejects_posenc_0_io_18() {
     verify_walk_calldata(splice(posenc_0_io(), 26, 27, array![0x706f736569646f6f]));
 }
 
-/// An honest matmul proof, dims 3×5×2, public weights (62 felts).
+/// An honest matmul proof, dims 3×5×2, public weights (63 felts).
 pub fn matmul_0() -> Array<felt252> {
     array![
         3,
@@ -9141,6 +9447,7 @@ pub fn matmul_0() -> Array<felt252> {
         0,
         0,
         5,
+        18,
         0,
         3,
         3,
@@ -9179,21 +9486,31 @@ fn accepts_matmul_0() {
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_0() {
-    verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x1feac4e28555a3485e1bf8af4b8afd76]));
+    verify_walk_calldata(splice(matmul_0(), 40, 41, array![0x1feac4e28555a3485e1bf8af4b8afd76]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_1() {
-    verify_walk_calldata(splice(matmul_0(), 38, 42, array![2, 0x1feac4e26555a3485e1bf8af4b8afd76, 0x16985b8e3b1328637c9fcddcd6a6c4d2]));
+    verify_walk_calldata(splice(matmul_0(), 36, 43, array![
+        17,
+        0,
+        3,
+        2,
+        0x1feac4e26555a3485e1bf8af4b8afd76,
+        0x16985b8e3b1328637c9fcddcd6a6c4d2,
+    ]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_matmul_0_2() {
-    verify_walk_calldata(splice(matmul_0(), 38, 41, array![
+    verify_walk_calldata(splice(matmul_0(), 36, 42, array![
+        19,
+        0,
+        3,
         4,
         0x1feac4e26555a3485e1bf8af4b8afd76,
         0x16985b8e3b1328637c9fcddcd6a6c4d2,
@@ -9205,7 +9522,9 @@ fn rejects_matmul_0_2() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_matmul_0_3() {
-    verify_walk_calldata(splice(matmul_0(), 37, 50, array![
+    verify_walk_calldata(splice(matmul_0(), 36, 51, array![
+        14,
+        0,
         2,
         3,
         0x1feac4e26555a3485e1bf8af4b8afd76,
@@ -9222,7 +9541,9 @@ fn rejects_matmul_0_3() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_matmul_0_4() {
-    verify_walk_calldata(splice(matmul_0(), 37, 46, array![
+    verify_walk_calldata(splice(matmul_0(), 36, 47, array![
+        22,
+        0,
         4,
         3,
         0x1feac4e26555a3485e1bf8af4b8afd76,
@@ -9243,63 +9564,117 @@ fn rejects_matmul_0_4() {
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_5() {
-    verify_walk_calldata(splice(matmul_0(), 51, 52, array![0x1fe80418b6a7738fe4a722f90c783906]));
+    verify_walk_calldata(splice(matmul_0(), 52, 53, array![0x1fe80418b6a7738fe4a722f90c783906]));
 }
 
 /// proof layer.x-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_6() {
-    verify_walk_calldata(splice(matmul_0(), 50, 52, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 36, 53, array![
+        17,
+        0,
+        3,
+        3,
+        0x1feac4e26555a3485e1bf8af4b8afd76,
+        0x16985b8e3b1328637c9fcddcd6a6c4d2,
+        0x1d9b33af88a66bd0570d8243673064d2,
+        3,
+        0x154bea11606d3623671519001627674b,
+        0x14a86515a27e7ae609516f8b1a9d5a2e,
+        0x1de47b34eab7f396aa379c9e6a156581,
+        3,
+        0x11b8ded76ebe393fac2e6dbb72419953,
+        0x191a41b65446ac4fa0ebd472d7dc3c65,
+        0x1a8577c617158f4ab632b6f354909de0,
+        0,
+    ]));
 }
 
 /// proof layer.x+last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_7() {
-    verify_walk_calldata(splice(matmul_0(), 50, 51, array![2, 0x1fe8041896a7738fe4a722f90c783906]));
+    verify_walk_calldata(splice(matmul_0(), 36, 52, array![
+        19,
+        0,
+        3,
+        3,
+        0x1feac4e26555a3485e1bf8af4b8afd76,
+        0x16985b8e3b1328637c9fcddcd6a6c4d2,
+        0x1d9b33af88a66bd0570d8243673064d2,
+        3,
+        0x154bea11606d3623671519001627674b,
+        0x14a86515a27e7ae609516f8b1a9d5a2e,
+        0x1de47b34eab7f396aa379c9e6a156581,
+        3,
+        0x11b8ded76ebe393fac2e6dbb72419953,
+        0x191a41b65446ac4fa0ebd472d7dc3c65,
+        0x1a8577c617158f4ab632b6f354909de0,
+        2,
+        0x1fe8041896a7738fe4a722f90c783906,
+    ]));
 }
 
 /// proof layer.w[0]
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_8() {
-    verify_walk_calldata(splice(matmul_0(), 53, 54, array![0x10bcaf652d3f5101c9e5609f40c800d3]));
+    verify_walk_calldata(splice(matmul_0(), 54, 55, array![0x10bcaf652d3f5101c9e5609f40c800d3]));
 }
 
 /// proof layer.w-last
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_9() {
-    verify_walk_calldata(splice(matmul_0(), 52, 54, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 36, 55, array![
+        17,
+        0,
+        3,
+        3,
+        0x1feac4e26555a3485e1bf8af4b8afd76,
+        0x16985b8e3b1328637c9fcddcd6a6c4d2,
+        0x1d9b33af88a66bd0570d8243673064d2,
+        3,
+        0x154bea11606d3623671519001627674b,
+        0x14a86515a27e7ae609516f8b1a9d5a2e,
+        0x1de47b34eab7f396aa379c9e6a156581,
+        3,
+        0x11b8ded76ebe393fac2e6dbb72419953,
+        0x191a41b65446ac4fa0ebd472d7dc3c65,
+        0x1a8577c617158f4ab632b6f354909de0,
+        1,
+        0x1fe8041896a7738fe4a722f90c783906,
+        0,
+    ]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_matmul_0_11() {
-    verify_walk_calldata(splice(matmul_0(), 56, 57, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0(), 57, 58, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_matmul_0_12() {
-    verify_walk_calldata(splice(matmul_0(), 54, 57, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 55, 58, array![0]));
 }
 
 /// proof weights.b=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_matmul_0_13() {
-    verify_walk_calldata(splice(matmul_0(), 59, 60, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0(), 60, 61, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.b-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_matmul_0_14() {
-    verify_walk_calldata(splice(matmul_0(), 57, 60, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 58, 61, array![0]));
 }
 
 /// statement dims[0]
@@ -9351,18 +9726,18 @@ fn rejects_matmul_0_24() {
     verify_walk_calldata(splice(matmul_0(), 24, 25, array![3]));
 }
 
-/// felt 36 + 1
+/// felt 37 + 1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_matmul_0_25() {
-    verify_walk_calldata(splice(matmul_0(), 36, 37, array![1]));
+    verify_walk_calldata(splice(matmul_0(), 37, 38, array![1]));
 }
 
-/// felt 61 + 1
+/// felt 62 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_matmul_0_27() {
-    verify_walk_calldata(splice(matmul_0(), 61, 62, array![2]));
+    verify_walk_calldata(splice(matmul_0(), 62, 63, array![2]));
 }
 
 /// layer as linear's variant
@@ -9393,7 +9768,7 @@ fn rejects_matmul_0_31() {
     ]));
 }
 
-/// An honest matmul proof, dims 5×3×7, public weights (63 felts).
+/// An honest matmul proof, dims 5×3×7, public weights (64 felts).
 pub fn matmul_1() -> Array<felt252> {
     array![
         3,
@@ -9437,6 +9812,7 @@ pub fn matmul_1() -> Array<felt252> {
         0,
         0,
         5,
+        14,
         0,
         2,
         3,
@@ -9467,7 +9843,7 @@ fn accepts_matmul_1() {
     assert_eq!(verify_walk_calldata(matmul_1()), 0x597aa82888a6b94282f6384e2fb333968c859ac7abb41e0d3657e5b0e3572ff);
 }
 
-/// An honest matmul proof, dims 3×5×2, committed weights (89 felts).
+/// An honest matmul proof, dims 3×5×2, committed weights (90 felts).
 pub fn matmul_0_committed() -> Array<felt252> {
     array![
         3,
@@ -9507,6 +9883,7 @@ pub fn matmul_0_committed() -> Array<felt252> {
         0,
         0,
         5,
+        18,
         0,
         3,
         3,
@@ -9571,42 +9948,42 @@ fn accepts_matmul_0_committed() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_matmul_0_committed_0() {
-    verify_walk_calldata(splice(matmul_0_committed(), 57, 58, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0_committed(), 58, 59, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_matmul_0_committed_1() {
-    verify_walk_calldata(splice(matmul_0_committed(), 55, 58, array![0]));
+    verify_walk_calldata(splice(matmul_0_committed(), 56, 59, array![0]));
 }
 
 /// proof opening.fold.rounds[0][0]
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_committed_2() {
-    verify_walk_calldata(splice(matmul_0_committed(), 64, 65, array![0x1fee66d9b77a7fbec53edac4e18da58b]));
+    verify_walk_calldata(splice(matmul_0_committed(), 65, 66, array![0x1fee66d9b77a7fbec53edac4e18da58b]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_matmul_0_committed_3() {
-    verify_walk_calldata(splice(matmul_0_committed(), 63, 66, array![1, 0x1fee66d9977a7fbec53edac4e18da58b]));
+    verify_walk_calldata(splice(matmul_0_committed(), 64, 67, array![1, 0x1fee66d9977a7fbec53edac4e18da58b]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_matmul_0_committed_4() {
-    verify_walk_calldata(splice(matmul_0_committed(), 63, 65, array![3, 0x1fee66d9977a7fbec53edac4e18da58b, 0x19e5de20dc6334f25bf98414a59324fd]));
+    verify_walk_calldata(splice(matmul_0_committed(), 64, 66, array![3, 0x1fee66d9977a7fbec53edac4e18da58b, 0x19e5de20dc6334f25bf98414a59324fd]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_matmul_0_committed_5() {
-    verify_walk_calldata(splice(matmul_0_committed(), 62, 75, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 63, 76, array![
         3,
         2,
         0x1fee66d9977a7fbec53edac4e18da58b,
@@ -9624,7 +10001,7 @@ fn rejects_matmul_0_committed_5() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_matmul_0_committed_6() {
-    verify_walk_calldata(splice(matmul_0_committed(), 62, 72, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 63, 73, array![
         5,
         2,
         0x1fee66d9977a7fbec53edac4e18da58b,
@@ -9645,42 +10022,42 @@ fn rejects_matmul_0_committed_6() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_committed_7() {
-    verify_walk_calldata(splice(matmul_0_committed(), 76, 77, array![0x155e7df9daa3b5c1497f1d4c9916c5c9]));
+    verify_walk_calldata(splice(matmul_0_committed(), 77, 78, array![0x155e7df9daa3b5c1497f1d4c9916c5c9]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_matmul_0_committed_8() {
-    verify_walk_calldata(splice(matmul_0_committed(), 77, 78, array![252918]));
+    verify_walk_calldata(splice(matmul_0_committed(), 78, 79, array![252918]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_matmul_0_committed_9() {
-    verify_walk_calldata(splice(matmul_0_committed(), 80, 81, array![0x174f7d48e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
+    verify_walk_calldata(splice(matmul_0_committed(), 81, 82, array![0x174f7d48e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_matmul_0_committed_10() {
-    verify_walk_calldata(splice(matmul_0_committed(), 81, 82, array![0x7000000006257f5d09e03f8135d1cc3d25475d2c289e16f5e0d6edcc85594cb]));
+    verify_walk_calldata(splice(matmul_0_committed(), 82, 83, array![0x7000000006257f5d09e03f8135d1cc3d25475d2c289e16f5e0d6edcc85594cb]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_matmul_0_committed_11() {
-    verify_walk_calldata(splice(matmul_0_committed(), 82, 82, array![0x100000000000000000000000000000000000000000000000000000078baf672]));
+    verify_walk_calldata(splice(matmul_0_committed(), 83, 83, array![0x100000000000000000000000000000000000000000000000000000078baf672]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_matmul_0_committed_12() {
-    verify_walk_calldata(splice(matmul_0_committed(), 79, 88, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 80, 89, array![
         3,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
         0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
@@ -9695,7 +10072,7 @@ fn rejects_matmul_0_committed_12() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_matmul_0_committed_13() {
-    verify_walk_calldata(splice(matmul_0_committed(), 79, 86, array![
+    verify_walk_calldata(splice(matmul_0_committed(), 80, 87, array![
         5,
         0x174f7d46e559b46ec59c0aa2a743985f7cf8eb0bcf11b222eec1354ab9a67c,
         0x312bfae84f01fc09ae8e61e92a3ae96144f0b7af06b76e642aca65f8baf672,
@@ -9771,25 +10148,25 @@ fn rejects_matmul_0_committed_22() {
     verify_walk_calldata(splice(matmul_0_committed(), 35, 36, array![1]));
 }
 
-/// felt 52 + 1
+/// felt 53 + 1
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_committed_23() {
-    verify_walk_calldata(splice(matmul_0_committed(), 52, 53, array![0x1ad82b8a819cbe297354e4476a1ce6fe]));
+    verify_walk_calldata(splice(matmul_0_committed(), 53, 54, array![0x1ad82b8a819cbe297354e4476a1ce6fe]));
 }
 
-/// felt 70 + 1
+/// felt 71 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_committed_24() {
-    verify_walk_calldata(splice(matmul_0_committed(), 70, 71, array![0x1d7b10db4e54ef07e5378473e1186017]));
+    verify_walk_calldata(splice(matmul_0_committed(), 71, 72, array![0x1d7b10db4e54ef07e5378473e1186017]));
 }
 
-/// felt 88 + 1
+/// felt 89 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_matmul_0_committed_25() {
-    verify_walk_calldata(splice(matmul_0_committed(), 88, 89, array![1]));
+    verify_walk_calldata(splice(matmul_0_committed(), 89, 90, array![1]));
 }
 
 /// layer as linear's variant
@@ -9810,7 +10187,7 @@ fn rejects_matmul_0_committed_27() {
 #[test]
 #[should_panic(expected: ('matmul.value_count',))]
 fn rejects_matmul_0_committed_28() {
-    verify_walk_calldata(splice(matmul_0_committed(), 37, 38, array![1, 0x10000000200000000000000000000000]));
+    verify_walk_calldata(splice(matmul_0_committed(), 37, 39, array![19, 1, 0x10000000200000000000000000000000]));
 }
 
 /// a witness commitment on a kind without advice
@@ -9827,7 +10204,7 @@ fn rejects_matmul_0_committed_29() {
     ]));
 }
 
-/// An honest matmul proof, dims 3×5×2, bound weights (94 felts).
+/// An honest matmul proof, dims 3×5×2, bound weights (95 felts).
 pub fn matmul_0_bound() -> Array<felt252> {
     array![
         3,
@@ -9872,6 +10249,7 @@ pub fn matmul_0_bound() -> Array<felt252> {
         0,
         0,
         5,
+        18,
         0,
         3,
         3,
@@ -9932,7 +10310,7 @@ fn accepts_matmul_0_bound() {
     assert_eq!(verify_walk_calldata(matmul_0_bound()), 0x50484f3dedd2a91c91bb76373ef81846a941c132f14ed2de9d8f88225406611);
 }
 
-/// An honest matmul proof, dims 3×5×2, committed inputs, outputs and weights (145 felts).
+/// An honest matmul proof, dims 3×5×2, committed inputs, outputs and weights (146 felts).
 pub fn matmul_0_io() -> Array<felt252> {
     array![
         3,
@@ -9977,6 +10355,7 @@ pub fn matmul_0_io() -> Array<felt252> {
         99,
         0x1b25fe68a22bd70d6b1ec6b020421a3f,
         5,
+        18,
         0,
         3,
         3,
@@ -10109,39 +10488,39 @@ fn rejects_matmul_0_io_2() {
     verify_walk_calldata(splice(matmul_0_io(), 0, 1, array![4]));
 }
 
-/// felt 28 + 1
+/// felt 29 + 1
 #[test]
-#[should_panic(expected: ('calldata.serde',))]
+#[should_panic(expected: ('statement.shape',))]
 fn rejects_matmul_0_io_3() {
-    verify_walk_calldata(splice(matmul_0_io(), 28, 29, array![3]));
+    verify_walk_calldata(splice(matmul_0_io(), 29, 30, array![4]));
 }
 
-/// felt 57 + 1
+/// felt 58 + 1
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation',))]
 fn rejects_matmul_0_io_4() {
-    verify_walk_calldata(splice(matmul_0_io(), 57, 58, array![0x11edc005c17b37096ffeea3ea70ae63d]));
+    verify_walk_calldata(splice(matmul_0_io(), 58, 59, array![0x11edc005c17b37096ffeea3ea70ae63d]));
 }
 
-/// felt 86 + 1
+/// felt 87 + 1
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_matmul_0_io_5() {
-    verify_walk_calldata(splice(matmul_0_io(), 86, 87, array![0x1837d6fb62a429ad20a02f9ef935de11]));
+    verify_walk_calldata(splice(matmul_0_io(), 87, 88, array![0x1837d6fb62a429ad20a02f9ef935de11]));
 }
 
-/// felt 115 + 1
+/// felt 116 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_matmul_0_io_6() {
-    verify_walk_calldata(splice(matmul_0_io(), 115, 116, array![0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f2]));
+    verify_walk_calldata(splice(matmul_0_io(), 116, 117, array![0xd68f9be781be53d52205a62e7cd905e172b7aff9e2087ffd2426441ad6c5f2]));
 }
 
-/// felt 144 + 1
+/// felt 145 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_matmul_0_io_7() {
-    verify_walk_calldata(splice(matmul_0_io(), 144, 145, array![1]));
+    verify_walk_calldata(splice(matmul_0_io(), 145, 146, array![1]));
 }
 
 /// felt 36 + 1
@@ -10186,11 +10565,11 @@ fn rejects_matmul_0_io_14() {
     verify_walk_calldata(splice(matmul_0_io(), 30, 31, array![3]));
 }
 
-/// felt 29 + 1
+/// felt 28 + 1
 #[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_matmul_0_io_15() {
-    verify_walk_calldata(splice(matmul_0_io(), 29, 30, array![4]));
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_matmul_0_io_16() {
+    verify_walk_calldata(splice(matmul_0_io(), 28, 29, array![3]));
 }
 
 /// felt 26 + 1
@@ -10200,7 +10579,7 @@ fn rejects_matmul_0_io_18() {
     verify_walk_calldata(splice(matmul_0_io(), 26, 27, array![0x706f736569646f6f]));
 }
 
-/// An honest attn proof, dims 3×2×2×1×25×5793×19×132×9, public weights (8223 felts).
+/// An honest attn proof, dims 3×2×2×1×25×5793×19×132×9, public weights (8224 felts).
 pub fn attn_0() -> Array<felt252> {
     array![
         3,
@@ -10258,6 +10637,7 @@ pub fn attn_0() -> Array<felt252> {
         0,
         0,
         6,
+        946,
         2,
         2,
         0x15519900589f92c17eac9ba4e343a1ad,
@@ -18438,35 +18818,48 @@ fn accepts_attn_0() {
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_attn_0_0() {
-    verify_walk_calldata(splice(attn_0(), 57, 58, array![0x15519900789f92c17eac9ba4e343a1ad]));
+    verify_walk_calldata(splice(attn_0(), 58, 59, array![0x15519900789f92c17eac9ba4e343a1ad]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_attn_0_1() {
-    verify_walk_calldata(splice(attn_0(), 56, 59, array![1, 0x15519900589f92c17eac9ba4e343a1ad]));
+    verify_walk_calldata(splice(attn_0(), 55, 60, array![945, 2, 1, 0x15519900589f92c17eac9ba4e343a1ad]));
 }
 
 /// proof layer.unpad.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_attn_0_2() {
-    verify_walk_calldata(splice(attn_0(), 56, 58, array![3, 0x15519900589f92c17eac9ba4e343a1ad, 0x1bc2a49210f65bbdab39380ddbb42ec0]));
+    verify_walk_calldata(splice(attn_0(), 55, 59, array![
+        947,
+        2,
+        3,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+    ]));
 }
 
 /// proof layer.unpad.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_attn_0_3() {
-    verify_walk_calldata(splice(attn_0(), 55, 62, array![1, 2, 0x15519900589f92c17eac9ba4e343a1ad, 0x1bc2a49210f65bbdab39380ddbb42ec0]));
+    verify_walk_calldata(splice(attn_0(), 55, 63, array![
+        943,
+        1,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+    ]));
 }
 
 /// proof layer.unpad.sumcheck.rounds+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_attn_0_4() {
-    verify_walk_calldata(splice(attn_0(), 55, 59, array![
+    verify_walk_calldata(splice(attn_0(), 55, 60, array![
+        949,
         3,
         2,
         0x15519900589f92c17eac9ba4e343a1ad,
@@ -18481,28 +18874,51 @@ fn rejects_attn_0_4() {
 #[test]
 #[should_panic(expected: ('mha.unpad',))]
 fn rejects_attn_0_5() {
-    verify_walk_calldata(splice(attn_0(), 62, 63, array![0x12e553566532608927e4aa0e83302536]));
+    verify_walk_calldata(splice(attn_0(), 63, 64, array![0x12e553566532608927e4aa0e83302536]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_attn_0_6() {
-    verify_walk_calldata(splice(attn_0(), 65, 66, array![0x113ab2e3e95d2c9d1da88f26ca9773a1]));
+    verify_walk_calldata(splice(attn_0(), 66, 67, array![0x113ab2e3e95d2c9d1da88f26ca9773a1]));
 }
 
 /// proof layer.attend.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_attn_0_7() {
-    verify_walk_calldata(splice(attn_0(), 64, 68, array![2, 0x113ab2e3c95d2c9d1da88f26ca9773a1, 0x1f524650fe2325e90c927edcd8feaaa3]));
+    verify_walk_calldata(splice(attn_0(), 55, 69, array![
+        945,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        2,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+    ]));
 }
 
 /// proof layer.attend.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_attn_0_9() {
-    verify_walk_calldata(splice(attn_0(), 63, 75, array![
+    verify_walk_calldata(splice(attn_0(), 55, 76, array![
+        942,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
         2,
         3,
         0x113ab2e3c95d2c9d1da88f26ca9773a1,
@@ -18518,35 +18934,88 @@ fn rejects_attn_0_9() {
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_attn_0_11() {
-    verify_walk_calldata(splice(attn_0(), 76, 77, array![0x198c2e44de05d5a66c1b5c8d01eaf0ae]));
+    verify_walk_calldata(splice(attn_0(), 77, 78, array![0x198c2e44de05d5a66c1b5c8d01eaf0ae]));
 }
 
 /// proof layer.attend.right
 #[test]
 #[should_panic(expected: ('mha.attend',))]
 fn rejects_attn_0_12() {
-    verify_walk_calldata(splice(attn_0(), 77, 78, array![0x123412b6bb1fea5a4c37271a0d3e13d6]));
+    verify_walk_calldata(splice(attn_0(), 78, 79, array![0x123412b6bb1fea5a4c37271a0d3e13d6]));
 }
 
 /// proof layer.softmax.logup.roots[0][0]
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
 fn rejects_attn_0_13() {
-    verify_walk_calldata(splice(attn_0(), 81, 82, array![0x1feb84ee3dcd4532edd02a360fed789f]));
+    verify_walk_calldata(splice(attn_0(), 82, 83, array![0x1feb84ee3dcd4532edd02a360fed789f]));
 }
 
 /// proof layer.softmax.logup.roots[0]-last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
 fn rejects_attn_0_14() {
-    verify_walk_calldata(splice(attn_0(), 78, 83, array![900, 6, 1, 0x1feb84ee1dcd4532edd02a360fed789f]));
+    verify_walk_calldata(splice(attn_0(), 55, 84, array![
+        945,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
+        900,
+        6,
+        1,
+        0x1feb84ee1dcd4532edd02a360fed789f,
+    ]));
 }
 
 /// proof layer.softmax.logup.roots[0]+last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
 fn rejects_attn_0_15() {
-    verify_walk_calldata(splice(attn_0(), 78, 82, array![
+    verify_walk_calldata(splice(attn_0(), 55, 83, array![
+        947,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         902,
         6,
         3,
@@ -18559,7 +19028,31 @@ fn rejects_attn_0_15() {
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
 fn rejects_attn_0_16() {
-    verify_walk_calldata(splice(attn_0(), 78, 98, array![
+    verify_walk_calldata(splice(attn_0(), 55, 99, array![
+        943,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         898,
         5,
         2,
@@ -18584,14 +19077,38 @@ fn rejects_attn_0_16() {
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
 fn rejects_attn_0_18() {
-    verify_walk_calldata(splice(attn_0(), 102, 103, array![0x19d2fc744b422ae3ed9a3ca28e9d8353]));
+    verify_walk_calldata(splice(attn_0(), 103, 104, array![0x19d2fc744b422ae3ed9a3ca28e9d8353]));
 }
 
 /// proof layer.softmax.logup.layers[0].masks[0]-last
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
 fn rejects_attn_0_19() {
-    verify_walk_calldata(splice(attn_0(), 78, 106, array![
+    verify_walk_calldata(splice(attn_0(), 55, 107, array![
+        945,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         900,
         6,
         2,
@@ -18626,7 +19143,31 @@ fn rejects_attn_0_19() {
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
 fn rejects_attn_0_20() {
-    verify_walk_calldata(splice(attn_0(), 78, 105, array![
+    verify_walk_calldata(splice(attn_0(), 55, 106, array![
+        947,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         902,
         6,
         2,
@@ -18662,7 +19203,31 @@ fn rejects_attn_0_20() {
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
 fn rejects_attn_0_21() {
-    verify_walk_calldata(splice(attn_0(), 78, 106, array![
+    verify_walk_calldata(splice(attn_0(), 55, 107, array![
+        941,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         896,
         6,
         2,
@@ -18693,14 +19258,38 @@ fn rejects_attn_0_21() {
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
 fn rejects_attn_0_23() {
-    verify_walk_calldata(splice(attn_0(), 108, 109, array![0x1dd8f7d27c4672a7c6c0881a9155f2b8]));
+    verify_walk_calldata(splice(attn_0(), 109, 110, array![0x1dd8f7d27c4672a7c6c0881a9155f2b8]));
 }
 
 /// proof layer.softmax.logup.layers[1].sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('gkr.round_degree',))]
 fn rejects_attn_0_24() {
-    verify_walk_calldata(splice(attn_0(), 78, 111, array![
+    verify_walk_calldata(splice(attn_0(), 55, 112, array![
+        945,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         900,
         6,
         2,
@@ -18740,7 +19329,31 @@ fn rejects_attn_0_24() {
 #[test]
 #[should_panic(expected: ('gkr.round_degree',))]
 fn rejects_attn_0_25() {
-    verify_walk_calldata(splice(attn_0(), 78, 110, array![
+    verify_walk_calldata(splice(attn_0(), 55, 111, array![
+        947,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         902,
         6,
         2,
@@ -18781,7 +19394,31 @@ fn rejects_attn_0_25() {
 #[test]
 #[should_panic(expected: ('gkr.round_count',))]
 fn rejects_attn_0_26() {
-    verify_walk_calldata(splice(attn_0(), 78, 111, array![
+    verify_walk_calldata(splice(attn_0(), 55, 112, array![
+        942,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         897,
         6,
         2,
@@ -18818,7 +19455,31 @@ fn rejects_attn_0_26() {
 #[test]
 #[should_panic(expected: ('gkr.round_count',))]
 fn rejects_attn_0_27() {
-    verify_walk_calldata(splice(attn_0(), 78, 107, array![
+    verify_walk_calldata(splice(attn_0(), 55, 108, array![
+        950,
+        2,
+        2,
+        0x15519900589f92c17eac9ba4e343a1ad,
+        0x1bc2a49210f65bbdab39380ddbb42ec0,
+        2,
+        0x15f8180bb71d4e634b22d04d669b80a0,
+        0x168af6c78db8481edc1d4991d51ef49a,
+        0x12e553564532608927e4aa0e83302536,
+        3,
+        3,
+        0x113ab2e3c95d2c9d1da88f26ca9773a1,
+        0x1f524650fe2325e90c927edcd8feaaa3,
+        0x124eb4d43988e097d3ce96cda3c1e882,
+        3,
+        0x1928da86b5bbf74cafdfc94ae10468ea,
+        0x133be89d7aab6b9dae419245f5007bff,
+        0x10000000000000000000000000000000,
+        3,
+        0x1afedabb4bf2e6822a614ead23954bc2,
+        0x1a72654bd9185f9c06588690fad49df4,
+        0x10000000000000000000000000000000,
+        0x198c2e44be05d5a66c1b5c8d01eaf0ae,
+        0x123412b69b1fea5a4c37271a0d3e13d6,
         905,
         6,
         2,
@@ -18859,14 +19520,14 @@ fn rejects_attn_0_27() {
 #[test]
 #[should_panic(expected: ('gkr.layer_count',))]
 fn rejects_attn_0_28() {
-    verify_walk_calldata(splice(splice(splice(attn_0(), 851, 947, array![]), 98, 99, array![16]), 78, 79, array![805]));
+    verify_walk_calldata(splice(splice(splice(splice(attn_0(), 852, 948, array![]), 99, 100, array![16]), 79, 80, array![805]), 55, 56, array![850]));
 }
 
 /// proof layer.softmax.logup.layers+last
 #[test]
 #[should_panic(expected: ('gkr.layer_count',))]
 fn rejects_attn_0_29() {
-    verify_walk_calldata(splice(splice(splice(attn_0(), 851, 851, array![
+    verify_walk_calldata(splice(splice(splice(splice(attn_0(), 852, 852, array![
         16,
         3,
         0x1b18fdc0a6ef3f4a77c4a596c8f3209f,
@@ -18963,154 +19624,154 @@ fn rejects_attn_0_29() {
         0x12e22d6164e37d6b600443a3c7736ac8,
         0x1bdcfbd86db802ee9b2453fd9cc46ff6,
         0x1bdcfbd84db802ee9b2453fd9cc46ff6,
-    ]), 98, 99, array![18]), 78, 79, array![997]));
+    ]), 99, 100, array![18]), 79, 80, array![997]), 55, 56, array![1042]));
 }
 
 /// proof layer.softmax.columns.lo
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
 fn rejects_attn_0_30() {
-    verify_walk_calldata(splice(attn_0(), 947, 948, array![0x1326000df984fc4b336ddc53e0f8e235]));
+    verify_walk_calldata(splice(attn_0(), 948, 949, array![0x1326000df984fc4b336ddc53e0f8e235]));
 }
 
 /// proof layer.softmax.columns.e
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
 fn rejects_attn_0_31() {
-    verify_walk_calldata(splice(attn_0(), 948, 949, array![0x1815f5bbaf6e4114a7ec75e0cd60b536]));
+    verify_walk_calldata(splice(attn_0(), 949, 950, array![0x1815f5bbaf6e4114a7ec75e0cd60b536]));
 }
 
 /// proof layer.softmax.columns.hi
 #[test]
 #[should_panic(expected: ('softmax.columns',))]
 fn rejects_attn_0_32() {
-    verify_walk_calldata(splice(attn_0(), 949, 950, array![0x1367ec3bd15a61f111c8857e379e1549]));
+    verify_walk_calldata(splice(attn_0(), 950, 951, array![0x1367ec3bd15a61f111c8857e379e1549]));
 }
 
 /// proof layer.softmax.columns.m_exp
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
 fn rejects_attn_0_36() {
-    verify_walk_calldata(splice(attn_0(), 953, 954, array![0x16e823c5e4452e20103e24786393d271]));
+    verify_walk_calldata(splice(attn_0(), 954, 955, array![0x16e823c5e4452e20103e24786393d271]));
 }
 
 /// proof layer.softmax.columns.m_limb
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
 fn rejects_attn_0_37() {
-    verify_walk_calldata(splice(attn_0(), 954, 955, array![0x10896b54afe7ebbb91c3341d059c2e2a]));
+    verify_walk_calldata(splice(attn_0(), 955, 956, array![0x10896b54afe7ebbb91c3341d059c2e2a]));
 }
 
 /// proof layer.softmax.columns.m_norm
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
 fn rejects_attn_0_38() {
-    verify_walk_calldata(splice(attn_0(), 955, 956, array![0x17c372b64d5f74218a60736a2fe87cf7]));
+    verify_walk_calldata(splice(attn_0(), 956, 957, array![0x17c372b64d5f74218a60736a2fe87cf7]));
 }
 
 /// proof layer.softmax.recompose.rounds[0][0]
 #[test]
 #[should_panic(expected: ('softmax.mask',))]
 fn rejects_attn_0_40() {
-    verify_walk_calldata(splice(attn_0(), 959, 960, array![0x137c6989c45716b5af784514c7d7a42f]));
+    verify_walk_calldata(splice(attn_0(), 960, 961, array![0x137c6989c45716b5af784514c7d7a42f]));
 }
 
 /// proof layer.softmax.shift
 #[test]
 #[should_panic(expected: ('softmax.mask',))]
 fn rejects_attn_0_45() {
-    verify_walk_calldata(splice(attn_0(), 978, 979, array![0x1195b4a83dc9d8c9938b71ccf85bbfcb]));
+    verify_walk_calldata(splice(attn_0(), 979, 980, array![0x1195b4a83dc9d8c9938b71ccf85bbfcb]));
 }
 
 /// proof layer.softmax.score
 #[test]
 #[should_panic(expected: ('softmax.mask',))]
 fn rejects_attn_0_46() {
-    verify_walk_calldata(splice(attn_0(), 979, 980, array![0x14ed4c3afd7f7829de3ac855374dfa3d]));
+    verify_walk_calldata(splice(attn_0(), 980, 981, array![0x14ed4c3afd7f7829de3ac855374dfa3d]));
 }
 
 /// proof layer.heads.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_attn_0_47() {
-    verify_walk_calldata(splice(attn_0(), 982, 983, array![0x17792a5cbced7254daf356c317308b0b]));
+    verify_walk_calldata(splice(attn_0(), 983, 984, array![0x17792a5cbced7254daf356c317308b0b]));
 }
 
 /// proof layer.heads.left
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_attn_0_52() {
-    verify_walk_calldata(splice(attn_0(), 989, 990, array![0x1539d6226eb5d00ad727f89f1803a4e1]));
+    verify_walk_calldata(splice(attn_0(), 990, 991, array![0x1539d6226eb5d00ad727f89f1803a4e1]));
 }
 
 /// proof layer.heads.right
 #[test]
 #[should_panic(expected: ('mha.heads',))]
 fn rejects_attn_0_53() {
-    verify_walk_calldata(splice(attn_0(), 990, 991, array![0x1befbd4397d8827e6411e7c6418be3f8]));
+    verify_walk_calldata(splice(attn_0(), 991, 992, array![0x1befbd4397d8827e6411e7c6418be3f8]));
 }
 
 /// proof layer.pad.sumcheck.rounds[0][0]
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_attn_0_54() {
-    verify_walk_calldata(splice(attn_0(), 993, 994, array![0x147a57dbfb98f73cf6804cd18e19d910]));
+    verify_walk_calldata(splice(attn_0(), 994, 995, array![0x147a57dbfb98f73cf6804cd18e19d910]));
 }
 
 /// proof layer.pad.q
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_attn_0_59() {
-    verify_walk_calldata(splice(attn_0(), 998, 999, array![0x11e71e831f5e644e70c45aa5106382d4]));
+    verify_walk_calldata(splice(attn_0(), 999, 1000, array![0x11e71e831f5e644e70c45aa5106382d4]));
 }
 
 /// proof layer.pad.k
 #[test]
 #[should_panic(expected: ('mha.pad',))]
 fn rejects_attn_0_60() {
-    verify_walk_calldata(splice(attn_0(), 999, 1000, array![0x1ba270eef70e6c0659e1e314f665b187]));
+    verify_walk_calldata(splice(attn_0(), 1000, 1001, array![0x1ba270eef70e6c0659e1e314f665b187]));
 }
 
 /// proof inputs.k=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_attn_0_62() {
-    verify_walk_calldata(splice(attn_0(), 1003, 1004, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(attn_0(), 1004, 1005, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.k-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_attn_0_63() {
-    verify_walk_calldata(splice(attn_0(), 1001, 1004, array![2]));
+    verify_walk_calldata(splice(attn_0(), 1002, 1005, array![2]));
 }
 
 /// proof inputs.q=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_attn_0_64() {
-    verify_walk_calldata(splice(attn_0(), 1005, 1006, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(attn_0(), 1006, 1007, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.q-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_attn_0_65() {
-    verify_walk_calldata(splice(attn_0(), 1001, 1005, array![2, 107]));
+    verify_walk_calldata(splice(attn_0(), 1002, 1006, array![2, 107]));
 }
 
 /// proof inputs.v=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_attn_0_66() {
-    verify_walk_calldata(splice(attn_0(), 1007, 1008, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(attn_0(), 1008, 1009, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.v-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_attn_0_67() {
-    verify_walk_calldata(splice(attn_0(), 1001, 1007, array![2, 107, 1, 113]));
+    verify_walk_calldata(splice(attn_0(), 1002, 1008, array![2, 107, 1, 113]));
 }
 
 /// statement inputs.k[6]
@@ -19180,52 +19841,52 @@ fn rejects_attn_0_82() {
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_attn_0_83() {
-    verify_walk_calldata(splice(attn_0(), 1644, 1645, array![0x8c12be3ad562a17320fb2335399aa640]));
+    verify_walk_calldata(splice(attn_0(), 1644, 1645, array![0xdc31d9085b46e5240577a22cdceee542]));
 }
 
-/// felt 3288 + 1
+/// felt 3289 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_attn_0_84() {
-    verify_walk_calldata(splice(attn_0(), 3288, 3289, array![0xb9318fb246777926b90aec839dfb9767]));
+    verify_walk_calldata(splice(attn_0(), 3289, 3290, array![0xb9318fb246777926b90aec839dfb9767]));
 }
 
 /// felt 4933 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_attn_0_85() {
-    verify_walk_calldata(splice(attn_0(), 4933, 4934, array![0xc2e8a378b2ec0ae35b2ebef55b497169]));
+    verify_walk_calldata(splice(attn_0(), 4933, 4934, array![0xb3aa2690936828bc95ba800f077dbd58]));
 }
 
-/// felt 8222 + 1
+/// felt 8223 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_attn_0_87() {
-    verify_walk_calldata(splice(attn_0(), 8222, 8223, array![1]));
+    verify_walk_calldata(splice(attn_0(), 8223, 8224, array![1]));
 }
 
 /// softmax's count -1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_attn_0_88() {
-    verify_walk_calldata(splice(attn_0(), 78, 79, array![900]));
+    verify_walk_calldata(splice(attn_0(), 79, 80, array![900]));
 }
 
 /// softmax's count +1
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_attn_0_89() {
-    verify_walk_calldata(splice(attn_0(), 78, 79, array![902]));
+    verify_walk_calldata(splice(attn_0(), 79, 80, array![902]));
 }
 
 /// softmax's first list length + 2^32
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_attn_0_90() {
-    verify_walk_calldata(splice(attn_0(), 79, 80, array![0x100000006]));
+    verify_walk_calldata(splice(attn_0(), 80, 81, array![0x100000006]));
 }
 
-/// An honest requant proof, dims 3×5×181×22×8×22×9, public weights (1835 felts).
+/// An honest requant proof, dims 3×5×181×22×8×22×9, public weights (1836 felts).
 pub fn requant_0() -> Array<felt252> {
     array![
         3,
@@ -19267,6 +19928,7 @@ pub fn requant_0() -> Array<felt252> {
         0,
         0,
         7,
+        423,
         416,
         4,
         2,
@@ -21075,21 +21737,22 @@ fn accepts_requant_0() {
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
 fn rejects_requant_0_0() {
-    verify_walk_calldata(splice(requant_0(), 42, 43, array![0x11f9bdfd4ad3d9ecea54f5430214d21a]));
+    verify_walk_calldata(splice(requant_0(), 43, 44, array![0x11f9bdfd4ad3d9ecea54f5430214d21a]));
 }
 
 /// proof layer.logup.roots[0]-last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
 fn rejects_requant_0_1() {
-    verify_walk_calldata(splice(requant_0(), 39, 44, array![415, 4, 1, 0x11f9bdfd2ad3d9ecea54f5430214d21a]));
+    verify_walk_calldata(splice(requant_0(), 39, 45, array![422, 415, 4, 1, 0x11f9bdfd2ad3d9ecea54f5430214d21a]));
 }
 
 /// proof layer.logup.roots[0]+last
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
 fn rejects_requant_0_2() {
-    verify_walk_calldata(splice(requant_0(), 39, 43, array![
+    verify_walk_calldata(splice(requant_0(), 39, 44, array![
+        424,
         417,
         4,
         3,
@@ -21102,7 +21765,8 @@ fn rejects_requant_0_2() {
 #[test]
 #[should_panic(expected: ('gkr.root_count',))]
 fn rejects_requant_0_3() {
-    verify_walk_calldata(splice(requant_0(), 39, 53, array![
+    verify_walk_calldata(splice(requant_0(), 39, 54, array![
+        420,
         413,
         3,
         2,
@@ -21121,14 +21785,15 @@ fn rejects_requant_0_3() {
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
 fn rejects_requant_0_5() {
-    verify_walk_calldata(splice(requant_0(), 57, 58, array![0x17e049ff3443dcd375508da413760a95]));
+    verify_walk_calldata(splice(requant_0(), 58, 59, array![0x17e049ff3443dcd375508da413760a95]));
 }
 
 /// proof layer.logup.layers[0].masks[0]-last
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
 fn rejects_requant_0_6() {
-    verify_walk_calldata(splice(requant_0(), 39, 61, array![
+    verify_walk_calldata(splice(requant_0(), 39, 62, array![
+        422,
         415,
         4,
         2,
@@ -21157,7 +21822,8 @@ fn rejects_requant_0_6() {
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
 fn rejects_requant_0_7() {
-    verify_walk_calldata(splice(requant_0(), 39, 60, array![
+    verify_walk_calldata(splice(requant_0(), 39, 61, array![
+        424,
         417,
         4,
         2,
@@ -21187,7 +21853,8 @@ fn rejects_requant_0_7() {
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
 fn rejects_requant_0_8() {
-    verify_walk_calldata(splice(requant_0(), 39, 61, array![
+    verify_walk_calldata(splice(requant_0(), 39, 62, array![
+        418,
         411,
         4,
         2,
@@ -21212,14 +21879,15 @@ fn rejects_requant_0_8() {
 #[test]
 #[should_panic(expected: ('gkr.layer',))]
 fn rejects_requant_0_10() {
-    verify_walk_calldata(splice(requant_0(), 63, 64, array![0x11af05bf431ade67273fa4ea7ec52834]));
+    verify_walk_calldata(splice(requant_0(), 64, 65, array![0x11af05bf431ade67273fa4ea7ec52834]));
 }
 
 /// proof layer.logup.layers[1].sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('gkr.round_degree',))]
 fn rejects_requant_0_11() {
-    verify_walk_calldata(splice(requant_0(), 39, 66, array![
+    verify_walk_calldata(splice(requant_0(), 39, 67, array![
+        422,
         415,
         4,
         2,
@@ -21253,7 +21921,8 @@ fn rejects_requant_0_11() {
 #[test]
 #[should_panic(expected: ('gkr.round_degree',))]
 fn rejects_requant_0_12() {
-    verify_walk_calldata(splice(requant_0(), 39, 65, array![
+    verify_walk_calldata(splice(requant_0(), 39, 66, array![
+        424,
         417,
         4,
         2,
@@ -21288,7 +21957,8 @@ fn rejects_requant_0_12() {
 #[test]
 #[should_panic(expected: ('gkr.round_count',))]
 fn rejects_requant_0_13() {
-    verify_walk_calldata(splice(requant_0(), 39, 66, array![
+    verify_walk_calldata(splice(requant_0(), 39, 67, array![
+        419,
         412,
         4,
         2,
@@ -21319,7 +21989,8 @@ fn rejects_requant_0_13() {
 #[test]
 #[should_panic(expected: ('gkr.round_count',))]
 fn rejects_requant_0_14() {
-    verify_walk_calldata(splice(requant_0(), 39, 62, array![
+    verify_walk_calldata(splice(requant_0(), 39, 63, array![
+        427,
         420,
         4,
         2,
@@ -21354,14 +22025,14 @@ fn rejects_requant_0_14() {
 #[test]
 #[should_panic(expected: ('gkr.layer_count',))]
 fn rejects_requant_0_15() {
-    verify_walk_calldata(splice(splice(splice(requant_0(), 394, 456, array![]), 53, 54, array![10]), 39, 40, array![354]));
+    verify_walk_calldata(splice(splice(splice(requant_0(), 395, 457, array![]), 54, 55, array![10]), 39, 41, array![361, 354]));
 }
 
 /// proof layer.logup.layers+last
 #[test]
 #[should_panic(expected: ('gkr.layer_count',))]
 fn rejects_requant_0_16() {
-    verify_walk_calldata(splice(splice(splice(requant_0(), 394, 394, array![
+    verify_walk_calldata(splice(splice(splice(requant_0(), 395, 395, array![
         10,
         3,
         0x110a873b776cb47b0547dc2905524e76,
@@ -21424,56 +22095,56 @@ fn rejects_requant_0_16() {
         0x1031ce504ce3f0567faf19230f1f833a,
         0x1d95598846820a267c10ea627d30348d,
         0x1a24071ba888b6b0f034ca6575904798,
-    ]), 53, 54, array![12]), 39, 40, array![478]));
+    ]), 54, 55, array![12]), 39, 41, array![485, 478]));
 }
 
 /// proof layer.columns.r0
 #[test]
 #[should_panic(expected: ('requant.columns',))]
 fn rejects_requant_0_17() {
-    verify_walk_calldata(splice(requant_0(), 456, 457, array![0x1cea1aaef2037c7d58e354cfcb3474fb]));
+    verify_walk_calldata(splice(requant_0(), 457, 458, array![0x1cea1aaef2037c7d58e354cfcb3474fb]));
 }
 
 /// proof layer.columns.r1
 #[test]
 #[should_panic(expected: ('requant.columns',))]
 fn rejects_requant_0_18() {
-    verify_walk_calldata(splice(requant_0(), 457, 458, array![0x1e3c133a708c79301bfcd9cd5932cc91]));
+    verify_walk_calldata(splice(requant_0(), 458, 459, array![0x1e3c133a708c79301bfcd9cd5932cc91]));
 }
 
 /// proof layer.columns.yq
 #[test]
 #[should_panic(expected: ('requant.columns',))]
 fn rejects_requant_0_19() {
-    verify_walk_calldata(splice(requant_0(), 458, 459, array![0x11238c707690deb6d9ed2d1fefaad20e]));
+    verify_walk_calldata(splice(requant_0(), 459, 460, array![0x11238c707690deb6d9ed2d1fefaad20e]));
 }
 
 /// proof layer.columns.m_range
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
 fn rejects_requant_0_21() {
-    verify_walk_calldata(splice(requant_0(), 460, 461, array![0x15a265a362214d56c7e5e4c4c6a59023]));
+    verify_walk_calldata(splice(requant_0(), 461, 462, array![0x15a265a362214d56c7e5e4c4c6a59023]));
 }
 
 /// proof layer.columns.m_clamp
 #[test]
 #[should_panic(expected: ('logup.numerator',))]
 fn rejects_requant_0_22() {
-    verify_walk_calldata(splice(requant_0(), 461, 462, array![0x1dc2e78b8636d269f119a2cc27d1a145]));
+    verify_walk_calldata(splice(requant_0(), 462, 463, array![0x1dc2e78b8636d269f119a2cc27d1a145]));
 }
 
 /// proof inputs.x=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_requant_0_23() {
-    verify_walk_calldata(splice(requant_0(), 464, 465, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(requant_0(), 465, 466, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_requant_0_24() {
-    verify_walk_calldata(splice(requant_0(), 462, 465, array![0]));
+    verify_walk_calldata(splice(requant_0(), 463, 466, array![0]));
 }
 
 /// statement dims[0]
@@ -21518,56 +22189,56 @@ fn rejects_requant_0_35() {
     verify_walk_calldata(splice(requant_0(), 0, 1, array![4]));
 }
 
-/// felt 733 + 1
+/// felt 734 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_requant_0_37() {
-    verify_walk_calldata(splice(requant_0(), 733, 734, array![0x927d7704db285cc602583de2a3bd96d563ce0c99a3e9c4f8143be8bff17e68]));
+    verify_walk_calldata(splice(requant_0(), 734, 735, array![0x927d7704db285cc602583de2a3bd96d563ce0c99a3e9c4f8143be8bff17e68]));
 }
 
-/// felt 1100 + 1
+/// felt 1101 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_requant_0_38() {
-    verify_walk_calldata(splice(requant_0(), 1100, 1101, array![0xe5559b98aba4e41faa53f862269cecd2]));
+    verify_walk_calldata(splice(requant_0(), 1101, 1102, array![0xe5559b98aba4e41faa53f862269cecd2]));
 }
 
-/// felt 1467 + 1
+/// felt 1468 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_requant_0_39() {
-    verify_walk_calldata(splice(requant_0(), 1467, 1468, array![0xf8aedd2f1925b816526819fee5d22688c1e6ab040aa91401196ad1cee6ab16]));
+    verify_walk_calldata(splice(requant_0(), 1468, 1469, array![0xf8aedd2f1925b816526819fee5d22688c1e6ab040aa91401196ad1cee6ab16]));
 }
 
-/// felt 1834 + 1
+/// felt 1835 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_requant_0_40() {
-    verify_walk_calldata(splice(requant_0(), 1834, 1835, array![1]));
+    verify_walk_calldata(splice(requant_0(), 1835, 1836, array![1]));
 }
 
 /// logup's count -1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_requant_0_41() {
-    verify_walk_calldata(splice(requant_0(), 39, 40, array![415]));
+    verify_walk_calldata(splice(requant_0(), 40, 41, array![415]));
 }
 
 /// logup's count +1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('calldata.serde',))]
 fn rejects_requant_0_42() {
-    verify_walk_calldata(splice(requant_0(), 39, 40, array![417]));
+    verify_walk_calldata(splice(requant_0(), 40, 41, array![417]));
 }
 
 /// logup's first list length + 2^32
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_requant_0_43() {
-    verify_walk_calldata(splice(requant_0(), 40, 41, array![0x100000004]));
+    verify_walk_calldata(splice(requant_0(), 41, 42, array![0x100000004]));
 }
 
-/// An honest requant proof, dims 7×2×3×5×4×8×6, public weights (454 felts).
+/// An honest requant proof, dims 7×2×3×5×4×8×6, public weights (455 felts).
 pub fn requant_1() -> Array<felt252> {
     array![
         3,
@@ -21609,6 +22280,7 @@ pub fn requant_1() -> Array<felt252> {
         0,
         0,
         7,
+        188,
         181,
         4,
         2,
@@ -22032,7 +22704,7 @@ fn accepts_requant_1() {
     assert_eq!(verify_walk_calldata(requant_1()), 0x3adf1cc597f4cce3a742176ebfc93c4a2bf78121edb7ce789f7364de67e4884);
 }
 
-/// An honest add proof, dims 3×5, public weights (45 felts).
+/// An honest add proof, dims 3×5, public weights (46 felts).
 pub fn add_0() -> Array<felt252> {
     array![
         3,
@@ -22071,6 +22743,7 @@ pub fn add_0() -> Array<felt252> {
         0,
         0,
         8,
+        1,
         0x139057db7c49be36ea2d8ef72b0fea28,
         2,
         97,
@@ -22092,35 +22765,35 @@ fn accepts_add_0() {
 #[test]
 #[should_panic(expected: ('walk.input_claim',))]
 fn rejects_add_0_0() {
-    verify_walk_calldata(splice(add_0(), 36, 37, array![0x139057db9c49be36ea2d8ef72b0fea28]));
+    verify_walk_calldata(splice(add_0(), 37, 38, array![0x139057db9c49be36ea2d8ef72b0fea28]));
 }
 
 /// proof inputs.a=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_add_0_1() {
-    verify_walk_calldata(splice(add_0(), 39, 40, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(add_0(), 40, 41, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.a-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_add_0_2() {
-    verify_walk_calldata(splice(add_0(), 37, 39, array![]));
+    verify_walk_calldata(splice(add_0(), 38, 40, array![]));
 }
 
 /// proof inputs.b=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_add_0_3() {
-    verify_walk_calldata(splice(add_0(), 41, 42, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(add_0(), 42, 43, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.b-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_add_0_4() {
-    verify_walk_calldata(splice(add_0(), 37, 41, array![1, 97]));
+    verify_walk_calldata(splice(add_0(), 38, 42, array![1, 97]));
 }
 
 /// statement inputs.a[7]
@@ -22165,32 +22838,32 @@ fn rejects_add_0_11() {
     verify_walk_calldata(splice(add_0(), 0, 1, array![4]));
 }
 
-/// felt 8 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_add_0_12() {
-    verify_walk_calldata(splice(add_0(), 8, 9, array![3]));
-}
-
-/// felt 17 + 1
+/// felt 9 + 1
 #[test]
 #[should_panic(expected: ('calldata.length',))]
-fn rejects_add_0_13() {
-    verify_walk_calldata(splice(add_0(), 17, 18, array![6]));
+fn rejects_add_0_12() {
+    verify_walk_calldata(splice(add_0(), 9, 10, array![4]));
 }
 
-/// felt 26 + 1
+/// felt 18 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_add_0_14() {
-    verify_walk_calldata(splice(add_0(), 26, 27, array![3]));
+fn rejects_add_0_13() {
+    verify_walk_calldata(splice(add_0(), 18, 19, array![3]));
 }
 
-/// felt 35 + 1
+/// felt 36 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_add_0_15() {
-    verify_walk_calldata(splice(add_0(), 35, 36, array![9]));
+    verify_walk_calldata(splice(add_0(), 36, 37, array![2]));
+}
+
+/// felt 45 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_add_0_16() {
+    verify_walk_calldata(splice(add_0(), 45, 46, array![2]));
 }
 
 /// a witness commitment on a kind without advice
@@ -22207,7 +22880,7 @@ fn rejects_add_0_17() {
     ]));
 }
 
-/// An honest add proof, dims 6×1, public weights (42 felts).
+/// An honest add proof, dims 6×1, public weights (43 felts).
 pub fn add_1() -> Array<felt252> {
     array![
         3,
@@ -22243,6 +22916,7 @@ pub fn add_1() -> Array<felt252> {
         0,
         0,
         8,
+        1,
         0x15eb4da8ca0b1d93c6ad8a56e0c5cce4,
         2,
         97,
@@ -22260,7 +22934,7 @@ fn accepts_add_1() {
     assert_eq!(verify_walk_calldata(add_1()), 0x5a6f32ba418501cc089d4db50ceddbe5a46dab9a8e113269eed2396bcd3e8e6);
 }
 
-/// An honest add proof, dims 3×5, committed inputs, outputs and weights (129 felts).
+/// An honest add proof, dims 3×5, committed inputs, outputs and weights (130 felts).
 pub fn add_0_io() -> Array<felt252> {
     array![
         3,
@@ -22304,6 +22978,7 @@ pub fn add_0_io() -> Array<felt252> {
         121,
         0x166ea0cec9f3da6bcc2831635a5e52d1,
         8,
+        1,
         0x141664444df3ca652589e6e7f1625297,
         0,
         0,
@@ -22430,30 +23105,30 @@ fn rejects_add_0_io_3() {
 
 /// felt 51 + 1
 #[test]
-#[should_panic(expected: ('calldata.sentinel',))]
+#[should_panic(expected: ('pcs.claim',))]
 fn rejects_add_0_io_4() {
-    verify_walk_calldata(splice(add_0_io(), 51, 52, array![3]));
+    verify_walk_calldata(splice(add_0_io(), 51, 52, array![0x11bbeac539187f236a1f7650cb5d2ac1]));
 }
 
-/// felt 76 + 1
+/// felt 77 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_add_0_io_5() {
-    verify_walk_calldata(splice(add_0_io(), 76, 77, array![0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1d0]));
+    verify_walk_calldata(splice(add_0_io(), 77, 78, array![0x99abc9945e414f7eecd7a63b38a75847c6f27e94432c04d7a43b7e8ca5e1d0]));
 }
 
-/// felt 102 + 1
+/// felt 103 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_add_0_io_6() {
-    verify_walk_calldata(splice(add_0_io(), 102, 103, array![0x2ae4946293a7fd0dae78313e662a6736d613f782c1124564c1b1dd7d0b69b6]));
+    verify_walk_calldata(splice(add_0_io(), 103, 104, array![0x2ae4946293a7fd0dae78313e662a6736d613f782c1124564c1b1dd7d0b69b6]));
 }
 
-/// felt 128 + 1
+/// felt 129 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_add_0_io_7() {
-    verify_walk_calldata(splice(add_0_io(), 128, 129, array![1]));
+    verify_walk_calldata(splice(add_0_io(), 129, 130, array![1]));
 }
 
 /// felt 35 + 1
@@ -22489,13 +23164,6 @@ fn rejects_add_0_io_11() {
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_add_0_io_12() {
     verify_walk_calldata(splice(add_0_io(), 31, 32, array![0x3305db81db8e4a9c66ac02c5a87405]));
-}
-
-/// felt 30 + 1
-#[test]
-#[should_panic(expected: ('pcs.claim',))]
-fn rejects_add_0_io_13() {
-    verify_walk_calldata(splice(add_0_io(), 30, 31, array![0x329760439b016bf4555ae0961085a35f]));
 }
 
 /// felt 29 + 1
@@ -22555,6 +23223,7 @@ pub fn add_range_0() -> Array<felt252> {
         0,
         0,
         8,
+        1,
         0x1388644186f4ab168c34be2c516cd352,
         2,
         97,
@@ -22579,7 +23248,7 @@ fn rejects_add_range_0() {
     verify_walk_calldata(splice(add_range_0(), 12, 13, array![0x300000000000000000000000000000000000000080000004000000000000007]));
 }
 
-/// An honest pool proof, dims 5×3, public weights (34 felts).
+/// An honest pool proof, dims 5×3, public weights (35 felts).
 pub fn pool_0() -> Array<felt252> {
     array![
         3,
@@ -22611,6 +23280,7 @@ pub fn pool_0() -> Array<felt252> {
         9,
         1,
         1,
+        1,
         120,
         1,
         0,
@@ -22628,14 +23298,14 @@ fn accepts_pool_0() {
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_pool_0_0() {
-    verify_walk_calldata(splice(pool_0(), 30, 31, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(pool_0(), 31, 32, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof inputs.x-key
 #[test]
 #[should_panic(expected: ('walk.input_claims',))]
 fn rejects_pool_0_1() {
-    verify_walk_calldata(splice(pool_0(), 28, 31, array![0]));
+    verify_walk_calldata(splice(pool_0(), 29, 32, array![0]));
 }
 
 /// statement inputs.x[7]
@@ -22694,18 +23364,18 @@ fn rejects_pool_0_9() {
     verify_walk_calldata(splice(pool_0(), 13, 14, array![0x700000001fffffeac000002800000026000000d200000000000000d80000079]));
 }
 
-/// felt 26 + 1
-#[test]
-#[should_panic(expected: ('calldata.sentinel',))]
-fn rejects_pool_0_11() {
-    verify_walk_calldata(splice(pool_0(), 26, 27, array![10]));
-}
-
-/// felt 33 + 1
+/// felt 20 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_pool_0_12() {
-    verify_walk_calldata(splice(pool_0(), 33, 34, array![2]));
+fn rejects_pool_0_10() {
+    verify_walk_calldata(splice(pool_0(), 20, 21, array![1]));
+}
+
+/// felt 27 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_pool_0_11() {
+    verify_walk_calldata(splice(pool_0(), 27, 28, array![2]));
 }
 
 /// a witness commitment on a kind without advice
@@ -22722,7 +23392,7 @@ fn rejects_pool_0_13() {
     ]));
 }
 
-/// An honest pool proof, dims 1×7, public weights (33 felts).
+/// An honest pool proof, dims 1×7, public weights (34 felts).
 pub fn pool_1() -> Array<felt252> {
     array![
         3,
@@ -22753,6 +23423,7 @@ pub fn pool_1() -> Array<felt252> {
         9,
         1,
         1,
+        1,
         120,
         1,
         0,
@@ -22766,7 +23437,7 @@ fn accepts_pool_1() {
     assert_eq!(verify_walk_calldata(pool_1()), 0x791f08e6dd532151f920c31132d052b0faf54bf419f80765cd198a335e9dfbc);
 }
 
-/// An honest pool proof, dims 5×3, committed inputs, outputs and weights (130 felts).
+/// An honest pool proof, dims 5×3, committed inputs, outputs and weights (131 felts).
 pub fn pool_0_io() -> Array<felt252> {
     array![
         3,
@@ -22801,6 +23472,7 @@ pub fn pool_0_io() -> Array<felt252> {
         121,
         0x1bdd32cfae8884944126db58f0d9884c,
         9,
+        24,
         0,
         5,
         3,
@@ -22928,46 +23600,46 @@ fn rejects_pool_0_io_2() {
     verify_walk_calldata(splice(pool_0_io(), 0, 1, array![4]));
 }
 
-/// felt 25 + 1
-#[test]
-#[should_panic(expected: ('calldata.serde',))]
-fn rejects_pool_0_io_3() {
-    verify_walk_calldata(splice(pool_0_io(), 25, 26, array![1]));
-}
-
-/// felt 51 + 1
-#[test]
-#[should_panic(expected: ('padding.empty_rows',))]
-fn rejects_pool_0_io_4() {
-    verify_walk_calldata(splice(pool_0_io(), 51, 52, array![0x11e29a90483a0e23b37cb83c00d4585a]));
-}
-
-/// felt 77 + 1
-#[test]
-#[should_panic(expected: ('pcs.merge',))]
-fn rejects_pool_0_io_5() {
-    verify_walk_calldata(splice(pool_0_io(), 77, 78, array![0x17f8e5a9a76c07ba4944d49718a6651d]));
-}
-
-/// felt 103 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_pool_0_io_6() {
-    verify_walk_calldata(splice(pool_0_io(), 103, 104, array![0xdd124e6976341e2a65056925a5bd7a512b23f983b12722ccce5db0beb25a19]));
-}
-
-/// felt 129 + 1
-#[test]
-#[should_panic(expected: ('calldata.truncated',))]
-fn rejects_pool_0_io_7() {
-    verify_walk_calldata(splice(pool_0_io(), 129, 130, array![1]));
-}
-
 /// felt 26 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
-fn rejects_pool_0_io_8() {
+fn rejects_pool_0_io_3() {
     verify_walk_calldata(splice(pool_0_io(), 26, 27, array![2]));
+}
+
+/// felt 52 + 1
+#[test]
+#[should_panic(expected: ('padding.empty_rows',))]
+fn rejects_pool_0_io_4() {
+    verify_walk_calldata(splice(pool_0_io(), 52, 53, array![0x11e29a90483a0e23b37cb83c00d4585a]));
+}
+
+/// felt 78 + 1
+#[test]
+#[should_panic(expected: ('pcs.merge',))]
+fn rejects_pool_0_io_5() {
+    verify_walk_calldata(splice(pool_0_io(), 78, 79, array![0x17f8e5a9a76c07ba4944d49718a6651d]));
+}
+
+/// felt 104 + 1
+#[test]
+#[should_panic(expected: ('merkle.path',))]
+fn rejects_pool_0_io_6() {
+    verify_walk_calldata(splice(pool_0_io(), 104, 105, array![0xdd124e6976341e2a65056925a5bd7a512b23f983b12722ccce5db0beb25a19]));
+}
+
+/// felt 130 + 1
+#[test]
+#[should_panic(expected: ('calldata.truncated',))]
+fn rejects_pool_0_io_7() {
+    verify_walk_calldata(splice(pool_0_io(), 130, 131, array![1]));
+}
+
+/// felt 25 + 1
+#[test]
+#[should_panic(expected: ('calldata.serde',))]
+fn rejects_pool_0_io_9() {
+    verify_walk_calldata(splice(pool_0_io(), 25, 26, array![1]));
 }
 
 /// felt 24 + 1
@@ -23050,6 +23722,7 @@ pub fn pool_range_0() -> Array<felt252> {
         9,
         1,
         1,
+        1,
         120,
         1,
         0,
@@ -23070,7 +23743,7 @@ fn rejects_pool_range_0() {
     verify_walk_calldata(splice(pool_range_0(), 12, 13, array![0x6000000000000000080000000000000320000001fffffff1000000000000000]));
 }
 
-/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, public weights (164 felts).
+/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, public weights (165 felts).
 pub fn embed_0() -> Array<felt252> {
     array![
         3,
@@ -23183,6 +23856,7 @@ pub fn embed_0() -> Array<felt252> {
         0,
         0,
         10,
+        24,
         3,
         2,
         0x1cc3652af3a57dc710f2f8ad45c2db11,
@@ -23249,28 +23923,35 @@ fn accepts_embed_0() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_0() {
-    verify_walk_calldata(splice(embed_0(), 112, 113, array![0x1cc3652b13a57dc710f2f8ad45c2db11]));
+    verify_walk_calldata(splice(embed_0(), 113, 114, array![0x1cc3652b13a57dc710f2f8ad45c2db11]));
 }
 
 /// proof layer.sumcheck.rounds[0]-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_embed_0_1() {
-    verify_walk_calldata(splice(embed_0(), 111, 114, array![1, 0x1cc3652af3a57dc710f2f8ad45c2db11]));
+    verify_walk_calldata(splice(embed_0(), 110, 115, array![23, 3, 1, 0x1cc3652af3a57dc710f2f8ad45c2db11]));
 }
 
 /// proof layer.sumcheck.rounds[0]+last
 #[test]
 #[should_panic(expected: ('sumcheck.round_degree',))]
 fn rejects_embed_0_2() {
-    verify_walk_calldata(splice(embed_0(), 111, 113, array![3, 0x1cc3652af3a57dc710f2f8ad45c2db11, 0x1fa92f5a644c4ab2553e336412642b7c]));
+    verify_walk_calldata(splice(embed_0(), 110, 114, array![
+        25,
+        3,
+        3,
+        0x1cc3652af3a57dc710f2f8ad45c2db11,
+        0x1fa92f5a644c4ab2553e336412642b7c,
+    ]));
 }
 
 /// proof layer.sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_embed_0_3() {
-    verify_walk_calldata(splice(embed_0(), 110, 120, array![
+    verify_walk_calldata(splice(embed_0(), 110, 121, array![
+        21,
         2,
         2,
         0x1cc3652af3a57dc710f2f8ad45c2db11,
@@ -23285,7 +23966,8 @@ fn rejects_embed_0_3() {
 #[test]
 #[should_panic(expected: ('sumcheck.round_count',))]
 fn rejects_embed_0_4() {
-    verify_walk_calldata(splice(embed_0(), 110, 117, array![
+    verify_walk_calldata(splice(embed_0(), 110, 118, array![
+        27,
         4,
         2,
         0x1cc3652af3a57dc710f2f8ad45c2db11,
@@ -23303,14 +23985,25 @@ fn rejects_embed_0_4() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_5() {
-    verify_walk_calldata(splice(embed_0(), 121, 122, array![0x1f9fcec16eb0222c4b9b779eba4457bf]));
+    verify_walk_calldata(splice(embed_0(), 122, 123, array![0x1f9fcec16eb0222c4b9b779eba4457bf]));
 }
 
 /// proof layer.word-last
 #[test]
 #[should_panic(expected: ('embed.value_count',))]
 fn rejects_embed_0_6() {
-    verify_walk_calldata(splice(embed_0(), 120, 133, array![
+    verify_walk_calldata(splice(embed_0(), 110, 134, array![
+        23,
+        3,
+        2,
+        0x1cc3652af3a57dc710f2f8ad45c2db11,
+        0x1fa92f5a644c4ab2553e336412642b7c,
+        2,
+        0x1f6e9fff5160a964e48342ec833b61e7,
+        0x1ba40c97ce2753e20ee0b0d67de0c98c,
+        2,
+        0x1ea7584c11a15ae2b1b844206e6a2ef9,
+        0x1092ec83f8d1971f1cfcdeb3ee477ec2,
         11,
         0x1f9fcec14eb0222c4b9b779eba4457bf,
         0x1bde00046601db4f883782f3a36dea89,
@@ -23330,7 +24023,18 @@ fn rejects_embed_0_6() {
 #[test]
 #[should_panic(expected: ('embed.value_count',))]
 fn rejects_embed_0_7() {
-    verify_walk_calldata(splice(embed_0(), 120, 132, array![
+    verify_walk_calldata(splice(embed_0(), 110, 133, array![
+        25,
+        3,
+        2,
+        0x1cc3652af3a57dc710f2f8ad45c2db11,
+        0x1fa92f5a644c4ab2553e336412642b7c,
+        2,
+        0x1f6e9fff5160a964e48342ec833b61e7,
+        0x1ba40c97ce2753e20ee0b0d67de0c98c,
+        2,
+        0x1ea7584c11a15ae2b1b844206e6a2ef9,
+        0x1092ec83f8d1971f1cfcdeb3ee477ec2,
         13,
         0x1f9fcec14eb0222c4b9b779eba4457bf,
         0x1bde00046601db4f883782f3a36dea89,
@@ -23351,49 +24055,49 @@ fn rejects_embed_0_7() {
 #[test]
 #[should_panic(expected: ('embed.final_evaluation',))]
 fn rejects_embed_0_8() {
-    verify_walk_calldata(splice(embed_0(), 133, 134, array![0x1146e0df8474f49c590ae8b3b1288b0e]));
+    verify_walk_calldata(splice(embed_0(), 134, 135, array![0x1146e0df8474f49c590ae8b3b1288b0e]));
 }
 
 /// proof weights.position=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_embed_0_9() {
-    verify_walk_calldata(splice(embed_0(), 137, 138, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(embed_0(), 138, 139, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.position-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_embed_0_10() {
-    verify_walk_calldata(splice(embed_0(), 135, 138, array![12]));
+    verify_walk_calldata(splice(embed_0(), 136, 139, array![12]));
 }
 
 /// proof weights.word_0=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_embed_0_11() {
-    verify_walk_calldata(splice(embed_0(), 139, 140, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(embed_0(), 140, 141, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.word_0-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_embed_0_12() {
-    verify_walk_calldata(splice(embed_0(), 135, 139, array![12, 0x706f736974696f6e]));
+    verify_walk_calldata(splice(embed_0(), 136, 140, array![12, 0x706f736974696f6e]));
 }
 
 /// proof weights.word_1=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
 fn rejects_embed_0_13() {
-    verify_walk_calldata(splice(embed_0(), 141, 142, array![0, 0, 0x10000000000000000000000000000000]));
+    verify_walk_calldata(splice(embed_0(), 142, 143, array![0, 0, 0x10000000000000000000000000000000]));
 }
 
 /// proof weights.word_1-key
 #[test]
 #[should_panic(expected: ('walk.weight_claims',))]
 fn rejects_embed_0_14() {
-    verify_walk_calldata(splice(embed_0(), 135, 141, array![12, 0x706f736974696f6e, 1, 0x776f72645f30]));
+    verify_walk_calldata(splice(embed_0(), 136, 142, array![12, 0x706f736974696f6e, 1, 0x776f72645f30]));
 }
 
 /// statement dims[0]
@@ -23445,11 +24149,11 @@ fn rejects_embed_0_61() {
     verify_walk_calldata(splice(embed_0(), 65, 66, array![4]));
 }
 
-/// felt 163 + 1
+/// felt 164 + 1
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_embed_0_64() {
-    verify_walk_calldata(splice(embed_0(), 163, 164, array![2]));
+    verify_walk_calldata(splice(embed_0(), 164, 165, array![2]));
 }
 
 /// a witness commitment on a kind without advice
@@ -23466,7 +24170,7 @@ fn rejects_embed_0_65() {
     ]));
 }
 
-/// An honest embed proof, dims 7×100×33×7×5×99×94×62×68×89×57×77, public weights (168 felts).
+/// An honest embed proof, dims 7×100×33×7×5×99×94×62×68×89×57×77, public weights (169 felts).
 pub fn embed_1() -> Array<felt252> {
     array![
         3,
@@ -23598,6 +24302,7 @@ pub fn embed_1() -> Array<felt252> {
         0,
         0,
         10,
+        25,
         6,
         2,
         0x1b4525290fbd384957b91ae72f9df00a,
@@ -23645,7 +24350,7 @@ fn accepts_embed_1() {
     assert_eq!(verify_walk_calldata(embed_1()), 0x6c543ab976b15c5a18b68c5ae59b1d972d73bdab0893f6a621cfc7d602dc970);
 }
 
-/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, committed weights (281 felts).
+/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, committed weights (282 felts).
 pub fn embed_0_committed() -> Array<felt252> {
     array![
         3,
@@ -23782,6 +24487,7 @@ pub fn embed_0_committed() -> Array<felt252> {
         0,
         0,
         10,
+        24,
         3,
         2,
         0x12a792bfccc3a6db442f910f1d2c279b,
@@ -23941,28 +24647,28 @@ fn accepts_embed_0_committed() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_committed_0() {
-    verify_walk_calldata(splice(embed_0_committed(), 165, 166, array![0x12017536513bbcb91955514eaa87a825]));
+    verify_walk_calldata(splice(embed_0_committed(), 166, 167, array![0x12017536513bbcb91955514eaa87a825]));
 }
 
 /// proof opening.fold.rounds[0]-last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_embed_0_committed_1() {
-    verify_walk_calldata(splice(embed_0_committed(), 164, 167, array![1, 0x12017536313bbcb91955514eaa87a825]));
+    verify_walk_calldata(splice(embed_0_committed(), 165, 168, array![1, 0x12017536313bbcb91955514eaa87a825]));
 }
 
 /// proof opening.fold.rounds[0]+last
 #[test]
 #[should_panic(expected: ('pcs.round_degree',))]
 fn rejects_embed_0_committed_2() {
-    verify_walk_calldata(splice(embed_0_committed(), 164, 166, array![3, 0x12017536313bbcb91955514eaa87a825, 0x1ea8be1b9358db11d1c8aeedfb66b20a]));
+    verify_walk_calldata(splice(embed_0_committed(), 165, 167, array![3, 0x12017536313bbcb91955514eaa87a825, 0x1ea8be1b9358db11d1c8aeedfb66b20a]));
 }
 
 /// proof opening.fold.rounds-last
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_embed_0_committed_3() {
-    verify_walk_calldata(splice(embed_0_committed(), 163, 179, array![
+    verify_walk_calldata(splice(embed_0_committed(), 164, 180, array![
         4,
         2,
         0x12017536313bbcb91955514eaa87a825,
@@ -23983,7 +24689,7 @@ fn rejects_embed_0_committed_3() {
 #[test]
 #[should_panic(expected: ('pcs.round_count',))]
 fn rejects_embed_0_committed_4() {
-    verify_walk_calldata(splice(embed_0_committed(), 163, 176, array![
+    verify_walk_calldata(splice(embed_0_committed(), 164, 177, array![
         6,
         2,
         0x12017536313bbcb91955514eaa87a825,
@@ -24007,63 +24713,63 @@ fn rejects_embed_0_committed_4() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_committed_5() {
-    verify_walk_calldata(splice(embed_0_committed(), 180, 181, array![0x9bfcc6124bfbc96c297407517f7e4fd5]));
+    verify_walk_calldata(splice(embed_0_committed(), 181, 182, array![0x9bfcc6124bfbc96c297407517f7e4fd5]));
 }
 
 /// proof opening.layer_roots-last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_embed_0_committed_6() {
-    verify_walk_calldata(splice(embed_0_committed(), 179, 182, array![0]));
+    verify_walk_calldata(splice(embed_0_committed(), 180, 183, array![0]));
 }
 
 /// proof opening.layer_roots+last
 #[test]
 #[should_panic(expected: ('pcs.layer_count',))]
 fn rejects_embed_0_committed_7() {
-    verify_walk_calldata(splice(embed_0_committed(), 179, 180, array![2, 0x9bfcc6124bfbc96c297407517f7e4fd4, 0x1b6b6e0e79f63b2ab368d987ccd312b]));
+    verify_walk_calldata(splice(embed_0_committed(), 180, 181, array![2, 0x9bfcc6124bfbc96c297407517f7e4fd4, 0x1b6b6e0e79f63b2ab368d987ccd312b]));
 }
 
 /// proof opening.final_value
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_committed_8() {
-    verify_walk_calldata(splice(embed_0_committed(), 182, 183, array![0x126a01d1e29b7a9c5aba913a67120ff3]));
+    verify_walk_calldata(splice(embed_0_committed(), 183, 184, array![0x126a01d1e29b7a9c5aba913a67120ff3]));
 }
 
 /// proof opening.pow_nonce
 #[test]
 #[should_panic(expected: ('pcs.pow',))]
 fn rejects_embed_0_committed_9() {
-    verify_walk_calldata(splice(embed_0_committed(), 183, 184, array![9681]));
+    verify_walk_calldata(splice(embed_0_committed(), 184, 185, array![9681]));
 }
 
 /// proof opening.poly_openings[0].leaves[0][0]
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_embed_0_committed_10() {
-    verify_walk_calldata(splice(embed_0_committed(), 186, 187, array![0x619fce661b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3]));
+    verify_walk_calldata(splice(embed_0_committed(), 187, 188, array![0x619fce661b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_embed_0_committed_11() {
-    verify_walk_calldata(splice(embed_0_committed(), 187, 188, array![0x7000000014cf13bf0f0f858c4afb84165bdd67158c5852f78db6450c1988cb8]));
+    verify_walk_calldata(splice(embed_0_committed(), 188, 189, array![0x7000000014cf13bf0f0f858c4afb84165bdd67158c5852f78db6450c1988cb8]));
 }
 
 /// proof opening.poly_openings[0].leaves[0]+last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_embed_0_committed_12() {
-    verify_walk_calldata(splice(embed_0_committed(), 188, 188, array![0x100000000000000000000000000000000000000000000000000000014f6db27]));
+    verify_walk_calldata(splice(embed_0_committed(), 189, 189, array![0x100000000000000000000000000000000000000000000000000000014f6db27]));
 }
 
 /// proof opening.poly_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_embed_0_committed_13() {
-    verify_walk_calldata(splice(embed_0_committed(), 185, 202, array![
+    verify_walk_calldata(splice(embed_0_committed(), 186, 203, array![
         7,
         0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
         0xa6789df8787c2c6257dc20b2deeb38ac62c297bc6db22860cc465c14f6db27,
@@ -24086,7 +24792,7 @@ fn rejects_embed_0_committed_13() {
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_embed_0_committed_14() {
-    verify_walk_calldata(splice(embed_0_committed(), 185, 200, array![
+    verify_walk_calldata(splice(embed_0_committed(), 186, 201, array![
         9,
         0x619fce641b8e50fceab207e1154de11ad6b121679fba56396251bd7959a7f3,
         0xa6789df8787c2c6257dc20b2deeb38ac62c297bc6db22860cc465c14f6db27,
@@ -24111,21 +24817,21 @@ fn rejects_embed_0_committed_14() {
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_embed_0_committed_15() {
-    verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x90550aa62429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64]));
+    verify_walk_calldata(splice(embed_0_committed(), 277, 278, array![0x90550aa62429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64]));
 }
 
 /// proof opening.layer_openings[0].leaves[0]-last
 #[test]
 #[should_panic(expected: ('calldata.marker',))]
 fn rejects_embed_0_committed_16() {
-    verify_walk_calldata(splice(embed_0_committed(), 276, 277, array![0x70000000120aa15484853d0986ceca7c1437ee500e434b97d3760625100fb95]));
+    verify_walk_calldata(splice(embed_0_committed(), 277, 278, array![0x70000000120aa15484853d0986ceca7c1437ee500e434b97d3760625100fb95]));
 }
 
 /// proof opening.layer_openings[0].leaves-last
 #[test]
 #[should_panic(expected: ('pcs.query_count',))]
 fn rejects_embed_0_committed_18() {
-    verify_walk_calldata(splice(embed_0_committed(), 275, 280, array![
+    verify_walk_calldata(splice(embed_0_committed(), 276, 281, array![
         3,
         0x90550aa42429e84c367653e0a1bf7280721a5cbe9bb03128807dcafa931a64,
         0x4aa01fb551feb8e98dcbf15d58268dc4cd690babbe6327530b23f32f2ca8b0,
@@ -24137,7 +24843,7 @@ fn rejects_embed_0_committed_18() {
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_embed_0_committed_20() {
-    verify_walk_calldata(splice(embed_0_committed(), 275, 281, array![]));
+    verify_walk_calldata(splice(embed_0_committed(), 276, 282, array![]));
 }
 
 /// statement outputs.y[7]
@@ -24210,18 +24916,25 @@ fn rejects_embed_0_committed_35() {
     verify_walk_calldata(splice(embed_0_committed(), 112, 113, array![0x706f736569646f6f]));
 }
 
+/// felt 168 + 1
+#[test]
+#[should_panic(expected: ('calldata.sentinel',))]
+fn rejects_embed_0_committed_36() {
+    verify_walk_calldata(splice(embed_0_committed(), 168, 169, array![3]));
+}
+
 /// felt 224 + 1
 #[test]
 #[should_panic(expected: ('merkle.path',))]
 fn rejects_embed_0_committed_37() {
-    verify_walk_calldata(splice(embed_0_committed(), 224, 225, array![0x40000000000000000000000000000000ec4d2b51c262302369d7bafac05e73f]));
+    verify_walk_calldata(splice(embed_0_committed(), 224, 225, array![0x40000000000000000000000000000000a699097e2a9deca63e4623d5a433bed]));
 }
 
-/// felt 280 + 1
+/// felt 281 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_embed_0_committed_38() {
-    verify_walk_calldata(splice(embed_0_committed(), 280, 281, array![1]));
+    verify_walk_calldata(splice(embed_0_committed(), 281, 282, array![1]));
 }
 
 /// a witness commitment on a kind without advice
@@ -24238,7 +24951,7 @@ fn rejects_embed_0_committed_39() {
     ]));
 }
 
-/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, bound weights (310 felts).
+/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, bound weights (311 felts).
 pub fn embed_0_bound() -> Array<felt252> {
     array![
         3,
@@ -24404,6 +25117,7 @@ pub fn embed_0_bound() -> Array<felt252> {
         0,
         0,
         10,
+        24,
         3,
         2,
         0x1173143515d318af923cdcf99a553f81,
@@ -24559,7 +25273,7 @@ fn accepts_embed_0_bound() {
     assert_eq!(verify_walk_calldata(embed_0_bound()), 0x644faf9606524fba385be02d5ec4658355d88506ac8e0276589ecfe46936591);
 }
 
-/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, committed inputs, outputs and weights (331 felts).
+/// An honest embed proof, dims 5×23×2×6×3×22×15×18×0×18, committed inputs, outputs and weights (332 felts).
 pub fn embed_0_io() -> Array<felt252> {
     array![
         3,
@@ -24699,6 +25413,7 @@ pub fn embed_0_io() -> Array<felt252> {
         121,
         0x14d6dbdeb31aa7c15d04718310a8925c,
         10,
+        24,
         3,
         2,
         0x1fc7cd7d3ad84bcbb217818e45a5be9e,
@@ -24940,21 +25655,21 @@ fn rejects_embed_0_io_4() {
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn rejects_embed_0_io_5() {
-    verify_walk_calldata(splice(embed_0_io(), 198, 199, array![0x11280c1ebbb795f3d30515f663541bff]));
+    verify_walk_calldata(splice(embed_0_io(), 198, 199, array![0x1243607658dcba8a0cd14b85a45c73bb]));
 }
 
 /// felt 264 + 1
 #[test]
-#[should_panic(expected: ('calldata.truncated',))]
+#[should_panic(expected: ('merkle.path',))]
 fn rejects_embed_0_io_6() {
-    verify_walk_calldata(splice(embed_0_io(), 264, 265, array![1]));
+    verify_walk_calldata(splice(embed_0_io(), 264, 265, array![0xce9e50ab489c2699e7ce636aad18d4c64a6a0c7c01c60c26ce6d90eec73094]));
 }
 
-/// felt 330 + 1
+/// felt 331 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
 fn rejects_embed_0_io_7() {
-    verify_walk_calldata(splice(embed_0_io(), 330, 331, array![1]));
+    verify_walk_calldata(splice(embed_0_io(), 331, 332, array![1]));
 }
 
 /// felt 131 + 1
@@ -25074,6 +25789,7 @@ pub fn embed_range_0() -> Array<felt252> {
         0,
         0,
         10,
+        8,
         1,
         2,
         0x185c7ea6179dbaf83ec2f426ff516da4,
@@ -43482,63 +44198,6 @@ fn rejects_range_0_1() {
     verify_walk_calldata(splice(range_0(), 73, 78, array![811, 10, 1, 0x1b41f35230ce3458ccdedfad925e6fd0]));
 }
 
-/// proof layer.logup.roots[0]+last
-#[test]
-#[should_panic(expected: ('gkr.root_count',))]
-fn rejects_range_0_2() {
-    verify_walk_calldata(splice(range_0(), 73, 77, array![
-        813,
-        10,
-        3,
-        0x1b41f35230ce3458ccdedfad925e6fd0,
-        0x152a564355d36cadae3d73bff668159b,
-    ]));
-}
-
-/// proof layer.logup.roots-last
-#[test]
-#[should_panic(expected: ('gkr.root_count',))]
-fn rejects_range_0_3() {
-    verify_walk_calldata(splice(range_0(), 73, 105, array![
-        809,
-        9,
-        2,
-        0x1b41f35230ce3458ccdedfad925e6fd0,
-        0x152a564355d36cadae3d73bff668159b,
-        2,
-        0x17177581758b0033956f97ae997eeeda,
-        0x140b1685eb1860c85ae13d23d5187f6f,
-        2,
-        0x18c494105781e4240e75eb132fb683e4,
-        0x143190ca3283e7a5e16fd560cbc5efcb,
-        2,
-        0x1196d08eed2107d0ae01cacf91c2ec21,
-        0x1e4d098bcf3a3d5c7ba45cc2354b5cbb,
-        2,
-        0x141f32558f52cddce1e2bf231f157660,
-        0x1f09df286e801843f30ce3baa0995395,
-        2,
-        0x1907c44cda16f620ae8db390532c4201,
-        0x1df0edff45c1196fd62d58a8c2edb152,
-        2,
-        0x113361227630600df893d36e201f604c,
-        0x129a5d03686ac5f2ad92af4727c8eb09,
-        2,
-        0x129de5800ee3b8ae847d29f1d21acd4c,
-        0x11c3d1e865329bf8beb6e1b9f4d888af,
-        2,
-        0x1d3a713eb11c02e603767669ade8a74b,
-        0x142cb967eca7a24b7ae441cd10e77429,
-    ]));
-}
-
-/// proof layer.logup.layers[0].masks[0][0]
-#[test]
-#[should_panic(expected: ('gkr.layer',))]
-fn rejects_range_0_5() {
-    verify_walk_calldata(splice(range_0(), 109, 110, array![0x19d7fe67955eccc3161a7020e10cf753]));
-}
-
 /// proof layer.logup.layers[0].masks[0]-last
 #[test]
 #[should_panic(expected: ('gkr.mask_count',))]
@@ -43584,104 +44243,6 @@ fn rejects_range_0_6() {
         0x1144c636bce99863006f2034945c735d,
         0x13d17cae166a2a058a79d7b849ef8d6c,
     ]));
-}
-
-/// proof layer.logup.layers[0].masks[0]+last
-#[test]
-#[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_range_0_7() {
-    verify_walk_calldata(splice(range_0(), 73, 112, array![
-        813,
-        10,
-        2,
-        0x1b41f35230ce3458ccdedfad925e6fd0,
-        0x152a564355d36cadae3d73bff668159b,
-        2,
-        0x17177581758b0033956f97ae997eeeda,
-        0x140b1685eb1860c85ae13d23d5187f6f,
-        2,
-        0x18c494105781e4240e75eb132fb683e4,
-        0x143190ca3283e7a5e16fd560cbc5efcb,
-        2,
-        0x1196d08eed2107d0ae01cacf91c2ec21,
-        0x1e4d098bcf3a3d5c7ba45cc2354b5cbb,
-        2,
-        0x141f32558f52cddce1e2bf231f157660,
-        0x1f09df286e801843f30ce3baa0995395,
-        2,
-        0x1907c44cda16f620ae8db390532c4201,
-        0x1df0edff45c1196fd62d58a8c2edb152,
-        2,
-        0x113361227630600df893d36e201f604c,
-        0x129a5d03686ac5f2ad92af4727c8eb09,
-        2,
-        0x129de5800ee3b8ae847d29f1d21acd4c,
-        0x11c3d1e865329bf8beb6e1b9f4d888af,
-        2,
-        0x1d3a713eb11c02e603767669ade8a74b,
-        0x142cb967eca7a24b7ae441cd10e77429,
-        2,
-        0x1d4be07ba9d18e35f834e24b4e7dc4fd,
-        0x16714d0086dfce73b9247d88ef06a7e3,
-        16,
-        0,
-        1,
-        5,
-        0x19d7fe67755eccc3161a7020e10cf753,
-        0x1144c636bce99863006f2034945c735d,
-        0x13d17cae166a2a058a79d7b849ef8d6c,
-        0x15218a1d685256dc9cb0914fa56d88e8,
-    ]));
-}
-
-/// proof layer.logup.layers[0].masks-last
-#[test]
-#[should_panic(expected: ('gkr.mask_count',))]
-fn rejects_range_0_8() {
-    verify_walk_calldata(splice(range_0(), 73, 113, array![
-        807,
-        10,
-        2,
-        0x1b41f35230ce3458ccdedfad925e6fd0,
-        0x152a564355d36cadae3d73bff668159b,
-        2,
-        0x17177581758b0033956f97ae997eeeda,
-        0x140b1685eb1860c85ae13d23d5187f6f,
-        2,
-        0x18c494105781e4240e75eb132fb683e4,
-        0x143190ca3283e7a5e16fd560cbc5efcb,
-        2,
-        0x1196d08eed2107d0ae01cacf91c2ec21,
-        0x1e4d098bcf3a3d5c7ba45cc2354b5cbb,
-        2,
-        0x141f32558f52cddce1e2bf231f157660,
-        0x1f09df286e801843f30ce3baa0995395,
-        2,
-        0x1907c44cda16f620ae8db390532c4201,
-        0x1df0edff45c1196fd62d58a8c2edb152,
-        2,
-        0x113361227630600df893d36e201f604c,
-        0x129a5d03686ac5f2ad92af4727c8eb09,
-        2,
-        0x129de5800ee3b8ae847d29f1d21acd4c,
-        0x11c3d1e865329bf8beb6e1b9f4d888af,
-        2,
-        0x1d3a713eb11c02e603767669ade8a74b,
-        0x142cb967eca7a24b7ae441cd10e77429,
-        2,
-        0x1d4be07ba9d18e35f834e24b4e7dc4fd,
-        0x16714d0086dfce73b9247d88ef06a7e3,
-        16,
-        0,
-        0,
-    ]));
-}
-
-/// proof layer.logup.layers[1].sumcheck.rounds[0][0]
-#[test]
-#[should_panic(expected: ('gkr.layer',))]
-fn rejects_range_0_10() {
-    verify_walk_calldata(splice(range_0(), 115, 116, array![0x125453ff77421fea2655db924ac5ee99]));
 }
 
 /// proof layer.logup.layers[1].sumcheck.rounds[0]-last
@@ -43736,59 +44297,6 @@ fn rejects_range_0_11() {
     ]));
 }
 
-/// proof layer.logup.layers[1].sumcheck.rounds[0]+last
-#[test]
-#[should_panic(expected: ('gkr.round_degree',))]
-fn rejects_range_0_12() {
-    verify_walk_calldata(splice(range_0(), 73, 117, array![
-        813,
-        10,
-        2,
-        0x1b41f35230ce3458ccdedfad925e6fd0,
-        0x152a564355d36cadae3d73bff668159b,
-        2,
-        0x17177581758b0033956f97ae997eeeda,
-        0x140b1685eb1860c85ae13d23d5187f6f,
-        2,
-        0x18c494105781e4240e75eb132fb683e4,
-        0x143190ca3283e7a5e16fd560cbc5efcb,
-        2,
-        0x1196d08eed2107d0ae01cacf91c2ec21,
-        0x1e4d098bcf3a3d5c7ba45cc2354b5cbb,
-        2,
-        0x141f32558f52cddce1e2bf231f157660,
-        0x1f09df286e801843f30ce3baa0995395,
-        2,
-        0x1907c44cda16f620ae8db390532c4201,
-        0x1df0edff45c1196fd62d58a8c2edb152,
-        2,
-        0x113361227630600df893d36e201f604c,
-        0x129a5d03686ac5f2ad92af4727c8eb09,
-        2,
-        0x129de5800ee3b8ae847d29f1d21acd4c,
-        0x11c3d1e865329bf8beb6e1b9f4d888af,
-        2,
-        0x1d3a713eb11c02e603767669ade8a74b,
-        0x142cb967eca7a24b7ae441cd10e77429,
-        2,
-        0x1d4be07ba9d18e35f834e24b4e7dc4fd,
-        0x16714d0086dfce73b9247d88ef06a7e3,
-        16,
-        0,
-        1,
-        4,
-        0x19d7fe67755eccc3161a7020e10cf753,
-        0x1144c636bce99863006f2034945c735d,
-        0x13d17cae166a2a058a79d7b849ef8d6c,
-        0x15218a1d685256dc9cb0914fa56d88e8,
-        1,
-        4,
-        0x125453ff57421fea2655db924ac5ee99,
-        0x15168e140413ea6717272bcd2b2cf0bf,
-        0x173ee095c8cb5af0f1fa2885b6c05bfd,
-    ]));
-}
-
 /// proof layer.logup.layers[1].sumcheck.rounds-last
 #[test]
 #[should_panic(expected: ('gkr.round_count',))]
@@ -43838,184 +44346,11 @@ fn rejects_range_0_13() {
     ]));
 }
 
-/// proof layer.logup.layers[1].sumcheck.rounds+last
-#[test]
-#[should_panic(expected: ('gkr.round_count',))]
-fn rejects_range_0_14() {
-    verify_walk_calldata(splice(range_0(), 73, 114, array![
-        816,
-        10,
-        2,
-        0x1b41f35230ce3458ccdedfad925e6fd0,
-        0x152a564355d36cadae3d73bff668159b,
-        2,
-        0x17177581758b0033956f97ae997eeeda,
-        0x140b1685eb1860c85ae13d23d5187f6f,
-        2,
-        0x18c494105781e4240e75eb132fb683e4,
-        0x143190ca3283e7a5e16fd560cbc5efcb,
-        2,
-        0x1196d08eed2107d0ae01cacf91c2ec21,
-        0x1e4d098bcf3a3d5c7ba45cc2354b5cbb,
-        2,
-        0x141f32558f52cddce1e2bf231f157660,
-        0x1f09df286e801843f30ce3baa0995395,
-        2,
-        0x1907c44cda16f620ae8db390532c4201,
-        0x1df0edff45c1196fd62d58a8c2edb152,
-        2,
-        0x113361227630600df893d36e201f604c,
-        0x129a5d03686ac5f2ad92af4727c8eb09,
-        2,
-        0x129de5800ee3b8ae847d29f1d21acd4c,
-        0x11c3d1e865329bf8beb6e1b9f4d888af,
-        2,
-        0x1d3a713eb11c02e603767669ade8a74b,
-        0x142cb967eca7a24b7ae441cd10e77429,
-        2,
-        0x1d4be07ba9d18e35f834e24b4e7dc4fd,
-        0x16714d0086dfce73b9247d88ef06a7e3,
-        16,
-        0,
-        1,
-        4,
-        0x19d7fe67755eccc3161a7020e10cf753,
-        0x1144c636bce99863006f2034945c735d,
-        0x13d17cae166a2a058a79d7b849ef8d6c,
-        0x15218a1d685256dc9cb0914fa56d88e8,
-        2,
-        3,
-        0x125453ff57421fea2655db924ac5ee99,
-        0x15168e140413ea6717272bcd2b2cf0bf,
-        0x173ee095c8cb5af0f1fa2885b6c05bfd,
-    ]));
-}
-
 /// proof layer.logup.layers-last
 #[test]
 #[should_panic(expected: ('gkr.layer_count',))]
 fn rejects_range_0_15() {
     verify_walk_calldata(splice(splice(splice(range_0(), 771, 883, array![]), 105, 106, array![15]), 73, 74, array![700]));
-}
-
-/// proof layer.logup.layers+last
-#[test]
-#[should_panic(expected: ('gkr.layer_count',))]
-fn rejects_range_0_16() {
-    verify_walk_calldata(splice(splice(splice(range_0(), 771, 771, array![
-        15,
-        3,
-        0x17a9a363ac21e6afcc3d19b940d0c105,
-        0x1dd2cadefc611fccd643a46716d2916b,
-        0x1050a4ba3dc55d3316ca1e53ee3c7c0e,
-        3,
-        0x16c75d41f046869a03a8158b92733b33,
-        0x1a691314c81f3e57209e85302f58741a,
-        0x1c2fef260f09417b00da276cc49435d2,
-        3,
-        0x1408d9a4137f380e961fdaf7674b0730,
-        0x1c3029ccb4d7aa90e923c941d6dc4b06,
-        0x177e53a453b1c255f28630b6a89d0966,
-        3,
-        0x11233cd80061c4af3971d6d51005d3b1,
-        0x167dbdeb26d4a0c9cf6190d5293b21b8,
-        0x1c4ec5cfcbeb0a6e5c6246d5dbda607d,
-        3,
-        0x183c68616a8f363bf69724e4e15ddc17,
-        0x1fd367116c69af9370780cab8a78be5c,
-        0x18de65e3d87b60a2036d496a0c339d32,
-        3,
-        0x15739a49799b9971f9f61e42ed737c78,
-        0x19575be02cf3ed58faae6f4c59f7188a,
-        0x1eb7405aa01d169b09dfa9a3ecabf737,
-        3,
-        0x1253604cfa962df292dd262748116bf7,
-        0x1b761d2adda908cf302d9fb2eb9b4132,
-        0x1b08619458e974ae05aefb7cf907b48e,
-        3,
-        0x10cd656109065d42fa4b7b3cc1728387,
-        0x1dab1f248672089352319131d55d36fe,
-        0x1e059c71b61433552a204bdf45de66d0,
-        3,
-        0x1cd3e50f103acde17339cd03b15c4588,
-        0x1c94a655f6f7634ec7fb042ff35aa569,
-        0x1e5750b6eb8ce313253b553d02e7252d,
-        3,
-        0x17d98149150fb0afdc4175577c4f0c97,
-        0x1cc7ae577af303e3da29c561a087130a,
-        0x1cb792887435d2d95d816baa4c31a42d,
-        3,
-        0x1f14039d5e4e69af9e654e1346eee077,
-        0x1204f52578f13d7335907c649eaf1c5e,
-        0x137ca29d37390b2bf40151a8a1049697,
-        3,
-        0x1c7660fc35e39aa57c2fead682682c49,
-        0x194f8a6e67492a5acc79e8b93dd84daf,
-        0x1706cad697f8aa971f0cef2521b2a497,
-        3,
-        0x1c4d74832bc2bfd9d22f23c6bf530536,
-        0x19082a0992f7c7deafe5e9b292c9ac8d,
-        0x12aa71ed2db969e65a6426844ecdc165,
-        3,
-        0x11fbb65c7631ac69f3c821d7d110aa2f,
-        0x1de8acc2b990febbd46c57f8ad1b1986,
-        0x1b1597f4e8a8a59ac3b28198f9ec84b5,
-        3,
-        0x1f4431919343cf7af3eea3869affac6a,
-        0x1120f7a3fc7b51c897fa55ab05b8235d,
-        0x17a4bb2d1aca74d456f5b8c4c15935f3,
-        10,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x16fad314321758f700bb5009dedfa25b,
-        0x1e44086a7652355cd479afdd52b6177a,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x161b9f5c085b6f835c3447078cb31611,
-        0x19e3047de4f63af265a6c36219ad3b7d,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1fec73ff90e35f9820e7c826b89fb3d9,
-        0x180f9e11fe45059de9858644bb114427,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x14243dce983577317049b3661c0907a9,
-        0x1efbe890b40ed027992d6a06288a2eee,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1ce830898b4493330310d32a4a9190ee,
-        0x11b6dea1138a121811e150d1bf5e69ba,
-        4,
-        0x10dfc2911baf8b6f659a4564153c8482,
-        0x1d60b84f2cf15db18f312fd3404a7279,
-        0x170b1a85fae9b9c81c234e4a78fcf9d7,
-        0x116d58bb5226e12d8cbe562edf062304,
-        4,
-        0x119543164eadbb9d7093845e6cc3007b,
-        0x11dcc3c76aca2f6e6bfa01fbda529e97,
-        0x12a5a839c443e4a1b1db93cccee55729,
-        0x1d52b6f9fff5f29cbdfa1d89898b18e1,
-        4,
-        0x105ff3ab0ab87741b7db239acf803465,
-        0x1930748e963e0b35e69e09508dbb5d95,
-        0x1b3e8d984666151424cc66bfe4a8bed2,
-        0x1b3e8d982666151424cc66bfe4a8bed2,
-        4,
-        0x15e6786efcb7502e35a1f64dc7a55b9a,
-        0x1449a07fe98d5f17df58169ec146a5c8,
-        0x115d857f064fb03236d613c2002a8535,
-        0x115d857ee64fb03236d613c2002a8535,
-        4,
-        0x1d6c8ceb264d20543dfc52b1ff7de581,
-        0x1b4ff6e5b98a37f9e7975aab167e5b61,
-        0x168e29ed7ff282534c0456ad267c27fd,
-        0x168e29ed5ff282534c0456ad267c27fd,
-    ]), 105, 106, array![17]), 73, 74, array![924]));
 }
 
 /// proof layer.magnitudes[0]
@@ -44032,13 +44367,6 @@ fn rejects_range_0_18() {
     verify_walk_calldata(splice(splice(splice(range_0(), 885, 886, array![]), 883, 884, array![1]), 73, 74, array![811]));
 }
 
-/// proof layer.magnitudes+last
-#[test]
-#[should_panic(expected: ('range.value_count',))]
-fn rejects_range_0_19() {
-    verify_walk_calldata(splice(splice(splice(range_0(), 885, 885, array![0x1b7e6a78eed238edc99e36e44d6f6aad]), 883, 884, array![3]), 73, 74, array![813]));
-}
-
 /// proof weights.w00=proof
 #[test]
 #[should_panic(expected: ('sameply.proof',))]
@@ -44053,53 +44381,11 @@ fn rejects_range_0_21() {
     verify_walk_calldata(splice(range_0(), 887, 890, array![3]));
 }
 
-/// proof weights.w01=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_range_0_22() {
-    verify_walk_calldata(splice(range_0(), 891, 892, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.w01-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_range_0_23() {
-    verify_walk_calldata(splice(range_0(), 887, 891, array![3, 7811120]));
-}
-
-/// proof weights.w02=proof
-#[test]
-#[should_panic(expected: ('sameply.proof',))]
-fn rejects_range_0_24() {
-    verify_walk_calldata(splice(range_0(), 893, 894, array![0, 0, 0x10000000000000000000000000000000]));
-}
-
-/// proof weights.w02-key
-#[test]
-#[should_panic(expected: ('walk.weight_claims',))]
-fn rejects_range_0_25() {
-    verify_walk_calldata(splice(range_0(), 887, 893, array![3, 7811120, 1, 7811121]));
-}
-
 /// statement dims[1]
 #[test]
 #[should_panic(expected: ('statement.shape',))]
 fn rejects_range_0_36() {
     verify_walk_calldata(splice(range_0(), 5, 6, array![2]));
-}
-
-/// statement dims[2]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_range_0_37() {
-    verify_walk_calldata(splice(range_0(), 6, 7, array![3]));
-}
-
-/// statement dims[3]
-#[test]
-#[should_panic(expected: ('statement.shape',))]
-fn rejects_range_0_38() {
-    verify_walk_calldata(splice(range_0(), 7, 8, array![4]));
 }
 
 /// statement dims[6]
@@ -44123,20 +44409,6 @@ fn rejects_range_0_55() {
     verify_walk_calldata(splice(range_0(), 1092, 1093, array![0x4a0f74c5484231e9d8931dfe89dd1fb7346ef83673749540ed0e3bcfec1cfa]));
 }
 
-/// felt 2185 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_range_0_56() {
-    verify_walk_calldata(splice(range_0(), 2185, 2186, array![0x6ce51ac05a1d94081c0ab947a07671ee]));
-}
-
-/// felt 3278 + 1
-#[test]
-#[should_panic(expected: ('merkle.path',))]
-fn rejects_range_0_57() {
-    verify_walk_calldata(splice(range_0(), 3278, 3279, array![0x53e8d1a9dac972b34a73dd346cebeff0d43927c38ae29dfcb22a33b86eea26]));
-}
-
 /// felt 5464 + 1
 #[test]
 #[should_panic(expected: ('calldata.truncated',))]
@@ -44148,7 +44420,7 @@ fn rejects_range_0_59() {
 #[test]
 #[should_panic(expected: ('calldata.version',))]
 fn rejects_matmul_0_version() {
-    verify_walk_calldata(splice(matmul_0(), 0, 62, array![2]));
+    verify_walk_calldata(splice(matmul_0(), 0, 63, array![2]));
 }
 
 /// Kind 1, the retired standalone matmul.
@@ -44235,28 +44507,28 @@ fn rejects_matmul_0_limb_before_marker() {
 #[test]
 #[should_panic(expected: ('calldata.limb',))]
 fn rejects_matmul_0_limb_qm31() {
-    verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x1fffffffe555a3485e1bf8af4b8afd76]));
+    verify_walk_calldata(splice(matmul_0(), 40, 41, array![0x1fffffffe555a3485e1bf8af4b8afd76]));
 }
 
 /// The first QM31's felt >> 124 = 2.
 #[test]
 #[should_panic(expected: ('calldata.sentinel',))]
 fn rejects_matmul_0_sentinel_two() {
-    verify_walk_calldata(splice(matmul_0(), 39, 40, array![0x2feac4e26555a3485e1bf8af4b8afd76]));
+    verify_walk_calldata(splice(matmul_0(), 40, 41, array![0x2feac4e26555a3485e1bf8af4b8afd76]));
 }
 
 /// The last felt missing.
 #[test]
 #[should_panic(expected: ('calldata.serde',))]
 fn rejects_matmul_0_truncated() {
-    verify_walk_calldata(splice(matmul_0(), 61, 62, array![]));
+    verify_walk_calldata(splice(matmul_0(), 62, 63, array![]));
 }
 
 /// One felt after the proof.
 #[test]
 #[should_panic(expected: ('calldata.extra',))]
 fn rejects_matmul_0_extra() {
-    verify_walk_calldata(splice(matmul_0(), 62, 62, array![0]));
+    verify_walk_calldata(splice(matmul_0(), 63, 63, array![0]));
 }
 
 /// matmul with a commitment no group claims.
@@ -44307,6 +44579,7 @@ pub fn forged_stray() -> Array<felt252> {
         0,
         0,
         5,
+        18,
         0,
         3,
         3,
@@ -44453,6 +44726,7 @@ pub fn forged_binding() -> Array<felt252> {
         0,
         0,
         5,
+        18,
         0,
         3,
         3,
@@ -44658,6 +44932,7 @@ pub fn forged_missing_value() -> Array<felt252> {
         118,
         0x107b401b1df7830a1713c107b594610c,
         1,
+        25,
         3,
         0x1c63e6c04ae896d9eeec37a0357aded1,
         0x183abb5d3102f9b04f3d7a927b70e75e,
@@ -44916,6 +45191,7 @@ pub fn forged_public_value() -> Array<felt252> {
         113,
         0x10000000200000000000000000000000,
         1,
+        25,
         3,
         0x1bd7e16b71997934ff4a0121e699c299,
         0x177f473f102bb449c0fbc30ca77cf55a,
@@ -45097,6 +45373,7 @@ pub fn forged_extra_output() -> Array<felt252> {
         31354,
         0x10000000200000000000000000000000,
         1,
+        25,
         3,
         0x1c63e6c04ae896d9eeec37a0357aded1,
         0x183abb5d3102f9b04f3d7a927b70e75e,
@@ -45166,6 +45443,7 @@ pub fn forged_pool_padding() -> Array<felt252> {
         0,
         0,
         9,
+        12,
         0,
         2,
         3,
@@ -45318,6 +45596,7 @@ pub fn forged_huge_dim() -> Array<felt252> {
         118,
         0x107b401b1df7830a1713c107b594610c,
         1,
+        25,
         3,
         0x1c63e6c04ae896d9eeec37a0357aded1,
         0x183abb5d3102f9b04f3d7a927b70e75e,
@@ -45589,12 +45868,12 @@ fn rejects_requant_rules_13() {
 #[test]
 #[should_panic(expected: ('logup.balance',))]
 fn rejects_requant_rules_14() {
-    verify_walk_calldata(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(requant_0(), 1802, 1834, array![
+    verify_walk_calldata(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(splice(requant_0(), 1803, 1835, array![
         0xff51a7fa8a445051df355a12a54136444d8d0c0b560df65251f9d5ff1338e9,
         0x8b1ae728d4e1640857e188709528f5cb90f91926ac3cbaeac736efa014bcf2,
         0x2d4982a1e224b75877b5ae7bfecb06616e0f61d5d80785a8c9f48f697a9be7,
         0xc1abc82629aee2799958f4652af8525827eb09515f64d3d6afc030d6b7c728,
-    ]), 1785, 1801, array![
+    ]), 1786, 1802, array![
         0xc5f80f783b7d7f45341ea4b9b7e8ea6d84f0b215e4cd004a4ad185c5abc29f,
         0x40e5d007410f40198ec3e081b42dbe2b5dcdac1969840e1669046c3d45a62d,
         0x966f8c93a88a6a2c6d3a9a86cadbb64055016b1e6d4518debde539b8507c94,
@@ -45660,7 +45939,7 @@ fn rejects_requant_rules_14() {
         0x595b18740705435872efa16486803c9c5e4767facfb7fc9dc0068f71848670,
         0xe5ea183af9a8d6c484f0d2eab98f9cf093c22d1a5fc652c5d8feb00d67f4b4,
         0,
-    ]), 545, 1784, array![
+    ]), 546, 1785, array![
         0x15c65fa5882288c6a05eb01947987b31,
         0x16c3f45b770a1840d5dc2d5896ae8ae5,
         2,
@@ -50128,7 +50407,7 @@ fn rejects_requant_rules_14() {
         0xb515e2aa96207aa50ae490d77435bf34,
         0x6f14e54fe80f61cdbc39da0392c2122f,
         0xd6f5d4c6ddca53bb2176da637f3fb11e,
-    ]), 542, 544, array![0x1d22372994c717b0a9758a440906a845, 0x186509ea7a37060c0f664c711fbf4df4]), 539, 541, array![0x1ee673df8cede80aa3932f88cf2b95da, 0x1b5535d9a6fa07071ceee1ee6ca2f285]), 536, 538, array![0x11ff40ed6ede0495048ee2b3591cf9c5, 0x187a91c2b73c77cdd58afff9c1897b72]), 533, 535, array![0x1b9f8af84ab68fdfdb491858723f914f, 0x13f7a1f320463d555df1bb7e11cf6ec4]), 530, 532, array![0x1e5d7033d56dfe17d52b5e1a01965eae, 0x1f6227c3163150fdb901cad73af6d46b]), 527, 529, array![0x1bf215f734969c0704d909321d5be726, 0x1de8bb3030c1ee6f6c512172dfb4c23a]), 524, 526, array![0x1450349e5230ac975d88e38e08988907, 0x1e341f5b74867701fc739bcf1f7e4d4b]), 521, 523, array![0x11d76c6099af24048a427f0cc544348b, 0x1482bc2fb91046ec905bf0dfaf816e98]), 518, 520, array![0x1ec77af303cbdde39c5c386d6a90cd9c, 0x107f15c1e30f5ff56edcccc19feaeed7]), 515, 517, array![0x1ab7a797408ab2bef112b3df7dadefdd, 0x1b399a552fca6784c4ed1775eb72790c]), 512, 514, array![0x18c7bcc132e0c6f0292283f7e45d8550, 0x1e7586286c4852e15f28f08f4657f04e]), 509, 511, array![0x16ea94b02eb11259469a840207d84122, 0x1b4b5604f3b9901856160a716c3f0734]), 506, 508, array![0x19064a7a2da2e0c1cc7e20bc2482f74a, 17]), 503, 505, array![
+    ]), 543, 545, array![0x1d22372994c717b0a9758a440906a845, 0x186509ea7a37060c0f664c711fbf4df4]), 540, 542, array![0x1ee673df8cede80aa3932f88cf2b95da, 0x1b5535d9a6fa07071ceee1ee6ca2f285]), 537, 539, array![0x11ff40ed6ede0495048ee2b3591cf9c5, 0x187a91c2b73c77cdd58afff9c1897b72]), 534, 536, array![0x1b9f8af84ab68fdfdb491858723f914f, 0x13f7a1f320463d555df1bb7e11cf6ec4]), 531, 533, array![0x1e5d7033d56dfe17d52b5e1a01965eae, 0x1f6227c3163150fdb901cad73af6d46b]), 528, 530, array![0x1bf215f734969c0704d909321d5be726, 0x1de8bb3030c1ee6f6c512172dfb4c23a]), 525, 527, array![0x1450349e5230ac975d88e38e08988907, 0x1e341f5b74867701fc739bcf1f7e4d4b]), 522, 524, array![0x11d76c6099af24048a427f0cc544348b, 0x1482bc2fb91046ec905bf0dfaf816e98]), 519, 521, array![0x1ec77af303cbdde39c5c386d6a90cd9c, 0x107f15c1e30f5ff56edcccc19feaeed7]), 516, 518, array![0x1ab7a797408ab2bef112b3df7dadefdd, 0x1b399a552fca6784c4ed1775eb72790c]), 513, 515, array![0x18c7bcc132e0c6f0292283f7e45d8550, 0x1e7586286c4852e15f28f08f4657f04e]), 510, 512, array![0x16ea94b02eb11259469a840207d84122, 0x1b4b5604f3b9901856160a716c3f0734]), 507, 509, array![0x19064a7a2da2e0c1cc7e20bc2482f74a, 17]), 504, 506, array![
         0x13f3b1d28335e0dd741b80d8ffd33ab9,
         0x1b6ca34ef6c75e7091e6712e9d0b5b6d,
         2,
@@ -50146,7 +50425,7 @@ fn rejects_requant_rules_14() {
         2,
         0x144e8e4378c67ab4d75baaa560ce7116,
         0x1e3813d3f56830122aa154debf31af28,
-    ]), 500, 502, array![0x105870baec95ce4675f1f08abef4dbef, 0x1398b1c110c00284da55cc180edeeeeb]), 497, 499, array![0x1b98204ae88a83a596f6f3ff60323cc8, 0x1efd5de8f5e3c0913b4aed939d93b25f]), 494, 496, array![0x1d3cb676c8706b518df3fc7054864b05, 0x1845e21ae2adb78442b3662b6231b572]), 491, 493, array![0x12f4c1e7696de5e6d7742963b1e778ae, 0x1c5b231bbbac002fa70cf0b04624ea6f]), 488, 490, array![0x137f725cead2544ce071ceeed8bdc524, 0x175ae3bb497534d36f17e723d12261d0]), 485, 487, array![0x18e1991ae111792361d233ce407449d5, 0x12eb856382fb4576cde17e1b7e8bd532]), 482, 484, array![0x12aa0c34a683f5d056c8c02d4fa26f38, 0x1b4fbd2c61343b2f7449bab1c1a265f4]), 479, 481, array![0x170501bcfa989d571bd97c1362619df1, 0x15e9c3097926ab0ac6daa31ffa508e46]), 476, 478, array![0x15398a3d994eddb7b697c2d04ef1d560, 0x167997757f8a1e417f7ff32e777a0682]), 473, 475, array![0x1ec2b6d718e355656f332ea1bc528947, 0x16c3872333702a05ffe29cba70fa1f58]), 470, 472, array![0x14507825e631fc4d90aebb7c32859a09, 0x1d81786066a98785d131058c8e568022]), 468, 469, array![17]), 452, 462, array![
+    ]), 501, 503, array![0x105870baec95ce4675f1f08abef4dbef, 0x1398b1c110c00284da55cc180edeeeeb]), 498, 500, array![0x1b98204ae88a83a596f6f3ff60323cc8, 0x1efd5de8f5e3c0913b4aed939d93b25f]), 495, 497, array![0x1d3cb676c8706b518df3fc7054864b05, 0x1845e21ae2adb78442b3662b6231b572]), 492, 494, array![0x12f4c1e7696de5e6d7742963b1e778ae, 0x1c5b231bbbac002fa70cf0b04624ea6f]), 489, 491, array![0x137f725cead2544ce071ceeed8bdc524, 0x175ae3bb497534d36f17e723d12261d0]), 486, 488, array![0x18e1991ae111792361d233ce407449d5, 0x12eb856382fb4576cde17e1b7e8bd532]), 483, 485, array![0x12aa0c34a683f5d056c8c02d4fa26f38, 0x1b4fbd2c61343b2f7449bab1c1a265f4]), 480, 482, array![0x170501bcfa989d571bd97c1362619df1, 0x15e9c3097926ab0ac6daa31ffa508e46]), 477, 479, array![0x15398a3d994eddb7b697c2d04ef1d560, 0x167997757f8a1e417f7ff32e777a0682]), 474, 476, array![0x1ec2b6d718e355656f332ea1bc528947, 0x16c3872333702a05ffe29cba70fa1f58]), 471, 473, array![0x14507825e631fc4d90aebb7c32859a09, 0x1d81786066a98785d131058c8e568022]), 469, 470, array![17]), 453, 463, array![
         0x1b17f7e7c7859b071a785e8669b09f7c,
         0x1fdfabaefd095275284007ec3abb06c0,
         0x177068d0ba2ee48a344baa730b1bc01f,
@@ -50157,12 +50436,12 @@ fn rejects_requant_rules_14() {
         0x12ef204ce4630042b178cf43a1007a3e,
         0x15e85f6efe63ac1231c1d32f323f9cf9,
         0x14507825e631fc4d90aebb7c32859a09,
-    ]), 447, 451, array![
+    ]), 448, 452, array![
         0x116f434960bb4087780a21932a4d6f26,
         0x1f56e86380a494547f43cf6ed02c165d,
         0x1c0a41adec1a4819847274c9c3806643,
         0x1c0a41adcc1a4819847274c9c3806643,
-    ]), 444, 446, array![0x1bcdc8a161fefb39b7f4072f9f13dec7, 0x191fc0b0c571f8fb35bfb6a3ddddec67]), 439, 441, array![0x1e1768f86b808c310c3712bc96745b1b, 0x10a905b0234bc6ec5ebff71e84b5da17]), 432, 435, array![
+    ]), 445, 447, array![0x1bcdc8a161fefb39b7f4072f9f13dec7, 0x191fc0b0c571f8fb35bfb6a3ddddec67]), 440, 442, array![0x1e1768f86b808c310c3712bc96745b1b, 0x10a905b0234bc6ec5ebff71e84b5da17]), 433, 436, array![
         0x122e6e2f316241af531f1274772b2b66,
         0x1ca85fc8c4700048ec52fda8359c211b,
         0x1a5f777994f824b5576ab2cf3f406b23,
@@ -50186,64 +50465,64 @@ fn rejects_requant_rules_14() {
         0x1f221b70ae492d45518c0681f6e80fca,
         0x1772457b4df8211d71b28dc9d7f4b5ea,
         0x14295142f400f0138bb0ab261c6084d9,
-    ]), 428, 431, array![
+    ]), 429, 432, array![
         0x1ff7e8fc881022ddaedfc6ee9db926bd,
         0x1120450389c6759e577899f67019a388,
         0x19c095e905082bf9798ed0725545155c,
-    ]), 424, 427, array![
+    ]), 425, 428, array![
         0x14fdc73dc3b742d3bdb4b4a16722243c,
         0x14a70c966ece76b3a90c2a62a8574245,
         0x1b1afc6556f60a24d43f6b978468b8e0,
-    ]), 420, 423, array![
+    ]), 421, 424, array![
         0x1a5fdddd210b13d36d72f02a317e2f35,
         0x1605d270adbb58ec1ce08b2ef614f57e,
         0x1e9ac60b1214a370c88337559c0640d8,
-    ]), 416, 419, array![
+    ]), 417, 420, array![
         0x1583b9b811e3bf65b14311692c3e0398,
         0x117f143988f2dfa393dce66f63910361,
         0x19f4f6d8295ac6048035bf0e917655f3,
-    ]), 412, 415, array![
+    ]), 413, 416, array![
         0x1f5eb3d0ee094d3f1633e07048e2e417,
         0x15dcd182b68d78bb8958723bbb50c3fc,
         0x11476332f7173aaaa74c2a1d12f154ef,
-    ]), 408, 411, array![
+    ]), 409, 412, array![
         0x14daa76295b6897591620cecbaaa563a,
         0x1d382a643882d024ec8715e9df481f52,
         0x142b99c84f7f8f249ba3615c6a0faa2d,
-    ]), 404, 407, array![
+    ]), 405, 408, array![
         0x12ffec40b047b31876623b3610de6392,
         0x1360de1bd40743dddd1cacdc8da156ac,
         0x11a97937c2c4453f838ecf01432581df,
-    ]), 400, 403, array![
+    ]), 401, 404, array![
         0x1257329ca1b4d64f147557aa85ea5c88,
         0x1a6b04b418988563feb9048be072bf8c,
         0x10683debe52b022b779d2ca7471564a4,
-    ]), 396, 399, array![
+    ]), 397, 400, array![
         0x15260c066bb51bd615a1b518d7760ff8,
         0x1173f11d5adab79a1a108a5b43c17ca0,
         0x1acd6ed9fa5375890c3b48b53eaed770,
-    ]), 390, 395, array![
+    ]), 391, 396, array![
         0x129e7a6137cd8d61449961a121b79c41,
         0x15194b4c99edf519aaa219fd3b241fd7,
         0x1099752fa351df5c470766ebb7bb5cda,
         0x10b261321398ab3698eb966a3d30db66,
         15,
-    ]), 385, 389, array![
+    ]), 386, 390, array![
         0x14c85a18fc48f2e675d54061c79fba45,
         0x107a1872e4e230f87aad83c3d44ae29f,
         0x16aaeaf21078fb5a4f16a62c934fd942,
         0x16b31985d2e2b462849266dd46891ed9,
-    ]), 380, 384, array![
+    ]), 381, 385, array![
         0x1a181f164d83e5b10e1d036081acba07,
         0x11db0793c88b39061b1d35a0b510f51d,
         0x1426bd2f080c49b5699af2a7577c1ebc,
         0x17beef906dac6f1c9edf428d16d8db85,
-    ]), 375, 379, array![
+    ]), 376, 380, array![
         0x13df725807b366e42eee7c3cb99398f9,
         0x19cc7ed5a29ca985669cc45ce3a9c03e,
         0x1ed13c8dcf64544147ad7d316df6c65f,
         0x1dcdfe87dd1019f7fecd75bd73fa22cd,
-    ]), 370, 373, array![
+    ]), 371, 374, array![
         0x12350e13b6cced5d8201844705b14afc,
         0x1a842aaec7a79ef38d1b4e798096387c,
         0x1c047fb99309cd765886b8e12f5b8bea,
@@ -50267,60 +50546,60 @@ fn rejects_requant_rules_14() {
         0x1038f0784cfd008a5d00856aeffd4904,
         0x1ec497c3373fab7d2c5ec931adfc716b,
         0x161e5dd935a3915cb1ff631ad81994a0,
-    ]), 366, 369, array![
+    ]), 367, 370, array![
         0x1d976ea07b28cec4e68f1119f42c460c,
         0x141fb219799b1eeab8c87d173e2fe4a0,
         0x19c93fe8fdf1382110795cc8e0076814,
-    ]), 362, 365, array![
+    ]), 363, 366, array![
         0x110bff9b3a206770ae3abcc615b4ca87,
         0x13ace5fb050ea796b3915ddffddd1abf,
         0x18e55a9f3cc621690e794a3de14cd32b,
-    ]), 358, 361, array![
+    ]), 359, 362, array![
         0x14219810baecc743f2576222ae33d129,
         0x1e3650cff1fd659e5baf1d8b578d0baf,
         0x16191cc53b387174851a35209db3228d,
-    ]), 354, 357, array![
+    ]), 355, 358, array![
         0x1dc9180d396366760e898cf1b8746c25,
         0x1612192424ad0acd5769947681e656eb,
         0x19577895d8ca8f7011506870734b9551,
-    ]), 350, 353, array![
+    ]), 351, 354, array![
         0x163fade4f582f5832a5a4781bb61595e,
         0x10a1106cac720215c6e7578dcef00dd2,
         0x1244cd270c9f73d83858f166a895e822,
-    ]), 346, 349, array![
+    ]), 347, 350, array![
         0x1302f991b5fff80c29575f04ca489912,
         0x19b92501607ce9a1bfc135d53c6e19b8,
         0x12afc872e681c31efb01ccf48c702a08,
-    ]), 342, 345, array![
+    ]), 343, 346, array![
         0x118c1a5f0559e241c79d0417a804079e,
         0x17c50d70a66923f6647a94bfdea57435,
         0x10bc05ad2df3e77b99eba7aa61313a76,
-    ]), 338, 341, array![
+    ]), 339, 342, array![
         0x152d42374bb0733d638f848029d3dd64,
         0x1782a02940722b010f594c94666a64d5,
         0x11dbc08c34cd896c8a249e6dec4ac4c7,
-    ]), 332, 337, array![
+    ]), 333, 338, array![
         0x115ff79c1acf885a9a30bdd98163ad16,
         0x158578fac57204d89dc57812c231e3a1,
         0x1f80c87a7e6ec71a4e8b84f9610d6ffe,
         0x1d44f6cc2011d030f7566c31402eb279,
         14,
-    ]), 327, 331, array![
+    ]), 328, 332, array![
         0x17fc8f9a58c5020d6af05679a65f7228,
         0x183d7d3f577b2a3d2d80ef9e934efe67,
         0x1da45843b7993fe507cf5a460659ef44,
         0x12f035210877c03a2fa9c7e71c32fd4a,
-    ]), 322, 326, array![
+    ]), 323, 327, array![
         0x19fadeec36a50987c7ebf2a7f27e28f2,
         0x13a32c9b2f0ceb12828725d5bb220656,
         0x11c16ad941ebebe63c4409a65b9b54a8,
         0x107d091b6a2518b3fa88872120bb85c8,
-    ]), 317, 321, array![
+    ]), 318, 322, array![
         0x1647b460ec72a95b5e9ec0a7caa020ef,
         0x182f1d581c6fdfb7f14e924103f0d61f,
         0x1640785737634489ab895a1c6a83dd05,
         0x131ba92511ac6d22c75d0f26a16e12de,
-    ]), 312, 315, array![
+    ]), 313, 316, array![
         0x1869f4379e221cc6afbc565467d6efff,
         0x1e3b186bcf546ff8dc412a24d680c304,
         0x1d473425943168ab906fc2db8a2b0ca2,
@@ -50344,56 +50623,56 @@ fn rejects_requant_rules_14() {
         0x1e761bb145fa3935861c4558fbbe2c69,
         0x187fc9219cbe084d7153d5277411446d,
         0x12b8d6f508a9f897dff037a92a10befa,
-    ]), 308, 311, array![
+    ]), 309, 312, array![
         0x17071c767470c72319e8aa658aac231f,
         0x1ca6c1400df3cf31e9001854eeb08a9d,
         0x157c42922424cc2ac6d44071b89aff38,
-    ]), 304, 307, array![
+    ]), 305, 308, array![
         0x1464e1df648e02985ed5a1f2a46a5a9f,
         0x18f9dec55a18bd6e26a0b582e99835b4,
         0x1a3ce2bfd218335dfae251aea7111ab9,
-    ]), 300, 303, array![
+    ]), 301, 304, array![
         0x11c2f2110baa90bc7bf6a030011e4f43,
         0x12cd12f26fbaa395642cdf9dfa3b88f8,
         0x104b9f607faa970ce3bce7c68ebfc6a5,
-    ]), 296, 299, array![
+    ]), 297, 300, array![
         0x18b4f4527d86923e1a12e76007fd2712,
         0x10c73873b3ef871dc261ebd087576516,
         0x10c3e8c1f89d9c07bfa384c4a72076a7,
-    ]), 292, 295, array![
+    ]), 293, 296, array![
         0x1da7fd21a88a8b0d8a8001dafa17125f,
         0x1ba33d1eb7b858390b447493361a502a,
         0x1a11d8f4b8cd606344897af721416b64,
-    ]), 288, 291, array![
+    ]), 289, 292, array![
         0x19491c4278fc63a58a1323e0dca94ce8,
         0x10d1bd9a92632a9ee6c7d077eba0d326,
         0x104786da46d84fd615b005f4d343be43,
-    ]), 284, 287, array![
+    ]), 285, 288, array![
         0x109c76ed80b259ed23155d9b3c0d89ea,
         0x1b5afc652c2950658d83861443013246,
         0x1c91294b483f7cc2280f870738a2554f,
-    ]), 278, 283, array![
+    ]), 279, 284, array![
         0x150a38b69d6707ddbe5372d6e3c195b0,
         0x17d11fda7fa6f830464c5a0253e1d736,
         0x1f6164bee0de7f4fec73be1923fd0672,
         0x12d2f206e5f1b82751dc3302a5664afe,
         13,
-    ]), 273, 277, array![
+    ]), 274, 278, array![
         0x18d3e95d91f7bca6265322f664b7138b,
         0x1017258eb83329ad546c930616aceb99,
         0x1ac7c163b6e03401afdc999142009255,
         0x122aef07f3704d8b77141c931bdd0e4c,
-    ]), 268, 272, array![
+    ]), 269, 273, array![
         0x104ee4968a1350a51b14f249cf9a5e5b,
         0x1c05ae93c624d3d0e405f8b186eda04c,
         0x1bc13158c3d3dd3be283fcbc590c6bb1,
         0x102438436254e82135a0c937ac43a0b6,
-    ]), 263, 267, array![
+    ]), 264, 268, array![
         0x11546009f7e8879edb55256c2fb98e4d,
         0x12549e089e3aed3b032b810c9a541134,
         0x12a9c242a5d482ac27b14573e61df8c0,
         0x1e36b7d37d2c257b08a51ae1a5535e1e,
-    ]), 258, 261, array![
+    ]), 259, 262, array![
         0x1211009db82116e91904d1db25d79a9d,
         0x1a98efdb16b77bb3bf977356c45f9232,
         0x156bc2ad3a9c0aceb7f5dc242d3e6169,
@@ -50417,107 +50696,107 @@ fn rejects_requant_rules_14() {
         0x1ed1003d5cf4a39d8c4ee92303bcf831,
         0x1527a9e7e933ab0d841287c4c36ac09a,
         0x14a6da7752d1814ef72408e41d6d2abb,
-    ]), 254, 257, array![
+    ]), 255, 258, array![
         0x1fb533bf5834fbd4fd9966d025d32ddc,
         0x1bcf43885c882b628ee7b64f54502632,
         0x13f617548e299660369bdb8a5cc64d21,
-    ]), 250, 253, array![
+    ]), 251, 254, array![
         0x157ac61e04e1ff515167c51c4b8d5890,
         0x116edeaab218bc13a7b454cc0262cd7e,
         0x15077184d4f32e65a74e0855cd282ca2,
-    ]), 246, 249, array![
+    ]), 247, 250, array![
         0x112abc4faa00339c6814c3d027d66656,
         0x1be6c97e231beb472fcf3a0a9df42abf,
         0x11060306794e5ee58e7cbf24466de11a,
-    ]), 242, 245, array![
+    ]), 243, 246, array![
         0x1852750ee710971f73a9037c8dfe2d05,
         0x12b3ef56c178978243a60eb997db8738,
         0x16bcd749ee9705de16af5c0bd001f119,
-    ]), 238, 241, array![
+    ]), 239, 242, array![
         0x1db22c937c464edc1fe2d1f503fb6a5f,
         0x1a79c47a764df3117ef621350b824ebc,
         0x178912c976f8f8666963cb1614fde80a,
-    ]), 234, 237, array![
+    ]), 235, 238, array![
         0x1f774bfc1e7e089d2b3d084dced7f37f,
         0x15989bbea80cd4521e57153045cef36a,
         0x1da3dca74ba269329ff36ea5c49987bd,
-    ]), 228, 233, array![
+    ]), 229, 234, array![
         0x1c596fcaca1120475dddf863914bb1dc,
         0x150d28cdeb102abedbd6ff17775d21c3,
         0x1091efe5b3fcd71824e791c1f0fe5167,
         0x1eca0f184fa5c39b3ad09808144f5667,
         12,
-    ]), 223, 227, array![
+    ]), 224, 228, array![
         0x11067c3d977245ae56bb054ec9ed90ea,
         0x1a4ec0fc8dafc53444a8896b53e1e2bc,
         0x139fdeb1cf0c63c23938ad5e9ac3567b,
         0x1531324e594bf5df06f2c0cdd9e69f6e,
-    ]), 218, 222, array![
+    ]), 219, 223, array![
         0x1693f84fed2c400b86cd0b96375a6ffb,
         0x1efc979a86f5990ff5fbb75f4d035daf,
         0x15d54c1c034945fdd3c1702b32fe587c,
         0x11a0cd28472a7944e9ae9efdbd0cc6eb,
-    ]), 213, 217, array![
+    ]), 214, 218, array![
         0x1f78424057fd022662e080439a6101f3,
         0x18c9339e9d4c00b5d8eb1835ae48af65,
         0x17911f48cbbe89340dfd8bed7a7e4bd2,
         0x12d92dbc0f84ef6561d77def5776ba21,
-    ]), 171, 211, array![
+    ]), 172, 212, array![
         0x1c22e809a0ea3f546c4f932e9f58e72f,
         0x1143896f8ee0085e81f527a0e590a103,
         0x1c07c0fbc06ed66ba9599589b2348764,
-    ]), 167, 170, array![
+    ]), 168, 171, array![
         0x128722cbd962e6a73282cfa6572bf069,
         0x1d19d69422b5173bd4b232caa6e8b346,
         0x1c2dd0cba579824f99bd9537dbb654b3,
-    ]), 163, 166, array![
+    ]), 164, 167, array![
         0x1577070714ec044518535e8594f03345,
         0x1f92d1d5ce8790fc195d38c88ae9de5f,
         0x137c840e8180a002dcd5d17fa54f9b97,
-    ]), 159, 162, array![
+    ]), 160, 163, array![
         0x14d4da3264ecdc6615f7f547ae3c1f0d,
         0x1f5c725397cebb55ba8201cdb6410913,
         0x1f31ddae13a04ed94ff6aec7466010c4,
-    ]), 155, 158, array![
+    ]), 156, 159, array![
         0x11490c89ef48e2dd9606e4ac035a24c1,
         0x190691be72aba458b1cbc08affacc551,
         0x17f4a716fab106e30636127cbdc7f89a,
-    ]), 151, 154, array![
+    ]), 152, 155, array![
         0x18b41d62277529c89fb898ca7e1e9702,
         0x1fa48aad69ac8e46d2eed87988906da1,
         0x1398d8a6f9b3ed57b57975ee46ea0e0e,
-    ]), 134, 150, array![
+    ]), 135, 151, array![
         0x156eca1a00736bbe0e8901d2647e4dcb,
         0x15f3a3c5ae78a50e8f7efa625819468a,
         0x13bbef6d54636cb6d372fc102057be67,
-    ]), 130, 133, array![
+    ]), 131, 134, array![
         0x1a1950ca24ace0896c31dda824159938,
         0x1cd1aadbeb19983fc06e4ca4927b37a3,
         0x1de33642936871ce9d0676f0f95c4f8e,
-    ]), 126, 129, array![
+    ]), 127, 130, array![
         0x16a6397f006440f45577e7818a392e5a,
         0x1c5c8e4dafcbe6906f18c100a56301a0,
         0x18c66076563dabf635aebf8650539a48,
-    ]), 122, 125, array![
+    ]), 123, 126, array![
         0x1714da0cc6e64494524a91f90abcdc8a,
         0x1f2a90af54a41512f74d72db895307f6,
         0x182679eaaa134505103194982bf6366e,
-    ]), 118, 121, array![
+    ]), 119, 122, array![
         0x18e074eb888a80d986866d68cb0f39fb,
         0x1b7ca6c67552b768d811a3297da3cd55,
         0x1bb56b424e5e097492f8800fff341a5a,
-    ]), 112, 117, array![
+    ]), 113, 118, array![
         0x16438574bb36a240ae659866ac49592b,
         0x181899fccf6d127990efcbc9dd88e45d,
         0x1399e79c81612d24c90dc29ba687f62c,
         0x11c4344c583b4849255e0b679ece991c,
         11,
-    ]), 107, 111, array![
+    ]), 108, 112, array![
         0x138c69fcf56f2688c7f1173052619d12,
         0x111a3f67c4d9e3b467c7c06e10c6a1cb,
         0x13c75c4952208a1033dd3f02754899c9,
         0x184b460158d3d64e6c274ea72f694bb7,
-    ]), 102, 105, array![
+    ]), 103, 106, array![
         0x1f2461b80f81aa5c3c365f91ed6338c1,
         0x1a47d199ae78128d259c50f918e84b1d,
         0x14e258b494f053f0fb5073bc6f3e7a72,
@@ -50545,30 +50824,30 @@ fn rejects_requant_rules_14() {
         0x113b08bb707180ef340c81d05f86b5bb,
         0x15e1994ad8cae54a30bf96bd0e0965d1,
         0x1c84da12d2c9ced8876c007973f0dabf,
-    ]), 98, 101, array![
+    ]), 99, 102, array![
         0x1f3f38edc6ec624c0ab783429bd9fe87,
         0x159cccfd9eaf649d56bce9a6c8a9e0d5,
         0x1a99d3a88c10ae0d5ebb1dfcf770e30b,
-    ]), 94, 97, array![
+    ]), 95, 98, array![
         0x1901159476cb660d993f3d5c10016eff,
         0x1cbde0c0a8c52adeb7e2bf8758a481ff,
         0x1983b735276c36a576daa3fbffd05cc2,
-    ]), 93, 93, array![
+    ]), 94, 94, array![
         0x159f280e258435779ef2c66de130236a,
         0x1bdea1f490a1461bccd94e3f596b49c0,
         0x1383150d4fa6e4245b5e5717122a0223,
-    ]), 88, 92, array![
+    ]), 89, 93, array![
         0x100ff01f10727088683e16b78512536d,
         0x1091f4c21caf33c560ac7d576ec8bd36,
         0x1bae46df2a631205f98a4cb43ffa1c90,
         0x1235b3c6cf9c2864bc60c781e1565f41,
         10,
-    ]), 83, 87, array![
+    ]), 84, 88, array![
         0x15c6a2328034c317615325de01390e9c,
         0x16365883d925e35086ddb3b29c0c5ef8,
         0x1e7216ac73a66c5fd9d24137f8329265,
         0x14e5fa4032420003110ab4f982ea281a,
-    ]), 78, 81, array![
+    ]), 79, 82, array![
         0x1f0a623eba89f7611747573e7e0a4966,
         0x17aeb5b48585957144c23d65e12282b7,
         0x1c2edbab3360ddd3da8bb29f4f44ecae,
@@ -50789,25 +51068,25 @@ fn rejects_requant_rules_14() {
         0x19b65f4289637eddbd793f25cc41536c,
         0x1a80b1ff2e9b0b8999f2736503186caa,
         0x1dd656a17a53c4ccff41c756e7074e3f,
-    ]), 74, 77, array![
+    ]), 75, 78, array![
         0x142b0399a3dac9c7b4c1b72823b5badc,
         0x1d44009aff3f0db461d4c4d67cd66fb2,
         0x11644d0f81e5c7860ef5793ad1cd7924,
-    ]), 68, 72, array![
+    ]), 69, 73, array![
         0x137dfe81922f7bd2431c536b61e4b246,
         0x1766b99bafe35fdcfc55529a48db1cd5,
         0x1f01a8938c3e563fd9af2a217da1ba9c,
         0x1a374dbedb9be2cdbdd79f89f1820722,
-    ]), 63, 66, array![
+    ]), 64, 67, array![
         0x166749102455b71897a4dceb51776ad8,
         0x18b34fecdb7406e0f6562c2bc1de10ff,
         0x1e0a6d521d11073ad8970d4097b60479,
-    ]), 57, 61, array![
+    ]), 58, 62, array![
         0x122d56878fe6c3e80e10e969d4efe56d,
         0x14b725e077608d52a3906267075c4b61,
         0x191177b9c5798a699795b10103ceb00a,
         0x117ea648ca5701d114ed83ab3abe68fa,
-    ]), 51, 54, array![0x1f0903ca779d44a0f5e0f2e71ba27448, 0x14f1e4d10ad630f3b7f6ceafd0600d03, 16]), 48, 50, array![0x1507ebfca04096c8fcff7fa699de5ec5, 0x1fd1f2eafd481c7f329a7a31b7e0b694]), 45, 47, array![0x170d8204f3484c77d1d75f31ab803ca8, 0x12b3ac37fe95a8341af9afdb116db918]), 42, 44, array![0x1ad3fc346174ef92c32609166bdc9f1c, 0x1536ee1f473df2f32013a114b6790247]), 39, 40, array![691]), 31, 34, array![0x3a34635a46dbb0aa75a8e988a99f456e, 0xae45a0b12c64fa580511ed8213cdb4d, 17]), 25, 27, array![
+    ]), 52, 55, array![0x1f0903ca779d44a0f5e0f2e71ba27448, 0x14f1e4d10ad630f3b7f6ceafd0600d03, 16]), 49, 51, array![0x1507ebfca04096c8fcff7fa699de5ec5, 0x1fd1f2eafd481c7f329a7a31b7e0b694]), 46, 48, array![0x170d8204f3484c77d1d75f31ab803ca8, 0x12b3ac37fe95a8341af9afdb116db918]), 43, 45, array![0x1ad3fc346174ef92c32609166bdc9f1c, 0x1536ee1f473df2f32013a114b6790247]), 39, 41, array![698, 691]), 31, 34, array![0x3a34635a46dbb0aa75a8e988a99f456e, 0xae45a0b12c64fa580511ed8213cdb4d, 17]), 25, 27, array![
         0xfe000001fc000003f8000007f000000fe000001fc000003fffffff80,
         0x700000001fffffe00000003fffffff80ffffff00000001fc000003f8000007f,
     ]), 17, 19, array![
@@ -51144,6 +51423,7 @@ pub fn no_wrap_0() -> Array<felt252> {
         0,
         0,
         1,
+        13,
         3,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
@@ -51185,22 +51465,11 @@ fn accepts_no_wrap_0() {
     assert_eq!(verify_walk_calldata(no_wrap_0()), 0xbd2df0560d31adbc0ae64092d85dccb08bdde9e40c538728731fca376afda5);
 }
 
-/// qkv (32768, 32768, 0): beyond the bound (valid mod p).
-pub fn no_wrap_1() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
+/// qkv (32768, 32768, 0): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_1() {
+    verify_walk_calldata(splice(no_wrap_0(), 13, 61, array![
         0x100000000000000000000000000000000000000000000000000000000008000,
         3,
         107,
@@ -51249,58 +51518,7 @@ pub fn no_wrap_1() -> Array<felt252> {
         1,
         1,
         0x100000000000000000000000000000000000000000000000000000000008000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        1,
-        0,
-        0,
-        1,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x10001000000000000000000000000000,
-        0x10001000000000000000000000000000,
-        0x10001000000000000000000000000000,
-        3,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x10001000000000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_1() {
-    verify_walk_calldata(no_wrap_1());
+    ]));
 }
 
 /// qkv (32768, 32768, 0): beyond the bound, weights committed (mod p only).
@@ -51391,6 +51609,7 @@ pub fn no_wrap_2() -> Array<felt252> {
         0,
         0,
         1,
+        13,
         3,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
@@ -51538,6 +51757,7 @@ pub fn no_wrap_3() -> Array<felt252> {
         0,
         0,
         1,
+        13,
         3,
         0x10000fffe00000000000000000000000,
         0x10000000000000000000000000000000,
@@ -51579,35 +51799,11 @@ fn accepts_no_wrap_3() {
     assert_eq!(verify_walk_calldata(no_wrap_3()), 0x636efc850831626734b8ec0788f0e59c527290fbf0a1380fc5f94a8072abcb4);
 }
 
-/// qkv (32767, 32768, 32768): beyond the bound (valid mod p).
-pub fn no_wrap_4() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000007fff,
-        3,
-        107,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
+/// qkv (32767, 32768, 32768): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_4() {
+    verify_walk_calldata(splice(no_wrap_3(), 26, 44, array![
         0x100000000000000000000000000000000000000000000000000000040000000,
         118,
         2,
@@ -51626,75 +51822,7 @@ pub fn no_wrap_4() -> Array<felt252> {
         1,
         1,
         0x100000000000000000000000000000000000000000000000000000000008000,
-        6446966,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823211,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        1,
-        0,
-        0,
-        1,
-        3,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x10000fffe00000000000000000000000,
-        0x10000fffe00000000000000000000000,
-        0x10000fffe00000000000000000000000,
-        3,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x10000fffe00000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_4() {
-    verify_walk_calldata(no_wrap_4());
+    ]));
 }
 
 /// qkv (32767, 32768, 32768): beyond the bound, weights committed (mod p only).
@@ -51785,6 +51913,7 @@ pub fn no_wrap_5() -> Array<felt252> {
         0,
         0,
         1,
+        13,
         3,
         0x10001000000000000000000000000000,
         0x10000000000000000000000000000000,
@@ -51932,6 +52061,7 @@ pub fn no_wrap_6() -> Array<felt252> {
         0,
         0,
         1,
+        13,
         3,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
@@ -51973,22 +52103,11 @@ fn accepts_no_wrap_6() {
     assert_eq!(verify_walk_calldata(no_wrap_6()), 0x1f051ebd297b8e1a449a979c58eeab0bda97aa8aba8fb97468ccfdf93e0db0b);
 }
 
-/// qkv (-32768, 32768, 0, 'v'): beyond the bound (valid mod p).
-pub fn no_wrap_7() -> Array<felt252> {
-    array![
-        3,
-        4,
-        7433078,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
+/// qkv (-32768, 32768, 0, 'v'): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_7() {
+    verify_walk_calldata(splice(no_wrap_6(), 13, 67, array![
         0x10000000000000000000000000000000000000000000000000000007fff7fff,
         3,
         107,
@@ -52043,52 +52162,7 @@ pub fn no_wrap_7() -> Array<felt252> {
         1,
         1,
         0x100000000000000000000000000000000000000000000000000000000008000,
-        0,
-        0,
-        1,
-        0,
-        0,
-        1,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        3,
-        0x1fffefffe00000000000000000000000,
-        0x1fffefffe00000000000000000000000,
-        0x1fffefffe00000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10001000000000000000000000000000,
-        1,
-        120,
-        0,
-        0,
-        0x1fffefffe00000000000000000000000,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_7() {
-    verify_walk_calldata(no_wrap_7());
+    ]));
 }
 
 /// qkv (-32768, 32768, 0, 'v'): beyond the bound, weights committed (mod p only).
@@ -52179,6 +52253,7 @@ pub fn no_wrap_8() -> Array<felt252> {
         0,
         0,
         1,
+        13,
         3,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
@@ -52342,6 +52417,7 @@ pub fn no_wrap_9() -> Array<felt252> {
         0,
         0,
         2,
+        28,
         1,
         0x10000000000000000000000000000000,
         1,
@@ -52400,36 +52476,11 @@ fn accepts_no_wrap_9() {
     assert_eq!(verify_walk_calldata(no_wrap_9()), 0x26097b6b563b3d798a518c6206d53a03dc25f7163bc4589cc4be1d7c285a181);
 }
 
-/// qkv-decode (32768, 32768, 0): beyond the bound (valid mod p).
-pub fn no_wrap_10() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        1,
-        1,
-        1,
-        1,
-        0,
-        3,
-        27440,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        1,
-        1,
-        1,
+/// qkv-decode (32768, 32768, 0): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_10() {
+    verify_walk_calldata(splice(no_wrap_9(), 27, 71, array![
         0x100000000000000000000000000000000000000000000000000000000008000,
         3,
         107,
@@ -52474,81 +52525,7 @@ pub fn no_wrap_10() -> Array<felt252> {
         1,
         1,
         0x100000000000000000000000000000000000000000000000000000000008000,
-        7823217,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        1,
-        0,
-        0,
-        2,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        0x18000000000000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000,
-        0x18000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        0x18000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10001000000000000000000000000000,
-        3,
-        0x10000000000000000000000000000000,
-        0x10001000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        1,
-        3,
-        27440,
-        1,
-        30256,
-        1,
-        120,
-        1,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_10() {
-    verify_walk_calldata(no_wrap_10());
+    ]));
 }
 
 /// qkv-decode (32768, 32768, 0): beyond the bound, weights committed (mod p only).
@@ -52655,6 +52632,7 @@ pub fn no_wrap_11() -> Array<felt252> {
         0,
         0,
         2,
+        28,
         1,
         0x10000000000000000000000000000000,
         1,
@@ -52835,6 +52813,7 @@ pub fn no_wrap_12() -> Array<felt252> {
         0,
         0,
         2,
+        28,
         1,
         0x17ffffffe00000000000000000000000,
         1,
@@ -52893,50 +52872,11 @@ fn accepts_no_wrap_12() {
     assert_eq!(verify_walk_calldata(no_wrap_12()), 0x3527aa461cebf5ad0ada7428fa62a9a1d1b37b6c72fd07ff430f3774b30c71e);
 }
 
-/// qkv-decode (1, 1073741823, 1, 'q'): beyond the bound (valid mod p).
-pub fn no_wrap_13() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x716b762d6465636f6465,
-        5,
-        1,
-        1,
-        1,
-        1,
-        0,
-        3,
-        27440,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        30256,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000001,
-        3,
-        107,
-        3,
-        1,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        113,
-        2,
-        1,
-        1,
-        1,
+/// qkv-decode (1, 1073741823, 1, 'q'): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_13() {
+    verify_walk_calldata(splice(no_wrap_12(), 41, 77, array![
         0x100000000000000000000000000000000000000000000000000000040000000,
         118,
         3,
@@ -52973,75 +52913,7 @@ pub fn no_wrap_13() -> Array<felt252> {
         1,
         1,
         0x10000000000000000000000000000000000000000000000000000003fffffff,
-        7823222,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        0,
-        0,
-        1,
-        0,
-        0,
-        2,
-        1,
-        0x18000000000000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        0x10000000000000000000000000000000,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        3,
-        0x10000000200000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10000000200000000000000000000000,
-        3,
-        0x17ffffffe00000000000000000000000,
-        0x10000000000000000000000000000000,
-        0x10000000000000000000000000000000,
-        1,
-        3,
-        27440,
-        1,
-        30256,
-        1,
-        120,
-        1,
-        6,
-        6446955,
-        1,
-        6446961,
-        1,
-        6446966,
-        1,
-        7823211,
-        1,
-        7823217,
-        1,
-        7823222,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_13() {
-    verify_walk_calldata(no_wrap_13());
+    ]));
 }
 
 /// qkv-decode (1, 1073741823, 1, 'q'): beyond the bound, weights committed (mod p only).
@@ -53148,6 +53020,7 @@ pub fn no_wrap_14() -> Array<felt252> {
         0,
         0,
         2,
+        28,
         1,
         0x18000000000000000000000000000000,
         1,
@@ -53273,6 +53146,7 @@ pub fn no_wrap_15() -> Array<felt252> {
         0,
         0,
         4,
+        3,
         0x17ffffff400000000000000000000000,
         0,
         1,
@@ -53292,29 +53166,11 @@ fn accepts_no_wrap_15() {
     assert_eq!(verify_walk_calldata(no_wrap_15()), 0x56683f9737010102a75b8fd1ae441942862ecb9291a36532f5247d5c12a1d6);
 }
 
-/// posenc (1073741818, 6): beyond the bound (valid mod p).
-pub fn no_wrap_16() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x706f73656e63,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000003ffffffa,
-        1,
-        111,
-        2,
-        1,
-        1,
-        1,
+/// posenc (1073741818, 6): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_16() {
+    verify_walk_calldata(splice(no_wrap_15(), 20, 28, array![
         0x100000000000000000000000000000000000000000000000000000040000000,
         1,
         112,
@@ -53323,30 +53179,7 @@ pub fn no_wrap_16() -> Array<felt252> {
         1,
         1,
         0x100000000000000000000000000000000000000000000000000000000000006,
-        0,
-        0,
-        1,
-        0,
-        0,
-        4,
-        0x17ffffff400000000000000000000000,
-        0,
-        1,
-        1,
-        120,
-        1,
-        1,
-        112,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_16() {
-    verify_walk_calldata(no_wrap_16());
+    ]));
 }
 
 /// posenc (-1073741823, 0): inside the bound.
@@ -53386,6 +53219,7 @@ pub fn no_wrap_17() -> Array<felt252> {
         0,
         0,
         4,
+        3,
         0x18000000000000000000000000000000,
         0,
         1,
@@ -53405,29 +53239,11 @@ fn accepts_no_wrap_17() {
     assert_eq!(verify_walk_calldata(no_wrap_17()), 0x519228cc3ac9264ac80620b074c2e9b5e4634a697735adec4dd61e16e753f50);
 }
 
-/// posenc (-1073741823, -1): beyond the bound (valid mod p).
-pub fn no_wrap_18() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x706f73656e63,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000040000000,
-        1,
-        111,
-        2,
-        1,
-        1,
-        1,
+/// posenc (-1073741823, -1): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_18() {
+    verify_walk_calldata(splice(no_wrap_17(), 20, 28, array![
         0x10000000000000000000000000000000000000000000000000000003fffffff,
         1,
         112,
@@ -53436,30 +53252,7 @@ pub fn no_wrap_18() -> Array<felt252> {
         1,
         1,
         0x10000000000000000000000000000000000000000000000000000007ffffffe,
-        0,
-        0,
-        1,
-        0,
-        0,
-        4,
-        0x18000000000000000000000000000000,
-        0,
-        1,
-        1,
-        120,
-        1,
-        1,
-        112,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_18() {
-    verify_walk_calldata(no_wrap_18());
+    ]));
 }
 
 /// layernorm (1073709056,): inside the bound.
@@ -59938,47 +59731,11 @@ fn accepts_no_wrap_19() {
     assert_eq!(verify_walk_calldata(no_wrap_19()), 0x3c46ebf444db6ec3a03c4b52380e2e4969afa8d846e7eee7edb068d92bbb5a3);
 }
 
-/// layernorm (1073709057,): beyond the bound (valid mod p).
-pub fn no_wrap_20() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c617965726e6f726d,
-        10,
-        1,
-        2,
-        2,
-        24,
-        0,
-        10,
-        16,
-        11,
-        11,
-        16,
-        1,
-        104,
-        2,
-        1,
-        2,
-        1,
-        0x200000000000000000000000000000000000000000000003ffffffe80000002,
-        3,
-        29489,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        29490,
-        2,
-        1,
-        3,
-        1,
-        0x300000000000000000000000000000000000000000000023ffffffe80000001,
-        121,
-        2,
-        1,
-        2,
-        1,
+/// layernorm (1073709057,): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_20() {
+    verify_walk_calldata(splice(no_wrap_19(), 38, 45, array![
         0x200000000000000000000000000000000000000000000001fffa004bfffbff9,
         2,
         1650816097,
@@ -59986,12957 +59743,11 @@ pub fn no_wrap_20() -> Array<felt252> {
         2,
         1,
         0x200000000000000000000000000000000000000000000001fffc000bfff8001,
-        0x67616d6d61,
-        1,
-        2,
-        1,
-        0x20000000000000000000000000000000000000000000000000003ff800007ff,
-        0,
-        1,
-        0x6c617965726e6f726d2e30,
-        0xf2a9698bb0c523a1327743cdbe152433,
-        0x40fa271505ab4a7e4ffdb82693c73f26,
-        18,
-        0x626c616b653273,
-        1,
-        0,
-        0,
-        12,
-        923,
-        0x17fff000200000000000000000000000,
-        10,
-        2,
-        0x13879995d8cc1c563d0c52cfc18c1e4a,
-        0x12060edb0538870a1480e7cc699f4e32,
-        2,
-        0x1464d9360689a56a6f0d4773034cadd0,
-        0x18fc64af360a3793ce5c70418802b1fb,
-        2,
-        0x171b83cb2aeb3ae4a96ac4aafd2c65f7,
-        0x11a5b6c0884d1f1afd656ec8fae78d15,
-        2,
-        0x1c233fac09a5b1b4237c7716dc075f1f,
-        0x1b4b47dd9ee52857ba0b2efd7a9ab2c4,
-        2,
-        0x1562640a46d77f709358af68487ac7e8,
-        0x10c449dd08cea313480bdaf8ec44394b,
-        2,
-        0x1092d6dcad79b7b0df772956a95a1662,
-        0x1cf6a22176a7064b990ffdbd66359753,
-        2,
-        0x11c6e9462d875974b2562ae7e1728c83,
-        0x16702923eebec917df8ec8dd58427b56,
-        2,
-        0x1bf0d230509b7ad9ee023c94bfdeb52b,
-        0x1d6b3082a183989fdd00c87c5862f048,
-        2,
-        0x1fcbb1075b3ab06a2f6a0a24f7102538,
-        0x149d7c80616400b445d002c873a66b2d,
-        2,
-        0x10813d3ffae4f6f26f913398aea7dc88,
-        0x1e6013e5a91060dab604f68817ca6501,
-        17,
-        0,
-        1,
-        4,
-        0x1cb42acfd09828b98abf6c817d8d5e21,
-        0x10000000000000000000000000000000,
-        0x1ce8c9722873a6450f0816655cbeb49f,
-        0x1b0f713cc11c4ee1ce1c65bc1c1f58a3,
-        1,
-        3,
-        0x1486b997c4b582fd1dbeb08ba9e4c792,
-        0x1006179c1e6b8f4a50140a4d77de8de8,
-        0x1f7742c9008c9c2aafe73416c4355b45,
-        2,
-        4,
-        0x19842423c46aca4402eaaf0778092386,
-        0x1d0ceb9d4537687a782ef83e53ccd896,
-        0x158da9392fa9d19b1eb9c88181c7c28b,
-        0x1b3991121edd265140b3acdbd09af295,
-        4,
-        0x16da0d74515b3afa782fbf3a3968b6d2,
-        0x1c401d8b5461dcda50679fe6c9c92512,
-        0x11562e51a705e0303f72d6fc8e6638e5,
-        0x1a065dece1ab08289553aab26f9c983c,
-        2,
-        3,
-        0x1727463314641f1df2639234d82e35b9,
-        0x19dc53a9d6a003248f10ae3aff240f31,
-        0x1626f59304124683124393775bec1d8f,
-        3,
-        0x171f9045bc71cbbe3ffb9865463a572e,
-        0x10b9c35b44f25e46e28a9fc83cc9bf49,
-        0x1fd5f92d0634e481cd26de7d457458bd,
-        2,
-        4,
-        0x10000000000000000000000000000000,
-        0x1de0af0f95882e3b58a21fc4fed6d93e,
-        0x189f30f99211d6819c4c5fdc46e0a3b2,
-        0x150c7209ac0415cbf5b99151f00e114c,
-        4,
-        0x1bfb716aeda885352cfe8a21ace8bbad,
-        0x10000000000000000000000000000000,
-        0x1f53384ba6ef56de2d9ca7e92be10149,
-        0x1c7ca11e8988f9f5d64659f2c070d6c1,
-        3,
-        3,
-        0x18e829a9a1756bef6938f01bd4323fa9,
-        0x1c9e14f3fa75135abed620a735c2cfa6,
-        0x1b66b69a8f1b501d9b79bf5ca52ae069,
-        3,
-        0x1a83c90f88a4c9b62785bc8dac9f20a8,
-        0x158acca9b19a602fa08ff3470dcd2a34,
-        0x181f556c569d05fc0d3d7b0a2478987b,
-        3,
-        0x14f2e7cedd56b92959da780417e99727,
-        0x1e714fe9f48c159381ffd0d41a7330bc,
-        0x1f03788be0e8c79420c2b66f7209c29f,
-        2,
-        4,
-        0x144bfbb56d79075b8e06f2c733f7e3f4,
-        0x10000000000000000000000000000000,
-        0x1aaae417b343ab0f7628699ec186fe42,
-        0x122942cf4592c050201b5207e76af915,
-        4,
-        0x10000000000000000000000000000000,
-        0x1f80a0144e5e47c7f393a1819ec562f8,
-        0x14f2e4d02f65821b6cf5702657c08054,
-        0x146cd5f5df842728191e326eb1d41e5f,
-        4,
-        3,
-        0x1b6fbafa78339469c8dfaa93afc8f02a,
-        0x1124ce74a0d862751c0934293718a9ef,
-        0x1e47624325c4ac7d0aa5fae8ca8f93ba,
-        3,
-        0x19fc89a1b2628f861e55305afcea02f7,
-        0x17ca7dda056e3e7a75704faea984e475,
-        0x17afd679484996e8d40cdd3d22e9450b,
-        3,
-        0x1fa8965259e09419bc6bcf92b900a8b2,
-        0x16a1da5e3a0da9adc966ce0324180ac4,
-        0x17d85678dc4c97b6ad1a902abc0bfbef,
-        3,
-        0x1d1f8d691c54d7b8177720b40b6f4702,
-        0x1cd5c5ab4a0d53fa88cbb5e9fd6f8e8c,
-        0x1a60190cd811a09203e23b1c5c663071,
-        2,
-        4,
-        0x1056a110c436d2f65db6ed3b47b6c73d,
-        0x10000000000000000000000000000000,
-        0x18358082504c28cc7be15db478b3f634,
-        0x100c08d4c683a2471a7e974b4c611f70,
-        4,
-        0x10000000000000000000000000000000,
-        0x105df2e515267fec13484f65d609b140,
-        0x18f6686cc11fc0e13d27d1d5f4bc1aff,
-        0x1b448818c12a88a94d8c63905219594b,
-        5,
-        3,
-        0x10592f8a6e3bc4f24032136bd969f979,
-        0x197d776e8b44868c236b7cc299ff4e19,
-        0x124a9ade38ec331aec7d7aa6b8086620,
-        3,
-        0x14eb58d68394e7032cd34e9d4fe850de,
-        0x1301ae7288f9a22081d7d38eca6ead8d,
-        0x1a4494e69209de3f94279c90fc75daef,
-        3,
-        0x1dfdda2ed62e720773188c6f6e888e40,
-        0x115ff0ee40e92fba6bc7040e01fade9d,
-        0x150f9f33f1a0bb5288287a583717acfb,
-        3,
-        0x1247bc0c9af79622c8c51a9c020d08a6,
-        0x15cf8159be79ebb12c41db0ed70215a6,
-        0x1b91a52d9d10fc2b79d47f7bd0b5ab59,
-        3,
-        0x1b18e62e5c721e00bfeb1584599c5927,
-        0x1a38bce80037756da7b573df05b9d0b1,
-        0x10e3d58402e2346aa1c649b5f43120da,
-        2,
-        4,
-        0x1fb0420cff1a78b2ee957f7bb043918a,
-        0x10000000000000000000000000000000,
-        0x10afa07f5bdaa6a2a1b53a12de2638a1,
-        0x18bd6739b524a51c161553e029811de7,
-        4,
-        0x10000000000000000000000000000000,
-        0x1410e6ef43321ec5d24817a5504d6c0d,
-        0x151d41a5a80a078f37614caf22a8ccd1,
-        0x141259d76be28948b084774793215cbb,
-        6,
-        3,
-        0x130c019677292714ee714a33d656d524,
-        0x109c7ee3c48ec2af52ace49bdd17da26,
-        0x1ac4dd4de39a33fd27a8466858d778b0,
-        3,
-        0x142e7d9251982aeeb206b4e117a84681,
-        0x111d1f96171124fd1051d24ac16ec9af,
-        0x17d47caec1a3fd1f1237527d55476be3,
-        3,
-        0x1851de6ebb033eaf63a0ebb426169888,
-        0x134b0cf3922af2d1dbe562b8be7a2678,
-        0x11c669b7448f6e24786523b0cee131b5,
-        3,
-        0x1e911052bc61dc052065db20ed1edf7a,
-        0x171024c090039d81ce21e40eda93cb94,
-        0x11c7e475ae3814d116796746918237c8,
-        3,
-        0x17cec875da1382866476d0d16f658b6a,
-        0x1b1aaaf4a58047896cb4df4ccd61ecd2,
-        0x1fb2bf09e038a577da17736965c29374,
-        3,
-        0x120195a87ddc45d7937714cbfd67f356,
-        0x1da5c4af1b42b49ad44923b6ea6bba25,
-        0x1b5b5ee89b49c79438219a9c5dafe14c,
-        2,
-        4,
-        0x1c31cc5a476d8e58ccdf191af80466c1,
-        0x10000000000000000000000000000000,
-        0x11aec28cc42be867a3b80132c7a07fce,
-        0x140c3c4ab8f96698d949c41b112136de,
-        4,
-        0x10000000000000000000000000000000,
-        0x1349e9fb0891211b699db64db994d73d,
-        0x190dbf8dc4fdfd9f47d0e937482c31b3,
-        0x1f66c38f3eef7dc2ce2acf10d2fcd989,
-        7,
-        3,
-        0x11b664d4f382e1a572f0166cc25057f5,
-        0x10aa50fac6abca57ee22b2860938b90e,
-        0x1d064fec9743eafc4f77abc6468032ec,
-        3,
-        0x150c0a7d05e25eeee6f9bf7792ec6778,
-        0x1b1ebaadae2d0a403e93f427a8bda157,
-        0x1d0f5125e01f7faaa0fe264a44e5a7ff,
-        3,
-        0x1e3100767a6cdf4b9da6946d55b76998,
-        0x1576ed417dd45dcad325cd48a33a8dd2,
-        0x17682fed899fe3f2443caa743943c693,
-        3,
-        0x13b4975355bb605faed69fbe05f44758,
-        0x1140b45e638f11f9ed6789ea1f2144d9,
-        0x160e8caf33e6a65bccc60cf3ccf3ad3d,
-        3,
-        0x19001b137a3179272868fdae059bd5dc,
-        0x1824279784c2c846ccda780730f848a9,
-        0x1daf13ee2320ccf9965ed554686125cf,
-        3,
-        0x159f46eb8bf2f0645da3ca28f6817b44,
-        0x148933aa3fba94eb933752700b3cc583,
-        0x12bd5648ad3fc56a787b30fcf1be7a1b,
-        3,
-        0x1be52902da16a6c49d422c0408d5a6ee,
-        0x1df654802046806325fa82d0e47e8c37,
-        0x16963c0b40d312a3d6fb5ebdfd194276,
-        2,
-        4,
-        0x11826a43a4eea726d47cacce68ed2727,
-        0x10000000000000000000000000000000,
-        0x1ccc8d117887bd435345689435ccdc6a,
-        0x1b1546c029d53bc19ffda7bee4934269,
-        4,
-        0x10000000000000000000000000000000,
-        0x1e9a43d75278cf6f2695fe9acd8046d7,
-        0x10784dc668ddb35b38dd25d6ca5f990c,
-        0x1e1927819391771aa72c3de1c8bdd7d8,
-        8,
-        3,
-        0x112c686e85bd71407b2a9e4be8e2ada5,
-        0x13fdb33c3d8f05afe51de550cfdb46ab,
-        0x1c5324218bd26fa6adb942b3140e8937,
-        3,
-        0x128de3514cc6f54a33791cb7ea57c1e2,
-        0x1f5f12927af27fe90880db6dd7b33071,
-        0x14af4766d215e2dfecc1c8b7031569a6,
-        3,
-        0x1688fdde681e08336fe2db7f84bce713,
-        0x1ae8275c8650d1416fb5ba86089592fa,
-        0x140d959b1563360f44eb3f1abfe326e8,
-        3,
-        0x1039e540ffd3de87d70c4992186c88e0,
-        0x187fe0cf11960e342bf8dc040e0821a9,
-        0x1b8355a0764165ae09d362089e4b5f89,
-        3,
-        0x125fa41ffb37236e98131c689710e4b0,
-        0x1f82c6edd7ac2a7af3c09faffe773f94,
-        0x1601dff0c629b0cb14500fe9d1a5935a,
-        3,
-        0x12cdd55de1bf226a2804b86fec809d94,
-        0x15e311c8fb469baf2208bdb2c3875248,
-        0x170aa142fb43b96ff6833392d1db6c04,
-        3,
-        0x1abd3be6f20aa462aa6344c769d3cc0a,
-        0x13aee0048ae85c13a6acba5c1fa7aa27,
-        0x1693da72a6d226c462851584d6ef4d93,
-        3,
-        0x1a88324f06ee1e50fd8ed0a6e4c05481,
-        0x18b7fac70972327fc03ed83801f16512,
-        0x16cd10181d3a32824ff9e3138a653a6b,
-        2,
-        4,
-        0x1fa2dfd9b7abfe62265c48a2918edb55,
-        0x10000000000000000000000000000000,
-        0x115e03f29a84939252b137c83636668e,
-        0x121b7fe4e6d4eacc325bd52d4c9f506d,
-        4,
-        0x10000000000000000000000000000000,
-        0x19b3a6fb7287891acc44b78d552bf1fb,
-        0x1bb361dbb59a043f42ecb1330f834abd,
-        0x1027d386f1fc9c99fb95859401bf77b2,
-        9,
-        3,
-        0x1601a493bd232c1855c9890befcb7df2,
-        0x1011ab5bc231d5170ac9a3008ef6c3db,
-        0x142a1ea39b1347cce5b8b4ab7280954f,
-        3,
-        0x1fb5b451e9e4e89b47beae6159002982,
-        0x1a0c22dc843e780a6f3e71063a829a5d,
-        0x132b9d7bc61008aac02f5d2062417248,
-        3,
-        0x1f7ba2e469ae2637a1437ffe2a745029,
-        0x1e11d07826956b4368c92faf242fc5c3,
-        0x1dd7e18d8e3f94737cb73c2f9ec904df,
-        3,
-        0x1a48c7c8e895aba48e538385ae5aad9d,
-        0x19eb607ed9a07346896bf9e2f5054dd2,
-        0x1bf5ed0afe7a1903d7346ada7903948a,
-        3,
-        0x132810b24243e738a756585288fcaca1,
-        0x1751fc5deb2545ac6492cf51c524ddf0,
-        0x1b2da376394776c72387cb97c2ef0a18,
-        3,
-        0x104eb85993a7d30f8a5278e4fe531ebe,
-        0x1483cb1bd233b492594b26913671f322,
-        0x17c31664ff7104a9325ebc6f2699423c,
-        3,
-        0x1c0bf8b3f8f8a2da1e4c259b2bce385a,
-        0x197de4d08535ad65383ff7f005f12370,
-        0x1c09edfc9098febaedce92d5f5b3593b,
-        3,
-        0x13ea8198a88b35e0230c195944c96c4e,
-        0x1413f653c861b61cfb1e2da6cc92bec1,
-        0x1f6ee12370c47fe967336b0d6bc228f8,
-        3,
-        0x177c3e0c69be8bd2fb8fed97758ef439,
-        0x15bad475daeea511a86fac0c1861fa4c,
-        0x1a2f1f15bd4297e77171211107fc6a27,
-        2,
-        4,
-        0x16b88d99454896c816dd253c0816eddc,
-        0x10000000000000000000000000000000,
-        0x14946fcb3495cc97c100bdef41463115,
-        0x12b9f1bf247d4d04eac2134a69706cef,
-        4,
-        0x10000000000000000000000000000000,
-        0x1c43a815cf7b425b2212072dc77c240b,
-        0x11771c0cf75996eaa19df95c637dfe4a,
-        0x152b2ea828ee2fee20415cbf23f3f190,
-        10,
-        3,
-        0x1c7a4f60ba27556aafb6708fbe0bde89,
-        0x13aa54294ea80c85be518ab1c037c35e,
-        0x118405c73d0790a257e04819592acac7,
-        3,
-        0x12a5347bd6b1b30985f32799a7179200,
-        0x109a741b2279e49931d1fe645aec5886,
-        0x18e9ca827d5d38b1a4fba8bfea143a9b,
-        3,
-        0x17b9f32c98758447efb041e1f7323c22,
-        0x1d5538817a7b41f76b70728eec0fc9f7,
-        0x104571f95380ec505dabcd99126e6253,
-        3,
-        0x19f26569a43702192ccab0956487dd50,
-        0x15f99b2ceb5ca57aef85b3677b9ac7a0,
-        0x16b940dae6c986019c9a7556551c2adc,
-        3,
-        0x1bd68cbd9066e7b2e460abca86d4c53c,
-        0x1186589afe4f671a7248beea92704d6e,
-        0x1325c05ce61915cb8b33deb5c6ead5a1,
-        3,
-        0x11001c383dae6ad18053370f9db43a6d,
-        0x19896eba19403f8404c185922fbafa36,
-        0x1871132bf9eb963baa52438d3e50656e,
-        3,
-        0x1b033e4732c43fcc9af2382225ac8283,
-        0x17fd9839d4c72b8ff4f4eccad0283157,
-        0x16e1d8cbab2920a354be7e7c9b71c56e,
-        3,
-        0x15b96fa935c813c36927159f4c35869e,
-        0x117ee914cc3b326a66230849e24e77bc,
-        0x146a697b5691c3a0141b4c7981d8e1d7,
-        3,
-        0x1520c888f72b2a01b4ed8c84a28577df,
-        0x180834e6302f5df57b76c4adcd446c04,
-        0x1e1098388dfda370d72ae02ca8de7a9e,
-        3,
-        0x1d5c21c2c13e2b57efa58fe19cdd3f4d,
-        0x116a1b9a7a8b9ea68c69e8550bc9b5d7,
-        0x190e58158416049f47a17cf842b084b3,
-        2,
-        4,
-        0x123b47824adc67a648b4ad71c60d4a81,
-        0x10000000000000000000000000000000,
-        0x14ea048aee3069102ab631390fe1625d,
-        0x13508acfa564ce6045d9e73e5c96d628,
-        4,
-        0x10000000000000000000000000000000,
-        0x15ec95ca1b74b7b0c44c61fc233eca18,
-        0x115616af6e13a12da45fb0e379d72628,
-        0x187f1b0d34f50010b74d646c50afd769,
-        11,
-        3,
-        0x19fdc380e0253caad9ebf301adfe4dca,
-        0x155d4a9f66cd7b289f75eece532def0b,
-        0x12ca43c6e010b858b5982196085bd020,
-        3,
-        0x16b75a8e139479ee3613e0617fb88971,
-        0x19fadf6d8b359779e854823ffe815db9,
-        0x1b7811c05ac94ce64e79367a9d69d177,
-        3,
-        0x1a69c9312c1f6bfe5de936c99f731d23,
-        0x17797d4a53e2366ceb5599e4e85e1159,
-        0x12544f94add8d3eb9624dee1beeb53f6,
-        3,
-        0x1e1e8e7f00fd571114cbb3725487a4fc,
-        0x146cefce963dfa17dbd1774032498e43,
-        0x136d2af2dfa71d6d44c1fd8efa6c96a5,
-        3,
-        0x1c130feb02216ddc8fdfc0dc21e439da,
-        0x1dade30fa59b00ce5382dbc3041633c6,
-        0x12775cc86c53e0bbdaa5ca962344abf4,
-        3,
-        0x1f1719d19149d5e283c630914f79fafb,
-        0x1609b5222850d3a61f511c4b88350c78,
-        0x1b505d281df2eea4b05d720f7ad37d4c,
-        3,
-        0x1f90b6d4b17cdbbb1d8e983050f47083,
-        0x1a8f55009e5d23217639bf44bda993f3,
-        0x11960adfc9292dde3c186b7eaf8ddae2,
-        3,
-        0x1e9db574cf688d62da9db27c97ab9664,
-        0x1cf7332d1c0b69db8e6ef5925f357c9b,
-        0x18b5f7f5ba4aed21f87d330991590bf6,
-        3,
-        0x19c98585335379afb3b2cceac3593b63,
-        0x10f6042bc0358cd6b2c00459137e6785,
-        0x1d3df5d84b67b0e7292c0a572f4ddc7c,
-        3,
-        0x1d72b38bb5e08685e95585139f03a1bc,
-        0x1a1b071a32c836488bd5ac0a0b475797,
-        0x148ed589903b700ff3b15e1a2df2e7d7,
-        3,
-        0x156d890a724191843452ed8b9bbcfca8,
-        0x1761c5a45a01e577be1fd3a2f99dfd63,
-        0x1278afcbfb60984704a60ba01f4f0f56,
-        3,
-        4,
-        0x137a2d8d75e5013f11ee9f0b5cb54d53,
-        0x10000000000000000000000000000000,
-        0x102312109a24f830fb9c53c377c194b0,
-        0x19ac3dd63c2ce6e4ead4790cd2311347,
-        4,
-        0x17629d48ee40f7428528fc0e361f00a8,
-        0x10df962952f13a5ad2ad4b39b373de02,
-        0x1ec20fd3451f6dd8707a2d2d252b268d,
-        0x136c1b6f24a0f31039f2b135ac12706c,
-        4,
-        0x10000000000000000000000000000000,
-        0x1fdf5798032b8bfa84666c3d4b47ff60,
-        0x1c1bd7d8c22e01ababe85a8f582b0572,
-        0x17a7700aa1a1512487d3a649698661f8,
-        12,
-        3,
-        0x1591a878420d9db9cd3fd9ed4a47d753,
-        0x175a5c34024fb17f6cc9dafbe708c224,
-        0x1a34581a39cf6a2f75e5e4db7253243e,
-        3,
-        0x10ff7f2f1ed79155a5153b3a6ea0a432,
-        0x1a4571052ff203ec2030baa7465ec568,
-        0x15f51f7051e66a4d8134f2be073747a1,
-        3,
-        0x1301b152af6b0a7947949257877d987f,
-        0x15d66f69ba2048a6da43ce9206cd1247,
-        0x17f7131a22a809936c28bdc11e0d613f,
-        3,
-        0x1b0ba68d6d844068fbb648c06ef3527f,
-        0x175fa54a1c07609cbef03860efa56325,
-        0x116a4c6e5d6446f342f8fdb6c3ddfa21,
-        3,
-        0x1230c1098a8c4ba0eba53251d0434ce4,
-        0x19b5fab1079183671e4efb83fee7fea1,
-        0x10a70a27c563c6a7897a033863f0ecb4,
-        3,
-        0x10e814024ab3d6e742310040128c8ec0,
-        0x18bf9da384f53b24d0b985f7b6ce6ff0,
-        0x1f1fea7288db8f96a60487134f08db32,
-        3,
-        0x13b7dc3eb8a86bd2bbfd674d78c5e7ad,
-        0x168a6851757f34b13f459ca67ffbe3e6,
-        0x1466299a505bb25a18fd256c40507429,
-        3,
-        0x1531688a90c75f73e0d7f4af7a387c6d,
-        0x190da8548f41c59817b10b1b227ce57e,
-        0x169c6da163d63861b546cb81a5451545,
-        3,
-        0x10efe9c24ed0019ed1bd1dab0149294e,
-        0x154a330d703bf36034dbc82effb52732,
-        0x1bc891ce583fa0a7bd8c33a0637bdd08,
-        3,
-        0x1e9a9ccd6d2059aed017938618f74e1d,
-        0x101a445026aa0f846ad5626bebf0b824,
-        0x198df9631f01fdd00e8e7175a26e2b30,
-        3,
-        0x1b0e0af0228b2b2edcbb026c178b0830,
-        0x13d81dc111a9817ae42d411e3a55b138,
-        0x1e8fdf57e27a23f1251ad6fb91149cb2,
-        3,
-        0x1e12ab10217a373ddfa1a1991c990689,
-        0x1bb52e0dd54e1170784b82f74e044bbe,
-        0x1033c4e77d3c556180e620b528199285,
-        4,
-        4,
-        0x198a4256125dd34365893c31ca5ac093,
-        0x1ddbcd5ad57e4b4b50fb2d48d8e21377,
-        0x1e8f31513fc53bfbc49df76b1ee091f9,
-        0x178cece2c8f4090653261f6da4b9ab94,
-        4,
-        0x18a41c2e5014929e5816e0fab0134adf,
-        0x10000000000000000000000000000000,
-        0x1492855e5fd572ac859993492f447bb7,
-        0x104a62891bc5ca5f9591ce93146f6ca5,
-        4,
-        0x1b67f1b7b4c48f957410df91afad5d53,
-        0x121b6dd514f1cac9e23b4daa44fbc2d0,
-        0x136263b068f966e7abd98b5c84b17f33,
-        0x13461ecd6d85d363739e3261bd52edda,
-        4,
-        0x15deb35aa72b78123a3f2ba97cbea7af,
-        0x1686e43e4c9b17e87e2ee6fecbe9959b,
-        0x1617d44ccbd0693f9afa87ad9ab6561e,
-        0x1124becdd25f48500cd912e7be0509ba,
-        13,
-        3,
-        0x146ee45ec60949226d7f368a5ea2f571,
-        0x1223e1ca62cf98daa5955a98f6f92dd5,
-        0x193d6cb874985aec9922ddded557d2ce,
-        3,
-        0x141caafff86090837815feebb80260e6,
-        0x1fa97767268fbe439b716e6a040f33fa,
-        0x127d744f4ed4ca43623b77a5a67e62f1,
-        3,
-        0x1192899a6280b1f5e285fdb0c535da91,
-        0x11e06b63765c2ba4835121868b5f2f59,
-        0x1db6f0b120435c2e36636063c627023c,
-        3,
-        0x1b82eda5d44cf97670c81431c3db6b2f,
-        0x1669e6f48ed6fde73058a9d8cb2bcb4d,
-        0x1b58bf14f0ee48c3cadbb23b6e1e6c01,
-        3,
-        0x18bb36568f686e62b3c46588b045fbfc,
-        0x1f956270f01a4b2f2e5d7c8552c2e786,
-        0x1035c01cd019dff0efdec2ced5ca1c3b,
-        3,
-        0x11bbc79da4089b3e1c4b3efd8255ba97,
-        0x10d28ba539d85a1a7cf9e174f40e24ad,
-        0x10b6c0a8a29fba253cf0475b6e9d4840,
-        3,
-        0x14515dd272feb39390783eb52334c068,
-        0x1a4ae4a3f74bdd1a56e8cb43762fcda0,
-        0x18367a174c6f5201a8d532df9ae6b6a3,
-        3,
-        0x10af7fd9c81df6c5bf69f388cf5ec08d,
-        0x181927575ec7dac1cadadd3b2c97d50d,
-        0x1c05b8a2bef42df3e2b05a0b56864597,
-        3,
-        0x1546a226a1db6c4b81144c701534381c,
-        0x1322fac8c19b1191962da5aa960458cc,
-        0x1acd3cfc518fc58af14447640270c62f,
-        3,
-        0x1bd5511dc85ae47084aef82b85a9701a,
-        0x14b863fe5fd5d2bbd1dfc04aacc3e558,
-        0x1894a57a0e918a7e1ec11f0d1b5f1cd2,
-        3,
-        0x1f642111f0a6f850fb520217eb220ffe,
-        0x17d226b6033cac693c34ccf6253d6c15,
-        0x19fe5a06845ad58025ad002c52668dcf,
-        3,
-        0x196a7032f2fc61b29c9f1d168880abc5,
-        0x19a13c223f179d0a48d1d42041d739e9,
-        0x1754ef3777cf1f965fe1d0c7a527a32b,
-        3,
-        0x1075913557d4e908e43b6132ca874448,
-        0x1f6cfbf689b48611ed016255c96c0d39,
-        0x195485dc50fe8d91d789aa79037ce4b1,
-        4,
-        4,
-        0x1e4877b6d2f7666879f81c453cf4d88d,
-        0x10000000000000000000000000000000,
-        0x14acbb9265e757ad38198331f8c44924,
-        0x11c38eae70f5c38a8e01326db4a2c401,
-        4,
-        0x142f5eec35915e451412df4a8d06ba99,
-        0x10000000000000000000000000000000,
-        0x1fabf54b4b352124d7fae7dfd3f4e3e2,
-        0x1348d2a78acb23b3a8d9c63774627e14,
-        4,
-        0x15bc6d66a190171eaedca9f2d9828b4a,
-        0x10000000000000000000000000000000,
-        0x14e30c81809440b9f8f2713fd5fcbf00,
-        0x1e0440a70788b3c7d992e8d6c0aa2a64,
-        4,
-        0x132dc006d7465452ac4aae7de163c5f9,
-        0x10000000000000000000000000000000,
-        0x1591ebe83c67f85fcc4c38ff20c603db,
-        0x1123331dc77c4a0326b3e11a5db5d6be,
-        14,
-        3,
-        0x1eff6c51a60f6a3bfc3c391c6086dbf3,
-        0x12672445d38a66a72b01c6286a4f6fc3,
-        0x12fce221644b19716645e1069860743a,
-        3,
-        0x1f372bfae1928c4de0bcd6d7662ea5e9,
-        0x11fa717993d483a142f556f392717fd7,
-        0x14563b9bf9de29a81db4498b0643965f,
-        3,
-        0x1dfe75a95989d0d565aacd784d5b406f,
-        0x1c9cf9f681bb070801fdb4576732a4a1,
-        0x159c1dfdc7945c2509fd9b2146ec0a11,
-        3,
-        0x1bd65c5c6514540eb2c4853768941737,
-        0x113425e691f632522ffabc5d45893869,
-        0x17f2294df59fa4f3155c095f545aea18,
-        3,
-        0x16003e121a69d64e931b34a749659f97,
-        0x18140573d99fcee8f197db4bfcac0b3f,
-        0x141adec15e29a2a52b74cf53b054626e,
-        3,
-        0x1f02918b47eed4bec3669ed41301571b,
-        0x11750b594575bc4c7ae7debccb398ba5,
-        0x138af095dfe0162e0d7972390145dbf4,
-        3,
-        0x1d7a6ab38659351aaf0b52aefad07bfe,
-        0x196fdbf0d31ca81b9b51198888414471,
-        0x1105c53dc97dc8b4af0ddd759a428326,
-        3,
-        0x1e24bce593666a4766ee866d00f094ea,
-        0x1439592de1bbf266e1b6ee2dba3e0c0a,
-        0x16972f17ab727eec877337b9e2a8e228,
-        3,
-        0x11ba169729f16b44896e5b29b31248e2,
-        0x1801454582cb607a27e020f1b7bb0e9e,
-        0x134c96f1ffc336541be6ec5c1f6f9aa8,
-        3,
-        0x1f3ab9eb167da39111d9318f8dc4b3ba,
-        0x18a2994f448e38941630d43bf8ee8bcb,
-        0x12200f66c6590cb3d2c732ea63371949,
-        3,
-        0x1b2306617b8a5cfd087a67b524296e3f,
-        0x1cb801fbb1060f5a00cec37607f1ecbe,
-        0x198d6fd6c6b08d9cb17b0238e5055e01,
-        3,
-        0x184b1241f33b89aef39eb98b5207f1b7,
-        0x10c15d719ee63614fe1e540656a9124b,
-        0x167dd921cbc2daa0f4c9d08724a618c7,
-        3,
-        0x1e394877e3d59542c31a6092e0dbc606,
-        0x124cd0a0216232aa93c9b95a72bea294,
-        0x161086832dfac6ecd2fe94c7082289b9,
-        3,
-        0x1e4d788ca28f8dc9569af2cd133aa28f,
-        0x159caa6893ef71289d536f65b35e225b,
-        0x1a0de71dd5c621007823aa80cde36cd0,
-        6,
-        4,
-        0x1644dffc0d85f0f1b3ef1066e23b96af,
-        0x1644dffc0d85f0f1b3ef1066e23b96af,
-        0x1c7b0f9f866def4fd8278538651b3261,
-        0x1c7b0f9f866def4fd8278538651b3261,
-        4,
-        0x1963bfa808f96a7df9f570f50ddf2b0f,
-        0x10000000000000000000000000000000,
-        0x187dd08da89ad6c70654427874b76173,
-        0x1937328380454971594cb313ad657001,
-        4,
-        0x1db2f0865fd7d6b0e6f916a2dae072f4,
-        0x10000000000000000000000000000000,
-        0x161c6b9e036e0c3f73a51ec282a5df38,
-        0x172ae8aff17c5107840053b184984ea8,
-        4,
-        0x1341d0ae5b848ff381a3d9bd239358d8,
-        0x1f23eab81b5892625306483cf4ecaa65,
-        0x151261ef74983fba9895b4248ff479a9,
-        0x14bfe00b8bafa34550ca90d8b32d04dc,
-        4,
-        0x17efa83ec289d3c95193e5745eadcfbd,
-        0x10000000000000000000000000000000,
-        0x1eaa18a19cfa9cb47c453be8d0f4d8f9,
-        0x155343e50b155156a19dc87c255322d1,
-        4,
-        0x10000000000000000000000000000000,
-        0x120edd5dfc9576297529ebfa6f73d6c9,
-        0x142024ed9673193799ca41654e1c1dfe,
-        0x1331bf773bd56afd425d1d2568c0bab4,
-        15,
-        3,
-        0x1fb9e7cd2d8d39da6c59c2364452e87e,
-        0x18fd83a416319c848a19cadc6a1a4c37,
-        0x14663c97e0a1d208644d991d45002655,
-        3,
-        0x106b456e566689588ef489229b156fe0,
-        0x11247af45769e65de8f0039b00218cc9,
-        0x12b79e301e0915c4799c8cc6ab73720c,
-        3,
-        0x113d9dad90afc1cee54ae9bece60f80d,
-        0x1404b9b0d99d952de2418462ba0d38a5,
-        0x12be80aff27f9449d94e8482efcdeca9,
-        3,
-        0x1da8adc810df0b2da8655e6258d709e2,
-        0x19a96fb610806a9f0fb8185511d68fdf,
-        0x1ad6d9ee26d6ac8383606e3db9b88f39,
-        3,
-        0x140b0a37d20093e6f929d11884b7d40e,
-        0x1d15dc7757c5fb4857f4670189e74102,
-        0x12ac5b003c1f83afbe7c12fc7751cc79,
-        3,
-        0x11ba3086077a129a66be07b4ce26121b,
-        0x1d2ce6e346095acfe007cec443b64f8f,
-        0x1530e8b2e066ececef9bf8b823670fef,
-        3,
-        0x15758e92811e12dba3c762e1f22acf15,
-        0x1484269263168d304c159968d378509d,
-        0x115b493f1d191eca746e2d4d30ec3229,
-        3,
-        0x18e8dac4a4cc39081ffd60bd473a317f,
-        0x1277179302388ebb2f99bc337114ccad,
-        0x1fd7ab26d3fc3620df7035f4dcbeeaa4,
-        3,
-        0x13e7fcce976d957b477148aabe7dd99e,
-        0x19741ffea3b24ca34868bbaa898d2753,
-        0x1c3cc0d435cbc3e05df11fd68c7225db,
-        3,
-        0x1b6e90279c1b3b46f461edbdbcf17c3c,
-        0x19466ccf2281bb73dcbb03ca6bbae638,
-        0x144040b7d199fda1b470813840b33102,
-        3,
-        0x166dff861cc2eea91466eaa0fdf5cc14,
-        0x1b31438d8f0399224cb2111d691c9b32,
-        0x13fddd8d847e095f4be7dc2399c0798f,
-        3,
-        0x1c336a57f8f5551a787674d08cdbff27,
-        0x1d2cfb446371a3b95886f3fd56421c54,
-        0x195199231ffe3737fe0be2fcea326c9d,
-        3,
-        0x16399fd7785d26ed9f11f982f73c2049,
-        0x109ad91bad5f0b3350459c1a6fbbd733,
-        0x187594237b3bf5784a84d99b10c39675,
-        3,
-        0x16dfeab9636d39d5c78c75836c61da3c,
-        0x1ca1c8bb3b0f0f3cec78466096d01ec1,
-        0x18fcd679fa59cafc998655c51112a5d3,
-        3,
-        0x1dfa88708675c353483a0d9bdb410773,
-        0x16ac7afa02c5a46220e50ef7aa503e42,
-        0x18f67d14817231b373960bfe930c2458,
-        8,
-        4,
-        0x12eb268c72a54eaa7a331e159cbb8205,
-        0x1d0276f4000bcf220ca0398b28c26a67,
-        0x19acfaa226c9a616e07b6d3c23905184,
-        0x13a5dcff4437a1954a1a1216d472ab43,
-        4,
-        0x19e125c3770b83b2ac9f761df4d60b82,
-        0x10000000000000000000000000000000,
-        0x166eb1c5ecce75efe9e0d135a6aa72cb,
-        0x16482b7ad27526a6410a5d88539a8698,
-        4,
-        0x1dccac34494335787321192573b671ed,
-        0x10000000000000000000000000000000,
-        0x106d55f70d83a62dcb7af0f994bc47d8,
-        0x1ffc70972a02ee30e986501db8435655,
-        4,
-        0x1138d6165038eebd2ab05c56d0e835e5,
-        0x156776e9ab05efac4f8a934168f606a9,
-        0x1c2df4a1819c6166913ba66d570f7c05,
-        0x189d85d2b96d3278d0f607d15c80768a,
-        4,
-        0x19fba977aae439c1750176764ba88f16,
-        0x10000000000000000000000000000000,
-        0x13dac6195b30ce508e83910b68c6741d,
-        0x1070da6aafbbe89575222b4432c638fb,
-        4,
-        0x10000000000000000000000000000000,
-        0x120020f3f1459d9567f24647b27f9e77,
-        0x1998841756fa029c219283000135a7fe,
-        0x1461cee2940add6ae048649f3f23bf8e,
-        4,
-        0x1e4535429a6711b7b54ab5cd474f220b,
-        0x1e453542ba6711b7b54ab5cd474f220b,
-        0x1918a457f06afcb4f1587bfd0a77631b,
-        0x103b3ef95d9e85908bfdd6e46e1ef420,
-        4,
-        0x17229aa18d3388dbdaa55ae6e3a79105,
-        0x1567cfe3879a9a938ff010b42af6b311,
-        0x1e80743c1805974841488cb1b56e162c,
-        0x11f609b6a33773d916b32116a6cfd215,
-        16,
-        3,
-        0x1ac1fd9f18d92dfc634ac4005cd2b791,
-        0x13cbc9a86315efbe10dba217584c9889,
-        0x126d5b2d8751c89259d634874277edbe,
-        3,
-        0x16bffdd548458d6f47cf5a964ef1d76b,
-        0x1b330c2fcf3a906b3e962700685892da,
-        0x1079425d756c623e58541a976ac9f697,
-        3,
-        0x17ad53597ee641eadc5084f462f92c49,
-        0x16fb2250c1edaa4f03085c3662f41515,
-        0x1f8f654ccf33676fdc261b29a5da7657,
-        3,
-        0x19e27390de65c24eab63000345e1ba42,
-        0x188514491b15a559e61cd709a406b268,
-        0x18c95fa61dcaa15093ba7786e4235842,
-        3,
-        0x1696b704cfe8aea66ac5c021cc0131e9,
-        0x103bd8ca274ea09c62eca7ea38ac154a,
-        0x12ca3cff7009f0a3e60e30512627aa0b,
-        3,
-        0x1640dc0bda6d6a98bb29872b25d6454b,
-        0x1cdf8621e32f08cc1f833c0568d5a705,
-        0x1e9ef31897d45157dc861ea1c5bb4d9c,
-        3,
-        0x1f793e3b710a7539e3e358c14ce9b94f,
-        0x11fef03807b2a785e3be45e9f481d46b,
-        0x1f0336f849055a969b421bc7600d3fc7,
-        3,
-        0x1002630430af6195a14e42be94233b72,
-        0x110c8fd6199d051fbd5e3d12111687e7,
-        0x12cbc68b58861e4f1f692e66d88962a7,
-        3,
-        0x14215162bc1f984d7fe727790b74caa4,
-        0x1ceb0402c2d135e9ad2b93a1646ecb8f,
-        0x1d73ad41a40e90546f4605e3274f28e1,
-        3,
-        0x13a887a0fe0e117200f1dd682a0ba076,
-        0x176a60902ffa0704366a98aa57030478,
-        0x1b5ee01d61cc12b468c570ea472e693a,
-        3,
-        0x18f9c0ad9b88fcd66131f4e0b7c48d05,
-        0x15eb68475671a61d2b8b8619b3f4ea56,
-        0x174dac2afb1e29a740df721484c7786f,
-        3,
-        0x11046fe30feb4c91dd283675dc5f0959,
-        0x19414c48efcffb2fac9b7c565de3de3d,
-        0x11451c61705c1466fc4d6f0f654db181,
-        3,
-        0x1e03494a2370d3b2491f0177f844d0cd,
-        0x1076912e9c3627f734d52eefa240d47f,
-        0x16c06d53531f1f717cc745fea619ea25,
-        3,
-        0x103c6a3bc457ef1794cae89d6d3a75c9,
-        0x1f175641559006d1c62988e45b6d6291,
-        0x1f6a84e318d4ff93e0d024d9cdc5b7f0,
-        3,
-        0x14a72482bce176218dd099a1f5582696,
-        0x1c3127f3cb555a8d3957faadb3e65306,
-        0x1254a709aac78133d12f8ebb816628a5,
-        3,
-        0x1e5604f8c9a3107a2cf68d1070218c2e,
-        0x1e0c959b614310037007f4fc970b0917,
-        0x1766ca6e3d7b62890d8323327060bcc0,
-        10,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x146a7a8873ed6ad800993bf685c0c4ec,
-        0x146a7a8873ed6ad800993bf685c0c4ec,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1a655bb56afa48977ae735eb3d448e35,
-        0x19ff7d809b8f5cd2f4261187c6081f9a,
-        4,
-        0x19c4bdb6e001262d8372847aeb498893,
-        0x10000000000000000000000000000000,
-        0x11eea962e59a448d6d10eeaec4a74e16,
-        0x11eea962c59a448d6d10eeaec4a74e16,
-        4,
-        0x1fdd88ec936bdfcf801ee50e8413a6d3,
-        0x10000000000000000000000000000000,
-        0x193d29017a808680e374ac9606b75602,
-        0x1da0110ca88cf29766e854aab8cdf44c,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1376d7de5adea236f95936838d68edec,
-        0x1376d7de5adea236f95936838d68edec,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1d7dfd2a3da8918b579fc473845bd10d,
-        0x1314d9b26fd1262547d764e324fe4555,
-        4,
-        0x1f6829478e49f230d700626531bc59da,
-        0x10000000000000000000000000000000,
-        0x1d638f96730d91418d78f6ad92a899f5,
-        0x1d638f96530d91418d78f6ad92a899f5,
-        4,
-        0x10000000000000000000000000000000,
-        0x1468f12a23b2ef78e53d676ec4c85784,
-        0x10722f5e38b09c099023289ae745570a,
-        0x1dd036e75f301bb37f6c7c3849c6556f,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1b9c30d947ab061a39d5feca20e4069f,
-        0x17229aa14d3388dbdaa55ae6e3a79105,
-        4,
-        0x1d6cc2a80f6677ba9d91ebab37b560cc,
-        0x1b8669c8058882c1e0cf5c1c42c38a66,
-        0x1e2f6e3178448e5f5c44131f692ea5d2,
-        0x1e2f6e3158448e5f5c44131f692ea5d2,
-        0x10000000000000000000000000000000,
-        0x10000002000000000000000000000000,
-        0x185d485eb5ab722187a1904af74e8d0f,
-        0x185d485eb5ab722187a1904af74e8d0f,
-        0x1024e139cad9705a83474737202cd1ad,
-        0x11120cf9099f1d080a3cc1896270dad1,
-        0x10000000000000000000000000000000,
-        0x10000002000000000000000000000000,
-        0x12723cb5b390bcb342f89c18a64fa33e,
-        0x12723cb5b390bcb342f89c18a64fa33e,
-        0x1348f754bf06eb471e6b11bd5ef3f1fb,
-        0x103ba5e9987278126b68d53b051220b2,
-        0x10000000400000000000000000000000,
-        0x105eb0ba9221ab56d04a8f430d0fee9d,
-        0x1ea032e37ec0362c93d5616549f17d4f,
-        1,
-        3,
-        0x18d2da9382f2cd9ca2706217be8cf932,
-        0x13cb5a4e4bcb367209c1885f7a33e4c9,
-        0x10000000000000000000000000000000,
-        0x100000ffe00000000000000000000000,
-        0x13a1a5336772c85bc853b8a00c0f57b2,
-        0,
-        0x10100000000000000000000000000000,
-        0x117ac2ea4886ad5b812a3d0cb43fba74,
-        1,
-        3,
-        0x17183d445881b5f47b9f0888ecd379b7,
-        0x1dfcb014c53cc61b83fe4a23aeb3b112,
-        0x10000000000000000000000000000000,
-        0x10000000400000000000000000000000,
-        0x1b5e2e1b71b3f219f75e7fa48c09512c,
-        1,
-        104,
-        0,
-        1,
-        2,
-        0x1694a792641187fe5c5ace7b5ae24cf9,
-        0x1141123c88a6b0345b483a83aa743c7b,
-        0x1b852801ff2a4c959dafb95f6941b73e,
-        2,
-        1650816097,
-        1,
-        0x67616d6d61,
-        1,
-        1,
-        0,
-        18,
-        2,
-        0x16b80b9b84cdff203d353de95367682e,
-        0x1856c06c6be9c70735dc5ca1d2e25ce3,
-        2,
-        0x191d8bf5f1004be1cbefecea6946067d,
-        0x10e4f3ad788781604c96d779fb70e36b,
-        2,
-        0x154cf3e1e406cf88fd39b0568e84bbd2,
-        0x100870f3f06d47c425d6d94ff13e9339,
-        2,
-        0x1a5f7b450485e93d88b5ba4b65dbd490,
-        0x1bf908d21fcf8bf100630a764f2bebcd,
-        2,
-        0x15e48ec2c5c9c6eeba8ef53fca1e42eb,
-        0x1e034e2060cd5b52de560a7959c892a6,
-        2,
-        0x134037d00d02221243956bffe6beb463,
-        0x1f73d163791c29c89503977e893cc15b,
-        2,
-        0x1b16cda37b80118110cdf14b8b1a555b,
-        0x19918b37c3a12e8fce7383a033402792,
-        2,
-        0x103bdc5b1a9400efd3eaed12afef39dc,
-        0x109226bd36d4c87bb5b6a9116b1792da,
-        2,
-        0x1ad3d2a026805d1a266a01b2e0948925,
-        0x1e0c80b551113870a698434893231d98,
-        2,
-        0x16675517032a84ae434fd6010838ef52,
-        0x1fa23a6394f6d7a3876855b083822a03,
-        2,
-        0x17aa57664bdc406691e1d9dfb2e6282b,
-        0x110a31bb7d3f547cb27a9c4ae7c7df42,
-        2,
-        0x177bbde0369e84cfaff7243be674fa48,
-        0x1dfa57f5adaddc6fcf903619bc5728fd,
-        2,
-        0x1bb9ddb9baae9f1c4e1dcca1eb58cacc,
-        0x19e45b172c16d1374e48f0eaabce6e7c,
-        2,
-        0x125972288c07c49d0b9395bcc824d149,
-        0x15a77112a6134e1dd94c698ab49a9f27,
-        2,
-        0x1ed005b5155bc22e6ab7f293b3d770d1,
-        0x1799568e168c5278c193b99547f2f286,
-        2,
-        0x1f0ed7a4a75ddfe25541fcef5989e339,
-        0x15c2d70687b04b2a23391afa70b717a0,
-        2,
-        0x1d3bd05ec8d581789b15704a650d12a7,
-        0x1d3d5473717ceb36f342153044ed66d0,
-        2,
-        0x1430b7d0bfa75567061899d496902188,
-        0x1c23187dc451588c5fa743b1f5e86326,
-        1,
-        0x1decfd79713bd278934558279ee1edd2,
-        18,
-        2,
-        0x169c4c59f7009504f0dbf7ecffe06c48,
-        0x1b3d7d66e7b3da677127dd3935a433b6,
-        2,
-        0x1a47715aec58a26247d7ef8ce6eb42ab,
-        0x1f83872b4ae3b83cc2e0da67b85e07ba,
-        2,
-        0x139f14ecaed2d55cd4e4bb7219a04157,
-        0x128b410a26434cf2cf9edf3f51dca009,
-        2,
-        0x1b8a07c7a34805ff0808a9281a9125bb,
-        0x1bcb8b25bba4d0e9fc4ef0b2d3fe2b30,
-        2,
-        0x1a8f557be7464cf29a33d1614112c210,
-        0x1ff29cce6ba2d6e4988bda2205143e38,
-        2,
-        0x15162876813cfbf4b7bd21ad5805f126,
-        0x10f60d92ca79a1b4e0f255d2bb40b687,
-        2,
-        0x1208f856656d2a63160405effff6b380,
-        0x12e9087e07e9de2bce7ab92d990ad746,
-        2,
-        0x18c0d425c03ff85b9d78cb100d26d57e,
-        0x1d3105551af023d4b0be6b28f3ad556a,
-        2,
-        0x1f40cb4ebef376ffed370ae7a0207ed3,
-        0x1590ce526aaea6f298dfca8cd14cfd08,
-        2,
-        0x1c4b3696d02131a5ab9c3c9869802342,
-        0x143d4831c3dcef8927405c61c57c3809,
-        2,
-        0x1a084c9a49b4d379758613fed068f72f,
-        0x1c864e083bcb3d866ded250056760dcc,
-        2,
-        0x1b43c54da65d5618273cc6cfcaed25b9,
-        0x12caf55dc1cd426c5c4f29842f10fa5a,
-        2,
-        0x18a9fd1519e5e6831709d6cd559c639b,
-        0x12bf4cee70cff8e7349d07fa8a05ab88,
-        2,
-        0x151373422d85042265f6e1c5bb1b2a1e,
-        0x125cc6ef6a7bd7b2e9e1a5e339dd4c79,
-        2,
-        0x1685d38f6fd41144d55bb3f1322a71ae,
-        0x1b9b991f2eb82c89b16405e5ca4d75c9,
-        2,
-        0x12d8dd7c11719927b5bff8d1526e31e1,
-        0x130ec109917cfa9d78933d5b96bfd4aa,
-        2,
-        0x19a1c6f4111218b9a697261669c4e451,
-        0x14fa97371760357940bd45ff162ade83,
-        2,
-        0x1ed1ce36c213f2f717ab94c9c8362042,
-        0x1f167460c512f32b97717b46b9f3bf43,
-        4,
-        0x60f904e8212ad8c412a6c0266e1ac582,
-        0x62b3415195c48c90e2c6cd7de0d38a67,
-        0xc76b9f9cb04631025fa9c776709e8f0,
-        0x2a19426a0f16698bad4ede9f3efba0ef,
-        0x1665fe0db5b2051bfc0b1da00572940c,
-        0x1b126fa714818da53dfdeab97bad08dc,
-        0x68b775f55ad2a17e7080c290457edd7e,
-        0xdedf380eb030c38afb16dd275d043211,
-        0x14c864a61352ea6856e0d0625b902583,
-        1695852,
-        120,
-        0x35c42591eec9fa1b19bf2bc335cabd6cfa1f7d1042c94a263aedba5c66459c,
-        0xad149c4d06b832d1733983ee9d12a5d834b09319ac5b8afc859705af4bc4b8,
-        0x5ef2878a4b6db0d59ef1f380e76718ae11e4be5300a752bbec6a99c4b8ee09,
-        0x8dfe0b79cd8dadc73696b30538f9acdf01e67bd3a9f9ee85797f063bc41d8d,
-        0x42c7c64e794ea724106bb173daa16c245cad0f341a97552c0f55d41b311a25,
-        0x3e1bdf783442d68a20f6bfce7ffcd6a774ce5459f16f07c98a822710572a6,
-        0xc35d4305eeeb3734deb93bb419247c2d7fa387767e9934cb7eb005aefa210,
-        0xd9a9b2abf30a539a8ad361f983d01fd300630a5b0bda9ae2034985402befb3,
-        0x7be89ed16ad90603657c602abfb04e316e85d9242ed6231e4b5e3bdf98cadd,
-        0x7dc502976f8a251ab462b3cc438b4188617c7b1b553e55ac17e090d8311c0d,
-        0x3112bbd10782e568b419c7bc3e6de4bed2cdc227e992b2d442d85a6db70828,
-        0x775d0f9e6409adcdab3c8dc1f49618ab6217edd7e5df4ba8e7286668d9ebd0,
-        0xfe2248ea4d2918a42bcbb9e8ce1f3628f0273cbf9342ae2e98608e689d8381,
-        0xb89ae4fe2d3e35e11a66d5844502547698c17802dcd142916dcf539d5db223,
-        0xce2fb5c81c96312cc0ed9fdd61fb33454d0adc4c7f403b90b7020dbaf753b5,
-        0x959040570a86accc725d716ff1e1d3118e55c926e031d5f30dd54bc1d7cb08,
-        0xc29a7d5fed42cabb4a4d4f17354477bbdfc9eb2b8c42ec71ffd0f8292fb91a,
-        0xf96845bcc335d6375d90bf041cf808bf009e1b1c2b0a94137ea9e441b3c761,
-        0x6931c07ee8fe16c56510540c2365b6f9212a329a789cffda277f64fe9cc6ca,
-        0x5eaeea497ee81e5ffc4dae38f87c6f42c29a652e456125711d92e96cef31eb,
-        0xb05d1130d804c7025aa245642db71ac6efccbb410a0d6418f047ca89c60bd5,
-        0x37e91dda38621b0ea489fb7d57bd64029a2159bdd2e26f912860da69cbd2d7,
-        0x5d2c199e31c817afee7dda43d385771aa98fa5db4d4c5b40284dd4423112f4,
-        0x95beda7c041c422c5d9fdba403282559317ed6db40f28a0f8c5d681777060f,
-        0x5a60e0c7ea78664b1c98b21c43b73b21a51da75640b9b9c878d8ca553a228d,
-        0x79a0f87b6676f7396982b53e93de364735d799487a2ac4574a64b32d029e75,
-        0x27f492aa3b62db1a9ef6e83cef423134c6bb9005d7225dbc889165c481432a,
-        0x1d652e0bf01b5183acbded29521adc146c1b0f92e3d6c218b0a992bd8ee05,
-        0xee3a457b39d5ce1cab5aa78302741553456d7d2a7d0905c6e614f036536620,
-        0x78f42f65314304fc3821ad681c6a3455e8c31f4f8f39f36716b60b1f5594b1,
-        0x8b35c601ab66b2014755fd28789cfdc547c8eceff5ef9dbe7107f5ed33f5f1,
-        0xd74b57e4e90ea3cdd13353debc2ea6ae5dd8781327547e4134755f3d232afc,
-        0x25657ecccf81409f55695abdbe5e4358a3e4bb8136cc42b96cdce757209d17,
-        0xd9567023e5f8823056864eddb588ec39ede8ea0e767e6728c229a037c4edac,
-        0xc83f7e7238005c32597cc06a6f03e2dccfc02ed71a87ff839ba13b3bb0def,
-        0x7c44ed884ba3a6dd3a24a1da9c6cc408d4abd83d3fb051cac9511aa6117dd4,
-        0x7e984c949701aeace065196c8ffeec83191dacf7c40084efcaa1fe1843ab7e,
-        0xca7c77da888b05e858fae09fc41a1543ef51be5f0fbccd227a1e0ed6c54509,
-        0xe851bfb2ed9e9271f277510f1419a544fba77d9dc47db33e21998322abffb2,
-        0x613a6e1a3a51f7ba81e1b8d6ef57de0f6a7a963dbeafc8bbe4f3437a84ad4d,
-        0xaf0585374ca5d9ce74c8a8d5c1323f4efbe4e2769bc916a8a319920108184a,
-        0xee4c6a7f3b6aef3ba6ed27e51234c119c639e19bb4aed9a7b13faceda20b19,
-        0xb349337c737790f9cc01bb8bd02468ba7902bfc07c6e65d6768cf3a8ccb5ae,
-        0x9685d979197bba8a70d1d734387a078d32af21ce23177fcf5e05e38365cb47,
-        0xace92a09135ffeac195e9149820c2873dbf72d55cdd5fd8d6e88495b3a00ce,
-        0x10c4b923441a27c11f849893578536fbb925c0cdda9159852dc0e50ad7f1a3,
-        0x726d7bb049bf4fef8f9c84559b30148f8393c6e4330a99ee3ccf90b06f297d,
-        0xcd7050ae7e4c7f33b8d9cc70f300e95f8333120942f1362ef55326433ab71c,
-        0x9c3ab6f9abc2c183c4db044c072ab533655f0e0857c233d3535b9815e34a0f,
-        0xa1b516c0be46aa2b106bab69e5ec07d53a94bd9809c5c2d01f59ace9bd099e,
-        0x89a80eb35343741bc5a840220efdc5bd4515601ce7f84804469f71d53b4d3e,
-        0xb7b7443a4b851960bbd99eb5741b49f6d98430b8c2616098d8e2cd6823e16d,
-        0xa6bdfc85a32d87109be1fd128ae2065d9c09954e8421f4f07cb187c5f7716e,
-        0x91ef0a61f259da072675860e0bf4af0328eba06f83dcb121e3bc59138f5715,
-        0x84ffc757d279f60b38f05b4d00055c4ad67c0a97b1a4fa8ed9234497c82db6,
-        0xf8fdeb46d800fdcd2f766340c9068af9364be085cd659d99401053ae67d4d3,
-        0x57d71d5ab85f7132ebd810afc8868e3641d9ad753d32a37a5b0c8a924d7ee3,
-        0xf5019afec1e26a2c9d7d0d79749c65cc4ce654a466189706bbb886668823f5,
-        0x5bb47f54c24d20c3a5206dbe9c97a225954fb826a042ce07e8858d375a7ddf,
-        0x3fa20e201cfba02bff490222726ced552154a8429316b3e8a74458e208775f,
-        0x67fd4251a4683739d10dc0e62f6f6da64d76b2c14dd457db2ebeb181458992,
-        0x1bf6f94a62ccc050a8f41b19190295687c0d9af02d4c20a5564c2039e90519,
-        0x3a12becc199c30e3db78e7fa8014e9ef6d369adbd34d4a6ea7f06d0d670926,
-        0x3876fef9bf30c69d1bd710fe88ccf04ea35848dc2d8dbd5bc7985e2e41c880,
-        0x744da069fadca6095126d390eb91f458b2703a5f5566938c42d83d2a636ba7,
-        0x5abf8844e4dd680d6da885c38e20d6da617251d2a58e5c845de47f94e60302,
-        0xc68bf4b4a68a30d3382f33825e2a01e77e4ea965fab38e1dfc9d1817e40953,
-        0x19db4e0c0eeb9a7004e6753900bbefb84cfb2cd30a73b926dbc908c0da1639,
-        0x82928ea530f347eaba536fe363bab50dfffa76023a644dafb13cae1986eb8a,
-        0x3bb118e886db1473316c348d961cafe3bb4c1b0709b3d8f8a1fe1848bd340a,
-        0x17da2469b94c4d2a36d10d4b36603d5b2b0b75816b772d5b5ebdd6a848bcb4,
-        0x197a5aea4fa95859c5235886803187aabd07cc0c0a780cfcd406510c6a11f1,
-        0xe834d3e6507485c897ea0cd753a49cbcb6f25a5b8b1ebe563163f0a78145eb,
-        0x5b9974b1fe04704e6ce689ddfb10530ab116cc4843767f8e833a7e59901b64,
-        0x58a54aacd15f07f9dc83013a51a072dd11fbd30f0d88934a1176d610a3133a,
-        0x9ce990a990762907196341b4f65ea5fa7c82badd064bd5cdcc68fc2c647336,
-        0xe2f774b6d817151be756d7e2a96a4a591db623a63ead8a2ff1e89d0204960b,
-        0x820a930bbe75462a901817cde9f981608bc7c770654ff30cadda412c97c985,
-        0xa739f0060d88e2eb958e017644d708e17a1866e36e555d56df5a0e6bcb648f,
-        0x8cbf1c6ebab9bc0ac1d25649cd3b2701563855a3edbdabcdcb52b0fed213fa,
-        0x3ba2ff1069e45c2ff8379ddb943a2d711a025b653c0a7c3fbe58ce1e438b2e,
-        0x97b4a1b3c6b807cee1eb2d9614aed1a2c56b097590606215430d92c1e6beae,
-        0x4f02ea77a5c0bbcf950b3e09e503c6db648709a8d925130d03554ae4822204,
-        0x88f508bec0a3840fbf893637cb23e9bb07e5c708e8bee6dbde0e6944260d01,
-        0x358916d4e106f85df449509947d1f6e536580dc6c39fc9325c24496008f6ff,
-        0xa22c7e696b82c15e22e762d679a033165900fa625e5fe31ce0bb3c828010e6,
-        0x55a423f1e2a942769cf6aae4fdd8d39568e699448f85bf94123bb99560d455,
-        0x55958d543acd7e206ad5237ac2381c3f0510691b55ea096ec84fc207ef8bea,
-        0x9effe9dd7b543c090975e0c0d2647d934a0af030449c74e9b8a4b587f17fe9,
-        0x841ec30fa2983609ff33125eacf0cbe1af35a5cf8645a0447d2751c298750c,
-        0x7f8b976a37a8a0d7b375e00574137e90218a6e328debd9d69c846a9e0afa03,
-        0x2c851f0c2f213c72a8d1f0cccf0a071aeffc9e9dcd74110fb9c6b92f4227c,
-        0x572c972bc6ab2518c720cf9845cfae9cee21030d4101bf70c326fbbaeec11e,
-        0x44609ace43049f0cb3961779c7eb23bb462c066e49c1abfb915f741c35a7fa,
-        0x38a00abb3f068dd1f1b5cf1addaeeee3c873a90fa78321a6487eb39050ac67,
-        0x3554fc0e4f9535407e83fd49ebf4bae211aa2b9dfbe42afa6ce36793a31b38,
-        0x75f0c5f716262d766bea3cbb304a6c1621316885f42c54b40b20cc60c3fafd,
-        0x6cf07871e810cb54f9acfbc9146cf9524fc7f63cea499438874f141518c7d9,
-        0x96adf1a1e6480d427a56a7c759e27286c11e007a150ffea48790da554e0e49,
-        0xd7f78d49833126bde237e15908114292a086c9eebb634f0e112ff9b3cf6398,
-        0x329329984c21e11f10d20814a37cc102f29bc7a5999349570b166fffe4fe82,
-        0x8e3d5903aa8be66fa826ae73cbcd04e045262fbc71fbfbf433bd910b89a64a,
-        0x1ad86608b9742a29c0ad16583b39ac3268483b90560de48a8dc2993f7ef43c,
-        0xcb31307ad70b32bc9e89c8e878a2bd07beb31fe592d2c5b79ddfe1e5052451,
-        0x4686c755e330ffc784afd312b79a9390ffaf8cdba40bb30ab45e56e124ee85,
-        0xc5547ddfec18dcb03c3df03d628b81555dbc79193115d2dac136d1da2fcd70,
-        0x3afaceee4beba07721b1704cc42217a1a11fe7efdc7c6c8ecc58fbaee23f0,
-        0x4a8831c3f3f78f055b35a2b76db484c4a77ff12c2cb3f2d0c467fa3465ff60,
-        0x185e5ef92e4dbe22e732fb3fadc3f9cf30330cb590689b8747ab024133e4d0,
-        0x5412a7ebb51a22a91a2a355f40a95f4b21e8f43a06c07939b9a8d84db6f7d5,
-        0x44f0b2fe62c529ac9f27d7a2744a8e8f129e7e47e5fef8f6af0a5baacedb2,
-        0xc70fa91924e593e9f59a0976e0df858f9bda59604aa29c5d576911c35a8b19,
-        0xa8d4bf6b16eead47c087394a21523dd59e840047ce92cb33c80ef2e49e4d48,
-        0xe7c4a983bb54c6fd9d818a8af07553015b763b0b06145c065cbaed2a3a8d6e,
-        0x86a52a0bf2edc06ce481670237dd8413a44c477bfe3ccb430f112006fd3329,
-        0x8d9da1a1d7e575e07fa6a6f2cd3596b5c2818771fe9abc106e70f1d5319548,
-        0x90948c6153639a02c913b3dc400b63565c3c96097844faf178a094f5d1b771,
-        0x9a4d25eed3ea637e292daa23cfb769242b28b859a7da4666e38b5bba319824,
-        0xbe1e88089602c8db225a5eaa044aa65c5e61811ecceb091640204a31a67799,
-        0x1915382fbc026979f35da3cbd1f81ed5725497cb5dcf90c35883545258dc6,
-        0x451d60ebcf14eeacd62152d7b8fc1c6a0f934cc5f5631cc988e5c6d5405b4c,
-        0x737f7c579a2f8b0bf84ae91a14243caf15a169ba18503220feeb3a1f1075a2,
-        0x68fdff58e51f5563b5a6076f7121416cae9a1e411c4d91150e3f453fc988ac,
-        0xf5996ddca11b5938ac11f738d914e564363e76b8e368b47d31aed50adc38dc,
-        0x4afe75abbc8708813114bf86e7e650584e51de5c2a22d340054df433107e58,
-        0x52c8756355516a523ab9e10b761592422643f54a164cf66d2edd855f2d9878,
-        0x6e52e3b4b6c3d0fabb7ed210d6a8bd63bf0e2d359a8a1b18493ba7c3d02286,
-        0xe974c468aee4051bd2deafe26178d7e3bdf589da17fc11e8aef885b4f1ab8a,
-        0xf74420a12c3d311ab344687f048cf871095e0dd4c51d7c3e3ab66e5ee9f981,
-        0xe9209b15ab658843acbe250e9d1eaf9e27f6152351773106fdd47cf089e474,
-        0xfeb9b0684aafeac650f19b547ea9f7bcb26879136bd708c92b83c420eb9864,
-        0xe1bca16426f08c181ddd0ce76ded21c3c0cfc3a884e6d5e49a87c2f6e509ee,
-        0xec50b52bbe2951c335642cbff06296e0c8cfa11ecdb993115fa8c55ebe11ca,
-        0x50164651d7e93dbeb6da64fc72a25f896736f5ebe430d70726f7c96c7c8b79,
-        0x1695eaced0e96a2efdedb585fc79941a555f5ca2895f47583af3712c5a9120,
-        0xf019f9508f5917f7b4f2342a544fc2021dca234db62912a933fff3755ef57d,
-        0x704ac5bee0956efea01fdd71c46c2f07a3fbe57880b3006c92fcd8c5fcb17b,
-        0xa7b3d95854653817d5ee565ee356fe5d32788ce782e5c6bdd466160bf68f55,
-        0xf74c162eb910af1c139bf9a2776b7abf6cd89e19e43d917befe4f8eb17f144,
-        0xbf89c3a92e4d3620b19e91015245d3dd2bf6f6379989b6bbb6516350593bc5,
-        0xaae2819b7b4e8656c15b641dc1975dfc54112e80f2d7311ae0727f30ab013a,
-        0x7bbc5b84ab7d455a3868e0421b06310efd5ce92129b4405fcaaf61bcfc5987,
-        0x534489c1c97f48eda7fd2c4e7027192a65097a91a49dff1921a7196777759e,
-        0xd9b804984afa18fac153ba8a77011393d16b550b075077e19e7f02876b9e82,
-        0x3dbb8f80a26687d6fab9261e82044f10441cee5dc0a356ce2b5de45cccb905,
-        0xc0b43ca5af8c0534a8eecc0b71f461fe7e84f51fccf68c8945c904609c6fd3,
-        0x4ce3b250e8b7acdc51db36456645d97f81d9ed1ba05ddb561a3f0d3e5bc8bc,
-        0x33964e048e87c07be215f24c12a58d635ee772b71ae884eb35ccd6a0f743fb,
-        0xe019b20edd3149e93b3ae4d7ff1cee7c3d1cc182c9ca6f5c38926bb49eeaf2,
-        0xb63c55d50a627b105e2bba091f1526ef88e829d4662e6d5d467208935316f3,
-        0x4e3707c907049466e9624538bb060563379f979a553453313f2a04a09379ff,
-        0x73fa165c630e2a5e5790c3007ce7d65772a214a16ef8a3b64a02aad4bceddd,
-        0x88c320cbe0aa2c848232d222c45c143b70a0fcf63646f1ba4ee5aabfc05858,
-        0xfdd096f1d2a2823ce459d61d705b14589c3b1835a8beffe496e92fd2570261,
-        0xc0284c04a5abad4b3ed503321a470ee2bed39f3e54f847814bccdd0cb2e45e,
-        0xb0e6f95495156f17b8cde3a869f1bf59e8a4ab899a42da568dfc444892383,
-        0x9bff6fc30d9a5c7f10957112f53a0de099e7795da33cdb4a8cd94166427cb5,
-        0x4d88ec8252bbde8006c4f233a9acf9b2821bec28ee4d2108d1c45026268b45,
-        0x3bf54674238d7c0378a6921b7c92ff6cede99123deae47df0dce14b8ce697f,
-        0x48a382b812f7f2902b3c342a3a8377b9e3ff263a82103aa7d8e43fe976719c,
-        0x388f7a4faf7c4e59b91dc00d10318b4c0bf9fe70156a248c82645307b0afe,
-        0xe5f2c0ab2cfb14c665560a4718d643eb716e5038eba8d882501d193a99dbb2,
-        0x237d32d1072efc4cd028d38b9853e0a7bb11576ade49bf94c8f15bbfbfcf02,
-        0x1b08a18e07c1c50d6a202286230bdb9dddd6315130208d6f7dfef3d4b335d8,
-        0x7c3214142c9e6acc0a75f7c47f1e5c5c95b7a66ae8984b2d1df84f36142dc1,
-        0x22a8c96e410697871b6c13dbe28881c126c4c09ee8c31163c30fc63d5312bd,
-        0x6929afb2afa74f8e73db507120341ae5ccf189fb374bbe24726e06525fdf3b,
-        0x36e256c396e3889fa75a68f0c3ec06a3dbda80590ceddbeb9c76acabd99e18,
-        0xdd814c214f35abbf1f4eeb2dea4339ade8c33431f625becbd311579f788dee,
-        0x5856e43a93bd6219b8c29f49a0276baccb7fa613b71da353fdd75e0d3cc502,
-        0x5aa8c7f56365a53081c3d62f5f552813ab6be8a28295c25d4734baecd74cd8,
-        0x595a712fe3415a11f469c5266f056779fd0099f741ba1fa13ba3cb6a77a5b7,
-        0x569c4c6415c5376ea1b3f3c5c88f594e86b1d25967b2e13e8ac82c5cbec9be,
-        0xd337870f19a0909b68e64b5c2e71e42b248802db1102855a06adc9915aee99,
-        0x9e3bdb41006bce801ef8c628b59c87c80c45ae98a09c372f3fda7bc464e959,
-        0x55625c1957beec235c89bd0950fb1731cae536afba9b68d22e8038a8e496e7,
-        0x119ee28aafd6c6cd7f02f2304e4c4b23e55b949de99566e41af51f4e9b4801,
-        0x53a1fc6c4962e8c76589b17cf788237c70be2da52e803ca08e2a4237239ddb,
-        0x339b9923165adfe6538305494f423e1024c8db947b09596883fb72020a755d,
-        0xb496e2b18c8f687b04f4e095cd0af64d907268e8e58c1d1f18fe9051e7c69b,
-        0x307cf3f95ec49790f8f971ad0d071abf5507a9e38ef04af9bcf7cd156a0ee0,
-        0x2083bf4cf487651c78646003e572ced688283c6161d9b4f83c6dc1c94fcd32,
-        0x19a0283d190b8aaf187e739700327130f3136af5e80bd59fce408a1f9c49,
-        0x5f1db24c9e265271934d5c4a4aec239c390873809b40b82111e0f522118492,
-        0x73a3e5992d7f32a5525a3ea5ae677a1724b9665661769a02e76adb8cdccfe4,
-        0x45531f72ffc7b63967833ab35ab15f1864f50f9097dd4ab6fef64897893115,
-        0xf60f2e81fb6fd104f1a370fdbaf1d63038415a8166ae7b8dc455c06bd41941,
-        0x59ece62dc20f6fc1aa0620268398b02e8e8e9c9b343af3967f9a1034462c93,
-        0xee195cb5675f2ac24f8d7ae86f2c9aea43cad2293cfb79ffcfc6d27772b6d3,
-        0x9ef52aa1de9d2df938be5b2a00a156a5e19e3350769c04666867de241691ef,
-        0x39784e3063007b8c726b5aaa72edaa67e6a75d775bd3ed5d0ceb42e28ab41b,
-        0xe692b5e779adb3e7e0dac87d5996edd3a70efdefbc7be1acb93da202b7ec31,
-        0xd6f6ddbee51f0a09e2ba7e1686be19fcaf59a2ed9352291eef6b61dde93ef8,
-        0xc9a4a9b93edd09490188140145894af9a7ea36cf6af3fecfacc0de6b919ff5,
-        0xd6ec5312b78b9b6c3c8428511c88b5b3f31ced6ad0d49c55fd32329ee1d577,
-        0xfc6c140ba14e922f45d23e9fdcf66bd3b11f2fa5ee036bec63e00bdc794714,
-        0x5d5fedac626b6dcfd515ea74ca814fa1baee9951db4c42601b08e2950e940e,
-        0xdf8e15d901ee563177781e001539cb992ede315a6dbd77a31115716d0bbc86,
-        0xbc74fcb90c447c5401c5b462112e6e64dc1f7ec7b0d433513e53c42327a53b,
-        0x737ed4b65d9c80e759f4ed6e5e7ece68e6c671e02cd5e9b5c264eddc64c159,
-        0x1b9b3be1ba35e90f77080208d7a17f2fd2c77726f65173c2cf661814d0b559,
-        0xd622d57e6eff9c00082103585cd31552152aadf46eafc4e56e32ee9787aea5,
-        0xe37f86c8fe5ce8416ba822103e1f93347cdad62b5aec3795041043274a6709,
-        0xde030240f66d9df7b7db2c935a1830b00b9319b4173e63dd344b081650fc4c,
-        0x422bdb7afba5a10f92cbf586da5d74f46bdd2e8f4e2bf781253592de4d2e2d,
-        0x19b523bd238e40755ae73f4aa613a12d618d915fa7a08961094ce7279854e2,
-        0x1cf83792bfc211148c505ae2ce294b21811a949a1b1854b7087ba006643eb6,
-        0x963da5000db6ed26a8e8d30f96f73678dbd7746decb82354d660d9d4e4da7d,
-        0xe30ffff22aab58d8c2c84a8e3d9ccde56e191b15bc65d98983c1e96f5adc6c,
-        0xdbb97b5f4926ecfac7deb00e72aa2ec414ee17c82737f90367ce98ba74b371,
-        0xba72cd5829097606710ce01995a282a087a25aa49b89c5d4a057b4ed6a8a82,
-        0xbe063c3c18b02f01e38193ca8bef7653a728643fdc2539486513f80bdfb017,
-        0x409f56760b8ee65fa9b80192dfc649fce596e981aacba5022f0a106979d1c0,
-        0x159255fb3fb156e6cf4988480cc4fad1686dad423ef1cb0061ecb9937b5b23,
-        0xd9aea19287d785a7058774e2e1c4396aac8f465683b82f91d4edc08bc97f70,
-        0x4588236a37ff0df194ead117e267b0e73a934b95c9c0d374b5042fa791954a,
-        0xf282c38ffa87ef7146085cccf22520b6441fed3132d5d75bfdfb0bbef060af,
-        0x635d307b286a295147e3bf4d2ccaaa8d5de7688a9dfb6f41049b46135df276,
-        0xf2b219a1498cd9e73925fc2e49783c44fb99a0ae05bb45cbd7136fc845933d,
-        0xfa3fac5e783f3330b62443b046b1a861fb0ebeea51fa695a2b8f8204c94098,
-        0x9787e5106e6b806110ee5bcc54107273a6beaddcacf78e0cf87990f5f8e085,
-        0x7369026030bbaa25bb3dc450e7bb32f1f3c999accd684c7f1bfda8c49bf2ac,
-        0xab9b597598bca75969af6258ec6ea46daca385e9093a37fb19b95e1b569252,
-        0x9aa8acc003716669363772fa769c19bb031246230bf88cc458747edb978b67,
-        0xb1a8157a96f0ef9c347ca1df800b269f44b649a4b09940f365ac87a61cbe41,
-        0xdc95d81ef94bd0b38f8719bbaacfd04d2ab32e77a50a164a95589232bf10a9,
-        0xbc53aa6d3fa2b8c8b8110ff1710616bfed5ab70b85725acdc2288491fc4e1b,
-        0x7a371eeb339f067574e9364db662a496dd4762b8dfd4526166425f579d07a0,
-        0x6907dc534ce933b42ff5d6e81bf802cd14243862d9d67061ed9f87302d3c8,
-        0x7718809078f1220b392d7eef2a2d8ec215125e31749e36b2701b3b719ad554,
-        0xbbd1ad247bb395e8f86514eddc9196fc7a24a1a1d133be79c43ea5778d76bb,
-        0xd2868f2137f13fdcbe8ab0b9f6e4171519c88ace019d0351e68a9d3d07a329,
-        0xe6196fdba7346284bb4a8ea45707ebbe24bcfc0447cb3db65ef7251587268c,
-        0xf7b24e9a897e2bd13dc95aef67f86e433e59bf9a2d6696b7cb0bd7931250a7,
-        0x63c6977921fb57c1b9e9e62c324e4e7eae600ddb14a4b6d50d9d4ab7aa58b5,
-        0x1f5be747e01a823842db3567f592d85905253fd4fea335e5cf3ff7d08536e6,
-        0x366f4cb2ce4f595e06dade38df020e98bd41516c5790ff39b7b74003d8e007,
-        0x74aac7eb68703277c4b86169bda6465b8dfafcf242bb132266444060ae3bb3,
-        0x9191ee51c5b431b55d501848e8c008db127ec4436495ceb2c2a29500a10832,
-        0xb60f06621166db484beb35c55e3d34b2acdd6b7ab6e26b76dc42f91289ef16,
-        1005,
-        0x43c896ab76c769e3ca6a76ba2da879d0,
-        0xd66dd5d69ee13c7aadb0596abea4b911,
-        0x76a16fb39df030cbc849038127eed48a,
-        0xa85d67b43f7820ab5a1ba1e326f58521,
-        0x3d754eb9c72dbb231666744091896395,
-        0x5a3a619c6956421f853d34e879d01cd,
-        0x371bd0cf42ee7578bc435db8ae0dda9a,
-        0x3e3e9eb9d782958089f248502cc97368,
-        0x8039e08e6c4fd84d27b2fe39b1a718c8,
-        0x7b6e0f2b00fd16026ff8cb3ed020cdac,
-        0x5aa368be293722ec763c1870f8a493ec,
-        0x957f11abc0ef803f7661618810e20e68,
-        0x95f351c8bd1e0af976a0fbae5bff6eef,
-        0x98fc5ee1494b9c65284b540fadf7a1bd,
-        0x6da1e534bc01d0853e9c0834f042215f,
-        0x50cb3553a8c060281a78ba2e9c73efd0,
-        0xd603ff140e8251aa0874186602f97146,
-        0x477049db1bfd6911e61fbb45e16afb9f,
-        0xebdf9b652991ddba4cd142c04df763ed,
-        0x51bf122f713b3deac6ccec4063599ec,
-        0xa78b5469de5b93612a84f88874377a24,
-        0xd71ecc40ce4d0e08cd524be7fcd436b8,
-        0xfee5036a1926837feabb2cce76725e10,
-        0x8314c66d750ae654d429482a7b1de546,
-        0xbcc82ec12f36362cda37b87c4355c020,
-        0xb7939e4bb0664c88ebbc9a9e81c71df3,
-        0x3b85fa7ac4ba9e606f585d5f5acb260,
-        0x7d84cfa4760dcb8fcfda9c91f2150919,
-        0x397ec245da014d64d5107cc15f82f649,
-        0xddeafcda731521844d3ce620112f9e35,
-        0x2e97a9f4c90bd17c6bd389920fd8367d,
-        0xfd6fc4d50873e7d853c2c794a6579790,
-        0xec3cc405e97aaf0a30cdcc0e8f86d588,
-        0x34d5f33b644746fabca88611df11c979,
-        0x5b7c601639483f121c8f247fff4cfbad,
-        0x8e4197897caf87c6586c3605200fd54,
-        0xc88df2f4fd357ea9ad75f4c6b3ea675a,
-        0x838bbe756d9227f5cbef7d7cc05fb0f3,
-        0xc1f0de2cb0bb6a7088ebb188aae41a0e,
-        0x58c2daae1be4ebf3b42e350cd4931fd2,
-        0x5274fea9adacb409964520d64a4a170f,
-        0xdc0f37150f9f96f922b235cb5b2115e,
-        0x2741af84c11c6f7fb876492304a5b0b,
-        0x6cbdc7f04f34f3e93cfea9b65b267b00,
-        0xd2977d6e6f88698fd06555c3e1d4557e,
-        0x575705ce2ec35a067d993ccf87dee332,
-        0xc5f357a6943368e787af0f3ad790ddda,
-        0x119c01addda71484ec280a2f5daa0e28,
-        0xc9794a40881762b018432353946d60f0,
-        0x36615b4c9b2c1fdb0c3b19ff300cd0cb,
-        0xe062a1e1d25aea3abb4c088305629868,
-        0x9d7f3a8d738aa13e783157c61aee74b7,
-        0x947aa72a970d938ac0fcc477fa9e64a5,
-        0x6b635dd650efde77de0333cbcfa5144f,
-        0xfc2be400776312f84b740a91ba7d7078,
-        0x1f60c9aa679b65b4fd75775dafa2ebba,
-        0xbbb3aea15fe7958e798b6beeb5f99fa6,
-        0x29fef36a199092f440b7bac52290eb74,
-        0x672624cf7a2b58f55b54bd3b8a48c447,
-        0xe289b79e736d23114721daf302c5a55b,
-        0xaa56beca7e67033c6c545c5130b04154,
-        0xb68c74b79e84d036a303e7a122d899c5,
-        0x585136d6ead00cb9097d522a34847532,
-        0xb0b7976e3ba822a9aaac303d532d0fbf,
-        0x7c5578cb86dcddbed13c0f49cedf2359,
-        0xe9593b0c873a25db50ecfb28e9350ee0,
-        0x432d716d29b93535547b7e64bf444c4,
-        0x9addd207c676f4a77e2ffdc9af9cfd6c,
-        0x1f2613a6f43cc6e80999a88e156556e0,
-        0xe4cac903b1f0faefc2e3f8a9884ee112,
-        0xf15f367c186781372efe92de4f23b7da,
-        0x7200bf359bfa2e35bf8e15329cc0b90f,
-        0xa30414ccc429aeff360d463057bdc8c,
-        0xb4e137e9c78b975449fd2f85e927edc9,
-        0x90c14856ca0b0500e3420d4b99e72341,
-        0x9c04c1e0d5554b6207931d8d7a604f77,
-        0x97f11d31a5e693357b276ba24d08ade,
-        0x8147b06eeea08dbef643dc92fc3aa9c4,
-        0x38a32bd77e99ef3d9d05e01dc1ca3d9e,
-        0xa6693e4c1f2665f24180cb024e0ab86b,
-        0x120407e659cd1c267522772c44ac5003,
-        0x7a75163c572ffb0f4b2119d36b401a72,
-        0xc9196f4d61217f39628d43aac44eb413,
-        0x4a61fc8a9db72199a43ebae41144fe61,
-        0xbcfc7d8ec02db99fc33f5e41437825aa,
-        0x9ed2afd9434bf790d05c6bd59c9d56cd,
-        0xf2ac440c29c396fdaeca6986a8e0a746,
-        0xccbc3a2c499bfd9f0552fc5d6c5e368,
-        0x669d5ef65780a382733af18d1ca34c7d,
-        0xfa99b9c7f3cb435782669175b49ad591,
-        0x93d28b463326a7162f5ad7ce3fec7531,
-        0x424c01d5d86fe3e250b29b8e5d063b93,
-        0xb301a86ef3b116a2ee3a6b9af7dafd42,
-        0x4d192c054628d53d0ecd7d81c6755d4b,
-        0x43ccc28a6c4b71b15104f5d2e9ee5409,
-        0x92db0ce8ee82d555178c37ad5e673560,
-        0x19d645c48a392948fc3d6b75d6c19f83,
-        0x55a5d6664ec7dfc5355a28f0adbcc953,
-        0xf386c4ca47acb6ae586d9f2efe54c88a,
-        0x682c15e27024762f566df2415c6a2ead,
-        0x3b001902bd7c37fbacced12ef40fb1f2,
-        0x3405be5e2dac552bb9511c06a43bf8e1,
-        0x6f7f89b613c6c3e6a9f9dd9856d5e973,
-        0x93fa9a391c4a3b5b12f05073bba6fbbf,
-        0xcdf9cccfc43c5c96c3c521e97d846cfa,
-        0x5979f1c1a0d1a7f5ebd36b5448417bf8,
-        0xec37ca75bb55fed5da06875026f3999,
-        0xe7c8ee4bb59f5f6433dfcedc319d58d2,
-        0x879216f2dc32a86c67b73257f906769,
-        0x295dd4c31fa97a191c8ae94a6ef0e586,
-        0x291f1a7aff3db6b4bd647003afef8604,
-        0xa081c1f9b4b0d8bed435e2f554a9ef7,
-        0xc35518d99e049cbff7e07cee7230b968,
-        0xdd4ce4beb536dd9e3169e2c877273a49,
-        0xd749e5da229312fc354b38b6fe317fd3,
-        0xae28a64f2ccbccc1b472d1b7771dac7b,
-        0x42a0af12dc11025fea9558fef18311aa,
-        0xb339d27c9711dc3c0052678907433b85,
-        0x6e7fb7b5b5b90a6a0db34b9ccd5725b6,
-        0x1b27a02b44551e1d5fd026a55cca6600,
-        0x46a776460d42bb9756ddebab0c121fb4,
-        0x3f8a262bf28be9c2de72a5212c87fc7b,
-        0xd24cca09eb0a2ece3f0ee204f523f648,
-        0x10bbf1220de371cc011ac91afe0ac839,
-        0xc568cfdab634acf282252deef8dadbd6,
-        0x9a3acf7e8a00979c97f8235c5af7a1f0,
-        0x6f821c2d9b486fbd28a4b22f9d664dc3,
-        0x108943b9f4f4a16d807040b78fd165c4,
-        0x8979fdab7420a0aa25dea92c2ba5271e,
-        0x9f831f21fbc819711c754e8ef82af77d,
-        0x497abd3d32900d6d13052219f7342414,
-        0x60b9cc0c5fcb221e4564a249bf517dbd,
-        0x425c7aa085f3897eb408c598c83f8d38,
-        0x3a32f40b639ace64e05c936c3ac1c650,
-        0xb701f4162ba57aebaff58893d05abe9d,
-        0x4ffe2610d0cb7bb06c3a379a1eca54ae,
-        0x75c0bf89113f0929df6212730ab4f72d,
-        0x67663c14610c9d5605f108cea4cc18a4,
-        0x6b924e68f3dd2068e73a88349524372e,
-        0xd3e61cc5374a4cebe787862945dc536e,
-        0xc6b0be9b9b2f4192e77a7a682359c73f,
-        0xecef96af435ffafc60838192c580e8a0,
-        0x95bd0785482f05a68444e26f53dfa4d4,
-        0xa0316a469e146d11e65d08bc0a860e11,
-        0x4978f64f6715844df99f867cbe0bdf64,
-        0x6227cf3819c3c9be9ba0f1154a2ae1c4,
-        0x74317b041d1078b049f8503b6637ceb,
-        0x93325c26e20b2df7d95373f3762c9ec,
-        0xa392f45eddfa6b6aaa369a5c12828f3d,
-        0x28ac0a6a9ec7270ff99585d6bc4add96,
-        0xd2626a91c6088130c5308072086a5855,
-        0x193ffc38d322f4589a37c278a9a64eee,
-        0x55ece89492fed9f34b19fd7992b32898,
-        0x9cbbe332adb7f7b0af0e83f56ae5b3a,
-        0x2268605b3254e74a858a2e5d1c5e0a70,
-        0x72fea7fa2c9eb62b5f2c4212354a2ac5,
-        0xc3ea1f40ef63c32ffc156a254be51c0e,
-        0xfb9f83cd072aed84077c22b375bc7308,
-        0x75ef602a8edd1f9cf7dc456d67a9fad7,
-        0xb7871fefa9c2ce2a774e150035403511,
-        0x1291e2cebcedc6f396592cfc3bf9a61f,
-        0x9324fbb248ce4ca628e21181ead2ebae,
-        0x2d7d20f0929d9704585bfd796120cbf4,
-        0xebaef93c2eb2b00c386e3b487b38aff5,
-        0xc2a4c4958d3c104d33ef574b7ac4f89c,
-        0x7da57d69d1a1c58e38f438e2fbd34d3b,
-        0x9a7a3435e742a2230842dd695355d114,
-        0xa20781d8de23ab65410cb6d01bc925df,
-        0x8d000019889c2ef21d4a89deea6bba91,
-        0x43e5e327c7d1dc17714343d73b1b63a1,
-        0xc653fab521edda0eea67f0b50c5c77dd,
-        0x1feda365cf02c83614de1e80099a9bb0,
-        0x40c2a647074e16801965e936c206dcfe,
-        0xf43f01f6c41d32d7bb1f28409f2b91,
-        0x9ff1e387af6c296988a5a87417127ee6,
-        0x21920b655160bdd6218460f4dd533cd5,
-        0x8c500cace9f1162049d2eb9bc7238054,
-        0x5bdaa6217a3a31cd2b2abe02060bbc60,
-        0x2ac1f9f637fe35c79fdd74ebfd258785,
-        0x64975aff35fd86b796fb30bf0e557fcb,
-        0x60bfcd27b86d4891dd0ce08b0fa8dc05,
-        0xe2ac5f075c95a302c8399913c48da682,
-        0x38b173c85dc782a85f92d7be08aa45b9,
-        0x704a723a24d318a06a6671f90af4ccde,
-        0x2cd1071a4dc1e82bacb664108bb5748,
-        0x1d5199635ca76fda0913227a7564345d,
-        0x2dafe6e41129c7bccd057b660305f247,
-        0xf9a835e788f081dfed5a3352d276db94,
-        0x3ba85b1cc9c9a4a64ba75bc33fae2e4c,
-        0x21f9d9d24bee9901a6fe54566bc656c2,
-        0xfe06196b6e3643bdcd4e542f6fe6624e,
-        0x254dfcc67210afa522016f6c5fe4be51,
-        0x43a2a3b7af0c66475f4258ccb618555b,
-        0xd1f93f8df98520de5d89db1659183914,
-        0x47113dabce4e2212f4c71e735109b16a,
-        0xd34af52d3034e79bc0ff356da499b7ce,
-        0xa9a178ed3ecefd945c26a585d85bac9e,
-        0xaa7927832fc865296bdc79564a99374e,
-        0xb138709281d2363e9989008f7eb9aa05,
-        0xec70b6a2726a55f9ce69275a0b5e98ff,
-        0xa2648bfcf23c6e283230f81736b357fe,
-        0x405cd34a2071f4e56303b2397ed0da50,
-        0x12d846b3c9c43a6ccbb3fe3967301138,
-        0xad8aae4dec91267318a0135f5ccf2be6,
-        0x9dd7bd57614a4f088988dfede085766d,
-        0x793cd39b952a59b2b40dc0c2a165144a,
-        0x29415f4b6793a9eeec1368a97d1eb3ff,
-        0xc7440f7be6d69d399c013cfa311fff9a,
-        0xf60da85bdc7805a65ddaa53fba5571ed,
-        0xed8d7f3614d7f7b889985b52d00bedb,
-        0x399ac6364d6ab42e7bf07fb71b652e2f,
-        0x3b226aa082821bad8e7f8456ed5ed8c4,
-        0x7ab5fb39766c1294495be16f302b021b,
-        0xc5b7b1e1c52336079b4970963d5d9f7c,
-        0x81a440dbb386a572b1d818853bb22a69,
-        0xf712bccae39437794dca10128a12bda7,
-        0x3effb6e6e6f7e5f1f4078911eb24db9a,
-        0x89cb858797701621d0209536b272db8d,
-        0xc92cce0f805a1d1c44e40cabeb441bf7,
-        0x860f7a2a801bdaa4b236167788e58028,
-        0x426188c3ae9bd00a24e47cc2666b4970,
-        0xb7f4c867d3b172d63b18ae3695085f76,
-        0xdfa5f33407da63b1a1c624c6cad091f2,
-        0xd9664e7505a6c2639e355a8c3d0e7821,
-        0xd12e3fdc4556821f6daa190d3728463f,
-        0xfeab2469d156c663afab6a7fe3901456,
-        0x1f40171cc45c6aea7d82a944017ef2f5,
-        0xe3f0ead6e99825c3d3a3c6d4a28570eb,
-        0xbf89d09b32e7892afaeaedc8932cade6,
-        0x59e177b7f6061c69a139e55809a24e67,
-        0xddc27026ee16ee17493adfb345b0b359,
-        0xcce969433cd42c45e6d80c31401ab57a,
-        0xd5fe32401dc6c504466a3b9c0d34ba1e,
-        0xeca82c30231703cb593f5de66e6bc991,
-        0x9bac3cb4b79b79f2c1bc15ff2c1f053b,
-        0xe7bffac7023203a2815c1c1008c21254,
-        0x391614da8494951136569806b54c2e07,
-        0xd57216a4d80dcab560f41c0a61b0643f,
-        0x4a4c8fe54a935c6bda7fa26441a83663,
-        0x63699c730c3a3a9d84448fde95bc21e8,
-        0x238ef007789843ee22ae5eb034979b5e,
-        0x771d9fd4caf294f508ad3bc46f629230,
-        0x6be7bbd9bb3d872a04246458eff2e629,
-        0x7eb0b74291f4e56b3347d4516dc17e86,
-        0xe31deb59ef8a9d006107fb3eadaa73d4,
-        0xbf076ebfe85685f306a27ac457bebf72,
-        0x32013a9046a5af9583c7ff0f61b986e,
-        0xcc3e8375aa90fe907982e2fc2d78eaba,
-        0xeb66b91264f2bcaa7fb2de0601b6e941,
-        0x52d3d2cf6caea57e3da18da4e2cb5ba5,
-        0xee09500155bcafbde5723c994b5aefc0,
-        0xf3f5c0f447d21f9817297c88136e23c9,
-        0x37f605b878baaebc81b4e6dd93cf0ff4,
-        0x36a1649986476a29cd39f3c59066c434,
-        0x9e5ea8359ec0ffc662321e9b55279917,
-        0xa4d2747aa8354f5fb79d933c358cac2c,
-        0xe77e648a842e7a8c869ce949a71cb10c,
-        0x2b38641903e8f929831aefcc93f8906c,
-        0xf1783f1579741e7887be6c5b3ed9e636,
-        0xd32691f88da953a2de336723d5963122,
-        0x55360f5758fa3fcc767bac5b4112d57,
-        0xc9e91903db971857c876b4631a45704a,
-        0xaf21aec0d0aa9f68b589673c28b274,
-        0x4ca7263c979099c126cd1bfec6769a81,
-        0xbceade600e6f12d45b765e932d49a2cd,
-        0x9f7ebe8599467864cab2f543c5df7eeb,
-        0x5a54d0958f60094674568b58ce77b5c8,
-        0x5adee260b89eaf5546eac760ce9c88da,
-        0xfee10c0e5dcdab16fa364d4ab4d13a4b,
-        0xd1db0384d74bb245b0e894604523c7b2,
-        0x88ea118d3a259edc773a6e00159237b,
-        0x554a8a75529abae54cc46df84b86eb02,
-        0xd0ad10875b1dc26a4fe6bd33b73665fa,
-        0xb25d7ac85ddb78e124f3c2f7f00ff71b,
-        0x5bac1487a54f5f23216e64aba584f3fc,
-        0xeff2fb4368a85a08baa3ba32c84f5429,
-        0x3a355ff03601a8ba57560c8eef839030,
-        0x9a12552ffea9d96e6157180899b1541c,
-        0xec27cdf65082400d8598f3c9eaa450ae,
-        0x8be2ab28ace329fb292cf372260a0db5,
-        0x748557f9c9c28f7e7c152e06b47acaf7,
-        0x3b00af496b296daa6a6a2ca0f2ccb055,
-        0x6f44a626a82dd845c746359e1019566a,
-        0xa50e4663c53f308fe31342e7a840c826,
-        0xc214bf43dd1159c3de12694f76fc01bc,
-        0xb6182b9b7e4920a140b3c35bda4319c8,
-        0x1e9ae13a86884f94d14f2e3868fed0a5,
-        0x9fa3f1052d031e40bdaf4a4240e38ac,
-        0xea16b1fa11c14c7246d63341e31c7298,
-        0x8b22f47afd2321a8547a269cacc7c906,
-        0x9b943691bfcdca1d903ad734dc1934c2,
-        0xac324ef4997ad010717ee9a1b10f0e97,
-        0x1029f40590d047c19303c30caa2b9419,
-        0x5470b22c0b41384e8c29ccb3c44e3809,
-        0x3c09e1c2b9485a7594d3b6d733a13c0d,
-        0x213060e2fb5f866487a32bf6cc6fc1e7,
-        0x7d09046752475cf4e711a31ba6ca5044,
-        0x5333a0d92cc1ba972b1c088e78c9163e,
-        0x241a566ff908aad3e363e82a887ef7c4,
-        0x8c09a8cb40acda4fe21fe21bde4305a8,
-        0x25edf5be32d2723801db28ecf558fce8,
-        0x576e9859b1eaef49381cb48c2defbff8,
-        0x158300b090c47cde397b3e981affd10f,
-        0x935c2cf6af5c1af48aecb6cb13dd3fbc,
-        0xba7bd4290555782b4f0805759c1e8931,
-        0xb35575dba6113766ee18ba63d0fe1f57,
-        0xf3462a92422fde8eb3c622ca6391c4cc,
-        0x39b1ad79945b07b4b39b9e5a45c7c378,
-        0x644881d030ed13463453afd41d1016e9,
-        0xa27c447c9742f338698bd16d23f5236f,
-        0xe44925cee3dc8788449a40c7a17f8a89,
-        0xd68e8192b91259b835cc20924e7b0679,
-        0x5420b4b9a6aaa7beebdadeaf2ad7d195,
-        0x3b2f20c800d745377dd1a88d4e2ecd95,
-        0xb921ed950bb1e783709f4e4204396add,
-        0x6ee2a69a2a4c7bae6db05830bcb64bf3,
-        0x25ba87fa8602aeb98a2ac2a63ccdd9fa,
-        0xd5185b205ae553eef9c8fb95a7bdbaac,
-        0x5373f716681fe5961520b2c1edcf475a,
-        0xadd3eab0db76e5f10de16746ab1257cd,
-        0x765c4ef9f706c6166bafd8e77a0d3729,
-        0x10cdef8a8d8b970a91743484b2e5187d,
-        0xe0c70848f5c80d09ebbeb77833375661,
-        0x7778b2c51b68c5402b671db40b4690c0,
-        0x76c921f143d2b63f16b6101dfbca3cca,
-        0x773ab95f4382b8518cd6e378fd986010,
-        0xa84ad23097226d546f2407ae8c3c24de,
-        0xb8c8fd025e9da76b8273cc38ec145e68,
-        0x5bc5ae3971f89f2f4185ff59cfb3198f,
-        0x9ee3c3658e1bb83538bb24a5bc85eb79,
-        0x5363b4dff98f4dd70219eec2bc5fe5e8,
-        0x41696b1767de9c1248ce6b631b0b5d9f,
-        0xd6af207a2ac9580a2566f70ce60f80b4,
-        0x9d90cc24484719bafa296562573f2a43,
-        0x5f0e305d824125b26d027d4c862df887,
-        0x8cf1ddd9b460598412563a242ca33407,
-        0x93ddf77bad7abc49e543ef6593c8516,
-        0xad0c60db68995e39d95a88500d060692,
-        0x8ec7e4305749e2a6bed6406b5326d280,
-        0xd857a2c14f3969bf5191404c4e5eb30c,
-        0x238c499b1832f702977926c1123c1a3b,
-        0xeaa5101bac51459d2b03dddf34ce37e4,
-        0x32d821fba0e5921d77bfa552218fe666,
-        0x9d8f55747926a43983a26e480c46d668,
-        0x2c3f16716fd5cbf0aaa6b367cc245d5e,
-        0x9bd4ed7e6f68da6a54ab32986e75e56b,
-        0xd6c3c37ae29c48af2bd3e7cfee9fd3ec,
-        0xc0d3b56b34c431b429843c1c662c481b,
-        0xdeb5630a82170232bb1eb9e8f05e2249,
-        0x701ad8ab1a324d45b1afa9b50f352b99,
-        0x89210a79e1185f76a1b80d5f15f15f1f,
-        0x20c7da2f814a638eddf42f1cea723bf4,
-        0xbd3127ded4e16763b65e1485a362a5cc,
-        0x3729a787ee89620b93129e9814401751,
-        0x3f84b6abace303b7a920e8893761ccf7,
-        0xb093e393aeb3aaff5f2047e9ec3889c4,
-        0x57f2dc8a0f48ce62ee25b6f7e5026e99,
-        0xe169bec7639faf1ec3a635191187a68b,
-        0x6b7cf0700cdb9d8c8283fe7d002132f3,
-        0x9b2f6cde04e664d5bc18c0fbd37d2793,
-        0xcee9f3518c1e466c650bba863d9a3bb,
-        0x9f893f60b5b4d79fffab509f02829bb2,
-        0xf2c4f663e4f45aac9a050dec41127ca0,
-        0x1ec62a19f432a20b7b805cb82235176f,
-        0x9a4048f2487f7a4682ae7ba2ed051861,
-        0x75fa6b24ebd662b6464da241520615f,
-        0x74e6ce7a370091ec0fdcefd85b31625c,
-        0x9d569283a581c8c69e9c0ed88832d45a,
-        0xd78f1f7bd0a7ca01d9e1781c6e6076c,
-        0x89f5dca9d36a59ce7646e7a5554eb70f,
-        0x84a295d663f39787ce37b1bdaa1d19e2,
-        0x9c73decfa5ca538709a8e0e73f96cf4e,
-        0xa413ce8c03982cd38d0991a64100aeee,
-        0xe7f2ff9f0ddf84261a2559a26ae87746,
-        0xea0fcaaf368b4df1820a5602e840cbdc,
-        0xff8ba0e73e5eefec350ae487efb1e225,
-        0x693d87083c562df2e783ff61ec68bcd2,
-        0x2bea084f5218e682eaaab4a4d7a7037d,
-        0x559247f9cb3f3922ce1703cecb039210,
-        0xe5cc41badc35da0505bfd2d6ab90116b,
-        0x617e3727dc8faf78e04b163e30faf51c,
-        0x43521e91aa73d0fad627f541ecc2446e,
-        0x2f9309866ec53bb246cc614414bc8bbd,
-        0xa4d164d7daa66ee61c9188a08cccad4b,
-        0x781f3b64e4da0215f525e6f23382540a,
-        0x100630a41776b8a05d92c3c031cb9cda,
-        0xcb93ce7150d78a186c399a3e40c17272,
-        0x3846ae7a4f55829b4516f4385056fadb,
-        0x90b8587e55ccc60ac31c7e853d0b3b9a,
-        0x3287ceaa04c5b7e500d85c80ac7de807,
-        0xa54a7390cbf57370c9614db392014ade,
-        0x18f588452f693a2b8713d332213f1ea3,
-        0xcd10e6f24734c44683f7e34d82c3df53,
-        0xd59b6af2e224c22083e98b84df62835,
-        0x6dcd5f783e0614d2b8e25069e7d91061,
-        0x16cd67115070825c6d034389f9a49e47,
-        0xbda5d2e24cc80aac560db602fdfe848f,
-        0x95b0dbf12eda6f6034adf9e8a483341c,
-        0xb3da7ae50940e6cce7e24cbbae22a35a,
-        0x2b9cac23a211dac6bbec29d6f4363b97,
-        0x98320368588c880f66a3f7f79d8c52b7,
-        0x56f1b88448095b375b2dd154edd6bdd0,
-        0xf0cd799427a9901dc2df66fcb46a4286,
-        0x35b49f1adefdcdbcc969b80d5a81a16,
-        0xc883fc697ed44d831b51db34c39a3731,
-        0xf381b47652b68bd9eecda745f80f8ff,
-        0x7a4cb07c3f7ce78d6ee24442e5b8b71,
-        0x800910c87cce8515a18aa8d77492371b,
-        0x9ce876bb3d9058599d1b394dc64b9f07,
-        0x7ab5b02ebf593ef5d2ca7302e4292eb9,
-        0x5c6eba4974bfa6cda1b6c0f0bdf2b491,
-        0x8141a7bb567b1121f5cfdce1a158404a,
-        0x552e88773988dbe5f9c007155d6adefc,
-        0x3807650c9cb554dad63fea7badd660c6,
-        0x9398c5609e6ff80690050def9df6c942,
-        0xedde256627d9774031a62c066c158c9a,
-        0x1eb1726ea53444366cdafd08f4703bc9,
-        0x3c2fe273698779baed09dc1602a6acf2,
-        0x91dc9b32eb830579b73712baaf2b47d3,
-        0xf2b49e1a7d386d5bad624d25252a3b17,
-        0x68c4acf60459587310d0517e87abbf8a,
-        0xb829e3326ad6aef1b314ff9f0ace7453,
-        0x98d7841997c010915ea011a5c3c996fe,
-        0x4e589f5b25440444753fdba4684126f6,
-        0x540046ca0e67431c2a717104935fbee3,
-        0x7638bf40eb4f51697f1f8378eb1ac051,
-        0xc41bb6393397eb675cb45d41b03b19ae,
-        0xfcb053d78ce3b4dca2ae2630a97bb617,
-        0x50d634ef4c9b967fe6aaeea8999ab5d9,
-        0x861cd091bc86db710082f0456241e760,
-        0x4a3f4c47237eae2a73c1b1f5fe7f12a9,
-        0xbd0614d29f15be7d0e80326eb5287fa0,
-        0x7c2f4f0c6a65b8affa6db917ba7776ce,
-        0xa4d7634bf3082a9514608847d35ff549,
-        0x8f511e701a31686dc95c7e454ef6099a,
-        0xdc3fec763ee9e8c80ef22c94b8ba23f4,
-        0x1907afa369e25eef09c6efa9d83cbdd7,
-        0x8d785d1d9f4af6d776e8bd74cdb06f2a,
-        0xbfc6c53e44187c6feb59aacafdd3ecaa,
-        0x25dbd32653f3d09b4374b0b95ef9f78e,
-        0x867cbe7689f08a8790d5c7520c2a1ff3,
-        0x5a4f72411d4f6105be220484dbe0c869,
-        0xf04e9da11bfbf91b6aa11450a6034bed,
-        0xe45330525ba2f35c9e4530c1f62cb336,
-        0xfd078925a9b3cc084a816d1899bb9794,
-        0xdc8e9b0818636d58c9ef97249a409db5,
-        0xd1776c1762755bc05788471e84f21ab2,
-        0xe8b8d98a003b7ecf77e499de7abe1365,
-        0xcfb2425e5801f9bd001b556252d76916,
-        0x140cb0a74a9a21bf946c97228699425d,
-        0x658ae1bb489af31fe0f41fcc95f2054f,
-        0x435b03430322b90c14b202850d365bc2,
-        0x2b4a534a221bfcaa82f7769d6580c8fa,
-        0xe2f5e1f1626c74127db43fd22e4fd4ce,
-        0x3e9be68152accf01a19ed221a959fb88,
-        0xd79ffbebb48d6552ca0dcef36f13e86f,
-        0xdf89f976adf823bdc10d9a2f7a623e98,
-        0x2e131498624c35b029bd70dcb39863bf,
-        0xb2eac7fa6ec2c20c261d7636fd65e49b,
-        0x216e7deb5928b07e3e3ed97233a4a4ef,
-        0x98e23f9780c79961e2aa66ab18a86a8a,
-        0x85ceeb3eee03eb795e3cf737f3aa17fc,
-        0x6aaf5b8d0c90f12c31034c9f743409c4,
-        0xaee0964f7247af1b7b884e92ff7e3fff,
-        0x639369e1fbe10f87116f7ae29455f694,
-        0x632d7e3b810c1a684d82a8ef22e2252,
-        0x6a2807e852a17d21979fb4cdb20c66b3,
-        0xd719b5520f55c0fe58be4c98ab92e188,
-        0xe1c80cc563f7c620be6c64ff66ddbb96,
-        0xf9c81f8d800bd915fd479751a4e35818,
-        0xb89041b75a83cbdf1d4734e4553fc4ce,
-        0x7a7b5738101b68dc2c3e616f1c9b870b,
-        0xced00d7caaecd8dae0238f973765052f,
-        0x6801d2fa77c13a55c839edf3e5258ebb,
-        0xbf6b12914d760b85d063a550ea7bccec,
-        0x2c2b4241a26af7da3863876d1feea833,
-        0x11fa237ac5a624320a58e75cc1879736,
-        0xd5c9d5401c7d2a6e53ea53ae307eec33,
-        0x7fb311c95b04326f0f31bfd7b4506e19,
-        0x81896d92e3d0bbfe9d52f8aa65807ab3,
-        0x1741a36f61cdb06136c4363988a2e5d1,
-        0x833fd9eebc4e17050e6297198edf5ad4,
-        0x3c3dc6d1944fad47f98a8100e2793675,
-        0xb7b30f8ec855a58e14414d5e724643b4,
-        0xd555291bc2394b96f023f5588ad0f0b9,
-        0x81581f710f8c2d605966e196d12652d6,
-        0x2caa07619b6428166e5b137ce97ac845,
-        0xd78c992e363801c119cf42522468e224,
-        0xbd5a5bfa31bb175b6de107f1e8f5f329,
-        0x496e5f48b884576fd3406480498939d1,
-        0xbb888907357502bc86a8b6c7616191be,
-        0xd9769198fe351076f251eb7c9caaba34,
-        0x11c4c5d4e381ff686331624d18e4fd59,
-        0x83940c4f599a251854718733ee4ed943,
-        0x896b667c3c3c70afc75d5a2d9a45c581,
-        0x9f44e6585461cf79a744c2eedfd869c6,
-        0xbe10f44554a852284e516766f4ac5678,
-        0x8e789dc82daac1ec3cbc779d63e70e1f,
-        0x60b3cfd2c07b6f0894fe2b637e25aa66,
-        0xe6b7f6ae1392b621e898cd1af7f19f7,
-        0x23d769a95e32370a854e7fedd598aa87,
-        0xb6ca6a2fff0689478ffff5a988dd4b90,
-        0xd5440800dc75fd158e1ac141940c9e3b,
-        0xd402805d0513539730e83bfbd870419f,
-        0xa000498396463658f1dd030b8930ad0c,
-        0x49124564e7498b82861fd90de627b418,
-        0xcf7dde9ca4a59f4a12eb1eca0c3d982a,
-        0xe1e0898b4f5f9244f1f585652cacf7be,
-        0x66daf7806f5417c54577da240aadc8b2,
-        0x62cf0eaf855c2d7eb22cb957fba69dd9,
-        0xcb1c7910783307edb33bc39a02a28e5c,
-        0xfe92d8f63930c21a9006323d82277403,
-        0x50e47fadfa4046c3db8da23f59421e6e,
-        0x7951a4916a3dd34fb0e4e2df0a8906bf,
-        0xa3840e141a3f11fe05de5fe4ced125c7,
-        0x66cc45be6daa685e3b4d02a9db6e3bf4,
-        0x88a2f70442d3286e8367bf99b57b62e2,
-        0x8f67f13696310a0401b7750584ba1022,
-        0x36fc051e10041389481b03320588e207,
-        0x8db6d1888043f94154c6dba918ffa11c,
-        0x6c86e1795bac24e143606c0ad5c437d7,
-        0xfdb36c297694373f3c8e1039779f4217,
-        0xb2585caea1ce18eeaa03b097a4b6aa95,
-        0xc268e5f5838b9e9f8a81eb526f8b4fda,
-        0x89fdafb0bc51e3bc518ac996d5c9f7a5,
-        0xa12609ba6406dc6c90f2ae45a9b89338,
-        0x4bae3b572f660fcd90f2cc4c3ad86ca8,
-        0x6976c2c76ed9678aa26d045bc3abaee1,
-        0x8c246ae71b0518f1a02a439df2fb3b8a,
-        0xa95abc1a080538f4941b158e395fd2c4,
-        0x9703e7ebcdac8935f17b7fad1cd13cd0,
-        0x9bce216e6eef589610b1fdd0bb9486e0,
-        0x84a2eef9b956d027bf0206be18740e22,
-        0x4527c12006aaf848205f6d29208c54e6,
-        0x70ed432fbf639d4072788f54e3b1ffd1,
-        0x635343fe10b756eb48b3a635179cb542,
-        0x2b7a7e2ea8eb6c5eca8c6aec1f1536aa,
-        0x90f329a9d6ec68b5f32034f91a1b65b5,
-        0xb64285b27f3c9fecadb85d4ef3db4837,
-        0x13c6d3c8a75838dd6abf70e11844833b,
-        0x3f455b19b7d1f75b256c512804de23ff,
-        0x6218379638532004b6fd620f5fe16d13,
-        0x63f52d7b28ee8b14755828cf029a52d,
-        0xa5b77a16fb08dbfbb5217fff4cd2d109,
-        0x455f54aa88eb462d0e6b6ba55dd97cc6,
-        0x2da8de5f92497a8f16f1b5d50310caae,
-        0xd525016d8cae93450ec9ad0a259395d1,
-        0xf14fc9594b6140d370c53c4fbafb4907,
-        0xba152a92df26fdc23e32e4d82828cce7,
-        0x3d4abe487c49e4fd377673caad04c7ce,
-        0x6d47efbee04758e3ccfc6e29ad4e04de,
-        0x505787e7fc73c21d807e17ea0ab131f4,
-        0xc93102cd14d895591ea68a12cd110975,
-        0x5a6a4afeed2649da96fea81bc77e34c,
-        0x985e5bae14ce2df005360396814f7b29,
-        0xd13bb21eaba91cbf92cc8d2c814962bd,
-        0xe1b071603ee406c23a71a60e2d98e5d6,
-        0x5d8e38499f2d0856c8e1394bb998e88f,
-        0x9b3afcd8bf0392da08e8b466ef2502d0,
-        0x7d5008640265d775be73c23f3eae4747,
-        0x1b9d4de1c6fe629bbbfda6c4eb29f90b,
-        0xf2795ff772b63b7281a7942b7feb9f4a,
-        0x1e930da2b23fb3d64432dde667764525,
-        0xafa7d29f30ac70774b5fe81ad32e3f0d,
-        0xb95bf9861512f0d91762599c505d692c,
-        0x1730baad2a08a5da8bf3e203b24c228f,
-        0x2240e02bf71e9fd63967aae7f34e6b02,
-        0xe50b44e543ea1907b6d3a0eae99cda72,
-        0x7714a127903336b7fe375889f2066300,
-        0x6e768596ac471576ead7125320d96553,
-        0x6d90f51fd26aaea6a17972198430fb4e,
-        0xcb27f382f2b8d83e4521ac65ed8861e4,
-        0x821ac4219de8ba9f294eff2f7afef430,
-        0x33aec6f369e45894eac593ad06cdc31e,
-        0x48138d02b703bd7c122747c810ef4cda,
-        0xd259c4c7d948a190386609376a52c33f,
-        0xa9a1e93b0e61cf9948d07f6f4a567111,
-        0x36fa7fe6b31c181209fd83c24051acd4,
-        0x26a7730f931660490c2da0f0a3445409,
-        0xddfbfc6803c8fd56d782a9c3f6b1c276,
-        0xb8241b22721ddeb2df162a6d9834e777,
-        0x315ec97b5130fd1f4a552da0a8475db4,
-        0xc4b9cec5f8c758f92c4da0fa06429f0b,
-        0x43127da412dee198e5de0038bedebfc6,
-        0x6234d562e2ca3bd1916755a0b8c1e57e,
-        0x297679268a355f769014cd6c407bc712,
-        0xa165a774c8eadf87ad94d1ac2648e70e,
-        0x5c9998c533d0f6c8e290e6bd47180e33,
-        0xd8ba3806c49bfa2dea5bfed976d6252a,
-        0x49bc3356230312b0f5de68c3a9633ceb,
-        0x2f258b029af3aa890a6029e78dc6ed29,
-        0x3adcca8ea7f8dde41d9e31562cb6a618,
-        0x3b48b1993e0b9ffeb950d013efdcffa3,
-        0xa20124173d2394e527c6016109801cc0,
-        0x7c85f292222756a0b22496bd821609b1,
-        0xf5468ea8445f875409e04477114b1242,
-        0x48d706aad33ca813f30f1c276a639385,
-        0x8ed064a647917d0c4234db58b2d54e5f,
-        0x515e9e1a2dc21170d6d6a56353975184,
-        0x9ed9acf532e452559028fc95feb510a6,
-        0x6a67eaf5f3c6e2ff148c80229f3534e8,
-        0xc7b2125386dd5564d604220912ada70f,
-        0xab0510800c82ef1c80253699a8848bda,
-        0xea53fd197ed94e2bd1a1b40cbfdaadb3,
-        0xaff8484eb73a6ddd3a29f8299c7ae258,
-        0x80a07edc07e631d4e584e629b1e08d79,
-        0xc6d8a8c873f8a8df5e82d81d3e8c53ce,
-        0x8716cde6e5f8ff53fc038da17a94711f,
-        0xd105697652805ed34dc3a1813da3fcb5,
-        0xe8bd6399992903d0f9a1b8d5120800fb,
-        0x6e4cc9f60bbbea112bb28b1c4d2a23d2,
-        0xc686852e450b236f823a777db6ac1a,
-        0x32718f89bc5ad2a7220967f6c1566355,
-        0x2769a0e13e5d564baec3d8050d1fc503,
-        0xa0cae204d1c575f2a2acd8f2b2875f52,
-        0x75b83ff5edccd8acda1699e944f075fc,
-        0xf2f91d80bd48c417658aca32a32ac643,
-        0xe247a2c0116f86db66743bb1ec62f54e,
-        0x8cbfd62edab1b55ce46ca667eb789421,
-        0xa21f46c8e112749d73e95a39694500d6,
-        0x2288a4eafa2cf85145c6eaf79d53254d,
-        0x16e098094b6dff8e26ddd7d57589edd3,
-        0x5d519fed6933dc7b4bb44aa403414ffc,
-        0xb68ee437096e6bd5ca3a0d005dfd48bd,
-        0x299cdf45d53d4a685cc05ff4297e2545,
-        0x53e4854cbb89ecb00b0b206dc27a1e89,
-        0x6c236be2c12385a3203710c84da3a663,
-        0x20ad402ff39891b22504a73b5e244470,
-        0x45169eeba99df21f46ac65a447e67e97,
-        0x9f22a9b0bba4993c14740e2c172df112,
-        0xb8d35a975c1a2fe57119f3558a56df9a,
-        0xc23446ae05b6d9a113a254df8164a04,
-        0x209b33fa54fdc6097faf922ad5f7f07a,
-        0xea749df8fb3ebc13745b8c6c244b3911,
-        0x21085ddc3a9489931ca3106e75646b34,
-        0x2dd46532d84a25a28ccf000ee5071cc2,
-        0xecd8c24d86b88d69274821d77c733e91,
-        0x9500719f9c442baa970ee6a87d47dc2e,
-        0x30e6299e3928c76aaa3c7c56ead5cd8c,
-        0xa68fea8cf54a07a0a955b0753caa2aff,
-        0xc965b84dce3355fd86f17f9b0e5994f1,
-        0x60a00b0208effd852617883cee3ca176,
-        0x9b02e38c3bea4a03d22592a4c077cee3,
-        0x8b0909977e7d6698bd417a0a78b59a1a,
-        0xea0a425e4ea2b59504b6425b2b1872ba,
-        0x61f3093b06f68e477f4e887b321dae43,
-        0x97d9a425a591fecef0ea126d5cc8d725,
-        0xecca140a044bae46b360981ad3628878,
-        0x911399131e2bddd124a89297cde6a82,
-        0xd7ed199974c658ff7b180d488d7737c1,
-        0x27f376443f9729cc51a6703db962624f,
-        0xf63d5574d743730e7060b5f66c1015aa,
-        0x2be43257f31f708be84046fe2af0730f,
-        0xc3ea8a2e18426b190088784ec4ee580b,
-        0xd099beb92632f26301efdb6257f08075,
-        0x22655e9a8229097feec00d89f6b8f5ed,
-        0xc9be31ee0d2a968418d806b853cc456c,
-        0xe42ba58b9ce1ce5af730dcc6123b14aa,
-        0x820c75c87ead7882b7157bdc3139664e,
-        0x8c04e0bb1e110c97dce74046aa61b59d,
-        0x9c1964d58932074f290be5bba8959ae7,
-        0x38f437256507bf53c966c1f48adae8c3,
-        0xc851c363ba89cba6dede03104748b971,
-        0x233ba80cb21f4e5a6c3fad9481d3139,
-        0x7ed6c109625eb60451de880aca6bd54c,
-        0x5c8c2b8aea287b5835ef626b164aaa5f,
-        0x6c25b1760a31cfb8cca6b56f1d107602,
-        0x62066fc95689be4b1392dc473d9e04fb,
-        0x166fe24465025331e53260cc14b53b44,
-        0xd552198c50ef7a0b67ab23eb3c50f899,
-        0x9722105260693386fab8d8a2d495c1ac,
-        0x4ade46ae60d88509ec67e5236011c9fa,
-        0x3510e46c7931c02d63bcc278824321a9,
-        0xb3bb22ec79d975da3a0fde51165726e3,
-        0x133ecd3aa4718c5382bf21fb68b22ab8,
-        0x6d12531e88437e2afb3249285a923651,
-        0xd8f2256af2beed77fcf86c78757a00ef,
-        0x56fdfaa09a564124f372704329c80374,
-        0xe6ac282f0b11de9869e4d0f6da4cce79,
-        0x4ab14a96135c87955f0a0a517678ee3d,
-        0x5a81854f6f762b575d2f1050b8a5268c,
-        0xeae646dcb6be6de9851b26a006517bb8,
-        0xe260276d93c8b6a2b2acfe67640572d7,
-        0x67c98fc1124f6082e1824fddacb2beef,
-        0x605891310989f1e3424bd2f47b8d6509,
-        0x6662ce515377f94582b95c30f59f989a,
-        0x3509acd302ac2c19df65be66d024ece6,
-        0x88df0a91f271484749e01eb90a328d16,
-        0xd680e687d82886634136e16f824049a3,
-        0xcbeb6b5ffa14a04b2682dea5c878f856,
-        0x156e395e502f958bba1346e6c88dfaf8,
-        0x8325ca0dcf26b71b24d7797a49528604,
-        0x1ed28160327a4251688255484042a675,
-        0x21f3f199bcf67a920573206333a0d39d,
-        0xe79691c4dd0e5d3ff0ecf43fa0a030f3,
-        0xa1d876dd66a1c4efa733d913612818c2,
-        0x6fc4e074fe276a8891d58aeb9faa26c6,
-        0x90c36c6e48f2c2208114f8d0385920b3,
-        0xf42e2dfb93fd4bfe5dc6b01e3516fc27,
-        0x2aedc138cf6f892c8f20c4730523401a,
-        0x8d3be72f8e3eeaa2f3480c912189810d,
-        0xa37d9a8829146b607730fad734b81de4,
-        0xf53c1ec6d16c9c5714ffa75afe2b3edf,
-        0xcec37eb73c57e1de68497d70ea07f53d,
-        0x5f1ff62987b9fe57f032b8d53781da79,
-        0x49963ecd0adc999a85989f3b06947587,
-        0x9d20b1d4281d398f1730ae4412f4d442,
-        0xbdc7e9aef20d7b65143b4f043c302be2,
-        0x207788eb37baa4c31490daf530cc6d33,
-        0x423150e1e78878c40975cbeeea222518,
-        0x32c9f8e830a4ef2051ba0088de9d3135,
-        0x45a71e76a07771662c32770fdd1b6bcf,
-        0x27fbcfd4ea0a5e9d1eff181146f183fb,
-        0xfb7ccce7bf0be115622c7778ed40dd2a,
-        0xdc75a3c47588b043c26f0f07d1dc634b,
-        0xc52ac0c823849fa2aa03306b38ab181,
-        0x7a78c601ecaae0c28c061f1c373ed319,
-        0x40d994c2280fd056125184a631a9c928,
-        0x60d40b7bdd2a310622faf28261b9defa,
-        0x9afaefe8e3816890936c0c2f9f89b2b2,
-        0xa35f7d7c913ef5c71a85b4cdf562a788,
-        0x939144fbab442d706b3eea998d810f8,
-        0x9323a142019267255be919ffa8993a1c,
-        0x3e044b471b47c4fca2c406b9c31477f8,
-        0x3069865cef62185cfca1afc07e1ad951,
-        0x28ba8b9f76ed4d11fd72ea9183439ed5,
-        0x91266ddc549ffa7d8651328e6efeb136,
-        0x40c02305f611a70fb283723ca9ba62ef,
-        0x3dfee534fbe2a1adc055f0e0b7570500,
-        0xb683926e5422403683c1bc6f4049d7fa,
-        0x34f0dd9de16152294e22b4311992a91,
-        0xef7334ff86132b74cac7a5a9c3b17e0f,
-        0x6ee79ac024cc41b0e368d3fd0677c316,
-        0x26c6b415d23b76d3ebd4cee245dc367d,
-        0x32177bb4e949757aa7cf678d6b0e183e,
-        0x2724d62a35160b06f85c442194e971d5,
-        0x737c20df5f4a1f09ab219c494b0dcdaf,
-        0x45eb024d2a7f904399253c7f6eb3ae2c,
-        0x3cb56572490cf6457fd0206b6c0c4bf4,
-        0x6c148314a959625538138a8ceff477e1,
-        0x2a0b485860c3a4038a74d008f26fd9a0,
-        0x58c95aa0911f4dbc4b818290a64a974e,
-        0x74bf4e8bf046efed5cf7d2bef647ab64,
-        0x3bc83413e789726b804af997e02a282f,
-        0x903728eec48fa60d1d86a1e558085048,
-        0xdea4d32574f23c8b288570dbc43f1934,
-        0xc12db6f4320d01179a71948c8e02d5b1,
-        0x36f7e6fff607d10f695f8337ea347cf7,
-        0x92a667c40be3e179971fe71968e4518c,
-        0xa3495fe01eb26005c1de9a92e8f21be8,
-        0x5d3bdb671f88bf563146d7d0c03ba245,
-        0x9b974ebe375e176575e2db53b012d56b,
-        0x4825391fd63c2c4eb72d6583a18a53d0,
-        0x2df4f1396219b3f2723f99bec2c366ad,
-        0xe5f877275766d9e49ff0ebd51a61de38,
-        0x729e3ec0b6b9ee2eec26b4cfd3091570,
-        0xd6f073963f7f389b0d7f8cfa49443204,
-        0xacd7171869ff02ed5d4b25e4030b8f79,
-        0xb68877ab10b73de194ea2e70468c0d36,
-        0x125a8aeb6ced41b3e468548b048936fa,
-        0xd3332d8ec03bf6d1c5cb3b08bc21d6e3,
-        0xdaa03ff2f09fe543a23a444ae81aeea,
-        0xb2853ae6441fb0c7b79928d6f04e328e,
-        0x884ddeb7f82f455dbae816312361e52b,
-        0x8f44192526aad19ac106295799e82798,
-        0xcb110d9c30defa61c9454ee40f9fb735,
-        0x85cedf59ead9856f7677c90c0dea3152,
-        0xa31abe07236dda01a1289b9c227bf9fe,
-        0x494f44c913deabae6dc048d32c55a2ab,
-        0x3132be9b32dd355d858db10b3b0a636a,
-        0x1ece2c8bbaef664089bc879fb8931a5e,
-        0xb568069e84e0aa37c9b2d6a16266e7c7,
-        0x7ca5438a09ae6cd2022a194ebf3315db,
-        0x4d025161782215615dbcda36f942d26f,
-        0xd41a2e81543d5c057dbb324c1dd79d99,
-        0xd7a418d11ec5d37cf61bffcb484e81cd,
-        0xa855dad9ae45b9b05413c494d4a0ab9a,
-        0xf107f3f6d2f6e4422016b1f4723b7692,
-        0x4142bed648283e31f9ec8a34aaa5baa4,
-        0x42c10a86ea38598b4c6080707fb90c75,
-        0xede2b5f1bb034c4b29ed463b17d10370,
-        0x14cb45c4857d9aa867b21b6734db2335,
-        0x7404950e719eb7881a3fcbc338a484ca,
-        0xe2618e63a7b587f4b37fb3b84a7b37ec,
-        0xb0b7a7d25363c1aa70db4d32b6882a4f,
-        0x3e668f27bc9ee002dd641000a658f60e,
-        0xb1a2422a7d7e61bfaac58da003b0cfed,
-        0xc3c9c63ea968651fba8e1c40d1da53a8,
-        0xcc0c644e9351905943e8b012c1416da4,
-        0xe2cf1413e29824cd66405ad3fa738fca,
-        0xcb0ef2bfcfe624fe68fc06ee968d3945,
-        0xa29cb40ce7aabbbfa7be0332600d1430,
-        0xb9675eebf2e25be44fb19ad3552c36bf,
-        0xc3dfa6f89cad17c9fa706aefa5922e7f,
-        0xc36a6358c03b0f9629d9c14a63d67ff9,
-        0xc570ff14c81b671e013c35588c96df28,
-        0xdb26012fd838d500bc7fee096841e063,
-        0x3b2948aad5edffea912dea53e4d7ed7d,
-        0x966ab6fe58224174b91ae73ee51be69e,
-        0x371dbff36fcdb46413b6d8e536c40128,
-        0x3f470d3bd880c16e0da8671516850e04,
-        0x395f3c164e9a7112bceec3c2daf1ca9f,
-        0x87580cc9c56c8e988f203dfa99174442,
-        0x247a7ee687ad926da55344d356cf5fdb,
-        0xc0c4ad5a7f18bcaaacf53ae00d467cf3,
-        0xd33fc2439cce445e340ab1694305d8e1,
-        0xfe9e3a3ee9ac173272113b05339e6b02,
-        0xd08c194bec14a8e172eebd0a8baf687e,
-        0x1b5ab88b834b646913aa559bead61e0e,
-        0x771429549a9d16e15c3d0c7589af7d69,
-        0x52f34457d3173ad0322b924263182340,
-        0x93edb2925568183b18b077bafd0ed7e4,
-        0xbf529441985904f8a2813875ba75ff08,
-        0x71e2e5cb05e20e154e6a1f4d4f87b7f6,
-        0x7427bf7fbcbf43bd637980dcba125855,
-        0x33c90a189f4b28658e637f1b072d9048,
-        0x26dc2fa0ed8b531ee3e3cbe51ab706c8,
-        0x3c591fda8d05352ba10dd569cf230030,
-        0x1cf4ee8553c2d671843d8b89520d12f8,
-        0x1dc017e03cdee76ca3190420ccfd273f,
-        0xb68522abca218097394c7d09b104e63f,
-        0xbb12cf0e05d30a47996cb905991a09fb,
-        0x65ba532c4f50fea517eb74386fbcad33,
-        0x9bee13c36cdcb41e883fdd6527575769,
-        0xb3dcbee987e64848e48a363817ec14d5,
-        0x9dea014bc6830170c239c6d8c44bdb20,
-        0x54aa1594b528ccce4f5be5dc20a6d876,
-        0x4920c4ad5f1614c8f94c825bce8cf4ca,
-        0x53df347f4628c2f02b3cb1d9069ad25e,
-        0xbb1677c7ffc686b2633689fa5a8c7ae5,
-        0x7411c4a2b09f15a33aa3183b68816e7e,
-        0xfbb072ff0bdb736f152e145c85117e2d,
-        0xdf02a92ed98a4440fdaab64a528f2803,
-        0x4c46357b70cacb9a0a59365b0f0923eb,
-        0xc755f13d4b5acd65ca561052bce70b2c,
-        0xdeabc1e6df60381e0a2f3f38a7d9ce79,
-        0xc893d2b43d4b9496d7950b9d8883f793,
-        0x22bcb8c0fa772886fb2736680dea6aa8,
-        0xcae121e68b33297c29704bd02be82f21,
-        0x52797ab58be52c6e264e765c0321433f,
-        0x57a3c67daaa78c02f2abeb5823785aec,
-        0x2d02f6c238197c24247cce8a887009ce,
-        0xb39eed036822976625cb4c0fddad85aa,
-        0x86b04a415e09b3aa249a21f0d833f333,
-        0x9349a660c0ac82ffb86ab0fc2c2905e,
-        0x31efd55815ce333b408454407743ed0,
-        0xf29e50bbc944cb200fdf88a2c59ab6ba,
-        0xd47ae95cae30a57af5682214ad0b84a4,
-        0x41eb8bf648e0c501aed3b84a8c7f1a39,
-        0x339b2790df490a4d2a3f32506f293aac,
-        0xdcb716d4cd8e03ead60459c6b6452b0e,
-        0x64b1282a7b1d156f22defc960f2de094,
-        0x271f40dbfcfa5582c3a826528ef19bf9,
-        0xab012e0783d893ca9c9398c9b8e3560c,
-        0x4deee9221605165cbbc71a7bc2164023,
-        0x20836c2935e90dd91d273947982097d7,
-        0x7f695d40cc5b551f9fcee8ebe655a519,
-        0x4472d7508659cbadeb64f9112e87a5c5,
-        0x93dd4e18f9db7cdfea6a80e5c9857fd,
-        0x81e2da771689e895242d03b61c883d6c,
-        0x30af77ae0ddb978409db14f1027ce1e3,
-        0x7b5bea8c8b05b628a0d3d02dce10f6c,
-        0x7fbf4ff5f556c0daeffde45f9c9af9ad,
-        0xb012131d1d855e004356bdae6b00dad3,
-        0xe40254fc2353d0b77c81abff59986748,
-        0xbbe26c4d92da769530871e23f3ebb501,
-        0xba9e8b8b670de57b3a0da15d1af3e9d5,
-        0x7cf8b1fc81f65a9f1af518d6e498b47e,
-        0x75b7c483a9b73f7a480110b78fbb3853,
-        0xb249fd9a67a0a86f092ff929ea6240b1,
-        0xee889fbf9a49435ca16602c67231b988,
-        0x41c160b79bf0d5f4e28c38858963508c,
-        0xf7492dbdbd20e677903f126654b2fe6e,
-        0xf7c535ee6ca418ada389685898cacc9b,
-        0x8e0ebff9f53a01e8550af03c11d9b591,
-        0xef2d765c56897c379b21a4a2d04189ea,
-        0xc7276073cc8f016ded1d780073f21d5a,
-        0xa9b66e55d5d677e5ef51e1ccfb8ba545,
-        0x8443f7685ce16efbe616b92403e9a48a,
-        0xd478f6b75824a9c65c93cee07c30c088,
-        0xc31b1d6f9048cf8c74e06c7eefc10705,
-        0x1021266ca2ad56c7a2e30d5a0dc6d8,
-        0x9febf0a866bd6878eed5fb7a3016b63e,
-        0x49a0eaf88f91a3085994e7c66649e100,
-        0xaf51efebbe725df1d61f04de2d376be5,
-        0x5fde5049cdea4723df31bf1f0cffc23a,
-        0x603296be1cbc9f1b07b684f332b90bdb,
-        0xc051e3cd6ab44152b751a0bb05fffa4c,
-        0x960e86b5cd7b5580fafb3e1e4e80208f,
-        0x8f0ae81119b217df1d44d7bef5532d6e,
-        0xd3a195e01383fbb7fab3c69dbd33dc39,
-        0xa37f81c3258275f63dbe36c41630b22c,
-        0x7178541c71c213f3de65bb0b1bad9db8,
-        0xcfb73ef4cfc788ed64ff5cc509e801fa,
-        0x7d118d3e8006065c6e71e97d29430baa,
-        0x7840e3c1501144e126c32c8b17af693d,
-        0x31cbcf6b7c2f823cff4a3aa0fa2c5965,
-        0x9793c6793f36e308cc42dfb5294225ac,
-        0x89320023ab3487e5d211cb22becb22c5,
-        0x674c0287d36594219bd1458ffdde043a,
-        0x706fe0b6d5126ab8154386a31b4a25ea,
-        0x46565d01906090ae1084e231abc6d7e2,
-        0x144a2e76ee0468617cef73a1b492b2a5,
-        0xcf9e9532eaf465ba692d730b14511af5,
-        0xabcd1e2b1561cb36b65f731abd90666d,
-        0xdbdb333cc7d2addc1bf12d87dcfed67,
-        0xa1fdfb1cbba847bf7a2ee91ef361ec5c,
-        0x38d16f6241c63f662442367c2ed71cf0,
-        0x3380aa2b39823de67d9d2a7001a8b490,
-        0x5a23dc7d2773cebdcc5ceed773173ab0,
-        0x803c26ec5d83a7f8971fc9d52184c08e,
-        0xbadc663a2bd6ebeac6e5b60f9b1cf45a,
-        0xfc1fa68d80b4a01bd84d6d29d8c4013c,
-        0x73755592af79c3825ce33afb1a878045,
-        0x3c408549d80e6159f2088868b8e586be,
-        0x9c9d6a82adb72429ee711169d3508003,
-        0x5e85f37f727d4c0c5f1aea0aa0c0cc6e,
-        0xe1387dbb6d593d069ff91f55b621acb5,
-        0xa1363ee96c5d30708c4c81b9a5f95641,
-        0xf14787b4db100d7c787b26c9ebcc0017,
-        0x11e0ee807387d67e8455661e36ec1528,
-        0x9ad89aea1768b966d769aca5e8db35b8,
-        0xe44b97a65bf499a83fa3c88c1ea3d2a6,
-        0x4a364e19da15b86db50529c99afcae5a,
-        0xdec41bc9afe469e9b84aaaebc09b3388,
-        0xa4c0be5c1aafa31050e07eb8bb3ee7c4,
-        0x4b352407f2fc103b918ba14b8fd489e3,
-        0xf3e04785e56ca98b6ef85e13323e9ea5,
-        0xcf4bd66d22b7d877a3966685ec91ab5b,
-        0x633a61a3a198967452f12d0e4fa36349,
-        0xf3e13d75cf44242ea7c648533850bed3,
-        0x10f57c0e9c42fb10e3f2a35bcd8feee,
-        0x5cff6853b11b4b31a63ff0f0d0c40c51,
-        0x415456ff317b67d9211cb0dc2f718de2,
-        0x406084efbf7d8f27e0d6d9d87f75724f,
-        0xca6b0a898228db3bf4fec76fc1a5eacf,
-        0x79b8e8e24e8682495f82f9b06e42c023,
-        0x76cfaf9702e9c749d3d10effb375fc88,
-        0x2fa17c7de44eef6faff06bb23bd205b2,
-        0x828881df939d096e05633c6a1708e927,
-        0xc14bc9f7c2c8a2a9366f1debc6aa219b,
-        0xc061d3808bed3559ea4df07768345404,
-        0xb58f6bb7ae2f60ba8e3b32f85d12219,
-        0x592c656692bb8acc61e0e25a32beca9d,
-        0x4cb7d89cd059cd3afc80ef99c85220d5,
-        0xaa81074b8efa90480c988135d36589b0,
-        0xa418f3f0f05ec2e457da6fdb68ccc3a6,
-        0x4b461d8a1c2afb3302fabc0f4a67745f,
-        0x2a6b3ef809b4d9037838a5edc96901f9,
-        0x78e43b5159b9e343c338f0176e119439,
-        0xdb4bab0bde8bb206328ddc0ede259664,
-        0x6d5a07b74b1f932810f21d24aabc7fa5,
-        0xbaef0c635bf1402fa9981ac455df421d,
-        0xf4334b7d662b9582e2be2688f08f0ee6,
-        0xc21f471c7d9a7ff638d81a94cc499f47,
-        0xd7fb169a623e58c44ad135834a9ce562,
-        0x77f1df3719254cf25176672050f8b3ff,
-        0xc8f74ff9ca961f34726dee49c8655cc6,
-        0x8500a9d623d2832a1f8992087410af40,
-        0x34af5ea616025b9da9e81474f70b573a,
-        0xd458e1a27635fc8cb17468c507eeb91c,
-        0xa09036a9ecef63d58d84e2751fbf7cd1,
-        0x2f047b05284dfdf902023067ff13ba1d,
-        0x45fd8f711b3a255cba59fb280be5c7d7,
-        0x2bf17f05d14445db6621f3b14141f989,
-        0xb521d47e7e5b092b7bc1b3cdbf4ab70e,
-        0x56eb2a17cf4826f1fe9553c466d907df,
-        0x6987dde533157a20de37127c6581757d,
-        0xfedf0e6bc19e3f7b0c30e13bfe4ce777,
-        0xd15298f047f44b3a0460f8727d93f348,
-        0x1cb6a02e5829f5dc52e0d232443bcfe,
-        0x44063498e9c9842dfdbd69d8109e8a1b,
-        0x26d4f646779e58c0038b694c3057c764,
-        0x9c3ff616266a1c489989a2a92af9a113,
-        0xe0b3d1b4da61af551b78164e4bd4be24,
-        0xb63cab975bd0d538bd13bb98799169c5,
-        0xd2de5d1bd1a614b53272b1ea092a8bdf,
-        0x1f663d8cb50ab43522821d901f49a06e,
-        0x15a7d482c843112889ad7adbafaaf26a,
-        0xd49f2e84bbb1ced2b8314eb3d7b9f31a,
-        0x3966b5522ad445ef9c7686c098aa6a56,
-        0x13e073f15f15a953a27011c5558ecd8,
-        0x795a281a5bf4944876a3d82cff6fd29b,
-        0x1d6a7b735a51f16758d2a742af53e533,
-        0x360b5b9531d0b91b1da48f432f570556,
-        0xe70e0dd00bb201a1616cb5a61b6e425b,
-        0xddc7c550bb85fd16a3d9e7e0b03a3a64,
-        0x127b126384b11268622a8838a7747dd6,
-        0x60e6617cbc7efb6fc80ffd5e755f2c2,
-        0xfd133f1432b77affca53995c990d98f4,
-        0x1c3d3a5f7b5e7583791db5e45d0080f5,
-        0x8c38fc056593c36ac316ea2216337d74,
-        0xf48c2e933a9d32262c94ed9a6708b206,
-        0xe2d5978ae0e80fe049ab244155180c39,
-        0x9c4b7a4ad3d976e9ff5a5c659fcdba6c,
-        0x8e7f94f0bf1d17c5db6310f0d36f850d,
-        0xb6d448359e6f3f25abb209afb2eee151,
-        0x2eb48bc87cee3bf08fbf49d4464db61e,
-        0x41ccb9961eb7e4feb19b47f43d63ba19,
-        0xfd9e92ca7cbf9de6fc30774e6f47cd37,
-        0xb9072fc3c3dc5fe0989f28c8b54c4011,
-        0x61fee05e65a8dba1dc3fc18d7c705df5,
-        0xae95e17ba3ed51cbe2fc8932b39c979e,
-        0x716024a69de9cb9306fd1772a221be37,
-        0xd1194f32f990d43dca4a7c76c2f31bf5,
-        0x7be73caf5f4ca1e0e2f1d0beb1012c50,
-        0x16cb4ba8b25f91bcbf7598def9d4c814,
-        0xf264181e6ef20a461ae4f604060e8637,
-        0x6784c3daf822011406342b920092427,
-        0x182d8362253944f1fe5ee45bf361d5a9,
-        0x94cf763d656905b121b01faee9a88f00,
-        0x97d2a05dc0de474b36e54f0a7a257aaa,
-        0x86ec181f94a32e196215f99000ad0f50,
-        0x13a23295ced54c8cfae5e0de72fea999,
-        0xba3aaa775c3039292ac9fa20603c456d,
-        0x723c6b8fcb0ed9f7350f254c8a90f2bf,
-        0x2b2589eb38258dd9546706cc7d4bc415,
-        0x4dcb01a5fc70cfad2e1035dd7f5e3df9,
-        0x5d726e6ed58c7128a83292ef883a8e09,
-        0x92891db145e4d63c24261e112793e9f4,
-        0x5b298ee356530e5fc7715b796c3302f6,
-        0xbefbf490cf4a8c625d2e2dbe306f02d9,
-        0x974516189c7291ac2cf781d95040c264,
-        0x9392881e860c04dcadd6ff5cd00c85b1,
-        0xced91f3db91a330296c91e1927913df3,
-        0x22c17cbca4587ec3dc52d43a2a7e6c81,
-        0x2b5ec1eaef511ea252d8b68640210305,
-        0x2da2ff429c25e20d041f14ba84703a2c,
-        0x1e9334ddc011420c2c391c36c60951bb,
-        0xa644b1b049e0fb9f214cee3e3e68e6e0,
-        0xb2671bca9008b24992b4806d3826d54e,
-        0xa0f8869f9c6daa09e8c2e463183b182c,
-        0x49efc828f467171ee8e00975c9e87f50,
-        0x7955f07a5bf4a560a4ea3134b85726bc,
-        0x1121be7d0475e89c67debee1299f8c21,
-        0xab06e64cf8ed8e242516a78c0a1d3487,
-        0x866744094649b726f2b98bd351568381,
-        0xd7789e0dddcdbf15b06ae74ed1e4c2c0,
-        0x81a65193c62930a90cb4a59c1a59492,
-        0xa1a20004db79d5d56e317430f4efd4df,
-        0xa4e6f336a1a18c65fef7666078c0f828,
-        0x431132ddda8b0db51c4e367565133dff,
-        0x8419c04572d00fe0a0feb9ea291c6deb,
-        0x82338d94a954b475539e9ce565c002e7,
-        0xf22752ba8dfb661eacade5df68bb68d7,
-        0xc95ef456bd4c1c6064d2cd5233f5d9f7,
-        0xf42d4f3c6171ff173673ec6208d77dfc,
-        0xf615362e89c6130ea036273bd694bad5,
-        0x62749eeb9e716bb6850ca13b903a687b,
-        0x2c0103eb528eb192fb3588ffacfb3109,
-        0xc2741c01b24d58d481183f410d30ab71,
-        0x423514368808547fc2cda53ea924fc99,
-        0x803062ed332d075a12a99191baf7c989,
-        0xd665b8ac26cc53c910979f4c23348312,
-        0x5134ee1d39f991edd4d1fe9302318e40,
-        0x96bf38c3e355fec6e979a97a3d65a13,
-        0x961c86104d9d70add66c3041846bc1e2,
-        0x585d122cae905d9811dc83af8a932b87,
-        0xe0955f0c550efddf21d005d9fd12fa66,
-        0xc5d62986a73dfdd6d575e8ecc368ff0a,
-        0x6fb41f217ec14288929de04c6ec549e9,
-        0x17badfe9bc2acd45e7b0a06a8931eb36,
-        0x96091611c2ed7ca9604fb30cd3734b08,
-        0x15fab9de2b5788a9e32adf43e2626f2,
-        0xe352006db1a09047e6f8ed9607dbc171,
-        0x3c59130e4d58a0afdc7aebfddc071cc0,
-        0x8fee4c5aa0129193a0f03e6bd2e69a72,
-        0xbb629f1f09cb1773fd26a45c46a345e0,
-        0xf0f82d715d301f6e926dc4db7c4a40c9,
-        0x773254106a83bebc383d431a2a965f7e,
-        0x230cf6284d4d11e5c21b7c0509a55f44,
-        0xed500ae75e810b611878576c1013c7ad,
-        0x200ab9738dcea7ff567441aaa39bc84c,
-        0xafd651fef6a2b9f666d11cd5b16956a9,
-        0x91f40eb64fdac65e9a835eacb14574a4,
-        0xd2c0acfa6f0e317764f81d071290a862,
-        0x19cf8fc659a1e64892adf220008b7e4c,
-        0x71eb72bde4d1c81b8ff744c5806392b2,
-        0xb9d97296f1e6b9b6808351d45cd3536,
-        0x171b1ccaeff805cf8abd07ae84468f05,
-        0x8df7dbaba1228ac2a577542a9fe47e,
-        0x7260e259a2e71ba834ecd5f61d475b74,
-        0x8c3e640f3317f5e185adcbd4ef5a0507,
-        0x160df6700cb647b7039886915dd23bb2,
-        0xfcfd5a6a38858ebc37701c8766dc8fb6,
-        0x8cf644cd6d9dcbc1a589f52f8d7c2dc5,
-        0x29a185a311071d2716f6d84243da67d0,
-        0x555e02b489fd8a743620df35adf36113,
-        0x1da6d891c6fda1c6bcc8c795d8543eee,
-        0x89c9e8cb19eb93b80b72629476be96cc,
-        0x2ddf203aeede0b73fd816e570002d484,
-        0xc5d3e63269dc70a8d2f04616cd5fb276,
-        0x1cb0013b30abae49b4464c20beb6e246,
-        0x236a57ded4106ab9f9d1194dcb9ef941,
-        0x3ec621c7ab1de5720cdcedbb7ce54ef5,
-        0x82397067d0a6c04f1d8addd0279a3526,
-        0x9425a6942b5c92206cd769c9214e6bd1,
-        0x8cebc5452450aa84302ff273575abd27,
-        0x2b32eced1bb0dbb476ae06bfb01c404c,
-        0x4a1ec63633b7ae12b79b24448119946a,
-        0x8266167050e443fdccaba907515ffa84,
-        0x73c1b902f417a2b05798b008007b54ed,
-        0x890f4cd00f8131f7723fa015067c2be0,
-        0x55afa2d993ae7e9374cd47bfdef7fdd7,
-        0x46699aea8e1c410c0f388a60b45beecc,
-        0x91e127abefc6bfafee6dca41f366138a,
-        0x514ff891cd5de5bd54f4f1fe63d33117,
-        0xf31ce07bd45d20705a0e6d0e49c8497c,
-        0xf4273b2eb528f0c7f2acbc302b5c5102,
-        0x40d16c5fe430e50857effc48aef69d83,
-        0x820382c08cbfb6f82e7c123f80111255,
-        0xf6bfe5a837203544319dc4277193a927,
-        0xc4d0b101c37cef79e8adc00830b6b059,
-        0x8127a1325138ec252450a2d2a93c5f0e,
-        0xc38dbec0e327c8bb431078f368cb1181,
-        0xfb7c2566e91c256fd5ef1d1f58ce4afa,
-        0x83beb39f907bf678dcae29e7125052aa,
-        0xbd8aa146b61dfc8e5873188e446c521e,
-        0xcfb818758dd54e3b83a3fb8dd0306216,
-        0x2d6097455df217bd7ec070379f0069dd,
-        0xf483b7374da2927024f6166d71bd07b6,
-        0xd52d0161d06f63e9e905744cac10e5f9,
-        0x94d7b66164f260f6f70927762dc3874b,
-        0xede6f59c577e25c40996bd134abd98b3,
-        0x61e5bdda66e6902ac5abe4faf607ec5d,
-        0x39cdc3acb5bc6f09b3de3dcd060e42ea,
-        0x33a9f23ebe745f8b2367b0979a26873f,
-        0xb6ec8511198c03139b22ca5ed2b7ec74,
-        0x6a3da3f7a7e13b8b0eb69346ed4f2868,
-        0x24b2908b2cd427c0a72dd890f94e6b2,
-        0x1f259c5db3eb9340d2e6ae556239896c,
-        0xb0ae426b870a2bab46d0ad11e16b41bb,
-        0x3b85c0ef4b2e579b76ae2c193b55c8a3,
-        0x9ab20977cc2b3e191cbbe3209bf524c9,
-        0x9d4a2769692d16bb83ea8cc8325db4bd,
-        0x5d44686a926cac54637e41d83cd6685d,
-        0xfede3743ea04a3dd4cd4394bb6995bbb,
-        0x24759d4a8b9ef5f92ed63df0a4637729,
-        0x9a15f613942a31049074c624b30f2fcb,
-        0xad5cb7e1fd43a95145323dd839568f09,
-        0xf57d9953dc8ffc2edbddc1f2cd178007,
-        0x98bc7aeffc8b3fdbcacd34e570ded075,
-        0x52d8c2a125ecb6165c2cb1542cfb5b4,
-        0x7f83ecbbc91854ea721c35d5d0e197a9,
-        0x94c50137dc531b8ba4c61774b515360d,
-        0x4bed223f7f9a891db41e2e59dc0b9068,
-        0x9fd4dc638c399dd5e3bb8466c7ccb26c,
-        0x90887400e78593f053d082e77b5f6d8c,
-        0x7b474958533ebb8dbbe625629840c365,
-        0x1d84ba87dbfd1f10be29a388d5ecc249,
-        0x9d7925768a1fad2c35ebaf3a8f50903e,
-        0xbbcb680e6c91199fd7c092ccbb71bbd2,
-        0xed096a199040c50d220a9b170ffdf6f3,
-        0x255ab1c868c719242c5a2836461d720b,
-        0xa78f2fb87f699d08e587c2e16ce1ecbb,
-        0x239bb3c0613b5c8a754044d3c1d89965,
-        0xa2ddb41c484cd8dea4d7d9f764d465d,
-        0x79b52aea9d4cf7c1580678c50c634806,
-        0x27eab9314d886ebb40db0f2152a4f8b1,
-        0x1c79425296132ff7550d3f449689e59f,
-        0x4f2f5db4a73c0d12aae0402eb832029d,
-        0x2d2391dec664e1fb7a8129643cb2eadd,
-        0x485e0b3d44e37b85ae1d6b3744ac2ec7,
-        0xd159fdd26617d07c50444047b3104ff,
-        0xe7df1ca3034148b2ff302936f0680ad4,
-        0x6da7a7eff6a295189226572c0389c254,
-        0xc2aa67a976bfc88aa02b6ce2ad78451b,
-        0x8076fddea416199188033a6e066c62a2,
-        0xc7cc806660a2110902245e4d8f0515c5,
-        0x1885be70ed8ed595965761251494e81,
-        0x98034bafb77b375b731eff0323357c46,
-        0x9377aaad2316354119f4b94dc8c98208,
-        0x839fa816885a74128b4edea8f32c7885,
-        0xb14980cb3bbf2221316ce36b0e3ed80b,
-        0xf1cbceefc796ea485208a6525fc059df,
-        0x5a637829170c3d07f4d8898588425a71,
-        0xdfd8ddf2ad9edd0c869054812aff05f7,
-        0xa5ce27eaa2c575d03a37de4726c451d7,
-        0x24f0774c29196dd15c9db603ba00feca,
-        0x1121b66133fdeea45c06b019b5f2f253,
-        0xb402a3e81115df94d17a79f3f71a899c,
-        0x7b8f2bea1ebe278ee61f784e76184410,
-        0x2d384099e27188fe9fa232007b49e97d,
-        0x63009fd0039ea9c97b0247abb9a7348d,
-        0x460516183c4bc276e370e5089c547ec9,
-        0x24c80aaf1b503e55dc38634adf382f42,
-        0x4aea1d898222e4d60b843ffbf6a1c7a0,
-        0x6a58636389c8b66c434c0b17fb8e5118,
-        0x86bb77e0099c1f10b58ca921952fca6a,
-        0xc4175323438ae7c023618f2a34f18750,
-        0x5cfe04098525293c7599c817ea978e70,
-        0x2148675d34fcaae4e751377320fb4f97,
-        0xf9fa61d7bbe544c1a94f4ffae02e6be7,
-        0xe6b09a876d693e4fffa6998cb976fc3f,
-        0xc1711f235ef80b374465ba06a4f8608f,
-        0x70f257b2b2a07d4db8852dd7902532cf,
-        0xc2e26a6c4a8eab17484c2cd63f2ccd13,
-        0x619b7290bea0283f0c1d33683b89490d,
-        0x3afa3a805e863ed23314e5296553411b,
-        0x30ec64b1201f217304e20427d66920,
-        0xf7788fd7af506a7a5593242a22492380,
-        0x1d23910311f677bf646e20357eb5de78,
-        0x9c10383940037cb6e49b84258899e4c4,
-        0x3e2731d2b37ce8a0a090f51ef16c2a9b,
-        0xc8b77310db0a9d77f08d52ba0ecfbdd5,
-        0x744492677de9040c7ef2651d3d42038d,
-        0x5676c397f16cdd30d0451099aa2dd65,
-        0x33cf895398d9042cbcce95e608fdf3e6,
-        0x8b59d08db9a0f72872999fa3ad3004c,
-        0x917617dde24c96d649b76bb0b1d150e1,
-        0x14409765a5003628c66b2d93c6e84e55,
-        0xde98f21596a49c96877b5b5de4f8006b,
-        0x5463d4e26d2583b20cb171adea119c60,
-        0x58026079ebb7b282e0f495e490245752,
-        0x9a2180451f1f9ea240299d042a46c9ed,
-        0xc07fcde7817c0ad58865d1e7386bcdbb,
-        0xc19df53c35f4e7a183baedf9aa783837,
-        0x32df786661d296e4e210d5f84fad44be,
-        0xa04004b0fb89c7903df659572fd0fd54,
-        0x2a981d5b935204bc2a9f78fb8f3c5243,
-        0xd8e48539a89fe66f8bd34639b85da787,
-        0xb3614e082fd09a52ccbd44ecd4eb79f1,
-        0xeaae156c284de9e41b69054da416b459,
-        0xcce6ad602fc9ee5f3f2b30f525c92739,
-        0xe9865375d899a99faa84d6cb4d96e676,
-        0x4c6769fa7d0477e645fd2e9667e8160c,
-        0xbe0f72a5a9602a85eab83044bccfc3b0,
-        0x5de45915c29b7bce4c3eb35926e9bbfe,
-        0xeec977511f4945b3973f3d7ff180f42,
-        0x63848ddd79f2a22cefc1ea835cf5a75,
-        0xcf45237a05039d4d6842f7d3bcbf101b,
-        0x7997b296a23bb1219316e12dcd186668,
-        0xe310b4de1cb070dcda5417379aacd6a3,
-        0xc84d2e8fd79f20cc1ef47511b9752e98,
-        0x40b933d4017560ae3a1545ad2015b7c7,
-        0x54e2e2b56086e58701fc464969231193,
-        0xfb3b6d26a126a89a264f60ed7668b807,
-        0xb01b4428b46e52d51fce23745ef60caa,
-        0xa89af3637efa7706cf29a6ac098a18cd,
-        0x8ceef4af6b4282fa83f7a46ca4245a76,
-        0x93b9da74ecd41d14c8cbe8a5fe4bdcc,
-        0x3635ea8fb172689c523867f13dbca794,
-        0x36e9a999d5b33a3d8eacba2848f7efbe,
-        0x306af7a6fa671edd585d808bb3c6924,
-        0x1abe3ad4aedc94b0c278f0ea78bf352f,
-        0xdf44ca9bc6b0854e7f8c4b678491ba97,
-        0xba9051d977266a54d2b569b395686b2f,
-        0x9556e9e34f25e00a151740e42f11f84b,
-        0xdf7bc5d23112af3772a7042111c5b351,
-        0xc062975e15efab8d86f3655c6397f31,
-        0xf975a8f897745aef4b2b61adfd67328c,
-        0xc2288886bd47ccf37f64671da3687cb7,
-        0x71582f15def1411cc5f41637417d5836,
-        0xf2194d68606ccbcb153634862c96f952,
-        0xa8928a39f740594c92b20ebda04eca03,
-        0xb31fba425e986bccee50a264c3701257,
-        0x837978d093a0ae4a9a66d670903fdde0,
-        0xcdbc388d1a797be0f9da5b4b0cee19e2,
-        0x602bd6d6b3494e46d7a466891e08b50e,
-        0xcca6d8cfdc013201686d28c093a417b,
-        0x675a0bfcbcdfd3fd9e1bb5698fd9cbde,
-        0xc20503c81d110db88ac7abfd429c3153,
-        0xb409bfb0f13aa329e18f2d6188095106,
-        0x4fc4d32e7cc8d56e54e9dc44251849e,
-        0x3e45fa9381a2b4aa9496a51e57c5887e,
-        0x509fea03e4e15f2257c58803f9f71589,
-        0x931071100b2df2cab890e2f8403b3a35,
-        0x83f159accf7282fb06e602adc4cbec07,
-        0xc60060ef61f0cd01a4beb6dc1a7b006b,
-        0x62159f0bf916d6e32bb0698d21551390,
-        0x7ee9004718862cf0341b831bb22b7299,
-        0xb30472609a5aa350b46f3fb3ef5d4b2f,
-        0x90ab64e5f7723d0438f266c171a57485,
-        0xfb814673bae3ed8729c255666ef89b55,
-        0xc682f2e72c6aac25a959e0b6d5c0b5e5,
-        0xf5d65dfefb34bc347b0fd1a8491c3178,
-        0x80b3c36900eb60784c659928fabecf2a,
-        0xea61179371f4ffc076ecd4c9f186b053,
-        0xf13f8cbf58f2940b1762c0baff9f157,
-        0xa6a2ba1698be050eba99f21cb742c94a,
-        0xc466441bc2942927c69495da0e25561f,
-        0x89a574c43daa20abe5f7cde325b3630f,
-        0x37f9ebc94f151af5e8356183f6758d10,
-        0x5591d1b6f064058879d98dc262e759c2,
-        0x8c375b36d865a7134a63af45483770d,
-        0xabd7d904c87fadb0a4706cc07ef1701a,
-        0xc8ac5d36d60329a631dcaa5f05567fab,
-        0x533fe88e95e27e8df00152ea57550e2b,
-        0x5a4c8cc1d02f959d8acba4b922631ec0,
-        0x1da6b17a0ea40fb0d77bf9a40151ef9b,
-        0xdd63e2e6f763dfd647c39b7a8b955a42,
-        0x56fd534376afe00e04fd9c7bc946f845,
-        0x97dfc278bd47d5f4509e438debe43a4,
-        0xe486c2e4dd7efbfe2934b4dcd5c7577e,
-        0x3b78bfc63c7d4d52e5c04a47abf2ee3d,
-        0xabe84cea3a230f76ab1c6eb5906902fb,
-        0x7f5dc259319057056e0d86db6ca607c4,
-        0x8011421b56df836c9e1af9e14aa1a46,
-        0x39eaf0f81f4e0cdbf1e36ba9d3a1d0e3,
-        0xdae49988a19a5b2e95b3558329d92d17,
-        0xfaf2adb41a7931254de57c790706eaf,
-        0x3a71664e203ca4ebf56c7ef195887ba4,
-        0x49bbc6829caeecaabadef972f7e7034e,
-        0x751611d97342568722d0bff64e7333a0,
-        0x8c9973e92a2919a5aea6bc8e032f0f84,
-        0xb88e4ded01e033303f553f8e84f749b,
-        0x2d1fb765be0394c56ab8879c9eb7f50c,
-        0x8e2e47d55274bd28d4e236620791570,
-        0xf5bc7c9f179d6f0da2880aa43217009e,
-        0x32ec31a0a811fc2b9cf47825e9b53b86,
-        0x1448454a2667e5adad1faebaec640924,
-        0xdf2e11902bc5c6b4a0b247b5538b4ea,
-        0xeab367b160ef8fa258bc496216ea4c3d,
-        0xde8effe97753df47ee280b95d338a27,
-        0x5a3787d0b14a6ac745c46db99f4d5232,
-        0xf5fd31c4fa6c991bd5b22009f244787d,
-        0xd05f9cdfed65023713549a47ede0c6e0,
-        0x673a4aee30176bb05e6ac703d956df5b,
-        0xa1cb417714921678beac328175099d55,
-        0x8a6f2d598f6565728afd247a5e2ed282,
-        0xaf87f102b403d488fbdfac1f792c392f,
-        0x5eefdc7c5d6081afafb371f33aac5a0d,
-        0x22f53d40291eb8778878ab08dadc51d3,
-        0x5e49685cce0e7f98feb4ca3cda5627d2,
-        0xe83e06b638415937b0df436f179938a5,
-        0xd7ba707c390692e3b0eda49638c21f5b,
-        0x87ad037bf1f8a47365624f7d67e2722c,
-        0x63866230b491108c4da2ddf5662ab16b,
-        0x1b0624c601cf95b072f63a8f452d2f78,
-        0x638e0b805b8b63e04097f3bfdfed65b3,
-        0x6be2e9d344144bcc6829673ff99b830d,
-        0xd16e1e8570e6ae37c363c67c0c3aa461,
-        0x52ad5c1cddfcc9aafee49f8da1db2983,
-        0x4eeafc0a354897a34b17d76f0fb436af,
-        0xbd93ccdd5c6e5e83757b6c18b151f3ed,
-        0xe1dd76b28a00b6aa0055849c5ddd4f35,
-        0x83f1dae32a648564051845d213568b0e,
-        0x2ed2e3f1634a3b8a9ea13bf2047d4d2c,
-        0x2339c4e668ad5eee1ed294948f200c0a,
-        0xf52f3fce221b83af7d2d67e9e1e9eda6,
-        0xb2b6d982a615fa7ad45f06458f252baa,
-        0x6b27a248902ca6a30a96d0cab8e6249,
-        0x4ee7be3fb9fbf110cd094ecb9fe87798,
-        0x484e31307a579b6c991c0242cc905691,
-        0xf69a8786552b54c15ba0facf54044269,
-        0x6bc340abf4cdbe9b5b0e5cb817c58b17,
-        0xb52b091dd4ef66dafccfe7602b03100e,
-        0xc2f81f332384a36ee6e16ff79187c296,
-        0x2fc79cb42a71757b166c8da9927744d5,
-        0x34d869808e5dfe8e0b80526389151a8d,
-        0x1e828898ab25ab3e25778a50b970751c,
-        0xcff837ddadb9b7ed2802e57b67c160cb,
-        0xb30391e389ab03de07b9cb5b454310ba,
-        0x42846272b06f73571699b1083077b184,
-        0xebb05881de78c633df3c091ec5596a00,
-        0x297f3c1ecfdce80c1639ea61b28de3bc,
-        0x609fb40b69c1d78b3aaef8cedacfd1e1,
-        0xfca0e631ecc17259efaa2679632fb3aa,
-        0x265cb9a95ee159349cb976004bec3109,
-        0xeb107edfa8e8308cf24b7e20e29e642e,
-        0xfb777141176073ff97667d02de1d86e9,
-        0xd0c97e80dd4e6ee82b4aacbbc1faf20a,
-        0x84eebd4d66506082ac90d3d4d19e7105,
-        0xc91aee5a535c712ae2f3a5701ed6fd5b,
-        0x77e5ce99961d6d3e4e784e87facf60d2,
-        0x2ce9d1f758945b25ad34d174160b5d1,
-        0x919c21362ebe3dec35c7500db8bbdb99,
-        0x17f1e91d8915396f442eba1b064f4723,
-        0x48b7af1d770a4a7fe625f8b0e6c6fb4b,
-        0xb5acc33c41a173bd357e95e351a0140d,
-        0x1033612cad643c379cca45e910679da,
-        0xc9b04b75434cf01fc42894cde58383fa,
-        0xc062917c7bc3f2932701ac9f2e20a31b,
-        0xbcbf9e765aae778aab9bad2aa50ee192,
-        0x7d32671028a85935e342f48f5ca274f4,
-        0xff0244e54421592fde3b18a97c012c33,
-        0x5d8fc63a03d49aef07b7d03d883f7c83,
-        0x8ac8c36ac3ff35d29ffbe2f692473d51,
-        0xdf2f88b718172e900a8ef81731a82518,
-        0xc5106f6cd946bb0f813dd14c3a24b49,
-        0x42928f09509b135154e81fe0405975f9,
-        0x5893b0389661f23843108b9453e68002,
-        0xf220c876f52bd886ab87e0c4b028148d,
-        0xc8b2bfd6058d39fd59e70dae7bc8fd08,
-        0x5624bd8b9e3645001ca2cb79068441b1,
-        0x6df3fce3b33798a7485d8625062ac2a5,
-        0xde35cdb9d21dac0507275ee9a8f49624,
-        0xe7f8a3e03131cb9963cc6160bbc408d0,
-        0xa7fc976056f9eb59324556d1e240eeec,
-        0xd6b460ea546a5aca83083b36eae8cd18,
-        0xcb9196cccb17d1f8cab2f8f9b26f4df,
-        0x906e1c72977a1581eed8d21396f8d26c,
-        0x40ccf11e4b913c854f3e144c82f94cc4,
-        0xc1b39b0e0b766599622a1f062f830bfa,
-        0xf251d836080325eb69787414afbc1fa2,
-        0xe4b27fecb4332e2cd47bdccdf2138d90,
-        0xbb749b743679214df851b0575ef4b2ae,
-        0xf598eb7fd76933941680850af443a952,
-        0x1962188a99c46cbb803e2b2764267de2,
-        0x41b3f3f405724d199a91cc129fd77b05,
-        0xa55bb7b0cc9e9e0e5ff75932844adb4a,
-        0x459dcefa34ffa5fa2bff557a95687a7a,
-        0x16dab35d8dad884deaf1017aa29fca70,
-        0xee0012430ac7b681152ea296d290d74,
-        0xdba1d5a12ddc72a9e9a4b1df4cb0a49f,
-        0x15bcc122728207b478834560e166eed7,
-        0x76fbf26a82e911f45e15a5482eb34d8f,
-        0xaa18ce939586d99961b254727d4d21ca,
-        0xa8fadc52eb9fb8c755b81f5ccfeebaf,
-        0xc600adef0c745d85076958c5a3dc1d9c,
-        0x9deb8256332f4e9fa27dcd86ce80f5c2,
-        0xdaeac477dfa82a23263275e811e753f6,
-        0x7ef95ffa44e0df04560c9f5436bac758,
-        0xabf046602a4197e43ae60474241ccd3e,
-        0x2811c7ea8eacd4e733597a1fc8effdf1,
-        0x42ba4031eb429c10f73d6f0c9fa164e,
-        0xd897f91ee049e148863ba36313111c2c,
-        0x131f0c397e847e9b8a88d7bc4ef0d46,
-        0x3a7fd4440b8a0753ea4530ce967c3313,
-        0x87d7a599d57b3197a0b935a7f3a23985,
-        0x1d176ebdc31372f327f412565289a6ac,
-        0x9fa6ed3679184d0f8098b225af29dfec,
-        0x46da9f471aeadd2399432af399b6e43c,
-        0x3e1490a3afd7c1f2d29ecf7b86c9d270,
-        0xbdb970b1d4e6bcc461f5473349d72179,
-        0x57170f02d987c9c375450a72a1e5dca4,
-        0x1d707da345aa1700c5f673fb531d50cc,
-        0x7591bb6e8d0752fe95b8848ee6437016,
-        0x44112ab4b7f59b2da6ab15505cd0cfc5,
-        0x185f9b3d73db43589a7c77e4e9237723,
-        0xfc3a540c22227fe055ad4e7489910926,
-        0x5cb25381f8e2ba748ac8ee0f26514b07,
-        0x12dabb9dc97b96de84c1dad60f93593a,
-        0x6ee81621b6626004b1b8196f6789b6ee,
-        0xe13b30bdccd5f1a4cd0ffa6827ac5f02,
-        0xcc5e9a529aaa11f75efac2e75d19067a,
-        0xb8ff5d1de372c7164c54e2770c661f6,
-        0x3de3fa2bbb9937ca8bbbd7bde4b2f10c,
-        0x581ab5b4fbfb578cf9a58316b31e61ac,
-        0xd4ed1c7de2a1da4716a82ff8fe90516f,
-        0x89b53aad1330fee1032e2989290eefc9,
-        0xb9f17b8b63faac25430ca78cb26a3363,
-        0x841dd9d0121afc1aa5e9b9cdb25aa3ba,
-        0x6b8f557469e3b9915d467838e16c7ccd,
-        0x31243586f3e1c2dd2c15a101e8cc92c0,
-        0x9db0bb4f413c5c434598e2618cf3b5a1,
-        0x78a7ea6b109ad0d1b896b55ea7ce88df,
-        0x7b1a841604da8566318579d114246a97,
-        0x1ddee010a84c7f600faa348279b4b8cd,
-        0xb6b53dbc643c36d81a13379a4dd7613b,
-        0x43685acf00b71b7b0b75d627ac2d67de,
-        0x9891d28c23d1c14adf8943e4102e220,
-        0x57849ba1baadeb3e09fcdf886e87b47e,
-        0xdc196bbfb1542b4c19019fe27b7b51f2,
-        0x437ee95251648ec19584b4b7ee29b569,
-        0x9e7701516b03a35d32ad274f8d56539,
-        0xde4e6d4ff6381e1d44bd4e629c087982,
-        0xd210526557476a84c37e707374bfdb46,
-        0x324c294d0fcbed8bcbea06e04a146b40,
-        0xdd5675375d552e41db776119436a1e0d,
-        0x51afc91da3c0655c956e5288920f2a67,
-        0x9eb992053bb00d7dd7329988ecdf5b8,
-        0x9af74920cdc62b25c2ef0cdc4a37a65,
-        0xdb08e512a121c3eb02d0b151b86cc73d,
-        0x1bce3f1d4c48f119f193b845a6fb49b6,
-        0xc1007adbc8f9d5799599e8be066aacb,
-        0x82db7f5aae0ae3da2897c3457101cbe9,
-        0x8f367c12d9bbea0c24962aee9521964c,
-        0x862f7fbfcdc18f77bbab519b9d68fffa,
-        0x4f09bd78999a9b19bb421137e9c3e634,
-        0x88a92a2acfa1ed9edd4c8e2ebdf3a56d,
-        0xc9fcc5e44d08e7851213a466663b543d,
-        0xd1eeb87c289d02a3a7a2096d2cfbaa1e,
-        0x511599b32e6751271d58a12ea4945d38,
-        0xd70b447dd13221c79e8237fc86b44d5a,
-        0xc334bb08dc50f2f850ab1f90be83e5a0,
-        0xea9c101fa2419a8984ed1f443c918087,
-        0xd883bb12ca6a37db89f9b4119794cfb2,
-        0xb4f8e959fcf8a0f6158281176952d228,
-        0xf446e1487769304f70c58d3128cbafc5,
-        0x9ac554f9c188cebe80f78edeaf7d90c2,
-        0x3a79b02ac16abab4874896b846f88062,
-        0x162fca7e6a0d07df63e6a9a0414abcdc,
-        0x67451c36e78a9c851929feb26942d05f,
-        0x8e7563b2a7b2de32f4a21cc467ca70fb,
-        0x68133b088839bc9d4a41391f582c3127,
-        0x9383a2b577467aaa6d243baad198a1ca,
-        0xaf4059e59b17ed8687525b2020c8590a,
-        0xcbf622b71c4a4e73dcc297e20fd3e04d,
-        0x610454bb82fcf743d7bf89bbe51fe4d3,
-        0xd782dbfa60b89d6015935d48b3377d36,
-        0x30024add65145ed7a969559bb54622c6,
-        0xe7e57666c0580d09d1fc8931765d8405,
-        0xfe2a335d011f6d60a00261529f898625,
-        0xcba3875cc4dac5070b7114d6c7c9fdae,
-        0x6324670b6dee8fd584b51418ef9e6496,
-        0xae5be5200ea7eed76f3aa1b5d651eb8e,
-        0x1620ca1af788178103f9553ff9824fc8,
-        0x1a3eb02f9246e5a1b20c5edebd57363c,
-        0x71efc88d1eae05b554bd2bc5a6c9533,
-        0xb88630834d2cba9dd4f62a98261a97cd,
-        0xbdff4c780c793716cc12c3714fd842a4,
-        0xac98ddde79d07745400d2ff166571187,
-        0x99f1d29cd2f06092ffd469f136139dc2,
-        0x1ab1ff027737e56d9b02fd6b1da892c7,
-        0x6ecc2d3e7c943236f0ecb0ad791d0125,
-        0x4fbf6bedf39112868e18b585289522c5,
-        0x49684cda4c51dc2f497a2d22682f731a,
-        0xb9901917fd30f32582f69495d81217b1,
-        0xc23cbee363bbdf7e2e34e13f914bfa7b,
-        0x822a4fc91ad60c2974d11d7d59f28b4b,
-        0xc833afdee64e8cba1ebda7dbf578a9f3,
-        0x49f9a8adb8c701c01d6f44272e51bd84,
-        0x9ab9baa8591dfbe44877270bdf3c8010,
-        0x191f68846d4f922cc692748ecb293d3e,
-        0x9a130507a547f20915153e0a62293786,
-        0x2e0c0285357480dc4077545cd4961255,
-        0x693a298a5549d7c8c05fe8d5a872d1e7,
-        0xb630e578cf254dadfd27ee10a818cda2,
-        0x79140810a75efb0411d9001b977e3443,
-        0xac6ac180e071ff2211d4e409dc84b7ff,
-        0x26961d78d77368c593a0b53a3b77d58e,
-        0x1f828e5b5f1928afc7c97fd83744cce4,
-        0x123caaa1ee5c160249aeb2e84dcc64a4,
-        0x8b64b5daa991c8f247f85e375ec93be2,
-        0x5cafe72a7fd158a40a1cb29e4fe5075c,
-        0x2899369936611c29baf255acb5fd0eb0,
-        0x3da2ee891971373f3737cac239bfdd63,
-        0x319e0221507f01035ad4ab17e32d30c9,
-        0xcf9c1499274226cf1c924546e7b7f923,
-        0x76067b9b1ad7f4b15bb7b71e7df72e6c,
-        0xd8df7c7e1e6a60f57249c37a9192af10,
-        0xb299e84eaa3ae38c4929a9e30e90c6ec,
-        0x590aac51a28d1d58dc27d1ea9865e9b7,
-        0x9c461cee6e6b8e918621ad47d2bec207,
-        0xd9cba88a728bb374f050e52c182c19ce,
-        0x15ca469882c77712d662b8819b3e9ec3,
-        0xdb5217fe205b5c52b98f6e4dbf38212e,
-        0x43a03b752b65d8172b0cceeee9345291,
-        0x76639156c0ed85e61edc56d0a4ec5ca6,
-        0x9897b818b32724cb48a7564620b4678c,
-        0x61975adcdd64095dc5a1faa0adee6598,
-        0x26ed70b05b695732ced9e557d338d9ed,
-        0xccebf24c3ed07ccd0303ae3590f8d05,
-        0x1b6da8c7fb1cbe332ee6aebbc88d7a21,
-        0xb7e7544cf23a37204ef041d433f860a6,
-        0x9e06b4a6516e94df3a226d12afb3f4bf,
-        0x93c9949f02cefdbdfef281527580016,
-        0x6eecf8e87948acd95d6e9f14627392f9,
-        0x5f9dcaec7cb109edb2405e60b9475e35,
-        0xf18484c1eb6833e0878af9d1a5b7d247,
-        0x2283a2b19777e07ee62e9fdb2e3fc8b4,
-        0x4f398690fca5f0a792efb77792f1396,
-        0xd426b96a61b5b1ceaf1dda345e2e7666,
-        0x53b4c549ab5cbfc2cc406436ac5bf113,
-        0x62c0a54174aa602a03800a68afa44f6f,
-        0x4007bdeddfc9fe576a2b21827988831d,
-        0x8c79544c7c93890386b72776c4b3a69e,
-        0x560398641b6d408976bf800b480dcedf,
-        0x8e9861b476eed6e97decda11b5353880,
-        0x45350cfa87ce2633db6ba3e833dd296f,
-        0x1cc946677382500b7ee43a33c2cae2ca,
-        0x24db61d35486f6a4c9762cc27b841ee3,
-        0x4cffbf133137c442c5e5196a950bfe29,
-        0x74eb2e68f2795d783f5c2e222c25dac2,
-        0x31ddbc314900dd3629ac4227734df941,
-        0xf80daecd1c27798ac112dff4fbe9d21b,
-        0xfb038d989ce09251cf3b344de728c719,
-        0x894b5f01cbf559c6ee83ddf0d7085d46,
-        0x4239901dc300786cba925ba0a0a2770e,
-        0x68f8668f09ee9f389cdd71b61365680b,
-        0xc5d156c6a057c11927d60283663ac809,
-        0xbfcc37f6c5bd1a92d4bc5d190b512713,
-        0x40edc02de2487117d50ea51c1a64daeb,
-        0xc18b54e294abcfde0bf9ced911c7fa3,
-        0xe064e4c72cf6756d3fc02fe6b07d8e89,
-        0x24551819cace1e82f5bb87c1d211b300,
-        0xc73662ef58ce723a55e54e4eb0c252f5,
-        0xf043ddffa74f32e0a095e9a96508a5e4,
-        0xd102eee67c46d723896a760156acc508,
-        0xc815a1333872533f80f2be11ed55737f,
-        0xe71e471db828ecf55f7eb2e29a87653b,
-        0xeb8765c3180de3a9d419a393bb40295c,
-        0x1b68063210ff596e6cc438d94cd65682,
-        0xafdda2e395f7a0a99305772b2266d4c4,
-        0xcf128a55b7d87cf066e931a82275954e,
-        0x4c1e93523a9945e0d53886f33f019fb,
-        0x1fcaf21ff56b900e817d26f39ec256bd,
-        0x40965838fcfc154876322ebd208a98e0,
-        0xcff34c05700111f53941537d65c3731a,
-        0x72025656535c71fdbafa6aee30c668f5,
-        0x60293eecf2cc9c548a3d06c94938bdaa,
-        0x32234f66173b119826312c86867ee896,
-        0xe68187a08f8f11b39a18708cc5f1a8f2,
-        0xf6b2408e92c3f0418c9a47f2649df01c,
-        0x95402198a44fe23bba6db628d1ef6f0,
-        0xfc7526658e09cccf7a04d89442f6fcdf,
-        0x1c553c0b90fd90d3f311e1aefaa1e428,
-        0x4e4b6ab163e328292ca10f8096459e01,
-        0xba4a7129344fc66169c43c66731262ee,
-        0x1e82ba108a47a17e92242a8b9c549f1a,
-        0x60546242645cdd1db504f09fecf37bcd,
-        0x9728f227b563555fbe191647d2dd9e22,
-        0x7ede4b19cf1bc296d675debe6b9e7e12,
-        0x90b5b164da0438d78a3260d6824e08d2,
-        0xde5bfd0a8254d1b9f82a0c70b57e332c,
-        0xb17956bc895d4a5f9f8dae84d90244a1,
-        0x4c0d681aaf4ff950887868d9b8800960,
-        0xf76e86505043b9e54ee3a136d6be750b,
-        0xdfe5af8efc6a20fadcdb5a4ed407ea40,
-        0xe92d2fec0a963b25805ea2c29c67dda4,
-        0x7ed338a0184e41250cea160c85b0b3c1,
-        0x505cf2136528d6e9a5690bd770aa701d,
-        0xa6191c2fcc24e156a2bd053395957dbd,
-        0xca0467e4e44ad739f793cb39311520ad,
-        0xf623c0eb420f764ab095b23e1d37ea69,
-        0xe955ae88f8dff9d8e38969f174933cdf,
-        0x10f1b35f42c2530e6d6e56c20d2cd949,
-        0x320fe973f282cca4a97b46977babbb8a,
-        0xa76849a8cb0286a846c1e73c5c0bbf47,
-        0x1a9c7dee60b79a652a705611c54214d9,
-        0x11bddce6d043142abdec6b31244f37ef,
-        0x43ca978c577a02747f38a4b5cdd9fb59,
-        0xdef74b381501421f3ab4b863077b9692,
-        0x776b361d9ffb4b2176959e0439fd0ca9,
-        0xe92787f152dfe5087107f3a3ff813370,
-        0x4607e4e29e44a8a2014fab91c7579d90,
-        0x872eefb19fb93ce53bdb0b7e01128300,
-        0x43aa1e996e6d0b8793494cff61fb2158,
-        0x9cefcf5c466af136d4f2fe166847cbec,
-        0x30e89be7d7f2f68ed1517b7c072d3333,
-        0x2bf7550443979c908a4d500b2c774298,
-        0x8c7fb1b3157ddac62b78a098c386874a,
-        0x3756365cdb429b5e8a1a66771e474af6,
-        0x4a8da53e0b654335a4bb3d0f79395b64,
-        0xe25a6f60281130ee259eba0411979638,
-        0x23b49840edd7a5f1d57f98d58b42f540,
-        0x183be8470fc160f8b1d02fde78d7407d,
-        0x64272875b500752b32b37b5ee11887cb,
-        0xd9d951593e979251f394a3b44e30747f,
-        0x5267f615204979ca3875c00c1a03e497,
-        0x5188a06ddc41e1034e02e7fccf0b6f95,
-        0xbc7ba68bef2babc931a9904c2fc3600,
-        0x52e2fe6638a1ab112a5f485fa769c2f0,
-        0x28ffd64c376fdb641b5e929b7622d62a,
-        0xa5337c6ee0cbf4ab4a1f60c84c4e436a,
-        0x2c96e25ed6d49ec30ac0095983b77aa7,
-        0x3b09f5971d500a4d1e9f8f4c481397c3,
-        0x92412b4424e1e3fcfda15670b3b71362,
-        0x422fd5751a31d1901456c7ce3cea20cc,
-        0xa709b86521e8b3144cf574549259c311,
-        0x7d28252b238fc17bcfa97cee018d50a8,
-        0x629499301ea0ab1871309b40ced0ef4e,
-        0x6abedeabf85c169fa815fd506187c9f3,
-        0x2e6c1aaad31ea9534b7903ae976760e9,
-        0xffef6925a0b22fe90bdf3c63642d6cb8,
-        0xa2324729e1010d7e687c048f22571c50,
-        0xed7f41d7b8536294ff6188b2a0dcec11,
-        0xe02375ec0aee5c82d1f68a2dc80eef29,
-        0x3494c7c38401f83a7bf667144fbbdc9a,
-        0x28ce6155272439500d68283bd7fe61d8,
-        0x9c1e625f9d307f81dde87740ae328fd0,
-        0x2c2796ba0009297e43820202472b5322,
-        0x4575502a72637c4354cdc30321f2035a,
-        0xdf700b011477b2b1ed5cb6eddc121a71,
-        0xfff5ff5e9ccb6ac0a852c0b40f29e4e2,
-        0x3af536b8197721738144824e19cbbff,
-        0xb61923376de470141a2332fcbe055fd8,
-        0x8548e1b0dbbf5b8ae2aca4e2f8c565a5,
-        0x1543b13cdaa3142c7fdd41ed1436cdfb,
-        0x940f01e6a9b1981d0aba22c081c4db1b,
-        0xc579cdd9e78f9808717164482c46f13c,
-        0x149daf564a0d28dec534a2f89538b3cb,
-        0x567e906a3a694bb52a13e3822627016c,
-        0xc1593a82d4fd022271417648f2f4e900,
-        0xa287dfe31d82fd47b7c2967c748c4cf7,
-        0xe962841a854b5f8caa9ff9ca21bc586f,
-        0x4bf4646d02a510226b411018668da8b9,
-        0xfb3cbb393986605ba76f21d9e89f4060,
-        0xd78c84cddfec3a590cf2b96c5e15e708,
-        0xe2a03169b27f5618d7ea09dc163f3456,
-        0x6537c1f7132a2bd47cb6cfcc321f9598,
-        0x7f8b122edfb561bb9886ff8070ea4fe,
-        0xe53f58f0b92b13088d16bdcc301623ce,
-        0xe73680326be061f6c6b91d5809f2ddbd,
-        0x44271bb320a9baf6c282813dd226d73f,
-        0x3caa2f5f537bea4e1ed0911e9cc20d70,
-        0xd599023816462b851da4a2c77bf2c292,
-        0xfa111fdc2a833ed1897a3761ff302634,
-        0x78044081ecca1c0d2eca2ef96e31f21f,
-        0x19f5f6ca4a700910ed5751ccf3a8a87d,
-        0xac63bca67aa15c4dd10c07b97660b60b,
-        0x12a25fd6dc23bb124155490061ff5668,
-        0x454eb0a33b1aba34fccef32de8ed6d13,
-        0xe1854ad2893a7285c4ecca7b60b049f0,
-        0x8e70cf6195824186d9eeadfc55d229c9,
-        0x167c28c575a6233ed9117f2db56c5ad5,
-        0x5bd0ac6311d06c0f6fb88b380e762ddd,
-        0x5242a9c9e1ab45032e6e693407761d93,
-        0x81ba3a4fcf7f8ea9da95fb1a9dcf35ea,
-        0x91bd5993ecdc9aa9f851d1b84f956ab9,
-        0x952b28e73956e7efdc6589a6a8dae9a4,
-        0xfc3147003887c69f6bbd6e14de59f0f7,
-        0x380df45dbbb5f41c7f5e65bf9c0e16c9,
-        0x5481b514f57fd4071e2f8b94547c32a8,
-        0x8ad9274162454ad7db4b599cf1041949,
-        0x98f546a064865e4e5f549840801f4c22,
-        0xdca3969fba3417f3688c05fda7ecf35d,
-        0x8341ebebc156df52cfa0ddc1b4f8ddad,
-        0xa0d3a5d084e77a22f6aa6e6c19da1e9f,
-        0x9d22591533d0b3789bb1bfe041a93afe,
-        0xd6ce84171623c13cc92cc7bd8a7e9020,
-        0xbd7391913d8f1448209998daf836aab9,
-        0xb163d0a3b6e74cc1946f8148e28924ec,
-        0x19597c9deae1183ede153fa1159322bd,
-        0xb1df6bfdc51f5d60b74b4b37e96a650d,
-        0xa506947feb357f754f66fc33dfd08fe6,
-        0x7a2b8cd36d28c5187d1f67fa37fb5f8c,
-        0x3f3a70b7c6ac80ea34190d6679de743e,
-        0x1490da695f40199ff836cf99076a9319,
-        0x50b1c9fb0b4f41d47ec5d6e7042b7cf1,
-        0x2e7c4ecb440ba6af6ec56b630e8e80d0,
-        0xf83080565f0f206dec4e24b6e8838d61,
-        0x809246bdc5a7972e046eed5a1ab114a4,
-        0x42f5d2dea92ae795e6096ecbd57025c8,
-        0xaf4950d934fd58e2d4c50b18a9bc63a5,
-        0x4f0fdeaa2e86673f740fd1ca18fc06f,
-        0x31d00c0be2120ac202567f964a15c54d,
-        0x8e63ddbc08ff3a5296e4564e579f951d,
-        0x39790e65ed1dbab7a766c660242c3c4b,
-        0xf0c728225c195d6cbec8ce9b565d7908,
-        0x5df85fc15dcc40fe9eb7e8bea97cd746,
-        0x2eb75944ecc5ac5e3ca184ee3837f0b8,
-        0xd9d7f488f64c57f4699be2b9fc16f29f,
-        0xc4ed704f699579550259ac6614d2fbcd,
-        0xf911230f1454976a35fcdbdb4f75375f,
-        0xe97fb78000d1163c0104c746e6a051d0,
-        0x1b20d00e5a61dab7fdb9f595236f7456,
-        0xad9bc80df5fcc97fcd150a5fa840704,
-        0xafe67146d5df200d35401bc4970d87bd,
-        0x5b5f2718b4dd87a28d040015a343ffb8,
-        0x10d253bdc878154a636d635958c1d840,
-        0xe7094a631baa33ea775cceaa87ea674,
-        0x5c60a1dfaa3396bccafa60d4434f7e63,
-        0x691c8e8d9579d7b4fa3e9991a47550d1,
-        0xb745a5b3016d2a5eda87028efa60d043,
-        0xd0cb9d3b29a15a5e7ee45fc9f64f0ff7,
-        0xabb4c4f33643f912437c23de21887b7a,
-        0x9915df0db1685b136580c884f3726113,
-        0xa3c53dfc6406072ba628ad3835ead94f,
-        0x3fa51f906932304b6ee78610cc85995a,
-        0xdd0b8edba027c2c8273f065a80e3538c,
-        0xca200d1ed9f1ec20f8ea94a3619380a8,
-        0x5d933363a42107d2b924ebe1cb5f7f4b,
-        0x4732637fa899c5afc875d2e17b94a543,
-        0x5138aa745cc2777fd1906797c5ebea97,
-        0x5373bd4b7810e7fd5c00e912f5dfccfd,
-        0x4c3a711058e7192c7acaaae8632bec9,
-        0xc42b554f162b5a452f6f5af84308d9f3,
-        0x8e63eae07a0f99ec0d10e3e293cc4404,
-        0x8cf65ab2dc2db5d8de3be1d473c399cb,
-        0xd7db2feb41040c5ccf3b6edffc329717,
-        0xecf932cad78212d5772493fb8bd5c01a,
-        0xa5bf9101c0ecacdf0c6fe5558adbc65d,
-        0x7e5128a2e695b10773d134e229b7d229,
-        0xd9638b320143f63defe20eb4c6857d17,
-        0xb9e794f1ec75554ed1b236243e2cb87,
-        0xca977e99ad75df0dea3a7595cb7618fb,
-        0x496adf9529da40e42662600c4590d6ab,
-        0xc4bd7999c290334154abec205e4a45f1,
-        0x951dfbe9d1055b80a70c80ab14724cd7,
-        0x9974ef7c0bea1d8300269d1446600c53,
-        0x445a8a03990e6dfa3d05dccf93a7aa5e,
-        0xab82e6f9ba97a42ada9ac7631ebb1b5f,
-        0xa1989f0dfcd018dd624a821ad09ad083,
-        0x8148b303560f205f096952d5c3d136b1,
-        0x9b0339254e2485f1af6cc51299e4eedd,
-        0x2af77310a7d59c0d581fb48162188889,
-        0x90cebb3d841c11c43f7af7f31ac99110,
-        0x54bea0df405ea24c76706461e83f1c4,
-        0x36f3d5f3332b11aa1daf0be77eb821ed,
-        0x56523fa649af369bfcf8e3fd18a2eb86,
-        0x3e82dbbd435aeae56366cdcd35356856,
-        0xd46075eb9fcce80f146c500d44054978,
-        0xa37ca301ddd0b2fa3a66cfb4f36f669b,
-        0x9bf384262d86a66ff45e0baafab45dbc,
-        0xdf8c6adfb64156d41fe81bf41c95f103,
-        0x35807685020e20499115da4500a954d,
-        0xef672912050951758447d454489109d5,
-        0x128502e5d9df3cf7e95bd20875615d68,
-        0x8d8ff9c7d693c87431025e5a6a7a5d17,
-        0xf2d40afd1fc837d3268de5fc87bae02a,
-        0xc47eb306c341930f88575223bc32c85e,
-        0x56384ea8d7206b6238915dcf2d1ff63d,
-        0x4a49e98d6a593774cc2bd016cea7ad14,
-        0x33d45b3424dba55dbb964638ad73fe1a,
-        0xec4d1b3506b895aec744638b61b56492,
-        0xffb861efc521153b41d438f5922e06f,
-        0x2e3fc95bbccc21f3ac591f2687e827f6,
-        0x6a000fdf771c9b82ff0237df5762021b,
-        0x1bb8e6ca25eabeed8ade6ff6ce241fc8,
-        0x8666753dbb7860cae2f6ce0b4e36e890,
-        0xd003011866019537c77537d8f633d392,
-        0xb19f03b832703da5d7b5f9039853935e,
-        0xca4327bc5f805cd6b621634d96496a07,
-        0x5607fb6ed7e15395e2ca3fa371f66a31,
-        0x5dcda522847a141f00085af04a9b1272,
-        0x29ab035b65cda8183dd95dd137694aeb,
-        0x2f51914e5ec7a76026fae56881811ed9,
-        0xcea21648c0c4e357faf288c6139befe3,
-        0x8d8bf81724e42970b309a9f8623c594a,
-        0xffb088ed71d45dd869ab0589a44f3623,
-        0x5b6e1e59c45d7d3006002c79f0582c11,
-        0x112a02aec3da06ccdac7d561cdf29d49,
-        0xbef8138b1922fa002e772fdbfda0b166,
-        0x865a6fa6c46dda35b48b88db8b071553,
-        0xff205d227135c1f4f78af529b79b66a3,
-        0x19a89914316127224eca7dce9de98cd4,
-        0x85911e8fb45f88b569085480c7627180,
-        0x83ebd16b0f1f19e26ec746cd07a399d4,
-        0x4c696d43a7c5975f866720e32f0ab5c8,
-        0x870440636feefe343484928e5a46b14c,
-        0x6f24a049ccbc77f8d8ac0b7586d9d033,
-        0x7dadd8c5d18683b50f00d04095de7cbb,
-        0x9663b814dd6682ab20cb837965efe13c,
-        0xbb6f760ba06cd32b77288894cf639f6b,
-        0x9aa1a13027f9cd36c46c5384008d31a4,
-        0xae639b4b24772d13f2cd2a4b73d34a08,
-        0xd10b47d93be6586bdd7468b616fbaa8b,
-        0x18736ad88e862fd63a872cf85078875,
-        0xaa3f5e9636d974ac14a170023a000726,
-        0x82f094c89cec434360fab4f009b7347e,
-        0x129cfb986739316db02c89328ba50122,
-        0x1b7164b7d18972ca21e3ff8a103919e5,
-        0x8a490899d2cb777b96e28e63754bf273,
-        0x2d52076f190e9aed4b18ca9a6902a390,
-        0xf7fd018096e96aadf91614d9a30d7e06,
-        0xc874d1d4bc99ed8b7199e10ab9341bba,
-        0xd8d0f392b2872887470b7c7d0678372e,
-        0x184ca82638365e1f37cd076077176b0d,
-        0x9c8e6d5d4b3e149e5bf3c6fb136a6ef1,
-        0xaa173673c76cfa22b07e607ee51397b1,
-        0x2f5ac59123a70ec6204535bce952c2e,
-        0x74c2ffb4c950fbb9aa6dde9a1459d82b,
-        0x53c6dad56c928b4ad49ab5a86e1fbd76,
-        0xddd90241b20d6710e02456632e6f9bab,
-        0xd2688b97f9236a3bf3aa86db81083363,
-        0x23f2d8e95fba30bec0fe77ae316deafc,
-        0x793abadae019634e6a992818af81a066,
-        0x8739f136ead1d8a597b1dad223cfd43c,
-        0x5ec9f1c8121b2448c2c3ac698a5c5fe6,
-        0xa9ae4cc4090246b7aa0dc1963443ffe3,
-        0x33f7a4384f78397f1bbd8f5db42379b7,
-        0x7418a993bf8c759e5797dbd4b2599cd9,
-        0xb7814bc32e135cb2afff1419bf16f337,
-        0x77245004e345101209e80b6b07e8fdf2,
-        0xa3dc54f353e03d8233fb778c7803bd20,
-        0xf1f980228f4949daa42c7a646a22d947,
-        0x55244c7d78a039e5f6875d47eb7bece5,
-        0xa07df7170be21c73e364ef66eded420c,
-        0x1af3279c78928f8b686d2b2233f14825,
-        0x3c646301f4098b7f47dd46d6274bd3b2,
-        0x3944f9a489f51f8940466c36fa5f5109,
-        0x1a29a1cc513d88ab5611c7a6c2cd1303,
-        0x3e2b2dd9a245f413392a5033c6386771,
-        0xa54212492e101d6692ca0267b3d3b31,
-        0xbc41de4528b3d292ec552bbc1e6a995d,
-        0x35c982a7d3fa9f75e041fe4ea142e587,
-        0xc4b87df8bb599def4de7347f657f885d,
-        0x4fa453b90e9ed22d3e166631145bdf3c,
-        0x8d87fc2a88393d32c78748094ba87347,
-        0x4ebcde9c92a69adc101c79cc5eedaf26,
-        0x2472bf75c612359f66795284fa1857db,
-        0xb52cc2dc421b35d59afafc0a66ce0ff4,
-        0xc9333f9dd090da6a1f11075ed83ed523,
-        0x73cc6c3f97987903318d9a6c3d185834,
-        0xea069e94d34c7a07772f6bc63c620299,
-        0xff83343b90364f18d9e565d3c0342e62,
-        0x4cbf8c0178a3550ab592e5df25b07410,
-        0xd05942812389243d423309687bfd0a83,
-        0x6a52479caacc4592241e7fcfc41a5fb8,
-        0xff25e31c46503d965a9f8590b60985e2,
-        0x705cc0b9d9eefe8e334ca76520af5615,
-        0xf38a277c2fbdeeb047da08daede5599b,
-        0xd025c1daf1d8a173b83ebf5af975853d,
-        0x507792f561ba6a1781047ec255e37b8d,
-        0x1d123b2b985eb9928bb2ee60a5a37ba0,
-        0x8b1b747e9b9ad3d6788bbd1f2f68d91,
-        0xbf63c45a44825521d9383878b79cd4db,
-        0xc54f5521b9d2902cdac15800869791e2,
-        0xd4e5d2734f96bcb23507fd116ba3aae5,
-        0x272f23c31aebde0025fa5c272a44d775,
-        0xae32c445b3b7d96ddfe2f27870b68b9f,
-        0x2b3c7b26705d0f689a7509c0afd89fa6,
-        0xdc2d1dd79629f95d4f07a1bf0b3573f6,
-        0xcf1a3fe33b66bd68ef91a8a1e2baee2b,
-        0x39b70a42849439a99d47138b62419cf7,
-        0x85691c18871bf4f3aabad560ffb1185f,
-        0x4e68482179265243873ff5621aec946c,
-        0x489abf3ed49482342cb8a95e4a5ccad9,
-        0x7cbdd53edc2efe346d390c779b4df45,
-        0x15d9b37e7cbc3bd8fccadb0d72f286a3,
-        0x7585b9c4ba8e3b52a08cc8f43f518a16,
-        0x259f0ee10e4aa4e28043b50c4b31a2d7,
-        0xe6443d5508d2c46ba465e9e44cb899ad,
-        0xbb35f0f8f9647cb2d6b3b9968ed0ade8,
-        0xabfd6b2a5e3fb171f3a09fb54ec0dfde,
-        0x5500d497ea44687d40d6769f3f1605fd,
-        0x8762508fd8f9f0c65d36df3c6caeee07,
-        0x8e314b271cb177e73084712242cbee76,
-        0xb6fcc4aa6f31648362b8461218f7189d,
-        0x66eb87846409b034a5b6336ed8919992,
-        0x2f6ab4d6ba6033491510300159b1233a,
-        0x93e745b607e2859497033a56c8aeb207,
-        0x8bced7badfb7523e3643a28bd4ff6577,
-        0x6e9cbe8efd9eaa9cb421bb437f1ec20,
-        0x5f3e72319dc2205db3d600d17d56765f,
-        0x7c9319538fb2b059060c2117d054d0ae,
-        0xb30df200ea71b6648220f3da3fae474,
-        0x548c566a6be3e071a1a59781e78a486b,
-        0xb5329b20c91b4f25e318c2e9543d29e6,
-        0xac438cee76a6ddfaa75974c362409376,
-        0x5453a009e769ad7cbf490d128c06794c,
-        0xc3422e8314737f85497c4771d8541b87,
-        0x9ea78564646e2aec45fe0d4a8812d047,
-        0x12397a4f8ba4f53164ec40b7ae3d55be,
-        0x818573b187d1080428bff9a694e8b9fe,
-        0xf4731ebef084f5adaac14fc623af16a6,
-        0x6ad7c5e5946a4888dffe6ed9b69f07df,
-        0xa866d3ce0ed613878de6ddaaee8e219b,
-        0xd829869593bb7dedd73831d9451b6d04,
-        0xfa76f85fb8ffa69831d99f8daf362552,
-        0xdb1c694b71484f7e0a9cddc68b254915,
-        0x6b5d8372d471d0ff0e9efd562b9fc0ac,
-        0x94cdda0ac85253b60d244c35ac1b3f6a,
-        0x267752f9a95352040d39099966612c5d,
-        0x2c20797cedc277149ac22600c06960a0,
-        0x265e8183f33bdb0b248bc9033e60edb4,
-        0x819badc36b9c64e2195cf31aa35f43e3,
-        0x5cf60af0f304664b196529949d4de9a,
-        0x58382826fdfe7c0fc50b19b2a8037356,
-        0x8a7f4bb05b2fd1592eab796512648c31,
-        0x35b6934f0decef8900f348f76594b87a,
-        0x3bcab2a74b54b5fefb177fd943e46ab8,
-        0x913ad5f2fb6cf5ee4fff32a3c1e69898,
-        0x9cd42e81b975a2eebd376bdb1afd6c8a,
-        0x7bd20976f2718e21cb92ed5598b33cff,
-        0x11532cd665d15bab0c50efca5916ab0b,
-        0x323633353eef5b43020eceb58514f005,
-        0x3b4219d72e615eaf4952dd782ff670a2,
-        0xaf058773dd08519e7b2f40508307f490,
-        0x59e81af880fc32ad219cb7035914e9a0,
-        0x227e7dba62e06a65944cb6a7d18ef86d,
-        0x371918bc16cce80a31a7aac139021c4c,
-        0xf21a03506d262d27eac5eabc24ef6b74,
-        0x1fe38341d8656326fe38a4ecb59fcaf1,
-        0x43be800bd78d207b0767fbfdcc64622a,
-        0x6002388cc2580825faf20abf80f49f22,
-        0x37cc889ca733b7fda6cbf69489c2c026,
-        0x8b9700389b1a41e03e07115e4e40952f,
-        0x9be88845600f7af4b384204704432c1,
-        0x948e7eb526f60c4b37c70eaa02831815,
-        0xcf786dc1f8bf6b83b8c25af35f500e76,
-        0xca1389387be9670bf08217c9fdaa51cd,
-        0xa9fea79ebcb470a65f1c675f8d7f99f,
-        0xf9fbedf75fb50b7de3c8a474c4b8eb63,
-        0xd09f8dff891ba21a010f85aa65d0813a,
-        0xbb9c52ace4babcf3ecd8791abd6c7e47,
-        0x16fda9ca5b233a535dd903d56111c32e,
-        0x17d39ea286983b22e061102a368a75f3,
-        0x2e706c02ca8664c25fcf96f91e14808a,
-        0x70dbd0d23440f1d0fdddd771fd50c4b,
-        0x9e9c72c8ffe5f530e0acb8875129f24a,
-        0x3b2b7cf29ffee51e9ea8c38c64106575,
-        0x353c99516abb549184ad7931b3b2e60e,
-        0xcc39900d7bc70d5e2d024d47786fa330,
-        0xc28fc50118018d0c34bea0b3981635d0,
-        0xe6bb496357c50f0fdb1c697ee1f6d4f9,
-        0xa92ea8413df1366bca7eb555381b690d,
-        0x5184631325a9cf722384d18def9fbcb5,
-        0xc4525e7490b81d4dcd7dc0751c0c4ec6,
-        0x2cbc68792915945104d57070e5cf6386,
-        0xa69c2d4fde67001936704209d7d858c8,
-        0x5b35673b9df754ac740a82ce957b982f,
-        0x327475fe031bdf1a4722c36f81f4f8fd,
-        0xc015945c0987ee0bc00b968e278c34f7,
-        0x61789fdcd7313049564e481d6d451ba7,
-        0xa7f68ea40ea99c1a5d9ee5c1a4ce7990,
-        0x84b212b115c9703c1e5e852127bc7723,
-        0x241b937361a45ad280762c484181f806,
-        0x51339f446d8d60c80772f0a77b1f85f8,
-        0xfe38341d0ade9eb3ceeb29b0e7c4cdc5,
-        0xf119bb3df172a13b62e3020cce5c401f,
-        0x71dc901ad16fe3556bd821a9a3de9215,
-        0xd87fee3d4f310638711c53e2609fc7ce,
-        0x32d7fe8b9db2f7ca400950bdacef6c59,
-        0xc5df4f98ca03ce0ff42e3f8eed11175e,
-        0xa8ee3e6a5f7663671bde7e12c625cfd,
-        0x2f587cdd031dacbaa6a0490b08d40e3a,
-        0xc5d8e505ba84f71212f7ac7adf530666,
-        0xc6cba2638a5d69702521b282430572cf,
-        0xcc14649f7412da51063abc9a2b5b03a4,
-        0x45133436db40109f569d24f2481588d7,
-        0xe1149bda4480cbbf15edbc788e8b35a4,
-        0x75e6b31fa6d2e1819d93f62c772415c,
-        0xb46ad1d8614db7e54d0cf8c71fb3984a,
-        0xdc64b73b29947b26c3047d6a3470378e,
-        0x9ba821ecb3aaf424c4c5d6dd226e78fc,
-        0x2ba865b345559853de15ea3e496a0d27,
-        0xecc8f0a6f13cb269f07b0efaf6ad1deb,
-        118,
-        0xad034d681514ea0110a2d40aa982589212e0aa16b8e5b5c5f3490a67f7d46b,
-        0x272d4f5cec443387e7f9732856796d9a70408ac945f11d987ddf178d28631c,
-        0x3f1c5c0d3ee4f94f678149cb54264128f14fbfc41be4c1208561addd4d95e2,
-        0xbed1baf0245e7b32643d99c9ce9b22e0f5f9d195c44ca2f0b99cadf5a647c6,
-        0x4cdcd15fa6fa3d927cf9330706c2540815486abd9a907caf2de31a2223d4b4,
-        0x3d91451367ac38b82f0e7fa9ac9c42890a012f618f70ca540c8e5077c635cc,
-        0x8a5bb1a9c9f3dc8184264f3c9a4776543d5a661b6af68dbebb1156c8eb828f,
-        0x3592377feeda65fdc0031513d37ec33989f208b91c8df5fafd44f955580dc1,
-        0xbbf734022e82a13a0111a03ec778a31d5c3b07452c1ac6e3bd4b036d7cbb94,
-        0x1e24b6197350b51c437c2b17f39d6fa73962e610df39887f96a255daba6ecb,
-        0xfb38601018ff99124852a59f74eecae968284666844b495f493aad62a55917,
-        0xce6630b829b87c7cd7c4ccb8ad65424c354b3be578bd12b652183b4f1df1a2,
-        0xbc026a424618079b2fba32cd732c2f4d5b87a343b2c460d0d2c1da02c182d2,
-        0xec47496138f73dd871ed6927552d804a5739b17484d0fcbcaf8e74e4a16dc1,
-        0x622d65915df4db6de4c1688e8b00b242f8d7ee9234f72365824e7e71443aa1,
-        0xf17dd8967fa824965ca5f8badf06ec5a03d0be0019c2911e04057b2c03d701,
-        0xb46e3ac3bf021c47af395d3adc88447a63f8208d786457a9b713ec64b4ab9c,
-        0xa99990523ca4b5c51cdef93c49e386fb1142c7859e3abfd2dcba2ccddef774,
-        0xdb0f6e0d9e82caa1549abb298379d6b7f9e4ebef805971cf60fe0dfa459278,
-        0x46c158dac62c9c439a68026e4a2856013ec63f3d05bc57eb0429992ddaaa83,
-        0x82cf97d7835b24b6cf8e306b804edfbd7de24f5132d3d0b7b1c6b95a7841e8,
-        0xe88717284b3db2c49b1a390defdb2c37226a5a24b4aaefdaf9062fb37f7d20,
-        0x775a855f0e65746d4e63c89c224ab9be353376d8822ed50fc46d36d0588448,
-        0xf104cd2216da4417f335ad4fbc4614b69a8efa87fae1dae5774eeb16b8ce98,
-        0xf62950157ebdde64cf00c1f43c5fd9cec7b4b7735d356f7dbb3b43ff54f8d5,
-        0x29bd9ebc03befead71b204194d2b039b8e6fcd0b0d236b339027212e484639,
-        0x29ff31dd75fe00ced6e14725dd28f54b8a569b13e93348dd3d32f0e548671d,
-        0xd3352a6ad7401f61e0334da636d02ff0f6f7123dd5115faca81288dfadf372,
-        0x8aeaa5880f9933319aa598484a6280e57b9f604a4f8022f100edde3e74ce64,
-        0x5722756724f1b0df2666edb5c4354ac8b8226278f9f847d844d887e6d7a1c5,
-        0x2f6aca7487d279470f5ed5c2a55b386b339d1182cbebc199b55a0698c542ec,
-        0xc0432eabecbd0284397443952d55bd822616ce2c7d432d4714032a70459a99,
-        0x2bb26babc51690a0881229a646a61df75dc3d50ff248f4844f136e26840ee0,
-        0xe17a9a11312e1345fb870b2def025bec0140ee9930d0ca6d17c5552bfe4b01,
-        0x869a6de6041bf12ad6d8ca0a47b53201af43b14c01f2ec5f62a96766731d9f,
-        0xe6d1ef61c5c387fe7b2d9bb8c6735cfbabcb998fe7797ee51d5c4c7e873af0,
-        0xf84cce84110225407708397f03d3d68a941da74b338faac55fb2709ab13357,
-        0xfb245a9a394917be1e11a6536284d77a66a4e5e8af20832aef1ba2d4c62348,
-        0xbde3f4118c5c315278643743a041cf95b069bbab755cd7a57d1d0c74e2ef0,
-        0xa0322b8ccb1f8434a7caaed56a1221a015c7d6ff91b9bb42538b1b344d4ea5,
-        0xc3bc68754d281172653fa8cecb443c3741074aecd9caef8d93eb9320661e67,
-        0xe2e418afd38c04b1c047d34921098bc54e8c4744738bbb97e368eb7b09c96e,
-        0x7d05b8211553ca89b1f359dd2eb652dbac725030570f5e18c8b0823a2efcfd,
-        0xd0e9b88d19e057334b9972b7c5cd11566e3249700e4693bf2e4ef410bd9115,
-        0x3efbec83af1426d634480a7e95c9b8bf8d0f0a06bb099950a3657823bdc69f,
-        0x497e7840d1f5960765c1f5386739b37835eadd9f2cad53718a00b993ee8f,
-        0x352a8f6139a662d79cf1944d50a3d4902a24dc4e11e5d97a18ccdab81024e1,
-        0xc3abd5b0d4c38232e923d7da0825af97421077346013e38555a8a26c980731,
-        0x3c8de44cae3671853e22a07f84b7aa6f1101615fbb5272867adb5cedefe389,
-        0xed62be6b8331748a4b24fa7817696c9403b3bf726ba24275aab5bc64c4c767,
-        0x955e39c92fbf8f6e34cd3af46ee752c983fc0997a2c094371031b49f4ce904,
-        0x58a48d4a0c5c7f88cbcf8758aa7e491d4f96d169d8f1928da00ceedb93799f,
-        0x92467734fe0a61c5d75c53552cec52e9b57832dabe136ebce7402e936c9902,
-        0xc949ddceb95cc6c5dd9ac2d14b8841564541c93f08ed1ebc835936d182da1b,
-        0x5342af4da39a944e00b79ec8a975fa9da5b4b1506510463a518b775ba3fe87,
-        0xa590b1002a3b79b382029eff9baa9af880d49607fb01f0223cdb746c80b480,
-        0x9d2522379b9c7496a7dd8c78723aedc7ccb720f4e2c0a7532466b0c7d9fe7a,
-        0xee4c863d10ae073642dc9a3a55ce3712ba40e09d91a77d597475d4a9a0c9e5,
-        0x6a2e9d83a6a876b869e64a74dfbbd5eafc1f6c343200853703dad10101eff8,
-        0xa5b8bc674a953360351418e4c141f0f7437d7df9f334baba50fdea02e98e47,
-        0x7a89eb03d3f35080a5f55d31ef2f7559f66a94315d52e8b342e9a5300ab601,
-        0xe8a2985378f10e500a824ea7ea2d8e2314dfbf370d770bbcfa1a8e505ad473,
-        0x8c7e046e41a26162d1b9bd86e07cc7a8d728fd6a8261dad086a3a060f5e0db,
-        0xfa6a35dd6d6661bd8efad24a7ec94181f865e697c621d4e4b29253a711193e,
-        0xb6ffb1afe6f565eec0890213099947dc47896a2cb18daae4e08e8f2f944737,
-        0x297a26da48107259d1a890068c85c2651fe217869fdce473ce95b077657f8d,
-        0xf0fdb124064baf78aaec6979eb350708a7a972cabc2912463a5819417a8b44,
-        0xf72fc458562d5038e5f32b5b1303f91844883f85be0f064289ebfb2efd9c23,
-        0x455691072975c29ef56fa3e264f3fa53621b74d88987dfe192247239de9c0f,
-        0xb93bf1107450ec870871bedb0aba9c2c23c57403dbd541a06202c2af8231f2,
-        0xd94c16507424a126112da0673199288a22c32003de99f7afd644aa6d14492b,
-        0x7a23a6f3415a1048ab7708869d2aa580154a16170b43050631ae28f65b315b,
-        0xecb523df9e6e5c7c5c0f8826e0430dea0b62fbf87347a08b19e03c8f4e1d67,
-        0x9c13c90a5da71b5105f36ea842abb78f1578a92c7fbbb3807ba1d4792792cd,
-        0xbb77c94d0b30e9f6698fca6059a9291d1f38a501a71ec96a41dc1877b7bbb4,
-        0x42d829e619fefc4f306e972daea3df14a9329b90ba3da3ddd3ef4ba2681054,
-        0xa76940cd5268ee44b6158a0d6fb5685e60212d1d339e840579801e2656f7c0,
-        0xca03bfa25f98c610ba3bf47a8c1270dc36793fac60a1078537197754912738,
-        0x251ceb915caee931c8ac17d29e06c3c684e680fc8f3ed5745017415371e209,
-        0x916aa86092bc5f8edb48d60cf8e5bf3fc00ab3c92e676fe3264b5dadc3f252,
-        0x8306169786edf19825a7bbf91503247987c4ba9a8a529665e3e806382f476c,
-        0x20e99b7628a81470d0f245aa1ef6313fa98c6c906eb0691b2f3f6b279016a0,
-        0x38eafc85e92326ae83c643a2cef176de29765bb466ff450001ff8b9c906246,
-        0x7d134271fcb7466f37eff1c426efc099e6f1fcf32dbd4934bf64a907107daa,
-        0x79c84a72e0876aefaf0b5e7823249e3a1ba17cc4f0bb016d4dadddc74d2fd0,
-        0x5a769badc9c4097e46887c73e492aacc10bc69365cf11803d5dbfe8b364f07,
-        0x62dd48bc51510c91e65fec7a3b3938bb8a51982de420e709d864fe25cbe628,
-        0xdff038f76b3d4f07d62205c53239a1e3b922949c455cbfaadc4369765bdf94,
-        0x42924170665682db379dc559b78c15811b9ad3d52ab57de3d004565b146280,
-        0xb976294211316df3109483dfcada6cc9ad5c569a7d06cc6640986e79df7d0b,
-        0xcadc631ec27dd51f589571cabd587c9896f8b8cf684059a1c0898f4ab79c0f,
-        0x628bd276c1903d7a0abcb724769e088f1c01c34f7719d3f69e1539af234350,
-        0x7fae4243db0b720d6a4b3cc454723c6d49dac69ddf668a40a52ce031460012,
-        0xebb67b66e6eb128f1a523c8ccb3a4c768957344d216c82a5a4bce329d97f11,
-        0x849e583cd8ec6bc60d7cbf2fbf4d74dcfad966ee0156ef367214b97a984c8a,
-        0x9caac8714268ff50962a2447689cc6cb7a1263a7698db64de73e680003576c,
-        0xf95b356bc425770443af1237756c9399cde882598bbcc35c7a024db4bb3daf,
-        0x3bb3d058e1b5825657d9823f98765d35a85ed387b2bc0ebb375b4cb28aa115,
-        0x85b7323a72427a0c6a29717c410032010828b56ea9ec931a125c59680203c8,
-        0x91a3a62f2ce5ff1ef5c1d9c4e06d38b049617622ffb4423158d5d45e0b335d,
-        0x20cd816ba7cbeae102e7d0398f01e10756c3c27b5155859086766d1321e8d9,
-        0xeaaa1529adfd21b22e693f6d1d5c6bcab8fa867aee4218bdce5f79da3c402c,
-        0x9f30d5ddcccf1ce1971731d887d2ec2f708e7b39012265874380532394d827,
-        0x7a5b3572866d8c0dcdc6e50e6b9eeed1bde881ed673b7303d88520455817fb,
-        0x98f0e1e3f2ae08399019758819c7c863646bc79892f122d4464251d70e0257,
-        0x9e9b644c45b2a614ed65c993c4268f0309c3a0f362a7455e717d111c6815ed,
-        0x33d3b8a93def740f539a52c63f68dfb9b63e5b23deda65f80e347df4b3f0e1,
-        0xf235652d851bccc6e0ddaa9f4823cdcdd02392df6c14da3f39ff0064284200,
-        0xa4380c97e9749dfa5f9403c5f45a13b2aff91c592687c6c74e996e7964dda1,
-        0x63f93e0e5e833518386ac27f71081066b3e604d1d59e5529c12d82e199fdd6,
-        0xc16891fdeab22e5c914b622a60ecaa20dcf0c5f912aec0a4332387b29bb43b,
-        0x66a6958b4715b997ef69d8a1730ae2e689108d034c760d6e513c1fc179d0af,
-        0x7bedf723a64a810481cc23217bb6ba4d2a87a351235f124c7a004347e8fb26,
-        0xee9a603dac3d13f0ff565470ac444fc5ffc111b0c435e384a15d2e54e021ce,
-        0xa0ccb1e632f2ea69fe708579cc8f089adc9bf70858d87c74afba1d42db7641,
-        0x14bf8992e824c75c54878fdd238989339d6e7c7d05baaccf4e49778d6bce37,
-        0x16d7e76f70f8e33e9464b946e379b9b37be89eb47878eeeb5076e0f16ccb2e,
-        0x619f995f6b9e7571b266e8eb704f576ecf6d7f94ce1fcbb97053e6289f7154,
-        0x2438fe55ef42dfc4343299fe5d8f48b2a5d7304c93d926515398d5f9cb723e,
-        0xd8c7e2ec8ced84bc764e7edda30af7575ce8e6a2b92ed70d31da878573b755,
-        0x927b4fa5d847b1158f82ff63fb05b45f16112e5b9a70fd5ecb8e7f3b17263a,
-        0x5ad8968b97ad36ecc8336ab95ef66522903cc01fa4189feb4087c9e4d81b2d,
-        0x76e821648b77e7d099d17c8104e5483657a6a2d63490baba215d32b7332b,
-        0x1b4383d59d8bce466c7423d5d0902cd6898deb7f462f2a50fc7c381dbe7eb2,
-        0x46c82a3031d4aaa7760bbf655c1ed0f3d14385b601a1648063027f25059470,
-        0x9f74f211ad7fc2182b3bf4d8c5fdc5de4677079e46efed350fff27ee67a522,
-        0x722dc82711d65a6521d13235cfbcfbb11ae9a648018668a5a6ab521dcbb1c4,
-        0x1f6cb22b49c9fb0f797295d8bb34ac81e59768dd52213e84a4bdfa20c4cd3,
-        0xf23a7581e4b540cf390c313aa2f12a0809a7c9a06fee143e0e22ce057a31d5,
-        0xd85bc5f54a788130c8ed1db0d85cb0a9a792c26a13ba0de51014072223796b,
-        0x8a43349f77b69f6b2b87a72aad2c062e891bd7c73fd82a7ee66b6f04d68413,
-        0xa0c78c542a674ff132d94c03ab4b3ebd20d65c7c14cd21de71512274f49089,
-        0xafe9c3c54479795dce6dc0ce8db23867d655e1976c8a793d07821e11b923c,
-        0x3caafdf8d4e978ed94524fb917a5f213629f42516caa921859c0e69e2ee554,
-        0xb154f7c878c1966358a61a14fcd1973c17ffa5372f28bafc148440dfdc2b01,
-        0x60f63803e7182c60cc0f0f64cca1c6d11deba1a049bf5ae4ddf4ec62df2807,
-        0x458d5a137292ecef9bd8573eda322b53b5a5711db6501fb83348baeff3cb8f,
-        0xb3274e4ac88734a10260df5cc6b3279cdc062d68570ba4a1cac039112bbbcc,
-        0xbddf39adee6589e112ec3268d4c6169c30877755f9265060c20b08504a8cdc,
-        0xac58846331fb7653c71850cef3370b6d48f2cbe1bfc789b57f4921ee637d8e,
-        0x4defebf1113701939cfd9ab78b4e30832f7c5323cc0ed5b820f48364e20b3c,
-        0x43dc23260c3ad121ce3998093d9742b3d0b8dfd41bd1dc950d34ae49bd7a1a,
-        0x7bc2f73d79a4d3c7d76de68ca79703792b81b1765da1aaa19604850ef5742,
-        0x34067977171914b69846f08313415ed4ce137ac36deda3486c5f26ac62d858,
-        0x6bc50670c56efb128c85e9a29b5dc1d9cea4e3b91df199d830ddc8fa1d55ac,
-        0x7e8e15e95715a304c185d8def4e35098a213ec3003871ab4e0ded53484fcc0,
-        0x2cb003deeb2064108373ed5ee5e17d1dbff50cd6c2db09f8c1fd8d357519f8,
-        0xa1fbfedd99d4d0ee63271bd51c7b44866b355cebd7943c1ac6caa5d20b7d81,
-        0xce056221b05c7f93919a05ae463ba0c3aa9f28aa6f1951c7df9c083f6f77bd,
-        0xa9c1231db2815e291514a05d2f495c15eee318ea4ccb686fa7f25d50de9c08,
-        0x5ebb443f2f9620b2ce2db7899a906a7a9f4106d27b7f3fd41660ea0a2a2b23,
-        0x30782b81d3342293d4be3674f900522d837292a8419f21c3ad58fbd4432ca7,
-        0x126137cf234014c5057420601ddceb7534d47ba6b64018b7d0a40dcc40ea43,
-        0xc7dc820d59cd68d754fdfc480faecfd9dd1fd7a34d6ad792d8064f4d23cbfd,
-        0x44bd0956a282b7535a024b545337ade20f17632ec215efd287c15e88eb3e1c,
-        0xea96cd5d578b060517f14e6e54cdedf7b17b22a3719104b6a8d12d68d1da1a,
-        0x3c26c56e590a41741d07c5d3ec006e52987ba1b3599d4d865769b70f5eb215,
-        0xd204d0b91ef903be885aaeee2a1d7cf93a9aece6fab1291fa23b256b7ce12a,
-        0xecd500ed405ee2df35f9f5366b8844878d97e9a4e4533714c846c0e76634b1,
-        0x8d7400c750e88d35ff0621d29e8362bd83a7ec03dbb891a83783f6a43682cf,
-        0xe8aa8e623880938d34c389fbda108f0a5e6dcdc15c20788b2642e71b54f28c,
-        0xe5afff178cf3e8394311285c7b25253a8e16c28c14eb2d8a4169011143a929,
-        0xc08cbac05066348fb95e89f6795e3782889f94493c37cceb91cfd627c9d44,
-        0xe040357a463d4dbe2d1837bb774412dae5135c408054d5bba0f80aa181ba4f,
-        0xff18be93534c93f4208815a144bde7f8f78acacfaf6071dc69fa2cc4aa1cfd,
-        0x958673b0d1b0d4932204df1392f54e0f90af78f7c91c682c522d951fc6a69c,
-        0x848270028587fa92683e1b19d0ddb330a0efb3fc8baa0837ee99d4bbe82049,
-        0xfae91a56fe28a9e67ee950df746d5b893a850e95019f12f683e678e1af25c3,
-        0xb6082083f1bc42db3cd17a786cd1c1a14d7477b18f9d85db884099b507d99,
-        0x180852d0ea3b029d8bb13462aa9ea2894a5a3af06705f1603a423de9136532,
-        0x73da24ce275db63d4e119abf2e8a7d038d3d1b1c94dab764143bd820d4a78a,
-        0xdd4f225a4f1d52c7e1da28501eb235dcf5ed423a18e0eefad7b2fe11d22bfe,
-        0xa36d2c90640769ba20109c0586c847e0940c9ef8ca3f7f96f44bc3bb50cadc,
-        0xc200f0e172bc0b0f45d6dd2daa65ad2eaad059c7def56a4497e7b13916f488,
-        0x310ddc2fe4e78c16fc660c8a8bed7fa99d18bcf25ce8f21f8ef77093161dc,
-        0xb1e3b54b12310c9f17b5332a8c6ec28faca4132de7a551477a02516af66332,
-        0xf3f8cd579fa627d71e7ee141e074763f4f92c6b26e46ee21fd63e1adf7b6a2,
-        0xac6443736bc23b8ce51a94057d865943c8db6515ac85b28593a8b674269870,
-        0x1053894fd7cd19a34409bbf58172fe8d89e7074eebd7d15fa4b636f3e7ce1c,
-        0x1bedc2f9cc7f5941558c996cf7b6326cd0436cafa0b3d77e8c885f7c839ade,
-        0xf3b342bb80cf3cde7675500119fdd6df53eb70745bb59dac7dfcf5ba5f2098,
-        0x38d0e77b4c371fbb3d661f43c97a996b02112497a5376fe00ef0018f67546f,
-        0x3e938a9e5f0b9e20265527baee56eaaaa5e6f24677ef89917fff7a9d198f5b,
-        0xcc5dc87c9c4d6037c45e082b772824e1c9431462a3d368579f7173148c7bb7,
-        0x898d2791815247fc95326d8c8c088587ee0cdfc517c6d372a27acf202e500a,
-        0x7c1625e3a43e3c69cefb557089116b68c57cfaa2e9078c9f05ec50e05dc1ac,
-        0x1a15cd0ec1038be721feb6774b89503ee58287f11cb294c9d5b640f436435e,
-        0x974e00a5b315f504b8e05e3095c7c54711ff4e81fb8c02f0679bc4df925c0e,
-        0xf95a01deb2e2104387a457255f7e4580f13f3af1feca4f037b5c3592f6f40a,
-        0x9b68bd05085a59202463e80ee9607f26d053888ca745c139af63277a58d06f,
-        0x4d3c01250c427ef5c23f2c2cf9523d0bb31f468c68c363dfd1aee51959b492,
-        0xb34e2bebb040423ffe2bcd0510f6b9b551fc9a2228e72f7c12e4d717df6cc7,
-        0x2f9557f27128a5d88560bdd791749a9efda8898cd87b926f212029a1e7500e,
-        0x4abba85bf723e853f659537877f186cd4b43831478c76ab81196ce937f814c,
-        0xbc1f1f0f99746b4e1745e5295e5d36b6350c17da53bf3ad602cdb40518c64d,
-        0xb15fb4a5de4488c53afa267b05446866e102be7606bd6363c7899f6aaa5331,
-        0xb557312c2d48ae821f57cef279c33116a18af5f1167b07d581af17f36266a6,
-        0xd256ded97ad480058d0cc5da20118804d1901b3c3dbdef5ea65fa978fd8137,
-        0xd61e94fd174c1c87437def09096273f49514b8e2764427833f4d160a687279,
-        0x30317a8baecacaf6dd3ee9cdf5d7f2def3e66018fe594049a33d6a3ba11a8a,
-        0x2f0c99a4e5b9fb6ee3a3f5a09b014931d100886d488a1651ba8f568f8ef9df,
-        0xa65588e6a689f7c5573423d1e8e32aca5c7194313b8a50ea818c73fab0dbc5,
-        0xea5b658edaf207a62f28e1eacc521e361c13c9adf50952dd0240926c79ec8e,
-        0x29cc91d274be0f79222237b8b8a137497fd90e92f6bbdc6d2ac7960866d3a,
-        0xea5b72e6c9a18d36825fb0598d2f1db61c12f42f0a10f9d7ced3ab006c1c97,
-        0x24dab775aee0a6cdfe53ba6caf7583a2741eab60b61f60600f930a4e47b637,
-        0xa95a1800bb009eef100e1d37925e0b4a2c28a28ff41fde4ef3ecdda0192dbd,
-        0xe739f80a7f29f90d61bb6bb8e3ee69d64e2aa1f3b18a3c69d917f50b0027d5,
-        0x92f6c356edc1a4e720d38345c3776905fb51084eaa8da9b9690f6ca05df87c,
-        0x981cf65a34c3843d09ab39cc6c801915a8edd81a3a6fb41adb9404b5cd6d7b,
-        0xf9e0b8a45b58d6b202f9adfee70386bf8cb1b357d11a8ccb46acc18e2536a1,
-        0xee06115c0df9feb42e67d12c6c4671204a5c27fca7080ca88fca8eb5d107fa,
-        0x2e22653a28c03668945f05d53ee805fc4896ea1afaa4916230574428a6eead,
-        0xe59eb617b272eaa16d9591772dc36240d0d1dc425f794dd49cee8a09b938e8,
-        0xde6e1884d6b44891a80a0b2ec2ae9fe4c4f2538aff3af59ce3d964dd2c06d,
-        0xe8be67ea33ce4ba93f30d4cd8d29af1c31575ee36b1330e25493afbc9c72,
-        0x5848b5612e1ae26dd4c6b1d44866017a617e7b897471f021146eadfd0c93ab,
-        0xb3c2ffa1e4eb72e81bb78171899ad6e4a9d9d79e0768e83ca561b3a8f94655,
-        0xb0cb6e61433686b41589fc93c25c6614d952eb8822b7abbd083a01856d2d62,
-        0xf99db505140aa436b92d826d119c48e04c2e814b1575d392ce01a470792f34,
-        0x643639c0df5881850486576cc50c9159a2a6358e6097feae18745475422aad,
-        0x32820e8abb5bf39da11d1fd259b2818cbde8e8f0a060dd244f07cd9bf7cbab,
-        0xf6b2145d2282d2b44093f3beceafd4c07ae88bca2df2ebba579a8f54a7f676,
-        0x9e9fc9c396b8eaeef554818f6a41ca85fc0d3562ea91680f0b91b24aeed71a,
-        0x6983326308c85c1ba5e17393aa7d1f8cc7842d15e518dd750d629135682cdc,
-        0x4a0e8d1244361a37c482daaf9f88968ebece82022e3cfbf3234c1ff617756b,
-        0x892b679ae498a565e7603bbff4393f5acd00d99828144890f5760f70cc6ade,
-        0x9e46ca11460c6c56ea73f95dfeb60f697b4ab23210d7d980c43a3510249dde,
-        0x9b43329b056ae5e2ba87b75459b8b4f9ab8429961af040c3c2fe55aa747385,
-        0x28401964030c8b0c48fd082c9521c4a0dbb5bd0640d5ee6adba94826bde28a,
-        0x45f46b35f88f2fc631af2b45381c1faf00709fe6e8aba28c5087169c8e3cda,
-        0x74abb40f0938000d4ff283589bc3397c14fc1255de1e9e1a6c51956653cb3d,
-        0xe72a2d90d61d9bab506e3bff90e4bfa95e2421163269f8be5f1d1141560001,
-        0x9146fc1455d57e9a16741cb581dfe79ebc5738de36ebc991febf0662464d82,
-        0xd6dfea5c6d36db40be1a422349b4ee4a62c8545cc0d5ff27845caf05c8fd18,
-        0x2a23edaa1c6961e5d5446a5577cfc3352e881f81cdad951611ba2c62e74fc8,
-        0xfa0bd5b3ccd38ea727388dc7a0bded3830099ee6c70ac8c0f277f540586d28,
-        0x2122104b18cba3545e2465a6af9c4be5bea5f59207897ded83ba774f6a873d,
-        0x6d35db3a5e95372b41c6ff856f7ab050fd69469daaf040bf4990d8e36ca0f6,
-        0xc9871cf211050c20a092f7a0ce8e842b38552ae283f2f1695cd1572d7b63ba,
-        0x6b6240df6aa2daa6544a407acdfde4b406699c694431c5d785b91bd12ed7f3,
-        0x794f5f932de7874038efa4289150ee132797b12d0fe6fc393b62e0f4f9a75d,
-        0x1d1ecdd18808f9401ee060cbbbb13678eaa0cd476dcfdc3adc5716c253a2d7,
-        0x76fcb99a83ee4923b9f67a5c1e82c5134cc210b7af7ade012af57dbc2689ed,
-        0x5773a9027a32d0a9a7d1037185965e4545531a384b3265a24d4cec65b5505a,
-        0xfea5e0af5c66bcba9b54faf6d4841d9bde7c9b091f8b3822f0828873a3221,
-        0x51f8245d2a6d0f5d87ef210bc5c37ec59d0b648d478e7a644b6b12c1b27e52,
-        0x648a4a497e949452945054ec7200a23473e905c805162b138557d4b6eeac1b,
-        0x2f5b5fe31a5ce4a919380e6c8284d3e3a765b76281ddc1ed0b844431a93bd7,
-        0xb75aa4ee6022875ced5bcced31eb0f6b2771668e258396afc9485c26b2d81f,
-        0x1130bcc6efaaa0659a505f69010a2d058a0fe9252d020624f9ff3469c0e645,
-        0xd48b97a6f80af936a3b871a02b655ad954623b04a6fc7914637e10f71b3368,
-        0x9290324ffeda649b63ed919c15edb960a8b834428d1a7e33b17995dbb9b5c,
-        0x528b733d5f587c95803b467ed439ce01746481de322442e69b50c30c8dec35,
-        0xd4e644f7d7bc660efcea3f68e5bc8b594eb76616abe5ab4ed061346b75c060,
-        0xc9a37fcd29d40d0c324bb6606107421a02e3b8a18a6b3bbb7a49c4f3c114f4,
-        0xee63cfb80086c847cddbfba6d0ac42dc2b61ca2791810a45df1a8a6268d9b7,
-        0xbafaf8557dc1f313f697428af4bb75bf61ef406fbdce5d4353661ba027e68a,
-        0x8cda1f00ec8b349929e0c3e45a0df91243fcd5d8d13a44f01ece0609d2be54,
-        0x5d1027ede8f192170749423c702f11ab48e9df9b0fbfc6bb5910213036ed4,
-        0x520d96524cd3beabd6a9f07257906e05f0c560a2ccb1a405523b3d29fa9705,
-        0xc9455292b4f71b3a7e91ad793cec43ce7d499c9c4a7bdadad3bf6cbba4d9a9,
-        0x30029fcca800199f01918b75707eabb81174c91d19ebf492a3c18d786bb329,
-        0x347c606c9f70eb84e8805737ded19bd7c9d8bf1da2ded63434d4d151868427,
-        0xb62b89dab40278e23301de740458c1c146038c1aa144708b8696a248aa8335,
-        0xd2fdf662bc85803da43049cf6030e1af78dcc37a1913fad473afec92ed0137,
-        0x8766af85d432d54e9345015165bc4f44325131689e3ea9c582647472944a5d,
-        0x85c66848bbeb01c13008a2701aa2fe944c55a53a22bbe29bb62a620745df69,
-        0x642fec4dfac1a302cfcf9d69040a6eb665bd64e63551ce81b9bab2f8af6866,
-        0x4d953afa722b073c01b999512bf97a57cf687a1ebebb8aee9b1af4763077ac,
-        0x58955e613e24f5101d8be125822343171f6643b1ff1cadacddf67730cddb20,
-        0xd8ebb61129e927e43780076b84094faf1a00c89342d9806b3eb412d0af7a57,
-        0x6853658c756fe138e00095bafb08f1362385d0fe8a6deb20b6ab2dd93f803e,
-        0xac855e18d086037751dca9ad5c721f01e0664838d90bc77998e9ee3328ed61,
-        0x59b9196f97a846d5e0e734f98ecf37d70d2a92cc66e79150a84139f0031bd4,
-        0x76ed0d22bfbfbf3441a847bae96b2d2539eb5799e5700b6a9c300dda595c7f,
-        0x359c5364506df5c29941b6bf1a8afdc94ef6f360da8ca2c522991d97475f75,
-        0x46a8311bea18b428fa398b45c58f27d83e3918073fe0bc1f131bd52c971cd4,
-        0xaf7af1d985611f13ddf2023fbb669ea1b10d0c2d8b5a0db0d794650d39a567,
-        0xd980cabfcfa7e2abc44aa787b8de193f10af7da8e6edd432720a108d622dbe,
-        0xbc024221d102fbf1090ff400e9fe15604c8296b50222dae2d3b7b1d0112242,
-        0xe2f80ebcdebff6af59c89a11b0b9fc1ddd25ccc426532f7dc82d5043a563d7,
-        0x885271d54e11747057b3bb8ea0c931e3877f9b7d313b52ede97b3974a47079,
-        0xf295fe7e71b9ffb73e8f55a3ec2ae58ce346d0aaf6b29eff7bc1971fee5540,
-        0xa5f7631ef4eeff82de6498373509c921ad3086c2c362a2057e6d6eeb606705,
-        0x1f0f9e0d40388b7c823c313fc4c3477a1bacd7fe0ec9e22b40f3de6264cf20,
-        0xcab66a4387018a0c185b12ddbd02a2df61401479a239f931df05c402e0d96b,
-        0xf73151782c0f0867c4975f5ce5df5b0c9991a10f516213f71b40fb90530de8,
-        0xc0750ca0539db347462ba5b5465e208afbafcd2ad2c7dce76ae8d8fc8c6b93,
-        0x8a8d0adf0c2d87fc6b9765261ffb6c678738c910075891f620bceaad25230,
-        0x9b8c87d76b089aec68ddf852f45a3c5d4a3819d95c1962153fc3af21aca9d7,
-        0x4b8a5b51b67cfde121bab3642a5ef3824a5ae254a4d332c9b1f7fe0e4c5e64,
-        0x87f599e52b83d2cc4ee05a2c4108ffae83a6f8fd5465e416df9d918ce1bda2,
-        0xae51eb7c489a3162b94ae1a83645710c1de1df6b82fffb3038f5194d8df68c,
-        0xd45cb604a4873adca160c68a71cf4939bd3536e5c42f6351b796cba9d55909,
-        0xbe0444a334035b6061101e9a473b3cfb22bc4d1ccc6d5ad5bca14aac7e99cd,
-        0x3baa50397e86ede16360527dc13f307614acd1409e7684024006db80ad3b54,
-        0x5cfb99e42be174cc39fe9e8e4411a723ff983695c8ce1554d6221af88013e8,
-        0xf8195268be5f84324a716e49d7dca58d738826fc885de262b9a9492e951b6,
-        0xf1cf39085db0bd69f225d5cc7cb2408ab25e4432abd98bb953aea614f60a53,
-        0x92353e7b05c25e254ccc33bc5a1c21a0abfded282abf7fc3a948c7971f6c41,
-        0x3886d03fe1cb5b8052205397ddbca7c646e4d0fa6a2fa9d35406ca5ee563de,
-        0x462347f1c68073bdd47e9ec596e4f8256d1d55dc1ede263b2e22168352ded9,
-        0x913b188ed091a65e35b0bc6f7fbe3193e16bc49b653bbfa405b46ed417029,
-        0x308e7eccf100bf4884acfb4439ad8af6c34e1fc904eca8dc020f30f78dcd46,
-        0xba082070ef6e19bb2b5aceb889f46aae2bb405691e1701f19731f8b2895f4c,
-        0x2f4b3d3b649302b01bbdcaebe374ef46d78238e1cbc872629102367cf15701,
-        0xc98f5c922d5ddc48d2c23f41fe0ae4ed334043553f1ad8d720baf09b47f7a8,
-        0xcfa9d14448b76924977feb3c38f0462cd198f83389820b1ad4e0317799a193,
-        0xd5c6be76f4475de0378909e8fae2850c6fca2508d082bf60d44e462b7a7da6,
-        0x74a144d501ca2efe742f8a55f3e0adf28221bf47f855adbd09e63f5bea9b16,
-        0x533655614844736e2a3a33d265156c978ffb736ccb42a3622a4b0e8c39089,
-        0xb59715e79eed645f6eb9c2f803678ff6b8d9c3aabf22a8086f9133a927b6d,
-        0xc45587488a19123f17c66ac0a95892d3dbcc3d99a94e6b2e794c29280059d0,
-        0x583bf24ceff7431a6276ce813826394a9d658d534b6b5d79ce45ed1f137f69,
-        0xef9295dbd560d3d074832ef996988c1127fb5464f4d251d8ad7fe6192c5a3c,
-        0x3e15c13196e7e4c5c16da772720fdb3c3fc89f08dc614283ded85e8b74e54a,
-        0x2fc41f39a6073856a47848cee005a9ed24e2be87ea6c09b5ae2e48c495885e,
-        0x6e8892ceeee70a82d2f7a92c09729a99389b85335c6ee6f2c63842f1feb953,
-        0xfc1480d371df3e1c251d51d3afe5bec05fdca4eb2cebad1da3ddb8f7978710,
-        0xb710b798a960099b62eb9fb0b0fe0ab4b0193897b4def569c6f8da27860252,
-        0x6c0248e3a1520ece38ebdbd4a90babb9610023e835bea23c66f51868052841,
-        0x1ba7c8e08fe2dfcd25659d46830ce5ee66a824194cb1920d9f5901ca65149e,
-        0x3ccf88f3b1fcb1562b59f1621f197dfc542c22e72b1479bd4013bf10a44b1e,
-        0xcc82e738294e2ac948e326b16ae1fb0358f63e9fb5fce24b67806a9be7c34d,
-        0xbcd9907ed8de877fa93dbe56ad772544538baa34bcf7172561d6f047be70a8,
-        0x7ac8db776b02d4ca77b46de87bd97dfa65bd6aadfdcba157dfe684a1a097f,
-        0x775174f6b412db32f04d5bf9bdb2a558ac0d62b709b1dbf0f0dd1596bab8a8,
-        0x95aa804d693f003d86c1aab8017abb3bba17b78d5079cbe3ff44e536a0508c,
-        0xbcb1abc58746588fa654528a1a18c40949a5000b700446c2061a6815166fff,
-        0xb264213445ff29125997432086aa174625b9b4f9e6aa6aa11c84d96315228,
-        0x161c3e89502e68c04268eaae7656124fea37dfa943b66fc28f6a60841a62d,
-        0x1c990576e8a70362a8cce1a9b972d8334b2f651559f99991de91761b20cebc,
-        0xa621f21d439ec23e32c355d81d3a6baab2a09a8faa7dabd93f2a3334e45585,
-        0x1f3222bd099fa0df2d9696f69c7a3553219d90b34a6fc1c991f621ccf058e9,
-        0x5546d1af96b68fbb0b9759870678a86fc052a16a7900d40bb1e9f8c65071b8,
-        0x6e1404cf1667ba0d2cd22d146f17b8c02c514a0de3c70d3a351dc742ab4c30,
-        0xfd8003bb926edeb29ded80857a2c1ff735915b262354c2e323689031fa05bd,
-        0x1ccd58a34ff1cb02005c85ddb837186540bc0cca4b25fdecfc783aae195636,
-        0xbddfec8b5c08db56118f2ee4415ceb6b2f92ce2989b4f8abe94daa4586f906,
-        0xb0b7d09c0843cc9d5f05ff84052a771c02148d1ec605e43711e0a0494a204b,
-        0x8d747ee54e5dde7f990deed8a855a26801d1819fbe4cf8d6932a9b0f4721a,
-        0xcae8fa55d26d376bab4edf8b789f543a5f01f182236f37524d529fd212d279,
-        0xac8afdf18b654b8d790c7ed529cbd02c44e1b7c693edf5357178ab37000aba,
-        0x917eb64d274b47a9242f528120c02eb5d8df4a419029ce39df63b6b0a676fb,
-        0x9355d4563eda0b6e1a01f25dc3d4d7e5bb6d69b0173d91ea8239b966752c67,
-        0xa262c7bd3c31b41343ac00cf6e5948c4ca9e334041c30797e798d24bcce559,
-        0x75465a3eb81da8fa2be2c253034b8e779c650b288303b929642cb9927dc0ff,
-        0xcef8534bea0986d89b99c2411c74ce8201457a756445dac268bcbb30eb2cfe,
-        0x7d8d15e818ea2e046c130fc57bc2472717f95092763b68456127e36af65573,
-        0xb8ee26e5f1e73a74e36a272db477fb6361e840d4e66aa13debb66c676afa2f,
-        0x52d9c9bf3c97f743198a69e16e0a4c59c32e13203b5ed49a89b240abd1d521,
-        0x6451a0d6071044ab69fb364027b12aa0881d4ffafa46256c1ce5ffdca83a7b,
-        0xcbe7bb2c5c7b28327269ddc5db0fa7da0ebbaa75a397ecfb95fb87817252a8,
-        0x81e3b916a5bffdce91840d1e07c406aeaefbcbd10f4a9339a458927ea70cba,
-        0x9dd9067b89ce2a15b1b37b9b7da9d5dcefa6f582ce67ce87a161aaa748afc8,
-        0xa509fc9bd24743a40d258aad565bcfec7c97939e46d63561ea40b989bd9027,
-        0xbb8bffde2008a7592cd66deba8d8bf3b14775f596abffa4fef3285a495c132,
-        0x33d9ebbb70a5b669d23057854e04bb138f98a1a460ef09459993ec0a430174,
-        0xdc1aacd96a389ca37ebd6d96a5edd7790b8c8fa4c7c0a5ead0c28af4c46fad,
-        0x74b8fc7d5c50370f387327534cf29f1f81a79565a646ff2f3566eeaa542334,
-        0x23224adad9a255f7b7accd0a60834bd49b12afadd12510a741cc93391b1868,
-        0xb6c5fa32992241f325cce657872cd89b60d7ba11d92650f05fcafee6b07f9b,
-        0xdb29196db347f8947b07a303fd0473c91aa5c66036cae69b0c1f341f5305e9,
-        0x637b592b878e4ff03564bc7bd603bec09581caa2f26570df664d9ca1c31139,
-        0x3e1f913997b06910a0c42c695f6f2ab2eb3e49c1f043ded8b0569dc92c5a7a,
-        0x986c51af480fc5de05288f27e618b5ed46724246ea4e12026a107260c1c1c6,
-        0xf9e7cc8c2598dd8cbd1ee30b927e68972eba947911bc9716eaab33a5fb669c,
-        0x3c60917e45c023b443a2e1511296a749b9f44ee86b8054b1390384cd2489fc,
-        0x7f23932191708e7ab89278e29f101cd00d9d3ab361201baba9f20fbaee453,
-        0xeaac10451141cd4b1c6a963d5da2250ed53c627bb365bb03ac88360873d220,
-        0x2179fb7d6c43763bfa2e43e326cc5e6b685daf16034b2c35d04d5b2be12e8a,
-        0x362f5a16942abdf0bcfd0af3179fbc4a1d07c56384d6b0e9a360eaacd3f8ac,
-        0xe4ec98a91108b5887209b6b8a4ed063f3133dc3bb6f7372e52962e53ff240d,
-        0x118dc3727195f08a065c67d07b270efc67212fa5ae2387550d6b1cd69b8381,
-        0x2645b1233efed1ea8f35c3a16c4f93eb1ba254b8d795710c7fd55fc788fb32,
-        0xda5020b06f795f3a188a211f053e5dfc5e1e947e50eb729c3dc65153db49ab,
-        0x9180415fdc3db222b1b182c6c9852f60eb1c89a784a64412ab5036d796dc94,
-        0x9411b6c8e886d0b429b26e3af0814460c2053316c0145afb2b417f15271b45,
-        0x871072bea91c575d50b5684667414097c102ce69f650ee075b2fafdc7ee4a,
-        0x497b78a0f956a52fe14cc1b7d3e97f956b691595b317137fb19c4746f09791,
-        0x760aff2c2f670dbb35b0cf3b1e1c6c62a270acc252108aca6b5b6f124d68c5,
-        0x50f679c6c0c8f252b3d35145cb626a84f3b903393bf2411289334ee77908e2,
-        0x199f518204c7be170a90d15dd2625c78692b8764fc05850d1d5b4d670909c3,
-        0x14ee429353e2ce51dc8e1c8fcdf86b2bde07d1efa5bc61516a37c98e86a95,
-        0x9e1a0cbd5f41a15ba46bee04eaa6cd38f12df3bc5a247eecac72b8da0bf62c,
-        0x4a28e3d38a4b97fac374b45ef4a058fe30408259a98514fabbe653396c5d70,
-        0xa344b309f378b88c497bf11f96a6f8789e838ef316b30ba25b7287af4bf378,
-        0xe0fbffb177514756aeba7cdcb868ec64c30ec47ad92a1f3c0789cb5d2fd439,
-        0x7dd2aa66f14192943f96777ea237cbdaf5a419033a256b62f9ca21be92e642,
-        0x534ffea4923909e60a41dd3ea1cf236d9dced5292aadf6464f13c5be9970c9,
-        0xc144db00c04d27a4be7df035208d39a6be810f66496c1a5b0b529656ad8f65,
-        0x25058c42503c2b5a37e87c4cb0f60a7bd831394f8c83434ba3043ad0b946e2,
-        0xe580bc0cfb7352b8dd3a2c27e072f12fd07e3c84d910cd614de93d1dc17877,
-        0x31e0a2719568cbc07ceea2152f79c49b0a7fd67b39b93ca752a1de48d10b40,
-        0xf63cb4856d5221034c78ea776f6954aec4beb51dbb23e8ba59fd57a4d2123f,
-        0xdf36ab65af8268d670d37a64a4ff69f0351f4739981f6b481454595178b0ea,
-        0xb68d978a411a5284c14344e363ce39c2bfb084d07ea0d0a30d57b1658bc3ed,
-        0xd64b9828af5f0874b4d952c969243b00c3d07ae99a5571a3d3f6d2853663da,
-        0x39485feab7fab0d33c6e8b110268b11a9403fec9109aebfb5aa34d8ba21c79,
-        0x3baa5b210f7973cd9658803fcf50722befd70ea4c8a17c097765b385ea818b,
-        0x8328641d602207bdc160dc6f2a729ed777f67effbe183cc6c6dff090385ec0,
-        0xb2a2f716f2fa79ee56f9d497ffcc3d34804d4f4690911a3d6d506d82e2c4da,
-        0x12946679dc389098b1191d05ef7eb74e81365937fcafaf17cb5be723e79d39,
-        0x3112737b81e2a34a39f604c54261c1ec9955891da20e843f3d8d6aaeb96c8f,
-        0x753f993031da8a61e1f4f51fd9a479e856832db2a29012c4bd9e658545410f,
-        0x2b79a21d3d9d30984334330ece8e2f4cf2e29ee1e665af5ea9aa8695f6a5b9,
-        0x95ffaf7068a71be5aa8b4c7bdcef18f64a81c9af35c6fa883438efc510971e,
-        0x8e7f77c340d21caf5f9d45db93c98b985076df04ea5a2a33823964388f5593,
-        0x25230d76d6d0bb6db8cb0da76c4a257ee63d83cb8a703e0def5ce87b074bf4,
-        0x8dca167c3e7ad1aa804f7a3f6392e3e85bccf3750fceda4177161efb92c00d,
-        0x22e76cad508682fdfba51a7f5ed0486f09f79063ef13c509c1bc1afbdee9c5,
-        0xf479abdc37a4ccf1d087be2cbc02bf043f4af9cbfd727f7ab8603c50feb8d,
-        0xb68cc0f31bf51413771b0e18423df695cfa24c07382ab3f20a5ce06da80ee3,
-        0x5061474938a2a7f86ebe2b81ef64130c3259e6a56d517562902b0a52d5ad1c,
-        0x7bd6409bcd2526b5fdf3dc7f285d1f997b0a519c252989499ccffaff461c52,
-        0xdb27f62ef9166f84c692dd5f3b79fb5945e98a18002926986e5c8478648952,
-        0xec2e250eb21bd082b88bcb67c308641835869c1c6fd316f94ecda36feba2c6,
-        0xd2c88c19b86631eae97c8872cc6c7cf9cbe02b6c0b2d00763fc1d23f556139,
-        0x67081c87c0fdbf2bbb10c6ea8d82a3d087e724ab81b42c69267deac343fecb,
-        0x143303a5ca21cc0f1050f385ddf6ee55b538b2caef735e33d27b210e3cba23,
-        0xda7f0630b1a08f08a54f46f71d9bea99507889fc77872e5a8295eafa426a5e,
-        0x721d2d8e0e6ba5e02b8d9074ca81211fd6961406aad5c1221eb1529f7416f7,
-        0xa9d6942e4342b5be4d2e4c73ca14161c5affaa035d64c34004a592af7ae7a7,
-        0xf2a3817461959dcf8891cf1bcc60b21fbd38134f67ac36122f0dbec6ee948b,
-        0x61464d06a225f814481555d0ddb92638d30b5a4b5ea6918636d553f5d90d49,
-        0x187be1414804288020a42a7c409b270d5fb216a100c38ac8ade8093faaed3c,
-        0x385605c6b06e64167d39d299e00aeffb620fce4a7a1fd1a2e48d86e5b3f0ad,
-        0x3f54b1bfc8c79cb223d63cd894dd982af2250ed8f48c47a87ac6e2fa66c62a,
-        0xe2e0696456570b6806b0157b642cf7d0b96994701b955c4a4d29594d71d02f,
-        0xc16afa7c4903b54e6645c10769e913a2d0c082f0f0cabe2453cea00d160e72,
-        0x7598b130e454b20093a5d2eef1aeac778de517a73bbaf2c17dcd821499b4e5,
-        0xb2a53639b0d6e883b0222fe379b9873acdcc4d3862a2c13ec19435c2279db6,
-        0x2b06d08a295330e4ce163f5570309e5347b2a830dade3b2ce2533f22c02c44,
-        0xf2ba5a1f783036a2e379c359ec261706cc7a0edbed0ddf0b8c1afedb00d4b9,
-        0x89a25a0b8766ed3fcac4f4eed1107d2d5dfa101af9a2757d1767e50cb22e57,
-        0xe76dc0be14b5a62b6170f817167d92778143a4d224b6e6c3aca7b3085b5d02,
-        0x5622cd086f29dfa01912e236dcbcbb4095f2e04c7d734f783289110bf76a75,
-        0xf0de5e12295bccb254d011b63ec61f46ea39cf90da547e5476b61915d6d435,
-        0x3cff4ec85c83157059a8a9e3284c8c5bb20620b138e34096a0e8a969ae99d,
-        0xd65a9c86a67e4d01a1fc7efda6cfb85229ab3a8c8b8ea610ccaf5bdee65128,
-        0x1efd611f0fc396e050a563f94c33f01d9f7ef105f73a0825e2210ba4900dad,
-        0xb47dfa6ef5c27550421b01ff8eb5426447755c07974c2126cac72bc067f887,
-        0x9edd6583240e34392a16db8e508fcb25a17eaac4b29032984b0992d44a4ffb,
-        0x7a091481f637f53973d2a4067a942f87b471aed40ff6d7553a2178eba36b,
-        0x47e23699e9fcf186a935db3a10e735ab1131997853a45d805919979844d954,
-        0x4e64f0f6621702d2991cc1f61ad2209aa905f390d20349015aab2c57a62aa4,
-        0x26d0396f59c9a30a2e96e09c8427a4ad22516c0156d94588030941f110d263,
-        0xa01b20d46c51c58fafab1537b710794f7d20878dc1b401e512155a36c90922,
-        0x538829fe518fd7502564038f725feeb4464ff50f6dd2e59db686753b1411cb,
-        0x635b4f0d28f992863aeffde34dcb8623491da421f737327c5dc6cf7d5d5854,
-        0xfc690616eff83c32cdf82becdae04629b8423365874c97b32d43eee48c0c54,
-        0x3463b3eb37cfb59e142afbb926f8aec63897564109d500feca16f19fca85cb,
-        0xbcdec28178ff7fc4f374d51dd74564edb0e66cdcf6d85e10d5795c54c5ba68,
-        0x975158328533698066d1e0107e6c090009bd11cc3399c2999fa8acaa535027,
-        0xc64f2e00012346dae89b532800a7e8fd19dfb4d4749bed3183117ab22f9228,
-        0x1810596a8f4f4d3201395819cfb7a55e1f13d72b4b26b3c267c982754ef195,
-        0xf214efb3b4f758eebe393e241c037d607eca72b8f0a5f7f697cb21508a3414,
-        0x78a412340d0df969c44f991161dccd3815d84a936f3bf046366572fc2c9f17,
-        0x1f9413a582fd876833b0e6e168f3e8bda6d8339c1043101f405095fbbb2d5f,
-        0x6cab98648a5a7751abaf3ecfc3b1f088d55fe78b9a7411c7c06b17160f4ce2,
-        0xb84ad60110124f6acf3b35492a935a741b6c0dc33ef6907587abaeffa13643,
-        0xed6c954bd8b4eca8764abf00a564e0eb2acd88867669a7a05144411a5070b,
-        0x5234be5bbd6d1f9fed0217b7553becea7ccd883869498ce3ab3d881cf6ad1c,
-        0xf58ef282843d77d89dd07b2b6c178e7f6429132c7da63efeeb03d818912cd9,
-        0xf431592b5f67856cbabe2267eeae983f7a02a8becb05657d1c2964d067bc3c,
-        0x5494421dbc46e25447a5e1750eecb0b973d419b8fd0f96c44dad747e63dab4,
-        0x3c1b1dc0d7b902fa62846d72dd7cb64afb665f6745ed8ce29fc4b3a17ada5c,
-        0x5279f9a9ed3524b162b2ea72f99584799578a0f5ee2b71329cdce39fb94d79,
-        0x19d2a8b656280fecb204d67a7ba3c59d1fedb00f5efcbdbda7be2327986967,
-        0xafdeb0389430b4060524e03aa765b093bf2d37eb7e727c2875bd8724dc4ab7,
-        0xd48cc1dbe4f7cb19cb994bb942321691744c1dd672010aac0e76cf3b2f8457,
-        0xd9eabe00ee818c03b588cf90d28a81cae7706ca65a2f98cec2c5a5160f8a1,
-        0xfe31819ee254732f1978261664389f7da549aadd2edd529f0a32c87beff92a,
-        0x758956cfe564fd1bac670eabc8dbb4b62fcc57ecfdd4b3d5db443ea5a5c7d7,
-        0x8866d5b04c201f669c770792579c3aa501f469c692228f66da44b03cb9bf78,
-        0x3622617a98f2b5177c103c4cb961a97a263bad21c4f93458e0b164969d688b,
-        0x88aa9faadbe2d22f4b5bfe4ba7433884fdb7ca3d95f7629bebf544a7bf4f9a,
-        0xc487e94441ba8cde3a3f399094660ac13fe33087387bb7ecfdc19058ed2276,
-        0x4fa7b1326bb02cf60fb8d1a1e65215188de6b1a49921b66fa6280f43ce61d1,
-        0xc4db97cb21c18c9ced8a96fd543d02bd3fb163fdcd261d3188616b3ba24245,
-        0x5c1b74776a274d73ced33acb2455c573cbb3995946ca0fc373d72e5ea0b619,
-        0xdb08b547874c30f8b3f8a55438edd70bdcdf8c37747bd775218085cd573500,
-        0x41656f34a268e5572ce6c403f73aa2157713ed65c2b091cd929e9ad172684f,
-        0x6a31a9cf39805880d716e06846fdebe2ea5043dc51395ef2ef9cd40c7633b3,
-        0xe176fbd4a2920f05925125548fb63c7b75fb2345c01df6e73bf885c7eaaea9,
-        0x378af0d859b38a8df427ff9dd641926614bbd32a4e063e611e8ae13381f94a,
-        0x1fc785ff34758fe51441adbbc93d42a790f280dca1e5e8af1cefff54523e46,
-        0x9bb6c8e5e225178e6394e320eb3ef78f1b417ca0719cfb1fd75f7effad379,
-        0xf0e6bc08293c5ba2b4b0544a02b7a3aa7eff200d55792d1516059670ba9836,
-        0x7b6238c7750a1e744ae2450480d07531d7475458989cffbbb2e68ac8d90b1d,
-        0x2a010ae1504f2d982185c7536b311b86ed5a32bae44c0d7e48ae65da3300b8,
-        0xa820313401bc84b267e7ca83e1c1d19f0b67cd4fcd769c19e28e32d2c9f557,
-        0x58f4d5f940a521be64ca4a112d43f603fe1d813bdeeccb1a146639fe11d310,
-        0x36b443c01a9a27e04a5175603678f7b62226a4ae3f9c693bbbf3848d7e82f6,
-        0xf3ac3fee26b2c51dd727fbe83b7b8bca52a6e1ad7e129562ee8b1c0d2e59b5,
-        0x12d01715b2b26be890337885d4e5cddd43a38bc06fd0aa4bc7398af136a30b,
-        0xe05067cabfcea7c926319ddc709704106b9e806f9e0cec42675735077b8fa8,
-        0x2558a7c02a00443cfbe58156b2e41d2c1b1a8118faf325050c18fde356be16,
-        0xca2d7b11a38316ce0b6949bd6dfc9b71cdcd4c0162c5fc3413dc76f7a53631,
-        0x67026667c3bde572133dd23d107189a8007e96bf5f1911b39693eefd7de74e,
-        0x15a318a73249901a5be1eb601bc3ec3d167372a8765e676f0c525c4cc8c126,
-        0x2345a2535f0f71275be2424d765a537c3c4ad7e5aa00569f0c4cedf71f5ab1,
-        0x5d9d703bf452fedb433dc254baa7c8c896cdf97c55c77b209694ed02da835d,
-        0x71465b7dd2448a8db17092512707f5fa4f8bd541cfaa03630d4227c4225a93,
-        0x843cccaa7f1bfe19b67be1aeb211f6792024c2770232caa2bc8d326b71ba8a,
-        0xaecb8f5d6c6bc6ff50c335ccff898346773897482d363c491817f0069a41be,
-        0x1a4e68ab0e228e5c812d548db1cec7afbf0b026e11c9c6761176047b75ed77,
-        0xef079b9b6f2cfbb7beb86a1137736ec27377d3680122f0c238c4abc31ba306,
-        0xbe1173340a360df577e0057231300a8582da59de5091cce6a64af5b37fd94a,
-        0x70792463b81ed7f9f8362ad7371f2f7a5c5f46e372052c9ea0e89fe320e6fa,
-        0xd802d7b2b91471692bceff8061455153e3c411f362ab95ab675b54d07e84dd,
-        0xb2536b104fdea84dbfd0faa6edcc4e24549cbd470c67dcf6a9c02235116a88,
-        0xfd718e3e62c823ffbd620fbe3f110dafa2ba8a45ddd021d6d0aed0bffd1e90,
-        0x6f2b20c5af9f6c3a0b265d49c0d8492887216211105b9df1f469f787e0aad9,
-        0x4a8a5496b8cf513bc2dcb1d5544b1aead12e24e07d5d4e167904af4ea97dbc,
-        0x9303559b1ccd48406f7facb545cda9f6499e14ba3d7ddd4baed501cf9154cb,
-        0x44785322e9bbd2f8f9c446eae2b6590b324e3c3d6e9531c30a8b5e75c2c9da,
-        0xf838cde94fdc5872243153bfebc29d8ff6468fb70c8cda7063ba90a5320592,
-        0x4e42ea11cf7789d3ce0c170cdaa562aa95a4cd4f12d9c455c60e5bd643d940,
-        0x8e0867caacc87dfe09d5a46a532a40bdf3f90dcdde064e1cf6863fd88a6c6c,
-        0x3eb9be5ae484f5db4a18015910834c695c5cc5dc60937e249c88524ac8d2b,
-        0x2153e89ad39d9a03255257b48fe58de4bf4100eb70b48dcb3ebb0b34beb799,
-        0xb448382c1f5576b73ed5a5ede19e3d8b8ffc07b6b536c289a686279fa32c9f,
-        0x5fd0bf645fb16886f5c5159f1b20e9e0d7739452af77a58e378f2c8c0b01d9,
-        0xe7e22d78687e800137b58babc0e37828565cb2f222a62dea1887cbc1aed8f5,
-        0x2a5b6ef89c37b70354468f59369bb1b42ec89b0ee712bdc84f7790ea53555c,
-        0x2a571e80e063d69ab5739b9cb26d8f742f0da28aa450c4523ca6ccb2963780,
-        0x7f02c64e15d48e858f03ca4e4f482e077cadf62c10639f12a5516a656d713a,
-        0x3392e0ae6d7ab9026e2e50fcb88685f39477a7f0031ce29275fbe4da96d95,
-        0x87abfc565426320978049a0a219e3dee52e5ed7198655221d8974c04055de,
-        0xdb340273e944cf903f4fac0220848e11b99a33eed95f8e27a0934ea859ab3a,
-        0x8abfb7de2a174e95c5a9096df95d6de6c0dedd2acc379e0f3afd786acc1d3c,
-        0x4397cb0c16fccbc014bbb117f776ae8b335daa4bfddfcb6a49d2fdcaea8932,
-        0x795c7fe41bcd209a8fb884a8820cb6b7d7125ccbb0da7dc29a05c4424128b0,
-        0xebcae49e55bb2c9a6f41490e603b8e90b02c112811f9bdc4a1797e645e3b31,
-        0x4e20baef912a1ce6760e09fab87570191e29909cebd5f01f19550095ef6566,
-        0x2cc0c4565925169e42e9d7797da0870b3428fa106c2654e24b9828a99cb3f7,
-        0x54ebaad76b9712eaaa99d7f33e619018b17a921f45068fdbd098210d90a366,
-        0x845ccadb1104d9e67520830b3ea57b35ba6891c4ee2a205f282d6f8d8c64b4,
-        0x9a297244f298663a0c8737f8ce8499545d9e1b26d4f15b25b1c220b48e72d2,
-        0xa8dd6f1f1d8fbda9549807acbf5e1c53725e4d84257be43130b525f580daa1,
-        0x70aa77229535df397bcf213b6a85a8d8f8ac8536941df8cfe667f060c36bf,
-        0x6160ade6e0cfc1393a8a80b258a287e7ea2a6107f17bab32d18d951bec93e9,
-        0xbd2b8888e63880211aa36f4c5867473b4b5460bcbad60eec39eaeecbfa12b2,
-        0x8bdbdeaeab43ddc88436e828ae30938e604efe406a2034b5a0b360869d7dee,
-        0x2aa9486bbc4ab4c89349d340b7486e94737862af59b2c474af84af060c003d,
-        0xeb409928bdeb3b8b6f2da121a96227d86a0356bf3faa5846f147d176ea64a8,
-        0x51c7b696c9747f887b318e751e7bea8201917ffe871618763108fc3f98c87d,
-        0x716c851b1467a1f02454265181450ee0074497b9d7e3f1fb9edf7e796c3637,
-        0x40587b880205ffb3b39e957daadea8d3188530cafdfe1602aa388bb6d29c98,
-        0xda5bc851b92c1306230b4a6504bbaf497850642f8b9ce09bb36d3d4134cc31,
-        0x1befb09f8e1487cc8786b02c9f3783eb97dbf5ed4ddcc05d373729a16c90bb,
-        0x69285cad31155616ef648a703f55e2e6c45135131dcfdbf6b95984e76aaacb,
-        0x4449209cd5422319a6831386b16725e91244f618db030b8b4770f40049969b,
-        0x4af0152b2473230b3f11caf93f4ca338a7d5ad33e7f30cb1be857c576b3ec6,
-        0xb7988a18347be3e3c7b26fd3b83d0c51dd4e5e42e766ff69347b2eafdc3834,
-        0xcad7774208ec5fb1e66aac284679d7c0a95f8ba5a05f424748f769e6f86b7d,
-        0x56614232655f26914380369d01175c17f0c2dcbfd932d411779ec29b4e9338,
-        0x7852170b485097abff02f069f07d72cde84e8dae6d4a5b9b09f3b816f8b87,
-        0x8e55fe7a08383b1be9ab63e8d2cda9f144af6ff24e14cd40d59c8827f96232,
-        0xb9bf31aebc9ea5745376be8d2066332e8e1c3c8707ae27ba38e6de631fd99e,
-        0xdbbdc10445fde439972f5b26b75653ec6e33472e71ba3b65fd5d14c9b0d792,
-        0x78ed66b00a96a57479e3220662b7a4229b38ec92282e27b7d220a6cefac28e,
-        0x388b64a5cb9f5e5a55cc8bf02138f106a1590d5617a2991a138a07b312adc1,
-        0x90aa185445fb6c11a0e484461729a9311f6dd24e71e1bde5620a82d3b3a23d,
-        0xa88e4b00489c12932582e5600d49862fa12aa76e47d755cd182470b451a46f,
-        0xa1cc035483ffb9b40677f6a51dcd8d200d4f224a919ce3bf08d35ce34963fe,
-        0xaec850d3ca239b99a3d17b200aa33422737927cfe179d6eb138c80f9a7773d,
-        0x9fbfa8f072b0894f6ebf2f79bb5096e36403a5e558aafbce64b13b5e9ca111,
-        0xd99158fb810c0efe538416ff397f7cffc6e8a53472f2a0a01862c306b9b2b0,
-        0x9cc69f5c6c324cfca691defdc4f02bcc33795b017814388aa12547c8cba53,
-        0x513c0e8e40c3656e844f54bd63961c684c3d4c08777d39dd0baee7241848b9,
-        0x408c27a650e6d309722caa2db614eef9573bba877546602e2dd9901ef05b90,
-        0x1f9bef081b931c42a48b41f646bdcacb663f446aca81cc9b07f01395e5cdd3,
-        0x9babe8e05358e18ca0719233ed3fe553a53fa6e74e2577fb498b0fbb7dac2a,
-        0xd87b0bc72b1d2710b46df23f30f241df7c2bbc11bbaacdfeee100cfae9307f,
-        0xa98d7d3236540789f0a29477a9d995826b04a561083cc6ab2ac5e9735abb44,
-        0x55724ec179c83812ffb8ee3dfa5bede7acb78c8cd0f9bdda39604c8e5295bf,
-        0xf2ff3a7d8886b14ecdf25f70db96e50dd3e8d0abe5122a1d55c939603ee64d,
-        0x290b1bb5830ff73fee5685928bc9335a732abd4c3c7dcb0b4f86d7453bc168,
-        0x20ac936d881f1692052e594f7155a34af91341cbeb8bd5e9e2099bf6e2fa68,
-        0x7fefd88261189c9e01d0b4a4eb5b949504def07e5bf3752a17e3e61f429b54,
-        0xed70d2cc1b519a11787ee82acdd3e2be2ccf4ba2b8639e32ad00adc11b1672,
-        0xcd56161029c79c57cef651a3c6e4250e08475fa8ef20786bb36787b376d120,
-        0x6165276a7d81c724740846d12d2431a7c4399610e1876842ec45b9eb7ef3f,
-        0xd7700f844b976a155d8da5beda3df3a0638b1474002d393453efcb10ad57d,
-        0x657ed693d092d2aaefd82d502851316485bb57ae826d12f9a549cced60005a,
-        0x6c9330469753c94d72d764dac42555c41475bc62165da8d1755654c3a2be14,
-        0x8dd656cc8d42497ac068c3ca1070b2b200435402b775a63c9c40654ede0845,
-        0xe5b130be3b3fc4cce8fa365339dda87c8295b4c7d79df0da13293d3c4738e9,
-        0x5666996273db24cb8c0a16a76a1d5c85773f2aa44de7f12fe22b37f9433da7,
-        0x3689df08c4c475474f72426787e5ba53d71dfa1af270bbeb0973a02e20817,
-        0x5c93554962dea61a315bb7af9e09b58faac66a1446011f22ea4e01f0895278,
-        0x1293fdc6945f2d74494f859dfed919444abbe2412df8a9816b11230a7c5c3d,
-        0x4bc48104f92c8fd9460c1762b59384f0b7b3ae7ae12283319f48063f10b582,
-        0x9c56b8bc5afcdc036dbd20702b6ecdebae9032c4c41dc0cf24377567b300f3,
-        0xcf2caf0c8272bb5a9454434fe06bf9588130cdc24cbfcb5cbac547ec632e3b,
-        0x1ec204ad1c3e86135e88b14adb0b10b387db73f8b0031f90177e67bcb93cc6,
-        0x22e990f1a45d3d03863b102b90d271434562afb02e17b08d9c5879b15cc6bd,
-        0x224f98c382cb892f5ab553124db6f117dc71e71dc76733fcccbac28cf0ee93,
-        0x2183d5ab1d359d5ab47d2328b84cd3c7e92e188420c5f147303dc1a6479068,
-        0xec5e3023911c54c625f3b3b14d79b53b3b8870fce25a7a5018d4b91cf4c251,
-        0xcff06983acb91d1a4549c1e176b1619d0264dafb288df50e2373d61a61478b,
-        0xda653bddc2b2d2309495ac97a679d07c5b17b559c8f2a3a92eb52b3764c09c,
-        0xef3e534695e8b4371b301c1da9bef4cb0d863eac95948380c50e32d7306e57,
-        0xb7a7508cb452cb94b0e16836d446cdae86f66a4aaef30da769f9714487f0c9,
-        0x524be3a61c3b9ef702983fc371b79dd4dcad38d43065d7824e8bf87ab0e3c6,
-        0x9f43b9843bce112694a6417f5cafb3872305308645a582605b267ec2b77f2e,
-        0xe8708afee3075b8ee242ba51b7922c12903818fbd210db9b815ef11d0957a6,
-        0xa8bfca60c6e0d9e0f16969d4c85d3b068b4422dd9478f67a8ef3f96bfca6b6,
-        0x9f730046f3fc3103ac00573a220edbc72010c47ac2c3844ee5852296618cab,
-        0x6692e4a44d0ceb430c9c7427f5cf7f4aae127e8531b7e098dbc35439258272,
-        0x98a4fb8e8f23e2c73a1fbbcb9ac893b78cf10fe110486856038ed9fed5f12b,
-        0x3c145d7d0d4412253f7707163ecde43d55faf1192e457235ae1a2554959c23,
-        0x848007aa1863d1f2fa790efbad53a958cf404e287c497599fdf9a6fdad3fd1,
-        0x2aa4e80600827f7922b9b7d3cdc768a47fbe88b24fa9458b065cd38153eae3,
-        0x3e67791ce6b1c6c2ea6cae558184e36eba59015711f761a478ba2e8aedc89,
-        0xd306a00c2de6b37d293cde02a9491329f9a3082f7966054a9e2a70939bd03b,
-        0x6da3449536fa0574690c023513c181504fd8bfdee830e596a1382decf44957,
-        0x9a3d191de11ce232f2d3c0ec8f1a2d0d863b7734460319ee04bc41f53ebe9c,
-        0x97550f69cba918e15260a5c7db1afe9db4bc12759d3faec80bedf4c07eb183,
-        0x767860b60e3e300cd0a3b4579113963fc286fd9173ee3c5027bd0bc51f2809,
-        0x1c22aa12125eef4b7332473e9bf96c70dea5f0045724dd1bec609ff946800,
-        0x821d0964971bf55d622cdbd2e54279bc57eee78290cdbb42d38441019d1d0f,
-        0xc85bdd8a6f9554c7d74a5602a17253e7f401a5250937c4db81ac9d85da1f6c,
-        0x7b59b01e3af063d1b5f1d3c691ff204cc4247be85386d43d9734c1c6d152a5,
-        0xdbb3e05ddc5d93c5af01965bc3b58726be81780e3cb3d4be06389873b5ec37,
-        0x7169cbd84ab8e01375089ad39f95897d6322c04756ff1021a5c850f5f7ec12,
-        0xd3a229b7f027aee8ff4231a0ada1f8473f9ce26d00122249022ee425172526,
-        0x2353766a3cdcad2ecc4b16ebe05655524488174834c23e6c31a08f71ebdf54,
-        0x75ba7629a8829de44430f642b9c5993d1e181b517a633294b3429a0454eb17,
-        0x114176b73761ec9026edc6c0c6005c8486b77e92649f20b7c6af6a34483189,
-        0x141f0f49502acb12e7a8268a2f5b368458ddf570d811388bbb096d9db283e9,
-        0x8d9b27d623a3d828df2180edd6d8973cc11c6c63a080676c4373c7e33aaddd,
-        0xf45fa8974d5fdd6690464807f474c4e654d4607104c013513127564160eb02,
-        0xf7f4763117e5bd947c9e5b30bfca65661b8786d45c6210726ba62334ab90fb,
-        0xac4f3f22d033a20e9bed7a212f9c915ad5daf7b8d783c8d076b4342dae6e3c,
-        0xc4f6881c070ce76a0a5dcf99c1a408294b66680569ef73598faedca48df6cf,
-        0x602d3e6dfbd5881fc565d0cd69f92b5f97fb03061d6567fddf2ec96a08a49b,
-        0x807b600d02ae72996a2710a2fd78beada01a8f50648bbc9c21f6f65edb3079,
-        0xf99b015134764780ccfa7225503ada160e207b0d480e6e25f4c0de39af0ec2,
-        0x8f728760e8fbec1cd4e566d3ccb0eb3cb0a81a11ffb4246576119351e7adb0,
-        0xc7b1e5da42d8bd2075262ff26536b2492cb2327c61e7142b720501685f513f,
-        0x60eb55d2d455b3197f80740e87aa30cf991b32f34a17b49acc60bfa6381957,
-        0x8eace4d8fc7eca4820d8d4dc0184df3cbd024290c78641b0b6dab2ce9a6e70,
-        0xda0b01091afd74b9296555f391ab0e9807207f8edf9b9aa02e12a155980b7a,
-        0x77c46ea38037eb59cf5c2a352366886e2b89a5e88bf43095cea55d3c7c53dd,
-        0x15e7180c7a78b52651128b61c078f181222b66ce867e0a062ae8531f1987d8,
-        0x3c0ad1882a92098ba76af193d17d9c3ebfefcef384e8c3f0c561effe093d2c,
-        0xd9c96717824520b72d90d2f26b2bbb14e406761e09b750f86303d9946e5b3f,
-        0xe69389cbbd83e822eb42b8bf3555c43417644ada55cada3c87e57d47cbbaac,
-        0xf75f1ba8e83445fd72bb4adcc051151893dcbed45d516adc955be5e60c5da,
-        0xbb37b5bc6f0c17ab153d071c04125606cd218baf3d47e1f9e840977adff18f,
-        0x92f95b5fc997374d2a4ebcfef5b93a59510731999495e758972539cbc5834a,
-        0x25268444a91d6d4c5dfea3ab423259a02e34a34b9c3287a55c26ce86fdf156,
-        0x1b1df7816bbbc0c3a571e9902cdaec45f7e2cb370c965b902e4b7cd26a2a13,
-        0xc868c1e384280a4e9404be180d83a81b233624f585d1c2e1451e34545f9e56,
-        0x37344d05fb89cda559aafe55f5b39474367d72ee0fb58d74eaba30f5dc9f8f,
-        0x69cbcbf3623d741a55b00cf8224292210d058417a47b26252a69465313afb5,
-        0x9917a71913df9548a19b7a0f389e7b3e1847d19c8a5913006bb275e1adf123,
-        0x107c277567014ea7e7fd377587026b16a1ffcbf7583d7d4c05969efcc7b225,
-        0x15d708383ef63683b09ff6b57f5dc2a64c51bfa9d8eeffcf7b6aaafd41fcac,
-        0x2058369c9756ba586182cb1ff0d0ce55a43ed96452e6c2446d3d64d62acbf1,
-        0xcd7988effec0686261183b7cab85a09cdfbd3793adf61e12b342bbbf17461a,
-        0x24db5ef2f130dde9d164b02deb61ba87699fd76486eec5dbae7b70ab19847b,
-        0x5d61fc56cbfafa3899f6b21e11bb5cc3e1360126da4d00ef255b51a8b3ea57,
-        0x91936593aa0ff72e4fef58302395dfa09e1f6d78f8fd3153c5d0f00796422a,
-        0x54aaa1ccfe6702156ff915957e2712946caba9c3b38c8321c5351a31ed2efa,
-        0xf8b1287e876f852713d07f367ed3c61a2c433e8b2304520787be8021e263c2,
-        0xd17fbb9dab1ffe69caf9a04a959793ec9f5a0cb8e7fcbd9c152c6ee07626e5,
-        0x4e49c14de98d03304f205b274416b6d4d2b9b1d5012c7133d2c0c1158e34b6,
-        0x3e3bc6d9ca17fb555c00215dc3965de04ad74602e854d4fd81daa75391672f,
-        0x8bd2a5533ecd849c881b4c01026a5a3a2c10e4c4b0705b6b9c170aec862b4,
-        0x477f46291a862f877124289a78f67d5fb69f50ede17191dc2f9a33083b6539,
-        0x9c4abeb2f0f04367db33d7269774717a69e7c8507ad053d58e9f4ac65385f6,
-        0x6f9929fa42e68501e80619c30e6598dd350113db5b6c3a34c17b20fee47380,
-        0x49f60a8412375672df79a634c708f15f8f330b3e665f23254a4259e35a3df8,
-        0x3fe0079b9c4d9643df90fdea63ceae20309339e5c4fb261548ccde098de22c,
-        0x515bd7d5f95af6ce65de23e803ec5c4f18d6363ff4251d2ce3fa7e2f8c074a,
-        0x929f73d3df3032052e995d253032f0e8c220a574469de77de47fcbeb0ce37e,
-        0xf8022e5eb11efe766b0863c1352c6aa26bf4fca727b120aa1d8f61aabd4be3,
-        0x38df492c046c8d272246ac2c6ecfa1ce5e234fd1f2d8359ea9aadb77231870,
-        0x35aa3f69c50b6c02ec91d436914d9abe9173ec15e8ea47a204f85ad4fb38e1,
-        0x2a8787e83bd2a1b106c78deac210e93f439f640e7c76ecc0619cbf91ef03fa,
-        0x7ddb864c77c3c22287b682a77889c62a0e5f7dcabd64e5e852ad73c687762a,
-        0xeebbdc1205b5e4d5f34a11a984672633005a2171de42bab199748325c9a02a,
-        0x8806622b7a40494ae96e2434843a77d96bb1bffa959c732237335af5cc6b0f,
-        0xf78015048b83b29790e10961f349c612741692498165de97c005079edb762c,
-        0xafaa537094cdf04519764b43647ec946f172ab88ecc203bf36b0e987c825f9,
-        0x1a96324f325221f2f71423e8b0ea91d042b4bddf147ee8a15cd35f33016970,
-        0x2224fade798ddea423532cae0054375fc9c834aaa0c31d8e98e2d3de0acf17,
-        0xa0d5c872ba2441a31fc12d6c03415e17debb5b66975cedded202c77ddbfcab,
-        0x605a99929d232be541af412fbafef55be66e4968676e49bcb3218b42602337,
-        0x9a617ef83e4cccef37aef071d91671f845fff30e54d4391d532696a07eab6e,
-        0x3894408fa169cdb1c5eaf33cb1b4adee62d3d9b823042cb46f666a72f4c7ae,
-        0xf0909778305054663eea57aa0d94ebef7e147116d7eb9499da629f124ebf0d,
-        0xa89cb0d73fdcee0a3e1b887e9e8ffb63fd52db45df21fa59e74f92493f0e14,
-        0x5ecd7e2bd4693f500b2cb7473dfd26e89a46061c965ce5bd163ca5bf483b5c,
-        0xc7b59fc2c7d57855bcc673773f7408d20bc3ec8d5f9955a1fca0e2bf30cd3d,
-        0x1bf941cd1a9f6d343c5c49049ed611e6b24a6ecc2516dc98cabd0ae8937ba,
-        0x3821a9e3eef3a636c648006fae43965b05034a9aedb677516488133843d465,
-        0x2bbfd5f48594aa81b8d8f39743248dcbcb20897183a632e23b78e0bef5c4ee,
-        0x5c6135d45296aa028d2e8687d50980f8c10a8b74b3863ad4f61fb1b5d775bb,
-        0x1ac7548499deb5e547f4106113758439581adf635f08f1da697e1abe62201a,
-        0x8238274961048e4cc9d6c5002be94852e10db336ecab6b224b52d0ccdae3d8,
-        0x5cd9738d3191e089dc30857677c3a4e536f8eef9e3d6475125b6c9e81d3e0e,
-        0x74e1248f913c251647e967e132031053b67dded3e931fe8a6a28a2bc794758,
-        0x4c8c7afdff052dfb47eadaba730b43d63bc877ed0ca1707a6a1174a868c420,
-        0xd36c289b0ae9ace7bb2d8da647bcae8dcdcd9dfc4e5981b335e6466b1dad74,
-        0x9b1102bebaad25de67f515acfc6d4601537ffbc15221f248696dc67fd2a3fc,
-        0xfd5e8bd8f1e2e42cb3a2efd178a90a2b2ea76a1ddec60d23ae9023b80ee7bb,
-        0x25508fbba2808cc9a627ecf83735c4a34a23b335ed60339e562bedbd34ad20,
-        0x1164e32253964cf7351b4a1634cac5f488de7caadc04310566f61c5d5b5d0a,
-        0x62c0f72f6b63240bc1b47ac4f08fad0f731d3bd95f36bfbc9d6310f19f0e99,
-        0xe1164f01a556759710a8364f5f3d95778dc7beb5c001a6c7ae2758cab43012,
-        0xc515e7b8a7f9a2113b90a43a7463b4d94dce332595cedf64ffa0799961ce1d,
-        0x25429750ace3696cc128d58c7b726c734b0339c5473269aca61d64f8f0e2a2,
-        0xf9792630770d0c409d4b9e5ffa3e1f76079a4ba8a4983c6ee3f0d7c1042772,
-        0x7a731db0a5933f49c585f43d1810bccdf7fad3a5bc350bdc604b79ef26fd9d,
-        0x811d2fbb7a3d7ec6adf07ad1fbaf0ec6528e89202a748b4d651627b85af06c,
-        0x540c7d0e648e23e6456054f556695b592399b3f1856a3953ee188582af4ba3,
-        0x43d184c30f0f7ba40974514502ef811a274938a6dd54bd77acd8c087e6e947,
-        0x85101dd7b77b768d4cbb7cd883eebd46135fa77c56950ea37866074fd6f584,
-        0xa838bf6f013ba1d54ef7d5bdc9bb6b73e0d58de7ba925a6354a0797b7a2aa0,
-        0x92a4e5501274de3afe75d00d17bc7be53a132fd6a6fe94085cc0d4069a199a,
-        0x7fbb69f78826ac43d05319bbb26e9d7668aae57f4be1b37b3eec389ceef781,
-        0x3633a577ab29310e24c19351915f83ab01272d7d1bb96695f8049fbeffe91e,
-        0x7bedfaec4bae7658d960f1bc273f56310ffb705981aadd51eec59973a5cb41,
-        0x7bb1691dcda322a1c5074deff46e2585329b6006eef207dbfcd66c625527f,
-        0x3e967a1110951b367821a34e1f4207f4e5737e0d33408fb802ba7fd425a025,
-        0xc9b8947098fbf5901f89f6f3e0652e3c3351d7f4acd2e9dd8c3545f8136dc1,
-        0xb0d646fcb1c3ee96ad921fe3254f28bdc176af33205359b4abb2b603c4ce1a,
-        0x6a7fa26b8faf39ae8e1e6d02e06badf226e0f865419ea836a2ede4081305c6,
-        0x65f7a7c0dc5922cbca78bbfd4116cb826f60a31077001662dd48f4e20853ec,
-        0x55ed4a39a05d9bfb20684947eaa8254370067b8436b8836d7e5020376f3e50,
-        0x4665de9f6d49f91fe18dcc3b63fba17698370031daae0bd71c1d7e563d2a7c,
-        0x9cf5ca64e22577a9957ae15160ae1c112f3843da8cf6233bdd4c2cf67202d2,
-        0x4abfdbe36eb36c62f4c51b2a3c66d62652972bf1c416d7a5e8a88f68b67731,
-        0x3cc97dd7c407731d7fb1b977820b80f731fd0cac6ed66bfd39deaa945c2c84,
-        0x747337d930386b1ed854dd8724200b43b7616c95abc6ebe7afac699a3ae3df,
-        0x82e36d84e7976ccd8993d777cfedaa42d05e11da35d6d0fc9bbcca8f7e09ef,
-        0x4eb1799c8b80c8f22701229c0adf2df6137d505ff7410eb2c4e8184bcef1b4,
-        0x2f02b6078d2b76665d94eb1788bda4b80e6989afdc96376f5bab9093f10a48,
-        0x39c4f2541ee66dc80033e3592132dcd4e528c3702365353aa7396cf854e48e,
-        0x5df50203fec146c02c963f8487f9f212a227c89225b7a577e113aa41e8733a,
-        0xc49a0c209ccbb9b0b7be268b7d4fcb7c37d72688451076af2e9539d29315a4,
-        0xbf1190a60ad80458a26754ffa9a2565c905ede31644bcc308402528fcdecf6,
-        0x51ea2ebef0fdf55118fc2f74d260511362d4fcc301ecbca91ab4ab3d420d4a,
-        0x3520f171c2bf42f6e1ee06df38d3d8e52f68d1b5e5d7e20c8b973496dad4cd,
-        0xe359511c4ced035056d1adffd57ede6a4be2d6cd42fbdcb53d5cc28d102475,
-        0xa150c083bd11543a804c7103700c161e6c6be07640b6cdd2a5b092536750fa,
-        0xf26fdc6c98d449beff5a7fb3f0bfcf8b16bbe287e095c040d686a943f2de4b,
-        0x58c0b98cc43a377abb33fe87587d7144b1ae10a52a36e48518eebc0d77042f,
-        0xcebc1a06566ca3646e8483ac8435dd2d51f808ec071025e9e3e669babb7d71,
-        0x25796dbef476aa0e5987f1f81f9ba797e622cd82266fbb4b33af84810520cb,
-        0x5199d02c51b302b87c217b61a6e45ab5241ca6ac52aa30a90a16ee68909598,
-        0x786730a557ef39fc97a11f44feff01a2b7469f3beee6bc27521cb0330eeb29,
-        0xae186818a1cffe8d994095e00fa665af5c3327c750da7357382546020474ea,
-        0x156d9c9a84301d671d62177e97ec64c8e6dfdfc92ad885fef60d2c198014f7,
-        0xf925297acccd7b09d55e611782dc6fbd4ff20cc18986125e620149d0e1bcbd,
-        0xace82525357920d28f069191c6dc2f2213c2525afecbb592c77e41aca1c0c7,
-        0xde4c72010536561d1f1fe804932b4f0efd7d847e02f860e9c5e8daffdccec8,
-        0x3aceff98c331fc14bbc4369786b6faf93554ab02233e01affba3f1d0a41409,
-        0x868a08ec34427bf07a8e4c7627e5b42479a415cb123603f40f0293e6912876,
-        0x906c3bcafb1d5ebc05695a06e5993173db80e7fea487d6fb6151badab5f0a1,
-        0x40c84a7840ffb9c4692cca1aa60f1b48d5bffd0a466226b5251ab91eae9205,
-        0x4c3dc0b21d90dcdeb0228eea275c50081e68996c7d4ff510b5be6c2699beb9,
-        0x8899a99e0cbef9b38d5951deb74455b3c0ca321e9095d65eed7e4021cf1349,
-        0xf3b36f1c541028e9a9e80ed5209fd32d0f2dda1a1b82e2fd249270bb395b72,
-        0xe01a7ea08de7bada389f3416e620c93e48bce1d67e09c3f439201c9ee14c11,
-        0x98dfab2c54800e8da5a5a3e86492a1bb18520d3080562ca1d6dbaa4dec603,
-        0x32095415b9fb385cf87329e762a0466929cf8aa3bcd1eb883be0c01719543e,
-        0x95b191cc56ce7e6ac51fef6671d99c72ef4baf39ef9d8aeb711467a625bedd,
-        0xcd8deb27d61ca1f5cf21b57642650b9f71861961fabb523ad0f806a91d07eb,
-        0xa89b6365141e813afb5f4c31103fb791c0ae95ae1a9d5de80d1e9afc3f5d2b,
-        0x898a213a502a816b9ea5ae57dee4a7375f8a2bd9dede48ace150c43bed1c8f,
-        0x775b94530b20e57f1d86b93a8ac0aea88272fa4e2f780774f34015912f5c19,
-        0xbac16aed1f8b66f5022a6621e324bb444c1590ace8cfefd6a905479ba91b4f,
-        0xb38ce40fbed3b77feb039abd4a5edc24bf5dfe82f44ae7681b71fde5357940,
-        0x93f20d58f2debc7970101e1160de6e26b90b69efb39a978fcaa9c8a3cd8021,
-        0x9fca5f729187b44365238c21dc1abec5fb864855c90b1b307972e71c19bb17,
-        0x6ed35ac153bd575854c850d3e4e1c1890af69369a5b0e9a17f269cfb8d4aea,
-        0x37e4f857b124339fac3acedae7d3571c79dcba03cf43256c07febb8b5e3192,
-        0xd1c164a1a94f190b34b7913165706972dc15f5644c94ceb38032962384606c,
-        0xca87d1393dafea572a02c218c9e6ca334faf2beb0687b9f42b7f87ad3cfa60,
-        0x8f2e62a582beaae9cc71669e56f6173705461526b59bb08a049540546c058f,
-        0x61b3eb3e765540f5aa358f4613eb0bf967854406b311e7121761a73c77bf7,
-        0x86d797523b4f7649db57868aa41d06778ab2ca5b2c8efa891633410f99969c,
-        0xc755d915c782819cbc901972d00ee55382ceae22695e455b02aa128cda78ae,
-        0xb0ba601557c42dcd8d9e3a46df48d974ec863e296543824df1c805cbe6d96b,
-        0x5ebc44091f0875a92427ec50cd1750f996ffb75c27de9bda783bd690e4fb2,
-        0xa8625ea62460cdfedf5cf40aabd49768b7a5103266ad807c53e9c6858a6aba,
-        0xa57c0dadd9ea02027744fa2e59680b98e60a1fd70e1a3fc2d569654ab13376,
-        0xdc758b0aa60e2ca0c624a83902c693c5767249ea4bd7961de76e84201b4af4,
-        0x7b102f0b78ba2bfd74774147736ebd3b8cc809fd2117a0130244f3b910c85c,
-        0xa9fdd8e32f32d2948c533868dda7bda89ded6c61b98d36e1848581226d3856,
-        0xaefe7d05ab5980a5930c5621d4ad19984de32a59f722559118f3a592fce297,
-        0xf6aae45f9a15ffec965e430b1c96cae3d31cb4bb0b5a6120e3d4d77e7e4781,
-        0x5f447dff265a359aba6e3b71ddcc1d8d49831aa2471706bea2d550126af258,
-        0xac60414dcc4d9551b1c052085e14ce683caf6b8613bf0b11e4f38104b573e,
-        0x5e6a6ecba305c5a822ca670aa2550eb149844b4bfd2d2b40a3691a6e841b20,
-        0xb566b4f4ed22a7a4d3cfbbae6793f74bd9bfe8975b5f0bb59313cfb2302c97,
-        0x6e44cd97a0c23ec5e62957b22e0e51b04bde5e8c216599a46d7a0f75c886f0,
-        0x5910fd0c69c461776c14a04239e7c7019f1b673f91436e8c0ec586750aef9b,
-        0xa02f435fbc190201d050ea597b6ac86d2d3701ea6bf965e5cb00e480f2bf86,
-        0x9818d43500e763068365cd895ce4c49dae9df4961f13559a99b2b182db1fc3,
-        0x9332a69b0a8a33bceba531168d9cbc9dfd00ce3584e64a3415bc792fcfa042,
-        0x86abbff9257b0c1055b4f0cf0b14a345ca51b4218614736dad5e34825c4474,
-        0xcddde9da572e5461956f2a72deddf641572f160e6adfee59b1ba9a451faf44,
-        0x2454e5fc7bf8aec7bbdd37066119aa5befbf53ec1e3a48374ad9d08cfbf403,
-        0x50b02bc9b63a2b8140bca17eb4b00ef92a0af7387a227c1efce32987c28db9,
-        0x6dd4ae97e65391296056fa3d8cf2503757c2ca55788c219d033d9d9a3e69a5,
-        0xf5ffe8a67f684d2c279eae2bb4fabdfed50f292be74061b08ec25eb7bde2c9,
-        0x20d09674410b29f286e5f75bb6b5603c28044c6fcd12954a9a4dcbb7a238a5,
-        0xe18bbbcc0e01e3182d19a1c3d1f612301c51f6f2fda702f037132535ee2d85,
-        0x7462983e487c093e07b49217cc32edf41f25757c427fe0b3e3903b824b3c73,
-        0xe5e8e67e396dda053050a57b2b37697d06c0915d3362d40159cf05cc5af4bb,
-        0xae91b6bdbeebfbccc5c2579c78e047c07c338d84db80b78802b3e3b78066d6,
-        0xa57d03a723f761ff940922db195e1d810d7ebeee8aca549b1e472f4d78897a,
-        0xbbf6c9f6a78de7cfb23fe7ccf54d076fa5e259d65161f7993adae02fb99adc,
-        0xd8566b7077ee45794eeff022fae82d7ddfe842394b5c1cff6fda5acf5fe87b,
-        0x73d97633213f64bea8eb9c7a9c5a8b1427b7962eb64a28a9d01f955548c2a1,
-        0xa2fc4373a1f6cf442e0dc04494688191358ac226aad380117dfd5935c7e339,
-        0x71a8f864ad6a54ce41982a5a034593a3c8c3c2ffc5c160776a24813280a026,
-        0xa16a1bacb63edaa62462718be64e9510ccb18e7f387902f93d800e1450100f,
-        0x126895275a59aa7781a8506b80a01189bcc9f6d4f6cc05e36922201aaaf848,
-        0xc1fe27c3641f2ed56063f4637b829beec370ccf45a73bfc57d67e11afccfa2,
-        0xa2af5e62bda697c08d3fd2b5dee99a40b85d631ec1fd3112afa9fc74c65fbb,
-        0x5990e71bc4d7be26ff4c2ff9308377954a44d78e4eeacaeb8ee4273facc1e7,
-        0x6b65383f68dd9a153881554491f9c5842cffc5540e8d0bc7fb91d309955d08,
-        0xfe74ee9597dca2f53a0ef69ffec8883afc045fd11e9c7dc7e2b7bdd2c870dc,
-        0xa7c7e14f9c9c345c55410df324d37f9db15f7141453de82e974b48aad99694,
-        0x6fa557644dfd017e5f9a238064d7fb51338810162f31160df1b9efd6d94ed8,
-        0x230bc8f7043bf82128e4e38fb406cf65fd20f6eacb41abe15d0def61e66196,
-        0x1d320a6996f492a1096e0e762576a9b65abcdfc19fb803e3547b40facf63f1,
-        0xfaaf959631db97c8bead1e54b757334882e42cd7f147b168008a4291b15b59,
-        0x3acc141a518fbecc33e6f07c935fc234811c44b5f6054130aced2013f0d26a,
-        0x393d5aae8a326b12910ed4480d4b29249a07db726bda7ccada6ee35c521bfb,
-        0x627ba6500f172357729cb3c43a6c6c920623215a1d8ef8bcc190eb198007c4,
-        0xb4df9c78d07dc09eadf3c13d95db72e77ebce3633c567190eb8a0289d90284,
-        0xd9e3c128d95c06b5f0bcbf1a6040f2d52e7a9862ae72101cbefa24bd32aa85,
-        0xea7a4d30de038eeb74406041ba3977c42511d7e263f98cc486c01247932236,
-        0x1b19b4e726d462fd12ead746198074b11b1b5cbdd6ec4b6a9c18a2019eb267,
-        0x19154aa3b8f4679ce753de5c423170513b6200f4b4ec016d5588309f13a2ad,
-        0x1f84f47641d1e1ad9c4dfd5f430e5600d46763ac271460a205e640ef05d451,
-        0x1329fb6c6b7e2a0fb2b41d65017f2d2b98cafa3d8b4516c1811f97e353a84,
-        0x9b1fc0c620f0dcfaeb90ac4b008319991aba9e8e3524abcd11bb51b32e8819,
-        0x73d48fcf9f581bc54a4de8643cff1b50a56147cfc624744fe17586c1057e85,
-        0xc4c3d116bba3c2a85331fa7eda9e1f71de673b300026e3c33221205fad21b,
-        0xcbfb9d25acba9fb40cabeaa6007a268b22f0724eeffc3563bb9562a4cdcdd2,
-        0xb7f630b9766c0fdfe1d035867d994a2c6347391254e532e66950b41cfbdb98,
-        0xf9f17332d0e4e6f427fad80d5becf6b84393117cad57c16206a68c2f16a0cf,
-        0xf1122f16eb72efd846efaee59a3828f8d187533b0477332017591eab31edab,
-        0xda0ed81d1e9af62ee11b230ed85f397089b6cac9d0b3ab5a538e975fd1101,
-        0xe6f0634e29303f275498d09732de183973a40fa728a23eaf3cc70311a78eb7,
-        0x21238f1bd0dcff2037385f6d066e5ff466186641681c8c3ac3dbd32d0fa1c5,
-        0x97a437851553861a69eeed9cace7028cfe0ddf8d20b41c979872f032a8179c,
-        0x800e45521c582dcf599a69ae92d6925e776d02bcb069a1489dbb2f14491e9f,
-        0xeee17c81c58a03366227de738209cdf78a398fc21d4c4ad814e3e2c555eae5,
-        0x685ea297a92a1f335ebf5be7bbb86e3ff2672e63e34a8b084b6c0b81bb00e1,
-        0xcfe605e09e177b6d474a90249f85fc5979f0f9d49474c769c2b8c7b37e27ff,
-        0xd2098d53806a6d7fa4abb710ca1534a957b882a66f45a643eca658f0d5347a,
-        0x1db7e83470ad0a306a63de5fc35252749cd2d4b76b1bdb379123e40141629d,
-        0x280a3a3039651e06e7b8a2f9117da7a0e8aa24c9e359729a191966d597c0dd,
-        0xffb598aaf7f6477388af634f9b30a5f36df43d1dfa46db9009ad61ecfc90f7,
-        0xe948fcfc3430b09b1673bde0795577b4d4bdf7ea36a049572d67b85f1a43dc,
-        0x30c3118e737e8ed1cb8bcc0f34613c705d1caee641c265ebdbe6d5f369878f,
-        0xdf7ce27d49de16855d71e27ab20b36f5717f9ff8dbc9ea72bd856ebb8ee7e8,
-        0xfe80c99c9a3ca5052e224844584e6f5381412de3d5e102b5b27f12212ab462,
-        0x65fe68e14c4840c4d6dfd49134ae880d096739b8b527467b26a64d5364b2d7,
-        0x17b7660ab182a09bade9bba98e8f08d1edd767226181494db607dbcdc6aaca,
-        0xa54f37f180d5704ed378b9db560019a2395f0bde0009a59170729daed44a4a,
-        0x3a5e972373ac868f6c14c0dc600fbb18e86918bed2984187e6b22d9e335033,
-        0x8ea1c6b786cd7db6d0420c82cfd95fd3a4361f7da088cf11a3dd733736b5e7,
-        0xb3ac17c042022843e35f7d4d75a1215153910ed1ed3e26807206668cda39cf,
-        0x5edb1c880d6a5b0b6f1c5e87ba7853d6a0a0c25536bafa07b63853688cc6a6,
-        0xd5d5afef25f1274fac43abb6b32473af30f78bc3ae4e35c3e3c380790204a9,
-        0x95f56d779658641db6ea55d9816236d32efbb37ca7da68a33958ddcc1e2877,
-        0x2b258d73503955feb18e03257ab3e919dbf9b3a109cb4ad38f1e090c890d53,
-        0x3d7037fc6191760cf9d37d7cc55ea6b9a80ce982e4181512f55244f138e0e1,
-        0x120975a3bbcbacf613a3f50a099bd86c5e790f2d4074a641584acb9cf50dc7,
-        0x1080f2617dd79c81020c9cadaf6b66bc770143511fb5ad9271c051e29814e1,
-        0x96e9e3603b6f6b73993882b9a339b824107233454638bee8ff01f0235b2fcb,
-        0x10a5b0a1925d81d34315048a933e8a7c74b55f4fd75758ae6139d3145ae2a6,
-        0x6a32690b639a4616f0fe113e703855a6dbe9d8b2c38b147382a908568b45f2,
-        0x626091ee5ca9f0cd49bc2a0dade004e759074a633290690df6c77be2b0cafe,
-        0x96d00e846014c248e078112156cccc34120f8102fbe351548b090a2821fe8a,
-        0xfbc870f1a6bac55494d6ae9cffe3b30b73eab8f809f29b1327a08d852c9467,
-        0xf1ae4b40de641064bbe5b378e3c914dc158d13e48f5dea50b6b03fc6ee3e4a,
-        0x3495d80902dd5b5ef8a34d6cf3b61b47e714478247c93aecead6a005ef6de3,
-        0x847e9660760d742f90ffae30114fffa2e888620b14c7ade3651093d415cf9d,
-        0x476ad102c7c41a02fee4ae9815b47386b9c4b7e5f95d50ac86c08d53cf885f,
-        0x1fc57caf0e556e086a405b104bbc28393419fd2190481015d105c6506f0d14,
-        0x89dae7e3682686df58ade8e6fc69b23292c349fbf33682a6ea2ce8e5643473,
-        0x7dc882554d46632c542b204d6a3ea83353e9a2dda138bd97325972fe86e513,
-        0xe65a8c0ee0b86d94e9ba6daf1aa2dc5ccac907046a18174dd9649ce380a1d1,
-        0xe50af8a73ff7f2ddc753b939870e0cbcdfc23d9e761fc2bfffcfe33cb9eecc,
-        0x492e4e06cfe78e2eb604b9e5f1ace6b69d8ce7a577260df114bfd8f610012b,
-        0xb7971b3384457cb736a2815037b3ecdfb70014da314725290ae361d1af90ca,
-        0x1334cd5d1e0d808f1d1c4814f16d6e89fd24f24094c6e7eaa346f58613f8af,
-        0x5395f8eec711254ac04199e9df45bf65f7123926048c9c3070f1d8373673a1,
-        0x8c854d10bf23bde4c65765d8a4d1f1d2681cf706836312500f9519caddb07a,
-        0xdcb05fa4d2943a59dd894af07941c3bd656bcda54c5b4b3e9c76c7cd96b35c,
-        0x647609bd539fda840d90e032b6cb6c34e9112c5d3ba1481b9bfd7429be18d4,
-        0xa0d84df57ad5c3db64cb9bd5acfa396122ece8dac842b2e62851b9fa5b2c00,
-        0x3c9a1bd11efa27e4599e94c68f657b7766d00b0085fc7256db222b6c3477df,
-        0xa78397bdad2f14da6ff4ed9b73320ab0b8384c57a2ada2f575bc9d1df7aeec,
-        0x633a4f8fadc9745f8667597b1d0ffeacd377882c7d57c7ceea41dda0dbf98,
-        0xaaba9e3b91fc6923662572364d3b4e9084c7e47955d85e6612b453f0571aad,
-        0xf04e3453512f23857b83c6f05a874e2c2b8e82dd62acb804bccf084f825ab5,
-        0x2aeaa9a44e0f4d9ad1448c29ec2dd21881c72dcd94aa172f60c2b43667f276,
-        0x706227230f220288c9ff20a2718fcbd7d8ae3b899daf496df4b1a272673436,
-        0x81ac225926b5893d3372c11ed6135ea6c40e88282476de275d779aac1efb09,
-        0x5b1f938b47e4e9944a0c11253d39ffe92cd775061180d8b5f3e29a45ac90f5,
-        0x272b40e4f14a4802275874e89b98bf9c6c1c9f6b7b2af1d81f1c5d8fc6a4fb,
-        0x7bdfb5ec248593cd2443d3f5f5fe5b6720d54ef84776352850666d3a204b3d,
-        0xd1821409fc7f24fa7520338f6625e591c6af6d3ac7dd221342a073a31dd29a,
-        0x5daeb506e9b65421caab8b3047b5150903e55d4bf46a2fdde9eaf91504dfa4,
-        0x7eecefbd26a1db1e066858803753de36f001b1e825b1c01a2e1e24160af311,
-        0xc0905fad0f69df3d94ab40d1832736dc14a44848d08c7a83e9b70d609a42ed,
-        0xbbd76eacea5541f174463149bda3a27c6033584b21d64f45f00805dcf27c33,
-        0xe40aed46cdad2cbd9f368624ba736409dcfb6eacec57a2834102b82d25801a,
-        0xb663fd1ea233c8aae6186e12c45c6d0cb76a712fa3ede3eed2e438cc86ef8a,
-        0xa551a060a35851418c097a10d4a70c3dc8903d0f91a55a4473d3796b824597,
-        0x5823daaff8928c2437abbdf63938eca29b6c985a3e01abd9b9af3b15392790,
-        0x582f34729bc4a27198b8c0fc1f0446b29ab6fc100ae04743a8df0ab6dc71ef,
-        0x96a954f9ed6ab519db740d36dd50653eb314f39af07f1cbf7d2a468af7b007,
-        0x4f75c50a47411513cacbeb29dae1682f50106361dd62398631dcc7bc8cdd26,
-        0xc9467a250d1086e5415f96770d07a967b30511d5806b1c2ec8a213696a7911,
-        0x7e4a8dbffb76edfd661a5e2329f3733c62c3d8269a04aaac7cf598279bbc75,
-        0x669c5c5021d6b92ad6e0b9e2396f8dcddda6ef043407f815708fdc36a3facc,
-        0xf8171309476cfa2e082318d130d8d4e4c5fb8391daa3e7a25c69ed472d665a,
-        0xfd7d95e5cc11741a13803d779d9aab646f9355c9905c48e1a697a3606148f1,
-        0xbb96995f6e3a072cf0b3e6dda16fb5d88e031e2f6dd317b3d35d0c8023f84b,
-        0xfca20021ba6130e1eac2619f42a782d47d4cb20aab607c64327560e6107b7a,
-        0xcaf98a39fe5df6322e6cd7ba752f862aef12c8bfed5baf54912c8c5a99be2d,
-        0x8e9ea11c1640d06919f7c96bd60dc87eb4c15a7e6f2e0c25d87d71448bda08,
-        0xbb21e74792a1fab5e7594e4b046f568bec8cf7c6a91b675902652351a5c127,
-        0xa9479474214dc4f0aec5981eb3a2d86f563d7ebb1ed4dc6c9346fe33913b7,
-        0x4db9076b737385bed7b58071b15ec7c2c31af5a89c02b6c9fca200e6d6ca13,
-        0x9295d2262aff06ab1f4909695be6f1fe754e49dd234aa8058369716c2e4770,
-        0xffc68f196ae242e330734fb60afd7557a2427aa92516e48470c50ca13cdf3a,
-        0x8397b8d0eb3dc63e8f13342ab24cbf0f652fdf311f5eaece86c6c556c7ea9f,
-        531,
-        0x3b93236e8d9edade5a8017bbb3f4f827,
-        0x441b9af680032773679fa40ee0639ae0,
-        0x196315896ff14e9e08714786465736ab,
-        0x7616d695cc3d8802b61be6d8664cab64,
-        0xe473f2b8721a6e2924e685f4857424ae,
-        0xaa4622f3d3e8cb475da790e4cc3778bc,
-        0xb56f50f6c78f26db4bf1c5d890f9d74,
-        0x193a781179b56831acfb82f2f658680a,
-        0x17402f74c5af02f9735b033637c37387,
-        0xf5add16af897e0c928bd037f6d65f981,
-        0x343066e28a3d460ea6da56cafaeb7f4c,
-        0x1696e0dea868880252967df37695639,
-        0xba5dac09696a76d5096a8172f5fc464b,
-        0xe8d127a2317c43542d1f0d7d423e8b7d,
-        0x45c159061e0660161d52e0f137ce9246,
-        0x6305e19b1564548cb8c78ef33f382c7c,
-        0xbea6c9a76203887e43bfa98e5f5b997d,
-        0x14292f03f1df326c0287137126c152e3,
-        0xdf092d8a7febbcb5e8b5fb2d6ce51c50,
-        0xa2057ee7b8887f5dcef9677a091bfa70,
-        0x5ed67a41d5ca32fb4389648e548734a6,
-        0x9c7b67e1f28fc1fe50390f36af571d28,
-        0xa5faf384116a5b75e5201eb31a0713fc,
-        0x25d12fd23ed7fb8edd3bd1ebdd97b18a,
-        0x8801ab9160c4006fa78ad244c15bbd21,
-        0x14bf1461f267d7aecec28f891f18ebe4,
-        0x326eeb48a6cdd844fb402db83c9781e7,
-        0x64b91b79b5e6bcfee2d472ab5cc50070,
-        0x4050adf7bc09ea7eda6996217439a188,
-        0xbff737f1bfbddfc2c3d067406f2c3932,
-        0x874c77eba461ce99140d1ce6e40e5faa,
-        0x506ac6fa20c5f3c9425912e28ed37389,
-        0x456605dd67553fcbd1d877b122d9da71,
-        0x3ce3241589bc4f5e3308c85f80a98dea,
-        0x4f77df8e26c2895d45429fd839c31e56,
-        0x1d13968fc9cf60fe68f6c346c16a5c7f,
-        0x53b0d6979593a950d0f2419fc5f58edf,
-        0xf9c98c066f055367914861b7ee6007d,
-        0x5dae68105590e903d42cd41cd5efa80a,
-        0xbbf025284b597bebd14c2660d3541053,
-        0x54b89c999658a5b3e6b877bb96f194f2,
-        0x4fa90fa0ddede3fcb6dedd92655db58,
-        0x3757c760b6ac75d00cceec149bc1dd78,
-        0xf095db90899f4efdf629e862069d1b07,
-        0x369124f2b2f3ce3609733874935f57c1,
-        0x1bc11ec605b443c30dbb6e16c2c62da3,
-        0xddb20711d65a3d54df9dcde258f9c226,
-        0x28bf4d5c0414ed318f46a5c7529b3ece,
-        0xbffdaa83f78af06ba65a029869a8fd6d,
-        0x7fc5447232928171e2f0cfa66a452511,
-        0x6e7613ea7a98f3adbb6064d1c04e1ec6,
-        0x1d903c7806e7065aca175e153e3d9a53,
-        0x212429031120bb33f547eadfdb8b2293,
-        0xc3e8059ee712e63e95b29800b8ef6ba3,
-        0x7d542f4981f9cd9cf2e7f8fb160ae726,
-        0xde531caa64e9e446227de5aa21e10f87,
-        0x7bec4d9f6a841acd4d7b769e07070acb,
-        0xa545ce5177c75ecd5623bb6d40c62224,
-        0xa87b234fe1273fcd20f92419259acdbf,
-        0x431273c385e09f78ebcc0963d71a4596,
-        0x80909b1f72c7fc7930621dca498a7b0e,
-        0x705a72c9b3c5187c7d586bf71ed11b74,
-        0x2c3eccfb59dc9f3b94cb36da8a9aac1e,
-        0x6096b375df1cf61d47af9a976330833a,
-        0x60a0d7d6d364dd9b021dd66a902cac36,
-        0x44880bd407613badd100eba9fa69c0f0,
-        0xb506fcd14857e1b6bb0e6f22b9c25bc,
-        0x6767e1783a528d71c7497ec4610ee29b,
-        0xa21c4da8a7a11cc44cad5156e885f3aa,
-        0x493d3459c314d7377fedfc27756a81d8,
-        0x915b34d67cb27604e54eee80231abec2,
-        0x7a9fff6324719e5f98440fae5486fb7a,
-        0xfaac81f9b213cb6378ddb89d13ad4943,
-        0x3d68a6a692a387c2dcb2b1b130059158,
-        0x7d14dd981b56ae4df09e00711fadfeb2,
-        0x1f2c304b92e26ac9fcc94cf249e46474,
-        0x149423756611f552f07886ce01301c2,
-        0x25d8ac459ca9a65f8b910ff8de8f6452,
-        0x976330b2cb0488cdac6b9dbd817dde88,
-        0xb507b7e69dcf590811f11ab8fba322c4,
-        0xd41dad45adda4c86d9e64f2383e584ae,
-        0x3f3b8caf66ff0fb878cb6ae99806fb09,
-        0x95549f746f8a049028e0b9cd169ab0cf,
-        0x2cc79508c9187bf50156154c624d79ab,
-        0x87fa0c1a278d8922babdabb1bae3ae60,
-        0x26600bf42815427f4e03035eba8dc46b,
-        0xd9441718e2bc4d3813c0873eca134096,
-        0x5ad54cd141aba35abcbd9c1ea7cc179,
-        0x2bed4a3b747585c923f8ccab5af5ea83,
-        0x1adb8b805d89f4ed3341495727d7e5f9,
-        0xe86892f2275e5b40a1a0715266947a53,
-        0xdbe61c0915d329eb04193d802c1a5419,
-        0x478223a7525443a29badfd88f1f3b105,
-        0x2ad2f8133625a009b47491bca768889f,
-        0x518a2067b62ee90baaa70764a7714785,
-        0x9c32ce544be848b7d8d57ac414c54d7e,
-        0xd907cab24956a977d076321dbcb35f98,
-        0x12033c2d787dcd6128618b3728c9574d,
-        0x97f4cc7107357452a4d5cfb0c169b80b,
-        0x585dc67b5dd8498546921f1b015e3c23,
-        0x5d02833bb6d6a73453270ddc0676932e,
-        0x865932fab8dc0d96c60f48dc1013c7cd,
-        0x6b949c03613d7d592a5d1af0b2b71465,
-        0xd630a34535128794aff2f107dee80c02,
-        0xc097c513d5b7f13c0ccaeb2f6fcc77ac,
-        0xf4923ca927ccb1921042d0914dbb9458,
-        0xa6eaa19b3c49121d523844860edc754f,
-        0x90252d1837248c1483975887c0a3a92e,
-        0x1100b6358de1ed0030930f2c77829e4f,
-        0xea54d6b811e5382d19da7f2bacfc89d4,
-        0x7b836e048120868a243854ca92f99fb0,
-        0x74678a11c0e5ba6b081507468a459f00,
-        0xd3290d3ab63b1ac813700e1651d99881,
-        0xc446d9f07ef49a3e102dda47b0d21e9d,
-        0xbc58522a02e73a844e47aec5e3e956de,
-        0x320db2199c9064786b625b7bedb80991,
-        0x795761fc6d7c8b388b3e3bceccb4273e,
-        0x7f67fadcb357c523ca763959a90801d0,
-        0x300f36e34d212d8cc34c457273ecf209,
-        0xa1ddd3e2c83384a21fc5470ca78bd9c1,
-        0x835760e153f1c5d3bf350a5eb2e73f56,
-        0xf83f59106237af6bc87cbfdabe203318,
-        0x31aa598d1f8563c1516d0801635ee288,
-        0xb6385942944678934ffdeb93221baf78,
-        0xfa4e5e5299166fb3b4d389176a08b557,
-        0xbabefff9335e8c58a5e00d22e516e8a3,
-        0xfce00e9f22eec155f5a353554d0a95f5,
-        0x3db08244735db4a5ed4c52571d971bac,
-        0x2d080e9ce20316a03f6b939652a652b8,
-        0xd4fc77d62b23fc1533410cf83cade3b6,
-        0x3b020ee513322b465510a5345938624c,
-        0xa5e8c657ad1225bc273765a7e4ba6c18,
-        0x354b2e052b75aa1a32d18b359b576826,
-        0xf15e8a23a5b9c80fb27f65aedddc4bb2,
-        0x7668539b485db7f47f579c76c5c70afe,
-        0x457a1369ec2796b7e87247932150632b,
-        0x2137bfd041aef1749ca9af9363003ea7,
-        0x4d395a7642185d847bd8ce7c37a4d9f7,
-        0x7adf80750089564050407f06de8b1e4f,
-        0x8d768b82e721b967ea846ffb922c1cbe,
-        0x67981751fbf43f25cacf34360cfd133c,
-        0x1470eff36b9d8e32c6cd7ba9970db54f,
-        0x94c8a6037606363ee44990d8436c0eaf,
-        0xcd8cc66c7f50618e22334bce2ce688b,
-        0xf6ac9dbc1821cb0e89965062116d721d,
-        0x587fe50aabef4fb701faffdd0a14492e,
-        0x27772d1dccfe203b5541ee7d3383a0e0,
-        0xdcc5f84fbf6a0d7e0f9d1591c3d0f518,
-        0xe552de0a1ad470aa0899f4eb30a51e00,
-        0x47bc4f80496d329c57ce11da8143115b,
-        0xa68fa9e94546e557c8317d38c59db5a3,
-        0xc44e2c805fb446bb0ebc3bd696703782,
-        0x44e4a34e7116d810bd8fe75a95e109b0,
-        0x6ff418a7f4843b532bace4a21697bb9f,
-        0x33648bac3f265c6e5cfe12568ed539f,
-        0x8f241837b9d477a672cfee767c5dcee,
-        0x2c43e0b82f413b717230fab96df9c278,
-        0x77439e96a8a95475a59c8daa7de2123c,
-        0xdf1bc5d52e7185c7d996108bb9a9fcd5,
-        0x8eb1a5a9bb16f9a1d8e0c16d9b296f12,
-        0xb599d5d4afb8e9b80b6692b44d6b72db,
-        0x1a6595c255cbbe43ae2d73bfce3405b2,
-        0x6dfa69c6db0723aef0da3891a000aa1d,
-        0xc82d80fd82f521d988ae55c75fbb4392,
-        0x4a881ce1f65b9a2eea64bd08f226c984,
-        0x1bf1675a78e3b1e9633a7584439b7ec6,
-        0xacb965d62f157ef862b1bc4ad9db845c,
-        0x945486903529c27922c2d9071dcedab7,
-        0x14cc0f689bde5f3a61bac7707fdcca,
-        0x139bc993a2be4f03cae1c192b94223d0,
-        0x1b53155e9f57c3f76153f799ae16c37c,
-        0x3d6221ee2f6c0f37587b185493f27a08,
-        0x53e7bf168950d26168881e1bf46c0fd0,
-        0x89cace40542f39441f686c426064ba35,
-        0x4e85f5abae5dc00d9f59c0c5e63206b0,
-        0x37a270dda5bc8968c07c0d4d1ab02fdd,
-        0xc8a6ab9edbee43e2916144a3b8874fc2,
-        0xeedea51d155f7f9399385c21c6f49ba,
-        0x67fd33ed62f4c62b6e34339ff5739795,
-        0x2685775b48de99400387e237915cb2bd,
-        0xca481ae35e651c823351534146c752e1,
-        0x4dbfcc15ac3f8d59818c660366672542,
-        0x47f44330b0d99233b2dba74ee953c217,
-        0xf5d48d99088d05ccd29e2e490269b91d,
-        0xef1983881c01594878b815962d84b05,
-        0xfb10b905ec9fb247cb5a47b1c382f50c,
-        0x356824ea678fa4567de318793d20f04,
-        0x525453ce79ba66480fd8f2ed7917e88b,
-        0x679d768a72cab6c1fe7cd6c912a6904b,
-        0x44aab161ec52079f496e0c30c383b8fb,
-        0xbc49111550a6f250aaa1213bf13a6cb9,
-        0x8bd2ce266029463b1a6b77d2c4d546b8,
-        0x5af81607d4ec36595cb3010a61e32d8e,
-        0xcd5e7c522857bb5c7fdaae643b6aa9fd,
-        0x7068644174163ec8e0f7982d61dc34cc,
-        0xf19882670c505ae4ef3b31b1c25eca94,
-        0x5491781c85cd4abcefaa309ec60e66cd,
-        0x447ad6bf9f9f693bdf9bafad59465b0d,
-        0xbc51d0bd0b3ca27c2ac993a196ca9253,
-        0xd00512a31086e75b3671349c9ed53f71,
-        0xc58895d86728f750345f8c1db6aae978,
-        0xf3eb00772c1742ee541427a07d5ab6b1,
-        0x1360cee1c3b94413bb10a256b97447df,
-        0x65c13968e6edf65fb7c5c6284ab151cd,
-        0x40fe47687d62acdbfd073d9a3280f0ab,
-        0xc911f7f4bc0db5c35ce43bcd55c8372d,
-        0x8bc9c05c022f91de503cd81ad508c502,
-        0xf8a3d1ddbc18cd8cf26e594456a00dd4,
-        0xb5243bc2dabba58aa6730cc842e17ad3,
-        0xfb87ef3c06a4a23a45ddd7754d7eb3f3,
-        0x17a286d51e1c9a3ec66297721c480a3a,
-        0x75a4a835c7602725f03856838bde8c89,
-        0x7490aac0785d67aae357a2bcac396581,
-        0xaec59c3c928664277901acb53e31f1fd,
-        0xbbc63f3247d9d39cb603e256d74a3621,
-        0xda9e42ce97299baa73dbb8ab2a43929c,
-        0x16eb2b9e9203c22fb94df34393e2f087,
-        0xd1a492a9c126e1a35329283e37a1011d,
-        0xdf9ce019980dfe1e653a529e573cc419,
-        0x8d48d7ed74588f8b1a35a38340de9ffc,
-        0x530a6c143840902b318f0a2ad53d6773,
-        0x4fd4ffc0c84b1f421df151a23b145d9d,
-        0xff4f2779c9096409fbce5e05636bcf3d,
-        0x49984d4fb6ab0c6a2c2ffab759edb5fd,
-        0x24d3f9a529731f2deded1e6bdadeb44b,
-        0xa47dd7946c2d0b4dbc5157040b092e1b,
-        0x57af84c2066ca8d160ab33ab4df70949,
-        0xa1f9c3b73c8cb2b31b25863b484522e7,
-        0xa2a591c59351043921b2f6cde338646c,
-        0x28b7ca9dc2290b354e1c08542cbb03ad,
-        0x5639e106a22fcd4dc8fe3e50eaee41f0,
-        0x5eff621129c5976d4f397c8fc9056b5b,
-        0x432b689e7af9d641179fcb60b9c358ca,
-        0xdb3c2fd1753ddd391d73e5c050d4e05f,
-        0x8684ca91025a02c79641bd22d9392dc8,
-        0x96b49efe286d4788e490453a93e66b89,
-        0x17780da08b3511add3c58b95ad0cea83,
-        0xe94dd30373ce1477d0943ae83fbfeb4e,
-        0x60f79e8341d217aa3f3397963f97440d,
-        0x514c78f23c100576972f072632b84efb,
-        0x86be4ae4528cef631522b4c4cfc600e8,
-        0x2760e1b478a5ecee810b0e3831980b5c,
-        0xa3b889692e32b921c7a2c7ade05b62a,
-        0xb73d2b2eab91d71b9f2608b854a3a81,
-        0xd3eb74f7da4f25438645b6c5fed1d6a2,
-        0x4d1a2a2f46ec3a0d716aefb34f781d8a,
-        0x7733b432fdb2e571c4db48493a70fb0b,
-        0xe849f8a9de84985a3cfd5fe9a4a68aef,
-        0x5896fd8b12f0502c8a3375b236da81c5,
-        0x8976cdd1ab62e586493153ad46f81df9,
-        0xa2a08ee4e4a07e559de6cc52691eb926,
-        0xdce456b198c7a8eb3be5f8686d114885,
-        0x9886ed8102bcf6b70ced1efad7356711,
-        0x8553d756b163de18520887179a5d089c,
-        0xc72f17f80b80e670ab66161266c94aa5,
-        0x1b92f6535b6ae1cdaae809b148e6aa1a,
-        0xa3c80143fb7c57fe3c6888247d6b9166,
-        0xd4c72f22218221c2f365ad6aea9223e8,
-        0xa0327da17905747b5179f7d1cb553cb8,
-        0x46beac0314a553fb4510ecec43cfc0ff,
-        0xb716068af2fba15bd0c1829a1821c0ba,
-        0x776f85701cf348c86f753dd0eeb022e6,
-        0xcb09c95a7d49f525a73e66f32b49eee3,
-        0xc3ad53ceac9a0645874acd6ba7fb418c,
-        0x64502e5a409b407107f1714c7445458c,
-        0xa3a85b9d81b2d222434ff98197d62a5f,
-        0x6bc10556e4265fc383ec93c9821eea09,
-        0xc57aca3cf92fe4471c48c4c9b4438d03,
-        0xf79bc9b6203d06dcd675dfe3c614e8bd,
-        0x1556b12b5650883f435d9d32aaf3707a,
-        0x63f7d11fc0ce61b53be413ac2cfcde96,
-        0xf48a848c354b1aebc72d497a5f4fcfc2,
-        0xd1f00e4a12cc98a57d15afb670d297f0,
-        0x56ecc5f47c89c3844de3d7decd4d2687,
-        0x3cf6718e3a1ee1a0586cdcf095111738,
-        0xa98490baac1262459207842d665294e3,
-        0x83020baf5c00727ae4e7282bde732e78,
-        0xab5399d3b12e7b614986c1edfa4d35a1,
-        0x54b3a82bb5814de2474fdb2120c808a6,
-        0xfcb62b04cd6510011537f606429ad27e,
-        0xd13f511ebf288dfaee8c9724ae94bd62,
-        0xf00c03c7ed75fa9c4106529762a536ad,
-        0x73a91670c0cfc5b210f5f35589e16992,
-        0x43e98b5ab29cdafa68feff357052b0f3,
-        0x67e3dc998d16a33133fe68ab59a5eb0a,
-        0xcf62d46c77e90a3765e220f6360dbce5,
-        0x43c98b3582b710d1710552f969d21063,
-        0x9f23bb0c9dc6ec658f2c0791e3d54a8d,
-        0x6fb29457e5cc8074efc268e278a3b69e,
-        0xe6821ae2e355dc803dbf7747d6759435,
-        0x7fe5f687e92e36ffd65eb63964a9fff9,
-        0x83ab6bdfa03ba6216eedbfbfebf68b7c,
-        0xa57df4c4508d5650986e3b04b8cb115,
-        0xe406c4388ac63a504bf93eb3a6a26440,
-        0xab51111fedb96c4d1175a52c1fa35151,
-        0x3116634e4bbb2c3a15d62f20b420be65,
-        0xbde5436f64291656333aac6e2c489b19,
-        0x97cde8d01f4b9abbc517b97e26fb9170,
-        0x3fac3f5ada63339b842d4d42fd32cc60,
-        0x4457f4f195e032aaf0504ef602433e32,
-        0x1c6d9f654eb60ba29c8029ddbd61c9aa,
-        0xf18356aff3abb700434fdfa6c523b9cd,
-        0xe474a1de38ae473566538f24029c9bc8,
-        0xc87029398b749ddefbfa76650c5e0482,
-        0xec14e7b7fc43cd4ac43a88e4e7b10fef,
-        0xfacb885e3b5047c51e4a2be7abce850d,
-        0x9e055a17067f7c49b14798cadc8f83c1,
-        0x639facea7060638c04248ad6a48c4bd2,
-        0xb37cb016f1d7dd9af7d2712a1ef8fe2f,
-        0x98a0f88e3f9ec2de242d46e5568d4d23,
-        0x87bf4e6c47988e192bb6ea1d477b0338,
-        0x3f6e5781b1855fbd9433a36958dbd1,
-        0xa664988d790705dcd6838f576020a1fc,
-        0x2325b6cd934cab9dd235ca995cb702c0,
-        0x5dd56adfd8591646f4f870b0cea57118,
-        0xa6a4ca35606672bd29286041399bbcff,
-        0x5c279dd745b2cea66f928e6b15d46cf0,
-        0x191855d02c92828ef43ba40dbd9225fe,
-        0xd92e3cc3e26dc5ff0d2319b60595fe9,
-        0xc27e8fbd36d9cf610b408a02c4ca9025,
-        0x4ee55b7f9342575fa418223ebd9eb83d,
-        0x25aa0b9ed1a325c747a7cb2a3788278e,
-        0x83d1a0c751facff71b9732a8ddcb685d,
-        0x98df599cf9b5f699b7903ffb656a5b8c,
-        0xf692c17b00407605a2fa5a57ca4c1cbb,
-        0x80c8f8e6a430b8374a40c4f32dd61d6c,
-        0x573b200f6bd647a896b3c2f04806b76,
-        0x702aa8976959ee6ec673e7e2076517b2,
-        0x633b8e25c8355cb60aebfa4ba18d132c,
-        0xf447be6d43670bef256939531223c19b,
-        0xab08d601b6207ac8ced78fb72687adbe,
-        0xec61da29fde8f45ebf4b8e5eb9bfc228,
-        0xb0fa471e680d1d56dc45e8eb9baf8daa,
-        0xc5739eb0d04507977a57888a50d278f9,
-        0x529e935688a1302deec07d00a3f2438f,
-        0xdd9d6feb97eca979f8c5bbbfa91b6599,
-        0x55d7b4f67f97b77667262fba9651f607,
-        0x6dedd3ea4bc87ba0c3eefd4a999b2859,
-        0x7f23bb2ca8375b71d124a4589a95732d,
-        0x934dac77b4840b0819d07280323f93bb,
-        0xb93a7fe1eb5593bb3a039011c8ae1459,
-        0x44b381458cdf3b88f5bb63d04c79a1a5,
-        0x7013bccdb0e99773b73cd4ef8a8a31f1,
-        0xa190bb4fbcd7b8af6e8ce167623ee019,
-        0x295b7824c08250d9cf02aa3768283d17,
-        0x2fc8e0d7330da68bd13fe5cc5343599f,
-        0x54a39f62d8118f29b8af938991fb42ff,
-        0x450451c68eb1f66621dc10254c4242e7,
-        0x9f52e288eeeade5d201600abe79282fb,
-        0x73a111d2401f7bdd31ecdbdbaaff72da,
-        0xa796a93865b41b5542e84b72998ec7e7,
-        0xba98d9a45edd4850daecf1b72b04cde1,
-        0x93c386b0ad42d3968caea83d870dee62,
-        0xee74e2e8df548626124c9ff27b7331ab,
-        0x7de120f419062c8d871cfeb8b0f9e89d,
-        0x187fed2d39fa4534f1813fc8dc6e1ff6,
-        0x2a50d32b1c6899da2f69c0f24afd7adc,
-        0x779e291083197f268b0df445578a79dc,
-        0x521bdf01135d51056d95283e32623593,
-        0x9ff59897b2e7a683d817a7dc38779013,
-        0x97be0612c798d59eb9b8479213109dd,
-        0xfec5a58e3afa548d0bc9be1254a2b9a4,
-        0xf855a589cf2015a1a27f36a0ddeadc81,
-        0xca016e4d35b7a9b70418a29011aac37a,
-        0x3402655cd3393ef544528b6e2c6f5188,
-        0x778e07da556cf8a9cbc02cfe20444eae,
-        0x24956fbe14e79972a584f1bc92ce7d,
-        0x847ac11d2fa4ae452172c4fa0e031556,
-        0xbda731402d0c864c6bdd865d7c0ddf80,
-        0x57ac2509b4b15f8ab6b01ceeb8660411,
-        0xde043aa5412d61b9a3645bf3d34e5b5b,
-        0x3127a55bf0e8443eba2f028890b254ee,
-        0x62196bc6ebb3ec9ec6e21a5a0f8c0f27,
-        0x1a2844729d2435a816082657d15f44d3,
-        0x2bbd8e284c39cb9fd0a7d86a70bedeb3,
-        0x2968a30ad080108cc1a4a464717c49a,
-        0x6d26b877133b72027c8e28eb31f169a5,
-        0xbb452381b37dc0f828f87c7291c6178,
-        0x8c8b4bbe944ffa19f6f2c4d929ada8ce,
-        0x5117d75a8483fdff3390de559cf0ad37,
-        0xb983be08674d78d4ad66527a4a83f811,
-        0x4dae9d2e31aa14027cbf7628ac9fdf5,
-        0xb4c44c503123574ffe26913e4db94e99,
-        0x6dc628fe5fe0e70e200ef0d4c9c9612e,
-        0x2800239c567fc2b7ae8eac8348c31d78,
-        0x278c399a42ceccc4b62f0700abcd2056,
-        0xce78b9ff865852013ddf84f561c1b143,
-        0xefdc243c6ec2fbe742921d54ed96ee30,
-        0x8300a48d636793614bb2f303c6e92c88,
-        0xe389bcaf91858d197d4713d013cc535b,
-        0xaaa467d9a09634d93d85a892e053870b,
-        0x2b61a4e01091c1d1404a36aa64940dc6,
-        0x47902a2f66b550d60f0aec385ca0697c,
-        0xc8e10a9da916ba389dac8211a3f16964,
-        0x1f0fa2c85ffa06b7db1e0fc796f529fe,
-        0x5cd79c3363d4852dc7f5e1d4a183f646,
-        0x6914400e707c6e702412beeb93366d07,
-        0xe1dbca756631aea44d2b8cb7ba01d7f2,
-        0xb89a24ecce96db47d3d232ac3a4d7c76,
-        0x845c0e01714a929780065daa22f7c32d,
-        0x231cbc09ce80699412a0588ce336a145,
-        0x3797cbfee65812df79900e3b6d26617f,
-        0xbe16cca008bbfff819cf9e74e2d736a5,
-        0xd4ac296a92d8c8f59b8b23a130fb46b8,
-        0x55d3149384d0de33593cfdbd34bc88c9,
-        0x342571c7984a6053099ad28f493d5e1e,
-        0xa25d4e8d62dfba359644fb538e94fa64,
-        0xc6bfb880d84cc9e6ed031a4829652491,
-        0x208b843c1a6ee98557f10ce0fa1fa012,
-        0x98d245436f70ffa3d303ed3d1a295b4d,
-        0xe33a3450c5545883382c1bb54eea2ca1,
-        0x69c0da58ad2bf37ab673291268bc25fc,
-        0xc76d86880e25a220e45203ae2858a7bb,
-        0x15c05115bddecb8bf6bcb621cb205d7e,
-        0x8b6ab183bca1bf99439a3b6294f23eab,
-        0x3f8e68444c77f757ce77214bfabe77c0,
-        0x72db866a955b5d098417b4fed9e2dc96,
-        0xe60ab6acf41d1f92e959bd3d39549473,
-        0x3902aa313d1e32d8bd01a87e34cab548,
-        0x42337f3015bc629d1d5695b063894452,
-        0x527b0706c50ebd979372b28c3103153e,
-        0xdae879b134031962b244bf978e779026,
-        0xd13a1e1d0135bf5d16b939fcad276a1d,
-        0xe86510e0af2b8405784c5ed5f578f5af,
-        0x66350b61495b0fad17af2f9209198fff,
-        0x533e807afe6592dcd49149a1e75342f4,
-        0xf42c6dbb6440e7f2e43894c993a1ff7d,
-        0xd2ecce3cd6d0e9ff5ac8a284866812ee,
-        0x6d68a8dc639ecb052201b8132b94751e,
-        0xa74475c96af48bfe2c8cbbf0178739e5,
-        0xfc62684c84622dbc14d1c6cf918420ae,
-        0xfc9322f5532e1322b733282f2a46d8b1,
-        0xacd2b41a3227ddcef4a350dbf31d50ae,
-        0x6fbd44ea08715cce0181b32c04f4fe8b,
-        0x86e3772c3637546415a489b941447d3e,
-        0x3cb792231d483b96fefdc240cd6bbd69,
-        0x715f864a7db68aee321c170489d3aa7b,
-        0x2c80cba0f159ee8318483f69255e90b3,
-        0xfdd5b1ee316ad3517abbf5b2954e25d1,
-        0x94d8a247e4e6cb5efdf9eb594a1e5e31,
-        0xfaa85b14e90a62f51dc119168f79dab4,
-        0x91aa7b6e35422259622316d0a9f7d6ec,
-        0x4b061b0c1c064cfed249e7c97ccfedf6,
-        0xb8d1b1a4aa8faf137c75722881b4a8b5,
-        0xb6af880d5608aa4fb1d3f5105fa7ba9a,
-        0x5f278651f4db692f00e107dce624352f,
-        0xcaf828a69a8ceb262f07655b6a519bb,
-        0x9195a18660dd25fb6ff49edaeee2ead,
-        0x5d7ba38862346c678f589f2bc40dfbb9,
-        0xefd317517fe82b2ec455e440b6d81b79,
-        0x2c99fb805ab9186fdf10e35a1c19d266,
-        0x5357f69034a89c074f768ae6077f7ec1,
-        0x544676555e450b838973f0e8aeec1881,
-        0x81884623f78135767c9bfeb2e2cb6824,
-        0x6a75e3571a23310ac74f96b3193897fc,
-        0xecba2abf011126b531a07aa5c5a431f4,
-        0x446d1034e16bddb08b55cf5bf39ca6b,
-        0x9e4b9b934062e231fc9b822323186831,
-        0x50b0a6f6cd49043f2150d9f83f11c192,
-        0x8146e7abafd3dc690ddcb177906709e3,
-        0x68d8b0b741a97da9167f5591af40df4d,
-        0xf6bc917fff675f8340d85ac07871b575,
-        0x5e8cb0af0adbd6702b8d9cb052762655,
-        0xa943bdc3451d1c7ba372e1eada6dfc0e,
-        0x73104cabf15c4d36bb26c33448d62a8f,
-        0xcf71cb0ec69a3b2c9548b6de35e65993,
-        0x973d84254cab11f359097b51eb8a8710,
-        0x76d062f476941b23cbcb9ce2b682f527,
-        0x659df24bfe03e5658a92b8f7b25cec08,
-        0xb2c69f24aa0ca227e7bb5382bf97df8,
-        0x2c2c04c86633d9a68c76767bd3b7b037,
-        0x799716715fc8f0a32fb9fe90b78f80ea,
-        0xd15c3e659e28b98082776d8965106356,
-        0x7066e20cbf4c088491944136cc82bfe6,
-        0xc0b8d71ae729343f340b9dfa119efded,
-        0x2ceaec1f479571b131a52de2f403c252,
-        0xf3843f66526c7435869af72e881d3e7d,
-        0x800862e0c4b09f220c8ebbf0ddce8406,
-        0xd672712443dcc36de92967d30149d651,
-        0x34d9f25d66d5dfb4a09bebb86213965,
-        0xf8ca67b3056088b372f2f349fa5594f8,
-        0x984963221b348eabb2a743da35b6587b,
-        0x85a7780b0bef9cce77e956b5ffd5cbdd,
-        0xe603d856f31bef7d7ccad0d532e587ca,
-        0x49a2c540dc32dd8aaa933d8fd99db8a8,
-        0xcbd89c4336a4fbed035c604f6671b01b,
-        0x7a44c1ce87be8766df461ca5f92c5bba,
-        0xa99138a38e69d89588f7ef8415c4e3e9,
-        0xabea3ff1e6d8419108785f932d3c51a,
-        0x985227b0f8b4ca0e09ed31c8a4526b6a,
-        0x15c0641d79ca0fccc1732d5d070d5b3b,
-        0x7e94dfcad0aa2cc14ac03795feb65684,
-        0xb5f8cf609a6106abd4bab1e831facc52,
-        0x6ac963d4ceec3a1b42b960dfc7c901e6,
-        0x2fec78ac330d1b7856d33e1694e598d1,
-        0x284759f54566a59d4e5706111ea13c7a,
-        0x9605cb74029702c0b5b00e6bbdb406af,
-        0x543ec0d3d5477725181610d70ecb599b,
-        0x7a97d46eaca2dfb4acef2d1b9626175c,
-        0xec8d62228a4362efb5c11ce43224fe0d,
-        0x8e9037d243abdfe3a75b821541f61639,
-        0x6fea1e1fa64e4a8d29def849496131ef,
-        0xce18a13be93a74ce84daa1da7882e85c,
-        0xb5e79b1c5ee4530df0bcb0fecad3c0e8,
-        0x787984c47d55c65f15c41e518835b0a7,
-        0x8814e711243b093b5c781d5bda2f3782,
-        0xa77419d76784df84f2aeec19b81e4ca0,
-        0xc1d0788f6619903e35a20ca68a312277,
-        0xe6507a50284d602027dda1e8227312e7,
-        0x95b1f0f5d6b77630844eaa77ad9e9d13,
-        0xa04bc9c0ae796e55c9544f06e5f05ba5,
-        0x5f8997884a4f0e5d300fc1a865563fe7,
-        0x2f0982cba66fbc7273bb0941aec3547a,
-        0x38969057aac69fbb7f689428f912b072,
-        0x30203ac9fbcb2d9a7faee6042cf1bf0f,
-        0x7d0679a82592b21b2b6ca56036919cae,
-        0xa3dccde6a0476c103f7d4a96c0d2feea,
-        0x8bd195583c1cc7bd3076ff32d4209ece,
-        0x7c4179edf2bc5ade8bdc44c0834d5814,
-        0xfc9843dda53bb14b8ef4a779693fe3f9,
-        0x207bf9dc62e42a81cf1f77d06d3b74c3,
-        0xd23f9c2e565d13cc8e3f9d31eda404c3,
-        0xeef9c26cae074f4ed68b7df25a43479c,
-        0x8fc5fce894909b7ed53bb5db1d5f5263,
-        0x42493505e197b64d2e1e5022b9d5b3a7,
-        0x32ec40a6856499e870231236916ec829,
-        0x7e590c812cbf50987286a69b477d7518,
-        0x4d9140656061e1a351170b4c41e7c2ff,
-        0xd0d329168f44b520c54d7e0fe802a5f8,
-        0x50669840b4e390dc524fbb44ed1ee2e4,
-        0xb2a13eb9f575208ce8894734ee69798b,
-        0x8877b2a3234da3333d9478bb6449649f,
-        0x6387e0524459149f329c3fbedf338b40,
-        0xccb7b4d3966ff5cdc28a7d32682571fb,
-        0xcadbd14e74d7b3a3556ef98382808136,
-        0x440e729f12490e8c6a6a768b2fa39569,
-        0xc42919c55db825a21a1619d5b3d58ec5,
-        0xd279c08dd4c8be1e578e0d460c58a765,
-        0x2fa3cf84e87272347cf8dc3a00ef7467,
-        0x6028eb1ce0ba81489e889391c996b6f3,
-        0xa33f13a2bbb0246f27a11c69deee5215,
-        0xef3f423e0aac2e1ceec2240cc7059f8b,
-        0x2c9d06cf2891c0040bfa08fd1b1e0788,
-        0x5107cef97c2b32f7a9d5b7c59bacc8aa,
-        0x48d1b6e5fdd6600485e1e9de8bdf2fa6,
-        0xa61937ae06e34f7458fb82ff6f121954,
-        0x26d6a9276b8ccf8c74db6051caf5fa28,
-        0x2e8a975af14a3535158fa963d72b21fd,
-        0xabed558ef440a1cc0cdb16dc4b0ac557,
-        0x36ed80ec5891b9cb69a254e50911708f,
-        0xad5dcdc21a534de70eaf82d2132f3df2,
-        0x35e460271ba7a21e12f4a1a164811a33,
-        0x82d581ee1da92a11e3e9e6257c5a9c9,
-        0x1915797f7257c18073e01185276c5ac3,
-        0x537900d6215e4812a7fd877bde505a28,
-        0x129070377af1e2af6dc4f9809d7cb307,
-        0xedeed4d4d0e74c5224ee090f5ca059c,
-        0xe0426b7a2e607967b76a11c51a618b12,
-        0x8f78a23495b350b6f89ae7731f620585,
-        0x7dfe89bb84a437b845b129fec9a3618a,
-        0xf674b69fec9d8045877d94445368e0be,
-        0x662d28ffa4c7f2b2c9394a1ce7b3d3b3,
-        0xd81c82f5e8cb5ffb1685dd6df3d53826,
-        0x6bdd27a904e9af5d11fbb5ec19f9792d,
-        0x9f0f9096f10c913e7b410920f4bb87c8,
-        0x896df84dd3a0a8cefa725db3cd5a1d9,
-        0x4dcd94641b8792115a0038455dcc1ed5,
-        0x7354e40f8e8b7c9ff1b4ff2bccdaed15,
-        0x44301695816779faa1e7fdfa554eb7c5,
-        0xd3a2563b0afb1ad039f3225380774a0b,
-        0xeed52c51fc28b65b9ffb56962b6db07e,
-        0x1444b20f39ccbe21443f45e9ae819fb2,
-        0x3defe9dad05c48018b74daf46fd7688c,
-        0x2a1f404c1eafc470993842ea9593b210,
-        0x1be8188ea8244f6a510160b56831402,
-        0xc34b21ba289ca8e13ee0dcb9998036,
-        0x4c80758e5316a808c084ea1d8f35a704,
-        0x2a58ae7b471a4b8f77e9a9cccd6dc595,
-        0xf19ab46db3cd139982b1a6776114914d,
-        0x9e549b38e4b396a7406f17cd6fe73e71,
-        0x845f67f43192ed3785811fb29f9371a9,
-        0xdc1781570b85b43621a0939a7e7e530a,
-        0xea26b56c3e3cb73e2cf2407af0fc4bdd,
-        0x3723218f7af2c8ed06504ffe1065c4ff,
-        0xa7012a9ef9d9f10c0405ac0454fac3d8,
-        0x53345f44bd6dd9cc53f56cbc9c19d1c4,
-        0xe004d826ebbb807ada94cda14dfa5ccd,
-        0xfe6d25a4a7fc0d40580ba21769f592a9,
-        0x3767014933319905c773928490934453,
-        0xb36258584d535267dde0a5de642115d2,
-        0x369e898e25c3a4088a1392063d8127c5,
-        0xda84ab95cf49ed21d6ca23dde9bf6e46,
-        0x62f514dc07660576373c1bf2df681f8a,
-        0x52a67d06641822972ca048cec3cb1a88,
-        0x8fa81f4033eebd8c53018bdb5e284de6,
-        0x75fe95e964dce36def5c15c015fd247f,
-        0xbfc4e8fb09c21a13ce0a26765bd9ff27,
-        0xa20458d3dedda1eaafe80faa5ff16b01,
-        0x8c59d8742c81842c9be79be56c6e53b7,
-        0x97f5d9ea3edd95dc43bd6e61207c148b,
-        0xc838ff9d2135c82ecb580fd8193ed263,
-        0x7e4bfd7930ba56622e4b2235c2a191fe,
-        0x6bd4262d0c4af1b4124631d685dac380,
-        0xbd9dc91022b9d55ffea68e102a99824e,
-        0x4a5eda2653cea45f165e3b46cb83fa0d,
-        0xffb821e9122c203f5b5b558271b2288c,
-        0x952822bb7bab7a31cc774790029d0cba,
-        0x4df1d56b7833b07acbea02515db24878,
-        0x2530403937b9049f5a4b8c2674ce560d,
-        0xaa97ab2ff46a679251867301e210feb2,
-        0xc3d6b1b2c5efbfaf7e7d5a9ff0f9830c,
-        0xa2af00388e54f380882db1651c3cea5,
-        0xc75c019af782d5c1c6369e5c9c01a8bc,
-        0x499d0be559b5959d2bbbbd275b1aa814,
-        0xa7e789f70efdf2eb544ae01699138c7b,
-        0xbb3b9e7b66bedbe345690005b277863e,
-        0x6cee24c87d3c42f0e644426e96075aed,
-        0xd26cfec856ba2d39171bd424a4ef8152,
-        0x8f28e55ee45431878e7c338c22b6b59a,
-        0xd15bfaf6bd0d2c8436993f0b4066cef,
-        0xa73d29bc967f3033ebb69735d8c89ef8,
-        0xa1af318b06f8efadbd2e93ea456bd29a,
-        0x3aaef082140f6e757277ca258cc13630,
-        0x96c322916abef72e521931b83d360ffd,
-        0x7cfe76bb86e6a25e079b96039753edfa,
-        0xe3052ffd3936d97a9c7d73432fd46f50,
-        0x1dc434bddd45dc3dca1471748bd922fd,
-        0xba3fd112b8b38ba9bcfdd4ea9cbe5817,
-        0x5c502ed87ccb47cc6e1d0b8ede093b21,
-        0xe18ac0fe202eb59a5ea6593dc098de43,
-        0x5ce9454a77630a4d2c9d34cf60655b4c,
-        0xa3c7217bb2809d6d0b284a3d3868d55a,
-        0x152422f78e183c08ff19b38173b8fce8,
-        0x3bcfc753c7731aa8fa6d798008e5ad19,
-        0x718c9b5c2a51ed84213c2f58ac7991dc,
-        0x94f080d61efd16517e2855ac79eab108,
-        0xee79862404ef0a391240cc7daa0a6a84,
-        0x26e6b1906fbe3b89478be38d59dbc978,
-        0x900247161eefc46b7aeebde332674690,
-        0x91ae172ce87914d5d17b53c3ff4f32a6,
-        0x9f4f89ccc36343e8b84b8e09cd16831b,
-        0x6121edbd4cbbd3ad07918b99d4d1426f,
-        0xae1a78144815f354b6d15da198972397,
-        0xcc7157e1960b1d6f572f99ae32af95c8,
-        0xaa33bf7c564d1c94318c74239c0c5725,
-        0xeafdbedcf660591008ff9293758b21bd,
-        0xb6d118b0543ed6a46a836fc2cd29f2bf,
-        0x8fd3e2ab1449ee435632d147f957070a,
-        0x7593fbb0312a080cc45f7817d5d8413a,
-        0xf92a5aa41bc4d1fc6aa20151259d2f02,
-        0xf63d1d1b9fa09084fdaf54337ee64335,
-        0x366008a4465f54d76bf924a0770250ce,
-        0x6db3fd8e0ba863abebf0c98bbb086d7d,
-        0xfb4145a08f1b44837e28690fe987a4ba,
-        0x9ca1b932305f3fc16820f5784de2f1e4,
-        0x84d9df2c55645b801f0f00d967e8de3,
-        0xb2d1d4192f32095c7f57806817d7c8dd,
-        0x6623d1e19c483c6c8c74f0135e094852,
-        0xe255b6fbf0e1295cd120a279f8f1aab,
-        0x276298c419c8835cfaf37a24f96b3ae9,
-        0xeb1fa6090ec4b8ac27cff30b10e8272b,
-        0x35c4700d4a1598ed229e5279cb03d05e,
-        0xe2561859827ca366ad57369be8432904,
-        0xe5de105a39ffa17e84678f358c193b75,
-        0x9433bd8cb56219fa8fb0db5283d42188,
-        0x70947d51f5a0a5d4d4357ab14f09812b,
-        0xbc664fd8b53475cd7f32d8ed85b4ae12,
-        0x41ba5124ee89e430fe1ee02f11e66414,
-        0x58c20f89bf060f1417a3297e8fe67b26,
-        0xb051a5c6c5a662ffc83ffee888cf8711,
-        0xf5a8ffd1768e233914ae723d91e10c83,
-        0xec374e124b21c373e64fa4deddd4b1df,
-        0x9046705aa122cb43a41c72fbc3812bf6,
-        0x96a59bab334154442ce7cf013ec15703,
-        0x7afa1864cdc58f0a7be3efc921c3f433,
-        0xeada96b74090f9bd45759ae30a5e72a2,
-        0xd1e9c1f202bfeec44edcacd3d992c442,
-        0x4bd653caf6a2e266818232f1b947fed0,
-        0xcf61db3d006e1984ee90cdf60d1045f7,
-        0x3b48cd4770cfab8eaaad7cebcabd3045,
-        0xbcba8f460234524c464fc5e94c0e2c2f,
-        0x464e643b70c01ca6022fdcc54953ec0f,
-        0x47a665bb886fcab37d524cb1db1b5fbe,
-        0x2acc1996545d1ebe464fa5586dc0c364,
-        0x777faa5c125abf966d6559cf952c26a3,
-        0x94e261ad7c99d8b22619b5516c1cb5fe,
-        0x3ba720e5d2f2995cfe35b4d8337a4ab7,
-        0x598c850fadfa6cfa09d4c54b17772010,
-        0x8354b4a128d715603ebc45738128f381,
-        0x195c56692686784ee9a1a5f7f8e7f944,
-        0x4cd3c7168fef6f986cd288cb4956a858,
-        0x237a7a10d126be16cd9e366f7f3b8289,
-        0xa4b60fb2237c77f617ba95122d517d22,
-        0x14d97558658e35ed655177952bf068,
-        0x34979a2b62132fbe6b5c684e3a3e4335,
-        0xfe73ed92d7aa9ff783349509c5768fd8,
-        0xdfccd911e3e1bef155f152c979862d,
-        0xa9e39b04e4be7148eafac006a44385dc,
-        0x157973de7fb682eb04ef6794512311c1,
-        0x13d9fab641c64384ebd97be11fb23df0,
-        0xcd2677a59752297a78c3f9889b12057c,
-        0xaa3919ece382b802e9e90ed60a0658a,
-        0x8655ad298c3e8cd868ce47a61d1c4c4d,
-        0x4f628b01ddefc09bfbdf6107eb7b2e29,
-        0xea09ebb829c95364196c4dbe78fe7a7c,
-        0xbbdd2532a834e7010e568155a8536616,
-        0x81c45f768e506e0e0c6d1ecff0eee085,
-        0xfa3e90f4aea20cd6c2b9eec24ae5cafd,
-        0x27af7fa37b835ddc5f95f8d60a13e99d,
-        0x9daeafa549fe2af5649bad677362b66e,
-        0x3a9b17d4e632d3279760eba511245594,
-        0xaf86df7189bc8cbe9d443dd971490c76,
-        0x506d3d81b014434db43aad2820b9fa65,
-        0xb59b06904a69f14993a3feb6d8e3d006,
-        0x32c2bfc30e9365a9c34ebe4c31fcb804,
-        0x79b8146d26719c849c36815bc79ebdae,
-        0xcb506461c94814cf1c2f69c29c94d447,
-        0xb967c69143cff0f0d9c2f90821e7d287,
-        0x562f729f13ad21ee8dff6e3e4a80958f,
-        0xac74e9283a2bfbff190c0b7be3114fca,
-        0xd3868c91d41f4132e6d66484b560fc1f,
-        0xa04cbb2b11844f63cc54dc128cf0a2d,
-        0xbd81c3ba99f23fcd4dd8c3820c3fd472,
-        0x112f6bfae04a02a13a33e792f37acb49,
-        0xcf63022657379d28e9645396d5054c35,
-        0xead92f8b7fd83c747112d70d45e99eeb,
-        0x92942f7b9945e74519b34c1b2d775fad,
-        0x5f3d4efed761f6bbdc9484306bfc5cb5,
-        0x61040f230d6e183925a7d79acd38cdad,
-        0x43afd37cea9d432d7bccf847c31cb9c5,
-        0xb3e633c08ab0ea3a332dcc7b8e71b8de,
-        0xef8efe7b1a09a17f0fb264d3e099d552,
-        0xb56e2e4787f80a08a25662e5f0a6944e,
-        0xa73686edac39b58659fc9fd4962d541a,
-        0x8c945b05a558fa94cfd9395f1e21089d,
-        0xf9f50cfc4def93dff93fccdcecf3ba74,
-        0x817126fd0fd8cdab8b87ac0ff0a8fd35,
-        0x888448ed7c78e15205732f7e9552c247,
-        0x9e1f996eab200bb29fe7cdf675d8588e,
-        0x1ddf80d0ebd0113a5313f7cf8cf3b97a,
-        0x3f626bbd4fc2ce900cf3000cd92c6b0,
-        0xddfae2191b5bea9148af8d7888ac577,
-        0xcafb6600fbc6b1b9ce1ac27ad89b605b,
-        0x5a4d415b0f9a48d3dd86fbfef4073d40,
-        0xa0215a28bedcad107b233c63e84a558a,
-        0x42f62a0209136c7939ca756632ddfbb4,
-        0xa8d1faed90376d5fb1c19b0b7c480b05,
-        0x58ad97f136bcc16c67f4607f862e451b,
-        0x37e5e3ec6ac52186184a601fee702e12,
-        0xf0b907eee1d46994461642ecfeb8c9e6,
-        0x6ac1f9ec71b50ede83415fbabb6627e7,
-        0xb2c79f62d0db5a14512c7865367e7d5f,
-        0x2f8450c3d6ce0bc94f1fc28f2858bf26,
-        0x9bf59076d58a1dbead55da931afe5771,
-        0x1798cece7e22ee2dc58b4b1d29290443,
-        0xe3c6f0ef74d3077bffee261017d60c01,
-        0x2817caa32eb4550662c31e82a57cbeb2,
-        0x9981311319e6d528675cefa67123e8f,
-        0x202343e5b0cde2db5efaff8f0a3a65e6,
-        0x7650b67caa315c0957efb902163b7ea,
-        0x365cb6e2114ca579e139dfc8436f00ee,
-        0x5b855cbea1e9290937eb14a2b52e6c9a,
-        0x7e2f98207c14432d16c4272369f16f9d,
-        0x1df268cc035fc123f4f4419ee9fa5a4c,
-        0x2628c24bf9b290937a54a69557b2e09a,
-        0x87360e48100b47c9700674e032e688e1,
-        0x36cc4a96b7a118b12c68da776424c573,
-        0xc3831f075bc019e2572a568d52b5aff4,
-        0x5fb4204dfb34f8907fa37c1f928075b3,
-        0x1e0dfa338d1e57bb507fb85da2a2fa42,
-        0x79f20e67754f20b32fc214ef0e21bc98,
-        0x7d11eaeaef7c90a0e42c2921d4a7e88d,
-        0x10b4deafcccc75a7dcad87fa5bddc7eb,
-        0x613cb24ae27dfa23c9fb13bc138cd96e,
-        0xbe7312746205a081ce9062e39f4818d7,
-        0x6f18f89f938da13536ccc29bf6287985,
-        0x4b96cfe34b811b60ba7957da1e8af221,
-        0x375993d879f6f011fd09db675b14cd60,
-        0x4e9a671e6025c45a8baf019310734cc5,
-        0x72aa24f94423c91e4c013b0fc17cb3db,
-        0xc2f7f12fdc8923e18a5936c57970241d,
-        0x7517614e5aa2ea2d69b1c6821e7ab480,
-        0x44d92f6da9ede7c317585069338368f6,
-        0x734d1f71005c5b0c181839a9050de3d3,
-        0x83901cd186707b964828a49ad4efa2ed,
-        0x59593e94f2940fd35cf51f6010f82faa,
-        0xb0d53cc92d72471d90db71f1a8f9c595,
-        0xe68a5231375a26214e537d05059d7f82,
-        0x3ad75b73efa41e625a8bd8c94caac33,
-        0x950800c8ac8b6c024c707346ad16669c,
-        0x40d209b348ed001ab3381c633f60f020,
-        0x4eabdffbb768bda015624b42112527,
-        0x4b7b7299c5e5ae2af6c6d450066e635e,
-        0xdfb0a31419136fe3fe23847c94a43e28,
-        0x36d58898d9066d251d9810de11c70eb6,
-        0x9533e663bbfebd21915ad57ea1df4489,
-        0x8c11f9a098565d73b26fbd3e34768bc6,
-        0x91dd96bc05886fdab40426dbcc4221df,
-        0x21cb87e687f850f3af12e4ffe51556f4,
-        0x3960bc93437fc62e4013e05dd4c176f4,
-        0xbd785e13517f056be462460a5d666329,
-        0xa8bf59f0bf4e4f8d2542bdf8d63958ce,
-        0xff289bb8c07e6fe446960b0139733219,
-        0x3c9ac6c09248cda4929a51c6dc016fea,
-        0x1ebbc229c0f22ffc6b23da86a4a0cb97,
-        0xfa8948330940bf06579569d569b3b700,
-        0x1ae339a126a8f9570874792ad8e2f3d8,
-        0x1329a5be4a25a5df2e5f505db5e54f01,
-        0x18ce801e62ed8d205ad47621245e9ff8,
-        0x4bc5530883d05f470a6a8bfb5e71f761,
-        0x476070af0e60a4cf8caf3fd5a8b3df98,
-        0xf3c18b41edc36a0d977b4a61c1bb6c9a,
-        0xa9556a6b355bc7f7fc55bd9dccc5b6e,
-        0x8f4abd132253995edb74746105e921c4,
-        0x93aa829c2080cf9d52b21b82751868ff,
-        0xe41193b274a4ea3491cc6975938e28d8,
-        0x9dd6d54c97421903ce90241f2603defb,
-        0xbfd92634a8bc09c7174da9767d684f88,
-        0x13224aea862423cae827bc88b725cc3c,
-        0xed118bce15d8e7a0e2f85cef0b2fc857,
-        0x8ba814b029e804558dc1a3d23463b273,
-        0x24019713ecde9e9e30d0390b54d0f2df,
-        0xfa49343077f9fccba02126f70baae91c,
-        0xcf3975e5a642b4098d234850afa8ffd3,
-        0x5c342a8ee83fd6fc6e722a46fe1bca57,
-        0x2da8a4996b251352470af36c91793ae0,
-        0x4ad4eaea132e496651a93f972747ff44,
-        0x51c5c060bdb7f6bbb8a5182806c4317a,
-        0xe9238bd5314ac34ae59f96b4d85850e,
-        0xcf43e5d0db0260ec7fcb6c88f3e99b1b,
-        0x718850f5d788c0486b5fc2f7fca2da3d,
-        0x5e079b782830169deaa334eb84239e9b,
-        0x116187238380c4313d5cbf1cd1f4bdd6,
-        0xc16f9f694910d19f1267bb9eb6400140,
-        0xfed4ca3de8c8c335c980b48db6e41ba1,
-        0xf4ddc9e55488d69588a712fa8998d75,
-        0x24b8f7db2e89f6f409d00eced2107adc,
-        0x26bf9b096301559a3406ee993fa4416,
-        0x580b58ebfe51744cb3865237871b036b,
-        0xe810e2ce6a92fad933ff12c4ced870a3,
-        0xfd69c3d75728b4eee74a057e2eb81735,
-        0xc3d49df92523eb7cfadb3a5f7f7046da,
-        0x963a2ffeceb38a55bc8a5ee15e2a7498,
-        0xbf59d1ce641b99fe81e341764bf0657b,
-        0xa78e936a4c90d38870b268d520eb4520,
-        0xffe3b61349553223440f3a25e1bc216d,
-        0x44d96ad89d043c315530bdba838f2b1a,
-        0x41b106fb5449045f6505043fec87f093,
-        0x8daafc4103bc3047bb1cc8f50f8c5493,
-        0xf6356b9f17475100de376ff3b2326ba2,
-        0x9d42d374ce65d27ac97c8e6c51d6e572,
-        0xb51d9db53d618e749fb5bf589049211d,
-        0x9f83270507e16f2a216e8fca2f74711f,
-        0x651f5a790efdf4f0bb0151b47c8daa31,
-        0x3c0c1394a8a5f0e85d56035f589156df,
-        0x94f91006b284596f4afbeaeefeda3a02,
-        0xd7f70dc369b0f4cce13e001e6b7eb715,
-        0x887edd8444f610e66b3bc1b42362bd4d,
-        0x526e1826113a2510ec2d6e96cb92fad1,
-        0x1ce6f6274533db8204cd84a9ac6d73bb,
-        0x47724db5fc05ce2fe6856d7cee712797,
-        0x96eefc9ed6cdef9895735b3e5bbbe0a4,
-        0xaa0436773bce170cc1fe7a2cb22ed03a,
-        0x8b9c451bbcfd7223d8c38fcdb0132d51,
-        0x58c3b0f97728ebeed54f301dfda03fd7,
-        0x408393827ec038481427aa5d237cabc9,
-        0xa5392b3ca119f8a1484438d42e3373af,
-        0x98ce98d4612b58287353e602c8b25875,
-        0xd2b38d5d87356c44b7ad300666ef1908,
-        0x3c0050394337fd781e836aa5532561cb,
-        0xdfa652bbc68c8d1629a8fc71aa2df11c,
-        0x43b7d471c72f2ac5547a981780013242,
-        0x91a47e57e15cdf9f3a7c4f1a4405ba1a,
-        0x4e99a8d0cce9f92da5c67903a6a8bdf5,
-        0x2f13895dca879cb4548b519b1868af0a,
-        0xa5e757ae33c40303e3f5765e9fd82432,
-        0x9a263ab52df66e2ebd54cfe1de0a88b2,
-        0x4e9f61cb721f440f7e594fe35d1fd17a,
-        0xe0dbe7711314e5e00d44f479399da547,
-        0x82dd8007a7ffe6590d45f37a2b0f550,
-        0x2c67bacc38312abc000accab6e8fa1a9,
-        0x6743d2eb47206efa3b03ce406111b79b,
-        0xfaf39ce1305d82a063b9f438d16f6f67,
-        0x1812272be43f4b14bf5740e7fc9266c1,
-        0x24eff122a5103382698efe7b0359e4f3,
-        0xb7ba3ed7b6baca06726b409812c6240e,
-        0x4bb0e0bb39ba84771691b02262ec4331,
-        0x849aa4a038326bdbd41c9e8e86b5a425,
-        0xe960d489bfec84f416f0af3930ce7a6e,
-        0x5a15a56339b1fccc0af1d33e9e00d1b2,
-        0x6f134733a3f12972e0127b397bcab980,
-        0x9069f7780ad569f13e6816cd69e1ddff,
-        0xd256fd33a3cbbccabf35e1e120dace77,
-        0x51aeca92ac825a0f6ab25f4c5b31321e,
-        0x6a9471fa43d9b79127f132da9db6698d,
-        0xfc452c2f885f30e4311263108c0f4021,
-        0x7ff8ba6ec9e0e229cfc3831d992a1a95,
-        0xa3db83ea6bc03dd08ba3f5e712988b9c,
-        0x39e6fe10c6e6b53a66c3d1cced3d5d68,
-        0x8e6f2650de8cb44662f63908277440ed,
-        0x408a531c0ed43911925dc7ada1d1f8dd,
-        0x516849a55f7a1a9b7751f38259d5bf72,
-        0x4e569a5362898d3a1f86974661ade4c1,
-        0x7e0edd684f2a389135ec33dc3422687d,
-        0xc6f35566b1346e4db9208286f6e29a47,
-        0x380b959bdbf2bbc085f8b44f32e7dd09,
-        0x672377c309e126b4ef526c8c841f430c,
-        0xf6d25c662d161ad8f16f7773b49e4550,
-        0x1447ca7125a7cfa4a771849b815affdd,
-        0xc08fd48f968c371df9fbe4b2796fc2bc,
-        0x4bf4146b78327572f48b8dcd62cb9030,
-        0x4ff7cea154d052dcca57a21d08db3c4c,
-        0xd0d7fd31bb982873de3c9dae1fd62b12,
-        0xecb14911ad379923789e4c3e6884ff83,
-        0xfd285d334181f9f68ae7afb6bd48d838,
-        0xac2b97889d0140bbfffcb0576bd71b0b,
-        0xc6748c241df7d87219258761715e3926,
-        0xd3a7d107f68673fe8a9a409e35c8c432,
-        0x8406a589740b06a5d8086a93cdbcbca1,
-        0x9e16b2558b14b6104655ffccdcbc88cc,
-        0x346fb820463b494d1a9417f94d87ee4a,
-        0x9829a0ea5736655c712dbad6ab3b6d89,
-        0x2a3550d5525978a303621de1febec98e,
-        0xd07992d06fe971a6158889327fe9946a,
-        0x8ce5cd1df2dae8f5913e2b45855f6fdb,
-        0xb6122b34471f21125f60d0ffa7cb80c8,
-        0x73de22fed86deb419a08847af9a430d3,
-        0xfe3c792aac146ba1128c2565486f4804,
-        0x311e78d7b521ae60fdda5b7b4315cfd1,
-        0x6300bbc807e4415156f8a497200e242a,
-        0xbf794fec97eb1c0e77891dc2240cd188,
-        0x84f07e205d262dbc7d28b13a2c2dd46,
-        0x7bf60d8a0ef797bb3741dbb4cfd8089e,
-        0xfbfb32df1a7377d9d379d72a8f405034,
-        0xbac9600e859f6825e71b391273272bdc,
-        0x4ca87feaae717eb23eb33dc916eafdd3,
-        0xba8a2960480df2aad92bc62033ab59b0,
-        0x3203a591d5adf7c612b15fd479d5341a,
-        0x70c0ee17f911246a0352f113a0dff113,
-        0xf472c42b03425818d001c3049bd67396,
-        0x77f28d0fbe3c2d78d1c24eb9375a3e1f,
-        0xb32d825e146cb389aea078a6ca7bea59,
-        0x58669b45b8447697fcf07d7519733895,
-        0x812f592bf120748ac150258459c3bade,
-        0x8df8b51bd6a74a84dc3ed2fd947307c0,
-        0x55304272c97d3a6b00f31118214e39cd,
-        0x84be34b383fa23999749963c400a4bcd,
-        0x35c97e288f26eb87a4cfecd73ffd534d,
-        0xf91ee5126ad59cedd097b702f0f42e31,
-        0x62dc5fb561bfeb167b5eb8e7dc3a242f,
-        0x627b64067193fe218403203b14380270,
-        0x36ebf46e718635ec2c1ae84302ab9cd3,
-        0x41587cd1f533c0e143c815a7e7317640,
-        0x69a9ff05eebe43bce6865fd664c7cfa3,
-        0x37022818b758922310cc332e906189e1,
-        0x51e810d01a6b243289aeb85c03697aac,
-        0xe7c7e854896a68186df5d2ba98099e34,
-        0xb96096b1e4817ca502e2f13ea50161a2,
-        0x777c965a741ede574655ffa9df197fb2,
-        0xf57726751542d067d0439cd0709f4ea0,
-        0x2a4156567ab7f402f2712a8544772dcc,
-        0x59b5de072eeca13a19f2c0001a789a41,
-        0x8de475bd9fb1ec99207a0387f7255ac2,
-        0xf9ec0fb6d48f3030cf35b1491317cd7f,
-        0xa8d09d67d3ea01c1d52c1b6e8f4be47c,
-        0x1dbca02904ee8adfdad2364a85678853,
-        0xc8e0787cc7e333676066c356696e276f,
-        0xe4e57437d3ebe9981dc40cd122e12a11,
-        0xf96d2be1aa5c83f8c945dd6c436e7c42,
-        0xe77028b24de03cd3dcbb41c564d4b22b,
-        0xc26b94069439f9f82293df2a81a223cf,
-        0x40f2ef78de9b0f21d626d603d2f37caf,
-        0xe729c21e3b0b8577c739db56f6b28dfe,
-        0x8c987dcd0329a36457e1da9e2b1334ae,
-        0xd240633684517ed3ec06692481ef258e,
-        0x9921a1487b9351ed7d4c27a476100dbd,
-        0xda851bae49f706b50323e0f37f5745d9,
-        0x2511550c87b41f7f33d3d3dca0c3b7b3,
-        0x6540df5f5b5f741ade259c25e6d45591,
-        0x69018c030d9b0ab59d51f354466775b7,
-        0x911a22cc4c3fc2aa6b6158bc92d0051d,
-        0x4f598f3456249a22f5996b025a0f54bb,
-        0xf829125075b7c1b760a3157ba2714fda,
-        0xd8e0521aa9bd6c6c1e029e33df77dc3b,
-        0x3c226f4c2b865482e27f0794ff900098,
-        0x2f7963f28e4a80f8bfe1d2268e113ee0,
-        0x5acf4960fceed078c4fd97418f7f9cf2,
-        0x95b3f7a573ca353d2331a1742e494fb7,
-        0x54f7eefe0bb9e37b4d3696e91f0deaf0,
-        0x26ca4b91e6cdc7b7b3f44af52645fcc6,
-        0x949c6cae054e825c2341ea639bb69af,
-        0x74cdca7396159dc7db0a67d409e482d2,
-        0x8e5ed6f886294db8005c3a79af5ffc1b,
-        0x3a111c0cf5ea1dc894b9890c59e675ba,
-        0xd6c48eba5a075c1800c0eed8ba122c6d,
-        0x267206f08578741aebe5d93f70d865e0,
-        0x702b2f86ed120d82312aa6443072327d,
-        0xfde51ef7e95cdf92d3a808efc668bba6,
-        0xb9515d3e1d6d7a3ea97da67e4e66780e,
-        0x7320f33fb837ea28d404babf5159735c,
-        0xdf4be076c78c3d6d792aaca57ed9dca3,
-        0x4a697ad94e5ca5d927000e2d53999740,
-        0xe0a8c3110dfcb61f01422ac8c9bcd9f1,
-        0xc6f8a2497c4381fdbdfb41cc32c1ae09,
-        0x615898d9eb0eee3b80a52ba82758b570,
-        0xb5248f509737cfe183653d50fa2a97a3,
-        0x49f253baa7c32e9aa84008b57e83be35,
-        0xedbfd5f00ab660f203d382b2d2f8eff6,
-        0x4ef6cefb02c7ec9cbceeefa2452b5da,
-        0x8e6ba2270a754ad320288d6d6ed3c35b,
-        0x814ab0340a963b9b67fe9dc7bd9f265b,
-        0x473a061a971451c0866a56341eb850cd,
-        0xebb255fe1a73934c30dcbd75be661af0,
-        0xe6addb427438ac2d24c8eb023041e692,
-        0xec8f713d680ccdbd0ba733e2588d1388,
-        0xe468e4774d4e454bd752032ded68fd3b,
-        0x6288197ea33cbe10f223b25787b239ba,
-        0x956f813746000764c8703822ab04377,
-        0x43a8dd8794dc11615712abc334f805f6,
-        0x6cbe870ef5ff8850c91e58f889bda31d,
-        0x16e0783b673c75f90e703ee9cb2c78a3,
-        0x3df4474714ab186ae384ae8dacfbf5a7,
-        0x23e1a98ad848bde863aa43f2225c7862,
-        0x6a78a0d3dec86c4ff8d9d5151a5b5066,
-        0xf0c40f8dd2801e355020f61cdf3e26e4,
-        0x13f8590421abfa2857689141f65b3d35,
-        0x176d03a29f148a6356e061e3eacb2c3,
-        0x9cb648793e9a17074c52fc4220c4aee2,
-        0xdc3c87b0cd363eaee9dbfee4eb53860c,
-        0x36fa791d880481d384cebb7304146f4f,
-        0x7b0158aff7a2bb9ff53d3afde61f12e4,
-        0x9f3f91a28eb05dd8c621ebff39454eaa,
-        0x252c3b4e09c962d32da3be749da7c2b,
-        0xe0ce897a41254812507c845259c39a20,
-        0xc389cde378db34d68dbab9525b8d48e8,
-        0x88e18b48a4ffccdafff9e4a7f331b207,
-        0x53f1c410c96e479e6b5c7da465beeb79,
-        0xb52309cf2f13c37a833f41268afd5b64,
-        0x689d3c64042b145696d7a20871731f9d,
-        0x1bfd3cb06da4254afb32effb6138c658,
-        0x37fd93e6d20ed774603f2b15ec7e084e,
-        0xc5634e1ac936bc8b36e7b1819f559892,
-        0x2985361ac6c2c0eb58d8f938ee96455f,
-        0x566e247bab9d7cdef34673eee02025c6,
-        0x88187979f61c4b6d56577dfe363d1811,
-        0x146a70115b8bc7d584a837c93f1f7752,
-        0xcdf934591e68f43cbee17f2230dc6b4c,
-        0xcbd46366c37a73ce40a9539c43122549,
-        0x872f809bd97cbf0374e264ebb1f84891,
-        0x689bcde147e85bbfd1934315c3e8027c,
-        0x5abf3523316d0be703f2fce5b0ddd6cd,
-        0x67a44bb873f512aedc16feabf2cffe3,
-        0xb11fb07ed707507dde8b3570893437c0,
-        0x6611075cedd36f9684a13714c3515c7d,
-        0xf2819fb035ad8dd7ff564a7b74a7e11c,
-        0xae521ec4ae362d88e2f7f1000c3ad190,
-        0x522072d99e6507103a05aa84d38f62e,
-        0x66502b68dfbfdc3c45192449a9945d41,
-        0xfcde1ab565645432c031d1f666724653,
-        0x1a0369e049abb1dd38504854eaee2f58,
-        0x6e2e961c3458ebbb697933e51eef76c4,
-        0x203e45f850c5c8346822c7e86d8a0289,
-        102,
-        0x1b3b916d2a6cb50a0b0801dabfff2b4dbcd42d56fdc4d1250ff957b7bcb80d,
-        0x852476a40e47cbdb300fd29a5b51ce771e45d9c8c0136452bf7c4bbe078dda,
-        0xbe5a076c6d79e900b1f300c58e6e86a38aeccd42ccf191faa149690ad5c257,
-        0x78ad72bfd2fb9e894843724663114277e5b6182c74d639313c42517d8b9699,
-        0x7785dc024151e564589e68e8e73a844e7fddea8f8678fb6870f13a2f7d2c05,
-        0xcb79e75478a49f71d39179f14086a252cc1c39f22f2b23c27464eccb04da6,
-        0x64a03031b4983a98e9acc6cad27cc81fae38a7b85213a7df600b5c10c907c8,
-        0xacadc3855e8c6edd18dc104be068d24b2d5f727db2d0639c6d16c47fea4724,
-        0x189167f44502797f6574a98ab2561843f18a94dac1b5f96e32ddead3d85587,
-        0x60121cd5da276f167ba786543ad3161f797f46a16f669ffccfb01e3b5085aa,
-        0xdb384e9a8cf90c74d46156450ef99847c71c2a56424cc9d744131fae0e1d87,
-        0x5496d2cabbd6cc8098ca6d1957d3c0803133e7735470c91afd81b269807b03,
-        0x3d55297f11148ed72041585f330690cfaee9db81f7706e84faa4696ccb9122,
-        0x519b50a4da3337527ed33b06e2915a6e6a8769256585e6cf11863ef1d2e488,
-        0xaa37bcc882e50b57bb45f58fe07f17e8e0c0a6eada68a6bb4a5a95e1f408b0,
-        0xdef07ef50490a7c739d361ba9c48266595348422bfaedf836183d3363777c9,
-        0xb48223491ad5fae5f9a33f242df1c45401ce6c4677edfacda19930e7aaf8af,
-        0xdfe8d9d9138f91e688e1ada3935b9bf14b630346ec548ac4adb248f1545b35,
-        0xc936174779e0f93d9d8ac6865a842482b68f2c60873e15536320bac4e1d2ac,
-        0xb222d4748f1a63d3c8d01bc332130ce97cdcc639633455972fd07675801e8,
-        0xb8580e4821492d2d26de9d6ddad3795063d0a67efac5a0408742cbf3a3df10,
-        0xe6ebc83fb2c72c8c55ca4e434f86bead7a9506e5e2e5aa4d9887be1c58aabc,
-        0xae95f9e3766e22b9c82ce8c8b7e4a050fff1ecc9a87647b6725e1545d2cca1,
-        0x7dfba28d57b6615f8f20f8a80c487bc40997622b93f25d5a031d17508c8eea,
-        0x36eaca2c3690a09c4e34686d5d3783ef0dbd6f8c13fe7f40fbe3b483d7029f,
-        0x84cc3ce9367e87e21ca01173c7942eca2fa643dc15200ae41529239d3137f1,
-        0xa9cc2b2c7e9b6f04ce2fcd28098aa6a7dfa75f87935198f8fc2d685911d073,
-        0x5c6e5779ee08efe362b222f74a2bb30cb5849ad09c798acfb4080be507bfac,
-        0x171bfc94ecfdcd10949ba1600eec45421613cad9f4187081f74d58d6533bbe,
-        0x5b70d8218fa4ecae02bf07ee374e0fedd0c611efc9a676eb1516eff3cd1f13,
-        0x1984d5b46480b96fc9c976c7252b0841ef8638c27be9ab0ea4700264ef4f8d,
-        0xd9e78e947c84570f5b7f59e87c9c93d5e95aaaa0fbafd1158911cfcf7836d5,
-        0x77ab0be181b0aa049c479643bf279d75c1b3beb457575702aca4718704f6b2,
-        0xa0b40b9d63acb6781fc7bc5c08cfeac9bb0712f0eb5411451561966eea09e,
-        0xb9fb42160927c9f3c6bf55c9272843119cb05b4bdfe55890052878b084ec58,
-        0xd46808d8004e619627753b0f1b149b8ff5e3ef0c6d7bde69f9ca24d14626d0,
-        0x1eaa1a0094ba3ba0f01c4b90b275129818ac040e5a7df79cdc25dce7e5cf5e,
-        0x2a2b3868bdb4e062a52dcc8041a7ba9d9226baee86cd14938bcc972cb78cd,
-        0x826869c8ecbb970875ef48eecd13f591dcc70788da6841247ef607063be12e,
-        0xd91ca3c6f9637b9ab4538a936bb7095c718367880fe9f80098b1ecbc51aff2,
-        0xb4e80be10246d62a695b77eeb7b975bfe869fb5683ebcb74a4bbfa43c192ad,
-        0x12ef3540e329a48a12e182a33cba3cfa07f7657875bee57a0c5b4efb718639,
-        0x9f09e1be69b952c18050a5fc9a203981464c9d800cc40203356919e59b2670,
-        0xa082136e12a508f1d45f0501fb5abfd12ec982857e089f3df483288f877e0c,
-        0x20bf61fa8a32b3c43c910f8750a72918ad8b52bb35adc44b7eb04cf62e8bb9,
-        0x5e9e7711dbcf323cfa624ffe29cf4244cf9a01461be5dcffa19c44889c0a27,
-        0x19df4e5a899e1ed6df34ad62244637e91b8c8cbb3ef7136154766e48f49acd,
-        0x99be083288ee428d7b814d50312cb7d11da0ef3b49f4d7f78fac6f682632ce,
-        0x3368bce92cf5625bf30e343cf2bba49fca3bf3b5cb6d09caea04836e42afdd,
-        0x5edca2e7b8ce6e900b657145e9d6ee2a1eb1f60e1f4c13a0f8255f7849338,
-        0x3376c8addf37e5584e60b47b880d990fc95b376aa744d9c534dc7f84ed9097,
-        0xe0501668d09aaba132734b6c69debcf4fbc65bbb91187576f3b31076d07e57,
-        0xc1315458d7ebb4804c19a66dd46dd04501d919f969065f3cb5555f15774fd1,
-        0x9c6dbe8bedb4ac2d6a488f2130d855574e1276c80c76e46ad266d3dfb0a780,
-        0xd452048ae590f408e3d17cfe3f333cc3cfce16d88eb266b339d7f60ecaf909,
-        0xc29ccfde76f9f703f9a4f6d0d2c7ec04eb21619f78223701dca058e591ae15,
-        0xe3c6cbb1bef555da840c8b4993329c96337213f9c99adf8c0a63a3f49941f1,
-        0xb1d3bbd96f91ea87d09aacb3a356a3c952a3117ebfd194f741818cd397017e,
-        0xf4a434afbae7886d4ce2a4d552a05375259b841a0a77b65f7d020b38a26683,
-        0xf9c4f21a6f9ca53bc2a9a2052759ec04d38fad4ebf25e9f8209237bb56ccfa,
-        0x14e997fadad0e0d9d01f6b8a3fd39512ff7f7416b0acb595616f26a8cb952d,
-        0x2b5dcd0059d31969a139c6625713def1983c23bec0892c984fc9792757908f,
-        0x4dab850b5dd35576a8477cc5c0152daf7360a2ee80856bc7deee1370c77ba3,
-        0x1a200ceb28e4af44a5dc4e2c9244ed42ac182511cf6fcee805a0fc83a47faa,
-        0xfa6708ee116b4f6aed094b9d5223be94767dfef071fc0fee8c66ae85442b84,
-        0x5f0e0d4d9a327e9f079204a2ea4a663e2c0db917e5891c6ce3db1e2bc1c10a,
-        0x42742fa9d7be5b330372e278fe941418c74b16eb3520aa2cc43a32d67e2c,
-        0x2b28fd9a166618e6ed12a1895addfc216a5eb450224f782e8bd14fc4b887ab,
-        0x1f0a571be1cd7b0b24e6980084ec75feb665799d9e2f4bfd3eb290212274c0,
-        0x6f24c58b78c9f7c751839d9d9d6992037e625d0423d04e83b98730bd3d28d,
-        0x89884cf30231195188cac888978c98680e861c0b97f56797006f881ff87299,
-        0x5aa969e42f55a3b946827a6b9598fbcafc744cf8c5acc11b24f46a7017ac62,
-        0xf3107a3ff5a0c9c82dc36653ed0cf494d2fb3c8b6f9a1dabac6ae2060bea1c,
-        0xc595cc810324d3cbc59dbd7fefa820b7aaa6187a97597db22ec56f45e23759,
-        0xdfe058be2d3daecd1b0baffe361d6a8605fd5487f5cbcd9cd7e647e17ae2bc,
-        0x9145ed39cab37d373828dc2de58d419aefa40cee1e6ee6fb0613846683e54b,
-        0xe7c6856db689b20884597cdfe483f4af743fe2ca9810a92fd1cb38b5e42953,
-        0x733633646bb65deb534ba81adcac86e6bd45037f4545eb02e2a8848661a030,
-        0xd0ff8a2b99107165fb3f4224573f0ec0e0af970c6fa4b358636ee46eb877b1,
-        0x57c38d5f1b9503fa4a28665cf70c73b8746f63d4475b8a1374dca0e4bba162,
-        0xacff8c8f37686ec5a7ea164b8a2cdc91353f7cb9a77badeeedff0e7e0f7ff6,
-        0x6be699b574c75409ffee29b25d0d90b9951abf7a93b463f6cb24904554030,
-        0x60ee3741932f1b21b246fe255a257005f654d193eb10e82e483090e10ff6bf,
-        0x81d48242f4e44197b1350fc87451e8b8363c34a291e58f1bb6b636e3dfbd7,
-        0x8ca80c3db86b41144f5618feebf65af97768057c3aa34931b8c75ccf4e3c38,
-        0x2028eac9848a5951e26eed4f569529f03f5a1cdf78b1c558873a17c8a44f48,
-        0x4bf0e8e0ec2480f6a720660c6deedd4d82da3b28ff0f4b4c3c228bf72eb413,
-        0x80662f0e7187457c4dc54635cd93305a3b85d850a8e302f1d1d48961346ee2,
-        0xa12b02a17a1d405ea8f7125f451d3c1a1457aeefd57de6d5432cd3300ecfba,
-        0x21e417382522345763d6e930e637038208c66585252ea789952f6595fd3344,
-        0xed3c3d502e8eb95f9c56cd27e7036c45534403e48e6657060d3126a5f06cb7,
-        0x9fa0cc79a736bc6ec0d163b573a052387670cadd01b305111cc956eed0329,
-        0x9fb269bea5ae49a411be7ce23dabb8078946aaae6fb98b66e759e0c4b5950c,
-        0x823bd7f57ae3cff7c8fc4b4d83cf1fc960afc7411c61266b737cf990535e90,
-        0xf513d6e8ab7ada7908a395ddaaaec392332fd80e12f07e177908510de56453,
-        0x1ceef326d9aac8142471b2858ec91fdfb57e142b2ff1a465bc26868fa3be8f,
-        0x2488d57eb641af4ad6bd0880f8481b59e059570ab99d2ae749f66568c98675,
-        0xff54b7c20a51a127ce9bc9cb7aecacb2991f73413667e6ce72b23acd31b7e,
-        0xd071fb483c3560a8831045df462eadff21c6fa525a6214cc84c29003eb1d4b,
-        0xbe956b6d0916c28b88dfef6892ad02c03f8ff8258c4bf6dc27c7f6ef2337fe,
-        0x93e9d11226c59f2662a20438d8b43b275a79ad341d1913a1481a6d7aba4649,
-        0x7946efba0415de4535282c3f46049fb904a7c2b6481521b41fb7ed13e54000,
-        0x8ecadc6f4e21d3b2759c584978feccb7ac68f761a755cae018752c70b59d30,
-        0x9c222ed44258c3d9b8d902b2deea4536d6f3d11263e6c86be4aa85da56e5a8,
-        0x27b4a80a134085bd3189663b4269b4cea07d282709d153ed963052ddb268e4,
-        0x88a5a71b1e4097d925a9d14fe3329808916d373659d031ee5429a193a5dab0,
-        0xb2f854839352e1d8d0157b419af78915ec4260af08ab91f3ad6f0278298b9f,
-        0x9386a597304a6c9be459b2e85d3c5747e35d4f753932e5c2692b878c053ebd,
-        0x1924711cc7144f0fb9fc7abfefec87727a37b86ccf3dd0f6781c55867b5b66,
-        0x666c0a66acaefcdc436b08f03a7834fda5be23ae7592f3ede1337281d2a08f,
-        0x3f7f65ea7bc81e132e740c34edab0f3014886b918400e0bf30a33e369f72ea,
-        0x9a081c0d0d28a0cfdd1812be486e9b2a6bfd09486df8b4f44662d5a0f33a2b,
-        0x5ab42e9bf578f5f8b330b27dddb430521a39c8775de544b242f71c058fd1d,
-        0xc560631c26a1c9e124e7ee60f72a25d926519921013aac7188e13daec40ef1,
-        0xf493f9d4cac40c9879c663f1d231a92633182db6bf1680bc3af9e4a11396bc,
-        0xe0a84d4e45bc7ecefb8f34d30ad120e771d2f61f0f8f5d541e6cd68d899f40,
-        0xcd3eb3242ee69b1f3cc4831f5faa8d60d9f4837e3a1c706b8453d27d9de4fb,
-        0x67259886f20e64c7fd948e6f39f123e73b862d52079fd5df77531d7ff97b93,
-        0xed1459843ab1e8b8e1dff14409e746eedc9a1d5d7d679691329cf032fa1964,
-        0x4f9444e9ac7e1ea17a5e36ca259d6e98b49b672660a43807aab897d13eb6e9,
-        0x162e23157652475d37f81fe21f2aadbeb13dca6d0f60220d78517204a3bb52,
-        0x7879d87c460d92aeafa27442cb29a5f9ba623482e7705724830fbe3cb3c87,
-        0x295e0e4c6c48b7449be6f8d3f32d171d7e3f16fdaff923973963e3676394bb,
-        0xb6e873ac74f874d378fb8425e3dc4834a598c0fd24fd4ae9681b2dc858a1a9,
-        0xc3626cfa618c0ff6865e077b9848316d86b3fe8d66a1af390e14e3d9f710ee,
-        0x44e4ef9e407b7aa8f8fc3b7656b1b8356e8bd46f77ab03d1e431a4ae107881,
-        0x5d4e614642f62d8a9b8ce8c37c27f093e7f4b9ef4fffd5f7bb26cf5bb914fb,
-        0x50f49856e619a34822d71b92d681e3f4ad9148e51dc879df4683a2e61375c5,
-        0x9d8bbbcc24eac577240e6222bbfcff83408b2d308ef839e84476b551a957b7,
-        0x1f28c9e63d6bc6a2e9f2a7935efb80bb26ba4b8f06e8272be6325e47796fa4,
-        0x5a42005ea7865236933e2e8b4fa1c2177526e408653f6df15179eec86f0b8e,
-        0xeb62a453ce5fb06a969d446984c198ee631ca4b5f7a98a711b8890e51d0e21,
-        0x7b213e75d7607fe2a4993abdd074449540c1c487dbbeae318ed59381204f4,
-        0xc22d9744bf2c32426ce50642d15a499dac53e6526259469eef362fc8ccd49f,
-        0x429f5ae4b8f0530afde5bd47eb58d115a537ac72c6173a15df2abff72cec26,
-        0xe6b7f1fef83ac947f5236cccd4110c5b63ae3aaed16fd6466b4fc728a16873,
-        0x6192cbfcc46792e9d1099338060a72d57cf5f0047638c51ed69090ae5b7457,
-        0x652e5a6742eb0d4ff707f360044c2045433d097c8e011ebc76aa8dae775980,
-        0xbf7d7e13b45feee9ff84bb9b7e2f0f2f9e4ace9576b304dbeede0af6d92a91,
-        0xc5bd9b214bb97f89c57b4658b41596df3a48fdbc0119fadf8f755ea37ac217,
-        0xa51bb0cf6f9089cf414b0ecbf3dd4d3d260b19c085118cb56c43a604cae645,
-        0x6c8a52e60fb370fd87827e10d10f5760af20f87682e3199108ccb236f7c5a2,
-        0x150744016fb992446c318c36888c97e62751e6c082810522bddbd05b7ff199,
-        0x227e2f63a37f004dabc8ef9531eabeb54fe330bd462a244ec4659a70ea0f2c,
-        0xfd4e49f21ef8045c80d9676b5fc515a25855d629c684c8d488c9fd0c33b0,
-        0xe0acfcfe949bece65339ee0ee65a9507a75d6a4c01f7372968f77e855c86b2,
-        0x60885f909cfcc6899d5c709e887c78bfa9a7412b7be99cf4c6cf558b3a6877,
-        0x32008bdde7bf177b3e6e2bce4143820292247c96cfc48d9ab5b3a28fadf7e2,
-        0x137ab07d73c574deb5f21f02c44e3fa32d7d5d12865122070d1436ff36e070,
-        0xc255b252a8eb16f8eb82cc22aa2507283fcd3f9f33f70063b4096480d973f9,
-        0x46b304780c2b23f1dae3f12355a6917ff9f81d28fff63114bdf714f6215b53,
-        0x171a7fbb0d55cd6bd2393f01f74b66c2f3806938ed4b997548a2360c070dff,
-        0xb2b2c64fd90bb3ce872de24e5ffab8c48d31619b3b14bc1265a8fd212b23d8,
-        0xd388aabf4a3e2afb94c5e4d94b51c6827fd31a8427ed49818c28d47275b2fc,
-        0xb6acb18896c01108368303d05a7249344d92adef5fcee8b77056e48183aad2,
-        0x9566a6c8a4add4f1cf340345470be8f22f71fb02722244909531ec1e3c37c,
-        0xa9c6bc3e0481d0e7a48ba1c0de8d23dc55c13a11f12867b191f7b905c776c3,
-        0xe6ad56653b9a16e794f3d31e4d5dca58875797be7fa407728b74a3aeda6c5a,
-        0x2da93e28eee9def7fd585ba96f5b316417991b834aa786ac052c1afcba95e9,
-        0xf5a223ce8e9e7ca24511941f7dcb3f27980ac1094f5dabc78998941bd3950d,
-        0xddd6f95a435ac4e1d622baaacb37e4124996e2637781b122d8a9ceee4b54bc,
-        0x111ab669346fcb6005ff701c649ab84f155b1194663148ffdade77d4b52779,
-        0x18b39072ec66b09c5936af0524f8c51e9bcd70f8e6c2f53aa76a8948af46ac,
-        0xd6126d7a4baed290503028b0acc64ee2c5dfa062f240d63b37d2ee10326e10,
-        0x64818afc26714e6df9dd7ebc458c52032d4a500f97b2cf814ca77a3c2095d2,
-        0x36178c498107089f7b4916992bb6c94613ea3b59ee572c6935edfbedbdee5e,
-        0x6afa15fb0d112b4f0325ba2f753a5792c5c1a0212db501b0b823c28925b579,
-        0xc6bb7c0c04adf20a06dbda041404d22d09ab3ef1b3e895c07cc1c5bf390dd0,
-        0xf6b3531c9b807b2856d50c72e54753895fd2e762aa6fa7fb130ae545636bc9,
-        0x64e7fa7e84f612c25afc7f2ea783a8f27c88716413162e5ad093b9893fa672,
-        0x8ed9a5c0507207792e1918a3455165efdd6dbd275b56e2ed9eca223f62caa3,
-        0xac4dabadbd89230cf1e19940a624b49e062d5e7089e52971624218695595b8,
-        0x22e67d54555b18dd91dd6f7aa1edd1f3aae34f5efe4bbbda2385bcb0f1d689,
-        0xbc012bb8c2652e7aa8ff75cada7a33ea193868f82daa6208b16557ad69106a,
-        0xce1877d93cb1655a1399a1ecbb385ce8f7c3a6f088e6f41207c2958f5d2dda,
-        0x3dd4ddc0f62f28ba1ca774c6ed1f31a1fbfd4894f10abe1176e5686c3ec08d,
-        0xadfb883f610edfe4de6f6e41dadab276f6cb81278c71ff3b5c922a8ede4447,
-        0x35f5176b7a189c9a02a1accd6a0f3d3e77328e65fbd633e9196e4255eafb9a,
-        0xa2bbdaf7a7905ff54764ee8c26877627aac655a32459fe34cd3a266a23780b,
-        0x7a9f9984eab0075f471b408ab83d606a2c8a6ccef25f8794d1d50601081968,
-        0x5ac8107b4df5cf84eb4af12fc244cc75ad1d09717166d45e65f39533cc7f52,
-        0xd42995b3f098a0d9ea9dc8c2c1aa5ede1704b5c74739bf0e70c61b83d6262d,
-        0x99cb59afd82b8eb18ba485f98eba97a1bce87628ce0ae194605a48170522a0,
-        0x113d7fc24ddcb9663b559d64a14c01b4860914402e71386df4d0acb4f8018,
-        0xab19ef656d7fcaa0a96ad91ef7b7682d4d21e0a20d255e15a5b41e88095ef,
-        0x1989a8dcdaf3c44eafcdab6026d3bc51e7517fa1df15db9706eb64850b1193,
-        0xf2b7799adfd5c2c6e130917a38591924547473a190f5f413f0bd0363f2bbc5,
-        0xd7c86e0dd991abd360328101d44dafb603652c91f537630c009e0aea33725c,
-        0xfd7f95867c6ce48316517a1a8b8ce40be3dea00302256830873e8ba76e2261,
-        0xf4f1ae40862a3ceb9a10ccf23a72bf8c6cbd1462664fe1a84b495e2c7fc4a9,
-        0x1f134045e1fa1f84a4241fb5a558ca19caa3f44ca951b797aa1432f5d163ff,
-        0x47facafdd96be4e05d58b64732038ea73c2b48cd323561dc16cac9dd06b7b6,
-        0xe2c0dffd0356e41324701f13eb5d47bc8868d784055fa17459297f198e739c,
-        0x8a203b2a809150164a1a2f5681e7c852127324cc31b8e101fe887bf025cb91,
-        0xaa8e18b039cb61349c2592430f1166f00b954c709e17cf1cddd24ca75331a8,
-        0x717b2e9a80b61288c88629241c160c839cc3edcc2f6cb9da17c8de9682e74f,
-        0xd86d37aac479b05c2d9ca4e6a641d3cb072f06753bf469cf15b83ecfa0cd64,
-        0xec1add6dc8464522127fe30e100645c9cc54aa44ff2b1db0c7845bd9048644,
-        0x759af0541bb9885de132a656ea2915b134537bffc7f6e9f3dc58274b625945,
-        0x2c6c013bcca0dc3aeae2ed69012ee495c7426d84b981ac234153b5a9f1fc58,
-        0xcb2b00a075074718a6b16fc0b9922c37b7d889387f8c3bd4575a2054299175,
-        0x2a7add2faf6f726f718359cbe45fcab1c2dac064d90986a7aa3b7f217cb78d,
-        0x6fb9e7ca85be258a2ccf5683ddc0dcbd6eea1697741e54fbf57bb3a1e6a66d,
-        0xe7db26b40d3c5dee869168679cd36765ecd627fefc3aceb6595a95e5f57dc1,
-        0x533a787bb30d6ac31dde3ccbdddfff0fd409bc75a7b99bd3b3591135a44ed2,
-        0xbc789541ecb06bd68b74c8ced8bef7b94027f0120d898a9cd9f05105f65f47,
-        0xdc7712c25a931a779bccf74e8e12d9d7404017eb2f5ea0cbd46d690aa12125,
-        0xafcb15b2de6924560a6161d67b8a155a0affe8e2f1fe02e4eb26c08bc9ad6d,
-        0x3e4b56ce5e23f3241d46d1cc5bc4be302ca691d4f2cfe94a99e43d48fa5067,
-        0x7d5f99420dab7f1df4bbe6ffc60d2efc3b626a79fa5729ed2292e99255c95b,
-        0x12c6d7867b9660f487327a306ada6742e4ee86531ba90c43fb29b68808f5d7,
-        0xf3c1d12d33bdfd65645d772cc4c38ff4d53eebc7992f45762879e6c26a634b,
-        0x3666b90a84a702d9bd900fb070337b0159782054b42231386c61eab8d81714,
-        0x883476b6ca23856a9910dd521143debc3c9c45705c5a082ab455109ec710d9,
-        0xfa0afe5f12d9cd3d57865720f43a48d51f33caebd0f58afeccfd73b097aa37,
-        0x4b2b64c7537d4ae88ae7e178acb8bba00d2d6487c6bdb00b96e4ceb50fc30a,
-        0xe0802a49267889b4fdd6438a5d5a863d796a9867598542569f28084d148714,
-        0xf2043f3723a6127be2c09b25ed86c80c6129498786acb62850828e1411c2f7,
-        0xc88ed9af1dafab8033fea8d3a0232e9ef87fa207e61325a33ca1b3b8e7fc8e,
-        0x7684a5a18653cf0f75b72233059a15941922e3015bd0ecef211a1d42908e1e,
-        0xd38ec2aec572b6cd602e2ef14b0358d162f38d71e7429e112df5c786586a32,
-        0xf5e570ec9864bdbb137a1b55d03472df3d88a974b8222f75f937013e055891,
-        0xb7bae3dcf2b9eedc0baf4ad3b5cfa1de424d4814bb41c0b25296c4752d01d,
-        0xf7f2f75d795d3b2c586f181bdb11fadf1cb04266a89a5821a9e7355d578011,
-        0x17bdf5bd98ae53d9cd93c072a14c291d6bd50c96869b4bb6de70af72d90b64,
-        0x7ffa4c71db5a53f22e23cd31285039a6e80fa1525bdb4a30d56fe30a68ca5c,
-        0xb4ce0955a314920e233c8ea37b3504439ad3d315e037687183e3cc653a7db1,
-        0xcb4d1afa5c25fc2ec9c0fb53014083f232e2b8aa4f20c6a71b9d016cd9c5b6,
-        0xeb000b31499d5f8fab8a59bf5006cd0d2f09675dd48bafff5d13121f72110a,
-        0x54cc43080d7d52ba8a6f4fc8aefa93869245e9f1968c7d516ec3b18982d4a3,
-        0xe943b74a52832bd3003f7e3aa7c5658d4acea5ad462eebca11c0cae9f62782,
-        0x9c126b459e2edaf38eb888f2369c18021de366388b73f9812a301f7108bc5a,
-        0xdd8e4e49ffd4e78b00a165117f48538cfded0c559d4e79195b667a9978b4ab,
-        0x55465448a5519375ef5a9acf393a74d5826cac6b4583baaa6fd31f3dd99295,
-        0x68b9ada3ffe6796e15bb6cf5597416a6e1843519ab6789b4fc15f3c13c5cc,
-        0x759eec72fb7a96bf55d7ac13eca8d4937ce329c5e2f3861408020af2a2ac99,
-        0x54479eb3a2f40bd3a17570ec8f4e59437f23a68fa4493447bd05590ec0eac1,
-        0x32c25a5d1c590ccacbd2875a224bf5759777ebf80df924d51733f2359110fe,
-        0x52c5a09dae722ae67e21202bbccd6be3974387eeec674319f24a651be8f997,
-        0x624d8ac21e39189bad0bbf62607c70129ec4e587eff8680703a071b1ae0954,
-        0x98ff843b5028b47b39cc58a8dc857a036816a86ecd0e11245dc983a1f29cf4,
-        0x4bd985b68f2637bb174210190cedbd983a7690badd35dd26866e0c9eec18bb,
-        0xf08a7b8c45ad1af3e5d98a1220f92dddef67333f74c7a9999cf66d0dab61b7,
-        0x1bf1aee18533f61bbf9b98563b41c29b38f3fe0b7c59f71c00d5894c06d86a,
-        0x905ba2eb4d5c662aab971d904fd56e18b42492a6741c1fd75cef9720245a0a,
-        0x1ee1973f31c2d88021682e3e136236cfcbc54d682db4fa7fffde8cc3eb8d7e,
-        0x7e2bc61846840fba86256fd924ca1c39d7225fd6e1a186d9b40a7292d50f28,
-        0xd9d66cb31dcc4364c10731d3bc5a75741c77f6296d1e4c3605ee53695c0993,
-        0xfb99678651809ae6e6c685bc1dcde080329c8db5265d10d53a2f69beb59462,
-        0x7782cb94ae87756edfceab916f7b840874064ccf55ef6855a9ad0c699aba2a,
-        0xa2d85d246723dc4e5f702abeb72c5335bead33d3cc28fa5daf9519951fad37,
-        0x1dcf9e46022dd87e05542517a6dd0a4e0f3921ba1b8937635155740624a1c6,
-        0xbf41e5e040ea78d09bdec3272d1ee69e571cd2b8d0198b12809a33f9b4f5b7,
-        0x7cf4fcee360ae0976be1b8f36e925e727beb61f97e130ee5806ad6359dbe3a,
-        0x55a0392e177ab3c105e6bedd655b9ad4f1379dfb6715dc0be01a7816312a74,
-        0xb2d512bbc78922b59dd58168a78dc48f1dea0500662eecc2612e4f620e07d9,
-        0xbf0139162e7e6f6ad1ab143ef34716a009349cfa8c10299e23a8a081f8097e,
-        0x7b27cfea7e9183fb7fc12d16a289e73446cb2fb58adee0934247130703dc75,
-        0x8a5488739f352e0dacf7ae18094d053353ffa72380a43f706edf02f097aa95,
-        0x5719a37a641d5c792921fc4efc6bd5a687adf6b7322158b8ac3a1f8165bd8e,
-        0x50120dec3a0f5d153723ed5b42f74a71800ba64031730a935f63f2888c687a,
-        0x2dc51e45a88e08595f6ebc9a6af71293a4daa0c949885610dab6fe960c6bf8,
-        0x65a483d2831b8e78c126506420f1a80026e447fba0aff41abf3dc27aacc2a0,
-        0xc1d2b2846882c2dacb2d9f48772c75ea64015cbd4a3cae3a1ec8d3354915c3,
-        0x3986dd5f282e018611b8a5ac8f24ed433dc339d0b7716400818ca340d51c4d,
-        0xc6c5d4980dbd4dfb39b0b93ced7ce10a69d3c6025e7c9d2e020b69baef9d11,
-        0xfd83b41b57aba8a739fdb91bdfc0cc66fdf5cdedbf96f22dfd3b6bcbcb5e5b,
-        0x7ecd79e5e10829168480c34f83c1484ee959714529ceeb39550ac8918b569d,
-        0xd1c5ea9fb0b1979ae0543462339a05bff2a14ef4548c72eeba7d91fb503a27,
-        0x89838e0b6bcb9efcb083c9d162a0d49476c71858a2ebfc91b7843b085fcd3a,
-        0x1ea33cf89fb9bbaffc7eee86e96741fb24cc2965640a31dcf7d1efaff36663,
-        0x4db50a369f0a458e8de22a3040e2ae4833af55856f0193f3e19e349a7baf9f,
-        0x1dd83d1fd44e28a7675bf9683d3ec0f6286e6d207ae001d302b9ff3ea83764,
-        0xb339a916f091225d1ba144cdbafdf42cd257ad8eb6b06677be654966cc4430,
-        0xe316bf03bda8775355fc656fab8180f9d4864ec1e53b171418b33f47c40b63,
-        0x1c5d8af8720126261e7e15b73535af2640198f969fb029e790983acf28c880,
-        0xfeaa401f005c0f2997e437ffb8637c2262f6062ef19e9110bf02b9aee625ee,
-        0x926f73cd12980e78f5238fcb04a8de3926a2cb4dcdde9c1aeb0d3cfa21cfcd,
-        0xa79fc4a61dd56dba01c8c1ac3590b127d39dbdbd1a08a80a20ba1ee713529e,
-        0x7030195f54f7e298879d83d3b668ca2b4a987229a7e15a21c36dfc6f05d10e,
-        0x208a6f558e46b186e7b4c5e67bde0255405d7bd3c6f2ecf0ecfbb09770f041,
-        0xf34cdd5c811a415d9f40ce218fc0a10814369b2499b9ef85743b2d6632c656,
-        0xa9f2f65f8bb6e53b3c33efeeff9cd88ca9d50b13efefb1aba509100f3502de,
-        0x2ee12c1899bd75683a714eb0e0f789445af1af830f86aedbc13324711f57d2,
-        0xa159a91cefab282aca43c8c1082e5cf016a317ca84e334552af66f17182543,
-        0x26b17026bd49813f7e644b26d0240cb7c126a72daafda309e8ee493a98ca46,
-        0xb0abd46c6aed0e21e18e7ffa5e0b014f218062b2d0c4d4e3b64afb81ba5afe,
-        0xe190e7919f93b4290bd31c546f8b834c132f307f865a743112013660a252dd,
-        0x94a1bd37701a40abcfa0efaaf3d6a907ba5404aac0bc4190f0a43d50a1da62,
-        0x6f90603972a26bc2a7fa4c30d2e45daa0b69d48a983990236b0e74f2b0ff18,
-        0x9bcfa0c98aee674999c320acc282d7d74775cb891379d7b44e812d33b71775,
-        0xcff97539a11d02d67899dc8d6a889b2404d88487b0901ee661156f2936bb40,
-        0x1297c9e486725920b62f9fb155a6d6bc495cf1adf8b52b431e02cb7246a809,
-        0x91cb545d3cd270a88be4b3f7f6267da456244a2292b3b2c5c2b187083ead9a,
-        0x50e254146642e165aa0d548a9282de0864b44eaffbaca733e0277d5e78e794,
-        0xc932e14e42ba6688699279f8d5db6c60dfab7b12343454c7e7d526fa435eae,
-        0x974b05d3cf679b1db0bec256c753cc433bd7ba3b6b39059f0d26ee0f59f96,
-        0x719d414996770d151ff36ca52827a4cdb1346cde1eaa59e5a25a66e53a7916,
-        0xf098d811792aa6f10f02c01a39a679d5c17b005ff370bc26b1652f14228bc6,
-        0xfdf0b6fc9c578164546cd53bc5dcfc44ebfd118dc0a315325ac3dd7b5f239e,
-        0x185eec20e01f74c81613c7177f3613a469940e301f97ddd8960132fa2eb87c,
-        0x80728d27c00b41c805fcf316db877eade859fda220db0dd9976e728469a1cd,
-        0x6da6b55a66448f5071e13c1a550c850f15177a77bd463552d929e24cd15167,
-        0xf6c87376916fdc88cef4ebdd0560986682fb98b50a9161cd07eee621cc1031,
-        0xb4bb338f38288aa6fa72ba916a0d394e068d7fd4607afecd6d03f2925ff549,
-        0xc471d728868897602807c85f8c7182cd0b23463f7a7a333a93b3163039b0b0,
-        0x6a83b322eb9bfc05172ecac8c909608e7bd05a4f767ad77fd00d16037bf7c,
-        0x50cd50218454677a18894daa1493cf64456bb6cf9dbd319b8b9ac107b78be7,
-        0x62f49d8fcb011972ba9792173071b2dd1190cbf965a6db943f377967e70fae,
-        0x6fb087a288710f83d7d429b97ade84dc45d22aad8ea77ac26b6dfec340428f,
-        0xb46cd1a36f5948643a218799dcb1c397fa0d8abf2023ec7c469820bd230ea3,
-        0x6904b7170f6598f2b2054eb67f42fa3cb08f33651f5ee3d4c85baf72f9fb38,
-        0x7cde8a013242d76349428773c1e48ed0e20d70b5dfefcc9a371e8ccdc02cd6,
-        0x70855928cb39690406ae7b8d03500531a7a07e3c5086b24e605f4bb9a97570,
-        0x8c835827290916853ebbd95466a2375fe7c08e36738bda7adf896ec374524e,
-        0x68075b7a4bd6c378a836ce97d1c123122f80590446b10b4447da1b0cc26392,
-        0x8b2d51412878b9426460c116ad0eb6421ef3f47347c4983ef44af0d70713a4,
-        0x95d428094b64dd086e3d59c7349479c1748687f119025b9e5681664e8eb76c,
-        0x303d32d0c56cfb974751faad26d418aa18bd5b509e3308df3050794b12af1,
-        0xf73a8281e1d18e5a01620a299eb5381b5e20e047b237468524365fa7ecab88,
-        0xe7e5182822daea08119e94b9c2a4b6c9900b5c82f7d554698cecae42e99955,
-        0xc4e67a0c8a50de4784db373aa174026bbff53e5c80761072592285b4fca49b,
-        0xf4b7eef0ac407b16c1c6a4163eba1cb8c2ddf01a617c437e8a6bb87b2842f5,
-        0x133ff3e52d1393cd78e25cf1d8b17c86da5da0f2544ab7d318b02ac188ccf9,
-        0x8817f11de3a9fdc82b5fb52d07309ab1eb5eb4e578f9430a572355ab0d21e6,
-        0x56a83b8dd5b9a5468b3abab4573352a16358b35dddf7a4681e3edc728f83f,
-        0x63a62cd090ba1cfedc41aa138f767e14327af9baa7f74fdf490406c288c3b0,
-        0x30b1c7fc2e7c5a8cc0dc72c42985b0a3c2bfec7851cc5004c4235b756a5e1,
-        0xc517e995898cbfefced8e4eed8ad6a0602fda45130ec6f3c332655e19cec24,
-        0xc0e4e4d876a94937cd59c833a6652606462df0025f23dafc4b182114c17065,
-        0x1dc871b96a6a6678dd8e2358b501b86077f522332312066b47d26f43d7a73f,
-        0xaf65c81961c3e18562b1f3a8db5efa175e1fbc13ad7a55a2f5956a4171d324,
-        0xfe439daa692afd4a1e7c59179a88c77909e011be9e5179ba63366f40b5c3f0,
-        0xdf9060cbb3569d5ad7e837d1efe2149af513dfa9fb9778aecc78831b602f1f,
-        0x8fd56f8944ae84f4059991afd711dc85e447cfbec52c96845626e8a873e8c,
-        0xb5e64b920050e1056116b619ef8c8a5d8fb533252bf33e0639909f1b6587c3,
-        0x7c6f20c5c0c928f87136d99b5f0932f3d2a62bdbc9a7abf118216e0304d924,
-        0xfcbb101421a93a1b0b07bd113f5a1bcbcde736b5bba69a077b1336a4ffca97,
-        0x58c09bc92bf9f2a0467f0029846f5fe60d8e7b85169b11b3c39f0520ae7655,
-        0xaeb078671f2ef0bc4a15d556a2d07000ae90b1a5e34b2ff38a31b2cec86552,
-        0x88947ebeeb152df66f69aca9bd8f796b3c4814933aeeb6c745e0aa5bb774bd,
-        0xd73d0c7f41e85f2e5754ecfc585ebe3651bf388dcdbba348c72ca5320a8070,
-        0xb171adb461370890a3192cca3a6cbf3141e52ed8b0a8d9d9962482d55ff94,
-        0x414664164f238b86a614d14b07a4a22fb129bf1cfa08ddc3db2e6047162231,
-        0x277ccd43c17ff26a8d85bfd13dfebab43fda31b1cca2fe0d47efcdb0ab15c5,
-        0x914fe99d70e31b16f794eaef04b39f7da2a86bf6d6707346a6fd1c543fc778,
-        0x9133192aa34dee37249c4f7d0b12e81da4757303afc34183d686d373d9d2ee,
-        0x6248f0f8f14160298f2b1bb58ec5ec209317f65ed08c221d2d9a0feb9ea2ad,
-        0xd7322dade1f55f82ed149c6690f31e3d513fdca085e1e80a56826254019651,
-        0x9d076c3cbd316ef437aa9fdefbdd1f90f3ebf3d2d220f0f5ad222acd52f63b,
-        0x3f5f470655efedbd111ab32c6dab0886ce6e4739463904681620f5f63617ac,
-        0x6952a6e88c79f826e1c62741839bd7d42f384915dd985dcb0b69b424d70ab8,
-        0x1f185b9116d49b34aa0b6ab3a8b152ddfabf44d580f1339e4e5d83730c0fe2,
-        0xfb248e545f33aef60413fffbb2b99b8039fc1880fafff7c8add42ef26b8b57,
-        0x13541dcffd6d5cc9949d955683d2b2feb70320e717651a4fa53ad94559f9e0,
-        0xcaf49218650fd076835f017e75374f633cfbdc409d3ddfc0b92416c643b019,
-        0x1ecca5662fede59b73770864e6b1bcb7758634190b2066a76630d6b802263c,
-        0x276321416b2f531c7b44d3e2888805d6ec1e766557098e56e9541f5de4c1aa,
-        0xd4a42e0f7c48b4ac847c3f94fc7ca36c180da9644573755655dd6436a577d1,
-        0x645a9f54873fe6780fd31bfe734f96d31ca695339600589da06f9d9f38489a,
-        0xa048f60d74792c0d37290fb9a4e1f872fa1fd244855eec6e6797439cc1bd22,
-        0x187f0117a9f8eae77fe54d6f6387003b76bf21a12d62fec9dbd368c0d76ca5,
-        0x7fd795c1a852804dc3a5efabe29a6d750135d70147c9a8659fc944f8e635d1,
-        0x443cadab589e37502de89ef7bdf5e6a8bae45866430e383efb9e503b307e3e,
-        0x735099cec290d4f1b2b952ad9142ee2c9ca5ee60c70e1cadd425d0eef3a333,
-        0x67bf498a76baf37609f56ba3fde592cd55baf2a5846c3468606441082978ea,
-        0xe8a298b52d81d17b1bb13a8f799048c54786001a17fe53d744a752d06ecd89,
-        0xd606bd1fcdbacb3ec1f4443a2ae8b9467143b970146eb79ce076b7a5594682,
-        0xc4a3144060369ba90c0a0451c4c50bcd0f45426e0f50e918525edcd2ea8a42,
-        0x1e51c94d5436c55a43b7f556f32b26177459f1decf4e4dc4d77fcc8004289d,
-        0xae699c38860fed2561b296fdd6618c9e72dcc2ebb1bbd152f7d5b211d0c235,
-        0x575e32e736d788d575fc126d95e58ed3e3935820a5421651b33dfb15d88211,
-        0xce96d53c9b5641eafe02d9906d478235d9760ced8c5781bec78aa9fafc85a7,
-        0xc2c95f824a9dd5b498468153e3311706964d689297de44e523502e439dec5a,
-        0x6010efd46bbaa1db229118a303471cacc1d46370861182bc7ea6b8d19c8c00,
-        0x34544491e017a4f9e0c160a4073d8b9f7d9f17b9404150509ba239415d2511,
-        0xf7939596e19497b2f0ca88d9631d5d1af8b13eb30aba1ff0ca5571224771db,
-        0x2dec0b353e4d47e06667a92e581e4d079329e4ed3f2f1cd970836cd2f762db,
-        0x1a837f0ccbbdb0e6e3f0dbbc299e7a68c9b2a77468288cb197f04375df6005,
-        0x5ed60b2fc0bf37493738c87f6097c3248489e5451810264c637177c26fcb79,
-        0xca605c27d403342661d90dc5b3bc18244af4b589659d3b42e067ef72053da0,
-        0xfbd2b1b445066dbe769e78319966391133cf5ca25569a20194114833aa9b92,
-        0xee9e9de45ef5f29214fd10714da245e2071099a0b67154c7ae27c43866dac5,
-        0x4fb1acc8114b2412b11037ce607afbdbf5dfab65911e3cfdecf54e67394f65,
-        0xc8ce9b9f94457532c671a83d11b24d3e69bc15b8e264d7e41614fc0f3bde23,
-        0x1557f1ab76884bad788188b8f0a4e579a126b51abe377038f516f4514cb49f,
-        0x5370ae5df7301ff308cb696c3ef41625bf9ae9f2b3ba2bdff078e91c67c194,
-        0x9923422db5e15d990c976d414dbf0fb16471acf6c8a6517fb3b8abcb7b11fb,
-        0x6e67f390e9c5f31a01cc61d49bbdee2d2c6b7de7a24e1f3dc7f6d105b01079,
-        0x96cb1c878cdf5bd47a1c379475a93e0aa638ee9d70b7931642f97588115b7b,
-        0xfe83e696a41d510940f6f9e0019a60d42aac4d8bfcd84009d54d50cf52494e,
-        0x63a4b1befd5ba8ae3f4902b787bbfdbdd89f9b0668f2c5f9f02cc356f02f7f,
-        0x6b59f58b0d80bf16967f8fdd0464bddcac0ff8b5848804528d52462e356757,
-        0xa6776dd32e1a5b4698e6efaf10ad5de8fa3874337aee415266dc490d70dd56,
-        0x44fa1e5ce737c6d94b0ec4df69900a7f120d6b97e9178827445ef607e2b28d,
-        0x93bd718f9698592fb62fc34a4b029b1a25d8386cf30e62c0924f0f59cb8983,
-        0xfabeb87957cce85dc97e612704ccf70c1cf1239fa4a364f10f88f4c958a004,
-        0x959e4565d122b80225139a245d7354926ef854f80f466aab563564f3ce3a2b,
-        0x2356cdefe31a5260cf79691ab5435369936fcc56efccc480afd8758e513a3f,
-        0x18d7b2dabde67520899849e056daf7ca3b617d89430a98c50dea693437bff9,
-        0x86301e9fad1d86914f008c8b304c685e8027416ceb663244561fd6454b6b74,
-        0x35f3381a551c14f55830f4c217e171d383f5a9c26b7d4c43c31952d6d21adc,
-        0xbdc7a94b54ee3fdf8914a7772b11d42b06ae96b26e5a9da0b4de27059f14b7,
-        0xcd84077c854929e73f345823d3ddd1fa0ae8b39f68abfd2552e31c3b1254da,
-        0x4f70df4ee9898df9edbdc6fc95588bbde8c0ba7dc95a3bdcae4459ec6c055f,
-        0x7197e4cb9993ca533b9f30ba880943cbc65062b2c8b67647d02dbd8d40f9df,
-        0xf8dc599459a8fe2a9228affbb2bf314352091606c76339126795c9fa959b06,
-        0x27ee705b387d2f6b090b6b3e072f2af060e7a9d8da2024caf96a15d54e9b6b,
-        0x1a89856e0fc073e65f95608ccdb9b9b34e4d4e4e6b60d83f1242db553c63aa,
-        0xcd2b591b5e83c211acfc18ee4ff1c418243013797f2bf50a3bd755bd18e304,
-        0x7d78556d2f1cda262803f7883c762f8d1f604e5c759a73c28b596b9e509c4e,
-        0xad2eb373e2e9958e6c07f45a0f080daa23fa6df138cebd7e4b199e01277e6c,
-        0x49b2f2c686a8f27d6f6cf91a12dfc107de8acc33757cd22b1589d7316546bd,
-        0x72fddc67ed17d16712816c9c162017c06bc1c33f2f4289af9d7fc367d22b6,
-        0x76611765d74b5f83ee2eb34e137bd69513a8825e6b560183296e34715b8563,
-        0x7a11d673ce37bc93ba71018549434eb4d89c917efc903086654950fdff0de1,
-        0x193d3e027762fb09b6a71276dcf6bffeba2565b08666bd90046cc9fb3360f0,
-        0x46313a3ce2dcb39ea4d5b978feb9b42beae5a209cecb3441218259591731ae,
-        0xb7a746eab81c0d8942998801a46ce8c4d384d72c7ad59597454570cebbfe64,
-        0x534c1f06be093301de594ebcb7f2b79b1937556c1c033e0d8949051d83a177,
-        0xad7c09d5a38c91f93b43a32f8a604151b5b178d223221c83a10c0275e95551,
-        0x1e02a72036230d5979a947963a9dff3aad47a408f9ba66ffbab1bb0ae57974,
-        0xc0c52404aa803b93cae50fd9eee90b90811fd5c1b3e7835aa6f536cfa0c8ae,
-        0x81ae0ae92775baea9b3e02889b21269472916799e48f8dada1660be4dd46fe,
-        0x21426ebf02cf1299abdb1bef0d2bba7507c4794645f12226d10e3e91f4aaf9,
-        0x282bba6d4f82febfb9fb364dacbf2464992fbe617ab25fc5ef0c98a7fb745a,
-        0x5e3b5f82d28f878dfe8a40049083e15138356d0949e9d2e1a61bfd39bf288b,
-        0xfcc57d0f17f64976fd58ce5819c9f2674f939424f37db451b93317812ac77b,
-        0xc3bb02a91c163768ebd5909c1f9ca859afbf6170cd37ddd37ff98dd03f168a,
-        0x7356b9d69ac7d84b2b7197871e7a82feb603ee98e21dcfef86391ea05138e0,
-        0x55fd1d97f0f4e24a03f1800bcdc963c08b9db2a37f4d2fc1fe3a96d55c4ad3,
-        0x82f1d9bd1f59956f1d6e6e1f40daa61dbc51f0309901fdb0666bb51e2b36ae,
-        0x2c1dd45e72c73f8b3b575c4c3467167f2245f1bf0260230e41074e30f0f094,
-        0x707cd425eb59c5404b1590aa1db947eadc55f5477937c7bd452408525bcd7d,
-        0x1a9a97f82e85f2c4bfb1c48d6c3ce0103a79b8234674efb5fb60ca1d7393fa,
-        0xd8fbfd30b02c1d4067077ffa3fa3eb045463649b2c1247bb860513503d234b,
-        0x6e3429f2cc251ebed64908101ec055546bb7b725a009813b1f3179d3031970,
-        0x66fc7b056e1122225a8f2dbfb8ea6a44df32a61b81494a82dacf1fd9607820,
-        0xe0c1de0824501ee0f3976cac55754e8d42dc75b01d597ed94a4b308f97c9dd,
-        0x8a25da1a1b2d2ea236eaae7743c9fd92ac9cb4b0af8882c515171460b27eeb,
-        0xa83261bc1064ad5a4f66e0147146e0059c0442b839227b30b26243435bd36d,
-        0x778b311cec46227b26f3f83604c70c78a6774caa7b0b29233990c12a23d0a6,
-        0x4ddc40ff37803cbae04e7e80c5794d3b41664e85c7698527a3e85c7e18ac9a,
-        0x5a2f0c8ed62a59e3730016d2334e2e0a7c39958bdcc7b29e78ced7673b5e8d,
-        0xca8b033372e687157aaaae99df8f37a55167985208570b57fa5655edbdceec,
-        0xd59fa5b4cc841c2efa5ef3f573df5894a01d703c6e7db9ffff11ffb478ccdd,
-        0xb3b7c6322689519807b50e3236f3bf46be9b6846ce2a636f29b05c68478672,
-        0xe45f0ef16a0f654b50121e12ef69a403b426dc7295c9283aa3df5ddcc02826,
-        0xbee40621dae2bea666cfbdb76424378fedb6237ceabb8294bebc615528928e,
-        0xf79eba0e6728a628a1fe08d8416d559c620ae494265d0ab10bd7aec75400ae,
-        0x6bf934440efdc42b8e2922b0631a76e51c634159a90b2a8249261145392e99,
-        0x5f65372f3e7fb310ada2fc563aa61b15e5a312a6b0ec3c3051887767c07455,
-        0x835cbba0968f0b8a282753765f26cf0261af369ccaa1c69e6b41c2d13c88ca,
-        0x80cac863bbf0d563c9865f0a5a3f2d028ace6a6a74852904555109118b02eb,
-        0x6493ac62d2713ce267decb992b64f1344e402a790c7eb11a6fca402478a6a8,
-        0x2501993c23001a686f2b7a4ad78f813847615cc40390d8f9faff5509b5fda8,
-        0x5afec3c4ba3ac199e7257ba9f2507cf3cde644a866bc45f8edf8c01c3f87c8,
-        0x26cb00790d670cc1ffdfc841144e2b471122796333f793776253f6aa1face3,
-        0x7ba4715a3babe66e8b185822b378ab71c38b6b504fa9f8aeaecaf8902d04e0,
-        0x1361e27b292a63ee62d2b76c9e39247847b4594177c220b13325047180fd4f,
-        0x30ada71201201b07d96ee7d4bb39fa000a5920a4b3f615609fa8ab54b8a80b,
-        0x91856d12edea41c4d31a926a769179d9fcdcc095e753a91104ee027903300e,
-        0x59cd4a7478c9c1c3bb4f1a8d7b8a37cd785eea7d395ba96281a57fc8b3a42f,
-        0x8db5f1968895d0de96404332cc5b40ea39d4785c3c9ab7b4d292f573a6939d,
-        0xb832284aeae1bb476408e9b48f84573378747396b90982f271f0a5cf53b015,
-        0xb72434fb277967b84395c268eaeefc038953a892ef8ebba479231a899d05c9,
-        0xb4c99c5351a7590a752be5875b277f63aefd33104cafa6815fc0e922997d92,
-        0xfd1010cdc0dfb775875ba43b68a7a72f2a95eb495929bfd03cc4fde1c17b16,
-        0x742ecb0b241ed21335dffb861b98c3a4dcbeb5e95c3b1d72bd99cba0ba8393,
-        0x20c4bf12dbe5bfd9e33368fa15c41c1d9f1aaa7069e2a87d664d72d2b38c,
-        0x4266b55b0b826a9b2e6cdc444ea86a27f94010eae60194f334cbbfbd89892b,
-        0x279c9e25b017b4ff783fb6ca0f500089a5e184409caceeae979e17617f0fc5,
-        0x75f313720bda0a2bc31667ea40eaad351d840212c4a6e77f90beb8c0181499,
-        0x46f47a2c87589680e8d439a60d943a780d6d966b0cbe21ed34e19d834d7bc5,
-        0xcf0e3965291cf87a2240771561bb4f8f8bd1a2c0f07802599e1dc68e0b0a74,
-        0x95d3fa876e94667e68adef01218f3fb31f7590dc990121d5374647d20dcb71,
-        0xa9045a4372c73a62db7fb983466db43784a970173859014119b9ce4bde51d8,
-        0x4bb5379fa0835d907d5721f42eb8365d599b9a545c96ce66fc43473d59a9b6,
-        0x7b8e651579c00314057696207d454caa5c08c2f6c8cc762e7a4c047870d851,
-        0x79d68e56c4dce87bb6a7d9937072641a77862ec216fe20336737ccc93e06da,
-        0x84a28f5d5aa4d82623353c97beea13cd6ad6b25cd596a00147ada34ea0cc89,
-        0x21c988a3df0b8f1d130b216ada1accd398671e148f2b30924a4f559cedc0f9,
-        0xef9bddabb13f350656d62f4e5ed8ba16bb41cd776bf0d23e0d9e7764a1e224,
-        0x9756ade5c5509d5c9d7c2b1b57eee37c3f94c9d62ada4c99a33eba95107f8f,
-        0x8cd85af6f1c4050b1775288b8f7b3e097a3c3bc57157b8c0e50814501b29cc,
-        0x61df2d093828259e78fc8095547f2a1c29cf1aa10b15af8acc9293b3caeb0b,
-        0x35f63a44a71c4a08f97fdd91031895bee85e46ea1bd368e2c45cc3f8e15451,
-        0x52480bc7f8a282034ed8145330c86a9d23412ed5036fe93d6ed95756065703,
-        0x3563b61e3b2a42682d939d3f472ba45bc0b335edd8a6155bf9abcf5e04e788,
-        0x7097e402f689c8d5d8bdfee75f1d36e80d7057a222adae814705b4dc85ce5f,
-        0xc5645c405ffb30863d50c424daa57f92c0a8d3cb8b9733bafdd96004cd49d5,
-        0xa4b540e149df0f86f0985d72f184a564cb9a89dced59436fc95fcb235f5778,
-        0x5148174f80db85d56b90a71ef8e6784cea41048b99c22083801e8f27e88a8f,
-        0x18c0895fdcc7ed6132819001a44cba7072b9e3a5dafba7c7111000fd32266c,
-        0x2ca212bd940ec38fd57258462a3fb5cf34a14daa668e451ce2037c34d2f6b7,
-        0x53399d5ee679c57d639a22f3d35a5b1ccb28a3953fde2603ff86d1da414c62,
-        0xe2d454cc688dff66489534a81750a68eb40a44fd67e951c7fbd5e0a48387cc,
-        0x5b260543e07d781204b361931d944f272eef3da5e8f1c70c39f312741f4d41,
-        0x9bc9584b5e16040438d2e72b525658b324ba0d2e0f6907e8f7fab8f0d32ca8,
-        0x28065e1d342e64fee175cbbfe3768d8a60e9b010ade2f87e6dcc6f27c1295b,
-        0x43222d2252ca5cd6e525f0308f58dd1c8a46605c7bb696b56d7abcb6c829cb,
-        0xcb42c1923a8a797b77302fa169255574083d195dffb4cc6c4cd6c5a92b6245,
-        0xd485c986ad51536b0cb1786a5b2c3773740c9a16d3472d72f4c2391a0af425,
-        0x5c64de172ae1403cadc6cc0f7661f59af61b510efa486018e36cffc8579842,
-        0x16d44840f065421f58a3e7c175623b1faf335aee0f1a974da5a6b40918a440,
-        0x23a483fa879d59ec65e1e74bcafb2abee22f9f549b991a7cd1c6bbe3bf1545,
-        0xef43985e5cad5dfc2eb694cc9dada302283e59174a98d940447be45693edc0,
-        0x4576877704c3b3f22e7638687e55e82cc50f678cc9337a204881a99889696f,
-        0xbaf91e1920db9c5ca7ee10f0dd16f94668eeb7ca447c0d7fe761f122610c4,
-        0xc1b680a87c5740184dcf653b33d01279061ffecdffaf5befc96ddc4fc62696,
-        0x68042fd6dbb869416e2f664a9558be4b983d9bee96af3f33834c9b86dceff,
-        0x55fdd565a6999b772414dad9966f0affc1aab31b5b89a5c2651682699c370e,
-        0xe58b7996e8c5e8300bab602ac3f7c9a3e28a5176053157296e448d0b992704,
-        0x27f02624b1c74db720edde56a0d4ca7fbc3f8899751afef81a1caa4dcb56f6,
-        0x5558a242073c782a0bd75904c7b497ace5b7c6a41dc857c96b84ffeb5d5a23,
-        0xe5e67b4309a30330cde45a1b54ef0063dcda36b3f75fa71d4ab4ee0289b398,
-        0xa2a8e438bdeeeace983a90107bb93c7303f599a0acdf85e4c15bc1d2bfcc96,
-        0x7313d1c67ac6867a01e1c5a9cef840d5fd46c0c4df65cb2e26e8683d8bdc50,
-        0x186cf17fe38d1495be54d7e2fcdbb0cba7b4c54e52fce9325fb744aaada551,
-        0x15b255c155335e09c5bb037a7b2efd6bd35e8137389851f1e9548b32c87087,
-        0x8286872efb7155ef43795fdb746557e30b027a27ef13581f419b16daf1af81,
-        0x409b0c601a454fba064c65b3760a945729ba271601d3bb73146ab95ad75bba,
-        0xa11db771d227230f4480f17dd4837c51218f761a83b685df3121fcb4efcd3a,
-        0xbf96f054732620ff922394e6762dd1ef39fbe7b073c6a71a56f7c62ad527e1,
-        0xc97187827cb32c0067a5bde0f80ababf9153a3a82db381e44ffcdb3f5ca7a7,
-        0x5062193d40601b9396c1474b363c24a7224a883bf2e488b15e44441b799108,
-        0xd4aa7f0e9d231579f21e5aa96860e2deddc42ae626b4ea4ba8730eb8574525,
-        0x59a3e43b9c1f8ad19197fed9f0dbd7868e2dd85636ed9491b0d8cbafcf95da,
-        0xba6ec9058cf343b436c33dddd0e43feffe0bb15bbf7c6a17dd1e3ba77c8b5c,
-        0xc0ca9b56c3ee8c89edaf17f0d9779fcf984e8c284fc7dd3c6e6099f6f3555e,
-        0x13b726148d3a38ce47b675a47eeceaba6985e06bbb0d18f6cdeabebc9c00af,
-        0x6cbc8e480543968a408dc5a025a36314d92f5d343a773d374075be8230992a,
-        0xcaa8143d71ccafafcbf85003c7ebb61b08381dea61aad83cb9f3cfc205a4bf,
-        0x8beff8a3012e7ebf6b9306cbc44325fef3b9d7916b8de702c04863c2402dc1,
-        0x9fdde2bf07b04ba1d3f523dd3b2606adb4db35d1037118dc3a2692aad1ffb6,
-        0x78fecfbf794c96b02ffded60e124fb4022cc65e9e9ac67f67999fa7072106c,
-        0xf009d868a41bb64f6dc6c5bfec0748e65698c09cacee5d422e01f78c7e1d33,
-        0xaa7a0fd2aede955fe8fb5e15c3bdcd4acbc37743fcb2cd92172f5757ad3f4,
-        0x33f4f21ab1306f9f519176103e9980d217e7259bdba2c843f156f20754f9b5,
-        0x7d0121f2634c779d1828701964b85dfd872427e0b9e248a787e751f4f30be2,
-        0xf94a8adca2f6cf5ec52b0f67aeb48a172b72f8b2c3ee3a209852f630a9537b,
-        0x3af43d700ffb38e552b5c53af279080310d7cf9bf3a7a1b7bfa798fc6d0b9c,
-        0xe5b2e2162441f1979064f435577dc8e864ed851aaf3c1693e4b4a9561cbf8e,
-        0x92be972479d8126f6c8d9d572d1f1cdd9432343555da0916222a1738c2aa4f,
-        0x5b4415468ec749eeb22b3c2395867a005583744c14908024e50baa6ffe2d2c,
-        0xcdab5010a469dd918ed5b6a5d2a981392f0fc78aba6745f71a64024c2bfcb9,
-        0x7359e17d60fd11fb4bd2967e8799710ed426b0def133ff1b4a9604c0dcfdbc,
-        0xc23409a70054be2c9a78d27a1e3ddd09e6842e24fbb93c066032450772b6fd,
-        0xb76128ec3a5681530f87fe5e4aa464e8097785edb0f8ee4808a9d0f1511a2f,
-        0xb56607c9b664ea7b24a3c1f68b4811c829299835f0125b86b6ed976d46df61,
-        0x617f7f83f7f00eab74e2be678aa61231e0a954d5e70f4cd8c46f86e70ba6b,
-        0x6ee2762c92dfaea6aab7709c9913e43c9162b1e82866190e55b2ac8c6a223b,
-        0xdbab35890241bed0619da74443750474004f4cb7ce162f58d99b790309a9ac,
-        0xec73ab8d374be81cc507974b7dbae0c2f3c7ec747d739a92a2fc788f654be7,
-        0x58f7c2b8a6625b7eed7197506b9611ac2b8679bd8c0c64b01c5c77c08798d9,
-        0x9c1338d6ffa07c0a2a312ee9cbf409b7f9cf17d7f82a5bfc5062fe2a81b958,
-        0xf6c194809688da9ef885c55971ba04bd7fba12a880088d93b431837a935832,
-        0x4a261880a65acffed4304f84002f1b284971d2c782e93795f988e0d1ac06cb,
-        0x90c54c3be758b04c3bd665f410f9f3c5b0e0eb6013d86f700b7731d9dfe8a,
-        0xd02b8dbbbd9c2e7d0d8e4f2e4574409fe91a7f160ed34f7263a8e62d57b474,
-        0xb16902717fbb1c624e743619461389e3b7021680a49616d6b02f9a1a0cfda5,
-        0xb9dfd75e3796081f42d645a28ed789f32f94c7b526e75b076a0ea18580bda4,
-        0x8e43c8f9b948d8dd679244edd37dc575e955ae1d0bba4ee51e4ead513659eb,
-        0x3a2ee37e4b867c21dc86699aaf6a381b2aa405b3e7e01addcf0c62037792c2,
-        0x676138f1841c7ae6c5ec86a8c193a577db87dbace0e1a091a58e80c1087ade,
-        0x54841086bd07ae2397c5c758e2dd2f49095a6259522e6cc487fa75bef3e241,
-        0x55218dc2278eaae943614c434ddf45e8ff828e82a9bea0a9ce42271843c0d7,
-        0x66ef13ed90a78561c571a3ae286d4147e2aa2bec1830f8e1ad3cb0ea9ae120,
-        0xf49828e275a5de1d07bb093194bb8684a2b0473accd253f6fe143d222ac2b3,
-        0x3ab3d4179214e58f865d9eda1c0dd45040f5940905e1dccf13eae299b59dd6,
-        0x1d7919b694e4ff9bbbaba37b0676922214a13a18d8e03c0bbf0a988b0f11f9,
-        0xb1c43ba40d42ed417e50928db6ca1498cfef1b01530161ef94bba7e009d9d1,
-        0xdaa1b2d405bfbbc5a6625d29c4d84ef8197f7c8a6fcff39ff4cda6c910a3e2,
-        0xd67a53891c3b1171ad8c4e77b320b2b85bf57159081a989f822e926a2c1da5,
-        0x5773acebc24a757024e2eccb406b07004c5fdb4ea72458b80cc4acb1577861,
-        0x659194dda2cfb50c9a022bd0c26bd53f6a815c109ed05ef0bad0bc59376b7e,
-        0xed43ad92f0130b8b275dd1e8669ee37404070892a8a205b09efc25e4ef7599,
-        0x5d767360e3461949d4c2150a6c4a1fcd00daabb375712985c8b7f44494c1d4,
-        0x753fa3969e9dfa7655a1d1f4d0777deb8447a857bff316fdbabc251e51ebf2,
-        0x7ec5c38cb014edfb62ee45824af1daeaebe5a8f6a883deace5f4ec46aa4622,
-        0xc362e99123c6c507e795a9a9ac1ccbf58d69517d2adf963209cc0290a5e4dc,
-        0xbf0f3fe837792bc7887b0a7001244d75d2a3ebebefb92a77fb75f62b556cc4,
-        0xdcf2084681d870ca322030b3f744faf3f477660749c4da0d612392ebf361eb,
-        0x31ad73d08c3467c59cf23a9fad8879eea8c0ad66a4056a56b402f4308f29fc,
-        0x6bee4f993fe2f948e98e88142244c01f5bad6d072e52b8109446d23fe510a4,
-        0x8f8c4dd23da49f8133ed4da9f822e70d21cd89775238548bee5a78e2872e35,
-        0xf549b92eb6050c6fef5c540906ad7426c5f6d3afcc3185e0376a12719e8563,
-        0x6bf5b1448ce727a58fe232af2b07774f5b3752525e0fd2462f0c288f58e531,
-        0x41602e3158b9cfbb33d1f95b39a02a656d2daca7e06ac39921cb585fe750d5,
-        0x3e12c8004c96b7a531d8080bd942c2f5a2040fb8a29c44f9416a6d55ed274c,
-        0xaf9188c0239ad0d127c14051ccd9ddbe8a18039b325ab239e2d6e8f6b3b5a0,
-        0x3d68e9452c424762e3323936067f4115aca1fb6aa7e3491e2bc75ab3195f6a,
-        0x63c47b2eed3366b87d50cbf6a393faeafc206c0d9c509d55c49b8369094718,
-        0x3cfe274a78378eb92757c5f11f5cbddd6885aa54ec0e1d4b242be3414cbaea,
-        0x12941f377bef90a9109bb50cccf753200f262ba4b08dfe4c8fecf186731195,
-        0x9a1133962bc0ca298054217c30cc0ed79754e599b37a664594662a9035c5da,
-        0x48b97b92d18deab39e2298c9ba5acdd94d5ecb567e6e8bb27ee96df32a4770,
-        0x548a3ddc84ba9963108c074a01ef82f89052a6bb4ba3a0bb585285eeb0fc1e,
-        0xf6240a96fcc5d71fa7bae62a4bb5ec2e76b5daf3caefc4f1e56497ea14958b,
-        0xe42f9ded152d736d070ef803cbb40c5f95fca5924475ffdbf0237ad214b388,
-        0xdb160c8034d21c655a032fd51e18e412efe0c3b3bef95d1c727eef5492446d,
-        0xfc4be4e62ddbdc1a8a195e0e82a8bd80dc833d542e5d61c9711c0bbe4946d6,
-        0xa674ebfe7d908d0a8509a71aa254b03639f2cbcf331252c9c2177afc4e87ab,
-        0xe2f5b7a4f7e7dcbf3fd437498c6940d271e611678d9d57be156e770dad3ea2,
-        0xa730f027c60047e6b287e3bc97df2642d823f94e48c66c0bcd0b3eaf95f7ac,
-        0x2f8fc4b071f62ecc7bb4b839362cc93a5236b0a38967fdef3a3df6e5b11d7d,
-        0x9f8eea6922dc2714f46bbbf37f005303524455387b087927aecdbb4123e4e0,
-        0x9178ab3acb4ca93b39e30f712fb763d433a8481df40056c3575883661873d3,
-        0xc7fbd0d0f0c1c6e1aa3b26b79d3fce3c7ce960d6cd7b56e5d98a5b73d6fbdb,
-        0xa1b8668f9cc302604521dfcebfae63dee12004ec0d679efc2b1ec981b01282,
-        0x1242a0f37eca7cc5545f54552afa83f7d87c5ecdeceff8ab3747811afb5080,
-        0xf8c43d3e462a8581d0c1a40da4794279706299e176ef6d2371228593636498,
-        0x95691cf10a153795510555c569d238bda18f42c71aa536e6828b9610dbabe7,
-        0xe32c74465eb01a7ee20850a854fb7638c559cd71d0f7084d725be7e229180f,
-        0xc0199765937f6a5530ece8206b419d7af6879b9e84020aa884127060c4b59b,
-        0xd2a3f94d2f56b7ebd813ebcf10078fd9cde17d04c68d31be11a23576785674,
-        0x81f352808e6d45aee1c6754ab235c0ccea27fd5af597b067ecb0987198320f,
-        0x6b420b04e279c20282e280a46780fd4e553c7515b4cfeb2ddaefe2d6437e47,
-        0xda75191a638999db29bda1a32a29a2c7620b93bda3d26da36d3dd2ea18f3ef,
-        0xf04d6d22414bf92fb35ed3a72c5b55660486533fc7ac785ad32ab2a9f5d8c5,
-        0x93f48a5115670e1159f3dd4de6a5f338af215bbc1a00b011930460a2d22e04,
-        0xeb04955f324337fdd3c659593775a8b33e20aada4c3e1149f5dc9fedc532ac,
-        0xa3b3f372d8a8839f089622bd75de8d07b32ac99fe5e95776a8e00929dea467,
-        0x1b2d72d794b1c1871d211e89d2d680103b92d374255578f560304c640f2536,
-        0xe85054321ef886c9312daf02347a67e3f2a4be7fa51ccc8c16275db7486d99,
-        0x4035604734368132b88ca568eee4fe2e7453fd2e513d2633a037f6cba1c435,
-        0xa924d934616c0c29bca9c738c685fa57e55c6e5b7de476835e65da4e27b472,
-        0x620da54f23547d38dd8c9c442f4aab8c56cfacaf5f5d6591503889979b695f,
-        0xa907a7cc442e38811e0b77865204d1d1533ac029c030f455765bb7f0d57f5c,
-        0xe4157755a9cd254134d91321f47cac3da25dc793664228140981fdb6ae01b7,
-        0x6acdcebeb783df611ff2e6402fe0fd5536d851028ad6865557e4cbd2f7bca5,
-        0x695005e407aefca032ecca56b33758b7a653709fb657fc7242665ff429521,
-        0x4f7616178a34e0ca6f613838dc3a9f2ccc31a30335d8a2292b81dc32d822ed,
-        0x4d4d84429426f2fb2b7b22fae060345ceebac05296b77f1d69e3301295c99a,
-        0xb562a0fca78d96a33f803c1a8ce851566d68f4b1604d449c29919e17cd47ca,
-        0x2a4191f06587c753dd79c526802b2a2f1f79e57580aa399249f90dd8991a3c,
-        0x7595c1d99ad0261cee6bc21176a9bf8109d04a92764600244703f183a57a2b,
-        0x954897b84b16062f86f411ac40e077ef0ea2ec6771e7ff7abe7ef7d7020ea4,
-        0x38568f31ea8e6dbcd202d110eea85f54ddc3750d7a6186260d93018c25902e,
-        0xb1b511cbf7f31655f64116fa751a0ecd47db4b4ca416fc93c9aea373be7536,
-        0xf04ed8b6bba32280c8e3b1471c77bd0306f32380635cc39e8d0807ab02560a,
-        0x8f8dd6e80f1164d8db8aa8784eab04a91303406b2c789e1d62989417df2191,
-        0x92ed35fc1dde42990cfcdbf4ff66ffb8dd0d4f2a3faac21a4b755cccd361df,
-        0xb9584ab6749490c4058734cdbf0977b6765c0384d445df6ac2cfcf40d93a5f,
-        0xd17764a551fb76896b66363a9350c738e50a2161ff201e70f57875c3a2c108,
-        0xd7c2698c1428cbb61fea0863affed4188059d2f5dc4acba5ad3b5331d7e03a,
-        0x8aced50fac48669734746c11299d64ed4f931adc5a511d546495185a3df72d,
-        0x1f510dd80925a306d7a5ec4f8ee08214076f8e568c7d569a317d14f3e9c559,
-        0x2c0b077de2d5339334e0f4b04a206e588b2f7c4760918edbbf4f294e83c45b,
-        0xcfbe93d657e88f571a8003ef35f524ae4ff6b6800f5bd2dd655e35dfc678f5,
-        0xa2df3c2037cbf2332833616a0fbf57511dec32021125a51c8a285db229d5cb,
-        0x9a6c6866fbddd3c1ba613d2ebcdc6b71a5196db5d0078bf3674aa1e7580488,
-        0xbee6da731cb5cb53fe76289baaaa67853addaa90c3ffdd947e4528a5357a66,
-        0xca1f714a6b6f250606e4cce276dfde3487543d1bd86a4273f75ae4387222fb,
-        0x999fe679794472310ba379f33efe7d178f4cea2afb156f83ab7013abf0390d,
-        0xdfa4a648a3784a7e061089972c8c29c32f00ed3857d7eaf4049f196d175e41,
-        0xc490b1729bacd12055d9a9725f9681a88a76d7bdd3316df15f9635c16c013d,
-        0x4342c404f9d724454496cfc6e2ddfb209f55aeb7f08c3ba273c3d0f93789a4,
-        0xaf4943d032f9b7ac34982601f7f9d5c9deedb1c45e63057373ae6cc7e5cbfb,
-        0x45cfbbb9ea0061aec51510ac7462c1a076863368edf8650a6bdfc2201f3d3d,
-        0xfcf738c1110e7a8d0bed40a00de7352a39efef969e67fce36b8ca70c4ef67d,
-        0x321ad285ba7cc73773148ac1b29d039d748a921f4d2defcb74c264b7acccb,
-        0xfa28df17c1bb528c443f51aef72bea90f3a9cafed945327e6215fde363de4,
-        0x3995607573da6d19997c848db2996506700d747071a8d41a929868b203d37e,
-        0x6469731d47557d2a57d7a12626616e6197498c2965b735a1b6e9f48e27ae51,
-        0x26c807b2c4baae1f42d46c88e762b335716042d18f642653071d3e62179a04,
-        0x783f0158be1349edfa55625051e0264059f0a871f9da69678f0de1eb6fc2d3,
-        0x41c1f87f538da22837a2e67454fd4d63c1c13608a234e583ba35a02b3df061,
-        0xae8c7910cd2d03f05ff1597f5edf8f7ff57217079df345c28d2f221e054cbd,
-        0x33ca41721afa8d555ef508cb80231b47a1959112c11aafb29cf42cdbf11400,
-        0x9d2a47db92a668d082ea62afe52d6e210b952a9b465cf7805d9e8f15a06ed2,
-        0xd579cdee1b04f85c3be3ca04b911f3a08bfda4655be8cac5060ef0f3a33c2,
-        0xed78edc47e997ebdf0aa8df981cc09e158dc1ee7907c4e9b8da6276a184d0c,
-        0x6b6e37e709b82f5d74dece484edf54fc4fcc348705c0b1d237038b9e62e56,
-        0xc2208149cf5bbd892b2a57c40662a0440e62e6b2845861a7e5a98ac1cee3a6,
-        0x677459411e9aa37e072cb635428cde99b925673d906a025a2583a3ae0c3fc1,
-        0xb9a8801a86b2fd2514a8e1c4254471b35974fcb85319ab7f348d8ef40b906b,
-        0x937f63ba88721fc7281975107f67eaa5bc06c2b83727815dfd8459ae6958dd,
-        0xc7c69948337bd12aef51ec9464ae5a52779369dd868c6b2189fce1f014f1e1,
-        0x6ef71eec595d0c3b70e702eb3f21b278048b0f9b2878ba1970ab7c026dbc60,
-        0xc0df02ec260fb766984c6f0595555a3b24e3677a1e6477f17f7da63d1142f9,
-        0x223b9fd83500a3fad71a85c0a54846050f1998d92f55aead929c3a0c12143d,
-        0x6625635292ba578c2a2a620aac9e60c0d07d613353ba7558619e766b9cb290,
-        0xc814fd60f9cfbeba1482f5f912b507265246866fc2f26f62fc6736d56d4c,
-        0xbedf0580d13dba3183587d81c56b78989215702f71df9f6751567dc08cb694,
-        0x9c5231fb2a22290c057f02addaa0a63e3b396615b991973815f532f08cd77,
-        0x7907f2e793e56747934cd64f7fe3d5dcef8699c34764ce065210f164e530bf,
-        0x99afebb79a357403c5df0c13509fff7ae5070cc2e264024328ed94a7d96e26,
-        0x54365948242827875bc6cfc19bfc3f29cedec913d92d493f85328ff74255b8,
-        0x559d01d0bda918421cf984a23ad9b479b874408a411e3d537207426d547e63,
-        0x2574138fbef536dd8467c8fcdda4b6eecd04a065cba8a97bd37c3942474f4,
-        0xce68ea9a1dd65377b8354fae1cfd64c22bb5b3f43e4a8a39be4a912f32435e,
-        0x112bacdd39e4d3562575372e2a61410d964f2672b3138948f4a0c756abefdf,
-        0x6441bcb69ce3bd79467ab41db2898ee864ee28dc8324e716e448f85e296b01,
-        0x5a8f74477c4380e987d45f6c211d79e4e7a7ffed51d3dc1c41fdacd30e676,
-        0xdcb78205e41d35b5c33861988caa9330dd91d3e80f8d634f186e2030875abd,
-        0xd80a983149fa328961b50fe031731d59e39ff122a07279ac9c5b85637435cd,
-        0xd963c8fa5173ccfae14df18bd7fcfd29ce0ce49228d8d294a2cd6aa90b97d0,
-        0xa9fc11c7ffd12fbebec078e1d588c49cc48857d74302a616cba4f54932db59,
-        0x651fc21caa6f4c2aafbcb2f84a483711124d528c9920df97bbe153e1e6e431,
-        0x716eb3fd98342fbfbcf2b39dbeebf0a1ad2bdf2cf596dfeac015bca1fcfc36,
-        0x9f80dfb1bb2014ad7f30fdd87f43274ecc0923cac6d890ce9c311975f788cc,
-        0x318d272ff3011283d6235f3c3fb25895ab44ac0748c8b3a92d0b02b9f095b7,
-        0xcd46af471a31d9bb6af7d2a1d28c959befac2a74d5bc402fdfc3cc60c2f1e7,
-        0xf7c94afc6cc2e149748d03df5a41843f88dc22af6f0d4996eacf25490ae8e6,
-        0x150e522d7df4156347f75a63afa16fddb48bafde5bfa07f9b429bc03b4ea2d,
-        0xf5b8d10d5361639806ef60065a9fe2ffa9e3c1a1052524adc4a962d90502fa,
-        0xd20042ba0a1b8fe78e6b2dac83d96a91e56ca6f599825ff54cec87f6716a80,
-        0x9cc459ae0207e41e0999550da5de429ff2dacbc933beaaa0d25ccff4231ce1,
-        0xc67cad3697d48b7585269268cce3d73d5755935fd6f434e91988f9c1b2c398,
-        0xdc37a21c7cde542fbc2e6ad8ef09069bfba644e18657a985a90b72bf9070a2,
-        0x9fdb346bd09109764953ca21aeefc71fc16d200c4b2c54dcd6b57e3392049a,
-        0x592e1ed1935ac1606571ccaab7fc02cfeb5d8a74eea48d922e68ad5a7d7a83,
-        0x2342c05110390c7b007a368b8a0015234a13729d20bfdc287de20ecd5d395d,
-        0x221a3230bf1c718c80f52497385c65c35c9c548232898b1076332e92777453,
-        0x71307b1ed4d1706a8f6df07ddef66dae6b37c580d7399d6f8ea66fa80dd3d5,
-        0x8be6e6cea45b12a4a2aa60376980e297722bef6132c824a3eed1f5bb9dbba7,
-        0xed839e878961908c64ce8c8e9850ea41586073f2e26045e7cc8f3048b0bb2c,
-        0x38199b2553df79349251240a1bc3eb7caf00aa163a81bb64f465b810798b1a,
-        0x39856e5d717b758d5f6b2bd2c139bc3c9843769460c1f5d822c53b86222e0e,
-        0xdf8a822b4260d9ebc5f191eb3cce209ed5d1df2ac2e44d64c4ae2c136f15bc,
-        0x91115b40cd77551b11b9752f359f7b53bd644df2117c9a70082ff853e2000f,
-        0xb7f447bbf39aac0d10238182d979ebe14f35865faf472ad0218f3319a45907,
-        0x8a72839e6d580e0d3874be824f3e52142751c81813710b0d9c7b63224812a4,
-        0xafedbdb218ac3480433ea1c86c614be4798df717ab855a6ecbc74da3484686,
-        0x4f34ce6ef2d7f0497f3f151fed440b4a851ceb4a08c99ddb0bc018ab3a1a8f,
-        0xaa1c47da1ee2ecf023c0c6bc2cf97554d6a554974819d370c3a4fee73ec3ee,
-        0x4e8b5caee3c0fa93f092d29d3b091e1a8fb4074afa38f973f68440565dc962,
-        0xe340aa6e08efbe39ff7738f53bb34a1aa9a817e140ccc1a20cc49f85f5fd8c,
-        0xfe0996aa69c7ee11b324ca36ae5aa128fd19543b3349c3e6d1eb8beecb881a,
-        0x6ea6d211e2726bc0e917e240246cd7c1f3459de3a8a1e8f372ba0ad76a64b1,
-        0x860002533e27aff21860efce8cce7e407db299cded4da5e07e293270e44a48,
-        0xa163277cf15f2df18ef4ee43a9c5a65d4290a11d550f03f119ebf2f1176807,
-        0x41fa34817e6215cf6d4a3fbbb37bba716c8e46aec9fcd7a9bf097700046b2,
-        0xf179470547aa1d08c2a36829086e8666749d1e72357c60146976f02ab53e7,
-        0x8aba1884841fcca4df2219cefcf2aecead219084290518fc17193a3be49780,
-        0x93727e7250927d4ff9b1590a63477aae305b38395cf7f7137a257caaa12e27,
-        0x4d749b0e685f14ed6ed1a29a75c9946290396e97e02e7d3c2820e3a9790c8b,
-        0x266b7728c16f485112699eeb0322dc0500cbacf24f2b46c1eea11f20a37811,
-        0xf2c2b20307cc5a30b9045c7a74064ca83b57ff2de95a28c784f54629954107,
-        0x98f3b869bd5cceffdc22ee1b7a3a12ff69cd848b8893be48d61e0a65ca2c73,
-        0x2c2e1b80a7eaa9dc1da10b98e42a98563627533cdfb61044be3c328f2b241e,
-        0x4387b132723739b871c185d7d0e1b124c08df8003aed12ff7c348ea05fb290,
-        0xe561b89d437ec155b5669a6160e5ffbaa2ed8153267498eb41e345875f6da8,
-        0x97bb637ed00e03c896b427aa1d325610f58eaedee889e22e9eb73ab5544ffd,
-        0x1b37c28f8401d995430170db6fdf3208bdc8bdd3a94c8563d9e2a7a029823e,
-        0xe0f075c4803396b475cf375a1754e59c623d8a43e630b3b0ad063fb5b22705,
-        0x37dc38207a19b13168264988666677c6f38164a447cf0be187951cd0c10de2,
-        0xf6876e0e7cf33e89be90efed6ad1f54119c6149bf629208f7735c0166c5e44,
-        0x6d03e8c73fcdf06968fb8a9cd12c5a99b1fe690fc87e0294d08c152006b7ef,
-        0xe3032c39f5def4167897cec1b7465442520a31e4676dc7c3d6c7d2d1a51854,
-        0xf5dda3ded036944f9901e7304ba7f1f12462b796c1f3c471d0264b685efe79,
-        0x58b0a215453c04851bd8a80950f0d545791a26e61748cd4cf08c1a0d0396cd,
-        0x3824eb02a57b4771f2849bcd20cfa19781d5981013549ebf85ccddd005aa07,
-        0x8ee74a8a8e01407c271d922ee8d631f215af9f918af50ddc3c3d7833854101,
-        0xf9808eefda26f48f058433f82786f92b6c1b593cc899ccae55d35a9f9a348f,
-        0x9101cd4dd7c504d10c4a18472c54df333bca4e9883adcb8e2be613c3299e83,
-        0x6e52b6408e0009517ce1a35729d2737566bbbf4d1ffd83c7226d62c351c53f,
-        0x19640feb7961580c9d5424024dd4aeaab5a624be69e897d51b45579111a18d,
-        0x23062999dff26eabd6e88bad77777a1a1b8489d800d72e2181fedcde7774d5,
-        0x2ca8c43f2020c2b900c88b09d7043d5c6778615f95d3c76cb7e33174adec9e,
-        0xc0fe4915dee3c04edf99671c4b36a933222013f3a9a3ee0ecad5704d6ac5e0,
-        0xe332333b621d3cfde2d3dc375eb15780fee1719b760c231e972e1e9c331afb,
-        0x53a98792c73504cab8eca3aff9296a09f76c2c05248fa69135a1a7128b99d3,
-        0x104041a8beced960ec8422055cd76ee5c75395a560bb36f20c943d8af8dfe9,
-        0x79cd4fa4877e1c820b0b999dcf04d13f2e82b5c8d5c704e0241cc403d609c4,
-        0xe9a5bbcdca02ea9ba9df79b1a434eea830fbf354ad7a230636dec2c68307ed,
-        0x66ff055299f7fe4aa08b26bba3aeb2205b675b07ae28e856cc23f2268b6bb5,
-        0x23e1d705026d0b99785f5d2db6fed3558f16db817fee9e87e4222dfff85e8f,
-        0x6044bd0994e0929aefc503f68da85261c8e87b5858b62e706dc7c0f28dc69e,
-        0xd86a07488599a3527faad0426f1f6c7a4693d7294d2523376f6afbb47654fe,
-        0x60b35149ca9c2758f373d725d6485391c1ff3754fcfce25032da8e7e03c68b,
-        0x8288298905a1f364417a80b52826fa29265ed4b5f33af17cc2ab933cc7749a,
-        0xe5ae761be167956d0cbf460d041fc9e2f3fa0b8836e0d0f00e5f3dbf07e79e,
-        0x194eaf9b3f0533ab6cc3a9fef66d49efb9f673925d06ed0a0e18fe9fe30f9e,
-        0xc5439a6e61aaba717f339ed5138159a4faa7c64032ae80e8e719b13e11cea2,
-        0x221895ddc3484096238f3f55f53b2c6d035bb52ba43750c34c16a6f7a6b877,
-        0x799eff911e6d3dcf4fae949830fa81978af519f5f1e77d708a2151d3eac325,
-        0x3dd506c9fa115f3bbbf3787939997bdb4794a66837a566a9c5d313c360d381,
-        0xd9a79b8bc6dad84b301fd112bd821f418a6b5a4b6b0dd5b2830d8a2b22494a,
-        0x5ae16140030975dc8bc332d50d18cb5b7f9ce351d417429f59bdb2b6624e17,
-        0x4df52d3176907ddfe13d8542b80acdcc4e60245a9ba6c26a02188b5bb32df0,
-        0xf6acd197b87e7e31701ac464ddd7ea0370625fa4c302236a5d61b225602e2,
-        0x99af929cfddd6adb219e53ea2ebabae792b9cd8226d7f2f5fc0ba0e4482f1e,
-        0xa38dfd4091972d4d9ff17746bcfb4e8050909ab27b3f1d28cd70769ddaae4f,
-        0xdcf1c4017af0643a668510aec0b8ca0cba542e83e5abae5c6436e01d9ed697,
-        0x4d260b1775f43315b1de4252e090b0a5b70fbd44356ec0a7aea3c5dba1582d,
-        0x9de630ed49a05500456a4c73c7112180ab0d5fe6faaca1fe75e323cd39511f,
-        0xdbcd1aa33774732fb9f2ef43233038bb5f8b28c6acfb7a99a83735cede443c,
-        0x1828d1d36f2fadf4383f7b6fe1b2f0e799cfb5e33147ce11c36e7382f618b9,
-        0xa7b454c3509aea06f77539edbc0acf6ea11786c51a940d25d0128b25509ad1,
-        0xc465fcbc74e39fef5a45d96e7d6fd09cd5fd0732d608ae9fa30893193a4abe,
-        0x332c92a8dfbfdef3422b10fbb007653a16787a09e5f5d2b77ca8c24f25e29d,
-        0xe37cec5b87b170a95d8a4a05d03e2f8f1172dedf66dcb6d5c6b5322d2275f8,
-        0xe0aa71fe724ac5ca9814d0298c61dd6f3e9a8490bd4765021e0ccff1603b1a,
-        0x15bf749e8f508ca0988f095c91c177d3382301952a334cb06cac92d949779,
-        0xb93bf4819e8498c874b1f7735993c799e099e67ae02ca931063e0e36a1983e,
-        0x33b383cee920cfa24359179cd447fbf23920f1a636693bd41bcc0b9ef654f8,
-        0x7795214a6ee824f5ddddf3bc72a0680dfb0719cdd9f3e69a737e49a510ce37,
-        0xe2d63a53e985a35b341ef07b50b023a746f58956301c00050f6e7db72fd27d,
-        0x9d8a87e2449ce7473c7aa3a6c54da48fbb84339b31a0a0f088855c7be135da,
-        0xb7895be3806ff6be6220de7586cc413e1b96f387746fa97e2e21af0fc94c10,
-        0x18aff3237a88046f0a8480adcd6b6938092d7fa7d2eece73a7e78b8b5f5990,
-        0x31bac4412efb1a74ec5d255b5276bae678806dcc8bbd6dd58a5d41330ea475,
-        0x71f99d7b30093b172bdb2f239ebacc84b36e2d45e5f9c71572840ec492eb5e,
-        0x874c30019cdd547985cafd37390df4135e4504ff18b830afd3872d8aedb8e5,
-        0x24a04d63eea2e1675945b22ba740c51989032ed9fc5f61d29bdbde440a8bd5,
-        0xe6651b2e03dfd61c30856f2f4f2aeb9d6cb651f8a890168527e00e898be96d,
-        0xe4df0d8755a3bc12d6ff365bd17cb76134be5fd7ac742996468ac932aadea0,
-        0xa485d07c95719ed78fa00b0a2b64c0853a523063af95fd8abc7d7e4d0c5e0e,
-        0x82c08f5981561c877cb1eb026f1bd72756a642b4f14e224beb5f7ec8d0eca4,
-        0x7474f96e601f453eb000448278caddf83b5fa14704bb9718b679e6c835fc37,
-        0x4bc4ab1464b722313ef7b361611494261a1faeac2abad180017fee26fd84d0,
-        0xbba4646bce214f9cebce7c11acd125ff1c2419359417fa853413632241bbb3,
-        0x5fc1efdf5b3310510203ccd729e67324da4b621cc2fbef43d0be574a7066df,
-        0xa51efbe58d2ca1af423b6b7080ed48d0847aa1b9a362d99fcd446cb4fff985,
-        106,
-        0xef535f1b5d41844fb526e7c1cbe2e895,
-        0xe27dfa1abf51acdd113371ba2b7a97c0,
-        0x4ce9f77204e01fb5c94d282f5228991f,
-        0xe15a8d5255ffb9ac0a4cede576f1478d,
-        0x81b2b511ef1c3b43ac8cd87d5fefe111,
-        0xa5aba4536c9603dd9be60b1d75b9e141,
-        0x83609cd6242cb0a385fd66a1cde34938,
-        0xf4cd12a7e2bb68809935dbba5e158791,
-        0xc32b60ad8b8a636340f3d4845e17d273,
-        0xbfa2acb4f20cd85b4df74fcf5ada7945,
-        0x2d64f5a1d2f5c519a8bdbe98f4d29dd0,
-        0xeb88eb55a16b050c013924753f19e4d1,
-        0xdddf27f01a0bbc917b592b22892061a9,
-        0xd38fa74032af612d21a6602c9fbc636e,
-        0xa06b629525a225a2384edaa171058920,
-        0x49486b399f4691f08613b0d61aecfeca,
-        0xd755686503435f238078dde47fd37936,
-        0xa5029dad37f02b29e436f1e341b12eb5,
-        0xa4483f6b20426c44b2b2aba82d0c8eb,
-        0x20c8c7fa81b1e54a567242d4e7d5540f,
-        0xf4177beda88722258b2eb4a48d2ca840,
-        0x3fcc171ff54723eed1883fd19a461575,
-        0x70d5dd86a9b4a22ea595e3f4c01763d3,
-        0x7e73e10d5803b7b0f90d2986b9de5060,
-        0x6ff6b1f0708ba7e3d2fb61ceddaad8f9,
-        0x51803ac70345111a0a7bea2a99fab5de,
-        0x372d0bd6a73a1d0059825c7cdcb1c0e8,
-        0xe210ac94242cdbc8150ad77ff797c41b,
-        0x11f7f50846f60539225072084018aedf,
-        0x96b697f09a3654c7d850626198779d1c,
-        0x521210e05ec561656e29eda9555c754b,
-        0x453856afca8ba9b348ac451c21650454,
-        0xa1d888dc10c9e5bcdaace2f1e2a370de,
-        0x36deddc601cae47a0144896fc70529f4,
-        0x3fd7ce7d397b9d3f3c35e1f7c1962cf6,
-        0x6fea308e625374ff929c09d02d73119a,
-        0xa408e684886b2ee11d9a54e585de9f90,
-        0x89ea6bcf25774724d6d284a8580e7172,
-        0xd7e0c05b17eb8115baff066b77978638,
-        0xd19e57712062f89cc39534adfb277929,
-        0xe070b7e277368c5886d8d62e924f6434,
-        0xbfd78dceb99fec762756ea784c98eee2,
-        0xdb3dc471cb5946fc02bf3c7dcdd305fd,
-        0x8955b0893d5bcfafe96ca04da55ad188,
-        0x77cad04a12da98e6de1694da45012a9b,
-        0xfc9c76ae370efb7c3b703559ecac2ece,
-        0x2b47d89fb602ecfe7aeffef14dd35a0f,
-        0x38aceb407ad3864c2f89ea8cc3906ce0,
-        0x358c116e4a5434bb99a2bef638702f36,
-        0x2e9f5ac07d72be3627a3e6f2693663f4,
-        0x11905ebd4da93916e53ada9f8323fe3,
-        0x6b0955165c6e1a4ac3597283795413e8,
-        0xf19f03fff04690deb27cf3c65df9a963,
-        0xf6d1566c1acc607049fc38a2f06bdcd2,
-        0xa8514eacd144674b93061766385c71b2,
-        0x5656508e8d85c58389106eb847e5a5dd,
-        0xeedac02100c31342991a78a31e30dae6,
-        0xc250d3cbd560deba9033ee119f9a1ff6,
-        0x5f68ea71ff308b542f3ca41f67a45a15,
-        0xdf80b9bd5103dc5e0135754f5df3021d,
-        0xd6bd60a7c0853142ecfa87985d5c7be7,
-        0xcd689450d22ce8643685550bbb5c9c30,
-        0x32750decedbf84b54b6fe97291364a7f,
-        0xc23d7fe2238b1c102f5bcef1bb3a214,
-        0x9e7da66b200e403bd1b389f48063be75,
-        0xd1649e4364e5cc6458e1919abe86b801,
-        0x7e9c4310e8020f4e04a0406c81ee47ca,
-        0x91c64231c135c99920d32a9fed831617,
-        0x6d9770daf561f154a23c986243782d9c,
-        0x164362f8fe70224504ce6ef67913df44,
-        0x724c9eca2019d08cdb46a87e3af0604b,
-        0xe41117c561c4082e00f5fb3c00e19e6a,
-        0xb7af1674187176c28794e48a6b018188,
-        0xffc364a90cec027347bff3474e092e76,
-        0xf7cba8d81d622024af2940d33bf03005,
-        0x37b6adfc4dd05b797185194746b5735c,
-        0xf74f18bca3043497497f6b11786ee0e1,
-        0x5d0f579a2d3ef8396aaee6348c46f45e,
-        0xf03bb0e11ce279decce7f889f11b90e3,
-        0xac7c85fed7d4d85bc4ce0e24b74aa942,
-        0x73f7e7de3d483856e4833f0a9a5f3b90,
-        0x492f1bcf27f0da2b580ab6835f7c38fa,
-        0xff49cef6c03343ffb8ed9826d49ed9d0,
-        0x9ca1dfcd407a25b4eebd100c5d9c0e83,
-        0x9fda6108af815248b190e966a172ad1b,
-        0xeacbc0f817e820084a1570c601f545d3,
-        0xb2b90336d7a96361064c074d6a714ac5,
-        0xc2b08fe2449db62d2fafdf11d046dca2,
-        0x617ce064ae125a08bd116408a5a798f6,
-        0xa4be0954cd15069184fe586e719ef6bb,
-        0x3df8ee1476e9c0822cd12badb767f1bd,
-        0x8410a52bba1eef64e054262ed9589279,
-        0xea3bdb4f4ba979ac4e6d783e36fe229f,
-        0x4308bba30faab2d7c9af5213bf4781fb,
-        0x6941c83f1a720aa14ef2e802b7640130,
-        0x597dc822c13f118e41e4a412106e6bfe,
-        0xd24b04e6e9fd00816444763ba09ab92f,
-        0xc4a9aca07c0857329e1801d8da3695ba,
-        0x252df1677611a7cfce60fa85f60be14b,
-        0xfcd7be3f041d329ace8499103910d05b,
-        0x96b921f079f25a88a20de30f422a32c6,
-        0x6659713a946ce8f11536c9147be14af3,
-        0x10e23f3fbf3feb5b61cbe6e42352cc03,
-        0x2301df2dd9f6665f4d0c3aee7c03fdce,
-        0xe7ec33be3a54d0b3c4f1d7fb57726ed8,
-        0x677dfee49a7c2342b9d47485287439e,
-        0x5dd6bcde0d53a81d6feb9a633c9aec23,
-        0xe81a24976962f9460985bee17708169,
-        0xd143185f884f4de3011bf29bd0bcfcfe,
-        0xef8992f0b64cdf52760dd0649e0c061f,
-        0x9b6c93333d05faf8a582345d66fc82ac,
-        0x2ede0f168ae0fef93413c2331d6e5c67,
-        0x2e282aebfbe95a74b4a6a70db49064ab,
-        0x9bcffd6d5bd8596a705f7cb41e7c6fe2,
-        0x12fcef89295b247b1e77075339586c09,
-        0x7e74da43b6d01a6f8b1ef2149c91800b,
-        0xc7279d50e83e52e9d7e4a3902b918316,
-        0xa70a0b67b50116a8dbdf7e311630d5cb,
-        0xc6e4bca64485104d20c821058e67c0a0,
-        0xd6d17f3836b09abe45991b904cc98422,
-        0xc27a934f129f3da381e195d883b23db0,
-        0xb9758cde611139c893bfad7aa674657f,
-        0xba898b54c222d63aee62428ea92a41a9,
-        0xc511121647be2587a67685c5e5fff454,
-        0x3e0ed04f153f2121519ce28d528338e8,
-        0x96ac449292c9013f09d6d6d99ac03bef,
-        0xf6025f2c0c229f481ce26501928a3dc5,
-        0xa55b91a33b82d9c4e54baa4c2061cbb6,
-        0xe2b1ff727e14014c2e0e7d808518e5a8,
-        0x3531182b7b878a48931c0e717510906d,
-        0xcd5f26271eaff9817fce2a615c080f6e,
-        0xec0d3c39e80ca05a6ec0a4cdf876b5ed,
-        0xcb1b685bafd3ae388fa1583b9ca325c4,
-        0xd401f2dfae0700065168799aa97349d9,
-        0xbde316bd7a2a559d5856ced15d44f455,
-        0xaf8fd3cf6fead47ed9f4e83c573b4d29,
-        0x82b096fda204b4dac381c44f3ebf1bbb,
-        0x2eeb57c58ec85d4cf5ca88e157b13e82,
-        0xa86ea916316a0fde7d4ca0bc781b04b5,
-        0x84402e661c3f91b65cb724cf34ba9122,
-        0xba8088855cecc3acced168c9c218ce67,
-        0x6a885a3ea8c6576d1648e0503847f2e8,
-        0x151dbd6d0763be0ac729c7de53763ed3,
-        0x3c7ea83356bdf62165087fbb45023b9f,
-        0xf390c7bdd64a4418af819b7507c913e7,
-        0x16c14e963828710a299892ce7ef8aec1,
-        0x8af4effd90c1af2c58329c37464311ee,
-        0x1751cc9bdf1dd54d084321176e49fe8f,
-        0xb42af9c27464af3676b20147de560b92,
-        0x119f1c0f47da6f3b5f24f6134c4fb3c1,
-        0xe46a2223c48df89c10856801ac2d9853,
-        0xd0a4baa09eb5f4c94c92049526493edb,
-        0x29d2c6823765f495b9003981e88896b5,
-        0x8682dafeeb1d6f94d800418e9a5ccb1,
-        0xd9ff5fbbb831dd3b12ee7dc322146e62,
-        0x28731327683af99877b4ba4b5586218,
-        0x94e63c5e69a0c750072ec3b8f4bfcc4d,
-        0x17974ef3ecf4f5143fa7893c6cc56f8,
-        0x74c4d2b76128b2d563e884808a958c00,
-        0xe5a4bb5c55f78aaf8da64dbc5ca59f0e,
-        0xde0d22e9e8a90f25918bb5e495c380a2,
-        0x65f6404c4e122ea4296cc0780cbf9754,
-        0x78957c46c72afa4eeff3cf4ced40555b,
-        0x1a957355fbf95e85e2d0e479937684f9,
-        0x801ac98b2e75cdcfdb91b496c464dd8,
-        0x2ec6b31e06700a58a6381ded45861166,
-        0xa862a6db133c38bf275325df0e2e7e5f,
-        0x6bc1731735c4462a740504df3c68ffa5,
-        0xcb1648f46552bcc4f2be1ef13793f0f7,
-        0x7b589ae8727c90db61c62d428c892927,
-        0x2dfcbf2df8c5118c16680ded2462de,
-        0xdca103c7e63480d99a5ca4900579c2e3,
-        0xdf517328604ece1ce8f599f58f4616cd,
-        0xa5bcd19ca032d3541aaebad127a47927,
-        0x10537c59db23343419c72e6d853259fd,
-        0xdc0be643f15c51ed4d3c974af2021640,
-        0x5c32595a9524d649e13ed1447a2e7e96,
-        0xdd8388b6c0210f60c3f0b6cbc13f77cc,
-        0x6c22c152a20426924ea377dae055de48,
-        0xfdebfc37c63d60493ff21f8b07c2327b,
-        0xd0838ff726b65f4d412606fd781c9fcd,
-        0xd8ff71129d827f143c7760505b442a21,
-        0x6b6c4c4aa85540af1d6398aca519a3b6,
-        0x38366a010f1b092fd164600807e49eb,
-        0x7c7b5f4613a201ce7e43a8b18d279d89,
-        0x41c2e03c3dfeb6c141a03dfe230f9c4d,
-        0xa20dd8067e0d805baa850222e0be8ccc,
-        0x3388a688342c8a6d7bad747202933752,
-        0xcfdbb0b9f18d71acee7fb86d0f1490fe,
-        0xc1f09a03a9fef5581b04214601f6c822,
-        0x80a0427227dfb208d9809fad035f89e0,
-        0xc14c3a8a401cb3ba0d16c4f03c044f35,
-        0x5050e901a24ba48a8eeb39d9e0516ae1,
-        0x99b76cc7ebb6ffb36ff66397b0600a71,
-        0x9a9fe8c4376f9ea9166ab62041247c0d,
-        0xb681d9b3363fb0fafcfdace018eabfaa,
-        0xbacc751513c34a2e646645542b4c121d,
-        0x9c5c83567d09d40f60f2303083283250,
-        0x3a93066f6fa5a294f2a37249c05328d1,
-        0x6f30e421321cbec879ca4617e2ced7ed,
-        0x414da5984b22b0722d8a95346c065a3,
-        0xe8480fa8d730db3217ca1f42042744fb,
-        0xbb8120d5be1a88ef0136f22de3c0a155,
-        0x76cda55c436a55fc078cc6a38ca136a5,
-        0x7e84e902845d0cd875ca7b2362c3e35,
-        0x76101d45274924f0847653c745afb08d,
-        0x341a206e6b39638a5cf0b343c7ef829d,
-        0x61ff6d889853da9e32b35ac7e44b9823,
-        0x1509abb6a8b5c4b69bc53011269b28be,
-        0xe067ee4d176a06839743a27bf0097307,
-        0x7a1a75b125d73f7cac2d1aa0a0f97eaf,
-        0x17f34f5023eba5b6e48777b0615745cb,
-        16,
-        0xf61a26aeb57986fd5f3ead487eaedcb9bc2e3e81c8227217702fe77dde18c7,
-        0x7aea50a6744f430ebb1908ed3623fe1dc08c4769de17a70ab05f1de225628d,
-        0x50c55e5e2e7d1388f3e1d3940e213632bd0db31a2064c8592266087defd7ff,
-        0x554ef56fdd89f7e53162ef4ad59637f16eaf0ba361f13a684f58324f255a1f,
-        0xc1f0b3baeee720bab3c861b447b9fb9c4af81c35477d367070f1177da6be11,
-        0xa1f83dae7e8534832bbef61961e4917c037ac89224842f955ca3d3e310021f,
-        0xef2eca962c7a4f9b8b33542684c0dfd9cb42ffc9e94e4bcd728aee27c47f8c,
-        0xcc136b9ac734d1f29b10ec1f3acc65d90d9b98651e865573ef3b75b793551a,
-        0x44131e075806af8efbf856180712d9f5b567689d9b2dc5a8e18edb5e55d7d1,
-        0x37fe7b4e9cb009bf8ce8104c509acf611680fda15c2d5f52567526177ff69b,
-        0xda2ff2320f2b93346baaa1c3e2f0ba3001fcff4d89dd1fcbee323533e6aa4d,
-        0x5464dfb91c65199129543b08917d49fba1b7dd7dffdecd7e87ea6640231e72,
-        0x687fddd34507af60d64d67264c468e22767c2f2efcebbc37913645c213812a,
-        0x89ec08df1b7964b69f37ed65ede9d1ecefc761293dc9bc34dc7ed9b59a21d6,
-        0x2234e7c2f350d40f42ffd8bec27baa6e8ff62ffeb6917cc1bd01b009c0ad29,
-        0xf4fbac8fe2dcf0d9a61661727a76a2ce4c1a2c0744b0b1432f4cb52edca8f,
-        0x342e3f70610587c7a4b60f314d6594c0f646854c8d628baed5223dedb96bfd,
-        0xcf2e2da27feb21e6752fa79410e54f2d60f4a4e3a6599393528cbdf7b28ec5,
-        0xcc23dce5081d9bad1712c5f3befee7ab3b553b377e99aeacb0ebd65d1d0e71,
-        0x629c4516a30e8dc51e3e78c5392c8e8065aaa08c116a73d3c00aa6ceb0e32d,
-        0xa1777e1d5895239823db0c5aed7d03f2f436c5ad73ed7e982497eb7b6a648d,
-        0x847740bc69ecd7ac2ba7cf57cea4961939df4834a6b98686a944c294242ad3,
-        0x7a5e3e0b327b2bbb9646c4396b21e9fbe740e1782a8603e300adf1a2c74c5f,
-        0xbbacfe312bf71b138724d547b4bf870f450d5620311c490eeea2de068b4593,
-        0x4a5f264c7d3d815ac440668e8a90b9a5dc8b837c347875720236354ab28296,
-        0xf8e6e94fe08d23ff458cf68e7a9ad5847c157e5c31a3ee9126fe61204b6d78,
-        0xddabcedec83cf4d801d93dc75ab8ee14ac34f05434cd61f000009dfbeeca61,
-        0x47fbb3d9e21228e3adb16d569b6667f78654dfbf69077bf8cd5f18dfffe93e,
-        0xee1903e7715e5ba4fb9908e3dbb92da74a6f3bab4be420a5815f43ff262b4b,
-        0x2efa7f227ece5e42ff2d53728a757525715a8f33f416fabe98455ed5c79389,
-        0x3edc6e27268f32eb44db3ca4a77433c553c21fc2caacde8983234138ba4f83,
-        0x5677ba9db9c95c3b5e7504113add344f5013ecb555d506a96be5826e4390e,
-        0x25c8d36282cfd23cb3fb562b8c042902d6ad456a89cae0e921fad1c00c7bc6,
-        0x67feafe67676caa31dd60293bb1478b2d9dc818424920b3d86fa0a06d2a320,
-        0xe7d9cdae51b3b398ff2bcde6696ad99243703d1552f1fd15af8a90d99b13ed,
-        0x8369e53f965754c85e61454fba53521595568f8a6f2436783daea4ff79b258,
-        0x1032f5caf313d1c1422d570d23719ce10f59087730f522f45da60136df3860,
-        0xb9dc375c4d3a84d85cae871d64383d70dcb620b30cec2d157aa684dbf6d2fb,
-        0x694ad69a7d9e5b1754e504ef2f2e8432000f21f9e08562e831e625ac4db3a2,
-        0x5326c22b4332af73cbe7ae88b44bb0f0c5d94d485530ae4987590a90cb520d,
-        0x60efdf2c7334d8d9477695243ccbf6f38f14b2fb5392780fcd2fc4eb01a576,
-        0x8d29e3d9a14d931f51c324960de6b06c1c511821a70d820a653f082ba3d915,
-        0x392fe75057e7a581020c39a5708ec46ac921e5768a32e1231a671e961f6a59,
-        0x772230a5e5470b9ebfd3d302851bbac8bebe96a3e5a8c6848da27f25d696b6,
-        0xfddbf9e463416b102c028410ea15af97eb1acc8c2fecf8abd690ac9848da2e,
-        0x795e83a403f2bc70d833ad1b77ff91af2e3f562b9f974927ac16a8dce67ac0,
-        0xff5bf91692526f2ef66071bc4d37fa162b262a4c95f5ebeb4e0d0ed1b19339,
-        0x8a8637a88298e111f3aa2a9db5135fafc3b8c5005e1bca29d75393c97a602c,
-        0xcc5d4de99eb305c7c7a39f3bfc8e21d515b78d687e94a0eaf5393a61061cd,
-        0x2d9019d0cc7b0c1236186b63c958b50d964797b15479a8a9ed8c7f1cae2dc3,
-        0x6cd073a757ddc2ebe2e560afc8b3b47b67c1c24fcd22169b58f2978b1937d2,
-        0x79363705ef7948a7af8df7cfb1403a94c4d58e7a0033e9cf45e248b898323e,
-        0x9ceb7e3047a2d719d239dfee7fdeca255bcae03494fd1a0f75f36d92ad963f,
-        0x2db0ec65bb29fc26fc2b886dbb80e70c877071e980fc6b8769c07564ed17af,
-        0x4a1b21581e2c61a06579bcdee52e1ef2bfd2ff5e39426734436c76f0eb1828,
-        0x3cf0f21bc5497ec21221556d2b8264b35c6dc501d2264c4808eccd095a889e,
-        0x7d555ba66be15cc7bb6c2334eba8cf6bb5c27acaade5b3d7c3bd1a3b3bc76f,
-        0xa2f9218ad205a88367c6ce809e119500d257ad9fb670b159cf1e3227793b4c,
-        0x28cdc4ddabf540223012699365f16d931f257bbe525154508ce671ad100b18,
-        0xcb4ec3db337e7e048908f9ae76bd5cbc2c13f451f93982a7a76dc2f075b144,
-        0xb7107333035916dbe7ae3a934130b62fd714748bfa5e2a146044cd503ffb33,
-        0x989c990095834c2611aa6683162e43f9bb1cc398baa25fafd03b89059abe2d,
-        0x34d01bd92f84d0958c86e10643beb530c3916131145df93ff93737203242a6,
-        0xf687c1db5012a11f5ad29677a22e2acb13f2bf0534f1a555573bb93cbf985b,
-        0x15430285a5bf36ed4bce5caf91536846bc7487be57429f9e7f58a1357c21f7,
-        0xd6722f8255e51b496be3b6950694e639153a5340313ef699cb90933c560222,
-        0x8218db973f5aa8caaff1a520f21aea2f987dc117c34ee174d423196ab2127d,
-        0x80913a9dd22bd6b35f2a06ef96fdeaaec9e2d715670fe04e002c8dc80d0937,
-        0x2570131505b0f0dc97cdd0e3802f52b407010a3327da78411dd76f9df24c6a,
-        0x2271a6123e435e753158cb7de1ec402607e55ef6dba74c0615c933073ca36a,
-        0xd937ab15a2a4ad52dcf0c4d8d86185651855f5d6a6cb8d6393e57d4474076d,
-        0x7385653c692459caa0ba6f582636f2a4a8db0086df6abaa85771a766f31a14,
-        0x848c87aa98f3230970f8e573113738ced395a33f75861eca67053cb263610d,
-        0x9aa29d34c85d3828d684df61a3cbda3dc67a0a28b83ae7b4e728de3d9d16c5,
-        0x8dad89bb4a4eabccdc6a04f3b2a64c46661fe77989ba869ed80cd962b9ebc0,
-        0x38ab89219453af8f74126f3dc4f2c4dbc150e656cee67d3fe6364bc11d2c2f,
-        0x842628e9c530d59728cc9ba813ef9d4156e63f9e3b0ef3fa8025c85a77a0b7,
-        0xa5c41ed3734e6b276cc2dd12446b8caa9777402c7fc3b9ffeced133b5355ac,
-        0xf47cfba54da42e9df8b8005a3ce31c6d314967f0c1259cff21d05637cfdd28,
-        0x13b8977fee4a9a5f579e39aadb8f0470d85f6159c2b48ccf9ed67131f9a9cc,
-        0x2d8b956292fb2b10caab3961e4555088acba920b115558cd073cbe7be737b3,
-        0xeb3d016a0bdf66f1cee3028646cc07b453bdfc8943c840ed25e9ebbcb75bca,
-        0x2e56ead311e340c175a313d0823c1b16978eca092753458ad6c551caf4b4c3,
-        0x8450302e646f503f9b431bf57a16548ccb01815db64a6407e0e21a1096cd45,
-        0x8dd7e3d6246b40f08ec4e5c7593bdf7e1af935b12b9f91b7340ef4d52bc87d,
-        0x4c87c175d19ff3c24458bdeb5e954322cc0e710db673dcff6021383aa7ce5a,
-        0x851922b80e4d2a83d4f6850b1a98340bbc6cc9ade076b957b0e56260db0a2c,
-        0xf398db65dbb63a336bc16458b493cc7b45754fd1c219b51809a66f1d82dece,
-        0x81b3a011904b58e90a6bc25b6c0c3fe1b1b2c772ab87bda8856506dc1e1f7b,
-        0xee5411ed4ba003e2177cc0ce329f33f5dad4143dd8892f09221d2f4547d248,
-        0x9495e0de1608629b6702f312cef311f2760b0609a4194eae3c843364225c8e,
-        0x49353214a954ae6e7d146b2192b4e80e3a45c628a8dc5ad74810511113ccd4,
-        0x10562ee8609daa15606b1ec5022838a831950e941ce12da0f0cd5ab198b996,
-        0x776e4c4aa721a2186f856aa68d7defdddf2539b9a9f0c925d6347750bd8ce3,
-        0xa4b8b007bf69ea1db0dd1f785173f08320b7efc440a40f7ff15ebcedab13ab,
-        0x63f0ee02cca229f7b5115925523a29fae1b02b114161690d75c421736ab3ae,
-        0x12dd4963c6b814d347ab8c7c571ae9383ceed451618049037c9376627203fe,
-        0xa6bedbe475487e4bd8f0795b83c4937ab650d2a9213d3eee3fb6945b30ad38,
-        0x99467f552fa629e6724e3ff8e73fce134f6d28dae40785c1eb0540cde6096a,
-        0x4fa0e0a7de2c214af19fc86a1743a7fcaf1ed2f2819a808b9c24a13d826837,
-        0x99ebfc97ed2eba659f098b3de758ee90ee48f5e2cef51f0d7d69c1c7208e84,
-        0x27154c6113065e1115be982189b617918ea4762b7080132afc1e70fd1f2a1a,
-        0x766ea3a5aa880c93d2ca7cca1a83fb70b96a3c88bfe2a523378e7fa5dcc940,
-        0xcdb70f8ad3536ee601d907cbe1861709913c8beda52c5d2344439eb5b33e9a,
-        0xd1a932466172e5b9d3cb5179f14596a361b43e5de931627e1639295aedb3e0,
-        0xa11ba198bf7c9d3041008240a7b5be13ff007f2e4a9d288463140336d33fd6,
-        0x86a5cf89daa9f48b958fee3556fad75122328ad409ca01afe44b484d0ac86e,
-        0x36ece162e0d0794a504310a5607e3bd191a4621e8155da95848f3242ce4f60,
-        0x601c4a81a37c0e15103798b6e0a8c8c3ba07d19610f9ed57e1ec731cb42920,
-        0x7cd9878d6737eb0284c03d391b0d81cd039d0917868d3a9294a0961ee11b39,
-        0x7b38c76852160f75e68434da770bbb1ba33d976ec63019a1700fd0aa844148,
-        0x71de9b1f8576c4948ccfe58c7ae13da4184e3b9203c95f5b20b8f121ad982e,
-        0x234a7ef15329e55e2b9aad935f1204d8df063de58f3cc9685b1a3dd437f411,
-        0x202be2801ae24336513ef697586bbd35927ec03660957a260065a19cf28e6,
-        0xbcb803794defb708c9ecd343146c33944de57008d0ef87e6ec0611340f84c3,
-        0x52bf8a611cf3324742021aa72bad86c947a3adcec3a89cfc1b1578633f8898,
-        0x55a8d5d0530596431fd7b4309bb95f82d88040c9a00427e6dfa4ca6d9972b7,
-        0x7aeed02655937e50819007e4abf14bbeab075b2a193148c2cfe9dcf93c8b96,
-        0x83788c4190aaa31b54b1c8e1321bf7b2cc4d3f7e035c1923af111ba4557033,
-        0x3f93ef0327a47a820d39afe2ab02329f8fed07d4ba78c6a9f841bfd929562a,
-        0x3e0039fea238c2ca78707643ecf34145d4b8ee786c04ad2d44b9c3840f1038,
-        0xbdd2862be96fa350ef22694024398e78fb1d0a7d1c3baa800822ac762ecbce,
-        0xeb42cd0e96cd2d287ad0d8351f7a575fa866a368b85953fb6229783f68017,
-        0xa231d12f2130f9eda148db06d82fbfbd841bb1470d6458a180894794b7b298,
-        0x74303c171ec8968cddf25cef4fa6912440079c20a042be2d3f44998f9abb,
-        0xc48a27e2f152623ee5ad2ca6c4f9cb8118dc72119b13c9ce701933667c7724,
-        0x4f9ec1c90dc0fee93ab38f3116a81790a102125f399600d75bdfa6674ec93f,
-        0x7e6319c2d00c0e1207533e93a6b162c10be230812c5fe91849bde5882c481d,
-        0,
-        4,
-        0x6b5001a11e40eb7b1531846ecdc07dde92877eb9019bf580dfe1414831e0a7,
-        0x48fe54a23ad6082482fd3e68287d1a866257b15cd19a0c3427d84d171f103a,
-        0xc893ed3f4dc1f22a5eb8dc23fb79bc5660685c34f2ee57676f89bc93066303,
-        0x879380739c9a7bc8595ac43f45958b04d6e55ce7cbf0051b99e1f9079d72ee,
-        0x74e57a9ae4d94cb9ba752aaa1713c29de8e297d0da872251439136d45c6221,
-        0x5ef1267009a71c7ea1831ffd7d472f551377ebaba2178617878fda8112b927,
-        0x6429d42c676ff937dd3b7d01272f49b9a5f2a960a1b1f4086d3635e0090e48,
-        0x8844aff95eb743664b8a5ac3705a1557cce9a86e607f7e03911209a533262e,
-        0,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_20() {
-    verify_walk_calldata(no_wrap_20());
-}
-
-/// layernorm (1073709057,): beyond the bound, weights committed (mod p only).
-pub fn no_wrap_21() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c617965726e6f726d,
-        10,
-        1,
-        2,
-        2,
-        24,
-        0,
-        10,
-        16,
-        11,
-        11,
-        16,
-        1,
-        104,
-        2,
-        1,
-        2,
-        1,
-        0x200000000000000000000000000000000000000000000003ffffffe80000002,
-        3,
-        29489,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000000000,
-        29490,
-        2,
-        1,
-        3,
-        1,
-        0x300000000000000000000000000000000000000000000023ffffffe80000001,
-        121,
-        2,
-        1,
-        2,
-        1,
-        0x200000000000000000000000000000000000000000000001fffa004bfffbff9,
-        0,
-        2,
-        1650816097,
-        1,
-        2,
-        0x42b027a941aa8be54ad869316a6ccd52,
-        0x1455053a3f1fd46e1918c1b119a932,
-        1,
-        0x706f736569646f6e,
-        0x67616d6d61,
-        1,
-        2,
-        0x572e52cb073eaaa55b41cc09e0331679,
-        0x188eb00044a8c5fe73055b7fc569780,
-        1,
-        0x706f736569646f6e,
-        1,
-        0x6c617965726e6f726d2e30,
-        0xf2a9698bb0c523a1327743cdbe152433,
-        0x40fa271505ab4a7e4ffdb82693c73f26,
-        18,
-        0x626c616b653273,
-        1,
-        0,
-        0,
-        12,
-        923,
-        0x17fff000200000000000000000000000,
-        10,
-        2,
-        0x1612b0b8e6b1294a1e3da8f4e4785d4a,
-        0x1d19cad1480568e938e60e382c3da298,
-        2,
-        0x1ae4dd43377b557111adc18ad1f7eeb9,
-        0x195deb1b683cb424a735b18f99cb890f,
-        2,
-        0x105ada3109530cedc527e1e730985c07,
-        0x184e28ef1967e20332b3fdb34464fee9,
-        2,
-        0x1a69e017bbf8b877e78ffcfe635e967d,
-        0x1936ba2db2f364b2f10f498b6412dbc8,
-        2,
-        0x10871113ac0160fcd39e08e040fb619c,
-        0x1702af95bde5b645e1114d936d97813a,
-        2,
-        0x1480b27b2240565842e2af77b1c69cc2,
-        0x18d93efad512e7ff02d01e6d0b24624d,
-        2,
-        0x19e06ef90f82ff55139b570c506df37e,
-        0x1cbef72c4141e8f6e74f8639d9732925,
-        2,
-        0x18e763b802cfc724c2e1ace441eea327,
-        0x12df6614ae92cc6bec8fcf8d79f41b58,
-        2,
-        0x139a89b3c87adc3fc5c78107480b02a6,
-        0x1e7797c77270ad8e3d21f80159015074,
-        2,
-        0x1c4d78733f22d54ec1f092a32e3d0857,
-        0x1e5b541b06f1c8792a0dfbabf90d7cae,
-        17,
-        0,
-        1,
-        4,
-        0x1d750b50ba059e723223a2a571284a11,
-        0x10000000000000000000000000000000,
-        0x1c7febba95bd319b1f2df1dce5143bad,
-        0x18d346b4a91e1a9369d4df7be1e05bb5,
-        1,
-        3,
-        0x1acf597474ca612f833faef6b565ea1c,
-        0x14a7e4b88e81031230ceb3e8ec4eed08,
-        0x1d9a65d933870dae59e8d4ff2cee12ad,
-        2,
-        4,
-        0x1d33094aec6e493366546066b57175f2,
-        0x1a598db4b8bdf9f419f5202d74383b16,
-        0x1432fcd2abb435666a072d2ef9274145,
-        0x1774dee1851e0bbaf133562339cb2a81,
-        4,
-        0x14c473c104bf5c7b1348b76a20387399,
-        0x19449e5b6b43d8bc60d63ec6783dd922,
-        0x1a578de8edd564fed791fb7eae26d860,
-        0x1ef70c35cced02ef503f092e63901f45,
-        2,
-        3,
-        0x1a57a01a2df00e9e697c181184fe1220,
-        0x132e28a3866e8e6ba1ae23e36e5a2cf3,
-        0x1cab9e8a1b9423bba374e491a306a89d,
-        3,
-        0x1b4dbaccad77385c955eded6f4191688,
-        0x19a5aa458d12a3c84eaf219d5939a81a,
-        0x1e27d7289884d93527f1edfa802ed97c,
-        2,
-        4,
-        0x10000000000000000000000000000000,
-        0x17f3ca17165387223274eb233e3612b7,
-        0x1a41f4046fbca4cd3a2a192b6833378b,
-        0x15c0cee89fe39c41f364e2345eeea6af,
-        4,
-        0x13b5e43b727ad60a8afadb66bb0b0984,
-        0x10000000000000000000000000000000,
-        0x1874cc0ec75cfd5e2d23b7e2af40ff4d,
-        0x1f1ddee5c60821f8c5fa0ee3cfed330b,
-        3,
-        3,
-        0x1afd7dcf77f5a6d96cd915abafffa4f4,
-        0x13405b6b19c328937f063b1e75a6c68a,
-        0x1550e6290d2dfc3ae640df171e48a8d4,
-        3,
-        0x195b1d68049509d9a6ca92653fc56769,
-        0x14a023bbf0095fcde860a289985d458e,
-        0x12a4e3529a14150ec59129e880a4f0e9,
-        3,
-        0x1699fe7471e0221a80cb016d018fdb6f,
-        0x15caba754db59e1a557d07cbff102852,
-        0x13f5639ddbfdcdca858077edf2012244,
-        2,
-        4,
-        0x1b3546b8ea5b25b4ee7fa3125f377fb4,
-        0x10000000000000000000000000000000,
-        0x1f31b0ae558199e8338cb9f526861af4,
-        0x177b32fd7bc83f7de0b165655771dc4c,
-        4,
-        0x10000000000000000000000000000000,
-        0x13a325a41151fe58a0019fedcb0b64e4,
-        0x111f6b643f3f8bb52affc110f59b06a8,
-        0x1cffcda650e450be52fc767634d22ed5,
-        4,
-        3,
-        0x1c55c35124ad129df23fbbc2054f741a,
-        0x1c31713ffacc455ca0929df253903be2,
-        0x1e327d8b5a6025b8faa7101718c41760,
-        3,
-        0x150f974b13fa50775734cc71574f4c9f,
-        0x1921746130d854e92e2869d430c6daa1,
-        0x1dce3001093719b3adbf73490fc3cd2f,
-        3,
-        0x154fe34d356f9404f520b2470275e3aa,
-        0x18be5afe3ccbb26308cf28886a279f31,
-        0x179aab53434e465741a3e336ca663f37,
-        3,
-        0x1366703dba5558a29fd318854db561ba,
-        0x10d28f00e9df556522cd491ca011e55b,
-        0x1ada4732baf0671f1511318aabb92354,
-        2,
-        4,
-        0x1829f6a0d4741d831489e6394aa0381b,
-        0x10000000000000000000000000000000,
-        0x1a88f8e2ee9a212d6856ac60b24c1722,
-        0x1cb878af2a8f872ace812fd71f867164,
-        4,
-        0x10000000000000000000000000000000,
-        0x1813a6dd8d35e8281223d0b8c809849b,
-        0x1f23ad5a3ff99a8a6cc1a16a5ec2f63d,
-        0x17fc76745ea0a9930583ea4545ad3309,
-        5,
-        3,
-        0x19ce78b9bf9d61431fcee9a3777302ce,
-        0x1b6050039406dfedcd5817ba44de7a16,
-        0x11955e2d4e0ca28c624ad5d328631913,
-        3,
-        0x15ecd09b813e1b5ba4233498650b5774,
-        0x1b1395900b4b82334cd52f866620adf2,
-        0x15a5e5e10f97c5602d08a034030d3734,
-        3,
-        0x1975aaa8202856df25c54444bbd8ae61,
-        0x105e6391c1349deb51696db3c68e18a9,
-        0x183fe89326dfe05439c5139b504f3280,
-        3,
-        0x16f67699603e7e014df299826bbf1302,
-        0x1a48690e94040514197d5771df8bdd4f,
-        0x1256a1d2a29792181e5c11bf736f0eef,
-        3,
-        0x1c82fd8938999e412a7dedbc57d7b636,
-        0x16fe67f967a7bbbe805d5092d3671b6a,
-        0x1a1ad368b4fadcd8f14ced074ada30a4,
-        2,
-        4,
-        0x14f6adaac1a9bf8632f960c06e1f385f,
-        0x10000000000000000000000000000000,
-        0x14b3f56d6912be8de19776a7b9c2ef88,
-        0x1a305cf94771bf9c9495b3eb5c84ff2d,
-        4,
-        0x10000000000000000000000000000000,
-        0x1d005fdecfe6685aff1daf52311a698d,
-        0x10e58277facce5a3dd4433146f226b12,
-        0x1882a8138c62ebf78f827c2c69362c6e,
-        6,
-        3,
-        0x13bc2abf8c1ed2b43606c6d772cf712d,
-        0x1dcca2fd157e20844d71041e7c578ee1,
-        0x1507802437d88f35e3ec7ed77353e6fc,
-        3,
-        0x195222a434d270e2ded8da1060a3740c,
-        0x1bb02f0c101bff781d34421c94e24469,
-        0x157a73d0f4ae2be467e4b295760be456,
-        3,
-        0x11c60b131f6fdab86f7edfd15b780934,
-        0x1982c051449e966b7830b7e64b2e5c9f,
-        0x1d07ade4db45a1ae0b575804f5f317f4,
-        3,
-        0x10b316a2b2942bb7c1e86c1487203137,
-        0x1665962dfe84b12ba66b94ed9a295b4b,
-        0x13830a8f241f2cd25e5e7d5c4612d912,
-        3,
-        0x10050b2bd65a5564da853d7bb9169a6d,
-        0x12c77f728dc6496758b7a9864aaef24b,
-        0x1238604325dd0e75ed02980ee67a641f,
-        3,
-        0x1945f7a72ddbd882affcc4f78ce34699,
-        0x102e71532f27243093bc85eb1fd8d52c,
-        0x1bb0e419bf12e75f9fa6ecad2a72f9a0,
-        2,
-        4,
-        0x197b9181fd98982eb029e7a51f3e7e6a,
-        0x10000000000000000000000000000000,
-        0x10cff68166b836d26800a3ba1cae712e,
-        0x1409e8c36443b7070bad058c89a70063,
-        4,
-        0x10000000000000000000000000000000,
-        0x17a8bd4e9facd9a96d5be1c75ef64abb,
-        0x1f0d389b6eb2b57bf041dfd9e333aaf2,
-        0x121a090498829784b194ae18f6faac31,
-        7,
-        3,
-        0x13e0637faebc8b842bf1c559a94bf2b3,
-        0x1da3c66840c061db28288b630c9a49ea,
-        0x167c453094d465431e43cc9cca5b1874,
-        3,
-        0x1f4262d359c8694d69e1ce648407f944,
-        0x136fe3671a802b9ac90b4073c7e9a058,
-        0x169537c038051a3d0d7676f7be97832b,
-        3,
-        0x1b1dc98920058225f93b4c4b8456f0ba,
-        0x1dbc9e292e1b9f6a564e811571946bd1,
-        0x188f44ad3f0b8562709bab3a9db37aa4,
-        3,
-        0x10395f1e878c0df720c5b9275ef4452e,
-        0x1febaca71cb7fd06cbb192a3e131cd8b,
-        0x1909d3e20a3caaa3a48f2a0bf59eb9da,
-        3,
-        0x113a4ac62a8006e621a33e90161e2254,
-        0x180a0b8d22e1c35b8b92cd93766c40b3,
-        0x1ff3238c92bcf68f60613b26ba5f7700,
-        3,
-        0x1f2a5125fa2a0d8d9494b7626b24a859,
-        0x1ade4a9b9d8db08a99ed51332d18238f,
-        0x1c8d127fe4bcb99e1e66b81f774fda9f,
-        3,
-        0x18a32fa434799b5554bfc89e7bd274b6,
-        0x1690e6d17b612a1c6e1d9cfd8978ff7f,
-        0x119cc96dd6a39630e50cf7b908fddf7c,
-        2,
-        4,
-        0x1bbc76ba9a00fa9818ec5186aab8fdee,
-        0x10000000000000000000000000000000,
-        0x1ab1b8dae3dba7f0d6b8ca9324fb35f2,
-        0x13354eb76ac6313d18824b09b9556562,
-        4,
-        0x10000000000000000000000000000000,
-        0x17bc0ab055ab718287dc5ffa64d48cc6,
-        0x11fb722fd03d1fbafe01d03b81d29371,
-        0x17d3f886316be74d84738ebf8a37feb4,
-        8,
-        3,
-        0x1f9c752bf4732155f2b5c7d651ebaa05,
-        0x1529d57e2b6557fcfd3d9c200283abd5,
-        0x14c69c8267a2ddc1946f70ebe31a9e5c,
-        3,
-        0x16863940b3ae4836afc71da193d6ccfb,
-        0x1cb969b08818c36f839f698e4815989a,
-        0x144e14691e954914881b5bf158282f15,
-        3,
-        0x125efde171b389abde8d452b7e7c8ce6,
-        0x1bd2f2c306ab5f84b5ac4dea65fefe11,
-        0x11d385b7e7bbd7a4ae360c942b596ee9,
-        3,
-        0x1436c3c47f4beed25beb9e086cffacd3,
-        0x1b9bd8d6a3da86119d5a3803c52bd87b,
-        0x1e277f5d6a5db6e13aa9d6477338e4dd,
-        3,
-        0x1c633699e4f82b250e4b6575dee982a5,
-        0x1bec5bcadd043b8125033bf4127e6357,
-        0x11aae6d0674d913ddced8dddef3e43ea,
-        3,
-        0x1b97dd1ca1615c51458a5d20febeb1c3,
-        0x12948c228dd4e90e51fda8f0623ecec1,
-        0x17642eeeaaa9a88b83c718e640c754cd,
-        3,
-        0x1af737ef0c07a45c57736c33b212d035,
-        0x17ed9166c850c24ab239912df18d06d4,
-        0x1b63176f4bbadbaa23bfcbf75fcf0df3,
-        3,
-        0x1c2adf90307e93b24c71f572f707e9cf,
-        0x10e5efcff906b63bff3b4f74b9a0b4be,
-        0x1141e38d2d4d5a84a94f03e563cf01a2,
-        2,
-        4,
-        0x1119a93ff8e3f4b8c983ecc2be56a0bd,
-        0x10000000000000000000000000000000,
-        0x1d9f01eee302a0561c8d75f325e3ccdc,
-        0x14627fbc92e16e7d0cf02e8a3fa546df,
-        4,
-        0x10000000000000000000000000000000,
-        0x1d8bdcae9947e9dfa1bc5783a3d562bd,
-        0x113caeabad6abb24356263365691e1d7,
-        0x196e0091c4b79b9abf3a6a533c073ad9,
-        9,
-        3,
-        0x1610b43cbad189f10e62fde5ec47e19d,
-        0x18412c541c3946c53d26a6329d217027,
-        0x1507480fa2bf3f935377e0f0fb547cfc,
-        3,
-        0x13976fcf7b4ce84554e7ef410215e20b,
-        0x1e25531716d2b4414759aafc3719bd24,
-        0x15d993a75be735cbbfb6430d74aa1a28,
-        3,
-        0x1f46ae69f392d9f7e29f8e178d87659b,
-        0x1724e5310ed9b2781e0331ad456e205b,
-        0x1501bfb8608a4330973cf3b0510e18d1,
-        3,
-        0x1e030aadd07c73887e3a259482d9d23b,
-        0x14b3e2dbfab8c455a689808b6706c22a,
-        0x15c7ae24021478b2320a9a3bd59ca39a,
-        3,
-        0x18d2d73a6427ee6b4b9e9cfc85e36842,
-        0x1c0ed65c201a440bdfc35289583977ce,
-        0x197d1cbb82d6a0751736cb730b8e54b8,
-        3,
-        0x14a6c46221e0f82113b66ae4be2ae12b,
-        0x167d90404400ddc340417e52df80f807,
-        0x1756b5e2d560f9628382aef43a3bb97b,
-        3,
-        0x1f8a706a0cbab4ef51fe433e7ee55172,
-        0x14c67673fce637bd8e4b5727d32a0217,
-        0x1c570a571151fb2dac5819e3e6e848e5,
-        3,
-        0x1b537f8669ac59de7c9a6dd43ffc598c,
-        0x12d6c11b31d3c974651d8618234a4219,
-        0x1d8bd05e7e2a83d666d5529228816e9d,
-        3,
-        0x1b36155756a2983657ff9325fff3e2ad,
-        0x1b49bfbf0a569b6e51919dc897453c7f,
-        0x1441e23eb3024b30ee1226dd167f55da,
-        2,
-        4,
-        0x106499fd1ee30dee4515bd8ff5e2bd40,
-        0x10000000000000000000000000000000,
-        0x191884ae855ac03c9bc107589f53bcc5,
-        0x1d41fa00edeacef08b8693e2a10e5c67,
-        4,
-        0x10000000000000000000000000000000,
-        0x12ed285304e89df41365f5fbb4e9de7c,
-        0x12572fd38219c063126b0303f0e25d02,
-        0x1a33bb06d90fe99391779c388ad80d7a,
-        10,
-        3,
-        0x1b1a544219093c2c09f46e210ecc8397,
-        0x1582c5c55df13328b3dfeeb16b80bd5e,
-        0x17ab56ec97eaeb2a33a65a16155de456,
-        3,
-        0x19bc0cc780bf3d74938db734d4c75369,
-        0x1b391e109bc085967195e0f4a28d7559,
-        0x189c9e24817943e1b192115b586ff4c1,
-        3,
-        0x143a2eaad798b5541a2a6bca43288cf7,
-        0x15873fdd234d2b480b66b489f06e7ffb,
-        0x1d1abc07ee499d2e923c3561eeff945f,
-        3,
-        0x1d54c6a9178350fe242bba8339571f69,
-        0x1ca491b66382d936cc906b1b3c151275,
-        0x12eb3e09ebc96caf817d0aafb86b5876,
-        3,
-        0x14a7f77c8ff4b8c854855832d55b6864,
-        0x1d0409c4a3106c8b1b3ca88c5b67058c,
-        0x1736bcd1c1a50ab52724880d6e0cdd6e,
-        3,
-        0x1820bc6dde33ab33b1a5e40a63d22143,
-        0x162083b9068a99708e3f9a0f0afbf99a,
-        0x11167d518989c023039e9e3263c37614,
-        3,
-        0x1575ab14830cf1808952bc267be27a56,
-        0x1e528989b7faffdb4c8b259f4325b551,
-        0x10c312a127c70e6b067ef38fe954a0eb,
-        3,
-        0x149ac8d6fcd10ba0663bdfef41d339f5,
-        0x10f1bbac9d75fea9233a26a7d1ebe53f,
-        0x1810bcdc3422a8a59567fab547544d39,
-        3,
-        0x1c30b83dba197146a84e63ebbd47ff0c,
-        0x1142aa93ad2f1f2e081247b08030323f,
-        0x13e38babdfd9c1d3a9a40f9e7933904b,
-        3,
-        0x1a9e64b8d9cd577d988c452aff73732e,
-        0x1660ed89f57b3b20a4a3cc97e77df45a,
-        0x1a876507ec735110002e26f89b8cc0f0,
-        2,
-        4,
-        0x1d12fc264286cfbe2a93beca58a83a27,
-        0x10000000000000000000000000000000,
-        0x1f65bf308c94528aef592fbbf5bf924e,
-        0x1b769da732c5e997100a7c54b600c8d0,
-        4,
-        0x10000000000000000000000000000000,
-        0x1add7153b876b02f5f6c11c93491e91c,
-        0x1abfe600c7c3cda59f85ffe7432a4c8f,
-        0x1d0fe2715da880692d6c1202d236fd56,
-        11,
-        3,
-        0x1b8a374fe090d82ddac61ceba07e5df3,
-        0x1b764fe50139180fb6c48b87fe827ad9,
-        0x1ea4cc40b3c0bc825fdc669ca293fe01,
-        3,
-        0x1be538968498997afa0854ce287c9b18,
-        0x1ff4029d30c6aa4c821b6317a26ec975,
-        0x18387acfbab868de6c7fa000d033ff95,
-        3,
-        0x17c6df2e76fb0ef370765ad3e7ec0670,
-        0x19e5acc836705463046832f13ac6c5a8,
-        0x110dd703e36127357391c36bad30d460,
-        3,
-        0x1889501b93e8033bb1ec795b61f4f5e8,
-        0x13315684d0f031a358a90da774145962,
-        0x18287f69670125ad4e141472499e5c2f,
-        3,
-        0x128af6306e840302c61c4840d38cfcdd,
-        0x17c721a92f6d3feea914e48417caa320,
-        0x162a2092c15d466feb3e744359a2a5d1,
-        3,
-        0x15283f50a777e3e1c452b1dbd1dd5949,
-        0x10819c2ca78c513d0e2096b88b1a06f3,
-        0x1c67b5b96de8166a1d9a72899c98b205,
-        3,
-        0x1851a0436173b4ac9b0009bc29d07ee4,
-        0x1ddaf3a71adcf9cb69846991d649633a,
-        0x186979dfd18acced0c7b2428556059c4,
-        3,
-        0x144a25ae714b85c8e07196e757951159,
-        0x1a5e007e7701ab8838849037b4e96453,
-        0x194839df5a1bb6638a780c0c7c22dd9b,
-        3,
-        0x151d2ef37f970640057af91c8f57d0cc,
-        0x1770c4bfb379b2bf7c91a8e0cff9dd09,
-        0x1c3826dca6ecb217c9806f688e5262ba,
-        3,
-        0x16f3a8376ba98ceb2682efe49c9dbc02,
-        0x17d68287aaec33c9b72af17d7378a1b6,
-        0x11ddde6d506efe6ea5753b13e3b6ef66,
-        3,
-        0x193b99a9091330d9972f66eae34382f5,
-        0x1635d044ecf098cf586b20e902b63feb,
-        0x1833789d6ef8356a945259849ce10e1c,
-        3,
-        4,
-        0x142e428de0e1b29b341e80761827690d,
-        0x10000000000000000000000000000000,
-        0x1c947bbcb6a4949a365ce9dc6ba40729,
-        0x1e118d3cc9955c44eb387f4dd4bf2213,
-        4,
-        0x10ac55b1b157d52bc2812f9992a7d1a4,
-        0x17faf5f33ac4c86e5aa0660f9ad22829,
-        0x1a5d5363e60b9e9d255b3d9edd144f76,
-        0x10cd4a0eccce7db5d6ff6736d5e11b75,
-        4,
-        0x10000000000000000000000000000000,
-        0x1c903cfd24da32d501c4a9f895167acd,
-        0x13c0b4d2fcd748d16f0b2c5c8f73d71a,
-        0x1fcf1ed229a1948f41b3f39ded1d3e55,
-        12,
-        3,
-        0x1c14fbc850fb28e83f26bf754d6b187d,
-        0x1c75be1683ea85ef73eb454ceb6e4d50,
-        0x1015ec7893e8c4e708a7054aa0d7d3e4,
-        3,
-        0x175636519bf737074d3d20a1d8fade41,
-        0x1dd47296cadaf15644fb32a81e504ea1,
-        0x1e64f3511670075de9b4f44a8639c87f,
-        3,
-        0x1707a612e94e2c1d33d342b560e89037,
-        0x1fe93cf2a1fd0dacc7593b81b8d5a20b,
-        0x1d799d827c8ba69a4a37d46885928d23,
-        3,
-        0x1df16080f3251ae1d1c187959af92d55,
-        0x1d088a1e234c53c27b986d8792a29de3,
-        0x134c38cc3ee7c0af508fc1a7b39d997a,
-        3,
-        0x1f5f595375f4c1efa6c07060801ed520,
-        0x1ac7b385da7f5115ddeae59dd1ee9dbd,
-        0x1dd76ab561d17b91966b0453a89bf16c,
-        3,
-        0x12d4b504a4ec500d130a611a1b0bd25d,
-        0x1e81bc2afb564582cb7c5184456d5eb3,
-        0x102a8da3b0de8f278b74e3fea2a729cf,
-        3,
-        0x1cbc4c99425a5594edf7296f0c91f69f,
-        0x1f8f64889338e5020049e842244e9d4d,
-        0x1dc49109511b61cd84dba6b57dc0692b,
-        3,
-        0x1e9390b81a0e501423179bc8c95a410d,
-        0x1ae1f49a35042d68b2ece6f14c0c8264,
-        0x1f18ca6b17196b27f13036297753b943,
-        3,
-        0x15e23475c23e8820cb0908e7b21f3786,
-        0x164ea8788d92cf0a94a93aad11df63dc,
-        0x100c8a0f9f12fdd6c7caf0aecd4377bf,
-        3,
-        0x1a69bbad46891a518bcc0d5937f8d1e5,
-        0x17de9ee85ab59a0a02333d5be0d9669d,
-        0x1dd6bbc2c01a94f3641ea5dc8112f3d4,
-        3,
-        0x141528f598068964732c9697deb3fa84,
-        0x14afb118546d627947cc8a9211a3dfab,
-        0x1abf051770675fd82d2dba7bd9ea76e5,
-        3,
-        0x1452bc26e7326e7b0867973dd805b17d,
-        0x107596f29c3562dff913f2ebcbd83686,
-        0x1b0886ddd92ea0dddc4ad167c408d4d2,
-        4,
-        4,
-        0x1d5a1828ffdca3f18cfa369a7a9cab20,
-        0x176250064faf5445328238f30374cb80,
-        0x1fd7e677e5cab68dde41f5b8f3122ab7,
-        0x1c3b18a1a6f15649577c03a40f6ba4b9,
-        4,
-        0x109429b9d82d144672d6a9780f4b6c74,
-        0x10000000000000000000000000000000,
-        0x1daa03b900add6a51e835ad613df0b89,
-        0x1ed6b04ca5d1c89c72295615067a6c26,
-        4,
-        0x1b19914854a03838a2a33bdea6d19dc4,
-        0x127f69dcf2515477ada395b369269a72,
-        0x1dc338a2d42991efd83014b14f6d7922,
-        0x1c4a579d0764f37fb5b95b467fd6ffb4,
-        4,
-        0x1fdab023910c52af9c62458af390e545,
-        0x1730c7f03bd3849be549d1d445a35824,
-        0x129c300bd9979dd503c1bb9a75e2bbb7,
-        0x1679e14333ba542901ad5e1a380f3d24,
-        13,
-        3,
-        0x130c97d913a7d7346fb3fd655ce0d701,
-        0x1b131634170584bbecd5aa4019867764,
-        0x1a7a867999d5cc62407aa434073ef715,
-        3,
-        0x1cc588ccd7f5920e51b1dcfc067e068a,
-        0x13729b1edfd6b4dd15405002fb674463,
-        0x13e758d18adf11ce5c8515e1a4a6877d,
-        3,
-        0x14f971a7d0324c6f23cd6548b3453c5d,
-        0x1de13609ea9611dd8fd3024aed094f92,
-        0x1386a8823943db38245c7e47f7b29344,
-        3,
-        0x19b76e2f83c922bfd089172bd6719ffe,
-        0x12aa9cade4b01520904e4b9eea9da120,
-        0x14f4fbdcb441d1d7031c58441f27c929,
-        3,
-        0x12c530f8a4b607e83ee1f419a61392d9,
-        0x171e0962de6875d72c31d081c4be4a37,
-        0x16e288992fa64457fd20d351826153f7,
-        3,
-        0x12a30a247a537ab2f7dba34184966385,
-        0x163d329afab8da5868b74326afed1885,
-        0x1c5355979c246f624f4fcba0f043d693,
-        3,
-        0x12cdb3aeb866e38e3f3790c47e0fa604,
-        0x1d9cfcdf949c63778a44651d73e0b06a,
-        0x1b737630b7fb35b98ed86f46bd6005a4,
-        3,
-        0x1821d3e6e61abeeb54562d32eb824fd5,
-        0x1e5843d98ec599ef4f0868fbf917cf8a,
-        0x19d4f40974ed7c4fdcbda2414232acab,
-        3,
-        0x18d1390d17f983c9ccb6da00effdaa3e,
-        0x10b0882100ce4f4ad5c6991cd2ac95a2,
-        0x10c665017a7422087400576a65ff1b45,
-        3,
-        0x115195c6bf2ab7595bf1c823940d2f1d,
-        0x1485ebe94d7770b107d7643587707044,
-        0x1e0209a8cd6760995394bebb0b877ae5,
-        3,
-        0x1ceaea0806a03193360a3ea8ca5384ca,
-        0x193183a9a1153e5fc756eca48592b589,
-        0x1ca5594870c786a9f2d0bb0da00808b0,
-        3,
-        0x14e5329699ef96accc6315b175799c09,
-        0x15cf0b5d152dd14a1d0b40754e820db4,
-        0x161fbea09eb834bd352bdf2aef3a446f,
-        3,
-        0x1f9cf5d473388eeb0773e8975466c789,
-        0x1fbf0328c9bc5012bb962674626552d4,
-        0x1f6f16d9ebe43406a27034349a16606d,
-        4,
-        4,
-        0x1dfb15ed98a22a915572fb52b76da8fc,
-        0x10000000000000000000000000000000,
-        0x10cd9543361e8c80267c1441febb4357,
-        0x126cac6764bee351220c37c5078e31c3,
-        4,
-        0x1782660ab3025f1ec9ee538d4081346b,
-        0x10000000000000000000000000000000,
-        0x1e2f929f1e834d2c45a51a74b852f1d2,
-        0x141289b1d6aa00c7c8d45bec76f41f08,
-        4,
-        0x15a0bcd2d90af91c2da8fbea4d54ec67,
-        0x10000000000000000000000000000000,
-        0x165ef01e85e32d365459c0982d78449c,
-        0x1523eb6c26ac64a456ae1ed21be52cc8,
-        4,
-        0x1e85f6f13efe7bfbe69e0cfdeecaea86,
-        0x10000000000000000000000000000000,
-        0x1d8da84c01ea8a28f115244528f74a62,
-        0x102b51d3f24f95aed2ff1b81312caaef,
-        14,
-        3,
-        0x1d2785596bf1b5cd1b11498dd7bb6a56,
-        0x1f208ca73dacd6537840ee05a7f22751,
-        0x1d243b7efee258d12324265a2a33e793,
-        3,
-        0x1da47f35d4b9fa2e0d4078f715edd9c6,
-        0x1a58ddd275ecec0f52a86d18a4be0976,
-        0x1ec5d199031866f4a3f24dcbdf1a4132,
-        3,
-        0x1bddf5f6b818787a6d8f2415515919ae,
-        0x188c5dad481ef0288e2af435657ba79b,
-        0x1d86d4b7a9b30a34487091254c1e8562,
-        3,
-        0x1313311ec6ab95ec2e296a92dfc74777,
-        0x1a7342ad564921cd3fe950b699b4f270,
-        0x176a9d8207433fcae7176ccc565ffc62,
-        3,
-        0x109c37ce16594a68c17d14475d594c64,
-        0x18dbb720e166b81a216529963c897f8d,
-        0x103bd6d2ceb8ab9f29fe30c498eb7710,
-        3,
-        0x1f6090dc40d2c30dfab544093f830599,
-        0x1e2bb7e4db61a019c9e1c95bd1b4cdb9,
-        0x1e7ff6c24f816d9e5eb9ebad474821f0,
-        3,
-        0x16e4bc07acee14fd7bbabbf1a5b8870f,
-        0x1c74bc2d4c7d1e620b5ae9a9b5f76c7f,
-        0x1cb44d25bd3e4d73cb5d4578080b3267,
-        3,
-        0x15fe7e9c10bfe9cee5b7055a1dbb6379,
-        0x1649ec4566170c323da803b66652711a,
-        0x16e493980bbe3919798640d68fdaad49,
-        3,
-        0x1b15c70b504d99a41de2b463db195d28,
-        0x19423905a53101fb0dfe5e81e113fdee,
-        0x161e6f13cdf722505072068a2356a551,
-        3,
-        0x12cccd7f8472ccf90f66c57ca6d0cca6,
-        0x175b22db827d1b27e4ab3b900d766e5d,
-        0x1f55449404e4707c15c6796baf42f5b8,
-        3,
-        0x19cbfea29b622dec1bf62d30dada8e26,
-        0x1a95a98879edd52da94e271643f599ae,
-        0x125c4cc674557e2735bdaa57de758316,
-        3,
-        0x1a56cda0533e37a4acbb35493f1066c4,
-        0x14cef30112fdae657e1e70e3033403bb,
-        0x169bc5d555efccf602840eff48188c66,
-        3,
-        0x1bd1b51ce29a0b2725f8dff11b1154c3,
-        0x1fc107e6d6c89fda901a9cd2e4573fdd,
-        0x11dcc6fde58c4f893da8914322d49e79,
-        3,
-        0x15f8e57c749d94fc023179eb08849469,
-        0x16e625ae7c9f90f33bb16aac0630a2fa,
-        0x1065600d21f74b741df0ac2c80728793,
-        6,
-        4,
-        0x1ce1a42a851f98a749049c83d7398fa8,
-        0x1ce1a42a851f98a749049c83d7398fa8,
-        0x187bd46aa0e8414b668231105558f331,
-        0x187bd46aa0e8414b668231105558f331,
-        4,
-        0x159c53c47294af61f8333446ce61f79c,
-        0x10000000000000000000000000000000,
-        0x15e667ffcd158cb6203bbee56af4adf9,
-        0x1851ab186771ce5599f77a3080f5a7a9,
-        4,
-        0x18136d8c0c853bbc823076129365cbed,
-        0x10000000000000000000000000000000,
-        0x1562f552cefb6efd9a606e6ff99ca955,
-        0x131985704786808574290faf6ac16845,
-        4,
-        0x18f0ff794ee40d40ec79883c29db008d,
-        0x134b6acc5550dd634c466a80382c59d5,
-        0x1a5d8efddfe3fa9b04fb926b00f59487,
-        0x19a414b614fc867169616b112050c1e1,
-        4,
-        0x1a8292d85675e71cb1e44462d91cbed2,
-        0x10000000000000000000000000000000,
-        0x1a5ddffd16ce999c744c9af37f871e4a,
-        0x135719a2bdc670cff91d05e7506c32e1,
-        4,
-        0x10000000000000000000000000000000,
-        0x1d5e03f41aedf3675e0da8ad51184855,
-        0x1fbede3f6b4494f0a0a799bd75935140,
-        0x10f9ee9cc8f1c82a25898ea83d922640,
-        15,
-        3,
-        0x17d643da37fcf9a053b82a71155eb28d,
-        0x10967e35128350efe3f09416806c53a7,
-        0x1ca0ea7a8559a97e0e99d396f8249c90,
-        3,
-        0x1476e38529eddc9cf05707b4cddb483a,
-        0x19e21a0c89ad6aa0a258f4aaafc146de,
-        0x125b3a7fef5159fe15b3648b6cece4e2,
-        3,
-        0x1c93b37f3a759cb35b1527de37ac98c5,
-        0x16f4dcdb8f645bf4dc4375bfdb7e31a0,
-        0x1e325fb663aef45eb764d9d80efaec2a,
-        3,
-        0x13e9be860e7c884d5753fc955bdd5b2c,
-        0x14df84871453d18db5e446fa7a92ea4d,
-        0x1e6abcee3cd8a86c1958fd615a75473b,
-        3,
-        0x1865b560e0010de1b0df3519d411ff4c,
-        0x1abba702bfc12add30f587714f184ec7,
-        0x114acababc38feef1c81b3e422b0f6e5,
-        3,
-        0x104fc2a233cb9848dd408e4ffab240c6,
-        0x17a0baf87b24069203ed1d1ecd23b924,
-        0x127057e498636cc37442f7a056f5f4cc,
-        3,
-        0x159b7ce73411a8015a6ad33e7775c8b7,
-        0x1c32ba6eb458537dd3d8062315f6faa4,
-        0x1e8b94b367b39e50a03335f658544027,
-        3,
-        0x11987c3d049b2e7272d2dccf8a4ccb28,
-        0x1fbb1c010ab080973122be5b51ecbfcd,
-        0x12af5bb417765360de2cc8c84127187d,
-        3,
-        0x191036f487ab285b301bc0d3d6bd340b,
-        0x19e02939ef8539ddf212e6d2a70c1884,
-        0x12c000fd6b600e93ddc74f83d89cdfc2,
-        3,
-        0x114ec07c0300d109ddd9336cc2f91095,
-        0x1815fd5076104806b5db670051a2b038,
-        0x1f2bfcec7f6e1d641acc7bb91afa5a4a,
-        3,
-        0x162150aa5ec8af6bfd3c42d5ff9a6199,
-        0x1032cf82144dd12ee714a7c464a9f895,
-        0x1879f2f36501eef8b674adc9daac2e37,
-        3,
-        0x1f33195f93e6fb513d065fdb73e154ad,
-        0x19fee2cc891b2d5262cfeefe5ec6cb84,
-        0x14432200b63abf7c98591d4eb5cda70d,
-        3,
-        0x1e8e26a3070909261a693e4fdd3c689f,
-        0x17822b4de91bd8bc8e0aa9bd46121b57,
-        0x14a2827b01d75b4b3d01cb4c0df9005a,
-        3,
-        0x1ceabc46e66be5c1d3e134c2f14e37b5,
-        0x1ba43c6a4fe0f22953ee3ba44d1b2398,
-        0x15257a1ade9cbf178459195c3763f7c5,
-        3,
-        0x1a8f0765e2c07ce12cb5bb8485bf4445,
-        0x14853f4868f55a68eee223802dad7396,
-        0x1084f0af0a6d52fdc34a11c240238ec6,
-        8,
-        4,
-        0x1e4f30bfeb972ef9ab45598209fd45bc,
-        0x1b9ad56b8ee6ad4e68532caa1db8f7cc,
-        0x194b992eb0fddf2e849e25e2d6292538,
-        0x12dcea36e8502e5d66fa4bd2e29c2c97,
-        4,
-        0x172cfe166aaecd381630df9b14abd932,
-        0x10000000000000000000000000000000,
-        0x188c99560b1abd7cd5a6f821e5ac026d,
-        0x121b4c0b31cf7620f8ff605cddf08c31,
-        4,
-        0x15dc0339fb0a7b6d5791a8a4d33bfe38,
-        0x10000000000000000000000000000000,
-        0x1bfd1a45d536429e0bbf32ae914433bb,
-        0x10eed926f45c5e84a8c7812b37b3d632,
-        4,
-        0x1132cd2cc2c02a6255ff48b6959c8b04,
-        0x1bca1687e95f270bd01aef06bd13ef24,
-        0x1d5945dd7fbbd625de83150c6e8845c0,
-        0x1141d7e22e24bf5dc2ca5533088bddc5,
-        4,
-        0x1140ac95b540a64a534df7027c838355,
-        0x10000000000000000000000000000000,
-        0x162e08983f4ab48c29bd2dbe432eaa86,
-        0x162447a221563c080849373225391bd4,
-        4,
-        0x10000000000000000000000000000000,
-        0x1786032b9724dc7d3a63290852f475ed,
-        0x19befba07a53e90b1a9f602a08c39b77,
-        0x107ddd2012779f7a393d9e0c6250711d,
-        4,
-        0x151cf369a705ca1de27c20e6e7c33299,
-        0x151cf369c705ca1de27c20e6e7c33299,
-        0x1b5ed3d2160d9c965c97d8f72a66810c,
-        0x15ed4d86e99081a54dd5e96a9e481a59,
-        4,
-        0x1a8e79b51382e50ef13e107373e1994c,
-        0x1fab6d1e1a88af2c93ba315a5ba4cbe6,
-        0x1b0a40f0d0964bc330520a51060b4cf3,
-        0x10d05a1d428ab787ab59c883b684e7bf,
-        16,
-        3,
-        0x1409905afea2befed61424fd1965abd4,
-        0x144a8e1e5079fd0263bb548d65f7ec29,
-        0x125fdd5e28ba17391a341e6a1c86a03d,
-        3,
-        0x1cd85f101133f1a023bef563d3b158e7,
-        0x1869003e135b584e657918492c3dc8bb,
-        0x1cc8c9a56549cb7b0c18468d99594072,
-        3,
-        0x1f18292bc74f31cb7c3494dc7844f50a,
-        0x1bdd32624ae78ec9d88ee052b684ea3d,
-        0x1937ca5e5bd3cc185442a7d31a5e9287,
-        3,
-        0x148bbd9c29995d1398f4b84561abfee7,
-        0x1288c886034b601e858c82b72e9d6a8e,
-        0x115d4e052ba987e90443ef6f388f2ed1,
-        3,
-        0x1aa909ac0bf1914443b71211e5315bdf,
-        0x14a88e73f69d17410a0877a86355db1c,
-        0x1fa34a478d8312365d1ddcd001107949,
-        3,
-        0x1284c31af2a8d161fb3658ac31dfee82,
-        0x10c01099c92aee417c5004b89098ad33,
-        0x125ea8caca3a4351393aa58c8ad331f4,
-        3,
-        0x1fbc2355f8c8bce55eade54b0c545c2d,
-        0x169c335ff56f3df61060f19b763754d4,
-        0x13abc91a094961ba47774fc1b55efce0,
-        3,
-        0x18bdcb6b54d3af7a54a83bbebc7ed50a,
-        0x1690661e4a84cf667b50a14032653b23,
-        0x1ab42091047ec0d112d1479e17484392,
-        3,
-        0x1d43d806187e4763bb0999346df97e55,
-        0x171e5b367f0a1b4ffe3357e3afb3cce8,
-        0x1aad9fa42d1a9ad66f3ddff21832d5c2,
-        3,
-        0x11f484e400d8ac2fc207aecd49b3ef27,
-        0x19c0eeabccd26b344cc50659a3a52dbc,
-        0x1c89dbe7bf3f16dc188b79114197e654,
-        3,
-        0x1d3312e9f60310d744e8650b6d2676bb,
-        0x16b53c707fffbfa1dcbf421d64452e30,
-        0x159dc7c3890f0a1bfdbc3c24a404fa4d,
-        3,
-        0x14857808d9e56c201115bbe54153b103,
-        0x142e608bd80529b785732c79a9968e83,
-        0x1de05c0c9a3c7c6880512023c93debaf,
-        3,
-        0x130c47f426d14b5675e711e117aaa0ca,
-        0x1e364c84e30e39fff1f046c708fa4141,
-        0x1499aab436375f7aa53066b10bb1831d,
-        3,
-        0x1aaa938d5d1bbe0b52efe6549160eb64,
-        0x14121ceb0ebbf68e307951c2d0c8a836,
-        0x19e81bc2dc6af2a811a69f737a39fbde,
-        3,
-        0x17c9e4a829193039bd21ae69ef475323,
-        0x1f617012122e029206a6003ea3f45949,
-        0x1ff0a04fb72e94e5ae0c673dd4e020a5,
-        3,
-        0x16007869bf5a71f5afa5f73d8149c7e1,
-        0x19d7e56a98e4841bbf163a58e405668d,
-        0x14a978a886437d628818b5c9139a4c9e,
-        10,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x1488efab82a75009b75389b9778a4fe3,
-        0x1488efab82a75009b75389b9778a4fe3,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x12e825a19ac13bdbf21cc27e2b385f8d,
-        0x17fcb7a1bcba19951f90ff0c26bf8f2c,
-        4,
-        0x1988570a1b6e68d14191288d5365de31,
-        0x10000000000000000000000000000000,
-        0x1e9d12631c1acbdf93f30d2415354da1,
-        0x1e9d1262fc1acbdf93f30d2415354da1,
-        4,
-        0x1ee18686566168ab230d09c54972c618,
-        0x10000000000000000000000000000000,
-        0x10bab774efeb7c2b338531a3a33b5967,
-        0x14173f2b5941c1922be83ebc6d4239ed,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x199317f4ac70315c558587bb1c7cf4fa,
-        0x199317f4ac70315c558587bb1c7cf4fa,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x18426445b7224a07f4db1528ecba759d,
-        0x1c3e4e356b1e0c504e079a4ec50c2724,
-        4,
-        0x15404f328ad7fe98738e97d0c7810558,
-        0x10000000000000000000000000000000,
-        0x159a7de5baec794bfca7e20b5b508c3e,
-        0x159a7de59aec794bfca7e20b5b508c3e,
-        4,
-        0x10000000000000000000000000000000,
-        0x14fcaff24f5da552d3e9e01b9d707ac7,
-        0x13b65467ea20362e2a0f26f67ca1728b,
-        0x173dc13523d5991ffb574585a3526efd,
-        4,
-        0x10000000200000000000000000000000,
-        0x10000000200000000000000000000000,
-        0x15ac0e931b2cbee6f803de408c4767c1,
-        0x1a8e79b4d382e50ef13e107373e1994c,
-        4,
-        0x1158be9ab6fd8d8814516968c9316b5c,
-        0x14e26b21f8562627f93a3232679a318b,
-        0x14534ff8a42f315ee3b274d84315fc64,
-        0x14534ff8842f315ee3b274d84315fc64,
-        0x10000000000000000000000000000000,
-        0x10000002000000000000000000000000,
-        0x17bcf8e42e0135bc47d77540fd89f6aa,
-        0x17bcf8e42e0135bc47d77540fd89f6aa,
-        0x12c4eaa1fd49e1c0b4b3f0a0bdd9a23c,
-        0x180a42ba6590f1dcd9d1c38c51c6ec52,
-        0x10000000000000000000000000000000,
-        0x10000002000000000000000000000000,
-        0x197a0145123b7595b3ce7a5192da456c,
-        0x197a0145123b7595b3ce7a5192da456c,
-        0x1b42bcceb4f4162a3f31b33cfc89f28f,
-        0x1bf390f485eef1a502a9b3e41e2f6f74,
-        0x10000000400000000000000000000000,
-        0x10e42f79f5bc5c0275408faef6aafb13,
-        0x1be7a4a6b6b4f0975bb9c9400ecab529,
-        1,
-        3,
-        0x17e5184bcdd65691f9e9479e6915b096,
-        0x1014512f57595a4767a51e79a456c25b,
-        0x10000000000000000000000000000000,
-        0x100000ffe00000000000000000000000,
-        0x1050913aaa495b695b93a3046849337f,
-        0,
-        0x10100000000000000000000000000000,
-        0x1390bde7d6f1700995023ebbdaabec4f,
-        1,
-        3,
-        0x1a934b206a56ea6dd72e7cbcb09f7bd9,
-        0x16ed51ea36e5708e4e421ac2c184d9b5,
-        0x10000000000000000000000000000000,
-        0x10000000400000000000000000000000,
-        0x13fc9f8be494e56ff5767b6da5d97e5b,
-        1,
-        104,
-        0,
-        1,
-        2,
-        0x1cc4edcc0e7bf0582d42edf89fe902e5,
-        0x16ebb1c08628664c4e1a03c9d5b76408,
-        0x16ec8955a0db11cfdfabd3e04172e7bd,
-        0,
-        0,
-        1,
-        2,
-        0x13926f360ad6ec5b1b56a1542502677c,
-        0x10000000000000000000000000000000,
-        2,
-        0x17fff000200000000000000000000000,
-        0x100000ffe00000000000000000000000,
-        1,
-        2,
-        0x109a6e2a9efae0c779cd978d2dfc88a7,
-        0x10000000000000000000000000000000,
-        0,
-        0x1e945c12f2fe51a4142459670b0c31dc,
-        9764,
-        0,
-        18,
-        2,
-        0x16e426e3f3cab8b0a3199a51993dc486,
-        0x1a2a37ab9d433f1e0e9c702448b804d5,
-        2,
-        0x1aa2302d5492b29076aed7dead256dc8,
-        0x1cd8731674845a977032c12b5642d420,
-        2,
-        0x168aff8ae4772a920147a187c814ee8f,
-        0x10291aae3ba429785c404c77d2e96fef,
-        2,
-        0x19f78db0fe2701254b0f65e3a80bcb1d,
-        0x1a6236aa07816aec4a0efc9b80993eee,
-        2,
-        0x1a9e9d9b03ed8fffaa00a876aab0b5a1,
-        0x1883891e6a28b700d52f0912674aae6b,
-        2,
-        0x18a0ecc2be29042bcf083ebf90c501c8,
-        0x19df7d4047756238928a270aca7afd38,
-        2,
-        0x1980ef307dcac5bd36e9cca1b2e7413b,
-        0x1da46d52bf0af3984e448168977b3500,
-        2,
-        0x1e41ce002fa68260eaa9bf5d67db46e7,
-        0x188046322663b623bb059b2f3e37711a,
-        2,
-        0x183e77925c758cf46017c23ff247f7b3,
-        0x12e1be0e10a33c7093221228b4cd71df,
-        2,
-        0x12038eea59dd0d74a1071a3372f191c1,
-        0x1dae515f96f8ca474a3d032414af3fbc,
-        2,
-        0x116424264ab534869df2f98ed1aa5db1,
-        0x11145a8426997a1f8071004ff1f85482,
-        2,
-        0x13520857cbfe56dfe979d04fd25a6927,
-        0x16b55732c2962aa39c6fe37bf10f1c89,
-        2,
-        0x1fd22af3d0c1a34f0e6670e960f0fec3,
-        0x11e0a19642a0fc1a89eceeedc34b4ebd,
-        2,
-        0x1978143ab18eb3166dbbc19413265dec,
-        0x1b0692e2ce6461ed2239e2b920cdd0f9,
-        2,
-        0x1df6055f6d70927944feb041d729901c,
-        0x1f2a0b9072e79eb9eec46a645a56a529,
-        2,
-        0x1459481700068a83aee3012f677d6514,
-        0x1160992375deb5eaf17da8c87ec085b0,
-        2,
-        0x1fd45bdb25d1cdbb7e49d54a3e9c9572,
-        0x105ae1ff961c60b0dc676daaf6b7fc1c,
-        2,
-        0x1340239eefea6c68e98656d0d4746dbe,
-        0x148c8904a3126ed05d73b3a5f4905f80,
-        1,
-        0x19f68638b85b9acd07c721bfd9c4edfe,
-        18,
-        2,
-        0x14bc84d02cfb4762cf642450de0b038f,
-        0x1ed11eb66d48ea5f94f1e7901a4f0092,
-        2,
-        0x10eaf25e60745bc5dca34e4ec415710a,
-        0x1bbd04761736042350bcf497abf29269,
-        2,
-        0x1df1c4d1774b519f819b828b9162282e,
-        0x1b74be3641ca238c93d1aeb0b654931f,
-        2,
-        0x180ffcb92b6629dbe57dbd07f1c10b93,
-        0x1cb368ce07e0bb3b1e9613d9e6c73d19,
-        2,
-        0x1e0ad6486974679ffde7d070ae7c8797,
-        0x157b641e3900b50214aeb6b4efaaa990,
-        2,
-        0x1aac5aa4396938eb005b01fd1c23145a,
-        0x11f506af9d2a26d2472aa567c93e96fe,
-        2,
-        0x1c5c3a4e52d2c7436d6558e25db7595d,
-        0x144551a9e63441a0acb692467ff0d118,
-        2,
-        0x1abca63a17a3714f3fd3590c307cd5e1,
-        0x17d89cbe6a3d5479eaff0c6e593775e6,
-        2,
-        0x12bd985594be8162a7ab1c828371fd77,
-        0x1061aaa87fa66cfb380e92d85a654370,
-        2,
-        0x1d5e26807ef766b0b940ade1c1a5edee,
-        0x1a659ea2465f22152b599d2dc072efaf,
-        2,
-        0x1e7d873dae881974c60bc9dfd8721de4,
-        0x176a4fbc2e022fff8cfd05e9aa84f884,
-        2,
-        0x195641abae442986b70d59fcf93d1ad2,
-        0x1942a2fc26a436232f7025f942559f2e,
-        2,
-        0x1f8a2ad87cbfbece1d70d6f1a591b4d1,
-        0x1c750d5f57417c8939e1fa1ef65aa4c6,
-        2,
-        0x1adba1cb061acbcf183c5678e6c802e1,
-        0x1e0f3b59443af824f5bf2a7e880f0c52,
-        2,
-        0x149a68b140de43bd31416c73aae9fb4c,
-        0x14ac747bdec8a2654f49cb023ce86b8a,
-        2,
-        0x153641836e65cfd931f75ca9922147a0,
-        0x151823c8bfa6993643c397f25cc26edf,
-        2,
-        0x19f358e9ad2d00af48df8b8c4763f171,
-        0x1bd3645052986986b35177a2e3d1d2b7,
-        2,
-        0x1eabc765d57c307814e542e8d79940f5,
-        0x11d35b3564a681b1383c5a6e8286690c,
-        4,
-        0xf658bf6fa7558e9c9ad46b4eff09303a,
-        0xd85f95918cf19aeb6c31fbc1dd9ea1f1,
-        0x7b75424c1d0f87df20778132dfbbfe9c,
-        0x3a91417816f3e3fd781ce4c5022b2344,
-        0x183810569aa385228ec149fcfc4b1b13,
-        0xfb5dffac961a3077309f0dfdeb4ce3e6,
-        0x66fb306b2321745fce041a66c1e6787b,
-        0x1326a0fe140b8f26b05a0b8ce48050d1,
-        0x1ef60861c18e3bb2ff1c010494001f84,
-        206904,
-        4,
-        0x200000000000000000000000000000000000000000000003f229da601b9c4b6,
-        0x2000000000000000000000000000000000000000000000002ea18b9fa2ace8f,
-        0x200000000000000000000000000000000000000000000003b2f020d89a0fbe7,
-        0x200000000000000000000000000000000000000000000001d8943c844ec7872,
-        0,
-        4,
-        0x200000000000000000000000000000000000000000000002230fafdbb9e1a02,
-        0x20000000000000000000000000000000000000000000000084b7d2b6f6915a7,
-        0x200000000000000000000000000000000000000000000003814ee7b8fd63306,
-        0x200000000000000000000000000000000000000000000000116aa1a7dd2bbc9,
-        0,
-        120,
-        0x18557c4b35bf1ba5cfc5f4e1fa1c66d6a41ef8596039153f762d1d9bb581e,
-        0x4e2bdd10d06550d01b55f2c57c48464e56ef0140b55fc98e119fb15969b7ce,
-        0x8530be8f76509dbf1d35c403c85ce364ea3e6c941e6a735f131cc1b9a563ae,
-        0x15a7bcc3ad5a164b72ff34f07ca7d55ada630d26c297ee613fa0842f5e371a,
-        0x253faa04004fbac1b15ac51dc886b0e70ce6c495b0911bc68f2b65820b23c9,
-        0x41f520fdb0114bdccdaf7597348f4c3d223d805a047c90260e508485073d3a,
-        0x93051ae302f0a9f81c667b606b1e884554dbb878f9a6cf896242b2fbc8f39c,
-        0x876e577d2c831ba29797d323be4f842f014f61781458569e1812449c2bb7dd,
-        0x4b2e7ad62f32e121d7459e2f67b41ed45fed347f65bb8e1a1161086c7395cb,
-        0x64a53414ab29dad7f32dbb8deb7594d84d8592439f1d479e7c91d693ef7e03,
-        0x998565c7f5b7f4d93eb482ea25a1fbd67cee04e1cb4345822cd30336bad737,
-        0x4092ef0bd1f42cf781d28da248c310e2b9936fd409ed19be24395e69abdd27,
-        0x20e65e5b8a9b64d3e96357575ed9d761d296968ca84ade9450f2149893fc05,
-        0xf7744c591a2981e1aa06ee18d03a8e28631c77f194ab42883eb7d7f8ee211a,
-        0x882cc74fba62df1703f486a52308a988177be1e123a4c354c8715e1bb98f60,
-        0x8de35fba61b169c57c07e92afdd0d29d8c6d736f113f22c2febea0a2aaeae6,
-        0x2fd611724baeb5f269fea9e5d96e007d71077f837abb9baef6d4ca9b8580,
-        0x9ddb1506e86db78b0a11ec7a7c6bad6b2bb4c92fbd45dc18226947e80deb2a,
-        0xc7d186cbe4961591ec0718f9f8d65aba8635d58b3c0fb6472fb77f72c27e87,
-        0x3b53cae2c5fdbf454f6b52da53beae75e29e7e28e4601ecef0e33034c4ae0c,
-        0x6bea904cc86e229c96fb5c0d531654cb965ffd6b3e5b11911a9e6ce7772f58,
-        0xbba5b6d17afecb320a7226e7b444945760b0e25b2506b230de6effc5dcc3d,
-        0xa7b9f0c3b5a09cbb818f99051132c6fffb1c7d711916ac3905ee5d523161e1,
-        0x6ed9b639276cebe358690c3963af48d00b6123de36a0a7ecdf511e1f76e981,
-        0xa972d023c0ad9c62f8ea3c4e5c787a024420f7a5eff603319d6f0bc6a601b1,
-        0x7dc601f75332d2adf9e608fd472f487af01532e9827c734e4b33a460f4341c,
-        0x176190c66cce0ef90f9d80a84f09bf10efa29dbe9663cf0ab2be896c71270,
-        0x66e24fc170dbe7acac043e17a279a095dc80accbba0a7299f76b5ba9dd5879,
-        0x6076fe58d5c3c105c2f9187ad4d4c5ecbc2620b6108dd509de580aaa66b845,
-        0x84bc5c8146bd82e7918f6d0a1dba158a206222fdc7e20944d08bc73e8181af,
-        0xac23f9493bfb50490d9c0d9035d4f05d56ee66fc37c651db998c982463734f,
-        0x303bdc102f722a7b45e84d43b3d6efdf9b4f2f77a0ec29a23fa74216dedb9e,
-        0x1641f972f526cd19f26486c8a1e1f26ea75c792caf99a3d78e3321f8dce415,
-        0xc9fbc49b28ccc80abeb153f575ae9d191b5e5845e3ffa53a5021f7ebcaad66,
-        0xe3677bd0cc75fa140e2b007230bdc601594e6e4cba076a306953085cdfeb09,
-        0x7a6db46c349ba19acf23da1f07947589258a9aa27c86c1608246401219e35a,
-        0x8483a3f65f5620986c8b64f4c85ed83a7f7af80af1aaad77b07e3e906185f8,
-        0x9df1172f5527c5d8d740f61895a5e4ba36e8460c0b190a5fd32a77c23d516a,
-        0x653de2b3a0e7aeb907fc75379d94e612d0e81f721fc2230a6fba1a4a26d553,
-        0x1c2ce91b0cc9585c9ac5e93bdf00d7df1fdd708ef648d18ae009f21f17fae7,
-        0x4da0a2b6a2c6c1bd45ea83226c4b1660708a6d3501733f8395993d505eeded,
-        0x4974149240b2fd615e7482b8918394a99a8b5875ce2e5a2e0df04347f133a5,
-        0xb449a8fbeef601ff445121ded5830c1ac98c111017896d66c40109c922842a,
-        0x2461448874449a34a9ace041a0c2cc9ebe86dabb8f49472471317c9b4ef8f9,
-        0xd38055a1eb1946c06662878d7ba2b9ee3b8846b1f46698178476520aa4f00,
-        0xc69236b1bf5cff397ff9edc23211d6f851f4d98e1b2e1e4dbc047b5f84564f,
-        0xa36824306b1435af954f61579cf33580544f8610126eb8b8fff2abd0ec51ba,
-        0xde5f6f284c6c741ff6bcf7f8373359c136c2e191266f70405b2ea14d99778b,
-        0x47a7d1f748543d6bd4aeb5a7b5321a0723e07a6a91f9169481b37eba638130,
-        0x9e2b75620946c09bea61204541b46ced35884abae71c93a6ff53bd074a0d2a,
-        0x7850bb312255a9a20dd959343029cda741cd2ac7be4fbfee0415a7fcff7d05,
-        0x93bae4c20e8f32a6863b0eb7cb9dd33e4ba76d1897054d662835f88868e4ad,
-        0xbd6cc0d38bddf42f5a6b97fd6606a75b4d9005f0ceeec3813d4fe59b2d9b73,
-        0xbf124b61d175ac88f4ed768b548e202566982b2863a547cc8cc7b133a9c716,
-        0x3d2f77456019092cde4be045ad481e5efc4c28680d808d65dd01b2cc5e6013,
-        0x75d7d370baa378e3d1928f0ef62760e5eaaab49617e040dee992c349e1b121,
-        0x523393bfd88a98d06bdf70b11c081fefe820d75e5193c2768325590b810b12,
-        0xe463b429c2b8f638334ac8c5c76be8bf50b931a2b5963d60ece21e43825e46,
-        0x55a423f1e2a942769cf6aae4fdd8d39568e699448f85bf94123bb99560d455,
-        0x55958d543acd7e206ad5237ac2381c3f0510691b55ea096ec84fc207ef8bea,
-        0x75f23d6ab12613997e5195bb77870e4a2d3dbf93599d1024c9f610d53c761b,
-        0x4e4f34259c1633b8cb9151774bafcd2867f22cea20106fb5c4e64a00360691,
-        0x674d6bb440c2067521d4c351f9c9f0d9fce843c9845228da55865d414d7e07,
-        0xe0553a2967bda70b033dfc569b2474c21d6d2efacab35dd8ec3505ca3dcce3,
-        0xef9332fc7d29fe8a730c9f6c8b285334e7191640266d4b3da8c4222c80f599,
-        0xdc79c5f0e1abf949278026f81b7dc6c699b4299968f99a24f4ed13d087ad8d,
-        0x40ee64ec4d01500cc2f20231b59463378b7f0a7defa418c01529b4b3f0354e,
-        0xde4c587b41a2a0bb0d4c7b25de5450703da79a15ac77e48df4def53cb55e78,
-        0x2905e13a201513fb5a90402b1362d951b9c740793e5ecbbcfa320378d3512a,
-        0x2028cc1063484db9288545103d5d0d4516603647c5a682acf953566dd6f50f,
-        0x5ed8da50cb870bd4da19e21470af3db1a055895c65020f24af206eb53873a9,
-        0xca8c43b1aa174d29a7689b31adee1bd8caef30423deb2d7664aa596285d184,
-        0x567cd9437ec86664c8a46ad71dbf8e0f9a0cf7d578fe0af367f5aeebe4748c,
-        0x4d05434461044ef706935e55df149943d5913ef13ab6a0ebc58e898c0c4767,
-        0x1f555bd48427ff43f2a5e3e325ff13d673c4956bdab910c1634eb3e0426b87,
-        0x2240a02c62fdc95a65a958fdd2a9741b5804c8afe12b32301a9abf3a0f9d8,
-        0x8b1bd068645832205347dc9d43af9297512a7caa7d421d435ecb605dc0c59a,
-        0xba8928dcdc505594c54541ffbb00194e4459152d988f1aae3ecef14c076731,
-        0x1db4ce60ea8d00e92d7cee223ce09a6e2789bae8d1ca9f940dd796ec67c928,
-        0xc3ff63b31f243a86ebd814bcc4dbde35cf7ceed26e8e1358a7f1c0c6e63c42,
-        0xa604944afff827d5a967be0ddd35c5947140d049a4264b33f78aade22b8a52,
-        0x7931f16c114f46ea3c3aebdf9656cea8b8bd9a69e7830b2070e7e8ac82292,
-        0xaea83ee24a89eeaaf1092e80bd5754b7c3b1907468db1f7afcfacf99c70361,
-        0x6c03008fcd7b700e105062e67564fee7a263b4a7f53c7c8d5888d94236fde5,
-        0xe8d1ecff79e89b7baeda2cedd07d7c0aa2462e9416513de49ae6935c35a945,
-        0x7006e4cb21e1e79f53ce8fd16021a52bf50bd1e9e3485605dbadff7b7e23e9,
-        0xb12b0cda2b00564e7955e10142adfe012c4aa12d0e18604943b80f2b13466c,
-        0xf04cbe7406653b6b744658d8b36e2f933a0871b2dfeef4b3660e647e83e296,
-        0x6a1b0b89cb307a1e5328a85dd748f40b217ccd4f0f38c29b958241de1dc4f1,
-        0xdb524cf9a9fcde95915bea625fce0d6817c8a52a7dbbbcb14084b688342aae,
-        0x13003a74b75b8b618e833af058698b4de1cace5e8c587705c79d85ddb07d44,
-        0xd711e65e1cc2bbffd1dc73d787e13b39dcb343a77282d4688c29779b97527f,
-        0x82af152afc2defd6901eaf6ae5f309dc3e5ef31fe85acba1d02eac9df4056e,
-        0xc8717d984622b98a0ab7d9fb46a71ef17dcf2aa7162c0a6ee8dd264a756f31,
-        0x7390a8771053e0edab0e16f487b899845712c96a66a198e46da1528377da09,
-        0x7a0218a2598ac9aeca14fcd7a211f2177ac02449a575bed9d045642ecb4d55,
-        0x3598c8e31f70a52fd17009ae87a8c71ba3a85244e068510f5b5677d1e836e,
-        0x47d3d80436e0a9cc4dc7c1727e91e47d229d3cce052222e11dcda45eedd729,
-        0x26580e8bdd81622ab2a983f34372f51381bc4d2ea000c97805bbaae6826e38,
-        0x9213ba699a5828f548837a9868f781ffd4168a9c2947b644693a5666735e82,
-        0xe43077ceb2302e88e32deb3023e8a2c27cfb62883e29114ee3c7b59718eff,
-        0x204b29b9c2c79d28fee017860fb7936454b3bb85d2a66391aa4dec969b9b91,
-        0x8e4ece6021c46134dad6002b43dbf78fec4d11a84c02548457da0617e2bdd4,
-        0x8e3c4c4e378b9d41eb9f6d8978d1fc6bc00b979734e91b6addafe0e518a168,
-        0x15f3a766b96c8a308582f3728a497d15349eac845fdcc0c9c9b1f5a791047c,
-        0xd03b0331c85d924f36a2899736094f92bb0e9fa6de518be5b7b147e5e2589c,
-        0xe765e6baa8b97ccd344e18f77578f7251604209580a4394a2d3900ea583fe8,
-        0x8e97c288434db3a643fc39f8f9fc6ee01f0c040295134ddede1e974d907028,
-        0x62238f3aefb96401a6750d238317ef9441046fde436dfa020daaef16fa8589,
-        0xd9d6ec94df5e5c143d770831d142c44f02df67d8718dc8d90529c027d2dee,
-        0xef8e5397253489b6828df7c70c28d40ed9c67f2a72a16b9c8f0d41677a9f25,
-        0x366d496f321938e0b57de41510d366dc69981254d251a6e6aa0781e941f82a,
-        0x1492fa970912cfb824de3e4c7f269703595b826b22ccf4e15f39d284979c41,
-        0xb660407a86f55797c33bc340485fdb84faf6c6e73db069f5adec3bd9729f6,
-        0x5798db855014a1c8ffd26f05fd748580816685b370ebaa2d425dbe774a275,
-        0x1b69b9e56c71eedb53eba717e53e3c5364e8d16dbb564ecbe126063a5253ba,
-        0x712e4fec54d3fb64144bb56cb42b0227a296d7f19d4c0450220e916345c9ae,
-        0x5bfd4092c8712d24667c0aad34b6a3da3d39933f294e8ca14c5ff88bf646db,
-        0x83712b658e79ce1d83dd09ff4db67faba29b43b7b28201c875ed632af3075f,
-        0xbacfe059846fc169ca958bc05312f0f524f2988dc7a7d537e7923070770fb7,
-        0x7e0d12fef2d77b20c09ab29e3a911f457f43bb04f19ff6c153e0963d18dc87,
-        0xf87c708947e9deaab1c8e13f7ff93c70b96a59bc1fbdd1e8a697d6a4fd1a67,
-        0x6cd012c474d2fab4e5852eab6ec223a8f3504bda172ca056fb26940200e7b8,
-        0xb16494f7b20998c6b7ccdd66e3b150002232cd0d896efea8460f82e6ab335c,
-        0xbee49fed877a7b526b321d473eaab22886997308e26e2b9e74e0cc2ad4c2ae,
-        0x5012a227e873c9d759144543703bae08fd78e73b37a08a8b3f51771e4ba676,
-        0xa6686ec0e30bc3b6a20bc53b7b5afa62e3e23ebff2e997495efd9e842cbd16,
-        0x13876f17a6cd2d95a01a7843f73b3e8bfc8a3e0270b29f47d8e20a59f55859,
-        0x641fcc408aaa2735c7256381bd5c37df13db3feb66fa319aa17683f0f7d5be,
-        0x7d3c69c7dc5569b2ae50762dfe9808aff4db7533ec189442bf3364c9d8d732,
-        0xd44a548d9cbe195ab7b1ae4fa5e7ad31fc6509d38045eb61240ae61b9c2a2f,
-        0x5c47a23dd9c03a4ff0cfa88a679eaa008d2251a9f28749d8f908757a411ec9,
-        0x5d1256b1c52943d9d09177ce5c14d551ba253ddd7999caa573fffcb8cf911f,
-        0xa6f33204d61d0a0b73ae40e1a8b13686e72864470eb4fc0666db5446a6606a,
-        0xd1ea7c5333b2ee785f3d3d429fa5220e24751e6c43d9eca705447bd42887ae,
-        0x1f66f1f31dd58ce71c25e7973a41f3f77357708549d77683ea9349c8ecf2cb,
-        0x9c068569e4c65c5f833fbded6cce205045d57b4b1b422e8f79501a8fa9145,
-        0x67dea1afe1783c6c7f086d59c6c52485f9de709f21a8e888906f111b34b905,
-        0x54565cfc78db7066f65f2c8e99625056b233f50e005bbfcd93c144d26b8c1e,
-        0xf716f029c4de6e71985f548b9b7292058d9f8bac36b5ac6e7f8d3f8048b88f,
-        0x62a9d501d97639a505e451b06f5eeb46377c58d5a8636adea2dac24b17baed,
-        0x5b30f64d34a384e86b2168ded5d2f45ffc704f9552cdf17f654c98d6642110,
-        0xb1f8b5eea3f8014f92c8cd80fa1419a9aae1ce248714816d02cbc3856dc8ef,
-        0x601f3914735d9d0bdeec7afd109746c04b2e4313d473964354732dcb025a16,
-        0x62d93660eed5c601a966ecab7f52f1b3e5520a88d99de9f3dca7b45ad7b892,
-        0x2529dd544b48b324a68b5ad1095b01956459bd1ff0c07ddfafc1376b864d71,
-        0x8405cd8f2de2687b631a52da118368a882ee452a4fa5d998e21fc4bb91ca06,
-        0xb2fd5bead6238eab3be722a278aad4b7bbb07f8e1257fb79112d3d0404896f,
-        0xa75f78500061a7af1a7e55b70785b5c3c6470c82a863feb7bfc89fb954371e,
-        0xdc9fa6efc56f273735a719d78f6b9f83fdbdd9eda9e3376ad2f3f500ef93b,
-        0x60a354149baf0e90f894f4ab82acf19e97192ee08e84f7b44a79010e5deb53,
-        0xf386937f1fc11bfd21f05179d7586903106bf3d5e6312741ec69c86c4350ab,
-        0xad83731b7b9a9137002f81155a26db81ced86a0000d9f6ed9beca8334251da,
-        0x6f5babf4bbfbf5e56eb25f738d687851a0e30b920a62ca5248aaa3309f4e3f,
-        0xbc23ecd7250f9e181c9d6a9a3c2309f11d45140ff4d53934e7f0495eed9cf1,
-        0x8d608146d1714fcd6bc91b5cd93712b8de2e45b37ba77127333428c679a7a0,
-        0x164b63dc4ef6300c76f185110050d4fb3fa083196b92b632a58ad55a603946,
-        0x9d76a47c8382c805451d779c6f8554cecef9176ed76988788a171e40c140a0,
-        0xb2430f2a5cb4f90401b7018f017e5a57fbf2dda19de5ee003ec92345d99c5f,
-        0x78fcdf98d35b515a8ee22e01f78fe626229b6b49bbfb019d68486b9d343689,
-        0x7f7aa60b317b99a901cb611ebe2cd4c74ac07f86d0e5a283349aafcf306527,
-        0xba1393b410c0c417b9323d9ea13b32b52ba5a924ecc0f826b488046fa72120,
-        0x87ba6a3f8c57be2f572c5583c0d99fad757e98e9b376e69388c984eb683d58,
-        0x8b34301d83176f7359fc3b53b206c80f2b934cc9b59f280fc899d900a1e355,
-        0x7a29dab151e53798e9a944e745912a2f44cec1041efd58abc9ef7ab30e8c75,
-        0xd7e977e7ac3c694be4e96e6da66a8788e96bff516008c5220f17c3c8ad5387,
-        0x7eb5bf9146fe1dedd8a8f8e5605482799dd168b4dbf428929311387b383977,
-        0x1293e34fda0561a4c81297be6c8f7199a4a11f8065ba71ba848483d9b2e9ba,
-        0xf30eb06a118868debe5292f261f200e7836c91f1d0c801bbc01d348bde4a2c,
-        0x92bf236c885dce369c6d71397e9571ce9660ebe7a37f16597f1202e042dfb3,
-        0xfcbdb7cf2ce8fc5d88fcce3987981386251812e91f5f5a283460bf053d7c81,
-        0xde5becc6a128e37fa1db2f7233cc954605684246474d6ad6069a1c9d3b4384,
-        0x9b8de04cfb94e2b8fbbcbf6ed3490e7d1bc1cc7469f4c92f6330245bbf813f,
-        0xc794a5617889487bcac669a4893d79a3e8a894d5e7030b3c16c63f7eb3c453,
-        0x7e19e1c2b5278aeec52e92113b1015a1fdb797afb8494aba8a2ea7d9ba8497,
-        0x8290b4dbefe3fb776358f9550d63a2031b642e5baf73ef461009cffb78dd90,
-        0xf3980dab40030280fe1a0e72a0985a84f233c2fc21650355c7547fec888925,
-        0x3c21004b051694fe2e7f2031986415e16b8b972cda6111afba1ae9df51ab2b,
-        0xebf43a465248b810fa64f796b3fac353f957bba5832f226ad9b99b6024072f,
-        0xbcc8ccc4913e5833ea39398056cd53e233451c8ad38547a65b701870315dd1,
-        0xf20433f2e6912b84da88d2a97554a8689d5b602c5eaebe210e224234495175,
-        0x2afc93e6c426d0881bb3a33431189af8dd898a725feeb06396ddcd493e4b7a,
-        0x184272853a6da2c37d516baeb12747ca80b92f11f21294c22b02a417780e84,
-        0x5921b89f6db7a79bf84b3c488f55eac9687f556d8ca257c2096c1b7d63abd4,
-        0x30b6fe5a46d38b1829915a424de36abf7001374e950f7cc8b7aa862464f2a2,
-        0xb534d8f4976606fc169591b7da13c035fbbfe9bbf25a35890ab8c08d91f6a3,
-        0x95f813939569755ee111e3154342ab6d079bbde0bce7bf4bc8100c53a05cc,
-        0x85b83d1ec53e21bb3099a688e187212afca027a61a1cf4912f876ecdee663,
-        0x3593b7f9223e9842bd67eaf0bac84ae71a6083ee6435f182d04a8cecc346cc,
-        0x147b9f34a1f9debd83381ef0255436b74ab147ef4c34213e8c85297a6d5070,
-        0xc59a5dd2aa999078125125a0b296e542e39f7de96297eec27d5cb1b7aca247,
-        0x898fdf8bbafc65fc3ee8668aba9fc74fb02847a1373172a754912333b4e5c1,
-        0x81758c903c4ffa5347b771866d7d6abe80ff4bc9bd487f23829ab053f7e6fa,
-        0xaa1ccddd84a651b6e434960d9b16885c7a5b2fae4dc5ef1942aa6b6a849c5,
-        0x72acebdc4905a4f24fbda7901a02a29676f50f000f9a359007fadd93e61b9,
-        0xeaf8343823fc9248d00c8516479ae0c73b8fb7d1ebd922d02647ec613f5271,
-        0xc61019dad4c1157478b6ca4892179026be4d1f7e5de916299988d8dc36fba2,
-        0x940490ca8fed86f03bc4a4de6851586bcb5b7c3b0146973cf34da2d0795af8,
-        0xa978a7172125902efe385c9bd3eac0378950e9228fb3c2ecfa342e6c94edf7,
-        0x62f585f0d893a92657d46b41ca51fd96f45293df4bac0ceed6a297d723ffa2,
-        0x4b06c866dd082ed2f774e5f7dd6d32d7de22f3a6ce2a89b3f95d89f23706b,
-        0x87cb27ca5743f4b145c1584b0fe66088a617ed9b6a6f198656b3a9a62d1480,
-        0x57ec04c18228bfcec74e9ea33965e7f2b80d283f13f8bb4fe3b9c37248d8a8,
-        0x3a129978f3474daf278be5f74e9a3688180680b1b50b53f1e9bcc923c0e7c2,
-        0xdea37bf584e982f13f6a26f289ed9d98de76cc431d6f05a3b143088c06ec67,
-        0xc5e2a604affa6bd7cea5e5a151b3143b103acd7d262a9aecdd7394f35f99ad,
-        0xe3b5218a58398e3761519a99bbec0ff2bb7dc55958b6639107de9dd92f0a7d,
-        0xea2c03167144e705a6b5530dc9090ebe010dd49eda26806d55b22310c5a460,
-        0x6df54ec1c4c15791b26aa7571dda85ac1484039ea1105d369f3b886de9ea80,
-        0x4abfe5e14f8d3287e4f0428fca5373fef9b49ac2e6ef3017e1132fd3a73b37,
-        0x891129ee10063380798433139599b75b6511a97625bdf22d2f5c3e5960cc97,
-        0x177aaa361e7b34573bb877b2be51339aceccf38678f3d1f5e2aa848494e1da,
-        0x4ee5a3ef24be2a2af00a4ef92a112a2abd2824d8bc021c7964f638460f5d27,
-        0x4aad9da89634e457d928fa84fbee898d8c533da7cf6e038d75d0fef0b4affe,
-        0xb88f5d2aa8f0bc9753ecea59c06406f37874564687049e34ee0fa44c0395e1,
-        0x5fa502ec5f85ddbf1d52dd364099d259d0e59b88e2eafec72497f363c9a8e,
-        0xee9acd9aecb92b07a6e3df93d9f359cee70b2c640c724f39cc120e93d1fe82,
-        0x2e5325d42d4997c672b8aecd424e301e14e18bacbdc9a5f309cf843d8a93ec,
-        0x2b8ef0a2253271da2cc0511597c0aa4a8643d3fb6e30e6460d801e35cfe1fd,
-        0xf8472fff4d7ae22aea6ab01f234fa86871574662fcff906757e69980ceeb41,
-        0x3a786d6cb372c3a3b740d065330cd91f850ab9a1b4caab386daf1c12202241,
-        0x5df498e45b0dc9ce101b7ef83ba4f0f5ae3df68ee273f7d6d3ec2a3b53e73,
-        0x754bdcb605ee6d8b79c60dacce8c807e2ad376cbc832f2445ccef097bdc99f,
-        0x55909769bab4337595537b766cae9236d86aedb4cb97b0ac7c1c2fb0f97dd0,
-        0x852d17fab7c12cf2baee4eb99290d620b9283030f1dcf6c9145d4fb767fabd,
-        0x4621de26a11714d733c8ae2e4dd9e82a0ee7398a86a1552f5b89111bdaacfe,
-        0x87cfcd92961496a6fb6f51189ff224fb53812094773e88946194ea83b5d952,
-        0xb7fbb1d3415ac159b240521f60c7efc630fd7f630f5eca9e6f118e00e74409,
-        0xbcaf23df62695872e746799da0918d8cae23cccce20aede26df32f541d63bf,
-        0x28b85e97dc6a7fb9463ee7be2aef242371d352a243d90198945dc07375431a,
-        0xc537ac209128ce5a144ea78445c34b685eca4075ac1fd48f9603607a7aca95,
-        0x7bf3f94749e1ed564999139473f55865c532922835c61e163004e8a2a0a338,
-        0xd22aa822a3455f5dc4119ad5964788ef4d7de583d649421895e78d5899451a,
-        0xbd40f9fcfed8ef9f369d1b1b783158270284d7037a5810e5de0cbf7a416d7c,
-        0x20117a942b1cf8d9f2bf2005c78177fad781a9614d9d9118219e27abaf4740,
-        0xa6c3ff9a39c766100f6909bdfe6b81aae89877940938f84bc0229e8fe96261,
-        0x32c90fad4547ff89a0df81d369a977eba7cae12b682062b2384c49a66e4000,
-        0x33e5c4f3d26421b79d104d11ae9e144066632cfe2ae6d928a40f9f2a96958d,
-        0x20c45cffff08b84ce5790f873753aa2f2cc973e631d778b5872a59a71f54ce,
-        0x32043d1aa127035649659bb781f2beb6192b8f5ae62f8377378f9c2df2fb4f,
-        983,
-        0xc99d58be27892704be52563b13fdde91,
-        0xa5da9935dd69b7aa51f2ec184e09c311,
-        0x70e57283dda788759365dd13a9e3fb,
-        0xa4c778e065847c379016520c27cf9dce,
-        0x9a6bc8c505d27b4d44d53c6d7f5199df,
-        0xe3a823167fafa044d03a430b393a75a0,
-        0x75fb58194eff29b5318704f424080dab,
-        0x7c8853231a547b44fd502f92894ce6a6,
-        0xd06b4478cf12a6974e0bc828a910f202,
-        0xeece1ec4ae25bb2989d9a204b456312e,
-        0xab0dc9d1233e3661c3b68293cb6deb78,
-        0x49b1ce2882323995becf9cd3631975ee,
-        0x20b072441e2d30596c643d1c53405d14,
-        0x1db11972604831f62df45feb11fe98d8,
-        0x84e2a708ef338a4baf12e28f785c6b24,
-        0xfe5dd5f3c57e37ccfad1b63e4b2842ed,
-        0xeda8e282c43dc7c66664656c1f84e53e,
-        0xbde36a3a37e44b888192c36856b23d30,
-        0x50615c285243ec4897d204e2bf9e2b2a,
-        0x88e42088539bf32de8ad335a46bc1ada,
-        0xc83b6d0abd705dbd14ec470496b1ec0c,
-        0xffbbc0b0847416b558a9d2ea6f25e064,
-        0x6f1beef0f69e3eb85a08e5589fc75acf,
-        0x2b526ed1f89aeb8b905868a326fae52c,
-        0x816c0243c78d41d8e402174267eb09e1,
-        0x9c5404d84a20d66556237a1f504d7ccd,
-        0x733b7240d18d3214931f95dbb9e3ff65,
-        0x8c7e6727694c3fb5bca252f6bec7c7cf,
-        0x888abd3cb8eadd79ac2b23a1d3fa5fc2,
-        0xd9499dace3112f539ccc509684ef77bc,
-        0x650fb46a2e3fb6f0d5f24db891f7dc26,
-        0x3c40965dfea03fa281df4e1a8d11c06c,
-        0xe90bf265fb1cef29ada43587451f91fe,
-        0xfe92b5977ca946646c6329224e300be4,
-        0xb2b12463f3d620af54a3f1a903e8f693,
-        0x1217da0902e979ac767d8fcf96897f42,
-        0x133298b809c7a4dff96a2d4f7bb62b6d,
-        0x3db763459069137d35b738c3d7d2f3c6,
-        0xbbe5203b97d106a43c256ad1746554b2,
-        0x41e82ea9f5c9e7293e770c768f116f09,
-        0x78fe69f66adbe1619ad27143ee79653b,
-        0xae5b2dd1f633aaa643f7bbc63e0a94d4,
-        0xfa82c7f1e8a44c30db39bddcfb2fed61,
-        0x1a536e7c30eacc096ee5ce66fcabb2c3,
-        0xcca5afa03d7716ce3766233ca50ac18d,
-        0x3c913d289cc91cff9523288399f4ebdc,
-        0xff642e361981480fb073fd20ed37e2f8,
-        0x4595c731d26ff8e3dc2bc86485258963,
-        0x28ffe0534c02cdfa69467bdcc04b05bd,
-        0xd969987b7db8147741074cbb8d903e79,
-        0xef2731586d3f1794f908fb7c0c12f052,
-        0x567db3fbb7b42a00938c62d5182a4179,
-        0xf901b292318b9978b1426a6c3ce86f7f,
-        0xff14502b8535ba9961f0a7149da337cf,
-        0xe2917360d4975b943eead59df2e3cd92,
-        0x8f34e824e272d2b952a9272358df9c16,
-        0x93f063d5239bf4d7dcd6aea59ce89489,
-        0xd0929265387316aa0e2e7bcd66e9fcd7,
-        0xf2ac440c29c396fdaeca6986a8e0a746,
-        0xccbc3a2c499bfd9f0552fc5d6c5e368,
-        0xfd63f8ce876622d298f4246c679a07c2,
-        0x88437b7a4bdf81185995a520bbf66472,
-        0x7ff87a4c7f31945096393ee4f0373e3b,
-        0xe10738558cd1fdb42d15177783aa23e3,
-        0x893b2a6a0d7971e6fab1d46eb869773b,
-        0x2afc96cead487f0ba04cd6a03ae7f34d,
-        0xbc9bed576cdfd6e12f988d6e9c641102,
-        0xeb051e3043a55d55943e8ed1396368e2,
-        0x6727ecdb9665bcd68b32d11c8fbc5c87,
-        0x3fde5f92be2b61c2b2a0a3149d23024,
-        0x48221ea840128efded308c39a49c8e62,
-        0xd1f20ba89d2164281706ed3f669ad539,
-        0x318f76ff1301c16f020279c2e2d610f3,
-        0x3f0d873045e115f73acdf01dd166cbc6,
-        0x98c591c20db1da144822b250094c87ec,
-        0xd379a13d8bf106ea07444768fd9e261c,
-        0x3c44382ab168e872786f7e579c25c4c5,
-        0x59c525eb146481bf231020bc885d6127,
-        0xc4c2c57ec05db4ccce318c0da1931b49,
-        0x9af2339fa9a2e91c9545a138e7626100,
-        0xfb221391d9c7a6c4a2fde4513ae92dcf,
-        0x8d23e4113dbe701ac56fff5d43867509,
-        0x9c7cbb950d2fe1db661f6cdb6df881cc,
-        0xc0e21ee547d9f8ebfe579ec4d87a92d,
-        0xd52a42b2c0cc806b413a24e5ec901adf,
-        0xae213fa49409893ae7c3baef54318285,
-        0x33c70d10c9c5e73af60d3219aa438fae,
-        0xa9126a26733d373ed95a0253fb0dc101,
-        0x44231488fb97aeba400ea4c2ba31a446,
-        0x4e4c5fc0ce73611f1226fe231bc79782,
-        0x7c3861736d423717f4cd6f4cb29c0b42,
-        0x2dba4164853c205da96aa6139064c9fa,
-        0xd5f5cf44e7769deca7817c3d10b13f22,
-        0xa648727a90a70b0ade833f2efcc6d3cb,
-        0x6dc52c37e5326479fe624c4b81b9442f,
-        0x4270e547b49136733a227f25c01f34c8,
-        0xa17d9e71a6c6b15d7dcddeef9af7d90c,
-        0x3918189c3954512f828c2d0a4d7e283d,
-        0xa034e5305546662bc2843135f3edc830,
-        0x537a2ef1f26ced41c1d4031a26e8ac04,
-        0xb5881ba41588f9c2d6f72c4bc033e6d7,
-        0x7a58e2d761016c30786539b734dd0c61,
-        0x15f82b59893b543c4650c2748493dc26,
-        0xc2090484f7e31c5124ca1b05339b651,
-        0x347db6f61570fbdb6e324f1f77e8369e,
-        0x7670991ceb067c2da1dff4e06605a24e,
-        0x673f100912d30a84f2e0a0ef007a680a,
-        0x236b5d4a5f263c9d097b7b66fd002e46,
-        0xfc776f9ef485dfa9b01d207d7489ec10,
-        0x42b3f27ab02d1848dcfe32341985bf06,
-        0x61aba666a9ebc4329d06d37c2615f337,
-        0x3c36d18c4c82bdea2c21dbc0f2a4c14a,
-        0xd191db2b3894641848be86222b1577d,
-        0xdd7a8246edc6a1e69a1a475f7be8029,
-        0x5a95f5430ab7ed7c935fdf795eaba544,
-        0x501778ba83a4953be11b3a89dceea66f,
-        0x643945d01a61dc06db1fdbac20cb44c6,
-        0xe1e1a6bcf2674e88ae3afb486da02a91,
-        0xc74a6ec98eb00149af5acf91e1b0f941,
-        0xdd05e0db36d45e092443de96262d4f87,
-        0xbd670741c7692a5281249c9a1701e4e7,
-        0x6e1b116c64aeeacff9612e5ff1f8eb65,
-        0x66081b22236cca80b8a3a271d8030539,
-        0x8f434b7bc5682b2eb6485b9a86ae9133,
-        0x34449aed4061b6364989c0998aa55901,
-        0x892597e3099a4259da53bf6b16310914,
-        0x2f200004e9f701a3a3faa654223164d3,
-        0xb45ca40f9ee312b91b51876ac69f0679,
-        0x88dac4130e89740b3d8d2d386b10b9d4,
-        0xe257ed73367808571f24df472a8f1b7a,
-        0xc664f1db8e087c9c1f6e9310f6862604,
-        0xdab9ca8af57fedaeafd2b61094ee44ec,
-        0xecede54e100a4ae1a82aa47c5c285f5d,
-        0xfceccc35f8f746db740aee8ebee83f0,
-        0x68181049bb155e7799f8f99f8fdbf25b,
-        0x838ca4831ddd98ef3d9e7e4be6512006,
-        0x41e15088b106c6658b80d32a726f9ba5,
-        0x68daffdab045d5c441fbce194d9a142c,
-        0xddb6240a488291ab0708da5c24d37087,
-        0x81e507fbf1e31f5317f8df29c6766b0f,
-        0xd1490f74f2290bf35f8b0cb22d78f6eb,
-        0x846c421c1778c15b0eb92c0aabb10f0d,
-        0xfcbe18fcc47cb676c974bf21aa0ad344,
-        0x6740bc4a646896bd4e0da8da7babce72,
-        0xb4b94f30ac5cd3500cac2b8cba83661c,
-        0xbe6acc400b7135c86c355df30120e33c,
-        0xf10eac9935fe14744428c2d74dc11a9,
-        0xea43350c4b31ba6cfc045bd10d239c03,
-        0xe0982f1fc230c7c0c9c75fd3f7ba92af,
-        0xc9fcf64feb0b92b80c39ddece80cd3b2,
-        0x32a51be30c6baadcab46b30d6f30af6e,
-        0x14de1dc02444870d2f4232a1485696e8,
-        0x795f657db718518c9c04529db3556b68,
-        0xef2c793ce4669076eb0963a5d639e181,
-        0x50a954fdd48f67f80131b18eb2c8fe08,
-        0xeae15afee78fd98aea1c91bedefed1c3,
-        0x5af7c779481647d3220db56ed971e65,
-        0x1a94ed5acf1f0d32f8695bcdc410eab3,
-        0xfde259a149d1dca43b5fb3ae66cdae89,
-        0xa426963ce7067d5d060c34ae435bb78b,
-        0xe1fce95316a1fdf44aa1d36a052c6386,
-        0xfaf4a5f53d57cd9e0ab047e11bad6e52,
-        0xe589981c9897d84811b75017a7a0fab2,
-        0x4dd9f7410d1c403b2458cd38c3f3664,
-        0xb82c357bc858594bbd5a881af2a292d0,
-        0x85e813e60f750050336b4074aacf233f,
-        0x43b326942f5a1e80a4435d2f12d63f1d,
-        0x56be5505ec81774fe652c49d7336dceb,
-        0xfe88dd8cf381bcaba3c6c9dd0c989f62,
-        0x5d1c331df33e810940c4355eb9661802,
-        0x6f5a0db8653a007bbecaf49f1b45b22,
-        0x3dfe623478ebc3378ab7f1be86455417,
-        0x6c6104cdf905078c2e7f0212c0bb39a6,
-        0x3fde2c3051a4513b431c6f47c3e30f94,
-        0x104a8db44bea892747647f89431cdf6c,
-        0x1a886c979781a3696cefa13cf092b3fa,
-        0x1bb0f081bb8988516611ead61ebd2eac,
-        0x97a17021e5b009e2e36f7a5b6965b669,
-        0x38b08934043299523e192bfd13a3e2c5,
-        0x25ed2706680f1f8f88fe46bcb258baee,
-        0x959b26ea34166a95329a2b2b308e0fce,
-        0xd5b494fe7f6e80d94206bf4c038115d6,
-        0xec2d01a6bab90931b984b48ffcc0b5f1,
-        0xc164546157beef3d3420ce79c28d2e45,
-        0x5ff0ac67aa07c529cad4d3b59f2305af,
-        0x844eb2012ab672f689cd25d4f1185aca,
-        0xfa16fa59ff63fb74bfff6b3fb3a39f2a,
-        0xce4f519be7dc2a97c3484b157e039231,
-        0x2d939ebcd46099fd12edd3889a764026,
-        0x6abc34a7cb42a264adfba5fd4b02c36e,
-        0xab8e2edccf9bdc0bc845e8b31ccebfc2,
-        0x528158eee11bb933463e1a1d2b38cb06,
-        0x5a3d6cf4daff437c9024c3a194ab2617,
-        0x34e7012200526f759a9d217fd7e24e8,
-        0x70b77c82bc4cb41de919fe248a72e5e0,
-        0x64880f10b8f11f583603a18a7ffe7176,
-        0xeefbd6799d08b996e085c7f69aaefd41,
-        0x3e27835de53ee6fd16057819a98b1daf,
-        0x267bb8874c20ec0001b777612222ea86,
-        0xdd4bca141b67211a37f3013ff4872699,
-        0x67c18933856c57b1c794a09a978171d4,
-        0x921b538fa55d206227dd3f84e6a640c3,
-        0x466b8f5ac8d17d5b1e090c4fc327782b,
-        0x68c44c5339c9a3a2c9513da04efe5688,
-        0x3464a83c570bc7778923eca7543427fe,
-        0x2fb609a7fb3c69ef72aaf88ac2e39abe,
-        0x46f4919385c92d3cd1dd5b6009a94d0f,
-        0xa95e2325186e9f5406b6506f731c25f0,
-        0xc538f865f1a6379716df66ca4951d3f,
-        0x8230a95e36410f735b344cd28c0afe50,
-        0xe0125d12ad1f13904094d32ea64b5801,
-        0x270ee6484f3092886686334c5f91ca4c,
-        0xa0f3ec632ee76e56974d8cee5676a8e6,
-        0xc24dc5ec3e37f2f4370f7654839adf51,
-        0x514b7ef2f4a8c8e6845c95324ba86d00,
-        0x9d6d06bbd26646065c16e3e96f527054,
-        0x24713a1d7dce580505eb343ae7788d79,
-        0xbac1c3884e4aca97655b6f89110b0854,
-        0x646a13d59f60245958c31ccc4ccc8b7d,
-        0x24d25b3fdfcb09e1c410caa50db34162,
-        0xcb70fc127168ac37e525a5d5082449bb,
-        0x75eff16f68f3a5f91ecc44850d4a56ae,
-        0x795ed2d9eb977e463d0cf0048eaba293,
-        0x7706b9ac0e206abbdb37401dbb09c0d0,
-        0xbbada86c7a011453b2cc0a110b009e2e,
-        0x9d1efbbd3ebdf98a525e4d7faa862da8,
-        0x6ea88f5a065bbf848ba0f06e1da080cd,
-        0x28bddbbe5bfa5c127f328e54076a2cf1,
-        0x15f1cc70006dc7a5cf3f83505e07321e,
-        0x1d57eb957e25884c265ef7a6940bbfbb,
-        0x7ad74ac52b0503708a1049793c5e1b46,
-        0x93c71cd201213d8173927f06b954ecf0,
-        0xd99d10704b4b90c5ad49d3c655d3374e,
-        0xfd4a7764227ec9b3edd5559878c341ce,
-        0x3ad099608102d687039f8e6b801e9c82,
-        0xe71f68e806ac119120856990c3c0609a,
-        0xb9c9ffca0a4824c223774b8419ac78f8,
-        0xac362c695fae3386735e6e6a9d052e11,
-        0xd40401490724fd013855e69db0d1b1ba,
-        0x9fceee4ee5d172a597d917b44e1bcb6b,
-        0xce2eafd70c0838cec1391f0dde7c2dfa,
-        0xdcd38216088b51e659c20c9796d93795,
-        0x4b2084141551a68d586ef5df6f7de430,
-        0x1e5e856f72104402732a345798fa9be3,
-        0x8457c79f83c451398b63bc912958d1dc,
-        0xf946e2945f2504c3cccf742edb7efbbe,
-        0x35ab85fada6aadf1569342093aabc24e,
-        0xdc36e27b65c908bab23f445214a06783,
-        0x5a54d0958f60094674568b58ce77b5c8,
-        0x5adee260b89eaf5546eac760ce9c88da,
-        0xa9b6a69f5030765ae6404a5990c0c6d,
-        0xcb48e33eaf50f1009caf06858b7543a7,
-        0xf9908053bbb72eb9e3f0d4abf8a095d0,
-        0x4fbcb4d0ff6520c4f93021d8f7f9b856,
-        0xc1f366d22020980c676b5e117f781bfb,
-        0xea6a3cd731d9ac3f44568cfdedd2443b,
-        0x365b42d06403e959258d0588cb14691a,
-        0x355e9762102bdda0c139088c0dfe7c17,
-        0xadb4540443b657a27e28b4f0b8b0e725,
-        0x841f1a5a8da886441f8718ffaca86b6c,
-        0xb9f10748d7a909acfc04923c9ab09c1c,
-        0x808672643905b0671ce242a6fd587ff2,
-        0xed940f6386cebb76109c8fac16a7c036,
-        0xdde60f6f74b08a784ddb74d4da6879fa,
-        0x6c089c439de89ce089c3e4aa2efacfc,
-        0xa4df2090d990d46ea2a566d1982f6bf6,
-        0xddc1561e968e9df37ec79cb2344991e5,
-        0x4d4efd792bf8f9c369f0f9f5e726536a,
-        0xfae1ed78d7257c7d398a9b715f956ddd,
-        0x1152a6b5034ffd8eeeeed45dc7306dae,
-        0xa32e73423ca14f4a566fa47081b2e9a5,
-        0x10ae07f693a353050a998ddb94eebcd6,
-        0x5eff09108e9053500ca5f7dcee2db7b2,
-        0x31a6a8b0ade3b881fdc11b5320af605b,
-        0x7c92f412b6385de1329bb7bd1470f8d4,
-        0xb6d2921f705613d7cbc5e767dc0c767a,
-        0x1fd9d95cfb12a2f660082a2ce29c7fda,
-        0xd4fd4c161a1ad2162f7c7e646cc1c0bf,
-        0xb15814d8f373179d6680917322733f07,
-        0x332b55003ec67ba2dbc5602db779f5d0,
-        0x942d8596b401aa82b69a0bdfa8854d32,
-        0xde8c3b3648c0f1f8b95d8ba0051f6f94,
-        0xd7c0456cad18cf12d1363aa2c30be774,
-        0x58e94ac736957584302c735d37e66d26,
-        0xb98c3066220f5810622f51ebeca4ee50,
-        0x94808d3b54c10cecd34728a3a3810915,
-        0x5a249e7c6c11ad78fd9fd247d89627c3,
-        0x803deb3f73c2580fd27c52dee44a6f,
-        0x8689d6242ebff87a6020ece35c52fef5,
-        0x9765a08f56f9f1de473df85e5a327b69,
-        0x45c8e3ba17910c984ce04581e565cbe4,
-        0xe0e2e67ab16f8914c3e7f03150386c1e,
-        0xad1cf1b75bdf8dc65316e284994a74b,
-        0x8f7ef8234a6ea1af729c799d1c30299b,
-        0xdf24ff74c3b7889d25e75d1924ef7b9a,
-        0xfa3ca85520c0b9f0c3db35781b3305dc,
-        0x9db222e07bda511b0dc699a7774b4733,
-        0xe59d78d73af8f37e0f39a4cf08283f3c,
-        0xa84ad23097226d546f2407ae8c3c24de,
-        0xb8c8fd025e9da76b8273cc38ec145e68,
-        0x89a4ca0248d8e330b064cac8eeab096d,
-        0x7338898870bf5fda7fa8c3bec6356e04,
-        0x479cdef2be2a0ef622d523f27175d0a1,
-        0x6860503b3fa24f28005200acb0439bfa,
-        0x17568d48c4bc7ee91381623577748f2a,
-        0x3105ef37f8c97ea6ccea2ab48e070560,
-        0x2d7aa838a0aed9f14a37ed013cf41c48,
-        0xd25e5d0192d2e6348b5fd2866ded2c58,
-        0x76950b20aa7f7a21e487fec8491b1647,
-        0x26db276f04f23d058b0a1f52ca3c8328,
-        0x7baa9ef72cb5596e4befa3b4f4c248be,
-        0x6c160885240b5993f1001bc9a18bdfb7,
-        0x82c085cb97d1744c604f6aecb4f7f40b,
-        0x7dc40e3f0a56ad763e0426435decb4cf,
-        0x50e428cbe67d915b3dfe0d5bc2e79765,
-        0x7c3dd83f27405b299b81a548552bde33,
-        0x430c4aa5d925aa71b00534ed5d4acb7e,
-        0xea805a0d081a2a812f1dbac6b3ec3071,
-        0x4b4fcf0f777d2caf1e0e31f36b1508f1,
-        0xc081c33b58de026867de95bcf1f13938,
-        0x8060c9f6107a2c525ec173ee1017f82d,
-        0x85ae48baef54a4fda7ec0e160145fd13,
-        0x7c3073eb84737008199f617a24fb9a6e,
-        0x5bbd4822f119ff43fb906e5192555962,
-        0x224046aa9e546305c31b1ec82d18aeab,
-        0x74ec126e73bbee3a0bba5e223054fb0e,
-        0xda4b463a2d87778607b43cc0e54bd84a,
-        0x7639d05fec4c469ff7e40e62141697d1,
-        0xb6ec23a7267fb484de90dba718b70ef3,
-        0xa1aedd5cf64110ab46403c648d2df840,
-        0x21f3c824bb112f8339522358f36dab23,
-        0x3c3818867f58a4c8e81e1ef6b3902991,
-        0x799dd0ac7f0421348443e03d190f95dd,
-        0x3b8c91149e7278e1a478d1a2c8523680,
-        0x3fd78f25a806422673762836807c6c37,
-        0x3a180cce6a005f8ea23b8258605e4725,
-        0xfb8a7ae9f653e3671bd67d0a8d03f05e,
-        0x7c69b57f3b8483ae2b2bb62cd5beb9de,
-        0x73971636e06a9e11bbe3ea5273e45f4c,
-        0x94fca30ffcb8a31cfe1f96aa41b2f33a,
-        0x549c0fbf520d3b6da2b3c731ea34a361,
-        0xeb934601361687f8b5ee803a5620325f,
-        0x3a0df7faceb8b6744ba83a9b2e7b1b1e,
-        0x358e37b0e77b9a61eb15be37b082a8e6,
-        0xaf869b6f8f8f1b1a0d562c8b2cb15a7f,
-        0xbfddd69beb2b1a05a7226c9591cfdd62,
-        0xdadc866482f117b2d471f18bc850d6e1,
-        0x20b0fc28b84928249a2dbddda2505933,
-        0x616bc4c8d3ca0c988b058fae4faaf64d,
-        0x42a167a88634172e6a29e33533746c08,
-        0xe298e0f60b9ea75a2d2d8569283d862f,
-        0x485670df1ab0503f77e1f80975121878,
-        0x40b84e589fcd90d47146a9e56a230b69,
-        0xd46ec249f5f92e3e2a26e5ef5e8dc9ae,
-        0x6fbb8a213d0009b9092a4fe0c3cc0268,
-        0x31a297ba7f946d683916348ad5f24c8b,
-        0x3b2425c3b463632dbec5a11aa84f1d41,
-        0xcaf5deaea0dbd600dcaf3939b31bcb7d,
-        0x1307298a894157206140e3e2be9b6c4f,
-        0xca377216375a87ff39e0ea80a5782792,
-        0x746c153c394294cc79e822d936a046a6,
-        0x3c7f8074865802210d86ed1ebb84060,
-        0x8a468daf03a1bef24e183c163b4cb79e,
-        0x4c82c5f9d72d636dc8b356aff330dbba,
-        0x273d28583126080695e0a82416bddf7f,
-        0xc500c793863c9bb40cb957eaebde5b1,
-        0xee08ced96f41415f1dcd3d86707bcb06,
-        0xb89b893b1531df5c3d1241ffee6f2b57,
-        0xbe5a5c8f14e7cf171c07a461a4002d19,
-        0x4607e70e54efe29ad95d472fc622d5c3,
-        0x1eccbb5ad27890e24bee9279dbd4f8e,
-        0x2102c64b154177ed74675aa807b103c5,
-        0xacff6f6b8d255aa1beb7f364729663fb,
-        0x2f890fe82885abbcb1d37b4db6dde978,
-        0xa030eb67cda510e95e9d417f8edd1730,
-        0xf22b6f7464019a3ebf9374df630ffc43,
-        0xc5bd5f9916919ddfde6c6b97addc22a4,
-        0xed22658490e4833ba61008038c921d82,
-        0x5835f7dfa55931829c28fd71fcf522b0,
-        0x6e4abd2d678c3b1275fae5966ab0f6a2,
-        0x9f2f1266efcd406ae497150a7abfe00a,
-        0x4934f5591d0a7e81e54a86199ec6a496,
-        0x52a70076c5375344c1a45077f500e0ab,
-        0x9a1cdc1ddaacae1a365dbf33727293b6,
-        0x699b096f81b54b414e1f8e702ee59df0,
-        0x89428e7667607855a9262f957f6fe85a,
-        0xb5bf39a0edea4217200401f5438902d1,
-        0x3920c28237faed388e733ff344fe94fe,
-        0x2890ef2d560ebccfb690573745c30193,
-        0x5e5fca38c781335aa046ece3dd826325,
-        0x82d0f0109707d767f7c5519a0c2ef09f,
-        0x695b9c2ebc9c6e121d5fce713b08481f,
-        0xcf4aa6d6d681220455edec636c7f251b,
-        0xe795da9afd869543b654bedf76bfe90b,
-        0xf32e6b7e405c2a92734f1713b5f932d,
-        0xb307d1bcd0ea831687cd3e5779a8b7ee,
-        0x3a2c73ff0b21c361dc9d67d9105cf813,
-        0xfeabda298c0355a8c8bc188b4fccab97,
-        0x8e465f2afbfeddce72a11d051a2578d6,
-        0x3c69d7cd6e7810eedcfde13608a1a948,
-        0xfd485577338e36ea336202f7cd012f20,
-        0x78b94e5d1538691491f630a3e84103f7,
-        0xf4043d9bd5dad7c15ce1085acef8b61a,
-        0xb28adb789798334561910eaf0d048fcf,
-        0x5297b03d03ee3e14ef48141840bdbeb1,
-        0x284b59b60ed9e24d7cb234bc36e73100,
-        0xd942eb2c08222aac2689762d38971a79,
-        0x657d553a32bc2a3962883004262d258a,
-        0x524fc227f431dd5d2eb6b90b216ea9,
-        0x2c9f541e82ff88f2e5ae62aea6514d69,
-        0xbdc41c6578de4ffd409384e7c93e4a6b,
-        0x7e5234f335d7ca49e070c2074eb5f5e9,
-        0x90d8d15b04648f91c403bb234db4a4e7,
-        0x3d5e245ad655d5d4406fbbc75dccb51,
-        0xec070e5c1fac57cab29299d5f891205b,
-        0x4d87b8c4f5bf1cd0c5d145b2af700efa,
-        0x537f44835fc935d195acf010e66b607d,
-        0x90288b564e8500e7f136c1afd2d234b3,
-        0x3aa5bfb19c46f398b9a27fc12cbfd88e,
-        0x99e4adf8d569c8a89585c0110bfd6e4d,
-        0xcec32bc2566166beb017ae39e23de3b,
-        0xb9979fbf759d52c0d326017d8b42e4b3,
-        0x1d2ee111abc5ebfeeae3ab4cc8a65d14,
-        0xad31832fddb86cd983499c0de1641c94,
-        0xdeb451b1863e8b9fec8a7834a11e73a9,
-        0x974c12598ad19ff909dfd78860342a2d,
-        0x54005fb38229f6a00a10cd4146cd869,
-        0x8b6d9bfac60e89095be8a8d30192e00c,
-        0x3043c3f893869284d4def1f161458914,
-        0x8891bfc0f3286e41e26765bbbf7b2254,
-        0x522610ba65d587b6cb8d7d9b96f1a4d8,
-        0x6d5c48a33cf6af698e5eb9429653f532,
-        0xe4afaaf7b028fd6d7da971b9af0b3f44,
-        0xd91a21b0229e5ebfc4cf124961a73b57,
-        0x7a1ba31e0d13988793757f1c57c36b70,
-        0xc69ba2810e00b6de35dca201358127e8,
-        0x33b60f368f280f49a4f2ca75fd8f8d48,
-        0xb99e600cfe9b845b8784c74b0f0bdef7,
-        0xea2fa1d59a6ed2fd4dbd9d954ec9d3e4,
-        0x88987f858d7e626992266dc89e2f51f3,
-        0x63a3700fbfcfa1dbcee62398d61fcefa,
-        0x36880a686f76d15a015057c7e0507330,
-        0x8e9568086205e8fc24721fc76cc5d21,
-        0x40be005ad32a6c616a1b442781d2388,
-        0x2c3bf87713e74f47ce92dd88c1afb9d0,
-        0x104caa3b9dfeaa0a6be6f5376fccb0a5,
-        0xa0a764b2a01284d353870e9d70415c8,
-        0xf2990bee0aa161673014b79c16426327,
-        0x84fbce166bfa3a01adcf7717ec44d57a,
-        0xdf1cfed13944ec0a8f122f0af24da873,
-        0x7dcf01d854a77cf3f8c9689f23650a89,
-        0xbf3178bd2dd0607b600a4b070f8fb900,
-        0x9ccc7920fc0e0a9ceec1f37a2799c31f,
-        0x5c6b639431c45b2d3c0da58fc9ee1180,
-        0xa4c783074c92e01ec578d33b7e16568e,
-        0xcbc94e6424e1d7adf6bb6294482e9dda,
-        0xf3b24a308e2f0e56f0973432c0adc9ef,
-        0x8d932835c5e747c5b8b26ae592c4b62d,
-        0x45fdb67b4e6fd444b8ea45f17c72e527,
-        0x34cd55c1a7cb73dbdfe5820e76efd545,
-        0x9cce6992ed15e5f3f9fbff438949e98b,
-        0x5d886454b48b6e11157e9cb3b76384a1,
-        0x43a6ff1e620b014bae3216e7343a3c79,
-        0x5f010fba944737285baa422e69871194,
-        0xf9f64452593ef1205fb2516b15af19ee,
-        0xb03b2b87565ad2d29a2388f9ff13aec1,
-        0xa1afd3f88b92eddd74613002df568058,
-        0x8ef1f0e365fc9abeb3a6e5a8a0821afb,
-        0x789c76921a20c9be71bf4696894731a6,
-        0xd9f5c18b31b2a45e8da725eaaa7c7f77,
-        0x58581e5c387c2a68ef1d7b48a2a21e1d,
-        0x34da20f8a459ae22a13acc9f7bcbf63d,
-        0xd643fac5c309204e6d7db7c0e8221754,
-        0xbe8adfd3be9baeefd9cff2ab5084f36,
-        0xaff49cbf2fa723f3cadbaf07dea33684,
-        0xbf8d5e6665990c81982954177fb2f469,
-        0x4d05bfb8eea599c67234da6db45028b3,
-        0xf67edebd1ad3953af4704b6c01753132,
-        0xb3e7ed808608d17fe0159dfe88de51bb,
-        0xe677af9ab06f2a159397dc9d4afab1a0,
-        0x91a4d834e2ba3ad46f7acf260db4c7f1,
-        0x52b810fc0f6d36b9a74671c7614cf91c,
-        0x5e9e09c194f7843889a806df28b8acf6,
-        0x2acc9f8115d1c0bd248d17fa3ae0cd01,
-        0xd5440800dc75fd158e1ac141940c9e3b,
-        0xd402805d0513539730e83bfbd870419f,
-        0x9fdb186ccd75c1443166ac2d6d735c90,
-        0xd6b43812edb66c617eb2851cb81cf9fc,
-        0x23f9d54d01943c92226dce45a8e4f1cc,
-        0x5c8d5de6e09837a01b706d1539cee492,
-        0xc316238ce43a821cdef3dbf725fb9c6c,
-        0x5522a2b11c2187bb06fe81fd68df8a4e,
-        0x55ec53de1d3e5b8585c62dd7fc74fb84,
-        0x97045825628a206985eafbf6a1ddcbab,
-        0x8d42781baccc6bbb25c43b692ff52e0d,
-        0x84748d902d26e40cf5667805e2eb35d7,
-        0xe7fb14698fe389751efc23607a3dd07c,
-        0xa6061cbc144ad3ba14e56745ac1101cd,
-        0x6783a6873cbfde8a0eeb5c75f8601468,
-        0x69941020e8f31e77dbdf24fae70afb9,
-        0x5fe708a8ccb4827c25dc8e7ded2574a9,
-        0x5c6ef47e931d53d315f06a3ea9c0d2d8,
-        0x7784a0bf32fcbb161b16d70e1c258041,
-        0xe2d9aebcbda037f91f1b842b8c75fedc,
-        0xd6625230defd5b3637feca993846c0da,
-        0x3f4264872ef597b30632f534e9c4f287,
-        0x3f4072f770112cea8354d1e74f9b4f2a,
-        0xa7ca34a9bf3d4a3cc356413e449a70fa,
-        0x834e98e9f57315a9b328756a66839f52,
-        0x60aa040c3f136105089ae808fae3802a,
-        0xbf6e291c9d0f11233b2572381a3d578,
-        0xdabe58e0b15222c53f9f779eaa029473,
-        0x1f12801dc0253a55576043324605b882,
-        0xfdbd74f0617cfa2dfc2499dfe013cbd2,
-        0x96bbaa6f2bccc698eebce33c8ffeefb3,
-        0x5a87f688acb93a4b842853359467ddba,
-        0xecbbf6a4fb89313fdb18273c5450707f,
-        0xb4ef088bfc2a327b04c9bd88bf6765e6,
-        0x634c0cce7635f7b78a731cc9c87d95a1,
-        0x27e552d140f3b39a88b8026e64a3809d,
-        0x6171637d1e6d46ade6f80aff7a7b63cd,
-        0xb2e2614a47e11eca9526a9fb38760a00,
-        0xe679c2b16c1b601f101399b57e694c4a,
-        0x18ef8f50663f0f3d9c9762d56554803a,
-        0xba5d57442eb9dc765387fb931b7a2a3a,
-        0xfddce915903464f3e14ae52efb0090df,
-        0xf8f2197a944ceca4cb6b92a7c7d51d31,
-        0xe021f84bab8970cbdcd6244c2c48d2f6,
-        0x19de1b732958ac6fd693219686df6aff,
-        0x780ba52aa681f99013ad42dc65e6c63b,
-        0x9b3afcd8bf0392da08e8b466ef2502d0,
-        0x7d5008640265d775be73c23f3eae4747,
-        0xb2f1ad48077920294e93ef9bfe56a261,
-        0x5d617fe63e4763bcc437f8ec5e3791be,
-        0x198a188d2ecc88f3eb3734e371eda101,
-        0x457dc4286f1ccc650aeed7d6b0ddb360,
-        0x7eb3620541ae65ca16e3f7b64211322f,
-        0x8f37a0ea2c67a322d4075b1c2a5f139b,
-        0x42137bdd42d01110a58f0fe81560be2f,
-        0x323d26fc2846dadf48d417ad5fb39eef,
-        0x7d8614724c1ad63ca9e5c777df3ff2c,
-        0xea5c260c9aee1219b669e2606a8d8fc1,
-        0x389bcaa401b8671933976cffcc86ce3c,
-        0x76cb7a934c9b32e632dbca58e7e9b838,
-        0xc1487fbd1abd572096db6b9386b33615,
-        0xf38954771258b6d340a3ceec199e96f,
-        0x6286bf6176e0069b24a7b80060661d6a,
-        0x3382b14d1904bb6e3a76248f357beaf6,
-        0x3abd6a424b4bb4eb943e4c531752763b,
-        0xeda88cff63ed99a41feba8e4b53b0f03,
-        0xb95bf9861512f0d91762599c505d692c,
-        0x1730baad2a08a5da8bf3e203b24c228f,
-        0x22541306e76cad566d1a1ffaa835e7fd,
-        0x6cdfa97ea74aa091e40ae1370053215f,
-        0x5ce3d7e753a766bf6aa9b22cd5a436d7,
-        0xdd4eeceb5df4f9527c657bc7620cadf5,
-        0x278eee0b4f2cfcd910acfcc108d96526,
-        0xf1e3d3caa87cde5edcc861f3a906d23f,
-        0xedaa5ed078cdbcd5d1c80bfd03fefc10,
-        0x7a98e40fea727a8d5154ea50a2f1a24c,
-        0x87ae8f58e94b73c8990c7b4e71eef6cd,
-        0x80561ef5e46e819069dde7df6e54264c,
-        0xa50a449d1e2afd1d0e53135805ee22fb,
-        0xcdad79ad5e1c506c0520e3768a005cdd,
-        0x728222e95fd5fe6e23ca8b6deb64403b,
-        0xb8bb86f33e3c905d501b6937f1a5f4f0,
-        0x420d63fcda55c92dd8a929ea313881f,
-        0x53abfef32cfa2a489f85cfe9e2bb2d84,
-        0xb991e6a110eb8e1530d493f44a8d4b24,
-        0x43208afae84ef8eed382a7908c17d9f9,
-        0x8390eda004f24802383204aa36105562,
-        0x3893b1c58e70f04f6819ddda0105b9ff,
-        0x1b822d879d19e117585e97bff0878d07,
-        0x3167ba2ceff58359fb24809540479458,
-        0x2442adfaeeae6cc3517c8ce56f92dee8,
-        0x9e767c4449de4cc9ff4e050ca58ed5e2,
-        0x5fe3ab30c8d9f908a48f8e6994dc72f8,
-        0x657d67d146c01f96a88075e3f9617b6a,
-        0xb70a07fa37dbff7bbe602b1815c19b4,
-        0x792122db36d33036029cb17522162121,
-        0x9e24eddd57eb4b0c180b1cbec9a8f2c1,
-        0x912ae787878f9ae286b89760afe1f980,
-        0x19a053ac5da57eec820b3842e7d7b61e,
-        0x52c1af0291bd71dd1c2ad25dc53bdb1,
-        0x665cb334b1e0d6e4cae1914c1779d502,
-        0x2d8cf3dab75ad2f336b5d9206a7e8cac,
-        0x69ad036f3563a128c83a9f353614fbda,
-        0x5858da6921259437cc2d60b469b3f8a4,
-        0xd0ccc7dfd6de57885f7b909d5e10075a,
-        0xad4e316428bc75c2d2f4962c36e6f90e,
-        0x416f524df22f76f0faf0259f97d6076e,
-        0xeb5d331c396524d86b476624090e9f6a,
-        0x514ddf9b3b056506d0e6b9251f14bb0e,
-        0x8c18a2f197a93ff63942957c2cd36259,
-        0xa24cd581f9a89b709d09e013f6dab3e1,
-        0x3fcbd629e5a1668b21f026538f8dca99,
-        0x85f29230e3191b740770a3a0740a5a3,
-        0x60d244148a61e4d607d633e9d5f0c041,
-        0x818d09811971769a5865201d8b3e7eb4,
-        0x370a7640adcfa5ad6a119bcbab6b4afc,
-        0x7a3472fda644816830ae515a8fec57fd,
-        0x9e222c3ba557094e17ffc1584bec05d3,
-        0x760c9198a1a24d6c3370a8053ff19a5b,
-        0xa5b34773d2129dc5c29eb72e8076306b,
-        0xca8dad1e8514277ba569c81ba553e2af,
-        0x28cb3b813857fed713ce6c0de4bd0488,
-        0xe13a35e66abb447c05dc863e5fcb1757,
-        0x7e3a54a827b52d0e9f350d2dfef85368,
-        0x60b664abbd4e763a8c7d1b92f0ad788b,
-        0x290d8462e48ad6106a1d9e662879bd7e,
-        0x4e61bb06365d000b2fd1f493194ed37a,
-        0x79a0932a31627aa0033567c8426e35f9,
-        0xcc4b9585e657a0f13b455435598357ff,
-        0x2bd35f01026621686c58bd3c858df543,
-        0xf3472575121577c73c6c825b7ea74275,
-        0x7cfe03d98e699382a5023e3523bf5db4,
-        0x6c8003eeb986d953893fb4d13c0d2ecd,
-        0xd52133664d5fce7cf185ae40c40fdfe8,
-        0x320ad587ac7cd05f016f404312ef27fd,
-        0xf8eec2ae3982562b3db9a73d1b267e9b,
-        0xe2d1e65810ac036c3bf1e78fb73ff027,
-        0xb5f2e0e2e4e3b0ff8a77cd7aa5b7ab3c,
-        0x27b6b02f738136e2525baf71dd46918d,
-        0x355ca48b1a28f9818e12f58c953e40c6,
-        0x6a9a0a95f2a98762301b3f7bd568d42,
-        0x8010c0f1b9f68caa1d8fb740ad6be2ee,
-        0xf838f5daa5fd1a4b5c837374c62942f7,
-        0x81f1aa901d5936f65f9926cfcfe4d83d,
-        0xba44ff9a17d5ebc92827bec44acbab84,
-        0x4277c5209b2f7874a4ae677f5f75e31f,
-        0x27025c279907ccb2e43195c269009805,
-        0x6d642cf753113650849ca2e97e21c583,
-        0x12157b849ad6e5aa95a3690b1a6f59e5,
-        0x260dbbd32845a90a5b41f416cb86e485,
-        0x3bb256e52a2e72a2a1c73aa2d6d8781c,
-        0xe38d0173e59bb9209256da6a7ed171b7,
-        0x7253f8668f044fa9236f5f12337abb3d,
-        0x7d9612db1918f1d314e3f37ee3f20102,
-        0x762f304fa4ec532d41529ee2032e351c,
-        0x9cddf40034f322fa5b532a961e179afb,
-        0xea0ce34303103379ffb967b9752136fb,
-        0xf1ba3a2b1f4a9de18840747b32eef159,
-        0x5b90735a237713c0dc5f0a07a7e87fe1,
-        0x6c78de057a4d4db2636f2c0af04069b7,
-        0xedc46d7a4831eb3b3b624cd6b49c2aa9,
-        0x16155d24b61923fe5f2c0bbcb3f17519,
-        0xb927eb8dd108f98b70e24929c1bd5003,
-        0xd3c4a68e21ebb86a4b2836d4bad63746,
-        0xef29b3d85526f367ce04358227faf16b,
-        0x5274154459caecaca276073e7d1cf47d,
-        0xe2e196cf8f4bc0edfa03b170e3b258a9,
-        0x72346db8779bab7edf20eabb647e140e,
-        0x29ce7ce583bde15e015ba9385f42eefa,
-        0x906eea200198c3e1940bda2d74b48239,
-        0x4a03783d2489a6fb3feb0b0463f01c0a,
-        0xe42f820af272812769678cc3534a5862,
-        0x7bb00cb237688214999f8545425f4b6d,
-        0xdbec104a80525c7a248471464ee86f48,
-        0xf7330cfa19f8eef6d20e548c83368d15,
-        0x4a2eb08f5b3fe30ecc1841c549b0d4bf,
-        0x33bfc4460311c7b0872158cc4ed82d05,
-        0x9f48f1b9ad35c84c0763c6b62b4e847c,
-        0x9559aca5fb38afb3be5da0df9ab16a74,
-        0x20e8e9511e7d5a1724963176448af4ba,
-        0xb5dd9c60fbf928789be058b581a15e12,
-        0xcb1df93d5cb17aa1fa5c5ada0a2a6cb4,
-        0xdcc5bd5b3ceaed19da9b3abff6552cf2,
-        0x47d434ef03a79ea42115a58a260568b5,
-        0x78d42f1359f0193100a0c2a77244a62,
-        0x2e10e472028076909689c9cab7d87f23,
-        0xb9796dfc47c27e3918b677538f1c163a,
-        0x88766a2ff81386afc73c04845abb6d6f,
-        0xdfe3d797a6aec50e9dd391856cbaa7fb,
-        0x517ce5169892e01148f249e2c83ef860,
-        0x18a307dceab268cc3048a992ae9eea2a,
-        0xe4e748f3a0ec99d8131a66094db56436,
-        0xaf8a723c92f8586accbed93f61b192f3,
-        0x3048448e71206c674489fbac4834e6ce,
-        0x7d8e901a6a78033ed6e4b923ed70dd8d,
-        0x5a9ce3df8abc010b3ebf712fede52e28,
-        0x50acf8269083b66aee1774d08909f165,
-        0x6768bb4fa7f2804c964c3eeea845b13a,
-        0x61120b3bdd55895600dc97ca6945f008,
-        0xcdbacd5a65589c4e3f0192362a36b956,
-        0x200413fc8004c5a35fa9916c1127d80a,
-        0x64bc7bc1f98ab0aa54b122161c38d742,
-        0xf223d4141d8b5fb82d26f2234a26ef7d,
-        0x8e3bb1c3d2e1b5b1de1d2599c3d1d765,
-        0x1511a61a4e9ed444e5997f9841f92243,
-        0x4993583d29636ab879c59d4e3fe65a0a,
-        0xf0bc359e2cbf22b4a765ea006ff51948,
-        0x52a67b9b059dd315fddd01d27b21c26b,
-        0x4d2fdfbd97a144232a41c0897916bab1,
-        0x34d3b18b2c5a9bad463c50877ea769f,
-        0x11638e28b7a41f59f27e938943f8ded3,
-        0x3721a0224ece418ebaaf9f6e5ede7aa4,
-        0x307f1b4b409680fffe4132627b3ecfe1,
-        0xadaebcd422a3da9defea185a020fc58e,
-        0x1140eaaf5ab00e194d37aca4a8a80468,
-        0x920a583ea97bd2852973da3ff3cfc6d,
-        0x4263a19bbf2d0b0696586640dcff650e,
-        0x1d50a3dfce7387f9b17b5121bc478b4f,
-        0xb7419b026dee12030238e3e00824fb2f,
-        0x54d8d6300f19859ce2a3216300ec26cc,
-        0xb03d7ca0e357236c30f4d7e819291254,
-        0x5ebab76749532630535aae15e7c30efa,
-        0x3a12c3e0aa9510e87e9e50a7355786e0,
-        0x845458dc86a435d2ed8485acd1c15602,
-        0x2de99a6141a8110d1594f22ae779ca50,
-        0x13ef125b59aa89ae37c7689ad075edb6,
-        0xdb78c45c1afe60706ed566bbb45e13,
-        0x7b8c0732946625b88fd8b4ca8a63dc69,
-        0x8804d400e895fa4f157b0462978d3f53,
-        0x7bfa1a4fc7a562468fd3a16644f755c5,
-        0x737c20df5f4a1f09ab219c494b0dcdaf,
-        0x45eb024d2a7f904399253c7f6eb3ae2c,
-        0x5ff4ef0cd9f6856abe819a91a9129082,
-        0x996cfb1c8ca146a22f71a57a9eb3f480,
-        0xfef0f2ff6494ce89ab4274ffa527e956,
-        0x81fdaf5ea603c8ad9b97ae33d186622e,
-        0x6d9e91a955392020e7d3f8691177ef98,
-        0xc80274c1f182e260f8f7f888550d123b,
-        0x96ac3c915c33554da209d3136e65b717,
-        0x2345d0100e933dc6977fb0549806a37c,
-        0x2300537907d3775321e7c56635602f3f,
-        0xce85d22ef7d6322ca21178208f9f7e82,
-        0x6ea89ff1e33081577590639eb38d494b,
-        0x87babb816bde7b24b0fabd8961d6e2b2,
-        0xb0e566812f6d9ed8996c235c332ed6ec,
-        0xed210473c7714722653499092de9841a,
-        0x5096ea8d31ed39d3a8641b38401480a0,
-        0xfa0f147b57bb05e0eeb0e016dcb01fb,
-        0x854531676aeb4409833cb60404fb3f9f,
-        0x3c3ece9a470b06ffedcc4ac18ff9b9e0,
-        0x32d214f5371304666d895f6b67dbcc41,
-        0x53911f9015653b247b32ed84275ae45e,
-        0x86d18adce1496d3e3a8e0c2b70798c4b,
-        0x15e2a83a11030bcd0f55c9171f6ef5af,
-        0x1ef71c379f42f336e549e5b75b66894f,
-        0x4f30c12642f8fe6329515921295fb6cc,
-        0xa13a27ed707a7a6dd4e63145fe120387,
-        0xf613850182fa39e8cb820ae07141ca03,
-        0x19ed934a202d97e0b641465bd4376fca,
-        0xc3c74beaed59d18e633db2ed3bef26fe,
-        0x68b00161a54a29f7bd84bbc66c511ad9,
-        0x73498a63af38134fc82f804bcc7c10d,
-        0x55dc26010f3567784d228cc5dc07a52a,
-        0x1b4f0c5f06846fdd48cdbdd797c25262,
-        0x62c3bb90d937adaec05043370c52229a,
-        0x98bb1cab400f0e422c212d1acc4a055a,
-        0x87a3fb35bf252c88d785f5fe91402b7c,
-        0xa24a1864d66fcc8df0b1c1a1683281e0,
-        0xfc9e2b6744b46daff839671b56fb0577,
-        0x8fe48bfad8c8a0055e94193f33e05955,
-        0x590faa275d79c82b374d6efb3e0189fc,
-        0x14f5db311d7a9d432d401508fde946a4,
-        0x108ea1e153c3e599c23886cff4d07d00,
-        0xf6b1abacd0cde7c3e965d9cba94f9aa8,
-        0xae24e66a1a7de8311b4b84dd8dc27890,
-        0x9623d46673fe7b787c0e97147409d280,
-        0x5439af4b8d2b462d0454a11dff33f3d9,
-        0x78d4de90ffc0e7a03be072ca20cda955,
-        0xc36a6358c03b0f9629d9c14a63d67ff9,
-        0xc570ff14c81b671e013c35588c96df28,
-        0x2471ef49e9c3d593f0cc3a74d1ace57f,
-        0x6b459aafab85bb14ed6010ce75e9ac4f,
-        0xabac1be9a9e7a2f7f64095df54c98e58,
-        0xd966fcb2ea65c595047d5226408ee5b9,
-        0xabbb1b7eb85c95b4459f9a012c5e5bac,
-        0x5ed2d0fe548ab4c75e3b21e8f5820f78,
-        0x1d51087432c275e491988e9ffc831430,
-        0xa7ff8724ea394161131fe6cf93ced45c,
-        0x6b06531b2ba5a82de870cec9be27d712,
-        0xfc312ef7737d39393276af97a3705af7,
-        0x6ee88b5fe462718b11d18eeb99827f29,
-        0xd6a30e07ba38c31876211abe7c5efbcd,
-        0xcea66d3877d365dff921f4f3fdb7c39,
-        0x9717b388bb449584b238d24850d3b7fa,
-        0x58972e065963b089a59350f5ad8223e,
-        0x79b8dc15abe0648e25ed2a545f964bab,
-        0xd6dfab1df9b4b1cb87ff181e533dcd1a,
-        0x60924f0766cdaa6babb5df4ee82e4cd4,
-        0x3f470d3bd880c16e0da8671516850e04,
-        0x395f3c164e9a7112bceec3c2daf1ca9f,
-        0xdbc63153ff78ebdcba2c2d2f832bfa0c,
-        0xd2a0952b484fc01e6b8fcbd6ea9a3c1e,
-        0xab1fc7b7f29ac3e24e319788def17439,
-        0xa8d479fd982d26edc2277e86a8d05df6,
-        0xc75d57b7b8628b75c4ee650841739ddb,
-        0xe4b3f64d856904813ba8fc40b8410094,
-        0xa8e79e37aa0ba86ad0e97417176d2801,
-        0x13f0aa996b679f8c6518525e484ac80c,
-        0x9f6f4ce0135dd633f25b5e9fc910f78b,
-        0x2e7b831ca5b49f93fd1034417087014e,
-        0x2d3ec4ece57e31ea083e312b51a8c679,
-        0xe3ca89e61b4da2545fb0cad8bd1872a6,
-        0x1eaf0e8fd10367080278d25bc9a692e8,
-        0x7f2907ff2510c1cf6618e151d9b0e4e5,
-        0xee2ee254181da24c4ffeae0da277a989,
-        0xa676fb298c5da68fda5d2922c102055,
-        0xfe025957353026986626c239414857cd,
-        0xe1f5187cf90a042b903ac6b04b191af5,
-        0xbc7e76bba88525fdfd5d8c89aac5d5cb,
-        0xb397e28abe8477af809fc154a8406823,
-        0xbcac003d7908e869f908261e53779ee9,
-        0x187e3db1f218fd7e611ac9db0b8861f3,
-        0x40722983b1978fdbd8f48088de1079cd,
-        0x212559071d6e569d574ec3e47ee05efb,
-        0xdfcafc7f39a080bc133b4d925ffdd262,
-        0x9c316ee7029814817681636a990b575e,
-        0x1b2285596a2f5f5f7d0235d7b7059935,
-        0x559107e8b65e9d3de815533b288ad669,
-        0x475cc7a432866968bc31d93f997ee1fc,
-        0x176bf015cab1dc2be850dd980a4278de,
-        0xf2587fb9af50f852858aa4a3584255ad,
-        0x15d3a9355f54735f2829af513ed74c44,
-        0x4cba61b77438460ae663efdd61e6e10d,
-        0xeed2f886493844c8615cdbb5443ceb0e,
-        0x612888f3f1a5a7c81beb92b7798dccb9,
-        0x82ea1b92f2ea4b078b67d54762339ed2,
-        0xad6de4c68e44d9ebfb2880653a80dd3c,
-        0xf0c3146f363147a8e5fcc449590d06db,
-        0xd06145d4d616d42ab7b58cfa120e4485,
-        0xabeea5de1fc9e42df1f9bfab648693cc,
-        0xa51a8041df9bb1c535b6061f674ccbb2,
-        0xc328efb84e656927cd2a67c30ce04013,
-        0x3b3d64e9b380b2135a399dc9de031c4c,
-        0x961e2d13a3b5c62bd91795f642fbfe90,
-        0xc43abec352806dfb49485176c582aaf9,
-        0xd23a6baec145102825c49018ae6b47a6,
-        0x6d27b330b9637adb744293d523d0f304,
-        0x4f2b87c95b487a123adf1199535958e3,
-        0xb97637922b507e7c005ed9ebf1c224cb,
-        0x1dd0e2fd95a734584eadded401e83070,
-        0xa71b62e4a920a894039debf81fa91968,
-        0x6ed1cdf136d9c29f16c491aff07c9d55,
-        0xbbbbeb366d53e023dcfbde7e2f442896,
-        0x4740be80fd9b4d9d9b1bb4825ec56e7a,
-        0x4887f1cf544dc09a795ebb9e82dca104,
-        0x35933e5d236b9a148452a0ad54b19d9a,
-        0x663882a4928223faebdbf4f8415d0eb7,
-        0xc8d8d9fdb59c9f8e84635a7ba9677fc5,
-        0xdd43a38cd11586f5078b03383cb8c34c,
-        0x1055a87996fb26a3c15cbbe01f2685ec,
-        0xc8851dbdf460c733eb45bccc946a6c03,
-        0xe4dc58d563b60fbbffe70b37dcb765f3,
-        0xf5c695deb3f1b298ce0d82b9eaacae3f,
-        0xbbdbfff310cf0b25615ab7539c098a02,
-        0x7b5991f27c2b98a3202ed1dce592f01a,
-        0x185eaade2d2c657517ec75a789488a52,
-        0x8d6b1c939de610df3058521c1df92859,
-        0x3e9a5cb8a87d35f093dd1c18c569bb05,
-        0x5c286749540ded2e063d7c51f30bfb44,
-        0x49c08c016f1be28b4b2a983bc25a1351,
-        0x4c70cc50fe2c22a0583abffc459a4d00,
-        0xd62a572dccf381ce4f8fb28303810235,
-        0x20a8c11aeb261964973f07a911c16dec,
-        0xab315f3317cac8be5747741731831cc1,
-        0xe6a444f7ae2247ad409d59f2ec5f43eb,
-        0xf734974feb80cfea8b8476274b783264,
-        0x585133dba3f4a2716e5543b7a771f6d9,
-        0xfa8d1d8ba12d7a6b5003c48d8d87fa23,
-        0x88027c2d14e5668334b80fe98e2d19c7,
-        0x7439ec0e1b33b79fc67cbbfd90b33de,
-        0x44d3e7579a62e24f042478d8478709e1,
-        0x5fd3bf8b82eace8ffb4bf08cebc02d16,
-        0xaf94cd94f4b4bc99f5d41c259e9eb7bd,
-        0x3ccea93ead398b9b2230b0e8a2960a92,
-        0x262ce57bf48eeda14b5d7827b0330667,
-        0x7439f1716fb3fcf3d4db1b7d1d75ea0a,
-        0x3ad8721eec165f24bcf2fdc6491aa355,
-        0xcebbcdd204690102b643ba03088bf3e2,
-        0xccb5f831af44b54944b9f909df4ac90a,
-        0x895d2aad8922437a0db524ade82d2baa,
-        0x40872b0dc9bbf66984ff43127d195073,
-        0x494f1e4aecd5e5db48ec276f34eeda20,
-        0xebc7aba55cca9c1770c1eabe7cf171bc,
-        0x678aa73558b7936dc54f4ddbaa6cf2d0,
-        0xc05f663c8aa98640725276fb1cc8023a,
-        0x5f304a018f84df73ffd6a7ab8dbc2f76,
-        0x1b3d1fd413c125778e35896ca342fd00,
-        0xa32a4f5cbc5a0c84ff62268afc6b2f84,
-        0x1224603600d78505740c354dfe7d3bf4,
-        0x190cee3f2d81fbf7e340d4fec0a5fd05,
-        0x9e50584faad5e3d7ed258a0787885b68,
-        0x61931b0f4aff7652b257a52397015dea,
-        0x50bd331f2740e4f1d3d58509681c275c,
-        0x972bf49e294555becf2f490bc2550e37,
-        0x6e768c9792f8d1df5929228178a5e2a9,
-        0x7cd5fb93d16f8d19da171bc82cd5b02a,
-        0xd0804541ad09b7ccbda904cee94fdbc2,
-        0x6b0e0b046257615622760a6d2ebe0032,
-        0x6daf8c09b00b939ac273b3d53b1dac9,
-        0x9c844d8f7cb87cb9e53dbb6acaa6b54,
-        0x97e9e0ca330d5cb5c4498d0ff0602ace,
-        0x14fd543c7513891b1d45a68b6f68ac9f,
-        0xe596deaed87e81ad82b237b3aea433b9,
-        0xf12aa4aac24abfadf64dcabc249ef939,
-        0x51cf443c2b42766a784ee4347fabc8ae,
-        0xf80064c34021944ac82219e06ac785fc,
-        0x2dddf45c249ac150e70b682ae290f8fe,
-        0xf4cc1debaa4afc6936a9a1d2e966d43f,
-        0x821f6b0edc27f964c496712689833587,
-        0x4b2b7db5ff450feaf1533e6c8e39d281,
-        0x94fa196af5cef032b42ca128ebe76562,
-        0x7042d2fece8f13eb811ce5eff53ecf1f,
-        0x48b841f0fa4177f2c9f1f843bdbf75af,
-        0x8b47de57a071f642c2d359e8d3474806,
-        0x6f86c6ccba22434a585ff000821abd19,
-        0x47351a9f3de4506c6023f645b1537e45,
-        0x4ac9d71b32ace595cdb96e91c5482b93,
-        0xaa75e9d9ef1eecd9444e1713e5c83aa7,
-        0x59ea540a1db5e75720958826b31e65ef,
-        0x93126db158b01287cf1d36b49884f1ed,
-        0x11ac87874e1db785689cd5de0f62b358,
-        0x596a55cdcae9894d452183ff584b415e,
-        0x5d8b03af318d122b0fbb052395c757ed,
-        0xc7fbae9e01333cfc75429b8febabb2ff,
-        0x327f400565d76453bc01d7d85c0c39f7,
-        0xb99d99760f008d1ad0bd368dd32f8e51,
-        0x5eeceb1c8a64c19cc4312ab042e4cb7d,
-        0xa88b953a08c2353ede10c29e2060895b,
-        0x977af00d3b6b83ef895715b861319289,
-        0x3278d1726d8483121a9222362ddd6970,
-        0xe72970f00882973ee8a9e9f3d15770f,
-        0x490607be0c023d926e95c779b5074dba,
-        0x885f90d4ec35f47a59a7478eff15a68,
-        0xa36856b276abdb9cfb60ea7748cc1ab,
-        0x7b44328a795915d3a209722c442cb76,
-        0x24e5802612015c3ad02cf8077e1d78f7,
-        0x742064f74c493a69e08a9eb6a8565bc7,
-        0x20aa21bbfb124215bae937e40531ae24,
-        0x16525991d28d12389dd6dc55a1e8f168,
-        0x14c63e2d7e674ccd9739582bbe5bf926,
-        0x46b6760b1b31f14a9cde638f6e36a396,
-        0x8ca429d275c5187d7dfb274312e0356d,
-        0x69458530d682dd7a384f07352fdc2499,
-        0x7896bff414f1c8281b69c789ed422e55,
-        0x16ffb8fe9be8750838b7cef1a943ab2,
-        0x42438e2f1b71e4db309fc00abf1f4acc,
-        0x2bc8a5832a5f1e8c056760c44f6c7e22,
-        0x597c006bf963c2da7b68d256e3605c81,
-        0x66ceade7836f5413fd284e295157af5a,
-        0x9a08d971449428f597a88acfbc6c4492,
-        0x26d4f646779e58c0038b694c3057c764,
-        0x9c3ff616266a1c489989a2a92af9a113,
-        0x8687ac2efd27badc81a06253015e992d,
-        0x3157efbe6d85b5d00fb3654218325dcb,
-        0xa94d237328457555323922b7ffcac879,
-        0xa3bdc84b0fea0ebb7d2a2e3292cf25e3,
-        0x87851870b5a530a85cb8d2d70b107ded,
-        0x5666bd9e1b82c77012220894d1531b2b,
-        0xeef15c79b6844a92d472dd9b3ef9a520,
-        0x2e022394771c04ed367ec1c37bab4da8,
-        0x885f26d140f306da741fbcbdfe34eb81,
-        0xf3e90a7815709b91ce40cd5e0871dd47,
-        0x4c3d1beb272ca8e2e7a0f8ff0c98b421,
-        0x9f1a559993fb4473bc989ed308df2255,
-        0x5c01f6682a69f70c24740c16a2f45e40,
-        0xbbf06616648aa10183eb0886ec9d5904,
-        0x6d588742e617bacdc6b30f5bd7478de9,
-        0x3b7d3df1a711639abf33f5d30cf3efb2,
-        0xe492f44ebec09a1c195e80311c4a8f4e,
-        0x7486bf0b1a88ea015c7cb35bd10e7f65,
-        0xf6d9c7b73adc94e64ed440bd1c9a6f7b,
-        0xa5cf02821b39f3669fa7b9247dae86fa,
-        0xa111029518ef32734a30596bc869f879,
-        0x1827bed0ae9cbf0364c568291b020ae3,
-        0x7588dfe3e8985de70c5e49b223d682a3,
-        0xd0596551ab8296f4584e10a9327206d2,
-        0x75e78f15c77680714b2f4809acb6b1c5,
-        0x1e0b623e06035abfd85eb5423b3adf17,
-        0x50e49fe0fed1be796a896f34d84cb2c7,
-        0x8a2212933b47e87d25bd03e0fbe16357,
-        0x2a5f68c8b8981b8b59d582a3b47d6228,
-        0xfb99aa18836dad95cd505f353c0e773c,
-        0xd937a7656d9e06a3ee6448ce7f7f9c1f,
-        0x6b8c36c9547619a63ea43726c7e4d4a8,
-        0x2f9c5c1d981e72147cb701f857d60e2b,
-        0x4aa2dafb5c0e9725cc010f99b35b0d27,
-        0xf4c28a2842709dc3acefbfa6956ab2c4,
-        0x99619360e0b50e251f1949399cb0b69b,
-        0xb3f1d4b666e11b5cf2cedea96768045b,
-        0x9716eb037f075bc592b6596e00e999e,
-        0xc6ac84ccf07c8c61b4f7f56c7e1219fb,
-        0xcf367625b85f5c5ec350278fce27e1a4,
-        0x287a4615e21ad67fa9a2c1ca5827b398,
-        0x48b3e2dcc61626320ef5026337e6dcb1,
-        0xaee60111887fa291f0b51ca162fbfd5f,
-        0x38ee4d80776b4357cd356bf0cb542ad2,
-        0x484030e7436a55487f54def599de6d34,
-        0xd49198d907ffdb68c1f24fc04b1a34f6,
-        0x2b5ec1eaef511ea252d8b68640210305,
-        0x2da2ff429c25e20d041f14ba84703a2c,
-        0x7769139ee137fcccf3b7b748b91b20e5,
-        0xe0067f20ad416fbaa571aad383380a50,
-        0x5a3d44cad0b9034e5b8ed170485b0262,
-        0x24ce2b2e1fcad72a72fdae09c04966b6,
-        0xd705998de4524c92e5dd34ca91dc4224,
-        0x3bdd37ff08f2391eb5a7f86646a67a24,
-        0xb2341e962cab3fd0c69162d23eb0618b,
-        0x68a0c1ba10d53b67d07537e560f6f7b9,
-        0x7dd5feb8d3542d29ec99e98146fd666d,
-        0x6ae9a8653c8e4acc7bcf3fd17e4ec3eb,
-        0x561128ddcae524d1499f1bca3a5f2bb9,
-        0x1ef8a119f1bc794dfe0238cfd9e25afe,
-        0xe6d66df969a979ff5056571d1050e053,
-        0x1f9e1c48d47dca3150cdce9638a4c10a,
-        0xcd5cba00584b0b374b5b71885b416315,
-        0xc0634e4abc55397915294a2edd376108,
-        0xb24c3d635f3179b77bfa78f70fa8601c,
-        0xa6c3a68772c71d2e2af9b41a6bae6e84,
-        0x49efc828f467171ee8e00975c9e87f50,
-        0x7955f07a5bf4a560a4ea3134b85726bc,
-        0x812d0dbe5e7e66c275515ea2d130566d,
-        0x4ed70aa7feef0f2c967973abfdb9bf8a,
-        0xae11943e616b127fa6e1043ae0bb1ce1,
-        0xa483b03f5c90b2bb6ccf349d982885fb,
-        0x5fb0b82fd631954889593a53a75b0eca,
-        0x73d07ed825cd9d83ec98d258b9cbbe2c,
-        0x23107397dcdb66388a6fa2e28d8b9a01,
-        0xdbebd69b98b94f0b9d5c2d22bec32fd8,
-        0xd5db6d04fe033b987b94d32174740cf8,
-        0xc91506450904bb725612df1bb182fae0,
-        0x285417a092b133f931d7fcd5ccab062a,
-        0x48bf32359e0024648fa3ce58ebf94fc4,
-        0x965b397364aa8fd236658b7b6e3a3936,
-        0xec2e94b9ce78120c3bdc31d5fe7664d2,
-        0xe3215af44b581ba67e98c1a20644022b,
-        0x7047a340c4ee8efec7cb25de38c34145,
-        0xc5e4edaef017f34d25340c3ae6d4483b,
-        0xa6e9381a2d505bbd56ba80c5c7b092c3,
-        0xca3597c03c96530313253413f2c24b3b,
-        0x2c3065d7084493cb8f74fd441794367,
-        0xea66b8a0af96edd39dedb61d635191e,
-        0x4de130e7ad80f415544f2a3079f03461,
-        0x81c2f8c2776a94e3a807a634dad3c9b6,
-        0xaa561201ef049519a4bb116daee4d33c,
-        0x7c001f9084676efbe2ea71544e790af9,
-        0x561a855193ffa2a4de23236da9bcb65b,
-        0x4cab866190deb9f6e7702b6f44a48563,
-        0xbb181228ff31ad045217a07d197da2bf,
-        0x62f7b645eb11cafbbfe75c703fa6b496,
-        0xe0cf2aa9be03d879233d69a48e8bb648,
-        0x25c55fb1ec185b1e33576b839891285f,
-        0x1148b9f5dbba3fc9bd26f40a8bcab4b6,
-        0xa1939adb6ee1bc24d2e925b237f5d370,
-        0x2e904bf62d539dac378ababe0a081bf9,
-        0xb4bca9557c45fc4aec9671e6252c9027,
-        0xe40c471ff77e2ac2a1f41a0312c6179d,
-        0xba5f01684b9e5b4f7182920ac267eb05,
-        0x721c944ad559437eed2e95e4c58cee50,
-        0x6ea394626861c7d9d5c9b6427b293a7,
-        0x9314dabdd5449b91fd1e863501c0376d,
-        0x6f03c302b6ffb3025d425665107c0269,
-        0x4fd48cf409611b91862b8198e11ec0d9,
-        0x13e6934e8949a072f768d0f790c7a79f,
-        0x4a0b1a9ec111e6ac003e6fc7ee52639a,
-        0xb5a37eab32cf7b16e0a8eae01f17841e,
-        0x29f09fa83eed58f8e269f9dbfe1b6d57,
-        0x321742eb66a66ca3e66acdcb9de20f77,
-        0x4e579b94527a50867898fc5431c260da,
-        0xc8f68a6f61a6be02e60b234aacc8eadb,
-        0x24bc36c5d16516b0158c6ef1cbeaade0,
-        0x78f9aafab47720bce00e132fec729e77,
-        0xf7db5c057442c0074aa736eb02faaea,
-        0x6bcbe30eba664a5858ced723c73aa53a,
-        0xc5871eca2c596f77ca6f0e1969a17e32,
-        0x476dc0004cc248942100cd1a3c0bf796,
-        0x8448fcf2927bad4ad6cb83cabc4c9b18,
-        0xe4a150ccfce65a422ec7e4022686eee8,
-        0x38e666aaf0217e554265206d193f40a4,
-        0xf150830783a487ccb359563cf0d14645,
-        0x82623f6d799330281df63527ef2cb8c4,
-        0xe71de442a173eaea838f968f051e175d,
-        0x6f72fbed667c2c3fe0de499ed766318c,
-        0x724fe243823851300c0630aad90a8a81,
-        0x3bdfcb34a6d426ecb247b61466a0ed5d,
-        0xfcfd5a6a38858ebc37701c8766dc8fb6,
-        0x8cf644cd6d9dcbc1a589f52f8d7c2dc5,
-        0x4ede0a7ea32f42e62ee7c75523afad98,
-        0xb3b939e9bd0f2b3940ff23d4c176d20b,
-        0x6787f416a078077025b43378d41ab355,
-        0xcd43e29e888b8b697228d5b99cd209a2,
-        0xa44b6f8b857a04dabb0a502e02acd5ad,
-        0xc55586ecb615bd7c0f3b9801e8557c52,
-        0x7ef2d70c7c3b3ba12de41b8ba2788fa3,
-        0x4fadd7623f055476b36495ddae0a2e39,
-        0x3f0dd7c7641fafd15af888cb5e06d4af,
-        0xdc4aa15ceaebc3d4a8f2f1520125add9,
-        0x229de759f96d0ac58d17763ac541cb77,
-        0x3b617142959ea38ebb386ed8301ee1ec,
-        0x9f8ebf71be8b926e27232c779548da81,
-        0x3860e2c010209f2ff2bb3f65897a2776,
-        0x7bbf7681246cf6c3f08cecbd70214e0c,
-        0x8254c57adbf9c86bcbf26afc0e9754fd,
-        0x99f73093952df3006150bce1d7fac426,
-        0x7b8234309ee959ffacba8d5622540964,
-        0x4954835df124f2a90d2d0f60d17820fa,
-        0x58fe19aff0c191174a010fd260bb2e29,
-        0x4ae3d13e493c5b370a15381855ab10f0,
-        0x844ca8b88893fe23bb43a4e733dd2ccb,
-        0xabc120481a60680d3f08b09a4aaf0c5b,
-        0x40b5f66c82a3643eda500a35e36931f7,
-        0x74280eedbbc9dbd89fae4264ac843f59,
-        0x3de41dc5bfad2e25b6d5ffabe013a6e,
-        0xb7c147d85c967369b0fefcc0cd8ee37f,
-        0x9e4f6c7e3c36395aaed07139eb0c10a0,
-        0xb4b7718e3696fbf3b1888c95f285d44e,
-        0x3ee6cefb308256d7e6c70876f2f9c172,
-        0xb3530f963f2c0bed4520904e79903f1b,
-        0x233e2f28a0aafefee04511d606fc87fd,
-        0xc42e3be2772f828293f8875f7c1165b,
-        0xbadf6ed9025aab784f3ade9cea42ff4d,
-        0x9670fbed46a53170e3e060d6a1a8170f,
-        0xab43beef62f530cbf162ad20f1b022fa,
-        0x25de4fcab1c526592fb4e2bba31da80,
-        0x2871790957134a567ec421f8e485e9cc,
-        0x1c7d4b364d17a80046f35e3c67e4bc25,
-        0x9c2500c03e57fd77fa702c3832891031,
-        0x524157514ff6021240841c454dc8a16d,
-        0x938bf35d668beb939049d89a7da0c9ad,
-        0xd15fa37633bae7d474048d2d5a22726d,
-        0xf0fe0026aa212c2d61b673486d786e2c,
-        0x45648d0ffabf51300ed4bd57b0b4c31c,
-        0xf4f605ae5c4bcff05a972295f4a48329,
-        0xf743cfd1e13f0c35a92a63db1fb6ad11,
-        0x5136f841fba0d355a2b7d243b620831a,
-        0x4cf43c7ac2cdaebc41fdd27954767c17,
-        0x74189bdb1b463aaccdf8b5f525279f7c,
-        0x88bb752cc75e8b0a61bb155a0eccc73c,
-        0xee934d75c3f0636433a32ad4d6daf842,
-        0x93f3c4371a188db3cbc15c0b258417e1,
-        0x7cc546300871b06347b60b3d7989339b,
-        0xa98d5a672fcd38bfb4712fcda4be91d0,
-        0xdcefee410fbe74cdf418947d0eab8185,
-        0xba5f716845cc410c08180d33e5e81e68,
-        0x4955031d9007c075049ab932dc9772ae,
-        0xbd2163b538a6cc2186c2992d547de317,
-        0xb0eb9d23f7ef8192d376a71de0f9f3ad,
-        0xbdb8053270ad652142997161032ba030,
-        0x499aabd0c47e12f5fdee28180462bc29,
-        0x411fea0346d9a2a434391a88608423e1,
-        0x818aa41b8825dbd15af7a593ec0eefb0,
-        0xf7328e963b6a6ae815ca8dbc1fafe209,
-        0x88392e439d9ac2fc40b14935cd91d81,
-        0x9a405d734ea59707f01764f1ddb55a37,
-        0x645778af0666ce4b5264853e930676e2,
-        0xfc46d418b418d29aa2d26c65e85b4ac0,
-        0x789e206011ff107d42ee2aed88f18e04,
-        0xa78f2fb87f699d08e587c2e16ce1ecbb,
-        0x239bb3c0613b5c8a754044d3c1d89965,
-        0x80bdb2056d142a169d5c8093191a8a76,
-        0xeef8cfb78cd0e7303a0a940b34ed972c,
-        0x76a6d3a690f199c2ac4803daab2cbc42,
-        0x5686308b0de18a750e0be605ffe898f1,
-        0xe6be314eeab4c80e03e14e44550b7a2b,
-        0xa320712d78e16233e2f9860b7fb70ce3,
-        0x20ead20657f8d106ef14fddc7ca40f4c,
-        0x191d6ae716f2da47280d5f8b30d1f6d1,
-        0x7561d5b2b7aa4bb9a5f3d606babef3cc,
-        0xa0ae85ddf112de7e258e23868e7fbfcd,
-        0xbd4a3b7930852d6fb4801142e9a9615c,
-        0xbbbd7097e60c3cede89780818c8a982b,
-        0x1fbbb3caea742b68ffa6eba464f824c7,
-        0xa4716b682d4855fafbbcd1f4e8e6cb15,
-        0x6c40daaeaf8e2bb41011fdcea697161b,
-        0xdcea685c241b6141b04c902885bf91b7,
-        0x718f71a6f155fe0f0f53ba1d113e48a4,
-        0xbbb015cda94ba168e58abde78ee414da,
-        0x71490e155c9aec46ad036c8e0023c43f,
-        0xa65d27fb6fa7206f5a925ed44c652a6f,
-        0x1e0dbac4b4fa42c614f8cbeeb63a8cb3,
-        0x46da2bc45f8d8bf1feb2e5d1dcc19fbc,
-        0xb6df095ede4a6dbae7fa6890b89b86fc,
-        0x6c931da1664646364babde0c34e7b93c,
-        0xf7788fd7af506a7a5593242a22492380,
-        0x1d23910311f677bf646e20357eb5de78,
-        0xd67418ae69271704e61c0e8390e08058,
-        0xc58382f981b3e8c14642724b6a504cab,
-        0x5676c397f16cdd30d0451099aa2dd65,
-        0x33cf895398d9042cbcce95e608fdf3e6,
-        0x26b0f5a8ba7f57d4905cc3bcf4a3036b,
-        0x7790c262be35b33e0ea1990c1ea84c5d,
-        0x65a946b96630e7ba945620fa939f82f6,
-        0xa8fb0f12fd9fb1e47c27f75dfd6d6e50,
-        0xc2435c37155ab9c6688bf0f6cbd1c224,
-        0x238da6f567993d0d584a357075f26314,
-        0xdeeb2295f6a8b60b52ebe91f4e03d067,
-        0x3d228f6b2ca7ee1c91d9fc6c732b8b9c,
-        0xa8ef743c100d11167b28d28d8cbfcb72,
-        0xf917f9085dc34c8a69655da88082669a,
-        0x53767ddeb5e06b2aa9ad051dc7acef28,
-        0xb70a6bc7a7889e02d79a4bded1ea769c,
-        0x92a19b15b1c37ffb446ceed0925cddef,
-        0x19425db51169b9ebd0c006539de88c12,
-        0xd682243fa44ada8e0528c300cb4f4af4,
-        0x443ce9cf5f7152a982a163d5a3d05b9c,
-        0xe330562d0cac7f11af53f2aa336554ff,
-        0x630ebc96798b4c60fc301e82a207d5df,
-        0x2d9f75c2aed70a2d3aa6030fe7194e79,
-        0x4357cfded6e94c0264178b15a9cbc4a9,
-        0x15c5a831978c805011a52378f03b61a,
-        0x72edc62af3beb273c2566572f37d1a80,
-        0x4ecb1ba129a824ae08d2669cdf106a17,
-        0x3620834055f3d821ab3cc6260712eb45,
-        0xd9ab43df5d4b4ea17951527f69e44f10,
-        0xb8f30f8a07b8859978d4a0dee5ddba62,
-        0x70dc3b1943ad6b8a8b4581d1b7df4611,
-        0x1c0f7c3af13caafdda6d646d376229ba,
-        0xbfa03b1c7c8925565e0c9a4ffcc351aa,
-        0x447306a5b9b4cd5d5324d3894a1cce81,
-        0xc3d91b764a1472dbb7f93ace0946874f,
-        0x13e531f3c38dfffc96440148564c77f0,
-        0x92cfe5957c3e32c5ef0fabdd72fb1348,
-        0x19db8af862456dd531b7a9bc2662a7f0,
-        0x73874629d25e236f851e2b0edab07d23,
-        0x2ba1c27fe33ba1c22658d3c188d45243,
-        0xb3ab0dfb50d9661441b0108dc0290499,
-        0xe22c1ac5a3d7101a3f8ff141714b4f33,
-        0x50c167c73bc5e2f26afa50f26e3a5fd2,
-        0xab7aaa3ea952d256fa9d9931da0478ba,
-        0x2360ff0e594d3866d80304265125d841,
-        0x5cdeb78a91b070c1eeb0e3c7ef3bd6f7,
-        0x71582f15def1411cc5f41637417d5836,
-        0xf2194d68606ccbcb153634862c96f952,
-        0x4b52413c091493658bcea7964125e6a3,
-        0xb1c577db21b1d732894b19fcb5ff044,
-        0x5ceac2f2da9e230c2dafdb1ae32aafa8,
-        0x93930d4223ef86dfb905b3617b1451fd,
-        0x10eb2b9cc7d567164ef6614f60b6dda3,
-        0x9fbd18cf2ed2c2fb33a1836b893208c3,
-        0x65b0dc580a623ee5594598ce1347b050,
-        0x1b079aec8666a929fef6889ae0c42fc2,
-        0x750f520924f5f43fcddee4efedd8845c,
-        0xd5f3ba7a8037ca4ea33d7017d89dd639,
-        0x39663bbf071c98e3ea4a55041e8d10bf,
-        0xdbaed850c7127324a243c366336c8125,
-        0xfaa28da68809b72f22494879e5e2b305,
-        0x48bac2964aaf064081a820fcf7e1f244,
-        0xbcd83487a6438ae647fb68764a812145,
-        0x32280038cd7ed4a0746605ff06f06293,
-        0xd5172f6a20f1c7b4530c1d07be9e4af,
-        0x58c51387e33ea736ce36aaa8a786ae19,
-        0xa175a5e1369ab5c774e24b4b5504a882,
-        0x1136a680d25a23b9e416bc2cff53fb58,
-        0x3a17a6316ea77bbff4e56dee86605a5,
-        0x7abdd956ceae19ecbd4cb2448132a1bc,
-        0xc2bb38d5ef984fca6b2338939df89e6c,
-        0x6df39a13f813d156500643786fb33e91,
-        0x3699fa99e2740a21fea33a1746240bb7,
-        0x91f938df4f875710b172e923d332580,
-        0x92995de55aae0c5296c19496e2d7c31b,
-        0x30080c1029bbd5dc1df79f8dbf24b026,
-        0xeb964cde5340470ee20ebdc391fd6dac,
-        0x354b75a6c0339df258ac7abc60614864,
-        0x6232f18f1ccff231f72b50c1e0e7d970,
-        0x5498034dbe1280909855e72a4c96c30c,
-        0x3f460e6c46dafc06798c2f7f52e105c1,
-        0xa8bbdf81b30c5bd4c3ecb2f242907982,
-        0x41ce88c153cf6320e221942158468d63,
-        0x83f72183f97df92d5a03c8ea5295d804,
-        0xf58f3fb2de55c33a742ed1d6d66d30e,
-        0xf7d785480fe421ecf89ce54f0d5ba97e,
-        0xba54be72a67cf1c8f4d110f195e10f65,
-        0x5711267bf4619a417dae5c2e022aec0,
-        0x136261d1ce5bff1d37747cd3e4fe87a9,
-        0xa28a38471579d7300898c955db9b03ca,
-        0xe531a066f64f5eaaedf45d15c117bd1b,
-        0xe347d3658f49702aca1d0edccbc1f7dc,
-        0x175c0f18c7f6b318d1546e28df0d663e,
-        0x6bd8ad73e4af179efb9500a2a2db160c,
-        0xd9c090e7f1f24bf3f754caf5a2130fb8,
-        0xb3fe5c5c143911e843db35dc718c13b4,
-        0xe6c8195c963e57a15edaea923c58e334,
-        0xd6b7109c573bb40d126dccb3413f2bca,
-        0x776870f752aa953c356075e8f26a96d7,
-        0x25e79f3bdf8db67fe5fe8d13a9920afa,
-        0xf18b0541b2b8d72cd1ae5a2198b0c98f,
-        0xfabafad1138a841916cb480c2d8f4ff6,
-        0xd5a38e9d82aaad84b2b44fd31919eeea,
-        0xf95b22991f3d9449333522767b0858d3,
-        0x283482a0286b68ddec7e93ec00979393,
-        0xcd07daf38b76f935068962cc3a4f9b46,
-        0xd6818eb28644a90dc79319befc6727ae,
-        0xb0429cd196e99d954e5f801ccd445cd5,
-        0xaee9c3f6eaf1a648d504a8f112f899b5,
-        0x662c5bd853deb73530badae28215649a,
-        0x4da108891f119623b2831e8fb4bbf359,
-        0x60aec5d3b2c3cd6337d8e1fadd54b77d,
-        0xa99356996fbc6cab255a48e35b1012bb,
-        0x3d9012f73a7013457380da98e47f057b,
-        0xe62c8ede3818a253b576ba34eeeccc7e,
-        0x9f22125e36acf8b032d7310174657b3b,
-        0x745dc26f1e2fcfb4009592d33dee1cb3,
-        0x8db6ec27aec6d2e551ce03c628309c2c,
-        0xbc7fc1fa8cdf15256efffd81cacd935a,
-        0xa31bcf5f018d141f56736e06a5cfd451,
-        0x699944b3e1008600c4a729278493f22d,
-        0x823be8375f0411542e62f0ec124ed532,
-        0x4e8750bbe081f47280057b6ac0a1cc87,
-        0xf67e5f7ca91f5776e35f407a8b323f61,
-        0xf5bc7c9f179d6f0da2880aa43217009e,
-        0x32ec31a0a811fc2b9cf47825e9b53b86,
-        0x5a3787d0b14a6ac745c46db99f4d5232,
-        0xf5fd31c4fa6c991bd5b22009f244787d,
-        0x18265d542c974bcd9e8db83f394b8fc3,
-        0x44e33b80ed9236f2d8e823040ca6da70,
-        0xb4f7c75a2e72970f68bd26e9430178a9,
-        0xc6303d88c3d7eed6490cdf177f613a4f,
-        0x2e41bc639c6babbc11cbb360e7292dd3,
-        0x59fabdc268f8da0ba5b6aa0d39651f0b,
-        0x87ad037bf1f8a47365624f7d67e2722c,
-        0x63866230b491108c4da2ddf5662ab16b,
-        0xf0166829db520a1df95f6f396d898825,
-        0x15145fd399e9375588e1e1f9ad6506b9,
-        0xb787f180496e23c7f52f8b7691c6394,
-        0xee4aef82ab170f721059abef65314a4,
-        0xf3803e07b1d4ca59060f0286edcdf98a,
-        0x6fde5bd3d7d6c43ccf08c94cd129c7db,
-        0x6dee32c54e1eb4c4acd7cb7d3713887b,
-        0x35d3be91ce5c161c62944dcb7ba9e679,
-        0xcdf6b960b030813b66d3bf2bc64b19a2,
-        0x2f40170679864b2922d021348febf403,
-        0x450f6898da108095716a241bd2882255,
-        0x1b576985a958809548ab0bf8fc5749ed,
-        0xaa57eca6601d97e26b3ea3d07a22f31,
-        0x8b73282cfe5461fc716cb0b34e4244a0,
-        0xbbf62711f00f7af47e35bbafca118dbb,
-        0x21516cb8040bf9c94b7c00e47adccc58,
-        0x75e00f2d40ba7d6106d94382bf5206ca,
-        0x6fdfdeb5557a12b7a23a009251acde26,
-        0x31f216d72fe2f79324a9cf3cda3f72ae,
-        0x2c7be51d9ca3edef4162757f8027b436,
-        0x73e15ae6c4581ba1c8031300b9d21bfd,
-        0x16dcb771686fae53b99cb0e9e3b99e28,
-        0xf2d5e28cf40d450a20020f7a26b6d6ce,
-        0x79694b1ef9ea9e989da1cae26afec39e,
-        0xb852e699565a2bb59c722fa208df75b5,
-        0xd6032ec46325bbe2bace53f001d6e2ff,
-        0x4c5f35048df3493d5ff3f82583e70607,
-        0xc0d37f623b53cbb813718704c1158b1f,
-        0xf746715b68de6641077b16e6653ffaf5,
-        0x14f9545a44e0bb195ec2cb7e5702b6e0,
-        0xec5bcc4a89bf6f6a08cc8bf818159ef7,
-        0xc21f79e41fc4ec612e250cfc54fd4a2e,
-        0x4914ff80b205f315d57ece8bd38b0485,
-        0xff901c66bf8c52dc98360a22ccc5d9c9,
-        0x5a10b03b439344ebfdb3278a68b03ff2,
-        0xbdd741a8be6b38458a13129c4e440b29,
-        0x939a5b8f378c671117a79cbbe6d6f19f,
-        0x51716347704289b59878a2d1a50733d5,
-        0x9afa04dbc7565dc18d70aeec1fff421f,
-        0x6429c5887441ca1104f7b46424c5fd4,
-        0xe8a843d17468c742a19ed632623a6c29,
-        0xfe80b8cf4a38c78763f6e1f211aca9fb,
-        0x2673cec491a4ae8571321ea56bc917c0,
-        0x95a8b593af7c6a94d8d7de52d0b47255,
-        0x32a88f1be5cf51cddc1c8e8468acf475,
-        0x811ee32c3a2921b0e28d73ee47e5ccea,
-        0xd921ddb5e07cdba76a206a3ad4446a54,
-        0x8e938ce82678837b6be25d7122417c5,
-        0xab8e6726974575f248909079074af28e,
-        0xae2fcc1ed9e19470888403d46fc85166,
-        0xa5b3e0a54a92b49c44581a12fbc49923,
-        0x1b0f1bbe5ea40b22b3a1c514f4b236bd,
-        0x360c5e7624574d0d4594b35cdda0c7e7,
-        0xbcebe7ed208d039df26bed6487696ff8,
-        0x1ac5b9ed887c25e4fad442455490dd59,
-        0xeec1d84e284d365546922f287847665,
-        0xdf2f88b718172e900a8ef81731a82518,
-        0xc5106f6cd946bb0f813dd14c3a24b49,
-        0x5894071792ecfc2f61aaea8533fa3376,
-        0xd99cc435e34ec65dd0966612338e8181,
-        0x3eb91e7d916878a48e9470287d1462b7,
-        0x2b788b93e100bad495fe31bfade7af31,
-        0x10404cd139d9d81a14e450d34ab24ed6,
-        0x2f231513991b079fe545a92f20cc1bea,
-        0xeffaa6c3368c628229532ff71e86e6ac,
-        0x127044bc589d9862b89982b32366e8fd,
-        0xc46ce7a6fca699ff06dec0cb9105acde,
-        0xcfc7f88e39dc954ef8ce1b7f5b462f2d,
-        0x6afa7475c3381d3f0e5eb67d22ee7f2d,
-        0xb42f5af5f5a359973b639d64462c1ea7,
-        0xf2ddfa6cb9c44aad20f6a23346c9bad0,
-        0x4b89028f1e179cadc54fad04e52ca93a,
-        0x4c207aa828eec91ec4d08fa0ff65efb6,
-        0xfff8a7a2e873eae379999f765a83a550,
-        0xd0f7faa83163ca41c1d27f7b27d8c72b,
-        0xaa022836812b251fbf1d26117ae06593,
-        0x3fa1d978e10ff6ad8ecf23da1c931531,
-        0x4c08a4f8634352ae3e7c950f6375fff5,
-        0x997489b1f02c253e21c8005d71ff7f89,
-        0x7056842cdc95d9925f36315e7e53174a,
-        0x46260ae42ba3374fa6e9e4f496b24c81,
-        0x656acaef31f0f3d31cb15573a88ffe6f,
-        0x1d176ebdc31372f327f412565289a6ac,
-        0x9fa6ed3679184d0f8098b225af29dfec,
-        0x140559949bd0f2b5a320e7b0dec50f8e,
-        0xafab638669562fd21e11a50ed79390fd,
-        0x1d707da345aa1700c5f673fb531d50cc,
-        0x7591bb6e8d0752fe95b8848ee6437016,
-        0xc723c3fe3687a36c2b4363a1e6f6a376,
-        0x4aae5e6c30c236e16e55b59bc8fed29b,
-        0x9b12b160b51931840d272b0f4fdbf8fb,
-        0x7f4c6ce96039be0cf2737223ba04f918,
-        0xdecac2c5a0d5b463f1ba319623e2333e,
-        0x16253298aec13731fb277297fdea669e,
-        0x970cd36f21d99e3d56541af37e83f5e,
-        0x6193cb25e1a78e7bd9eb9dc304375f19,
-        0x12b441f3fa8560a8724deb15aa664bee,
-        0xe8c074cd07d9e9b934de229ce058454f,
-        0xaea08bce5c35b63ba1685ce64917cc3e,
-        0xc7f4bdd3bd22ac548529ac4e33f4264a,
-        0xaea84216b2d6adf30cd72f2b9dc2f1d6,
-        0x1e8545e0f2bd8d9bc0d463e0d7fcdc73,
-        0x841dd9d0121afc1aa5e9b9cdb25aa3ba,
-        0x6b8f557469e3b9915d467838e16c7ccd,
-        0x811b7a675546f366af7df109fcd5e97d,
-        0xdbda748bc5e484e29f2eee036b3cd81d,
-        0x17d8c987236b5f35c8d65ebce7f8c6f4,
-        0x7b09b3e258507769e44a0a3ef5344e7f,
-        0x2e2235d85857cea6e777b9d65d458e14,
-        0xe692a378fb51878cd2968594e3c8cc81,
-        0xe16006b375579d7b34c86e6a4183612,
-        0xb9f6de4ef944494cd88c37c8ceec5516,
-        0xc637514f5f54265716903afaf8d7070,
-        0x1729e237c7cc435d1a29e1439bc49013,
-        0xedb9d73c911dde356bf75b93c06ec836,
-        0xde9b5e2c670a22eafcacaa81f8fc1cda,
-        0x8b82b9af6418bf376f90d435d4f81292,
-        0x5901fed35343a93fdbd73e534afd9d73,
-        0xa4003806c49a408fb3900de65be33a5d,
-        0xff647532abaa1854c610247a6fc99af3,
-        0x85a1ee86f11da993fd21644ac1df7c53,
-        0xfdd1776d8c0383c43f4d7f210cde5801,
-        0x3549bfd3d13bfcab9e77f8e693e828cf,
-        0xec7f66e60e2e032e381ddcb6c9dae990,
-        0x4fef2aeef59ba11c77cd2a8cd0479446,
-        0x1136155903d3f40e8758dcc9795f248d,
-        0xd70b447dd13221c79e8237fc86b44d5a,
-        0xc334bb08dc50f2f850ab1f90be83e5a0,
-        0x650473f07ef21d88819e4c701f77db62,
-        0xbbf4f236b3d31a5543f0a06b3c37f116,
-        0x7a52951f881307f56d6696a10e404f1c,
-        0xa0d981908df7133c5c2276d9dfdc331c,
-        0x994871d4c6fdcc44b82df4d2566b3d99,
-        0xae740a0b33280d6a09904398202e3d49,
-        0xefd5e7302ad0894cc0f1e3b9356a7ac7,
-        0x2caad57272f74d4bd39f9021c9663077,
-        0x31e2c72a2d58052b9fcc36b22560d386,
-        0x36f53f7ff0b17c8dc079e6565f62b119,
-        0x49d638a083a8ba790df10c2aa7890465,
-        0x3d25b6ee75df68c9c84da63946bd7b4c,
-        0x62936330e6e7ce7860c58f0e737533d1,
-        0xbf6f0a7bde6e7339c87075d1ddb9a0dc,
-        0x1322929b4bc1ac8412b5cb4d17f9d84c,
-        0x1fb7ee7689e5e9987c7340ed593ab86d,
-        0x7f27fb521483dbbc1c7cf999d1c47ddc,
-        0x38fc0bc76ce9716d83895c211ce0a643,
-        0xae41379f13bd54fc19b09035370c261,
-        0x5d5e0de5d5eba18973aa646760111600,
-        0x4ec1ba0aae43377bfe4259141ce3ef14,
-        0x5a1723f741047bf1593af2b7578fa83d,
-        0x91277bc83aa2fcdc4e050c25747bb001,
-        0x7bb70b29fa9a37da726c522bb6480775,
-        0x5f0027046f3d98b7fefc5062997d418c,
-        0x21e429a835b5e3cd38575bda3f20560d,
-        0x97ab83742d8f67c835f6c4b03cb8f4bb,
-        0xfb405e1eed114f5a25c9f4f037efe41d,
-        0xf52bd01db132350c720e00bba44b4204,
-        0xa2ba7912e3cbc22ffaac4a0ce70197ee,
-        0x9e4526efbc50641bff6a1c45773623b,
-        0x77234e4e1052852698ece69e2a333a74,
-        0xcf7d3a44350db683fb2a71082346400b,
-        0x1a1c5540c3dc3ddd2b55ae412188286f,
-        0x7aaea937c514949640a84edc33084965,
-        0x9dd1e34d6abf078a1d90c491f4bc098f,
-        0xd429139400725d1d113bfd3256c6eb82,
-        0xda16a5da0f78802e5693c27660d412f4,
-        0xd9967379335345f6d04eb1633716f87d,
-        0x9fcf60f3f645674030b8939541bc7824,
-        0x94b109e8c84079f7dc4de0c9dbde577,
-        0x8f932ee5f5843f6db60b2f77dcd3da4d,
-        0x1718f41fceee27cf6331c7092dd17c88,
-        0x3cc40e482cb55f3906091fdc2adf325f,
-        0xead14f675d1acde1e26534b5b853c020,
-        0xdbc09b67a7f9adde1a1367e0fc2be9,
-        0x39b4d2212cf0d15079d6d6a503cdb372,
-        0xc9cc53ecd2222d43667865ba87992f5a,
-        0xdf4dc7b09362dc6523239bc505a99f30,
-        0xa211a48a4df4ec2ef4e2ed2cd0ba0a16,
-        0xc849b013f3dd361c7b5df55e28256de8,
-        0xb7f6a504ae06b1ce99f0739dc152b7a8,
-        0xa8b7759bf6fad8116c249304c2c1adc,
-        0x295f5cd411487b5d99fc4dde45c73a6f,
-        0x5b94fa5251630c6e15ceaaf7a61ad0de,
-        0xe02986caac06863243cb71145b308b2b,
-        0x21813dd3e47e85235a85914423e6fb5c,
-        0xac8950dd6d8b01e89fce4d632eb2ffe6,
-        0xdf40188ff250a1328ba293c3ec577c6b,
-        0x2818683ab5ed93d6b266a7baa85c6815,
-        0x319e0221507f01035ad4ab17e32d30c9,
-        0xcf9c1499274226cf1c924546e7b7f923,
-        0xeb2cc81a5d27548a0916945d42109898,
-        0x5d7d51ce895cd7e8f55c65b200dc79f4,
-        0xb299e84eaa3ae38c4929a9e30e90c6ec,
-        0x590aac51a28d1d58dc27d1ea9865e9b7,
-        0x43a03b752b65d8172b0cceeee9345291,
-        0x76639156c0ed85e61edc56d0a4ec5ca6,
-        0x4c30777220b05eb974bfca7e9c8a487,
-        0x914a16ef2c6914008cc20e5560f24705,
-        0xdb0c91fb0b28d9ca1824fd03ddbcd487,
-        0x6c0ae975c76208761232726954efd5c9,
-        0x14d629005726c6e5ae58994051917790,
-        0x77fc9bc311b1a06f56ced32cba8d19eb,
-        0xf18484c1eb6833e0878af9d1a5b7d247,
-        0x2283a2b19777e07ee62e9fdb2e3fc8b4,
-        0xdcf9aa029d1b31ffb5e3ab1b8cec9ceb,
-        0xbe5554a8b69e232ab48b234e04aa79df,
-        0x2952dfb3fe652c622465b6c2b2fed35a,
-        0x9974992c0af4866484d45c18e88e8935,
-        0x441d0470c6c82a9e4bbde48a072551b0,
-        0x5f405405eb8d5c0e3c74b1dd21baeb31,
-        0x15c47a25da160700214af55e42a34693,
-        0xb0b4e8a5ea8b453d0e057659ea8120f1,
-        0xf2e1f9412231d3c75662cc8d5548e650,
-        0x98e87dd4dbbe199af7b335d2742517ba,
-        0x15ec8d4f33fff03463cffae1c47200ef,
-        0x68441533f48898b2930421f22722c612,
-        0x569d2800a337945c393c56511ee62453,
-        0x7ff3fd0af449b95433d402510ed1c569,
-        0xeee932cf5d681e6317cb632fa42299af,
-        0x8e6c79214a53c43184c7605ffeba37ec,
-        0x8aaa78e1398faa19dd6c4dc0f58d813e,
-        0x47803afcd667fbbad9600bd9b41b509b,
-        0x14e8f283670db8abb3bbb387bf2689ee,
-        0x1a7e319f9e4bae834766f8079df5ff1b,
-        0x5a87d0de036a0770d79ffca216c26feb,
-        0x47ae80cb8cc877fd27060bd1a240197c,
-        0xc2b653e57285a3498ef13bcc0cb8136f,
-        0x51963627092cb1d789d6f9dcfeca44a7,
-        0x175bb5af1de184cfc084cdafb1e2610f,
-        0x7c48869d89553f92f0f38e15c662a506,
-        0xc30d5e304fab1ca6e865397c932170da,
-        0xf123820b59fcd02cc751d2a4ee79a586,
-        0x9c5b14ed561ee7c2ef8d61b85b891cc2,
-        0x8ff5cfb98dca63aa38ccaf17801d0d8e,
-        0x73cb854b5aa89cd00d02ee979ccbd7f2,
-        0x51f140c98e4e701c8c926ba2cdbff165,
-        0xc18b54e294abcfde0bf9ced911c7fa3,
-        0xe064e4c72cf6756d3fc02fe6b07d8e89,
-        0xd77e0c0ff545b98443cc1d276927dfb,
-        0xb585e070cc34aedc921a2854dbb4678e,
-        0xce15119cc823b4a7a543413f7d1ca174,
-        0x77b2d2d2684b8220329bbaf1255b0510,
-        0xf3ad138bf37bb759469b627d7df09d72,
-        0x33aab02d2a02313af5395817c1cc8dca,
-        0xb6825f3d09e0cf83af8344737bb4d803,
-        0x4ece9ea80d52add4eddf3841621d33b5,
-        0x6e6c0707371caa62331fe7642cac1cd1,
-        0xe20555ff91b6172dc81bb09f12e36cf,
-        0xe362dc75159a30a7430e38fb62c12cd9,
-        0x8640656c64e115550f212d26a8cb9df,
-        0x863438693ef5f8bb92ec21628e0aebf0,
-        0x926fcecccade32a7b31d229dbd282abb,
-        0xc2d5e3eb931e35958cdbd996bd29709d,
-        0x32ae71ac9074343e830f77a3eba418ca,
-        0x466968343f323660dc8131ca9f92423f,
-        0xb0399cc287077786154546ff4bb58a4c,
-        0xfaca3f45c1d530cb38a27755ca3136a4,
-        0xbacbdecc76f0759acb24376ee7ea84ca,
-        0x5088e6d6310c6f52ca29b95535c83c76,
-        0x18005219b7eb3835f42511aced2b840f,
-        0xea2aea73ebcb7bc04541f308b6c07553,
-        0xcfe67380c5de112e654f218198769708,
-        0xf6b2408e92c3f0418c9a47f2649df01c,
-        0x95402198a44fe23bba6db628d1ef6f0,
-        0xafc9bd6aa89db5395e99967fda2932e0,
-        0x160e560e52c24c19d0a1aac5fa88ecc1,
-        0x199feeecb82569ebf12a77ab80cee1dd,
-        0xff7366490b9acab70dbc8144c209011,
-        0x6fd382743effdb5e9b264af48165298,
-        0x89ce3f3549c3c390813f2dc1cb0e12ee,
-        0xa97ac1d2147a5e9c85efcf4098a4a842,
-        0x90a47b97c44342988af76b72f395e7e4,
-        0xc2919125ee0e9db9bdaa5a2967b7db13,
-        0xe5945368a68f943aded0efdaa6e68f56,
-        0xe34ac3d77d897d35af6c24f20a9d0f6b,
-        0xc6af99798617c90dc83d9543be839214,
-        0x98713a05d50347849b1fae93676494fd,
-        0x5e7252927c421fe2dfe8ab7bf24c8610,
-        0x6da302446792407d9545e4de4727c2a1,
-        0xca50171863854486117f82e6b5f19af4,
-        0x320fe973f282cca4a97b46977babbb8a,
-        0xa76849a8cb0286a846c1e73c5c0bbf47,
-        0xa0e8bd17efd682116ecaed945025a6c6,
-        0x2cb7370f157c829670f8ed8202561082,
-        0x4607e4e29e44a8a2014fab91c7579d90,
-        0x872eefb19fb93ce53bdb0b7e01128300,
-        0x5517e937eede6beeed4f17fd82858f98,
-        0xb94ec4eccbcdae8e14b73ed6f4821537,
-        0x8c7fb1b3157ddac62b78a098c386874a,
-        0x3756365cdb429b5e8a1a66771e474af6,
-        0x7dab835aad5ec491400967e8fe2b8c73,
-        0x39d819e755ea8076774f8078eff69a3b,
-        0xc0d806c6e1ff8dfdeb779d3468fd0f66,
-        0x9e8e1685195aae8f5b80d9bc2f2e8b7d,
-        0x1599236f11cedd2f512828f2fda9449a,
-        0x9552260b8817a8507a5d83ab92de53e0,
-        0x6f136a0fc5e56d0337cd9a23b47ec1e2,
-        0x2a6eadee51ac4adea1c17ecb85960f39,
-        0xbc7ba68bef2babc931a9904c2fc3600,
-        0x52e2fe6638a1ab112a5f485fa769c2f0,
-        0x7fad71ff1be7d3164d3b1fd4db359071,
-        0x85653ed99b088d8094a0fb51b758239d,
-        0x28ffd64c376fdb641b5e929b7622d62a,
-        0xa5337c6ee0cbf4ab4a1f60c84c4e436a,
-        0xd070e724a18d99d138bbeb3e2c298980,
-        0xaac57b1f3cbcc21817d022291d09b59c,
-        0x94f96a17a40c7dfefc3e25203a789,
-        0x6f7a5dfc7d51f3e0adf76ae0c816278,
-        0xaf025cc74e888eb5e9b40ea7144fff83,
-        0x541dace32b56196f498fed11235d8bda,
-        0x28ce6155272439500d68283bd7fe61d8,
-        0x9c1e625f9d307f81dde87740ae328fd0,
-        0x2c2796ba0009297e43820202472b5322,
-        0x4575502a72637c4354cdc30321f2035a,
-        0x545d57b3ff25ab08f35002e3e4384ee5,
-        0xf87a358d8d450fc734d01717d0dfcc90,
-        0x69f6a2ad351c82ee62af292c6dcc76c2,
-        0x528eefdf1bd590e0d3e5547e97a5da2a,
-        0xfab1a53280cf3546be27d633645b141b,
-        0xe99ef2300959f031ab6e96e3a7fb7315,
-        0x6eeee874e43d3135ee57f9aa7236c0b7,
-        0xc180cf7d8c4e1fe761471624c86c854b,
-        0x32fb1a7229578d71e3010fde2d383b62,
-        0x44c16dbde1d4d8a55383e4e9e1b4eb72,
-        0x5dd035ffa1399038fdb503b1c95e8690,
-        0x75fc9df359ba4ae8195d5891b0a1cfce,
-        0x149daf564a0d28dec534a2f89538b3cb,
-        0x567e906a3a694bb52a13e3822627016c,
-        0xe67b6f1aa1671c2faf1d4c9ddc748230,
-        0xc2d2c1c15236ed1ccbf381af3bf847fb,
-        0xc927f5814e0e1e947cd71a68b95047bd,
-        0x1256ab6ea80e42c9aa8639afe75b4c1c,
-        0x3fa9ef1493b07da8f3b5d64fcd581220,
-        0x1535133843b7514a4106675c20ebe3da,
-        0xfb3cbb393986605ba76f21d9e89f4060,
-        0xd78c84cddfec3a590cf2b96c5e15e708,
-        0x99f12651b8021aa70323adb5df827d13,
-        0xc7dfc72f8e2a704b1b7ea35bcbc97a5a,
-        0x6a01a3b78347c795d5fe95b3cb91dfe2,
-        0x208cb01b4ad4f25d3852d032df5240aa,
-        0x478e60d32858bde6ea19280d53776afc,
-        0xb595f725b29ada013b329b5198e2133e,
-        0xbe6a578b4d957ced2379a430641de3bf,
-        0x5aa53294562271f8750664f696458f24,
-        0xa4223a95d29d880a2e57b0e2292fd3f3,
-        0x76c82388ac27908fb2d2c0217737aef2,
-        0x4ca3dca81a2c55519c9213287f626dcb,
-        0x38e0a1540d9931cc8ce1cf8faa6669e,
-        0xf41f81c65211279ff9243a815f982954,
-        0xe453f629f6d90270d3e5871a0d720f60,
-        0x42cc0f28e79cb5a22cebc37540cab674,
-        0x38d5ef7689a2d7b81c74d32bbad38aad,
-        0xdfd0d54a8f341100b315f529578ca32a,
-        0xc7b224848baa143344cec2947a228499,
-        0xe32d4d2ad372b4d415dbcaf3bbfea12f,
-        0xe0879cac9e0acea1b97b06e6e5fe6431,
-        0xa4522ba8a5736240e7ea8c125b411ac8,
-        0x801804636c067322007a14d023148a5b,
-        0xca694ecaa1fc6aafd2ac9b5cb2b869af,
-        0x291aa489a21222a1b59b613a2da4f495,
-        0xcc13ff49dd80e000f86fd482f77459b2,
-        0xc11cccee29e16f989d761f7efcfa9ad,
-        0xbe17e7af7831adf3ca8aa2b58122dc1b,
-        0x732365fc468885b416ce5d1b0233570b,
-        0xca553ae6b2b200e6323f06d725d3796e,
-        0x68057f4daacc1b6dd9eae85df2012f78,
-        0xf8aae648d754e45734b418ff876e46c4,
-        0x5d432cf048c27c885eceaa780272f37a,
-        0xb447c0a0283affa17f00da44960a57d7,
-        0x8b10ce4de47d0bbc74f157e11d8571b8,
-        0xee8111a20fec11bd8b13182fabc58710,
-        0x226fd8bd04fc73aca603fb9106d6802e,
-        0xe23b2d29c3acb5c06ccbec62481c44b3,
-        0xac2d1b260f9bf7f49874d58d10b122a4,
-        0x31de733ae402c5d5678194284a75b33c,
-        0xec76b09f6794e3cfe6cc400a75f58490,
-        0x3f3a70b7c6ac80ea34190d6679de743e,
-        0x1490da695f40199ff836cf99076a9319,
-        0x2a1268b9089e898115d3494f3c17f0c2,
-        0x36fa76fc50bd2e767960f70320e9a5b8,
-        0xf83080565f0f206dec4e24b6e8838d61,
-        0x809246bdc5a7972e046eed5a1ab114a4,
-        0xfb727e1f5e69d1600a5bdda3259e0ed,
-        0xf8be8fb1bbd4934c316c46e1eca5871b,
-        0xd9b800aead1b64d2ca515773c7b80ad8,
-        0x3492b9726ec8ded900bbf34785a0303,
-        0x5b5f2718b4dd87a28d040015a343ffb8,
-        0x10d253bdc878154a636d635958c1d840,
-        0xbed9beb38d779c6bcd565352e3736492,
-        0x3a279b920c743bd9b7657750f206fdb4,
-        0x9915df0db1685b136580c884f3726113,
-        0xa3c53dfc6406072ba628ad3835ead94f,
-        0xa57ff72a0c8c3d1a5ee3fc2e4e99a0bd,
-        0xb8c3dad2c0c61c4e1f76e3b26e997b33,
-        0xb84b84dfec23c8eb6dda3c2f78afcc52,
-        0xccda050983be153797d37ce194949c64,
-        0xfbac83f2fa66c68cf66df3ad43b21501,
-        0x91f6e501302f1b34c51d7cdaa0ed140a,
-        0xca200d1ed9f1ec20f8ea94a3619380a8,
-        0x5d933363a42107d2b924ebe1cb5f7f4b,
-        0x57ceb8c1c333878fd23635edf9c35be7,
-        0xc5c77d44ca3609dcc2eba9a1187b68c,
-        0x17c72f5431babccd0576bd7f993cf022,
-        0x8fd846d3067b84dec9b4f244dd8d49ac,
-        0xab5620f66197f170fb0d3f52bb68a9e5,
-        0xc4147e9fbb299803f35ef6e27e948a8b,
-        0xaf73f0402ebeb418ca0933c96e0bac73,
-        0x125a1b2be956872ee23db129e962358a,
-        0xc27368cc2af86b51109321169b78de86,
-        0x15db0da7a2f34ab9c12175eaffed6779,
-        0x354c8996dcdcf979f79bde234360bade,
-        0x8847cffef4ef8095eeaa79f7bc8f35e3,
-        0xd1e2d5fb3a683ad30fb3a29f770f2a48,
-        0x2e3cef0bba659c423b47c598915e27af,
-        0x8cf65ab2dc2db5d8de3be1d473c399cb,
-        0xd7db2feb41040c5ccf3b6edffc329717,
-        0xbfd7b995b221b7ffee446c04c4eea8ea,
-        0xa594f180aaaec9932754522b3f7b9ea4,
-        0x35b99d3271109fa6a53a860f746f3426,
-        0xbe9f444665f9977b733b20a09ea92e8b,
-        0xd8baf6896435040236383df113f71d93,
-        0x2f93849a76003b2e471f86e6635b0519,
-        0xb6c6064e61a040c4a62e46fc2b421a5b,
-        0x9cfdbfdbca61f193504d801c1306c382,
-        0xed0c39dcb8372f82477ebd3b6b5f35b2,
-        0x1f5fbd544fe784e94324bc1724e89ec1,
-        0x36f3d5f3332b11aa1daf0be77eb821ed,
-        0x56523fa649af369bfcf8e3fd18a2eb86,
-        0xbc7bcb798fcb420c4151a4b33e7d7b2,
-        0x6069042327665b400d57b8f086e41074,
-        0x8c2e37cfb3ff5a4567e729fcf27f47f5,
-        0xb52d1fbe22bf602f9770d27f74e1a2ff,
-        0xae81ab97b0c5517cf44d6edb87459be2,
-        0x857d967af95365c70b2517e676af261f,
-        0x8b9e6ac834afbe4e49dd7aea5c46945d,
-        0x191f9c54f2c0b125d610e80ffad54d2b,
-        0x5cedac94937eab359a2a05409e6ec11,
-        0x5d6796d8cfa8d03f8f46d2dc875baae9,
-        0x66237c6a996bf64871fdb5b857f13ebd,
-        0xc8365e561dd1312875eec16ab689672f,
-        0x298e67edd2342d79b7858e85787295ea,
-        0xa2defe94587ded57d4e59f9b131942a3,
-        0xca4327bc5f805cd6b621634d96496a07,
-        0x5607fb6ed7e15395e2ca3fa371f66a31,
-        0x7d05b117721486c78b1cbcef941e4b95,
-        0x25dc4c737c2b2920cd84c212b76ea677,
-        0x2f51914e5ec7a76026fae56881811ed9,
-        0xcea21648c0c4e357faf288c6139befe3,
-        0x65609fb763549358eb76a8390bfeab47,
-        0x120804f139b8c67cf0bc9e03d8cdf9ca,
-        0xf2b4d320fe3d42b1fb1e02d28dcc23a5,
-        0x2fbb0e97f28ac5eecc28246261407f73,
-        0x5b6e1e59c45d7d3006002c79f0582c11,
-        0x112a02aec3da06ccdac7d561cdf29d49,
-        0x7f979d75dfc57e78953d6e333cf6369,
-        0x486790909b7bf8b3770d7efd4012f841,
-        0x4928b44b9b03afb2452394c661bfca52,
-        0xdc4f957e6e0bfe8ad1e8630fa50d0655,
-        0x6f24a049ccbc77f8d8ac0b7586d9d033,
-        0x7dadd8c5d18683b50f00d04095de7cbb,
-        0xd65ae953dfb5b85f3b98f1b61de25ad2,
-        0xc9ccf5d88e9e66bc6ce75a2ac1a9b744,
-        0xaa3f5e9636d974ac14a170023a000726,
-        0x82f094c89cec434360fab4f009b7347e,
-        0x129cfb986739316db02c89328ba50122,
-        0x1b7164b7d18972ca21e3ff8a103919e5,
-        0xfaf67390fdc94e84ad8c877ace7fd9ea,
-        0x22942a07ab0e8584269dc9aa0d8a248e,
-        0xb1c5596c6fd26d5b50cd16ac924487f7,
-        0xea8b98f048e50d6cf9a5ec208f2a29a8,
-        0xfbfd4413e509baaded511273e91321ad,
-        0xdfef307a9beeb2b1dc309c20439898f5,
-        0xd8d0f392b2872887470b7c7d0678372e,
-        0x184ca82638365e1f37cd076077176b0d,
-        0x2ed553b08275561b9524f32fedf8bcc0,
-        0xe94c7674610fffe8231c0d7e61a20d58,
-        0xd84b8eb0459542b4c5a74fef130bf45,
-        0xfea70a7195aeebe603cfb41878204f9d,
-        0xd2688b97f9236a3bf3aa86db81083363,
-        0x23f2d8e95fba30bec0fe77ae316deafc,
-        0x1d63cd217ff7a871a53c7b52a7304141,
-        0x6d3cc8b6697ee5ecdca3bb6e10140787,
-        0xa80f46387403e14371defa38f0fb14a7,
-        0x8374ca7a0c1d78d43cab17e227d0ec53,
-        0x607aeae44a477a8b034ffad717e8d48a,
-        0x21565c33dd297b9ac6a4c3a95c7a819b,
-        0x72b61da350247b6a100ec31a05b52216,
-        0xa58433fc9b6a113ceabe11ff718f42b4,
-        0x2700b7bb396e5e8c86051f6a07e01a62,
-        0x4f6a46627fb3d1f482183a715b7cabbd,
-        0xeb31358baee10387db47e7271d7539bf,
-        0xe5558e6268327b63a775c5ebf692df0d,
-        0xe05a9cc79fad3d39bbd21495e6947768,
-        0x56087377168f71aaaaa9fffaa1a7a870,
-        0xc7e4f187953e105abf3e0ef71f566e26,
-        0x8b9950bcbe83b306d6f973452c282227,
-        0x7df24c41a9e8c5bc806713231224927a,
-        0x30d0f61b3e25571c88f1497bdf2df296,
-        0xb20b20c018a735406ce8d89ba175f2f0,
-        0x2211eb10cad8068e500966bb3fcd2adf,
-        0xeb74d3a029b2650842b08fe5b3bbb6c1,
-        0xee0ea7a73c2ef3a359bee6a3055426b7,
-        0x516c0b6edcfa705d31e32ad1c8cc12a1,
-        0x68ecc4a5815d5cf1654468a0a457a3c,
-        0x8d87fc2a88393d32c78748094ba87347,
-        0x4ebcde9c92a69adc101c79cc5eedaf26,
-        0x6b3dc3641a60c6afa6adcc723a5c241e,
-        0x1c5cdba9c7c4b222bbe7cd0d2d02407d,
-        0x77b3a79ad42a76434cf9b58c2551184a,
-        0x2f81f314be2beda39212862cc0cf1af2,
-        0x105f57acb979e9ad900e9e1e6ec9c5b8,
-        0xd1457dcbbde48ffb7c4ac6103c08d6fa,
-        0xe8eda406c99bb7951c70b2b647d84134,
-        0xb3f6e479499f502e8308cfa7cda4108f,
-        0x1dc7aaa031aea8537f297a84ee2749f,
-        0x13aac3bfc741b2533d98a268d7b0b44f,
-        0x1bc7827f4da1154b04e01524a9fb2641,
-        0x271683a87296e185bf0b706b64401271,
-        0x705cc0b9d9eefe8e334ca76520af5615,
-        0xf38a277c2fbdeeb047da08daede5599b,
-        0x632f12a15923a6e37053efed3b62c,
-        0xbad6cd1c56da57cedf05e71ce6585293,
-        0x1d123b2b985eb9928bb2ee60a5a37ba0,
-        0x8b1b747e9b9ad3d6788bbd1f2f68d91,
-        0x10caf36fb162fb6431cedd59cc7ff943,
-        0x196b1a402e5d2b97acff0bd802f856f0,
-        0x40773d5e128570248f04a781da4c2e5,
-        0x79075f18262c08f2d8ac484fb4ca36fb,
-        0x5a3a92877c6333eb012cbbea716ab0cf,
-        0x83ddddf2758e57071c72a78b55cf2b10,
-        0xb36129b4c5557c548a818b8342638698,
-        0x44b9192344557a164b49ff7469b46b79,
-        0x9ca303838baa0db195b9b25c239a7dec,
-        0x4e9a066638284cc60755801563ac1df0,
-        0x7cbdd53edc2efe346d390c779b4df45,
-        0x15d9b37e7cbc3bd8fccadb0d72f286a3,
-        0x7bc59a3b5ad620a54bdb12e7b14db3ea,
-        0x973b3fcd4ffec38f78fa51d9b430012,
-        0xf8e3130cf5ef048f6ffbec75671f7256,
-        0x8a560bdec9e41733afb9c339bcb7ce53,
-        0xabfd6b2a5e3fb171f3a09fb54ec0dfde,
-        0x5500d497ea44687d40d6769f3f1605fd,
-        0x8762508fd8f9f0c65d36df3c6caeee07,
-        0x8e314b271cb177e73084712242cbee76,
-        0xf56be6b59002701ceccc8189c0859192,
-        0xe1d13fd8b93eca391958fe0fec942e76,
-        0x6844de9124edb5773569082c4fea4dfd,
-        0xa71f5d5a6905a36282d7d84ffa967b21,
-        0xa8b109712e6cbbc71903b8b4c786c200,
-        0x29b75cf31d0b436869c8c24bf9c565c7,
-        0x93d4b834dafea96cd3a48cd8d301d84b,
-        0x728f5e1f58dd13d109863e4803f98c66,
-        0xb4e303f10d2dffefc4d7b0e5a4d277f5,
-        0x5e178ee07063bff387f8586ef4b1e628,
-        0x6e361cc07f1f0808164744228d196c34,
-        0x26e348e3ee9c410e19e9cbf651e127e3,
-        0xa0ee35406dce20bc811321cbd35afd19,
-        0xc8fb0242ba95ddf1e531c13bcf6e8de0,
-        0x5eb663d75b663f9f4aea525063504cab,
-        0xb0f20e0f060279cf1fba08b7b2d22b3f,
-        0xb30df200ea71b6648220f3da3fae474,
-        0x548c566a6be3e071a1a59781e78a486b,
-        0xfa89ee0178997e3a0ac56b1cd90e706b,
-        0x11b123d7daed6c990574ae1d32aa032f,
-        0x6beb4af376b0f6d3bb78a4912d28f09b,
-        0x73755b78a72c97e0601876cd5be17bbb,
-        0xd61e3f1459cf61fcc670515aa7f6759f,
-        0x49b20f05b158d5114e0895e3a08495b,
-        0x14be168eff66252727bbb5d11a395616,
-        0xbef8e49a863b4de615d17f02ab37fde6,
-        0x69f83fba57d208953a603a0f4e360b3e,
-        0xbd81ceaa511d255ba144141042bed8bd,
-        0x9ea78564646e2aec45fe0d4a8812d047,
-        0x12397a4f8ba4f53164ec40b7ae3d55be,
-        0x324d87100d7f4df7eeea647411c45889,
-        0xac910fc564c5f161c39d5c4277fa556e,
-        0xf543aa71b2179d413b27d711d4a1604e,
-        0xd27bb9606465d2408643e86ac09cc925,
-        0xd878d545f58688281820ad08f8c47e91,
-        0xb0b8a33690daf675461416d4e4264a18,
-        0xff1a7deef96f167ec5115019757b2862,
-        0x7d8562de6a3574706eeaeba2eeada953,
-        0xa5b6946bc5e0ae56eed8acae7a8ec55f,
-        0x361081062fe6341e17682dbdc4cf6c4,
-        0x819badc36b9c64e2195cf31aa35f43e3,
-        0x5cf60af0f304664b196529949d4de9a,
-        0x45a6c84e087b06a52b8ccc9b8ef8dbe4,
-        0x4a05d1899630cf5578108b8e8a382c8c,
-        0x35b6934f0decef8900f348f76594b87a,
-        0x3bcab2a74b54b5fefb177fd943e46ab8,
-        0x913ad5f2fb6cf5ee4fff32a3c1e69898,
-        0x9cd42e81b975a2eebd376bdb1afd6c8a,
-        0x90dd0ee058f55ce708f549cc63147c59,
-        0xc7e058dfb5e453a74bf510ffb514b56d,
-        0xaf058773dd08519e7b2f40508307f490,
-        0x59e81af880fc32ad219cb7035914e9a0,
-        0xf21a03506d262d27eac5eabc24ef6b74,
-        0x1fe38341d8656326fe38a4ecb59fcaf1,
-        0x716db926f3757b28f5a58f4978cfcfca,
-        0x475decd246aebaf10b87edad2ef250e4,
-        0xa4ba623d60264d021f22d0a56719506a,
-        0xd9c409ab4b0281c37b2c7b6f051772c2,
-        0x30845a075e2f20210f199570c322c7ea,
-        0x96d1cb11fd2f7d188ecbb43953ff87fe,
-        0x637cf31a5072dddfbb94a8e06eb136d,
-        0xd10242513deb06f0194e889c0b4867fa,
-        0xcea0e4f7e90035b501f2dd4c019107cf,
-        0xd1b0a2497589f6665d1d70c2d2bd2b99,
-        0xe8ac63f3a6c23606a73b9fa43bb14f81,
-        0x83845fbb0f588fefb03d5799ec11b1da,
-        0xbde3843515e47507865bfd3e497b8212,
-        0xb5e416aa6c5e4fb459093d764eabb750,
-        0x353c99516abb549184ad7931b3b2e60e,
-        0xcc39900d7bc70d5e2d024d47786fa330,
-        0xc34f1109f82baaaf3f300ba265cad1e5,
-        0xe3ca18c62d4e019b855240b6ec726653,
-        0x50d2492113eedf285209ef992a5b8bdf,
-        0x16d7eafd0fea3ed93b76a4e0de3565cd,
-        0xab0757b1ae40e62e0377dd23a76ba918,
-        0x447c3aa3c682034a27a735a26b14f308,
-        0xf1747ea6ae8a2b4ea0abd95ad64f8aa3,
-        0x798e2727b5306a63b7d3b10b78c802b0,
-        0x2ea63abd38a52f747fa009f1bbeb4f0b,
-        0x221ed95a703ba3412d6f3d9e2fa13e5c,
-        0xc91ce2d89f21062007b7d74057e4e4bd,
-        0x99887b80007a6454df0173241403ac85,
-        0x61789fdcd7313049564e481d6d451ba7,
-        0xa7f68ea40ea99c1a5d9ee5c1a4ce7990,
-        0x7a175d7504fefcb4a6b2c87c2d0d79e6,
-        0x26e190c94b8010ae4e43ecbab6329196,
-        0xf119bb3df172a13b62e3020cce5c401f,
-        0x71dc901ad16fe3556bd821a9a3de9215,
-        0x76fa65bb9ad16081017ab8c792b42058,
-        0x75956ffa13c1065d7ea7c85a373a1ab0,
-        0xb8921f0dcb81277f053723c4ce0c091f,
-        0xa59390f2455157d8c2328be14db69f12,
-        0xb04d7949c0889212d261861ce1401872,
-        0x7b1dfa0fef09e46a1fd73a0ca88ac70e,
-        0x6ecca0fb0238038682d89f41bc0de194,
-        0x8f51e49b054f7f50e1f9feec9df904cc,
-        0xd53e64d6776c95cb6c8b9caee9fc2ed7,
-        0xf8e8f6da3afb9b7932b75e2f2bd11f0f,
-        0xf3a2a93972dfe64b0568adff2ff05439,
-        0xe0d459d57b4d85ba272f2bf706e32420,
-        0x71bae762fdc08f9db463c089757d5470,
-        0xf279f5ae37fc60c22c087bad818555af,
-        0xdc64b73b29947b26c3047d6a3470378e,
-        0x9ba821ecb3aaf424c4c5d6dd226e78fc,
-        0x29f8ba915ced37bcbb106a6294816998,
-        0x4766d659fd67e2637e037a571446b727,
-        0x80c72f1bb58cbfd32ea5feba7ea4d54c,
-        0x4bebfafb9ff3d4927b7f6d0df07159b4,
-        116,
-        0x64691e84113fdff3a3d065181fb6692f8f116c8dd14b47310322dc1d125c8c,
-        0x2f4b03d24103c38398274833198abf72e0f317cad50d0e31bdb4aaed751726,
-        0x11fd3f032a2efa1d1b3dd7af5d4a4904b5cf64dc4259a4198c4bb3a9391e8d,
-        0x69144b1cac772b1c8bbafeba6d6a119f445ea3041dd69462847942f8372204,
-        0xdb8d11de573e2417ef0d158c9f1e36e81cd236e9716704ec4f57d5551bdfaf,
-        0xf651ad1d6a5502a6bcac1efefd1478b6708883183ff91bbf75673e2f3c7b92,
-        0x73d07d6247a1a2649eac5c35d80b8c3e989b7eaa6b2f1fe155636b418d0a5a,
-        0xa18422041e077844e44ca1f14e89749bbd61348d04d1c1dcfb5f0f0a252bd5,
-        0xdbbe0dee06a5db97e83b7ec06c70378a40fea75a43a819413bffda7adf3568,
-        0x10be26a52d9b6e74c11b3503d64c0386f0fd1c07d44eeb73ae0476444178a8,
-        0xc1e577de6157966654f8585b4271035bde880854988c6c5a703240cd7f28ab,
-        0x4a789eaa357d3278d9b075627467d75355559bb75632ab3224b0705a5fbb6b,
-        0x22d66b1f4dc49e1a86fd0c66c9455e85cf78d465d1bbf1174fe7001511e2f8,
-        0xad1d0bf53c6be3dbe346a7551be16c9d2b0ec6e6e74795018b4d512fe82217,
-        0xac6ff90b76173861d88483d6ce813fbd35dff5834c924ca2376f8914be24e5,
-        0xf2069b5b1eb08a4f6dad3ee5f665bc68dc75d088c2fd2dc8e4e3d8223fdd1a,
-        0xb0adf6902d0045a16db2b777efe7a114fea05659b48f498e5a2eca2bb3cbb1,
-        0x5c311defcfbe61dfbef31faee235037a466de07f88ad85a94628463c8ef58b,
-        0x4c07d0b0b8dc28c2fba1f8a9e31fe12b4902b450f6d117b57b3ab60c8047b1,
-        0x17e3eae52cda821adfaa93a51ebe601e8b411109b6eb82373ab106d8c65fc1,
-        0x8c91a8572c0f727f1cd7cbcba1576497406539e9c39c7bf367dd84709ccf79,
-        0x68458900e6df38d31dd4337c258e9e0985272f4e16a016b358170968595be2,
-        0xdf587305059c6373115cd998303d7df213f88f0c2acd6cb41f8ca727ae6de4,
-        0x5d229ed26981c23d48adb60dadc7ef2a3755d235ec777fd0aa7ee0cfd5c6d0,
-        0x822bb56c73edd5ad23c71b0dfc2b342a82b175b3975e9865d4a526c6815cbb,
-        0xeff7232a7df9a9eb7a407ad6b21d8183a5fa99d2f6a154806d0f2a3b2237e5,
-        0xcb3492f0a6ca659c9cce5a5d32931c05f2239d706995996e443131d31ade3d,
-        0x7921ebaadc32de555d4ffa73f2fe1b7b134e11cd130e0de23c173067142e46,
-        0x9ab2b1a28c90994429444275e585e398fa41b2520d325ef57cd2b047ebb1c4,
-        0x48f39f425872a537f03fa2972a76b3de1632d8554f119ff90d1cadb39ca4c0,
-        0x15dd6d633442eaace79a4c7c5b5825514795f667920d486997720fe08e8da8,
-        0x136498c9c4855195586385780b6c44716f23401e8de6d9a28ade7fa58d4bb7,
-        0xd6cd9d045d4bb89120257f523b1393527e5526becfe18c68341fa137050cee,
-        0x450896dc9fed98a6e1725b2f93adaf5b9aa5893aa5c38b0c1f51e3e17b6b2d,
-        0xa17454ef01e16e14eaa2a82b95d7d1d5d3e9a8148686342b8c4d13a158c906,
-        0x8044458ebab030e6236e38d4074c6157e6ea9e18f99a0717ff94091a41800e,
-        0xbd507e7d5384db65515ecedf940918c416270f2f6c4f5f25208aa8e175b496,
-        0x9fac9bd4b05329664027e649d03452a5f06539b99f6a7f1633f931bdb300f9,
-        0xa165867e6645e97424313de9c4e951e5d4d68f1e403e7e37f363b7be67b105,
-        0x2ed730f17296da4447eac215996b4facfdbbe7ed7b2f7135b7cb75011f9129,
-        0x938c6c53b1798a3fe45af5cdaaa7b47d3a90132bcdddaa30acb4d26cc8185a,
-        0x290ddb28ae5cffdbfc31f70f99d01673e27925fbffa6506f2f44be4dd5923a,
-        0xa5afd98c47babe8529e5c663effea68c18593f8269ca65dc5407c90872a93a,
-        0x2d2f7999a07aa75ea630611da4325743a05f3eecddcbd8048f5e1ded2f6e2d,
-        0x139af6e89aff383d0deac4a74fffe2e539a769fd3582ca1e13b7e552729573,
-        0xf8e825b5a7630a12b3bf374182d38826e4d47d0c6f45acc3b670bb2f455b20,
-        0x474e7140e9ddd02b8bedb99b1beb91f1fe6fc47847994b7633889515b3da83,
-        0x289058678cf39a70572d532b75ac9db3ea51520e163ca6e97f8efc9017c9c7,
-        0x5908b0f5b054f1f7828bf9aa9b49dc2d3b3375d63bca74b331f6eb61220a65,
-        0x9b22c3aaf69172aa2e72a306d3629b3919924a61d8026988738c561da07e74,
-        0x1b8743dcee2d0a74af7edd53ed489f51134a47625e48ece062c8b14c021e32,
-        0x9397548e87194962fdbe291cb76e984992493c28cf84fe3b7ed3f43f5fbea3,
-        0xa32cd67d8919ab7d70409fff2d0bbba898f11d58af7edc1456ac869805ec6d,
-        0xc9fb6eec6e1110e6cde6aa82d0daaa762c07964a600885fe7c4bddddc8fd80,
-        0x3c30d4386ebe5ec4fb0ae9d31011595f08b1418a5533a7dbaa07e959d59292,
-        0xa99803753d82cea98345195b563bb438323e4ddd68eca9532664f0d572ece4,
-        0x27b8d70ade34c0b41db7f7a1a718506b76267ba0b78362834a0b679dd2395,
-        0xaccf7eb581d7bb269a232df4778e75ac1223534ccc314472b025ced40b548b,
-        0x49fa7c77ae44d6c665ec456fa7aac6a23f73774a055f8a75f3945721098f7b,
-        0xa7a604ddb87ac8e5af4f15b795f3970c64baf0c9620068415d675322250275,
-        0xe53540ccbb24509efde33cd24c8eb9b88bc731d93767ecec7424e0f6bb504a,
-        0xabd55c09f5ad3ae3da736eb3f0fcdc8c21c57e058ed9489eab21c2dc746e1d,
-        0x1ed8dc7e6d0e6d5f60782f21f1c40904f18d76de18c620e64ad5bbfc67fb55,
-        0x41c8fc9d01f5cbb1888617bc7fb2c852c28b74f4ca503b83c9f732d3890f60,
-        0x1915daf5c472f2627461460cf5226cb6985af554a412edb9614171c16cce71,
-        0x2210ee5253940cee86d6c5e28caa112608a9bf6bb201453839e97467f4542a,
-        0x76dd5517442a49364cb3ebd3c1159ac0bbe3533ca89d807bdc171554ad9b90,
-        0x2bc14a43ad612f32d4faed566545abe56da40076152f20b357a6fd2a6a9a7e,
-        0x3c13b6f98793b1ce00a05a1f0c35aa04687d35187206f6c09d50311ffb9a9c,
-        0x3a70ab4c3cf1d661a54dde2cdb6cb78482adefcd1c24adc65277f0430829c4,
-        0x3d2947bad57200b8363e6d9e46730574572428e39422085d436ef92c57c4e5,
-        0x77f3f755f873ea31144e3235cd582e20aa792f516403708f6272afb3e9725a,
-        0x9d5acfa78d2a965893652d30efe610cfd1939a5fd372e2462a8bc0db9f994,
-        0x71f1930ca8b4ac71fedc47b4268bd3b67b5ad882ff16fd5d08496e7c412268,
-        0x1f95fb29099f1f44b975eea2a025afbba11456dcf06fcff15eaeff14a784a9,
-        0x277e69bb40efcaf0e3963011f9f7a72b228d6db97b65152ebcaae81f0a6532,
-        0x81a14c60203a7c29b03fc9e8525f3665805f434b86ba01e1f2114ab983ec3e,
-        0xf83b762f3c03135188ea048f8b5f5e5e16bca659ca308f24676da0c5f3e9be,
-        0xb8c2e9a79daa1b8df2091bbb4440e2020e456ef3afc00b5dd57c2d8a65d184,
-        0xefc7c30f2c60959608468b782b5d9afe9df7d85ac4586adc71a531bbf405f5,
-        0xc2507a5a0ba572260ca29933b31aa8c1bd9a39811253775ed97e6101d1965,
-        0x4efb2fe3cf18a3826142f4407f7f3cc8f2eedee4db2061998f78b8350b4d1,
-        0xc8fbe30d4d01878ee7fb5e94f7dbcf104e6bed1d4cb230ad7a84967452771b,
-        0x7520a2829b3d2bedf1b1ba15cfaca1c69097b4f818d7dee0888c52e00876c,
-        0x408641980511e7eb72190905eb4d8d68d5c60451cbac2b24d8a9ef651b5b36,
-        0x88e6c95c315f91993c0249b34df9a6b44fbd880f06d190083a15e48ef099a2,
-        0xca121f99e77dfb6f63ebe6bce1bd0c503d082453a4eaf2a5bb7c13f5b46347,
-        0xb0187ae2e3ab5d3997fe1734661524d1dca26fa3e214d6027a590cfd6ee1bf,
-        0xd712ec2666508fe864518da031f0c886e89bf50cd0b16c8d064016503d5612,
-        0x1f6ec7c85335ddcaafef4f35b8eb5af262de3b0e025c8ea84c63fcf7cdacea,
-        0x33a22752079d49b58c8d49d7424407e11fa84272bbe5cffa828452df38221b,
-        0xd9d00277592f84c611cf9646da025266bcca901da2c21eb22e5f8be5bc3d73,
-        0x3471ed6e62f415db837f352a10eb1c9112abe0ad06790d9b13659d324db0d1,
-        0x3ba6ccf0d48d5317142fa5ea695c6cd09f5de885ece539e2085e912cc69bcd,
-        0x1f15ae64a05227731697e5698e9f0ed2686fd1493097f421e1da993a7271ad,
-        0xc50c01ff325728c42f5a1eefcc61a7e8090a97801047ded055b701d696481b,
-        0xfcb13c829e056985540d7de27f0bb27cac7f4d88f4270e26f4ddee7a56bf7,
-        0x475e2ac12ee90d55cca45fbe861737f4519685483eb7050af91560e1c3042a,
-        0x4d159389222e064cd34ed748180e2723f61ff8c90a67759a8e6de7c8a39538,
-        0x7d304ad8869baf006801a086c85a5740f47483d2c38cea614341545d9ed235,
-        0xc94705cd71c36c5837b3346c710ab0ec3308d464111114e44828158313cc9c,
-        0x1a90c94335165d4a1d1aedfcb1d08be71e6c9d27dbe205c5f1ac7cff076eeb,
-        0xfe1c76f2e453fe17e04deeee729cd258e5b1c20ce807f929be7c6d62faaa84,
-        0x76d87ba91265f3e8471fbfbd7bbbe6f159f176ca06e89be3515f60f268b93a,
-        0xb5c3dcc3ae061252d8259cafbbaec4fd6b3b65004ce6b57a4101914e698b5a,
-        0x14e989903f68a1e889a0264c09de797778e0985736bdbbdf2958f789869013,
-        0x808e8ce415d7650e4819ac0dac124c40be906319cfd1898341c09bef6352e5,
-        0x31e7670a3af2e0b8e5d0c7a92156c965a902c0b77e19ced9664ee1b80f0b14,
-        0xe669d45c129dc7e4191f5e61f735d9ea60dbeb7a036b5c263165762ab11a0c,
-        0xea62396f31465c71ff76601831c8366a21559a4818e21347cbf55ac707f444,
-        0xf66f1cdd9e3d8ae6a59f6d1ff61edb7d10a149d8f0a4f411dbbef2a2e58cf,
-        0x28765bfde91d47668d92f4b925f5c0e64013719c9b7363feea2c1037c51b9c,
-        0x21b1c7cd78424eb55ffa00578e8aaf6ce9b696d1e57e7a12026e402df75c33,
-        0xb16230c62ac188f863155495902ae953eeb00726bd8ad621d0b8fc4ddd5894,
-        0x3238df904cf52a6c416152944412bf2be1451a849a50bee3ebf91c629edb37,
-        0x89fdeda6f581dfb66f8d1b10b28986f664f4393a11856a01093c941bb76ebb,
-        0x86726cd7d000f956689725fddde1fc769dac462c6993d001789be5c901e762,
-        0x3d1759af5df4c276ae37e39013c36edb335d78b38a573e3d1e900ba5a3d03d,
-        0x4965ecf7acbf95387d4cdc0e36475eea6e74442e9daa11e02d4084c37b913b,
-        0x22e54196f9edc25b5da4a18e2fa3a40cd67efa39cac73ff227c42c43e5cce9,
-        0x4b33f8fe225a756527eeb0e26142c6bc17a33985ea5ad1ab8dbe94e7b5433b,
-        0xe52618599ad4335ac9c12506ece8ccd2788143ee62bef2117097529efae2d9,
-        0xc7f14ac7e9c1649443221b3ef26fe9b44bce1d0973ebde79da87ef1ea2710b,
-        0xa454c4f5bd57e402318cd7a28a83902685967a2c3a83e79af3dc28e52136a4,
-        0x5ac29cde4ee1a13f65e3fbe0f372dbab1eb8fb8321e81407ae69e4fe9241ec,
-        0x302251d52a5df3e01697bd2b88e9b47dc8bdac356a22e9bca32dd0553ad45f,
-        0x2bab17f74df722dd2d49c437b5a3cf8e10314a13308ff9eb380d5f926f32ae,
-        0x105377ab09ed51b35ac298c4b916545fc5ab4ed7712d0c88608016c2380a61,
-        0xf9d82ef0d0fadae1c3b1bde4f15ba2e4bf8867e332a52bd49548aa5c366806,
-        0xcf6b1aed764cf876a9296476ecb011e76659a838dd8352463dce413c812116,
-        0x7fe0fef7571b7acdb2ae1828f9cb6f8c5efb679ad09b2cd5a583059baf6b3d,
-        0x8756e13a0db481f58577a9807d3afd0be79d434f670aba9878e9f023787265,
-        0x2e808de505692705df273ef08ef95bf1750278dfebc06952ddf099225c8c76,
-        0xf226485bbcb61dbca653b46ff95edd453aa6d15476f0fde66b2941abb63460,
-        0xca058a6233f5eaec6015128e31309539305ccae0e5cef04704f759d1af1a0,
-        0x7708ba4de29bbf47ef8de33c4a68c78cec7fb2321896e571d7865466a595bc,
-        0x7116c195943a50af263321bc9476f89648af5c8fc6ee32c87b2d834f70df21,
-        0x53679f983add24c32a53f53c80abf95823a17c455cc0f1c839204b50ad8f15,
-        0x4630ddc977b2eaafca51e097e8f81758f70d99518f6492fe3941951a28cd35,
-        0x654172868ca7efed257dcb3c402ab1c706044d6040143f288682eb54b5a38e,
-        0x558a20bdfb060dee5fd9435396f0d2f801796a095a325ed4e0cb69df49417b,
-        0x7967a63a883ceb4d95b9b8b945af9285c3a1122086c4892182c413045d5583,
-        0x8a134de1c7714da020e54b597c8e2704b8e697cc937e63b8d00ae900ef6c3b,
-        0xf0e5c65298f5c0ddd11a756c2662701e4bbf109f7b372fddccb848565227a9,
-        0xaa117400bb5bd9eef6f10cde4733bcdd3f7e7dac51891c120e555439d54917,
-        0x14e3cf18965c836d4758ff4f04589a269258cc4ea17e842d07d62d2e02fb42,
-        0x9ae0478f1262e31826a38a032fe0eb745b57648f4e3d7e956c2979b18a3fa,
-        0x26e85e2e04569479952892dff4789765720fdaf7c1dd73682adcf41f00fb6e,
-        0xb46ac9fe1eb0cc17f5c01246d95a341c99e91dd61c39f9822164fdb0b2e1a3,
-        0x1bb6445c537ffe31556ed36a6862954625317812cf46d7ec2678eb77c25b90,
-        0x3778fcecbd16b3f3280c11dbfc34c3b46905ef0c35db7bcefca5045e8538a9,
-        0x31f2ff6cdc0b20463d118fb83dc478d4c165c70a4694b69dac4d261a6c3d58,
-        0x598e2ed939b7e829061a314e902c05aa698f51e723e42effc86bc669607626,
-        0xfa919c6a00d3efb533c3c66d00c42500595878dab223b63cedd2740256f431,
-        0x5d17665fe85f789ff5d91808987880fa55ad93ad70338b03435c2c9cabe01,
-        0xf0bd3d39819b911c5105b877eb47c400f69e6be2a5a99f8b19b35453aeba40,
-        0xef0f6ab6127994fcaea58ed508da5131117b941997c961853fb5ee01d5916e,
-        0x3fe5163f16d55a8869e489fb0c6db17c0420db89520d08c98bc63ba19c5b6a,
-        0x4d3cc78baeedcd0f01ff82758bbe7afb53577ef1074e441280f595cd77806,
-        0x4d7ce34a44ba4a51495aea700c47de3b2aa40ad673be0c7b946033d19eb89e,
-        0x6621cf06601b6001f97f2bf20df923ddd78c780664a00faa02c4f33a6e4b24,
-        0x9fad0cdd82843815fab0fc3826d38a8a3ed89ab43e128e29efa7eed8e0a4b9,
-        0x67ee9bccdb5f907ccfdd64fa827f18fdbabfabbeb05d07bc9ce162b325ebd2,
-        0xf35e984db4b05a9a5215109167da823464ad05eb1a5b4ef48a2a1c9e602df,
-        0xda3611b11158fddf963c1e812307289696484d7b50c6319036f5ca491d6ad8,
-        0xd097c589fad6321164fd605102dfdc37302d0fecb8f2ee734ae1ad4b1fdf9e,
-        0x6bf2a696ae0ef02f35ef2fea2fa4dc9d7a7eff0185670cd63bc4b3b8538f98,
-        0x1df7efca931723c14e792f489b6774a25a2a6be334e3d3b4b324bdd1976617,
-        0x8e35a0d9f723be3186208731d0657b1696cc304f27aa47726196de9e2e103,
-        0x8ab507d50b9d7871fbecdfa946366b194c51e66e2fc6db48ed6bfa874fdfce,
-        0x1e1e17012263baab473379b4f7d44b5015c0f3ccc362b7f4390259cc3601c9,
-        0x7771592f9c790bed63ba24cb9836749a808cd0c5220da3927097a8e22fdf35,
-        0xa0d3633e346b3b95e2985aa8e7685027ea6c2fdba2eaa90a82b44a8d3cc17d,
-        0x896969545992c11a0754995327fa2429610bce79507250c836f0606933a43c,
-        0x7c1bf6faf1f1363dd0b554a6a051beca35e2f40fca8afe8ba0e4ab31ae2a92,
-        0x35fd79a8fcd136579f20255e07b3889e97cac92f1c8afd2eba379f3b380df5,
-        0x89202b450fc78640aa57313ea809424d01ec2230a72abbda5d6d20c3803d00,
-        0x9a80181e4359f6b68512d966bbce87ebebed549d6e03b4bcb1b29dc243e8a6,
-        0xb65adb1e2d233c2e749c43f2532933ba2e41249ed16f5d3db91bf488ce3dea,
-        0x4c2a10936069a98a53a8abdef93754547c4c60e4339765aaf3788cf0799d0,
-        0xbd47c288e66400350d02bcf58b0d6809bf72adf33d631c9432b465554ffaa4,
-        0x2ee83324e224bcc9421b5a3cb3411be2a56ba45381575350e12a90e2ccbf66,
-        0xad20f02ff684fc19577715c7b6a00e8ac1dfd3823b535e4f8b6ed83296d03c,
-        0x1fbfa98ec3e9815bf215f68895ba118397f43db5650b0a65e180cb24a5300d,
-        0xfcde552356a36ae4617d261cc69b9768bf4acb1c2299277863d596f5bc4eb2,
-        0xf438a68781fb561f5e7316548302766949a5b4d96d1a73c894769379f5e0c2,
-        0xebee41bbb70e963822755723015defb9ce4c01961be6723c5452861210292e,
-        0xbf78b55b9c1a7b432aa23edfd898635c95a4c797cb28218bd1840ac49c81f3,
-        0xc7edafe8f38a5f1463dda95d3f859d1c0e551ea25429e4b83dcd62ee2dae57,
-        0x36307cb761a36e0e0d980c1c0c33cbc52a2851fb7298f4dda227368162cb6d,
-        0x1c3d54b1d88f2190f875e832a7d4f566c95ad25403ddbcaef4497517a8b8d3,
-        0xe8c494ad67c6a2fcceec46dc3c869aca00e6d27b1065a5f18ce38afe5d9e7c,
-        0x5bee480d8e4308f1af6edcfbd1845dcaa336e444ee5fbfa816e72bfe80e69b,
-        0x992a24061ba5586ff12cb03dea5372d6cf7924bc183ac7c3fb09f7dcf3f54a,
-        0x8f75ac87593e43fcdf8db76c9905a059240a755cfc6a833fdc2044cf9c1d,
-        0xb44fd5b97e21d03a319048cb721476c51d1e0985f0734b1ff4d06e8477e50c,
-        0x42fd41e86c6e5960d41407b4f854c05deb913f4bc968ed0093bb4049a72b,
-        0xb9c83cde6873ff09871a1ebcc2ee32fa853285f6a1c4f7986badcfed63e45,
-        0x8c2d9a9bb8039759704a52a3aea25bc79f41bb625256d92c092fd100af06bc,
-        0x63535ad3480aa04788bd3b7d82c09b1a2ce5b7e951e64a4a820143e36d22c6,
-        0x33d3671e4b30ed68a6e33ca0dc7b820277b23eed24c38af2d5e08675fcc489,
-        0x94c9001dc98110e5207764af94279edc6858aef53fc152eb3c9e058a8202bc,
-        0x6864c559c737b0d45e12a43687ee6754c83eb98109ab068e601ac4d3c8e42,
-        0xf7077c5936062e00140df3ebea4c90c64470eb3e776f813c033511c51fb39d,
-        0xa83b1b4a2f37bd01f7c1cec5878f3c9b3136fc0ee456915dc7f7642b4b88e0,
-        0x841bd63703c5657c30f12574a3dd16fd732b4d419b7c09ba3501f93986ab3a,
-        0xb2212e5831f05a25137ddcca03196c3a92d5cb2eb8ccbf2c0c3683e392e5e6,
-        0x9134927e8059710512736f0dd850e30ca19f88c9d23b512c1cdd5fa63f6e79,
-        0x7c125a3a372b4752c356a0c032ef87384f36a9d5c98e7e865f86f73fed61ac,
-        0xe238ecda1d2788cfda436c16dc4b6701eccd7fd769ca66f4f0ba41d557a3ae,
-        0xfb3fa3a79943aa0f257ec31e9dde27305c62131fa80852803d04d1d93e77ab,
-        0x3837aa83ec2b2598a9a4a55d9edf212c8ce1a55a799099e7faa6ade92e680c,
-        0x9e6a8556da9067386909a9ebec30210629b3f80b933c802c0456648459580f,
-        0x637b25ac3e44619ef303a69eee090d09d8a9f2b557fcd9c364b699d43bc94e,
-        0xaa6be70bab12d75e7a8ddc6bf4491835699ddcde8b157d8aec133c83d7c89c,
-        0x8792788fc6c1612dec108cb7869a7ab79734c49cd02ce093d3e8384ab2b273,
-        0x4083e01d4d2e9463825baee2036c03a039f698b296c278ee524139062564a2,
-        0x230b79ae4681a1d84dba75eae4810402117cff830191a1a19c54c97814149b,
-        0xf29a808681c911d2565a01ab66fea334f9a19e0e7e2ad5421a2267af52638,
-        0xaf954fc3de9b7dc2c099f945c3d004c948df9e297ff3e2fa6e5c934a1f248f,
-        0xb4285d2666d4421951a71607ee6fa278ffaec7e0fc679d915d8ac7a7752ab4,
-        0xc3f6926f9f8cb6b8bc9db151a335e59802cb736d70e0535aae21128c28c683,
-        0x86d0555f27ef4ef3484822d4e2c3692bd52f4474eab6cff1f379fa582fee49,
-        0xb9cfb45714dace6e5009e3fb18c63538864e63054d0f0b827f243ab435ea6,
-        0x6ed5896614f11fd2f96c0f6fa172da0e48f293c55a9a493b24b4ca4bbd5302,
-        0x2ea60a9fba64e2c50e8c0f64eda428424bea806b035e1999d2b4cb76fa3e1e,
-        0x95f62a777952a0e9bf97d6d0eb6c230bd6e882cf1482374ec1f854371dbe73,
-        0xe335bd59aa56acc353440bf3b225592702ef54ac044179f58735018ab22b11,
-        0x60b36553de9e55d1328b98e033c6712f2b14d508bfc6e8d792bc3342981991,
-        0xb8d9d6408dca49a2cff6730b133003a9a8adc63dcd07abfdbc0e9014a18069,
-        0x416e90bad943adca6fa857f9f07779711f621eb915716943c0f041a6cd090c,
-        0xb80aa5d24b738b8718022b60a2e38589b5a0cd01f2738df93b530abba6484b,
-        0x29256468cc54463197113b39107c9b95a0f75de9bbd47f8fdbe4f4a1ece049,
-        0x978e1069cc8dee60f4c0c9ae6d10a63eba6c9dd9b839fc5a00ec0dcc239f9e,
-        0x7df04def72e59ea89ddb31b7812ea5505448c59f52bef7df6f458d3ae1bfac,
-        0x93589903ac7bfa826e06966b50c5ffcefdc4143bb9593a426c8f41fde84a05,
-        0xb2ed244d72a5a530c939f588c7ec467806080290e733db883beb22a2cbdbc,
-        0x82fce4b74a8ecf97b733ad75685855d0037f5901d82be96dd9bdd0dc6f24a4,
-        0x11dd8048f6d04ea97fa7baa099f7c1e715759fe71413f811527cfe29552de4,
-        0xbd1cdcca6655e19029984b703dd1e5ec617fd7b01bbac9a6b373f12f178ba4,
-        0x5353638552f79b42da32f78592cd054e8650cd0bca314481be9e56296b6b79,
-        0x6688ec09ae6010c4d8994e83d45dfead52f844c613a9ec61d838e645525be3,
-        0xc3159b8a9efd4fc851c3fa3c9e5174578a2d4cb709d5fc2a458e2ab8b32488,
-        0x38e651ac693ba117e95977ab22d05cd02d21eaba65f0e770cc3653506b3600,
-        0x3a26efa83b3be16a0acd01ab0797249019180afd45ece20eb4fdb3d21ec984,
-        0x445331b08e19cec6828b9a587ffa9a37733d3d06b9129e8df42342a184133,
-        0x93d65438bb7d08ab3d1007964fccf02a7e21c1d541da6e3b90cd549d9b6ccb,
-        0x5775be68c30e2be6c53b255bc78f555e442b1ed4c8c83a430e1b78c61f4678,
-        0x8c0f83bffd9e00c8fcfab30543e7f1a383c667903578f2fe933c12df03afa1,
-        0xb5cac54b867aafc113e03af17c450bb8ef3de2488de4fcd4f0708c1c5e9b0,
-        0x45ee36fcbd84a90388bf5c1dd106e877e5db33a4370e6f95d6f1815631c034,
-        0x970243f78d0c4c4a18b7b309ae7e9692d49a64173e943aecd76c12185a4553,
-        0xb4a6f22c5f2944bed5307e36e1463ca0fa4f80aa1cc4b3e10fdf5fc52dcaf1,
-        0x7ee2624fbcce6ee7ffb7ef825116acb456987e944272110e67684a8e30c3f1,
-        0x7f017521cfd286c5605dee301d47956454a75173123093385d085fb16db566,
-        0x317d369d24fec4ab8321c4e8487705192ceb39bdbf6cb4d630caf42ebabe6b,
-        0xa7f31276abf8041732f830fd80459031c58d7c054fd8be5b3364335b3dd5b8,
-        0x1cbec2c4fe48237c6fed7a536f2cfdaa78d277202ad6c7c7640f9e7c4f5ee1,
-        0xb65777fef2963fefbf1e419217f55880df472380e5f500d271032991c2d934,
-        0x4b716017e3c440694db047f8186ce2478da8a211d314f8f987e2c331bb6098,
-        0x8f0dc4c5ad4f24b34b154ba719f0e2b353e257353a66b459b19288c1a32090,
-        0x30544d242c26207f29ca7f65b12c60b93f79d12d4cf6f7dbc63f4cd82f68b0,
-        0x7d0565c52682a0018a1847d606a9c4647468473da72eff75c162c5d2d79275,
-        0xe9692a1b58ea847730bcd2a06ab6023dae2c01ba80b0b81b571a18ac96ce99,
-        0xd27e68acb468ae79a87f36cfa0fd3591651066b805c2cd35d2a0ecb62e6c3e,
-        0x8c38965f4a7e0d792fff35fbea207c45c96d8b8ea46cdd3d5aa0f9f19c37d3,
-        0x2f806a50950f0ef6fd6359115d81e7eb94f04c79fb5cc560845ec81a66211a,
-        0x3c1b75465cd52c19cd0bbd7d104e6e89353a2ee68061cebdc39e586d3ab1,
-        0x1761522fad5511db474adbf9a0997f5d16e1ce8876fc971be5e6999634a7a3,
-        0x2ce8fafa7583675023ca847cc4cb92ebbe6741dbf4173f8e1dec1263f18669,
-        0xd5391eb60fb9a7779d135075005719813965060250b33d96895f526038cdff,
-        0x97677a5c46756b1774543f7614468be5167f4bbee4f703591550624ef9d6d9,
-        0xe73f942ad26932dbb7d007b418be9b1d82f88765c08fecf3579628aac17875,
-        0xdbfd00dbff1f99637a0a5ac7c1f5c4de3721bc72f529843733f0f7f02e05d8,
-        0x656aea1417ff982a1d503b4b1b2c72b5a04328f1672997ccff92efba9a9afb,
-        0x8815ac0bb50f71abbb7b8c24944686b6edc1e273213a8c3191b1847b91ba0,
-        0xd5f4ca4a5b9f4367370b80394838d2ce97a5256d2d2ee43b63dea057c9d4fa,
-        0xa80a5987f37a15b9d018dbdc5033c431764c31d3af81be91d308e6a74a25e3,
-        0x3b893fb295fef9a6fbae4840a813fb183e5dcf098733803f19b21fe1cc2275,
-        0xf8e4d92533e6afd671239cc93496a95c68a437dfa8b81cc7c25cd7d903f791,
-        0x2bd050aa168943fffa375605e2c0858bd523d4b2212e1ca8397f6c060ca032,
-        0x68cfaaa2116761103d15d6a20b9a94f8052e3532734c4b640b9762c37eff3b,
-        0x8cc56890d00a910253618cee95e762a5c5d2564689194c42a6dbfe7ada325f,
-        0xf3e9b0792666b03917597f294f62112f538dd7a1235758d6675cda4f428778,
-        0x51a5414d6c72eed14f28af61e69223d977d4ca9cc2936f12ea69d6c5cf864d,
-        0x3a2929aee4f04b4640aeff103586458aef9644653abda803d204dbe0e04432,
-        0xf1814951eb728e3e18288db53a45649f7a144a34d29978465a6bf190945241,
-        0x30d9c97f3bd753d1806b5bea5ad273fb848c477fcc4d1f0fd63f0e3e8b814b,
-        0xd5c96cbefc2cc4f3613a871575f88a2788686f1e9288416e2b43e384ebe00,
-        0xfd4d6fe99fc65e26f980b674dc854fb37978f4f6e8ef669aabe35e7ffc618e,
-        0x79e7a8c61e1868f0b8998a0320059c7bafd5670f03ceba3eba56251bc45cc3,
-        0xe2093ca9c667fdd4cac5a8774e1420e52dbc28f47ed56bbd97943e58e3747b,
-        0xc8530a04a0bb158fdfdbfec8716d98285fce98c449a33ba6412c6855348f2,
-        0x2987028269b1743b980b23757d4211b0b5dfcb6a4a3e0590c33c8e75f0956e,
-        0x8911bf1f862763a98397a7c04fc8b74abd34019882df0e720a744948c82b16,
-        0x843c1f46112b551ecdc5949972c982db0a8dff0fd29ff75d67957bb6981e5d,
-        0xb461717ede5da69c112fd84ee0d05bb80838db82ff7adf4930f1415fb7b0ce,
-        0xa91eab0e1b0e86510b2de6ec2cb13f98bc65428f346ce4399110568af9a291,
-        0xd0761b03705b2ef54ff519ce00cf43f646ee4359dfa259b5449d28edb7c24a,
-        0x26a71e560f87221d9aae7b1f33cb79327a8d55ad5ce26eca9404a2e90eb11,
-        0xf8af54403d2e09fb187c56fa92e7d2b3c35aaf6d1274a998bc2955a496395f,
-        0x583b1c76aa392780176ee7929e55642dca9e2c0641c2d108cd004ca3df6048,
-        0x9b1a8ce1b2c3bdf03a89615cfb94d5f99ca72575b91969c69b58b07e0b692a,
-        0x2d2dbbac42479505601a6805753a1da07b7438ccc0dbf8f4424845767114af,
-        0xf16c55e1f5ddc16dd6cec0b46a8552dee5da3eab664a5f1d661816251f5d38,
-        0x56ca8b113ccbc88f6ceb36137a88d4e88ff6ebd6f769ed040450c0341f2517,
-        0x378659ac5f3c6d092a1ba716fa5b89ba843a0204d05fa5a83149b07c21f9c9,
-        0x5d8991ce647a56d4cf437958cd11ef9824067fe47c8108eddecc8bdef6936c,
-        0x53dd118803124f352e57d52f3d269b18bece844a930182e7ed86cef7f548b3,
-        0x49e5accb9f2e944abc3bddb75cd232495e44d030d13d314f0f464675fa8f40,
-        0x697598bcce101e6505a9053b6e1e1eb76546111de3248faa7873cdb4e5d07a,
-        0xda7394e242c1610377396b6984d396f055664ea6981066035f6d6ad37a78f6,
-        0x2fdadfb79fdbcde7b7892ae3bb52066325831690c8a8f5db0f4f2e55c3bb6f,
-        0x83ea0b35d17e1e66c15b6f962802a1cde4905e8dae83edea722ae32ef8b1b9,
-        0x718dae7bd44416443bf80b62f294a1ef0a562a2d82246fd2c86126e24f91b7,
-        0x8dd12f4973e08a695001f5083f9c6abd461e1d53885d2d8187c28c0d7f152b,
-        0xcd00065950c2ad8ce163fbd9ab762af95330ac55ba3afb4871a21f76c17926,
-        0xccd0b7c63d08f63018a0bb64c9aa33d956259566f5d67154fdd626c4de3898,
-        0x9b8b104ba4a1342dc6b21e51742e064c6a800d307c52917a1cbff77a35fb71,
-        0xc6fa329c5f16a78c0c97e674a8fc1119b38de804d4fb5b95be6375c6e91ac4,
-        0x2c8f8ac1239c436124f1b2f5cc0f7433892a3b7ba14d5116a992827a0ef973,
-        0xad1a0b0b8bdd986df90d968b3dfacafb808236b51d38004967d448a2f04408,
-        0x2509eb4a2b8f25d37044d5daf3781bb4018432cb221f2a71f4605327986efc,
-        0xfae87685be574451e2d5c5e6f55eb2c6a39b7f11f59d420acb5153677a058a,
-        0xf09782618a9ff42eddf5b50913618bf748aac1553112447b1952604599d7f8,
-        0x57ae516c3133ce6a17ab6f6225b86f50d73dd0aac7d4a0c77df6bb347469c2,
-        0x75a33bd60b68c8d05a6a24bfb174133ef7ef29ed2484fa63520b65dbb8af83,
-        0xe215fd900b31e9cd1e7ac370173aed1830c30e4d27f2ea9711017a555c41e6,
-        0x2672fbad4b68f6f5fe43669ee50bb072b389456ce0f773c8a45fcec8d7a6a1,
-        0xdb5360ba3762a5a000e45c928db428876582f47e215c89287a506f0e4d1f21,
-        0xf5a0cecc658f545afdbed4259ef75f25c0ac135b3e919db8aca8f5dd38ebb6,
-        0x77bf44d7621fb62527b56fb88d2d35dd9ec4b2ab758b80d60d3f3cae558e4c,
-        0xa7f81e7a50f30246493f0fb670f95e472c0e1c74693e0e23f572880b7684b,
-        0x18baa79e4ed68b0078247043da1065c38f0e865caa1e3321064f3479875b4c,
-        0xe51a8bfe50ed20da6415985699d633c6c910403c88b4d582473cb34d8afe6c,
-        0x84338fdd82342755f5b6d3c7e49918ccd780024974446dc92d28fc38ded01c,
-        0xe26536e9ffacd0ceca0ab71a7c76a4f8fb929a2222be3efc76f7bdb80cc342,
-        0x917219c1eb7762508ec5fcea0bcb4f8e0ac46ca3661526a02b43613f177899,
-        0xc3353437f99b3aee980ab4efe6f1731aee92c54283d79cff96f7e0e165165f,
-        0xa94175843e27d65121c2ae09f5fef81c8dceb07e3b0de696fb784f40743e10,
-        0x690e603a76f2155192de8cc3479f37b09100053aae69f68fe9ba63ab5a3a16,
-        0x939580e83d0380022dd838c8b6050bede88dfa3e4d534b863a1fa35473dcd3,
-        0xf248fcada4880ab4ebe3ee2126d667b7fd563de7d50aa05a59644dcd66c716,
-        0x54307d0698cb77c0fadad7cec0a56f51dede387890d3cf9969f5b373c9d69b,
-        0x80c02028af316d452f0f78610473aa01067f012afa0dbaefbe0cd9ca1c885a,
-        0x68599485e72af7c37dd728e856aac4f28ce7bb777a7512cad191d154f916ab,
-        0x36e18b81d32710cb721303d02f963b85a4684bb8bab3824b8dd422d76a5f42,
-        0x9777a96f7da7dea8213eb8e30d5425cf9b066cbe12a6a4409b18d2298e809e,
-        0x8899da271da410e4395c14afeffff63088e3614412e380ff1943155b63c396,
-        0x2d064b0a1358e3f4ba0745beeba170e6421c5314b7964ff70e90046ba9abeb,
-        0x4dcaf4224709d886cdb6b89c06f35f6435d1c1917c8706d5d398d619f48d04,
-        0x61e1007382555402c2b71a655957ca92f470fc9dc7cf4ed68392b984ce4651,
-        0x8918149217b2106438546e7d36758282b6d81c10bf15c5acfb85b199738a68,
-        0xbb0ead45f8023461ab96f48bb9b8439f976e90d2ba138595c75d50b13f5e57,
-        0x7febb19b5c291d6cafbaae5942fe9d93499e4b9c77a4f4e58521b3d8aaf8b7,
-        0x33bde7f0ff729f81c9a0453603e2f8e80c7ae622430cd3d3e6c8460c9cb302,
-        0x64ee94064fbf4293b21ea23a55fe1064f97024cd3e42a2f55ee275477b018a,
-        0x8ac475d1f2f6f35968258561a31234529c1208330ac79619fe744352a9bf4b,
-        0x249f18fc007ee409063c55ef69255778fe67d57232488b601d073af6488d18,
-        0x737c0ac0b395b61cb2e3d4e5165b09541098b92700db6a25528f4b1b7531fb,
-        0x3e3e96032a4554488bd7cec7bad741903002f82fc2ddad11584b1ac2e28749,
-        0x9603ab7e66f5a5c04e47587c58509ccab3b1a05bf7d8959531527f790af196,
-        0xce6a3da0072930f295ec4acf2b10a6c72d487e21f49fe2f0b70359cbdef0f6,
-        0xbb4956dfb97c5c4a5c8bdd63ee29bf585f56ea46cf6d2d344d0a307fad5f6d,
-        0xa9debcf3a63ef321a9a250a83d1ad399760089080343bfbf7ba2fbbabe4e2a,
-        0x951c76d219926c12d6d53ae216067237ecfe1904da085873ef2cc5c79f4f0,
-        0x662d9f390daf383eaf3300090601363db11264b18c3f6def229805ae2fe800,
-        0xc90633fc581f77567fc8d0f420dde5278389187ce53b7c72193af77c821d10,
-        0xbd8da92f31b5cc10cca5a2d9c329354038c9c28245463c9a91b4625948f800,
-        0x461a81f1969ea8932b1b138e7b238487affc367bf6b87474aa5d568dc9530c,
-        0xe82617f6657c4cf1f1a54b59c75b93ed8f42d5ef08de2e8841b9da5905d216,
-        0x8aefdd07b302ffbcaa20a01a4b8ca5d362a6851a3073019cba048e50c2c0f7,
-        0x700a07e53e57590eb32819d5a1e225c51103d7217b2d6cfc298cf21b5d68f8,
-        0xdc0d0b852e9a640e00a6ed340617261e50d39d0276fcbcc7519fbcb51a18f3,
-        0x81bda15911550d6a0dcb9731c7472d43f5ca3fe44b5227067f551cd9071880,
-        0x536e9e02fd284ed7224c636a13b815d6daba75458e1e1075374858d44009f7,
-        0xb5926a43c093826e75587609f1a866d750c944234f7bdb695f40c025cfc724,
-        0xf0ccda639a50b6cb00283bbde75ff1039d224225b3a895a0b2446566744e80,
-        0xa05cc88eb5fec70f538be163df10d208a4235f73f8c7915b7c0a0a86f94071,
-        0x74ec333723083078e80dea39ba7c82cb5b2cb4ed2830fa8233e97da9428565,
-        0xaab00e6ea809bd9d69514b8e2f6200c7feef0174d818287a1fb36861f42d84,
-        0x8c377e10d08073d0aa1dbfb744b58b29e678075250acc50612ec26509ef4de,
-        0x14083920e031a332d77537a6a835f1295e7af5e78825f1ddd52e91e4217a0,
-        0x7135ddc7f1cccb364328688a432eff9b96920be03be74eec82419820b75d98,
-        0x999114250b59785a9a4a149779edcff73d7e6f777a2dba9bcde5ad81c134e5,
-        0x31773ce3dc028d43857574f81e815a9dbf1be38a6f9c6c0d1b2fa77777fc3b,
-        0xefe8022be87a6bc2de583441ca4c7921d80f8f09a81e84178d03b2dcbb4a52,
-        0x555d859a10635911b52e4d2aa2b9dd4b80b75807298faf6a1fa2244f347410,
-        0xc87de3622974382104b5b62dabf0da544eb17b859881be75272b941ea1043f,
-        0x5aef8f96281947beb387bd1b2561375b2796b845ae30c49a3a0b254709fe6f,
-        0x3ff13b47d2e0c15b2456a5460e1c971cd77bfd4b01b92a932d1ca2987e4873,
-        0x99714a37f066cfd38c57b84bb08f3c073f7b0e492958430cad0b723e571e24,
-        0x2d4c55e626595742fa830000df4fd8ce01ca5345ca2fcc55ca56f6eb6b1458,
-        0xaa474fe87c361226d9fff7784cad46c6321ab3206c641e17d2877f74953d78,
-        0x357fa90f73793dae92141cce6ed9f54d7e9520d0f831655c51452a12727290,
-        0xe1f85e0b0631ea5e0624fe8ebfc22e02b709d117cca69a6510370e0d63ef04,
-        0xe513fb083f0690d3fdbb480c82cc7492855001243f5c334596d27631334a9b,
-        0x5b8b2ce9eedbbb8e8227ff8bc9ccd22b1ddce3294209875d5006fe3cc344c2,
-        0x292595a6497efbcd79f598b1c35a924e4436574397d583add32d6bdd2a68c0,
-        0x90439580104bb3108f46a512a35f0847d25659a72b0a0f7c7e1ca5cf2a2160,
-        0xe134f4cc2eea4e179367f3a64bfcdec033525c1c725e856cf472c3260039ed,
-        0x8be09942ef3ef78d68eba2ea90f97985889814b06d13edcf9c37cf61b07041,
-        0x9572bc7b395eb9e7d3c8cb4e11806f34ef75e12bcb17c868ee6548a9a800e6,
-        0x348919590b73b9461906e97ad1e429fafe10134ea9c7d2449a83665da1c53a,
-        0x794e06fdbb8883540585acaaa9b9a916b1c13903a87b3165d2973360246d48,
-        0x86fd82a198eb3139e8c1612a2447e4c5d6c97ec5d25053079edbeb687b898d,
-        0x1ac9bc099dc33ba6f3d460b9b585edfc9a05e84584cfac76edabf1ef67a8fa,
-        0xa5a486eae084c10e4c0e3dac43cb5153ec593a3158b755c16a0e23468352c4,
-        0xf9d4612dd00cbd3c773c92b91e2904f29eb28b11aba877fbad5c93d37d0ec4,
-        0xada97f90a7da5d2aa01059a84bd2f5876160a4c42ece7959202024e0a26fbb,
-        0xf8ee396a0ff286b443accc873c6dd602ad15072dad4be0bee658f77198c1b2,
-        0x467e084b17cfcf89936933feb44bb2edd418193d2f775329ea927ffa1ae3e4,
-        0x43f8e096b320f16e0981f27f98ab5f6dfc6a94637a653522890697ebd4e91c,
-        0xaae5df6a810a9213fd640fb95db282378d9aa7269bcb2ac34ae4c3cf8476f0,
-        0x56e323adf3d98f531005271ad3d2623ccdc6630f6edb569220d34db82278f0,
-        0xc446c93ace08fbb49539b35ccfae27e5f78c0a21cbe490b9cd8a899864bc95,
-        0xbcc6631b851f02d9931a5bcb35d8cefeae22b292ca22a1a778493adeee6d38,
-        0xc9a69c8ea8ea70b9e73b7dd27c699c2de01f1b408d6bc3e236371a6a856065,
-        0x18e39f661400e8f3a88dbedb81cddd98ec4eede9dc044046211309da2f1c4e,
-        0x5b773a95ca41e09e0c091680c926d9a4c3153b0e77f4c55fe95d8f05b98c8e,
-        0x12851e464258c4be1addf1631baaec095236ffe6f686839efc0fe160914b67,
-        0x2b56d6427d6e12c5062f916c5644f507c51b80234531a33046f5e0cce7aad7,
-        0x96a98d76ad284e79d9b0b6fc748b91f10ff00ce0498de7e30ee387cb034108,
-        0x23d8107dcfaa0122cabb42d21af318883d07dc8e2172bd13fe3aca709cc89f,
-        0xee81edfd2b5bedcb9f9ac0cdf5065c110002f8ff17be85fec7061458ebbef,
-        0xa6fc0e6186b305a7a7aa31a22b698c278ec13754b1a77bf111680770cd2989,
-        0x23abb11e93c16a840ea5445bcf4e84dfc3c70b63e0c12e2aa1b6dc568ed9fe,
-        0x897f3cd3e7ada6badf4738c6d7ec51d9668e502ea1fd6abd9797952604fd2e,
-        0xd3ea48b81fe7eeb5b61ee1e68406e414bfdd91cb1e58eb102a1d03ab43540a,
-        0xa0e993bb45f486c9a557513a24fcf1a7efe8e1b8bd8f699136960e7133f331,
-        0x99cc2c48692e29308156312390e3bea861bf58c689f5436376a80fda758661,
-        0x694b3ade26eada08f66f3e9356f8cc19536e2aef5ecfc22959be3002cc980,
-        0xd42bb3c2822e3c5ca1867a81f7d712ebe97cc6c83f5d8c5bbbe75339a5d4,
-        0x294ff4f34ff56cd63202e49780886d80642ce8cdf10b742f05a60503509c6d,
-        0xab7b9270dad34a07a50ea141a3beb7a8417310d5432da117d4ea3a611d37cb,
-        0x60ab4a8935849a88999d0fe408eea4ecee778f4f981898c88c0350baca38f7,
-        0xe58b827ea0c72add9cd7d53779ca3ad4a0740ff8e3ef93b85856fb03bc7f98,
-        0xb1ef5e4aab6d53932f0b7c3bd2708ed7da365338398d085f351c8abe321a58,
-        0x66c46f158c2e6f0b2eaa516df8edba2c8ce5468a2d7b50df3b2f379bca47a3,
-        0x702d2cb91bb7e3a20604d7a4be97dccbf6596c5134e40771c586d42f6fa579,
-        0xa0cee45553e1f9fde065e31f7469d628ec3df28db242a1b41f761c841285e3,
-        0x98df3aadd44837e775bda7f72cd061e96b388d05abdec31ac9f9cf088c1d27,
-        0xe6e59e464b8747265d33408245a6af948ad2537e37edcf2c52a04656feb84c,
-        0x4ee1e5dec0761d36b800f8a3acc7c91e0b0dd9f6e9006e26a5c4c4408ca6b4,
-        0xb0d445a23b1e2da85e656037b0f837c7ebe7ddbf3e7f66cc3f7e4b80499fc9,
-        0xfba51c414631702b7273536e47c880033eda73ce8d4b3edafe9f1796dc9b45,
-        0xb1c5b89a3c0129ee4e276dbefa367387dcd0ae3f304fa2ad435d728bb5bc0d,
-        0x66eee5eb67cc7b635667c2471711f82c8a3dd92c739a8b5cbf582a09e803c3,
-        0x1fe68fcd3ff06033a715212170c6a4607bd9f502cfcee34a430184f60b8f01,
-        0x6959f429ec3cbc736df0d63a568e40bbe4a3af380b091f0dd5463367af153c,
-        0x615b851271e093b2899065fb9a795d218e76cc45cf452d22ac331117d7fea,
-        0x8952d7d06ce87e7fd51aaabce4a6b929e51574b0004cfe8762a8eb3ecd8db5,
-        0x5e2a4c490256cd7deb54a6f37e84affc979e2d26a9680ea5ff0927d52fae48,
-        0x8ad95d48a97710c8eb4d234e0f999979ccad1d2c3763d9f5ff81622c1e5fb0,
-        0x337c36f65ca87305bf96106d7ecc48ef427f8251044db628baf290352b34b9,
-        0x6b16a2377caaeefdf15dae7e4375cf3bc8d8ce5f0425f6659e78af28e09c54,
-        0x871387298bc0e5c866a3a7d070b3ecfe5e437ee186fa0fc586146cc51597a1,
-        0x4cbce08771e76e0021ab263f0d4b211203ade92324918c49d59c865b4c245e,
-        0x176a38401b1e1a6988d3fa29e263dfd558d86d989126c5f3630f46adfa9873,
-        0xaf1ab5f3e8ce17245267ba80b044fcfbddd0925bb626f9c6c9d341c11c86a1,
-        0xa9b4d1c360d95de49df1155421256dfc342ed54435728e02113d948a0e7f91,
-        0xc2531877eed655bf8672b97cedc1ec9aaa4a6a1b55a31053892351fd44b7a6,
-        0x5fdfe67ee586ebad07ae0349e4ccf7d0d17d89abea99b1bb756eb4add406f3,
-        0x6036af9032fbd31632d0ec87c4509840cc10f897134b3b28c340214fdbcceb,
-        0xf5430f2d85a982a9de7b0062839067aa737e1ad0c0c546a48f69816c7404f6,
-        0x8a166a3c9b70fd45d82818ceaee33711264869ff644d9ce4f497faa9bed7ff,
-        0x229a91fc731a5fd4464cba54dfe389e79e05ede1e9b7743e124de246aed2d2,
-        0xf479ec89b0f73c69976b5624f9e79dfa8010450e0be9aaa9006425450e9191,
-        0xc2d9ba8955f21a203f6c950d6c16abcd9a136513bc3bcf3e805036bdeba0b4,
-        0x28db54693226346d7904ebf5ec5be62739f9c735f8fa2a6ae6cac835e74d0e,
-        0x21d60f740aa30eeb512278ddffd10667aa4e1668712c82cd64f1f9b4affb0a,
-        0x69948d924170697286b50311dfc028f32e6634850456da5a0bc95676b108e1,
-        0x3115293a180f00022cebe18d2691b9d1d3d801e3f2958792bcda032f4a7959,
-        0x98b8d5a06ba954e378dbefa092a2d9bb599d3b7eb8f0397dfdd9217889675b,
-        0x9ed5a5559de479448a1bfa400dad738af7d0402b953df32ce9d87780d8bdbf,
-        0x8f2cbc1af79b11b1bba329de47739c455fdd98a7bea75c3cff4f2236c215a,
-        0x7a9a9e42e22bf5e00c3d9c81a513dadd3b80b15750c62974c7be53e7625749,
-        0x825a145b32a2db66f7c1edf53214c21cbf894fd24957d1060f793cae9248d5,
-        0x16736f9c654610672b79aa3aa2d0dd137df39bdf1f248102d3fd7857868725,
-        0x2a911b6f2c583082223310ab46744e123c18deb2ae027f536867114d4c5015,
-        0x2ab10f59b9a32e9c4dbae5b739ba0ae23a19a009d9529db0afe9c08e17f448,
-        0x84dd0a805c9bc80e7f390149fe4395bc9759ed7fa9c9068d98080761cf5b9b,
-        0x8314bd25aa5c1dd5d17e0c468ff45decb3dec32acdc3aa1873b75798b44f18,
-        0x1f426273c96d57234b726030e8a3ac12f1046e68dcb01540d47218f3295a35,
-        0x4ee27a05bfe0bfb45f76d75d3dc7816ff702f52975798c2f942aa62dd71ce0,
-        0x2d62a6c2e0a9590c100d95fc3c5286d20f00297768eff6b48abebc3dee6c89,
-        0xff82974d61c474ebc91da480bb3b2144ed0120af573e38f8f9bdd375ffe2e2,
-        0xb9a5de664a3b98e13a146ef9cea6cda94accaf00cfcbf9a1ea512c64c9281c,
-        0x4bb249d38bb030fc995316216db4a070403e32fdae9536655a28d6fa2c6ecd,
-        0x470de24973519816ab2674709c6c00f08a84ab9f347ec4c43cf2f18740f8c6,
-        0xc3c498e16c759091b325a956f280eac8bf1941ffa23f3d13bcffa3a1dfaa28,
-        0xbe969c7ac6850977d7d6e0542ebfabd911f9084a0147af3171ec334e1bbe17,
-        0xe657268d41938e8b0c9fedaa669e4f8695f06722505f5dfe255b5dea9dd3dc,
-        0x317b9d7c3dbadc235119049b7d6d9de1e3a8f8528dea8479ddc9eed930def6,
-        0x2ce3e0d713cbfd71f829a8287849b7222d24c2a52cd86f4f6cbfb609831d63,
-        0xf51ac13fa8b756f0a8d69962fcacca25a9b6bc1bde22d72461f0a2e13cec32,
-        0x5b582fb39e055dea6b6cd856bf2018e89717263de2d7b71ba99f3e5207a1dc,
-        0x892f7b41cbf814b20c8e3450f02013dc36aa615f735815053de8f6d098357,
-        0xc8bc8e682e81a0fc98483be3b6c76071c0d13ad4db138638dbe905028d2d64,
-        0x660fc3b92ccd8ba222920841549d0217eb9de5c4f654dbe0374c3f28afd34a,
-        0xf78df9ffccbd694b5ca4b2aba7f2b5fed3ba815af757010c962198837a780c,
-        0x60c1d31e54e6a88af7e32f5f5bb7f1a8407cef7274c30d52e239cdc83e2450,
-        0x7b3ff47959e133fa92fcbada08a4baa6989ad9c2251a565930a1159d6f57c1,
-        0xaa2d7afcc2ba9fba7456c8053f6f8dc3a9c2718b97839a5b1b00436a02aa8e,
-        0xb3eade5f75da926e8218e77f9e90ebd7bd5596f0700d3887b1220531b639c6,
-        0x176ed6339fe706d56cf8b26fabd30d41851619cdcf45f21903255630e217af,
-        0xdd16f35b45b5c2334ee599527d4f7c952a944733725a3c7ae456e703ca50bb,
-        0x51e72ad7d644ca0870de0be4fd2bdedddd90cf6a6969bee8c4cfbedbcc8a96,
-        0x34871a768ad2533fb50e4639bd09f13fb391d57f20912bb481cc188fcea971,
-        0x52f21d0cefa118e6fff2151183f498adcce1ac18d3a4d13fd38f2b135ffefa,
-        0x7049a9cca92cdee97b1c029dc371c8cbf768e01d3ae870d820f0534f682bf7,
-        0xe579698ceb34750a0222e31506a6a014a46ce4191a6f0ecfb0824bdb34de82,
-        0x1d51c06bd1e681c73b5bdd3eda95def126e7764aaf4e433c1cf2a8bdf5ea94,
-        0x8a7f45286a5fedcca31f36f42ea26caa540f2a4127b782e5a0bd0de8b521b9,
-        0x1815b7dcf23d284cd72cc788d320742e3edc52adb793722fb83b522cc2810,
-        0xa915429240e99fa257c3ae55831aa6c86aaf53a3bf1c658a567597d36d9e17,
-        0x6e5e6b9ae9ab8c3de883339b93bd042c161cc33932fd9b914a7d4372637841,
-        0x6b41fda9e8c08b28972c0b5418eb848c47e3a24941adace65fefc7ea10903b,
-        0x28ec359982be95f8a05efa8c39cea6c06d40236fa1ccffe5ccc0d468025e17,
-        0xe03304ad1b1407cb3d1b4470580b6ba4f8d332161c75e2fc00fc35261e91ca,
-        0x40528fa1a38eacbec6d287aebbf7c37a68ead451b6de7e4b97c6c06068b982,
-        0x8fc747f3741ea4f11e142d3b89e84fc5719f4f34addefb2623ac671389b0be,
-        0xe18b0122c8902da12a3a421a69baa3d8c88cd2927391cd6dab4f8b1be7b17,
-        0xdb52fb3f8683872eb6e3da910372e930b8e41a738790d74c96b191bbf10727,
-        0xde0fb8bb2934b295ac1fb60e6602b4c08d1842b95c7e20dd42f3da65c80a6d,
-        0x31676353305b1ef8880a5ed2441d7a0b579d9938ea175aaf84494da7e65e1a,
-        0x409cd0efb2eb69977321270eb5e1a7e2d76fd7c3cdde0a091ce13bd725413,
-        0x94aa2273db2ade112923f49c2569f7352371a72e3d1b692572aff109d19647,
-        0x4f4e6cfd6682ae484169836ad324e566f5769b74870c82bb2790e4db3264e2,
-        0xe21394047d463f7c73bb8752530a0d4dc9242ac31ad36fb80270a663341264,
-        0xf5aacd861a4f9c3a9b03317bd00a503c8fb092a94a3da3d58df603cb640e35,
-        0x9dbacafc09aa90393b6308b3322c00420eb0bb6a548e63eb87f8905541f334,
-        0x50d9a3387a47af921d94c60ee79ed636dcc337a34abc6e5d64dcba99eac5d5,
-        0x3b4854d77a0e3ce82eebd783538a1ae835d81dd34e5398bc4f6ba3532c118a,
-        0xadf9cccf7c6caa0ae5ebd68674deefd10ac09e53286cc690df6bb32116c43b,
-        0xf040384206f5b888db4243c77bbdd22ce659e6ea7fdbdef18a04df10a8d616,
-        0xdf412ee9aa5f845de9eeb28133e6dc2f50a864d3975439a0b94f6305050696,
-        0xbfe672d71d6cfcf4b3d0b60be30e18d14654261c667cb0341b2f2ada1292ca,
-        0x2247004453e1c785f9a577b0357f79cb204b4f28ff30075fbde31014eb7cbc,
-        0x68bc95effa4bee587f9a7bea1e31ab66b8f1f48e988d99f75e92ccf66059a1,
-        0x7abeb30cd5e2afc90cd474b1a684351598d022a0df21832e8af3407ddb3106,
-        0xf284b32c6d3db7ca91ece1c415d6e87e1c70208769710316396c6f56e605d0,
-        0x9810eee0d7ea8c5a6a0ea64de5afba83c3ac6560bea3ba18b75026b9e878af,
-        0x6f91705853c82b7b1e8af81e607a10264ba44de900c9c80d6f8b09b23bd355,
-        0x2bc1f97e089e47e8a62b8a25cd7bfe6b27685f4a1b31d5e7068af7dd66e636,
-        0xcfe8d95e409bd451a64b14496a169720e4fa61469b590f57049255239d3cab,
-        0x84a9636f4b53d22512bf4f4bc376ec4598f1c055efd931e03d4ea57e073758,
-        0xfa86ddd88d03c8a8f93cb47e5376907e3b1a1981d4d9c9e1d5785255073d15,
-        0x848d40716de403887c0699523d80dfb59ab3f033c6d61ba9a8da0496669822,
-        0xb538af7bf97cecdfe42989a4608481328ffcff8b0d47867326aaff74365e09,
-        0xcc2cc15c13d847b4f94bc69ecdaf4c6120bbe1696791d921d487304d63b156,
-        0xdcb18395fb527a4eb94472f6f1183d70186fbdeaefeeaf45d4fc6acb2d2245,
-        0xc37ef8d7d531635ce602fc64c7b766de721bb6c6da83fec4331fc114369bba,
-        0x65e7aacfe8d57ce76730f435bb1254644b909765a042665c2040438500ece1,
-        0xaa92813a713138f31cea899f82fe971000e330bd1a86a5a0c4a6ed688228b5,
-        0xbff33a00e917dbe5c61d98a1eca9490eaad7a4359c1c76763175fcc1e77d97,
-        0x7a26526c50a7f6c2d19b1b09c16ec0a307a61d9f231ac8a5799dd6449b261d,
-        0xbf4218177b19e09bc4b17ce19e6fc82eb5e9c2cc7bfc2b164837b8c6cb15a5,
-        0x20c4b3b5458518eb73be0c1aaf28d7e89dc0090fd548a61b576ec535bf84a9,
-        0x5d219b88431c868d3db5bb72c8bad884d7f18bdffbd1cbfeb7f3cfb426649f,
-        0xe31e0b7499e81cfbce73edb69eac38c2af3964b7572f0700c55d2df0556af1,
-        0xec547bc65181ec79a55986591e5b15f21bd25f9bdd920f235703a3485a7d1f,
-        0xa6f30abf52959ffb7e9590e77cd9815671e9700bcc56d705c342fae2729668,
-        0xc0649d5aae274ab47d527f1a62ffecc4dad04656133c2b75d7741734102fb2,
-        0xe8a74b6e7f53b5f660b8bef4de9a8b1256a5651900757757a110198c5685cd,
-        0x6c5775891905f7c112e2d3b67412706a1ba2c36f65515aac7e6ecdf2ff0777,
-        0x55c6b540912b2ccf83473f55ec84863b84aec7f7e2fe09c5782813fb77e61a,
-        0x82409ecf07ca6f627b1febc257be0f05ed97d51ede6675b317c1d17e8706f,
-        0x38f8a795d46dd6cc9826c9c5cc5d294cbd5a3bbe1c976755b14bd9c1bbb95d,
-        0x181d6dd3ddb51d8c97879bb1546acc3ecb0dd7dd8822fb55bb3eba893adf2f,
-        0xb8d05da1dad1e1674ec749299e87b554bfdedafdb656bdea4743e28499109d,
-        0x915fbe21fbbbcf5ad83a9cc0a133f0c736e8d2fba7b7deb1b00ea9146e4ce6,
-        0xc5057cf9b46f4da5eb2fe2a828da11f3fc8ce5601c7ffa0080ba4b1bf3ead3,
-        0x670c5ea53d42db75e080ac7ff18cc809dc1ecaa78f471d012badae1f68bf71,
-        0x19297a05c00545d641822c628d948d7eba4d14bf632076fb1b95af75a8431a,
-        0xf03babb518bc49c9b72a5446e94e67414929f9a9d7b037c3c11331afeca57d,
-        0x365f3003782b7f7f76531dd2a5f9aa8b0d34cafc854180f48d0d8b354848f6,
-        0x7c030a511dc8540851983271488520a6b2f726022b743866d8bc41cb1f9194,
-        0xed2bf13c67208b9b477bf8080e4e4b5fa068b72d95f0bf777a7fe7dec2fee9,
-        0x275ce317847fc4ee7680ac47b5cdecdbfd5999bbbffd29c48a34a4e44b04d0,
-        0xafadaf61747f4f97aa4edb8e30b88623784cd51cc0047f714d51affc9c5b3b,
-        0x9204cfc6da54a71381dbe77811549cd552dacea662af07f3d480f0de9299d1,
-        0x60d532ea1ba3ecddb40c1f2cf83c6c5865d49c724dbaab10b17d7610241cd9,
-        0xa19e18d41ef2855eb0546f2638da8cf459463dd218d12300ecf876fc1a3ace,
-        0x22650a549e6d8840e30b88faed91df80f3168401939928bfd507bbd77cee7c,
-        0x9c01bbe37b692da525d01b407ad27bc9594b6b13c3ded23ba8be977ea8e4b8,
-        0x2205cc16f4ca5931deb0d694edacb960f90a67fc2dcc19701ab2e2377b40de,
-        0xf7eb8a23be32234bbad91f1c941d02039aae870f974f77d2582e59bd143c54,
-        0x424de255f25b3ae6dab0e354729fc91ef48903ec54bdfe205ab2163f2c0fe3,
-        0xe0b2dd955ab6a8ee0143ca6c538a06050e394ff5cf071dadf183a4c11d6c14,
-        0x4415aa2b5650bb403824fa2ae499d83ed80c86961565f84a8370a9580c6ef1,
-        0x19ebede006b9421a9b9492fdbbb947917aa84b4b0edd8b244c771baa9a77fb,
-        0xb3649c6bb5e6338c1c8af29313e04627dd00b4620d3263fe7732ed4bc88a12,
-        0xfb124e0eaa80089906fd1d789bb2310362259a32c395132fd0103ef34b6b64,
-        0x51271f7513ba5344f0010ed8ccd56efe00d883cc2ff068713fd128f0393785,
-        0xedff00f1ad552f8e3cbe157c3c914e34335a6c029642a3dc7400beb93d7991,
-        0x55e07fbb1d35fe9b38b545fd8083723db5427f6b9835b30cb48db6a4fe5751,
-        0xdde426afdd37e44756a0d766a8ef6f253508103f9817580ad5d4a012779782,
-        0xdb05a85695a6fedf46546dcd089993d562eff5b41125aecbda9b39ac7cf537,
-        0x61f096debf0137e61a7317421dd19f2b159e47eac94649a256eff3ae8bcd5,
-        0x4160a8a729b78580ae43e5e580e06588eb36eb983ee8107165a8f1391aee01,
-        0x5d04dfe18029785df9a944b06b7a1a1730f377f2d7c8e29caf53040a7152b9,
-        0x478cf886efc0ee0786b369596e246a088871ed9bde518803deb0b9fa46adb9,
-        0x994917dce66b0d16b55d7a9143e25fe36caff83c73af9710f40fa67ceace5b,
-        0x42dfeebb2e27ec5fa352c212f5ce5318d3428a57f7e1a28214bb2e61cc0f28,
-        0xd45dbca8d7c465508d645c495dedb62fbb65ab5d5e1a137373a18afb4a18f7,
-        0x96feded885b3b8f5a0dc8fbbdd5565e3915388627f24d9623c1e53d3539dfb,
-        0x4b978695e1751b67f9395a502a1860f847c90cacc30eb23cb651a98e876e4b,
-        0x3019838922baeb0da15f910b98645fb6583fe0cf825acc036d744a009fcc68,
-        0xcc2d33a8622769164060c7525af4bfac9704debb8b92ebb97d60e51476c669,
-        0x8cb7d218259cc1ae2e271a4d54376de08e5af7df543d623aa0fbb5e4e29b84,
-        0x2cf7460b6dca01dac9825a035559e9368a63b8aad1695f70eb47ba04d073d0,
-        0xc8cd03eaf7f4d90ae958dc75c4b20deccd07da922ebbec6eeddf935ddaf184,
-        0x5df352bf7ec1f343c17329cf4252b1237aa2ed69c1ea48e16c3abdc600e750,
-        0xbcb464a783db75d4fbcd878fb1bf5d4d8e91cec970521f8dc694e23f0a1c8e,
-        0x9265a081f089b3d1cb9894b1b9af8000337e1142a56e3fc0c9e40f9e8b1a63,
-        0x48135b381123286d91e286a6e4cf63933ed4ecdbee397fe1f48534eed4bc92,
-        0xaa86f374ac2b9e152674753f43a454fd179b68f23db22568ab664b68e76d7c,
-        0x9ca67651282f29183adb2d81dfae0a6df5a33b2a7d79753764fac6bf26d226,
-        0x555115f150e0aa2f6d9ebac7a402d4d26af94147f26163c438c1f2e2e1857e,
-        0x1c5407b815ba5c8ea8e241364cbe6285faca24dba4c63dd084898bf855cca3,
-        0xfe6a59a6ab8fada3501436f44bae3e37d96505d247712c86116a2f9866cee9,
-        0xe17eb0719e3109360e247c2fec81d489a81f99231d5b735a3065dc5e599583,
-        0x673c59e0bfd52f800452623d09aaddd14c45025103190ebacd877b0c8704ef,
-        0xed37a0167f656d3daac00d9cc886efc827aeae346cc80ed82bd99c356426e6,
-        0xb7b4813d8a079541e78011bfe2d2a3eb7fe09bc3c2a58e945fd95a03bf6ba4,
-        0xe1a412d3c4cec6596ee84f06996616f8e0e7826016327d1be9558598563473,
-        0x37541002b253fcb2f6c46e55c892e01385e7af913ddf17836b9390a56367e1,
-        0xadfb26fe9b420138abb7bd220470cdcc1b763fb2aefecf281c5ea3e1a58906,
-        0x2e244e53c51d8b87d4d9ffed8af0c86cd0461689e01572b0300761461a51a,
-        0x8ff6b3db3ca01e04879c41ffbc6b8f7dfbbd71e8991d026a5e16560625dceb,
-        0x3a8c19069e9689dd350a4bf3208da57352671f5279b644df8735b6cfe3bb8b,
-        0x4cbc7f77f4325954fe554a2a92e05353d6acee38322b941f3178a2842ad37b,
-        0x741ad426a5d7b55fd630257423ab7e6160c7a32d17d5d3f1b3caedeb1e20c9,
-        0x4a7fd0c1f9bcdf5c3ed4ff7e5a62d593fa77d997d98333ab297d4dc7b2ab56,
-        0x1bc1301e6402019a8456d0c3e9be1796e661e3b135311006d160396ebcf736,
-        0x960158d11ecc3a66c35c7ba6647f9e7f425f5865888d8342e1058b4710dec8,
-        0xa8d3f94506909dd0a801d8a3f2dd740e153551270c474ca496afbb6e2b016f,
-        0xa2d95dbb30cd3244f7ec3bcf9f3ccece74df09c4687e055f980988b3650bc3,
-        0xb6fb173cf278131a23ab74ce50f1956d32c371a84dcff80cdc15f8c849bf59,
-        0xbf752b40da81ef8a85f94a33571b0fb122283d087764f4224594b4b21db425,
-        0xc47584eef24727e68cdb7151dd84fec55056c272d3cc4e4184de695b1e022,
-        0xff087095427e3423e05441f6981b80bd28f3e7a1f7a0aa8c9fe538fe0dad14,
-        0xd02461ca572906f4e169f13bc20a30701734d470acf37d7c8e8a442b6ec219,
-        0x85d621be72a42ad7682b36117c778e64bc18d52ef5413f542275f6cfc7ec3a,
-        0x6f82cb03ba8a06d32065ab9c345fe3e6214e40fa76e37f589ece9e244966e2,
-        0xa126d0e9d9c5e35aad87f7a965f07753070de2988325b6dfcca9dd51305dab,
-        0x1925aee93d59df685a7a6ae9ced4dd17e896278bae4ed41f81b138f277d3,
-        0x9207cb2811cb12a96970654af639344c199361819da022ddf2d6b4f816fb1,
-        0x8c5893ae0ef7e5e48e4bd043f1d0455c8e17c63f3c26b64e63e0ccdb5aa490,
-        0xcf296ccf8109b9e365c84e82e1f12cb8610a34281b0976a0ec18e86c58961a,
-        0x1cf93cb64314c5f82a7af43651a424f3840d35dbfa58b514a0ee8db55d6696,
-        0x1ad5a53a8c39d5747068a8d355f3d0d3a646ad976807bd50421343e5186bd8,
-        0x39e44393c40a3a9528d3b710746b9fc1b55cc803eb016b44bb625f9330eeea,
-        0xa87263ad2d9dca92f8a4f88af674a9bacc7ac64d51c86ba7be4e47eb105e4a,
-        0xed0c7b0757cee372164343e832e3117682d950aaaeb6ddb5e46991974977cf,
-        0xb05c9508e37561b545845e435c6339ca808a049138cb75badaba0d3ebee135,
-        0xb3db583bf5eba4666888118ef3d52d6a489dd16011674aa8aa7ed88547c1fb,
-        0xad88658461fba07b3b0e295d55bca40aadccfcd95067895b821d5b9f294a91,
-        0xd6c5457935f5abe48381106a711f911819fefd8c10c6d286faeeeb4d731bc0,
-        0xe42d494eae93dd6b0a6940220b3aca87437ec03486e3ba5e8c6bef53d16829,
-        0xae91e8b32876e81dd27b4a9ef1061bda9d34c9ece8b30f320b4b478574b314,
-        0x3dc9d516a877a782a8ab988e29463301a9b603d4e8a718e4a8466891f0b1a1,
-        0x854b423e89735e5ecd24ead90c5ba8ad319f3136d8ebab2260b143e3bf5a47,
-        0xb91990d9af8142ebfd905725d835d9f80a79d414f93f508af8ed29a957178d,
-        0x1193c7ee48bb99d1c8db50d6f24a9c4282d662cb6599e26e443d8e97b5cb68,
-        0x1290de0eb445c4a81f164e65ffccac82730500c4acf734c8e08db626ddaa64,
-        0xa37ab9f4e173a988e81229006df04ab964674241da18e6fc50d00bfffb7081,
-        0x35efdae9c5394f31e493afe40b7eb7e03d1533339dbe8c2c88b79dc62289ae,
-        0x74a1d8573af57cbfd3ffc5a44f4cd3ac51f55c3c41fbb34d91f641c1e5a7f2,
-        0x38dc5a2887082555cd15f8247beeced00e4d3f2780d12a2e009319bf1b883f,
-        0x89b3652b259b0f2456323b79b3d734db00dc8efd97a28cc56ecee4eb9d01df,
-        0x9fa1cac7a6b32f2ae0d1aba0c6d58c36bf9af812e257f0e271f1334ce12a1d,
-        0x5198ab7c0f7cf7b0e6c21fc313be3e8ba02cecac55bb688212e9f1a8129ef8,
-        0xfe3b12e36b4531ee1b5595f22973a520d60676569937c4aec9b28e36b7488e,
-        0x70ca983fc2975b87f4dca18071a919f9ad0e209124152b113141d55233f141,
-        0x89c14fe53547184e5989ead7798773081da2a639f9195eaae66d4061b60baf,
-        0x9a9f984dab8af48704910c83e3443e070fbe1fb294db9b2035fb251b1a3f00,
-        0x1723aa3d0924faf02ad0b63ddef219df477d00bcbb3b344dd2008a7b5f6142,
-        0x2dbdc452c4e3660c984cc81d5a9e3b7ddddb5f40ff5482c6fa3f6c03a49f29,
-        0x48f0133eea4b6da46e093a42de6e9c2d2cea3c050f7a596064ff74b5f7cf0e,
-        0xd60ff5f9888df5ccc86616d9721a39545aec107b2b51d69abf31ab4cbd153b,
-        0xa2c101cc2fc7ae863a97e463aaf8da378fdb5330b7b64b439c14d2a92f2b2d,
-        0xe192e2631550fa48c34b73d031df1aa3a2bd49c25f218f1b10dbdbe0c0c726,
-        0xb2340e008d5a0867603c865618dad1c698aa8feade90ad7141cab302510bb4,
-        0x52cbd50c314dbfd9fa50616112fe6bdc8f2e1f309f553607a08d02d2aed213,
-        0x25239be139aeb65e9f7969a76286cc5f69b1b1e01945cdfd4dfc7e6db64c0a,
-        0xd0039c7bd8ddf6bf0eccc5ed291ccf14bbb1a8562651c7b658c6b9914cebdf,
-        0xdc8ace2d76bbb27c8b840b3e71b1ed63f33e8d3c48760b9e8d52657cc399f9,
-        0x4265c737836dac83f6129c5e6576398d958efc9b7d566b67e46952fd875537,
-        0x4fdff27832fcde75c9acddeb043d3dccbdec487084634c4aaac53a339ae4f4,
-        0xff4e444cd368879ebd5c238b18415681c7072b267da8b9fb6fd0dfb25aa368,
-        0x4662dc888ac12898c8ff3256c2941b0d55bda76b081eaa1ab59ff3f7b5771f,
-        0x8b833fc55c37b428885efa9749da219903b773bdf0b5f0debfa36fef4116b6,
-        0x6ca6dbe1fd9385b669de457bf7465c5af17db1f3daf8d800a7aec1246a530b,
-        0xd1161892809624e9eb2ce21cb3c455d4aa89e6cbaacee50892c4f718a27373,
-        0x7c1ae9d23249ceef896fa56373a9eef00db5caa784142853bcd5c29b6a6d9c,
-        0xf2d2831032727cba344a356c99aaf768a23c36a781894ba90f2cc2090a5d15,
-        0x3b580377ef9067352b403c448994a9d419e4306bafaaa3b99fcc548a0bc1ee,
-        0x65c03039fc0590aa3be1d612f3b4cbe17361644ae8580c6895b2b7a369bfcd,
-        0xf8cec5b9d04b8d655bfafc2108455bc842780c2da3f840b6942056c220b6cf,
-        0xec39b718e915a98157205c3101b191f90bc8f63c17567ef6e1ca55c289f36c,
-        0xbe2277ef6b76605f9e1ef06a644b7971141effb3d3ab6acb5b128e840c111,
-        0x19dc55e9448a4df88fbf0876da633996319f0956600c374357df9264fed8f1,
-        0x713c4a832727677b2a36152af02862811fdcb8f1d04f8b074d2c907c22d640,
-        0x951daf682324a887de6d84e4e97b58fee1c66a62107b7abc09b5945c8da6d9,
-        0x565d45a17fa20f69fdc8f52053680902cdcd070c48a50c1a13fe90a5eedbd9,
-        0x2e17778e1b2dd7d7238a4cae7b961980589e99627982ae2cd03967ca9c64f,
-        0x32e3276ff1030930c070097dca011e85056eea2532956fade98d4b4e854a80,
-        0xfada3a1f8c12a8b5b07ba22b234d3df885fdbf0b819b775ee8d3c078f08889,
-        0xd389512d6fa3ee404350b5e3753bdcaafb0c4e2d48871eb5bb8284f3d19e9e,
-        0xd56b48af081af64907c03ffa0680d30adcecd613c1169e297489e30abd4f39,
-        0x809e3b3ce1d95a6ade6698a75b02d01a7f08944a797a30a2c2682d40a2d4a3,
-        0xd1dd66c1ebe99148c2e1af2241e249c56b15dc19d876c2447ab6c59234dd09,
-        0x1a911a50fecbe586ed09ced10c8a05a0dfdaa328aa517ee1d834ca258a614b,
-        0xf33aae394695978f1c84e1e6e517f203554164842db65e5ee0839948018284,
-        0xf6cc191c262ad693d1a242e1729f54831c2ab65634626e138ead891f290c5d,
-        0xf8bc399f304ae1c4c86068ca71866c92fd28ae259261bac422cb2b0f3a9adc,
-        0x1b388f0e21fde83ba4e04a9d7d1b6e80d5635756773153965acd0dde814abc,
-        0x8cfdaa33c57748470311ebf2dffe25d9b911a4fc3f9b52a077b2f808531f48,
-        0xe062df3122fe0b46afd6359ac441636070b9514d968ef1c31b9a629790d5b8,
-        0x9dafe33e5e3a4729b6f27ae32c1b4f949be91079e2cb3392a9d60e111336f5,
-        0x87c2e11dfe18e5401f286e109713b825fab9329fe4e151ec2676db3a63b06c,
-        0x15a2fbc00a11c1427dfd46526f4f9b6d1cb7885f255392063929571cdff238,
-        0x485b4a21ab5124f5c4982ef15b2763e9f132a245115d56d1cf7acd2e2275b0,
-        0xb3ff7c0c93732bdc0a05e0b41ad2fa8336ef83968f3ce86d789fb10227bc46,
-        0x419316510b2caa686132283b5aa96bda5db5df4f13a4ffa805db388e2a5531,
-        0x2add88699e81c67b0a980e1e62642c2bc90ebdc5de533ebd6f7cda5daea92b,
-        0x1026869c2128a270db18c8fdeba864d698545b34c25afb2f28c0acaf60c62a,
-        0x8b5d546276eb53ded99cc1874075109ee4e77eaf662fe44f4081241a13fb6e,
-        0x6282358af0273531090b3b7829d8db0172996c47d271cf2c4999848b7dbec8,
-        0xf5bd49ac2b56ef5047de89a7cc8594d83ee82a141f762d385c64a21152f32a,
-        0x3809d0be1ac11be0b502e0d30ba73a941a1fb91528d364318a1f2f5d60d8ce,
-        0x7e9756a6c53e76d47e39a9e79d25ceefb1475a6a80fdb4f4f6b29e1448ef89,
-        0x3ff9bfc61d34c76b01a04e25a8971fc39b20c8950198ab8cc0485a3391da7b,
-        0x863a27402a77151f0ec97bf1a830dd9f371a50d42d73d04bedb57d73983e9e,
-        0x4ed7f19e7246223b30f042429666eaa7c3689ff651c92df23b8b321cab3bd7,
-        0x5703dc54d6dc868cc8ed74dfbe70e0f740a9f4900862e898bbb8094a2a9c71,
-        0x76da0e0dca62d38493cc6e705ed59cc3a0dabcfabc87de0b6c2e8d5b2d4e4,
-        0x51010e195e7df04af64aba2a3baf8557a0d6d8478e4c4cf5e5e3b3a256b22c,
-        0x5681397b0959a351eb9bf01351b46bf748d4222ce0911c4690d05590f663c2,
-        0x96bca6df12c0d47cc1e917386a3c0403451d4bec4a1e09992bfde33f6dea41,
-        0x54bd09811164b575c22c2e16c6cff4a7651721cc5fdffa0927cc75d9a4ab36,
-        0xa4c44668fd8ff31021ef053a57faadd264a3534d9d2c20632b9f032091ffa4,
-        0xade0d2ef3887f8443864e8a02e025f5433e3f7c2780c326d461afc7ef936f9,
-        0x908649008d76127c58388e9a3190c296098c96ad292a8eeb48e09cdec050c5,
-        0x70e8bbeaf38635fa4172dd40d1a6424803656806c828570cb53bb274bef8ca,
-        0x1f44aeb955e46994c2e63532c603ed3d1da63b20a2451d649e063355791e1b,
-        0x8749c9fedaacbb5c1963ab318b5cd2269d5486c855c000ef362ed369238fcc,
-        0xb05688f4addd486eced35c029ee4e2b40c88976b22b72fc3df33c657eb0ec3,
-        0x2e3c79effa206a23ef794d6c4d74b0bc2e2987d65e851471d4d4af3d0211e3,
-        0xe5878123f2149cbfd032586715b329e2c69a5920e771a30fc372d9ac3a9c5,
-        0xb952700f29f888a624b6e3e20922f23b119343e9238563fb3b1d72728ddb18,
-        0x4ac4b89e539123076ce2251ee7af66a20df971ddd4dc2d0fbd8e41318f45,
-        0x54ffb99eaad8b8fa1f6a7b8c1510077156beab1115825ebb8fe3f7d1cf09c4,
-        0xa6c01e065b186f927bf8a4facfe2fa5fffa26f567f57e8b0a930c18502741,
-        0xd9854a4a16f1cd65c29b8add602834790e65a03a53f117c15cd3033d1d86f4,
-        0xc59088d93f98930acd5d991813e9381a4db1b747c984bdb0b0b21e91e176bb,
-        0xdefbdf2438860921c436720569db9af8b6fc52983aad5c01432490bc82508c,
-        0xf2ad9403c41eefe8ec1b1e21735f2a277be104bf811eef4ec4d9cefbea1799,
-        0x3653229a4fa7b50ae5798d299f1a4356df4209d6c9dcfa1c6637776df2a119,
-        0x12553b8fc7fb69de42a3cf50961015391f207a9f44a1aca6939354fe8343fb,
-        0xc0b6c1d0c7a190742e6b7e8ebee8cd0e3908164f4a3f4347d718619bf5b87e,
-        0x177dcf96fc781f0fd9277967f08cdf98cc973a0bfcd659cd2b58b388db7755,
-        0x7745886394ba4c57e4ef90d3f91036e2d01bad4278b3854c6ed73cc85341e0,
-        0x5f52f6af2633f928bf846fecdcd9dab44f44c8896118b83ec5894b3a16a7a3,
-        0xe7bcfa19324713d313047cafc4061ccbc8a491c89fe70d998d887f0ba3e382,
-        0x1e1d985ac504fa1f4da78b21175a5f78629aadcf7408a8d5e35797f66e9f57,
-        0xfbc440ddb624a417ac592e0e31570b93300b07059e3cc01ea1bb14a9ea8d59,
-        0xa71cc59c8dcf59cf83c830b157ae9d987a82bb18239164a12acaea77851439,
-        0xffa5d776544e79fca6de505c5523c31eca93d8aac38879cc06fa530aada4f,
-        0xbf574a4108b06a480677879e5b49df36f6da70d075805cd8ffd57c274b601f,
-        0x7d96bcfa802c374524fc8a0f29a05b7b12e34538fdc38d071785551a65f85b,
-        0x444f5501d5a04d1e250f81bd205f610ea759c4c3a6822fb71655d9bafa0802,
-        0xb2476de7e7a171b75e53d5424cd83747c7d83662866fe6238210a168327a9e,
-        0x139c4b0342ac9bf7566d0d6f879f09d1b28a64ccd5bd4224007d1e94860d75,
-        0xb85ef8f46e80db6922d42edfeae2c419fcb598dd091801b9ca6efbb67bb2c2,
-        0x2e8ed7916d4fffe750bd9a513800110299b7af2d1c25b9d6ebd84421a9ddf4,
-        0xe7ff692787fd824aa095f929f757910702ae95ab714d93a1ee525695b465f4,
-        0x11fd92564032c7834cdbf4c7db69100462cc02dfedf9401729f29d37734e03,
-        0x899803315683091a88fd78a8ba02c03ce924f50e88f526a367da5ea989b301,
-        0x3e5ab57ff25af16d6dcd736706da90c19cf9d044cb76a1751adab344bc35f7,
-        0xbeccc1161233dc254775e79358826c4995d916a2cde7f6378053707fa1b83f,
-        0xaf76ac4b4079a32326f903499822442a8b3a636fe98b86198821b49ba7bac2,
-        0x73514b83f789fab4cb176df7bad5dc6990553dee03cca8bbd495e98d99d306,
-        0xafea470e567f026474cb4185cdf4b1e5c6c58528147c2dc13958b12c67e5ae,
-        0xbda0a7a4ce8645b2fa178d5a4f4fa854eb5f7bc09407f918e493f364523647,
-        0xec5431174e0a8687e76201d23ec5e0c20026e4b89bc3eb8a0fecabe55ad2c0,
-        0x2056e74b280d6a5d77d55878cc096eaebffb817afb95ae3108b7417c8699e2,
-        0xc34ffc35a4866c33c90102f0d27da3e4906a32d3340590cbf5fc99fc1f568e,
-        0xd575f99057896aa0bad5b944a968d0836e0a5d0803d5aa3cd8b134beb0a3c4,
-        0xb5e1b2d1a702796b588f3ca288fa3d75674ec9130c44bd52fd18fee0b78cf5,
-        0xb69a9b190afe5b28ded2721878b99c830f2dea37f827c7b41c022d16a84601,
-        0xff5314c850b35fa8b25834e4cbd1318e83a64f039cd77ff6e3a600d176ccb0,
-        0x7d6aeca95841d46f42fcc66e2ff12d06a228d13323f0334dd95ce83b34ccf8,
-        0x5e0ff0cab9d9cfaf0bd81593487ff4e897d88f1d0a707f514ba7f5e9abe07a,
-        0xc0ade6b9f29340686ea333a5d5ebdba26df930297ed973bb1ef614c0d5220e,
-        0xeed25850260c4c026fe264bf71f556ef8bb216864748ba5b0b030327148a5a,
-        0xcc6e2b6af6852b2f73aa3837dd1b9141b1f4e5193fbac74ace85cba06226b4,
-        0x36eaca6263af8076721d5dd25e6cc62b0a2af5826d15731ae75371f84d1366,
-        0x1a7b422b1588f8eab1de43524bde6d4885194c93c3166618333f6506d9e1db,
-        0x17b2498c53bb85ed801f3c76f9d9e758b1a8d67fdfed95eb4f2fd33bfa2a39,
-        0xa1b0187bf4429a01ce0a28c3ff1f7ac011cbe785d77c54a670810e6ba5d102,
-        0x4af0fc7177776129670b2fcb3d7922e57dbda82da42fe22ce0709df7c03680,
-        0xc16df571171a2d165c60c3ffecd3c81e15ee1813aa03235d8b175aacca8c2d,
-        0x32390dae668b4d26bf8ffef91df166f7093c945eb2f122575823aa99b8b240,
-        0x643c67077b25b09af0577e68c6931873e906fecd694aeb144babb39f2e9728,
-        0xe85bf204366de74caafe24fe660baa1e47b004d83f168e8673b85bb167f4,
-        0xdeb39e20efdce97d7ff06200d40a2e5991823f9c12522ea2efa0c4d241e4c7,
-        0x5c2646e482490ebbe7c1ea7a691c3741ba57b362eb8fdb3c72883cb8f0c438,
-        0xec7679d8ac2f486df26d17075f307358b55484004d2c3fdbc7d574e98f8076,
-        0x8090d90c8871c04dacf29850ce8abc6fc2b48be87af062d41b44c8eb3fcf0,
-        0x201e998f4a8262fcf76ea4bc93c036b57ad288d667fa96ab77bc9916468441,
-        0x5f55fdc4e7a6eb34f27d150c7148c1b1875c457c95b2132bc6d594186dfb91,
-        0xe3a1d29146ea1386187a765cf4071ff9429ef896a17f8e1966ff7f104215ad,
-        0x632b888984d621dcf83d6682788e32d14a039932c2bea8ab6ad07cb7f9a47f,
-        0x666adac2c5ff4810abaab847284b5806cc0a2b1ad43de99ed2fb5a64c04b3d,
-        0xa6b735f101a63a4ebc699d3bc500fca2c744783719cec5fdc70d0a1af4f0f4,
-        0x58dd506584a3729b7970e1596cea04a7a4e2d0eee9fb4131f698c840766074,
-        0x1b8546a057cb587ddf6f7e799c66944b7a636d21b77ce30b96aef6bd7e977a,
-        0x4703cb0432ae72b1aaf1287d79bf62e8c27b26e4094b3fcede9456ffa90a8f,
-        0xea91a719516512f8e4707226c0ce83c4826302de2cd57f0a9366bb084323b,
-        0xce99a95a285aa30d0de4e2beb7627410491d4184ae883a18af58b2ebced97c,
-        0x7ea2c2c4307c1d2766182b69acfd4495488baae42c7098b32c24273c752c75,
-        0x4cc667bc6f9bae1df89230dc60d6d5d2dd7e0af265043b4186784bbd45649,
-        0xe55c11e2c990039238ea5c7683ee2c1f24dd2a1efcebb8ae8253ee2ff64a5d,
-        0x54898f1c96c0ba67aeea78fdb1ffeca83205568229e04b97225225bd152e54,
-        0x5b7975a343e0422589b9ff2d40e44bd1f24d2a8520bafec873fb66af448d3,
-        0x5ae5d03b0221c0a6fba00f67253e5a77cc4144bb73cfe76256f8bf25e14777,
-        0xbdb9fcebf993e8d29589bb06191f88319efe79abfcad64a8b85e0536a3349b,
-        0xd97d8fb0f98f3e667022467b79831c3fe2c54d3bfcf80b6b0ed54de09cfb5b,
-        0x3d022d9bfd93d8e3a7b582bcba337c89aa7b6eabbcae639795a189cc91f556,
-        0x46f6c474a4936acbe464855df6f792bd3fff27914e7446f7d600a1bece1977,
-        0x86d1151b69b22299edca0146ef57d21289a59e02df8d0dc2e7ef6d74e3ad0,
-        0xe057aa9c153114c352d486a225361333a9f0c51a4499a740ef008dfbea316f,
-        0xd14907632642d9107eefbd5dccbc58449adaf8a9337d626e2d4d224171cd1e,
-        0xcfd51204064e536ba628012180ceadc4b21a4e9b32c5bcfbb9c8e50630a7c7,
-        0x27093ca4d84dfbd0ede9f7f80962551f3ed7a48e12cb36673da9781da76d52,
-        0xeb2a450c525c0150848c8960e230d5d2fcc71e1671eade6dd38061901a8546,
-        0x14b5509e8206fc9dedacd7722efc85f064166513773b2997417b80fb4dca43,
-        0xc0e6da5af2b3cae0c27f181adf68943b5e7ba23fb11342d5d148f204af3a25,
-        0x4b0c095664e39cd8e2598daf16101a72bc28b2888e162393d3a1994144c1c0,
-        0xf52cb0d191d5cf0a929aefb2810372981a1e3ad5bef30078cf8b780a958c3f,
-        0xf034adb8dbb6ba534f521d5f406aa667cb49a560099368ea9e856d36558c1,
-        0x540886b92fca0c2463ea36a3afc3bda22c60dc7bdfaf2e9bba9709f7a9878d,
-        0x57cae035f9582168b35e63eb4f11bea1f03b44af46cdda56c354357db4a77d,
-        0x86e0c2659b84f23704f8bfcec1ffc11efedd21952400cdb1a9ae76c685c756,
-        0xaf3ddfaf3148b40a3083c98196aef44c790b4cfbc7c4b07ef0fddb193ad424,
-        0xe9f2ef0f61ffc1890c9d7df7afddf5278d0622483732d01209303c8e32fba7,
-        0x9fea64bebd633da74a76d8c7b743431c2d8ec75280fb0e6e2b9a8f0dbca6c8,
-        0xee7e629a0510138936d0c33c806d9c97444ee99e062db00f65fbe8412a0130,
-        0xb8299a05603bb8d67fc683296a046b5740b7958f6f32fcc534198dfc6d68e,
-        0x7c550ec7c48f24044267c3aa913766ee66e426c20e3ca85eac8be1601d648b,
-        0x8fb0d06591db4cd5e3a9859457e0d5fd31280ce5397a1b44986fc2c3b2cd9a,
-        0xb8963b686d2fe7e37515ebf005ba303aa2d15cb784306aab81a95c08d537f7,
-        0xb2c868239f991a66e0e7aa98866d030affae91045d9d4274c48d7180ca0aca,
-        0x830344bf71edf1083fd7030f9b109b5d07b1b0b058d7f8c9d2f0690aa63519,
-        0xa2a91c2b7ab197c019bb62730ee30efb0d5439efcc9d8d4c34aa72d3690ddf,
-        0x2a0782314a97faff3db2f40a37f84da2976dd9b2ce375999f53158e0d7b9f4,
-        0xba75709f464488ca98b850777dc96c39908ef2b3136e7ce444db920c7aa80b,
-        0x2f9741d025e3ca659aacbaf0331544c23e71dfa5197a63742594ea0125ea83,
-        0xea475e9462709771d649d8403090c5c69370134150ad92b06bc315014e3273,
-        0xa5107d33dff336b5448361c85e044e8ae6de296978839e39882a7cfe76f9e6,
-        0x151777daa366e84e78e6f46174aef113e66e7f1d414884a641f1536d0c4fbd,
-        0xc2e6d20138b207d3984456cec9780a58ff88617dc7e56f20a3de17a32d589c,
-        0xa88593a84b70a12ee186624fc3380f5aa59c46ec9bfbd9ac0fbd5f9391584c,
-        0xc79962e9913e2646071af66db0358f08b45f52f83f2387f9b6741db4c18051,
-        0xbb083606c258c0605df7b347af9f1b497d7221052d79e65448a85094cae78d,
-        0xeb620b1543054eb2e847edd539ddfb3677d4d03d22b1012ba3a4a73c26f98e,
-        0x89403af2d7db18bd4dcfb29d490152cc99f1d243d55460854b285b3b34c415,
-        0x2d930b8768fde593a99c1b2baaa7818254c4c93ac327931f8e61d1d51a6129,
-        0x44411e611f58780e2a7193debc3303f0e9e39b9f5d7e6b77810a46a401a902,
-        0x511299c1249edfaa066f8def851ed1501ccbe59f0917f1b9c12aa59772ec2c,
-        0xa8e93cf5262e031b17504337740704fa9f61b23ef025baa8b31f51188468f2,
-        0xc54355d575d410d68667b50c462152f8d9c02439f5c4def1c1a833cb62c412,
-        0x2b72371a89f7e056d0bb1b79a491a16276d20fe8b387e72d1c71ccf57bbf2b,
-        0x92eb7b6d56aaf0abd68cf32debc4fdebff3dcabbe856e19cbf5451b1088963,
-        0x92702d918595cf1e21bb395011f35aac06f2a878f9a8fa780c6fef0ea5a398,
-        0xb2cb673bed04751ef75a6adbe9dd62ba013f0dd282be9a6ab27cd6d1270316,
-        0x38e2e2e4e7daa5ffc0251250dbe918b19fc75342d55b8c9e25d25f020647b7,
-        0x1a64082a0e704eb67857dd170b339597aafc22c15fd7f08c4b309cf460d343,
-        0xa010e1bc620ea9c164230cfb4189d8ef502e899c25f23f9d8e7d9e30fb6f0f,
-        0x334af58932c323e641ae0b30b5c536e61c8d4cef1aaa9d4fb5cdbad9b7b92f,
-        0x96fad686f8facc08e72815680dff3d8fe18f3cf2b7301b255e2d17643418c5,
-        0x8b825b0ad1146fae61aa4f9b4ccce38c5ba4a7775c86c056f041e49c73fba,
-        0xeda839b00484ec7fcd99f9e0f23bb6ca76b90a41fe8e1436f70ecf55f05131,
-        0x8a2f2059f3e6a7ffefec735e6397b900ae4a9fe308725bf4d1e737feda910c,
-        0x1a3f6dcaf56c290e97ff98e7e6ef9b87ad45c8d2f01a4aca50b4dfe6a512e4,
-        0xd12567e50a643e2e607e914adf2578f68aa9f65ff9755cea866fc22f5ee8b4,
-        0x69edbbc3970ef570834c91c6cb0b662cfe24b8772ec9e888598fbb70a089e0,
-        0x70b56fbd31275192dc34eb722bce838c91a978dd8d4426a2cb0a1fba94580b,
-        0xe2f7d651ce57e697ebc38a72a4c6c0556d830f93ba3ad651d2202fb304d43e,
-        0xd21686adc867d063632283b7fd5cc3467b9809d4193c399a5c309bdd7b740e,
-        0x70be2cb2382f310b7ffbc1399108043c911da96d1cc62f588e9cc34440c000,
-        0xe55fc13f134a153ff660c80110551d55470460bf6b17ebd1284c56cc4bee6e,
-        0x45ccfa316cef0419ad34ccf0053c189f4030d199d0c8fe35bb0c07dcfd7eba,
-        0x5d95c6b460cc12633d1309a2b7f3be842b04f63a821c6687eff7cfc8e4a774,
-        0xa4207debfd73aca89ea38a3bc6fe05afc25982a0b7a2c231d6efc637f40302,
-        0x5390a13407aeccb52bae9313303b9b14cb574e2013f0c1a9063f38c16029ab,
-        0xe5b6b8ee7d9cb0a6ff40882c5c1fe00ba8f5d278b512824bcd1fe72ea1e55c,
-        0x7cbb347a37656b1ad153bf2f548d36e238ae19dd1886db0eabec777f1b0fed,
-        0x1b7d8e0c1c44f3ee03822c7b63ba16784c8880beca8e4ddb8905a23e2841f5,
-        0x3b4bd81f33c97b5402225323cb45dba64fa3df8d5245d77b9f0337b7af85a2,
-        0x5867e754350a9bf236d87ed7e615239abf97a2c59d2f0c98a4feb1c7dce39,
-        0xca089ddc1c16ff7b1b906a4bc49e3c905a2c1235228e9c91453817b670d692,
-        0x4a21cf22380f645398bd81787514b2d85898fdd363084f097266a4eb696f2e,
-        0x3728ae02c6262c5d0775af00f9437619882b0fca819bce7286e3cc632682fa,
-        0xb388a8c951185afcdf0e0a38dae7d7e1c22b6361d278e4750d5e18e50c3cdd,
-        0xc721851b38724e6fbe59770a01c65a10889d9e435cd9ad4718a74bd29e54ba,
-        0xbc381af408ece927b4a1af9c5d3adec1373440b6553001c7b423c2ace70c6f,
-        0x97e9517997e4ec1152a1be18f9ad53037c20d87d65afd2edd422dae31fe52b,
-        0xb1fd3f38ee25fd414aac00b0f035afe1dae1fc68019ec02e537eb163b75f5d,
-        0x85d0eb21244a4df47dcecdae1e7f17a5ebf75fcad37810c4fc3bd428825f3b,
-        0x30b5225fc22de5b3ec0c32ee95e106ab3db3ebe0f53e950e18657fa10c404b,
-        0xbbf05fbbd862de37d0053a19e398b2328a00163f91ef0c8fd8d50cec30c592,
-        0xf7ea88211203ec76324f6de0605c924eca5d8fabf7de28e9b431d004648792,
-        0xd03e221f8c7f890f1264298bb2b4ae814523efe450245f5bb2e615cf3f05cd,
-        0x37e07ba555182f0b325465e883ac7b9acafe5787c699ff99b3e24f822f88fd,
-        0xde75ec07572f9c7322119aee9edf144061a75167a523291ab80effa07c5f71,
-        0x87e41857f99779237a8e1eed44117cdc121f9851e8577295e9a8f9d263f39,
-        0xacdbb8e285616ec1384caaee257ab8f69818c4402477609fff7950a701c704,
-        0x53bd73781da6b721ef1538b0cfbab9dc29fd1ae6a022da9492f0747c5dc6f6,
-        0x3020503390c950305c558fad075f35fe63cf4f4f6df9496dbeeb04b8e37f34,
-        0xebe090cd9d27a62fb5f42d6c3a40cdf2a7cb45aea813e9b825012845b565b4,
-        0x6e44193f40bcb1ca0d372894f8aa5cca8192be946ec32fd2b0d17639ceccc7,
-        0x718b313ad02d85e3960efa7637f4e5fa4d213edb77b5ee7a235457a5da2434,
-        0xbf2dc73bb38b6f4f0d76da501fd7f7b572f7decd41d75782acd65a075bf319,
-        0x842588dfffefe427352a07511069d029237bc4887b900a0031a38a7852d591,
-        514,
-        0x3f39f59dd51ce0e602add765060e1e23,
-        0x3ab45fc4a3899a0510fc7edc03162930,
-        0xcfaeefdab3abf994b74bb4fc44797117,
-        0xa7730041e88b7dd820064b7231f95677,
-        0xb1831a424aa318c0a553cd44112dda64,
-        0x3347da6e97f11323914d54cf85d9ab0a,
-        0x8901c5e1a35328491aa2a7e0f0af38cb,
-        0x45d658408b5dbc340ce66b3c480809d6,
-        0x5fc7e8a0b39704d2437f4a0e4bf5a892,
-        0x5f07eabd8f8cf7b60f1a9c8875385e09,
-        0xf99ca8b355e960742d51be991bfaa64e,
-        0x5d904fab546f97827e73e430b77fa5bb,
-        0xd21511076f9484a5993de801179c206a,
-        0x19f64115dd6646258b484a1ff2951972,
-        0xf0651a20deda5d26b806115b6b606320,
-        0x9801cab9c586ebfcd280425fe78e2ad5,
-        0xf7da9e0eac07df4526cb311974915cbd,
-        0x77b9e7126741f2a11b56b0f8658d562d,
-        0xa0d6d918052c4655aa97d33bf233999a,
-        0xb5868878537bc68a4206297022defe88,
-        0xc07537cd57f6cf13cec73e4763e5f39e,
-        0xdfa62e1e8f23abfd97c0e56e396f6169,
-        0xee96687ad09ad88d59354bdebb1eb955,
-        0x5a3f24ab58a7d4b55ffbe96cc524121e,
-        0x26ccd2f94037485944845f10f277a7b5,
-        0xd796eb61bde5a0a98f57965639205ed3,
-        0xc00fc0652a430e3fbea41e0743c4d2b8,
-        0xd94a974ba775e3bb255e0e0bc0d275a6,
-        0xab1403531322c322a6b9d88bbe424b0c,
-        0x283e1f9358d41b9cd622a2e1c0f6e766,
-        0xe208ca5fff9c298624cc202b5dda1dd3,
-        0x72701f29a5fa45ba60b0967011ddba50,
-        0x83508435d8d23d88a8563f054d9c07b6,
-        0x83296f02b1834faf7228998afb808183,
-        0xbdee0690da8c6441c7ed5b153089849e,
-        0x642ba1b1530dd414b3445a0a32f9903,
-        0x9ef050572c40f4f358e6bd362a707c4f,
-        0x33ff1d0239d27328b91b1deef4f7dee6,
-        0x374321462ad45457c7c73162859fa358,
-        0xca52456e45f5a7681c3143bd4627df29,
-        0xcbeb174856337b7ac257e8252f9f5323,
-        0xe963ef698aaba8352522c6cdcdc4719e,
-        0xe9d4b806e0dfddade96dd68f59417775,
-        0xba28fc594a7f67c826a7f6fd7c530f12,
-        0xf8fbfadb5d827f455dfe6df1ac04d426,
-        0xeb8816b170850d313f577b8a2fe3cebc,
-        0xeead58eed29564ad41d75df34d1b302e,
-        0xa7f016fc72e91965fa86d9bfa747cb72,
-        0xfc4ff24436da1746a9e2c4b8436a5d8d,
-        0x86796b6b6656296b77c2db55500864f7,
-        0x6223bd1c1cd15fe22c8347cc5ce87185,
-        0x51a04c0b58047bcd0529b6e3b56d9f4,
-        0xf7f0d3ec4fb39afc5b018168fbc0a117,
-        0xf1427bc901eb7b23847b77dc6b07f528,
-        0xc6dfa5f2aba0cc7aeefd94c2f5906b0c,
-        0x1abb2406a14f0dfa17dac7a3c2b9595c,
-        0x6e62948959b7f092e944cbdc819ca0aa,
-        0x3075429c1770af9d81da5816294de1fe,
-        0x25fc82140bd96f607bb6a1d1cd6be70b,
-        0x3f8ff88962b6ea7b067c5e441ae64c86,
-        0x387b2b713a185d875f162d9a0bbbf49b,
-        0x6599dc91a835ca47be8f708ef3b43f78,
-        0xc0d75da5c0c69d2dbd480d660c8dba5d,
-        0xdf66fee19193ea45d473f5a961eb30bc,
-        0x21ed67a5c2110dbaaad2a870648efcb6,
-        0xd995bd550d1882fab7238a8163ff43a8,
-        0x5bff5d484204dd3b151d0c07f374b400,
-        0xddd25c2b061520f66105f1e7b8d3b71e,
-        0xdc8e2bd90716a8f2f4ebc4fe4acc4dc1,
-        0x2a8739e18ee699b4eb104edb7718d537,
-        0x86ea1cab46f30c6aa2abc7ff44ea0a42,
-        0xb34fff0585312eea069cd14fe9d9ae76,
-        0xf0e597c83bdc02734552dfe4e6dae1e,
-        0x36514e1a92cdc96b70610acca2fe6ec5,
-        0xb34a64d0ada9475b87f842d167d4faf5,
-        0x1bae553a33b719f67e1f2397816b2ed3,
-        0xe8c5a19f20e1340d9a2cc15b30fbc75e,
-        0xbe769d896f9502005d89c578268bbd04,
-        0x563ae914ffb19442445bb6df9c590759,
-        0xff6a7252ec01b685f62ce15574683406,
-        0xfe54498b6f89a7765c12869a53e51745,
-        0x94300862c26270bda438dc7fd502254a,
-        0xac37ae288f5e72ccb5a6f9f797cacbe7,
-        0x96749341867e7a2a07bbe5fa5b7b37c3,
-        0x312a13a0ea35d589b28ce318e2d20e50,
-        0xad9e1774f71498cd2bbc5e7d2cb13f79,
-        0x152fef9c5ef59e58980b2a5984f3b06e,
-        0xbcd65c44f19d13900797cb2b5fd05467,
-        0xfc7423cdafa34ee1f2338ecee61b1f30,
-        0xef6b0806aee4d457e4d676d284af6def,
-        0xfa23a297f0aca4cef9c606f7bcc06e31,
-        0x3a35a90ea98fd5739eb4796c01538649,
-        0xfdf80d6874d52722ccd30266e766a67f,
-        0x3fc383348e8bfb25e908d597535caa28,
-        0x6765fed1b25158bf065e244dbcc7e8d3,
-        0xd167d8181ec58d08c175286abb30c006,
-        0x17e4df7136e1519ecc6e1ffba1a684c,
-        0x74c4ea4c9a3d940a6beb4fbdb038771d,
-        0x38ea3f8173be7398636d49e8bc090771,
-        0x72ef85802723278f59aa31273b332b7c,
-        0x711d66ea8ac83f8cc2920add40d4efdf,
-        0xe721fbb9fec7a2ca674ea809e50b4d7d,
-        0x43f049a132a21808cf32d5c2702548bb,
-        0x8136b5486048d3dcd239de7393e6a9ca,
-        0xdc77eb2fa7cd7dc23de82274c9e2bed,
-        0x9e7d2de164656d45b3747d87874de5b2,
-        0x4aef4b863e8f2353995b2027eb9efacc,
-        0x8f92175aef595d3e2cc1a9c2311f2f27,
-        0xb3dcf69024874d6eef231c3979d2fc5a,
-        0xc0b771e5364b49322352bf22067c20fe,
-        0xc6036ed3dc7dd58d6855834f0eeec39b,
-        0x71399fa30db695fd0f88e62f867eb513,
-        0xbbacc810cf9e89bacc8b2f9788560ef8,
-        0x7553900633789836dd704ead715e0160,
-        0xaa0f99fb185a4d93bfb5698d4e623651,
-        0xd65df2dc1c0c9c04a944fcdc44e07d91,
-        0x2deb43351ae8f7ac9030eaa34731b57a,
-        0xf5e061af28002a1338be3d8b1c8ef09f,
-        0x3881d75d847e37c9eaf59e3a4fcf2df0,
-        0xd072a8b428c9345b7ce096afd69b02ae,
-        0x39e3325cbb0c0cab256364c19200e34c,
-        0xf8c864282538f7771e5e8787d42c3ffe,
-        0x8f37a53bf3bd695ee5a8379a00f3b762,
-        0x75a8de4449507168dd7400238b27b665,
-        0xd206230abb7ffdc14e80b0bd93e3fa58,
-        0xd09684f9d9e10ceb5c3a890ce613ef72,
-        0x399323ef59ce7d3cc40b407af63abfc0,
-        0x13e158eb026796bfbb99ad4e598fe65d,
-        0x4818e4aaef8d803baf56d3e7761dc200,
-        0x6640ad13e217f2d12fef38a70c1caa2f,
-        0xe19e8719518dc2025d430e70b9135b68,
-        0xbd2f206b81d835c9bfbb521bc3997035,
-        0x6a6966467b44ce56db60668175ad8bf1,
-        0x3eea6ca824e23c992d7223c7dae95e2b,
-        0x668a1e351b1cabaed7922bfde53d37c7,
-        0x49492179ca475af4e73397db2e1dc111,
-        0xa9b10e1c8c6c01a967350d2caff4f52c,
-        0xeff420fdb8f4584299798204f71aac65,
-        0x228ae770f55422afcca80b6ab8ec32f9,
-        0x52c94efd6157a504e222151102c22ca,
-        0x8f4ae17fa43d9d5917ba1ceae8762e44,
-        0x3670bb1fa7594d51005cec8474504f0a,
-        0x22700c4db6771955485f9b4d0917a9ce,
-        0xea5b9346688fa938fe852d3de5d9f2a4,
-        0x6a3e20815d5fbe286644743ed4957932,
-        0x5e7311f7ad70bc5fa43b54a59c5c4507,
-        0xa6197b03a1d3734cebf04b390c5fb3fb,
-        0x4429b1cef6fd9b607c86b311451d3d5e,
-        0x38ea38cfd576c0a4d0af496132a78a5d,
-        0x71b48082e1fa6fcfcecb27312f7b2204,
-        0x2ab81f5997a33a2c1bbc026b426c552c,
-        0x5dd2a2e7870f82c647ea55c2c67d0362,
-        0xcbd0c60574a6c085526848773b7f2b15,
-        0x46b8a0b78aa159f95f080089a3292922,
-        0x483a619b0155bae90baad3e376e12021,
-        0x7b60aa9ddae874fcebc89dd0bc9f4868,
-        0x49bb799e7992bdeac676fb30709155c7,
-        0x16b7917433e96e10f25ed7adbfc55b9c,
-        0x82e151cfeeb2d633ac6bbb97e44effe9,
-        0xa638eed2828fcce22574b3d9b344b34f,
-        0xeb793e2964c9064ba43cbe3612a15ae6,
-        0x1aa180b520254cf9cb2053f0e7bcd351,
-        0xa6a63be226c6ce32d7301c3ad8cbfbb6,
-        0x6a492d3ec3ac8a9996c63f0add3715df,
-        0x726829c260b1f34f924674459b700f37,
-        0xfa5cb9298e6cefd5777f9ba5fe7472fd,
-        0x25dbf25206e0d670b61682f94ef2bc04,
-        0x8f187c6540920e407ff102f7bf231636,
-        0x495e2d154a1423316b8496bda8457805,
-        0xc578498883d5e02eb5cdd88d606dacd7,
-        0x615d18b95946e4d65f48d654f60d6cac,
-        0xb031e994fe1f0ce54aa3d61513444667,
-        0xe1d26f5125aa4c577cc4415409f8b358,
-        0xfc3ca4d4debad1cea75df823ecfa364,
-        0x63940cc4d31e42684c9b2787d858ba32,
-        0x130706c9a5bfdd20d06b3ea7d3df83a8,
-        0x853196feb82c6f6589ffee56db3ca11d,
-        0xaf5b8888609de252a699dfa7830695f4,
-        0x3f2771133a195ed0b9e3c98708aa6878,
-        0xaa691595e0811929b5800e73fcba3ded,
-        0xcbeba7dc0a14e32b4ac95282cf911339,
-        0x55d3fafeea09a3f33413e246eea0b981,
-        0x848784052c26388ee8f325a085a2ad42,
-        0x622a4219145654d0b44d8c633c77ab35,
-        0xbca9466d86b49f00171342892d44dbc6,
-        0x2541688d58a67883dbe9b20fd65a2ce9,
-        0x588257c704e0b7c870a821dd702c91fd,
-        0x7415650d0b4b98401061efb696801fdf,
-        0xd0422d62ead6f984076b3fecae1cbe61,
-        0xde7964b3e7eaa3a01bec5522a5f71a04,
-        0x94badd8fb8bf21096a5e004f80a31dd,
-        0x99b3a1a9459108ce6c8ed8fa18b18a89,
-        0xe5b2d9d60d818af4417b64fd4586420d,
-        0xea7cf6fc2c5ae48ed9535d6b25375da1,
-        0x729c890c4d237a569b556e1e3231b8c0,
-        0x6ecf03a556f69a213ebc56df0879f8d3,
-        0x900091d00f32c2cf936c2a97ea2d48af,
-        0x2871899d7045c9e57f1e839f0b73b373,
-        0x94de5eabe95506736307e561bffb779e,
-        0xef957b1ab6ac08e821801c0fc81e56fc,
-        0xc7557a0c08e891d3801d64729e3b7796,
-        0x2c39067b14687ad8d70a7ad446e12da6,
-        0x21db0b211f38168149058bd756bd014c,
-        0xb798919778330609bb5ca7dd4745155f,
-        0x6ab02a39d6709fa20ddabcd349d87f76,
-        0x68ac8510e8f91c8cf3b97a68b3791367,
-        0xa44fec2b571d22d3443f1a02e5cfbd13,
-        0xcb36bc944b53abf3d3ec997a991f931,
-        0xb74dc5754524b0645d9eb18e63e15ed5,
-        0x404ce60e3c188c6e81372511d9b600ed,
-        0xe2b6f5bab5e5d20d74bfd35d9facf9bb,
-        0xcf94c202bee2f3b76fdc5ad713dec4d1,
-        0xf6ec03292e0fb2abf979989f481367c0,
-        0x8425a6ae378600ed990e9cbff524b51f,
-        0xc60f4950c53e9de8e411665c48cd9721,
-        0x3fee12921ccda1b9cb5f63cd27bcae90,
-        0x537a18a971d95d6802da3f71ce2f6527,
-        0xbb375da88ef210ed83c36e9c158ee094,
-        0x87e0c4708c2eb91363a1c19312da30ab,
-        0x3dca4f1ec93eac2f8000d91fded58630,
-        0x1afab318a27785f6828cce25c33b568c,
-        0xa22b7c32cab7d235385438341183c313,
-        0x988b3d2f0afe14c5f06ab01b4098e0f,
-        0xfe5e4e5f2749429df515d08d662cca4b,
-        0x23ff7fe7dc7c683bb49732502fd13e34,
-        0x3969e798dd2bcdc86d588e21146e0e06,
-        0x5046dd028aa3458e76fbda7e2f7441,
-        0x73a45a5bf715686cd6d62c4cb6ed0f7,
-        0x19e5d880ef4199aa5400d648ea050b20,
-        0x3e42418c0ce0f2e43dd3c90b26802712,
-        0xeec053fdc0b671bae7a24070c72dadf1,
-        0x80a0d5dfc8eb08e58c9a9fd36d335a8b,
-        0x54d67b87190099a4a60216198af33330,
-        0xd5a4ca963402c2226c22055079a6e34b,
-        0x268721c26d105bbf32576a8403af6c72,
-        0x88adc17860fe014491819efa78f1590b,
-        0xa0bae2e60f81de944564ad13e23aafb6,
-        0xe5d0565914b08ba9e805a8d65ea0abff,
-        0xf4d5afb8a928d06880f9fdfe38b53fe2,
-        0x2898358fa6f54e68071e53a947e586cc,
-        0xfea108fcca32776ca87788862f010ee0,
-        0x319d2f70254ec18855a77feb1f60783c,
-        0xef671a78c8a3c5ef19b027733103f618,
-        0x1f1234474095f745764645fa2372e8de,
-        0x4589e4eae94bebaed2555a24323ac414,
-        0xc8783eb8a0f9b7b9d89fdfe509dfa75b,
-        0xc8db94916df510f62f2dcda2ca18b4a8,
-        0xfd7e6c3d55c331251efee5e0463e9670,
-        0x440989a7ac5696b2358b6a0178e349c6,
-        0xa51936173e70cddc641b7f523e0a98e1,
-        0xc5536b747869164b89901c01fccd7407,
-        0xd9c05e73f4042cf390c9ba93ce79c89b,
-        0x6b77791f28b7d1fa6d16b9cc8398a8c7,
-        0xd1572cbcbd5363ef0af9cfded3eb1d27,
-        0xf77c739ed36eb9428ef4ed2c92cd712a,
-        0xc5f7817dba5baa4fed5e04b5160ffa4e,
-        0x128b24088ec4ec9d061d84685cccf8ea,
-        0xf7b9bbb5ad1cfd5700d7fafc5377872e,
-        0x33f536bd87b2db969ff47d5b1b30dba1,
-        0x998d5cc2c9d3882b10f4dfa5d1d7f69f,
-        0x89e8f13ebf01bf9b921c6c8346bf64f0,
-        0x8e58f940af258fbfcde9ed5b1c70fbde,
-        0x7339822eb2d701f93e0f5d99a41dacc8,
-        0xd347694d4a8b36620632f37d16a7abfc,
-        0x20dfec6d6c58cf95b6432087c33a7fc2,
-        0x225714c9335d63254feb17abb1e8d267,
-        0x756a34e6ab66cdc3afe7904e9a0367a7,
-        0x4f5e878b8749cc43a28774aa96e919fa,
-        0x7b20c0e972088b95140a7ebdaab3eee6,
-        0x80ef5ecec4fdf4794ecd56539366e722,
-        0xa6f1f57ac0c1d7848fa5401f50ea9725,
-        0x1f0fcf80587ed6f0c25af4e8b090e042,
-        0xac333db3a8aed9c2cd33af4696e4441b,
-        0x612a7e383c942836f29525b2e13929f4,
-        0xba584abb35a5d6635a06df7154c31a93,
-        0xb0f64b998934f13c2d00886dace11340,
-        0xf0954af182f11ae5294e280e0fc682cc,
-        0xccc84a80c247fd9f9061e6a543cf592e,
-        0xe35d7e4f4918f2e7150cdb9a39ef9811,
-        0x15d7ffbf1d30ffb7212615058a77508a,
-        0xb62a59487c37078e55eb72e667cce571,
-        0xb551ad006eff551a3758bb71ed52f0a2,
-        0x558dbb82427451485397310faff16c98,
-        0xee8971cee3bc1e9b716aa3d897ea74b7,
-        0x1aa25878032617a911f6c42881fd2abc,
-        0x922f89224375e43976a916086ebb0de5,
-        0x8707ffe7684a7739588b0bf85580c6b5,
-        0xe382a0a0d0d2b1e38eb77fc628a5e2f2,
-        0x97205b5892d90f97592fe5bd8ec41e14,
-        0xd3ed70f128ba4106da2c135145507bd0,
-        0x166b79d0b7edce3a77fcaa2094e4f81f,
-        0x86f63ef0e5d61c57411bdce9b32fb27d,
-        0xc8b64a6a70181ebf433252943d26b93f,
-        0x719ca3b5f348a0ad1121e195b026481e,
-        0xb1f9521eaefffe0576a368656cf47fdd,
-        0xffc1ad3028d370ead39f5724d783bcf8,
-        0x87ffbbd572b93952cc9c81cecf245d75,
-        0xf71b75f1bba80e0b97fae9bf840b7864,
-        0x6d868b7894c542dfc4366bbee2ad0b3d,
-        0xb18c1b8de413bd94b20332b88d180982,
-        0xe0e57009a9b913d06fe47f87594763b5,
-        0xa5433b934be21e81ad7ab705aca8084f,
-        0xbf06c9fdfb3c087fa8001ca9c4cdeca8,
-        0x5a9c934644c89109332ba4a4f193d3e9,
-        0x4468096b885ed552766f805c2cf4351c,
-        0xa2b793f7a79ffcf99d5d770ac2ceab6d,
-        0x7355607d7fa839687ba798888d33e09d,
-        0x15e9100260f234b7c9fda7460670ffe7,
-        0xf10d65883f7a904c003e59cfe993927b,
-        0x1f052379468e28423e612b1b1584fa2a,
-        0x72939cae26404747bccefb85ae6bc552,
-        0x24ce500d0c0ed003f7c21c6c1489dea,
-        0x4ca38ebbcd317a47537675246bd378a5,
-        0x939502f5fd78990530e93de2133b41c2,
-        0xe55dbf5354731fb1178d324e9b24aeb7,
-        0x8a42d9755308c70c8d122fc7996d927,
-        0x3b43c962b70b52780ffed24605993b77,
-        0x37806c3078590fdef5ce73664e1cfb2d,
-        0xb1450d78437ccac85ba3f1d4c053b0e0,
-        0x6453e35805e98bde4398bc981ed9cfa5,
-        0x94318cba0ce80e1afc05bc329ad8fff6,
-        0x3bb4b0923980733e710b12c98fd8ed51,
-        0x25ae8fb52621dbae37e993f196814523,
-        0x22a29b5d48490e3aeb78b7d1994f7b2b,
-        0xd98fcb05ca7f56588ebecd279bce668b,
-        0x9c68e9c7e0fe3ba1bc3f7a80747de5fb,
-        0xf405343e809528f14e6045ccff0c06a7,
-        0x5e9d4b3ce757a8b31ab27dc3f9cb7342,
-        0x28bb9763b91dd4d899b0a82d640b0a50,
-        0x2942220a9d5defe493a56f0f6157ce30,
-        0x553520be1505eae9caa4a5a7ab5a154b,
-        0x2e0d4b13cc01d79d377b7e3bd87a59c0,
-        0xfef2c13e5d0197597dd0ae9edf15e964,
-        0x2a09ce6d933296c806b74b9f5a074f18,
-        0x9482e22f38021ad72767815ceb70a6a0,
-        0x4d7c234a73e274418f931a502091a647,
-        0x7c4c9bdf854ec78e1f09fb7c31b04a3f,
-        0xeacb55d74d26f2e90400fdf514208b43,
-        0x93b18f67edd4b96f3e3b8134052b415a,
-        0x8d9ac0c5ca93554719cb5528713451b2,
-        0xe1de95ff7a99527dfdc6b6743e64ed74,
-        0xa5c0228a67baca528988b7152c70859c,
-        0xd7e6c561e76db7ee121473f88b719c49,
-        0xd4f86dccb37824bb40a76f16c7195219,
-        0x7821b87bfa5ba28711bd330eefa47272,
-        0x733a9ccb8a30b19de3b3bbcc9e547f34,
-        0x8b4d0e192bcb30c202a958989aef314c,
-        0x96f026bdbb4e839214fe0f47aff7d442,
-        0x361a71de9cebe7d8d3b465966566a282,
-        0xcfd7a13e2b632258c42407e782a61d5,
-        0xe475829ae4003240f52c9554cd3d8dcc,
-        0x37f84a058644e790b3714a16957013e8,
-        0x53be313ddf755eb732dcefc75e8bbfa0,
-        0x8fbddd3ad6a0df8ee3aa18b8e38d0f50,
-        0xa69fa2143dfeb72b2f07cdb0c5b1fca2,
-        0x1bc0d75de0f1832b7c35aa644fe7ae97,
-        0xbde8eb0d0fb6fde2359b5165f2487847,
-        0xcb20928129eba04edbab4f5c92025ab5,
-        0xbc008c1ba9c5d21962c6bdb3f703d6ab,
-        0xcfbf836f828eece9503d151eddbc2070,
-        0xc74030a6882ec0b6399d1abb4fddd75a,
-        0xd142757d117f72cc7a947dba09b33893,
-        0x2a0503a203bdbf9478376d4559ddb68a,
-        0x2f876b48f1f38494b08641433746ebaf,
-        0x988bf2f24f659c3df6538d787d49c614,
-        0x689df862ee202bb4e6cf560663a3b178,
-        0xd1f82eb3dcf86868caac761cd361bde2,
-        0x49601d95b32e5e759f05ffe0eed8d761,
-        0x5d21e4cbc959f241a93ac5ee7ac7953a,
-        0x1a627de4367c5b89ddf0bdd41bde99fa,
-        0x7971c38f61ecbd7736c77281a79a2f0c,
-        0x48b5c0b2fd6a4ced308bf0d9bff0fb1d,
-        0x97d644010387c71e469b4d3af2db02ec,
-        0x447e71ca6177e9809894eb39e6241713,
-        0x230ef160496633fa11a2c9f0d615e1fd,
-        0x5296ec949e310744b27d1c035737c6d0,
-        0x3d7cd2e91b905450f864d585e14d32c0,
-        0x10aa12f666f718f3ce0385794afd8409,
-        0xfecdce3ef0c6825ec2089dd8ed0d7b89,
-        0x44ee2d7828a13bc3461b8be490c3a37f,
-        0x328432f86dc6fb8b55a046317c58abf3,
-        0xacaa7878638ba92bb9a7eb6a9d7cdee,
-        0x9e9049ee5bf8d4b72d51d4b6b3e84dc1,
-        0xe86c9351f0be5f9560816b57208a2f84,
-        0x8a0e4e6ab2e86362ec1a3b0a5c4bad00,
-        0x5c047569196417ba4be374ff46f89bb9,
-        0x7ad09f075761209cc1d5da9a9395b8b1,
-        0x81ad928082a0c4252c72a8ed19893c0d,
-        0xf6cc6e72f1d17c52f0dc4a1916f2dd09,
-        0x50eee828c160255c84cdb18a5885c83a,
-        0xbd414c3aabfa2eb32f2407195f684b5b,
-        0x12895f8618c814d7ff0427f8ca4aa7ff,
-        0xd049242f2eff4554ae3e9b4e856949f2,
-        0xdc49dfd36cee90a3792fc7d516c5be3f,
-        0x54e3888c90e366bac298fc8b113eb455,
-        0x211ae9c29196bcbb4d486fa413a5526d,
-        0xa81629e634c11004123a46b8d92b1503,
-        0x733a5289bdc32ec592d306da85e8afa,
-        0xf67b11460e01df525dbcf02b1ef6c6fc,
-        0x17597d82ee87124c21a47fcd289e758d,
-        0xa137d20fa868bda8fc0b7af1250c8ec8,
-        0x31fb906ccb35312b464d3ca040a739a7,
-        0xf15c72851adfe701f96dc475c841948c,
-        0xc8166145e4218b44153df4f3a6ea3c78,
-        0xae758a7d81f8275841b3e876f3860cca,
-        0xbf61d1b21016c5b2f05e690687a39f59,
-        0x6674a252bb5536b69e0181f00404986,
-        0x981b551f72dbb0010253362cdd915ffc,
-        0x879679f81f3666798542424c769cabe4,
-        0x2fbd38bbf485b91df02f49d41f2a3924,
-        0x16d60c57eb413b915f198e1249febec0,
-        0xabd398464e90e072b031a18398ce7ec4,
-        0x7619f44e282eaad822364976721afd67,
-        0x363098e79bb05c4527749883bd6ddf4,
-        0xc4297b54320c6b2acdf4a0b542d5196e,
-        0x93d5ca6e8924eafe9617bde739c74573,
-        0xb6464fde07db5d9c938cf71faee39ae5,
-        0xecc1ee3b23e3e7543645eb7134d2727c,
-        0xf7650351807e825c6752bdd2d6364847,
-        0xe09df07ebdb809bb917ebe18874319e3,
-        0x70ee26dfe3529eb267476a5cf51bc825,
-        0x1e59f7b7fa6900dedee0b4ca0f3cbe48,
-        0xcb96f2e217a38a8706845ab84ae087e4,
-        0xc1c503f1c45afb447289091a55aa19fe,
-        0x1b8a03e32ad7e578995f37848ed21fee,
-        0x529255d2eae1a3df3eaecd7a8d883b02,
-        0x383118b59887830ce27c35c7744318a3,
-        0xbe683beb39b73a610b47c20ed5f0a2ee,
-        0x52d9e0bf87fd042f44f11436d95b848d,
-        0xd864fb2709af967079e1a71be796862b,
-        0x4f2528f5b66e6f6afd4eef1861eb4aa,
-        0x36f4fb655aaed220160c100c7fd4ba5b,
-        0xfa75abc0509b82c977128404e7d60ea7,
-        0x89e22cccb2416c568a7e0b7cce72d966,
-        0xd8623c25530fa28ca45590177a57f635,
-        0x2c940053dac8e5228be01734f61caaaf,
-        0xc3730b720ccd9429a4c5161e303b535b,
-        0xab5ba6e7fbb8d592668966074cadc357,
-        0x3f4cbbf6d96d23edffdd1bac0ef3452,
-        0x7a137d1d12d5610e526d74af841baa53,
-        0x856f8b13064fcd788ab603112e058d37,
-        0x4e8668fe811ccbd5e4ed0fd3afe5bc59,
-        0xf722683a5b6254f949d36ab7659c3393,
-        0xde51171e8482afc3b95ac24b97cf4409,
-        0x3e2d5725f4f48c706aebbe07b4412154,
-        0x54f947a0b38db29f5ab60a8b3d203de6,
-        0x14b60b48dd45c2fffe6069c498b477db,
-        0xa262da6aada31c455b5baf4ccc731a60,
-        0x811721efd7619faf0b16d359cd2d390e,
-        0x56de6ec941186ec8dd77e422cc93aa2c,
-        0x3bc9d3f993a64cb05b7d5f3e07f20021,
-        0xd4371ba589106488e1f0087c8e69620e,
-        0xdc181d08490ad4fcf008f0ded7fc3fb4,
-        0x7b36da8796fca7913fb640609915c262,
-        0xdb84be18f5eb42c127ed8c27c4082dc9,
-        0xd1d0d61616b76b2d99aeccae68b4d988,
-        0xd7c2fc51fc3b9837652ebe4f45319ce2,
-        0x1e506e221c2195c1327a12d1ad6da59d,
-        0xf55f39aa9fe87eb7c2f4be4454a53835,
-        0x4caead171e93fa3504e83892776f40a9,
-        0xef59c002031f14de3f650b729694acb2,
-        0xc062810203cd5f283404d83164a9a5b0,
-        0x1601ad061de2f92ec0fae8cdfd1b3659,
-        0x8f0233ad7462311a810f29ef066f41a7,
-        0xe2f9f3cce8eab7648302921f7ec1add4,
-        0xc2f864453f724690558de9eef9cab246,
-        0xfb049ab05053b73394181e1ab2b0a2ab,
-        0x7e638a49c481cc7aea31b73c6c2aa061,
-        0x5989354007d713cf776c4d2e03b1e8b3,
-        0xf8250fa80262c927c6326be4ee62cec5,
-        0xe38cb7d2025fe75426366cb8657c7246,
-        0x48bd92ff9f3bf21b6fca4b64f463a81a,
-        0xf3905f00d95a1ab18c80bcbd7570fadd,
-        0x384629b838a397c2637c3d79f2a63d4c,
-        0xd6503716687f5681288a374ba4f473d5,
-        0x28de5bafcf85b811be96f2a4ba550a01,
-        0x17bf0564841aa7a86fdddb2ef6325537,
-        0x7dfc8ce217e95148355b5e34f0fccc94,
-        0xd7db0715c2b95b9e08d8ec904343f770,
-        0x2590df171349ab1eefacb9adea8ed8b9,
-        0x565e0ca77706c7c87d018fb49c933dd5,
-        0xc02e49db6bf453cfb9b84671f3d0ea38,
-        0xecc0ba768e0e04f6de265cfa7a8454bd,
-        0x21399058457fb3d146fb05a84637fb52,
-        0x4743f82808a1ec5cd93a9b16edffe043,
-        0x83d12b6f0db7d8ed3b5f8f70b05c0e64,
-        0x5b34f3fd0e749651dfeb97bcf9988df,
-        0xba36d5ab4c30eaa48f5029b365bdad89,
-        0x83462366fca9f64360736f5676e7dd92,
-        0x5d2a0152d1411ca0b1728e2c08601c2e,
-        0xf064b95f7bd7421c88123e8047422f36,
-        0xd2407ae67e5d0e0fa9d67f5b14f4ed3d,
-        0xac4a6f171fc7b98231c4f6472f3661bb,
-        0x7b30186cf189835d4f501ae1a9690e03,
-        0x54b46f7b44f9171d85b683a553e60c76,
-        0xe3c7cf28fb4d9c3bdcb27e787e82cb29,
-        0x7d2509ba65b0a9fc26a4bfb59cb13905,
-        0xd162144d7a6d08a6f1efde176344810e,
-        0x537483dae2fcf50229d6fca268aa93e3,
-        0x375280ad7c43aa6dad337eff23216bc4,
-        0x49f920cb7d2c70d0a615ae702084527c,
-        0x46e6364bf4d1370b8f45206c59444976,
-        0x2c9ea58c7ad86785dc1d5b91fa7d7627,
-        0xe50e52822af3f49dd9f7a0bf7c43a974,
-        0x66576ec70e7cd3e3f3f912a06718ac1b,
-        0xcb7dad6dab0a5aaf4d3acf21f9329983,
-        0xb73d455c2c055523d4b3e6235247ed12,
-        0x491fe769c584f861c6fb42e7220b2fb8,
-        0xada668a0852d38feea382f26cbf7ba53,
-        0x6b9294718f9c4f89fddce5cd189423ed,
-        0x565fbd6fee9f84119c6e36b50364e3e1,
-        0x9286f09d4ea5c4c233bb61fb846f0fdf,
-        0xc94d0e9fc3cfe6dbcd801a99bf9472e,
-        0xc69ae6ba6e6037d4bb3f4512dab762fe,
-        0x36124d1e0e55394b5418065b8ffd99dd,
-        0x40693fc9117573898b0062bd79a11c25,
-        0x344c0bc332e562fffb2d31d569a203bf,
-        0xd642c5c3e9d9a68a88039c8f33e5d150,
-        0xcf26330770efd06f65818d61d9c27c85,
-        0x8715f8c591e3a574c93acf8e2374ccd4,
-        0xe04a5ce5f7540daed6b8af5f830dfd77,
-        0xfd6b377ebd1410556df2b09afc2b960c,
-        0xafd5248008594f9d556351f272757cd7,
-        0x480c17272fba86d9a76b43511eb2075a,
-        0x5139c26b88af0590b40243252cf53ee8,
-        0x197e95013c98ee09fcff0b3d9f8af9fd,
-        0xbb341199d87e1ce2b6dcfb3292bd44f3,
-        0xee578608e0ebb0439d1b88c98276d6a3,
-        0x9044a0189620e4442ace6f83e0979ef,
-        0x19994dd54a5e156eef8f988add3b198a,
-        0x653f476d264ca7f9665b1e9b9edd670c,
-        0xe0554e9fa8078c345de62a2566d5b80b,
-        0x9685220897570017a0de5b80c83591ac,
-        0xb266c37c7196ec5f5a1ced054fcaa8d0,
-        0xb53a656822a412810faf320aa9932ba6,
-        0x29f454ece453ce9b7b42438b28191dff,
-        0x1a82dbd4efe2607fca31357c8d5f9bf5,
-        0x9f462381378d7cba6dd63e8a3e2256df,
-        0x968fd986f416546e71aaa2ef250989be,
-        0x822d6d74d3343a58890e891cf5eea58,
-        0xf2f52c28e5c8574a186da189d48b67b,
-        0xce635ccbe62395cc0f612ff71297de42,
-        0x91603942aca679629fe8859fb136956c,
-        0x16ec28f02fb5cdd1d5faaca882a9e788,
-        0xeea11c6fab6722418d9c36a2f1d78451,
-        0xec8c4a5d21ae51f9e54f4c03c9bb5d09,
-        0x4d7f1ac8df9be10928c6530d43be58be,
-        0xd9192075c7874ff0dd4a305326b3a54,
-        0x7e84a6a7c77e7ff266a73a8e87363a06,
-        0x8964cc2446a1a6db8de2ecf9dfb33c19,
-        0x5da07459b3d716fbd053345e55c1c219,
-        0xaa98be9b9572573165ac1b4e302eb5ef,
-        0x34246dd9d5b74140fd0537f07019582f,
-        0x7364302ff1b6a0a912061a163ef51166,
-        0x41d26f13dcf39f8bc37601f43c93304a,
-        0x2c39da29f30ec14dc97cc2ac2165e7f6,
-        0x43cab48c5dc7ced7e4aca5b79d4f439a,
-        0xb7fcc81aa59b5e4f038c843397d0132c,
-        0x76c4680edfbf65edb4ccb394e7265cf0,
-        0x2dd96d22228cd5d7a8ae09c44a37f5a8,
-        0xbf04cf25c8c574984cecdc60a8c7c37e,
-        0x48fbd7e943d18d14f6999b14ed715427,
-        0xfbaf64921954a3a1f25fbb9dae83dd43,
-        0x91445f68f9d7e9afa6d86783dec0df58,
-        0x792f53e31a518dc7bbb8cb3675acb063,
-        0xb6e8eca4eed24002746cff9d8eb2522c,
-        0xdb6ca9ea7f91a0e4595d1a65bfb1447f,
-        0x28a2fa36b7025c8d7c07a56680b1fc28,
-        0xae8502ba85324f0580ba12c76be88d1b,
-        0x3757f89a4acf96202f64a98c13e7589b,
-        0xb24aa0e1247a373aca70fa09a71b27a8,
-        0x7a3892b29f7dd8f39d01fe73dafcd91a,
-        0xf84ca256b52364ebf0a5ce2fa4e88b53,
-        0x936f4e80b5c2cbffdd596652269a0832,
-        0xaaa4eb16db94a00b0a68f5a5620721c8,
-        0x2f3ceaa8bf4b25d16d4cb926aff46e06,
-        0x58a4cccea230ce6d2c49d36f7f5edb29,
-        0xd314d3be98c189e546f64b592830c625,
-        0x737ef81e1f63afc886a69782d4292f43,
-        0x3ce7406d28d9b10be178a5c2fdfa86b,
-        0x8af05a30fef9dd108b66e91de2720112,
-        0x24a9d47c98c65db2e42b2b14cca3e6b,
-        0xa8bc188c0e78c079b0faf5b179d6ca7b,
-        0xd6c9756f58c9bf67c95c988925831a42,
-        0x955ab08c9c745aeb3e822f9d4a083e84,
-        0x9dceb64e8d0ac5d68318c9cbe795907e,
-        0x1e77b2d43b0276e5c3764f5db0b7bdb1,
-        0xec4704016cf9f56fc64f63ae1cbe17d5,
-        0xc52629a0c9f3af84ded9b8d847f39d6e,
-        0xf3e95667f24276a06920909d0d142aa2,
-        0x5664bce8a5e296c63ecb5458bb4e72f7,
-        0x130bf562321ed8facc88c985c64897bb,
-        0x8c3e2a263de16249487834517d7261af,
-        0x679f01054d0d8b1203b001fd24439e24,
-        0xedb51b812e52e8ced0cc8fdbe34ad3a1,
-        0x440e7f738ff53064b7c8fa60fecbd54a,
-        0xf22d02c3a5bb8947414f959206c5287f,
-        0x4996f4a499967e103cc469cd27c17f58,
-        0xe33a140d50f6928c590025cbaa20aa83,
-        0x18661a933befac62622c09e223b22876,
-        0x1c7d80511d66b6a7107e0d8d9f16a08e,
-        0xfd353061f97d7513d71c975479874217,
-        0x31687deca8f8d5814b17789e06af48f8,
-        0xc165cad608204e452bd57e9fa2cea0b3,
-        0x19a36536595b12f0adbc53a1bc13c71a,
-        0xd71972e0f0acde5c1ec7bb0a4df498a8,
-        0x37392bf55cbc373316e4bf85dc3b5a67,
-        0x6cea49599bf7c2060f7b3e48982ccda1,
-        0x77f1d87d76af26aaf8da94afedde041b,
-        0xe79e3500c316b0a77f9ec20885d7de0f,
-        0x1d614794a50879e9437b7f87bdb377af,
-        0x4836b17bdb7f8033eef31daf572b5d1a,
-        0xc06426552740f2bd07117a2bd789edd1,
-        0x97bc0c0541eb74bc46b81f94b6957ea1,
-        0x60ad9c983183c10f55e6a8041e2cb375,
-        0x8e55e3e136f26aa11502471278258f0,
-        0x6634fc41037c23ddd277e1e98630a964,
-        0x7a4c9cb0d0db71fc33180cad114821ac,
-        0xad0bfdff3e3cf2afbaa979418d3b5877,
-        0xad69a9d136636adb9115a5a6d30f867f,
-        0xdc3e26621b09d2836fcb7fa061929564,
-        0x55a1da7bb6818823c628ae95641e9210,
-        0x82ed586ff7239f3817f16a58811da3d6,
-        0x5e4bd1888e84e54210d23d34d58f38d8,
-        0x8cc29acc00fff06aed36c822b6f530a7,
-        0xe3a2a9576329f8f9ba57bb543bbc1da9,
-        0x491b6bfd321031381e1b9ba9c78032ba,
-        0x1ac9b912115abac171f33ffa1eaa4783,
-        0x9e0d5e90956fff4520eb9315c6029c95,
-        0x97affe1b4b3af8ee1f1899f0d4f90c4c,
-        0xe36945461f1967664c2cfd113e77544f,
-        0x5299f157fdd3ea9ef7ba97021f53ddb4,
-        0x5d5e04c2033e099d6daa1d37ac9fb800,
-        0x754e706eeabde81c65eb77ff31dad876,
-        0xa16743dd15911abfe82c32015564aab1,
-        0xea1bf4a6b5eb75ac05b92ca1d159794e,
-        0x9486345202f17d4fa62027058cd323e6,
-        0xc2fda0dee0a8abea2659062243df49e3,
-        0x840fcccee48f130db25201bf1fa0a5c7,
-        0x52ace000ee7b9b6073a699bdb63772e2,
-        0x8ea3e9b777bb12cf3e24d1ccfdba0b59,
-        0x819b6a82f47b17b9552defd7b52b4cab,
-        0x6a6753ed2d31d4d9a6145e5c1022402c,
-        0xdce0cbd6c26e1f0c8376c4ce2e9c1663,
-        0x1bbc8e648645e9f8f35778ef7b08283,
-        0x1cd68260f987d57ee0856f68e745640,
-        0x9651c0f10bd019ea123e083eacd4871c,
-        0xdcb29c40eee6aceb8f37b1a6ba5a2eb6,
-        0x1c726e008caec7dafa111ca9b0eb0652,
-        0x2a86e0a5cd2609f5d7fbd151312fb56f,
-        0x4d9674059dc35b26721757b4c1937580,
-        0x8cd0b60a95238112fad38628087af5de,
-        0xac82f38a09d3fd56c492b64f00cc722b,
-        0x9f20a7cc68ddf5d41db8e731b24fd0ef,
-        0x69f67bd283210d119e39f120650846a1,
-        0x82a643cd7232bbf2b4f3c33bad62ceb3,
-        0x23ccb22526222639b3f32b4a512f8d20,
-        0xa3488e1f4da28057e1691c5bf73ccc91,
-        0xe267f44803407ab33457e8b0164b1d5d,
-        0xefa5b689eb684008f20de586f0d44d21,
-        0xbb3d9980ab503f97c198d46a5241254e,
-        0x68da71f26e939451c18c427e446f3445,
-        0x1855b884dc0f20b1dd2909343a21155e,
-        0xba4f03b167351180436aed4bc43c900,
-        0x6cad69af6d65ef52a1891bbcb1bf85c8,
-        0x20bfde0d5b796231b2633600a8783230,
-        0x4b38bdfa414e98c9177f1a0cf8e930c,
-        0xe2cfc3471a18bc3c48011857220b1119,
-        0x6cd13707ca0b7fc85b83f25194400bec,
-        0x68b647c94d1068bcde6bad71683598d7,
-        0x8bbb68c6b20538882f25e3611d618d,
-        0x6481ec09bce079cf9253c8681261eeb8,
-        0xf2d9a38fb11eca5910cb5aad989fc7ab,
-        0x886e1c734fc935490af0397f3b793143,
-        0xdf23f5c2bb6bcf52d3eb36d9d32b4741,
-        0xd363a5ff6ee3a3face771c5358ecab32,
-        0x83ae5fbd1386855c69099a1b3767ca59,
-        0xdb6ffd196c6392b69a1c6b7e6e9dc84e,
-        0xb0b48ef13324952537ea43902b1a1da,
-        0x6e1690cebb727d4f27903a4e01aa0ae1,
-        0x3f1d680bd88e292013a82dd76dc64c65,
-        0xccaa62e0da251d42de49ca9230d014a0,
-        0x7d852761f59844a4fd115f1a4aec50a7,
-        0x2fdb02517cfd0b725e76580599baf833,
-        0x44c0e448a74942209c00420923571d21,
-        0x63091172d369b4681ff4b46987af060a,
-        0x2dd21b5f5faddc90f53616eb27959edb,
-        0x5935c5a7b8c2d17cd9336cc84a9d6629,
-        0xfc37d041999a667c8b6a9ad259754795,
-        0x20a4c7d52c0f1225836e3091a39238d7,
-        0x81e740c054f753c823c61cdf0442648c,
-        0x9a1a5552ed5a72f36f35e34b935ad1e6,
-        0xc1226ff867ee6bc2d66a232e9b3b2b5d,
-        0xa9f07ece967dc0b9e6f08a7303f0bc5b,
-        0x8b8b5ab5370ff5274afecf078c18e305,
-        0x5519b5d574bc2870eb485534253bba59,
-        0xc31428405987c3b029fbaaff65d21d4c,
-        0x112443f85bb8d73bff3974f5d72a19b8,
-        0x70789ed3ce2a9ad630947b06b586dc51,
-        0xa2655c78fb9ddcd9ac24f416621caf0c,
-        0x55badce4c6b07920b000f9e348f4aad1,
-        0x6f4d3aecf6d576f9c9ff0382e2cf9c69,
-        0x79078433e27ca7bec98b0757662da3d9,
-        0x3e1266999bcfab50e3abed8c1a90030d,
-        0xfc5713bc3da1181f6473cc6d66ae0c2,
-        0x49b0e0afa9c8f73b310fc5e2f5d2ea98,
-        0x3eb79f262de9b132dc6d2dccf187da49,
-        0xa7ce731e8455c5e8e4936f8d877cab2c,
-        0x299eb8f6dcb946fa939e418e9fd6d4cc,
-        0x8dfe59afdcc4e949a4b1afee35b8a97,
-        0xc9d422082dce42cbe7ca0f2c23bc55cc,
-        0xf9f54dc71d3dbe22857d1c628e0869e2,
-        0xa2508ab0c98a29f0f26c860a3cabb098,
-        0xcba0631cec32049a0f1a05a86d571420,
-        0x4a497fc98c9769e5d945a00f4b434915,
-        0x89b16ab90c3a20d4901b79cead7601d9,
-        0x6c4f6420122d1572d0c11cae4143e9a8,
-        0xe8acc820ea34aa79992a2def1a2e3c0b,
-        0xa1d711deee342b77586e74229724854d,
-        0x13ebff0f961ca1b2590ffe9ea6a03024,
-        0xc63e0234e91a2a7be7811af849e19b07,
-        0x53f67c44f0327d4d6411f88ff7f7f5bd,
-        0x49a6bca329c89ce804b81f2befb3d28f,
-        0xc2f2628dab76ab89fccc402d3a4b79b4,
-        0xbfc1916a49403b1b9f7333a8b4a5a05,
-        0x5257842337868d63c36b38b06202d9dd,
-        0x47522dd2fd43f8d20111b32047b2de93,
-        0x318f1dcb54cebe980d6113ea7f670512,
-        0x76e5b849f9f74ff0db4232e5ce65ac9a,
-        0x7d62d10d529bceeb59a6adfb4db14a32,
-        0x3911e8e2ebfe2807ac51bc6c95398767,
-        0xd0e1da6fe3c1c5235b1823a9128b01cf,
-        0x1811577ef202bc7adaaa9cae3c424cd3,
-        0x2f4e2962801127b944f93105901cf207,
-        0x748cf370d40a1791ce3917b7ff352bf2,
-        0x87edee0d06cdad88117998df95be426e,
-        0x206f7f29a03bbdcdefc618ea748f075b,
-        0x5dc21893771afcbdec81d7d4faa6ab0b,
-        0x62e0b9287bc7863d9f267e768d385665,
-        0xaa9ad215857f8f82f67528cb4c1d4e6e,
-        0xd577d5ad37720b5790969b074a43677d,
-        0xc154b2f1e9db7b2c841449ee891acbc7,
-        0xec57efd1a1a12c8195d73f3bffb300d5,
-        0x3581ea91e49396f3c304c5559fadd429,
-        0x492fc2e24107b8d5b6d1761168109ab6,
-        0xb5aaa588333ac02e6ce7ab77b437be78,
-        0x14fa87b0bff26dc65893fae949ba96b4,
-        0xa7f08cac4a9e0b63a67fd966916ba443,
-        0xffb9f80882f69988bf271deee01142f4,
-        0x81eb76ce7e57eda2b7b2a544f59899e4,
-        0xaef23de307abc3a64978d4f7e64f5515,
-        0xc5d9c929f7a87bda3ec93e081a3e70f8,
-        0x2408336e01e9d5d094308d59fef497d4,
-        0xefb498324ac32f4381f3ff9b6de14250,
-        0x53fe345296fbbe92cdb0c85d8804aede,
-        0xcb4f53ced8cbc7204c7c25838e527dfc,
-        0xfd2df8d3e4359cc1cd1591fe832bf0f3,
-        0x37b7d2a54c761666a2e5a13afc0821d7,
-        0xa01d39c7df79eb6edc416802a6229d35,
-        0x44b076841acf58dbe50ab7737a49b639,
-        0x4293e3c7eb8ca426b4a737ae05b590a1,
-        0x86db61b05869832a7d9b180955f29707,
-        0xf71d9f79b335c54bbfdb9aad5eb6edef,
-        0xd3e08bea37f745d5952bdcdfeb829a9d,
-        0xe8a8fc76cb8a479a7ff8744b11dcfb0f,
-        0x4bd2f24210a3148dab3d80bed12b33ec,
-        0xdfb3dec80d0a1aadca241f3149a8d3b5,
-        0xb9502d20ebf89c517aecc3f5b7ca2fc7,
-        0xabcb7cf2ecb3f90a6331a41207626177,
-        0x8bba5d3b7eeed326f79ed32bffa12b38,
-        0x9a07b80835b841f1f819dc195bb6be81,
-        0xef70e149a9930affeedabb8ad3c07446,
-        0xe7dd1ac098c447d5981f5b6c2c012a4c,
-        0xc42976c59542debc515d6c4c310b57c9,
-        0xa1a89baf1b5cd1e83ef509cacaca2143,
-        0xd7859f3b0ddf740339fe935725136f7,
-        0xc9efe52ac293bbf3e41737b7abd77a0,
-        0x38eeb34242f78a61c8e42b9d540b8ec9,
-        0xb02181b3062129dd4f00dcf79924fb9e,
-        0x2c6e573297df6e35abb9e46a2a6b9090,
-        0x1ce4a6c9189f78693c3bd9b64935168e,
-        0x11589b92d0117073e4346b9c406e35fe,
-        0x3719d6da8168f51c07bff789b0f4ef2a,
-        0x1b958d39f1a3534edc6febfc8e12085c,
-        0xe06655ed6ed7d506c833eb530506556,
-        0x6c0d48b081b4166954467ef5064990bd,
-        0xaaf4ed734c8f196467c1da416006e6c1,
-        0x3b276cc0dfb3c128d38c6f91355ca258,
-        0xf1e07148a6c6dc602ba2730dac527f07,
-        0xaf0a45c698721f582fcce73b4433bf4,
-        0x3511e2d6c1fd0483cec0f5e336f22601,
-        0xc1ac030d5bbfaff5d9852d93d3b85ae0,
-        0xa771513caeea24ccfb7918547ca72d4e,
-        0xfddb04dbfbb9fa6b80e5627454f747c5,
-        0x62c7046e03b066739c7cd54dd326c50a,
-        0xf4660820a3deca9a87371df0db6a202d,
-        0x90bf0891f376a96f42f053bb3c324354,
-        0xfe49f188812a566a6ee61cfa00700b98,
-        0x18b3993bac7e9a3eeae92e7b4e7a9ab,
-        0xffbd8c3502bb8072454ec5cb747a2f56,
-        0xcd3a37fff7aced6d166097bb0fd52d3b,
-        0x99b751dd3885e54c88371b045ccc49ea,
-        0x15ecf7870d50d072f499b70f4eed7cd,
-        0x96cfdd8d9a8b804ca8cddd7e0a103eb2,
-        0xb96e9410445fe02840b2b8c7f7f49fb,
-        0xba430d6811d29cb6373ac50a227014dc,
-        0x235f849a5ba99f89d73d951a9324dfaa,
-        0x9da49d39e82ad867e2ab4c16f348cebd,
-        0x7a966d538d762d31ebf71888c02c46d7,
-        0xaed583e2b4b6808a326ef35a03004c27,
-        0xe862026025abf4c156d9e1a2ee501fff,
-        0xae0486da0b0c73771dc0ce26ebae69a0,
-        0xc692efb2c34b006708c689176c38f30,
-        0x5cd95682987ff8015f2564139aceb4c5,
-        0x60efeb1e16dfa81a7ca111b07cf42fdb,
-        0x8309bf9b2f3a67d35b53855d2f589413,
-        0x8ab6b1d40062fac09635cba9b0e2e2f,
-        0xccc4746816932e0aa236a5948050943b,
-        0xa094eca780a26d6a8bb17c2671d2632b,
-        0x4072f96b65e53d7afb99fbfc307066c,
-        0x3f7d2a10f1e27a7c64c3cea8c9a1d0b3,
-        0xe7754ca293b85594be31cac0d47e615e,
-        0xa20c67c622d4742877b6baa96ab35005,
-        0xc0750d4df64233606e0a198726758441,
-        0x1d7f4a30713e48b283c7ba75c2339c3c,
-        0x53cc6996f49ed108eefabfd17b5c427c,
-        0xefa5c86c3e0dee1aa2b8d85bdbd22f99,
-        0xffb9c83de0a5c41152616b74a2474fb5,
-        0x1aa58193a0e1e16457acd3d6d4f4285e,
-        0x8bf5fb13f5ea7f82a5c9775763938af,
-        0x8b49631a715dcab309bf6cdd21022e26,
-        0x41e260c4e63f32f295a5245288b57469,
-        0xa6af7154e151593d72bbc720e662ccb,
-        0xab4bb3c2ec0eac2edb2af8b257239a24,
-        0x601e8755a34de479c6f17b8cda3c9286,
-        0xc0b62357e1456c06bdecb164a5aa5ef8,
-        0xe6bdb3a539839fe8566ab4cf35459a8b,
-        0xfc1e344c89fd37d7b52eefdae242df21,
-        0xa44ff9746c1fd6b425976fa5c5aaec3c,
-        0xb15c8612ce4c2cace9f3fc135b79cca8,
-        0x78f13e1aa019b0830970a325baf7420c,
-        0xf03b169e2d3c2c3046dac62ed5d3b7a7,
-        0x922682562c994e3121e5b860ab83f7cc,
-        0x54314cd34eb1d926732c0226c0fd1843,
-        0x2827375c1294b5c501d653762f681d78,
-        0xb3e7be8a1c47faf5f104f14fc980307d,
-        0x646f6ed7bdcd13d7afe8b4d812d64ae2,
-        0x54cb6f288911445f3ae4b717c40b34a6,
-        0x9a5056a697718800f5e7f1b69b8e7ed1,
-        0xdb396bf6a737d86ae3c8e206ea800771,
-        0x15f2af71f9dfcd29ea70184227dbbdbb,
-        0x209c6e45e188e61d0be01d043d0087e5,
-        0x9b93b23648dcda10b339f9b32944082b,
-        0xabbd79844bc14b391265fcb1975744bf,
-        0xb82b173ff22ec7e64cc6dd77cb9ce75e,
-        0xef4537a8a306d5a98e0f184340eb30fa,
-        0xccdad0a02d44e55b3d8e6b8afb69b477,
-        0x24922e5e79e65fc5cd3888868ef5e006,
-        0xc02c8c6767762ed2c01cd4ff07b70440,
-        0x641d7fb8bc78d967a7bb7009f09a5de9,
-        0xe7ba07d3e350b99534a8273ab3416d10,
-        0x6dbfbc57b72277252b4eeb93e27074a7,
-        0xacf5f9425b444882c300169e8f060188,
-        0x41f745cad7949857e1ce803608737078,
-        0x388a938459b2fbb19ea409071216e24c,
-        0x5bc224442c574005b2214ccc820ccf75,
-        0xad17aba4502e4c4ae27550d429f8a273,
-        0xba47e519d16f1c02237d3a5af3de7b29,
-        0xdfc18ce50a96b33556291b55fedfac31,
-        0xc19e3acd07ea3876ce374beaf2d6fc53,
-        0x5277e55c9f6dbabfbe7b4ee843fb2fe1,
-        0x20d3a14fc9651e3d61a8795bc892a066,
-        0x889a3c0ff910df15fb67e8f00cf681d2,
-        0xedfa4b6735a6061b3934cb3711f8f610,
-        0x2bc9007b6de69ec9c54ca692100d9ae6,
-        0x5d54af436c37a1cdd9dee28e1d07d5e9,
-        0xe99a18018c956580071c73a74d5739ba,
-        0x30c63358f506b7526891c826518c284f,
-        0xa8e97248a167882c93282f22f703151f,
-        0xa882382823f374e4ce1c8a8e6031ca98,
-        0x6decb77ae60537052e98c938a7141d8c,
-        0x1b7781dadf53426ff1728dbd4f9d6d99,
-        0x5cb3ddccd41b2c50c3827118144f9e88,
-        0xc399bb77aea0b4f153ac97542b397cd5,
-        0x973bb9339cdbd0613ddb75bdb87eead5,
-        0x727275ede1aca21e698959c56ac1f971,
-        0xede79f7d21f6f4890052d3410b00e971,
-        0x60ea6d9e07084872d99f8d8cd6f64bb5,
-        0xe71250ba8520c216e9fb114f143a6a1f,
-        0x9576a57aee45f200dc9486495401f1e7,
-        0x3c40462fdcae8c3608ac0ea172250be8,
-        0xec7961afc46c33744693e44ff4939edb,
-        0xb9f2d07929ebcd712436509b204d1fad,
-        0xf767d2659313c00bcf068d35f681335e,
-        0x6ea8442584ec6e377fdf53c54aba28a6,
-        0xd05a613630e6901f65ccf858209f695b,
-        0xeb8c5ce9214bbfe49de2308738f1af9f,
-        0x74353f4d76c7bf4f2383b94542d486fc,
-        0x2b46e641dbcd6f0c2a56e591b342c86a,
-        0x51e9efeb3c930151a11c569df6dcc915,
-        0x59e391efeaecc7e253fa990dc29b28c8,
-        0xec2ef93270c5f15eac6abcb0938b75e8,
-        0x41bb7f709702d2f76640a212d34e8e9,
-        0x25f19c55f57ae7db29359574afe74738,
-        0xdbd0a45f8bd2d2cd762046fc96c5b5a7,
-        0x2e5be0f3ad3679333cf1a9ae5d670388,
-        0x8d582cb0d535651f0f5f42e225560008,
-        0x19f5b90985782e4eed57932e1718d134,
-        0xc44be9ad61de647e3bcce12fe5d6fcd4,
-        0xbb255d194e55d82d50b7b0452c6124de,
-        0xaf01a46a9fc6cfe20997640347d994ab,
-        0xc675b2cb6a7102ca39add198ba73101e,
-        0x303ceac6856f12fbf3f542927bcd507f,
-        0xb3419ee6ef0dd75e1745e46cdeadb198,
-        0x49a08f2ec3d21fefea2fdbbfed26d143,
-        0xe36c43494fe4b992838a322fc79757ba,
-        0x5356e51057538b033c7b6fc20820086b,
-        0x130b044de691b78a842fa0e4b1362011,
-        0x95e11b4e918647744984d541e14835ae,
-        0x9fecbceffd3383bb4b184be4a63e0660,
-        0xabd1fff10a3fedb4cb8747343a3c78b0,
-        0xc5418ea40a86cc1932678dde4349185d,
-        0x29d280abd5daba9782c62d5a5b3c832a,
-        0x713d41841e1602840d6d1cacc30aece3,
-        0x2ac2266235b1cc77bd7a495de5e5844b,
-        0xabc7b7b523671f471072d8dfb98d1ca,
-        0x18596f8a9900cd01aca9cc596d36b474,
-        0xfa17147fbd4b62c51a5352c8e565a8d9,
-        0x49c7525de1e1e62ca0568c161f08a70c,
-        0x5624a883c8cf6e98a36561f6b07109c3,
-        0xba4b1dfabc8d68646e817b0551db68b5,
-        0xe9dbdc60fe625cf2f8998d83a5824edc,
-        0xd61c8d38c5f36729788113a005933a41,
-        0xc8d4232b62ee59425170bff737d793c1,
-        0xce5a3173ad8e92747283ddc0cf8b68f8,
-        0x7df4d7f0907f8a42cbbdae814adb86ac,
-        0x572eec31c89b0d9f6e9fb617b35b78a7,
-        0x9a0826efc6de3093a6f7434e56aa4055,
-        0x96c36c86b4c98b45b1ddcc527282bf8f,
-        0x7adebbfda93652e9f1d7de36f67f1611,
-        0xc71e3d8e00c599fe1a9b4389766952ab,
-        0xcd3fe7309eb651f86aa4e225b26fb8e6,
-        0x87f7b2c2d646a5c0ef45d849896b0c83,
-        0x956ea6e57b31547928c26c1b4c491e70,
-        0x36c0749ac18ee24e76b6c6ba77fdde9e,
-        0x3dd3003bd9a43a275fc645e71e396238,
-        0x2b5e185d52475f3ddf7f5c9250d4fc94,
-        0xfef4eb492a8ccb7df81695184323f84b,
-        0x4bba85d9c30261ca491a0452496af3d9,
-        0xd35e95a03674e392f5f4cfe228e010a9,
-        0x5d6f3e02b22e32b9b65c6a22a93b076a,
-        0x363cb477702cdb503a95a94ab953af72,
-        0x6c12cc6044ede0a1f02ab1827c1ab354,
-        0x6b1e349ec8fcb8ad99c1ddc84b10a93,
-        0xd2d1b7ae480cfcbd05a4011e5a7d06fb,
-        0x44565fb5955cb57e3e047e2899ad40a,
-        0xc89603c9c333b382743ee6d7d12ccb21,
-        0x3b3405d3823f45c48bf4d3cd35709f13,
-        0x60113b6df76c729b934f1af68c128eb1,
-        0xb1c1535d772e2c215f3d850b2a66e21d,
-        0x818329f91d6762c62bf48585f9b0866c,
-        0xf76cf74bcdb0a0f2f7fa652ba1437c0b,
-        0xa90e48f52d80adcd67c1523d86b9ff59,
-        0xf75027f9d2487412c7972a2cba07d1c9,
-        0x5dfce264185a970aafb6f1cc4fb70fdb,
-        0x7f0d0ecfd7af4a1251dd83e32cbc700c,
-        0xaa5cc2c6292a431aa82722497cf8fd4f,
-        0xeb0e406977f9e6cf0054cc03ad5e2924,
-        0x44da12b7c85ac59e5d783c1e93878d89,
-        0x37b075b3a8d4d68e2f1055a292fb9387,
-        0x8a83a1e55646dc96b5d61c402f7be37e,
-        0xc18c1682f8b22198a92cda297dbd2af3,
-        0x66fb8b4052a7d726b259a7c26daa4e00,
-        0x60a2eb90dec3ac4414b679cf5cac0378,
-        0xd02ea17b34527d1b11a998e2f1b1c9fe,
-        0xb71abf25b5ab44b1c3493f3fab021f1a,
-        0xed1ca969233a73df8d27a83b8c6c6a94,
-        0x36dfeeb87a2d121a2e4e0eedfe422938,
-        0x1fa36038377396a293a8014b31b419ab,
-        0x92653aed1747b7157f218351178cc26b,
-        0xccf74ff8239f633885868bf9e3c716a2,
-        0x5e5897f49736739ac50faa5c037a397a,
-        0x35188867b7de09998cda3d3dd7481423,
-        0xf49ce0f5f362778a0418994ae76dfa8b,
-        0x85941ceb244743239637718421930084,
-        0x84dee32907251692c0488c8496e2b4e4,
-        0x693d3a3c8b4af35bea2ffd2a43bfba0a,
-        0xd9614d5c7440f73641803869a125b707,
-        0xc696c2d02ad2ad5a73d7340dfc14443e,
-        0xa65c2e52d2908d3f2d63241ecdedcecc,
-        0x9b536380a3e3e099b9cb724fc91a503c,
-        0x27d76f21ef1358e1afb8df24a38562ae,
-        0x7d03a731e577f79ff86fa203ce726c7a,
-        0xde19aceb2c8c28e7159ab7107651c21d,
-        0x9e7dde950c361ef91cd25f48ef078245,
-        0x386b6deb7ae34a3fa4731eb93cc1f7ad,
-        0x283424d0c68dd57a380287b488538bd4,
-        0x165dcaf4c0086846a70cf81d0a930c3,
-        0x72108c8c09b2aa324fd955307cb28882,
-        0xa6e72230f3ee6bd2db01a23b1e927758,
-        0x340e3bc5c1a17fa2dbfae0bf9180625a,
-        0xe43c994edf207b2a198519b51344d117,
-        0xae851af0d91aacfd53393d90803f0d82,
-        0xfcfa68334bd29ab3171110c09607fd47,
-        0xd0e411b932bc11ecc95814ab0b0bcb5a,
-        0xb639a350773c9fcd8c6fa25906212139,
-        0x9379cc96f0be137c75f34eaf69455768,
-        0x5dd00d6e0cf8e71ce4c31da90821b98e,
-        0x2b21e5ee759f2233ce27c22e83c5ac0a,
-        0x23f5a89172bd49934a9cd54ca8372366,
-        0x55ed2d006167e816b4012524606414d4,
-        0x3b27d5054b1def6c91c654798474db02,
-        0xfda7eaedaddb83aca9bf5412de2eba95,
-        0xeebeb48f7a490aa96072a46692cea45c,
-        0x476ae1a6af70fef10504d8d5ccf0fb8,
-        0x48777d4a55265985ce66734d4bb7293c,
-        0x4c8a4555c86d04a0cc8a2aac01df2dae,
-        0xfbe8aae90ef93b77e1e01ab813a127b1,
-        0xb696d0cdb297da8f15ca8cd66d69c5d1,
-        0x1a0599287e82ab81d3e9c9fe0338897,
-        0x3453ff149c61b26c1780535b66564597,
-        0xedf2cabec575fe2a1c3e5bd630ce868d,
-        0x5bf87e0e5487bdd3b911a2f736ce2d5,
-        0xe1da45aa27b7f6b3cd89ae62a1bebd96,
-        0x51dde2dd32add6386e909f4f8e14d300,
-        0x1f506a92b3401e7b03649b7afccd8dcd,
-        0x71615a5e5d975db0481c283e18384f38,
-        0x7da9085b1beae52f0eb4523bb1dcf807,
-        94,
-        0x8a88c94b5c37acd634ddd57d1bf7dd6014ebc64402b0eb7b6945a889b61cc6,
-        0xd83896f31448a673c30515bc0d375a6b39eeeba881a151a286d1a49aa224f6,
-        0xc14ccb675e2673e3cdb13348c2fec41ca8aba463e3c47aa1dc0fcbcf45ae5b,
-        0x4708d3b0c9e8d3c915e9e4e1305b75644ceb1fed279e7c0d5884b2c86fe346,
-        0x58c955336d69ce44900575ba5265b026dcfcd31e690e4b670a7658334913dd,
-        0xba795b0736e5a6e17fc807b147cad940c1fc75c1d150c1d80e4d38c3f2c14b,
-        0xdebeb6d2814df3c2c8801c634e9d9c8e7da6b8ed2acbf3c382cbeda3859517,
-        0xd0898e78cd167e75394f772313c8a84f60f93e886e43489c75d641a732e45b,
-        0xb9d88c3b643333eaaa43cb86908cc7781a7b64d7bc6263d92c1db3b7cc2c07,
-        0xafe1e794038f6b142faab9ccdd743748b9e5af2dc69ef140d5aecfd2fdb50a,
-        0x7b615e26209d85ae7eededf5ea0d15fc01ee460bf5bd47dbe17b8cc234271f,
-        0xe7086af01e05abb1d466bdb8726a5f45477d796c1f3ae7a689ee9019ae528b,
-        0x96030c0279159c967b45972ad0bf910e112ef5eec57f59134086ffc08bef07,
-        0xd17dbb0625c5615e0acac87c57f8b7aa598405b3fa830c9a4833eaa8185c9d,
-        0x54341a77021e01d4f4a23a93163197822e1e0ec634f9052baabcc93c34ce9f,
-        0xe03b90d08e6a64a798f3b38cdb6497635bfd294df27c307b513734ca31ce,
-        0x13f0808cd56407de18416a710c50f79f52a4ef5db1ef796bf8241407e5923b,
-        0x4da6b4d1f4397aa7565528c2be8b1e04406437913f67ca625e592d5ec1695,
-        0x298e46959b6c91fb7201a2b69c6ee81df8c88ed15166d7965c20902ee3b332,
-        0x4c4cfb5709b2ad207ace0b29de3326dbccdd42ba6d052505cf5a097ac76f46,
-        0x8889d3d39490f901eec62553ca198ebc75d8edbb7505e05c0dc201871c1d33,
-        0xe9fdd7361c54540733108426a2e2ffb65e98b772f8d03047c91c14d98f8622,
-        0xdeb71f45486ad37a272e6e6426e737971304368037683918873d70814f42a5,
-        0xbbd36f2169d66cd47f2fee7658f77c29413f38de20aea33307256fde2e3e5b,
-        0xdbf2fe98cb025f8910b79b7c004b237d82b1e7e74283bbd5885397a46e62e7,
-        0xbc24a73eca9a93d9d2202b8f065ad29f7f975d87490076c971ca96f40d67f4,
-        0xf3c80c7a30583a589ffe29783606181c056109d0ed260edc93eab7e112b39d,
-        0x2fb38e98fd7ad03ddd6c4cab830f9ed846a8e8041afcb088bd0884ac421b31,
-        0x94f8d3e39f2b40f877525b7506a14e85bcce1d307333ccd497ea8d853d3f7f,
-        0x197ff67ea5f52a4b59f6152fa75591bd745bf360069538266daef1db31fb4b,
-        0x3991dec7dac78c6769efb5d346743dab733d6eecb96f16256e14e72140108d,
-        0x3edebd37e1ce527778bc02e0e7df5a1b1e6f87ec4902b52481501647295ec6,
-        0xc351d632319e4c69bc89dc9effee294345082c476b0a0fab159c0fb16f6ab4,
-        0x603da40d92f92f0cd777d225ace0fe79764b4eb1555be53966bcb746a03d61,
-        0x68cdcf85ef85fab40a5cc98306a27358ed48972b8c8f2a86386d41f1042613,
-        0xc5977c842ffb9df509851f298bc6e72320adc7278534f6f645e7e688b1ded7,
-        0xb246f846a6595c31b1a0802fc3a91287c4baaac4bc698a015c2a29a9875405,
-        0xfe559bbba13689faee5a29580a5b600303d073950e96ad6d908f96251c2f2e,
-        0x8a96dbd31bd4767dccb416c7a11f75ca3fbc721d64b7e53faaf0bfabafedd1,
-        0x43290fac51bf022bf332436401066a6eb699346a060f2a9d430df5e5b17e87,
-        0x5ea0dc86797e7e7bee8cf61c1cc0756949eea0e107e9edc9419693643f7a5,
-        0xc3739d63fc7c7ca74f8aedc59295e21abc05f054c23552a389f783793759f8,
-        0x31943175531951fa9048eb8cbe7d48f3d9fcaf5f5867fd6f7e17a68678e38b,
-        0xc1eee3120d4700451138741bd6f076dad4519553b58d18c76f1f1e14f1b0ad,
-        0x811934738770e3f27d76510b349dc8ba9739e34b828ec47a5fda6aca534036,
-        0xd2a38bdf9e4071adcfb91922e873ea357e946c8a1595e8853bade9cf15de1e,
-        0x3d2dc0e657195a6bad0b539827ce036ed5f11c1e88075ce7668a41fb203c8b,
-        0xef0510e48c70711b090c629c4de6b21b9c819bf6d2c92472e3319614f360f,
-        0x6a6303b06967a82a3b00fe61391ef3137ab6c8d76de60ad22acd05c0e8bbf2,
-        0xbc58ac5c56e5d1503afbe9a795ebf0be5b5c3df8960378722b1e51db1bec17,
-        0x1783ec1c6fb8913cd34dba3044145398a8a8421708d779a8a60148d03965ea,
-        0x9dafff314a8cd3c91856085fd4d317e045e710c95b9350e4557c66572d79a4,
-        0x6946a24a2960aedbeab3a24b6912570adefc7c8e20d6c69d07128bcb3582c2,
-        0x8f690ca050176b34e407389303c1ccd87cd5d72bb56b00cd71d927d18a8b65,
-        0x9df74a664d61938fa2b712a1759ee50d56f56ea6980208c0f959e6051094d,
-        0x2cd4fa254ffd2aee398a136405ee015ea616fefbb70f053819ab7a4167c81d,
-        0x2f33226b50e5a97b1f016506acfc767fde7d9be30ef47d09b1ecce0bbebea6,
-        0xb90857eb3cb3fd9ae1d2d6c486680547412a43e4520f3b0d84d5b22e2805b9,
-        0xdc4a7c31b672170006528424eafeda950d07ff9cb62da47b3cdadc27de9864,
-        0x62549c983a15930d35af06aa52cdb7dcac65f9147bf5e3e84712b3d161aa90,
-        0x567e0a8a4a7469877deea525d91ee1345dd45b7843f1173bcd2978b5478d99,
-        0x33fad7f87bc2120c5dde5bea973bac76860784952f168eadce2e0ce965c0e5,
-        0xa9004bf9e68f5c3b10bccbd3b221687f35b0447e8241eb82a0470e57b76525,
-        0x3ca968ce257c2c3b5f6d64b794ca9bc5fb1e773a9374ebfdb53d7f998cd1f0,
-        0x7c2f11d3f24c89176e2519336912ccd009da355342b075d6b1489bab467806,
-        0x1f66e79b3c5fb87a95302328b1290d75d65cd8dea17d7fa44097fc56c513fc,
-        0xf8c29cf78e8ea03e9b07cfdcd2658e0840a182f97e8f0363e31d3114b14bf3,
-        0x20fb9cd314d5733849996aac89cf95d5bd1185411a21d3c8fa0384993aab76,
-        0xd82d3ac9b8422761a5f5f9f2546f3b368096f93a8dbeddecb8db130355a2b5,
-        0x2f7f026e1d0df94d023077b4d64a5c510b7a7ef44101bf76f533375b37f0a2,
-        0xfa6ec5f4fe54d10d7b311ec5992b10308fbdfe1138c83399d0993e3036b57,
-        0x5af35961de9cb2ca676be2b72c659f6e54350fb828162760a17c8735d63c71,
-        0xffe0e20c6e7eb7fca57e366f796625d30508eeb12db11d37e2abb5d3d2449,
-        0x5b23bcf7ac4ae5e3cd5805d9637ea4f87df5a19cbcab6b534e2893b67ea020,
-        0x698d8f81f2e33f489026df4034375517975878f85325d4c7213afdc973151e,
-        0x22225aa1acf8cc5f764240e7e9afe2fc0e0bc6fcb1cd0398bf84e34e1b8c3f,
-        0x64d28c7c4b863ff2dde6aaa59e83adb5158c43720a10a48dd825ce855e3b,
-        0xb9e51169da325f51010d4e82b63022d017da3a15c901512baa94276291653,
-        0xbfe27bb856c8229f99504e84089ad341bd3af985ca404aaa26b1a838559941,
-        0x503414db27f75fb4f080c180bcf2a888b8216778b74c78d4b3aa78ed101bed,
-        0x8dbaefefe8ebcc5c610b5087c2d8bd6c10287e30078e2fd7d4117a05cd9bb7,
-        0xdf622a693ba657c5ac15bcbe900c2846f5b4d69adbe57943236ab698fa6509,
-        0xa762950da48ef74ae9a1dc51b6d6f90a75ae2c544d5b812f4aa8bce68db7fd,
-        0xf85f46c65ba4ae609b9d876fba3d196565e310a8dc000fd42aee0b865755f7,
-        0x85d0344bea5aef342158f086ae6531d9160f766dec343308cf9d293f26a7db,
-        0x70d1d754506d977a9bcc2c86b9eb978a65f545c78b09af21286968be6e4180,
-        0x87572378b5140a3697ec97e0d29f2c68fda0838140a283616662b29ce30833,
-        0xaca7d0a25002034462b9890b132f28c6a895b0e791c2f244b993a0f8da086c,
-        0xaf3fa3563caa9288f4b666f7633e489c32c6a50fa53e26aa2ad089fbb8fcf2,
-        0xec7c817771d12ad45a7ebf70934b22d85ef8c31c52d4a1b3ce4b01e8b82f4f,
-        0x754c1838cb2e2465972b90f0ff059d4fd1ff56e6bd0508e0037de9e1fc87a8,
-        0xf83d6d8cb3fdc58ac5a985032a2e7f37a2ea01a8300af68d1b9ea8bf49f989,
-        0x2dae9df18a2502f54415ee0236a7f30e2cf57a6e333aedb7d778242677fe89,
-        0x9b77dc261533036e7af640a4f142629750619705825ae6646972fa7ace578f,
-        0x1f41e1034f5ac663d862899011834f6f13c14951dfdeb6ce92ae6b48ca48c3,
-        0x4e8bcff0002ac3de52f776a972bd390b95389b6d560592dc5df8da06fc080,
-        0x3406fd10b9a54f6e2e8c926f62d18489a53ca43b7f7a0612de00e3c9d15ae5,
-        0x44e79e61c73011a8e800edb0be6bcbca0c4d6c5529eeb8cdec91c8f400763,
-        0x93ef512ab8cffd2b978a7b1287731ba3a6b7629b8ccf2a7c4e225897874174,
-        0xd528e1b742a1439659d6b4a57bc709ff931e59b2efbac390295ec06842028e,
-        0x81a1e5c2c50d9d35505f2daa2dfa1f4443920ea15e4ae6e4b9e7006613faf3,
-        0x4ab25c66f72329f9d09cf3528918c9b7b28aa47e3cf21a5cb60aa5e062104c,
-        0x8f95f1d7f71282a5a560d7210cb2b21364514d6e3dfc8f9f69cc68f82871c6,
-        0x4fa8f41591f1583b1238ed05c41cc98763212994900f36489c4b0aacb1d04f,
-        0x90fb138c286ddcabb18e51eec26d4ec2cf7c9de30a3e330363ea563567fee6,
-        0x9e123d44b5c7a967d81165bc98712c81fe0a027a34a16700fbb9195807c10a,
-        0xceefbadc5c8ee009f0a930bd4597895ef03228dfc82dfcdf723c694d355b3d,
-        0x45e5dde8979b465b238acc2da44a020780cff83c176797cc4422b2474a33b2,
-        0x515a1193a5a8d3e60ca13670ca7cf5a6ce7c063bceba21b4d6cf3ff892ae11,
-        0x41e583558e5235bec8da6fe9029ab0c7c5c4ea1d44240429133ba87510d25f,
-        0x3b94d13304041cb441e1d4873f2a26f82ad00c25e90594d182c55f1147dafc,
-        0x6f8b2caef78ac67bc7c57934839e2bc4eb6a5466b09af899248b13bd009aaf,
-        0x6fe43ce48d2687a27de34e3c77386582ebb1d1332d8530b7e814e8e4a16b08,
-        0x59e0e2ceee5677a78ec78e8a21b51a444be7728d1a863066d9d0e389f99fbd,
-        0x4ac4c87d18de113797333cc0f21b0d353da917aa720c97665316001cf3408e,
-        0x54e05836b3e7dc42c4b0ba91e0f285149bf01c10c16fe6b37b3e230e05c910,
-        0x474e16d8399c7bbabd545483824dccd999b5b27f2fa6dff1f8e5cddb1be0ea,
-        0x68fa3def69cfc882a27106b0d4d9b3b77ef3410c2c721373a71aaa85f3227d,
-        0x7b83bea722cc626b39b5ab42b0371166565b35909ca874ea32d061e83d4ca1,
-        0xf40e15e61408e0ab09cf707c599cc96ecdb5c16188e0912d31340e4da6f121,
-        0xbd1d529b391dffdcd8a8f0137009a3eb90b310bb92f75a4c0e5eda63bae73c,
-        0x58ee6c089e39b08100dddb5420f9ee41d3a179e5413c50498b102658abe296,
-        0xa6a3e0ce7a5880bb7044212cf43ec40cf84a2d677f4f4ce294abc84b77953a,
-        0x8787bbdfa085f195c56d619beb6fb32eea0c7c751c783efd4217c15c048648,
-        0x5170b7c54ea87989c819f933fcbade43355ef2d325ac7f28ab319d9d590261,
-        0x1ec8f0006c2073937854900facc35ae65fdb6f014e2cdecda7883062587a96,
-        0xed3d19d6b640507f32c4b087072ec1c97898d19cac2f0fd2008628ecb1c428,
-        0xeedbd1768364140d9e5b2701a43cfd695ead579fd9f2d6eb471ec0c2e0e06f,
-        0x11225cc7cafa406f75848c62a21253886003b1605ed3d8268dbbcebbb3a992,
-        0x108f339f20b77de890e861dcc2965bf8693643eb03000054d77e7799ab690b,
-        0xa4e8ade037138fa4d6282354eff2fb8f239e9fb99d3ee49083826016d59f12,
-        0xe0628198dabc4911fdf2468c93eed1db6c01642f62b34dfe06e02c1c95e1ad,
-        0x3b0616ff23b3605d9299e16700f098abcf488df0a20e6fc6b4ac9de3e263c,
-        0xd642a8226dde0dc6249e6c7819fe8a5d93d01d774ff36b37b3fde3439f2e30,
-        0xed5005663f12c181aad115e78a29ea2c22fa493a3ca82f7f50d34ccc9c7832,
-        0x39de8a8f99ee6390f1a61a66d7c75d275a11f6c48eee0e4ae3830557c2a102,
-        0x55b664f1c1981591664ae2919b778fcc165f852ac7ed64aad837dc478cae17,
-        0x8d105d78d27394c52603952160fb1458a0bffcb9ba35716edcacb34b3475ce,
-        0x6538821927f301b66431f6d30ad8778b1e3db2b4623ea25af9c69830969f9b,
-        0x879e07614f432c3ec3eb96f7b89c9e08f7e55e31ed3bf9d4fe2c9665ba5d32,
-        0x7b4552e4cfb8d86d396417a7f458b47ab59e0b9531a84cfff905a501bc4595,
-        0x11651021472e8dc56b80e598ea7f282153a237edba4cf77cd738c5f259de5a,
-        0x9ce869d9adf86547ae7a44043cade9f89b6c9c474daf7f58a7a2df3d36f23d,
-        0x3656a8f85168a325f388ec99665105cf0488aa5d16aba17456b855ea9cc080,
-        0x60bc23b76d235252e69e4afe36f97d452c7ca71df6c5761d0a2a2c0679752e,
-        0x502c2451fd8eb117842a13ad6c916476357c9d74f00f89d3316da1131ff6bb,
-        0x1f2bf46b34b232cd795f74655fabd139457f9bc17dd76eb3de179593ee4fef,
-        0xe6a4bf1ff36d04f797952c59c2fe5c4ccdf2f075922a4bd1fabc164db9273e,
-        0x514378c9fb35c7f952f566a4afe9ea8fa3f373c23f584238079858ca39495f,
-        0x86df409b5e8c053d25f88c9def57896c4a36f6ac09f46dfad765f936426f71,
-        0xb4adcf7206c3d6373a42c285ff56fb196d4e092186775e9992c29ab5427856,
-        0xf62d1986c272b6f7442292ce79657e45555967f5cb895258f4c5962da19023,
-        0x9f1b16e0c46aeee0158f7f0af7b83f48c46e8018174e81b1805fff8e446289,
-        0x4fb6ff28f0ed5d8944b7210dcff854edbaaffb954f27971e8de5dfe0c0612e,
-        0xeb82dab48def9042b12bba52decd0be3fdf242db7f046b87c69c4b0fd315bf,
-        0x108ecb105f530e5b93bf862907e2c921ad333d3e68cc8a399d5f8d2d41b9eb,
-        0x6312011a8cf9e419b42bad7c4d6791f84cdcc65aa4554affcbeeb0a8bc1f84,
-        0x9fc87b51e188d09a19919084fc8b7444817522e55b6682f97590801dc9e15f,
-        0x9a2f7f9fbe51c1264dd3d5d9cc4efd84db04de078ed77a36316c2ad0cda8cb,
-        0x66526048b6d28dd4e54c2ae8f10a9c1818d6d37806caaf0cb9e6da5e81eee2,
-        0xa1cb4e852d04a600018478a011a779ff53d99e8e535a8bfc68494144b678ad,
-        0x9f5f04fb26c0235fb9f060e6d3e7f83f7a9e372eb7a2b600e18abd589270c8,
-        0xe75697e5aae03e9bdac115a1828a9e2afb25088675a1027ed47f70ada8466a,
-        0x14d87afa7743ddb464591d6db9756ad82306d759af6710b63afef4ea39999e,
-        0xe9db0dc6032050dd84e88e870e48070c834adc588aa1719fdb385b9b663bed,
-        0x9302fed8fa4067de0702b60b810f3a41f0cbcb4918a00197b995e35439c8b9,
-        0x52c58725465d1aed33c11ea48e40ceace3631b37649648af6002567bc7b8f,
-        0x557b9b0a2a34cfe56dc85b96947614e5c9420836195981214d3b8aa3035b0f,
-        0xaf4799a2b48bfb7712751c991c60ed220e82082cb43591d4cc17332933d463,
-        0xa8f24c61db18fb462984559db424dda273d6dc5a4b6594a35b23a35fb7955a,
-        0x3b23a9a19d471e6c9c7aed6e508e12d950c1085e2883623c2bba2655f10207,
-        0xa5348cfad47afd32b33193d573a9ca72afb2d2aab545761ac04fbfe3bf468d,
-        0x5eb3c4fbf5988ed13958cd9a16d3d28f54787cc96e8c5e6292bf552ce08fdd,
-        0xca1ed4eb890aeb3e9bc1d0d678740d47595f7bd3f0a60778c8a5df7d558f7,
-        0x3e033670fa2186e55695c88c9a0306715f81659925fcdd20beefa604ad9c9e,
-        0xd1ee16e8a5f735f3248164dbc7e56c2820d35dfe68a1ec43e035e111cf7643,
-        0x2b0cde029eea7b34358a80f650c2f9099dcd5685b4abcdfb0764f04db51626,
-        0x2452e647fd0168dbd3ba6c814531c04a096cd24fd33cf3412466371e6e29b3,
-        0xff8938381bbef70250c9aeac08acbb4c5607b30de7641119537214f2367a02,
-        0x2090b63064c2ccc265d549e3365e83c2e0a809f3e90b43bfa37b5cf8ae733,
-        0x545d90c553b1e3a3571ebe0a460840e5d76365926b5dbe372c35c7f207c26e,
-        0x5af7b45e65cc51ccde4f850bad016b156dc12be149b6db9eb929585b982fcb,
-        0xdbe72190e55cf06ee962b9035ccf5cbd5eca58b950acf17e07f618609b50b1,
-        0x3d46bc2c227c2737e6fad9e832fafef748d0af057eb9852e2e74099338968e,
-        0xd56cacc4a5ebeba1c48acde23e1d2277390f8e10aaf4a77402808e31f14d2b,
-        0xd100f16f665d4ef237260351105871e77fcb4364a3de726cd8cd3744cd9834,
-        0x98352720e613dcbd3b8eeb6fbbe01a4b0c87e84ca87595bc923eb5da151dad,
-        0xda52e5fc0d4c22e4472202b1ef6f6216eaabfa9a34f1330bd90d41b6dc2931,
-        0xc703933e817957aa67db6b20b38806a4ba3b0c86f53e909e8862ce42c43bcc,
-        0xf54daf778c7e39fae26b102fba727ac1d599491644f06b56df687dd2559489,
-        0x380c7e63598baa1ebb5aba1043779acda9ac5a5974196919506ddf49c5428a,
-        0x6befca1e0d204c06fa93a8cb7e422d0a6b779e8e3acf4ad55cdef396189966,
-        0x897a5f570e9868d7f5169379007920515873f67b92e2f1fe24aca9f641155,
-        0x38633b398974b8c4496ef426b9f4713218cdeb26307b0bb340721bacc54362,
-        0x666c24c11a806ba3e4597ed34ca3869f383f528d1fbfddf991c970639a520c,
-        0xdc23af1299a0b42e0d1640ce164c2e4c2ddefac2e25e3c9ca4b1d4a4e3e47,
-        0xdf68fb0b469069ce15605b57311a2c663c82cf63055bb2f035197b1988118a,
-        0xf474905f7c2b748773cc2cd60c27ace4ebc97a3fabab071a4e5c632bd73982,
-        0xc2296e18f6dda1216ee53f51efec9468107b9e8800883dba9ccb3b6d9aeb0a,
-        0x769f1d87429d67ce2443a9080e07b0dcc920a7a3448bd2ef46e49f8bb93944,
-        0x6e8210973f16b1a401dfe6bbf7095433376079264bf43bdd46a519e6d0b0f4,
-        0x1bb65daac5b3c0b05d4a33a6e4531a1dc61cdf910419d25ecee26bd30106,
-        0xda77d57d1d9234a2eaf2b349b926167c78042aa8643c0c2eb578500aaee4d1,
-        0x162b37c47d93433fd9519545d9ad21b8bcce0652642b225fcf8a30c8a6741c,
-        0xb1d6bc774394dae5e226c4c647da131b6848d489b755ee8fc63c089b6d45d7,
-        0x993264dd0d9f51f8306565497dee87ccf28e4e2d16ae7d6ae25200680bfe8c,
-        0x114a3b26104c9e722819c06dec2075f57110e9bcebd9b5cb670c4e2128dfa9,
-        0x593330ee8b3fb5dfe9899da12dda5080f2818d353ca83f2f500e7a6d0d4200,
-        0x7b0a3182991bdb937db668e9cfd3c83f804398c43f53e923fb321588b3ea8d,
-        0xd4a331098ed946620ed932812b13b379e6b3a074e37d3bfae9057c12ffebd9,
-        0x4d2833eb5ea3048bbde44ba2bbfed4425e637277e6e1595ff853ea79f139cb,
-        0xbae9c4551c6df36194826a6f1952ce7b824a6bbc0a326bc28e71fe341bfa28,
-        0x3362ac4d7f93640d40bc4d869e4e8b0b5ffc3ec875f351bb11993a7eb22382,
-        0xb75f51eb16f87597cf378a9b103e9aa32031e4eeffa2391229e568b7932289,
-        0x32e0bf070ea1e28dcc9f4838486bd06b681b132f850b69b253698ee4104f2d,
-        0xdd6550776df921839262fa6af9862bd0bfd1fc298f977a55f72e6bb8fea976,
-        0xeceb205db865e276c9abf0c4426a9e4e0562e5acf5f3e715ca58bba4d21d,
-        0x8fd2bd94557a8cbde31e27e5dcdfa3455fa83ba630d38630508299ea1afe91,
-        0x743cc62f74d08b7998a4edfb754600e71907b2143b739a34f81638109498b8,
-        0xf56ba5bdce79ff569bf72c6f1be68dd67686f4dba025277e66debd8cd1238,
-        0x37608b31c0863b95cb7259813511437457c92aab0c543ef314b25f25153752,
-        0x33ac91cfe8b03e5239e9c3e3903394349308c0c889b4132c2d3bb97f631245,
-        0x488d2002a9e474db3fc24ce47a44a43344ffdd9c7670aa9bcfb32970c20145,
-        0xa26eaa6754a0291c16a6afd5505984ada6e73731cab5664e616cfae360b33e,
-        0x81a9019ee2401bb7dffaa3913e5fed9439dee4003c50e9b8ebe5ecf58da3a7,
-        0x2f4f44da13a312f49833b3e629b4cb295f7ab04d262175ad6854e826d855ce,
-        0xa68bd63771aa63cb984dd05ed1b26f61ebb19a9745ac683d66b3201c587b8a,
-        0xb1ac0363eb153398040d71dcff330aba2c2fa8a753d715ee782b4ac746f76,
-        0x434ebad4114ae5f4910504e6fd133d51234d9c8bede3fa81bf06714884c389,
-        0xc8aa70940464edb84efbb174b51f4e98cd92406cbc437e45df9ba86d040275,
-        0x79cde660ffc6c759fe9887a40c47653dbb5ae3bd0625e42ae5ce44f791810b,
-        0x9d39025f1ddcf5964585cb6e947637eb84a923db24c3006676fa084f0e93e0,
-        0xfc8897d204aec75f355cf77b32d04ce1b1a0a8e7d21dfb74ae0948f14a4f4c,
-        0x17a90368088fa7d5504f9d1060c7fc1fff99ef87940ff3d2fedeef9e6ad45a,
-        0x1648a2c1a6aa8d465410779817065e60159ffa2db2619c82c2d1472306ee35,
-        0xe29afabd6b0d2038189f5fc18fc7eef3507a7a516c386d6679e2c48b7ad52c,
-        0x411d58aa47f8340dd4e27865c1ef831e4c941f4ee16af7c10ec5512aa16ae3,
-        0xfebb6f24f04817200cc561e9b84e1fb272b2b7a45c6cc69d9096b8eb3b8119,
-        0xfa7e840f6d30aee11237674b7c58a022b681691c8de34a4d397662cefad912,
-        0x41b14f4e237e6bdbf867b80128e32a5e4354b51129077b1ed67156f432306f,
-        0xed2b9cc1ecb04f48c19cb2b3e8e99e7e48a73929eb2f80124b1059afe0cc87,
-        0x9552a16ff2930d7d7cb840081ca49dc3c636ee698d039cc69957846ca51c92,
-        0x87d10d2fcb4ede97e290bed74c3dad149e50326c01468b603bcf9779ab8b9c,
-        0x89767f76eb627d872431f65a9515c0e483f90dfa000c9c6c21bc1ec51e0a60,
-        0x18251f50c4f168f3f3a2e38d2e3c75240f5d894b4b9bf8a35e252f3c7c1bec,
-        0x233b1a934eeef09521ecae5723e109235dfdd522abc37e507988831d21d2ac,
-        0x43217a3f131d16bcb232c0c65fc540c15f97da6668e11bd775275c29638f32,
-        0xcfbccc57a28f56f1e47ebaad3449310895e2b8dd71bd18445067bdbc1b502e,
-        0x28a8344d8493caf7ff077f7ac972c186f14416be1d88a40aee20ced749d926,
-        0x7d0ae2120df6984e319280a514c54d61ab193a55875bcee7c570bc3294b068,
-        0x2366b4073940972589e2d29093e96c27455c1b02d2bbe172406b9d7aa26e7c,
-        0x444f7bed0f5bf405274f6f97eed93793777df8957695f85b749576bf22c07,
-        0xaa4533924f2bc04ddd27ee065e1aa80861ad5310704e0d7a72861d11672596,
-        0x56db5c54e9ba04b8064897af48242f2af25300079500da03ebc65c800abe7,
-        0xe03593655f8c0770d0a6758f99f022e502a755ff6a499acb3a9da57da9cde7,
-        0xfc40d75f9a4efd2239e5b60ea931649341f3165bbe1a3ff4a6a99c8cb5b9cd,
-        0x710ae9df1ce147fd5d511d89613cae50a3d05fc0ea64d66e10c569f378c11c,
-        0x1b9f0fdcf52889c0fa83e482541b6525fa8dffe365f0ba343d98fa644ad5af,
-        0x64a19acdd754498fd61c0c06f396f7c16a6550f54334bd068416821a531c85,
-        0xa9cfe469aeb9f4e94e2faa2c6ed2ffad1780b717ccda076f02dc9fc29f5c07,
-        0xac7e634b8f55e50d8a85ae723d03556797f44595b8cb2a706d76920190bacc,
-        0x7e29d522f52abe9a959468e00696f75a7d3d281f5b7d919fbc8aeb24f780ad,
-        0x166132b3368ac3194721dd3ebd51d510f9c74f3b457d49b4a3b3a5b98bd2d0,
-        0x7b22dd68d80ea2a16bfe6fbadec524caadaca3a12d3f517255ea7df7749dd5,
-        0x4efa67e62d0d09ee9749033a0c8689ce00999541662c7399c9f06d33695fda,
-        0xb11b9053158f3a7dbbc1444ad1dc1af7de870e92de096a67826c5c271406c7,
-        0x6a1f9582686508854f27f8d45e8c489c4e46bb9db0ac89ee4c01138e4903ed,
-        0x81f8979af6686ddb6cdf58a68460bb2ad0b69a14d076348c708b16ebebbcc3,
-        0x916adf390413dab5595e4bb50fb2232bfff6a6ba851ceb2b81435b44e66a34,
-        0x8e13a85fae5c447958e6616faf9b195c356a144fe0964eeb88c1ff9ae7dad1,
-        0x5ac6c6c6ba3902d9d119a9f4a052cbbf6a382ddf22ca68e4058d774bdc5fab,
-        0xc96a651e97719ba60708ac550c88a0087ffe48414f40dc60a69d5145190266,
-        0xb68e098d6d4c53adb5b960fad5d727fd33aa91ad72c1dd8712bebc8e87c383,
-        0xb17f93fe11e70049e1aff7ad0b0212cd8491ea8329171404535551eb3514d5,
-        0x7ef879d7f7f48ebd29fce288f88eeb81d92b0cc4f9289e54457e932eca717,
-        0xfa0674f5c2d982771c8f6500d568cc48fc23db2819eef130a55e7bae8ea93e,
-        0xa4c0198433113fcf36bd3ca53cb189a8b05134a46ff92214c7f6c14f5bbdf,
-        0xde9e4a040d853f2577fc449ab41280bd45e08c6da1bcdf9903785f0ef1455d,
-        0x12b3fae1cf81c41f189b4b25aea0271a04857ed181f48ffef987f65f486af6,
-        0x87e38b3477e2897f7aaf81278ffeb482b18c7986fbe83a38d844964132821f,
-        0xdf67a43fb1b3ea296a2f31e33f7e5fd9091ac81468a3c034ecaa9fca03a4e,
-        0x7a9305551e80ec4cf990e5198851ca96c6c8fb6f102f615d1feb89c75a9c05,
-        0xe54f63acd34c68a84154bb3ff77c81301b0315f3c3779ba8a3ae27e067f09a,
-        0x69db0bae57a5c0b805418b606af969d7d24895db7de21aac64e12559302211,
-        0x3372c95bf764c1a8c8f3f67fe4acc49709033e6101181bbc1c679e04d3c154,
-        0x58f17fd119c2682cabb05f1c8b8d6d84b117d70edb3db37df0a1143a65b6c5,
-        0x3115313c9854dbac0e23a1f079ca7e572edcc056f2167b47c96ce77b81e5b8,
-        0xab9922d3b1256f5bf128c04496a6cc9f869da6c5650d4089991b01b9b420d4,
-        0xd822046679994ad61b81bf9d952e1364f4492c20febda3e4df3769af6986c,
-        0x4107d306b79f9c246bf275b1fb7d8b9316e966dd0f8b624daa4ddb98d3edc6,
-        0x35f9a9c1383403db05d51006382fda53c7cbfb350644e7240c24365508c8d9,
-        0xf4bc0cb841fbce01f0e3f5859843a0632aa8a904789569278914132f382df,
-        0x62cbe69b82235a4486b5c05ef25867d5a9a4d4d12e318e1010d2184503b0f5,
-        0xf73e5b02f2a386d3873341341e64b65c627d8e3a262ec56008fa0a7242ec0d,
-        0x887d9ac66078cc757c8cc945607d9d734e89920348da6b40b36189de215d9b,
-        0x507838f21683cbfdcff6bd9f0e4e2826cedfaf47e82a72fb7cc243c34454f0,
-        0x35129722fafe5d044317e2c276ceb9e1e37259a5243aa9a58a91fa1f18b512,
-        0x6d4583b0a21315d0b0000b731c53665e604390aab2ef1cdebc0f6f14c06a4b,
-        0xccc0c62adad1383c77c6463234cea4b8688f6907270cf6223fabc32338b665,
-        0x13ccb5cc4ec78f81e73f4f7b437f6f33f7d06f0fe7a781cb481b2e924da9bd,
-        0xa14fff12ade1fe3c76122c643a7c81587f85857c7b65420065eb53f83de852,
-        0x1d754a859af31099897a3829ec2e19f0bd30ce6daa541c6f2f6a969d22cec9,
-        0x8b32ea21b57990dc39969f1c040b5ff9e156d48c01ec18042da4287ba4fa68,
-        0xac48347de91bad89ff7e85b8fdc90197d0022ec8c7ca4d67cf25bdac09204f,
-        0xb3acd92fa6b70353dc78f534789001cf21fc0b4667e52db0ee87af5bdb9acb,
-        0x123e25c173ffac5c7dc857cdf96fbaf938e74249935a9ce6d9918643cd9f38,
-        0x5a1c8bdb0ce3140430ad9ca625b90094bb00e0b00524226bab3d38c1090ade,
-        0xecd2025beed1e856b421f4ee36df97ab8fa97881e636dd4373f7b43ff6a16d,
-        0x3ff606452c4fd709157f249c4d8b08caf962b299fbeeb479ca6f1e42472c35,
-        0x143145fb590df6be63e8caf5a2f9c55db5aeb737300cb924e3d4b8acf0406c,
-        0x9d7778d34c5cb56cb1a2f0eb96500c35214b89b7fb20ce00083259cdbadbfe,
-        0xa54a7a6c2f74a09078bb359eb4b102f4a41b7009c9a21c0396ae0e9bd4cc92,
-        0x445fb60d1ef237cb6b11675e5104a52e070343f59084cd1e8f1022d30e6ffa,
-        0x280a113ffb8032e89b6486ed63b41f8fcc5d90c7c7a51b0b89de2a61e37854,
-        0xa3f148b8ebd8fcc9bb852ca3964d3d280dea1938c2187d3987d3ce7eb9e67a,
-        0xb7e5ba40b428e25a8a9495b7a0a97e66cea300bc3d1a242c96dd3d3e142266,
-        0x77d1dc1ee0101e7aec4d0071c91abb6140959e96374d9e87ec1ffd22474785,
-        0xab79875c263aeec5ee91fe0c1f14060e061aea81d4a09a17c7d023fce7b2da,
-        0x7e76be131e96a7f07bd7fa9e68977c60d6477f524ee5072ef3705ad84f7b74,
-        0x69de4e46ea9f10e76665a61d4235bae21fce7c158e5e77c04a95a2eab5978c,
-        0x214cc7140a183a1694640fc92d683b2c0fe5b09165d6254b45742cfc2da4f5,
-        0xe9e67577075b28c6a65820e5b56e906f864aca4191a73a4a26331b33ad3fa1,
-        0x21801184dae175066ed7b1ce795dc1fc0cb109845942764d9e3a0ca76e4c88,
-        0x385856e2137ec623954fdc555239002a9f2cb3b0cf6d64bb36b763b9e098a5,
-        0x809e676309639c032c35f172157d27704462c0e2931cfadeae6725853bcd53,
-        0x20e904249b8dd3d6ac3cf101e196ca863fb8f4c970797da6adf72c887a3322,
-        0xdad3213e7b0e9a0d3994e66e00410c6aa117230b786d1a3dd877d6468f8f03,
-        0x5616d06891c6fbc5f00025cd36bcc842ecdc308a0ce6feb271c3e05327d345,
-        0x436c321a931e56a653b9a5622669fd7cd30e27cb807fd121b214087ff829e0,
-        0x9f9ec1353a374710294b10a3dde0dec70fe536210ef0ca4458fd54e480bbcb,
-        0xf02598d53007458c98564ecac34736520777bc21b1f0e2bd684971f62a5652,
-        0x515846b3bee4b6a175a697fa53b7730b87902e0f38084e57807c6a80b1244,
-        0xc253f9c1bf5d4e54d594e6da51ab0cff8f6c74dd113c5d962e493f3f6a1a6b,
-        0x48bafcb5c4f281ce2797c09c8996873728fc45bcb7e926010e1ba31beb62c7,
-        0x1795aa76f58bc3448492af2e40ac392a3b516989ae550edb3e6cba007a07a8,
-        0x67a1b6c0f49db9288ca08c08e13aad853a90a4e9bd35b09abd8eec56712062,
-        0xbdf0d0f0432312563387e9664eed21d3f22884024098333d5519771fb6b3fb,
-        0x2d93247547025f622283223f4a8c926cf8034bd202a3623e6565e98ffcbcf2,
-        0x368fb781399007db4d96abf2db7af28c683a1b12d9c8daabb42d4e56edd6f0,
-        0x2ff2898d4e458a7bca33207b0036b68cd20cfa518e70b0a3ea6605d4a21ab0,
-        0x5e67d7fb1f15259673bdbc751aeffdcce6fec41d32c2fc2af78b58a86d0a5e,
-        0xc18d8f1ca8111392b5c2f82881b4e246b4a351e4a3041ca6d7379d7200bc16,
-        0xba7f94feb31f033338caaef01c0ff9572582f3c3f225229ea6bc30f85b0aa5,
-        0x27f217831f43826dff9769c9426fbed04e5acbbd2fdd2eb239f08365f50e4d,
-        0xc235b8a2e4b2e69d357b49f1545e313e0ded0c077d54ef7b797f63c6404f09,
-        0x6055fe717aeb864c0fdc2a81791c219d0f297e44d97d2c2c157d8da0d15fb,
-        0x8fa520768587822f63c15d114fffbe9a1a375ff42fbd6df6d72a5ca36325e,
-        0x47dccb32701053a8be74db4bbcfbecc5b37be32ec77e1e82e9e64e9fb67350,
-        0xfd0c95657510edf8a371f2a6dd9db4da26cc997114fb144c02d8a1e1c5eff,
-        0x4884cada65e41783aaf21dd49f8f065a172cb156281f2702b47d9ffb010c4d,
-        0xc3e39b06c689c7488278ea7acd1e0ce2613fae901dc42ab53c10d518281be5,
-        0x45a20985cc08b844acf204db315b4dba4558c6bfc5d51ab2947f2f11e447d8,
-        0xa52b93475ffd18db14014c68b0b3f1dafd6f252c8e7da586bc808363ec567c,
-        0x1e174f5ba0055cfae237d5d1c86b01736eb364088df96389d917ecd270e582,
-        0xa2d2b899a9b8aa5b23ba4577c8d5890b22fcd007f2c48d85c0f0f2f26a3d08,
-        0x3d505830d253b593b3628e9d0cc5a1d17b22d6b56913da3cc66c5f9e2b3b7c,
-        0x4004684a2803e98f0364778b121c39d35abf9feee76a244fb5269705e53fb0,
-        0x9f35b58e63f4a600bf7ef05b9660261d67aacb8b285e5d33f37f0a7da100eb,
-        0x9d98ba80d127cc1c5c024c6a88bcd79d817a7c64552bfb7a2b49490e7b35d4,
-        0x889ed0d7228606ddd130bdac5f207bded119171f3f484f22d862357114fb8f,
-        0xe1381df7830ee98edaf7a591d5a8e85ebfe1e6f81b8ba9dae5efaeb6fbf5d1,
-        0xcdbee0dafde04bc4ba572c2880062a4ff775b8a06e7586bceff7454c5621b2,
-        0x1b5bfe8b182923661a59eaf7d838142b1da3dddec9e80c66efcb58d6d30313,
-        0x88b6d0c1f6d9fe42b1f48dba6e0ecf3447f6ba70deda5e9d76212c2d759763,
-        0x33a7670f1532c22eb142176edb5bc63ecff4c0dbfa78db1226ec0e4ec7dd6b,
-        0xf0b488f6e3937619dddcc2d170c7dc02ff22a25f146d9c5f5d4157a5711c0f,
-        0xb076532aeb8d1a58e858ac07e5094a570305ff1e94d3586eb582c4be2d0529,
-        0xb11562b93c9bc020122e7e3f8d0db3a6f915063983e8fbfc1825a143acbe94,
-        0x3699f468d5a23a9561f72e7935b2e8f0845a49755016dbe9a05be47d643819,
-        0x95d460f84bd37e12f59537a46ee159ca90b3805ded02a410667b51c9d1510c,
-        0x1e52fbc4154a50a859dcd261e9c0c7a208c9d3a155957afa2201a5f2235a2e,
-        0x6ec1a825a9fcb7086b163d84e439d637f37e7dd003dce3754b88e0bdb2cd3,
-        0xc91f44a7b8799e1006a020de3173088a7bb6b0e2382d0df56a5cd9268a920a,
-        0xa4c4b730ec6599449c00b8e76690a3bcc15f884ef96d5aac1453589338b857,
-        0xd9c8689787a90c27a791fd50a7555729712471e545362cbb5b3f117f2c6d20,
-        0x619ed1932f89aa0ffb5d564c516e5d6ac0c29ea903d44e5d90190bd505435,
-        0x110c7457590bf0871314a94ab82ebcf276f6992365a877927a843e1c4c3354,
-        0x479bb9f2602d9e35fe21072a901ea78f0e023f52f38d9ca3c9be601ecd34ab,
-        0x13d42246f348b50b8fa0cebd842e58424a7bba29c1dc2f4ab1c1e76f8c399e,
-        0x70a934860c207742ac48a690877688fc7d2a961834600bd8e74469bf57b694,
-        0xd33a9ea93849f18e76de63a3df289e74a641c111e1c548da50712e9c108fc9,
-        0x9a5559500000638d233d408b92592d9834961685665e292f8a836020dd86d7,
-        0xe8d6422e509f5cb9dadb6f67479f9e834c8788a05c6e966410a072e5891fc7,
-        0x2ea9432d853b6d698711671f89ee279eef5778cd12ad8b294d40f761643736,
-        0x91ae31c150ae64e8b6976f0e03ba2ae53e654ae1d0e556077c80712574733f,
-        0x7d3942879e4ba39bbc9cc2a84d359ba685b43e9cf7116ad71c2b3680dcbc34,
-        0x136f7c13806871997d77f4aefa034b4d2250a5ded5448afb0e7816960fe139,
-        0x938d2543d122f0b44b17354c115ebc55207612d9c99c990e34840d449a2a28,
-        0xfdca33aaf2531dda15d34c9cc9e2876cfb47a2e9904fc8447ba8ea1202779f,
-        0x6da60423a26b7fc083ed0c4fc94fb565fd8a9b9e8ec9a99d9a0cef620ba4be,
-        0x44ebb536af1f26941acf39c958298718892f8a4dc38f3ca42bea17491e07a4,
-        0x8e4602d73e8e9c930911e581a3ed40c3f38ab044cc97dcf547bf5b4461cc09,
-        0xc57ecc5cd6a3ace82ada376c70b8cb3af8976b3528aeb8e9a6ee1db056d6da,
-        0xc1872b83fb2e227556396c900be0721b381178c2e0076016f0facb76a45c6c,
-        0x57e589bf25caad3e5838cf104aa2ed21d22b9530363eb386d104a372b834bb,
-        0xc7cba73136d74cfab9a6b2dbe29bccead3c9bdef2574b7c0ba2666b938a6bf,
-        0x9abc0a9c5a96f98f90aa155011a20f68e220aac915c0843261b3b3bd0ddd0f,
-        0x246ae387aee9fc27247d29f09019981047331c53d0905a79248269b5266484,
-        0xc3d36927b867929a89038ed41222716650aac23338b6f302dc1c1c7d05d6ee,
-        0xab91954db9e9d3190e856d0cf2fc5007d4c7ffd32092eb1a83fe38eef83904,
-        0x2dcab3452320a0e61bf0c2bf42bff73add3ebd3f48e1868164988f44caa47e,
-        0x66b080663328d6275fa23edbfa973f274ee1eb0e485e32ed2980ccf94d2fff,
-        0x4870b7cabe3a87674b9a436acc24ebd932de74c597431eee6a00838c345535,
-        0x9d5a26196050a6ac7550e33013ca39f3e4478ffb75e12a1bce9687b7ba0053,
-        0x53eb86182a055fed82014db6f79fb4cc0af7a672b90f2fdaf73adcbdb3b851,
-        0x1166b4e3c7aea0c598c1593aba8ae9203344b9f8de7b22198b3a240185050c,
-        0x1467e1da3096ab5b9b62823b7d7bdd500331ea724ffa7939612793f555f5c8,
-        0x7074030a7ffd3fade98514634c0e426a426fd74d599133d47efe71f86ccf77,
-        0xed36a6b16e0f4828c27dfd4ee8f5f1c6fc14871229903bf2c24ce790373355,
-        0x1c91cc26ccccfbf1bca08af03e3ffdb406622fdc3db4ff6320240d7ae29296,
-        0x1b68fd5dae24e99557eb9e6e0f4b1e7418ef1c6e283625296b72d59dd1e08a,
-        0x9cbe0b52c1e72b068f42860a90c9a9cc039e3cfcec120e15f6045bd5b9f7d5,
-        0xc2cc29223ad834b09fd300d55f08fecdd103a08f756cc7632a1416ca9e74e7,
-        0x2a85d86022394518a9369c3cd3cf49375568acd0ff5bc0e293da6053521040,
-        0xbcfa0fa26b1049ae008d4f8b2e646c0e2e25388c71eb778d1e6f2b6da8be13,
-        0x2e32a3b099da2b7b6423f38af3fe97e71a9bf7c9854d5af6e504eaf14f1b55,
-        0x9a342078f9351fc5ea67f880ec7744278eb2ea79be8fda04bb2aa4fceb394f,
-        0x2ed1a5d010f66a128ec41ba1d4d594be44da94e8427b35ba7568726e655446,
-        0xa619e0fd7a5d8cb997c52d2eb612bde6d056e231ac090ac9e5575a205181b3,
-        0xf113f664d8c2c79f9065829e3d6bb98220b58bbbc5b55caa5b5202a7dbf1f9,
-        0xce36a0025fb1f25b49c95535e3cd94ccfdf5e0546172f068a90b05055fa01a,
-        0x2559dfb9d277fa6faf01523d9706a1478bc1e51d35126ee2558b348a2c0f52,
-        0x85e69341ac5034020eaf34d5b7bc9b1182f6ac9f978ed5bc5aad0b0820afb5,
-        0xb92fa4f316500f40221c0f0a0883dd1e4e659148f79121db23df6843143b95,
-        0x5fb650ea048d710b080e601d7d305a6418998b9709a0e5df13dd4cc3592a1d,
-        0xef1f8f0bc8a8709c7e5ceea227f30afb2205a97ac7f0ec47aef464f8acff14,
-        0x5a3f9e415af7a2b37c36d8ed0e8bd5947004b621a2fdcb57d155bfca43726a,
-        0x559d637b3168abd93099f69b33d812c4ba2862843bed38fc8b23e4e7eeae97,
-        0x240626a68f490a87794619aada04ea82f804f0af9d6b5406c2e6207444a427,
-        0xa7b156bb472132575efd7933ec4d14cabd51ef441fe8d708677027e3202183,
-        0xa44d7c04ceffbbe1ac45e9061fc17c7af38f9aaba2003e6392e92abfe8db08,
-        0xac2f653960235a54cbf76ae4396cb09a757107628fc6573197d10cde4e27c6,
-        0xb3c410ce497784c352772c05c29b9f24cead954a3c9d3316bce99f2fe24108,
-        0x6a630849f2e99eea753cf0aed940b99964be1dafa57b9064908d549e77ef61,
-        0x397fc08d8264fde1752b606bdae688fc72f29976adc5a0f491a658ce5d926b,
-        0x37a95837759bab2c974a10a55fc15cbc90591ed77a5acc026fbb55b60fe52f,
-        0x4c5695cff27ae0b973e99b5eda29bbaf0d1c38317a0f27449b4ae58d7cdb83,
-        0x1237585117531a4f46b32cceacfaf2f2af10103f2c8b8e276eb1ce104fc80e,
-        0x14a768689731ed967932225abfd73e12880f0ea72e9e59f446c2754f22035c,
-        0xd513e8b33eea62b602aee8036b5cbcd6814709fcb31707bbaef61ac469ab70,
-        0xe5f78f115861ce804d50193902035e613107fc954c72390eeed8bb3a61776b,
-        0xe8a9c56f7c1acbf19482462107da246105e496b310e2623a7bb5ec3a040b0b,
-        0xfdab4c31f28f5c448a9f2f93b23c5cefb5cc2a6ba9995ccb19e7558f5de783,
-        0xeeec8df37e3021265bd1ff42ad344a40a1b80e72ef8d0eee06ba5a1fae68ad,
-        0x68463ac4225456d97eb32af91775f450b76d12cd56fb2862cacfd55fbe7af1,
-        0x5f8e453c522397c8882633e3fdffaa8142ec6b4a5a071972339f46b155df8e,
-        0x467e860662ae0b4f7cb0bd2786e130d2d3e85ea9515fe102eaf6b2f8c7c728,
-        0xb205e388384fa62acbeee88052944dcc1b72866bf746334df713fcec0c955a,
-        0xdf56434334ccff5ebdf8067797f1c9c557349aeb8cb392995624e5b4d62c49,
-        0x175068e3426e89591bb532a353c56c11d792410ab29af2f37a5222f918f224,
-        0x48b180fcbed7ccdd46911296138e6daec180bf52ec06bab0cc9423cd1c620b,
-        0xab8dd0ff681e430e44297428195adc3893bbbf28579f57a0f30e0a2cbf9b23,
-        0xd09f01fe1013baafc77ba429a2bcac72331797266abadb730f6c186d9eef30,
-        0xe270b62ed8e7dca35019c85ef0c6b42115fc5439dd78bbfa8589d518be4eb5,
-        0x23c223f3db7a17a3163e4a8dd355cd1d00e577e9b4550bfe2341b22a955d26,
-        0x4a4fb2f920e0bcf2fc890205b650274a980c87955deab6ffbe963aac65b783,
-        0x2e07cae87a3a157ce719e9e9a3851bae76156110068371a210000a32e40ef2,
-        0x492f4f8bb7db2d512846d5dd39ba0c4cc39d16fc2c71f41dfd314b7980bfe7,
-        0x1da0f1211f3816f7bfcc13844abd47cf7c82fd85b6a35a3484dd7008708c30,
-        0xd030964f2f82c99b008f189ce86b25e45388aaa4b1f82fc078ad1f7e95ae4d,
-        0x86d9afdc794a115015c94be59d13a38c09f63ff5017eb836e24b3b8ed65fe0,
-        0x3872a7c6ad3e84fea485657c035678a0f066c171c2377d4df689a22872328e,
-        0x4461134745936c6692f70f24e3836960318009683ce906cf0f6f079a6f6382,
-        0xb9fc94f4028d6a47c8c1c938764a9268d7c7ee7c6d4928fbb2c365e142f0f2,
-        0x5f917b1c3df06110dea2f575fcde2495dbd4abdbaa9b7fa62f446e4f8c4cdc,
-        0x472cb56b3be49b3747dacc8897dfa587622106ebcb57dd7f9bc6fc25dc34ce,
-        0x18aae6a71bf06e09fdbd43216923afca4a3df32dca9ab0143d9f9318c7f42a,
-        0xc6219029585aea1f7e3c959b9a0ced6f72d35aea03f2eefc35aa6b75b9604f,
-        0xf4405bf99def1c5eabf53e2b54bc09b2560c4d622187531aa374dae77478cd,
-        0x47dad696762bcabbfb52e35dfd57c96d1c64a3949dbc6d45ad9a87bceabcd2,
-        0xc39084ed6a5408e56c88695b911b03556109be255b388aae9a4227e3ae8933,
-        0xd1550c0c3931c8ef10a9a4349fc48f3484c14c386d5c8a14582e7a52c3f075,
-        0xceb545290745080375efa75e4c6440e6899e6be5c53dceda4ca0145f2c37de,
-        0xf8951386b88791de37ab0469b8d66d73eba1860ab115312e30ea4328651516,
-        0x5460dbb5da695f4b66a98abda83e176e2ee5033892f85a1b4101de696e9a76,
-        0xd51d032723c8aac4c61f66dcb6d0d8f623228c03fd03a28549a41cf8856e5d,
-        0x9a411494673e9b4999ace76313e0b268b44c42c4e514274e4dd6e53583576e,
-        0x53282de5ead305b23838b0cd779a730d25daadccabcd8084651a4e8f47bb64,
-        0xcfa8cc37f31c3ceb72475b037ca649e55dd0c8ac273a0d30c42faaaef6fdf6,
-        0xa4e0f4636cda84befef59695af4505c80a4e45f48b558ff7f94bf18bcd1238,
-        0x2d792038210dc324bfa7c9025fc6af3a0e8b457feb62585e5aa21ff4ffb905,
-        0x2cd6f52a303af224a7e5f477a01ede7a18adf65ef88f685fd6bf68a0fa3611,
-        0x5993e5a786ed0fb205c93ab20c29c3c8c89635a75517b384f5574e8effa35,
-        0x33a8fe6855c410514b2985e6089e5c59ab8d627c9ffd8595a28651ba723e33,
-        0xa3f07b71bdb0eacbb77ed0c6f12275f99da8cf93b259fc17d8ee569a39a258,
-        0xb2c8336482784bfeed897ff024225038b02d504765e3e9247843638709a4b5,
-        0x7de5ca5c5d379d41fba1ba66062118bbfe53e0c9b9eed4f396bfbca8e9b82c,
-        0xc8b2f3f4a44e92ba0ba9e4bfaf51710751814745487f7d72963d170e56b2a7,
-        0x5e6db9f27e81b5463f50812959f5858b59b8dfe3dd2261322a472b17f82773,
-        0xb5c887c4fa961c199aa42d600d91c955e40c02dc1bdbf3bc750c67acbe6336,
-        0x6636c53ede467d8f3255dcb8461e002add282b3de0d5dc62f9f17229359fc9,
-        0x7d37ab2ef582a9da08fdea34a848c5c96d19cc3c6d1317b58f709ae312f36e,
-        0x52393b9df4085bfc663b2de4884db7bd7d04c0bd64f5280ea7bc1ac2ab7a00,
-        0x3103427718baff636be19de2b49ef77f9064530b19caf21e4d551a5fe66604,
-        0x96c2ff9679b0f5c2bdca1720b80f2649346881150a6b8c292ecd867faf6317,
-        0xa1ab9e704f9e4d890723a330f89e281feecdc2c55dc9a8c044b55da37b753,
-        0xd1f5c21a67ad258208489108e81940c1656e1de54674dbd51a27a5f4a164cd,
-        0x24735f721cdf1fdf5e4942e95f9429dc3d944869f355363fba1c876d29b63c,
-        0x7357c2106de07a0187669cd13d81cb874f4e1e84e33f93dd2846e96f4adc21,
-        0xb054bf41692ea634b1c02f78319b0d337f7e4b952e5cd06a82adbe80094807,
-        0x3c59b9fad1c56e4c0bf917c9b0dcff4d250ed0de8aef00fc93703060e60580,
-        0x9bc6750e545d675b663540cd83e031472e431f86616f7046efada023b5d260,
-        0x2d68ff5f3c7e726a28e2559fc67943ce141a7a97df5ebf1ac4dc537f8c4137,
-        0xdbeb4a48e98bae68949d48b107ba7ba32bf5cbfd0e8aff34092d21eb782dba,
-        0x9627f37ad47f4fd2d9ef1879df69e9e0a7a39732b416d243968e57d1a54c67,
-        0xa4f0eab230ccee243cefd0720abb2effbb14239cef3ced2d6682d84ef03816,
-        0xbee7251aa3bcbdc140284f34f3fcd7ce1bb07d15c03ff35d32faec205c1d89,
-        0xdd0118173a27ba86e8f891ae86668b8c3a114d4c59902702a5f6c48735824d,
-        0x65a198b7fe0c90b92479658551743ecc27d1961a16787a6513f8fb06bec990,
-        0x2cc2bc067919d095431299e3b227b44fb5bf611265a47ce32a65b520b39238,
-        0xcc2315f4f85d374170920a9a837cd545bfb9c22a716e1220526ea9b39e4028,
-        0x8ab01d98d151481eab5c6e631c525509d6e947ece22d044ca5c86d2a10e82c,
-        0x5b1edc9b8b7a6989d396b7017f27a3dfe5b8a9afcea7b2e5425362e1544bef,
-        0x18863327517d30d3ca5fc1588195bcb40f4341136e7b3e45d5c2bd712d6a61,
-        0x4aab32c70277680f8724608e74f57770ecf347185ed7ca8a0978ca11f76eb5,
-        0xb869a70a8f1b16066cb7415f92aeb7ea110c02bf949ceb1bb04abd001bdaae,
-        0x465492665cf96d538a8f4aedb2e3610c20d7d3bd68c672709edd0dbffbb456,
-        0x787ce4132b18c25159cb61e711d20ee8fe52b8f086d12253ab1b9eaa0cc978,
-        0xbb9794150cd200cc8ea01a78f48ea454cca7b8d26b3d3aa05dd0150be10022,
-        0x48a49fe06c75c8827fa8b17615c62c3bfbd6fc1c7100bf414d46a5b9cd87a3,
-        0xed722465878f2dad8635e559caeaaae06966b386c06697d86ffeaea28599b7,
-        0x18017c4dd4be433ba7a7a6c8489e204dc0713501ed753f3658e2973aaa6261,
-        0x868e63d76be76560d5588f6e17e27ed6d7a2bc687ae31ca37dd40dddb61c77,
-        0xc3c1c0a2de6e8ae881c4e0d239619ce7cc7393c5aeae7c8519823ecfae2c8,
-        0x9ee33d7a66975b9ad2e322c32956c549351b587fc8811c23b304f8eea5f519,
-        0x36d98a78ee5778e16899c5a84398c61fb5b688974c7f47ba579aca1d01d50d,
-        0xfa608a9f44802030f254c1eb9a3fc6237d468631e9f4d281bbeb06e797650b,
-        0xf42f0b92ef6e9dc9bc814ac86f038a43e05e76f73b0cf9351922781a4b28ca,
-        0x9af76eef51ff9a545ba427ac4e2c908aba1d72d5684278c50adc2ca2bc6d4b,
-        0x5bbdda52e3d20f200d4fbc3bbfe4f440dd68797a46a0f2ab7ceeaabdf515f,
-        0x6c1c314bdea3a3ece59af54be1088adda7d14d0c9e01df7c6b6f52298eada6,
-        0xaa3d86dfe889500eb084019aa3219d3bf56db0a9fb2ce3c149aa54cfc14b6,
-        0x241d070bff518dc5fd4c53c62980ab1ca78740a8b197d556a1bff1d271a7ba,
-        0xcea638576b5bd4e720b5be4b548dabd1fef42bf1f0f363446b29497fc0d7ae,
-        0x2fb39c4276534e7799041c9854df5b1bee1ded21417bcabce64363afbbbcbb,
-        0x3691d0162c8487d3d5bba6dd7999780b803aafe5de6834f91acabfdd701aeb,
-        0xdbd24b43b0ef2c1490561488e21e632c5a2d8916ba390c2d3ed1f08ceaa47b,
-        0x807c79c2f09d257b601cf695b7677c020f8aa122bf5976004263d03f9612ec,
-        0x42f80d822e1289700412edf3c5109c55e7d1652ee80336b603045a5ebb80e7,
-        0x585fb6fbd5902999ea7e5cae7750099bef28675f39ba3dc59b4dcec953aa3,
-        0x74e6442c63bf7e8bbe3e50fd46ec2bfbc89b518b5a547a08bd8086f0bf6113,
-        0x9d9e5ddb919bc806c24dda59af81a5493d19b6b87c8fe2187c87f0aa36097f,
-        0x26d5684a8201607056da61550613412f02a2c27144b02544a8b3570281091,
-        0x2b178db6c9735ff226108aea76a11a806586b904ff1663a2405ce79dc4122b,
-        0x7824f2c4c33c69e762e1646747916e2ca0eba59bb76c04c834c8a5f288e15e,
-        0xeedb6557617500a469e743bc21bc9b9535847c71d3e298f7c46ab024e62e88,
-        0xad24bc7469dd93dd0f89e8e3167171d950ef0a814d5965ad6a405db59ae124,
-        0x98114c171743ba4ae0beb6d6dce3675aa226107676f6fe9056f37ef933c1cb,
-        0xf3dd44849e1ed56625413fa48a5e73c0552896c755e436925fa5eb6ea3c94c,
-        0x9151a9f471361bf654161c36e40e9cf67de23fca246fcd8f7258224908c6b9,
-        0x1fbf3ca9918bf346867df481d728f5bd970914981f12584c4bda9d19d7212e,
-        0x1c499611d4b8c6148c198aada1c7f3f76b3491f6318c6a027a05a89a7e896,
-        0xa8f181ea0f9cd6e7a969a5972b04945baef992d588b63ddd9625a95e2c9e8d,
-        0x262f13f33b22389382cb6bdf7755d9b3db207262d0602320000944d9678a37,
-        0xb85f30aca954b1d3a45d519563cb58dab81ea6abed388f1de6eae97aa03245,
-        0xd75291e63a3b5800ed55369c8712b328c8e89312dece2c09576c99086bbca1,
-        0x2526a947dfb9618c65bd83f624a6fff5469ac706f148e57082bf34996e9886,
-        0xae6ddf597604b619996fb971ada44b9cb22765cd8c939c9d479bdce0dec3cc,
-        0x90d1dae1376f51076e9814c41947f76e8be7ad5175e9edfff516273a24890f,
-        0x4648e2d70af0bc7fd1b9a14e96e8ac4334772e143dd33679c2fd5e924a7dc1,
-        0x20d4ea5381bde0ab71c70846b9e2fbce0f2df00d66856dbe6c891bf056ea40,
-        0x86785ba74afb36d78d02255cee250707b4f6dad0d2b00afcb8d74a0d12c98d,
-        0x97b095fdef17c6957a3fee07a9482d26a173356690e70edde4fac06160972a,
-        0x19c53c2ed0fa3ee6b3f2469f6c557a9e8028d25872bf89ca49d536e52fc253,
-        0x9417012665fe45826824f5dff898f69e589b6e6b02326085c621a1e5b4c035,
-        0x18cd24a4d5027cda9f42bf0a42e456460d3936a411eeeb0254450ec1100a3b,
-        0x6e285659b95e5e44be2b74c82c304fb0b7861b75cc30d42065b9b2e27b4aa4,
-        0x9fe5932d0f566a903e9df241dd593d4d9bb24e006cb00fa85e91db4768bbcb,
-        0x92304246bd81944db2576f5da2eab337a3f0a0c7811458eacdd58d3e5b0cc8,
-        0x2f778b4fc11d26d817927a8e9c25184dcf7c1057475b2fc47a24daaec76677,
-        0x9f05d664a78db52061d906b6ca14f466d6975ee8e0524bbfd5bc17abe868b5,
-        0x8929d603e581b4396143c8807a2fd28834576515011259efdf0ffa90e6bad4,
-        0x2269a551f0017db441a33f19795f393c40d2eee974361c70717806a7780158,
-        0x491a0853f0d1da9bebc11ac61ada4609d5ccbec967304e35cf9a4bdd60508a,
-        0xa6ab576e58e92ae583f13154b904cd93fcb7cd02e5bb499c4c98e3737da811,
-        0xa0744ad7d3e1b4613cb176ce14dca4e46028968b3632b1a0c0948bddc02a9c,
-        0x363fbdee6984591e706bb8ab71a97929c2482ca3285cd6a10311d39eb22345,
-        0x6677628eab0ad911d4d83f9aecbc1666becde2bf0ff4d72abc4964a700f971,
-        0x8fc6968c553772366001935491404af429daa2c46d2b452209b4290cb8b628,
-        0x46bd26bb485ea7caf8e2792fce1f27d8ba719ff53ab7eb987ba5cbd8eac859,
-        0x39ea70c9e25c36786dc9dbde8b0bd35fd388aa9ec14e9df134300d43711240,
-        0xd847066c6f22cede0b68c453d1358fc5edbf5055f4e517d75a4185ef0e7679,
-        0xd727dc3e1a2e3a76bccf70626077d605ffb1f33b442e5e4c43d6c4861a5216,
-        0x55eaab9e45c08d804df919dda923c62e1384fd388b092db3313c2d518f9313,
-        0x2ce4d870340231b8cead0a84d6c555fd3c1645d20c7e365990596f27fccbc7,
-        0x42cd24a31a0e0f2f50acfb1eed2f0f0bdd9182a3abc05f31705a6506963036,
-        0x216ab5fca6d60b12f672d2f74f2f887df3b86d0adf40a0f713fce78076289f,
-        0x963a6dcc885e2562448cc7850c6f3e26a6bcf00cc6befbc2325d9f24a22d44,
-        0x668e91e64c98915488fb99cf733780d4bde7d3596dce5823e059102d308e07,
-        0xd56505e5224ab40dedfd5ba8a0132d9dd080934c12ac2c8d903cf21a62d33c,
-        0xfde3734ed5ead4e0984a3ca98426cabb4899bcb0d8aa1f62eb6ee20c21996a,
-        0x3ca10b202e613f463ce4a8dc414348375cc03fbb51437908a1c81f604fd191,
-        0xd4baba48432da9d7ea0c5fbce1d858c91f3e2a7661129701932cfdc1694e25,
-        0xfe2ea1466512084c9af0100f5b51019687ffba9442ccafb684f1f899d1c398,
-        0x1a7bd57ca694f8985e1ff8d36d30b744c32c77502a9daafa51f36c58b3c83d,
-        0xe936ad0acfae8873d9c4978843e29bf7d77efe4d9904ad4297a9808b48a9f3,
-        0xd85f49eb5b38f45371df7386079ac2f795215af8c492c824659cf723f60a39,
-        0xa79e483268790e7236538f25e5b81b47377b19c0fa8fee94d40a05e89fe4d,
-        0x9aaca0e78ee9745e86bc28100e2653cb704beb35898ac77317d1ae038d512d,
-        0xb29f70754b50e5e4f5558a0558c545b9f11ef259c313aecc2e3b8faee3620d,
-        0xbd2b60346a1e07bbd1bcbb291fd5c4337f6413ffd392f13195a456fc1bbe3f,
-        0x20c56d8dddf8fe4554e0c39c12dc3a8d45c33e6895e388596363d04ceb56da,
-        0x20dbe723543126cad8a039b9333d046d445ba51132610001276c6e7ae54a3c,
-        0x6f4d6055cfc8449e70a36daa91ad58a85d4411e978ef22c7a7392f64fe44f8,
-        0xe85647221812263c1197fe46c7919a2643532d968284ccc4ae6c272a6ee46e,
-        0x4bb29983b9e58d2a799299584fdc22e00d8e07bc654e5dde2ec27511ea3be3,
-        0xd3a9252d0afa7c748ec2e1977d111e078e254ce753ff697cdbbdf19f16ec30,
-        0xc3914ccbb524211e0ce66793ebbf9c288fa2d31cb1651ea4f98591d82c044e,
-        0xf6a9220133f10fbdd08c13e3e3486188f7364590121b3bbc5d538a6c90fe1e,
-        0xa6f3f6198ce2e6be5c2db484530fa4ddf289040a82fdcbb3a33980659489e9,
-        0x264adbe233fc1e1eaf6e28a0cbf09545fd1aa780116a55ee6f323e1e067ae3,
-        0x6ba51f233d77678193886b531b606141a776738f79b5bf402d8e13f90f7e22,
-        0xccf4479b1dc19b9aefe458a5ac7de0191b489d0ff31437a25433029bd6c821,
-        0x1185855a36f5869e4ceeac833f987084d234c13e5fd5876c838dc4c2a51f1a,
-        0x767c1f8d323b97f3b82c674e7943eb9e82cb1deeab747215cfb2180f0a6769,
-        0x76d17d9355cbc11769d82373d4cc1c7e7d753d8c7271dfdab4f655b951e45b,
-        0x9eb57e4b74d5bdc21e2068e25c975f9fee6e320b9eba53ca55ce16d64cf009,
-        0xd3698471e86fa35200f908147767749065c927103a68c9a36db9ce79efe8e,
-        0x6a3fc27fe32e968454c3ef67e024cb6335c9eee4b92cc7a6eb95aefe14194b,
-        0xb570d72ec687a32719490662d1fedb4e82b8a3d6839bfdbaa3443e4ef6784e,
-        0xc1bbd42be4271cbd48ff3c81f435df3e279c352bd0b6278f99d8fc9804bc2b,
-        0xa4537801a068bc7142abc427c4a343affe21f7d00c9c2c4fff1082bafde5e3,
-        0x6962bd237716b2931edbc1424704b793ad2da5d2a1bcca723c10b012d7cea5,
-        0x8115ff5207fa36c0143de7c36eab399c24378b80b2dbca4158edd73d96ee4,
-        0xc3022caa82ad6504bf31e9f43b758e011fce78c8f968ea65515c66ed4e99eb,
-        0x1ac22f171f9366387d6cd961279d41dba3ce521f2b08d6e96dad6f9e8c1eaf,
-        0xff99c97af0d036645121d4a1eeb56ced5654aba2173bd46c325dbb921a9bfe,
-        0xfad5647d233b8ae463942e4028dd061da29afb9ef0868c2b0b3821ae78226b,
-        0xb80583056ae9cb229c9f9f16f5a0a6cc77bdc370b35f5da263f589479159cd,
-        0x178a660fafce8d8aeb00b152d02cb97e08b8dd7b22d820142eec9e41b3780,
-        0xcadd341694c2bcb1b0e6e62c84216b72d38bfd0cd39531a7d08940a6742cf,
-        0xfae3ac36e60aa0ab112973c7aa57f00849db30590152051b1b583e3c45e539,
-        0x173a3037a7dd07577d96b44b02e3e16bdbd7bcfcd9f3e05309247ed61d88d8,
-        0x881d5cda01a25660807edaf844629254cda4f2b73d9eefc2daa21402059dca,
-        0x47c8f1d9007f37c4e00350c8b9eec888d2eba2c74fd0d9bce25ab6faacda66,
-        0x77e9d2d5871ca3c49030d6c5d15a6fe5d0dd931ee5fa1941df8257a9361ff0,
-        0x8ef07dff693439ac45765addd1d2ae86a43db1c89e92ac69b6c8e619c6c3b2,
-        0x9d63ac18503961dd2bee7e7b8ee28385bd0ad03a2e40295b4f46ac3df5c662,
-        0x82c6486dacf0badfbf68f603be8690d766e10ae462ca9972179f333afb858d,
-        0x512a22c842e8c3d1e957e93cb6a9784a80a3653b034a0a0f78b0002b795716,
-        0x67d0b1c26e5d6cba76b191739155ed675a4e1cbf17bc2dc65be712a8681f86,
-        0xd39b09d5022f31b496e23226875b03609da89b95da9fde2458dd07f907ce25,
-        0xfaf3bc160dda16d0edd3bd433906027e281d77451ff18c9ee9c455aded1e35,
-        0x80e0a6b2291686337597f8e95a826615c94ecda36c2a96b66d809acbd557fb,
-        0xbe321712b56f241cdd682bc475735981adfaf4263d35cecf2569954ca9b2b2,
-        0xd48e6711ba9a900b38189b4049d6d1504835f455ea7f0fe97a629c8f637b36,
-        0xb4b0219cf7331bdf6d65546d77678422461a4b8220f652e625970a3c8a7008,
-        0x476a7d5fb157d60752f3996cd11cacd91a748f767eaab027ccb2ba46ef1d7d,
-        0xb437c60c41c669d626db576b0c4cfd451f8048fc92addd68816c9e9afd2453,
-        0x2fbc8ae6e926866c2247e3e5c9da881d6733fb521cac13c8caa3d7ef244ba5,
-        0xb19b5f5802d1a43a48a4d42c271977f54946b42081fa376664d4d289505ca8,
-        0x48548279d9c3a8bb39f97ce08496839bddb4822312d9ef174f8a4743788bee,
-        0xdd8833886760e4b8205addc584ab13d1114cf73cdd13f6c3dd560f367595f2,
-        0x34dfedd7de8c130bb85af1a4a6c8433b9bd152456a6111ca5d54d0c453c2fc,
-        0x7ffeed10a7663df0104cee6012f8e9a6e9e15eb8dcbe6344de35050d90b896,
-        0xdfb37057fc3fb037608d65be5ccb20c0ee992a438f273f0fda2d8f28f39523,
-        0xa082290cc8174c449d656bcf508d8a6ec7e3c0e7a1769db753eed627ea1dc,
-        0x25d28212f5a9466e6eee6bdb74383a752fd843ebe79a4f7923bd9afa8babbf,
-        0xf94a7a232fae6979852be73fba5232d7f858c2c847481e87bfe5e5362a0c39,
-        0x3edb8606c4880822a2abfffd29a2f3e39f4804aef9ae3435e7e458df350028,
-        0x153e45ac5cfa0ed77fc593eb8191b047359a4dc06066a2369295dcfb3aa909,
-        0xebaff76a8d409eba6c880bef052f0709ce7f31dd5bfda387c66e5d4300d39d,
-        0x5fe46dd940b80b9ed4c96b934d7f17028b37cb122486d541425862fe7bd29d,
-        0x5f848f33c6cf22af2d0c997a40d47b829fa197269386cbf61e2823912ef92,
-        0x7ed08eb1a6df31d0526fe58d87d41f0565cd5fd40db585ca5f20d43d634c36,
-        0xd0bccb4a8f38b1bfb8d25d7e5a90455047099625881d8753f8f954b03789d1,
-        0x471546352393d6dc062f12c8ec9061d0bc104b95814cc337ff019ccf3fdc5,
-        0xf3c497d2144b8078e86a83af73bdf81e168ccd8d36f09b80ff76f21ea4aea5,
-        0x34637eecf3441ac9b7e38530439a54befe630796fb1ed69cdd9652102dc8b0,
-        0x7fa01a9120338d22cbc6b5745eea596a4a994d542c27b10b9f634e4e78c864,
-        0x26b7da8bd1ccb270cfec65813b8c711fd91d4da912955c2b5d084d00aea6ea,
-        0xa3e06554fc7e4a7cf3a90e41c34afd880694a116677bdb69213dc17832be22,
-        0x7137ec8c5b6128586d2ab4da723fd682ff247fdbfba592a8c4298a15487561,
-        0x4e25b6823be209ca03b2d4c549ef23153047e07df3977b8f5ba78be7cd8097,
-        0x998a423fa31fa987497c9aa35662fa7079ff24a77fbd7ffaff0b2d07064322,
-        0x470ea28646f241a5355185684f9846d5a1b9203d4293fddc41bc813772ee5c,
-        0xc6da458f16cba074c9cf0d1bcbbf3f3bba54456df99b5691daa355eb90a830,
-        0xdfc3e6d454f219cc96f23edf579455ea2bba311a1733c115087039b2d356c5,
-        0xefde15b365308a8eb7efdf50d61c1d692a174329134cb532f896319aeada4e,
-        0xcf42128cc73106f3fc9bbeefe042467b33d77592f344eedeadd8382a4877bc,
-        0xd86c2f55a34ed5ac847856f3895c706563c2ee2efb7a74cbc073df2061715c,
-        0x8d594e38b52061a13fd9f216484dcf25d2c95707b476e32c81f5bc2aeea93,
-        0xe591ab8fd3830fb1364ce75d69d9c384916b2a8bf836d480a32ad882599c2a,
-        0x2b44d4d40d87898cedfcd3ce67508c603638964857ef3705282c11f2822f9b,
-        0x25b3219c21aa26eacc292a8473f5639f184084d9a5165881c2047886582c1c,
-        0x6528a09e74f48f34f9743970a9c2a4eb20e894b4706fd3deed5389c2fb5807,
-        0x3c70a2bce2f929d4559d3c3e98da69ddac6872cd902629e92ac35d6409dbb7,
-        0xc37be5f4ac7158c8bf30f7258ee0da653bb43f50f8a33aa29187aef4a974ae,
-        0x2b6a742e80a888f901a4bf6766d82a766da7d40aa56930a44f5d608a26ac1b,
-        0xcdc00cde8e85365d92183a78410e028c484e48e9c79e5a5b4825af7c834e9a,
-        0xa1a2d0cd40a8e812b624ad5b1c77586f0a220a1ea5633ec9075e814eccb93c,
-        0x832efd8c75403c74e63b73a7f7b66c8a12019663ab183ff836de2d89c7856,
-        0x8d99fd6bcc4218e3888dcdb4c136f78c0f90c152271379dd2550b7fb772f0f,
-        0x855428d58dd35ee055f566d21c0e9dfc93ee0ab60dff19d04ed72625c9b4a9,
-        0x10aba36e35181607aa6f850eeb3f26d3de76612b99b3a7db07354258d6ac1a,
-        0xdb8e659580a46d7bb38eb17ba4c93637304a3eb6e0ee305a75427b0d3e0b25,
-        0xed2ab910d59aba596eb7953b48290972bf9bf8649a946129a717108db08c7,
-        0xb7d10aa915805de7b446ce07f1a0caec9c13cde5c73e2230c4bc25c5092521,
-        0x82a8668315e8252a69888f28a79c56dfee9e1045c0c1adc570a013b9a96c63,
-        0x9aa56d35f81147480c001d87b9ebadde6ecda5379e2f8bab49272e488476f2,
-        0x983e04abf5337af1685290244974d999bb8a7740c0f1e176f8f4a27fe6fe2d,
-        0x9c738bd4a7bbe142e1d83553ca1c95d9783204b5986b7c5f609a4f07dc826a,
-        0x9bd1e293e29841365fe3556b7c0cf7b9824c98c1eaa57d277fe84d8cbd7c4c,
-        0x270f620d88f6c6f18b701c593956d1d0ce74a14784bd2174c71bdeb0e8deaa,
-        0xb28998ef4d876ae79b9aa35d428b247d622533904ea6bcaa1573957c346944,
-        0x7df0999e4db86a32c749abec8330a4a0abb528a04b96c8375a830c082a1142,
-        0x2c2fa2306b4e3fca519f0a1614db0fd5c7c49f9e72396e7eb52d29ef0f6a8e,
-        0xd20628f4c434b955dad0fe7190ed5deb6a5c3338e3d1d586220de4374e45ae,
-        0xd91217b20bcd26d025a48b9a4bf4d6d55c204a56cfd0248001bb75987caf16,
-        0xa29fc56d429ab07e6cd6f8899ecdeb08c3456ea362f789db8e94a6234f1dd3,
-        0x4bd2e56161838442426dd928877d48ce30136f61746a4d9e35269c34c427f7,
-        0x84948b6c982e41eb48bf35e7433a84daa3f90eae09be730dd010d0c9085435,
-        0xae623fbff605351ed01727b1f7b704dee52f3b265e0f13aaaf87cff84ffc,
-        0x1a46442b145682b410e187d0ade9713345671065e056376489987cc039345a,
-        0xfd8ab032823fbf1ce46328a8e9eb461511204fcf01c270d7517e6f3c79170c,
-        0xdc180d2c65b831f5e2209f8d1af39887284a8030ca3b434775a701796891e4,
-        0x9ba9cec60789987aff425d786aa28bd44ff6c11ad3abe2be4ca5220ce8fc25,
-        0xe3f6b89bfab52a4f29012fd82d9faadfcb2823bba0f2c53bb0b7fc10b92a35,
-        0x6a096e610fc0f1d88b7e070da28de59769fcc76a50364ca588ea89b96a4688,
-        0x5dd7247677372da94f4a2e14715c91dacbc8904d50e3c84f180cc7f21c850,
-        0xa2ec2db637fdbf78287a38f30f403f4f394da8f99cbbe5bbc9b966aca94c0f,
-        0xfb88e408353e47e05a0402a0f3cf3a79af8243d9c8b35f38b11ccbce605c5c,
-        0xd78ff4302a895e82dedeed81f4f55acbef11415a7401f510636e1dbe4dfa57,
-        0xc0220e890617722aeff097404223311d65ef9bccbb20ba8f525381d97b1cf2,
-        0xa29b5d7cdc87ec01b06a59f736d0dfc93033c28dabc589f8817ff07c44a6ef,
-        0xc5566d2d6acac051ed561dcab103f9f70482c784c79844f4b2c3b2c4a1754d,
-        0x4c2370494f0859da1d327cb92ce1041e97b295c683beac71b4fdc3dce3a4ab,
-        0xdc410e5f13839f97ad19ffc6c1df58b595d8b46a3c0a5098b685930393bf61,
-        0x239b964e0ce1d9f90eea5523d62acdb7c5ab01f5a8607e8b2882146c0b1f7,
-        0xc024d1d441e4c0ba32f800bb37f9e61f9da928e9491bd67e91f26ab7173e63,
-        0x92824fb2ef3151709077e86f6bae963277d14b3e7452ca98b9f3f073dbf360,
-        0x1e48c1e9fc335de9ae6852d2e4814929bb6a27cda4320306daed49bc4ec832,
-        0xda16bf053c9f752384df99524c0dfaedcad07afc514c63d59b4b929c63bd47,
-        0xa1663d37344b381a8514c7c0bb269f4155d897fcd690346597f8abb5723301,
-        0xb72ee50fd0a017e4116015b01d6b31eff94e1a531142378cd343cd3f4de9d7,
-        0x8e9a2df60e3e5e7acb039e2fc11c8fd282998bef375dcea1390b454512d3f7,
-        0xbd347b79d9ad4411c3ffef19dfd404e6760656298b24a533d14f7327a4b805,
-        0x47a7cfbbf9d0629d9f99e7ad40ba904dced1120788f2bc7617afea71964f4e,
-        0xc9132d03816d1339bba5cdbbe50cba85b81b3d8f0f27b2b456f18907512cab,
-        0xb6a3aec5afaed0910789597b650a26d6df13216c2b0bdd3f98b8cd0f5155e6,
-        0x3bf99ce57fb3f6caf2fb06c2b8fb9231d16fd100d3c4ff0ef165790ed79de1,
-        0x1a22a297416ce7b6fb645f76b09d8363eedf75e4b835f04e6acfee4f5d7ecd,
-        0xca51d2a63734152a2269bf93c438d708ebec74d55bc3191bfa79ec7e23c993,
-        0x2e86ae298d787442c187357b23f921a2a89ebcdff77d275208a28d8827c4ea,
-        0xdf66ce3b9beef7d08b81e4526227a453dc529fbb64ae3a1f9b0b51d0d39eb5,
-        0x441aa250ac8288751be43bdcf12773cd91155e4a5b75301694e5d927e3a1be,
-        0xb7d4ffab4c711f229b2bf75812b99011aea83c9d72c9845b7fd9f9ee35f6a,
-        0xf997d900e881338cb2dec6c2fb238ad23941f3469b8a7e9d253d2ac743e04d,
-        0xe8ff2f8494b74c4d95912b969f8319c260bb8f67cedf53a830a33e2c805a33,
-        0x3e839a66b890207afc60e2ee42461cfd0874e145915210d1c3a7c8b2542a00,
-        0x7443f7ae145ca56e1429a31061fac459ac6f0ccfd489c1a0471bc61058df8b,
-        0x45b952cbf3549d1a2013e565670d0ccc95195b11e50a469f8877a14007bb03,
-        106,
-        0x358a4150068c3c8aad2307c490f9ff4d,
-        0x979749fdbce66539bfc91b06976d052d,
-        0xd482eb6d7658f4cd1e715d1513a27758,
-        0x89d7850e5bff5edd297e0df4b0ee4b35,
-        0xf906a565758d6c07a0c8948df8d882ed,
-        0x21c68de6d218a1c00e1d01231a2dbe7c,
-        0xaac11218d38c848b5f6c585fd25cf8a3,
-        0xb4295f28bb57c79eaa70db0162934525,
-        0xe53d0f5ebb0290168329393690360e4e,
-        0x68ea378a1d1cbc19863d3a81fd4dd746,
-        0xe57d2c7d700c415b44a17c2db4480197,
-        0x4a9868a9987b8036da13525bbad40b64,
-        0x4921edddf95a1e3cab16ff6d59bd56f6,
-        0x134cd127ba0d286ef0849ea05a8277ee,
-        0xa8fcc7982bd0c69514c7013350c0f2b5,
-        0x378caf6519065c8cba1fb716437e7ea4,
-        0x30ebb355e2ab18512c4541079cb32376,
-        0x4882aa247c170f84df4a7c1e7da66da6,
-        0x90b8b6a9fb3e8ca3b9148abbd749e5c1,
-        0xbcc2bfa8b091529f27ceca632213289b,
-        0xf874100e4582832dfbb7bae57636c02a,
-        0xf20d8cdfa189dd85da15de9ccd4b1850,
-        0x9137485c901add702d281e579e08dff5,
-        0x72f06bd4dfff5b46d7f2143bf8971cb2,
-        0x29f070e62f14c328fdbabd2fb174c129,
-        0xb018f68e246b297f03d240bb59fda1a3,
-        0x164e1bb9cae38d772b0ff49cf1e4d2ef,
-        0x3cb605282d1d2da95eb6ede515036fed,
-        0x2208d98a58b6b9d6b7a929f347d3c736,
-        0xbc921c27fb920db35b12c47906f28b4f,
-        0x32758025f5ff8e11541d18b6a8cc282e,
-        0x191cc581325c4dfe5a1d74d155ddb40f,
-        0x581b8798d9cb3e3e59f23353ca471bf1,
-        0x6cbaeb30fbd7c96b8e619e1b38884775,
-        0xa412990e73d4446145f1ae9c9ca0d46e,
-        0x2249b2b6b63d2fc79bdd65b33e492029,
-        0x7db239e42d61d46862c30ea89e4f830e,
-        0x115c8f341d5f9b2ff46f40677030ddcc,
-        0xc9094d916072a1c3f6a6dda8605cea32,
-        0x7f71b840cc70d43a228a884f1266ad2e,
-        0x6f3f9274b59d8961bc7959e503a1eb5d,
-        0xd048f8a463ec214d63eb8c1a59e51ee5,
-        0x3d33125e49aec161c5bd1564dd8667c4,
-        0x77240505694ca2ab82d539b84a9bfa50,
-        0xce3431aa57b86e8fa268319bbeade57f,
-        0xd337374f1fe2545d301368bfb05e4038,
-        0xcdd471568fcf840d8a2128ad23a4039,
-        0x106d9fab5435983995312d17832685e1,
-        0x49e79671b3a0625ff73bbe8cd6488b3e,
-        0xb8eabc9e77c87390737ef9b354faa7bf,
-        0xf4b7da0dc20b4fa578be185f15dba470,
-        0xc88d4154ec8238fe739ed72df52ba1e4,
-        0x6c35002b22a3b5b65278a723e724310e,
-        0x175d1c7fad6931cbeb4bfdb8e9c3c4ab,
-        0x7edcead5a11e2ce5764f17c307bc1546,
-        0xe752ae2e2392c507cdadcaf117e41fd4,
-        0x72bbb288aa6ee7b8e02663e729abf81e,
-        0x4a0c9603723a239988c0c7e7025e979b,
-        0x22db4daec3577567b5a8fb6e7c31e0d1,
-        0xc038791f78074cbb0c7948a70e89e7bb,
-        0xaf97ef38eaab8cf1aa5dcb450018f9dc,
-        0x42a18067b740e7c1d811f8b3536032ee,
-        0xdb90e68b81ce2670207c2632f6beda7d,
-        0xc60f90d24abdc1938635446f11bc6e5e,
-        0x4cd469040670d68e10591a1b3b3908a1,
-        0xd0d17a51dcf734a69fe74bb4ab715870,
-        0x533297f52bef1dfb1f705241abc60d9f,
-        0x1bd42f40102036b08be571a6e9393553,
-        0x940cfac2230a18f20a742f2ed225f5a,
-        0x295ebd4868f25c280015e03f1ceb24,
-        0x7397b4b7e4a62e56288ef8fcfd977a53,
-        0x69fbb44b5b9dcf651f91075f909c97ae,
-        0x78e6c7ec21659be7c49e9cfe41fa4545,
-        0xac458c52c386580ea9b4595082ecd89b,
-        0xaa18670762f602a1e459691a0a3725b5,
-        0xb27c591388df9ee1777dba4b5dfa5723,
-        0x6f213ad0f1f2529d2cf1f074128a1e0b,
-        0x5a4f9f89212fcdfee109e5d374fa0369,
-        0xf3a5e849660ce33b1fd29bcf790cb36a,
-        0x4e5aa62223a92052aed6474af666ed5,
-        0x16d90495874226bb760add4cbfce613e,
-        0x1256fbc6f53b616af326a0f62992cbf9,
-        0x36438cdcef192a4638b87291f18a0fec,
-        0xa6c3a2993588a628e86715b245ccbb14,
-        0x2613529c9ce93986c6e2cc220e7b1f19,
-        0xa0749987e02cace83465bf9fa6574be7,
-        0xcb6046911aad0a3bc8789d88078c3d35,
-        0xd1567ac44a55c58d75cdbedc1d2399c3,
-        0x2306a0f30c6e878abffb23d76a0ee5a3,
-        0x5fb192612f1b2545fdaada98de7c2e25,
-        0x6e0d0e0df02fbbd0a24d424e140cbff1,
-        0x73e616e372aac3aaff81aadfb15e6426,
-        0xfe514720aaa78bbbc14e35296885c087,
-        0xf35da4ff700e16b9a3537cc0b9f761a,
-        0xca9afb36aa44f6549dc9297b2a7fc9f1,
-        0x2e474559acaac6afefcbc586f8283a52,
-        0x8b2d359d6d6c01a9bfa48a97cd2a3971,
-        0x80dfdc215710db527e7170ab3a77804,
-        0x70f590fe6176c8e2cb37dc480cabe219,
-        0x2fe792ae346af1f5324bb9c45af7b436,
-        0x27ad361026dacec1ca2fbfc666f54fd6,
-        0xd0b3725a914507625e8903783931879c,
-        0xd0fa74fe194778089d891f8b2520fa1b,
-        0x87ba3c3e111b2055bf07e82d73b1bae9,
-        0x18a160480555296e864acb5e0b1bcea2,
-        0x2d63e4348154f23c591d017cb6a2eb28,
-        0x1dffd60c7ecb7934f7dd67a4ac33ff53,
-        0xa4d547b24ffc5a47142ba9874b80e4e8,
-        0xc2257dde5d8b38e16e4c2faee0fe68e5,
-        0x8a97ecfe81b39ca35affccc7fce66f3d,
-        0x63c10bfead1c69908d3092aad101a698,
-        0x1d7b2f2b5ed9a7e3fe9636ed5f467442,
-        0x445565817ae2d25844ca1698f85fffee,
-        0x747bbaedc6e507f8f881bf0a298fbd9c,
-        0x49d9661b9eb49b18e61125a7b7e5d315,
-        0x4eb2f95cd39181abaf243f126565abc6,
-        0x92d1c6a9a6433cf5c8f72c9af98a0a1d,
-        0xaf4a2013f07e7427c7d5757539a4b0b9,
-        0xd840d47afeb71a49643232df6abcd4f2,
-        0xc9af9ec559a4bf37060116f9c0df048c,
-        0xa917daf3a24f1c6e843cd5ede04c9997,
-        0x2f664f669fc92829bca4abf74d278300,
-        0xb8b01ff3ed653eaa27444804fdff9293,
-        0xb842ef5ee34b37bcb837f20bc702dcc,
-        0xd0fb8d239bbd17cfadc24330effb33d0,
-        0xfce60c08fd4ec4c5fea7f25447ee5149,
-        0x8caf982c025bddd0f23e45066ea9c2f3,
-        0xb4b4adf2afb393f7fd95e617f67e0d31,
-        0xfda75b29efc86c95485a5b5939b4c5fe,
-        0xc659d7d2d92c8d995c818873e2c12ecc,
-        0xc4d186a627935c27dcd8529334a6ab43,
-        0x23daae6c2f2a5457182e701ad9e744d2,
-        0x74dfd44bb225628e14a257db9f173903,
-        0x5fc17134a799aefd8f8a517d13b11717,
-        0x869badb041b87d39668ab1cecb4ba8a4,
-        0x578b39be57bb9552a3fee2965328f8ab,
-        0x2579a328bda7fbed69bbd1cb94ac985d,
-        0x497df700c71236608eee94e0b92155a3,
-        0x8ce54978904dabc703ffc9f9760e65d4,
-        0x537217335ccce219533d6472aa4a3002,
-        0x52a95169b9455e1483065ffc40fa6efa,
-        0xe23863e88057d110260701ca81feac94,
-        0x1a9760399880a7ca26ba6335dd3438ff,
-        0x5bacb624025f1a1c8cd06c5c9667405b,
-        0x11c24cca299cf46ad19911f02c7c0f8d,
-        0x70c2a57ced3e9d88407d6ee2fb383131,
-        0x710a7632516da5236b18b52bbc97454f,
-        0x665bfdf5d6143ce384da5fc6f7d9b1f9,
-        0xe4c8437418bd530c278130507af3f85a,
-        0x5c6de2d6febdaeca899460da62300b96,
-        0x24d90255808028b6515b8c8bd2c4dfcd,
-        0xbdaf3d4f80a4ee89ead55ba52e119373,
-        0x7b390bc6bbe1b3903175922a956665d2,
-        0x438c468d9f507005eb8f244d1f0ee647,
-        0x75c46d1d5f8df6e461ef36d85ff019fb,
-        0x40f7107d728afcb59d9ef61525b7530,
-        0x2dcba3150598e26a5fbc1e96ed0252d3,
-        0x3414ad2bcebd15b42692429c434c1cc4,
-        0x7910585d0a0accdd4ae08a923aff2585,
-        0xe26af919e31b3d756d2ae9e9076b97c2,
-        0x28e456b5e4b3a9ff7551da12ab539867,
-        0x2acec848f38c912c60dc6c0e76a7c44,
-        0x8b2c99ee8dac1f071c8f9012d69e01aa,
-        0xae153c7a48430850d8e352c95fe89665,
-        0x61ac9cc71acb5334372520178f43041,
-        0x6633ee83209aa9251809c696a5876957,
-        0x7b3cad2a8ca9db235d92c746fdce6db4,
-        0x7fa77aaf8118f392b715cc1176cc0131,
-        0x8e90b2ba8f9cfd87cb54eb94be5e7670,
-        0x3ef8a0599c428c476f85d4df1178bdeb,
-        0x65bbd6249208eeccb44810c7063eeb7d,
-        0x91b8776133b55082151b317b6d3c2239,
-        0x353487caf8ce77aaba3d01edc1433c03,
-        0xd7cb3311ef4eef5733d3d9a18e1cbec1,
-        0x7c59b8e72c68d4ae77dbfd8b0f4a6195,
-        0x145a61a202b86014458ef9a28444768,
-        0xd912d1c965a206d80ebc5d37e2318ed,
-        0x1dfb9cc5f531ab5e9265e025e108a5d1,
-        0x81d37ab5587bccccfc62842f2a6152e6,
-        0xb1e7e0d0487bcd9feeb70bd8410bd491,
-        0x189f3731574e7527e32efeea7202b0a2,
-        0xdfda7052fe316d68b62ea92e0e973fc9,
-        0xa34431412c8d7d598f352b5ac6207fb8,
-        0xd9908bfcf883e0e239eb83f32ee07036,
-        0xa82947b093bbd6e1cb5e54551f0642d9,
-        0x6aaaad70fa0a55d36e2166d5af0bcd52,
-        0xbdf408c767f222603b7f93905b312160,
-        0x7bf9ce16fb36fc63e35c242215e2c420,
-        0x97b720391fd4e4efb89abca535799527,
-        0x135cf2c99f25f0fc528c813b348853ef,
-        0xda89c30193d6c372be5fdea53bb1d3a2,
-        0x26ccd7d59f84c898b2233e92438306c3,
-        0x9bfa92d2842946868ea9f4bef8f6472a,
-        0x4bdd964996389d1c0908ba33e1ac4ea9,
-        0xc990d7b80dc5194d02755c404bfedaaf,
-        0x9e7305f066f77714ebb571c56a28eabc,
-        0xb39b153003f30991067ab7c1b6015fda,
-        0x372ef9ebe088b2c6d84ad2c769ec5dd2,
-        0x3ff46eceb9ec1e44745bc7ac92f2aab4,
-        0x9e6b4b6f33e655424d6bd7ccc7b1f3f8,
-        0xd4a3261c4750944581d82807d0067069,
-        0xcc36ebbe45f19f0980d0cb547c19a8ba,
-        0xd200c3966649595819d98cd40d3927f1,
-        0x2163d44a79144efe1738b268d94a3a4b,
-        0xa74b029ca688679512b4e7eb668e1a8,
-        0x19a159bd3f8c973f8b504f96f4fe881,
-        0x827e32f4d514fa14c40a21fb6c025387,
-        0x1026f29f4e98e22a38c831c6521ddcd5,
-        0x52ac926c01cd2302341ad0640000509e,
-        0x889c1ad27a7ae5446003e7fe8fb539f8,
-        0x39aa95d708cd159bcfaa1c206b333f63,
-        0x5f05caa2fc3961a3e37ebfae0cb0e5e4,
-        16,
-        0xc8fb59a6a08ea8069192ec7479517023dd90c4e36cf8fdb8153abef06e39be,
-        0x99394fb815d355ecfb7e3f4fd8ada54377fc62b83c5b38fb8dd0f9fa724000,
-        0xc5ac4625489b3a4df1387f466d8acf92ffa3365ee092213bb3a3aa79f939ee,
-        0xa8bce196bd0cad85108b6ac0f033ada392a20b87d4637700a43c2a402b4954,
-        0xb03ce62cf8dc94907d360516d3b433f6d5cfcace912a9269bebe6ad10e5b20,
-        0x6cc4cc4d8d9fa9bfc3195c764e47c0d4d2eccb3016859e3eb069f10cd250a9,
-        0x49d611b5c5b6d1a6d8439a94f3682c82bba9b0b85072e4a9c20f29d3dd5b91,
-        0x95811258695e3cdac7fb2a70803cbb8cc7bbcc0bcdb048e8ae22fa04e8c105,
-        0x60e91396edf6134522fa0c5634403614d576ee8d762cf6c2f3ab12e7322e84,
-        0x194ef8c216404eaef11eaf571bca9350ffe0098955e0ffa83ee7a7f3cd8ffa,
-        0x6402c8f17b2aec335595fac1123bce5972bb3dc9d354b13126bf6bc940e860,
-        0x2f23ca0cbd186317cbcd79c53793ce2ad3b34ff9b7ea6fc93727c0022288ef,
-        0xfe3cd4c23fd13fa958503f1b76036ce2f43bb0ae4f9cdc46f29a7856aa7397,
-        0xc4658770b10375db6b61902fb60fc30e5a764989b28be1194667082694c480,
-        0x8bf2af0a266d7d34cfe12374bd6435cdcfb5bcfbc56767d2dc4e6045d9821d,
-        0xa5201c38cfeb21696048f2cfa7ee31644d6f3d01349b8e33974eacea8b76b,
-        0x94fb7ad755238990de79570d17b5500ebd72b4f63b1cefd674aff1cb5ddd8f,
-        0xd51fd600f200d5d904f29ce450534f2819affb0c62112ef7c8af444e220394,
-        0xe40c63a3d4f9343bd8008ff990c1a3c60defd7306be03c234f52dad80a98f8,
-        0x6e88bfd61f61fa18749e075bb4a3ae324195aed75de0f4045ae224839f7cff,
-        0x9caf8ceb4cb4fdbeafafaab7ebb26c914c91f339361c680ca32d46969becb1,
-        0x98787af0c7823b73e336fbd599e3b978d9c54cac95e41a76a286c5410b1c04,
-        0xb46af89d432eb31d09eb5bfb1cb40f514d38969e503106f0d795ede68748d3,
-        0x1f4c2b904baf0bdf2366145e3ae95fbef02ce42fd1671ef8c7718133ff4b52,
-        0x1c1dfdd5f249f0a1062187342e0d671930c515a8c8aab72340df67fc666714,
-        0x2173da7e1092f63be348780c1a6ce4406ef522de18faf0ba9c9f18af125f4c,
-        0xf41119f5c1ea5ad78ea29e419865e5cbe6a507d9b2760aff8549e08063fd32,
-        0x409e9d4e0340b8640379fe603170805e473741710a4cd6f3cd0ac912ff0784,
-        0x3ffc8fdd3a2b5bd4c4eaceef1d12e484aaeb8288971afc508121ea7d2db073,
-        0xec1a66d9f4f8e2d9800a8e698e6e5b560c7ccfab86152e37a3a6b5281aa6a5,
-        0x1eec83937e770784e22de23e5f0695f779f905904d0e6ef4d2624a8a50999,
-        0x503d0fc5ae603c89f7fad6e9848730e8de7aad7fa6285e18c51cff30b3e7da,
-        0xc11861812acf96bbbbb0d4db58335ecfa5c7a29d5ec06beb2f57a5af97bbd9,
-        0x6d205f0cbb130fbfd8e7edf2ae3eae3aef84120b52894207fb3aa1a0018e6e,
-        0x21890a0d38b844489f81b88f1e25d3c900cf08befe00a6afb16a4dab2bd7b1,
-        0x46aff46c3eaecd423a3934d2359a2a6df478cd509b02560f2705516f989382,
-        0x69f7730fd93940d0ac50159392723a6af03e05ab4ae183519fc2017ca7640d,
-        0x9f5a54ff2c999594a5634ed1fe46e721f37d370b67652b85b9262dda4d74f0,
-        0x9285191943726713737970c4106d7d068b79af54da76174f73caed388d95ae,
-        0x9896c332b0d17064dc38c1bd2400fb743ba04992f0c0869805305fe42bede0,
-        0xed1dd07997f48091b08d7da24d453ecef16c215f1925e682a8454f3c240706,
-        0xb68d222fb16fe98aefa81543687d5eb44cbc71b360078cdfc87ff718803a39,
-        0x62a26158b984b3ddb4ea0f86021334b74fb6ae6b9bbf7fd2391b786cdde9f4,
-        0x2bea2726d7cb0b8cabd7b4c260793a3d405887225eb89f342ee6b83cf9ba33,
-        0x1b837e8d8d8cf05c37870c2e8a246f6c1be1ba4cfaf3c1d053fd3cf5ebec8b,
-        0x1c2c5efaf650a921416f791682f654bde1f82ad1d6a6bb8490b8e4e942d248,
-        0x68424e1530cd21fb74fc280809bada1a05c6b41ee1c6868e8ddc90388b73f1,
-        0xcf2da18392b67e9b5ae0e563e182209ffc120ffbf5738570e8710d38c1277b,
-        0x205391a3600bb03427209e35826b9b190522a0cb77a1929437b98858c19910,
-        0x10ac03930e046094c81532cc6dbbb6e163bbc994b6d176094907dd383c5ce6,
-        0x3f6a18ba45008bb9b17127aaebd5491aee910c132c2d95fa173fd788ef9470,
-        0x2206593bd3174f2f37e0d31c050bcfe719eccb3c02674e80deb4edc4e7646,
-        0x6a31d7bb8133289995c32ed294ce5419cc67df76f78c71848cb6fedc19fcb,
-        0x20c73d149b985a06f6789a4300b58429656b96ca6542854b2e06323f9ea4b4,
-        0xae5573f6d5ba08fd15367436c89d44b745787a2309cf7eec5a667bb695e804,
-        0xe0a2ed4cd63e9d82dfd5f1d4b9ecf75d43d92f09461a2ec0c8f198c141df51,
-        0xd0f6296ed74410bf6d244845fb2075a1c1635b98a1e6da975905802b2e77be,
-        0xa1014af45ebad0459950648e17ffc27497fd1bdb0d9f2a84b3ce27c39fefd6,
-        0xa7329d8ece4bc545ea69201e5a9a8a2bcc2b4deca3249532ba2604f5e689b2,
-        0x4f09a281e5ca70ab26b8b57acdb4832248e86eaf2aec2168a7db162794f08f,
-        0x3099ecd38cd861b85735bf2efdab69839b9895a581a37afae0c92cc2e4092,
-        0x27ebc6aa28571fffb533794f1fad60428fc7dcf6a50f7c491ba48dc2d9a916,
-        0x635ca89f6cb9542efe22c988b2b3dae820d8c3693d9839bd58e5d6a673488d,
-        0xbdbd3ed75b5876a938c4e1b17c911c23466082d150bf2e6bacbde9e698d319,
-        0x37190fabaa7f10238b48731331f8077b2f978785e6d366633aad44e1c86ddb,
-        0x25c820f57a95558e7d05991fdb26ae5c7b2d2c0ed75a5428b4906c9d6611de,
-        0x24d62239af35a927aa04f6424f49730e29b5c319f0ea1a855619da783e6dd7,
-        0xca02d118410020b9830a1d07c70152006192c56e1b2d5cd44d1366165d50ee,
-        0x7feb76408e94a8fd61533177385399f313561a251e7dde9fc4cb94a89cfe06,
-        0x61ec8210cf00666b3f6cb7d146dd44fc48021e4c17a54082a3544bff705f21,
-        0xd7bcc4de8d0ae810887afabe0f30d0b0f2d166dad95fdf081683960267b0cb,
-        0x1cd2c75e1c75913832164d4a7f5f4eeed67418548f02423a3d4e582264df2,
-        0x285de01fce19a1689439e45d1e78ca05e5f98601ed4535e8a4a02381761320,
-        0x237fe96c6c0720cd3fff1cab88ebca42d5019ee18022bc668bee40a4140eb2,
-        0xeba13f45defdfb59cddf733a6ab684c9cd49a639dcc39b502b9cb3a72a90ba,
-        0xe2fbd31bbf0267b56330153beb1da7c6c1bcf15352aa48e9378939a3789794,
-        0xf5c84a49215901b9e735ca7fef8a1b86125ab498b6397b31b4a5106fdf8505,
-        0x541e7ad690f4e285d11d5da06f99c242c810b713345c567f3a46e23a2ea834,
-        0x337e6af23a5076808262c11c32e53b9923d8f734fc291e076a79ae8704ac8,
-        0x15ea7bdf4607dc3e03e184ac1f107ac25474056d24e3492b3cfbce696c3366,
-        0x1320d831b7eca75bb6c6932fda9fbab389b01ed71bc6758b16279543a5a631,
-        0x25de7c2329cbae6ff188bcc15f8191b65f3259a1d8284366d901e058b8b01e,
-        0xf35fd2bcf0e16fb89c925dba49a650ff5367046c44ba3eaf516468fda9f816,
-        0x476dc5d42682764ba498fbe10c6e873a78972fe9547b76f9100471fcf5257d,
-        0x8e7fc3575455b991a1d057a9100927b3831e7c33b6b2f22e4120bf8e65ff7,
-        0x4570bbf40aa75c79b9abdd3559575516cb556b8750bd07e349033d8b0aaa2,
-        0x7ba304b8448e5338f9b1d07d5f6e99a2498560ff663d8f635d24cadfadace5,
-        0xe2a81254644db72f37e793608aa479954aa0ebdd1b75df85fd636c71b18cfd,
-        0xbfebf5024d8ce4e8abf424fb277e18e7fbb7c149ddd7b2ab6b3bc767ed16dd,
-        0x8de9dcf738d3b4c315016ed563066ff09fc2dca4cb92c844f98970bf6b0bab,
-        0xa5de307fa189d26f7c29387b4611becba7ddbc3616638238b85491230b4c95,
-        0xf1635ae03a2a9ef18b7ad5d04d858bd85ce14b533dc97d634188fe53bba9d8,
-        0x7dc3728359a3f1abe2b940814260655eec413de737d2c65bec35633ec57107,
-        0x2207bae59b05a373a40534ea19f44168e579c84a25c915eb84fd472faff78,
-        0xbc08197a7dd8c800db7cc5e7fc571f6fd53c5248fe2f031d837d2c9045809c,
-        0x89c4da04a75448f4e6bb90708047df6946cc332bbe740332cd1be297f0fa8e,
-        0xd4389aca12ad9459519ef633b135cc78f7bc01445bfb67607338492026a165,
-        0x7646c8dc22bbd22a1e308748cbae61efd92581bf5ce2461503ee53c80b86cc,
-        0x7306d4589579572a29fe7e005438132c10db4771aff953cc8525c074a337a7,
-        0xbe5b9bbc023ba3669c95aa0c82d969de51d574abe42b18d385b633edec1b9f,
-        0xe692a22db427ef3dca543bc6aeec5c2391fdbfbff41495a500c3bc130914e9,
-        0x75b0b4fc2c9d5520fe3f8ee54ed32aa422a48b490f0b39daea1e0e5d1b5dc0,
-        0xe3c05e5750996eb2cdeb34f76d4ed0a9efe2ff4b8af8a07c555582be81e72d,
-        0x36dfe2999003f7103c3ffdc80663e911def0af4d7aa518ff7c15c5fa43584d,
-        0x7566769845178d675568ca4385a0ebdd138db15f0daf751c9c3236db2ebe45,
-        0x156d1e092213f4b67abd4164605f0be7b810c2318f0c7eb2d58b835671ad55,
-        0x6f94642951a7600bec91a468fdb9e61f6e53018168c6fa1b22bf6c371e043c,
-        0x8433be8fac6e0fd0512997bf472364eece029075c5561d8d75ab467494922a,
-        0x5cb5a1709ce459ecd0fb6c15d5e895fc41cf207251c73ee63717e3fce656ad,
-        0x1ad9336f9fdbd33dce06e2070729c0a9be1b4f30f1aa03dc4ce1afe548eefe,
-        0x21ee58c722fdd4ea51795c5d99647fd6b228501baf6fe01e8e816de93720fe,
-        0x25af3eed59941c41e898f402617a1e924cd5f26396e5228a447801471b6031,
-        0x2339606c4264d90b3f1370342fb4ca81e5acecd54e02cd4675bffee2a5361e,
-        0xc92c5e9a1ba77070e70e2ef5b985d6cccccee04be0acb0a39c4483aec78ae3,
-        0xfad870364b2882ef1e81924398150d0a7e86fcf3bbbc675a370b16d1ca5411,
-        0xd03f170d3345534713f61759bbace5d648d84c5b6cda4aef1598c388f9f7d8,
-        0x73fbeb2ca7dba5e03d7aab1063cda9ec17ddf869794a7ff0c67e9b300c5bd9,
-        0x6fab384f2a1238191751fb9e40b72b1326878d60774bb62660d56e95abc1ee,
-        0x8f31df71a2f53f64854b03883dd6e5634fc3fa8374850e4481f0ba65302ce0,
-        0xae49ef8aab2d8aa04fe1696607bae8965156d35eb8c2669a9f66ec66772156,
-        0x8075b12ac06c2774fe3383f9a210e6bd8b3aaa2c7e63e3c63eb2dec3b4ed7f,
-        0x46750ac47f44670291231e69fc64a0e37ef1546696074a6d40016fb264251e,
-        0x305c46e572fdc1102d4386dff25ec478259206ad5782633f770c5d302ebc8a,
-        0xfd4c71e3913452df96b7be6bcb942b4278ba2a6974d07370bd5dc2c3f27f90,
-        0x7576316458eec7ff56d65ef4bc1c19099f2c0d8655c3880986d54429115125,
-        0x16c5b92c4c52f71ccae480ef93b3209b15ed06f665949be0d19b32c1f22657,
-        0x81879e0cf3828647c061eea7fb20b1defff796b05c1da8a70a5c792ec1fbec,
-        0xd642aa97cde751eefafd48f4bf1ab918fc3b9c8a9cb8e999b3ce81b59ab87b,
-        0,
-        4,
-        0xe861e3e9054942d6faa386f4e4b95ba1c4c02ab16621f14dd1158ad042b59,
-        0x414f44057b70fa6524a6be4ab9859b70080107ba6bd72bdbbc0b0a1b4b3627,
-        0x5daaeb183e90cce4bba1a38040d4d3988a5881c37b9afd1358cd714d5367cd,
-        0x8804119634612177b0a255aafd62cee83c5ae1bb93d851bfc11ec9e795929e,
-        0xf76e5c73d4bd9d3a626c62c632d365090fa618164fe4881f2580c723cd0e76,
-        0x4505df8537c81919f968e85ed94605656116fad6b0bbf7a987bf202f8e9c7,
-        0x2f72c4a0059e2e79bbe6d666b8b2fee94008ad90fa197b8a959bbc7103b9d2,
-        0x5c14e62058c441cf5c8df139c001b91d291fd4cf5e51b47dc14397f03d6f40,
-        0,
-    ]
-}
-
-#[test]
-fn accepts_no_wrap_21() {
-    assert_eq!(verify_walk_calldata(no_wrap_21()), 0x16201cea972beb78af1b4233f14f205ec2100bda26ceb506bc16584e615ce8e);
+    ]));
 }
 
 /// linear (32767, 32769, 0): inside the bound.
-pub fn no_wrap_22() -> Array<felt252> {
+pub fn no_wrap_21() -> Array<felt252> {
     array![
         3,
         4,
@@ -72977,6 +59788,7 @@ pub fn no_wrap_22() -> Array<felt252> {
         0,
         0,
         0,
+        7,
         1,
         0x10000000000000000000000000000000,
         0,
@@ -72998,26 +59810,15 @@ pub fn no_wrap_22() -> Array<felt252> {
 }
 
 #[test]
-fn accepts_no_wrap_22() {
-    assert_eq!(verify_walk_calldata(no_wrap_22()), 0x6b5bf29583d7abd72408592a2e5f1f02f0fbe2f3ec53f5b194e5490e26dd8bc);
+fn accepts_no_wrap_21() {
+    assert_eq!(verify_walk_calldata(no_wrap_21()), 0x6b5bf29583d7abd72408592a2e5f1f02f0fbe2f3ec53f5b194e5490e26dd8bc);
 }
 
-/// linear (32768, 32768, 0): beyond the bound (valid mod p).
-pub fn no_wrap_23() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
+/// linear (32768, 32768, 0): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_22() {
+    verify_walk_calldata(splice(no_wrap_21(), 13, 33, array![
         0x100000000000000000000000000000000000000000000000000000000008000,
         1,
         121,
@@ -73038,40 +59839,11 @@ pub fn no_wrap_23() -> Array<felt252> {
         1,
         1,
         0x100000000000000000000000000000000000000000000000000000000008000,
-        0,
-        0,
-        1,
-        0,
-        0,
-        0,
-        1,
-        0x10000000000000000000000000000000,
-        0,
-        1,
-        0x10001000000000000000000000000000,
-        1,
-        0x10001000000000000000000000000000,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_23() {
-    verify_walk_calldata(no_wrap_23());
+    ]));
 }
 
 /// linear (32768, 32768, 0): beyond the bound, weights committed (mod p only).
-pub fn no_wrap_24() -> Array<felt252> {
+pub fn no_wrap_23() -> Array<felt252> {
     array![
         3,
         4,
@@ -73116,6 +59888,7 @@ pub fn no_wrap_24() -> Array<felt252> {
         0,
         0,
         0,
+        7,
         1,
         0x10000000000000000000000000000000,
         0,
@@ -73151,12 +59924,12 @@ pub fn no_wrap_24() -> Array<felt252> {
 }
 
 #[test]
-fn accepts_no_wrap_24() {
-    assert_eq!(verify_walk_calldata(no_wrap_24()), 0x41858a7b2719e74bf2649950f9148f2365167b9e4b998c65ac5fe3472843a6f);
+fn accepts_no_wrap_23() {
+    assert_eq!(verify_walk_calldata(no_wrap_23()), 0x41858a7b2719e74bf2649950f9148f2365167b9e4b998c65ac5fe3472843a6f);
 }
 
 /// linear (-32767, 32768, 32767): inside the bound.
-pub fn no_wrap_25() -> Array<felt252> {
+pub fn no_wrap_24() -> Array<felt252> {
     array![
         3,
         4,
@@ -73197,6 +59970,7 @@ pub fn no_wrap_25() -> Array<felt252> {
         0,
         0,
         0,
+        7,
         1,
         0x10000fffe00000000000000000000000,
         0,
@@ -73218,11 +59992,26 @@ pub fn no_wrap_25() -> Array<felt252> {
 }
 
 #[test]
-fn accepts_no_wrap_25() {
-    assert_eq!(verify_walk_calldata(no_wrap_25()), 0x9937277d87b4e857ad4c5f00b55a7b7f6c070297a49dc27d13e6437e457963);
+fn accepts_no_wrap_24() {
+    assert_eq!(verify_walk_calldata(no_wrap_24()), 0x9937277d87b4e857ad4c5f00b55a7b7f6c070297a49dc27d13e6437e457963);
 }
 
-/// linear (-32767, 32768, 32768): beyond the bound (valid mod p).
+/// linear (-32767, 32768, 32768): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_25() {
+    verify_walk_calldata(splice(no_wrap_24(), 20, 27, array![
+        0x10000000000000000000000000000000000000000000000000000004000ffff,
+        2,
+        98,
+        1,
+        1,
+        1,
+        0x100000000000000000000000000000000000000000000000000000000008000,
+    ]));
+}
+
+/// linear (-32767, 32768, 32768): beyond the bound, weights committed (mod p only).
 pub fn no_wrap_26() -> Array<felt252> {
     array![
         3,
@@ -73246,74 +60035,6 @@ pub fn no_wrap_26() -> Array<felt252> {
         1,
         1,
         0x10000000000000000000000000000000000000000000000000000004000ffff,
-        2,
-        98,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        119,
-        2,
-        1,
-        1,
-        1,
-        0x100000000000000000000000000000000000000000000000000000000008000,
-        0,
-        0,
-        1,
-        0,
-        0,
-        0,
-        1,
-        0x10001000000000000000000000000000,
-        0,
-        1,
-        0x1ffff000000000000000000000000000,
-        1,
-        0x10001000000000000000000000000000,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_26() {
-    verify_walk_calldata(no_wrap_26());
-}
-
-/// linear (-32767, 32768, 32768): beyond the bound, weights committed (mod p only).
-pub fn no_wrap_27() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        1,
-        1,
-        1,
-        1,
-        120,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000007fff8000,
-        1,
-        121,
-        2,
-        1,
-        1,
-        1,
-        0x10000000000000000000000000000000000000000000000000000004000ffff,
         0,
         2,
         98,
@@ -73336,6 +60057,7 @@ pub fn no_wrap_27() -> Array<felt252> {
         0,
         0,
         0,
+        7,
         1,
         0x10001000000000000000000000000000,
         0,
@@ -73371,12 +60093,12 @@ pub fn no_wrap_27() -> Array<felt252> {
 }
 
 #[test]
-fn accepts_no_wrap_27() {
-    assert_eq!(verify_walk_calldata(no_wrap_27()), 0x6864c841afea03d56fe3453772afa040d6aba103c9393dad0708b98a776bbc4);
+fn accepts_no_wrap_26() {
+    assert_eq!(verify_walk_calldata(no_wrap_26()), 0x6864c841afea03d56fe3453772afa040d6aba103c9393dad0708b98a776bbc4);
 }
 
 /// linear (49741823,): inside the bound.
-pub fn no_wrap_28() -> Array<felt252> {
+pub fn no_wrap_27() -> Array<felt252> {
     array![
         3,
         4,
@@ -73423,6 +60145,7 @@ pub fn no_wrap_28() -> Array<felt252> {
         0,
         0,
         0,
+        23,
         1,
         0x1654e551ab79d34e3ae79aec3e09c9ad,
         4,
@@ -73460,36 +60183,15 @@ pub fn no_wrap_28() -> Array<felt252> {
 }
 
 #[test]
-fn accepts_no_wrap_28() {
-    assert_eq!(verify_walk_calldata(no_wrap_28()), 0x14eff095d038bf8490f6010c7787e4939ace87da5cf8e546e6d39db1e21c4e0);
+fn accepts_no_wrap_27() {
+    assert_eq!(verify_walk_calldata(no_wrap_27()), 0x14eff095d038bf8490f6010c7787e4939ace87da5cf8e546e6d39db1e21c4e0);
 }
 
-/// linear (49741824,): beyond the bound (valid mod p).
-pub fn no_wrap_29() -> Array<felt252> {
-    array![
-        3,
-        4,
-        0x6c696e656172,
-        3,
-        2,
-        16,
-        2,
-        1,
-        120,
-        2,
-        2,
-        16,
-        4,
-        0xfa00000000000000000000000000000000000000000000000000000000,
-        0,
-        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
-        0x3e8000007d000000fa000001f4000003e8000007d000000fa000001f40,
-        1,
-        121,
-        2,
-        2,
-        2,
-        1,
+/// linear (49741824,): beyond the bound.
+#[test]
+#[should_panic(expected: ('statement.range',))]
+fn rejects_no_wrap_28() {
+    verify_walk_calldata(splice(no_wrap_27(), 23, 30, array![
         0x40000000000000000000000000000000800000003d09000091ca0003d090000,
         2,
         98,
@@ -73497,65 +60199,11 @@ pub fn no_wrap_29() -> Array<felt252> {
         2,
         1,
         0x20000000000000000000000000000000000000000000000017b800000000000,
-        119,
-        2,
-        16,
-        2,
-        4,
-        0xfa0000007d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0x7d00000000000001f400000000000007d00000000000001f40,
-        0,
-        0,
-        1,
-        0,
-        0,
-        0,
-        1,
-        0x187fbc292124d7df691ef33750774c4a,
-        4,
-        3,
-        0x1a5f236120402807f8d61540d739523c,
-        0x194f502a24ce3ed4680043e41c76ed04,
-        0x10000000000000000000000000000000,
-        3,
-        0x1d8204831287e831bbfb54a300d373de,
-        0x1ab8572b94786e85821fbdce5aa176b5,
-        0x10000000000000000000000000000000,
-        3,
-        0x19cff97b3b77fad29c3b2576b361d6fd,
-        0x1af83e441c98d9514439e79bec572916,
-        0x10000000000000000000000000000000,
-        3,
-        0x1eb2fd780b077ad370c4c754e12b269b,
-        0x1f3f6de30ee21a25e456190b9e262298,
-        0x10000000000000000000000000000000,
-        1,
-        0x10c82308e02e05b67f16779456b60f2a,
-        1,
-        0x116315f6308c5bea9b7a12e4b91c77e0,
-        1,
-        120,
-        1,
-        2,
-        98,
-        1,
-        119,
-        1,
-        1,
-        1,
-    ]
-}
-
-#[test]
-#[should_panic(expected: ('statement.range',))]
-fn rejects_no_wrap_29() {
-    verify_walk_calldata(no_wrap_29());
+    ]));
 }
 
 /// linear (49741824,): beyond the bound, weights committed (mod p only).
-pub fn no_wrap_30() -> Array<felt252> {
+pub fn no_wrap_29() -> Array<felt252> {
     array![
         3,
         4,
@@ -73603,6 +60251,7 @@ pub fn no_wrap_30() -> Array<felt252> {
         0,
         0,
         0,
+        23,
         1,
         0x1342b6e86aec857cee018df78480cbfc,
         4,
@@ -73689,12 +60338,12 @@ pub fn no_wrap_30() -> Array<felt252> {
 }
 
 #[test]
-fn accepts_no_wrap_30() {
-    assert_eq!(verify_walk_calldata(no_wrap_30()), 0x7c9e0adc64ac558ed784b9e7347e0f1d4df8d9bda430e81ac265271a761ce07);
+fn accepts_no_wrap_29() {
+    assert_eq!(verify_walk_calldata(no_wrap_29()), 0x7c9e0adc64ac558ed784b9e7347e0f1d4df8d9bda430e81ac265271a761ce07);
 }
 
 /// [[46341]]·[[46341]] = [[4634]] (46341² − p), proved honestly mod p.
-/// 48 felts; refused by every decision.
+/// 49 felts; refused by every decision.
 pub fn matmul_range_wrapped_46341() -> Array<felt252> {
     array![
         3,
@@ -73731,6 +60380,7 @@ pub fn matmul_range_wrapped_46341() -> Array<felt252> {
         0,
         0,
         5,
+        6,
         0,
         0,
         1,
@@ -73755,7 +60405,7 @@ fn rejects_matmul_range_wrapped_46341() {
 }
 
 /// 32767·32769 = (p−1)/2, the largest product that fits.
-/// 48 felts; accepted by the sufficient bound.
+/// 49 felts; accepted by the sufficient bound.
 pub fn matmul_range_boundary() -> Array<felt252> {
     array![
         3,
@@ -73792,6 +60442,7 @@ pub fn matmul_range_boundary() -> Array<felt252> {
         0,
         0,
         5,
+        6,
         0,
         0,
         1,
@@ -73815,7 +60466,7 @@ fn accepts_matmul_range_boundary() {
 }
 
 /// 32768·32768 = (p−1)/2 + 1 (C = −(p−1)/2 mod p).
-/// 48 felts; refused by every decision.
+/// 49 felts; refused by every decision.
 pub fn matmul_range_just_over() -> Array<felt252> {
     array![
         3,
@@ -73852,6 +60503,7 @@ pub fn matmul_range_just_over() -> Array<felt252> {
         0,
         0,
         5,
+        6,
         0,
         0,
         1,
@@ -73876,7 +60528,7 @@ fn rejects_matmul_range_just_over() {
 }
 
 /// −32767·32769 = −(p−1)/2.
-/// 48 felts; accepted by the sufficient bound.
+/// 49 felts; accepted by the sufficient bound.
 pub fn matmul_range_negative_boundary() -> Array<felt252> {
     array![
         3,
@@ -73913,6 +60565,7 @@ pub fn matmul_range_negative_boundary() -> Array<felt252> {
         0,
         0,
         5,
+        6,
         0,
         0,
         1,
@@ -73936,7 +60589,7 @@ fn accepts_matmul_range_negative_boundary() {
 }
 
 /// −32768·32768 = −2^30, which is (p−1)/2 mod p.
-/// 48 felts; refused by every decision.
+/// 49 felts; refused by every decision.
 pub fn matmul_range_negative_just_over() -> Array<felt252> {
     array![
         3,
@@ -73973,6 +60626,7 @@ pub fn matmul_range_negative_just_over() -> Array<felt252> {
         0,
         0,
         5,
+        6,
         0,
         0,
         1,
@@ -73997,7 +60651,7 @@ fn rejects_matmul_range_negative_just_over() {
 }
 
 /// A row of ones times 357913941 three times: (p−1)/2.
-/// 56 felts; accepted by β exactly.
+/// 57 felts; accepted by β exactly.
 pub fn matmul_range_column_of_thirds() -> Array<felt252> {
     array![
         3,
@@ -74034,6 +60688,7 @@ pub fn matmul_range_column_of_thirds() -> Array<felt252> {
         0,
         0,
         5,
+        14,
         0,
         2,
         3,
@@ -74065,7 +60720,7 @@ fn accepts_matmul_range_column_of_thirds() {
 }
 
 /// The same with one 357913942.
-/// 56 felts; refused by every decision.
+/// 57 felts; refused by every decision.
 pub fn matmul_range_column_of_thirds_over() -> Array<felt252> {
     array![
         3,
@@ -74102,6 +60757,7 @@ pub fn matmul_range_column_of_thirds_over() -> Array<felt252> {
         0,
         0,
         5,
+        14,
         0,
         2,
         3,
@@ -74134,7 +60790,7 @@ fn rejects_matmul_range_column_of_thirds_over() {
 }
 
 /// (p−1)/2 · 1.
-/// 48 felts; accepted by the sufficient bound.
+/// 49 felts; accepted by the sufficient bound.
 pub fn matmul_range_half() -> Array<felt252> {
     array![
         3,
@@ -74171,6 +60827,7 @@ pub fn matmul_range_half() -> Array<felt252> {
         0,
         0,
         5,
+        6,
         0,
         0,
         1,
@@ -74194,7 +60851,7 @@ fn accepts_matmul_range_half() {
 }
 
 /// [(p−1)/2, 1] · [1, 1]ᵀ: (p−1)/2 + 1.
-/// 52 felts; refused by every decision.
+/// 53 felts; refused by every decision.
 pub fn matmul_range_half_plus_one() -> Array<felt252> {
     array![
         3,
@@ -74231,6 +60888,7 @@ pub fn matmul_range_half_plus_one() -> Array<felt252> {
         0,
         0,
         5,
+        10,
         0,
         1,
         3,
@@ -74259,7 +60917,7 @@ fn rejects_matmul_range_half_plus_one() {
 }
 
 /// A's row sum times max|B| is p − 1, max|A| times B's column sums (p−1)/2.
-/// 52 felts; accepted by β exactly.
+/// 53 felts; accepted by β exactly.
 pub fn matmul_range_second_term() -> Array<felt252> {
     array![
         3,
@@ -74296,6 +60954,7 @@ pub fn matmul_range_second_term() -> Array<felt252> {
         0,
         0,
         5,
+        10,
         0,
         1,
         3,
@@ -74323,7 +60982,7 @@ fn accepts_matmul_range_second_term() {
 }
 
 /// max|A| times B's column sums is p − 1, A's row sums times max|B| (p−1)/2.
-/// 52 felts; accepted by β exactly.
+/// 53 felts; accepted by β exactly.
 pub fn matmul_range_first_term() -> Array<felt252> {
     array![
         3,
@@ -74360,6 +61019,7 @@ pub fn matmul_range_first_term() -> Array<felt252> {
         0,
         0,
         5,
+        10,
         0,
         1,
         3,
@@ -74387,7 +61047,7 @@ fn accepts_matmul_range_first_term() {
 }
 
 /// C = 0, but every term is p − 1: refused, as by Python.
-/// 52 felts; refused by every decision.
+/// 53 felts; refused by every decision.
 pub fn matmul_range_cancelling() -> Array<felt252> {
     array![
         3,
@@ -74424,6 +61084,7 @@ pub fn matmul_range_cancelling() -> Array<felt252> {
         0,
         0,
         5,
+        10,
         0,
         1,
         3,
@@ -74452,7 +61113,7 @@ fn rejects_matmul_range_cancelling() {
 }
 
 /// 3×11×5: A's last row sums to 32767, max|B| = 32769 at B's last entry.
-/// 75 felts; accepted by β exactly.
+/// 76 felts; accepted by β exactly.
 pub fn matmul_range_heavy_row() -> Array<felt252> {
     array![
         3,
@@ -74500,6 +61161,7 @@ pub fn matmul_range_heavy_row() -> Array<felt252> {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -74539,7 +61201,7 @@ fn accepts_matmul_range_heavy_row() {
 }
 
 /// The same with max|B| = 32786 at B's last entry: beyond β, inside the Euclidean term.
-/// 75 felts; accepted by the Euclidean term.
+/// 76 felts; accepted by the Euclidean term.
 pub fn matmul_range_heavy_row_euclid() -> Array<felt252> {
     array![
         3,
@@ -74587,6 +61249,7 @@ pub fn matmul_range_heavy_row_euclid() -> Array<felt252> {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -74626,7 +61289,7 @@ fn accepts_matmul_range_heavy_row_euclid() {
 }
 
 /// The same with max|B| = 32787 at B's last entry: beyond both.
-/// 75 felts; refused by every decision.
+/// 76 felts; refused by every decision.
 pub fn matmul_range_heavy_row_over_last() -> Array<felt252> {
     array![
         3,
@@ -74674,6 +61337,7 @@ pub fn matmul_range_heavy_row_over_last() -> Array<felt252> {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -74714,7 +61378,7 @@ fn rejects_matmul_range_heavy_row_over_last() {
 }
 
 /// The same with max|B| = 32787 at B's first entry.
-/// 75 felts; refused by every decision.
+/// 76 felts; refused by every decision.
 pub fn matmul_range_heavy_row_over_first() -> Array<felt252> {
     array![
         3,
@@ -74762,6 +61426,7 @@ pub fn matmul_range_heavy_row_over_first() -> Array<felt252> {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -74802,7 +61467,7 @@ fn rejects_matmul_range_heavy_row_over_first() {
 }
 
 /// 5×3×9: A's rows are heavy; max|A| = 32767, B's last column sums to 32769.
-/// 65 felts; accepted by β exactly.
+/// 66 felts; accepted by β exactly.
 pub fn matmul_range_heavy_column() -> Array<felt252> {
     array![
         3,
@@ -74848,6 +61513,7 @@ pub fn matmul_range_heavy_column() -> Array<felt252> {
         0,
         0,
         5,
+        14,
         0,
         2,
         3,
@@ -74879,7 +61545,7 @@ fn accepts_matmul_range_heavy_column() {
 }
 
 /// The same with B's last column summing to 32770.
-/// 65 felts; refused by every decision.
+/// 66 felts; refused by every decision.
 pub fn matmul_range_heavy_column_over() -> Array<felt252> {
     array![
         3,
@@ -74925,6 +61591,7 @@ pub fn matmul_range_heavy_column_over() -> Array<felt252> {
         0,
         0,
         5,
+        14,
         0,
         2,
         3,
