@@ -33,6 +33,7 @@ from cairn.prover.layers.mha import model as mha
 from cairn.prover.layers.pool import model as pool
 from cairn.prover.layers.posenc import model as posenc
 from cairn.prover.layers.qkv import model as qkv
+from cairn.prover.layers.range import model as range_check
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.pcs import POSEIDON_PARAMS
@@ -229,6 +230,16 @@ def layernorm_example(seq: Dim = 128, dim: Dim = 384, seed: Seed = 0) -> Stateme
     return layernorm.make_statement(h, gamma, beta, layernorm_params(h, gamma))
 
 
+def range_example(rows: Dim = 384, cols: Dim = 1536, bits: Dim = 12, seed: Seed = 0) -> Statement:
+    """A MiniLM-size weight matrix of `bits` signed bits (with its column sums up to 16 bits)
+    and its bias of 22: W₁'s widths."""
+    rng = np.random.default_rng(seed)
+    half = 1 << (bits - 1)
+    w = rng.integers(-half + 1, half, (rows, cols), dtype=np.int64)
+    b = rng.integers(-(1 << 21), 1 << 21, cols, dtype=np.int64)
+    return range_check.make_statement([w, b], [bits, 22], [bits <= 16, False])
+
+
 @dataclass(frozen=True)
 class LayerExample:
     """A kind's example and what `cairn prove <kind>` says it proves (the command's --help):
@@ -293,6 +304,12 @@ LAYER_EXAMPLES: dict[str, LayerExample] = {
         gelu_example,
         """Prove y = GELU table\\[x] for random x of 15 signed bits (MiniLM's FFN activation, layer
         0's scales) with one lookup into the (input, output) table (docs/layers/gelu.md).""",
+    ),
+    range_check.KIND: LayerExample(
+        range_example,
+        """Prove every entry of random weights within their declared signed bits: W (rows×cols)
+        by one lookup each, its 22-bit bias by two 16- and 6-bit limbs (docs/layers/range.md).
+        With --commit-weights, what a model walk needs to check the relations reading them.""",
     ),
     layernorm.KIND: LayerExample(
         layernorm_example,

@@ -25,13 +25,14 @@ CONTRACT_PATH = "cairn_verifier::contract::CairnVerifier"
 WALK_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnWalkVerifier"
 ATTENTION_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnAttentionVerifier"
 ENCODER_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnEncoderVerifier"
+RANGE_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnRangeVerifier"
 LOOKUP_CONTRACT_PATH = "cairn_verifier::lookups::contract::CairnLookupVerifier"
 GRAPH_CONTRACT_PATH = "cairn_verifier::graph::contract::CairnGraphVerifier"
-"""The walk verifiers' classes (dense kinds, attention kinds, the encoder's other kinds), which
-CairnVerifier calls by library_call, the lookup class the attention class calls (softmax,
-requant), and the model walk's class, which calls the walk classes node by node: together
-they are over mainnet's bytecode limit for one class (docs/cairo-verifier.md, "Six
-classes")."""
+"""The walk verifiers' classes (dense kinds, attention kinds, the encoder's other kinds, range),
+which CairnVerifier calls by library_call, the lookup class the attention and encoder classes
+call (softmax, requant, gelu, layernorm), and the model walk's class, which calls the walk
+classes node by node: together they are over mainnet's bytecode limit for one class
+(docs/cairo-verifier.md, "Seven classes")."""
 MAX_SIERRA_FELTS = 81_920
 MAX_BYTECODE = 81_920
 
@@ -57,6 +58,7 @@ class Artifacts(ClassArtifacts):
     dense: ClassArtifacts
     attention: ClassArtifacts
     encoder: ClassArtifacts
+    range: ClassArtifacts
     lookup: ClassArtifacts
     graph: ClassArtifacts
 
@@ -66,6 +68,7 @@ class Artifacts(ClassArtifacts):
             "dense_class": self.dense,
             "attention_class": self.attention,
             "encoder_class": self.encoder,
+            "range_class": self.range,
             "lookup_class": self.lookup,
             "graph_class": self.graph,
         }
@@ -86,16 +89,17 @@ def _run(cmd: list[str], what: str) -> None:
 
 
 def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
-    """The six classes, compiled once per source digest."""
+    """The seven classes, compiled once per source digest."""
     tc.require()
     out = tc.root / "build" / _sources_digest(package)
     dense = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
     attention = _build_class(tc, package, ATTENTION_CONTRACT_PATH, out / "CairnAttentionVerifier")
     encoder = _build_class(tc, package, ENCODER_CONTRACT_PATH, out / "CairnEncoderVerifier")
+    range_ = _build_class(tc, package, RANGE_CONTRACT_PATH, out / "CairnRangeVerifier")
     lookup = _build_class(tc, package, LOOKUP_CONTRACT_PATH, out / "CairnLookupVerifier")
     graph = _build_class(tc, package, GRAPH_CONTRACT_PATH, out / "CairnGraphVerifier")
     main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
-    return Artifacts(main.sierra, main.casm, dense, attention, encoder, lookup, graph)
+    return Artifacts(main.sierra, main.casm, dense, attention, encoder, range_, lookup, graph)
 
 
 def _build_class(tc: Toolchain, package: Path, contract: str, stem: Path) -> ClassArtifacts:

@@ -60,6 +60,21 @@ def with_row_norm(a: np.ndarray, row_sq: int) -> np.ndarray:
     return out
 
 
+class ColumnNormed(np.ndarray):
+    """A committed weight's worst case (every entry at its declared magnitude) with the declared
+    bound `col_abs` on Σ_l |w_lj| per matrix of the stack (a vector: Σ|w|, one value), which
+    product_bound and square_norm use instead of computing it from the filled values (and
+    Σ_l w_lj² ≤ max|w|·Σ_l |w_lj|)."""
+
+    col_abs: list[int]
+
+
+def with_column_norms(w: np.ndarray, col_abs: list[int]) -> np.ndarray:
+    out = w.view(ColumnNormed)
+    out.col_abs = col_abs
+    return out
+
+
 def _square_sums(x: np.ndarray, axis: int) -> list[int]:
     """max Σx² along `axis`, per matrix of a stack, exactly (Python ints beyond int64)."""
     top = int(np.abs(x).max(initial=0))
@@ -79,11 +94,28 @@ def _abs_sums(x: np.ndarray, axis: int) -> np.ndarray:
     return np.abs(x).astype(dtype).sum(axis=axis)
 
 
+def _column_abs_sums(b: np.ndarray) -> list[int]:
+    """max_j Σ_l |b_lj| per matrix of the stack, declared (a ColumnNormed b) or computed."""
+    declared = getattr(b, "col_abs", None)
+    return (
+        list(declared) if declared is not None else _abs_sums(b, -2).max(axis=-1).ravel().tolist()
+    )
+
+
+def square_norm(v: np.ndarray) -> int:
+    """Σv² of a vector: computed, or at most max|v|·Σ|v| for a ColumnNormed one (a vector's one
+    column sum is Σ|v|; a matrix's col_abs would not bound its Σv²)."""
+    declared = getattr(v, "col_abs", None)
+    if declared is not None and v.ndim == 1:
+        return max_magnitude(v) * declared[0]
+    return sum(int(x) ** 2 for x in np.asarray(v).ravel().tolist())
+
+
 def holder_bounds(a: np.ndarray, b: np.ndarray) -> list[int]:
     """Per matrix of the stack, min(max_i ‖a_i·‖₁·max|b|, max|a|·max_j ‖b_·j‖₁): Hölder twice,
     each ≤ k·max|a|·max|b|; the row norm is what bounds a softmax matrix times V."""
     rows = _abs_sums(a, -1).max(axis=-1).ravel().tolist()
-    cols = _abs_sums(b, -2).max(axis=-1).ravel().tolist()
+    cols = _column_abs_sums(b)
     max_a = np.abs(a).max(axis=(-2, -1)).ravel().tolist()
     max_b = np.abs(b).max(axis=(-2, -1)).ravel().tolist()
     return [min(r * mb, ma * c) for r, c, ma, mb in zip(rows, cols, max_a, max_b, strict=True)]
@@ -93,13 +125,18 @@ def product_bound(a: np.ndarray, b: np.ndarray) -> int:
     """A bound on |entry| of a @ b for a stack of matrices (leading axes are the batch):
     |Σ_l a_il·b_lj| ≤ min(Hölder's two terms, ⌈max_i ‖a_i·‖₂·max_j ‖b_·j‖₂⌉), per matrix, then
     the largest. The Euclidean term is what bounds a LayerNorm output times W (a's declared
-    row norm if it is a RowNormed worst case)."""
+    row norm if it is a RowNormed worst case; b's column norms from its declared Σ|b| if it is
+    a ColumnNormed one: Σ b² ≤ max|b|·Σ|b|)."""
     if not a.size or not b.size:
         return 0
     declared = getattr(a, "row_sq", None)
     holder = holder_bounds(a, b)
     rows_sq = [declared] * len(holder) if declared is not None else _square_sums(a, -1)
-    cols_sq = _square_sums(np.swapaxes(b, -1, -2), -1)
+    if getattr(b, "col_abs", None) is not None:
+        tops = np.abs(b).max(axis=(-2, -1)).ravel().tolist()
+        cols_sq = [int(t) * c for t, c in zip(tops, _column_abs_sums(b), strict=True)]
+    else:
+        cols_sq = _square_sums(np.swapaxes(b, -1, -2), -1)
     return max(
         min(h, _ceil_sqrt(rs * cs)) for h, rs, cs in zip(holder, rows_sq, cols_sq, strict=True)
     )

@@ -21,7 +21,6 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.serde import (
     NESTED,
-    NESTED_VARIANTS,
     _args,
     _container,
     _inner,
@@ -107,9 +106,9 @@ class Generator:
 
 
 def _variant(kind: str) -> str:
-    """The enum variant's payload: the proof, or its Serde felts for a `NESTED_VARIANTS` one."""
-    name = LAYERS[kind].proof_type.__name__
-    return f"Span<felt252>, // {name}'s Serde" if name in NESTED_VARIANTS else f"{name},"
+    """The enum variant's payload: the proof's Serde felts (a nested part, which only the class
+    that verifies the kind deserializes)."""
+    return f"Span<felt252>, // {LAYERS[kind].proof_type.__name__}'s Serde"
 
 
 def generate() -> str:

@@ -9,9 +9,9 @@ the same dataclasses (`serializer/cairo_types.py`), so one rule per type serves 
     list / tuple     length, then the items         X | None    0 then X, or 1
     dict[str, X]     length, then (name, X) by name  frozenset   length, then the names sorted
     np.ndarray       a Tensor: shape, then its values embedded mod p, packed 8 per felt
-    Any (a layer's proof)   the enum variant: the kind's index in `WALK_KINDS`, then the proof
+    Any (a layer's proof)   the enum variant: the kind's index in `WALK_KINDS`, then the
+                     proof as a nested part: its felts' count, then its felts
     a `NESTED` field  its felts' count, then its felts (a `Span<felt252>` in Cairo)
-    a `NESTED_VARIANTS` proof  its variant index, then its felts' count and its felts
 
 Decoding checks what Cairo's deserialization checks, in its order (a bad QM31 felt as it is
 read; truncation, an int out of range or an unknown variant as `calldata.serde`), then, after
@@ -52,23 +52,28 @@ grinding nonce, and felts (a model id, a config hash)."""
 OUTSIDE_SERDE = {
     ("OpeningProof", "poly_openings"),
     ("OpeningProof", "layer_openings"),
+    ("Statement", "ranged"),
+    ("GraphStatement", "declared"),
 }
 """Fields the Serde part does not carry: a PCS opening's Merkle openings travel after it, one
 part per fold group, where a session may cut (`walk_calldata`): the committed tensors'
-opening's, then the witness opening's. Decoding leaves them None for `walk_calldata` to fill."""
+opening's, then the witness opening's; decoding leaves them None for `walk_calldata` to fill.
+A statement's `ranged` is derived by a model walk's views, never read (decoded empty); a graph's
+`declared` is not carried on chain yet (`graph_calldata.offchain_reason` refuses it)."""
 
 
 NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}
 """Fields carried as a length-prefixed felt list: the walk classes pass them unread to the class
 that verifies them, which deserializes them (the softmax proof and requant's LogUp-GKR: the
-lookup class, docs/cairo-verifier.md, "Six classes"), so only that class carries their Serde
+lookup class, docs/cairo-verifier.md, "Seven classes"), so only that class carries their Serde
 code."""
 
-NESTED_VARIANTS = {"GeluProof", "LayerNormProof"}
-"""Layer proofs carried whole as a length-prefixed felt list after their variant index: every
-walk class deserializes every kind's proof, so a kind's variant costs each of them its Serde
-code (the attention class was within a thousand felts of a class's limit); the lookup class,
-which verifies gelu's and layernorm's forks, deserializes them."""
+
+def _default(f: dataclasses.Field) -> Any:
+    """A field's dataclass default (its factory's value), None where it has none."""
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None if f.default is dataclasses.MISSING else f.default
 
 
 def fields_of(cls: type) -> dict[str, Any]:
@@ -133,10 +138,7 @@ class Encoder:
         """`ints`: the Cairo type of the ints at this field (`WIDE_INTS`)."""
         if hint is Any:
             out.append(self.variant_of(value))
-            if type(value).__name__ in NESTED_VARIANTS:
-                self.part(value, type(value), out)
-            else:
-                self.encode(value, type(value), out)
+            self.part(value, type(value), out)
         elif _is_optional(hint):
             if value is None:
                 out.append(1)
@@ -263,9 +265,7 @@ class Decoder:
             cls = self.variant_type(index)
             if cls is None:
                 raise self.rd.fail(f"{what}: unknown variant {index}", "calldata.serde")
-            if cls.__name__ in NESTED_VARIANTS:
-                return self.part(cls, what)
-            return self.decode(cls, what)
+            return self.part(cls, what)
         if _is_optional(hint):
             flag = self.serde(f"{what} option")
             if flag == 1:
@@ -290,7 +290,9 @@ class Decoder:
         if hint is np.ndarray:
             return self.tensor(what)
         if dataclasses.is_dataclass(hint):
-            values: dict[str, Any] = dict.fromkeys(hints(hint).keys() - fields_of(hint).keys())  # type: ignore[arg-type]
+            defaults = {f.name: f for f in dataclasses.fields(hint)}  # type: ignore[arg-type]
+            outside = hints(hint).keys() - fields_of(hint).keys()  # type: ignore[arg-type]
+            values: dict[str, Any] = {n: _default(defaults[n]) for n in outside}
             for name, field_hint in fields_of(hint).items():  # type: ignore[arg-type]
                 if (hint.__name__, name) in NESTED:  # type: ignore[union-attr]
                     values[name] = self.part(field_hint, f"{what}.{name}")

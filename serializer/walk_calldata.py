@@ -36,6 +36,7 @@ ONCHAIN_KINDS = (
     "embed",
     "gelu",
     "layernorm",
+    "range",
 )
 """Every layer kind, in the order of the Cairo verifier's `LayerProof` enum."""
 assert set(ONCHAIN_KINDS) == set(LAYERS), "a kind the Cairo verifier does not know"

@@ -998,7 +998,7 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     assert len(graph.walk) == 5  # four nodes, then the settlement
     first = graph.walk[3]  # node 0's part (linear): a value of its layer proof
     bad_graph = CalldataParts(
-        graph.front, graph.trees, replaced(graph.walk, 3, replaced(first, 5, first[5] ^ 1))
+        graph.front, graph.trees, replaced(graph.walk, 3, replaced(first, 6, first[6] ^ 1))
     )
     graph_io = encode_parts(graph_proof("encoder_io"))
     bad_last = replaced(trees[2], 1, trees[2][1] ^ (1 << 40))  # a value of layer 2's leaf

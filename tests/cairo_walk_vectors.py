@@ -86,8 +86,9 @@ PER_CHECK = 3
 fails at least one): more repeat what those show, and each costs cairo-test a whole
 verification (the suite's longest step)."""
 PER_CHECK_WITH_TABLE = 1
-"""The same for gelu and layernorm, whose every test verifies a whole witness opening of
-≈ 6,000 felts (gelu's 2^15-row pinned table, layernorm's fifteen columns)."""
+"""The same for the kinds whose every test verifies a whole witness opening of ≈ 5,000–6,000
+felts (gelu's 2^15-row pinned table, layernorm's fifteen columns, range's tables and keys)."""
+WITH_TABLE = ("gelu", "layernorm", "range")
 FLIPS = 6
 SMALL_OPENING = 1_000
 """A kind's other proofs with a witness opening are verified in Cairo too when this small
@@ -609,7 +610,7 @@ def render_ranges() -> Iterator[str]:
         felts = encode_walk(proof)
         verdict = walk_verdict(felts)
         assert verdict == (None if accepted else "statement.range"), (doc, verdict)
-        base = f"range_{n}"
+        base = f"no_wrap_{n}"
         if accepted:
             yield function(base, "Array<felt252>", array([felt(x) for x in felts]), f"{doc}.")
             yield accepts(base, felts)
@@ -729,7 +730,7 @@ def render() -> str:
                 continue
             seen: set[tuple[int, ...]] = set()
             per_check: dict[str, int] = {}
-            kept = PER_CHECK_WITH_TABLE if kind in ("gelu", "layernorm") else PER_CHECK
+            kept = PER_CHECK_WITH_TABLE if kind in WITH_TABLE else PER_CHECK
             tampers = io_tampered_felts(proof) if io else tampered_felts(proof, not committed)
             for n, (doc, felts) in enumerate(tampers):
                 verdict = walk_verdict(felts)

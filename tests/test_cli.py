@@ -56,8 +56,8 @@ def test_must_show_prove_and_verify_128x256x64(tmp_path):
     calldata = subprocess.run(
         [*CAIRN, "calldata", proof, "--out", tmp_path / "c.json"], capture_output=True, text=True
     )
-    assert calldata.returncode == 0 and "7245 felts" in calldata.stdout
-    assert len(json.loads((tmp_path / "c.json").read_text())) == 7245
+    assert calldata.returncode == 0 and "7246 felts" in calldata.stdout
+    assert len(json.loads((tmp_path / "c.json").read_text())) == 7246
 
 
 @pytest.fixture(scope="module")

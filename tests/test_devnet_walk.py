@@ -288,6 +288,7 @@ CLI_ARGS = {
     "embed": ["--seq", "5", "--vocab", "23", "--dim", "3", "--positions", "6"],
     "gelu": ["--rows", "3", "--cols", "5"],
     "layernorm": ["--seq", "3", "--dim", "5"],
+    "range": ["--rows", "3", "--cols", "5", "--bits", "7"],
 }
 """Small non-power-of-two shapes of every kind the contract reads."""
 

@@ -24,6 +24,7 @@ SMALL = {
     "embed": lambda: examples.embed_example(3, 11, 2, 5, 0),
     "pool": lambda: examples.pool_example(3, 5, 0),
     "layernorm": lambda: examples.layernorm_example(4, 16, 0),
+    "range": lambda: examples.range_example(3, 5, 7, 0),
 }
 
 

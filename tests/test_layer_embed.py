@@ -176,7 +176,7 @@ def test_mixed_public_and_committed_blocks_are_refused():
     )
     with pytest.raises(VerificationError) as e:
         SPEC.check(mixed)
-    assert e.value.check == "statement.shape" and "all public or committed" in e.value.detail
+    assert e.value.check == "statement.shape" and "all declared or all committed" in e.value.detail
 
 
 def _wrapped(word: int, position: int) -> Statement:

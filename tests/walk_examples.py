@@ -33,6 +33,7 @@ from tests import (
     test_layer_mha,
     test_layer_posenc,
     test_layer_qkv,
+    test_layer_range,
 )
 
 SHAPES: dict[str, list[tuple]] = {
@@ -49,6 +50,7 @@ SHAPES: dict[str, list[tuple]] = {
     "embed": [(5, 23, 2, 6, 3), (7, 100, 33, 7, 5)],
     "gelu": [(3, 5, 8, 15, 5, 12), (7, 2, 10, 15, 7, 12)],
     "layernorm": [(3, 5, 2), (4, 6, 0)],
+    "range": [(3, 5, 7, 0), (2, 9, 20, 1)],
 }
 assert set(SHAPES) == set(ONCHAIN_KINDS)
 
@@ -75,6 +77,7 @@ STATEMENTS = {
     ),
     "gelu": test_layer_gelu.statement,
     "layernorm": lambda s, d, eps: test_layer_layernorm.statement(s, d, eps, seed=s + d + eps),
+    "range": test_layer_range.statement,
     "requant": lambda rows, cols, multiplier, shift, bits, a: requant.make_statement(
         np.random.default_rng(rows).integers(-(1 << a) + 1, 1 << a, (rows, cols)),
         multiplier,

@@ -16,6 +16,7 @@ import numpy as np
 
 from cairn.models.minilm import model_file
 from cairn.models.minilm.quantized import SOFTMAX_SCALE, Pass, QuantModel, Trace
+from cairn.prover.graph.declared import WeightRange
 from cairn.prover.graph.prover import assemble
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.views import Bound, output_bounds
@@ -27,6 +28,8 @@ from cairn.prover.layers.layernorm import model as layernorm
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.pool import model as pool
 from cairn.prover.layers.qkv import model as qkv
+from cairn.prover.layers.range import model as range_check
+from cairn.prover.layers.range.relations import LIMB_BITS
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.pcs import POSEIDON_PARAMS
 from cairn.prover.walk.statement import Statement
@@ -51,9 +54,22 @@ def graph_weights(model: QuantModel) -> dict[str, np.ndarray]:
     return weights
 
 
+def _summed(name: str, w: np.ndarray) -> bool:
+    """Column sums for every weight of at most 16 bits but the word embeddings (a gather reads
+    only their magnitude, and |w| of 30,522 × 384 entries would outgrow a witness stack)."""
+    return not name.startswith("embed.word") and range_check.bits_of(w, True) <= LIMB_BITS
+
+
+def declarations(weights: dict[str, np.ndarray]) -> dict[str, WeightRange]:
+    """Every weight at its fewest bits (docs/models/minilm.md, "Committed weights")."""
+    return {name: WeightRange.of(w, _summed(name, w)) for name, w in weights.items()}
+
+
 @dataclass
 class _Builder:
     model: QuantModel
+    declared: dict[str, WeightRange] = field(default_factory=dict)
+    """Weights the verifier knows only by their declared ranges (committed)."""
     layers: list[tuple[Statement, dict[str, str]]] = field(default_factory=list)
     bounds: dict[str, Bound | None] = field(default_factory=dict)
     """The verifier's bound on every hidden tensor so far, by graph name."""
@@ -67,7 +83,14 @@ class _Builder:
             for local in st.inputs
             if names.get(local, local) in self.bounds
         }
-        for local, bound in output_bounds(st, hidden).items():
+        view = {
+            local: self.declared[name].worst(w.shape)
+            for local, w in st.weights.items()
+            if (name := names.get(local, local)) in self.declared
+        }
+        for local, bound in output_bounds(
+            replace(st, weights={**st.weights, **view}), hidden
+        ).items():
             self.bounds[names.get(local, local)] = bound
         self.layers.append((st, names))
         return st
@@ -108,9 +131,15 @@ class _Builder:
         return self.add(st, names).outputs["y"]
 
 
-def build(model: QuantModel, ids: np.ndarray) -> tuple[GraphStatement, dict[str, np.ndarray]]:
-    """The graph of one forward pass over `ids` and its hidden tensors' values."""
-    c, b = model.config, _Builder(model)
+def build(
+    model: QuantModel, ids: np.ndarray, declare: bool = False
+) -> tuple[GraphStatement, dict[str, np.ndarray]]:
+    """The graph of one forward pass over `ids` and its hidden tensors' values; `declare`: every
+    weight's range declared (`declarations`), the widths planned for the weights read as
+    declared (what committed weights need to hold over the integers; the range proofs over their
+    commitments are `prover.graph.declared.certify`'s)."""
+    every = graph_weights(model)
+    c, b = model.config, _Builder(model, declarations(every) if declare else {})
     f = b.f
     word, position = model.weights["embed.word"], model.weights["embed.position"]
     st = embed.make_statement(ids, word, position, block_rows(model))
@@ -153,7 +182,8 @@ def build(model: QuantModel, ids: np.ndarray) -> tuple[GraphStatement, dict[str,
         f_x = f(p + "ln2")
     b.add(pool.make_statement(x), {"x": x_name, "y": POOLED})
     stats = [n for st, names in b.layers for local, n in names.items() if local in ("s1", "s2")]
-    return assemble(b.layers, [POOLED, *stats])
+    g, hidden = assemble(b.layers, [POOLED, *stats])
+    return replace(g, declared={n: r for n, r in b.declared.items() if n in g.weights}), hidden
 
 
 MODEL = "minilm"

@@ -19,6 +19,7 @@ import numpy as np
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
+from cairn.prover.graph.declared import WeightRange
 from cairn.prover.mle import next_pow2
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
 from cairn.prover.ranges import Tensors
@@ -73,6 +74,9 @@ class GraphStatement:
     binding: ModelBinding | None = None
     """The registered model the committed weights are of, if any (docs/registry.md): on chain
     the record's model id, each committed weight checked against its registry entry."""
+    declared: Mapping[str, WeightRange] = field(default_factory=dict)
+    """Committed weights read at a declared range (prover/graph/declared.py), which range
+    proofs over their commitments show apart from this proof."""
 
     def produced(self) -> set[str]:
         return {name for node in self.nodes for name in node.outputs.values()}
@@ -150,8 +154,8 @@ def _absorb_named(channel: Channel, tensors: Tensors) -> None:
 
 
 def absorb_graph(channel: Channel, g: GraphStatement) -> None:
-    """Everything before the first challenge: the binding, structure, shapes, weights, witness,
-    public I/O, committed I/O."""
+    """Everything before the first challenge: the binding, structure, shapes, weights, declared
+    ranges, witness, public I/O, committed I/O."""
     channel.mix_root(domain_tag(KIND))
     if g.binding is not None:
         absorb_binding(channel, g.binding)
@@ -174,6 +178,16 @@ def absorb_graph(channel: Channel, g: GraphStatement) -> None:
         else:
             absorb_shape(channel, g.weights[name].shape)
             channel.mix_u32s(tensor_digest(g.weights[name]))
+    if g.declared:  # as a binding: tagged, and absent when empty
+        channel.mix_root(domain_tag("declared"))
+        channel.mix_u64(len(g.declared))
+    for name in sorted(g.declared):
+        r = g.declared[name]
+        channel.mix_root(name_felt(name))
+        channel.mix_u64(r.bits << 1 | r.summed)
+        if r.sums is not None:
+            absorb_shape(channel, r.sums.shape)
+            channel.mix_u32s(tensor_digest(r.sums))
     for node in g.nodes:
         channel.mix_u64(len(node.witness))
         for name in sorted(node.witness):

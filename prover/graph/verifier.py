@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.graph.declared import check_certified
 from cairn.prover.graph.proof import GraphProof, NodeProof, Settlement
 from cairn.prover.graph.statement import (
     GraphStatement,
@@ -23,6 +24,7 @@ from cairn.prover.padding import verify_outside_zero
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.verifier import verify_sameply
+from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import Statement, draw_output_claims
 from cairn.prover.walk.verifier import (
     committed_batch,
@@ -35,8 +37,12 @@ from cairn.prover.walk.witness import expect_witness_opening, layer_tables, veri
 Batch = list[tuple[Commitment, list[Claim]]]
 
 
-def verify_graph(proof: GraphProof) -> None:
-    """Returns on acceptance; raises VerificationError naming the failed check."""
+def verify_graph(proof: GraphProof, certificates: Sequence[WalkProof] = ()) -> None:
+    """Returns on acceptance; raises VerificationError naming the failed check. A statement
+    that declares weights' ranges needs `certificates` proving them (`graph.declared`)."""
+    g = proof.statement
+    if g.declared:
+        check_certified(g.declared, g.committed, certificates)
     channel, committed, witness = replay_graph(proof)
     verify_openings(proof.statement, proof.settlement, channel, committed, witness)
 

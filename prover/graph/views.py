@@ -7,7 +7,10 @@ magnitudes, so a consumer's bounds computed on a tensor with *every* entry at th
 for the real one: the verifier reads a hidden tensor as that worst case, and each layer's own
 `check` (shapes, parameters, statement.range) runs on it unchanged. A tensor whose producer
 reads a committed weight (or an unbounded tensor) has no bound: it is `unbounded`, and the
-relations that read it hold mod p only, as relations on committed weights do.
+relations that read it hold mod p only, as relations on committed weights do — unless the
+graph declares the weight's range (prover/graph/declared.py): then it is read, like a hidden
+tensor, at its worst case (every entry at the declared magnitude, with the declared column sums
+of |w| when summed).
 """
 
 from __future__ import annotations
@@ -103,8 +106,13 @@ def check_structure(g: GraphStatement) -> None:
         _fail("hidden shapes must be given for exactly the produced tensors that are not outputs")
     if unused := g.weight_names() - weights:
         _fail(f"weights nobody reads: {sorted(unused)}")
-    b = g.binding
     committed_weights = g.committed_weights()
+    for name, declared in sorted(g.declared.items()):
+        if name not in committed_weights:
+            raise VerificationError("graph.declared", f"{name}: not a committed weight")
+        if problem := declared.problem(g.committed[name].shape):
+            raise VerificationError("graph.declared", f"{name}: {problem}")
+    b = g.binding
     if b is not None and (
         b.model_id == 0 or not committed_weights or b.weights.keys() != committed_weights
     ):
@@ -122,7 +130,7 @@ class Bound:
 
 def _output_bound(spec: LayerSpec, st: Statement, local: str) -> Bound | None:
     """The least bounds the checked relations give for output `local`, if any relation can."""
-    skipped = st.committed.keys() | st.unbounded
+    skipped = st.skipped()
     tensors = {**st.inputs, **st.outputs, **st.weights}
     usable = [
         rel for rel in spec.relations if rel.result == local and not skipped & set(rel.operands)
@@ -175,10 +183,15 @@ def output_bounds(
     return at_bounds(st, inputs or {}, st.outputs)[1]
 
 
-def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) -> Statement:
+def _worst_case(
+    g: GraphStatement,
+    node: Node,
+    bounds: dict[str, Bound | None],
+) -> Statement:
     """The node's statement with public tensors as they are, hidden ones (and committed outputs)
-    at their bound, committed weights and inputs by their commitments; records the bounds of
-    the hidden tensors it produces.
+    at their bound, committed weights and inputs by their commitments (a declared weight also at
+    its declared worst case, `Statement.ranged`); records the bounds of the hidden tensors it
+    produces.
 
     A committed input is to its readers what a layer walk's committed input is: relations on it
     hold mod p only, and a kind that sums over its padding shows that padding zero (pool's
@@ -206,6 +219,12 @@ def _worst_case(g: GraphStatement, node: Node, bounds: dict[str, Bound | None]) 
         },
         node.witness,
     )
+    ranged = {local: name for local, name in node.weights.items() if name in g.declared}
+    worst = {
+        local: g.declared[name].worst(tuple(g.committed[name].shape))
+        for local, name in ranged.items()
+    }
+    st = replace(st, weights={**st.weights, **worst}, ranged=frozenset(ranged))
     hidden_in = {local: bounds[name] for local, name in node.inputs.items() if name in hidden}
     hidden_out = {local: name for local, name in node.outputs.items() if name in hidden}
     st, produced = at_bounds(st, hidden_in, hidden_out)
@@ -289,5 +308,5 @@ def mod_p_relations(g: GraphStatement) -> list[str]:
     return [
         f"node {i} ({st.kind}): {rel}"
         for i, st in enumerate(layer_statements(g))
-        for rel in mod_p_only(LAYERS[st.kind].relations, st.committed.keys() | st.unbounded)
+        for rel in mod_p_only(LAYERS[st.kind].relations, st.skipped())
     ]

@@ -50,6 +50,10 @@ from cairn.prover.layers.posenc.verifier import verify_posenc
 from cairn.prover.layers.qkv import model as qkv
 from cairn.prover.layers.qkv.prover import prove_qkv
 from cairn.prover.layers.qkv.verifier import verify_qkv
+from cairn.prover.layers.range import model as range_check
+from cairn.prover.layers.range.proof import RangeProof
+from cairn.prover.layers.range.prover import advise_range, prove_range
+from cairn.prover.layers.range.verifier import verify_range
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.layers.requant import soundness as requant_soundness
 from cairn.prover.layers.requant.proof import RequantProof
@@ -229,6 +233,21 @@ LAYERS: dict[str, LayerSpec] = {
             reads=layernorm.READS,
             error_terms=layernorm.error_terms,
             opening_claims=layernorm_soundness.N_OPENING_CLAIMS,
+        ),
+        LayerSpec(
+            range_check.KIND,
+            RangeProof,
+            range_check.check,
+            range_check.RELATIONS,
+            prove_range,
+            verify_range,
+            advise_range,
+            dim_names=range_check.DIM_NAMES,
+            outputs=range_check.SUMS,
+            has_weights=True,
+            reads=range_check.SUMS,
+            error_terms=range_check.error_terms,
+            opening_claims=range_check.N_OPENING_CLAIMS,
         ),
     )
 }

@@ -68,15 +68,25 @@ class Statement:
     committed weight). Relations reading one are skipped like those reading a committed
     weight: they hold mod p only (prover/ranges.py)."""
 
+    ranged: frozenset[str] = frozenset()
+    """Committed weights the model walk's statement declares (prover/graph/declared.py): their
+    group holds that worst case, every entry at the declared magnitude (with the declared column
+    sums when summed), so the relations reading them are checked as on a hidden tensor."""
+
+    def skipped(self) -> set[str]:
+        """The tensors whose relations are not checked (they hold mod p only): committed ones
+        without a declared range, and unbounded ones."""
+        return (self.committed.keys() - self.ranged) | self.unbounded
+
     def public(self, group: str) -> Tensors:
         """A group's tensors whose values are in the statement (not committed)."""
         tensors: Tensors = getattr(self, group)
         return {n: t for n, t in tensors.items() if n not in self.committed}
 
     def known(self, name: str) -> bool:
-        """Whether a tensor's values are in the statement (not committed, not a hidden tensor
-        without a bound)."""
-        return name not in self.committed and name not in self.unbounded
+        """Whether the checks read a tensor's values or its bound (not committed without a
+        declared range, not a hidden tensor without a bound)."""
+        return name not in self.skipped()
 
 
 def absorb_shape(channel: Channel, shape: Sequence[int]) -> None:
@@ -236,5 +246,6 @@ def expect_shapes(st: Statement, group: str, shapes: Mapping[str, tuple[int, ...
 def expect_ranges(st: Statement, relations: Sequence[Relation]) -> None:
     """Raise statement.range unless every relation on public operands cannot wrap mod p
     (prover/ranges.py); call after expect_shapes, which fixes the names."""
-    tensors = {**st.public("inputs"), **st.public("outputs"), **st.public("weights")}
-    check_ranges(relations, tensors, st.dims, st.committed.keys() | st.unbounded)
+    tensors = {**st.inputs, **st.outputs, **st.weights}
+    tensors = {n: t for n, t in tensors.items() if n not in st.committed or n in st.ranged}
+    check_ranges(relations, tensors, st.dims, st.skipped())

@@ -79,6 +79,8 @@ def replay_layer(spec: LayerSpec, proof: WalkProof) -> tuple[Poseidon252Channel,
     st = proof.statement
     if st.kind != spec.kind:
         raise VerificationError("statement.kind", f"{st.kind!r} is not {spec.kind!r}")
+    if st.ranged:  # derived in a model walk from its declared weights, never read from a proof
+        raise VerificationError("statement.shape", "a layer walk declares no ranges")
     expect_public_reads(st, spec.reads)
     spec.check(st)
     check_soundness(spec, st)

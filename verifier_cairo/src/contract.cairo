@@ -102,11 +102,12 @@ pub mod CairnVerifier {
     struct Storage {
         owner: ContractAddress,
         /// The walk verifiers' classes (`walk::contract`), called by library_call: the dense
-        /// kinds', the attention kinds' and the encoder kinds'; the lookup class the
-        /// attention class calls; the model walk's class (`graph::contract`).
+        /// kinds', the attention kinds', the encoder kinds' and range's; the lookup class the
+        /// attention and encoder classes call; the model walk's class (`graph::contract`).
         dense_class: ClassHash,
         attention_class: ClassHash,
         encoder_class: ClassHash,
+        range_class: ClassHash,
         lookup_class: ClassHash,
         graph_class: ClassHash,
         models: Map<felt252, ModelEntry>,
@@ -193,6 +194,7 @@ pub mod CairnVerifier {
         dense_class: ClassHash,
         attention_class: ClassHash,
         encoder_class: ClassHash,
+        range_class: ClassHash,
         lookup_class: ClassHash,
         graph_class: ClassHash,
     ) {
@@ -201,6 +203,7 @@ pub mod CairnVerifier {
         self.dense_class.write(dense_class);
         self.attention_class.write(attention_class);
         self.encoder_class.write(encoder_class);
+        self.range_class.write(range_class);
         self.lookup_class.write(lookup_class);
         self.graph_class.write(graph_class);
     }
@@ -452,6 +455,7 @@ pub mod CairnVerifier {
                 dense: self.dense_class.read(),
                 attention: self.attention_class.read(),
                 encoder: self.encoder_class.read(),
+                range: self.range_class.read(),
                 lookup: self.lookup_class.read(),
             }
         }

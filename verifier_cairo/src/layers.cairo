@@ -4,6 +4,7 @@
 use starknet::ClassHash;
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::lookups::contract::LookupClass;
+use crate::walk::calldata::deserialize_exactly;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::{OutputClaims, PublicStatement};
@@ -20,6 +21,7 @@ pub mod mha;
 pub mod pool;
 pub mod posenc;
 pub mod projection;
+pub mod range;
 pub mod requant;
 
 /// The kind's name (a statement's `kind`) and its transcript domain tag 'cairn/<kind>/v1'.
@@ -38,6 +40,7 @@ pub fn layer_kind(layer: @LayerProof) -> (felt252, felt252) {
         LayerProof::Embed(_) => ('embed', 'cairn/embed/v1'),
         LayerProof::Gelu(_) => ('gelu', 'cairn/gelu/v1'),
         LayerProof::Layernorm(_) => ('layernorm', 'cairn/layernorm/v1'),
+        LayerProof::Range(_) => ('range', 'cairn/range/v1'),
     }
 }
 
@@ -58,6 +61,7 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
         LayerProof::Embed(_) => array!['y'].span(),
         LayerProof::Gelu(_) => array!['y'].span(),
         LayerProof::Layernorm(_) => array!['s1', 's2', 'y'].span(),
+        LayerProof::Range(_) => range::relations::all_sums(),
     }
 }
 
@@ -66,6 +70,8 @@ pub fn layer_outputs(layer: @LayerProof) -> Span<felt252> {
 pub fn layer_reads(kind: felt252) -> Span<felt252> {
     if kind == 'layernorm' {
         array!['s1', 's2'].span()
+    } else if kind == 'range' {
+        range::relations::all_sums()
     } else {
         array![].span()
     }
@@ -74,10 +80,10 @@ pub fn layer_reads(kind: felt252) -> Span<felt252> {
 /// Whether the kind's statements carry witness commitments (Python: a kind that commits
 /// advice, `LayerSpec.advise`); the reader refuses them on any other (`calldata.offchain`).
 pub fn has_witness(kind: felt252) -> bool {
-    kind == 'attn' || kind == 'requant' || kind == 'gelu' || kind == 'layernorm'
+    kind == 'attn' || kind == 'requant' || kind == 'gelu' || kind == 'layernorm' || kind == 'range'
 }
 
-/// The walk class that verifies a kind (docs/cairo-verifier.md, "Six classes"): the contract
+/// The walk class that verifies a kind (docs/cairo-verifier.md, "Seven classes"): the contract
 /// reads a walk proof's kind (its statement's first felt) to choose it.
 #[derive(Copy, Drop, PartialEq, Debug)]
 pub enum WalkClass {
@@ -88,6 +94,8 @@ pub enum WalkClass {
     /// `CairnEncoderVerifier`: the encoder's other kinds (residual add, pooling, embeddings,
     /// GELU and LayerNorm, whose lookups the lookup class verifies).
     Encoder,
+    /// `CairnRangeVerifier`: range, whose walks certify a model's declared weights.
+    Range,
 }
 
 pub fn walk_class(kind: felt252) -> WalkClass {
@@ -99,12 +107,14 @@ pub fn walk_class(kind: felt252) -> WalkClass {
         || kind == 'gelu'
         || kind == 'layernorm' {
         WalkClass::Encoder
+    } else if kind == 'range' {
+        WalkClass::Range
     } else {
         WalkClass::Dense
     }
 }
 
-/// The classes a verifier calls by library_call (docs/cairo-verifier.md, "Six classes"): the
+/// The classes a verifier calls by library_call (docs/cairo-verifier.md, "Seven classes"): the
 /// main contract passes them to the walk or graph class it calls; attn, requant and gelu call
 /// the lookup class, the model walk each node's walk class.
 #[derive(Copy, Drop, Serde)]
@@ -112,6 +122,7 @@ pub struct Classes {
     pub dense: ClassHash,
     pub attention: ClassHash,
     pub encoder: ClassHash,
+    pub range: ClassHash,
     pub lookup: ClassHash,
 }
 
@@ -130,6 +141,7 @@ pub fn class_of(classes: Classes, kind: felt252) -> ClassHash {
         WalkClass::Dense => classes.dense,
         WalkClass::Attention => classes.attention,
         WalkClass::Encoder => classes.encoder,
+        WalkClass::Range => classes.range,
     }
 }
 
@@ -144,6 +156,8 @@ pub fn opening_claims(kind: felt252) -> u32 {
         4
     } else if kind == 'layernorm' {
         19
+    } else if kind == 'range' {
+        110
     } else {
         0
     }
@@ -207,12 +221,16 @@ pub impl DenseLayers of LayerSet {
         classes: Classes,
     ) -> LayerClaims {
         match layer {
-            LayerProof::Linear(p) => projection::linear().verify_layer(st, p, outputs, ref channel),
-            LayerProof::Qkv(p) => projection::qkv().verify_layer(st, p, outputs, ref channel),
-            LayerProof::QkvDecode(p) => kvcache::verify(st, p, outputs, ref channel),
-            LayerProof::Posenc(p) => posenc::verify(st, p, outputs, ref channel),
+            LayerProof::Linear(p) => projection::linear()
+                .verify_layer(st, @deserialize_exactly(*p), outputs, ref channel),
+            LayerProof::Qkv(p) => projection::qkv()
+                .verify_layer(st, @deserialize_exactly(*p), outputs, ref channel),
+            LayerProof::QkvDecode(p) => kvcache::verify(
+                st, @deserialize_exactly(*p), outputs, ref channel,
+            ),
+            LayerProof::Posenc(p) => posenc::verify(st, @deserialize_exactly(*p), outputs, ref channel),
             LayerProof::Matmul(p) => projection::matmul()
-                .verify_layer(st, p, outputs, ref channel),
+                .verify_layer(st, @deserialize_exactly(*p), outputs, ref channel),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }
@@ -259,12 +277,14 @@ pub impl AttentionLayers of LayerSet {
         classes: Classes,
     ) -> LayerClaims {
         match layer {
-            LayerProof::Mha(p) => mha::verifier::verify(st, p, outputs, ref channel),
+            LayerProof::Mha(p) => mha::verifier::verify(
+                st, @deserialize_exactly(*p), outputs, ref channel,
+            ),
             LayerProof::Attn(p) => attn::verify(
-                st, p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
+                st, @deserialize_exactly(*p), outputs, ref channel, LookupClass { class_hash: classes.lookup },
             ),
             LayerProof::Requant(p) => requant::verifier::verify(
-                st, p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
+                st, @deserialize_exactly(*p), outputs, ref channel, LookupClass { class_hash: classes.lookup },
             ),
             _ => core::panic_with_felt252('statement.kind'),
         }
@@ -330,9 +350,38 @@ pub impl EncoderLayers of LayerSet {
             LayerProof::Layernorm(p) => layernorm::verifier::verify(
                 st, *p, outputs, ref channel, LookupClass { class_hash: classes.lookup },
             ),
-            LayerProof::Add(p) => add::verify(st, p, outputs, ref channel),
-            LayerProof::Pool(p) => pool::verify(st, p, outputs, ref channel),
-            LayerProof::Embed(p) => embed::verify(st, p, outputs, ref channel),
+            LayerProof::Add(p) => add::verify(st, @deserialize_exactly(*p), outputs, ref channel),
+            LayerProof::Pool(p) => pool::verify(st, @deserialize_exactly(*p), outputs, ref channel),
+            LayerProof::Embed(p) => embed::verify(st, @deserialize_exactly(*p), outputs, ref channel),
+            _ => core::panic_with_felt252('statement.kind'),
+        }
+    }
+}
+
+/// The range class's one kind, verified in place (its LogUp-GKR and Blake2s fork included).
+pub impl RangeLayers of LayerSet {
+    fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128> {
+        assert(kind == 'range', 'statement.kind');
+        Some(range::model::check(st))
+    }
+
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
+        range::model::output_bounds(st)
+    }
+
+    fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
+        array![].span()
+    }
+
+    fn verify_layer(
+        layer: @LayerProof,
+        st: @PublicStatement,
+        outputs: OutputClaims,
+        ref channel: Poseidon252Channel,
+        classes: Classes,
+    ) -> LayerClaims {
+        match layer {
+            LayerProof::Range(p) => range::verifier::verify(st, *p, outputs, ref channel),
             _ => core::panic_with_felt252('statement.kind'),
         }
     }

@@ -64,8 +64,8 @@ def _sum_bound(t: Tensors, dims: Sequence[int]) -> int:
 
 RELATIONS = (Relation("y = word[ids] + position", ("word_0", "position"), _sum_bound, result="y"),)
 """`word_0` stands for every word block: the check refuses a statement whose blocks are not all
-public or all committed, so the relation is skipped (mod p only) exactly when a table it reads
-is committed."""
+public, all declared (prover/graph/declared.py) or all committed, so the relation is
+skipped (mod p only) exactly when a table it reads is committed undeclared."""
 
 
 def forward(ids: Sequence[int], word: np.ndarray, position: np.ndarray) -> np.ndarray:
@@ -120,6 +120,9 @@ def check(st: Statement) -> None:
         raise VerificationError("statement.shape", f"{st.dims[:n]} name more word blocks")
     shapes = weight_shapes(st.dims)
     expect_shapes(st, "weights", shapes)
-    if len({name in st.committed for name in shapes if name != "position"}) != 1:
-        raise VerificationError("statement.shape", "word blocks must be all public or committed")
+    blocks = [name for name in shapes if name != "position"]
+    if len({(name in st.committed, name in st.skipped()) for name in blocks}) != 1:
+        raise VerificationError(
+            "statement.shape", "word blocks must be all public, all declared or all committed"
+        )
     expect_ranges(st, RELATIONS)

@@ -25,7 +25,7 @@ from cairn.prover.layers.layernorm.relations import check_commitments
 from cairn.prover.layers.requant.model import RequantTrace
 from cairn.prover.layers.requant.model import trace as requant_trace
 from cairn.prover.mle import pad_tensor, tensor_vars
-from cairn.prover.ranges import Relation, Tensors
+from cairn.prover.ranges import Relation, Tensors, square_norm
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
 
 KIND = "layernorm"
@@ -158,8 +158,7 @@ def _output_norm(t: Tensors, dims: Sequence[int]) -> Fraction:
         worst = max(worst, norm_factor(s1, s2, d, p.shift, p.eps) ** 2 * centred)
     n = Fraction(_ceil_sqrt(worst), 1 << p.norm_shift) + half_row
     z = n * max_magnitude(t["gamma"]) / (1 << p.scale_shift) + half_row
-    beta = sum(int(b) ** 2 for b in t["beta"].tolist())
-    return z + _ceil_sqrt(beta)
+    return z + _ceil_sqrt(square_norm(t["beta"]))
 
 
 def _ceil_sqrt(n: int) -> int:

@@ -1,5 +1,5 @@
 //! The model-walk verifier as a class of its own, which `CairnVerifier` calls by library_call
-//! for calldata of kind 5 (docs/cairo-verifier.md, "Six classes"): it reads and verifies a
+//! for calldata of kind 5 (docs/cairo-verifier.md, "Seven classes"): it reads and verifies a
 //! graph proof up to its openings part by part, calling each node's walk class for the node's
 //! statement check and layer verifier; a session's transaction may stop between any two parts
 //! (`GraphStep::Walking`). No storage, no side effect.

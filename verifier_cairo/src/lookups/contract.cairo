@@ -1,11 +1,10 @@
 //! The lookup layers' verifiers as a class of their own, which the attention and encoder
-//! classes call by `library_call` (docs/cairo-verifier.md, "Six classes"): with softmax,
+//! classes call by `library_call` (docs/cairo-verifier.md, "Seven classes"): with softmax,
 //! requant, gelu, layernorm and their LogUp-GKR in it, a walk class would exceed mainnet's
 //! 81,920-felt bytecode limit. It has no storage and no side effect. It takes each lookup proof
 //! as the felts the walk carries unread (`AttnProof.softmax`, `RequantProof.logup`, whole gelu
 //! and layernorm proofs: nested parts, docs/calldata.md), so only this class holds their Serde.
 
-use core::panic_with_felt252;
 use starknet::ClassHash;
 use crate::blake2s::Blake2sHash;
 use crate::channels::base::Channel;
@@ -22,6 +21,7 @@ use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::softmax::params::SoftmaxParamsTrait;
 use crate::softmax::soundness::{check_security, error_count};
 use crate::softmax::verifier::{SoftmaxOutcome, check_commitments, verify_softmax};
+use crate::walk::calldata::deserialize_exactly;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::{LogUpProof, RequantColumns, SoftmaxProof};
 use crate::walk::tensor::TensorCommitment;
@@ -129,17 +129,6 @@ pub impl ForkOutcomeImpl of ForkOutcomeTrait {
 /// The statement's dims (s, h, m, causal, …) as mha's `Dims`.
 fn dims_of(dims: Span<u32>) -> Dims {
     Dims { s: *dims[0], h: *dims[1], m: *dims[2], causal: *dims[3] == 1 }
-}
-
-/// `calldata.serde` unless `felts` are exactly one `T`.
-fn deserialize_exactly<T, +Serde<T>, +Drop<T>>(felts: Span<felt252>) -> T {
-    let mut data = felts;
-    let value: T = match Serde::deserialize(ref data) {
-        Some(v) => v,
-        None => panic_with_felt252('calldata.serde'),
-    };
-    assert(data.is_empty(), 'calldata.serde');
-    value
 }
 
 #[starknet::contract]

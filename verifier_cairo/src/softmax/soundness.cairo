@@ -14,7 +14,7 @@ use super::params::SoftmaxParams;
 use super::relations::{instance_vars, witness_layout};
 
 /// N at which the configuration proves less than 96 bits (Σ N_t·2^96 > p^4).
-const REFUSED_COUNT: u128 = 0x10000000;
+pub const REFUSED_COUNT: u128 = 0x10000000;
 
 /// The error terms as counts over |F| = p^4, in Python's `error_terms` order: LogUp (EXP,
 /// LIMB, NORM), GKR layers, recomposition (identity + sum-check), MHA steps around softmax.

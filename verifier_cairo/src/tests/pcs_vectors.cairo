@@ -3068,7 +3068,7 @@ fn pcs_blake2s_transcript_final_value() {
     verify_pcs_on_blake2s(calldata, witness_params());
 }
 
-/// An honest matmul, B committed (Poseidon) and bound as model 7's weight 1 (389 felts).
+/// An honest matmul, B committed (Poseidon) and bound as model 7's weight 1 (390 felts).
 pub fn committed_2x16x32() -> Array<felt252> {
     array![
         3,
@@ -3122,6 +3122,7 @@ pub fn committed_2x16x32() -> Array<felt252> {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -3505,14 +3506,14 @@ pub fn committed_models() -> Array<(felt252, felt252, Span<felt252>)> {
 #[test]
 fn committed_2x16x32_verifies() {
     let verifier = deploy_with_models(committed_models());
-    assert_eq!(verifier.verify(committed_2x16x32().span()), 0x520cfd5265bcfa66a7e5dfbe2ad7e6365d7e88ed8a7579313e9df56474d3197);
+    assert_eq!(verifier.verify(committed_2x16x32().span()), 0x241549581efac24de3e33ffb84caf8a5f888575864210bfd1f026aea861bb01);
     let record = ProofRecord {
         model_id: 7, io_hash: 0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb, kind: 4,
     };
-    assert_eq!(verifier.get_proof(0x520cfd5265bcfa66a7e5dfbe2ad7e6365d7e88ed8a7579313e9df56474d3197), record);
+    assert_eq!(verifier.get_proof(0x241549581efac24de3e33ffb84caf8a5f888575864210bfd1f026aea861bb01), record);
 }
 
-/// An honest matmul, B committed (Blake2s) and bound as model 7's weight 0 (426 felts).
+/// An honest matmul, B committed (Blake2s) and bound as model 7's weight 0 (427 felts).
 pub fn committed_blake2s() -> Array<felt252> {
     array![
         3,
@@ -3566,6 +3567,7 @@ pub fn committed_blake2s() -> Array<felt252> {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -3947,14 +3949,14 @@ pub fn committed_blake2s() -> Array<felt252> {
 #[test]
 fn committed_blake2s_verifies() {
     let verifier = deploy_with_models(committed_models());
-    assert_eq!(verifier.verify(committed_blake2s().span()), 0x19eef7905ff08753425fc92f7a4b5e6f884687e9b40f0ced62b4fec9b3b5949);
+    assert_eq!(verifier.verify(committed_blake2s().span()), 0x4d6d2baa769eda101730810e08796d9a021f4349305dae1d2cf676eee4f6b73);
     let record = ProofRecord {
         model_id: 7, io_hash: 0x97ead5832e1e03349229bdbf3a1292b0895de11d9594a430bee004e0c363c1, kind: 4,
     };
-    assert_eq!(verifier.get_proof(0x19eef7905ff08753425fc92f7a4b5e6f884687e9b40f0ced62b4fec9b3b5949), record);
+    assert_eq!(verifier.get_proof(0x4d6d2baa769eda101730810e08796d9a021f4349305dae1d2cf676eee4f6b73), record);
 }
 
-/// [[46341]]·B = [[4634]] (46341² − p) with B = [[46341]] committed, model 13's weight 0 (65 felts).
+/// [[46341]]·B = [[4634]] (46341² − p) with B = [[46341]] committed, model 13's weight 0 (66 felts).
 pub fn committed_wrapped() -> Array<felt252> {
     array![
         3,
@@ -3998,6 +4000,7 @@ pub fn committed_wrapped() -> Array<felt252> {
         0,
         0,
         5,
+        6,
         0,
         0,
         1,
@@ -4030,11 +4033,11 @@ pub fn committed_wrapped() -> Array<felt252> {
 #[test]
 fn committed_wrapped_verifies() {
     let verifier = deploy_with_models(committed_models());
-    assert_eq!(verifier.verify(committed_wrapped().span()), 0x5775a35822bfcea9241676d23b725c6ef8eeaba0d32f9d5c5d89104fd75ec3e);
+    assert_eq!(verifier.verify(committed_wrapped().span()), 0x6ea9bba68fdb80bbbbbc91a9fd06fcc192c46f9dd227cdd881a7dc5e49668c2);
     let record = ProofRecord {
         model_id: 13, io_hash: 0x2977d3aaede6dc4749ef736494a84c358bd4554b2b52b060159a565fbb64bbf, kind: 4,
     };
-    assert_eq!(verifier.get_proof(0x5775a35822bfcea9241676d23b725c6ef8eeaba0d32f9d5c5d89104fd75ec3e), record);
+    assert_eq!(verifier.get_proof(0x6ea9bba68fdb80bbbbbc91a9fd06fcc192c46f9dd227cdd881a7dc5e49668c2), record);
 }
 
 /// Version 2's layout, which had the standalone matmul (kinds 1 and 3).
@@ -4049,7 +4052,7 @@ fn committed_tampered_version_2() {
 #[test]
 #[should_panic(expected: ('registry.unknown_model', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_unknown_model() {
-    let calldata = splice(committed_2x16x32(), 43, 388, array![
+    let calldata = splice(committed_2x16x32(), 43, 389, array![
         8,
         12648430,
         1,
@@ -4058,6 +4061,7 @@ fn committed_tampered_unknown_model() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -4410,11 +4414,12 @@ fn committed_tampered_unknown_model() {
 #[test]
 #[should_panic(expected: ('registry.weight', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_missing_weight() {
-    let calldata = splice(committed_2x16x32(), 47, 388, array![
+    let calldata = splice(committed_2x16x32(), 47, 389, array![
         2,
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -4759,11 +4764,12 @@ fn committed_tampered_missing_weight() {
 #[test]
 #[should_panic(expected: ('registry.commitment', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_wrong_weight() {
-    let calldata = splice(committed_2x16x32(), 47, 388, array![
+    let calldata = splice(committed_2x16x32(), 47, 389, array![
         0,
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -5105,7 +5111,7 @@ fn committed_tampered_wrong_weight() {
 #[test]
 #[should_panic(expected: ('registry.commitment', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_other_model() {
-    let calldata = splice(committed_2x16x32(), 43, 388, array![
+    let calldata = splice(committed_2x16x32(), 43, 389, array![
         9,
         12648430,
         1,
@@ -5114,6 +5120,7 @@ fn committed_tampered_other_model() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -5455,7 +5462,7 @@ fn committed_tampered_other_model() {
 #[test]
 #[should_panic(expected: ('registry.commitment', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_against_other_commitment() {
-    let calldata = splice(committed_2x16x32(), 23, 388, array![
+    let calldata = splice(committed_2x16x32(), 23, 389, array![
         0xffff9821fffef287fffd8d6000006f200006082000129dc0002c400000b04b,
         0xc29ffff1d37fffe6a87ffff607ffff41da0000a3b7fffd1057fffbcaa,
         0x1305bfffe83a80005892800054e8ffff9d29fffed8b7fffde6280001def,
@@ -5484,6 +5491,7 @@ fn committed_tampered_against_other_commitment() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -5828,7 +5836,7 @@ fn committed_tampered_against_other_commitment() {
 #[test]
 #[should_panic(expected: ('registry.config', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_config() {
-    let calldata = splice(committed_2x16x32(), 44, 388, array![
+    let calldata = splice(committed_2x16x32(), 44, 389, array![
         12648431,
         1,
         98,
@@ -5836,6 +5844,7 @@ fn committed_tampered_config() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -6187,7 +6196,7 @@ fn committed_tampered_config() {
 #[test]
 #[should_panic(expected: ('statement.binding', 'ENTRYPOINT_FAILED', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_model_zero() {
-    let calldata = splice(committed_2x16x32(), 43, 388, array![
+    let calldata = splice(committed_2x16x32(), 43, 389, array![
         0,
         12648430,
         1,
@@ -6196,6 +6205,7 @@ fn committed_tampered_model_zero() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -6543,11 +6553,12 @@ fn committed_tampered_model_zero() {
 #[test]
 #[should_panic(expected: ('statement.binding', 'ENTRYPOINT_FAILED', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_no_weight_bound() {
-    let calldata = splice(committed_2x16x32(), 45, 388, array![
+    let calldata = splice(committed_2x16x32(), 45, 389, array![
         0,
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -6888,7 +6899,7 @@ fn committed_tampered_no_weight_bound() {
 #[test]
 #[should_panic(expected: ('statement.binding', 'ENTRYPOINT_FAILED', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_bound_without_weights() {
-    let calldata = splice(committed_2x16x32(), 31, 389, array![
+    let calldata = splice(committed_2x16x32(), 31, 390, array![
         1,
         98,
         2,
@@ -6968,6 +6979,7 @@ fn committed_tampered_bound_without_weights() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -7048,7 +7060,7 @@ fn committed_tampered_b_too_large() {
 #[test]
 #[should_panic(expected: ('matmul.final_evaluation', 'ENTRYPOINT_FAILED', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_b_value() {
-    let calldata = splice(committed_2x16x32(), 72, 73, array![
+    let calldata = splice(committed_2x16x32(), 73, 74, array![
         0x122977daaf8c905ec1b27e76e2bf94ef,
     ]);
     deploy_with_models(committed_models()).verify(calldata.span());
@@ -7068,7 +7080,7 @@ fn committed_tampered_c_entry() {
 #[test]
 #[should_panic(expected: ('pcs.round_count', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_merge_rounds() {
-    let calldata = splice(committed_2x16x32(), 78, 79, array![
+    let calldata = splice(committed_2x16x32(), 79, 80, array![
         1,
         2,
         0x10000000200000000000000000000000,
@@ -7081,7 +7093,7 @@ fn committed_tampered_merge_rounds() {
 #[test]
 #[should_panic(expected: ('pcs.claim', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_layer_root() {
-    let calldata = splice(committed_2x16x32(), 109, 110, array![
+    let calldata = splice(committed_2x16x32(), 110, 111, array![
         0x7e6062e2f2a0580ce1dfbd93c8a7dcd3,
     ]);
     deploy_with_models(committed_models()).verify(calldata.span());
@@ -7091,7 +7103,7 @@ fn committed_tampered_layer_root() {
 #[test]
 #[should_panic(expected: ('pcs.layer_count', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_fewer_layers() {
-    let calldata = splice(committed_2x16x32(), 108, 113, array![
+    let calldata = splice(committed_2x16x32(), 109, 114, array![
         1,
         0x7e6062e2f2a0580ce1dfbd93c8a7dcd2,
         0x1c8c607dc92b10519c0f5d4cc7bbbba,
@@ -7103,7 +7115,7 @@ fn committed_tampered_fewer_layers() {
 #[test]
 #[should_panic(expected: ('pcs.pow', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_nonce() {
-    let calldata = splice(committed_2x16x32(), 114, 115, array![135729]);
+    let calldata = splice(committed_2x16x32(), 115, 116, array![135729]);
     deploy_with_models(committed_models()).verify(calldata.span());
 }
 
@@ -7111,7 +7123,7 @@ fn committed_tampered_nonce() {
 #[test]
 #[should_panic(expected: ('pcs.query_count', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_fewer_queries() {
-    let calldata = splice(committed_2x16x32(), 116, 275, array![
+    let calldata = splice(committed_2x16x32(), 117, 276, array![
         78,
         0xe164f3350f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
         0x21241ec5b2fd26199f441962428cff090c3eda666e5fa3c6ba0ff0f3e51c18,
@@ -7277,7 +7289,7 @@ fn committed_tampered_fewer_queries() {
 #[test]
 #[should_panic(expected: ('merkle.path', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_tampered_path() {
-    let calldata = splice(committed_2x16x32(), 279, 280, array![
+    let calldata = splice(committed_2x16x32(), 280, 281, array![
         0x7592879c6c65ca3ad68901f46e0bae84bbf5073b4f996e62bea66518d581cf2,
     ]);
     deploy_with_models(committed_models()).verify(calldata.span());
@@ -7287,7 +7299,7 @@ fn committed_tampered_tampered_path() {
 #[test]
 #[should_panic(expected: ('calldata.limb', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_limb() {
-    let calldata = splice(committed_2x16x32(), 117, 118, array![
+    let calldata = splice(committed_2x16x32(), 118, 119, array![
         0xffffffff0f04f485fb466521e0bf141c67ea1a57e0181087ad7f80eb8f1b2a,
     ]);
     deploy_with_models(committed_models()).verify(calldata.span());
@@ -7307,11 +7319,12 @@ fn committed_tampered_blake2s_root() {
 #[test]
 #[should_panic(expected: ('registry.commitment', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_blake2s_as_weight_1() {
-    let calldata = splice(committed_blake2s(), 47, 425, array![
+    let calldata = splice(committed_blake2s(), 47, 426, array![
         1,
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -7684,7 +7697,7 @@ fn committed_tampered_blake2s_as_weight_1() {
 #[test]
 #[should_panic(expected: ('merkle.path', 'ENTRYPOINT_FAILED'))]
 fn committed_tampered_blake2s_path() {
-    let calldata = splice(committed_blake2s(), 276, 277, array![
+    let calldata = splice(committed_blake2s(), 277, 278, array![
         0xcbe6fa40761fc19700d3c375c58c11fb,
     ]);
     deploy_with_models(committed_models()).verify(calldata.span());
@@ -7746,6 +7759,7 @@ fn session_one_group_per_step() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -7815,7 +7829,7 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        0x77eda0ad2f92ad1784bf95c16daa53ba04fb99067b6184344aa5d9737615245,
         1,
         1,
         1,
@@ -7853,7 +7867,7 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        0x77eda0ad2f92ad1784bf95c16daa53ba04fb99067b6184344aa5d9737615245,
         1,
         1,
         1,
@@ -8092,7 +8106,7 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x37d86b041d7c77e1707ca0caaa794860aa09d60b7382e2fa897d892f80e6766,
+        0x4ede24cc8af4c29b9908a669e89fab1f805b531985bd99c6bcfe5246044f9d4,
         1,
         1,
         1,
@@ -8130,7 +8144,7 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x37d86b041d7c77e1707ca0caaa794860aa09d60b7382e2fa897d892f80e6766,
+        0x4ede24cc8af4c29b9908a669e89fab1f805b531985bd99c6bcfe5246044f9d4,
         1,
         1,
         1,
@@ -8234,7 +8248,7 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x524d4eb4f55ba9e11d1a41d3dc1ccd1fcef7070577328171ac00a3b5728be3f,
+        0x1f645fad5165e558f9cafc032405b6f472d26c577c807c39e58b73b996d0ef6,
         1,
         1,
         1,
@@ -8272,7 +8286,7 @@ fn session_one_group_per_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x524d4eb4f55ba9e11d1a41d3dc1ccd1fcef7070577328171ac00a3b5728be3f,
+        0x1f645fad5165e558f9cafc032405b6f472d26c577c807c39e58b73b996d0ef6,
         1,
         1,
         1,
@@ -8313,7 +8327,7 @@ fn session_one_group_per_step() {
         0xd818ffdfb3b1384db3f5caaeb897d63a5e794ceeb6b1df3df1c983db13cda8,
         0,
     ]);
-    assert_eq!(proof_hash, 0x3215c26cbf116100b22a9e07fe428f48c2eb3a1c455aec09ca01852a328ec54);
+    assert_eq!(proof_hash, 0x6456e4a9459f1e40ecfe0ceb0f26f814ed8e43bade249572754ebeb9708d37c);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -8375,6 +8389,7 @@ fn session_two_steps() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -8711,7 +8726,7 @@ fn session_two_steps() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xa7f7755df953dc3c43c08ae2dea3a211a6edb9fbbeec0986ec3ea259b9ff70,
+        0x35abc02710d4a52566ca6609558057395dad2d9d0a2cade9e334add2a7ccca3,
         1,
         1,
         1,
@@ -8749,7 +8764,7 @@ fn session_two_steps() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xa7f7755df953dc3c43c08ae2dea3a211a6edb9fbbeec0986ec3ea259b9ff70,
+        0x35abc02710d4a52566ca6609558057395dad2d9d0a2cade9e334add2a7ccca3,
         1,
         1,
         1,
@@ -8790,7 +8805,7 @@ fn session_two_steps() {
         0xd818ffdfb3b1384db3f5caaeb897d63a5e794ceeb6b1df3df1c983db13cda8,
         0,
     ]);
-    assert_eq!(proof_hash, 0x42380dea2c300ab86f229ad1b15b8d32250478d31fe8f49a9f48787324f0bb4);
+    assert_eq!(proof_hash, 0x754abcfa8d520c4a91f619406da244348c767a06975e523f152374fb6e3c642);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -8852,6 +8867,7 @@ fn session_reopened_by_its_owner() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -9122,7 +9138,7 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        0x17174c5954cb156a71496e148aa99936badee805f7dd29a0ee49453251d0a44,
         1,
         1,
         1,
@@ -9160,7 +9176,7 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        0x17174c5954cb156a71496e148aa99936badee805f7dd29a0ee49453251d0a44,
         1,
         1,
         1,
@@ -9264,7 +9280,7 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x5c820bc41af6722820c2256152f37d08601cb1b07119d8f45271249183bcfd1,
+        0x14bbeea7992a442fe590da39418bbd534d0f6e42a8439fc190e84417d628899,
         1,
         1,
         1,
@@ -9350,6 +9366,7 @@ fn session_reopened_by_its_owner() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -9620,7 +9637,7 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        0x17174c5954cb156a71496e148aa99936badee805f7dd29a0ee49453251d0a44,
         1,
         1,
         1,
@@ -9658,7 +9675,7 @@ fn session_reopened_by_its_owner() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        0x17174c5954cb156a71496e148aa99936badee805f7dd29a0ee49453251d0a44,
         1,
         1,
         1,
@@ -9765,7 +9782,7 @@ fn session_reopened_by_its_owner() {
         0xd818ffdfb3b1384db3f5caaeb897d63a5e794ceeb6b1df3df1c983db13cda8,
         0,
     ]);
-    assert_eq!(proof_hash, 0x9940fcd6b83b811b2995bf7a43ba7e9c94d036b70e32b9b7bf66f1b7d535da);
+    assert_eq!(proof_hash, 0x1a4174644cafdcafba440ba0adeccee1b624ea04d6136b920e7a4722bbe2244);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -9828,6 +9845,7 @@ fn session_tampered_last_group() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -10164,7 +10182,7 @@ fn session_tampered_last_group() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xa7f7755df953dc3c43c08ae2dea3a211a6edb9fbbeec0986ec3ea259b9ff70,
+        0x35abc02710d4a52566ca6609558057395dad2d9d0a2cade9e334add2a7ccca3,
         1,
         1,
         1,
@@ -10202,7 +10220,7 @@ fn session_tampered_last_group() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xa7f7755df953dc3c43c08ae2dea3a211a6edb9fbbeec0986ec3ea259b9ff70,
+        0x35abc02710d4a52566ca6609558057395dad2d9d0a2cade9e334add2a7ccca3,
         1,
         1,
         1,
@@ -10302,6 +10320,7 @@ fn session_wrong_state() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -10572,7 +10591,7 @@ fn session_wrong_state() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        0x17174c5954cb156a71496e148aa99936badee805f7dd29a0ee49453251d0a44,
         1,
         1,
         1,
@@ -10610,7 +10629,7 @@ fn session_wrong_state() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        0x17174c5954cb156a71496e148aa99936badee805f7dd29a0ee49453251d0a44,
         1,
         1,
         1,
@@ -10770,6 +10789,7 @@ fn session_empty_step() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -10839,7 +10859,7 @@ fn session_empty_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        0x77eda0ad2f92ad1784bf95c16daa53ba04fb99067b6184344aa5d9737615245,
         1,
         1,
         1,
@@ -10877,7 +10897,7 @@ fn session_empty_step() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        0x77eda0ad2f92ad1784bf95c16daa53ba04fb99067b6184344aa5d9737615245,
         1,
         1,
         1,
@@ -10970,6 +10990,7 @@ fn session_continued_by_another_account() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -11039,7 +11060,7 @@ fn session_continued_by_another_account() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        0x77eda0ad2f92ad1784bf95c16daa53ba04fb99067b6184344aa5d9737615245,
         1,
         1,
         1,
@@ -11078,7 +11099,7 @@ fn session_continued_by_another_account() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0x73c581ca0656d2ef9afe7aeaff56a017c6e717018e7617465e33b4a637f46c5,
+        0x77eda0ad2f92ad1784bf95c16daa53ba04fb99067b6184344aa5d9737615245,
         1,
         1,
         1,
@@ -11373,6 +11394,7 @@ fn session_reopened_by_another_account() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -11643,7 +11665,7 @@ fn session_reopened_by_another_account() {
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
-        0xc7c4219fa86fbc9afda7dd80a47138c27a75f768053bd730e8a90b6ea1a4b5,
+        0x17174c5954cb156a71496e148aa99936badee805f7dd29a0ee49453251d0a44,
         1,
         1,
         1,
@@ -11730,6 +11752,7 @@ fn session_reopened_by_another_account() {
         0,
         0,
         5,
+        22,
         0,
         4,
         3,
@@ -12051,6 +12074,7 @@ fn session_cut_inside_a_group() {
         99,
         0x1b4219db405061fbad4e49586d0bd665,
         5,
+        22,
         0,
         4,
         3,
@@ -12166,7 +12190,7 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x20c7b3f5f00c1e436c0d77c776a596c53281122988433664e56ebe52c57051a,
+        0x7759d24b7ea4a964a462d8fff55c9511938e3e206fea7926eacdc64fb7ff2a4,
         1,
         1,
         3,
@@ -12286,7 +12310,7 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x20c7b3f5f00c1e436c0d77c776a596c53281122988433664e56ebe52c57051a,
+        0x7759d24b7ea4a964a462d8fff55c9511938e3e206fea7926eacdc64fb7ff2a4,
         1,
         1,
         3,
@@ -12602,7 +12626,7 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x3c13df1fa64766bbfbe1f90ef3d9cff7f8253199033d64666cfa2f9995c1559,
+        0x5e325712607b1b7820a2d8c13295a1dd29e047155ecd700862262e967ca7ef6,
         1,
         1,
         3,
@@ -12722,7 +12746,7 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x3c13df1fa64766bbfbe1f90ef3d9cff7f8253199033d64666cfa2f9995c1559,
+        0x5e325712607b1b7820a2d8c13295a1dd29e047155ecd700862262e967ca7ef6,
         1,
         1,
         3,
@@ -12876,7 +12900,7 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0xb58fc2977bd57a9a8ed6da339e62278d90e97d40d7b0e01c9fb96da41c2b18,
+        0x2243df5905735f85f447e38ec7593530e95a5517ada3089ed67f2ade2dfbd9,
         1,
         1,
         3,
@@ -12922,7 +12946,7 @@ fn session_cut_inside_a_group() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0xb58fc2977bd57a9a8ed6da339e62278d90e97d40d7b0e01c9fb96da41c2b18,
+        0x2243df5905735f85f447e38ec7593530e95a5517ada3089ed67f2ade2dfbd9,
         1,
         1,
         3,
@@ -13037,7 +13061,7 @@ fn session_cut_inside_a_group() {
         0xbaced744a8ad7d483b2befd75f2080b1f392319762b001ad28398edf1c12,
         0,
     ]);
-    assert_eq!(proof_hash, 0x2a3fcda46a77bedc51c81f26adda58e8f9dd03a9a167edd1579c12eb6f806ee);
+    assert_eq!(proof_hash, 0x2168228e856a3ba5664bbe6524866663057c1ef015fa9c3e921bdb91a501fa5);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -13095,6 +13119,7 @@ fn session_cut_after_two_trees() {
         99,
         0x1b4219db405061fbad4e49586d0bd665,
         5,
+        22,
         0,
         4,
         3,
@@ -13406,7 +13431,7 @@ fn session_cut_after_two_trees() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x594b58ee7cb965fe8623364efafb44fa71d930d42202e1751dd643b11fa2724,
+        0x8104e68a9e57bab4e4e290f256a8a0125119f41ffe3cc5e71131659a0fd55,
         1,
         1,
         3,
@@ -13526,7 +13551,7 @@ fn session_cut_after_two_trees() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x594b58ee7cb965fe8623364efafb44fa71d930d42202e1751dd643b11fa2724,
+        0x8104e68a9e57bab4e4e290f256a8a0125119f41ffe3cc5e71131659a0fd55,
         1,
         1,
         3,
@@ -13746,7 +13771,7 @@ fn session_cut_after_two_trees() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x2a54ef0cac1fd196cea99a973566138b25cd007124487098b2ead289828f892,
+        0x71bf0266b86e1353bb0e251ffb709a115377024b507c352b4cbc21550fb89e0,
         1,
         1,
         3,
@@ -13792,7 +13817,7 @@ fn session_cut_after_two_trees() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x2a54ef0cac1fd196cea99a973566138b25cd007124487098b2ead289828f892,
+        0x71bf0266b86e1353bb0e251ffb709a115377024b507c352b4cbc21550fb89e0,
         1,
         1,
         3,
@@ -13841,7 +13866,7 @@ fn session_cut_after_two_trees() {
         0xbaced744a8ad7d483b2befd75f2080b1f392319762b001ad28398edf1c12,
         0,
     ]);
-    assert_eq!(proof_hash, 0x1e23dac0b2d5c7a746ce9be4e5a1cd87172dd30ce4193013b1b4d313f0b4a9);
+    assert_eq!(proof_hash, 0x652a7c3f11535548aaed45b972be4f46ef5700426cf53dca0b5ae9fa6b295b3);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 7);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -13900,6 +13925,7 @@ fn session_tampered_tree_after_a_cut() {
         99,
         0x1b4219db405061fbad4e49586d0bd665,
         5,
+        22,
         0,
         4,
         3,
@@ -14211,7 +14237,7 @@ fn session_tampered_tree_after_a_cut() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x594b58ee7cb965fe8623364efafb44fa71d930d42202e1751dd643b11fa2724,
+        0x8104e68a9e57bab4e4e290f256a8a0125119f41ffe3cc5e71131659a0fd55,
         1,
         1,
         3,
@@ -14331,7 +14357,7 @@ fn session_tampered_tree_after_a_cut() {
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
-        0x594b58ee7cb965fe8623364efafb44fa71d930d42202e1751dd643b11fa2724,
+        0x8104e68a9e57bab4e4e290f256a8a0125119f41ffe3cc5e71131659a0fd55,
         1,
         1,
         3,
@@ -14682,11 +14708,12 @@ fn session_graph_cut_between_nodes() {
         1,
         9,
         1,
+        1,
     ], array![
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x41c17891e84e92e57e927af4d66589e958b02a1df924d29a43524b905b2353b,
+        0xda374e33cb26a4aef28a23c973110d5880fd6ed02f62e5ec13c82c6ef02879,
         0,
         132,
         113,
@@ -14826,7 +14853,7 @@ fn session_graph_cut_between_nodes() {
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x41c17891e84e92e57e927af4d66589e958b02a1df924d29a43524b905b2353b,
+        0xda374e33cb26a4aef28a23c973110d5880fd6ed02f62e5ec13c82c6ef02879,
         0,
         132,
         113,
@@ -14966,11 +14993,13 @@ fn session_graph_cut_between_nodes() {
         121,
         1,
         8,
+        1,
         0x1f45df7c709dcc429bb19894b4a18b0a,
         1,
         121,
         1,
         7,
+        428,
         421,
         4,
         2,
@@ -15403,7 +15432,7 @@ fn session_graph_cut_between_nodes() {
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x5c60cc4acf8a3359ef164a417e62c0358a44e31901224b222ffe9670586ec8a,
+        0x4a18baa9e37f4f75f745294ca2b644b8ff9f08717eccd98edf48bbe0c729c56,
         0,
         243,
         113,
@@ -15654,7 +15683,7 @@ fn session_graph_cut_between_nodes() {
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x5c60cc4acf8a3359ef164a417e62c0358a44e31901224b222ffe9670586ec8a,
+        0x4a18baa9e37f4f75f745294ca2b644b8ff9f08717eccd98edf48bbe0c729c56,
         0,
         243,
         113,
@@ -15905,6 +15934,7 @@ fn session_graph_cut_between_nodes() {
         121,
         1,
         0,
+        19,
         1,
         0x17775f65d7d716e3e58f109ad273359a,
         3,
@@ -15928,7 +15958,7 @@ fn session_graph_cut_between_nodes() {
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x663dfd3afb35bf07ae7df49861bf8eda70b167604703223160c9bb2bd4f4260,
+        0x92bb3c5374d3eb3c5805ec3d6b224246c71404c14676cada10abde2a8b307a,
         0,
         259,
         113,
@@ -16195,7 +16225,7 @@ fn session_graph_cut_between_nodes() {
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x663dfd3afb35bf07ae7df49861bf8eda70b167604703223160c9bb2bd4f4260,
+        0x92bb3c5374d3eb3c5805ec3d6b224246c71404c14676cada10abde2a8b307a,
         0,
         259,
         113,
@@ -16604,7 +16634,7 @@ fn session_graph_cut_between_nodes() {
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x6dd52f0f79964f737f43bde195b68b25c0e0c5659827f18df2b3912f0c49bde,
+        0x74236eb1147a352f7b3bb175360c414bd9abf11c6ef5ce266686c7d345c04c2,
         2,
         1,
         2,
@@ -16697,7 +16727,7 @@ fn session_graph_cut_between_nodes() {
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x6dd52f0f79964f737f43bde195b68b25c0e0c5659827f18df2b3912f0c49bde,
+        0x74236eb1147a352f7b3bb175360c414bd9abf11c6ef5ce266686c7d345c04c2,
         2,
         1,
         2,
@@ -18161,7 +18191,7 @@ fn session_graph_cut_between_nodes() {
         0x9320b54032bf955c88f5fef32171145648c884890736168b323ff4e5d1c64a,
         0,
     ]);
-    assert_eq!(proof_hash, 0x217745c1860cace0902944ff7762de0ad9e1b29cf6ad78d211ec32764b286a3);
+    assert_eq!(proof_hash, 0x9ddde0c8c573fb418cafd70e52ff864054d764d076831124f96213c4cfb650);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 0);
     assert_eq!(verifier.session_state_hash(id), 0);
@@ -18294,11 +18324,12 @@ fn session_graph_tampered_node_after_a_cut() {
         1,
         9,
         1,
+        1,
     ], array![
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x41c17891e84e92e57e927af4d66589e958b02a1df924d29a43524b905b2353b,
+        0xda374e33cb26a4aef28a23c973110d5880fd6ed02f62e5ec13c82c6ef02879,
         0,
         132,
         113,
@@ -18438,7 +18469,7 @@ fn session_graph_tampered_node_after_a_cut() {
         5,
         0,
         0x673a6bd813f206c5531edf7a91f66829d461baeb18472d175ae78ce1aed4890,
-        0x41c17891e84e92e57e927af4d66589e958b02a1df924d29a43524b905b2353b,
+        0xda374e33cb26a4aef28a23c973110d5880fd6ed02f62e5ec13c82c6ef02879,
         0,
         132,
         113,
@@ -18578,11 +18609,13 @@ fn session_graph_tampered_node_after_a_cut() {
         121,
         1,
         8,
+        1,
         0x1f45df7c709dcc429bb19894b4a18b0a,
         1,
         121,
         1,
         7,
+        428,
         421,
         4,
         2,
@@ -19015,6 +19048,7 @@ fn session_graph_tampered_node_after_a_cut() {
         121,
         1,
         0,
+        19,
         1,
         0x17775f65d7d716e3e58f109ad273359b,
         3,
@@ -19166,11 +19200,12 @@ fn session_graph_io_cut_between_nodes() {
         1,
         9,
         1,
+        1,
     ], array![
         5,
         0,
         0x29d026f541dab75deded83cbe487c323be75cfc17a2e27a9b10b51d8abfb3dc,
-        0x6a77e38252ebe125cfebf774ab20ad455f48343b54e54d14a3074e70f61101d,
+        0x71150670048eb5ad73965049d6a6291b4e51a6500a914199963de60b1f426d4,
         0,
         140,
         114,
@@ -19318,7 +19353,7 @@ fn session_graph_io_cut_between_nodes() {
         5,
         0,
         0x29d026f541dab75deded83cbe487c323be75cfc17a2e27a9b10b51d8abfb3dc,
-        0x6a77e38252ebe125cfebf774ab20ad455f48343b54e54d14a3074e70f61101d,
+        0x71150670048eb5ad73965049d6a6291b4e51a6500a914199963de60b1f426d4,
         0,
         140,
         114,
@@ -19466,11 +19501,13 @@ fn session_graph_io_cut_between_nodes() {
         121,
         1,
         8,
+        1,
         0x10d7f9e2da1b7d4b6908ff20b18c7ba9,
         1,
         121,
         1,
         7,
+        428,
         421,
         4,
         2,
@@ -19903,6 +19940,7 @@ fn session_graph_io_cut_between_nodes() {
         121,
         1,
         0,
+        19,
         1,
         0x1e9bde3d4ca1cd1fd9f708226c2e467d,
         3,
@@ -19926,7 +19964,7 @@ fn session_graph_io_cut_between_nodes() {
         5,
         0,
         0x29d026f541dab75deded83cbe487c323be75cfc17a2e27a9b10b51d8abfb3dc,
-        0x6c72ca1b8f397f4d0e290aad5f26870a7535576085cbd0252a4df50927f695c,
+        0x5b11103e4df6b8e29610495e55cc1c7170154a30718acd44766c721613c0df8,
         0,
         267,
         114,
@@ -20201,7 +20239,7 @@ fn session_graph_io_cut_between_nodes() {
         5,
         0,
         0x29d026f541dab75deded83cbe487c323be75cfc17a2e27a9b10b51d8abfb3dc,
-        0x6c72ca1b8f397f4d0e290aad5f26870a7535576085cbd0252a4df50927f695c,
+        0x5b11103e4df6b8e29610495e55cc1c7170154a30718acd44766c721613c0df8,
         0,
         267,
         114,
@@ -22001,7 +22039,7 @@ fn session_graph_io_cut_between_nodes() {
         0xa0405cea54d4407e04381a49d140d1f7309cac15665e8c7f14e504947d3d58,
         0,
     ]);
-    assert_eq!(proof_hash, 0x6900a1aa62a6ca10a5d450afeab9120dcc0edc679a0c8612ccd4436aecbf1c5);
+    assert_eq!(proof_hash, 0x49db3ce7dfceb2deb69ca6895c0f4a9005c9061ebe063306048139eab3afa95);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.get_proof(proof_hash).model_id, 0);
     assert_eq!(verifier.session_state_hash(id), 0);

@@ -9,7 +9,9 @@ use crate::channels::blake2s::Blake2sChannel;
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::contract::CairnVerifier::Event;
 use crate::contract::{CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait};
-use crate::walk::contract::{CairnAttentionVerifier, CairnEncoderVerifier, CairnWalkVerifier};
+use crate::walk::contract::{
+    CairnAttentionVerifier, CairnEncoderVerifier, CairnRangeVerifier, CairnWalkVerifier,
+};
 use crate::graph::contract::CairnGraphVerifier;
 use crate::lookups::contract::CairnLookupVerifier;
 use crate::layers::Classes;
@@ -29,7 +31,8 @@ pub fn constructor_args(owner: ContractAddress) -> Span<felt252> {
     array![
         owner, CairnWalkVerifier::TEST_CLASS_HASH.into(),
         CairnAttentionVerifier::TEST_CLASS_HASH.into(),
-        CairnEncoderVerifier::TEST_CLASS_HASH.into(), CairnLookupVerifier::TEST_CLASS_HASH.into(),
+        CairnEncoderVerifier::TEST_CLASS_HASH.into(), CairnRangeVerifier::TEST_CLASS_HASH.into(),
+        CairnLookupVerifier::TEST_CLASS_HASH.into(),
         CairnGraphVerifier::TEST_CLASS_HASH.into(),
     ]
         .span()
@@ -41,6 +44,7 @@ pub fn classes() -> Classes {
         dense: CairnWalkVerifier::TEST_CLASS_HASH.try_into().unwrap(),
         attention: CairnAttentionVerifier::TEST_CLASS_HASH.try_into().unwrap(),
         encoder: CairnEncoderVerifier::TEST_CLASS_HASH.try_into().unwrap(),
+        range: CairnRangeVerifier::TEST_CLASS_HASH.try_into().unwrap(),
         lookup: CairnLookupVerifier::TEST_CLASS_HASH.try_into().unwrap(),
     }
 }

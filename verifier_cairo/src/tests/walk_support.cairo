@@ -2,7 +2,9 @@
 //! walk, then its openings from every group part; returns the io hash.
 
 use core::poseidon::poseidon_hash_span;
-use crate::layers::{AttentionLayers, DenseLayers, EncoderLayers, WalkClass, walk_class};
+use crate::layers::{
+    AttentionLayers, DenseLayers, EncoderLayers, RangeLayers, WalkClass, walk_class,
+};
 use crate::walk::calldata::{read_walk, statement_kind};
 use crate::walk::verifier::{verify_openings, verify_walk};
 use super::support::classes;
@@ -14,6 +16,7 @@ pub fn verify_walk_calldata(calldata: Array<felt252>) -> felt252 {
         WalkClass::Dense => verify_walk::<DenseLayers>(@walk, classes()),
         WalkClass::Attention => verify_walk::<AttentionLayers>(@walk, classes()),
         WalkClass::Encoder => verify_walk::<EncoderLayers>(@walk, classes()),
+        WalkClass::Range => verify_walk::<RangeLayers>(@walk, classes()),
     };
     let data = proof.slice(walk.groups_at, proof.len() - walk.groups_at);
     let _phase = verify_openings(openings, data, true);

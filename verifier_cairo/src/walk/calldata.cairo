@@ -206,6 +206,14 @@ pub fn deserialize<T, +Serde<T>, +Drop<T>>(ref data: Span<felt252>) -> T {
     }
 }
 
+/// A nested part (docs/calldata.md): `calldata.serde` unless `felts` are exactly one `T`.
+pub fn deserialize_exactly<T, +Serde<T>, +Drop<T>>(felts: Span<felt252>) -> T {
+    let mut data = felts;
+    let value: T = deserialize(ref data);
+    assert(data.is_empty(), 'calldata.serde');
+    value
+}
+
 pub fn names_of<T, +Drop<T>>(entries: @Array<Named<T>>) -> Span<felt252> {
     let mut names = array![];
     for entry in entries.span() {

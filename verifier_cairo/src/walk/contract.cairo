@@ -1,9 +1,9 @@
 //! The walk verifier as classes of their own, which `CairnVerifier` calls by `library_call`
-//! (docs/cairo-verifier.md, "Six classes"): one contract holding the walk, its layers and
+//! (docs/cairo-verifier.md, "Seven classes"): one contract holding the walk, its layers and
 //! the PCS, registry and session paths would exceed mainnet's 81,920-felt bytecode limit, and
 //! so would one walk class with every kind. `CairnWalkVerifier` verifies the dense kinds,
-//! `CairnAttentionVerifier` the attention kinds, `CairnEncoderVerifier` the encoder's others
-//! (`layers::walk_class`), all with the same walk.
+//! `CairnAttentionVerifier` the attention kinds, `CairnEncoderVerifier` the encoder's others,
+//! `CairnRangeVerifier` range (`layers::walk_class`), all with the same walk.
 //! They have no storage and no side effect: each reads and verifies a walk proof up to its
 //! committed tensors' opening, and returns what the main contract verifies (the opening, with
 //! the PCS verifier it has for kind 2), checks against its registry and records.
@@ -227,6 +227,45 @@ pub mod CairnEncoderVerifier {
             classes: Classes,
         ) -> (LayerClaims, Poseidon252Channel) {
             node_claims::<EncoderLayers>(@layer, @st, outputs, channel, classes)
+        }
+    }
+}
+
+#[starknet::contract]
+pub mod CairnRangeVerifier {
+    use crate::channels::poseidon252::Poseidon252Channel;
+    use crate::layers::{Classes, RangeLayers};
+    use crate::walk::layer::LayerClaims;
+    use crate::walk::proof::LayerProof;
+    use crate::walk::statement::{OutputClaims, PublicStatement};
+    use super::{NodeCheck, WalkOutcome, node_check, node_claims, walk_outcome};
+
+    #[storage]
+    struct Storage {}
+
+    #[abi(embed_v0)]
+    impl CairnRangeVerifierImpl of super::ICairnWalkVerifier<ContractState> {
+        fn verify_walk(
+            self: @ContractState, proof: Span<felt252>, classes: Classes,
+        ) -> WalkOutcome {
+            walk_outcome::<RangeLayers>(proof, classes)
+        }
+
+        fn check_node(
+            self: @ContractState, kind: felt252, st: PublicStatement, classes: Classes,
+        ) -> NodeCheck {
+            node_check::<RangeLayers>(kind, @st, classes)
+        }
+
+        fn verify_node(
+            self: @ContractState,
+            layer: LayerProof,
+            st: PublicStatement,
+            outputs: OutputClaims,
+            channel: Poseidon252Channel,
+            classes: Classes,
+        ) -> (LayerClaims, Poseidon252Channel) {
+            node_claims::<RangeLayers>(@layer, @st, outputs, channel, classes)
         }
     }
 }

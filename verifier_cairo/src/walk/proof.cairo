@@ -22,19 +22,20 @@ pub struct Named<T> {
 /// A layer's own proof, by kind (`ONCHAIN_KINDS` order).
 #[derive(Drop, Serde, Debug)]
 pub enum LayerProof {
-    Linear: ProjectionProof,
-    Qkv: ProjectionProof,
-    QkvDecode: DecodeProof,
-    Mha: MhaProof,
-    Posenc: PosencProof,
-    Matmul: ProjectionProof,
-    Attn: AttnProof,
-    Requant: RequantProof,
-    Add: AddProof,
-    Pool: PoolProof,
-    Embed: EmbedProof,
+    Linear: Span<felt252>, // ProjectionProof's Serde
+    Qkv: Span<felt252>, // ProjectionProof's Serde
+    QkvDecode: Span<felt252>, // DecodeProof's Serde
+    Mha: Span<felt252>, // MhaProof's Serde
+    Posenc: Span<felt252>, // PosencProof's Serde
+    Matmul: Span<felt252>, // ProjectionProof's Serde
+    Attn: Span<felt252>, // AttnProof's Serde
+    Requant: Span<felt252>, // RequantProof's Serde
+    Add: Span<felt252>, // AddProof's Serde
+    Pool: Span<felt252>, // PoolProof's Serde
+    Embed: Span<felt252>, // EmbedProof's Serde
     Gelu: Span<felt252>, // GeluProof's Serde
     Layernorm: Span<felt252>, // LayerNormProof's Serde
+    Range: Span<felt252>, // RangeProof's Serde
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -296,6 +297,12 @@ pub struct StatisticsStep {
     pub sumcheck: SumcheckProof,
     pub lo: QM31,
     pub hi: QM31,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct RangeProof {
+    pub logup: LogUpProof,
+    pub magnitudes: Array<QM31>,
 }
 
 #[derive(Drop, Serde, Debug)]

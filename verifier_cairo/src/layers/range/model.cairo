@@ -1,0 +1,57 @@
+//! The range statement's check (mirror of prover/layers/range/model.py `check`): the dims'
+//! declarations, no inputs, the summed weights' column sums as outputs, the weights as
+//! declared (`statement.shape`), each column sum within what its column can sum to
+//! (`range.params`, `statement.range`), soundness (`range.params`) and the witness stacks
+//! (`range.commitment`).
+
+use crate::ranges::HALF;
+use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
+use crate::walk::tensor::{TensorsTrait, signed};
+use super::relations::{DeclaredTrait, parse_dims, sums_name, weight_name};
+use super::soundness::{error_count, security_problem};
+use super::verifier::check_commitments;
+
+/// Returns the layer's error count over |F|.
+pub fn check(st: @PublicStatement) -> u128 {
+    let dims = *st.dims;
+    let weights = parse_dims(dims);
+    let (mut names, mut shapes, mut sums, mut sums_shapes) = (array![], array![], array![], array![]);
+    let mut i = 0;
+    for d in weights {
+        names.append(weight_name(i));
+        shapes.append(*d.shape);
+        if *d.summed {
+            sums.append(sums_name(i));
+            sums_shapes.append(d.sums_shape());
+        }
+        i += 1;
+    }
+    expect_shapes(*st.inputs, array![].span(), array![].span());
+    expect_shapes(*st.outputs, sums.span(), sums_shapes.span());
+    expect_shapes(*st.weights, names.span(), shapes.span());
+    let mut i = 0;
+    for d in weights {
+        if *d.summed {
+            let bound = d.sums_bound();
+            assert(bound <= HALF.try_into().unwrap(), 'range.params');
+            for v in tensor(*st.outputs, sums_name(i)).values {
+                let s = signed(*v);
+                assert(s >= 0 && s <= bound.try_into().unwrap(), 'statement.range');
+            }
+        }
+        i += 1;
+    }
+    assert(!security_problem(weights), 'range.params');
+    let witness = *st.witness;
+    check_commitments(weights, witness.names, witness.commitments());
+    error_count(weights)
+}
+
+/// No output is bounded by a relation (the sums are public, read by the views).
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
+    let mut out = array![];
+    for _ in 0..(*st.outputs).names.len() {
+        out.append(None);
+    }
+    out.span()
+}
