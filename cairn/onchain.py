@@ -14,6 +14,7 @@ from cairn import examples
 from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
+from cairn.deploy.certified import certified_keys
 from cairn.deploy.toolchain import default_toolchain
 from cairn.options import ConfigHash
 from cairn.proofs import onchain_proof, parse_felt
@@ -223,7 +224,8 @@ def verify_onchain(
     """Verify a proof with the deployed contract: exit 0 accepted, 1 rejected, 2 usage. A proof
     too large for one transaction is verified in a session of several."""
     with errors_as_exit():
-        parts = calldata.encode_parts(onchain_proof(proof_file.load(file)))
+        loaded = proof_file.load(file)
+        parts = calldata.encode_parts(onchain_proof(loaded))
         total = len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS
         # A session's first transaction carries at least the front: the statement itself.
         first = len(parts.front) + contract.INVOKE_OVERHEAD_FELTS if parts.steps else total
@@ -256,6 +258,9 @@ def verify_onchain(
         f"accepted on chain: ProofVerified(model_id={verdict.model_id}, "
         f"proof_hash={verdict.proof_hash:#x}, io_hash={verdict.io_hash:#x})"
     )
+    keys = certified_keys(loaded.statement) if isinstance(loaded, WalkProof) else []
+    if keys:
+        out.print(f"certified     {len(keys)} declared weight ranges (docs/registry.md)")
 
 
 async def _verify(t: Target, addr: int, parts: calldata.CalldataParts) -> contract.OnchainVerdict:

@@ -202,6 +202,12 @@ async def get_model(account: Account, address: int, model_id: int) -> Model:
     return Model(model["config_hash"], tuple(model["commitments"]))
 
 
+async def is_certified(account: Account, address: int, key: int) -> bool:
+    """Whether a verified range walk certified the declaration with this key
+    (`certified.declaration_key`)."""
+    return bool(await _view(account, address, "is_certified", key=key))
+
+
 async def get_proof(account: Account, address: int, proof_hash: int) -> ProofRecord:
     """RegistryError('registry.unknown_proof') when no proof with this hash was verified."""
     record = await _view(account, address, "get_proof", proof_hash=proof_hash)

@@ -17,6 +17,7 @@ from itertools import accumulate, islice, pairwise
 
 import numpy as np
 
+from cairn.deploy.certified import certified_keys
 from cairn.prover.channels.fork import fork
 from cairn.prover.channels.poseidon import hash_many, poseidon_hash
 from cairn.prover.channels.poseidon252 import Poseidon252Channel, pack_qm31s
@@ -139,12 +140,14 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     in the first transaction, after the trees it carries (`registry.check_walk` mirrors
     that)."""
     flat, sent = parts.flat, sum(counts)
-    model_id, openings, walk = NO_MODEL, [], []
+    model_id, openings, walk, certified = NO_MODEL, [], [], []
     if sent < len(parts.walk):
         walk = graph_walk_state(replay_graph_calldata(flat, sent).walk, calldata.io_felts(flat))
     else:
         model_id, openings = _openings(flat)
         sent -= len(parts.walk)
+        if is_walk(flat):
+            certified = certified_keys(decode_walk_front(flat).proof.statement)
     over = not walk and sent >= sum(o.n_trees for o in openings)
     phases = []
     for o in openings:
@@ -160,6 +163,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         len(phases),
         *(f for p in phases for f in p),
         *_listed(walk),
+        *_listed(certified),
     ]
 
 

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from cairn.cli import app
 from cairn.deploy import contract, registry
+from cairn.deploy.certified import certified_keys
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.fields import P
 from cairn.prover.layers.registry import LAYERS
@@ -79,6 +80,26 @@ def test_honest_proofs_accepted_by_both(chain, kind, index):
     assert verdict.io_hash == registry.io_hash(felts)
     record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
     assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_WALK)
+
+
+def test_range_walk_certifies_declarations(chain):
+    """A range walk over committed weights certifies each weight's declaration once its
+    openings verify on chain (here in a session: the keys travel in its state), under the key
+    Python computes (`certified.declaration_key`): none before, every one after. Over public
+    weights it certifies nothing. (Shape 1: the CLI case commits shape 0's weights.)"""
+    proof = example("range", 1, committed=True)
+    keys = certified_keys(proof.statement)
+    assert len(keys) == len(proof.statement.committed) > 1
+
+    def certified(key: int) -> bool:
+        return chain.run(registry.is_certified(chain.accounts[1], chain.address, key))
+
+    assert not any(map(certified, keys))
+    parts = calldata.encode_parts(proof)
+    verdict = onchain_like(chain, parts.flat, parts)
+    assert verdict.accepted, verdict.reason
+    assert all(map(certified, keys))
+    assert certified_keys(example("range", 1).statement) == []
 
 
 @pytest.mark.parametrize("kind", ONCHAIN_KINDS)

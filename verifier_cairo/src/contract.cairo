@@ -55,6 +55,9 @@ pub trait ICairnVerifier<TContractState> {
     fn is_verified(self: @TContractState, proof_hash: felt252) -> bool;
     /// Panics with `registry.unknown_proof` unless `proof_hash` was verified.
     fn get_proof(self: @TContractState, proof_hash: felt252) -> ProofRecord;
+    /// Whether a verified range walk certified the declaration with this key: a committed
+    /// weight's bits and column sums (docs/registry.md, "Certified declarations").
+    fn is_certified(self: @TContractState, key: felt252) -> bool;
 
     fn owner(self: @TContractState) -> ContractAddress;
     /// Owner only; a model id is registered once and never changes.
@@ -112,6 +115,8 @@ pub mod CairnVerifier {
         graph_class: ClassHash,
         models: Map<felt252, ModelEntry>,
         proofs: Map<felt252, ProofRecord>,
+        /// The declarations verified range walks certified, by key.
+        certified: Map<felt252, bool>,
         sessions: Map<felt252, OpenSession>,
     }
 
@@ -125,8 +130,9 @@ pub mod CairnVerifier {
 
     /// What a session carries between transactions (its hash is stored, the caller resends
     /// it): the record to write at the end, the running proof hash, each opening's query
-    /// phase (a walk's committed tensors', then its witness opening's), and while a model
-    /// walk's nodes are still to verify its `GraphWalk` by Serde (empty otherwise).
+    /// phase (a walk's committed tensors', then its witness opening's), while a model walk's
+    /// nodes are still to verify its `GraphWalk` by Serde (empty otherwise), and the
+    /// declarations it certifies once complete.
     #[derive(Drop, Serde)]
     struct Session {
         kind: felt252,
@@ -135,6 +141,7 @@ pub mod CairnVerifier {
         proof_hash: felt252,
         phases: Array<QueryPhase>,
         walk: Span<felt252>,
+        certified: Span<felt252>,
     }
 
     #[starknet::storage_node]
@@ -213,11 +220,15 @@ pub mod CairnVerifier {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
             if is_walk(proof) || is_graph(proof) {
                 // Every part is read and checked: the walk and its openings are complete.
-                let (model_id, io_hash, _, _) = self.verify_walk(proof, true);
-                return self.finish(poseidon_hash_span(proof), model_id, io_hash, *proof[1]);
+                let (model_id, io_hash, _, _, certified) = self.verify_walk(proof, true);
+                let record = ProofRecord { model_id, io_hash, kind: *proof[1] };
+                return self.finish(poseidon_hash_span(proof), record, certified);
             }
             let session = self.start_pcs(proof, poseidon_hash_span(proof), true);
-            self.finish(session.proof_hash, session.model_id, session.io_hash, KIND_PCS)
+            let record = ProofRecord {
+                model_id: session.model_id, io_hash: session.io_hash, kind: KIND_PCS,
+            };
+            self.finish(session.proof_hash, record, array![].span())
         }
 
         fn open_session(ref self: ContractState, proof: Span<felt252>) -> felt252 {
@@ -226,9 +237,16 @@ pub mod CairnVerifier {
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
             if is_walk(proof) || is_graph(proof) {
-                let (model_id, io_hash, phases, walk) = self.verify_walk(proof, false);
+                let (model_id, io_hash, phases, walk, certified) = self
+                    .verify_walk(proof, false);
                 let session = Session {
-                    kind: *proof[1], model_id, io_hash, proof_hash: session_id, phases, walk,
+                    kind: *proof[1],
+                    model_id,
+                    io_hash,
+                    proof_hash: session_id,
+                    phases,
+                    walk,
+                    certified,
                 };
                 return self.advance(session_id, caller, session);
             }
@@ -260,9 +278,11 @@ pub mod CairnVerifier {
                     GraphStep::Walking((_, walk)) => session.walk = walk,
                     GraphStep::Settled(outcome) => {
                         session.walk = array![].span();
-                        let (model_id, _, phases) = self.settled_walk(outcome, parts, false);
+                        let (model_id, _, phases, certified) = self
+                            .settled_walk(outcome, parts, false);
                         session.model_id = model_id;
                         session.phases = phases;
+                        session.certified = certified;
                     },
                 }
             }
@@ -285,6 +305,10 @@ pub mod CairnVerifier {
             let record = self.proofs.entry(proof_hash).read();
             assert(record.kind != 0, 'registry.unknown_proof');
             record
+        }
+
+        fn is_certified(self: @ContractState, key: felt252) -> bool {
+            self.certified.entry(key).read()
         }
 
         fn owner(self: @ContractState) -> ContractAddress {
@@ -333,15 +357,19 @@ pub mod CairnVerifier {
 
     #[generate_trait]
     impl InternalImpl of InternalTrait {
-        /// Records a verified proof and emits `ProofVerified`; returns its hash.
+        /// Records a verified proof and the declarations it certifies, emits `ProofVerified`;
+        /// returns its hash.
         fn finish(
             ref self: ContractState,
             proof_hash: felt252,
-            model_id: felt252,
-            io_hash: felt252,
-            kind: felt252,
+            record: ProofRecord,
+            certified: Span<felt252>,
         ) -> felt252 {
-            self.proofs.entry(proof_hash).write(ProofRecord { model_id, io_hash, kind });
+            self.proofs.entry(proof_hash).write(record);
+            for key in certified {
+                self.certified.entry(*key).write(true);
+            }
+            let ProofRecord { model_id, io_hash, kind } = record;
             self.emit(ProofVerified { model_id, proof_hash, io_hash, kind });
             proof_hash
         }
@@ -366,6 +394,7 @@ pub mod CairnVerifier {
                 proof_hash,
                 phases: array![phase],
                 walk: array![].span(),
+                certified: array![].span(),
             }
         }
 
@@ -379,8 +408,10 @@ pub mod CairnVerifier {
             // No phase is complete vacuously while a model walk has not reached its openings.
             if session.walk.is_empty() && openings_complete(@session.phases) {
                 entry.write(OpenSession { owner: Zero::zero(), state_hash: 0 });
-                return self
-                    .finish(session.proof_hash, session.model_id, session.io_hash, session.kind);
+                let record = ProofRecord {
+                    model_id: session.model_id, io_hash: session.io_hash, kind: session.kind,
+                };
+                return self.finish(session.proof_hash, record, session.certified);
             }
             let mut state = array![];
             session.serialize(ref state);
@@ -415,11 +446,12 @@ pub mod CairnVerifier {
         /// then its openings here from the group parts given (all of them when `whole`): the
         /// committed tensors', then the witness opening on a Blake2s fork; then its binding
         /// against the registry. Every group part is read before either opening is verified.
-        /// Returns the model id, the io hash, each opening's query phase and, if a model walk
-        /// stopped before its settlement (never when `whole`), its `GraphWalk` by Serde.
+        /// Returns the model id, the io hash, each opening's query phase, if a model walk
+        /// stopped before its settlement (never when `whole`) its `GraphWalk` by Serde, and
+        /// the declarations the walk certifies.
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
-        ) -> (felt252, felt252, Array<QueryPhase>, Span<felt252>) {
+        ) -> (felt252, felt252, Array<QueryPhase>, Span<felt252>, Span<felt252>) {
             let classes = self.classes();
             let outcome: WalkOutcome = if is_graph(proof) {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
@@ -428,26 +460,28 @@ pub mod CairnVerifier {
                 match graph.start_graph(proof, whole, classes) {
                     GraphStep::Walking((
                         io_hash, walk,
-                    )) => { return (NO_MODEL, io_hash, array![], walk); },
+                    )) => { return (NO_MODEL, io_hash, array![], walk, array![].span()); },
                     GraphStep::Settled(outcome) => outcome,
                 }
             } else {
                 let class_hash = class_of(classes, statement_kind(proof));
                 ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof, classes)
             };
-            let (model_id, io_hash, phases) = self.settled_walk(outcome, proof, whole);
-            (model_id, io_hash, phases, array![].span())
+            let (model_id, io_hash, phases, certified) = self.settled_walk(outcome, proof, whole);
+            (model_id, io_hash, phases, array![].span(), certified)
         }
 
         /// A walk verified up to its openings (`outcome`, whose group parts start at
         /// `groups_at` in `data`): its openings from the group parts given (all of them when
-        /// `whole`), then its binding. Returns the model id, the io hash and the query phases.
+        /// `whole`), then its binding. Returns the model id, the io hash, the query phases and
+        /// the declarations the walk certifies.
         fn settled_walk(
             self: @ContractState, outcome: WalkOutcome, data: Span<felt252>, whole: bool,
-        ) -> (felt252, felt252, Array<QueryPhase>) {
+        ) -> (felt252, felt252, Array<QueryPhase>, Span<felt252>) {
             let at = outcome.groups_at;
             let phases = verify_openings(outcome.openings, data.slice(at, data.len() - at), whole);
-            (self.check_walk_binding(outcome.binding), outcome.io_hash, phases)
+            let model_id = self.check_walk_binding(outcome.binding);
+            (model_id, outcome.io_hash, phases, outcome.certified)
         }
 
         fn classes(self: @ContractState) -> Classes {

@@ -176,6 +176,11 @@ pub trait LayerSet {
     /// The kind's fixed tables (Python `LayerSpec.tables`): name and pinned commitment, in
     /// name order; the witness opening opens them after the witness stacks.
     fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)>;
+    /// The keys of the declarations a verified walk of the kind certifies (range's committed
+    /// weights; none for other kinds).
+    fn certified(kind: felt252, st: @PublicStatement) -> Span<felt252> {
+        array![].span()
+    }
     fn verify_layer(
         layer: @LayerProof,
         st: @PublicStatement,
@@ -371,6 +376,10 @@ pub impl RangeLayers of LayerSet {
 
     fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
         array![].span()
+    }
+
+    fn certified(kind: felt252, st: @PublicStatement) -> Span<felt252> {
+        range::model::certified(st)
     }
 
     fn verify_layer(

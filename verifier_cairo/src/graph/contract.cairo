@@ -82,7 +82,10 @@ fn walk_parts(
     let settlement = read_settlement(ref data);
     let openings = settle(walk, graph, @settlement);
     let binding = binding_check(graph);
-    GraphStep::Settled(WalkOutcome { io_hash, binding, openings, groups_at: total - data.len() })
+    let certified = array![].span();
+    GraphStep::Settled(
+        WalkOutcome { io_hash, binding, certified, openings, groups_at: total - data.len() },
+    )
 }
 
 /// The graph's binding as the main contract checks it against the registry: per committed

@@ -7862,6 +7862,7 @@ fn session_one_group_per_step() {
         0,
         0,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -7895,6 +7896,7 @@ fn session_one_group_per_step() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -8139,6 +8141,7 @@ fn session_one_group_per_step() {
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
         0,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -8175,6 +8178,7 @@ fn session_one_group_per_step() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
     ].span(), array![
@@ -8281,6 +8285,7 @@ fn session_one_group_per_step() {
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
         0,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -8317,6 +8322,7 @@ fn session_one_group_per_step() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
         0,
     ].span(), array![
@@ -8759,6 +8765,7 @@ fn session_two_steps() {
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
         0,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -8795,6 +8802,7 @@ fn session_two_steps() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
         0,
     ].span(), array![
@@ -9171,6 +9179,7 @@ fn session_reopened_by_its_owner() {
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
         0,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -9207,6 +9216,7 @@ fn session_reopened_by_its_owner() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
     ].span(), array![
@@ -9311,6 +9321,7 @@ fn session_reopened_by_its_owner() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
         0,
     ].span());
@@ -9670,6 +9681,7 @@ fn session_reopened_by_its_owner() {
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
         0,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -9706,6 +9718,7 @@ fn session_reopened_by_its_owner() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
     ].span(), array![
@@ -10215,6 +10228,7 @@ fn session_tampered_last_group() {
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
         0,
         0,
+        0,
     ].span());
     finish_session(verifier, id, array![
         4,
@@ -10251,6 +10265,7 @@ fn session_tampered_last_group() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
         0,
     ].span(), array![
@@ -10624,6 +10639,7 @@ fn session_wrong_state() {
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
         0,
         0,
+        0,
     ].span());
     finish_session(verifier, id, array![
         4,
@@ -10660,6 +10676,7 @@ fn session_wrong_state() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         1,
     ].span(), array![
@@ -10892,6 +10909,7 @@ fn session_empty_step() {
         0,
         0,
         0,
+        0,
     ].span());
     finish_session(verifier, id, array![
         4,
@@ -10925,6 +10943,7 @@ fn session_empty_step() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -11093,6 +11112,7 @@ fn session_continued_by_another_account() {
         0,
         0,
         0,
+        0,
     ].span());
     set_contract_address('stranger'.try_into().unwrap());
     finish_session(verifier, id, array![
@@ -11127,6 +11147,7 @@ fn session_continued_by_another_account() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -11696,6 +11717,7 @@ fn session_reopened_by_another_account() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
     ].span());
@@ -12305,6 +12327,7 @@ fn session_cut_inside_a_group() {
         0x180ba25bd76ee65bab8e9bfa1fb9c5dd,
         0x1d742fd6614509aeeadd9bf9ea68c49f,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -12424,6 +12447,7 @@ fn session_cut_inside_a_group() {
         0x12001199bff2b553d3fbb0b95c65d9c3,
         0x180ba25bd76ee65bab8e9bfa1fb9c5dd,
         0x1d742fd6614509aeeadd9bf9ea68c49f,
+        0,
         0,
     ].span(), array![
         74,
@@ -12741,6 +12765,7 @@ fn session_cut_inside_a_group() {
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -12861,6 +12886,7 @@ fn session_cut_inside_a_group() {
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
         0,
+        0,
     ].span(), array![
         16,
         0x8ae2c261b1734d3b87cc1ba6cde95757841a802f3e80736e11049e18f79925,
@@ -12941,6 +12967,7 @@ fn session_cut_inside_a_group() {
         0x397daf68e5c95dff9353f8e07a4e7dab791796400f48d23d1a2e9fcb601a42f,
         0,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -12985,6 +13012,7 @@ fn session_cut_inside_a_group() {
         1,
         0,
         0x397daf68e5c95dff9353f8e07a4e7dab791796400f48d23d1a2e9fcb601a42f,
+        0,
         0,
         0,
     ].span(), array![
@@ -13546,6 +13574,7 @@ fn session_cut_after_two_trees() {
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         4,
@@ -13665,6 +13694,7 @@ fn session_cut_after_two_trees() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
         0,
     ].span(), array![
         16,
@@ -13812,6 +13842,7 @@ fn session_cut_after_two_trees() {
         0x31002221fcf4f4c04022fad9c8bf98815f86bee7e40c361949e1cc6fdbf7c49,
         0,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         4,
@@ -13856,6 +13887,7 @@ fn session_cut_after_two_trees() {
         2,
         0,
         0x31002221fcf4f4c04022fad9c8bf98815f86bee7e40c361949e1cc6fdbf7c49,
+        0,
         0,
         0,
     ].span(), array![
@@ -14352,6 +14384,7 @@ fn session_tampered_tree_after_a_cut() {
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
         0,
+        0,
     ].span());
     finish_session(verifier, id, array![
         4,
@@ -14471,6 +14504,7 @@ fn session_tampered_tree_after_a_cut() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
         0,
     ].span(), array![
         16,
@@ -14848,6 +14882,7 @@ fn session_graph_cut_between_nodes() {
         0,
         1,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         5,
@@ -14987,6 +15022,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         1,
+        0,
         0,
     ].span(), array![
         1,
@@ -15678,6 +15714,7 @@ fn session_graph_cut_between_nodes() {
         0x15802db97c451249e755d37785ca83ef,
         0x108fb2c20a37f7c2ff7f780cf5abb435,
         0x12928e2146d33a2445e35045816d6547,
+        0,
     ].span());
     continue_session(verifier, id, array![
         5,
@@ -15929,6 +15966,7 @@ fn session_graph_cut_between_nodes() {
         0x15802db97c451249e755d37785ca83ef,
         0x108fb2c20a37f7c2ff7f780cf5abb435,
         0x12928e2146d33a2445e35045816d6547,
+        0,
     ].span(), array![
         1,
         121,
@@ -16220,6 +16258,7 @@ fn session_graph_cut_between_nodes() {
         0x108fb2c20a37f7c2ff7f780cf5abb435,
         0x12928e2146d33a2445e35045816d6547,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         5,
@@ -16487,6 +16526,7 @@ fn session_graph_cut_between_nodes() {
         0x108fb2c20a37f7c2ff7f780cf5abb435,
         0x12928e2146d33a2445e35045816d6547,
         0,
+        0,
     ].span(), array![
         1,
         120,
@@ -16722,6 +16762,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         5,
@@ -16810,6 +16851,7 @@ fn session_graph_cut_between_nodes() {
         93916342,
         1378409893,
         2256574440,
+        0,
         0,
         0,
         0,
@@ -18464,6 +18506,7 @@ fn session_graph_tampered_node_after_a_cut() {
         0,
         1,
         0,
+        0,
     ].span());
     finish_session(verifier, id, array![
         5,
@@ -18603,6 +18646,7 @@ fn session_graph_tampered_node_after_a_cut() {
         0,
         0,
         1,
+        0,
         0,
     ].span(), array![
         1,
@@ -19348,6 +19392,7 @@ fn session_graph_io_cut_between_nodes() {
         0,
         1,
         0,
+        0,
     ].span());
     continue_session(verifier, id, array![
         5,
@@ -19495,6 +19540,7 @@ fn session_graph_io_cut_between_nodes() {
         0x161a20ba06e42f1a5b5cf8aa90a85ad6,
         0,
         1,
+        0,
         0,
     ].span(), array![
         1,
@@ -20234,6 +20280,7 @@ fn session_graph_io_cut_between_nodes() {
         0x1c06ac1fcb0e9f9c82d06bb27704eff2,
         0x16a007f19e6c7a81d53c47b2a05fe7cb,
         0,
+        0,
     ].span());
     let proof_hash = finish_session(verifier, id, array![
         5,
@@ -20508,6 +20555,7 @@ fn session_graph_io_cut_between_nodes() {
         0x168a36b7370a2b7775a6c2c454f3d6ea,
         0x1c06ac1fcb0e9f9c82d06bb27704eff2,
         0x16a007f19e6c7a81d53c47b2a05fe7cb,
+        0,
         0,
     ].span(), array![
         0,

@@ -21,13 +21,14 @@ use crate::walk::tensor::TensorsTrait;
 use crate::walk::verifier::{WalkOpenings, verify_walk};
 
 /// What a verified walk leaves to the main contract: the hash of its statement's felts, its
-/// binding to a registered model with each committed weight's expected registry entry, and
-/// the openings still to verify (the committed tensors', then the witness opening), whose
-/// group parts start at `groups_at`.
+/// binding to a registered model with each committed weight's expected registry entry, the
+/// declarations it certifies (`LayerSet::certified`), and the openings still to verify (the
+/// committed tensors', then the witness opening), whose group parts start at `groups_at`.
 #[derive(Drop, Serde)]
 pub struct WalkOutcome {
     pub io_hash: felt252,
     pub binding: Option<BindingCheck>,
+    pub certified: Span<felt252>,
     pub openings: WalkOpenings,
     pub groups_at: u32,
 }
@@ -94,6 +95,7 @@ pub fn node_claims<impl L: LayerSet>(
 pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>, classes: Classes) -> WalkOutcome {
     let walk = read_walk(proof);
     let openings = verify_walk::<L>(@walk, classes);
+    let certified = L::certified(walk.statement.kind, @walk.statement);
     let st = walk.statement;
     let binding = match st.binding {
         Some(b) => {
@@ -110,7 +112,11 @@ pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>, classes: Classes) ->
         None => None,
     };
     WalkOutcome {
-        io_hash: poseidon_hash_span(walk.io), binding, openings, groups_at: walk.groups_at,
+        io_hash: poseidon_hash_span(walk.io),
+        binding,
+        certified,
+        openings,
+        groups_at: walk.groups_at,
     }
 }
 

@@ -4,6 +4,8 @@
 //! (`range.params`, `statement.range`), soundness (`range.params`) and the witness stacks
 //! (`range.commitment`).
 
+use core::poseidon::poseidon_hash_span;
+use crate::calldata::commitment_entry;
 use crate::ranges::HALF;
 use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
 use crate::walk::tensor::{TensorsTrait, signed};
@@ -45,6 +47,36 @@ pub fn check(st: @PublicStatement) -> u128 {
     let witness = *st.witness;
     check_commitments(weights, witness.names, witness.commitments());
     error_count(weights)
+}
+
+/// Per committed weight in name order, the key its declaration is certified under once the
+/// walk's openings verify (docs/registry.md, "Certified declarations"): Poseidon of its registry
+/// entry, bits·2 + summed, and Poseidon of its column sums (0 when not summed). A public
+/// weight certifies nothing.
+pub fn certified(st: @PublicStatement) -> Span<felt252> {
+    let mut keys = array![];
+    let mut i = 0;
+    for d in parse_dims(*st.dims) {
+        let w = tensor(*st.weights, weight_name(i));
+        if let Some(c) = w.commitment {
+            let mut felts = commitment_entry(c.hash, c.root, w.shape);
+            let summed: u32 = if *d.summed {
+                1
+            } else {
+                0
+            };
+            felts.append((*d.bits * 2 + summed).into());
+            let sums = if *d.summed {
+                poseidon_hash_span(tensor(*st.outputs, sums_name(i)).values)
+            } else {
+                0
+            };
+            felts.append(sums);
+            keys.append(poseidon_hash_span(felts.span()));
+        }
+        i += 1;
+    }
+    keys.span()
 }
 
 /// No output is bounded by a relation (the sums are public, read by the views).

@@ -1,0 +1,40 @@
+"""Declarations certified on chain (docs/registry.md, "Certified declarations"): a verified
+range walk over committed weights leaves, per weight, a key the contract holds
+(`is_certified`), so a model walk that declares the same weight's range may rely on it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cairn.prover.channels.poseidon import hash_many
+from cairn.prover.fields.m31 import P
+from cairn.prover.graph.declared import WeightRange
+from cairn.prover.layers.range import model as range_check
+from cairn.prover.layers.range.relations import parse_dims, sums_name, weight_name
+from cairn.prover.pcs.proof import CommittedTensor
+from cairn.prover.walk.statement import Statement
+from cairn.serializer.calldata import commitment_entry
+
+
+def declaration_key(tensor: CommittedTensor, declared: WeightRange) -> int:
+    """The key under which the contract holds a committed weight's declaration once a range
+    walk certified it (docs/registry.md, "Certified declarations"): Poseidon of the weight's
+    registry entry, bits·2 + summed, and Poseidon of its column sums mod p (0 unsummed)."""
+    sums = declared.sums
+    digest = 0 if sums is None else hash_many([int(v) % P for v in np.asarray(sums).ravel()])
+    entry = commitment_entry(tensor)
+    return hash_many([*entry, declared.bits << 1 | declared.summed, digest])
+
+
+def certified_keys(st: Statement) -> list[int]:
+    """The declarations a verified walk of `st` certifies (the contract's
+    `LayerSet::certified`): a range walk's committed weights, in name order."""
+    if st.kind != range_check.KIND:
+        return []
+    keys = []
+    for i, d in enumerate(parse_dims(st.dims)):
+        tensor = st.committed.get(weight_name(i))
+        if tensor is not None:
+            sums = st.outputs[sums_name(i)] if d.summed else None
+            keys.append(declaration_key(tensor, WeightRange(d.bits, d.summed, sums)))
+    return keys
