@@ -8,9 +8,7 @@ import numpy as np
 
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.fields.m31 import P
-from cairn.prover.graph.declared import WeightRange
-from cairn.prover.layers.range import model as range_check
-from cairn.prover.layers.range.relations import parse_dims, sums_name, weight_name
+from cairn.prover.graph.declared import WeightRange, declared_by
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.calldata import commitment_entry
@@ -29,12 +27,4 @@ def declaration_key(tensor: CommittedTensor, declared: WeightRange) -> int:
 def certified_keys(st: Statement) -> list[int]:
     """The declarations a verified walk of `st` certifies (the contract's
     `LayerSet::certified`): a range walk's committed weights, in name order."""
-    if st.kind != range_check.KIND:
-        return []
-    keys = []
-    for i, d in enumerate(parse_dims(st.dims)):
-        tensor = st.committed.get(weight_name(i))
-        if tensor is not None:
-            sums = st.outputs[sums_name(i)] if d.summed else None
-            keys.append(declaration_key(tensor, WeightRange(d.bits, d.summed, sums)))
-    return keys
+    return [declaration_key(tensor, declared) for tensor, declared in declared_by(st)]

@@ -22,6 +22,7 @@ from cairn.prover.layers.range.relations import (
     MAX_WEIGHTS,
     Declared,
     RangeLayout,
+    parse_dims,
     sums_name,
     weight_name,
 )
@@ -136,6 +137,19 @@ def certify(
     return proofs
 
 
+def declared_by(st: Statement) -> list[tuple[CommittedTensor, WeightRange]]:
+    """What a range walk's statement declares of its committed weights, in name order (a public
+    weight: nothing; another kind: nothing)."""
+    if st.kind != range_check.KIND:
+        return []
+    out = []
+    for i, d in enumerate(parse_dims(st.dims)):
+        if (c := st.committed.get(weight_name(i))) is not None:
+            sums = st.outputs[sums_name(i)] if d.summed else None
+            out.append((c, WeightRange(d.bits, d.summed, sums)))
+    return out
+
+
 def check_certified(
     declared: Mapping[str, WeightRange],
     committed: Mapping[str, CommittedTensor],
@@ -149,10 +163,8 @@ def check_certified(
         if st.kind != range_check.KIND:
             raise VerificationError("graph.declared", f"a certificate of kind {st.kind!r}")
         verify_walk(LAYERS[range_check.KIND], proof)
-        for i, d in enumerate(RangeLayout.of(st.dims).weights):
-            if (c := st.committed.get(weight_name(i))) is not None:
-                sums = st.outputs.get(sums_name(i))
-                proven[(c.commitment, tuple(c.shape))] = WeightRange(d.bits, d.summed, sums)
+        for c, r in declared_by(st):
+            proven[(c.commitment, tuple(c.shape))] = r
     for name in sorted(declared):
         c = committed.get(name)
         if c is None or proven.get((c.commitment, tuple(c.shape))) != declared[name]:
