@@ -2,11 +2,11 @@
 `cairn.examples.GRAPH_BENCHMARKS`' small graphs with committed weights, whose hidden tensors
 go through every way a bound travels — none (a projection of a committed weight), a
 requantization's clamp, a residual add of a bounded and a public tensor, the column sums of
-pooling, attention's int8 inputs, a GELU lookup's table, a LayerNorm's limbs — and `declared`,
-whose every weight is declared (prover/graph/declared.py), so that bounds travel through the
-projections, the gather and the LayerNorm's row norm too. A name ending in `_io` is the graph
-with its inputs and outputs committed too; one ending in `_bound` has its weights bound to
-model `MODEL_ID` (`CONFIG_HASH`, each weight's index its rank by name)."""
+pooling, attention's int8 inputs, a GELU lookup's table, a LayerNorm's limbs — and `declared`
+and `declared_norm`, whose every weight is declared (prover/graph/declared.py), so that bounds
+travel through the projections, the gather and the LayerNorm's row norm too. A name ending in
+`_io` is the graph with its inputs and outputs committed too; one ending in `_bound` has its
+weights bound to model `MODEL_ID` (`CONFIG_HASH`, each weight's index its rank by name)."""
 
 from __future__ import annotations
 
@@ -68,9 +68,26 @@ class _Declared:
 
 
 def declared_example() -> examples.Graph:
-    """ids → embed → linear → requant → add → layernorm → linear → out, with s1 and s2 public: a
-    gather, projections of a bounded and of a row-normed tensor, a residual and a LayerNorm,
-    every weight declared."""
+    """ids → embed → linear → out: a gather whose tables and a projection whose weights are
+    declared, the projection's input bounded by the gather's declared tables, so both
+    relations are checked over the integers. (No lookup node: their witness openings would
+    push cairo-test's compilation past the machine's memory beside the other vectors.)"""
+    rng = np.random.default_rng(12)
+    seq, vocab, dim = 4, 7, 6
+    b = _Declared()
+    ids = rng.integers(0, vocab, seq)
+    word, position = (rng.integers(-128, 128, (n, dim)) for n in (vocab, seq))
+    e = b.add(embed.make_statement(ids, word, position), {"y": "e"}).outputs["y"]
+    weights = {"w": rng.integers(-128, 128, (dim, dim)), "b": rng.integers(-128, 128, dim)}
+    b.add(linear.make_statement(e, weights), {"x": "e", "y": "out"})
+    g, hidden = assemble(b.layers, ["out"])
+    return dataclasses.replace(g, declared=b.ranges), hidden
+
+
+def declared_norm_example() -> examples.Graph:
+    """ids → embed → linear → requant → add → layernorm → linear → out, with s1 and s2 public:
+    `declared_example` with a residual, a LayerNorm whose γ and β are declared, and a
+    projection of its row-normed output (verified on a devnet)."""
     rng = np.random.default_rng(12)
     seq, vocab, dim = 4, 7, 6
     b = _Declared()
@@ -93,6 +110,7 @@ def declared_example() -> examples.Graph:
 
 
 GRAPHS["declared"] = declared_example
+GRAPHS["declared_norm"] = declared_norm_example
 
 
 @functools.cache

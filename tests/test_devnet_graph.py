@@ -29,7 +29,7 @@ GAS = 4 * 10**8
 walk."""
 
 
-@pytest.mark.parametrize("name", [*(n for n in GRAPHS if n != "declared"), "attention_io"])
+@pytest.mark.parametrize("name", [*(n for n in GRAPHS if "declared" not in n), "attention_io"])
 def test_honest_graphs_accepted_by_both(chain, name):
     """The attention block's walk (five nodes, four LogUp-GKRs) fits its first transaction
     (7.3·10^8 L2 gas), its openings take three more; with its input and output committed,
@@ -64,15 +64,16 @@ def test_tampered_graphs_rejected_alike(chain, name):
 
 def test_declared_weights_need_their_certificates_on_chain(chain):
     """A model walk reading its weights at declared ranges (every relation then holds over the
-    integers) is refused (`graph.declared`) until range walks over the same commitments have
-    certified each declaration; then accepted, by both verifiers."""
-    proof = graph_proof("declared")
+    integers: a gather, a projection of its output, a LayerNorm and a projection of its
+    row-normed output) is refused (`graph.declared`) until range walks over the same
+    commitments have certified each declaration; then accepted, by both verifiers."""
+    proof = graph_proof("declared_norm")
     parts = calldata.encode_parts(proof)
     keys = declared_keys(proof.statement)
     assert registry.contract_check(parts.flat, {}) == "graph.declared"
     verdict = onchain_like(chain, parts.flat, parts)
     assert not verdict.accepted and verdict.reason == "graph.declared"
-    for certificate in graph_certificates("declared"):
+    for certificate in graph_certificates("declared_norm"):
         cert_parts = calldata.encode_parts(certificate)
         assert onchain_like(chain, cert_parts.flat, cert_parts).accepted
     assert registry.contract_check(parts.flat, {}, keys) is None
