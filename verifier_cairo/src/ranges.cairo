@@ -130,7 +130,7 @@ pub fn product_bound(a: Lines, b: Lines) -> u128 {
     core::cmp::min(holder, ceil_sqrt(squares))
 }
 
-/// ⌈√n⌉, below 2^128 for any n < 2^256.
+/// ⌈√n⌉ for n ≤ (2^128 − 1)² (here: products of two values below 2^100).
 pub fn ceil_sqrt(n: u256) -> u128 {
     let root: u128 = core::num::traits::Sqrt::sqrt(n);
     let square: u256 = root.into() * root.into();

@@ -128,8 +128,9 @@ pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
     out.span()
 }
 
-/// Beyond this a row's Σy² bound is capped: every product it bounds is then beyond (p−1)/2 by
-/// its Euclidean term, capped or not, so the verdicts and bounds are Python's.
+/// Beyond this a row's Σy² bound is capped: the Euclidean term of a product it bounds is then
+/// beyond (p−1)/2, capped or not (or 0 both ways, when the other side's is 0), so the verdicts
+/// and bounds are Python's.
 const ROW_SQ_CAP: u128 = 0x10000000000000000;
 
 /// (⌈N⌉, min(⌈N²⌉, ROW_SQ_CAP)) for N = Python's `_output_norm`, the bound on every ‖y_i‖₂:
