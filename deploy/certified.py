@@ -4,11 +4,15 @@ range walk over committed weights leaves, per weight, a key the contract holds
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 
 from cairn.prover.channels.poseidon import hash_many
+from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import P
 from cairn.prover.graph.declared import WeightRange, declared_by
+from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.pcs.proof import CommittedTensor
 from cairn.prover.walk.statement import Statement
 from cairn.serializer.calldata import commitment_entry
@@ -28,3 +32,17 @@ def certified_keys(st: Statement) -> list[int]:
     """The declarations a verified walk of `st` certifies (the contract's
     `LayerSet::certified`): a range walk's committed weights, in name order."""
     return [declaration_key(tensor, declared) for tensor, declared in declared_by(st)]
+
+
+def declared_keys(g: GraphStatement) -> list[int]:
+    """The declarations a model walk relies on, in name order: the contract refuses it
+    (`graph.declared`) unless a verified range walk has certified each."""
+    return [declaration_key(g.committed[name], r) for name, r in sorted(g.declared.items())]
+
+
+def expect_certified(g: GraphStatement, certified: Collection[int]) -> None:
+    """`graph.declared` unless every declaration of `g` is among the `certified` keys (the
+    contract's check, after the binding's)."""
+    for name, key in zip(sorted(g.declared), declared_keys(g), strict=True):
+        if key not in certified:
+            raise VerificationError("graph.declared", f"{name}: its declaration is not certified")

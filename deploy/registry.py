@@ -10,13 +10,14 @@ which weights of the model they are, and the public tensors).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from starknet_py.net.account.account import Account
 from starknet_py.net.client_errors import ClientError
 
+from cairn.deploy.certified import expect_certified
 from cairn.deploy.contract import ChainError, contract_at, revert_reason, send
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
@@ -123,29 +124,38 @@ def check_walk(felts: list[int], models: Mapping[int, Model] | None) -> int:
     return NO_MODEL if models is None else check_walk_binding(models, st.binding, st.committed)
 
 
-def check_graph(felts: list[int], models: Mapping[int, Model] | None) -> int:
+def check_graph(
+    felts: list[int], models: Mapping[int, Model] | None, certified: Collection[int] = ()
+) -> int:
     """The contract's graph path, in its order: the graph class reads the statement and each
     part after it as it verifies the walk, up to its openings (both checked present exactly
     when due); the main contract reads the openings' group parts and verifies the committed
-    tensors' opening, then the witness opening, and checks the binding against the registry
-    (`models`; None: not checked, as in the Cairo unit tests). Returns the model id."""
+    tensors' opening, then the witness opening, checks the binding against the registry
+    (`models`; None: neither checked, as in the Cairo unit tests), then that every declaration
+    is among the `certified` keys. Returns the model id."""
     replay = graph_calldata.replay_graph_calldata(felts)
     assert replay.settled is not None
     settlement, channel, committed, witness = replay.settled
     settlement = replay.reader.openings(settlement)
     g = replay.reader.statement
     verify_openings(g, settlement, channel, committed, witness)
-    return NO_MODEL if models is None else check_walk_binding(models, g.binding, g.committed)
+    if models is None:
+        return NO_MODEL
+    model_id = check_walk_binding(models, g.binding, g.committed)
+    expect_certified(g, certified)
+    return model_id
 
 
-def contract_check(felts: list[int], models: Mapping[int, Model]) -> str | None:
+def contract_check(
+    felts: list[int], models: Mapping[int, Model], certified: Collection[int] = ()
+) -> str | None:
     """What the contract's `verify` says of `felts` given the registered models: None if it
     accepts, else the name of the check it reverts with. The same steps in the same order:
     a layer proof's as `check_walk`, a graph proof's as `check_graph`; a PCS opening's
     calldata, then its opening."""
     try:
         if is_graph(felts):
-            check_graph(felts, models)
+            check_graph(felts, models, certified)
             return None
         if is_walk(felts):
             check_walk(felts, models)

@@ -41,7 +41,7 @@ of their inputs, which the Cairo graph cannot do yet from a hidden tensor's boun
 
 def offchain_reason(g: GraphStatement) -> str | None:
     """Why the contract cannot read this graph, if it cannot: a node of a kind it does not
-    verify in a graph, declared weights, or public weights (on chain a graph's weights are
+    verify in a graph, or public weights (on chain a graph's weights are
     committed: public ones enter the transcript by a Blake2s digest of all their values, which
     the contract cannot recompute)."""
     for i, node in enumerate(g.nodes):
@@ -50,8 +50,6 @@ def offchain_reason(g: GraphStatement) -> str | None:
             return f"node {i} ({node.kind!r}) is not verified on chain yet (in graphs: {kinds})"
     if g.weights:
         return "a graph's public weights are not verified on chain: prove it with --commit-weights"
-    if g.declared:
-        return "declared weight ranges are not verified on chain yet (docs/layers/range.md)"
     return None
 
 

@@ -53,13 +53,11 @@ OUTSIDE_SERDE = {
     ("OpeningProof", "poly_openings"),
     ("OpeningProof", "layer_openings"),
     ("Statement", "ranged"),
-    ("GraphStatement", "declared"),
 }
 """Fields the Serde part does not carry: a PCS opening's Merkle openings travel after it, one
 part per fold group, where a session may cut (`walk_calldata`): the committed tensors'
 opening's, then the witness opening's; decoding leaves them None for `walk_calldata` to fill.
-A statement's `ranged` is derived by a model walk's views, never read (decoded empty); a graph's
-`declared` is not carried on chain yet (`graph_calldata.offchain_reason` refuses it)."""
+A statement's `ranged` is derived by a model walk's views, never read (decoded empty)."""
 
 
 NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}

@@ -20,10 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
+from cairn.deploy.certified import declared_keys
 from cairn.deploy.registry import check_graph, io_hash
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
+from cairn.prover.graph.declared import WeightRange
 from cairn.prover.graph.proof import GraphProof
+from cairn.prover.graph.views import worst_cases
 from cairn.prover.pcs.params import FIELD_BITS, POSEIDON_PARAMS, TARGET_BITS, WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.soundness import bits
@@ -37,7 +40,7 @@ from tests.proof_mutations import graph_mutations, mutations
 
 OUTPUT = Path(__file__).resolve().parent.parent / "verifier_cairo/src/tests/graph_vectors.cairo"
 FLIPS = 6
-VECTOR_GRAPHS = ("encoder", "lookup_chain", "encoder_io")
+VECTOR_GRAPHS = ("declared", "lookup_chain", "encoder_io")
 """The attention graph's calldata (12,293 felts, mostly its witness opening's Blake2s paths)
 would push cairo-test's compilation past the machine's memory beside the walk vectors: it is
 verified on a devnet (tests/test_devnet_graph.py)."""
@@ -55,7 +58,8 @@ HEADER = """\
 
 use crate::graph::soundness::ErrorTotalTrait;
 use crate::pcs::params::POSEIDON_PARAMS;
-use super::graph_support::verify_graph_calldata;
+use crate::walk::tensor::{Bound, DeclaredRange, Known, TensorsTrait};
+use super::graph_support::{graph_declared_keys, graph_views, verify_graph_calldata};
 use super::support::splice;
 """
 
@@ -147,6 +151,69 @@ def statement_tamperings(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
             yield f"node {i} dims[{j}] + 1", _statement(proof, nodes=nodes)
 
 
+ROW_SQ_CAP = 1 << 64
+"""The Cairo views cap a row norm here (layers/layernorm/model.cairo): the same verdicts."""
+
+
+def declared_tamperings(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
+    """A declaration changed, still well formed (the transcript binds it: a later check fails),
+    or at a range the views refuse (`statement.range`), or malformed (`graph.declared`)."""
+    g = proof.statement
+    name = "w" if "w" in g.declared else min(g.declared)
+    r = g.declared[name]
+    assert r.sums is not None
+
+    def declared(**changes: WeightRange | None) -> GraphProof:
+        ranges = {**g.declared, **changes}
+        return _statement(proof, declared={n: v for n, v in ranges.items() if v is not None})
+
+    wider = WeightRange(r.bits + 1, r.sums)
+    yield f"{name} declared at {wider.bits} bits", declared(**{name: wider})
+    yield f"{name}'s first column sum + 1", declared(**{name: WeightRange(r.bits, r.sums + 1)})
+    yield f"{name} declared unsummed", declared(**{name: WeightRange(r.bits)})
+    yield f"{name}'s declaration dropped", declared(**{name: None})
+    yield "a declaration of no weight", declared(zz=r)
+    yield f"{name} declared at 31 bits", declared(**{name: WeightRange(31)})
+    yield f"{name}'s sums of another shape", declared(**{name: WeightRange(r.bits, r.sums[:-1])})
+    yield f"{name}'s first sum negative", declared(**{name: WeightRange(r.bits, r.sums - 1000)})
+    for other in sorted(g.declared):
+        yield f"{other} declared at 30 bits", declared(**{other: WeightRange(30)})
+
+
+def declared_views(base: str, proof: GraphProof) -> str:
+    """A test that the Cairo views read every hidden input and declared weight of every node as
+    Python's do (`views.worst_cases`)."""
+    g = proof.statement
+    lines = [f"let views = graph_views(graph_{base}());"]
+    for i, (node, st) in enumerate(zip(g.nodes, worst_cases(g), strict=True)):
+        lines.append(f"let st = views[{i}];")
+        for local, name in sorted(node.inputs.items()):
+            if name not in g.hidden:
+                continue
+            if local in st.unbounded:
+                known = "Known::Nothing"
+            else:
+                fill = st.inputs[local]
+                row_sq = getattr(fill, "row_sq", None)
+                row_sq = "None" if row_sq is None else f"Some({min(row_sq, ROW_SQ_CAP)})"
+                known = f"Known::AtMost(Bound {{ max: {int(fill.flat[0])}, row_sq: {row_sq} }})"
+            lines.append(f"assert_eq!((*st.inputs).get('{local}').known, {known});")
+        for local in sorted(st.ranged):
+            fill = st.weights[local]
+            magnitude = int(fill.flat[0])
+            col_abs = getattr(fill, "col_abs", None)
+            top = max(col_abs) if col_abs else fill.shape[-2 if fill.ndim > 1 else 0] * magnitude
+            known = f"Known::Declared(DeclaredRange {{ magnitude: {magnitude}, col_abs: {top} }})"
+            lines.append(f"assert_eq!((*st.weights).get('{local}').known, {known});")
+    keys = ", ".join(felt(k) for k in declared_keys(g))
+    lines.append(f"assert_eq!(graph_declared_keys(graph_{base}()), array![{keys}].span());")
+    body = "\n    ".join(lines)
+    return (
+        "/// The views Python's verifier reads, and the declarations' keys.\n#[test]\n"
+        f"fn views_{base}() {{\n    {body}\n}}\n"
+    )
+
+
 def unencodable(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
     """Statements the encoder refuses, which the reader must refuse too: a witness commitment
     on a kind without advice, public weights (`calldata.offchain`), a node whose kind is not
@@ -164,6 +231,12 @@ def unencodable(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
 
 
 def tampered(proof: GraphProof) -> Iterator[tuple[str, list[int]]]:
+    """Of a graph with declarations, those alone (the others are every graph's, run on the
+    smaller ones: the declared graph's walk costs most)."""
+    if proof.statement.declared:
+        for doc, t in declared_tamperings(proof):
+            yield f"statement: {doc}", encode_graph(t)
+        return
     kinds = [n.kind for n in proof.statement.nodes]
     for doc, t in statement_tamperings(proof):
         try:
@@ -279,6 +352,8 @@ def render() -> str:
             )
         )
         out.append(accepts(f"graph_{base}", honest))
+        if proof.statement.declared:
+            out.append(declared_views(base, proof))
         seen: set[tuple[int, ...]] = set()
         for n, (doc, felts) in enumerate(tampered(proof)):
             check = verdict(felts)

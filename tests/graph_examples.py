@@ -2,21 +2,33 @@
 `cairn.examples.GRAPH_BENCHMARKS`' small graphs with committed weights, whose hidden tensors
 go through every way a bound travels — none (a projection of a committed weight), a
 requantization's clamp, a residual add of a bounded and a public tensor, the column sums of
-pooling, attention's int8 inputs, a GELU lookup's table, a LayerNorm's limbs. A name ending
-in `_io` is the graph with its inputs and outputs committed too; one ending in `_bound` has
-its weights bound to model `MODEL_ID` (`CONFIG_HASH`, each weight's index its rank by
-name)."""
+pooling, attention's int8 inputs, a GELU lookup's table, a LayerNorm's limbs — and `declared`
+and `declared_norm`, whose every weight is declared (prover/graph/declared.py), so that bounds
+travel through the projections, the gather and the LayerNorm's row norm too. A name ending in
+`_io` is the graph with its inputs and outputs committed too; one ending in `_bound` has its
+weights bound to model `MODEL_ID` (`CONFIG_HASH`, each weight's index its rank by name)."""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
 
+import numpy as np
+
 from cairn import examples
+from cairn.prover.graph.declared import WeightRange, certify
 from cairn.prover.graph.proof import GraphProof
-from cairn.prover.graph.prover import commit_graph_io, commit_graph_weights, prove_graph
+from cairn.prover.graph.prover import assemble, commit_graph_io, commit_graph_weights, prove_graph
+from cairn.prover.graph.views import Bound, output_bounds
+from cairn.prover.layers.add import model as add
+from cairn.prover.layers.embed import model as embed
+from cairn.prover.layers.layernorm import model as layernorm
+from cairn.prover.layers.linear import model as linear
+from cairn.prover.layers.requant import model as requant
+from cairn.prover.layers.requant.params import RequantParams
 from cairn.prover.pcs.params import POSEIDON_PARAMS
-from cairn.prover.walk.statement import ModelBinding
+from cairn.prover.walk.proof import WalkProof
+from cairn.prover.walk.statement import ModelBinding, Statement
 
 MODEL_ID, CONFIG_HASH = 0x7, 0xC0FFEE
 GRAPHS = dict(
@@ -25,6 +37,80 @@ GRAPHS = dict(
         examples.GRAPH_BENCHMARKS.values(),
     )
 )
+
+
+@dataclasses.dataclass
+class _Declared:
+    """A graph planned as a verifier reads it with every weight declared (summed, as int8 and
+    LayerNorm's weights are at most 16 bits): each requantization fit to its input's declared
+    bound, as the MiniLM builder does (models/minilm/walk.py)."""
+
+    layers: list[tuple[Statement, dict[str, str]]] = dataclasses.field(default_factory=list)
+    ranges: dict[str, WeightRange] = dataclasses.field(default_factory=dict)
+    bounds: dict[str, Bound | None] = dataclasses.field(default_factory=dict)
+
+    def add(self, st: Statement, wiring: dict[str, str]) -> Statement:
+        name = {local: wiring.get(local, local) for local in (*st.inputs, *st.outputs, *st.weights)}
+        for local, w in st.weights.items():
+            self.ranges[name[local]] = WeightRange.of(w, summed=True)
+        worst = {local: self.ranges[name[local]].worst(w.shape) for local, w in st.weights.items()}
+        hidden = {n: self.bounds[name[n]] for n in st.inputs if name[n] in self.bounds}
+        view = dataclasses.replace(st, weights=worst)
+        self.bounds |= {name[local]: b for local, b in output_bounds(view, hidden).items()}
+        self.layers.append((st, wiring))
+        return st
+
+    def requant(self, source: str, y: np.ndarray, target: str, bits: int = 8) -> np.ndarray:
+        bound = self.bounds[source]
+        p = RequantParams.fit(bound.max if bound else 0, int(np.abs(y).max()), bits)
+        st = requant.make_statement(y, p.multiplier, p.shift, p.bits, p.bound.bit_length())
+        return self.add(st, {"x": source, "y": target}).outputs["y"]
+
+
+def declared_example() -> examples.Graph:
+    """ids → embed → linear → out: a gather whose tables and a projection whose weights are
+    declared, the projection's input bounded by the gather's declared tables, so both
+    relations are checked over the integers. (No lookup node: their witness openings would
+    push cairo-test's compilation past the machine's memory beside the other vectors.)"""
+    rng = np.random.default_rng(12)
+    seq, vocab, dim = 4, 7, 6
+    b = _Declared()
+    ids = rng.integers(0, vocab, seq)
+    word, position = (rng.integers(-128, 128, (n, dim)) for n in (vocab, seq))
+    e = b.add(embed.make_statement(ids, word, position), {"y": "e"}).outputs["y"]
+    weights = {"w": rng.integers(-128, 128, (dim, dim)), "b": rng.integers(-128, 128, dim)}
+    b.add(linear.make_statement(e, weights), {"x": "e", "y": "out"})
+    g, hidden = assemble(b.layers, ["out"])
+    return dataclasses.replace(g, declared=b.ranges), hidden
+
+
+def declared_norm_example() -> examples.Graph:
+    """ids → embed → linear → requant → add → layernorm → linear → out, with s1 and s2 public:
+    `declared_example` with a residual, a LayerNorm whose γ and β are declared, and a
+    projection of its row-normed output (verified on a devnet)."""
+    rng = np.random.default_rng(12)
+    seq, vocab, dim = 4, 7, 6
+    b = _Declared()
+    ids = rng.integers(0, vocab, seq)
+    word, position = (rng.integers(-128, 128, (n, dim)) for n in (vocab, seq))
+    e = b.add(embed.make_statement(ids, word, position), {"y": "e"}).outputs["y"]
+    weights = {"w": rng.integers(-128, 128, (dim, dim)), "b": rng.integers(-128, 128, dim)}
+    h = b.add(linear.make_statement(e, weights), {"x": "e", "y": "h"}).outputs["y"]
+    h8 = b.requant("h", h, "h8")
+    r = b.add(add.make_statement(h8, e), {"a": "h8", "b": "e", "y": "r"}).outputs["y"]
+    gamma = rng.integers(-2047, 2048, dim)
+    beta = rng.integers(-(2**12), 2**12, dim)
+    params = examples.layernorm_params(np.full((1, dim), b.bounds["r"].max), gamma)
+    st = layernorm.make_statement(r, gamma, beta, params)
+    n = b.add(st, {"h": "r", "y": "n", "gamma": "ln_gamma", "beta": "ln_beta"}).outputs["y"]
+    weights = {"w": rng.integers(-128, 128, (dim, dim)), "b": rng.integers(-128, 128, dim)}
+    b.add(linear.make_statement(n, weights), {"x": "n", "y": "out", "w": "w_2", "b": "b_2"})
+    g, hidden = assemble(b.layers, ["out", "s1", "s2"])
+    return dataclasses.replace(g, declared=b.ranges), hidden
+
+
+GRAPHS["declared"] = declared_example
+GRAPHS["declared_norm"] = declared_norm_example
 
 
 @functools.cache
@@ -40,3 +126,11 @@ def graph_proof(name: str) -> GraphProof:
         graph, hidden, io_data = commit_graph_io(graph, hidden, POSEIDON_PARAMS)
         data |= io_data
     return prove_graph(graph, hidden, data)
+
+
+@functools.cache
+def graph_certificates(name: str) -> list[WalkProof]:
+    """The range walks certifying the graph's declarations over its committed weights."""
+    graph, _ = GRAPHS[name]()
+    graph, data = commit_graph_weights(graph, POSEIDON_PARAMS)
+    return certify(graph.declared, graph.committed, graph.weights, data)

@@ -25,7 +25,7 @@ def test_the_key_names_the_commitment_and_the_whole_declaration():
     st = example("range", 0, committed=True).statement
     tensor = st.committed["w00"]
     sums = st.outputs["s00"]
-    r = WeightRange(7, True, sums)
+    r = WeightRange(7, sums)
     key = declaration_key(tensor, r)
     assert key == certified_keys(st)[0]
     other_sums = sums.copy()
@@ -33,9 +33,9 @@ def test_the_key_names_the_commitment_and_the_whole_declaration():
     commitment = dataclasses.replace(tensor.commitment, root=tensor.commitment.root ^ 1)
     assert len({
         key,
-        declaration_key(tensor, WeightRange(8, True, sums)),
-        declaration_key(tensor, WeightRange(7, True, other_sums)),
-        declaration_key(tensor, WeightRange(7, False, None)),
+        declaration_key(tensor, WeightRange(8, sums)),
+        declaration_key(tensor, WeightRange(7, other_sums)),
+        declaration_key(tensor, WeightRange(7)),
         declaration_key(dataclasses.replace(tensor, commitment=commitment), r),
         declaration_key(dataclasses.replace(tensor, shape=(*tensor.shape, 1)), r),
     }) == 6  # fmt: skip

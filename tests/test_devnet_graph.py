@@ -14,11 +14,12 @@ from typer.testing import CliRunner
 from cairn import examples
 from cairn.cli import app
 from cairn.deploy import contract, registry
+from cairn.deploy.certified import declared_keys
 from cairn.prover.walk.statement import NO_MODEL
 from cairn.serializer import calldata, proof_file
 from cairn.serializer.header import KIND_GRAPH
 from tests.cairo_graph_vectors import tampered
-from tests.graph_examples import GRAPHS, graph_proof
+from tests.graph_examples import GRAPHS, graph_certificates, graph_proof
 from tests.test_devnet_walk import onchain_like, registered_then_recorded, sendable
 
 pytestmark = pytest.mark.devnet
@@ -28,7 +29,7 @@ GAS = 4 * 10**8
 walk."""
 
 
-@pytest.mark.parametrize("name", [*GRAPHS, "attention_io"])
+@pytest.mark.parametrize("name", [*(n for n in GRAPHS if "declared" not in n), "attention_io"])
 def test_honest_graphs_accepted_by_both(chain, name):
     """The attention block's walk (five nodes, four LogUp-GKRs) fits its first transaction
     (7.3·10^8 L2 gas), its openings take three more; with its input and output committed,
@@ -59,6 +60,25 @@ def test_tampered_graphs_rejected_alike(chain, name):
         verdict = onchain_like(chain, felts, parts)
         assert verdict.accepted == (check is None), doc
         assert verdict.reason == check, (doc, check, verdict.reason)
+
+
+def test_declared_weights_need_their_certificates_on_chain(chain):
+    """A model walk reading its weights at declared ranges (every relation then holds over the
+    integers: a gather, a projection of its output, a LayerNorm and a projection of its
+    row-normed output) is refused (`graph.declared`) until range walks over the same
+    commitments have certified each declaration; then accepted, by both verifiers."""
+    proof = graph_proof("declared_norm")
+    parts = calldata.encode_parts(proof)
+    keys = declared_keys(proof.statement)
+    assert registry.contract_check(parts.flat, {}) == "graph.declared"
+    verdict = onchain_like(chain, parts.flat, parts)
+    assert not verdict.accepted and verdict.reason == "graph.declared"
+    for certificate in graph_certificates("declared_norm"):  # over one transaction's gas
+        cert_parts = calldata.encode_parts(certificate)
+        assert chain.run(contract.verify_parts(chain.account, chain.address, cert_parts)).accepted
+    assert registry.contract_check(parts.flat, {}, keys) is None
+    verdict = onchain_like(chain, parts.flat, parts)
+    assert verdict.accepted, verdict.reason
 
 
 def test_a_bound_too_wide_for_attention_is_refused_alike(chain):

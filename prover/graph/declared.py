@@ -38,18 +38,22 @@ from cairn.prover.walk.verifier import verify_walk
 
 @dataclass(frozen=True, eq=False)
 class WeightRange:
-    """A committed weight's declared range: `bits` (|w| ≤ 2^(bits−1) − 1 if `summed`, else
-    −2^(bits−1) ≤ w < 2^(bits−1)) and, summed, its column sums of |w| (range.md)."""
+    """A committed weight's declared range: `bits` and, if `summed`, its column sums of |w|
+    (`sums`): |w| ≤ 2^(bits−1) − 1 when summed, else −2^(bits−1) ≤ w < 2^(bits−1) (range.md).
+    Summed exactly when the sums are given, so no calldata can say one without the other."""
 
     bits: int
-    summed: bool
     sums: np.ndarray | None = None
+
+    @property
+    def summed(self) -> bool:
+        return self.sums is not None
 
     @staticmethod
     def of(w: np.ndarray, summed: bool) -> WeightRange:
         """The fewest bits holding w, with its column sums if summed (the prover's)."""
         d = Declared(range_check.bits_of(w, summed), summed, tuple(w.shape))
-        return WeightRange(d.bits, summed, d.sums(w) if summed else None)
+        return WeightRange(d.bits, d.sums(w) if summed else None)
 
     def declared(self, shape: Sequence[int]) -> Declared:
         return Declared(self.bits, self.summed, tuple(shape))
@@ -57,7 +61,7 @@ class WeightRange:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, WeightRange):
             return NotImplemented
-        if (self.bits, self.summed) != (other.bits, other.summed):
+        if self.bits != other.bits:
             return False
         if self.sums is None or other.sums is None:
             return self.sums is None and other.sums is None
@@ -70,8 +74,6 @@ class WeightRange:
             RangeLayout.of(d.dims)
         except VerificationError as e:
             return str(e)
-        if (self.sums is None) != (d.sums_shape is None):
-            return "column sums exactly when summed"
         if self.sums is not None:
             if self.sums.shape != d.sums_shape or d.sums_bound() > HALF:
                 return f"column sums of shape {d.sums_shape}, each at most (p−1)/2"
@@ -146,7 +148,7 @@ def declared_by(st: Statement) -> list[tuple[CommittedTensor, WeightRange]]:
     for i, d in enumerate(parse_dims(st.dims)):
         if (c := st.committed.get(weight_name(i))) is not None:
             sums = st.outputs[sums_name(i)] if d.summed else None
-            out.append((c, WeightRange(d.bits, d.summed, sums)))
+            out.append((c, WeightRange(d.bits, sums)))
     return out
 
 

@@ -31,6 +31,7 @@ from cairn.prover.walk.statement import (
     absorb_committed,
     absorb_dims,
     absorb_shape,
+    absorb_tensor,
     absorb_tensors,
     domain_tag,
 )
@@ -186,8 +187,7 @@ def absorb_graph(channel: Channel, g: GraphStatement) -> None:
         channel.mix_root(name_felt(name))
         channel.mix_u64(r.bits << 1 | r.summed)
         if r.sums is not None:
-            absorb_shape(channel, r.sums.shape)
-            channel.mix_u32s(tensor_digest(r.sums))
+            absorb_tensor(channel, r.sums)
     for node in g.nodes:
         channel.mix_u64(len(node.witness))
         for name in sorted(node.witness):

@@ -140,9 +140,10 @@ def _output_bound(spec: LayerSpec, st: Statement, local: str) -> Bound | None:
     try:
         row_sq = [rel.row_sq(tensors, st.dims) for rel in usable if rel.row_sq]
         return Bound(min(rel.bound(tensors, st.dims) for rel in usable), min(row_sq, default=None))
-    except (LookupError, ValueError):
+    except (LookupError, ValueError, ArithmeticError):
         # Dims or tensors the kind's check refuses (a requant without its bits, an add without
-        # its a): that check runs before any consumer's, so no bound is read.
+        # its a, an embed of 0-row blocks): that check runs before any consumer's, so no
+        # bound is read.
         return None
 
 

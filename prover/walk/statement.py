@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
@@ -95,10 +97,15 @@ def absorb_shape(channel: Channel, shape: Sequence[int]) -> None:
         channel.mix_u64(d)
 
 
+def absorb_tensor(channel: Channel, t: np.ndarray) -> None:
+    """Its shape, then its values mod p, packed as calldata packs them."""
+    absorb_shape(channel, t.shape)
+    channel.mix_m31s(embed(t).ravel())
+
+
 def absorb_tensors(channel: Channel, tensors: Tensors) -> None:
     for name in sorted(tensors):
-        absorb_shape(channel, tensors[name].shape)
-        channel.mix_m31s(embed(tensors[name]).ravel())
+        absorb_tensor(channel, tensors[name])
 
 
 def absorb_commitment(channel: Channel, c: Commitment) -> None:

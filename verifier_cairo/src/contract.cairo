@@ -473,14 +473,18 @@ pub mod CairnVerifier {
 
         /// A walk verified up to its openings (`outcome`, whose group parts start at
         /// `groups_at` in `data`): its openings from the group parts given (all of them when
-        /// `whole`), then its binding. Returns the model id, the io hash, the query phases and
-        /// the declarations the walk certifies.
+        /// `whole`), then its binding, then that every declaration it relies on was certified
+        /// (`graph.declared`). Returns the model id, the io hash, the query phases and the
+        /// declarations the walk certifies.
         fn settled_walk(
             self: @ContractState, outcome: WalkOutcome, data: Span<felt252>, whole: bool,
         ) -> (felt252, felt252, Array<QueryPhase>, Span<felt252>) {
             let at = outcome.groups_at;
             let phases = verify_openings(outcome.openings, data.slice(at, data.len() - at), whole);
             let model_id = self.check_walk_binding(outcome.binding);
+            for key in outcome.declared {
+                assert(self.certified.entry(*key).read(), 'graph.declared');
+            }
             (model_id, outcome.io_hash, phases, outcome.certified)
         }
 

@@ -8,7 +8,7 @@ use crate::walk::calldata::deserialize_exactly;
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::{OutputClaims, PublicStatement};
-use crate::walk::tensor::TensorCommitment;
+use crate::walk::tensor::{Bound, TensorCommitment};
 use projection::{ProjectionsTrait, projections};
 
 pub mod add;
@@ -172,7 +172,7 @@ pub trait LayerSet {
     fn check_layer(kind: felt252, st: @PublicStatement, classes: Classes) -> Option<u128>;
     /// Per output in name order, the least bound its checked relations give it (None: none;
     /// Python `_output_bound`, prover/graph/views.py), for a statement `check_layer` accepted.
-    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>>;
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<Bound>>;
     /// The kind's fixed tables (Python `LayerSpec.tables`): name and pinned commitment, in
     /// name order; the witness opening opens them after the witness stacks.
     fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)>;
@@ -203,15 +203,14 @@ pub impl DenseLayers of LayerSet {
         None
     }
 
-    /// A graph's weights are committed on chain, so no projection's relation is checked and
-    /// its outputs have no bound; posenc's relation bounds no output (qkv-decode is never a
+    /// A projection's outputs are bounded when its weights are declared (a graph's weights
+    /// are committed on chain); posenc's relation bounds no output (qkv-decode is never a
     /// graph's node on chain).
-    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
-        let mut bounds = array![];
-        for _ in 0..(*st.outputs).names.len() {
-            bounds.append(None);
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<Bound>> {
+        if kind == 'posenc' {
+            return array![None].span();
         }
-        bounds.span()
+        projections(kind).output_bounds(st)
     }
 
     fn tables(kind: felt252, st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
@@ -258,7 +257,7 @@ pub impl AttentionLayers of LayerSet {
     }
 
     /// (mha is never a graph's node on chain.)
-    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<Bound>> {
         if kind == 'attn' {
             attn::output_bounds(st)
         } else {
@@ -318,8 +317,7 @@ pub impl EncoderLayers of LayerSet {
         None
     }
 
-    /// embed's tables are committed in a graph on chain: y has no bound.
-    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<Bound>> {
         if kind == 'gelu' {
             gelu::model::output_bounds(st)
         } else if kind == 'layernorm' {
@@ -329,7 +327,7 @@ pub impl EncoderLayers of LayerSet {
         } else if kind == 'pool' {
             pool::output_bounds(st)
         } else {
-            array![None].span()
+            embed::output_bounds(st)
         }
     }
 
@@ -370,7 +368,7 @@ pub impl RangeLayers of LayerSet {
         Some(range::model::check(st))
     }
 
-    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<u128>> {
+    fn output_bounds(kind: felt252, st: @PublicStatement) -> Span<Option<Bound>> {
         range::model::output_bounds(st)
     }
 

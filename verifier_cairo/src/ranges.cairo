@@ -102,6 +102,50 @@ pub fn row_norm_bound(values: Span<felt252>, cols: u32) -> u128 {
     largest / (P - core::cmp::min(largest / TWO_30, HALF))
 }
 
+/// One side of a product as Python's `product_bound` reads it: A by its rows, B by its columns
+/// — the largest Σ|x| of one, max|x|, and the largest Σx² of one.
+#[derive(Copy, Drop)]
+pub struct Lines {
+    pub abs: u128,
+    pub max: u128,
+    pub sq: u128,
+}
+
+/// A's rows of `cols` values, from the values.
+pub fn row_lines(values: Span<felt252>, cols: u32) -> Lines {
+    Lines {
+        abs: max_row_sum::<Abs>(values, cols),
+        max: max_magnitude(values),
+        sq: max_row_sum::<Square>(values, cols),
+    }
+}
+
+/// Python's `product_bound(a, b)` for one product from its sides' lines: min(max‖A_i‖₁·max|B|,
+/// max|A|·max‖B_j‖₁, ⌈(max‖A_i‖₂²·max‖B_j‖₂²)^½⌉) — for operands known by bounds alone (a
+/// hidden tensor, a declared weight), where the values' cheaper test (`product_within`) has
+/// nothing to read. Every term is below 2^100 for lines of u32 many entries within (p−1)/2.
+pub fn product_bound(a: Lines, b: Lines) -> u128 {
+    let holder = core::cmp::min(a.abs * b.max, a.max * b.abs);
+    let squares: u256 = a.sq.into() * b.sq.into();
+    core::cmp::min(holder, ceil_sqrt(squares))
+}
+
+/// ⌈√n⌉ for n ≤ (2^128 − 1)² (here: products of two values below 2^100).
+pub fn ceil_sqrt(n: u256) -> u128 {
+    let root: u128 = core::num::traits::Sqrt::sqrt(n);
+    let square: u256 = root.into() * root.into();
+    if square == n {
+        root
+    } else {
+        root + 1
+    }
+}
+
+/// Σx² of a vector.
+pub fn square_sum(values: Span<felt252>) -> u128 {
+    max_row_sum::<Square>(values, values.len())
+}
+
 /// Whether a relation's bound (None: the relation is skipped) is beyond (p−1)/2.
 pub fn exceeds_half(bound: Option<u128>) -> bool {
     match bound {

@@ -121,27 +121,39 @@ def normalise(
     return LayerNormTrace(lo, hi, centred, mean, factors, norm, scale, scale.y[:s, :d] + beta)
 
 
+def _params(dims: Sequence[int]) -> LayerNormParams:
+    """The parameters the bounds read; ValueError unless valid (a model walk reads a node's
+    output bounds before its check has refused its dims: none is then given, and the check
+    refuses the node)."""
+    if len(dims) != 10:
+        raise ValueError(f"layernorm takes ten dims: {tuple(dims)}")
+    p = LayerNormParams(*dims[1:])
+    if problem := p.problem():
+        raise ValueError(problem)
+    return p
+
+
 def _row_sum_bound(_: Tensors, dims: Sequence[int]) -> int:
-    return LayerNormParams(*dims[1:]).row_sum_bound()
+    return _params(dims).row_sum_bound()
 
 
 def _limb_sum_bound(_: Tensors, dims: Sequence[int]) -> int:
-    return LayerNormParams(*dims[1:]).limb_sum_bound()
+    return _params(dims).limb_sum_bound()
 
 
 def _norm_bound(_: Tensors, dims: Sequence[int]) -> int:
-    p = LayerNormParams(*dims[1:]).norm
+    p = _params(dims).norm
     return p.bound + p.half
 
 
 def _scale_bound(t: Tensors, dims: Sequence[int]) -> int:
-    p = LayerNormParams(*dims[1:])
+    p = _params(dims)
     return p.norm.clamp * max_magnitude(t["gamma"]) + p.scale.half
 
 
 def _output_bound(t: Tensors, dims: Sequence[int]) -> int:
     """|y| ≤ 2^(b_z−1) − 1 + max|β|: z is clamped by its gadget."""
-    return LayerNormParams(*dims[1:]).scale.clamp + max_magnitude(t["beta"])
+    return _params(dims).scale.clamp + max_magnitude(t["beta"])
 
 
 def _output_norm(t: Tensors, dims: Sequence[int]) -> Fraction:
@@ -149,7 +161,7 @@ def _output_norm(t: Tensors, dims: Sequence[int]) -> Fraction:
     r·√Σ(h − μ)² exactly (Σ(h − μ)² = S2 − 2μ·S1 + d·μ²); each requantization moves an entry
     by at most ½ (√d/2 per row) and its clamp only shrinks it; γ scales by at most
     max|γ|/2^k_z; β adds ‖β‖₂ (docs/layers/layernorm.md, "Row norms")."""
-    p = LayerNormParams(*dims[1:])
+    p = _params(dims)
     d, half_row = p.d, Fraction(_ceil_sqrt(p.d), 2)
     worst = 0
     for s1, sums in zip(t["s1"].tolist(), t["s2"].tolist(), strict=True):

@@ -12,7 +12,7 @@ use crate::layers::{has_witness, layer_kind};
 use crate::pcs::params::PcsParams;
 use crate::walk::calldata::{check_names, committed_params, deserialize, names_of, read_committed, read_witness};
 use crate::walk::proof::{GraphStatement, Named, Node, NodeProof, Settlement};
-use crate::walk::tensor::{Tensors, read_tensors};
+use crate::walk::tensor::{PublicTensor, Tensors, read_tensor, read_tensors};
 
 /// A graph's statement as read: the statement, its public inputs and outputs and its
 /// committed tensors read as tensors (name order) — all of them, and the committed inputs and
@@ -28,8 +28,18 @@ pub struct GraphCalldata {
     pub committed_inputs: Tensors,
     pub committed_outputs: Tensors,
     pub witness: Span<Tensors>,
+    pub declared: Span<DeclaredWeight>,
     pub io: Span<felt252>,
     pub params: Option<PcsParams>,
+}
+
+/// A committed weight's declared range as read (Python `WeightRange`): its bits and, summed,
+/// its column sums of |w|.
+#[derive(Copy, Drop)]
+pub struct DeclaredWeight {
+    pub name: felt252,
+    pub bits: u32,
+    pub sums: Option<PublicTensor>,
 }
 
 /// The kinds a graph's node may be on chain (Python `GRAPH_KINDS`): every on-chain kind but
@@ -63,6 +73,14 @@ pub fn read_statement(ref data: Span<felt252>) -> GraphCalldata {
     let inputs = read_tensors(g.inputs);
     let outputs = read_tensors(g.outputs);
     read_tensors(g.weights);
+    let mut declared = array![];
+    for entry in g.declared.span() {
+        let sums = match entry.value.sums {
+            Some(t) => Some(read_tensor(t)),
+            None => None,
+        };
+        declared.append(DeclaredWeight { name: *entry.name, bits: *entry.value.bits, sums });
+    }
     for node in g.nodes.span() {
         check_node_names(node);
     }
@@ -74,6 +92,7 @@ pub fn read_statement(ref data: Span<felt252>) -> GraphCalldata {
     if let Some(b) = g.binding {
         check_names(names_of(b.weights));
     }
+    check_names(names_of(g.declared));
     let mut witness = array![];
     for node in g.nodes.span() {
         let kind = *node.kind;
@@ -97,6 +116,7 @@ pub fn read_statement(ref data: Span<felt252>) -> GraphCalldata {
         committed_inputs,
         committed_outputs,
         witness: witness.span(),
+        declared: declared.span(),
         io,
         params,
     }

@@ -7,6 +7,7 @@
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
 use crate::layers::Classes;
+use crate::layers::range::model::declaration_key;
 use crate::walk::contract::{BindingCheck, WalkOutcome};
 use crate::walk::tensor::TensorsTrait;
 use super::calldata::{GraphCalldata, read_graph, read_node, read_settlement, read_statement};
@@ -82,10 +83,27 @@ fn walk_parts(
     let settlement = read_settlement(ref data);
     let openings = settle(walk, graph, @settlement);
     let binding = binding_check(graph);
-    let certified = array![].span();
+    let (certified, declared) = (array![].span(), declared_keys(graph));
     GraphStep::Settled(
-        WalkOutcome { io_hash, binding, certified, openings, groups_at: total - data.len() },
+        WalkOutcome {
+            io_hash, binding, certified, declared, openings, groups_at: total - data.len(),
+        },
     )
+}
+
+/// The keys of the graph's declarations (name order), each of which a verified range walk
+/// must have certified (docs/registry.md, "Certified declarations").
+fn declared_keys(graph: @GraphCalldata) -> Span<felt252> {
+    let mut keys = array![];
+    for w in *graph.declared {
+        let t = graph.committed.get(*w.name);
+        let sums = match *w.sums {
+            Some(sums) => Some(sums.values),
+            None => None,
+        };
+        keys.append(declaration_key(t.commitment.unwrap(), t.shape, *w.bits, sums));
+    }
+    keys.span()
 }
 
 /// The graph's binding as the main contract checks it against the registry: per committed

@@ -9,8 +9,10 @@ use crate::pcs::transcript::PcsChannel;
 use crate::walk::calldata::names_of;
 use crate::walk::proof::{Named, Node};
 use crate::walk::statement::{BINDING_TAG, absorb_public, absorb_shape, contains};
-use crate::walk::tensor::{Tensors, TensorsTrait, tensor_vars};
-use super::calldata::GraphCalldata;
+use crate::layers::range::relations::{Declared, DeclaredTrait, declaration_problem};
+use crate::ranges::HALF;
+use crate::walk::tensor::{Tensors, TensorsTrait, signed, tensor_vars};
+use super::calldata::{DeclaredWeight, GraphCalldata};
 
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
 const GRAPH_TAG: felt252 = 'cairn/graph/v1';
@@ -58,7 +60,8 @@ pub fn wired(wiring: @Array<Named<felt252>>, local: felt252) -> Option<felt252> 
 /// shape's; a node's local names distinct across its groups; nodes in topological order, every
 /// tensor produced once (an input never), read after it is produced, and used; posenc's x and
 /// o public; every weight known and read; hidden shapes given for exactly the produced tensors
-/// that are not outputs; then a binding names a model and exactly the committed weights
+/// that are not outputs; every declared weight a committed weight it can be declared of
+/// (`graph.declared`); then a binding names a model and exactly the committed weights
 /// (`statement.binding`). Every kind is known (the reader has checked).
 pub fn check_structure(graph: @GraphCalldata) {
     let g = graph.statement;
@@ -127,6 +130,11 @@ pub fn check_structure(graph: @GraphCalldata) {
     for name in committed {
         assert(contains(weights_read.span(), *name) || contains(unseen, *name), 'graph.shape');
     }
+    for w in *graph.declared {
+        let name = *w.name;
+        assert(contains(committed, name) && !contains(unseen, name), 'graph.declared');
+        expect_declarable(*w, graph.committed.get(name).shape);
+    }
     if let Some(b) = g.binding {
         let mut weights = array![];
         for name in committed {
@@ -136,6 +144,23 @@ pub fn check_structure(graph: @GraphCalldata) {
         }
         let named = names_of(b.weights) == weights.span();
         assert(*b.model_id != 0 && !weights.is_empty() && named, 'statement.binding');
+    }
+}
+
+/// `graph.declared` unless a committed weight of `shape` can be declared as `w` is (Python
+/// `WeightRange.problem`): the range kind's rules on its bits and shape, then, summed, its
+/// column sums of the sums' shape, each in [0, what a padded column can sum to ≤ (p−1)/2].
+fn expect_declarable(w: DeclaredWeight, shape: Span<u32>) {
+    let summed = w.sums.is_some();
+    assert(!declaration_problem(w.bits, summed, shape), 'graph.declared');
+    if let Some(sums) = w.sums {
+        let d = Declared { bits: w.bits, summed, shape };
+        let bound = d.sums_bound();
+        assert(sums.shape == d.sums_shape() && bound <= HALF.try_into().unwrap(), 'graph.declared');
+        for v in sums.values {
+            let s = signed(*v);
+            assert(s >= 0 && s <= bound.try_into().unwrap(), 'graph.declared');
+        }
     }
 }
 
@@ -220,7 +245,8 @@ fn absorb_named(ref channel: Poseidon252Channel, tensors: Tensors) {
 }
 
 /// Python `absorb_graph`: the binding, the structure, the hidden shapes, the weights
-/// (committed: name, shape, root and size), every node's witness commitments, the public
+/// (committed: name, shape, root and size), the declared ranges (tagged, when there are any:
+/// name, bits·2 + summed, the sums' shape and values), every node's witness commitments, the public
 /// inputs and outputs, then the committed inputs and outputs (name order, as the weights) —
 /// everything before the first challenge.
 pub fn absorb_graph(ref channel: Poseidon252Channel, graph: @GraphCalldata) {
@@ -251,6 +277,23 @@ pub fn absorb_graph(ref channel: Poseidon252Channel, graph: @GraphCalldata) {
     }
     channel.mix_u64((committed.names.len() - io.len()).into());
     absorb_committed(ref channel, committed, io, false);
+    if !graph.declared.is_empty() {
+        channel.mix_root(domain_tag('declared'));
+        channel.mix_u64(graph.declared.len().into());
+    }
+    for w in *graph.declared {
+        channel.mix_root(*w.name);
+        let summed: u64 = if w.sums.is_some() {
+            1
+        } else {
+            0
+        };
+        channel.mix_u64((*w.bits).into() * 2 + summed);
+        if let Some(sums) = w.sums {
+            absorb_shape(ref channel, *sums.shape);
+            channel.mix_m31s(*sums.words);
+        }
+    }
     for node_witness in *graph.witness {
         channel.mix_u64(node_witness.names.len().into());
         let mut i = 0;

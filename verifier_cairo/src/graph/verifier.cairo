@@ -58,7 +58,7 @@ struct TableClaims {
 /// tables.
 #[derive(Drop)]
 pub struct Checked {
-    views: Span<PublicStatement>,
+    pub views: Span<PublicStatement>,
     tables: Span<Span<(felt252, TensorCommitment)>>,
 }
 

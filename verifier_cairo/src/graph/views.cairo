@@ -10,7 +10,8 @@ use crate::ranges::HALF;
 use crate::walk::calldata::with_committed;
 use crate::walk::proof::{Named, Node};
 use crate::walk::statement::PublicStatement;
-use crate::walk::tensor::{Known, PublicTensor, Tensors, TensorsTrait};
+use crate::pcs::queries::pow2;
+use crate::walk::tensor::{Bound, DeclaredRange, Known, PublicTensor, Tensors, TensorsTrait};
 use super::calldata::GraphCalldata;
 
 /// What is known of each hidden tensor produced so far, by graph name.
@@ -18,11 +19,44 @@ pub type Bounds = Array<(felt252, Known)>;
 
 /// A producer's bound as its consumers read it: beyond (p−1)/2 the producer's own check has
 /// refused, so the fill stops just past it (Python `_worst`); no bound: nothing known.
-pub fn known_of(bound: Option<u128>) -> Known {
+pub fn known_of(bound: Option<Bound>) -> Known {
     match bound {
-        Some(b) => Known::AtMost(core::cmp::min(b, HALF + 1)),
+        Some(b) => Known::AtMost(Bound { max: core::cmp::min(b.max, HALF + 1), row_sq: b.row_sq }),
         None => Known::Nothing,
     }
+}
+
+/// A committed weight as a node reads it: by its commitment and, if the graph declares its
+/// range, at that range (Python `WeightRange.worst`): every |w| ≤ 2^(b−1) − summed, every
+/// column's Σ|w| ≤ its declared sums' largest, or, not summed, the rows' count times that.
+fn graph_weight(graph: @GraphCalldata, name: felt252) -> PublicTensor {
+    let mut t = graph.committed.get(name);
+    for w in *graph.declared {
+        if *w.name == name {
+            let magnitude: u128 = pow2(*w.bits - 1).into();
+            let shape = t.shape;
+            let col_abs = match *w.sums {
+                Some(sums) => max_value(sums.values),
+                None => magnitude * (*shape[shape.len() - core::cmp::min(shape.len(), 2)]).into(),
+            };
+            let magnitude = magnitude - if w.sums.is_some() {
+                1
+            } else {
+                0
+            };
+            t.known = Known::Declared(DeclaredRange { magnitude, col_abs });
+        }
+    }
+    t
+}
+
+/// The largest of canonical values known to be in [0, (p−1)/2].
+fn max_value(values: Span<felt252>) -> u128 {
+    let mut best = 0;
+    for v in values {
+        best = core::cmp::max(best, (*v).try_into().unwrap());
+    }
+    best
 }
 
 fn known_in(bounds: @Bounds, name: felt252) -> Known {
@@ -78,7 +112,7 @@ fn group(
         tensors
             .append(
                 if weights {
-                    graph.committed.get(*entry.value)
+                    graph_weight(graph, *entry.value)
                 } else {
                     graph_tensor(graph, bounds, *entry.value)
                 },

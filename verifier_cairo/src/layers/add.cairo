@@ -8,7 +8,7 @@ use crate::ranges::exceeds_half;
 use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::AddProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
-use crate::walk::tensor::PublicTensorTrait;
+use crate::walk::tensor::{Bound, PublicTensorTrait, at_most};
 
 /// dims (rows, cols); a, b and y of rows × cols, no weights (`statement.shape`); when a and b
 /// are known, max|a| + max|b| ≤ (p − 1)/2 (`statement.range`: then y = a + b over the
@@ -36,8 +36,8 @@ fn bound(st: @PublicStatement) -> Option<u128> {
 }
 
 /// The bound on y a consumer may assume (docs/model-walk.md), after `check`.
-pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
-    array![bound(st)].span()
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
+    array![at_most(bound(st))].span()
 }
 
 /// (r, y) on y becomes (r, v_a) on a and (r, y − v_a) on b, after v_a is absorbed.

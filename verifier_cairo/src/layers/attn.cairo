@@ -14,7 +14,7 @@ use crate::walk::layer::LayerClaims;
 use crate::walk::proof::AttnProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
 use crate::softmax::tables::{exp_table_name, pinned_exp_commitment};
-use crate::walk::tensor::{PublicTensorTrait, TensorCommitment, TensorsTrait};
+use crate::walk::tensor::{Bound, PublicTensorTrait, TensorCommitment, TensorsTrait, at_most};
 
 /// The exp table of the statement's θ (Python `attn.tables`).
 pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
@@ -71,8 +71,8 @@ fn output_bound(st: @PublicStatement) -> Option<u128> {
 }
 
 /// The bound on o a consumer may assume (docs/model-walk.md), after `check`.
-pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
-    array![output_bound(st)].span()
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
+    array![at_most(output_bound(st))].span()
 }
 
 /// `outputs` holds the claim on `o`; the claims left are on `k`, `q`, `v` (name order) and on

@@ -9,13 +9,13 @@ use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::{eq_eval, eq_table, half, hypercube_point, log2_padded};
 use crate::pcs::proof::Claim;
-use crate::ranges::HALF;
+use crate::ranges::{HALF, exceeds_half};
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{LayerClaims, single};
 use crate::walk::proof::EmbedProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim};
-use crate::walk::tensor::{TensorsTrait, magnitude};
+use crate::walk::tensor::{Bound, PublicTensorTrait, TensorsTrait, at_most, magnitude};
 
 /// (s, V, B, P, d) before the ids.
 const DIM_NAMES: u32 = 5;
@@ -119,15 +119,21 @@ pub fn check(st: @PublicStatement) {
         shapes.append(array![t.rows, d].span());
     }
     expect_shapes(weights, names.span(), shapes.span());
-    let mut committed = 0;
+    let (mut committed, mut declared) = (0, 0);
     for t in tables.slice(0, blocks) {
-        if weights.get(*t.name).commitment.is_some() {
+        let block = weights.get(*t.name);
+        if block.commitment.is_some() {
             committed += 1;
+            if block.known() {
+                declared += 1;
+            }
         }
     }
-    assert(committed == 0 || committed == blocks, 'statement.shape');
+    let uniform = (committed == 0 || committed == blocks) && (declared == 0 || declared == blocks);
+    assert(uniform, 'statement.shape');
     let position = weights.get(POSITION);
     if committed > 0 || position.commitment.is_some() {
+        assert(!exceeds_half(declared_bound(st)), 'statement.range');
         return;
     }
     let mut i = 0;
@@ -140,6 +146,29 @@ pub fn check(st: @PublicStatement) {
         }
         i += 1;
     }
+}
+
+/// max_i (max|block of id_i| + max|position|) when the tables are committed and declared
+/// (Python `_sum_bound` on their worst cases: a graph's tables are committed on chain); None
+/// (skipped: mod p only) when one is committed undeclared.
+fn declared_bound(st: @PublicStatement) -> Option<u128> {
+    let dims = *st.dims;
+    let (s, block_rows) = (*dims[0], *dims[2]);
+    let (weights, tables) = (*st.weights, tables(dims));
+    let position = weights.get(POSITION);
+    if !position.known() || !weights.get(*tables[0].name).known() {
+        return None;
+    }
+    let mut word = 0;
+    for id in dims.slice(DIM_NAMES, s) {
+        word = core::cmp::max(word, weights.get(*tables[*id / block_rows].name).max_magnitude());
+    }
+    Some(word + position.max_magnitude())
+}
+
+/// y's bound (Python `_output_bound`), after `check`.
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
+    array![at_most(declared_bound(st))].span()
 }
 
 /// The sum-check from the claim on y, the tables' values at its end point (absorbed), the

@@ -10,7 +10,7 @@ use crate::mle::{half, log2_padded};
 use crate::padding::{expect_empty_rows, verify_empty_rows};
 use crate::pcs::proof::Claim;
 use crate::ranges::{exceeds_half, max_col_abs_sum};
-use crate::walk::tensor::Known;
+use crate::walk::tensor::{Bound, Known, at_most};
 use crate::walk::layer::{ClaimsOn, LayerClaims};
 use crate::walk::proof::PoolProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
@@ -34,14 +34,14 @@ fn bound(st: @PublicStatement) -> Option<u128> {
     let (s, d) = (*(*st.dims)[0], *(*st.dims)[1]);
     match x.known {
         Known::Values => Some(max_col_abs_sum(x.values, d)),
-        Known::AtMost(bound) => Some(s.into() * bound),
-        Known::Nothing => None,
+        Known::AtMost(bound) => Some(s.into() * bound.max),
+        _ => None,
     }
 }
 
 /// The bound on y a consumer may assume (docs/model-walk.md), after `check`.
-pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
-    array![bound(st)].span()
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
+    array![at_most(bound(st))].span()
 }
 
 /// The claim on x that the claim on y equals (nothing is absorbed), and for a committed x the

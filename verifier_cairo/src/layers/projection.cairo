@@ -8,13 +8,13 @@ use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::mle::{log2_padded, prefix_mask};
 use crate::pcs::proof::Claim;
-use crate::ranges::{HALF, max_magnitude, product_within};
+use crate::ranges::{HALF, Lines, exceeds_half, max_magnitude, product_bound, product_within, row_lines};
 use crate::sameply::rounds;
 use crate::sumcheck::verify_sumcheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
 use crate::walk::proof::ProjectionProof;
 use crate::walk::statement::{OutputClaims, PublicStatement, expect_shapes, output_claim, tensor};
-use crate::walk::tensor::{Known, PublicTensorTrait, Tensors};
+use crate::walk::tensor::{Bound, Known, PublicTensor, PublicTensorTrait, Tensors, at_most};
 
 pub const DEGREE: u32 = 3;
 
@@ -163,16 +163,17 @@ pub impl ProjectionsImpl of ProjectionsTrait {
 
     /// Per projection (batch order), |x·w_j + b_j| ≤ product_bound(x, w_j) + max|b_j| ≤ (p−1)/2
     /// (`statement.range`), x with e columns and every W_j with h. A projection with a
-    /// committed X, W_j or B_j is skipped: it holds mod p only (prover/ranges.py
-    /// `check_ranges`).
+    /// committed X, W_j or B_j is skipped unless the committed weights are declared: it holds
+    /// mod p only (prover/ranges.py `check_ranges`).
     fn check_ranges(self: @Projections, inputs: Tensors, weights: Tensors, e: u32, h: u32) {
         let x = tensor(inputs, *self.input);
-        if !x.known() {
-            return;
-        }
         for p in *self.batch {
             let w = tensor(weights, *p.w);
-            if w.commitment.is_some() {
+            if w.known != Known::Values {
+                assert(!exceeds_half(self.bound(x, weights, *p, e)), 'statement.range');
+                continue;
+            }
+            if !x.known() {
                 continue;
             }
             let mut limit = HALF;
@@ -187,6 +188,52 @@ pub impl ProjectionsImpl of ProjectionsTrait {
             assert(x.known == Known::Values, 'calldata.offchain');
             assert(product_within(x.values, e, w.values, h, limit), 'statement.range');
         }
+    }
+
+    /// Per output in name order, the bound its relation gives it (Python `_output_bound`) when
+    /// its weights are declared: a graph's weights are committed on chain, so a projection's
+    /// output has a bound exactly when they are (`bound`).
+    fn output_bounds(self: @Projections, st: @PublicStatement) -> Span<Option<Bound>> {
+        let x = tensor(*st.inputs, *self.input);
+        let e = *(*st.dims)[1];
+        let mut out = array![];
+        for j in *self.by_name {
+            out.append(at_most(self.bound(x, *st.weights, *(*self.batch)[*j], e)));
+        }
+        out.span()
+    }
+
+    /// product_bound(x, w) + max|b| for a declared W (and B, if any): x by its values or its
+    /// bound, W by its declared magnitude and column sums; None (skipped) when W or B is
+    /// committed undeclared, or x is unbounded.
+    fn bound(self: @Projections, x: PublicTensor, weights: Tensors, p: Projection, e: u32) -> Option<u128> {
+        let w = match tensor(weights, p.w).known {
+            Known::Declared(range) => Lines {
+                abs: range.col_abs, max: range.magnitude, sq: range.magnitude * range.col_abs,
+            },
+            _ => { return None; },
+        };
+        let mut bias = 0;
+        if let Some(name) = p.b {
+            let b = tensor(weights, name);
+            if !b.known() {
+                return None;
+            }
+            bias = b.max_magnitude();
+        }
+        let x = match x.known {
+            Known::Values => row_lines(x.values, e),
+            Known::AtMost(bound) => {
+                let e: u128 = e.into();
+                let sq = match bound.row_sq {
+                    Some(row_sq) => row_sq,
+                    None => e * bound.max * bound.max,
+                };
+                Lines { abs: e * bound.max, max: bound.max, sq }
+            },
+            _ => { return None; },
+        };
+        Some(product_bound(x, w) + bias)
     }
 
     /// Each output claim's point split into its row point a_j and its column point c_j.

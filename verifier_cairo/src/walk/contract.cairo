@@ -15,20 +15,22 @@ use crate::layers::{Classes, LayerSet};
 use crate::walk::layer::LayerClaims;
 use crate::walk::proof::LayerProof;
 use crate::walk::statement::{OutputClaims, PublicStatement};
-use crate::walk::tensor::TensorCommitment;
+use crate::walk::tensor::{Bound, TensorCommitment};
 use crate::walk::calldata::read_walk;
 use crate::walk::tensor::TensorsTrait;
 use crate::walk::verifier::{WalkOpenings, verify_walk};
 
 /// What a verified walk leaves to the main contract: the hash of its statement's felts, its
 /// binding to a registered model with each committed weight's expected registry entry, the
-/// declarations it certifies (`LayerSet::certified`), and the openings still to verify (the
-/// committed tensors', then the witness opening), whose group parts start at `groups_at`.
+/// declarations it certifies (`LayerSet::certified`), those it relies on (a model walk's
+/// declared weights: each must have been certified before), and the openings still to verify
+/// (the committed tensors', then the witness opening), whose group parts start at `groups_at`.
 #[derive(Drop, Serde)]
 pub struct WalkOutcome {
     pub io_hash: felt252,
     pub binding: Option<BindingCheck>,
     pub certified: Span<felt252>,
+    pub declared: Span<felt252>,
     pub openings: WalkOpenings,
     pub groups_at: u32,
 }
@@ -48,7 +50,7 @@ pub struct BindingCheck {
 #[derive(Drop, Serde)]
 pub struct NodeCheck {
     pub error_count: Option<u128>,
-    pub bounds: Span<Option<u128>>,
+    pub bounds: Span<Option<Bound>>,
     pub tables: Span<(felt252, TensorCommitment)>,
 }
 
@@ -115,6 +117,7 @@ pub fn walk_outcome<impl L: LayerSet>(proof: Span<felt252>, classes: Classes) ->
         io_hash: poseidon_hash_span(walk.io),
         binding,
         certified,
+        declared: array![].span(),
         openings,
         groups_at: walk.groups_at,
     }

@@ -314,6 +314,7 @@ pub struct GraphStatement {
     pub weights: Array<Named<Tensor>>,
     pub committed: Array<Named<CommittedTensor>>,
     pub binding: Option<ModelBinding>,
+    pub declared: Array<Named<WeightRange>>,
 }
 
 #[derive(Drop, Serde, Debug)]
@@ -324,6 +325,12 @@ pub struct Node {
     pub outputs: Array<Named<felt252>>,
     pub weights: Array<Named<felt252>>,
     pub witness: Array<Named<Commitment>>,
+}
+
+#[derive(Drop, Serde, Debug)]
+pub struct WeightRange {
+    pub bits: u32,
+    pub sums: Option<Tensor>,
 }
 
 #[derive(Drop, Serde, Debug)]

@@ -27,13 +27,39 @@ pub struct PublicTensor {
 
 /// What a statement's checks know of a tensor's values (Python `Statement.known` and the
 /// worst case of prover/graph/views.py): all of them; in a model walk, a bound on every
-/// entry (its producer's checked relation); or nothing (committed, or hidden with no bound:
-/// the relations reading it hold mod p only).
+/// entry (its producer's checked relation), or a committed weight's declared range; or
+/// nothing (committed, or hidden with no bound: the relations reading it hold mod p only).
 #[derive(Copy, Drop, Serde, PartialEq, Debug)]
 pub enum Known {
     Values,
-    AtMost: u128,
+    AtMost: Bound,
+    Declared: DeclaredRange,
     Nothing,
+}
+
+/// A hidden tensor's bound (Python `views.Bound`): every |x| ≤ `max` and, when its producer
+/// gives one (a LayerNorm output), every row's Σx² ≤ `row_sq`.
+#[derive(Copy, Drop, Serde, PartialEq, Debug)]
+pub struct Bound {
+    pub max: u128,
+    pub row_sq: Option<u128>,
+}
+
+/// A bound on every entry alone.
+pub fn at_most(max: Option<u128>) -> Option<Bound> {
+    match max {
+        Some(max) => Some(Bound { max, row_sq: None }),
+        None => None,
+    }
+}
+
+/// A declared weight as the checks read it (Python `WeightRange.worst`): every |w| ≤
+/// `magnitude`, and every column's Σ|w| (a vector's: its one sum) ≤ `col_abs` — the declared
+/// sums' largest when summed, else the rows times the magnitude, as the filled tensor sums.
+#[derive(Copy, Drop, Serde, PartialEq, Debug)]
+pub struct DeclaredRange {
+    pub magnitude: u128,
+    pub col_abs: u128,
 }
 
 #[generate_trait]
@@ -48,7 +74,8 @@ pub impl PublicTensorImpl of PublicTensorTrait {
     fn max_magnitude(self: @PublicTensor) -> u128 {
         match *self.known {
             Known::Values => crate::ranges::max_magnitude(*self.values),
-            Known::AtMost(bound) => bound,
+            Known::AtMost(bound) => bound.max,
+            Known::Declared(range) => range.magnitude,
             Known::Nothing => 0,
         }
     }
@@ -114,7 +141,7 @@ pub fn read_tensors(tensors: @Array<Named<Tensor>>) -> Tensors {
     Tensors { names: names.span(), tensors: read.span() }
 }
 
-fn read_tensor(t: @Tensor) -> PublicTensor {
+pub fn read_tensor(t: @Tensor) -> PublicTensor {
     let words = t.words.span();
     // The size, stopped as soon as it exceeds what the words can hold (a shape of any rank
     // and dims cannot overflow it).

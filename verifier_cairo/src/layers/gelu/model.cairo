@@ -6,7 +6,7 @@
 
 use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::walk::statement::{PublicStatement, expect_shapes};
-use crate::walk::tensor::{TensorCommitment, TensorsTrait};
+use crate::walk::tensor::{Bound, TensorCommitment, TensorsTrait, at_most};
 use super::params::{GeluParamsTrait, entry_vars};
 use super::soundness::{error_count, security_problem};
 use super::verifier::check_commitments;
@@ -38,9 +38,9 @@ pub fn check_params(
 }
 
 /// |y| ≤ 2^(b_out−1) − 1 whatever x is (every table entry is clamped to it), after `check`.
-pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
     let b_out = *(*st.dims)[5];
-    array![Some(crate::pcs::queries::pow2(b_out - 1).into() - 1)].span()
+    array![at_most(Some(crate::pcs::queries::pow2(b_out - 1).into() - 1))].span()
 }
 
 /// The pinned table of the statement's parameters, after `check`.

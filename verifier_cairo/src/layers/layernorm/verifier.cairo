@@ -5,7 +5,6 @@
 //! the join and the claims on h, β and γ. The fork runs in the lookup class from the parent's
 //! digest (it reads the public statistics s1, s2); the join in the encoder class.
 
-use core::num::traits::Sqrt;
 use crate::channels::base::Channel;
 use crate::channels::fork::fork;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
@@ -24,7 +23,8 @@ use crate::pcs::stack::check_stacks;
 use crate::walk::layer::{ClaimsOn, LayerClaims, single};
 use crate::walk::proof::{LayerNormProof, LimbColumns};
 use crate::walk::statement::{OutputClaims, PublicStatement, output_claim, tensor};
-use crate::walk::tensor::{TensorCommitment, signed};
+use crate::walk::tensor::TensorCommitment;
+use super::model::row_statistics;
 use super::params::{LayerNormParams, LayerNormParamsTrait};
 use super::relations::{
     LIMB, NORM, Relations, RelationsTrait, SCALE, STACKS, StepPoints, centred_to_input,
@@ -56,60 +56,17 @@ fn verify_limbs(
     array![witness.point, table.point].span()
 }
 
-/// Per row, the rounded mean μ = ⌊(2·S1 + d)/(2d)⌋ and the factor r = isqrt(⌊2^(2R)·d² /
-/// max(1, d·S2 − S1² + d²·E)⌋) with S2 = Σlo² + 2^(w+1)·Σlo·hi + 2^(2w)·Σhi², from the public
-/// statistics (Python `row_factors`), as field elements: μ signed, r mod p. Every public value
-/// is within ±(p−1)/2 and w ≤ 15, d ≤ 2^28, E < 2^32, R ≤ 30: every term fits an i128.
+/// Per row, μ and r from the public statistics (`model::row_statistics`) as field elements: μ
+/// signed, r mod p.
 fn row_factors(
     s1: Span<felt252>, s2: Span<felt252>, params: @LayerNormParams,
 ) -> (Array<QM31>, Array<QM31>) {
-    let d: i128 = (*params.d).into();
-    let w = *params.limb_bits;
-    let shift_hi: i128 = crate::softmax::soundness::pow2_u128(w + 1).try_into().unwrap();
-    let shift_sq: i128 = crate::softmax::soundness::pow2_u128(2 * w).try_into().unwrap();
-    let numerator: u128 = (*params.d).into()
-        * (*params.d).into()
-        * crate::softmax::soundness::pow2_u128(2 * *params.shift);
-    let eps: i128 = (*params.eps).into();
     let (mut means, mut factors) = (array![], array![]);
-    let mut i = 0;
-    for a in s1 {
-        let a: i128 = signed(*a).into();
-        let (lo2, lohi, hi2): (i128, i128, i128) = (
-            signed(*s2[3 * i]).into(), signed(*s2[3 * i + 1]).into(), signed(*s2[3 * i + 2]).into(),
-        );
-        let sq = lo2 + lohi * shift_hi + hi2 * shift_sq;
-        means.append(signed_qm31(floor_div(2 * a + d, 2 * d).try_into().unwrap()));
-        let variance = d * sq - a * a + d * d * eps;
-        let den: u128 = if variance < 1 {
-            1
-        } else {
-            variance.try_into().unwrap()
-        };
-        let r: u64 = (numerator / den).sqrt();
-        factors.append(QM31Trait::one().scale(M31Trait::reduce_u128(r.into())));
-        i += 1;
+    for row in row_statistics(s1, s2, params) {
+        means.append(signed_qm31((*row.mean).try_into().unwrap()));
+        factors.append(QM31Trait::one().scale(M31Trait::reduce_u128((*row.factor).into())));
     }
     (means, factors)
-}
-
-/// ⌊a/b⌋ for b > 0 (Python's //).
-fn floor_div(a: i128, b: i128) -> i128 {
-    let (m, b_u): (u128, u128) = (abs(a), b.try_into().unwrap());
-    if a >= 0 {
-        (m / b_u).try_into().unwrap()
-    } else {
-        let up: i128 = ((m + b_u - 1) / b_u).try_into().unwrap();
-        -up
-    }
-}
-
-fn abs(a: i128) -> u128 {
-    if a < 0 {
-        (-a).try_into().unwrap()
-    } else {
-        a.try_into().unwrap()
-    }
 }
 
 /// The MLE of `values` (zero-padded to 2^len(point) rows) at `point`.

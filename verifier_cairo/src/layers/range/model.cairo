@@ -8,7 +8,7 @@ use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
 use crate::ranges::HALF;
 use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
-use crate::walk::tensor::{TensorsTrait, signed};
+use crate::walk::tensor::{Bound, TensorCommitment, TensorsTrait, signed};
 use super::relations::{DeclaredTrait, parse_dims, sums_name, weight_name};
 use super::soundness::{error_count, security_problem};
 use super::verifier::check_commitments;
@@ -59,28 +59,35 @@ pub fn certified(st: @PublicStatement) -> Span<felt252> {
     for d in parse_dims(*st.dims) {
         let w = tensor(*st.weights, weight_name(i));
         if let Some(c) = w.commitment {
-            let mut felts = commitment_entry(c.hash, c.root, w.shape);
-            let summed: u32 = if *d.summed {
-                1
-            } else {
-                0
-            };
-            felts.append((*d.bits * 2 + summed).into());
             let sums = if *d.summed {
-                poseidon_hash_span(tensor(*st.outputs, sums_name(i)).values)
+                Some(tensor(*st.outputs, sums_name(i)).values)
             } else {
-                0
+                None
             };
-            felts.append(sums);
-            keys.append(poseidon_hash_span(felts.span()));
+            keys.append(declaration_key(c, w.shape, *d.bits, sums));
         }
         i += 1;
     }
     keys.span()
 }
 
-/// No output is bounded by a relation (the sums are public, read by the views).
-pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
+/// The key of a committed weight's declaration (Python `cairn.deploy.certified`): Poseidon of
+/// its registry entry, bits·2 + summed, and Poseidon of its column sums' values (0 when not
+/// summed).
+pub fn declaration_key(
+    c: TensorCommitment, shape: Span<u32>, bits: u32, sums: Option<Span<felt252>>,
+) -> felt252 {
+    let mut felts = commitment_entry(c.hash, c.root, shape);
+    let (summed, digest) = match sums {
+        Some(values) => (1, poseidon_hash_span(values)),
+        None => (0, 0),
+    };
+    felts.append((bits * 2 + summed).into());
+    felts.append(digest);
+    poseidon_hash_span(felts.span())
+}
+
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
     let mut out = array![];
     for _ in 0..(*st.outputs).names.len() {
         out.append(None);

@@ -128,6 +128,31 @@ pub impl DeclaredImpl of DeclaredTrait {
     fn sums_bound(self: @Declared) -> u64 {
         pow2(self.rows_vars()).into() * self.magnitude().into()
     }
+
+    /// Whether the bits or the size break the rules (`range.params`): 1 ≤ b ≤ 30, b ≤ 16 when
+    /// summed, at most 2^23 entries (padded).
+    fn params_problem(self: @Declared) -> bool {
+        let top = if *self.summed {
+            LIMB_BITS
+        } else {
+            MAX_BITS
+        };
+        *self.bits < 1 || *self.bits > top || self.n_vars() > MAX_VARS
+    }
+}
+
+/// Whether a weight of `shape` cannot be declared so (Python `WeightRange.problem`'s parse): a
+/// rank of 1 … 4, dims ≥ 1, and the bits' and size's rules.
+pub fn declaration_problem(bits: u32, summed: bool, shape: Span<u32>) -> bool {
+    if shape.len() < 1 || shape.len() > MAX_RANK {
+        return true;
+    }
+    for d in shape {
+        if *d < 1 {
+            return true;
+        }
+    }
+    Declared { bits, summed, shape }.params_problem()
 }
 
 /// dims = (b_0, summed_0, rank_0, *shape_0, b_1, …): `statement.shape` unless they parse into 1
@@ -146,14 +171,8 @@ pub fn parse_dims(dims: Span<u32>) -> Span<Declared> {
         for d in shape {
             assert(*d >= 1, 'statement.shape');
         }
-        let top = if summed == 1 {
-            LIMB_BITS
-        } else {
-            MAX_BITS
-        };
-        assert(bits >= 1 && bits <= top, 'range.params');
         let declared = Declared { bits, summed: summed == 1, shape };
-        assert(declared.n_vars() <= MAX_VARS, 'range.params');
+        assert(!declared.params_problem(), 'range.params');
         out.append(declared);
         i += 3 + rank;
     }

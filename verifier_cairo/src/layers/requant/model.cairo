@@ -9,7 +9,7 @@
 use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::mle::log2_padded;
 use crate::walk::statement::{PublicStatement, expect_shapes, tensor};
-use crate::walk::tensor::{PublicTensorTrait, TensorCommitment, TensorsTrait};
+use crate::walk::tensor::{Bound, PublicTensorTrait, TensorCommitment, TensorsTrait, at_most};
 use super::params::{RequantParamsTrait};
 use super::soundness::{error_count, security_problem};
 use super::verifier::check_commitments;
@@ -36,9 +36,9 @@ pub fn check(st: @PublicStatement, lookup: LookupClass) -> u128 {
 }
 
 /// |y| ≤ 2^(b−1) − 1 whatever x is (the CLAMP table): the bound on y, after `check`.
-pub fn output_bounds(st: @PublicStatement) -> Span<Option<u128>> {
+pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
     let b = *(*st.dims)[4];
-    array![Some(crate::pcs::queries::pow2(b - 1).into() - 1)].span()
+    array![at_most(Some(crate::pcs::queries::pow2(b - 1).into() - 1))].span()
 }
 
 /// The lookup class's half, in Python's order after the shapes.
