@@ -67,11 +67,14 @@ class _Declared:
         return self.add(st, {"x": source, "y": target}).outputs["y"]
 
 
-def declared_example() -> examples.Graph:
+def declared_example(norm: bool) -> examples.Graph:
     """ids → embed → linear → out: a gather whose tables and a projection whose weights are
     declared, the projection's input bounded by the gather's declared tables, so both
-    relations are checked over the integers. (No lookup node: their witness openings would
-    push cairo-test's compilation past the machine's memory beside the other vectors.)"""
+    relations are checked over the integers. With `norm` (verified on a devnet), the
+    projection is followed by requant → add → layernorm → linear → out, s1 and s2 public: a
+    residual, a LayerNorm whose γ and β are declared, a projection of its row-normed output.
+    (Without, no lookup node: their witness openings would push cairo-test's compilation past
+    the machine's memory beside the other vectors.)"""
     rng = np.random.default_rng(12)
     seq, vocab, dim = 4, 7, 6
     b = _Declared()
@@ -79,38 +82,26 @@ def declared_example() -> examples.Graph:
     word, position = (rng.integers(-128, 128, (n, dim)) for n in (vocab, seq))
     e = b.add(embed.make_statement(ids, word, position), {"y": "e"}).outputs["y"]
     weights = {"w": rng.integers(-128, 128, (dim, dim)), "b": rng.integers(-128, 128, dim)}
-    b.add(linear.make_statement(e, weights), {"x": "e", "y": "out"})
-    g, hidden = assemble(b.layers, ["out"])
+    h = b.add(linear.make_statement(e, weights), {"x": "e", "y": "h" if norm else "out"})
+    outputs = ["out"]
+    if norm:
+        h8 = b.requant("h", h.outputs["y"], "h8")
+        r = b.add(add.make_statement(h8, e), {"a": "h8", "b": "e", "y": "r"}).outputs["y"]
+        gamma = rng.integers(-2047, 2048, dim)
+        beta = rng.integers(-(2**12), 2**12, dim)
+        params = examples.layernorm_params(np.full((1, dim), b.bounds["r"].max), gamma)
+        st = layernorm.make_statement(r, gamma, beta, params)
+        wiring = {"h": "r", "y": "n", "gamma": "ln_gamma", "beta": "ln_beta"}
+        n = b.add(st, wiring).outputs["y"]
+        weights = {"w": rng.integers(-128, 128, (dim, dim)), "b": rng.integers(-128, 128, dim)}
+        b.add(linear.make_statement(n, weights), {"x": "n", "y": "out", "w": "w_2", "b": "b_2"})
+        outputs += ["s1", "s2"]
+    g, hidden = assemble(b.layers, outputs)
     return dataclasses.replace(g, declared=b.ranges), hidden
 
 
-def declared_norm_example() -> examples.Graph:
-    """ids → embed → linear → requant → add → layernorm → linear → out, with s1 and s2 public:
-    `declared_example` with a residual, a LayerNorm whose γ and β are declared, and a
-    projection of its row-normed output (verified on a devnet)."""
-    rng = np.random.default_rng(12)
-    seq, vocab, dim = 4, 7, 6
-    b = _Declared()
-    ids = rng.integers(0, vocab, seq)
-    word, position = (rng.integers(-128, 128, (n, dim)) for n in (vocab, seq))
-    e = b.add(embed.make_statement(ids, word, position), {"y": "e"}).outputs["y"]
-    weights = {"w": rng.integers(-128, 128, (dim, dim)), "b": rng.integers(-128, 128, dim)}
-    h = b.add(linear.make_statement(e, weights), {"x": "e", "y": "h"}).outputs["y"]
-    h8 = b.requant("h", h, "h8")
-    r = b.add(add.make_statement(h8, e), {"a": "h8", "b": "e", "y": "r"}).outputs["y"]
-    gamma = rng.integers(-2047, 2048, dim)
-    beta = rng.integers(-(2**12), 2**12, dim)
-    params = examples.layernorm_params(np.full((1, dim), b.bounds["r"].max), gamma)
-    st = layernorm.make_statement(r, gamma, beta, params)
-    n = b.add(st, {"h": "r", "y": "n", "gamma": "ln_gamma", "beta": "ln_beta"}).outputs["y"]
-    weights = {"w": rng.integers(-128, 128, (dim, dim)), "b": rng.integers(-128, 128, dim)}
-    b.add(linear.make_statement(n, weights), {"x": "n", "y": "out", "w": "w_2", "b": "b_2"})
-    g, hidden = assemble(b.layers, ["out", "s1", "s2"])
-    return dataclasses.replace(g, declared=b.ranges), hidden
-
-
-GRAPHS["declared"] = declared_example
-GRAPHS["declared_norm"] = declared_norm_example
+GRAPHS["declared"] = functools.partial(declared_example, False)
+GRAPHS["declared_norm"] = functools.partial(declared_example, True)
 
 
 @functools.cache
