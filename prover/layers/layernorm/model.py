@@ -125,8 +125,8 @@ def _params(dims: Sequence[int]) -> LayerNormParams:
     """The parameters the bounds read; ValueError unless valid (a model walk reads a node's
     output bounds before its check has refused its dims: none is then given, and the check
     refuses the node)."""
-    if len(dims) != 10:
-        raise ValueError(f"layernorm takes ten dims: {tuple(dims)}")
+    if len(dims) != N_DIMS:
+        raise ValueError(f"layernorm takes {N_DIMS} dims: {tuple(dims)}")
     p = LayerNormParams(*dims[1:])
     if problem := p.problem():
         raise ValueError(problem)

@@ -6,11 +6,11 @@
 //! the kinds' checks here read the bound itself (`PublicTensorTrait::max_magnitude`, pool's
 //! column sums), which is what they compute on the filled tensor.
 
-use crate::ranges::HALF;
+use crate::layers::range::relations::{Declared, DeclaredTrait};
+use crate::ranges::{HALF, max_magnitude};
 use crate::walk::calldata::with_committed;
 use crate::walk::proof::{Named, Node};
 use crate::walk::statement::PublicStatement;
-use crate::pcs::queries::pow2;
 use crate::walk::tensor::{Bound, DeclaredRange, Known, PublicTensor, Tensors, TensorsTrait};
 use super::calldata::GraphCalldata;
 
@@ -27,36 +27,23 @@ pub fn known_of(bound: Option<Bound>) -> Known {
 }
 
 /// A committed weight as a node reads it: by its commitment and, if the graph declares its
-/// range, at that range (Python `WeightRange.worst`): every |w| ≤ 2^(b−1) − summed, every
+/// range, at that range (Python `WeightRange.worst`): every |w| ≤ its declared magnitude, every
 /// column's Σ|w| ≤ its declared sums' largest, or, not summed, the rows' count times that.
 fn graph_weight(graph: @GraphCalldata, name: felt252) -> PublicTensor {
     let mut t = graph.committed.get(name);
     for w in *graph.declared {
         if *w.name == name {
-            let magnitude: u128 = pow2(*w.bits - 1).into();
             let shape = t.shape;
+            let d = Declared { bits: *w.bits, summed: w.sums.is_some(), shape };
+            let magnitude: u128 = d.magnitude().into();
             let col_abs = match *w.sums {
-                Some(sums) => max_value(sums.values),
+                Some(sums) => max_magnitude(sums.values),
                 None => magnitude * (*shape[shape.len() - core::cmp::min(shape.len(), 2)]).into(),
-            };
-            let magnitude = magnitude - if w.sums.is_some() {
-                1
-            } else {
-                0
             };
             t.known = Known::Declared(DeclaredRange { magnitude, col_abs });
         }
     }
     t
-}
-
-/// The largest of canonical values known to be in [0, (p−1)/2].
-fn max_value(values: Span<felt252>) -> u128 {
-    let mut best = 0;
-    for v in values {
-        best = core::cmp::max(best, (*v).try_into().unwrap());
-    }
-    best
 }
 
 fn known_in(bounds: @Bounds, name: felt252) -> Known {

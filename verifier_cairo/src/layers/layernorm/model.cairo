@@ -105,8 +105,9 @@ pub fn check_params(
 /// `_output_bound`). A graph's β and γ are committed on chain: known when declared.
 pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
     let params = LayerNormParamsTrait::from_dims(*st.dims);
-    let stats = array![at_most(Some(params.row_sum_bound())), at_most(Some(params.limb_sum_bound()))];
-    let mut out = stats;
+    let mut out = array![
+        at_most(Some(params.row_sum_bound())), at_most(Some(params.limb_sum_bound())),
+    ];
     let (beta, gamma) = (tensor(*st.weights, 'beta'), tensor(*st.weights, 'gamma'));
     if !beta.known() {
         out.append(None);

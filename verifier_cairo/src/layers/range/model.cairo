@@ -87,6 +87,7 @@ pub fn declaration_key(
     poseidon_hash_span(felts.span())
 }
 
+/// No output is bounded by a relation (the sums are public, read by the views).
 pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
     let mut out = array![];
     for _ in 0..(*st.outputs).names.len() {
