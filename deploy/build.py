@@ -7,10 +7,13 @@ repeated deploys do not recompile.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,22 +95,34 @@ def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
     """The seven classes, compiled once per source digest."""
     tc.require()
     out = tc.root / "build" / _sources_digest(package)
-    dense = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
-    attention = _build_class(tc, package, ATTENTION_CONTRACT_PATH, out / "CairnAttentionVerifier")
-    encoder = _build_class(tc, package, ENCODER_CONTRACT_PATH, out / "CairnEncoderVerifier")
-    range_ = _build_class(tc, package, RANGE_CONTRACT_PATH, out / "CairnRangeVerifier")
-    lookup = _build_class(tc, package, LOOKUP_CONTRACT_PATH, out / "CairnLookupVerifier")
-    graph = _build_class(tc, package, GRAPH_CONTRACT_PATH, out / "CairnGraphVerifier")
-    main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
+    with _locked(out):
+        dense = _build_class(tc, package, WALK_CONTRACT_PATH, out / "CairnWalkVerifier")
+        attention = _build_class(
+            tc, package, ATTENTION_CONTRACT_PATH, out / "CairnAttentionVerifier"
+        )
+        encoder = _build_class(tc, package, ENCODER_CONTRACT_PATH, out / "CairnEncoderVerifier")
+        range_ = _build_class(tc, package, RANGE_CONTRACT_PATH, out / "CairnRangeVerifier")
+        lookup = _build_class(tc, package, LOOKUP_CONTRACT_PATH, out / "CairnLookupVerifier")
+        graph = _build_class(tc, package, GRAPH_CONTRACT_PATH, out / "CairnGraphVerifier")
+        main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
     return Artifacts(main.sierra, main.casm, dense, attention, encoder, range_, lookup, graph)
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """One build per source digest at a time: processes starting together (test workers, say)
+    wait for the first to compile the classes instead of each compiling them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _build_class(tc: Toolchain, package: Path, contract: str, stem: Path) -> ClassArtifacts:
     art = ClassArtifacts(stem.with_suffix(".sierra.json"), stem.with_suffix(".casm.json"))
     if art.sierra.is_file() and art.casm.is_file():
         return art
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    # per process: test workers may build the same class at once; the renames are atomic
+    # written aside, then renamed: an interrupted build leaves no half-written class
     tmp_sierra, tmp_casm = (p.with_suffix(f".{os.getpid()}.tmp") for p in (art.sierra, art.casm))
     _run(
         [

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import aiohttp
 from starknet_py.common import create_sierra_compiled_contract
 from starknet_py.contract import Contract, PreparedFunctionInvokeV3
+from starknet_py.hash import hash_method, sierra_class_hash
+from starknet_py.hash import transaction as transaction_hash
 from starknet_py.hash.selector import get_selector_from_name
 from starknet_py.hash.sierra_class_hash import compute_sierra_class_hash
 from starknet_py.net.account.account import Account
@@ -37,6 +39,14 @@ INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, s
 # continue_session(session_id, state, parts): the invoke's 4, the id and two span lengths
 STEP_OVERHEAD_FELTS = 7
 MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
+
+
+# starknet-py hashes classes and transactions with poseidon_py's Python sponge (≈ 45 µs a
+# permutation: 16 s of the seven classes' declarations, a tenth of a second per 5,000-felt
+# invoke). Its poseidon_hash_many is Cairo's poseidon_hash_span, which the native module
+# computes (prover/channels/poseidon.py; equal on every input, tests/test_deploy_hashing.py).
+for _module in (hash_method, sierra_class_hash, transaction_hash):
+    _module.poseidon_hash_many = hash_many  # type: ignore[attr-defined]
 
 
 class ChainError(RuntimeError):
