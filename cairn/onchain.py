@@ -16,8 +16,8 @@ from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.certified import certified_keys
 from cairn.deploy.toolchain import default_toolchain
-from cairn.options import ConfigHash
-from cairn.proofs import onchain_proof, parse_felt
+from cairn.options import ConfigHash, parse_felt
+from cairn.proofs import onchain_proof
 from cairn.prover.errors import VerificationError
 from cairn.prover.graph.proof import GraphProof
 from cairn.prover.layers.matmul import model as matmul
@@ -160,7 +160,10 @@ def register_model(
     ] = None,
     proof: Annotated[
         Path | None,
-        typer.Option(help="register a layer proof's committed weights instead, in name order"),
+        typer.Option(
+            help="register a proof's committed weights instead, in name order (and verify the "
+            "range walks certifying a model walk's declared weights, which it carries)"
+        ),
     ] = None,
     config_hash: ConfigHash = "0x0",
     rpc: Rpc = None,
@@ -169,30 +172,41 @@ def register_model(
     address: AddressOpt = None,
 ) -> None:
     """Register a model's weight commitments (owner only; docs/registry.md): weight i of the
-    model is the i-th file's commitment, or the i-th committed weight (by name) of --proof."""
+    model is the i-th file's commitment, or the i-th committed weight (by name) of --proof.
+    A model walk's certificates are verified on chain after it (docs/registry.md, "Certified
+    declarations"), each in a session when over one transaction."""
     model = parse_felt("MODEL_ID", model_id, nonzero=True)
     config = parse_felt("--config-hash", config_hash)
     if bool(commitments) == (proof is not None):
         raise fail("give commitment files or --proof, not both")
+    certificates: list[WalkProof] = []
     with errors_as_exit():
-        tensors = (
-            _committed_weights(proof)
-            if proof is not None
-            else [commitment_file.load(path) for path in commitments or []]
-        )
+        if proof is not None:
+            loaded, certificates = proof_file.load_bundle(proof)
+            tensors = _committed_weights(proof, loaded)
+        else:
+            tensors = [commitment_file.load(path) for path in commitments or []]
         entries = [f for t in tensors for f in calldata.commitment_entry(t)]
         t = _target(rpc, account, private_key)
         addr = _address(t, address)
         tx = asyncio.run(_register(t, addr, model, config, entries))
-    out.print(f"model {model:#x} registered with {len(tensors)} commitment(s) ({tx:#x})")
+        out.print(f"model {model:#x} registered with {len(tensors)} commitment(s) ({tx:#x})")
+        for i, certificate in enumerate(certificates, 1):
+            verdict = asyncio.run(_verify(t, addr, calldata.encode_parts(certificate)))
+            if not verdict.accepted:
+                raise fail(f"certificate {i} rejected on chain: {verdict.reason}", EXIT_REJECTED)
+            out.print(
+                f"certificate {i}/{len(certificates)}: {len(certified_keys(certificate.statement))}"
+                f" declared ranges certified ({len(verdict.transactions)} transactions, L2 gas "
+                f"{verdict.l2_gas})"
+            )
 
 
-def _committed_weights(path: Path) -> list[CommittedTensor]:
+def _committed_weights(path: Path, loaded: proof_file.AnyProof) -> list[CommittedTensor]:
     """A proof's committed weights in name order (the order a binding indexes), not its
     committed inputs and outputs: a model walk's by its wiring; a layer proof's are the
     committed tensors its layer leaves weight claims on, so its walk is replayed, up to its
     opening."""
-    loaded = proof_file.load(path)
     if isinstance(loaded, GraphProof):
         g = loaded.statement
         if not (names := sorted(g.committed_weights())):
@@ -253,7 +267,13 @@ def verify_onchain(
     if verdict.l2_gas is not None:
         out.print(f"L2 gas        {verdict.l2_gas}\nfee           {verdict.fee_fri} FRI")
     if not verdict.accepted:
-        raise fail(f"rejected on chain: {verdict.reason}", EXIT_REJECTED)
+        hint = ""
+        if verdict.reason == "graph.declared":
+            hint = (
+                " (a declared weight range no verified range walk has certified: `cairn "
+                f"register-model MODEL_ID --proof {file}` verifies the ones the file carries)"
+            )
+        raise fail(f"rejected on chain: {verdict.reason}{hint}", EXIT_REJECTED)
     out.print(
         f"accepted on chain: ProofVerified(model_id={verdict.model_id}, "
         f"proof_hash={verdict.proof_hash:#x}, io_hash={verdict.io_hash:#x})"

@@ -12,6 +12,8 @@ from typing import Annotated
 import numpy as np
 import typer
 
+from cairn.console import fail
+from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.fields.m31 import HALF
 
 Dim = Annotated[int, typer.Option(min=1, max=1 << 20, help="dimension (padded to a power of 2)")]
@@ -47,6 +49,31 @@ ModelId = Annotated[
     ),
 ]
 ConfigHash = Annotated[str, typer.Option(help="the model's registered configuration hash (0x…)")]
+
+
+def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
+    """A felt252 argument as 0x… hex or decimal; a clear error (exit 2) otherwise."""
+    try:
+        felt = int(value, 0)
+    except ValueError:
+        raise fail(f"{option} {value!r}: expected 0x… hex or a decimal number") from None
+    if not (1 if nonzero else 0) <= felt < STARK_PRIME:
+        raise fail(f"{option} {value!r}: must be a felt252{' other than 0' if nonzero else ''}")
+    return felt
+
+
+def bound_model(
+    commit: Hash | None, model_id: str | None, config_hash: str
+) -> tuple[int, int] | None:
+    """(model id, config hash) from the options, if a model is named; it binds committed
+    weights only."""
+    if model_id is None:
+        return None
+    if commit is None:
+        raise fail("--model-id binds committed weights: give --commit-weights too")
+    return parse_felt("--model-id", model_id, nonzero=True), parse_felt(
+        "--config-hash", config_hash
+    )
 
 
 def load_matrix(path: Path, name: str) -> np.ndarray:

@@ -14,7 +14,6 @@ from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out, stages
 from cairn.model_proofs import DEFAULT_MODEL_FILE, ModelFile, model_outputs
 from cairn.models.minilm import walk
 from cairn.options import Hash, load_matrix
-from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.errors import VerificationError
 from cairn.prover.graph.proof import GraphProof
 from cairn.prover.graph.statement import GraphStatement, Node
@@ -65,6 +64,8 @@ def describe(proof: proof_file.AnyProof) -> str:
         bound = f", committed ({', '.join(hashes)})" if hashes else ""
         if g.binding is not None:
             bound += f", bound to model {g.binding.model_id:#x}"
+        if g.declared:
+            bound += f", {len(g.declared)} weight ranges declared"
         return f"graph of {len(g.nodes)} layers ({kinds}); {io}; {len(g.hidden)} hidden{bound}"
     st = proof.statement
     hashes = sorted({c.commitment.hash for c in st.committed.values()})
@@ -169,30 +170,19 @@ def verify(
 ) -> None:
     """Verify a proof in Python. Exit 0 accepted, 1 rejected (names the check), 2 malformed."""
     with errors_as_exit():
-        proof = proof_file.load(file, walk.weight_source(model_path))
+        proof, certificates = proof_file.load_bundle(file, walk.weight_source(model_path))
         pins = _load_pins(commitment or [])
         try:
             _check_pinned(proof, pins)
             if io is not None:
                 _check_io(proof, io)
             if isinstance(proof, GraphProof):
-                verify_graph(proof)
+                verify_graph(proof, certificates)
             else:
                 verify_walk(LAYERS[proof.statement.kind], proof)
         except VerificationError as e:
             raise fail(f"rejected: check {e.check} failed ({e.detail})", EXIT_REJECTED) from None
     out.print(f"accepted: {describe(proof)}\nstatement {_integers(proof)}")
-
-
-def parse_felt(option: str, value: str, nonzero: bool = False) -> int:
-    """A felt252 argument as 0x… hex or decimal; a clear error (exit 2) otherwise."""
-    try:
-        felt = int(value, 0)
-    except ValueError:
-        raise fail(f"{option} {value!r}: expected 0x… hex or a decimal number") from None
-    if not (1 if nonzero else 0) <= felt < STARK_PRIME:
-        raise fail(f"{option} {value!r}: must be a felt252{' other than 0' if nonzero else ''}")
-    return felt
 
 
 def onchain_proof(proof: proof_file.AnyProof) -> calldata.OnchainProof:

@@ -25,8 +25,9 @@ from cairn.options import (
     ModelId,
     ProofOut,
     Seed,
+    bound_model,
 )
-from cairn.proofs import describe, dims_text, parse_felt
+from cairn.proofs import describe, dims_text
 from cairn.prover.graph.prover import commit_graph_io, commit_graph_weights, prove_graph
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.layers.matmul import model as matmul
@@ -53,18 +54,6 @@ class WeightChoice:
     io: Hash | None = None
 
 
-def _model(commit: Hash | None, model_id: str | None, config_hash: str) -> tuple[int, int] | None:
-    """(model id, config hash) from the options, if a model is named; it binds committed
-    weights only."""
-    if model_id is None:
-        return None
-    if commit is None:
-        raise fail("--model-id binds committed weights: give --commit-weights too")
-    return parse_felt("--model-id", model_id, nonzero=True), parse_felt(
-        "--config-hash", config_hash
-    )
-
-
 def _no_weights() -> WeightChoice:
     return WeightChoice()
 
@@ -72,7 +61,7 @@ def _no_weights() -> WeightChoice:
 def _commit_and_bind(
     commit_weights: CommitWeights = None, model_id: ModelId = None, config_hash: ConfigHash = "0x0"
 ) -> WeightChoice:
-    return WeightChoice(commit_weights, _model(commit_weights, model_id, config_hash))
+    return WeightChoice(commit_weights, bound_model(commit_weights, model_id, config_hash))
 
 
 CommitB = Annotated[
@@ -96,7 +85,7 @@ def _commit_and_bind_b(
 ) -> WeightChoice:
     """A matmul's one weight B, at the index --weight gives it: any weight of a registered
     model can be proven alone this way (docs/layers/matmul.md)."""
-    model = _model(commit_weights, model_id, config_hash)
+    model = bound_model(commit_weights, model_id, config_hash)
     return WeightChoice(commit_weights, model, {"b": weight})
 
 
@@ -268,5 +257,5 @@ def prove_qkv_attn_cmd(
         out_path,
         commit_weights,
         commit_io,
-        _model(commit_weights, model_id, config_hash),
+        bound_model(commit_weights, model_id, config_hash),
     )

@@ -145,6 +145,8 @@ def decode(value: Any, hint: Any, path: str) -> Any:
         return qm31(value, path)
     if hint is int:  # counts, nonces, felts and 256-bit digests; verifiers check the ranges
         return integer(value, path, 0, (1 << 256) - 1)
+    if hint is np.ndarray:
+        return tensor(value, path)
     if hint is str:
         if not isinstance(value, str):
             raise MalformedProofError(path, "expected a string")

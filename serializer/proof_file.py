@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,11 @@ import numpy as np
 
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.graph.declared import WeightRange
 from cairn.prover.graph.proof import GraphProof, NodeProof
 from cairn.prover.graph.statement import KIND as GRAPH
 from cairn.prover.graph.statement import GraphStatement, Node, tensor_digest
+from cairn.prover.layers.range import model as range_check
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.padding import EmptyRowsProof
 from cairn.prover.pcs.proof import Commitment, CommittedTensor
@@ -42,22 +44,36 @@ WeightSource = Callable[[str], Mapping[str, np.ndarray]]
 """The public weights of a named model, by graph name (a graph file may refer to them)."""
 
 
-def to_json_dict(proof: AnyProof, weights_from: str | None = None) -> dict[str, Any]:
+def to_json_dict(
+    proof: AnyProof, weights_from: str | None = None, certificates: Sequence[WalkProof] = ()
+) -> dict[str, Any]:
     """`weights_from` names the model a graph's public weights come from: the file then keeps
-    their digests instead of their values (docs/proof-format.md, "Weights by reference")."""
+    their digests instead of their values (docs/proof-format.md, "Weights by reference");
+    `certificates`, the range walks proving a graph's declared weights, travel with it."""
     if isinstance(proof, GraphProof):
         body = _graph_to_json(proof, weights_from)
+        if certificates:
+            body["certificates"] = [_certificate_to_json(c) for c in certificates]
         return {"format": FORMAT, "version": VERSION, "kind": GRAPH, **body}
+    if certificates:
+        raise ValueError("certificates go with a model walk's proof")
     kind = proof.statement.kind
     return {"format": FORMAT, "version": VERSION, "kind": kind, **_walk_to_json(proof)}
 
 
-def save(proof: AnyProof, path: Path, weights_from: str | None = None) -> None:
-    write_atomic(path, dumps(proof, weights_from))
+def save(
+    proof: AnyProof,
+    path: Path,
+    weights_from: str | None = None,
+    certificates: Sequence[WalkProof] = (),
+) -> None:
+    write_atomic(path, dumps(proof, weights_from, certificates))
 
 
-def dumps(proof: AnyProof, weights_from: str | None = None) -> str:
-    return json.dumps(to_json_dict(proof, weights_from), separators=(",", ":"))
+def dumps(
+    proof: AnyProof, weights_from: str | None = None, certificates: Sequence[WalkProof] = ()
+) -> str:
+    return json.dumps(to_json_dict(proof, weights_from, certificates), separators=(",", ":"))
 
 
 def _walk_to_json(proof: WalkProof) -> dict[str, Any]:
@@ -179,6 +195,7 @@ def _graph_to_json(proof: GraphProof, weights_from: str | None) -> dict[str, Any
             **{group: encode(dict(getattr(st, group))) for group in TENSOR_GROUPS},
             "committed": encode(dict(st.committed)),
             "binding": encode(st.binding),
+            "declared": encode(dict(st.declared)),
         }
         | (
             {
@@ -248,6 +265,8 @@ def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
         **{g: _tensors(get(st_doc, g, "statement"), f"statement.{g}") for g in TENSOR_GROUPS},
         committed=_committed(st_doc, "statement"),
         binding=_binding(st_doc),
+        # Optional: a graph declaring no weight's range may leave it out.
+        declared=decode(st_doc.get("declared", {}), dict[str, WeightRange], "statement.declared"),
     )
     if isinstance(st_doc, dict) and "weights_from" in st_doc:
         st = replace(st, weights=_referred_weights(st_doc, source))
@@ -267,16 +286,51 @@ def _graph_from_json(doc: Any, source: WeightSource | None) -> GraphProof:
     return GraphProof(st, outputs, node_proofs, **_settlements(body), padding=padding)
 
 
+def _certificate_to_json(proof: WalkProof) -> dict[str, Any]:
+    return {"kind": proof.statement.kind, **_walk_to_json(proof)}
+
+
+def _certificates(doc: Any) -> list[WalkProof]:
+    """A graph file's certificates (optional): range walks, each read as a walk file's body
+    is, a malformed field named under `certificates[i]`."""
+    value = doc.get("certificates", []) if isinstance(doc, dict) else []
+    if not isinstance(value, list) or len(value) > MAX_LIST:
+        raise MalformedProofError("certificates", f"expected a list of at most {MAX_LIST}")
+    out = []
+    for i, cert in enumerate(value):
+        if get(cert, "kind", f"certificates[{i}]") != range_check.KIND:
+            raise MalformedProofError(f"certificates[{i}].kind", "expected a range walk")
+        try:
+            out.append(_walk_from_json(cert, range_check.KIND))
+        except MalformedProofError as e:
+            raise MalformedProofError(f"certificates[{i}].{e.field}", e.problem) from None
+    return out
+
+
 def from_json_dict(doc: Any, weights: WeightSource | None = None) -> AnyProof:
+    return bundle_from_json_dict(doc, weights)[0]
+
+
+def bundle_from_json_dict(
+    doc: Any, weights: WeightSource | None = None
+) -> tuple[AnyProof, list[WalkProof]]:
+    """The proof and the certificates that travel with it (see to_json_dict)."""
     check_header(doc, FORMAT, VERSION)
     kind = get(doc, "kind", "")
     if kind == GRAPH:
-        return _graph_from_json(doc, weights)
+        return _graph_from_json(doc, weights), _certificates(doc)
     if not isinstance(kind, str) or kind not in LAYERS:
         raise MalformedProofError("kind", f"unknown proof kind {kind!r}")
-    return _walk_from_json(doc, kind)
+    return _walk_from_json(doc, kind), []
 
 
 def load(path: Path, weights: WeightSource | None = None) -> AnyProof:
     """`weights`: where a graph file's referred weights come from (see to_json_dict)."""
-    return from_json_dict(read_document(path, FORMAT, VERSION), weights)
+    return load_bundle(path, weights)[0]
+
+
+def load_bundle(
+    path: Path, weights: WeightSource | None = None
+) -> tuple[AnyProof, list[WalkProof]]:
+    """The proof and its certificates."""
+    return bundle_from_json_dict(read_document(path, FORMAT, VERSION), weights)

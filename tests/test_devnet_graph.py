@@ -62,23 +62,30 @@ def test_tampered_graphs_rejected_alike(chain, name):
         assert verdict.reason == check, (doc, check, verdict.reason)
 
 
-def test_declared_weights_need_their_certificates_on_chain(chain):
+def test_declared_weights_need_their_certificates_on_chain(chain, tmp_path):
     """A model walk reading its weights at declared ranges (every relation then holds over the
     integers: a gather, a projection of its output, a LayerNorm and a projection of its
-    row-normed output) is refused (`graph.declared`) until range walks over the same
-    commitments have certified each declaration; then accepted, by both verifiers."""
+    row-normed output), in a file carrying its certificates: `cairn verify-onchain` is refused
+    (`graph.declared`) until `cairn register-model --proof` has verified the range walks over
+    the same commitments (a session: over one transaction's gas); then accepted, by both
+    verifiers."""
     proof = graph_proof("declared_norm")
-    parts = calldata.encode_parts(proof)
-    keys = declared_keys(proof.statement)
-    assert registry.contract_check(parts.flat, {}) == "graph.declared"
-    verdict = onchain_like(chain, parts.flat, parts)
-    assert not verdict.accepted and verdict.reason == "graph.declared"
-    for certificate in graph_certificates("declared_norm"):  # over one transaction's gas
-        cert_parts = calldata.encode_parts(certificate)
-        assert chain.run(contract.verify_parts(chain.account, chain.address, cert_parts)).accepted
-    assert registry.contract_check(parts.flat, {}, keys) is None
-    verdict = onchain_like(chain, parts.flat, parts)
-    assert verdict.accepted, verdict.reason
+    path = tmp_path / "declared.json"
+    proof_file.save(proof, path, certificates=graph_certificates("declared_norm"))
+    felts, keys = calldata.encode(proof), declared_keys(proof.statement)
+    assert registry.contract_check(felts, {}) == "graph.declared"
+    url, address = chain.url, hex(chain.address)
+    verify = ["verify-onchain", str(path), "--rpc", url, "--address", address]
+    result = runner.invoke(app, verify)
+    assert result.exit_code == 1 and "graph.declared" in result.output, result.output
+    assert "register-model" in result.output
+    register = ["register-model", "0x9d", "--proof", str(path), "--rpc", url, "--address", address]
+    result = runner.invoke(app, register)
+    assert result.exit_code == 0, result.output
+    assert f"certificate 1/1: {len(keys)} declared ranges certified" in result.output
+    assert registry.contract_check(felts, {}, keys) is None
+    result = runner.invoke(app, verify)
+    assert result.exit_code == 0 and "accepted on chain" in result.output, result.output
 
 
 def test_a_bound_too_wide_for_attention_is_refused_alike(chain):
@@ -204,3 +211,24 @@ def test_bench_graphs_commit_io(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     (row,) = json.loads(out.read_text())["results"]
     assert row["io"] == "poseidon" and row["within_cap"] and row["l2_gas"] > 0
+
+
+def test_a_tiny_minilm_from_text_verified_on_chain(chain, tiny_import, tmp_path):
+    """The whole encoder of the tiny model (tests/tiny_minilm.py; 20 nodes: embeddings,
+    LayerNorms, attention with softmax, GELU, residuals, requantizations, pooling) from text,
+    every weight committed and declared: `cairn prove model minilm --commit-weights poseidon
+    --model-id`, `cairn register-model --proof` (its 20 weights; its certificate verified in a
+    session), `cairn verify-onchain` (a session): accepted and recorded with the model."""
+    path = tmp_path / "tiny.json"
+    prove = ["prove", "model", "minilm", "--text", "A man is eating food.", "--model-file",
+             str(tiny_import), "--commit-weights", "poseidon", "--model-id", "0x9e"]  # fmt: skip
+    result = runner.invoke(app, [*prove, "--out", str(path)])
+    assert result.exit_code == 0, result.output
+    url, address = chain.url, hex(chain.address)
+    register = ["register-model", "0x9e", "--proof", str(path), "--rpc", url, "--address", address]
+    result = runner.invoke(app, register)
+    assert result.exit_code == 0 and "20 commitment(s)" in result.output, result.output
+    assert "certificate 1/1: 20 declared ranges certified" in result.output
+    result = runner.invoke(app, ["verify-onchain", str(path), "--rpc", url, "--address", address])
+    assert result.exit_code == 0, result.output
+    assert f"ProofVerified(model_id={0x9E}, " in result.output

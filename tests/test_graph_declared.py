@@ -3,11 +3,14 @@ certified by range proofs over its commitment, is read at its declared range, so
 reading it are checked over the integers; a declaration no certificate proves is refused."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from cairn import examples
+from cairn.cli import app
 from cairn.prover.errors import VerificationError
 from cairn.prover.graph.declared import WeightRange, certify, check_certified
 from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
@@ -17,6 +20,8 @@ from cairn.prover.layers.embed import model as embed
 from cairn.prover.layers.layernorm import model as layernorm
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.serializer import proof_file
+from cairn.serializer.errors import MalformedProofError
 
 
 def _linear(rng_seed=1, x_bound=100, w_top=2047, rows=6):
@@ -50,6 +55,38 @@ def test_declared_weights_make_the_relations_hold_over_the_integers(declared_pro
     assert mod_p_relations(proof.statement) == []
     g, hidden, data = _graph(_linear())
     assert mod_p_relations(prove_graph(g, hidden, data).statement) == ["node 0 (linear): x·w + b"]
+
+
+def test_a_proof_file_carries_the_declarations_and_their_certificates(declared_proof, tmp_path):
+    """`cairn verify` checks a model walk's certificates from its file; without them the
+    declarations are refused (`graph.declared`); a malformed one is named by its path."""
+    proof, certificates = declared_proof
+    path = tmp_path / "declared.json"
+    proof_file.save(proof, path, certificates=certificates)
+    loaded, certs = proof_file.load_bundle(path)
+    assert loaded.statement.declared == proof.statement.declared
+    verify_graph(loaded, certs)
+    result = CliRunner().invoke(app, ["verify", str(path)])
+    assert result.exit_code == 0 and "holds over the integers" in result.output, result.output
+    doc = json.loads(path.read_text())
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps({k: v for k, v in doc.items() if k != "certificates"}))
+    result = CliRunner().invoke(app, ["verify", str(bare)])
+    assert result.exit_code == 1 and "graph.declared" in result.output
+    for edit, field in [
+        (lambda d: d["certificates"][0].update(kind="linear"), "certificates[0].kind"),
+        (lambda d: d["certificates"][0]["statement"].update(dims="x"), "certificates[0].statement"),
+        (lambda d: d["statement"]["declared"]["w"].update(bits="x"), "statement.declared.w.bits"),
+        (lambda d: d["statement"]["declared"]["w"].update(sums=[[1.5]]), "statement.declared.w"),
+    ]:
+        bad = json.loads(json.dumps(doc))
+        edit(bad)
+        with pytest.raises(MalformedProofError) as e:
+            proof_file.bundle_from_json_dict(bad)
+        assert e.value.field.startswith(field), (field, e.value.field)
+        bare.write_text(json.dumps(bad))
+        result = CliRunner().invoke(app, ["verify", str(bare)])
+        assert result.exit_code == 2 and "Traceback" not in result.output
 
 
 def test_a_declaration_needs_its_certificate(declared_proof):

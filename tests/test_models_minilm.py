@@ -5,7 +5,6 @@ and the import (calibrate + commit) on a tiny synthetic model."""
 import hashlib
 import json
 import math
-import shutil
 import struct
 from decimal import Decimal, getcontext
 
@@ -15,7 +14,14 @@ from tokenizers import Tokenizer as HfTokenizer
 from typer.testing import CliRunner
 
 from cairn.cli import app
-from cairn.models.minilm import accuracy, calibrate, model_file, quantized, reference, source
+from cairn.models.minilm import (
+    accuracy,
+    calibrate,
+    model_file,
+    quantized,
+    reference,
+    source,
+)
 from cairn.models.minilm.quantized import QuantModel, Trace, Widths
 from cairn.models.minilm.tokenizer import Tokenizer
 from cairn.models.safetensors import parse_safetensors, read_safetensors
@@ -25,25 +31,10 @@ from cairn.prover.pcs import POSEIDON_PARAMS
 from cairn.prover.pcs.prover import commit_tensor
 from cairn.prover.walk.prover import prove_walk
 from cairn.prover.walk.verifier import verify_walk
+from cairn.serializer import proof_file
+from tests.tiny_minilm import write_safetensors
 
 runner = CliRunner()
-DTYPE_NAMES = {np.dtype("<f4"): "F32", np.dtype("<f8"): "F64", np.dtype("<i8"): "I64"}
-
-
-def write_safetensors(path, tensors):
-    """A minimal safetensors writer (the format the reader parses)."""
-    header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0
-    for name, arr in tensors.items():
-        raw = np.ascontiguousarray(arr).tobytes()
-        header[name] = {
-            "dtype": DTYPE_NAMES[arr.dtype],
-            "shape": list(arr.shape),
-            "data_offsets": [offset, offset + len(raw)],
-        }
-        blobs.append(raw)
-        offset += len(raw)
-    text = json.dumps(header).encode()
-    path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 @pytest.fixture(scope="module")
@@ -413,33 +404,6 @@ def test_accuracy_on_the_evaluation_sentences(model, evaluation):
 
 # --- import on a tiny synthetic model ------------------------------------------------------
 
-TINY = {"layers": 1, "d": 8, "heads": 2, "ffn": 16, "vocab": 30522, "positions": 64}
-
-
-@pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory):
-    """A 1-layer d = 8 BERT with random weights, laid out like the package's model folder."""
-    folder = tmp_path_factory.mktemp("tiny")
-    shutil.copy(source.model_dir() / "tokenizer.json", folder / "tokenizer.json")
-    config = {
-        "hidden_act": "gelu",
-        "position_embedding_type": "absolute",
-        "num_hidden_layers": TINY["layers"],
-        "hidden_size": TINY["d"],
-        "num_attention_heads": TINY["heads"],
-        "intermediate_size": TINY["ffn"],
-        "vocab_size": TINY["vocab"],
-        "max_position_embeddings": TINY["positions"],
-        "layer_norm_eps": 1e-12,
-    }
-    (folder / "config.json").write_text(json.dumps(config))
-    rng = np.random.default_rng(4)
-    shapes = source.expected_shapes(source.Config.from_json(config))
-    tensors = {n: (rng.normal(0, 0.3, s) + (n.endswith("LayerNorm.weight"))).astype("<f4")
-               for n, s in shapes.items()}  # fmt: skip
-    write_safetensors(folder / "model.safetensors", tensors)
-    return folder
-
 
 def test_row_blocks_keep_each_commitment_within_the_pcs_limit():
     assert model_file.row_blocks((30522, 384), 23) == [(0, 16384), (16384, 30522)]
@@ -488,3 +452,35 @@ def test_import_refuses_a_bad_out_folder_before_working(tmp_path):
 def test_bench_accuracy_refuses_unknown_widths():
     result = runner.invoke(app, ["bench", "accuracy", "minilm", "--width", "bogus=3"])
     assert result.exit_code == 2 and "expected KIND=BITS" in result.output
+
+
+def test_prove_with_committed_weights_declares_and_certifies_them(tiny_import, tmp_path):
+    """`cairn prove model minilm --commit-weights poseidon`: every weight committed (the model
+    file's roots, checked), read at its declared range, the range walks certifying the ranges
+    in the file; `cairn verify` accepts it over the integers. A model file recording another
+    root is refused before any proof."""
+    out = tmp_path / "m.json"
+    prove = ["prove", "model", "minilm", "--text", "A man is eating food.", "--model-file",
+             str(tiny_import), "--out", str(out), "--commit-weights", "poseidon"]  # fmt: skip
+    result = runner.invoke(app, [*prove, "--model-id", "0x77"])
+    assert result.exit_code == 0, result.output
+    assert "20 weights committed, 1 range walk certifying" in result.output
+    assert "bound to model 0x77" in result.output
+    result = runner.invoke(app, ["verify", str(out), "--model-file", str(tiny_import)])
+    assert result.exit_code == 0 and "holds over the integers" in result.output, result.output
+    proof, certificates = proof_file.load_bundle(out)
+    assert not proof.statement.weights and len(proof.statement.declared) == 20
+    assert len(certificates) == 1
+    for args, message in [
+        (["--commit-weights", "blake2s"], "commitments are poseidon's"),
+        (["--model-id", "0x77"], "give --commit-weights too"),
+    ]:
+        result = runner.invoke(app, [*prove[:-2], *args])
+        assert result.exit_code == 2 and message in result.output, result.output
+    doc = json.loads(tiny_import.read_text())
+    doc["tensors"]["layer0.w_q"]["blocks"][0]["committed"]["commitment"]["root"] = 1
+    other = tmp_path / "other.model.json"
+    other.write_text(json.dumps(doc))
+    result = runner.invoke(app, [*prove[:6], str(other), *prove[7:]])
+    assert result.exit_code == 2 and "its commitment of layer0.w_q" in result.output
+    assert "Traceback" not in result.output

@@ -32,6 +32,7 @@ from cairn.prover.layers.range import model as range_check
 from cairn.prover.layers.range.relations import LIMB_BITS
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.pcs import POSEIDON_PARAMS
+from cairn.prover.pcs.prover import CommitmentData, commit_tensor
 from cairn.prover.walk.statement import Statement
 
 POOLED = "pooled"
@@ -198,6 +199,34 @@ def load_imported(path: Path) -> model_file.Imported:
             "(a few minutes), or pass --model-file"
         )
     return model_file.load(path)
+
+
+def commit_weights(
+    g: GraphStatement,
+    imported: model_file.Imported,
+    advance: Callable[[str, int, int], None] = lambda *_: None,
+) -> tuple[GraphStatement, dict[str, CommitmentData]]:
+    """Commit every graph weight (Poseidon, as the import did) and check each root is the one
+    the model file records, so the proof binds the imported weights. The import keeps the roots,
+    not the Merkle trees a proof's openings read: they are rebuilt here (minutes for the whole
+    model). `advance(weight, done, total)` counts the weights."""
+    recorded = {
+        f"{name}_{j}" if name == "embed.word" else name: block.committed  # graph_weights' names
+        for name, blocks in imported.blocks.items()
+        for j, block in enumerate(blocks)
+    }
+    committed, data = {}, {}
+    names = sorted(g.weights)
+    for i, name in enumerate(names):
+        advance(name, i, len(names))
+        committed[name], data[name] = commit_tensor(g.weights[name], POSEIDON_PARAMS)
+        if recorded.get(name) != committed[name]:
+            raise ValueError(
+                f"{imported.path}: its commitment of {name} is not the weights' (an import of "
+                "other weights?); run `cairn model import minilm` again"
+            )
+    advance("", len(names), len(names))
+    return replace(g, committed={**g.committed, **committed}), data
 
 
 def weight_source(path: Path) -> Callable[[str], dict[str, np.ndarray]]:
