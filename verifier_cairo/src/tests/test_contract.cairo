@@ -6,7 +6,7 @@ use crate::contract::CairnVerifier::{Event, ModelRegistered, ProofVerified};
 use crate::contract::{
     CairnVerifier, ICairnVerifierDispatcher, ICairnVerifierDispatcherTrait, Model, ProofRecord,
 };
-use super::support::{constructor_args, splice};
+use super::support::{constructor_args, deploy_with_models, splice};
 use super::walk_support::verify_walk_calldata;
 use super::walk_vectors::matmul_0;
 
@@ -162,4 +162,24 @@ fn a_model_needs_commitments() {
 fn get_model_of_an_unknown_id() {
     let verifier = deploy_with_model();
     verifier.get_model(8);
+}
+
+/// A layer proof without committed weights has no opening to split: `open_session` verifies
+/// and records it at once, as `verify` does, and leaves no session open.
+#[test]
+fn public_weights_finish_at_once() {
+    let verifier = deploy_with_models(array![]);
+    let proof = matmul_0().span();
+    let proof_hash = poseidon_hash_span(proof);
+    assert_eq!(verifier.open_session(proof), proof_hash);
+    assert!(verifier.is_verified(proof_hash));
+    assert_eq!(verifier.session_state_hash(proof_hash), 0);
+}
+
+/// Kind 1, the retired standalone matmul, has no session (nor any other path).
+#[test]
+#[should_panic(expected: ('calldata.kind', 'ENTRYPOINT_FAILED'))]
+fn retired_kinds_have_no_session() {
+    let verifier = deploy_with_models(array![]);
+    verifier.open_session(splice(matmul_0(), 1, 2, array![1]).span());
 }

@@ -1,7 +1,6 @@
 //! PCS building blocks against Python; honest and tampered openings, committed weights bound
 //! to the registry and sessions are the generated tests of `pcs_vectors`.
 
-use core::poseidon::poseidon_hash_span;
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252ChannelTrait;
 use crate::contract::ICairnVerifierDispatcherTrait;
@@ -14,8 +13,7 @@ use super::pcs_vectors::{
     blake2s_params, fold_cases, inverse_case, mix_u32s_cases, poseidon_params, pow_cases, query_case,
     twiddle_cases, witness_params,
 };
-use super::support::{deploy_with_models, splice};
-use super::walk_vectors::matmul_0;
+use super::support::deploy_with_models;
 
 #[test]
 fn mix_u32s_matches_python() {
@@ -116,26 +114,6 @@ fn contract_parameters_are_python_production_parameters() {
     assert_eq!(POSEIDON_PARAMS, poseidon_params());
     assert_eq!(BLAKE2S_PARAMS, blake2s_params());
     assert_eq!(WITNESS_PARAMS, witness_params());
-}
-
-/// A layer proof without committed weights has no opening to split: `open_session` verifies
-/// and records it at once, as `verify` does, and leaves no session open.
-#[test]
-fn public_weights_finish_at_once() {
-    let verifier = deploy_with_models(array![]);
-    let proof = matmul_0().span();
-    let proof_hash = poseidon_hash_span(proof);
-    assert_eq!(verifier.open_session(proof), proof_hash);
-    assert!(verifier.is_verified(proof_hash));
-    assert_eq!(verifier.session_state_hash(proof_hash), 0);
-}
-
-/// Kind 1, the retired standalone matmul, has no session (nor any other path).
-#[test]
-#[should_panic(expected: ('calldata.kind', 'ENTRYPOINT_FAILED'))]
-fn retired_kinds_have_no_session() {
-    let verifier = deploy_with_models(array![]);
-    verifier.open_session(splice(matmul_0(), 1, 2, array![1]).span());
 }
 
 #[test]
