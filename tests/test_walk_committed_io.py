@@ -295,7 +295,7 @@ def test_register_model_from_a_proof_takes_its_committed_weights_only(tmp_path):
     proof = example("linear", 0, committed=True, io=True)
     path = tmp_path / "p.json"
     proof_file.save(proof, path)
-    weights = _committed_weights(path)
+    weights = _committed_weights(path, proof_file.load(path))
     assert weights == [proof.statement.committed[n] for n in ("b", "w")]
 
 
