@@ -56,6 +56,12 @@ class ChainError(RuntimeError):
 class GasLimitError(ChainError):
     """A transaction's L2 gas estimate exceeds what one mainnet transaction may use."""
 
+    def __init__(self, estimate: int, limit: int) -> None:
+        super().__init__(
+            f"estimated L2 gas {estimate} > {limit}: too large for one mainnet transaction"
+        )
+        self.estimate = estimate
+
 
 @dataclass(frozen=True)
 class Deployment:
@@ -205,10 +211,7 @@ async def send(
     except ClientError as e:
         return Sent(revert_reason(e), None, None)
     if estimate.l2_gas_consumed > max_gas:
-        raise GasLimitError(
-            f"estimated L2 gas {estimate.l2_gas_consumed} > {max_gas}: too large "
-            "for one mainnet transaction"
-        )
+        raise GasLimitError(estimate.l2_gas_consumed, max_gas)
     sent = await call.invoke(resource_bounds=estimate.to_resource_bounds(1.5, 1.5))
     await sent.wait_for_acceptance()
     receipt = await account.client.get_transaction_receipt(sent.hash)
@@ -296,7 +299,9 @@ async def _send_trees(
     """Send the call `prepare` makes of as many of `trees` (parts after the front: a model
     walk's, then the trees) as fit `budget` calldata felts and the gas limit (at least `least`
     of them): the outcome, how many were sent, the call's calldata felts. A call whose
-    estimate is too large is retried with one part fewer."""
+    estimate E is too large is retried with its count c cut to c·max_gas/E (at least one part
+    fewer): with gas a base b plus g per part, that is never fewer than the (max_gas − b)/g
+    that fit, and it spares an estimate (a whole execution) per part."""
     count, room = 0, budget
     while count < len(trees) and len(trees[count]) <= room:
         room -= len(trees[count])
@@ -305,8 +310,8 @@ async def _send_trees(
         call, felts = prepare([f for t in trees[:count] for f in t])
         try:
             return await send(account, call, max_gas), count, felts
-        except GasLimitError:
-            count -= 1
+        except GasLimitError as e:
+            count = min(count - 1, count * max_gas // e.estimate)
     if least == 0:
         raise ChainError(
             "the proof's verification before its first part (a layer's walk, a model walk's "

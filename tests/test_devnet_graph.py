@@ -211,3 +211,25 @@ def test_bench_graphs_commit_io(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     (row,) = json.loads(out.read_text())["results"]
     assert row["io"] == "poseidon" and row["within_cap"] and row["l2_gas"] > 0
+
+
+def test_a_tiny_minilm_from_text_verified_on_chain(chain, tiny_import, tmp_path):
+    """The whole encoder of the tiny model (tests/tiny_minilm.py; 20 nodes: embeddings,
+    LayerNorms, attention with softmax, GELU, residuals, requantizations, pooling) from text,
+    every weight committed and declared, through the CLI: `cairn prove model minilm
+    --commit-weights poseidon --model-id`, `cairn register-model --proof` (its 20 weights, then
+    its certificate in a session), `cairn verify-onchain` (a session cut between nodes, each
+    transaction within 8·10^8 L2 gas): accepted and recorded with the model."""
+    path = tmp_path / "tiny.json"
+    prove = ["prove", "model", "minilm", "--text", "A man is eating food.", "--model-file",
+             str(tiny_import), "--commit-weights", "poseidon", "--model-id", "0x9e"]  # fmt: skip
+    result = runner.invoke(app, [*prove, "--out", str(path)])
+    assert result.exit_code == 0, result.output
+    url, address = chain.url, hex(chain.address)
+    register = ["register-model", "0x9e", "--proof", str(path), "--rpc", url, "--address", address]
+    result = runner.invoke(app, register)
+    assert result.exit_code == 0 and "20 commitment(s)" in result.output, result.output
+    assert "certificate 1/1: 20 declared ranges certified" in result.output
+    result = runner.invoke(app, ["verify-onchain", str(path), "--rpc", url, "--address", address])
+    assert result.exit_code == 0, result.output
+    assert f"ProofVerified(model_id={0x9E}, " in result.output

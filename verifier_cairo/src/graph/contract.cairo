@@ -11,7 +11,9 @@ use crate::layers::range::model::declaration_key;
 use crate::walk::contract::{BindingCheck, WalkOutcome};
 use crate::walk::tensor::TensorsTrait;
 use super::calldata::{GraphCalldata, read_graph, read_node, read_settlement, read_statement};
-use super::verifier::{Checked, GraphWalk, check_graph_statement, settle, start, step};
+use super::verifier::{
+    Checked, GraphWalk, check_graph_statement, settle, start, step, walk_views,
+};
 
 /// Where a transaction leaves a model walk: part way, with its io hash and its `GraphWalk` by
 /// Serde (what the session carries), or settled, with what is left to verify.
@@ -33,8 +35,8 @@ pub trait ICairnGraphVerifier<TContractState> {
         self: @TContractState, proof: Span<felt252>, whole: bool, classes: Classes,
     ) -> GraphStep;
     /// Continues the walk `walk` (a `GraphWalk` by Serde) with the next `parts`: the statement
-    /// is read and checked again from the walk's felts; `groups_at` counts from the start of
-    /// `parts`.
+    /// is read again from the walk's felts and the views of the nodes still to walk rebuilt
+    /// (`walk_views`); `groups_at` counts from the start of `parts`.
     fn continue_graph(
         self: @TContractState, walk: Span<felt252>, parts: Span<felt252>, classes: Classes,
     ) -> GraphStep;
@@ -53,7 +55,7 @@ pub fn continue_graph(walk: Span<felt252>, parts: Span<felt252>, classes: Classe
     let walk: GraphWalk = Serde::deserialize(ref state).unwrap();
     let mut statement = walk.statement;
     let graph = read_statement(ref statement);
-    let checked = check_graph_statement(@graph, classes);
+    let checked = walk_views(@graph, classes, walk.left);
     walk_parts(@graph, @checked, walk, parts, false, classes, parts.len())
 }
 

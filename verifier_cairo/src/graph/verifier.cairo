@@ -66,7 +66,16 @@ pub struct Checked {
 /// the failed check.
 pub fn check_graph_statement(graph: @GraphCalldata, classes: Classes) -> Checked {
     check_structure(graph);
-    let (views, tables) = check_nodes(graph, classes);
+    let (views, tables) = check_nodes(graph, classes, graph.statement.nodes.len(), true);
+    Checked { views, tables }
+}
+
+/// What a session's later transaction needs of a statement its first one checked whole (the
+/// stored state hash binds it): the statements and tables of the nodes still to walk, `0..left`,
+/// each of which depends on earlier nodes only. Not the structure, nor `graph.params`, nor the
+/// walked nodes again: each transaction would otherwise pay for the whole statement's checks.
+pub fn walk_views(graph: @GraphCalldata, classes: Classes, left: u32) -> Checked {
+    let (views, tables) = check_nodes(graph, classes, left, false);
     Checked { views, tables }
 }
 
@@ -213,11 +222,12 @@ pub fn settle(walk: GraphWalk, graph: @GraphCalldata, settlement: @Settlement) -
     WalkOpenings { channel, committed, witness }
 }
 
-/// Every node's statement checked in node order by its kind's class, each producer before its
-/// consumers (Python `layer_statements`), recording the bounds of the hidden tensors; then
-/// `graph.params`. Returns each node's statement and fixed tables.
+/// The first `count` nodes' statements checked in node order by their kinds' classes, each
+/// producer before its consumers (Python `layer_statements`), recording the bounds of the
+/// hidden tensors; then, with `soundness` (every node counted), `graph.params`. Returns each
+/// node's statement and fixed tables.
 fn check_nodes(
-    graph: @GraphCalldata, classes: Classes,
+    graph: @GraphCalldata, classes: Classes, count: u32, soundness: bool,
 ) -> (Span<PublicStatement>, Span<Span<(felt252, TensorCommitment)>>) {
     let g = graph.statement;
     let mut bounds: Bounds = array![];
@@ -226,7 +236,7 @@ fn check_nodes(
     let (mut claims, mut reads) = (0, 0);
     let mut largest: Option<u32> = None;
     let mut index = 0;
-    for node in g.nodes.span() {
+    for node in g.nodes.span().slice(0, count) {
         let st = node_statement(graph, @bounds, index);
         let check = check_node(class_of(classes, *node.kind), @st, classes);
         let mut j = 0;
@@ -253,6 +263,9 @@ fn check_nodes(
         views.append(st);
         tables.append(check.tables);
         index += 1;
+    }
+    if !soundness {
+        return (views.span(), tables.span());
     }
     total.add_count(merges(graph));
     let padded = padded_inputs(graph).names.len();
