@@ -300,8 +300,9 @@ async def _send_trees(
     walk's, then the trees) as fit `budget` calldata felts and the gas limit (at least `least`
     of them): the outcome, how many were sent, the call's calldata felts. A call whose
     estimate E is too large is retried with its count c cut to c·max_gas/E (at least one part
-    fewer): with gas a base b plus g per part, that is never fewer than the (max_gas − b)/g
-    that fit, and it spares an estimate (a whole execution) per part."""
+    fewer): when the parts cost alike (gas a base b plus g per part) that is never fewer than
+    the (max_gas − b)/g that fit, and it spares an estimate (a whole execution) per part; with
+    unlike parts it may send fewer than fit (more transactions, the same verdict)."""
     count, room = 0, budget
     while count < len(trees) and len(trees[count]) <= room:
         room -= len(trees[count])

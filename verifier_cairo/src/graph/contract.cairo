@@ -36,7 +36,9 @@ pub trait ICairnGraphVerifier<TContractState> {
     ) -> GraphStep;
     /// Continues the walk `walk` (a `GraphWalk` by Serde) with the next `parts`: the statement
     /// is read again from the walk's felts and the views of the nodes still to walk rebuilt
-    /// (`walk_views`); `groups_at` counts from the start of `parts`.
+    /// (`walk_views`); `groups_at` counts from the start of `parts`. The statement is not
+    /// checked whole again: the caller passes only a state its session stored the hash of,
+    /// which `start_graph` made after checking it.
     fn continue_graph(
         self: @TContractState, walk: Span<felt252>, parts: Span<felt252>, classes: Classes,
     ) -> GraphStep;
