@@ -321,6 +321,8 @@ def bundle_from_json_dict(
         return _graph_from_json(doc, weights), _certificates(doc)
     if not isinstance(kind, str) or kind not in LAYERS:
         raise MalformedProofError("kind", f"unknown proof kind {kind!r}")
+    if "certificates" in doc:
+        raise MalformedProofError("certificates", "only a model walk's file carries them")
     return _walk_from_json(doc, kind), []
 
 

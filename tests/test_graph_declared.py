@@ -87,6 +87,9 @@ def test_a_proof_file_carries_the_declarations_and_their_certificates(declared_p
         bare.write_text(json.dumps(bad))
         result = CliRunner().invoke(app, ["verify", str(bare)])
         assert result.exit_code == 2 and "Traceback" not in result.output
+    layer = json.loads(proof_file.dumps(certificates[0]))  # a layer proof's file: none
+    with pytest.raises(MalformedProofError, match="only a model walk's"):
+        proof_file.bundle_from_json_dict({**layer, "certificates": doc["certificates"]})
 
 
 def test_a_declaration_needs_its_certificate(declared_proof):
