@@ -300,9 +300,10 @@ async def _send_trees(
     walk's, then the trees) as fit `budget` calldata felts and the gas limit (at least `least`
     of them): the outcome, how many were sent, the call's calldata felts. A call whose
     estimate E is too large is retried with its count c cut to c·max_gas/E (at least one part
-    fewer): when the parts cost alike (gas a base b plus g per part) that is never fewer than
-    the (max_gas − b)/g that fit, and it spares an estimate (a whole execution) per part; with
-    unlike parts it may send fewer than fit (more transactions, the same verdict)."""
+    fewer, and not below `least` before `least` is tried): when the parts cost alike (gas a
+    base b plus g per part) that is never fewer than the (max_gas − b)/g that fit, and it
+    spares an estimate (a whole execution) per part; with unlike parts it may send fewer than
+    fit (more transactions, the same verdict)."""
     count, room = 0, budget
     while count < len(trees) and len(trees[count]) <= room:
         room -= len(trees[count])
@@ -312,7 +313,7 @@ async def _send_trees(
         try:
             return await send(account, call, max_gas), count, felts
         except GasLimitError as e:
-            count = min(count - 1, count * max_gas // e.estimate)
+            count = min(count - 1, max(least, count * max_gas // e.estimate))
     if least == 0:
         raise ChainError(
             "the proof's verification before its first part (a layer's walk, a model walk's "

@@ -14,14 +14,7 @@ from tokenizers import Tokenizer as HfTokenizer
 from typer.testing import CliRunner
 
 from cairn.cli import app
-from cairn.models.minilm import (
-    accuracy,
-    calibrate,
-    model_file,
-    quantized,
-    reference,
-    source,
-)
+from cairn.models.minilm import accuracy, calibrate, model_file, quantized, reference, source
 from cairn.models.minilm.quantized import QuantModel, Trace, Widths
 from cairn.models.minilm.tokenizer import Tokenizer
 from cairn.models.safetensors import parse_safetensors, read_safetensors

@@ -48,11 +48,21 @@ def block_rows(model: QuantModel) -> int:
 def graph_weights(model: QuantModel) -> dict[str, np.ndarray]:
     """The graph's weights by name: the model's, with the word embeddings in row blocks. What
     the builder wires and what a verifier rebuilds from the installed model."""
-    weights = {n: w for n, w in model.weights.items() if n != "embed.word"}
-    word, rows = model.weights["embed.word"], block_rows(model)
+    weights = {n: w for n, w in model.weights.items() if n != WORD}
+    word, rows = model.weights[WORD], block_rows(model)
     for j, start in enumerate(range(0, len(word), rows)):
-        weights[f"embed.word_{j}"] = word[start : start + rows]
+        weights[graph_name(WORD, j)] = word[start : start + rows]
     return weights
+
+
+WORD = "embed.word"
+"""The word embeddings: the one model weight the graph holds in row blocks."""
+
+
+def graph_name(weight: str, block: int) -> str:
+    """The graph's name of a model weight's row block (the word embeddings' `embed.word_j`, any
+    other weight's one block its own name)."""
+    return f"{weight}_{block}" if weight == WORD else weight
 
 
 def _summed(name: str, w: np.ndarray) -> bool:
@@ -211,7 +221,7 @@ def commit_weights(
     not the Merkle trees a proof's openings read: they are rebuilt here (minutes for the whole
     model). `advance(weight, done, total)` counts the weights."""
     recorded = {
-        f"{name}_{j}" if name == "embed.word" else name: block.committed  # graph_weights' names
+        graph_name(name, j): block.committed
         for name, blocks in imported.blocks.items()
         for j, block in enumerate(blocks)
     }
@@ -225,7 +235,7 @@ def commit_weights(
                 f"{imported.path}: its commitment of {name} is not the weights' (an import of "
                 "other weights?); run `cairn model import minilm` again"
             )
-    advance("", len(names), len(names))
+    advance("every weight", len(names), len(names))
     return replace(g, committed={**g.committed, **committed}), data
 
 
