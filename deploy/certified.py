@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-import numpy as np
-
 from cairn.prover.channels.poseidon import hash_many
 from cairn.prover.errors import VerificationError
-from cairn.prover.fields.m31 import P
 from cairn.prover.graph.declared import WeightRange, declared_by
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.pcs.proof import CommittedTensor
@@ -21,11 +18,9 @@ from cairn.serializer.calldata import commitment_entry
 def declaration_key(tensor: CommittedTensor, declared: WeightRange) -> int:
     """The key under which the contract holds a committed weight's declaration once a range
     walk certified it (docs/registry.md, "Certified declarations"): Poseidon of the weight's
-    registry entry, bits·2 + summed, and Poseidon of its column sums mod p (0 unsummed)."""
-    sums = declared.sums
-    digest = 0 if sums is None else hash_many([int(v) % P for v in np.asarray(sums).ravel()])
+    registry entry, bits·2 + summed, and its largest column sum (0 unsummed)."""
     entry = commitment_entry(tensor)
-    return hash_many([*entry, declared.bits << 1 | declared.summed, digest])
+    return hash_many([*entry, declared.bits << 1 | declared.summed, declared.col_max or 0])
 
 
 def certified_keys(st: Statement) -> list[int]:

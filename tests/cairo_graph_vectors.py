@@ -161,21 +161,21 @@ def declared_tamperings(proof: GraphProof) -> Iterator[tuple[str, GraphProof]]:
     g = proof.statement
     name = "w" if "w" in g.declared else min(g.declared)
     r = g.declared[name]
-    assert r.sums is not None
+    assert r.col_max is not None
 
     def declared(**changes: WeightRange | None) -> GraphProof:
         ranges = {**g.declared, **changes}
         return _statement(proof, declared={n: v for n, v in ranges.items() if v is not None})
 
-    wider = WeightRange(r.bits + 1, r.sums)
+    wider = WeightRange(r.bits + 1, r.col_max)
     yield f"{name} declared at {wider.bits} bits", declared(**{name: wider})
-    yield f"{name}'s first column sum + 1", declared(**{name: WeightRange(r.bits, r.sums + 1)})
+    yield f"{name}'s largest column sum + 1", declared(**{name: WeightRange(r.bits, r.col_max + 1)})
     yield f"{name} declared unsummed", declared(**{name: WeightRange(r.bits)})
     yield f"{name}'s declaration dropped", declared(**{name: None})
     yield "a declaration of no weight", declared(zz=r)
     yield f"{name} declared at 31 bits", declared(**{name: WeightRange(31)})
-    yield f"{name}'s sums of another shape", declared(**{name: WeightRange(r.bits, r.sums[:-1])})
-    yield f"{name}'s first sum negative", declared(**{name: WeightRange(r.bits, r.sums - 1000)})
+    beyond = r.declared(g.committed[name].shape).sums_bound() + 1
+    yield f"{name}'s largest sum beyond a column's", declared(**{name: WeightRange(r.bits, beyond)})
     for other in sorted(g.declared):
         yield f"{other} declared at 30 bits", declared(**{other: WeightRange(30)})
 

@@ -12,7 +12,14 @@ from typer.testing import CliRunner
 from cairn import examples
 from cairn.cli import app
 from cairn.prover.errors import VerificationError
-from cairn.prover.graph.declared import WeightRange, certify, check_certified
+from cairn.prover.graph.declared import (
+    CERTIFICATE_SUMS,
+    CERTIFICATE_WEIGHTS,
+    WeightRange,
+    certificate_chunks,
+    certify,
+    check_certified,
+)
 from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
 from cairn.prover.graph.verifier import verify_graph
 from cairn.prover.graph.views import mod_p_relations, output_bounds
@@ -77,7 +84,7 @@ def test_a_proof_file_carries_the_declarations_and_their_certificates(declared_p
         (lambda d: d["certificates"][0].update(kind="linear"), "certificates[0].kind"),
         (lambda d: d["certificates"][0]["statement"].update(dims="x"), "certificates[0].statement"),
         (lambda d: d["statement"]["declared"]["w"].update(bits="x"), "statement.declared.w.bits"),
-        (lambda d: d["statement"]["declared"]["w"].update(sums=[[1.5]]), "statement.declared.w"),
+        (lambda d: d["statement"]["declared"]["w"].update(col_max=1.5), "statement.declared.w"),
     ]:
         bad = json.loads(json.dumps(doc))
         edit(bad)
@@ -103,14 +110,14 @@ def test_a_declaration_needs_its_certificate(declared_proof):
     assert e.value.check == "graph.declared"
 
 
-@pytest.mark.parametrize("change", ["bits", "sums", "summed"])
+@pytest.mark.parametrize("change", ["bits", "col_max", "summed"])
 def test_a_declaration_other_than_the_certified_one_is_refused(declared_proof, change):
     proof, certificates = declared_proof
     g = proof.statement
     w = g.declared["w"]
     other = {
         "bits": dataclasses.replace(w, bits=13),
-        "sums": dataclasses.replace(w, sums=w.sums + 1),
+        "col_max": dataclasses.replace(w, col_max=w.col_max + 1),
         "summed": WeightRange(w.bits),
     }[change]
     with pytest.raises(VerificationError) as e:
@@ -177,9 +184,9 @@ def test_declared_column_sums_bound_the_products():
     ("declared", "problem"),
     [
         ({"x": WeightRange(12)}, "not a committed weight"),
-        ({"w": WeightRange(17, np.zeros(5, dtype=np.int64))}, "range.params"),
-        ({"w": WeightRange(12, -np.ones(5, dtype=np.int64))}, "outside"),
-        ({"w": WeightRange(12, np.zeros(4, dtype=np.int64))}, "of shape"),
+        ({"w": WeightRange(17, 0)}, "range.params"),
+        ({"w": WeightRange(12, -1)}, "largest column sum in"),
+        ({"w": WeightRange(12, 64 * 2047 + 1)}, "largest column sum in"),
     ],
 )
 def test_malformed_declarations_are_refused_by_name(declared, problem):
@@ -221,3 +228,14 @@ def test_bounds_of_malformed_dims_are_none_not_a_crash():
         assert output_bounds(dataclasses.replace(st, dims=dims)) == dict.fromkeys(st.outputs)
     st = embed.make_statement([1, 2], np.ones((3, 4)), np.ones((2, 4)))
     assert output_bounds(dataclasses.replace(st, dims=(2, 3, 0, *st.dims[3:]))) == {"y": None}
+
+
+def test_certificates_are_cut_by_weights_and_column_sums():
+    """At most CERTIFICATE_WEIGHTS weights and CERTIFICATE_SUMS column sums a certificate, so its
+    first transaction on chain (statement and layer proof) fits; name order kept."""
+    vectors = {f"v{i:02d}": WeightRange(8, 0) for i in range(20)}
+    shapes = dict.fromkeys(vectors, (5,))
+    assert [len(c) for c in certificate_chunks(vectors, shapes)] == [CERTIFICATE_WEIGHTS, 4]
+    wide = {name: WeightRange(8, 0) for name in ("a", "b", "c")} | {"d": WeightRange(9)}
+    shapes = dict.fromkeys(wide, (2, CERTIFICATE_SUMS // 2 - 1))
+    assert certificate_chunks(wide, shapes) == [["a", "b"], ["c", "d"]]  # d sums nothing

@@ -19,7 +19,6 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.layers.range import model as range_check
 from cairn.prover.layers.range.relations import (
-    MAX_WEIGHTS,
     Declared,
     RangeLayout,
     parse_dims,
@@ -36,36 +35,34 @@ from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.verifier import verify_walk
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class WeightRange:
-    """A committed weight's declared range: `bits` and, if `summed`, its column sums of |w|
-    (`sums`): |w| ≤ 2^(bits−1) − 1 when summed, else −2^(bits−1) ≤ w < 2^(bits−1) (range.md).
-    Summed exactly when the sums are given, so no calldata can say one without the other."""
+    """A committed weight's declared range: `bits` and, if `summed`, the largest of its column
+    sums of |w| (`col_max`): |w| ≤ 2^(bits−1) − 1 when summed, else −2^(bits−1) ≤ w < 2^(bits−1)
+    (range.md). What the views read of the sums is their largest, so a statement carries one
+    integer per weight, not the sums; a range walk proving the sums certifies their largest.
+    Summed exactly when `col_max` is given, so no calldata can say one without the other."""
 
     bits: int
-    sums: np.ndarray | None = None
+    col_max: int | None = None
 
     @property
     def summed(self) -> bool:
-        return self.sums is not None
+        return self.col_max is not None
 
     @staticmethod
     def of(w: np.ndarray, summed: bool) -> WeightRange:
-        """The fewest bits holding w, with its column sums if summed (the prover's)."""
+        """The fewest bits holding w, with its largest column sum if summed (the prover's)."""
         d = Declared(range_check.bits_of(w, summed), summed, tuple(w.shape))
-        return WeightRange(d.bits, d.sums(w) if summed else None)
+        return WeightRange(d.bits, int(d.sums(w).max(initial=0)) if summed else None)
+
+    @staticmethod
+    def proven(d: Declared, sums: np.ndarray | None) -> WeightRange:
+        """What a range walk proving `d` with column sums `sums` certifies."""
+        return WeightRange(d.bits, None if sums is None else int(np.max(sums, initial=0)))
 
     def declared(self, shape: Sequence[int]) -> Declared:
         return Declared(self.bits, self.summed, tuple(shape))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WeightRange):
-            return NotImplemented
-        if self.bits != other.bits:
-            return False
-        if self.sums is None or other.sums is None:
-            return self.sums is None and other.sums is None
-        return self.sums.shape == other.sums.shape and np.array_equal(self.sums, other.sums)
 
     def problem(self, shape: Sequence[int]) -> str | None:
         """Why this cannot declare a weight of `shape` (the range kind's rules), or None."""
@@ -74,51 +71,45 @@ class WeightRange:
             RangeLayout.of(d.dims)
         except VerificationError as e:
             return str(e)
-        if self.sums is not None:
-            if self.sums.shape != d.sums_shape or d.sums_bound() > HALF:
-                return f"column sums of shape {d.sums_shape}, each at most (p−1)/2"
-            if self.sums.size and not 0 <= self.sums.min() <= self.sums.max() <= d.sums_bound():
-                return f"a column sum outside [0, {d.sums_bound()}]"
+        if self.col_max is not None and not 0 <= self.col_max <= d.sums_bound() <= HALF:
+            return f"a largest column sum in [0, {d.sums_bound()}], at most (p−1)/2"
         return None
 
     def worst(self, shape: tuple[int, ...]) -> np.ndarray:
         """The weight as a verifier reads it: every entry at its magnitude and, summed, the
-        max column sum per matrix of the stack attached (`ColumnNormed`)."""
+        largest column sum for every matrix of the stack attached (`ColumnNormed`)."""
         d = self.declared(shape)
         fill = np.broadcast_to(np.int64(d.magnitude), shape)
-        if self.sums is None:
+        if self.col_max is None:
             return fill
-        maxima = self.sums.reshape(-1, self.sums.shape[-1]).max(axis=-1)
-        return with_column_norms(fill, [int(v) for v in maxima])
+        matrices = int(np.prod(d.sums_shape[:-1], dtype=np.int64)) if d.sums_shape else 1
+        return with_column_norms(fill, [self.col_max] * matrices)
 
 
-def certificate_statements(
-    declared: Mapping[str, WeightRange], committed: Mapping[str, CommittedTensor]
-) -> list[tuple[Statement, dict[str, str]]]:
-    """The `range` statements proving `declared`, MAX_WEIGHTS to a statement in name order,
-    each weight bound by its graph commitment, with their local-to-graph weight names."""
-    names = sorted(declared)
-    out = []
-    for start in range(0, len(names), MAX_WEIGHTS):
-        chunk = names[start : start + MAX_WEIGHTS]
-        dims: list[int] = []
-        sums = {}
-        for i, name in enumerate(chunk):
-            r = declared[name]
-            dims += r.declared(committed[name].shape).dims
-            if r.sums is not None:
-                sums[sums_name(i)] = r.sums
-        local = {weight_name(i): name for i, name in enumerate(chunk)}
-        st = Statement(
-            range_check.KIND,
-            tuple(dims),
-            {},
-            sums,
-            {},
-            {n: committed[name] for n, name in local.items()},
-        )
-        out.append((st, local))
-    return out
+CERTIFICATE_WEIGHTS = 16
+CERTIFICATE_SUMS = 1 << 13
+"""At most this many weights and column sums in a certificate (the range kind takes up to
+MAX_WEIGHTS): the first transaction of its verification on chain carries its statement (the
+sums are public outputs) and its whole layer proof (≈ 100 felts a weight), within 5,000 felts
+(docs/layers/range.md, "Certificates")."""
+
+
+def certificate_chunks(
+    declared: Mapping[str, WeightRange], shapes: Mapping[str, Sequence[int]]
+) -> list[list[str]]:
+    """The declared weights in name order, cut into certificates: a new one when the next
+    weight's column sums would pass CERTIFICATE_SUMS or the weights CERTIFICATE_WEIGHTS."""
+    chunks: list[list[str]] = [[]]
+    count = 0
+    for name in sorted(declared):
+        d = declared[name].declared(shapes[name])
+        n = int(np.prod(d.sums_shape)) if d.sums_shape else 0
+        if chunks[-1] and (count + n > CERTIFICATE_SUMS or len(chunks[-1]) == CERTIFICATE_WEIGHTS):
+            chunks.append([])
+            count = 0
+        chunks[-1].append(name)
+        count += n
+    return [c for c in chunks if c]
 
 
 def certify(
@@ -127,12 +118,28 @@ def certify(
     weights: Mapping[str, np.ndarray],
     data: Mapping[str, CommitmentData],
 ) -> list[WalkProof]:
-    """Range layer walks proving `declared` for the committed weights (values and commitment
-    data the prover's)."""
+    """Range layer walks proving `declared` for the committed weights (`certificate_chunks`),
+    each weight bound by its graph commitment (values and commitment data the prover's)."""
+    shapes = {name: committed[name].shape for name in declared}
     proofs = []
-    for st, local in certificate_statements(declared, committed):
+    for chunk in certificate_chunks(declared, shapes):
+        local = {weight_name(i): name for i, name in enumerate(chunk)}
         values = {n: np.asarray(weights[name], dtype=np.int64) for n, name in local.items()}
-        st = Statement(st.kind, st.dims, {}, st.outputs, values, st.committed)
+        dims: list[int] = []
+        sums = {}
+        for i, (n, name) in enumerate(local.items()):
+            d = declared[name].declared(committed[name].shape)
+            dims += d.dims
+            if d.summed:
+                sums[sums_name(i)] = d.sums(values[n])
+        st = Statement(
+            range_check.KIND,
+            tuple(dims),
+            {},
+            sums,
+            values,
+            {n: committed[name] for n, name in local.items()},
+        )
         proofs.append(
             prove_walk(LAYERS[range_check.KIND], st, {n: data[name] for n, name in local.items()})
         )
@@ -148,7 +155,7 @@ def declared_by(st: Statement) -> list[tuple[CommittedTensor, WeightRange]]:
     for i, d in enumerate(parse_dims(st.dims)):
         if (c := st.committed.get(weight_name(i))) is not None:
             sums = st.outputs[sums_name(i)] if d.summed else None
-            out.append((c, WeightRange(d.bits, sums)))
+            out.append((c, WeightRange.proven(d, sums)))
     return out
 
 
@@ -157,8 +164,9 @@ def check_certified(
     committed: Mapping[str, CommittedTensor],
     certificates: Sequence[WalkProof],
 ) -> None:
-    """`graph.declared` unless every declared weight is declared alike, over the same commitment
-    and shape, by one of `certificates`, each a `range` layer walk that verifies."""
+    """`graph.declared` unless every declared weight is declared alike (bits, largest column
+    sum), over the same commitment and shape, by one of `certificates`, each a `range` layer
+    walk that verifies."""
     proven: dict[tuple, WeightRange] = {}
     for proof in certificates:
         st = proof.statement

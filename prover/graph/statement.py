@@ -31,7 +31,6 @@ from cairn.prover.walk.statement import (
     absorb_committed,
     absorb_dims,
     absorb_shape,
-    absorb_tensor,
     absorb_tensors,
     domain_tag,
 )
@@ -186,8 +185,8 @@ def absorb_graph(channel: Channel, g: GraphStatement) -> None:
         r = g.declared[name]
         channel.mix_root(name_felt(name))
         channel.mix_u64(r.bits << 1 | r.summed)
-        if r.sums is not None:
-            absorb_tensor(channel, r.sums)
+        if r.col_max is not None:
+            channel.mix_u64(r.col_max)
     for node in g.nodes:
         channel.mix_u64(len(node.witness))
         for name in sorted(node.witness):

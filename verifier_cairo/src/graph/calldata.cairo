@@ -12,7 +12,7 @@ use crate::layers::{has_witness, layer_kind};
 use crate::pcs::params::PcsParams;
 use crate::walk::calldata::{check_names, committed_params, deserialize, names_of, read_committed, read_witness};
 use crate::walk::proof::{GraphStatement, Named, Node, NodeProof, Settlement};
-use crate::walk::tensor::{PublicTensor, Tensors, read_tensor, read_tensors};
+use crate::walk::tensor::{Tensors, read_tensors};
 
 /// A graph's statement as read: the statement, its public inputs and outputs and its
 /// committed tensors read as tensors (name order) — all of them, and the committed inputs and
@@ -34,12 +34,12 @@ pub struct GraphCalldata {
 }
 
 /// A committed weight's declared range as read (Python `WeightRange`): its bits and, summed,
-/// its column sums of |w|.
+/// the largest of its column sums of |w|.
 #[derive(Copy, Drop)]
 pub struct DeclaredWeight {
     pub name: felt252,
     pub bits: u32,
-    pub sums: Option<PublicTensor>,
+    pub col_max: Option<u32>,
 }
 
 /// The kinds a graph's node may be on chain (Python `GRAPH_KINDS`): every on-chain kind but
@@ -75,11 +75,8 @@ pub fn read_statement(ref data: Span<felt252>) -> GraphCalldata {
     read_tensors(g.weights);
     let mut declared = array![];
     for entry in g.declared.span() {
-        let sums = match entry.value.sums {
-            Some(t) => Some(read_tensor(t)),
-            None => None,
-        };
-        declared.append(DeclaredWeight { name: *entry.name, bits: *entry.value.bits, sums });
+        let (name, bits, col_max) = (*entry.name, *entry.value.bits, *entry.value.col_max);
+        declared.append(DeclaredWeight { name, bits, col_max });
     }
     for node in g.nodes.span() {
         check_node_names(node);

@@ -101,11 +101,7 @@ fn declared_keys(graph: @GraphCalldata) -> Span<felt252> {
     let mut keys = array![];
     for w in *graph.declared {
         let t = graph.committed.get(*w.name);
-        let sums = match *w.sums {
-            Some(sums) => Some(sums.values),
-            None => None,
-        };
-        keys.append(declaration_key(t.commitment.unwrap(), t.shape, *w.bits, sums));
+        keys.append(declaration_key(t.commitment.unwrap(), t.shape, *w.bits, *w.col_max));
     }
     keys.span()
 }

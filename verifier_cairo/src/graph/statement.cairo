@@ -11,7 +11,7 @@ use crate::walk::proof::{Named, Node};
 use crate::walk::statement::{BINDING_TAG, absorb_public, absorb_shape, contains};
 use crate::layers::range::relations::{Declared, DeclaredTrait, declaration_problem};
 use crate::ranges::HALF;
-use crate::walk::tensor::{Tensors, TensorsTrait, signed, tensor_vars};
+use crate::walk::tensor::{Tensors, TensorsTrait, tensor_vars};
 use super::calldata::{DeclaredWeight, GraphCalldata};
 
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
@@ -149,18 +149,14 @@ pub fn check_structure(graph: @GraphCalldata) {
 
 /// `graph.declared` unless a committed weight of `shape` can be declared as `w` is (Python
 /// `WeightRange.problem`): the range kind's rules on its bits and shape, then, summed, its
-/// column sums of the sums' shape, each in [0, what a padded column can sum to ≤ (p−1)/2].
+/// largest column sum within what a padded column can sum to, itself ≤ (p−1)/2.
 fn expect_declarable(w: DeclaredWeight, shape: Span<u32>) {
-    let summed = w.sums.is_some();
+    let summed = w.col_max.is_some();
     assert(!declaration_problem(w.bits, summed, shape), 'graph.declared');
-    if let Some(sums) = w.sums {
-        let d = Declared { bits: w.bits, summed, shape };
-        let bound = d.sums_bound();
-        assert(sums.shape == d.sums_shape() && bound <= HALF.try_into().unwrap(), 'graph.declared');
-        for v in sums.values {
-            let s = signed(*v);
-            assert(s >= 0 && s <= bound.try_into().unwrap(), 'graph.declared');
-        }
+    if let Some(col_max) = w.col_max {
+        let bound = Declared { bits: w.bits, summed, shape }.sums_bound();
+        let half: u64 = HALF.try_into().unwrap();
+        assert(col_max.into() <= bound && bound <= half, 'graph.declared');
     }
 }
 
@@ -283,15 +279,14 @@ pub fn absorb_graph(ref channel: Poseidon252Channel, graph: @GraphCalldata) {
     }
     for w in *graph.declared {
         channel.mix_root(*w.name);
-        let summed: u64 = if w.sums.is_some() {
+        let summed: u64 = if w.col_max.is_some() {
             1
         } else {
             0
         };
         channel.mix_u64((*w.bits).into() * 2 + summed);
-        if let Some(sums) = w.sums {
-            absorb_shape(ref channel, *sums.shape);
-            channel.mix_m31s(*sums.words);
+        if let Some(col_max) = *w.col_max {
+            channel.mix_u64(col_max.into());
         }
     }
     for node_witness in *graph.witness {

@@ -7,7 +7,7 @@
 //! column sums), which is what they compute on the filled tensor.
 
 use crate::layers::range::relations::{Declared, DeclaredTrait};
-use crate::ranges::{HALF, max_magnitude};
+use crate::ranges::HALF;
 use crate::walk::calldata::with_committed;
 use crate::walk::proof::{Named, Node};
 use crate::walk::statement::PublicStatement;
@@ -28,16 +28,16 @@ pub fn known_of(bound: Option<Bound>) -> Known {
 
 /// A committed weight as a node reads it: by its commitment and, if the graph declares its
 /// range, at that range (Python `WeightRange.worst`): every |w| ≤ its declared magnitude, every
-/// column's Σ|w| ≤ its declared sums' largest, or, not summed, the rows' count times that.
+/// column's Σ|w| ≤ its declared largest column sum, or, not summed, the rows' count times that.
 fn graph_weight(graph: @GraphCalldata, name: felt252) -> PublicTensor {
     let mut t = graph.committed.get(name);
     for w in *graph.declared {
         if *w.name == name {
             let shape = t.shape;
-            let d = Declared { bits: *w.bits, summed: w.sums.is_some(), shape };
+            let d = Declared { bits: *w.bits, summed: w.col_max.is_some(), shape };
             let magnitude: u128 = d.magnitude().into();
-            let col_abs = match *w.sums {
-                Some(sums) => max_magnitude(sums.values),
+            let col_abs = match *w.col_max {
+                Some(col_max) => col_max.into(),
                 None => magnitude * (*shape[shape.len() - core::cmp::min(shape.len(), 2)]).into(),
             };
             t.known = Known::Declared(DeclaredRange { magnitude, col_abs });

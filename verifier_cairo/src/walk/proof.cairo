@@ -330,7 +330,7 @@ pub struct Node {
 #[derive(Drop, Serde, Debug)]
 pub struct WeightRange {
     pub bits: u32,
-    pub sums: Option<Tensor>,
+    pub col_max: Option<u32>,
 }
 
 #[derive(Drop, Serde, Debug)]

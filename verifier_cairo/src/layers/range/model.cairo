@@ -51,39 +51,50 @@ pub fn check(st: @PublicStatement) -> u128 {
 
 /// Per committed weight in name order, the key its declaration is certified under once the
 /// walk's openings verify (docs/registry.md, "Certified declarations"): Poseidon of its registry
-/// entry, bits·2 + summed, and Poseidon of its column sums (0 when not summed). A public
-/// weight certifies nothing.
+/// entry, bits·2 + summed, and its largest column sum (0 when not summed), which the model
+/// walk's views read. A public weight certifies nothing.
 pub fn certified(st: @PublicStatement) -> Span<felt252> {
     let mut keys = array![];
     let mut i = 0;
     for d in parse_dims(*st.dims) {
         let w = tensor(*st.weights, weight_name(i));
         if let Some(c) = w.commitment {
-            let sums = if *d.summed {
-                Some(tensor(*st.outputs, sums_name(i)).values)
+            let col_max = if *d.summed {
+                Some(largest(tensor(*st.outputs, sums_name(i)).values))
             } else {
                 None
             };
-            keys.append(declaration_key(c, w.shape, *d.bits, sums));
+            keys.append(declaration_key(c, w.shape, *d.bits, col_max));
         }
         i += 1;
     }
     keys.span()
 }
 
+/// The largest of column sums `check` bounded to [0, (p−1)/2].
+fn largest(sums: Span<felt252>) -> u32 {
+    let mut top: u32 = 0;
+    for v in sums {
+        let s: u32 = signed(*v).try_into().unwrap();
+        if s > top {
+            top = s;
+        }
+    }
+    top
+}
+
 /// The key of a committed weight's declaration (Python `cairn.deploy.certified`): Poseidon of
-/// its registry entry, bits·2 + summed, and Poseidon of its column sums' values (0 when not
-/// summed).
+/// its registry entry, bits·2 + summed, and its largest column sum (0 when not summed).
 pub fn declaration_key(
-    c: TensorCommitment, shape: Span<u32>, bits: u32, sums: Option<Span<felt252>>,
+    c: TensorCommitment, shape: Span<u32>, bits: u32, col_max: Option<u32>,
 ) -> felt252 {
     let mut felts = commitment_entry(c.hash, c.root, shape);
-    let (summed, digest) = match sums {
-        Some(values) => (1, poseidon_hash_span(values)),
+    let (summed, top) = match col_max {
+        Some(top) => (1, top),
         None => (0, 0),
     };
     felts.append((bits * 2 + summed).into());
-    felts.append(digest);
+    felts.append(top.into());
     poseidon_hash_span(felts.span())
 }
 
