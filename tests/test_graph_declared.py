@@ -233,7 +233,7 @@ def test_bounds_of_malformed_dims_are_none_not_a_crash():
 def test_certificates_are_cut_by_weights_and_column_sums():
     """At most CERTIFICATE_WEIGHTS weights and CERTIFICATE_SUMS column sums a certificate, so its
     first transaction on chain (statement and layer proof) fits; name order kept."""
-    vectors = {f"v{i:02d}": WeightRange(8, 0) for i in range(20)}
+    vectors = {f"v{i:02d}": WeightRange(8, 0) for i in range(CERTIFICATE_WEIGHTS + 4)}
     shapes = dict.fromkeys(vectors, (5,))
     assert [len(c) for c in certificate_chunks(vectors, shapes)] == [CERTIFICATE_WEIGHTS, 4]
     wide = {name: WeightRange(8, 0) for name in ("a", "b", "c")} | {"d": WeightRange(9)}
