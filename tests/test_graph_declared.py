@@ -239,3 +239,15 @@ def test_certificates_are_cut_by_weights_and_column_sums():
     wide = {name: WeightRange(8, 0) for name in ("a", "b", "c")} | {"d": WeightRange(9)}
     shapes = dict.fromkeys(wide, (2, CERTIFICATE_SUMS // 2 - 1))
     assert certificate_chunks(wide, shapes) == [["a", "b"], ["c", "d"]]  # d sums nothing
+
+
+def test_every_certificate_of_a_weight_counts():
+    """Two certificates of one W at different declarations: either order, the graph's
+    declaration is found (as the contract holds every key it certified)."""
+    g, hidden, data = _graph(_linear(), {"w": (12, True), "b": (21, False)})
+    proof = prove_graph(g, hidden, data)
+    certificates = certify(g.declared, g.committed, g.weights, data)
+    wider = {"w": dataclasses.replace(g.declared["w"], bits=13)}
+    other = certify(wider, g.committed, g.weights, data)
+    verify_graph(proof, [*certificates, *other])
+    verify_graph(proof, [*other, *certificates])

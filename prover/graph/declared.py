@@ -1,11 +1,11 @@
 """Declared weights: what a model walk's verifier may assume of a committed weight, and the range
 proofs that show it once for the weights' commitments (docs/layers/range.md, "Declared weights").
 
-A graph statement declares, per committed weight, its bits (and, when summed, its column sums
-of |w|); its views then read the weight at that bound (prover/graph/views.py). The declaration
-is a fixed property of the committed weights, so it is proven apart from any one forward pass:
-by `range` layer walks over the same commitments (`certify`), which a verifier checks with the
-graph (`check_certified`), and a registry once, when the model is registered.
+A graph statement declares, per committed weight, its bits (and, when summed, the largest of its
+column sums of |w|); its views then read the weight at that bound (prover/graph/views.py). The
+declaration is a fixed property of the committed weights, so it is proven apart from any one
+forward pass: by `range` layer walks over the same commitments (`certify`), which a verifier
+checks with the graph (`check_certified`), and a registry once, when the model is registered.
 """
 
 from __future__ import annotations
@@ -167,15 +167,14 @@ def check_certified(
     """`graph.declared` unless every declared weight is declared alike (bits, largest column
     sum), over the same commitment and shape, by one of `certificates`, each a `range` layer
     walk that verifies."""
-    proven: dict[tuple, WeightRange] = {}
+    proven: set[tuple] = set()
     for proof in certificates:
         st = proof.statement
         if st.kind != range_check.KIND:
             raise VerificationError("graph.declared", f"a certificate of kind {st.kind!r}")
         verify_walk(LAYERS[range_check.KIND], proof)
-        for c, r in declared_by(st):
-            proven[(c.commitment, tuple(c.shape))] = r
+        proven |= {(c.commitment, tuple(c.shape), r) for c, r in declared_by(st)}
     for name in sorted(declared):
         c = committed.get(name)
-        if c is None or proven.get((c.commitment, tuple(c.shape))) != declared[name]:
+        if c is None or (c.commitment, tuple(c.shape), declared[name]) not in proven:
             raise VerificationError("graph.declared", f"{name}: no certificate declares it so")

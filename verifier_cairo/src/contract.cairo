@@ -56,7 +56,7 @@ pub trait ICairnVerifier<TContractState> {
     /// Panics with `registry.unknown_proof` unless `proof_hash` was verified.
     fn get_proof(self: @TContractState, proof_hash: felt252) -> ProofRecord;
     /// Whether a verified range walk certified the declaration with this key: a committed
-    /// weight's bits and column sums (docs/registry.md, "Certified declarations").
+    /// weight's bits and largest column sum (docs/registry.md, "Certified declarations").
     fn is_certified(self: @TContractState, key: felt252) -> bool;
 
     fn owner(self: @TContractState) -> ContractAddress;

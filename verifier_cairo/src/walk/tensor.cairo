@@ -55,7 +55,7 @@ pub fn at_most(max: Option<u128>) -> Option<Bound> {
 
 /// A declared weight as the checks read it (Python `WeightRange.worst`): every |w| ≤
 /// `magnitude`, and every column's Σ|w| (a vector's: its one sum) ≤ `col_abs` — the declared
-/// sums' largest when summed, else the rows times the magnitude, as the filled tensor sums.
+/// largest column sum when summed, else the rows times the magnitude, as the filled tensor sums.
 #[derive(Copy, Drop, Serde, PartialEq, Debug)]
 pub struct DeclaredRange {
     pub magnitude: u128,
