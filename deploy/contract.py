@@ -295,10 +295,12 @@ async def _send_trees(
     least: int,
     prepare: Prepare,
     max_gas: int = MAX_L2_GAS_ESTIMATE,
+    first: int = 0,
 ) -> tuple[Sent, int, int]:
     """Send the call `prepare` makes of as many of `trees` (parts after the front: a model
     walk's, then the trees) as fit `budget` calldata felts and the gas limit (at least `least`
-    of them): the outcome, how many were sent, the call's calldata felts. A call whose
+    of them; `first`: the index of trees[0] among the parts, for errors): the outcome, how
+    many were sent, the call's calldata felts. A call whose
     estimate E is too large is retried with its count c cut to c·max_gas/E (at least one part
     fewer, and not below `least` before `least` is tried): when the parts cost alike (gas a
     base b plus g per part) that is never fewer than the (max_gas − b)/g that fit, and it
@@ -308,21 +310,29 @@ async def _send_trees(
     while count < len(trees) and len(trees[count]) <= room:
         room -= len(trees[count])
         count += 1
+    if count < least:
+        raise ChainError(
+            f"part {first + 1} ({len(trees[0])} felts: a model walk's node, a tree's opening) "
+            f"does not fit the {budget} felts a transaction has beside the state"
+        )
+    estimate = 0
     while count >= least:
         call, felts = prepare([f for t in trees[:count] for f in t])
         try:
             return await send(account, call, max_gas), count, felts
         except GasLimitError as e:
+            estimate = e.estimate
             count = min(count - 1, max(least, count * max_gas // e.estimate))
     if least == 0:
         raise ChainError(
             "the proof's verification before its first part (a layer's walk, a model walk's "
-            "statement checks) needs more L2 gas than one transaction may use: sessions cut "
-            'only between parts (docs/cairo-verifier.md, "Sessions")'
+            f"statement checks) needs {estimate:,} L2 gas, more than the {max_gas:,} one "
+            "transaction may use: sessions cut only between parts (docs/cairo-verifier.md, "
+            '"Sessions")'
         )
     raise ChainError(
-        "one part (a model walk's node, a tree's opening) does not fit a transaction "
-        "(calldata or L2 gas)"
+        f"part {first + 1} (a model walk's node, a tree's opening) needs {estimate:,} L2 gas "
+        f"with what its transaction checks again, more than the {max_gas:,} one may use"
     )
 
 
@@ -377,7 +387,9 @@ async def verify_parts(
             return call, len(trees) + len(state) + STEP_OVERHEAD_FELTS
 
         budget = max_felts - STEP_OVERHEAD_FELTS - len(state)
-        sent, count, felts = await _send_trees(account, steps[done:], budget, 1, step, max_gas)
+        sent, count, felts = await _send_trees(
+            account, steps[done:], budget, 1, step, max_gas, done
+        )
         verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count
         counts.append(count)
