@@ -13,10 +13,11 @@ from cairn import examples
 from cairn.cli import app
 from cairn.prover.errors import VerificationError
 from cairn.prover.graph.declared import (
-    CERTIFICATE_SUMS,
+    CERTIFICATE_GAS,
     CERTIFICATE_WEIGHTS,
     WeightRange,
     certificate_chunks,
+    certificate_gas,
     certify,
     check_certified,
 )
@@ -230,15 +231,19 @@ def test_bounds_of_malformed_dims_are_none_not_a_crash():
     assert output_bounds(dataclasses.replace(st, dims=(2, 3, 0, *st.dims[3:]))) == {"y": None}
 
 
-def test_certificates_are_cut_by_weights_and_column_sums():
-    """At most CERTIFICATE_WEIGHTS weights and CERTIFICATE_SUMS column sums a certificate, so its
-    first transaction on chain (statement and layer proof) fits; name order kept."""
+def test_certificates_are_packed_by_their_first_transactions_gas():
+    """At most CERTIFICATE_WEIGHTS weights a certificate, its first transaction on chain within
+    CERTIFICATE_GAS by `certificate_gas` (the column sums dominate), the costliest packed first;
+    names in order within one."""
     vectors = {f"v{i:02d}": WeightRange(8, 0) for i in range(CERTIFICATE_WEIGHTS + 4)}
     shapes = dict.fromkeys(vectors, (5,))
     assert [len(c) for c in certificate_chunks(vectors, shapes)] == [CERTIFICATE_WEIGHTS, 4]
-    wide = {name: WeightRange(8, 0) for name in ("a", "b", "c")} | {"d": WeightRange(9)}
-    shapes = dict.fromkeys(wide, (2, CERTIFICATE_SUMS // 2 - 1))
-    assert certificate_chunks(wide, shapes) == [["a", "b"], ["c", "d"]]  # d sums nothing
+    wide = {name: WeightRange(8, 0) for name in "abc"} | {"d": WeightRange(22)}
+    shapes = dict.fromkeys(wide, (384, 1536)) | {"d": (1536,)}
+    chunks = certificate_chunks(wide, shapes)
+    assert chunks == [["a", "b"], ["c", "d"]]  # d: two limb columns, no sums
+    for chunk in chunks:
+        assert certificate_gas([wide[n].declared(shapes[n]) for n in chunk]) <= CERTIFICATE_GAS
 
 
 def test_every_certificate_of_a_weight_counts():

@@ -457,13 +457,13 @@ def test_prove_with_committed_weights_declares_and_certifies_them(tiny_import, t
              str(tiny_import), "--out", str(out), "--commit-weights", "poseidon"]  # fmt: skip
     result = runner.invoke(app, [*prove, "--model-id", "0x77"])
     assert result.exit_code == 0, result.output
-    assert "20 weights committed, 3 range walks certifying" in result.output
+    assert "20 weights committed, 2 range walks certifying" in result.output
     assert "bound to model 0x77" in result.output
     result = runner.invoke(app, ["verify", str(out), "--model-file", str(tiny_import)])
     assert result.exit_code == 0 and "holds over the integers" in result.output, result.output
     proof, certificates = proof_file.load_bundle(out)
     assert not proof.statement.weights and len(proof.statement.declared) == 20
-    assert [len(c.statement.committed) for c in certificates] == [8, 8, 4]
+    assert [len(c.statement.committed) for c in certificates] == [16, 4]
     for args, message in [
         (["--commit-weights", "blake2s"], "commitments are poseidon's"),
         (["--model-id", "0x77"], "give --commit-weights too"),

@@ -86,30 +86,46 @@ class WeightRange:
         return with_column_norms(fill, [self.col_max] * matrices)
 
 
-CERTIFICATE_WEIGHTS = 8
-CERTIFICATE_SUMS = 1 << 13
-"""At most this many weights and column sums in a certificate (the range kind takes up to
-MAX_WEIGHTS): the first transaction of its verification on chain carries its statement (the
-sums are public outputs) and checks its whole layer proof, within 5,000 felts and 8·10^8 L2
-gas (docs/layers/range.md, "Declared weights": 16 of MiniLM's cost ≈ 1.1·10^9)."""
+CERTIFICATE_WEIGHTS = 16
+"""At most this many weights a certificate: its first transaction carries its whole layer proof,
+≈ 140 felts a weight (16 of MiniLM's: fronts of 3,418–3,612 felts, 32: over the 5,000 a
+transaction carries)."""
+CERTIFICATE_GAS = 650_000_000
+"""The L2 gas planned for a certificate's first transaction on chain, which carries its statement
+(the column sums are public outputs) and checks its whole layer proof: under the 8·10^8 a
+transaction is planned for, with room for the model's ≈ 5% error (`certificate_gas`)."""
+
+
+def certificate_gas(weights: Sequence[Declared]) -> int:
+    """A range walk's first transaction's L2 gas, as measured on a devnet (docs/layers/range.md,
+    "Declared weights"): 1.4·10^8, 1.5·10^7 per column (a split weight has two) and 1.5·10^5 per
+    column sum — the sums dominate: a 384 × 1536 weight costs three 384 × 384 ones."""
+    columns = sum(2 if d.split else 1 for d in weights)
+    sums = sum(int(np.prod(d.sums_shape)) for d in weights if d.sums_shape)
+    return 140_000_000 + 15_000_000 * columns + 150_000 * sums
 
 
 def certificate_chunks(
     declared: Mapping[str, WeightRange], shapes: Mapping[str, Sequence[int]]
 ) -> list[list[str]]:
-    """The declared weights in name order, cut into certificates: a new one when the next
-    weight's column sums would pass CERTIFICATE_SUMS or the weights CERTIFICATE_WEIGHTS."""
-    chunks: list[list[str]] = [[]]
-    count = 0
-    for name in sorted(declared):
-        d = declared[name].declared(shapes[name])
-        n = int(np.prod(d.sums_shape)) if d.sums_shape else 0
-        if chunks[-1] and (count + n > CERTIFICATE_SUMS or len(chunks[-1]) == CERTIFICATE_WEIGHTS):
-            chunks.append([])
-            count = 0
-        chunks[-1].append(name)
-        count += n
-    return [c for c in chunks if c]
+    """The declared weights packed into certificates, first fit by decreasing cost: each walk's
+    first transaction within CERTIFICATE_GAS (`certificate_gas`) and CERTIFICATE_WEIGHTS;
+    names in order within a walk. Any packing certifies the same keys (one per weight), this
+    one with few walks (MiniLM: 12, 13 in name order)."""
+    of = {name: declared[name].declared(shapes[name]) for name in declared}
+    chunks: list[list[str]] = []
+    for name in sorted(of, key=lambda n: (-certificate_gas([of[n]]), n)):
+        for chunk in chunks:
+            held = [of[n] for n in chunk]
+            if (
+                len(chunk) < CERTIFICATE_WEIGHTS
+                and certificate_gas([*held, of[name]]) <= CERTIFICATE_GAS
+            ):
+                chunk.append(name)
+                break
+        else:
+            chunks.append([name])
+    return [sorted(chunk) for chunk in chunks]
 
 
 def certify(
