@@ -54,7 +54,7 @@ class WeightRange:
     def of(w: np.ndarray, summed: bool) -> WeightRange:
         """The fewest bits holding w, with its largest column sum if summed (the prover's)."""
         d = Declared(range_check.bits_of(w, summed), summed, tuple(w.shape))
-        return WeightRange(d.bits, int(d.sums(w).max(initial=0)) if summed else None)
+        return WeightRange.proven(d, d.sums(w) if summed else None)
 
     @staticmethod
     def proven(d: Declared, sums: np.ndarray | None) -> WeightRange:
