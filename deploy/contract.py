@@ -53,13 +53,17 @@ class ChainError(RuntimeError):
     """The node refused a transaction for a reason other than the proof itself."""
 
 
-class GasLimitError(ChainError):
-    """A transaction's L2 gas estimate exceeds what one mainnet transaction may use."""
+OUT_OF_GAS = "Out of gas"
+"""The panic of a call that exhausts the L2 gas its estimate may use (the node's bound)."""
 
-    def __init__(self, estimate: int, limit: int) -> None:
-        super().__init__(
-            f"estimated L2 gas {estimate} > {limit}: too large for one mainnet transaction"
-        )
+
+class GasLimitError(ChainError):
+    """A transaction's L2 gas estimate exceeds what one mainnet transaction may use (None: it
+    exceeds even the node's bound for an estimate)."""
+
+    def __init__(self, estimate: int | None, limit: int) -> None:
+        used = "beyond the node's bound" if estimate is None else str(estimate)
+        super().__init__(f"estimated L2 gas {used} > {limit}: too large for one transaction")
         self.estimate = estimate
 
 
@@ -209,7 +213,9 @@ async def send(
     try:
         estimate = await call.estimate_fee()
     except ClientError as e:
-        return Sent(revert_reason(e), None, None)
+        if (reason := revert_reason(e)) == OUT_OF_GAS:
+            raise GasLimitError(None, max_gas) from e
+        return Sent(reason, None, None)
     if estimate.l2_gas_consumed > max_gas:
         raise GasLimitError(estimate.l2_gas_consumed, max_gas)
     sent = await call.invoke(resource_bounds=estimate.to_resource_bounds(1.5, 1.5))
@@ -302,10 +308,11 @@ async def _send_trees(
     of them; `first`: the index of trees[0] among the parts, for errors): the outcome, how
     many were sent, the call's calldata felts. A call whose
     estimate E is too large is retried with its count c cut to c·max_gas/E (at least one part
-    fewer, and not below `least` before `least` is tried): when the parts cost alike (gas a
-    base b plus g per part) that is never fewer than the (max_gas − b)/g that fit, and it
-    spares an estimate (a whole execution) per part; with unlike parts it may send fewer than
-    fit (more transactions, the same verdict)."""
+    fewer, and not below `least` before `least` is tried), or halved if even the node's bound
+    for an estimate is exceeded: when the parts cost alike (gas a base b plus g per part) that
+    is never fewer than the (max_gas − b)/g that fit, and it spares an estimate (a whole
+    execution) per part; with unlike parts it may send fewer than fit (more transactions, the
+    same verdict)."""
     count, room = 0, budget
     while count < len(trees) and len(trees[count]) <= room:
         room -= len(trees[count])
@@ -315,23 +322,25 @@ async def _send_trees(
             f"part {first + 1} ({len(trees[0])} felts: a model walk's node, a tree's opening) "
             f"does not fit the {budget} felts a transaction has beside the state"
         )
-    estimate = 0
+    estimate: int | None = None
     while count >= least:
         call, felts = prepare([f for t in trees[:count] for f in t])
         try:
             return await send(account, call, max_gas), count, felts
         except GasLimitError as e:
             estimate = e.estimate
-            count = min(count - 1, max(least, count * max_gas // e.estimate))
+            fit = count // 2 if estimate is None else count * max_gas // estimate
+            count = min(count - 1, max(least, fit))
+    needs = "more than the node's bound" if estimate is None else f"{estimate:,}"
     if least == 0:
         raise ChainError(
             "the proof's verification before its first part (a layer's walk, a model walk's "
-            f"statement checks) needs {estimate:,} L2 gas, more than the {max_gas:,} one "
+            f"statement and transcript) needs {needs} L2 gas, more than the {max_gas:,} one "
             "transaction may use: sessions cut only between parts (docs/cairo-verifier.md, "
             '"Sessions")'
         )
     raise ChainError(
-        f"part {first + 1} (a model walk's node, a tree's opening) needs {estimate:,} L2 gas "
+        f"part {first + 1} (a model walk's node, a tree's opening) needs {needs} L2 gas "
         f"with what its transaction checks again, more than the {max_gas:,} one may use"
     )
 

@@ -142,7 +142,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     flat, sent = parts.flat, sum(counts)
     model_id, openings, walk, certified = NO_MODEL, [], [], []
     if sent < len(parts.walk):
-        walk = graph_walk_state(replay_graph_calldata(flat, sent).walk, calldata.io_felts(flat))
+        walk = graph_walk_state(replay_graph_calldata(flat, sent).walk)
     else:
         model_id, openings = _openings(flat)
         sent -= len(parts.walk)
@@ -167,12 +167,12 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     ]
 
 
-def graph_walk_state(walk: GraphWalk, statement: list[int]) -> list[int]:
-    """Cairo's `GraphWalk` by Serde (docs/cairo-verifier.md, "Sessions"): the statement's
-    felts, the nodes left, the channel, the claims pending on tensors and on weights (in the
-    order the walk first left them), the tables' claims by name (name, pinned commitment,
-    claims), and each verified node's claims on its witness commitments, last node first,
-    names in order."""
+def graph_walk_state(walk: GraphWalk) -> list[int]:
+    """Cairo's `GraphWalk` by Serde (docs/cairo-verifier.md, "Sessions"): the nodes left, the
+    channel, the claims pending on tensors and on weights (in the order the walk first left
+    them), the tables' claims by name (name, pinned commitment, claims), and each verified
+    node's claims on its witness commitments, last node first, names in order. The statement
+    and its checks are in the contract's storage, not in the state."""
     w, nodes = walk.witness, walk.statement.nodes
     tables = [
         [short_string(n), *_commitment(w.tables[n].pinned), *_claims(w.on_tables[n])]
@@ -186,7 +186,6 @@ def graph_walk_state(walk: GraphWalk, statement: list[int]) -> list[int]:
         for i in range(len(nodes) - 1, walk.left - 1, -1)
     ]
     return [
-        *_listed(statement),
         walk.left,
         walk.channel.digest,
         walk.channel.n_draws,

@@ -1,6 +1,7 @@
 """A model-walk (graph) proof as calldata, kind 5 (docs/calldata.md, "Model walks"): the
 header, the GraphStatement in Cairo's Serde order (`serde.py`) and the committed outputs'
-values; then one part per node in
+values; then one check part per node in node order (its index: the verifier checks that
+node's statement, as it carries no proof the part is one felt); then one part per node in
 walk order, last node first (a `NodeProof`, its layer proof the variant of that node's kind);
 then the settlement (`Settlement`: the public inputs' and weights' merges, the openings'
 fronts); then the Merkle openings of its committed weights' opening and of its witness
@@ -54,9 +55,10 @@ def offchain_reason(g: GraphStatement) -> str | None:
 
 
 def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], list[list[int]]]:
-    """(the header and statement; the walk's parts: each node's proof, last node first, then
-    the settlement; one part per tree: the committed weights' opening's, then the witness
-    opening's). ValueError if the contract cannot read this graph (`offchain_reason`)."""
+    """(the header and statement; the walk's parts: each node's check part, then each node's
+    proof, last node first, then the settlement; one part per tree: the committed weights'
+    opening's, then the witness opening's). ValueError if the contract cannot read this graph
+    (`offchain_reason`)."""
     g = proof.statement
     if reason := offchain_reason(g):
         raise ValueError(reason)
@@ -69,14 +71,14 @@ def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], l
 
 
 def graph_parts(proof: GraphProof, kinds: Sequence[str]) -> tuple[list[int], list[list[int]]]:
-    """The header, statement and committed outputs' values; then one part per node proof, last
-    first, the i-th's layer proof the variant of `kinds[i]` (several kinds share a proof type),
-    then the settlement. Without the encoder's refusals: the reader's tests write what it
-    refuses this way."""
+    """The header, statement and committed outputs' values; then one check part per node, then
+    one part per node proof, last first, the i-th's layer proof the variant of `kinds[i]`
+    (several kinds share a proof type), then the settlement. Without the encoder's refusals:
+    the reader's tests write what it refuses this way."""
     front = [VERSION, KIND_GRAPH]
     Encoder(lambda _: 0).encode(proof.statement, GraphStatement, front)
     Encoder(lambda _: 0).encode(proof.outputs, dict[str, QM31], front)
-    walk = []
+    walk = [[i] for i in range(len(proof.statement.nodes))]
     for node_proof, kind in reversed(list(zip(proof.nodes, kinds, strict=True))):
         part: list[int] = []
         Encoder(lambda _, kind=kind: ONCHAIN_KINDS.index(kind)).encode(node_proof, NodeProof, part)
@@ -157,6 +159,13 @@ class GraphReader:
         values.finish()
         return cls(felts, resolve(g), outputs, values.rd.pos)
 
+    def check(self, index: int) -> None:
+        """Check part `index`: the index of the node whose statement it checks, the next one
+        (`calldata.check`)."""
+        dec = _decoder_at(self.felts, self.at)
+        dec.rd.exact(f"checks[{index}]", index, "calldata.check")
+        self.at = dec.rd.pos
+
     def node(self, index: int) -> NodeProof:
         """Node `index`'s part: its deserialization and checks, then its layer proof's variant
         is the node's kind (`statement.kind`), then its nested parts."""
@@ -208,6 +217,8 @@ def decode_graph(felts: list[int]) -> GraphProof:
     (the contract interleaves them with the walk: `replay_graph_calldata`)."""
     reader = GraphReader.open(felts)
     g = reader.statement
+    for i in range(len(g.nodes)):
+        reader.check(i)
     nodes = {i: reader.node(i) for i in reversed(range(len(g.nodes)))}
     s = reader.openings(reader.settlement())
     return GraphProof(g, reader.outputs, [nodes[i] for i in range(len(g.nodes))], **vars(s))
@@ -225,14 +236,18 @@ class GraphReplay:
 
 def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphReplay:
     """What the graph class does with graph calldata, in its order: the statement read and the
-    walk started, then each part read and verified, the nodes' then the settlement's, over
-    the first `parts` parts (None: all). Raises the first failure's named error."""
+    walk started, then each part read and verified — the nodes' checks, the nodes', then the
+    settlement — over the first `parts` parts (None: all). Raises the first failure's named
+    error."""
     reader = GraphReader.open(felts)
     replay = GraphReplay(reader, GraphWalk.start(reader.statement, reader.outputs))
-    walk_parts = len(reader.statement.nodes) + 1
+    walk_parts = 2 * len(reader.statement.nodes) + 1
     for _ in range(walk_parts if parts is None else min(parts, walk_parts)):
         walk = replay.walk
-        if walk.left:
+        if not walk.checks.done:
+            reader.check(len(walk.checks.views))
+            walk.checks.check_next()
+        elif walk.left:
             walk.step(reader.node(walk.left - 1))
         else:
             settlement = reader.settlement()

@@ -274,6 +274,9 @@ def tampered(proof: GraphProof) -> Iterator[tuple[str, list[int]]]:
         yield f"felt {at} + 1", flipped
     yield "version", [VERSION + 1, *honest[1:]]
     yield "extra felt", [*honest, 0]
+    front, walk, trees = encode_graph_parts(proof)
+    swapped = [walk[1], walk[0], *walk[2:]]  # node 1's statement checked before node 0's
+    yield "check parts 0 and 1 swapped", [*front, *(f for part in [*swapped, *trees] for f in part)]
 
 
 SOUNDNESS = (

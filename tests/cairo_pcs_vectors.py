@@ -995,10 +995,10 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     front, trees = parts.front, parts.trees
     assert len(trees) == 3  # one tree per group: B, then the layers at 4 and 8
     graph = encode_parts(graph_proof("encoder"))
-    assert len(graph.walk) == 5  # four nodes, then the settlement
-    first = graph.walk[3]  # node 0's part (linear): a value of its layer proof
+    assert len(graph.walk) == 9  # four nodes' checks, the four nodes, then the settlement
+    first = graph.walk[7]  # node 0's part (linear): a value of its layer proof
     bad_graph = CalldataParts(
-        graph.front, graph.trees, replaced(graph.walk, 3, replaced(first, 6, first[6] ^ 1))
+        graph.front, graph.trees, replaced(graph.walk, 7, replaced(first, 6, first[6] ^ 1))
     )
     graph_io = encode_parts(graph_proof("encoder_io"))
     bad_last = replaced(trees[2], 1, trees[2][1] ^ (1 << 40))  # a value of layer 2's leaf
@@ -1035,19 +1035,20 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
                                       "one-shot verdict.",
                                       SessionScript(bad_c).open(2).step(3)),
         "graph_cut_between_nodes": (
-            "The encoder graph's statement with its last node, then two nodes, then the first "
-            "node (every node verified, the settlement not read), then the settlement and a "
-            "tree, then the other trees: the walk's state carried between.",
-            SessionScript(graph, NO_MODEL).open(1).step(2).step(1).step(2).step(5)),
+            "The encoder graph's statement with two nodes' checks, then the other two checks "
+            "and its last node, then two nodes, then the first node (every node verified, the "
+            "settlement not read), then the settlement and a tree, then the other trees: the "
+            "walk's state carried between, the statement and the checks stored.",
+            SessionScript(graph, NO_MODEL).open(2).step(3).step(2).step(1).step(2).step(5)),
         "graph_tampered_node_after_a_cut": (
             "The encoder graph's first node's proof changed, in the transaction after the cut: "
-            "the one-shot verdict.", SessionScript(bad_graph, NO_MODEL, 2).open(1).step(3)),
+            "the one-shot verdict.", SessionScript(bad_graph, NO_MODEL, 2).open(5).step(3)),
         "graph_io_cut_between_nodes": (
             "The encoder graph with its input and output committed too: the statement and the "
-            "output's value with the last node (the value's claim carried for the opening), "
-            "then the other nodes, then the settlement (the input's claims join the opening) "
-            "and every tree.",
-            SessionScript(graph_io, NO_MODEL).open(1).step(3).step(1 + len(graph_io.trees))),
+            "output's value with every check and the last node (the value's claim carried for "
+            "the opening), then the other nodes, then the settlement (the input's claims join "
+            "the opening) and every tree.",
+            SessionScript(graph_io, NO_MODEL).open(5).step(3).step(1 + len(graph_io.trees))),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]
     assert wrong.state is not None

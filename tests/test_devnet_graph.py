@@ -119,11 +119,11 @@ def test_a_walk_over_one_transaction_is_cut_between_nodes(chain):
 
 def test_a_node_tampered_after_a_cut_is_refused_alike(chain):
     """A tampering of a node the walk reaches after its first transaction (which carries the
-    statement and the first two nodes walked, attn and a requant): that transaction is
-    accepted, the session's next is refused with the check `verify` names."""
+    statement, every node's check and the first two nodes walked, attn and a requant): that
+    transaction is accepted, the session's next is refused with the check `verify` names."""
     proof = graph_proof("attention")
     parts = calldata.encode_parts(proof)
-    late = len(parts.front) + len(parts.walk[0]) + len(parts.walk[1])
+    late = len(parts.front) + sum(map(len, parts.walk[: len(proof.statement.nodes) + 2]))
     same = [t for _, t in tampered(proof) if len(t) == len(parts.flat)]
     felts = next(t for t in same if t[:late] == parts.flat[:late] and t[late:] != parts.flat[late:])
     check = registry.contract_check(felts, {})

@@ -90,7 +90,9 @@ def test_io_hash_covers_the_statement_only():
     assert io_hash(felts) == hash_many(io)
     parts = calldata.encode_parts(block())
     assert parts.front == [*felts[: 2 + len(io)], 0]  # no committed output; the nodes follow
-    assert len(parts.walk) == len(block().nodes) + 1  # and the settlement
+    n = len(block().nodes)
+    assert parts.walk[:n] == [[i] for i in range(n)]  # a check part per node, then its proof
+    assert len(parts.walk) == 2 * n + 1  # and the settlement
 
 
 def test_witness_polys_are_the_verifiers_batch():
@@ -119,30 +121,38 @@ def test_a_session_covering_every_part_is_over():
 
 
 def test_a_session_carries_the_walk_until_it_settles():
-    """Between nodes the state ends with the walk (its statement's felts first); once the
-    settlement is read it ends with an empty walk, and the openings' phases stand before it."""
+    """Between parts the state ends with the walk, the nodes left first (all of them while
+    their statements are checked, one fewer per node verified; the statement and the checks
+    stay in the contract's storage, not in the state); once the settlement is read it ends
+    with an empty walk, and the openings' phases stand before it."""
     parts = calldata.encode_parts(block())
-    io = io_felts(parts.flat)
+    n = len(block().nodes)
     for sent in range(len(parts.walk)):
         state = session_state(parts, [sent])
         assert state is not None and state[4] == 0  # no phase yet
-        assert state[6] == len(io) and state[7 : 7 + len(io)] == io and state[5] > len(io)
+        assert state[6] == n - max(0, sent - n)
     settled = session_state(parts, [len(parts.walk)])
     assert settled is not None and settled[4] == 2 and settled[-1] == 0
 
 
 def test_a_session_refuses_a_tampered_node_when_it_reaches_it():
-    """The second node walked (the last requant) with its last felt changed: the first
-    transaction, which stops before it, is accepted; the second is refused."""
+    """The second node walked (the last requant) with its last felt changed: the transactions
+    before it, which check the statements and the last node, are accepted; the next is
+    refused. A check part naming another node is refused when it is read."""
     parts = calldata.encode_parts(block())
-    felts = list(parts.walk[1])
+    n = len(block().nodes)
+    felts = list(parts.walk[n + 1])
     felts[-1] = (felts[-1] + 1) % STARK_PRIME
-    tampered = calldata.CalldataParts(
-        parts.front, parts.trees, [parts.walk[0], felts, *parts.walk[2:]]
-    )
-    assert session_state(tampered, [1]) is not None
+    walk = [*parts.walk[: n + 1], felts, *parts.walk[n + 2 :]]
+    tampered = calldata.CalldataParts(parts.front, parts.trees, walk)
+    assert session_state(tampered, [n, 1]) is not None
     with pytest.raises((VerificationError, MalformedProofError)):
-        session_state(tampered, [1, 1])
+        session_state(tampered, [n, 1, 1])
+    swapped = [parts.walk[1], parts.walk[0], *parts.walk[2:]]
+    tampered = calldata.CalldataParts(parts.front, parts.trees, swapped)
+    with pytest.raises(MalformedProofError) as e:
+        session_state(tampered, [1])
+    assert e.value.check == "calldata.check"
 
 
 def test_header_trailing_and_truncation():

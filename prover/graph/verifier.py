@@ -17,7 +17,7 @@ from cairn.prover.graph.statement import (
     absorb_graph,
     route_claims,
 )
-from cairn.prover.graph.views import layer_statements
+from cairn.prover.graph.views import StatementChecks, check_structure
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import tensor_vars
 from cairn.prover.padding import verify_outside_zero
@@ -25,7 +25,7 @@ from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.verifier import verify_sameply
 from cairn.prover.walk.proof import WalkProof
-from cairn.prover.walk.statement import Statement, draw_output_claims
+from cairn.prover.walk.statement import draw_output_claims
 from cairn.prover.walk.verifier import (
     committed_batch,
     committed_params,
@@ -53,7 +53,9 @@ def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
     openings' statements, the committed weights' and the witness's (an on-chain session
     starts the openings from here, deploy/sessions.py)."""
     g = proof.statement
-    walk = GraphWalk.start(g, proof.outputs)  # the statement's checks first, as on chain
+    walk = GraphWalk.start(g, proof.outputs)
+    while not walk.checks.done:  # every node's statement checked first, as on chain
+        walk.checks.check_next()
     if len(proof.nodes) != len(g.nodes):
         raise VerificationError("graph.shape", f"{len(g.nodes)} nodes need as many node proofs")
     while walk.left:
@@ -63,16 +65,17 @@ def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
 
 @dataclass
 class GraphWalk:
-    """A model walk's verification between two nodes: what the verifier carries from one
+    """A model walk's verification between two parts: what the verifier carries from one
     node to the next (docs/model-walk.md, "Transcript", step 7), and what an on-chain session
-    cut between nodes carries (deploy/sessions.py). `left` nodes are still to verify, the next
-    one is node `left − 1`; `claims` pends on graph tensors; `weight_claims` on weights and,
-    drawn at the start, on committed outputs (the opening proves those: a committed output's
-    claim is both reduced by its producer and opened); `witness` on the nodes' witness and
-    tables."""
+    cut between parts carries (deploy/sessions.py). `checks` holds the nodes' statements
+    checked so far (all of them before any node is verified); `left` nodes are still to
+    verify, the next one is node `left − 1`; `claims` pends on graph tensors; `weight_claims`
+    on weights and, drawn at the start, on committed outputs (the opening proves those: a
+    committed output's claim is both reduced by its producer and opened); `witness` on the
+    nodes' witness and tables."""
 
     statement: GraphStatement
-    statements: list[Statement]
+    checks: StatementChecks
     channel: Poseidon252Channel
     claims: dict[str, list[Claim]]
     weight_claims: dict[str, list[Claim]] = field(default_factory=dict)
@@ -81,9 +84,10 @@ class GraphWalk:
 
     @classmethod
     def start(cls, g: GraphStatement, values: Mapping[str, QM31]) -> GraphWalk:
-        """The statement's checks and transcript, and the claims drawn on the outputs; `values`
-        the committed outputs' (`walk.output_values` unless exactly theirs)."""
-        statements = layer_statements(g)
+        """The statement's structure checks and transcript, and the claims drawn on the outputs;
+        `values` the committed outputs' (`walk.output_values` unless exactly theirs). The
+        nodes' statements are checked next (`checks.check_next`)."""
+        check_structure(g)
         committed = g.committed_outputs()
         if values.keys() != committed.keys():
             raise VerificationError("walk.output_values", "a value for each committed output")
@@ -92,12 +96,12 @@ class GraphWalk:
         drawn = draw_output_claims(channel, g.outputs, committed, lambda n, _p: values[n])
         claims = {name: [c] for name, c in drawn.items()}
         opened = {name: [drawn[name]] for name in sorted(values)}
-        return cls(g, statements, channel, claims, opened, left=len(g.nodes))
+        return cls(g, StatementChecks(g), channel, claims, opened, left=len(g.nodes))
 
     def step(self, node_proof: NodeProof) -> None:
         """Node `left − 1` from its proof: its outputs' claims merged, its layer verified, its
         claims routed to its producers, the weights and the witness."""
-        assert self.left > 0, "every node is verified"
+        assert self.checks.done and self.left > 0, "every node checked, not every node verified"
         g, i = self.statement, self.left - 1
         node = g.nodes[i]
         if set(node_proof.outputs) != set(node.outputs):
@@ -112,7 +116,7 @@ class GraphWalk:
                 tensor_vars(shapes[name]),
                 self.channel,
             )
-        spec, st = LAYERS[node.kind], self.statements[i]
+        spec, st = LAYERS[node.kind], self.checks.views[i]
         left = spec.verify(st, node_proof.layer, outputs, self.channel)
         route_claims(i, node, left.inputs, left.weights, self.claims, self.weight_claims)
         self.witness.add(i, node, layer_tables(spec, st), left.witness)

@@ -16,7 +16,7 @@ of |w| when summed).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -241,16 +241,39 @@ def worst_cases(g: GraphStatement) -> list[Statement]:
     return [_worst_case(g, node, bounds) for node in g.nodes]
 
 
-def layer_statements(g: GraphStatement) -> list[Statement]:
-    """The verifier's view of every node, each checked by its layer's own `check` (shapes,
-    parameters, statement.range, witness layout), then the whole proof's soundness
-    (`graph.params`); the prover runs it too."""
-    views = worst_cases(g)
-    for st in views:
+@dataclass
+class StatementChecks:
+    """The verifier's view of each node, checked one node at a time in node order (each
+    producer before its consumers): the views so far and the bounds of the hidden tensors they
+    produce. An on-chain session checks the nodes this way, across transactions."""
+
+    g: GraphStatement
+    views: list[Statement] = field(default_factory=list)
+    bounds: dict[str, Bound | None] = field(default_factory=dict)
+
+    @property
+    def done(self) -> bool:
+        return len(self.views) == len(self.g.nodes)
+
+    def check_next(self) -> None:
+        """The next node's view checked by its layer's own `check` (shapes, parameters,
+        statement.range, witness layout); after the last node, the whole proof's soundness
+        (`graph.params`)."""
+        st = _worst_case(self.g, self.g.nodes[len(self.views)], self.bounds)
         LAYERS[st.kind].check(st)
-    if problem := shortfall(lambda: error_terms(g, views)):
-        raise VerificationError("graph.params", problem)
-    return views
+        self.views.append(st)
+        if self.done and (problem := shortfall(lambda: error_terms(self.g, self.views))):
+            raise VerificationError("graph.params", problem)
+
+
+def layer_statements(g: GraphStatement) -> list[Statement]:
+    """The verifier's view of every node after the structure checks, each checked
+    (`StatementChecks`), then the whole proof's soundness; the prover runs it too."""
+    check_structure(g)
+    checks = StatementChecks(g)
+    while not checks.done:
+        checks.check_next()
+    return checks.views
 
 
 def error_terms(g: GraphStatement, views: Sequence[Statement]) -> dict[str, float]:

@@ -3,10 +3,10 @@
 //! hash and weight commitments once; anyone verifies proofs, which are recorded with the model
 //! they are bound to (0 = none) and a hash of their public input and output. A proof too large
 //! for one transaction is verified in a session: `open_session` checks the statement and the
-//! parts that follow it, each `continue_session` more parts — a model walk's nodes and
-//! settlement, then the openings' fold groups; between transactions only the account that
-//! opened it and a hash of its state are stored, and only the hash is emitted
-//! (docs/cairo-verifier.md, "Sessions").
+//! parts that follow it, each `continue_session` more parts — a model walk's nodes' statement
+//! checks, its nodes and settlement, then the openings' fold groups; between transactions the
+//! account that opened it, a hash of its state and, for a model walk, its statement and checks
+//! so far are stored, and only the hash is emitted (docs/cairo-verifier.md, "Sessions").
 
 use starknet::ContractAddress;
 
@@ -87,8 +87,10 @@ pub mod CairnVerifier {
     use crate::pcs::params::POSEIDON_PARAMS;
     use crate::pcs::verifier::{QueryPhase, verify_batch};
     use crate::graph::contract::{
-        GraphStep, ICairnGraphVerifierDispatcherTrait, ICairnGraphVerifierLibraryDispatcher,
+        GraphPause, GraphStep, ICairnGraphVerifierDispatcherTrait,
+        ICairnGraphVerifierLibraryDispatcher,
     };
+    use crate::stored::{read_felts, write_felts};
     use crate::layers::{Classes, class_of};
     use crate::walk::verifier::{continue_openings, openings_complete, verify_openings};
     use crate::walk::calldata::statement_kind;
@@ -237,8 +239,16 @@ pub mod CairnVerifier {
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
             if is_walk(proof) || is_graph(proof) {
-                let (model_id, io_hash, phases, walk, certified) = self
+                let (model_id, io_hash, phases, pause, certified) = self
                     .verify_walk(proof, false);
+                let walk = match pause {
+                    Some(pause) => {
+                        write_felts(session_id, 'statement', pause.io);
+                        keep_checks(session_id, pause.checks);
+                        pause.walk
+                    },
+                    None => array![].span(),
+                };
                 let session = Session {
                     kind: *proof[1],
                     model_id,
@@ -274,8 +284,13 @@ pub mod CairnVerifier {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
                     class_hash: self.graph_class.read(),
                 };
-                match graph.continue_graph(session.walk, parts, self.classes()) {
-                    GraphStep::Walking((_, walk)) => session.walk = walk,
+                let statement = read_felts(session_id, 'statement');
+                let checks = read_felts(session_id, 'checks');
+                match graph.continue_graph(statement, checks, session.walk, parts, self.classes()) {
+                    GraphStep::Walking(pause) => {
+                        keep_checks(session_id, pause.checks);
+                        session.walk = pause.walk;
+                    },
                     GraphStep::Settled(outcome) => {
                         session.walk = array![].span();
                         let (model_id, _, phases, certified) = self
@@ -354,6 +369,13 @@ pub mod CairnVerifier {
         }
     }
 
+
+    /// A model walk's checks, when its transaction checked nodes' statements.
+    fn keep_checks(session_id: felt252, checks: Option<Span<felt252>>) {
+        if let Some(checks) = checks {
+            write_felts(session_id, 'checks', checks);
+        }
+    }
 
     #[generate_trait]
     impl InternalImpl of InternalTrait {
@@ -446,21 +468,22 @@ pub mod CairnVerifier {
         /// then its openings here from the group parts given (all of them when `whole`): the
         /// committed tensors', then the witness opening on a Blake2s fork; then its binding
         /// against the registry. Every group part is read before either opening is verified.
-        /// Returns the model id, the io hash, each opening's query phase, if a model walk
-        /// stopped before its settlement (never when `whole`) its `GraphWalk` by Serde, and
-        /// the declarations the walk certifies.
+        /// Returns the model id, the io hash, each opening's query phase, where a model walk
+        /// stopped if before its settlement (never when `whole`), and the declarations the walk
+        /// certifies.
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
-        ) -> (felt252, felt252, Array<QueryPhase>, Span<felt252>, Span<felt252>) {
+        ) -> (felt252, felt252, Array<QueryPhase>, Option<GraphPause>, Span<felt252>) {
             let classes = self.classes();
             let outcome: WalkOutcome = if is_graph(proof) {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
                     class_hash: self.graph_class.read(),
                 };
                 match graph.start_graph(proof, whole, classes) {
-                    GraphStep::Walking((
-                        io_hash, walk,
-                    )) => { return (NO_MODEL, io_hash, array![], walk, array![].span()); },
+                    GraphStep::Walking(pause) => {
+                        let io_hash = poseidon_hash_span(pause.io);
+                        return (NO_MODEL, io_hash, array![], Some(pause), array![].span());
+                    },
                     GraphStep::Settled(outcome) => outcome,
                 }
             } else {
@@ -468,7 +491,7 @@ pub mod CairnVerifier {
                 ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof, classes)
             };
             let (model_id, io_hash, phases, certified) = self.settled_walk(outcome, proof, whole);
-            (model_id, io_hash, phases, array![].span(), certified)
+            (model_id, io_hash, phases, None, certified)
         }
 
         /// A walk verified up to its openings (`outcome`, whose group parts start at

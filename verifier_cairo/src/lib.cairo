@@ -17,6 +17,7 @@ pub mod pcs;
 pub mod ranges;
 pub mod sameply;
 pub mod softmax;
+pub mod stored;
 pub mod sumcheck;
 pub mod walk;
 

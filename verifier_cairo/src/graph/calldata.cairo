@@ -3,8 +3,8 @@
 //! `GraphStatement`, the tensors' words, the maps' name order, then what the contract does not
 //! read on chain: a node kind outside `graph_kind`, witness commitments on a kind without
 //! advice, public weights; the committed tensors' hash, roots and sizes; then the committed
-//! outputs' values. Then, as the walk reaches them, one part per node (last first) and the
-//! settlement.
+//! outputs' values. Then, as the walk reaches them, one check part per node (in order), one
+//! part per node (last first) and the settlement.
 
 use crate::calldata::{KIND_GRAPH, VERSION, take_exact};
 use crate::fields::qm31::QM31;
@@ -154,6 +154,12 @@ pub fn wires(wiring: @Array<Named<felt252>>, name: felt252) -> bool {
         }
     }
     false
+}
+
+/// A check part: the index of the node whose statement it checks, the next to check
+/// (`calldata.check`).
+pub fn read_check(ref data: Span<felt252>, next: u32) {
+    take_exact(ref data, next.into(), 'calldata.check');
 }
 
 /// A node's part: its Serde, its merges' names, and its layer proof's variant is the node's

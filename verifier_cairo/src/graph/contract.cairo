@@ -1,8 +1,10 @@
 //! The model-walk verifier as a class of its own, which `CairnVerifier` calls by library_call
 //! for calldata of kind 5 (docs/cairo-verifier.md, "Seven classes"): it reads and verifies a
-//! graph proof up to its openings part by part, calling each node's walk class for the node's
-//! statement check and layer verifier; a session's transaction may stop between any two parts
-//! (`GraphStep::Walking`). No storage, no side effect.
+//! graph proof up to its openings part by part — each node's statement check, in node order,
+//! by the node's walk class, then the nodes, last first, by their layer verifiers, then the
+//! settlement —; a session's transaction may stop between any two parts
+//! (`GraphStep::Walking`). No storage, no side effect: a session's main contract keeps the
+//! statement and the checks between transactions.
 
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
@@ -10,62 +12,87 @@ use crate::layers::Classes;
 use crate::layers::range::model::declaration_key;
 use crate::walk::contract::{BindingCheck, WalkOutcome};
 use crate::walk::tensor::TensorsTrait;
-use super::calldata::{GraphCalldata, read_graph, read_node, read_settlement, read_statement};
+use super::calldata::{GraphCalldata, read_check, read_graph, read_node, read_settlement, read_statement};
+use super::statement::check_structure;
 use super::verifier::{
-    Checked, GraphWalk, check_graph_statement, settle, start, step, walk_views,
+    Checks, GraphWalk, all_checked, check_next, checked, no_checks, settle, start, step,
 };
 
-/// Where a transaction leaves a model walk: part way, with its io hash and its `GraphWalk` by
-/// Serde (what the session carries), or settled, with what is left to verify.
+/// Where a transaction leaves a model walk: part way (`GraphPause`), or settled, with what is
+/// left to verify.
 #[derive(Drop, Serde)]
 pub enum GraphStep {
-    Walking: (felt252, Span<felt252>),
+    Walking: GraphPause,
     Settled: WalkOutcome,
+}
+
+/// A model walk part way: its statement's felts (what `io_hash` hashes and the session keeps),
+/// its `GraphWalk` by Serde (what the session's state carries), and its `Checks` by Serde when
+/// the transaction checked a node's statement (else the session's stored ones stand).
+#[derive(Drop, Serde)]
+pub struct GraphPause {
+    pub io: Span<felt252>,
+    pub walk: Span<felt252>,
+    pub checks: Option<Span<felt252>>,
 }
 
 #[starknet::interface]
 pub trait ICairnGraphVerifier<TContractState> {
     /// Reads the header, statement and committed outputs' values of `proof`, checks the
-    /// statement, starts the walk and verifies
-    /// the parts that follow (all of them when `whole`: the nodes, last first, then the
+    /// statement's structure, starts the walk and verifies the parts that follow (all of them
+    /// when `whole`: every node's statement check, the nodes, last first, then the
     /// settlement); panics with the name of the failed check. A graph's binding, if any, goes
     /// to the main contract to check against the registry; `groups_at` counts from the start of
     /// `proof`.
     fn start_graph(
         self: @TContractState, proof: Span<felt252>, whole: bool, classes: Classes,
     ) -> GraphStep;
-    /// Continues the walk `walk` (a `GraphWalk` by Serde) with the next `parts`: the statement
-    /// is read again from the walk's felts and the views of the nodes still to walk rebuilt
-    /// (`walk_views`); `groups_at` counts from the start of `parts`. The statement is not
-    /// checked whole again: the caller passes only a state its session stored the hash of,
-    /// which `start_graph` made after checking it.
+    /// Continues the walk `walk` (a `GraphWalk` by Serde) of the statement `statement` (its
+    /// felts), whose nodes' checks so far are `checks` (`Checks` by Serde), with the next
+    /// `parts`; `groups_at` counts from the start of `parts`. The caller passes only what its
+    /// session stored, which `start_graph` and the earlier transactions made.
     fn continue_graph(
-        self: @TContractState, walk: Span<felt252>, parts: Span<felt252>, classes: Classes,
+        self: @TContractState,
+        statement: Span<felt252>,
+        checks: Span<felt252>,
+        walk: Span<felt252>,
+        parts: Span<felt252>,
+        classes: Classes,
     ) -> GraphStep;
 }
 
 pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> GraphStep {
     let mut data = proof;
     let (graph, values) = read_graph(ref data);
-    let checked = check_graph_statement(@graph, classes);
+    check_structure(@graph);
     let walk = start(@graph, @values);
-    walk_parts(@graph, @checked, walk, data, whole, classes, proof.len())
+    walk_parts(@graph, no_checks(), true, walk, data, whole, classes, proof.len())
 }
 
-pub fn continue_graph(walk: Span<felt252>, parts: Span<felt252>, classes: Classes) -> GraphStep {
-    let mut state = walk;
-    let walk: GraphWalk = Serde::deserialize(ref state).unwrap();
-    let mut statement = walk.statement;
+pub fn continue_graph(
+    statement: Span<felt252>,
+    checks: Span<felt252>,
+    walk: Span<felt252>,
+    parts: Span<felt252>,
+    classes: Classes,
+) -> GraphStep {
+    let mut statement = statement;
     let graph = read_statement(ref statement);
-    let checked = walk_views(@graph, classes, walk.left);
-    walk_parts(@graph, @checked, walk, parts, false, classes, parts.len())
+    let mut checks = checks;
+    let checks: Checks = Serde::deserialize(ref checks).unwrap();
+    let mut walk = walk;
+    let walk: GraphWalk = Serde::deserialize(ref walk).unwrap();
+    walk_parts(@graph, checks, false, walk, parts, false, classes, parts.len())
 }
 
-/// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' until none
-/// is left, then the settlement; `total` is the length of the span `data` ends.
+/// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' statement
+/// checks until every node is checked, the nodes' proofs until none is left, then the
+/// settlement; `total` is the length of the span `data` ends. A pause returns the checks if
+/// they are `fresh` (not what the session stored) or this transaction checked a node.
 fn walk_parts(
     graph: @GraphCalldata,
-    checked: @Checked,
+    checks: Checks,
+    fresh: bool,
     walk: GraphWalk,
     data: Span<felt252>,
     whole: bool,
@@ -73,17 +100,30 @@ fn walk_parts(
     total: u32,
 ) -> GraphStep {
     let mut data = data;
-    let mut walk = walk;
-    while walk.left > 0 && (whole || !data.is_empty()) {
-        let node_proof = read_node(ref data, *graph.statement.nodes[walk.left - 1].kind);
-        walk = step(walk, graph, checked, @node_proof, classes);
+    let (mut checks, mut walk) = (checks, walk);
+    let mut fresh = fresh;
+    while !all_checked(graph, @checks) && (whole || !data.is_empty()) {
+        read_check(ref data, checked(@checks));
+        check_next(graph, ref checks, classes);
+        fresh = true;
     }
-    let io_hash = poseidon_hash_span(*graph.io);
-    if walk.left > 0 || (!whole && data.is_empty()) {
+    while all_checked(graph, @checks) && walk.left > 0 && (whole || !data.is_empty()) {
+        let node_proof = read_node(ref data, *graph.statement.nodes[walk.left - 1].kind);
+        walk = step(walk, graph, @checks, @node_proof, classes);
+    }
+    if !all_checked(graph, @checks) || walk.left > 0 || (!whole && data.is_empty()) {
         let mut state = array![];
         walk.serialize(ref state);
-        return GraphStep::Walking((io_hash, state.span()));
+        let checks = if fresh {
+            let mut felts = array![];
+            checks.serialize(ref felts);
+            Some(felts.span())
+        } else {
+            None
+        };
+        return GraphStep::Walking(GraphPause { io: *graph.io, walk: state.span(), checks });
     }
+    let io_hash = poseidon_hash_span(*graph.io);
     let settlement = read_settlement(ref data);
     let openings = settle(walk, graph, @settlement);
     let binding = binding_check(graph);
@@ -139,9 +179,14 @@ pub mod CairnGraphVerifier {
         }
 
         fn continue_graph(
-            self: @ContractState, walk: Span<felt252>, parts: Span<felt252>, classes: Classes,
+            self: @ContractState,
+            statement: Span<felt252>,
+            checks: Span<felt252>,
+            walk: Span<felt252>,
+            parts: Span<felt252>,
+            classes: Classes,
         ) -> GraphStep {
-            super::continue_graph(walk, parts, classes)
+            super::continue_graph(statement, checks, walk, parts, classes)
         }
     }
 }

@@ -31,7 +31,7 @@ pub fn opening_units(params: @PcsParams, n_vars: u32, claims: u32) -> u256 {
 }
 
 /// The running total of the walk's terms.
-#[derive(Copy, Drop)]
+#[derive(Copy, Drop, Serde)]
 pub struct ErrorTotal {
     pub units: u256,
 }

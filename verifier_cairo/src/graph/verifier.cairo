@@ -1,11 +1,12 @@
-//! Model-walk verifier (mirror of prover/graph/verifier.py `GraphWalk`): the structure,
-//! every node's statement checked in order by its kind's walk class (which returns the bounds
-//! its hidden outputs get), the walk's soundness (`check_graph_statement`); the transcript and the
-//! outputs' claims (`start`); then the nodes last to first (`step`) — each output's claims
-//! merged, the layer verified by its class on the walk's channel, its claims routed to its
-//! producers — and the public inputs settled (`settle`). A session carries a `GraphWalk`
-//! between transactions. What is left are the openings (the committed weights', the witness
-//! opening), which the main contract verifies as a layer walk's
+//! Model-walk verifier (mirror of prover/graph/verifier.py `GraphWalk`): the structure
+//! (`check_structure`), the transcript and the outputs' claims (`start`); then every node's
+//! statement checked in order by its kind's walk class, which returns the bounds its hidden
+//! outputs get, and after the last the walk's soundness (`check_next`); then the nodes last to
+//! first (`step`) — each output's claims merged, the layer verified by its class on the walk's
+//! channel, its claims routed to its producers — and the public inputs settled (`settle`). A
+//! session carries a `GraphWalk` between transactions, and its main contract keeps the
+//! statement and the `Checks` in storage. What is left are the openings (the committed
+//! weights', the witness opening), which the main contract verifies as a layer walk's
 //! (`walk::verifier::verify_openings`).
 
 use crate::channels::poseidon252::Poseidon252Channel;
@@ -25,18 +26,17 @@ use crate::walk::statement::{OutputClaims, PublicStatement, draw_claims};
 use crate::walk::tensor::{TensorCommitment, Tensors, TensorsTrait, tensor_vars};
 use crate::walk::verifier::{Opening, WalkOpenings, front_of, settle_claims};
 use super::calldata::GraphCalldata;
-use super::soundness::ErrorTotalTrait;
-use super::statement::{absorb_graph, check_structure};
+use super::soundness::{ErrorTotal, ErrorTotalTrait};
+use super::statement::absorb_graph;
 use super::views::{Bounds, known_of, node_statement, unseen_shape};
 
-/// A model walk between two nodes (Python `GraphWalk`; docs/cairo-verifier.md, "Sessions"):
-/// the statement's felts, the nodes `left` to verify (the next is node `left − 1`), the
-/// channel, the claims pending on graph tensors and on weights (in the order first left), the
+/// A model walk between two parts (Python `GraphWalk`; docs/cairo-verifier.md, "Sessions"):
+/// the nodes `left` to verify (the next is node `left − 1`, once every node's statement is
+/// checked: `Checks`), the channel, the claims pending on graph tensors and on weights (in the order first left), the
 /// claims on fixed tables by name, and each verified node's claims on its own witness
 /// commitments (last node first, names in order).
 #[derive(Drop, Serde)]
 pub struct GraphWalk {
-    pub statement: Span<felt252>,
     pub left: u32,
     channel: Poseidon252Channel,
     claims: Array<ClaimsOn>,
@@ -54,29 +54,80 @@ struct TableClaims {
     claims: Span<Claim>,
 }
 
-/// What `check_graph_statement` learns of each node: its statement as the walk sees it and its
-/// tables.
-#[derive(Drop)]
-pub struct Checked {
-    pub views: Span<PublicStatement>,
-    tables: Span<Span<(felt252, TensorCommitment)>>,
+/// What the statements' checks leave the walk (Python `StatementChecks`): the bound of each
+/// hidden tensor produced so far, each checked node's fixed tables, the soundness terms so far,
+/// and the counts the openings' terms need (the claims on the witness opening, the reads of
+/// committed tensors, its largest polynomial). Between a session's transactions the main
+/// contract keeps it in storage, by Serde.
+#[derive(Drop, Serde)]
+pub struct Checks {
+    bounds: Bounds,
+    tables: Array<Span<(felt252, TensorCommitment)>>,
+    total: ErrorTotal,
+    claims: u32,
+    reads: u32,
+    largest: Option<u32>,
 }
 
-/// The structure, then every node's statement check (`check_nodes`); panics with the name of
-/// the failed check.
-pub fn check_graph_statement(graph: @GraphCalldata, classes: Classes) -> Checked {
-    check_structure(graph);
-    let (views, tables) = check_nodes(graph, classes, graph.statement.nodes.len(), true);
-    Checked { views, tables }
+pub fn no_checks() -> Checks {
+    Checks {
+        bounds: array![],
+        tables: array![],
+        total: ErrorTotalTrait::new(),
+        claims: 0,
+        reads: 0,
+        largest: None,
+    }
 }
 
-/// What a session's later transaction needs of a statement its first one checked whole (the
-/// stored state hash binds it): the statements and tables of the nodes still to walk, `0..left`,
-/// each of which depends on earlier nodes only. Not the structure, nor `graph.params`, nor the
-/// walked nodes again: each transaction would otherwise pay for the whole statement's checks.
-pub fn walk_views(graph: @GraphCalldata, classes: Classes, left: u32) -> Checked {
-    let (views, tables) = check_nodes(graph, classes, left, false);
-    Checked { views, tables }
+/// The next node's statement (node `checks.tables.len()`) checked by its kind's class, each
+/// producer before its consumers (Python `StatementChecks.check_next`): the bounds of the
+/// hidden tensors it produces recorded, its terms added; after the last node, the graph's
+/// soundness (`graph.params`). Panics with the name of the failed check.
+pub fn check_next(graph: @GraphCalldata, ref checks: Checks, classes: Classes) {
+    let index = checked(@checks);
+    let node = graph.statement.nodes[index];
+    let st = node_statement(graph, @checks.bounds, index);
+    let check = check_node(class_of(classes, *node.kind), @st, classes);
+    let mut j = 0;
+    for entry in node.outputs.span() {
+        if graph.outputs.find(*entry.value).is_none() {
+            checks.bounds.append((*entry.value, known_of(*check.bounds[j])));
+        }
+        j += 1;
+    }
+    checks.total.add_layer(check.error_count);
+    checks.claims += opening_claims(*node.kind);
+    checks.reads += node.weights.len();
+    for entry in node.inputs.span() {
+        if graph.committed_inputs.find(*entry.value).is_some() {
+            checks.reads += 1;
+        }
+    }
+    for c in (*graph.witness)[index].commitments() {
+        checks.largest = Some(larger(checks.largest, *c.n_vars));
+    }
+    for (_, c) in check.tables {
+        checks.largest = Some(larger(checks.largest, *c.n_vars));
+    }
+    checks.tables.append(check.tables);
+    if all_checked(graph, @checks) {
+        expect_sound(graph, @checks);
+    }
+}
+
+/// Node `index`'s statement as it was checked (`index` below `checked`).
+pub fn view(graph: @GraphCalldata, checks: @Checks, index: u32) -> PublicStatement {
+    node_statement(graph, checks.bounds, index)
+}
+
+/// How many nodes' statements are checked (the first ones).
+pub fn checked(checks: @Checks) -> u32 {
+    checks.tables.len()
+}
+
+pub fn all_checked(graph: @GraphCalldata, checks: @Checks) -> bool {
+    checked(checks) == graph.statement.nodes.len()
 }
 
 /// The transcript (the statement absorbed) and the claims drawn on the public and committed
@@ -101,7 +152,6 @@ pub fn start(graph: @GraphCalldata, values: @Array<Named<QM31>>) -> GraphWalk {
         i += 1;
     }
     GraphWalk {
-        statement: *graph.io,
         left: graph.statement.nodes.len(),
         channel,
         claims,
@@ -111,13 +161,14 @@ pub fn start(graph: @GraphCalldata, values: @Array<Named<QM31>>) -> GraphWalk {
     }
 }
 
-/// Node `left − 1` from its proof: its outputs' claims merged, its layer verified by its
-/// kind's class, its claims routed to its producers, the weights, the tables and the witness.
+/// Node `left − 1` from its proof, every node checked: its outputs' claims merged, its layer
+/// verified by its kind's class on its statement as checked, its claims routed to its
+/// producers, the weights, the tables and the witness.
 pub fn step(
-    walk: GraphWalk, graph: @GraphCalldata, checked: @Checked, node_proof: @NodeProof, classes: Classes,
+    walk: GraphWalk, graph: @GraphCalldata, checks: @Checks, node_proof: @NodeProof, classes: Classes,
 ) -> GraphWalk {
     let GraphWalk {
-        statement, left, mut channel, claims: mut pending, mut weight_claims, mut tables, mut witness,
+        left, mut channel, claims: mut pending, mut weight_claims, mut tables, mut witness,
     } = walk;
     let i = left - 1;
     let node = graph.statement.nodes[i];
@@ -136,9 +187,9 @@ pub fn step(
         j += 1;
     }
     let outputs = OutputClaims { names: locals.span(), claims: merged.span() };
-    let st = (*checked.views)[i];
+    let st = view(graph, checks, i);
     let (left_claims, next) = verify_node(
-        class_of(classes, *st.kind), node_proof.layer, st, outputs, channel, classes,
+        class_of(classes, st.kind), node_proof.layer, @st, outputs, channel, classes,
     );
     assert(names_of_claims(left_claims.inputs) == names_of(node.inputs), 'graph.claims');
     assert(names_of_claims(left_claims.weights) == names_of(node.weights), 'graph.claims');
@@ -152,10 +203,8 @@ pub fn step(
         add(ref weight_claims, *node.weights[k].value, *on.claims);
         k += 1;
     }
-    witness.append(add_tables(ref tables, *(*graph.witness)[i], *(*checked.tables)[i], left_claims));
-    GraphWalk {
-        statement, left: i, channel: next, claims: pending, weight_claims, tables, witness,
-    }
+    witness.append(add_tables(ref tables, *(*graph.witness)[i], *checks.tables[i], left_claims));
+    GraphWalk { left: i, channel: next, claims: pending, weight_claims, tables, witness }
 }
 
 /// After the last node: the committed inputs' padding shown zero (`padding.empty_rows`), the
@@ -164,7 +213,7 @@ pub fn step(
 /// join the committed tensors').
 pub fn settle(walk: GraphWalk, graph: @GraphCalldata, settlement: @Settlement) -> WalkOpenings {
     let GraphWalk {
-        statement: _, left, mut channel, claims: mut pending, mut weight_claims, tables, witness,
+        left, mut channel, claims: mut pending, mut weight_claims, tables, witness,
     } = walk;
     assert(left == 0, 'graph.shape');
     let padded = padded_inputs(graph);
@@ -222,51 +271,11 @@ pub fn settle(walk: GraphWalk, graph: @GraphCalldata, settlement: @Settlement) -
     WalkOpenings { channel, committed, witness }
 }
 
-/// The first `count` nodes' statements checked in node order by their kinds' classes, each
-/// producer before its consumers (Python `layer_statements`), recording the bounds of the
-/// hidden tensors; then, with `soundness` (every node counted), `graph.params`. Returns each
-/// node's statement and fixed tables.
-fn check_nodes(
-    graph: @GraphCalldata, classes: Classes, count: u32, soundness: bool,
-) -> (Span<PublicStatement>, Span<Span<(felt252, TensorCommitment)>>) {
-    let g = graph.statement;
-    let mut bounds: Bounds = array![];
-    let (mut views, mut tables) = (array![], array![]);
-    let mut total = ErrorTotalTrait::new();
-    let (mut claims, mut reads) = (0, 0);
-    let mut largest: Option<u32> = None;
-    let mut index = 0;
-    for node in g.nodes.span().slice(0, count) {
-        let st = node_statement(graph, @bounds, index);
-        let check = check_node(class_of(classes, *node.kind), @st, classes);
-        let mut j = 0;
-        for entry in node.outputs.span() {
-            if graph.outputs.find(*entry.value).is_none() {
-                bounds.append((*entry.value, known_of(*check.bounds[j])));
-            }
-            j += 1;
-        }
-        total.add_layer(check.error_count);
-        claims += opening_claims(*node.kind);
-        reads += node.weights.len();
-        for entry in node.inputs.span() {
-            if graph.committed_inputs.find(*entry.value).is_some() {
-                reads += 1;
-            }
-        }
-        for c in (*graph.witness)[index].commitments() {
-            largest = Some(larger(largest, *c.n_vars));
-        }
-        for (_, c) in check.tables {
-            largest = Some(larger(largest, *c.n_vars));
-        }
-        views.append(st);
-        tables.append(check.tables);
-        index += 1;
-    }
-    if !soundness {
-        return (views.span(), tables.span());
-    }
+/// The walk's soundness once every node is checked (Python `error_terms`): the nodes' terms,
+/// the same-poly merges, the committed inputs' padding sum-checks, the committed tensors'
+/// opening and the witness opening within 96 bits together (`graph.params`).
+fn expect_sound(graph: @GraphCalldata, checks: @Checks) {
+    let mut total = *checks.total;
     total.add_count(merges(graph));
     let padded = padded_inputs(graph).names.len();
     for _ in 0..padded {
@@ -277,11 +286,11 @@ fn check_nodes(
         for c in (*graph.committed).commitments() {
             n_vars = core::cmp::max(n_vars, *c.n_vars);
         }
-        total.add_opening(params, n_vars, reads + graph.committed_outputs.names.len() + padded);
+        let reads = *checks.reads + graph.committed_outputs.names.len() + padded;
+        total.add_opening(params, n_vars, reads);
     }
-    total.add_witness(largest, claims);
+    total.add_witness(*checks.largest, *checks.claims);
     total.expect_target();
-    (views.span(), tables.span())
 }
 
 /// The committed inputs whose shape has padding (Python `GraphStatement.padded_inputs`).

@@ -109,8 +109,9 @@ fn group(
 }
 
 /// Node `index`'s statement (Python `_worst_case`): its tensors under its own names, a hidden
-/// input at its producer's bound; its own hidden outputs known by nothing yet (no on-chain
-/// kind's check reads its own output's values: posenc's o must be public). A graph's weights
+/// input at its producer's bound (`bounds` may hold later nodes' too: a node reads only
+/// earlier ones'); its own hidden outputs known by nothing (no on-chain kind's check reads its
+/// own output's values: posenc's o must be public), as when it was checked. A graph's weights
 /// are committed on chain: they and the node's committed inputs are its committed tensors.
 pub fn node_statement(graph: @GraphCalldata, bounds: @Bounds, index: u32) -> PublicStatement {
     let node: @Node = graph.statement.nodes[index];
@@ -131,7 +132,7 @@ pub fn node_statement(graph: @GraphCalldata, bounds: @Bounds, index: u32) -> Pub
         dims: node.dims.span(),
         binding: None,
         inputs,
-        outputs: group(graph, bounds, node.outputs, false),
+        outputs: group(graph, @array![], node.outputs, false),
         weights,
         committed: with_committed(weights, committed),
         witness: *graph.witness[index],

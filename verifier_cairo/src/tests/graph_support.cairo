@@ -4,7 +4,8 @@
 
 use crate::graph::calldata::read_graph;
 use crate::graph::contract::{GraphStep, start_graph};
-use crate::graph::verifier::check_graph_statement;
+use crate::graph::statement::check_structure;
+use crate::graph::verifier::{all_checked, check_next, no_checks, view};
 use crate::walk::statement::PublicStatement;
 use crate::walk::verifier::verify_openings;
 use super::support::classes;
@@ -24,7 +25,16 @@ pub fn verify_graph_calldata(calldata: Array<felt252>) -> felt252 {
 pub fn graph_views(calldata: Array<felt252>) -> Span<PublicStatement> {
     let mut data = calldata.span();
     let (graph, _) = read_graph(ref data);
-    check_graph_statement(@graph, classes()).views
+    check_structure(@graph);
+    let mut checks = no_checks();
+    while !all_checked(@graph, @checks) {
+        check_next(@graph, ref checks, classes());
+    }
+    let mut views = array![];
+    for i in 0..graph.statement.nodes.len() {
+        views.append(view(@graph, @checks, i));
+    }
+    views.span()
 }
 
 /// The keys of the declarations the graph relies on, which the main contract requires
