@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import aiohttp
 from starknet_py.common import create_sierra_compiled_contract
-from starknet_py.contract import Contract, PreparedFunctionInvokeV3
+from starknet_py.contract import Contract, ContractFunction, PreparedFunctionInvokeV3
 from starknet_py.hash import hash_method, sierra_class_hash
 from starknet_py.hash import transaction as transaction_hash
 from starknet_py.hash.selector import get_selector_from_name
@@ -32,13 +32,18 @@ from starknet_py.net.signer.key_pair import KeyPair
 from cairn.deploy.build import Artifacts, ClassArtifacts
 from cairn.deploy.sessions import session_state
 from cairn.prover.channels.poseidon import hash_many
+from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts
+from cairn.serializer.graph_calldata import is_graph
 
 MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
 # continue_session(session_id, state, parts): the invoke's 4, the id and two span lengths
 STEP_OVERHEAD_FELTS = 7
 MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
+STAGE_FELTS = 3_000
+"""Felts a `stage` transaction stores: a transaction's state diff is at most 4,000 storage
+slots (Starknet's block bound, which devnet enforces), the account's own slots beside."""
 
 
 # starknet-py hashes classes and transactions with poseidon_py's Python sponge (≈ 45 µs a
@@ -53,8 +58,9 @@ class ChainError(RuntimeError):
     """The node refused a transaction for a reason other than the proof itself."""
 
 
-OUT_OF_GAS = "Out of gas"
-"""The panic of a call that exhausts the L2 gas its estimate may use (the node's bound)."""
+OUT_OF_GAS = ("Out of gas", "RunResources has no remaining steps")
+"""How a node says an estimate exhausted the L2 gas it may use (its bound for an estimate): a
+Cairo panic, or the VM's own error."""
 
 
 class GasLimitError(ChainError):
@@ -213,9 +219,9 @@ async def send(
     try:
         estimate = await call.estimate_fee()
     except ClientError as e:
-        if (reason := revert_reason(e)) == OUT_OF_GAS:
+        if any(text in str(e) for text in OUT_OF_GAS):
             raise GasLimitError(None, max_gas) from e
-        return Sent(reason, None, None)
+        return Sent(revert_reason(e), None, None)
     if estimate.l2_gas_consumed > max_gas:
         raise GasLimitError(estimate.l2_gas_consumed, max_gas)
     sent = await call.invoke(resource_bounds=estimate.to_resource_bounds(1.5, 1.5))
@@ -331,17 +337,21 @@ async def _send_trees(
             estimate = e.estimate
             fit = count // 2 if estimate is None else count * max_gas // estimate
             count = min(count - 1, max(least, fit))
-    needs = "more than the node's bound" if estimate is None else f"{estimate:,}"
+    needs = (
+        "more L2 gas than the node lets an estimate use"
+        if estimate is None
+        else (f"{estimate:,} L2 gas")
+    )
     if least == 0:
         raise ChainError(
             "the proof's verification before its first part (a layer's walk, a model walk's "
-            f"statement and transcript) needs {needs} L2 gas, more than the {max_gas:,} one "
+            f"statement and transcript) needs {needs}, more than the {max_gas:,} one "
             "transaction may use: sessions cut only between parts (docs/cairo-verifier.md, "
             '"Sessions")'
         )
     raise ChainError(
-        f"part {first + 1} (a model walk's node, a tree's opening) needs {needs} L2 gas "
-        f"with what its transaction checks again, more than the {max_gas:,} one may use"
+        f"part {first + 1} (a model walk's node or check, a tree's opening) needs {needs} "
+        f"with what its transaction reads again, more than the {max_gas:,} one may use"
     )
 
 
@@ -373,6 +383,7 @@ async def verify_parts(
             f"transaction of {max_felts} felts"
         )
     functions = (await contract_at(account, address)).functions
+    staged = await _stage(account, address, functions, parts, max_gas)
     opened: list[int] = []
 
     def open_session(trees: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
@@ -383,7 +394,7 @@ async def verify_parts(
     steps = parts.steps
     sent, done, felts = await _send_trees(account, steps, budget, 0, open_session, max_gas)
     session_id, counts = hash_many(opened), [done]
-    verdict = await _run([], sent, felts, address)
+    verdict = await _run(staged, sent, felts, address)
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
         state = _next_state(parts, counts, sent.receipt, address)
 
@@ -403,6 +414,33 @@ async def verify_parts(
         done += count
         counts.append(count)
     return _finished(verdict)
+
+
+async def _stage(
+    account: Account,
+    address: int,
+    functions: dict[str, ContractFunction],
+    parts: CalldataParts,
+    max_gas: int,
+) -> list[TxCost]:
+    """A model walk's statement staged for the session's later transactions, which read it from
+    storage (`stage`, docs/cairo-verifier.md, "Sessions"), `STAGE_FELTS` a transaction; nothing
+    for other proofs. Returns the transactions' costs."""
+    if not is_graph(parts.flat):
+        return []
+    statement = calldata.io_felts(parts.flat)
+    h, costs = hash_many(statement), []
+    for offset in range(0, len(statement), STAGE_FELTS):
+        chunk = statement[offset : offset + STAGE_FELTS]
+        call = functions["stage"].prepare_invoke_v3(
+            statement_hash=h, length=len(statement), offset=offset, felts=chunk
+        )
+        sent = await send(account, call, max_gas)
+        staged = await _run(costs, sent, len(chunk) + 3 + INVOKE_OVERHEAD_FELTS, address)
+        if staged.reason is not None or sent.receipt is None:
+            raise ChainError(f"staging the statement failed: {staged.reason}")
+        costs = list(staged.transactions)
+    return costs
 
 
 def _next_state(

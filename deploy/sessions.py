@@ -277,11 +277,28 @@ def _u256s(digests: Sequence[int]) -> list[int]:
 
 @dataclass
 class Sessions:
-    """The contract's open sessions, id -> (owner, state hash), and its session checks in its
-    order: `open_session` (`session.owner`, then the proof) and `continue_session`
-    (`session.unknown`, `session.owner`, `session.state`, `session.empty`, then the trees)."""
+    """The contract's open sessions, id -> (owner, state hash), the statements staged, (account,
+    statement hash) -> (length, felts by position; unwritten ones read 0), and its session
+    checks in its order: `open_session`
+    (`session.owner`, then the proof) and `continue_session` (`session.unknown`,
+    `session.owner`, `session.state`, `session.empty`, while a model walk is not settled
+    `session.statement`, then the parts)."""
 
     open: dict[int, tuple[int, int]] = field(default_factory=dict)
+    staged: dict[tuple[int, int], tuple[int, dict[int, int]]] = field(default_factory=dict)
+
+    def stage(
+        self, caller: int, statement_hash: int, length: int, offset: int, felts: Sequence[int]
+    ) -> None:
+        """`stage`: felts `offset`.. of the caller's statement of that hash, `length` felts."""
+        _, values = self.staged.get((caller, statement_hash), (0, {}))
+        values.update(enumerate(felts, offset))
+        self.staged[caller, statement_hash] = (length, values)
+
+    def statement(self, account: int, statement_hash: int) -> list[int]:
+        """What the contract reads of `account`'s staged statement of that hash."""
+        length, values = self.staged.get((account, statement_hash), (0, {}))
+        return [values.get(i, 0) for i in range(length)]
 
     def check_open(self, caller: int, session_id: int) -> None:
         owner, _ = self.open.get(session_id, (caller, 0))
@@ -289,8 +306,15 @@ class Sessions:
             raise VerificationError("session.owner", "another account's session")
 
     def check_step(
-        self, caller: int, session_id: int, state: Sequence[int], parts: Sequence[int]
+        self,
+        caller: int,
+        session_id: int,
+        state: Sequence[int],
+        parts: Sequence[int],
+        walking: bool = False,
     ) -> None:
+        """`walking`: the session's model walk is not settled (its state's walk is not empty);
+        its statement, whose hash is the state's io hash, must then be staged by the owner."""
         if session_id not in self.open:
             raise VerificationError("session.unknown", f"no open session {session_id:#x}")
         owner, state_hash = self.open[session_id]
@@ -300,6 +324,8 @@ class Sessions:
             raise VerificationError("session.state", "not the session's current state")
         if not parts:
             raise VerificationError("session.empty", "a step checks at least one part")
+        if walking and hash_many(self.statement(owner, state[2])) != state[2]:
+            raise VerificationError("session.statement", "the walk's statement is not staged")
 
     def advance(self, caller: int, session_id: int, state: list[int] | None) -> None:
         """After an accepted transaction: the session goes on with `state`, or is over."""

@@ -937,6 +937,15 @@ class SessionScript:
         self.counts, self.state = counts, state
         return state
 
+    def stage(self) -> SessionScript:
+        """The caller stages the model walk's statement (`stage`), in one transaction."""
+        statement = io_felts(self.parts.flat)
+        h = hash_many(statement)
+        self.book.stage(short_string(self.caller), h, len(statement), 0, statement)
+        args = f"{felt(h)}, {len(statement)}, 0, {self._literal(statement)}.span()"
+        self.lines.append(f"verifier.stage({args});")
+        return self
+
     def open(self, n_parts: int) -> SessionScript:
         counts = [n_parts]
         (tx,) = transactions(self.parts, counts)
@@ -959,8 +968,9 @@ class SessionScript:
         assert sent is not None
         caller = short_string(self.caller)
         args = f"id, {self._literal(sent)}.span(), {self._literal(trees)}"
+        walking = sum(self.counts) < len(self.parts.walk)
         after = self._run(
-            lambda: self.book.check_step(caller, self.session_id, sent, trees), counts
+            lambda: self.book.check_step(caller, self.session_id, sent, trees, walking), counts
         )
         if self.expect is not None:
             self.lines.append(f"finish_session(verifier, {args});")
@@ -1039,16 +1049,25 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "and its last node, then two nodes, then the first node (every node verified, the "
             "settlement not read), then the settlement and a tree, then the other trees: the "
             "walk's state carried between, the statement and the checks stored.",
-            SessionScript(graph, NO_MODEL).open(2).step(3).step(2).step(1).step(2).step(5)),
+            SessionScript(graph, NO_MODEL).stage().open(2).step(3).step(2).step(1).step(2).step(5)),
         "graph_tampered_node_after_a_cut": (
             "The encoder graph's first node's proof changed, in the transaction after the cut: "
-            "the one-shot verdict.", SessionScript(bad_graph, NO_MODEL, 2).open(5).step(3)),
+            "the one-shot verdict.",
+            SessionScript(bad_graph, NO_MODEL, 2).stage().open(5).step(3)),
+        "graph_continued_unstaged": (
+            "The encoder graph continued before its statement is staged: refused.",
+            SessionScript(graph, NO_MODEL).open(2).step(1)),
+        "graph_staged_by_another_account": (
+            "The encoder graph's statement staged by another account than the session's: "
+            "refused.", SessionScript(graph, NO_MODEL).as_("stranger").stage().as_("anyone")
+            .open(2).step(1)),
         "graph_io_cut_between_nodes": (
             "The encoder graph with its input and output committed too: the statement and the "
             "output's value with every check and the last node (the value's claim carried for "
             "the opening), then the other nodes, then the settlement (the input's claims join "
             "the opening) and every tree.",
-            SessionScript(graph_io, NO_MODEL).open(5).step(3).step(1 + len(graph_io.trees))),
+            SessionScript(graph_io, NO_MODEL).stage().open(5).step(3)
+            .step(1 + len(graph_io.trees))),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]
     assert wrong.state is not None
@@ -1061,6 +1080,8 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
         "reopened_by_another_account": "session.owner",
         "tampered_tree_after_a_cut": contract_check(bad_c.flat, models),
         "graph_tampered_node_after_a_cut": contract_check(bad_graph.flat, models),
+        "graph_continued_unstaged": "session.statement",
+        "graph_staged_by_another_account": "session.statement",
     }
     got = {n: s.expect for n, (_, s) in scripts.items() if s.expect}
     assert got == expected, got

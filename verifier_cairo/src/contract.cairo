@@ -50,6 +50,18 @@ pub trait ICairnVerifier<TContractState> {
         state: Span<felt252>,
         parts: Span<felt252>,
     ) -> felt252;
+    /// Stores `felts` at positions `offset`.. of the `length` felts of a model walk's statement
+    /// whose Poseidon hash is `statement_hash`, for the caller's sessions: a later transaction
+    /// of a session verifying that statement reads it from there (`session.statement` unless it
+    /// hashes to the session's io hash), not from its calldata (docs/cairo-verifier.md,
+    /// "Sessions"). Nothing is checked here.
+    fn stage(
+        ref self: TContractState,
+        statement_hash: felt252,
+        length: u32,
+        offset: u32,
+        felts: Span<felt252>,
+    );
     /// Poseidon hash of session `session_id`'s state; 0 if there is no such open session.
     fn session_state_hash(self: @TContractState, session_id: felt252) -> felt252;
     fn is_verified(self: @TContractState, proof_hash: felt252) -> bool;
@@ -90,7 +102,7 @@ pub mod CairnVerifier {
         GraphPause, GraphStep, ICairnGraphVerifierDispatcherTrait,
         ICairnGraphVerifierLibraryDispatcher,
     };
-    use crate::stored::{read_felts, write_felts};
+    use crate::stored::{append, read_span, set_span_length, write_at};
     use crate::layers::{Classes, class_of};
     use crate::walk::verifier::{continue_openings, openings_complete, verify_openings};
     use crate::walk::calldata::statement_kind;
@@ -243,8 +255,9 @@ pub mod CairnVerifier {
                     .verify_walk(proof, false);
                 let walk = match pause {
                     Some(pause) => {
-                        write_felts(session_id, 'statement', pause.io);
-                        keep_checks(session_id, pause.checks);
+                        let key = checks_key(session_id);
+                        set_span_length(key, 0);
+                        append(key, pause.checks);
                         pause.walk
                     },
                     None => array![].span(),
@@ -284,11 +297,12 @@ pub mod CairnVerifier {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
                     class_hash: self.graph_class.read(),
                 };
-                let statement = read_felts(session_id, 'statement');
-                let checks = read_felts(session_id, 'checks');
+                let statement = read_span(statement_key(open.owner, session.io_hash));
+                assert(poseidon_hash_span(statement) == session.io_hash, 'session.statement');
+                let checks = read_span(checks_key(session_id));
                 match graph.continue_graph(statement, checks, session.walk, parts, self.classes()) {
                     GraphStep::Walking(pause) => {
-                        keep_checks(session_id, pause.checks);
+                        append(checks_key(session_id), pause.checks);
                         session.walk = pause.walk;
                     },
                     GraphStep::Settled(outcome) => {
@@ -306,6 +320,18 @@ pub mod CairnVerifier {
             );
             session.proof_hash = proof_hash;
             self.advance(session_id, open.owner, session)
+        }
+
+        fn stage(
+            ref self: ContractState,
+            statement_hash: felt252,
+            length: u32,
+            offset: u32,
+            felts: Span<felt252>,
+        ) {
+            let key = statement_key(get_caller_address(), statement_hash);
+            set_span_length(key, length);
+            write_at(key, offset, felts);
         }
 
         fn session_state_hash(self: @ContractState, session_id: felt252) -> felt252 {
@@ -370,11 +396,14 @@ pub mod CairnVerifier {
     }
 
 
-    /// A model walk's checks, when its transaction checked nodes' statements.
-    fn keep_checks(session_id: felt252, checks: Option<Span<felt252>>) {
-        if let Some(checks) = checks {
-            write_felts(session_id, 'checks', checks);
-        }
+    /// Where `stage` keeps the statement whose felts hash to `statement_hash` for `account`.
+    fn statement_key(account: ContractAddress, statement_hash: felt252) -> felt252 {
+        poseidon_hash_span(array!['statement', account.into(), statement_hash].span())
+    }
+
+    /// Where a session keeps its model walk's nodes' checks so far.
+    fn checks_key(session_id: felt252) -> felt252 {
+        poseidon_hash_span(array!['checks', session_id].span())
     }
 
     #[generate_trait]

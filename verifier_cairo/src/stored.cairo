@@ -1,8 +1,9 @@
-//! Felts a session keeps in the contract's storage between its transactions, by (session,
-//! what): a model walk's statement and its checks, which would otherwise travel in every
-//! transaction's calldata (docs/cairo-verifier.md, "Sessions"). The length is stored at the
-//! address the Poseidon hash of (domain, session, what) gives, the felts in chunks of 256, chunk
-//! c at the 256 addresses from the hash of (domain, session, what, c): one hash per chunk.
+//! Felts the contract keeps in storage beyond one transaction (docs/cairo-verifier.md,
+//! "Sessions"): a model walk's statement, staged by the account that verifies it, and its
+//! nodes' statement checks as a session's transactions make them — too large to travel in
+//! every transaction's calldata. A span under key k: its length at the address the Poseidon
+//! hash of (domain, k) gives, its felts in chunks of 256, chunk c at the 256 addresses from the
+//! hash of (domain, k, c): one hash per chunk read or written.
 
 use core::poseidon::poseidon_hash_span;
 use starknet::SyscallResultTrait;
@@ -12,46 +13,60 @@ use starknet::storage_access::{
 };
 use starknet::syscalls::{storage_read_syscall, storage_write_syscall};
 
-const DOMAIN: felt252 = 'cairn.session_felts';
+const DOMAIN: felt252 = 'cairn.stored';
 const CHUNK: u32 = 256;
 
-fn base(key: Span<felt252>) -> StorageBaseAddress {
-    storage_base_address_from_felt252(poseidon_hash_span(key))
+fn length_base(key: felt252) -> StorageBaseAddress {
+    storage_base_address_from_felt252(poseidon_hash_span(array![DOMAIN, key].span()))
 }
 
-fn chunk(session: felt252, what: felt252, index: u32) -> StorageBaseAddress {
-    base(array![DOMAIN, session, what, (index / CHUNK).into()].span())
+fn chunk_base(key: felt252, index: u32) -> StorageBaseAddress {
+    let chunk: felt252 = (index / CHUNK).into();
+    storage_base_address_from_felt252(poseidon_hash_span(array![DOMAIN, key, chunk].span()))
 }
 
-/// Stores `felts` as session `session`'s `what`, replacing what was there.
-pub fn write_felts(session: felt252, what: felt252, felts: Span<felt252>) {
-    let length = storage_address_from_base(base(array![DOMAIN, session, what].span()));
-    storage_write_syscall(0, length, felts.len().into()).unwrap_syscall();
-    let mut at = chunk(session, what, 0);
-    let mut i: u32 = 0;
+pub fn span_length(key: felt252) -> u32 {
+    let felt = storage_read_syscall(0, storage_address_from_base(length_base(key)))
+        .unwrap_syscall();
+    felt.try_into().unwrap()
+}
+
+pub fn set_span_length(key: felt252, length: u32) {
+    storage_write_syscall(0, storage_address_from_base(length_base(key)), length.into())
+        .unwrap_syscall();
+}
+
+/// Writes `felts` at positions `offset`.. of the span under `key` (its length is set apart).
+pub fn write_at(key: felt252, offset: u32, felts: Span<felt252>) {
+    let mut base = chunk_base(key, offset);
+    let mut i = offset;
     for f in felts {
         if i % CHUNK == 0 {
-            at = chunk(session, what, i);
+            base = chunk_base(key, i);
         }
-        let offset: u8 = (i % CHUNK).try_into().unwrap();
-        storage_write_syscall(0, storage_address_from_base_and_offset(at, offset), *f)
-            .unwrap_syscall();
+        let at = storage_address_from_base_and_offset(base, (i % CHUNK).try_into().unwrap());
+        storage_write_syscall(0, at, *f).unwrap_syscall();
         i += 1;
     }
 }
 
-/// Session `session`'s `what` as `write_felts` last stored it (empty if never).
-pub fn read_felts(session: felt252, what: felt252) -> Span<felt252> {
-    let length = storage_address_from_base(base(array![DOMAIN, session, what].span()));
-    let n: u32 = storage_read_syscall(0, length).unwrap_syscall().try_into().unwrap();
+/// Appends `felts` to the span under `key`.
+pub fn append(key: felt252, felts: Span<felt252>) {
+    let length = span_length(key);
+    write_at(key, length, felts);
+    set_span_length(key, length + felts.len());
+}
+
+/// The span under `key` (empty if nothing was written).
+pub fn read_span(key: felt252) -> Span<felt252> {
     let mut felts = array![];
-    let mut at = chunk(session, what, 0);
-    for i in 0..n {
+    let mut base = chunk_base(key, 0);
+    for i in 0..span_length(key) {
         if i % CHUNK == 0 {
-            at = chunk(session, what, i);
+            base = chunk_base(key, i);
         }
-        let offset: u8 = (i % CHUNK).try_into().unwrap();
-        felts.append(storage_read_syscall(0, storage_address_from_base_and_offset(at, offset)).unwrap_syscall());
+        let at = storage_address_from_base_and_offset(base, (i % CHUNK).try_into().unwrap());
+        felts.append(storage_read_syscall(0, at).unwrap_syscall());
     }
     felts.span()
 }

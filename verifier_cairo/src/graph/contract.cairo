@@ -4,7 +4,7 @@
 //! by the node's walk class, then the nodes, last first, by their layer verifiers, then the
 //! settlement —; a session's transaction may stop between any two parts
 //! (`GraphStep::Walking`). No storage, no side effect: a session's main contract keeps the
-//! statement and the checks between transactions.
+//! statement and the nodes' checks between transactions.
 
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
@@ -15,7 +15,7 @@ use crate::walk::tensor::TensorsTrait;
 use super::calldata::{GraphCalldata, read_check, read_graph, read_node, read_settlement, read_statement};
 use super::statement::check_structure;
 use super::verifier::{
-    Checks, GraphWalk, all_checked, check_next, checked, no_checks, settle, start, step,
+    Checks, GraphWalk, all_checked, check_next, checked, checks_of, no_checks, settle, start, step,
 };
 
 /// Where a transaction leaves a model walk: part way (`GraphPause`), or settled, with what is
@@ -26,14 +26,14 @@ pub enum GraphStep {
     Settled: WalkOutcome,
 }
 
-/// A model walk part way: its statement's felts (what `io_hash` hashes and the session keeps),
-/// its `GraphWalk` by Serde (what the session's state carries), and its `Checks` by Serde when
-/// the transaction checked a node's statement (else the session's stored ones stand).
+/// A model walk part way: its statement's felts (what `io_hash` hashes), its `GraphWalk` by
+/// Serde (what the session's state carries), and the `NodeCheck`s this transaction made, by
+/// Serde in node order (what the session keeps after those of the earlier transactions).
 #[derive(Drop, Serde)]
 pub struct GraphPause {
     pub io: Span<felt252>,
     pub walk: Span<felt252>,
-    pub checks: Option<Span<felt252>>,
+    pub checks: Span<felt252>,
 }
 
 #[starknet::interface]
@@ -48,9 +48,9 @@ pub trait ICairnGraphVerifier<TContractState> {
         self: @TContractState, proof: Span<felt252>, whole: bool, classes: Classes,
     ) -> GraphStep;
     /// Continues the walk `walk` (a `GraphWalk` by Serde) of the statement `statement` (its
-    /// felts), whose nodes' checks so far are `checks` (`Checks` by Serde), with the next
-    /// `parts`; `groups_at` counts from the start of `parts`. The caller passes only what its
-    /// session stored, which `start_graph` and the earlier transactions made.
+    /// felts), whose first nodes' checks are `checks` (their `NodeCheck`s by Serde), with the
+    /// next `parts`; `groups_at` counts from the start of `parts`. The caller passes only what
+    /// its session holds, which `start_graph` and the earlier transactions made.
     fn continue_graph(
         self: @TContractState,
         statement: Span<felt252>,
@@ -66,7 +66,7 @@ pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> Graph
     let (graph, values) = read_graph(ref data);
     check_structure(@graph);
     let walk = start(@graph, @values);
-    walk_parts(@graph, no_checks(), true, walk, data, whole, classes, proof.len())
+    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len())
 }
 
 pub fn continue_graph(
@@ -78,21 +78,18 @@ pub fn continue_graph(
 ) -> GraphStep {
     let mut statement = statement;
     let graph = read_statement(ref statement);
-    let mut checks = checks;
-    let checks: Checks = Serde::deserialize(ref checks).unwrap();
+    let checks = checks_of(@graph, checks);
     let mut walk = walk;
     let walk: GraphWalk = Serde::deserialize(ref walk).unwrap();
-    walk_parts(@graph, checks, false, walk, parts, false, classes, parts.len())
+    walk_parts(@graph, checks, walk, parts, false, classes, parts.len())
 }
 
 /// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' statement
 /// checks until every node is checked, the nodes' proofs until none is left, then the
-/// settlement; `total` is the length of the span `data` ends. A pause returns the checks if
-/// they are `fresh` (not what the session stored) or this transaction checked a node.
+/// settlement; `total` is the length of the span `data` ends.
 fn walk_parts(
     graph: @GraphCalldata,
     checks: Checks,
-    fresh: bool,
     walk: GraphWalk,
     data: Span<felt252>,
     whole: bool,
@@ -101,11 +98,10 @@ fn walk_parts(
 ) -> GraphStep {
     let mut data = data;
     let (mut checks, mut walk) = (checks, walk);
-    let mut fresh = fresh;
+    let mut made = array![];
     while !all_checked(graph, @checks) && (whole || !data.is_empty()) {
         read_check(ref data, checked(@checks));
-        check_next(graph, ref checks, classes);
-        fresh = true;
+        check_next(graph, ref checks, classes).serialize(ref made);
     }
     while all_checked(graph, @checks) && walk.left > 0 && (whole || !data.is_empty()) {
         let node_proof = read_node(ref data, *graph.statement.nodes[walk.left - 1].kind);
@@ -114,14 +110,8 @@ fn walk_parts(
     if !all_checked(graph, @checks) || walk.left > 0 || (!whole && data.is_empty()) {
         let mut state = array![];
         walk.serialize(ref state);
-        let checks = if fresh {
-            let mut felts = array![];
-            checks.serialize(ref felts);
-            Some(felts.span())
-        } else {
-            None
-        };
-        return GraphStep::Walking(GraphPause { io: *graph.io, walk: state.span(), checks });
+        let pause = GraphPause { io: *graph.io, walk: state.span(), checks: made.span() };
+        return GraphStep::Walking(pause);
     }
     let io_hash = poseidon_hash_span(*graph.io);
     let settlement = read_settlement(ref data);

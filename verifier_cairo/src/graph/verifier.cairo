@@ -58,8 +58,9 @@ struct TableClaims {
 /// hidden tensor produced so far, each checked node's fixed tables, the soundness terms so far,
 /// and the counts the openings' terms need (the claims on the witness opening, the reads of
 /// committed tensors, its largest polynomial). Between a session's transactions the main
-/// contract keeps it in storage, by Serde.
-#[derive(Drop, Serde)]
+/// contract keeps each node's `NodeCheck` (by Serde, in node order), from which `checks_of`
+/// rebuilds it.
+#[derive(Drop)]
 pub struct Checks {
     bounds: Bounds,
     tables: Array<Span<(felt252, TensorCommitment)>>,
@@ -80,23 +81,48 @@ pub fn no_checks() -> Checks {
     }
 }
 
-/// The next node's statement (node `checks.tables.len()`) checked by its kind's class, each
-/// producer before its consumers (Python `StatementChecks.check_next`): the bounds of the
-/// hidden tensors it produces recorded, its terms added; after the last node, the graph's
-/// soundness (`graph.params`). Panics with the name of the failed check.
-pub fn check_next(graph: @GraphCalldata, ref checks: Checks, classes: Classes) {
+/// The next node's statement (node `checked(checks)`) checked by its kind's class, each
+/// producer before its consumers (Python `StatementChecks.check_next`), then taken in
+/// (`take_check`); after the last node, the graph's soundness (`graph.params`). Panics with the
+/// name of the failed check; returns the node's check, for the session to keep.
+pub fn check_next(graph: @GraphCalldata, ref checks: Checks, classes: Classes) -> NodeCheck {
     let index = checked(@checks);
     let node = graph.statement.nodes[index];
     let st = node_statement(graph, @checks.bounds, index);
     let check = check_node(class_of(classes, *node.kind), @st, classes);
+    take_check(graph, ref checks, @check);
+    if all_checked(graph, @checks) {
+        expect_sound(graph, @checks);
+    }
+    check
+}
+
+/// The checks the kept `NodeCheck`s of the first nodes give (`records`: their Serde, in node
+/// order), each taken in as when it was made.
+pub fn checks_of(graph: @GraphCalldata, records: Span<felt252>) -> Checks {
+    let mut records = records;
+    let mut checks = no_checks();
+    while !records.is_empty() {
+        let check: NodeCheck = Serde::deserialize(ref records).unwrap();
+        take_check(graph, ref checks, @check);
+    }
+    checks
+}
+
+/// A node's check taken in (the next node's): the bounds of the hidden tensors it produces,
+/// its error terms, its claims on the witness opening, its reads of committed tensors, its
+/// witness's and tables' sizes, and its tables.
+fn take_check(graph: @GraphCalldata, ref checks: Checks, check: @NodeCheck) {
+    let index = checked(@checks);
+    let node = graph.statement.nodes[index];
     let mut j = 0;
     for entry in node.outputs.span() {
         if graph.outputs.find(*entry.value).is_none() {
-            checks.bounds.append((*entry.value, known_of(*check.bounds[j])));
+            checks.bounds.append((*entry.value, known_of(*(*check.bounds)[j])));
         }
         j += 1;
     }
-    checks.total.add_layer(check.error_count);
+    checks.total.add_layer(*check.error_count);
     checks.claims += opening_claims(*node.kind);
     checks.reads += node.weights.len();
     for entry in node.inputs.span() {
@@ -107,13 +133,10 @@ pub fn check_next(graph: @GraphCalldata, ref checks: Checks, classes: Classes) {
     for c in (*graph.witness)[index].commitments() {
         checks.largest = Some(larger(checks.largest, *c.n_vars));
     }
-    for (_, c) in check.tables {
+    for (_, c) in *check.tables {
         checks.largest = Some(larger(checks.largest, *c.n_vars));
     }
-    checks.tables.append(check.tables);
-    if all_checked(graph, @checks) {
-        expect_sound(graph, @checks);
-    }
+    checks.tables.append(*check.tables);
 }
 
 /// Node `index`'s statement as it was checked (`index` below `checked`).

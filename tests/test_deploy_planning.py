@@ -1,0 +1,58 @@
+"""How a session's transactions are cut (deploy/contract.py `_send_trees`) against a node
+whose estimate of a call is a base plus a cost per part, and which runs out of gas (no
+estimate) beyond its own bound: the real node's answers are the devnet tests'."""
+
+import asyncio
+
+import pytest
+
+from cairn.deploy import contract
+
+BASE, PER_PART, NODE_BOUND = 10**8, 10**7, 10**9
+
+
+@pytest.fixture
+def estimates(monkeypatch) -> list[int]:
+    """The part counts the planner had estimated, in order."""
+    tried: list[int] = []
+
+    async def send(account, call: int, max_gas: int) -> contract.Sent:
+        tried.append(call)
+        gas = BASE + PER_PART * call
+        if gas > NODE_BOUND:
+            raise contract.GasLimitError(None, max_gas)
+        if gas > max_gas:
+            raise contract.GasLimitError(gas, max_gas)
+        return contract.Sent(None, 1, None)
+
+    monkeypatch.setattr(contract, "send", send)
+    return tried
+
+
+def _plan(parts: int, least: int = 0, room: int = 4_000) -> tuple[int, int]:
+    trees = [[i] for i in range(parts)]
+    sent = contract._send_trees(None, trees, room, least, lambda felts: (len(felts), len(felts)))
+    _, count, felts = asyncio.run(sent)
+    return count, felts
+
+
+def test_a_call_beyond_the_nodes_bound_is_halved_then_cut_to_fit(estimates):
+    """500 one-felt parts (a model walk's check parts): beyond the node's bound three times
+    (halved each time), then within it but over the cap: cut to what the estimate says fits."""
+    count, felts = _plan(500)
+    assert estimates == [500, 250, 125, 62]
+    assert count == felts == 62 and BASE + PER_PART * count <= contract.MAX_L2_GAS_ESTIMATE
+
+
+def test_calldata_room_bounds_the_first_try(estimates):
+    assert _plan(500, room=40) == (40, 40) and estimates == [40]
+
+
+def test_a_base_beyond_the_nodes_bound_is_refused_saying_so(monkeypatch, estimates):
+    monkeypatch.setattr(contract, "send", _out_of_gas)
+    with pytest.raises(contract.ChainError, match="more L2 gas than the node lets an estimate use"):
+        _plan(8)
+
+
+async def _out_of_gas(account, call: int, max_gas: int) -> contract.Sent:
+    raise contract.GasLimitError(None, max_gas)
