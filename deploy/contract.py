@@ -14,7 +14,7 @@ import json
 import re
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import aiohttp
 from starknet_py.common import create_sierra_compiled_contract
@@ -34,16 +34,16 @@ from cairn.deploy.sessions import session_state
 from cairn.prover.channels.poseidon import hash_many
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts
-from cairn.serializer.graph_calldata import is_graph
 
 MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
 # continue_session(session_id, state, parts): the invoke's 4, the id and two span lengths
 STEP_OVERHEAD_FELTS = 7
 MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
-STAGE_FELTS = 3_000
-"""Felts a `stage` transaction stores: a transaction's state diff is at most 4,000 storage
-slots (Starknet's block bound, which devnet enforces), the account's own slots beside."""
+STAGE_FELTS = 1_500
+"""Felts a `stage` transaction stores: a stored felt costs ≈ 4.8·10^5 L2 gas (measured on
+devnet 0.8.2), so 1,500 are ≈ 7.3·10^8, and a transaction's state diff is at most 4,000 (two
+a stored felt: Starknet's block bound, which devnet enforces)."""
 
 
 # starknet-py hashes classes and transactions with poseidon_py's Python sponge (≈ 45 µs a
@@ -58,9 +58,14 @@ class ChainError(RuntimeError):
     """The node refused a transaction for a reason other than the proof itself."""
 
 
-OUT_OF_GAS = ("Out of gas", "RunResources has no remaining steps")
-"""How a node says an estimate exhausted the L2 gas it may use (its bound for an estimate): a
-Cairo panic, or the VM's own error."""
+TOO_LARGE = (
+    "Out of gas",
+    "RunResources has no remaining steps",
+    "Transaction size exceeds the maximum block capacity",
+)
+"""How a node says a call is beyond what it estimates: the L2 gas an estimate may use
+exhausted (a Cairo panic, or the VM's own error), or more gas or state diff than a block
+holds."""
 
 
 class GasLimitError(ChainError):
@@ -219,7 +224,7 @@ async def send(
     try:
         estimate = await call.estimate_fee()
     except ClientError as e:
-        if any(text in str(e) for text in OUT_OF_GAS):
+        if any(text in str(e) for text in TOO_LARGE):
             raise GasLimitError(None, max_gas) from e
         return Sent(revert_reason(e), None, None)
     if estimate.l2_gas_consumed > max_gas:
@@ -383,7 +388,6 @@ async def verify_parts(
             f"transaction of {max_felts} felts"
         )
     functions = (await contract_at(account, address)).functions
-    staged = await _stage(account, address, functions, parts, max_gas)
     opened: list[int] = []
 
     def open_session(trees: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
@@ -394,9 +398,12 @@ async def verify_parts(
     steps = parts.steps
     sent, done, felts = await _send_trees(account, steps, budget, 0, open_session, max_gas)
     session_id, counts = hash_many(opened), [done]
-    verdict = await _run(staged, sent, felts, address)
+    verdict = await _run([], sent, felts, address)
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
         state = _next_state(parts, counts, sent.receipt, address)
+        if len(counts) == 1 and done < len(parts.walk):  # a model walk goes on: stage it
+            staged = await _stage(account, address, functions, parts, max_gas)
+            verdict = replace(verdict, transactions=(*verdict.transactions, *staged))
 
         def step(
             trees: list[int], state: list[int] = state
@@ -424,10 +431,8 @@ async def _stage(
     max_gas: int,
 ) -> list[TxCost]:
     """A model walk's statement staged for the session's later transactions, which read it from
-    storage (`stage`, docs/cairo-verifier.md, "Sessions"), `STAGE_FELTS` a transaction; nothing
-    for other proofs. Returns the transactions' costs."""
-    if not is_graph(parts.flat):
-        return []
+    storage (`stage`, docs/cairo-verifier.md, "Sessions"), `STAGE_FELTS` a transaction, once its
+    first transaction is accepted. Returns the transactions' costs."""
     statement = calldata.io_felts(parts.flat)
     h, costs = hash_many(statement), []
     for offset in range(0, len(statement), STAGE_FELTS):

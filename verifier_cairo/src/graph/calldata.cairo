@@ -6,6 +6,7 @@
 //! outputs' values. Then, as the walk reaches them, one check part per node (in order), one
 //! part per node (last first) and the settlement.
 
+use core::dict::{Felt252Dict, Felt252DictTrait};
 use crate::calldata::{KIND_GRAPH, VERSION, take_exact};
 use crate::fields::qm31::QM31;
 use crate::layers::{has_witness, layer_kind};
@@ -122,19 +123,24 @@ pub fn read_statement(ref data: Span<felt252>) -> GraphCalldata {
 /// The committed inputs and outputs among `committed` (name order): a committed tensor a node
 /// writes is an output, one a node only reads as a tensor an input; the rest are weights.
 fn committed_io(g: @GraphStatement, committed: Tensors) -> (Tensors, Tensors) {
+    let mut read: Felt252Dict<u8> = Default::default();
+    let mut written: Felt252Dict<u8> = Default::default();
+    for node in g.nodes.span() {
+        for entry in node.inputs.span() {
+            read.insert(*entry.value, 1);
+        }
+        for entry in node.outputs.span() {
+            written.insert(*entry.value, 1);
+        }
+    }
     let (mut in_names, mut in_tensors) = (array![], array![]);
     let (mut out_names, mut out_tensors) = (array![], array![]);
     let mut i = 0;
     for name in committed.names {
-        let (mut read, mut written) = (false, false);
-        for node in g.nodes.span() {
-            read = read || wires(node.inputs, *name);
-            written = written || wires(node.outputs, *name);
-        }
-        if written {
+        if written.get(*name) == 1 {
             out_names.append(*name);
             out_tensors.append(*committed.tensors[i]);
-        } else if read {
+        } else if read.get(*name) == 1 {
             in_names.append(*name);
             in_tensors.append(*committed.tensors[i]);
         }
@@ -144,16 +150,6 @@ fn committed_io(g: @GraphStatement, committed: Tensors) -> (Tensors, Tensors) {
         Tensors { names: in_names.span(), tensors: in_tensors.span() },
         Tensors { names: out_names.span(), tensors: out_tensors.span() },
     )
-}
-
-/// Whether a node's wiring names the graph tensor `name`.
-pub fn wires(wiring: @Array<Named<felt252>>, name: felt252) -> bool {
-    for entry in wiring.span() {
-        if *entry.value == name {
-            return true;
-        }
-    }
-    false
 }
 
 /// A check part: the index of the node whose statement it checks, the next to check

@@ -8,6 +8,7 @@ use crate::layers::layer_reads;
 use crate::pcs::transcript::PcsChannel;
 use crate::walk::calldata::names_of;
 use crate::walk::proof::{Named, Node};
+use core::dict::{Felt252Dict, Felt252DictTrait};
 use crate::walk::statement::{BINDING_TAG, absorb_public, absorb_shape, contains};
 use crate::layers::range::relations::{Declared, DeclaredTrait, declaration_problem};
 use crate::ranges::HALF;
@@ -20,15 +21,44 @@ const GRAPH_TAG: felt252 = 'cairn/graph/v1';
 /// A hidden tensor's padded size is at most 2^24 entries (Python `MAX_HIDDEN_VARS`).
 const MAX_HIDDEN_VARS: u32 = 24;
 
-/// `graph.shape` unless `name` is 1–31 bytes of printable ASCII (Python `name_felt`).
+/// `graph.shape` unless `name` is 1–31 bytes of printable ASCII (Python `name_felt`): the
+/// bytes of its u128 limbs, the low one whole when the high one is not empty.
 fn expect_name(name: felt252) {
-    let mut value: u256 = name.into();
+    let value: u256 = name.into();
     assert(value != 0 && value < TWO_248, 'graph.shape');
-    while value != 0 {
-        let byte = value % 256;
-        assert(byte >= 0x20 && byte <= 0x7e, 'graph.shape');
-        value /= 256;
+    if value.high == 0 {
+        expect_printable(value.low, false);
+    } else {
+        expect_printable(value.low, true);
+        expect_printable(value.high, false);
     }
+}
+
+/// Every byte of `limb` up to its highest non-zero one (all 16 when `whole`) printable.
+fn expect_printable(limb: u128, whole: bool) {
+    let (mut rest, mut count) = (limb, 0_u32);
+    while rest != 0 || (whole && count < 16) {
+        let byte = rest % 256;
+        assert(byte >= 0x20 && byte <= 0x7e, 'graph.shape');
+        rest /= 256;
+        count += 1;
+    }
+}
+
+/// A set of names (a dictionary: the structure checks look names up by the hundred in a
+/// MiniLM graph, where a scan of a list each time costs 10^8 gas and more).
+type Names = Felt252Dict<u8>;
+
+fn names_set(names: Span<felt252>) -> Names {
+    let mut set: Names = Default::default();
+    for name in names {
+        set.insert(*name, 1);
+    }
+    set
+}
+
+fn has(ref set: Names, name: felt252) -> bool {
+    set.get(name) == 1
 }
 
 fn expect_names(names: Span<felt252>) {
@@ -78,7 +108,10 @@ pub fn check_structure(graph: @GraphCalldata) {
         assert(tensor_vars(entry.value.span()) <= MAX_HIDDEN_VARS, 'graph.shape');
     }
     let (inputs, outputs) = (concat(public_inputs, io_inputs), concat(public_outputs, io_outputs));
-    let unseen = concat(hidden, concat(io_inputs, io_outputs));
+    let unseen_names = concat(hidden, concat(io_inputs, io_outputs));
+    let (mut input_set, mut output_set) = (names_set(inputs), names_set(outputs));
+    let (mut hidden_set, mut committed_set) = (names_set(hidden), names_set(committed));
+    let mut unseen = names_set(unseen_names);
     for group in array![*graph.committed_inputs, *graph.committed_outputs].span() {
         for t in *group.tensors {
             let n_vars = tensor_vars(*t.shape);
@@ -86,7 +119,10 @@ pub fn check_structure(graph: @GraphCalldata) {
             assert((*t.commitment).unwrap().n_vars == n_vars, 'graph.shape');
         }
     }
-    let (mut produced, mut read, mut weights_read) = (array![], array![], array![]);
+    let mut produced_names = array![];
+    let mut produced: Names = Default::default();
+    let mut read: Names = Default::default();
+    let mut weights_read: Names = Default::default();
     for node in g.nodes.span() {
         expect_wiring(node.inputs);
         expect_wiring(node.outputs);
@@ -94,51 +130,55 @@ pub fn check_structure(graph: @GraphCalldata) {
         expect_distinct_locals(node);
         for entry in node.inputs.span() {
             let name = *entry.value;
-            assert(contains(produced.span(), name) || contains(inputs, name), 'graph.shape');
-            read.append(name);
+            assert(has(ref produced, name) || has(ref input_set, name), 'graph.shape');
+            read.insert(name, 1);
         }
-        expect_public_reads(node, unseen);
+        expect_public_reads(node, ref unseen);
         for entry in node.outputs.span() {
             let name = *entry.value;
-            assert(!contains(produced.span(), name) && !contains(inputs, name), 'graph.shape');
-            produced.append(name);
+            assert(!has(ref produced, name) && !has(ref input_set, name), 'graph.shape');
+            produced.insert(name, 1);
+            produced_names.append(name);
         }
         for entry in node.weights.span() {
             let name = *entry.value;
-            assert(contains(committed, name) && !contains(unseen, name), 'graph.shape');
-            weights_read.append(name);
+            assert(has(ref committed_set, name) && !has(ref unseen, name), 'graph.shape');
+            weights_read.insert(name, 1);
         }
     }
-    let (produced, read) = (produced.span(), read.span());
     for name in inputs {
-        assert(contains(read, *name) || contains(outputs, *name), 'graph.shape');
-    }
-    for name in produced {
-        assert(contains(read, *name) || contains(outputs, *name), 'graph.shape');
-    }
-    for name in outputs {
-        assert(contains(produced, *name), 'graph.shape');
+        assert(has(ref read, *name) || has(ref output_set, *name), 'graph.shape');
     }
     let mut hidden_count = 0;
-    for name in produced {
-        if !contains(outputs, *name) {
-            assert(contains(hidden, *name), 'graph.shape');
+    for name in produced_names.span() {
+        let output = has(ref output_set, *name);
+        assert(has(ref read, *name) || output, 'graph.shape');
+        if !output {
+            assert(has(ref hidden_set, *name), 'graph.shape');
             hidden_count += 1;
         }
     }
+    for name in outputs {
+        assert(has(ref produced, *name), 'graph.shape');
+    }
     assert(hidden.len() == hidden_count, 'graph.shape');
     for name in committed {
-        assert(contains(weights_read.span(), *name) || contains(unseen, *name), 'graph.shape');
+        assert(has(ref weights_read, *name) || has(ref unseen, *name), 'graph.shape');
     }
+    let mut i = 0;
     for w in *graph.declared {
         let name = *w.name;
-        assert(contains(committed, name) && !contains(unseen, name), 'graph.declared');
-        expect_declarable(*w, graph.committed.get(name).shape);
+        assert(has(ref committed_set, name) && !has(ref unseen, name), 'graph.declared');
+        // Both lists are in name order: the weight's entry is found moving forward.
+        while *committed[i] != name {
+            i += 1;
+        }
+        expect_declarable(*w, *graph.committed.tensors[i].shape);
     }
     if let Some(b) = g.binding {
         let mut weights = array![];
         for name in committed {
-            if !contains(unseen, *name) {
+            if !has(ref unseen, *name) {
                 weights.append(*name);
             }
         }
@@ -162,13 +202,11 @@ fn expect_declarable(w: DeclaredWeight, shape: Span<u32>) {
 
 /// No name in two of the groups (each group's names are distinct: calldata.names).
 fn expect_distinct(groups: Span<Span<felt252>>) {
-    let mut seen: Array<felt252> = array![];
+    let mut seen: Names = Default::default();
     for group in groups {
         for name in *group {
-            assert(!contains(seen.span(), *name), 'graph.shape');
-        }
-        for name in *group {
-            seen.append(*name);
+            assert(!has(ref seen, *name), 'graph.shape');
+            seen.insert(*name, 1);
         }
     }
 }
@@ -195,7 +233,7 @@ fn expect_distinct_locals(node: @Node) {
 /// A kind whose check reads a tensor's values (Python `LayerSpec.reads` and
 /// `committable_reads`: layernorm's s1 and s2, posenc's x and o) must find them public, not
 /// among `unseen`.
-fn expect_public_reads(node: @Node, unseen: Span<felt252>) {
+fn expect_public_reads(node: @Node, ref unseen: Names) {
     let mut locals = array![];
     locals.append_span(layer_reads(*node.kind));
     if *node.kind == 'posenc' {
@@ -208,7 +246,7 @@ fn expect_public_reads(node: @Node, unseen: Span<felt252>) {
             None => wired(node.inputs, *local),
         };
         if let Some(name) = name {
-            assert(!contains(unseen, name), 'graph.shape');
+            assert(!has(ref unseen, name), 'graph.shape');
         }
     }
 }

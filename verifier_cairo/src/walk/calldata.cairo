@@ -234,16 +234,26 @@ pub fn check_names(names: Span<felt252>) {
     }
 }
 
-/// A short string's bytes left-aligned in 31 bytes, so names compare as strings.
+/// A short string's bytes left-aligned in 31 bytes, so names compare as strings: its bytes
+/// counted on the u128 limbs, then one shift as felt products (a name is below 2^248, so the
+/// shifted value is too).
 pub fn order_key(name: felt252) -> u256 {
     let value: u256 = name.into();
-    if value >= TWO_248 {
+    if value >= TWO_248 || value == 0 {
         return value;
     }
-    let mut key = value;
-    let top: u256 = TWO_248 / 256;
-    while key < top && key != 0 {
+    let (mut rest, mut bytes) = if value.high != 0 {
+        (value.high, 16)
+    } else {
+        (value.low, 0)
+    };
+    while rest != 0 {
+        rest /= 256;
+        bytes += 1;
+    }
+    let mut key = name;
+    for _ in bytes..31_u32 {
         key *= 256;
     }
-    key
+    key.into()
 }
