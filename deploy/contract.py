@@ -25,7 +25,7 @@ from starknet_py.hash.selector import get_selector_from_name
 from starknet_py.hash.sierra_class_hash import compute_sierra_class_hash
 from starknet_py.net.account.account import Account
 from starknet_py.net.client_errors import ClientError
-from starknet_py.net.client_models import TransactionReceipt
+from starknet_py.net.client_models import EstimatedFee, TransactionReceipt
 from starknet_py.net.full_node_client import FullNodeClient
 from starknet_py.net.signer.key_pair import KeyPair
 
@@ -221,14 +221,27 @@ async def send(
 ) -> Sent:
     """Estimate, then invoke with a 1.5x margin and wait for the receipt. `max_gas`: the
     largest estimate sent (benchmarks raise it to measure what a proof over it would cost)."""
+    estimate = await _estimate(call, max_gas)
+    if isinstance(estimate, str):
+        return Sent(estimate, None, None)
+    return await _invoke(account, call, estimate)
+
+
+async def _estimate(call: PreparedFunctionInvokeV3, max_gas: int) -> EstimatedFee | str:
+    """The node's estimate of `call`, or the contract's revert reason; GasLimitError if it
+    exceeds `max_gas` or what the node estimates at all."""
     try:
         estimate = await call.estimate_fee()
     except ClientError as e:
         if any(text in str(e) for text in TOO_LARGE):
             raise GasLimitError(None, max_gas) from e
-        return Sent(revert_reason(e), None, None)
+        return revert_reason(e)
     if estimate.l2_gas_consumed > max_gas:
         raise GasLimitError(estimate.l2_gas_consumed, max_gas)
+    return estimate
+
+
+async def _invoke(account: Account, call: PreparedFunctionInvokeV3, estimate: EstimatedFee) -> Sent:
     sent = await call.invoke(resource_bounds=estimate.to_resource_bounds(1.5, 1.5))
     await sent.wait_for_acceptance()
     receipt = await account.client.get_transaction_receipt(sent.hash)
@@ -317,13 +330,12 @@ async def _send_trees(
     """Send the call `prepare` makes of as many of `trees` (parts after the front: a model
     walk's, then the trees) as fit `budget` calldata felts and the gas limit (at least `least`
     of them; `first`: the index of trees[0] among the parts, for errors): the outcome, how
-    many were sent, the call's calldata felts. A call whose
-    estimate E is too large is retried with its count c cut to c·max_gas/E (at least one part
-    fewer, and not below `least` before `least` is tried), or halved if even the node's bound
-    for an estimate is exceeded: when the parts cost alike (gas a base b plus g per part) that
-    is never fewer than the (max_gas − b)/g that fit, and it spares an estimate (a whole
-    execution) per part; with unlike parts it may send fewer than fit (more transactions, the
-    same verdict)."""
+    many were sent, the call's calldata felts. A call whose estimate E is too large is retried
+    with its count c cut to c·max_gas/E (at least one part fewer, and not below `least` before
+    `least` is tried), or halved if the node will not estimate it at all; once a count fits,
+    the counts between it and the smallest that did not are bisected until they are within an
+    eighth of each other (an estimate is a whole execution: a few more, for transactions
+    fuller by up to half, as a model walk's one-felt check parts need)."""
     count, room = 0, budget
     while count < len(trees) and len(trees[count]) <= room:
         room -= len(trees[count])
@@ -333,15 +345,27 @@ async def _send_trees(
             f"part {first + 1} ({len(trees[0])} felts: a model walk's node, a tree's opening) "
             f"does not fit the {budget} felts a transaction has beside the state"
         )
-    estimate: int | None = None
-    while count >= least:
+    fits: tuple[int, PreparedFunctionInvokeV3, int, EstimatedFee] | None = None
+    beyond, estimate = count + 1, None
+    while count >= least and (fits is None or count > fits[0]):
         call, felts = prepare([f for t in trees[:count] for f in t])
         try:
-            return await send(account, call, max_gas), count, felts
+            fee = await _estimate(call, max_gas)
         except GasLimitError as e:
-            estimate = e.estimate
-            fit = count // 2 if estimate is None else count * max_gas // estimate
-            count = min(count - 1, max(least, fit))
+            beyond, estimate = count, e.estimate
+            cut = count // 2 if estimate is None else count * max_gas // estimate
+            count = min(count - 1, max(least, cut))
+            if fits is not None:
+                count = (fits[0] + beyond) // 2
+            continue
+        if isinstance(fee, str):
+            return Sent(fee, None, None), count, felts
+        fits = (count, call, felts, fee)
+        if beyond - count > max(1, count // 8):
+            count = (count + beyond) // 2
+    if fits is not None:
+        count, call, felts, fee = fits
+        return await _invoke(account, call, fee), count, felts
     needs = (
         "more L2 gas than the node lets an estimate use"
         if estimate is None

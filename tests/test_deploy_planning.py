@@ -16,16 +16,20 @@ def estimates(monkeypatch) -> list[int]:
     """The part counts the planner had estimated, in order."""
     tried: list[int] = []
 
-    async def send(account, call: int, max_gas: int) -> contract.Sent:
+    async def estimate(call: int, max_gas: int) -> int:
         tried.append(call)
         gas = BASE + PER_PART * call
         if gas > NODE_BOUND:
             raise contract.GasLimitError(None, max_gas)
         if gas > max_gas:
             raise contract.GasLimitError(gas, max_gas)
+        return gas
+
+    async def invoke(account, call: int, fee: int) -> contract.Sent:
         return contract.Sent(None, 1, None)
 
-    monkeypatch.setattr(contract, "send", send)
+    monkeypatch.setattr(contract, "_estimate", estimate)
+    monkeypatch.setattr(contract, "_invoke", invoke)
     return tried
 
 
@@ -36,12 +40,13 @@ def _plan(parts: int, least: int = 0, room: int = 4_000) -> tuple[int, int]:
     return count, felts
 
 
-def test_a_call_beyond_the_nodes_bound_is_halved_then_cut_to_fit(estimates):
+def test_a_call_beyond_the_nodes_bound_is_halved_then_bisected(estimates):
     """500 one-felt parts (a model walk's check parts): beyond the node's bound three times
-    (halved each time), then within it but over the cap: cut to what the estimate says fits."""
+    (halved each time), then 62 fit, then the counts up to 125 bisected: within an eighth of
+    the 70 that fit."""
     count, felts = _plan(500)
-    assert estimates == [500, 250, 125, 62]
-    assert count == felts == 62 and BASE + PER_PART * count <= contract.MAX_L2_GAS_ESTIMATE
+    assert estimates == [500, 250, 125, 62, 93, 77, 69]
+    assert count == felts == 69 and BASE + PER_PART * count <= contract.MAX_L2_GAS_ESTIMATE
 
 
 def test_calldata_room_bounds_the_first_try(estimates):
@@ -49,10 +54,10 @@ def test_calldata_room_bounds_the_first_try(estimates):
 
 
 def test_a_base_beyond_the_nodes_bound_is_refused_saying_so(monkeypatch, estimates):
-    monkeypatch.setattr(contract, "send", _out_of_gas)
+    monkeypatch.setattr(contract, "_estimate", _out_of_gas)
     with pytest.raises(contract.ChainError, match="more L2 gas than the node lets an estimate use"):
         _plan(8)
 
 
-async def _out_of_gas(account, call: int, max_gas: int) -> contract.Sent:
+async def _out_of_gas(call: int, max_gas: int) -> int:
     raise contract.GasLimitError(None, max_gas)
