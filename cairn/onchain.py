@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +12,7 @@ import typer
 from starknet_py.net.account.account import Account
 
 from cairn import examples
-from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out
+from cairn.console import EXIT_REJECTED, errors_as_exit, fail, out, stages
 from cairn.deploy import contract, deployments, devnet, registry
 from cairn.deploy.build import Artifacts, build
 from cairn.deploy.certified import certified_keys
@@ -252,7 +253,14 @@ def verify_onchain(
                 "values, or prove a smaller instance"
             )
         t = _target(rpc, account, private_key)
-        verdict = asyncio.run(_verify(t, _address(t, address), parts))
+        with stages() as progress:
+            task = progress.add_task("verifying on chain")
+
+            def report(sent: int, txs: int) -> None:
+                what = f"{sent}/{len(parts.steps)} parts after the statement, {txs} transactions"
+                progress.update(task, description=f"verifying on chain in a session: {what}")
+
+            verdict = asyncio.run(_verify(t, _address(t, address), parts, report))
     out.print(f"calldata      {total} felts")
     for i, tx in enumerate(verdict.transactions, 1):
         label = (
@@ -283,11 +291,16 @@ def verify_onchain(
         out.print(f"certified     {len(keys)} declared weight ranges (docs/registry.md)")
 
 
-async def _verify(t: Target, addr: int, parts: calldata.CalldataParts) -> contract.OnchainVerdict:
+async def _verify(
+    t: Target,
+    addr: int,
+    parts: calldata.CalldataParts,
+    report: Callable[[int, int], None] | None = None,
+) -> contract.OnchainVerdict:
     acc = await _account(t)
     if not await contract.is_deployed(acc, addr):
         raise fail(f"no contract at {addr:#x} on {t.rpc}: run `cairn deploy` again")
-    return await contract.verify_parts(acc, addr, parts)
+    return await contract.verify_parts(acc, addr, parts, progress=report)
 
 
 def demo(

@@ -30,7 +30,7 @@ from starknet_py.net.full_node_client import FullNodeClient
 from starknet_py.net.signer.key_pair import KeyPair
 
 from cairn.deploy.build import Artifacts, ClassArtifacts
-from cairn.deploy.sessions import session_state
+from cairn.deploy.sessions import session_state, transactions
 from cairn.prover.channels.poseidon import hash_many
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts
@@ -390,6 +390,7 @@ async def verify_parts(
     parts: CalldataParts,
     max_felts: int = MAX_CALLDATA_FELTS,
     max_gas: int = MAX_L2_GAS_ESTIMATE,
+    progress: Callable[[int, int], None] | None = None,
 ) -> OnchainVerdict:
     """Verify a proof in one transaction if it fits (calldata and gas), else in a session:
     `open_session` with the front and as many parts as fit (`parts.steps`: a model walk's
@@ -398,7 +399,8 @@ async def verify_parts(
     `SessionState` event carried) and as many parts as fit, until the contract emits
     ProofVerified (or a step is rejected, whose reason ends the session).
     `max_felts` is the calldata limit planned for (tests lower it to force sessions),
-    `max_gas` the largest estimate sent (`send`)."""
+    `max_gas` the largest estimate sent (`send`); `progress`, if given, is told the parts sent
+    and the transactions made after each transaction of a session."""
     if len(parts.flat) + INVOKE_OVERHEAD_FELTS <= max_felts:
         try:
             return await verify(account, address, parts.flat, max_gas)
@@ -412,19 +414,21 @@ async def verify_parts(
             f"transaction of {max_felts} felts"
         )
     functions = (await contract_at(account, address)).functions
-    opened: list[int] = []
 
     def open_session(trees: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
-        opened[:] = [*parts.front, *trees]
-        call = functions["open_session"].prepare_invoke_v3(proof=opened)
-        return call, len(opened) + INVOKE_OVERHEAD_FELTS
+        call = functions["open_session"].prepare_invoke_v3(proof=[*parts.front, *trees])
+        return call, len(parts.front) + len(trees) + INVOKE_OVERHEAD_FELTS
 
     steps = parts.steps
     sent, done, felts = await _send_trees(account, steps, budget, 0, open_session, max_gas)
+    # The id is the hash of what was sent (the planner may have built larger calls after it).
+    (opened,) = transactions(parts, [done])
     session_id, counts = hash_many(opened), [done]
     verdict = await _run([], sent, felts, address)
+    report = progress or (lambda _parts, _txs: None)
+    report(done, len(verdict.transactions))
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
-        state = _next_state(parts, counts, sent.receipt, address)
+        state = _next_state(parts, counts, sent.receipt, address, session_id)
         if len(counts) == 1 and done < len(parts.walk):  # a model walk goes on: stage it
             staged = await _stage(account, address, functions, parts, max_gas)
             verdict = replace(verdict, transactions=(*verdict.transactions, *staged))
@@ -444,6 +448,7 @@ async def verify_parts(
         verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count
         counts.append(count)
+        report(done, len(verdict.transactions))
     return _finished(verdict)
 
 
@@ -473,14 +478,19 @@ async def _stage(
 
 
 def _next_state(
-    parts: CalldataParts, counts: list[int], receipt: TransactionReceipt, address: int
+    parts: CalldataParts,
+    counts: list[int],
+    receipt: TransactionReceipt,
+    address: int,
+    session_id: int,
 ) -> list[int]:
     """The state the next `continue_session` sends back: Python rebuilds it (the event only
-    carries its hash, docs/cairo-verifier.md) and checks it is the one the contract stored."""
+    carries its hash, docs/cairo-verifier.md) and checks it is the one the contract stored,
+    for the session it continues."""
     # SessionState: keys [selector, session_id], data [state_hash]
-    (_, (state_hash,)), *_ = _events(receipt, address, "SessionState")
+    ((_, event_id), (state_hash,)), *_ = _events(receipt, address, "SessionState")
     state = session_state(parts, counts)
-    if state is None or hash_many(state) != state_hash:
+    if event_id != session_id or state is None or hash_many(state) != state_hash:
         raise ChainError("the contract's session state is not the one the Python mirror computes")
     return state
 
