@@ -169,32 +169,18 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
 
 def graph_walk_state(walk: GraphWalk) -> list[int]:
     """Cairo's `GraphWalk` by Serde (docs/cairo-verifier.md, "Sessions"): the nodes left, the
-    channel, the claims pending on tensors and on weights (in the order the walk first left
-    them), the tables' claims by name (name, pinned commitment, claims), and each verified
-    node's claims on its witness commitments, last node first, names in order. The statement
-    and its checks are in the contract's storage, not in the state."""
-    w, nodes = walk.witness, walk.statement.nodes
-    tables = [
-        [short_string(n), *_commitment(w.tables[n].pinned), *_claims(w.on_tables[n])]
-        for n in sorted(w.tables)
-    ]
-    own = [
-        [
-            len(nodes[i].witness),
-            *(f for n in sorted(nodes[i].witness) for f in _claims(w.own[i, n])),
-        ]
-        for i in range(len(nodes) - 1, walk.left - 1, -1)
-    ]
+    channel, the claims pending on tensors (in the order the walk first left them) and those
+    drawn at the start on the committed outputs. The statement, its checks and what each
+    verified node left on weights, witness and tables are in the contract's storage, not in
+    the state."""
+    committed = walk.statement.committed_outputs()
+    opened = {n: c for n, c in walk.weight_claims.items() if n in committed}
     return [
         walk.left,
         walk.channel.digest,
         walk.channel.n_draws,
         *_claims_on(walk.claims),
-        *_claims_on(walk.weight_claims),
-        len(tables),
-        *(f for t in tables for f in t),
-        len(own),
-        *(f for node in own for f in node),
+        *_claims_on(opened),
     ]
 
 
@@ -209,11 +195,6 @@ def _claims(claims: Sequence[Claim]) -> list[int]:
         len(claims),
         *(f for c in claims for f in [*_listed([x.pack(1) for x in c.point]), c.value.pack(1)]),
     ]
-
-
-def _commitment(c: Commitment) -> list[int]:
-    """Cairo's `TensorCommitment`: hash tag, root as a u256, size."""
-    return [HASH_TAGS[c.hash], *_u256s([c.root])[1:], c.n_vars]
 
 
 def _phase_state(o: _Opening, trees: int) -> list[int]:

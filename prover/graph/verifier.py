@@ -66,9 +66,10 @@ def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
 @dataclass
 class GraphWalk:
     """A model walk's verification between two parts: what the verifier carries from one
-    node to the next (docs/model-walk.md, "Transcript", step 7), and what an on-chain session
-    cut between parts carries (deploy/sessions.py). `checks` holds the nodes' statements
-    checked so far (all of them before any node is verified); `left` nodes are still to
+    node to the next (docs/model-walk.md, "Transcript", step 7). An on-chain session cut
+    between parts carries the nodes left, the channel and the pending claims in its state
+    (deploy/sessions.py), and the rest in the contract's storage. `checks` holds the nodes'
+    statements checked so far (all of them before any node is verified); `left` nodes are still to
     verify, the next one is node `left − 1`; `claims` pends on graph tensors; `weight_claims`
     on weights and, drawn at the start, on committed outputs (the opening proves those: a
     committed output's claim is both reduced by its producer and opened); `witness` on the

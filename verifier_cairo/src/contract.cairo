@@ -5,8 +5,9 @@
 //! for one transaction is verified in a session: `open_session` checks the statement and the
 //! parts that follow it, each `continue_session` more parts — a model walk's nodes' statement
 //! checks, its nodes and settlement, then the openings' fold groups; between transactions the
-//! account that opened it, a hash of its state and, for a model walk, its statement and checks
-//! so far are stored, and only the hash is emitted (docs/cairo-verifier.md, "Sessions").
+//! account that opened it, a hash of its state and, for a model walk, its statement, checks
+//! and what its verified nodes left so far are stored, and only the hash is emitted
+//! (docs/cairo-verifier.md, "Sessions").
 
 use starknet::ContractAddress;
 
@@ -255,9 +256,11 @@ pub mod CairnVerifier {
                     .verify_walk(proof, false);
                 let walk = match pause {
                     Some(pause) => {
-                        let key = checks_key(session_id);
-                        set_span_length(key, 0);
-                        append(key, pause.checks);
+                        let (checks, walked) = (checks_key(session_id), walked_key(session_id));
+                        set_span_length(checks, 0);
+                        append(checks, pause.checks);
+                        set_span_length(walked, 0);
+                        append(walked, pause.walked);
                         pause.walk
                     },
                     None => array![].span(),
@@ -300,9 +303,12 @@ pub mod CairnVerifier {
                 let statement = read_span(statement_key(open.owner, session.io_hash));
                 assert(poseidon_hash_span(statement) == session.io_hash, 'session.statement');
                 let checks = read_span(checks_key(session_id));
-                match graph.continue_graph(statement, checks, session.walk, parts, self.classes()) {
+                let (walked, classes) = (walked_key(session_id), self.classes());
+                let walk = session.walk;
+                match graph.continue_graph(statement, checks, walk, parts, walked, classes) {
                     GraphStep::Walking(pause) => {
                         append(checks_key(session_id), pause.checks);
+                        append(walked, pause.walked);
                         session.walk = pause.walk;
                     },
                     GraphStep::Settled(outcome) => {
@@ -404,6 +410,12 @@ pub mod CairnVerifier {
     /// Where a session keeps its model walk's nodes' checks so far.
     fn checks_key(session_id: felt252) -> felt252 {
         poseidon_hash_span(array!['checks', session_id].span())
+    }
+
+    /// Where a session keeps what its model walk's verified nodes left for the openings (their
+    /// `NodeClaims`, last node first), which the graph class reads at the settlement.
+    fn walked_key(session_id: felt252) -> felt252 {
+        poseidon_hash_span(array!['walked', session_id].span())
     }
 
     #[generate_trait]

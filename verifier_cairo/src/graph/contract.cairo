@@ -3,13 +3,16 @@
 //! graph proof up to its openings part by part — each node's statement check, in node order,
 //! by the node's walk class, then the nodes, last first, by their layer verifiers, then the
 //! settlement —; a session's transaction may stop between any two parts
-//! (`GraphStep::Walking`). No storage, no side effect: a session's main contract keeps the
-//! statement and the nodes' checks between transactions.
+//! (`GraphStep::Walking`). No side effect: a session's main contract keeps the statement, the
+//! nodes' checks and what each verified node left between transactions; at the settlement this
+//! class reads the latter from the main contract's storage (a library call runs in its
+//! context).
 
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
 use crate::layers::Classes;
 use crate::layers::range::model::declaration_key;
+use crate::stored::read_span;
 use crate::walk::contract::{BindingCheck, WalkOutcome};
 use crate::walk::tensor::TensorsTrait;
 use super::calldata::{GraphCalldata, read_check, read_graph, read_node, read_settlement, read_statement};
@@ -27,13 +30,15 @@ pub enum GraphStep {
 }
 
 /// A model walk part way: its statement's felts (what `io_hash` hashes), its `GraphWalk` by
-/// Serde (what the session's state carries), and the `NodeCheck`s this transaction made, by
-/// Serde in node order (what the session keeps after those of the earlier transactions).
+/// Serde (what the session's state carries), the `NodeCheck`s this transaction made, by Serde
+/// in node order, and the `NodeClaims` of the nodes it verified, by Serde in the walk's order
+/// (what the session keeps after those of the earlier transactions).
 #[derive(Drop, Serde)]
 pub struct GraphPause {
     pub io: Span<felt252>,
     pub walk: Span<felt252>,
     pub checks: Span<felt252>,
+    pub walked: Span<felt252>,
 }
 
 #[starknet::interface]
@@ -50,13 +55,16 @@ pub trait ICairnGraphVerifier<TContractState> {
     /// Continues the walk `walk` (a `GraphWalk` by Serde) of the statement `statement` (its
     /// felts), whose first nodes' checks are `checks` (their `NodeCheck`s by Serde), with the
     /// next `parts`; `groups_at` counts from the start of `parts`. The caller passes only what
-    /// its session holds, which `start_graph` and the earlier transactions made.
+    /// its session holds, which `start_graph` and the earlier transactions made; what the nodes
+    /// verified so far left is read at the settlement from the caller's storage under
+    /// `walked_key` (`stored::read_span`).
     fn continue_graph(
         self: @TContractState,
         statement: Span<felt252>,
         checks: Span<felt252>,
         walk: Span<felt252>,
         parts: Span<felt252>,
+        walked_key: felt252,
         classes: Classes,
     ) -> GraphStep;
 }
@@ -66,7 +74,7 @@ pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> Graph
     let (graph, values) = read_graph(ref data);
     check_structure(@graph);
     let walk = start(@graph, @values);
-    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len())
+    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len(), None)
 }
 
 pub fn continue_graph(
@@ -74,6 +82,7 @@ pub fn continue_graph(
     checks: Span<felt252>,
     walk: Span<felt252>,
     parts: Span<felt252>,
+    walked_key: felt252,
     classes: Classes,
 ) -> GraphStep {
     let mut statement = statement;
@@ -81,12 +90,13 @@ pub fn continue_graph(
     let checks = checks_of(@graph, checks);
     let mut walk = walk;
     let walk: GraphWalk = Serde::deserialize(ref walk).unwrap();
-    walk_parts(@graph, checks, walk, parts, false, classes, parts.len())
+    walk_parts(@graph, checks, walk, parts, false, classes, parts.len(), Some(walked_key))
 }
 
 /// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' statement
 /// checks until every node is checked, the nodes' proofs until none is left, then the
-/// settlement; `total` is the length of the span `data` ends.
+/// settlement; `total` is the length of the span `data` ends. What the nodes verified in earlier
+/// transactions left is under `walked_key` in storage (None: no earlier transaction).
 fn walk_parts(
     graph: @GraphCalldata,
     checks: Checks,
@@ -95,27 +105,36 @@ fn walk_parts(
     whole: bool,
     classes: Classes,
     total: u32,
+    walked_key: Option<felt252>,
 ) -> GraphStep {
     let mut data = data;
     let (mut checks, mut walk) = (checks, walk);
-    let mut made = array![];
+    let (mut made, mut walked) = (array![], array![]);
     while !all_checked(graph, @checks) && (whole || !data.is_empty()) {
         read_check(ref data, checked(@checks));
         check_next(graph, ref checks, classes).serialize(ref made);
     }
     while all_checked(graph, @checks) && walk.left > 0 && (whole || !data.is_empty()) {
         let node_proof = read_node(ref data, *graph.statement.nodes[walk.left - 1].kind);
-        walk = step(walk, graph, @checks, @node_proof, classes);
+        let (next, left) = step(walk, graph, @checks, @node_proof, classes);
+        left.serialize(ref walked);
+        walk = next;
     }
     if !all_checked(graph, @checks) || walk.left > 0 || (!whole && data.is_empty()) {
         let mut state = array![];
         walk.serialize(ref state);
-        let pause = GraphPause { io: *graph.io, walk: state.span(), checks: made.span() };
+        let pause = GraphPause {
+            io: *graph.io, walk: state.span(), checks: made.span(), walked: walked.span(),
+        };
         return GraphStep::Walking(pause);
     }
     let io_hash = poseidon_hash_span(*graph.io);
     let settlement = read_settlement(ref data);
-    let openings = settle(walk, graph, @settlement);
+    let records = match walked_key {
+        Some(key) => concat(read_span(key), walked.span()),
+        None => walked.span(),
+    };
+    let openings = settle(walk, graph, @checks, records, @settlement);
     let binding = binding_check(graph);
     let (certified, declared) = (array![].span(), declared_keys(graph));
     GraphStep::Settled(
@@ -123,6 +142,13 @@ fn walk_parts(
             io_hash, binding, certified, declared, openings, groups_at: total - data.len(),
         },
     )
+}
+
+fn concat(a: Span<felt252>, b: Span<felt252>) -> Span<felt252> {
+    let mut out = array![];
+    out.append_span(a);
+    out.append_span(b);
+    out.span()
 }
 
 /// The keys of the graph's declarations (name order), each of which a verified range walk
@@ -174,9 +200,10 @@ pub mod CairnGraphVerifier {
             checks: Span<felt252>,
             walk: Span<felt252>,
             parts: Span<felt252>,
+            walked_key: felt252,
             classes: Classes,
         ) -> GraphStep {
-            super::continue_graph(statement, checks, walk, parts, classes)
+            super::continue_graph(statement, checks, walk, parts, walked_key, classes)
         }
     }
 }

@@ -5,9 +5,9 @@
 //! first (`step`) — each output's claims merged, the layer verified by its class on the walk's
 //! channel, its claims routed to its producers — and the public inputs settled (`settle`). A
 //! session carries a `GraphWalk` between transactions, and its main contract keeps the
-//! statement and the `Checks` in storage. What is left are the openings (the committed
-//! weights', the witness opening), which the main contract verifies as a layer walk's
-//! (`walk::verifier::verify_openings`).
+//! statement, the nodes' checks and what each verified node left (`NodeClaims`) in storage.
+//! What is left are the openings (the committed weights', the witness opening), which the main
+//! contract verifies as a layer walk's (`walk::verifier::verify_openings`).
 
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
@@ -32,17 +32,27 @@ use super::views::{Bounds, known_of, node_statement, unseen_shape};
 
 /// A model walk between two parts (Python `GraphWalk`; docs/cairo-verifier.md, "Sessions"):
 /// the nodes `left` to verify (the next is node `left − 1`, once every node's statement is
-/// checked: `Checks`), the channel, the claims pending on graph tensors and on weights (in the order first left), the
-/// claims on fixed tables by name, and each verified node's claims on its own witness
-/// commitments (last node first, names in order).
+/// checked: `Checks`), the channel, the claims pending on graph tensors (in the order first
+/// left) and the claims drawn at the start on the committed outputs, which their opening proves.
+/// What each verified node leaves on weights, its witness and its tables is its `NodeClaims`,
+/// which a session keeps in storage, not in the walk.
 #[derive(Drop, Serde)]
 pub struct GraphWalk {
     pub left: u32,
     channel: Poseidon252Channel,
     claims: Array<ClaimsOn>,
-    weight_claims: Array<ClaimsOn>,
-    tables: Array<TableClaims>,
-    witness: Array<Span<Span<Claim>>>,
+    opened: Array<ClaimsOn>,
+}
+
+/// What one verified node leaves for the openings (Python `route_claims`' weights and
+/// `WitnessClaims.add`): the claims on its weights (`node.weights`' order), on its own witness
+/// commitments (name order) and on its tables (its check's order). The settlement rebuilds the
+/// openings' statements from every node's, in the walk's order (last node first).
+#[derive(Drop, Serde)]
+pub struct NodeClaims {
+    weights: Span<Span<Claim>>,
+    own: Span<Span<Claim>>,
+    tables: Span<Span<Claim>>,
 }
 
 /// A fixed table the nodes read (one polynomial in the witness opening whichever nodes read
@@ -164,35 +174,26 @@ pub fn start(graph: @GraphCalldata, values: @Array<Named<QM31>>) -> GraphWalk {
     assert(names_of(values) == committed.names, 'walk.output_values');
     let outputs = with_committed(*graph.outputs, committed);
     let drawn = draw_claims(ref channel, outputs, values);
-    let (mut claims, mut weight_claims) = (array![], array![]);
+    let (mut claims, mut opened) = (array![], array![]);
     let mut i = 0;
     for name in drawn.names {
         let on = ClaimsOn { name: *name, claims: array![*drawn.claims[i]].span() };
         claims.append(on);
         if committed.find(*name).is_some() {
-            weight_claims.append(on);
+            opened.append(on);
         }
         i += 1;
     }
-    GraphWalk {
-        left: graph.statement.nodes.len(),
-        channel,
-        claims,
-        weight_claims,
-        tables: array![],
-        witness: array![],
-    }
+    GraphWalk { left: graph.statement.nodes.len(), channel, claims, opened }
 }
 
 /// Node `left − 1` from its proof, every node checked: its outputs' claims merged, its layer
 /// verified by its kind's class on its statement as checked, its claims routed to its
-/// producers, the weights, the tables and the witness.
+/// producers; returns the walk and what the node leaves on its weights, witness and tables.
 pub fn step(
     walk: GraphWalk, graph: @GraphCalldata, checks: @Checks, node_proof: @NodeProof, classes: Classes,
-) -> GraphWalk {
-    let GraphWalk {
-        left, mut channel, claims: mut pending, mut weight_claims, mut tables, mut witness,
-    } = walk;
+) -> (GraphWalk, NodeClaims) {
+    let GraphWalk { left, mut channel, claims: mut pending, opened } = walk;
     let i = left - 1;
     let node = graph.statement.nodes[i];
     assert(names_of(node_proof.outputs) == names_of(node.outputs), 'graph.claims');
@@ -221,24 +222,57 @@ pub fn step(
         add(ref pending, *node.inputs[k].value, *on.claims);
         k += 1;
     }
-    let mut k = 0;
+    let mut weights = array![];
     for on in left_claims.weights {
-        add(ref weight_claims, *node.weights[k].value, *on.claims);
-        k += 1;
+        weights.append(*on.claims);
     }
-    witness.append(add_tables(ref tables, *(*graph.witness)[i], *checks.tables[i], left_claims));
-    GraphWalk { left: i, channel: next, claims: pending, weight_claims, tables, witness }
+    expect_same_tables(checks, i);
+    let (own, tables) = witness_claims(*(*graph.witness)[i], *checks.tables[i], left_claims);
+    let walk = GraphWalk { left: i, channel: next, claims: pending, opened };
+    (walk, NodeClaims { weights: weights.span(), own, tables })
+}
+
+/// What the walked nodes left (`records`: their `NodeClaims` by Serde, last node first, one per
+/// node) gathered for the openings, as the walk left it: the claims on weights and committed
+/// outputs by name (in the order first left), on the tables by name (name order), and on each
+/// node's own witness commitments (last node first).
+fn gather(
+    graph: @GraphCalldata, checks: @Checks, opened: Array<ClaimsOn>, records: Span<felt252>,
+) -> (Array<ClaimsOn>, Array<TableClaims>, Array<Span<Span<Claim>>>) {
+    let (mut weight_claims, mut tables, mut witness) = (opened, array![], array![]);
+    let mut records = records;
+    let n = graph.statement.nodes.len();
+    for k in 0..n {
+        let i = n - 1 - k;
+        let record: NodeClaims = Serde::deserialize(ref records).unwrap();
+        let node = graph.statement.nodes[i];
+        let mut j = 0;
+        for claims in record.weights {
+            add(ref weight_claims, *node.weights[j].value, *claims);
+            j += 1;
+        }
+        add_tables(ref tables, *checks.tables[i], record.tables);
+        witness.append(record.own);
+    }
+    assert(records.is_empty(), 'graph.shape');
+    (weight_claims, tables, witness)
 }
 
 /// After the last node: the committed inputs' padding shown zero (`padding.empty_rows`), the
 /// public inputs' settlements, then whether each opening is present (`walk.opening`,
-/// `walk.witness_opening`); returns the openings to verify (the claims on committed inputs
-/// join the committed tensors').
-pub fn settle(walk: GraphWalk, graph: @GraphCalldata, settlement: @Settlement) -> WalkOpenings {
-    let GraphWalk {
-        left, mut channel, claims: mut pending, mut weight_claims, tables, witness,
-    } = walk;
+/// `walk.witness_opening`); returns the openings to verify, whose statements are what the
+/// nodes left (`records`, every node's `NodeClaims` by Serde, last node first; the claims on
+/// committed inputs join the committed tensors').
+pub fn settle(
+    walk: GraphWalk,
+    graph: @GraphCalldata,
+    checks: @Checks,
+    records: Span<felt252>,
+    settlement: @Settlement,
+) -> WalkOpenings {
+    let GraphWalk { left, mut channel, claims: mut pending, opened } = walk;
     assert(left == 0, 'graph.shape');
+    let (mut weight_claims, tables, witness) = gather(graph, checks, opened, records);
     let padded = padded_inputs(graph);
     assert(names_of(settlement.padding) == padded.names, 'padding.empty_rows');
     let mut i = 0;
@@ -416,35 +450,59 @@ fn concat(a: Span<Claim>, b: Span<Claim>) -> Span<Claim> {
 }
 
 /// Python `WitnessClaims.add`: `graph.claims` unless the node leaves claims on exactly its
-/// witness commitments and its tables, and a table it names the same as an earlier node's is
-/// the same table; the claims on tables join by name (`tables` stays in name order). Returns
-/// the claims on the node's own witness commitments, in name order.
-fn add_tables(
-    ref tables: Array<TableClaims>,
-    witness: Tensors,
-    node_tables: Span<(felt252, TensorCommitment)>,
-    left: LayerClaims,
-) -> Span<Span<Claim>> {
+/// witness commitments and its tables; returns those on its own commitments (name order) and
+/// on its tables (its check's order).
+fn witness_claims(
+    witness: Tensors, node_tables: Span<(felt252, TensorCommitment)>, left: LayerClaims,
+) -> (Span<Span<Claim>>, Span<Span<Claim>>) {
     assert(left.witness.len() == witness.names.len() + node_tables.len(), 'graph.claims');
-    let mut own = array![];
+    let (mut own, mut tables) = (array![], array![]);
     for name in witness.names {
         own.append(claims_on(left.witness, *name));
     }
+    for (name, _) in node_tables {
+        tables.append(claims_on(left.witness, *name));
+    }
+    (own.span(), tables.span())
+}
+
+/// Python `WitnessClaims.add`: `graph.claims` if node `i` names a table as a node walked
+/// before it (a later node) does, and it is another table.
+fn expect_same_tables(checks: @Checks, i: u32) {
+    let n = checks.tables.len();
+    for (name, pinned) in *checks.tables[i] {
+        for j in (i + 1)..n {
+            for (other, c) in *checks.tables[j] {
+                if other == name {
+                    let same = c.hash == pinned.hash && c.root == pinned.root
+                        && c.n_vars == pinned.n_vars;
+                    assert(same, 'graph.claims');
+                }
+            }
+        }
+    }
+}
+
+/// A node's claims on its tables (`on`, in `node_tables`' order) joined to `tables` by name
+/// (`tables` stays in name order; a name's claims in the walk's order).
+fn add_tables(
+    ref tables: Array<TableClaims>,
+    node_tables: Span<(felt252, TensorCommitment)>,
+    on: Span<Span<Claim>>,
+) {
+    let mut k = 0;
     for (name, pinned) in node_tables {
-        let on = claims_on(left.witness, *name);
+        let claims = *on[k];
         let mut next = array![];
         let mut placed = false;
         for entry in tables.span() {
             let e = *entry;
             if !placed && e.name == *name {
-                let same = e.pinned.hash == *pinned.hash
-                    && e.pinned.root == *pinned.root
-                    && e.pinned.n_vars == *pinned.n_vars;
-                assert(same, 'graph.claims');
-                next.append(TableClaims { name: e.name, pinned: e.pinned, claims: concat(e.claims, on) });
+                let joined = concat(e.claims, claims);
+                next.append(TableClaims { name: e.name, pinned: e.pinned, claims: joined });
                 placed = true;
             } else if !placed && order_key(*name) < order_key(e.name) {
-                next.append(TableClaims { name: *name, pinned: *pinned, claims: on });
+                next.append(TableClaims { name: *name, pinned: *pinned, claims });
                 next.append(e);
                 placed = true;
             } else {
@@ -452,11 +510,11 @@ fn add_tables(
             }
         }
         if !placed {
-            next.append(TableClaims { name: *name, pinned: *pinned, claims: on });
+            next.append(TableClaims { name: *name, pinned: *pinned, claims });
         }
         tables = next;
+        k += 1;
     }
-    own.span()
 }
 
 fn claims_on(claims: Span<ClaimsOn>, name: felt252) -> Span<Claim> {
