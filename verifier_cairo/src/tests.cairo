@@ -14,6 +14,7 @@ mod test_lookups;
 mod test_merkle;
 mod test_mle;
 mod test_pcs;
+mod test_records;
 mod test_softmax;
 mod test_sumcheck;
 mod attn_vectors;

@@ -26,6 +26,7 @@ use crate::walk::statement::{OutputClaims, PublicStatement, draw_claims};
 use crate::walk::tensor::{TensorCommitment, Tensors, TensorsTrait, tensor_vars};
 use crate::walk::verifier::{Opening, WalkOpenings, front_of, settle_claims};
 use super::calldata::GraphCalldata;
+use super::records::NodeClaims;
 use super::soundness::{ErrorTotal, ErrorTotalTrait};
 use super::statement::absorb_graph;
 use super::views::{Bounds, known_of, node_statement, unseen_shape};
@@ -34,25 +35,14 @@ use super::views::{Bounds, known_of, node_statement, unseen_shape};
 /// the nodes `left` to verify (the next is node `left − 1`, once every node's statement is
 /// checked: `Checks`), the channel, the claims pending on graph tensors (in the order first
 /// left) and the claims drawn at the start on the committed outputs, which their opening proves.
-/// What each verified node leaves on weights, its witness and its tables is its `NodeClaims`,
-/// which a session keeps in storage, not in the walk.
+/// What each verified node leaves on weights, its witness and its tables is its `NodeClaims`
+/// (`records`), which a session keeps in storage, not in the walk.
 #[derive(Drop, Serde)]
 pub struct GraphWalk {
     pub left: u32,
     channel: Poseidon252Channel,
     claims: Array<ClaimsOn>,
     opened: Array<ClaimsOn>,
-}
-
-/// What one verified node leaves for the openings (Python `route_claims`' weights and
-/// `WitnessClaims.add`): the claims on its weights (`node.weights`' order), on its own witness
-/// commitments (name order) and on its tables (its check's order). The settlement rebuilds the
-/// openings' statements from every node's, in the walk's order (last node first).
-#[derive(Drop, Serde)]
-pub struct NodeClaims {
-    weights: Span<Span<Claim>>,
-    own: Span<Span<Claim>>,
-    tables: Span<Span<Claim>>,
 }
 
 /// A fixed table the nodes read (one polynomial in the witness opening whichever nodes read

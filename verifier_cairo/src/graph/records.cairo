@@ -1,0 +1,128 @@
+//! What a model walk's verified node leaves for the openings (`NodeClaims`) and the form a
+//! session stores it in (docs/cairo-verifier.md, "Sessions"). A node's claims share most of
+//! their points' coordinates (the challenges of its sum-checks): MiniLM's 738 claims have
+//! 12,103 coordinates, 2,819 of them distinct within their node. A stored felt costs far more
+//! gas than reading it back, so a record keeps each distinct coordinate once and every point as
+//! 16-bit indices into them, eight to a felt.
+
+use core::dict::{Felt252Dict, Felt252DictTrait};
+use crate::calldata::unpack_qm31;
+use crate::fields::qm31::QM31Trait;
+use crate::pcs::proof::Claim;
+
+/// The claims a node leaves on its weights (`node.weights`' order), on its own witness
+/// commitments (name order) and on its tables (its check's order).
+#[derive(Drop)]
+pub struct NodeClaims {
+    pub weights: Span<Span<Claim>>,
+    pub own: Span<Span<Claim>>,
+    pub tables: Span<Span<Claim>>,
+}
+
+const INDEX_SHIFT: u128 = 0x10000;
+const INDEX_DIV: NonZero<u128> = 0x10000;
+const PER_FELT: u32 = 8;
+
+/// The stored form: the distinct coordinates (packed QM31s, a span), then per group (weights,
+/// own, tables) its length and per entry its claim count and per claim its point's length and
+/// its value, then every coordinate's index in the order the points list them, eight 16-bit
+/// indices to a felt, the first in the lowest bits.
+impl NodeClaimsSerde of Serde<NodeClaims> {
+    fn serialize(self: @NodeClaims, ref output: Array<felt252>) {
+        let mut at: Felt252Dict<u32> = Default::default();
+        let (mut coords, mut shape, mut indices) = (array![], array![], array![]);
+        for group in array![*self.weights, *self.own, *self.tables].span() {
+            shape.append((*group).len().into());
+            for claims in *group {
+                shape.append((*claims).len().into());
+                for claim in *claims {
+                    shape.append((*claim.point).len().into());
+                    shape.append((*claim.value).pack(1));
+                    for x in *claim.point {
+                        let key = (*x).pack(1);
+                        let mut i = at.get(key);
+                        if i == 0 {
+                            coords.append(key);
+                            i = coords.len();
+                            at.insert(key, i);
+                        }
+                        indices.append(i - 1);
+                    }
+                }
+            }
+        }
+        assert(coords.len().into() <= INDEX_SHIFT, 'graph.shape');
+        coords.span().serialize(ref output);
+        output.append_span(shape.span());
+        let mut indices = indices.span();
+        while !indices.is_empty() {
+            let n = core::cmp::min(PER_FELT, indices.len());
+            let mut word: u128 = 0;
+            let mut chunk = indices.slice(0, n);
+            while let Some(i) = chunk.pop_back() {
+                word = word * INDEX_SHIFT + (*i).into();
+            }
+            indices = indices.slice(n, indices.len() - n);
+            output.append(word.into());
+        }
+    }
+
+    fn deserialize(ref serialized: Span<felt252>) -> Option<NodeClaims> {
+        let packed: Span<felt252> = Serde::deserialize(ref serialized)?;
+        let mut coords = array![];
+        for key in packed {
+            coords.append(unpack_qm31(*key));
+        }
+        // Each group as (point lengths, values) per entry, then the indices they consume.
+        let mut groups = array![];
+        let mut total = 0;
+        for _ in 0..3_u32 {
+            let mut entries = array![];
+            for _ in 0..take_u32(ref serialized)? {
+                let (mut lengths, mut values) = (array![], array![]);
+                for _ in 0..take_u32(ref serialized)? {
+                    let n = take_u32(ref serialized)?;
+                    lengths.append(n);
+                    values.append(unpack_qm31(*serialized.pop_front()?));
+                    total += n;
+                }
+                entries.append((lengths.span(), values.span()));
+            }
+            groups.append(entries.span());
+        }
+        let mut indices = array![];
+        while indices.len() < total {
+            let mut word: u128 = (*serialized.pop_front()?).try_into()?;
+            for _ in 0..PER_FELT {
+                let (rest, i) = DivRem::div_rem(word, INDEX_DIV);
+                indices.append(i);
+                word = rest;
+            }
+        }
+        let mut indices = indices.span();
+        let mut built = array![];
+        for entries in groups.span() {
+            let mut group = array![];
+            for (lengths, values) in *entries {
+                let mut claims = array![];
+                let mut k = 0;
+                for n in *lengths {
+                    let mut point = array![];
+                    for _ in 0..*n {
+                        let i: u32 = (*indices.pop_front()?).try_into()?;
+                        point.append(*coords.at(i));
+                    }
+                    claims.append(Claim { point: point.span(), value: *values[k] });
+                    k += 1;
+                }
+                group.append(claims.span());
+            }
+            built.append(group.span());
+        }
+        Some(NodeClaims { weights: *built[0], own: *built[1], tables: *built[2] })
+    }
+}
+
+fn take_u32(ref data: Span<felt252>) -> Option<u32> {
+    (*data.pop_front()?).try_into()
+}
