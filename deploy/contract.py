@@ -325,14 +325,15 @@ async def _send_trees(
     least: int,
     prepare: Prepare,
     max_gas: int = MAX_L2_GAS_ESTIMATE,
-    first: int = 0,
+    first: str = "the first part",
 ) -> tuple[Sent, int, int]:
     """Send the call `prepare` makes of as many of `trees` (parts after the front: a model
     walk's, then the trees) as fit `budget` calldata felts and the gas limit (at least `least`
     of them; `first`: the index of trees[0] among the parts, for errors): the outcome, how
     many were sent, the call's calldata felts. A call whose estimate E is too large is retried
     with its count c cut to c·max_gas/E (at least one part fewer, and not below `least` before
-    `least` is tried), or halved if the node will not estimate it at all; once a count fits,
+    `least` is tried), or halved if the node will not estimate it at all (`first` names
+    trees[0] in errors: `CalldataParts.describe`); once a count fits,
     the counts between it and the smallest that did not are bisected until they are within an
     eighth of each other (an estimate is a whole execution: a few more, for transactions
     fuller by up to half, as a model walk's one-felt check parts need)."""
@@ -342,8 +343,8 @@ async def _send_trees(
         count += 1
     if count < least:
         raise ChainError(
-            f"part {first + 1} ({len(trees[0])} felts: a model walk's node, a tree's opening) "
-            f"does not fit the {budget} felts a transaction has beside the state"
+            f"{first}, {len(trees[0])} felts, does not fit the {budget} felts a transaction "
+            "has beside the state"
         )
     fits: tuple[int, PreparedFunctionInvokeV3, int, EstimatedFee] | None = None
     beyond, estimate = count + 1, None
@@ -379,8 +380,8 @@ async def _send_trees(
             '"Sessions")'
         )
     raise ChainError(
-        f"part {first + 1} (a model walk's node or check, a tree's opening) needs {needs} "
-        f"with what its transaction reads again, more than the {max_gas:,} one may use"
+        f"{first} needs {needs} with what its transaction reads again, more than the "
+        f"{max_gas:,} one may use"
     )
 
 
@@ -443,7 +444,7 @@ async def verify_parts(
 
         budget = max_felts - STEP_OVERHEAD_FELTS - len(state)
         sent, count, felts = await _send_trees(
-            account, steps[done:], budget, 1, step, max_gas, done
+            account, steps[done:], budget, 1, step, max_gas, parts.describe(done)
         )
         verdict = await _run(list(verdict.transactions), sent, felts, address)
         done += count

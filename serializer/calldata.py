@@ -70,6 +70,20 @@ class CalldataParts:
     def flat(self) -> list[int]:
         return [*self.front, *(f for part in self.steps for f in part)]
 
+    def describe(self, i: int) -> str:
+        """Which part `steps[i]` is, for messages: a model walk's 2n + 1 parts are its nodes'
+        statement checks (node order), its nodes (last first) and its settlement."""
+        n = (len(self.walk) - 1) // 2
+        if i < n:
+            what = f"node {i}'s statement check"
+        elif i < 2 * n:
+            what = f"node {2 * n - 1 - i}"
+        elif i < len(self.walk):
+            what = "the model walk's settlement"
+        else:
+            what = f"tree {i - len(self.walk) + 1} of {len(self.trees)} of the openings"
+        return f"part {i + 1} of {len(self.steps)} ({what})"
+
 
 def encode(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> list[int]:
     return encode_parts(proof, params).flat

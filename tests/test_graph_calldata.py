@@ -93,6 +93,15 @@ def test_io_hash_covers_the_statement_only():
     n = len(block().nodes)
     assert parts.walk[:n] == [[i] for i in range(n)]  # a check part per node, then its proof
     assert len(parts.walk) == 2 * n + 1  # and the settlement
+    named = [parts.describe(i) for i in (0, n - 1, n, 2 * n - 1, 2 * n, 2 * n + 1)]
+    assert named == [
+        f"part 1 of {len(parts.steps)} (node 0's statement check)",
+        f"part {n} of {len(parts.steps)} (node {n - 1}'s statement check)",
+        f"part {n + 1} of {len(parts.steps)} (node {n - 1})",  # the last node first
+        f"part {2 * n} of {len(parts.steps)} (node 0)",
+        f"part {2 * n + 1} of {len(parts.steps)} (the model walk's settlement)",
+        f"part {2 * n + 2} of {len(parts.steps)} (tree 1 of {len(parts.trees)} of the openings)",
+    ]
 
 
 def test_witness_polys_are_the_verifiers_batch():
@@ -122,9 +131,10 @@ def test_a_session_covering_every_part_is_over():
 
 def test_a_session_carries_the_walk_until_it_settles():
     """Between parts the state ends with the walk, the nodes left first (all of them while
-    their statements are checked, one fewer per node verified; the statement and the checks
-    stay in the contract's storage, not in the state); once the settlement is read it ends
-    with an empty walk, and the openings' phases stand before it."""
+    their statements are checked, one fewer per node verified; the statement, the checks and
+    the claims the verified nodes left stay in the contract's storage, not in the state);
+    once the settlement is read it ends with an empty walk, and the openings' phases stand
+    before it."""
     parts = calldata.encode_parts(block())
     n = len(block().nodes)
     for sent in range(len(parts.walk)):

@@ -16,6 +16,7 @@ use crate::stored::read_span;
 use crate::walk::contract::{BindingCheck, WalkOutcome};
 use crate::walk::tensor::TensorsTrait;
 use super::calldata::{GraphCalldata, read_check, read_graph, read_node, read_settlement, read_statement};
+use super::records::NodeClaims;
 use super::statement::check_structure;
 use super::verifier::{
     Checks, GraphWalk, all_checked, check_next, checked, checks_of, no_checks, settle, start, step,
@@ -109,7 +110,7 @@ fn walk_parts(
 ) -> GraphStep {
     let mut data = data;
     let (mut checks, mut walk) = (checks, walk);
-    let (mut made, mut walked) = (array![], array![]);
+    let (mut made, mut walked): (Array<felt252>, Array<NodeClaims>) = (array![], array![]);
     while !all_checked(graph, @checks) && (whole || !data.is_empty()) {
         read_check(ref data, checked(@checks));
         check_next(graph, ref checks, classes).serialize(ref made);
@@ -117,24 +118,32 @@ fn walk_parts(
     while all_checked(graph, @checks) && walk.left > 0 && (whole || !data.is_empty()) {
         let node_proof = read_node(ref data, *graph.statement.nodes[walk.left - 1].kind);
         let (next, left) = step(walk, graph, @checks, @node_proof, classes);
-        left.serialize(ref walked);
+        walked.append(left);
         walk = next;
     }
     if !all_checked(graph, @checks) || walk.left > 0 || (!whole && data.is_empty()) {
-        let mut state = array![];
+        let (mut state, mut records) = (array![], array![]);
         walk.serialize(ref state);
+        for left in walked.span() {
+            left.serialize(ref records);
+        }
         let pause = GraphPause {
-            io: *graph.io, walk: state.span(), checks: made.span(), walked: walked.span(),
+            io: *graph.io, walk: state.span(), checks: made.span(), walked: records.span(),
         };
         return GraphStep::Walking(pause);
     }
     let io_hash = poseidon_hash_span(*graph.io);
     let settlement = read_settlement(ref data);
-    let records = match walked_key {
-        Some(key) => concat(read_span(key), walked.span()),
-        None => walked.span(),
-    };
-    let openings = settle(walk, graph, @checks, records, @settlement);
+    // Verified in earlier transactions (stored, last node first), then in this one.
+    let mut records = array![];
+    if let Some(key) = walked_key {
+        let mut stored = read_span(key);
+        while !stored.is_empty() {
+            records.append(Serde::<NodeClaims>::deserialize(ref stored).unwrap());
+        }
+    }
+    records.append_span(walked.span());
+    let openings = settle(walk, graph, @checks, records.span(), @settlement);
     let binding = binding_check(graph);
     let (certified, declared) = (array![].span(), declared_keys(graph));
     GraphStep::Settled(
@@ -142,13 +151,6 @@ fn walk_parts(
             io_hash, binding, certified, declared, openings, groups_at: total - data.len(),
         },
     )
-}
-
-fn concat(a: Span<felt252>, b: Span<felt252>) -> Span<felt252> {
-    let mut out = array![];
-    out.append_span(a);
-    out.append_span(b);
-    out.span()
 }
 
 /// The keys of the graph's declarations (name order), each of which a verified range walk

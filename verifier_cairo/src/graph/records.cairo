@@ -12,7 +12,7 @@ use crate::pcs::proof::Claim;
 
 /// The claims a node leaves on its weights (`node.weights`' order), on its own witness
 /// commitments (name order) and on its tables (its check's order).
-#[derive(Drop)]
+#[derive(Copy, Drop)]
 pub struct NodeClaims {
     pub weights: Span<Span<Claim>>,
     pub own: Span<Span<Claim>>,

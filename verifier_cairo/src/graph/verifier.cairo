@@ -222,42 +222,41 @@ pub fn step(
     (walk, NodeClaims { weights: weights.span(), own, tables })
 }
 
-/// What the walked nodes left (`records`: their `NodeClaims` by Serde, last node first, one per
-/// node) gathered for the openings, as the walk left it: the claims on weights and committed
+/// What the walked nodes left (`records`: their `NodeClaims`, last node first, one per node)
+/// gathered for the openings, as the walk left it: the claims on weights and committed
 /// outputs by name (in the order first left), on the tables by name (name order), and on each
 /// node's own witness commitments (last node first).
 fn gather(
-    graph: @GraphCalldata, checks: @Checks, opened: Array<ClaimsOn>, records: Span<felt252>,
+    graph: @GraphCalldata, checks: @Checks, opened: Array<ClaimsOn>, records: Span<NodeClaims>,
 ) -> (Array<ClaimsOn>, Array<TableClaims>, Array<Span<Span<Claim>>>) {
     let (mut weight_claims, mut tables, mut witness) = (opened, array![], array![]);
-    let mut records = records;
     let n = graph.statement.nodes.len();
+    assert(records.len() == n, 'graph.shape');
     for k in 0..n {
         let i = n - 1 - k;
-        let record: NodeClaims = Serde::deserialize(ref records).unwrap();
+        let record = records[k];
         let node = graph.statement.nodes[i];
         let mut j = 0;
-        for claims in record.weights {
+        for claims in *record.weights {
             add(ref weight_claims, *node.weights[j].value, *claims);
             j += 1;
         }
-        add_tables(ref tables, *checks.tables[i], record.tables);
-        witness.append(record.own);
+        add_tables(ref tables, *checks.tables[i], *record.tables);
+        witness.append(*record.own);
     }
-    assert(records.is_empty(), 'graph.shape');
     (weight_claims, tables, witness)
 }
 
 /// After the last node: the committed inputs' padding shown zero (`padding.empty_rows`), the
 /// public inputs' settlements, then whether each opening is present (`walk.opening`,
 /// `walk.witness_opening`); returns the openings to verify, whose statements are what the
-/// nodes left (`records`, every node's `NodeClaims` by Serde, last node first; the claims on
+/// nodes left (`records`, every node's `NodeClaims`, last node first; the claims on
 /// committed inputs join the committed tensors').
 pub fn settle(
     walk: GraphWalk,
     graph: @GraphCalldata,
     checks: @Checks,
-    records: Span<felt252>,
+    records: Span<NodeClaims>,
     settlement: @Settlement,
 ) -> WalkOpenings {
     let GraphWalk { left, mut channel, claims: mut pending, opened } = walk;
