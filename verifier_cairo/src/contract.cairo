@@ -103,7 +103,7 @@ pub mod CairnVerifier {
         GraphPause, GraphStep, ICairnGraphVerifierDispatcherTrait,
         ICairnGraphVerifierLibraryDispatcher,
     };
-    use crate::stored::{append, read_span, set_span_length, write_at};
+    use crate::stored::{append, read_span, set_span_length, write_at, write_span};
     use crate::layers::{Classes, class_of};
     use crate::walk::verifier::{continue_openings, openings_complete, verify_openings};
     use crate::walk::calldata::statement_kind;
@@ -256,11 +256,8 @@ pub mod CairnVerifier {
                     .verify_walk(proof, false);
                 let walk = match pause {
                     Some(pause) => {
-                        let (checks, walked) = (checks_key(session_id), walked_key(session_id));
-                        set_span_length(checks, 0);
-                        append(checks, pause.checks);
-                        set_span_length(walked, 0);
-                        append(walked, pause.walked);
+                        write_span(checks_key(session_id), pause.checks);
+                        write_span(walked_key(session_id), pause.walked);
                         pause.walk
                     },
                     None => array![].span(),

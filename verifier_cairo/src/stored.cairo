@@ -50,6 +50,12 @@ pub fn write_at(key: felt252, offset: u32, felts: Span<felt252>) {
     }
 }
 
+/// Makes `felts` the span under `key`.
+pub fn write_span(key: felt252, felts: Span<felt252>) {
+    write_at(key, 0, felts);
+    set_span_length(key, felts.len());
+}
+
 /// Appends `felts` to the span under `key`.
 pub fn append(key: felt252, felts: Span<felt252>) {
     let length = span_length(key);
