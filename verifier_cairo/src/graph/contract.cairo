@@ -87,7 +87,7 @@ pub fn continue_graph(
     classes: Classes,
 ) -> GraphStep {
     let mut statement = statement;
-    let graph = read_statement(ref statement);
+    let graph = read_statement(ref statement, false);
     let checks = checks_of(@graph, checks);
     let mut walk = walk;
     let walk: GraphWalk = Serde::deserialize(ref walk).unwrap();
