@@ -329,11 +329,10 @@ async def _send_trees(
 ) -> tuple[Sent, int, int]:
     """Send the call `prepare` makes of as many of `trees` (parts after the front: a model
     walk's, then the trees) as fit `budget` calldata felts and the gas limit (at least `least`
-    of them; `first`: the index of trees[0] among the parts, for errors): the outcome, how
+    of them; `first` names trees[0] in errors): the outcome, how
     many were sent, the call's calldata felts. A call whose estimate E is too large is retried
     with its count c cut to c·max_gas/E (at least one part fewer, and not below `least` before
-    `least` is tried), or halved if the node will not estimate it at all (`first` names
-    trees[0] in errors: `CalldataParts.describe`); once a count fits,
+    `least` is tried), or halved if the node will not estimate it at all; once a count fits,
     the counts between it and the smallest that did not are bisected until they are within an
     eighth of each other (an estimate is a whole execution: a few more, for transactions
     fuller by up to half, as a model walk's one-felt check parts need)."""
