@@ -136,9 +136,9 @@ def check_graph(
     replay = graph_calldata.replay_graph_calldata(felts)
     assert replay.settled is not None
     settlement, channel, committed, witness = replay.settled
-    settlement = replay.reader.openings(settlement)
+    openings = replay.reader.openings(settlement.opening, replay.witness_opening)
     g = replay.reader.statement
-    verify_openings(g, settlement, channel, committed, witness)
+    verify_openings(g, *openings, channel, committed, witness)
     if models is None:
         return NO_MODEL
     model_id = check_walk_binding(models, g.binding, g.committed)

@@ -77,25 +77,33 @@ class _Opening:
         return sum(self.layout.group_trees(g) for g in range(len(self.layout.groups)))
 
 
-def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
+def _openings(flat: list[int]) -> tuple[int, list[_Opening], list[int]]:
     """The model id and the openings of a proof's calldata, each with its front verified in
     the contract's order: a walk's (or a graph's) committed tensors' opening on its channel,
-    then its witness opening on a Blake2s fork of it; a PCS opening (kind 2) alone."""
+    then its witness opening on a Blake2s fork of it; a PCS opening (kind 2) alone. For a
+    graph also its `GraphWalk` by Serde between its settlement and its witness opening's front
+    (`settled_walk_state`), else empty."""
     if is_graph(flat):
         replay = replay_graph_calldata(flat)
         assert replay.settled is not None
         settlement, channel, committed, witness = replay.settled
-        s = replay.reader.openings(settlement)
+        opening, witness_opening = replay.reader.openings(
+            settlement.opening, replay.witness_opening
+        )
         b = replay.reader.statement.binding
-        openings = _walk_openings(channel, committed, s.opening, witness, s.witness_opening)
-        return (NO_MODEL if b is None else b.model_id), openings
+        settled = (channel.digest, channel.n_draws)
+        openings = _walk_openings(channel, committed, opening, witness, witness_opening)
+        if opening is not None:  # as its front leaves the channel, before its queries' draws
+            settled = (int(openings[0].phase.query_seed), 0)
+        model_id = NO_MODEL if b is None else b.model_id
+        return model_id, openings, settled_walk_state(*settled)
     if not is_walk(flat):
         decoded = calldata.decode(flat)
         assert isinstance(decoded, PcsOpening)
         statement, proof = decoded.statement, decoded.proof
         params = statement_params(statement, POSEIDON_PARAMS)
         phase = verify_front(statement, proof, params, Poseidon252Channel())
-        return NO_MODEL, [_Opening(statement, proof, params, phase)]
+        return NO_MODEL, [_Opening(statement, proof, params, phase)], []
     front = decode_walk_front(flat)
     spec = LAYERS[front.layer_kind]
     channel, claims = replay_layer(spec, front.proof)
@@ -108,7 +116,7 @@ def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
         witness_batch(spec, st, claims.witness),
         walk.witness_opening,
     )
-    return (NO_MODEL if st.binding is None else st.binding.model_id), openings
+    return (NO_MODEL if st.binding is None else st.binding.model_id), openings, []
 
 
 def _walk_openings(
@@ -119,7 +127,8 @@ def _walk_openings(
     witness_opening: OpeningProof | None,
 ) -> list[_Opening]:
     """A walk's or a graph's openings that are present, each with its front verified: the
-    committed tensors' on the channel, then the witness's on a Blake2s fork of it."""
+    committed tensors' on the channel (which it leaves as the witness opening's fork finds
+    it), then the witness's on a Blake2s fork of it."""
     openings = []
     if opening is not None:
         params = statement_params(committed, POSEIDON_PARAMS)
@@ -141,10 +150,15 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     that)."""
     flat, sent = parts.flat, sum(counts)
     model_id, openings, walk, certified = NO_MODEL, [], [], []
-    if sent < len(parts.walk):
+    if sent < len(parts.walk) - 1:
         walk = graph_walk_state(replay_graph_calldata(flat, sent).walk)
+    elif sent == len(parts.walk) - 1:
+        # Settled, the witness opening's front not read: the committed opening's phase only.
+        _, openings, walk = _openings(flat)
+        openings = [o for o in openings if o.params is not WITNESS_PCS]
+        sent = 0
     else:
-        model_id, openings = _openings(flat)
+        model_id, openings, _ = _openings(flat)
         sent -= len(parts.walk)
         if is_walk(flat):
             certified = certified_keys(decode_walk_front(flat).proof.statement)
@@ -169,10 +183,10 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
 
 def graph_walk_state(walk: GraphWalk) -> list[int]:
     """Cairo's `GraphWalk` by Serde (docs/cairo-verifier.md, "Sessions"): the nodes left, the
-    channel, the claims pending on tensors (in the order the walk first left them) and those
-    drawn at the start on the committed outputs. The statement, its checks and what each
-    verified node left on weights, witness and tables are in the contract's storage, not in
-    the state."""
+    channel, the claims pending on tensors (in the order the walk first left them), those
+    drawn at the start on the committed outputs, and whether the settlement is verified (not
+    yet). The statement, its checks and what each verified node left on weights, witness and
+    tables are in the contract's storage, not in the state."""
     committed = walk.statement.committed_outputs()
     opened = {n: c for n, c in walk.weight_claims.items() if n in committed}
     return [
@@ -181,7 +195,16 @@ def graph_walk_state(walk: GraphWalk) -> list[int]:
         walk.channel.n_draws,
         *_claims_on(walk.claims),
         *_claims_on(opened),
+        0,
     ]
+
+
+def settled_walk_state(digest: int, n_draws: int) -> list[int]:
+    """Cairo's `GraphWalk` by Serde once the settlement is verified, its witness opening's
+    front not yet: no node left, the channel (`digest`, `n_draws`) as the committed tensors'
+    opening's front leaves it (the contract draws that opening's queries from its seed, not
+    from the channel), no claims (the settlement took them in), settled."""
+    return [0, digest, n_draws, 0, 0, 1]
 
 
 def _claims_on(claims: dict[str, list[Claim]]) -> list[int]:

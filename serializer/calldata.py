@@ -52,11 +52,11 @@ OnchainProof = PcsOpening | WalkProof | GraphProof
 @dataclass(frozen=True)
 class CalldataParts:
     """A proof's calldata cut where a session may cut it: `front` (header, statement and, but
-    for a model walk, transcript), a model walk's `walk` parts (one per node, last first, then
-    the settlement), and one part per opened PCS tree (fold group by fold group: its layer,
-    then its polynomials), a layer (or graph) proof's committed tensors' opening's trees, then
-    its witness opening's; `steps` are the parts after the front, `flat` what `verify`
-    takes."""
+    for a model walk, transcript), a model walk's `walk` parts (one per node's check, one per
+    node, last first, the settlement and the witness opening's front), and one part per opened
+    PCS tree (fold group by fold group: its layer, then its polynomials), a layer (or graph)
+    proof's committed tensors' opening's trees, then its witness opening's; `steps` are the
+    parts after the front, `flat` what `verify` takes."""
 
     front: list[int]
     trees: list[list[int]]
@@ -71,15 +71,18 @@ class CalldataParts:
         return [*self.front, *(f for part in self.steps for f in part)]
 
     def describe(self, i: int) -> str:
-        """Which part `steps[i]` is, for messages: a model walk's 2n + 1 parts are its nodes'
-        statement checks (node order), its nodes (last first) and its settlement."""
-        n = (len(self.walk) - 1) // 2
+        """Which part `steps[i]` is, for messages: a model walk's 2n + 2 parts are its nodes'
+        statement checks (node order), its nodes (last first), its settlement and its witness
+        opening's front."""
+        n = (len(self.walk) - 2) // 2
         if i < n:
             what = f"node {i}'s statement check"
         elif i < 2 * n:
             what = f"node {2 * n - 1 - i}"
-        elif i < len(self.walk):
+        elif i == 2 * n:
             what = "the model walk's settlement"
+        elif i < len(self.walk):
+            what = "the model walk's witness opening's front"
         else:
             what = f"tree {i - len(self.walk) + 1} of {len(self.trees)} of the openings"
         return f"part {i + 1} of {len(self.steps)} ({what})"

@@ -3,15 +3,17 @@ header, the GraphStatement in Cairo's Serde order (`serde.py`) and the committed
 values; then one check part per node in node order (its index: the verifier checks that
 node's statement, as it carries no proof the part is one felt); then one part per node in
 walk order, last node first (a `NodeProof`, its layer proof the variant of that node's kind);
-then the settlement (`Settlement`: the public inputs' and weights' merges, the openings'
-fronts); then the Merkle openings of its committed weights' opening and of its witness
-opening, one part per tree, as a layer proof's (`walk_calldata`). An on-chain session may cut
-between any two parts after the statement."""
+then the settlement (`Settlement`: the public inputs' and weights' merges, the committed
+tensors' opening's front), then the witness opening's front (an `Option<OpeningProof>`, a part
+of its own: a session may verify the two fronts in two transactions); then the Merkle openings
+of its committed weights' opening and of its witness opening, one part per tree, as a layer
+proof's (`walk_calldata`). An on-chain session may cut between any two parts after the
+statement."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
@@ -20,7 +22,7 @@ from cairn.prover.graph.proof import GraphProof, NodeProof, Settlement
 from cairn.prover.graph.statement import GraphStatement
 from cairn.prover.graph.verifier import Batch, GraphWalk
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.walk.statement import Statement
 from cairn.prover.walk.witness import layer_tables
 from cairn.serializer.errors import MalformedProofError
@@ -56,9 +58,9 @@ def offchain_reason(g: GraphStatement) -> str | None:
 
 def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], list[list[int]]]:
     """(the header and statement; the walk's parts: each node's check part, then each node's
-    proof, last node first, then the settlement; one part per tree: the committed weights'
-    opening's, then the witness opening's). ValueError if the contract cannot read this graph
-    (`offchain_reason`)."""
+    proof, last node first, then the settlement and the witness opening's front; one part per
+    tree: the committed weights' opening's, then the witness opening's). ValueError if the
+    contract cannot read this graph (`offchain_reason`)."""
     g = proof.statement
     if reason := offchain_reason(g):
         raise ValueError(reason)
@@ -73,7 +75,8 @@ def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], l
 def graph_parts(proof: GraphProof, kinds: Sequence[str]) -> tuple[list[int], list[list[int]]]:
     """The header, statement and committed outputs' values; then one check part per node, then
     one part per node proof, last first, the i-th's layer proof the variant of `kinds[i]`
-    (several kinds share a proof type), then the settlement. Without the encoder's refusals:
+    (several kinds share a proof type), then the settlement, then the witness opening's front.
+    Without the encoder's refusals:
     the reader's tests write what it refuses this way."""
     front = [VERSION, KIND_GRAPH]
     Encoder(lambda _: 0).encode(proof.statement, GraphStatement, front)
@@ -85,7 +88,9 @@ def graph_parts(proof: GraphProof, kinds: Sequence[str]) -> tuple[list[int], lis
         walk.append(part)
     settlement: list[int] = []
     Encoder(lambda _: 0).encode(proof.settlement, Settlement, settlement)
-    return front, [*walk, settlement]
+    witness: list[int] = []
+    Encoder(lambda _: 0).encode(proof.witness_opening, OpeningProof | None, witness)
+    return front, [*walk, settlement, witness]
 
 
 def witness_commitments(g: GraphStatement) -> list[Commitment]:
@@ -190,19 +195,22 @@ class GraphReader:
         self.at = dec.rd.pos
         return resolve(settlement)
 
-    def openings(self, settlement: Settlement) -> Settlement:
+    def witness_front(self) -> OpeningProof | None:
+        """The witness opening's part: its deserialization."""
+        dec = _decoder_at(self.felts, self.at)
+        opening = dec.decode(OpeningProof | None, "witness_opening")
+        dec.finish()
+        self.at = dec.rd.pos
+        return resolve(opening)
+
+    def openings(
+        self, opening: OpeningProof | None, witness_opening: OpeningProof | None
+    ) -> tuple[OpeningProof | None, OpeningProof | None]:
         """The openings' group parts (`witness_commitments`' order), then `calldata.extra`, as
         the main contract reads them after the graph class settles."""
         g = self.statement
-        opening, witness_opening = read_openings(
-            self.felts,
-            self.at,
-            g.committed,
-            settlement.opening,
-            partial(witness_commitments, g),
-            settlement.witness_opening,
-        )
-        return replace(settlement, opening=opening, witness_opening=witness_opening)
+        witness = partial(witness_commitments, g)
+        return read_openings(self.felts, self.at, g.committed, opening, witness, witness_opening)
 
 
 def _decoder_at(felts: list[int], at: int, kinds: list[str] | None = None) -> Decoder:
@@ -220,28 +228,41 @@ def decode_graph(felts: list[int]) -> GraphProof:
     for i in range(len(g.nodes)):
         reader.check(i)
     nodes = {i: reader.node(i) for i in reversed(range(len(g.nodes)))}
-    s = reader.openings(reader.settlement())
-    return GraphProof(g, reader.outputs, [nodes[i] for i in range(len(g.nodes))], **vars(s))
+    s = reader.settlement()
+    opening, witness_opening = reader.openings(s.opening, reader.witness_front())
+    return GraphProof(
+        g,
+        reader.outputs,
+        [nodes[i] for i in range(len(g.nodes))],
+        s.inputs,
+        s.weights,
+        opening,
+        witness_opening,
+        s.padding,
+    )
 
 
 @dataclass
 class GraphReplay:
-    """The graph class's walk over calldata: the reader, the walk, and once the settlement is
-    read its openings' statements (`GraphWalk.settle`)."""
+    """The graph class's walk over calldata: the reader, the walk, once the settlement is
+    read its openings' statements (`GraphWalk.settle`), and once the next part is read the
+    witness opening's front (`witnessed`)."""
 
     reader: GraphReader
     walk: GraphWalk
     settled: tuple[Settlement, Poseidon252Channel, Batch, Batch] | None = None
+    witness_opening: OpeningProof | None = None
+    witnessed: bool = False
 
 
 def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphReplay:
     """What the graph class does with graph calldata, in its order: the statement read and the
     walk started, then each part read and verified — the nodes' checks, the nodes', then the
-    settlement — over the first `parts` parts (None: all). Raises the first failure's named
-    error."""
+    settlement and the witness opening's front — over the first `parts` parts (None: all).
+    Raises the first failure's named error (the fronts' checks are `deploy.sessions`')."""
     reader = GraphReader.open(felts)
     replay = GraphReplay(reader, GraphWalk.start(reader.statement, reader.outputs))
-    walk_parts = 2 * len(reader.statement.nodes) + 1
+    walk_parts = 2 * len(reader.statement.nodes) + 2
     for _ in range(walk_parts if parts is None else min(parts, walk_parts)):
         walk = replay.walk
         if not walk.checks.done:
@@ -249,7 +270,9 @@ def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphRe
             walk.checks.check_next()
         elif walk.left:
             walk.step(reader.node(walk.left - 1))
-        else:
+        elif replay.settled is None:
             settlement = reader.settlement()
             replay.settled = (settlement, *walk.settle(settlement))
+        else:
+            replay.witness_opening, replay.witnessed = reader.witness_front(), True
     return replay

@@ -1005,7 +1005,7 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     front, trees = parts.front, parts.trees
     assert len(trees) == 3  # one tree per group: B, then the layers at 4 and 8
     graph = encode_parts(graph_proof("encoder"))
-    assert len(graph.walk) == 9  # four nodes' checks, the four nodes, then the settlement
+    assert len(graph.walk) == 10  # four nodes' checks, the four nodes, the settlement, the witness
     first = graph.walk[7]  # node 0's part (linear): a value of its layer proof
     bad_graph = CalldataParts(
         graph.front, graph.trees, replaced(graph.walk, 7, replaced(first, 6, first[6] ^ 1))
@@ -1047,9 +1047,11 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
         "graph_cut_between_nodes": (
             "The encoder graph's statement with two nodes' checks, then the other two checks "
             "and its last node, then two nodes, then the first node (every node verified, the "
-            "settlement not read), then the settlement and a tree, then the other trees: the "
-            "walk's state carried between, the statement and the checks stored.",
-            SessionScript(graph, NO_MODEL).stage().open(2).step(3).step(2).step(1).step(2).step(5)),
+            "settlement not read), then the settlement (the committed opening's front verified, "
+            "the walk settled), then the witness opening's front and a tree, then the other "
+            "trees: the walk's state carried between, the statement and the checks stored.",
+            SessionScript(graph, NO_MODEL).stage().open(2).step(3).step(2).step(1).step(1).step(2)
+            .step(5)),
         "graph_tampered_node_after_a_cut": (
             "The encoder graph's first node's proof changed, in the transaction after the cut: "
             "the one-shot verdict.",
@@ -1065,8 +1067,8 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "The encoder graph with its input and output committed too: the statement and the "
             "output's value with every check and the last node (the value's claim carried for "
             "the opening), then the other nodes, then the settlement (the input's claims join "
-            "the opening) and every tree.",
-            SessionScript(graph_io, NO_MODEL).stage().open(5).step(3)
+            "the opening), then the witness opening's front and every tree.",
+            SessionScript(graph_io, NO_MODEL).stage().open(5).step(3).step(1)
             .step(1 + len(graph_io.trees))),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]

@@ -92,15 +92,16 @@ def test_io_hash_covers_the_statement_only():
     assert parts.front == [*felts[: 2 + len(io)], 0]  # no committed output; the nodes follow
     n = len(block().nodes)
     assert parts.walk[:n] == [[i] for i in range(n)]  # a check part per node, then its proof
-    assert len(parts.walk) == 2 * n + 1  # and the settlement
-    named = [parts.describe(i) for i in (0, n - 1, n, 2 * n - 1, 2 * n, 2 * n + 1)]
+    assert len(parts.walk) == 2 * n + 2  # and the settlement, then the witness opening's front
+    named = [parts.describe(i) for i in (0, n - 1, n, 2 * n - 1, 2 * n, 2 * n + 1, 2 * n + 2)]
     assert named == [
         f"part 1 of {len(parts.steps)} (node 0's statement check)",
         f"part {n} of {len(parts.steps)} (node {n - 1}'s statement check)",
         f"part {n + 1} of {len(parts.steps)} (node {n - 1})",  # the last node first
         f"part {2 * n} of {len(parts.steps)} (node 0)",
         f"part {2 * n + 1} of {len(parts.steps)} (the model walk's settlement)",
-        f"part {2 * n + 2} of {len(parts.steps)} (tree 1 of {len(parts.trees)} of the openings)",
+        f"part {2 * n + 2} of {len(parts.steps)} (the model walk's witness opening's front)",
+        f"part {2 * n + 3} of {len(parts.steps)} (tree 1 of {len(parts.trees)} of the openings)",
     ]
 
 
@@ -114,12 +115,18 @@ def test_witness_polys_are_the_verifiers_batch():
     assert len(witness) == len(own) + 1  # attn's exp table
 
 
-def test_both_openings_are_due_before_either_is_verified():
+def test_each_opening_is_due_with_the_part_that_carries_it():
+    """The committed tensors' opening with the settlement (`replay_graph`), the witness
+    opening with its own part, after the committed one's front."""
     proof = block()
-    for field, check in (("opening", "walk.opening"), ("witness_opening", "walk.witness_opening")):
-        with pytest.raises(VerificationError) as e:
-            replay_graph(dataclasses.replace(proof, **{field: None}))
-        assert e.value.check == check
+    with pytest.raises(VerificationError) as e:
+        replay_graph(dataclasses.replace(proof, opening=None))
+    assert e.value.check == "walk.opening"
+    no_witness = dataclasses.replace(proof, witness_opening=None)
+    replay_graph(no_witness)
+    with pytest.raises(VerificationError) as e:
+        verify_graph(no_witness)
+    assert e.value.check == "walk.witness_opening"
 
 
 def test_a_session_covering_every_part_is_over():
@@ -133,14 +140,18 @@ def test_a_session_carries_the_walk_until_it_settles():
     """Between parts the state ends with the walk, the nodes left first (all of them while
     their statements are checked, one fewer per node verified; the statement, the checks and
     the claims the verified nodes left stay in the contract's storage, not in the state);
-    once the settlement is read it ends with an empty walk, and the openings' phases stand
-    before it."""
+    once the settlement is read the committed tensors' opening's phase stands before a
+    settled walk (no node, no claims: the channel alone); once the witness opening's front is
+    read it ends with an empty walk, and both openings' phases stand before it."""
     parts = calldata.encode_parts(block())
     n = len(block().nodes)
-    for sent in range(len(parts.walk)):
+    for sent in range(len(parts.walk) - 1):
         state = session_state(parts, [sent])
         assert state is not None and state[4] == 0  # no phase yet
         assert state[6] == n - max(0, sent - n)
+    half = session_state(parts, [len(parts.walk) - 1])
+    assert half is not None and half[4] == 1
+    assert half[-8:-6] == [6, 0] and half[-4:] == [0, 0, 1, 0]  # left 0, settled; no certified
     settled = session_state(parts, [len(parts.walk)])
     assert settled is not None and settled[4] == 2 and settled[-1] == 0
 

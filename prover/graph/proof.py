@@ -42,19 +42,18 @@ class GraphProof:
 
     @property
     def settlement(self) -> Settlement:
-        return Settlement(
-            self.inputs, self.weights, self.opening, self.witness_opening, self.padding
-        )
+        return Settlement(self.inputs, self.weights, self.opening, self.padding)
 
 
 @dataclass(frozen=True)
 class Settlement:
     """What a model walk verifies after its last node: the committed inputs' zero padding, the
-    same-poly merges of the claims left on its public inputs and weights, and its openings
-    (calldata carries it as a part of its own after the nodes', docs/calldata.md)."""
+    same-poly merges of the claims left on its public inputs and weights, and its committed
+    tensors' opening (calldata carries it as a part of its own after the nodes', and the
+    witness opening as the next part, so that a session verifies the two openings' fronts in
+    two transactions: docs/calldata.md)."""
 
     inputs: dict[str, SamePolyProof | None]
     weights: dict[str, SamePolyProof | None]
     opening: OpeningProof | None = None
-    witness_opening: OpeningProof | None = None
     padding: dict[str, EmptyRowsProof] = field(default_factory=dict)

@@ -21,7 +21,7 @@ from cairn.prover.graph.views import StatementChecks, check_structure
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import tensor_vars
 from cairn.prover.padding import verify_outside_zero
-from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.pcs.verifier import verify_batch
 from cairn.prover.sameply.verifier import verify_sameply
 from cairn.prover.walk.proof import WalkProof
@@ -32,7 +32,7 @@ from cairn.prover.walk.verifier import (
     expect_opening,
     settle_claims,
 )
-from cairn.prover.walk.witness import expect_witness_opening, layer_tables, verify_witness
+from cairn.prover.walk.witness import layer_tables, verify_witness
 
 Batch = list[tuple[Commitment, list[Claim]]]
 
@@ -44,7 +44,7 @@ def verify_graph(proof: GraphProof, certificates: Sequence[WalkProof] = ()) -> N
     if g.declared:
         check_certified(g.declared, g.committed, certificates)
     channel, committed, witness = replay_graph(proof)
-    verify_openings(proof.statement, proof.settlement, channel, committed, witness)
+    verify_openings(g, proof.opening, proof.witness_opening, channel, committed, witness)
 
 
 def replay_graph(proof: GraphProof) -> tuple[Poseidon252Channel, Batch, Batch]:
@@ -126,8 +126,9 @@ class GraphWalk:
     def settle(self, proof: Settlement) -> tuple[Poseidon252Channel, Batch, Batch]:
         """After the last node: the committed inputs' padding shown zero, the public inputs'
         settlements, the openings' statements (the claims left on committed inputs join the
-        committed weights' and outputs') and whether each opening is present (checked before
-        either, as the graph class does)."""
+        committed weights' and outputs') and whether the committed tensors' opening is present;
+        the witness opening's presence is checked with it (`verify_witness`), as the graph
+        class checks it with the part that carries it."""
         assert self.left == 0, f"{self.left} nodes are still to verify"
         g, channel = self.statement, self.channel
         padded = g.padded_inputs()
@@ -148,15 +149,19 @@ class GraphWalk:
         pinned = {n: t.pinned for n, t in self.witness.tables.items()}
         witness = self.witness.batch(own, pinned)
         expect_opening(g.committed, proof.opening)
-        expect_witness_opening(witness, proof.witness_opening)
         return channel, committed, witness
 
 
 def verify_openings(
-    g: GraphStatement, s: Settlement, channel: Poseidon252Channel, committed: Batch, witness: Batch
+    g: GraphStatement,
+    opening: OpeningProof | None,
+    witness_opening: OpeningProof | None,
+    channel: Poseidon252Channel,
+    committed: Batch,
+    witness: Batch,
 ) -> None:
     """After `replay_graph`: the committed weights' opening on the walk's channel, then the
     witness opening on a Blake2s fork of it."""
-    if s.opening is not None:
-        verify_batch(committed, s.opening, committed_params(g.committed), channel)
-    verify_witness(witness, s.witness_opening, channel)
+    if opening is not None:
+        verify_batch(committed, opening, committed_params(g.committed), channel)
+    verify_witness(witness, witness_opening, channel)

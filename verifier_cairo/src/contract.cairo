@@ -100,16 +100,18 @@ pub mod CairnVerifier {
     use crate::pcs::params::POSEIDON_PARAMS;
     use crate::pcs::verifier::{QueryPhase, verify_batch};
     use crate::graph::contract::{
-        GraphPause, GraphStep, ICairnGraphVerifierDispatcherTrait,
+        GraphOutcome, GraphPause, GraphStep, ICairnGraphVerifierDispatcherTrait,
         ICairnGraphVerifierLibraryDispatcher,
     };
     use crate::stored::{append, read_span, set_span_length, write_at, write_span};
     use crate::layers::{Classes, class_of};
-    use crate::walk::verifier::{continue_openings, openings_complete, verify_openings};
+    use crate::graph::verifier::settled_walk;
+    use crate::walk::verifier::{
+        WalkOpenings, continue_openings, openings_complete, verify_fronts, verify_openings,
+    };
     use crate::walk::calldata::statement_kind;
     use crate::walk::contract::{
         BindingCheck, ICairnWalkVerifierDispatcherTrait, ICairnWalkVerifierLibraryDispatcher,
-        WalkOutcome,
     };
     use super::{Model, ProofRecord};
 
@@ -254,13 +256,13 @@ pub mod CairnVerifier {
             if is_walk(proof) || is_graph(proof) {
                 let (model_id, io_hash, phases, pause, certified) = self
                     .verify_walk(proof, false);
-                let walk = match pause {
+                let (walk, phases) = match pause {
                     Some(pause) => {
                         write_span(checks_key(session_id), pause.checks);
                         write_span(walked_key(session_id), pause.walked);
-                        pause.walk
+                        paused(pause.walk, pause.settled)
                     },
-                    None => array![].span(),
+                    None => (array![].span(), phases),
                 };
                 let session = Session {
                     kind: *proof[1],
@@ -292,7 +294,7 @@ pub mod CairnVerifier {
             let mut state = state;
             let mut session: Session = Serde::deserialize(ref state).unwrap();
             if session.walk.is_empty() {
-                session.phases = continue_openings(session.phases, parts);
+                session.phases = continue_openings(session.phases, parts, false);
             } else {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
                     class_hash: self.graph_class.read(),
@@ -306,15 +308,18 @@ pub mod CairnVerifier {
                     GraphStep::Walking(pause) => {
                         append(checks_key(session_id), pause.checks);
                         append(walked, pause.walked);
-                        session.walk = pause.walk;
+                        let (walk, phases) = paused(pause.walk, pause.settled);
+                        session.walk = walk;
+                        for phase in phases {
+                            session.phases.append(phase);
+                        }
                     },
                     GraphStep::Settled(outcome) => {
                         session.walk = array![].span();
-                        let (model_id, _, phases, certified) = self
-                            .settled_walk(outcome, parts, false);
+                        let (model_id, phases) = self
+                            .settled_graph(outcome, session.phases, parts, false);
                         session.model_id = model_id;
                         session.phases = phases;
-                        session.certified = certified;
                     },
                 }
             }
@@ -398,6 +403,20 @@ pub mod CairnVerifier {
         }
     }
 
+
+    /// A model walk's state after a transaction that paused it (`GraphPause`), and the query
+    /// phases it adds: if it verified the settlement, the committed tensors' opening's front,
+    /// verified here, and the walk settled on the channel that front leaves.
+    fn paused(walk: Span<felt252>, settled: Option<WalkOpenings>) -> (Span<felt252>, Array<QueryPhase>) {
+        let openings = match settled {
+            Some(openings) => openings,
+            None => { return (walk, array![]); },
+        };
+        let (phases, channel) = verify_fronts(openings);
+        let mut state = array![];
+        settled_walk(channel).serialize(ref state);
+        (state.span(), phases)
+    }
 
     /// Where `stage` keeps the statement whose felts hash to `statement_hash` for `account`.
     fn statement_key(account: ContractAddress, statement_hash: felt252) -> felt252 {
@@ -501,52 +520,75 @@ pub mod CairnVerifier {
             b.model_id
         }
 
-        /// A walk proof (kind 4: verified by its kind's walk class) or a model walk (kind 5:
-        /// by the graph class, which calls the walk classes node by node), by `library_call`;
-        /// then its openings here from the group parts given (all of them when `whole`): the
-        /// committed tensors', then the witness opening on a Blake2s fork; then its binding
-        /// against the registry. Every group part is read before either opening is verified.
-        /// Returns the model id, the io hash, each opening's query phase, where a model walk
-        /// stopped if before its settlement (never when `whole`), and the declarations the walk
-        /// certifies.
+        /// A walk proof (kind 4: verified by its kind's walk class, then its openings here) or
+        /// a model walk (kind 5: by the graph class, which calls the walk classes node by
+        /// node), by `library_call`; then its openings here: their fronts (the committed
+        /// tensors', then the witness opening on a Blake2s fork), then their groups from the
+        /// group parts given (all of them when `whole`; every part read before any is
+        /// verified); then the binding against the registry. Returns the model id, the io
+        /// hash, each opening's query phase, where a model walk stopped if before its witness
+        /// opening's part (never when `whole`), and the declarations the walk certifies.
         fn verify_walk(
             self: @ContractState, proof: Span<felt252>, whole: bool,
         ) -> (felt252, felt252, Array<QueryPhase>, Option<GraphPause>, Span<felt252>) {
             let classes = self.classes();
-            let outcome: WalkOutcome = if is_graph(proof) {
+            if is_graph(proof) {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
                     class_hash: self.graph_class.read(),
                 };
-                match graph.start_graph(proof, whole, classes) {
+                return match graph.start_graph(proof, whole, classes) {
                     GraphStep::Walking(pause) => {
                         let io_hash = poseidon_hash_span(pause.io);
-                        return (NO_MODEL, io_hash, array![], Some(pause), array![].span());
+                        (NO_MODEL, io_hash, array![], Some(pause), array![].span())
                     },
-                    GraphStep::Settled(outcome) => outcome,
-                }
-            } else {
-                let class_hash = class_of(classes, statement_kind(proof));
-                ICairnWalkVerifierLibraryDispatcher { class_hash }.verify_walk(proof, classes)
-            };
-            let (model_id, io_hash, phases, certified) = self.settled_walk(outcome, proof, whole);
-            (model_id, io_hash, phases, None, certified)
+                    GraphStep::Settled(outcome) => {
+                        let io_hash = outcome.io_hash;
+                        let (model_id, phases) = self.settled_graph(outcome, array![], proof, whole);
+                        (model_id, io_hash, phases, None, array![].span())
+                    },
+                };
+            }
+            let class_hash = class_of(classes, statement_kind(proof));
+            let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }
+                .verify_walk(proof, classes);
+            let at = outcome.groups_at;
+            let phases = verify_openings(outcome.openings, proof.slice(at, proof.len() - at), whole);
+            let model_id = self.check_bound(outcome.binding, outcome.declared);
+            (model_id, outcome.io_hash, phases, None, outcome.certified)
         }
 
-        /// A walk verified up to its openings (`outcome`, whose group parts start at
-        /// `groups_at` in `data`): its openings from the group parts given (all of them when
-        /// `whole`), then its binding, then that every declaration it relies on was certified
-        /// (`graph.declared`). Returns the model id, the io hash, the query phases and the
-        /// declarations the walk certifies.
-        fn settled_walk(
-            self: @ContractState, outcome: WalkOutcome, data: Span<felt252>, whole: bool,
-        ) -> (felt252, felt252, Array<QueryPhase>, Span<felt252>) {
+        /// A model walk verified up to its openings (`outcome`, whose group parts start at
+        /// `groups_at` in `data`; `earlier` the query phase of the committed tensors' opening
+        /// if an earlier transaction verified its front): the fronts left, then the groups from
+        /// the group parts given (all of them when `whole`), then its binding and declarations
+        /// (`check_bound`). Returns the model id and the query phases.
+        fn settled_graph(
+            self: @ContractState,
+            outcome: GraphOutcome,
+            earlier: Array<QueryPhase>,
+            data: Span<felt252>,
+            whole: bool,
+        ) -> (felt252, Array<QueryPhase>) {
+            let mut phases = earlier;
+            let (fronts, _) = verify_fronts(outcome.openings);
+            for phase in fronts {
+                phases.append(phase);
+            }
             let at = outcome.groups_at;
-            let phases = verify_openings(outcome.openings, data.slice(at, data.len() - at), whole);
-            let model_id = self.check_walk_binding(outcome.binding);
-            for key in outcome.declared {
+            let phases = continue_openings(phases, data.slice(at, data.len() - at), whole);
+            (self.check_bound(outcome.binding, outcome.declared), phases)
+        }
+
+        /// A walk's binding (`check_walk_binding`), then that every declaration it relies on
+        /// was certified (`graph.declared`); returns the model id.
+        fn check_bound(
+            self: @ContractState, binding: Option<BindingCheck>, declared: Span<felt252>,
+        ) -> felt252 {
+            let model_id = self.check_walk_binding(binding);
+            for key in declared {
                 assert(self.certified.entry(*key).read(), 'graph.declared');
             }
-            (model_id, outcome.io_hash, phases, outcome.certified)
+            model_id
         }
 
         fn classes(self: @ContractState) -> Classes {

@@ -16,7 +16,7 @@ const U32S_PER_FELT: u32 = 7;
 const LENGTH_SHIFT: felt252 = 0x100000000000000000000000000000000000000000000000000000000000000;
 const POW_PREFIX: felt252 = 0x12345678;
 
-#[derive(Drop, Default, Serde)]
+#[derive(Copy, Drop, Default, Serde)]
 pub struct Poseidon252Channel {
     digest: felt252,
     n_draws: felt252,

@@ -4,7 +4,7 @@
 //! read on chain: a node kind outside `graph_kind`, witness commitments on a kind without
 //! advice, public weights; the committed tensors' hash, roots and sizes; then the committed
 //! outputs' values. Then, as the walk reaches them, one check part per node (in order), one
-//! part per node (last first) and the settlement.
+//! part per node (last first), the settlement and the witness opening's front.
 
 use core::dict::{Felt252Dict, Felt252DictTrait};
 use crate::calldata::{KIND_GRAPH, VERSION, take_exact};
@@ -12,7 +12,7 @@ use crate::fields::qm31::QM31;
 use crate::layers::{has_witness, layer_kind};
 use crate::pcs::params::PcsParams;
 use crate::walk::calldata::{check_names, committed_params, deserialize, names_of, read_committed, read_witness};
-use crate::walk::proof::{GraphStatement, Named, Node, NodeProof, Settlement};
+use crate::walk::proof::{GraphStatement, Named, Node, NodeProof, OpeningProof, Settlement};
 use crate::walk::tensor::{Tensors, read_tensors};
 
 /// A graph's statement as read: the statement, its public inputs and outputs and its
@@ -186,6 +186,11 @@ pub fn read_settlement(ref data: Span<felt252>) -> Settlement {
     check_names(names_of(@settlement.weights));
     check_names(names_of(@settlement.padding));
     settlement
+}
+
+/// The witness opening's front, the part after the settlement: its Serde.
+pub fn read_witness_front(ref data: Span<felt252>) -> Option<OpeningProof> {
+    deserialize(ref data)
 }
 
 fn check_node_names(node: @Node) {

@@ -2,52 +2,75 @@
 //! for calldata of kind 5 (docs/cairo-verifier.md, "Seven classes"): it reads and verifies a
 //! graph proof up to its openings part by part — each node's statement check, in node order,
 //! by the node's walk class, then the nodes, last first, by their layer verifiers, then the
-//! settlement —; a session's transaction may stop between any two parts
+//! settlement, then the witness opening's part —; a session's transaction may stop between any two parts
 //! (`GraphStep::Walking`). No side effect: a session's main contract keeps the statement, the
-//! nodes' checks and what each verified node left between transactions; at the settlement this
-//! class reads the latter from the main contract's storage (a library call runs in its
-//! context).
+//! nodes' checks and what each verified node left between transactions; at the settlement and
+//! the witness opening's front this class reads the latter from the main contract's storage (a
+//! library call runs in its context).
 
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
 use crate::layers::Classes;
 use crate::layers::range::model::declaration_key;
 use crate::stored::read_span;
-use crate::walk::contract::{BindingCheck, WalkOutcome};
+use crate::walk::contract::BindingCheck;
+use crate::walk::verifier::WalkOpenings;
 use crate::walk::tensor::TensorsTrait;
-use super::calldata::{GraphCalldata, read_check, read_graph, read_node, read_settlement, read_statement};
+use super::calldata::{
+    GraphCalldata, read_check, read_graph, read_node, read_settlement, read_statement,
+    read_witness_front,
+};
 use super::records::NodeClaims;
 use super::statement::check_structure;
 use super::verifier::{
-    Checks, GraphWalk, all_checked, check_next, checked, checks_of, no_checks, settle, start, step,
+    Checks, GraphWalk, all_checked, channel_of, check_next, checked, checks_of, no_checks, settle,
+    start, step, witness_of, witness_opening,
 };
 
-/// Where a transaction leaves a model walk: part way (`GraphPause`), or settled, with what is
-/// left to verify.
+/// Where a transaction leaves a model walk: part way (`GraphPause`), or with its openings
+/// left to verify (`GraphOutcome`).
 #[derive(Drop, Serde)]
 pub enum GraphStep {
     Walking: GraphPause,
-    Settled: WalkOutcome,
+    Settled: GraphOutcome,
 }
 
 /// A model walk part way: its statement's felts (what `io_hash` hashes), its `GraphWalk` by
 /// Serde (what the session's state carries), the `NodeCheck`s this transaction made, by Serde
-/// in node order, and the `NodeClaims` of the nodes it verified, by Serde in the walk's order
-/// (what the session keeps after those of the earlier transactions).
+/// in node order, the `NodeClaims` of the nodes it verified, by Serde in the walk's order
+/// (what the session keeps after those of the earlier transactions), and if this transaction
+/// verified the settlement (not the witness opening's part) the committed tensors' opening to
+/// verify on the walk's channel, after which the walk is `settled_walk` of the channel it
+/// leaves.
 #[derive(Drop, Serde)]
 pub struct GraphPause {
     pub io: Span<felt252>,
     pub walk: Span<felt252>,
     pub checks: Span<felt252>,
     pub walked: Span<felt252>,
+    pub settled: Option<WalkOpenings>,
+}
+
+/// A model walk verified up to its openings: the hash of its statement's felts, its binding to
+/// check against the registry, the declarations it relies on (each must have been certified),
+/// the openings to verify (the committed tensors' unless an earlier transaction verified the
+/// settlement, then the witness opening, on the walk's channel), whose group parts start at
+/// `groups_at`.
+#[derive(Drop, Serde)]
+pub struct GraphOutcome {
+    pub io_hash: felt252,
+    pub binding: Option<BindingCheck>,
+    pub declared: Span<felt252>,
+    pub openings: WalkOpenings,
+    pub groups_at: u32,
 }
 
 #[starknet::interface]
 pub trait ICairnGraphVerifier<TContractState> {
     /// Reads the header, statement and committed outputs' values of `proof`, checks the
     /// statement's structure, starts the walk and verifies the parts that follow (all of them
-    /// when `whole`: every node's statement check, the nodes, last first, then the
-    /// settlement); panics with the name of the failed check. A graph's binding, if any, goes
+    /// when `whole`: every node's statement check, the nodes, last first, the settlement, the
+    /// witness opening's front); panics with the name of the failed check. A graph's binding, if any, goes
     /// to the main contract to check against the registry; `groups_at` counts from the start of
     /// `proof`.
     fn start_graph(
@@ -57,8 +80,8 @@ pub trait ICairnGraphVerifier<TContractState> {
     /// felts), whose first nodes' checks are `checks` (their `NodeCheck`s by Serde), with the
     /// next `parts`; `groups_at` counts from the start of `parts`. The caller passes only what
     /// its session holds, which `start_graph` and the earlier transactions made; what the nodes
-    /// verified so far left is read at the settlement from the caller's storage under
-    /// `walked_key` (`stored::read_span`).
+    /// verified so far left is read at the settlement and the witness opening's front from the
+    /// caller's storage under `walked_key` (`stored::read_span`).
     fn continue_graph(
         self: @TContractState,
         statement: Span<felt252>,
@@ -95,9 +118,10 @@ pub fn continue_graph(
 }
 
 /// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' statement
-/// checks until every node is checked, the nodes' proofs until none is left, then the
-/// settlement; `total` is the length of the span `data` ends. What the nodes verified in earlier
-/// transactions left is under `walked_key` in storage (None: no earlier transaction).
+/// checks until every node is checked, the nodes' proofs until none is left, the settlement,
+/// then the witness opening's front; `total` is the length of the span `data` ends. What the
+/// nodes verified in earlier transactions left is under `walked_key` in storage (None: no
+/// earlier transaction).
 fn walk_parts(
     graph: @GraphCalldata,
     checks: Checks,
@@ -121,20 +145,49 @@ fn walk_parts(
         walked.append(left);
         walk = next;
     }
-    if !all_checked(graph, @checks) || walk.left > 0 || (!whole && data.is_empty()) {
+    let mut settled = None;
+    let ready = all_checked(graph, @checks) && walk.left == 0;
+    if ready && !walk.settled && (whole || !data.is_empty()) {
+        let settlement = read_settlement(ref data);
+        let records = records_of(walked_key, walked.span());
+        let (next, committed, witness) = settle(walk, graph, @checks, records, @settlement);
+        settled = Some((committed, witness));
+        walk = next;
+    }
+    if !walk.settled || (!whole && data.is_empty()) {
         let (mut state, mut records) = (array![], array![]);
         walk.serialize(ref state);
         for left in walked.span() {
             left.serialize(ref records);
         }
+        let settled = match settled {
+            Some((committed, _)) => Some(
+                WalkOpenings { channel: channel_of(@walk), committed, witness: None },
+            ),
+            None => None,
+        };
         let pause = GraphPause {
-            io: *graph.io, walk: state.span(), checks: made.span(), walked: records.span(),
+            io: *graph.io, walk: state.span(), checks: made.span(), walked: records.span(), settled,
         };
         return GraphStep::Walking(pause);
     }
+    let opening = read_witness_front(ref data);
+    let (committed, statement) = match settled {
+        Some(settled) => settled,
+        None => (None, witness_of(graph, @checks, records_of(walked_key, walked.span()))),
+    };
+    let witness = witness_opening(statement, @opening);
+    let openings = WalkOpenings { channel: channel_of(@walk), committed, witness };
     let io_hash = poseidon_hash_span(*graph.io);
-    let settlement = read_settlement(ref data);
-    // Verified in earlier transactions (stored, last node first), then in this one.
+    let (binding, declared) = (binding_check(graph), declared_keys(graph));
+    GraphStep::Settled(
+        GraphOutcome { io_hash, binding, declared, openings, groups_at: total - data.len() },
+    )
+}
+
+/// Every node's `NodeClaims`, last node first: those stored under `walked_key` by earlier
+/// transactions, then `walked`, this one's.
+fn records_of(walked_key: Option<felt252>, walked: Span<NodeClaims>) -> Span<NodeClaims> {
     let mut records = array![];
     if let Some(key) = walked_key {
         let mut stored = read_span(key);
@@ -142,15 +195,8 @@ fn walk_parts(
             records.append(Serde::<NodeClaims>::deserialize(ref stored).unwrap());
         }
     }
-    records.append_span(walked.span());
-    let openings = settle(walk, graph, @checks, records.span(), @settlement);
-    let binding = binding_check(graph);
-    let (certified, declared) = (array![].span(), declared_keys(graph));
-    GraphStep::Settled(
-        WalkOutcome {
-            io_hash, binding, certified, declared, openings, groups_at: total - data.len(),
-        },
-    )
+    records.append_span(walked);
+    records.span()
 }
 
 /// The keys of the graph's declarations (name order), each of which a verified range walk

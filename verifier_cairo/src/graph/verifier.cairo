@@ -3,28 +3,29 @@
 //! statement checked in order by its kind's walk class, which returns the bounds its hidden
 //! outputs get, and after the last the walk's soundness (`check_next`); then the nodes last to
 //! first (`step`) — each output's claims merged, the layer verified by its class on the walk's
-//! channel, its claims routed to its producers — and the public inputs settled (`settle`). A
+//! channel, its claims routed to its producers —, the public inputs settled (`settle`, which
+//! leaves the committed tensors' opening), then the witness opening's part (`witness_opening`). A
 //! session carries a `GraphWalk` between transactions, and its main contract keeps the
 //! statement, the nodes' checks and what each verified node left (`NodeClaims`) in storage.
-//! What is left are the openings (the committed weights', the witness opening), which the main
-//! contract verifies as a layer walk's (`walk::verifier::verify_openings`).
+//! What is left are the openings, which the main contract verifies
+//! (`walk::verifier::verify_fronts`, then `continue_openings`).
 
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
 use crate::layers::{Classes, call_class, class_of, opening_claims};
-use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::mle::log2_padded;
 use crate::padding::verify_outside_zero;
 use crate::pcs::queries::pow2;
+use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::proof::{Claim, PolyStatement};
 use crate::sameply::verify_sameply;
 use crate::walk::calldata::{names_of, order_key, with_committed};
 use crate::walk::contract::NodeCheck;
 use crate::walk::layer::{ClaimsOn, LayerClaims};
-use crate::walk::proof::{LayerProof, Named, NodeProof, Settlement};
+use crate::walk::proof::{LayerProof, Named, NodeProof, OpeningProof, Settlement};
 use crate::walk::statement::{OutputClaims, PublicStatement, draw_claims};
 use crate::walk::tensor::{TensorCommitment, Tensors, TensorsTrait, tensor_vars};
-use crate::walk::verifier::{Opening, WalkOpenings, front_of, settle_claims};
+use crate::walk::verifier::{Opening, front_of, settle_claims};
 use super::calldata::GraphCalldata;
 use super::records::NodeClaims;
 use super::soundness::{ErrorTotal, ErrorTotalTrait};
@@ -34,8 +35,9 @@ use super::views::{Bounds, known_of, node_statement, unseen_shape};
 /// A model walk between two parts (Python `GraphWalk`; docs/cairo-verifier.md, "Sessions"):
 /// the nodes `left` to verify (the next is node `left − 1`, once every node's statement is
 /// checked: `Checks`), the channel, the claims pending on graph tensors (in the order first
-/// left) and the claims drawn at the start on the committed outputs, which their opening proves.
-/// What each verified node leaves on weights, its witness and its tables is its `NodeClaims`
+/// left) and the claims drawn at the start on the committed outputs, which their opening proves;
+/// once `settled` (the settlement verified, the witness opening's front not yet) only the channel,
+/// as the committed tensors' opening leaves it. What each verified node leaves on weights, its witness and its tables is its `NodeClaims`
 /// (`records`), which a session keeps in storage, not in the walk.
 #[derive(Drop, Serde)]
 pub struct GraphWalk {
@@ -43,6 +45,7 @@ pub struct GraphWalk {
     channel: Poseidon252Channel,
     claims: Array<ClaimsOn>,
     opened: Array<ClaimsOn>,
+    pub settled: bool,
 }
 
 /// A fixed table the nodes read (one polynomial in the witness opening whichever nodes read
@@ -174,7 +177,7 @@ pub fn start(graph: @GraphCalldata, values: @Array<Named<QM31>>) -> GraphWalk {
         }
         i += 1;
     }
-    GraphWalk { left: graph.statement.nodes.len(), channel, claims, opened }
+    GraphWalk { left: graph.statement.nodes.len(), channel, claims, opened, settled: false }
 }
 
 /// Node `left − 1` from its proof, every node checked: its outputs' claims merged, its layer
@@ -183,7 +186,7 @@ pub fn start(graph: @GraphCalldata, values: @Array<Named<QM31>>) -> GraphWalk {
 pub fn step(
     walk: GraphWalk, graph: @GraphCalldata, checks: @Checks, node_proof: @NodeProof, classes: Classes,
 ) -> (GraphWalk, NodeClaims) {
-    let GraphWalk { left, mut channel, claims: mut pending, opened } = walk;
+    let GraphWalk { left, mut channel, claims: mut pending, opened, settled } = walk;
     let i = left - 1;
     let node = graph.statement.nodes[i];
     assert(names_of(node_proof.outputs) == names_of(node.outputs), 'graph.claims');
@@ -218,7 +221,7 @@ pub fn step(
     }
     expect_same_tables(checks, i);
     let (own, tables) = witness_claims(*(*graph.witness)[i], *checks.tables[i], left_claims);
-    let walk = GraphWalk { left: i, channel: next, claims: pending, opened };
+    let walk = GraphWalk { left: i, channel: next, claims: pending, opened, settled };
     (walk, NodeClaims { weights: weights.span(), own, tables })
 }
 
@@ -247,20 +250,22 @@ fn gather(
     (weight_claims, tables, witness)
 }
 
-/// After the last node: the committed inputs' padding shown zero (`padding.empty_rows`), the
-/// public inputs' settlements, then whether each opening is present (`walk.opening`,
-/// `walk.witness_opening`); returns the openings to verify, whose statements are what the
-/// nodes left (`records`, every node's `NodeClaims`, last node first; the claims on
-/// committed inputs join the committed tensors').
+/// After the last node (the settlement part): the committed inputs' padding shown zero
+/// (`padding.empty_rows`), the public inputs' settlements, then whether the committed tensors'
+/// opening is present (`walk.opening`). The openings' statements are what the nodes left
+/// (`records`, every node's `NodeClaims`, last node first; the claims on committed inputs join
+/// the committed tensors'). Returns the walk settled, the committed tensors' opening to verify
+/// on its channel (the main contract does: `walk::verifier::verify_fronts`), and the witness
+/// opening's statement.
 pub fn settle(
     walk: GraphWalk,
     graph: @GraphCalldata,
     checks: @Checks,
     records: Span<NodeClaims>,
     settlement: @Settlement,
-) -> WalkOpenings {
-    let GraphWalk { left, mut channel, claims: mut pending, opened } = walk;
-    assert(left == 0, 'graph.shape');
+) -> (GraphWalk, Option<Opening>, Span<PolyStatement>) {
+    let GraphWalk { left, mut channel, claims: mut pending, opened, settled } = walk;
+    assert(left == 0 && !settled, 'graph.shape');
     let (mut weight_claims, tables, witness) = gather(graph, checks, opened, records);
     let padded = padded_inputs(graph);
     assert(names_of(settlement.padding) == padded.names, 'padding.empty_rows');
@@ -299,22 +304,50 @@ pub fn settle(
     );
     assert(settlement.weights.is_empty(), 'walk.weight_claims');
     let committed = committed_statement(*graph.committed, weight_claims.span());
-    let witness = witness_statement(*graph.witness, witness.span(), tables.span());
     assert(settlement.opening.is_some() == !committed.is_empty(), 'walk.opening');
-    assert(settlement.witness_opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
     let committed = match settlement.opening {
         Some(opening) => Some(
             Opening { hash: (*graph.params).unwrap().hash, statement: committed, front: front_of(opening) },
         ),
         None => None,
     };
-    let witness = match settlement.witness_opening {
+    let witness = witness_statement(*graph.witness, witness.span(), tables.span());
+    (settled_walk(channel), committed, witness)
+}
+
+/// The walk once settled: no node left, no claims, the channel (after the settlement, then as
+/// the committed tensors' opening's front leaves it: the witness opening forks it).
+pub fn settled_walk(channel: Poseidon252Channel) -> GraphWalk {
+    GraphWalk { left: 0, channel, claims: array![], opened: array![], settled: true }
+}
+
+/// The channel a walk carries.
+pub fn channel_of(walk: @GraphWalk) -> Poseidon252Channel {
+    *walk.channel
+}
+
+/// The witness opening's part (`opening`, read after the settlement) against its statement
+/// (`witness`: `settle`'s, or `witness_of` the stored records'): `walk.witness_opening` unless
+/// it is present exactly when claims are due. Returns the opening to verify.
+pub fn witness_opening(
+    witness: Span<PolyStatement>, opening: @Option<OpeningProof>,
+) -> Option<Opening> {
+    assert(opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
+    match opening {
         Some(opening) => Some(
             Opening { hash: HASH_BLAKE2S, statement: witness, front: front_of(opening) },
         ),
         None => None,
-    };
-    WalkOpenings { channel, committed, witness }
+    }
+}
+
+/// The witness opening's statement from every node's `NodeClaims` (`records`, last node
+/// first): what `settle` returns, for a transaction that did not settle.
+pub fn witness_of(
+    graph: @GraphCalldata, checks: @Checks, records: Span<NodeClaims>,
+) -> Span<PolyStatement> {
+    let (_, tables, witness) = gather(graph, checks, array![], records);
+    witness_statement(*graph.witness, witness.span(), tables.span())
 }
 
 /// The walk's soundness once every node is checked (Python `error_terms`): the nodes' terms,

@@ -84,19 +84,15 @@ pub fn verify_batch<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
     phase
 }
 
-/// Python `verify_batch` in full, for a statement and front that do not come from the PCS
-/// calldata reader (a walk's claims on its committed weights): `check_statement`,
-/// `check_shape`, then `verify_batch`.
-pub fn verify_checked_batch<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
-    params: @PcsParams,
-    statement: Span<PolyStatement>,
-    front: OpeningFront,
-    groups: Span<GroupOpenings>,
-    ref channel: C,
+/// Python `verify_batch` up to the queries, for a statement and front that do not come from the
+/// PCS calldata reader (a walk's claims on its committed weights, its witness opening):
+/// `check_statement`, `check_shape`, then `verify_front`; the groups follow (`verify_groups`).
+pub fn verify_checked_front<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
+    params: @PcsParams, statement: Span<PolyStatement>, front: OpeningFront, ref channel: C,
 ) -> QueryPhase {
     check_statement(params, statement);
     check_shape(params, statement, @front);
-    verify_batch(params, statement, front, groups, ref channel)
+    verify_front(params, statement, front, ref channel)
 }
 
 /// Python `verify_batch` up to the queries: statement, merge, β, folding sum-check, final

@@ -344,6 +344,5 @@ pub struct Settlement {
     pub inputs: Array<Named<Option<SamePolyProof>>>,
     pub weights: Array<Named<Option<SamePolyProof>>>,
     pub opening: Option<OpeningProof>,
-    pub witness_opening: Option<OpeningProof>,
     pub padding: Array<Named<EmptyRowsProof>>,
 }

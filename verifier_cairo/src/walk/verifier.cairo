@@ -13,8 +13,7 @@ use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::calldata::read_groups_before;
 use crate::pcs::params::{WITNESS_PARAMS, params_for};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
-use crate::pcs::queries::BatchLayoutTrait;
-use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_checked_batch, verify_groups};
+use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_checked_front, verify_groups};
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
 use super::layer::ClaimsOn;
@@ -216,61 +215,52 @@ pub fn settle_claims(
 const WITNESS_TAG: felt252 = 'cairn/witness/v1';
 const WITNESS_TAG_LEN: u32 = 16;
 
-/// The openings a walk leaves, from their group parts `data` (all of them when `whole`, else
-/// as many whole parts as follow, the committed tensors' first): every part is read before
-/// either opening is verified; the committed tensors' opening on the walk's channel, then the
-/// witness opening on a Blake2s fork of it (Python `open_committed`, `verify_witness`).
-/// Returns each opening's query phase in that order (complete when `whole`).
+/// The openings a walk leaves (`verify_fronts`), then their group parts `data` (all of them when
+/// `whole`, else as many whole parts as follow, the committed tensors' first:
+/// `continue_openings`). Returns each opening's query phase in that order (complete when
+/// `whole`).
 pub fn verify_openings(
     openings: WalkOpenings, data: Span<felt252>, whole: bool,
 ) -> Array<QueryPhase> {
-    let mut data = data;
-    let WalkOpenings { mut channel, committed, witness } = openings;
-    let committed = match committed {
-        Some(o) => {
-            let params = params_for(o.hash).unwrap();
-            let layout = BatchLayoutTrait::of_statement(o.statement, params.log_arity);
-            let groups = read_groups_before(ref data, @params, @layout, 0, 0, whole);
-            Some((o, params, groups))
-        },
-        None => None,
-    };
-    let witness = match witness {
-        Some(o) => {
-            let layout = BatchLayoutTrait::of_statement(o.statement, WITNESS_PARAMS.log_arity);
-            Some((o, read_groups_before(ref data, @WITNESS_PARAMS, @layout, 0, 0, whole)))
-        },
-        None => None,
-    };
-    assert(data.is_empty(), 'calldata.extra');
-    let mut phases = array![];
-    if let Some((o, params, groups)) = committed {
-        phases.append(verify_checked_batch(@params, o.statement, o.front, groups, ref channel));
-    }
-    if let Some((o, groups)) = witness {
-        let mut child = fork(channel.digest(), WITNESS_TAG, WITNESS_TAG_LEN);
-        phases
-            .append(
-                verify_checked_batch(@WITNESS_PARAMS, o.statement, o.front, groups, ref child),
-            );
-        join(ref channel, @child.digest);
-    }
-    phases
+    let (phases, _) = verify_fronts(openings);
+    continue_openings(phases, data, whole)
 }
 
-/// A session's next tree parts `data` (whole parts, in order): each unfinished opening reads
-/// the parts it still needs, every part read before any is checked (`calldata.extra` if parts
+/// The openings' fronts: the committed tensors' opening on the walk's channel, then the witness
+/// opening on a Blake2s fork of it, joined back (Python `open_committed`, `verify_witness` up
+/// to the queries). Returns their query phases and the channel (as the committed opening
+/// leaves it when there is no witness opening: a model walk's settlement in a transaction of
+/// its own).
+pub fn verify_fronts(openings: WalkOpenings) -> (Array<QueryPhase>, Poseidon252Channel) {
+    let WalkOpenings { mut channel, committed, witness } = openings;
+    let mut phases = array![];
+    if let Some(o) = committed {
+        let params = params_for(o.hash).unwrap();
+        phases.append(verify_checked_front(@params, o.statement, o.front, ref channel));
+    }
+    if let Some(o) = witness {
+        let mut child = fork(channel.digest(), WITNESS_TAG, WITNESS_TAG_LEN);
+        phases.append(verify_checked_front(@WITNESS_PARAMS, o.statement, o.front, ref child));
+        join(ref channel, @child.digest);
+    }
+    (phases, channel)
+}
+
+/// A session's next tree parts `data` (whole parts, in order; all of them when `whole`): each
+/// unfinished opening reads the parts it still needs, every part read before any is checked (`calldata.extra` if parts
 /// are left over); returns the phases after the checks. A phase's parameters are its hash's:
 /// the witness opening's differ from `BLAKE2S_PARAMS` only in the grinding and the size bound,
 /// both checked with the front in the session's first transaction.
-pub fn continue_openings(phases: Array<QueryPhase>, data: Span<felt252>) -> Array<QueryPhase> {
+pub fn continue_openings(
+    phases: Array<QueryPhase>, data: Span<felt252>, whole: bool,
+) -> Array<QueryPhase> {
     let mut data = data;
     let mut reads = array![];
     for phase in phases.span() {
         let params = params_for(*phase.hash).unwrap();
         let layout = phase.layout(@params);
         let (group, tree) = (*phase.next_group, *phase.next_tree);
-        reads.append(read_groups_before(ref data, @params, @layout, group, tree, false));
+        reads.append(read_groups_before(ref data, @params, @layout, group, tree, whole));
     }
     assert(data.is_empty(), 'calldata.extra');
     let mut next = array![];
