@@ -260,6 +260,7 @@ pub mod CairnVerifier {
                     Some(pause) => {
                         write_span(checks_key(session_id), pause.checks);
                         write_span(walked_key(session_id), pause.walked);
+                        write_span(witnessed_key(session_id), pause.witnessed);
                         paused(pause.walk, pause.settled)
                     },
                     None => (array![].span(), phases),
@@ -302,12 +303,14 @@ pub mod CairnVerifier {
                 let statement = read_span(statement_key(open.owner, session.io_hash));
                 assert(poseidon_hash_span(statement) == session.io_hash, 'session.statement');
                 let checks = read_span(checks_key(session_id));
-                let (walked, classes) = (walked_key(session_id), self.classes());
-                let walk = session.walk;
-                match graph.continue_graph(statement, checks, walk, parts, walked, classes) {
+                let (walked, witnessed) = (walked_key(session_id), witnessed_key(session_id));
+                let (walk, classes) = (session.walk, self.classes());
+                match graph
+                    .continue_graph(statement, checks, walk, parts, walked, witnessed, classes) {
                     GraphStep::Walking(pause) => {
                         append(checks_key(session_id), pause.checks);
                         append(walked, pause.walked);
+                        append(witnessed, pause.witnessed);
                         let (walk, phases) = paused(pause.walk, pause.settled);
                         session.walk = walk;
                         for phase in phases {
@@ -428,10 +431,18 @@ pub mod CairnVerifier {
         poseidon_hash_span(array!['checks', session_id].span())
     }
 
-    /// Where a session keeps what its model walk's verified nodes left for the openings (their
-    /// `NodeClaims`, last node first), which the graph class reads at the settlement.
+    /// Where a session keeps what its model walk's verified nodes left on their weights (their
+    /// `NodeClaims`' weights' parts, last node first), which the graph class reads at the
+    /// settlement.
     fn walked_key(session_id: felt252) -> felt252 {
         poseidon_hash_span(array!['walked', session_id].span())
+    }
+
+    /// Where a session keeps what its model walk's verified nodes left on their witness and
+    /// tables (their `NodeClaims`' other parts), which the graph class reads at the witness
+    /// opening's part.
+    fn witnessed_key(session_id: felt252) -> felt252 {
+        poseidon_hash_span(array!['witnessed', session_id].span())
     }
 
     #[generate_trait]

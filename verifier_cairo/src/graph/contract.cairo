@@ -20,7 +20,7 @@ use super::calldata::{
     GraphCalldata, read_check, read_graph, read_node, read_settlement, read_statement,
     read_witness_front,
 };
-use super::records::NodeClaims;
+use super::records::{NodeClaims, NodeClaimsTrait};
 use super::statement::check_structure;
 use super::verifier::{
     Checks, GraphWalk, all_checked, channel_of, check_next, checked, checks_of, no_checks, settle,
@@ -37,8 +37,9 @@ pub enum GraphStep {
 
 /// A model walk part way: its statement's felts (what `io_hash` hashes), its `GraphWalk` by
 /// Serde (what the session's state carries), the `NodeCheck`s this transaction made, by Serde
-/// in node order, the `NodeClaims` of the nodes it verified, by Serde in the walk's order
-/// (what the session keeps after those of the earlier transactions), and if this transaction
+/// in node order, the `NodeClaims` of the nodes it verified in the walk's order, their weights'
+/// parts then their witness's and tables' parts by Serde (what the session keeps after those of
+/// the earlier transactions), and if this transaction
 /// verified the settlement (not the witness opening's part) the committed tensors' opening to
 /// verify on the walk's channel, after which the walk is `settled_walk` of the channel it
 /// leaves.
@@ -48,6 +49,7 @@ pub struct GraphPause {
     pub walk: Span<felt252>,
     pub checks: Span<felt252>,
     pub walked: Span<felt252>,
+    pub witnessed: Span<felt252>,
     pub settled: Option<WalkOpenings>,
 }
 
@@ -80,8 +82,9 @@ pub trait ICairnGraphVerifier<TContractState> {
     /// felts), whose first nodes' checks are `checks` (their `NodeCheck`s by Serde), with the
     /// next `parts`; `groups_at` counts from the start of `parts`. The caller passes only what
     /// its session holds, which `start_graph` and the earlier transactions made; what the nodes
-    /// verified so far left is read at the settlement and the witness opening's front from the
-    /// caller's storage under `walked_key` (`stored::read_span`).
+    /// verified so far left is read from the caller's storage (`stored::read_span`): at the
+    /// settlement their weights' parts under `walked_key`, at the witness opening's part their
+    /// witness's and tables' under `witnessed_key`.
     fn continue_graph(
         self: @TContractState,
         statement: Span<felt252>,
@@ -89,6 +92,7 @@ pub trait ICairnGraphVerifier<TContractState> {
         walk: Span<felt252>,
         parts: Span<felt252>,
         walked_key: felt252,
+        witnessed_key: felt252,
         classes: Classes,
     ) -> GraphStep;
 }
@@ -107,6 +111,7 @@ pub fn continue_graph(
     walk: Span<felt252>,
     parts: Span<felt252>,
     walked_key: felt252,
+    witnessed_key: felt252,
     classes: Classes,
 ) -> GraphStep {
     let mut statement = statement;
@@ -114,14 +119,15 @@ pub fn continue_graph(
     let checks = checks_of(@graph, checks);
     let mut walk = walk;
     let walk: GraphWalk = Serde::deserialize(ref walk).unwrap();
-    walk_parts(@graph, checks, walk, parts, false, classes, parts.len(), Some(walked_key))
+    let keys = Some((walked_key, witnessed_key));
+    walk_parts(@graph, checks, walk, parts, false, classes, parts.len(), keys)
 }
 
 /// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' statement
 /// checks until every node is checked, the nodes' proofs until none is left, the settlement,
 /// then the witness opening's front; `total` is the length of the span `data` ends. What the
-/// nodes verified in earlier transactions left is under `walked_key` in storage (None: no
-/// earlier transaction).
+/// nodes verified in earlier transactions left is in storage under `keys` (`records_of`; None:
+/// no earlier transaction).
 fn walk_parts(
     graph: @GraphCalldata,
     checks: Checks,
@@ -130,7 +136,7 @@ fn walk_parts(
     whole: bool,
     classes: Classes,
     total: u32,
-    walked_key: Option<felt252>,
+    keys: Option<(felt252, felt252)>,
 ) -> GraphStep {
     let mut data = data;
     let (mut checks, mut walk) = (checks, walk);
@@ -149,33 +155,40 @@ fn walk_parts(
     let ready = all_checked(graph, @checks) && walk.left == 0;
     if ready && !walk.settled && (whole || !data.is_empty()) {
         let settlement = read_settlement(ref data);
-        let records = records_of(walked_key, walked.span());
-        let (next, committed, witness) = settle(walk, graph, @checks, records, @settlement);
-        settled = Some((committed, witness));
+        let records = records_of(keys, 0, walked.span());
+        let (next, committed) = settle(walk, graph, @checks, records, @settlement);
+        settled = Some(committed);
         walk = next;
     }
     if !walk.settled || (!whole && data.is_empty()) {
-        let (mut state, mut records) = (array![], array![]);
+        let (mut state, mut weights, mut witness) = (array![], array![], array![]);
         walk.serialize(ref state);
         for left in walked.span() {
-            left.serialize(ref records);
+            left.weights_part().serialize(ref weights);
+            left.witness_part().serialize(ref witness);
         }
         let settled = match settled {
-            Some((committed, _)) => Some(
+            Some(committed) => Some(
                 WalkOpenings { channel: channel_of(@walk), committed, witness: None },
             ),
             None => None,
         };
         let pause = GraphPause {
-            io: *graph.io, walk: state.span(), checks: made.span(), walked: records.span(), settled,
+            io: *graph.io,
+            walk: state.span(),
+            checks: made.span(),
+            walked: weights.span(),
+            witnessed: witness.span(),
+            settled,
         };
         return GraphStep::Walking(pause);
     }
     let opening = read_witness_front(ref data);
-    let (committed, statement) = match settled {
-        Some(settled) => settled,
-        None => (None, witness_of(graph, @checks, records_of(walked_key, walked.span()))),
+    let committed = match settled {
+        Some(committed) => committed,
+        None => None,
     };
+    let statement = witness_of(graph, @checks, records_of(keys, 1, walked.span()));
     let witness = witness_opening(statement, @opening);
     let openings = WalkOpenings { channel: channel_of(@walk), committed, witness };
     let io_hash = poseidon_hash_span(*graph.io);
@@ -185,12 +198,19 @@ fn walk_parts(
     )
 }
 
-/// Every node's `NodeClaims`, last node first: those stored under `walked_key` by earlier
-/// transactions, then `walked`, this one's.
-fn records_of(walked_key: Option<felt252>, walked: Span<NodeClaims>) -> Span<NodeClaims> {
+/// Every node's `NodeClaims`, last node first: those stored by earlier transactions under
+/// `keys` (None: none; the weights' records under the first key, `which` 0, the witness's and
+/// tables' under the second, `which` 1), then `walked`, this one's.
+fn records_of(
+    keys: Option<(felt252, felt252)>, which: u32, walked: Span<NodeClaims>,
+) -> Span<NodeClaims> {
     let mut records = array![];
-    if let Some(key) = walked_key {
-        let mut stored = read_span(key);
+    if let Some((weights, witness)) = keys {
+        let mut stored = read_span(if which == 0 {
+            weights
+        } else {
+            witness
+        });
         while !stored.is_empty() {
             records.append(Serde::<NodeClaims>::deserialize(ref stored).unwrap());
         }
@@ -249,9 +269,10 @@ pub mod CairnGraphVerifier {
             walk: Span<felt252>,
             parts: Span<felt252>,
             walked_key: felt252,
+            witnessed_key: felt252,
             classes: Classes,
         ) -> GraphStep {
-            super::continue_graph(statement, checks, walk, parts, walked_key, classes)
+            super::continue_graph(statement, checks, walk, parts, walked_key, witnessed_key, classes)
         }
     }
 }

@@ -252,21 +252,20 @@ fn gather(
 
 /// After the last node (the settlement part): the committed inputs' padding shown zero
 /// (`padding.empty_rows`), the public inputs' settlements, then whether the committed tensors'
-/// opening is present (`walk.opening`). The openings' statements are what the nodes left
-/// (`records`, every node's `NodeClaims`, last node first; the claims on committed inputs join
-/// the committed tensors'). Returns the walk settled, the committed tensors' opening to verify
-/// on its channel (the main contract does: `walk::verifier::verify_fronts`), and the witness
-/// opening's statement.
+/// opening is present (`walk.opening`). Its statement is what the nodes left on weights
+/// (`records`, every node's `NodeClaims`, last node first: their weights' parts suffice) and
+/// the claims on committed inputs. Returns the walk settled and the committed tensors' opening
+/// to verify on its channel (the main contract does: `walk::verifier::verify_fronts`).
 pub fn settle(
     walk: GraphWalk,
     graph: @GraphCalldata,
     checks: @Checks,
     records: Span<NodeClaims>,
     settlement: @Settlement,
-) -> (GraphWalk, Option<Opening>, Span<PolyStatement>) {
+) -> (GraphWalk, Option<Opening>) {
     let GraphWalk { left, mut channel, claims: mut pending, opened, settled } = walk;
     assert(left == 0 && !settled, 'graph.shape');
-    let (mut weight_claims, tables, witness) = gather(graph, checks, opened, records);
+    let (mut weight_claims, _, _) = gather(graph, checks, opened, records);
     let padded = padded_inputs(graph);
     assert(names_of(settlement.padding) == padded.names, 'padding.empty_rows');
     let mut i = 0;
@@ -311,8 +310,7 @@ pub fn settle(
         ),
         None => None,
     };
-    let witness = witness_statement(*graph.witness, witness.span(), tables.span());
-    (settled_walk(channel), committed, witness)
+    (settled_walk(channel), committed)
 }
 
 /// The walk once settled: no node left, no claims, the channel (after the settlement, then as
@@ -327,7 +325,7 @@ pub fn channel_of(walk: @GraphWalk) -> Poseidon252Channel {
 }
 
 /// The witness opening's part (`opening`, read after the settlement) against its statement
-/// (`witness`: `settle`'s, or `witness_of` the stored records'): `walk.witness_opening` unless
+/// (`witness`: `witness_of` the nodes' records): `walk.witness_opening` unless
 /// it is present exactly when claims are due. Returns the opening to verify.
 pub fn witness_opening(
     witness: Span<PolyStatement>, opening: @Option<OpeningProof>,
@@ -341,8 +339,8 @@ pub fn witness_opening(
     }
 }
 
-/// The witness opening's statement from every node's `NodeClaims` (`records`, last node
-/// first): what `settle` returns, for a transaction that did not settle.
+/// The witness opening's statement (Python `WitnessClaims.batch`) from every node's
+/// `NodeClaims` (`records`, last node first: their witness's and tables' parts suffice).
 pub fn witness_of(
     graph: @GraphCalldata, checks: @Checks, records: Span<NodeClaims>,
 ) -> Span<PolyStatement> {

@@ -1,5 +1,5 @@
 use crate::fields::qm31::QM31Trait;
-use crate::graph::records::NodeClaims;
+use crate::graph::records::{NodeClaims, NodeClaimsTrait};
 use crate::pcs::proof::Claim;
 
 fn claim(coords: Span<u32>, value: u32) -> Claim {
@@ -47,4 +47,26 @@ fn node_claims_round_trip() {
     same(back.weights, weights);
     same(back.own, own);
     same(back.tables, array![].span());
+}
+
+/// A node's claims stored as its two parts (the weights', the witness's and tables') come back
+/// as those groups, each with the others empty.
+#[test]
+fn node_claims_parts_round_trip() {
+    let weights = array![array![claim(array![1, 2].span(), 1)].span()].span();
+    let own = array![array![claim(array![2, 3].span(), 2)].span()].span();
+    let tables = array![array![claim(array![3].span(), 3)].span()].span();
+    let claims = NodeClaims { weights, own, tables };
+    let mut felts = array![];
+    claims.weights_part().serialize(ref felts);
+    claims.witness_part().serialize(ref felts);
+    let mut data = felts.span();
+    let first: NodeClaims = Serde::deserialize(ref data).unwrap();
+    let second: NodeClaims = Serde::deserialize(ref data).unwrap();
+    assert!(data.is_empty());
+    same(first.weights, weights);
+    assert!(first.own.is_empty() && first.tables.is_empty());
+    assert!(second.weights.is_empty());
+    same(second.own, own);
+    same(second.tables, tables);
 }
