@@ -1001,7 +1001,8 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     tampered last group; a wrong state; an empty step; another account continuing or
     re-opening it. The proof with A, B and C committed, whose first group opens three trees
     (A, B, C; A and C enter at levels 4 and 3): cut after each tree, and with C's opening
-    tampered in the step that carries it."""
+    tampered in the step that carries it. Model walks cut between nodes, and one whose node
+    reads a table settled apart from its witness opening."""
     front, trees = parts.front, parts.trees
     assert len(trees) == 3  # one tree per group: B, then the layers at 4 and 8
     graph = encode_parts(graph_proof("encoder"))
@@ -1011,6 +1012,8 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
         graph.front, graph.trees, replaced(graph.walk, 7, replaced(first, 6, first[6] ^ 1))
     )
     graph_io = encode_parts(graph_proof("encoder_io"))
+    ffn = encode_parts(graph_proof("ffn"))
+    assert len(ffn.walk) == 10  # four checks, four nodes, the settlement, the witness
     bad_last = replaced(trees[2], 1, trees[2][1] ^ (1 << 40))  # a value of layer 2's leaf
     bad = CalldataParts(front, [*trees[:2], bad_last])
     io_trees = io_parts.trees
@@ -1070,6 +1073,11 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "the opening), then the witness opening's front and every tree.",
             SessionScript(graph_io, NO_MODEL).stage().open(5).step(3).step(1)
             .step(1 + len(graph_io.trees))),
+        "graph_with_a_table_settled_apart": (
+            "The feed-forward graph (its GELU node reads a fixed table): every check and node, "
+            "then the settlement alone (the weights' stored records), then the witness "
+            "opening's front (the witness's and the table's stored records) and every tree.",
+            SessionScript(ffn, NO_MODEL).stage().open(8).step(1).step(1 + len(ffn.trees))),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]
     assert wrong.state is not None

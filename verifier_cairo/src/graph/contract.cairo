@@ -156,7 +156,7 @@ fn walk_parts(
     if ready && !walk.settled && (whole || !data.is_empty()) {
         let settlement = read_settlement(ref data);
         let records = records_of(keys, 0, walked.span());
-        let (next, committed) = settle(walk, graph, @checks, records, @settlement);
+        let (next, committed) = settle(walk, graph, records, @settlement);
         settled = Some(committed);
         walk = next;
     }

@@ -225,29 +225,42 @@ pub fn step(
     (walk, NodeClaims { weights: weights.span(), own, tables })
 }
 
-/// What the walked nodes left (`records`: their `NodeClaims`, last node first, one per node)
-/// gathered for the openings, as the walk left it: the claims on weights and committed
-/// outputs by name (in the order first left), on the tables by name (name order), and on each
-/// node's own witness commitments (last node first).
-fn gather(
-    graph: @GraphCalldata, checks: @Checks, opened: Array<ClaimsOn>, records: Span<NodeClaims>,
-) -> (Array<ClaimsOn>, Array<TableClaims>, Array<Span<Span<Claim>>>) {
-    let (mut weight_claims, mut tables, mut witness) = (opened, array![], array![]);
+/// What the walked nodes left on weights (`records`: their `NodeClaims`, last node first, one
+/// per node; their weights' parts suffice) gathered for the committed tensors' opening, after
+/// the claims drawn on committed outputs (`opened`): by name, in the order first left.
+fn gather_weights(
+    graph: @GraphCalldata, opened: Array<ClaimsOn>, records: Span<NodeClaims>,
+) -> Array<ClaimsOn> {
+    let mut weight_claims = opened;
     let n = graph.statement.nodes.len();
     assert(records.len() == n, 'graph.shape');
     for k in 0..n {
-        let i = n - 1 - k;
-        let record = records[k];
-        let node = graph.statement.nodes[i];
+        let node = graph.statement.nodes[n - 1 - k];
         let mut j = 0;
-        for claims in *record.weights {
+        for claims in *records[k].weights {
             add(ref weight_claims, *node.weights[j].value, *claims);
             j += 1;
         }
-        add_tables(ref tables, *checks.tables[i], *record.tables);
+    }
+    weight_claims
+}
+
+/// What the walked nodes left on their witness and tables (`records` as `gather_weights`';
+/// their witness's and tables' parts suffice) gathered for the witness opening: the claims on
+/// the tables by name (name order), and on each node's own witness commitments (last node
+/// first).
+fn gather_witness(
+    graph: @GraphCalldata, checks: @Checks, records: Span<NodeClaims>,
+) -> (Array<TableClaims>, Array<Span<Span<Claim>>>) {
+    let (mut tables, mut witness) = (array![], array![]);
+    let n = graph.statement.nodes.len();
+    assert(records.len() == n, 'graph.shape');
+    for k in 0..n {
+        let record = records[k];
+        add_tables(ref tables, *checks.tables[n - 1 - k], *record.tables);
         witness.append(*record.own);
     }
-    (weight_claims, tables, witness)
+    (tables, witness)
 }
 
 /// After the last node (the settlement part): the committed inputs' padding shown zero
@@ -259,13 +272,12 @@ fn gather(
 pub fn settle(
     walk: GraphWalk,
     graph: @GraphCalldata,
-    checks: @Checks,
     records: Span<NodeClaims>,
     settlement: @Settlement,
 ) -> (GraphWalk, Option<Opening>) {
     let GraphWalk { left, mut channel, claims: mut pending, opened, settled } = walk;
     assert(left == 0 && !settled, 'graph.shape');
-    let (mut weight_claims, _, _) = gather(graph, checks, opened, records);
+    let mut weight_claims = gather_weights(graph, opened, records);
     let padded = padded_inputs(graph);
     assert(names_of(settlement.padding) == padded.names, 'padding.empty_rows');
     let mut i = 0;
@@ -344,7 +356,7 @@ pub fn witness_opening(
 pub fn witness_of(
     graph: @GraphCalldata, checks: @Checks, records: Span<NodeClaims>,
 ) -> Span<PolyStatement> {
-    let (_, tables, witness) = gather(graph, checks, array![], records);
+    let (tables, witness) = gather_witness(graph, checks, records);
     witness_statement(*graph.witness, witness.span(), tables.span())
 }
 
