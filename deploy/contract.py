@@ -70,12 +70,32 @@ holds."""
 
 class GasLimitError(ChainError):
     """A transaction's L2 gas estimate exceeds what one mainnet transaction may use (None: it
-    exceeds even the node's bound for an estimate)."""
+    exceeds even the node's bound for an estimate; `weight` then says what of a block the
+    node counted it to need, if it said)."""
 
-    def __init__(self, estimate: int | None, limit: int) -> None:
+    def __init__(self, estimate: int | None, limit: int, weight: str | None = None) -> None:
         used = "beyond the node's bound" if estimate is None else str(estimate)
         super().__init__(f"estimated L2 gas {used} > {limit}: too large for one transaction")
         self.estimate = estimate
+        self.weight = weight
+
+
+_BOUNCER = re.compile(
+    r"Max block capacity: BouncerWeights \{[^}]*?sierra_gas: (\d+)[^}]*\}, "
+    r"transaction size: BouncerWeights \{[^}]*?sierra_gas: (\d+)[^}]*?receipt_l2_gas: (\d+)"
+)
+
+
+def block_weight(message: str) -> str | None:
+    """What a node refusing a transaction as larger than a block counted it to need, from its
+    message (devnet 0.8.2's bouncer weights): its Sierra gas against the block's, and its L2
+    gas. A block counts a transaction's Sierra gas at several times its L2 gas for these
+    contracts (docs/cairo-verifier.md, "Sessions")."""
+    m = _BOUNCER.search(message)
+    if m is None:
+        return None
+    block, sierra, l2 = (int(g) for g in m.groups())
+    return f"{sierra:,} Sierra gas of a block's {block:,} ({l2:,} L2 gas)"
 
 
 @dataclass(frozen=True)
@@ -234,7 +254,7 @@ async def _estimate(call: PreparedFunctionInvokeV3, max_gas: int) -> EstimatedFe
         estimate = await call.estimate_fee()
     except ClientError as e:
         if any(text in str(e) for text in TOO_LARGE):
-            raise GasLimitError(None, max_gas) from e
+            raise GasLimitError(None, max_gas, block_weight(str(e))) from e
         return revert_reason(e)
     if estimate.l2_gas_consumed > max_gas:
         raise GasLimitError(estimate.l2_gas_consumed, max_gas)
@@ -346,13 +366,13 @@ async def _send_trees(
             "has beside the state"
         )
     fits: tuple[int, PreparedFunctionInvokeV3, int, EstimatedFee] | None = None
-    beyond, estimate = count + 1, None
+    beyond, estimate, weight = count + 1, None, None
     while count >= least and (fits is None or count > fits[0]):
         call, felts = prepare([f for t in trees[:count] for f in t])
         try:
             fee = await _estimate(call, max_gas)
         except GasLimitError as e:
-            beyond, estimate = count, e.estimate
+            beyond, estimate, weight = count, e.estimate, e.weight
             cut = count // 2 if estimate is None else count * max_gas // estimate
             count = min(count - 1, max(least, cut))
             if fits is not None:
@@ -371,6 +391,8 @@ async def _send_trees(
         if estimate is None
         else (f"{estimate:,} L2 gas")
     )
+    if weight is not None:
+        needs = f"more than a block holds ({weight})"
     if least == 0:
         raise ChainError(
             "the proof's verification before its first part (a layer's walk, a model walk's "

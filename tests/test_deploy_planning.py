@@ -61,3 +61,27 @@ def test_a_base_beyond_the_nodes_bound_is_refused_saying_so(monkeypatch, estimat
 
 async def _out_of_gas(call: int, max_gas: int) -> int:
     raise contract.GasLimitError(None, max_gas)
+
+
+REFUSED = (
+    "Transaction execution error. Data: {'transaction_index': 0, 'execution_error': "
+    "'Transaction size exceeds the maximum block capacity. Max block capacity: BouncerWeights "
+    "{ l1_gas: 4950000, message_segment_length: 18446744073709551615, n_events: 5000, n_txs: "
+    "18446744073709551615, state_diff_size: 4000, sierra_gas: 2000000000, proving_gas: "
+    "18446744073709551615, receipt_l2_gas: 18446744073709551615 }, transaction size: "
+    "BouncerWeights { l1_gas: 0, message_segment_length: 0, n_events: 1, n_txs: 1, "
+    "state_diff_size: 6, sierra_gas: 2660177100, proving_gas: 2418534202, receipt_l2_gas: "
+    "852824320 }.'}"
+)
+"""devnet 0.8.2 refusing MiniLM's settlement when it read every node's records."""
+
+
+def test_a_call_larger_than_a_block_is_refused_with_what_the_block_counted(monkeypatch):
+    async def refused(call: int, max_gas: int) -> int:
+        raise contract.GasLimitError(None, max_gas, contract.block_weight(REFUSED))
+
+    monkeypatch.setattr(contract, "_estimate", refused)
+    expected = r"2,660,177,100 Sierra gas of a block's 2,000,000,000 \(852,824,320 L2 gas\)"
+    with pytest.raises(contract.ChainError, match=expected):
+        _plan(1, least=1)
+    assert contract.block_weight("Out of gas") is None
