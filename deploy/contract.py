@@ -392,7 +392,8 @@ async def _send_trees(
         else (f"{estimate:,} L2 gas")
     )
     if weight is not None:
-        needs = f"more than a block holds ({weight})"
+        what = "the proof's verification before its first part" if least == 0 else first
+        raise ChainError(f"{what} needs more than a block holds: {weight}")
     if least == 0:
         raise ChainError(
             "the proof's verification before its first part (a layer's walk, a model walk's "

@@ -81,7 +81,10 @@ def test_a_call_larger_than_a_block_is_refused_with_what_the_block_counted(monke
         raise contract.GasLimitError(None, max_gas, contract.block_weight(REFUSED))
 
     monkeypatch.setattr(contract, "_estimate", refused)
-    expected = r"2,660,177,100 Sierra gas of a block's 2,000,000,000 \(852,824,320 L2 gas\)"
+    expected = (
+        r"needs more than a block holds: "
+        r"2,660,177,100 Sierra gas of a block's 2,000,000,000 \(852,824,320 L2 gas\)"
+    )
     with pytest.raises(contract.ChainError, match=expected):
         _plan(1, least=1)
     assert contract.block_weight("Out of gas") is None
