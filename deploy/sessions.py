@@ -77,12 +77,27 @@ class _Opening:
         return sum(self.layout.group_trees(g) for g in range(len(self.layout.groups)))
 
 
-def _openings(flat: list[int]) -> tuple[int, list[_Opening], list[int]]:
+def _settled(flat: list[int], sent: int) -> tuple[list[_Opening], list[int]]:
+    """A model walk's calldata read to its settlement (`sent` parts), the witness opening's
+    part not yet: the committed tensors' opening with its front verified (none if no tensor
+    is committed) and the walk settled on the channel that front leaves — before its queries'
+    draws, which the contract takes from the query seed (`settled_walk_state`)."""
+    replay = replay_graph_calldata(flat, sent)
+    assert replay.settled is not None
+    settlement, channel, committed, _ = replay.settled
+    # Python's front checks the counts of the opening's trees too: read them (as calldata).
+    reader = replay.reader
+    opening, _ = reader.openings(settlement.opening, reader.witness_front())
+    openings = _walk_openings(channel, committed, opening, [], None)
+    if not openings:
+        return [], settled_walk_state(channel.digest, channel.n_draws)
+    return openings, settled_walk_state(int(openings[0].phase.query_seed), 0)
+
+
+def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
     """The model id and the openings of a proof's calldata, each with its front verified in
     the contract's order: a walk's (or a graph's) committed tensors' opening on its channel,
-    then its witness opening on a Blake2s fork of it; a PCS opening (kind 2) alone. For a
-    graph also its `GraphWalk` by Serde between its settlement and its witness opening's front
-    (`settled_walk_state`), else empty."""
+    then its witness opening on a Blake2s fork of it; a PCS opening (kind 2) alone."""
     if is_graph(flat):
         replay = replay_graph_calldata(flat)
         assert replay.settled is not None
@@ -91,19 +106,15 @@ def _openings(flat: list[int]) -> tuple[int, list[_Opening], list[int]]:
             settlement.opening, replay.witness_opening
         )
         b = replay.reader.statement.binding
-        settled = (channel.digest, channel.n_draws)
         openings = _walk_openings(channel, committed, opening, witness, witness_opening)
-        if opening is not None:  # as its front leaves the channel, before its queries' draws
-            settled = (int(openings[0].phase.query_seed), 0)
-        model_id = NO_MODEL if b is None else b.model_id
-        return model_id, openings, settled_walk_state(*settled)
+        return (NO_MODEL if b is None else b.model_id), openings
     if not is_walk(flat):
         decoded = calldata.decode(flat)
         assert isinstance(decoded, PcsOpening)
         statement, proof = decoded.statement, decoded.proof
         params = statement_params(statement, POSEIDON_PARAMS)
         phase = verify_front(statement, proof, params, Poseidon252Channel())
-        return NO_MODEL, [_Opening(statement, proof, params, phase)], []
+        return NO_MODEL, [_Opening(statement, proof, params, phase)]
     front = decode_walk_front(flat)
     spec = LAYERS[front.layer_kind]
     channel, claims = replay_layer(spec, front.proof)
@@ -116,7 +127,7 @@ def _openings(flat: list[int]) -> tuple[int, list[_Opening], list[int]]:
         witness_batch(spec, st, claims.witness),
         walk.witness_opening,
     )
-    return (NO_MODEL if st.binding is None else st.binding.model_id), openings, []
+    return (NO_MODEL if st.binding is None else st.binding.model_id), openings
 
 
 def _walk_openings(
@@ -153,12 +164,10 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     if sent < len(parts.walk) - 1:
         walk = graph_walk_state(replay_graph_calldata(flat, sent).walk)
     elif sent == len(parts.walk) - 1:
-        # Settled, the witness opening's front not read: the committed opening's phase only.
-        _, openings, walk = _openings(flat)
-        openings = [o for o in openings if o.params is not WITNESS_PCS]
+        openings, walk = _settled(flat, sent)
         sent = 0
     else:
-        model_id, openings, _ = _openings(flat)
+        model_id, openings = _openings(flat)
         sent -= len(parts.walk)
         if is_walk(flat):
             certified = certified_keys(decode_walk_front(flat).proof.statement)

@@ -24,7 +24,7 @@ from cairn.prover.graph.verifier import Batch, GraphWalk
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.walk.statement import Statement
-from cairn.prover.walk.witness import layer_tables
+from cairn.prover.walk.witness import expect_witness_opening, layer_tables
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.header import KIND_GRAPH, VERSION
 from cairn.serializer.serde import Decoder, Encoder, resolve
@@ -258,8 +258,9 @@ class GraphReplay:
 def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphReplay:
     """What the graph class does with graph calldata, in its order: the statement read and the
     walk started, then each part read and verified — the nodes' checks, the nodes', then the
-    settlement and the witness opening's front — over the first `parts` parts (None: all).
-    Raises the first failure's named error (the fronts' checks are `deploy.sessions`')."""
+    settlement and the witness opening's part (whether it is due) — over the first `parts`
+    parts (None: all). Raises the first failure's named error (the fronts' checks are
+    `deploy.sessions`')."""
     reader = GraphReader.open(felts)
     replay = GraphReplay(reader, GraphWalk.start(reader.statement, reader.outputs))
     walk_parts = 2 * len(reader.statement.nodes) + 2
@@ -275,4 +276,5 @@ def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphRe
             replay.settled = (settlement, *walk.settle(settlement))
         else:
             replay.witness_opening, replay.witnessed = reader.witness_front(), True
+            expect_witness_opening(replay.settled[3], replay.witness_opening)
     return replay

@@ -156,6 +156,16 @@ def test_a_session_carries_the_walk_until_it_settles():
     assert settled is not None and settled[4] == 2 and settled[-1] == 0
 
 
+def test_a_session_refuses_a_missing_witness_opening_with_its_part():
+    """The settlement is accepted alone; the part after it, the witness opening's, is refused
+    where claims are due and none is sent, as the contract reverts that transaction."""
+    parts = calldata.encode_parts(dataclasses.replace(block(), witness_opening=None))
+    assert session_state(parts, [len(parts.walk) - 1]) is not None
+    with pytest.raises(VerificationError) as e:
+        session_state(parts, [len(parts.walk)])
+    assert e.value.check == "walk.witness_opening"
+
+
 def test_a_session_refuses_a_tampered_node_when_it_reaches_it():
     """The second node walked (the last requant) with its last felt changed: the transactions
     before it, which check the statements and the last node, are accepted; the next is

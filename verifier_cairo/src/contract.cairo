@@ -147,8 +147,8 @@ pub mod CairnVerifier {
 
     /// What a session carries between transactions (its hash is stored, the caller resends
     /// it): the record to write at the end, the running proof hash, each opening's query
-    /// phase (a walk's committed tensors', then its witness opening's), while a model walk's
-    /// nodes are still to verify its `GraphWalk` by Serde (empty otherwise), and the
+    /// phase (a walk's committed tensors', then its witness opening's), while a model walk is
+    /// not past its witness opening's part its `GraphWalk` by Serde (empty otherwise), and the
     /// declarations it certifies once complete.
     #[derive(Drop, Serde)]
     struct Session {
