@@ -246,13 +246,12 @@ def decode_graph(felts: list[int]) -> GraphProof:
 class GraphReplay:
     """The graph class's walk over calldata: the reader, the walk, once the settlement is
     read its openings' statements (`GraphWalk.settle`), and once the next part is read the
-    witness opening's front (`witnessed`)."""
+    witness opening's front."""
 
     reader: GraphReader
     walk: GraphWalk
     settled: tuple[Settlement, Poseidon252Channel, Batch, Batch] | None = None
     witness_opening: OpeningProof | None = None
-    witnessed: bool = False
 
 
 def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphReplay:
@@ -275,6 +274,7 @@ def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphRe
             settlement = reader.settlement()
             replay.settled = (settlement, *walk.settle(settlement))
         else:
-            replay.witness_opening, replay.witnessed = reader.witness_front(), True
-            expect_witness_opening(replay.settled[3], replay.witness_opening)
+            *_, witness = replay.settled
+            replay.witness_opening = reader.witness_front()
+            expect_witness_opening(witness, replay.witness_opening)
     return replay

@@ -410,7 +410,9 @@ pub mod CairnVerifier {
     /// A model walk's state after a transaction that paused it (`GraphPause`), and the query
     /// phases it adds: if it verified the settlement, the committed tensors' opening's front,
     /// verified here, and the walk settled on the channel that front leaves.
-    fn paused(walk: Span<felt252>, settled: Option<WalkOpenings>) -> (Span<felt252>, Array<QueryPhase>) {
+    fn paused(
+        walk: Span<felt252>, settled: Option<WalkOpenings>,
+    ) -> (Span<felt252>, Array<QueryPhase>) {
         let openings = match settled {
             Some(openings) => openings,
             None => { return (walk, array![]); },
@@ -554,7 +556,8 @@ pub mod CairnVerifier {
                     },
                     GraphStep::Settled(outcome) => {
                         let io_hash = outcome.io_hash;
-                        let (model_id, phases) = self.settled_graph(outcome, array![], proof, whole);
+                        let (model_id, phases) = self
+                            .settled_graph(outcome, array![], proof, whole);
                         (model_id, io_hash, phases, None, array![].span())
                     },
                 };
@@ -563,7 +566,8 @@ pub mod CairnVerifier {
             let outcome = ICairnWalkVerifierLibraryDispatcher { class_hash }
                 .verify_walk(proof, classes);
             let at = outcome.groups_at;
-            let phases = verify_openings(outcome.openings, proof.slice(at, proof.len() - at), whole);
+            let groups = proof.slice(at, proof.len() - at);
+            let phases = verify_openings(outcome.openings, groups, whole);
             let model_id = self.check_bound(outcome.binding, outcome.declared);
             (model_id, outcome.io_hash, phases, None, outcome.certified)
         }

@@ -2,7 +2,8 @@
 //! for calldata of kind 5 (docs/cairo-verifier.md, "Seven classes"): it reads and verifies a
 //! graph proof up to its openings part by part — each node's statement check, in node order,
 //! by the node's walk class, then the nodes, last first, by their layer verifiers, then the
-//! settlement, then the witness opening's part —; a session's transaction may stop between any two parts
+//! settlement, then the witness opening's part —; a session's transaction may stop between
+//! any two parts
 //! (`GraphStep::Walking`). No side effect: a session's main contract keeps the statement, the
 //! nodes' checks and what each verified node left between transactions; at the settlement and
 //! the witness opening's front this class reads the latter from the main contract's storage (a
@@ -72,8 +73,8 @@ pub trait ICairnGraphVerifier<TContractState> {
     /// Reads the header, statement and committed outputs' values of `proof`, checks the
     /// statement's structure, starts the walk and verifies the parts that follow (all of them
     /// when `whole`: every node's statement check, the nodes, last first, the settlement, the
-    /// witness opening's front); panics with the name of the failed check. A graph's binding, if any, goes
-    /// to the main contract to check against the registry; `groups_at` counts from the start of
+    /// witness opening's front); panics with the name of the failed check. A graph's binding,
+    /// if any, goes to the main contract to check against the registry; `groups_at` counts from the start of
     /// `proof`.
     fn start_graph(
         self: @TContractState, proof: Span<felt252>, whole: bool, classes: Classes,
@@ -102,7 +103,7 @@ pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> Graph
     let (graph, values) = read_graph(ref data);
     check_structure(@graph);
     let walk = start(@graph, @values);
-    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len(), None)
+    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len(), (None, None))
 }
 
 pub fn continue_graph(
@@ -119,15 +120,15 @@ pub fn continue_graph(
     let checks = checks_of(@graph, checks);
     let mut walk = walk;
     let walk: GraphWalk = Serde::deserialize(ref walk).unwrap();
-    let keys = Some((walked_key, witnessed_key));
+    let keys = (Some(walked_key), Some(witnessed_key));
     walk_parts(@graph, checks, walk, parts, false, classes, parts.len(), keys)
 }
 
 /// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' statement
 /// checks until every node is checked, the nodes' proofs until none is left, the settlement,
 /// then the witness opening's front; `total` is the length of the span `data` ends. What the
-/// nodes verified in earlier transactions left is in storage under `keys` (`records_of`; None:
-/// no earlier transaction).
+/// nodes verified in earlier transactions left is in storage under `keys`: their weights'
+/// records, their witness's and tables' (`records_of`; None: no earlier transaction).
 fn walk_parts(
     graph: @GraphCalldata,
     checks: Checks,
@@ -136,7 +137,7 @@ fn walk_parts(
     whole: bool,
     classes: Classes,
     total: u32,
-    keys: Option<(felt252, felt252)>,
+    keys: (Option<felt252>, Option<felt252>),
 ) -> GraphStep {
     let mut data = data;
     let (mut checks, mut walk) = (checks, walk);
@@ -155,7 +156,8 @@ fn walk_parts(
     let ready = all_checked(graph, @checks) && walk.left == 0;
     if ready && !walk.settled && (whole || !data.is_empty()) {
         let settlement = read_settlement(ref data);
-        let records = records_of(keys, 0, walked.span());
+        let (weights_key, _) = keys;
+        let records = records_of(weights_key, walked.span());
         let (next, committed) = settle(walk, graph, records, @settlement);
         settled = Some(committed);
         walk = next;
@@ -188,7 +190,8 @@ fn walk_parts(
         Some(committed) => committed,
         None => None,
     };
-    let statement = witness_of(graph, @checks, records_of(keys, 1, walked.span()));
+    let (_, witness_key) = keys;
+    let statement = witness_of(graph, @checks, records_of(witness_key, walked.span()));
     let witness = witness_opening(statement, @opening);
     let openings = WalkOpenings { channel: channel_of(@walk), committed, witness };
     let io_hash = poseidon_hash_span(*graph.io);
@@ -199,18 +202,11 @@ fn walk_parts(
 }
 
 /// Every node's `NodeClaims`, last node first: those stored by earlier transactions under
-/// `keys` (None: none; the weights' records under the first key, `which` 0, the witness's and
-/// tables' under the second, `which` 1), then `walked`, this one's.
-fn records_of(
-    keys: Option<(felt252, felt252)>, which: u32, walked: Span<NodeClaims>,
-) -> Span<NodeClaims> {
+/// `key` (None: none), then `walked`, this one's.
+fn records_of(key: Option<felt252>, walked: Span<NodeClaims>) -> Span<NodeClaims> {
     let mut records = array![];
-    if let Some((weights, witness)) = keys {
-        let mut stored = read_span(if which == 0 {
-            weights
-        } else {
-            witness
-        });
+    if let Some(key) = key {
+        let mut stored = read_span(key);
         while !stored.is_empty() {
             records.append(Serde::<NodeClaims>::deserialize(ref stored).unwrap());
         }
@@ -272,7 +268,9 @@ pub mod CairnGraphVerifier {
             witnessed_key: felt252,
             classes: Classes,
         ) -> GraphStep {
-            super::continue_graph(statement, checks, walk, parts, walked_key, witnessed_key, classes)
+            super::continue_graph(
+                statement, checks, walk, parts, walked_key, witnessed_key, classes,
+            )
         }
     }
 }

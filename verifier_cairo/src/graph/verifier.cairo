@@ -35,10 +35,11 @@ use super::views::{Bounds, known_of, node_statement, unseen_shape};
 /// A model walk between two parts (Python `GraphWalk`; docs/cairo-verifier.md, "Sessions"):
 /// the nodes `left` to verify (the next is node `left − 1`, once every node's statement is
 /// checked: `Checks`), the channel, the claims pending on graph tensors (in the order first
-/// left) and the claims drawn at the start on the committed outputs, which their opening proves;
-/// once `settled` (the settlement verified, the witness opening's front not yet) only the channel,
-/// as the committed tensors' opening leaves it. What each verified node leaves on weights, its witness and its tables is its `NodeClaims`
-/// (`records`), which a session keeps in storage, not in the walk.
+/// left) and the claims drawn at the start on the committed outputs, which their opening
+/// proves; once `settled` (the settlement verified, the witness opening's front not yet) only
+/// the channel, as the committed tensors' opening leaves it. What each verified node leaves on
+/// weights, its witness and its tables is its `NodeClaims` (`records`), which a session keeps
+/// in storage, not in the walk.
 #[derive(Drop, Serde)]
 pub struct GraphWalk {
     pub left: u32,
@@ -318,7 +319,9 @@ pub fn settle(
     assert(settlement.opening.is_some() == !committed.is_empty(), 'walk.opening');
     let committed = match settlement.opening {
         Some(opening) => Some(
-            Opening { hash: (*graph.params).unwrap().hash, statement: committed, front: front_of(opening) },
+            Opening {
+                hash: (*graph.params).unwrap().hash, statement: committed, front: front_of(opening),
+            },
         ),
         None => None,
     };

@@ -247,8 +247,9 @@ pub fn verify_fronts(openings: WalkOpenings) -> (Array<QueryPhase>, Poseidon252C
 }
 
 /// A session's next tree parts `data` (whole parts, in order; all of them when `whole`): each
-/// unfinished opening reads the parts it still needs, every part read before any is checked (`calldata.extra` if parts
-/// are left over); returns the phases after the checks. A phase's parameters are its hash's:
+/// unfinished opening reads the parts it still needs, every part read before any is checked
+/// (`calldata.extra` if parts are left over); returns the phases after the checks. A phase's
+/// parameters are its hash's:
 /// the witness opening's differ from `BLAKE2S_PARAMS` only in the grinding and the size bound,
 /// both checked with the front in the session's first transaction.
 pub fn continue_openings(
