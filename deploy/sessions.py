@@ -26,10 +26,11 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.verifier import GraphWalk
 from cairn.prover.layers.registry import LAYERS
+from cairn.prover.pcs.front import QueryPhase
 from cairn.prover.pcs.params import POSEIDON_PARAMS, WITNESS_PCS, PcsParams
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.pcs.queries import BatchLayout
-from cairn.prover.pcs.verifier import QueryPhase, fold_trees, verify_front, verify_groups
+from cairn.prover.pcs.verifier import fold_trees, verify_front, verify_groups
 from cairn.prover.walk.statement import NO_MODEL
 from cairn.prover.walk.verifier import committed_batch, replay_layer, witness_batch
 from cairn.prover.walk.witness import TAG

@@ -98,7 +98,7 @@ def encode_statement(statement: Statement) -> list[int]:
 
 
 def read_statement(rd: Reader, params: PcsParams) -> list[tuple[Commitment, list[Claim]]]:
-    """The checks of `pcs.verifier._check_statement`, poly by poly as the felts come; the
+    """The checks of `pcs.front._check_poly`, poly by poly as the felts come; the
     first polynomial's hash tag is every polynomial's."""
     statement: list[tuple[Commitment, list[Claim]]] = []
     for j in range(rd.bounded("polynomial count", 1, MAX_POLYS, "pcs.statement")):
@@ -165,7 +165,7 @@ def _read_opening(rd: Reader, what: str, width: int, hash_name: str) -> MerkleOp
 
 
 def read_opening(rd: Reader, statement: Statement, params: PcsParams) -> OpeningProof:
-    """The checks of `pcs.verifier._check_shape` at the counts, then every group's openings."""
+    """The checks of `pcs.front.check_shape` at the counts, then every group's openings."""
     layout, hash_name = layout_of(statement, params), statement[0][0].hash
     n, aligned = layout.n_vars, aligned_point(statement) is not None
     merge = _read_rounds(rd, "merge", 0 if aligned else n)

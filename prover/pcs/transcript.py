@@ -28,15 +28,25 @@ def absorb_statement(channel: AnyChannel, params: PcsParams, statement: Statemen
     The caller mixed the roots already, before deriving the claims' points; they are mixed
     again here so the opening is bound to its statement whatever the caller did.
     """
+    absorb_head(channel, params, len(statement))
+    for commitment, claims in statement:
+        absorb_poly(channel, commitment, claims)
+
+
+def absorb_head(channel: AnyChannel, params: PcsParams, n_polys: int) -> None:
+    """The statement's start: the tag, the parameters and the number of polynomials."""
     channel.mix_u64(PCS_TAG)
     channel.mix_u32s(
-        [params.log_blowup, params.log_arity, params.n_queries, params.pow_bits, len(statement)]
+        [params.log_blowup, params.log_arity, params.n_queries, params.pow_bits, n_polys]
     )
-    for commitment, claims in statement:
-        mix_root(channel, get_hash(commitment.hash), commitment.root)
-        channel.mix_u32s([commitment.n_vars, len(claims)])
-        for claim in claims:
-            channel.mix_felts([*claim.point, claim.value])
+
+
+def absorb_poly(channel: AnyChannel, commitment: Commitment, claims: Sequence[Claim]) -> None:
+    """One polynomial of the statement: its root, size and claims."""
+    mix_root(channel, get_hash(commitment.hash), commitment.root)
+    channel.mix_u32s([commitment.n_vars, len(claims)])
+    for claim in claims:
+        channel.mix_felts([*claim.point, claim.value])
 
 
 def aligned_point(statement: Statement) -> tuple[QM31, ...] | None:
@@ -61,16 +71,6 @@ def merge_weights(alpha: QM31, statement: Statement) -> list[list[QM31]]:
             power = power * alpha
         out.append(row)
     return out
-
-
-def merged_claim(statement: Statement, weights: list[list[QM31]], n_vars: int) -> QM31:
-    """Σ_j 2^(n − n_j) Σ_k λ_jk v_jk: the merge sum-check's claim (a polynomial of n_j < n
-    variables is read on the last n_j of the n variables, so it is summed 2^(n − n_j) times)."""
-    total = QM31.zero()
-    for (commitment, claims), row in zip(statement, weights, strict=True):
-        for claim, w in zip(claims, row, strict=True):
-            total = total + claim.value * w * (1 << (n_vars - commitment.n_vars))
-    return total
 
 
 def merged_eq(claims: Sequence[Claim], weights: list[QM31], tail: Sequence[QM31]) -> QM31:
