@@ -31,11 +31,12 @@ ENCODER_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnEncoderVerifier"
 RANGE_CONTRACT_PATH = "cairn_verifier::walk::contract::CairnRangeVerifier"
 LOOKUP_CONTRACT_PATH = "cairn_verifier::lookups::contract::CairnLookupVerifier"
 GRAPH_CONTRACT_PATH = "cairn_verifier::graph::contract::CairnGraphVerifier"
+FRONT_CONTRACT_PATH = "cairn_verifier::pcs::contract::CairnFrontVerifier"
 """The walk verifiers' classes (dense kinds, attention kinds, the encoder's other kinds, range),
 which CairnVerifier calls by library_call, the lookup class the attention and encoder classes
-call (softmax, requant, gelu, layernorm), and the model walk's class, which calls the walk
-classes node by node: together they are over mainnet's bytecode limit for one class
-(docs/cairo-verifier.md, "Seven classes")."""
+call (softmax, requant, gelu, layernorm), the model walk's class, which calls the walk
+classes node by node, and the PCS fronts' class: together they are over mainnet's bytecode
+limit for one class (docs/cairo-verifier.md, "Eight classes")."""
 MAX_SIERRA_FELTS = 81_920
 MAX_BYTECODE = 81_920
 
@@ -64,6 +65,7 @@ class Artifacts(ClassArtifacts):
     range: ClassArtifacts
     lookup: ClassArtifacts
     graph: ClassArtifacts
+    front: ClassArtifacts
 
     def helpers(self) -> dict[str, ClassArtifacts]:
         """The classes besides the main one, by their constructor argument."""
@@ -74,6 +76,7 @@ class Artifacts(ClassArtifacts):
             "range_class": self.range,
             "lookup_class": self.lookup,
             "graph_class": self.graph,
+            "front_class": self.front,
         }
 
 
@@ -92,7 +95,7 @@ def _run(cmd: list[str], what: str) -> None:
 
 
 def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
-    """The seven classes, compiled once per source digest."""
+    """The eight classes, compiled once per source digest."""
     tc.require()
     out = tc.root / "build" / _sources_digest(package)
     with _locked(out):
@@ -104,8 +107,11 @@ def build(tc: Toolchain, package: Path = PACKAGE_DIR) -> Artifacts:
         range_ = _build_class(tc, package, RANGE_CONTRACT_PATH, out / "CairnRangeVerifier")
         lookup = _build_class(tc, package, LOOKUP_CONTRACT_PATH, out / "CairnLookupVerifier")
         graph = _build_class(tc, package, GRAPH_CONTRACT_PATH, out / "CairnGraphVerifier")
+        front = _build_class(tc, package, FRONT_CONTRACT_PATH, out / "CairnFrontVerifier")
         main = _build_class(tc, package, CONTRACT_PATH, out / "CairnVerifier")
-    return Artifacts(main.sierra, main.casm, dense, attention, encoder, range_, lookup, graph)
+    return Artifacts(
+        main.sierra, main.casm, dense, attention, encoder, range_, lookup, graph, front
+    )
 
 
 @contextlib.contextmanager

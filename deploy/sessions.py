@@ -26,7 +26,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.verifier import GraphWalk
 from cairn.prover.layers.registry import LAYERS
-from cairn.prover.pcs.front import QueryPhase
+from cairn.prover.pcs.front import FrontReplay, QueryPhase
 from cairn.prover.pcs.params import POSEIDON_PARAMS, WITNESS_PCS, PcsParams
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.pcs.queries import BatchLayout
@@ -36,7 +36,12 @@ from cairn.prover.walk.verifier import committed_batch, replay_layer, witness_ba
 from cairn.prover.walk.witness import TAG
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
-from cairn.serializer.graph_calldata import is_graph, replay_graph_calldata
+from cairn.serializer.graph_calldata import (
+    WitnessPolys,
+    is_graph,
+    replay_graph_calldata,
+    witness_polys,
+)
 from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
 from cairn.serializer.serde import short_string
 from cairn.serializer.walk_calldata import decode_walk_front, is_walk, read_walk_groups
@@ -88,11 +93,67 @@ def _settled(flat: list[int], sent: int) -> tuple[list[_Opening], list[int]]:
     settlement, channel, committed, _ = replay.settled
     # Python's front checks the counts of the opening's trees too: read them (as calldata).
     reader = replay.reader
-    opening, _ = reader.openings(settlement.opening, reader.witness_front())
+    opening, _ = reader.openings(settlement.opening, reader.witness_parts())
     openings = _walk_openings(channel, committed, opening, [], None)
     if not openings:
         return [], settled_walk_state(channel.digest, channel.n_draws)
     return openings, settled_walk_state(int(openings[0].phase.query_seed), 0)
+
+
+def _stepping(flat: list[int], sent: int, steps: int) -> tuple[int, list[_Opening], list[int]]:
+    """A model walk's calldata read to its witness opening's front and `steps` of its step
+    parts (`sent` parts in all): the model id, the committed tensors' opening with its front
+    verified, and the witness opening's front part way (`witness_stage_state`)."""
+    replay_graph_calldata(flat, sent)  # what the contract has read: its refusals first
+    replay = replay_graph_calldata(flat)
+    assert replay.settled is not None and replay.witness_opening is not None
+    settlement, channel, committed, witness = replay.settled
+    # Python's front checks the counts of the opening's trees too: read them (as calldata).
+    opening, witness_opening = replay.reader.openings(settlement.opening, replay.witness_opening)
+    assert witness_opening is not None
+    openings = _walk_openings(channel, committed, opening, [], None)
+    polys = witness_polys(replay.reader.statement)
+    front = FrontReplay.start(WITNESS_PCS, polys.commitments, witness_opening, fork(channel, TAG))
+    claims = [on for _, on in witness]
+    front.absorb(claims[: min(steps, len(claims))])
+    front.reduce(claims[: max(0, steps - len(claims))])
+    b = replay.reader.statement.binding
+    return (NO_MODEL if b is None else b.model_id), openings, witness_stage_state(front, polys)
+
+
+def witness_stage_state(front: FrontReplay, polys: WitnessPolys) -> list[int]:
+    """Cairo's `WitnessStage` by Serde: the `FrontReplay` on its Blake2s channel (its digest's
+    eight little-endian words and its draws), then the `WitnessPolys`."""
+    proof = front.proof
+    assert isinstance(front.channel.digest, bytes)
+    rounds = [
+        [len(r.rounds), *(f for sent in r.rounds for f in _listed([c.pack(1) for c in sent]))]
+        for r in (proof.merge, proof.fold)
+    ]
+    return [
+        *struct.unpack("<8I", front.channel.digest),
+        front.channel.n_draws,
+        *_listed([c.n_vars for c in front.commitments]),
+        *_u256s([c.root for c in front.commitments]),
+        *rounds[0],
+        *_listed([v.pack(1) for v in proof.merged_values]),
+        *rounds[1],
+        *_u256s(proof.layer_roots),
+        proof.final_value.pack(1),
+        proof.pow_nonce,
+        front.absorbed,
+        front.reduced,
+        int(front.aligned),
+        *_listed([x.pack(1) for x in front.longest]),
+        *_listed([v.pack(1) for v in front.values]),
+        *_listed([x.pack(1) for x in front.point]),
+        *(x.pack(1) for x in (front.alpha, front.power, front.claim, front.expected)),
+        *_listed([c.n_vars for c in polys.commitments]),
+        *_u256s([c.root for c in polys.commitments]),
+        len(polys.sources),
+        *(f for on in polys.sources for f in [len(on), *(x for pair in on for x in pair)]),
+        polys.tables_from,
+    ]
 
 
 def _openings(flat: list[int]) -> tuple[int, list[_Opening]]:
@@ -161,18 +222,23 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     in the first transaction, after the trees it carries (`registry.check_walk` mirrors
     that)."""
     flat, sent = parts.flat, sum(counts)
-    model_id, openings, walk, certified = NO_MODEL, [], [], []
-    if sent < len(parts.walk) - 1:
+    model_id, openings, walk, front, certified = NO_MODEL, [], [], [], []
+    # The walk's parts up to its witness opening's front; that front's steps follow.
+    fronted = len(parts.walk) - 2 * parts.witness
+    if sent < fronted - 1:
         walk = graph_walk_state(replay_graph_calldata(flat, sent).walk)
-    elif sent == len(parts.walk) - 1:
+    elif sent == fronted - 1:
         openings, walk = _settled(flat, sent)
+        sent = 0
+    elif sent < len(parts.walk):
+        model_id, openings, front = _stepping(flat, sent, sent - fronted)
         sent = 0
     else:
         model_id, openings = _openings(flat)
         sent -= len(parts.walk)
         if is_walk(flat):
             certified = certified_keys(decode_walk_front(flat).proof.statement)
-    over = not walk and sent >= sum(o.n_trees for o in openings)
+    over = not walk and not front and sent >= sum(o.n_trees for o in openings)
     phases = []
     for o in openings:
         phases.append(_phase_state(o, min(sent, o.n_trees)))
@@ -187,6 +253,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         len(phases),
         *(f for p in phases for f in p),
         *_listed(walk),
+        *_listed(front),
         *_listed(certified),
     ]
 

@@ -22,7 +22,12 @@ from cairn.prover.pcs.proof import CommittedTensor, OpeningProof
 from cairn.prover.pcs.transcript import Statement
 from cairn.prover.walk.proof import WalkProof
 from cairn.serializer.felts import Reader
-from cairn.serializer.graph_calldata import decode_graph, encode_graph_parts, is_graph
+from cairn.serializer.graph_calldata import (
+    decode_graph,
+    encode_graph_parts,
+    is_graph,
+    witness_step_polys,
+)
 from cairn.serializer.graph_calldata import io_felts as graph_io_felts
 from cairn.serializer.header import KIND_PCS, VERSION
 from cairn.serializer.pcs_calldata import (
@@ -53,14 +58,16 @@ OnchainProof = PcsOpening | WalkProof | GraphProof
 class CalldataParts:
     """A proof's calldata cut where a session may cut it: `front` (header, statement and, but
     for a model walk, transcript), a model walk's `walk` parts (one per node's check, one per
-    node, last first, the settlement and the witness opening's front), and one part per opened
-    PCS tree (fold group by fold group: its layer, then its polynomials), a layer (or graph)
+    node, last first, the settlement, the witness opening's front and, for its `witness`
+    polynomials, one step part each absorbed, then each reduced), and one part per opened PCS
+    tree (fold group by fold group: its layer, then its polynomials), a layer (or graph)
     proof's committed tensors' opening's trees, then its witness opening's; `steps` are the
     parts after the front, `flat` what `verify` takes."""
 
     front: list[int]
     trees: list[list[int]]
     walk: list[list[int]] = field(default_factory=list)
+    witness: int = 0
 
     @property
     def steps(self) -> list[list[int]]:
@@ -71,18 +78,22 @@ class CalldataParts:
         return [*self.front, *(f for part in self.steps for f in part)]
 
     def describe(self, i: int) -> str:
-        """Which part `steps[i]` is, for messages: a model walk's 2n + 2 parts are its nodes'
-        statement checks (node order), its nodes (last first), its settlement and its witness
-        opening's front."""
-        n = (len(self.walk) - 2) // 2
+        """Which part `steps[i]` is, for messages: a model walk's 2n + 2 + 2J parts are its
+        nodes' statement checks (node order), its nodes (last first), its settlement, its
+        witness opening's front and that front's steps."""
+        n = (len(self.walk) - 2 - 2 * self.witness) // 2
+        j = i - 2 * n - 2
         if i < n:
             what = f"node {i}'s statement check"
         elif i < 2 * n:
             what = f"node {2 * n - 1 - i}"
         elif i == 2 * n:
             what = "the model walk's settlement"
-        elif i < len(self.walk):
+        elif i == 2 * n + 1:
             what = "the model walk's witness opening's front"
+        elif i < len(self.walk):
+            stage = "absorbed" if j < self.witness else "reduced"
+            what = f"the witness opening's polynomial {j % self.witness} {stage}"
         else:
             what = f"tree {i - len(self.walk) + 1} of {len(self.trees)} of the openings"
         return f"part {i + 1} of {len(self.steps)} ({what})"
@@ -99,7 +110,7 @@ def encode_parts(proof: OnchainProof, params: PcsParams = POSEIDON_PARAMS) -> Ca
         return CalldataParts(header + opening.front, opening.trees)
     if isinstance(proof, GraphProof):
         front, walk, trees = encode_graph_parts(proof)
-        return CalldataParts(front, trees, walk)
+        return CalldataParts(front, trees, walk, witness_step_polys(proof))
     return CalldataParts(*encode_walk_parts(proof))
 
 

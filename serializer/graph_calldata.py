@@ -5,10 +5,12 @@ node's statement, as it carries no proof the part is one felt); then one part pe
 walk order, last node first (a `NodeProof`, its layer proof the variant of that node's kind);
 then the settlement (`Settlement`: the public inputs' and weights' merges, the committed
 tensors' opening's front), then the witness opening's front (an `Option<OpeningProof>`, a part
-of its own: a session may verify the two fronts in two transactions); then the Merkle openings
-of its committed weights' opening and of its witness opening, one part per tree, as a layer
-proof's (`walk_calldata`). An on-chain session may cut between any two parts after the
-statement."""
+of its own: a session may verify the two fronts in two transactions), then if it is present
+its step parts, one per witness polynomial absorbed, then one per polynomial reduced, each the
+polynomial's index (a session verifies that front polynomial by polynomial: `pcs.front`);
+then the Merkle openings of its committed weights' opening and of its witness opening, one
+part per tree, as a layer proof's (`walk_calldata`). An on-chain session may cut between any
+two parts after the statement."""
 
 from __future__ import annotations
 
@@ -58,9 +60,9 @@ def offchain_reason(g: GraphStatement) -> str | None:
 
 def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], list[list[int]]]:
     """(the header and statement; the walk's parts: each node's check part, then each node's
-    proof, last node first, then the settlement and the witness opening's front; one part per
-    tree: the committed weights' opening's, then the witness opening's). ValueError if the
-    contract cannot read this graph (`offchain_reason`)."""
+    proof, last node first, then the settlement, the witness opening's front and its step
+    parts; one part per tree: the committed weights' opening's, then the witness opening's).
+    ValueError if the contract cannot read this graph (`offchain_reason`)."""
     g = proof.statement
     if reason := offchain_reason(g):
         raise ValueError(reason)
@@ -75,8 +77,8 @@ def encode_graph_parts(proof: GraphProof) -> tuple[list[int], list[list[int]], l
 def graph_parts(proof: GraphProof, kinds: Sequence[str]) -> tuple[list[int], list[list[int]]]:
     """The header, statement and committed outputs' values; then one check part per node, then
     one part per node proof, last first, the i-th's layer proof the variant of `kinds[i]`
-    (several kinds share a proof type), then the settlement, then the witness opening's front.
-    Without the encoder's refusals:
+    (several kinds share a proof type), then the settlement, then the witness opening's front
+    and, if it is present, its step parts (`witness_steps`). Without the encoder's refusals:
     the reader's tests write what it refuses this way."""
     front = [VERSION, KIND_GRAPH]
     Encoder(lambda _: 0).encode(proof.statement, GraphStatement, front)
@@ -90,21 +92,57 @@ def graph_parts(proof: GraphProof, kinds: Sequence[str]) -> tuple[list[int], lis
     Encoder(lambda _: 0).encode(proof.settlement, Settlement, settlement)
     witness: list[int] = []
     Encoder(lambda _: 0).encode(proof.witness_opening, OpeningProof | None, witness)
-    return front, [*walk, settlement, witness]
+    steps = witness_steps(proof.statement) if proof.witness_opening is not None else []
+    return front, [*walk, settlement, witness, *steps]
+
+
+def witness_steps(g: GraphStatement) -> list[list[int]]:
+    """The witness opening's step parts: each polynomial's index, absorbed, then reduced."""
+    n = len(witness_commitments(g))
+    return [[j] for _ in range(2) for j in range(n)]
+
+
+def witness_step_polys(proof: GraphProof) -> int:
+    """How many polynomials the witness opening's step parts go through (none without it)."""
+    return 0 if proof.witness_opening is None else len(witness_commitments(proof.statement))
+
+
+@dataclass(frozen=True)
+class WitnessPolys:
+    """The witness opening's polynomials in `WitnessClaims.batch` order — every node's witness
+    commitments (nodes in order, names in order within a node), then the fixed tables by name
+    (one polynomial per name, whichever nodes read it) from `tables_from` — and where the
+    contract finds their claims (Cairo's `records::WitnessPolys`): per polynomial, per node
+    record holding some, in the order they are joined, the node and the claims' slot in it (a
+    node's own commitments in name order; its tables in its kind's order, a table's nodes
+    last first)."""
+
+    commitments: list[Commitment]
+    sources: list[list[tuple[int, int]]]
+    tables_from: int
+
+
+def witness_polys(g: GraphStatement) -> WitnessPolys:
+    own = [node.witness[n] for node in g.nodes for n in sorted(node.witness)]
+    sources = [[(i, slot)] for i, node in enumerate(g.nodes) for slot in range(len(node.witness))]
+    pinned: dict[str, Commitment] = {}
+    readers: dict[str, list[tuple[int, int]]] = {}
+    for i in reversed(range(len(g.nodes))):
+        node = g.nodes[i]
+        # A kind's tables depend on its dims alone: no view (nor structure check) is needed.
+        st = Statement(node.kind, node.dims, {}, {}, {}, {}, node.witness)
+        for slot, (name, table) in enumerate(layer_tables(LAYERS[node.kind], st).items()):
+            pinned.setdefault(name, table.pinned)
+            readers.setdefault(name, []).append((i, slot))
+    names = sorted(pinned)
+    return WitnessPolys(
+        own + [pinned[n] for n in names], sources + [readers[n] for n in names], len(own)
+    )
 
 
 def witness_commitments(g: GraphStatement) -> list[Commitment]:
-    """The witness opening's polynomials in `WitnessClaims.batch` order: every node's witness
-    commitments (nodes in order, names in order within a node), then the fixed tables by name
-    (one polynomial per name, whichever nodes read it)."""
-    tables: dict[str, Commitment] = {}
-    for node in g.nodes:
-        # A kind's tables depend on its dims alone: no view (nor structure check) is needed.
-        st = Statement(node.kind, node.dims, {}, {}, {}, {}, node.witness)
-        for name, table in layer_tables(LAYERS[node.kind], st).items():
-            tables.setdefault(name, table.pinned)
-    own = [node.witness[n] for node in g.nodes for n in sorted(node.witness)]
-    return own + [tables[n] for n in sorted(tables)]
+    """The witness opening's polynomials (`witness_polys`)."""
+    return witness_polys(g).commitments
 
 
 def encode_graph(proof: GraphProof) -> list[int]:
@@ -203,6 +241,23 @@ class GraphReader:
         self.at = dec.rd.pos
         return resolve(opening)
 
+    def step(self, index: int) -> None:
+        """A witness step part: the index of the polynomial it absorbs or reduces, the next one
+        (`calldata.witness`)."""
+        dec = _decoder_at(self.felts, self.at)
+        dec.rd.exact(f"witness steps[{index}]", index, "calldata.witness")
+        self.at = dec.rd.pos
+
+    def witness_parts(self) -> OpeningProof | None:
+        """The witness opening's front, then, if it is present, every step part
+        (`witness_steps`) in order."""
+        opening = self.witness_front()
+        if opening is not None:
+            n = len(witness_commitments(self.statement))
+            for j in [*range(n), *range(n)]:
+                self.step(j)
+        return opening
+
     def openings(
         self, opening: OpeningProof | None, witness_opening: OpeningProof | None
     ) -> tuple[OpeningProof | None, OpeningProof | None]:
@@ -229,7 +284,7 @@ def decode_graph(felts: list[int]) -> GraphProof:
         reader.check(i)
     nodes = {i: reader.node(i) for i in reversed(range(len(g.nodes)))}
     s = reader.settlement()
-    opening, witness_opening = reader.openings(s.opening, reader.witness_front())
+    opening, witness_opening = reader.openings(s.opening, reader.witness_parts())
     return GraphProof(
         g,
         reader.outputs,
@@ -245,26 +300,43 @@ def decode_graph(felts: list[int]) -> GraphProof:
 @dataclass
 class GraphReplay:
     """The graph class's walk over calldata: the reader, the walk, once the settlement is
-    read its openings' statements (`GraphWalk.settle`), and once the next part is read the
-    witness opening's front."""
+    read its openings' statements (`GraphWalk.settle`), once the next part is read the
+    witness opening's front, and how many of its step parts were read."""
 
     reader: GraphReader
     walk: GraphWalk
     settled: tuple[Settlement, Poseidon252Channel, Batch, Batch] | None = None
     witness_opening: OpeningProof | None = None
+    steps: int = 0
+
+    @property
+    def walk_parts(self) -> int:
+        """The model walk's parts: 2n + 2, and its witness opening's step parts once its front
+        is read and present."""
+        n = len(self.reader.statement.nodes)
+        if self.witness_opening is None:
+            return 2 * n + 2
+        return 2 * n + 2 + 2 * len(witness_commitments(self.reader.statement))
 
 
 def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphReplay:
-    """What the graph class does with graph calldata, in its order: the statement read and the
-    walk started, then each part read and verified — the nodes' checks, the nodes', then the
-    settlement and the witness opening's part (whether it is due) — over the first `parts`
-    parts (None: all). Raises the first failure's named error (the fronts' checks are
-    `deploy.sessions`')."""
+    """What the contract does with graph calldata's walk parts, in its order: the statement
+    read and the walk started, then each part read and verified — the nodes' checks, the
+    nodes', then the settlement and the witness opening's part (whether it is due) — by the
+    graph class, then the witness opening's step parts (their indices; the main contract
+    reads them) — over the first `parts` parts (None: all). Raises the first failure's named
+    error (the fronts' checks are `deploy.sessions`')."""
     reader = GraphReader.open(felts)
     replay = GraphReplay(reader, GraphWalk.start(reader.statement, reader.outputs))
-    walk_parts = 2 * len(reader.statement.nodes) + 2
-    for _ in range(walk_parts if parts is None else min(parts, walk_parts)):
+    read = 0
+    while read < replay.walk_parts and (parts is None or read < parts):
+        read += 1
         walk = replay.walk
+        if replay.witness_opening is not None:
+            n = len(witness_commitments(reader.statement))
+            reader.step(replay.steps % n)
+            replay.steps += 1
+            continue
         if not walk.checks.done:
             reader.check(len(walk.checks.views))
             walk.checks.check_next()

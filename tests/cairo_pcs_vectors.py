@@ -1006,14 +1006,15 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     front, trees = parts.front, parts.trees
     assert len(trees) == 3  # one tree per group: B, then the layers at 4 and 8
     graph = encode_parts(graph_proof("encoder"))
-    assert len(graph.walk) == 10  # four nodes' checks, the four nodes, the settlement, the witness
+    # four nodes' checks, the four nodes, the settlement, the witness opening's front, its steps
+    assert len(graph.walk) == 12 and graph.witness == 1
     first = graph.walk[7]  # node 0's part (linear): a value of its layer proof
     bad_graph = CalldataParts(
         graph.front, graph.trees, replaced(graph.walk, 7, replaced(first, 6, first[6] ^ 1))
     )
     graph_io = encode_parts(graph_proof("encoder_io"))
     ffn = encode_parts(graph_proof("ffn"))
-    assert len(ffn.walk) == 10  # four checks, four nodes, the settlement, the witness
+    assert len(ffn.walk) == 16 and ffn.witness == 3  # as the encoder's, three polynomials
     bad_last = replaced(trees[2], 1, trees[2][1] ^ (1 << 40))  # a value of layer 2's leaf
     bad = CalldataParts(front, [*trees[:2], bad_last])
     io_trees = io_parts.trees
@@ -1051,10 +1052,11 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "The encoder graph's statement with two nodes' checks, then the other two checks "
             "and its last node, then two nodes, then the first node (every node verified, the "
             "settlement not read), then the settlement (the committed opening's front verified, "
-            "the walk settled), then the witness opening's front and a tree, then the other "
-            "trees: the walk's state carried between, the statement and the checks stored.",
+            "the walk settled), then the witness opening's front and its polynomial absorbed, "
+            "then reduced and a tree, then the other trees: the walk's state carried between, "
+            "the statement, the checks and the nodes' records stored.",
             SessionScript(graph, NO_MODEL).stage().open(2).step(3).step(2).step(1).step(1).step(2)
-            .step(5)),
+            .step(2).step(5)),
         "graph_tampered_node_after_a_cut": (
             "The encoder graph's first node's proof changed, in the transaction after the cut: "
             "the one-shot verdict.",
@@ -1070,14 +1072,17 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "The encoder graph with its input and output committed too: the statement and the "
             "output's value with every check and the last node (the value's claim carried for "
             "the opening), then the other nodes, then the settlement (the input's claims join "
-            "the opening), then the witness opening's front and every tree.",
+            "the opening), then the witness opening's front, its steps and every tree.",
             SessionScript(graph_io, NO_MODEL).stage().open(5).step(3).step(1)
-            .step(1 + len(graph_io.trees))),
+            .step(3 + len(graph_io.trees))),
         "graph_with_a_table_settled_apart": (
             "The feed-forward graph (its GELU node reads a fixed table): every check and node, "
             "then the settlement alone (the weights' stored records), then the witness "
-            "opening's front (the witness's and the table's stored records) and every tree.",
-            SessionScript(ffn, NO_MODEL).stage().open(8).step(1).step(1 + len(ffn.trees))),
+            "opening's front and two polynomials absorbed, then the third (the table, its "
+            "claims from the nodes' stored records) and two reduced, then the third reduced "
+            "and every tree.",
+            SessionScript(ffn, NO_MODEL).stage().open(8).step(1).step(3).step(3)
+            .step(1 + len(ffn.trees))),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]
     assert wrong.state is not None

@@ -92,16 +92,24 @@ def test_io_hash_covers_the_statement_only():
     assert parts.front == [*felts[: 2 + len(io)], 0]  # no committed output; the nodes follow
     n = len(block().nodes)
     assert parts.walk[:n] == [[i] for i in range(n)]  # a check part per node, then its proof
-    assert len(parts.walk) == 2 * n + 2  # and the settlement, then the witness opening's front
-    named = [parts.describe(i) for i in (0, n - 1, n, 2 * n - 1, 2 * n, 2 * n + 1, 2 * n + 2)]
-    assert named == [
-        f"part 1 of {len(parts.steps)} (node 0's statement check)",
-        f"part {n} of {len(parts.steps)} (node {n - 1}'s statement check)",
-        f"part {n + 1} of {len(parts.steps)} (node {n - 1})",  # the last node first
-        f"part {2 * n} of {len(parts.steps)} (node 0)",
-        f"part {2 * n + 1} of {len(parts.steps)} (the model walk's settlement)",
-        f"part {2 * n + 2} of {len(parts.steps)} (the model walk's witness opening's front)",
-        f"part {2 * n + 3} of {len(parts.steps)} (tree 1 of {len(parts.trees)} of the openings)",
+    # then the settlement, the witness opening's front, and its steps: each polynomial's index,
+    # absorbed, then reduced
+    j = parts.witness
+    assert j == len(witness_commitments(block().statement)) > 0
+    assert parts.walk[2 * n + 2 :] == [[k] for k in range(j)] * 2
+    last = 2 * n + 2 + 2 * j
+    at = (0, n - 1, n, 2 * n - 1, 2 * n, 2 * n + 1, 2 * n + 2, last - 1, last)
+    total = len(parts.steps)
+    assert [parts.describe(i) for i in at] == [
+        f"part 1 of {total} (node 0's statement check)",
+        f"part {n} of {total} (node {n - 1}'s statement check)",
+        f"part {n + 1} of {total} (node {n - 1})",  # the last node first
+        f"part {2 * n} of {total} (node 0)",
+        f"part {2 * n + 1} of {total} (the model walk's settlement)",
+        f"part {2 * n + 2} of {total} (the model walk's witness opening's front)",
+        f"part {2 * n + 3} of {total} (the witness opening's polynomial 0 absorbed)",
+        f"part {last} of {total} (the witness opening's polynomial {j - 1} reduced)",
+        f"part {last + 1} of {total} (tree 1 of {len(parts.trees)} of the openings)",
     ]
 
 
@@ -142,18 +150,27 @@ def test_a_session_carries_the_walk_until_it_settles():
     the claims the verified nodes left stay in the contract's storage, not in the state);
     once the settlement is read the committed tensors' opening's phase stands before a
     settled walk (no node, no claims: the channel alone); once the witness opening's front is
-    read it ends with an empty walk, and both openings' phases stand before it."""
+    read the walk is empty and that front's stage follows it, polynomial by polynomial (what
+    it absorbed, then reduced); after its last step both openings' phases stand before an
+    empty walk and an empty stage."""
     parts = calldata.encode_parts(block())
-    n = len(block().nodes)
-    for sent in range(len(parts.walk) - 1):
+    n, j = len(block().nodes), parts.witness
+    for sent in range(2 * n + 1):
         state = session_state(parts, [sent])
         assert state is not None and state[4] == 0  # no phase yet
         assert state[6] == n - max(0, sent - n)
-    half = session_state(parts, [len(parts.walk) - 1])
+    half = session_state(parts, [2 * n + 1])
     assert half is not None and half[4] == 1
-    assert half[-8:-6] == [6, 0] and half[-4:] == [0, 0, 1, 0]  # left 0, settled; no certified
-    settled = session_state(parts, [len(parts.walk)])
-    assert settled is not None and settled[4] == 2 and settled[-1] == 0
+    # left 0, the channel, no claims, settled; no stage; no certified
+    assert half[-9:-7] == [6, 0] and half[-5:] == [0, 0, 1, 0, 0]
+    stages = []
+    for steps in range(2 * j):
+        state = session_state(parts, [2 * n + 2 + steps])
+        assert state is not None and state[4] == 1 and state[-1] == 0  # no certified
+        stages.append(tuple(state))
+    assert len(set(stages)) == 2 * j  # every step moves the stage on
+    done = session_state(parts, [len(parts.walk)])
+    assert done is not None and done[4] == 2 and done[-3:] == [0, 0, 0]
 
 
 def test_a_session_refuses_a_missing_witness_opening_with_its_part():

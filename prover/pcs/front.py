@@ -106,19 +106,18 @@ class FrontReplay:
             absorb_poly(self.channel, commitment, on)
             self._align(on)
             self.absorbed += 1
-        if self.absorbed == len(self.commitments) and not self.point:
-            self._merge()
+            if self.absorbed == len(self.commitments):
+                self._merge()
 
     def _align(self, on: Sequence[Claim]) -> None:
         """Whether every point so far is a suffix of the first longest one, each alone."""
         point = tuple(on[0].point)
-        if len(point) > len(self.longest):
-            self.longest, point, shorter = point, self.longest, point
-        else:
-            shorter = self.longest
-        self.aligned = (
-            self.aligned and len(on) == 1 and shorter[len(shorter) - len(point) :] == point
+        shorter, longer = (
+            (self.longest, point) if len(point) > len(self.longest) else (point, self.longest)
         )
+        self.longest = longer
+        suffix = longer[len(longer) - len(shorter) :] == shorter
+        self.aligned = self.aligned and len(on) == 1 and suffix
         self.values.append(on[0].value)
 
     def _merge(self) -> None:

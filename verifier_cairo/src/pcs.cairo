@@ -4,7 +4,9 @@
 
 pub mod calldata;
 pub mod code;
+pub mod contract;
 pub mod domain;
+pub mod front;
 pub mod params;
 pub mod proof;
 pub mod queries;

@@ -193,6 +193,19 @@ pub fn read_witness_front(ref data: Span<felt252>) -> Option<OpeningProof> {
     deserialize(ref data)
 }
 
+/// The witness opening's step parts after its front (docs/calldata.md, "Model walks"): one per
+/// polynomial absorbed, then one per polynomial reduced, each the polynomial's index. Reads
+/// those of polynomials `next`.. (below `n`) that `data` holds (all of them when `whole`),
+/// each the next index (`calldata.witness`); returns how many.
+pub fn read_witness_steps(ref data: Span<felt252>, next: u32, n: u32, whole: bool) -> u32 {
+    let mut j = next;
+    while j < n && (whole || !data.is_empty()) {
+        take_exact(ref data, j.into(), 'calldata.witness');
+        j += 1;
+    }
+    j - next
+}
+
 fn check_node_names(node: @Node) {
     check_names(names_of(node.inputs));
     check_names(names_of(node.outputs));

@@ -3,16 +3,16 @@
 //! graph proof up to its openings part by part — each node's statement check, in node order,
 //! by the node's walk class, then the nodes, last first, by their layer verifiers, then the
 //! settlement, then the witness opening's part —; a session's transaction may stop between
-//! any two parts
-//! (`GraphStep::Walking`). No side effect: a session's main contract keeps the statement, the
-//! nodes' checks and what each verified node left between transactions; at the settlement and
-//! the witness opening's front this class reads the latter from the main contract's storage (a
-//! library call runs in its context).
+//! any two parts (`GraphStep::Walking`). No side effect: a session's main contract keeps the
+//! statement, the nodes' checks and what each verified node left between transactions; at
+//! the settlement, and for the witness opening's polynomials (`witness_claims`), this class
+//! reads the latter from the main contract's storage (a library call runs in its context).
 
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
 use crate::layers::Classes;
 use crate::layers::range::model::declaration_key;
+use crate::pcs::proof::{Claim, OpeningFront};
 use crate::stored::read_span;
 use crate::walk::contract::BindingCheck;
 use crate::walk::verifier::WalkOpenings;
@@ -21,11 +21,13 @@ use super::calldata::{
     GraphCalldata, read_check, read_graph, read_node, read_settlement, read_statement,
     read_witness_front,
 };
-use super::records::{NodeClaims, NodeClaimsTrait};
+use super::records::{
+    NodeClaims, NodeClaimsTrait, NodeRecord, Records, WitnessPolys, witness_claims,
+};
 use super::statement::check_structure;
 use super::verifier::{
     Checks, GraphWalk, all_checked, channel_of, check_next, checked, checks_of, no_checks, settle,
-    start, step, witness_of, witness_opening,
+    start, step, witness_front, witness_polys,
 };
 
 /// Where a transaction leaves a model walk: part way (`GraphPause`), or with its openings
@@ -38,33 +40,44 @@ pub enum GraphStep {
 
 /// A model walk part way: its statement's felts (what `io_hash` hashes), its `GraphWalk` by
 /// Serde (what the session's state carries), the `NodeCheck`s this transaction made, by Serde
-/// in node order, the `NodeClaims` of the nodes it verified in the walk's order, their weights'
-/// parts then their witness's and tables' parts by Serde (what the session keeps after those of
-/// the earlier transactions), and if this transaction
-/// verified the settlement (not the witness opening's part) the committed tensors' opening to
-/// verify on the walk's channel, after which the walk is `settled_walk` of the channel it
-/// leaves.
+/// in node order, the weights' parts of the `NodeClaims` of the nodes it verified in the walk's
+/// order, by Serde, and their witness records (what the session keeps after those of the
+/// earlier transactions), and if this transaction verified the settlement (not the witness
+/// opening's part) the committed tensors' opening to verify on the walk's channel, after which
+/// the walk is `settled_walk` of the channel it leaves.
 #[derive(Drop, Serde)]
 pub struct GraphPause {
     pub io: Span<felt252>,
     pub walk: Span<felt252>,
     pub checks: Span<felt252>,
     pub walked: Span<felt252>,
-    pub witnessed: Span<felt252>,
+    pub witnessed: Span<NodeRecord>,
     pub settled: Option<WalkOpenings>,
+}
+
+/// The witness opening's front and polynomials, and, for a whole proof, the claims on every
+/// polynomial (a session reads them from its storage, `witness_claims`).
+#[derive(Drop, Serde)]
+pub struct WitnessOpening {
+    pub polys: WitnessPolys,
+    pub front: OpeningFront,
+    pub claims: Span<Span<Claim>>,
 }
 
 /// A model walk verified up to its openings: the hash of its statement's felts, its binding to
 /// check against the registry, the declarations it relies on (each must have been certified),
-/// the openings to verify (the committed tensors' unless an earlier transaction verified the
-/// settlement, then the witness opening, on the walk's channel), whose group parts start at
-/// `groups_at`.
+/// the committed tensors' opening to verify on the walk's channel unless an earlier
+/// transaction verified the settlement, the witness opening on a Blake2s fork of what that
+/// leaves, the witness records of the nodes this transaction verified, and where the parts
+/// after the witness opening's front start (`groups_at`).
 #[derive(Drop, Serde)]
 pub struct GraphOutcome {
     pub io_hash: felt252,
     pub binding: Option<BindingCheck>,
     pub declared: Span<felt252>,
     pub openings: WalkOpenings,
+    pub witness: Option<WitnessOpening>,
+    pub witnessed: Span<NodeRecord>,
     pub groups_at: u32,
 }
 
@@ -83,9 +96,8 @@ pub trait ICairnGraphVerifier<TContractState> {
     /// felts), whose first nodes' checks are `checks` (their `NodeCheck`s by Serde), with the
     /// next `parts`; `groups_at` counts from the start of `parts`. The caller passes only what
     /// its session holds, which `start_graph` and the earlier transactions made; what the nodes
-    /// verified so far left is read from the caller's storage (`stored::read_span`): at the
-    /// settlement their weights' parts under `walked_key`, at the witness opening's part their
-    /// witness's and tables' under `witnessed_key`.
+    /// verified so far left on weights is read at the settlement from the caller's storage
+    /// (`stored::read_span`) under `walked_key`.
     fn continue_graph(
         self: @TContractState,
         statement: Span<felt252>,
@@ -93,9 +105,13 @@ pub trait ICairnGraphVerifier<TContractState> {
         walk: Span<felt252>,
         parts: Span<felt252>,
         walked_key: felt252,
-        witnessed_key: felt252,
         classes: Classes,
     ) -> GraphStep;
+    /// The claims on witness polynomials `from`.. (`count` of them) of `polys`, from the
+    /// nodes' witness records a session stored under `base` (`records::record_key`).
+    fn witness_claims(
+        self: @TContractState, polys: WitnessPolys, from: u32, count: u32, base: felt252,
+    ) -> Span<Span<Claim>>;
 }
 
 pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> GraphStep {
@@ -103,7 +119,7 @@ pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> Graph
     let (graph, values) = read_graph(ref data);
     check_structure(@graph);
     let walk = start(@graph, @values);
-    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len(), (None, None))
+    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len(), None)
 }
 
 pub fn continue_graph(
@@ -112,7 +128,6 @@ pub fn continue_graph(
     walk: Span<felt252>,
     parts: Span<felt252>,
     walked_key: felt252,
-    witnessed_key: felt252,
     classes: Classes,
 ) -> GraphStep {
     let mut statement = statement;
@@ -120,15 +135,14 @@ pub fn continue_graph(
     let checks = checks_of(@graph, checks);
     let mut walk = walk;
     let walk: GraphWalk = Serde::deserialize(ref walk).unwrap();
-    let keys = (Some(walked_key), Some(witnessed_key));
-    walk_parts(@graph, checks, walk, parts, false, classes, parts.len(), keys)
+    walk_parts(@graph, checks, walk, parts, false, classes, parts.len(), Some(walked_key))
 }
 
 /// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' statement
 /// checks until every node is checked, the nodes' proofs until none is left, the settlement,
 /// then the witness opening's front; `total` is the length of the span `data` ends. What the
-/// nodes verified in earlier transactions left is in storage under `keys`: their weights'
-/// records, their witness's and tables' (`records_of`; None: no earlier transaction).
+/// nodes verified in earlier transactions left on weights is in storage under `walked_key`
+/// (`records_of`; None: no earlier transaction).
 fn walk_parts(
     graph: @GraphCalldata,
     checks: Checks,
@@ -137,7 +151,7 @@ fn walk_parts(
     whole: bool,
     classes: Classes,
     total: u32,
-    keys: (Option<felt252>, Option<felt252>),
+    walked_key: Option<felt252>,
 ) -> GraphStep {
     let mut data = data;
     let (mut checks, mut walk) = (checks, walk);
@@ -146,28 +160,28 @@ fn walk_parts(
         read_check(ref data, checked(@checks));
         check_next(graph, ref checks, classes).serialize(ref made);
     }
+    let first = walk.left;
     while all_checked(graph, @checks) && walk.left > 0 && (whole || !data.is_empty()) {
         let node_proof = read_node(ref data, *graph.statement.nodes[walk.left - 1].kind);
         let (next, left) = step(walk, graph, @checks, @node_proof, classes);
         walked.append(left);
         walk = next;
     }
+    let witnessed = node_records(walked.span(), first);
     let mut settled = None;
     let ready = all_checked(graph, @checks) && walk.left == 0;
     if ready && !walk.settled && (whole || !data.is_empty()) {
         let settlement = read_settlement(ref data);
-        let (weights_key, _) = keys;
-        let records = records_of(weights_key, walked.span());
+        let records = records_of(walked_key, walked.span());
         let (next, committed) = settle(walk, graph, records, @settlement);
         settled = Some(committed);
         walk = next;
     }
     if !walk.settled || (!whole && data.is_empty()) {
-        let (mut state, mut weights, mut witness) = (array![], array![], array![]);
+        let (mut state, mut weights) = (array![], array![]);
         walk.serialize(ref state);
         for left in walked.span() {
             left.weights_part().serialize(ref weights);
-            left.witness_part().serialize(ref witness);
         }
         let settled = match settled {
             Some(committed) => Some(
@@ -180,7 +194,7 @@ fn walk_parts(
             walk: state.span(),
             checks: made.span(),
             walked: weights.span(),
-            witnessed: witness.span(),
+            witnessed,
             settled,
         };
         return GraphStep::Walking(pause);
@@ -190,15 +204,42 @@ fn walk_parts(
         Some(committed) => committed,
         None => None,
     };
-    let (_, witness_key) = keys;
-    let statement = witness_of(graph, @checks, records_of(witness_key, walked.span()));
-    let witness = witness_opening(statement, @opening);
-    let openings = WalkOpenings { channel: channel_of(@walk), committed, witness };
+    let polys = witness_polys(graph, @checks);
+    let witness = match witness_front(@polys, @opening) {
+        Some(front) => {
+            // A whole proof's records are all held; a session reads them from its storage.
+            let claims = if whole {
+                let n = polys.poly_vars.len();
+                witness_claims(@polys, Records::Held(walked.span()), 0, n)
+            } else {
+                array![].span()
+            };
+            Some(WitnessOpening { polys, front, claims })
+        },
+        None => None,
+    };
+    let openings = WalkOpenings { channel: channel_of(@walk), committed, witness: None };
     let io_hash = poseidon_hash_span(*graph.io);
     let (binding, declared) = (binding_check(graph), declared_keys(graph));
+    let groups_at = total - data.len();
     GraphStep::Settled(
-        GraphOutcome { io_hash, binding, declared, openings, groups_at: total - data.len() },
+        GraphOutcome { io_hash, binding, declared, openings, witness, witnessed, groups_at },
     )
+}
+
+/// The witness records of the nodes a transaction verified (`walked`, in the walk's order,
+/// the first being node `first − 1`), for a session to store.
+fn node_records(walked: Span<NodeClaims>, first: u32) -> Span<NodeRecord> {
+    let mut records = array![];
+    let mut node = first;
+    for left in walked {
+        node -= 1;
+        let (mut own, mut tables) = (array![], array![]);
+        left.own_part().serialize(ref own);
+        left.tables_part().serialize(ref tables);
+        records.append(NodeRecord { node, own: own.span(), tables: tables.span() });
+    }
+    records.span()
 }
 
 /// Every node's `NodeClaims`, last node first: those stored by earlier transactions under
@@ -244,7 +285,9 @@ fn binding_check(graph: @GraphCalldata) -> Option<BindingCheck> {
 
 #[starknet::contract]
 pub mod CairnGraphVerifier {
+    use crate::graph::records::{Records, WitnessPolys, witness_claims};
     use crate::layers::Classes;
+    use crate::pcs::proof::Claim;
     use super::GraphStep;
 
     #[storage]
@@ -265,12 +308,15 @@ pub mod CairnGraphVerifier {
             walk: Span<felt252>,
             parts: Span<felt252>,
             walked_key: felt252,
-            witnessed_key: felt252,
             classes: Classes,
         ) -> GraphStep {
-            super::continue_graph(
-                statement, checks, walk, parts, walked_key, witnessed_key, classes,
-            )
+            super::continue_graph(statement, checks, walk, parts, walked_key, classes)
+        }
+
+        fn witness_claims(
+            self: @ContractState, polys: WitnessPolys, from: u32, count: u32, base: felt252,
+        ) -> Span<Span<Claim>> {
+            witness_claims(@polys, Records::Stored(base), from, count)
         }
     }
 }

@@ -1,5 +1,6 @@
-//! What a model walk's verified node leaves for the openings (`NodeClaims`) and the form a
-//! session stores it in (docs/cairo-verifier.md, "Sessions"). A node's claims share most of
+//! What a model walk's verified node leaves for the openings (`NodeClaims`), the form a
+//! session stores it in (docs/cairo-verifier.md, "Sessions") and where the witness opening's
+//! polynomials' claims are found in it (`poly_claims`). A node's claims share most of
 //! their points' coordinates (the challenges of its sum-checks): MiniLM's 738 claims have
 //! 12,103 coordinates, 2,819 of them distinct within their node. A stored felt costs far more
 //! gas than reading it back, so a record keeps each distinct coordinate once and every point as
@@ -10,9 +11,11 @@
 //! Sierra gas).
 
 use core::dict::{Felt252Dict, Felt252DictTrait};
+use core::poseidon::poseidon_hash_span;
 use crate::calldata::unpack_qm31;
 use crate::fields::qm31::QM31Trait;
 use crate::pcs::proof::Claim;
+use crate::stored::read_span;
 
 /// The claims a node leaves on its weights (`node.weights`' order), on its own witness
 /// commitments (name order) and on its tables (its check's order).
@@ -30,11 +33,72 @@ pub impl NodeClaimsImpl of NodeClaimsTrait {
         NodeClaims { weights: *self.weights, own: array![].span(), tables: array![].span() }
     }
 
-    /// The claims on the node's witness and tables alone: what the witness opening's
-    /// transaction reads back.
-    fn witness_part(self: @NodeClaims) -> NodeClaims {
-        NodeClaims { weights: array![].span(), own: *self.own, tables: *self.tables }
+    /// The claims on the node's own witness commitments alone.
+    fn own_part(self: @NodeClaims) -> NodeClaims {
+        NodeClaims { weights: array![].span(), own: *self.own, tables: array![].span() }
     }
+
+    /// The claims on the node's tables alone.
+    fn tables_part(self: @NodeClaims) -> NodeClaims {
+        NodeClaims { weights: array![].span(), own: array![].span(), tables: *self.tables }
+    }
+}
+
+/// A verified node's witness records as a session stores them: the node's index, its
+/// `own_part` and its `tables_part` by Serde.
+#[derive(Drop, Serde)]
+pub struct NodeRecord {
+    pub node: u32,
+    pub own: Span<felt252>,
+    pub tables: Span<felt252>,
+}
+
+/// Where a session keeps node `node`'s own (`tables` false) or tables' record, under `base`.
+pub fn record_key(base: felt252, node: u32, tables: bool) -> felt252 {
+    poseidon_hash_span(array![base, node.into(), tables.into()].span())
+}
+
+/// The witness opening's polynomials (Python `WitnessClaims.batch` order: the nodes' own
+/// commitments, nodes in order, then from `tables_from` the fixed tables by name), their sizes
+/// and roots, and where their claims are: per polynomial, per record holding some (in the
+/// order the claims are joined), the node and the claims' slot in the record's group (a
+/// node's own commitments, or its tables in its check's order).
+#[derive(Copy, Drop, Serde)]
+pub struct WitnessPolys {
+    pub poly_vars: Span<u32>,
+    pub poly_roots: Span<u256>,
+    pub sources: Span<Span<(u32, u32)>>,
+    pub tables_from: u32,
+}
+
+/// Where the nodes' records are: held, every node's `NodeClaims` in the walk's order (last node
+/// first), or in a session's storage under a base key (`record_key`).
+#[derive(Copy, Drop)]
+pub enum Records {
+    Held: Span<NodeClaims>,
+    Stored: felt252,
+}
+
+/// The claims on witness polynomial `j`, joined from its sources' records.
+pub fn poly_claims(polys: @WitnessPolys, j: u32, records: Records) -> Span<Claim> {
+    let tables = j >= *polys.tables_from;
+    let mut out = array![];
+    for (node, slot) in *polys.sources[j] {
+        let record = match records {
+            Records::Held(held) => *held[held.len() - 1 - *node],
+            Records::Stored(base) => {
+                let mut stored = read_span(record_key(base, *node, tables));
+                Serde::<NodeClaims>::deserialize(ref stored).unwrap()
+            },
+        };
+        let group = if tables {
+            record.tables
+        } else {
+            record.own
+        };
+        out.append_span(*group[*slot]);
+    }
+    out.span()
 }
 
 const INDEX_SHIFT: u128 = 0x10000;
@@ -139,6 +203,17 @@ impl NodeClaimsSerde of Serde<NodeClaims> {
         }
         Some(NodeClaims { weights: *built[0], own: *built[1], tables: *built[2] })
     }
+}
+
+/// The claims on witness polynomials `from`.. (`count` of them), each `poly_claims`.
+pub fn witness_claims(
+    polys: @WitnessPolys, records: Records, from: u32, count: u32,
+) -> Span<Span<Claim>> {
+    let mut out = array![];
+    for j in from..from + count {
+        out.append(poly_claims(polys, j, records));
+    }
+    out.span()
 }
 
 fn take_u32(ref data: Span<felt252>) -> Option<u32> {

@@ -4,11 +4,12 @@
 //! outputs get, and after the last the walk's soundness (`check_next`); then the nodes last to
 //! first (`step`) — each output's claims merged, the layer verified by its class on the walk's
 //! channel, its claims routed to its producers —, the public inputs settled (`settle`, which
-//! leaves the committed tensors' opening), then the witness opening's part (`witness_opening`). A
-//! session carries a `GraphWalk` between transactions, and its main contract keeps the
-//! statement, the nodes' checks and what each verified node left (`NodeClaims`) in storage.
-//! What is left are the openings, which the main contract verifies
-//! (`walk::verifier::verify_fronts`, then `continue_openings`).
+//! leaves the committed tensors' opening), then the witness opening's part (`witness_front`,
+//! with where its polynomials' claims are: `witness_polys`). A session carries a `GraphWalk`
+//! between transactions, and its main contract keeps the statement, the nodes' checks and what
+//! each verified node left (`NodeClaims`) in storage. What is left are the openings, which the
+//! main contract verifies (`walk::verifier::verify_fronts`, the witness opening's front in
+//! stages, then `continue_openings`).
 
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
@@ -16,8 +17,7 @@ use crate::layers::{Classes, call_class, class_of, opening_claims};
 use crate::mle::log2_padded;
 use crate::padding::verify_outside_zero;
 use crate::pcs::queries::pow2;
-use crate::merkle::hashers::HASH_BLAKE2S;
-use crate::pcs::proof::{Claim, PolyStatement};
+use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
 use crate::sameply::verify_sameply;
 use crate::walk::calldata::{names_of, order_key, with_committed};
 use crate::walk::contract::NodeCheck;
@@ -27,7 +27,7 @@ use crate::walk::statement::{OutputClaims, PublicStatement, draw_claims};
 use crate::walk::tensor::{TensorCommitment, Tensors, TensorsTrait, tensor_vars};
 use crate::walk::verifier::{Opening, front_of, settle_claims};
 use super::calldata::GraphCalldata;
-use super::records::NodeClaims;
+use super::records::{NodeClaims, WitnessPolys};
 use super::soundness::{ErrorTotal, ErrorTotalTrait};
 use super::statement::absorb_graph;
 use super::views::{Bounds, known_of, node_statement, unseen_shape};
@@ -47,15 +47,6 @@ pub struct GraphWalk {
     claims: Array<ClaimsOn>,
     opened: Array<ClaimsOn>,
     pub settled: bool,
-}
-
-/// A fixed table the nodes read (one polynomial in the witness opening whichever nodes read
-/// it): its pinned commitment and the claims on it so far.
-#[derive(Copy, Drop, Serde)]
-struct TableClaims {
-    name: felt252,
-    pinned: TensorCommitment,
-    claims: Span<Claim>,
 }
 
 /// What the statements' checks leave the walk (Python `StatementChecks`): the bound of each
@@ -246,24 +237,6 @@ fn gather_weights(
     weight_claims
 }
 
-/// What the walked nodes left on their witness and tables (`records` as `gather_weights`';
-/// their witness's and tables' parts suffice) gathered for the witness opening: the claims on
-/// the tables by name (name order), and on each node's own witness commitments (last node
-/// first).
-fn gather_witness(
-    graph: @GraphCalldata, checks: @Checks, records: Span<NodeClaims>,
-) -> (Array<TableClaims>, Array<Span<Span<Claim>>>) {
-    let (mut tables, mut witness) = (array![], array![]);
-    let n = graph.statement.nodes.len();
-    assert(records.len() == n, 'graph.shape');
-    for k in 0..n {
-        let record = records[k];
-        add_tables(ref tables, *checks.tables[n - 1 - k], *record.tables);
-        witness.append(*record.own);
-    }
-    (tables, witness)
-}
-
 /// After the last node (the settlement part): the committed inputs' padding shown zero
 /// (`padding.empty_rows`), the public inputs' settlements, then whether the committed tensors'
 /// opening is present (`walk.opening`). Its statement is what the nodes left on weights
@@ -339,28 +312,85 @@ pub fn channel_of(walk: @GraphWalk) -> Poseidon252Channel {
     *walk.channel
 }
 
-/// The witness opening's part (`opening`, read after the settlement) against its statement
-/// (`witness`: `witness_of` the nodes' records): `walk.witness_opening` unless
-/// it is present exactly when claims are due. Returns the opening to verify.
-pub fn witness_opening(
-    witness: Span<PolyStatement>, opening: @Option<OpeningProof>,
-) -> Option<Opening> {
-    assert(opening.is_some() == !witness.is_empty(), 'walk.witness_opening');
+/// The witness opening's part (`opening`, read after the settlement) against its
+/// polynomials (`witness_polys`): `walk.witness_opening` unless it is present exactly when
+/// claims are due. Returns its front.
+pub fn witness_front(polys: @WitnessPolys, opening: @Option<OpeningProof>) -> Option<OpeningFront> {
+    assert(opening.is_some() == !polys.poly_vars.is_empty(), 'walk.witness_opening');
     match opening {
-        Some(opening) => Some(
-            Opening { hash: HASH_BLAKE2S, statement: witness, front: front_of(opening) },
-        ),
+        Some(opening) => Some(front_of(opening)),
         None => None,
     }
 }
 
-/// The witness opening's statement (Python `WitnessClaims.batch`) from every node's
-/// `NodeClaims` (`records`, last node first: their witness's and tables' parts suffice).
-pub fn witness_of(
-    graph: @GraphCalldata, checks: @Checks, records: Span<NodeClaims>,
-) -> Span<PolyStatement> {
-    let (tables, witness) = gather_witness(graph, checks, records);
-    witness_statement(*graph.witness, witness.span(), tables.span())
+/// The witness opening's polynomials (Python `WitnessClaims.batch`: every node's own
+/// commitments, nodes in order, names in order, then the fixed tables by name) and where
+/// their claims are: a node's own commitment's in its record, a table's in the records of the
+/// nodes that read it, joined in the walk's order (last node first), its pinned commitment the
+/// first's (`expect_same_tables` made them all one).
+pub fn witness_polys(graph: @GraphCalldata, checks: @Checks) -> WitnessPolys {
+    let (mut vars, mut roots, mut sources) = (array![], array![], array![]);
+    let mut node = 0;
+    for node_witness in *graph.witness {
+        let mut slot = 0;
+        for c in node_witness.commitments() {
+            vars.append(*c.n_vars);
+            roots.append(*c.root);
+            sources.append(array![(node, slot)].span());
+            slot += 1;
+        }
+        node += 1;
+    }
+    let tables_from = vars.len();
+    let mut tables: Array<(felt252, TensorCommitment, Span<(u32, u32)>)> = array![];
+    let n = graph.statement.nodes.len();
+    for k in 0..n {
+        let node = n - 1 - k;
+        let mut slot = 0;
+        for (name, pinned) in *checks.tables[node] {
+            tables = with_source(tables, *name, *pinned, (node, slot));
+            slot += 1;
+        }
+    }
+    for (_, pinned, from) in tables {
+        vars.append(pinned.n_vars);
+        roots.append(pinned.root);
+        sources.append(from);
+    }
+    WitnessPolys {
+        poly_vars: vars.span(), poly_roots: roots.span(), sources: sources.span(), tables_from,
+    }
+}
+
+/// `tables` (name order) with `source` added to table `name`'s, the table placed in name order
+/// if new.
+fn with_source(
+    tables: Array<(felt252, TensorCommitment, Span<(u32, u32)>)>,
+    name: felt252,
+    pinned: TensorCommitment,
+    source: (u32, u32),
+) -> Array<(felt252, TensorCommitment, Span<(u32, u32)>)> {
+    let mut next = array![];
+    let mut placed = false;
+    for (other, c, from) in tables {
+        if !placed && other == name {
+            let mut joined = array![];
+            joined.append_span(from);
+            joined.append(source);
+            next.append((other, c, joined.span()));
+            placed = true;
+        } else {
+            if !placed && order_key(name) < order_key(other) {
+                next.append((name, pinned, array![source].span()));
+                placed = true;
+            }
+            next.append((other, c, from));
+        }
+    }
+    if !placed {
+        next.append((name, pinned, array![source].span()));
+    }
+    next
 }
 
 /// The walk's soundness once every node is checked (Python `error_terms`): the nodes' terms,
@@ -518,40 +548,6 @@ fn expect_same_tables(checks: @Checks, i: u32) {
     }
 }
 
-/// A node's claims on its tables (`on`, in `node_tables`' order) joined to `tables` by name
-/// (`tables` stays in name order; a name's claims in the walk's order).
-fn add_tables(
-    ref tables: Array<TableClaims>,
-    node_tables: Span<(felt252, TensorCommitment)>,
-    on: Span<Span<Claim>>,
-) {
-    let mut k = 0;
-    for (name, pinned) in node_tables {
-        let claims = *on[k];
-        let mut next = array![];
-        let mut placed = false;
-        for entry in tables.span() {
-            let e = *entry;
-            if !placed && e.name == *name {
-                let joined = concat(e.claims, claims);
-                next.append(TableClaims { name: e.name, pinned: e.pinned, claims: joined });
-                placed = true;
-            } else if !placed && order_key(*name) < order_key(e.name) {
-                next.append(TableClaims { name: *name, pinned: *pinned, claims });
-                next.append(e);
-                placed = true;
-            } else {
-                next.append(e);
-            }
-        }
-        if !placed {
-            next.append(TableClaims { name: *name, pinned: *pinned, claims });
-        }
-        tables = next;
-        k += 1;
-    }
-}
-
 fn claims_on(claims: Span<ClaimsOn>, name: felt252) -> Span<Claim> {
     for on in claims {
         if *on.name == name {
@@ -569,31 +565,6 @@ fn committed_statement(weights: Tensors, claims: Span<ClaimsOn>) -> Span<PolySta
         let on = claims_on(claims, *weights.names[i]);
         statement.append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims: on });
         i += 1;
-    }
-    statement.span()
-}
-
-/// The witness opening's statement (Python `WitnessClaims.batch`): every node's commitments by
-/// (node, name), then the tables by name. `own` holds each node's claims on its commitments,
-/// last node first (the walk's order).
-fn witness_statement(
-    witness: Span<Tensors>, own: Span<Span<Span<Claim>>>, tables: Span<TableClaims>,
-) -> Span<PolyStatement> {
-    let mut statement = array![];
-    let n = witness.len();
-    let mut i = 0;
-    for node_witness in witness {
-        let on = *own[n - 1 - i];
-        let mut j = 0;
-        for c in node_witness.commitments() {
-            statement.append(PolyStatement { root: *c.root, n_vars: *c.n_vars, claims: *on[j] });
-            j += 1;
-        }
-        i += 1;
-    }
-    for t in tables {
-        let claims = *t.claims;
-        statement.append(PolyStatement { root: *t.pinned.root, n_vars: *t.pinned.n_vars, claims });
     }
     statement.span()
 }

@@ -11,7 +11,7 @@ use crate::merkle::hashers::{digest_felts, read_root};
 use super::params::{PcsParams, params_for, poly_log_leaf};
 use super::proof::{Claim, GroupOpenings, OpeningFront, PolyStatement, TreeOpening};
 use super::queries::{BatchLayout, BatchLayoutTrait};
-use super::verifier::ROUND_SENT;
+use super::front::ROUND_SENT;
 
 const MAX_POLYS: u32 = 256;
 const MAX_CLAIMS: u32 = 256;

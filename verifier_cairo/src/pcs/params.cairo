@@ -4,7 +4,7 @@
 
 use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
 
-#[derive(Copy, Drop, Debug, PartialEq)]
+#[derive(Copy, Drop, Debug, PartialEq, Serde)]
 pub struct PcsParams {
     /// The Merkle hash of every tree: `HASH_POSEIDON` or `HASH_BLAKE2S` (a statement's tag).
     pub hash: felt252,

@@ -5,10 +5,8 @@ use crate::blake2s::Blake2sHash;
 use crate::channels::base::Channel;
 use crate::channels::blake2s::{Blake2sChannel, Blake2sChannelTrait};
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
-use crate::fields::m31::M31Trait;
-use crate::fields::qm31::{QM31, QM31Trait};
+use crate::fields::qm31::QM31;
 use crate::merkle::hashers::{HASH_POSEIDON, blake2s_root};
-use crate::mle::eq_eval;
 use super::params::PcsParams;
 use super::proof::{Claim, PolyStatement};
 use super::queries::pow2;
@@ -57,30 +55,33 @@ pub impl Blake2sPcsChannel of PcsChannel<Blake2sChannel> {
 /// ASCII "cairnPCS" as a u64.
 pub const PCS_TAG: u64 = 0x636169726e504353;
 
-/// Tag, parameters, then per polynomial its root, size and claims (points and values). The
-/// caller mixed the roots already, before deriving the claims' points; they are mixed again so
-/// the opening is bound to its statement whatever the caller did.
-pub fn absorb_statement<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
-    ref channel: C, params: @PcsParams, statement: Span<PolyStatement>,
-) {
+/// The statement's start: the tag, the parameters and the number of polynomials. Then per
+/// polynomial `absorb_poly`. The caller mixed the roots already, before deriving the claims'
+/// points; they are mixed again so the opening is bound to its statement whatever the caller
+/// did.
+pub fn absorb_head<C, +Drop<C>, +Channel<C>>(ref channel: C, params: @PcsParams, n_polys: u32) {
     channel.mix_u64(PCS_TAG);
     channel
         .mix_u32s(
             array![
                 *params.log_blowup, *params.log_arity, *params.n_queries, *params.pow_bits,
-                statement.len(),
+                n_polys,
             ]
                 .span(),
         );
-    for poly in statement {
-        PcsChannel::mix_root(ref channel, *params.hash, *poly.root);
-        channel.mix_u32s(array![*poly.n_vars, (*poly.claims).len()].span());
-        for claim in *poly.claims {
-            let mut felts = array![];
-            felts.append_span(*claim.point);
-            felts.append(*claim.value);
-            channel.mix_felts(felts.span());
-        }
+}
+
+/// One polynomial of the statement: its root, size and claims (points and values).
+pub fn absorb_poly<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
+    ref channel: C, hash: felt252, root: u256, n_vars: u32, claims: Span<Claim>,
+) {
+    PcsChannel::mix_root(ref channel, hash, root);
+    channel.mix_u32s(array![n_vars, claims.len()].span());
+    for claim in claims {
+        let mut felts = array![];
+        felts.append_span(*claim.point);
+        felts.append(*claim.value);
+        channel.mix_felts(felts.span());
     }
 }
 
@@ -106,52 +107,6 @@ pub fn aligned_point(statement: Span<PolyStatement>) -> Option<Span<QM31>> {
         }
     }
     Some(longest)
-}
-
-/// α^0, α^1, … over all claims in statement order, grouped per polynomial.
-pub fn merge_weights(alpha: QM31, statement: Span<PolyStatement>) -> Span<Span<QM31>> {
-    let mut out = array![];
-    let mut power = QM31Trait::one();
-    for poly in statement {
-        let mut row = array![];
-        for _ in 0..(*poly.claims).len() {
-            row.append(power);
-            power = power * alpha;
-        }
-        out.append(row.span());
-    }
-    out.span()
-}
-
-/// Σ_j 2^(n − n_j) Σ_k λ_jk v_jk: the merge sum-check's claim (a polynomial of n_j < n
-/// variables is read on the last n_j of the n variables, so it is summed 2^(n − n_j) times).
-pub fn merged_claim(
-    statement: Span<PolyStatement>, weights: Span<Span<QM31>>, n_vars: u32,
-) -> QM31 {
-    let mut total = QM31Trait::zero();
-    let mut j = 0;
-    for poly in statement {
-        let repeats = M31Trait::new(pow2(n_vars - *poly.n_vars));
-        let row = *weights[j];
-        let mut k = 0;
-        for claim in *poly.claims {
-            total = total + (*claim.value * *row[k]).scale(repeats);
-            k += 1;
-        }
-        j += 1;
-    }
-    total
-}
-
-/// Σ_k λ_k eq(z_k, tail): the merged eq weight of one polynomial at the merge point.
-pub fn merged_eq(claims: Span<Claim>, weights: Span<QM31>, tail: Span<QM31>) -> QM31 {
-    let mut total = QM31Trait::zero();
-    let mut k = 0;
-    for claim in claims {
-        total = total + *weights[k] * eq_eval(*claim.point, tail);
-        k += 1;
-    }
-    total
 }
 
 /// n_queries positions in [0, 2^log_size), one u32 word each (log_size ≤ 31), in draw order.

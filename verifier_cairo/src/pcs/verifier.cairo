@@ -4,8 +4,9 @@
 //! each from its own openings and the previous group's values, so a contract session can stop
 //! between groups and resume in the next transaction (docs/cairo-verifier.md, "Sessions").
 //!
-//! Counts (rounds, merged values, layers) and the statement's shape are checked by the
-//! calldata reader, in the order Python's `_check_statement` and `_check_shape` check them.
+//! The statement's shape and the counts (rounds, merged values, layers) are checked in the
+//! front's stages (`front.cairo`), in Python's order; the kind-2 calldata reader checks them
+//! too, as the felts come.
 
 use core::poseidon::poseidon_hash_span;
 use crate::channels::base::Channel;
@@ -18,8 +19,6 @@ use crate::merkle::hashers::{
 };
 use crate::merkle::proof::check_indices;
 use crate::merkle::verifier::verify_path;
-use crate::mle::eq_eval;
-use crate::sumcheck::{evaluate_round, verify_sumcheck};
 use super::code::{batch_inverse, fold_base_pair, fold_pair};
 use super::domain::{BlockTwiddlesTrait, double_x};
 use super::params::{PcsParams, poly_log_leaf};
@@ -27,48 +26,8 @@ use super::proof::{GroupOpenings, OpeningFront, PolyStatement, TreeOpening};
 use super::queries::{
     BatchLayout, BatchLayoutTrait, leaf_rows, pow2, shift_distinct, sorted_distinct,
 };
-use super::transcript::{
-    PcsChannel, QuerySeed, absorb_statement, aligned_point, merge_weights, merged_claim, merged_eq,
-    seeded_queries,
-};
-
-/// Every round polynomial here has degree 2 and is sent as [c0, c2].
-pub const ROUND_SENT: u32 = 2;
-
-/// Everything the query phase needs once the transcript is replayed: the trees' hash, the
-/// public sizes and roots, the challenges, the final value, where the queries come from (the
-/// channel's digest after the nonce: the queries are its first draws), the next group to check,
-/// how many of its trees are checked, a Poseidon hash of the values that group's layer must
-/// hold at the queries (0 before the first group), and, when a session stopped inside the
-/// group, what its checked trees add to each block's value (Python `fold_trees`). A contract
-/// session stores the hash of its serialization between transactions.
-#[derive(Drop, Serde, PartialEq, Debug)]
-pub struct QueryPhase {
-    pub hash: felt252,
-    pub poly_vars: Span<u32>,
-    pub poly_roots: Span<u256>,
-    pub layer_roots: Span<u256>,
-    pub betas: Span<QM31>,
-    pub rhos: Span<QM31>,
-    pub final_value: QM31,
-    pub query_seed: QuerySeed,
-    pub next_group: u32,
-    pub next_tree: u32,
-    pub pending: felt252,
-    pub partial: Span<QM31>,
-}
-
-#[generate_trait]
-pub impl QueryPhaseImpl of QueryPhaseTrait {
-    fn layout(self: @QueryPhase, params: @PcsParams) -> BatchLayout {
-        BatchLayoutTrait::new(*self.poly_vars, *params.log_arity)
-    }
-
-    /// Whether every group has been checked: the opening is verified.
-    fn is_complete(self: @QueryPhase, params: @PcsParams) -> bool {
-        *self.next_group == self.layout(params).groups.len()
-    }
-}
+use super::front::{FrontReplayTrait, QueryPhase, QueryPhaseTrait};
+use super::transcript::{PcsChannel, seeded_queries};
 
 /// Python `verify_batch`, for the given groups: `verify_front`, then `verify_groups`. The
 /// opening is verified when the returned phase `is_complete` (all groups were given).
@@ -84,177 +43,25 @@ pub fn verify_batch<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
     phase
 }
 
-/// Python `verify_batch` up to the queries, for a statement and front that do not come from the
-/// PCS calldata reader (a walk's claims on its committed weights, its witness opening):
-/// `check_statement`, `check_shape`, then `verify_front`; the groups follow (`verify_groups`).
-pub fn verify_checked_front<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
+/// Python `verify_batch` up to the queries (`verify_front`): the front's stages at once
+/// (`front.cairo`), the statement's and the counts' checks among them.
+pub fn verify_front<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
     params: @PcsParams, statement: Span<PolyStatement>, front: OpeningFront, ref channel: C,
 ) -> QueryPhase {
-    check_statement(params, statement);
-    check_shape(params, statement, @front);
-    verify_front(params, statement, front, ref channel)
-}
-
-/// Python `verify_batch` up to the queries: statement, merge, β, folding sum-check, final
-/// value, grinding.
-pub fn verify_front<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
-    params: @PcsParams,
-    statement: Span<PolyStatement>,
-    front: OpeningFront,
-    ref channel: C,
-) -> QueryPhase {
-    let mut poly_vars = array![];
-    let mut poly_roots = array![];
+    let (mut poly_vars, mut poly_roots, mut claims) = (array![], array![], array![]);
     for poly in statement {
         poly_vars.append(*poly.n_vars);
         poly_roots.append(*poly.root);
+        claims.append(*poly.claims);
     }
-    let layout = BatchLayoutTrait::new(poly_vars.span(), *params.log_arity);
-    let aligned = aligned_point(statement);
-    absorb_statement(ref channel, params, statement);
-    let (point, values) = verify_merge(statement, front, layout.n_vars, aligned, ref channel);
-    let betas = channel.draw_secure_felts(statement.len()).span();
-    let (rhos, claim, scale) = replay_fold(
-        front, *params.hash, @layout, point, values, betas, ref channel,
+    let mut replay = FrontReplayTrait::start(
+        params, poly_vars.span(), poly_roots.span(), front, channel,
     );
-    channel.mix_felts(array![front.final_value].span());
-    assert(claim == scale * front.final_value, 'pcs.claim');
-    assert(channel.verify_pow_nonce(*params.pow_bits, front.pow_nonce), 'pcs.pow');
-    channel.mix_u64(front.pow_nonce);
-    QueryPhase {
-        hash: *params.hash,
-        poly_vars: poly_vars.span(),
-        poly_roots: poly_roots.span(),
-        layer_roots: front.layer_roots,
-        betas,
-        rhos,
-        final_value: front.final_value,
-        query_seed: PcsChannel::query_seed(@channel),
-        next_group: 0,
-        next_tree: 0,
-        pending: 0,
-        partial: array![].span(),
-    }
-}
-
-const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
-
-/// Python `_check_statement` for a statement that does not come from the PCS calldata reader
-/// (a walk's claims on its committed weights, of `params`' hash): every root a digest
-/// (`merkle.digest`), every size openable (`pcs.size`), claims present and of the size
-/// (`pcs.claim_shape`).
-pub fn check_statement(params: @PcsParams, statement: Span<PolyStatement>) {
-    assert(!statement.is_empty(), 'pcs.statement');
-    for poly in statement {
-        assert(*params.hash != HASH_POSEIDON || *poly.root < STARK_PRIME, 'merkle.digest');
-        assert(*poly.n_vars <= *params.max_n_vars, 'pcs.size');
-        assert(!(*poly.claims).is_empty(), 'pcs.claim_shape');
-        for claim in *poly.claims {
-            assert((*claim.point).len() == *poly.n_vars, 'pcs.claim_shape');
-        }
-    }
-}
-
-/// Python `_check_shape` for a front that does not come from the PCS calldata reader: the
-/// counts of rounds, merged values and layer roots, and the layer roots being digests.
-pub fn check_shape(params: @PcsParams, statement: Span<PolyStatement>, front: @OpeningFront) {
-    let layout = BatchLayoutTrait::of_statement(statement, *params.log_arity);
-    let n = layout.n_vars;
-    let aligned = aligned_point(statement).is_some();
-    check_rounds(*front.merge, if aligned {
-        0
-    } else {
-        n
-    });
-    let merged = if aligned {
-        0
-    } else {
-        statement.len()
-    };
-    assert((*front.merged_values).len() == merged, 'pcs.merge_count');
-    check_rounds(*front.fold, n);
-    assert((*front.layer_roots).len() == layout.groups.len() - 1, 'pcs.layer_count');
-    for root in *front.layer_roots {
-        assert(*params.hash != HASH_POSEIDON || *root < STARK_PRIME, 'merkle.digest');
-    }
-}
-
-fn check_rounds(rounds: Span<Span<QM31>>, count: u32) {
-    assert(rounds.len() == count, 'pcs.round_count');
-    for sent in rounds {
-        assert((*sent).len() == ROUND_SENT, 'pcs.round_degree');
-    }
-}
-
-/// The common point r and the values f_j~(r_tail) the folding sum-check starts from.
-fn verify_merge<C, +Drop<C>, +Channel<C>>(
-    statement: Span<PolyStatement>,
-    front: OpeningFront,
-    n_vars: u32,
-    aligned: Option<Span<QM31>>,
-    ref channel: C,
-) -> (Span<QM31>, Span<QM31>) {
-    if let Some(point) = aligned {
-        let mut values = array![];
-        for poly in statement {
-            values.append(*(*poly.claims)[0].value);
-        }
-        return (point, values.span());
-    }
-    let weights = merge_weights(channel.draw_secure_felt(), statement);
-    let claim = merged_claim(statement, weights, n_vars);
-    let (point, final_claim) = verify_sumcheck(claim, front.merge, n_vars, ROUND_SENT, ref channel);
-    channel.mix_felts(front.merged_values);
-    let mut expected = QM31Trait::zero();
-    let mut j = 0;
-    for poly in statement {
-        let tail = point.slice(n_vars - *poly.n_vars, *poly.n_vars);
-        expected = expected + merged_eq(*poly.claims, *weights[j], tail) * *front.merged_values[j];
-        j += 1;
-    }
-    assert(final_claim == expected, 'pcs.merge');
-    (point, front.merged_values)
-}
-
-/// Replays the folding rounds; returns the challenges ρ, the claim on E·c, and E.
-fn replay_fold<C, +Drop<C>, +Channel<C>, +PcsChannel<C>>(
-    front: OpeningFront,
-    hash: felt252,
-    layout: @BatchLayout,
-    point: Span<QM31>,
-    values: Span<QM31>,
-    betas: Span<QM31>,
-    ref channel: C,
-) -> (Span<QM31>, QM31, QM31) {
-    let mut claim = QM31Trait::zero();
-    for j in layout.entering(0) {
-        claim = claim + *betas[*j] * *values[*j];
-    }
-    let mut scale = QM31Trait::one();
-    let mut rhos = array![];
-    let mut roots = front.layer_roots;
-    // The layers are committed at the starts s > 0 of the groups after the first.
-    let mut starts = (*layout.groups).slice(1, (*layout.groups).len() - 1);
-    let mut t = 1;
-    for sent in front.fold {
-        channel.mix_felts(*sent);
-        let rho = channel.draw_secure_felt();
-        rhos.append(rho);
-        claim = evaluate_round(claim, *sent, rho);
-        scale = scale * eq_eval(array![*point[t - 1]].span(), array![rho].span());
-        for j in layout.entering(t) {
-            claim = claim + scale * *betas[*j] * *values[*j];
-        }
-        if let Some(start) = starts.get(0) {
-            let (s, _) = *start.unbox();
-            if s == t {
-                starts.pop_front().unwrap();
-                PcsChannel::mix_root(ref channel, hash, *roots.pop_front().unwrap());
-            }
-        }
-        t += 1;
-    }
-    (rhos.span(), claim, scale)
+    replay.absorb(params, claims.span());
+    replay.reduce(claims.span());
+    let phase = replay.finish(params);
+    channel = replay.channel;
+    phase
 }
 
 /// Checks the next `groups.len()` fold groups, in order, with their openings.

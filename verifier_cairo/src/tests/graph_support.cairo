@@ -1,14 +1,16 @@
 //! The graph class's path of the contract's `verify` without the contracts: read, verify the
-//! model walk (its nodes in the walk classes, by library_call), then its openings from every
+//! model walk (its nodes in the walk classes, by library_call), then its openings (the fronts
+//! in the front class: the witness opening's from its claims, its step parts read) from every
 //! group part; returns the io hash.
 
-use crate::graph::calldata::read_graph;
+use crate::graph::calldata::{read_graph, read_witness_steps};
 use crate::graph::contract::{GraphStep, start_graph};
 use crate::graph::statement::check_structure;
 use crate::graph::verifier::{all_checked, check_next, no_checks, view};
+use crate::pcs::contract::{FrontClass, FrontClassTrait};
 use crate::walk::statement::PublicStatement;
-use crate::walk::verifier::verify_openings;
-use super::support::classes;
+use crate::walk::verifier::{continue_openings, verify_fronts, witness_fork};
+use super::support::{classes, front_class};
 
 pub fn verify_graph_calldata(calldata: Array<felt252>) -> felt252 {
     let proof = calldata.span();
@@ -16,8 +18,19 @@ pub fn verify_graph_calldata(calldata: Array<felt252>) -> felt252 {
         GraphStep::Settled(outcome) => outcome,
         GraphStep::Walking(_) => core::panic_with_felt252('graph.shape'),
     };
-    let data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
-    let _phases = verify_openings(outcome.openings, data, true);
+    let mut data = proof.slice(outcome.groups_at, proof.len() - outcome.groups_at);
+    let (mut phases, channel) = verify_fronts(outcome.openings, front_class());
+    if let Some(w) = outcome.witness {
+        let fronts = FrontClass { class_hash: front_class() };
+        let child = witness_fork(@channel);
+        let replay = fronts.witness_start(w.polys.poly_vars, w.polys.poly_roots, w.front, child);
+        let n = w.polys.poly_vars.len();
+        read_witness_steps(ref data, 0, n, true);
+        read_witness_steps(ref data, 0, n, true);
+        let (_, phase) = fronts.witness_steps(replay, w.claims, w.claims);
+        phases.append(phase.unwrap());
+    }
+    let _phases = continue_openings(phases, data, true);
     outcome.io_hash
 }
 

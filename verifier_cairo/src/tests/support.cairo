@@ -13,6 +13,7 @@ use crate::walk::contract::{
     CairnAttentionVerifier, CairnEncoderVerifier, CairnRangeVerifier, CairnWalkVerifier,
 };
 use crate::graph::contract::CairnGraphVerifier;
+use crate::pcs::contract::CairnFrontVerifier;
 use crate::lookups::contract::CairnLookupVerifier;
 use crate::layers::Classes;
 use crate::fields::cm31::{CM31, CM31Trait};
@@ -22,10 +23,11 @@ use crate::blake2s::Blake2sHash;
 use crate::merkle::hashers::MerkleHasher;
 use crate::merkle::verifier::verify_opening;
 use crate::pcs::params::PcsParams;
-use crate::pcs::verifier::{QueryPhaseTrait, verify_batch};
+use crate::pcs::front::QueryPhaseTrait;
+use crate::pcs::verifier::verify_batch;
 use super::vectors::MerkleCase;
 
-/// The main contract's constructor arguments: the owner and the walk verifiers' classes.
+/// The main contract's constructor arguments: the owner and the classes it calls.
 pub fn constructor_args(owner: ContractAddress) -> Span<felt252> {
     let owner: felt252 = owner.into();
     array![
@@ -33,7 +35,7 @@ pub fn constructor_args(owner: ContractAddress) -> Span<felt252> {
         CairnAttentionVerifier::TEST_CLASS_HASH.into(),
         CairnEncoderVerifier::TEST_CLASS_HASH.into(), CairnRangeVerifier::TEST_CLASS_HASH.into(),
         CairnLookupVerifier::TEST_CLASS_HASH.into(),
-        CairnGraphVerifier::TEST_CLASS_HASH.into(),
+        CairnGraphVerifier::TEST_CLASS_HASH.into(), CairnFrontVerifier::TEST_CLASS_HASH.into(),
     ]
         .span()
 }
@@ -47,6 +49,11 @@ pub fn classes() -> Classes {
         range: CairnRangeVerifier::TEST_CLASS_HASH.try_into().unwrap(),
         lookup: CairnLookupVerifier::TEST_CLASS_HASH.try_into().unwrap(),
     }
+}
+
+/// The PCS fronts' class, as the main contract calls it.
+pub fn front_class() -> starknet::ClassHash {
+    CairnFrontVerifier::TEST_CLASS_HASH.try_into().unwrap()
 }
 
 pub fn m31(x: u32) -> M31 {

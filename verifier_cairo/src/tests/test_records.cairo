@@ -49,8 +49,8 @@ fn node_claims_round_trip() {
     same(back.tables, array![].span());
 }
 
-/// A node's claims stored as its two parts (the weights', the witness's and tables') come back
-/// as those groups, each with the others empty.
+/// A node's claims stored as its three parts (the weights', its own witness's, its tables')
+/// come back as those groups, each with the others empty.
 #[test]
 fn node_claims_parts_round_trip() {
     let weights = array![array![claim(array![1, 2].span(), 1)].span()].span();
@@ -59,14 +59,17 @@ fn node_claims_parts_round_trip() {
     let claims = NodeClaims { weights, own, tables };
     let mut felts = array![];
     claims.weights_part().serialize(ref felts);
-    claims.witness_part().serialize(ref felts);
+    claims.own_part().serialize(ref felts);
+    claims.tables_part().serialize(ref felts);
     let mut data = felts.span();
     let first: NodeClaims = Serde::deserialize(ref data).unwrap();
     let second: NodeClaims = Serde::deserialize(ref data).unwrap();
+    let third: NodeClaims = Serde::deserialize(ref data).unwrap();
     assert!(data.is_empty());
     same(first.weights, weights);
     assert!(first.own.is_empty() && first.tables.is_empty());
-    assert!(second.weights.is_empty());
+    assert!(second.weights.is_empty() && second.tables.is_empty());
     same(second.own, own);
-    same(second.tables, tables);
+    assert!(third.weights.is_empty() && third.own.is_empty());
+    same(third.tables, tables);
 }

@@ -7,7 +7,7 @@ use crate::layers::{
 };
 use crate::walk::calldata::{read_walk, statement_kind};
 use crate::walk::verifier::{verify_openings, verify_walk};
-use super::support::classes;
+use super::support::{classes, front_class};
 
 pub fn verify_walk_calldata(calldata: Array<felt252>) -> felt252 {
     let proof = calldata.span();
@@ -19,6 +19,6 @@ pub fn verify_walk_calldata(calldata: Array<felt252>) -> felt252 {
         WalkClass::Range => verify_walk::<RangeLayers>(@walk, classes()),
     };
     let data = proof.slice(walk.groups_at, proof.len() - walk.groups_at);
-    let _phase = verify_openings(openings, data, true);
+    let _phase = verify_openings(openings, data, true, front_class());
     poseidon_hash_span(walk.io)
 }

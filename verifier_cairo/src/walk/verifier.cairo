@@ -6,6 +6,8 @@
 //! opening on a Blake2s fork of it, which the main contract verifies (`verify_openings` here,
 //! called from `contract.cairo`; Python `open_committed`, `verify_witness`).
 
+use starknet::ClassHash;
+use crate::channels::blake2s::Blake2sChannel;
 use crate::channels::fork::{fork, join};
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::layers::{Classes, LayerSet, layer_kind, layer_outputs, layer_reads};
@@ -13,7 +15,9 @@ use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::calldata::read_groups_before;
 use crate::pcs::params::{WITNESS_PARAMS, params_for};
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
-use crate::pcs::verifier::{QueryPhase, QueryPhaseTrait, verify_checked_front, verify_groups};
+use crate::pcs::front::{QueryPhase, QueryPhaseTrait};
+use crate::pcs::contract::{FrontClass, FrontClassTrait};
+use crate::pcs::verifier::verify_groups;
 use crate::sameply::{rounds, verify_sameply};
 use super::calldata::{WalkCalldata, names_of};
 use super::layer::ClaimsOn;
@@ -215,32 +219,39 @@ pub fn settle_claims(
 const WITNESS_TAG: felt252 = 'cairn/witness/v1';
 const WITNESS_TAG_LEN: u32 = 16;
 
-/// The openings a walk leaves (`verify_fronts`), then their group parts `data` (all of them when
-/// `whole`, else as many whole parts as follow, the committed tensors' first:
-/// `continue_openings`). Returns each opening's query phase in that order (complete when
-/// `whole`).
+/// The openings a walk leaves (`verify_fronts`, by the front class `fronts`), then their group
+/// parts `data` (all of them when `whole`, else as many whole parts as follow, the committed
+/// tensors' first: `continue_openings`). Returns each opening's query phase in that order
+/// (complete when `whole`).
 pub fn verify_openings(
-    openings: WalkOpenings, data: Span<felt252>, whole: bool,
+    openings: WalkOpenings, data: Span<felt252>, whole: bool, fronts: ClassHash,
 ) -> Array<QueryPhase> {
-    let (phases, _) = verify_fronts(openings);
+    let (phases, _) = verify_fronts(openings, fronts);
     continue_openings(phases, data, whole)
 }
 
-/// The openings' fronts: the committed tensors' opening on the walk's channel, then the witness
-/// opening on a Blake2s fork of it, joined back (Python `open_committed`, `verify_witness` up
-/// to the queries). Returns their query phases and the channel (as the committed opening
-/// leaves it when there is no witness opening: a model walk's settlement in a transaction of
-/// its own).
-pub fn verify_fronts(openings: WalkOpenings) -> (Array<QueryPhase>, Poseidon252Channel) {
+/// The openings' fronts, verified by the front class `fronts` (`pcs::contract`): the committed
+/// tensors' opening on the walk's channel, then the witness opening on a Blake2s fork of it,
+/// joined back (Python `open_committed`, `verify_witness` up to the queries). Returns their
+/// query phases and the channel (as the committed opening leaves it when there is no witness
+/// opening: a model walk's settlement in a transaction of its own, or its witness opening's
+/// front in stages).
+pub fn verify_fronts(
+    openings: WalkOpenings, fronts: ClassHash,
+) -> (Array<QueryPhase>, Poseidon252Channel) {
     let WalkOpenings { mut channel, committed, witness } = openings;
+    let class = FrontClass { class_hash: fronts };
     let mut phases = array![];
     if let Some(o) = committed {
         let params = params_for(o.hash).unwrap();
-        phases.append(verify_checked_front(@params, o.statement, o.front, ref channel));
+        let (phase, next) = class.poseidon_front(params, o.statement, o.front, channel);
+        phases.append(phase);
+        channel = next;
     }
     if let Some(o) = witness {
-        let mut child = fork(channel.digest(), WITNESS_TAG, WITNESS_TAG_LEN);
-        phases.append(verify_checked_front(@WITNESS_PARAMS, o.statement, o.front, ref child));
+        let child = witness_fork(@channel);
+        let (phase, child) = class.blake2s_front(WITNESS_PARAMS, o.statement, o.front, child);
+        phases.append(phase);
         join(ref channel, @child.digest);
     }
     (phases, channel)
@@ -275,6 +286,12 @@ pub fn continue_openings(
         i += 1;
     }
     next
+}
+
+/// The Blake2s channel the witness opening runs on, forked from the walk's channel as the
+/// committed tensors' opening leaves it (Python `fork(channel, TAG)`).
+pub fn witness_fork(channel: @Poseidon252Channel) -> Blake2sChannel {
+    fork(channel.digest(), WITNESS_TAG, WITNESS_TAG_LEN)
 }
 
 /// Whether every opening of a session is verified.
