@@ -119,7 +119,7 @@ def deploy(
         str | None, typer.Option(help="model registry owner (default: the deploying account)")
     ] = None,
 ) -> None:
-    """Build the six classes, declare them (if new) and deploy CairnVerifier; records the
+    """Build the eight classes, declare them (if new) and deploy CairnVerifier; records the
     address."""
     owner_address = parse_felt("--owner", owner, nonzero=True) if owner else None
     with errors_as_exit():

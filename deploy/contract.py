@@ -47,7 +47,7 @@ a stored felt: Starknet's block bound, which devnet enforces)."""
 
 
 # starknet-py hashes classes and transactions with poseidon_py's Python sponge (≈ 45 µs a
-# permutation: 16 s of the seven classes' declarations, a tenth of a second per 5,000-felt
+# permutation: 16 s of the eight classes' declarations, a tenth of a second per 5,000-felt
 # invoke). Its poseidon_hash_many is Cairo's poseidon_hash_span, which the native module
 # computes (prover/channels/poseidon.py; equal on every input, tests/test_deploy_hashing.py).
 for _module in (hash_method, sierra_class_hash, transaction_hash):
@@ -186,7 +186,7 @@ def revert_reason(err: Exception) -> str:
 async def declare_and_deploy(
     account: Account, art: Artifacts, owner: int | None = None
 ) -> Deployment:
-    """Declare the six classes unless the node knows them, then deploy an instance of the
+    """Declare the eight classes unless the node knows them, then deploy an instance of the
     main one whose registry owner is `owner` (default: the deploying account) and which calls
     the other four."""
     args: dict[str, int] = {"owner": account.address if owner is None else owner}
@@ -452,7 +452,7 @@ async def verify_parts(
     report(done, len(verdict.transactions))
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
         state = _next_state(parts, counts, sent.receipt, address, session_id)
-        if len(counts) == 1 and done < len(parts.walk):  # a model walk goes on: stage it
+        if len(counts) == 1 and done < parts.walked:  # a model walk goes on: stage it
             staged = await _stage(account, address, functions, parts, max_gas)
             verdict = replace(verdict, transactions=(*verdict.transactions, *staged))
 

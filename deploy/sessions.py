@@ -40,6 +40,7 @@ from cairn.serializer.graph_calldata import (
     WitnessPolys,
     is_graph,
     replay_graph_calldata,
+    witness_commitments,
     witness_polys,
 )
 from cairn.serializer.pcs_calldata import HASH_TAGS, statement_params
@@ -91,9 +92,12 @@ def _settled(flat: list[int], sent: int) -> tuple[list[_Opening], list[int]]:
     replay = replay_graph_calldata(flat, sent)
     assert replay.settled is not None
     settlement, channel, committed, _ = replay.settled
-    # Python's front checks the counts of the opening's trees too: read them (as calldata).
+    # Python's front checks the counts of the opening's trees too: read them (as calldata),
+    # past the witness opening's part and its steps.
     reader = replay.reader
-    opening, _ = reader.openings(settlement.opening, reader.witness_parts())
+    witness_opening = reader.witness_front()
+    reader.skip_steps(2 * len(witness_commitments(reader.statement)) if witness_opening else 0)
+    opening, _ = reader.openings(settlement.opening, witness_opening)
     openings = _walk_openings(channel, committed, opening, [], None)
     if not openings:
         return [], settled_walk_state(channel.digest, channel.n_draws)
@@ -104,11 +108,12 @@ def _stepping(flat: list[int], sent: int, steps: int) -> tuple[int, list[_Openin
     """A model walk's calldata read to its witness opening's front and `steps` of its step
     parts (`sent` parts in all): the model id, the committed tensors' opening with its front
     verified, and the witness opening's front part way (`witness_stage_state`)."""
-    replay_graph_calldata(flat, sent)  # what the contract has read: its refusals first
-    replay = replay_graph_calldata(flat)
+    replay = replay_graph_calldata(flat, sent)
     assert replay.settled is not None and replay.witness_opening is not None
     settlement, channel, committed, witness = replay.settled
-    # Python's front checks the counts of the opening's trees too: read them (as calldata).
+    # Python's front checks the counts of the opening's trees too: read them (as calldata),
+    # past the steps not sent yet.
+    replay.reader.skip_steps(2 * len(witness) - steps)
     opening, witness_opening = replay.reader.openings(settlement.opening, replay.witness_opening)
     assert witness_opening is not None
     openings = _walk_openings(channel, committed, opening, [], None)
@@ -223,15 +228,13 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
     that)."""
     flat, sent = parts.flat, sum(counts)
     model_id, openings, walk, front, certified = NO_MODEL, [], [], [], []
-    # The walk's parts up to its witness opening's front; that front's steps follow.
-    fronted = len(parts.walk) - 2 * parts.witness
-    if sent < fronted - 1:
+    if sent < parts.walked - 1:
         walk = graph_walk_state(replay_graph_calldata(flat, sent).walk)
-    elif sent == fronted - 1:
+    elif sent == parts.walked - 1:
         openings, walk = _settled(flat, sent)
         sent = 0
     elif sent < len(parts.walk):
-        model_id, openings, front = _stepping(flat, sent, sent - fronted)
+        model_id, openings, front = _stepping(flat, sent, sent - parts.walked)
         sent = 0
     else:
         model_id, openings = _openings(flat)

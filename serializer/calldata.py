@@ -74,6 +74,12 @@ class CalldataParts:
         return [*self.walk, *self.trees]
 
     @property
+    def walked(self) -> int:
+        """How many walk parts a model walk's graph class reads: all but the witness opening's
+        step parts (the walk is settled once they are sent)."""
+        return len(self.walk) - 2 * self.witness
+
+    @property
     def flat(self) -> list[int]:
         return [*self.front, *(f for part in self.steps for f in part)]
 

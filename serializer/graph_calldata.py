@@ -248,6 +248,11 @@ class GraphReader:
         dec.rd.exact(f"witness steps[{index}]", index, "calldata.witness")
         self.at = dec.rd.pos
 
+    def skip_steps(self, count: int) -> None:
+        """Pass `count` witness step parts unread (one felt each): a session mirror reading the
+        trees before the contract has read those steps."""
+        self.at += count
+
     def witness_parts(self) -> OpeningProof | None:
         """The witness opening's front, then, if it is present, every step part
         (`witness_steps`) in order."""

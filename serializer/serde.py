@@ -63,7 +63,7 @@ A statement's `ranged` is derived by a model walk's views, never read (decoded e
 NESTED = {("AttnProof", "softmax"), ("RequantProof", "logup")}
 """Fields carried as a length-prefixed felt list: the walk classes pass them unread to the class
 that verifies them, which deserializes them (the softmax proof and requant's LogUp-GKR: the
-lookup class, docs/cairo-verifier.md, "Seven classes"), so only that class carries their Serde
+lookup class, docs/cairo-verifier.md, "Eight classes"), so only that class carries their Serde
 code."""
 
 

@@ -930,7 +930,7 @@ class SessionScript:
         try:
             check()
             state = session_state(self.parts, counts)
-        except VerificationError as e:
+        except (VerificationError, MalformedProofError) as e:
             self.expect = e.check
             return None
         self.book.advance(short_string(self.caller), self.session_id, state)
@@ -968,7 +968,7 @@ class SessionScript:
         assert sent is not None
         caller = short_string(self.caller)
         args = f"id, {self._literal(sent)}.span(), {self._literal(trees)}"
-        walking = sum(self.counts) < len(self.parts.walk)
+        walking = sum(self.counts) < self.parts.walked
         after = self._run(
             lambda: self.book.check_step(caller, self.session_id, sent, trees, walking), counts
         )
@@ -1015,6 +1015,8 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     graph_io = encode_parts(graph_proof("encoder_io"))
     ffn = encode_parts(graph_proof("ffn"))
     assert len(ffn.walk) == 16 and ffn.witness == 3  # as the encoder's, three polynomials
+    at = ffn.walked + 1  # the second polynomial absorbed
+    bad_step = dataclasses.replace(ffn, walk=replaced(ffn.walk, at, [ffn.walk[at][0] + 1]))
     bad_last = replaced(trees[2], 1, trees[2][1] ^ (1 << 40))  # a value of layer 2's leaf
     bad = CalldataParts(front, [*trees[:2], bad_last])
     io_trees = io_parts.trees
@@ -1083,6 +1085,10 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "and every tree.",
             SessionScript(ffn, NO_MODEL).stage().open(8).step(1).step(3).step(3)
             .step(1 + len(ffn.trees))),
+        "graph_witness_step_out_of_order": (
+            "The feed-forward graph whose second witness step names the third polynomial: the "
+            "front and the first polynomial absorbed are accepted, the next step refused.",
+            SessionScript(bad_step, NO_MODEL).stage().open(8).step(1).step(2).step(1)),
     }  # fmt: skip
     wrong = scripts["wrong_state"][1]
     assert wrong.state is not None
@@ -1097,6 +1103,7 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
         "graph_tampered_node_after_a_cut": contract_check(bad_graph.flat, models),
         "graph_continued_unstaged": "session.statement",
         "graph_staged_by_another_account": "session.statement",
+        "graph_witness_step_out_of_order": "calldata.witness",
     }
     got = {n: s.expect for n, (_, s) in scripts.items() if s.expect}
     assert got == expected, got

@@ -192,15 +192,31 @@ def test_a_session_refuses_a_tampered_node_when_it_reaches_it():
     felts = list(parts.walk[n + 1])
     felts[-1] = (felts[-1] + 1) % STARK_PRIME
     walk = [*parts.walk[: n + 1], felts, *parts.walk[n + 2 :]]
-    tampered = calldata.CalldataParts(parts.front, parts.trees, walk)
+    tampered = dataclasses.replace(parts, walk=walk)
     assert session_state(tampered, [n, 1]) is not None
     with pytest.raises((VerificationError, MalformedProofError)):
         session_state(tampered, [n, 1, 1])
     swapped = [parts.walk[1], parts.walk[0], *parts.walk[2:]]
-    tampered = calldata.CalldataParts(parts.front, parts.trees, swapped)
+    tampered = dataclasses.replace(parts, walk=swapped)
     with pytest.raises(MalformedProofError) as e:
         session_state(tampered, [1])
     assert e.value.check == "calldata.check"
+
+
+def test_a_session_refuses_a_witness_step_out_of_order():
+    """The witness opening's step parts name its polynomials in order, absorbed then reduced:
+    one naming another is refused when it is read (`calldata.witness`), by the reader and in
+    a session, whose steps before it are accepted."""
+    parts = calldata.encode_parts(block())
+    at = parts.walked + parts.witness  # the first polynomial reduced
+    walk = list(parts.walk)
+    walk[at] = [walk[at][0] + 1]
+    tampered = dataclasses.replace(parts, walk=walk)
+    assert _refused(tampered.flat) == "calldata.witness"
+    assert session_state(tampered, [at]) is not None
+    with pytest.raises(MalformedProofError) as e:
+        session_state(tampered, [at, 1])
+    assert e.value.check == "calldata.witness"
 
 
 def test_header_trailing_and_truncation():

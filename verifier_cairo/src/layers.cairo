@@ -83,7 +83,7 @@ pub fn has_witness(kind: felt252) -> bool {
     kind == 'attn' || kind == 'requant' || kind == 'gelu' || kind == 'layernorm' || kind == 'range'
 }
 
-/// The walk class that verifies a kind (docs/cairo-verifier.md, "Seven classes"): the contract
+/// The walk class that verifies a kind (docs/cairo-verifier.md, "Eight classes"): the contract
 /// reads a walk proof's kind (its statement's first felt) to choose it.
 #[derive(Copy, Drop, PartialEq, Debug)]
 pub enum WalkClass {
@@ -114,7 +114,7 @@ pub fn walk_class(kind: felt252) -> WalkClass {
     }
 }
 
-/// The classes a verifier calls by library_call (docs/cairo-verifier.md, "Seven classes"): the
+/// The classes a verifier calls by library_call (docs/cairo-verifier.md, "Eight classes"): the
 /// main contract passes them to the walk or graph class it calls; attn, requant and gelu call
 /// the lookup class, the model walk each node's walk class.
 #[derive(Copy, Drop, Serde)]

@@ -1,5 +1,5 @@
 //! The model-walk verifier as a class of its own, which `CairnVerifier` calls by library_call
-//! for calldata of kind 5 (docs/cairo-verifier.md, "Seven classes"): it reads and verifies a
+//! for calldata of kind 5 (docs/cairo-verifier.md, "Eight classes"): it reads and verifies a
 //! graph proof up to its openings part by part — each node's statement check, in node order,
 //! by the node's walk class, then the nodes, last first, by their layer verifiers, then the
 //! settlement, then the witness opening's part —; a session's transaction may stop between

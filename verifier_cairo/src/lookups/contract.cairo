@@ -1,5 +1,5 @@
 //! The lookup layers' verifiers as a class of their own, which the attention and encoder
-//! classes call by `library_call` (docs/cairo-verifier.md, "Seven classes"): with softmax,
+//! classes call by `library_call` (docs/cairo-verifier.md, "Eight classes"): with softmax,
 //! requant, gelu, layernorm and their LogUp-GKR in it, a walk class would exceed mainnet's
 //! 81,920-felt bytecode limit. It has no storage and no side effect. It takes each lookup proof
 //! as the felts the walk carries unread (`AttnProof.softmax`, `RequantProof.logup`, whole gelu

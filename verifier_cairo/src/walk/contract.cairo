@@ -1,5 +1,5 @@
 //! The walk verifier as classes of their own, which `CairnVerifier` calls by `library_call`
-//! (docs/cairo-verifier.md, "Seven classes"): one contract holding the walk, its layers and
+//! (docs/cairo-verifier.md, "Eight classes"): one contract holding the walk, its layers and
 //! the PCS, registry and session paths would exceed mainnet's 81,920-felt bytecode limit, and
 //! so would one walk class with every kind. `CairnWalkVerifier` verifies the dense kinds,
 //! `CairnAttentionVerifier` the attention kinds, `CairnEncoderVerifier` the encoder's others,
