@@ -554,7 +554,8 @@ pub mod CairnVerifier {
         /// model's commitment at its index, and the model's config hash is the binding's:
         /// `registry.unknown_model`, `registry.weight` (no such entry), `registry.commitment`
         /// (another commitment or shape), `registry.config`. Returns the model id (0 without a
-        /// binding).
+        /// binding). The registered list is read once, as far as the largest index asked
+        /// (`registered_entries`): MiniLM binds 101 weights.
         fn check_walk_binding(self: @ContractState, binding: Option<BindingCheck>) -> felt252 {
             let b = match binding {
                 Some(b) => b,
@@ -562,9 +563,15 @@ pub mod CairnVerifier {
             };
             let entry = self.models.entry(b.model_id);
             assert(entry.registered.read(), 'registry.unknown_model');
+            let mut entries = array![];
+            let mut next: u64 = 0;
             for (index, expected) in b.weights {
-                let registered = self.registered_entry(b.model_id, index.into());
-                assert(registered == expected, 'registry.commitment');
+                while entries.len() <= index {
+                    let (registered, end) = self.registered_entry(b.model_id, next);
+                    entries.append(registered);
+                    next = end;
+                }
+                assert(*entries[index] == expected.span(), 'registry.commitment');
             }
             assert(entry.config_hash.read() == b.config_hash, 'registry.config');
             b.model_id
@@ -759,46 +766,35 @@ pub mod CairnVerifier {
             }
         }
 
-        /// Entry number `weight` of a registered model's commitment list (tag, root in 1 or 2
-        /// felts, rank, dims); `registry.weight` if the list holds no such entry.
+        /// The entry of a registered model's commitment list (tag, root in 1 or 2 felts, rank,
+        /// dims) that starts at `start`, and where the next starts; `registry.weight` if the
+        /// list holds no such entry.
         fn registered_entry(
-            self: @ContractState, model_id: felt252, weight: felt252,
-        ) -> Array<felt252> {
-            let weight: u32 = match weight.try_into() {
-                Some(w) => w,
-                None => core::panic_with_felt252('registry.weight'),
-            };
+            self: @ContractState, model_id: felt252, start: u64,
+        ) -> (Span<felt252>, u64) {
             let list = self.models.entry(model_id).commitments;
             let len = list.len();
-            let mut start: u64 = 0;
-            let mut index = 0;
-            loop {
-                assert(start < len, 'registry.weight');
-                let tag = list.at(start).read();
-                let root_felts: u64 = if tag == HASH_POSEIDON {
-                    1
-                } else if tag == HASH_BLAKE2S {
-                    2
-                } else {
-                    core::panic_with_felt252('registry.weight')
-                };
-                assert(start + 1 + root_felts < len, 'registry.weight');
-                let rank: u64 = match list.at(start + 1 + root_felts).read().try_into() {
-                    Some(r) => r,
-                    None => core::panic_with_felt252('registry.weight'),
-                };
-                let end = start + 2 + root_felts + rank;
-                assert(end <= len, 'registry.weight');
-                if index == weight {
-                    let mut registered = array![];
-                    for i in start..end {
-                        registered.append(list.at(i).read());
-                    }
-                    break registered;
-                }
-                start = end;
-                index += 1;
+            assert(start < len, 'registry.weight');
+            let tag = list.at(start).read();
+            let root_felts: u64 = if tag == HASH_POSEIDON {
+                1
+            } else if tag == HASH_BLAKE2S {
+                2
+            } else {
+                core::panic_with_felt252('registry.weight')
+            };
+            assert(start + 1 + root_felts < len, 'registry.weight');
+            let rank: u64 = match list.at(start + 1 + root_felts).read().try_into() {
+                Some(r) => r,
+                None => core::panic_with_felt252('registry.weight'),
+            };
+            let end = start + 2 + root_felts + rank;
+            assert(end <= len, 'registry.weight');
+            let mut registered = array![];
+            for i in start..end {
+                registered.append(list.at(i).read());
             }
+            (registered.span(), end)
         }
     }
 }
