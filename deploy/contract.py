@@ -188,7 +188,7 @@ async def declare_and_deploy(
 ) -> Deployment:
     """Declare the eight classes unless the node knows them, then deploy an instance of the
     main one whose registry owner is `owner` (default: the deploying account) and which calls
-    the other four."""
+    the other seven."""
     args: dict[str, int] = {"owner": account.address if owner is None else owner}
     for arg, helper in art.helpers().items():
         args[arg], _ = await _declare(account, helper)

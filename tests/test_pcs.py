@@ -27,6 +27,7 @@ from cairn.prover.pcs import (
 )
 from cairn.prover.pcs.code import encode, fold, inverse_double, layer_twiddles
 from cairn.prover.pcs.domain import subgroup_generator, twiddles, twiddles_at
+from cairn.prover.pcs.front import FrontReplay
 from cairn.prover.pcs.params import fold_groups
 from cairn.prover.pcs.queries import BatchLayout
 from cairn.prover.pcs.verifier import fold_trees, verify_front, verify_groups
@@ -475,3 +476,17 @@ def test_a_group_is_the_sum_of_its_trees(hash_: str = "poseidon") -> None:
             assert np.array_equal((parts[0] + parts[1]) % P, whole)
         expected = whole
     assert layout.tree_position(4) == (1, 0) and layout.tree_position(6) == (1, 2)
+
+
+def test_front_stages_run_in_order(batch):
+    """`FrontReplay` refuses a stage before the one it follows: reducing before every
+    polynomial is absorbed, finishing before every polynomial is reduced (the contract's
+    step parts come in order; the Cairo mirror panics `pcs.stage`)."""
+    params, _, verifier_side, proof = batch
+    commitments = [c for c, _ in verifier_side]
+    replay = FrontReplay.start(params, commitments, proof, CHANNELS[params.hash]())
+    with pytest.raises(ValueError, match="absorbed"):
+        replay.reduce([verifier_side[0][1]])
+    replay.absorb([on for _, on in verifier_side])
+    with pytest.raises(ValueError, match="reduced"):
+        replay.finish()

@@ -6,8 +6,8 @@ runs the same stages at once. Cairo's `pcs::front` is the same state and the sam
 
 1. `FrontReplay.start`: the tag, the parameters and the number of polynomials.
 2. `absorb`, polynomial by polynomial in statement order: its claims' shape checked
-   (`_check_statement`'s checks), its root, size and claims absorbed. After the last, the
-   counts are checked (`_check_shape`) and the merge begins: α, the merge sum-check's rounds
+   (`_check_poly`), its root, size and claims absorbed. After the last, the counts are
+   checked (`check_shape`) and the merge begins: α, the merge sum-check's rounds
    replayed for the point r (their arithmetic waits for the merged claim), the merged values.
 3. `reduce`, polynomial by polynomial again: Σ_k λ_jk v_jk 2^(n − n_j) into the merged claim,
    Σ_k λ_jk eq(z_jk, r_tail) · v_j into what the merge must end at.
@@ -136,6 +136,8 @@ class FrontReplay:
 
     def reduce(self, claims: Sequence[Sequence[Claim]]) -> None:
         """Stage 3 for the next polynomials (nothing to do when the claims are aligned)."""
+        if claims and self.absorbed < len(self.commitments):
+            raise ValueError("reduce before every polynomial is absorbed")
         n = len(self.point)
         for on in claims:
             j = self.reduced
@@ -153,6 +155,8 @@ class FrontReplay:
     def finish(self) -> QueryPhase:
         """Stage 4: the merge's end (`pcs.merge`), β, the folding sum-check (`pcs.claim`),
         the grinding (`pcs.pow`); the queries."""
+        if self.reduced != len(self.commitments):
+            raise ValueError("finish before every polynomial is reduced")
         point, values = self._merged()
         proof, params, channel = self.proof, self.params, self.channel
         betas = channel.draw_secure_felts(len(self.commitments))
@@ -184,7 +188,8 @@ class FrontReplay:
 
 
 def _check_poly(commitment: Commitment, claims: Sequence[Claim], params: PcsParams) -> None:
-    """`_check_statement`'s checks of one polynomial, in its order."""
+    """The statement's checks of one polynomial, in order (the kind-2 reader makes them too,
+    as the felts come)."""
     if commitment.hash != params.hash:
         raise VerificationError("pcs.hash", f"{commitment.hash} commitment, {params.hash} PCS")
     if not get_hash(params.hash).is_digest(commitment.root):

@@ -555,7 +555,7 @@ pub mod CairnVerifier {
         /// `registry.unknown_model`, `registry.weight` (no such entry), `registry.commitment`
         /// (another commitment or shape), `registry.config`. Returns the model id (0 without a
         /// binding). The registered list is read once, as far as the largest index asked
-        /// (`registered_entries`): MiniLM binds 101 weights.
+        /// (`registered_entry`): MiniLM binds 101 weights.
         fn check_walk_binding(self: @ContractState, binding: Option<BindingCheck>) -> felt252 {
             let b = match binding {
                 Some(b) => b,

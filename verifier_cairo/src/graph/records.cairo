@@ -4,10 +4,11 @@
 //! their points' coordinates (the challenges of its sum-checks): MiniLM's 738 claims have
 //! 12,103 coordinates, 2,819 of them distinct within their node. A stored felt costs far more
 //! gas than reading it back, so a record keeps each distinct coordinate once and every point as
-//! 16-bit indices into them, eight to a felt. A session stores a node's claims as two records,
-//! its weights' (`weights_part`, which the settlement reads) and its witness's and tables'
-//! (`witness_part`, which the witness opening's part reads): each transaction reads only what
-//! it opens (MiniLM's settlement alone, reading every record: 8.5·10^8 L2 gas, over a block's
+//! 16-bit indices into them, eight to a felt. A session stores a node's claims as three
+//! records: its weights' (`weights_part`, all nodes' in one span, which the settlement reads),
+//! its own witness's and its tables' (`own_part`, `tables_part`, each under its own key,
+//! `record_key`, which only the witness polynomials stepped read): each transaction reads only
+//! what it opens (MiniLM's settlement reading every record: 8.5·10^8 L2 gas, over a block's
 //! Sierra gas).
 
 use core::dict::{Felt252Dict, Felt252DictTrait};

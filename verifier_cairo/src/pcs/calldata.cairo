@@ -18,7 +18,7 @@ const MAX_CLAIMS: u32 = 256;
 const M31_PER_WORD: u32 = 8;
 
 /// J, then per polynomial: hash tag, n_vars, root, K and K claims (n_vars + 1 QM31 each).
-/// The checks of Python's `_check_statement`, poly by poly as the felts come; the first
+/// The checks of Python's `front._check_poly`, poly by poly as the felts come; the first
 /// polynomial's hash is every polynomial's. Returns the contract's parameters for that hash.
 pub fn read_statement(
     ref data: Span<felt252>, params: @PcsParams,
@@ -70,7 +70,7 @@ fn take_root(ref data: Span<felt252>, hash: felt252) -> u256 {
 }
 
 /// Merge rounds and merged values (none when `aligned`), fold rounds, layer roots, final
-/// value, nonce: the counts of Python's `_check_shape`.
+/// value, nonce: the counts of Python's `front.check_shape`.
 pub fn read_front(
     ref data: Span<felt252>, hash: felt252, layout: @BatchLayout, aligned: bool, n_polys: u32,
 ) -> OpeningFront {

@@ -167,7 +167,7 @@ pub mod CairnFrontVerifier {
             let mut replay = replay;
             replay.absorb(@WITNESS_PARAMS, absorb);
             replay.reduce(reduce);
-            if replay.reduced < replay.poly_vars.len() {
+            if replay.reduced != replay.poly_vars.len() {
                 return (replay, None);
             }
             let phase = replay.finish(@WITNESS_PARAMS);

@@ -179,6 +179,7 @@ pub impl FrontReplayImpl<
     /// the merge's end.
     #[inline(never)]
     fn reduce(ref self: FrontReplay<C>, claims: Span<Span<Claim>>) {
+        assert(claims.is_empty() || self.absorbed == self.poly_vars.len(), 'pcs.stage');
         let n = self.point.len();
         for on in claims {
             let j = self.reduced;
@@ -202,6 +203,7 @@ pub impl FrontReplayImpl<
     /// grinding (`pcs.pow`); the query phase.
     #[inline(never)]
     fn finish(ref self: FrontReplay<C>, params: @PcsParams) -> QueryPhase {
+        assert(self.reduced == self.poly_vars.len(), 'pcs.stage');
         let front = self.front;
         let values = if self.aligned {
             self.values

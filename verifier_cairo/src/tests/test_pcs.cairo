@@ -5,9 +5,12 @@ use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252ChannelTrait;
 use crate::contract::ICairnVerifierDispatcherTrait;
 use crate::fields::m31::M31Trait;
+use crate::fields::qm31::QM31Trait;
 use crate::pcs::code::{batch_inverse, fold_pair};
 use crate::pcs::domain::{BlockTwiddlesTrait, CirclePoint, circle_mul, gen_pow2};
+use crate::pcs::front::FrontReplayTrait;
 use crate::pcs::params::{BLAKE2S_PARAMS, POSEIDON_PARAMS, WITNESS_PARAMS, fold_groups};
+use crate::pcs::proof::OpeningFront;
 use crate::pcs::queries::{BatchLayoutTrait, leaf_rows, shift_distinct, sorted_distinct};
 use super::pcs_vectors::{
     blake2s_params, fold_cases, inverse_case, mix_u32s_cases, poseidon_params, pow_cases, query_case,
@@ -121,4 +124,25 @@ fn contract_parameters_are_python_production_parameters() {
 fn continuing_an_unknown_session() {
     let verifier = deploy_with_models(array![]);
     verifier.continue_session(1, array![].span(), array![].span());
+}
+
+/// A front's stages out of order panic (`pcs.stage`): finishing before its polynomial is
+/// absorbed and reduced (the main contract never does: the step parts come in order).
+#[test]
+#[should_panic(expected: ('pcs.stage',))]
+fn front_finished_before_its_stages() {
+    let front = OpeningFront {
+        merge: array![].span(),
+        merged_values: array![].span(),
+        fold: array![].span(),
+        layer_roots: array![].span(),
+        final_value: QM31Trait::zero(),
+        pow_nonce: 0,
+    };
+    let channel = Poseidon252ChannelTrait::new(0);
+    let vars = array![1].span();
+    let mut replay = FrontReplayTrait::start(
+        @POSEIDON_PARAMS, vars, array![5].span(), front, channel,
+    );
+    replay.finish(@POSEIDON_PARAMS);
 }
