@@ -1009,8 +1009,8 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
     # four nodes' checks, the four nodes, the settlement, the witness opening's front, its steps
     assert len(graph.walk) == 12 and graph.witness == 1
     first = graph.walk[7]  # node 0's part (linear): a value of its layer proof
-    bad_graph = CalldataParts(
-        graph.front, graph.trees, replaced(graph.walk, 7, replaced(first, 6, first[6] ^ 1))
+    bad_graph = dataclasses.replace(
+        graph, walk=replaced(graph.walk, 7, replaced(first, 6, first[6] ^ 1))
     )
     graph_io = encode_parts(graph_proof("encoder_io"))
     ffn = encode_parts(graph_proof("ffn"))

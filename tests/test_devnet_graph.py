@@ -129,8 +129,11 @@ def test_a_node_tampered_after_a_cut_is_refused_alike(chain):
     check = registry.contract_check(felts, {})
     assert check is not None
     steps = [felts[a:b] for a, b in _cuts(parts)]
-    bad = calldata.CalldataParts(
-        felts[: len(parts.front)], steps[len(parts.walk) :], steps[: len(parts.walk)]
+    bad = dataclasses.replace(
+        parts,
+        front=felts[: len(parts.front)],
+        trees=steps[len(parts.walk) :],
+        walk=steps[: len(parts.walk)],
     )
     first = late + contract.INVOKE_OVERHEAD_FELTS
     verifying = contract.verify_parts(chain.account, chain.address, bad, max_felts=first)

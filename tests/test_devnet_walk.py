@@ -62,7 +62,9 @@ def onchain_like(chain, felts, honest, max_gas=contract.MAX_L2_GAS_ESTIMATE):
     cuts = list(accumulate([len(honest.front), *map(len, honest.steps)]))
     assert cuts[-1] == len(felts)
     steps, walk = [felts[a:b] for a, b in pairwise(cuts)], len(honest.walk)
-    parts = calldata.CalldataParts(felts[: cuts[0]], steps[walk:], steps[:walk])
+    parts = dataclasses.replace(
+        honest, front=felts[: cuts[0]], trees=steps[walk:], walk=steps[:walk]
+    )
     return chain.run(contract.verify_parts(chain.account, chain.address, parts, max_gas=max_gas))
 
 
