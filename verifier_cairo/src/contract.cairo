@@ -195,9 +195,10 @@ pub mod CairnVerifier {
     }
 
     /// After a transaction that did not finish a session: the hash of the state
-    /// `continue_session` takes back. The state grows with the statement (6 + Σ (13 + 4J + 2L +
+    /// `continue_session` takes back. The state grows with the statement (8 + Σ (13 + 4J + 2L +
     /// n) felts over the openings, and one per query block when it stops inside a group; a
-    /// model walk's statement and pending claims while its nodes are verified) and an
+    /// model walk's pending claims while its nodes are verified, its witness front's stage while
+    /// part way) and an
     /// event holds at most 300 data felts, so the caller rebuilds the state
     /// (Python: `cairn.deploy.sessions.session_state`) and the event carries its hash only.
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
