@@ -205,8 +205,12 @@ class GraphReader:
     def check(self, index: int) -> None:
         """Check part `index`: the index of the node whose statement it checks, the next one
         (`calldata.check`)."""
+        self._index(f"checks[{index}]", index, "calldata.check")
+
+    def _index(self, what: str, index: int, check: str) -> None:
+        """A one-felt part that must be `index` (`check` otherwise)."""
         dec = _decoder_at(self.felts, self.at)
-        dec.rd.exact(f"checks[{index}]", index, "calldata.check")
+        dec.rd.exact(what, index, check)
         self.at = dec.rd.pos
 
     def node(self, index: int) -> NodeProof:
@@ -244,9 +248,7 @@ class GraphReader:
     def step(self, index: int) -> None:
         """A witness step part: the index of the polynomial it absorbs or reduces, the next one
         (`calldata.witness`)."""
-        dec = _decoder_at(self.felts, self.at)
-        dec.rd.exact(f"witness steps[{index}]", index, "calldata.witness")
-        self.at = dec.rd.pos
+        self._index(f"witness steps[{index}]", index, "calldata.witness")
 
     def skip_steps(self, count: int) -> None:
         """Pass `count` witness step parts unread (one felt each): a session mirror reading the
