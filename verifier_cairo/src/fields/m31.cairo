@@ -27,6 +27,14 @@ pub impl M31Impl of M31Trait {
         Self::reduce_u128(x.try_into().expect('m31.reduce_overflow'))
     }
 
+    /// `reduce` left in felt252 (x < 2^128): for a caller that goes on computing in felt252
+    /// and needs no `M31` (the PCS's fold path), which spares the conversion to u32.
+    fn reduce_felt(x: felt252) -> felt252 {
+        let x: u128 = x.try_into().expect('m31.reduce_overflow');
+        let (_, r) = DivRem::div_rem(x, P_U128);
+        r.into()
+    }
+
     /// `x mod p` for any u128.
     fn reduce_u128(x: u128) -> M31 {
         let (_, r) = DivRem::div_rem(x, P_U128);

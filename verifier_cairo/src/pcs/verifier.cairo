@@ -11,15 +11,15 @@
 use core::poseidon::poseidon_hash_span;
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::pack_qm31s;
-use crate::fields::m31::{M31, M31Trait};
-use crate::fields::qm31::{QM31, QM31Trait, UnreducedQM31Trait};
+use crate::fields::m31::M31Trait;
+use crate::fields::qm31::{QM31, UnreducedQM31Trait};
 use crate::blake2s::{Blake2sHash, blake2s};
 use crate::merkle::hashers::{
     Blake2sMerkleHasher, HASH_POSEIDON, Poseidon252MerkleHasher, blake2s_root,
 };
 use crate::merkle::proof::check_indices;
 use crate::merkle::verifier::verify_path;
-use super::code::{batch_inverse, fold_base_pair, fold_pair};
+use super::code::{Coords, batch_inverse, coords, fold_base_pair, fold_pair, from_coords};
 use super::domain::{BlockTwiddlesTrait, double_x};
 use super::params::{PcsParams, poly_log_leaf};
 use super::proof::{GroupOpenings, OpeningFront, PolyStatement, TreeOpening};
@@ -108,10 +108,10 @@ fn verify_group(
     let log_blowup = *params.log_blowup;
     // Query q folds through the block q >> e; the layer at s has one leaf per block.
     let blocks = shift_distinct(queries, e);
-    let mut layer: Span<Span<QM31>> = array![].span();
+    let mut layer: Span<Span<felt252>> = array![].span();
     if let Some(opening) = openings.layer {
         open_tree(phase.hash, *phase.layer_roots[g - 1], n + log_blowup - e, blocks, opening);
-        layer = qm31_rows(opening.values);
+        layer = opening.values;
     }
     // Tree 0 of a later group is its layer; the polynomials follow.
     let polys_done = if g > 0 && phase.next_tree > 0 {
@@ -138,8 +138,9 @@ fn verify_group(
         let mut at_queries = array![];
         let mut i = 0;
         for position in positions {
-            let offset = *position % pow2(e - s);
-            at_queries.append(*(*layer[*rows[i]])[offset]);
+            let offset = 4 * (*position % pow2(e - s));
+            let value = (*layer[*rows[i]]).slice(offset, 4);
+            at_queries.append(from_coords([*value[0], *value[1], *value[2], *value[3]]));
             i += 1;
         }
         assert(hash_qm31s(at_queries.span()) == phase.pending, 'pcs.fold');
@@ -208,18 +209,19 @@ fn open_tree(hash: felt252, root: u256, depth: u32, leaf_ids: Span<u32>, opening
 
 /// Folds every block of group (s, e] from level s to e (the domain at s has log size
 /// `log_size`), adding β_j times the block of each polynomial entering on the way; returns one
-/// value per block.
+/// value per block. Words are flat `Coords`, four felts a value, from the leaves to the outputs.
 fn fold_blocks(
     phase: @QueryPhase,
     s: u32,
     e: u32,
     log_size: u32,
     blocks: Span<u32>,
-    layer: Span<Span<QM31>>,
+    layer: Span<Span<felt252>>,
     opened: Span<OpenedPoly>,
 ) -> Span<QM31> {
     // 2x for every fold of every block, in the order the folds use them: the first fold's
-    // twiddles of the block, then π of every other one per level; inverted all at once.
+    // twiddles of the block, then π of every other one per level; inverted all at once and
+    // popped from the back (`batch_inverse` returns them last first).
     let mut doubles = array![];
     if e > s {
         let first_fold = BlockTwiddlesTrait::new(log_size - s, e - s - 1);
@@ -229,7 +231,8 @@ fn fold_blocks(
                 let mut next = array![];
                 let mut even = true;
                 for x in twiddles {
-                    doubles.append(*x + *x);
+                    let x_felt: felt252 = (*x).into();
+                    doubles.append(x_felt + x_felt);
                     if even {
                         next.append(double_x(*x));
                     }
@@ -243,6 +246,11 @@ fn fold_blocks(
         }
     }
     let mut inverses = batch_inverse(doubles.span());
+    let mut rhos = array![];
+    for t in s..e {
+        rhos.append(coords(*(*phase.rhos)[t]));
+    }
+    let rhos = rhos.span();
     // The first group folds its polynomials' base values once, straight into QM31.
     let mut first_fold = array![];
     if s == 0 && e > 0 {
@@ -251,7 +259,7 @@ fn fold_blocks(
         for poly in opened {
             if *poly.level == 0 {
                 let beta = *(*phase.betas)[*poly.j];
-                first_fold.append((i, beta, beta * rho));
+                first_fold.append((i, coords(beta), coords(beta * rho)));
             }
             i += 1;
         }
@@ -274,21 +282,26 @@ fn fold_blocks(
             array![].span()
         };
         while t <= e {
-            let rho = *(*phase.rhos)[t - 1];
+            let r = *rhos[t - s - 1];
             let mut folded = array![];
             if word.is_empty() {
                 let skipped = pow2(e - t);
-                inverses = inverses.slice(skipped, inverses.len() - skipped);
+                inverses = inverses.slice(0, inverses.len() - skipped);
             }
             let mut pairs = word;
-            while let Some(pair) = pairs.multi_pop_front::<2>() {
-                let [lo, hi] = pair.unbox();
-                folded.append(fold_pair(lo, hi, *inverses.pop_front().unwrap(), rho));
+            while let Some(pair) = pairs.multi_pop_front::<8>() {
+                let [l0, l1, l2, l3, h0, h1, h2, h3] = pair.unbox();
+                let inv_2x = *inverses.pop_back().unwrap();
+                let [a, b, c, d] = fold_pair([l0, l1, l2, l3], [h0, h1, h2, h3], inv_2x, r);
+                folded.append(a);
+                folded.append(b);
+                folded.append(c);
+                folded.append(d);
             }
             word = add_entering(folded.span(), phase, opened, b, *block, e, t);
             t += 1;
         }
-        outputs.append(*word[0]);
+        outputs.append(from_coords([*word[0], *word[1], *word[2], *word[3]]));
         b += 1;
     }
     outputs.span()
@@ -297,8 +310,11 @@ fn fold_blocks(
 /// The first fold of block b of Σ_(t_j = 0) β_j·(polynomial j's leaf) (`fold_base_pair` per
 /// polynomial, one reduction per coordinate); `scales` holds (index in `opened`, β_j, β_j·ρ_1).
 fn fold_leaves(
-    opened: Span<OpenedPoly>, scales: Span<(u32, QM31, QM31)>, b: u32, ref inverses: Span<M31>,
-) -> Span<QM31> {
+    opened: Span<OpenedPoly>,
+    scales: Span<(u32, Coords, Coords)>,
+    b: u32,
+    ref inverses: Span<felt252>,
+) -> Span<felt252> {
     let mut leaves = array![];
     for (i, _, _) in scales {
         let poly = *opened[*i];
@@ -307,7 +323,7 @@ fn fold_leaves(
     let leaves = leaves.span();
     let mut out = array![];
     for pair in 0..(*leaves[0]).len() / 2 {
-        let inv_2x = *inverses.pop_front().unwrap();
+        let inv_2x = *inverses.pop_back().unwrap();
         let mut acc = UnreducedQM31Trait::zero();
         let mut k = 0;
         for (_, beta, beta_r) in scales {
@@ -315,21 +331,25 @@ fn fold_leaves(
             acc = acc + fold_base_pair(*leaf[2 * pair], *leaf[2 * pair + 1], inv_2x, *beta, *beta_r);
             k += 1;
         }
-        out.append(acc.reduce());
+        let [a, b, c, d] = acc.reduce_felts();
+        out.append(a);
+        out.append(b);
+        out.append(c);
+        out.append(d);
     }
     out.span()
 }
 
 /// word + β_j times the block of each polynomial entering at level t (`add_block`).
 fn add_entering(
-    word: Span<QM31>,
+    word: Span<felt252>,
     phase: @QueryPhase,
     opened: Span<OpenedPoly>,
     b: u32,
     block: u32,
     e: u32,
     t: u32,
-) -> Span<QM31> {
+) -> Span<felt252> {
     let mut word = word;
     for poly in opened {
         if *poly.level == t {
@@ -341,8 +361,8 @@ fn add_entering(
 
 /// Σ_(t_j = 0) β_j times block b of polynomial j, for a group without folds (n = 0): a whole
 /// leaf of one value.
-fn start_word(phase: @QueryPhase, opened: Span<OpenedPoly>, b: u32) -> Span<QM31> {
-    let mut word: Span<QM31> = array![].span();
+fn start_word(phase: @QueryPhase, opened: Span<OpenedPoly>, b: u32) -> Span<felt252> {
+    let mut word: Span<felt252> = array![].span();
     for poly in opened {
         if *poly.level == 0 {
             let leaf = *(*poly.values)[*(*poly.rows)[b]];
@@ -355,48 +375,32 @@ fn start_word(phase: @QueryPhase, opened: Span<OpenedPoly>, b: u32) -> Span<QM31
 /// word + β_j times the values of polynomial j that fold into block `block` at level e: at its
 /// level t_j they are the 2^(e − t_j) values from position block·2^(e − t_j).
 fn add_block(
-    word: Span<QM31>, phase: @QueryPhase, poly: OpenedPoly, b: u32, block: u32, e: u32,
-) -> Span<QM31> {
+    word: Span<felt252>, phase: @QueryPhase, poly: OpenedPoly, b: u32, block: u32, e: u32,
+) -> Span<felt252> {
     let size = pow2(e - poly.level);
     let offset = (block * size) % pow2(poly.log_leaf);
     let leaf = *poly.values[*poly.rows[b]];
     add_scaled(word, *(*phase.betas)[poly.j], leaf.slice(offset, size))
 }
 
-/// word + β·values (word empty: β·values), values canonical M31 felts.
-fn add_scaled(word: Span<QM31>, beta: QM31, values: Span<felt252>) -> Span<QM31> {
+/// word + β·values (word empty: β·values), values canonical M31 felts; one reduction per
+/// coordinate.
+fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<felt252>) -> Span<felt252> {
+    let [b0, b1, b2, b3] = coords(beta);
     let mut out = array![];
-    let mut i = 0;
+    let mut word = word;
     for value in values {
-        let scaled = beta.scale(base(*value));
-        out.append(if word.is_empty() {
-            scaled
-        } else {
-            *word[i] + scaled
-        });
-        i += 1;
+        let v = *value;
+        let [w0, w1, w2, w3] = match word.multi_pop_front::<4>() {
+            Some(w) => w.unbox(),
+            None => [0, 0, 0, 0],
+        };
+        out.append(M31Trait::reduce_felt(w0 + b0 * v));
+        out.append(M31Trait::reduce_felt(w1 + b1 * v));
+        out.append(M31Trait::reduce_felt(w2 + b2 * v));
+        out.append(M31Trait::reduce_felt(w3 + b3 * v));
     }
     out.span()
-}
-
-/// A layer leaf's M31 values as QM31s, coordinates a, b, c, d in order.
-fn qm31_rows(rows: Span<Span<felt252>>) -> Span<Span<QM31>> {
-    let mut out = array![];
-    for row in rows {
-        let mut values = *row;
-        let mut qm31s = array![];
-        while let Some(coords) = values.multi_pop_front::<4>() {
-            let [a, b, c, d] = coords.unbox();
-            qm31s.append(QM31 { a: base(a), b: base(b), c: base(c), d: base(d) });
-        }
-        out.append(qm31s.span());
-    }
-    out.span()
-}
-
-/// A value the reader checked is canonical.
-fn base(value: felt252) -> M31 {
-    M31Trait::new(value.try_into().unwrap())
 }
 
 /// Poseidon hash of QM31 values packed two per felt as `mix_felts` packs them.
