@@ -32,7 +32,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields import CM31, M31, QM31, P
 from cairn.prover.fields.m31 import HALF, embed
 from cairn.prover.merkle.hashers import get_hash
-from cairn.prover.merkle.proof import MerkleOpening, sibling_plan
+from cairn.prover.merkle.proof import MerkleOpening
 from cairn.prover.merkle.tree import MerkleTree
 from cairn.prover.merkle.verifier import verify_opening
 from cairn.prover.mle import eq_table, evaluate_matrix, pad_tensor
@@ -750,22 +750,6 @@ def merkle_vectors(rng: random.Random) -> str:
                 f"fn merkle_{hash_name}_tampered_{t.name}() {{\n"
                 f"    verify_{hash_name}(MerkleCase {{\n{body}    }});\n}}\n"
             )
-    plans = []
-    for indices, depth in (((0, 1, 2, 9), 5), ((2, 3, 9, 20, 31), 5), ((37,), 6), ((0,), 0)):
-        plan = sibling_plan(np.array(indices), depth)
-        levels = span([span([str(i) for i in level], 12) for level in plan], 8)
-        plans.append(
-            f"(\n            {span([str(i) for i in indices], 12)},\n            {depth},\n"
-            f"            {levels},\n        )"
-        )
-    out.append(
-        function(
-            "merkle_plans",
-            "Array<(Span<u32>, u32, Span<Span<u32>>)>",
-            rows(plans),
-            "Leaf indices, depth and Python's sibling_plan.",
-        )
-    )
     return "\n".join(out)
 
 

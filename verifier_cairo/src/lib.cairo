@@ -2,6 +2,7 @@
 //! module by module (docs/cairo-verifier.md).
 
 pub mod blake2s;
+pub mod bounded_int;
 pub mod calldata;
 pub mod channels;
 pub mod contract;

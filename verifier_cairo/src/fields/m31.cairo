@@ -5,8 +5,10 @@
 //! after every product. The `qm31_*`/`m31_*` libfuncs are not allowed on Starknet, hence plain
 //! integer arithmetic.
 
+use crate::bounded_int::u128_mod_u32;
+
 pub const P: u32 = 0x7fffffff;
-const P_U128: NonZero<u128> = 0x7fffffff;
+const P_NONZERO: NonZero<u32> = 0x7fffffff;
 
 #[derive(Copy, Drop, PartialEq, Debug)]
 pub struct M31 {
@@ -31,14 +33,12 @@ pub impl M31Impl of M31Trait {
     /// and needs no `M31` (the PCS's fold path), which spares the conversion to u32.
     fn reduce_felt(x: felt252) -> felt252 {
         let x: u128 = x.try_into().expect('m31.reduce_overflow');
-        let (_, r) = DivRem::div_rem(x, P_U128);
-        r.into()
+        u128_mod_u32(x, P_NONZERO).into()
     }
 
     /// `x mod p` for any u128.
     fn reduce_u128(x: u128) -> M31 {
-        let (_, r) = DivRem::div_rem(x, P_U128);
-        M31 { inner: r.try_into().unwrap() }
+        M31 { inner: u128_mod_u32(x, P_NONZERO) }
     }
 
     fn zero() -> M31 {

@@ -7,13 +7,13 @@
 use core::integer::u128_byte_reverse;
 use core::poseidon::{hades_permutation, poseidon_hash_span};
 use crate::blake2s::{Blake2sHash, blake2s, blake2s_pair};
+use crate::bounded_int::u32_words;
 use crate::packing::pack_m31s;
 
 /// The hash tags of statements and registry entries (docs/calldata.md, docs/registry.md).
 pub const HASH_POSEIDON: felt252 = 1;
 pub const HASH_BLAKE2S: felt252 = 2;
 
-const SHIFT_32: NonZero<u128> = 0x100000000;
 
 /// How many calldata felts a digest of the hash tagged `hash` takes.
 pub fn digest_felts(hash: felt252) -> u32 {
@@ -88,16 +88,8 @@ pub impl Blake2sMerkleHasher of MerkleHasher<Blake2sHash> {
     fn read_digest(felts: Span<felt252>) -> Option<Blake2sHash> {
         let low: u128 = (*felts[0]).try_into()?;
         let high: u128 = (*felts[1]).try_into()?;
-        let [w0, w1, w2, w3] = le_words(u128_byte_reverse(high));
-        let [w4, w5, w6, w7] = le_words(u128_byte_reverse(low));
+        let [w0, w1, w2, w3] = u32_words(u128_byte_reverse(high));
+        let [w4, w5, w6, w7] = u32_words(u128_byte_reverse(low));
         Some([w0, w1, w2, w3, w4, w5, w6, w7])
     }
-}
-
-/// The four u32 words of `x`, least significant first.
-fn le_words(x: u128) -> [u32; 4] {
-    let (x, w0) = DivRem::div_rem(x, SHIFT_32);
-    let (x, w1) = DivRem::div_rem(x, SHIFT_32);
-    let (w3, w2) = DivRem::div_rem(x, SHIFT_32);
-    [w0.try_into().unwrap(), w1.try_into().unwrap(), w2.try_into().unwrap(), w3.try_into().unwrap()]
 }

@@ -3,7 +3,7 @@
 
 use crate::fields::m31::P;
 use super::hashers::MerkleHasher;
-use super::proof::{check_indices, sibling_plan};
+use super::proof::check_indices;
 
 /// Checks an opening of the leaves `leaf_indices` of a tree of `depth` levels over rows of
 /// `width` values against `root`; returns the opened rows (canonical M31 values). `leaves` are
@@ -32,20 +32,21 @@ pub fn verify_opening<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq
 }
 
 /// The part of `verify_opening` after the leaves are hashed: checks the siblings against the
-/// plan of `leaf_indices` (which the caller checked with `check_indices`, one digest per
+/// leaves `leaf_indices` need (which the caller checked with `check_indices`, one digest per
 /// index) and the recomputed root against `root`. The PCS calls it directly, its leaves being
 /// hashed from their calldata words.
+///
+/// One pass, level by level from the leaves: the pairs (2k, 2k + 1) of the known nodes are
+/// hashed, a node without its partner taking the next supplied sibling, read from its calldata
+/// felts as it is needed (the order Python's `sibling_plan` sends them in). Python's order of
+/// checks is kept by deciding at the end: siblings that run out or are left over are
+/// `merkle.sibling_count` whatever else is wrong; a sibling that encodes no digest is remembered
+/// and named only when the count is right (`merkle.digest`); then `merkle.path`.
 pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
     root: D, depth: u32, leaf_indices: Span<u32>, leaf_digests: Span<D>, siblings: Span<felt252>,
 ) {
-    let mut n_missing = 0;
-    for missing in sibling_plan(leaf_indices, depth) {
-        n_missing += missing.len();
-    }
-    assert(siblings.len() == n_missing * H::DIGEST_FELTS, 'merkle.sibling_count');
-    let mut supplied = read_digests::<D>(siblings);
-    // The leaves' digests with their indices; each level hashes the pairs (2k, 2k + 1) of the
-    // known nodes and the supplied ones, taken in increasing index order as the plan sends them.
+    let mut supplied = siblings;
+    let mut malformed = false;
     let mut indices = leaf_indices;
     let mut nodes = leaf_digests;
     for _ in 0..depth {
@@ -55,12 +56,12 @@ pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>
             let index = *index;
             let node = *nodes.pop_front().unwrap();
             let parent = if index % 2 == 1 {
-                H::hash_node(*supplied.pop_front().unwrap(), node)
+                H::hash_node(next_sibling::<D>(ref supplied, ref malformed, node), node)
             } else if indices.get(0).map(|next| *next.unbox()) == Some(index + 1) {
                 indices.pop_front().unwrap();
                 H::hash_node(node, *nodes.pop_front().unwrap())
             } else {
-                H::hash_node(node, *supplied.pop_front().unwrap())
+                H::hash_node(node, next_sibling::<D>(ref supplied, ref malformed, node))
             };
             parents.append(index / 2);
             parent_digests.append(parent);
@@ -68,7 +69,26 @@ pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>
         indices = parents.span();
         nodes = parent_digests.span();
     }
+    assert(supplied.is_empty(), 'merkle.sibling_count');
+    assert(!malformed, 'merkle.digest');
     assert(*nodes[0] == root, 'merkle.path');
+}
+
+/// The next supplied sibling (`merkle.sibling_count` when none is left); one that encodes no
+/// digest sets `malformed` and stands in as `filler`, so the count can still be checked first.
+fn next_sibling<D, impl H: MerkleHasher<D>, +Drop<D>>(
+    ref supplied: Span<felt252>, ref malformed: bool, filler: D,
+) -> D {
+    assert(supplied.len() >= H::DIGEST_FELTS, 'merkle.sibling_count');
+    let felts = supplied.slice(0, H::DIGEST_FELTS);
+    supplied = supplied.slice(H::DIGEST_FELTS, supplied.len() - H::DIGEST_FELTS);
+    match H::read_digest(felts) {
+        Some(digest) => digest,
+        None => {
+            malformed = true;
+            filler
+        },
+    }
 }
 
 /// Every value an integer in [0, p): a limb equal to p would be a second encoding of 0 in the
@@ -88,19 +108,4 @@ fn canonical_rows(leaves: Span<Span<felt252>>) -> Span<Span<u32>> {
         rows.append(row.span());
     }
     rows.span()
-}
-
-/// All siblings before any hashing, as Python checks them.
-fn read_digests<D, impl H: MerkleHasher<D>, +Drop<D>>(siblings: Span<felt252>) -> Span<D> {
-    let mut siblings = siblings;
-    let mut digests = array![];
-    while !siblings.is_empty() {
-        let felts = siblings.slice(0, H::DIGEST_FELTS);
-        siblings = siblings.slice(H::DIGEST_FELTS, siblings.len() - H::DIGEST_FELTS);
-        match H::read_digest(felts) {
-            Some(digest) => digests.append(digest),
-            None => core::panic_with_felt252('merkle.digest'),
-        }
-    }
-    digests.span()
 }

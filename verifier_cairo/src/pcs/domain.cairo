@@ -55,18 +55,18 @@ pub fn circle_mul(a: CirclePoint, b: CirclePoint) -> CirclePoint {
     }
 }
 
-/// x(a·b) alone.
-fn product_x(a: CirclePoint, b: CirclePoint) -> M31 {
+/// x(a·b) alone, canonical in a felt252 (the fold path computes on felts).
+fn product_x(a: CirclePoint, b: CirclePoint) -> felt252 {
     let (ax, ay, bx, by): (felt252, felt252, felt252, felt252) = (
         a.x.into(), a.y.into(), b.x.into(), b.y.into(),
     );
-    M31Trait::reduce(ax * bx + P_SQUARED - ay * by)
+    M31Trait::reduce_felt(ax * bx + P_SQUARED - ay * by)
 }
 
-/// π(x) = 2x² − 1: the x of a point's double, the twiddles of the next (halved) domain.
-pub fn double_x(x: M31) -> M31 {
-    let x: felt252 = x.into();
-    M31Trait::reduce(2 * x * x + P_MINUS_ONE)
+/// π(x) = 2x² − 1 of a canonical x: the x of a point's double, the twiddles of the next
+/// (halved) domain; canonical.
+pub fn double_x(x: felt252) -> felt252 {
+    M31Trait::reduce_felt(2 * x * x + P_MINUS_ONE)
 }
 
 /// The first-fold twiddles of aligned blocks of 2^k positions in the domain of log size ℓ
@@ -119,8 +119,8 @@ pub impl BlockTwiddlesImpl of BlockTwiddlesTrait {
         }
     }
 
-    /// tw[b·2^k + i] = x(base_b · ω^(bitrev_k(i))) for i < 2^k.
-    fn at(self: @BlockTwiddles, block: u32) -> Span<M31> {
+    /// tw[b·2^k + i] = x(base_b · ω^(bitrev_k(i))) for i < 2^k, canonical.
+    fn at(self: @BlockTwiddles, block: u32) -> Span<felt252> {
         let mut base = *self.start;
         let mut rest = block;
         let mut windows = *self.windows;

@@ -231,8 +231,7 @@ fn fold_blocks(
                 let mut next = array![];
                 let mut even = true;
                 for x in twiddles {
-                    let x_felt: felt252 = (*x).into();
-                    doubles.append(x_felt + x_felt);
+                    doubles.append(*x + *x);
                     if even {
                         next.append(double_x(*x));
                     }
@@ -265,6 +264,18 @@ fn fold_blocks(
         }
     }
     let first_fold = first_fold.span();
+    // Per level t of the group, the polynomials entering there.
+    let mut entering = array![];
+    for t in (s + 1)..(e + 1) {
+        let mut at_t = array![];
+        for poly in opened {
+            if *poly.level == t {
+                at_t.append(*poly);
+            }
+        }
+        entering.append(at_t.span());
+    }
+    let entering = entering.span();
     let mut outputs = array![];
     let mut b = 0;
     for block in blocks {
@@ -277,7 +288,7 @@ fn fold_blocks(
         } else if !first_fold.is_empty() {
             t = 2;
             let folded = fold_leaves(opened, first_fold, b, ref inverses);
-            add_entering(folded, phase, opened, b, *block, e, 1)
+            add_entering(folded, phase, *entering[0], b, *block, e)
         } else {
             array![].span()
         };
@@ -298,7 +309,7 @@ fn fold_blocks(
                 folded.append(c);
                 folded.append(d);
             }
-            word = add_entering(folded.span(), phase, opened, b, *block, e, t);
+            word = add_entering(folded.span(), phase, *entering[t - s - 1], b, *block, e);
             t += 1;
         }
         outputs.append(from_coords([*word[0], *word[1], *word[2], *word[3]]));
@@ -340,21 +351,18 @@ fn fold_leaves(
     out.span()
 }
 
-/// word + β_j times the block of each polynomial entering at level t (`add_block`).
+/// word + β_j times the block of each polynomial of `entering` (`add_block`).
 fn add_entering(
     word: Span<felt252>,
     phase: @QueryPhase,
-    opened: Span<OpenedPoly>,
+    entering: Span<OpenedPoly>,
     b: u32,
     block: u32,
     e: u32,
-    t: u32,
 ) -> Span<felt252> {
     let mut word = word;
-    for poly in opened {
-        if *poly.level == t {
-            word = add_block(word, phase, *poly, b, block, e);
-        }
+    for poly in entering {
+        word = add_block(word, phase, *poly, b, block, e);
     }
     word
 }

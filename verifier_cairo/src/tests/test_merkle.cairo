@@ -2,11 +2,11 @@
 
 use crate::blake2s::Blake2sHash;
 use crate::merkle::hashers::MerkleHasher;
-use crate::merkle::proof::{check_indices, sibling_plan};
+use crate::merkle::proof::check_indices;
 use crate::packing::pack_m31s;
 use super::support::verify_blake2s;
 use super::vectors::{
-    MerkleCase, merkle_blake2s_shared, merkle_plans, packing_cases, stwo_merkle_leaf,
+    MerkleCase, merkle_blake2s_shared, packing_cases, stwo_merkle_leaf,
 };
 
 #[test]
@@ -25,14 +25,6 @@ fn packs_like_python() {
 fn stwo_poseidon_leaf() {
     let (_, leaf_hash) = stwo_merkle_leaf();
     assert_eq!(MerkleHasher::<felt252>::hash_leaf(array![0, 1].span()), leaf_hash);
-}
-
-#[test]
-fn plans_like_python() {
-    for (indices, depth, plan) in merkle_plans() {
-        check_indices(indices, depth);
-        assert_eq!(sibling_plan(indices, depth), plan);
-    }
 }
 
 #[test]

@@ -50,7 +50,7 @@ fn block_twiddles_match_python() {
     for (log_size, block, k, expected) in twiddle_cases() {
         let mut got = array![];
         for x in BlockTwiddlesTrait::new(log_size, k).at(block) {
-            got.append((*x).into());
+            got.append(*x);
         }
         let mut want: Array<felt252> = array![];
         for x in expected {

@@ -2341,51 +2341,6 @@ fn merkle_blake2s_tampered_digest_before_root() {
     });
 }
 
-/// Leaf indices, depth and Python's sibling_plan.
-pub fn merkle_plans() -> Array<(Span<u32>, u32, Span<Span<u32>>)> {
-    array![
-        (
-            array![0, 1, 2, 9].span(),
-            5,
-            array![
-            array![3, 8].span(),
-            array![5].span(),
-            array![1, 3].span(),
-            array![].span(),
-            array![1].span(),
-        ].span(),
-        ),
-        (
-            array![2, 3, 9, 20, 31].span(),
-            5,
-            array![
-            array![8, 21, 30].span(),
-            array![0, 5, 11, 14].span(),
-            array![1, 3, 4, 6].span(),
-            array![].span(),
-            array![].span(),
-        ].span(),
-        ),
-        (
-            array![37].span(),
-            6,
-            array![
-            array![36].span(),
-            array![19].span(),
-            array![8].span(),
-            array![5].span(),
-            array![3].span(),
-            array![0].span(),
-        ].span(),
-        ),
-        (
-            array![0].span(),
-            0,
-            array![].span(),
-        ),
-    ]
-}
-
 /// A Python Blake2sChannel transcript from the default channel, with digests.
 pub fn blake2s_channel_script() -> Blake2sScript {
     Blake2sScript { steps: array![
