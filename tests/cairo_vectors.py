@@ -700,6 +700,10 @@ def merkle_tampers(hash_name: str, base: MerkleInput, other_root: int) -> list[M
             ("digest", "A sibling 2^256: its high half is 2^128.", too_big, "merkle.digest"),
             ("count_before_digest", "A sibling 2^256 and one sibling too many.",
              replace(too_big, siblings=(*too_big.siblings, 0)), "merkle.sibling_count"),
+            ("short_count_before_digest", "A sibling 2^256, then the siblings run out.",
+             replace(too_big, siblings=too_big.siblings[:-1]), "merkle.sibling_count"),
+            ("extra_digest_unread", "One sibling too many, and it is 2^256.",
+             replace(base, siblings=(*base.siblings, 1 << 256)), "merkle.sibling_count"),
             ("digest_before_root", "A sibling 2^256 and a wrong root.",
              replace(too_big, root=other_root), "merkle.digest"),
         ]  # fmt: skip

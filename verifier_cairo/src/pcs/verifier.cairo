@@ -303,11 +303,11 @@ fn fold_blocks(
             while let Some(pair) = pairs.multi_pop_front::<8>() {
                 let [l0, l1, l2, l3, h0, h1, h2, h3] = pair.unbox();
                 let inv_2x = *inverses.pop_back().unwrap();
-                let [a, b, c, d] = fold_pair([l0, l1, l2, l3], [h0, h1, h2, h3], inv_2x, r);
-                folded.append(a);
-                folded.append(b);
-                folded.append(c);
-                folded.append(d);
+                let [c0, c1, c2, c3] = fold_pair([l0, l1, l2, l3], [h0, h1, h2, h3], inv_2x, r);
+                folded.append(c0);
+                folded.append(c1);
+                folded.append(c2);
+                folded.append(c3);
             }
             word = add_entering(folded.span(), phase, *entering[t - s - 1], b, *block, e);
             t += 1;
@@ -342,11 +342,11 @@ fn fold_leaves(
             acc = acc + fold_base_pair(*leaf[2 * pair], *leaf[2 * pair + 1], inv_2x, *beta, *beta_r);
             k += 1;
         }
-        let [a, b, c, d] = acc.reduce_felts();
-        out.append(a);
-        out.append(b);
-        out.append(c);
-        out.append(d);
+        let [c0, c1, c2, c3] = acc.reduce_felts();
+        out.append(c0);
+        out.append(c1);
+        out.append(c2);
+        out.append(c3);
     }
     out.span()
 }

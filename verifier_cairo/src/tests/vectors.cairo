@@ -2323,6 +2323,39 @@ fn merkle_blake2s_tampered_count_before_digest() {
     });
 }
 
+/// A sibling 2^256, then the siblings run out.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_blake2s_tampered_short_count_before_digest() {
+    verify_blake2s(MerkleCase {
+        siblings: array![
+            0x9935c4cc20136e2b6a31611bde31d3e2, 0x47a245624c6bcc03bf9caa0e7f60402e, 0, 0x100000000000000000000000000000000,
+            0x6374885165d330b0bab981795db937af, 0x9e39f4b53b8c2cbf686dc2f180bbe14b, 0x89e4dd42110dabf4fc601b1a89f83aca, 0x33ddb45563c5ab2702809e719bfaf6e,
+            0xef731abe64d417baa3db230b9a928e21, 0xe8c76553a84e966fb864631346bd70cf, 0x12efc4f74d7c35cf844320211541994e, 0xdc74b74a74744a052c039a70deed11ca,
+            0x2a7db0bb4befac484cfa01914f792231, 0xb8d0c8406e7bc3ad196802d5f5cb5114, 0xf508344d7cb9b0daf0943bc5b674904a, 0x15835a5ef9d3050a911c28864fe1f655,
+            0xde76f857f7a4975201481cb57f874831, 0xcf050ae22aaad4a1ae330d0863b45752, 0x7f6f0773719e183a1b51b96f74f16508, 0x9d27e8db09a4dfa7e424df481d59e110,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
+/// One sibling too many, and it is 2^256.
+#[test]
+#[should_panic(expected: ('merkle.sibling_count',))]
+fn merkle_blake2s_tampered_extra_digest_unread() {
+    verify_blake2s(MerkleCase {
+        siblings: array![
+            0x9935c4cc20136e2b6a31611bde31d3e2, 0x47a245624c6bcc03bf9caa0e7f60402e, 0x2b2a22bfd6a6334694df4ae059027365, 0xfc6c0619a72ea8475210407a0605f64,
+            0x6374885165d330b0bab981795db937af, 0x9e39f4b53b8c2cbf686dc2f180bbe14b, 0x89e4dd42110dabf4fc601b1a89f83aca, 0x33ddb45563c5ab2702809e719bfaf6e,
+            0xef731abe64d417baa3db230b9a928e21, 0xe8c76553a84e966fb864631346bd70cf, 0x12efc4f74d7c35cf844320211541994e, 0xdc74b74a74744a052c039a70deed11ca,
+            0x2a7db0bb4befac484cfa01914f792231, 0xb8d0c8406e7bc3ad196802d5f5cb5114, 0xf508344d7cb9b0daf0943bc5b674904a, 0x15835a5ef9d3050a911c28864fe1f655,
+            0xde76f857f7a4975201481cb57f874831, 0xcf050ae22aaad4a1ae330d0863b45752, 0x7f6f0773719e183a1b51b96f74f16508, 0x9d27e8db09a4dfa7e424df481d59e110,
+            0x7d80661ab91cc592dd30cdc14ba2077b, 0xe2e7cd64c77a1c36f2212a60ae244eaa, 0, 0x100000000000000000000000000000000,
+        ].span(),
+        ..merkle_blake2s_shared()
+    });
+}
+
 /// A sibling 2^256 and a wrong root.
 #[test]
 #[should_panic(expected: ('merkle.digest',))]
