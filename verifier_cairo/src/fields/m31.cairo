@@ -29,11 +29,10 @@ pub impl M31Impl of M31Trait {
         Self::reduce_u128(x.try_into().expect('m31.reduce_overflow'))
     }
 
-    /// `reduce` left in felt252 (x < 2^128): for a caller that goes on computing in felt252
-    /// and needs no `M31` (the PCS's fold path), which spares the conversion to u32.
+    /// `reduce` as a felt252, for a caller that goes on computing in felt252 (the PCS's fold
+    /// path): the u32 remainder widens for free.
     fn reduce_felt(x: felt252) -> felt252 {
-        let x: u128 = x.try_into().expect('m31.reduce_overflow');
-        u128_mod_u32(x, P_NONZERO).into()
+        Self::reduce(x).into()
     }
 
     /// `x mod p` for any u128.

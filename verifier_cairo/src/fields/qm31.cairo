@@ -114,14 +114,6 @@ pub impl UnreducedQM31Impl of UnreducedQM31Trait {
         }
     }
 
-    /// `reduce` left in felt252: the canonical coordinates a, b, c, d.
-    fn reduce_felts(self: UnreducedQM31) -> [felt252; 4] {
-        [
-            M31Trait::reduce_felt(self.a), M31Trait::reduce_felt(self.b),
-            M31Trait::reduce_felt(self.c), M31Trait::reduce_felt(self.d),
-        ]
-    }
-
     fn reduce(self: UnreducedQM31) -> QM31 {
         QM31 {
             a: M31Trait::reduce(self.a),

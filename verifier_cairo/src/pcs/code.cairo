@@ -77,7 +77,9 @@ pub fn fold_base_pair(
     let w = (v_lo - v_hi + p) * inv_2x - even + OFFSET_EVEN;
     let [b0, b1, b2, b3] = beta;
     let [s0, s1, s2, s3] = beta_r;
-    UnreducedQM31 { a: b0 * even + s0 * w, b: b1 * even + s1 * w, c: b2 * even + s2 * w, d: b3 * even + s3 * w }
+    UnreducedQM31 {
+        a: b0 * even + s0 * w, b: b1 * even + s1 * w, c: b2 * even + s2 * w, d: b3 * even + s3 * w,
+    }
 }
 
 /// Every x^-1 with one inversion (Montgomery's trick), **last first**: the inverse of xs[0] is

@@ -342,7 +342,7 @@ fn fold_leaves(
             acc = acc + fold_base_pair(*leaf[2 * pair], *leaf[2 * pair + 1], inv_2x, *beta, *beta_r);
             k += 1;
         }
-        let [c0, c1, c2, c3] = acc.reduce_felts();
+        let [c0, c1, c2, c3] = coords(acc.reduce());
         out.append(c0);
         out.append(c1);
         out.append(c2);

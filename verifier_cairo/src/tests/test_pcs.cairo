@@ -63,7 +63,8 @@ fn block_twiddles_match_python() {
 #[test]
 fn folds_match_python() {
     for (lo, hi, inv_2x, r, expected) in fold_cases() {
-        assert_eq!(from_coords(fold_pair(coords(lo), coords(hi), inv_2x.into(), coords(r))), expected);
+        let folded = fold_pair(coords(lo), coords(hi), inv_2x.into(), coords(r));
+        assert_eq!(from_coords(folded), expected);
     }
 }
 
