@@ -5,10 +5,9 @@
 //! after every product. The `qm31_*`/`m31_*` libfuncs are not allowed on Starknet, hence plain
 //! integer arithmetic.
 
-use crate::bounded_int::u128_mod_u32;
+use crate::bounded_int::{felt252_mod_p, u128_mod_p};
 
 pub const P: u32 = 0x7fffffff;
-const P_NONZERO: NonZero<u32> = 0x7fffffff;
 
 #[derive(Copy, Drop, PartialEq, Debug)]
 pub struct M31 {
@@ -23,10 +22,11 @@ pub impl M31Impl of M31Trait {
         M31 { inner: x }
     }
 
-    /// `x mod p` for a non-negative integer `x < 2^128` held in a felt252 (a lazy sum of
-    /// products). Larger inputs are a bug in the caller, not a property of the proof.
+    /// `x mod p` for the integer in [0, P) that a felt252 holds (a lazy sum of products, which
+    /// its caller keeps non-negative and below P so that it never wraps): four range checks
+    /// below 2^128, six above (`felt252_mod_p`).
     fn reduce(x: felt252) -> M31 {
-        Self::reduce_u128(x.try_into().expect('m31.reduce_overflow'))
+        M31 { inner: felt252_mod_p(x) }
     }
 
     /// `reduce` as a felt252, for a caller that goes on computing in felt252 (the PCS's fold
@@ -37,7 +37,7 @@ pub impl M31Impl of M31Trait {
 
     /// `x mod p` for any u128.
     fn reduce_u128(x: u128) -> M31 {
-        M31 { inner: u128_mod_u32(x, P_NONZERO) }
+        M31 { inner: u128_mod_p(x) }
     }
 
     fn zero() -> M31 {

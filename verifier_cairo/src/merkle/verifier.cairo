@@ -55,7 +55,8 @@ pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>
         while let Some(index) = indices.pop_front() {
             let index = *index;
             let node = *nodes.pop_front().unwrap();
-            let parent = if index % 2 == 1 {
+            let (parent_index, odd) = DivRem::div_rem(index, 2);
+            let parent = if odd == 1 {
                 H::hash_node(next_sibling::<D>(ref supplied, ref malformed, node), node)
             } else if indices.get(0).map(|next| *next.unbox()) == Some(index + 1) {
                 indices.pop_front().unwrap();
@@ -63,7 +64,7 @@ pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>
             } else {
                 H::hash_node(node, next_sibling::<D>(ref supplied, ref malformed, node))
             };
-            parents.append(index / 2);
+            parents.append(parent_index);
             parent_digests.append(parent);
         }
         indices = parents.span();

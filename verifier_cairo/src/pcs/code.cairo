@@ -1,11 +1,13 @@
 //! The verifier's side of the foldable code (mirror of prover/pcs/code.py, `fold` and
 //! `inverse_double`): one fold of a pair and batch inversion of the twiddles.
 //!
-//! Gas: an M31 reduction (felt252 → u128, one u128 division) costs about as much as a dozen
-//! felt252 operations, so `fold_pair` works on unreduced felt252 coordinates and reduces each
-//! output coordinate once (4 reductions, against ~30 for the same formula over `QM31`). The
-//! fold path keeps its values as `Coords`, canonical coordinates in felt252, from the opened
-//! leaves to a group's outputs: no value becomes an `M31` (a u32 range check each) on the way.
+//! Gas: an M31 reduction costs four range checks (six above 2^128), a felt252 product none,
+//! and on devnet a call is charged by its range checks (docs/cairo-verifier.md, "Accounts and
+//! gas"). So the fold path keeps its values as `Coords` in felt252 from the opened leaves to a
+//! group's outputs and folds them **unreduced**: a fold of coordinates below 2^B gives
+//! coordinates below 2^(B + `FOLD_GROWTH`), so three folds of canonical values stay below
+//! 2^241 < P and a block of 16 values is reduced twice on its way to one (against after every
+//! fold: 60 reductions). The caller tracks B (`FoldOffsets`).
 
 use crate::fields::m31::{M31, M31Trait, P};
 use crate::fields::qm31::{QM31, UnreducedQM31};
@@ -30,45 +32,91 @@ pub fn base(x: felt252) -> M31 {
 
 /// 1/2 in M31: (p + 1) / 2.
 const HALF: felt252 = 0x40000000;
-/// p·2^31 > every `even` (< 2^62): keeps `odd − even` non-negative, a multiple of p.
+/// p·2^31 > every `even` (< 2^62) of `fold_base_pair`: keeps `odd − even` non-negative.
 const OFFSET_EVEN: felt252 = 0x7fffffff * 0x80000000;
-/// p·2^67 > 5·2^95, the most the negative terms of one coordinate of r·w reach (r < 2^31,
-/// w < 2^64); `bd_re` carries it into a (twice) and b, c gets its own.
-const OFFSET_PRODUCT: felt252 = 0x7fffffff * 0x80000000000000000;
+/// How many bits a fold adds to its inputs' bound (`fold_pair`).
+pub const FOLD_GROWTH: u32 = 70;
+/// The largest bound a fold may reach: 2^251 < P, so no coordinate wraps.
+pub const MAX_BITS: u32 = 251;
+/// The bound of canonical coordinates.
+pub const CANONICAL_BITS: u32 = 31;
 
-/// One fold of the pair (W[2j], W[2j+1]) = (lo, hi) with challenge r:
-/// (1 − r)·(lo + hi)/2 + r·(lo − hi)/(2x) = (odd − even)·r + even, as Python computes it.
+/// The multiples of p `fold_pair` adds for inputs below 2^bits (bits ≥ 31), so that every
+/// coordinate it forms is a non-negative integer: `diff` = p·2^(bits − 30) ∈ [2^bits, 2^(bits+1)]
+/// under lo − hi, `even` = p·2^(bits + 1) ≥ 2^(bits + 31) under odd − even, `product` =
+/// p·2^(bits + 36) under the negative products of r·w.
+#[derive(Copy, Drop)]
+pub struct FoldOffsets {
+    pub bits: u32,
+    diff: felt252,
+    even: felt252,
+    product: felt252,
+}
+
+pub fn fold_offsets(bits: u32) -> FoldOffsets {
+    assert(bits >= CANONICAL_BITS && bits + FOLD_GROWTH <= MAX_BITS, 'pcs.fold_bits');
+    let diff = P.into() * pow2_felt(bits - 30);
+    FoldOffsets { bits, diff, even: diff * 0x80000000, product: diff * 0x40000000000000000 }
+}
+
+/// 2^k as a felt252 (k < 252), by squaring.
+fn pow2_felt(k: u32) -> felt252 {
+    let mut result: felt252 = 1;
+    let mut base: felt252 = 2;
+    let mut k = k;
+    while k != 0 {
+        let (half, bit) = DivRem::div_rem(k, 2);
+        if bit == 1 {
+            result *= base;
+        }
+        base *= base;
+        k = half;
+    }
+    result
+}
+
+/// One fold of the pair (W[2j], W[2j+1]) = (lo, hi) with challenge r, unreduced:
+/// (1 − r)·(lo + hi)/2 + r·(lo − hi)/(2x) = (odd − even)·r + even, as Python computes it (mod p).
 ///
-/// Per coordinate: even = (lo + hi)·(1/2) < 2^62, odd = (lo − hi + p)·(1/(2x)) < 2^63,
-/// w = odd − even + p·2^31 < 2^64; then r·w as a QM31 product ((A + Bu)(C + Du) =
-/// AC + BD(2 + i) + (AD + BC)u) with p·2^67 added where terms are negative: every output
-/// coordinate stays below 2^100 until its single reduction.
-pub fn fold_pair(lo: Coords, hi: Coords, inv_2x: felt252, r: Coords) -> Coords {
-    let p: felt252 = P.into();
+/// For coordinates below 2^B (`offsets.bits`), inv_2x and r canonical: even = (lo + hi)·(1/2)
+/// < 2^(B+31), lo − hi + diff < 2^(B+2), odd < 2^(B+33), w = odd − even + `even` < 2^(B+34);
+/// every product r_i·w_j < 2^(B+65), and r·w as a QM31 product ((A + Bu)(C + Du) =
+/// AC + BD(2 + i) + (AD + BC)u) with `product` ≈ 2^(B+67) added where terms are negative
+/// (`bd_re` carries it into a twice and b, c gets its own): every output coordinate is a
+/// non-negative integer below 2^(B+70).
+pub fn fold_pair(lo: Coords, hi: Coords, inv_2x: felt252, r: Coords, offsets: @FoldOffsets) -> Coords {
+    let FoldOffsets { bits: _, diff, even, product } = *offsets;
     let [l0, l1, l2, l3] = lo;
     let [h0, h1, h2, h3] = hi;
     let (e0, e1, e2, e3) = ((l0 + h0) * HALF, (l1 + h1) * HALF, (l2 + h2) * HALF, (l3 + h3) * HALF);
-    let w0 = (l0 - h0 + p) * inv_2x - e0 + OFFSET_EVEN;
-    let w1 = (l1 - h1 + p) * inv_2x - e1 + OFFSET_EVEN;
-    let w2 = (l2 - h2 + p) * inv_2x - e2 + OFFSET_EVEN;
-    let w3 = (l3 - h3 + p) * inv_2x - e3 + OFFSET_EVEN;
+    let w0 = (l0 - h0 + diff) * inv_2x - e0 + even;
+    let w1 = (l1 - h1 + diff) * inv_2x - e1 + even;
+    let w2 = (l2 - h2 + diff) * inv_2x - e2 + even;
+    let w3 = (l3 - h3 + diff) * inv_2x - e3 + even;
     let [r0, r1, r2, r3] = r;
     // r = (r0 + r1 i) + (r2 + r3 i)u, w = (w0 + w1 i) + (w2 + w3 i)u.
-    let bd_re = r2 * w2 - r3 * w3 + OFFSET_PRODUCT;
+    let bd_re = r2 * w2 - r3 * w3 + product;
     let bd_im = r2 * w3 + r3 * w2;
     [
-        M31Trait::reduce_felt(r0 * w0 - r1 * w1 + 2 * bd_re - bd_im + e0),
-        M31Trait::reduce_felt(r0 * w1 + r1 * w0 + bd_re + 2 * bd_im + e1),
-        M31Trait::reduce_felt(r0 * w2 - r1 * w3 + r2 * w0 - r3 * w1 + OFFSET_PRODUCT + e2),
-        M31Trait::reduce_felt(r0 * w3 + r1 * w2 + r2 * w1 + r3 * w0 + e3),
+        r0 * w0 - r1 * w1 + 2 * bd_re - bd_im + e0, r0 * w1 + r1 * w0 + bd_re + 2 * bd_im + e1,
+        r0 * w2 - r1 * w3 + r2 * w0 - r3 * w1 + product + e2, r0 * w3 + r1 * w2 + r2 * w1 + r3 * w0 + e3,
     ]
+}
+
+/// Every coordinate of a word reduced: canonical again.
+pub fn reduce_word(word: Span<felt252>) -> Span<felt252> {
+    let mut out = array![];
+    for x in word {
+        out.append(M31Trait::reduce_felt(*x));
+    }
+    out.span()
 }
 
 /// One fold of base values scaled by β, unreduced: fold is linear, so fold(β·v) =
 /// β·even + (β·r)·(odd − even) with even = (v_lo + v_hi)/2 and odd = (v_lo − v_hi)/(2x). The
-/// first group folds its polynomials' leaves this way, summing over polynomials before one
-/// reduction, instead of first scaling every value into QM31. even < 2^62, odd − even + p·2^31
-/// < 2^64, so each coordinate stays below 2^96.
+/// first group folds its polynomials' leaves this way, summing over polynomials, instead of
+/// first scaling every value into QM31. even < 2^62, odd − even + p·2^31 < 2^64, so each
+/// coordinate stays below 2^96 (a sum of k of them below 2^(96 + ⌈log₂ k⌉)).
 pub fn fold_base_pair(
     v_lo: felt252, v_hi: felt252, inv_2x: felt252, beta: Coords, beta_r: Coords,
 ) -> UnreducedQM31 {
@@ -86,26 +134,48 @@ pub fn fold_base_pair(
 /// the last entry, so a caller reading them in the order of `xs` pops from the back. Every x is
 /// a nonzero integer below 2^32 (a doubled twiddle of the line domains); the inverses are
 /// canonical.
+///
+/// The running products are reduced once per chunk of three: a product of a canonical value
+/// and three xs is below 2^127, and each inverse, (x_0 · … · x_c)^-1 times at most two xs times
+/// the product of at most two xs before it in its chunk, below 2^126. 5 reductions per chunk,
+/// against 9 when every product is reduced.
 pub fn batch_inverse(xs: Span<felt252>) -> Span<felt252> {
-    // before[i] = x_0 · … · x_(i−1)
+    if xs.is_empty() {
+        return xs;
+    }
+    // before[i] = x_0 · … · x_(i−1), reduced at the start of each chunk.
     let mut before = array![];
     let mut acc: felt252 = 1;
+    let mut in_chunk: felt252 = 0;
     for x in xs {
         before.append(acc);
-        acc = M31Trait::reduce_felt(acc * *x);
+        acc = acc * *x;
+        in_chunk += 1;
+        if in_chunk == 3 {
+            acc = M31Trait::reduce_felt(acc);
+            in_chunk = 0;
+        }
     }
-    // Backwards: `inv` is (x_0 · … · x_i)^-1, so x_i^-1 = inv · before[i].
-    let mut inv: felt252 = if xs.is_empty() {
-        acc
+    // Backwards: `inv` is (x_0 · … · x_i)^-1 times the xs after i in its chunk, so
+    // x_i^-1 = inv · before[i]; reduced when a chunk is done.
+    let mut inv: felt252 = M31Trait::reduce(acc).inverse().into();
+    let (_, last) = DivRem::div_rem(xs.len(), 3);
+    let mut left: felt252 = if last == 0 {
+        3
     } else {
-        base(acc).inverse().into()
+        last.into()
     };
     let mut before = before.span();
     let mut xs = xs;
     let mut out = array![];
     while let Some(x) = xs.pop_back() {
         out.append(M31Trait::reduce_felt(inv * *before.pop_back().unwrap()));
-        inv = M31Trait::reduce_felt(inv * *x);
+        inv = inv * *x;
+        left -= 1;
+        if left == 0 {
+            inv = M31Trait::reduce_felt(inv);
+            left = 3;
+        }
     }
     out.span()
 }

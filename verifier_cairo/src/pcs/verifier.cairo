@@ -11,7 +11,6 @@
 use core::poseidon::poseidon_hash_span;
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::pack_qm31s;
-use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, UnreducedQM31Trait};
 use crate::blake2s::{Blake2sHash, blake2s};
 use crate::merkle::hashers::{
@@ -19,7 +18,10 @@ use crate::merkle::hashers::{
 };
 use crate::merkle::proof::check_indices;
 use crate::merkle::verifier::verify_path;
-use super::code::{Coords, batch_inverse, coords, fold_base_pair, fold_pair, from_coords};
+use super::code::{
+    CANONICAL_BITS, Coords, FOLD_GROWTH, FoldOffsets, MAX_BITS, batch_inverse, coords, fold_base_pair,
+    fold_offsets, fold_pair, from_coords, reduce_word,
+};
 use super::domain::{BlockTwiddlesTrait, double_x};
 use super::params::{PcsParams, poly_log_leaf};
 use super::proof::{GroupOpenings, OpeningFront, PolyStatement, TreeOpening};
@@ -209,7 +211,9 @@ fn open_tree(hash: felt252, root: u256, depth: u32, leaf_ids: Span<u32>, opening
 
 /// Folds every block of group (s, e] from level s to e (the domain at s has log size
 /// `log_size`), adding β_j times the block of each polynomial entering on the way; returns one
-/// value per block. Words are flat `Coords`, four felts a value, from the leaves to the outputs.
+/// value per block. Words are flat `Coords`, four felts a value, from the leaves to the outputs,
+/// and stay unreduced while their bound allows another fold (`code.cairo`): `plan` says, per
+/// level, whether a block's word is reduced before its fold and with which offsets.
 fn fold_blocks(
     phase: @QueryPhase,
     s: u32,
@@ -276,50 +280,117 @@ fn fold_blocks(
         entering.append(at_t.span());
     }
     let entering = entering.span();
+    let (first, plan) = fold_plan(s, e, !layer.is_empty(), first_fold.len(), entering);
     let mut outputs = array![];
     let mut b = 0;
     for block in blocks {
-        let mut t = s + 1;
         // Empty until a tree adds to it when the group's layer is not among the trees.
         let mut word = if !layer.is_empty() {
             *layer[b]
         } else if e == 0 {
             start_word(phase, opened, b)
         } else if !first_fold.is_empty() {
-            t = 2;
             let folded = fold_leaves(opened, first_fold, b, ref inverses);
             add_entering(folded, phase, *entering[0], b, *block, e)
         } else {
             array![].span()
         };
-        while t <= e {
+        let mut t = first;
+        for step in plan {
             let r = *rhos[t - s - 1];
-            let mut folded = array![];
             if word.is_empty() {
                 let skipped = pow2(e - t);
                 inverses = inverses.slice(0, inverses.len() - skipped);
+            } else if let Some((reduce, offsets)) = step {
+                if *reduce {
+                    word = reduce_word(word);
+                }
+                let mut folded = array![];
+                let mut pairs = word;
+                while let Some(pair) = pairs.multi_pop_front::<8>() {
+                    let [l0, l1, l2, l3, h0, h1, h2, h3] = pair.unbox();
+                    let inv_2x = *inverses.pop_back().unwrap();
+                    let [c0, c1, c2, c3] = fold_pair(
+                        [l0, l1, l2, l3], [h0, h1, h2, h3], inv_2x, r, offsets,
+                    );
+                    folded.append(c0);
+                    folded.append(c1);
+                    folded.append(c2);
+                    folded.append(c3);
+                }
+                word = folded.span();
             }
-            let mut pairs = word;
-            while let Some(pair) = pairs.multi_pop_front::<8>() {
-                let [l0, l1, l2, l3, h0, h1, h2, h3] = pair.unbox();
-                let inv_2x = *inverses.pop_back().unwrap();
-                let [c0, c1, c2, c3] = fold_pair([l0, l1, l2, l3], [h0, h1, h2, h3], inv_2x, r);
-                folded.append(c0);
-                folded.append(c1);
-                folded.append(c2);
-                folded.append(c3);
-            }
-            word = add_entering(folded.span(), phase, *entering[t - s - 1], b, *block, e);
+            word = add_entering(word, phase, *entering[t - s - 1], b, *block, e);
             t += 1;
         }
-        outputs.append(from_coords([*word[0], *word[1], *word[2], *word[3]]));
+        let value = reduce_word(word);
+        outputs.append(from_coords([*value[0], *value[1], *value[2], *value[3]]));
         b += 1;
     }
     outputs.span()
 }
 
+/// The fold of each level from the first to e, the same for every block: `None` where the word
+/// is still empty (no tree of this call has reached it), else whether the word is reduced first
+/// (when another fold would pass 2^251) and the offsets for its bound. Canonical leaves are
+/// below 2^31, `fold_leaves`' sums below 2^(96 + ⌈log₂ k⌉) for k polynomials, a fold
+/// adds `FOLD_GROWTH` bits and each polynomial entering a level one (β·v < 2^62). Returns the
+/// first level folded here and the plan.
+fn fold_plan(
+    s: u32, e: u32, has_layer: bool, n_first: u32, entering: Span<Span<OpenedPoly>>,
+) -> (u32, Span<Option<(bool, FoldOffsets)>>) {
+    let mut t = s + 1;
+    let mut bits = CANONICAL_BITS;
+    let mut present = has_layer || e == 0;
+    if !has_layer && n_first > 0 {
+        // Level 1 is folded by `fold_leaves`, with the polynomials entering there added.
+        t = 2;
+        bits = 96 + ceil_log2(n_first);
+        bits = after_adding(bits, (*entering[0]).len());
+        present = true;
+    }
+    let first = t;
+    let mut plan = array![];
+    while t <= e {
+        if present {
+            let reduce = bits + FOLD_GROWTH > MAX_BITS;
+            if reduce {
+                bits = CANONICAL_BITS;
+            }
+            plan.append(Some((reduce, fold_offsets(bits))));
+            bits += FOLD_GROWTH;
+        } else {
+            plan.append(None);
+        }
+        let n_entering = (*entering[t - s - 1]).len();
+        if n_entering > 0 {
+            present = true;
+            bits = after_adding(bits, n_entering);
+        }
+        t += 1;
+    }
+    (first, plan.span())
+}
+
+/// The bound of a word below 2^bits after n polynomials' β·v (< 2^62 each) are added.
+fn after_adding(bits: u32, n: u32) -> u32 {
+    if n == 0 {
+        return bits;
+    }
+    core::cmp::max(bits, 62) + ceil_log2(n + 1)
+}
+
+/// ⌈log₂ n⌉ for n ≥ 1.
+fn ceil_log2(n: u32) -> u32 {
+    let mut k = 0;
+    while pow2(k) < n {
+        k += 1;
+    }
+    k
+}
+
 /// The first fold of block b of Σ_(t_j = 0) β_j·(polynomial j's leaf) (`fold_base_pair` per
-/// polynomial, one reduction per coordinate); `scales` holds (index in `opened`, β_j, β_j·ρ_1).
+/// polynomial), unreduced; `scales` holds (index in `opened`, β_j, β_j·ρ_1).
 fn fold_leaves(
     opened: Span<OpenedPoly>,
     scales: Span<(u32, Coords, Coords)>,
@@ -342,11 +413,10 @@ fn fold_leaves(
             acc = acc + fold_base_pair(*leaf[2 * pair], *leaf[2 * pair + 1], inv_2x, *beta, *beta_r);
             k += 1;
         }
-        let [c0, c1, c2, c3] = coords(acc.reduce());
-        out.append(c0);
-        out.append(c1);
-        out.append(c2);
-        out.append(c3);
+        out.append(acc.a);
+        out.append(acc.b);
+        out.append(acc.c);
+        out.append(acc.d);
     }
     out.span()
 }
@@ -391,8 +461,8 @@ fn add_block(
     add_scaled(word, *(*phase.betas)[poly.j], leaf.slice(offset, size))
 }
 
-/// word + β·values (word empty: β·values), values canonical M31 felts; one reduction per
-/// coordinate.
+/// word + β·values (word empty: β·values), values canonical M31 felts, unreduced: each
+/// coordinate grows by less than 2^62.
 fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<felt252>) -> Span<felt252> {
     let [b0, b1, b2, b3] = coords(beta);
     let mut out = array![];
@@ -403,10 +473,10 @@ fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<felt252>) -> Span<fe
             Some(w) => w.unbox(),
             None => [0, 0, 0, 0],
         };
-        out.append(M31Trait::reduce_felt(w0 + b0 * v));
-        out.append(M31Trait::reduce_felt(w1 + b1 * v));
-        out.append(M31Trait::reduce_felt(w2 + b2 * v));
-        out.append(M31Trait::reduce_felt(w3 + b3 * v));
+        out.append(w0 + b0 * v);
+        out.append(w1 + b1 * v);
+        out.append(w2 + b2 * v);
+        out.append(w3 + b3 * v);
     }
     out.span()
 }

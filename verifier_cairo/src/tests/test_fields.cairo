@@ -40,16 +40,16 @@ fn qm31_matches_python() {
 }
 
 #[test]
-fn reduce_takes_any_u128() {
+fn reduce_takes_any_felt() {
     // 2^31 = 1 (mod p), so 2^128 = 2^4 and 2^128 - 1 = 15.
     assert_eq!(M31Trait::reduce(0xffffffffffffffffffffffffffffffff), m31(15));
     assert_eq!(M31Trait::reduce(0x7fffffff), m31(0));
-}
-
-#[test]
-#[should_panic(expected: ('m31.reduce_overflow',))]
-fn reduce_rejects_2_pow_128() {
-    M31Trait::reduce(0x100000000000000000000000000000000);
+    assert_eq!(M31Trait::reduce(0x100000000000000000000000000000000), m31(16));
+    // P − 1 = 2^251 + 17·2^192 ≡ 2^3 + 17·2^6 = 1096, the largest felt252.
+    assert_eq!(M31Trait::reduce(-1), m31(1096));
+    // (2^128 − 1)·2^123 + (2^128 − 1), above P − 1 as integers, cannot be a felt; the widest
+    // split is P − 1's: high = 2^123 + 17·2^64, low = 0.
+    assert_eq!(M31Trait::reduce(0x7fffffff * 0x123456789abcdef + 5), m31(5));
 }
 
 #[test]

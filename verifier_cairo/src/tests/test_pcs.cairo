@@ -6,7 +6,10 @@ use crate::channels::poseidon252::Poseidon252ChannelTrait;
 use crate::contract::ICairnVerifierDispatcherTrait;
 use crate::fields::m31::M31Trait;
 use crate::fields::qm31::QM31Trait;
-use crate::pcs::code::{batch_inverse, coords, fold_pair, from_coords};
+use crate::pcs::code::{
+    CANONICAL_BITS, FOLD_GROWTH, MAX_BITS, batch_inverse, coords, fold_offsets, fold_pair, from_coords,
+    reduce_word,
+};
 use crate::pcs::domain::{BlockTwiddlesTrait, CirclePoint, circle_mul, gen_pow2};
 use crate::pcs::front::FrontReplayTrait;
 use crate::pcs::params::{BLAKE2S_PARAMS, POSEIDON_PARAMS, WITNESS_PARAMS, fold_groups};
@@ -63,8 +66,75 @@ fn block_twiddles_match_python() {
 #[test]
 fn folds_match_python() {
     for (lo, hi, inv_2x, r, expected) in fold_cases() {
-        let folded = fold_pair(coords(lo), coords(hi), inv_2x.into(), coords(r));
-        assert_eq!(from_coords(folded), expected);
+        let folded = fold_pair(coords(lo), coords(hi), inv_2x.into(), coords(r), @fold_offsets(31));
+        assert_eq!(from_coords(reduce_word(folded.span()).into_coords()), expected);
+    }
+}
+
+#[generate_trait]
+impl IntoCoords of IntoCoordsTrait {
+    fn into_coords(self: Span<felt252>) -> [felt252; 4] {
+        [*self[0], *self[1], *self[2], *self[3]]
+    }
+}
+
+fn max_below(bits: u32) -> felt252 {
+    let mut x: felt252 = 1;
+    for _ in 0..bits {
+        x = x + x;
+    }
+    x - 1
+}
+
+/// Folds of unreduced coordinates at every bound a fold path reaches (the most the bound allows
+/// in lo, hi or both, r and 1/(2x) at p − 1) equal the fold of their reductions: nothing wraps.
+#[test]
+fn unreduced_folds_do_not_wrap() {
+    let top: felt252 = 0x7ffffffe;
+    let r = [top, top, top, top];
+    let mut bits = CANONICAL_BITS;
+    while bits + FOLD_GROWTH <= MAX_BITS {
+        let big = max_below(bits);
+        for (lo, hi) in array![(big, 0), (0, big), (big, big)] {
+            let (lo_c, hi_c) = (M31Trait::reduce_felt(lo), M31Trait::reduce_felt(hi));
+            let wide = fold_pair([lo, lo, lo, lo], [hi, hi, hi, hi], top, r, @fold_offsets(bits));
+            let narrow = fold_pair(
+                [lo_c, lo_c, lo_c, lo_c], [hi_c, hi_c, hi_c, hi_c], top, r, @fold_offsets(31),
+            );
+            assert_eq!(reduce_word(wide.span()), reduce_word(narrow.span()));
+        }
+        bits += FOLD_GROWTH;
+    }
+    assert_eq!(bits, CANONICAL_BITS + 3 * FOLD_GROWTH);
+}
+
+#[test]
+#[should_panic(expected: ('pcs.fold_bits',))]
+fn no_fold_past_2_pow_251() {
+    fold_offsets(MAX_BITS - FOLD_GROWTH + 1);
+}
+
+/// Every chunking of the running products (the last chunk of one, two or three xs), and xs up
+/// to 2^32 − 1.
+#[test]
+fn batch_inverse_every_chunking() {
+    let (values, _) = inverse_case();
+    let wide: Span<felt252> = array![0xffffffff, 0xfffffffd, 0xfffffff0, 0x80000000, 3].span();
+    let mut all: Array<felt252> = array![];
+    for v in values {
+        all.append((*v).into());
+    }
+    all.append_span(wide);
+    for n in 1..all.len() + 1 {
+        let xs = all.span().slice(0, n);
+        let mut got = batch_inverse(xs);
+        let mut i = 0;
+        while let Some(inv) = got.pop_back() {
+            assert_eq!(M31Trait::reduce_felt(*xs[i] * *inv), 1);
+            assert(M31Trait::reduce_felt(*inv) == *inv, 'not canonical');
+            i += 1;
+        }
+        assert_eq!(i, n);
     }
 }
 
