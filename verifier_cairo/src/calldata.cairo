@@ -5,9 +5,10 @@
 //! proof must satisfy before any verification starts, and panics with the name of the first
 //! failure. A layer proof (kind 4) is read by `walk/calldata.cairo`.
 
-use crate::fields::m31::P;
+use crate::bounded_int::unpack_qm31_limbs;
+use crate::fields::m31::{M31Trait, P};
 use crate::merkle::hashers::HASH_POSEIDON;
-use crate::fields::qm31::{QM31, QM31Trait};
+use crate::fields::qm31::QM31;
 use crate::packing::split_felt252;
 use crate::pcs::calldata::{read_front, read_groups, read_statement};
 use crate::pcs::params::PcsParams;
@@ -136,31 +137,25 @@ pub fn unpack_words(words: Span<felt252>, count: u64) -> Span<felt252> {
     values.span()
 }
 
-/// Inverse of `QM31.pack(1)`: `felt >> 124` must be exactly 1, then each limb `< p`. The
-/// packed value is below 2^125, so one u128 holds it (four divisions, where the general
-/// eight-limb split takes nine: every claimed value of a proof is unpacked here, and again
-/// each time a library call passes it on).
+/// Inverse of `QM31.pack(1)`: `felt >> 124` must be exactly 1 (`calldata.sentinel`), then each
+/// limb `< p` (`calldata.limb`): every claimed value of a proof is unpacked here, and again
+/// each time a library call passes it on, so the split is the bounded integers' (11 range
+/// checks, `unpack_qm31_limbs`, against 25 as u128 divisions and u32 conversions).
 pub fn unpack_qm31(felt: felt252) -> QM31 {
-    let x: u128 = match felt.try_into() {
-        Some(x) => x,
+    let [a, b, c, d] = match unpack_qm31_limbs(felt) {
+        Some(limbs) => limbs,
         None => core::panic_with_felt252('calldata.sentinel'),
     };
-    let (top, rest) = DivRem::div_rem(x, SHIFT_124);
-    assert(top == 1, 'calldata.sentinel');
-    let (a, rest) = DivRem::div_rem(rest, SHIFT_93);
-    let (b, rest) = DivRem::div_rem(rest, SHIFT_62);
-    let (c, d) = DivRem::div_rem(rest, SHIFT_31);
-    let p: u128 = P.into();
-    assert(a != p && b != p && c != p && d != p, 'calldata.limb');
-    QM31Trait::new(
-        a.try_into().unwrap(), b.try_into().unwrap(), c.try_into().unwrap(), d.try_into().unwrap(),
-    )
+    match (a, b, c, d) {
+        (Some(a), Some(b), Some(c), Some(d)) => QM31 {
+            a: M31Trait::from_residue(a),
+            b: M31Trait::from_residue(b),
+            c: M31Trait::from_residue(c),
+            d: M31Trait::from_residue(d),
+        },
+        _ => core::panic_with_felt252('calldata.limb'),
+    }
 }
-
-const SHIFT_124: NonZero<u128> = 0x10000000000000000000000000000000;
-const SHIFT_93: NonZero<u128> = 0x200000000000000000000000;
-const SHIFT_62: NonZero<u128> = 0x4000000000000000;
-const SHIFT_31: NonZero<u128> = 0x80000000;
 
 /// A commitment's registry entry (docs/registry.md): hash tag, root (one felt for
 /// Poseidon, low and high for Blake2s), rank, dims.

@@ -7,7 +7,7 @@
 use core::poseidon::{hades_permutation, poseidon_hash_span};
 use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::{QM31, QM31Trait};
-use crate::packing::split_felt252;
+use crate::bounded_int::{Limb, felt252_limbs, limb_mod_p};
 use super::base::Channel;
 
 const SHIFT_32: NonZero<u128> = 0x100000000;
@@ -106,13 +106,16 @@ pub impl Poseidon252ChannelBase of Channel<Poseidon252Channel> {
     /// Eight 31-bit limbs of one draw, least significant first, each reduced mod p (a limb
     /// 2^31 - 1 becomes 0); the top 4 bits are dropped.
     fn draw_base_felts(ref self: Poseidon252Channel) -> [M31; 8] {
-        let (_, [l7, l6, l5, l4, l3, l2, l1, l0]) = split_felt252(self.draw_felt252());
+        let (_, [l7, l6, l5, l4, l3, l2, l1, l0]) = felt252_limbs(self.draw_felt252());
         [
-            M31Trait::reduce(l0), M31Trait::reduce(l1), M31Trait::reduce(l2),
-            M31Trait::reduce(l3), M31Trait::reduce(l4), M31Trait::reduce(l5),
-            M31Trait::reduce(l6), M31Trait::reduce(l7),
+            base(l0), base(l1), base(l2), base(l3), base(l4), base(l5), base(l6), base(l7),
         ]
     }
+}
+
+/// A limb reduced mod p (2^31 − 1 is 0), free of range checks.
+fn base(x: Limb) -> M31 {
+    M31Trait::from_residue(limb_mod_p(x))
 }
 
 /// Appends the `count` low u32 words of `x`, least significant first.
