@@ -122,6 +122,7 @@ impl FoldedByModulus of DivRemHelper<Folded, Modulus> {
 
 /// The integer in [0, P) a felt252 stands for, mod p: x = h·2^128 + l ≡ 16·h + l. Four range
 /// checks below 2^128 (splitting x takes one), six above.
+#[inline(never)]
 pub fn felt252_mod_p(x: felt252) -> Residue {
     let x: u256 = x.into();
     let high: U128Range = upcast(x.high);
@@ -220,6 +221,7 @@ pub fn residue_one() -> Residue {
 /// whether each limb is below p (`calldata.limb`). felt − 2^124 below 2^124 is the sentinel's
 /// check (two range checks), three divisions split the rest (three each), and a limb below
 /// 2^31 other than p is a residue by `bounded_int_trim_max` (no range check): 11 range checks.
+#[inline(never)]
 pub fn unpack_qm31_limbs(felt: felt252) -> Option<[Option<Residue>; 4]> {
     let rest: u128 = (felt - 0x10000000000000000000000000000000).try_into()?;
     let rest: Below124 = downcast(rest)?;
@@ -268,6 +270,7 @@ fn limb(x: Limb) -> Option<Residue> {
 /// 2^31. felt252 → (high, low) u128 halves puts the boundary inside l3 (27 bits in `high`, 4 in
 /// `low`), so l3 is rebuilt from its two parts (range-check free); eight divisions, 27 range
 /// checks with the split.
+#[inline(never)]
 pub fn felt252_limbs(x: felt252) -> (BoundedInt<0, 0xff>, [Limb; 8]) {
     let x: u256 = x.into();
     // low = l3_lo·2^124 + l4·2^93 + l5·2^62 + l6·2^31 + l7
@@ -405,6 +408,7 @@ impl QA4ByModulus of DivRemHelper<QA4, Modulus> {
 
 /// (A + Bu)(C + Du) = AC + BD(2 + i) + (AD + BC)u over residues, A = a0 + a1 i, B = b0 + b1 i,
 /// C = c0 + c1 i, D = d0 + d1 i: the four coordinates, canonical.
+#[inline(never)]
 pub fn qm31_product(lhs: [Residue; 4], rhs: [Residue; 4]) -> [Residue; 4] {
     let [a0, a1, b0, b1] = lhs;
     let [c0, c1, d0, d1] = rhs;

@@ -56,14 +56,17 @@ pub fn front_class() -> starknet::ClassHash {
     CairnFrontVerifier::TEST_CLASS_HASH.try_into().unwrap()
 }
 
+#[inline(never)]
 pub fn m31(x: u32) -> M31 {
     M31Trait::new(x)
 }
 
+#[inline(never)]
 pub fn cm31(a: u32, b: u32) -> CM31 {
     CM31Trait::new(a, b)
 }
 
+#[inline(never)]
 pub fn qm31(a: u32, b: u32, c: u32, d: u32) -> QM31 {
     QM31Trait::new(a, b, c, d)
 }
