@@ -335,7 +335,10 @@ fn fold_blocks(
 /// (when another fold would pass 2^251) and the offsets for its bound. Canonical leaves are
 /// below 2^31, `fold_leaves`' sums below 2^(96 + ⌈log₂ k⌉) for k polynomials, a fold
 /// adds `FOLD_GROWTH` bits and each polynomial entering a level one (β·v < 2^62). Returns the
-/// first level folded here and the plan.
+/// first level folded here and the plan. The bound tracked after a level's entering polynomials
+/// may pass 251 by their bits before the next reduction; the word itself stays below P there,
+/// as a fold's outputs are below 2^(B+69), one bit under `FOLD_GROWTH`: below 2^250 + n·2^62
+/// for n polynomials entering, far below P for any n a statement can have.
 fn fold_plan(
     s: u32, e: u32, has_layer: bool, n_first: u32, entering: Span<Span<OpenedPoly>>,
 ) -> (u32, Span<Option<(bool, FoldOffsets)>>) {
