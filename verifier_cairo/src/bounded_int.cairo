@@ -6,9 +6,8 @@
 //!
 //! The corelib (2.16) keeps its `BoundedInt` type crate-private, so the type and the libfuncs
 //! (all on Starknet's audited list: `bounded_int_add`, `bounded_int_sub`, `bounded_int_mul`,
-//! `bounded_int_constrain`, `bounded_int_trim_max`, `bounded_int_div_rem`, `bounded_int_wrap_non_zero`, `downcast`, `upcast`) are declared
-//! here. A `DivRemHelper` names the exact result ranges
-//! of one division, as the libfunc computes them from its operands' ranges; a mismatch is a
+//! `bounded_int_constrain`, `bounded_int_trim_max`, `bounded_int_div_rem`, `downcast`,
+//! `upcast`) are declared here. A `DivRemHelper` names the exact result ranges of one division, as the libfunc computes them from its operands' ranges; a mismatch is a
 //! compile error, never a runtime one.
 
 use core::RangeCheck;
@@ -25,7 +24,6 @@ pub extern fn upcast<FromType, ToType>(x: FromType) -> ToType nopanic;
 pub extern fn downcast<FromType, ToType>(
     x: FromType,
 ) -> Option<ToType> implicits(RangeCheck) nopanic;
-extern fn bounded_int_wrap_non_zero<T>(v: T) -> NonZero<T> nopanic;
 
 pub trait AddHelper<Lhs, Rhs> {
     type Result;
@@ -274,8 +272,8 @@ fn limb(x: Limb) -> Option<Residue> {
 pub fn felt252_limbs(x: felt252) -> (BoundedInt<0, 0xff>, [Limb; 8]) {
     let x: u256 = x.into();
     // low = l3_lo·2^124 + l4·2^93 + l5·2^62 + l6·2^31 + l7
-    let (l345, l67) = bounded_int_div_rem(x.low, SHIFT_62_OF_U128);
-    let (l3_lo, l45) = bounded_int_div_rem(l345, SHIFT_62_OF_66);
+    let (l345, l67) = bounded_int_div_rem(x.low, SHIFT_62);
+    let (l3_lo, l45) = bounded_int_div_rem(l345, SHIFT_62);
     let (l4, l5) = bounded_int_div_rem(l45, SHIFT_31);
     let (l6, l7) = bounded_int_div_rem(l67, SHIFT_31);
     // high = top·2^120 + l0·2^89 + l1·2^58 + l2·2^27 + l3_hi
@@ -304,8 +302,6 @@ type Below4 = BoundedInt<0, 0xf>;
 type Shift120 = UnitInt<0x1000000000000000000000000000000>;
 type Shift58 = UnitInt<0x400000000000000>;
 type Shift27 = UnitInt<0x8000000>;
-const SHIFT_62_OF_U128: NonZero<Shift62> = 0x4000000000000000;
-const SHIFT_62_OF_66: NonZero<Shift62> = 0x4000000000000000;
 const SHIFT_120: NonZero<Shift120> = 0x1000000000000000000000000000000;
 const SHIFT_58: NonZero<Shift58> = 0x400000000000000;
 const SHIFT_27: NonZero<Shift27> = 0x8000000;
@@ -339,7 +335,7 @@ impl L3Helper of AddHelper<BoundedInt<0, 0x7ffffff0>, Below4> {
 /// A QM31 product's coordinates in bounded integers, each a signed sum of products of residues
 /// plus a multiple of p² that makes it non-negative, divided by p once: three range checks a
 /// coordinate, where a felt252 sum reduced by `felt252_mod_p` takes four (the split of the
-/// felt). With M = (p − 1)²: AC − BD... as `QM31Trait::mul_unreduced` forms them:
+/// felt). The terms are `QM31Trait::mul_unreduced`'s; with M = (p − 1)²:
 /// a = a0c0 − a1c1 + 2·bd_re − bd_im ∈ [−5M, 3M] (+ 5p²), b = a0c1 + a1c0 + bd_re + 2·bd_im
 /// ∈ [−M, 7M] (+ p²), c = a0d0 − a1d1 + b0c0 − b1c1 ∈ [−2M, 2M] (+ 2p²), d ∈ [0, 4M].
 type QS1 = BoundedInt<-0x3ffffffe00000004, 0x3ffffffe00000004>;

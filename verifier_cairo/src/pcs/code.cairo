@@ -9,6 +9,7 @@
 //! 2^241 < P and a block of 16 values is reduced twice on its way to one (against after every
 //! fold: 60 reductions). The caller tracks B (`FoldOffsets`).
 
+use core::num::traits::Pow;
 use crate::fields::m31::{M31, M31Trait, P};
 use crate::fields::qm31::{QM31, UnreducedQM31};
 
@@ -55,24 +56,8 @@ pub struct FoldOffsets {
 
 pub fn fold_offsets(bits: u32) -> FoldOffsets {
     assert(bits >= CANONICAL_BITS && bits + FOLD_GROWTH <= MAX_BITS, 'pcs.fold_bits');
-    let diff = P.into() * pow2_felt(bits - 30);
+    let diff = P.into() * Pow::pow(2_felt252, bits - 30);
     FoldOffsets { bits, diff, even: diff * 0x80000000, product: diff * 0x40000000000000000 }
-}
-
-/// 2^k as a felt252 (k < 252), by squaring.
-fn pow2_felt(k: u32) -> felt252 {
-    let mut result: felt252 = 1;
-    let mut base: felt252 = 2;
-    let mut k = k;
-    while k != 0 {
-        let (half, bit) = DivRem::div_rem(k, 2);
-        if bit == 1 {
-            result *= base;
-        }
-        base *= base;
-        k = half;
-    }
-    result
 }
 
 /// One fold of the pair (W[2j], W[2j+1]) = (lo, hi) with challenge r, unreduced:

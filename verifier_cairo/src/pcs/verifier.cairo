@@ -18,6 +18,7 @@ use crate::merkle::hashers::{
 };
 use crate::merkle::proof::check_indices;
 use crate::merkle::verifier::verify_path;
+use crate::mle::log2_padded;
 use super::code::{
     CANONICAL_BITS, Coords, FOLD_GROWTH, FoldOffsets, MAX_BITS, batch_inverse, coords, fold_base_pair,
     fold_offsets, fold_pair, from_coords, reduce_word,
@@ -348,7 +349,7 @@ fn fold_plan(
     if !has_layer && n_first > 0 {
         // Level 1 is folded by `fold_leaves`, with the polynomials entering there added.
         t = 2;
-        bits = 96 + ceil_log2(n_first);
+        bits = 96 + log2_padded(n_first);
         bits = after_adding(bits, (*entering[0]).len());
         present = true;
     }
@@ -380,16 +381,7 @@ fn after_adding(bits: u32, n: u32) -> u32 {
     if n == 0 {
         return bits;
     }
-    core::cmp::max(bits, 62) + ceil_log2(n + 1)
-}
-
-/// ⌈log₂ n⌉ for n ≥ 1.
-fn ceil_log2(n: u32) -> u32 {
-    let mut k = 0;
-    while pow2(k) < n {
-        k += 1;
-    }
-    k
+    core::cmp::max(bits, 62) + log2_padded(n + 1)
 }
 
 /// The first fold of block b of Σ_(t_j = 0) β_j·(polynomial j's leaf) (`fold_base_pair` per

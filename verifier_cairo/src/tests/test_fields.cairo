@@ -47,9 +47,8 @@ fn reduce_takes_any_felt() {
     assert_eq!(M31Trait::reduce(0x100000000000000000000000000000000), m31(16));
     // P − 1 = 2^251 + 17·2^192 ≡ 2^3 + 17·2^6 = 1096, the largest felt252.
     assert_eq!(M31Trait::reduce(-1), m31(1096));
-    // (2^128 − 1)·2^123 + (2^128 − 1), above P − 1 as integers, cannot be a felt; the widest
-    // split is P − 1's: high = 2^123 + 17·2^64, low = 0.
-    assert_eq!(M31Trait::reduce(0x7fffffff * 0x123456789abcdef + 5), m31(5));
+    // A multiple of p plus 5 above 2^128: both halves of the split in use.
+    assert_eq!(M31Trait::reduce(0x7fffffff * 0x123456789abcdef0123456789abcdef0 + 5), m31(5));
 }
 
 #[test]
