@@ -429,3 +429,118 @@ pub fn qm31_product(lhs: [Residue; 4], rhs: [Residue; 4]) -> [Residue; 4] {
     let (_, d) = bounded_int_div_rem(d, MODULUS);
     [a, b, c, d]
 }
+
+/// The fold path's twiddle arithmetic (pcs/domain.cairo, pcs/code.cairo's `batch_inverse`) on
+/// residues: each result is one division (three range checks), where reducing the same felt252
+/// takes four, and its operands' ranges are the compiler's to check. r = p − 1 below.
+///
+/// 2x of a residue x: a fold's denominator before inversion (range-check free).
+pub type Double = Sum;
+/// ≤ 2r² (`qm31_product`'s QA2): y(a·b), and a residue times a `Double`.
+type TwoSquares = QA2;
+/// p·r, the multiple of p that makes x(a·b) = ax·bx − ay·by non-negative.
+type PTimesR = UnitInt<0x3ffffffe80000002>;
+type Two = UnitInt<2>;
+type R = UnitInt<0x7ffffffe>;
+/// [r, 2r² + r]: 2x² + r, and x(a·b) + p·r.
+type DoubledSquare = BoundedInt<0x7ffffffe, 0x7ffffffc80000006>;
+/// ≤ 4r³, ≤ 4r⁴, ≤ 8r⁴ (below 2^127): the products of `batch_inverse`'s chunks of three.
+type FourCubes = BoundedInt<0, 0x7ffffffa00000017ffffffe0>;
+type FourFourths = BoundedInt<0, 0x3ffffffc00000017ffffffc000000040>;
+type EightFourths = BoundedInt<0, 0x7ffffff80000002fffffff8000000080>;
+impl SquareDifferenceShifted of AddHelper<QS1, PTimesR> {
+    type Result = DoubledSquare;
+}
+impl SquareTimesTwo of MulHelper<Product, Two> {
+    type Result = TwoSquares;
+}
+impl TwoSquaresPlusR of AddHelper<TwoSquares, R> {
+    type Result = DoubledSquare;
+}
+impl ResidueTimesDouble of MulHelper<Residue, Double> {
+    type Result = TwoSquares;
+}
+impl TwoSquaresTimesDouble of MulHelper<TwoSquares, Double> {
+    type Result = FourCubes;
+}
+impl FourCubesTimesDouble of MulHelper<FourCubes, Double> {
+    type Result = EightFourths;
+}
+impl ResidueTimesFourCubes of MulHelper<Residue, FourCubes> {
+    type Result = FourFourths;
+}
+impl TwoSquaresTimesTwoSquares of MulHelper<TwoSquares, TwoSquares> {
+    type Result = FourFourths;
+}
+impl TwoSquaresByModulus of DivRemHelper<TwoSquares, Modulus> {
+    type DivT = BoundedInt<0, 0xfffffffa>;
+    type RemT = Residue;
+}
+impl DoubledSquareByModulus of DivRemHelper<DoubledSquare, Modulus> {
+    type DivT = BoundedInt<0, 0xfffffffb>;
+    type RemT = Residue;
+}
+impl FourFourthsByModulus of DivRemHelper<FourFourths, Modulus> {
+    type DivT = BoundedInt<0, 0x7ffffff900000021ffffffc4>;
+    type RemT = Residue;
+}
+impl EightFourthsByModulus of DivRemHelper<EightFourths, Modulus> {
+    type DivT = BoundedInt<0, 0xfffffff200000043ffffff88>;
+    type RemT = Residue;
+}
+
+pub fn residue_double(x: Residue) -> Double {
+    bounded_int_add(x, x)
+}
+
+/// ax·bx − ay·by: the x of the product of the circle points (ax, ay), (bx, by).
+pub fn product_x(ax: Residue, ay: Residue, bx: Residue, by: Residue) -> Residue {
+    let difference = bounded_int_sub(bounded_int_mul(ax, bx), bounded_int_mul(ay, by));
+    let p_times_r: PTimesR = 0x3ffffffe80000002;
+    let (_, x) = bounded_int_div_rem(bounded_int_add(difference, p_times_r), MODULUS);
+    x
+}
+
+/// ax·by + ay·bx: the y of the product.
+pub fn product_y(ax: Residue, ay: Residue, bx: Residue, by: Residue) -> Residue {
+    let sum = bounded_int_add(bounded_int_mul(ax, by), bounded_int_mul(ay, bx));
+    let (_, y) = bounded_int_div_rem(sum, MODULUS);
+    y
+}
+
+/// π(x) = 2x² − 1, as 2x² + r.
+pub fn residue_double_x(x: Residue) -> Residue {
+    let two: Two = 2;
+    let r: R = 0x7ffffffe;
+    let (_, y) = bounded_int_div_rem(
+        bounded_int_add(bounded_int_mul(bounded_int_mul(x, x), two), r), MODULUS,
+    );
+    y
+}
+
+/// The running products of one chunk [a, b, c] of `batch_inverse` from `acc` (the product of
+/// every x before the chunk): acc·a and acc·a·b unreduced, and acc·a·b·c reduced.
+pub fn chunk_products(
+    acc: Residue, a: Double, b: Double, c: Double,
+) -> (TwoSquares, FourCubes, Residue) {
+    let after_a = bounded_int_mul(acc, a);
+    let after_b = bounded_int_mul(after_a, b);
+    let (_, next) = bounded_int_div_rem(bounded_int_mul(after_b, c), MODULUS);
+    (after_a, after_b, next)
+}
+
+/// The inverses of one chunk [a, b, c], from `inv` = (acc·a·b·c)^-1 and the chunk's running
+/// products (`chunk_products`): [a^-1, b^-1, c^-1] and acc^-1. Every product of two reduced
+/// factors and two xs is below 4r⁴, the last one below 8r⁴ < 2^127.
+pub fn chunk_inverses(
+    inv: Residue, acc: Residue, after_a: TwoSquares, after_b: FourCubes, a: Double, b: Double,
+    c: Double,
+) -> ([Residue; 3], Residue) {
+    let (_, inv_c) = bounded_int_div_rem(bounded_int_mul(inv, after_b), MODULUS);
+    let times_c = bounded_int_mul(inv, c);
+    let (_, inv_b) = bounded_int_div_rem(bounded_int_mul(times_c, after_a), MODULUS);
+    let times_bc = bounded_int_mul(times_c, b);
+    let (_, inv_a) = bounded_int_div_rem(bounded_int_mul(acc, times_bc), MODULUS);
+    let (_, inv_acc) = bounded_int_div_rem(bounded_int_mul(times_bc, a), MODULUS);
+    ([inv_a, inv_b, inv_c], inv_acc)
+}

@@ -10,6 +10,7 @@
 //! fold: 60 reductions). The caller tracks B (`FoldOffsets`).
 
 use core::num::traits::Pow;
+use crate::bounded_int::{Double, chunk_inverses, chunk_products, residue_one, upcast};
 use crate::fields::m31::{M31, M31Trait, P};
 use crate::fields::qm31::{QM31, UnreducedQM31};
 
@@ -115,52 +116,56 @@ pub fn fold_base_pair(
     }
 }
 
-/// Every x^-1 with one inversion (Montgomery's trick), **last first**: the inverse of xs[0] is
-/// the last entry, so a caller reading them in the order of `xs` pops from the back. Every x is
-/// a nonzero integer below 2^32 (a doubled twiddle of the line domains); the inverses are
-/// canonical.
+/// The inverses of nonzero doubled twiddles (`Double`: 2x, x a residue), last first (the fold
+/// path pops them from the back), canonical.
 ///
-/// The running products are reduced once per chunk of three: a product of a canonical value
-/// and three xs is below 2^127, and each inverse, (x_0 · … · x_c)^-1 times at most two xs times
-/// the product of at most two xs before it in its chunk, below 2^126. 5 reductions per chunk,
-/// against 9 when every product is reduced.
-pub fn batch_inverse(xs: Span<felt252>) -> Span<felt252> {
-    if xs.is_empty() {
-        return xs;
+/// Chunks of three: the running product before a chunk is reduced, the two inside it are not,
+/// and each inverse is one product of two reduced factors and two xs (`chunk_products`,
+/// `chunk_inverses` in bounded integers): 5 divisions per three inverses, one loop step a chunk.
+/// A last chunk of one or two is filled up with 1s, whose inverses are dropped.
+pub fn batch_inverse(xs: Span<Double>) -> Span<felt252> {
+    let one: Double = upcast(residue_one());
+    let mut chunks = array![];
+    let mut acc = residue_one();
+    let mut rest = xs;
+    while let Some(chunk) = rest.multi_pop_front::<3>() {
+        let [a, b, c] = chunk.unbox();
+        let (after_a, after_b, next) = chunk_products(acc, a, b, c);
+        chunks.append((acc, after_a, after_b, [a, b, c]));
+        acc = next;
     }
-    // before[i] = x_0 · … · x_(i−1), reduced at the start of each chunk.
-    let mut before = array![];
-    let mut acc: felt252 = 1;
-    let mut in_chunk: felt252 = 0;
-    for x in xs {
-        before.append(acc);
-        acc = acc * *x;
-        in_chunk += 1;
-        if in_chunk == 3 {
-            acc = M31Trait::reduce_felt(acc);
-            in_chunk = 0;
-        }
+    // The last chunk's fill: how many of its inverses are dropped.
+    let mut dropped: u32 = 0;
+    if let Some(a) = rest.pop_front() {
+        let (b, fill) = match rest.pop_front() {
+            Some(b) => (*b, 1),
+            None => (one, 2),
+        };
+        let (after_a, after_b, next) = chunk_products(acc, *a, b, one);
+        chunks.append((acc, after_a, after_b, [*a, b, one]));
+        acc = next;
+        dropped = fill;
     }
-    // Backwards: `inv` is (x_0 · … · x_i)^-1 times the xs after i in its chunk, so
-    // x_i^-1 = inv · before[i]; reduced when a chunk is done.
-    let mut inv: felt252 = M31Trait::reduce(acc).inverse().into();
-    let (_, last) = DivRem::div_rem(xs.len(), 3);
-    let mut left: felt252 = if last == 0 {
-        3
-    } else {
-        last.into()
-    };
-    let mut before = before.span();
-    let mut xs = xs;
     let mut out = array![];
-    while let Some(x) = xs.pop_back() {
-        out.append(M31Trait::reduce_felt(inv * *before.pop_back().unwrap()));
-        inv = inv * *x;
-        left -= 1;
-        if left == 0 {
-            inv = M31Trait::reduce_felt(inv);
-            left = 3;
+    if chunks.is_empty() {
+        return out.span();
+    }
+    let mut inv = M31Trait::from_residue(acc).inverse().residue();
+    let mut chunks = chunks.span();
+    while let Some(chunk) = chunks.pop_back() {
+        let (before, after_a, after_b, [a, b, c]) = *chunk;
+        let ([inv_a, inv_b, inv_c], inv_before) = chunk_inverses(
+            inv, before, after_a, after_b, a, b, c,
+        );
+        if dropped == 0 {
+            out.append(upcast(inv_c));
         }
+        if dropped <= 1 {
+            out.append(upcast(inv_b));
+        }
+        out.append(upcast(inv_a));
+        dropped = 0;
+        inv = inv_before;
     }
     out.span()
 }

@@ -1,5 +1,6 @@
 //! The fold twiddles of the line domains, at the positions a query needs (mirror of the
-//! verifier side of prover/pcs/domain.py, `twiddles_at`, and of `double_x`).
+//! verifier side of prover/pcs/domain.py, `twiddles_at`, and of `double_x`, here
+//! `bounded_int::residue_double_x`).
 //!
 //! X_ℓ[j] = x(h_ℓ^(1 + 4·bitrev_ℓ(j))), h_ℓ = G^(2^(29−ℓ)), and a fold at a domain of log size ℓ
 //! uses tw[j] = X_ℓ[2j] = x(h_ℓ^(1 + 4·bitrev_(ℓ−1)(j))). A group's first fold needs the 2^k
@@ -10,14 +11,12 @@
 //!     ω = G^(2^(30−k)) (order 2^(k+1)),
 //!
 //! a product of at most ℓ − 1 − k constant points instead of an exponentiation; the later
-//! folds of the group take π(x) = 2x² − 1 of every other twiddle. Products are formed in
-//! felt252 and reduced once per coordinate.
+//! folds of the group take π(x) = 2x² − 1 of every other twiddle (`residue_double_x`). Each
+//! coordinate is a product of residues with one division (bounded_int.cairo).
 
-use crate::fields::cm31::P_SQUARED;
+use crate::bounded_int::{Residue, product_x, product_y};
 use crate::fields::m31::{M31, M31Trait};
 use super::queries::pow2;
-
-const P_MINUS_ONE: felt252 = 0x7ffffffe;
 
 #[derive(Copy, Drop, Debug, PartialEq)]
 pub struct CirclePoint {
@@ -45,28 +44,13 @@ pub fn gen_pow2(m: u32) -> CirclePoint {
     CirclePoint { x: M31Trait::new(x), y: M31Trait::new(y) }
 }
 
-/// (x1x2 − y1y2, x1y2 + x2y1): the circle group law, one reduction per coordinate.
+/// (x1x2 − y1y2, x1y2 + x2y1): the circle group law, one division per coordinate.
 pub fn circle_mul(a: CirclePoint, b: CirclePoint) -> CirclePoint {
-    let (ax, ay, bx, by): (felt252, felt252, felt252, felt252) = (
-        a.x.into(), a.y.into(), b.x.into(), b.y.into(),
-    );
+    let (ax, ay, bx, by) = (a.x.residue(), a.y.residue(), b.x.residue(), b.y.residue());
     CirclePoint {
-        x: M31Trait::reduce(ax * bx + P_SQUARED - ay * by), y: M31Trait::reduce(ax * by + ay * bx),
+        x: M31Trait::from_residue(product_x(ax, ay, bx, by)),
+        y: M31Trait::from_residue(product_y(ax, ay, bx, by)),
     }
-}
-
-/// x(a·b) alone, canonical in a felt252 (the fold path computes on felts).
-fn product_x(a: CirclePoint, b: CirclePoint) -> felt252 {
-    let (ax, ay, bx, by): (felt252, felt252, felt252, felt252) = (
-        a.x.into(), a.y.into(), b.x.into(), b.y.into(),
-    );
-    M31Trait::reduce_felt(ax * bx + P_SQUARED - ay * by)
-}
-
-/// π(x) = 2x² − 1 of a canonical x: the x of a point's double, the twiddles of the next
-/// (halved) domain; canonical.
-pub fn double_x(x: felt252) -> felt252 {
-    M31Trait::reduce_felt(2 * x * x + P_MINUS_ONE)
 }
 
 /// The first-fold twiddles of aligned blocks of 2^k positions in the domain of log size ℓ
@@ -119,8 +103,8 @@ pub impl BlockTwiddlesImpl of BlockTwiddlesTrait {
         }
     }
 
-    /// tw[b·2^k + i] = x(base_b · ω^(bitrev_k(i))) for i < 2^k, canonical.
-    fn at(self: @BlockTwiddles, block: u32) -> Span<felt252> {
+    /// tw[b·2^k + i] = x(base_b · ω^(bitrev_k(i))) for i < 2^k.
+    fn at(self: @BlockTwiddles, block: u32) -> Span<Residue> {
         let mut base = *self.start;
         let mut rest = block;
         let mut windows = *self.windows;
@@ -132,9 +116,10 @@ pub impl BlockTwiddlesImpl of BlockTwiddlesTrait {
             }
             rest = higher;
         }
+        let (bx, by) = (base.x.residue(), base.y.residue());
         let mut out = array![];
         for omega in *self.omegas {
-            out.append(product_x(base, *omega));
+            out.append(product_x(bx, by, omega.x.residue(), omega.y.residue()));
         }
         out.span()
     }

@@ -13,6 +13,7 @@ use crate::channels::base::Channel;
 use crate::channels::poseidon252::pack_qm31s;
 use crate::fields::qm31::{QM31, UnreducedQM31Trait};
 use crate::blake2s::{Blake2sHash, blake2s};
+use crate::bounded_int::{residue_double, residue_double_x};
 use crate::merkle::hashers::{
     Blake2sMerkleHasher, HASH_POSEIDON, Poseidon252MerkleHasher, blake2s_root,
 };
@@ -23,7 +24,7 @@ use super::code::{
     CANONICAL_BITS, Coords, FOLD_GROWTH, FoldOffsets, MAX_BITS, batch_inverse, coords, fold_base_pair,
     fold_offsets, fold_pair, from_coords, reduce_word,
 };
-use super::domain::{BlockTwiddlesTrait, double_x};
+use super::domain::BlockTwiddlesTrait;
 use super::params::{PcsParams, poly_log_leaf};
 use super::proof::{GroupOpenings, OpeningFront, PolyStatement, TreeOpening};
 use super::queries::{
@@ -232,21 +233,19 @@ fn fold_blocks(
         let first_fold = BlockTwiddlesTrait::new(log_size - s, e - s - 1);
         for block in blocks {
             let mut twiddles = first_fold.at(*block);
-            loop {
-                let mut next = array![];
-                let mut even = true;
-                for x in twiddles {
-                    doubles.append(*x + *x);
-                    if even {
-                        next.append(double_x(*x));
-                    }
-                    even = !even;
+            let mut twiddles_next = array![];
+            while let Some(pair) = twiddles.multi_pop_front::<2>() {
+                let [even, odd] = pair.unbox();
+                doubles.append(residue_double(even));
+                doubles.append(residue_double(odd));
+                twiddles_next.append(residue_double_x(even));
+                if twiddles.is_empty() {
+                    twiddles = twiddles_next.span();
+                    twiddles_next = array![];
                 }
-                if twiddles.len() == 1 {
-                    break;
-                }
-                twiddles = next.span();
             }
+            // The last level's one twiddle.
+            doubles.append(residue_double(*twiddles[0]));
         }
     }
     let mut inverses = batch_inverse(doubles.span());

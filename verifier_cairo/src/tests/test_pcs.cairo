@@ -1,6 +1,7 @@
 //! PCS building blocks against Python; honest and tampered openings, committed weights bound
 //! to the registry and sessions are the generated tests of `pcs_vectors`.
 
+use crate::bounded_int::{Double, downcast, upcast};
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::Poseidon252ChannelTrait;
 use crate::contract::ICairnVerifierDispatcherTrait;
@@ -51,9 +52,9 @@ fn generator_powers_double() {
 #[test]
 fn block_twiddles_match_python() {
     for (log_size, block, k, expected) in twiddle_cases() {
-        let mut got = array![];
+        let mut got: Array<felt252> = array![];
         for x in BlockTwiddlesTrait::new(log_size, k).at(block) {
-            got.append(*x);
+            got.append(upcast(*x));
         }
         let mut want: Array<felt252> = array![];
         for x in expected {
@@ -114,23 +115,25 @@ fn no_fold_past_2_pow_251() {
     fold_offsets(MAX_BITS - FOLD_GROWTH + 1);
 }
 
-/// Every chunking of the running products (the last chunk of one, two or three xs), and xs up
-/// to 2^32 − 1.
+/// Every chunking (the last chunk of one, two or three xs), and xs up to 2(p − 1), the widest
+/// doubled residue.
 #[test]
 fn batch_inverse_every_chunking() {
     let (values, _) = inverse_case();
-    let wide: Span<felt252> = array![0xffffffff, 0xfffffffd, 0xfffffff0, 0x80000000, 3].span();
-    let mut all: Array<felt252> = array![];
+    let mut all: Array<Double> = array![];
     for v in values {
-        all.append((*v).into());
+        all.append(double(*v));
     }
-    all.append_span(wide);
+    for v in array![0xfffffffc, 0xfffffffb, 0xfffffff0, 0x80000000, 3].span() {
+        all.append(double(*v));
+    }
     for n in 1..all.len() + 1 {
         let xs = all.span().slice(0, n);
         let mut got = batch_inverse(xs);
         let mut i = 0;
         while let Some(inv) = got.pop_back() {
-            assert_eq!(M31Trait::reduce_felt(*xs[i] * *inv), 1);
+            let x: felt252 = upcast(*xs[i]);
+            assert_eq!(M31Trait::reduce_felt(x * *inv), 1);
             assert(M31Trait::reduce_felt(*inv) == *inv, 'not canonical');
             i += 1;
         }
@@ -141,9 +144,9 @@ fn batch_inverse_every_chunking() {
 #[test]
 fn batch_inverse_matches_python() {
     let (values, inverses) = inverse_case();
-    let mut xs: Array<felt252> = array![];
+    let mut xs: Array<Double> = array![];
     for v in values {
-        xs.append((*v).into());
+        xs.append(double(*v));
     }
     // Last first.
     let mut got = batch_inverse(xs.span());
@@ -154,6 +157,11 @@ fn batch_inverse_matches_python() {
     }
     assert_eq!(i, values.len());
     assert_eq!(batch_inverse(array![].span()).len(), 0);
+}
+
+/// A test value as a `Double` (below 2(p − 1) + 1).
+fn double(x: u32) -> Double {
+    downcast(x).unwrap()
 }
 
 #[test]
