@@ -50,6 +50,9 @@ pub trait MerkleHasher<D> {
     /// A digest from its `DIGEST_FELTS` calldata felts; None when they encode no digest this
     /// hash can output (Python: `is_digest`).
     fn read_digest(felts: Span<felt252>) -> Option<D>;
+    /// `read_digest` of the next `DIGEST_FELTS` felts, taken off `felts` (a sibling stream);
+    /// None when fewer are left.
+    fn take_digest(ref felts: Span<felt252>) -> Option<Option<D>>;
 }
 
 /// Leaf = poseidon_hash_span(row packed 8 M31 per felt); node = poseidon_hash(left, right):
@@ -69,6 +72,13 @@ pub impl Poseidon252MerkleHasher of MerkleHasher<felt252> {
     fn read_digest(felts: Span<felt252>) -> Option<felt252> {
         Some(*felts[0])
     }
+
+    fn take_digest(ref felts: Span<felt252>) -> Option<Option<felt252>> {
+        match felts.pop_front() {
+            Some(felt) => Some(Some(*felt)),
+            None => None,
+        }
+    }
 }
 
 /// Leaf = Blake2s(LE32 of the row); node = Blake2s(left ‖ right).
@@ -86,10 +96,25 @@ pub impl Blake2sMerkleHasher of MerkleHasher<Blake2sHash> {
     /// `high` is digest bytes 0–15 read big-endian, so its byte reversal is those bytes read
     /// little-endian: words 0–3, least significant first. `low` gives words 4–7 alike.
     fn read_digest(felts: Span<felt252>) -> Option<Blake2sHash> {
-        let low: u128 = (*felts[0]).try_into()?;
-        let high: u128 = (*felts[1]).try_into()?;
-        let [w0, w1, w2, w3] = u32_words(u128_byte_reverse(high));
-        let [w4, w5, w6, w7] = u32_words(u128_byte_reverse(low));
-        Some([w0, w1, w2, w3, w4, w5, w6, w7])
+        blake2s_digest(*felts[0], *felts[1])
     }
+
+    fn take_digest(ref felts: Span<felt252>) -> Option<Option<Blake2sHash>> {
+        match felts.multi_pop_front::<2>() {
+            Some(pair) => {
+                let [low, high] = pair.unbox();
+                Some(blake2s_digest(low, high))
+            },
+            None => None,
+        }
+    }
+}
+
+/// The digest whose calldata halves are `low`, `high` (`Blake2sMerkleHasher::read_digest`).
+fn blake2s_digest(low: felt252, high: felt252) -> Option<Blake2sHash> {
+    let low: u128 = low.try_into()?;
+    let high: u128 = high.try_into()?;
+    let [w0, w1, w2, w3] = u32_words(u128_byte_reverse(high));
+    let [w4, w5, w6, w7] = u32_words(u128_byte_reverse(low));
+    Some([w0, w1, w2, w3, w4, w5, w6, w7])
 }

@@ -58,7 +58,7 @@ pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>
             let (parent_index, odd) = DivRem::div_rem(index, 2);
             let parent = if odd == 1 {
                 H::hash_node(next_sibling::<D>(ref supplied, ref malformed, node), node)
-            } else if indices.get(0).map(|next| *next.unbox()) == Some(index + 1) {
+            } else if is_next(indices, index) {
                 indices.pop_front().unwrap();
                 H::hash_node(node, *nodes.pop_front().unwrap())
             } else {
@@ -80,15 +80,24 @@ pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>
 fn next_sibling<D, impl H: MerkleHasher<D>, +Drop<D>>(
     ref supplied: Span<felt252>, ref malformed: bool, filler: D,
 ) -> D {
-    assert(supplied.len() >= H::DIGEST_FELTS, 'merkle.sibling_count');
-    let felts = supplied.slice(0, H::DIGEST_FELTS);
-    supplied = supplied.slice(H::DIGEST_FELTS, supplied.len() - H::DIGEST_FELTS);
-    match H::read_digest(felts) {
-        Some(digest) => digest,
-        None => {
+    match H::take_digest(ref supplied) {
+        Some(Some(digest)) => digest,
+        Some(None) => {
             malformed = true;
             filler
         },
+        None => core::panic_with_felt252('merkle.sibling_count'),
+    }
+}
+
+/// Whether the next index is `index + 1` (compared as felts: no overflow check).
+fn is_next(indices: Span<u32>, index: u32) -> bool {
+    match indices.get(0) {
+        Some(next) => {
+            let next: felt252 = (*next.unbox()).into();
+            next == index.into() + 1
+        },
+        None => false,
     }
 }
 
