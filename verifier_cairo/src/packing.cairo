@@ -4,17 +4,45 @@
 //! QM31 coefficients with it, and the channel takes its base draws from the same limbs. The
 //! Poseidon Merkle leaf hash packs rows the same way (`pack_m31s`).
 
-use crate::bounded_int::{felt252_limbs, upcast};
+use crate::bounded_int::{Limb, felt252_limbs, upcast};
+
+/// A limb's value as the caller keeps it: a felt252 (matrices, QM31 coefficients) or a u32 (a
+/// Blake2s leaf's words); both free of range checks.
+pub trait LimbValue<T> {
+    fn of_limb(x: Limb) -> T;
+    /// A constant's value (p, 0) to compare limbs with.
+    fn of_u32(x: u32) -> T;
+}
+
+pub impl LimbFelt252 of LimbValue<felt252> {
+    fn of_limb(x: Limb) -> felt252 {
+        upcast(x)
+    }
+
+    fn of_u32(x: u32) -> felt252 {
+        x.into()
+    }
+}
+
+pub impl LimbU32 of LimbValue<u32> {
+    fn of_limb(x: Limb) -> u32 {
+        upcast(x)
+    }
+
+    fn of_u32(x: u32) -> u32 {
+        x
+    }
+}
 
 /// `x = top·2^248 + l0·2^217 + l1·2^186 + … + l7`: returns `top` (< 16, as x < 2^252) and the
-/// limbs big-endian, each < 2^31 (`felt252_limbs`, as felts).
-pub fn split_felt252(x: felt252) -> (felt252, [felt252; 8]) {
+/// limbs big-endian, each < 2^31 (`felt252_limbs`).
+pub fn split_felt252<T, impl V: LimbValue<T>, +Drop<T>>(x: felt252) -> (felt252, [T; 8]) {
     let (top, [l0, l1, l2, l3, l4, l5, l6, l7]) = felt252_limbs(x);
     (
         upcast(top),
         [
-            upcast(l0), upcast(l1), upcast(l2), upcast(l3), upcast(l4), upcast(l5), upcast(l6),
-            upcast(l7),
+            V::of_limb(l0), V::of_limb(l1), V::of_limb(l2), V::of_limb(l3), V::of_limb(l4),
+            V::of_limb(l5), V::of_limb(l6), V::of_limb(l7),
         ],
     )
 }

@@ -85,7 +85,7 @@ struct OpenedPoly {
     j: u32,
     level: u32,
     log_leaf: u32,
-    values: Span<Span<felt252>>,
+    values: Span<Span<u32>>,
     rows: Span<u32>,
 }
 
@@ -112,7 +112,7 @@ fn verify_group(
     let log_blowup = *params.log_blowup;
     // Query q folds through the block q >> e; the layer at s has one leaf per block.
     let blocks = shift_distinct(queries, e);
-    let mut layer: Span<Span<felt252>> = array![].span();
+    let mut layer: Span<Span<u32>> = array![].span();
     if let Some(opening) = openings.layer {
         open_tree(phase.hash, *phase.layer_roots[g - 1], n + log_blowup - e, blocks, opening);
         layer = opening.values;
@@ -144,7 +144,9 @@ fn verify_group(
         for position in positions {
             let offset = 4 * (*position % pow2(e - s));
             let value = (*layer[*rows[i]]).slice(offset, 4);
-            at_queries.append(from_coords([*value[0], *value[1], *value[2], *value[3]]));
+            at_queries.append(
+                from_coords([(*value[0]).into(), (*value[1]).into(), (*value[2]).into(), (*value[3]).into()]),
+            );
             i += 1;
         }
         assert(hash_qm31s(at_queries.span()) == phase.pending, 'pcs.fold');
@@ -199,11 +201,7 @@ fn open_tree(hash: felt252, root: u256, depth: u32, leaf_ids: Span<u32>, opening
     } else {
         let mut digests: Array<Blake2sHash> = array![];
         for values in opening.values {
-            let mut words = array![];
-            for value in *values {
-                words.append((*value).try_into().unwrap());
-            }
-            digests.append(blake2s(words.span()));
+            digests.append(blake2s(*values));
         }
         verify_path::<
             Blake2sHash, Blake2sMerkleHasher,
@@ -222,7 +220,7 @@ fn fold_blocks(
     e: u32,
     log_size: u32,
     blocks: Span<u32>,
-    layer: Span<Span<felt252>>,
+    layer: Span<Span<u32>>,
     opened: Span<OpenedPoly>,
 ) -> Span<QM31> {
     // 2x for every fold of every block, in the order the folds use them: the first fold's
@@ -286,7 +284,7 @@ fn fold_blocks(
     for block in blocks {
         // Empty until a tree adds to it when the group's layer is not among the trees.
         let mut word = if !layer.is_empty() {
-            *layer[b]
+            felts(*layer[b])
         } else if e == 0 {
             start_word(phase, opened, b)
         } else if !first_fold.is_empty() {
@@ -404,7 +402,8 @@ fn fold_leaves(
         let mut k = 0;
         for (_, beta, beta_r) in scales {
             let leaf = *leaves[k];
-            acc = acc + fold_base_pair(*leaf[2 * pair], *leaf[2 * pair + 1], inv_2x, *beta, *beta_r);
+            let (lo, hi): (u32, u32) = (*leaf[2 * pair], *leaf[2 * pair + 1]);
+            acc = acc + fold_base_pair(lo.into(), hi.into(), inv_2x, *beta, *beta_r);
             k += 1;
         }
         out.append(acc.a);
@@ -455,14 +454,14 @@ fn add_block(
     add_scaled(word, *(*phase.betas)[poly.j], leaf.slice(offset, size))
 }
 
-/// word + β·values (word empty: β·values), values canonical M31 felts, unreduced: each
-/// coordinate grows by less than 2^62.
-fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<felt252>) -> Span<felt252> {
+/// word + β·values (word empty: β·values), values canonical M31, unreduced: each coordinate
+/// grows by less than 2^62.
+fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<u32>) -> Span<felt252> {
     let [b0, b1, b2, b3] = coords(beta);
     let mut out = array![];
     let mut word = word;
     for value in values {
-        let v = *value;
+        let v: felt252 = (*value).into();
         let [w0, w1, w2, w3] = match word.multi_pop_front::<4>() {
             Some(w) => w.unbox(),
             None => [0, 0, 0, 0],
@@ -471,6 +470,28 @@ fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<felt252>) -> Span<fe
         out.append(w1 + b1 * v);
         out.append(w2 + b2 * v);
         out.append(w3 + b3 * v);
+    }
+    out.span()
+}
+
+/// A layer leaf's values (QM31 coordinates) as the felts a fold word is made of, eight a loop
+/// step.
+fn felts(values: Span<u32>) -> Span<felt252> {
+    let mut out = array![];
+    let mut rest = values;
+    while let Some(eight) = rest.multi_pop_front::<8>() {
+        let [v0, v1, v2, v3, v4, v5, v6, v7] = eight.unbox();
+        out.append(v0.into());
+        out.append(v1.into());
+        out.append(v2.into());
+        out.append(v3.into());
+        out.append(v4.into());
+        out.append(v5.into());
+        out.append(v6.into());
+        out.append(v7.into());
+    }
+    for value in rest {
+        out.append((*value).into());
     }
     out.span()
 }
