@@ -11,7 +11,7 @@
 use core::poseidon::poseidon_hash_span;
 use crate::channels::base::Channel;
 use crate::channels::poseidon252::pack_qm31s;
-use crate::fields::qm31::{QM31, UnreducedQM31Trait};
+use crate::fields::qm31::QM31;
 use crate::blake2s::{Blake2sHash, blake2s};
 use crate::bounded_int::{residue_double, residue_double_x};
 use crate::merkle::hashers::{
@@ -382,36 +382,47 @@ fn after_adding(bits: u32, n: u32) -> u32 {
 }
 
 /// The first fold of block b of Σ_(t_j = 0) β_j·(polynomial j's leaf) (`fold_base_pair` per
-/// polynomial), unreduced; `scales` holds (index in `opened`, β_j, β_j·ρ_1).
+/// polynomial), unreduced; `scales` holds (index in `opened`, β_j, β_j·ρ_1). Polynomial by
+/// polynomial, each leaf's pairs popped in order and added to the running sums (no indexing
+/// into leaves: an array read costs a range check).
 fn fold_leaves(
     opened: Span<OpenedPoly>,
     scales: Span<(u32, Coords, Coords)>,
     b: u32,
     ref inverses: Span<felt252>,
 ) -> Span<felt252> {
-    let mut leaves = array![];
-    for (i, _, _) in scales {
+    let (first, _, _) = *scales[0];
+    let first = *opened[first];
+    let n_pairs = (*first.values[*first.rows[b]]).len() / 2;
+    let mut block_inverses = array![];
+    for _ in 0..n_pairs {
+        block_inverses.append(*inverses.pop_back().unwrap());
+    }
+    let block_inverses = block_inverses.span();
+    let mut sums: Span<felt252> = array![].span();
+    for (i, beta, beta_r) in scales {
         let poly = *opened[*i];
-        leaves.append(*poly.values[*poly.rows[b]]);
-    }
-    let leaves = leaves.span();
-    let mut out = array![];
-    for pair in 0..(*leaves[0]).len() / 2 {
-        let inv_2x = *inverses.pop_back().unwrap();
-        let mut acc = UnreducedQM31Trait::zero();
-        let mut k = 0;
-        for (_, beta, beta_r) in scales {
-            let leaf = *leaves[k];
-            let (lo, hi): (u32, u32) = (*leaf[2 * pair], *leaf[2 * pair + 1]);
-            acc = acc + fold_base_pair(lo.into(), hi.into(), inv_2x, *beta, *beta_r);
-            k += 1;
+        let mut leaf = *poly.values[*poly.rows[b]];
+        let mut invs = block_inverses;
+        let mut previous = sums;
+        let mut next = array![];
+        while let Some(pair) = leaf.multi_pop_front::<2>() {
+            let [lo, hi] = pair.unbox();
+            let f = fold_base_pair(
+                lo.into(), hi.into(), *invs.pop_front().unwrap(), *beta, *beta_r,
+            );
+            let [a, b, c, d] = match previous.multi_pop_front::<4>() {
+                Some(sum) => sum.unbox(),
+                None => [0, 0, 0, 0],
+            };
+            next.append(a + f.a);
+            next.append(b + f.b);
+            next.append(c + f.c);
+            next.append(d + f.d);
         }
-        out.append(acc.a);
-        out.append(acc.b);
-        out.append(acc.c);
-        out.append(acc.d);
+        sums = next.span();
     }
-    out.span()
+    sums
 }
 
 /// word + β_j times the block of each polynomial of `entering` (`add_block`).
