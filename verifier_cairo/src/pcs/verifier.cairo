@@ -384,7 +384,9 @@ fn after_adding(bits: u32, n: u32) -> u32 {
 /// The first fold of block b of Σ_(t_j = 0) β_j·(polynomial j's leaf) (`fold_base_pair` per
 /// polynomial), unreduced; `scales` holds (index in `opened`, β_j, β_j·ρ_1). Polynomial by
 /// polynomial, each leaf's pairs popped in order and added to the running sums (no indexing
-/// into leaves: an array read costs a range check).
+/// into leaves: an array read costs a range check). Every polynomial entering at level 0 has
+/// the largest n_vars, so their leaves have one width, 2^min(a, n) (the reader's
+/// `poly_log_leaf`), the first one's.
 fn fold_leaves(
     opened: Span<OpenedPoly>,
     scales: Span<(u32, Coords, Coords)>,
@@ -411,14 +413,14 @@ fn fold_leaves(
             let f = fold_base_pair(
                 lo.into(), hi.into(), *invs.pop_front().unwrap(), *beta, *beta_r,
             );
-            let [a, b, c, d] = match previous.multi_pop_front::<4>() {
+            let [s0, s1, s2, s3] = match previous.multi_pop_front::<4>() {
                 Some(sum) => sum.unbox(),
                 None => [0, 0, 0, 0],
             };
-            next.append(a + f.a);
-            next.append(b + f.b);
-            next.append(c + f.c);
-            next.append(d + f.d);
+            next.append(s0 + f.a);
+            next.append(s1 + f.b);
+            next.append(s2 + f.c);
+            next.append(s3 + f.d);
         }
         sums = next.span();
     }
