@@ -7,8 +7,9 @@
 //! The corelib (2.16) keeps its `BoundedInt` type crate-private, so the type and the libfuncs
 //! (all on Starknet's audited list: `bounded_int_add`, `bounded_int_sub`, `bounded_int_mul`,
 //! `bounded_int_constrain`, `bounded_int_trim_max`, `bounded_int_div_rem`, `downcast`,
-//! `upcast`) are declared here. A `DivRemHelper` names the exact result ranges of one division, as the libfunc computes them from its operands' ranges; a mismatch is a
-//! compile error, never a runtime one.
+//! `upcast`) are declared here. A `DivRemHelper` names the exact result ranges of one
+//! division, as the libfunc computes them from its operands' ranges; a mismatch is a compile
+//! error, never a runtime one.
 
 use core::RangeCheck;
 #[feature("bounded-int-utils")]

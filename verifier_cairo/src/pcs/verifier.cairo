@@ -144,9 +144,8 @@ fn verify_group(
         for position in positions {
             let offset = 4 * (*position % pow2(e - s));
             let value = (*layer[*rows[i]]).slice(offset, 4);
-            at_queries.append(
-                from_coords([(*value[0]).into(), (*value[1]).into(), (*value[2]).into(), (*value[3]).into()]),
-            );
+            let [a, b, c, d]: [u32; 4] = [*value[0], *value[1], *value[2], *value[3]];
+            at_queries.append(from_coords([a.into(), b.into(), c.into(), d.into()]));
             i += 1;
         }
         assert(hash_qm31s(at_queries.span()) == phase.pending, 'pcs.fold');
