@@ -32,7 +32,7 @@ from cairn.deploy.toolchain import default_toolchain
 from cairn.models.minilm import accuracy, walk
 from cairn.models.minilm.quantized import Widths
 from cairn.models_cmd import ModelName
-from cairn.options import CommitIo, CommitWeights
+from cairn.options import CommitIo, CommitWeights, Hash, WitnessHash
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
@@ -45,7 +45,7 @@ from cairn.prover.layers.registry import LAYERS
 from cairn.prover.linalg import exact_matmul
 from cairn.prover.mle import evaluate
 from cairn.prover.pcs import POSEIDON_PARAMS, commit, open_batch
-from cairn.prover.pcs.params import PARAMS
+from cairn.prover.pcs.params import DEFAULT_WITNESS_HASH, PARAMS
 from cairn.prover.walk import prover as layer_walk
 from cairn.prover.walk.statement import ModelBinding, Statement
 from cairn.prover.walk.verifier import verify_walk
@@ -237,11 +237,14 @@ def _committed(statement: Statement, weights: str | None, io: str | None) -> lis
 
 
 def measure_layers_onchain(
-    commit: str | None, commit_io: str | None = None, minilm: bool = False
+    commit: str | None,
+    commit_io: str | None = None,
+    minilm: bool = False,
+    witness: str = DEFAULT_WITNESS_HASH,
 ) -> list[dict[str, Any]]:
     """Calldata, transactions and L2 gas of verifying each `ONCHAIN_BENCHMARKS` proof (with
-    `minilm`, each `MINILM_ONCHAIN` one) on a devnet started for the purpose (a session when
-    one transaction is not enough)."""
+    `minilm`, each `MINILM_ONCHAIN` one; witness trees of hash `witness`) on a devnet started
+    for the purpose (a session when one transaction is not enough)."""
     rows = []
     benchmarks = examples.MINILM_ONCHAIN if minilm else examples.ONCHAIN_BENCHMARKS
     hashes = {h for h in (commit, commit_io) if h}
@@ -255,7 +258,7 @@ def measure_layers_onchain(
             if names := _committed(statement, commit, commit_io):
                 hash_ = next(iter(hashes))
                 statement, data = layer_walk.commit_tensors(statement, names, PARAMS[hash_])
-            proof = layer_walk.prove_walk(LAYERS[statement.kind], statement, data)
+            proof = layer_walk.prove_walk(LAYERS[statement.kind], statement, data, witness)
             parts = calldata.encode_parts(proof)
             verdict = await contract.verify_parts(account, address, parts)
             if not verdict.accepted:
@@ -290,13 +293,15 @@ def bench_layers(
     minilm: Annotated[
         bool, typer.Option("--minilm", help="with --onchain: MiniLM's attention shapes")
     ] = False,
+    witness_hash: WitnessHash = Hash.blake2s,
 ) -> None:
     """Prove and verify each layer at its reference size (benchmarks/README.md); with
     --onchain, the L2 gas of verifying each kind the contract reads."""
     if onchain:
         with errors_as_exit(), out.status("proving and verifying on a devnet"):
             hash_ = commit_weights.value if commit_weights else None
-            rows = measure_layers_onchain(hash_, commit_io.value if commit_io else None, minilm)
+            io = commit_io.value if commit_io else None
+            rows = measure_layers_onchain(hash_, io, minilm, witness_hash.value)
         table = Table("layer", "weights", "I/O", "calldata", "txs", "largest tx", "L2 gas")
         for r in rows:
             table.add_row(
@@ -330,10 +335,13 @@ def bench_layers(
     _report(table, rows, out_path)
 
 
-def measure_graphs_onchain(io: str | None = None) -> list[dict[str, Any]]:
+def measure_graphs_onchain(
+    io: str | None = None, witness: str = DEFAULT_WITNESS_HASH
+) -> list[dict[str, Any]]:
     """Calldata, transactions and L2 gas of each `GRAPH_BENCHMARKS` model walk, weights
-    committed (Poseidon), on a devnet started for the purpose; with `io` (a hash: the weights'
-    too) their inputs and outputs committed as well, and `COMMITTED_IO_GRAPH_BENCHMARKS` too.
+    committed (Poseidon), witness trees of hash `witness`, on a devnet started for the purpose;
+    with `io` (a hash: the weights' too) their inputs and outputs committed as well, and
+    `COMMITTED_IO_GRAPH_BENCHMARKS` too.
     A walk over one transaction's L2 gas cap (8·10^8) goes in a session cut between its nodes.
     A walk one of whose nodes alone exceeds the cap is measured without it and marked:
     sessions cut between parts."""
@@ -348,7 +356,7 @@ def measure_graphs_onchain(io: str | None = None) -> list[dict[str, Any]]:
             if io:
                 graph, hidden, io_data = commit_graph_io(graph, hidden, params)
                 data |= io_data
-            parts = calldata.encode_parts(prove_graph(graph, hidden, data))
+            parts = calldata.encode_parts(prove_graph(graph, hidden, data, witness_hash=witness))
             capped = True
             try:
                 verdict = await contract.verify_parts(account, address, parts)
@@ -373,12 +381,14 @@ def measure_graphs_onchain(io: str | None = None) -> list[dict[str, Any]]:
 
 
 @bench_app.command("graphs")
-def bench_graphs(out_path: BenchOut = None, commit_io: CommitIo = None) -> None:
+def bench_graphs(
+    out_path: BenchOut = None, commit_io: CommitIo = None, witness_hash: WitnessHash = Hash.blake2s
+) -> None:
     """Verify model walks on a fresh devnet: calldata, transactions, L2 gas (docs/model-walk.md,
     "On chain"); with --commit-io their inputs and outputs committed, and MiniLM's attention
     block at 128 tokens."""
     with errors_as_exit(), out.status("proving and verifying model walks on a devnet"):
-        rows = measure_graphs_onchain(commit_io.value if commit_io else None)
+        rows = measure_graphs_onchain(commit_io.value if commit_io else None, witness_hash.value)
     table = Table("graph", "I/O", "nodes", "calldata", "transactions (felts: L2 gas)", "L2 gas")
     for r in rows:
         pairs = zip(r["tx_felts"], r["tx_l2_gas"], strict=True)

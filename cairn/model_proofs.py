@@ -13,7 +13,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from cairn.console import errors_as_exit, fail, out
 from cairn.models.minilm import walk
 from cairn.models.minilm.tokenizer import Tokenizer
-from cairn.options import ConfigHash, Hash, ModelId, bound_model
+from cairn.options import ConfigHash, Hash, ModelId, WitnessHash, bound_model
 from cairn.prover.graph.declared import certify
 from cairn.prover.graph.proof import GraphProof
 from cairn.prover.graph.prover import prove_graph
@@ -48,6 +48,7 @@ def prove_minilm(
     ] = None,
     model_id: ModelId = None,
     config_hash: ConfigHash = "0x0",
+    witness_hash: WitnessHash = Hash.blake2s,
 ) -> None:
     """Tokenize TEXT with the model's own tokenizer, run the quantized encoder and prove every
     layer of it as one walk: the token ids and the pooled embedding are public, every
@@ -79,7 +80,7 @@ def prove_minilm(
             what = f"{stage} {i + 1}/{n} ({kind})" if kind else stage
             progress.update(task, description=what, completed=done, total=2 * n)
 
-        proof = prove_graph(graph, hidden, data, progress=report)
+        proof = prove_graph(graph, hidden, data, report, witness_hash.value)
         certificates = []
         if graph.declared:
             progress.update(task, description="certifying the declared weight ranges", total=None)

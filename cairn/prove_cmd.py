@@ -25,6 +25,7 @@ from cairn.options import (
     ModelId,
     ProofOut,
     Seed,
+    WitnessHash,
     bound_model,
 )
 from cairn.proofs import describe, dims_text
@@ -52,6 +53,7 @@ class WeightChoice:
     model: tuple[int, int] | None = None
     indices: dict[str, int] | None = None
     io: Hash | None = None
+    witness: Hash = Hash.blake2s
 
 
 def _no_weights() -> WeightChoice:
@@ -104,6 +106,10 @@ def _io_choice(commit_io: CommitIo = None) -> Hash | None:
     return commit_io
 
 
+def _witness_choice(witness_hash: WitnessHash = Hash.blake2s) -> Hash:
+    return witness_hash
+
+
 def _committed_names(kind: str, statement: Statement, choice: WeightChoice) -> list[str]:
     """The tensors to commit: the weights (--commit-weights) and the committable inputs and
     outputs (--commit-io), all of one hash."""
@@ -140,7 +146,7 @@ def prove_layer(
             binding = ModelBinding(*choice.model, choice.indices or ranks)
             statement = replace(statement, binding=binding)
         progress.add_task(f"proving {kind} {dims_text(statement)}")
-        proof = prove_walk(LAYERS[kind], statement, data)
+        proof = prove_walk(LAYERS[kind], statement, data, choice.witness.value)
         tensors = {**statement.inputs, **statement.outputs}
         io = {n: tensors[n] for n in names if n in tensors}
         files = {io_path(out_path): tensor_file.dumps(io)} if io else {}
@@ -158,20 +164,24 @@ def _options(function: Callable[..., Any]) -> list[inspect.Parameter]:
 
 def layer_command(kind: str, example: examples.LayerExample) -> Callable[..., None]:
     """`cairn prove <kind>`: the example builder's parameters, then the kind's weight options,
-    then --out, as the signature typer reads; its help is the example's."""
+    --commit-io, --witness-hash for a kind with witness, then --out, as the signature typer
+    reads; its help is the example's."""
     choose = weight_options(kind)
     weight_names = inspect.signature(choose).parameters
+    witness = LAYERS[kind].advise is not None
 
     def command(out_path: Path | None = None, **options: Any) -> None:
         weights = choose(**{name: options.pop(name) for name in weight_names})
         weights = replace(weights, io=_io_choice(options.pop("commit_io")))
+        if witness:
+            weights = replace(weights, witness=_witness_choice(options.pop("witness_hash")))
         prove_layer(kind, lambda: example.build(**options), out_path, weights)
 
     out_option = inspect.Parameter(
         "out_path", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ProofOut
     )
-    io_params = _options(_io_choice)
-    parameters = [*_options(example.build), *_options(choose), *io_params, out_option]
+    extra = [*_options(_io_choice), *(_options(_witness_choice) if witness else [])]
+    parameters = [*_options(example.build), *_options(choose), *extra, out_option]
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__doc__ = example.help
     return command
@@ -193,6 +203,7 @@ def _prove_graph(
     commit: Hash | None = None,
     io: Hash | None = None,
     model: tuple[int, int] | None = None,
+    witness: Hash = Hash.blake2s,
 ) -> None:
     """Build the graph (the forward pass of every layer), commit its weights and its inputs and
     outputs as asked, bind the weights to `model` (id, config hash; each weight's index its
@@ -217,7 +228,7 @@ def _prove_graph(
             graph, hidden, io_data = commit_graph_io(graph, hidden, PARAMS[io.value])
             data |= io_data
         progress.add_task(f"proving {len(graph.nodes)} layers as one walk")
-        proof = prove_graph(graph, hidden, data)
+        proof = prove_graph(graph, hidden, data, witness_hash=witness.value)
         files = {io_path(out_path): tensor_file.dumps(values)} if values else {}
         write_together({**files, out_path: proof_file.dumps(proof)})
     out.print(f"wrote {out_path} ({describe(proof)}, {proof_felts(proof)} proof felts)")
@@ -243,6 +254,7 @@ def prove_qkv_attn_cmd(
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
     commit_io: CommitIo = None,
+    witness_hash: WitnessHash = Hash.blake2s,
     model_id: ModelId = None,
     config_hash: ConfigHash = "0x0",
     out_path: ProofOut = None,
@@ -258,4 +270,5 @@ def prove_qkv_attn_cmd(
         commit_weights,
         commit_io,
         bound_model(commit_weights, model_id, config_hash),
+        witness_hash,
     )

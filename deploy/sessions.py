@@ -27,13 +27,13 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.graph.verifier import GraphWalk
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.front import FrontReplay, QueryPhase
-from cairn.prover.pcs.params import POSEIDON_PARAMS, WITNESS_PCS, PcsParams
+from cairn.prover.pcs.params import POSEIDON_PARAMS, PcsParams
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.pcs.queries import BatchLayout
 from cairn.prover.pcs.verifier import fold_trees, verify_front, verify_groups
 from cairn.prover.walk.statement import NO_MODEL
 from cairn.prover.walk.verifier import committed_batch, replay_layer, witness_batch
-from cairn.prover.walk.witness import TAG
+from cairn.prover.walk.witness import TAG, witness_params
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts, PcsOpening
 from cairn.serializer.graph_calldata import (
@@ -118,7 +118,8 @@ def _stepping(flat: list[int], sent: int, steps: int) -> tuple[int, list[_Openin
     assert witness_opening is not None
     openings = _walk_openings(channel, committed, opening, [], None)
     polys = witness_polys(replay.reader.statement)
-    front = FrontReplay.start(WITNESS_PCS, polys.commitments, witness_opening, fork(channel, TAG))
+    params = witness_params(polys.commitments[0])
+    front = FrontReplay.start(params, polys.commitments, witness_opening, fork(channel, TAG))
     claims = [on for _, on in witness]
     front.absorb(claims[: min(steps, len(claims))])
     front.reduce(claims[: max(0, steps - len(claims))])
@@ -153,6 +154,7 @@ def witness_stage_state(front: FrontReplay, polys: WitnessPolys) -> list[int]:
         *_listed([v.pack(1) for v in front.values]),
         *_listed([x.pack(1) for x in front.point]),
         *(x.pack(1) for x in (front.alpha, front.power, front.claim, front.expected)),
+        HASH_TAGS[polys.commitments[0].hash],
         *_listed([c.n_vars for c in polys.commitments]),
         *_u256s([c.root for c in polys.commitments]),
         len(polys.sources),
@@ -213,8 +215,9 @@ def _walk_openings(
         phase = verify_front(committed, opening, params, channel)
         openings.append(_Opening(committed, opening, params, phase))
     if witness_opening is not None:
-        phase = verify_front(witness, witness_opening, WITNESS_PCS, fork(channel, TAG))
-        openings.append(_Opening(witness, witness_opening, WITNESS_PCS, phase))
+        params = witness_params(witness[0][0])
+        phase = verify_front(witness, witness_opening, params, fork(channel, TAG))
+        openings.append(_Opening(witness, witness_opening, params, phase))
     return openings
 
 

@@ -73,7 +73,7 @@ def opening_trees(
         trees = encode_opening([(c, []) for c in commitments], opening, params).trees
     if witness_opening is not None:
         polys = [(c, []) for c in witness()]
-        trees += encode_opening(polys, witness_opening, WITNESS_PCS).trees
+        trees += encode_opening(polys, witness_opening, WITNESS_PCS[polys[0][0].hash]).trees
     return trees
 
 
@@ -218,7 +218,8 @@ def read_openings(
         polys, layers = read_groups(rd, commitments, PARAMS[commitments[0].hash])
         opening = replace(opening, poly_openings=polys, layer_openings=layers)
     if witness_opening is not None:
-        polys, layers = read_groups(rd, witness(), WITNESS_PCS)
+        commitments = witness()
+        polys, layers = read_groups(rd, commitments, WITNESS_PCS[commitments[0].hash])
         witness_opening = replace(witness_opening, poly_openings=polys, layer_openings=layers)
     rd.end()
     return opening, witness_opening

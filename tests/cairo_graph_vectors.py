@@ -27,7 +27,13 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.graph.declared import WeightRange
 from cairn.prover.graph.proof import GraphProof
 from cairn.prover.graph.views import worst_cases
-from cairn.prover.pcs.params import FIELD_BITS, POSEIDON_PARAMS, TARGET_BITS, WITNESS_PCS
+from cairn.prover.pcs.params import (
+    DEFAULT_WITNESS_HASH,
+    FIELD_BITS,
+    POSEIDON_PARAMS,
+    TARGET_BITS,
+    WITNESS_PCS,
+)
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.soundness import bits
 from cairn.prover.walk.layer import SUMCHECK_ERROR
@@ -297,7 +303,7 @@ def soundness_bits(
 ) -> float:
     terms = {"weights": 2.0 ** -POSEIDON_PARAMS.security_bits(n_w, reads)}
     if witness is not None:
-        terms["witness"] = 2.0 ** -WITNESS_PCS.security_bits(*witness)
+        terms["witness"] = 2.0 ** -WITNESS_PCS[DEFAULT_WITNESS_HASH].security_bits(*witness)
     terms["count"] = count * 2.0**-FIELD_BITS
     terms["sum-checks"] = k * SUMCHECK_ERROR
     return bits(terms)

@@ -213,11 +213,15 @@ def block_cases(rng: random.Random) -> str:
                 params_literal(BLAKE2S_PARAMS),
                 "Python's BLAKE2S_PARAMS (the contract compiles the Cairo constant in).",
             ),
-            function(
-                "witness_params",
-                "PcsParams",
-                params_literal(WITNESS_PCS),
-                "Python's WITNESS_PCS (the witness opening's; Blake2s trees and transcript).",
+            *(
+                function(
+                    f"witness_params_{hash_}",
+                    "PcsParams",
+                    params_literal(params),
+                    f"Python's WITNESS_PCS['{hash_}'] (the witness opening's, on a Blake2s "
+                    "transcript).",
+                )
+                for hash_, params in WITNESS_PCS.items()
             ),
         ]
     )
@@ -538,7 +542,7 @@ def pcs_vectors(rng: random.Random) -> str:
 def _blake2s_transcript_tests(rng: random.Random) -> str:
     """An opening with the witness opening's parameters on a Blake2s channel (the transcript of
     a walk's witness opening), accepted, and refused with its final value changed."""
-    params = WITNESS_PCS
+    params = WITNESS_PCS["blake2s"]
     side, statement = commit_batch(rng, params, [6, 3], [1, 2], True)
     proof = open_batch(side, Blake2sChannel())
     flat = encode_parts(PcsOpening(statement, proof), params).flat
@@ -561,13 +565,14 @@ def _blake2s_transcript_tests(rng: random.Random) -> str:
                 f"An opening of 2^[6, 3] values on a Blake2s channel ({len(flat)} felts).",
             ),
             f"#[test]\nfn pcs_blake2s_transcript_verifies() {{\n"
-            f"    assert_eq!(verify_pcs_on_blake2s(pcs_blake2s_transcript(), witness_params()), "
+            "    let params = witness_params_blake2s();\n"
+            f"    assert_eq!(verify_pcs_on_blake2s(pcs_blake2s_transcript(), params), "
             f"{felt(io)});\n}}\n",
             f"#[test]\n#[should_panic(expected: ('{reason}',))]\n"
             f"fn pcs_blake2s_transcript_final_value() {{\n"
             f"    let calldata = splice(pcs_blake2s_transcript(), {start}, {end}, "
             f"{array([felt(x) for x in insert], 4)});\n"
-            f"    verify_pcs_on_blake2s(calldata, witness_params());\n}}\n",
+            f"    verify_pcs_on_blake2s(calldata, witness_params_blake2s());\n}}\n",
         ]
     )
 

@@ -23,7 +23,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.mle import log2_exact, next_pow2
-from cairn.prover.pcs.params import FIELD_BITS
+from cairn.prover.pcs.params import FIELD_BITS, WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import StackLayout, check_stacks, stack_claims
 from cairn.prover.softmax import soundness
@@ -83,7 +83,6 @@ HEADER = """\
 
 use crate::channels::blake2s::Blake2sChannelTrait;
 use crate::layers::mha::model::Dims;
-use crate::merkle::hashers::blake2s_root;
 use crate::pcs::proof::Claim;
 use crate::pcs::stack::{StackLayout, StackLayoutTrait, check_stacks, stack_claims};
 use crate::softmax::params::{SoftmaxParams, SoftmaxParamsTrait, epsilon, norm_bits};
@@ -93,9 +92,7 @@ use crate::softmax::relations::{
 };
 use crate::softmax::soundness::{check_security, error_counts, security_problem};
 use crate::softmax::structured::{index_mle, is_zero_mle, valid_entries_mle, valid_rows_mle};
-use crate::softmax::tables::{
-    EXP_TABLE_ROOT_19, exp_table_name, exp_table_root, pinned_exp_commitment,
-};
+use crate::softmax::tables::{exp_table_name, exp_table_root, pinned_exp_commitment};
 use crate::walk::layer::ClaimsOn;
 use crate::walk::tensor::TensorCommitment;
 use super::support::qm31;
@@ -373,7 +370,7 @@ def stack_layout_tests(rng: random.Random) -> list[str]:
         prefix = ("softmax", "gelu", "w")[i % 3]
         stacked = stack_claims(prefix, layout, claims)
         witness = witness_of(prefix, layout, rng)
-        checked = check_stacks(prefix, layout, "blake2s", witness)
+        checked = check_stacks(prefix, layout, witness)
         body = [
             f"let names = {names(list(columns), 4, 16)};",
             f"let sizes = {u32s(list(columns.values()), 4, 16)};",
@@ -384,7 +381,7 @@ def stack_layout_tests(rng: random.Random) -> list[str]:
             f"let expected = {claims_on_lit(stacked)};",
             f"assert_claims_on_eq(stack_claims('{prefix}', @layout, claims), expected);",
             *witness_lits(witness),
-            f"let checked = check_stacks('{prefix}', @layout, {BLAKE2S}, names, commitments);",
+            f"let checked = check_stacks('{prefix}', @layout, names, commitments);",
             f"let expected = {lines([commitment_lit(c) for c in checked], 4)}.span();",
             "assert_commitments_eq(checked, expected);",
         ]
@@ -435,15 +432,17 @@ def check_stacks_tests(rng: random.Random) -> list[str]:
                 "let layout = StackLayoutTrait::of_columns(names, sizes, 2).unwrap();",
             ]
         honest = witness_of(STACKS, layout, rng)
-        checked = check_stacks(STACKS, layout, "blake2s", honest)
-        body = [
-            *setup,
-            *witness_lits(honest),
-            f"let checked = check_stacks('{STACKS}', @layout, {BLAKE2S}, names, commitments);",
-            f"let expected = {lines([commitment_lit(c) for c in checked], 4)}.span();",
-            "assert_commitments_eq(checked, expected);",
-        ]
-        out.append(cairo_test(f"check_stacks_{label}_honest", body))
+        on_poseidon = {k: Commitment(v.root >> 5, v.n_vars, "poseidon") for k, v in honest.items()}
+        for suffix, witness in (("", honest), ("_poseidon", on_poseidon)):
+            checked = check_stacks(STACKS, layout, witness)
+            body = [
+                *setup,
+                *witness_lits(witness),
+                f"let checked = check_stacks('{STACKS}', @layout, names, commitments);",
+                f"let expected = {lines([commitment_lit(c) for c in checked], 4)}.span();",
+                "assert_commitments_eq(checked, expected);",
+            ]
+            out.append(cairo_test(f"check_stacks_{label}_honest{suffix}", body))
         first = next(iter(honest))
         c = honest[first]
         tampered = {
@@ -459,7 +458,7 @@ def check_stacks_tests(rng: random.Random) -> list[str]:
         }
         for what, witness in tampered.items():
             try:
-                check_stacks(STACKS, layout, "blake2s", witness)
+                check_stacks(STACKS, layout, witness)
             except VerificationError as e:
                 reason = e.check
             else:
@@ -467,7 +466,7 @@ def check_stacks_tests(rng: random.Random) -> list[str]:
             body = [
                 *setup,
                 *witness_lits(witness),
-                f"check_stacks('{STACKS}', @layout, {BLAKE2S}, names, commitments);",
+                f"check_stacks('{STACKS}', @layout, names, commitments);",
             ]
             out.append(cairo_test(f"check_stacks_{label}_{what}", body, reason))
     return out
@@ -658,21 +657,22 @@ def soundness_tests() -> list[str]:
 
 # -- the exp table ----------------------------------------------------------------------------
 def table_tests() -> list[str]:
-    root = EXP_TABLE_ROOTS[THETA]
-    pinned = pinned_exp_commitment(THETA)
-    assert pinned.root == root and pinned.hash == "blake2s"
-    body = [
-        f"let root: u256 = {hex(root)};",
-        "assert_eq!(EXP_TABLE_ROOT_19, root);",
-        f"assert_eq!(exp_table_root({THETA}), Some(root));",
-        f"assert!(exp_table_root({THETA - 1}).is_none() && exp_table_root({THETA + 1}).is_none());",
-        f"let words = {digest_words(root.to_bytes(32, 'big'))};",
-        "assert_eq!(blake2s_root(EXP_TABLE_ROOT_19), words);",
-        f"let pinned = pinned_exp_commitment({THETA});",
-        f"let expected = {commitment_lit(pinned, 4)};",
-        "assert_commitments_eq(array![pinned].span(), array![expected].span());",
-        f"assert_eq!(exp_table_name({THETA}), '{exp_table_name(THETA)}');",
-    ]
+    """The pinned roots for both witness hashes, and none for another θ or hash."""
+    body = [f"assert_eq!(exp_table_name({THETA}), '{exp_table_name(THETA)}');"]
+    for hash_, tag in HASH_TAGS.items():
+        root = EXP_TABLE_ROOTS[THETA][hash_]
+        pinned = pinned_exp_commitment(THETA, hash_)
+        assert pinned.root == root and pinned.hash == hash_ and hash_ in WITNESS_PCS
+        body += [
+            f"let root: u256 = {hex(root)};",
+            f"assert_eq!(exp_table_root({THETA}, {tag}), Some(root));",
+            f"assert!(exp_table_root({THETA - 1}, {tag}).is_none());",
+            f"assert!(exp_table_root({THETA + 1}, {tag}).is_none());",
+            f"let pinned = pinned_exp_commitment({THETA}, {tag});",
+            f"let expected = {commitment_lit(pinned, 4)};",
+            "assert_commitments_eq(array![pinned].span(), array![expected].span());",
+        ]
+    body.append(f"assert!(exp_table_root({THETA}, 0).is_none());")
     return [cairo_test("pinned_exp_table", body)]
 
 

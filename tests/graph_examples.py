@@ -26,7 +26,7 @@ from cairn.prover.layers.layernorm import model as layernorm
 from cairn.prover.layers.linear import model as linear
 from cairn.prover.layers.requant import model as requant
 from cairn.prover.layers.requant.params import RequantParams
-from cairn.prover.pcs.params import POSEIDON_PARAMS
+from cairn.prover.pcs.params import DEFAULT_WITNESS_HASH, POSEIDON_PARAMS
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.statement import ModelBinding, Statement
 
@@ -107,8 +107,10 @@ GRAPHS["declared_norm"] = functools.partial(declared_example, True)
 @functools.cache
 def graph_proof(name: str) -> GraphProof:
     """The graph proven with its weights committed (Poseidon), as the contract reads it; bound
-    to the model for a name with `_bound`, its inputs and outputs committed too with `_io`."""
-    graph, hidden = GRAPHS[name.replace("_bound", "").replace("_io", "")]()
+    to the model for a name with `_bound`, its inputs and outputs committed too with `_io`, its
+    witness on Poseidon252 trees with `_poseidon` (else Blake2s)."""
+    base = name.replace("_bound", "").replace("_io", "").replace("_poseidon", "")
+    graph, hidden = GRAPHS[base]()
     graph, data = commit_graph_weights(graph, POSEIDON_PARAMS)
     if "_bound" in name:
         ranks = {n: i for i, n in enumerate(sorted(graph.committed))}
@@ -116,7 +118,8 @@ def graph_proof(name: str) -> GraphProof:
     if "_io" in name:
         graph, hidden, io_data = commit_graph_io(graph, hidden, POSEIDON_PARAMS)
         data |= io_data
-    return prove_graph(graph, hidden, data)
+    witness = "poseidon" if "_poseidon" in name else DEFAULT_WITNESS_HASH
+    return prove_graph(graph, hidden, data, witness_hash=witness)
 
 
 @functools.cache

@@ -16,6 +16,9 @@ from cairn.prover.walk.layer import LayerSpec
 from cairn.prover.walk.proof import WalkProof
 from cairn.prover.walk.verifier import verify_walk
 
+OTHER_HASH = {"poseidon": "blake2s", "blake2s": "poseidon"}
+"""A commitment's hash swapped for the PCS's other one (a wrong-hash tampering)."""
+
 # What an absent optional proof is replaced with: a proof where none is due.
 _STAND_INS = {SamePolyProof: SamePolyProof(SumcheckProof([]), QM31.zero())}
 
@@ -155,7 +158,7 @@ def witness_tamperings(proof: WalkProof, prefix: str) -> Iterator[WalkProof]:
     for witness in (
         {},
         {f"{prefix}.0": dataclasses.replace(c, n_vars=c.n_vars + 1)},
-        {f"{prefix}.0": dataclasses.replace(c, hash="poseidon")},
+        {f"{prefix}.0": dataclasses.replace(c, hash=OTHER_HASH[c.hash])},
         {"other.0": c},
         {f"{prefix}.0": c, f"{prefix}.1": c},
     ):

@@ -171,7 +171,8 @@ def test_inspect_and_calldata_stdout(small_proof):
 def test_every_layer_kind_has_a_prove_command_made_from_its_example():
     """A kind without an example would have no `cairn prove <kind>`; with one, the command's
     options are the builder's (names, defaults, help), then the kind's weight options, then
-    --commit-io, then --out, and its --help is the example's."""
+    --commit-io, then --witness-hash for a kind with witness, then --out, and its --help is the
+    example's."""
     assert LAYER_EXAMPLES.keys() == LAYERS.keys(), "give the kind a LAYER_EXAMPLES entry"
     prove = typer.main.get_command(app).commands["prove"]
     for kind, example in LAYER_EXAMPLES.items():
@@ -182,7 +183,8 @@ def test_every_layer_kind_has_a_prove_command_made_from_its_example():
         options = {p.name: p for p in command.params}
         built = inspect.signature(example.build, eval_str=True).parameters
         weights = inspect.signature(weight_options(kind)).parameters
-        assert list(options) == [*built, *weights, "commit_io", "out_path"], kind
+        witness = ["witness_hash"] if LAYERS[kind].advise else []
+        assert list(options) == [*built, *weights, "commit_io", *witness, "out_path"], kind
         for name, parameter in built.items():
             option, info = options[name], parameter.annotation.__metadata__[0]
             assert f"--{name.replace('_', '-')}" in option.opts, (kind, name)

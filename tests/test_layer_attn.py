@@ -15,7 +15,7 @@ from cairn.prover.layers.attn import model as attn
 from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.lookups.prover import Fractions
-from cairn.prover.pcs.params import WITNESS_PCS
+from cairn.prover.pcs.params import DEFAULT_WITNESS_HASH, WITNESS_PCS
 from cairn.prover.pcs.prover import commit
 from cairn.prover.softmax import model as softmax_model
 from cairn.prover.softmax import prover as softmax_prover
@@ -346,8 +346,8 @@ def test_a_balanced_logup_over_false_leaves(monkeypatch, cheat, check):
 def test_a_substituted_table_root(monkeypatch):
     fake = tables.exp_table(19).copy()
     fake[-1] += 1  # an entry no honest lookup reads: only the root tells the tables apart
-    fake_data = commit(fake, WITNESS_PCS)[1]
-    monkeypatch.setattr(tables, "exp_table_commitment", lambda _: fake_data)
+    fake_data = commit(fake, WITNESS_PCS[DEFAULT_WITNESS_HASH])[1]
+    monkeypatch.setattr(tables, "exp_table_commitment", lambda *_: fake_data)
     monkeypatch.setattr(softmax_prover, "exp_table", lambda _: fake)
     monkeypatch.setattr(relations, "exp_table", lambda _: fake)  # the prover's table keys
     proof = prove_walk(SPEC, _setup()[0])

@@ -83,21 +83,26 @@ def test_zero_is_a_fixed_point_so_padding_looks_up_a_table_row(params):
 
 
 def test_the_cairo_verifier_pins_the_same_roots():
-    """verifier_cairo/src/layers/gelu/table.cairo lists PINNED_ROOTS' values in f_in order."""
+    """verifier_cairo/src/layers/gelu/table.cairo lists PINNED_ROOTS' values in f_in order,
+    Blake2s's then Poseidon252's."""
     source = (
         Path(__file__).parent.parent / "verifier_cairo/src/layers/gelu/table.cairo"
     ).read_text()
     cairo = [int(h, 16) for h in re.findall(r"0x[0-9A-F]{64}", source)]
-    assert cairo == [PINNED_ROOTS[f] for f in sorted(PINNED_ROOTS)]
+    assert cairo == [
+        PINNED_ROOTS[f][h] for h in ("blake2s", "poseidon") for f in sorted(PINNED_ROOTS)
+    ]
     assert f"const FIRST_F_IN: u32 = {min(PINNED_ROOTS)};" in source
 
 
 def test_the_pinned_roots_are_the_tables_commitments():
-    """Every pinned root recomputed: gelu_table committed with WITNESS_PCS."""
-    for f_in, root in PINNED_ROOTS.items():
+    """Every pinned root recomputed: gelu_table committed with WITNESS_PCS, both hashes."""
+    for f_in, roots in PINNED_ROOTS.items():
         key = (f_in, IN_BITS, f_in - SCALE_DROP, OUT_BITS)
         assert GeluParams(*key).problem() is None
-        assert commit(embed(quantized.gelu_table(*key)), WITNESS_PCS)[0].root == root
+        for hash_, root in roots.items():
+            values = embed(quantized.gelu_table(*key))
+            assert commit(values, WITNESS_PCS[hash_])[0].root == root
 
 
 def test_json_round_trip_verifies(proofs, tmp_path):
@@ -269,11 +274,11 @@ def test_a_y_substituted_after_the_commitment(monkeypatch):
     tampered = pad_tensor(st.outputs["y"]).ravel()
     tampered[0] += 1
 
-    def advise(stmt):
-        _, advice = gelu_prover.advise_gelu(stmt)
+    def advise(stmt, pcs):
+        _, advice = gelu_prover.advise_gelu(stmt, pcs)
         with monkeypatch.context() as m:
             m.setattr(gelu_prover, "lookup", lambda *_: tampered)
-            commitments, _ = gelu_prover.advise_gelu(stmt)
+            commitments, _ = gelu_prover.advise_gelu(stmt, pcs)
         return commitments, advice
 
     proof = prove_walk(dataclasses.replace(SPEC, advise=advise), st)

@@ -259,8 +259,8 @@ def test_a_remainder_substituted_after_the_challenges():
     LogUp): x̃(ρ), rebuilt from the columns, no longer matches x, and the walk's input
     settlement, which comes before the witness opening, tells."""
 
-    def advise(stmt):
-        commitments, advice = requant_prover.advise_requant(stmt)
+    def advise(stmt, pcs):
+        commitments, advice = requant_prover.advise_requant(stmt, pcs)
         r0 = advice.trace.r0.copy()
         assert r0[0, 0] != r0[0, 1]
         r0[0, 0], r0[0, 1] = r0[0, 1], r0[0, 0]
@@ -293,3 +293,11 @@ def test_the_walk_opens_exactly_the_witness_claims(proofs):
     assert check_of(LAYERS["add"], stray) == "walk.witness_opening"
     weak = dataclasses.replace(SPEC, opening_claims=1 << 100)  # (4n + K)/|F| ≈ 2^-24
     assert check_of(weak, proof) == "walk.params"
+
+
+def test_a_witness_on_poseidon_trees_verifies():
+    """`prove_walk(..., witness_hash="poseidon")`: the stacks and the opening on Poseidon252
+    trees, which the verifier reads off the commitment."""
+    proof = prove_walk(SPEC, examples.requant_example(*CHEAT, seed=4), witness_hash="poseidon")
+    assert {c.hash for c in proof.statement.witness.values()} == {"poseidon"}
+    verify_walk(SPEC, proof)

@@ -131,9 +131,10 @@ def test_check_refuses_contexts_that_wrap_and_mismatched_sizes():
 
 
 def test_pcs_parameters_reach_96_bits_up_to_2_23():
-    for n in (21, 22, 23):
-        assert WITNESS_PCS.security_bits(n, 12) >= 97
-    assert WITNESS_PCS.max_n_vars >= 23
+    for params in WITNESS_PCS.values():
+        for n in (21, 22, 23):
+            assert params.security_bits(n, 12) >= 97
+        assert params.max_n_vars >= 23
 
 
 # -- the exp table ---------------------------------------------------------------------------
@@ -154,11 +155,12 @@ def test_exp_table():
     assert all(round(ONE * math.exp(-e / 4096)) == t[e] for e in range(0, 1 << EXP_BITS, 97))
 
 
-def test_pinned_exp_table_root():
-    data = exp_table_commitment(THETA)
-    assert data.commitment.root == EXP_TABLE_ROOTS[THETA]
-    assert pinned_exp_commitment(THETA) == data.commitment
-    assert data.commitment.n_vars == EXP_BITS and data.commitment.hash == "blake2s"
+@pytest.mark.parametrize("hash_", sorted(WITNESS_PCS))
+def test_pinned_exp_table_root(hash_):
+    data = exp_table_commitment(THETA, hash_)
+    assert data.commitment.root == EXP_TABLE_ROOTS[THETA][hash_]
+    assert pinned_exp_commitment(THETA, hash_) == data.commitment
+    assert data.commitment.n_vars == EXP_BITS and data.commitment.hash == hash_
 
 
 # -- the honest trace ------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from cairn.prover.graph.views import layer_statements, with_values, worst_cases
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.mle import evaluate_tensor, pad_tensor
 from cairn.prover.padding import prove_outside_zero
-from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.params import DEFAULT_WITNESS_HASH, WITNESS_PCS, PcsParams
 from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
 from cairn.prover.ranges import Tensors
 from cairn.prover.walk.prover import merge_claims, merge_tensor
@@ -107,7 +107,7 @@ last, "settlement" (node −1: public inputs and weights, the openings)."""
 
 
 def _advise(
-    g: GraphStatement, hidden: Tensors, report: Progress
+    g: GraphStatement, hidden: Tensors, pcs: PcsParams, report: Progress
 ) -> tuple[GraphStatement, list[object], dict[tuple[int, str], CommitmentData]]:
     """Every node's witness, committed before anything is absorbed; the commitments' data by
     (node, name), for the witness opening."""
@@ -118,7 +118,7 @@ def _advise(
         if advise is None:
             advice.append(None)
             continue
-        made, data = advise(with_values(g, nodes[i], hidden, view))
+        made, data = advise(with_values(g, nodes[i], hidden, view), pcs)
         nodes[i] = replace(nodes[i], witness={n: d.commitment for n, d in made.items()})
         witness_data |= {(i, n): d for n, d in made.items()}
         advice.append(data)
@@ -130,16 +130,18 @@ def prove_graph(
     hidden: Tensors,
     committed_data: Mapping[str, CommitmentData] | None = None,
     progress: Progress | None = None,
+    witness_hash: str = DEFAULT_WITNESS_HASH,
 ) -> GraphProof:
     """`hidden`: the values of the hidden tensors and the committed inputs and outputs (from
     `assemble`, `commit_graph_io`); `committed_data` (from commit_graph_weights and
     commit_graph_io) must cover exactly `g.committed`; `progress` is told when each stage
-    starts (see Progress)."""
+    starts (see Progress); every node's witness is committed with
+    `WITNESS_PCS[witness_hash]`."""
     report = progress or (lambda _stage, _i, _kind: None)
     committed_data = committed_data or {}
     if set(committed_data) != set(g.committed):
         raise ValueError("committed_data must cover exactly the committed tensors")
-    g, advice, witness_data = _advise(g, hidden, report)
+    g, advice, witness_data = _advise(g, hidden, WITNESS_PCS[witness_hash], report)
     report("checks", -1, "")
     statements = [
         with_values(g, node, hidden, view)

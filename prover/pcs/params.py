@@ -83,6 +83,10 @@ def poly_log_leaf(n_vars: int, params: PcsParams) -> int:
 POSEIDON_PARAMS = PcsParams("poseidon")
 BLAKE2S_PARAMS = PcsParams("blake2s")
 PARAMS = {p.hash: p for p in (POSEIDON_PARAMS, BLAKE2S_PARAMS)}  # production, by hash name
-WITNESS_PCS = PcsParams("blake2s", pow_bits=20)
-"""The PCS of every layer's own witness and fixed tables, opened once per proof by the walk:
-Blake2s, rate 1/4, 120 queries, 20 grinding bits (≥ 97 bits up to 2^23 values)."""
+WITNESS_PCS = {h: PcsParams(h, pow_bits=20) for h in ("blake2s", "poseidon")}
+"""The PCS of every layer's own witness and fixed tables, opened once per proof by the walk on
+a Blake2s transcript, by tree hash: rate 1/4, 120 queries, 20 grinding bits (≥ 97 bits up to
+2^23 values, whichever the hash). The prover picks the hash (`--witness-hash`): Blake2s trees
+commit ≈ 70× faster, Poseidon252 ones cost less to verify on chain (docs/pcs.md, "Which tree
+hash"); the verifier reads it off the witness commitments."""
+DEFAULT_WITNESS_HASH = "blake2s"

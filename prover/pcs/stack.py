@@ -22,8 +22,11 @@ from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31
+from cairn.prover.merkle.hashers import get_hash
 from cairn.prover.mle import hypercube_point, log2_exact, next_pow2
+from cairn.prover.pcs.params import DEFAULT_WITNESS_HASH, WITNESS_PCS, PcsParams
 from cairn.prover.pcs.proof import Commitment
+from cairn.prover.pcs.prover import CommitmentData, commit
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,14 @@ def stack_names(prefix: str, layout: StackLayout) -> list[str]:
     return [f"{prefix}.{i}" for i in range(len(layout.stack_vars))]
 
 
+def commit_stacks(
+    prefix: str, layout: StackLayout, columns: Mapping[str, np.ndarray], params: PcsParams
+) -> dict[str, CommitmentData]:
+    """Signed-integer columns committed as the layout's stacks, by the statement's names."""
+    made = [commit(values, params)[1] for values in layout.pack(columns)]
+    return dict(zip(stack_names(prefix, layout), made, strict=True))
+
+
 def stack_claims(
     prefix: str, layout: StackLayout, claims: Mapping[str, Sequence[Claim]]
 ) -> dict[str, list[Claim]]:
@@ -95,15 +106,27 @@ def stack_claims(
 
 
 def check_stacks(
-    prefix: str, layout: StackLayout, hash_: str, witness: Mapping[str, Commitment]
+    prefix: str, layout: StackLayout, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
     """`prefix.commitment` unless the witness is exactly the layout's stacks, commitments of
-    their sizes with this hash; returns them in stack order."""
+    their sizes with one hash of `WITNESS_PCS` (the first stack's); returns them in stack
+    order."""
     names = stack_names(prefix, layout)
     if set(witness) != set(names):
         raise VerificationError(f"{prefix}.commitment", f"expected witness {names}")
+    hash_ = witness[names[0]].hash if names else ""
     for name, n_vars in zip(names, layout.stack_vars, strict=True):
         c = witness[name]
-        if c.hash != hash_ or c.n_vars != n_vars:
-            raise VerificationError(f"{prefix}.commitment", f"{name}: not {hash_} of 2^{n_vars}")
+        # A root beyond its hash's digests (a Poseidon one ≥ p_stark) no calldata can carry.
+        fits = hash_ in WITNESS_PCS and get_hash(hash_).is_digest(c.root)
+        if c.hash != hash_ or not fits or c.n_vars != n_vars:
+            raise VerificationError(
+                f"{prefix}.commitment", f"{name}: not a witness commitment of 2^{n_vars}"
+            )
     return [witness[name] for name in names]
+
+
+def witness_hash(witness: Mapping[str, Commitment]) -> str:
+    """The hash a layer's witness is committed with (one, `check_stacks`), which its fixed
+    tables' pinned commitments use too; the default while nothing is committed."""
+    return next(iter(witness.values())).hash if witness else DEFAULT_WITNESS_HASH

@@ -17,9 +17,9 @@ from cairn.prover.fields.qm31 import QM31, QM31Array
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
-from cairn.prover.pcs.params import WITNESS_PCS
-from cairn.prover.pcs.prover import CommitmentData, commit
-from cairn.prover.pcs.stack import stack_names
+from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.prover import CommitmentData
+from cairn.prover.pcs.stack import commit_stacks
 from cairn.prover.softmax.model import (
     SoftmaxTrace,
     forward,
@@ -55,19 +55,16 @@ class SoftmaxAdvice:
 
 
 def commit_softmax(
-    dims: Dims, params: SoftmaxParams, scores: np.ndarray
+    dims: Dims, params: SoftmaxParams, scores: np.ndarray, pcs: PcsParams
 ) -> tuple[dict[str, CommitmentData], SoftmaxAdvice]:
-    """Compute the honest trace for QK̂ = `scores` and commit every witness column, stacked;
-    returns the commitments by their statement names."""
+    """Compute the honest trace for QK̂ = `scores` and commit every witness column, stacked
+    with `pcs`; returns the commitments by their statement names."""
     trace = forward(scores, valid_entries(dims.h, dims.s, dims.causal), params)
     counts = multiplicities(trace, params)
     columns = {name: getattr(trace, name) for name in ENTRY_COLUMNS}
     columns |= {"z": trace.z, "m_exp": counts[0], "m_limb": counts[1], "m_norm": counts[2]}
     layout = witness_layout(dims, params)
-    made = [commit(values, WITNESS_PCS)[1] for values in layout.pack(columns)]
-    return dict(zip(stack_names(STACKS, layout), made, strict=True)), SoftmaxAdvice(
-        trace, scores, counts
-    )
+    return commit_stacks(STACKS, layout, columns, pcs), SoftmaxAdvice(trace, scores, counts)
 
 
 def prove_softmax(

@@ -16,10 +16,14 @@ from cairn.prover.pcs.prover import CommitmentData, commit
 from cairn.prover.softmax.params import EXP_BITS, EXP_RES_BITS, THETA
 from cairn.prover.walk.layer import FixedTable
 
-EXP_TABLE_ROOTS: dict[int, int] = {
-    19: 0x913E468859251E2CE8E1C0501BE6D1FF217A66AF70F02C7BB0E2EABB71109800,
+EXP_TABLE_ROOTS: dict[int, dict[str, int]] = {
+    19: {
+        "blake2s": 0x913E468859251E2CE8E1C0501BE6D1FF217A66AF70F02C7BB0E2EABB71109800,
+        "poseidon": 0x007439A6231CAD2FCF1F374C726ABC7C4F7D7FEF945979604151AF5870EE3166,
+    },
 }
-"""Blake2s Merkle root of exp_table(θ) committed with WITNESS_PCS, per θ (as Commitment.root)."""
+"""By θ, then witness hash: the Merkle root of exp_table(θ) committed with `WITNESS_PCS[hash]`
+(as Commitment.root)."""
 
 
 @functools.cache
@@ -33,16 +37,16 @@ def exp_table(theta: int = THETA) -> np.ndarray:
 
 
 @functools.cache
-def exp_table_commitment(theta: int = THETA) -> CommitmentData:
-    """The prover's commitment to T (message, codeword, tree), built once per θ."""
-    return commit(exp_table(theta), WITNESS_PCS)[1]
+def exp_table_commitment(theta: int, hash_: str) -> CommitmentData:
+    """The prover's commitment to T (message, codeword, tree), built once per θ and hash."""
+    return commit(exp_table(theta), WITNESS_PCS[hash_])[1]
 
 
-def pinned_exp_commitment(theta: int = THETA) -> Commitment:
+def pinned_exp_commitment(theta: int, hash_: str) -> Commitment:
     """The verifier's view of T's commitment: the pinned root, never one from a proof. A θ
     with no table (root 0) never reaches an opening: `softmax.params` refuses it first; the
     calldata encoder only needs the table's size."""
-    return Commitment(EXP_TABLE_ROOTS.get(theta, 0), EXP_BITS, WITNESS_PCS.hash)
+    return Commitment(EXP_TABLE_ROOTS.get(theta, {}).get(hash_, 0), EXP_BITS, hash_)
 
 
 def exp_table_name(theta: int) -> str:
@@ -51,10 +55,11 @@ def exp_table_name(theta: int) -> str:
     return f"softmax.exp.{theta}"
 
 
-def fixed_tables(theta: int) -> dict[str, FixedTable]:
-    """The exp table as the walk opens it (the prover's data looked up when it is needed)."""
+def fixed_tables(theta: int, hash_: str) -> dict[str, FixedTable]:
+    """The exp table as the walk opens it, committed with the layer's witness hash (the
+    prover's data looked up when it is needed)."""
     return {
         exp_table_name(theta): FixedTable(
-            pinned_exp_commitment(theta), lambda: exp_table_commitment(theta)
+            pinned_exp_commitment(theta, hash_), lambda: exp_table_commitment(theta, hash_)
         )
     }

@@ -12,7 +12,6 @@ from cairn.prover.fields.qm31 import QM31
 from cairn.prover.layers.mha.model import Dims
 from cairn.prover.lookups.verifier import check_balance, verify_logup
 from cairn.prover.mle import eq_eval
-from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import check_stacks
 from cairn.prover.softmax.params import EXP_BITS, U_MASK, SoftmaxParams
@@ -40,7 +39,7 @@ def check_commitments(
     dims: Dims, params: SoftmaxParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
     """`softmax.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(dims, params), WITNESS_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(dims, params), witness)
 
 
 def verify_softmax(

@@ -8,6 +8,7 @@ from typing import Any
 
 from cairn.prover.channels.base import Channel
 from cairn.prover.claims import Claim
+from cairn.prover.pcs.params import PcsParams
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.prover import CommitmentData
 from cairn.prover.ranges import Relation
@@ -34,9 +35,10 @@ class FixedTable:
     data: Callable[[], CommitmentData]
 
 
-Advise = Callable[[Statement], tuple[dict[str, CommitmentData], Any]]
-"""From the prover's statement: the witness commitments to bind in it (the walk keeps their
-data to open them) and the prover-only data its `prove` needs."""
+Advise = Callable[[Statement, PcsParams], tuple[dict[str, CommitmentData], Any]]
+"""From the prover's statement and the witness opening's parameters (`WITNESS_PCS` of the
+prover's tree hash): the witness commitments to bind in it (the walk keeps their data to open
+them) and the prover-only data its `prove` needs."""
 
 
 @dataclass(frozen=True)

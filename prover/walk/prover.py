@@ -13,7 +13,7 @@ from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import embed
 from cairn.prover.fields.qm31 import QM31Array
 from cairn.prover.mle import evaluate_tensor, pad_tensor
-from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.params import DEFAULT_WITNESS_HASH, WITNESS_PCS, PcsParams
 from cairn.prover.pcs.prover import CommitmentData, commit_tensor, open_batch
 from cairn.prover.sameply.proof import SamePolyProof
 from cairn.prover.sameply.prover import prove_sameply
@@ -72,16 +72,20 @@ def commit_weights(st: Statement, params: PcsParams) -> tuple[Statement, dict[st
 
 
 def prove_walk(
-    spec: LayerSpec, st: Statement, committed_data: Mapping[str, CommitmentData] | None = None
+    spec: LayerSpec,
+    st: Statement,
+    committed_data: Mapping[str, CommitmentData] | None = None,
+    witness_hash: str = DEFAULT_WITNESS_HASH,
 ) -> WalkProof:
     """`committed_data` (from commit_tensors) must cover exactly `st.committed`; the proof's
-    statement then carries those tensors as commitments only."""
+    statement then carries those tensors as commitments only. The layer's witness is committed
+    with `WITNESS_PCS[witness_hash]`."""
     committed_data = committed_data or {}
     if set(committed_data) != set(st.committed):
         raise ValueError("committed_data must cover exactly the committed tensors")
     advice, witness_data = None, {}
     if spec.advise is not None:
-        witness_data, advice = spec.advise(st)
+        witness_data, advice = spec.advise(st, WITNESS_PCS[witness_hash])
         st = replace(st, witness={n: d.commitment for n, d in witness_data.items()})
     expect_public_reads(st, spec.reads)
     spec.check(st)

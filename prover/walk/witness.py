@@ -1,5 +1,6 @@
-"""The witness opening: one Blake2s batch opening, at the end of a walk, of every claim the
-layers left on their own witness commitments and on fixed tables (docs/claim-walk.md, step 10).
+"""The witness opening: one batch opening on a Blake2s fork, at the end of a walk, of every
+claim the layers left on their own witness commitments and on fixed tables (docs/claim-walk.md,
+step 10), with `WITNESS_PCS` for the hash the prover committed them with.
 
 Every such claim is fixed before the opening's first challenge (the opening comes last), so
 one opening settles them all at the soundness of one: its error grows with the largest
@@ -15,7 +16,7 @@ from cairn.prover.channels.fork import fork, join
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
-from cairn.prover.pcs.params import WITNESS_PCS
+from cairn.prover.pcs.params import DEFAULT_WITNESS_HASH, WITNESS_PCS, PcsParams
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.pcs.prover import CommitmentData, open_batch
 from cairn.prover.pcs.verifier import verify_batch
@@ -74,8 +75,16 @@ def verify_witness(
     if proof is None:
         return
     child = fork(channel, TAG)
-    verify_batch(openings, proof, WITNESS_PCS, child)
+    verify_batch(openings, proof, witness_params(openings[0][0]), child)
     join(channel, child)
+
+
+def witness_params(first: Commitment) -> PcsParams:
+    """The witness opening's parameters: `WITNESS_PCS` for its first polynomial's hash (every
+    other polynomial must have it, `pcs.hash`)."""
+    if first.hash not in WITNESS_PCS:
+        raise VerificationError("pcs.hash", f"no witness PCS over {first.hash} trees")
+    return WITNESS_PCS[first.hash]
 
 
 def opening_error(commitments: Iterable[Commitment], n_claims: int) -> dict[str, float]:
@@ -83,7 +92,8 @@ def opening_error(commitments: Iterable[Commitment], n_claims: int) -> dict[str,
     sizes = [c.n_vars for c in commitments]
     if not sizes:
         return {}
-    return {"witness opening (Blake2s)": 2.0 ** -WITNESS_PCS.security_bits(max(sizes), n_claims)}
+    bits = WITNESS_PCS[DEFAULT_WITNESS_HASH].security_bits(max(sizes), n_claims)  # any hash's
+    return {"witness opening": 2.0**-bits}
 
 
 def layer_terms(spec: LayerSpec, st: Statement) -> dict[str, float]:

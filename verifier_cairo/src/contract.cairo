@@ -650,7 +650,9 @@ pub mod CairnVerifier {
             if let Some(w) = outcome.witness {
                 let (poly_vars, poly_roots) = (w.polys.poly_vars, w.polys.poly_roots);
                 let child = witness_fork(@channel);
-                let replay = self.fronts().witness_start(poly_vars, poly_roots, w.front, child);
+                let replay = self
+                    .fronts()
+                    .witness_start(w.polys.hash, poly_vars, poly_roots, w.front, child);
                 let mut stage = WitnessStage { replay, polys: w.polys };
                 if !whole {
                     store_records(session_id, outcome.witnessed);
@@ -716,7 +718,8 @@ pub mod CairnVerifier {
             if absorb.is_empty() && reduce.is_empty() {
                 return None;
             }
-            let (replay, phase) = self.fronts().witness_steps(stage.replay, absorb, reduce);
+            let hash = stage.polys.hash;
+            let (replay, phase) = self.fronts().witness_steps(hash, stage.replay, absorb, reduce);
             stage.replay = replay;
             phase
         }

@@ -11,6 +11,7 @@ import numpy as np
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import max_magnitude
 from cairn.prover.layers.mha.model import Dims, attend_heads, head_scores, unpad
+from cairn.prover.pcs.stack import witness_hash
 from cairn.prover.ranges import Relation, Tensors, pow2
 from cairn.prover.softmax import soundness
 from cairn.prover.softmax.model import forward, valid_entries
@@ -94,8 +95,9 @@ def error_terms(st: Statement) -> dict[str, float]:
 
 
 def tables(st: Statement) -> dict[str, FixedTable]:
-    """The exp table of the statement's θ, which softmax's claims fall on."""
-    return fixed_tables(params_of(st).theta)
+    """The exp table of the statement's θ, which softmax's claims fall on, committed with its
+    witness's hash."""
+    return fixed_tables(params_of(st).theta, witness_hash(st.witness))
 
 
 def check(st: Statement) -> None:

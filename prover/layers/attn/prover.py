@@ -11,17 +11,18 @@ from cairn.prover.layers.attn.model import params_of
 from cairn.prover.layers.attn.proof import AttnProof
 from cairn.prover.layers.mha.model import Dims, head_scores
 from cairn.prover.layers.mha.prover import input_claims, prove_attend, prove_scores
+from cairn.prover.pcs.params import PcsParams
 from cairn.prover.pcs.prover import CommitmentData
 from cairn.prover.softmax.prover import SoftmaxAdvice, commit_softmax, prove_softmax
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
 
-def advise_attn(st: Statement) -> tuple[dict[str, CommitmentData], Any]:
+def advise_attn(st: Statement, pcs: PcsParams) -> tuple[dict[str, CommitmentData], Any]:
     """Commit to softmax's witness before the walk draws anything."""
     dims = Dims.of(st)
     scores = head_scores(st.inputs["q"], st.inputs["k"], dims)
-    return commit_softmax(dims, params_of(st), scores)
+    return commit_softmax(dims, params_of(st), scores, pcs)
 
 
 def prove_attn(

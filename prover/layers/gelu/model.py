@@ -14,6 +14,7 @@ from cairn.prover.layers.gelu import soundness
 from cairn.prover.layers.gelu.params import GeluParams, entry_vars, params_of
 from cairn.prover.layers.gelu.table import pinned_commitment, table_commitment, table_name
 from cairn.prover.layers.gelu.verifier import check_commitments
+from cairn.prover.pcs.stack import witness_hash
 from cairn.prover.ranges import Relation, Tensors, pow2
 from cairn.prover.walk.layer import FixedTable
 from cairn.prover.walk.statement import Statement, expect_ranges, expect_shapes
@@ -68,8 +69,9 @@ def error_terms(st: Statement) -> dict[str, float]:
 def tables(st: Statement) -> dict[str, FixedTable]:
     """The pinned GELU table of the statement's parameters, which the lookup's table claim
     falls on (only asked of a statement `check` accepted)."""
-    key = params_of(st).key
-    return {table_name(key): FixedTable(pinned_commitment(key), lambda: table_commitment(key))}
+    key, hash_ = params_of(st).key, witness_hash(st.witness)
+    pinned = pinned_commitment(key, hash_)
+    return {table_name(key): FixedTable(pinned, lambda: table_commitment(key, hash_))}
 
 
 def check(st: Statement) -> None:

@@ -28,9 +28,9 @@ from cairn.prover.layers.gelu.relations import (
 )
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, pad_tensor, row_combination
-from cairn.prover.pcs.params import WITNESS_PCS
-from cairn.prover.pcs.prover import CommitmentData, commit
-from cairn.prover.pcs.stack import stack_names
+from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.prover import CommitmentData
+from cairn.prover.pcs.stack import commit_stacks
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -44,15 +44,14 @@ class GeluAdvice:
     m: np.ndarray
 
 
-def advise_gelu(st: Statement) -> tuple[dict[str, CommitmentData], GeluAdvice]:
+def advise_gelu(st: Statement, pcs: PcsParams) -> tuple[dict[str, CommitmentData], GeluAdvice]:
     """Commit y (the table applied to the padded x: T[0 + 2^(b_in−1)] = 0 on the padding) and
     the multiplicities, stacked, before the walk draws anything."""
     p = params_of(st)
     x = pad_tensor(st.inputs["x"]).ravel()
     y, m = lookup(x, p), multiplicities(x, p)
     layout = witness_layout(entry_vars(st), p)
-    made = [commit(values, WITNESS_PCS)[1] for values in layout.pack({"y": y, "m": m})]
-    return dict(zip(stack_names(STACKS, layout), made, strict=True)), GeluAdvice(x, y, m)
+    return commit_stacks(STACKS, layout, {"y": y, "m": m}, pcs), GeluAdvice(x, y, m)
 
 
 def prove_gelu(

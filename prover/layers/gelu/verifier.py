@@ -23,7 +23,6 @@ from cairn.prover.layers.gelu.relations import (
     witness_layout,
 )
 from cairn.prover.lookups.verifier import LeafClaim, check_balance, verify_logup
-from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import check_stacks
 from cairn.prover.walk.layer import LayerClaims
@@ -32,7 +31,7 @@ from cairn.prover.walk.statement import Statement
 
 def check_commitments(n: int, p: GeluParams, witness: Mapping[str, Commitment]) -> list[Commitment]:
     """`gelu.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(n, p), WITNESS_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(n, p), witness)
 
 
 def verify_columns(

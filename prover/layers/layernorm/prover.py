@@ -50,9 +50,9 @@ from cairn.prover.mle import (
     row_combination,
     tensor_vars,
 )
-from cairn.prover.pcs.params import WITNESS_PCS
-from cairn.prover.pcs.prover import CommitmentData, commit
-from cairn.prover.pcs.stack import stack_names
+from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.prover import CommitmentData
+from cairn.prover.pcs.stack import commit_stacks
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -76,7 +76,9 @@ def limb_multiplicities(t: LayerNormTrace, offset: int, bits: int) -> np.ndarray
     return np.bincount(keys, minlength=1 << bits).astype(np.int64)
 
 
-def advise_layernorm(st: Statement) -> tuple[dict[str, CommitmentData], LayerNormAdvice]:
+def advise_layernorm(
+    st: Statement, pcs: PcsParams
+) -> tuple[dict[str, CommitmentData], LayerNormAdvice]:
     """Commit the limbs, both gadgets' columns and every multiplicity, stacked, before the walk
     draws anything."""
     p = params_of(st)
@@ -88,8 +90,7 @@ def advise_layernorm(st: Statement) -> tuple[dict[str, CommitmentData], LayerNor
         cols = trace.columns() | {"m_range": counts[0], "m_clamp": counts[1]}
         columns |= {f"{prefix}.{name}": v for name, v in cols.items()}
     layout = witness_layout(tensor_vars(shape_of(st)), p)
-    made = [commit(values, WITNESS_PCS)[1] for values in layout.pack(columns)]
-    stacks = dict(zip(stack_names(STACKS, layout), made, strict=True))
+    stacks = commit_stacks(STACKS, layout, columns, pcs)
     return stacks, LayerNormAdvice(t, norm, scale, limb)
 
 

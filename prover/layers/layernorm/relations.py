@@ -23,7 +23,6 @@ from cairn.prover.layers.layernorm.proof import LayerNormProof, LimbColumns, Sta
 from cairn.prover.layers.requant import relations as requant
 from cairn.prover.layers.requant.proof import RequantColumns
 from cairn.prover.mle import evaluate, pad_tensor, prefix_mask
-from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import StackLayout, check_stacks, stack_claims
 from cairn.prover.softmax.relations import STACK_VARS, Key
@@ -101,7 +100,7 @@ def check_commitments(
     n: int, p: LayerNormParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
     """`layernorm.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(n, p), WITNESS_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(n, p), witness)
 
 
 def gadget_claims(

@@ -22,7 +22,7 @@ from cairn.prover.layers.range.relations import (
     weight_name,
 )
 from cairn.prover.mle import tensor_vars
-from cairn.prover.pcs.params import FIELD_BITS, WITNESS_PCS
+from cairn.prover.pcs.params import FIELD_BITS
 from cairn.prover.pcs.stack import check_stacks
 from cairn.prover.ranges import Relation
 from cairn.prover.soundness import shortfall
@@ -120,4 +120,4 @@ def check(st: Statement) -> None:
     """Shapes and widths, soundness, then the witness: exactly the layout's Blake2s stacks
     (`range.commitment`)."""
     check_public(st)
-    check_stacks(STACKS, RangeLayout.of(st.dims).witness(), WITNESS_PCS.hash, st.witness)
+    check_stacks(STACKS, RangeLayout.of(st.dims).witness(), st.witness)

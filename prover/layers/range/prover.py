@@ -25,9 +25,9 @@ from cairn.prover.layers.range.relations import (
 )
 from cairn.prover.lookups.prover import prove_logup
 from cairn.prover.mle import evaluate
-from cairn.prover.pcs.params import WITNESS_PCS
-from cairn.prover.pcs.prover import CommitmentData, commit
-from cairn.prover.pcs.stack import stack_names
+from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.prover import CommitmentData
+from cairn.prover.pcs.stack import commit_stacks
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -42,14 +42,13 @@ def _weights(st: Statement, layout: RangeLayout) -> list[np.ndarray]:
     return [st.weights[weight_name(i)] for i in range(len(layout.weights))]
 
 
-def advise_range(st: Statement) -> tuple[dict[str, CommitmentData], RangeAdvice]:
+def advise_range(st: Statement, pcs: PcsParams) -> tuple[dict[str, CommitmentData], RangeAdvice]:
     layout = RangeLayout.of(st.dims)
     keys = layout.keys(_weights(st, layout))
     counts = layout.multiplicities(keys)
     witness = layout.witness()
     columns = counts | {n: v for n, v in keys.items() if n in witness.sizes}
-    made = [commit(values, WITNESS_PCS)[1] for values in witness.pack(columns)]
-    return dict(zip(stack_names(STACKS, witness), made, strict=True)), RangeAdvice(keys, counts)
+    return commit_stacks(STACKS, witness, columns, pcs), RangeAdvice(keys, counts)
 
 
 def absorb_claims(parent: Channel, weights: dict[str, list[Claim]]) -> None:

@@ -37,9 +37,9 @@ from cairn.prover.layers.requant.relations import (
 )
 from cairn.prover.lookups.prover import Fractions, prove_logup
 from cairn.prover.mle import eq_table, evaluate, row_combination
-from cairn.prover.pcs.params import WITNESS_PCS
-from cairn.prover.pcs.prover import CommitmentData, commit
-from cairn.prover.pcs.stack import stack_names
+from cairn.prover.pcs.params import PcsParams
+from cairn.prover.pcs.prover import CommitmentData
+from cairn.prover.pcs.stack import commit_stacks
 from cairn.prover.walk.layer import LayerClaims
 from cairn.prover.walk.statement import Statement
 
@@ -52,15 +52,16 @@ class RequantAdvice:
     counts: tuple[np.ndarray, np.ndarray]
 
 
-def advise_requant(st: Statement) -> tuple[dict[str, CommitmentData], RequantAdvice]:
+def advise_requant(
+    st: Statement, pcs: PcsParams
+) -> tuple[dict[str, CommitmentData], RequantAdvice]:
     """Commit r0, r1, y', y and the multiplicities, stacked, before the walk draws anything."""
     p = params_of(st)
     t = trace(st.inputs["x"], p)
     counts = multiplicities(t, p)
     layout = witness_layout(entry_vars(st), p)
     columns = t.columns() | {"m_range": counts[0], "m_clamp": counts[1]}
-    made = [commit(values, WITNESS_PCS)[1] for values in layout.pack(columns)]
-    return dict(zip(stack_names(STACKS, layout), made, strict=True)), RequantAdvice(t, counts)
+    return commit_stacks(STACKS, layout, columns, pcs), RequantAdvice(t, counts)
 
 
 def fractions(

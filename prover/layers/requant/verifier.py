@@ -25,7 +25,6 @@ from cairn.prover.layers.requant.relations import (
     witness_layout,
 )
 from cairn.prover.lookups.verifier import LeafClaim, check_balance, verify_logup
-from cairn.prover.pcs.params import WITNESS_PCS
 from cairn.prover.pcs.proof import Commitment
 from cairn.prover.pcs.stack import check_stacks
 from cairn.prover.walk.layer import LayerClaims
@@ -36,7 +35,7 @@ def check_commitments(
     n: int, p: RequantParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
     """`requant.commitment` unless the witness is exactly the layout's Blake2s stacks."""
-    return check_stacks(STACKS, witness_layout(n, p), WITNESS_PCS.hash, witness)
+    return check_stacks(STACKS, witness_layout(n, p), witness)
 
 
 def verify_columns(

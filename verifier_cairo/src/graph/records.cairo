@@ -63,9 +63,11 @@ pub fn record_key(base: felt252, node: u32, tables: bool) -> felt252 {
 /// commitments, nodes in order, then from `tables_from` the fixed tables by name), their sizes
 /// and roots, and where their claims are: per polynomial, per record holding some (in the
 /// order the claims are joined), the node and the claims' slot in the record's group (a
-/// node's own commitments, or its tables in its check's order).
+/// node's own commitments, or its tables in its check's order); `hash` the one hash of them
+/// all, the opening's (`witness_params`).
 #[derive(Copy, Drop, Serde)]
 pub struct WitnessPolys {
+    pub hash: felt252,
     pub poly_vars: Span<u32>,
     pub poly_roots: Span<u256>,
     pub sources: Span<Span<(u32, u32)>>,

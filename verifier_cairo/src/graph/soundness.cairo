@@ -8,7 +8,8 @@
 //! Python's float sum errs by about 2^-52 of the total: the verdicts differ only for a total
 //! within 2^-148 of 2^-96.
 
-use crate::pcs::params::{PcsParams, WITNESS_PARAMS};
+use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::pcs::params::{PcsParams, witness_params};
 use crate::softmax::soundness::pow2_u128;
 
 /// ⌈2^200 / p^4⌉: one count over |F| in units.
@@ -62,7 +63,8 @@ pub impl ErrorTotalImpl of ErrorTotalTrait {
     /// The witness opening's term (Python `opening_error`), when it opens anything.
     fn add_witness(ref self: ErrorTotal, largest: Option<u32>, claims: u32) {
         if let Some(n) = largest {
-            self.add_opening(@WITNESS_PARAMS, n, claims);
+            // Either hash's parameters: the hash changes no count.
+            self.add_opening(@witness_params(HASH_BLAKE2S).unwrap(), n, claims);
         }
     }
 

@@ -14,6 +14,7 @@
 use crate::channels::poseidon252::Poseidon252Channel;
 use crate::fields::qm31::QM31;
 use crate::layers::{Classes, call_class, class_of, opening_claims};
+use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::mle::log2_padded;
 use crate::padding::verify_outside_zero;
 use crate::pcs::queries::pow2;
@@ -330,10 +331,15 @@ pub fn witness_front(polys: @WitnessPolys, opening: @Option<OpeningProof>) -> Op
 /// first's (`expect_same_tables` made them all one).
 pub fn witness_polys(graph: @GraphCalldata, checks: @Checks) -> WitnessPolys {
     let (mut vars, mut roots, mut sources) = (array![], array![], array![]);
+    let mut hash = HASH_BLAKE2S; // Python `DEFAULT_WITNESS_HASH`, while there is no polynomial
     let mut node = 0;
     for node_witness in *graph.witness {
         let mut slot = 0;
         for c in node_witness.commitments() {
+            if vars.is_empty() {
+                hash = *c.hash;
+            }
+            assert(*c.hash == hash, 'pcs.hash');
             vars.append(*c.n_vars);
             roots.append(*c.root);
             sources.append(array![(node, slot)].span());
@@ -353,12 +359,17 @@ pub fn witness_polys(graph: @GraphCalldata, checks: @Checks) -> WitnessPolys {
         }
     }
     for (_, pinned, from) in tables {
+        assert(pinned.hash == hash, 'pcs.hash');
         vars.append(pinned.n_vars);
         roots.append(pinned.root);
         sources.append(from);
     }
     WitnessPolys {
-        poly_vars: vars.span(), poly_roots: roots.span(), sources: sources.span(), tables_from,
+        hash,
+        poly_vars: vars.span(),
+        poly_roots: roots.span(),
+        sources: sources.span(),
+        tables_from,
     }
 }
 

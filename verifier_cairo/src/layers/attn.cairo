@@ -6,6 +6,7 @@ use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::layers::mha::model::{Dims, DimsTrait};
 use crate::layers::mha::verifier::{concat, input_claims, verify_attend, verify_scores};
 use crate::pcs::proof::Claim;
+use crate::pcs::stack::witness_hash;
 use crate::ranges::{HALF, exceeds_half};
 use crate::lookups::contract::{LookupClass, LookupClassTrait};
 use crate::softmax::params::{QK_BOUND, SoftmaxParamsTrait};
@@ -19,14 +20,14 @@ use crate::walk::tensor::{Bound, PublicTensorTrait, TensorCommitment, TensorsTra
 /// The exp table of the statement's θ (Python `attn.tables`).
 pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
     let theta = *(*st.dims)[6];
-    array![(exp_table_name(theta), pinned_exp_commitment(theta))].span()
+    array![(exp_table_name(theta), pinned_exp_commitment(theta, witness_hash(st.witness)))].span()
 }
 
 /// dims (s, h, m, causal, F, c, θ, ε, k_n); inputs k, q, v and output o, each s × h·m; no
 /// weights (`statement.shape`); the softmax parameters (`softmax.params`); q and k public and
 /// known (public, or hidden with a bound) and int8, and (2^θ + ε)·max|v| ≤ (p − 1)/2 when v
 /// is known (`statement.range`); the witness
-/// exactly the layout's Blake2s stacks (`softmax.commitment`). The softmax rules run in the
+/// exactly the layout's stacks (`softmax.commitment`). The softmax rules run in the
 /// lookup class.
 /// Returns softmax's error count over |F| (a model walk sums every node's terms).
 pub fn check(st: @PublicStatement, lookup: LookupClass) -> u128 {

@@ -48,24 +48,27 @@ pub impl FrontClassImpl of FrontClassTrait {
 
     fn witness_start(
         self: FrontClass,
+        hash: felt252,
         poly_vars: Span<u32>,
         poly_roots: Span<u256>,
         front: OpeningFront,
         channel: Blake2sChannel,
     ) -> FrontReplay<Blake2sChannel> {
         let mut args = array![];
-        (poly_vars, poly_roots, front, channel).serialize(ref args);
+        (hash, poly_vars, poly_roots, front, channel).serialize(ref args);
         let mut ret = call_class(self.class_hash, selector!("witness_start"), args);
         Serde::deserialize(ref ret).unwrap()
     }
 
     fn witness_steps(
         self: FrontClass,
+        hash: felt252,
         replay: FrontReplay<Blake2sChannel>,
         absorb: Span<Span<Claim>>,
         reduce: Span<Span<Claim>>,
     ) -> (FrontReplay<Blake2sChannel>, Option<QueryPhase>) {
         let mut args = array![];
+        hash.serialize(ref args);
         replay.serialize(ref args);
         (absorb, reduce).serialize(ref args);
         let mut ret = call_class(self.class_hash, selector!("witness_steps"), args);
@@ -91,10 +94,11 @@ pub trait ICairnFrontVerifier<TContractState> {
         front: OpeningFront,
         channel: Blake2sChannel,
     ) -> (QueryPhase, Blake2sChannel);
-    /// A witness opening's front (`WITNESS_PARAMS`) started on `channel`: its polynomials'
-    /// sizes and roots, nothing absorbed.
+    /// A witness opening's front (`witness_params(hash)`) started on `channel`: its
+    /// polynomials' sizes and roots, nothing absorbed.
     fn witness_start(
         self: @TContractState,
+        hash: felt252,
         poly_vars: Span<u32>,
         poly_roots: Span<u256>,
         front: OpeningFront,
@@ -104,6 +108,7 @@ pub trait ICairnFrontVerifier<TContractState> {
     /// then of those to reduce; its query phase once every polynomial is reduced.
     fn witness_steps(
         self: @TContractState,
+        hash: felt252,
         replay: FrontReplay<Blake2sChannel>,
         absorb: Span<Span<Claim>>,
         reduce: Span<Span<Claim>>,
@@ -115,7 +120,7 @@ pub mod CairnFrontVerifier {
     use crate::channels::blake2s::Blake2sChannel;
     use crate::channels::poseidon252::Poseidon252Channel;
     use crate::pcs::front::{FrontReplay, FrontReplayTrait, QueryPhase};
-    use crate::pcs::params::{PcsParams, WITNESS_PARAMS};
+    use crate::pcs::params::{PcsParams, witness_params};
     use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
     use crate::pcs::verifier::verify_front;
 
@@ -150,27 +155,31 @@ pub mod CairnFrontVerifier {
 
         fn witness_start(
             self: @ContractState,
+            hash: felt252,
             poly_vars: Span<u32>,
             poly_roots: Span<u256>,
             front: OpeningFront,
             channel: Blake2sChannel,
         ) -> FrontReplay<Blake2sChannel> {
-            FrontReplayTrait::start(@WITNESS_PARAMS, poly_vars, poly_roots, front, channel)
+            let params = witness_params(hash).unwrap();
+            FrontReplayTrait::start(@params, poly_vars, poly_roots, front, channel)
         }
 
         fn witness_steps(
             self: @ContractState,
+            hash: felt252,
             replay: FrontReplay<Blake2sChannel>,
             absorb: Span<Span<Claim>>,
             reduce: Span<Span<Claim>>,
         ) -> (FrontReplay<Blake2sChannel>, Option<QueryPhase>) {
+            let params = witness_params(hash).unwrap();
             let mut replay = replay;
-            replay.absorb(@WITNESS_PARAMS, absorb);
+            replay.absorb(@params, absorb);
             replay.reduce(reduce);
             if replay.reduced != replay.poly_vars.len() {
                 return (replay, None);
             }
-            let phase = replay.finish(@WITNESS_PARAMS);
+            let phase = replay.finish(@params);
             (replay, Some(phase))
         }
     }

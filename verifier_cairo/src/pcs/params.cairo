@@ -30,11 +30,19 @@ pub const BLAKE2S_PARAMS: PcsParams = PcsParams {
     hash: HASH_BLAKE2S, log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 16, max_n_vars: 23,
 };
 
-/// Python `WITNESS_PCS`: the witness opening's, on Blake2s trees and a Blake2s transcript, with
-/// 20 bits of grinding (docs/claim-walk.md, step 10).
-pub const WITNESS_PARAMS: PcsParams = PcsParams {
-    hash: HASH_BLAKE2S, log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 20, max_n_vars: 24,
-};
+/// Python `WITNESS_PCS[hash]`: the witness opening's parameters for the hash of its trees (the
+/// prover's choice, read off the witness commitments), on a Blake2s transcript, with 20 bits
+/// of grinding (docs/claim-walk.md, step 10); None for a hash no witness opening has.
+pub fn witness_params(hash: felt252) -> Option<PcsParams> {
+    if hash != HASH_POSEIDON && hash != HASH_BLAKE2S {
+        return None;
+    }
+    Some(
+        PcsParams {
+            hash, log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 20, max_n_vars: 24,
+        },
+    )
+}
 
 /// The contract's parameters for a statement's hash tag; None for an unknown tag.
 pub fn params_for(hash: felt252) -> Option<PcsParams> {

@@ -13,7 +13,9 @@ use crate::fields::qm31::QM31;
 use crate::mle::hypercube_point;
 use crate::pcs::queries::pow2;
 use crate::walk::layer::ClaimsOn;
-use crate::walk::tensor::TensorCommitment;
+use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::pcs::params::witness_params;
+use crate::walk::tensor::{TensorCommitment, Tensors};
 use super::proof::Claim;
 
 /// Where each column sits, in placement order (largest first, ties by name: Python's
@@ -161,12 +163,11 @@ pub fn stack_claims(
 
 /// `<prefix>.commitment` unless the witness — the statement's commitments `commitments` named
 /// `names` (distinct, as the calldata reader checks them; each hash as its tag) — is exactly
-/// the layout's stacks, commitments of their sizes with the hash tagged `hash`. Returns them
-/// in stack order.
+/// the layout's stacks, commitments of their sizes with one hash a witness opening has
+/// (`witness_params`; the first stack's). Returns them in stack order.
 pub fn check_stacks(
     prefix: felt252,
     layout: @StackLayout,
-    hash: felt252,
     names: Span<felt252>,
     commitments: Span<TensorCommitment>,
 ) -> Span<TensorCommitment> {
@@ -185,13 +186,28 @@ pub fn check_stacks(
     }
     let mut out = array![];
     let mut i = 0;
+    let mut hash = 0;
     for j in found {
         let c = *commitments[j];
+        if i == 0 {
+            hash = c.hash;
+            assert(witness_params(hash).is_some(), reason);
+        }
         assert(c.hash == hash && c.n_vars == *(*layout.stack_vars)[i], reason);
         out.append(c);
         i += 1;
     }
     out.span()
+}
+
+/// Python `witness_hash`: the hash a layer's witness is committed with (one, `check_stacks`),
+/// which its fixed tables' pinned commitments use too; Blake2s's (Python
+/// `DEFAULT_WITNESS_HASH`) while nothing is committed.
+pub fn witness_hash(witness: @Tensors) -> felt252 {
+    match witness.tensors.get(0) {
+        Some(t) => (*t.unbox().commitment).unwrap().hash,
+        None => HASH_BLAKE2S,
+    }
 }
 
 /// The short string `prefix` followed by the `len` characters of `suffix`.

@@ -9,6 +9,7 @@
 //! float, e^(2^-12) − 1 in ε, is the table `EXP_SLACK`).
 
 use crate::mle::log2_padded;
+use crate::merkle::hashers::HASH_BLAKE2S;
 use super::tables::exp_table_root;
 
 /// Output scale 2^θ; valid for ŝ ≤ 2^(30−θ) = 2048.
@@ -124,7 +125,7 @@ pub impl SoftmaxParamsImpl of SoftmaxParamsTrait {
         if wide_theta + log2_padded(s).into() > U_BITS.into() {
             return true;
         }
-        if exp_table_root(p.theta).is_none() {
+        if exp_table_root(p.theta, HASH_BLAKE2S).is_none() { // either hash: the same θ
             return true;
         }
         if p.eps != epsilon(s, p.theta) {

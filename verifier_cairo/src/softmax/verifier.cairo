@@ -12,7 +12,6 @@ use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait};
 use crate::layers::mha::model::{Dims, DimsTrait};
 use crate::lookups::verifier::{check_balance, verify_logup};
-use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::mle::eq_eval;
 use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::pcs::stack::check_stacks;
@@ -40,7 +39,7 @@ pub fn check_commitments(
     dims: @Dims, params: @SoftmaxParams, names: Span<felt252>, witness: Span<TensorCommitment>,
 ) -> Span<TensorCommitment> {
     let layout = witness_layout(dims, params).unwrap();
-    check_stacks(STACKS, @layout, HASH_BLAKE2S, names, witness)
+    check_stacks(STACKS, @layout, names, witness)
 }
 
 /// The proof's column values in `ColumnValues.values()` order (`relations::LO` …).

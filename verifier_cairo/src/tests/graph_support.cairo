@@ -23,11 +23,12 @@ pub fn verify_graph_calldata(calldata: Array<felt252>) -> felt252 {
     if let Some(w) = outcome.witness {
         let fronts = FrontClass { class_hash: front_class() };
         let child = witness_fork(@channel);
-        let replay = fronts.witness_start(w.polys.poly_vars, w.polys.poly_roots, w.front, child);
+        let (hash, vars, roots) = (w.polys.hash, w.polys.poly_vars, w.polys.poly_roots);
+        let replay = fronts.witness_start(hash, vars, roots, w.front, child);
         let n = w.polys.poly_vars.len();
         read_witness_steps(ref data, 0, n, true);
         read_witness_steps(ref data, 0, n, true);
-        let (_, phase) = fronts.witness_steps(replay, w.claims, w.claims);
+        let (_, phase) = fronts.witness_steps(hash, replay, w.claims, w.claims);
         phases.append(phase.unwrap());
     }
     let _phases = continue_openings(phases, data, true);

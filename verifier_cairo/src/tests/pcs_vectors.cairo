@@ -116,9 +116,14 @@ pub fn blake2s_params() -> PcsParams {
     PcsParams { hash: 2, log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 16, max_n_vars: 23 }
 }
 
-/// Python's WITNESS_PCS (the witness opening's; Blake2s trees and transcript).
-pub fn witness_params() -> PcsParams {
+/// Python's WITNESS_PCS['blake2s'] (the witness opening's, on a Blake2s transcript).
+pub fn witness_params_blake2s() -> PcsParams {
     PcsParams { hash: 2, log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 20, max_n_vars: 24 }
+}
+
+/// Python's WITNESS_PCS['poseidon'] (the witness opening's, on a Blake2s transcript).
+pub fn witness_params_poseidon() -> PcsParams {
+    PcsParams { hash: 1, log_blowup: 2, log_arity: 4, n_queries: 120, pow_bits: 20, max_n_vars: 24 }
 }
 
 /// An honest opening of 2^[7] values, [1] claims (109 felts).
@@ -3058,14 +3063,15 @@ pub fn pcs_blake2s_transcript() -> Array<felt252> {
 
 #[test]
 fn pcs_blake2s_transcript_verifies() {
-    assert_eq!(verify_pcs_on_blake2s(pcs_blake2s_transcript(), witness_params()), 0x72b3e5324f6c181e6ba656a37f38bb60682e0cb109c1e05acaeb892f9331ef2);
+    let params = witness_params_blake2s();
+    assert_eq!(verify_pcs_on_blake2s(pcs_blake2s_transcript(), params), 0x72b3e5324f6c181e6ba656a37f38bb60682e0cb109c1e05acaeb892f9331ef2);
 }
 
 #[test]
 #[should_panic(expected: ('pcs.claim',))]
 fn pcs_blake2s_transcript_final_value() {
     let calldata = splice(pcs_blake2s_transcript(), 42, 43, array![0x1bf8ae0093c16b20001774275e00787c]);
-    verify_pcs_on_blake2s(calldata, witness_params());
+    verify_pcs_on_blake2s(calldata, witness_params_blake2s());
 }
 
 /// An honest matmul, B committed (Poseidon) and bound as model 7's weight 1 (390 felts).
@@ -15862,7 +15868,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
-        142,
+        143,
         3229313784,
         3627301921,
         368380900,
@@ -15995,6 +16001,7 @@ fn session_graph_cut_between_nodes() {
         0x10000000200000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        2,
         1,
         12,
         1,
@@ -16043,7 +16050,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
-        142,
+        143,
         3229313784,
         3627301921,
         368380900,
@@ -16176,6 +16183,7 @@ fn session_graph_cut_between_nodes() {
         0x10000000200000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        2,
         1,
         12,
         1,
@@ -23433,7 +23441,7 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         0,
         0,
-        181,
+        182,
         2645158212,
         3791506777,
         204176510,
@@ -23593,6 +23601,7 @@ fn session_graph_with_a_table_settled_apart() {
         0x10000000200000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        2,
         3,
         16,
         16,
@@ -23661,7 +23670,7 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         0,
         0,
-        181,
+        182,
         2645158212,
         3791506777,
         204176510,
@@ -23821,6 +23830,7 @@ fn session_graph_with_a_table_settled_apart() {
         0x10000000200000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        2,
         3,
         16,
         16,
@@ -23888,7 +23898,7 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         0,
         0,
-        198,
+        199,
         4110653325,
         1207069290,
         2456922998,
@@ -24065,6 +24075,7 @@ fn session_graph_with_a_table_settled_apart() {
         0x1d6f8fb4eb375699f9588bc6f480e8ad,
         0x180691cfa06ab5425f4d12b83bacfaa9,
         0x123e4ba4f0f3c2562ac93c8422dc4fc7,
+        2,
         3,
         16,
         16,
@@ -24133,7 +24144,7 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         0,
         0,
-        198,
+        199,
         4110653325,
         1207069290,
         2456922998,
@@ -24310,6 +24321,7 @@ fn session_graph_with_a_table_settled_apart() {
         0x1d6f8fb4eb375699f9588bc6f480e8ad,
         0x180691cfa06ab5425f4d12b83bacfaa9,
         0x123e4ba4f0f3c2562ac93c8422dc4fc7,
+        2,
         3,
         16,
         16,
@@ -33374,7 +33386,7 @@ fn session_graph_witness_step_out_of_order() {
         0,
         0,
         0,
-        180,
+        181,
         1449061647,
         1361991663,
         1790726107,
@@ -33533,6 +33545,7 @@ fn session_graph_witness_step_out_of_order() {
         0x10000000200000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        2,
         3,
         16,
         16,
@@ -33601,7 +33614,7 @@ fn session_graph_witness_step_out_of_order() {
         0,
         0,
         0,
-        180,
+        181,
         1449061647,
         1361991663,
         1790726107,
@@ -33760,6 +33773,7 @@ fn session_graph_witness_step_out_of_order() {
         0x10000000200000000000000000000000,
         0x10000000000000000000000000000000,
         0x10000000000000000000000000000000,
+        2,
         3,
         16,
         16,

@@ -4,7 +4,6 @@
 
 use crate::channels::blake2s::Blake2sChannelTrait;
 use crate::layers::mha::model::Dims;
-use crate::merkle::hashers::blake2s_root;
 use crate::pcs::proof::Claim;
 use crate::pcs::stack::{StackLayout, StackLayoutTrait, check_stacks, stack_claims};
 use crate::softmax::params::{SoftmaxParams, SoftmaxParamsTrait, epsilon, norm_bits};
@@ -14,9 +13,7 @@ use crate::softmax::relations::{
 };
 use crate::softmax::soundness::{check_security, error_counts, security_problem};
 use crate::softmax::structured::{index_mle, is_zero_mle, valid_entries_mle, valid_rows_mle};
-use crate::softmax::tables::{
-    EXP_TABLE_ROOT_19, exp_table_name, exp_table_root, pinned_exp_commitment,
-};
+use crate::softmax::tables::{exp_table_name, exp_table_root, pinned_exp_commitment};
 use crate::walk::layer::ClaimsOn;
 use crate::walk::tensor::TensorCommitment;
 use super::support::qm31;
@@ -3267,7 +3264,7 @@ fn stack_layout_random_0() {
             n_vars: 1,
         },
     ].span();
-    let checked = check_stacks('softmax', @layout, 2, names, commitments);
+    let checked = check_stacks('softmax', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -3381,7 +3378,7 @@ fn stack_layout_random_1() {
             n_vars: 2,
         },
     ].span();
-    let checked = check_stacks('gelu', @layout, 2, names, commitments);
+    let checked = check_stacks('gelu', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -3477,7 +3474,7 @@ fn stack_layout_random_2() {
             n_vars: 4,
         },
     ].span();
-    let checked = check_stacks('w', @layout, 2, names, commitments);
+    let checked = check_stacks('w', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -3767,7 +3764,7 @@ fn stack_layout_random_3() {
             n_vars: 2,
         },
     ].span();
-    let checked = check_stacks('softmax', @layout, 2, names, commitments);
+    let checked = check_stacks('softmax', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -4129,7 +4126,7 @@ fn stack_layout_random_4() {
             n_vars: 6,
         },
     ].span();
-    let checked = check_stacks('gelu', @layout, 2, names, commitments);
+    let checked = check_stacks('gelu', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -4547,7 +4544,7 @@ fn stack_layout_random_5() {
             n_vars: 3,
         },
     ].span();
-    let checked = check_stacks('w', @layout, 2, names, commitments);
+    let checked = check_stacks('w', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -4743,7 +4740,7 @@ fn stack_layout_random_6() {
             n_vars: 0,
         },
     ].span();
-    let checked = check_stacks('softmax', @layout, 2, names, commitments);
+    let checked = check_stacks('softmax', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -5180,7 +5177,7 @@ fn stack_layout_random_7() {
             n_vars: 1,
         },
     ].span();
-    let checked = check_stacks('gelu', @layout, 2, names, commitments);
+    let checked = check_stacks('gelu', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -5639,7 +5636,7 @@ fn stack_layout_random_8() {
             n_vars: 7,
         },
     ].span();
-    let checked = check_stacks('w', @layout, 2, names, commitments);
+    let checked = check_stacks('w', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -5708,7 +5705,7 @@ fn check_stacks_five_honest() {
             n_vars: 18,
         },
     ].span();
-    let checked = check_stacks('softmax', @layout, 2, names, commitments);
+    let checked = check_stacks('softmax', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -5745,6 +5742,82 @@ fn check_stacks_five_honest() {
 }
 
 #[test]
+fn check_stacks_five_honest_poseidon() {
+    let dims = Dims { s: 512, h: 12, m: 32, causal: true };
+    let params = SoftmaxParams { f: 19, c: 367, theta: 19, eps: 386, k_n: 10 };
+    let layout = witness_layout(@dims, @params).unwrap();
+    let names = array![
+        'softmax.0', 'softmax.1', 'softmax.2', 'softmax.3', 'softmax.4', 'softmax.5',
+    ].span();
+    let commitments = array![
+        TensorCommitment {
+            hash: 1,
+            root: 0x7a7ae14ef5cace2a33556f5b2430a16a5e7ece39ddee9f9ff5ccad54a84046d,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x364fe6704176b2ea276d525eef929955c529b3ff27e55708a14dd9bea47241c,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2da9b72808098ac4a1687204a0889f6dc9975a9018d7a78bfc2d91d2745933a,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6d001c8948d279d859fa3ce933ff59818da78f07d8a6c5c5dd4a0b87c959fda,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2301babc01c7958eb1f844f4e129079d287daf4a85db39e672f8e9d1b06ed1b,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x131b598ef6b662c14d0894a28b01289cf739068968d66e8f272757622b92f96,
+            n_vars: 18,
+        },
+    ].span();
+    let checked = check_stacks('softmax', @layout, names, commitments);
+    let expected = array![
+        TensorCommitment {
+            hash: 1,
+            root: 0x7a7ae14ef5cace2a33556f5b2430a16a5e7ece39ddee9f9ff5ccad54a84046d,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x364fe6704176b2ea276d525eef929955c529b3ff27e55708a14dd9bea47241c,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2da9b72808098ac4a1687204a0889f6dc9975a9018d7a78bfc2d91d2745933a,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6d001c8948d279d859fa3ce933ff59818da78f07d8a6c5c5dd4a0b87c959fda,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2301babc01c7958eb1f844f4e129079d287daf4a85db39e672f8e9d1b06ed1b,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x131b598ef6b662c14d0894a28b01289cf739068968d66e8f272757622b92f96,
+            n_vars: 18,
+        },
+    ].span();
+    assert_commitments_eq(checked, expected);
+}
+
+#[test]
 #[should_panic(expected: ('softmax.commitment',))]
 fn check_stacks_five_none() {
     let dims = Dims { s: 512, h: 12, m: 32, causal: true };
@@ -5752,7 +5825,7 @@ fn check_stacks_five_none() {
     let layout = witness_layout(@dims, @params).unwrap();
     let names = array![].span();
     let commitments = array![].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -5789,7 +5862,7 @@ fn check_stacks_five_missing() {
             n_vars: 18,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -5839,7 +5912,7 @@ fn check_stacks_five_extra() {
             n_vars: 22,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -5883,7 +5956,7 @@ fn check_stacks_five_renamed() {
             n_vars: 18,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -5927,7 +6000,7 @@ fn check_stacks_five_poseidon() {
             n_vars: 18,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -5971,7 +6044,7 @@ fn check_stacks_five_larger() {
             n_vars: 18,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -6015,7 +6088,7 @@ fn check_stacks_five_smaller() {
             n_vars: 18,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -6092,7 +6165,7 @@ fn check_stacks_twelve_honest() {
             n_vars: 2,
         },
     ].span();
-    let checked = check_stacks('softmax', @layout, 2, names, commitments);
+    let checked = check_stacks('softmax', @layout, names, commitments);
     let expected = array![
         TensorCommitment {
             hash: 2,
@@ -6159,6 +6232,146 @@ fn check_stacks_twelve_honest() {
 }
 
 #[test]
+fn check_stacks_twelve_honest_poseidon() {
+    let names = array![
+        'c0', 'c1', 'c2', 'c3', 'c4', 'c5',
+        'c6', 'c7', 'c8', 'c9', 'c10', 'c11',
+    ].span();
+    let sizes = array![2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2].span();
+    let layout = StackLayoutTrait::of_columns(names, sizes, 2).unwrap();
+    let names = array![
+        'softmax.0', 'softmax.1', 'softmax.10', 'softmax.11', 'softmax.2', 'softmax.3',
+        'softmax.4', 'softmax.5', 'softmax.6', 'softmax.7', 'softmax.8', 'softmax.9',
+    ].span();
+    let commitments = array![
+        TensorCommitment {
+            hash: 1,
+            root: 0x4f2c298a2a556c16c88cb2b4f2d0002f9905b995e75c3e9ef3a19c72a305c7d,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0xe32d15c246cc2b4d262d0e231819a0d16a51176dce1c6289f36165de4716a5,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x5511875c3403095ddc06b1cbbb540a2c129a6d9e4f56b02ad68202e0e689ca4,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x609f124ea2f95355820345efe3be7d354f8a702de56a4b7ad3f07bdf45490d6,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x243b06562b30e4299492e50a26aca58a8fe232bf1b4b03b933c7f6d2f29453e,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x34b7c911bae42086964a296c25e84c0f46e0d9336eb515f7a6c4a6ae6c6a13a,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2b2b66b97574d80ec10b472c7f4de5856ab046f1bc7503c785c7169b954f0a,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x79ed7e3996532f1a9460c836ae52822ee22bdc52f9c4182587f97575243c507,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6252110b11e7327ca5758f65ea4e7cf3fdb4e896036a333833552837db32452,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x5aa6430c225832269e4d895433ea10619e7ac854732995984dfba184f78443c,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6e22259195214e165a762f72380da1761ce5c55daa37893841be39000149c39,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x15c53f23d35de504a320343871b6d9aa44e80cf919da0f6617e40dfd4a92050,
+            n_vars: 2,
+        },
+    ].span();
+    let checked = check_stacks('softmax', @layout, names, commitments);
+    let expected = array![
+        TensorCommitment {
+            hash: 1,
+            root: 0x4f2c298a2a556c16c88cb2b4f2d0002f9905b995e75c3e9ef3a19c72a305c7d,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0xe32d15c246cc2b4d262d0e231819a0d16a51176dce1c6289f36165de4716a5,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x243b06562b30e4299492e50a26aca58a8fe232bf1b4b03b933c7f6d2f29453e,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x34b7c911bae42086964a296c25e84c0f46e0d9336eb515f7a6c4a6ae6c6a13a,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2b2b66b97574d80ec10b472c7f4de5856ab046f1bc7503c785c7169b954f0a,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x79ed7e3996532f1a9460c836ae52822ee22bdc52f9c4182587f97575243c507,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6252110b11e7327ca5758f65ea4e7cf3fdb4e896036a333833552837db32452,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x5aa6430c225832269e4d895433ea10619e7ac854732995984dfba184f78443c,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6e22259195214e165a762f72380da1761ce5c55daa37893841be39000149c39,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x15c53f23d35de504a320343871b6d9aa44e80cf919da0f6617e40dfd4a92050,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x5511875c3403095ddc06b1cbbb540a2c129a6d9e4f56b02ad68202e0e689ca4,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x609f124ea2f95355820345efe3be7d354f8a702de56a4b7ad3f07bdf45490d6,
+            n_vars: 2,
+        },
+    ].span();
+    assert_commitments_eq(checked, expected);
+}
+
+#[test]
 #[should_panic(expected: ('softmax.commitment',))]
 fn check_stacks_twelve_none() {
     let names = array![
@@ -6169,7 +6382,7 @@ fn check_stacks_twelve_none() {
     let layout = StackLayoutTrait::of_columns(names, sizes, 2).unwrap();
     let names = array![].span();
     let commitments = array![].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -6242,7 +6455,7 @@ fn check_stacks_twelve_missing() {
             n_vars: 2,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -6326,7 +6539,7 @@ fn check_stacks_twelve_extra() {
             n_vars: 2,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -6404,7 +6617,7 @@ fn check_stacks_twelve_renamed() {
             n_vars: 2,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -6482,7 +6695,7 @@ fn check_stacks_twelve_poseidon() {
             n_vars: 2,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -6560,7 +6773,7 @@ fn check_stacks_twelve_larger() {
             n_vars: 2,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -6638,7 +6851,7 @@ fn check_stacks_twelve_smaller() {
             n_vars: 2,
         },
     ].span();
-    check_stacks('softmax', @layout, 2, names, commitments);
+    check_stacks('softmax', @layout, names, commitments);
 }
 
 #[test]
@@ -7504,21 +7717,28 @@ fn security_refused_s2048_h12_m64_causal() {
 
 #[test]
 fn pinned_exp_table() {
+    assert_eq!(exp_table_name(19), 'softmax.exp.19');
     let root: u256 = 0x913e468859251e2ce8e1c0501be6d1ff217a66af70f02c7bb0e2eabb71109800;
-    assert_eq!(EXP_TABLE_ROOT_19, root);
-    assert_eq!(exp_table_root(19), Some(root));
-    assert!(exp_table_root(18).is_none() && exp_table_root(20).is_none());
-    let words = [
-                2286304913, 740173145, 1354818024, 4291946011, 2942728737, 2066542704,
-                3152732848, 9965681,
-            ];
-    assert_eq!(blake2s_root(EXP_TABLE_ROOT_19), words);
-    let pinned = pinned_exp_commitment(19);
+    assert_eq!(exp_table_root(19, 2), Some(root));
+    assert!(exp_table_root(18, 2).is_none());
+    assert!(exp_table_root(20, 2).is_none());
+    let pinned = pinned_exp_commitment(19, 2);
     let expected = TensorCommitment {
         hash: 2,
         root: 0x913e468859251e2ce8e1c0501be6d1ff217a66af70f02c7bb0e2eabb71109800,
         n_vars: 16,
     };
     assert_commitments_eq(array![pinned].span(), array![expected].span());
-    assert_eq!(exp_table_name(19), 'softmax.exp.19');
+    let root: u256 = 0x7439a6231cad2fcf1f374c726abc7c4f7d7fef945979604151af5870ee3166;
+    assert_eq!(exp_table_root(19, 1), Some(root));
+    assert!(exp_table_root(18, 1).is_none());
+    assert!(exp_table_root(20, 1).is_none());
+    let pinned = pinned_exp_commitment(19, 1);
+    let expected = TensorCommitment {
+        hash: 1,
+        root: 0x7439a6231cad2fcf1f374c726abc7c4f7d7fef945979604151af5870ee3166,
+        n_vars: 16,
+    };
+    assert_commitments_eq(array![pinned].span(), array![expected].span());
+    assert!(exp_table_root(19, 0).is_none());
 }

@@ -13,12 +13,13 @@ use crate::pcs::code::{
 };
 use crate::pcs::domain::{BlockTwiddlesTrait, CirclePoint, circle_mul, gen_pow2};
 use crate::pcs::front::FrontReplayTrait;
-use crate::pcs::params::{BLAKE2S_PARAMS, POSEIDON_PARAMS, WITNESS_PARAMS, fold_groups};
+use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
+use crate::pcs::params::{BLAKE2S_PARAMS, POSEIDON_PARAMS, fold_groups, witness_params};
 use crate::pcs::proof::OpeningFront;
 use crate::pcs::queries::{BatchLayoutTrait, leaf_rows, shift_distinct, sorted_distinct};
 use super::pcs_vectors::{
     blake2s_params, fold_cases, inverse_case, mix_u32s_cases, poseidon_params, pow_cases, query_case,
-    twiddle_cases, witness_params,
+    twiddle_cases, witness_params_blake2s, witness_params_poseidon,
 };
 use super::support::deploy_with_models;
 
@@ -197,7 +198,9 @@ fn fold_groups_and_layout_match_python() {
 fn contract_parameters_are_python_production_parameters() {
     assert_eq!(POSEIDON_PARAMS, poseidon_params());
     assert_eq!(BLAKE2S_PARAMS, blake2s_params());
-    assert_eq!(WITNESS_PARAMS, witness_params());
+    assert_eq!(witness_params(HASH_BLAKE2S).unwrap(), witness_params_blake2s());
+    assert_eq!(witness_params(HASH_POSEIDON).unwrap(), witness_params_poseidon());
+    assert!(witness_params(0).is_none());
 }
 
 #[test]

@@ -11,9 +11,9 @@ use crate::channels::blake2s::Blake2sChannel;
 use crate::channels::fork::{fork, join};
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::layers::{Classes, LayerSet, layer_kind, layer_outputs, layer_reads};
-use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::calldata::read_groups_before;
-use crate::pcs::params::{WITNESS_PARAMS, params_for};
+use crate::pcs::params::{params_for, witness_params};
+use crate::pcs::stack::witness_hash;
 use crate::pcs::proof::{Claim, OpeningFront, PolyStatement};
 use crate::pcs::front::{QueryPhase, QueryPhaseTrait};
 use crate::pcs::contract::{FrontClass, FrontClassTrait};
@@ -83,9 +83,11 @@ pub fn verify_walk<impl L: LayerSet>(walk: @WalkCalldata, classes: Classes) -> W
         None => None,
     };
     let witness = match proof.witness_opening {
-        Some(opening) => Some(
-            Opening { hash: HASH_BLAKE2S, statement: witness, front: front_of(opening) },
-        ),
+        Some(opening) => {
+            // The layer's witness hash, which its tables' pinned commitments use too.
+            let hash = witness_hash(st.witness);
+            Some(Opening { hash, statement: witness, front: front_of(opening) })
+        },
         None => None,
     };
     WalkOpenings { channel, committed, witness }
@@ -250,7 +252,8 @@ pub fn verify_fronts(
     }
     if let Some(o) = witness {
         let child = witness_fork(@channel);
-        let (phase, child) = class.blake2s_front(WITNESS_PARAMS, o.statement, o.front, child);
+        let params = witness_params(o.hash).unwrap();
+        let (phase, child) = class.blake2s_front(params, o.statement, o.front, child);
         phases.append(phase);
         join(ref channel, @child.digest);
     }

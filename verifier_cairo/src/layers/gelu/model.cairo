@@ -5,6 +5,7 @@
 //! lookup proves x within b_in bits, and y's bound is the table's clamp.
 
 use crate::lookups::contract::{LookupClass, LookupClassTrait};
+use crate::pcs::stack::witness_hash;
 use crate::walk::statement::{PublicStatement, expect_shapes};
 use crate::walk::tensor::{Bound, TensorCommitment, TensorsTrait, at_most};
 use super::params::{GeluParamsTrait, entry_vars};
@@ -45,5 +46,5 @@ pub fn output_bounds(st: @PublicStatement) -> Span<Option<Bound>> {
 
 /// The pinned table of the statement's parameters, after `check`.
 pub fn tables(st: @PublicStatement) -> Span<(felt252, TensorCommitment)> {
-    array![GeluParamsTrait::from_dims(*st.dims).table()].span()
+    array![GeluParamsTrait::from_dims(*st.dims).table(witness_hash(st.witness))].span()
 }

@@ -2,6 +2,7 @@
 //! f_in, b_in, f_out, b_out); only a table with a pinned commitment can be opened, so the
 //! pinned family is the whole parameter rule (`gelu.params`).
 
+use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::mle::log2_padded;
 use crate::walk::tensor::TensorCommitment;
 use super::table::{pinned_commitment, pinned_root, table_name};
@@ -22,7 +23,8 @@ pub impl GeluParamsImpl of GeluParamsTrait {
 
     /// Python `problem() is not None`: no pinned table for these parameters.
     fn problem(self: @GeluParams) -> bool {
-        pinned_root(*self.f_in, *self.b_in, *self.f_out, *self.b_out).is_none()
+        // Either hash: both pin the same family.
+        pinned_root(*self.f_in, *self.b_in, *self.f_out, *self.b_out, HASH_BLAKE2S).is_none()
     }
 
     /// 2^(b_in−1): input g sits at table row g + 2^(b_in−1).
@@ -30,10 +32,11 @@ pub impl GeluParamsImpl of GeluParamsTrait {
         crate::pcs::queries::pow2(*self.b_in - 1)
     }
 
-    /// The pinned table's name and commitment, for parameters without a `problem`.
-    fn table(self: @GeluParams) -> (felt252, TensorCommitment) {
+    /// The pinned table's name and commitment for a witness hash, for parameters without a
+    /// `problem`.
+    fn table(self: @GeluParams, hash: felt252) -> (felt252, TensorCommitment) {
         let (f_in, b_in, f_out, b_out) = (*self.f_in, *self.b_in, *self.f_out, *self.b_out);
-        (table_name(f_in, b_in, f_out, b_out), pinned_commitment(f_in, b_in, f_out, b_out))
+        (table_name(f_in, b_in, f_out, b_out), pinned_commitment(f_in, b_in, f_out, b_out, hash))
     }
 }
 

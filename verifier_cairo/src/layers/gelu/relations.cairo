@@ -14,6 +14,7 @@ use crate::softmax::structured::index_mle;
 use crate::walk::layer::ClaimsOn;
 use crate::walk::proof::GeluColumns;
 use super::params::{GeluParams, GeluParamsTrait};
+use super::table::table_name;
 
 /// The statement names the witness stacks gelu.0, gelu.1, …
 pub const STACKS: felt252 = 'gelu';
@@ -71,7 +72,7 @@ pub fn opening_claims(
     ];
     let mut out = array![];
     out.append_span(stack_claims(STACKS, @witness_layout(n, params).unwrap(), claims.span()));
-    let (name, _) = params.table();
+    let name = table_name(*params.f_in, *params.b_in, *params.f_out, *params.b_out);
     out.append(ClaimsOn { name, claims: array![Claim { point: at_table, value: *cols.t }].span() });
     out.span()
 }

@@ -9,7 +9,6 @@ use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::fields::qm31::QM31Trait;
 use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait, LookupClass, LookupClassTrait};
 use crate::lookups::verifier::{check_balance, verify_logup};
-use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::pcs::stack::check_stacks;
 use crate::walk::layer::{LayerClaims, single};
@@ -31,7 +30,7 @@ pub fn check_commitments(
     n: u32, params: @GeluParams, names: Span<felt252>, witness: Span<TensorCommitment>,
 ) -> Span<TensorCommitment> {
     let layout = witness_layout(n, params).unwrap();
-    check_stacks(STACKS, @layout, HASH_BLAKE2S, names, witness)
+    check_stacks(STACKS, @layout, names, witness)
 }
 
 /// The fork from the parent's digest, for 2^n entries; panics with the failed check.

@@ -16,7 +16,6 @@ use crate::layers::requant::structured::signed_qm31;
 use crate::layers::requant::verifier::{column_values, verify_columns};
 use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait, LookupClass, LookupClassTrait};
 use crate::lookups::verifier::{LeafClaim, check_balance, verify_logup};
-use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::mle::{eq_table, log2_padded};
 use crate::pcs::proof::{Claim, ClaimTrait};
 use crate::pcs::stack::check_stacks;
@@ -40,7 +39,7 @@ const TAG_LEN: u32 = 18;
 pub fn check_commitments(
     n: u32, params: @LayerNormParams, names: Span<felt252>, witness: Span<TensorCommitment>,
 ) -> Span<TensorCommitment> {
-    check_stacks(STACKS, @witness_layout(n, params).unwrap(), HASH_BLAKE2S, names, witness)
+    check_stacks(STACKS, @witness_layout(n, params).unwrap(), names, witness)
 }
 
 /// `logup.numerator` and `layernorm.columns` for the LIMB witness and table leaves.

@@ -8,7 +8,6 @@ use crate::channels::fork::fork;
 use crate::channels::poseidon252::{Poseidon252Channel, Poseidon252ChannelTrait};
 use crate::lookups::contract::{ForkOutcome, ForkOutcomeTrait};
 use crate::lookups::verifier::{check_balance, verify_logup};
-use crate::merkle::hashers::HASH_BLAKE2S;
 use crate::pcs::proof::Claim;
 use crate::pcs::stack::check_stacks;
 use crate::walk::layer::LayerClaims;
@@ -30,7 +29,7 @@ const TAG_LEN: u32 = 14;
 pub fn check_commitments(
     weights: Span<Declared>, names: Span<felt252>, witness: Span<TensorCommitment>,
 ) -> Span<TensorCommitment> {
-    check_stacks(STACKS, @witness_layout(weights).unwrap(), HASH_BLAKE2S, names, witness)
+    check_stacks(STACKS, @witness_layout(weights).unwrap(), names, witness)
 }
 
 /// The fork from the parent's digest; `sums`: the walk's claims on the column sums, in name
