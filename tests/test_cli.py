@@ -355,3 +355,16 @@ def test_felt_arguments_are_checked_before_anything_runs(args, message):
 def test_help_keeps_brackets(kind, text):
     """rich reads [word] in help as markup and drops it unless escaped."""
     assert text in run("prove", kind, "--help").output
+
+
+def test_witness_hash_picks_the_witness_trees(tmp_path):
+    """`--witness-hash poseidon` commits a layer's witness on Poseidon252 trees, which
+    `cairn verify` reads off the proof; a hash no PCS has is a usage error."""
+    path = tmp_path / "requant.json"
+    args = ["--rows", 3, "--cols", 4, "--witness-hash", "poseidon", "--out", path]
+    assert run("prove", "requant", *args).exit_code == 0
+    proof = proof_file.load(path)
+    assert {c.hash for c in proof.statement.witness.values()} == {"poseidon"}
+    assert run("verify", path).exit_code == 0
+    result = run("prove", "requant", "--witness-hash", "sha256", "--out", tmp_path / "x.json")
+    assert result.exit_code == 2 and not (tmp_path / "x.json").exists()

@@ -29,11 +29,15 @@ GAS = 4 * 10**8
 walk."""
 
 
-@pytest.mark.parametrize("name", [*(n for n in GRAPHS if "declared" not in n), "attention_io"])
+@pytest.mark.parametrize(
+    "name",
+    [*(n for n in GRAPHS if "declared" not in n), "attention_io", "attention_poseidon"],
+)
 def test_honest_graphs_accepted_by_both(chain, name):
     """The attention block's walk (five nodes, four LogUp-GKRs) fits its first transaction
     (7.3·10^8 L2 gas), its openings take three more; with its input and output committed,
-    its statement is roots (and the output's value goes first in the walk)."""
+    its statement is roots (and the output's value goes first in the walk); with its witness
+    on Poseidon252 trees, the session's witness front carries that hash."""
     parts = calldata.encode_parts(graph_proof(name))
     felts = parts.flat
     assert registry.contract_check(felts, {}) is None
