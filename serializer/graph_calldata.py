@@ -26,7 +26,7 @@ from cairn.prover.graph.verifier import Batch, GraphWalk
 from cairn.prover.layers.registry import LAYERS
 from cairn.prover.pcs.proof import Commitment, OpeningProof
 from cairn.prover.walk.statement import Statement
-from cairn.prover.walk.witness import expect_witness_opening, layer_tables
+from cairn.prover.walk.witness import expect_one_hash, expect_witness_opening, layer_tables
 from cairn.serializer.errors import MalformedProofError
 from cairn.serializer.header import KIND_GRAPH, VERSION
 from cairn.serializer.serde import Decoder, Encoder, resolve
@@ -355,5 +355,6 @@ def replay_graph_calldata(felts: list[int], parts: int | None = None) -> GraphRe
         else:
             *_, witness = replay.settled
             replay.witness_opening = reader.witness_front()
+            expect_one_hash(witness)
             expect_witness_opening(witness, replay.witness_opening)
     return replay

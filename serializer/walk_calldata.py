@@ -219,7 +219,10 @@ def read_openings(
         opening = replace(opening, poly_openings=polys, layer_openings=layers)
     if witness_opening is not None:
         commitments = witness()
-        polys, layers = read_groups(rd, commitments, WITNESS_PCS[commitments[0].hash])
+        params = WITNESS_PCS.get(commitments[0].hash)
+        if params is None or any(c.hash != params.hash for c in commitments):
+            raise rd.fail("the witness opening's polynomials need one known hash", "pcs.hash")
+        polys, layers = read_groups(rd, commitments, params)
         witness_opening = replace(witness_opening, poly_openings=polys, layer_openings=layers)
     rd.end()
     return opening, witness_opening

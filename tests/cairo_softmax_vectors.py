@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from cairn.prover.channels.blake2s import Blake2sChannel
+from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.claims import Claim
 from cairn.prover.errors import VerificationError
 from cairn.prover.fields import QM31
@@ -455,6 +456,7 @@ def check_stacks_tests(rng: random.Random) -> list[str]:
             "poseidon": {**honest, first: Commitment(c.root, c.n_vars, "poseidon")},
             "larger": {**honest, first: Commitment(c.root, c.n_vars + 1, "blake2s")},
             "smaller": {**honest, first: Commitment(c.root, c.n_vars - 1, "blake2s")},
+            "beyond_p": {**on_poseidon, first: Commitment(STARK_PRIME + 1, c.n_vars, "poseidon")},
         }
         for what, witness in tampered.items():
             try:

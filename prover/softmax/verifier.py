@@ -38,7 +38,7 @@ RECOMPOSE_DEGREE = 3  # eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x))
 def check_commitments(
     dims: Dims, params: SoftmaxParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
-    """`softmax.commitment` unless the witness is exactly the layout's Blake2s stacks."""
+    """`softmax.commitment` unless the witness is exactly the layout's stacks, one hash."""
     return check_stacks(STACKS, witness_layout(dims, params), witness)
 
 

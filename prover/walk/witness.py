@@ -58,6 +58,14 @@ def open_witness(
     return proof
 
 
+def expect_one_hash(openings: Sequence[tuple[Commitment, list[Claim]]]) -> None:
+    """`pcs.hash` unless every polynomial of the witness opening is on its first's hash (the
+    Cairo graph class checks it as it lists them, `witness_polys`, before the opening's
+    presence)."""
+    if len({c.hash for c, _ in openings}) > 1:
+        raise VerificationError("pcs.hash", "the witness opening's polynomials need one hash")
+
+
 def expect_witness_opening(openings: Sequence[Any], proof: OpeningProof | None) -> None:
     """`walk.witness_opening` unless an opening is present exactly when claims are due."""
     if (proof is None) != (not openings):
@@ -71,6 +79,7 @@ def verify_witness(
 ) -> None:
     """`walk.witness_opening` unless an opening is present exactly when claims are due; the
     opening's own checks are the PCS's (pcs.*, merkle.*)."""
+    expect_one_hash(openings)
     expect_witness_opening(openings, proof)
     if proof is None:
         return

@@ -30,7 +30,7 @@ from cairn.prover.walk.statement import Statement
 
 
 def check_commitments(n: int, p: GeluParams, witness: Mapping[str, Commitment]) -> list[Commitment]:
-    """`gelu.commitment` unless the witness is exactly the layout's Blake2s stacks."""
+    """`gelu.commitment` unless the witness is exactly the layout's stacks, one hash."""
     return check_stacks(STACKS, witness_layout(n, p), witness)
 
 

@@ -99,7 +99,7 @@ def witness_layout(n: int, p: LayerNormParams) -> StackLayout:
 def check_commitments(
     n: int, p: LayerNormParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
-    """`layernorm.commitment` unless the witness is exactly the layout's Blake2s stacks."""
+    """`layernorm.commitment` unless the witness is exactly the layout's stacks, one hash."""
     return check_stacks(STACKS, witness_layout(n, p), witness)
 
 

@@ -117,7 +117,7 @@ def check_public(st: Statement) -> None:
 
 
 def check(st: Statement) -> None:
-    """Shapes and widths, soundness, then the witness: exactly the layout's Blake2s stacks
+    """Shapes and widths, soundness, then the witness: exactly the layout's stacks, one hash
     (`range.commitment`)."""
     check_public(st)
     check_stacks(STACKS, RangeLayout.of(st.dims).witness(), st.witness)

@@ -34,7 +34,7 @@ from cairn.prover.walk.statement import Statement
 def check_commitments(
     n: int, p: RequantParams, witness: Mapping[str, Commitment]
 ) -> list[Commitment]:
-    """`requant.commitment` unless the witness is exactly the layout's Blake2s stacks."""
+    """`requant.commitment` unless the witness is exactly the layout's stacks, one hash."""
     return check_stacks(STACKS, witness_layout(n, p), witness)
 
 

@@ -31,7 +31,7 @@ pub trait ICairnLookupVerifier<TContractState> {
     /// The softmax parameter rules and the 96-bit rule of attn's dims (`softmax.params`);
     /// returns the terms' count over |F| (`softmax::soundness::error_count`).
     fn softmax_check_params(self: @TContractState, dims: Span<u32>) -> u128;
-    /// `softmax.commitment` unless the witness is exactly the layout's Blake2s stacks.
+    /// `softmax.commitment` unless the witness is exactly the layout's stacks, one hash.
     fn softmax_check_witness(
         self: @TContractState,
         dims: Span<u32>,

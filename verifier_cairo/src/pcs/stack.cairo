@@ -13,8 +13,9 @@ use crate::fields::qm31::QM31;
 use crate::mle::hypercube_point;
 use crate::pcs::queries::pow2;
 use crate::walk::layer::ClaimsOn;
-use crate::merkle::hashers::HASH_BLAKE2S;
+use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
 use crate::pcs::params::witness_params;
+use crate::walk::calldata::STARK_PRIME;
 use crate::walk::tensor::{TensorCommitment, Tensors};
 use super::proof::Claim;
 
@@ -194,6 +195,8 @@ pub fn check_stacks(
             assert(witness_params(hash).is_some(), reason);
         }
         assert(c.hash == hash && c.n_vars == *(*layout.stack_vars)[i], reason);
+        // A Poseidon252 root must be a felt (Python's `is_digest`).
+        assert(hash != HASH_POSEIDON || c.root < STARK_PRIME, reason);
         out.append(c);
         i += 1;
     }

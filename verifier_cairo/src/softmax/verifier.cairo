@@ -33,7 +33,7 @@ const TAG_LEN: u32 = 16;
 /// eq(ρ, x)·w(x)·(Z(x_row) − c·QK̂(x)).
 const RECOMPOSE_DEGREE: u32 = 3;
 
-/// `softmax.commitment` unless the witness is exactly the layout's Blake2s stacks (the
+/// `softmax.commitment` unless the witness is exactly the layout's stacks, one hash (the
 /// statement check runs it after the parameter rules, which make the layout fit).
 pub fn check_commitments(
     dims: @Dims, params: @SoftmaxParams, names: Span<felt252>, witness: Span<TensorCommitment>,

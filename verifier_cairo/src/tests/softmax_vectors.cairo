@@ -6092,6 +6092,50 @@ fn check_stacks_five_smaller() {
 }
 
 #[test]
+#[should_panic(expected: ('softmax.commitment',))]
+fn check_stacks_five_beyond_p() {
+    let dims = Dims { s: 512, h: 12, m: 32, causal: true };
+    let params = SoftmaxParams { f: 19, c: 367, theta: 19, eps: 386, k_n: 10 };
+    let layout = witness_layout(@dims, @params).unwrap();
+    let names = array![
+        'softmax.0', 'softmax.1', 'softmax.2', 'softmax.3', 'softmax.4', 'softmax.5',
+    ].span();
+    let commitments = array![
+        TensorCommitment {
+            hash: 1,
+            root: 0x800000000000011000000000000000000000000000000000000000000000002,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x364fe6704176b2ea276d525eef929955c529b3ff27e55708a14dd9bea47241c,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2da9b72808098ac4a1687204a0889f6dc9975a9018d7a78bfc2d91d2745933a,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6d001c8948d279d859fa3ce933ff59818da78f07d8a6c5c5dd4a0b87c959fda,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2301babc01c7958eb1f844f4e129079d287daf4a85db39e672f8e9d1b06ed1b,
+            n_vars: 22,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x131b598ef6b662c14d0894a28b01289cf739068968d66e8f272757622b92f96,
+            n_vars: 18,
+        },
+    ].span();
+    check_stacks('softmax', @layout, names, commitments);
+}
+
+#[test]
 fn check_stacks_twelve_honest() {
     let names = array![
         'c0', 'c1', 'c2', 'c3', 'c4', 'c5',
@@ -6848,6 +6892,84 @@ fn check_stacks_twelve_smaller() {
         TensorCommitment {
             hash: 2,
             root: 0x2b8a7e47a6bbca0946406870e36db35489d019f233b41ecc2fc81bfa95240a11,
+            n_vars: 2,
+        },
+    ].span();
+    check_stacks('softmax', @layout, names, commitments);
+}
+
+#[test]
+#[should_panic(expected: ('softmax.commitment',))]
+fn check_stacks_twelve_beyond_p() {
+    let names = array![
+        'c0', 'c1', 'c2', 'c3', 'c4', 'c5',
+        'c6', 'c7', 'c8', 'c9', 'c10', 'c11',
+    ].span();
+    let sizes = array![2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2].span();
+    let layout = StackLayoutTrait::of_columns(names, sizes, 2).unwrap();
+    let names = array![
+        'softmax.0', 'softmax.1', 'softmax.10', 'softmax.11', 'softmax.2', 'softmax.3',
+        'softmax.4', 'softmax.5', 'softmax.6', 'softmax.7', 'softmax.8', 'softmax.9',
+    ].span();
+    let commitments = array![
+        TensorCommitment {
+            hash: 1,
+            root: 0x800000000000011000000000000000000000000000000000000000000000002,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0xe32d15c246cc2b4d262d0e231819a0d16a51176dce1c6289f36165de4716a5,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x5511875c3403095ddc06b1cbbb540a2c129a6d9e4f56b02ad68202e0e689ca4,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x609f124ea2f95355820345efe3be7d354f8a702de56a4b7ad3f07bdf45490d6,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x243b06562b30e4299492e50a26aca58a8fe232bf1b4b03b933c7f6d2f29453e,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x34b7c911bae42086964a296c25e84c0f46e0d9336eb515f7a6c4a6ae6c6a13a,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x2b2b66b97574d80ec10b472c7f4de5856ab046f1bc7503c785c7169b954f0a,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x79ed7e3996532f1a9460c836ae52822ee22bdc52f9c4182587f97575243c507,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6252110b11e7327ca5758f65ea4e7cf3fdb4e896036a333833552837db32452,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x5aa6430c225832269e4d895433ea10619e7ac854732995984dfba184f78443c,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x6e22259195214e165a762f72380da1761ce5c55daa37893841be39000149c39,
+            n_vars: 2,
+        },
+        TensorCommitment {
+            hash: 1,
+            root: 0x15c53f23d35de504a320343871b6d9aa44e80cf919da0f6617e40dfd4a92050,
             n_vars: 2,
         },
     ].span();

@@ -13,7 +13,7 @@ use super::statement::{PublicStatement, read_binding, read_public};
 use super::tensor::{Known, PublicTensor, TensorCommitment, Tensors};
 
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
-const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
+pub const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
 
 /// A walk proof's Serde part as read: the proof, its statement with the tensors read (each
 /// group public and committed, in name order), the statement's felts (what `io_hash` hashes),

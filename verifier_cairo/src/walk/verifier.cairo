@@ -27,7 +27,7 @@ use super::tensor::{TensorCommitment, Tensors, TensorsTrait, evaluate_tensor, te
 
 /// Claims on committed polynomials and the opening's front that must prove them (the tree
 /// parts follow the walk's Serde part): the committed tensors' (of their hash) or the witness
-/// opening's (Blake2s, on a fork).
+/// opening's (its witness hash, on a Blake2s fork).
 #[derive(Drop, Serde)]
 pub struct Opening {
     pub hash: felt252,

@@ -24,7 +24,7 @@ use super::relations::{
 pub const TAG: felt252 = 'cairn/gelu/v1';
 const TAG_LEN: u32 = 13;
 
-/// `gelu.commitment` unless the witness is exactly the layout's Blake2s stacks (the layout
+/// `gelu.commitment` unless the witness is exactly the layout's stacks, one hash (the layout
 /// fits: the statement check has run the parameter rules).
 pub fn check_commitments(
     n: u32, params: @GeluParams, names: Span<felt252>, witness: Span<TensorCommitment>,

@@ -35,7 +35,7 @@ use super::statistics::verify_statistics;
 pub const TAG: felt252 = 'cairn/layernorm/v1';
 const TAG_LEN: u32 = 18;
 
-/// `layernorm.commitment` unless the witness is exactly the layout's Blake2s stacks.
+/// `layernorm.commitment` unless the witness is exactly the layout's stacks, one hash.
 pub fn check_commitments(
     n: u32, params: @LayerNormParams, names: Span<felt252>, witness: Span<TensorCommitment>,
 ) -> Span<TensorCommitment> {

@@ -24,7 +24,7 @@ use super::relations::{
 pub const TAG: felt252 = 'cairn/range/v1';
 const TAG_LEN: u32 = 14;
 
-/// `range.commitment` unless the witness is exactly the layout's Blake2s stacks (the layout
+/// `range.commitment` unless the witness is exactly the layout's stacks, one hash (the layout
 /// fits: the soundness rule has run).
 pub fn check_commitments(
     weights: Span<Declared>, names: Span<felt252>, witness: Span<TensorCommitment>,
