@@ -12,7 +12,7 @@ from cairn.prover.errors import VerificationError
 from cairn.prover.fields.m31 import HALF
 from cairn.prover.graph.prover import assemble, commit_graph_weights, prove_graph
 from cairn.prover.graph.statement import GraphStatement
-from cairn.prover.graph.verifier import verify_graph
+from cairn.prover.graph.verifier import replay_graph, verify_graph, verify_openings
 from cairn.prover.graph.views import (
     error_terms,
     mod_p_relations,
@@ -320,3 +320,16 @@ def test_the_witness_is_on_the_trees_the_prover_picks(hash_):
     statement = dataclasses.replace(proof.statement, nodes=tuple(tampered))
     with pytest.raises(VerificationError):
         verify_graph(dataclasses.replace(proof, statement=statement))
+
+
+def test_a_witness_opening_over_two_hashes_is_refused():
+    """Polynomials of both hashes in the one witness opening (which no prover here makes: it
+    commits every witness with one) are `pcs.hash` before the opening is read, as the Cairo
+    graph class refuses them while it lists them (`witness_polys`)."""
+    *_, proof = block()
+    channel, committed, witness = replay_graph(proof)
+    (last, claims), other = witness[-1], {"blake2s": "poseidon", "poseidon": "blake2s"}
+    mixed = [*witness[:-1], (dataclasses.replace(last, hash=other[last.hash]), claims)]
+    with pytest.raises(VerificationError) as e:
+        verify_openings(proof.statement, None, None, channel, committed, mixed)
+    assert e.value.check == "pcs.hash"
