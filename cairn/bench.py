@@ -32,7 +32,7 @@ from cairn.deploy.toolchain import default_toolchain
 from cairn.models.minilm import accuracy, walk
 from cairn.models.minilm.quantized import Widths
 from cairn.models_cmd import ModelName
-from cairn.options import CommitIo, CommitWeights, Hash, WitnessHash
+from cairn.options import DEFAULT_WITNESS, CommitIo, CommitWeights, WitnessHash
 from cairn.prover.channels.poseidon252 import Poseidon252Channel
 from cairn.prover.claims import Claim
 from cairn.prover.fields.m31 import P
@@ -293,7 +293,7 @@ def bench_layers(
     minilm: Annotated[
         bool, typer.Option("--minilm", help="with --onchain: MiniLM's attention shapes")
     ] = False,
-    witness_hash: WitnessHash = Hash.blake2s,
+    witness_hash: WitnessHash = DEFAULT_WITNESS,
 ) -> None:
     """Prove and verify each layer at its reference size (benchmarks/README.md); with
     --onchain, the L2 gas of verifying each kind the contract reads."""
@@ -382,7 +382,9 @@ def measure_graphs_onchain(
 
 @bench_app.command("graphs")
 def bench_graphs(
-    out_path: BenchOut = None, commit_io: CommitIo = None, witness_hash: WitnessHash = Hash.blake2s
+    out_path: BenchOut = None,
+    commit_io: CommitIo = None,
+    witness_hash: WitnessHash = DEFAULT_WITNESS,
 ) -> None:
     """Verify model walks on a fresh devnet: calldata, transactions, L2 gas (docs/model-walk.md,
     "On chain"); with --commit-io their inputs and outputs committed, and MiniLM's attention

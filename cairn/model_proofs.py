@@ -13,7 +13,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from cairn.console import errors_as_exit, fail, out
 from cairn.models.minilm import walk
 from cairn.models.minilm.tokenizer import Tokenizer
-from cairn.options import ConfigHash, Hash, ModelId, WitnessHash, bound_model
+from cairn.options import DEFAULT_WITNESS, ConfigHash, Hash, ModelId, WitnessHash, bound_model
 from cairn.prover.graph.declared import certify
 from cairn.prover.graph.proof import GraphProof
 from cairn.prover.graph.prover import prove_graph
@@ -48,7 +48,7 @@ def prove_minilm(
     ] = None,
     model_id: ModelId = None,
     config_hash: ConfigHash = "0x0",
-    witness_hash: WitnessHash = Hash.blake2s,
+    witness_hash: WitnessHash = DEFAULT_WITNESS,
 ) -> None:
     """Tokenize TEXT with the model's own tokenizer, run the quantized encoder and prove every
     layer of it as one walk: the token ids and the pooled embedding are public, every

@@ -15,6 +15,7 @@ import typer
 from cairn.console import fail
 from cairn.prover.channels.poseidon import STARK_PRIME
 from cairn.prover.fields.m31 import HALF
+from cairn.prover.pcs.params import DEFAULT_WITNESS_HASH
 
 Dim = Annotated[int, typer.Option(min=1, max=1 << 20, help="dimension (padded to a power of 2)")]
 Seed = Annotated[int, typer.Option(help="seed of the random int8 tensors")]
@@ -41,6 +42,8 @@ CommitIo = Annotated[
         "few roots"
     ),
 ]
+DEFAULT_WITNESS = Hash(DEFAULT_WITNESS_HASH)
+"""`--witness-hash`'s default: the prover's (`prover.pcs.params.DEFAULT_WITNESS_HASH`)."""
 WitnessHash = Annotated[
     Hash,
     typer.Option(

@@ -16,6 +16,7 @@ import typer
 from cairn import examples
 from cairn.console import errors_as_exit, fail, out, stages
 from cairn.options import (
+    DEFAULT_WITNESS,
     Causal,
     CommitIo,
     CommitWeights,
@@ -53,7 +54,7 @@ class WeightChoice:
     model: tuple[int, int] | None = None
     indices: dict[str, int] | None = None
     io: Hash | None = None
-    witness: Hash = Hash.blake2s
+    witness: Hash = DEFAULT_WITNESS
 
 
 def _no_weights() -> WeightChoice:
@@ -106,7 +107,7 @@ def _io_choice(commit_io: CommitIo = None) -> Hash | None:
     return commit_io
 
 
-def _witness_choice(witness_hash: WitnessHash = Hash.blake2s) -> Hash:
+def _witness_choice(witness_hash: WitnessHash = DEFAULT_WITNESS) -> Hash:
     return witness_hash
 
 
@@ -203,7 +204,7 @@ def _prove_graph(
     commit: Hash | None = None,
     io: Hash | None = None,
     model: tuple[int, int] | None = None,
-    witness: Hash = Hash.blake2s,
+    witness: Hash = DEFAULT_WITNESS,
 ) -> None:
     """Build the graph (the forward pass of every layer), commit its weights and its inputs and
     outputs as asked, bind the weights to `model` (id, config hash; each weight's index its
@@ -254,7 +255,7 @@ def prove_qkv_attn_cmd(
     seed: Seed = 0,
     commit_weights: CommitWeights = None,
     commit_io: CommitIo = None,
-    witness_hash: WitnessHash = Hash.blake2s,
+    witness_hash: WitnessHash = DEFAULT_WITNESS,
     model_id: ModelId = None,
     config_hash: ConfigHash = "0x0",
     out_path: ProofOut = None,

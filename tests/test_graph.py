@@ -30,7 +30,7 @@ from cairn.prover.pcs.params import PARAMS, WITNESS_PCS
 from cairn.prover.soundness import bits
 from cairn.serializer import proof_file
 from cairn.serializer.errors import MalformedProofError
-from tests.proof_mutations import check_of, graph_mutations, rejections
+from tests.proof_mutations import OTHER_HASH, check_of, graph_mutations, rejections
 
 
 @functools.cache
@@ -311,15 +311,16 @@ def test_the_witness_is_on_the_trees_the_prover_picks(hash_):
     verify_graph(proof)
     nodes = proof.statement.nodes
     assert {c.hash for node in nodes for c in node.witness.values()} == {hash_}
-    other = next(h for h in WITNESS_PCS if h != hash_)
+    other = OTHER_HASH[hash_]
     i = next(i for i, node in enumerate(nodes) if node.witness)
     restated = {
         n: dataclasses.replace(c, hash=other, root=c.root >> 8) for n, c in nodes[i].witness.items()
     }
     tampered = [*nodes[:i], dataclasses.replace(nodes[i], witness=restated), *nodes[i + 1 :]]
     statement = dataclasses.replace(proof.statement, nodes=tuple(tampered))
-    with pytest.raises(VerificationError):
+    with pytest.raises(VerificationError) as e:
         verify_graph(dataclasses.replace(proof, statement=statement))
+    assert e.value.check == "mha.unpad"  # the attn node, walked first, on changed challenges
 
 
 def test_a_witness_opening_over_two_hashes_is_refused():
@@ -328,8 +329,8 @@ def test_a_witness_opening_over_two_hashes_is_refused():
     graph class refuses them while it lists them (`witness_polys`)."""
     *_, proof = block()
     channel, committed, witness = replay_graph(proof)
-    (last, claims), other = witness[-1], {"blake2s": "poseidon", "poseidon": "blake2s"}
-    mixed = [*witness[:-1], (dataclasses.replace(last, hash=other[last.hash]), claims)]
+    last, claims = witness[-1]
+    mixed = [*witness[:-1], (dataclasses.replace(last, hash=OTHER_HASH[last.hash]), claims)]
     with pytest.raises(VerificationError) as e:
         verify_openings(proof.statement, None, None, channel, committed, mixed)
     assert e.value.check == "pcs.hash"
