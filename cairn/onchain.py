@@ -243,7 +243,7 @@ def verify_onchain(
         parts = calldata.encode_parts(onchain_proof(loaded))
         total = len(parts.flat) + contract.INVOKE_OVERHEAD_FELTS
         # A session's first transaction carries at least the front: the statement itself.
-        first = len(parts.front) + contract.INVOKE_OVERHEAD_FELTS if parts.steps else total
+        first = len(parts.front) + contract.OPEN_OVERHEAD_FELTS if parts.steps else total
         if first > contract.MAX_CALLDATA_FELTS:
             what = "its statement's calldata" if parts.steps else "calldata"
             raise fail(

@@ -38,6 +38,8 @@ from cairn.serializer.calldata import CalldataParts
 
 MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
+# open_session(proof, staged): the invoke's 4, the span length and the flag
+OPEN_OVERHEAD_FELTS = 6
 # continue_session(session_id, state, parts): the invoke's 4, the id and two span lengths
 STEP_OVERHEAD_FELTS = 7
 MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
@@ -45,6 +47,11 @@ STAGE_FELTS = 1_500
 """Felts a `stage` transaction stores: a stored felt costs ≈ 4.8·10^5 L2 gas (measured on
 devnet 0.8.2), so 1,500 are ≈ 7.3·10^8, and a transaction's state diff is at most 4,000 (two
 a stored felt: Starknet's block bound, which devnet enforces)."""
+CARRIED_STATEMENT_FELTS = 1_000
+"""A model walk's statement of at most this many felts rides in its session's state while the
+walk goes on, resent by each transaction (≈ 5,150 L2 gas a calldata felt); a larger one is
+staged once instead (`STAGE_FELTS`, ≈ 4.8·10^5 a stored felt) so that it does not crowd every
+transaction's calldata (MiniLM's encoder at 8 tokens: 4,358 felts)."""
 
 
 # starknet-py hashes classes and transactions with poseidon_py's Python sponge (≈ 45 µs a
@@ -423,33 +430,39 @@ async def verify_parts(
     max_felts: int = MAX_CALLDATA_FELTS,
     max_gas: int = MAX_L2_GAS_ESTIMATE,
     progress: Callable[[int, int], None] | None = None,
+    carried: int = CARRIED_STATEMENT_FELTS,
 ) -> OnchainVerdict:
     """Verify a proof in one transaction if it fits (calldata and gas), else in a session:
     `open_session` with the front and as many parts as fit (`parts.steps`: a model walk's
-    nodes and settlement, then the trees), then `continue_session`
+    nodes and settlement, then the trees; a model walk's statement staged after it if it goes
+    on and the statement is over `carried` felts), then `continue_session`
     with the session's state (rebuilt in Python, checked against the hash the last
     `SessionState` event carried) and as many parts as fit, until the contract emits
     ProofVerified (or a step is rejected, whose reason ends the session).
     `max_felts` is the calldata limit planned for (tests lower it to force sessions),
     `max_gas` the largest estimate sent (`send`); `progress`, if given, is told the parts sent
-    and the transactions made after each transaction of a session."""
+    and the transactions made after each transaction of a session; `carried` the largest
+    statement the session's state carries (tests lower it to stage one)."""
     if len(parts.flat) + INVOKE_OVERHEAD_FELTS <= max_felts:
         try:
             return await verify(account, address, parts.flat, max_gas)
         except GasLimitError:
             if not parts.steps:
                 raise
-    budget = max_felts - INVOKE_OVERHEAD_FELTS - len(parts.front)
+    budget = max_felts - OPEN_OVERHEAD_FELTS - len(parts.front)
     if budget < 0:
         raise ChainError(
             f"the statement and transcript ({len(parts.front)} felts) do not fit one "
             f"transaction of {max_felts} felts"
         )
     functions = (await contract_at(account, address)).functions
+    staged = parts.walked > 0 and len(calldata.io_felts(parts.flat)) > carried
 
     def open_session(trees: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
-        call = functions["open_session"].prepare_invoke_v3(proof=[*parts.front, *trees])
-        return call, len(parts.front) + len(trees) + INVOKE_OVERHEAD_FELTS
+        call = functions["open_session"].prepare_invoke_v3(
+            proof=[*parts.front, *trees], staged=staged
+        )
+        return call, len(parts.front) + len(trees) + OPEN_OVERHEAD_FELTS
 
     steps = parts.steps
     sent, done, felts = await _send_trees(account, steps, budget, 0, open_session, max_gas)
@@ -460,8 +473,8 @@ async def verify_parts(
     report = progress or (lambda _parts, _txs: None)
     report(done, len(verdict.transactions))
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
-        state = _next_state(parts, counts, sent.receipt, address, session_id)
-        if len(counts) == 1 and done < parts.walked:  # a model walk goes on: stage it
+        state = _next_state(parts, counts, sent.receipt, address, session_id, staged)
+        if staged and len(counts) == 1 and done < parts.walked:  # the walk goes on: stage it
             staged = await _stage(account, address, functions, parts, max_gas)
             verdict = replace(verdict, transactions=(*verdict.transactions, *staged))
 
@@ -491,9 +504,10 @@ async def _stage(
     parts: CalldataParts,
     max_gas: int,
 ) -> list[TxCost]:
-    """A model walk's statement staged for the session's later transactions, which read it from
-    storage (`stage`, docs/cairo-verifier.md, "Sessions"), `STAGE_FELTS` a transaction, once its
-    first transaction is accepted. Returns the transactions' costs."""
+    """A model walk's statement staged for the later transactions of a session opened
+    `staged`, which read it from storage (`stage`, docs/cairo-verifier.md, "Sessions"),
+    `STAGE_FELTS` a transaction, once its first transaction is accepted. Returns the
+    transactions' costs."""
     statement = calldata.io_felts(parts.flat)
     h, costs = hash_many(statement), []
     for offset in range(0, len(statement), STAGE_FELTS):
@@ -515,13 +529,14 @@ def _next_state(
     receipt: TransactionReceipt,
     address: int,
     session_id: int,
+    staged: bool,
 ) -> list[int]:
     """The state the next `continue_session` sends back: Python rebuilds it (the event only
     carries its hash, docs/cairo-verifier.md) and checks it is the one the contract stored,
     for the session it continues."""
     # SessionState: keys [selector, session_id], data [state_hash]
     ((_, event_id), (state_hash,)), *_ = _events(receipt, address, "SessionState")
-    state = session_state(parts, counts)
+    state = session_state(parts, counts, staged)
     if event_id != session_id or state is None or hash_many(state) != state_hash:
         raise ChainError("the contract's session state is not the one the Python mirror computes")
     return state

@@ -221,10 +221,14 @@ def _walk_openings(
     return openings
 
 
-def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | None:
+def session_state(
+    parts: CalldataParts, counts: Sequence[int], staged: bool = False
+) -> list[int] | None:
     """The serialized `Session` after transactions carrying `counts` parts after the front
     (`parts.steps`: a model walk's parts, then the trees; None once every group of every
-    opening is checked: the session is over). Raises what the verifier raises if a part
+    opening is checked: the session is over), opened `staged` or not (a model walk's
+    statement read from the caller's staging, or carried in the state while the walk goes
+    on). Raises what the verifier raises if a part
     checked so far is refused: the contract reverts that transaction with the same name. A
     layer proof's binding is taken as registered: the contract checks it against its registry
     in the first transaction, after the trees it carries (`registry.check_walk` mirrors
@@ -244,6 +248,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         sent -= len(parts.walk)
         if is_walk(flat):
             certified = certified_keys(decode_walk_front(flat).proof.statement)
+    statement = calldata.io_felts(flat) if walk and not staged else []
     over = not walk and not front and sent >= sum(o.n_trees for o in openings)
     phases = []
     for o in openings:
@@ -259,6 +264,7 @@ def session_state(parts: CalldataParts, counts: Sequence[int]) -> list[int] | No
         len(phases),
         *(f for p in phases for f in p),
         *_listed(walk),
+        *_listed(statement),
         *_listed(front),
         *_listed(certified),
     ]
@@ -268,8 +274,9 @@ def graph_walk_state(walk: GraphWalk) -> list[int]:
     """Cairo's `GraphWalk` by Serde (docs/cairo-verifier.md, "Sessions"): the nodes left, the
     channel, the claims pending on tensors (in the order the walk first left them), those
     drawn at the start on the committed outputs, and whether the settlement is verified (not
-    yet). The statement, its checks and what each verified node left on weights, witness and
-    tables are in the contract's storage, not in the state."""
+    yet). The statement is beside it in the state unless the session was opened `staged`; its
+    checks and what each verified node left on weights, witness and tables are in the
+    contract's storage."""
     committed = walk.statement.committed_outputs()
     opened = {n: c for n, c in walk.weight_claims.items() if n in committed}
     return [
@@ -368,8 +375,8 @@ class Sessions:
     statement hash) -> (length, felts by position; unwritten ones read 0), and its session
     checks in its order: `open_session`
     (`session.owner`, then the proof) and `continue_session` (`session.unknown`,
-    `session.owner`, `session.state`, `session.empty`, while a model walk is not settled
-    `session.statement`, then the parts)."""
+    `session.owner`, `session.state`, `session.empty`, while a model walk opened `staged` is
+    not settled `session.statement`, then the parts)."""
 
     open: dict[int, tuple[int, int]] = field(default_factory=dict)
     staged: dict[tuple[int, int], tuple[int, dict[int, int]]] = field(default_factory=dict)
@@ -398,10 +405,11 @@ class Sessions:
         session_id: int,
         state: Sequence[int],
         parts: Sequence[int],
-        walking: bool = False,
+        staged: bool = False,
     ) -> None:
-        """`walking`: the session's model walk is not settled (its state's walk is not empty);
-        its statement, whose hash is the state's io hash, must then be staged by the owner."""
+        """`staged`: the session's model walk is not settled (its state's walk is not empty)
+        and the session was opened `staged`; its statement, whose hash is the state's io hash,
+        must then be staged by the owner."""
         if session_id not in self.open:
             raise VerificationError("session.unknown", f"no open session {session_id:#x}")
         owner, state_hash = self.open[session_id]
@@ -411,7 +419,7 @@ class Sessions:
             raise VerificationError("session.state", "not the session's current state")
         if not parts:
             raise VerificationError("session.empty", "a step checks at least one part")
-        if walking and hash_many(self.statement(owner, state[2])) != state[2]:
+        if staged and hash_many(self.statement(owner, state[2])) != state[2]:
             raise VerificationError("session.statement", "the walk's statement is not staged")
 
     def advance(self, caller: int, session_id: int, state: list[int] | None) -> None:

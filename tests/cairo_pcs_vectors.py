@@ -921,6 +921,7 @@ class SessionScript:
         self.lines = ["let verifier = deploy_with_models(committed_models());"]
         self.caller, self.counts, self.state = "anyone", [], None
         self.expect: str | None = None
+        self.staged = False
 
     def as_(self, caller: str) -> SessionScript:
         self.caller = caller
@@ -934,7 +935,7 @@ class SessionScript:
         """Python's verdict of a step: None when it fails (the expected panic is set)."""
         try:
             check()
-            state = session_state(self.parts, counts)
+            state = session_state(self.parts, counts, self.staged)
         except (VerificationError, MalformedProofError) as e:
             self.expect = e.check
             return None
@@ -943,7 +944,9 @@ class SessionScript:
         return state
 
     def stage(self) -> SessionScript:
-        """The caller stages the model walk's statement (`stage`), in one transaction."""
+        """The caller stages the model walk's statement (`stage`), in one transaction; the
+        session is then opened `staged`."""
+        self.staged = True
         statement = io_felts(self.parts.flat)
         h = hash_many(statement)
         self.book.stage(short_string(self.caller), h, len(statement), 0, statement)
@@ -951,17 +954,22 @@ class SessionScript:
         self.lines.append(f"verifier.stage({args});")
         return self
 
-    def open(self, n_parts: int) -> SessionScript:
+    def open(self, n_parts: int, staged: bool | None = None) -> SessionScript:
+        """`open_session` with the front and `n_parts` parts, `staged` if given, else if the
+        script staged the statement."""
+        if staged is not None:
+            self.staged = staged
         counts = [n_parts]
         (tx,) = transactions(self.parts, counts)
         self.session_id = hash_many(tx)
         state = self._run(
             lambda: self.book.check_open(short_string(self.caller), self.session_id), counts
         )
+        flag = str(self.staged).lower()
         if state is None:
-            self.lines.append(f"verifier.open_session({self._literal(tx)}.span());")
+            self.lines.append(f"verifier.open_session({self._literal(tx)}.span(), {flag});")
         else:
-            args = f"{self._literal(tx)}, {self._literal(state)}.span()"
+            args = f"{self._literal(tx)}, {flag}, {self._literal(state)}.span()"
             self.lines.append(f"let id = open_session(verifier, {args});")
         return self
 
@@ -973,9 +981,9 @@ class SessionScript:
         assert sent is not None
         caller = short_string(self.caller)
         args = f"id, {self._literal(sent)}.span(), {self._literal(trees)}"
-        walking = sum(self.counts) < self.parts.walked
+        staged = self.staged and sum(self.counts) < self.parts.walked
         after = self._run(
-            lambda: self.book.check_step(caller, self.session_id, sent, trees, walking), counts
+            lambda: self.book.check_step(caller, self.session_id, sent, trees, staged), counts
         )
         if self.expect is not None:
             self.lines.append(f"finish_session(verifier, {args});")
@@ -1061,7 +1069,7 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "settlement not read), then the settlement (the committed opening's front verified, "
             "the walk settled), then the witness opening's front and its polynomial absorbed, "
             "then reduced and a tree, then the other trees: the walk's state carried between, "
-            "the statement, the checks and the nodes' records stored.",
+            "the statement staged, the checks and the nodes' records stored.",
             SessionScript(graph, NO_MODEL).stage().open(2).step(3).step(2).step(1).step(1).step(2)
             .step(2).step(5)),
         "graph_tampered_node_after_a_cut": (
@@ -1069,8 +1077,8 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "the one-shot verdict.",
             SessionScript(bad_graph, NO_MODEL, 2).stage().open(5).step(3)),
         "graph_continued_unstaged": (
-            "The encoder graph continued before its statement is staged: refused.",
-            SessionScript(graph, NO_MODEL).open(2).step(1)),
+            "The encoder graph opened staged, continued before its statement is staged: "
+            "refused.", SessionScript(graph, NO_MODEL).open(2, staged=True).step(1)),
         "graph_staged_by_another_account": (
             "The encoder graph's statement staged by another account than the session's: "
             "refused.", SessionScript(graph, NO_MODEL).as_("stranger").stage().as_("anyone")
@@ -1079,8 +1087,9 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "The encoder graph with its input and output committed too: the statement and the "
             "output's value with every check and the last node (the value's claim carried for "
             "the opening), then the other nodes, then the settlement (the input's claims join "
-            "the opening), then the witness opening's front, its steps and every tree.",
-            SessionScript(graph_io, NO_MODEL).stage().open(5).step(3).step(1)
+            "the opening), then the witness opening's front, its steps and every tree; the "
+            "statement carried in the state, not staged.",
+            SessionScript(graph_io, NO_MODEL).open(5).step(3).step(1)
             .step(3 + len(graph_io.trees))),
         "graph_with_a_table_settled_apart": (
             "The feed-forward graph (its GELU node reads a fixed table): every check and node, "

@@ -111,11 +111,13 @@ def test_a_bound_too_wide_for_attention_is_refused_alike(chain):
 def test_a_walk_over_one_transaction_is_cut_between_nodes(chain):
     """With less L2 gas planned per transaction than the attention block's walk needs at once
     (7.3·10^8), the session verifies its nodes over several transactions, each carrying the
-    walk's state to the next; the proof is recorded as in one."""
+    walk's state to the next, the statement staged (as one over 1,000 felts would be) after
+    the first; the proof is recorded as in one."""
     parts = calldata.encode_parts(graph_proof("attention"))
-    verdict = onchain_like(chain, parts.flat, parts, max_gas=GAS)
+    verifying = contract.verify_parts(chain.account, chain.address, parts, max_gas=GAS, carried=0)
+    verdict = chain.run(verifying)
     assert verdict.accepted, verdict.reason
-    walked = len(verdict.transactions) - 3  # the openings' trees take three
+    walked = len(verdict.transactions) - 4  # the staging takes one, the openings' trees three
     assert walked >= 2, [t.l2_gas for t in verdict.transactions]
     record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
     assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_GRAPH)
@@ -139,12 +141,12 @@ def test_a_node_tampered_after_a_cut_is_refused_alike(chain):
         trees=steps[len(parts.walk) :],
         walk=steps[: len(parts.walk)],
     )
-    first = late + contract.INVOKE_OVERHEAD_FELTS
+    first = late + contract.OPEN_OVERHEAD_FELTS
     verifying = contract.verify_parts(chain.account, chain.address, bad, max_felts=first)
     verdict = chain.run(verifying)
     assert not verdict.accepted and verdict.reason == check
-    # the first, accepted, then the statement staged; the refused one is not sent
-    assert len(verdict.transactions) == 2
+    # the first, accepted (its state carries the statement); the refused one is not sent
+    assert len(verdict.transactions) == 1
 
 
 def _cuts(parts: calldata.CalldataParts) -> list[tuple[int, int]]:

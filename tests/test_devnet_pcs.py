@@ -294,13 +294,13 @@ async def _state_hash(chain, session_id):
 
 def test_session_events_are_bounded_at_the_largest_statement(chain):
     """256 polynomials, the most a statement may have: the state after the front is
-    21 + 4·256 felts (and one per query block once the session stops inside the group, as it
+    22 + 4·256 felts (and one per query block once the session stops inside the group, as it
     does here), beyond an event's 300 data felts, yet the session runs — its event carries the
     state's hash only — and is accepted in two transactions."""
     side = commit_batch(random.Random(8), POSEIDON_PARAMS, [0] * 256, [1] * 256, True)
     case = Honest.prove(POSEIDON_PARAMS, *side)
     state = session_state(case.parts, [0])
-    assert state is not None and len(state) == 21 + 4 * 256 > 300
+    assert state is not None and len(state) == 22 + 4 * 256 > 300
     assert contract_check(case.felts, {}) is None
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, case.parts, 2700))
     assert verdict.accepted, verdict.reason
@@ -311,7 +311,7 @@ def test_session_events_are_bounded_at_the_largest_statement(chain):
     events = [e for e in receipt.events if e.from_address == chain.address]
     assert [len(e.data) for e in events] == [1]  # SessionState: the state's hash
     # the first transaction carried as many of the 256 one-value trees as fit after the front
-    sent = verdict.transactions[0].calldata_felts - contract.INVOKE_OVERHEAD_FELTS
+    sent = verdict.transactions[0].calldata_felts - contract.OPEN_OVERHEAD_FELTS
     count = next(
         n for n in range(257) if len(case.parts.front) + sum(map(len, case.parts.trees[:n])) == sent
     )

@@ -153,14 +153,12 @@ def test_committed_weights_in_a_session(chain, bound):
         proof = _bound_qkv()
         models = {SESSION_MODEL: _register(chain, SESSION_MODEL, proof)}
     parts = calldata.encode_parts(proof)
-    limit = len(parts.front) + contract.INVOKE_OVERHEAD_FELTS + 8
+    limit = len(parts.front) + contract.OPEN_OVERHEAD_FELTS + 8
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, parts, limit))
     assert verdict.accepted, verdict.reason
     assert len(verdict.transactions) > 1
     assert all(t.calldata_felts <= limit for t in verdict.transactions)
-    first = (
-        verdict.transactions[0].calldata_felts - len(parts.front) - contract.INVOKE_OVERHEAD_FELTS
-    )
+    first = verdict.transactions[0].calldata_felts - len(parts.front) - contract.OPEN_OVERHEAD_FELTS
     assert first == len(parts.trees[0]) and len(parts.trees) == 6  # three weights, two layers
     assert verdict.io_hash == registry.io_hash(parts.flat)
     assert verdict.model_id == (SESSION_MODEL if bound else NO_MODEL)

@@ -146,10 +146,11 @@ def test_a_session_covering_every_part_is_over():
 
 def test_a_session_carries_the_walk_until_it_settles():
     """Between parts the state ends with the walk, the nodes left first (all of them while
-    their statements are checked, one fewer per node verified; the statement, the checks and
-    the claims the verified nodes left stay in the contract's storage, not in the state);
-    once the settlement is read the committed tensors' opening's phase stands before a
-    settled walk (no node, no claims: the channel alone); once the witness opening's front is
+    their statements are checked, one fewer per node verified; the checks and the claims the
+    verified nodes left stay in the contract's storage, not in the state), then the statement
+    (an empty span if the session was opened `staged`); once the settlement is read the
+    committed tensors' opening's phase stands before a settled walk (no node, no claims: the
+    channel alone) and the statement; once the witness opening's front is
     read the walk is empty and that front's stage follows it, polynomial by polynomial (what
     it absorbed, then reduced); after its last step both openings' phases stand before an
     empty walk and an empty stage."""
@@ -159,10 +160,14 @@ def test_a_session_carries_the_walk_until_it_settles():
         state = session_state(parts, [sent])
         assert state is not None and state[4] == 0  # no phase yet
         assert state[6] == n - max(0, sent - n)
-    half = session_state(parts, [2 * n + 1])
-    assert half is not None and half[4] == 1
-    # left 0, the channel, no claims, settled; no stage; no certified
-    assert half[-9:-7] == [6, 0] and half[-5:] == [0, 0, 1, 0, 0]
+    statement = calldata.io_felts(parts.flat)
+    for staged, carried in ((False, statement), (True, [])):
+        half = session_state(parts, [2 * n + 1], staged)
+        assert half is not None and half[4] == 1
+        # the walk: left 0, the channel, no claims, settled; the statement; no stage; no certified
+        tail = [len(carried), *carried, 0, 0]
+        walk = half[: -len(tail)]
+        assert half[-len(tail) :] == tail and walk[-7:-5] == [6, 0] and walk[-3:] == [0, 0, 1]
     stages = []
     for steps in range(2 * j):
         state = session_state(parts, [2 * n + 2 + steps])

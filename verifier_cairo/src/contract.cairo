@@ -5,9 +5,9 @@
 //! for one transaction is verified in a session: `open_session` checks the statement and the
 //! parts that follow it, each `continue_session` more parts — a model walk's nodes' statement
 //! checks, its nodes and settlement, then the openings' fold groups; between transactions the
-//! account that opened it, a hash of its state and, for a model walk, its statement, checks
-//! and what its verified nodes left so far are stored, and only the hash is emitted
-//! (docs/cairo-verifier.md, "Sessions").
+//! account that opened it, a hash of its state and, for a model walk, its checks and what its
+//! verified nodes left so far (and its statement if the caller staged it) are stored, and only
+//! the hash is emitted (docs/cairo-verifier.md, "Sessions").
 
 use starknet::ContractAddress;
 
@@ -39,7 +39,9 @@ pub trait ICairnVerifier<TContractState> {
     /// (recorded and emitted as by `verify`), else 0 and the session, whose id is
     /// `poseidon_hash_span(proof)`, goes on, owned by the caller: `SessionState` carries its
     /// state's hash. An open session of another account cannot be re-opened (`session.owner`).
-    fn open_session(ref self: TContractState, proof: Span<felt252>) -> felt252;
+    /// `staged`, for a model walk that goes on: its later transactions read its statement from
+    /// what the caller staged (`stage`), else the session's state carries it.
+    fn open_session(ref self: TContractState, proof: Span<felt252>, staged: bool) -> felt252;
     /// Checks the next parts (`parts`, whole parts in order: a model walk's nodes and
     /// settlement, then the trees, each a group's layer or its polynomials) of session
     /// `session_id`, opened by the caller, whose current state is `state` (what the last
@@ -52,10 +54,10 @@ pub trait ICairnVerifier<TContractState> {
         parts: Span<felt252>,
     ) -> felt252;
     /// Stores `felts` at positions `offset`.. of the `length` felts of a model walk's statement
-    /// whose Poseidon hash is `statement_hash`, for the caller's sessions: a later transaction
-    /// of a session verifying that statement reads it from there (`session.statement` unless it
-    /// hashes to the session's io hash), not from its calldata (docs/cairo-verifier.md,
-    /// "Sessions"). Nothing is checked here.
+    /// whose Poseidon hash is `statement_hash`, for the caller's sessions opened `staged`: their
+    /// later transactions read it from there (`session.statement` unless it hashes to the
+    /// session's io hash), not from their state (docs/cairo-verifier.md, "Sessions"). Nothing
+    /// is checked here.
     fn stage(
         ref self: TContractState,
         statement_hash: felt252,
@@ -157,9 +159,10 @@ pub mod CairnVerifier {
     /// What a session carries between transactions (its hash is stored, the caller resends
     /// it): the record to write at the end, the running proof hash, each opening's query
     /// phase (a walk's committed tensors', then its witness opening's), while a model walk is
-    /// not past its witness opening's part its `GraphWalk` by Serde (empty otherwise), while
-    /// a model walk's witness opening's front is part way its `WitnessStage` by Serde (empty
-    /// otherwise), and the declarations it certifies once complete.
+    /// not past its witness opening's part its `GraphWalk` by Serde and, unless the session was
+    /// opened `staged`, its statement's felts (both empty otherwise), while a model walk's
+    /// witness opening's front is part way its `WitnessStage` by Serde (empty otherwise), and
+    /// the declarations it certifies once complete.
     #[derive(Drop, Serde)]
     struct Session {
         kind: felt252,
@@ -168,6 +171,7 @@ pub mod CairnVerifier {
         proof_hash: felt252,
         phases: Array<QueryPhase>,
         walk: Span<felt252>,
+        statement: Span<felt252>,
         front: Span<felt252>,
         certified: Span<felt252>,
     }
@@ -195,10 +199,10 @@ pub mod CairnVerifier {
     }
 
     /// After a transaction that did not finish a session: the hash of the state
-    /// `continue_session` takes back. The state grows with the statement (8 + Σ (13 + 4J + 2L +
+    /// `continue_session` takes back. The state grows with the statement (9 + Σ (13 + 4J + 2L +
     /// n) felts over the openings, and one per query block when it stops inside a group; a
-    /// model walk's pending claims while its nodes are verified, its witness front's stage while
-    /// part way) and an
+    /// model walk's pending claims and statement while its nodes are verified, its witness
+    /// front's stage while part way) and an
     /// event holds at most 300 data felts, so the caller rebuilds the state
     /// (Python: `cairn.deploy.sessions.session_state`) and the event carries its hash only.
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
@@ -269,7 +273,7 @@ pub mod CairnVerifier {
             self.finish(session.proof_hash, record, array![].span())
         }
 
-        fn open_session(ref self: ContractState, proof: Span<felt252>) -> felt252 {
+        fn open_session(ref self: ContractState, proof: Span<felt252>, staged: bool) -> felt252 {
             let session_id = poseidon_hash_span(proof);
             let caller = get_caller_address();
             let owner = self.sessions.entry(session_id).owner.read();
@@ -277,14 +281,22 @@ pub mod CairnVerifier {
             if is_walk(proof) || is_graph(proof) {
                 let (model_id, io_hash, phases, front, pause, certified) = self
                     .verify_walk(proof, false, session_id);
-                let (walk, phases) = match pause {
+                let none = array![].span();
+                let (walk, statement, phases) = match pause {
                     Some(pause) => {
                         write_span(checks_key(session_id), pause.checks);
                         write_span(walked_key(session_id), pause.walked);
                         store_records(session_id, pause.witnessed);
-                        paused(pause.walk, pause.settled, self.front_class.read())
+                        let (walk, phases) = paused(
+                            pause.walk, pause.settled, self.front_class.read(),
+                        );
+                        (walk, if staged {
+                            none
+                        } else {
+                            pause.io
+                        }, phases)
                     },
-                    None => (array![].span(), phases),
+                    None => (none, none, phases),
                 };
                 let session = Session {
                     kind: *proof[1],
@@ -293,6 +305,7 @@ pub mod CairnVerifier {
                     proof_hash: session_id,
                     phases,
                     walk,
+                    statement,
                     front,
                     certified,
                 };
@@ -327,8 +340,13 @@ pub mod CairnVerifier {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
                     class_hash: self.graph_class.read(),
                 };
-                let statement = read_span(statement_key(open.owner, session.io_hash));
-                assert(poseidon_hash_span(statement) == session.io_hash, 'session.statement');
+                let statement = if session.statement.is_empty() {
+                    let staged = read_span(statement_key(open.owner, session.io_hash));
+                    assert(poseidon_hash_span(staged) == session.io_hash, 'session.statement');
+                    staged
+                } else {
+                    session.statement
+                };
                 let checks = read_span(checks_key(session_id));
                 let walked = walked_key(session_id);
                 let (walk, classes) = (session.walk, self.classes());
@@ -345,6 +363,7 @@ pub mod CairnVerifier {
                     },
                     GraphStep::Settled(outcome) => {
                         session.walk = array![].span();
+                        session.statement = array![].span();
                         let (model_id, phases, front) = self
                             .settled_graph(outcome, session.phases, parts, false, session_id);
                         session.model_id = model_id;
@@ -522,6 +541,7 @@ pub mod CairnVerifier {
                 proof_hash,
                 phases: array![phase],
                 walk: array![].span(),
+                statement: array![].span(),
                 front: array![].span(),
                 certified: array![].span(),
             }

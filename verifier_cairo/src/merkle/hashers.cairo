@@ -13,6 +13,8 @@ use crate::packing::pack_m31s;
 /// The hash tags of statements and registry entries (docs/calldata.md, docs/registry.md).
 pub const HASH_POSEIDON: felt252 = 1;
 pub const HASH_BLAKE2S: felt252 = 2;
+/// The Stark prime: a Poseidon252 digest is below it.
+pub const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
 
 
 /// How many calldata felts a digest of the hash tagged `hash` takes.

@@ -16,7 +16,7 @@
 use crate::channels::base::Channel;
 use crate::fields::m31::M31Trait;
 use crate::fields::qm31::{QM31, QM31Trait};
-use crate::merkle::hashers::HASH_POSEIDON;
+use crate::merkle::hashers::{HASH_POSEIDON, STARK_PRIME};
 use crate::mle::eq_eval;
 use crate::sumcheck::evaluate_round;
 use super::params::PcsParams;
@@ -26,8 +26,6 @@ use super::transcript::{PcsChannel, QuerySeed, absorb_head, absorb_poly};
 
 /// Every round polynomial here has degree 2 and is sent as [c0, c2].
 pub const ROUND_SENT: u32 = 2;
-
-const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
 
 /// Everything the query phase needs once the transcript is replayed: the trees' hash, the
 /// public sizes and roots, the challenges, the final value, where the queries come from (the

@@ -13,9 +13,8 @@ use crate::fields::qm31::QM31;
 use crate::mle::hypercube_point;
 use crate::pcs::queries::pow2;
 use crate::walk::layer::ClaimsOn;
-use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
+use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON, STARK_PRIME};
 use crate::pcs::params::witness_params;
-use crate::walk::calldata::STARK_PRIME;
 use crate::walk::tensor::{TensorCommitment, Tensors};
 use super::proof::Claim;
 

@@ -161,12 +161,15 @@ fn check_state(verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt
     assert_eq!(verifier.session_state_hash(id), poseidon_hash_span(state));
 }
 
-/// `open_session` of a transaction that does not finish the proof, leaving Python's `state`:
-/// the session id.
+/// `open_session` of a transaction that does not finish the proof (`staged` as given), leaving
+/// Python's `state`: the session id.
 pub fn open_session(
-    verifier: ICairnVerifierDispatcher, calldata: Array<felt252>, state: Span<felt252>,
+    verifier: ICairnVerifierDispatcher,
+    calldata: Array<felt252>,
+    staged: bool,
+    state: Span<felt252>,
 ) -> felt252 {
-    assert_eq!(verifier.open_session(calldata.span()), 0);
+    assert_eq!(verifier.open_session(calldata.span(), staged), 0);
     let id = poseidon_hash_span(calldata.span());
     check_state(verifier, id, state);
     id

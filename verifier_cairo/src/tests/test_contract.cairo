@@ -171,7 +171,7 @@ fn public_weights_finish_at_once() {
     let verifier = deploy_with_models(array![]);
     let proof = matmul_0().span();
     let proof_hash = poseidon_hash_span(proof);
-    assert_eq!(verifier.open_session(proof), proof_hash);
+    assert_eq!(verifier.open_session(proof, false), proof_hash);
     assert!(verifier.is_verified(proof_hash));
     assert_eq!(verifier.session_state_hash(proof_hash), 0);
 }
@@ -181,5 +181,5 @@ fn public_weights_finish_at_once() {
 #[should_panic(expected: ('calldata.kind', 'ENTRYPOINT_FAILED'))]
 fn retired_kinds_have_no_session() {
     let verifier = deploy_with_models(array![]);
-    verifier.open_session(splice(matmul_0(), 1, 2, array![1]).span());
+    verifier.open_session(splice(matmul_0(), 1, 2, array![1]).span(), false);
 }

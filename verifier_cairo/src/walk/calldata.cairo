@@ -6,14 +6,13 @@
 
 use crate::calldata::{KIND_WALK, VERSION, take_exact};
 use crate::layers::{has_witness, layer_kind};
-use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON};
+use crate::merkle::hashers::{HASH_BLAKE2S, HASH_POSEIDON, STARK_PRIME};
 use crate::pcs::params::{PcsParams, params_for};
 use super::proof::{Commitment, CommittedTensor, Named, WalkProof};
 use super::statement::{PublicStatement, read_binding, read_public};
 use super::tensor::{Known, PublicTensor, TensorCommitment, Tensors};
 
 const TWO_248: u256 = 0x100000000000000000000000000000000000000000000000000000000000000;
-pub const STARK_PRIME: u256 = 0x800000000000011000000000000000000000000000000000000000000000001;
 
 /// A walk proof's Serde part as read: the proof, its statement with the tensors read (each
 /// group public and committed, in name order), the statement's felts (what `io_hash` hashes),
