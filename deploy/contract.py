@@ -35,6 +35,7 @@ from cairn.deploy.sessions import session_state, transactions
 from cairn.prover.channels.poseidon import hash_many
 from cairn.serializer import calldata
 from cairn.serializer.calldata import CalldataParts
+from cairn.serializer.errors import MalformedProofError
 
 MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not enforce it
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
@@ -456,7 +457,7 @@ async def verify_parts(
             f"transaction of {max_felts} felts"
         )
     functions = (await contract_at(account, address)).functions
-    staged = parts.walked > 0 and len(calldata.io_felts(parts.flat)) > carried
+    staged = parts.walked > 0 and _statement_felts(parts) > carried
 
     def open_session(trees: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
         call = functions["open_session"].prepare_invoke_v3(
@@ -495,6 +496,15 @@ async def verify_parts(
         counts.append(count)
         report(done, len(verdict.transactions))
     return _finished(verdict)
+
+
+def _statement_felts(parts: CalldataParts) -> int:
+    """The length of a model walk's statement; 0 for calldata whose header does not read (the
+    contract refuses its first transaction, staged or not)."""
+    try:
+        return len(calldata.io_felts(parts.flat))
+    except MalformedProofError:
+        return 0
 
 
 async def _stage(

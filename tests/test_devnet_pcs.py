@@ -268,12 +268,12 @@ def test_a_session_belongs_to_its_opener(chain, case):
     book, counts = Sessions(), [1]
     (first,) = transactions(parts, counts)
     session_id, state = hash_many(first), session_state(parts, counts)
-    assert _invoke(chain, opener, "open_session", proof=first) is None
+    assert _invoke(chain, opener, "open_session", proof=first, staged=False) is None
     book.advance(opener.address, session_id, state)
     assert chain.run(_state_hash(chain, session_id)) == hash_many(state)
     with pytest.raises(VerificationError) as reopen:
         book.check_open(other.address, session_id)
-    assert _invoke(chain, other, "open_session", proof=first) == reopen.value.check
+    assert _invoke(chain, other, "open_session", proof=first, staged=False) == reopen.value.check
     rest = transactions(parts, [1, 2])[1]
     with pytest.raises(VerificationError) as step:
         book.check_step(other.address, session_id, state, rest)
