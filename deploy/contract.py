@@ -476,8 +476,8 @@ async def verify_parts(
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
         state = _next_state(parts, counts, sent.receipt, address, session_id, staged)
         if staged and len(counts) == 1 and done < parts.walked:  # the walk goes on: stage it
-            staged = await _stage(account, address, functions, parts, max_gas)
-            verdict = replace(verdict, transactions=(*verdict.transactions, *staged))
+            staging = await _stage(account, address, functions, parts, max_gas)
+            verdict = replace(verdict, transactions=(*verdict.transactions, *staging))
 
         def step(
             trees: list[int], state: list[int] = state
