@@ -9,7 +9,7 @@ use crate::bounded_int::unpack_qm31_limbs;
 use crate::fields::m31::{M31Trait, P};
 use crate::merkle::hashers::HASH_POSEIDON;
 use crate::fields::qm31::QM31;
-use crate::packing::{LimbValue, split_felt252};
+use crate::packing::split_felt252;
 use crate::pcs::calldata::{read_front, read_groups, read_statement};
 use crate::pcs::params::PcsParams;
 use crate::pcs::proof::{GroupOpenings, OpeningFront, PolyStatement};
@@ -99,14 +99,11 @@ pub fn take_count(ref data: Span<felt252>, per_item: u32) -> u32 {
 
 /// Unpacks `count` values: every word holds 8 but the last, which holds `count mod 8` (if not
 /// 0) and carries that count at 2^248. Word by word, checks the marker, then (partial word)
-/// that the limbs between the values and the marker are zero, then each value `< p`. The values
-/// come as felt252s or u32s (`LimbValue`), whichever the caller computes with.
-pub fn unpack_words<T, impl V: LimbValue<T>, +Copy<T>, +Drop<T>, +PartialEq<T>>(
-    words: Span<felt252>, count: u64,
-) -> Span<T> {
+/// that the limbs between the values and the marker are zero, then each value `< p`.
+pub fn unpack_words(words: Span<felt252>, count: u64) -> Span<felt252> {
     let mut words = words;
     let mut values = array![];
-    let p = V::of_u32(P);
+    let p: felt252 = P.into();
     // Full words, the bulk of the calldata: no marker, eight values, no inner loop.
     for _ in 0..count / M31_PER_WORD {
         let (top, [v0, v1, v2, v3, v4, v5, v6, v7]) = split_felt252(*words.pop_front().unwrap());
@@ -130,7 +127,7 @@ pub fn unpack_words<T, impl V: LimbValue<T>, +Copy<T>, +Drop<T>, +PartialEq<T>>(
         assert(top == rest.into(), 'calldata.marker');
         let mut limbs = limbs.span();
         for _ in rest..8 {
-            assert(*limbs.pop_front().unwrap() == V::of_u32(0), 'calldata.marker');
+            assert(*limbs.pop_front().unwrap() == 0, 'calldata.marker');
         }
         for limb in limbs {
             assert(*limb != p, 'calldata.limb');

@@ -1,51 +1,55 @@
 //! Eight 31-bit limbs per felt252 (mirror of the packing in prover/channels/poseidon.py).
 //!
-//! One split serves both readers of that layout: the calldata reader unpacks matrix words and
-//! QM31 coefficients with it, and the channel takes its base draws from the same limbs. The
-//! Poseidon Merkle leaf hash packs rows the same way (`pack_m31s`).
+//! The calldata reader unpacks matrix words and Merkle leaves with `split_felt252`; the
+//! channel takes its base draws from the same limbs as bounded integers
+//! (`bounded_int::felt252_limbs`). The Poseidon Merkle leaf hash packs rows the same way
+//! (`pack_m31s`).
 
-use crate::bounded_int::{Limb, felt252_limbs, upcast};
-
-/// A limb's value as the caller keeps it: a felt252 (matrices, QM31 coefficients) or a u32 (a
-/// Blake2s leaf's words); both free of range checks.
-pub trait LimbValue<T> {
-    fn of_limb(x: Limb) -> T;
-    /// A constant's value (p, 0) to compare limbs with.
-    fn of_u32(x: u32) -> T;
-}
-
-pub impl LimbFelt252 of LimbValue<felt252> {
-    fn of_limb(x: Limb) -> felt252 {
-        upcast(x)
-    }
-
-    fn of_u32(x: u32) -> felt252 {
-        x.into()
-    }
-}
-
-pub impl LimbU32 of LimbValue<u32> {
-    fn of_limb(x: Limb) -> u32 {
-        upcast(x)
-    }
-
-    fn of_u32(x: u32) -> u32 {
-        x
-    }
-}
-
-/// `x = top·2^248 + l0·2^217 + l1·2^186 + … + l7`: returns `top` (< 16, as x < 2^252) and the
-/// limbs big-endian, each < 2^31 (`felt252_limbs`).
-pub fn split_felt252<T, impl V: LimbValue<T>, +Drop<T>>(x: felt252) -> (felt252, [T; 8]) {
-    let (top, [l0, l1, l2, l3, l4, l5, l6, l7]) = felt252_limbs(x);
+/// `x = top·2^248 + l0·2^217 + l1·2^186 + … + l7`: `top` (< 16, as x < 2^252) and the limbs
+/// big-endian, each below 2^31, as felt252s.
+///
+/// felt252 → (high, low) u128 halves (three range checks), then each limb is its half AND a
+/// mask (one bitwise builtin call), divided exactly by its power of two (times the inverse mod
+/// the Stark prime: the masked value is a multiple of it); what the masks leave of `high` is
+/// `top`. l3 straddles the halves (27 bits in `high`, 4 in `low`). Three range checks and eight
+/// bitwise calls, against 27 range checks by bounded-integer division: on devnet a call is
+/// charged its most-used resource (docs/cairo-verifier.md, "Accounts and gas"), and the
+/// verifier's is range checks.
+pub fn split_felt252(x: felt252) -> (felt252, [felt252; 8]) {
+    let x: u256 = x.into();
+    let (low, high) = (x.low, x.high);
+    // low = l3_lo·2^124 + l4·2^93 + l5·2^62 + l6·2^31 + l7
+    let l7: felt252 = (low & 0x7fffffff).into();
+    let l6: felt252 = (low & 0x3fffffff80000000).into();
+    let l5: felt252 = (low & 0x1fffffffc000000000000000).into();
+    let l4: felt252 = (low & 0xfffffffe00000000000000000000000).into();
+    let low: felt252 = low.into();
+    let l3_lo = (low - l4 - l5 - l6 - l7) * INV_2_124;
+    // high = top·2^120 + l0·2^89 + l1·2^58 + l2·2^27 + l3_hi
+    let l3_hi: felt252 = (high & 0x7ffffff).into();
+    let l2: felt252 = (high & 0x3fffffff8000000).into();
+    let l1: felt252 = (high & 0x1fffffffc00000000000000).into();
+    let l0: felt252 = (high & 0xfffffffe0000000000000000000000).into();
+    let high: felt252 = high.into();
+    let top = (high - l0 - l1 - l2 - l3_hi) * INV_2_120;
     (
-        upcast(top),
+        top,
         [
-            V::of_limb(l0), V::of_limb(l1), V::of_limb(l2), V::of_limb(l3), V::of_limb(l4),
-            V::of_limb(l5), V::of_limb(l6), V::of_limb(l7),
+            l0 * INV_2_89, l1 * INV_2_58, l2 * INV_2_27, l3_hi * 16 + l3_lo, l4 * INV_2_93,
+            l5 * INV_2_62, l6 * INV_2_31, l7,
         ],
     )
 }
+
+/// 2^-k mod the Stark prime.
+const INV_2_31: felt252 = 0x7fffffff0000010ffffffde0000000000000000000000000000000000000001;
+const INV_2_62: felt252 = 0x800000000000010dfffffffffffffbc00000000000000000000000000000001;
+const INV_2_93: felt252 = 0x800000000000010ffffffffbfffffffffffff78000000000000000000000001;
+const INV_2_124: felt252 = 0x800000000000010ffffffffffffffff7ffffffffffffef00000000000000001;
+const INV_2_27: felt252 = 0x7ffffff00000010fffffde00000000000000000000000000000000000000001;
+const INV_2_58: felt252 = 0x80000000000000efffffffffffffbc000000000000000000000000000000001;
+const INV_2_89: felt252 = 0x800000000000010fffffffbfffffffffffff780000000000000000000000001;
+const INV_2_120: felt252 = 0x800000000000010fffffffffffffff7ffffffffffffef000000000000000001;
 
 const M31_PER_WORD: u32 = 8;
 const LIMB_SHIFT: felt252 = 0x80000000;

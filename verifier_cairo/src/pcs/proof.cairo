@@ -46,12 +46,13 @@ pub struct OpeningFront {
 }
 
 /// A Merkle opening of a PCS tree: per opened leaf its packed words (what the Poseidon leaf
-/// hash absorbs) and its values, canonical M31 as u32s, as the reader checked them (the words
-/// the Blake2s leaf hash absorbs); then the siblings' felts in plan order (docs/merkle.md).
+/// hash absorbs) and its values, canonical M31 as felt252s, as the reader checked them (the
+/// Blake2s leaf hash absorbs them as u32 words); then the siblings' felts in plan order
+/// (docs/merkle.md).
 #[derive(Copy, Drop)]
 pub struct TreeOpening {
     pub words: Span<Span<felt252>>,
-    pub values: Span<Span<u32>>,
+    pub values: Span<Span<felt252>>,
     pub siblings: Span<felt252>,
 }
 

@@ -85,7 +85,7 @@ struct OpenedPoly {
     j: u32,
     level: u32,
     log_leaf: u32,
-    values: Span<Span<u32>>,
+    values: Span<Span<felt252>>,
     rows: Span<u32>,
 }
 
@@ -112,7 +112,7 @@ fn verify_group(
     let log_blowup = *params.log_blowup;
     // Query q folds through the block q >> e; the layer at s has one leaf per block.
     let blocks = shift_distinct(queries, e);
-    let mut layer: Span<Span<u32>> = array![].span();
+    let mut layer: Span<Span<felt252>> = array![].span();
     if let Some(opening) = openings.layer {
         open_tree(phase.hash, *phase.layer_roots[g - 1], n + log_blowup - e, blocks, opening);
         layer = opening.values;
@@ -144,8 +144,7 @@ fn verify_group(
         for position in positions {
             let offset = 4 * (*position % pow2(e - s));
             let value = (*layer[*rows[i]]).slice(offset, 4);
-            let [a, b, c, d]: [u32; 4] = [*value[0], *value[1], *value[2], *value[3]];
-            at_queries.append(from_coords([a.into(), b.into(), c.into(), d.into()]));
+            at_queries.append(from_coords([*value[0], *value[1], *value[2], *value[3]]));
             i += 1;
         }
         assert(hash_qm31s(at_queries.span()) == phase.pending, 'pcs.fold');
@@ -200,7 +199,7 @@ fn open_tree(hash: felt252, root: u256, depth: u32, leaf_ids: Span<u32>, opening
     } else {
         let mut digests: Array<Blake2sHash> = array![];
         for values in opening.values {
-            digests.append(blake2s(*values));
+            digests.append(blake2s(leaf_words(*values)));
         }
         verify_path::<
             Blake2sHash, Blake2sMerkleHasher,
@@ -219,7 +218,7 @@ fn fold_blocks(
     e: u32,
     log_size: u32,
     blocks: Span<u32>,
-    layer: Span<Span<u32>>,
+    layer: Span<Span<felt252>>,
     opened: Span<OpenedPoly>,
 ) -> Span<QM31> {
     // 2x for every fold of every block, in the order the folds use them: the first fold's
@@ -283,7 +282,7 @@ fn fold_blocks(
     for block in blocks {
         // Empty until a tree adds to it when the group's layer is not among the trees.
         let mut word = if !layer.is_empty() {
-            felts(*layer[b])
+            *layer[b]
         } else if e == 0 {
             start_word(phase, opened, b)
         } else if !first_fold.is_empty() {
@@ -409,9 +408,7 @@ fn fold_leaves(
         let mut next = array![];
         while let Some(pair) = leaf.multi_pop_front::<2>() {
             let [lo, hi] = pair.unbox();
-            let f = fold_base_pair(
-                lo.into(), hi.into(), *invs.pop_front().unwrap(), *beta, *beta_r,
-            );
+            let f = fold_base_pair(lo, hi, *invs.pop_front().unwrap(), *beta, *beta_r);
             let [s0, s1, s2, s3] = match previous.multi_pop_front::<4>() {
                 Some(sum) => sum.unbox(),
                 None => [0, 0, 0, 0],
@@ -468,12 +465,12 @@ fn add_block(
 
 /// word + β·values (word empty: β·values), values canonical M31, unreduced: each coordinate
 /// grows by less than 2^62.
-fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<u32>) -> Span<felt252> {
+fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<felt252>) -> Span<felt252> {
     let [b0, b1, b2, b3] = coords(beta);
     let mut out = array![];
     let mut word = word;
     for value in values {
-        let v: felt252 = (*value).into();
+        let v = *value;
         let [w0, w1, w2, w3] = match word.multi_pop_front::<4>() {
             Some(w) => w.unbox(),
             None => [0, 0, 0, 0],
@@ -486,26 +483,13 @@ fn add_scaled(word: Span<felt252>, beta: QM31, values: Span<u32>) -> Span<felt25
     out.span()
 }
 
-/// A layer leaf's values (QM31 coordinates) as the felts a fold word is made of, eight a loop
-/// step.
-fn felts(values: Span<u32>) -> Span<felt252> {
-    let mut out = array![];
-    let mut rest = values;
-    while let Some(eight) = rest.multi_pop_front::<8>() {
-        let [v0, v1, v2, v3, v4, v5, v6, v7] = eight.unbox();
-        out.append(v0.into());
-        out.append(v1.into());
-        out.append(v2.into());
-        out.append(v3.into());
-        out.append(v4.into());
-        out.append(v5.into());
-        out.append(v6.into());
-        out.append(v7.into());
+/// A Blake2s leaf's values as the u32 words its hash absorbs (canonical: below p).
+fn leaf_words(values: Span<felt252>) -> Span<u32> {
+    let mut words = array![];
+    for value in values {
+        words.append((*value).try_into().unwrap());
     }
-    for value in rest {
-        out.append((*value).into());
-    }
-    out.span()
+    words.span()
 }
 
 /// Poseidon hash of QM31 values packed two per felt as `mix_felts` packs them.

@@ -24,11 +24,11 @@ fn qm31_round_trips_through_its_felt() {
 #[test]
 fn split_edges() {
     // p_stark - 1 = 2^251 + 17·2^192: top 8, and 17·2^6 in the limb of bits 186..216.
-    let (top, limbs) = split_felt252::<felt252>(-1);
+    let (top, limbs) = split_felt252(-1);
     assert_eq!(top, 8);
     assert_eq!(limbs, [0, 1088, 0, 0, 0, 0, 0, 0]);
     // Bits 127 and 128 sit in l3 (bits 124..154), on both sides of the u128 boundary.
-    let (top, limbs) = split_felt252::<felt252>(0x180000000000000000000000000000000);
+    let (top, limbs) = split_felt252(0x180000000000000000000000000000000);
     assert_eq!(top, 0);
     assert_eq!(limbs, [0, 0, 0, 24, 0, 0, 0, 0]);
 }

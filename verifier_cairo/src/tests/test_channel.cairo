@@ -30,10 +30,10 @@ fn stwo_draw_u32s() {
 fn stwo_merkle_packing() {
     let (leaf, leaf_hash) = stwo_merkle_leaf();
     assert_eq!(poseidon_hash_span(leaf), leaf_hash);
-    assert_eq!(unpack_words::<felt252>(leaf, 2), array![0, 1].span());
+    assert_eq!(unpack_words(leaf, 2), array![0, 1].span());
     let (node, node_hash) = stwo_merkle_node();
     assert_eq!(poseidon_hash_span(node), node_hash);
-    assert_eq!(unpack_words::<felt252>(node.slice(2, 1), 1), array![3].span());
+    assert_eq!(unpack_words(node.slice(2, 1), 1), array![3].span());
 }
 
 fn replay(script: ChannelScript) {
