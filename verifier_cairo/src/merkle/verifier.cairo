@@ -42,38 +42,68 @@ pub fn verify_opening<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq
 /// checks is kept by deciding at the end: siblings that run out or are left over are
 /// `merkle.sibling_count` whatever else is wrong; a sibling that encodes no digest is remembered
 /// and named only when the count is right (`merkle.digest`); then `merkle.path`.
+///
+/// A known node is kept with a leaf of its subtree, whose bit `level` is the node's parity (one
+/// bitwise call), and its index as a felt, halved exactly into its parent's: no division, which
+/// costs range checks (docs/cairo-verifier.md, "Gas-relevant choices").
 pub fn verify_path<D, impl H: MerkleHasher<D>, +Copy<D>, +Drop<D>, +PartialEq<D>>(
     root: D, depth: u32, leaf_indices: Span<u32>, leaf_digests: Span<D>, siblings: Span<felt252>,
 ) {
     let mut supplied = siblings;
     let mut malformed = false;
+    let mut leaves = array![];
     let mut indices = leaf_indices;
-    let mut nodes = leaf_digests;
+    let mut digests = leaf_digests;
+    while let Some(index) = indices.pop_front() {
+        leaves.append((*index, (*index).into(), *digests.pop_front().unwrap()));
+    }
+    let mut nodes = leaves.span();
+    let mut bit: u32 = 1;
     for _ in 0..depth {
         let mut parents = array![];
-        let mut parent_digests = array![];
-        while let Some(index) = indices.pop_front() {
-            let index = *index;
-            let node = *nodes.pop_front().unwrap();
-            let (parent_index, odd) = DivRem::div_rem(index, 2);
-            let parent = if odd == 1 {
-                H::hash_node(next_sibling::<D>(ref supplied, ref malformed, node), node)
-            } else if is_next(indices, index) {
-                indices.pop_front().unwrap();
-                H::hash_node(node, *nodes.pop_front().unwrap())
+        let mut next = nodes.pop_front();
+        while let Some(node) = next {
+            let (leaf, index, digest): (u32, felt252, D) = *node;
+            next = nodes.pop_front();
+            let odd = leaf & bit != 0;
+            let parent = if odd {
+                H::hash_node(next_sibling::<D>(ref supplied, ref malformed, digest), digest)
             } else {
-                H::hash_node(node, next_sibling::<D>(ref supplied, ref malformed, node))
+                match next {
+                    Some(partner) => {
+                        let (_, partner_index, partner_digest): (u32, felt252, D) = *partner;
+                        if partner_index == index + 1 {
+                            next = nodes.pop_front();
+                            H::hash_node(digest, partner_digest)
+                        } else {
+                            H::hash_node(
+                                digest, next_sibling::<D>(ref supplied, ref malformed, digest),
+                            )
+                        }
+                    },
+                    None => H::hash_node(
+                        digest, next_sibling::<D>(ref supplied, ref malformed, digest),
+                    ),
+                }
             };
-            parents.append(parent_index);
-            parent_digests.append(parent);
+            let low: felt252 = if odd {
+                1
+            } else {
+                0
+            };
+            parents.append((leaf, (index - low) * HALF, parent));
         }
-        indices = parents.span();
-        nodes = parent_digests.span();
+        nodes = parents.span();
+        bit *= 2;
     }
     assert(supplied.is_empty(), 'merkle.sibling_count');
     assert(!malformed, 'merkle.digest');
-    assert(*nodes[0] == root, 'merkle.path');
+    let (_, _, top) = *nodes[0];
+    assert(top == root, 'merkle.path');
 }
+
+/// 1/2 mod the Stark prime: an even felt times it is its exact half.
+const HALF: felt252 = 0x400000000000008800000000000000000000000000000000000000000000001;
 
 /// The next supplied sibling (`merkle.sibling_count` when none is left); one that encodes no
 /// digest sets `malformed` and stands in as `filler`, so the count can still be checked first.
@@ -87,17 +117,6 @@ fn next_sibling<D, impl H: MerkleHasher<D>, +Drop<D>>(
             filler
         },
         None => core::panic_with_felt252('merkle.sibling_count'),
-    }
-}
-
-/// Whether the next index is `index + 1` (compared as felts: no overflow check).
-fn is_next(indices: Span<u32>, index: u32) -> bool {
-    match indices.get(0) {
-        Some(next) => {
-            let next: felt252 = (*next.unbox()).into();
-            next == index.into() + 1
-        },
-        None => false,
     }
 }
 

@@ -92,7 +92,16 @@ pub fn fold_pair(lo: Coords, hi: Coords, inv_2x: felt252, r: Coords, offsets: @F
 /// Every coordinate of a word reduced: canonical again.
 pub fn reduce_word(word: Span<felt252>) -> Span<felt252> {
     let mut out = array![];
-    for x in word {
+    let mut rest = word;
+    // A value (four coordinates) a loop step: a step costs a range check.
+    while let Some(value) = rest.multi_pop_front::<4>() {
+        let [a, b, c, d] = value.unbox();
+        out.append(M31Trait::reduce_felt(a));
+        out.append(M31Trait::reduce_felt(b));
+        out.append(M31Trait::reduce_felt(c));
+        out.append(M31Trait::reduce_felt(d));
+    }
+    for x in rest {
         out.append(M31Trait::reduce_felt(*x));
     }
     out.span()

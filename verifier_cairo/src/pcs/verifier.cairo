@@ -301,20 +301,7 @@ fn fold_blocks(
                 if *reduce {
                     word = reduce_word(word);
                 }
-                let mut folded = array![];
-                let mut pairs = word;
-                while let Some(pair) = pairs.multi_pop_front::<8>() {
-                    let [l0, l1, l2, l3, h0, h1, h2, h3] = pair.unbox();
-                    let inv_2x = *inverses.pop_back().unwrap();
-                    let [c0, c1, c2, c3] = fold_pair(
-                        [l0, l1, l2, l3], [h0, h1, h2, h3], inv_2x, r, offsets,
-                    );
-                    folded.append(c0);
-                    folded.append(c1);
-                    folded.append(c2);
-                    folded.append(c3);
-                }
-                word = folded.span();
+                word = fold_word(word, ref inverses, r, offsets);
             }
             word = add_entering(word, phase, *entering[t - s - 1], b, *block, e);
             t += 1;
@@ -324,6 +311,40 @@ fn fold_blocks(
         b += 1;
     }
     outputs.span()
+}
+
+/// One fold of every pair of a word, two pairs a loop step (a step costs a range check), the
+/// inverses popped from the back.
+fn fold_word(
+    word: Span<felt252>, ref inverses: Span<felt252>, r: Coords, offsets: @FoldOffsets,
+) -> Span<felt252> {
+    let mut folded = array![];
+    let mut pairs = word;
+    while let Some(two) = pairs.multi_pop_front::<16>() {
+        let [l0, l1, l2, l3, h0, h1, h2, h3, m0, m1, m2, m3, k0, k1, k2, k3] = two.unbox();
+        let inv_first = *inverses.pop_back().unwrap();
+        let inv_second = *inverses.pop_back().unwrap();
+        let [c0, c1, c2, c3] = fold_pair([l0, l1, l2, l3], [h0, h1, h2, h3], inv_first, r, offsets);
+        let [d0, d1, d2, d3] = fold_pair([m0, m1, m2, m3], [k0, k1, k2, k3], inv_second, r, offsets);
+        folded.append(c0);
+        folded.append(c1);
+        folded.append(c2);
+        folded.append(c3);
+        folded.append(d0);
+        folded.append(d1);
+        folded.append(d2);
+        folded.append(d3);
+    }
+    if let Some(pair) = pairs.multi_pop_front::<8>() {
+        let [l0, l1, l2, l3, h0, h1, h2, h3] = pair.unbox();
+        let inv_2x = *inverses.pop_back().unwrap();
+        let [c0, c1, c2, c3] = fold_pair([l0, l1, l2, l3], [h0, h1, h2, h3], inv_2x, r, offsets);
+        folded.append(c0);
+        folded.append(c1);
+        folded.append(c2);
+        folded.append(c3);
+    }
+    folded.span()
 }
 
 /// The fold of each level from the first to e, the same for every block: `None` where the word
