@@ -41,8 +41,8 @@ MAX_CALLDATA_FELTS = 5_000  # Starknet's per-transaction limit; devnet does not 
 INVOKE_OVERHEAD_FELTS = 5  # __execute__: n_calls, to, selector, calldata_len, span length
 # open_session(proof, staged): the invoke's 4, the span length and the flag
 OPEN_OVERHEAD_FELTS = 6
-# continue_session(session_id, state, parts): the invoke's 4, the id and two span lengths
-STEP_OVERHEAD_FELTS = 7
+# continue_session(session_id, state, kept, parts): the invoke's 4, the id and three span lengths
+STEP_OVERHEAD_FELTS = 8
 MAX_L2_GAS_ESTIMATE = 800_000_000  # x1.5 margin stays under the gateway's 1.2e9 bound
 STAGE_FELTS = 1_500
 """Felts a `stage` transaction stores: a stored felt costs ≈ 4.8·10^5 L2 gas (measured on
@@ -53,6 +53,12 @@ CARRIED_STATEMENT_FELTS = 1_000
 walk goes on, resent by each transaction (≈ 5,150 L2 gas a calldata felt); a larger one is
 staged once instead (`STAGE_FELTS`, ≈ 4.8·10^5 a stored felt) so that it does not crowd every
 transaction's calldata (MiniLM's encoder at 8 tokens: 4,358 felts)."""
+RELAYED_NODES = 12
+"""A model walk of at most this many nodes (and a carried statement) has what its verified
+nodes leave — their checks and claims, ≈ 100–130 felts a node (MiniLM's attention layer at 128
+tokens: 478 felts after five nodes) — relayed by the caller between its transactions
+(`SessionKept`, ≈ 5,150 L2 gas a calldata felt); a larger one's session is opened `staged` and
+the contract stores it (≈ 4·10^5 a stored felt)."""
 
 
 # starknet-py hashes classes and transactions with poseidon_py's Python sponge (≈ 45 µs a
@@ -436,9 +442,11 @@ async def verify_parts(
     """Verify a proof in one transaction if it fits (calldata and gas), else in a session:
     `open_session` with the front and as many parts as fit (`parts.steps`: a model walk's
     nodes and settlement, then the trees; a model walk's statement staged after it if it goes
-    on and the statement is over `carried` felts), then `continue_session`
+    on and the statement is over `carried` felts or the walk over `RELAYED_NODES` nodes), then
+    `continue_session`
     with the session's state (rebuilt in Python, checked against the hash the last
-    `SessionState` event carried) and as many parts as fit, until the contract emits
+    `SessionState` event carried), what it keeps (the last transaction's `SessionKept` events'
+    felts, sent back) and as many parts as fit, until the contract emits
     ProofVerified (or a step is rejected, whose reason ends the session).
     `max_felts` is the calldata limit planned for (tests lower it to force sessions),
     `max_gas` the largest estimate sent (`send`); `progress`, if given, is told the parts sent
@@ -457,7 +465,9 @@ async def verify_parts(
             f"transaction of {max_felts} felts"
         )
     functions = (await contract_at(account, address)).functions
-    staged = parts.walked > 0 and _statement_felts(parts) > carried
+    nodes = parts.walked // 2 - 1  # each node's check and proof, the settlement, the front
+    large = _statement_felts(parts) > carried or nodes > RELAYED_NODES
+    staged = parts.walked > 0 and large
 
     def open_session(trees: list[int]) -> tuple[PreparedFunctionInvokeV3, int]:
         call = functions["open_session"].prepare_invoke_v3(
@@ -475,19 +485,20 @@ async def verify_parts(
     report(done, len(verdict.transactions))
     while sent.receipt is not None and verdict.reason is None and not verdict.accepted:
         state = _next_state(parts, counts, sent.receipt, address, session_id, staged)
+        kept = _kept(sent.receipt, address, session_id)
         if staged and len(counts) == 1 and done < parts.walked:  # the walk goes on: stage it
             staging = await _stage(account, address, functions, parts, max_gas)
             verdict = replace(verdict, transactions=(*verdict.transactions, *staging))
 
         def step(
-            trees: list[int], state: list[int] = state
+            trees: list[int], state: list[int] = state, kept: list[int] = kept
         ) -> tuple[PreparedFunctionInvokeV3, int]:
             call = functions["continue_session"].prepare_invoke_v3(
-                session_id=session_id, state=state, parts=trees
+                session_id=session_id, state=state, kept=kept, parts=trees
             )
-            return call, len(trees) + len(state) + STEP_OVERHEAD_FELTS
+            return call, len(trees) + len(state) + len(kept) + STEP_OVERHEAD_FELTS
 
-        budget = max_felts - STEP_OVERHEAD_FELTS - len(state)
+        budget = max_felts - STEP_OVERHEAD_FELTS - len(state) - len(kept)
         sent, count, felts = await _send_trees(
             account, steps[done:], budget, 1, step, max_gas, parts.describe(done)
         )
@@ -550,6 +561,18 @@ def _next_state(
     if event_id != session_id or state is None or hash_many(state) != state_hash:
         raise ChainError("the contract's session state is not the one the Python mirror computes")
     return state
+
+
+def _kept(receipt: TransactionReceipt, address: int, session_id: int) -> list[int]:
+    """What the session keeps after the transaction of `receipt`: its `SessionKept` events'
+    felts, in order (none if it emitted none), which the next `continue_session` sends back."""
+    kept = []
+    # SessionKept: keys [selector, session_id], data [length, felts…]
+    for (_, event_id), (length, *felts) in _events(receipt, address, "SessionKept"):
+        if event_id != session_id or length != len(felts):
+            raise ChainError("a SessionKept event is not of the session it continues")
+        kept.extend(felts)
+    return kept
 
 
 async def is_verified(account: Account, address: int, proof_hash: int) -> bool:

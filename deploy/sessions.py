@@ -227,8 +227,9 @@ def session_state(
     """The serialized `Session` after transactions carrying `counts` parts after the front
     (`parts.steps`: a model walk's parts, then the trees; None once every group of every
     opening is checked: the session is over), opened `staged` or not (a model walk's
-    statement read from the caller's staging, or carried in the state while the walk goes
-    on). Raises what the verifier raises if a part
+    statement read from the caller's staging and what its nodes left stored, or the statement
+    carried in the state while the walk goes on and the rest relayed). Raises what the
+    verifier raises if a part
     checked so far is refused: the contract reverts that transaction with the same name. A
     layer proof's binding is taken as registered: the contract checks it against its registry
     in the first transaction, after the trees it carries (`registry.check_walk` mirrors
@@ -267,6 +268,7 @@ def session_state(
         *_listed(statement),
         *_listed(front),
         *_listed(certified),
+        int(staged),
     ]
 
 
@@ -275,8 +277,8 @@ def graph_walk_state(walk: GraphWalk) -> list[int]:
     channel, the claims pending on tensors (in the order the walk first left them), those
     drawn at the start on the committed outputs, and whether the settlement is verified (not
     yet). The statement is beside it in the state unless the session was opened `staged`; its
-    checks and what each verified node left on weights, witness and tables are in the
-    contract's storage."""
+    checks and what each verified node left on weights, witness and tables the caller relays
+    (the contract emits them, `SessionKept`), or, opened `staged`, the contract stores."""
     committed = walk.statement.committed_outputs()
     opened = {n: c for n, c in walk.weight_claims.items() if n in committed}
     return [
@@ -375,8 +377,11 @@ class Sessions:
     statement hash) -> (length, felts by position; unwritten ones read 0), and its session
     checks in its order: `open_session`
     (`session.owner`, then the proof) and `continue_session` (`session.unknown`,
-    `session.owner`, `session.state`, `session.empty`, while a model walk opened `staged` is
-    not settled `session.statement`, then the parts)."""
+    `session.owner`, `session.state`, `session.kept`, `session.empty`, while a model walk
+    opened `staged` is not settled `session.statement`, then the parts). What a session keeps
+    beside its state (a model walk's checks and records) the contract emits and the caller
+    sends back; the mirror does not rebuild it, only whether the caller sent it back as
+    emitted."""
 
     open: dict[int, tuple[int, int]] = field(default_factory=dict)
     staged: dict[tuple[int, int], tuple[int, dict[int, int]]] = field(default_factory=dict)
@@ -406,10 +411,12 @@ class Sessions:
         state: Sequence[int],
         parts: Sequence[int],
         staged: bool = False,
+        kept_is_last: bool = True,
     ) -> None:
         """`staged`: the session's model walk is not settled (its state's walk is not empty)
         and the session was opened `staged`; its statement, whose hash is the state's io hash,
-        must then be staged by the owner."""
+        must then be staged by the owner. `kept_is_last`: the caller sends back what the last
+        transaction kept, as its `SessionKept` events carried it."""
         if session_id not in self.open:
             raise VerificationError("session.unknown", f"no open session {session_id:#x}")
         owner, state_hash = self.open[session_id]
@@ -417,6 +424,8 @@ class Sessions:
             raise VerificationError("session.owner", "another account's session")
         if hash_many(state) != state_hash:
             raise VerificationError("session.state", "not the session's current state")
+        if not kept_is_last:
+            raise VerificationError("session.kept", "not what the session's last step kept")
         if not parts:
             raise VerificationError("session.empty", "a step checks at least one part")
         if staged and hash_many(self.statement(owner, state[2])) != state[2]:

@@ -97,8 +97,8 @@ use crate::contract::{ICairnVerifierDispatcherTrait, ProofRecord};
 use crate::fields::qm31::QM31;
 use crate::pcs::params::PcsParams;
 use super::support::{
-    continue_session, deploy_with_models, finish_session, open_session, qm31, splice, verify_pcs,
-    verify_pcs_on_blake2s,
+    continue_session, deploy_with_models, finish_session, open_session, qm31, splice, tampered,
+    verify_pcs, verify_pcs_on_blake2s,
 };
 """
 
@@ -970,20 +970,28 @@ class SessionScript:
             self.lines.append(f"verifier.open_session({self._literal(tx)}.span(), {flag});")
         else:
             args = f"{self._literal(tx)}, {flag}, {self._literal(state)}.span()"
-            self.lines.append(f"let id = open_session(verifier, {args});")
+            self.lines.append(f"let (id, kept) = open_session(verifier, {args});")
         return self
 
-    def step(self, n_parts: int, state: list[int] | None = None) -> SessionScript:
-        """`continue_session` with the next `n_parts` parts and the current state (or `state`)."""
+    def step(
+        self, n_parts: int, state: list[int] | None = None, kept_is_last: bool = True
+    ) -> SessionScript:
+        """`continue_session` with the next `n_parts` parts, the current state (or `state`) and
+        what the last transaction kept, as its events carried it (or, not `kept_is_last`, that
+        with one felt more: `tampered`)."""
         counts = [*self.counts, n_parts]
         trees = transactions(self.parts, counts)[-1] if n_parts else []
         sent = state if state is not None else self.state
         assert sent is not None
         caller = short_string(self.caller)
-        args = f"id, {self._literal(sent)}.span(), {self._literal(trees)}"
+        kept = "kept" if kept_is_last else "tampered(kept)"
+        args = f"id, {kept}, {self._literal(sent)}.span(), {self._literal(trees)}"
         staged = self.staged and sum(self.counts) < self.parts.walked
         after = self._run(
-            lambda: self.book.check_step(caller, self.session_id, sent, trees, staged), counts
+            lambda: self.book.check_step(
+                caller, self.session_id, sent, trees, staged, kept_is_last
+            ),
+            counts,
         )
         if self.expect is not None:
             self.lines.append(f"finish_session(verifier, {args});")
@@ -996,16 +1004,37 @@ class SessionScript:
             self.lines.append(f"assert_eq!(verifier.get_proof(proof_hash).model_id, {self.model});")
             self.lines.append("assert_eq!(verifier.session_state_hash(id), 0);")
         else:
-            self.lines.append(f"continue_session(verifier, {args}, {self._literal(after)}.span());")
+            call = f"continue_session(verifier, {args}, {self._literal(after)}.span())"
+            self.lines.append(f"let kept = {call};")
         return self
 
     def render(self, name: str, doc: str) -> str:
-        if not any("id, " in line for line in self.lines):  # opened, never continued
-            self.lines = [line.replace("let id = ", "let _id = ") for line in self.lines]
+        uses = (line for line in self.lines if not line.startswith("let (id, kept) = "))
+        if not any("id, " in line for line in uses):  # opened, never continued
+            self.lines = [line.replace("let (id, kept) = ", "let _ = ") for line in self.lines]
+        self.lines = _unbound_kept(self.lines)
         failed = ", 'ENTRYPOINT_FAILED'" * self.calls
         panic = f"#[should_panic(expected: ('{self.expect}'{failed}))]\n" if self.expect else ""
         body = "".join(f"    {line}\n" for line in self.lines)
         return f"/// {doc}\n#[test]\n{panic}fn session_{name}() {{\n{body}}}\n"
+
+
+def _unbound_kept(lines: list[str]) -> list[str]:
+    """The lines with what a transaction kept left unbound where no later step sends it back
+    (Cairo warns of unused variables)."""
+    out = list(lines)
+    binders = ("let kept = ", "let (id, kept) = ")
+    for i, line in enumerate(lines):
+        if not line.startswith(binders):
+            continue
+        later = []
+        for rest in lines[i + 1 :]:
+            later.append(rest.split(" = ", 1)[-1] if rest.startswith(binders) else rest)
+            if rest.startswith(binders):
+                break
+        if not any("kept" in rest for rest in later):
+            out[i] = line.replace("let kept = ", "", 1).replace("(id, kept)", "(id, _)", 1)
+    return out
 
 
 def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[int, Model]) -> str:
@@ -1076,6 +1105,10 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "The encoder graph's first node's proof changed, in the transaction after the cut: "
             "the one-shot verdict.",
             SessionScript(bad_graph, NO_MODEL, 2).stage().open(5).step(3)),
+        "graph_kept_tampered": (
+            "The encoder graph with committed I/O, not staged: its second transaction sends back "
+            "what the first kept (its two nodes' checks, relayed) with a felt more: refused.",
+            SessionScript(graph_io, NO_MODEL).open(2).step(3, kept_is_last=False)),
         "graph_continued_unstaged": (
             "The encoder graph opened staged, continued before its statement is staged: "
             "refused.", SessionScript(graph, NO_MODEL).open(2, staged=True).step(1)),
@@ -1088,7 +1121,8 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
             "output's value with every check and the last node (the value's claim carried for "
             "the opening), then the other nodes, then the settlement (the input's claims join "
             "the opening), then the witness opening's front, its steps and every tree; the "
-            "statement carried in the state, not staged.",
+            "statement carried in the state, not staged, the checks and the nodes' records "
+            "relayed.",
             SessionScript(graph_io, NO_MODEL).open(5).step(3).step(1)
             .step(3 + len(graph_io.trees))),
         "graph_with_a_table_settled_apart": (
@@ -1115,6 +1149,7 @@ def session_vectors(parts: CalldataParts, io_parts: CalldataParts, models: dict[
         "reopened_by_another_account": "session.owner",
         "tampered_tree_after_a_cut": contract_check(bad_c.flat, models),
         "graph_tampered_node_after_a_cut": contract_check(bad_graph.flat, models),
+        "graph_kept_tampered": "session.kept",
         "graph_continued_unstaged": "session.statement",
         "graph_staged_by_another_account": "session.statement",
         "graph_witness_step_out_of_order": "calldata.witness",

@@ -9,6 +9,7 @@ import json
 from itertools import accumulate, pairwise
 
 import pytest
+from starknet_py.hash.selector import get_selector_from_name
 from typer.testing import CliRunner
 
 from cairn import examples
@@ -27,6 +28,7 @@ runner = CliRunner()
 GAS = 4 * 10**8
 """L2 gas planned per transaction in the cut-between-nodes tests: half the attention block's
 walk."""
+KEPT = get_selector_from_name("SessionKept")
 
 
 @pytest.mark.parametrize(
@@ -108,17 +110,30 @@ def test_a_bound_too_wide_for_attention_is_refused_alike(chain):
     assert not verdict.accepted and verdict.reason == "statement.range"
 
 
-def test_a_walk_over_one_transaction_is_cut_between_nodes(chain):
+@pytest.mark.parametrize("staged", [True, False])
+def test_a_walk_over_one_transaction_is_cut_between_nodes(chain, staged):
     """With less L2 gas planned per transaction than the attention block's walk needs at once
     (7.3·10^8), the session verifies its nodes over several transactions, each carrying the
-    walk's state to the next, the statement staged (as one over 1,000 felts would be) after
-    the first; the proof is recorded as in one."""
+    walk's state to the next, and either the statement staged (as one over 1,000 felts would
+    be) after the first and the nodes' checks and claims stored, or the statement carried and
+    those relayed: each transaction's `SessionKept` events (within an event's 300 data felts)
+    sent back by the next. The proof is recorded as in one."""
     parts = calldata.encode_parts(graph_proof("attention"))
-    verifying = contract.verify_parts(chain.account, chain.address, parts, max_gas=GAS, carried=0)
+    carried = 0 if staged else contract.CARRIED_STATEMENT_FELTS
+    verifying = contract.verify_parts(
+        chain.account, chain.address, parts, max_gas=GAS, carried=carried
+    )
     verdict = chain.run(verifying)
     assert verdict.accepted, verdict.reason
-    walked = len(verdict.transactions) - 4  # the staging takes one, the openings' trees three
+    walked = len(verdict.transactions) - 3 - staged  # the openings' trees take three
     assert walked >= 2, [t.l2_gas for t in verdict.transactions]
+    kept = []
+    for tx in verdict.transactions:
+        receipt = chain.run(chain.account.client.get_transaction_receipt(tx.tx_hash))
+        events = [e for e in receipt.events if e.from_address == chain.address]
+        kept.append([len(e.data) for e in events if e.keys[0] == KEPT])
+    assert all(n <= 300 for k in kept for n in k)
+    assert not any(kept) if staged else any(kept), kept
     record = chain.run(registry.get_proof(chain.accounts[1], chain.address, verdict.proof_hash))
     assert record == registry.ProofRecord(NO_MODEL, verdict.io_hash, KIND_GRAPH)
 

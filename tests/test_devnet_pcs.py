@@ -277,7 +277,7 @@ def test_a_session_belongs_to_its_opener(chain, case):
     rest = transactions(parts, [1, 2])[1]
     with pytest.raises(VerificationError) as step:
         book.check_step(other.address, session_id, state, rest)
-    args = {"session_id": session_id, "state": state, "parts": rest}
+    args = {"session_id": session_id, "state": state, "kept": [], "parts": rest}
     assert _invoke(chain, other, "continue_session", **args) == step.value.check
     assert reopen.value.check == step.value.check == "session.owner"
     assert chain.run(_state_hash(chain, session_id)) == hash_many(state)  # untouched
@@ -294,13 +294,13 @@ async def _state_hash(chain, session_id):
 
 def test_session_events_are_bounded_at_the_largest_statement(chain):
     """256 polynomials, the most a statement may have: the state after the front is
-    22 + 4·256 felts (and one per query block once the session stops inside the group, as it
+    23 + 4·256 felts (and one per query block once the session stops inside the group, as it
     does here), beyond an event's 300 data felts, yet the session runs — its event carries the
     state's hash only — and is accepted in two transactions."""
     side = commit_batch(random.Random(8), POSEIDON_PARAMS, [0] * 256, [1] * 256, True)
     case = Honest.prove(POSEIDON_PARAMS, *side)
     state = session_state(case.parts, [0])
-    assert state is not None and len(state) == 22 + 4 * 256 > 300
+    assert state is not None and len(state) == 23 + 4 * 256 > 300
     assert contract_check(case.felts, {}) is None
     verdict = chain.run(contract.verify_parts(chain.account, chain.address, case.parts, 2700))
     assert verdict.accepted, verdict.reason

@@ -5,9 +5,9 @@
 //! for one transaction is verified in a session: `open_session` checks the statement and the
 //! parts that follow it, each `continue_session` more parts — a model walk's nodes' statement
 //! checks, its nodes and settlement, then the openings' fold groups; between transactions the
-//! account that opened it, a hash of its state and, for a model walk, its checks and what its
-//! verified nodes left so far (and its statement if the caller staged it) are stored, and only
-//! the hash is emitted (docs/cairo-verifier.md, "Sessions").
+//! account that opened it, a hash of its state and, for a model walk, a hash of its checks and
+//! what its verified nodes left so far (`Kept`, emitted in full) are stored (and its statement
+//! if the caller staged it); the caller sends both back (docs/cairo-verifier.md, "Sessions").
 
 use starknet::ContractAddress;
 
@@ -45,12 +45,14 @@ pub trait ICairnVerifier<TContractState> {
     /// Checks the next parts (`parts`, whole parts in order: a model walk's nodes and
     /// settlement, then the trees, each a group's layer or its polynomials) of session
     /// `session_id`, opened by the caller, whose current state is `state` (what the last
-    /// `SessionState`'s hash is of); returns the proof hash once the last group is checked,
-    /// else 0.
+    /// `SessionState`'s hash is of) and what it keeps `kept` (the felts of the last
+    /// transaction's `SessionKept` events, in order; none if it emitted none); returns the
+    /// proof hash once the last group is checked, else 0.
     fn continue_session(
         ref self: TContractState,
         session_id: felt252,
         state: Span<felt252>,
+        kept: Span<felt252>,
         parts: Span<felt252>,
     ) -> felt252;
     /// Stores `felts` at positions `offset`.. of the `length` felts of a model walk's statement
@@ -106,9 +108,9 @@ pub mod CairnVerifier {
     use crate::graph::calldata::read_witness_steps;
     use crate::graph::contract::{
         GraphOutcome, GraphPause, GraphStep, ICairnGraphVerifierDispatcherTrait,
-        ICairnGraphVerifierLibraryDispatcher,
+        ICairnGraphVerifierLibraryDispatcher, Walked,
     };
-    use crate::graph::records::{NodeRecord, WitnessPolys, record_key};
+    use crate::graph::records::{Kept, NodeRecord, Records, WitnessPolys, record_key};
     use crate::pcs::contract::{FrontClass, FrontClassTrait};
     use crate::pcs::front::FrontReplay;
     use crate::pcs::proof::Claim;
@@ -149,11 +151,13 @@ pub mod CairnVerifier {
     }
 
     /// An open session: the account that opened it (the only one that may continue or re-open
-    /// it) and the Poseidon hash of its serialized `Session`; all zero when none is open.
+    /// it), the Poseidon hash of its serialized `Session` and that of what it keeps (`Kept`'s
+    /// felts, none when empty); all zero when none is open.
     #[derive(Copy, Drop, starknet::Store)]
     struct OpenSession {
         owner: ContractAddress,
         state_hash: felt252,
+        kept_hash: felt252,
     }
 
     /// What a session carries between transactions (its hash is stored, the caller resends
@@ -174,6 +178,7 @@ pub mod CairnVerifier {
         statement: Span<felt252>,
         front: Span<felt252>,
         certified: Span<felt252>,
+        staged: bool,
     }
 
     /// A model walk's witness opening's front part way (`pcs::front`), and its polynomials.
@@ -196,10 +201,11 @@ pub mod CairnVerifier {
         ProofVerified: ProofVerified,
         ModelRegistered: ModelRegistered,
         SessionState: SessionState,
+        SessionKept: SessionKept,
     }
 
     /// After a transaction that did not finish a session: the hash of the state
-    /// `continue_session` takes back. The state grows with the statement (9 + Σ (13 + 4J + 2L +
+    /// `continue_session` takes back. The state grows with the statement (10 + Σ (13 + 4J + 2L +
     /// n) felts over the openings, and one per query block when it stops inside a group; a
     /// model walk's pending claims and statement while its nodes are verified, its witness
     /// front's stage while part way) and an
@@ -211,6 +217,20 @@ pub mod CairnVerifier {
         pub session_id: felt252,
         pub state_hash: felt252,
     }
+
+    /// After a transaction that did not finish a model walk's session and left it something to
+    /// keep: `Kept`'s felts, `KEPT_CHUNK` an event (an event holds at most 300 data felts), in
+    /// order; the caller sends them back with the next transaction. Storing them instead would
+    /// cost ≈ 4·10^5 L2 gas a felt; relaying them costs a calldata felt each (docs/cairo-verifier.md,
+    /// "Sessions").
+    #[derive(Drop, PartialEq, Debug, starknet::Event)]
+    pub struct SessionKept {
+        #[key]
+        pub session_id: felt252,
+        pub felts: Span<felt252>,
+    }
+
+    const KEPT_CHUNK: u32 = 256;
 
     #[derive(Drop, PartialEq, Debug, starknet::Event)]
     pub struct ProofVerified {
@@ -262,11 +282,12 @@ pub mod CairnVerifier {
         fn verify(ref self: ContractState, proof: Span<felt252>) -> felt252 {
             if is_walk(proof) || is_graph(proof) {
                 // Every part is read and checked: the walk and its openings are complete.
-                let (model_id, io_hash, _, _, _, certified) = self.verify_walk(proof, true, 0);
+                let keeping = Keeping { session_id: 0, staged: false };
+                let (model_id, io_hash, _, _, _, certified) = self.verify_walk(proof, true, keeping);
                 let record = ProofRecord { model_id, io_hash, kind: *proof[1] };
                 return self.finish(poseidon_hash_span(proof), record, certified);
             }
-            let session = self.start_pcs(proof, poseidon_hash_span(proof), true);
+            let session = self.start_pcs(proof, poseidon_hash_span(proof), true, false);
             let record = ProofRecord {
                 model_id: session.model_id, io_hash: session.io_hash, kind: KIND_PCS,
             };
@@ -279,24 +300,23 @@ pub mod CairnVerifier {
             let owner = self.sessions.entry(session_id).owner.read();
             assert(owner.is_zero() || owner == caller, 'session.owner');
             if is_walk(proof) || is_graph(proof) {
-                let (model_id, io_hash, phases, front, pause, certified) = self
-                    .verify_walk(proof, false, session_id);
+                let keeping = Keeping { session_id, staged };
+                let (model_id, io_hash, phases, (front, records), pause, certified) = self
+                    .verify_walk(proof, false, keeping);
                 let none = array![].span();
-                let (walk, statement, phases) = match pause {
+                let (walk, statement, phases, kept) = match pause {
                     Some(pause) => {
-                        write_span(checks_key(session_id), pause.checks);
-                        write_span(walked_key(session_id), pause.walked);
-                        store_records(session_id, pause.witnessed);
                         let (walk, phases) = paused(
                             pause.walk, pause.settled, self.front_class.read(),
                         );
-                        (walk, if staged {
+                        let statement = if staged {
                             none
                         } else {
                             pause.io
-                        }, phases)
+                        };
+                        (walk, statement, phases, keeping.add(no_kept(), pause.kept, true))
                     },
-                    None => (none, none, phases),
+                    None => (none, none, phases, witness_kept(records)),
                 };
                 let session = Session {
                     kind: *proof[1],
@@ -308,53 +328,59 @@ pub mod CairnVerifier {
                     statement,
                     front,
                     certified,
+                    staged,
                 };
-                return self.advance(session_id, caller, session);
+                return self.advance(session_id, caller, session, kept);
             }
-            let session = self.start_pcs(proof, session_id, false);
-            self.advance(session_id, caller, session)
+            let session = self.start_pcs(proof, session_id, false, staged);
+            self.advance(session_id, caller, session, no_kept())
         }
 
         fn continue_session(
             ref self: ContractState,
             session_id: felt252,
             state: Span<felt252>,
+            kept: Span<felt252>,
             parts: Span<felt252>,
         ) -> felt252 {
             let open = self.sessions.entry(session_id).read();
             assert(open.state_hash != 0, 'session.unknown');
             assert(open.owner == get_caller_address(), 'session.owner');
             assert(poseidon_hash_span(state) == open.state_hash, 'session.state');
+            assert(poseidon_hash_span(kept) == open.kept_hash, 'session.kept');
             // Every step checks at least one part: a step cannot just move the state on.
             assert(!parts.is_empty(), 'session.empty');
             let mut state = state;
             let mut session: Session = Serde::deserialize(ref state).unwrap();
+            let keeping = Keeping { session_id, staged: session.staged };
+            let mut kept = kept_of(kept);
             if !session.front.is_empty() {
+                let records = keeping.records(@kept);
                 let (phases, front) = self
-                    .continue_witness(session_id, session.phases, session.front, parts);
+                    .continue_witness(session.phases, session.front, parts, records);
                 session.phases = phases;
                 session.front = front;
+                if front.is_empty() {
+                    kept = no_kept();
+                }
             } else if session.walk.is_empty() {
                 session.phases = continue_openings(session.phases, parts, false);
             } else {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
                     class_hash: self.graph_class.read(),
                 };
-                let statement = if session.statement.is_empty() {
+                let statement = if session.staged {
                     let staged = read_span(statement_key(open.owner, session.io_hash));
                     assert(poseidon_hash_span(staged) == session.io_hash, 'session.statement');
                     staged
                 } else {
                     session.statement
                 };
-                let checks = read_span(checks_key(session_id));
-                let walked = walked_key(session_id);
                 let (walk, classes) = (session.walk, self.classes());
+                let (checks, walked) = (keeping.checks(@kept), keeping.walked(@kept));
                 match graph.continue_graph(statement, checks, walk, parts, walked, classes) {
                     GraphStep::Walking(pause) => {
-                        append(checks_key(session_id), pause.checks);
-                        append(walked, pause.walked);
-                        store_records(session_id, pause.witnessed);
+                        kept = keeping.add(kept, pause.kept, false);
                         let (walk, phases) = paused(pause.walk, pause.settled, self.front_class.read());
                         session.walk = walk;
                         for phase in phases {
@@ -364,11 +390,12 @@ pub mod CairnVerifier {
                     GraphStep::Settled(outcome) => {
                         session.walk = array![].span();
                         session.statement = array![].span();
-                        let (model_id, phases, front) = self
-                            .settled_graph(outcome, session.phases, parts, false, session_id);
+                        let (model_id, phases, (front, records)) = self
+                            .settled_graph(outcome, session.phases, parts, false, keeping, @kept);
                         session.model_id = model_id;
                         session.phases = phases;
                         session.front = front;
+                        kept = witness_kept(records);
                     },
                 }
             }
@@ -376,7 +403,7 @@ pub mod CairnVerifier {
                 session.proof_hash, poseidon_hash_span(parts), 2,
             );
             session.proof_hash = proof_hash;
-            self.advance(session_id, open.owner, session)
+            self.advance(session_id, open.owner, session, kept)
         }
 
         fn stage(
@@ -474,21 +501,78 @@ pub mod CairnVerifier {
         poseidon_hash_span(array!['statement', account.into(), statement_hash].span())
     }
 
-    /// Where a session keeps its model walk's nodes' checks so far.
+    /// Where a session keeps what its model walk's verified nodes left (`Kept`): relayed by
+    /// its caller, or, opened `staged` (a walk too large for that: MiniLM's records alone are
+    /// ≈ 5,000 felts), in its storage.
+    #[derive(Copy, Drop)]
+    struct Keeping {
+        session_id: felt252,
+        staged: bool,
+    }
+
+    #[generate_trait]
+    impl KeepingImpl of KeepingTrait {
+        /// What the session relays after a transaction that added `more` to `kept` (`fresh`:
+        /// its first): the two joined; stored, `more` written (afresh or appended) and nothing.
+        fn add(self: @Keeping, kept: Kept, more: Kept, fresh: bool) -> Kept {
+            if !*self.staged {
+                return joined(kept, more);
+            }
+            let id = *self.session_id;
+            if fresh {
+                write_span(checks_key(id), more.checks);
+                write_span(walked_key(id), more.walked);
+            } else {
+                append(checks_key(id), more.checks);
+                append(walked_key(id), more.walked);
+            }
+            store_records(id, more.witnessed);
+            no_kept()
+        }
+
+        /// The nodes' checks so far.
+        fn checks(self: @Keeping, kept: @Kept) -> Span<felt252> {
+            if *self.staged {
+                read_span(checks_key(*self.session_id))
+            } else {
+                *kept.checks
+            }
+        }
+
+        /// What the nodes verified so far left on weights, for the graph class.
+        fn walked(self: @Keeping, kept: @Kept) -> Walked {
+            if *self.staged {
+                Walked::Stored(walked_key(*self.session_id))
+            } else {
+                Walked::Kept(*kept.walked)
+            }
+        }
+
+        /// The nodes' witness records, for the graph class.
+        fn records(self: @Keeping, kept: @Kept) -> Records {
+            if *self.staged {
+                Records::Stored(witnessed_key(*self.session_id))
+            } else {
+                Records::Kept(*kept.witnessed)
+            }
+        }
+    }
+
+    /// Where a staged session keeps its model walk's nodes' checks so far.
     fn checks_key(session_id: felt252) -> felt252 {
         poseidon_hash_span(array!['checks', session_id].span())
     }
 
-    /// Where a session keeps what its model walk's verified nodes left on their weights (their
-    /// `NodeClaims`' weights' parts, last node first), which the graph class reads at the
-    /// settlement.
+    /// Where a staged session keeps what its model walk's verified nodes left on their weights
+    /// (their `NodeClaims`' weights' parts, last node first), which the graph class reads at
+    /// the settlement.
     fn walked_key(session_id: felt252) -> felt252 {
         poseidon_hash_span(array!['walked', session_id].span())
     }
 
-    /// Under what base a session keeps its model walk's verified nodes' witness records (each
-    /// node's own and tables' at `record_key`), which the graph class reads for the witness
-    /// opening's polynomials.
+    /// Under what base a staged session keeps its model walk's verified nodes' witness records
+    /// (each node's own and tables' at `record_key`), which the graph class reads for the
+    /// witness opening's polynomials.
     fn witnessed_key(session_id: felt252) -> felt252 {
         poseidon_hash_span(array!['witnessed', session_id].span())
     }
@@ -499,6 +583,48 @@ pub mod CairnVerifier {
             write_span(record_key(base, *r.node, false), *r.own);
             write_span(record_key(base, *r.node, true), *r.tables);
         }
+    }
+
+    fn no_kept() -> Kept {
+        let none = array![].span();
+        Kept { checks: none, walked: none, witnessed: array![].span() }
+    }
+
+    /// What a session keeps while its witness opening's front is part way: the nodes' witness
+    /// records alone.
+    fn witness_kept(records: Span<NodeRecord>) -> Kept {
+        let none = array![].span();
+        Kept { checks: none, walked: none, witnessed: records }
+    }
+
+    /// The `Kept` a caller sent back (no felts: nothing kept).
+    fn kept_of(felts: Span<felt252>) -> Kept {
+        if felts.is_empty() {
+            return no_kept();
+        }
+        let mut felts = felts;
+        Serde::deserialize(ref felts).unwrap()
+    }
+
+    /// Kept's felts as the caller sends them back: none when it keeps nothing.
+    fn kept_felts(kept: @Kept) -> Span<felt252> {
+        let mut felts = array![];
+        if !kept.checks.is_empty() || !kept.walked.is_empty() || !kept.witnessed.is_empty() {
+            kept.serialize(ref felts);
+        }
+        felts.span()
+    }
+
+    /// What the session keeps after a transaction that added `more` to `kept`.
+    fn joined(kept: Kept, more: Kept) -> Kept {
+        let (mut checks, mut walked, mut witnessed) = (array![], array![], array![]);
+        checks.append_span(kept.checks);
+        checks.append_span(more.checks);
+        walked.append_span(kept.walked);
+        walked.append_span(more.walked);
+        witnessed.append_span(kept.witnessed);
+        witnessed.append_span(more.witnessed);
+        Kept { checks: checks.span(), walked: walked.span(), witnessed: witnessed.span() }
     }
 
     #[generate_trait]
@@ -525,7 +651,11 @@ pub mod CairnVerifier {
         /// transcript and the groups read. `proof_hash` is `poseidon_hash_span(proof)`, the
         /// proof hash so far.
         fn start_pcs(
-            self: @ContractState, proof: Span<felt252>, proof_hash: felt252, whole: bool,
+            self: @ContractState,
+            proof: Span<felt252>,
+            proof_hash: felt252,
+            whole: bool,
+            staged: bool,
         ) -> Session {
             let decoded = read_pcs(proof, @POSEIDON_PARAMS, whole);
             let channel: Poseidon252Channel = Default::default();
@@ -544,20 +674,26 @@ pub mod CairnVerifier {
                 statement: array![].span(),
                 front: array![].span(),
                 certified: array![].span(),
+                staged,
             }
         }
 
         /// After a transaction of session `session_id`, opened by `owner`: finishes it if the
         /// walk is settled and the last group checked (clears it, returns the proof hash), else
-        /// stores the owner and the state's hash, emits the hash and returns 0.
+        /// stores the owner, the state's hash and the hash of what it keeps (`kept`), emits the
+        /// former and the latter's felts, and returns 0.
         fn advance(
-            ref self: ContractState, session_id: felt252, owner: ContractAddress, session: Session,
+            ref self: ContractState,
+            session_id: felt252,
+            owner: ContractAddress,
+            session: Session,
+            kept: Kept,
         ) -> felt252 {
             let entry = self.sessions.entry(session_id);
             // No phase is complete vacuously while a model walk has not reached its openings.
             let opening = session.walk.is_empty() && session.front.is_empty();
             if opening && openings_complete(@session.phases) {
-                entry.write(OpenSession { owner: Zero::zero(), state_hash: 0 });
+                entry.write(OpenSession { owner: Zero::zero(), state_hash: 0, kept_hash: 0 });
                 let record = ProofRecord {
                     model_id: session.model_id, io_hash: session.io_hash, kind: session.kind,
                 };
@@ -566,8 +702,15 @@ pub mod CairnVerifier {
             let mut state = array![];
             session.serialize(ref state);
             let state_hash = poseidon_hash_span(state.span());
-            entry.write(OpenSession { owner, state_hash });
+            let mut felts = kept_felts(@kept);
+            let kept_hash = poseidon_hash_span(felts);
+            entry.write(OpenSession { owner, state_hash, kept_hash });
             self.emit(SessionState { session_id, state_hash });
+            while !felts.is_empty() {
+                let n = core::cmp::min(KEPT_CHUNK, felts.len());
+                self.emit(SessionKept { session_id, felts: felts.slice(0, n) });
+                felts = felts.slice(n, felts.len() - n);
+            }
             0
         }
 
@@ -605,17 +748,22 @@ pub mod CairnVerifier {
         /// group parts given (all of them when `whole`; every part read before any is
         /// verified); then the binding against the registry. Returns the model id, the io
         /// hash, each opening's query phase, a model walk's witness opening's front if part way
-        /// (`WitnessStage` by Serde, else empty), where a model walk stopped if before its
-        /// witness opening's part (never when `whole`), and the declarations the walk
-        /// certifies. `session_id`: the session's, which keeps the nodes' records (unless
-        /// `whole`).
+        /// (`WitnessStage` by Serde, else empty) with the witness records its rest reads,
+        /// where a model walk stopped if before its witness opening's part (never when
+        /// `whole`), and the declarations the walk certifies.
         fn verify_walk(
-            self: @ContractState, proof: Span<felt252>, whole: bool, session_id: felt252,
+            self: @ContractState, proof: Span<felt252>, whole: bool, keeping: Keeping,
         ) -> (
-            felt252, felt252, Array<QueryPhase>, Span<felt252>, Option<GraphPause>, Span<felt252>,
+            felt252,
+            felt252,
+            Array<QueryPhase>,
+            (Span<felt252>, Span<NodeRecord>),
+            Option<GraphPause>,
+            Span<felt252>,
         ) {
             let classes = self.classes();
             let none = array![].span();
+            let unwitnessed = (none, array![].span());
             if is_graph(proof) {
                 let graph = ICairnGraphVerifierLibraryDispatcher {
                     class_hash: self.graph_class.read(),
@@ -623,12 +771,12 @@ pub mod CairnVerifier {
                 return match graph.start_graph(proof, whole, classes) {
                     GraphStep::Walking(pause) => {
                         let io_hash = poseidon_hash_span(pause.io);
-                        (NO_MODEL, io_hash, array![], none, Some(pause), none)
+                        (NO_MODEL, io_hash, array![], unwitnessed, Some(pause), none)
                     },
                     GraphStep::Settled(outcome) => {
                         let io_hash = outcome.io_hash;
                         let (model_id, phases, front) = self
-                            .settled_graph(outcome, array![], proof, whole, session_id);
+                            .settled_graph(outcome, array![], proof, whole, keeping, @no_kept());
                         (model_id, io_hash, phases, front, None, none)
                     },
                 };
@@ -640,25 +788,27 @@ pub mod CairnVerifier {
             let groups = proof.slice(at, proof.len() - at);
             let phases = verify_openings(outcome.openings, groups, whole, self.front_class.read());
             let model_id = self.check_bound(outcome.binding, outcome.declared);
-            (model_id, outcome.io_hash, phases, none, None, outcome.certified)
+            (model_id, outcome.io_hash, phases, unwitnessed, None, outcome.certified)
         }
 
         /// A model walk verified up to its openings (`outcome`, whose next parts start at
         /// `groups_at` in `data`; `earlier` the query phase of the committed tensors' opening
         /// if an earlier transaction verified its front): the committed front left, the
-        /// witness opening's front in stages from the step parts given (`witness_steps`; a
-        /// session first stores the records of the nodes this transaction verified, from which
-        /// the graph class reads the claims), then the groups from the group parts given (all
-        /// of them when `whole`), then its binding and declarations (`check_bound`). Returns
-        /// the model id, the query phases and the witness opening's front if part way.
+        /// witness opening's front in stages from the step parts given (`witness_steps`, whose
+        /// claims a session finds in the witness records it keeps, `kept` or stored, joined by
+        /// those of the nodes this transaction verified), then the groups from the group parts
+        /// given (all of them when `whole`), then its binding and declarations
+        /// (`check_bound`). Returns the model id, the query phases and the witness opening's
+        /// front if part way with the witness records its rest reads if relayed.
         fn settled_graph(
             self: @ContractState,
             outcome: GraphOutcome,
             earlier: Array<QueryPhase>,
             data: Span<felt252>,
             whole: bool,
-            session_id: felt252,
-        ) -> (felt252, Array<QueryPhase>, Span<felt252>) {
+            keeping: Keeping,
+            kept: @Kept,
+        ) -> (felt252, Array<QueryPhase>, (Span<felt252>, Span<NodeRecord>)) {
             let mut phases = earlier;
             let (fronts, channel) = verify_fronts(outcome.openings, self.front_class.read());
             for phase in fronts {
@@ -667,6 +817,13 @@ pub mod CairnVerifier {
             let at = outcome.groups_at;
             let mut rest = data.slice(at, data.len() - at);
             let mut front = array![];
+            let more = witness_kept(outcome.witnessed);
+            let kept = if whole {
+                no_kept()
+            } else {
+                keeping.add(*kept, more, false)
+            };
+            let records = keeping.records(@kept);
             if let Some(w) = outcome.witness {
                 let (poly_vars, poly_roots) = (w.polys.poly_vars, w.polys.poly_roots);
                 let child = witness_fork(@channel);
@@ -674,37 +831,39 @@ pub mod CairnVerifier {
                     .fronts()
                     .witness_start(w.polys.hash, poly_vars, poly_roots, w.front, child);
                 let mut stage = WitnessStage { replay, polys: w.polys };
-                if !whole {
-                    store_records(session_id, outcome.witnessed);
-                }
-                let base = witnessed_key(session_id);
-                match self.witness_steps(ref stage, ref rest, whole, w.claims, base) {
+                match self.witness_steps(ref stage, ref rest, whole, w.claims, records) {
                     Some(phase) => phases.append(phase),
                     None => stage.serialize(ref front),
                 }
             }
             let phases = continue_openings(phases, rest, whole);
-            (self.check_bound(outcome.binding, outcome.declared), phases, front.span())
+            let model_id = self.check_bound(outcome.binding, outcome.declared);
+            let relayed = if front.is_empty() {
+                array![].span()
+            } else {
+                kept.witnessed
+            };
+            (model_id, phases, (front.span(), relayed))
         }
 
         /// A session's next parts while its model walk's witness opening's front is part way
-        /// (`front`, a `WitnessStage` by Serde): its step parts (`witness_steps`), then, once
-        /// it is verified, its query phase joins `phases` and the group parts left are read.
-        /// Returns the phases and the front if still part way.
+        /// (`front`, a `WitnessStage` by Serde, whose claims are in the witness records
+        /// `records`, relayed or stored): its step parts (`witness_steps`), then, once it is verified, its query
+        /// phase joins `phases` and the group parts left are read. Returns the phases and the
+        /// front if still part way.
         fn continue_witness(
             self: @ContractState,
-            session_id: felt252,
             phases: Array<QueryPhase>,
             front: Span<felt252>,
             parts: Span<felt252>,
+            records: Records,
         ) -> (Array<QueryPhase>, Span<felt252>) {
             let mut front = front;
             let mut stage: WitnessStage = Serde::deserialize(ref front).unwrap();
             let mut rest = parts;
-            let base = witnessed_key(session_id);
             let mut phases = phases;
             let mut left = array![];
-            match self.witness_steps(ref stage, ref rest, false, array![].span(), base) {
+            match self.witness_steps(ref stage, ref rest, false, array![].span(), records) {
                 Some(phase) => phases.append(phase),
                 None => stage.serialize(ref left),
             }
@@ -714,27 +873,27 @@ pub mod CairnVerifier {
         /// The witness opening's step parts in `data` (all of them when `whole`:
         /// `read_witness_steps`), the polynomials absorbed, then reduced, in order, by the front
         /// class; their claims from `held` (a whole proof's) or from the graph class, which
-        /// reads the records stored under `base`. Returns the query phase once every
-        /// polynomial is reduced.
+        /// finds them in a session's witness records (`records`). Returns the query phase once
+        /// every polynomial is reduced.
         fn witness_steps(
             self: @ContractState,
             ref stage: WitnessStage,
             ref data: Span<felt252>,
             whole: bool,
             held: Span<Span<Claim>>,
-            base: felt252,
+            records: Records,
         ) -> Option<QueryPhase> {
             let n = stage.polys.poly_vars.len();
             let absorbed = stage.replay.absorbed;
             let count = read_witness_steps(ref data, absorbed, n, whole);
-            let absorb = self.claims_of(@stage.polys, held, absorbed, count, base);
+            let absorb = self.claims_of(@stage.polys, held, absorbed, count, records);
             let reduced = stage.replay.reduced;
             let count = if absorbed + count == n {
                 read_witness_steps(ref data, reduced, n, whole)
             } else {
                 0
             };
-            let reduce = self.claims_of(@stage.polys, held, reduced, count, base);
+            let reduce = self.claims_of(@stage.polys, held, reduced, count, records);
             if absorb.is_empty() && reduce.is_empty() {
                 return None;
             }
@@ -754,7 +913,7 @@ pub mod CairnVerifier {
             held: Span<Span<Claim>>,
             from: u32,
             count: u32,
-            base: felt252,
+            records: Records,
         ) -> Span<Span<Claim>> {
             if count == 0 {
                 return array![].span();
@@ -765,7 +924,7 @@ pub mod CairnVerifier {
             let graph = ICairnGraphVerifierLibraryDispatcher {
                 class_hash: self.graph_class.read(),
             };
-            graph.witness_claims(*polys, from, count, base)
+            graph.witness_claims(*polys, from, count, records)
         }
 
         /// A walk's binding (`check_walk_binding`), then that every declaration it relies on

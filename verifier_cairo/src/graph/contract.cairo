@@ -4,9 +4,11 @@
 //! by the node's walk class, then the nodes, last first, by their layer verifiers, then the
 //! settlement, then the witness opening's part —; a session's transaction may stop between
 //! any two parts (`GraphStep::Walking`). No side effect: a session's main contract keeps the
-//! statement, the nodes' checks and what each verified node left between transactions; at
-//! the settlement, and for the witness opening's polynomials (`witness_claims`), this class
-//! reads the latter from the main contract's storage (a library call runs in its context).
+//! statement, and the nodes' checks and what each verified node left (`records::Kept`): their
+//! hash, the caller sending them back with the next transaction, or, in a session opened
+//! `staged`, themselves in its storage; the main contract passes them here, or where they
+//! are stored (a library call runs in its context): to the settlement, and for the witness
+//! opening's polynomials (`witness_claims`).
 
 use core::poseidon::poseidon_hash_span;
 use crate::calldata::commitment_entry;
@@ -22,7 +24,7 @@ use super::calldata::{
     read_witness_front,
 };
 use super::records::{
-    NodeClaims, NodeClaimsTrait, NodeRecord, Records, WitnessPolys, witness_claims,
+    Kept, NodeClaims, NodeClaimsTrait, NodeRecord, Records, WitnessPolys, witness_claims,
 };
 use super::statement::check_structure;
 use super::verifier::{
@@ -39,19 +41,16 @@ pub enum GraphStep {
 }
 
 /// A model walk part way: its statement's felts (what `io_hash` hashes), its `GraphWalk` by
-/// Serde (what the session's state carries), the `NodeCheck`s this transaction made, by Serde
-/// in node order, the weights' parts of the `NodeClaims` of the nodes it verified in the walk's
-/// order, by Serde, and their witness records (what the session keeps after those of the
-/// earlier transactions), and if this transaction verified the settlement (not the witness
+/// Serde (what the session's state carries), what this transaction adds to what the session
+/// keeps (`Kept`: the `NodeCheck`s it made, the weights' parts and the witness records of the
+/// nodes it verified), and if this transaction verified the settlement (not the witness
 /// opening's part) the committed tensors' opening to verify on the walk's channel, after which
 /// the walk is `settled_walk` of the channel it leaves.
 #[derive(Drop, Serde)]
 pub struct GraphPause {
     pub io: Span<felt252>,
     pub walk: Span<felt252>,
-    pub checks: Span<felt252>,
-    pub walked: Span<felt252>,
-    pub witnessed: Span<NodeRecord>,
+    pub kept: Kept,
     pub settled: Option<WalkOpenings>,
 }
 
@@ -95,23 +94,31 @@ pub trait ICairnGraphVerifier<TContractState> {
     /// Continues the walk `walk` (a `GraphWalk` by Serde) of the statement `statement` (its
     /// felts), whose first nodes' checks are `checks` (their `NodeCheck`s by Serde), with the
     /// next `parts`; `groups_at` counts from the start of `parts`. The caller passes only what
-    /// its session holds, which `start_graph` and the earlier transactions made; what the nodes
-    /// verified so far left on weights is read at the settlement from the caller's storage
-    /// (`stored::read_span`) under `walked_key`.
+    /// its session holds, which `start_graph` and the earlier transactions made; `walked` is
+    /// what the nodes verified so far left on weights, read at the settlement.
     fn continue_graph(
         self: @TContractState,
         statement: Span<felt252>,
         checks: Span<felt252>,
         walk: Span<felt252>,
         parts: Span<felt252>,
-        walked_key: felt252,
+        walked: Walked,
         classes: Classes,
     ) -> GraphStep;
     /// The claims on witness polynomials `from`.. (`count` of them) of `polys`, from the
-    /// nodes' witness records a session stored under `base` (`records::record_key`).
+    /// nodes' witness records a session keeps (relayed or stored).
     fn witness_claims(
-        self: @TContractState, polys: WitnessPolys, from: u32, count: u32, base: felt252,
+        self: @TContractState, polys: WitnessPolys, from: u32, count: u32, records: Records,
     ) -> Span<Span<Claim>>;
+}
+
+/// What the nodes a session verified in earlier transactions left on weights: relayed by its
+/// caller (`Kept::walked`: their `NodeClaims`' weights' parts by Serde, last node first), or
+/// stored under a key (a session opened `staged`; `stored::read_span`).
+#[derive(Copy, Drop, Serde)]
+pub enum Walked {
+    Kept: Span<felt252>,
+    Stored: felt252,
 }
 
 pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> GraphStep {
@@ -119,7 +126,8 @@ pub fn start_graph(proof: Span<felt252>, whole: bool, classes: Classes) -> Graph
     let (graph, values) = read_graph(ref data);
     check_structure(@graph);
     let walk = start(@graph, @values);
-    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len(), None)
+    let earlier = Walked::Kept(array![].span());
+    walk_parts(@graph, no_checks(), walk, data, whole, classes, proof.len(), earlier)
 }
 
 pub fn continue_graph(
@@ -127,7 +135,7 @@ pub fn continue_graph(
     checks: Span<felt252>,
     walk: Span<felt252>,
     parts: Span<felt252>,
-    walked_key: felt252,
+    walked: Walked,
     classes: Classes,
 ) -> GraphStep {
     let mut statement = statement;
@@ -135,14 +143,13 @@ pub fn continue_graph(
     let checks = checks_of(@graph, checks);
     let mut walk = walk;
     let walk: GraphWalk = Serde::deserialize(ref walk).unwrap();
-    walk_parts(@graph, checks, walk, parts, false, classes, parts.len(), Some(walked_key))
+    walk_parts(@graph, checks, walk, parts, false, classes, parts.len(), walked)
 }
 
 /// Reads and verifies the parts in `data` (all of them when `whole`): the nodes' statement
 /// checks until every node is checked, the nodes' proofs until none is left, the settlement,
-/// then the witness opening's front; `total` is the length of the span `data` ends. What the
-/// nodes verified in earlier transactions left on weights is in storage under `walked_key`
-/// (`records_of`; None: no earlier transaction).
+/// then the witness opening's front; `total` is the length of the span `data` ends. `earlier`
+/// is what the nodes verified in earlier transactions left on weights.
 fn walk_parts(
     graph: @GraphCalldata,
     checks: Checks,
@@ -151,7 +158,7 @@ fn walk_parts(
     whole: bool,
     classes: Classes,
     total: u32,
-    walked_key: Option<felt252>,
+    earlier: Walked,
 ) -> GraphStep {
     let mut data = data;
     let (mut checks, mut walk) = (checks, walk);
@@ -172,7 +179,7 @@ fn walk_parts(
     let ready = all_checked(graph, @checks) && walk.left == 0;
     if ready && !walk.settled && (whole || !data.is_empty()) {
         let settlement = read_settlement(ref data);
-        let records = records_of(walked_key, walked.span());
+        let records = records_of(earlier, walked.span());
         let (next, committed) = settle(walk, graph, records, @settlement);
         settled = Some(committed);
         walk = next;
@@ -192,9 +199,7 @@ fn walk_parts(
         let pause = GraphPause {
             io: *graph.io,
             walk: state.span(),
-            checks: made.span(),
-            walked: weights.span(),
-            witnessed,
+            kept: Kept { checks: made.span(), walked: weights.span(), witnessed },
             settled,
         };
         return GraphStep::Walking(pause);
@@ -228,7 +233,7 @@ fn walk_parts(
 }
 
 /// The witness records of the nodes a transaction verified (`walked`, in the walk's order,
-/// the first being node `first − 1`), for a session to store.
+/// the first being node `first − 1`), for a session to keep.
 fn node_records(walked: Span<NodeClaims>, first: u32) -> Span<NodeRecord> {
     let mut records = array![];
     let mut node = first;
@@ -242,15 +247,16 @@ fn node_records(walked: Span<NodeClaims>, first: u32) -> Span<NodeRecord> {
     records.span()
 }
 
-/// Every node's `NodeClaims`, last node first: those stored by earlier transactions under
-/// `key` (None: none), then `walked`, this one's.
-fn records_of(key: Option<felt252>, walked: Span<NodeClaims>) -> Span<NodeClaims> {
+/// Every node's `NodeClaims`, last node first: those of earlier transactions (`earlier`, their
+/// weights' parts), then `walked`, this one's.
+fn records_of(earlier: Walked, walked: Span<NodeClaims>) -> Span<NodeClaims> {
     let mut records = array![];
-    if let Some(key) = key {
-        let mut stored = read_span(key);
-        while !stored.is_empty() {
-            records.append(Serde::<NodeClaims>::deserialize(ref stored).unwrap());
-        }
+    let mut earlier = match earlier {
+        Walked::Kept(felts) => felts,
+        Walked::Stored(key) => read_span(key),
+    };
+    while !earlier.is_empty() {
+        records.append(Serde::<NodeClaims>::deserialize(ref earlier).unwrap());
     }
     records.append_span(walked);
     records.span()
@@ -288,7 +294,7 @@ pub mod CairnGraphVerifier {
     use crate::graph::records::{Records, WitnessPolys, witness_claims};
     use crate::layers::Classes;
     use crate::pcs::proof::Claim;
-    use super::GraphStep;
+    use super::{GraphStep, Walked};
 
     #[storage]
     struct Storage {}
@@ -307,16 +313,16 @@ pub mod CairnGraphVerifier {
             checks: Span<felt252>,
             walk: Span<felt252>,
             parts: Span<felt252>,
-            walked_key: felt252,
+            walked: Walked,
             classes: Classes,
         ) -> GraphStep {
-            super::continue_graph(statement, checks, walk, parts, walked_key, classes)
+            super::continue_graph(statement, checks, walk, parts, walked, classes)
         }
 
         fn witness_claims(
-            self: @ContractState, polys: WitnessPolys, from: u32, count: u32, base: felt252,
+            self: @ContractState, polys: WitnessPolys, from: u32, count: u32, records: Records,
         ) -> Span<Span<Claim>> {
-            witness_claims(@polys, Records::Stored(base), from, count)
+            witness_claims(@polys, records, from, count)
         }
     }
 }

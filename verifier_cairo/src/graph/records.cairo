@@ -1,12 +1,14 @@
 //! What a model walk's verified node leaves for the openings (`NodeClaims`), the form a
-//! session stores it in (docs/cairo-verifier.md, "Sessions") and where the witness opening's
+//! session keeps it in (docs/cairo-verifier.md, "Sessions") and where the witness opening's
 //! polynomials' claims are found in it (`poly_claims`). A node's claims share most of
 //! their points' coordinates (the challenges of its sum-checks): MiniLM's 738 claims have
-//! 12,103 coordinates, 2,819 of them distinct within their node. A stored felt costs far more
-//! gas than reading it back, so a record keeps each distinct coordinate once and every point as
-//! 16-bit indices into them, eight to a felt. A session stores a node's claims as three
-//! records: its weights' (`weights_part`, all nodes' in one span, which the settlement reads),
-//! its own witness's and its tables' (`own_part`, `tables_part`, each under its own key,
+//! 12,103 coordinates, 2,819 of them distinct within their node. A session's transactions
+//! relay what its earlier ones verified (`Kept`, whose hash the contract stores) in their
+//! calldata, or, in a session opened `staged` (a large walk), the contract stores it; either
+//! way a record keeps each distinct coordinate once and every point as 16-bit indices into
+//! them, eight to a felt. A node's claims are kept as three records: its weights'
+//! (`weights_part`, all nodes' in one span, which the settlement reads), its own witness's and
+//! its tables' (`own_part`, `tables_part`, `NodeRecord`, each under its own key when stored,
 //! `record_key`, which only the witness polynomials stepped read): each transaction reads only
 //! what it opens (MiniLM's settlement reading every record: 8.5·10^8 L2 gas, over a block's
 //! Sierra gas).
@@ -45,18 +47,25 @@ pub impl NodeClaimsImpl of NodeClaimsTrait {
     }
 }
 
-/// A verified node's witness records as a session stores them: the node's index, its
+/// A verified node's witness records as a session keeps them: the node's index, its
 /// `own_part` and its `tables_part` by Serde.
-#[derive(Drop, Serde)]
+#[derive(Copy, Drop, Serde)]
 pub struct NodeRecord {
     pub node: u32,
     pub own: Span<felt252>,
     pub tables: Span<felt252>,
 }
 
-/// Where a session keeps node `node`'s own (`tables` false) or tables' record, under `base`.
-pub fn record_key(base: felt252, node: u32, tables: bool) -> felt252 {
-    poseidon_hash_span(array![base, node.into(), tables.into()].span())
+/// What a session's model walk keeps between transactions beside its state, from the nodes
+/// verified so far: their `NodeCheck`s by Serde (node order), their `NodeClaims`' weights'
+/// parts by Serde (the walk's order) and their witness records. The contract stores its
+/// Poseidon hash and emits it (`SessionKept`); the next transaction's caller sends it back
+/// (in a session opened `staged` the contract stores it instead, and nothing is relayed).
+#[derive(Copy, Drop, Serde)]
+pub struct Kept {
+    pub checks: Span<felt252>,
+    pub walked: Span<felt252>,
+    pub witnessed: Span<NodeRecord>,
 }
 
 /// The witness opening's polynomials (Python `WitnessClaims.batch` order: the nodes' own
@@ -74,11 +83,18 @@ pub struct WitnessPolys {
     pub tables_from: u32,
 }
 
+/// Where a session keeps node `node`'s own (`tables` false) or tables' record, under `base`.
+pub fn record_key(base: felt252, node: u32, tables: bool) -> felt252 {
+    poseidon_hash_span(array![base, node.into(), tables.into()].span())
+}
+
 /// Where the nodes' records are: held, every node's `NodeClaims` in the walk's order (last node
-/// first), or in a session's storage under a base key (`record_key`).
-#[derive(Copy, Drop)]
+/// first), relayed by a session's caller (`Kept::witnessed`, every node's), or in a staged
+/// session's storage under a base key (`record_key`).
+#[derive(Copy, Drop, Serde)]
 pub enum Records {
     Held: Span<NodeClaims>,
+    Kept: Span<NodeRecord>,
     Stored: felt252,
 }
 
@@ -89,6 +105,10 @@ pub fn poly_claims(polys: @WitnessPolys, j: u32, records: Records) -> Span<Claim
     for (node, slot) in *polys.sources[j] {
         let record = match records {
             Records::Held(held) => *held[held.len() - 1 - *node],
+            Records::Kept(kept) => {
+                let mut record = kept_record(kept, *node, tables);
+                Serde::<NodeClaims>::deserialize(ref record).unwrap()
+            },
             Records::Stored(base) => {
                 let mut stored = read_span(record_key(base, *node, tables));
                 Serde::<NodeClaims>::deserialize(ref stored).unwrap()
@@ -217,6 +237,20 @@ pub fn witness_claims(
         out.append(poly_claims(polys, j, records));
     }
     out.span()
+}
+
+/// Node `node`'s own (`tables` false) or tables' record among those a session keeps.
+fn kept_record(kept: Span<NodeRecord>, node: u32, tables: bool) -> Span<felt252> {
+    for r in kept {
+        if *r.node == node {
+            return if tables {
+                *r.tables
+            } else {
+                *r.own
+            };
+        }
+    }
+    core::panic_with_felt252('graph.record')
 }
 
 fn take_u32(ref data: Span<felt252>) -> Option<u32> {

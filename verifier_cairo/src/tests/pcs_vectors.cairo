@@ -6,8 +6,8 @@ use crate::contract::{ICairnVerifierDispatcherTrait, ProofRecord};
 use crate::fields::qm31::QM31;
 use crate::pcs::params::PcsParams;
 use super::support::{
-    continue_session, deploy_with_models, finish_session, open_session, qm31, splice, verify_pcs,
-    verify_pcs_on_blake2s,
+    continue_session, deploy_with_models, finish_session, open_session, qm31, splice, tampered,
+    verify_pcs, verify_pcs_on_blake2s,
 };
 
 /// Start digest, words, digest after `mix_u32s`.
@@ -7713,7 +7713,7 @@ fn committed_tampered_blake2s_path() {
 #[test]
 fn session_one_group_per_step() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -7871,8 +7871,9 @@ fn session_one_group_per_step() {
         0,
         0,
         0,
+        0,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -7904,6 +7905,7 @@ fn session_one_group_per_step() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -8154,8 +8156,9 @@ fn session_one_group_per_step() {
         0,
         0,
         0,
+        0,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -8190,6 +8193,7 @@ fn session_one_group_per_step() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
         0,
@@ -8302,8 +8306,9 @@ fn session_one_group_per_step() {
         0,
         0,
         0,
+        0,
     ].span());
-    let proof_hash = finish_session(verifier, id, array![
+    let proof_hash = finish_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -8338,6 +8343,7 @@ fn session_one_group_per_step() {
         2,
         0,
         0x56a0849cd2f9bae4316e844dee0767d7e27d911bd16aa69374d3114d6e61c,
+        0,
         0,
         0,
         0,
@@ -8361,7 +8367,7 @@ fn session_one_group_per_step() {
 #[test]
 fn session_two_steps() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -8786,8 +8792,9 @@ fn session_two_steps() {
         0,
         0,
         0,
+        0,
     ].span());
-    let proof_hash = finish_session(verifier, id, array![
+    let proof_hash = finish_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -8827,6 +8834,7 @@ fn session_two_steps() {
         0,
         0,
         0,
+        0,
     ].span(), array![
         4,
         0x7b7e3e7357801bf12a7c66f49a838af0282563d479c3a4c6895fbffcf5125c,
@@ -8845,7 +8853,7 @@ fn session_two_steps() {
 #[test]
 fn session_reopened_by_its_owner() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -9204,8 +9212,9 @@ fn session_reopened_by_its_owner() {
         0,
         0,
         0,
+        0,
     ].span());
-    continue_session(verifier, id, array![
+    continue_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -9240,6 +9249,7 @@ fn session_reopened_by_its_owner() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
         0,
@@ -9352,8 +9362,9 @@ fn session_reopened_by_its_owner() {
         0,
         0,
         0,
+        0,
     ].span());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -9712,8 +9723,9 @@ fn session_reopened_by_its_owner() {
         0,
         0,
         0,
+        0,
     ].span());
-    let proof_hash = finish_session(verifier, id, array![
+    let proof_hash = finish_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -9748,6 +9760,7 @@ fn session_reopened_by_its_owner() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
         0,
@@ -9838,7 +9851,7 @@ fn session_reopened_by_its_owner() {
 #[should_panic(expected: ('merkle.path', 'ENTRYPOINT_FAILED'))]
 fn session_tampered_last_group() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -10263,8 +10276,9 @@ fn session_tampered_last_group() {
         0,
         0,
         0,
+        0,
     ].span());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -10304,6 +10318,7 @@ fn session_tampered_last_group() {
         0,
         0,
         0,
+        0,
     ].span(), array![
         4,
         0x7b7e3e7357801bf12a7c66f49a838af0282563d479c3a4c6895ebffcf5125c,
@@ -10319,7 +10334,7 @@ fn session_tampered_last_group() {
 #[should_panic(expected: ('session.state', 'ENTRYPOINT_FAILED'))]
 fn session_wrong_state() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -10678,8 +10693,9 @@ fn session_wrong_state() {
         0,
         0,
         0,
+        0,
     ].span());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -10714,6 +10730,7 @@ fn session_wrong_state() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
         0,
@@ -10794,7 +10811,7 @@ fn session_wrong_state() {
 #[should_panic(expected: ('session.empty', 'ENTRYPOINT_FAILED'))]
 fn session_empty_step() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -10952,8 +10969,9 @@ fn session_empty_step() {
         0,
         0,
         0,
+        0,
     ].span());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -10985,6 +11003,7 @@ fn session_empty_step() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -11001,7 +11020,7 @@ fn session_empty_step() {
 #[should_panic(expected: ('session.owner', 'ENTRYPOINT_FAILED'))]
 fn session_continued_by_another_account() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -11159,9 +11178,10 @@ fn session_continued_by_another_account() {
         0,
         0,
         0,
+        0,
     ].span());
     set_contract_address('stranger'.try_into().unwrap());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         4,
         7,
         0x4a23487027d7439568e7411bcd2bcc1decc5a0c01136670c11bc0cd04d4abcb,
@@ -11193,6 +11213,7 @@ fn session_continued_by_another_account() {
         0x1f7bde8e9944e9d81e65b74e2827a537,
         0,
         0x739de176a5a24af2628abc773220686856034a516ddd54d8a888b775386a932,
+        0,
         0,
         0,
         0,
@@ -11411,7 +11432,7 @@ fn session_continued_by_another_account() {
 #[should_panic(expected: ('session.owner', 'ENTRYPOINT_FAILED'))]
 fn session_reopened_by_another_account() {
     let verifier = deploy_with_models(committed_models());
-    let _id = open_session(verifier, array![
+    let _ = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -11765,6 +11786,7 @@ fn session_reopened_by_another_account() {
         1,
         0,
         0x4bf91dd6d85ae93d62528101019d5948b0c2145607732a2a555a77238ac3d57,
+        0,
         0,
         0,
         0,
@@ -12098,7 +12120,7 @@ fn session_reopened_by_another_account() {
 #[test]
 fn session_cut_inside_a_group() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -12380,8 +12402,9 @@ fn session_cut_inside_a_group() {
         0,
         0,
         0,
+        0,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
@@ -12499,6 +12522,7 @@ fn session_cut_inside_a_group() {
         0x12001199bff2b553d3fbb0b95c65d9c3,
         0x180ba25bd76ee65bab8e9bfa1fb9c5dd,
         0x1d742fd6614509aeeadd9bf9ea68c49f,
+        0,
         0,
         0,
         0,
@@ -12822,8 +12846,9 @@ fn session_cut_inside_a_group() {
         0,
         0,
         0,
+        0,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
@@ -12945,6 +12970,7 @@ fn session_cut_inside_a_group() {
         0,
         0,
         0,
+        0,
     ].span(), array![
         16,
         0x8ae2c261b1734d3b87cc1ba6cde95757841a802f3e80736e11049e18f79925,
@@ -13028,8 +13054,9 @@ fn session_cut_inside_a_group() {
         0,
         0,
         0,
+        0,
     ].span());
-    let proof_hash = finish_session(verifier, id, array![
+    let proof_hash = finish_session(verifier, id, kept, array![
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
@@ -13072,6 +13099,7 @@ fn session_cut_inside_a_group() {
         1,
         0,
         0x397daf68e5c95dff9353f8e07a4e7dab791796400f48d23d1a2e9fcb601a42f,
+        0,
         0,
         0,
         0,
@@ -13161,7 +13189,7 @@ fn session_cut_inside_a_group() {
 #[test]
 fn session_cut_after_two_trees() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -13639,8 +13667,9 @@ fn session_cut_after_two_trees() {
         0,
         0,
         0,
+        0,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
@@ -13758,6 +13787,7 @@ fn session_cut_after_two_trees() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
         0,
         0,
         0,
@@ -13911,8 +13941,9 @@ fn session_cut_after_two_trees() {
         0,
         0,
         0,
+        0,
     ].span());
-    let proof_hash = finish_session(verifier, id, array![
+    let proof_hash = finish_session(verifier, id, kept, array![
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
@@ -13960,6 +13991,7 @@ fn session_cut_after_two_trees() {
         0,
         0,
         0,
+        0,
     ].span(), array![
         4,
         0x231d7a37333e4dc7edb152c8f2029509a83056eaeaf3a0e4329a5c3630b85,
@@ -13979,7 +14011,7 @@ fn session_cut_after_two_trees() {
 #[should_panic(expected: ('merkle.path', 'ENTRYPOINT_FAILED'))]
 fn session_tampered_tree_after_a_cut() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         4,
         0x6d61746d756c,
@@ -14457,8 +14489,9 @@ fn session_tampered_tree_after_a_cut() {
         0,
         0,
         0,
+        0,
     ].span());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         4,
         7,
         0x56bef9a2dc1023e5cc208bd82b04508271b02f382214c99f6e1bbfa649cd6c4,
@@ -14576,6 +14609,7 @@ fn session_tampered_tree_after_a_cut() {
         0x10247fc08cc85a128c998de75d4afac4,
         0x1609a23ac134e08b69bbfa23820000d7,
         0x1700504f3b302144b4ccc349cdd51942,
+        0,
         0,
         0,
         0,
@@ -14810,7 +14844,7 @@ fn session_graph_cut_between_nodes() {
         1,
         0,
     ].span());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         5,
         4,
@@ -14953,8 +14987,9 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -14977,6 +15012,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         2,
         3,
@@ -15012,8 +15048,9 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -15039,6 +15076,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         1,
         121,
@@ -15515,8 +15553,9 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -15552,6 +15591,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         1,
         121,
@@ -15611,8 +15651,9 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -15646,6 +15687,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         1,
         120,
@@ -15744,8 +15786,9 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -15790,6 +15833,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         0,
         12,
@@ -16058,8 +16102,9 @@ fn session_graph_cut_between_nodes() {
         0,
         1,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -16241,6 +16286,7 @@ fn session_graph_cut_between_nodes() {
         0,
         1,
         0,
+        1,
     ].span(), array![
         0,
         4,
@@ -16344,8 +16390,9 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span());
-    let proof_hash = finish_session(verifier, id, array![
+    let proof_hash = finish_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -16440,6 +16487,7 @@ fn session_graph_cut_between_nodes() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         16,
         0xf015220c32bd199cdfca1cfeeead0a7e9d86340588264dd57da15796cf80fc,
@@ -17943,7 +17991,7 @@ fn session_graph_tampered_node_after_a_cut() {
         1,
         0,
     ].span());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         5,
         4,
@@ -18097,8 +18145,9 @@ fn session_graph_tampered_node_after_a_cut() {
         0,
         0,
         0,
+        1,
     ].span());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -18124,6 +18173,7 @@ fn session_graph_tampered_node_after_a_cut() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         1,
         121,
@@ -18591,12 +18641,445 @@ fn session_graph_tampered_node_after_a_cut() {
     ]);
 }
 
+/// The encoder graph with committed I/O, not staged: its second transaction sends back what the first kept (its two nodes' checks, relayed) with a felt more: refused.
+#[test]
+#[should_panic(expected: ('session.kept', 'ENTRYPOINT_FAILED'))]
+fn session_graph_kept_tampered() {
+    let verifier = deploy_with_models(committed_models());
+    let (id, kept) = open_session(verifier, array![
+        3,
+        5,
+        4,
+        0x6c696e656172,
+        3,
+        6,
+        5,
+        5,
+        1,
+        120,
+        120,
+        1,
+        121,
+        104,
+        2,
+        98,
+        98,
+        119,
+        119,
+        0,
+        0x72657175616e74,
+        7,
+        6,
+        5,
+        14870,
+        22,
+        8,
+        16,
+        8,
+        1,
+        120,
+        104,
+        1,
+        121,
+        26680,
+        0,
+        1,
+        0x72657175616e742e30,
+        0x7d1e51932aec9f851c83daacf80e88d5,
+        0xa86c9d59aea115711b89133c3c3c77f6,
+        12,
+        0x626c616b653273,
+        6382692,
+        2,
+        6,
+        5,
+        2,
+        97,
+        26680,
+        98,
+        120,
+        1,
+        121,
+        114,
+        0,
+        0,
+        1886351212,
+        2,
+        6,
+        5,
+        1,
+        120,
+        114,
+        1,
+        121,
+        0x706f6f6c6564,
+        0,
+        0,
+        3,
+        104,
+        2,
+        6,
+        5,
+        26680,
+        2,
+        6,
+        5,
+        114,
+        2,
+        6,
+        5,
+        0,
+        0,
+        0,
+        4,
+        98,
+        1,
+        5,
+        0xee628a213e0ea1d5e48d7ffe26b39315,
+        0xc0e02e5303257d2404a6f8abdb058,
+        3,
+        0x706f736569646f6e,
+        0x706f6f6c6564,
+        1,
+        5,
+        0x9562626edf55322ff6363a6a277330c4,
+        0x38f8e009c4e56ea9dc0e8ed90d33d5a,
+        3,
+        0x706f736569646f6e,
+        119,
+        2,
+        5,
+        5,
+        0xe1098be1aee905d5b356c0470bebece0,
+        0x1cf32b78229d5781861d0e32c1aeb65,
+        6,
+        0x706f736569646f6e,
+        120,
+        2,
+        6,
+        5,
+        0x62d5784a94688c6faf36a139cadde7f,
+        0x5e839869e6a243a9b9681fdea497ebf,
+        6,
+        0x706f736569646f6e,
+        1,
+        0,
+        1,
+        0x706f6f6c6564,
+        0x161a20ba06e42f1a5b5cf8aa90a85ad6,
+        0,
+        1,
+    ], false, array![
+        5,
+        0,
+        0x4d11eb7e9b38b1e644eb1eefe6163557f4da85d89abbbe102bf83842d76cbc1,
+        0x247d0740230f515b04e8175727ea9898942b4c63f4636cb3a28db453a2ade53,
+        0,
+        20,
+        4,
+        0x6cd65fcd6c9db8c37fa20a8510131faae90a0a4d21175b817e268cd0963eba3,
+        0,
+        1,
+        0x706f6f6c6564,
+        1,
+        3,
+        0x184cf6a1cf7c4439b694eefcd39f7a33,
+        0x1f5dfffebe1930c43630f209e9a3f66d,
+        0x1f91fc664821061dc6d8747222ef09a1,
+        0x161a20ba06e42f1a5b5cf8aa90a85ad6,
+        1,
+        0x706f6f6c6564,
+        1,
+        3,
+        0x184cf6a1cf7c4439b694eefcd39f7a33,
+        0x1f5dfffebe1930c43630f209e9a3f66d,
+        0x1f91fc664821061dc6d8747222ef09a1,
+        0x161a20ba06e42f1a5b5cf8aa90a85ad6,
+        0,
+        115,
+        4,
+        0x6c696e656172,
+        3,
+        6,
+        5,
+        5,
+        1,
+        120,
+        120,
+        1,
+        121,
+        104,
+        2,
+        98,
+        98,
+        119,
+        119,
+        0,
+        0x72657175616e74,
+        7,
+        6,
+        5,
+        14870,
+        22,
+        8,
+        16,
+        8,
+        1,
+        120,
+        104,
+        1,
+        121,
+        26680,
+        0,
+        1,
+        0x72657175616e742e30,
+        0x7d1e51932aec9f851c83daacf80e88d5,
+        0xa86c9d59aea115711b89133c3c3c77f6,
+        12,
+        0x626c616b653273,
+        6382692,
+        2,
+        6,
+        5,
+        2,
+        97,
+        26680,
+        98,
+        120,
+        1,
+        121,
+        114,
+        0,
+        0,
+        1886351212,
+        2,
+        6,
+        5,
+        1,
+        120,
+        114,
+        1,
+        121,
+        0x706f6f6c6564,
+        0,
+        0,
+        3,
+        104,
+        2,
+        6,
+        5,
+        26680,
+        2,
+        6,
+        5,
+        114,
+        2,
+        6,
+        5,
+        0,
+        0,
+        0,
+        4,
+        98,
+        1,
+        5,
+        0xee628a213e0ea1d5e48d7ffe26b39315,
+        0xc0e02e5303257d2404a6f8abdb058,
+        3,
+        0x706f736569646f6e,
+        0x706f6f6c6564,
+        1,
+        5,
+        0x9562626edf55322ff6363a6a277330c4,
+        0x38f8e009c4e56ea9dc0e8ed90d33d5a,
+        3,
+        0x706f736569646f6e,
+        119,
+        2,
+        5,
+        5,
+        0xe1098be1aee905d5b356c0470bebece0,
+        0x1cf32b78229d5781861d0e32c1aeb65,
+        6,
+        0x706f736569646f6e,
+        120,
+        2,
+        6,
+        5,
+        0x62d5784a94688c6faf36a139cadde7f,
+        0x5e839869e6a243a9b9681fdea497ebf,
+        6,
+        0x706f736569646f6e,
+        1,
+        0,
+        0,
+        0,
+        0,
+    ].span());
+    finish_session(verifier, id, tampered(kept), array![
+        5,
+        0,
+        0x4d11eb7e9b38b1e644eb1eefe6163557f4da85d89abbbe102bf83842d76cbc1,
+        0x247d0740230f515b04e8175727ea9898942b4c63f4636cb3a28db453a2ade53,
+        0,
+        20,
+        4,
+        0x6cd65fcd6c9db8c37fa20a8510131faae90a0a4d21175b817e268cd0963eba3,
+        0,
+        1,
+        0x706f6f6c6564,
+        1,
+        3,
+        0x184cf6a1cf7c4439b694eefcd39f7a33,
+        0x1f5dfffebe1930c43630f209e9a3f66d,
+        0x1f91fc664821061dc6d8747222ef09a1,
+        0x161a20ba06e42f1a5b5cf8aa90a85ad6,
+        1,
+        0x706f6f6c6564,
+        1,
+        3,
+        0x184cf6a1cf7c4439b694eefcd39f7a33,
+        0x1f5dfffebe1930c43630f209e9a3f66d,
+        0x1f91fc664821061dc6d8747222ef09a1,
+        0x161a20ba06e42f1a5b5cf8aa90a85ad6,
+        0,
+        115,
+        4,
+        0x6c696e656172,
+        3,
+        6,
+        5,
+        5,
+        1,
+        120,
+        120,
+        1,
+        121,
+        104,
+        2,
+        98,
+        98,
+        119,
+        119,
+        0,
+        0x72657175616e74,
+        7,
+        6,
+        5,
+        14870,
+        22,
+        8,
+        16,
+        8,
+        1,
+        120,
+        104,
+        1,
+        121,
+        26680,
+        0,
+        1,
+        0x72657175616e742e30,
+        0x7d1e51932aec9f851c83daacf80e88d5,
+        0xa86c9d59aea115711b89133c3c3c77f6,
+        12,
+        0x626c616b653273,
+        6382692,
+        2,
+        6,
+        5,
+        2,
+        97,
+        26680,
+        98,
+        120,
+        1,
+        121,
+        114,
+        0,
+        0,
+        1886351212,
+        2,
+        6,
+        5,
+        1,
+        120,
+        114,
+        1,
+        121,
+        0x706f6f6c6564,
+        0,
+        0,
+        3,
+        104,
+        2,
+        6,
+        5,
+        26680,
+        2,
+        6,
+        5,
+        114,
+        2,
+        6,
+        5,
+        0,
+        0,
+        0,
+        4,
+        98,
+        1,
+        5,
+        0xee628a213e0ea1d5e48d7ffe26b39315,
+        0xc0e02e5303257d2404a6f8abdb058,
+        3,
+        0x706f736569646f6e,
+        0x706f6f6c6564,
+        1,
+        5,
+        0x9562626edf55322ff6363a6a277330c4,
+        0x38f8e009c4e56ea9dc0e8ed90d33d5a,
+        3,
+        0x706f736569646f6e,
+        119,
+        2,
+        5,
+        5,
+        0xe1098be1aee905d5b356c0470bebece0,
+        0x1cf32b78229d5781861d0e32c1aeb65,
+        6,
+        0x706f736569646f6e,
+        120,
+        2,
+        6,
+        5,
+        0x62d5784a94688c6faf36a139cadde7f,
+        0x5e839869e6a243a9b9681fdea497ebf,
+        6,
+        0x706f736569646f6e,
+        1,
+        0,
+        0,
+        0,
+        0,
+    ].span(), array![
+        2,
+        3,
+        1,
+        121,
+        1,
+        9,
+        1,
+        1,
+    ]);
+}
+
 /// The encoder graph opened staged, continued before its statement is staged: refused.
 #[test]
 #[should_panic(expected: ('session.statement', 'ENTRYPOINT_FAILED'))]
 fn session_graph_continued_unstaged() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         5,
         4,
@@ -18739,8 +19222,9 @@ fn session_graph_continued_unstaged() {
         0,
         0,
         0,
+        1,
     ].span());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -18763,6 +19247,7 @@ fn session_graph_continued_unstaged() {
         0,
         0,
         0,
+        1,
     ].span(), array![2]);
 }
 
@@ -18889,7 +19374,7 @@ fn session_graph_staged_by_another_account() {
         0,
     ].span());
     set_contract_address('anyone'.try_into().unwrap());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         5,
         4,
@@ -19032,8 +19517,9 @@ fn session_graph_staged_by_another_account() {
         0,
         0,
         0,
+        1,
     ].span());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         5,
         0,
         0x7461826f26c9636b7ca02ec3eca92af0a853e775e2572157b02d916c73b6c0c,
@@ -19056,14 +19542,15 @@ fn session_graph_staged_by_another_account() {
         0,
         0,
         0,
+        1,
     ].span(), array![2]);
 }
 
-/// The encoder graph with its input and output committed too: the statement and the output's value with every check and the last node (the value's claim carried for the opening), then the other nodes, then the settlement (the input's claims join the opening), then the witness opening's front, its steps and every tree; the statement carried in the state, not staged.
+/// The encoder graph with its input and output committed too: the statement and the output's value with every check and the last node (the value's claim carried for the opening), then the other nodes, then the settlement (the input's claims join the opening), then the witness opening's front, its steps and every tree; the statement carried in the state, not staged, the checks and the nodes' records relayed.
 #[test]
 fn session_graph_io_cut_between_nodes() {
     let verifier = deploy_with_models(committed_models());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         5,
         4,
@@ -19342,8 +19829,9 @@ fn session_graph_io_cut_between_nodes() {
         0,
         0,
         0,
+        0,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x4d11eb7e9b38b1e644eb1eefe6163557f4da85d89abbbe102bf83842d76cbc1,
@@ -19488,6 +19976,7 @@ fn session_graph_io_cut_between_nodes() {
         6,
         0x706f736569646f6e,
         1,
+        0,
         0,
         0,
         0,
@@ -20111,8 +20600,9 @@ fn session_graph_io_cut_between_nodes() {
         0,
         0,
         0,
+        0,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x4d11eb7e9b38b1e644eb1eefe6163557f4da85d89abbbe102bf83842d76cbc1,
@@ -20265,6 +20755,7 @@ fn session_graph_io_cut_between_nodes() {
         6,
         0x706f736569646f6e,
         1,
+        0,
         0,
         0,
         0,
@@ -20517,8 +21008,9 @@ fn session_graph_io_cut_between_nodes() {
         0,
         0,
         0,
+        0,
     ].span());
-    let proof_hash = finish_session(verifier, id, array![
+    let proof_hash = finish_session(verifier, id, kept, array![
         5,
         0,
         0x4d11eb7e9b38b1e644eb1eefe6163557f4da85d89abbbe102bf83842d76cbc1,
@@ -20683,6 +21175,7 @@ fn session_graph_io_cut_between_nodes() {
         6,
         0x706f736569646f6e,
         1,
+        0,
         0,
         0,
         0,
@@ -22291,7 +22784,7 @@ fn session_graph_with_a_table_settled_apart() {
         1,
         0,
     ].span());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         5,
         4,
@@ -23731,8 +24224,9 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x616520119107a188ee00ad785b7984d75d95c26826779dddc2cd9de995bf868,
@@ -23757,6 +24251,7 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         1,
         120,
@@ -23865,8 +24360,9 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x616520119107a188ee00ad785b7984d75d95c26826779dddc2cd9de995bf868,
@@ -23919,6 +24415,7 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         0,
         16,
@@ -24263,8 +24760,9 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         2,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x616520119107a188ee00ad785b7984d75d95c26826779dddc2cd9de995bf868,
@@ -24493,6 +24991,7 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         2,
         0,
+        1,
     ].span(), array![2, 0, 1], array![
         5,
         0,
@@ -24739,8 +25238,9 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         2,
         0,
+        1,
     ].span());
-    let proof_hash = finish_session(verifier, id, array![
+    let proof_hash = finish_session(verifier, id, kept, array![
         5,
         0,
         0x616520119107a188ee00ad785b7984d75d95c26826779dddc2cd9de995bf868,
@@ -24986,6 +25486,7 @@ fn session_graph_with_a_table_settled_apart() {
         0,
         2,
         0,
+        1,
     ].span(), array![
         2,
         4,
@@ -32245,7 +32746,7 @@ fn session_graph_witness_step_out_of_order() {
         1,
         0,
     ].span());
-    let id = open_session(verifier, array![
+    let (id, kept) = open_session(verifier, array![
         3,
         5,
         4,
@@ -33685,8 +34186,9 @@ fn session_graph_witness_step_out_of_order() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x616520119107a188ee00ad785b7984d75d95c26826779dddc2cd9de995bf868,
@@ -33711,6 +34213,7 @@ fn session_graph_witness_step_out_of_order() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         1,
         120,
@@ -33819,8 +34322,9 @@ fn session_graph_witness_step_out_of_order() {
         0,
         0,
         0,
+        1,
     ].span());
-    continue_session(verifier, id, array![
+    let kept = continue_session(verifier, id, kept, array![
         5,
         0,
         0x616520119107a188ee00ad785b7984d75d95c26826779dddc2cd9de995bf868,
@@ -33873,6 +34377,7 @@ fn session_graph_witness_step_out_of_order() {
         0,
         0,
         0,
+        1,
     ].span(), array![
         0,
         16,
@@ -34215,8 +34720,9 @@ fn session_graph_witness_step_out_of_order() {
         0,
         2,
         0,
+        1,
     ].span());
-    finish_session(verifier, id, array![
+    finish_session(verifier, id, kept, array![
         5,
         0,
         0x616520119107a188ee00ad785b7984d75d95c26826779dddc2cd9de995bf868,
@@ -34444,5 +34950,6 @@ fn session_graph_witness_step_out_of_order() {
         0,
         2,
         0,
+        1,
     ].span(), array![2]);
 }

@@ -148,48 +148,73 @@ pub fn deploy_with_models(
 }
 
 /// The state hash the last `SessionState` event carries: the stored one, and the hash of
-/// `state`, the state Python computes (`cairn.deploy.sessions.session_state`).
-fn check_state(verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>) {
-    let mut emitted = None;
+/// `state`, the state Python computes (`cairn.deploy.sessions.session_state`). Returns the
+/// felts its `SessionKept` events carry, in order.
+fn check_state(
+    verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>,
+) -> Span<felt252> {
+    let (mut emitted, mut kept) = (None, array![]);
     while let Some(event) = pop_log::<Event>(verifier.contract_address) {
-        if let Event::SessionState(e) = event {
-            assert_eq!(e.session_id, id);
-            emitted = Some(e.state_hash);
+        match event {
+            Event::SessionState(e) => {
+                assert_eq!(e.session_id, id);
+                emitted = Some(e.state_hash);
+            },
+            Event::SessionKept(e) => {
+                assert_eq!(e.session_id, id);
+                kept.append_span(e.felts);
+            },
+            _ => {},
         }
     }
     assert_eq!(emitted, Some(poseidon_hash_span(state)));
     assert_eq!(verifier.session_state_hash(id), poseidon_hash_span(state));
+    kept.span()
 }
 
 /// `open_session` of a transaction that does not finish the proof (`staged` as given), leaving
-/// Python's `state`: the session id.
+/// Python's `state`: the session id and what the session keeps (its `SessionKept` events'
+/// felts, which the caller sends back).
 pub fn open_session(
     verifier: ICairnVerifierDispatcher,
     calldata: Array<felt252>,
     staged: bool,
     state: Span<felt252>,
-) -> felt252 {
+) -> (felt252, Span<felt252>) {
     assert_eq!(verifier.open_session(calldata.span(), staged), 0);
     let id = poseidon_hash_span(calldata.span());
-    check_state(verifier, id, state);
-    id
+    (id, check_state(verifier, id, state))
 }
 
-/// `continue_session` of a transaction that does not finish the proof, leaving `next`.
+/// `continue_session` of a transaction that does not finish the proof, leaving `next`: what
+/// the session keeps then.
 pub fn continue_session(
     verifier: ICairnVerifierDispatcher,
     id: felt252,
+    kept: Span<felt252>,
     state: Span<felt252>,
     trees: Array<felt252>,
     next: Span<felt252>,
-) {
-    assert_eq!(verifier.continue_session(id, state, trees.span()), 0);
-    check_state(verifier, id, next);
+) -> Span<felt252> {
+    assert_eq!(verifier.continue_session(id, state, kept, trees.span()), 0);
+    check_state(verifier, id, next)
+}
+
+/// What a transaction kept with one felt more: the caller sends back something else.
+pub fn tampered(kept: Span<felt252>) -> Span<felt252> {
+    let mut felts = array![];
+    felts.append_span(kept);
+    felts.append(1);
+    felts.span()
 }
 
 /// The transaction that finishes session `id`: the proof hash.
 pub fn finish_session(
-    verifier: ICairnVerifierDispatcher, id: felt252, state: Span<felt252>, trees: Array<felt252>,
+    verifier: ICairnVerifierDispatcher,
+    id: felt252,
+    kept: Span<felt252>,
+    state: Span<felt252>,
+    trees: Array<felt252>,
 ) -> felt252 {
-    verifier.continue_session(id, state, trees.span())
+    verifier.continue_session(id, state, kept, trees.span())
 }

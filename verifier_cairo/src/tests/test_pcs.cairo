@@ -207,7 +207,7 @@ fn contract_parameters_are_python_production_parameters() {
 #[should_panic(expected: ('session.unknown', 'ENTRYPOINT_FAILED'))]
 fn continuing_an_unknown_session() {
     let verifier = deploy_with_models(array![]);
-    verifier.continue_session(1, array![].span(), array![].span());
+    verifier.continue_session(1, array![].span(), array![].span(), array![].span());
 }
 
 /// A front's stages out of order panic (`pcs.stage`): finishing before its polynomial is
