@@ -147,8 +147,9 @@ def test_a_session_covering_every_part_is_over():
 def test_a_session_carries_the_walk_until_it_settles():
     """Between parts the state ends with the walk, the nodes left first (all of them while
     their statements are checked, one fewer per node verified; the checks and the claims the
-    verified nodes left stay in the contract's storage, not in the state), then the statement
-    (an empty span if the session was opened `staged`); once the settlement is read the
+    verified nodes left are kept out of the state: relayed beside it, or stored when the session
+    is opened `staged`), then the statement (an empty span if `staged`), and last whether it
+    is; once the settlement is read the
     committed tensors' opening's phase stands before a settled walk (no node, no claims: the
     channel alone) and the statement; once the witness opening's front is
     read the walk is empty and that front's stage follows it, polynomial by polynomial (what
@@ -164,18 +165,20 @@ def test_a_session_carries_the_walk_until_it_settles():
     for staged, carried in ((False, statement), (True, [])):
         half = session_state(parts, [2 * n + 1], staged)
         assert half is not None and half[4] == 1
-        # the walk: left 0, the channel, no claims, settled; the statement; no stage; no certified
-        tail = [len(carried), *carried, 0, 0]
+        # the walk: left 0, the channel, no claims, settled; the statement; no stage; no
+        # certified; staged
+        tail = [len(carried), *carried, 0, 0, int(staged)]
         walk = half[: -len(tail)]
         assert half[-len(tail) :] == tail and walk[-7:-5] == [6, 0] and walk[-3:] == [0, 0, 1]
     stages = []
     for steps in range(2 * j):
         state = session_state(parts, [2 * n + 2 + steps])
-        assert state is not None and state[4] == 1 and state[-1] == 0  # no certified
+        # no certified, unstaged
+        assert state is not None and state[4] == 1 and state[-2:] == [0, 0]
         stages.append(tuple(state))
     assert len(set(stages)) == 2 * j  # every step moves the stage on
     done = session_state(parts, [len(parts.walk)])
-    assert done is not None and done[4] == 2 and done[-3:] == [0, 0, 0]
+    assert done is not None and done[4] == 2 and done[-4:] == [0, 0, 0, 0]
 
 
 def test_a_session_refuses_a_missing_witness_opening_with_its_part():

@@ -110,7 +110,7 @@ pub mod CairnVerifier {
         GraphOutcome, GraphPause, GraphStep, ICairnGraphVerifierDispatcherTrait,
         ICairnGraphVerifierLibraryDispatcher, Walked,
     };
-    use crate::graph::records::{Kept, NodeRecord, Records, WitnessPolys, record_key};
+    use crate::graph::records::{Kept, NodeRecord, SessionRecords, WitnessPolys, record_key};
     use crate::pcs::contract::{FrontClass, FrontClassTrait};
     use crate::pcs::front::FrontReplay;
     use crate::pcs::proof::Claim;
@@ -549,11 +549,11 @@ pub mod CairnVerifier {
         }
 
         /// The nodes' witness records, for the graph class.
-        fn records(self: @Keeping, kept: @Kept) -> Records {
+        fn records(self: @Keeping, kept: @Kept) -> SessionRecords {
             if *self.staged {
-                Records::Stored(witnessed_key(*self.session_id))
+                SessionRecords::Stored(witnessed_key(*self.session_id))
             } else {
-                Records::Kept(*kept.witnessed)
+                SessionRecords::Kept(*kept.witnessed)
             }
         }
     }
@@ -856,7 +856,7 @@ pub mod CairnVerifier {
             phases: Array<QueryPhase>,
             front: Span<felt252>,
             parts: Span<felt252>,
-            records: Records,
+            records: SessionRecords,
         ) -> (Array<QueryPhase>, Span<felt252>) {
             let mut front = front;
             let mut stage: WitnessStage = Serde::deserialize(ref front).unwrap();
@@ -881,7 +881,7 @@ pub mod CairnVerifier {
             ref data: Span<felt252>,
             whole: bool,
             held: Span<Span<Claim>>,
-            records: Records,
+            records: SessionRecords,
         ) -> Option<QueryPhase> {
             let n = stage.polys.poly_vars.len();
             let absorbed = stage.replay.absorbed;
@@ -913,7 +913,7 @@ pub mod CairnVerifier {
             held: Span<Span<Claim>>,
             from: u32,
             count: u32,
-            records: Records,
+            records: SessionRecords,
         ) -> Span<Span<Claim>> {
             if count == 0 {
                 return array![].span();

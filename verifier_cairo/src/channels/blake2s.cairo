@@ -3,12 +3,12 @@
 //! docs/channels.md). Every message is hashed after the 32-byte digest, as little-endian words.
 
 use crate::blake2s::{Blake2sHash, blake2s, blake2s_draw};
-use crate::fields::m31::{M31, M31Trait, P};
+use crate::bounded_int::{BelowTwoP, below_two_p, residue_below_two_p};
+use crate::fields::m31::{M31, M31Trait};
 use crate::fields::qm31::QM31;
 use super::base::Channel;
 
 const POW_PREFIX: u32 = 0x12345678;
-const TWO_P: u32 = 2 * P;
 const SHIFT_32: u64 = 0x100000000;
 
 #[derive(Drop, Copy, Serde)]
@@ -43,14 +43,21 @@ pub impl Blake2sChannelImpl of Blake2sChannelTrait {
     }
 }
 
+/// A draw's eight words if all are below 2p (else the draw is rejected), range-check free
+/// (`bounded_int::below_two_p`).
+fn all_below_two_p(w: Blake2sHash) -> Option<[BelowTwoP; 8]> {
+    let [w0, w1, w2, w3, w4, w5, w6, w7] = w;
+    Some(
+        [
+            below_two_p(w0)?, below_two_p(w1)?, below_two_p(w2)?, below_two_p(w3)?,
+            below_two_p(w4)?, below_two_p(w5)?, below_two_p(w6)?, below_two_p(w7)?,
+        ],
+    )
+}
+
 /// A word below 2p as its M31 value.
-#[inline(always)]
-fn reduce(w: u32) -> M31 {
-    M31Trait::new(if w >= P {
-        w - P
-    } else {
-        w
-    })
+fn reduce(x: BelowTwoP) -> M31 {
+    M31Trait::from_residue(residue_below_two_p(x))
 }
 
 pub impl Blake2sChannelBase of Channel<Blake2sChannel> {
@@ -84,13 +91,22 @@ pub impl Blake2sChannelBase of Channel<Blake2sChannel> {
     /// every sum-check round draws.
     fn draw_base_felts(ref self: Blake2sChannel) -> [M31; 8] {
         loop {
-            let [w0, w1, w2, w3, w4, w5, w6, w7] = self.draw_words();
-            if w0 < TWO_P && w1 < TWO_P && w2 < TWO_P && w3 < TWO_P && w4 < TWO_P
-                && w5 < TWO_P && w6 < TWO_P && w7 < TWO_P {
+            if let Some(x) = all_below_two_p(self.draw_words()) {
+                let [x0, x1, x2, x3, x4, x5, x6, x7] = x;
                 break [
-                    reduce(w0), reduce(w1), reduce(w2), reduce(w3), reduce(w4), reduce(w5),
-                    reduce(w6), reduce(w7),
+                    reduce(x0), reduce(x1), reduce(x2), reduce(x3), reduce(x4), reduce(x5),
+                    reduce(x6), reduce(x7),
                 ];
+            }
+        }
+    }
+
+    /// The default's draw (all 8 words below 2p), reducing only the four it keeps.
+    fn draw_secure_felt(ref self: Blake2sChannel) -> QM31 {
+        loop {
+            if let Some(x) = all_below_two_p(self.draw_words()) {
+                let [x0, x1, x2, x3, _, _, _, _] = x;
+                break QM31 { a: reduce(x0), b: reduce(x1), c: reduce(x2), d: reduce(x3) };
             }
         }
     }

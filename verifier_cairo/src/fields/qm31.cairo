@@ -120,6 +120,26 @@ pub impl UnreducedQM31Impl of UnreducedQM31Trait {
         }
     }
 
+    /// self·r, unreduced, for coordinates of self in [0, bound) and a canonical r: multiples
+    /// of bound·p keep every coordinate non-negative, and each stays below 8·bound·p (a
+    /// caller's Horner rule reduces once at the end, as long as its bound stays below P).
+    fn mul_by(self: UnreducedQM31, bound: felt252, r: QM31) -> UnreducedQM31 {
+        let (a0, a1, b0, b1) = (self.a, self.b, self.c, self.d);
+        let (c0, c1, d0, d1): (felt252, felt252, felt252, felt252) = (
+            r.a.into(), r.b.into(), r.c.into(), r.d.into(),
+        );
+        let bp = bound * P_FELT;
+        // BD = bd_re + bd_im i; BD (2 + i) = (2 bd_re − bd_im) + (bd_re + 2 bd_im) i.
+        let bd_re = b0 * d0 - b1 * d1;
+        let bd_im = b0 * d1 + b1 * d0;
+        UnreducedQM31 {
+            a: a0 * c0 - a1 * c1 + 2 * bd_re - bd_im + 5 * bp,
+            b: a0 * c1 + a1 * c0 + bd_re + 2 * bd_im + bp,
+            c: a0 * d0 - a1 * d1 + b0 * c0 - b1 * c1 + 2 * bp,
+            d: a0 * d1 + a1 * d0 + b0 * c1 + b1 * c0,
+        }
+    }
+
     fn reduce(self: UnreducedQM31) -> QM31 {
         QM31 {
             a: M31Trait::reduce(self.a),

@@ -24,7 +24,8 @@ use super::calldata::{
     read_witness_front,
 };
 use super::records::{
-    Kept, NodeClaims, NodeClaimsTrait, NodeRecord, Records, WitnessPolys, witness_claims,
+    Kept, NodeClaims, NodeClaimsTrait, NodeRecord, Records, SessionRecords, WitnessPolys,
+    witness_claims,
 };
 use super::statement::check_structure;
 use super::verifier::{
@@ -108,7 +109,11 @@ pub trait ICairnGraphVerifier<TContractState> {
     /// The claims on witness polynomials `from`.. (`count` of them) of `polys`, from the
     /// nodes' witness records a session keeps (relayed or stored).
     fn witness_claims(
-        self: @TContractState, polys: WitnessPolys, from: u32, count: u32, records: Records,
+        self: @TContractState,
+        polys: WitnessPolys,
+        from: u32,
+        count: u32,
+        records: SessionRecords,
     ) -> Span<Span<Claim>>;
 }
 
@@ -291,7 +296,7 @@ fn binding_check(graph: @GraphCalldata) -> Option<BindingCheck> {
 
 #[starknet::contract]
 pub mod CairnGraphVerifier {
-    use crate::graph::records::{Records, WitnessPolys, witness_claims};
+    use crate::graph::records::{Records, SessionRecords, WitnessPolys, witness_claims};
     use crate::layers::Classes;
     use crate::pcs::proof::Claim;
     use super::{GraphStep, Walked};
@@ -320,9 +325,13 @@ pub mod CairnGraphVerifier {
         }
 
         fn witness_claims(
-            self: @ContractState, polys: WitnessPolys, from: u32, count: u32, records: Records,
+            self: @ContractState,
+            polys: WitnessPolys,
+            from: u32,
+            count: u32,
+            records: SessionRecords,
         ) -> Span<Span<Claim>> {
-            witness_claims(@polys, records, from, count)
+            witness_claims(@polys, Records::Session(records), from, count)
         }
     }
 }

@@ -89,11 +89,18 @@ pub fn record_key(base: felt252, node: u32, tables: bool) -> felt252 {
 }
 
 /// Where the nodes' records are: held, every node's `NodeClaims` in the walk's order (last node
-/// first), relayed by a session's caller (`Kept::witnessed`, every node's), or in a staged
-/// session's storage under a base key (`record_key`).
-#[derive(Copy, Drop, Serde)]
+/// first), or a session's (`SessionRecords`).
+#[derive(Copy, Drop)]
 pub enum Records {
     Held: Span<NodeClaims>,
+    Session: SessionRecords,
+}
+
+/// Where a session's nodes' records are: relayed by its caller (`Kept::witnessed`, every
+/// node's), or in a staged session's storage under a base key (`record_key`). The main
+/// contract names them so to the graph class (no `NodeClaims` crosses the call).
+#[derive(Copy, Drop, Serde)]
+pub enum SessionRecords {
     Kept: Span<NodeRecord>,
     Stored: felt252,
 }
@@ -105,13 +112,12 @@ pub fn poly_claims(polys: @WitnessPolys, j: u32, records: Records) -> Span<Claim
     for (node, slot) in *polys.sources[j] {
         let record = match records {
             Records::Held(held) => *held[held.len() - 1 - *node],
-            Records::Kept(kept) => {
-                let mut record = kept_record(kept, *node, tables);
+            Records::Session(session) => {
+                let mut record = match session {
+                    SessionRecords::Kept(kept) => kept_record(kept, *node, tables),
+                    SessionRecords::Stored(base) => read_span(record_key(base, *node, tables)),
+                };
                 Serde::<NodeClaims>::deserialize(ref record).unwrap()
-            },
-            Records::Stored(base) => {
-                let mut stored = read_span(record_key(base, *node, tables));
-                Serde::<NodeClaims>::deserialize(ref stored).unwrap()
             },
         };
         let group = if tables {
@@ -162,13 +168,15 @@ impl NodeClaimsSerde of Serde<NodeClaims> {
         let mut indices = indices.span();
         while !indices.is_empty() {
             let n = core::cmp::min(PER_FELT, indices.len());
-            let mut word: u128 = 0;
+            // Eight 16-bit indices fill 128 bits: the word is built in felt252, which cannot
+            // wrap, without u128's overflow checks.
+            let mut word: felt252 = 0;
             let mut chunk = indices.slice(0, n);
             while let Some(i) = chunk.pop_back() {
-                word = word * INDEX_SHIFT + (*i).into();
+                word = word * INDEX_SHIFT.into() + (*i).into();
             }
             indices = indices.slice(n, indices.len() - n);
-            output.append(word.into());
+            output.append(word);
         }
     }
 
