@@ -142,19 +142,11 @@ const MODULUS: NonZero<Modulus> = 0x7fffffff;
 /// Residue arithmetic, one range check a sum or difference (a split of its range at p or 0, then
 /// p subtracted or added, both range-check free) and three a product (one division).
 type Sum = BoundedInt<0, 0xfffffffc>;
-type SumHigh = BoundedInt<0x7fffffff, 0xfffffffc>;
 type Difference = BoundedInt<-0x7ffffffe, 0x7ffffffe>;
 type Negative = BoundedInt<-0x7ffffffe, -1>;
 type Product = BoundedInt<0, 0x3ffffffe00000004>;
 impl ResidueAdd of AddHelper<Residue, Residue> {
     type Result = Sum;
-}
-impl SumAtP of ConstrainHelper<Sum, 0x7fffffff> {
-    type LowT = Residue;
-    type HighT = SumHigh;
-}
-impl SumHighLessP of SubHelper<SumHigh, Modulus> {
-    type Result = BoundedInt<0, 0x7ffffffd>;
 }
 impl ResidueSub of SubHelper<Residue, Residue> {
     type Result = Difference;
@@ -175,13 +167,7 @@ impl ProductByModulus of DivRemHelper<Product, Modulus> {
 }
 
 pub fn residue_add(a: Residue, b: Residue) -> Residue {
-    match bounded_int_constrain::<_, 0x7fffffff>(bounded_int_add(a, b)) {
-        Ok(low) => low,
-        Err(high) => {
-            let p: Modulus = 0x7fffffff;
-            upcast(bounded_int_sub(high, p))
-        },
-    }
+    residue_below_two_p(upcast(bounded_int_add(a, b)))
 }
 
 pub fn residue_sub(a: Residue, b: Residue) -> Residue {
@@ -548,8 +534,8 @@ pub fn chunk_inverses(
 
 /// A Blake2s channel's draw word as it is read (docs/channels.md): w < 2p is w below the two
 /// largest u32 values, which two `bounded_int_trim_max` take off (no range check), and the
-/// word's residue is one split at p (`bounded_int_constrain`): ≈ 5 range checks a QM31 drawn
-/// (cairo-test), against ≈ 29 with u32 comparisons and subtractions.
+/// word's residue is one split at p (`residue_below_two_p`, as a sum's): ≈ 5 range checks a
+/// QM31 drawn (cairo-test), against ≈ 29 with u32 comparisons and subtractions.
 type Word = BoundedInt<0, 0xffffffff>;
 type WordBelowMax = BoundedInt<0, 0xfffffffe>;
 pub type BelowTwoP = BoundedInt<0, 0xfffffffd>;
@@ -580,7 +566,8 @@ pub fn below_two_p(w: u32) -> Option<BelowTwoP> {
     }
 }
 
-/// x mod p for x < 2p.
+/// x mod p for x < 2p (a sum of two residues, a draw word): one split at p, then p
+/// subtracted, range-check free.
 pub fn residue_below_two_p(x: BelowTwoP) -> Residue {
     match bounded_int_constrain::<_, 0x7fffffff>(x) {
         Ok(low) => low,

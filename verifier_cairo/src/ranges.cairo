@@ -15,11 +15,12 @@
 //! decided exactly, as Python does, so both sides accept exactly the same statements
 //! (docs/cairo-verifier.md, "`statement.range`").
 
+use crate::fields::m31::P_FELT;
+
 /// (p − 1)/2, the largest magnitude of a signed M31 value: the bound every `statement.range`
 /// check compares with.
 pub const HALF: u128 = 0x3fffffff;
 const P: u128 = 0x7fffffff;
-const P_FELT: felt252 = 0x7fffffff;
 /// p − (p−1)/2 = 2^30, the least p − |x| can be.
 const TWO_30: u128 = 0x40000000;
 

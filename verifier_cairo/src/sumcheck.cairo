@@ -4,6 +4,7 @@
 //! verifier rebuilds c1 from g(0) + g(1) = claim, which binds the round to the running claim.
 
 use crate::channels::base::Channel;
+use crate::fields::m31::P_FELT as P;
 use crate::fields::qm31::{QM31, UnreducedQM31, UnreducedQM31Trait};
 
 /// Replays the rounds; returns the point r and the claim the final evaluation must meet.
@@ -64,4 +65,3 @@ pub fn evaluate_round(claim: QM31, sent: Span<QM31>, r: QM31) -> QM31 {
 /// Unreduced Horner steps in a row: a bound b < 2^35 (below d + 2 ≤ 16 times p) grows to
 /// < 2^(35 + 34·6) = 2^239 in six.
 const HORNER_STEPS: u32 = 6;
-const P: felt252 = 0x7fffffff;

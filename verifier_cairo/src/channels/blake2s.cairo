@@ -55,6 +55,15 @@ fn all_below_two_p(w: Blake2sHash) -> Option<[BelowTwoP; 8]> {
     )
 }
 
+/// The first draw whose eight words are all below 2p (STWO's rejection sampling).
+fn draw_below_two_p(ref channel: Blake2sChannel) -> [BelowTwoP; 8] {
+    loop {
+        if let Some(x) = all_below_two_p(channel.draw_words()) {
+            break x;
+        }
+    }
+}
+
 /// A word below 2p as its M31 value.
 fn reduce(x: BelowTwoP) -> M31 {
     M31Trait::from_residue(residue_below_two_p(x))
@@ -90,25 +99,17 @@ pub impl Blake2sChannelBase of Channel<Blake2sChannel> {
     /// Rejection sampling: a draw is used only when all 8 words are below 2p. Unrolled, as
     /// every sum-check round draws.
     fn draw_base_felts(ref self: Blake2sChannel) -> [M31; 8] {
-        loop {
-            if let Some(x) = all_below_two_p(self.draw_words()) {
-                let [x0, x1, x2, x3, x4, x5, x6, x7] = x;
-                break [
-                    reduce(x0), reduce(x1), reduce(x2), reduce(x3), reduce(x4), reduce(x5),
-                    reduce(x6), reduce(x7),
-                ];
-            }
-        }
+        let [x0, x1, x2, x3, x4, x5, x6, x7] = draw_below_two_p(ref self);
+        [
+            reduce(x0), reduce(x1), reduce(x2), reduce(x3), reduce(x4), reduce(x5), reduce(x6),
+            reduce(x7),
+        ]
     }
 
     /// The default's draw (all 8 words below 2p), reducing only the four it keeps.
     fn draw_secure_felt(ref self: Blake2sChannel) -> QM31 {
-        loop {
-            if let Some(x) = all_below_two_p(self.draw_words()) {
-                let [x0, x1, x2, x3, _, _, _, _] = x;
-                break QM31 { a: reduce(x0), b: reduce(x1), c: reduce(x2), d: reduce(x3) };
-            }
-        }
+        let [x0, x1, x2, x3, _, _, _, _] = draw_below_two_p(ref self);
+        QM31 { a: reduce(x0), b: reduce(x1), c: reduce(x2), d: reduce(x3) }
     }
 
     /// H(digest ‖ n_draws as 4 bytes ‖ one zero byte), as eight words.

@@ -13,6 +13,8 @@ use crate::bounded_int::{
 };
 
 pub const P: u32 = 0x7fffffff;
+/// p as a felt252, for lazy felt arithmetic.
+pub const P_FELT: felt252 = 0x7fffffff;
 
 #[derive(Copy, Drop)]
 pub struct M31 {

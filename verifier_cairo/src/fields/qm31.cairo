@@ -6,10 +6,9 @@
 
 use super::cm31::{CM31, CM31Trait, P_SQUARED};
 use crate::bounded_int::{Residue, qm31_product};
-use super::m31::{M31, M31Trait};
+use super::m31::{M31, M31Trait, P_FELT};
 
 const SHIFT_31: felt252 = 0x80000000;
-const P_FELT: felt252 = 0x7fffffff;
 
 #[derive(Copy, Drop, PartialEq, Debug)]
 pub struct QM31 {
